@@ -1,0 +1,94 @@
+"""The ``ddgs`` provider: keyless metasearch through the ``ddgs`` package.
+
+``ddgs`` is sync, can hang, and reports rate limits as a generic "No results found" error.
+The dispatcher runs it in a worker thread under the call deadline (and ddgs gets its own
+request timeout); "No results found" becomes an empty success with a warning in
+``meta.warnings`` (see docs/providers.md), never a silent nothing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from typing import Any
+
+from webproviders import PluginContext, WebSearchProvider, warn
+from webproviders.config import Config
+from webproviders.errors import NetworkError, WebTimeoutError
+
+_TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
+_SAFESEARCH = {"off": "off", "moderate": "moderate", "strict": "on"}
+NO_RESULTS_WARNING = (
+    "ddgs found no results. ddgs reports rate limits the same way, so if this query should "
+    "have results, wait a minute or use another backend."
+)
+
+
+def _domain_query(query: str, include: list[str], exclude: list[str]) -> str:
+    parts = [query]
+    if include:
+        parts.append(" OR ".join(f"site:{d}" for d in include))
+    parts += [f"-site:{d}" for d in exclude]
+    return " ".join(parts)
+
+
+class DDGSProvider(WebSearchProvider):
+    search_options = frozenset(
+        {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
+    )
+
+    def __init__(self, config: Config) -> None:
+        self.config = config
+
+    @property
+    def name(self) -> str:
+        return "ddgs"
+
+    @property
+    def display_name(self) -> str:
+        return "DDGS metasearch (keyless)"
+
+    def is_available(self) -> bool:
+        return importlib.util.find_spec("ddgs") is not None
+
+    def get_setup_schema(self) -> dict[str, Any]:
+        return {"name": self.display_name, "badge": "free", "tag": "keyless", "env_vars": []}
+
+    def _region(self, options: dict[str, Any]) -> str:
+        settings = self.config.provider(self.name)
+        country, lang = options.get("country"), options.get("lang")
+        if country or lang:
+            return f"{(country or 'us').lower()}-{(lang or 'en').lower()}"
+        return str(settings.option("region", "us-en"))
+
+    def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        from ddgs import DDGS
+        from ddgs.exceptions import DDGSException, TimeoutException
+
+        settings = self.config.provider(self.name)
+        request_timeout = int(settings.timeout or 10)
+        text = _domain_query(query, options.get("include_domains", []), options.get("exclude_domains", []))
+        try:
+            with DDGS(proxy=self.config.web.proxy, timeout=request_timeout) as client:
+                results = client.text(
+                    text,
+                    region=self._region(options),
+                    safesearch=_SAFESEARCH[options.get("safe_search", "moderate")],
+                    timelimit=_TIMELIMIT.get(options.get("time_range", "")),
+                    max_results=limit,
+                    backend=str(settings.option("backend", "auto")),
+                )
+        except TimeoutException as exc:
+            raise WebTimeoutError(f"ddgs timed out: {exc}", provider=self.name) from None
+        except DDGSException as exc:
+            if "no results" in str(exc).lower():
+                warn(NO_RESULTS_WARNING)
+                return []
+            raise NetworkError(f"ddgs could not get results: {exc}", provider=self.name) from None
+        return [
+            {"title": r.get("title", ""), "url": r.get("href", ""), "description": r.get("body", "")}
+            for r in results or []
+        ]
+
+
+def register(ctx: PluginContext) -> None:
+    ctx.register_web_search_provider(DDGSProvider(ctx.config))

@@ -1,0 +1,90 @@
+"""The ``stub`` provider: offline, deterministic answers derived from the input.
+
+It never touches the network, so demos, tests and CI can run the whole dispatch path.
+It is used only when named (``backend="stub"``), never auto-detected.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+from urllib.parse import urlsplit
+
+from webproviders import PluginContext, WebSearchProvider
+
+_WORD = re.compile(r"[a-z0-9]+")
+_STUB_SITE = "https://stub.example.com"
+#: How many results a stub search can produce at most (the dispatcher caps to ``limit``).
+_MAX_RESULTS = 50
+
+
+def _slug(text: str) -> str:
+    return "-".join(_WORD.findall(text.lower()))[:60] or "query"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+class StubProvider(WebSearchProvider):
+    search_options = frozenset(
+        {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
+    )
+
+    @property
+    def name(self) -> str:
+        return "stub"
+
+    @property
+    def display_name(self) -> str:
+        return "Stub (offline)"
+
+    def is_available(self) -> bool:
+        return True
+
+    def supports_extract(self) -> bool:
+        return True
+
+    def supports_crawl(self) -> bool:
+        return True
+
+    def search(self, query: str, limit: int = 5, **options: Any) -> dict[str, Any]:
+        slug, digest = _slug(query), _digest(query)
+        hits = [
+            {
+                "title": f"{query} — result {i}",
+                "url": f"{_STUB_SITE}/{slug}/{digest}/{i}",
+                "description": f"Stub result {i} for '{query}' ({digest}).",
+            }
+            for i in range(1, min(limit, _MAX_RESULTS) + 1)
+        ]
+        return {"web": hits}
+
+    def _page(self, url: str, depth: int | None = None) -> dict[str, Any]:
+        host = urlsplit(url).hostname or "unknown"
+        metadata: dict[str, Any] = {"source": "stub", "digest": _digest(url)}
+        if depth is not None:
+            metadata["depth"] = depth
+        return {
+            "url": url,
+            "title": f"Stub page for {host}",
+            "content": f"# Stub page\n\nThis is offline content for {url} ({_digest(url)}).",
+            "raw_content": f"Stub page. This is offline content for {url}.",
+            "metadata": metadata,
+        }
+
+    def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        return [self._page(url) for url in urls]
+
+    def crawl(self, url: str, **kwargs: Any) -> list[dict[str, Any]]:
+        max_pages = kwargs.get("max_pages", 3)
+        count = max_pages if isinstance(max_pages, int) and 0 < max_pages <= 10 else 3
+        base = url.rstrip("/")
+        pages = [self._page(url, depth=0)]
+        pages += [self._page(f"{base}/page-{i}", depth=1) for i in range(1, count)]
+        return pages
+
+
+def register(ctx: PluginContext) -> None:
+    ctx.register_web_search_provider(StubProvider())

@@ -1,0 +1,202 @@
+"""The ``webproviders`` command: search, extract, crawl, list providers, show config.
+
+Human-readable output on a terminal, the raw envelope with ``--json``; a failure envelope
+exits non-zero with one clear line (a traceback only with ``--debug``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="webproviders",
+        description="Search the web, extract pages and crawl sites through any backend.",
+    )
+    parser.add_argument("--config", help="path to config.yaml (default: $WEBPROVIDERS_CONFIG or ~/.config/webproviders/config.yaml)")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    search = sub.add_parser("search", help="search the web")
+    search.add_argument("query")
+    search.add_argument("--limit", type=int, default=5)
+    search.add_argument("--backend", help="provider name, or a comma-separated fallback chain")
+    search.add_argument("--json", action="store_true", help="print the raw envelope")
+
+    extract = sub.add_parser("extract", help="read pages as markdown")
+    extract.add_argument("urls", nargs="+")
+    extract.add_argument("--backend")
+    extract.add_argument("--max-chars", type=int, dest="max_chars")
+    extract.add_argument("--json", action="store_true")
+
+    crawl = sub.add_parser("crawl", help="crawl a site from a seed URL")
+    crawl.add_argument("url")
+    crawl.add_argument("--backend")
+    crawl.add_argument("--max-pages", type=int, dest="max_pages")
+    crawl.add_argument("--max-depth", type=int, dest="max_depth")
+    crawl.add_argument("--json", action="store_true")
+
+    providers = sub.add_parser("providers", help="list providers and whether they can run")
+    providers.add_argument("--json", action="store_true")
+
+    sub.add_parser("config", help="show the backend chosen for each capability, and why")
+    return parser
+
+
+def _print_search(envelope: dict[str, Any], out: TextIO) -> None:
+    hits = envelope["data"]["web"]
+    if not hits:
+        out.write("No results.\n")
+    for hit in hits:
+        out.write(f"{hit['position']}. {hit['title']}\n   {hit['url']}\n")
+        if hit.get("description"):
+            out.write(f"   {hit['description']}\n")
+    _print_warnings(envelope, out)
+
+
+def _print_pages(envelope: dict[str, Any], out: TextIO) -> None:
+    for page in envelope["data"]:
+        out.write(f"## {page.get('title') or page['url']}\n{page['url']}\n\n")
+        if page.get("error"):
+            out.write(f"[{page.get('error_code')}] {page['error']}\n\n")
+        else:
+            out.write(f"{page.get('content', '')}\n\n")
+    _print_warnings(envelope, out)
+
+
+def _print_warnings(envelope: dict[str, Any], out: TextIO) -> None:
+    for warning in envelope.get("meta", {}).get("warnings", []):
+        out.write(f"warning: {warning}\n")
+
+
+def _emit(envelope: dict[str, Any], as_json: bool, render: Callable[[dict[str, Any], TextIO], None]) -> int:
+    if as_json:
+        sys.stdout.write(json.dumps(envelope, ensure_ascii=False, indent=2) + "\n")
+    elif envelope.get("success"):
+        render(envelope, sys.stdout)
+    if not envelope.get("success"):
+        if not as_json:
+            sys.stderr.write(f"error [{envelope.get('error_code')}]: {envelope.get('error')}\n")
+        return EXIT_FAILURE
+    return EXIT_OK
+
+
+def _options(args: argparse.Namespace, *names: str) -> dict[str, Any]:
+    return {name: getattr(args, name) for name in names if getattr(args, name, None) is not None}
+
+
+def _progress_printer() -> Callable[[dict[str, Any]], None] | None:
+    if not sys.stderr.isatty():
+        return None
+
+    def show(event: dict[str, Any]) -> None:
+        done, total = event.get("pages", 0), event.get("max_pages") or "?"
+        sys.stderr.write(f"\rcrawled {done}/{total} pages  {event.get('url', '')[:60]:<60}")
+        sys.stderr.flush()
+
+    return show
+
+
+def _cmd_search(args: argparse.Namespace, config: Any) -> int:
+    from .dispatch import dispatch_search
+
+    envelope = dispatch_search(args.query, args.limit, backend=args.backend, config=config)
+    return _emit(envelope, args.json, _print_search)
+
+
+def _cmd_extract(args: argparse.Namespace, config: Any) -> int:
+    from .dispatch import dispatch_extract
+
+    envelope = dispatch_extract(args.urls, backend=args.backend, config=config, **_options(args, "max_chars"))
+    return _emit(envelope, args.json, _print_pages)
+
+
+def _cmd_crawl(args: argparse.Namespace, config: Any) -> int:
+    from .dispatch import dispatch_crawl
+
+    options = _options(args, "max_pages", "max_depth")
+    progress = None if args.json else _progress_printer()
+    if progress is not None:
+        options["progress"] = progress
+    envelope = dispatch_crawl(args.url, backend=args.backend, config=config, **options)
+    if progress is not None:
+        sys.stderr.write("\n")
+    return _emit(envelope, args.json, _print_pages)
+
+
+def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
+    from .registry import list_providers
+
+    rows = list_providers(config)
+    if args.json:
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return EXIT_OK
+    for row in rows:
+        state = "ready" if row["available"] else "unavailable"
+        caps = ",".join(row["capabilities"]) or "-"
+        line = f"{row['name']:<14} {state:<12} {caps:<21} {row['source']}"
+        if row["load_error"]:
+            line += f"  load error: {row['load_error']}"
+        elif not row["available"]:
+            line += f"  ({row['reason']})"
+        sys.stdout.write(line + "\n")
+    return EXIT_OK
+
+
+def _cmd_config(args: argparse.Namespace, config: Any) -> int:
+    from .errors import WebProviderError
+    from .registry import get_registry
+    from .resolve import resolve
+
+    registry = get_registry(config)
+    sys.stdout.write(f"config: {registry.config.source}\n")
+    for capability in ("search", "extract", "crawl"):
+        try:
+            plan = resolve(capability, None, registry)  # type: ignore[arg-type]
+        except WebProviderError as exc:
+            sys.stdout.write(f"{capability:<8} none  ({exc.message})\n")
+            continue
+        chosen = " -> ".join(plan.candidates) if plan.mode == "chain" else ", ".join(plan.candidates)
+        label = f" [{plan.mode}]" if plan.mode != "single" else ""
+        sys.stdout.write(f"{capability:<8} {chosen}{label}  (from {plan.source})\n")
+    return EXIT_OK
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace, Any], int]] = {
+    "search": _cmd_search,
+    "extract": _cmd_extract,
+    "crawl": _cmd_crawl,
+    "providers": _cmd_providers,
+    "config": _cmd_config,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        from .config import load_config
+
+        config = load_config(args.config)
+        return _COMMANDS[args.command](args, config)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as exc:  # noqa: BLE001 - one clear line unless --debug
+        if args.debug:
+            raise
+        from .redact import scrub
+
+        sys.stderr.write(f"error: {scrub(str(exc))}\n")
+        return EXIT_FAILURE
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

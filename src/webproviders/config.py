@@ -1,0 +1,253 @@
+"""Configuration: ``config.yaml`` validated with pydantic, ``${VAR}`` interpolation, env overrides.
+
+A :class:`Config` can be passed to every dispatch call; :func:`default_config` loads one
+lazily, once, for callers that do not care.
+"""
+
+from __future__ import annotations
+
+
+import os
+import re
+import threading
+from pathlib import Path
+from typing import Any, Literal, Union
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+
+from .redact import get_logger
+
+log = get_logger("webproviders.config")
+
+CONFIG_ENV = "WEBPROVIDERS_CONFIG"
+DEFAULT_CONFIG_PATH = Path("~/.config/webproviders/config.yaml")
+DEFAULT_PLUGIN_DIR = Path("~/.config/webproviders/plugins")
+
+#: A backend choice: one name, an ordered fallback chain, or ``{"fuse": [...]}``.
+BackendSpec = Union[str, list[str], dict[str, list[str]]]
+
+
+class ConfigError(ValueError):
+    """A config file or value is wrong; the message names the key (and the file)."""
+
+
+class ProviderSettings(BaseModel):
+    """``web.providers.<name>``: shared keys plus any vendor-specific ones (kept as extras)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    api_key: Union[SecretStr, list[SecretStr], None] = None
+    base_url: str | None = None
+    timeout: float | None = Field(default=None, gt=0)
+
+    def api_keys(self) -> list[str]:
+        """Every configured key, in order (a single key is a one-item list)."""
+        raw = self.api_key
+        if raw is None:
+            return []
+        items = raw if isinstance(raw, list) else [raw]
+        keys: list[str] = []
+        for item in items:
+            keys.extend(part.strip() for part in item.get_secret_value().split(","))
+        return [k for k in keys if k]
+
+    def option(self, key: str, default: Any = None) -> Any:
+        """A vendor-specific key (``model``, ``search_depth``, ...)."""
+        return (self.model_extra or {}).get(key, default)
+
+
+class PluginSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: list[str] = Field(default_factory=list)
+    disabled: list[str] = Field(default_factory=list)
+    paths: list[str] = Field(default_factory=list)
+
+
+class WebSettings(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    backend: BackendSpec | None = None
+    search_backend: BackendSpec | None = None
+    extract_backend: BackendSpec | None = None
+    crawl_backend: BackendSpec | None = None
+    timeout: float = Field(default=30.0, gt=0)
+    on_unsupported: Literal["warn", "error"] = "warn"
+    user_agent: str | None = None
+    proxy: str | None = None
+    allow_private_networks: bool = False
+    allowed_hosts: list[str] = Field(default_factory=list)
+    max_response_bytes: int = Field(default=5_000_000, gt=0)
+    providers: dict[str, ProviderSettings] = Field(default_factory=dict)
+
+    @field_validator("backend", "search_backend", "extract_backend", "crawl_backend")
+    @classmethod
+    def _check_backend(cls, value: BackendSpec | None) -> BackendSpec | None:
+        if isinstance(value, dict):
+            if set(value) != {"fuse"}:
+                raise ValueError("a mapping backend must be {fuse: [name, ...]}")
+            if not value["fuse"]:
+                raise ValueError("fuse needs at least one provider name")
+        if isinstance(value, list) and not value:
+            raise ValueError("a backend list needs at least one provider name")
+        return value
+
+
+class Config(BaseModel):
+    """The whole configuration. Build one with :func:`load_config` or directly."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    web: WebSettings = Field(default_factory=WebSettings)
+    plugins: PluginSettings = Field(default_factory=PluginSettings)
+    #: Where this config came from (a path, or None for defaults / code).
+    source: str | None = Field(default=None, exclude=True)
+
+    def provider(self, name: str) -> ProviderSettings:
+        """Settings for one provider (empty settings when the section is absent)."""
+        return self.web.providers.get(name) or ProviderSettings()
+
+    def secrets(self) -> list[str]:
+        """Every API key in this config, for scrubbing error text."""
+        return [key for settings in self.web.providers.values() for key in settings.api_keys()]
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+
+
+def interpolate(value: Any, environ: dict[str, str] | os._Environ[str] | None = None) -> Any:
+    """Replace ``${VAR}`` and ``${VAR:-default}`` in every string of a parsed YAML tree.
+
+    An unset variable without a default becomes the empty string, which every key treats as
+    "not set".
+    """
+    env = os.environ if environ is None else environ
+    if isinstance(value, str):
+        return _VAR.sub(lambda m: env.get(m.group(1)) or (m.group(2) or ""), value)
+    if isinstance(value, list):
+        return [interpolate(item, env) for item in value]
+    if isinstance(value, dict):
+        return {key: interpolate(item, env) for key, item in value.items()}
+    return value
+
+
+_ENV_OVERRIDES = {
+    "WEB_BACKEND": "backend",
+    "WEB_SEARCH_BACKEND": "search_backend",
+    "WEB_EXTRACT_BACKEND": "extract_backend",
+    "WEB_CRAWL_BACKEND": "crawl_backend",
+}
+
+
+def _apply_env_overrides(data: dict[str, Any], environ: dict[str, str] | os._Environ[str]) -> None:
+    web = data.setdefault("web", {}) if isinstance(data.get("web", {}), dict) else None
+    if web is None:
+        return
+    for var, key in _ENV_OVERRIDES.items():
+        raw = (environ.get(var) or "").strip()
+        if raw:
+            names = [part.strip() for part in raw.split(",") if part.strip()]
+            web[key] = names[0] if len(names) == 1 else names
+    timeout = (environ.get("WEB_TIMEOUT") or "").strip()
+    if timeout:
+        web["timeout"] = timeout
+
+
+def _warn_unknown_keys(data: Any, model: type[BaseModel], where: str, source: str) -> dict[str, Any]:
+    """Drop and warn about keys a model does not know, recursively; returns the cleaned tree."""
+    if not isinstance(data, dict):
+        return data
+    cleaned: dict[str, Any] = {}
+    for key, value in data.items():
+        field = model.model_fields.get(key)
+        path = f"{where}.{key}" if where else str(key)
+        if field is None or key == "source":
+            log.warning("Unknown config key '%s' in %s is ignored.", path, source)
+            continue
+        annotation = field.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            value = _warn_unknown_keys(value, annotation, path, source)
+        cleaned[key] = value
+    return cleaned
+
+
+def _format_validation_error(exc: ValidationError, source: str) -> str:
+    problems = []
+    for err in exc.errors():
+        key = ".".join(str(part) for part in err["loc"])
+        problems.append(f"'{key}': {err['msg']}")
+    return f"Invalid configuration in {source}: " + "; ".join(problems)
+
+
+def config_from_dict(
+    data: dict[str, Any] | None,
+    *,
+    source: str = "<dict>",
+    environ: dict[str, str] | os._Environ[str] | None = None,
+) -> Config:
+    """Validate a parsed config tree (interpolation and env overrides applied here)."""
+    env = os.environ if environ is None else environ
+    tree = interpolate(dict(data or {}), env)
+    if not isinstance(tree, dict):
+        raise ConfigError(f"Invalid configuration in {source}: the top level must be a mapping.")
+    _apply_env_overrides(tree, env)
+    tree = _warn_unknown_keys(tree, Config, "", source)
+    try:
+        config = Config.model_validate(tree)
+    except ValidationError as exc:
+        raise ConfigError(_format_validation_error(exc, source)) from None
+    config.source = source
+    return config
+
+
+def config_path(path: str | os.PathLike[str] | None = None) -> Path | None:
+    """The file that would be loaded: explicit path, ``$WEBPROVIDERS_CONFIG``, or the default."""
+    if path is not None:
+        return Path(path).expanduser()
+    env_path = os.environ.get(CONFIG_ENV)
+    if env_path:
+        return Path(env_path).expanduser()
+    default = DEFAULT_CONFIG_PATH.expanduser()
+    return default if default.is_file() else None
+
+
+def load_config(path: str | os.PathLike[str] | None = None) -> Config:
+    """Load and validate a config file; no file at all means defaults (plus env overrides)."""
+    file = config_path(path)
+    if file is None:
+        return config_from_dict({}, source="defaults")
+    try:
+        text = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"Cannot read config file {file}: {exc.strerror}.") from None
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"Config file {file} is not valid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"Invalid configuration in {file}: the top level must be a mapping.")
+    return config_from_dict(data, source=str(file))
+
+
+_default: Config | None = None
+_default_lock = threading.Lock()
+
+
+def default_config() -> Config:
+    """The process-wide config, loaded on first use."""
+    global _default
+    if _default is None:
+        with _default_lock:
+            if _default is None:
+                _default = load_config()
+    return _default
+
+
+def set_default_config(config: Config | None) -> None:
+    """Replace (or with None, forget) the process-wide config."""
+    global _default
+    _default = config

@@ -1,0 +1,197 @@
+"""The ``{success, data}`` envelope: building it, and normalising what providers return.
+
+Providers may return a full envelope, ``{"web": [...]}``, a bare list of dicts or of
+pydantic models; alternative keys (``href``/``link``, ``snippet``/``body``/``content``)
+are accepted. What comes out is always the public shape in DESIGN.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .errors import ParseError, WebProviderError, error_for_code
+
+_URL_KEYS = ("url", "href", "link", "uri")
+_TITLE_KEYS = ("title", "name")
+_DESCRIPTION_KEYS = ("description", "snippet", "body", "content", "text", "summary")
+_PAGE_CONTENT_KEYS = ("content", "markdown", "text", "body")
+_SEARCH_SKIP = {"position", *_URL_KEYS, *_TITLE_KEYS, *_DESCRIPTION_KEYS}
+_PAGE_SKIP = {"error", "error_code", *_URL_KEYS, *_TITLE_KEYS, *_PAGE_CONTENT_KEYS}
+
+
+def is_http_url(value: Any) -> bool:
+    """True for a string that starts with ``http://`` or ``https://`` (any case)."""
+    return isinstance(value, str) and value[:8].lower().startswith(("http://", "https://"))
+
+
+def _as_mapping(item: Any) -> Mapping[str, Any] | None:
+    if isinstance(item, Mapping):
+        return item
+    dump = getattr(item, "model_dump", None)
+    if callable(dump):
+        try:
+            dumped = dump()
+        except Exception:  # noqa: BLE001 - a model that cannot dump is skipped
+            return None
+        return dumped if isinstance(dumped, Mapping) else None
+    return None
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    return (value if isinstance(value, str) else str(value)).strip()
+
+
+_DROP = object()
+
+
+def _jsonable(value: Any, depth: int = 0) -> Any:
+    """``value`` if it survives ``json.dumps`` (dates become ISO strings), else ``_DROP``."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return value
+    if isinstance(value, float):
+        return value if value == value and value not in (float("inf"), float("-inf")) else _DROP
+    if depth > 8:
+        return _DROP
+    if isinstance(value, (list, tuple)):
+        items = [_jsonable(v, depth + 1) for v in value]
+        return [v for v in items if v is not _DROP]
+    if isinstance(value, Mapping):
+        pairs = {str(k): _jsonable(v, depth + 1) for k, v in value.items()}
+        return {k: v for k, v in pairs.items() if v is not _DROP}
+    isoformat = getattr(value, "isoformat", None)
+    return isoformat() if callable(isoformat) else _DROP
+
+
+def _extras(mapping: Mapping[str, Any], skip: set[str]) -> dict[str, Any]:
+    extras: dict[str, Any] = {}
+    for key, value in mapping.items():
+        if not isinstance(key, str) or key in skip or value is None:
+            continue
+        clean = _jsonable(value)
+        if clean is not _DROP:
+            extras[key] = clean
+    return extras
+
+
+def _first(item: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        value = item.get(key)
+        if value not in (None, ""):
+            return value
+    return None
+
+
+def _failure_from(raw: Mapping[str, Any]) -> WebProviderError:
+    code = raw.get("error_code") if isinstance(raw.get("error_code"), str) else "provider_error"
+    message = _text(raw.get("error")) or "The provider reported a failure without a message."
+    return error_for_code(code, message, detail=raw.get("detail"), retry_after=raw.get("retry_after"))
+
+
+def _unwrap(raw: Any, list_key: str | None) -> tuple[Any, dict[str, Any]]:
+    """Strip an envelope or ``{list_key: [...]}`` wrapper; returns the items and extra meta."""
+    meta: dict[str, Any] = {}
+    if isinstance(raw, Mapping):
+        if raw.get("success") is False:
+            raise _failure_from(raw)
+        if isinstance(raw.get("meta"), Mapping):
+            meta = dict(raw["meta"])
+        if "data" in raw:
+            raw = raw["data"]
+    if list_key and isinstance(raw, Mapping) and list_key in raw:
+        raw = raw[list_key]
+    return raw, meta
+
+
+def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Search hits in the public shape, filtered, de-duplicated, capped and numbered.
+
+    Returns ``(hits, meta)`` where ``meta`` is whatever the provider put in its own
+    envelope's ``meta``.
+    """
+    items, meta = _unwrap(raw, "web")
+    if items is None:
+        items = []
+    if not isinstance(items, (list, tuple)):
+        raise ParseError("The provider returned search results in an unrecognised shape.")
+    hits: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for item in items:
+        mapping = _as_mapping(item)
+        if mapping is None:
+            continue
+        url = _text(_first(mapping, _URL_KEYS))
+        if not is_http_url(url) or url in seen:
+            continue
+        seen.add(url)
+        hit: dict[str, Any] = {
+            "title": _text(_first(mapping, _TITLE_KEYS)) or url,
+            "url": url,
+            "description": _text(_first(mapping, _DESCRIPTION_KEYS)),
+            "position": len(hits) + 1,
+        }
+        hit.update(_extras(mapping, _SEARCH_SKIP))
+        hits.append(hit)
+        if len(hits) >= limit:
+            break
+    return hits, meta
+
+
+def normalise_pages(raw: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Extract / crawl pages in the public shape; per-URL failures keep ``error``."""
+    items, meta = _unwrap(raw, "pages")
+    if isinstance(items, Mapping) and items:
+        items = [items] if _first(items, _URL_KEYS) else items.get("results", [])
+    if items is None:
+        items = []
+    if not isinstance(items, (list, tuple)):
+        raise ParseError("The provider returned pages in an unrecognised shape.")
+    pages: list[dict[str, Any]] = []
+    for item in items:
+        mapping = _as_mapping(item)
+        if mapping is None:
+            continue
+        url = _text(_first(mapping, _URL_KEYS))
+        if not is_http_url(url):
+            continue
+        metadata = _jsonable(mapping.get("metadata"))
+        page: dict[str, Any] = {
+            "url": url,
+            "title": _text(_first(mapping, _TITLE_KEYS)),
+            "content": _text(_first(mapping, _PAGE_CONTENT_KEYS)),
+            "raw_content": _text(mapping.get("raw_content")) or None,
+            "metadata": dict(metadata) if isinstance(metadata, Mapping) else {},
+        }
+        if mapping.get("error"):
+            page["error"] = _text(mapping["error"])
+            code = mapping.get("error_code")
+            page["error_code"] = code if isinstance(code, str) else "provider_error"
+        page.update(_extras(mapping, _PAGE_SKIP | set(page)))
+        pages.append(page)
+    return pages, meta
+
+
+def success(data: Any, provider: str | None, meta: dict[str, Any]) -> dict[str, Any]:
+    return {"success": True, "data": data, "provider": provider, "meta": meta}
+
+
+def failure(error: WebProviderError, provider: str | None, meta: dict[str, Any]) -> dict[str, Any]:
+    envelope: dict[str, Any] = {"success": False, **error.envelope_fields()}
+    envelope["provider"] = provider
+    envelope["meta"] = meta
+    return envelope
+
+
+def page_error(url: str, error: WebProviderError) -> dict[str, Any]:
+    """A per-URL failure item for extract results."""
+    return {
+        "url": url,
+        "title": "",
+        "content": "",
+        "raw_content": None,
+        "metadata": {},
+        "error": error.message,
+        "error_code": error.code,
+    }

@@ -1,0 +1,140 @@
+"""``plugin.yaml``: what a plugin folder declares before any of its code runs.
+
+The registry reads manifests to list providers, explain why one is unavailable and rank
+providers for auto-detection, without importing vendor SDKs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+Capability = Literal["search", "extract", "crawl"]
+CAPABILITIES: tuple[Capability, ...] = ("search", "extract", "crawl")
+
+#: Auto-detect bands: keyed vendors first, then self-hosted URLs, then keyless backends.
+PRIORITY_KEYED = 20
+PRIORITY_SELF_HOSTED = 50
+PRIORITY_KEYLESS = 80
+
+_loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class EnvVar(BaseModel):
+    """A credential or setting read from the environment."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    prompt: str = ""
+    url: str = ""
+    #: Other names accepted for the same value (``SEARXNG_BASE_URL`` for ``SEARXNG_URL``).
+    aliases: list[str] = Field(default_factory=list)
+    #: Needed for the provider to be available (unless the config section provides it).
+    required: bool = True
+    #: Whether the value is a secret to scrub from error text and logs.
+    secret: bool = True
+    #: The ``web.providers.<name>`` key that can stand in for this variable.
+    config_key: str | None = "api_key"
+
+    def names(self) -> list[str]:
+        return [self.key, *self.aliases]
+
+    def value(self, environ: os._Environ[str] | dict[str, str] | None = None) -> str | None:
+        env = os.environ if environ is None else environ
+        for name in self.names():
+            found = (env.get(name) or "").strip()
+            if found:
+                return found
+        return None
+
+
+class Package(BaseModel):
+    """An optional Python package the provider imports on first use."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    module: str
+    pip: str
+
+    def installed(self) -> bool:
+        try:
+            return importlib.util.find_spec(self.module) is not None
+        except (ImportError, ValueError):
+            return False
+
+
+class ProviderManifest(BaseModel):
+    """One provider a plugin registers."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    display_name: str | None = None
+    capabilities: list[Capability] = Field(default_factory=lambda: ["search"])
+    env: list[EnvVar] = Field(default_factory=list)
+    packages: list[Package] = Field(default_factory=list)
+    #: Auto-detect rank: lower is tried first (see the PRIORITY_* bands).
+    priority: int = PRIORITY_KEYED
+    #: False keeps a provider out of auto-detection (it is used only when named).
+    auto_detect: bool = True
+    #: Default request budget, e.g. ``"1/s"`` (config ``rate_limit`` overrides it).
+    rate_limit: str | None = None
+    homepage: str = ""
+
+    def missing(self, settings_has: set[str]) -> str | None:
+        """Why this provider cannot run, from manifest facts alone; None if nothing is missing.
+
+        ``settings_has`` names the ``web.providers.<name>`` keys that are set.
+        """
+        for package in self.packages:
+            if not package.installed():
+                return f"the '{package.module}' package is not installed (pip install '{package.pip}')"
+        for var in self.env:
+            if not var.required or var.value() is not None:
+                continue
+            if var.config_key and var.config_key in settings_has:
+                continue
+            names = " or ".join(var.names())
+            hint = f" (or web.providers.{self.name}.{var.config_key})" if var.config_key else ""
+            return f"{names} is not set{hint}"
+        return None
+
+
+class PluginManifest(BaseModel):
+    """A plugin folder's ``plugin.yaml``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    kind: Literal["backend"] = "backend"
+    description: str = ""
+    version: str = "0"
+    providers: list[ProviderManifest] = Field(default_factory=list)
+
+
+class ManifestError(ValueError):
+    """A ``plugin.yaml`` is missing or invalid."""
+
+
+def read_manifest(folder: Path) -> PluginManifest:
+    """Parse and validate ``folder/plugin.yaml``."""
+    path = folder / "plugin.yaml"
+    try:
+        data: Any = yaml.load(path.read_text(encoding="utf-8"), Loader=_loader)
+    except OSError as exc:
+        raise ManifestError(f"cannot read {path}: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        raise ManifestError(f"{path} is not valid YAML: {exc}") from None
+    try:
+        return PluginManifest.model_validate(data or {})
+    except ValidationError as exc:
+        problems = "; ".join(
+            f"'{'.'.join(str(p) for p in err['loc'])}': {err['msg']}" for err in exc.errors()
+        )
+        raise ManifestError(f"{path} is invalid: {problems}") from None

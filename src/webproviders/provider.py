@@ -1,0 +1,73 @@
+"""The one surface every provider implements, built-in or third-party."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar
+
+
+class WebSearchProvider(ABC):
+    """A web backend: search, extract and/or crawl.
+
+    ``search``, ``extract`` and ``crawl`` may be plain or ``async`` methods; the dispatcher
+    runs either kind from sync and async callers. They may return an envelope, a
+    ``{"web": [...]}`` dict or a bare list of dicts / pydantic models, and may raise
+    :mod:`webproviders.errors` exceptions instead of building failure dicts.
+    """
+
+    #: Common search options (``time_range``, ``include_domains``, ``exclude_domains``,
+    #: ``country``, ``lang``, ``safe_search``) this provider honours. Any other common
+    #: option a caller passes is reported in ``meta.warnings`` by the dispatcher.
+    search_options: ClassVar[frozenset[str]] = frozenset()
+
+    @property
+    @abstractmethod
+    def name(self) -> str:
+        """Stable id used in config: lowercase, hyphens allowed (``brave-free``)."""
+
+    @property
+    def display_name(self) -> str:
+        """Human label; defaults to :attr:`name`."""
+        return self.name
+
+    @abstractmethod
+    def is_available(self) -> bool:
+        """Cheap and offline: key present, package importable, URL set."""
+
+    def unavailable_reason(self) -> str | None:
+        """Why :meth:`is_available` is False, when the provider knows better than its manifest."""
+        return None
+
+    def supports_search(self) -> bool:
+        return True
+
+    def supports_extract(self) -> bool:
+        return False
+
+    def supports_crawl(self) -> bool:
+        return False
+
+    def search(self, query: str, limit: int = 5, **options: Any) -> Any:
+        raise NotImplementedError(f"{self.name} does not support search")
+
+    def extract(self, urls: list[str], **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{self.name} does not support extract")
+
+    def crawl(self, url: str, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"{self.name} does not support crawl")
+
+    def get_setup_schema(self) -> dict[str, Any]:
+        """What a setup wizard needs: ``{"name", "badge", "tag", "env_vars": [...]}``."""
+        return {"name": self.display_name, "badge": "", "tag": "", "env_vars": []}
+
+    def capabilities(self) -> list[str]:
+        """The capability names this provider supports, in a fixed order."""
+        flags = (
+            ("search", self.supports_search),
+            ("extract", self.supports_extract),
+            ("crawl", self.supports_crawl),
+        )
+        return [cap for cap, supported in flags if supported()]
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} name={self.name!r}>"

@@ -1,0 +1,88 @@
+"""Reading "when may I try again" from vendor response headers."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+#: Vendor reset headers, in the order they are trusted after ``Retry-After``.
+_RESET_HEADERS = (
+    "x-ratelimit-reset",
+    "ratelimit-reset",
+    "x-rate-limit-reset",
+    "x-ratelimit-reset-requests",
+)
+_DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+)ms)?$")
+#: A reset value above this is an epoch timestamp rather than a number of seconds.
+_EPOCH_THRESHOLD = 1_000_000_000
+
+
+def _get(headers: Any, name: str) -> str | None:
+    if headers is None:
+        return None
+    getter = getattr(headers, "get", None)
+    if getter is None:
+        return None
+    value = getter(name)
+    if value is None and isinstance(headers, Mapping):
+        lowered = {str(k).lower(): v for k, v in headers.items()}
+        value = lowered.get(name.lower())
+    return None if value is None else str(value).strip()
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds from a ``Retry-After`` value: delta seconds or an HTTP date."""
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when is None:
+        return None
+    current = time.time() if now is None else now
+    return max(0.0, when.timestamp() - current)
+
+
+def _parse_reset(value: str, now: float) -> float | None:
+    # Several windows ("1, 1419704" from Brave): the first is the one that was hit soonest.
+    first = value.split(",")[0].strip()
+    try:
+        number = float(first)
+    except ValueError:
+        match = _DURATION.match(first)
+        if not match or not any(match.groups()):
+            return None
+        hours, minutes, seconds, millis = (float(g) if g else 0.0 for g in match.groups())
+        return hours * 3600 + minutes * 60 + seconds + millis / 1000
+    if number > _EPOCH_THRESHOLD:
+        return max(0.0, number - now)
+    return max(0.0, number)
+
+
+def retry_after_from_headers(headers: Any, now: float | None = None) -> float | None:
+    """Seconds to wait, from ``retry-after-ms``, ``Retry-After`` or a vendor reset header."""
+    current = time.time() if now is None else now
+    millis = _get(headers, "retry-after-ms")
+    if millis:
+        try:
+            return max(0.0, float(millis) / 1000)
+        except ValueError:
+            pass
+    seconds = parse_retry_after(_get(headers, "retry-after"), current)
+    if seconds is not None:
+        return seconds
+    for name in _RESET_HEADERS:
+        value = _get(headers, name)
+        if value:
+            parsed = _parse_reset(value, current)
+            if parsed is not None:
+                return parsed
+    return None

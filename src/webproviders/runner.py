@@ -1,0 +1,153 @@
+"""Running provider code of either colour under a deadline.
+
+Sync provider methods run in a worker thread (so a hanging one can be abandoned); async
+dispatch from sync code runs on one long-lived background event loop, so the shared
+connection pool survives between calls, also when the caller is inside a running loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import contextvars
+import functools
+import inspect
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+
+#: Sync provider calls that hang (``ddgs`` is known to) keep a thread; allow plenty.
+_WORKERS = 64
+_executor: ThreadPoolExecutor | None = None
+_executor_lock = threading.Lock()
+
+_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
+    "webproviders_deadline", default=None
+)
+_warnings: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
+    "webproviders_warnings", default=None
+)
+
+
+def _worker_pool() -> ThreadPoolExecutor:
+    global _executor
+    if _executor is None:
+        with _executor_lock:
+            if _executor is None:
+                _executor = ThreadPoolExecutor(_WORKERS, thread_name_prefix="webproviders-sync")
+    return _executor
+
+
+def remaining_time() -> float | None:
+    """Seconds left before the current call's deadline (None outside a dispatch)."""
+    deadline = _deadline.get()
+    return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+
+def warn(message: str) -> None:
+    """Add a sentence to the current call's ``meta.warnings`` (providers call this)."""
+    bucket = _warnings.get()
+    if bucket is not None and message not in bucket:
+        bucket.append(message)
+
+
+def collect_warnings() -> list[str]:
+    """Start collecting warnings for the current task; returns the list that fills up."""
+    bucket: list[str] = []
+    _warnings.set(bucket)
+    return bucket
+
+
+def set_deadline(deadline: float) -> None:
+    _deadline.set(deadline)
+
+
+async def call(fn: Callable[..., Any], *args: Any, timeout: float, **kwargs: Any) -> Any:
+    """Call a sync or async function and wait at most ``timeout`` seconds for its result.
+
+    Raises :class:`asyncio.TimeoutError` when time runs out: an async call is cancelled, a
+    sync one is abandoned in its worker thread.
+    """
+    if inspect.iscoroutinefunction(fn):
+        return await asyncio.wait_for(fn(*args, **kwargs), timeout)
+    loop = asyncio.get_running_loop()
+    context = contextvars.copy_context()
+    future = loop.run_in_executor(
+        _worker_pool(), functools.partial(context.run, fn, *args, **kwargs)
+    )
+    started = time.monotonic()
+    result = await asyncio.wait_for(future, timeout)
+    if inspect.isawaitable(result):  # a plain def that returned a coroutine
+        left = max(0.0, timeout - (time.monotonic() - started))
+        result = await asyncio.wait_for(_as_coroutine(result), left)
+    return result
+
+
+async def _as_coroutine(awaitable: Any) -> Any:
+    return await awaitable
+
+
+class BackgroundLoop:
+    """One event loop in a daemon thread, started on first use."""
+
+    def __init__(self) -> None:
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._lock = threading.Lock()
+
+    def loop(self) -> asyncio.AbstractEventLoop:
+        if self._loop is None:
+            with self._lock:
+                if self._loop is None:
+                    loop = asyncio.new_event_loop()
+                    thread = threading.Thread(
+                        target=loop.run_forever, name="webproviders-loop", daemon=True
+                    )
+                    thread.start()
+                    self._thread, self._loop = thread, loop
+        return self._loop
+
+    def in_loop_thread(self) -> bool:
+        return self._thread is not None and threading.current_thread() is self._thread
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run ``coro`` on the background loop and block until it finishes."""
+        if self.in_loop_thread():
+            # Blocking the loop on itself would deadlock: run on a private loop instead.
+            return _run_in_fresh_thread(coro)
+        return asyncio.run_coroutine_threadsafe(coro, self.loop()).result()
+
+    def close(self) -> None:
+        loop = self._loop
+        if loop is not None and loop.is_running():
+            loop.call_soon_threadsafe(loop.stop)
+
+
+def _run_in_fresh_thread(coro: Coroutine[Any, Any, T]) -> T:
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = asyncio.run(coro)
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = exc
+
+    thread = threading.Thread(target=target, name="webproviders-nested")
+    thread.start()
+    thread.join()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+background = BackgroundLoop()
+atexit.register(background.close)
+
+
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine from sync code (plain, threaded, or inside a running loop)."""
+    return background.run(coro)

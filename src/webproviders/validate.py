@@ -1,0 +1,110 @@
+"""Input checks shared by dispatch, the CLI and the agent tools.
+
+Each check raises :class:`~webproviders.errors.InvalidInputError` with a sentence that
+says what was wrong and what is allowed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from .envelope import is_http_url
+from .errors import InvalidInputError
+
+MAX_QUERY_CHARS = 2_000
+MIN_LIMIT, MAX_LIMIT = 1, 50
+MAX_URLS = 20
+MAX_URL_CHARS = 2_048
+
+TIME_RANGES = ("day", "week", "month", "year")
+SAFE_SEARCH = ("off", "moderate", "strict")
+#: The search options every provider is asked to map to its own parameters.
+COMMON_SEARCH_OPTIONS = frozenset(
+    {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
+)
+
+
+def check_query(query: Any) -> str:
+    if not isinstance(query, str):
+        raise InvalidInputError(f"The query must be a string, not {type(query).__name__}.")
+    text = query.strip()
+    if not text:
+        raise InvalidInputError("The query is empty; pass the words to search for.")
+    if len(text) > MAX_QUERY_CHARS:
+        raise InvalidInputError(
+            f"The query is {len(text)} characters long; the limit is {MAX_QUERY_CHARS}."
+        )
+    return text
+
+
+def check_limit(limit: Any) -> int:
+    if isinstance(limit, bool) or not isinstance(limit, int):
+        raise InvalidInputError(
+            f"limit must be a whole number from {MIN_LIMIT} to {MAX_LIMIT}, not {limit!r}."
+        )
+    if not MIN_LIMIT <= limit <= MAX_LIMIT:
+        raise InvalidInputError(f"limit must be from {MIN_LIMIT} to {MAX_LIMIT}; got {limit}.")
+    return limit
+
+
+def check_url(url: Any, what: str = "URL") -> str:
+    if not isinstance(url, str):
+        raise InvalidInputError(f"Each {what} must be a string, not {type(url).__name__}.")
+    text = url.strip()
+    if not text:
+        raise InvalidInputError(f"The {what} is empty.")
+    if len(text) > MAX_URL_CHARS:
+        raise InvalidInputError(
+            f"The {what} is {len(text)} characters long; the limit is {MAX_URL_CHARS}."
+        )
+    if not is_http_url(text) or not _has_host(text):
+        shown = text if len(text) <= 80 else text[:77] + "..."
+        raise InvalidInputError(f"The {what} {shown!r} is not an http:// or https:// address.")
+    return text
+
+
+def _has_host(url: str) -> bool:
+    try:
+        return bool(urlsplit(url).hostname)
+    except ValueError:
+        return False
+
+
+def check_urls(urls: Any) -> list[str]:
+    items = [urls] if isinstance(urls, str) else urls
+    if not isinstance(items, (list, tuple)):
+        raise InvalidInputError("urls must be one URL string or a list of 1 to 20 URL strings.")
+    if not items:
+        raise InvalidInputError("urls is empty; pass at least one http(s) URL.")
+    if len(items) > MAX_URLS:
+        raise InvalidInputError(f"{len(items)} URLs were given; at most {MAX_URLS} per call.")
+    return [check_url(item) for item in items]
+
+
+def _domains(name: str, value: Any) -> list[str]:
+    items = [value] if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not all(isinstance(d, str) and d.strip() for d in items):
+        raise InvalidInputError(f"{name} must be a list of domain names such as ['example.com'].")
+    return [d.strip().lower() for d in items]
+
+
+def check_search_options(options: dict[str, Any]) -> dict[str, Any]:
+    """Validate and tidy the common search options; other options pass through untouched."""
+    clean = dict(options)
+    if clean.get("time_range") is not None and clean["time_range"] not in TIME_RANGES:
+        raise InvalidInputError(
+            f"time_range must be one of {', '.join(TIME_RANGES)}; got {clean['time_range']!r}."
+        )
+    if clean.get("safe_search") is not None and clean["safe_search"] not in SAFE_SEARCH:
+        raise InvalidInputError(
+            f"safe_search must be one of {', '.join(SAFE_SEARCH)}; got {clean['safe_search']!r}."
+        )
+    for key in ("include_domains", "exclude_domains"):
+        if clean.get(key) is not None:
+            clean[key] = _domains(key, clean[key])
+    for key in ("country", "lang"):
+        value = clean.get(key)
+        if value is not None and (not isinstance(value, str) or not value.strip()):
+            raise InvalidInputError(f"{key} must be a short code such as 'us' or 'en'.")
+    return {key: value for key, value in clean.items() if value is not None}
