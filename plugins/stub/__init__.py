@@ -28,6 +28,8 @@ def _digest(text: str) -> str:
 
 
 class StubProvider(WebSearchProvider):
+    #: Answers are computed, never fetched: no worker thread needed.
+    runs_inline = True
     search_options = frozenset(
         {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
     )

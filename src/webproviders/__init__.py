@@ -26,8 +26,8 @@ _EXPORTS = {
     "VendorProvider": "vendor",
     "PluginContext": "plugins",
     "hookimpl": "hookspecs",
-    "warn": "runner",
-    "remaining_time": "runner",
+    "warn": "context",
+    "remaining_time": "context",
     "SearchHit": "models",
     "Page": "models",
     "SearchEnvelope": "models",
@@ -66,5 +66,5 @@ if TYPE_CHECKING:
     from .plugins import PluginContext
     from .provider import WebSearchProvider
     from .registry import get_registry, list_providers
-    from .runner import remaining_time, warn
+    from .context import remaining_time, warn
     from .vendor import VendorProvider

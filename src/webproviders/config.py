@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, Literal, Union
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
 
 from .redact import get_logger
 
@@ -40,6 +40,20 @@ class ProviderSettings(BaseModel):
     api_key: Union[SecretStr, list[SecretStr], None] = None
     base_url: str | None = None
     timeout: float | None = Field(default=None, gt=0)
+    #: Request budget (``"1/s"``, ``"100/min"``; ``off`` drops the manifest's default).
+    rate_limit: Union[str, bool, None] = None
+    #: Retries of transient failures for this provider (overrides ``web.retry.max_retries``).
+    max_retries: int | None = Field(default=None, ge=0, le=10)
+    #: First retry wait in seconds, doubled each time (overrides ``web.retry.backoff``).
+    backoff: float | None = Field(default=None, ge=0)
+
+    @field_validator("rate_limit")
+    @classmethod
+    def _check_rate_limit(cls, value: str | bool | None) -> str | bool | None:
+        from .ratelimit.spec import rate_or_none
+
+        rate_or_none(value)
+        return value
 
     def api_keys(self) -> list[str]:
         """Every configured key, in order (a single key is a one-item list)."""
@@ -65,6 +79,84 @@ class PluginSettings(BaseModel):
     paths: list[str] = Field(default_factory=list)
 
 
+class CacheTTL(BaseModel):
+    """Seconds an answer stays cached, per capability (0 = not cached)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    search: float = Field(default=3600.0, ge=0)
+    extract: float = Field(default=86400.0, ge=0)
+    crawl: float = Field(default=0.0, ge=0)
+
+
+class CacheSettings(BaseModel):
+    """``web.cache``: where answers are cached (``web.cache: false`` turns caching off)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    backend: Literal["memory", "sqlite", "redis"] = "memory"
+    #: Redis URL for the ``redis`` backend (``redis://host:6379/0``).
+    url: str | None = None
+    #: SQLite file for the ``sqlite`` backend (default ``~/.cache/webproviders/cache.sqlite3``).
+    path: str | None = None
+    ttl: CacheTTL = Field(default_factory=CacheTTL)
+    #: Entries kept by the memory LRU and the SQLite file.
+    max_entries: int = Field(default=10_000, gt=0)
+    #: Key prefix in a shared Redis.
+    namespace: str = "webproviders"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            return {"enabled": value}
+        if isinstance(value, dict) and value.get("url") and "backend" not in value:
+            return {**value, "backend": "redis"}
+        return value
+
+    @model_validator(mode="after")
+    def _check_backend(self) -> CacheSettings:
+        if self.backend == "redis" and not self.url:
+            raise ValueError("the redis cache backend needs web.cache.url (redis://host:6379/0)")
+        return self
+
+
+class RateLimitSettings(BaseModel):
+    """``web.rate_limit``: where request budgets are kept (this process, or a shared Redis)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    url: str | None = None
+    namespace: str = "webproviders"
+
+
+class HealthSettings(BaseModel):
+    """``web.health``: when a failing provider is left alone, and for how long."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: Failed calls within ``window`` seconds that start a cool-down.
+    failures: int = Field(default=5, ge=1)
+    window: float = Field(default=60.0, gt=0)
+    #: Seconds a provider is skipped after too many failures.
+    cooldown: float = Field(default=30.0, ge=0)
+    #: Seconds after a 429 that gave no Retry-After.
+    rate_limit_cooldown: float = Field(default=5.0, ge=0)
+    #: Seconds after an out-of-quota answer.
+    quota_cooldown: float = Field(default=3600.0, ge=0)
+
+
+class RetrySettings(BaseModel):
+    """``web.retry``: retries of transient failures (per provider: ``max_retries``, ``backoff``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    max_retries: int = Field(default=2, ge=0, le=10)
+    backoff: float = Field(default=0.25, ge=0)
+    max_backoff: float = Field(default=8.0, ge=0)
+
+
 class WebSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -80,6 +172,12 @@ class WebSettings(BaseModel):
     allowed_hosts: list[str] = Field(default_factory=list)
     max_response_bytes: int = Field(default=5_000_000, gt=0)
     providers: dict[str, ProviderSettings] = Field(default_factory=dict)
+    cache: CacheSettings = Field(default_factory=CacheSettings)
+    rate_limit: RateLimitSettings = Field(default_factory=RateLimitSettings)
+    health: HealthSettings = Field(default_factory=HealthSettings)
+    retry: RetrySettings = Field(default_factory=RetrySettings)
+    #: In a chain, an empty result list moves on to the next provider too.
+    failover_on_empty: bool = False
 
     @field_validator("backend", "search_backend", "extract_backend", "crawl_backend")
     @classmethod

@@ -8,6 +8,7 @@ provider can do wrong raises out of here: it becomes a failure envelope.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -52,6 +53,7 @@ class Call:
     started: float = field(default_factory=time.perf_counter)
     attempts: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    plan: Plan | None = None
 
     def meta(self, served_by: str | None, **extra: Any) -> dict[str, Any]:
         """The envelope's ``meta``; ``extra`` (e.g. a provider's own meta) never overrides ours."""
@@ -123,12 +125,15 @@ async def _invoke(call: Call, entry: ProviderEntry) -> Any:
         timeout = min(timeout, own)
     if timeout <= 0:
         raise WebTimeoutError("The call's deadline passed before this provider could be tried.")
+    inline = bool(getattr(provider, "runs_inline", False))
     try:
         if call.capability == "search":
-            return await runner.call(provider.search, args["query"], args["limit"], timeout=timeout, **args["options"])
+            return await runner.call(
+                provider.search, args["query"], args["limit"], timeout=timeout, inline=inline, **args["options"]
+            )
         if call.capability == "extract":
-            return await runner.call(provider.extract, list(args["urls"]), timeout=timeout, **args["options"])
-        return await runner.call(provider.crawl, args["url"], timeout=timeout, **args["options"])
+            return await runner.call(provider.extract, list(args["urls"]), timeout=timeout, inline=inline, **args["options"])
+        return await runner.call(provider.crawl, args["url"], timeout=timeout, inline=inline, **args["options"])
     except asyncio.TimeoutError:
         raise WebTimeoutError(
             f"{entry.manifest.name} did not answer within {timeout:.1f} s.", provider=entry.manifest.name
@@ -202,13 +207,14 @@ async def run_plan(call: Call, plan: Plan) -> dict[str, Any]:
     return failure(error, last_name, call.meta(None))
 
 
-async def _dispatch(
+def _prepare(
     capability: Capability,
     arguments: dict[str, Any],
     backend: BackendSpec | None,
     config: Config | None,
     timeout: float | None,
-) -> dict[str, Any]:
+) -> Call | dict[str, Any]:
+    """Validate and resolve (no I/O); returns the call to run, or a failure envelope."""
     started = time.perf_counter()
     requested = _requested_repr(backend)
     try:
@@ -221,21 +227,65 @@ async def _dispatch(
     budget_ok = not isinstance(budget, bool) and isinstance(budget, (int, float)) and 0 < budget <= MAX_TIMEOUT
     deadline = time.monotonic() + (budget if budget_ok else cfg.web.timeout)
     call = Call(capability, arguments, cfg, registry, requested, deadline, started)
-    call.warnings = runner.collect_warnings()
-    runner.set_deadline(call.deadline)
     try:
         if not budget_ok:
             raise InvalidInputError(
                 f"timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT}, not {budget!r}."
             )
         call.arguments = _validate(capability, arguments)
-        plan = resolve(capability, backend, registry)
-        envelope = await run_plan(call, plan)
+        call.plan = resolve(capability, backend, registry)
+    except Exception as exc:  # noqa: BLE001
+        error = to_provider_error(exc, None)
+        envelope = failure(error, error.provider, call.meta(None))
+        _after(call, envelope)
+        return envelope
+    return call
+
+
+async def _execute(call: Call) -> dict[str, Any]:
+    """Run a prepared call's plan under its deadline."""
+    call.warnings = runner.collect_warnings()
+    runner.set_deadline(call.deadline)
+    try:
+        envelope = await run_plan(call, call.plan)  # type: ignore[arg-type]
     except Exception as exc:  # noqa: BLE001
         error = to_provider_error(exc, None)
         envelope = failure(error, error.provider, call.meta(None))
     _after(call, envelope)
     return envelope
+
+
+def _needs_shared_loop(call: Call) -> bool:
+    """Async provider methods run on the background loop, where the shared pool lives."""
+    for name in call.plan.candidates if call.plan else []:
+        entry = call.registry.get(name)
+        if entry is not None and inspect.iscoroutinefunction(getattr(entry.provider, call.capability)):
+            return True
+    return False
+
+
+async def _dispatch(
+    capability: Capability,
+    arguments: dict[str, Any],
+    backend: BackendSpec | None,
+    config: Config | None,
+    timeout: float | None,
+) -> dict[str, Any]:
+    prepared = _prepare(capability, arguments, backend, config, timeout)
+    return prepared if isinstance(prepared, dict) else await _execute(prepared)
+
+
+def _dispatch_sync(
+    capability: Capability,
+    arguments: dict[str, Any],
+    backend: BackendSpec | None,
+    config: Config | None,
+    timeout: float | None,
+) -> dict[str, Any]:
+    prepared = _prepare(capability, arguments, backend, config, timeout)
+    if isinstance(prepared, dict):
+        return prepared
+    return runner.run_sync(_execute(prepared), shared_loop=_needs_shared_loop(prepared))
 
 
 def _after(call: Call, envelope: dict[str, Any]) -> None:
@@ -295,9 +345,8 @@ def dispatch_search(
     **options: Any,
 ) -> dict[str, Any]:
     """Sync twin of :func:`adispatch_search`; safe inside a running event loop."""
-    return runner.run_sync(
-        adispatch_search(query, limit, backend=backend, config=config, timeout=timeout, **options)
-    )
+    arguments = {"query": query, "limit": limit, "options": options}
+    return _dispatch_sync("search", arguments, backend, config, timeout)
 
 
 def dispatch_extract(
@@ -309,9 +358,7 @@ def dispatch_extract(
     **kwargs: Any,
 ) -> dict[str, Any]:
     """Sync twin of :func:`adispatch_extract`."""
-    return runner.run_sync(
-        adispatch_extract(urls, backend=backend, config=config, timeout=timeout, **kwargs)
-    )
+    return _dispatch_sync("extract", {"urls": urls, "options": kwargs}, backend, config, timeout)
 
 
 def dispatch_crawl(
@@ -323,6 +370,4 @@ def dispatch_crawl(
     **kwargs: Any,
 ) -> dict[str, Any]:
     """Sync twin of :func:`adispatch_crawl`."""
-    return runner.run_sync(
-        adispatch_crawl(url, backend=backend, config=config, timeout=timeout, **kwargs)
-    )
+    return _dispatch_sync("crawl", {"url": url, "options": kwargs}, backend, config, timeout)

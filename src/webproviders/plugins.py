@@ -7,6 +7,7 @@ error and skipped; the others keep working.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import inspect
 
@@ -179,6 +180,10 @@ def _import_folder(folder: Path, source: Source) -> types.ModuleType:
             module.__path__ = []
             sys.modules[pkg] = module
     module_name = f"{parent}.{folder.name.replace('-', '_')}"
+    if source != "built-in":
+        # Two user folders may share a name; each path is its own module.
+        digest = hashlib.sha1(str(folder.resolve()).encode()).hexdigest()[:10]
+        module_name += f"_{digest}"
     if module_name in sys.modules:
         return sys.modules[module_name]
     spec = importlib.util.spec_from_file_location(

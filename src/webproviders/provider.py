@@ -20,6 +20,11 @@ class WebSearchProvider(ABC):
     #: option a caller passes is reported in ``meta.warnings`` by the dispatcher.
     search_options: ClassVar[frozenset[str]] = frozenset()
 
+    #: True for sync methods that return at once without I/O (computed answers): they run in
+    #: the event loop instead of a worker thread, saving a thread hop, and so cannot be
+    #: abandoned at the deadline. Leave False for anything that touches the network.
+    runs_inline: ClassVar[bool] = False
+
     @property
     @abstractmethod
     def name(self) -> str:

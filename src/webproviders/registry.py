@@ -27,6 +27,8 @@ class Registry:
         self._providers = loaded.providers
         self.plugins: list[PluginRecord] = loaded.plugins
         self.hooks: pluggy.PluginManager = loaded.manager
+        #: Cache, health and rate-limit state of dispatch (:mod:`webproviders.dependable`).
+        self.dispatch_state: Any = None
         redact.remember(*config.secrets())
         for entry in self._providers.values():
             redact.watch_env(*(n for var in entry.manifest.env if var.secret for n in var.names()))

@@ -18,20 +18,24 @@ from collections.abc import Callable, Coroutine
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
+from .context import collect_warnings, remaining_time, set_deadline, warn
+
 T = TypeVar("T")
+
+__all__ = [
+    "BackgroundLoop",
+    "call",
+    "collect_warnings",
+    "remaining_time",
+    "run_sync",
+    "set_deadline",
+    "warn",
+]
 
 #: Sync provider calls that hang (``ddgs`` is known to) keep a thread; allow plenty.
 _WORKERS = 64
 _executor: ThreadPoolExecutor | None = None
 _executor_lock = threading.Lock()
-
-_deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
-    "webproviders_deadline", default=None
-)
-_warnings: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
-    "webproviders_warnings", default=None
-)
-
 
 def _worker_pool() -> ThreadPoolExecutor:
     global _executor
@@ -42,38 +46,20 @@ def _worker_pool() -> ThreadPoolExecutor:
     return _executor
 
 
-def remaining_time() -> float | None:
-    """Seconds left before the current call's deadline (None outside a dispatch)."""
-    deadline = _deadline.get()
-    return None if deadline is None else max(0.0, deadline - time.monotonic())
-
-
-def warn(message: str) -> None:
-    """Add a sentence to the current call's ``meta.warnings`` (providers call this)."""
-    bucket = _warnings.get()
-    if bucket is not None and message not in bucket:
-        bucket.append(message)
-
-
-def collect_warnings() -> list[str]:
-    """Start collecting warnings for the current task; returns the list that fills up."""
-    bucket: list[str] = []
-    _warnings.set(bucket)
-    return bucket
-
-
-def set_deadline(deadline: float) -> None:
-    _deadline.set(deadline)
-
-
-async def call(fn: Callable[..., Any], *args: Any, timeout: float, **kwargs: Any) -> Any:
+async def call(
+    fn: Callable[..., Any], *args: Any, timeout: float, inline: bool = False, **kwargs: Any
+) -> Any:
     """Call a sync or async function and wait at most ``timeout`` seconds for its result.
 
     Raises :class:`asyncio.TimeoutError` when time runs out: an async call is cancelled, a
-    sync one is abandoned in its worker thread.
+    sync one is abandoned in its worker thread. ``inline`` runs a sync function that never
+    blocks directly in the loop (no thread hop; it cannot be abandoned).
     """
     if inspect.iscoroutinefunction(fn):
         return await asyncio.wait_for(fn(*args, **kwargs), timeout)
+    if inline:
+        result = fn(*args, **kwargs)
+        return await asyncio.wait_for(_as_coroutine(result), timeout) if inspect.isawaitable(result) else result
     loop = asyncio.get_running_loop()
     context = contextvars.copy_context()
     future = loop.run_in_executor(
@@ -148,6 +134,32 @@ background = BackgroundLoop()
 atexit.register(background.close)
 
 
-def run_sync(coro: Coroutine[Any, Any, T]) -> T:
-    """Run a coroutine from sync code (plain, threaded, or inside a running loop)."""
-    return background.run(coro)
+_thread_loops = threading.local()
+
+
+def _thread_loop() -> asyncio.AbstractEventLoop:
+    loop = getattr(_thread_loops, "loop", None)
+    if loop is None or loop.is_closed():
+        loop = asyncio.new_event_loop()
+        _thread_loops.loop = loop
+    return loop
+
+
+def _loop_running_here() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def run_sync(coro: Coroutine[Any, Any, T], *, shared_loop: bool = True) -> T:
+    """Run a coroutine from sync code (plain, threaded, or inside a running loop).
+
+    ``shared_loop`` (needed whenever async provider code runs, so the pooled HTTP client is
+    reused) sends it to the background loop. Otherwise it runs on this thread's own loop,
+    which saves two thread hops per call, unless a loop is already running here.
+    """
+    if shared_loop or _loop_running_here():
+        return background.run(coro)
+    return _thread_loop().run_until_complete(coro)

@@ -9,15 +9,19 @@ too; nothing here is reserved for built-in ones.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
-from typing import Any, ClassVar
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, ClassVar, TypeVar
 
 from . import redact
 from .config import Config, ProviderSettings
 from .errors import AuthError, NotConfiguredError, QuotaExceededError
-from .http import Classifier, request_json
 from .keys import AUTH_COOLDOWN, QUOTA_COOLDOWN, KeyRing
 from .provider import WebSearchProvider
+
+if TYPE_CHECKING:
+    from .http import Classifier
+
+T = TypeVar("T")
 
 
 class VendorProvider(WebSearchProvider):
@@ -88,6 +92,29 @@ class VendorProvider(WebSearchProvider):
         """Query parameters that carry ``key`` (for vendors that take it in the URL)."""
         return {}
 
+    async def with_key(self, send: Callable[[str | None], Awaitable[T]]) -> T:
+        """Run ``send(key)`` with a key from the ring; a key refused for auth or quota rests
+        and the next one is tried. ``key`` is None when the provider works without one."""
+        from .http import request_json  # the HTTP stack loads on first request, not at listing
+
+        keys = self.api_keys()
+        if self.key_required and not keys:
+            names = " or ".join(self.key_env) or "an API key"
+            raise NotConfiguredError(
+                f"{self.name} needs {names} (or web.providers.{self.name}.api_key).", provider=self.name
+            )
+        tries = max(1, self._ring.usable()) if keys else 1
+        while True:
+            key = self._ring.pick()
+            tries -= 1
+            try:
+                return await send(key)
+            except (AuthError, QuotaExceededError) as exc:
+                if key is not None:
+                    self._ring.rest(key, AUTH_COOLDOWN if isinstance(exc, AuthError) else QUOTA_COOLDOWN)
+                if key is None or tries <= 0:
+                    raise
+
     async def call_api(
         self,
         method: str,
@@ -101,32 +128,20 @@ class VendorProvider(WebSearchProvider):
         timeout: float | None = None,
     ) -> Any:
         """Call ``base_url + path`` with a key from the ring; a rejected key rests, the next is tried."""
-        keys = self.api_keys()
-        if self.key_required and not keys:
-            names = " or ".join(self.key_env) or "an API key"
-            raise NotConfiguredError(
-                f"{self.name} needs {names} (or web.providers.{self.name}.api_key).", provider=self.name
-            )
         url = path if path.startswith(("http://", "https://")) else self.base_url() + path
-        tries = max(1, self._ring.usable()) if keys else 1
-        while True:
-            key = self._ring.pick()
-            tries -= 1
-            try:
-                return await request_json(
-                    method,
-                    url,
-                    provider=self.name,
-                    config=self.config,
-                    headers={**(self.auth_headers(key) if key else {}), **(headers or {})},
-                    params={**(params or {}), **(self.auth_params(key) if key else {})},
-                    json=json,
-                    data=data,
-                    timeout=timeout or self.timeout(),
-                    classify=classify,
-                )
-            except (AuthError, QuotaExceededError) as exc:
-                if key is not None:
-                    self._ring.rest(key, AUTH_COOLDOWN if isinstance(exc, AuthError) else QUOTA_COOLDOWN)
-                if key is None or tries <= 0:
-                    raise
+
+        async def send(key: str | None) -> Any:
+            return await request_json(
+                method,
+                url,
+                provider=self.name,
+                config=self.config,
+                headers={**(self.auth_headers(key) if key else {}), **(headers or {})},
+                params={**(params or {}), **(self.auth_params(key) if key else {})},
+                json=json,
+                data=data,
+                timeout=timeout or self.timeout(),
+                classify=classify,
+            )
+
+        return await self.with_key(send)

@@ -1,0 +1,48 @@
+"""Dispatch overhead: ``dispatch_search`` through ``stub`` against calling the provider directly.
+
+Run: python bench/bench_dispatch.py [--calls 10000]
+Target: under 50 microseconds added per call, sync and async (cache bypassed with
+``cache=False``, so every call runs the whole path; the cache-hit path is reported too).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+
+from webproviders import adispatch_search, dispatch_search, get_registry
+from webproviders.config import config_from_dict
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=10_000)
+    n = parser.parse_args().calls
+    config = config_from_dict({}, source="bench")
+    provider = get_registry(config).get("stub").provider  # type: ignore[union-attr]
+
+    def per_call(fn: object) -> float:
+        started = time.perf_counter()
+        fn()  # type: ignore[operator]
+        return (time.perf_counter() - started) / n * 1e6
+
+    direct = per_call(lambda: [provider.search("hello world", 5) for _ in range(n)])
+    dispatch_search("warm up", 5, backend="stub", config=config, cache=False)
+    sync = per_call(lambda: [dispatch_search("hello world", 5, backend="stub", config=config, cache=False) for _ in range(n)])
+
+    async def run_async() -> None:
+        for _ in range(n):
+            await adispatch_search("hello world", 5, backend="stub", config=config, cache=False)
+
+    asynchronous = per_call(lambda: asyncio.run(run_async()))
+    cached = per_call(lambda: [dispatch_search("hello world", 5, backend="stub", config=config) for _ in range(n)])
+    print(f"calls: {n}")
+    print(f"provider.search directly:  {direct:7.1f} us/call")
+    print(f"dispatch_search (sync):    {sync:7.1f} us/call  -> {sync - direct:5.1f} us added (target < 50)")
+    print(f"adispatch_search (async):  {asynchronous:7.1f} us/call  -> {asynchronous - direct:5.1f} us added (target < 50)")
+    print(f"dispatch_search cache hit: {cached:7.1f} us/call")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+"""Helpers for core tests: user plugin folders written on the fly."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+
+@pytest.fixture
+def write_plugin(tmp_path: Path) -> Any:
+    """Write ``<tmp>/plugins/<name>/`` with a manifest and code; returns the plugins dir."""
+    root = tmp_path / "plugins"
+    root.mkdir(exist_ok=True)
+
+    def write(name: str, code: str, providers: list[dict[str, Any]] | None = None) -> Path:
+        folder = root / name
+        folder.mkdir(parents=True, exist_ok=True)
+        manifest = {"name": name, "kind": "backend", "providers": providers or []}
+        (folder / "plugin.yaml").write_text(yaml.safe_dump(manifest), encoding="utf-8")
+        (folder / "__init__.py").write_text(textwrap.dedent(code), encoding="utf-8")
+        return root
+
+    return write
+
+
+_PROVIDERS_CODE = '''
+import asyncio
+from webproviders import WebSearchProvider
+
+HITS = [
+    {"title": " First ", "href": "https://one.example/a", "snippet": "alpha"},
+    {"title": "Second", "link": "https://two.example/b", "body": "beta"},
+    {"title": "dup", "url": "https://one.example/a", "description": "again"},
+    {"title": "Bad", "url": "javascript:alert(1)", "description": "dropped"},
+]
+
+
+class SyncSearch(WebSearchProvider):
+    name = "sync-search"
+
+    def is_available(self):
+        return True
+
+    def supports_extract(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        return list(HITS)
+
+    def extract(self, urls, **kwargs):
+        return [{"url": u, "title": "T", "content": "body of " + u} for u in urls]
+
+
+class AsyncSearch(WebSearchProvider):
+    name = "async-search"
+
+    def is_available(self):
+        return True
+
+    def supports_extract(self):
+        return True
+
+    async def search(self, query, limit=5, **options):
+        await asyncio.sleep(0)
+        return {"web": list(HITS)}
+
+    async def extract(self, urls, **kwargs):
+        await asyncio.sleep(0)
+        return [{"url": u, "title": "T", "content": "body of " + u} for u in urls]
+
+
+def register(ctx):
+    ctx.register_web_search_provider(SyncSearch())
+    ctx.register_web_search_provider(AsyncSearch())
+'''
+
+
+@pytest.fixture
+def pair_config(write_plugin: Any, make_config: Any) -> Any:
+    """A config with a user plugin registering ``sync-search`` and ``async-search``."""
+    root = write_plugin("pair", _PROVIDERS_CODE)
+    return make_config(plugins={"paths": [str(root)], "enabled": ["pair"]})

@@ -1,0 +1,112 @@
+"""Configuration: files, interpolation, defaults, env overrides and error messages."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webproviders.config import ConfigError, config_from_dict, interpolate, load_config
+
+
+def test_defaults_without_any_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    config = load_config()
+    assert config.source == "defaults"
+    assert config.web.timeout == 30.0
+    assert config.web.backend is None
+    assert config.web.allow_private_networks is False
+    assert config.plugins.enabled == []
+    assert config.provider("brave").api_keys() == []
+
+
+def test_interpolation_with_defaults() -> None:
+    env = {"TOKEN": "abc", "EMPTY": ""}
+    tree = {"a": "${TOKEN}", "b": "x-${MISSING:-fallback}-y", "c": ["${EMPTY:-d}", 3], "d": "${MISSING}"}
+    assert interpolate(tree, env) == {"a": "abc", "b": "x-fallback-y", "c": ["d", 3], "d": ""}
+
+
+def test_file_is_loaded_from_explicit_path_then_env_var(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    first = tmp_path / "one.yaml"
+    first.write_text("web:\n  backend: stub\n  providers:\n    brave:\n      api_key: ${BRAVE_KEY}\n")
+    second = tmp_path / "two.yaml"
+    second.write_text("web:\n  timeout: 12\n")
+    monkeypatch.setenv("BRAVE_KEY", "bk-123456")
+    monkeypatch.setenv("WEBPROVIDERS_CONFIG", str(second))
+    explicit = load_config(first)
+    assert explicit.web.backend == "stub"
+    assert explicit.provider("brave").api_keys() == ["bk-123456"]
+    assert explicit.source == str(first)
+    assert load_config().web.timeout == 12
+
+
+def test_default_location_is_used_when_present(monkeypatch: pytest.MonkeyPatch) -> None:
+    home = Path.home()
+    path = home / ".config" / "webproviders" / "config.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text("web:\n  search_backend: [brave, ddgs]\n")
+    assert load_config().web.search_backend == ["brave", "ddgs"]
+
+
+def test_env_overrides_beat_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("web:\n  backend: stub\n  search_backend: ddgs\n")
+    monkeypatch.setenv("WEB_BACKEND", "tavily")
+    monkeypatch.setenv("WEB_SEARCH_BACKEND", "brave, searxng")
+    monkeypatch.setenv("WEB_EXTRACT_BACKEND", "http")
+    monkeypatch.setenv("WEB_CRAWL_BACKEND", "firecrawl")
+    config = load_config(path)
+    assert config.web.backend == "tavily"
+    assert config.web.search_backend == ["brave", "searxng"]
+    assert config.web.extract_backend == "http"
+    assert config.web.crawl_backend == "firecrawl"
+
+
+def test_bad_type_names_the_key_and_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text("web:\n  timeout: soon\n")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert "'web.timeout'" in str(caught.value)
+    assert str(path) in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("tree", "key"),
+    [
+        ({"web": {"on_unsupported": "explode"}}, "web.on_unsupported"),
+        ({"web": {"providers": {"brave": {"timeout": -1}}}}, "web.providers.brave.timeout"),
+        ({"web": {"search_backend": {"merge": ["a"]}}}, "web.search_backend"),
+        ({"plugins": {"enabled": "notalist"}}, "plugins.enabled"),
+    ],
+)
+def test_bad_values_name_their_key(tree: dict[str, Any], key: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict(tree, source="x.yaml")
+    assert f"'{key}" in str(caught.value)
+
+
+def test_invalid_yaml_is_a_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "broken.yaml"
+    path.write_text("web: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(path)
+
+
+def test_unknown_keys_warn_and_are_ignored(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="webproviders.config"):
+        config = config_from_dict({"web": {"backend": "stub", "bakend": "x"}, "extra": 1}, source="c.yaml")
+    assert config.web.backend == "stub"
+    messages = " ".join(r.getMessage() for r in caplog.records)
+    assert "'web.bakend'" in messages and "'extra'" in messages
+
+
+def test_provider_sections_keep_vendor_keys_and_several_api_keys() -> None:
+    config = config_from_dict(
+        {"web": {"providers": {"xai": {"api_key": ["k1-aaaa", "k2-bbbb, k3-cccc"], "model": "grok-x"}}}}
+    )
+    settings = config.provider("xai")
+    assert settings.api_keys() == ["k1-aaaa", "k2-bbbb", "k3-cccc"]
+    assert settings.option("model") == "grok-x"
+    assert "k1-aaaa" not in repr(config)

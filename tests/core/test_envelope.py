@@ -1,0 +1,201 @@
+"""Golden envelopes and the normalisation of what providers return."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+
+from webproviders import dispatch_crawl, dispatch_extract, dispatch_search
+from webproviders.envelope import normalise_pages, normalise_search
+from webproviders.errors import ParseError, RateLimitedError
+from webproviders.models import FailureEnvelope, PagesEnvelope, SearchEnvelope
+
+
+def _without_timings(envelope: dict[str, Any]) -> dict[str, Any]:
+    meta = {k: v for k, v in envelope["meta"].items() if k != "latency_ms"}
+    meta["attempts"] = [{k: v for k, v in a.items() if k != "latency_ms"} for a in meta["attempts"]]
+    return {**envelope, "meta": meta}
+
+
+def test_search_golden(make_config: Any) -> None:
+    envelope = dispatch_search("Golden Query", 2, backend="stub", config=make_config())
+    assert _without_timings(envelope) == {
+        "success": True,
+        "data": {
+            "web": [
+                {
+                    "title": "Golden Query — result 1",
+                    "url": "https://stub.example.com/golden-query/6221de0d3d52/1",
+                    "description": "Stub result 1 for 'Golden Query' (6221de0d3d52).",
+                    "position": 1,
+                },
+                {
+                    "title": "Golden Query — result 2",
+                    "url": "https://stub.example.com/golden-query/6221de0d3d52/2",
+                    "description": "Stub result 2 for 'Golden Query' (6221de0d3d52).",
+                    "position": 2,
+                },
+            ]
+        },
+        "provider": "stub",
+        "meta": {
+            "requested_backend": "stub",
+            "served_by": "stub",
+            "attempts": [{"provider": "stub", "outcome": "ok"}],
+        },
+    }
+    SearchEnvelope.model_validate(envelope)
+
+
+def test_extract_golden_with_one_failed_url(write_plugin: Any, make_config: Any) -> None:
+    root = write_plugin(
+        "partial",
+        """
+        from webproviders import WebSearchProvider
+        from webproviders.envelope import page_error
+        from webproviders.errors import BlockedError
+
+        class Partial(WebSearchProvider):
+            name = "partial"
+            def is_available(self):
+                return True
+            def supports_extract(self):
+                return True
+            def extract(self, urls, **kwargs):
+                ok = {"url": urls[0], "title": "Ok", "content": "# Ok\\n\\ntext", "raw_content": "Ok text",
+                      "metadata": {"status_code": 200}}
+                return [ok, page_error(urls[1], BlockedError("The site shows a CAPTCHA.", detail="captcha_required"))]
+
+        def register(ctx):
+            ctx.register_web_search_provider(Partial())
+        """,
+    )
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["partial"]})
+    envelope = dispatch_extract(["https://ok.example/", "https://walled.example/"], backend="partial", config=config)
+    assert _without_timings(envelope) == {
+        "success": True,
+        "data": [
+            {
+                "url": "https://ok.example/",
+                "title": "Ok",
+                "content": "# Ok\n\ntext",
+                "raw_content": "Ok text",
+                "metadata": {"status_code": 200},
+            },
+            {
+                "url": "https://walled.example/",
+                "title": "",
+                "content": "",
+                "raw_content": None,
+                "metadata": {},
+                "error": "The site shows a CAPTCHA.",
+                "error_code": "blocked",
+            },
+        ],
+        "provider": "partial",
+        "meta": {
+            "requested_backend": "partial",
+            "served_by": "partial",
+            "attempts": [{"provider": "partial", "outcome": "ok"}],
+        },
+    }
+    PagesEnvelope.model_validate(envelope)
+
+
+def test_crawl_golden(make_config: Any) -> None:
+    envelope = dispatch_crawl("https://docs.example/", backend="stub", config=make_config(), max_pages=2)
+    pages = envelope["data"]
+    assert [p["url"] for p in pages] == ["https://docs.example/", "https://docs.example/page-1"]
+    assert [p["metadata"]["depth"] for p in pages] == [0, 1]
+    assert set(pages[0]) == {"url", "title", "content", "raw_content", "metadata"}
+    PagesEnvelope.model_validate(envelope)
+
+
+def test_failure_golden(write_plugin: Any, make_config: Any) -> None:
+    root = write_plugin(
+        "limited",
+        """
+        from webproviders import WebSearchProvider
+        from webproviders.errors import RateLimitedError
+
+        class Limited(WebSearchProvider):
+            name = "limited"
+            def is_available(self):
+                return True
+            def search(self, query, limit=5, **options):
+                raise RateLimitedError("limited is rate limiting requests (HTTP 429).", retry_after=7)
+
+        def register(ctx):
+            ctx.register_web_search_provider(Limited())
+        """,
+    )
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["limited"]}, web={"providers": {"limited": {"max_retries": 0}}})
+    envelope = dispatch_search("q", backend="limited", config=config)
+    stable = _without_timings(envelope)
+    assert {k: stable[k] for k in ("success", "error", "error_code", "retryable", "retry_after", "provider")} == {
+        "success": False,
+        "error": "limited is rate limiting requests (HTTP 429).",
+        "error_code": "rate_limited",
+        "retryable": True,
+        "retry_after": 7,
+        "provider": "limited",
+    }
+    assert stable["meta"]["served_by"] is None
+    assert stable["meta"]["attempts"][0]["error_code"] == "rate_limited"
+    FailureEnvelope.model_validate(envelope)
+
+
+class Hit(BaseModel):
+    title: str
+    link: str
+    snippet: str
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"success": True, "data": {"web": [{"title": "A", "url": "https://a.example/", "description": "d"}]}},
+        {"web": [{"title": "A", "href": "https://a.example/", "body": "d"}]},
+        [{"name": "A", "link": "https://a.example/", "content": "d"}],
+        [Hit(title="A", link="https://a.example/", snippet="d")],
+        [{"title": "  A \n", "uri": " https://a.example/ ", "text": " d "}],
+    ],
+)
+def test_accepted_provider_shapes_normalise_alike(raw: Any) -> None:
+    hits, _ = normalise_search(raw, 5)
+    assert hits == [{"title": "A", "url": "https://a.example/", "description": "d", "position": 1}]
+
+
+def test_filtering_dedup_cap_and_positions() -> None:
+    raw = [
+        {"title": "ftp", "url": "ftp://x.example/"},
+        {"title": "rel", "url": "/relative"},
+        {"title": "one", "url": "https://1.example/", "score": 0.9, "published_at": "2026-01-02"},
+        {"title": "one again", "url": "https://1.example/"},
+        {"title": "two", "url": "HTTP://2.example/"},
+        {"title": "three", "url": "https://3.example/"},
+        "not a dict",
+        None,
+    ]
+    hits, _ = normalise_search(raw, 2)
+    assert [(h["title"], h["position"]) for h in hits] == [("one", 1), ("two", 2)]
+    assert hits[0]["score"] == 0.9 and hits[0]["published_at"] == "2026-01-02"
+
+
+def test_failure_envelope_from_a_provider_becomes_an_error() -> None:
+    with pytest.raises(RateLimitedError):
+        normalise_search({"success": False, "error": "slow down", "error_code": "rate_limited"}, 5)
+
+
+def test_garbage_shapes_are_parse_errors() -> None:
+    with pytest.raises(ParseError):
+        normalise_search({"web": "nope"}, 5)
+    with pytest.raises(ParseError):
+        normalise_pages(42)
+
+
+def test_pages_accept_markdown_key_and_single_mapping() -> None:
+    pages, _ = normalise_pages({"url": "https://p.example/", "markdown": "# T", "title": "T"})
+    assert pages == [{"url": "https://p.example/", "title": "T", "content": "# T", "raw_content": None, "metadata": {}}]

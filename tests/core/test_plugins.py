@@ -1,0 +1,207 @@
+"""Plugin discovery: folders, enablement, broken plugins, duplicates and entry points."""
+
+from __future__ import annotations
+
+import importlib
+import logging
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webproviders import dispatch_search, list_providers
+
+GOOD = """
+from webproviders import WebSearchProvider
+
+class P(WebSearchProvider):
+    name = "{name}"
+    def is_available(self):
+        return True
+    def search(self, query, limit=5, **options):
+        return [{{"title": "from {name}", "url": "https://{name}.example/"}}]
+
+def register(ctx):
+    ctx.register_web_search_provider(P())
+"""
+
+
+def _rows(config: Any) -> dict[str, dict[str, Any]]:
+    return {row["name"]: row for row in list_providers(config)}
+
+
+def test_user_plugin_loads_only_when_enabled(write_plugin: Any, make_config: Any) -> None:
+    root = write_plugin("mine", GOOD.format(name="mine"))
+    assert "mine" not in _rows(make_config(plugins={"paths": [str(root)]}))
+    rows = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["mine"]}))
+    assert rows["mine"]["source"] == "user"
+    assert rows["mine"]["available"] is True
+
+
+def test_disabled_always_wins(write_plugin: Any, make_config: Any) -> None:
+    root = write_plugin("mine", GOOD.format(name="mine"))
+    config = make_config(
+        plugins={"paths": [str(root)], "enabled": ["mine"], "disabled": ["mine", "ddgs"]}
+    )
+    rows = _rows(config)
+    assert "mine" not in rows
+    assert "ddgs" not in rows
+    assert "stub" in rows
+
+
+def test_broken_import_is_recorded_and_others_keep_working(write_plugin: Any, make_config: Any) -> None:
+    root = write_plugin("broken", "import not_a_real_module_xyz\n")
+    write_plugin("mine", GOOD.format(name="mine"))
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["broken", "mine"]})
+    rows = _rows(config)
+    assert rows["broken"]["available"] is False
+    assert "ModuleNotFoundError" in rows["broken"]["load_error"]
+    envelope = dispatch_search("q", backend="mine", config=config)
+    assert envelope["success"] is True
+
+
+def test_register_that_raises_is_recorded(write_plugin: Any, make_config: Any) -> None:
+    code = GOOD.format(name="half") + "\n\ndef register(ctx):\n    ctx.register_web_search_provider(P())\n    raise RuntimeError('boom')\n"
+    root = write_plugin("half", code)
+    rows = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["half"]}))
+    assert "RuntimeError: boom" in rows["half"]["load_error"]
+    assert rows["half"]["available"] is False
+
+
+def test_registering_something_that_is_not_a_provider_is_recorded(write_plugin: Any, make_config: Any) -> None:
+    root = write_plugin("wrong", "def register(ctx):\n    ctx.register_web_search_provider(object())\n")
+    rows = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["wrong"]}))
+    assert "needs a WebSearchProvider" in rows["wrong"]["load_error"]
+
+
+def test_duplicate_provider_name_keeps_the_first_and_warns(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = write_plugin("aaa", GOOD.format(name="twin"))
+    write_plugin("bbb", GOOD.format(name="twin").replace("from twin", "from bbb"))
+    write_plugin("ccc", GOOD.format(name="stub"))
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["aaa", "bbb", "ccc"]})
+    with caplog.at_level(logging.WARNING, logger="webproviders.plugins"):
+        rows = _rows(config)
+    assert rows["twin"]["plugin"] == "aaa"
+    assert rows["stub"]["source"] == "built-in"  # built-ins load first and keep their names
+    assert any("Duplicate provider" in r.getMessage() for r in caplog.records)
+    failed = {r["plugin"]: r for r in list_providers(config) if r["load_error"]}
+    assert "already registered" in failed["bbb"]["load_error"]
+    hit = dispatch_search("q", backend="twin", config=config)["data"]["web"][0]
+    assert hit["title"] == "from twin"
+
+
+def test_invalid_manifest_is_recorded(tmp_path: Path, make_config: Any) -> None:
+    folder = tmp_path / "plugins" / "badyaml"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text("name: Bad Name!\nkind: backend\n")
+    (folder / "__init__.py").write_text("")
+    rows = list_providers(make_config(plugins={"paths": [str(tmp_path / "plugins")]}))
+    bad = [r for r in rows if r["load_error"] and "plugin.yaml" in r["load_error"]]
+    assert bad and bad[0]["available"] is False
+
+
+def test_manifest_explains_missing_key_and_package(write_plugin: Any, make_config: Any) -> None:
+    code = """
+    import os
+    from webproviders import WebSearchProvider
+
+    class Keyed(WebSearchProvider):
+        name = "keyed"
+        def is_available(self):
+            return bool(os.environ.get("KEYED_API_KEY"))
+
+    class NeedsPkg(WebSearchProvider):
+        name = "needs-pkg"
+        def is_available(self):
+            return False
+
+    def register(ctx):
+        ctx.register_web_search_provider(Keyed())
+        ctx.register_web_search_provider(NeedsPkg())
+    """
+    providers = [
+        {"name": "keyed", "env": [{"key": "KEYED_API_KEY", "prompt": "key"}]},
+        {"name": "needs-pkg", "packages": [{"module": "surely_missing_pkg", "pip": "webproviders[missing]"}]},
+    ]
+    root = write_plugin("reasons", code, providers)
+    rows = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["reasons"]}))
+    assert rows["keyed"]["reason"] == "KEYED_API_KEY is not set (or web.providers.keyed.api_key)"
+    assert "pip install 'webproviders[missing]'" in rows["needs-pkg"]["reason"]
+
+
+def test_entry_point_plugin_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_config: Any) -> None:
+    site = tmp_path / "site"
+    package = site / "wp_thirdparty"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text(
+        textwrap.dedent(
+            """
+            from webproviders import WebSearchProvider, hookimpl
+
+            class Third(WebSearchProvider):
+                name = "third"
+                def is_available(self):
+                    return True
+                def get_setup_schema(self):
+                    return {"name": "Third", "badge": "", "tag": "", "env_vars": [{"key": "THIRD_KEY", "prompt": "k", "url": ""}]}
+                def search(self, query, limit=5, **options):
+                    return [{"title": "third", "url": "https://third.example/"}]
+
+            @hookimpl
+            def register(ctx):
+                ctx.register_web_search_provider(Third())
+            """
+        )
+    )
+    dist = site / "wp_thirdparty-1.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: wp-thirdparty\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[webproviders]\nthird = wp_thirdparty\n")
+    monkeypatch.syspath_prepend(str(site))
+    importlib.invalidate_caches()
+    config = make_config()
+    rows = _rows(config)
+    assert rows["third"]["source"] == "entry point"
+    assert rows["third"]["capabilities"] == ["search"]
+    envelope = dispatch_search("q", backend="third", config=config)
+    assert envelope["data"]["web"][0]["url"] == "https://third.example/"
+    # Disabling by entry-point name removes it.
+    assert "third" not in _rows(make_config(plugins={"disabled": ["third"]}))
+
+
+def test_dispatch_hooks_see_every_call(write_plugin: Any, make_config: Any) -> None:
+    code = GOOD.format(name="hooked") + """
+SEEN = []
+
+def before_dispatch(capability, backend, arguments):
+    SEEN.append(("before", capability, backend, arguments["query"]))
+
+def after_dispatch(capability, arguments, envelope):
+    SEEN.append(("after", capability, envelope["success"]))
+"""
+    root = write_plugin("hooked", code)
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["hooked"]})
+    dispatch_search("hello", backend="stub", config=config)
+    module = next(
+        m for name, m in __import__("sys").modules.items() if name.startswith("_webproviders_plugins.user.hooked")
+    )
+    assert module.SEEN == [("before", "search", "stub", "hello"), ("after", "search", True)]
+
+
+def test_policy_hook_can_refuse_a_call(write_plugin: Any, make_config: Any) -> None:
+    code = GOOD.format(name="policy") + """
+from webproviders.errors import InvalidInputError
+
+def before_dispatch(capability, backend, arguments):
+    if "forbidden" in arguments.get("query", ""):
+        raise InvalidInputError("This query is not allowed by policy.")
+"""
+    root = write_plugin("policy", code)
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["policy"]})
+    refused = dispatch_search("forbidden words", backend="stub", config=config)
+    assert refused["error_code"] == "invalid_input"
+    assert refused["error"] == "This query is not allowed by policy."
+    assert dispatch_search("fine", backend="stub", config=config)["success"] is True

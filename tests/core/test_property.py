@@ -1,0 +1,108 @@
+"""Whatever callers pass and providers return, dispatch answers with a valid envelope."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from webproviders import dispatch_extract, dispatch_search
+from webproviders.models import FailureEnvelope, PagesEnvelope, SearchEnvelope
+
+CHAOS = """
+import json
+from webproviders import WebSearchProvider
+
+class Chaos(WebSearchProvider):
+    name = "chaos"
+    runs_inline = True
+    def is_available(self):
+        return True
+    def supports_extract(self):
+        return True
+    def _reply(self, payload):
+        value = json.loads(payload)
+        if isinstance(value, dict) and value.get("raise"):
+            raise RuntimeError(value["raise"])
+        return value
+    def search(self, query, limit=5, **options):
+        return self._reply(options.get("payload", "[]"))
+    def extract(self, urls, **kwargs):
+        return self._reply(kwargs.get("payload", "[]"))
+
+def register(ctx):
+    ctx.register_web_search_provider(Chaos())
+"""
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12,
+)
+url_like = st.one_of(
+    st.sampled_from(["https://a.example/", "http://b.example/x?y=1", "ftp://c/", "", "javascript:x", "https://"]),
+    st.text(max_size=30),
+)
+hit = st.fixed_dictionaries(
+    {},
+    optional={
+        "title": json_values,
+        "url": url_like,
+        "href": url_like,
+        "description": json_values,
+        "snippet": json_values,
+        "extra": json_values,
+    },
+)
+provider_return = st.one_of(
+    json_values,
+    st.lists(hit, max_size=8),
+    st.fixed_dictionaries({"web": st.lists(hit, max_size=8)}),
+    st.fixed_dictionaries({"success": st.booleans(), "data": st.lists(hit, max_size=4), "error": json_values}),
+    st.fixed_dictionaries({"raise": st.text(min_size=1, max_size=20)}),
+)
+
+
+@pytest.fixture
+def chaos_config(write_plugin: Any, make_config: Any) -> Any:
+    root = write_plugin("chaos", CHAOS)
+    return make_config(plugins={"paths": [str(root)], "enabled": ["chaos"]})
+
+
+def _valid(envelope: dict[str, Any], model: Any) -> None:
+    json.dumps(envelope)
+    if envelope["success"]:
+        model.model_validate(envelope)
+    else:
+        FailureEnvelope.model_validate(envelope)
+        assert envelope["error"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    query=st.one_of(st.text(max_size=40), st.integers(), st.none(), st.just(" " * 3), st.text(min_size=2001, max_size=2002)),
+    limit=st.one_of(st.integers(-5, 60), st.booleans(), st.floats(), st.text(max_size=3)),
+    payload=provider_return,
+)
+def test_search_never_raises(chaos_config: Any, query: Any, limit: Any, payload: Any) -> None:
+    envelope = dispatch_search(query, limit, backend="chaos", config=chaos_config, payload=json.dumps(payload))
+    _valid(envelope, SearchEnvelope)
+    if envelope["success"]:
+        hits = envelope["data"]["web"]
+        assert len(hits) <= limit
+        assert [h["position"] for h in hits] == list(range(1, len(hits) + 1))
+        assert all(h["url"].lower().startswith(("http://", "https://")) for h in hits)
+        assert len({h["url"] for h in hits}) == len(hits)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    urls=st.one_of(url_like, st.lists(url_like, max_size=22), st.integers(), st.none()),
+    payload=provider_return,
+)
+def test_extract_never_raises(chaos_config: Any, urls: Any, payload: Any) -> None:
+    envelope = dispatch_extract(urls, backend="chaos", config=chaos_config, payload=json.dumps(payload))
+    _valid(envelope, PagesEnvelope)

@@ -1,0 +1,93 @@
+"""No API key ever appears in an envelope, a log record or a repr."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import pytest
+
+from webproviders import dispatch_search
+from webproviders.redact import get_logger, scrub
+
+SECRET = "sk-live-9f8e7d6c5b4a3210"
+ENV_SECRET = "env-secret-0123456789"
+
+LEAKY = f"""
+import os
+import httpx
+from webproviders import WebSearchProvider
+
+class Leaky(WebSearchProvider):
+    name = "leaky"
+    def __init__(self, settings):
+        self.settings = settings
+    def is_available(self):
+        return True
+    def search(self, query, limit=5, **options):
+        key = self.settings.api_keys()[0]
+        env_key = os.environ["LEAKY_API_KEY"]
+        if query == "status":
+            request = httpx.Request("GET", "https://api.leaky.example/s?api_key=" + key)
+            response = httpx.Response(401, request=request)
+            raise httpx.HTTPStatusError("401 for url https://api.leaky.example/s?api_key=" + key, request=request, response=response)
+        raise RuntimeError(
+            "request failed: Authorization: Bearer " + key + " x-api-key: " + env_key + " url=https://x/?key=" + key
+        )
+
+def register(ctx):
+    ctx.register_web_search_provider(Leaky(ctx.settings("leaky")))
+"""
+
+
+@pytest.fixture
+def leaky_config(write_plugin: Any, make_config: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv("LEAKY_API_KEY", ENV_SECRET)
+    root = write_plugin("leaky", LEAKY, [{"name": "leaky", "env": [{"key": "LEAKY_API_KEY"}]}])
+    return make_config(
+        plugins={"paths": [str(root)], "enabled": ["leaky"]},
+        web={"providers": {"leaky": {"api_key": SECRET}}},
+    )
+
+
+def test_envelope_and_logs_never_show_the_key(leaky_config: Any, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.DEBUG):
+        envelopes = [dispatch_search(q, backend="leaky", config=leaky_config) for q in ("boom", "status")]
+        get_logger("webproviders.test").warning("leak attempt %s %s", SECRET, ENV_SECRET)
+        logging.getLogger("httpx").info("HTTP Request: GET https://api.example/?api_key=%s", SECRET)
+    for envelope in envelopes:
+        text = repr(envelope)
+        assert SECRET not in text and ENV_SECRET not in text
+        assert envelope["success"] is False
+    assert envelopes[0]["error_code"] == "provider_error"
+    assert "***" in envelopes[0]["error"]
+    assert envelopes[1]["error_code"] == "auth_error"
+    for record in caplog.records:
+        assert SECRET not in record.getMessage()
+        assert ENV_SECRET not in record.getMessage()
+
+
+def test_reprs_do_not_show_keys(leaky_config: Any) -> None:
+    from webproviders.registry import get_registry
+
+    registry = get_registry(leaky_config)
+    entry = registry.get("leaky")
+    assert entry is not None
+    for text in (repr(leaky_config), str(leaky_config), repr(leaky_config.provider("leaky")), repr(entry.provider)):
+        assert SECRET not in text
+    assert SECRET not in leaky_config.model_dump_json()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Authorization: Bearer abcdefghijklmnop",
+        "authorization=Bot abcdefghijklmnop",
+        "X-Subscription-Token: abcdefghijklmnop",
+        "https://api.example/search?q=x&api_key=abcdefghijklmnop",
+        "https://www.googleapis.com/customsearch/v1?key=abcdefghijklmnop&cx=1",
+        '{"api_key": "abcdefghijklmnop"}',
+    ],
+)
+def test_credential_shapes_are_masked_whatever_the_value(text: str) -> None:
+    assert "abcdefghijklmnop" not in scrub(text)
