@@ -27,16 +27,23 @@ def main() -> None:
         fn()  # type: ignore[operator]
         return (time.perf_counter() - started) / n * 1e6
 
-    direct = per_call(lambda: [provider.search("hello world", 5) for _ in range(n)])
-    dispatch_search("warm up", 5, backend="stub", config=config, cache=False)
-    sync = per_call(lambda: [dispatch_search("hello world", 5, backend="stub", config=config, cache=False) for _ in range(n)])
+    def direct_calls() -> None:
+        for _ in range(n):
+            provider.search("hello world", 5)
 
-    async def run_async() -> None:
+    def sync_calls(cache: bool) -> None:
+        for _ in range(n):
+            dispatch_search("hello world", 5, backend="stub", config=config, cache=cache)
+
+    async def async_calls() -> None:
         for _ in range(n):
             await adispatch_search("hello world", 5, backend="stub", config=config, cache=False)
 
-    asynchronous = per_call(lambda: asyncio.run(run_async()))
-    cached = per_call(lambda: [dispatch_search("hello world", 5, backend="stub", config=config) for _ in range(n)])
+    direct = per_call(direct_calls)
+    dispatch_search("warm up", 5, backend="stub", config=config, cache=False)
+    sync = per_call(lambda: sync_calls(False))
+    asynchronous = per_call(lambda: asyncio.run(async_calls()))
+    cached = per_call(lambda: sync_calls(True))
     print(f"calls: {n}")
     print(f"provider.search directly:  {direct:7.1f} us/call")
     print(f"dispatch_search (sync):    {sync:7.1f} us/call  -> {sync - direct:5.1f} us added (target < 50)")

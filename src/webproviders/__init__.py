@@ -33,6 +33,12 @@ _EXPORTS = {
     "SearchEnvelope": "models",
     "PagesEnvelope": "models",
     "FailureEnvelope": "models",
+    "format_results": "formatting",
+    "run_tool": "tools",
+    "arun_tool": "tools",
+    "create_websearch_tool": "agent_tools",
+    "create_webread_tool": "agent_tools",
+    "WebToolConfig": "agent_tools",
 }
 
 __all__ = ["__version__", *_EXPORTS]
@@ -52,6 +58,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from .agent_tools import WebToolConfig, create_webread_tool, create_websearch_tool
     from .config import Config, ConfigError, load_config
     from .dispatch import (
         adispatch_crawl,
@@ -61,6 +68,7 @@ if TYPE_CHECKING:
         dispatch_extract,
         dispatch_search,
     )
+    from .formatting import format_results
     from .hookspecs import hookimpl
     from .models import FailureEnvelope, Page, PagesEnvelope, SearchEnvelope, SearchHit
     from .plugins import PluginContext

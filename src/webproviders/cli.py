@@ -48,6 +48,22 @@ def _parser() -> argparse.ArgumentParser:
     providers.add_argument("--json", action="store_true")
 
     sub.add_parser("config", help="show the backend chosen for each capability, and why")
+
+    mcp = sub.add_parser(
+        "mcp",
+        help="serve web_search, web_extract, web_crawl and web_providers over MCP (stdio by default)",
+    )
+    mcp.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead of stdio")
+    mcp.add_argument("--host", help="address to bind with --http (default 127.0.0.1)")
+    mcp.add_argument("--port", type=int, help="port to bind with --http (default 8000)")
+    mcp.add_argument(
+        "--allow-remote", action="store_true", dest="allow_remote",
+        help="allow binding an address other than loopback",
+    )
+    mcp.add_argument(
+        "--max-chars", type=int, dest="max_chars",
+        help="longest text rendering of one result (default 20000)",
+    )
     return parser
 
 
@@ -170,12 +186,68 @@ def _cmd_config(args: argparse.Namespace, config: Any) -> int:
     return EXIT_OK
 
 
+def _mcp_token(config: Any) -> str | None:
+    """The HTTP bearer token: ``$WEBPROVIDERS_MCP_TOKEN``, else ``mcp.token`` from the config."""
+    import os
+
+    from .mcp_server import TOKEN_ENV
+
+    token = (os.environ.get(TOKEN_ENV) or "").strip()
+    if token:
+        return token
+    configured = config.mcp.token
+    if configured is None:
+        return None
+    return configured.get_secret_value().strip() or None
+
+
+def _cmd_mcp(args: argparse.Namespace, config: Any) -> int:
+    import anyio
+
+    from .mcp_server import build_server, is_loopback, mcp_missing_reason, serve_http, serve_stdio
+
+    missing = mcp_missing_reason()
+    if missing:
+        sys.stderr.write(f"error: {missing}\n")
+        return EXIT_FAILURE
+    if not args.http and (args.host is not None or args.port is not None or args.allow_remote):
+        sys.stderr.write("error: --host, --port and --allow-remote need --http.\n")
+        return EXIT_USAGE
+    if args.max_chars is not None and args.max_chars < 1:
+        sys.stderr.write("error: --max-chars must be above 0.\n")
+        return EXIT_USAGE
+    server = build_server(config, **({"max_chars": args.max_chars} if args.max_chars else {}))
+    if not args.http:
+        anyio.run(serve_stdio, server)
+        return EXIT_OK
+    host = args.host or "127.0.0.1"
+    port = 8000 if args.port is None else args.port
+    if not 0 <= port <= 65535:
+        sys.stderr.write(f"error: --port must be from 0 to 65535, not {port}.\n")
+        return EXIT_USAGE
+    if not is_loopback(host) and not args.allow_remote:
+        sys.stderr.write(
+            f"error: refusing to bind {host}, which is not a loopback address: anyone who can reach it "
+            "could use this server and its API keys. Pass --allow-remote (and set a token) to do it anyway.\n"
+        )
+        return EXIT_USAGE
+    token = _mcp_token(config)
+    if not is_loopback(host) and token is None:
+        sys.stderr.write(
+            "warning: serving a non-loopback address without a bearer token; "
+            "set WEBPROVIDERS_MCP_TOKEN or mcp.token in the config.\n"
+        )
+    anyio.run(lambda: serve_http(server, host=host, port=port, token=token))
+    return EXIT_OK
+
+
 _COMMANDS: dict[str, Callable[[argparse.Namespace, Any], int]] = {
     "search": _cmd_search,
     "extract": _cmd_extract,
     "crawl": _cmd_crawl,
     "providers": _cmd_providers,
     "config": _cmd_config,
+    "mcp": _cmd_mcp,
 }
 
 

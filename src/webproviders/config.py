@@ -6,7 +6,6 @@ lazily, once, for callers that do not care.
 
 from __future__ import annotations
 
-
 import os
 import re
 import threading
@@ -14,7 +13,15 @@ from pathlib import Path
 from typing import Any, Literal, Union
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from .redact import get_logger
 
@@ -37,11 +44,11 @@ class ProviderSettings(BaseModel):
 
     model_config = ConfigDict(extra="allow")
 
-    api_key: Union[SecretStr, list[SecretStr], None] = None
+    api_key: SecretStr | list[SecretStr] | None = None
     base_url: str | None = None
     timeout: float | None = Field(default=None, gt=0)
     #: Request budget (``"1/s"``, ``"100/min"``; ``off`` drops the manifest's default).
-    rate_limit: Union[str, bool, None] = None
+    rate_limit: str | bool | None = None
     #: Retries of transient failures for this provider (overrides ``web.retry.max_retries``).
     max_retries: int | None = Field(default=None, ge=0, le=10)
     #: First retry wait in seconds, doubled each time (overrides ``web.retry.backoff``).
@@ -192,6 +199,15 @@ class WebSettings(BaseModel):
         return value
 
 
+class McpSettings(BaseModel):
+    """``mcp``: settings of the ``webproviders mcp`` server."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: Bearer token the HTTP transport requires (``$WEBPROVIDERS_MCP_TOKEN`` wins when set).
+    token: SecretStr | None = None
+
+
 class Config(BaseModel):
     """The whole configuration. Build one with :func:`load_config` or directly."""
 
@@ -199,6 +215,7 @@ class Config(BaseModel):
 
     web: WebSettings = Field(default_factory=WebSettings)
     plugins: PluginSettings = Field(default_factory=PluginSettings)
+    mcp: McpSettings = Field(default_factory=McpSettings)
     #: Where this config came from (a path, or None for defaults / code).
     source: str | None = Field(default=None, exclude=True)
 
@@ -208,7 +225,9 @@ class Config(BaseModel):
 
     def secrets(self) -> list[str]:
         """Every API key in this config, for scrubbing error text."""
-        return [key for settings in self.web.providers.values() for key in settings.api_keys()]
+        keys = [key for settings in self.web.providers.values() for key in settings.api_keys()]
+        token = self.mcp.token.get_secret_value() if self.mcp.token is not None else ""
+        return keys + [token] if token else keys
 
     def __hash__(self) -> int:
         return id(self)

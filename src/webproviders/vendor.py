@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, ClassVar, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from . import redact
 from .config import Config, ProviderSettings
@@ -95,8 +95,6 @@ class VendorProvider(WebSearchProvider):
     async def with_key(self, send: Callable[[str | None], Awaitable[T]]) -> T:
         """Run ``send(key)`` with a key from the ring; a key refused for auth or quota rests
         and the next one is tried. ``key`` is None when the provider works without one."""
-        from .http import request_json  # the HTTP stack loads on first request, not at listing
-
         keys = self.api_keys()
         if self.key_required and not keys:
             names = " or ".join(self.key_env) or "an API key"
@@ -128,6 +126,8 @@ class VendorProvider(WebSearchProvider):
         timeout: float | None = None,
     ) -> Any:
         """Call ``base_url + path`` with a key from the ring; a rejected key rests, the next is tried."""
+        from .http import request_json  # the HTTP stack loads on first request, not at listing
+
         url = path if path.startswith(("http://", "https://")) else self.base_url() + path
 
         async def send(key: str | None) -> Any:

@@ -83,4 +83,5 @@ def register(ctx):
 def pair_config(write_plugin: Any, make_config: Any) -> Any:
     """A config with a user plugin registering ``sync-search`` and ``async-search``."""
     root = write_plugin("pair", _PROVIDERS_CODE)
-    return make_config(plugins={"paths": [str(root)], "enabled": ["pair"]})
+    # No cache: these tests compare repeated identical calls, which a cache would answer.
+    return make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["pair"]})

@@ -110,3 +110,11 @@ def test_provider_sections_keep_vendor_keys_and_several_api_keys() -> None:
     assert settings.api_keys() == ["k1-aaaa", "k2-bbbb", "k3-cccc"]
     assert settings.option("model") == "grok-x"
     assert "k1-aaaa" not in repr(config)
+
+
+def test_the_example_config_loads_without_warnings(caplog: pytest.LogCaptureFixture) -> None:
+    example = Path(__file__).resolve().parents[2] / "config.example.yaml"
+    with caplog.at_level(logging.WARNING, logger="webproviders.config"):
+        config = load_config(example)
+    assert config.web.timeout == 30
+    assert not [r for r in caplog.records if r.name == "webproviders.config"]

@@ -1,0 +1,114 @@
+"""A generated local web site with fixed latency, for the extract and crawl benchmarks.
+
+Run as a separate process (``python bench/localsite.py articles 0.1``) so the benchmark's
+own memory and CPU figures are the client's alone; it prints its port on the first line.
+
+- ``articles``: ``/p/<n>`` are 200 realistic article pages (navigation, sidebar, footer
+  around several paragraphs, a list, a table and a code block).
+- ``site``: ``/page/<n>`` for ``n`` in 0..499, each linking to a handful of others and to
+  the first pages from its navigation, so a breadth-first crawl from ``/page/0`` finds all.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+WORDS = ["cache", "latency", "request", "server", "client", "retry", "backoff", "queue", "worker", "thread", "process", "memory", "storage", "index", "query", "table", "column", "schema", "migration", "deploy", "release", "rollback", "canary", "metric", "alert", "dashboard", "trace", "span", "log", "error", "timeout", "budget", "quota", "limit", "token", "key", "secret", "config", "network", "packet", "socket", "proxy", "gateway", "balancer", "region", "zone", "cluster", "node", "replica", "shard", "consistency", "availability", "partition", "leader", "follower", "election", "heartbeat", "lease", "lock"]
+
+NAV = "".join(f'<li><a href="/section/{i}">Section {i}</a></li>' for i in range(12))
+FOOTER = (
+    '<aside><h3>Popular</h3><ul><li><a href="/popular/1">Ten tips</a></li><li><a href="/popular/2">Why it broke</a></li></ul></aside>'
+    '<footer><p>Copyright 2024 Example Corp. All rights reserved.</p><a href="/privacy">Privacy</a> <a href="/terms">Terms</a></footer>'
+)
+
+
+def sentence(rng: random.Random) -> str:
+    words = [rng.choice(WORDS) for _ in range(rng.randint(9, 18))]
+    return " ".join(words).capitalize() + "."
+
+
+def article(n: int) -> str:
+    rng = random.Random(n)
+    paragraphs = "".join(
+        "<p>" + " ".join(sentence(rng) for _ in range(rng.randint(3, 6))) + "</p>" for _ in range(rng.randint(6, 10))
+    )
+    items = "".join(f"<li>{sentence(rng)}</li>" for _ in range(4))
+    rows = "".join(f"<tr><td>{rng.choice(WORDS)}</td><td>{rng.randint(1, 999)}</td></tr>" for _ in range(4))
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Article {n} | Example</title>'
+        f'<meta name="description" content="Article number {n}."></head><body>'
+        f'<header><div class="cookies">We use cookies.</div><nav><ul>{NAV}</ul></nav></header>'
+        f"<main><article><h1>Article {n}: {sentence(rng)}</h1>{paragraphs}<h2>Details</h2><ul>{items}</ul>"
+        f"<table><tr><th>name</th><th>value</th></tr>{rows}</table>"
+        f"<pre><code>def handler_{n}(request):\n    return respond(request)\n</code></pre></article></main>{FOOTER}</body></html>"
+    )
+
+
+def site_page(n: int, total: int) -> str:
+    rng = random.Random(n)
+    targets = sorted({(n * 7 + k * 13 + 1) % total for k in range(6)} | {2 * n + 1, 2 * n + 2} - {n})
+    links = "".join(f'<li><a href="/page/{t}">Page {t}</a></li>' for t in targets if t < total)
+    nav = "".join(f'<li><a href="/page/{t}">Top {t}</a></li>' for t in range(10))
+    body = "".join("<p>" + " ".join(sentence(rng) for _ in range(4)) + "</p>" for _ in range(4))
+    return (
+        f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8"><title>Page {n}</title></head><body>'
+        f"<nav><ul>{nav}</ul></nav><main><article><h1>Page {n}</h1>{body}<ul>{links}</ul></article></main>"
+        "<footer><p>Copyright 2024 Example Corp. All rights reserved.</p></footer></body></html>"
+    )
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    #: Headers and body go out in separate writes; without this, Nagle's algorithm and
+    #: delayed ACKs add ~40 ms to every response on top of the configured latency.
+    disable_nagle_algorithm = True
+    server: Any
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        time.sleep(self.server.latency)
+        path = self.path.split("?", 1)[0]
+        body: bytes | None = None
+        content_type = "text/html; charset=utf-8"
+        if path == "/robots.txt":
+            body, content_type = b"User-agent: *\nDisallow: /private/\n", "text/plain"
+        elif self.server.kind == "articles" and path.startswith("/p/") or self.server.kind == "site" and path.startswith("/page/"):
+            body = self.server.pages.get(path)
+        status = 200 if body is not None else 404
+        body = body if body is not None else b"<h1>Not found</h1>"
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 128
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass
+
+
+def main() -> None:
+    kind, latency = sys.argv[1], float(sys.argv[2])
+    count = int(sys.argv[3]) if len(sys.argv) > 3 else (200 if kind == "articles" else 500)
+    server = Server(("127.0.0.1", 0), Handler)
+    server.kind, server.latency = kind, latency  # type: ignore[attr-defined]
+    if kind == "articles":
+        server.pages = {f"/p/{n}": article(n).encode() for n in range(count)}  # type: ignore[attr-defined]
+    else:
+        server.pages = {f"/page/{n}": site_page(n, count).encode() for n in range(count)}  # type: ignore[attr-defined]
+    print(server.server_address[1], flush=True)
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

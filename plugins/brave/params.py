@@ -1,0 +1,79 @@
+"""Mapping our common search options to Brave's query parameters.
+
+Brave has no domain filter parameter, so domains go into the query as ``site:`` /
+``-site:`` operators, and the query limits (400 characters, 50 words) are checked after that.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webproviders import warn
+from webproviders.errors import InvalidInputError
+
+#: Brave's web search returns at most this many results per request.
+MAX_COUNT = 20
+MAX_QUERY_CHARS = 400
+MAX_QUERY_WORDS = 50
+
+_FRESHNESS = {"day": "pd", "week": "pw", "month": "pm", "year": "py"}
+#: Brave's own codes where they differ from ISO 639 / BCP 47 habits.
+_LANG_ALIASES = {
+    "ja": "jp",
+    "zh": "zh-hans",
+    "zh-cn": "zh-hans",
+    "zh-sg": "zh-hans",
+    "zh-tw": "zh-hant",
+    "zh-hk": "zh-hant",
+    "pt": "pt-pt",
+    "no": "nb",
+    "nn": "nb",
+}
+#: Regional variants Brave knows as languages of their own; other regions are dropped.
+_REGIONAL = {"en-gb", "pt-br", "pt-pt", "zh-hans", "zh-hant"}
+
+
+def domain_query(query: str, include: list[str], exclude: list[str]) -> str:
+    """``query`` with ``site:`` operators for the domains to keep and ``-site:`` for the rest."""
+    parts = [query]
+    if include:
+        parts.append(" OR ".join(f"site:{domain}" for domain in include))
+    parts += [f"-site:{domain}" for domain in exclude]
+    return " ".join(parts)
+
+
+def search_lang(lang: str) -> str:
+    """Brave's ``search_lang`` code for a language tag such as ``en``, ``en-US`` or ``ja``."""
+    code = lang.strip().lower().replace("_", "-")
+    if code in _LANG_ALIASES:
+        return _LANG_ALIASES[code]
+    if "-" in code and code not in _REGIONAL:
+        primary = code.split("-", 1)[0]
+        return _LANG_ALIASES.get(primary, primary)
+    return code
+
+
+def build_params(name: str, query: str, limit: int, options: dict[str, Any]) -> dict[str, Any]:
+    """Query parameters for ``GET /res/v1/web/search``; raises for a query Brave would refuse."""
+    q = domain_query(
+        query, options.get("include_domains") or [], options.get("exclude_domains") or []
+    )
+    words = len(q.split())
+    if len(q) > MAX_QUERY_CHARS or words > MAX_QUERY_WORDS:
+        raise InvalidInputError(
+            f"{name} accepts queries of at most {MAX_QUERY_CHARS} characters and {MAX_QUERY_WORDS} "
+            f"words, domain filters included; this one has {len(q)} characters and {words} words.",
+            provider=name,
+        )
+    if limit > MAX_COUNT:
+        warn(f"{name} returns at most {MAX_COUNT} results per request; {limit} were asked for.")
+    params: dict[str, Any] = {"q": q, "count": min(limit, MAX_COUNT)}
+    if options.get("time_range"):
+        params["freshness"] = _FRESHNESS[options["time_range"]]
+    if options.get("country"):
+        params["country"] = options["country"].strip().upper()
+    if options.get("lang"):
+        params["search_lang"] = search_lang(options["lang"])
+    if options.get("safe_search"):
+        params["safesearch"] = options["safe_search"]
+    return params

@@ -1,0 +1,56 @@
+"""Turning a Brave web-search response into search hits."""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+
+from webproviders.errors import ParseError
+
+#: Brave marks query words in titles and descriptions with ``<strong>`` (text_decorations).
+_HIGHLIGHT = re.compile(r"</?strong>", re.IGNORECASE)
+
+
+def clean_text(value: Any) -> str:
+    """Text without Brave's highlighting tags and HTML entities."""
+    if not isinstance(value, str):
+        return ""
+    return html.unescape(_HIGHLIGHT.sub("", value)).strip()
+
+
+def _hit(item: dict[str, Any]) -> dict[str, Any]:
+    hit: dict[str, Any] = {
+        "title": clean_text(item.get("title")),
+        "url": item.get("url") if isinstance(item.get("url"), str) else "",
+        "description": clean_text(item.get("description")),
+    }
+    # ``page_age`` is an ISO timestamp; ``age`` is human text ("2 weeks ago") and not kept.
+    if isinstance(item.get("page_age"), str) and item["page_age"]:
+        hit["published_at"] = item["page_age"]
+    snippets = [clean_text(s) for s in item.get("extra_snippets") or [] if isinstance(s, str)]
+    if snippets:
+        hit["extra_snippets"] = snippets
+    return hit
+
+
+def parse_results(name: str, body: Any) -> list[dict[str, Any]]:
+    """The ``web.results`` section as hits; a response without that section has none."""
+    if not isinstance(body, dict):
+        raise ParseError(f"{name} answered with JSON that is not a search response.", provider=name)
+    web = body.get("web")
+    if web is None:
+        return []
+    results = web.get("results") if isinstance(web, dict) else None
+    if results is None:
+        return []
+    if not isinstance(results, list):
+        raise ParseError(f"{name} sent 'web.results' that is not a list.", provider=name)
+    return [_hit(item) for item in results if isinstance(item, dict)]
+
+
+def altered_query(body: Any) -> str | None:
+    """The spell-corrected query Brave searched instead of the one given, if it did."""
+    query = body.get("query") if isinstance(body, dict) else None
+    altered = query.get("altered") if isinstance(query, dict) else None
+    return altered if isinstance(altered, str) and altered.strip() else None

@@ -1,0 +1,88 @@
+"""The ``exa`` provider: search and page contents through the official ``exa-py`` SDK.
+
+``AsyncExa`` takes no HTTP client of ours, so it runs on its own httpx client (respx and
+``HTTPS_PROXY`` apply; ``web.proxy`` does not). A response hook on that client keeps the last
+response, because the SDK reports every failure as a ``ValueError`` without the headers
+(see ``errors.py``). Hits take their description from Exa's highlights (configurable with
+``web.providers.exa.contents``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webproviders import PluginContext
+from webproviders.sdk import SDKProvider
+
+
+class ExaProvider(SDKProvider):
+    """Exa search and contents (``EXA_API_KEY``)."""
+
+    provider_name = "exa"
+    key_env = ("EXA_API_KEY",)
+    default_base_url = "https://api.exa.ai"
+    sdk_module = "exa_py"
+    sdk_pip = "webproviders[exa]"
+    search_options = frozenset(
+        {"time_range", "include_domains", "exclude_domains", "country", "safe_search"}
+    )
+
+    @property
+    def display_name(self) -> str:
+        return "Exa"
+
+    def supports_extract(self) -> bool:
+        return True
+
+    def get_setup_schema(self) -> dict[str, Any]:
+        return {
+            "name": self.display_name,
+            "badge": "free starter credits",
+            "tag": "neural search · contents",
+            "env_vars": [
+                {
+                    "key": "EXA_API_KEY",
+                    "prompt": "Exa API key",
+                    "url": "https://dashboard.exa.ai/api-keys",
+                }
+            ],
+        }
+
+    async def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
+        """One SDK call with a key from the ring; returns the SDK's ``SearchResponse``."""
+        from exa_py import AsyncExa
+
+        from webproviders.sdkhttp import ResponseLog
+
+        from .errors import failure
+
+        async def send(key: str | None) -> Any:
+            log = ResponseLog()
+            exa = AsyncExa(api_key=key, api_base=self.base_url(), timeout=self.call_timeout())
+            exa.client.event_hooks["response"].append(log)
+            try:
+                return await getattr(exa, method)(*args, **kwargs)
+            except Exception as exc:  # noqa: BLE001 - every SDK failure is mapped to ours
+                raise failure(exc, log.last) from None
+            finally:
+                await exa.aclose()
+
+        return await self.with_key(send)
+
+    async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        from .mapping import hits, search_request
+
+        response = await self._call(
+            "search", query, **search_request(limit, options, self.settings)
+        )
+        return hits(response.results)
+
+    async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        from .mapping import extract_items, extract_request
+
+        request = extract_request(kwargs, self.settings)
+        return extract_items(urls, await self._call("get_contents", list(urls), **request))
+
+
+def register(ctx: PluginContext) -> None:
+    ctx.register_web_search_provider(ExaProvider(ctx.config))

@@ -1,0 +1,146 @@
+"""Our arguments to ``AsyncExa`` keyword arguments, and Exa's results to our hits and pages."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+from webproviders.config import ProviderSettings
+from webproviders.sdk import one_item_per_url, url_key, warn_unknown
+
+#: Most results Exa returns for one search.
+MAX_RESULTS = 100
+#: Longest description taken from page text when there are no highlights.
+DESCRIPTION_CHARS = 500
+TIME_RANGES = {
+    "day": timedelta(days=1),
+    "week": timedelta(weeks=1),
+    "month": timedelta(days=30),
+    "year": timedelta(days=365),
+}
+#: What a search asks Exa for to build each hit's description (``web.providers.exa.contents``).
+CONTENTS = {
+    "highlights": {"highlights": True},
+    "summary": {"summary": True},
+    "text": {"text": {"max_characters": DESCRIPTION_CHARS}},
+    "none": False,
+}
+#: Exa-specific search options a call may pass straight through.
+SEARCH_KWARGS = frozenset(
+    {
+        "type",
+        "category",
+        "include_text",
+        "exclude_text",
+        "start_published_date",
+        "end_published_date",
+    }
+)
+EXTRACT_KWARGS = frozenset({"max_age_hours", "max_characters"})
+
+
+def since(time_range: str, now: datetime | None = None) -> str:
+    """The ISO 8601 instant ``time_range`` ago, as Exa's ``startPublishedDate`` wants it."""
+    start = (now or datetime.now(timezone.utc)) - TIME_RANGES[time_range]
+    return start.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+
+
+def search_request(
+    limit: int, options: dict[str, Any], settings: ProviderSettings
+) -> dict[str, Any]:
+    """Keyword arguments for ``AsyncExa.search`` (after the query)."""
+    warn_unknown("exa", options, SEARCH_KWARGS, search=True)
+    contents = str(settings.option("contents", "highlights"))
+    request: dict[str, Any] = {
+        "num_results": min(limit, MAX_RESULTS),
+        "contents": CONTENTS.get(contents, CONTENTS["highlights"]),
+    }
+    if settings.option("type"):
+        request["type"] = settings.option("type")
+    for key in ("include_domains", "exclude_domains"):
+        if options.get(key):
+            request[key] = list(options[key])
+    if options.get("time_range"):
+        request["start_published_date"] = since(options["time_range"])
+    if options.get("country"):
+        request["user_location"] = str(options["country"]).upper()
+    if options.get("safe_search") in ("moderate", "strict"):
+        request["moderation"] = True
+    request.update({key: options[key] for key in SEARCH_KWARGS if options.get(key) is not None})
+    return request
+
+
+def _description(result: Any) -> str:
+    highlights = [h for h in getattr(result, "highlights", None) or [] if isinstance(h, str)]
+    if highlights:
+        return " … ".join(h.strip() for h in highlights)
+    summary = getattr(result, "summary", None)
+    if summary:
+        return str(summary)
+    text = " ".join(str(getattr(result, "text", None) or "").split())
+    return text if len(text) <= DESCRIPTION_CHARS else text[: DESCRIPTION_CHARS - 1] + "…"
+
+
+def hits(results: list[Any]) -> list[dict[str, Any]]:
+    """Search hits from the SDK's ``Result`` objects."""
+    found = []
+    for result in results:
+        hit: dict[str, Any] = {
+            "title": result.title,
+            "url": result.url,
+            "description": _description(result),
+        }
+        if isinstance(result.score, (int, float)):
+            hit["score"] = result.score
+        if result.published_date:
+            hit["published_at"] = result.published_date
+        if result.author:
+            hit["author"] = result.author
+        found.append(hit)
+    return found
+
+
+def extract_request(options: dict[str, Any], settings: ProviderSettings) -> dict[str, Any]:
+    """Keyword arguments for ``AsyncExa.get_contents`` (after the URLs): the whole page text."""
+    warn_unknown("exa", options, EXTRACT_KWARGS)
+    limit = options.get("max_characters", settings.option("max_characters"))
+    request: dict[str, Any] = {"text": {"max_characters": int(limit)} if limit else True}
+    if options.get("max_age_hours") is not None:
+        request["max_age_hours"] = options["max_age_hours"]
+    return request
+
+
+def page(result: Any) -> dict[str, Any]:
+    """One extracted page from a ``Result``."""
+    metadata = {
+        key: value
+        for key, value in (("published_at", result.published_date), ("author", result.author))
+        if value
+    }
+    return {
+        "url": result.url,
+        "title": result.title or "",
+        "content": result.text or "",
+        "metadata": metadata,
+    }
+
+
+def extract_items(urls: list[str], response: Any) -> list[dict[str, Any]]:
+    """One item per URL asked for: the page (matched by ``id`` or ``url``), or the error
+    ``statuses`` gives for it."""
+    from .errors import status_error
+
+    found: dict[str, dict[str, Any]] = {}
+    for result in response.results:
+        for name in (result.id, result.url):
+            if isinstance(name, str):
+                found.setdefault(url_key(name), page(result))
+    failed = {
+        url_key(status.id): status_error(
+            status.error.tag if status.error else None,
+            status.error.http_status_code if status.error else None,
+        )
+        for status in response.statuses or []
+        if status.status == "error" and isinstance(status.id, str)
+    }
+    return one_item_per_url(urls, found, failed, "Exa")

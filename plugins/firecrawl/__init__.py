@@ -1,0 +1,167 @@
+"""The ``firecrawl`` provider: search, scrape and crawl through the official ``firecrawl-py`` SDK.
+
+Works with the hosted API (``FIRECRAWL_API_KEY``) and with a self-hosted instance
+(``FIRECRAWL_API_URL`` or ``web.providers.firecrawl.base_url``; then no key is needed).
+``AsyncFirecrawl`` takes no HTTP client of ours, so it runs on its own httpx client; its
+errors carry the response, which ``errors.py`` reads. Its own retries (on 502) are off:
+the dispatcher retries. A crawl is a job, polled every ``poll_interval`` seconds until it
+ends or the call's deadline nears (see ``job.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from webproviders import PluginContext
+from webproviders.sdk import SDKProvider
+
+#: Seconds between two polls of a crawl job (``web.providers.firecrawl.poll_interval``).
+DEFAULT_POLL_INTERVAL = 2.0
+#: Pages scraped at once by one extract call (``web.providers.firecrawl.concurrency``).
+DEFAULT_CONCURRENCY = 4
+#: Share of a request's time given to Firecrawl's own ``timeout``, so that it can answer 408
+#: before our side gives up on the request.
+SERVER_SHARE = 0.9
+
+
+class FirecrawlProvider(SDKProvider):
+    """Firecrawl search, scrape and crawl, hosted or self-hosted."""
+
+    provider_name = "firecrawl"
+    key_env = ("FIRECRAWL_API_KEY",)
+    base_url_env = ("FIRECRAWL_API_URL",)
+    default_base_url = "https://api.firecrawl.dev"
+    sdk_module = "firecrawl"
+    sdk_pip = "webproviders[firecrawl]"
+    search_options = frozenset({"time_range", "include_domains", "exclude_domains", "country"})
+
+    @property
+    def key_required(self) -> bool:  # type: ignore[override]
+        """Only the hosted API needs a key; a self-hosted instance usually does not."""
+        return self.base_url() == self.default_base_url
+
+    def unavailable_reason(self) -> str | None:
+        reason = super().unavailable_reason()
+        if reason and "FIRECRAWL_API_KEY" in reason:
+            return f"{reason}, and no self-hosted instance is set (FIRECRAWL_API_URL)"
+        return reason
+
+    @property
+    def display_name(self) -> str:
+        return "Firecrawl"
+
+    def supports_extract(self) -> bool:
+        return True
+
+    def supports_crawl(self) -> bool:
+        return True
+
+    def get_setup_schema(self) -> dict[str, Any]:
+        return {
+            "name": self.display_name,
+            "badge": "free credits; self-hostable",
+            "tag": "search · scrape · crawl",
+            "env_vars": [
+                {
+                    "key": "FIRECRAWL_API_KEY",
+                    "prompt": "Firecrawl API key (fc-...)",
+                    "url": "https://www.firecrawl.dev/app/api-keys",
+                },
+                {
+                    "key": "FIRECRAWL_API_URL",
+                    "prompt": "Self-hosted Firecrawl URL (optional)",
+                    "url": "https://docs.firecrawl.dev/contributing/self-host",
+                },
+            ],
+        }
+
+    def _sdk(self, key: str | None) -> Any:
+        from firecrawl import AsyncFirecrawl
+
+        # An empty key (not None) keeps the SDK from reading FIRECRAWL_API_KEY behind our back.
+        return AsyncFirecrawl(
+            api_key=key or "", api_url=self.base_url(), timeout=self.call_timeout(), max_retries=1
+        )
+
+    def _timeout_ms(self) -> int:
+        return int(self.call_timeout() * SERVER_SHARE * 1000)
+
+    async def _guarded(self, call: Any) -> Any:
+        """Await an SDK call, mapping its failure to ours."""
+        from .errors import failure
+
+        try:
+            return await call
+        except Exception as exc:  # noqa: BLE001 - every SDK failure is mapped to ours
+            raise failure(exc) from None
+
+    async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        from .mapping import hits, search_request
+
+        request = search_request(query, limit, options, self._timeout_ms())
+
+        async def send(key: str | None) -> list[dict[str, Any]]:
+            return hits(await self._guarded(self._sdk(key).search(**request)))
+
+        return await self.with_key(send)
+
+    async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        from webproviders.envelope import page_error
+
+        from .errors import ACCOUNT_CODES, failure
+        from .mapping import page, scrape_request
+
+        request = scrape_request(kwargs, self.settings, self._timeout_ms())
+        gate = asyncio.Semaphore(int(self.settings.option("concurrency", DEFAULT_CONCURRENCY)))
+
+        async def send(key: str | None) -> list[dict[str, Any]]:
+            firecrawl = self._sdk(key)
+
+            async def one(url: str) -> dict[str, Any]:
+                async with gate:
+                    try:
+                        return page(await firecrawl.scrape(url, **request), requested=url)
+                    except Exception as exc:  # noqa: BLE001 - one URL's failure is that URL's item
+                        error = failure(exc)
+                        if error.code in ACCOUNT_CODES:
+                            raise error from None
+                        return page_error(url, error)
+
+            tasks = [asyncio.ensure_future(one(url)) for url in urls]
+            try:
+                return list(await asyncio.gather(*tasks))
+            except BaseException:
+                for task in tasks:
+                    task.cancel()
+                raise
+
+        return await self.with_key(send)
+
+    async def crawl(self, url: str, **kwargs: Any) -> list[dict[str, Any]]:
+        from webproviders.runner import remaining_time
+
+        from . import job
+        from .mapping import crawl_request, page
+
+        request = crawl_request(kwargs, self.settings)
+        limits = [t for t in (remaining_time(), self.settings.timeout) if t is not None]
+        budget = min(limits) if limits else self.timeout()
+        interval = float(self.settings.option("poll_interval", DEFAULT_POLL_INTERVAL))
+
+        async def send(key: str | None) -> list[dict[str, Any]]:
+            run = job.run(
+                self._sdk(key),
+                url,
+                request,
+                budget=budget,
+                poll_interval=interval,
+                request_timeout=self.timeout(),
+            )
+            return [page(document) for document in await self._guarded(run)]
+
+        return await self.with_key(send)
+
+
+def register(ctx: PluginContext) -> None:
+    ctx.register_web_search_provider(FirecrawlProvider(ctx.config))

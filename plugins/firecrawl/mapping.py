@@ -1,0 +1,147 @@
+"""Our arguments to ``AsyncFirecrawl`` keyword arguments; its documents to our hits and pages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webproviders.config import ProviderSettings
+from webproviders.errors import BlockedError, ProviderError, WebProviderError
+from webproviders.sdk import warn_unknown
+
+#: Most results Firecrawl returns for one search.
+MAX_RESULTS = 100
+#: Firecrawl's ``tbs`` values (Google's "past day/week/month/year").
+TBS = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
+SEARCH_KWARGS = frozenset({"location", "categories", "tbs"})
+EXTRACT_KWARGS = frozenset({"only_main_content", "wait_for", "max_age", "mobile", "proxy"})
+#: Crawl options: ours (left) to ``start_crawl`` keyword arguments (right).
+CRAWL_FIELDS = {
+    "max_pages": "limit",
+    "limit": "limit",
+    "max_depth": "max_discovery_depth",
+    "instructions": "prompt",
+    "include_paths": "include_paths",
+    "exclude_paths": "exclude_paths",
+    "allow_external": "allow_external_links",
+    "allow_subdomains": "allow_subdomains",
+    "crawl_entire_domain": "crawl_entire_domain",
+}
+#: Pages a crawl asks for when the call does not say (Firecrawl's own default is 10,000).
+DEFAULT_MAX_PAGES = 25
+
+
+def site_query(query: str, include: list[str], exclude: list[str]) -> str:
+    """The query with ``site:`` / ``-site:`` operators: Firecrawl search has no domain fields."""
+    parts = [query]
+    if include:
+        parts.append(" OR ".join(f"site:{domain}" for domain in include))
+    parts += [f"-site:{domain}" for domain in exclude]
+    return " ".join(parts)
+
+
+def search_request(
+    query: str, limit: int, options: dict[str, Any], timeout_ms: int
+) -> dict[str, Any]:
+    """Keyword arguments for ``AsyncFirecrawl.search``."""
+    warn_unknown("firecrawl", options, SEARCH_KWARGS, search=True)
+    request: dict[str, Any] = {
+        "query": site_query(
+            query, options.get("include_domains", []), options.get("exclude_domains", [])
+        ),
+        "limit": min(limit, MAX_RESULTS),
+        "sources": ["web"],
+        "timeout": timeout_ms,
+    }
+    if options.get("time_range"):
+        request["tbs"] = TBS[options["time_range"]]
+    if options.get("country"):
+        request["country"] = str(options["country"]).lower()
+    request.update({key: options[key] for key in SEARCH_KWARGS if options.get(key) is not None})
+    return request
+
+
+def hits(data: Any) -> list[dict[str, Any]]:
+    """Search hits from the SDK's ``SearchData.web`` (plain results, or documents when scraped)."""
+    found = []
+    for item in getattr(data, "web", None) or []:
+        metadata = getattr(item, "metadata", None)
+        url = (
+            getattr(item, "url", None)
+            or getattr(metadata, "source_url", None)
+            or getattr(metadata, "url", None)
+        )
+        title = getattr(item, "title", None) or getattr(metadata, "title", None)
+        description = getattr(item, "description", None) or getattr(metadata, "description", None)
+        found.append({"title": title, "url": url, "description": description})
+    return found
+
+
+def scrape_request(
+    options: dict[str, Any], settings: ProviderSettings, timeout_ms: int
+) -> dict[str, Any]:
+    """Keyword arguments for ``AsyncFirecrawl.scrape`` (after the URL): main content as markdown."""
+    warn_unknown("firecrawl", options, EXTRACT_KWARGS)
+    request: dict[str, Any] = {
+        "formats": ["markdown"],
+        "only_main_content": bool(settings.option("only_main_content", True)),
+        "timeout": timeout_ms,
+    }
+    request.update({key: options[key] for key in EXTRACT_KWARGS if options.get(key) is not None})
+    return request
+
+
+def crawl_request(options: dict[str, Any], settings: ProviderSettings) -> dict[str, Any]:
+    """Keyword arguments for ``AsyncFirecrawl.start_crawl`` (after the URL)."""
+    warn_unknown("firecrawl", options, frozenset(CRAWL_FIELDS))
+    request: dict[str, Any] = {
+        "limit": int(settings.option("max_pages", DEFAULT_MAX_PAGES)),
+        "formats": ["markdown"],
+        "only_main_content": bool(settings.option("only_main_content", True)),
+    }
+    for ours, theirs in CRAWL_FIELDS.items():
+        if options.get(ours) is not None:
+            request[theirs] = options[ours]
+    return request
+
+
+def _page_failure(metadata: Any) -> WebProviderError | None:
+    """The error a scraped document reports about its page (the site's status, Firecrawl's note)."""
+    status = getattr(metadata, "status_code", None)
+    if isinstance(status, int) and status in (401, 403, 429):
+        return BlockedError(
+            f"The site answered HTTP {status} to Firecrawl.",
+            provider="firecrawl",
+            detail=f"http_{status}",
+        )
+    if isinstance(status, int) and status >= 400:
+        return ProviderError(f"The site answered HTTP {status} to Firecrawl.", provider="firecrawl")
+    note = getattr(metadata, "error", None)
+    return (
+        ProviderError(f"Firecrawl could not read this page: {note}", provider="firecrawl")
+        if note
+        else None
+    )
+
+
+def page(document: Any, requested: str | None = None) -> dict[str, Any]:
+    """One page from a scraped ``Document``; a page the site refused becomes an error item."""
+    from webproviders.envelope import page_error
+
+    metadata = getattr(document, "metadata", None)
+    url = requested or getattr(metadata, "source_url", None) or getattr(metadata, "url", None) or ""
+    error = _page_failure(metadata)
+    if error is not None:
+        return page_error(url, error)
+    details = {
+        "final_url": getattr(metadata, "url", None),
+        "status_code": getattr(metadata, "status_code", None),
+        "content_type": getattr(metadata, "content_type", None),
+        "language": getattr(metadata, "language", None),
+        "description": getattr(metadata, "description", None),
+    }
+    return {
+        "url": url,
+        "title": getattr(metadata, "title", None) or "",
+        "content": getattr(document, "markdown", None) or "",
+        "metadata": {key: value for key, value in details.items() if value is not None},
+    }

@@ -1,0 +1,143 @@
+"""The ``google-cse`` provider: ``GET https://www.googleapis.com/customsearch/v1``.
+
+Google serves at most 10 results per request, so a larger ``limit`` is fetched in pages
+with ``start`` (each page is one billed query). The key goes in the ``key`` query
+parameter and the engine id in ``cx``.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from webproviders import VendorProvider
+from webproviders.errors import NotConfiguredError, ParseError
+
+from .errors import classify
+
+PAGE_SIZE = 10
+#: Google never returns results past the 100th (``start + num`` <= 101).
+MAX_RESULTS = 100
+DATE_RESTRICT = {"day": "d1", "week": "w1", "month": "m1", "year": "y1"}
+#: ``safe``: the API knows only "active" and "off"; moderate leaves the engine's setting.
+SAFE_SEARCH = {"strict": "active", "off": "off"}
+
+
+def _hit(item: dict[str, Any]) -> dict[str, Any]:
+    hit: dict[str, Any] = {
+        "title": item.get("title"),
+        "url": item.get("link"),
+        "description": item.get("snippet"),
+    }
+    if item.get("displayLink"):
+        hit["display_link"] = item["displayLink"]
+    metatags = ((item.get("pagemap") or {}).get("metatags") or [{}])[0]
+    if isinstance(metatags, dict) and metatags.get("article:published_time"):
+        hit["published_at"] = metatags["article:published_time"]
+    return hit
+
+
+class GoogleCSEProvider(VendorProvider):
+    provider_name = "google-cse"
+    key_env = ("GOOGLE_CSE_API_KEY",)
+    default_base_url = "https://www.googleapis.com"
+    search_options = frozenset(
+        {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
+    )
+
+    @property
+    def display_name(self) -> str:
+        return "Google Programmable Search (CSE)"
+
+    def auth_headers(self, key: str) -> dict[str, str]:
+        return {}
+
+    def auth_params(self, key: str) -> dict[str, str]:
+        return {"key": key}
+
+    def engine_id(self) -> str:
+        """``web.providers.google-cse.cx``, else ``GOOGLE_CSE_ID``."""
+        return str(self.settings.option("cx") or os.environ.get("GOOGLE_CSE_ID") or "").strip()
+
+    def is_available(self) -> bool:
+        return super().is_available() and bool(self.engine_id())
+
+    def unavailable_reason(self) -> str | None:
+        if self.api_keys() and not self.engine_id():
+            return "GOOGLE_CSE_ID is not set (or web.providers.google-cse.cx)"
+        return None
+
+    def get_setup_schema(self) -> dict[str, Any]:
+        return {
+            "name": self.display_name,
+            "badge": "closing 2027-01-01",
+            "tag": "api key",
+            "env_vars": [
+                {
+                    "key": "GOOGLE_CSE_API_KEY",
+                    "prompt": "Google Cloud API key with the Custom Search API enabled",
+                    "url": "https://developers.google.com/custom-search/v1/introduction",
+                },
+                {
+                    "key": "GOOGLE_CSE_ID",
+                    "prompt": "Programmable Search Engine ID (cx)",
+                    "url": "https://programmablesearchengine.google.com/controlpanel/all",
+                },
+            ],
+        }
+
+    def base_params(self, query: str, options: dict[str, Any]) -> dict[str, Any]:
+        include = options.get("include_domains", [])
+        exclude = options.get("exclude_domains", [])
+        params: dict[str, Any] = {"cx": self.engine_id()}
+        terms = [query]
+        if len(include) == 1 and not exclude:
+            params["siteSearch"], params["siteSearchFilter"] = include[0], "i"
+        elif len(exclude) == 1 and not include:
+            params["siteSearch"], params["siteSearchFilter"] = exclude[0], "e"
+        else:  # siteSearch takes one domain; several go into the query as operators
+            if include:
+                terms.append(" OR ".join(f"site:{domain}" for domain in include))
+            terms += [f"-site:{domain}" for domain in exclude]
+        params["q"] = " ".join(terms)
+        if options.get("time_range"):
+            params["dateRestrict"] = DATE_RESTRICT[options["time_range"]]
+        if options.get("country"):
+            params["gl"] = options["country"].lower()
+        if options.get("lang"):
+            params["lr"] = f"lang_{options['lang'].lower()}"
+        if options.get("safe_search") in SAFE_SEARCH:
+            params["safe"] = SAFE_SEARCH[options["safe_search"]]
+        return params
+
+    async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        if not self.engine_id():
+            raise NotConfiguredError(
+                "google-cse needs GOOGLE_CSE_ID (or web.providers.google-cse.cx), "
+                "the search engine id.",
+                provider=self.name,
+            )
+        base = self.base_params(query, options)
+        hits: list[dict[str, Any]] = []
+        start = 1
+        while len(hits) < limit and start + PAGE_SIZE - 1 <= MAX_RESULTS:
+            num = min(PAGE_SIZE, limit - len(hits))
+            answer = await self.call_api(
+                "GET",
+                "/customsearch/v1",
+                params={**base, "start": start, "num": num},
+                classify=classify,
+            )
+            if not isinstance(answer, dict):
+                raise ParseError(
+                    "Google Custom Search answered with something other than a JSON object."
+                )
+            items = answer.get("items") or []  # absent, not [], when there are no results
+            if not isinstance(items, list):
+                raise ParseError("Google Custom Search sent 'items' that is not a list.")
+            hits += [_hit(item) for item in items if isinstance(item, dict)]
+            next_page = (answer.get("queries") or {}).get("nextPage") or []
+            if not items or not next_page:
+                break
+            start = int(next_page[0].get("startIndex") or start + len(items))
+        return hits[:limit]

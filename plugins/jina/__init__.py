@@ -1,0 +1,119 @@
+"""The ``jina`` provider: Jina Search (``s.jina.ai``) and the Jina Reader (``r.jina.ai``).
+
+The reader works without a key (at a low, per-IP rate), so the provider is always
+available; search needs ``JINA_API_KEY`` and says so when it is missing. Search asks for
+the SERP only (``X-Respond-With: no-content``) unless ``include_content=True`` (then each
+hit carries the page markdown as ``raw_content``). The reader is called with
+``POST {"url": ...}`` so the target URL never has to be escaped into a path.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from webproviders import PluginContext, VendorProvider, warn
+from webproviders.errors import NotConfiguredError
+from webproviders.manifest import PRIORITY_KEYED, ProviderManifest, read_manifest
+
+from .fanout import fetch_each
+from .parse import NoResults, classify, classify_search, parse_hits, parse_page
+
+#: Jina's search returns at most 20 hits per request.
+MAX_NUM = 20
+DEFAULT_READER_URL = "https://r.jina.ai"
+#: Reader requests in flight at once for one extract call.
+READER_CONCURRENCY = 5
+
+
+def _query_with_exclusions(query: str, exclude: list[str]) -> str:
+    return " ".join([query, *(f"-site:{domain}" for domain in exclude)])
+
+
+class JinaProvider(VendorProvider):
+    provider_name = "jina"
+    key_env = ("JINA_API_KEY",)
+    default_base_url = "https://s.jina.ai"
+    key_required = False
+    search_options = frozenset({"include_domains", "exclude_domains", "country", "lang"})
+
+    @property
+    def display_name(self) -> str:
+        return "Jina Search and Reader"
+
+    def supports_extract(self) -> bool:
+        return True
+
+    def get_setup_schema(self) -> dict[str, Any]:
+        return {
+            "name": self.display_name,
+            "badge": "free reader",
+            "tag": "search+extract",
+            "env_vars": [
+                {
+                    "key": "JINA_API_KEY",
+                    "prompt": "Jina API key (optional for the reader, needed for search)",
+                    "url": "https://jina.ai/api-dashboard/",
+                }
+            ],
+        }
+
+    def reader_url(self) -> str:
+        return str(self.settings.option("reader_url") or DEFAULT_READER_URL).rstrip("/")
+
+    async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        if not self.api_keys():
+            raise NotConfiguredError(
+                "Jina search needs JINA_API_KEY (or web.providers.jina.api_key); "
+                "only the Jina reader (extract) works without a key.",
+                provider=self.name,
+            )
+        with_content = bool(options.get("include_content", False))
+        body: dict[str, Any] = {
+            "q": _query_with_exclusions(query, options.get("exclude_domains") or []),
+            "num": min(limit, MAX_NUM),
+        }
+        if options.get("include_domains"):
+            body["site"] = list(options["include_domains"])
+        if options.get("country"):
+            body["gl"] = str(options["country"]).lower()
+        if options.get("lang"):
+            body["hl"] = str(options["lang"]).lower()
+        headers = {"Accept": "application/json"}
+        if not with_content:
+            headers["X-Respond-With"] = "no-content"
+        if limit > MAX_NUM:
+            warn(f"jina returns at most {MAX_NUM} results per search; asked for {limit}.")
+        try:
+            data = await self.call_api(
+                "POST", "/", json=body, headers=headers, classify=classify_search
+            )
+        except NoResults:
+            return []
+        return parse_hits(data, with_content)
+
+    async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        async def read(url: str) -> dict[str, Any]:
+            data = await self.call_api(
+                "POST",
+                self.reader_url() + "/",
+                json={"url": url},
+                headers={"Accept": "application/json", "X-Return-Format": "markdown"},
+                classify=classify,
+            )
+            return parse_page(data, url)
+
+        return await fetch_each(urls, read, provider=self.name, concurrency=READER_CONCURRENCY)
+
+
+def _manifest(provider: JinaProvider) -> ProviderManifest:
+    """The declared manifest, moved into the keyed band when a key is configured."""
+    declared = read_manifest(Path(__file__).parent).providers[0]
+    if provider.api_keys():
+        return declared.model_copy(update={"priority": PRIORITY_KEYED})
+    return declared
+
+
+def register(ctx: PluginContext) -> None:
+    provider = JinaProvider(ctx.config)
+    ctx.register_web_search_provider(provider, manifest=_manifest(provider))

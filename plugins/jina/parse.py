@@ -1,0 +1,180 @@
+"""Jina's JSON envelopes: hits, reader pages, and its error bodies.
+
+Jina answers ``{"code", "status", "data", "meta"}``; an error has ``"data": null`` plus
+``name`` (the error class), a five-digit ``status`` whose first three digits are the HTTP
+status, and ``message`` / ``readableMessage``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+import httpx
+
+from webproviders.errors import (
+    AuthError,
+    BadGatewayError,
+    BlockedError,
+    InvalidInputError,
+    ParseError,
+    ProviderError,
+    QuotaExceededError,
+    RateLimitedError,
+    WebProviderError,
+)
+from webproviders.retry_after import retry_after_from_headers
+
+PROVIDER = "jina"
+_AUTH_NAMES = {"AuthenticationRequiredError", "AuthenticationFailedError", "EmailUnverifiedError"}
+_QUOTA_NAMES = {
+    "InsufficientBalanceError",
+    "InsufficientCreditsError",
+    "FreeFeatureLimitError",
+    "BudgetExceededError",
+}
+
+
+class NoResults(ProviderError):
+    """Search found nothing: Jina reports that as a 422 ``AssertionFailureError``."""
+
+
+class PageFailed(ProviderError):
+    """The reader could not load or convert one page (per-URL, not a provider failure)."""
+
+
+def _http_status(body: Mapping[str, Any], response: httpx.Response) -> int:
+    status = body.get("status")
+    if isinstance(status, int) and status >= 10000:
+        return status // 100
+    code = body.get("code")
+    return code if isinstance(code, int) else response.status_code
+
+
+def _message(body: Mapping[str, Any]) -> str:
+    for key in ("readableMessage", "message"):
+        value = body.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return "no message"
+
+
+def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
+    """Map a Jina error body (any status, also a 200 whose ``code`` is an error) to our errors."""
+    if not isinstance(body, Mapping) or body.get("data") is not None:
+        return None
+    status = _http_status(body, response)
+    if status < 400:
+        return None
+    name = str(body.get("name") or "")
+    text = _message(body)
+    if name in _AUTH_NAMES or status == 401:
+        return AuthError(
+            f"Jina refused the request ({name or status}): {text} Set JINA_API_KEY "
+            "(or web.providers.jina.api_key) to a valid key.",
+            provider=PROVIDER,
+        )
+    if name in _QUOTA_NAMES or status == 402:
+        return QuotaExceededError(
+            f"Jina says the account is out of tokens ({name or status}): {text}", provider=PROVIDER
+        )
+    if name == "RateLimitTriggeredError" or status == 429:
+        retry_after = retry_after_from_headers(response.headers)
+        if retry_after is None and isinstance(body.get("retryAfter"), (int, float)):
+            retry_after = float(body["retryAfter"])
+        return RateLimitedError(
+            f"Jina is rate limiting requests: {text}", provider=PROVIDER, retry_after=retry_after
+        )
+    if name == "AssertionFailureError" or status == 422:
+        return PageFailed(f"Jina could not load the page: {text}", provider=PROVIDER)
+    if name == "SecurityCompromiseError" or status == 451:
+        return BlockedError(
+            f"Jina refuses to fetch this address: {text}",
+            provider=PROVIDER,
+            detail=f"http_{status}",
+        )
+    if status >= 500:
+        return BadGatewayError(
+            f"Jina failed on its side (HTTP {status}): {text}", provider=PROVIDER
+        )
+    if status in (400, 404, 405, 413):
+        return InvalidInputError(
+            f"Jina rejected the request ({name or status}): {text}", provider=PROVIDER
+        )
+    return ProviderError(f"Jina answered {name or status}: {text}", provider=PROVIDER)
+
+
+def classify_search(response: httpx.Response, body: Any) -> WebProviderError | None:
+    """As :func:`classify`, but "no search results" is an empty answer, not a failure."""
+    error = classify(response, body)
+    if isinstance(error, PageFailed):
+        return NoResults(error.message, provider=PROVIDER)
+    return error
+
+
+def _published(value: Any) -> str | None:
+    """Jina dates come as ISO strings or as Google-style "Oct 1, 2026"; ISO when we can."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    text = value.strip()
+    for fmt in ("%b %d, %Y", "%B %d, %Y"):
+        try:
+            return datetime.strptime(text, fmt).date().isoformat()
+        except ValueError:
+            continue
+    return text
+
+
+def _data(body: Any, kind: type) -> Any:
+    if not isinstance(body, Mapping) or not isinstance(body.get("data"), kind):
+        raise ParseError(
+            f"Jina answered without the expected 'data' {kind.__name__}.", provider=PROVIDER
+        )
+    return body["data"]
+
+
+def parse_hits(body: Any, with_content: bool) -> list[dict[str, Any]]:
+    """Search hits from ``data``; the page markdown becomes ``raw_content`` when asked for."""
+    hits: list[dict[str, Any]] = []
+    for item in _data(body, list):
+        if not isinstance(item, Mapping):
+            continue
+        hit: dict[str, Any] = {
+            "title": item.get("title") or "",
+            "url": item.get("url") or "",
+            "description": item.get("description") or "",
+        }
+        published = _published(item.get("date") or item.get("publishedTime"))
+        if published:
+            hit["published_at"] = published
+        if with_content and isinstance(item.get("content"), str):
+            hit["raw_content"] = item["content"]
+        hits.append(hit)
+    return hits
+
+
+def parse_page(body: Any, requested_url: str) -> dict[str, Any]:
+    """One reader page; the requested URL stays ``url`` (the final one goes to metadata)."""
+    data = _data(body, Mapping)
+    content = data.get("content")
+    if not isinstance(content, str) or not content.strip():
+        raise PageFailed("Jina returned no content for this page.", provider=PROVIDER)
+    metadata: dict[str, Any] = {}
+    if isinstance(data.get("metadata"), Mapping):
+        metadata.update(data["metadata"])
+    if data.get("description"):
+        metadata["description"] = data["description"]
+    published = _published(data.get("publishedTime"))
+    if published:
+        metadata["published_at"] = published
+    final_url = data.get("url")
+    if isinstance(final_url, str) and final_url and final_url != requested_url:
+        metadata["final_url"] = final_url
+    return {
+        "url": requested_url,
+        "title": data.get("title") or "",
+        "content": content,
+        "raw_content": None,
+        "metadata": metadata,
+    }

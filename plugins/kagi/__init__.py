@@ -1,0 +1,65 @@
+"""The ``kagi`` provider: Kagi's Search API v0 (``GET /search``, ``Authorization: Bot <token>``).
+
+The API has no country, language, safe-search or date parameters (account settings apply);
+domain filters are written into the query as ``site:`` / ``-site:`` operators, which Kagi
+honours. The remaining prepaid balance is reported as ``meta.api_balance``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webproviders import PluginContext, VendorProvider
+
+from .parse import classify, parse
+
+
+def query_with_domains(query: str, include: list[str], exclude: list[str]) -> str:
+    parts = [query]
+    if len(include) == 1:
+        parts.append(f"site:{include[0]}")
+    elif include:
+        parts.append("(" + " OR ".join(f"site:{domain}" for domain in include) + ")")
+    parts += [f"-site:{domain}" for domain in exclude]
+    return " ".join(parts)
+
+
+class KagiProvider(VendorProvider):
+    provider_name = "kagi"
+    key_env = ("KAGI_API_KEY",)
+    default_base_url = "https://kagi.com/api/v0"
+    search_options = frozenset({"include_domains", "exclude_domains"})
+
+    @property
+    def display_name(self) -> str:
+        return "Kagi Search"
+
+    def auth_headers(self, key: str) -> dict[str, str]:
+        return {"Authorization": f"Bot {key}"}
+
+    def get_setup_schema(self) -> dict[str, Any]:
+        return {
+            "name": self.display_name,
+            "badge": "paid",
+            "tag": "search",
+            "env_vars": [
+                {
+                    "key": "KAGI_API_KEY",
+                    "prompt": "Kagi Search API token",
+                    "url": "https://kagi.com/settings?p=api",
+                }
+            ],
+        }
+
+    async def search(self, query: str, limit: int = 5, **options: Any) -> dict[str, Any]:
+        q = query_with_domains(
+            query, options.get("include_domains") or [], options.get("exclude_domains") or []
+        )
+        data = await self.call_api(
+            "GET", "/search", params={"q": q, "limit": limit}, classify=classify
+        )
+        return parse(data)
+
+
+def register(ctx: PluginContext) -> None:
+    ctx.register_web_search_provider(KagiProvider(ctx.config))

@@ -1,0 +1,142 @@
+"""Linkup's answers and errors.
+
+Errors come as ``{"error": {"code", "message", "details": [{"field", "message"}]}}``. The
+status alone misleads: running out of credit is a **429** (``INSUFFICIENT_FUNDS_CREDITS``),
+and "no results" is a **400** (``SEARCH_QUERY_NO_RESULT``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from webproviders.errors import (
+    AuthError,
+    BadGatewayError,
+    InvalidInputError,
+    ParseError,
+    ProviderError,
+    QuotaExceededError,
+    RateLimitedError,
+    TooLargeError,
+    UnsupportedError,
+    WebProviderError,
+)
+from webproviders.retry_after import retry_after_from_headers
+
+PROVIDER = "linkup"
+_QUOTA_CODES = {"INSUFFICIENT_FUNDS_CREDITS", "EXCEED_BUDGET_LIMIT"}
+_UNSUPPORTED_FETCH = {"FETCH_UNSUPPORTED_CONTENT_TYPE", "FETCH_URL_IS_FILE"}
+_FAILED_FETCH = {"FETCH_ERROR", "FETCH_TARGET_UNREACHABLE"}
+
+
+class NoResults(ProviderError):
+    """Linkup found nothing for the query (``SEARCH_QUERY_NO_RESULT``)."""
+
+
+def _error_parts(body: Any) -> tuple[str, str] | None:
+    error = body.get("error") if isinstance(body, Mapping) else None
+    if not isinstance(error, Mapping):
+        return None
+    code = str(error.get("code") or "")
+    text = str(error.get("message") or "no message").strip()
+    details = error.get("details")
+    if isinstance(details, list):
+        extra = [
+            f"{d.get('field', '')}: {d.get('message', '')}".strip(": ")
+            for d in details
+            if isinstance(d, Mapping)
+        ]
+        if extra:
+            text = f"{text} ({'; '.join(extra)})"
+    return code, text
+
+
+def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
+    """Map Linkup's error object (by code first, then status) to our errors."""
+    parts = _error_parts(body)
+    status = response.status_code
+    if parts is None:
+        return None
+    code, text = parts
+    said = f"{text} [{code}]" if code else text
+    if code == "SEARCH_QUERY_NO_RESULT":
+        return NoResults(f"Linkup found no results: {text}", provider=PROVIDER)
+    if code in _QUOTA_CODES or status == 402:
+        return QuotaExceededError(
+            f"Linkup says the account cannot pay for this request: {said}", provider=PROVIDER
+        )
+    if status in (401, 403):
+        return AuthError(
+            f"Linkup refused the API key (HTTP {status}): {said} Check LINKUP_API_KEY "
+            "(or web.providers.linkup.api_key).",
+            provider=PROVIDER,
+        )
+    if status == 429:
+        return RateLimitedError(
+            f"Linkup is rate limiting requests: {said}",
+            provider=PROVIDER,
+            retry_after=retry_after_from_headers(response.headers),
+        )
+    if code == "FETCH_RESPONSE_TOO_LARGE":
+        return TooLargeError(f"Linkup could not fetch the page: {said}", provider=PROVIDER)
+    if code in _UNSUPPORTED_FETCH:
+        return UnsupportedError(f"Linkup cannot read this address: {said}", provider=PROVIDER)
+    if code in _FAILED_FETCH:
+        return ProviderError(f"Linkup could not fetch the page: {said}", provider=PROVIDER)
+    if status >= 500:
+        return BadGatewayError(
+            f"Linkup failed on its side (HTTP {status}): {said}", provider=PROVIDER
+        )
+    if status >= 400:
+        return InvalidInputError(
+            f"Linkup rejected the request (HTTP {status}): {said}", provider=PROVIDER
+        )
+    return ProviderError(f"Linkup answered with an error: {said}", provider=PROVIDER)
+
+
+def parse_hits(body: Any) -> list[dict[str, Any]]:
+    """Text results of a ``searchResults`` answer; image results are not pages and are skipped."""
+    results = body.get("results") if isinstance(body, Mapping) else None
+    if not isinstance(results, list):
+        raise ParseError("Linkup answered without a 'results' list.", provider=PROVIDER)
+    hits: list[dict[str, Any]] = []
+    for item in results:
+        if not isinstance(item, Mapping) or item.get("type", "text") != "text":
+            continue
+        hits.append(
+            {
+                "title": item.get("name") or "",
+                "url": item.get("url") or "",
+                "description": item.get("content") or "",
+            }
+        )
+    return hits
+
+
+def _title(markdown: str) -> str:
+    """Linkup's fetch has no title field; the first level-one heading stands in for it."""
+    for line in markdown.splitlines():
+        if line.startswith("# "):
+            return line[2:].strip()
+    return ""
+
+
+def parse_page(body: Any, url: str) -> dict[str, Any]:
+    """A ``/fetch`` answer as a page."""
+    if not isinstance(body, Mapping) or not isinstance(body.get("markdown"), str):
+        raise ParseError("Linkup's fetch answer has no 'markdown' text.", provider=PROVIDER)
+    markdown = body["markdown"]
+    if not markdown.strip():
+        raise ProviderError("Linkup returned no content for this page.", provider=PROVIDER)
+    metadata = {key: body[key] for key in ("contentType", "favicon") if body.get(key)}
+    raw = body.get("rawContent")
+    return {
+        "url": url,
+        "title": _title(markdown),
+        "content": markdown,
+        "raw_content": raw if isinstance(raw, str) and raw else None,
+        "metadata": metadata,
+    }

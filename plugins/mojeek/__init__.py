@@ -1,0 +1,77 @@
+"""The ``mojeek`` provider: the Mojeek Search API (``GET /search?fmt=json``, key in ``api_key``).
+
+Mojeek runs its own index. ``time_range`` becomes ``since=YYYYMMDD``; ``include_domains``
+becomes ``site`` (one site per request: the first is used, with a warning when there are
+more); ``country`` and ``lang`` become the region and language *boosts* ``rb`` / ``lb``
+(they rank matching pages higher, they do not filter). Exclusions and safe search are not
+offered by the API.
+"""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+from webproviders import PluginContext, VendorProvider, warn
+
+from .parse import classify, parse_hits
+
+_DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
+#: Boost strength (1-100) for ``rb`` / ``lb``; Mojeek recommends 10.
+BOOST = 10
+
+
+def since(time_range: str, today: date | None = None) -> str:
+    """Mojeek's ``since`` as ``YYYYMMDD`` (its own ``day|month|year`` has no week)."""
+    return ((today or date.today()) - timedelta(days=_DAYS[time_range])).strftime("%Y%m%d")
+
+
+class MojeekProvider(VendorProvider):
+    provider_name = "mojeek"
+    key_env = ("MOJEEK_API_KEY",)
+    default_base_url = "https://api.mojeek.com"
+    search_options = frozenset({"time_range", "include_domains", "country", "lang"})
+
+    @property
+    def display_name(self) -> str:
+        return "Mojeek Search"
+
+    def auth_headers(self, key: str) -> dict[str, str]:
+        return {}
+
+    def auth_params(self, key: str) -> dict[str, str]:
+        return {"api_key": key}
+
+    def get_setup_schema(self) -> dict[str, Any]:
+        return {
+            "name": self.display_name,
+            "badge": "paid",
+            "tag": "search",
+            "env_vars": [
+                {
+                    "key": "MOJEEK_API_KEY",
+                    "prompt": "Mojeek Search API key",
+                    "url": "https://www.mojeek.com/services/search/web-search-api/",
+                }
+            ],
+        }
+
+    async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        params: dict[str, Any] = {"q": query, "t": limit, "fmt": "json"}
+        include = options.get("include_domains") or []
+        if include:
+            params["site"] = include[0]
+            if len(include) > 1:
+                warn(f"mojeek restricts a search to one site; only {include[0]} was used.")
+        if options.get("time_range"):
+            params["since"] = since(options["time_range"])
+        if options.get("country"):
+            params.update(rb=str(options["country"]).upper(), rbb=BOOST)
+        if options.get("lang"):
+            params.update(lb=str(options["lang"]).upper(), lbb=BOOST)
+        data = await self.call_api("GET", "/search", params=params, classify=classify)
+        return parse_hits(data)
+
+
+def register(ctx: PluginContext) -> None:
+    ctx.register_web_search_provider(MojeekProvider(ctx.config))

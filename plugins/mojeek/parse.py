@@ -1,0 +1,87 @@
+"""Mojeek Search API answers (``fmt=json``) and its in-band status.
+
+Everything is wrapped in ``{"response": {...}}``; ``response.status`` is ``"OK"`` or
+``"ERROR: <message>"`` (e.g. ``"ERROR: Daily Limit Reached"``), usually with HTTP 200, so
+the status text decides the error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime, timezone
+from typing import Any
+
+import httpx
+
+from webproviders.errors import (
+    AuthError,
+    ParseError,
+    ProviderError,
+    QuotaExceededError,
+    WebProviderError,
+)
+from webproviders.exceptions import error_for_status
+
+PROVIDER = "mojeek"
+_AUTH_WORDS = ("key", "auth", "access", "denied", "forbidden", "permission")
+
+
+def _status(body: Any) -> str | None:
+    response = body.get("response") if isinstance(body, Mapping) else None
+    status = response.get("status") if isinstance(response, Mapping) else None
+    return status.strip() if isinstance(status, str) else None
+
+
+def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
+    """An ``ERROR: ...`` status is a failure whatever the HTTP status says."""
+    status = _status(body)
+    if status is None or status.upper() == "OK":
+        return None
+    text = status.split(":", 1)[1].strip() if ":" in status else status
+    lowered = text.lower()
+    if "limit" in lowered or "quota" in lowered:
+        return QuotaExceededError(
+            f"Mojeek refused the search: {text}. The plan's request limit is used up.",
+            provider=PROVIDER,
+        )
+    if any(word in lowered for word in _AUTH_WORDS):
+        return AuthError(
+            f"Mojeek refused the API key: {text}. "
+            "Check MOJEEK_API_KEY (or web.providers.mojeek.api_key).",
+            provider=PROVIDER,
+        )
+    if response.status_code >= 400:
+        return error_for_status(
+            response.status_code, PROVIDER, response.headers, f"Mojeek refused the search: {text}."
+        )
+    return ProviderError(f"Mojeek refused the search: {text}.", provider=PROVIDER)
+
+
+def _published(value: Any) -> str | None:
+    """Mojeek dates are Unix timestamps."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+        return None
+    return datetime.fromtimestamp(value, tz=timezone.utc).isoformat()
+
+
+def parse_hits(body: Any) -> list[dict[str, Any]]:
+    response = body.get("response") if isinstance(body, Mapping) else None
+    if not isinstance(response, Mapping):
+        raise ParseError("Mojeek answered without a 'response' object.", provider=PROVIDER)
+    results = response.get("results", [])
+    if not isinstance(results, list):
+        raise ParseError("Mojeek's 'response.results' is not a list.", provider=PROVIDER)
+    hits: list[dict[str, Any]] = []
+    for item in results:
+        if not isinstance(item, Mapping):
+            continue
+        hit: dict[str, Any] = {
+            "title": item.get("title") or "",
+            "url": item.get("url") or "",
+            "description": item.get("desc") or "",
+        }
+        published = _published(item.get("date"))
+        if published:
+            hit["published_at"] = published
+        hits.append(hit)
+    return hits

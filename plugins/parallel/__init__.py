@@ -1,0 +1,97 @@
+"""The ``parallel`` provider: web search and extract through the official ``parallel-web`` SDK.
+
+``AsyncParallel`` gets a client of ours (:func:`webproviders.sdkhttp.sdk_client`: connections
+from the shared pool, and a response hook that keeps the last response, because the SDK
+accepts a 200 that carries an error object) and runs with its own retries off
+(``max_retries=0``): the dispatcher retries for every provider alike. A search sends an
+objective (the query, unless the call gives ``objective=``) with keyword queries; each hit's
+description is its excerpts.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webproviders import PluginContext
+from webproviders.sdk import SDKProvider
+
+
+class ParallelProvider(SDKProvider):
+    """Parallel Search and Extract (``PARALLEL_API_KEY``)."""
+
+    provider_name = "parallel"
+    key_env = ("PARALLEL_API_KEY",)
+    base_url_env = ("PARALLEL_BASE_URL",)
+    default_base_url = "https://api.parallel.ai"
+    sdk_module = "parallel"
+    sdk_pip = "webproviders[parallel]"
+    search_options = frozenset({"time_range", "include_domains", "exclude_domains", "country"})
+
+    @property
+    def display_name(self) -> str:
+        return "Parallel"
+
+    def supports_extract(self) -> bool:
+        return True
+
+    def get_setup_schema(self) -> dict[str, Any]:
+        return {
+            "name": self.display_name,
+            "badge": "",
+            "tag": "search · extract for agents",
+            "env_vars": [
+                {
+                    "key": "PARALLEL_API_KEY",
+                    "prompt": "Parallel API key",
+                    "url": "https://platform.parallel.ai/",
+                }
+            ],
+        }
+
+    async def _call(self, method: str, request: dict[str, Any]) -> Any:
+        """One SDK call with a key from the ring; returns the SDK's response model."""
+        from parallel import AsyncParallel
+        from webproviders.sdkhttp import ResponseLog, response_error, sdk_client
+
+        from .errors import NAME, classify, failure
+
+        async def send(key: str | None) -> Any:
+            log = ResponseLog()
+            async with sdk_client(self.config, timeout=self.call_timeout(), log=log) as http:
+                client = AsyncParallel(
+                    api_key=key,
+                    base_url=self.base_url(),
+                    max_retries=0,
+                    timeout=self.call_timeout(),
+                    http_client=http,
+                )
+                try:
+                    result = await getattr(client, method)(**request)
+                except Exception as exc:  # noqa: BLE001 - every SDK failure is mapped to ours
+                    raise failure(exc) from None
+            # The SDK accepts a 200 carrying an error object, and hands back the text of a
+            # body that is not JSON: the response itself says which.
+            error = response_error(log.last, NAME, classify) if log.last is not None else None
+            if error is not None:
+                raise error
+            return result
+
+        return await self.with_key(send)
+
+    async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        from .mapping import forward_warnings, hits, search_request
+
+        result = await self._call("search", search_request(query, limit, options, self.settings))
+        forward_warnings(result)
+        return hits(result)
+
+    async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        from .mapping import extract_items, extract_request, forward_warnings
+
+        result = await self._call("extract", extract_request(urls, kwargs, self.settings))
+        forward_warnings(result)
+        return extract_items(urls, result)
+
+
+def register(ctx: PluginContext) -> None:
+    ctx.register_web_search_provider(ParallelProvider(ctx.config))

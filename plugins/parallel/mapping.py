@@ -1,0 +1,144 @@
+"""Our arguments to ``AsyncParallel`` keyword arguments, and its results to our hits and pages."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+from webproviders.config import ProviderSettings
+from webproviders.runner import warn
+from webproviders.sdk import one_item_per_url, url_key, warn_unknown
+
+TIME_RANGES = {
+    "day": timedelta(days=1),
+    "week": timedelta(weeks=1),
+    "month": timedelta(days=30),
+    "year": timedelta(days=365),
+}
+#: Parallel-specific search options: ``objective`` (the goal, default: the query), ``queries``
+#: (more keyword queries), ``search_mode`` (Parallel's ``mode``: turbo|fast|basic|advanced;
+#: ``mode`` itself is the dispatcher's), ``max_chars_total``, ``session_id``.
+SEARCH_KWARGS = frozenset({"objective", "queries", "search_mode", "max_chars_total", "session_id"})
+EXTRACT_KWARGS = frozenset({"objective", "queries", "max_chars_per_result", "session_id"})
+
+
+def search_request(
+    query: str,
+    limit: int,
+    options: dict[str, Any],
+    settings: ProviderSettings,
+    today: date | None = None,
+) -> dict[str, Any]:
+    """Keyword arguments for ``AsyncParallel.search``."""
+    warn_unknown("parallel", options, SEARCH_KWARGS, search=True)
+    extra = options.get("queries") or []
+    queries = [query, *([extra] if isinstance(extra, str) else list(extra))]
+    advanced: dict[str, Any] = {"max_results": limit}
+    policy: dict[str, Any] = {}
+    for key in ("include_domains", "exclude_domains"):
+        if options.get(key):
+            policy[key] = list(options[key])
+    if policy.get("include_domains") and policy.get("exclude_domains"):
+        warn("parallel ignores exclude_domains when include_domains is given.")
+    if options.get("time_range"):
+        policy["after_date"] = (
+            (today or date.today()) - TIME_RANGES[options["time_range"]]
+        ).isoformat()
+    if policy:
+        advanced["source_policy"] = policy
+    if options.get("country"):
+        advanced["location"] = str(options["country"]).upper()
+    request: dict[str, Any] = {
+        "objective": options.get("objective") or query,
+        "search_queries": list(dict.fromkeys(queries)),
+        "advanced_settings": advanced,
+    }
+    mode = options.get("search_mode", settings.option("mode"))
+    if mode:
+        request["mode"] = mode
+    request.update(
+        {
+            key: options[key]
+            for key in ("max_chars_total", "session_id")
+            if options.get(key) is not None
+        }
+    )
+    return request
+
+
+def hits(result: Any) -> list[dict[str, Any]]:
+    """Search hits from a ``SearchResult``: the excerpts are the description."""
+    found = []
+    for item in getattr(result, "results", None) or []:
+        excerpts = [e.strip() for e in getattr(item, "excerpts", None) or [] if isinstance(e, str)]
+        hit: dict[str, Any] = {
+            "title": item.title,
+            "url": item.url,
+            "description": " … ".join(excerpts),
+        }
+        if getattr(item, "publish_date", None):
+            hit["published_at"] = item.publish_date
+        found.append(hit)
+    return found
+
+
+def extract_request(
+    urls: list[str], options: dict[str, Any], settings: ProviderSettings
+) -> dict[str, Any]:
+    """Keyword arguments for ``AsyncParallel.extract``: the full content of each page."""
+    warn_unknown("parallel", options, EXTRACT_KWARGS)
+    limit = options.get("max_chars_per_result", settings.option("max_chars_per_result"))
+    request: dict[str, Any] = {
+        "urls": list(urls),
+        "advanced_settings": {
+            "full_content": {"max_chars_per_result": int(limit)} if limit else True
+        },
+    }
+    if options.get("objective"):
+        request["objective"] = options["objective"]
+    if options.get("queries"):
+        request["search_queries"] = (
+            [options["queries"]]
+            if isinstance(options["queries"], str)
+            else list(options["queries"])
+        )
+    if options.get("session_id"):
+        request["session_id"] = options["session_id"]
+    return request
+
+
+def page(item: Any) -> dict[str, Any]:
+    """One page from an ``ExtractResult``: the full content, else the excerpts."""
+    excerpts = [e for e in getattr(item, "excerpts", None) or [] if isinstance(e, str)]
+    metadata = {"published_at": item.publish_date} if getattr(item, "publish_date", None) else {}
+    return {
+        "url": item.url,
+        "title": item.title or "",
+        "content": item.full_content or "\n\n".join(excerpts),
+        "metadata": metadata,
+    }
+
+
+def forward_warnings(result: Any) -> None:
+    """Parallel's own ``warnings`` go into ``meta.warnings``."""
+    for item in getattr(result, "warnings", None) or []:
+        message = getattr(item, "message", None)
+        if message:
+            warn(f"parallel: {message}")
+
+
+def extract_items(urls: list[str], result: Any) -> list[dict[str, Any]]:
+    """One item per URL asked for: the page, or the error ``errors`` gives for it."""
+    from .errors import url_error
+
+    found = {
+        url_key(item.url): page(item) for item in result.results or [] if isinstance(item.url, str)
+    }
+    failed = {
+        url_key(item.url): url_error(
+            item.error_type or "error", item.http_status_code, item.content
+        )
+        for item in result.errors or []
+        if isinstance(item.url, str)
+    }
+    return one_item_per_url(urls, found, failed, "Parallel")

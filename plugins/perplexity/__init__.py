@@ -1,0 +1,86 @@
+"""The ``perplexity`` provider: Perplexity's Search API (``POST /search``).
+
+It returns ranked pages with long extracted snippets, not a generated answer. Domains go
+into ``search_domain_filter`` (``-`` prefix to exclude; one mode per request, at most 20),
+``time_range`` into ``search_recency_filter``, ``lang`` into ``search_language_filter``.
+There is no safe-search control.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webproviders import PluginContext, VendorProvider, warn
+from webproviders.errors import InvalidInputError
+
+from .parse import classify, parse_hits
+
+#: The Search API returns at most 20 web results per request.
+MAX_RESULTS = 20
+MAX_DOMAINS = 20
+
+
+def domain_filter(include: list[str], exclude: list[str]) -> list[str]:
+    """``search_domain_filter``: an allow list or a deny list, never both."""
+    if include and exclude:
+        warn(
+            "perplexity filters domains in one mode per request; exclude_domains was ignored "
+            "because include_domains already limits the results."
+        )
+    chosen = list(include) if include else [f"-{domain}" for domain in exclude]
+    if len(chosen) > MAX_DOMAINS:
+        raise InvalidInputError(
+            f"perplexity accepts at most {MAX_DOMAINS} domains in its filter; "
+            f"{len(chosen)} were given."
+        )
+    return chosen
+
+
+class PerplexityProvider(VendorProvider):
+    provider_name = "perplexity"
+    key_env = ("PERPLEXITY_API_KEY",)
+    base_url_env = ("PERPLEXITY_BASE_URL",)
+    default_base_url = "https://api.perplexity.ai"
+    search_options = frozenset(
+        {"time_range", "include_domains", "exclude_domains", "country", "lang"}
+    )
+
+    @property
+    def display_name(self) -> str:
+        return "Perplexity Search"
+
+    def get_setup_schema(self) -> dict[str, Any]:
+        return {
+            "name": self.display_name,
+            "badge": "",
+            "tag": "search",
+            "env_vars": [
+                {
+                    "key": "PERPLEXITY_API_KEY",
+                    "prompt": "Perplexity API key",
+                    "url": "https://www.perplexity.ai/account/api",
+                }
+            ],
+        }
+
+    async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        body: dict[str, Any] = {"query": query, "max_results": min(limit, MAX_RESULTS)}
+        if limit > MAX_RESULTS:
+            warn(f"perplexity returns at most {MAX_RESULTS} results per search; asked for {limit}.")
+        domains = domain_filter(
+            options.get("include_domains") or [], options.get("exclude_domains") or []
+        )
+        if domains:
+            body["search_domain_filter"] = domains
+        if options.get("time_range"):
+            body["search_recency_filter"] = options["time_range"]
+        if options.get("country"):
+            body["country"] = str(options["country"]).upper()
+        if options.get("lang"):
+            body["search_language_filter"] = [str(options["lang"]).lower()]
+        data = await self.call_api("POST", "/search", json=body, classify=classify)
+        return parse_hits(data)
+
+
+def register(ctx: PluginContext) -> None:
+    ctx.register_web_search_provider(PerplexityProvider(ctx.config))

@@ -1,0 +1,87 @@
+"""Mapping our common search options to SearXNG's form parameters.
+
+SearXNG has no domain filter: domains go into the query as ``site:`` operators (which most
+engines understand) and the results are filtered by host afterwards, so the option holds
+even for engines that ignore the operator.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+from webproviders import warn
+
+_SAFESEARCH = {"off": 0, "moderate": 1, "strict": 2}
+
+
+def _csv(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value.strip() or None
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v).strip() for v in value if str(v).strip()) or None
+    return None
+
+
+def language(name: str, options: dict[str, Any]) -> str | None:
+    """``language``: ``en`` or ``en-US``; a country alone cannot be expressed, so it warns."""
+    lang, country = options.get("lang"), options.get("country")
+    if not lang:
+        if country:
+            warn(f"{name} filters by language, not by country; pass lang with country (ignored).")
+        return None
+    code = lang.strip().replace("_", "-")
+    if country and "-" not in code:
+        code = f"{code.lower()}-{country.strip().upper()}"
+    return code
+
+
+def build_params(
+    name: str, query: str, options: dict[str, Any], settings_option: Any
+) -> dict[str, Any]:
+    """Query parameters for ``GET /search``; ``settings_option`` reads config defaults."""
+    include = options.get("include_domains") or []
+    exclude = options.get("exclude_domains") or []
+    parts = [query]
+    if include:
+        parts.append(" OR ".join(f"site:{domain}" for domain in include))
+    parts += [f"-site:{domain}" for domain in exclude]
+    params: dict[str, Any] = {"q": " ".join(parts), "format": "json", "pageno": 1}
+    lang = language(name, options)
+    if lang:
+        params["language"] = lang
+    if options.get("time_range"):
+        params["time_range"] = options["time_range"]
+    if options.get("safe_search"):
+        params["safesearch"] = _SAFESEARCH[options["safe_search"]]
+    for key in ("categories", "engines"):
+        value = _csv(options.get(key)) or _csv(settings_option(key))
+        if value:
+            params[key] = value
+    return params
+
+
+def _host(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").lower()
+    except ValueError:
+        return ""
+
+
+def _matches(host: str, domain: str) -> bool:
+    return host == domain or host.endswith("." + domain)
+
+
+def domain_filter(hits: list[dict[str, Any]], options: dict[str, Any]) -> list[dict[str, Any]]:
+    """Keep hits on an included domain (or a subdomain) and drop hits on an excluded one."""
+    include = options.get("include_domains") or []
+    exclude = options.get("exclude_domains") or []
+    kept = []
+    for hit in hits:
+        host = _host(hit["url"])
+        if include and not any(_matches(host, d) for d in include):
+            continue
+        if any(_matches(host, d) for d in exclude):
+            continue
+        kept.append(hit)
+    return kept

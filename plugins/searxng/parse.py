@@ -1,0 +1,61 @@
+"""Turning a SearXNG JSON response into search hits and warnings.
+
+Only ``results`` are hits; ``answers``, ``infoboxes``, ``suggestions`` and ``corrections``
+are not pages and are skipped, as is any result without an http(s) URL. A malformed
+result is skipped, never allowed to break the call.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webproviders.envelope import is_http_url
+from webproviders.errors import ParseError
+
+
+def _score(item: dict[str, Any]) -> float:
+    score = item.get("score")
+    return float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else 0.0
+
+
+def _hit(item: dict[str, Any]) -> dict[str, Any]:
+    hit: dict[str, Any] = {
+        "title": item.get("title") if isinstance(item.get("title"), str) else "",
+        "url": item["url"].strip(),
+        "description": item.get("content") if isinstance(item.get("content"), str) else "",
+    }
+    if isinstance(item.get("publishedDate"), str) and item["publishedDate"]:
+        hit["published_at"] = item["publishedDate"]
+    if isinstance(item.get("score"), (int, float)) and not isinstance(item["score"], bool):
+        hit["score"] = item["score"]
+    engines = item.get("engines")
+    if isinstance(engines, list):
+        hit["engines"] = [str(engine) for engine in engines]
+    return hit
+
+
+def parse_results(name: str, body: Any) -> list[dict[str, Any]]:
+    """Hits ordered by SearXNG's score, best first (ties keep SearXNG's order)."""
+    if not isinstance(body, dict):
+        raise ParseError(f"{name} answered with JSON that is not a search response.", provider=name)
+    results = body.get("results")
+    if results is None:
+        return []
+    if not isinstance(results, list):
+        raise ParseError(f"{name} sent 'results' that is not a list.", provider=name)
+    usable = [item for item in results if isinstance(item, dict) and is_http_url(item.get("url"))]
+    return [_hit(item) for item in sorted(usable, key=_score, reverse=True)]
+
+
+def unresponsive(body: Any) -> list[str]:
+    """``unresponsive_engines`` as "engine (reason)" strings; the pairs' shape is not trusted."""
+    entries = body.get("unresponsive_engines") if isinstance(body, dict) else None
+    found = []
+    for entry in entries or []:
+        if isinstance(entry, (list, tuple)) and entry:
+            engine = str(entry[0])
+            reason = str(entry[1]) if len(entry) > 1 and entry[1] else ""
+            found.append(f"{engine} ({reason})" if reason else engine)
+        elif isinstance(entry, str):
+            found.append(entry)
+    return found

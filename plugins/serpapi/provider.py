@@ -1,0 +1,137 @@
+"""The ``serpapi`` provider: ``GET https://serpapi.com/search.json?engine=google&q=...``.
+
+The key travels as the ``api_key`` query parameter (SerpAPI's only scheme), so it is kept
+out of every message we build and scrubbed from anything else.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from webproviders import VendorProvider
+from webproviders.errors import BadGatewayError, ParseError, ProviderError
+
+from .errors import classify, is_no_results
+
+TIME_RANGES = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
+#: ``safe``: Google knows only "active" and "off"; moderate leaves Google's default.
+SAFE_SEARCH = {"strict": "active", "off": "off"}
+#: ``search_metadata.status`` values of a finished search.
+DONE = ("Success", "Cached")
+
+
+def query_with_domains(query: str, include: list[str], exclude: list[str]) -> str:
+    """SerpAPI's Google engine has no domain parameters; ``site:`` operators do the job."""
+    parts = [query]
+    if include:
+        parts.append(" OR ".join(f"site:{domain}" for domain in include))
+    parts += [f"-site:{domain}" for domain in exclude]
+    return " ".join(parts)
+
+
+def iso_date(text: Any) -> str | None:
+    """Google's absolute dates (``Aug 12, 2026``) as ISO; relative ones stay out."""
+    for fmt in ("%b %d, %Y", "%d %b %Y", "%Y-%m-%d"):
+        try:
+            return datetime.strptime(str(text).strip(), fmt).date().isoformat()
+        except ValueError:
+            continue
+    return None
+
+
+def _hit(item: dict[str, Any]) -> dict[str, Any]:
+    hit: dict[str, Any] = {
+        "title": item.get("title"),
+        "url": item.get("link"),
+        "description": item.get("snippet"),
+    }
+    if item.get("date"):
+        hit["date"] = item["date"]
+        published = iso_date(item["date"])
+        if published:
+            hit["published_at"] = published
+    if item.get("source"):
+        hit["source"] = item["source"]
+    return hit
+
+
+def hits_from(body: Any) -> list[dict[str, Any]]:
+    """Organic results of a finished search; a search that failed or did not finish raises."""
+    if not isinstance(body, dict):
+        raise ParseError("SerpAPI answered with something other than a JSON object.")
+    error = str(body.get("error") or "")
+    status = (body.get("search_metadata") or {}).get("status")
+    if status == "Error" and not is_no_results(error):
+        raise ProviderError(
+            f"SerpAPI reported that the search failed ({error or 'no reason given'})."
+        )
+    if status not in (None, *DONE, "Error"):
+        raise BadGatewayError(f"SerpAPI returned the search before it finished (status {status}).")
+    organic = body.get("organic_results") or []
+    if not isinstance(organic, list):
+        raise ParseError("SerpAPI sent 'organic_results' that is not a list.")
+    return [_hit(item) for item in organic if isinstance(item, dict)]
+
+
+class SerpApiProvider(VendorProvider):
+    provider_name = "serpapi"
+    key_env = ("SERPAPI_API_KEY",)
+    default_base_url = "https://serpapi.com"
+    search_options = frozenset(
+        {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
+    )
+
+    @property
+    def display_name(self) -> str:
+        return "SerpAPI (Google results)"
+
+    def auth_headers(self, key: str) -> dict[str, str]:
+        return {}
+
+    def auth_params(self, key: str) -> dict[str, str]:
+        return {"api_key": key}
+
+    def get_setup_schema(self) -> dict[str, Any]:
+        return {
+            "name": self.display_name,
+            "badge": "free tier",
+            "tag": "api key",
+            "env_vars": [
+                {
+                    "key": "SERPAPI_API_KEY",
+                    "prompt": "SerpAPI API key",
+                    "url": "https://serpapi.com/manage-api-key",
+                }
+            ],
+        }
+
+    def request_params(self, query: str, limit: int, options: dict[str, Any]) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            "engine": "google",
+            "q": query_with_domains(
+                query, options.get("include_domains", []), options.get("exclude_domains", [])
+            ),
+        }
+        if limit > 10:  # Google pages hold 10 organic results; num is a hint it may ignore
+            params["num"] = limit
+        if options.get("country"):
+            params["gl"] = options["country"].lower()
+        if options.get("lang"):
+            params["hl"] = options["lang"]
+        if options.get("time_range"):
+            params["tbs"] = TIME_RANGES[options["time_range"]]
+        if options.get("safe_search") in SAFE_SEARCH:
+            params["safe"] = SAFE_SEARCH[options["safe_search"]]
+        if options.get("location"):  # SerpAPI's canonical location string, passed through
+            params["location"] = str(options["location"])
+        return params
+
+    async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        answer = await self.call_api(
+            "GET",
+            "/search.json",
+            params=self.request_params(query, limit, options),
+            classify=classify,
+        )
+        return hits_from(answer)

@@ -1,0 +1,107 @@
+"""The ``tavily`` provider: search, extract and crawl through the official ``tavily-python`` SDK.
+
+The SDK's ``AsyncTavilyClient`` gets a client of ours (:func:`webproviders.sdkhttp.sdk_client`)
+that draws connections from the shared pool; it is a fresh client per call because the SDK
+writes its key into the client's headers. The SDK folds statuses 403, 432 and 433 into one
+exception and hides the response of a 429, so the provider reads the last response itself
+(see ``errors.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webproviders import PluginContext
+from webproviders.sdk import SDKProvider
+
+#: Tavily's bounds for the server-side ``timeout`` of extract and crawl, in seconds.
+EXTRACT_TIMEOUT = (1.0, 60.0)
+CRAWL_TIMEOUT = (10.0, 150.0)
+
+
+def _clamp(value: float, bounds: tuple[float, float]) -> float:
+    return round(max(bounds[0], min(bounds[1], value)), 1)
+
+
+class TavilyProvider(SDKProvider):
+    """Tavily Search, Extract and Crawl (``TAVILY_API_KEY``)."""
+
+    provider_name = "tavily"
+    key_env = ("TAVILY_API_KEY",)
+    default_base_url = "https://api.tavily.com"
+    sdk_module = "tavily"
+    sdk_pip = "webproviders[tavily]"
+    search_options = frozenset({"time_range", "include_domains", "exclude_domains", "country"})
+
+    @property
+    def display_name(self) -> str:
+        return "Tavily"
+
+    def supports_extract(self) -> bool:
+        return True
+
+    def supports_crawl(self) -> bool:
+        return True
+
+    def get_setup_schema(self) -> dict[str, Any]:
+        return {
+            "name": self.display_name,
+            "badge": "1,000 free credits / month",
+            "tag": "search · extract · crawl",
+            "env_vars": [
+                {
+                    "key": "TAVILY_API_KEY",
+                    "prompt": "Tavily API key (tvly-...)",
+                    "url": "https://app.tavily.com/",
+                }
+            ],
+        }
+
+    async def _call(self, method: str, request: dict[str, Any]) -> Any:
+        """One SDK call with a key from the ring; returns Tavily's JSON body."""
+        from tavily import AsyncTavilyClient
+        from webproviders.sdkhttp import ResponseLog, response_error, sdk_client
+
+        from .errors import NAME, classify, failure
+
+        async def send(key: str | None) -> Any:
+            log = ResponseLog()
+            async with sdk_client(
+                self.config, base_url=self.base_url(), timeout=self.call_timeout(), log=log
+            ) as client:
+                tavily = AsyncTavilyClient(api_key=key, api_base_url=self.base_url(), client=client)
+                try:
+                    body = await getattr(tavily, method)(**request)
+                except Exception as exc:  # noqa: BLE001 - every SDK failure is mapped to ours
+                    raise failure(exc, log.last) from None
+            error = response_error(log.last, NAME, classify) if log.last is not None else None
+            if error is not None:
+                raise error
+            return body
+
+        return await self.with_key(send)
+
+    async def search(self, query: str, limit: int = 5, **options: Any) -> dict[str, Any]:
+        from .mapping import hits, search_request
+
+        request = search_request(query, limit, options, self.settings)
+        request["timeout"] = self.call_timeout()
+        return hits(await self._call("search", request))
+
+    async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        from .mapping import extract_items, extract_request
+
+        request = extract_request(urls, kwargs, self.settings)
+        request["timeout"] = _clamp(self.call_timeout(), EXTRACT_TIMEOUT)
+        return extract_items(urls, await self._call("extract", request))
+
+    async def crawl(self, url: str, **kwargs: Any) -> list[dict[str, Any]]:
+        from .mapping import crawl_request, pages
+
+        request = crawl_request(url, kwargs, self.settings)
+        request["timeout"] = _clamp(self.call_timeout(), CRAWL_TIMEOUT)
+        return pages(await self._call("crawl", request))
+
+
+def register(ctx: PluginContext) -> None:
+    ctx.register_web_search_provider(TavilyProvider(ctx.config))

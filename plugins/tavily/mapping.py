@@ -1,0 +1,148 @@
+"""Our arguments to Tavily's request fields, and Tavily's answers to our hits and pages."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from webproviders.config import ProviderSettings
+from webproviders.errors import ProviderError, WebProviderError
+from webproviders.runner import warn
+from webproviders.sdk import one_item_per_url, quote, said, url_key, warn_unknown
+
+from .countries import tavily_country
+
+#: Most results Tavily returns for one search.
+MAX_RESULTS = 20
+#: Tavily-specific search options a call may pass; ``topic`` and ``search_depth`` may also
+#: come from ``web.providers.tavily``.
+SEARCH_KWARGS = frozenset(
+    {
+        "topic",
+        "search_depth",
+        "chunks_per_source",
+        "start_date",
+        "end_date",
+        "include_answer",
+        "exact_match",
+        "auto_parameters",
+    }
+)
+EXTRACT_KWARGS = frozenset({"extract_depth", "query", "chunks_per_source"})
+#: Crawl options: ours (left) to Tavily's request fields (right).
+CRAWL_FIELDS = {
+    "max_depth": "max_depth",
+    "max_breadth": "max_breadth",
+    "max_pages": "limit",
+    "limit": "limit",
+    "instructions": "instructions",
+    "include_paths": "select_paths",
+    "exclude_paths": "exclude_paths",
+    "include_domains": "select_domains",
+    "exclude_domains": "exclude_domains",
+    "allow_external": "allow_external",
+    "extract_depth": "extract_depth",
+}
+
+
+def search_request(
+    query: str, limit: int, options: dict[str, Any], settings: ProviderSettings
+) -> dict[str, Any]:
+    """Keyword arguments for ``AsyncTavilyClient.search``."""
+    warn_unknown("tavily", options, SEARCH_KWARGS, search=True)
+    request: dict[str, Any] = {"query": query, "max_results": min(limit, MAX_RESULTS)}
+    for key in ("topic", "search_depth"):
+        value = options.get(key, settings.option(key))
+        if value:
+            request[key] = value
+    request.update({key: options[key] for key in SEARCH_KWARGS if key in options})
+    for key in ("time_range", "include_domains", "exclude_domains"):
+        if options.get(key):
+            request[key] = options[key]
+    if options.get("country"):
+        _add_country(request, options["country"])
+    return request
+
+
+def _add_country(request: dict[str, Any], country: str) -> None:
+    topic = request.get("topic", "general")
+    if topic != "general":
+        warn(f"tavily applies country only to the general topic, not '{topic}'; country ignored.")
+        return
+    name = tavily_country(country)
+    if name is None:
+        warn(f"tavily does not know the country code '{country}'; country ignored.")
+        return
+    request["country"] = name
+
+
+def hits(body: Mapping[str, Any]) -> dict[str, Any]:
+    """``{"web": [...]}`` from a search answer, with Tavily's answer (when asked) in ``meta``."""
+    found = []
+    for item in body.get("results") or []:
+        if not isinstance(item, Mapping):
+            continue
+        hit = {
+            "title": item.get("title"),
+            "url": item.get("url"),
+            "description": item.get("content"),
+        }
+        if isinstance(item.get("score"), (int, float)):
+            hit["score"] = item["score"]
+        if item.get("published_date"):
+            hit["published_at"] = item["published_date"]
+        found.append(hit)
+    answer = body.get("answer")
+    return {"web": found, "meta": {"answer": answer}} if answer else {"web": found}
+
+
+def extract_request(
+    urls: list[str], options: dict[str, Any], settings: ProviderSettings
+) -> dict[str, Any]:
+    """Keyword arguments for ``AsyncTavilyClient.extract`` (markdown, one request for all URLs)."""
+    warn_unknown("tavily", options, EXTRACT_KWARGS)
+    request: dict[str, Any] = {"urls": urls, "format": "markdown"}
+    depth = options.get("extract_depth", settings.option("extract_depth"))
+    if depth:
+        request["extract_depth"] = depth
+    request.update({key: options[key] for key in ("query", "chunks_per_source") if key in options})
+    return request
+
+
+def crawl_request(url: str, options: dict[str, Any], settings: ProviderSettings) -> dict[str, Any]:
+    """Keyword arguments for ``AsyncTavilyClient.crawl``."""
+    warn_unknown("tavily", options, frozenset(CRAWL_FIELDS))
+    request: dict[str, Any] = {"url": url, "format": "markdown"}
+    depth = settings.option("extract_depth")
+    if depth:
+        request["extract_depth"] = depth
+    for ours, theirs in CRAWL_FIELDS.items():
+        if options.get(ours) is not None:
+            request[theirs] = options[ours]
+    return request
+
+
+def _page(item: Mapping[str, Any]) -> dict[str, Any]:
+    metadata = {"favicon": item["favicon"]} if item.get("favicon") else {}
+    return {
+        "url": item.get("url"),
+        "title": item.get("title") or "",
+        "content": item.get("raw_content") or "",
+        "metadata": metadata,
+    }
+
+
+def pages(body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Pages from an extract or crawl answer (``results[].raw_content`` is the markdown)."""
+    return [_page(item) for item in body.get("results") or [] if isinstance(item, Mapping)]
+
+
+def extract_items(urls: list[str], body: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """One item per URL asked for: the page, or Tavily's reason (``failed_results``) it has none."""
+    found = {url_key(str(page["url"])): page for page in pages(body)}
+    failed: dict[str, WebProviderError] = {}
+    for item in body.get("failed_results") or []:
+        if isinstance(item, Mapping) and isinstance(item.get("url"), str):
+            reason = f"Tavily could not extract this URL{said(quote(item.get('error')))}"
+            failed[url_key(item["url"])] = ProviderError(reason, provider="tavily")
+    return one_item_per_url(urls, found, failed, "Tavily")

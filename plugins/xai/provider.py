@@ -1,0 +1,88 @@
+"""The xAI provider: Grok answers a search with its server-side ``web_search`` tool."""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any, ClassVar
+from urllib.parse import urlsplit
+
+from webproviders import VendorProvider, warn
+
+from .errors import classify
+from .parse import incomplete_reason, parse_response
+from .request import build_body
+
+DEFAULT_MODEL = "grok-4-1-fast-reasoning"
+#: Options xAI has no parameter for: they go into the prompt, and the caller is told so.
+_PROMPTED = ("time_range", "lang", "country")
+_FALLBACK_NOTES = {
+    "annotations": "{name} did not return the JSON results block; hits come from its url_citation "
+    "annotations, so titles and descriptions are missing.",
+    "citations": "{name} did not return the JSON results block or citations in the text; hits are "
+    "the URLs its search saw, unranked and without titles.",
+}
+
+
+class XaiProvider(VendorProvider):
+    """Web search through xAI's Responses API (``POST /v1/responses``, ``web_search`` tool).
+
+    Trust model: a language model writes the answer. Titles, descriptions, dates and even
+    URLs are model-generated and may be wrong or invented; treat them like any model output.
+    Hits from the JSON block carry ``cited`` (whether xAI's search tool reported that URL).
+    Options without an xAI parameter (time range, language, country) are requests in the
+    prompt, not filters. Domain filters are real: at most 5, allowed or excluded, not both.
+    """
+
+    provider_name: ClassVar[str] = "xai"
+    key_env: ClassVar[tuple[str, ...]] = ("XAI_API_KEY",)
+    default_base_url: ClassVar[str] = "https://api.x.ai/v1"
+    #: A search with reasoning and several tool calls often takes a minute.
+    default_timeout: ClassVar[float] = 90.0
+    search_options = frozenset(
+        {"time_range", "include_domains", "exclude_domains", "country", "lang"}
+    )
+
+    @property
+    def display_name(self) -> str:
+        return "xAI Grok web search"
+
+    def get_setup_schema(self) -> dict[str, Any]:
+        return {
+            "name": self.display_name,
+            "badge": "paid",
+            "tag": "keyed",
+            "env_vars": [
+                {"key": "XAI_API_KEY", "prompt": "xAI API key", "url": "https://console.x.ai/"}
+            ],
+        }
+
+    def model(self) -> str:
+        return str(self.settings.option("model") or DEFAULT_MODEL)
+
+    def _path(self) -> str:
+        # A bare host (https://api.x.ai) gets the version prefix; a proxy URL is used as given.
+        return "/v1/responses" if urlsplit(self.base_url()).path in ("", "/") else "/responses"
+
+    async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        body = build_body(
+            self.model(), query, limit, options, self.name, self.settings.option("max_tool_calls")
+        )
+        prompted = [option for option in _PROMPTED if options.get(option)]
+        if prompted:
+            warn(
+                f"{self.name} has no parameter for {', '.join(prompted)}; it was asked for in the "
+                "prompt, which the model may not follow."
+            )
+        answer = await self.call_api(
+            "POST", self._path(), json=body, classify=partial(classify, self.name)
+        )
+        hits, source = parse_response(self.name, answer)
+        if source in _FALLBACK_NOTES:
+            warn(_FALLBACK_NOTES[source].format(name=self.name))
+        reason = incomplete_reason(answer)
+        if reason:
+            warn(
+                f"{self.name} stopped before finishing its answer ({reason}); "
+                "results may be partial."
+            )
+        return hits

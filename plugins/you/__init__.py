@@ -1,0 +1,119 @@
+"""The ``you`` provider: You.com Web Search (``POST /v1/search``) and Contents (``/v1/contents``).
+
+Search returns web hits; news hits are added only with ``include_news=True`` (You.com
+sends them when it detects news intent). ``include_domains`` and ``exclude_domains`` cannot
+be combined in one request, so when both are given the include list wins (with a warning).
+Contents reads at most 10 URLs per request; larger calls are split.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from webproviders import PluginContext, VendorProvider, warn
+from webproviders.errors import ProviderError, WebProviderError
+from webproviders.exceptions import to_provider_error
+
+from .fanout import ACCOUNT_ERRORS, settle
+from .parse import classify, parse_contents, parse_hits, url_key
+
+#: ``count`` is per section (web, news) and at most 100.
+MAX_COUNT = 100
+CONTENTS_BATCH = 10
+
+
+class YouProvider(VendorProvider):
+    provider_name = "you"
+    key_env = ("YDC_API_KEY",)
+    default_base_url = "https://ydc-index.io"
+    search_options = frozenset(
+        {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
+    )
+
+    @property
+    def display_name(self) -> str:
+        return "You.com Search"
+
+    def supports_extract(self) -> bool:
+        return True
+
+    def auth_headers(self, key: str) -> dict[str, str]:
+        return {"X-API-Key": key}
+
+    def get_setup_schema(self) -> dict[str, Any]:
+        return {
+            "name": self.display_name,
+            "badge": "",
+            "tag": "search+extract",
+            "env_vars": [
+                {
+                    "key": "YDC_API_KEY",
+                    "prompt": "You.com API key",
+                    "url": "https://you.com/platform/api-keys",
+                }
+            ],
+        }
+
+    async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        include_news = bool(options.get("include_news", False))
+        body: dict[str, Any] = {"query": query, "count": min(limit, MAX_COUNT)}
+        if options.get("time_range"):
+            body["freshness"] = options["time_range"]
+        if options.get("country"):
+            body["country"] = str(options["country"]).upper()
+        if options.get("lang"):
+            body["language"] = str(options["lang"]).upper()
+        if options.get("safe_search"):
+            body["safesearch"] = options["safe_search"]
+        include, exclude = (
+            options.get("include_domains") or [],
+            options.get("exclude_domains") or [],
+        )
+        if include:
+            body["include_domains"] = list(include)
+            if exclude:
+                warn(
+                    "you cannot combine include_domains with exclude_domains; "
+                    "exclude_domains was ignored."
+                )
+        elif exclude:
+            body["exclude_domains"] = list(exclude)
+        data = await self.call_api("POST", "/v1/search", json=body, classify=classify)
+        return parse_hits(data, include_news)
+
+    async def _contents(self, urls: list[str]) -> list[dict[str, Any] | WebProviderError]:
+        """One Contents request: a page or an error per URL (account errors fail the call)."""
+        try:
+            data = await self.call_api(
+                "POST",
+                "/v1/contents",
+                json={"urls": urls, "formats": ["markdown", "metadata"]},
+                classify=classify,
+            )
+            pages = parse_contents(data)
+        except Exception as exc:  # noqa: BLE001 - account errors fail the call, others each URL
+            error = to_provider_error(exc, self.name)
+            if isinstance(error, ACCOUNT_ERRORS):
+                raise error from None
+            return [error for _ in urls]
+        missing = ProviderError("You.com returned no content for this URL.", provider=self.name)
+        outcomes: list[dict[str, Any] | WebProviderError] = []
+        for url in urls:
+            page = pages.get(url_key(url))
+            outcomes.append({**page, "url": url} if page else missing)
+        return outcomes
+
+    async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        batches = [urls[i : i + CONTENTS_BATCH] for i in range(0, len(urls), CONTENTS_BATCH)]
+        tasks = [asyncio.ensure_future(self._contents(batch)) for batch in batches]
+        try:
+            results = await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:  # an account error in one batch stops the others
+                task.cancel()
+        return settle(urls, [outcome for batch in results for outcome in batch])
+
+
+def register(ctx: PluginContext) -> None:
+    ctx.register_web_search_provider(YouProvider(ctx.config))

@@ -1,0 +1,125 @@
+"""You.com Search and Contents answers and errors.
+
+Search answers ``{"results": {"web": [...], "news": [...]}, "metadata": {...}}`` (``news``
+only when You.com detects news intent); Contents answers a list of pages. Error bodies
+vary (``message``, FastAPI-style ``detail``, or ``error``), so the text is looked up in
+each; the status decides the class.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from webproviders.errors import ParseError, ProviderError, QuotaExceededError, WebProviderError
+from webproviders.exceptions import error_for_status
+
+PROVIDER = "you"
+
+
+def error_text(body: Any) -> str | None:
+    """The human part of a You.com error body, if it has one."""
+    if not isinstance(body, Mapping):
+        return None
+    for key in ("message", "detail", "error"):
+        value = body.get(key)
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+        if isinstance(value, Mapping) and value.get("message"):
+            return str(value["message"]).strip()
+        if isinstance(value, list) and value:
+            parts = [str(v.get("msg") or v) if isinstance(v, Mapping) else str(v) for v in value]
+            return "; ".join(parts)
+    return None
+
+
+def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
+    """Vendor text on error statuses; a 200 carrying an ``error`` is a failure, not "no results"."""
+    status = response.status_code
+    text = error_text(body)
+    if status < 400:
+        if isinstance(body, Mapping) and body.get("error"):
+            return ProviderError(f"You.com answered with an error: {text}", provider=PROVIDER)
+        return None
+    said = f": {text}" if text else "."
+    if status == 402:
+        return QuotaExceededError(
+            f"You.com says the account is out of credits{said}", provider=PROVIDER
+        )
+    if status in (401, 403):
+        message = (
+            f"You.com refused the API key (HTTP {status}){said} "
+            "Check YDC_API_KEY (or web.providers.you.api_key)."
+        )
+    elif status == 429:
+        message = f"You.com is rate limiting requests (HTTP 429){said}"
+    elif status >= 500:
+        message = f"You.com failed on its side (HTTP {status}){said}"
+    else:
+        message = f"You.com rejected the request (HTTP {status}){said}"
+    return error_for_status(status, PROVIDER, response.headers, message)
+
+
+def _hit(item: Mapping[str, Any], source: str) -> dict[str, Any]:
+    snippets = [s for s in item.get("snippets") or [] if isinstance(s, str) and s.strip()]
+    hit: dict[str, Any] = {
+        "title": item.get("title") or "",
+        "url": item.get("url") or "",
+        "description": item.get("description") or (snippets[0] if snippets else ""),
+        "source": source,
+    }
+    if snippets:
+        hit["snippets"] = snippets
+    if item.get("page_age"):
+        hit["published_at"] = item["page_age"]
+    return hit
+
+
+def parse_hits(body: Any, include_news: bool) -> list[dict[str, Any]]:
+    """Web hits, then news hits when the caller asked for them."""
+    results = body.get("results") if isinstance(body, Mapping) else None
+    if not isinstance(results, Mapping):
+        raise ParseError("You.com answered without a 'results' object.", provider=PROVIDER)
+    sections = ["web", "news"] if include_news else ["web"]
+    hits: list[dict[str, Any]] = []
+    for section in sections:
+        items = results.get(section) or []
+        if not isinstance(items, list):
+            raise ParseError(f"You.com's 'results.{section}' is not a list.", provider=PROVIDER)
+        hits += [_hit(item, section) for item in items if isinstance(item, Mapping)]
+    return hits
+
+
+def url_key(url: str) -> str:
+    """Match a returned page to its requested URL despite a trailing-slash difference."""
+    return url.rstrip("/")
+
+
+def parse_contents(body: Any) -> dict[str, dict[str, Any]]:
+    """Contents pages keyed by :func:`url_key`; a page without markdown is left out."""
+    items = body
+    if isinstance(body, Mapping):
+        items = next(
+            (body[k] for k in ("results", "contents", "data") if isinstance(body.get(k), list)),
+            None,
+        )
+    if not isinstance(items, list):
+        raise ParseError("You.com's contents answer is not a list of pages.", provider=PROVIDER)
+    pages: dict[str, dict[str, Any]] = {}
+    for item in items:
+        if not isinstance(item, Mapping) or not isinstance(item.get("url"), str):
+            continue
+        markdown = item.get("markdown")
+        if not isinstance(markdown, str) or not markdown.strip():
+            continue
+        metadata = item.get("metadata")
+        pages[url_key(item["url"])] = {
+            "url": item["url"],
+            "title": item.get("title") or "",
+            "content": markdown,
+            "raw_content": None,
+            "metadata": dict(metadata) if isinstance(metadata, Mapping) else {},
+        }
+    return pages

@@ -1,0 +1,37 @@
+"""Cache keys: capability, provider and normalised arguments, hashed; never a secret.
+
+Whitespace in a query is collapsed and option order does not matter; option names that
+look like credentials are left out, so two callers with different keys share answers and
+no key ever reaches the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+_SECRET_NAME = re.compile(r"(?i)(api_?key|token|secret|password|passwd|authorization|cookie|credential)")
+
+
+def _public(options: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in options.items() if not _SECRET_NAME.search(k)} if options else options
+
+
+def cache_key(capability: str, provider: str, arguments: dict[str, Any]) -> str:
+    """A stable hex digest for one provider answering one set of arguments."""
+    if capability == "search":
+        subject: Any = [" ".join(arguments["query"].split()), arguments["limit"]]
+    elif capability == "extract":
+        subject = arguments["urls"]
+    else:
+        subject = arguments["url"]
+    payload = json.dumps(
+        [capability, provider, subject, _public(arguments["options"])],
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        default=repr,
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()

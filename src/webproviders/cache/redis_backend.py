@@ -1,0 +1,57 @@
+"""A cache in Redis, shared by a fleet of workers; entries expire server-side.
+
+Claims (``SET NX`` with a time limit) give single flight across processes and machines.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+#: Deletes a claim only if it is still ours (a slow leader must not free another's claim).
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class RedisCache:
+    """``get`` / ``set`` / ``claim`` against a Redis server; every call blocks for a round trip."""
+
+    shared = True
+
+    def __init__(self, url: str, namespace: str = "webproviders") -> None:
+        import redis  # the optional 'redis' extra, imported on first use
+
+        self._client: Any = redis.Redis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0)
+        self._prefix = f"{namespace}:cache:"
+        self._release = self._client.register_script(_RELEASE)
+
+    @staticmethod
+    def encode(value: Any) -> str:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+    @staticmethod
+    def decode(payload: str | bytes) -> Any:
+        return json.loads(payload)
+
+    def get(self, key: str) -> bytes | None:
+        return self._client.get(self._prefix + key)
+
+    def set(self, key: str, payload: str, ttl: float) -> None:
+        self._client.set(self._prefix + key, payload, px=max(1, round(ttl * 1000)))
+
+    def claim(self, key: str, seconds: float) -> str | None:
+        token = uuid.uuid4().hex
+        taken = self._client.set(self._prefix + "claim:" + key, token, nx=True, px=max(1, round(seconds * 1000)))
+        return token if taken else None
+
+    def claimed(self, key: str) -> bool:
+        return bool(self._client.exists(self._prefix + "claim:" + key))
+
+    def release(self, key: str, token: str) -> None:
+        self._release(keys=[self._prefix + "claim:" + key], args=[token])
+
+    def close(self) -> None:
+        self._client.close()

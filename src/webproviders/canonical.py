@@ -1,0 +1,52 @@
+"""One spelling per page, so a crawler fetches each page once.
+
+The fragment goes, the host is lower-cased, a default port is dropped, an empty path
+becomes ``/``, and common tracking parameters (``utm_*``, ``gclid``, ``fbclid``, …) are
+removed. Everything else, including the order of the remaining parameters, is kept:
+some sites depend on it.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+TRACKING_PARAMS = frozenset(
+    {
+        "gclid", "gclsrc", "dclid", "gbraid", "wbraid", "fbclid", "msclkid", "yclid", "twclid",
+        "ttclid", "li_fat_id", "igshid", "mc_cid", "mc_eid", "_ga", "_gl", "_hsenc", "_hsmi",
+        "mkt_tok", "oly_anon_id", "oly_enc_id", "vero_id", "wickedid", "srsltid",
+    }
+)
+_TRACKING_PREFIXES = ("utm_", "pk_", "piwik_", "matomo_", "hsa_")
+
+
+def is_tracking(name: str) -> bool:
+    key = name.lower()
+    return key in TRACKING_PARAMS or key.startswith(_TRACKING_PREFIXES)
+
+
+def canonicalize(url: str) -> str:
+    """The canonical spelling of an absolute http(s) URL (the input itself if it is not one)."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return url
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        return url
+    host = parts.hostname.rstrip(".")
+    if ":" in host:
+        host = f"[{host}]"
+    netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
+    if "@" in parts.netloc:  # kept so the safety check still sees (and refuses) it
+        netloc = parts.netloc.rsplit("@", 1)[0] + "@" + netloc
+    path = parts.path or "/"
+    query = parts.query
+    if query:
+        pairs = parse_qsl(query, keep_blank_values=True)
+        kept = [(k, v) for k, v in pairs if not is_tracking(k)]
+        if len(kept) != len(pairs):
+            query = urlencode(kept)
+    return urlunsplit((scheme, netloc, path, query, ""))

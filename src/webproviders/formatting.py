@@ -1,0 +1,363 @@
+"""Turning an envelope into text a language model reads well, within a character budget.
+
+``format_results`` numbers search hits (title, URL, snippet), prints extracted or crawled
+pages (title, URL, markdown content) and renders a failure as one line. With ``max_chars``
+the output is never longer than the budget: page contents share it fairly (a short page
+keeps all of its text, the rest is split evenly among the long ones), each cut page keeps
+its head and its tail and says how many characters were cut, and when even that does not
+fit, trailing items are left out with a note saying how many.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+Style = Literal["markdown", "text", "json"]
+STYLES: tuple[str, ...] = ("markdown", "text", "json")
+
+#: Share of a cut page's budget kept from its beginning (the rest comes from its end).
+HEAD_SHARE = 2 / 3
+#: Below these many characters a body is not cut further; items are dropped instead.
+MIN_PAGE_CHARS = 200
+MIN_SNIPPET_CHARS = 40
+#: How far back (as a share of the kept text) a cut may move to land on whitespace.
+SNAP_SHARE = 0.2
+ELLIPSIS = "…"
+
+
+def _marker(cut: int) -> str:
+    return f"\n\n[... {cut:,} characters cut ...]\n\n"
+
+
+def cut_end(text: str, budget: int) -> str:
+    """``text`` cut to at most ``budget`` characters, ending with an ellipsis when cut."""
+    if len(text) <= budget:
+        return text
+    if budget <= 0:
+        return ""
+    return text[: budget - 1].rstrip() + ELLIPSIS
+
+
+def _snap_head(head: str) -> str:
+    floor = int(len(head) * (1 - SNAP_SHARE))
+    space = max(head.rfind("\n", floor), head.rfind(" ", floor))
+    return head[: space + 1] if space >= floor else head
+
+
+def _snap_tail(tail: str) -> str:
+    ceiling = int(len(tail) * SNAP_SHARE)
+    found = [i for i in (tail.find("\n", 0, ceiling), tail.find(" ", 0, ceiling)) if i >= 0]
+    return tail[min(found) + 1 :] if found else tail
+
+
+def cut_middle(text: str, budget: int) -> str:
+    """``text`` in at most ``budget`` characters: its head and tail around a "N characters cut" note."""
+    if len(text) <= budget:
+        return text
+    # The note for the largest possible cut is at least as long as the real one.
+    keep = budget - len(_marker(len(text)))
+    if keep <= 0:
+        return cut_end(text, budget)
+    head = _snap_head(text[: round(keep * HEAD_SHARE)])
+    tail_len = keep - round(keep * HEAD_SHARE)
+    tail = _snap_tail(text[len(text) - tail_len :]).lstrip() if tail_len > 0 else ""
+    head = head.rstrip()
+    return head + _marker(len(text) - len(head) - len(tail)) + tail
+
+
+def fair_shares(lengths: Sequence[int], total: int) -> list[int]:
+    """Split ``total`` characters max-min fairly: short bodies keep all, long ones share the rest."""
+    shares = [0] * len(lengths)
+    left = max(total, 0)
+    order = sorted(range(len(lengths)), key=lengths.__getitem__)
+    for rank, index in enumerate(order):
+        share = min(lengths[index], left // (len(order) - rank))
+        shares[index] = share
+        left -= share
+    return shares
+
+
+@dataclass
+class _Body:
+    """The part of an item that may be shortened, and how."""
+
+    text: str
+    cut: Callable[[str, int], str]
+    floor: int
+
+
+#: ``render(kept, bodies)``: the output with the first ``kept`` items, using these bodies.
+_Render = Callable[[int, list[str]], str]
+
+
+def _fit(
+    render: _Render, bodies: list[_Body], max_chars: int | None, fallback: Callable[[int], str]
+) -> str:
+    """The longest rendering within ``max_chars``: fair cuts first, then fewer items."""
+    full = render(len(bodies), [b.text for b in bodies])
+    if max_chars is None or len(full) <= max_chars:
+        return full
+    lengths = [len(b.text) for b in bodies]
+
+    def build(kept: int, total: int) -> str:
+        shares = fair_shares(lengths[:kept], total)
+        return render(kept, [b.cut(b.text, s) for b, s in zip(bodies, shares)])
+
+    def floor_total(kept: int) -> int:
+        return sum(min(length, b.floor) for length, b in zip(lengths[:kept], bodies))
+
+    low, high = -1, len(bodies)  # the most items that fit with every body at its floor
+    while low < high:
+        mid = (low + high + 1) // 2
+        if mid >= 0 and len(build(mid, floor_total(mid))) <= max_chars:
+            low = mid
+        else:
+            high = mid - 1
+    kept = low
+    if kept < 0:
+        return fallback(max_chars)
+    lo, hi = floor_total(kept), sum(lengths[:kept])
+    best = build(kept, lo)
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        candidate = build(kept, mid)
+        if len(candidate) <= max_chars:
+            lo, best = mid, candidate
+        else:
+            hi = mid - 1
+    return best
+
+
+def _kind(envelope: Mapping[str, Any]) -> str:
+    if not envelope.get("success"):
+        return "failure"
+    data = envelope.get("data")
+    if isinstance(data, Mapping):
+        return "search"
+    if isinstance(data, list):
+        return "pages"
+    raise ValueError("The envelope's data is neither search results nor pages.")
+
+
+def _warnings(envelope: Mapping[str, Any]) -> list[str]:
+    meta = envelope.get("meta")
+    warnings = meta.get("warnings") if isinstance(meta, Mapping) else None
+    return [str(w) for w in warnings or []]
+
+
+def _text(value: Any) -> str:
+    return "" if value is None else str(value).strip()
+
+
+def _md_link_text(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+
+
+# --- failures ---------------------------------------------------------------------------
+
+
+def _failure_suffix(envelope: Mapping[str, Any]) -> str:
+    retry_after = envelope.get("retry_after")
+    if (
+        isinstance(retry_after, (int, float))
+        and not isinstance(retry_after, bool)
+        and retry_after > 0
+    ):
+        return f" (retry after {retry_after:g} s)"
+    return ""
+
+
+def _format_failure(envelope: Mapping[str, Any], style: str, max_chars: int | None) -> str:
+    code = _text(envelope.get("error_code")) or "provider_error"
+    sentence = _text(envelope.get("error")) or "The call failed without a message."
+    body = [_Body(sentence, cut_end, MIN_SNIPPET_CHARS)]
+    if style == "json":
+        view = {k: v for k, v in envelope.items() if k != "meta"}
+
+        def render_json(kept: int, texts: list[str]) -> str:
+            return _dumps({**view, "error": texts[0] if kept else ""})
+
+        return _fit(render_json, body, max_chars, _json_fallback)
+    prefix, suffix = f"Error [{code}]: ", _failure_suffix(envelope)
+
+    def render(kept: int, texts: list[str]) -> str:
+        return prefix + (texts[0] if kept else "") + suffix
+
+    return _fit(render, body, max_chars, lambda limit: cut_end(prefix + sentence, limit))
+
+
+# --- search ----------------------------------------------------------------------------
+
+
+def _omitted_note(count: int, what: str) -> str:
+    return f"[{count} more {what} left out to fit the length limit]"
+
+
+def _trailer(
+    lines: list[str], warnings: list[str], omitted: int, what: str, style: str
+) -> list[str]:
+    if omitted:
+        lines.append(_omitted_note(omitted, what))
+    prefix = "> Note: " if style == "markdown" else "Note: "
+    lines.extend(prefix + w for w in warnings)
+    return lines
+
+
+def _format_search(envelope: Mapping[str, Any], style: str, max_chars: int | None) -> str:
+    hits = [h for h in envelope["data"].get("web") or [] if isinstance(h, Mapping)]
+    warnings = _warnings(envelope)
+    bodies = [_Body(_text(h.get("description")), cut_end, MIN_SNIPPET_CHARS) for h in hits]
+    if style == "json":
+        return _search_json(envelope, hits, bodies, warnings, max_chars)
+
+    def entry(number: int, hit: Mapping[str, Any], snippet: str) -> str:
+        title, url = _text(hit.get("title")) or _text(hit.get("url")), _text(hit.get("url"))
+        if style == "markdown":
+            lines = [f"{number}. [{_md_link_text(title)}]({url})"]
+        else:
+            lines = [f"{number}. {title}", f"   {url}"]
+        published = hit.get("published_at")
+        if isinstance(published, str) and published.strip():
+            lines.append(f"   Published: {published.strip()}")
+        if hit.get("description"):
+            lines.append(f"   {snippet}")
+        return "\n".join(lines)
+
+    def render(kept: int, texts: list[str]) -> str:
+        blocks = [entry(i + 1, hits[i], texts[i]) for i in range(kept)]
+        if not hits:
+            blocks.append("No results found.")
+        blocks = _trailer(blocks, warnings, len(hits) - kept, "results", style)
+        return "\n\n".join(blocks) if style == "markdown" else "\n".join(blocks)
+
+    return _fit(render, bodies, max_chars, lambda limit: cut_end(render(0, []), limit))
+
+
+def _search_json(
+    envelope: Mapping[str, Any],
+    hits: list[Mapping[str, Any]],
+    bodies: list[_Body],
+    warnings: list[str],
+    max_chars: int | None,
+) -> str:
+    def render(kept: int, texts: list[str]) -> str:
+        web = [{**hits[i], "description": texts[i]} for i in range(kept)]
+        view: dict[str, Any] = {
+            "success": True,
+            "data": {"web": web},
+            "provider": envelope.get("provider"),
+        }
+        if kept < len(hits):
+            view["omitted"] = len(hits) - kept
+        if warnings:
+            view["warnings"] = warnings
+        return _dumps(view)
+
+    return _fit(render, bodies, max_chars, _json_fallback)
+
+
+# --- pages ----------------------------------------------------------------------------
+
+
+def _page_error(page: Mapping[str, Any]) -> str:
+    code = _text(page.get("error_code")) or "provider_error"
+    return f"Error [{code}]: {_text(page.get('error'))}"
+
+
+def _format_pages(envelope: Mapping[str, Any], style: str, max_chars: int | None) -> str:
+    pages = [p for p in envelope["data"] if isinstance(p, Mapping)]
+    warnings = _warnings(envelope)
+    bodies = [
+        _Body("" if page.get("error") else _text(page.get("content")), cut_middle, MIN_PAGE_CHARS)
+        for page in pages
+    ]
+    if style == "json":
+        return _pages_json(envelope, pages, bodies, warnings, max_chars)
+    numbered = len(pages) > 1
+
+    def entry(number: int, page: Mapping[str, Any], content: str) -> str:
+        url, title = _text(page.get("url")), _text(page.get("title"))
+        label = f"{number}. " if numbered else ""
+        if style == "markdown":
+            head = [f"## {label}{title}", f"URL: {url}"] if title else [f"## {label}{url}"]
+        else:
+            head = [f"[{number}] {title or url}" if numbered else title or url]
+            if title:
+                head.append(f"URL: {url}")
+        if page.get("error"):
+            body = _page_error(page)
+        else:
+            body = content or "(no content)"
+        return "\n".join(head) + "\n\n" + body
+
+    def render(kept: int, texts: list[str]) -> str:
+        blocks = [entry(i + 1, pages[i], texts[i]) for i in range(kept)]
+        if not pages:
+            blocks.append("No pages.")
+        blocks = _trailer(blocks, warnings, len(pages) - kept, "pages", style)
+        return "\n\n".join(blocks)
+
+    return _fit(render, bodies, max_chars, lambda limit: cut_end(render(0, []), limit))
+
+
+def _pages_json(
+    envelope: Mapping[str, Any],
+    pages: list[Mapping[str, Any]],
+    bodies: list[_Body],
+    warnings: list[str],
+    max_chars: int | None,
+) -> str:
+    def render(kept: int, texts: list[str]) -> str:
+        data = []
+        for page, content in zip(pages[:kept], texts):
+            item = {k: v for k, v in page.items() if k != "raw_content"}
+            item["content"] = content if not page.get("error") else item.get("content", "")
+            data.append(item)
+        view: dict[str, Any] = {"success": True, "data": data, "provider": envelope.get("provider")}
+        if kept < len(pages):
+            view["omitted"] = len(pages) - kept
+        if warnings:
+            view["warnings"] = warnings
+        return _dumps(view)
+
+    return _fit(render, bodies, max_chars, _json_fallback)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _json_fallback(limit: int) -> str:
+    """Valid JSON when not even an empty list fits the budget (or nothing, below two characters)."""
+    for candidate in ('{"truncated":true}', "{}"):
+        if len(candidate) <= limit:
+            return candidate
+    return ""
+
+
+_FORMATTERS = {"failure": _format_failure, "search": _format_search, "pages": _format_pages}
+
+
+def format_results(
+    envelope: Mapping[str, Any],
+    style: Style = "markdown",
+    max_chars: int | None = None,
+) -> str:
+    """Render a ``dispatch_*`` envelope for a language model.
+
+    ``style``: ``"markdown"`` (numbered links, page headings), ``"text"`` (no markup of our
+    own) or ``"json"`` (the envelope without ``meta`` and ``raw_content``, compact).
+    ``max_chars``: the longest the result may be; ``None`` means no limit.
+    """
+    if style not in STYLES:
+        raise ValueError(f"style must be one of {', '.join(STYLES)}; got {style!r}.")
+    if max_chars is not None and (
+        isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1
+    ):
+        raise ValueError(f"max_chars must be a whole number above 0, or None; got {max_chars!r}.")
+    if not isinstance(envelope, Mapping):
+        raise TypeError(f"format_results() needs an envelope dict, not {type(envelope).__name__}.")
+    return _FORMATTERS[_kind(envelope)](envelope, style, max_chars)

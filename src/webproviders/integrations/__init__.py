@@ -1,0 +1,1 @@
+"""Adapters for agent frameworks; each module imports its framework only when imported itself."""

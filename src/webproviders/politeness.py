@@ -1,0 +1,49 @@
+"""Bounded concurrency overall and per host, with an optional delay between requests to a host.
+
+One limiter serves one extract or crawl call. The per-host slot is taken before the global
+one, so a busy host never holds global slots that other hosts could use.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+
+class HostLimiter:
+    """``concurrency`` requests at once in total, ``per_host`` at once to one host."""
+
+    def __init__(self, concurrency: int = 8, per_host: int = 2, delay: float = 0.0) -> None:
+        self.concurrency = concurrency
+        self.per_host = per_host
+        self.delay = delay
+        self._global = asyncio.Semaphore(concurrency)
+        self._hosts: dict[str, asyncio.Semaphore] = {}
+        self._next_start: dict[str, float] = {}
+        self._host_delay: dict[str, float] = {}
+
+    def set_host_delay(self, host: str, delay: float) -> None:
+        """A host-specific minimum gap between request starts (e.g. robots ``Crawl-delay``)."""
+        self._host_delay[host] = max(0.0, delay)
+
+    def _gap(self, host: str) -> float:
+        return max(self.delay, self._host_delay.get(host, 0.0))
+
+    @asynccontextmanager
+    async def slot(self, host: str) -> AsyncIterator[None]:
+        """Wait for a free slot for ``host`` (and the host's delay), hold it while inside."""
+        semaphore = self._hosts.get(host)
+        if semaphore is None:
+            semaphore = self._hosts[host] = asyncio.Semaphore(self.per_host)
+        async with semaphore:
+            gap = self._gap(host)
+            if gap > 0:
+                loop = asyncio.get_running_loop()
+                now = loop.time()
+                start = max(now, self._next_start.get(host, now))
+                self._next_start[host] = start + gap
+                if start > now:
+                    await asyncio.sleep(start - now)
+            async with self._global:
+                yield

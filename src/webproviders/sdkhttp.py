@@ -1,0 +1,97 @@
+"""Running a vendor SDK on the shared HTTP stack, and reading the response it failed on.
+
+SDKs that accept an ``httpx.AsyncClient`` get one from :func:`sdk_client`: headers and a
+base URL of its own (an SDK may write its key into the client's headers, so it must never
+be the shared client itself), connections from the shared pool. :class:`ResponseLog` keeps
+the last response an SDK saw, and :func:`response_error` reads it the way
+:func:`~webproviders.http.request_json` reads one, so SDK vendors' errors map like the rest.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from .config import Config
+from .errors import ParseError, WebProviderError
+from .exceptions import error_for_status
+from .http import DEFAULT_TIMEOUT, Classifier, _decode, get_client, user_agent
+
+
+class _SharedPool(httpx.AsyncBaseTransport):
+    """Sends each request through the shared pooled client; closing it leaves the pool open."""
+
+    def __init__(self, config: Config | None) -> None:
+        self._config = config
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        return await get_client(self._config).send(request, stream=True)
+
+    async def aclose(self) -> None:
+        return None
+
+
+class ResponseLog:
+    """An httpx response hook that keeps the last response, so a failure can be read later."""
+
+    def __init__(self) -> None:
+        self.last: httpx.Response | None = None
+
+    async def __call__(self, response: httpx.Response) -> None:
+        self.last = response
+
+
+def sdk_client(
+    config: Config | None,
+    *,
+    base_url: str = "",
+    timeout: float | None = None,
+    log: ResponseLog | None = None,
+) -> httpx.AsyncClient:
+    """A client for one SDK call: headers and base URL of its own, connections from the shared pool.
+
+    ``trust_env`` is off because the shared client already applies the proxy settings.
+    """
+    return httpx.AsyncClient(
+        transport=_SharedPool(config),
+        base_url=base_url,
+        headers={"User-Agent": user_agent(config)},
+        timeout=timeout if timeout is not None else DEFAULT_TIMEOUT,
+        trust_env=False,
+        event_hooks={"response": [log]} if log is not None else None,
+    )
+
+
+def response_body(response: httpx.Response, provider: str) -> Any:
+    """The parsed JSON body (None when empty or never read); raises ParseError for non-JSON."""
+    try:
+        response.content  # noqa: B018 - raises ResponseNotRead for a body never read
+    except httpx.ResponseNotRead:
+        return None
+    return _decode(response, provider)
+
+
+def response_error(
+    response: httpx.Response, provider: str, classify: Classifier | None = None
+) -> WebProviderError | None:
+    """What a vendor response means as an error, or None when it is a well-formed success.
+
+    The order is :func:`~webproviders.http.request_json`'s: the vendor classifier, then the
+    status, then ``parse_error`` for a body that is not JSON.
+    """
+    body: Any = None
+    parse_failure: ParseError | None = None
+    try:
+        body = response_body(response, provider)
+    except ParseError as exc:
+        parse_failure = exc
+    if classify is not None:
+        verdict = classify(response, body)
+        if verdict is not None:
+            verdict.provider = verdict.provider or provider
+            verdict.status_code = verdict.status_code or response.status_code
+            return verdict
+    if response.status_code >= 400:
+        return error_for_status(response.status_code, provider, response.headers)
+    return parse_failure

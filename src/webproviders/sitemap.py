@@ -1,0 +1,38 @@
+"""Page URLs from ``sitemap.xml`` files (a ``<urlset>`` or a ``<sitemapindex>``).
+
+The XML comes from the site, so it is parsed with entities, DTDs and network access off.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+
+@dataclass
+class Sitemap:
+    """What one sitemap file lists: page URLs, or further sitemaps (an index)."""
+
+    pages: list[str] = field(default_factory=list)
+    children: list[str] = field(default_factory=list)
+
+
+def parse_sitemap(content: bytes) -> Sitemap:
+    """The ``<loc>`` entries of a sitemap; an unreadable file lists nothing."""
+    from lxml import etree
+
+    parser = etree.XMLParser(
+        resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, recover=True
+    )
+    try:
+        root = etree.fromstring(content, parser=parser)
+    except (etree.XMLSyntaxError, ValueError):
+        return Sitemap()
+    if root is None:
+        return Sitemap()
+    result = Sitemap()
+    is_index = etree.QName(root).localname.lower() == "sitemapindex"
+    for element in root.iter("{*}loc"):
+        text = (element.text or "").strip()
+        if text:
+            (result.children if is_index else result.pages).append(text)
+    return result

@@ -1,0 +1,134 @@
+"""What a response body really is: the declared content type checked against its first bytes.
+
+Servers mislabel often (PDFs as ``application/octet-stream``, images as ``text/html``), and
+turning an image into "text" would hand a model garbage, so magic bytes win over the label.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+Kind = Literal["html", "markdown", "text", "json", "xml", "pdf", "binary"]
+
+#: Leading bytes of formats that are never text.
+_BINARY_MAGIC: tuple[tuple[bytes, str], ...] = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+    (b"II*\x00", "image/tiff"),
+    (b"MM\x00*", "image/tiff"),
+    (b"\x00\x00\x01\x00", "image/x-icon"),
+    (b"PK\x03\x04", "application/zip"),
+    (b"\x1f\x8b", "application/gzip"),
+    (b"7z\xbc\xaf\x27\x1c", "application/x-7z-compressed"),
+    (b"Rar!\x1a\x07", "application/vnd.rar"),
+    (b"\x7fELF", "application/x-executable"),
+    (b"OggS\x00", "audio/ogg"),
+    (b"ID3\x02", "audio/mpeg"),
+    (b"ID3\x03", "audio/mpeg"),
+    (b"ID3\x04", "audio/mpeg"),
+    (b"fLaC", "audio/flac"),
+    (b"\x1aE\xdf\xa3", "video/webm"),
+    (b"wOFF", "font/woff"),
+    (b"wOF2", "font/woff2"),
+)
+_HTML_STARTS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<title", b"<meta", b"<div", b"<p>", b"<!--")
+_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
+
+_DECLARED: dict[str, Kind] = {
+    "text/html": "html",
+    "application/xhtml+xml": "html",
+    "text/markdown": "markdown",
+    "text/x-markdown": "markdown",
+    "text/plain": "text",
+    "text/csv": "text",
+    "text/css": "text",
+    "text/javascript": "text",
+    "application/javascript": "text",
+    "application/json": "json",
+    "text/json": "json",
+    "application/xml": "xml",
+    "text/xml": "xml",
+    "application/pdf": "pdf",
+    "application/x-pdf": "pdf",
+}
+
+
+def mime_type(content_type: str | None) -> str:
+    """``text/html; charset=utf-8`` -> ``text/html`` (lower case, '' when absent)."""
+    return (content_type or "").split(";", 1)[0].strip().lower()
+
+
+def _binary_magic(head: bytes) -> str | None:
+    for magic, kind in _BINARY_MAGIC:
+        if head.startswith(magic):
+            return kind
+    if head[:4] == b"RIFF" and head[8:12] in (b"WEBP", b"WAVE", b"AVI "):
+        return "application/octet-stream"
+    if head[4:8] == b"ftyp":
+        return "video/mp4"
+    return None
+
+
+def _strip_prefix(head: bytes) -> bytes:
+    for bom in _BOMS:
+        if head.startswith(bom):
+            head = head[len(bom):]
+            break
+    return head.lstrip().lower()
+
+
+def _looks_binary(head: bytes) -> bool:
+    """NUL bytes or many control bytes in the first KiB: not text (UTF-16 BOMs excepted)."""
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False
+    sample = head[:1024]
+    if b"\x00" in sample:
+        return True
+    controls = sum(1 for b in sample if b < 9 or 13 < b < 32)
+    return bool(sample) and controls / len(sample) > 0.1
+
+
+def _guess_text_kind(head: bytes) -> Kind:
+    start = _strip_prefix(head)
+    if start.startswith(_HTML_STARTS):
+        return "html"
+    if start.startswith(b"<?xml"):
+        return "html" if b"<html" in start[:1024] else "xml"
+    if start[:1] in (b"{", b"["):
+        return "json"
+    return "text"
+
+
+def sniff(content_type: str | None, head: bytes) -> tuple[Kind, str]:
+    """``(kind, mime)`` for a body whose first bytes are ``head``.
+
+    Binary magic wins over any label; a declared textual type is trusted otherwise; an
+    absent or generic label (``application/octet-stream``) is decided from the bytes.
+    """
+    declared = mime_type(content_type)
+    if head.startswith(b"%PDF-"):
+        return "pdf", "application/pdf"
+    magic = _binary_magic(head)
+    if magic is not None:
+        return "binary", magic
+    if declared.split("/", 1)[0] in ("image", "audio", "video", "font", "model"):
+        return "binary", declared
+    kind = _DECLARED.get(declared)
+    if kind is None and declared.endswith("+json"):
+        kind = "json"
+    if kind is None and declared.endswith("+xml"):
+        kind = "xml"
+    if kind == "pdf":
+        return "binary", declared  # labelled PDF but not a PDF: nothing sensible to read
+    if kind is not None:
+        return ("binary", declared) if _looks_binary(head) else (kind, declared)
+    if declared and declared not in ("application/octet-stream", "binary/octet-stream", "unknown/unknown"):
+        if not declared.startswith("text/") or _looks_binary(head):
+            return "binary", declared
+        return "text", declared
+    if _looks_binary(head):
+        return "binary", declared or "application/octet-stream"
+    kind = _guess_text_kind(head)
+    return kind, declared or {"html": "text/html", "xml": "application/xml", "json": "application/json"}.get(kind, "text/plain")

@@ -1,0 +1,290 @@
+"""format_results: what a model reads, and the character budget held exactly."""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from webproviders import dispatch_extract, dispatch_search, format_results
+from webproviders.formatting import cut_middle, fair_shares
+
+STYLES = ("markdown", "text", "json")
+MARKER = re.compile(r"\[\.\.\. ([\d,]+) characters cut \.\.\.\]")
+
+
+def search_envelope(
+    hits: list[dict[str, Any]], warnings: list[str] | None = None
+) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "requested_backend": None,
+        "served_by": "x",
+        "latency_ms": 1.0,
+        "attempts": [],
+    }
+    if warnings:
+        meta["warnings"] = warnings
+    return {"success": True, "data": {"web": hits}, "provider": "x", "meta": meta}
+
+
+def pages_envelope(pages: list[dict[str, Any]]) -> dict[str, Any]:
+    meta = {"requested_backend": None, "served_by": "x", "latency_ms": 1.0, "attempts": []}
+    full = [{"title": "", "raw_content": None, "metadata": {}, **page} for page in pages]
+    return {"success": True, "data": full, "provider": "x", "meta": meta}
+
+
+def page(n: int, content: str) -> dict[str, Any]:
+    return {
+        "url": f"https://site{n}.example.com/article",
+        "title": f"Article {n}",
+        "content": content,
+    }
+
+
+def prose(n_words: int, seed: str = "w") -> str:
+    return " ".join(f"{seed}{i}" for i in range(n_words))
+
+
+def failure_envelope(**extra: Any) -> dict[str, Any]:
+    return {
+        "success": False,
+        "error": "brave is rate limiting requests (HTTP 429).",
+        "error_code": "rate_limited",
+        "retryable": True,
+        "provider": "brave",
+        "meta": {
+            "requested_backend": "brave",
+            "served_by": None,
+            "latency_ms": 3.0,
+            "attempts": [],
+        },
+        **extra,
+    }
+
+
+# --- search --------------------------------------------------------------------------
+
+
+def test_search_hits_are_numbered_with_title_url_and_snippet(make_config: Any) -> None:
+    envelope = dispatch_search("rust async", 3, backend="stub", config=make_config())
+    out = format_results(envelope)
+    for hit in envelope["data"]["web"]:
+        n = hit["position"]
+        assert f"{n}. [{hit['title']}]({hit['url']})" in out
+        assert f"   {hit['description']}" in out
+    text = format_results(envelope, "text")
+    first = envelope["data"]["web"][0]
+    assert text.startswith(f"1. {first['title']}\n   {first['url']}\n   {first['description']}")
+    assert "](" not in text
+
+
+def test_markdown_link_text_is_escaped() -> None:
+    out = format_results(
+        search_envelope(
+            [{"title": "[draft] a]b", "url": "https://e.com/", "description": "", "position": 1}]
+        )
+    )
+    assert out == "1. [\\[draft\\] a\\]b](https://e.com/)"
+
+
+def test_search_json_is_the_envelope_without_meta(make_config: Any) -> None:
+    envelope = dispatch_search("json style", 2, backend="stub", config=make_config())
+    view = json.loads(format_results(envelope, "json"))
+    assert view["success"] is True
+    assert view["data"]["web"] == envelope["data"]["web"]
+    assert "meta" not in view
+
+
+def test_warnings_are_shown() -> None:
+    envelope = search_envelope([], warnings=["x does not support time_range; ignored."])
+    assert (
+        format_results(envelope)
+        == "No results found.\n\n> Note: x does not support time_range; ignored."
+    )
+    assert json.loads(format_results(envelope, "json"))["warnings"] == [
+        "x does not support time_range; ignored."
+    ]
+
+
+def test_published_date_is_shown_when_known() -> None:
+    hit = {
+        "title": "T",
+        "url": "https://e.com/",
+        "description": "d",
+        "position": 1,
+        "published_at": "2024-05-01",
+    }
+    assert "Published: 2024-05-01" in format_results(search_envelope([hit]), "text")
+
+
+# --- failures --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("style", ["markdown", "text"])
+def test_failure_is_one_clear_line(style: str) -> None:
+    out = format_results(failure_envelope(retry_after=30), style)
+    assert (
+        out
+        == "Error [rate_limited]: brave is rate limiting requests (HTTP 429). (retry after 30 s)"
+    )
+    assert "\n" not in out
+
+
+def test_failure_json_keeps_the_contract_keys() -> None:
+    view = json.loads(format_results(failure_envelope(), "json"))
+    assert view["success"] is False
+    assert view["error_code"] == "rate_limited"
+    assert view["error"] == "brave is rate limiting requests (HTTP 429)."
+    assert "meta" not in view
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_failure_fits_a_tiny_budget(style: str) -> None:
+    for budget in (1, 5, 20, 40, 60):
+        assert len(format_results(failure_envelope(), style, budget)) <= budget
+
+
+# --- pages -----------------------------------------------------------------------------
+
+
+def test_pages_show_title_url_and_content(make_config: Any) -> None:
+    urls = ["https://a.example.com/", "https://b.example.com/x"]
+    envelope = dispatch_extract(urls, backend="stub", config=make_config())
+    out = format_results(envelope)
+    for number, item in enumerate(envelope["data"], 1):
+        assert f"## {number}. {item['title']}\nURL: {item['url']}\n\n{item['content']}" in out
+
+
+def test_a_single_page_is_not_numbered() -> None:
+    out = format_results(pages_envelope([page(1, "Body text.")]))
+    assert out == "## Article 1\nURL: https://site1.example.com/article\n\nBody text."
+
+
+def test_page_error_is_one_line_under_its_url() -> None:
+    envelope = pages_envelope(
+        [
+            page(1, "ok"),
+            {
+                "url": "https://x.example.com/",
+                "content": "",
+                "error": "A CAPTCHA page answered.",
+                "error_code": "blocked",
+            },
+        ]
+    )
+    out = format_results(envelope, "markdown")
+    assert "## 2. https://x.example.com/\n\nError [blocked]: A CAPTCHA page answered." in out
+
+
+def test_under_budget_output_is_untouched() -> None:
+    envelope = pages_envelope([page(1, prose(100)), page(2, prose(50))])
+    for style in STYLES:
+        full = format_results(envelope, style)
+        assert format_results(envelope, style, len(full)) == full
+        assert len(format_results(envelope, style, len(full) - 1)) <= len(full) - 1
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_several_pages_share_the_budget_exactly(style: str) -> None:
+    envelope = pages_envelope([page(i, prose(400 + 150 * i, seed=f"p{i}w")) for i in range(1, 6)])
+    full = format_results(envelope, style)
+    for budget in range(300, len(full), 173):
+        out = format_results(envelope, style, budget)
+        assert len(out) <= budget
+        if style == "json":
+            json.loads(out)
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_one_huge_page_is_cut_head_and_tail_and_small_pages_stay_whole(style: str) -> None:
+    huge = prose(200_000, seed="h")  # about 1.4 million characters
+    small = [page(1, "Short page one."), page(3, "Short page three, also complete.")]
+    envelope = pages_envelope([small[0], page(2, huge), small[1]])
+    out = format_results(envelope, style, 6_000)
+    assert len(out) <= 6_000
+    assert len(out) >= 5_000  # the budget is used, not thrown away
+    content = json.loads(out)["data"][1]["content"] if style == "json" else out
+    assert "Short page one." in out and "Short page three, also complete." in out
+    assert "h0 h1 h2" in content  # head kept
+    assert "h199998 h199999" in content  # tail kept
+    cut = int(MARKER.search(content).group(1).replace(",", ""))
+    assert cut > len(huge) - 6_000
+
+
+def test_cut_note_counts_exactly_what_was_removed() -> None:
+    text = prose(5_000)
+    clipped = cut_middle(text, 1_000)
+    assert len(clipped) <= 1_000
+    match = MARKER.search(clipped)
+    head, tail = clipped[: match.start()].rstrip("\n"), clipped[match.end() :].lstrip("\n")
+    assert text.startswith(head) and text.endswith(tail)
+    assert len(head) + len(tail) + int(match.group(1).replace(",", "")) == len(text)
+
+
+@pytest.mark.parametrize("style", ["markdown", "text"])
+def test_long_pages_get_equal_shares(style: str) -> None:
+    envelope = pages_envelope(
+        [page(1, prose(20_000, "a")), page(2, prose(30_000, "b")), page(3, "tiny")]
+    )
+    out = format_results(envelope, style, 8_000)
+    first, second = out.split("Article 2")[0], out.split("Article 2")[1].split("Article 3")[0]
+    assert abs(len(first) - len(second)) < 200
+    assert "tiny" in out
+
+
+def test_items_are_left_out_with_a_note_when_even_floors_do_not_fit() -> None:
+    envelope = pages_envelope([page(i, prose(2_000, f"p{i}w")) for i in range(1, 21)])
+    out = format_results(envelope, "markdown", 2_000)
+    assert len(out) <= 2_000
+    match = re.search(r"\[(\d+) more pages left out to fit the length limit\]", out)
+    assert match
+    shown = len(re.findall(r"^## \d+\. ", out, flags=re.MULTILINE))
+    assert shown + int(match.group(1)) == 20
+    view = json.loads(format_results(envelope, "json", 2_000))
+    assert len(view["data"]) + view["omitted"] == 20
+
+
+def test_many_search_hits_fit_the_budget() -> None:
+    hits = [
+        {
+            "title": f"Result {i}",
+            "url": f"https://e{i}.example.com/",
+            "description": prose(60, f"s{i}"),
+            "position": i,
+        }
+        for i in range(1, 51)
+    ]
+    for style in STYLES:
+        for budget in (120, 500, 1_500, 4_000):
+            assert len(format_results(search_envelope(hits), style, budget)) <= budget
+
+
+def test_fair_shares_is_max_min_fair() -> None:
+    assert fair_shares([10, 1000, 1000], 610) == [10, 300, 300]
+    assert fair_shares([5, 5], 100) == [5, 5]
+    assert sum(fair_shares([400, 700, 900], 1000)) == 1000
+
+
+def test_bad_arguments_are_programming_errors() -> None:
+    envelope = search_envelope([])
+    with pytest.raises(ValueError, match="style"):
+        format_results(envelope, "html")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="max_chars"):
+        format_results(envelope, max_chars=0)
+    with pytest.raises(TypeError):
+        format_results([])  # type: ignore[arg-type]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    contents=st.lists(st.text(max_size=3_000), min_size=0, max_size=8),
+    budget=st.integers(min_value=1, max_value=5_000),
+    style=st.sampled_from(STYLES),
+)
+def test_budget_holds_for_any_pages(contents: list[str], budget: int, style: str) -> None:
+    envelope = pages_envelope([page(i, text) for i, text in enumerate(contents)])
+    assert len(format_results(envelope, style, budget)) <= budget

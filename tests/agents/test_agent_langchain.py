@@ -1,0 +1,129 @@
+"""The LangChain adapter through invoke and ainvoke."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+
+pytest.importorskip("langchain_core")
+
+from langchain_core.messages import ToolMessage
+from langchain_core.tools import BaseTool
+
+from webproviders import dispatch_extract, dispatch_search
+from webproviders.integrations.langchain import (
+    WebCrawlTool,
+    WebExtractTool,
+    WebSearchTool,
+    create_langchain_tools,
+)
+
+
+@pytest.fixture
+def stub_config(make_config: Any) -> Any:
+    return make_config(web={"backend": "stub"})
+
+
+def test_factory_builds_search_and_extract(stub_config: Any) -> None:
+    tools = create_langchain_tools(stub_config)
+    assert [t.name for t in tools] == ["web_search", "web_extract"]
+    assert all(isinstance(t, BaseTool) and t.description for t in tools)
+    assert [t.name for t in create_langchain_tools(stub_config, crawl=True)][-1] == "web_crawl"
+    assert "api_key" not in tools[0].args and set(tools[0].args) >= {"query", "limit"}
+
+
+def test_search_invoke(stub_config: Any) -> None:
+    tool = WebSearchTool(web_config=stub_config)
+    text = tool.invoke({"query": "langchain tools", "limit": 2})
+    hits = dispatch_search("langchain tools", 2, backend="stub", config=stub_config)["data"]["web"]
+    assert text == "\n\n".join(
+        f"{h['position']}. [{h['title']}]({h['url']})\n   {h['description']}" for h in hits
+    )
+
+
+def test_search_ainvoke_matches_invoke(stub_config: Any) -> None:
+    tool = WebSearchTool(web_config=stub_config)
+    arguments = {"query": "async langchain", "limit": 3}
+    assert asyncio.run(tool.ainvoke(arguments)) == tool.invoke(arguments)
+
+
+def test_a_plain_string_is_the_query(stub_config: Any) -> None:
+    text = WebSearchTool(web_config=stub_config).invoke("just words")
+    assert text.startswith("1. [just words — result 1]") and "5. [just words" in text
+
+
+def test_extract_invoke_and_ainvoke(stub_config: Any) -> None:
+    tool = WebExtractTool(web_config=stub_config)
+    url = "https://docs.example.com/guide"
+    page = dispatch_extract([url], backend="stub", config=stub_config)["data"][0]
+    assert tool.invoke({"urls": [url]}) == f"## {page['title']}\nURL: {url}\n\n{page['content']}"
+    assert asyncio.run(tool.ainvoke({"urls": [url]})) == tool.invoke({"urls": [url]})
+    assert tool.invoke(url) == tool.invoke({"urls": [url]})
+
+
+def test_crawl_ainvoke(stub_config: Any) -> None:
+    text = asyncio.run(
+        WebCrawlTool(web_config=stub_config).ainvoke(
+            {"url": "https://site.example.com/", "max_pages": 2}
+        )
+    )
+    assert "## 1. " in text and "https://site.example.com/page-1" in text
+
+
+def test_tool_call_gives_a_tool_message(stub_config: Any) -> None:
+    call = {
+        "name": "web_search",
+        "args": {"query": "q", "limit": 1},
+        "id": "call_7",
+        "type": "tool_call",
+    }
+    message = WebSearchTool(web_config=stub_config).invoke(call)
+    assert isinstance(message, ToolMessage) and message.tool_call_id == "call_7"
+    assert message.content.startswith("1. [q — result 1]")
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ({"query": "x", "api_key": "sk-live-42"}, "never tool arguments"),
+        ({"query": "x", "limit": 99}, "limit: Input should be less than or equal to 50"),
+        ({"query": "   "}, "The query is empty"),
+    ],
+)
+def test_invalid_arguments_come_back_as_text(
+    arguments: dict[str, Any], expected: str, stub_config: Any
+) -> None:
+    tool = WebSearchTool(web_config=stub_config)
+    for text in (tool.invoke(arguments), asyncio.run(tool.ainvoke(arguments))):
+        assert text.startswith("Error [invalid_input]:") and expected in text
+        assert "sk-live-42" not in text
+
+
+def test_provider_failure_is_text_not_an_exception(stub_config: Any) -> None:
+    text = WebExtractTool(web_config=stub_config).invoke(
+        {"urls": ["https://x.example/"], "backend": "nosuch"}
+    )
+    assert text.startswith("Error [not_configured]: Unknown backend 'nosuch'")
+
+
+def test_max_chars_is_honoured(stub_config: Any) -> None:
+    text = WebSearchTool(web_config=stub_config, max_chars=300).invoke(
+        {"query": "budget", "limit": 30}
+    )
+    assert len(text) <= 300
+
+
+def test_importing_webproviders_does_not_import_langchain_or_mcp() -> None:
+    code = (
+        "import sys, webproviders; webproviders.list_providers(); import webproviders.tools, "
+        "webproviders.formatting, webproviders.agent_tools, webproviders.search_contract, webproviders.mcp_server; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('langchain_core', 'mcp')))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    )
+    assert out.stdout.strip() == "[]"

@@ -1,0 +1,343 @@
+"""``webproviders mcp``: a real server process driven by the real MCP client."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import Client, MCPError, StdioServerParameters
+
+SECRET_WORDS = ("key", "token", "secret")
+TOOL_NAMES = {"web_search", "web_extract", "web_crawl", "web_providers"}
+
+
+def server_env(home: Path, **extra: str) -> dict[str, str]:
+    """A clean environment: the stub backend, no keys, no user config."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k in ("PATH", "SYSTEMROOT", "LANG", "LC_ALL", "VIRTUAL_ENV")
+    }
+    env.update({"HOME": str(home), "WEB_BACKEND": "stub", "PYTHONUNBUFFERED": "1", **extra})
+    return env
+
+
+def text_of(result: Any) -> str:
+    return "\n".join(block.text for block in result.content if block.type == "text")
+
+
+async def exercise_tools(client: Client) -> None:
+    """List the tools and call each one, including bad calls, on one connection."""
+    listed = (await client.list_tools()).tools
+    assert {tool.name for tool in listed} == TOOL_NAMES
+    for tool in listed:
+        schema = tool.input_schema
+        assert schema["type"] == "object" and schema["additionalProperties"] is False
+        assert not [p for p in schema.get("properties", {}) if any(w in p for w in SECRET_WORDS)]
+
+    search = await client.call_tool("web_search", {"query": "model context protocol", "limit": 3})
+    assert not search.is_error
+    hits = search.structured_content["data"]["web"]
+    assert [hit["position"] for hit in hits] == [1, 2, 3]
+    assert search.structured_content["provider"] == "stub"
+    assert f"1. [{hits[0]['title']}]({hits[0]['url']})" in text_of(search)
+
+    extract = await client.call_tool(
+        "web_extract", {"urls": ["https://example.com/a", "https://example.com/b"]}
+    )
+    assert not extract.is_error
+    assert [page["url"] for page in extract.structured_content["data"]] == [
+        "https://example.com/a",
+        "https://example.com/b",
+    ]
+    assert "This is offline content for https://example.com/a" in text_of(extract)
+
+    crawl = await client.call_tool("web_crawl", {"url": "https://example.com/", "max_pages": 2})
+    assert not crawl.is_error and len(crawl.structured_content["data"]) == 2
+
+    providers = await client.call_tool("web_providers", {})
+    rows = {row["name"]: row for row in providers.structured_content["providers"]}
+    assert rows["stub"]["available"] is True and rows["stub"]["capabilities"] == [
+        "search",
+        "extract",
+        "crawl",
+    ]
+    assert "- stub (search, extract, crawl): ready" in text_of(providers)
+
+    bad = await client.call_tool("web_search", {"query": "x", "limit": 500})
+    assert bad.is_error
+    assert (
+        text_of(bad)
+        == "Error [invalid_input]: Invalid arguments for web_search: limit: Input should be less than or equal to 50."
+    )
+    assert bad.structured_content["error_code"] == "invalid_input"
+
+    keyed = await client.call_tool("web_search", {"query": "x", "api_key": "sk-live-abcdef"})
+    assert (
+        keyed.is_error
+        and "never tool arguments" in text_of(keyed)
+        and "sk-live-abcdef" not in text_of(keyed)
+    )
+
+    failed = await client.call_tool(
+        "web_extract", {"urls": ["https://example.com/"], "backend": "nosuch"}
+    )
+    assert failed.is_error and "Unknown backend 'nosuch'" in text_of(failed)
+
+    with pytest.raises(MCPError):
+        await client.call_tool("web_fetch", {"url": "https://example.com/"})
+
+    again = await client.call_tool("web_search", {"query": "still serving", "limit": 1})
+    assert not again.is_error and len(again.structured_content["data"]["web"]) == 1
+
+
+def test_stdio_server_serves_every_tool(tmp_path: Path) -> None:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "webproviders.cli", "mcp"], env=server_env(tmp_path)
+    )
+
+    async def main() -> None:
+        async with Client(params, read_timeout_seconds=60) as client:
+            await exercise_tools(client)
+
+    asyncio.run(asyncio.wait_for(main(), 120))
+
+
+# --- streamable HTTP ------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def wait_for_port(port: int, process: subprocess.Popen[bytes], timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise AssertionError(
+                f"server exited early: {process.stderr.read().decode() if process.stderr else ''}"
+            )
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return
+        except OSError:
+            time.sleep(0.1)
+    raise AssertionError("server did not start listening in time")
+
+
+def start_http_server(
+    tmp_path: Path, *args: str, **env: str
+) -> tuple[subprocess.Popen[bytes], str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "webproviders.cli", *args, "mcp", "--http", "--port", str(port)],
+        env=server_env(tmp_path, **env),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        wait_for_port(port, process)
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise
+    return process, f"http://127.0.0.1:{port}/mcp"
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
+@pytest.fixture
+def token_server(tmp_path: Path) -> Iterator[str]:
+    """A server whose bearer token comes from its config file."""
+    config = tmp_path / "config.yaml"
+    config.write_text("web:\n  backend: stub\nmcp:\n  token: s3cret-mcp-token\n", encoding="utf-8")
+    process, url = start_http_server(tmp_path, "--config", str(config))
+    yield url
+    stop(process)
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-06-18",
+        "capabilities": {},
+        "clientInfo": {"name": "test", "version": "1"},
+    },
+}
+MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+
+
+def http_client(token: str | None = None) -> Any:
+    import httpx2
+
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30, read=120))
+
+
+def test_http_requires_the_bearer_token(token_server: str) -> None:
+    missing = httpx.post(token_server, json=INITIALIZE, headers=MCP_HEADERS, timeout=30)
+    assert missing.status_code == 401
+    assert missing.headers["www-authenticate"].startswith("Bearer")
+    wrong = httpx.post(
+        token_server,
+        json=INITIALIZE,
+        headers={**MCP_HEADERS, "authorization": "Bearer nope"},
+        timeout=30,
+    )
+    assert wrong.status_code == 401
+    right = httpx.post(
+        token_server,
+        json=INITIALIZE,
+        headers={**MCP_HEADERS, "authorization": "Bearer s3cret-mcp-token"},
+        timeout=30,
+    )
+    assert right.status_code == 200
+
+
+def test_http_client_with_token_can_use_every_tool(token_server: str) -> None:
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def main() -> None:
+        async with (
+            http_client("s3cret-mcp-token") as http,
+            Client(streamable_http_client(token_server, http_client=http)) as client,
+        ):
+            await exercise_tools(client)
+
+    asyncio.run(asyncio.wait_for(main(), 120))
+
+
+def test_http_without_a_configured_token_needs_none(tmp_path: Path) -> None:
+    from mcp.client.streamable_http import streamable_http_client
+
+    process, url = start_http_server(tmp_path)
+    try:
+
+        async def main() -> list[str]:
+            async with (
+                http_client() as http,
+                Client(streamable_http_client(url, http_client=http)) as client,
+            ):
+                result = await client.call_tool("web_search", {"query": "open", "limit": 2})
+                return [hit["url"] for hit in result.structured_content["data"]["web"]]
+
+        assert len(asyncio.run(asyncio.wait_for(main(), 60))) == 2
+        rebound = httpx.post(
+            url, json=INITIALIZE, headers={**MCP_HEADERS, "host": "attacker.example"}, timeout=30
+        )
+        assert (
+            rebound.status_code == 421
+        )  # a page on another site cannot reach it through DNS rebinding
+        foreign = httpx.post(
+            url,
+            json=INITIALIZE,
+            headers={**MCP_HEADERS, "origin": "http://attacker.example"},
+            timeout=30,
+        )
+        assert foreign.status_code == 403
+    finally:
+        stop(process)
+
+
+# --- the command line, without starting a server -------------------------------------------
+
+
+@pytest.fixture
+def no_serving(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
+    """Record what the command would serve instead of serving it."""
+    from webproviders import mcp_server
+
+    calls: list[dict[str, Any]] = []
+
+    async def fake_http(server: Any, **kwargs: Any) -> None:
+        calls.append({"transport": "http", **kwargs})
+
+    async def fake_stdio(server: Any) -> None:
+        calls.append({"transport": "stdio"})
+
+    monkeypatch.setattr(mcp_server, "serve_http", fake_http)
+    monkeypatch.setattr(mcp_server, "serve_stdio", fake_stdio)
+    return calls
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "::", "example.com"])
+def test_non_loopback_bind_is_refused_without_the_flag(
+    host: str, no_serving: list[dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from webproviders.cli import EXIT_USAGE, main
+
+    assert main(["mcp", "--http", "--host", host]) == EXIT_USAGE
+    assert "not a loopback address" in capsys.readouterr().err
+    assert no_serving == []
+
+
+def test_non_loopback_bind_with_the_flag_warns_without_a_token(
+    no_serving: list[dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from webproviders.cli import main
+
+    assert main(["mcp", "--http", "--host", "0.0.0.0", "--port", "9123", "--allow-remote"]) == 0
+    assert no_serving == [{"transport": "http", "host": "0.0.0.0", "port": 9123, "token": None}]
+    assert "without a bearer token" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "localhost", "::1", "127.0.0.5"])
+def test_loopback_binds_need_no_flag(host: str, no_serving: list[dict[str, Any]]) -> None:
+    from webproviders.cli import main
+
+    assert main(["mcp", "--http", "--host", host]) == 0
+    assert no_serving[0]["host"] == host and no_serving[0]["port"] == 8000
+
+
+def test_stdio_is_the_default(no_serving: list[dict[str, Any]]) -> None:
+    from webproviders.cli import main
+
+    assert main(["mcp"]) == 0
+    assert no_serving == [{"transport": "stdio"}]
+
+
+def test_http_options_need_http(
+    no_serving: list[dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from webproviders.cli import EXIT_USAGE, main
+
+    assert main(["mcp", "--port", "9000"]) == EXIT_USAGE
+    assert "need --http" in capsys.readouterr().err
+    assert no_serving == []
+
+
+def test_env_token_wins_over_the_config_token(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_serving: list[dict[str, Any]]
+) -> None:
+    from webproviders.cli import main
+
+    config = tmp_path / "config.yaml"
+    config.write_text("mcp:\n  token: ${MCP_SECRET}\n", encoding="utf-8")
+    monkeypatch.setenv("MCP_SECRET", "from-config")
+    assert main(["--config", str(config), "mcp", "--http"]) == 0
+    monkeypatch.setenv("WEBPROVIDERS_MCP_TOKEN", "from-env")
+    assert main(["--config", str(config), "mcp", "--http"]) == 0
+    assert [call["token"] for call in no_serving] == ["from-config", "from-env"]

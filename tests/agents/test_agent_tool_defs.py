@@ -1,0 +1,199 @@
+"""webproviders.tools: OpenAI / Anthropic definitions and run_tool round trips."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from webproviders import dispatch_crawl, dispatch_extract, dispatch_search
+from webproviders.tools import (
+    anthropic_tools,
+    arun_tool,
+    call_tool,
+    input_schema,
+    openai_tools,
+    run_tool,
+)
+from webproviders.validate import MAX_LIMIT, MAX_QUERY_CHARS, MAX_URL_CHARS, MAX_URLS, MIN_LIMIT
+
+NAMES = ["web_search", "web_extract", "web_crawl"]
+
+
+def schemas() -> list[dict[str, Any]]:
+    chat = [tool["function"]["parameters"] for tool in openai_tools()]
+    flat = [tool["parameters"] for tool in openai_tools(api="responses")]
+    anthropic = [tool["input_schema"] for tool in anthropic_tools()]
+    return chat + flat + anthropic
+
+
+def test_definitions_cover_the_three_capabilities() -> None:
+    assert [t["function"]["name"] for t in openai_tools()] == NAMES
+    assert all(t["type"] == "function" and t["function"]["description"] for t in openai_tools())
+    assert [t["name"] for t in openai_tools(api="responses")] == NAMES
+    assert [t["name"] for t in anthropic_tools()] == NAMES
+    assert [t["name"] for t in anthropic_tools(["web_search"])] == ["web_search"]
+    with pytest.raises(KeyError):
+        anthropic_tools(["web_fetch"])
+
+
+@pytest.mark.parametrize("schema", schemas(), ids=lambda s: ",".join(s["required"]))
+def test_every_definition_is_a_valid_closed_json_schema(schema: dict[str, Any]) -> None:
+    Draft202012Validator.check_schema(schema)
+    assert schema["type"] == "object"
+    assert schema["additionalProperties"] is False
+    assert not [p for p in schema["properties"] if any(w in p for w in ("key", "token", "secret"))]
+
+
+def test_schema_limits_are_the_dispatch_limits() -> None:
+    search = input_schema("web_search")["properties"]
+    assert search["query"]["maxLength"] == MAX_QUERY_CHARS
+    assert (search["limit"]["minimum"], search["limit"]["maximum"]) == (MIN_LIMIT, MAX_LIMIT)
+    urls = input_schema("web_extract")["properties"]["urls"]
+    assert urls["maxItems"] == MAX_URLS and urls["items"]["maxLength"] == MAX_URL_CHARS
+    assert input_schema("web_crawl")["properties"]["url"]["maxLength"] == MAX_URL_CHARS
+
+
+ARGUMENT_CASES = [
+    ("web_search", {"query": "python"}),
+    (
+        "web_search",
+        {"query": "python", "limit": 50, "time_range": "week", "include_domains": ["python.org"]},
+    ),
+    ("web_search", {"query": ""}),
+    ("web_search", {"query": "x" * (MAX_QUERY_CHARS + 1)}),
+    ("web_search", {"query": "python", "limit": 0}),
+    ("web_search", {"query": "python", "limit": 51}),
+    ("web_search", {"query": "python", "time_range": "decade"}),
+    ("web_search", {"query": "python", "api_key": "sk-live-123"}),
+    ("web_search", {"limit": 3}),
+    ("web_search", {"query": "python", "backend": "Not A Name"}),
+    ("web_extract", {"urls": ["https://example.com/"]}),
+    ("web_extract", {"urls": []}),
+    ("web_extract", {"urls": ["ftp://example.com/"]}),
+    ("web_extract", {"urls": [f"https://example.com/{i}" for i in range(MAX_URLS + 1)]}),
+    ("web_extract", {"urls": ["https://example.com/" + "a" * MAX_URL_CHARS]}),
+    ("web_crawl", {"url": "https://example.com/", "max_pages": 3, "max_depth": 1}),
+    ("web_crawl", {"url": "https://example.com/", "max_pages": 0}),
+    ("web_crawl", {"url": "javascript:alert(1)"}),
+    ("web_crawl", {"url": "https://example.com/", "token": "abc"}),
+]
+
+
+@pytest.mark.parametrize(("name", "arguments"), ARGUMENT_CASES)
+def test_schema_and_runtime_validation_agree(
+    name: str, arguments: dict[str, Any], make_config: Any
+) -> None:
+    schema_ok = Draft202012Validator(input_schema(name)).is_valid(arguments)
+    envelope = call_tool(name, arguments, config=make_config(web={"backend": "stub"}))
+    runtime_ok = envelope["success"] or envelope["error_code"] != "invalid_input"
+    assert schema_ok == runtime_ok, envelope.get("error")
+
+
+def test_openai_call_round_trips_through_run_tool(make_config: Any) -> None:
+    config = make_config(web={"backend": "stub"})
+    definition = openai_tools()[0]["function"]
+    arguments = json.dumps({"query": "pydantic validators", "limit": 3})  # as a model sends them
+    Draft202012Validator(definition["parameters"]).validate(json.loads(arguments))
+    text = run_tool(definition["name"], arguments, config=config)
+    envelope = dispatch_search("pydantic validators", 3, backend="stub", config=config)
+    for hit in envelope["data"]["web"]:
+        assert f"{hit['position']}. [{hit['title']}]({hit['url']})" in text
+    assert "4. [" not in text
+
+
+def test_anthropic_calls_round_trip_through_run_tool(make_config: Any) -> None:
+    config = make_config(web={"backend": "stub"})
+    by_name = {tool["name"]: tool for tool in anthropic_tools()}
+    extract_input = {"urls": ["https://docs.example.com/a"]}
+    crawl_input = {"url": "https://docs.example.com/", "max_pages": 2}
+    Draft202012Validator(by_name["web_extract"]["input_schema"]).validate(extract_input)
+    Draft202012Validator(by_name["web_crawl"]["input_schema"]).validate(crawl_input)
+
+    page = dispatch_extract(extract_input["urls"], backend="stub", config=config)["data"][0]
+    assert page["content"] in run_tool("web_extract", extract_input, config=config)
+
+    crawled = dispatch_crawl(
+        "https://docs.example.com/", max_pages=2, backend="stub", config=config
+    )["data"]
+    text = run_tool("web_crawl", crawl_input, config=config, style="text")
+    assert len(crawled) == 2 and all(p["url"] in text for p in crawled)
+
+
+def test_arun_tool_matches_run_tool(make_config: Any) -> None:
+    config = make_config(web={"backend": "stub"})
+    arguments = {"query": "async twin", "limit": 2}
+    assert asyncio.run(arun_tool("web_search", arguments, config=config)) == run_tool(
+        "web_search", arguments, config=config
+    )
+
+
+def test_json_style_returns_parseable_envelope(make_config: Any) -> None:
+    out = run_tool(
+        "web_search", {"query": "json"}, config=make_config(web={"backend": "stub"}), style="json"
+    )
+    assert len(json.loads(out)["data"]["web"]) == 5
+
+
+def test_an_api_key_argument_is_refused_without_echoing_it(make_config: Any) -> None:
+    out = run_tool(
+        "web_search",
+        {"query": "x", "api_key": "sk-live-9f8e7d6c"},
+        config=make_config(web={"backend": "stub"}),
+    )
+    assert out.startswith("Error [invalid_input]:")
+    assert "API keys and tokens are never tool arguments" in out
+    assert "sk-live-9f8e7d6c" not in out
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "expected"),
+    [
+        ("web_search", {"query": "   "}, "The query is empty"),
+        ("web_search", {"query": "x", "limit": True}, "limit must be a whole number"),
+        ("web_search", "{not json", "not valid JSON"),
+        ("web_search", "[1, 2]", "must be a JSON object"),
+        (
+            "web_search",
+            {"query": "x", "colour": "red"},
+            "'colour' is not an argument of web_search",
+        ),
+        (
+            "web_crawl",
+            {"url": "file:///etc/passwd"},
+            "'url' must be an http:// or https:// address",
+        ),
+        ("web_fetch", {"url": "https://example.com/"}, "Unknown tool 'web_fetch'"),
+        ("web_search", {}, "'query' is required"),
+    ],
+)
+def test_bad_calls_come_back_as_one_readable_line(
+    name: str, arguments: Any, expected: str, make_config: Any
+) -> None:
+    out = run_tool(name, arguments, config=make_config(web={"backend": "stub"}))
+    assert out.startswith("Error [invalid_input]:")
+    assert expected in out
+    assert "\n" not in out
+
+
+def test_run_tool_respects_max_chars(make_config: Any) -> None:
+    out = run_tool(
+        "web_search",
+        {"query": "budget", "limit": 20},
+        config=make_config(web={"backend": "stub"}),
+        max_chars=700,
+    )
+    assert len(out) <= 700
+    assert "1. [budget" in out
+
+
+def test_backend_argument_chooses_the_provider(make_config: Any) -> None:
+    envelope = call_tool("web_search", {"query": "x", "backend": "stub"}, config=make_config())
+    assert envelope["success"] and envelope["provider"] == "stub"
+    unknown = call_tool("web_search", {"query": "x", "backend": "nosuch"}, config=make_config())
+    assert (
+        unknown["error_code"] == "not_configured" and "Unknown backend 'nosuch'" in unknown["error"]
+    )

@@ -1,0 +1,141 @@
+"""create_websearch_tool / create_webread_tool: async one-argument tools over dispatch."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from typing import Any
+
+import pytest
+import respx
+from pydantic import ValidationError
+
+from webproviders import WebToolConfig, create_webread_tool, create_websearch_tool, dispatch_search
+
+BRAVE_URL = "https://api.search.brave.com/res/v1/web/search"
+BRAVE_BODY = {
+    "type": "search",
+    "query": {"original": "httpx", "more_results_available": False},
+    "web": {
+        "type": "search",
+        "results": [
+            {
+                "type": "search_result",
+                "title": "HTTPX",
+                "url": "https://www.python-httpx.org/",
+                "description": "A next-generation HTTP client for Python.",
+                "language": "en",
+                "family_friendly": True,
+                "meta_url": {
+                    "scheme": "https",
+                    "netloc": "python-httpx.org",
+                    "hostname": "www.python-httpx.org",
+                },
+            }
+        ],
+        "family_friendly": True,
+    },
+}
+
+
+def test_websearch_returns_a_markdown_list(make_config: Any) -> None:
+    websearch = create_websearch_tool(
+        {"provider": "stub", "max_results": 3, "config": make_config()}
+    )
+    assert inspect.iscoroutinefunction(websearch) and websearch.__name__ == "websearch"
+    text = asyncio.run(websearch("vector databases"))
+    expected = dispatch_search("vector databases", 3, backend="stub", config=make_config())["data"][
+        "web"
+    ]
+    for hit in expected:
+        assert f"{hit['position']}. [{hit['title']}]({hit['url']})" in text
+    assert "4. [" not in text
+
+
+def test_webread_returns_the_page_markdown(make_config: Any) -> None:
+    webread = create_webread_tool(WebToolConfig(provider="stub", config=make_config()))
+    text = asyncio.run(webread("https://blog.example.com/post"))
+    assert text.startswith(
+        "## Stub page for blog.example.com\nURL: https://blog.example.com/post\n\n# Stub page"
+    )
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        (
+            "ftp://files.example.com/a",
+            "Error [invalid_input]: The URL 'ftp://files.example.com/a' is not an http",
+        ),
+        ("", "Error [invalid_input]: The URL is empty."),
+    ],
+)
+def test_webread_gives_a_readable_error_for_bad_urls(
+    url: str, expected: str, make_config: Any
+) -> None:
+    webread = create_webread_tool({"provider": "stub", "config": make_config()})
+    assert asyncio.run(webread(url)).startswith(expected)
+
+
+def test_webread_page_failure_is_readable(probe_config: Any) -> None:
+    webread = create_webread_tool({"provider": "probe", "config": probe_config()})
+    text = asyncio.run(webread("https://blocked.example.com/"))
+    assert text == "## https://blocked.example.com/\n\nError [blocked]: A CAPTCHA page answered."
+
+
+def test_webread_respects_max_chars(probe_config: Any) -> None:
+    webread = create_webread_tool({"provider": "probe", "max_chars": 800, "config": probe_config()})
+    text = asyncio.run(webread("https://long.example.com/"))
+    assert len(text) <= 800
+    assert "characters cut" in text
+
+
+def test_websearch_failure_is_a_string_not_an_exception(probe_config: Any) -> None:
+    websearch = create_websearch_tool({"provider": "probe", "config": probe_config()})
+    assert (
+        asyncio.run(websearch("fail-auth")) == "Error [auth_error]: The probe rejected the API key."
+    )
+    assert asyncio.run(websearch("")).startswith("Error [invalid_input]: The query is empty")
+
+
+def test_api_key_is_interpolated_from_the_environment_and_sent(
+    monkeypatch: pytest.MonkeyPatch, make_config: Any
+) -> None:
+    monkeypatch.setenv("MY_BRAVE_KEY", "brave-test-key-123")
+    config = WebToolConfig(provider="brave", api_key="${MY_BRAVE_KEY}", config=make_config())
+    assert config.api_key is not None and config.api_key.get_secret_value() == "brave-test-key-123"
+    assert "brave-test-key-123" not in repr(config)
+    websearch = create_websearch_tool(config)
+    with respx.mock(assert_all_called=True) as mock:
+        route = mock.get(BRAVE_URL).respond(200, json=BRAVE_BODY)
+        text = asyncio.run(websearch("httpx"))
+    assert route.calls.last.request.headers["x-subscription-token"] == "brave-test-key-123"
+    assert (
+        text
+        == "1. [HTTPX](https://www.python-httpx.org/)\n   A next-generation HTTP client for Python."
+    )
+
+
+def test_unset_env_key_means_no_key(make_config: Any) -> None:
+    config = WebToolConfig(provider="brave", api_key="${NOT_SET_ANYWHERE}", config=make_config())
+    assert config.api_key is None
+    websearch = create_websearch_tool(config)
+    assert asyncio.run(websearch("x")).startswith("Error [not_configured]:")
+
+
+def test_interpolation_default_value(make_config: Any) -> None:
+    assert WebToolConfig(provider="${NO_SUCH_VAR:-stub}").provider == "stub"
+
+
+def test_key_without_provider_is_refused() -> None:
+    with pytest.raises(ValidationError, match="needs 'provider'"):
+        WebToolConfig(api_key="sk-123")
+    with pytest.raises(ValidationError):
+        WebToolConfig(provider="stub", colour="red")  # type: ignore[call-arg]
+
+
+def test_provider_defaults_to_the_library_config(make_config: Any) -> None:
+    websearch = create_websearch_tool(
+        {"config": make_config(web={"backend": "stub"}), "max_results": 1}
+    )
+    assert asyncio.run(websearch("library default")).startswith("1. [library default — result 1]")

@@ -1,0 +1,161 @@
+"""Fixtures for dependable dispatch: scriptable providers, a fake clock, a real Redis, a
+counting HTTP server on 127.0.0.1."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webproviders.config import Config, config_from_dict
+from webproviders.dependable import DispatchState, state_for
+from webproviders.registry import get_registry
+
+PLUGINS = Path(__file__).parent / "plugins"
+
+
+def build_config(**web: Any) -> Config:
+    """A config that loads the scriptable providers; ``web`` keys are merged in."""
+    settings: dict[str, Any] = {"retry": {"backoff": 0.0}}
+    settings.update(web)
+    return config_from_dict(
+        {"web": settings, "plugins": {"paths": [str(PLUGINS)], "enabled": ["fakes"]}}, source="<test>"
+    )
+
+
+@pytest.fixture
+def dep_config() -> Any:
+    return build_config
+
+
+def provider(config: Config, name: str) -> Any:
+    """The live provider instance (scriptable fakes expose ``script``, ``calls``, ``delay``)."""
+    entry = get_registry(config).get(name)
+    assert entry is not None, f"{name} is not registered"
+    return entry.provider
+
+
+def state(config: Config) -> DispatchState:
+    return state_for(get_registry(config))
+
+
+class FakeClock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class SleepLog:
+    """An ``asyncio.sleep`` stand-in that records the waits and does not wait."""
+
+    def __init__(self, clock: FakeClock | None = None) -> None:
+        self.waits: list[float] = []
+        self.clock = clock
+
+    async def __call__(self, seconds: float) -> None:
+        self.waits.append(seconds)
+        if self.clock is not None:
+            self.clock.advance(seconds)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real ``redis-server`` on a free loopback port, in a temporary directory."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server); .ci/run installs it")
+    directory = tmp_path_factory.mktemp("redis")
+    port = free_port()
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
+         "--save", "", "--appendonly", "no", "--protected-mode", "yes"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    import redis
+
+    client = redis.Redis(host="127.0.0.1", port=port)
+    for _ in range(200):
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.025)
+    else:
+        process.kill()
+        pytest.fail("redis-server did not start")
+    client.close()
+    yield f"redis://127.0.0.1:{port}/0"
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture
+def namespace() -> str:
+    """A Redis key prefix of this test's own."""
+    return f"t{uuid.uuid4().hex[:12]}"
+
+
+class CountingServer:
+    """A real HTTP server on 127.0.0.1 that counts (and optionally delays) requests."""
+
+    def __init__(self, delay: float = 0.0) -> None:
+        self.delay = delay
+        self.requests: list[tuple[float, str]] = []
+        self._lock = threading.Lock()
+        outer = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                with outer._lock:
+                    outer.requests.append((time.time(), self.path))
+                if outer.delay:
+                    time.sleep(outer.delay)
+                body = b'{"ok": true}'
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+
+@pytest.fixture
+def counting_server() -> Iterator[CountingServer]:
+    server = CountingServer()
+    yield server
+    server.close()

@@ -1,0 +1,252 @@
+"""Caching: hits, misses, TTLs and bypass for the memory, SQLite and Redis backends;
+single flight; no failures and no secrets in the cache."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webproviders import adispatch_search, dispatch_crawl, dispatch_extract, dispatch_search
+from webproviders.cache import cache_key
+from webproviders.errors import NetworkError
+
+from .conftest import FakeClock, SleepLog, build_config, free_port, provider, state
+
+WORKER = Path(__file__).parent / "worker.py"
+
+
+def _backend_settings(kind: str, tmp_path: Path, redis_url: str | None, namespace: str) -> dict[str, Any]:
+    if kind == "sqlite":
+        return {"backend": "sqlite", "path": str(tmp_path / "cache.sqlite3")}
+    if kind == "redis":
+        return {"backend": "redis", "url": redis_url, "namespace": namespace}
+    return {"backend": "memory"}
+
+
+@pytest.fixture(params=["memory", "sqlite", "redis"])
+def cache_kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def cache_config(cache_kind: str, tmp_path: Path, request: pytest.FixtureRequest, namespace: str) -> Any:
+    redis_url = request.getfixturevalue("redis_server") if cache_kind == "redis" else None
+
+    def build(**cache: Any) -> Any:
+        settings = _backend_settings(cache_kind, tmp_path, redis_url, namespace) | cache
+        return build_config(search_backend="fake-a", cache=settings)
+
+    return build
+
+
+def test_second_identical_search_is_a_hit(cache_config: Any) -> None:
+    config = cache_config()
+    first = dispatch_search("python  asyncio", config=config)
+    second = dispatch_search(" python asyncio ", config=config)  # same query, other spacing
+    assert first["meta"].get("cached") is None
+    assert second["meta"]["cached"] is True
+    assert second["data"] == first["data"]
+    assert second["provider"] == "fake-a"
+    assert second["meta"]["attempts"] == [
+        {"provider": "fake-a", "outcome": "ok", "latency_ms": second["meta"]["attempts"][0]["latency_ms"], "cached": True}
+    ]
+    assert provider(config, "fake-a").calls == 1
+
+
+def test_different_arguments_miss(cache_config: Any) -> None:
+    config = cache_config()
+    dispatch_search("python", config=config)
+    dispatch_search("python", limit=3, config=config)
+    dispatch_search("python", config=config, lang="en")
+    dispatch_search("rust", config=config)
+    assert provider(config, "fake-a").calls == 4
+
+
+def test_cache_false_bypasses_reads_and_writes(cache_config: Any) -> None:
+    config = cache_config()
+    assert dispatch_search("python", config=config, cache=False)["meta"].get("cached") is None
+    assert dispatch_search("python", config=config)["meta"].get("cached") is None
+    assert dispatch_search("python", config=config, cache=False)["meta"].get("cached") is None
+    assert provider(config, "fake-a").calls == 3
+
+
+def test_failures_are_never_cached(cache_config: Any) -> None:
+    config = cache_config()
+    state(config).sleep = SleepLog()
+    provider(config, "fake-a").script = [NetworkError("down")] * 3
+    assert dispatch_search("python", config=config)["success"] is False
+    envelope = dispatch_search("python", config=config)
+    assert envelope["success"] is True and envelope["meta"].get("cached") is None
+
+
+def test_entries_expire_after_their_ttl(cache_kind: str, cache_config: Any) -> None:
+    if cache_kind == "redis":
+        config = cache_config(ttl={"search": 0.3})
+        dispatch_search("python", config=config)
+        assert dispatch_search("python", config=config)["meta"]["cached"] is True
+        time.sleep(0.45)  # Redis expires entries itself
+    else:
+        config = cache_config(ttl={"search": 60})
+        clock = FakeClock(time.time())
+        state(config).cache.store.clock = clock  # type: ignore[union-attr]
+        dispatch_search("python", config=config)
+        clock.advance(59)
+        assert dispatch_search("python", config=config)["meta"]["cached"] is True
+        clock.advance(2)
+    assert dispatch_search("python", config=config)["meta"].get("cached") is None
+    assert provider(config, "fake-a").calls == 2
+
+
+def test_a_hit_is_a_copy_the_caller_may_change(cache_config: Any) -> None:
+    config = cache_config()
+    dispatch_search("python", config=config)
+    hit = dispatch_search("python", config=config)
+    hit["data"]["web"][0]["title"] = "changed"
+    assert dispatch_search("python", config=config)["data"]["web"][0]["title"] != "changed"
+
+
+def test_extract_is_cached_and_crawl_is_not_by_default() -> None:
+    config = build_config(extract_backend="fake-a", crawl_backend="fake-a")
+    dispatch_extract("https://example.com/a", config=config)
+    assert dispatch_extract("https://example.com/a", config=config)["meta"]["cached"] is True
+    dispatch_crawl("https://example.com/", config=config)
+    assert dispatch_crawl("https://example.com/", config=config)["meta"].get("cached") is None
+    assert provider(config, "fake-a").calls == 3
+
+
+def test_cache_can_be_switched_off_in_config() -> None:
+    config = build_config(search_backend="fake-a", cache=False)
+    dispatch_search("python", config=config)
+    dispatch_search("python", config=config)
+    assert provider(config, "fake-a").calls == 2
+
+
+def test_cache_key_ignores_secret_looking_options_and_option_order() -> None:
+    base = {"query": "python", "limit": 5}
+    one = cache_key("search", "fake-a", {**base, "options": {"lang": "en", "country": "us", "api_key": "sk-one"}})
+    two = cache_key("search", "fake-a", {**base, "options": {"country": "us", "lang": "en", "api_key": "sk-two"}})
+    assert one == two
+    assert "sk-one" not in one
+    assert cache_key("search", "fake-b", {**base, "options": {}}) != cache_key("search", "fake-a", {**base, "options": {}})
+
+
+def test_no_secret_reaches_a_shared_store(tmp_path: Path) -> None:
+    config = build_config(search_backend="fake-a", cache={"backend": "sqlite", "path": str(tmp_path / "c.db")})
+    dispatch_search("python", config=config, access_token="tok-very-secret-1234")
+    assert b"tok-very-secret-1234" not in (tmp_path / "c.db").read_bytes()
+    assert dispatch_search("python", config=config, access_token="tok-other-5678")["meta"]["cached"] is True
+
+
+def test_fifty_concurrent_identical_searches_make_one_upstream_call(cache_config: Any) -> None:
+    config = cache_config()
+    provider(config, "fake-a").delay = 0.3
+
+    async def burst() -> list[dict[str, Any]]:
+        return await asyncio.gather(*(adispatch_search("python", config=config) for _ in range(50)))
+
+    envelopes = asyncio.run(burst())
+    assert all(e["success"] for e in envelopes)
+    assert provider(config, "fake-a").calls == 1
+    assert sum(1 for e in envelopes if e["meta"].get("cached") is None) == 1
+    assert len({json.dumps(e["data"]) for e in envelopes}) == 1
+
+
+def test_single_flight_spans_threads_and_event_loops() -> None:
+    """Sync callers (each on its thread's own loop) and async callers on a user loop share a flight."""
+    config = build_config(search_backend="fake-a")
+    provider(config, "fake-a").delay = 0.3
+    results: list[dict[str, Any]] = []
+    lock = threading.Lock()
+
+    def sync_caller() -> None:
+        envelope = dispatch_search("python", config=config)
+        with lock:
+            results.append(envelope)
+
+    def loop_caller() -> None:
+        async def many() -> list[dict[str, Any]]:
+            return await asyncio.gather(*(adispatch_search("python", config=config) for _ in range(10)))
+
+        envelopes = asyncio.run(many())
+        with lock:
+            results.extend(envelopes)
+
+    threads = [threading.Thread(target=sync_caller) for _ in range(10)] + [threading.Thread(target=loop_caller)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(results) == 20 and all(e["success"] for e in results)
+    assert provider(config, "fake-a").calls == 1
+
+
+def test_waiters_share_the_leaders_failure_and_nothing_is_stored() -> None:
+    config = build_config(search_backend="fake-a", retry={"max_retries": 0})
+    fake = provider(config, "fake-a")
+    fake.delay = 0.2
+    fake.script = [NetworkError("down")]
+
+    async def burst() -> list[dict[str, Any]]:
+        return await asyncio.gather(*(adispatch_search("python", config=config) for _ in range(5)))
+
+    envelopes = asyncio.run(burst())
+    assert [e["error_code"] for e in envelopes] == ["network_error"] * 5
+    assert fake.calls == 1
+    assert dispatch_search("python", config=config)["meta"].get("cached") is None
+
+
+def _run_worker(job: dict[str, Any]) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, str(WORKER), json.dumps(job)], stdout=subprocess.PIPE, text=True)
+
+
+def _result(process: subprocess.Popen[str]) -> dict[str, Any]:
+    out, _ = process.communicate(timeout=60)
+    assert process.returncode == 0
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def test_sqlite_cache_survives_a_process_restart(tmp_path: Path, counting_server: Any) -> None:
+    web = {
+        "cache": {"backend": "sqlite", "path": str(tmp_path / "cache.sqlite3")},
+        "providers": {"fake-counter": {"base_url": counting_server.url}},
+    }
+    job = {"web": web, "mode": "once", "query": "python", "backend": "fake-counter", "start_at": 0}
+    first = _result(_run_worker(job))
+    second = _result(_run_worker(job))
+    assert first == {"success": True, "cached": None, "error": None}
+    assert second == {"success": True, "cached": True, "error": None}
+    assert len(counting_server.requests) == 1
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_two_processes_sharing_a_cache_make_one_upstream_call(
+    kind: str, tmp_path: Path, counting_server: Any, request: pytest.FixtureRequest, namespace: str
+) -> None:
+    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
+    counting_server.delay = 0.5  # both processes ask while the first answer is on its way
+    web = {
+        "cache": _backend_settings(kind, tmp_path, redis_url, namespace),
+        "providers": {"fake-counter": {"base_url": counting_server.url}},
+    }
+    job = {"web": web, "mode": "once", "query": "python", "backend": "fake-counter", "start_at": time.time() + 3}
+    workers = [_run_worker(job), _run_worker(job)]
+    results = [_result(w) for w in workers]
+    assert all(r["success"] for r in results)
+    assert sorted(bool(r["cached"]) for r in results) == [False, True]
+    assert len(counting_server.requests) == 1
+
+
+def test_a_broken_shared_store_never_fails_a_call(caplog: pytest.LogCaptureFixture) -> None:
+    config = build_config(search_backend="fake-a", cache={"backend": "redis", "url": f"redis://127.0.0.1:{free_port()}/0"})
+    assert dispatch_search("python", config=config)["success"] is True
+    assert dispatch_search("python", config=config)["success"] is True
+    assert provider(config, "fake-a").calls == 2
+    assert any("cache store failed" in r.getMessage() for r in caplog.records)

@@ -1,0 +1,174 @@
+"""Reciprocal rank fusion across providers, and the canonical URL it de-duplicates on."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+
+from webproviders import adispatch_search, dispatch_extract, dispatch_search
+from webproviders.errors import NetworkError
+from webproviders.fusion import same_page_key
+
+from .conftest import SleepLog, build_config, provider, state
+
+A = [
+    {"title": "Shared one", "url": "https://Example.com:443/one/?utm_source=a#top", "description": "short"},
+    {"title": "Only A", "url": "https://a.example/only", "description": "from a"},
+    {"title": "Shared two", "url": "https://example.com/two", "description": "two from a"},
+]
+B = [
+    {"title": "Shared two (b)", "url": "https://example.com/two/", "description": "two from b"},
+    {"title": "Shared one (b)", "url": "https://example.com/one", "description": "a much longer description"},
+    {"title": "Only B", "url": "https://b.example/only", "description": "from b"},
+]
+C = [
+    {"title": "Shared one (c)", "url": "http://example.com/one?fbclid=xyz", "description": "c"},
+    {"title": "Only C", "url": "https://c.example/only", "description": "from c"},
+]
+
+
+def _fused_config(**web: Any) -> Any:
+    config = build_config(search_backend={"fuse": ["fake-a", "fake-b", "fake-c"]}, **web)
+    provider(config, "fake-a").hits = A
+    provider(config, "fake-b").hits = B
+    provider(config, "fake-c").hits = C
+    state(config).sleep = SleepLog()
+    return config
+
+
+def test_fusion_orders_by_reciprocal_rank_and_merges_duplicates() -> None:
+    config = _fused_config()
+    envelope = dispatch_search("q", limit=10, config=config)
+    assert envelope["success"] is True
+    assert envelope["provider"] == "fuse"
+    assert envelope["meta"]["fused"] == ["fake-a", "fake-b", "fake-c"]
+    hits = envelope["data"]["web"]
+    # http://example.com/one differs in scheme: a different page for fusion purposes.
+    assert [h["title"] for h in hits] == [
+        "Shared one",  # a#1 + b#2
+        "Shared two (b)",  # a#3 + b#1, titled by its best-placed copy
+        "Shared one (c)",
+        "Only A",
+        "Only C",
+        "Only B",
+    ]
+    assert [h["position"] for h in hits] == [1, 2, 3, 4, 5, 6]
+    top = hits[0]
+    assert top["providers"] == ["fake-a", "fake-b"]
+    assert top["url"] == "https://Example.com:443/one/?utm_source=a#top"  # the best-placed copy's URL
+    assert top["description"] == "a much longer description"  # the fuller snippet wins
+    assert top["fusion_score"] == pytest.approx(1 / 61 + 1 / 62, abs=1e-6)
+    assert hits[1]["providers"] == ["fake-b", "fake-a"]  # best rank first
+    assert hits[1]["title"] == "Shared two (b)"
+
+
+def test_fusion_caps_to_limit() -> None:
+    config = _fused_config()
+    hits = dispatch_search("q", limit=2, config=config)["data"]["web"]
+    assert [h["position"] for h in hits] == [1, 2]
+
+
+def test_fusion_succeeds_when_one_provider_fails() -> None:
+    config = _fused_config(retry={"max_retries": 0})
+    provider(config, "fake-b").script = [NetworkError("down")]
+    envelope = dispatch_search("q", limit=10, config=config)
+    assert envelope["success"] is True
+    assert envelope["meta"]["fused"] == ["fake-a", "fake-c"]
+    failed = [a for a in envelope["meta"]["attempts"] if a["outcome"] == "error"]
+    assert failed == [{"provider": "fake-b", "outcome": "error", "latency_ms": failed[0]["latency_ms"], "error_code": "network_error"}]
+    assert all("fake-b" not in h["providers"] for h in envelope["data"]["web"])
+
+
+def test_fusion_fails_only_when_every_provider_fails() -> None:
+    config = _fused_config(retry={"max_retries": 0})
+    for name in ("fake-a", "fake-b", "fake-c"):
+        provider(config, name).script = [NetworkError(f"{name} down")]
+    envelope = dispatch_search("q", config=config)
+    assert envelope["success"] is False
+    assert envelope["error_code"] == "network_error"
+    assert len(envelope["meta"]["attempts"]) == 3
+
+
+def test_mode_fuse_on_a_call_fuses_the_resolved_chain_async() -> None:
+    config = _fused_config()
+    envelope = asyncio.run(
+        adispatch_search("q", limit=10, backend=["fake-a", "fake-b"], mode="fuse", config=config)
+    )
+    assert envelope["provider"] == "fuse"
+    assert envelope["data"]["web"][0]["providers"] == ["fake-a", "fake-b"]
+
+
+def test_providers_are_queried_concurrently() -> None:
+    """Each fake waits for the other two to have started: sequential calls would time out."""
+    config = _fused_config()
+    barrier = threading.Barrier(3, timeout=5)
+
+    def wait_for_all(hits: list[dict[str, Any]]) -> Any:
+        return lambda query: (barrier.wait(), hits)[1]
+
+    for name, hits in (("fake-a", A), ("fake-b", B), ("fake-c", C)):
+        provider(config, name).script = [wait_for_all(hits)]
+    envelope = dispatch_search("q", limit=10, config=config)
+    assert envelope["meta"]["fused"] == ["fake-a", "fake-b", "fake-c"]
+
+
+def test_mode_chain_overrides_a_fuse_config() -> None:
+    config = _fused_config()
+    envelope = dispatch_search("q", mode="chain", config=config)
+    assert envelope["provider"] == "fake-a"
+
+
+def test_fuse_config_runs_extract_as_a_chain() -> None:
+    config = build_config(backend={"fuse": ["fake-a", "fake-b"]})
+    envelope = dispatch_extract("https://example.com/", config=config)
+    assert envelope["provider"] == "fake-a"
+
+
+def test_mode_fuse_is_refused_for_extract_and_bad_modes() -> None:
+    config = _fused_config()
+    assert dispatch_extract("https://example.com/", backend="fake-a", mode="fuse", config=config)["error_code"] == (
+        "invalid_input"
+    )
+    assert dispatch_search("q", mode="merge", config=config)["error_code"] == "invalid_input"
+
+
+def test_fused_pieces_are_cached_per_provider() -> None:
+    config = _fused_config()
+    dispatch_search("q", limit=10, config=config)
+    again = dispatch_search("q", limit=10, config=config)
+    assert again["meta"]["cached"] is True
+    assert [provider(config, n).calls for n in ("fake-a", "fake-b", "fake-c")] == [1, 1, 1]
+
+
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        ("HTTPS://Example.COM/a", "https://example.com/a"),
+        ("https://example.com:443/a", "https://example.com/a"),
+        ("http://example.com:80/a", "http://example.com/a"),
+        ("https://example.com/a/", "https://example.com/a"),
+        ("https://example.com/a#section", "https://example.com/a"),
+        ("https://example.com/a?utm_source=x&utm_medium=y", "https://example.com/a"),
+        ("https://example.com/a?b=2&gclid=1&a=1", "https://example.com/a?a=1&b=2"),
+        ("https://example.com", "https://example.com/"),
+    ],
+)
+def test_fusion_treats_spellings_of_one_page_alike(left: str, right: str) -> None:
+    assert same_page_key(left) == same_page_key(right)
+
+
+@pytest.mark.parametrize(
+    ("left", "right"),
+    [
+        ("https://example.com/a", "http://example.com/a"),
+        ("https://example.com/A", "https://example.com/a"),
+        ("https://example.com:8443/a", "https://example.com/a"),
+        ("https://www.example.com/a", "https://example.com/a"),
+        ("https://example.com/a?id=1", "https://example.com/a?id=2"),
+    ],
+)
+def test_fusion_keeps_different_pages_apart(left: str, right: str) -> None:
+    assert same_page_key(left) != same_page_key(right)

@@ -1,0 +1,157 @@
+"""Request budgets: spacing, deadlines, manifest defaults, 429 pauses, and a Redis budget
+shared by two OS processes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from webproviders import dispatch_search
+from webproviders.config import ConfigError
+from webproviders.ratelimit import parse_rate
+
+from .conftest import FakeClock, SleepLog, build_config, provider, state
+
+WORKER = Path(__file__).parent / "worker.py"
+
+
+def _clocked(config: Any) -> tuple[FakeClock, SleepLog]:
+    clock = FakeClock()
+    sleeps = SleepLog(clock)
+    st = state(config)
+    st.limits.local.clock = clock
+    st.health.clock = clock
+    st.sleep = sleeps
+    return clock, sleeps
+
+
+@pytest.mark.parametrize(
+    ("text", "interval"),
+    [("1/s", 1.0), ("100/min", 0.6), ("10/5s", 0.5), ("5000/day", 17.28), ("2/second", 0.5), ("60/hour", 60.0)],
+)
+def test_budgets_are_read_as_requests_per_period(text: str, interval: float) -> None:
+    assert parse_rate(text).interval == pytest.approx(interval)
+
+
+@pytest.mark.parametrize("bad", ["fast", "1/fortnight", "0/s", "/s", "-1/s"])
+def test_a_bad_budget_is_a_config_error_naming_the_key(bad: str) -> None:
+    with pytest.raises(ConfigError, match=r"web\.providers\.fake-a\.rate_limit"):
+        build_config(providers={"fake-a": {"rate_limit": bad}})
+
+
+def test_callers_wait_for_evenly_spaced_slots() -> None:
+    config = build_config(search_backend="fake-a", cache=False, providers={"fake-a": {"rate_limit": "2/s"}})
+    _clock, sleeps = _clocked(config)
+    for _ in range(4):
+        assert dispatch_search("q", config=config)["success"] is True
+    assert sleeps.waits == pytest.approx([0.5, 0.5, 0.5])
+    assert provider(config, "fake-a").calls == 4
+
+
+def test_no_slot_before_the_deadline_means_rate_limited_without_a_request() -> None:
+    config = build_config(search_backend="fake-a", cache=False, providers={"fake-a": {"rate_limit": "1/min"}})
+    _clocked(config)
+    assert dispatch_search("q", config=config, timeout=10)["success"] is True
+    envelope = dispatch_search("q", config=config, timeout=10)
+    assert envelope["success"] is False
+    assert envelope["error_code"] == "rate_limited"
+    assert 59 <= envelope["retry_after"] <= 60
+    assert "1/min" in envelope["error"]
+    assert provider(config, "fake-a").calls == 1
+
+
+def test_a_chain_moves_on_when_its_first_budget_is_spent() -> None:
+    config = build_config(search_backend=["fake-a", "fake-b"], cache=False, providers={"fake-a": {"rate_limit": "1/min"}})
+    _clocked(config)
+    dispatch_search("q", config=config, timeout=5)
+    envelope = dispatch_search("q", config=config, timeout=5)
+    assert envelope["provider"] == "fake-b"
+    assert envelope["meta"]["attempts"][0]["error_code"] == "rate_limited"
+
+
+def test_the_manifest_default_budget_applies_and_config_can_switch_it_off() -> None:
+    config = build_config(search_backend="fake-budget", cache=False)  # plugin.yaml says 2/s
+    _, sleeps = _clocked(config)
+    for _ in range(3):
+        dispatch_search("q", config=config)
+    assert sleeps.waits == pytest.approx([0.5, 0.5])
+
+    unlimited = build_config(search_backend="fake-budget", cache=False, providers={"fake-budget": {"rate_limit": "off"}})
+    _, sleeps = _clocked(unlimited)
+    for _ in range(3):
+        dispatch_search("q", config=unlimited)
+    assert sleeps.waits == []
+
+
+def test_a_429_with_retry_after_pauses_the_provider_for_every_caller() -> None:
+    config = build_config(
+        search_backend="fake-vendor",
+        cache=False,
+        retry={"max_retries": 0},
+        providers={"fake-vendor": {"api_key": "fv-key-123456"}},
+    )
+    _, sleeps = _clocked(config)
+    body = {"results": [{"title": "t", "link": "https://example.com/", "snippet": "s"}]}
+    with respx.mock() as mock:
+        route = mock.get("https://api.fake-vendor.test/v1/search").mock(
+            side_effect=[httpx.Response(429, headers={"Retry-After": "7"}), httpx.Response(200, json=body)]
+        )
+        assert dispatch_search("q", config=config)["error_code"] == "rate_limited"
+        # The next caller waits out the pause before its request is sent.
+        assert dispatch_search("q", config=config)["success"] is True
+    assert route.call_count == 2
+    assert sleeps.waits == pytest.approx([7.0], abs=0.05)
+
+
+def test_a_pause_longer_than_the_deadline_fails_at_once() -> None:
+    config = build_config(search_backend="fake-a", cache=False)
+    _clocked(config)
+    state(config).limits.local.pause("fake-a", 120)
+    envelope = dispatch_search("q", config=config, timeout=10)
+    assert envelope["error_code"] == "rate_limited"
+    assert provider(config, "fake-a").calls == 0
+
+
+def test_two_processes_share_one_redis_budget(redis_server: str, namespace: str, counting_server: Any) -> None:
+    """5 requests/s shared by two processes for 3 s: at most 16 requests reach upstream."""
+    web = {
+        "cache": False,
+        "rate_limit": {"url": redis_server, "namespace": namespace},
+        "providers": {"fake-counter": {"base_url": counting_server.url, "rate_limit": "5/s"}},
+    }
+    start_at = time.time() + 3
+    job = {"web": web, "mode": "loop", "query": "q", "backend": "fake-counter", "start_at": start_at, "duration": 3}
+    workers = [subprocess.Popen([sys.executable, str(WORKER), json.dumps(job)], stdout=subprocess.PIPE, text=True)
+               for _ in range(2)]
+    results = []
+    for worker in workers:
+        out, _ = worker.communicate(timeout=60)
+        assert worker.returncode == 0
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    upstream = len(counting_server.requests)
+    assert upstream == sum(r["sent"] for r in results)
+    assert upstream <= 16
+    assert all(r["sent"] >= 2 for r in results)  # both processes got slots
+
+
+def test_redis_budget_falls_back_to_the_process_when_redis_is_down() -> None:
+    from .conftest import free_port
+
+    config = build_config(
+        search_backend="fake-a",
+        cache=False,
+        rate_limit={"url": f"redis://127.0.0.1:{free_port()}/0"},
+        providers={"fake-a": {"rate_limit": "2/s"}},
+    )
+    _, sleeps = _clocked(config)
+    for _ in range(3):
+        assert dispatch_search("q", config=config)["success"] is True
+    assert sleeps.waits == pytest.approx([0.5, 0.5])

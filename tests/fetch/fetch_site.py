@@ -1,0 +1,419 @@
+"""A small, realistic web site served by a real HTTP server on 127.0.0.1, and a canary.
+
+Article pages carry navigation, a cookie banner, a sidebar and a footer around the main
+text, the way real sites do; other paths cover robots.txt, a sitemap, redirects (also to
+internal addresses), a windows-1252 page declared only in a meta tag, a 20 MB body, a slow
+page, a PNG, a PDF, a 404 and a 500.
+"""
+
+from __future__ import annotations
+
+import json
+import struct
+import threading
+import time
+import zlib
+from collections import Counter
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+NAV = """
+<header class="site-header">
+  <div class="cookie-banner">We use cookies to improve your experience. <a href="/cookies">Cookie settings</a> <button>Accept all</button></div>
+  <nav class="main-nav"><ul>
+    <li><a href="/">Home</a></li><li><a href="/articles/caching">Caching</a></li>
+    <li><a href="/articles/retries">Retries</a></li><li><a href="/docs/">Documentation</a></li>
+    <li><a href="/about">About us</a></li><li><a href="/careers">Careers</a></li>
+    <li><a href="/contact">Contact sales</a></li><li><a href="/pricing">Pricing plans</a></li>
+  </ul></nav>
+</header>
+"""
+
+FOOTER = """
+<aside class="sidebar"><h3>Popular this week</h3><ul>
+  <li><a href="/articles/retries">Why your retries make outages worse</a></li>
+  <li><a href="/docs/a">Getting started in five minutes</a></li>
+  <li><a href="/newsletter">Subscribe to our newsletter for weekly tips</a></li></ul></aside>
+<footer class="site-footer"><p>Copyright 2024 Example Corp. All rights reserved.</p>
+  <p><a href="/privacy">Privacy policy</a> | <a href="/terms">Terms of service</a> | <a href="/imprint">Imprint</a></p></footer>
+"""
+
+
+def page(title: str, body: str, *, head: str = "", lang: str = "en") -> str:
+    return (
+        f'<!DOCTYPE html>\n<html lang="{lang}"><head><meta charset="utf-8"><title>{title} | Example Engineering Blog</title>'
+        f"{head}</head><body>{NAV}<main>{body}</main>{FOOTER}</body></html>"
+    )
+
+
+CACHING = page(
+    "Caching in practice",
+    """
+<article>
+<h1>Caching in practice</h1>
+<p class="byline">By Jane Doe, March 5, 2024</p>
+<p>Caching keeps recently used answers close to the code that needs them, so that repeated
+requests are served in microseconds instead of milliseconds. This article walks through the
+decisions that matter when you add a cache to a real service.</p>
+<h2>Choosing what to cache</h2>
+<p>Start with the answers that are expensive to compute and cheap to store. A product page that
+joins six tables is a good candidate; a user's shopping basket, which changes every few seconds,
+usually is not. Measure the hit ratio before and after: a cache that rarely hits only adds latency.</p>
+<ul><li>Expensive queries with stable answers</li><li>Rendered fragments shared by many users</li>
+<li>Responses from slow third-party services</li></ul>
+<h2>Expiry and invalidation</h2>
+<p>Every entry needs a time to live. Short lifetimes bound how stale an answer can be; explicit
+invalidation after a write keeps hot entries fresh. See <a href="/articles/retries">the retry guide</a>
+for what happens when the cache itself is down, and the <a href="https://external.example/ttl">external
+TTL reference</a> for typical values.</p>
+<pre><code>def get_product(product_id):
+    cached = cache.get(product_id)
+    if cached is None:
+        cached = load_product(product_id)
+        cache.set(product_id, cached, ttl=60)
+    return cached
+</code></pre>
+<table><tr><th>Layer</th><th>Typical TTL</th></tr><tr><td>CDN</td><td>5 minutes</td></tr>
+<tr><td>Application</td><td>60 seconds</td></tr></table>
+<p>With these rules in place the cache becomes a dependable part of the system rather than a
+source of mysterious stale data.</p>
+</article>
+""",
+    head='<meta name="description" content="How to add a cache to a service without stale data.">'
+    '<meta name="author" content="Jane Doe"><link rel="canonical" href="/articles/caching">'
+    '<meta property="article:published_time" content="2024-03-05T09:00:00Z">'
+    '<meta property="og:site_name" content="Example Engineering">',
+)
+
+RETRIES = page(
+    "Retries without outages",
+    """
+<article><h1>Retries without outages</h1>
+<p>Retrying a failed request feels safe, but a fleet of clients retrying at once can keep a
+struggling service down for hours. Exponential backoff with jitter spreads the retries out so the
+service has room to recover.</p>
+<p>Cap the number of attempts, and make every retried operation idempotent, so that a request that
+did succeed the first time does no harm when it arrives again. Read the
+<a href="/docs/deep/c">deep dive on idempotency keys</a> for the details.</p>
+<p>Finally, watch the retry rate itself: a sudden rise is often the first sign of trouble upstream.</p>
+</article>""",
+)
+
+DOCS_INDEX = page(
+    "Documentation",
+    """<h1>Documentation</h1><p>Everything you need to run the service in production is collected
+on these pages, from the first install to tuning for heavy traffic.</p>
+<ul><li><a href="/docs/a">Getting started</a></li><li><a href="/docs/b">Configuration reference</a></li>
+<li><a href="/readme.md">The read-me file</a></li></ul>""",
+)
+DOCS_A = page("Getting started", "<article><h1>Getting started</h1><p>Install the package, write a small configuration file and start the server; the whole process takes about five minutes on a fresh machine.</p></article>")
+DOCS_B = page(
+    "Configuration reference",
+    '<article><h1>Configuration reference</h1><p>Every setting has a sensible default; the ones you will change first are the listen address and the cache size. See <a href="/docs/deep/c">the advanced notes</a>.</p></article>',
+)
+DOCS_C = page("Advanced notes", "<article><h1>Advanced notes</h1><p>Idempotency keys let a server recognise a repeated request and answer it from the record of the first attempt instead of doing the work twice.</p></article>")
+ORPHAN = page("Orphan page", "<article><h1>Orphan page</h1><p>This page is listed in the sitemap but no other page links to it, which is how sitemap seeding is noticed.</p></article>")
+SECRET = page("Private area", "<article><h1>Private area</h1><p>The private area holds internal planning notes that robots are asked not to crawl.</p></article>")
+NOFOLLOW = page(
+    "Do not follow",
+    '<article><h1>Do not follow</h1><p>This page asks robots not to follow its links, and a polite crawler leaves them alone.</p><p><a href="/docs/a">Getting started</a></p></article>',
+    head='<meta name="robots" content="nofollow">',
+)
+
+ENCODING_HTML = (
+    '<!DOCTYPE html><html lang="fr"><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'
+    "<title>Caf\u00e9 cr\u00e8me</title></head><body>" + NAV + "<main><article><h1>Caf\u00e9 cr\u00e8me \u2013 \u00e0 la fran\u00e7aise</h1>"
+    "<p>Le caf\u00e9 cr\u00e8me co\u00fbte 3\u00a0\u20ac au comptoir, et l\u2019on dit \u201cmerci\u201d en partant. "
+    "Ce texte est assez long pour \u00eatre retenu comme contenu principal de la page par l\u2019extracteur.</p>"
+    "<p>Les gar\u00e7ons de caf\u00e9 parisiens sont r\u00e9put\u00e9s pour leur efficacit\u00e9 et leur franc-parler l\u00e9gendaire.</p>"
+    "</article></main>" + FOOTER + "</body></html>"
+).encode("cp1252")
+
+
+def home(port: int) -> str:
+    return page(
+        "Example Engineering Blog",
+        f"""<h1>Example Engineering Blog</h1>
+<p>Notes from the team that runs the example service: caching, retries and how we operate it.</p>
+<ul>
+<li><a href="/articles/caching">Caching in practice</a></li>
+<li><a href="/articles/caching?utm_source=home&amp;utm_medium=list#top">Caching in practice (tracked link)</a></li>
+<li><a href="/articles/retries">Retries without outages</a></li>
+<li><a href="/docs/">Documentation</a></li>
+<li><a href="/private/secret">Private area</a></li>
+<li><a href="/nofollow">A page that says nofollow</a></li>
+<li><a href="/redirect/article">Caching in practice (old address)</a></li>
+<li><a href="/missing">A page that was removed</a></li>
+<li><a href="/image.png">Our logo</a></li>
+<li><a href="http://blog.site.test:{port}/articles/retries">The same article on our blog host</a></li>
+<li><a href="http://other.test:{port}/docs/a">A partner site</a></li>
+<li><a href="mailto:team@example.com">Write to us</a></li>
+</ul>""",
+    )
+
+
+def sitemap(port: int, host: str) -> bytes:
+    base = f"http://{host}"
+    urls = ["/", "/articles/caching", "/orphan", "/docs/a"]
+    entries = "".join(f"<url><loc>{base}{u}</loc></url>" for u in urls)
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>'
+        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{entries}</urlset>'
+    ).encode()
+
+
+ROBOTS = b"""# robots for the example site
+User-agent: *
+Disallow: /private/
+Allow: /private/public
+
+User-agent: BadBot
+Disallow: /
+"""
+
+
+def png_bytes() -> bytes:
+    """A valid 1x1 PNG."""
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00\xff\x00\x00")) + chunk(b"IEND", b"")
+
+
+def pdf_bytes(text: str = "Quarterly report: revenue grew by twelve percent.") -> bytes:
+    """A minimal valid PDF with one page of text and a title."""
+    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Title (Quarterly report) /Author (Finance team) >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R /Info 6 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
+BIG_SIZE = 20 * 1024 * 1024
+
+
+class SiteServer(ThreadingHTTPServer):
+    """The site: records every request (host, path) and how many run at once per host."""
+
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), SiteHandler)
+        self.port = self.server_address[1]
+        self.hits: list[tuple[str, str]] = []
+        self.lock = threading.Lock()
+        self.active: Counter[str] = Counter()
+        self.peak: Counter[str] = Counter()
+        self.active_total = 0
+        self.peak_total = 0
+        self.stopping = threading.Event()
+        self.slow_seconds = 10.0
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that hangs up early (a body cap, a timeout) is expected here
+
+    def reset(self) -> None:
+        with self.lock:
+            self.hits.clear()
+            self.peak.clear()
+            self.peak_total = 0
+
+    def paths(self) -> list[str]:
+        with self.lock:
+            return [path for _host, path in self.hits]
+
+    def url(self, path: str = "/", host: str = "127.0.0.1") -> str:
+        return f"http://{host}:{self.port}{path}"
+
+
+class SiteHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: SiteServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
+        pass
+
+    def _send(self, status: int, body: bytes, content_type: str = "text/html; charset=utf-8", headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        if content_type:
+            self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _redirect(self, location: str, status: int = 302) -> None:
+        self._send(status, b"", "", {"Location": location})
+
+    def do_GET(self) -> None:
+        server = self.server
+        host = (self.headers.get("Host") or "").split(":")[0]
+        parts = urlsplit(self.path)
+        path = parts.path
+        with server.lock:
+            server.hits.append((host, self.path))
+        try:
+            self._route(host, path, parse_qs(parts.query))
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def _route(self, host: str, path: str, query: dict[str, list[str]]) -> None:
+        server = self.server
+        port = server.port
+        pages = {
+            "/": home(port),
+            "/articles/caching": CACHING,
+            "/articles/retries": RETRIES,
+            "/docs/": DOCS_INDEX,
+            "/docs/a": DOCS_A,
+            "/docs/b": DOCS_B,
+            "/docs/deep/c": DOCS_C,
+            "/orphan": ORPHAN,
+            "/private/secret": SECRET,
+            "/nofollow": NOFOLLOW,
+        }
+        if path in pages:
+            return self._send(200, pages[path].encode())
+        if path == "/slowlinks":
+            links = '<a href="/slow?n=1">one</a> <a href="/slow?n=2">two</a> <a href="/docs/a">fast</a>'
+            body = f"<html><body><article><h1>Slow links</h1><p>Two of these pages take a long time to answer: {links}.</p></article></body></html>"
+            return self._send(200, body.encode())
+        if path == "/echo-host":
+            return self._send(200, page("Host echo", f"<article><h1>Host echo</h1><p>You asked for host {self.headers.get('Host')} and this sentence makes the page long enough to keep.</p></article>").encode())
+        if path == "/robots.txt":
+            return self._send(200, ROBOTS + f"Sitemap: http://{self.headers.get('Host')}/sitemap.xml\n".encode(), "text/plain")
+        if path == "/sitemap.xml":
+            return self._send(200, sitemap(port, self.headers.get("Host") or ""), "application/xml")
+        if path == "/articles/encoding":
+            return self._send(200, ENCODING_HTML, "text/html")
+        if path == "/notes.txt":
+            return self._send(200, "Plain notes.\nLine two with caf\u00e9.\n".encode(), "text/plain; charset=utf-8")
+        if path == "/readme.md":
+            return self._send(200, b"# Read me\n\nThis file is *markdown* and passes through. See [the orphan](/orphan).\n", "text/markdown")
+        if path == "/data.json":
+            return self._send(200, json.dumps({"name": "example", "items": [1, 2, 3]}).encode(), "application/json")
+        if path == "/image.png":
+            return self._send(200, png_bytes(), "image/png")
+        if path == "/mislabelled":
+            return self._send(200, png_bytes(), "text/html; charset=utf-8")
+        if path == "/download":
+            return self._send(200, b"\x00\x01\x02\x03binary\x00data" * 50, "application/octet-stream")
+        if path == "/doc.pdf":
+            return self._send(200, pdf_bytes(), "application/pdf")
+        if path == "/report":
+            return self._send(200, pdf_bytes(), "application/octet-stream")
+        if path == "/missing":
+            return self._send(404, page("Not found", "<h1>Not found</h1>").encode())
+        if path == "/error":
+            return self._send(500, b"<h1>Internal Server Error</h1>")
+        if path == "/forbidden":
+            return self._send(403, b"<h1>Forbidden</h1>")
+        if path == "/busy":
+            return self._send(429, b"slow down", "text/plain", {"Retry-After": "7"})
+        if path == "/footer-only":
+            return self._send(200, b"<html><body><footer><p>Contact us at the main office during weekday hours.</p></footer></body></html>")
+        if path == "/redirect/article":
+            return self._redirect("/articles/caching", 301)
+        if path.startswith("/redirect/chain/"):
+            left = int(path.rsplit("/", 1)[1])
+            return self._redirect(f"/redirect/chain/{left - 1}" if left > 0 else "/articles/caching")
+        if path == "/redirect/loop":
+            return self._redirect("/redirect/loop")
+        if path == "/redirect/to":
+            return self._redirect(query["url"][0])
+        if path == "/big":
+            return self._big(declared=False)
+        if path == "/big-declared":
+            return self._big(declared=True)
+        if path == "/slow":
+            deadline = time.monotonic() + server.slow_seconds
+            while time.monotonic() < deadline and not server.stopping.is_set():
+                time.sleep(0.05)
+            return self._send(200, page("Slow", "<p>Finally.</p>").encode())
+        if path.startswith("/hold/"):
+            return self._hold(host)
+        return self._send(404, b"<h1>Not found</h1>")
+
+    def _big(self, declared: bool) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        if declared:
+            self.send_header("Content-Length", str(BIG_SIZE))
+        else:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        chunk = b"<p>" + b"x" * 65530 + b"</p>"
+        sent = 0
+        while sent < BIG_SIZE and not self.server.stopping.is_set():
+            self.wfile.write(chunk)
+            sent += len(chunk)
+
+    def _hold(self, host: str) -> None:
+        server = self.server
+        with server.lock:
+            server.active[host] += 1
+            server.active_total += 1
+            server.peak[host] = max(server.peak[host], server.active[host])
+            server.peak_total = max(server.peak_total, server.active_total)
+        try:
+            time.sleep(0.25)
+        finally:
+            with server.lock:
+                server.active[host] -= 1
+                server.active_total -= 1
+        self._send(200, page("Held", f"<article><h1>Held page</h1><p>This page took a quarter of a second on {host}, long enough to overlap with others.</p></article>").encode())
+
+
+class CanaryServer(ThreadingHTTPServer):
+    """Stands for an internal service: any request that reaches it is a failed defence."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), CanaryHandler)
+        self.port = self.server_address[1]
+        self.hits: list[str] = []
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass
+
+
+class CanaryHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: CanaryServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.server.hits.append(self.path)
+        body = b"internal secret"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def serve(server: ThreadingHTTPServer) -> threading.Thread:
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
+    thread.start()
+    return thread

@@ -1,0 +1,251 @@
+"""The ``http`` provider's crawl against the real local site."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webproviders import adispatch_crawl, dispatch_crawl
+from webproviders.config import Config
+
+
+def crawl(url: str, config: Config, **kwargs: Any) -> dict[str, Any]:
+    envelope = dispatch_crawl(url, backend="http", config=config, **kwargs)
+    assert envelope["success"] is True, envelope
+    return envelope
+
+
+def paths(envelope: dict[str, Any], site: Any) -> list[str]:
+    prefix = site.url("")
+    return [page["url"].replace(prefix, "") for page in envelope["data"]]
+
+
+def test_breadth_first_in_discovery_order_with_depth(site: Any, local: Config) -> None:
+    envelope = crawl(site.url("/"), local)
+    found = paths(envelope, site)
+    depths = [page["metadata"]["depth"] for page in envelope["data"]]
+    assert found[0] == "/" and depths[0] == 0
+    assert depths == sorted(depths)
+    # Depth 1 follows the order of the links on the home page (navigation first).
+    order = [found.index(p) for p in ("/articles/caching", "/articles/retries", "/docs/", "/nofollow")]
+    assert order == sorted(order)
+    assert {"/docs/b", "/docs/deep/c", "/readme.md"} <= {p for p, d in zip(found, depths) if d == 2}
+    assert len(found) == len(set(found))
+
+
+def test_pages_are_extracted_like_extract(site: Any, local: Config) -> None:
+    envelope = crawl(site.url("/"), local)
+    caching = next(p for p in envelope["data"] if p["url"] == site.url("/articles/caching"))
+    assert caching["title"] == "Caching in practice"
+    assert "Caching keeps recently used answers close" in caching["content"]
+    assert "Contact sales" not in caching["content"]
+    assert caching["metadata"]["referrer"] == site.url("/")
+
+
+def test_each_page_comes_back_once(site: Any, local: Config) -> None:
+    """A tracking-parameter link, a fragment link and a redirect all lead to one page."""
+    envelope = crawl(site.url("/"), local)
+    found = paths(envelope, site)
+    assert found.count("/articles/caching") == 1
+    assert "/redirect/article" not in found
+    fetched = site.paths()
+    assert not any("utm_" in p or "#" in p for p in fetched)
+    # Fetched directly once; the old address's redirect lands on it once more at most.
+    assert fetched.count("/articles/caching") <= 2
+
+
+def test_robots_txt_is_obeyed(site: Any, local: Config) -> None:
+    envelope = crawl(site.url("/"), local)
+    assert "/private/secret" not in site.paths()
+    assert "/robots.txt" in site.paths()
+    assert any("robots.txt disallows" in w for w in envelope["meta"]["warnings"])
+
+
+def test_respect_robots_false(site: Any, local: Config) -> None:
+    envelope = crawl(site.url("/"), local, respect_robots=False, max_pages=100)
+    assert "/private/secret" in paths(envelope, site)
+    assert "/robots.txt" not in site.paths()
+
+
+def test_seed_disallowed_by_robots_is_blocked(site: Any, local: Config) -> None:
+    envelope = dispatch_crawl(site.url("/private/secret"), backend="http", config=local)
+    assert envelope["success"] is False
+    assert envelope["error_code"] == "blocked"
+    assert envelope["detail"] == "robots_txt"
+    assert "/private/secret" not in site.paths()
+
+
+def test_nofollow_meta_is_obeyed(site: Any, local: Config) -> None:
+    assert paths(crawl(site.url("/nofollow"), local), site) == ["/nofollow"]
+    site.reset()
+    followed = paths(crawl(site.url("/nofollow"), local, respect_robots=False), site)
+    assert "/docs/a" in followed
+
+
+@pytest.mark.parametrize("depth", [0, 1])
+def test_max_depth(depth: int, site: Any, local: Config) -> None:
+    envelope = crawl(site.url("/"), local, max_depth=depth, max_pages=100)
+    depths = {page["metadata"]["depth"] for page in envelope["data"]}
+    assert max(depths) == depth
+    if depth == 0:
+        assert paths(envelope, site) == ["/"]
+        assert [p for p in site.paths() if p != "/robots.txt"] == ["/"]
+
+
+def test_max_pages_keeps_the_first_pages(site: Any, local: Config) -> None:
+    full = paths(crawl(site.url("/"), local, max_pages=100), site)
+    site.reset()
+    few = crawl(site.url("/"), local, max_pages=4)
+    assert paths(few, site) == full[:4]
+    assert len([p for p in site.paths() if p != "/robots.txt"]) == 4
+
+
+def test_max_pages_has_a_hard_cap(site: Any, local: Config) -> None:
+    envelope = crawl(site.url("/docs/a"), local, max_pages=5000)
+    assert any("limit of 1000" in w for w in envelope["meta"]["warnings"])
+
+
+def test_only_html_pages_are_followed(site: Any, local: Config) -> None:
+    """The markdown file links to /orphan; it is returned, but its links are not followed."""
+    envelope = crawl(site.url("/docs/"), local)
+    found = paths(envelope, site)
+    assert "/readme.md" in found
+    assert "/orphan" not in found
+    assert "/image.png" not in site.paths()
+
+
+def test_sitemap_seeding(site: Any, local: Config) -> None:
+    envelope = crawl(site.url("/docs/a"), local, use_sitemap=True)
+    found = paths(envelope, site)
+    assert "/orphan" in found
+    orphan = envelope["data"][found.index("/orphan")]
+    assert orphan["metadata"]["depth"] == 1
+    assert "/sitemap.xml" in site.paths()
+
+
+def test_include_and_exclude_patterns(site: Any, local: Config) -> None:
+    only_docs = paths(crawl(site.url("/"), local, include=["/docs/*"], max_pages=100), site)
+    assert only_docs[0] == "/"
+    assert all(p.startswith("/docs/") for p in only_docs[1:]) and "/docs/b" in only_docs
+    site.reset()
+    no_articles = paths(crawl(site.url("/"), local, exclude=["*/articles/*"], max_pages=100), site)
+    assert not any(p.startswith("/articles/") for p in no_articles)
+    assert "/docs/" in no_articles
+    assert "/articles/retries" not in site.paths()
+
+
+@pytest.fixture
+def named(config_for: Any) -> Config:
+    return config_for(allowed_hosts=["*.site.test", "other.test"])
+
+
+def hosts(envelope: dict[str, Any]) -> set[str]:
+    """Hosts of the pages that were read."""
+    from urllib.parse import urlsplit
+
+    return {urlsplit(page["url"]).hostname for page in envelope["data"] if "error" not in page}
+
+
+def test_scope_host_is_the_default(site: Any, named: Config) -> None:
+    envelope = crawl(f"http://www.site.test:{site.port}/", named, max_pages=100)
+    assert hosts(envelope) == {"www.site.test"}
+    assert {host for host, _ in site.hits} == {"www.site.test"}
+
+
+def test_scope_domain(site: Any, named: Config) -> None:
+    envelope = crawl(f"http://www.site.test:{site.port}/", named, scope="domain", max_pages=100)
+    assert hosts(envelope) == {"www.site.test", "blog.site.test"}
+
+
+def test_scope_any(site: Any, named: Config) -> None:
+    envelope = crawl(f"http://www.site.test:{site.port}/", named, scope="any", max_pages=100)
+    assert hosts(envelope) == {"www.site.test", "blog.site.test", "other.test"}
+    # The article's external reference does not resolve (the test resolver knows no such name).
+    external = next(p for p in envelope["data"] if p["url"] == "https://external.example/ttl")
+    assert external["error_code"] == "network_error"
+
+
+def test_scope_any_still_refuses_unsafe_links(site: Any, config_for: Any) -> None:
+    """A page may link anywhere; a link to a host that is not allowed is an unsafe_url item."""
+    config = config_for(allowed_hosts=["www.site.test"])
+    envelope = crawl(f"http://www.site.test:{site.port}/", config, scope="any", max_pages=100)
+    refused = {p["url"] for p in envelope["data"] if p.get("error_code") == "unsafe_url"}
+    assert f"http://blog.site.test:{site.port}/articles/retries" in refused
+    assert {host for host, _ in site.hits} == {"www.site.test"}
+
+
+def test_failing_pages_do_not_fail_the_crawl(site: Any, local: Config) -> None:
+    envelope = crawl(site.url("/"), local)
+    missing = next(p for p in envelope["data"] if p["url"] == site.url("/missing"))
+    assert missing["error_code"] == "invalid_input"
+    assert missing["metadata"]["depth"] == 1
+    assert sum("error" not in p for p in envelope["data"]) >= 8
+
+
+def test_progress_events(site: Any, local: Config) -> None:
+    events: list[dict[str, Any]] = []
+    envelope = crawl(site.url("/"), local, max_pages=6, progress=events.append)
+    assert [e["pages"] for e in events] == [1, 2, 3, 4, 5, 6]
+    assert all(e["max_pages"] == 6 for e in events)
+    assert {e["url"] for e in events} == {p["url"] for p in envelope["data"]}
+
+
+def test_a_broken_progress_callback_does_not_end_the_crawl(site: Any, local: Config) -> None:
+    def broken(event: dict[str, Any]) -> None:
+        raise RuntimeError("terminal gone")
+
+    envelope = crawl(site.url("/docs/"), local, progress=broken)
+    assert len(envelope["data"]) > 1
+    assert any("progress callback failed" in w for w in envelope["meta"]["warnings"])
+
+
+def test_deadline_returns_what_was_crawled(site: Any, local: Config) -> None:
+    envelope = dispatch_crawl(
+        site.url("/slowlinks"), backend="http", config=local, timeout=2, per_host_concurrency=3, max_depth=1
+    )
+    assert envelope["success"] is True
+    found = paths(envelope, site)
+    assert found == ["/slowlinks", "/docs/a"]
+    assert any("time limit" in w for w in envelope["meta"]["warnings"])
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"scope": "planet"}, {"max_pages": 0}, {"max_depth": -1}, {"include": 5}, {"progress": "bar"}, {"delay": -1}],
+)
+def test_bad_options_are_invalid_input(options: dict[str, Any], site: Any, local: Config) -> None:
+    envelope = dispatch_crawl(site.url("/"), backend="http", config=local, **options)
+    assert envelope["success"] is False
+    assert envelope["error_code"] == "invalid_input"
+    assert site.paths() == []
+
+
+def test_async_twin(site: Any, local: Config) -> None:
+    envelope = asyncio.run(adispatch_crawl(site.url("/docs/"), backend="http", config=local, max_depth=1))
+    assert envelope["success"] is True
+    found = paths(envelope, site)
+    assert found[0] == "/docs/"
+    assert found.index("/docs/a") < found.index("/docs/b") < found.index("/readme.md")
+
+
+def test_cli_progress_bar(site: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``webproviders crawl URL`` on a terminal draws progress from the crawl's events."""
+    from webproviders import cli
+
+    class Terminal(io.StringIO):
+        def isatty(self) -> bool:
+            return True
+
+    config = tmp_path / "config.yaml"
+    config.write_text("web:\n  allow_private_networks: true\n")
+    terminal = Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    code = cli.main(["--config", str(config), "crawl", site.url("/docs/"), "--max-pages", "3"])
+    assert code == 0
+    assert "crawled 1/3 pages" in terminal.getvalue()
+    assert "crawled 3/3 pages" in terminal.getvalue()
+    assert "Everything you need to run the service" in capsys.readouterr().out

@@ -1,0 +1,265 @@
+"""The ``http`` provider's extract, through dispatch, against the real local site."""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from webproviders import adispatch_extract, dispatch_extract
+from webproviders.config import Config
+
+
+def extract(urls: Any, config: Config, **kwargs: Any) -> dict[str, Any]:
+    envelope = dispatch_extract(urls, backend="http", config=config, **kwargs)
+    assert envelope["success"] is True, envelope
+    assert envelope["provider"] == "http"
+    return envelope
+
+
+def test_article_text_is_kept_and_boilerplate_dropped(site: Any, local: Config) -> None:
+    [page] = extract(site.url("/articles/caching"), local)["data"]
+    content = page["content"]
+    assert page["title"] == "Caching in practice"
+    assert content.startswith("# Caching in practice")
+    assert "Caching keeps recently used answers close" in content
+    assert "## Expiry and invalidation" in content
+    assert "- Expensive queries with stable answers" in content
+    assert "```" in content and "cache.set(product_id, cached, ttl=60)" in content
+    assert "| CDN | 5 minutes |" in content
+    assert f"[the retry guide]({site.url('/articles/retries')})" in content
+    for boilerplate in ("We use cookies", "Contact sales", "Popular this week", "All rights reserved", "Privacy policy"):
+        assert boilerplate not in content
+
+
+def test_metadata(site: Any, local: Config) -> None:
+    [page] = extract(site.url("/redirect/article"), local)["data"]
+    meta = page["metadata"]
+    assert page["url"] == site.url("/redirect/article")
+    assert meta["final_url"] == site.url("/articles/caching")
+    assert meta["status_code"] == 200
+    assert meta["content_type"] == "text/html"
+    assert meta["description"] == "How to add a cache to a service without stale data."
+    assert meta["author"] == "Jane Doe"
+    assert meta["date"] == "2024-03-05"
+    assert meta["site_name"] == "Example Engineering"
+    assert meta["language"] == "en"
+    assert meta["canonical_url"] == site.url("/articles/caching")
+
+
+def test_windows_1252_declared_only_in_a_meta_tag(site: Any, local: Config) -> None:
+    [page] = extract(site.url("/articles/encoding"), local)["data"]
+    assert page["title"].startswith("Caf\u00e9 cr\u00e8me")
+    assert "co\u00fbte 3 \u20ac au comptoir" in page["content"]
+    assert "\u201cmerci\u201d" in page["content"]
+    assert page["metadata"]["encoding"] == "cp1252"
+    assert page["metadata"]["language"] == "fr"
+
+
+def test_plain_text_markdown_and_json(site: Any, local: Config) -> None:
+    text, markdown, data = extract([site.url("/notes.txt"), site.url("/readme.md"), site.url("/data.json")], local)["data"]
+    assert text["content"] == "Plain notes.\nLine two with caf\u00e9."
+    assert markdown["content"] == "# Read me\n\nThis file is *markdown* and passes through. See [the orphan](/orphan)."
+    assert markdown["title"] == "Read me"
+    assert data["content"] == '```json\n{\n  "name": "example",\n  "items": [\n    1,\n    2,\n    3\n  ]\n}\n```'
+    [plain_json] = extract(site.url("/data.json"), local, format="text")["data"]
+    assert plain_json["content"].startswith('{\n  "name": "example"')
+
+
+def test_pdf_is_read_as_text(site: Any, local: Config) -> None:
+    pytest.importorskip("pypdf")
+    labelled, octet = extract([site.url("/doc.pdf"), site.url("/report")], local)["data"]
+    for page in (labelled, octet):
+        assert "revenue grew by twelve percent" in page["content"]
+        assert page["title"] == "Quarterly report"
+        assert page["metadata"]["content_type"] == "application/pdf"
+        assert page["metadata"]["pages"] == 1
+
+
+def test_pdf_without_pypdf_is_unsupported(site: Any, local: Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    real_import = builtins.__import__
+
+    def no_pypdf(name: str, *args: Any, **kwargs: Any) -> Any:
+        if name == "pypdf" or name.startswith("pypdf."):
+            raise ImportError("No module named 'pypdf'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_pypdf)
+    [page] = extract(site.url("/doc.pdf"), local)["data"]
+    assert page["error_code"] == "unsupported"
+    assert "webproviders[pdf]" in page["error"]
+
+
+@pytest.mark.parametrize("path", ["/image.png", "/mislabelled", "/download"])
+def test_images_and_binaries_are_unsupported(path: str, site: Any, local: Config) -> None:
+    [page] = extract(site.url(path), local)["data"]
+    assert page["error_code"] == "unsupported"
+    assert page["content"] == ""
+
+
+def test_failures_are_per_url_and_order_is_kept(site: Any, local: Config) -> None:
+    urls = [
+        site.url("/missing"),
+        site.url("/articles/caching"),
+        site.url("/error"),
+        site.url("/forbidden"),
+        site.url("/big"),
+        site.url("/busy"),
+        site.url("/articles/retries"),
+    ]
+    data = extract(urls, local)["data"]
+    assert [page["url"] for page in data] == urls
+    codes = [page.get("error_code") for page in data]
+    assert codes == ["invalid_input", None, "bad_gateway", "blocked", "too_large", "rate_limited", None]
+    assert "Retries without outages" in data[6]["content"]
+    assert [page["metadata"].get("status_code") for page in data[:4]] == [404, 200, 500, 403]
+    assert all(page["error"] for page in data if page.get("error_code"))
+
+
+def test_duplicate_urls_are_fetched_once(site: Any, local: Config) -> None:
+    url = site.url("/articles/retries")
+    data = extract([url, url], local)["data"]
+    assert len(data) == 2 and data[0]["content"] == data[1]["content"]
+    assert site.paths().count("/articles/retries") == 1
+
+
+def test_slow_url_times_out_alone(site: Any, local: Config) -> None:
+    envelope = dispatch_extract(
+        [site.url("/slow"), site.url("/articles/caching")], backend="http", config=local, timeout=1.5
+    )
+    slow, fast = envelope["data"]
+    assert slow["error_code"] == "timeout"
+    assert "Caching keeps" in fast["content"]
+
+
+def test_url_timeout_option(site: Any, config_for: Any) -> None:
+    config = config_for(allow_private_networks=True, providers={"http": {"url_timeout": 0.3}})
+    [slow] = extract(site.url("/slow"), config)["data"]
+    assert slow["error_code"] == "timeout"
+
+
+def test_max_chars_truncates_and_says_so(site: Any, local: Config) -> None:
+    [full] = extract(site.url("/articles/caching"), local)["data"]
+    [short] = extract(site.url("/articles/caching"), local, max_chars=200)["data"]
+    assert len(short["content"]) <= 200
+    assert full["content"].startswith(short["content"])
+    assert short["metadata"]["truncated"] is True
+    assert short["metadata"]["content_chars"] == len(full["content"])
+    assert "truncated" not in full["metadata"]
+
+
+def test_include_raw_gives_the_whole_page_text(site: Any, local: Config) -> None:
+    [without] = extract(site.url("/articles/caching"), local)["data"]
+    [page] = extract(site.url("/articles/caching"), local, include_raw=True)["data"]
+    assert without["raw_content"] is None
+    raw = page["raw_content"]
+    assert "Caching keeps recently used answers close" in raw
+    assert "Contact sales" in raw and "All rights reserved" in raw  # before main-content selection
+    assert "<" not in raw
+
+
+def test_text_format_has_no_markdown(site: Any, local: Config) -> None:
+    [page] = extract(site.url("/articles/caching"), local, format="text")["data"]
+    assert "Caching keeps recently used answers close" in page["content"]
+    assert "# Caching" not in page["content"]
+    assert "](" not in page["content"]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"format": "html"}, {"max_chars": 0}, {"max_chars": "10"}, {"include_raw": "yes"}, {"concurrency": 0}],
+)
+def test_bad_options_are_invalid_input(options: dict[str, Any], site: Any, local: Config) -> None:
+    envelope = dispatch_extract(site.url("/articles/caching"), backend="http", config=local, **options)
+    assert envelope["success"] is False
+    assert envelope["error_code"] == "invalid_input"
+    assert site.paths() == []
+
+
+def test_page_without_main_content_falls_back_to_its_text(site: Any, local: Config) -> None:
+    [page] = extract(site.url("/footer-only"), local)["data"]
+    assert page["content"] == "Contact us at the main office during weekday hours."
+    assert page["metadata"]["extraction"] == "full_text"
+
+
+def test_per_host_and_total_concurrency_hold(site: Any, config_for: Any) -> None:
+    config = config_for(allowed_hosts=["*.hosts.test"])
+    urls = [f"http://{host}.hosts.test:{site.port}/hold/{i}" for host in "abc" for i in range(4)]
+    data = extract(urls, config, concurrency=4, per_host_concurrency=2)["data"]
+    assert all("Held page" in page["content"] for page in data)
+    assert max(site.peak.values()) == 2
+    assert site.peak_total <= 4
+    site.reset()
+    extract(urls[:4], config, per_host_concurrency=1)
+    assert site.peak["a.hosts.test"] == 1
+
+
+def test_default_per_host_limit_is_two(site: Any, local: Config) -> None:
+    extract([site.url(f"/hold/{i}") for i in range(6)], local)
+    assert site.peak["127.0.0.1"] == 2
+
+
+def test_async_twin(site: Any, local: Config) -> None:
+    envelope = asyncio.run(adispatch_extract([site.url("/articles/retries")], backend="http", config=local))
+    assert envelope["success"] is True
+    assert "Exponential backoff with jitter" in envelope["data"][0]["content"]
+
+
+def test_http_is_the_default_extract_and_crawl_backend(config_for: Any) -> None:
+    from webproviders.registry import get_registry
+    from webproviders.resolve import resolve
+
+    registry = get_registry(config_for())
+    assert registry.get("http") is not None
+    assert resolve("extract", None, registry).candidates == ["http"]
+    assert resolve("crawl", None, registry).candidates == ["http"]
+
+
+ARTICLES = ["/articles/caching", "/articles/retries", "/articles/encoding", "/docs/a", "/docs/b", "/docs/deep/c"]
+
+
+def test_many_concurrent_extracts_do_not_crash_and_never_overlap(
+    site: Any, local: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """30 pages through concurrent dispatch calls from threads and one event loop.
+
+    trafilatura crashes the interpreter when run from several threads at once; every
+    extraction must go through the single extraction worker.
+    """
+    from webproviders import pages
+
+    real = pages.html_document
+    lock = threading.Lock()
+    state = {"active": 0, "peak": 0, "calls": 0}
+
+    def watched(*args: Any, **kwargs: Any) -> Any:
+        with lock:
+            state["active"] += 1
+            state["calls"] += 1
+            state["peak"] = max(state["peak"], state["active"])
+        try:
+            return real(*args, **kwargs)
+        finally:
+            with lock:
+                state["active"] -= 1
+
+    monkeypatch.setattr(pages, "html_document", watched)
+    urls = [site.url(ARTICLES[i % len(ARTICLES)]) + f"?copy={i}" for i in range(30)]
+    batches = [urls[i:i + 3] for i in range(0, 30, 3)]
+
+    with ThreadPoolExecutor(5) as pool:
+        threaded = list(pool.map(lambda batch: dispatch_extract(batch, backend="http", config=local), batches[:5]))
+
+    async def from_one_loop() -> list[dict[str, Any]]:
+        return await asyncio.gather(*(adispatch_extract(b, backend="http", config=local) for b in batches[5:]))
+
+    looped = asyncio.run(from_one_loop())
+    items = [item for envelope in threaded + looped for item in envelope["data"]]
+    assert len(items) == 30
+    assert all("error" not in item and len(item["content"]) > 80 for item in items)
+    assert state["calls"] == 30
+    assert state["peak"] == 1

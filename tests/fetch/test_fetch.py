@@ -1,0 +1,319 @@
+"""The safe fetcher: pinned connections, TLS to the name, limits, redirects, status mapping."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import ssl
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webproviders.config import Config
+from webproviders.errors import (
+    BadGatewayError,
+    BlockedError,
+    InvalidInputError,
+    NetworkError,
+    ProviderError,
+    RateLimitedError,
+    TooLargeError,
+    UnsafeURLError,
+    WebTimeoutError,
+)
+from webproviders.fetch import FetchResult, fetch, status_error
+
+
+def run(coro: Any) -> Any:
+    return asyncio.run(coro)
+
+
+def test_connection_goes_to_the_vetted_address_with_the_host_header_kept(
+    site: Any, config_for: Any, fake_dns: Any
+) -> None:
+    config = config_for(allowed_hosts=["a.hosts.test"])
+    result = run(fetch(f"http://a.hosts.test:{site.port}/echo-host", config))
+    assert result.status_code == 200
+    assert f"a.hosts.test:{site.port}".encode() in result.content
+    assert site.hits == [("a.hosts.test", "/echo-host")]
+    # Resolved by our resolver for the check and again for the connection: the system DNS,
+    # which cannot resolve a.hosts.test, was never asked.
+    assert fake_dns.calls.count("a.hosts.test") == 2
+
+
+def test_allowed_hosts_is_per_host(site: Any, config_for: Any) -> None:
+    config = config_for(allowed_hosts=["a.hosts.test"])
+    with pytest.raises(UnsafeURLError):
+        run(fetch(f"http://b.hosts.test:{site.port}/echo-host", config))
+    assert site.hits == []
+
+
+def test_allowed_hosts_wildcard(site: Any, config_for: Any) -> None:
+    config = config_for(allowed_hosts=["*.hosts.test"])
+    result = run(fetch(f"http://c.hosts.test:{site.port}/echo-host", config))
+    assert result.status_code == 200
+
+
+def test_configured_user_agent_is_sent(site: Any, config_for: Any) -> None:
+    seen: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append(self.headers.get("User-Agent", ""))
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        config = config_for(allow_private_networks=True, user_agent="ResearchBot/2.0 (+https://example.org/bot)")
+        run(fetch(f"http://127.0.0.1:{server.server_address[1]}/", config))
+        default = config_for(allow_private_networks=True)
+        run(fetch(f"http://127.0.0.1:{server.server_address[1]}/", default))
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert seen[0] == "ResearchBot/2.0 (+https://example.org/bot)"
+    assert seen[1].startswith("webproviders/")
+
+
+@pytest.mark.parametrize("path", ["/big", "/big-declared"])
+def test_body_over_the_cap_is_too_large(path: str, site: Any, local: Config) -> None:
+    with pytest.raises(TooLargeError) as caught:
+        run(fetch(site.url(path), local))
+    assert "web.max_response_bytes" in caught.value.message
+
+
+def test_cap_follows_config(site: Any, config_for: Any) -> None:
+    config = config_for(allow_private_networks=True, max_response_bytes=1000)
+    with pytest.raises(TooLargeError):
+        run(fetch(site.url("/articles/caching"), config))
+
+
+def test_five_redirects_are_followed(site: Any, local: Config) -> None:
+    result = run(fetch(site.url("/redirect/chain/4"), local))
+    assert result.status_code == 200
+    assert result.final_url == site.url("/articles/caching")
+    assert len(result.redirects) == 5
+
+
+def test_six_redirects_are_too_many(site: Any, local: Config) -> None:
+    with pytest.raises(ProviderError, match="more than 5 times"):
+        run(fetch(site.url("/redirect/chain/5"), local))
+
+
+def test_redirect_loop_ends(site: Any, local: Config) -> None:
+    with pytest.raises(ProviderError):
+        run(fetch(site.url("/redirect/loop"), local))
+    assert len(site.paths()) == 6
+
+
+def test_whole_fetch_is_bounded_by_its_timeout(site: Any, local: Config) -> None:
+    with pytest.raises(WebTimeoutError):
+        run(fetch(site.url("/slow"), local, timeout=0.3))
+
+
+def test_unresolvable_name_is_a_network_error(config_for: Any) -> None:
+    with pytest.raises(NetworkError):
+        run(fetch("http://nowhere.invalid/", config_for()))
+
+
+def test_connection_refused_is_a_network_error(local: Config) -> None:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    with pytest.raises(NetworkError):
+        run(fetch(f"http://127.0.0.1:{port}/", local))
+
+
+def test_error_bodies_are_not_read(site: Any, local: Config) -> None:
+    result = run(fetch(site.url("/missing"), local))
+    assert result.status_code == 404
+    assert result.content == b""
+
+
+def _result(status: int, headers: dict[str, str] | None = None) -> FetchResult:
+    import httpx
+
+    return FetchResult("https://example.com/a", "https://example.com/a", status, httpx.Headers(headers or {}))
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "kind", "detail"),
+    [
+        (404, {}, InvalidInputError, None),
+        (410, {}, InvalidInputError, None),
+        (403, {}, BlockedError, "http_403"),
+        (401, {}, BlockedError, "http_401"),
+        (503, {"cf-mitigated": "challenge"}, BlockedError, "captcha_required"),
+        (500, {}, BadGatewayError, None),
+        (502, {}, BadGatewayError, None),
+        (429, {"Retry-After": "7"}, RateLimitedError, None),
+    ],
+)
+def test_status_mapping(status: int, headers: dict[str, str], kind: type, detail: str | None) -> None:
+    error = status_error(_result(status, headers))
+    assert isinstance(error, kind)
+    assert error.status_code == status
+    if detail:
+        assert error.detail == detail
+    if status == 429:
+        assert error.retry_after == 7
+
+
+def test_success_has_no_status_error() -> None:
+    assert status_error(_result(200)) is None
+    assert status_error(_result(204)) is None
+
+
+# -- TLS: the connection is pinned to an address, the handshake still names the host -----
+
+def _certificate(tmp_path: Path, name: str) -> tuple[Path, Path]:
+    pytest.importorskip("cryptography")
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(days=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    return cert_path, key_path
+
+
+@pytest.fixture
+def tls_site(tmp_path: Path) -> Any:
+    """An HTTPS server with a certificate for ``secure.test`` that records the SNI it gets."""
+    cert, key = _certificate(tmp_path, "secure.test")
+    names: list[str | None] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"<html><body><article><h1>Secure</h1><p>Served over TLS to the right name.</p></article></body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(cert, key)
+    context.sni_callback = lambda sock, name, ctx: names.append(name)
+
+    class Server(ThreadingHTTPServer):
+        daemon_threads = True
+
+        def get_request(self) -> Any:
+            sock, addr = super().get_request()
+            return context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), addr
+
+        def handle_error(self, request: Any, client_address: Any) -> None:
+            pass
+
+    server = Server(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server.names = names  # type: ignore[attr-defined]
+    server.cert = cert  # type: ignore[attr-defined]
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def test_tls_is_verified_and_names_the_host(tls_site: Any, config_for: Any, fake_dns: Any) -> None:
+    fake_dns.table["secure.test"] = [["127.0.0.1"]]
+    config = config_for(allowed_hosts=["secure.test"])
+    with pytest.raises(NetworkError):  # self-signed: not trusted by the default CA bundle
+        run(fetch(f"https://secure.test:{tls_site.server_address[1]}/", config))
+    assert tls_site.names == ["secure.test"]
+
+
+def test_tls_succeeds_when_the_certificate_is_trusted(
+    tls_site: Any, config_for: Any, fake_dns: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from webproviders import pinning
+
+    monkeypatch.setattr(pinning.certifi, "where", lambda: str(tls_site.cert))
+    fake_dns.table["secure.test"] = [["127.0.0.1"]]
+    fake_dns.table["wrong.test"] = [["127.0.0.1"]]
+    config = config_for(allowed_hosts=["secure.test", "wrong.test"])
+    port = tls_site.server_address[1]
+    result = run(fetch(f"https://secure.test:{port}/", config))
+    assert result.status_code == 200
+    # Same address, another name: the certificate does not match that name.
+    with pytest.raises(NetworkError):
+        run(fetch(f"https://wrong.test:{port}/", config))
+
+
+# -- with a configured proxy, URLs are still checked before anything is sent ----------------
+
+@pytest.fixture
+def proxy() -> Any:
+    """A forward proxy that answers every request itself and records what it was asked for."""
+    asked: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            body = b"<html><body><article><h1>Via proxy</h1><p>Fetched through the proxy.</p></article></body></html>"
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server.asked = asked  # type: ignore[attr-defined]
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+def test_proxy_is_used_for_public_urls(proxy: Any, config_for: Any) -> None:
+    config = config_for(proxy=f"http://127.0.0.1:{proxy.server_address[1]}")
+    result = run(fetch("http://public.test/page", config))
+    assert result.status_code == 200
+    assert proxy.asked == ["http://public.test/page"]
+
+
+def test_proxy_never_sees_refused_urls(proxy: Any, canary: Any, config_for: Any) -> None:
+    config = config_for(proxy=f"http://127.0.0.1:{proxy.server_address[1]}")
+    for url in (f"http://127.0.0.1:{canary.port}/", "http://internal.test/", "http://169.254.169.254/"):
+        with pytest.raises(UnsafeURLError):
+            run(fetch(url, config))
+    assert proxy.asked == []

@@ -1,0 +1,322 @@
+"""The small pieces: URL checks, canonical URLs, robots.txt, sitemaps, sniffing, charsets."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+from typing import Any
+
+import pytest
+
+from webproviders.canonical import canonicalize
+from webproviders.charset import decode
+from webproviders.crawler import registrable_domain
+from webproviders.errors import UnsafeURLError
+from webproviders.pages import truncate
+from webproviders.politeness import HostLimiter
+from webproviders.robots import RobotsCache, parse, product_token
+from webproviders.sitemap import parse_sitemap
+from webproviders.sniff import sniff
+from webproviders.urlsafety import (
+    AddressPolicy,
+    address_problem,
+    check_url,
+    embedded_ipv4,
+    resolve_checked,
+)
+
+from .fetch_site import pdf_bytes, png_bytes
+
+# -- URL safety -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    ["https://example.com/a?b=1", "http://example.com:8080/", "https://[2606:4700:4700::1111]/", "http://93.184.216.34/"],
+)
+def test_public_urls_pass(url: str) -> None:
+    target = check_url(url, AddressPolicy())
+    assert target.scheme in ("http", "https")
+
+
+def test_target_port_defaults() -> None:
+    assert check_url("https://example.com/", AddressPolicy()).port == 443
+    assert check_url("http://example.com/", AddressPolicy()).port == 80
+
+
+@pytest.mark.parametrize(
+    ("address", "inner"),
+    [
+        ("::ffff:10.1.2.3", "10.1.2.3"),
+        ("::ffff:0:a01:203", "10.1.2.3"),
+        ("64:ff9b::a01:203", "10.1.2.3"),
+        ("64:ff9b:1::a01:203", "10.1.2.3"),
+        ("2002:a01:203::1", "10.1.2.3"),
+        ("::a01:203", "10.1.2.3"),
+        ("2001:0:4136:e378:8000:63bf:f5fe:fdfc", "10.1.2.3"),
+    ],
+)
+def test_embedded_ipv4_forms(address: str, inner: str) -> None:
+    assert str(embedded_ipv4(ipaddress.IPv6Address(address))) == inner
+    assert address_problem(ipaddress.ip_address(address), AddressPolicy()) is not None
+
+
+def test_private_opt_in_lifts_private_but_not_metadata() -> None:
+    opened = AddressPolicy(allow_private=True)
+    assert address_problem(ipaddress.ip_address("10.0.0.1"), opened) is None
+    assert address_problem(ipaddress.ip_address("127.0.0.1"), opened) is None
+    assert "metadata" in (address_problem(ipaddress.ip_address("169.254.169.254"), opened) or "")
+    assert address_problem(ipaddress.ip_address("224.0.0.1"), opened) is not None
+
+
+def test_allowed_hosts_matching() -> None:
+    policy = AddressPolicy(allowed_hosts=frozenset({"wiki.corp", "*.intra.example", "10.0.0.9"}))
+    assert policy.host_allowed("WIKI.corp.")
+    assert policy.host_allowed("a.b.intra.example")
+    assert not policy.host_allowed("intra.example")
+    assert not policy.host_allowed("wiki.corp.evil.com")
+    assert check_url("http://10.0.0.9/", policy).host == "10.0.0.9"
+    with pytest.raises(UnsafeURLError):
+        check_url("http://10.0.0.10/", policy)
+
+
+def test_resolution_refuses_if_any_answer_is_internal(fake_dns: Any) -> None:
+    with pytest.raises(UnsafeURLError, match="mixed.test"):
+        asyncio.run(resolve_checked("mixed.test", 80, AddressPolicy()))
+    assert asyncio.run(resolve_checked("public.test", 80, AddressPolicy())) == ["93.184.216.34"]
+
+
+def test_config_builds_the_policy(config_for: Any) -> None:
+    policy = AddressPolicy.from_config(config_for(allow_private_networks=True, allowed_hosts=["Wiki.Corp."]))
+    assert policy == AddressPolicy(True, frozenset({"wiki.corp"}))
+
+
+# -- canonical URLs -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "canonical"),
+    [
+        ("HTTP://Example.COM:80", "http://example.com/"),
+        ("https://example.com:443/a#section", "https://example.com/a"),
+        ("https://example.com/a?utm_source=x&id=7&fbclid=y&gclid=z", "https://example.com/a?id=7"),
+        ("https://example.com/a?b=2&a=1", "https://example.com/a?b=2&a=1"),
+        ("http://example.com:8080/a", "http://example.com:8080/a"),
+        ("http://[2001:db8::1]:80/x", "http://[2001:db8::1]/x"),
+        ("http://Example.com./p", "http://example.com/p"),
+    ],
+)
+def test_canonicalize(url: str, canonical: str) -> None:
+    assert canonicalize(url) == canonical
+
+
+def test_canonicalize_keeps_user_info_for_the_safety_check() -> None:
+    assert canonicalize("http://a.example@127.0.0.1/").startswith("http://a.example@")
+
+
+def test_registrable_domain() -> None:
+    assert registrable_domain("docs.python.org") == "python.org"
+    assert registrable_domain("a.b.example.co.uk") == "example.co.uk"
+    assert registrable_domain("www.site.test") == "site.test"
+    assert registrable_domain("127.0.0.1") == "127.0.0.1"
+
+
+# -- robots.txt ---------------------------------------------------------------------------
+
+ROBOTS = """
+User-agent: *
+Disallow: /private/
+Allow: /private/public$
+Disallow: /*.pdf$
+Disallow: /search?
+Crawl-delay: 3
+
+User-agent: webproviders
+User-agent: OtherBot
+Disallow: /nobots/
+Allow: /nobots/ok
+Crawl-delay: 0.5
+
+Sitemap: https://example.com/sitemap.xml
+"""
+
+
+def test_robots_group_for_our_product_token_replaces_star() -> None:
+    rules = parse(ROBOTS, "webproviders/0.1.0")
+    assert not rules.allowed("https://example.com/nobots/x")
+    assert rules.allowed("https://example.com/nobots/ok/x")  # longest match wins
+    assert rules.allowed("https://example.com/private/x")  # the * group does not apply
+    assert rules.crawl_delay == 0.5
+    assert rules.sitemaps == ["https://example.com/sitemap.xml"]
+
+
+def test_robots_star_group_wildcards_and_anchors() -> None:
+    rules = parse(ROBOTS, "SomeCrawler/1.0")
+    assert not rules.allowed("https://example.com/private/x")
+    assert rules.allowed("https://example.com/private/public")
+    assert not rules.allowed("https://example.com/private/publicity")
+    assert not rules.allowed("https://example.com/files/report.pdf")
+    assert rules.allowed("https://example.com/files/report.pdf?download=1")
+    assert not rules.allowed("https://example.com/search?q=x")
+    assert rules.allowed("https://example.com/search")
+    assert rules.allowed("https://example.com/robots.txt")
+    assert rules.crawl_delay == 3
+
+
+def test_robots_percent_encoding_and_empty_rules() -> None:
+    rules = parse("User-agent: *\nDisallow: /caf%C3%A9\nDisallow:\n", "x")
+    assert not rules.allowed("https://example.com/caf\u00e9/menu")
+    assert not rules.allowed("https://example.com/caf%C3%A9/menu")
+    assert parse("", "x").allowed("https://example.com/anything")
+
+
+def test_product_token() -> None:
+    assert product_token("webproviders/0.1.0") == "webproviders"
+    assert product_token("ResearchBot/2.0 (+https://example.org)") == "researchbot"
+
+
+@pytest.mark.parametrize(
+    ("status", "allowed"),
+    [(200, False), (404, True), (401, True), (500, False), (503, False)],
+)
+def test_robots_fetch_outcomes(status: int, allowed: bool) -> None:
+    async def fetcher(url: str) -> tuple[int, str]:
+        assert url == "https://example.com/robots.txt"
+        return status, "User-agent: *\nDisallow: /\n"
+
+    cache = RobotsCache(fetcher, "webproviders/0.1")
+    assert asyncio.run(cache.allowed("https://example.com/page")) is allowed
+
+
+def test_robots_fetched_once_per_origin() -> None:
+    calls: list[str] = []
+
+    async def fetcher(url: str) -> tuple[int, str]:
+        calls.append(url)
+        await asyncio.sleep(0.01)
+        return 200, "User-agent: *\nDisallow: /x\n"
+
+    async def ask() -> list[bool]:
+        cache = RobotsCache(fetcher, "webproviders/0.1")
+        return await asyncio.gather(*(cache.allowed(f"https://example.com/{p}") for p in ("a", "x", "b")))
+
+    assert asyncio.run(ask()) == [True, False, True]
+    assert calls == ["https://example.com/robots.txt"]
+
+
+# -- sitemaps -----------------------------------------------------------------------------
+
+
+def test_sitemap_urlset_and_index() -> None:
+    urlset = parse_sitemap(
+        b'<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        b"<url><loc> https://example.com/a </loc></url><url><loc>https://example.com/b</loc></url></urlset>"
+    )
+    assert urlset.pages == ["https://example.com/a", "https://example.com/b"]
+    index = parse_sitemap(
+        b'<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        b"<sitemap><loc>https://example.com/s1.xml</loc></sitemap></sitemapindex>"
+    )
+    assert index.children == ["https://example.com/s1.xml"] and index.pages == []
+
+
+def test_sitemap_entities_are_not_expanded(tmp_path: Any) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP-SECRET")
+    xxe = (
+        f'<?xml version="1.0"?><!DOCTYPE u [<!ENTITY x SYSTEM "file://{secret}">]>'
+        '<urlset><url><loc>https://example.com/&x;</loc></url></urlset>'
+    ).encode()
+    assert not any("TOP-SECRET" in url for url in parse_sitemap(xxe).pages)
+    assert parse_sitemap(b"not xml at all").pages == []
+
+
+# -- sniffing and charsets ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content_type", "body", "kind"),
+    [
+        ("text/html; charset=utf-8", b"<!doctype html><p>x", "html"),
+        ("text/html", png_bytes(), "binary"),
+        ("application/octet-stream", pdf_bytes(), "pdf"),
+        ("application/pdf", b"<html>not a pdf</html>", "binary"),
+        ("", b"  <!DOCTYPE html><html>", "html"),
+        ("", b'{"a": 1}', "json"),
+        ("application/ld+json", b'{"a": 1}', "json"),
+        ("application/rss+xml", b"<?xml version='1.0'?><rss/>", "xml"),
+        ("text/plain", b"just words", "text"),
+        ("text/markdown; charset=utf-8", b"# Title", "markdown"),
+        ("image/svg+xml", b"<svg/>", "binary"),
+        ("application/zip", b"PK\x03\x04rest", "binary"),
+        ("", b"\x00\x01\x02binary", "binary"),
+        ("text/plain", b"GIF89a\x01\x00", "binary"),
+        ("text/plain", b"BMW and MZ are just words here", "text"),
+    ],
+)
+def test_sniff(content_type: str, body: bytes, kind: str) -> None:
+    assert sniff(content_type, body)[0] == kind
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "kind", "text", "codec"),
+    [
+        ("caf\u00e9".encode(), "text/plain; charset=utf-8", "text", "caf\u00e9", "utf-8"),
+        ("caf\u00e9 \u20ac".encode("cp1252"), "text/html; charset=ISO-8859-1", "html", "caf\u00e9 \u20ac", "cp1252"),
+        ('<meta charset="windows-1252"><p>\u201chi\u201d'.encode("cp1252"), "text/html", "html", '<meta charset="windows-1252"><p>\u201chi\u201d', "cp1252"),
+        (b"\xef\xbb\xbfcaf\xc3\xa9", "text/plain; charset=latin-1", "text", "caf\u00e9", "utf-8-sig"),
+        ("caf\u00e9".encode(), None, "text", "caf\u00e9", "utf-8"),
+        ('<meta charset="utf-16"><p>caf\u00e9'.encode(), "text/html", "html", '<meta charset="utf-16"><p>caf\u00e9', "utf-8"),
+        ("<?xml version='1.0' encoding='iso-8859-15'?><r>\u20ac</r>".encode("iso-8859-15"), "", "xml", "<?xml version='1.0' encoding='iso-8859-15'?><r>\u20ac</r>", "iso8859-15"),
+    ],
+)
+def test_decode(body: bytes, content_type: str | None, kind: str, text: str, codec: str) -> None:
+    assert decode(body, content_type, kind) == (text, codec)
+
+
+def test_decode_undeclared_legacy_text_is_detected() -> None:
+    sample = ("Le caf\u00e9 cr\u00e8me co\u00fbte trois euros au comptoir, " * 20).encode("cp1252")
+    text, codec = decode(sample, "text/plain", "text")
+    assert "caf\u00e9 cr\u00e8me co\u00fbte" in text
+    assert codec != "utf-8"
+
+
+# -- small helpers ------------------------------------------------------------------------
+
+
+def test_truncate_prefers_a_paragraph_break() -> None:
+    text = "First paragraph here.\n\n" + "Second paragraph " * 10
+    assert truncate(text, 25) == "First paragraph here."
+    assert truncate(text, 35) == "First paragraph here.\n\nSecond"
+    assert truncate("short", 30) == "short"
+    assert len(truncate("x" * 100, 30)) == 30
+
+
+def test_host_delay_spaces_request_starts() -> None:
+    async def starts() -> list[float]:
+        limiter = HostLimiter(concurrency=4, per_host=4, delay=0.05)
+        loop = asyncio.get_running_loop()
+        seen: list[float] = []
+
+        async def one() -> None:
+            async with limiter.slot("example.com"):
+                seen.append(loop.time())
+
+        await asyncio.gather(*(one() for _ in range(3)))
+        return sorted(seen)
+
+    times = asyncio.run(starts())
+    assert times[1] - times[0] >= 0.045 and times[2] - times[1] >= 0.045
+
+
+def test_robots_fetch_failure_reaches_every_asker() -> None:
+    from webproviders.errors import NetworkError
+
+    async def fetcher(url: str) -> tuple[int, str]:
+        raise NetworkError("Could not fetch https://example.com/robots.txt: ConnectError.")
+
+    async def ask() -> list[Any]:
+        cache = RobotsCache(fetcher, "webproviders/0.1")
+        return await asyncio.gather(cache.allowed("https://example.com/a"), cache.allowed("https://example.com/b"), return_exceptions=True)
+
+    assert [type(r).__name__ for r in asyncio.run(ask())] == ["NetworkError", "NetworkError"]

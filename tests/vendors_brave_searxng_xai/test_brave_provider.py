@@ -1,0 +1,382 @@
+"""Brave Search (``brave`` and ``brave-free``) against Brave's real response and error shapes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import respx
+
+from webproviders.registry import get_registry
+
+from .bodies import (
+    BRAVE_BAD_COUNTRY,
+    BRAVE_EMPTY,
+    BRAVE_NO_SUBSCRIPTION,
+    BRAVE_NOT_IN_PLAN,
+    BRAVE_QUOTA_LIMITED,
+    BRAVE_RATE_HEADERS_OK,
+    BRAVE_RATE_LIMITED,
+    BRAVE_SUCCESS,
+    BRAVE_TOKEN_INVALID,
+    BRAVE_TOKEN_INVALID_DOCS_SHAPE,
+    BRAVE_TOKEN_MISSING,
+    brave_error,
+)
+from .helpers import BRAVE_KEY, BRAVE_URL, assert_no_secret, web
+
+
+@pytest.fixture
+def config(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv("BRAVE_SEARCH_API_KEY", BRAVE_KEY)
+    return make_config(web=web())
+
+
+def test_success_maps_brave_results(config: Any, search: Any) -> None:
+    with respx.mock(assert_all_called=True) as mock:
+        route = mock.get(BRAVE_URL).respond(200, json=BRAVE_SUCCESS, headers=BRAVE_RATE_HEADERS_OK)
+        envelope = search(config, backend="brave")
+    assert envelope["success"] is True, envelope
+    assert envelope["provider"] == "brave"
+    first, second = envelope["data"]["web"]
+    assert first == {
+        "title": "Tokio - An asynchronous Rust runtime",
+        "url": "https://tokio.rs/",
+        "description": "Tokio is an asynchronous runtime for the Rust programming language & its ecosystem.",
+        "position": 1,
+        "published_at": "2026-09-01T10:00:00",
+        "extra_snippets": [
+            "Tokio provides the building blocks needed for writing network applications."
+        ],
+    }
+    assert second["url"] == "https://async.rs/" and second["position"] == 2
+    assert "published_at" not in second  # only "age": "2 weeks ago", which is not a date
+    request = route.calls.last.request
+    assert request.headers["X-Subscription-Token"] == BRAVE_KEY
+    assert request.headers["Accept"] == "application/json"
+    assert dict(request.url.params) == {"q": "rust async runtime", "count": "5"}
+    assert "warnings" not in envelope["meta"]
+    assert_no_secret(envelope, BRAVE_KEY)
+
+
+def test_async_dispatch(config: Any, asearch: Any) -> None:
+    with respx.mock() as mock:
+        mock.get(BRAVE_URL).respond(200, json=BRAVE_SUCCESS)
+        envelope = asearch(config, backend="brave", limit=1)
+    assert envelope["success"] is True
+    assert [hit["url"] for hit in envelope["data"]["web"]] == ["https://tokio.rs/"]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        BRAVE_EMPTY,
+        {**BRAVE_EMPTY, "web": {"type": "search", "results": [], "family_friendly": True}},
+    ],
+    ids=["no-web-section", "empty-web-results"],
+)
+def test_empty_result_is_an_empty_success(config: Any, search: Any, body: dict[str, Any]) -> None:
+    with respx.mock() as mock:
+        mock.get(BRAVE_URL).respond(200, json=body)
+        envelope = search(config, "zxqv nonexistent term", backend="brave")
+    assert envelope["success"] is True
+    assert envelope["data"]["web"] == []
+
+
+def test_option_mapping(config: Any, search: Any) -> None:
+    with respx.mock() as mock:
+        route = mock.get(BRAVE_URL).respond(200, json=BRAVE_SUCCESS)
+        envelope = search(
+            config,
+            "tokio",
+            backend="brave",
+            limit=10,
+            time_range="week",
+            country="de",
+            lang="ja",
+            safe_search="strict",
+            include_domains=["tokio.rs", "docs.rs"],
+            exclude_domains=["reddit.com"],
+        )
+    assert envelope["success"] is True
+    params = dict(route.calls.last.request.url.params)
+    assert params == {
+        "q": "tokio site:tokio.rs OR site:docs.rs -site:reddit.com",
+        "count": "10",
+        "freshness": "pw",
+        "country": "DE",
+        "search_lang": "jp",
+        "safesearch": "strict",
+    }
+    assert "warnings" not in envelope["meta"]
+
+
+@pytest.mark.parametrize(
+    ("time_range", "freshness"), [("day", "pd"), ("week", "pw"), ("month", "pm"), ("year", "py")]
+)
+def test_time_range_to_freshness(config: Any, search: Any, time_range: str, freshness: str) -> None:
+    with respx.mock() as mock:
+        route = mock.get(BRAVE_URL).respond(200, json=BRAVE_SUCCESS)
+        search(config, backend="brave", time_range=time_range)
+    assert route.calls.last.request.url.params["freshness"] == freshness
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [("en-US", "en"), ("en-GB", "en-gb"), ("pt_BR", "pt-br"), ("zh-TW", "zh-hant"), ("de", "de")],
+)
+def test_language_codes_follow_brave(config: Any, search: Any, lang: str, expected: str) -> None:
+    with respx.mock() as mock:
+        route = mock.get(BRAVE_URL).respond(200, json=BRAVE_SUCCESS)
+        search(config, backend="brave", lang=lang)
+    assert route.calls.last.request.url.params["search_lang"] == expected
+
+
+def test_count_is_capped_at_20_with_a_warning(config: Any, search: Any) -> None:
+    with respx.mock() as mock:
+        route = mock.get(BRAVE_URL).respond(200, json=BRAVE_SUCCESS)
+        envelope = search(config, backend="brave", limit=35)
+    assert route.calls.last.request.url.params["count"] == "20"
+    assert any("at most 20 results" in w for w in envelope["meta"]["warnings"])
+
+
+def test_query_over_brave_limits_is_refused_before_sending(config: Any, search: Any) -> None:
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(BRAVE_URL).respond(200, json=BRAVE_SUCCESS)
+        envelope = search(config, " ".join(["word"] * 51), backend="brave")
+    assert not route.called
+    assert envelope["success"] is False
+    assert envelope["error_code"] == "invalid_input"
+    assert "50 words" in envelope["error"]
+
+
+def test_spelling_correction_is_reported(config: Any, search: Any) -> None:
+    body = {**BRAVE_SUCCESS, "query": {**BRAVE_SUCCESS["query"], "altered": "rust async runtime"}}
+    with respx.mock() as mock:
+        mock.get(BRAVE_URL).respond(200, json=body)
+        envelope = search(config, "rust asynk runtme", backend="brave")
+    assert any("spelling corrected" in w for w in envelope["meta"]["warnings"])
+
+
+def _failure(config: Any, search: Any, status: int, **response: Any) -> dict[str, Any]:
+    with respx.mock() as mock:
+        mock.get(BRAVE_URL).respond(status, **response)
+        envelope = search(config, backend="brave")
+    assert envelope["success"] is False, envelope
+    assert_no_secret(envelope, BRAVE_KEY)
+    return envelope
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "code"),
+    [
+        (422, BRAVE_TOKEN_INVALID, "auth_error"),
+        (422, BRAVE_TOKEN_INVALID_DOCS_SHAPE, "auth_error"),
+        (422, BRAVE_TOKEN_MISSING, "auth_error"),
+        (400, BRAVE_NOT_IN_PLAN, "auth_error"),
+        (404, BRAVE_NO_SUBSCRIPTION, "auth_error"),
+        (401, None, "auth_error"),
+        (422, BRAVE_BAD_COUNTRY, "invalid_input"),
+        (
+            500,
+            brave_error(500, "INTERNAL_ERROR", "Internal server error.", {"component": "api"}),
+            "bad_gateway",
+        ),
+        (200, BRAVE_TOKEN_INVALID, "auth_error"),
+        (
+            200,
+            brave_error(200, "UNKNOWN", "Something odd happened.", {"component": "api"}),
+            "provider_error",
+        ),
+    ],
+    ids=[
+        "token-invalid-422",
+        "token-invalid-docs-shape",
+        "token-missing",
+        "option-not-in-plan",
+        "no-subscription",
+        "plain-401",
+        "bad-parameter",
+        "server-error",
+        "200-with-auth-error",
+        "200-with-unknown-error",
+    ],
+)
+def test_error_bodies(config: Any, search: Any, status: int, body: Any, code: str) -> None:
+    envelope = (
+        _failure(config, search, status, json=body) if body else _failure(config, search, status)
+    )
+    assert envelope["error_code"] == code
+
+
+def test_bad_parameter_names_the_field(config: Any, search: Any) -> None:
+    envelope = _failure(config, search, 422, json=BRAVE_BAD_COUNTRY)
+    assert "query.country" in envelope["error"]
+
+
+def test_rate_limited_uses_the_exhausted_window_reset(config: Any, search: Any) -> None:
+    headers = {
+        **BRAVE_RATE_HEADERS_OK,
+        "X-RateLimit-Remaining": "0, 1582",
+        "X-RateLimit-Reset": "1, 1419704",
+    }
+    envelope = _failure(config, search, 429, json=BRAVE_RATE_LIMITED, headers=headers)
+    assert envelope["error_code"] == "rate_limited"
+    assert envelope["retryable"] is True
+    assert envelope["retry_after"] == 1
+
+
+def test_rate_limited_prefers_retry_after(config: Any, search: Any) -> None:
+    headers = {**BRAVE_RATE_HEADERS_OK, "Retry-After": "7"}
+    envelope = _failure(config, search, 429, json=BRAVE_RATE_LIMITED, headers=headers)
+    assert envelope["retry_after"] == 7
+
+
+def test_monthly_quota_is_quota_exceeded(config: Any, search: Any) -> None:
+    headers = {
+        **BRAVE_RATE_HEADERS_OK,
+        "X-RateLimit-Remaining": "1, 0",
+        "X-RateLimit-Reset": "1, 1419704",
+    }
+    envelope = _failure(config, search, 429, json=BRAVE_QUOTA_LIMITED, headers=headers)
+    assert envelope["error_code"] == "quota_exceeded"
+    assert envelope["retryable"] is False
+    assert envelope["retry_after"] == 1419704
+
+
+def test_429_without_body_reads_the_headers(config: Any, make_config: Any, search: Any) -> None:
+    spent = {**BRAVE_RATE_HEADERS_OK, "X-RateLimit-Remaining": "1, 0"}
+    assert _failure(config, search, 429, headers=spent)["error_code"] == "quota_exceeded"
+    # A fresh config: the first answer put brave in a quota cool-down for this registry.
+    envelope = _failure(make_config(web=web()), search, 429, headers=BRAVE_RATE_HEADERS_OK)
+    assert (envelope["error_code"], envelope["retry_after"]) == ("rate_limited", 1)
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        {
+            "status_code": 200,
+            "text": "<html><body>Just a moment...</body></html>",
+            "headers": {"Content-Type": "text/html"},
+        },
+        {
+            "status_code": 200,
+            "content": b'{"type": "search", "web": {"results": [{"title": "Tok',
+            "headers": {"Content-Type": "application/json"},
+        },
+        {"status_code": 200, "json": ["not", "an", "object"]},
+        {"status_code": 200, "json": {"type": "search", "web": {"results": "oops"}}},
+    ],
+    ids=["html", "truncated-json", "json-array", "results-not-a-list"],
+)
+def test_malformed_bodies_are_parse_errors(
+    config: Any, search: Any, response: dict[str, Any]
+) -> None:
+    status = response.pop("status_code")
+    envelope = _failure(config, search, status, **response)
+    assert envelope["error_code"] == "parse_error"
+
+
+def test_gateway_html_5xx_is_bad_gateway(config: Any, search: Any) -> None:
+    envelope = _failure(
+        config,
+        search,
+        502,
+        text="<html>502 Bad Gateway</html>",
+        headers={"Content-Type": "text/html"},
+    )
+    assert envelope["error_code"] == "bad_gateway"
+
+
+@pytest.mark.parametrize(
+    ("base_url", "expected"),
+    [
+        (
+            "http://127.0.0.1:9911/brave-proxy",
+            "http://127.0.0.1:9911/brave-proxy/res/v1/web/search",
+        ),
+        ("http://127.0.0.1:9911/res/v1/", "http://127.0.0.1:9911/res/v1/web/search"),
+    ],
+)
+def test_base_url_override(make_config: Any, search: Any, base_url: str, expected: str) -> None:
+    config = make_config(web=web(providers={"brave": {"api_key": BRAVE_KEY, "base_url": base_url}}))
+    with respx.mock() as mock:
+        route = mock.get(expected).respond(200, json=BRAVE_SUCCESS)
+        envelope = search(config, backend="brave")
+    assert envelope["success"] is True
+    assert route.called
+
+
+def test_config_key_wins_over_environment(
+    make_config: Any, search: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BRAVE_SEARCH_API_KEY", "env-key-should-not-be-used")
+    config = make_config(web=web(providers={"brave": {"api_key": BRAVE_KEY}}))
+    with respx.mock() as mock:
+        route = mock.get(BRAVE_URL).respond(200, json=BRAVE_SUCCESS)
+        search(config, backend="brave")
+    assert route.calls.last.request.headers["X-Subscription-Token"] == BRAVE_KEY
+
+
+def test_brave_api_key_alias(
+    make_config: Any, search: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("BRAVE_API_KEY", BRAVE_KEY)
+    with respx.mock() as mock:
+        route = mock.get(BRAVE_URL).respond(200, json=BRAVE_SUCCESS)
+        envelope = search(make_config(web=web()), backend="brave")
+    assert envelope["success"] is True
+    assert route.calls.last.request.headers["X-Subscription-Token"] == BRAVE_KEY
+
+
+def test_without_key_it_is_not_configured(make_config: Any, search: Any) -> None:
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(BRAVE_URL).respond(200, json=BRAVE_SUCCESS)
+        envelope = search(make_config(web=web()), backend="brave")
+    assert not route.called
+    assert envelope["error_code"] == "not_configured"
+    assert "BRAVE_SEARCH_API_KEY" in envelope["error"]
+
+
+# ------------------------------------------------------------------ brave-free ------------
+
+
+def test_brave_free_is_the_same_api_with_a_one_per_second_budget(config: Any, search: Any) -> None:
+    entry = get_registry(config).get("brave-free")
+    assert entry is not None
+    assert entry.manifest.rate_limit == "1/s"
+    assert entry.manifest.auto_detect is False
+    assert get_registry(config).get("brave").manifest.rate_limit is None
+    with respx.mock() as mock:
+        route = mock.get(BRAVE_URL).respond(200, json=BRAVE_SUCCESS)
+        envelope = search(config, backend="brave-free", time_range="day")
+    assert envelope["success"] is True
+    assert envelope["provider"] == "brave-free"
+    assert route.calls.last.request.url.params["freshness"] == "pd"
+
+
+def test_brave_free_errors_name_brave_free(config: Any, search: Any) -> None:
+    with respx.mock() as mock:
+        mock.get(BRAVE_URL).respond(
+            429, json=BRAVE_QUOTA_LIMITED, headers={"X-RateLimit-Remaining": "1, 0"}
+        )
+        envelope = search(config, backend="brave-free")
+    assert envelope["error_code"] == "quota_exceeded"
+    assert envelope["error"].startswith("brave-free")
+
+
+def test_auto_detect_picks_paid_brave_for_a_bare_key(config: Any, search: Any) -> None:
+    with respx.mock() as mock:
+        mock.get(BRAVE_URL).respond(200, json=BRAVE_SUCCESS)
+        envelope = search(config)
+    assert envelope["provider"] == "brave"
+
+
+def test_setup_schema(config: Any) -> None:
+    registry = get_registry(config)
+    paid = registry.get("brave").provider.get_setup_schema()
+    free = registry.get("brave-free").provider.get_setup_schema()
+    assert paid["env_vars"][0]["key"] == free["env_vars"][0]["key"] == "BRAVE_SEARCH_API_KEY"
+    assert paid["env_vars"][0]["url"].startswith("https://")
+    assert (paid["name"], free["name"]) == ("Brave Search", "Brave Search (free plan)")

@@ -1,0 +1,377 @@
+"""SearXNG against the JSON (and non-JSON) answers a real instance gives."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import respx
+
+from webproviders.registry import get_registry
+
+from .bodies import SEARX_403_HTML, SEARX_EMPTY, SEARX_SUCCESS, _searx_result
+from .helpers import SEARX_KEY, SEARX_URL, assert_no_secret, web
+
+SEARCH_URL = f"{SEARX_URL}/search"
+
+
+@pytest.fixture
+def config(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv("SEARXNG_URL", SEARX_URL)
+    return make_config(web=web())
+
+
+def test_success_orders_by_score_and_skips_non_pages(config: Any, search: Any) -> None:
+    with respx.mock() as mock:
+        route = mock.get(SEARCH_URL).respond(200, json=SEARX_SUCCESS)
+        envelope = search(config, "searxng", backend="searxng", limit=10)
+    assert envelope["success"] is True, envelope
+    hits = envelope["data"]["web"]
+    # Sorted by score (6.0, 3.0, 0.5); magnet link, url-less result, answer and infobox skipped.
+    assert [h["url"] for h in hits] == [
+        "https://github.com/searxng/searxng",
+        "https://en.wikipedia.org/wiki/SearXNG",
+        "https://docs.searxng.org/",
+    ]
+    assert hits[0] == {
+        "title": "searxng/searxng: SearXNG is a free internet metasearch engine",
+        "url": "https://github.com/searxng/searxng",
+        "description": "SearXNG is a free internet metasearch engine which aggregates results from …",
+        "position": 1,
+        "score": 6.0,
+        "engines": ["duckduckgo", "brave", "startpage"],
+    }
+    assert hits[2]["published_at"] == "2026-05-01T00:00:00"
+    assert envelope["meta"]["warnings"] == [
+        "searxng: some engines did not answer: google (CAPTCHA), bing (timeout)."
+    ]
+    request = route.calls.last.request
+    assert dict(request.url.params) == {"q": "searxng", "format": "json", "pageno": "1"}
+    assert request.headers["Accept"] == "application/json"
+    assert request.headers["Accept-Language"]  # the bot limiter refuses requests without it
+    assert "Authorization" not in request.headers
+
+
+def test_async_dispatch(config: Any, asearch: Any) -> None:
+    with respx.mock() as mock:
+        mock.get(SEARCH_URL).respond(200, json=SEARX_SUCCESS)
+        envelope = asearch(config, "searxng", backend="searxng", limit=1)
+    assert envelope["success"] is True
+    assert [h["url"] for h in envelope["data"]["web"]] == ["https://github.com/searxng/searxng"]
+
+
+def test_empty_result(config: Any, search: Any) -> None:
+    with respx.mock() as mock:
+        mock.get(SEARCH_URL).respond(200, json=SEARX_EMPTY)
+        envelope = search(config, "zxqv", backend="searxng")
+    assert envelope["success"] is True
+    assert envelope["data"]["web"] == []
+    assert "warnings" not in envelope["meta"]
+
+
+def test_odd_shapes_never_break_the_call(config: Any, search: Any) -> None:
+    body = {
+        "query": "x",
+        "results": [
+            "not a dict",
+            {"url": None, "title": "null url"},
+            {"url": "/relative/path", "title": "relative"},
+            {"url": "https://ok.example/", "title": None, "content": None, "score": "high"},
+        ],
+        "answers": ["a plain string answer"],
+        "infoboxes": "unexpected",
+        "unresponsive_engines": [["qwant"], "mojeek", None],
+    }
+    with respx.mock() as mock:
+        mock.get(SEARCH_URL).respond(200, json=body)
+        envelope = search(config, "x", backend="searxng")
+    assert envelope["success"] is True
+    assert [h["url"] for h in envelope["data"]["web"]] == ["https://ok.example/"]
+    assert envelope["meta"]["warnings"] == ["searxng: some engines did not answer: qwant, mojeek."]
+
+
+def test_option_mapping(config: Any, search: Any) -> None:
+    with respx.mock() as mock:
+        route = mock.get(SEARCH_URL).respond(200, json=SEARX_EMPTY)
+        envelope = search(
+            config,
+            "searxng",
+            backend="searxng",
+            time_range="month",
+            lang="de",
+            country="at",
+            safe_search="strict",
+            categories=["general", "it"],
+            engines="duckduckgo,brave",
+        )
+    assert envelope["success"] is True
+    params = dict(route.calls.last.request.url.params)
+    assert params == {
+        "q": "searxng",
+        "format": "json",
+        "pageno": "1",
+        "language": "de-AT",
+        "time_range": "month",
+        "safesearch": "2",
+        "categories": "general,it",
+        "engines": "duckduckgo,brave",
+    }
+    assert route.calls.last.request.headers["Accept-Language"] == "de"
+    assert "warnings" not in envelope["meta"]
+
+
+@pytest.mark.parametrize(("safe", "value"), [("off", "0"), ("moderate", "1"), ("strict", "2")])
+def test_safe_search_levels(config: Any, search: Any, safe: str, value: str) -> None:
+    with respx.mock() as mock:
+        route = mock.get(SEARCH_URL).respond(200, json=SEARX_EMPTY)
+        search(config, backend="searxng", safe_search=safe)
+    assert route.calls.last.request.url.params["safesearch"] == value
+
+
+def test_country_without_language_warns(config: Any, search: Any) -> None:
+    with respx.mock() as mock:
+        route = mock.get(SEARCH_URL).respond(200, json=SEARX_EMPTY)
+        envelope = search(config, backend="searxng", country="fr")
+    assert "language" not in route.calls.last.request.url.params
+    assert any("country" in w for w in envelope["meta"]["warnings"])
+
+
+def test_domain_filters_go_into_the_query_and_hold_on_results(config: Any, search: Any) -> None:
+    body = {
+        **SEARX_EMPTY,
+        "results": [
+            _searx_result("https://docs.searxng.org/admin/", "Admin", "…", ["brave"], 2.0),
+            _searx_result("https://github.com/searxng/searxng", "GitHub", "…", ["duckduckgo"], 5.0),
+            _searx_result("https://searxng.org/", "Home", "…", ["bing"], 1.0),
+            _searx_result("https://notsearxng.org/", "Lookalike", "…", ["bing"], 9.0),
+        ],
+    }
+    with respx.mock() as mock:
+        route = mock.get(SEARCH_URL).respond(200, json=body)
+        envelope = search(
+            config,
+            "searxng admin",
+            backend="searxng",
+            include_domains=["searxng.org"],
+            exclude_domains=["github.com"],
+        )
+    assert (
+        route.calls.last.request.url.params["q"]
+        == "searxng admin site:searxng.org -site:github.com"
+    )
+    assert [h["url"] for h in envelope["data"]["web"]] == [
+        "https://docs.searxng.org/admin/",
+        "https://searxng.org/",
+    ]
+
+
+def _failure(config: Any, search: Any, status: int, **response: Any) -> dict[str, Any]:
+    with respx.mock() as mock:
+        mock.get(SEARCH_URL).respond(status, **response)
+        envelope = search(config, backend="searxng")
+    assert envelope["success"] is False, envelope
+    return envelope
+
+
+def test_403_explains_the_json_format_setting(config: Any, search: Any) -> None:
+    envelope = _failure(
+        config,
+        search,
+        403,
+        text=SEARX_403_HTML,
+        headers={"Content-Type": "text/html; charset=utf-8"},
+    )
+    assert envelope["error_code"] == "not_configured"
+    assert "settings.yml" in envelope["error"] and "json" in envelope["error"]
+    assert SEARX_URL in envelope["error"]
+
+
+@pytest.mark.parametrize(
+    ("status", "response", "code", "words"),
+    [
+        (
+            429,
+            {"text": "Too Many Requests", "headers": {"Content-Type": "text/plain"}},
+            "rate_limited",
+            "limiter",
+        ),
+        (
+            400,
+            {"json": {"error": 'Invalid value "decade" for parameter time_range'}},
+            "invalid_input",
+            "decade",
+        ),
+        (500, {"json": {"error": "search error"}}, "bad_gateway", "search error"),
+        (
+            502,
+            {
+                "text": "<html><h1>502 Bad Gateway</h1></html>",
+                "headers": {"Content-Type": "text/html"},
+            },
+            "bad_gateway",
+            "502",
+        ),
+        (
+            401,
+            {"text": "Unauthorized", "headers": {"WWW-Authenticate": "Bearer"}},
+            "auth_error",
+            "SEARXNG_API_KEY",
+        ),
+        (200, {"json": {"error": "search error"}}, "provider_error", "search error"),
+        (
+            200,
+            {"text": "<html><form>Sign in</form></html>", "headers": {"Content-Type": "text/html"}},
+            "parse_error",
+            "HTML",
+        ),
+        (
+            200,
+            {
+                "content": b'{"query": "x", "results": [{"url": "https://a.exa',
+                "headers": {"Content-Type": "application/json"},
+            },
+            "parse_error",
+            "JSON",
+        ),
+    ],
+    ids=[
+        "limiter-429",
+        "bad-parameter-400",
+        "search-error-500",
+        "proxy-502",
+        "proxy-401",
+        "200-with-error",
+        "html-login-page",
+        "truncated-json",
+    ],
+)
+def test_errors(
+    config: Any, search: Any, status: int, response: dict[str, Any], code: str, words: str
+) -> None:
+    envelope = _failure(config, search, status, **response)
+    assert envelope["error_code"] == code
+    assert words in envelope["error"]
+
+
+def test_429_retry_after_header(config: Any, search: Any) -> None:
+    envelope = _failure(
+        config, search, 429, text="Too Many Requests", headers={"Retry-After": "30"}
+    )
+    assert envelope["retry_after"] == 30
+
+
+def test_api_key_is_a_bearer_token_and_never_echoed(
+    config: Any, search: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SEARXNG_API_KEY", SEARX_KEY)
+    with respx.mock() as mock:
+        route = mock.get(SEARCH_URL).respond(200, json=SEARX_SUCCESS)
+        ok = search(config, backend="searxng")
+    assert route.calls.last.request.headers["Authorization"] == f"Bearer {SEARX_KEY}"
+    failed = _failure(config, search, 403, text=SEARX_403_HTML)
+    assert "SEARXNG_API_KEY" in failed["error"]
+    assert_no_secret(ok, SEARX_KEY)
+    assert_no_secret(failed, SEARX_KEY)
+
+
+def test_api_key_header_can_be_renamed(make_config: Any, search: Any) -> None:
+    config = make_config(
+        web=web(
+            providers={
+                "searxng": {
+                    "base_url": SEARX_URL,
+                    "api_key": SEARX_KEY,
+                    "api_key_header": "X-API-Key",
+                }
+            }
+        )
+    )
+    with respx.mock() as mock:
+        route = mock.get(SEARCH_URL).respond(200, json=SEARX_EMPTY)
+        search(config, backend="searxng")
+    headers = route.calls.last.request.headers
+    assert headers["X-API-Key"] == SEARX_KEY
+    assert "Authorization" not in headers
+
+
+@pytest.mark.parametrize(
+    ("env", "settings", "expected"),
+    [
+        ({"SEARXNG_BASE_URL": "http://127.0.0.1:7777"}, {}, "http://127.0.0.1:7777/search"),
+        ({"SEARXNG_URL": "http://127.0.0.1:7777/search"}, {}, "http://127.0.0.1:7777/search"),
+        (
+            {"SEARXNG_URL": "http://127.0.0.1:7777"},
+            {"base_url": "http://10.0.0.5:8080/searx/"},
+            "http://10.0.0.5:8080/searx/search",
+        ),
+    ],
+    ids=["base-url-alias", "endpoint-given", "config-overrides-env"],
+)
+def test_base_url_sources(
+    make_config: Any,
+    search: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    env: dict[str, str],
+    settings: dict[str, Any],
+    expected: str,
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    config = make_config(web=web(providers={"searxng": settings}))
+    with respx.mock() as mock:
+        route = mock.get(expected).respond(200, json=SEARX_EMPTY)
+        envelope = search(config, backend="searxng")
+    assert envelope["success"] is True
+    assert route.called
+
+
+def test_unavailable_without_url_and_keyless_with_one(
+    make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    registry = get_registry(make_config(web=web()))
+    available, reason = registry.availability(registry.get("searxng"))
+    assert available is False
+    assert "SEARXNG_URL" in reason
+    monkeypatch.setenv("SEARXNG_URL", SEARX_URL)
+    registry = get_registry(make_config(web=web()))
+    entry = registry.get("searxng")
+    assert registry.availability(entry) == (True, None)
+    assert entry.manifest.priority == 50
+    assert entry.provider.key_required is False
+
+
+@pytest.mark.parametrize(
+    ("env", "settings", "seconds"),
+    [
+        ({"SEARXNG_TIMEOUT_MS": "2500", "WEB_SEARCH_TIMEOUT_MS": "9000"}, {}, 2.5),
+        ({"WEB_SEARCH_TIMEOUT_MS": "9000"}, {}, 9.0),
+        ({"SEARXNG_TIMEOUT_MS": "not-a-number", "WEB_SEARCH_TIMEOUT_MS": "4000"}, {}, 4.0),
+        ({"SEARXNG_TIMEOUT_MS": "2500"}, {"timeout": 6}, 6.0),
+    ],
+    ids=["searxng-ms", "web-search-ms", "bad-value-skipped", "config-wins"],
+)
+def test_request_timeout(
+    make_config: Any,
+    search: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    env: dict[str, str],
+    settings: dict[str, Any],
+    seconds: float,
+) -> None:
+    monkeypatch.setenv("SEARXNG_URL", SEARX_URL)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    config = make_config(web=web(providers={"searxng": settings}))
+    with respx.mock() as mock:
+        route = mock.get(SEARCH_URL).respond(200, json=SEARX_EMPTY)
+        search(config, backend="searxng")
+    assert route.calls.last.request.extensions["timeout"]["read"] == pytest.approx(seconds)
+
+
+def test_auto_detect_prefers_a_configured_instance_over_keyless_backends(
+    config: Any, search: Any
+) -> None:
+    with respx.mock() as mock:
+        mock.get(SEARCH_URL).respond(200, json=SEARX_EMPTY)
+        envelope = search(config)
+    assert envelope["provider"] == "searxng"

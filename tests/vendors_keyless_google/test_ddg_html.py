@@ -1,0 +1,261 @@
+"""ddg_html: DuckDuckGo's HTML endpoint, against saved result pages."""
+
+from __future__ import annotations
+
+import asyncio
+from urllib.parse import parse_qs
+
+import httpx
+import respx
+
+from webproviders import adispatch_search, dispatch_search
+
+URL = "https://html.duckduckgo.com/html/"
+
+
+def _form(request: httpx.Request) -> dict[str, str]:
+    return {
+        key: values[0]
+        for key, values in parse_qs(request.content.decode(), keep_blank_values=True).items()
+    }
+
+
+def test_results_page_becomes_hits(cfg, page):
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(
+            200, text=page("ddg_results.html"), headers={"Content-Type": "text/html; charset=UTF-8"}
+        )
+        envelope = dispatch_search("rust async await", 5, backend="ddg_html", config=cfg())
+    assert envelope["success"] is True and envelope["provider"] == "ddg_html"
+    hits = envelope["data"]["web"]
+    assert [h["position"] for h in hits] == [1, 2, 3, 4, 5]
+    assert hits[0]["url"] == "https://doc.rust-lang.org/book/ch17-00-async-await.html"
+    assert hits[0]["title"].startswith("Fundamentals of Asynchronous Programming")
+    assert hits[0]["description"].startswith("Learn how async and await work in Rust")
+    assert hits[0]["published_at"] == "2025-12-30T00:00:00"
+    assert "published_at" not in hits[1]
+    assert "Rust's asynchronous runtime model" in hits[2]["description"]
+
+
+def test_form_and_shared_network_settings(cfg, page):
+    config = cfg(web={"user_agent": "ExampleAgent/2.0", "providers": {"http": {"timeout": 7}}})
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).respond(200, text=page("ddg_results.html"))
+        dispatch_search("rust async await", 3, backend="ddg_html", config=config)
+    request = route.calls.last.request
+    assert _form(request) == {"q": "rust async await", "b": ""}
+    assert request.headers["User-Agent"] == "ExampleAgent/2.0"
+    assert request.headers["Referer"] == "https://html.duckduckgo.com/"
+    assert request.extensions["timeout"]["read"] == 7
+
+
+def test_own_timeout_beats_the_http_provider_one(cfg, page):
+    config = cfg(web={"providers": {"http": {"timeout": 7}, "ddg_html": {"timeout": 4}}})
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).respond(200, text=page("ddg_results.html"))
+        dispatch_search("rust", 3, backend="ddg_html", config=config)
+    assert route.calls.last.request.extensions["timeout"]["read"] == 4
+
+
+def test_common_options_map_to_form_fields(cfg, page):
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).respond(200, text=page("ddg_results.html"))
+        envelope = dispatch_search(
+            "rust async",
+            5,
+            backend="ddg_html",
+            config=cfg(),
+            time_range="week",
+            safe_search="strict",
+            country="CH",
+            lang="fr",
+            include_domains=["rust-lang.org", "tokio.rs"],
+            exclude_domains=["reddit.com"],
+        )
+    assert envelope["success"] is True
+    assert "warnings" not in envelope["meta"]
+    form = _form(route.calls.last.request)
+    assert form["df"] == "w"
+    assert form["kp"] == "1"
+    assert form["kl"] == "ch-fr"
+    assert form["q"] == "rust async (site:rust-lang.org OR site:tokio.rs) -site:reddit.com"
+
+
+def test_safe_search_off_and_moderate(cfg, page):
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).respond(200, text=page("ddg_results.html"))
+        dispatch_search("q", 3, backend="ddg_html", config=cfg(), safe_search="off")
+        off = _form(route.calls.last.request)
+        dispatch_search("q", 3, backend="ddg_html", config=cfg(), safe_search="moderate")
+        moderate = _form(route.calls.last.request)
+    assert off["kp"] == "-2" and moderate["kp"] == "-1"
+
+
+def test_region_table(plugin_module):
+    form = plugin_module("ddg_html", "form")
+    assert form.region("gb", None) == "uk-en"
+    assert form.region("es", None) == "es-es"
+    assert form.region("ca", "fr") == "ca-fr"
+    assert form.region("tw", "zh") == "tw-tzh"
+    assert form.region(None, "ja") == "jp-jp"
+    assert form.region(None, "de") == "de-de"
+    assert form.region(None, None) is None
+
+
+def test_unknown_region_is_a_warning_not_a_guess(cfg, page):
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).respond(200, text=page("ddg_results.html"))
+        envelope = dispatch_search("q", 3, backend="ddg_html", config=cfg(), country="zz")
+    assert envelope["success"] is True
+    assert "kl" not in _form(route.calls.last.request)
+    assert any("no DuckDuckGo region for country 'zz'" in w for w in envelope["meta"]["warnings"])
+
+
+def test_ads_are_dropped_and_redirect_links_decoded(cfg, page):
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(200, text=page("ddg_ads_redirects.html"))
+        envelope = dispatch_search("running shoes", 10, backend="ddg_html", config=cfg())
+    urls = [hit["url"] for hit in envelope["data"]["web"]]
+    assert urls == [
+        "https://www.runnersworld.com/gear/a20856623/best-running-shoes/?utm_source=ddg&page=2",
+        "https://en.wikipedia.org/wiki/Sneakers",
+        "https://www.rei.com/learn/expert-advice/running-shoes.html",
+    ]
+    assert not any(
+        "Sale" in hit["title"] or "TrailGear" in hit["title"] for hit in envelope["data"]["web"]
+    )
+    assert envelope["data"]["web"][2]["description"].startswith("Learn how to choose running shoes")
+
+
+def test_result_url_decoding(plugin_module):
+    parse = plugin_module("ddg_html", "parse")
+    assert (
+        parse.result_url("//duckduckgo.com/l/?uddg=https%3A%2F%2Fexample.com%2Fa%3Fb%3D1&rut=ab")
+        == "https://example.com/a?b=1"
+    )
+    assert (
+        parse.result_url("/l/?uddg=https%3A%2F%2Fexample.org%2F&rut=cd") == "https://example.org/"
+    )
+    assert parse.result_url("https://duckduckgo.com/y.js?ad_domain=x.example&u3=abc") is None
+    assert parse.result_url("https://example.net/page") == "https://example.net/page"
+
+
+def test_page_without_organic_results_is_an_empty_success(cfg, page):
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(200, text=page("ddg_no_results.html"))
+        envelope = dispatch_search("qzxv flurbnog wexlotrime", 5, backend="ddg_html", config=cfg())
+    assert envelope["success"] is True
+    assert envelope["data"]["web"] == []
+
+
+def test_anomaly_page_is_blocked_captcha(cfg, page):
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(200, text=page("ddg_anomaly.html"))
+        envelope = dispatch_search("rust async await", 5, backend="ddg_html", config=cfg())
+    assert envelope["success"] is False
+    assert envelope["error_code"] == "blocked"
+    assert envelope["detail"] == "captcha_required"
+    assert envelope["retryable"] is True
+
+
+def test_http_202_is_blocked_captcha(cfg, page):
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(202, text=page("ddg_anomaly.html"))
+        envelope = dispatch_search("rust", 5, backend="ddg_html", config=cfg())
+    assert (envelope["error_code"], envelope["detail"]) == ("blocked", "captcha_required")
+    assert "202" in envelope["error"]
+
+
+def test_403_is_blocked_http_403(cfg):
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(403, text="<html><body>Forbidden</body></html>")
+        envelope = dispatch_search("rust", 5, backend="ddg_html", config=cfg())
+    assert (envelope["error_code"], envelope["detail"]) == ("blocked", "http_403")
+
+
+def test_429_is_blocked_http_429_with_retry_after(cfg):
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(429, text="Too Many Requests", headers={"Retry-After": "30"})
+        envelope = dispatch_search("rust", 5, backend="ddg_html", config=cfg())
+    assert (envelope["error_code"], envelope["detail"]) == ("blocked", "http_429")
+    assert envelope["retry_after"] == 30
+
+
+def test_5xx_is_bad_gateway(cfg):
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(503, text="<html><body>Service Unavailable</body></html>")
+        envelope = dispatch_search("rust", 5, backend="ddg_html", config=cfg())
+    assert envelope["error_code"] == "bad_gateway"
+
+
+def test_unrecognised_page_is_a_parse_error_not_an_empty_success(cfg):
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(
+            200, text="<html><body><div class='new-layout'>Results moved</div></body></html>"
+        )
+        envelope = dispatch_search("rust", 5, backend="ddg_html", config=cfg())
+    assert envelope["success"] is False
+    assert envelope["error_code"] == "parse_error"
+
+
+def test_next_page_form_is_replayed_until_limit(cfg, page):
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL)
+        route.side_effect = [
+            httpx.Response(200, text=page("ddg_results.html")),
+            httpx.Response(200, text=page("ddg_results_page2.html")),
+        ]
+        envelope = dispatch_search(
+            "rust async await", 7, backend="ddg_html", config=cfg(), time_range="month"
+        )
+    assert route.call_count == 2
+    second = _form(route.calls[1].request)
+    assert second["s"] == "10" and second["vqd"] == "4-112233445566778899001122334455667788"
+    assert second["df"] == "m"
+    urls = [hit["url"] for hit in envelope["data"]["web"]]
+    assert len(urls) == 7 and len(set(urls)) == 7
+    assert urls[-2:] == [
+        "https://docs.rs/futures/latest/futures/",
+        "https://without.boats/blog/why-async-rust/",
+    ]
+
+
+def test_challenge_on_a_later_page_fails_the_call(cfg, page):
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL)
+        route.side_effect = [
+            httpx.Response(200, text=page("ddg_results.html")),
+            httpx.Response(202, text=page("ddg_anomaly.html")),
+        ]
+        envelope = dispatch_search("rust async await", 10, backend="ddg_html", config=cfg())
+    assert envelope["detail"] == "captcha_required"
+
+
+def test_base_url_override_against_a_real_local_server(cfg, page, page_server):
+    page_server.body = page("ddg_results.html").encode()
+    config = cfg(web={"providers": {"ddg_html": {"base_url": page_server.url}}})
+    envelope = dispatch_search("rust async await", 2, backend="ddg_html", config=config)
+    assert envelope["success"] is True
+    assert [h["position"] for h in envelope["data"]["web"]] == [1, 2]
+    method, path, body = page_server.requests[-1]
+    assert (method, path) == ("POST", "/html/")
+    assert b"q=rust+async+await" in body
+
+
+def test_async_dispatch(cfg, page):
+    async def run() -> dict:
+        return await adispatch_search("rust async await", 3, backend="ddg_html", config=cfg())
+
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(200, text=page("ddg_results.html"))
+        envelope = asyncio.run(run())
+    assert envelope["success"] is True
+    assert len(envelope["data"]["web"]) == 3
+
+
+def test_keyless_and_available_without_configuration(cfg):
+    from webproviders import list_providers
+
+    row = next(p for p in list_providers(cfg()) if p["name"] == "ddg_html")
+    assert row["available"] is True
+    assert 80 <= row["priority"] < 90

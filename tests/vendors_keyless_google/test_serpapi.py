@@ -1,0 +1,272 @@
+"""serpapi: SerpAPI's Google engine over httpx, with bodies shaped like SerpAPI's own."""
+
+from __future__ import annotations
+
+import asyncio
+
+import httpx
+import pytest
+import respx
+
+from webproviders import adispatch_search, dispatch_search
+
+URL = "https://serpapi.com/search.json"
+KEY = "f1e2d3c4b5a6978812345678901234567890abcdef0123456789abcdef012345"
+
+METADATA = {
+    "id": "66f1d2e3a4b5c6d7e8f90123",
+    "status": "Success",
+    "json_endpoint": "https://serpapi.com/searches/9b2c4d1e0f3a5b6c/66f1d2e3a4b5c6d7e8f90123.json",
+    "created_at": "2026-10-01 10:00:00 UTC",
+    "processed_at": "2026-10-01 10:00:00 UTC",
+    "google_url": "https://www.google.com/search?q=coffee&oq=coffee&hl=en&gl=us&sourceid=chrome&ie=UTF-8",
+    "raw_html_file": "https://serpapi.com/searches/9b2c4d1e0f3a5b6c/66f1d2e3a4b5c6d7e8f90123.html",
+    "total_time_taken": 1.42,
+}
+SUCCESS = {
+    "search_metadata": METADATA,
+    "search_parameters": {
+        "engine": "google",
+        "q": "coffee",
+        "google_domain": "google.com",
+        "hl": "en",
+        "gl": "us",
+        "device": "desktop",
+    },
+    "search_information": {
+        "organic_results_state": "Results for exact spelling",
+        "query_displayed": "coffee",
+        "total_results": 2840000000,
+        "time_taken_displayed": 0.41,
+    },
+    "organic_results": [
+        {
+            "position": 1,
+            "title": "Coffee - Wikipedia",
+            "link": "https://en.wikipedia.org/wiki/Coffee",
+            "redirect_link": "https://www.google.com/url?sa=t&source=web&rct=j&url=https://en.wikipedia.org/wiki/Coffee",
+            "displayed_link": "https://en.wikipedia.org › wiki › Coffee",
+            "favicon": "https://serpapi.com/searches/66f1d2e3a4b5c6d7e8f90123/images/favicon.png",
+            "snippet": "Coffee is a beverage brewed from roasted coffee beans. Darkly colored, bitter, and slightly acidic.",
+            "snippet_highlighted_words": ["Coffee"],
+            "source": "Wikipedia",
+        },
+        {
+            "position": 2,
+            "title": "The Coffee Bean & Tea Leaf",
+            "link": "https://www.coffeebean.com/",
+            "displayed_link": "https://www.coffeebean.com",
+            "snippet": "Born and brewed in Southern California since 1963.",
+            "date": "Aug 12, 2026",
+            "source": "coffeebean.com",
+        },
+    ],
+    "related_searches": [
+        {"query": "coffee near me", "link": "https://www.google.com/search?q=coffee+near+me"}
+    ],
+    "pagination": {"current": 1, "next": "https://www.google.com/search?q=coffee&start=10"},
+    "serpapi_pagination": {
+        "current": 1,
+        "next_link": "https://serpapi.com/search.json?engine=google&q=coffee&start=10",
+        "next": "https://serpapi.com/search.json?engine=google&q=coffee&start=10",
+    },
+}
+NO_RESULTS = {
+    "search_metadata": METADATA,
+    "search_parameters": {
+        "engine": "google",
+        "q": "qzxv flurbnog",
+        "google_domain": "google.com",
+        "device": "desktop",
+    },
+    "search_information": {
+        "organic_results_state": "Fully empty",
+        "query_displayed": "qzxv flurbnog",
+    },
+    "error": "Google hasn't returned any results for this query.",
+}
+
+
+@pytest.fixture
+def keyed(monkeypatch):
+    monkeypatch.setenv("SERPAPI_API_KEY", KEY)
+
+
+def _search(cfg, limit=5, **options):
+    return dispatch_search("coffee", limit, backend="serpapi", config=cfg(), **options)
+
+
+def test_organic_results_become_hits(keyed, cfg):
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(URL).respond(200, json=SUCCESS)
+        envelope = _search(cfg)
+    assert envelope["success"] is True and envelope["provider"] == "serpapi"
+    first, second = envelope["data"]["web"]
+    assert first["url"] == "https://en.wikipedia.org/wiki/Coffee"
+    assert first["title"] == "Coffee - Wikipedia"
+    assert first["description"].startswith("Coffee is a beverage")
+    assert first["source"] == "Wikipedia"
+    assert second["published_at"] == "2026-08-12"
+    params = route.calls.last.request.url.params
+    assert dict(params) == {"engine": "google", "q": "coffee", "api_key": KEY}
+
+
+def test_options_map_to_google_parameters(keyed, cfg):
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(URL).respond(200, json=SUCCESS)
+        envelope = _search(
+            cfg,
+            20,
+            time_range="year",
+            country="GB",
+            lang="en",
+            safe_search="strict",
+            include_domains=["bbc.co.uk", "theguardian.com"],
+            exclude_domains=["pinterest.com"],
+            location="London, England, United Kingdom",
+        )
+    params = route.calls.last.request.url.params
+    assert params["q"] == "coffee site:bbc.co.uk OR site:theguardian.com -site:pinterest.com"
+    assert (params["gl"], params["hl"], params["tbs"], params["safe"]) == (
+        "gb",
+        "en",
+        "qdr:y",
+        "active",
+    )
+    assert params["num"] == "20"
+    assert params["location"] == "London, England, United Kingdom"
+    assert "warnings" not in envelope["meta"]
+
+
+@pytest.mark.parametrize(("level", "expected"), [("off", "off"), ("moderate", None)])
+def test_safe_search_levels(keyed, cfg, level, expected):
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(URL).respond(200, json=SUCCESS)
+        _search(cfg, safe_search=level)
+    assert route.calls.last.request.url.params.get("safe") == expected
+
+
+def test_no_results_error_is_an_empty_success(keyed, cfg):
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).respond(200, json=NO_RESULTS)
+        envelope = _search(cfg)
+    assert envelope["success"] is True and envelope["data"]["web"] == []
+
+
+@pytest.mark.parametrize(
+    ("response", "code"),
+    [
+        (
+            httpx.Response(
+                401,
+                json={
+                    "error": "Invalid API key. Your API key should be here: https://serpapi.com/manage-api-key"
+                },
+            ),
+            "auth_error",
+        ),
+        (httpx.Response(403, json={"error": "This account has been deleted."}), "auth_error"),
+        (
+            httpx.Response(429, json={"error": "Your account has run out of searches."}),
+            "quota_exceeded",
+        ),
+        (httpx.Response(400, json={"error": "Missing query `q` parameter."}), "invalid_input"),
+        (httpx.Response(500, json={"error": "Internal server error."}), "bad_gateway"),
+        (
+            httpx.Response(
+                503, text="<html><body><h1>503 Service Temporarily Unavailable</h1></body></html>"
+            ),
+            "bad_gateway",
+        ),
+        # A 200 carrying an error (not the "no results" one) is a failure.
+        (
+            httpx.Response(
+                200,
+                json={
+                    "search_metadata": {**METADATA, "status": "Error"},
+                    "error": "Unsupported `xx` location - location parameter.",
+                },
+            ),
+            "provider_error",
+        ),
+        (
+            httpx.Response(200, json={"search_metadata": {**METADATA, "status": "Processing"}}),
+            "bad_gateway",
+        ),
+        (
+            httpx.Response(
+                200,
+                text="<!DOCTYPE html><html><head><title>SerpApi</title></head><body></body></html>",
+            ),
+            "parse_error",
+        ),
+        (
+            httpx.Response(200, text='{"search_metadata": {"id": "66f1", "status": "Succ'),
+            "parse_error",
+        ),
+    ],
+)
+def test_errors_are_mapped(keyed, cfg, assert_no_secret, response, code):
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).mock(return_value=response)
+        envelope = _search(cfg)
+    assert envelope["success"] is False
+    assert envelope["error_code"] == code
+    assert_no_secret(envelope, KEY)
+
+
+def test_429_throughput_is_rate_limited_with_retry_after(keyed, cfg):
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).respond(
+            429,
+            json={
+                "error": "Your searches for the past hour have exceeded 20% of your plan's monthly searches."
+            },
+            headers={"Retry-After": "60"},
+        )
+        envelope = _search(cfg)
+    assert envelope["error_code"] == "rate_limited"
+    assert envelope["retry_after"] == 60
+
+
+def test_key_in_the_url_never_reaches_the_envelope(keyed, cfg, assert_no_secret):
+    # httpx names the URL (with api_key=...) in connection errors.
+    def refuse(request: httpx.Request) -> httpx.Response:
+        raise httpx.ConnectError(
+            f"All connection attempts failed for {request.url}", request=request
+        )
+
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).mock(side_effect=refuse)
+        envelope = _search(cfg)
+    assert envelope["error_code"] == "network_error"
+    assert_no_secret(envelope, KEY)
+
+
+def test_missing_key_is_not_configured(cfg):
+    assert _search(cfg)["error_code"] == "not_configured"
+
+
+def test_base_url_and_config_key(cfg):
+    config = cfg(
+        web={
+            "providers": {
+                "serpapi": {"api_key": "cfg-serpapi-key-123", "base_url": "http://127.0.0.1:8765"}
+            }
+        }
+    )
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get("http://127.0.0.1:8765/search.json").respond(200, json=SUCCESS)
+        envelope = dispatch_search("coffee", 3, backend="serpapi", config=config)
+    assert envelope["success"] is True
+    assert route.calls.last.request.url.params["api_key"] == "cfg-serpapi-key-123"
+
+
+def test_async_dispatch(keyed, cfg):
+    async def run() -> dict:
+        return await adispatch_search("coffee", 5, backend="serpapi", config=cfg())
+
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).respond(200, json=SUCCESS)
+        envelope = asyncio.run(run())
+    assert envelope["success"] is True and len(envelope["data"]["web"]) == 2

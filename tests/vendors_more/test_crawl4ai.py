@@ -1,0 +1,315 @@
+"""crawl4ai: extract and crawl through an injected stand-in for the crawl4ai package."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from webproviders import dispatch_crawl, dispatch_extract, list_providers
+from webproviders.urlsafety import override_resolver
+
+from .fake_crawl4ai import Markdown, Result, Site, page
+from .helpers import assert_failure
+
+PRIVATE_NAME = "intranet.example.com"
+
+
+async def resolver(host: str, port: int) -> list[str]:
+    """Public names resolve to a documentation address; one name points into a private network."""
+    return ["10.0.0.7"] if host == PRIVATE_NAME else ["93.184.216.34"]
+
+
+@pytest.fixture(autouse=True)
+def no_dns() -> Iterator[None]:
+    with override_resolver(resolver):
+        yield
+
+
+@pytest.fixture
+def install(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """``install(site)`` puts the stand-in module where ``import crawl4ai`` finds it."""
+
+    def put(site: Site) -> Site:
+        monkeypatch.setitem(sys.modules, "crawl4ai", site.module())
+        return site
+
+    return put
+
+
+SITE = {
+    "https://docs.example.com/": page(
+        "https://docs.example.com/",
+        "Docs home",
+        "Welcome.",
+        [
+            "https://docs.example.com/a",
+            "/b",
+            "https://docs.example.com/a#section",
+            "https://other.example.org/x",
+        ],
+    ),
+    "https://docs.example.com/a": page(
+        "https://docs.example.com/a", "Page A", "Alpha.", ["/c", "/"]
+    ),
+    "https://docs.example.com/b": page("https://docs.example.com/b", "Page B", "Beta."),
+    "https://docs.example.com/c": page("https://docs.example.com/c", "Page C", "Gamma.", ["/d"]),
+    "https://docs.example.com/d": page("https://docs.example.com/d", "Page D", "Delta."),
+}
+
+
+def test_not_installed_is_unavailable_with_setup_instructions() -> None:
+    assert importlib.util.find_spec("crawl4ai") is None, (
+        "these tests expect crawl4ai not to be installed"
+    )
+    row = next(r for r in list_providers() if r["name"] == "crawl4ai")
+    assert row["available"] is False
+    assert "webproviders[crawl4ai]" in row["reason"] and "crawl4ai-setup" in row["reason"]
+
+    envelope = dispatch_extract("https://example.com", backend="crawl4ai")
+
+    assert_failure(envelope, "not_configured")
+    assert "crawl4ai-setup" in envelope["error"]
+
+
+def test_installed_means_available_for_extract_and_crawl(install: Any) -> None:
+    install(Site({}))
+
+    row = next(r for r in list_providers() if r["name"] == "crawl4ai")
+
+    assert row["available"] is True
+    assert row["capabilities"] == ["extract", "crawl"]
+
+
+def test_extract_returns_markdown_pages_in_request_order(install: Any, dispatch: Any) -> None:
+    site = install(Site(SITE))
+    urls = ["https://docs.example.com/a", "https://docs.example.com/b"]
+
+    envelope = dispatch("extract", urls, backend="crawl4ai")
+
+    assert envelope["success"] is True, envelope
+    a, b = envelope["data"]
+    assert (a["url"], a["title"], a["content"]) == (
+        "https://docs.example.com/a",
+        "Page A",
+        "# Page A\n\nAlpha.",
+    )
+    assert a["raw_content"] is None
+    assert a["metadata"] == {"description": "About Page A", "status_code": 200}
+    assert b["title"] == "Page B"
+    assert site.batches == [urls]
+    [crawler] = site.crawlers
+    assert crawler.open is False, "the browser must be closed after the call"
+    assert crawler.config.kwargs["headless"] is True
+
+
+def test_run_config_bypasses_the_cache_and_bounds_page_time(install: Any) -> None:
+    site = install(Site(SITE))
+
+    dispatch_extract("https://docs.example.com/a", backend="crawl4ai", timeout=20)
+
+    [config] = site.run_configs
+    assert config.kwargs["cache_mode"].name == "BYPASS"
+    assert 1000 <= config.kwargs["page_timeout"] <= 18000
+
+
+def test_page_timeout_comes_from_config(install: Any, make_config: Any) -> None:
+    site = install(Site(SITE))
+    config = make_config(web={"providers": {"crawl4ai": {"page_timeout": 5}}})
+
+    dispatch_extract("https://docs.example.com/a", backend="crawl4ai", config=config, timeout=60)
+
+    assert site.run_configs[0].kwargs["page_timeout"] == 5000
+
+
+def test_network_settings_reach_the_browser(install: Any, make_config: Any) -> None:
+    site = install(Site(SITE))
+    config = make_config(
+        web={"user_agent": "ExampleBot/1.0", "proxy": "http://proxy.example.net:3128"}
+    )
+
+    dispatch_extract("https://docs.example.com/a", backend="crawl4ai", config=config)
+
+    kwargs = site.crawlers[0].config.kwargs
+    assert kwargs["user_agent"] == "ExampleBot/1.0"
+    assert kwargs["proxy_config"] == {"server": "http://proxy.example.net:3128"}
+
+
+def test_fit_markdown_is_preferred_when_a_filter_made_one(install: Any) -> None:
+    result = Result(
+        url="https://example.com/",
+        markdown=Markdown("# Title\n\nNav Nav Nav\n\nMain text.", fit="# Title\n\nMain text."),
+        metadata={"title": "Title"},
+        redirected_url="https://www.example.com/",
+    )
+    install(Site({"https://example.com/": result}))
+
+    [item] = dispatch_extract("https://example.com/", backend="crawl4ai")["data"]
+
+    assert item["content"] == "# Title\n\nMain text."
+    assert item["raw_content"] == "# Title\n\nNav Nav Nav\n\nMain text."
+    assert item["metadata"]["final_url"] == "https://www.example.com/"
+
+
+def test_failed_pages_are_items_with_their_cause(install: Any) -> None:
+    install(
+        Site(
+            {
+                "https://example.com/ok": page("https://example.com/ok", "OK", "Fine."),
+                "https://example.com/wall": Result(
+                    url="https://example.com/wall",
+                    success=False,
+                    status_code=403,
+                    error_message="Forbidden",
+                ),
+                "https://example.com/missing": page(
+                    "https://example.com/missing", "Not Found", "No such page.", status_code=404
+                ),
+                "https://example.com/slow": Result(
+                    url="https://example.com/slow",
+                    success=False,
+                    status_code=None,
+                    error_message="Page.goto: Timeout 30000ms exceeded.",
+                ),
+                "https://example.com/empty": Result(
+                    url="https://example.com/empty", markdown=Markdown("  ")
+                ),
+            }
+        )
+    )
+    urls = [
+        "https://example.com/ok",
+        "https://example.com/wall",
+        "https://example.com/missing",
+        "https://example.com/slow",
+        "https://gone.example.net/",
+        "https://example.com/empty",
+    ]
+
+    envelope = dispatch_extract(urls, backend="crawl4ai")
+
+    assert envelope["success"] is True
+    items = envelope["data"]
+    assert [i.get("error_code") for i in items] == [
+        None,
+        "blocked",
+        "provider_error",
+        "timeout",
+        "network_error",
+        "provider_error",
+    ]
+    assert items[1]["url"] == "https://example.com/wall"
+    assert "404" in items[2]["error"]
+
+
+def test_private_targets_never_reach_the_browser(install: Any) -> None:
+    site = install(Site(SITE))
+    urls = [
+        "https://docs.example.com/a",
+        "http://127.0.0.1:8080/admin",
+        f"https://{PRIVATE_NAME}/wiki",
+    ]
+
+    envelope = dispatch_extract(urls, backend="crawl4ai")
+
+    assert [i.get("error_code") for i in envelope["data"]] == [None, "unsafe_url", "unsafe_url"]
+    assert site.batches == [["https://docs.example.com/a"]]
+
+
+def test_private_targets_are_allowed_when_configured(install: Any, make_config: Any) -> None:
+    target = f"https://{PRIVATE_NAME}/wiki"
+    site = install(Site({target: page(target, "Wiki", "Internal.")}))
+    config = make_config(web={"allow_private_networks": True})
+
+    envelope = dispatch_extract(target, backend="crawl4ai", config=config)
+
+    assert envelope["data"][0]["title"] == "Wiki"
+    assert site.batches == [[target]]
+
+
+def test_a_missing_browser_says_to_run_setup(install: Any) -> None:
+    install(
+        Site(
+            SITE,
+            launch_error=(
+                "BrowserType.launch: Executable doesn't exist at "
+                "/root/.cache/ms-playwright/chromium-1148/chrome-linux/chrome\n"
+                "Looks like Playwright was just installed or updated. "
+                "Please run: playwright install"
+            ),
+        )
+    )
+
+    envelope = dispatch_extract("https://docs.example.com/a", backend="crawl4ai")
+
+    assert_failure(envelope, "not_configured")
+    assert "crawl4ai-setup" in envelope["error"]
+
+
+def test_other_browser_failures_are_provider_errors(install: Any) -> None:
+    install(Site(SITE, launch_error="Target page, context or browser has been closed"))
+
+    assert_failure(
+        dispatch_extract("https://docs.example.com/a", backend="crawl4ai"), "provider_error"
+    )
+
+
+def test_crawl_walks_same_host_links_breadth_first(install: Any, dispatch: Any) -> None:
+    site = install(Site(SITE))
+
+    envelope = dispatch("crawl", "https://docs.example.com/", backend="crawl4ai", max_depth=2)
+
+    assert envelope["success"] is True, envelope
+    assert [(p["url"], p["metadata"]["depth"]) for p in envelope["data"]] == [
+        ("https://docs.example.com/", 0),
+        ("https://docs.example.com/a", 1),
+        ("https://docs.example.com/b", 1),
+        ("https://docs.example.com/c", 2),
+    ]
+    assert site.batches == [
+        ["https://docs.example.com/"],
+        ["https://docs.example.com/a", "https://docs.example.com/b"],
+        ["https://docs.example.com/c"],
+    ]
+
+
+def test_crawl_stops_at_max_pages(install: Any) -> None:
+    site = install(Site(SITE))
+
+    envelope = dispatch_crawl("https://docs.example.com/", backend="crawl4ai", max_pages=2)
+
+    assert [p["url"] for p in envelope["data"]] == [
+        "https://docs.example.com/",
+        "https://docs.example.com/a",
+    ]
+    assert site.batches[-1] == ["https://docs.example.com/a"]
+
+
+@pytest.mark.parametrize("options", [{"max_pages": 0}, {"max_pages": "ten"}, {"max_depth": -1}])
+def test_crawl_rejects_bad_limits(install: Any, options: dict[str, Any]) -> None:
+    site = install(Site(SITE))
+
+    assert_failure(
+        dispatch_crawl("https://docs.example.com/", backend="crawl4ai", **options), "invalid_input"
+    )
+    assert site.crawlers == []
+
+
+def test_crawl_refuses_a_private_start_url(install: Any) -> None:
+    site = install(Site(SITE))
+
+    assert_failure(dispatch_crawl("http://localhost:3000/", backend="crawl4ai"), "unsafe_url")
+    assert site.crawlers == []
+
+
+def test_crawl_returns_pages_so_far_when_the_deadline_nears(install: Any) -> None:
+    install(Site(SITE, slow_after=1))
+
+    envelope = dispatch_crawl("https://docs.example.com/", backend="crawl4ai", timeout=3.5)
+
+    assert envelope["success"] is True, envelope
+    assert [p["url"] for p in envelope["data"]] == ["https://docs.example.com/"]
+    assert any("deadline" in w for w in envelope["meta"]["warnings"])

@@ -1,0 +1,394 @@
+"""jina: search through s.jina.ai (key needed), extract through the reader (keyless works)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from webproviders import dispatch_extract, dispatch_search, list_providers
+
+from .helpers import assert_failure, assert_no_secret, sent_json
+
+KEY = "jina_test_0123456789abcdef"
+SEARCH = "https://s.jina.ai/"
+READER = "https://r.jina.ai/"
+
+SEARCH_BODY = {
+    "code": 200,
+    "status": 20000,
+    "data": [
+        {
+            "title": "Jina AI - Your Search Foundation",
+            "url": "https://jina.ai/",
+            "description": "Best-in-class embeddings, rerankers and readers.",
+            "date": "Oct 1, 2026",
+            "usage": {"tokens": 1032},
+        },
+        {
+            "title": "Reader API",
+            "url": "https://jina.ai/reader",
+            "description": "Convert a URL to LLM-friendly input.",
+            "usage": {"tokens": 877},
+        },
+    ],
+    "meta": {"usage": {"tokens": 10000}},
+}
+WITH_CONTENT = {
+    "code": 200,
+    "status": 20000,
+    "data": [
+        {
+            "title": "Reader API",
+            "url": "https://jina.ai/reader",
+            "description": "Convert a URL to LLM-friendly input.",
+            "content": "# Reader\n\nFull page markdown.",
+            "publishedTime": "2026-01-15T10:00:00Z",
+            "usage": {"tokens": 877},
+        }
+    ],
+    "meta": {"usage": {"tokens": 877}},
+}
+PAGE_BODY = {
+    "code": 200,
+    "status": 20000,
+    "data": {
+        "title": "Example Domain",
+        "description": "",
+        "url": "https://example.com/",
+        "content": "This domain is for use in illustrative examples in documents.",
+        "publishedTime": "2026-01-15T10:00:00Z",
+        "metadata": {"lang": "en", "viewport": "width=device-width, initial-scale=1"},
+        "usage": {"tokens": 42},
+    },
+    "meta": {"usage": {"tokens": 42}},
+}
+
+
+def jina_error(http: int, name: str, status: int, message: str) -> dict[str, Any]:
+    return {
+        "data": None,
+        "code": http,
+        "name": name,
+        "status": status,
+        "message": message,
+        "readableMessage": f"{name}: {message}",
+    }
+
+
+@pytest.fixture
+def keyed(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JINA_API_KEY", KEY)
+
+
+def test_search_maps_hits_and_asks_for_the_serp_only(
+    keyed: None, mock: respx.MockRouter, dispatch: Any
+) -> None:
+    route = mock.post(SEARCH).respond(200, json=SEARCH_BODY)
+
+    envelope = dispatch("search", "jina reader", 5, backend="jina")
+
+    assert envelope["success"] is True, envelope
+    hits = envelope["data"]["web"]
+    assert [(h["title"], h["url"], h["position"]) for h in hits] == [
+        ("Jina AI - Your Search Foundation", "https://jina.ai/", 1),
+        ("Reader API", "https://jina.ai/reader", 2),
+    ]
+    assert hits[0]["description"] == "Best-in-class embeddings, rerankers and readers."
+    assert hits[0]["published_at"] == "2026-10-01"
+    assert "usage" not in hits[0] and "raw_content" not in hits[0]
+    request = route.calls.last.request
+    assert request.headers["Authorization"] == f"Bearer {KEY}"
+    assert request.headers["Accept"] == "application/json"
+    assert request.headers["X-Respond-With"] == "no-content"
+    assert sent_json(route) == {"q": "jina reader", "num": 5}
+
+
+def test_search_with_include_content_keeps_page_markdown(
+    keyed: None, mock: respx.MockRouter
+) -> None:
+    route = mock.post(SEARCH).respond(200, json=WITH_CONTENT)
+
+    envelope = dispatch_search("reader", backend="jina", include_content=True)
+
+    assert "X-Respond-With" not in route.calls.last.request.headers
+    hit = envelope["data"]["web"][0]
+    assert hit["raw_content"] == "# Reader\n\nFull page markdown."
+    assert hit["published_at"] == "2026-01-15T10:00:00Z"
+
+
+def test_search_options_map_to_site_gl_hl_and_query_exclusions(
+    keyed: None, mock: respx.MockRouter
+) -> None:
+    route = mock.post(SEARCH).respond(200, json=SEARCH_BODY)
+
+    envelope = dispatch_search(
+        "embeddings",
+        3,
+        backend="jina",
+        include_domains=["jina.ai", "github.com"],
+        exclude_domains=["reddit.com"],
+        country="DE",
+        lang="de",
+        time_range="week",
+        safe_search="strict",
+    )
+
+    assert sent_json(route) == {
+        "q": "embeddings -site:reddit.com",
+        "num": 3,
+        "site": ["jina.ai", "github.com"],
+        "gl": "de",
+        "hl": "de",
+    }
+    assert envelope["meta"]["warnings"] == [
+        "jina does not support safe_search, time_range; ignored."
+    ]
+
+
+def test_unsupported_option_fails_when_configured_to(
+    keyed: None, mock: respx.MockRouter, make_config: Any
+) -> None:
+    route = mock.post(SEARCH).respond(200, json=SEARCH_BODY)
+    config = make_config(web={"on_unsupported": "error"})
+
+    envelope = dispatch_search("x", backend="jina", config=config, time_range="day")
+
+    assert_failure(envelope, "unsupported")
+    assert not route.called
+
+
+def test_more_than_twenty_results_is_capped_with_a_warning(
+    keyed: None, mock: respx.MockRouter
+) -> None:
+    route = mock.post(SEARCH).respond(200, json=SEARCH_BODY)
+
+    envelope = dispatch_search("x", 30, backend="jina")
+
+    assert sent_json(route)["num"] == 20
+    assert any("at most 20" in w for w in envelope["meta"]["warnings"])
+
+
+def test_no_search_results_is_an_empty_success(keyed: None, mock: respx.MockRouter) -> None:
+    body = jina_error(
+        422, "AssertionFailureError", 42206, "No search results available for query qwxzv"
+    )
+    mock.post(SEARCH).respond(422, json=body)
+
+    envelope = dispatch_search("qwxzv", backend="jina")
+
+    assert envelope["success"] is True, envelope
+    assert envelope["data"]["web"] == []
+
+
+def test_search_without_a_key_names_the_variable_and_sends_nothing(mock: respx.MockRouter) -> None:
+    route = mock.post(SEARCH).respond(200, json=SEARCH_BODY)
+
+    envelope = dispatch_search("x", backend="jina")
+
+    assert_failure(envelope, "not_configured")
+    assert "JINA_API_KEY" in envelope["error"]
+    assert not route.called
+
+
+def test_available_without_a_key_but_ranked_last_until_one_is_set(
+    monkeypatch: pytest.MonkeyPatch, make_config: Any
+) -> None:
+    row = next(r for r in list_providers(make_config()) if r["name"] == "jina")
+    assert row["available"] is True and row["priority"] == 90
+    assert row["capabilities"] == ["search", "extract"]
+
+    monkeypatch.setenv("JINA_API_KEY", KEY)
+    row = next(r for r in list_providers(make_config()) if r["name"] == "jina")
+    assert row["priority"] == 20
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "code"),
+    [
+        (
+            401,
+            jina_error(401, "AuthenticationRequiredError", 40103, f"Invalid API key {KEY}"),
+            "auth_error",
+        ),
+        (
+            402,
+            jina_error(
+                402,
+                "InsufficientBalanceError",
+                40203,
+                "Account balance not enough to run this query, please recharge.",
+            ),
+            "quota_exceeded",
+        ),
+        (
+            400,
+            jina_error(400, "ParamValidationError", 40001, "num must be between 0 and 20"),
+            "invalid_input",
+        ),
+        (
+            503,
+            jina_error(503, "ServiceNodeResourceDrainError", 50303, "Service busy"),
+            "bad_gateway",
+        ),
+    ],
+)
+def test_search_errors_follow_the_jina_error_class(
+    keyed: None, mock: respx.MockRouter, status: int, body: dict[str, Any], code: str
+) -> None:
+    mock.post(SEARCH).respond(status, json=body)
+
+    envelope = dispatch_search("x", backend="jina")
+
+    assert_failure(envelope, code)
+    assert_no_secret(envelope, KEY)
+
+
+def test_rate_limit_carries_retry_after(keyed: None, mock: respx.MockRouter) -> None:
+    body = jina_error(429, "RateLimitTriggeredError", 42903, "Per UID rate limit exceeded")
+    mock.post(SEARCH).respond(429, json=body, headers={"Retry-After": "12"})
+
+    envelope = dispatch_search("x", backend="jina")
+
+    assert_failure(envelope, "rate_limited")
+    assert envelope["retry_after"] == 12
+    assert envelope["retryable"] is True
+
+
+def test_a_200_carrying_an_error_is_a_failure(keyed: None, mock: respx.MockRouter) -> None:
+    body = jina_error(402, "InsufficientBalanceError", 40203, "Account balance not enough")
+    mock.post(SEARCH).respond(200, json=body)
+
+    envelope = dispatch_search("x", backend="jina")
+
+    assert_failure(envelope, "quota_exceeded")
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        httpx.Response(200, html="<html><body>Just a moment...</body></html>"),
+        httpx.Response(200, content=b'{"code": 200, "status": 20000, "data": [{"title": "Jina'),
+        httpx.Response(200, json={"code": 200, "status": 20000, "data": {"unexpected": True}}),
+    ],
+)
+def test_bodies_that_are_not_the_documented_json_are_parse_errors(
+    keyed: None, mock: respx.MockRouter, response: httpx.Response
+) -> None:
+    mock.post(SEARCH).mock(return_value=response)
+
+    envelope = dispatch_search("x", backend="jina")
+
+    assert_failure(envelope, "parse_error")
+
+
+def test_base_url_and_reader_url_overrides(
+    keyed: None, mock: respx.MockRouter, make_config: Any
+) -> None:
+    config = make_config(
+        web={
+            "providers": {
+                "jina": {
+                    "base_url": "http://127.0.0.1:8101/s/",
+                    "reader_url": "http://127.0.0.1:8102/r",
+                }
+            }
+        }
+    )
+    search = mock.post("http://127.0.0.1:8101/s/").respond(200, json=SEARCH_BODY)
+    reader = mock.post("http://127.0.0.1:8102/r/").respond(200, json=PAGE_BODY)
+
+    assert dispatch_search("x", backend="jina", config=config)["success"] is True
+    assert dispatch_extract("https://example.com", backend="jina", config=config)["success"] is True
+    assert search.called and reader.called
+
+
+def test_extract_works_without_a_key(mock: respx.MockRouter, dispatch: Any) -> None:
+    route = mock.post(READER).respond(200, json=PAGE_BODY)
+
+    envelope = dispatch("extract", ["https://example.com"], backend="jina")
+
+    assert envelope["success"] is True, envelope
+    [page] = envelope["data"]
+    assert page["url"] == "https://example.com"
+    assert page["title"] == "Example Domain"
+    assert page["content"] == "This domain is for use in illustrative examples in documents."
+    assert page["metadata"]["lang"] == "en"
+    assert page["metadata"]["published_at"] == "2026-01-15T10:00:00Z"
+    assert page["metadata"]["final_url"] == "https://example.com/"
+    request = route.calls.last.request
+    assert "Authorization" not in request.headers
+    assert request.headers["X-Return-Format"] == "markdown"
+    assert json.loads(request.content) == {"url": "https://example.com"}
+
+
+def test_extract_sends_the_key_when_there_is_one(keyed: None, mock: respx.MockRouter) -> None:
+    route = mock.post(READER).respond(200, json=PAGE_BODY)
+
+    dispatch_extract("https://example.com", backend="jina")
+
+    assert route.calls.last.request.headers["Authorization"] == f"Bearer {KEY}"
+
+
+def test_a_page_jina_cannot_load_is_an_item_not_a_failed_call(mock: respx.MockRouter) -> None:
+    answers = {
+        "https://example.com": httpx.Response(200, json=PAGE_BODY),
+        "https://broken.example.org/": httpx.Response(
+            422,
+            json=jina_error(
+                422, "AssertionFailureError", 42206, "Failed to goto https://broken.example.org/"
+            ),
+        ),
+        "https://blocked.example.net/": httpx.Response(
+            451,
+            json=jina_error(451, "SecurityCompromiseError", 45102, "Domain blocked until later"),
+        ),
+    }
+    mock.post(READER).mock(side_effect=lambda request: answers[json.loads(request.content)["url"]])
+
+    envelope = dispatch_extract(list(answers), backend="jina")
+
+    assert envelope["success"] is True, envelope
+    ok, broken, blocked = envelope["data"]
+    assert "error" not in ok and ok["content"]
+    assert (
+        broken["url"] == "https://broken.example.org/" and broken["error_code"] == "provider_error"
+    )
+    assert "Failed to goto" in broken["error"]
+    assert blocked["error_code"] == "blocked"
+
+
+def test_a_keyless_reader_refusal_fails_the_whole_call(mock: respx.MockRouter) -> None:
+    body = jina_error(
+        401,
+        "AuthenticationRequiredError",
+        40103,
+        "Bad network reputation, please provide an API key",
+    )
+    mock.post(READER).respond(401, json=body)
+
+    envelope = dispatch_extract(["https://example.com", "https://example.org"], backend="jina")
+
+    assert_failure(envelope, "auth_error")
+    assert "JINA_API_KEY" in envelope["error"]
+
+
+def test_reader_rate_limit_fails_the_call_with_retry_after(mock: respx.MockRouter) -> None:
+    body = jina_error(429, "RateLimitTriggeredError", 42903, "Per IP rate limit exceeded")
+    mock.post(READER).respond(429, json={**body, "retryAfter": 30})
+
+    envelope = dispatch_extract("https://example.com", backend="jina")
+
+    assert_failure(envelope, "rate_limited")
+    assert envelope["retry_after"] == 30
+
+
+def test_reader_down_for_every_url_fails_the_call(mock: respx.MockRouter) -> None:
+    mock.post(READER).respond(502, html="<html><head><title>502 Bad Gateway</title></head></html>")
+
+    envelope = dispatch_extract(["https://example.com", "https://example.org"], backend="jina")
+
+    assert_failure(envelope, "bad_gateway")

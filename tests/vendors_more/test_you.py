@@ -1,0 +1,342 @@
+"""you: POST /v1/search (web, news on request) and POST /v1/contents, ``X-API-Key`` auth."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from webproviders import dispatch_extract, dispatch_search
+
+from .helpers import assert_failure, assert_no_secret, sent_json
+
+KEY = "ydc-sk-test-0123456789abcdef"
+SEARCH = "https://ydc-index.io/v1/search"
+CONTENTS = "https://ydc-index.io/v1/contents"
+
+BODY = {
+    "results": {
+        "web": [
+            {
+                "url": "https://you.com",
+                "title": "You.com | AI for workplace productivity",
+                "description": "Search on YDC",
+                "snippets": [
+                    "I'm an AI assistant that helps you get more done.",
+                    "Second snippet.",
+                ],
+                "thumbnail_url": "https://www.example.com/thumb.jpg",
+                "original_thumbnail_url": "https://www.example.com/orig.jpg",
+                "page_age": "2026-06-25T11:41:00",
+                "authors": ["John Doe"],
+                "favicon_url": "https://you.com/favicon.ico",
+            },
+            {
+                "url": "https://docs.you.com",
+                "title": "You.com API docs",
+                "description": "",
+                "snippets": ["Reference for the Search API."],
+                "page_age": "2026-05-01T00:00:00",
+                "favicon_url": "https://docs.you.com/favicon.ico",
+                "contents": {"markdown": "# Docs", "highlights": ["Search API"]},
+            },
+        ],
+        "news": [
+            {
+                "title": "You.com launches a new API",
+                "description": "The company announced ...",
+                "page_age": "2026-09-20T08:00:00",
+                "thumbnail_url": "https://news.example.com/t.jpg",
+                "original_thumbnail_url": "https://news.example.com/o.jpg",
+                "url": "https://news.example.com/youcom",
+            }
+        ],
+    },
+    "metadata": {
+        "request_uuid": "942ccbdd-7705-4d9c-9d37-4ef386658e90",
+        "query": "you.com api",
+        "latency": 0.123,
+    },
+}
+PAGES = [
+    {
+        "url": "https://you.com/about",
+        "title": "About You.com",
+        "markdown": "# About\n\nYou.com builds search for AI.",
+        "metadata": {
+            "site_name": "You.com",
+            "favicon_url": "https://ydc-index.io/favicon?domain=you.com&size=128",
+        },
+    },
+    {
+        "url": "https://example.com/",
+        "title": "Example Domain",
+        "markdown": "# Example Domain\n\nIllustrative examples.",
+        "metadata": {"site_name": "Example"},
+    },
+]
+
+
+@pytest.fixture(autouse=True)
+def key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("YDC_API_KEY", KEY)
+
+
+def test_search_returns_web_hits_only_by_default(mock: respx.MockRouter, dispatch: Any) -> None:
+    route = mock.post(SEARCH).respond(200, json=BODY)
+
+    envelope = dispatch("search", "you.com api", 5, backend="you")
+
+    assert envelope["success"] is True, envelope
+    first, second = envelope["data"]["web"]
+    assert (first["title"], first["url"], first["description"]) == (
+        "You.com | AI for workplace productivity",
+        "https://you.com",
+        "Search on YDC",
+    )
+    assert first["published_at"] == "2026-06-25T11:41:00"
+    assert first["snippets"] == [
+        "I'm an AI assistant that helps you get more done.",
+        "Second snippet.",
+    ]
+    assert first["source"] == "web"
+    assert second["description"] == "Reference for the Search API."
+    assert "thumbnail_url" not in first and "favicon_url" not in first
+    request = route.calls.last.request
+    assert request.headers["X-API-Key"] == KEY and "Authorization" not in request.headers
+    assert sent_json(route) == {"query": "you.com api", "count": 5}
+
+
+def test_news_hits_follow_the_web_hits_when_asked(mock: respx.MockRouter) -> None:
+    mock.post(SEARCH).respond(200, json=BODY)
+
+    envelope = dispatch_search("you.com api", 10, backend="you", include_news=True)
+
+    hits = envelope["data"]["web"]
+    assert [h["source"] for h in hits] == ["web", "web", "news"]
+    assert hits[2]["url"] == "https://news.example.com/youcom"
+    assert hits[2]["published_at"] == "2026-09-20T08:00:00"
+
+
+def test_all_common_options_are_mapped(mock: respx.MockRouter) -> None:
+    route = mock.post(SEARCH).respond(200, json=BODY)
+
+    envelope = dispatch_search(
+        "x",
+        7,
+        backend="you",
+        time_range="week",
+        country="de",
+        lang="de",
+        safe_search="strict",
+        exclude_domains=["pinterest.com"],
+    )
+
+    assert sent_json(route) == {
+        "query": "x",
+        "count": 7,
+        "freshness": "week",
+        "country": "DE",
+        "language": "DE",
+        "safesearch": "strict",
+        "exclude_domains": ["pinterest.com"],
+    }
+    assert "warnings" not in envelope["meta"]
+
+
+def test_include_and_exclude_cannot_be_combined(mock: respx.MockRouter) -> None:
+    route = mock.post(SEARCH).respond(200, json=BODY)
+
+    envelope = dispatch_search(
+        "x", backend="you", include_domains=["you.com"], exclude_domains=["docs.you.com"]
+    )
+
+    body = sent_json(route)
+    assert body["include_domains"] == ["you.com"] and "exclude_domains" not in body
+    assert any("exclude_domains was ignored" in w for w in envelope["meta"]["warnings"])
+
+
+def test_empty_results(mock: respx.MockRouter) -> None:
+    mock.post(SEARCH).respond(200, json={"results": {"web": []}, "metadata": BODY["metadata"]})
+
+    envelope = dispatch_search("qwxzv", backend="you", include_news=True)
+
+    assert envelope["success"] is True and envelope["data"]["web"] == []
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "code"),
+    [
+        (401, {"message": f"Invalid API key: {KEY}"}, "auth_error"),
+        (403, {"message": "Your plan does not include this endpoint"}, "auth_error"),
+        (
+            402,
+            {"message": "Out of credits", "upgrade_url": "https://you.com/platform/upgrade"},
+            "quota_exceeded",
+        ),
+        (
+            422,
+            {
+                "detail": [
+                    {
+                        "loc": ["body", "count"],
+                        "msg": "Input should be less than or equal to 100",
+                        "type": "less_than_equal",
+                    }
+                ]
+            },
+            "invalid_input",
+        ),
+        (500, {"message": "Internal Server Error"}, "bad_gateway"),
+    ],
+)
+def test_errors(mock: respx.MockRouter, status: int, body: dict[str, Any], code: str) -> None:
+    mock.post(SEARCH).respond(status, json=body)
+
+    envelope = dispatch_search("x", backend="you")
+
+    assert_failure(envelope, code)
+    assert_no_secret(envelope, KEY)
+
+
+def test_validation_detail_reaches_the_message(mock: respx.MockRouter) -> None:
+    body = {
+        "detail": [{"loc": ["body", "count"], "msg": "Input should be less than or equal to 100"}]
+    }
+    mock.post(SEARCH).respond(422, json=body)
+
+    assert "less than or equal to 100" in dispatch_search("x", backend="you")["error"]
+
+
+def test_rate_limit(mock: respx.MockRouter) -> None:
+    mock.post(SEARCH).respond(
+        429, json={"message": "Too Many Requests"}, headers={"Retry-After": "1"}
+    )
+
+    envelope = dispatch_search("x", backend="you")
+
+    assert_failure(envelope, "rate_limited")
+    assert envelope["retry_after"] == 1
+
+
+def test_a_200_with_an_error_is_a_failure(mock: respx.MockRouter) -> None:
+    mock.post(SEARCH).respond(200, json={"error": "search backend timeout"})
+
+    envelope = dispatch_search("x", backend="you")
+
+    assert_failure(envelope, "provider_error")
+    assert "search backend timeout" in envelope["error"]
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        httpx.Response(200, html="<html><body>Gateway page</body></html>"),
+        httpx.Response(200, content=b'{"results": {"web": [{"url": "https://you.com", "ti'),
+        httpx.Response(200, json={"hits": [{"url": "https://you.com"}], "latency": 1}),
+    ],
+)
+def test_unexpected_bodies_are_parse_errors(
+    mock: respx.MockRouter, response: httpx.Response
+) -> None:
+    mock.post(SEARCH).mock(return_value=response)
+
+    assert_failure(dispatch_search("x", backend="you"), "parse_error")
+
+
+def test_base_url_override(mock: respx.MockRouter, make_config: Any) -> None:
+    config = make_config(web={"providers": {"you": {"base_url": "http://127.0.0.1:8501"}}})
+    search = mock.post("http://127.0.0.1:8501/v1/search").respond(200, json=BODY)
+    contents = mock.post("http://127.0.0.1:8501/v1/contents").respond(200, json=PAGES[:1])
+
+    assert dispatch_search("x", backend="you", config=config)["success"] is True
+    assert (
+        dispatch_extract("https://you.com/about", backend="you", config=config)["success"] is True
+    )
+    assert search.called and contents.called
+
+
+def test_extract_reads_contents_markdown(mock: respx.MockRouter, dispatch: Any) -> None:
+    route = mock.post(CONTENTS).respond(200, json=PAGES)
+
+    envelope = dispatch("extract", ["https://you.com/about", "https://example.com"], backend="you")
+
+    assert envelope["success"] is True, envelope
+    about, example = envelope["data"]
+    assert about["title"] == "About You.com" and about["content"].startswith("# About")
+    assert about["metadata"]["site_name"] == "You.com"
+    assert example["url"] == "https://example.com" and example["title"] == "Example Domain"
+    assert sent_json(route) == {
+        "urls": ["https://you.com/about", "https://example.com"],
+        "formats": ["markdown", "metadata"],
+    }
+
+
+def test_a_url_missing_from_the_answer_is_a_per_url_error(mock: respx.MockRouter) -> None:
+    mock.post(CONTENTS).respond(
+        200, json=[PAGES[0], {"url": "https://empty.example.org/", "title": "", "markdown": ""}]
+    )
+
+    envelope = dispatch_extract(
+        ["https://you.com/about", "https://empty.example.org/", "https://gone.example.net/"],
+        backend="you",
+    )
+
+    assert envelope["success"] is True
+    assert [p.get("error_code") for p in envelope["data"]] == [
+        None,
+        "provider_error",
+        "provider_error",
+    ]
+
+
+def test_contents_are_requested_ten_urls_at_a_time(mock: respx.MockRouter) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        urls = json.loads(request.content)["urls"]
+        return httpx.Response(
+            200, json=[{"url": u, "title": u, "markdown": f"# {u}"} for u in urls]
+        )
+
+    route = mock.post(CONTENTS).mock(side_effect=answer)
+    urls = [f"https://example.com/{i}" for i in range(13)]
+
+    envelope = dispatch_extract(urls, backend="you")
+
+    assert sorted(len(sent_json(route, i)["urls"]) for i in range(route.call_count)) == [3, 10]
+    assert [p["url"] for p in envelope["data"]] == urls
+
+
+def test_contents_auth_error_fails_the_call(mock: respx.MockRouter) -> None:
+    mock.post(CONTENTS).respond(401, json={"message": "Unauthorized"})
+
+    assert_failure(dispatch_extract("https://you.com/about", backend="you"), "auth_error")
+
+
+def test_contents_server_error_on_every_url_fails_the_call(mock: respx.MockRouter) -> None:
+    mock.post(CONTENTS).respond(500, json={"message": "Internal Server Error"})
+
+    envelope = dispatch_extract(["https://you.com/about", "https://example.com"], backend="you")
+
+    assert_failure(envelope, "bad_gateway")
+
+
+def test_a_failed_batch_marks_only_its_own_urls(mock: respx.MockRouter) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        urls = json.loads(request.content)["urls"]
+        if len(urls) == 10:
+            return httpx.Response(503, json={"message": "Service Unavailable"})
+        return httpx.Response(
+            200, json=[{"url": u, "title": u, "markdown": f"# {u}"} for u in urls]
+        )
+
+    mock.post(CONTENTS).mock(side_effect=answer)
+    urls = [f"https://example.com/{i}" for i in range(12)]
+
+    envelope = dispatch_extract(urls, backend="you")
+
+    assert envelope["success"] is True
+    codes = [p.get("error_code") for p in envelope["data"]]
+    assert codes == ["bad_gateway"] * 10 + [None, None]

@@ -1,0 +1,247 @@
+"""Exa through ``AsyncExa`` against Exa's real response and error shapes."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from webproviders import dispatch_extract, dispatch_search, list_providers
+
+from .bodies import (
+    EXA_BAD_BODY,
+    EXA_CONTENTS,
+    EXA_EMPTY,
+    EXA_INVALID_KEY,
+    EXA_NO_CREDITS,
+    EXA_OVERLOADED,
+    EXA_RATE_LIMITED,
+    EXA_SEARCH,
+    exa_error,
+)
+from .conftest import assert_no_secret, body_of, settings
+
+KEY = "exa-3f9c2b7e-test-key-00aa"
+API = "https://api.exa.ai"
+
+
+@pytest.fixture
+def config(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv("EXA_API_KEY", KEY)
+    return make_config(**settings("exa"))
+
+
+def test_search_uses_highlights_as_description(run: Any, config: Any) -> None:
+    with respx.mock() as router:
+        route = router.post(f"{API}/search").respond(200, json=EXA_SEARCH)
+        envelope = run("search", config, "transformer supply", backend="exa", limit=2)
+    assert envelope["success"] is True and envelope["provider"] == "exa"
+    first, second = envelope["data"]["web"]
+    assert first == {
+        "title": "Transformer supplier doubles capacity",
+        "url": "https://example.com/supplier",
+        "description": "capacity is sold out through 2028 … a second plant opens in 2027",
+        "position": 1,
+        "score": 0.71,
+        "published_at": "2026-08-30T00:00:00.000Z",
+        "author": "A Reporter",
+    }
+    assert second["description"] == "Plain page text used when there are no highlights."
+    assert "published_at" not in second and "score" not in second
+    assert route.calls.last.request.headers["x-api-key"] == KEY
+    assert body_of(route) == {
+        "query": "transformer supply",
+        "numResults": 2,
+        "contents": {"highlights": True},
+    }
+    assert_no_secret(envelope, KEY)
+
+
+def test_empty_result_is_an_empty_success(config: Any) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/search").respond(200, json=EXA_EMPTY)
+        envelope = dispatch_search("zzzz", backend="exa", config=config)
+    assert envelope["success"] is True and envelope["data"]["web"] == []
+
+
+@pytest.mark.parametrize(
+    ("status", "kwargs", "code", "words"),
+    [
+        (401, {"json": EXA_INVALID_KEY}, "auth_error", "Invalid API key"),
+        (
+            400,
+            {"json": exa_error("x-api-key header is invalid", "INVALID_API_KEY")},
+            "auth_error",
+            "INVALID_API_KEY",
+        ),
+        (402, {"json": EXA_NO_CREDITS}, "quota_exceeded", "NO_MORE_CREDITS"),
+        (
+            403,
+            {"json": exa_error("Feature not enabled for your team", "FEATURE_DISABLED")},
+            "unsupported",
+            "FEATURE_DISABLED",
+        ),
+        (
+            429,
+            {"json": EXA_RATE_LIMITED, "headers": {"retry-after": "2"}},
+            "rate_limited",
+            "Rate limit exceeded",
+        ),
+        (400, {"json": EXA_BAD_BODY}, "invalid_input", "Validation error"),
+        (503, {"json": EXA_OVERLOADED}, "bad_gateway", "SERVICE_OVERLOADED"),
+        (
+            200,
+            {"json": exa_error("Search failed internally", "INTERNAL_ERROR")},
+            "provider_error",
+            "Search failed",
+        ),
+        (
+            200,
+            {
+                "text": "<!doctype html><title>Just a moment...</title>",
+                "headers": {"content-type": "text/html"},
+            },
+            "parse_error",
+            "not valid JSON",
+        ),
+        (
+            200,
+            {
+                "content": b'{"requestId": "x", "results": [',
+                "headers": {"content-type": "application/json"},
+            },
+            "parse_error",
+            "not valid JSON",
+        ),
+    ],
+)
+def test_errors_map_by_status_and_body(
+    config: Any, status: int, kwargs: dict[str, Any], code: str, words: str
+) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/search").respond(status, **kwargs)
+        envelope = dispatch_search("q", backend="exa", config=config)
+    assert envelope["success"] is False
+    assert envelope["error_code"] == code
+    assert words in envelope["error"]
+    if code == "rate_limited":
+        assert envelope["retry_after"] == 2
+    assert_no_secret(envelope, KEY)
+
+
+def test_key_echoed_by_the_vendor_is_scrubbed(config: Any) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/search").respond(
+            401, json=exa_error(f"Invalid API key {KEY}", "INVALID_API_KEY")
+        )
+        envelope = dispatch_search("q", backend="exa", config=config)
+    assert envelope["error_code"] == "auth_error"
+    assert_no_secret(envelope, KEY)
+
+
+def test_common_options_are_mapped_and_lang_is_warned(config: Any) -> None:
+    with respx.mock() as router:
+        route = router.post(f"{API}/search").respond(200, json=EXA_SEARCH)
+        envelope = dispatch_search(
+            "q",
+            backend="exa",
+            config=config,
+            time_range="week",
+            include_domains=["example.com"],
+            exclude_domains=["spam.example"],
+            country="gb",
+            safe_search="strict",
+            lang="en",
+            category="news",
+        )
+    sent = body_of(route)
+    assert sent["includeDomains"] == ["example.com"] and sent["excludeDomains"] == ["spam.example"]
+    assert (
+        sent["userLocation"] == "GB" and sent["moderation"] is True and sent["category"] == "news"
+    )
+    start = datetime.strptime(sent["startPublishedDate"], "%Y-%m-%dT%H:%M:%S.000Z").replace(
+        tzinfo=timezone.utc
+    )
+    assert abs((datetime.now(timezone.utc) - start) - timedelta(weeks=1)) < timedelta(minutes=5)
+    assert envelope["meta"]["warnings"] == ["exa does not support lang; ignored."]
+
+
+def test_contents_setting_changes_what_is_asked(
+    make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EXA_API_KEY", KEY)
+    config = make_config(**settings("exa", contents="text", type="fast"))
+    with respx.mock() as router:
+        route = router.post(f"{API}/search").respond(200, json=EXA_EMPTY)
+        dispatch_search("q", backend="exa", config=config)
+    assert body_of(route)["contents"] == {"text": {"maxCharacters": 500}}
+    assert body_of(route)["type"] == "fast"
+
+
+def test_base_url_override(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EXA_API_KEY", KEY)
+    config = make_config(**settings("exa", base_url="https://exa-proxy.example.net/exa"))
+    with respx.mock() as router:
+        route = router.post("https://exa-proxy.example.net/exa/search").respond(
+            200, json=EXA_SEARCH
+        )
+        envelope = dispatch_search("q", backend="exa", config=config)
+    assert route.called and envelope["success"] is True
+
+
+def test_a_refused_key_rests_and_the_next_is_used(make_config: Any) -> None:
+    second = "exa-second-key-77665544"
+    config = make_config(**settings("exa", api_key=f"{KEY},{second}"))
+    with respx.mock() as router:
+        route = router.post(f"{API}/search").mock(
+            side_effect=[
+                httpx.Response(402, json=EXA_NO_CREDITS),
+                httpx.Response(200, json=EXA_SEARCH),
+            ]
+        )
+        envelope = dispatch_search("q", backend="exa", config=config)
+    assert envelope["success"] is True
+    assert [c.request.headers["x-api-key"] for c in route.calls] == [KEY, second]
+
+
+def test_extract_reads_contents_with_per_url_statuses(config: Any) -> None:
+    urls = [
+        "https://example.com",
+        "https://gone.example",
+        "https://slow.example",
+        "https://absent.example",
+    ]
+    with respx.mock() as router:
+        route = router.post(f"{API}/contents").respond(200, json=EXA_CONTENTS)
+        envelope = dispatch_extract(urls, backend="exa", config=config)
+    assert body_of(route) == {"urls": urls, "text": True}
+    page, gone, slow, absent = envelope["data"]
+    assert page["title"] == "Example" and page["content"].startswith("Example Domain.")
+    assert page["metadata"] == {"published_at": "2026-01-02T00:00:00.000Z"}
+    assert gone["error_code"] == "provider_error" and "CRAWL_NOT_FOUND" in gone["error"]
+    assert slow["error_code"] == "timeout"
+    assert absent["error"] and absent["url"] == "https://absent.example"
+
+
+def test_extract_failure_of_the_whole_call(config: Any) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/contents").respond(401, json=EXA_INVALID_KEY)
+        envelope = dispatch_extract(["https://example.com"], backend="exa", config=config)
+    assert envelope["success"] is False and envelope["error_code"] == "auth_error"
+
+
+def test_unavailable_without_a_key(make_config: Any) -> None:
+    config = make_config(**settings("exa"))
+    row = next(r for r in list_providers(config) if r["name"] == "exa")
+    assert row["available"] is False and "EXA_API_KEY" in row["reason"]
+
+
+def test_missing_sdk_is_reported_by_its_extra(config: Any, hide_module: Any) -> None:
+    hide_module("exa_py")
+    row = next(r for r in list_providers(config) if r["name"] == "exa")
+    assert row["available"] is False and "webproviders[exa]" in row["reason"]
+    envelope = dispatch_search("q", backend="exa", config=config)
+    assert envelope["error_code"] == "not_configured" and "webproviders[exa]" in envelope["error"]

@@ -1,0 +1,345 @@
+"""Firecrawl through ``AsyncFirecrawl`` against Firecrawl's real response and error shapes,
+including crawl jobs that complete, fail, or outlive the call's deadline."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from webproviders import dispatch_crawl, dispatch_extract, dispatch_search, list_providers
+
+from .bodies import (
+    CRAWL_ID,
+    FIRECRAWL_BAD_REQUEST,
+    FIRECRAWL_CRAWL_STARTED,
+    FIRECRAWL_EMPTY,
+    FIRECRAWL_NO_CREDITS,
+    FIRECRAWL_NOT_SUPPORTED,
+    FIRECRAWL_RATE_LIMITED,
+    FIRECRAWL_SCRAPE,
+    FIRECRAWL_SCRAPE_404,
+    FIRECRAWL_SEARCH,
+    FIRECRAWL_SERVER_ERROR,
+    FIRECRAWL_UNAUTHORIZED,
+    firecrawl_document,
+    firecrawl_error,
+    firecrawl_status,
+)
+from .conftest import assert_no_secret, body_of, settings
+
+KEY = "fc-8d1f0c2a9b7e4d3c-testkey"
+API = "https://api.firecrawl.dev"
+PAGES = [
+    firecrawl_document("https://example.com/", "Home", "# Home"),
+    firecrawl_document("https://example.com/about", "About", "# About"),
+    firecrawl_document("https://example.com/blog", "Blog", "# Blog"),
+]
+
+
+@pytest.fixture
+def config(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv("FIRECRAWL_API_KEY", KEY)
+    return make_config(**settings("firecrawl", poll_interval=0.01))
+
+
+def test_search_returns_web_results(run: Any, config: Any) -> None:
+    with respx.mock() as router:
+        route = router.post(f"{API}/v2/search").respond(200, json=FIRECRAWL_SEARCH)
+        envelope = run("search", config, "firecrawl", backend="firecrawl", limit=2)
+    assert envelope["success"] is True and envelope["provider"] == "firecrawl"
+    assert envelope["data"]["web"] == [
+        {
+            "title": "Firecrawl - The Web Data API for AI",
+            "url": "https://www.firecrawl.dev/",
+            "description": "The web crawling, scraping, and search API for AI.",
+            "position": 1,
+        },
+        {
+            "title": "firecrawl/firecrawl - GitHub",
+            "url": "https://github.com/firecrawl/firecrawl",
+            "description": "Turn entire websites into LLM-ready markdown.",
+            "position": 2,
+        },
+    ]
+    assert route.calls.last.request.headers["authorization"] == f"Bearer {KEY}"
+    sent = body_of(route)
+    assert (
+        sent["query"] == "firecrawl" and sent["limit"] == 2 and sent["sources"] == [{"type": "web"}]
+    )
+    assert_no_secret(envelope, KEY)
+
+
+def test_empty_result_is_an_empty_success(config: Any) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/v2/search").respond(200, json=FIRECRAWL_EMPTY)
+        envelope = dispatch_search("zzzz", backend="firecrawl", config=config)
+    assert envelope["success"] is True and envelope["data"]["web"] == []
+
+
+@pytest.mark.parametrize(
+    ("status", "kwargs", "code", "words"),
+    [
+        (401, {"json": FIRECRAWL_UNAUTHORIZED}, "auth_error", "Invalid token"),
+        (402, {"json": FIRECRAWL_NO_CREDITS}, "quota_exceeded", "Insufficient credits"),
+        (429, {"json": FIRECRAWL_RATE_LIMITED}, "rate_limited", "retry after 42s"),
+        (500, {"json": FIRECRAWL_SERVER_ERROR}, "bad_gateway", "unexpected error"),
+        (400, {"json": FIRECRAWL_BAD_REQUEST}, "invalid_input", "Bad Request"),
+        (
+            200,
+            {"json": firecrawl_error("Search engine returned no usable response")},
+            "provider_error",
+            "no usable response",
+        ),
+        (
+            200,
+            {
+                "text": "<html><h1>502 Bad Gateway</h1></html>",
+                "headers": {"content-type": "text/html"},
+            },
+            "parse_error",
+            "not valid JSON",
+        ),
+    ],
+)
+def test_errors_map_by_status_and_body(
+    config: Any, status: int, kwargs: dict[str, Any], code: str, words: str
+) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/v2/search").respond(status, **kwargs)
+        envelope = dispatch_search("q", backend="firecrawl", config=config)
+    assert envelope["success"] is False
+    assert envelope["error_code"] == code
+    assert words in envelope["error"]
+    if code == "rate_limited":
+        assert envelope["retry_after"] == 42  # from the message: the server sends no Retry-After
+    assert_no_secret(envelope, KEY)
+
+
+def test_rate_limit_prefers_the_retry_after_header(config: Any) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/v2/search").respond(
+            429, json=FIRECRAWL_RATE_LIMITED, headers={"retry-after": "7"}
+        )
+        envelope = dispatch_search("q", backend="firecrawl", config=config)
+    assert envelope["retry_after"] == 7
+
+
+def test_key_echoed_by_the_vendor_is_scrubbed(config: Any) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/v2/search").respond(
+            401, json=firecrawl_error(f"Unauthorized: Invalid token {KEY}")
+        )
+        envelope = dispatch_search("q", backend="firecrawl", config=config)
+    assert envelope["error_code"] == "auth_error"
+    assert_no_secret(envelope, KEY)
+
+
+def test_common_options_are_mapped_and_the_rest_warned(config: Any) -> None:
+    with respx.mock() as router:
+        route = router.post(f"{API}/v2/search").respond(200, json=FIRECRAWL_SEARCH)
+        envelope = dispatch_search(
+            "gpu prices",
+            backend="firecrawl",
+            config=config,
+            time_range="month",
+            include_domains=["a.com", "b.org"],
+            exclude_domains=["c.net"],
+            country="DE",
+            lang="de",
+            safe_search="off",
+        )
+    sent = body_of(route)
+    assert sent["query"] == "gpu prices site:a.com OR site:b.org -site:c.net"
+    assert sent["tbs"] == "qdr:m" and sent["country"] == "de"
+    assert "firecrawl does not support lang, safe_search; ignored." in envelope["meta"]["warnings"]
+
+
+def test_self_hosted_url_needs_no_key(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FIRECRAWL_API_URL", "http://127.0.0.1:3002")
+    config = make_config(**settings("firecrawl"))
+    row = next(r for r in list_providers(config) if r["name"] == "firecrawl")
+    assert row["available"] is True and row["priority"] == 20
+    with respx.mock() as router:
+        route = router.post("http://127.0.0.1:3002/v2/search").respond(200, json=FIRECRAWL_SEARCH)
+        envelope = dispatch_search("q", backend="firecrawl", config=config)
+    assert envelope["success"] is True
+    assert "authorization" not in route.calls.last.request.headers
+
+
+def test_base_url_from_config_beats_the_environment(
+    make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FIRECRAWL_API_URL", "http://127.0.0.1:3002")
+    monkeypatch.setenv("FIRECRAWL_API_KEY", KEY)
+    config = make_config(**settings("firecrawl", base_url="https://firecrawl.internal.example"))
+    with respx.mock() as router:
+        route = router.post("https://firecrawl.internal.example/v2/search").respond(
+            200, json=FIRECRAWL_SEARCH
+        )
+        envelope = dispatch_search("q", backend="firecrawl", config=config)
+    assert envelope["success"] is True
+    assert route.calls.last.request.headers["authorization"] == f"Bearer {KEY}"
+
+
+def test_extract_scrapes_markdown_per_url(config: Any) -> None:
+    def scrape(request: httpx.Request) -> httpx.Response:
+        target = json.loads(request.content)["url"]
+        if target == "https://example.com":
+            return httpx.Response(200, json=FIRECRAWL_SCRAPE)
+        if target == "https://example.com/nope":
+            return httpx.Response(200, json=FIRECRAWL_SCRAPE_404)
+        return httpx.Response(403, json=FIRECRAWL_NOT_SUPPORTED)
+
+    urls = ["https://example.com", "https://example.com/nope", "https://blocked.example"]
+    with respx.mock() as router:
+        route = router.post(f"{API}/v2/scrape").mock(side_effect=scrape)
+        envelope = dispatch_extract(urls, backend="firecrawl", config=config)
+    assert body_of(route)["formats"] == ["markdown"] and body_of(route)["onlyMainContent"] is True
+    page, missing, blocked = envelope["data"]
+    assert page["url"] == "https://example.com" and page["title"] == "Example Domain"
+    assert page["content"].startswith("# Example Domain")
+    assert (
+        page["metadata"]["status_code"] == 200
+        and page["metadata"]["final_url"] == "https://example.com"
+    )
+    assert missing["error_code"] == "provider_error" and "404" in missing["error"]
+    assert blocked["error_code"] == "unsupported" and "no longer supported" in blocked["error"]
+
+
+def test_extract_stops_on_an_account_error(config: Any) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/v2/scrape").respond(402, json=FIRECRAWL_NO_CREDITS)
+        envelope = dispatch_extract(
+            ["https://example.com", "https://example.org"], backend="firecrawl", config=config
+        )
+    assert envelope["success"] is False and envelope["error_code"] == "quota_exceeded"
+
+
+def _crawl_routes(router: respx.MockRouter, statuses: list[dict[str, Any]]) -> tuple[Any, Any, Any]:
+    start = router.post(f"{API}/v2/crawl").respond(200, json=FIRECRAWL_CRAWL_STARTED)
+    poll = router.get(f"{API}/v2/crawl/{CRAWL_ID}").mock(
+        side_effect=[httpx.Response(200, json=body) for body in statuses]
+    )
+    cancel = router.delete(f"{API}/v2/crawl/{CRAWL_ID}").respond(
+        200, json={"success": True, "status": "cancelled"}
+    )
+    return start, poll, cancel
+
+
+def test_crawl_job_completes_after_several_polls(run: Any, config: Any) -> None:
+    statuses = [
+        firecrawl_status("scraping", []),
+        firecrawl_status("scraping", PAGES[:1]),
+        firecrawl_status("scraping", PAGES[:2]),
+        firecrawl_status("completed", PAGES),
+    ]
+    with respx.mock(assert_all_called=False) as router:
+        start, poll, cancel = _crawl_routes(router, statuses)
+        envelope = run(
+            "crawl",
+            config,
+            "https://example.com",
+            backend="firecrawl",
+            max_pages=3,
+            max_depth=2,
+            instructions="only the company pages",
+            include_paths=["^/about"],
+            exclude_paths=["^/blog/.*"],
+        )
+    assert envelope["success"] is True
+    assert [p["url"] for p in envelope["data"]] == [
+        "https://example.com/",
+        "https://example.com/about",
+        "https://example.com/blog",
+    ]
+    assert envelope["data"][1]["content"] == "# About"
+    assert poll.call_count == 4 and not cancel.called
+    sent = body_of(start)
+    assert (
+        sent["url"] == "https://example.com"
+        and sent["limit"] == 3
+        and sent["maxDiscoveryDepth"] == 2
+    )
+    assert sent["prompt"] == "only the company pages"
+    assert sent["includePaths"] == ["^/about"] and sent["excludePaths"] == ["^/blog/.*"]
+    assert sent["scrapeOptions"]["formats"] == ["markdown"]
+    assert "warnings" not in envelope["meta"]
+
+
+def test_failed_crawl_job_without_pages_is_a_failure(config: Any) -> None:
+    with respx.mock(assert_all_called=False) as router:
+        _crawl_routes(router, [firecrawl_status("scraping", []), firecrawl_status("failed", [])])
+        envelope = dispatch_crawl("https://example.com", backend="firecrawl", config=config)
+    assert envelope["success"] is False and envelope["error_code"] == "provider_error"
+    assert CRAWL_ID in envelope["error"] and "failed" in envelope["error"]
+
+
+def test_failed_crawl_job_keeps_its_pages_with_a_warning(config: Any) -> None:
+    with respx.mock(assert_all_called=False) as router:
+        _crawl_routes(router, [firecrawl_status("failed", PAGES[:2])])
+        envelope = dispatch_crawl("https://example.com", backend="firecrawl", config=config)
+    assert envelope["success"] is True and len(envelope["data"]) == 2
+    assert any("failed after 2 page(s)" in w for w in envelope["meta"]["warnings"])
+
+
+def test_crawl_job_that_outlives_the_deadline_is_cancelled(config: Any) -> None:
+    scraping = [firecrawl_status("scraping", PAGES[:2], total=50)] * 200
+    with respx.mock(assert_all_called=False) as router:
+        _, poll, cancel = _crawl_routes(router, scraping)
+        envelope = dispatch_crawl(
+            "https://example.com", backend="firecrawl", config=config, timeout=1.0
+        )
+    assert envelope["success"] is True
+    assert [p["title"] for p in envelope["data"]] == ["Home", "About"]
+    assert cancel.called and poll.call_count > 1
+    warning = next(w for w in envelope["meta"]["warnings"] if CRAWL_ID in w)
+    assert "did not finish" in warning and "was cancelled" in warning and "2 of 50" in warning
+
+
+def test_crawl_job_is_cancelled_when_the_call_is(
+    make_config: Any, monkeypatch: pytest.MonkeyPatch, plugin_module: Any
+) -> None:
+    monkeypatch.setenv("FIRECRAWL_API_KEY", KEY)
+    provider = plugin_module("firecrawl").FirecrawlProvider(
+        make_config(**settings("firecrawl", poll_interval=0.01))
+    )
+
+    async def abandon() -> None:
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(provider.crawl("https://example.com"), 0.2)
+        await asyncio.sleep(0.2)  # the background cancel request goes out
+
+    with respx.mock(assert_all_called=False) as router:
+        _, _, cancel = _crawl_routes(router, [firecrawl_status("scraping", [])] * 500)
+        asyncio.run(abandon())
+    assert cancel.called
+
+
+def test_crawl_start_errors_are_mapped(config: Any) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/v2/crawl").respond(429, json=FIRECRAWL_RATE_LIMITED)
+        envelope = dispatch_crawl("https://example.com", backend="firecrawl", config=config)
+    assert envelope["error_code"] == "rate_limited" and envelope["retry_after"] == 42
+
+
+def test_unavailable_without_a_key_or_url(make_config: Any) -> None:
+    config = make_config(**settings("firecrawl"))
+    row = next(r for r in list_providers(config) if r["name"] == "firecrawl")
+    assert row["available"] is False
+    assert "FIRECRAWL_API_KEY" in row["reason"] and "FIRECRAWL_API_URL" in row["reason"]
+
+
+def test_missing_sdk_is_reported_by_its_extra(config: Any, hide_module: Any) -> None:
+    hide_module("firecrawl")
+    row = next(r for r in list_providers(config) if r["name"] == "firecrawl")
+    assert row["available"] is False and "webproviders[firecrawl]" in row["reason"]
+    envelope = dispatch_crawl("https://example.com", backend="firecrawl", config=config)
+    assert (
+        envelope["error_code"] == "not_configured"
+        and "webproviders[firecrawl]" in envelope["error"]
+    )

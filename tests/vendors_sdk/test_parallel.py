@@ -1,0 +1,244 @@
+"""Parallel through ``AsyncParallel`` against Parallel's real response and error shapes."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from webproviders import dispatch_extract, dispatch_search, list_providers
+
+from .bodies import (
+    PARALLEL_BAD_REQUEST,
+    PARALLEL_EMPTY,
+    PARALLEL_EXTRACT,
+    PARALLEL_NO_CREDITS,
+    PARALLEL_RATE_LIMITED,
+    PARALLEL_SEARCH,
+    PARALLEL_SERVER_ERROR,
+    PARALLEL_UNAUTHORIZED,
+    parallel_error,
+)
+from .conftest import assert_no_secret, body_of, settings
+
+KEY = "par-5b0e3c1d9f-test-key-4411"
+API = "https://api.parallel.ai"
+
+
+@pytest.fixture
+def config(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv("PARALLEL_API_KEY", KEY)
+    return make_config(**settings("parallel"))
+
+
+def test_search_sends_objective_and_queries_and_uses_excerpts(run: Any, config: Any) -> None:
+    with respx.mock() as router:
+        route = router.post(f"{API}/v1/search").respond(200, json=PARALLEL_SEARCH)
+        envelope = run(
+            "search",
+            config,
+            "transformer shortage",
+            backend="parallel",
+            limit=2,
+            objective="Find recent reporting on transformer lead times.",
+            queries=["grid transformer backlog"],
+        )
+    assert envelope["success"] is True and envelope["provider"] == "parallel"
+    assert envelope["data"]["web"] == [
+        {
+            "title": "Utilities face two-year wait",
+            "url": "https://www.reuters.com/business/energy/transformers",
+            "description": "Lead times for large power transformers have stretched to two years. … "
+            "Utilities are rationing spares.",
+            "position": 1,
+            "published_at": "2026-08-30",
+        },
+        {
+            "title": "Large Power Transformer Resilience",
+            "url": "https://www.energy.gov/lpt",
+            "description": "The department studies transformer supply.",
+            "position": 2,
+        },
+    ]
+    assert route.calls.last.request.headers["x-api-key"] == KEY
+    assert body_of(route) == {
+        "objective": "Find recent reporting on transformer lead times.",
+        "search_queries": ["transformer shortage", "grid transformer backlog"],
+        "advanced_settings": {"max_results": 2},
+    }
+    assert_no_secret(envelope, KEY)
+
+
+def test_objective_defaults_to_the_query(config: Any) -> None:
+    with respx.mock() as router:
+        route = router.post(f"{API}/v1/search").respond(200, json=PARALLEL_EMPTY)
+        envelope = dispatch_search("zzzz", backend="parallel", config=config)
+    assert body_of(route)["objective"] == "zzzz" and body_of(route)["search_queries"] == ["zzzz"]
+    assert envelope["success"] is True and envelope["data"]["web"] == []
+
+
+@pytest.mark.parametrize(
+    ("status", "kwargs", "code", "words"),
+    [
+        (401, {"json": PARALLEL_UNAUTHORIZED}, "auth_error", "Invalid API key"),
+        (402, {"json": PARALLEL_NO_CREDITS}, "quota_exceeded", "Insufficient credit"),
+        (
+            429,
+            {"json": PARALLEL_RATE_LIMITED, "headers": {"retry-after": "5"}},
+            "rate_limited",
+            "Rate limit",
+        ),
+        (500, {"json": PARALLEL_SERVER_ERROR}, "bad_gateway", "HTTP 500"),
+        (422, {"json": PARALLEL_BAD_REQUEST}, "invalid_input", "at least one query"),
+        (
+            200,
+            {"json": parallel_error("Search backend unavailable.")},
+            "provider_error",
+            "backend unavailable",
+        ),
+        (
+            200,
+            {"text": "<html>gateway error</html>", "headers": {"content-type": "text/html"}},
+            "parse_error",
+            "not valid JSON",
+        ),
+        (
+            200,
+            {
+                "content": b'{"search_id": "s", "results": [{"url"',
+                "headers": {"content-type": "application/json"},
+            },
+            "parse_error",
+            "not valid JSON",
+        ),
+    ],
+)
+def test_errors_map_by_status_and_body(
+    config: Any, status: int, kwargs: dict[str, Any], code: str, words: str
+) -> None:
+    with respx.mock() as router:
+        route = router.post(f"{API}/v1/search").respond(status, **kwargs)
+        envelope = dispatch_search("q", backend="parallel", config=config)
+    assert envelope["success"] is False
+    assert envelope["error_code"] == code
+    assert words in envelope["error"]
+    assert route.call_count == 1  # the SDK's own retries are off
+    if code == "rate_limited":
+        assert envelope["retry_after"] == 5
+    assert_no_secret(envelope, KEY)
+
+
+def test_key_echoed_by_the_vendor_is_scrubbed(config: Any) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/v1/search").respond(401, json=parallel_error(f"Invalid API key {KEY}."))
+        envelope = dispatch_search("q", backend="parallel", config=config)
+    assert envelope["error_code"] == "auth_error"
+    assert_no_secret(envelope, KEY)
+
+
+def test_common_options_are_mapped_and_the_rest_warned(config: Any) -> None:
+    with respx.mock() as router:
+        route = router.post(f"{API}/v1/search").respond(200, json=PARALLEL_SEARCH)
+        envelope = dispatch_search(
+            "q",
+            backend="parallel",
+            config=config,
+            time_range="month",
+            include_domains=["reuters.com", ".gov"],
+            country="us",
+            lang="en",
+            search_mode="fast",
+        )
+    sent = body_of(route)
+    assert sent["mode"] == "fast"
+    assert sent["advanced_settings"] == {
+        "max_results": 5,
+        "location": "US",
+        "source_policy": {
+            "include_domains": ["reuters.com", ".gov"],
+            "after_date": (date.today() - timedelta(days=30)).isoformat(),
+        },
+    }
+    assert envelope["meta"]["warnings"] == ["parallel does not support lang; ignored."]
+
+
+def test_include_and_exclude_together_are_warned(config: Any) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/v1/search").respond(200, json=PARALLEL_SEARCH)
+        envelope = dispatch_search(
+            "q",
+            backend="parallel",
+            config=config,
+            include_domains=["a.com"],
+            exclude_domains=["b.com"],
+        )
+    assert any("ignores exclude_domains" in w for w in envelope["meta"]["warnings"])
+
+
+@pytest.mark.parametrize("where", ["config", "env"])
+def test_base_url_override(make_config: Any, monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    monkeypatch.setenv("PARALLEL_API_KEY", KEY)
+    if where == "env":
+        monkeypatch.setenv("PARALLEL_BASE_URL", "https://parallel-gw.example.net")
+        config = make_config(**settings("parallel"))
+    else:
+        config = make_config(**settings("parallel", base_url="https://parallel-gw.example.net"))
+    with respx.mock() as router:
+        route = router.post("https://parallel-gw.example.net/v1/search").respond(
+            200, json=PARALLEL_SEARCH
+        )
+        envelope = dispatch_search("q", backend="parallel", config=config)
+    assert route.called and envelope["success"] is True
+
+
+def test_extract_returns_full_content_and_per_url_errors(config: Any) -> None:
+    urls = ["https://example.com/a", "https://example.com/404", "https://example.com/absent"]
+    with respx.mock() as router:
+        route = router.post(f"{API}/v1/extract").respond(200, json=PARALLEL_EXTRACT)
+        envelope = dispatch_extract(
+            urls, backend="parallel", config=config, objective="the main claims"
+        )
+    assert body_of(route) == {
+        "urls": urls,
+        "objective": "the main claims",
+        "advanced_settings": {"full_content": True},
+    }
+    page, missing, absent = envelope["data"]
+    assert page == {
+        "url": "https://example.com/a",
+        "title": "A",
+        "content": "# A\n\nThe whole page A.",
+        "raw_content": None,
+        "metadata": {"published_at": "2026-02-01"},
+    }
+    assert missing["error_code"] == "provider_error" and "404" in missing["error"]
+    assert absent["error"]
+    assert "parallel: objective was empty; excerpts are generic." in envelope["meta"]["warnings"]
+
+
+def test_extract_failure_of_the_whole_call(config: Any) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/v1/extract").mock(
+            return_value=httpx.Response(403, json=parallel_error("Forbidden."))
+        )
+        envelope = dispatch_extract(["https://example.com/a"], backend="parallel", config=config)
+    assert envelope["success"] is False and envelope["error_code"] == "auth_error"
+
+
+def test_unavailable_without_a_key(make_config: Any) -> None:
+    config = make_config(**settings("parallel"))
+    row = next(r for r in list_providers(config) if r["name"] == "parallel")
+    assert row["available"] is False and "PARALLEL_API_KEY" in row["reason"]
+
+
+def test_missing_sdk_is_reported_by_its_extra(config: Any, hide_module: Any) -> None:
+    hide_module("parallel")
+    row = next(r for r in list_providers(config) if r["name"] == "parallel")
+    assert row["available"] is False and "webproviders[parallel]" in row["reason"]
+    envelope = dispatch_search("q", backend="parallel", config=config)
+    assert (
+        envelope["error_code"] == "not_configured" and "webproviders[parallel]" in envelope["error"]
+    )

@@ -1,0 +1,358 @@
+"""Tavily through ``AsyncTavilyClient`` against Tavily's real response and error shapes."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import pytest
+import respx
+
+from webproviders import (
+    adispatch_search,
+    dispatch_crawl,
+    dispatch_extract,
+    dispatch_search,
+    list_providers,
+)
+from webproviders.http import get_client
+
+from .bodies import (
+    TAVILY_BAD_TOPIC,
+    TAVILY_CRAWL,
+    TAVILY_EMPTY,
+    TAVILY_EXTRACT,
+    TAVILY_FORBIDDEN,
+    TAVILY_NEWS,
+    TAVILY_PAYGO_LIMIT,
+    TAVILY_PLAN_LIMIT,
+    TAVILY_SEARCH,
+    TAVILY_TOO_MANY,
+    TAVILY_UNAUTHORIZED,
+    tavily_error,
+)
+from .conftest import assert_no_secret, body_of, settings
+
+KEY = "tvly-dev-Zx81TestKey0042abcd"
+API = "https://api.tavily.com"
+
+
+@pytest.fixture
+def config(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
+    monkeypatch.setenv("TAVILY_API_KEY", KEY)
+    return make_config(**settings("tavily"))
+
+
+def test_search_returns_hits_with_score(run: Any, config: Any) -> None:
+    with respx.mock() as router:
+        route = router.post(f"{API}/search").respond(200, json=TAVILY_SEARCH)
+        envelope = run("search", config, "who won the tour", backend="tavily", limit=2)
+    assert envelope["success"] is True and envelope["provider"] == "tavily"
+    assert envelope["data"]["web"] == [
+        {
+            "title": "Tour de France 2026",
+            "url": "https://www.letour.fr/en/",
+            "description": "Short query-relevant snippet about the winner.",
+            "position": 1,
+            "score": 0.91,
+        },
+        {
+            "title": "2026 Tour de France - Wikipedia",
+            "url": "https://en.wikipedia.org/wiki/2026_Tour_de_France",
+            "description": "The 2026 Tour de France was the 113th edition.",
+            "position": 2,
+            "score": 0.84,
+        },
+    ]
+    request = route.calls.last.request
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+    assert body_of(route) == {"query": "who won the tour", "max_results": 2}
+    assert_no_secret(envelope, KEY)
+
+
+def test_news_hits_carry_published_at(config: Any) -> None:
+    with respx.mock() as router:
+        route = router.post(f"{API}/search").respond(200, json=TAVILY_NEWS)
+        envelope = dispatch_search(
+            "transformer shortage", backend="tavily", config=config, topic="news"
+        )
+    assert body_of(route)["topic"] == "news"
+    assert envelope["data"]["web"][0]["published_at"] == "Sun, 30 Aug 2026 09:12:00 GMT"
+
+
+def test_answer_goes_to_meta_not_to_the_hits(config: Any) -> None:
+    answered = {**TAVILY_SEARCH, "answer": "Tadej Pogacar won the 2026 Tour de France."}
+    with respx.mock() as router:
+        route = router.post(f"{API}/search").respond(200, json=answered)
+        envelope = dispatch_search("who won", backend="tavily", config=config, include_answer=True)
+    assert body_of(route)["include_answer"] is True
+    assert envelope["meta"]["answer"] == "Tadej Pogacar won the 2026 Tour de France."
+    assert len(envelope["data"]["web"]) == 2
+
+
+def test_empty_result_is_an_empty_success(config: Any) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/search").respond(200, json=TAVILY_EMPTY)
+        envelope = dispatch_search("zzzz", backend="tavily", config=config)
+    assert envelope["success"] is True
+    assert envelope["data"]["web"] == []
+
+
+@pytest.mark.parametrize(
+    ("status", "kwargs", "code", "words"),
+    [
+        (401, {"json": TAVILY_UNAUTHORIZED}, "auth_error", "missing or invalid API key"),
+        (403, {"json": TAVILY_FORBIDDEN}, "auth_error", "not included in your plan"),
+        (432, {"json": TAVILY_PLAN_LIMIT}, "quota_exceeded", "credit limit"),
+        (433, {"json": TAVILY_PAYGO_LIMIT}, "quota_exceeded", "pay-as-you-go"),
+        (
+            429,
+            {"json": TAVILY_TOO_MANY, "headers": {"retry-after": "12"}},
+            "rate_limited",
+            "excessive requests",
+        ),
+        (400, {"json": TAVILY_BAD_TOPIC}, "invalid_input", "Invalid topic"),
+        (400, {"json": tavily_error("Invalid API key.")}, "auth_error", "Invalid API key"),
+        (500, {"text": "Internal Server Error"}, "bad_gateway", "HTTP 500"),
+        (
+            502,
+            {
+                "text": "<html><body>502 Bad Gateway</body></html>",
+                "headers": {"content-type": "text/html"},
+            },
+            "bad_gateway",
+            "HTTP 502",
+        ),
+        (
+            200,
+            {"json": tavily_error("Query is too long. Max query length is 400 characters.")},
+            "provider_error",
+            "Query is too long",
+        ),
+        (
+            200,
+            {"text": "<html>captive portal</html>", "headers": {"content-type": "text/html"}},
+            "parse_error",
+            "not valid JSON",
+        ),
+        (
+            200,
+            {
+                "content": b'{"query": "x", "results": [{"url": "https://a.example"',
+                "headers": {"content-type": "application/json"},
+            },
+            "parse_error",
+            "not valid JSON",
+        ),
+    ],
+)
+def test_errors_map_by_status_and_body(
+    config: Any, status: int, kwargs: dict[str, Any], code: str, words: str
+) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/search").respond(status, **kwargs)
+        envelope = dispatch_search("q", backend="tavily", config=config)
+    assert envelope["success"] is False
+    assert envelope["error_code"] == code
+    assert words in envelope["error"]
+    if code == "rate_limited":
+        assert envelope["retry_after"] == 12
+    assert_no_secret(envelope, KEY)
+
+
+def test_key_echoed_by_the_vendor_is_scrubbed(config: Any) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/search").respond(401, json=tavily_error(f"Invalid API key: {KEY}"))
+        envelope = dispatch_search("q", backend="tavily", config=config)
+    assert envelope["error_code"] == "auth_error"
+    assert_no_secret(envelope, KEY)
+
+
+def test_common_options_are_mapped_and_the_rest_warned(
+    make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TAVILY_API_KEY", KEY)
+    config = make_config(**settings("tavily", search_depth="advanced"))
+    with respx.mock() as router:
+        route = router.post(f"{API}/search").respond(200, json=TAVILY_SEARCH)
+        envelope = dispatch_search(
+            "q",
+            limit=40,
+            backend="tavily",
+            config=config,
+            time_range="week",
+            include_domains=["letour.fr"],
+            exclude_domains=["reddit.com"],
+            country="de",
+            lang="de",
+            safe_search="strict",
+            chunks_per_source=2,
+            colour="blue",
+        )
+    assert body_of(route) == {
+        "query": "q",
+        "max_results": 20,
+        "search_depth": "advanced",
+        "chunks_per_source": 2,
+        "time_range": "week",
+        "include_domains": ["letour.fr"],
+        "exclude_domains": ["reddit.com"],
+        "country": "germany",
+    }
+    warnings = envelope["meta"]["warnings"]
+    assert "tavily does not support lang, safe_search; ignored." in warnings
+    assert any("colour" in w for w in warnings)
+
+
+def test_country_is_dropped_with_a_warning_outside_the_general_topic(config: Any) -> None:
+    with respx.mock() as router:
+        route = router.post(f"{API}/search").respond(200, json=TAVILY_NEWS)
+        envelope = dispatch_search("q", backend="tavily", config=config, topic="news", country="us")
+    assert "country" not in body_of(route)
+    assert any("general topic" in w for w in envelope["meta"]["warnings"])
+
+
+def test_unsupported_option_fails_when_configured_to(
+    make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TAVILY_API_KEY", KEY)
+    config = make_config(web={**settings("tavily")["web"], "on_unsupported": "error"})
+    with respx.mock(assert_all_called=False) as router:
+        route = router.post(f"{API}/search").respond(200, json=TAVILY_SEARCH)
+        envelope = dispatch_search("q", backend="tavily", config=config, safe_search="strict")
+    assert envelope["error_code"] == "unsupported"
+    assert not route.called
+
+
+def test_base_url_override(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TAVILY_API_KEY", KEY)
+    config = make_config(**settings("tavily", base_url="https://tavily-gw.example.net/api/"))
+    with respx.mock() as router:
+        route = router.post("https://tavily-gw.example.net/api/search").respond(
+            200, json=TAVILY_SEARCH
+        )
+        envelope = dispatch_search("q", backend="tavily", config=config)
+    assert route.called and envelope["success"] is True
+
+
+def test_the_shared_client_never_gets_the_key(config: Any) -> None:
+    """The SDK writes its key into the client it is given: that must never be the pooled one."""
+
+    async def search_then_look() -> httpx.Headers:
+        await adispatch_search("q", backend="tavily", config=config)
+        return get_client(config).headers
+
+    with respx.mock() as router:
+        router.post(f"{API}/search").respond(200, json=TAVILY_SEARCH)
+        headers = asyncio.run(search_then_look())
+    assert "authorization" not in headers
+
+
+def test_a_refused_key_rests_and_the_next_is_used(make_config: Any) -> None:
+    second = "tvly-dev-SecondKey9999zz"
+    config = make_config(**settings("tavily", api_key=[KEY, second]))
+    with respx.mock() as router:
+        route = router.post(f"{API}/search").mock(
+            side_effect=[
+                httpx.Response(401, json=TAVILY_UNAUTHORIZED),
+                httpx.Response(200, json=TAVILY_SEARCH),
+            ]
+        )
+        envelope = dispatch_search("q", backend="tavily", config=config)
+    assert envelope["success"] is True
+    assert [call.request.headers["authorization"] for call in route.calls] == [
+        f"Bearer {KEY}",
+        f"Bearer {second}",
+    ]
+
+
+def test_extract_keeps_one_item_per_url_in_order(
+    make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TAVILY_API_KEY", KEY)
+    config = make_config(**settings("tavily", extract_depth="advanced"))
+    urls = ["https://example.com/missing", "https://example.com/a", "https://example.com/never"]
+    with respx.mock() as router:
+        route = router.post(f"{API}/extract").respond(200, json=TAVILY_EXTRACT)
+        envelope = dispatch_extract(urls, backend="tavily", config=config)
+    sent = body_of(route)
+    assert (
+        sent["urls"] == urls
+        and sent["format"] == "markdown"
+        and sent["extract_depth"] == "advanced"
+    )
+    missing, page, never = envelope["data"]
+    assert page["url"] == "https://example.com/a"
+    assert page["content"] == "# Title A\n\nBody of page A."
+    assert page["metadata"] == {"favicon": "https://example.com/favicon.ico"}
+    assert "error" not in page
+    assert missing["error_code"] == "provider_error" and "Failed to fetch url" in missing["error"]
+    assert never["url"] == "https://example.com/never" and never["error"]
+
+
+def test_crawl_maps_depth_limit_instructions_and_paths(config: Any) -> None:
+    with respx.mock() as router:
+        route = router.post(f"{API}/crawl").respond(200, json=TAVILY_CRAWL)
+        envelope = dispatch_crawl(
+            "https://docs.tavily.com",
+            backend="tavily",
+            config=config,
+            max_depth=2,
+            max_pages=10,
+            instructions="Only the SDK reference",
+            include_paths=["/sdk/.*"],
+            exclude_paths=["/blog/.*"],
+        )
+    sent = body_of(route)
+    assert {
+        k: sent[k]
+        for k in (
+            "url",
+            "max_depth",
+            "limit",
+            "instructions",
+            "select_paths",
+            "exclude_paths",
+            "format",
+        )
+    } == {
+        "url": "https://docs.tavily.com",
+        "max_depth": 2,
+        "limit": 10,
+        "instructions": "Only the SDK reference",
+        "select_paths": ["/sdk/.*"],
+        "exclude_paths": ["/blog/.*"],
+        "format": "markdown",
+    }
+    assert 10 <= sent["timeout"] <= 150
+    assert [p["url"] for p in envelope["data"]] == [
+        "https://docs.tavily.com/welcome",
+        "https://docs.tavily.com/sdk",
+    ]
+    assert envelope["data"][1]["content"] == "# SDK\n\nPython and JS."
+
+
+def test_crawl_errors_are_read_from_the_response(config: Any) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/crawl").respond(432, json=TAVILY_PLAN_LIMIT)
+        envelope = dispatch_crawl("https://docs.tavily.com", backend="tavily", config=config)
+    assert envelope["error_code"] == "quota_exceeded"
+
+
+def test_unavailable_without_a_key(make_config: Any) -> None:
+    config = make_config(**settings("tavily"))
+    row = next(r for r in list_providers(config) if r["name"] == "tavily")
+    assert row["available"] is False and "TAVILY_API_KEY" in row["reason"]
+    envelope = dispatch_search("q", backend="tavily", config=config)
+    assert envelope["error_code"] == "not_configured" and "TAVILY_API_KEY" in envelope["error"]
+
+
+def test_missing_sdk_is_reported_by_its_extra(config: Any, hide_module: Any) -> None:
+    hide_module("tavily")
+    row = next(r for r in list_providers(config) if r["name"] == "tavily")
+    assert row["available"] is False and "webproviders[tavily]" in row["reason"]
+    envelope = dispatch_search("q", backend="tavily", config=config)
+    assert (
+        envelope["error_code"] == "not_configured" and "webproviders[tavily]" in envelope["error"]
+    )
