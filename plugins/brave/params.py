@@ -10,6 +10,7 @@ from typing import Any
 
 from webproviders import warn
 from webproviders.errors import InvalidInputError
+from webproviders.query import site_query
 
 #: Brave's web search returns at most this many results per request.
 MAX_COUNT = 20
@@ -33,15 +34,6 @@ _LANG_ALIASES = {
 _REGIONAL = {"en-gb", "pt-br", "pt-pt", "zh-hans", "zh-hant"}
 
 
-def domain_query(query: str, include: list[str], exclude: list[str]) -> str:
-    """``query`` with ``site:`` operators for the domains to keep and ``-site:`` for the rest."""
-    parts = [query]
-    if include:
-        parts.append(" OR ".join(f"site:{domain}" for domain in include))
-    parts += [f"-site:{domain}" for domain in exclude]
-    return " ".join(parts)
-
-
 def search_lang(lang: str) -> str:
     """Brave's ``search_lang`` code for a language tag such as ``en``, ``en-US`` or ``ja``."""
     code = lang.strip().lower().replace("_", "-")
@@ -55,7 +47,7 @@ def search_lang(lang: str) -> str:
 
 def build_params(name: str, query: str, limit: int, options: dict[str, Any]) -> dict[str, Any]:
     """Query parameters for ``GET /res/v1/web/search``; raises for a query Brave would refuse."""
-    q = domain_query(
+    q = site_query(
         query, options.get("include_domains") or [], options.get("exclude_domains") or []
     )
     words = len(q.split())

@@ -12,7 +12,6 @@ warning. The package is imported only inside the methods that use it.
 
 from __future__ import annotations
 
-import asyncio
 import importlib.util
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
@@ -159,6 +158,8 @@ class Crawl4AIProvider(WebSearchProvider):
         return [items[url] for url in urls]
 
     async def crawl(self, url: str, **kwargs: Any) -> list[dict[str, Any]]:
+        import asyncio  # here, not at import: listing providers stays light
+
         max_pages = _whole_number(
             kwargs, ("max_pages", "limit"), DEFAULT_MAX_PAGES, 1, MAX_PAGES_CAP
         )

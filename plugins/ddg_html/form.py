@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import warn
+from webproviders.query import site_query
 
 #: ``df``: how recent results must be.
 TIME_RANGES = {"day": "d", "week": "w", "month": "m", "year": "y"}
@@ -134,21 +135,14 @@ def region(country: str | None, lang: str | None) -> str | None:
     return found
 
 
-def query_with_domains(query: str, include: list[str], exclude: list[str]) -> str:
-    """Domain filters as ``site:`` operators, which the endpoint understands."""
-    parts = [query]
-    if include:
-        sites = " OR ".join(f"site:{domain}" for domain in include)
-        parts.append(f"({sites})" if len(include) > 1 else sites)
-    parts += [f"-site:{domain}" for domain in exclude]
-    return " ".join(parts)
-
-
 def first_page_form(query: str, options: dict[str, Any]) -> dict[str, str]:
     """The POST form for the first results page."""
     form = {
-        "q": query_with_domains(
-            query, options.get("include_domains", []), options.get("exclude_domains", [])
+        "q": site_query(
+            query,
+            options.get("include_domains", []),
+            options.get("exclude_domains", []),
+            group=True,
         ),
         "b": "",
     }

@@ -1,17 +1,15 @@
 """The ``ddg_html`` provider: POSTs the search form and reads the results page.
 
-It uses the shared client (``webproviders.http.get_client``), so ``web.proxy`` and
-``web.user_agent`` apply exactly as they do to the ``http`` provider, and its timeout falls
-back to the ``http`` provider's ``url_timeout`` / ``timeout``.
+Network settings and the timeout are the ``http`` provider's (see
+:mod:`webproviders.htmlsearch`); only the 202 challenge is DuckDuckGo's own status.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from webproviders import VendorProvider
-from webproviders.errors import BadGatewayError, BlockedError, ProviderError
-from webproviders.retry_after import retry_after_from_headers
+from webproviders.errors import BlockedError
+from webproviders.htmlsearch import HTMLSearchProvider, check_page_status
 
 from .form import first_page_form
 
@@ -32,30 +30,12 @@ def check_status(response: httpx.Response) -> None:
             detail="captcha_required",
             status_code=status,
         )
-    if status in (403, 429):
-        retry_after = retry_after_from_headers(response.headers) if status == 429 else None
-        raise BlockedError(
-            f"DuckDuckGo refused the search (HTTP {status}); it limits automated searches per "
-            "address, so wait or use another backend.",
-            detail=f"http_{status}",
-            retry_after=retry_after,
-            status_code=status,
-        )
-    if status >= 500:
-        raise BadGatewayError(
-            f"DuckDuckGo failed on its side (HTTP {status}); try again later.", status_code=status
-        )
-    if status >= 400:
-        raise ProviderError(
-            f"DuckDuckGo answered HTTP {status} to the search form.", status_code=status
-        )
+    check_page_status(response, "DuckDuckGo", "the search form")
 
 
-class DuckDuckGoHTMLProvider(VendorProvider):
+class DuckDuckGoHTMLProvider(HTMLSearchProvider):
     provider_name = "ddg_html"
     default_base_url = "https://html.duckduckgo.com"
-    default_timeout = 15.0
-    key_required = False
     search_options = frozenset(
         {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
     )
@@ -64,20 +44,9 @@ class DuckDuckGoHTMLProvider(VendorProvider):
     def display_name(self) -> str:
         return "DuckDuckGo HTML (keyless)"
 
-    def timeout(self) -> float:
-        """Own ``timeout``, else the ``http`` provider's per-page ``url_timeout`` or ``timeout``."""
-        http = self.config.provider("http")
-        shared = http.option("url_timeout") or http.timeout
-        return float(self.settings.timeout or shared or self.default_timeout)
-
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {"name": self.display_name, "badge": "free", "tag": "keyless", "env_vars": []}
-
     async def _page_html(self, form: dict[str, str]) -> str:
-        from webproviders.http import get_client  # the HTTP stack loads on first search
-
         base = self.base_url()
-        response = await get_client(self.config).post(
+        response = await self.client().post(
             f"{base}/html/",
             data=form,
             headers={"Referer": f"{base}/"},

@@ -14,6 +14,7 @@ from typing import Any
 from webproviders import PluginContext, WebSearchProvider, warn
 from webproviders.config import Config
 from webproviders.errors import NetworkError, WebTimeoutError
+from webproviders.query import site_query
 
 _TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
 _SAFESEARCH = {"off": "off", "moderate": "moderate", "strict": "on"}
@@ -21,14 +22,6 @@ NO_RESULTS_WARNING = (
     "ddgs found no results. ddgs reports rate limits the same way, so if this query should "
     "have results, wait a minute or use another backend."
 )
-
-
-def _domain_query(query: str, include: list[str], exclude: list[str]) -> str:
-    parts = [query]
-    if include:
-        parts.append(" OR ".join(f"site:{d}" for d in include))
-    parts += [f"-site:{d}" for d in exclude]
-    return " ".join(parts)
 
 
 class DDGSProvider(WebSearchProvider):
@@ -66,7 +59,9 @@ class DDGSProvider(WebSearchProvider):
 
         settings = self.config.provider(self.name)
         request_timeout = int(settings.timeout or 10)
-        text = _domain_query(query, options.get("include_domains", []), options.get("exclude_domains", []))
+        text = site_query(
+            query, options.get("include_domains", []), options.get("exclude_domains", [])
+        )
         try:
             with DDGS(proxy=self.config.web.proxy, timeout=request_timeout) as client:
                 results = client.text(

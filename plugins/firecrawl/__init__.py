@@ -10,7 +10,6 @@ ends or the call's deadline nears (see ``job.py``).
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from webproviders import PluginContext
@@ -107,6 +106,8 @@ class FirecrawlProvider(SDKProvider):
         return await self.with_key(send)
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        import asyncio  # here, not at import: listing providers stays light
+
         from webproviders.envelope import page_error
 
         from .errors import ACCOUNT_CODES, failure

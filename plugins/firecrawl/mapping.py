@@ -6,6 +6,7 @@ from typing import Any
 
 from webproviders.config import ProviderSettings
 from webproviders.errors import BlockedError, ProviderError, WebProviderError
+from webproviders.query import site_query
 from webproviders.sdk import warn_unknown
 
 #: Most results Firecrawl returns for one search.
@@ -28,15 +29,6 @@ CRAWL_FIELDS = {
 }
 #: Pages a crawl asks for when the call does not say (Firecrawl's own default is 10,000).
 DEFAULT_MAX_PAGES = 25
-
-
-def site_query(query: str, include: list[str], exclude: list[str]) -> str:
-    """The query with ``site:`` / ``-site:`` operators: Firecrawl search has no domain fields."""
-    parts = [query]
-    if include:
-        parts.append(" OR ".join(f"site:{domain}" for domain in include))
-    parts += [f"-site:{domain}" for domain in exclude]
-    return " ".join(parts)
 
 
 def search_request(

@@ -12,6 +12,8 @@ from typing import Any
 
 from webproviders import VendorProvider
 from webproviders.errors import NotConfiguredError, ParseError
+from webproviders.google import SAFE
+from webproviders.query import site_query
 
 from .errors import classify
 
@@ -19,8 +21,6 @@ PAGE_SIZE = 10
 #: Google never returns results past the 100th (``start + num`` <= 101).
 MAX_RESULTS = 100
 DATE_RESTRICT = {"day": "d1", "week": "w1", "month": "m1", "year": "y1"}
-#: ``safe``: the API knows only "active" and "off"; moderate leaves the engine's setting.
-SAFE_SEARCH = {"strict": "active", "off": "off"}
 
 
 def _hit(item: dict[str, Any]) -> dict[str, Any]:
@@ -40,6 +40,7 @@ def _hit(item: dict[str, Any]) -> dict[str, Any]:
 class GoogleCSEProvider(VendorProvider):
     provider_name = "google-cse"
     key_env = ("GOOGLE_CSE_API_KEY",)
+    key_param = "key"
     default_base_url = "https://www.googleapis.com"
     search_options = frozenset(
         {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
@@ -48,12 +49,6 @@ class GoogleCSEProvider(VendorProvider):
     @property
     def display_name(self) -> str:
         return "Google Programmable Search (CSE)"
-
-    def auth_headers(self, key: str) -> dict[str, str]:
-        return {}
-
-    def auth_params(self, key: str) -> dict[str, str]:
-        return {"key": key}
 
     def engine_id(self) -> str:
         """``web.providers.google-cse.cx``, else ``GOOGLE_CSE_ID``."""
@@ -90,24 +85,22 @@ class GoogleCSEProvider(VendorProvider):
         include = options.get("include_domains", [])
         exclude = options.get("exclude_domains", [])
         params: dict[str, Any] = {"cx": self.engine_id()}
-        terms = [query]
         if len(include) == 1 and not exclude:
             params["siteSearch"], params["siteSearchFilter"] = include[0], "i"
+            params["q"] = query
         elif len(exclude) == 1 and not include:
             params["siteSearch"], params["siteSearchFilter"] = exclude[0], "e"
+            params["q"] = query
         else:  # siteSearch takes one domain; several go into the query as operators
-            if include:
-                terms.append(" OR ".join(f"site:{domain}" for domain in include))
-            terms += [f"-site:{domain}" for domain in exclude]
-        params["q"] = " ".join(terms)
+            params["q"] = site_query(query, include, exclude)
         if options.get("time_range"):
             params["dateRestrict"] = DATE_RESTRICT[options["time_range"]]
         if options.get("country"):
             params["gl"] = options["country"].lower()
         if options.get("lang"):
             params["lr"] = f"lang_{options['lang'].lower()}"
-        if options.get("safe_search") in SAFE_SEARCH:
-            params["safe"] = SAFE_SEARCH[options["safe_search"]]
+        if options.get("safe_search") in SAFE:
+            params["safe"] = SAFE[options["safe_search"]]
         return params
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:

@@ -8,20 +8,10 @@ the extract and crawl backend when nothing else is configured. See docs/provider
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
-from urllib.parse import urlsplit
 
-from webproviders import PluginContext, WebSearchProvider, warn
+from webproviders import PluginContext, WebSearchProvider
 from webproviders.config import Config
-from webproviders.crawler import Crawler, CrawlOptions
-from webproviders.envelope import page_error
-from webproviders.errors import WebProviderError, WebTimeoutError
-from webproviders.exceptions import to_provider_error
-from webproviders.fetch import fetch, status_error
-from webproviders.options import FetchLimits, time_budget
-from webproviders.pages import PageOptions, render
-from webproviders.politeness import HostLimiter
 
 NAME = "http"
 
@@ -57,51 +47,15 @@ class HTTPProvider(WebSearchProvider):
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
         """One item per URL, in input order; a URL that fails is an item with ``error``."""
-        settings = self.config.provider(NAME)
-        options = PageOptions.from_kwargs(kwargs)
-        limits = FetchLimits.from_kwargs(kwargs, settings)
-        limiter = HostLimiter(limits.concurrency, limits.per_host_concurrency, limits.delay)
-        budget = time_budget(settings)
-        loop = asyncio.get_running_loop()
-        stop_at = None if budget is None else loop.time() + budget
+        from .reader import extract_pages
 
-        async def read(url: str) -> dict[str, Any]:
-            async with limiter.slot((urlsplit(url).hostname or "").lower()):
-                left = limits.url_timeout if stop_at is None else min(limits.url_timeout, stop_at - loop.time())
-                result = await fetch(url, self.config, timeout=left)
-            error = status_error(result)
-            if error is not None:
-                raise error
-            return (await render(result, options)).item
-
-        async def one(url: str) -> dict[str, Any]:
-            try:
-                if stop_at is None:
-                    return await read(url)
-                return await asyncio.wait_for(read(url), max(0.0, stop_at - loop.time()))
-            except asyncio.TimeoutError:
-                return page_error(url, WebTimeoutError(
-                    f"{url} could not be read before the call's time limit.", provider=NAME))
-            except WebProviderError as exc:
-                exc.provider = exc.provider or NAME
-                item = page_error(url, exc)
-                if exc.status_code:
-                    item["metadata"]["status_code"] = exc.status_code
-                return item
-            except Exception as exc:  # noqa: BLE001 - one bad page must not fail the batch
-                return page_error(url, to_provider_error(exc, NAME))
-
-        jobs = {url: asyncio.ensure_future(one(url)) for url in dict.fromkeys(urls)}
-        await asyncio.gather(*jobs.values())
-        return [dict(jobs[url].result()) for url in urls]
+        return await extract_pages(self.config, urls, **kwargs)
 
     async def crawl(self, url: str, **kwargs: Any) -> list[dict[str, Any]]:
         """Pages reached from ``url``, shallow first, in discovery order, ``depth`` in metadata."""
-        settings = self.config.provider(NAME)
-        options, notes = CrawlOptions.from_kwargs(kwargs, settings)
-        for note in notes:
-            warn(note)
-        return await Crawler(self.config, options, budget=time_budget(settings)).run(url)
+        from .reader import crawl_site
+
+        return await crawl_site(self.config, url, **kwargs)
 
 
 def register(ctx: PluginContext) -> None:

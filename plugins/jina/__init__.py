@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from webproviders import PluginContext, VendorProvider, warn
+from webproviders.batch import fetch_each
 from webproviders.errors import NotConfiguredError
 from webproviders.manifest import PRIORITY_KEYED, ProviderManifest, read_manifest
+from webproviders.query import site_query
 
-from .fanout import fetch_each
 from .parse import NoResults, classify, classify_search, parse_hits, parse_page
 
 #: Jina's search returns at most 20 hits per request.
@@ -24,10 +25,6 @@ MAX_NUM = 20
 DEFAULT_READER_URL = "https://r.jina.ai"
 #: Reader requests in flight at once for one extract call.
 READER_CONCURRENCY = 5
-
-
-def _query_with_exclusions(query: str, exclude: list[str]) -> str:
-    return " ".join([query, *(f"-site:{domain}" for domain in exclude)])
 
 
 class JinaProvider(VendorProvider):
@@ -70,7 +67,7 @@ class JinaProvider(VendorProvider):
             )
         with_content = bool(options.get("include_content", False))
         body: dict[str, Any] = {
-            "q": _query_with_exclusions(query, options.get("exclude_domains") or []),
+            "q": site_query(query, exclude=options.get("exclude_domains") or []),
             "num": min(limit, MAX_NUM),
         }
         if options.get("include_domains"):

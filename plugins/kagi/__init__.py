@@ -10,18 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext, VendorProvider
+from webproviders.query import site_query
 
 from .parse import classify, parse
-
-
-def query_with_domains(query: str, include: list[str], exclude: list[str]) -> str:
-    parts = [query]
-    if len(include) == 1:
-        parts.append(f"site:{include[0]}")
-    elif include:
-        parts.append("(" + " OR ".join(f"site:{domain}" for domain in include) + ")")
-    parts += [f"-site:{domain}" for domain in exclude]
-    return " ".join(parts)
 
 
 class KagiProvider(VendorProvider):
@@ -52,8 +43,11 @@ class KagiProvider(VendorProvider):
         }
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> dict[str, Any]:
-        q = query_with_domains(
-            query, options.get("include_domains") or [], options.get("exclude_domains") or []
+        q = site_query(
+            query,
+            options.get("include_domains") or [],
+            options.get("exclude_domains") or [],
+            group=True,
         )
         data = await self.call_api(
             "GET", "/search", params={"q": q, "limit": limit}, classify=classify

@@ -13,18 +13,14 @@ from typing import Any
 import httpx
 
 from webproviders.errors import (
-    AuthError,
-    BadGatewayError,
-    InvalidInputError,
     ParseError,
     ProviderError,
     QuotaExceededError,
-    RateLimitedError,
     TooLargeError,
     UnsupportedError,
     WebProviderError,
 )
-from webproviders.retry_after import retry_after_from_headers
+from webproviders.verdicts import key_or_rate_error, request_error
 
 PROVIDER = "linkup"
 _QUOTA_CODES = {"INSUFFICIENT_FUNDS_CREDITS", "EXCEED_BUDGET_LIMIT"}
@@ -68,33 +64,16 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         return QuotaExceededError(
             f"Linkup says the account cannot pay for this request: {said}", provider=PROVIDER
         )
-    if status in (401, 403):
-        return AuthError(
-            f"Linkup refused the API key (HTTP {status}): {said} Check LINKUP_API_KEY "
-            "(or web.providers.linkup.api_key).",
-            provider=PROVIDER,
-        )
-    if status == 429:
-        return RateLimitedError(
-            f"Linkup is rate limiting requests: {said}",
-            provider=PROVIDER,
-            retry_after=retry_after_from_headers(response.headers),
-        )
+    refused = key_or_rate_error("Linkup", PROVIDER, response, said, "LINKUP_API_KEY")
+    if refused is not None:
+        return refused
     if code == "FETCH_RESPONSE_TOO_LARGE":
         return TooLargeError(f"Linkup could not fetch the page: {said}", provider=PROVIDER)
     if code in _UNSUPPORTED_FETCH:
         return UnsupportedError(f"Linkup cannot read this address: {said}", provider=PROVIDER)
     if code in _FAILED_FETCH:
         return ProviderError(f"Linkup could not fetch the page: {said}", provider=PROVIDER)
-    if status >= 500:
-        return BadGatewayError(
-            f"Linkup failed on its side (HTTP {status}): {said}", provider=PROVIDER
-        )
-    if status >= 400:
-        return InvalidInputError(
-            f"Linkup rejected the request (HTTP {status}): {said}", provider=PROVIDER
-        )
-    return ProviderError(f"Linkup answered with an error: {said}", provider=PROVIDER)
+    return request_error("Linkup", PROVIDER, status, said)
 
 
 def parse_hits(body: Any) -> list[dict[str, Any]]:

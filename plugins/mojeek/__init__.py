@@ -29,18 +29,13 @@ def since(time_range: str, today: date | None = None) -> str:
 class MojeekProvider(VendorProvider):
     provider_name = "mojeek"
     key_env = ("MOJEEK_API_KEY",)
+    key_param = "api_key"
     default_base_url = "https://api.mojeek.com"
     search_options = frozenset({"time_range", "include_domains", "country", "lang"})
 
     @property
     def display_name(self) -> str:
         return "Mojeek Search"
-
-    def auth_headers(self, key: str) -> dict[str, str]:
-        return {}
-
-    def auth_params(self, key: str) -> dict[str, str]:
-        return {"api_key": key}
 
     def get_setup_schema(self) -> dict[str, Any]:
         return {

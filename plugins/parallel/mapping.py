@@ -5,9 +5,10 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
+from webproviders.batch import one_item_per_url, url_key
 from webproviders.config import ProviderSettings
 from webproviders.runner import warn
-from webproviders.sdk import one_item_per_url, url_key, warn_unknown
+from webproviders.sdk import warn_unknown
 
 TIME_RANGES = {
     "day": timedelta(days=1),

@@ -12,17 +12,8 @@ from typing import Any
 
 import httpx
 
-from webproviders.errors import (
-    AuthError,
-    BadGatewayError,
-    InvalidInputError,
-    ParseError,
-    ProviderError,
-    QuotaExceededError,
-    RateLimitedError,
-    WebProviderError,
-)
-from webproviders.retry_after import retry_after_from_headers
+from webproviders.errors import ParseError, QuotaExceededError, WebProviderError
+from webproviders.verdicts import key_or_rate_error, request_error
 
 PROVIDER = "perplexity"
 _QUOTA_MARKERS = ("insufficient_quota", "insufficient_credit", "quota_exceeded", "billing")
@@ -52,27 +43,8 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         return QuotaExceededError(
             f"Perplexity says the account is out of credit: {said}", provider=PROVIDER
         )
-    if status in (401, 403):
-        return AuthError(
-            f"Perplexity refused the API key (HTTP {status}): {said} Check PERPLEXITY_API_KEY "
-            "(or web.providers.perplexity.api_key).",
-            provider=PROVIDER,
-        )
-    if status == 429:
-        return RateLimitedError(
-            f"Perplexity is rate limiting requests: {said}",
-            provider=PROVIDER,
-            retry_after=retry_after_from_headers(response.headers),
-        )
-    if status >= 500:
-        return BadGatewayError(
-            f"Perplexity failed on its side (HTTP {status}): {said}", provider=PROVIDER
-        )
-    if status >= 400:
-        return InvalidInputError(
-            f"Perplexity rejected the request (HTTP {status}): {said}", provider=PROVIDER
-        )
-    return ProviderError(f"Perplexity answered with an error: {said}", provider=PROVIDER)
+    refused = key_or_rate_error("Perplexity", PROVIDER, response, said, "PERPLEXITY_API_KEY")
+    return refused or request_error("Perplexity", PROVIDER, status, said)
 
 
 def _flatten(results: list[Any]) -> list[Any]:

@@ -13,15 +13,13 @@ import httpx
 
 from webproviders.errors import (
     AuthError,
-    BadGatewayError,
-    InvalidInputError,
     NotConfiguredError,
     ParseError,
-    ProviderError,
     RateLimitedError,
     WebProviderError,
 )
 from webproviders.retry_after import retry_after_from_headers
+from webproviders.verdicts import request_error
 
 JSON_FORMAT_HINT = (
     "enable the JSON format in the instance's settings.yml (search: formats: [html, json]) "
@@ -65,15 +63,7 @@ def classify(
         )
     message = _message(body)
     if message is not None:
-        if status >= 500:
-            return BadGatewayError(
-                f"{name} failed on its side (HTTP {status}): {message}.", provider=name
-            )
-        if status >= 400:
-            return InvalidInputError(
-                f"{name} rejected the request (HTTP {status}): {message}.", provider=name
-            )
-        return ProviderError(f"{name} answered with an error: {message}.", provider=name)
+        return request_error(name, name, status, f"{message}.")
     content_type = response.headers.get("content-type", "")
     if status < 400 and body is None and response.content and "html" in content_type:
         return ParseError(

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from webproviders import warn
+from webproviders.query import site_query
 
 _SAFESEARCH = {"off": 0, "moderate": 1, "strict": 2}
 
@@ -40,13 +41,10 @@ def build_params(
     name: str, query: str, options: dict[str, Any], settings_option: Any
 ) -> dict[str, Any]:
     """Query parameters for ``GET /search``; ``settings_option`` reads config defaults."""
-    include = options.get("include_domains") or []
-    exclude = options.get("exclude_domains") or []
-    parts = [query]
-    if include:
-        parts.append(" OR ".join(f"site:{domain}" for domain in include))
-    parts += [f"-site:{domain}" for domain in exclude]
-    params: dict[str, Any] = {"q": " ".join(parts), "format": "json", "pageno": 1}
+    q = site_query(
+        query, options.get("include_domains") or [], options.get("exclude_domains") or []
+    )
+    params: dict[str, Any] = {"q": q, "format": "json", "pageno": 1}
     lang = language(name, options)
     if lang:
         params["language"] = lang

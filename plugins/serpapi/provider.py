@@ -6,51 +6,21 @@ out of every message we build and scrubbed from anything else.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from webproviders import VendorProvider
 from webproviders.errors import BadGatewayError, ParseError, ProviderError
+from webproviders.google import SAFE, locale_params, organic_hit
+from webproviders.query import site_query
 
 from .errors import classify, is_no_results
 
-TIME_RANGES = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
-#: ``safe``: Google knows only "active" and "off"; moderate leaves Google's default.
-SAFE_SEARCH = {"strict": "active", "off": "off"}
 #: ``search_metadata.status`` values of a finished search.
 DONE = ("Success", "Cached")
 
 
-def query_with_domains(query: str, include: list[str], exclude: list[str]) -> str:
-    """SerpAPI's Google engine has no domain parameters; ``site:`` operators do the job."""
-    parts = [query]
-    if include:
-        parts.append(" OR ".join(f"site:{domain}" for domain in include))
-    parts += [f"-site:{domain}" for domain in exclude]
-    return " ".join(parts)
-
-
-def iso_date(text: Any) -> str | None:
-    """Google's absolute dates (``Aug 12, 2026``) as ISO; relative ones stay out."""
-    for fmt in ("%b %d, %Y", "%d %b %Y", "%Y-%m-%d"):
-        try:
-            return datetime.strptime(str(text).strip(), fmt).date().isoformat()
-        except ValueError:
-            continue
-    return None
-
-
 def _hit(item: dict[str, Any]) -> dict[str, Any]:
-    hit: dict[str, Any] = {
-        "title": item.get("title"),
-        "url": item.get("link"),
-        "description": item.get("snippet"),
-    }
-    if item.get("date"):
-        hit["date"] = item["date"]
-        published = iso_date(item["date"])
-        if published:
-            hit["published_at"] = published
+    hit = organic_hit(item)
     if item.get("source"):
         hit["source"] = item["source"]
     return hit
@@ -77,6 +47,7 @@ def hits_from(body: Any) -> list[dict[str, Any]]:
 class SerpApiProvider(VendorProvider):
     provider_name = "serpapi"
     key_env = ("SERPAPI_API_KEY",)
+    key_param = "api_key"
     default_base_url = "https://serpapi.com"
     search_options = frozenset(
         {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
@@ -85,12 +56,6 @@ class SerpApiProvider(VendorProvider):
     @property
     def display_name(self) -> str:
         return "SerpAPI (Google results)"
-
-    def auth_headers(self, key: str) -> dict[str, str]:
-        return {}
-
-    def auth_params(self, key: str) -> dict[str, str]:
-        return {"api_key": key}
 
     def get_setup_schema(self) -> dict[str, Any]:
         return {
@@ -109,20 +74,15 @@ class SerpApiProvider(VendorProvider):
     def request_params(self, query: str, limit: int, options: dict[str, Any]) -> dict[str, Any]:
         params: dict[str, Any] = {
             "engine": "google",
-            "q": query_with_domains(
+            "q": site_query(
                 query, options.get("include_domains", []), options.get("exclude_domains", [])
             ),
         }
         if limit > 10:  # Google pages hold 10 organic results; num is a hint it may ignore
             params["num"] = limit
-        if options.get("country"):
-            params["gl"] = options["country"].lower()
-        if options.get("lang"):
-            params["hl"] = options["lang"]
-        if options.get("time_range"):
-            params["tbs"] = TIME_RANGES[options["time_range"]]
-        if options.get("safe_search") in SAFE_SEARCH:
-            params["safe"] = SAFE_SEARCH[options["safe_search"]]
+        params.update(locale_params(options))
+        if options.get("safe_search") in SAFE:
+            params["safe"] = SAFE[options["safe_search"]]
         if options.get("location"):  # SerpAPI's canonical location string, passed through
             params["location"] = str(options["location"])
         return params

@@ -6,50 +6,21 @@ The answer box and knowledge graph are not web pages, so they go into the envelo
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 from webproviders import VendorProvider
 from webproviders.errors import ParseError
+from webproviders.google import locale_params, organic_hit
+from webproviders.query import site_query
 
 from .errors import classify
 
-#: ``tbs`` values for a time range.
-TIME_RANGES = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
 #: Page sizes Serper offers; the smallest one that covers the limit is asked for.
 PAGE_SIZES = (10, 20, 30, 40, 50, 100)
 
 
-def query_with_domains(query: str, include: list[str], exclude: list[str]) -> str:
-    """Serper has no domain parameters; Google's ``site:`` operators do the job."""
-    parts = [query]
-    if include:
-        parts.append(" OR ".join(f"site:{domain}" for domain in include))
-    parts += [f"-site:{domain}" for domain in exclude]
-    return " ".join(parts)
-
-
-def iso_date(text: Any) -> str | None:
-    """Google's absolute dates (``Sep 3, 2026``) as ISO; relative ones (``3 days ago``) stay out."""
-    for fmt in ("%b %d, %Y", "%d %b %Y", "%Y-%m-%d"):
-        try:
-            return datetime.strptime(str(text).strip(), fmt).date().isoformat()
-        except ValueError:
-            continue
-    return None
-
-
 def _hit(item: dict[str, Any]) -> dict[str, Any]:
-    hit: dict[str, Any] = {
-        "title": item.get("title"),
-        "url": item.get("link"),
-        "description": item.get("snippet"),
-    }
-    if item.get("date"):
-        hit["date"] = item["date"]
-        published = iso_date(item["date"])
-        if published:
-            hit["published_at"] = published
+    hit = organic_hit(item)
     if item.get("sitelinks"):
         hit["sitelinks"] = item["sitelinks"]
     return hit
@@ -102,17 +73,12 @@ class SerperProvider(VendorProvider):
 
     def request_body(self, query: str, limit: int, options: dict[str, Any]) -> dict[str, Any]:
         body: dict[str, Any] = {
-            "q": query_with_domains(
+            "q": site_query(
                 query, options.get("include_domains", []), options.get("exclude_domains", [])
             ),
             "num": next(size for size in PAGE_SIZES if size >= limit),
         }
-        if options.get("country"):
-            body["gl"] = options["country"].lower()
-        if options.get("lang"):
-            body["hl"] = options["lang"]
-        if options.get("time_range"):
-            body["tbs"] = TIME_RANGES[options["time_range"]]
+        body.update(locale_params(options))
         if options.get("location"):  # Serper's free-text location, passed through
             body["location"] = str(options["location"])
         return body

@@ -14,8 +14,6 @@ import httpx
 
 from webproviders.errors import (
     AuthError,
-    BadGatewayError,
-    InvalidInputError,
     NotConfiguredError,
     ProviderError,
     QuotaExceededError,
@@ -23,6 +21,7 @@ from webproviders.errors import (
     WebProviderError,
 )
 from webproviders.retry_after import retry_after_from_headers
+from webproviders.verdicts import request_error
 
 CONSOLE_URL = "https://console.x.ai"
 _AUTH_WORDS = ("api key", "api-key", "unauthenticated", "unauthorized")
@@ -80,14 +79,8 @@ def classify(name: str, response: httpx.Response, body: Any) -> WebProviderError
         return AuthError(
             f"{name} refused the request (HTTP 403): {message or code}.", provider=name
         )
-    if status >= 500:
-        return BadGatewayError(
-            f"{name} failed on its side (HTTP {status}): {message or code}.", provider=name
-        )
     if status >= 400:
-        return InvalidInputError(
-            f"{name} rejected the request (HTTP {status}): {message or code}.", provider=name
-        )
+        return request_error(name, name, status, f"{message or code}.")
     return ProviderError(
         f"{name} answered HTTP {status} with an error instead of results: "
         f"{message or code or 'status failed'}.",

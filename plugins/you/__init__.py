@@ -8,14 +8,12 @@ Contents reads at most 10 URLs per request; larger calls are split.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from webproviders import PluginContext, VendorProvider, warn
+from webproviders.batch import gather_or_cancel, per_url_error, settle
 from webproviders.errors import ProviderError, WebProviderError
-from webproviders.exceptions import to_provider_error
 
-from .fanout import ACCOUNT_ERRORS, settle
 from .parse import classify, parse_contents, parse_hits, url_key
 
 #: ``count`` is per section (web, news) and at most 100.
@@ -93,9 +91,7 @@ class YouProvider(VendorProvider):
             )
             pages = parse_contents(data)
         except Exception as exc:  # noqa: BLE001 - account errors fail the call, others each URL
-            error = to_provider_error(exc, self.name)
-            if isinstance(error, ACCOUNT_ERRORS):
-                raise error from None
+            error = per_url_error(exc, self.name)
             return [error for _ in urls]
         missing = ProviderError("You.com returned no content for this URL.", provider=self.name)
         outcomes: list[dict[str, Any] | WebProviderError] = []
@@ -106,12 +102,7 @@ class YouProvider(VendorProvider):
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
         batches = [urls[i : i + CONTENTS_BATCH] for i in range(0, len(urls), CONTENTS_BATCH)]
-        tasks = [asyncio.ensure_future(self._contents(batch)) for batch in batches]
-        try:
-            results = await asyncio.gather(*tasks)
-        finally:
-            for task in tasks:  # an account error in one batch stops the others
-                task.cancel()
+        results = await gather_or_cancel(self._contents(batch) for batch in batches)
         return settle(urls, [outcome for batch in results for outcome in batch])
 
 

@@ -186,6 +186,14 @@ class WebSettings(BaseModel):
     #: In a chain, an empty result list moves on to the next provider too.
     failover_on_empty: bool = False
 
+    @field_validator("providers", mode="before")
+    @classmethod
+    def _empty_sections(cls, value: Any) -> Any:
+        """A provider section with only comments under it parses as null: treat it as empty."""
+        if isinstance(value, dict):
+            return {name: {} if section is None else section for name, section in value.items()}
+        return value
+
     @field_validator("backend", "search_backend", "extract_backend", "crawl_backend")
     @classmethod
     def _check_backend(cls, value: BackendSpec | None) -> BackendSpec | None:
@@ -287,6 +295,8 @@ def _warn_unknown_keys(data: Any, model: type[BaseModel], where: str, source: st
             continue
         annotation = field.annotation
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            if value is None:  # a section with only comments under it: the defaults
+                continue
             value = _warn_unknown_keys(value, annotation, path, source)
         cleaned[key] = value
     return cleaned

@@ -296,7 +296,9 @@ async def serve(call: Call, entry: ProviderEntry, failover: bool = False) -> tup
 
     key = cache_key(call.capability, name, call.arguments)
     try:
-        value, cached = await cache.get_or_fetch(key, ttl, fetch, call.remaining)  # type: ignore[union-attr]
+        value, cached = await cache.get_or_fetch(  # type: ignore[union-attr]
+            key, ttl, fetch, call.remaining, keep=lambda value: not _has_failed_item(value["data"])
+        )
     except WebProviderError as error:
         if not fetched:  # another caller's identical request failed; it is ours too
             call.record(name, "error", started, error, shared=True)
@@ -310,6 +312,11 @@ def _should_fail_over(error: WebProviderError) -> bool:
     if error.code == "invalid_input":
         return False
     return error.retryable or error.code in FAILOVER_CODES
+
+
+def _has_failed_item(data: Any) -> bool:
+    """Extract results where some URL failed are not cached: the failure may be transient."""
+    return isinstance(data, list) and any(isinstance(item, dict) and item.get("error") for item in data)
 
 
 def _is_empty(data: Any) -> bool:
@@ -455,6 +462,8 @@ def _prepare(
         call.plan = resolve(capability, backend, registry)
         if mode is not None:
             _apply_mode(call.plan, mode)
+        if timeout is None and "timeout" not in cfg.web.model_fields_set:
+            call.deadline += _slow_provider_allowance(call.plan, registry, budget)
         call.state = state_for(registry)
     except Exception as exc:  # noqa: BLE001
         error = to_provider_error(exc, None)
@@ -462,6 +471,21 @@ def _prepare(
         _after(call, envelope)
         return envelope
     return call
+
+
+def _slow_provider_allowance(plan: Plan, registry: Registry, budget: float) -> float:
+    """Extra seconds for a plan whose providers need longer than the default deadline.
+
+    Only when neither the call nor the config chose a deadline: a provider's manifest
+    ``timeout`` or its configured ``web.providers.<name>.timeout`` then sets the call's.
+    """
+    longest = budget
+    for name in plan.candidates:
+        entry = registry.get(name)
+        if entry is not None:
+            own = registry.config.provider(name).timeout or entry.manifest.timeout or 0.0
+            longest = max(longest, min(own, MAX_TIMEOUT))
+    return longest - budget
 
 
 def _apply_mode(plan: Plan, mode: str) -> None:

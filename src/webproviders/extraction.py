@@ -8,16 +8,15 @@ in turn. trafilatura is imported on first use, never when ``webproviders`` is im
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import re
-import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 from urllib.parse import urljoin, urlsplit
+
+from .pools import LazyPool
 
 T = TypeVar("T")
 Format = Literal["markdown", "text"]
@@ -43,24 +42,13 @@ _BLOCK = frozenset(
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
 
-_executor: ThreadPoolExecutor | None = None
-_executor_lock = threading.Lock()
+_worker = LazyPool(1, "webproviders-extract")
 _quiet_done = False
-
-
-def _worker() -> ThreadPoolExecutor:
-    global _executor
-    if _executor is None:
-        with _executor_lock:
-            if _executor is None:
-                _executor = ThreadPoolExecutor(1, thread_name_prefix="webproviders-extract")
-    return _executor
 
 
 async def run_serialised(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
     """Run ``fn`` on the single extraction thread (never two at once in this process)."""
-    loop = asyncio.get_running_loop()
-    return await loop.run_in_executor(_worker(), functools.partial(fn, *args, **kwargs))
+    return await _worker.run(functools.partial(fn, *args, **kwargs))
 
 
 def _quiet_libraries() -> None:

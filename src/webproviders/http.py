@@ -98,9 +98,8 @@ async def request_json(
 ) -> Any:
     """Send one request to a vendor API and return the parsed JSON body.
 
-    Errors: the classifier's verdict first, then the status (401/403 auth, 402 quota, 429 rate
-    limit with ``retry_after``, 5xx bad gateway), then ``parse_error`` for a body that is not
-    JSON. A 2xx with an error object must be caught by ``classify``.
+    Errors are :func:`read_response`'s. A 2xx with an error object must be caught by
+    ``classify``.
     """
     client = get_client(config)
     response = await client.request(
@@ -112,10 +111,28 @@ async def request_json(
         data=data,
         timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT,
     )
+    body, error = read_response(response, provider, classify)
+    if error is not None:
+        raise error
+    return body
+
+
+def read_response(
+    response: httpx.Response, provider: str, classify: Classifier | None = None
+) -> tuple[Any, WebProviderError | None]:
+    """The parsed JSON body, and the error the response means (None for a good answer).
+
+    The order: the vendor classifier's verdict first, then the status (401/403 auth, 402
+    quota, 429 rate limit with ``retry_after``, 5xx bad gateway), then ``parse_error`` for a
+    body that is not JSON. A body never read (an SDK's streamed response) counts as empty.
+    """
     body: Any = None
     parse_failure: ParseError | None = None
     try:
+        response.content  # noqa: B018 - raises ResponseNotRead for a body never read
         body = _decode(response, provider)
+    except httpx.ResponseNotRead:
+        pass
     except ParseError as exc:
         parse_failure = exc
     if classify is not None:
@@ -123,9 +140,7 @@ async def request_json(
         if verdict is not None:
             verdict.provider = verdict.provider or provider
             verdict.status_code = verdict.status_code or response.status_code
-            raise verdict
+            return body, verdict
     if response.status_code >= 400:
-        raise error_for_status(response.status_code, provider, response.headers)
-    if parse_failure is not None:
-        raise parse_failure
-    return body
+        return body, error_for_status(response.status_code, provider, response.headers)
+    return body, parse_failure

@@ -85,6 +85,9 @@ class ProviderManifest(BaseModel):
     auto_detect: bool = True
     #: Default request budget, e.g. ``"1/s"`` (config ``rate_limit`` overrides it).
     rate_limit: str | None = None
+    #: Seconds a call to this provider may need (a model that searches and writes, say). A
+    #: call with no ``timeout=`` and no ``web.timeout`` set gets this long a deadline.
+    timeout: float | None = Field(default=None, gt=0)
     homepage: str = ""
 
     def missing(self, settings_has: set[str]) -> str | None:

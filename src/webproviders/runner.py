@@ -15,10 +15,10 @@ import inspect
 import threading
 import time
 from collections.abc import Callable, Coroutine
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from .context import collect_warnings, remaining_time, set_deadline, warn
+from .pools import LazyPool
 
 T = TypeVar("T")
 
@@ -33,17 +33,7 @@ __all__ = [
 ]
 
 #: Sync provider calls that hang (``ddgs`` is known to) keep a thread; allow plenty.
-_WORKERS = 64
-_executor: ThreadPoolExecutor | None = None
-_executor_lock = threading.Lock()
-
-def _worker_pool() -> ThreadPoolExecutor:
-    global _executor
-    if _executor is None:
-        with _executor_lock:
-            if _executor is None:
-                _executor = ThreadPoolExecutor(_WORKERS, thread_name_prefix="webproviders-sync")
-    return _executor
+_workers = LazyPool(64, "webproviders-sync")
 
 
 async def call(
@@ -63,7 +53,7 @@ async def call(
     loop = asyncio.get_running_loop()
     context = contextvars.copy_context()
     future = loop.run_in_executor(
-        _worker_pool(), functools.partial(context.run, fn, *args, **kwargs)
+        _workers.executor(), functools.partial(context.run, fn, *args, **kwargs)
     )
     started = time.monotonic()
     result = await asyncio.wait_for(future, timeout)

@@ -13,8 +13,6 @@ import importlib.util
 import re
 from typing import Any, ClassVar
 
-from .envelope import page_error
-from .errors import ProviderError, WebProviderError
 from .redact import scrub
 from .runner import remaining_time, warn
 from .validate import COMMON_SEARCH_OPTIONS
@@ -92,27 +90,3 @@ def warn_unknown(
     unknown = sorted(set(options) - known - (COMMON_SEARCH_OPTIONS if search else frozenset()))
     if unknown:
         warn(f"{provider} ignored the option(s) {', '.join(unknown)}: it does not know them.")
-
-
-def url_key(url: str) -> str:
-    """How a vendor's results are matched to the URLs asked for: case and a final ``/`` ignored."""
-    return url.strip().rstrip("/").lower()
-
-
-def one_item_per_url(
-    urls: list[str],
-    found: dict[str, dict[str, Any]],
-    failed: dict[str, WebProviderError],
-    vendor: str,
-) -> list[dict[str, Any]]:
-    """Extract items in the order asked: the page, the vendor's reason for not having it, or
-    (a URL it did not mention at all) an error saying so. Keys are :func:`url_key` values."""
-    items = []
-    for url in urls:
-        key = url_key(url)
-        if key in found:
-            items.append(found[key])
-            continue
-        error = failed.get(key) or ProviderError(f"{vendor} returned nothing for this URL.")
-        items.append(page_error(url, error))
-    return items

@@ -9,14 +9,11 @@ the last response an SDK saw, and :func:`response_error` reads it the way
 
 from __future__ import annotations
 
-from typing import Any
-
 import httpx
 
 from .config import Config
-from .errors import ParseError, WebProviderError
-from .exceptions import error_for_status
-from .http import DEFAULT_TIMEOUT, Classifier, _decode, get_client, user_agent
+from .errors import WebProviderError
+from .http import DEFAULT_TIMEOUT, Classifier, get_client, read_response, user_agent
 
 
 class _SharedPool(httpx.AsyncBaseTransport):
@@ -63,35 +60,9 @@ def sdk_client(
     )
 
 
-def response_body(response: httpx.Response, provider: str) -> Any:
-    """The parsed JSON body (None when empty or never read); raises ParseError for non-JSON."""
-    try:
-        response.content  # noqa: B018 - raises ResponseNotRead for a body never read
-    except httpx.ResponseNotRead:
-        return None
-    return _decode(response, provider)
-
-
 def response_error(
     response: httpx.Response, provider: str, classify: Classifier | None = None
 ) -> WebProviderError | None:
-    """What a vendor response means as an error, or None when it is a well-formed success.
-
-    The order is :func:`~webproviders.http.request_json`'s: the vendor classifier, then the
-    status, then ``parse_error`` for a body that is not JSON.
-    """
-    body: Any = None
-    parse_failure: ParseError | None = None
-    try:
-        body = response_body(response, provider)
-    except ParseError as exc:
-        parse_failure = exc
-    if classify is not None:
-        verdict = classify(response, body)
-        if verdict is not None:
-            verdict.provider = verdict.provider or provider
-            verdict.status_code = verdict.status_code or response.status_code
-            return verdict
-    if response.status_code >= 400:
-        return error_for_status(response.status_code, provider, response.headers)
-    return parse_failure
+    """What a vendor response means as an error, or None when it is a well-formed success:
+    read exactly as :func:`~webproviders.http.request_json` reads one."""
+    return read_response(response, provider, classify)[1]

@@ -12,7 +12,6 @@ embedders decide what a name means without touching DNS. See docs/security.md.
 
 from __future__ import annotations
 
-import asyncio
 import ipaddress
 import re
 import socket
@@ -257,6 +256,8 @@ def check_url(url: str | httpx.URL, policy: AddressPolicy) -> Target:
 
 async def system_resolver(host: str, port: int) -> list[str]:
     """Every address the operating system gives for ``host`` (TCP)."""
+    import asyncio  # here, not at import: listing providers stays light
+
     loop = asyncio.get_running_loop()
     try:
         infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)

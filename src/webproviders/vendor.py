@@ -38,6 +38,9 @@ class VendorProvider(WebSearchProvider):
     default_timeout: ClassVar[float] = 30.0
     #: Whether the provider works without a key (a self-hosted instance, a keyless API).
     key_required: ClassVar[bool] = True
+    #: Query parameter carrying the key, for vendors that take it in the URL (``api_key``);
+    #: empty means a header (:meth:`auth_headers`).
+    key_param: ClassVar[str] = ""
 
     def __init__(self, config: Config, name: str | None = None) -> None:
         self.config = config
@@ -85,12 +88,12 @@ class VendorProvider(WebSearchProvider):
         return bool(self.base_url())
 
     def auth_headers(self, key: str) -> dict[str, str]:
-        """Headers that carry ``key``; the default is a Bearer token."""
-        return {"Authorization": f"Bearer {key}"}
+        """Headers that carry ``key``; the default is a Bearer token (none with ``key_param``)."""
+        return {} if self.key_param else {"Authorization": f"Bearer {key}"}
 
     def auth_params(self, key: str) -> dict[str, str]:
-        """Query parameters that carry ``key`` (for vendors that take it in the URL)."""
-        return {}
+        """Query parameters that carry ``key``: ``key_param`` when the vendor takes it in the URL."""
+        return {self.key_param: key} if self.key_param else {}
 
     async def with_key(self, send: Callable[[str | None], Awaitable[T]]) -> T:
         """Run ``send(key)`` with a key from the ring; a key refused for auth or quota rests

@@ -197,8 +197,10 @@ def test_search_without_a_key_names_the_variable_and_sends_nothing(mock: respx.M
 def test_available_without_a_key_but_ranked_last_until_one_is_set(
     monkeypatch: pytest.MonkeyPatch, make_config: Any
 ) -> None:
-    row = next(r for r in list_providers(make_config()) if r["name"] == "jina")
-    assert row["available"] is True and row["priority"] == 90
+    rows = {r["name"]: r for r in list_providers(make_config())}
+    row = rows["jina"]
+    assert row["available"] is True and row["priority"] == 95
+    assert row["priority"] > rows["http"]["priority"]  # http extracts unless jina is named
     assert row["capabilities"] == ["search", "extract"]
 
     monkeypatch.setenv("JINA_API_KEY", KEY)

@@ -56,8 +56,13 @@ class ResultCache:
         ttl: float,
         fetch: Callable[[], Awaitable[Any]],
         remaining: Callable[[], float],
+        keep: Callable[[Any], bool] | None = None,
     ) -> tuple[Any, bool]:
-        """``(value, cached)``: the stored value, a flight's shared one, or ``fetch()``'s."""
+        """``(value, cached)``: the stored value, a flight's shared one, or ``fetch()``'s.
+
+        ``keep`` says whether a fetched value may be stored (it is shared with identical
+        calls in flight either way).
+        """
         value = await self.lookup(key)
         if value is not None:
             return value, True
@@ -81,7 +86,7 @@ class ResultCache:
                 value = await self.lookup(key)
                 cached = value is not None
                 if not cached:
-                    value, cached = await self._fetch(key, ttl, fetch, remaining)
+                    value, cached = await self._fetch(key, ttl, fetch, remaining, keep)
                 future.set_result((self._encode(value), value))
                 return value, cached
             except BaseException as exc:
@@ -97,7 +102,12 @@ class ResultCache:
         return None if payload is None else store.decode(payload)
 
     async def _fetch(
-        self, key: str, ttl: float, fetch: Callable[[], Awaitable[Any]], remaining: Callable[[], float]
+        self,
+        key: str,
+        ttl: float,
+        fetch: Callable[[], Awaitable[Any]],
+        remaining: Callable[[], float],
+        keep: Callable[[Any], bool] | None,
     ) -> tuple[Any, bool]:
         token = None
         if self.store.shared:
@@ -108,7 +118,7 @@ class ResultCache:
                     return found, True
         try:
             value = await fetch()
-            payload = self._encode(value)
+            payload = self._encode(value) if keep is None or keep(value) else None
             if payload is not None:
                 if self.store.shared:
                     await self._safe(self.store.set, None, key, payload, ttl)

@@ -1,0 +1,55 @@
+"""Google's own search parameters and organic-result fields, for vendors that resell them.
+
+SerpAPI and Serper pass Google's ``gl`` / ``hl`` / ``tbs`` through unchanged and return
+Google's organic results (``title``, ``link``, ``snippet``, ``date``); SerpAPI and the
+Programmable Search API take Google's ``safe``. The mapping both ways is written once here;
+each provider adds only what is its own.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+#: ``tbs``: results from the past day, week, month or year.
+TBS = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
+#: ``safe``: Google knows only "active" and "off"; moderate sends nothing (the default applies).
+SAFE = {"strict": "active", "off": "off"}
+_DATE_FORMATS = ("%b %d, %Y", "%d %b %Y", "%Y-%m-%d")
+
+
+def locale_params(options: dict[str, Any]) -> dict[str, Any]:
+    """``gl`` (country), ``hl`` (interface language) and ``tbs`` (time range) for the options."""
+    params: dict[str, Any] = {}
+    if options.get("country"):
+        params["gl"] = options["country"].lower()
+    if options.get("lang"):
+        params["hl"] = options["lang"]
+    if options.get("time_range"):
+        params["tbs"] = TBS[options["time_range"]]
+    return params
+
+
+def iso_date(text: Any) -> str | None:
+    """Google's absolute dates (``Sep 3, 2026``) as ISO; relative ones (``3 days ago``) stay out."""
+    for fmt in _DATE_FORMATS:
+        try:
+            return datetime.strptime(str(text).strip(), fmt).date().isoformat()
+        except ValueError:
+            continue
+    return None
+
+
+def organic_hit(item: dict[str, Any]) -> dict[str, Any]:
+    """One organic result as a hit; Google's own ``date`` text is kept beside the ISO one."""
+    hit: dict[str, Any] = {
+        "title": item.get("title"),
+        "url": item.get("link"),
+        "description": item.get("snippet"),
+    }
+    if item.get("date"):
+        hit["date"] = item["date"]
+        published = iso_date(item["date"])
+        if published:
+            hit["published_at"] = published
+    return hit

@@ -1,0 +1,75 @@
+"""The call deadline: explicit, configured, or stretched for providers that need longer."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from webproviders import dispatch_extract, dispatch_search
+
+CLOCK = """
+from webproviders import WebSearchProvider, remaining_time
+
+class Clock(WebSearchProvider):
+    name = "clock"
+    def is_available(self):
+        return True
+    def supports_extract(self):
+        return True
+    def search(self, query, limit=5, **options):
+        return [{"title": "left", "url": "https://clock.example/", "left": remaining_time()}]
+    def extract(self, urls, **kwargs):
+        import time
+        CALLS.append(urls[0])
+        if len(CALLS) == 1:
+            return [{"url": urls[0], "error": "flaky", "error_code": "timeout"}]
+        return [{"url": urls[0], "title": "ok", "content": "fine"}]
+
+CALLS = []
+
+def register(ctx):
+    ctx.register_web_search_provider(Clock())
+"""
+
+
+@pytest.fixture
+def clock(write_plugin: Any, make_config: Any) -> Any:
+    root = write_plugin("clock", CLOCK, [{"name": "clock", "capabilities": ["search", "extract"], "timeout": 90}])
+
+    def build(**web: Any) -> Any:
+        return make_config(web=web, plugins={"paths": [str(root)], "enabled": ["clock"]})
+
+    return build
+
+
+def _left(envelope: dict[str, Any]) -> float:
+    return float(envelope["data"]["web"][0]["left"])
+
+
+def test_manifest_timeout_stretches_the_default_deadline(clock: Any) -> None:
+    assert 85 < _left(dispatch_search("q", backend="clock", config=clock())) <= 90
+
+
+def test_a_configured_web_timeout_is_respected(clock: Any) -> None:
+    assert 25 < _left(dispatch_search("q", backend="clock", config=clock(timeout=30))) <= 30
+
+
+def test_a_call_timeout_is_respected(clock: Any) -> None:
+    assert 3 < _left(dispatch_search("q", backend="clock", config=clock(), timeout=5)) <= 5
+
+
+def test_a_provider_timeout_setting_stretches_too(clock: Any) -> None:
+    config = clock(providers={"clock": {"timeout": 120}})
+    assert 115 < _left(dispatch_search("q", backend="clock", config=config)) <= 120
+
+
+def test_extract_results_with_a_failed_url_are_not_cached(clock: Any) -> None:
+    config = clock()
+    first = dispatch_extract("https://a.example/", backend="clock", config=config)
+    assert first["data"][0]["error_code"] == "timeout"
+    second = dispatch_extract("https://a.example/", backend="clock", config=config)
+    assert second["data"][0]["content"] == "fine"
+    assert "cached" not in second["meta"]
+    third = dispatch_extract("https://a.example/", backend="clock", config=config)
+    assert third["meta"].get("cached") is True
