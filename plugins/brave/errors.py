@@ -9,9 +9,7 @@ per month) resets.
 
 from __future__ import annotations
 
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from webproviders.errors import (
     AuthError,
@@ -22,6 +20,9 @@ from webproviders.errors import (
     WebProviderError,
 )
 from webproviders.retry_after import parse_retry_after, retry_after_from_headers
+
+if TYPE_CHECKING:
+    import httpx
 
 _KEY_HINT = "check BRAVE_SEARCH_API_KEY or web.providers.{name}.api_key"
 _PLANS_URL = "https://api-dashboard.search.brave.com/"

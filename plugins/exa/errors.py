@@ -9,9 +9,7 @@ SDK's own client) and reads status, tag and ``Retry-After`` here.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from webproviders.errors import (
     AuthError,
@@ -30,6 +28,9 @@ from webproviders.exceptions import to_provider_error
 from webproviders.retry_after import retry_after_from_headers
 from webproviders.sdk import mentions_bad_key, quote, said
 from webproviders.sdkhttp import response_error
+
+if TYPE_CHECKING:
+    import httpx
 
 NAME = "exa"
 QUOTA_TAGS = frozenset({"NO_MORE_CREDITS", "API_KEY_BUDGET_EXCEEDED", "INSUFFICIENT_CREDITS"})

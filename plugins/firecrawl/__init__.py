@@ -140,7 +140,7 @@ class FirecrawlProvider(SDKProvider):
         return await self.with_key(send)
 
     async def crawl(self, url: str, **kwargs: Any) -> list[dict[str, Any]]:
-        from webproviders.runner import remaining_time
+        from webproviders import remaining_time
 
         from . import job
         from .mapping import crawl_request, page

@@ -11,8 +11,8 @@ import asyncio
 import time
 from typing import Any
 
+from webproviders import warn
 from webproviders.errors import ProviderError
-from webproviders.runner import warn
 
 #: Time kept back from the deadline to cancel the job and return: at most this, at most a quarter.
 CANCEL_RESERVE = 2.0

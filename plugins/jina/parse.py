@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from webproviders.errors import (
     AuthError,
@@ -25,6 +23,9 @@ from webproviders.errors import (
     WebProviderError,
 )
 from webproviders.retry_after import retry_after_from_headers
+
+if TYPE_CHECKING:
+    import httpx
 
 PROVIDER = "jina"
 _AUTH_NAMES = {"AuthenticationRequiredError", "AuthenticationFailedError", "EmailUnverifiedError"}

@@ -8,9 +8,7 @@ Every answer is ``{"meta": {...}, "data": [...]}``; a failure has ``"data": null
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from webproviders.errors import (
     AuthError,
@@ -24,6 +22,9 @@ from webproviders.errors import (
 )
 from webproviders.exceptions import error_for_status
 from webproviders.retry_after import retry_after_from_headers
+
+if TYPE_CHECKING:
+    import httpx
 
 PROVIDER = "kagi"
 SEARCH_RESULT = 0

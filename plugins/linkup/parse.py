@@ -8,9 +8,7 @@ and "no results" is a **400** (``SEARCH_QUERY_NO_RESULT``).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from webproviders.errors import (
     ParseError,
@@ -21,6 +19,9 @@ from webproviders.errors import (
     WebProviderError,
 )
 from webproviders.verdicts import key_or_rate_error, request_error
+
+if TYPE_CHECKING:
+    import httpx
 
 PROVIDER = "linkup"
 _QUOTA_CODES = {"INSUFFICIENT_FUNDS_CREDITS", "EXCEED_BUDGET_LIMIT"}

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import datetime, timezone
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from webproviders.errors import (
     AuthError,
@@ -21,6 +19,9 @@ from webproviders.errors import (
     WebProviderError,
 )
 from webproviders.exceptions import error_for_status
+
+if TYPE_CHECKING:
+    import httpx
 
 PROVIDER = "mojeek"
 _AUTH_WORDS = ("key", "auth", "access", "denied", "forbidden", "permission")

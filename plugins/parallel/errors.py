@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from webproviders.errors import (
     AuthError,
@@ -31,6 +29,10 @@ from webproviders.exceptions import to_provider_error
 from webproviders.retry_after import retry_after_from_headers
 from webproviders.sdk import mentions_bad_key, quote, said
 from webproviders.sdkhttp import response_error
+
+if TYPE_CHECKING:
+    import httpx
+
 
 NAME = "parallel"
 _OUT_OF_CREDITS = re.compile(
@@ -88,6 +90,8 @@ def failure(exc: BaseException) -> WebProviderError:
     import parallel
 
     response = getattr(exc, "response", None)
+    import httpx  # loaded on a failure path only; listing providers stays light
+
     if isinstance(response, httpx.Response):
         error = response_error(response, NAME, classify)
         if error is not None:

@@ -5,9 +5,9 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
+from webproviders import warn
 from webproviders.batch import one_item_per_url, url_key
 from webproviders.config import ProviderSettings
-from webproviders.runner import warn
 from webproviders.sdk import warn_unknown
 
 TIME_RANGES = {

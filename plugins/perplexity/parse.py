@@ -8,12 +8,13 @@ is recognised by its type/code whatever the status.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from webproviders.errors import ParseError, QuotaExceededError, WebProviderError
 from webproviders.verdicts import key_or_rate_error, request_error
+
+if TYPE_CHECKING:
+    import httpx
 
 PROVIDER = "perplexity"
 _QUOTA_MARKERS = ("insufficient_quota", "insufficient_credit", "quota_exceeded", "billing")

@@ -7,9 +7,7 @@ plain text; parameter errors and engine failures are ``{"error": "..."}``.
 
 from __future__ import annotations
 
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from webproviders.errors import (
     AuthError,
@@ -20,6 +18,9 @@ from webproviders.errors import (
 )
 from webproviders.retry_after import retry_after_from_headers
 from webproviders.verdicts import request_error
+
+if TYPE_CHECKING:
+    import httpx
 
 JSON_FORMAT_HINT = (
     "enable the JSON format in the instance's settings.yml (search: formats: [html, json]) "

@@ -9,9 +9,7 @@ response itself (see :class:`webproviders.sdk.ResponseLog`) and reads it here.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from webproviders.errors import (
     AuthError,
@@ -28,6 +26,9 @@ from webproviders.exceptions import to_provider_error
 from webproviders.retry_after import retry_after_from_headers
 from webproviders.sdk import mentions_bad_key, quote, said
 from webproviders.sdkhttp import response_error
+
+if TYPE_CHECKING:
+    import httpx
 
 NAME = "tavily"
 #: Tavily's own statuses for "the plan's credits are used up" and "the pay-as-you-go cap is hit".

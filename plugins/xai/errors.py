@@ -8,9 +8,7 @@ or ``status: "failed"``. Messages about the key are our own words: xAI's echo pa
 
 from __future__ import annotations
 
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from webproviders.errors import (
     AuthError,
@@ -22,6 +20,9 @@ from webproviders.errors import (
 )
 from webproviders.retry_after import retry_after_from_headers
 from webproviders.verdicts import request_error
+
+if TYPE_CHECKING:
+    import httpx
 
 CONSOLE_URL = "https://console.x.ai"
 _AUTH_WORDS = ("api key", "api-key", "unauthenticated", "unauthorized")

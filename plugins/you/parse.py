@@ -9,12 +9,13 @@ each; the status decides the class.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from webproviders.errors import ParseError, ProviderError, QuotaExceededError, WebProviderError
 from webproviders.exceptions import error_for_status
+
+if TYPE_CHECKING:
+    import httpx
 
 PROVIDER = "you"
 

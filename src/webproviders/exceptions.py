@@ -5,11 +5,9 @@ Messages are scrubbed of API keys and credential headers on the way.
 
 from __future__ import annotations
 
-import asyncio
 import json
+import sys
 from typing import Any
-
-import httpx
 
 from .errors import (
     AuthError,
@@ -24,8 +22,8 @@ from .errors import (
     WebProviderError,
     WebTimeoutError,
 )
-from .retry_after import retry_after_from_headers
 from .redact import scrub
+from .retry_after import retry_after_from_headers
 
 
 def _who(provider: str | None) -> str:
@@ -76,14 +74,17 @@ def to_provider_error(exc: BaseException, provider: str | None) -> WebProviderEr
     return error
 
 
-def _map(exc: BaseException, provider: str | None) -> WebProviderError:
-    who = _who(provider)
-    if isinstance(exc, WebProviderError):
-        return exc
-    if isinstance(exc, NotImplementedError):
-        return UnsupportedError(f"{who} does not support this operation.", provider=provider)
-    if isinstance(exc, (asyncio.TimeoutError, TimeoutError)):
-        return WebTimeoutError(f"{who} timed out.", provider=provider)
+def _is_asyncio_timeout(exc: BaseException) -> bool:
+    """``asyncio.TimeoutError`` (its own class before 3.11) without importing asyncio at start-up."""
+    asyncio = sys.modules.get("asyncio")
+    return asyncio is not None and isinstance(exc, asyncio.TimeoutError)
+
+
+def _from_httpx(exc: BaseException, who: str, provider: str | None) -> WebProviderError | None:
+    """httpx's own errors; an httpx error means httpx is loaded, so this never loads it."""
+    httpx = sys.modules.get("httpx")
+    if httpx is None:
+        return None
     if isinstance(exc, httpx.TimeoutException):
         return WebTimeoutError(f"{who} timed out ({type(exc).__name__}).", provider=provider)
     if isinstance(exc, httpx.HTTPStatusError):
@@ -92,6 +93,20 @@ def _map(exc: BaseException, provider: str | None) -> WebProviderError:
         return NetworkError(f"{who} could not be reached: {type(exc).__name__}: {exc}", provider=provider)
     if isinstance(exc, httpx.DecodingError):
         return ParseError(f"{who} sent a body that could not be decoded: {exc}", provider=provider)
+    return None
+
+
+def _map(exc: BaseException, provider: str | None) -> WebProviderError:
+    who = _who(provider)
+    if isinstance(exc, WebProviderError):
+        return exc
+    if isinstance(exc, NotImplementedError):
+        return UnsupportedError(f"{who} does not support this operation.", provider=provider)
+    if isinstance(exc, TimeoutError) or _is_asyncio_timeout(exc):
+        return WebTimeoutError(f"{who} timed out.", provider=provider)
+    mapped = _from_httpx(exc, who, provider)
+    if mapped is not None:
+        return mapped
     if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
         return ParseError(f"{who} sent a response that is not valid JSON: {exc}", provider=provider)
     if isinstance(exc, ConnectionError):

@@ -14,7 +14,7 @@ import re
 from typing import Any, ClassVar
 
 from .redact import scrub
-from .runner import remaining_time, warn
+from .context import remaining_time, warn
 from .validate import COMMON_SEARCH_OPTIONS
 from .vendor import VendorProvider
 

@@ -20,11 +20,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import httpx
-
 from .errors import NetworkError, UnsafeURLError
 
 if TYPE_CHECKING:
+    import httpx
+
     from .config import Config
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
@@ -207,6 +207,8 @@ def check_url(url: str | httpx.URL, policy: AddressPolicy) -> Target:
     The same parsed ``httpx.URL`` is later used for the request, so what was checked is
     exactly what is fetched.
     """
+    import httpx  # the URL parser the request will use; loaded on first check, not at listing
+
     text = str(url)
     try:
         parsed = url if isinstance(url, httpx.URL) else httpx.URL(text)

@@ -28,3 +28,9 @@ def test_listing_providers_imports_no_vendor_sdk() -> None:
     loaded = _modules_after("import webproviders; webproviders.list_providers()")
     heavy = [h for h in HEAVY if h != "webproviders.dispatch"]
     assert not {m for m in loaded for h in heavy if m == h or m.startswith(h + ".")}
+
+
+def test_listing_providers_loads_no_network_stack() -> None:
+    """Start-up cost: the HTTP stack and asyncio load on the first call, not at listing."""
+    loaded = _modules_after("import webproviders; webproviders.list_providers()")
+    assert not loaded & {"httpx", "httpcore", "asyncio", "webproviders.runner", "webproviders.fetch"}
