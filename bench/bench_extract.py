@@ -94,7 +94,7 @@ def main() -> None:
         proc.wait()
 
     failures = [p for p in pages if p.get("error")]
-    same = sum(1 for page, text in zip(pages, expected) if page["content"] == (text or "").strip())
+    same = sum(1 for page, text in zip(pages, expected, strict=True) if page["content"] == (text or "").strip())
     print(f"pages: {args.pages}, latency per response: {args.latency * 1000:.0f} ms")
     print(f"sequential trafilatura.fetch_url + extract: {seq_seconds:6.2f} s  ({args.pages / seq_seconds:5.1f} pages/s)")
     print(f"http provider, 50 hosts, defaults (8, 2/host): {our_seconds:6.2f} s  ({args.pages / our_seconds:5.1f} pages/s)")

@@ -71,20 +71,6 @@ class BochaProvider(VendorProvider):
     def display_name(self) -> str:
         return "Bocha Web Search"
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {
-            "name": self.display_name,
-            "badge": "paid",
-            "tag": "api key",
-            "env_vars": [
-                {
-                    "key": "BOCHA_API_KEY",
-                    "prompt": "Bocha API key (sk-...)",
-                    "url": "https://open.bochaai.com/",
-                }
-            ],
-        }
-
     def timeout(self) -> float:
         if self.settings.timeout:
             return self.settings.timeout

@@ -92,7 +92,7 @@ def limit_error(name: str, headers: httpx.Headers, code: str) -> WebProviderErro
         )
     retry_after = parse_retry_after(headers.get("retry-after"))
     if retry_after is None:
-        exhausted = [reset for reset, left in zip(resets, remaining) if left <= 0]
+        exhausted = [reset for reset, left in zip(resets, remaining, strict=False) if left <= 0]
         retry_after = min(exhausted) if exhausted else retry_after_from_headers(headers)
     when = f" Retry after {retry_after:.0f} s." if retry_after is not None else ""
     return RateLimitedError(

@@ -41,21 +41,6 @@ class BraveProvider(VendorProvider):
     def auth_headers(self, key: str) -> dict[str, str]:
         return {"X-Subscription-Token": key}
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        free = self.name == "brave-free"
-        return {
-            "name": self.display_name,
-            "badge": "free plan" if free else "paid",
-            "tag": "keyed",
-            "env_vars": [
-                {
-                    "key": "BRAVE_SEARCH_API_KEY",
-                    "prompt": "Brave Search API key" + (" (free plan)" if free else ""),
-                    "url": "https://api-dashboard.search.brave.com/",
-                }
-            ],
-        }
-
     def _path(self) -> str:
         # A base_url that already ends in /res/v1 (copied from Brave's docs) works too.
         return (

@@ -87,9 +87,6 @@ class Crawl4AIProvider(WebSearchProvider):
     def supports_crawl(self) -> bool:
         return True
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {"name": self.display_name, "badge": "local", "tag": "extract+crawl", "env_vars": []}
-
     def _page_timeout_ms(self) -> int:
         """``web.providers.crawl4ai.page_timeout`` (seconds per page), within the call deadline."""
         seconds = float(

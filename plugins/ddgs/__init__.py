@@ -43,9 +43,6 @@ class DDGSProvider(WebSearchProvider):
     def is_available(self) -> bool:
         return importlib.util.find_spec("ddgs") is not None
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {"name": self.display_name, "badge": "free", "tag": "keyless", "env_vars": []}
-
     def _region(self, options: dict[str, Any]) -> str:
         settings = self.config.provider(self.name)
         country, lang = options.get("country"), options.get("lang")

@@ -34,20 +34,6 @@ class ExaProvider(SDKProvider):
     def supports_extract(self) -> bool:
         return True
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {
-            "name": self.display_name,
-            "badge": "free starter credits",
-            "tag": "neural search · contents",
-            "env_vars": [
-                {
-                    "key": "EXA_API_KEY",
-                    "prompt": "Exa API key",
-                    "url": "https://dashboard.exa.ai/api-keys",
-                }
-            ],
-        }
-
     async def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         """One SDK call with a key from the ring; returns the SDK's ``SearchResponse``."""
         from exa_py import AsyncExa

@@ -56,25 +56,6 @@ class FirecrawlProvider(SDKProvider):
     def supports_crawl(self) -> bool:
         return True
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {
-            "name": self.display_name,
-            "badge": "free credits; self-hostable",
-            "tag": "search · scrape · crawl",
-            "env_vars": [
-                {
-                    "key": "FIRECRAWL_API_KEY",
-                    "prompt": "Firecrawl API key (fc-...)",
-                    "url": "https://www.firecrawl.dev/app/api-keys",
-                },
-                {
-                    "key": "FIRECRAWL_API_URL",
-                    "prompt": "Self-hosted Firecrawl URL (optional)",
-                    "url": "https://docs.firecrawl.dev/contributing/self-host",
-                },
-            ],
-        }
-
     def _sdk(self, key: str | None) -> Any:
         from firecrawl import AsyncFirecrawl
 

@@ -62,25 +62,6 @@ class GoogleCSEProvider(VendorProvider):
             return "GOOGLE_CSE_ID is not set (or web.providers.google-cse.cx)"
         return None
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {
-            "name": self.display_name,
-            "badge": "closing 2027-01-01",
-            "tag": "api key",
-            "env_vars": [
-                {
-                    "key": "GOOGLE_CSE_API_KEY",
-                    "prompt": "Google Cloud API key with the Custom Search API enabled",
-                    "url": "https://developers.google.com/custom-search/v1/introduction",
-                },
-                {
-                    "key": "GOOGLE_CSE_ID",
-                    "prompt": "Programmable Search Engine ID (cx)",
-                    "url": "https://programmablesearchengine.google.com/controlpanel/all",
-                },
-            ],
-        }
-
     def base_params(self, query: str, options: dict[str, Any]) -> dict[str, Any]:
         include = options.get("include_domains", [])
         exclude = options.get("exclude_domains", [])

@@ -42,9 +42,6 @@ class HTTPProvider(WebSearchProvider):
     def supports_crawl(self) -> bool:
         return True
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {"name": self.display_name, "badge": "free", "tag": "keyless", "env_vars": []}
-
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
         """One item per URL, in input order; a URL that fails is an item with ``error``."""
         from .reader import extract_pages

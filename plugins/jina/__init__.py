@@ -41,20 +41,6 @@ class JinaProvider(VendorProvider):
     def supports_extract(self) -> bool:
         return True
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {
-            "name": self.display_name,
-            "badge": "free reader",
-            "tag": "search+extract",
-            "env_vars": [
-                {
-                    "key": "JINA_API_KEY",
-                    "prompt": "Jina API key (optional for the reader, needed for search)",
-                    "url": "https://jina.ai/api-dashboard/",
-                }
-            ],
-        }
-
     def reader_url(self) -> str:
         return str(self.settings.option("reader_url") or DEFAULT_READER_URL).rstrip("/")
 

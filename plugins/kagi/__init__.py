@@ -28,20 +28,6 @@ class KagiProvider(VendorProvider):
     def auth_headers(self, key: str) -> dict[str, str]:
         return {"Authorization": f"Bot {key}"}
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {
-            "name": self.display_name,
-            "badge": "paid",
-            "tag": "search",
-            "env_vars": [
-                {
-                    "key": "KAGI_API_KEY",
-                    "prompt": "Kagi Search API token",
-                    "url": "https://kagi.com/settings?p=api",
-                }
-            ],
-        }
-
     async def search(self, query: str, limit: int = 5, **options: Any) -> dict[str, Any]:
         q = site_query(
             query,

@@ -40,20 +40,6 @@ class LinkupProvider(VendorProvider):
     def supports_extract(self) -> bool:
         return True
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {
-            "name": self.display_name,
-            "badge": "",
-            "tag": "search+extract",
-            "env_vars": [
-                {
-                    "key": "LINKUP_API_KEY",
-                    "prompt": "Linkup API key",
-                    "url": "https://app.linkup.so/",
-                }
-            ],
-        }
-
     def _depth(self, options: dict[str, Any]) -> str:
         depth = options.get("depth") or self.settings.option("depth") or "standard"
         if depth not in DEPTHS:

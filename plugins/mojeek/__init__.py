@@ -37,20 +37,6 @@ class MojeekProvider(VendorProvider):
     def display_name(self) -> str:
         return "Mojeek Search"
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {
-            "name": self.display_name,
-            "badge": "paid",
-            "tag": "search",
-            "env_vars": [
-                {
-                    "key": "MOJEEK_API_KEY",
-                    "prompt": "Mojeek Search API key",
-                    "url": "https://www.mojeek.com/services/search/web-search-api/",
-                }
-            ],
-        }
-
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         params: dict[str, Any] = {"q": query, "t": limit, "fmt": "json"}
         include = options.get("include_domains") or []

@@ -34,20 +34,6 @@ class ParallelProvider(SDKProvider):
     def supports_extract(self) -> bool:
         return True
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {
-            "name": self.display_name,
-            "badge": "",
-            "tag": "search · extract for agents",
-            "env_vars": [
-                {
-                    "key": "PARALLEL_API_KEY",
-                    "prompt": "Parallel API key",
-                    "url": "https://platform.parallel.ai/",
-                }
-            ],
-        }
-
     async def _call(self, method: str, request: dict[str, Any]) -> Any:
         """One SDK call with a key from the ring; returns the SDK's response model."""
         from parallel import AsyncParallel

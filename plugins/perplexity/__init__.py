@@ -49,20 +49,6 @@ class PerplexityProvider(VendorProvider):
     def display_name(self) -> str:
         return "Perplexity Search"
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {
-            "name": self.display_name,
-            "badge": "",
-            "tag": "search",
-            "env_vars": [
-                {
-                    "key": "PERPLEXITY_API_KEY",
-                    "prompt": "Perplexity API key",
-                    "url": "https://www.perplexity.ai/account/api",
-                }
-            ],
-        }
-
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         body: dict[str, Any] = {"query": query, "max_results": min(limit, MAX_RESULTS)}
         if limit > MAX_RESULTS:

@@ -66,20 +66,6 @@ class SearxngProvider(VendorProvider):
         header = self.settings.option("api_key_header")
         return {str(header): key} if header else {"Authorization": f"Bearer {key}"}
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {
-            "name": self.display_name,
-            "badge": "free",
-            "tag": "self-hosted",
-            "env_vars": [
-                {
-                    "key": "SEARXNG_URL",
-                    "prompt": "Base URL of your SearXNG instance (e.g. http://localhost:8080)",
-                    "url": "https://docs.searxng.org/admin/installation.html",
-                }
-            ],
-        }
-
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         params = build_params(self.name, query, options, self.settings.option)
         headers = {

@@ -57,20 +57,6 @@ class SerpApiProvider(VendorProvider):
     def display_name(self) -> str:
         return "SerpAPI (Google results)"
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {
-            "name": self.display_name,
-            "badge": "free tier",
-            "tag": "api key",
-            "env_vars": [
-                {
-                    "key": "SERPAPI_API_KEY",
-                    "prompt": "SerpAPI API key",
-                    "url": "https://serpapi.com/manage-api-key",
-                }
-            ],
-        }
-
     def request_params(self, query: str, limit: int, options: dict[str, Any]) -> dict[str, Any]:
         params: dict[str, Any] = {
             "engine": "google",

@@ -57,20 +57,6 @@ class SerperProvider(VendorProvider):
     def auth_headers(self, key: str) -> dict[str, str]:
         return {"X-API-KEY": key}
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {
-            "name": self.display_name,
-            "badge": "free tier",
-            "tag": "api key",
-            "env_vars": [
-                {
-                    "key": "SERPER_API_KEY",
-                    "prompt": "Serper API key",
-                    "url": "https://serper.dev/api-key",
-                }
-            ],
-        }
-
     def request_body(self, query: str, limit: int, options: dict[str, Any]) -> dict[str, Any]:
         body: dict[str, Any] = {
             "q": site_query(

@@ -43,20 +43,6 @@ class TavilyProvider(SDKProvider):
     def supports_crawl(self) -> bool:
         return True
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {
-            "name": self.display_name,
-            "badge": "1,000 free credits / month",
-            "tag": "search · extract · crawl",
-            "env_vars": [
-                {
-                    "key": "TAVILY_API_KEY",
-                    "prompt": "Tavily API key (tvly-...)",
-                    "url": "https://app.tavily.com/",
-                }
-            ],
-        }
-
     async def _call(self, method: str, request: dict[str, Any]) -> Any:
         """One SDK call with a key from the ring; returns Tavily's JSON body."""
         from tavily import AsyncTavilyClient

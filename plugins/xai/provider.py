@@ -46,16 +46,6 @@ class XaiProvider(VendorProvider):
     def display_name(self) -> str:
         return "xAI Grok web search"
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {
-            "name": self.display_name,
-            "badge": "paid",
-            "tag": "keyed",
-            "env_vars": [
-                {"key": "XAI_API_KEY", "prompt": "xAI API key", "url": "https://console.x.ai/"}
-            ],
-        }
-
     def model(self) -> str:
         return str(self.settings.option("model") or DEFAULT_MODEL)
 

@@ -39,20 +39,6 @@ class YouProvider(VendorProvider):
     def auth_headers(self, key: str) -> dict[str, str]:
         return {"X-API-Key": key}
 
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {
-            "name": self.display_name,
-            "badge": "",
-            "tag": "search+extract",
-            "env_vars": [
-                {
-                    "key": "YDC_API_KEY",
-                    "prompt": "You.com API key",
-                    "url": "https://you.com/platform/api-keys",
-                }
-            ],
-        }
-
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         include_news = bool(options.get("include_news", False))
         body: dict[str, Any] = {"query": query, "count": min(limit, MAX_COUNT)}

@@ -41,7 +41,37 @@ _EXPORTS = {
     "WebToolConfig": "agent_tools",
 }
 
-__all__ = ["__version__", *_EXPORTS]
+__all__ = [
+    "__version__",
+    "dispatch_search",
+    "dispatch_extract",
+    "dispatch_crawl",
+    "adispatch_search",
+    "adispatch_extract",
+    "adispatch_crawl",
+    "list_providers",
+    "get_registry",
+    "Config",
+    "ConfigError",
+    "load_config",
+    "WebSearchProvider",
+    "VendorProvider",
+    "PluginContext",
+    "hookimpl",
+    "warn",
+    "remaining_time",
+    "SearchHit",
+    "Page",
+    "SearchEnvelope",
+    "PagesEnvelope",
+    "FailureEnvelope",
+    "format_results",
+    "run_tool",
+    "arun_tool",
+    "create_websearch_tool",
+    "create_webread_tool",
+    "WebToolConfig",
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -60,6 +90,7 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from .agent_tools import WebToolConfig, create_webread_tool, create_websearch_tool
     from .config import Config, ConfigError, load_config
+    from .context import remaining_time, warn
     from .dispatch import (
         adispatch_crawl,
         adispatch_extract,
@@ -74,5 +105,4 @@ if TYPE_CHECKING:
     from .plugins import PluginContext
     from .provider import WebSearchProvider
     from .registry import get_registry, list_providers
-    from .context import remaining_time, warn
     from .vendor import VendorProvider

@@ -261,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _COMMANDS[args.command](args, config)
     except KeyboardInterrupt:
         return 130
-    except Exception as exc:  # noqa: BLE001 - one clear line unless --debug
+    except Exception as exc:
         if args.debug:
             raise
         from .redact import scrub

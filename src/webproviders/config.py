@@ -6,11 +6,12 @@ lazily, once, for callers that do not care.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import threading
 from pathlib import Path
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 import yaml
 from pydantic import (
@@ -32,7 +33,7 @@ DEFAULT_CONFIG_PATH = Path("~/.config/webproviders/config.yaml")
 DEFAULT_PLUGIN_DIR = Path("~/.config/webproviders/plugins")
 
 #: A backend choice: one name, an ordered fallback chain, or ``{"fuse": [...]}``.
-BackendSpec = Union[str, list[str], dict[str, list[str]]]
+BackendSpec = str | list[str] | dict[str, list[str]]
 
 
 class ConfigError(ValueError):
@@ -42,7 +43,7 @@ class ConfigError(ValueError):
 class ProviderSettings(BaseModel):
     """``web.providers.<name>``: shared keys plus any vendor-specific ones (kept as extras)."""
 
-    model_config = ConfigDict(extra="allow")
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     api_key: SecretStr | list[SecretStr] | None = None
     base_url: str | None = None
@@ -76,6 +77,12 @@ class ProviderSettings(BaseModel):
     def option(self, key: str, default: Any = None) -> Any:
         """A vendor-specific key (``model``, ``search_depth``, ...)."""
         return (self.model_extra or {}).get(key, default)
+
+
+@functools.lru_cache(maxsize=1)
+def _no_settings() -> ProviderSettings:
+    """The settings of a provider without a section (shared: settings are read-only)."""
+    return ProviderSettings()
 
 
 class PluginSettings(BaseModel):
@@ -229,7 +236,7 @@ class Config(BaseModel):
 
     def provider(self, name: str) -> ProviderSettings:
         """Settings for one provider (empty settings when the section is absent)."""
-        return self.web.providers.get(name) or ProviderSettings()
+        return self.web.providers.get(name) or _no_settings()
 
     def secrets(self) -> list[str]:
         """Every API key in this config, for scrubbing error text."""

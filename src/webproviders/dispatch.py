@@ -406,7 +406,7 @@ async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
     outcomes = await asyncio.gather(*(serve(call, entry, failover=True) for entry in entries), return_exceptions=True)
     ranked: list[tuple[str, list[dict[str, Any]]]] = []
     all_cached = True
-    for entry, outcome in zip(entries, outcomes):
+    for entry, outcome in zip(entries, outcomes, strict=True):
         name = entry.manifest.name
         if isinstance(outcome, _Skipped):
             call.attempts.append(

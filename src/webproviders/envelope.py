@@ -26,7 +26,7 @@ def is_http_url(value: Any) -> bool:
 
 
 def _as_mapping(item: Any) -> Mapping[str, Any] | None:
-    if isinstance(item, Mapping):
+    if type(item) is dict or isinstance(item, Mapping):  # the exact check first: it is the hot path
         return item
     dump = getattr(item, "model_dump", None)
     if callable(dump):
@@ -66,6 +66,8 @@ def _jsonable(value: Any, depth: int = 0) -> Any:
 
 
 def _extras(mapping: Mapping[str, Any], skip: set[str]) -> dict[str, Any]:
+    if mapping.keys() <= skip:
+        return {}
     extras: dict[str, Any] = {}
     for key, value in mapping.items():
         if not isinstance(key, str) or key in skip or value is None:

@@ -104,10 +104,10 @@ def _fit(
 
     def build(kept: int, total: int) -> str:
         shares = fair_shares(lengths[:kept], total)
-        return render(kept, [b.cut(b.text, s) for b, s in zip(bodies, shares)])
+        return render(kept, [b.cut(b.text, s) for b, s in zip(bodies, shares, strict=False)])
 
     def floor_total(kept: int) -> int:
-        return sum(min(length, b.floor) for length, b in zip(lengths[:kept], bodies))
+        return sum(min(length, b.floor) for length, b in zip(lengths[:kept], bodies, strict=False))
 
     low, high = -1, len(bodies)  # the most items that fit with every body at its floor
     while low < high:
@@ -312,7 +312,7 @@ def _pages_json(
 ) -> str:
     def render(kept: int, texts: list[str]) -> str:
         data = []
-        for page, content in zip(pages[:kept], texts):
+        for page, content in zip(pages[:kept], texts, strict=False):
             item = {k: v for k, v in page.items() if k != "raw_content"}
             item["content"] = content if not page.get("error") else item.get("content", "")
             data.append(item)

@@ -25,7 +25,7 @@ def register(ctx: PluginContext) -> None:
 
 @hookspec
 def before_dispatch(capability: str, backend: str, arguments: dict[str, Any]) -> None:
-    """Called before a provider is tried; may edit ``arguments`` in place.
+    """Called once for each provider a call tries, before the cache; may edit ``arguments``.
 
     Raising a :class:`webproviders.errors.WebProviderError` refuses the call (policy): the
     caller gets that error's failure envelope.

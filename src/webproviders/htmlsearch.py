@@ -8,7 +8,7 @@ automated searches from this address (``blocked``), not that a key is wrong.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .errors import BadGatewayError, BlockedError, ProviderError
 from .retry_after import retry_after_from_headers
@@ -29,9 +29,6 @@ class HTMLSearchProvider(VendorProvider):
         http = self.config.provider("http")
         shared = http.option("url_timeout") or http.timeout
         return float(self.settings.timeout or shared or self.default_timeout)
-
-    def get_setup_schema(self) -> dict[str, Any]:
-        return {"name": self.display_name, "badge": "free", "tag": "keyless", "env_vars": []}
 
     def client(self) -> httpx.AsyncClient:
         """The shared pooled client; the HTTP stack loads on first search, not at listing."""

@@ -89,6 +89,18 @@ class ProviderManifest(BaseModel):
     #: call with no ``timeout=`` and no ``web.timeout`` set gets this long a deadline.
     timeout: float | None = Field(default=None, gt=0)
     homepage: str = ""
+    #: Short labels a setup wizard shows beside the name ("free", "paid", "keyless").
+    badge: str = ""
+    tag: str = ""
+
+    def setup_schema(self, display_name: str) -> dict[str, Any]:
+        """What :meth:`WebSearchProvider.get_setup_schema` returns for this provider."""
+        return {
+            "name": display_name,
+            "badge": self.badge,
+            "tag": self.tag,
+            "env_vars": [{"key": var.key, "prompt": var.prompt, "url": var.url} for var in self.env],
+        }
 
     def missing(self, settings_has: set[str]) -> str | None:
         """Why this provider cannot run, from manifest facts alone; None if nothing is missing.

@@ -6,7 +6,7 @@ Dispatch returns plain dicts (the public, JSON-able contract); validate one with
 
 from __future__ import annotations
 
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -82,4 +82,4 @@ class FailureEnvelope(_Open):
     meta: Meta
 
 
-Envelope = Union[SearchEnvelope, PagesEnvelope, FailureEnvelope]
+Envelope = SearchEnvelope | PagesEnvelope | FailureEnvelope

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import inspect
-
 import sys
 import types
 from dataclasses import dataclass, field
@@ -133,6 +132,8 @@ class PluginContext:
             )
             log.warning("Duplicate provider: %s.", message)
             raise _DuplicateProvider(message)
+        if provider.manifest is None:
+            provider.manifest = facts
         self._providers[name] = ProviderEntry(provider, facts, self._record.name, self._record.source)
         self._record.providers.append(name)
 
@@ -167,6 +168,8 @@ def manifest_from_provider(provider: WebSearchProvider) -> ProviderManifest:
         display_name=provider.display_name,
         capabilities=provider.capabilities(),  # type: ignore[arg-type]
         env=env,
+        badge=str(schema.get("badge") or ""),
+        tag=str(schema.get("tag") or ""),
         priority=PRIORITY_KEYED,
     )
 

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from .manifest import ProviderManifest
 
 
 class WebSearchProvider(ABC):
@@ -24,6 +27,9 @@ class WebSearchProvider(ABC):
     #: the event loop instead of a worker thread, saving a thread hop, and so cannot be
     #: abandoned at the deadline. Leave False for anything that touches the network.
     runs_inline: ClassVar[bool] = False
+
+    #: The manifest facts this provider was registered with (set at registration).
+    manifest: ProviderManifest | None = None
 
     @property
     @abstractmethod
@@ -62,7 +68,13 @@ class WebSearchProvider(ABC):
         raise NotImplementedError(f"{self.name} does not support crawl")
 
     def get_setup_schema(self) -> dict[str, Any]:
-        """What a setup wizard needs: ``{"name", "badge", "tag", "env_vars": [...]}``."""
+        """What a setup wizard needs: ``{"name", "badge", "tag", "env_vars": [...]}``.
+
+        By default it comes from the manifest (``plugin.yaml`` or the ``manifest=`` given at
+        registration), so the env vars are written down once.
+        """
+        if self.manifest is not None:
+            return self.manifest.setup_schema(self.display_name)
         return {"name": self.display_name, "badge": "", "tag": "", "env_vars": []}
 
     def capabilities(self) -> list[str]:

@@ -6,17 +6,16 @@ and provider settings all come from it) and cached, so dispatch does not reload 
 
 from __future__ import annotations
 
-
 import threading
 from collections import OrderedDict
 from typing import Any
 
 import pluggy
 
+from . import redact
 from .config import Config, default_config
 from .manifest import Capability
 from .plugins import LoadedPlugins, PluginRecord, ProviderEntry, load_plugins
-from . import redact
 
 
 class Registry:

@@ -13,8 +13,8 @@ import importlib.util
 import re
 from typing import Any, ClassVar
 
-from .redact import scrub
 from .context import remaining_time, warn
+from .redact import scrub
 from .validate import COMMON_SEARCH_OPTIONS
 from .vendor import VendorProvider
 

@@ -205,3 +205,26 @@ def before_dispatch(capability, backend, arguments):
     assert refused["error_code"] == "invalid_input"
     assert refused["error"] == "This query is not allowed by policy."
     assert dispatch_search("fine", backend="stub", config=config)["success"] is True
+
+
+def test_setup_schema_comes_from_the_manifest(write_plugin: Any, make_config: Any) -> None:
+    providers = [
+        {
+            "name": "schema",
+            "badge": "free tier",
+            "tag": "api key",
+            "env": [{"key": "SCHEMA_API_KEY", "prompt": "Schema key", "url": "https://schema.example/keys"}],
+        }
+    ]
+    root = write_plugin("schema", GOOD.format(name="schema"), providers)
+    registry = __import__("webproviders").get_registry(
+        make_config(plugins={"paths": [str(root)], "enabled": ["schema"]})
+    )
+    entry = registry.get("schema")
+    assert entry is not None
+    assert entry.provider.get_setup_schema() == {
+        "name": "schema",
+        "badge": "free tier",
+        "tag": "api key",
+        "env_vars": [{"key": "SCHEMA_API_KEY", "prompt": "Schema key", "url": "https://schema.example/keys"}],
+    }

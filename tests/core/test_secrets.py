@@ -13,7 +13,7 @@ from webproviders.redact import get_logger, scrub
 SECRET = "sk-live-9f8e7d6c5b4a3210"
 ENV_SECRET = "env-secret-0123456789"
 
-LEAKY = f"""
+LEAKY = """
 import os
 import httpx
 from webproviders import WebSearchProvider

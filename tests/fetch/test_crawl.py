@@ -33,7 +33,7 @@ def test_breadth_first_in_discovery_order_with_depth(site: Any, local: Config) -
     # Depth 1 follows the order of the links on the home page (navigation first).
     order = [found.index(p) for p in ("/articles/caching", "/articles/retries", "/docs/", "/nofollow")]
     assert order == sorted(order)
-    assert {"/docs/b", "/docs/deep/c", "/readme.md"} <= {p for p, d in zip(found, depths) if d == 2}
+    assert {"/docs/b", "/docs/deep/c", "/readme.md"} <= {p for p, d in zip(found, depths, strict=True) if d == 2}
     assert len(found) == len(set(found))
 
 
