@@ -87,9 +87,20 @@ def _first(item: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
 
 
 def _failure_from(raw: Mapping[str, Any]) -> WebProviderError:
-    code = raw.get("error_code") if isinstance(raw.get("error_code"), str) else "provider_error"
+    """The error a provider's own failure envelope describes (odd field types are dropped)."""
+    code = raw.get("error_code")
     message = _text(raw.get("error")) or "The provider reported a failure without a message."
-    return error_for_code(code, message, detail=raw.get("detail"), retry_after=raw.get("retry_after"))
+    detail = raw.get("detail")
+    wait = raw.get("retry_after")
+    retry_after: float | None = None
+    if isinstance(wait, (int, float)) and not isinstance(wait, bool) and 0 <= wait < float("inf"):
+        retry_after = float(wait)
+    return error_for_code(
+        code if isinstance(code, str) else "provider_error",
+        message,
+        detail=detail if isinstance(detail, str) else None,
+        retry_after=retry_after,
+    )
 
 
 def _unwrap(raw: Any, list_key: str | None) -> tuple[Any, dict[str, Any]]:

@@ -76,7 +76,7 @@ class ProviderManifest(BaseModel):
 
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     display_name: str | None = None
-    capabilities: list[Capability] = Field(default_factory=lambda: ["search"])
+    capabilities: list[Capability] = Field(default_factory=lambda: ["search"])  # type: ignore[arg-type]
     env: list[EnvVar] = Field(default_factory=list)
     packages: list[Package] = Field(default_factory=list)
     #: Auto-detect rank: lower is tried first (see the PRIORITY_* bands).

@@ -45,7 +45,7 @@ class PageOptions:
         include_raw = kwargs.get("include_raw", False)
         if not isinstance(include_raw, bool):
             raise InvalidInputError(f"include_raw must be true or false, not {include_raw!r}.")
-        return cls(fmt, max_chars, include_raw)
+        return cls(fmt, max_chars, include_raw)  # type: ignore[arg-type]  # fmt checked above
 
 
 @dataclass

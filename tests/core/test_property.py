@@ -61,7 +61,10 @@ provider_return = st.one_of(
     json_values,
     st.lists(hit, max_size=8),
     st.fixed_dictionaries({"web": st.lists(hit, max_size=8)}),
-    st.fixed_dictionaries({"success": st.booleans(), "data": st.lists(hit, max_size=4), "error": json_values}),
+    st.fixed_dictionaries(
+        {"success": st.booleans(), "data": st.lists(hit, max_size=4), "error": json_values},
+        optional={"error_code": json_values, "detail": json_values, "retry_after": json_values},
+    ),
     st.fixed_dictionaries({"raise": st.text(min_size=1, max_size=20)}),
 )
 
