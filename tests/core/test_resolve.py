@@ -165,3 +165,10 @@ def register(ctx):
     envelope = dispatch_search("q", backend=["picky", "other"], config=config)
     assert envelope["error_code"] == "invalid_input"
     assert [a["provider"] for a in envelope["meta"]["attempts"]] == ["picky"]
+
+
+def test_keyless_defaults_are_ddgs_for_search_and_http_for_extract_and_crawl(make_config: Any) -> None:
+    registry = get_registry(make_config())
+    assert resolve("search", None, registry).candidates == ["ddgs"]
+    assert resolve("extract", None, registry).candidates == ["http"]
+    assert resolve("crawl", None, registry).candidates == ["http"]
