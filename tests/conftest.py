@@ -48,3 +48,57 @@ def plugin_module() -> Any:
         return importlib.import_module(f"{name}.{submodule}" if submodule else name)
 
     return load
+
+
+_LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
+
+
+def _loopback(host: object) -> bool:
+    import ipaddress
+
+    if not isinstance(host, str):
+        return False
+    if host.lower() in _LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(host.split("%")[0]).is_loopback
+    except ValueError:
+        return False
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_internet() -> Iterator[None]:
+    """No test may reach beyond this machine: non-loopback connects and lookups fail loudly."""
+    import socket
+
+    real_connect, real_connect_ex, real_getaddrinfo = (
+        socket.socket.connect,
+        socket.socket.connect_ex,
+        socket.getaddrinfo,
+    )
+
+    def guard(address: object) -> None:
+        if isinstance(address, tuple) and not _loopback(address[0]):
+            raise OSError(f"test tried to reach {address!r}: only loopback addresses are allowed")
+
+    def connect(self: socket.socket, address: object) -> None:
+        guard(address)
+        return real_connect(self, address)  # type: ignore[arg-type]
+
+    def connect_ex(self: socket.socket, address: object) -> int:
+        guard(address)
+        return real_connect_ex(self, address)  # type: ignore[arg-type]
+
+    def getaddrinfo(host: object, *args: object, **kwargs: object) -> object:
+        if host is not None and not _loopback(host if isinstance(host, str) else str(host, "ascii")):
+            raise socket.gaierror(f"test tried to look up {host!r}: only loopback names are allowed")
+        return real_getaddrinfo(host, *args, **kwargs)  # type: ignore[arg-type]
+
+    socket.socket.connect = connect  # type: ignore[method-assign]
+    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
+    socket.getaddrinfo = getaddrinfo  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        socket.socket.connect, socket.socket.connect_ex = real_connect, real_connect_ex  # type: ignore[method-assign]
+        socket.getaddrinfo = real_getaddrinfo  # type: ignore[assignment]
