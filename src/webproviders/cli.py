@@ -169,14 +169,15 @@ def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
 
 def _cmd_config(args: argparse.Namespace, config: Any) -> int:
     from .errors import WebProviderError
+    from .manifest import CAPABILITIES
     from .registry import get_registry
     from .resolve import resolve
 
     registry = get_registry(config)
     sys.stdout.write(f"config: {registry.config.source}\n")
-    for capability in ("search", "extract", "crawl"):
+    for capability in CAPABILITIES:
         try:
-            plan = resolve(capability, None, registry)  # type: ignore[arg-type]
+            plan = resolve(capability, None, registry)
         except WebProviderError as exc:
             sys.stdout.write(f"{capability:<8} none  ({exc.message})\n")
             continue

@@ -16,7 +16,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from . import runner
+from . import context, runner
 from .cache import cache_key
 from .config import BackendSpec, Config
 from .dependable import DispatchState, state_for
@@ -500,8 +500,8 @@ def _apply_mode(plan: Plan, mode: str) -> None:
 
 async def _execute(call: Call) -> dict[str, Any]:
     """Run a prepared call's plan under its deadline."""
-    call.warnings = runner.collect_warnings()
-    runner.set_deadline(call.deadline)
+    call.warnings = context.collect_warnings()
+    context.set_deadline(call.deadline)
     try:
         envelope = await run_plan(call, call.plan)  # type: ignore[arg-type]
     except Exception as exc:  # noqa: BLE001

@@ -127,13 +127,3 @@ class HealthBoard:
         state.until, state.code, state.reason = now + seconds, code, reason
         state.failures.clear()
         state.probe_started, state.half_open = None, False
-
-    def snapshot(self) -> dict[str, dict[str, object]]:
-        """Cooling providers and seconds left, for diagnostics."""
-        now = self.clock()
-        with self._lock:
-            return {
-                name: {"code": s.code, "reason": s.reason, "seconds_left": round(max(0.0, s.until - now), 3)}
-                for name, s in self._states.items()
-                if s.until
-            }

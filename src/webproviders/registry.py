@@ -14,7 +14,7 @@ import pluggy
 
 from . import redact
 from .config import Config, default_config
-from .manifest import Capability
+from .manifest import CAPABILITIES, Capability
 from .plugins import LoadedPlugins, PluginRecord, ProviderEntry, load_plugins
 
 
@@ -70,7 +70,7 @@ class Registry:
         return {
             "name": entry.manifest.name,
             "display_name": _safe(lambda: entry.provider.display_name, entry.manifest.name),
-            "capabilities": [c for c in ("search", "extract", "crawl") if self.supports(entry, c)],  # type: ignore[arg-type]
+            "capabilities": [c for c in CAPABILITIES if self.supports(entry, c)],
             "available": available,
             "reason": reason,
             "source": entry.source,

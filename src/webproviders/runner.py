@@ -17,20 +17,11 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from .context import collect_warnings, remaining_time, set_deadline, warn
 from .pools import LazyPool
 
 T = TypeVar("T")
 
-__all__ = [
-    "BackgroundLoop",
-    "call",
-    "collect_warnings",
-    "remaining_time",
-    "run_sync",
-    "set_deadline",
-    "warn",
-]
+__all__ = ["BackgroundLoop", "call", "run_sync"]
 
 #: Sync provider calls that hang (``ddgs`` is known to) keep a thread; allow plenty.
 _workers = LazyPool(64, "webproviders-sync")

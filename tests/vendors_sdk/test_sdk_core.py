@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import respx
 
-from webproviders import runner
+from webproviders import context
 from webproviders.errors import ProviderError, WebProviderError
 from webproviders.http import get_client
 from webproviders.sdkhttp import ResponseLog, response_error, sdk_client
@@ -74,7 +74,7 @@ def test_call_timeout_is_cut_to_the_call_deadline(plugin_module: Any, make_confi
     assert provider.call_timeout() == 20
 
     async def inside_a_call() -> float:
-        runner.set_deadline(time.monotonic() + 3)
+        context.set_deadline(time.monotonic() + 3)
         return provider.call_timeout()
 
     assert 2 < asyncio.run(inside_a_call()) <= 3
