@@ -13,6 +13,8 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
+from . import __version__
+
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
 
@@ -23,6 +25,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--config", help="path to config.yaml (default: $WEBPROVIDERS_CONFIG or ~/.config/webproviders/config.yaml)")
     parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    parser.add_argument("--version", action="version", version=f"webproviders {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     search = sub.add_parser("search", help="search the web")

@@ -90,3 +90,10 @@ def test_debug_shows_tracebacks(tmp_path: Path, debug: bool) -> None:
     result = run(*args, "--config", str(path), "providers")
     assert result.returncode == 1
     assert ("Traceback" in result.stderr) is debug
+
+
+def test_version() -> None:
+    from webproviders import __version__
+
+    result = run("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"webproviders {__version__}"
