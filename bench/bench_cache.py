@@ -21,9 +21,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from dependable_support import redis_server
 
 from webproviders import dispatch_search, get_registry
-from webproviders.cache import cache_key
 from webproviders.config import config_from_dict
-from webproviders.dependable import state_for
+from webproviders.dependable.cache import cache_key
+from webproviders.dependable.state import state_for
 
 TARGETS_MS = {"memory": 0.1, "sqlite": 1.0, "redis": 1.0}
 

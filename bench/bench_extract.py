@@ -41,7 +41,7 @@ def baseline(port: int, urls: list[str]) -> tuple[float, list[str | None]]:
     import trafilatura
     from trafilatura.settings import use_config
 
-    from webproviders.extraction import TRAFILATURA_OPTIONS
+    from webproviders.fetching.extraction import TRAFILATURA_OPTIONS
 
     settings = use_config()
     settings.set("DEFAULT", "SSRF_PROTECTION", "false")  # its own guard refuses 127.0.0.1
@@ -72,7 +72,7 @@ def main() -> None:
     args = parser.parse_args()
 
     from webproviders.config import config_from_dict
-    from webproviders.urlsafety import set_resolver
+    from webproviders.fetching.urlsafety import set_resolver
 
     async def local_names(host: str, port: int) -> list[str]:
         return ["127.0.0.1"]

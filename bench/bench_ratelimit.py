@@ -19,7 +19,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from dependable_support import CountingServer, bench_config, plugin_dir, redis_server
 
 from webproviders import dispatch_search
-from webproviders.ratelimit import parse_rate
+from webproviders.dependable.ratelimit import parse_rate
 
 
 def worker(job: dict) -> None:  # type: ignore[type-arg]

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from webproviders.config import Config, config_from_dict
-from webproviders.registry import clear_registry_cache, get_registry
+from webproviders.registry.providers import clear_registry_cache, get_registry
 
 #: Environment variables that would change which backend is chosen or which key is used.
 _ISOLATED_PREFIXES = ("WEB_", "WEBPROVIDERS_", "SEARXNG_")

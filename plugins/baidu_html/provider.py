@@ -2,7 +2,7 @@
 
 Redirects are followed by hand so a hop to the verification page is recognised from its
 ``Location`` and the CAPTCHA page itself is never requested. Network settings and the
-timeout are the ``http`` provider's (see :mod:`webproviders.htmlsearch`).
+timeout are the ``http`` provider's (see :mod:`webproviders.kit.htmlsearch`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from webproviders.errors import ProviderError
-from webproviders.htmlsearch import HTMLSearchProvider, check_page_status
+from webproviders.kit.htmlsearch import HTMLSearchProvider, check_page_status
 
 from .markup import captcha_error, is_verification_url
 from .request import search_params

@@ -10,7 +10,7 @@ from typing import Any
 
 from webproviders import warn
 from webproviders.errors import InvalidInputError
-from webproviders.query import site_query
+from webproviders.kit.query import site_query
 
 #: Brave's web search returns at most this many results per request.
 MAX_COUNT = 20

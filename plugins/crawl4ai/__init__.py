@@ -25,7 +25,7 @@ from webproviders.errors import (
     ProviderError,
     WebProviderError,
 )
-from webproviders.urlsafety import AddressPolicy, check_url_resolved
+from webproviders.fetching.urlsafety import AddressPolicy, check_url_resolved
 
 from .pages import internal_links, to_page
 

@@ -1,7 +1,7 @@
 """The ``ddg_html`` provider: POSTs the search form and reads the results page.
 
 Network settings and the timeout are the ``http`` provider's (see
-:mod:`webproviders.htmlsearch`); only the 202 challenge is DuckDuckGo's own status.
+:mod:`webproviders.kit.htmlsearch`); only the 202 challenge is DuckDuckGo's own status.
 """
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from webproviders.errors import BlockedError
-from webproviders.htmlsearch import HTMLSearchProvider, check_page_status
+from webproviders.kit.htmlsearch import HTMLSearchProvider, check_page_status
 
 from .form import first_page_form
 

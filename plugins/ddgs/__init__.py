@@ -14,7 +14,7 @@ from typing import Any
 from webproviders import PluginContext, WebSearchProvider, warn
 from webproviders.config import Config
 from webproviders.errors import NetworkError, WebTimeoutError
-from webproviders.query import site_query
+from webproviders.kit.query import site_query
 
 _TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
 _SAFESEARCH = {"off": "off", "moderate": "moderate", "strict": "on"}

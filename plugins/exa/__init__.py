@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext
-from webproviders.sdk import SDKProvider
+from webproviders.kit.sdk import SDKProvider
 
 
 class ExaProvider(SDKProvider):
@@ -38,7 +38,7 @@ class ExaProvider(SDKProvider):
         """One SDK call with a key from the ring; returns the SDK's ``SearchResponse``."""
         from exa_py import AsyncExa
 
-        from webproviders.sdkhttp import ResponseLog
+        from webproviders.kit.sdkhttp import ResponseLog
 
         from .errors import failure
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext
-from webproviders.sdk import SDKProvider
+from webproviders.kit.sdk import SDKProvider
 
 #: Seconds between two polls of a crawl job (``web.providers.firecrawl.poll_interval``).
 DEFAULT_POLL_INTERVAL = 2.0

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from webproviders.dependable.retry_after import retry_after_from_headers
 from webproviders.errors import (
     AuthError,
     BadGatewayError,
@@ -26,9 +27,8 @@ from webproviders.errors import (
     WebTimeoutError,
 )
 from webproviders.exceptions import to_provider_error
-from webproviders.retry_after import retry_after_from_headers
-from webproviders.sdk import mentions_bad_key, quote, said
-from webproviders.sdkhttp import response_error
+from webproviders.kit.sdk import mentions_bad_key, quote, said
+from webproviders.kit.sdkhttp import response_error
 
 if TYPE_CHECKING:
     import httpx

@@ -6,8 +6,8 @@ from typing import Any
 
 from webproviders.config import ProviderSettings
 from webproviders.errors import BlockedError, ProviderError, WebProviderError
-from webproviders.query import site_query
-from webproviders.sdk import warn_unknown
+from webproviders.kit.query import site_query
+from webproviders.kit.sdk import warn_unknown
 
 #: Most results Firecrawl returns for one search.
 MAX_RESULTS = 100

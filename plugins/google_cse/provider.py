@@ -12,8 +12,8 @@ from typing import Any
 
 from webproviders import VendorProvider
 from webproviders.errors import NotConfiguredError, ParseError
-from webproviders.google import SAFE
-from webproviders.query import site_query
+from webproviders.kit.google import SAFE
+from webproviders.kit.query import site_query
 
 from .errors import classify
 

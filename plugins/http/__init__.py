@@ -1,8 +1,8 @@
 """The ``http`` provider: read pages and crawl sites with no API key.
 
-Pages are fetched by the shared safe-fetching layer (:mod:`webproviders.fetch`: URL safety,
+Pages are fetched by the shared safe-fetching layer (:mod:`webproviders.fetching.fetch`: URL safety,
 pinned connections, size and time limits) and turned into markdown by trafilatura, one page
-at a time (:mod:`webproviders.extraction`). It is always available and, with priority 90,
+at a time (:mod:`webproviders.fetching.extraction`). It is always available and, with priority 90,
 the extract and crawl backend when nothing else is configured. See docs/providers/http.md.
 """
 

@@ -12,14 +12,14 @@ from urllib.parse import urlsplit
 
 from webproviders import warn
 from webproviders.config import Config
-from webproviders.crawler import Crawler, CrawlOptions
 from webproviders.envelope import page_error
 from webproviders.errors import WebProviderError, WebTimeoutError
 from webproviders.exceptions import to_provider_error
-from webproviders.fetch import fetch, status_error
-from webproviders.options import FetchLimits, time_budget
-from webproviders.pages import PageOptions, render
-from webproviders.politeness import HostLimiter
+from webproviders.fetching.crawler import Crawler, CrawlOptions
+from webproviders.fetching.fetch import fetch, status_error
+from webproviders.fetching.options import FetchLimits, time_budget
+from webproviders.fetching.pages import PageOptions, render
+from webproviders.fetching.politeness import HostLimiter
 
 NAME = "http"
 

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from webproviders import PluginContext, VendorProvider, warn
-from webproviders.batch import fetch_each
 from webproviders.errors import NotConfiguredError
+from webproviders.kit.batch import fetch_each
+from webproviders.kit.query import site_query
 from webproviders.manifest import PRIORITY_KEYED, ProviderManifest, read_manifest
-from webproviders.query import site_query
 
 from .parse import NoResults, classify, classify_search, parse_hits, parse_page
 

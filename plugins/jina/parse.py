@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
+from webproviders.dependable.retry_after import retry_after_from_headers
 from webproviders.errors import (
     AuthError,
     BadGatewayError,
@@ -22,7 +23,6 @@ from webproviders.errors import (
     RateLimitedError,
     WebProviderError,
 )
-from webproviders.retry_after import retry_after_from_headers
 
 if TYPE_CHECKING:
     import httpx

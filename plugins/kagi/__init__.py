@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext, VendorProvider
-from webproviders.query import site_query
+from webproviders.kit.query import site_query
 
 from .parse import classify, parse
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from webproviders.dependable.retry_after import retry_after_from_headers
 from webproviders.errors import (
     AuthError,
     BadGatewayError,
@@ -21,7 +22,6 @@ from webproviders.errors import (
     WebProviderError,
 )
 from webproviders.exceptions import error_for_status
-from webproviders.retry_after import retry_after_from_headers
 
 if TYPE_CHECKING:
     import httpx

@@ -12,8 +12,8 @@ from datetime import date, timedelta
 from typing import Any
 
 from webproviders import PluginContext, VendorProvider
-from webproviders.batch import fetch_each
 from webproviders.errors import InvalidInputError
+from webproviders.kit.batch import fetch_each
 
 from .parse import NoResults, classify, parse_hits, parse_page
 

@@ -1,6 +1,6 @@
 """The ``parallel`` provider: web search and extract through the official ``parallel-web`` SDK.
 
-``AsyncParallel`` gets a client of ours (:func:`webproviders.sdkhttp.sdk_client`: connections
+``AsyncParallel`` gets a client of ours (:func:`webproviders.kit.sdkhttp.sdk_client`: connections
 from the shared pool, and a response hook that keeps the last response, because the SDK
 accepts a 200 that carries an error object) and runs with its own retries off
 (``max_retries=0``): the dispatcher retries for every provider alike. A search sends an
@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext
-from webproviders.sdk import SDKProvider
+from webproviders.kit.sdk import SDKProvider
 
 
 class ParallelProvider(SDKProvider):
@@ -37,7 +37,7 @@ class ParallelProvider(SDKProvider):
     async def _call(self, method: str, request: dict[str, Any]) -> Any:
         """One SDK call with a key from the ring; returns the SDK's response model."""
         from parallel import AsyncParallel
-        from webproviders.sdkhttp import ResponseLog, response_error, sdk_client
+        from webproviders.kit.sdkhttp import ResponseLog, response_error, sdk_client
 
         from .errors import NAME, classify, failure
 

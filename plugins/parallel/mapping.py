@@ -6,9 +6,9 @@ from datetime import date, timedelta
 from typing import Any
 
 from webproviders import warn
-from webproviders.batch import one_item_per_url, url_key
 from webproviders.config import ProviderSettings
-from webproviders.sdk import warn_unknown
+from webproviders.kit.batch import one_item_per_url, url_key
+from webproviders.kit.sdk import warn_unknown
 
 TIME_RANGES = {
     "day": timedelta(days=1),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from webproviders.dependable.retry_after import retry_after_from_headers
 from webproviders.errors import (
     AuthError,
     BadGatewayError,
@@ -16,7 +17,6 @@ from webproviders.errors import (
     RateLimitedError,
     WebProviderError,
 )
-from webproviders.retry_after import retry_after_from_headers
 
 if TYPE_CHECKING:
     import httpx

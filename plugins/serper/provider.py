@@ -10,8 +10,8 @@ from typing import Any
 
 from webproviders import VendorProvider
 from webproviders.errors import ParseError
-from webproviders.google import locale_params, organic_hit
-from webproviders.query import site_query
+from webproviders.kit.google import locale_params, organic_hit
+from webproviders.kit.query import site_query
 
 from .errors import classify
 

@@ -1,6 +1,6 @@
 """The ``tavily`` provider: search, extract and crawl through the official ``tavily-python`` SDK.
 
-The SDK's ``AsyncTavilyClient`` gets a client of ours (:func:`webproviders.sdkhttp.sdk_client`)
+The SDK's ``AsyncTavilyClient`` gets a client of ours (:func:`webproviders.kit.sdkhttp.sdk_client`)
 that draws connections from the shared pool; it is a fresh client per call because the SDK
 writes its key into the client's headers. The SDK folds statuses 403, 432 and 433 into one
 exception and hides the response of a 429, so the provider reads the last response itself
@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext
-from webproviders.sdk import SDKProvider
+from webproviders.kit.sdk import SDKProvider
 
 #: Tavily's bounds for the server-side ``timeout`` of extract and crawl, in seconds.
 EXTRACT_TIMEOUT = (1.0, 60.0)
@@ -46,7 +46,7 @@ class TavilyProvider(SDKProvider):
     async def _call(self, method: str, request: dict[str, Any]) -> Any:
         """One SDK call with a key from the ring; returns Tavily's JSON body."""
         from tavily import AsyncTavilyClient
-        from webproviders.sdkhttp import ResponseLog, response_error, sdk_client
+        from webproviders.kit.sdkhttp import ResponseLog, response_error, sdk_client
 
         from .errors import NAME, classify, failure
 

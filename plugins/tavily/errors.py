@@ -3,7 +3,7 @@
 Tavily answers ``{"detail": {"error": "..."}}`` (FastAPI style) with 400/401/403/429 and
 432 (plan credit limit) / 433 (pay-as-you-go limit). The SDK turns 403, 432 and 433 all
 into ``ForbiddenError`` and hides the response of a 429, so the provider keeps the last
-response itself (see :class:`webproviders.sdk.ResponseLog`) and reads it here.
+response itself (see :class:`webproviders.kit.sdk.ResponseLog`) and reads it here.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from webproviders.dependable.retry_after import retry_after_from_headers
 from webproviders.errors import (
     AuthError,
     BadGatewayError,
@@ -23,9 +24,8 @@ from webproviders.errors import (
     WebTimeoutError,
 )
 from webproviders.exceptions import to_provider_error
-from webproviders.retry_after import retry_after_from_headers
-from webproviders.sdk import mentions_bad_key, quote, said
-from webproviders.sdkhttp import response_error
+from webproviders.kit.sdk import mentions_bad_key, quote, said
+from webproviders.kit.sdkhttp import response_error
 
 if TYPE_CHECKING:
     import httpx

@@ -6,10 +6,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from webproviders import warn
-from webproviders.batch import one_item_per_url, url_key
 from webproviders.config import ProviderSettings
 from webproviders.errors import ProviderError, WebProviderError
-from webproviders.sdk import quote, said, warn_unknown
+from webproviders.kit.batch import one_item_per_url, url_key
+from webproviders.kit.sdk import quote, said, warn_unknown
 
 from .countries import tavily_country
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext, VendorProvider, warn
-from webproviders.batch import gather_or_cancel, per_url_error, settle
 from webproviders.errors import ProviderError, WebProviderError
+from webproviders.kit.batch import gather_or_cancel, per_url_error, settle
 
 from .parse import classify, parse_contents, parse_hits, url_key
 

@@ -8,24 +8,24 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 _EXPORTS = {
-    "dispatch_search": "dispatch",
-    "dispatch_extract": "dispatch",
-    "dispatch_crawl": "dispatch",
-    "adispatch_search": "dispatch",
-    "adispatch_extract": "dispatch",
-    "adispatch_crawl": "dispatch",
-    "list_providers": "registry",
-    "get_registry": "registry",
+    "dispatch_search": "dispatch.api",
+    "dispatch_extract": "dispatch.api",
+    "dispatch_crawl": "dispatch.api",
+    "adispatch_search": "dispatch.api",
+    "adispatch_extract": "dispatch.api",
+    "adispatch_crawl": "dispatch.api",
+    "list_providers": "registry.providers",
+    "get_registry": "registry.providers",
     "Config": "config",
     "ConfigError": "config",
     "load_config": "config",
     "WebSearchProvider": "provider",
-    "VendorProvider": "vendor",
-    "PluginContext": "plugins",
-    "hookimpl": "hookspecs",
+    "VendorProvider": "kit.vendor",
+    "PluginContext": "registry.loader",
+    "hookimpl": "registry.hookspecs",
     "warn": "context",
     "remaining_time": "context",
     "SearchHit": "models",
@@ -33,12 +33,12 @@ _EXPORTS = {
     "SearchEnvelope": "models",
     "PagesEnvelope": "models",
     "FailureEnvelope": "models",
-    "format_results": "formatting",
-    "run_tool": "tools",
-    "arun_tool": "tools",
-    "create_websearch_tool": "agent_tools",
-    "create_webread_tool": "agent_tools",
-    "WebToolConfig": "agent_tools",
+    "format_results": "agents.formatting",
+    "run_tool": "agents.tools",
+    "arun_tool": "agents.tools",
+    "create_websearch_tool": "agents.factories",
+    "create_webread_tool": "agents.factories",
+    "WebToolConfig": "agents.factories",
 }
 
 __all__ = [
@@ -88,10 +88,11 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from .agent_tools import WebToolConfig, create_webread_tool, create_websearch_tool
+    from .agents.factories import WebToolConfig, create_webread_tool, create_websearch_tool
+    from .agents.formatting import format_results
     from .config import Config, ConfigError, load_config
     from .context import remaining_time, warn
-    from .dispatch import (
+    from .dispatch.api import (
         adispatch_crawl,
         adispatch_extract,
         adispatch_search,
@@ -99,10 +100,9 @@ if TYPE_CHECKING:
         dispatch_extract,
         dispatch_search,
     )
-    from .formatting import format_results
-    from .hookspecs import hookimpl
+    from .kit.vendor import VendorProvider
     from .models import FailureEnvelope, Page, PagesEnvelope, SearchEnvelope, SearchHit
-    from .plugins import PluginContext
     from .provider import WebSearchProvider
-    from .registry import get_registry, list_providers
-    from .vendor import VendorProvider
+    from .registry.hookspecs import hookimpl
+    from .registry.loader import PluginContext
+    from .registry.providers import get_registry, list_providers

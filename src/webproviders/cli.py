@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
-from . import __version__
+from ._version import __version__
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
@@ -125,21 +125,21 @@ def _progress_printer() -> Callable[[dict[str, Any]], None] | None:
 
 
 def _cmd_search(args: argparse.Namespace, config: Any) -> int:
-    from .dispatch import dispatch_search
+    from .dispatch.api import dispatch_search
 
     envelope = dispatch_search(args.query, args.limit, backend=args.backend, config=config)
     return _emit(envelope, args.json, _print_search)
 
 
 def _cmd_extract(args: argparse.Namespace, config: Any) -> int:
-    from .dispatch import dispatch_extract
+    from .dispatch.api import dispatch_extract
 
     envelope = dispatch_extract(args.urls, backend=args.backend, config=config, **_options(args, "max_chars"))
     return _emit(envelope, args.json, _print_pages)
 
 
 def _cmd_crawl(args: argparse.Namespace, config: Any) -> int:
-    from .dispatch import dispatch_crawl
+    from .dispatch.api import dispatch_crawl
 
     options = _options(args, "max_pages", "max_depth")
     progress = None if args.json else _progress_printer()
@@ -152,7 +152,7 @@ def _cmd_crawl(args: argparse.Namespace, config: Any) -> int:
 
 
 def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
-    from .registry import list_providers
+    from .registry.providers import list_providers
 
     rows = list_providers(config)
     if args.json:
@@ -171,10 +171,10 @@ def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
 
 
 def _cmd_config(args: argparse.Namespace, config: Any) -> int:
+    from .dispatch.plan import resolve
     from .errors import WebProviderError
     from .manifest import CAPABILITIES
-    from .registry import get_registry
-    from .resolve import resolve
+    from .registry.providers import get_registry
 
     registry = get_registry(config)
     sys.stdout.write(f"config: {registry.config.source}\n")
@@ -194,7 +194,7 @@ def _mcp_token(config: Any) -> str | None:
     """The HTTP bearer token: ``$WEBPROVIDERS_MCP_TOKEN``, else ``mcp.token`` from the config."""
     import os
 
-    from .mcp_server import TOKEN_ENV
+    from .agents.mcp_server import TOKEN_ENV
 
     token = (os.environ.get(TOKEN_ENV) or "").strip()
     if token:
@@ -208,7 +208,13 @@ def _mcp_token(config: Any) -> str | None:
 def _cmd_mcp(args: argparse.Namespace, config: Any) -> int:
     import anyio
 
-    from .mcp_server import build_server, is_loopback, mcp_missing_reason, serve_http, serve_stdio
+    from .agents.mcp_server import (
+        build_server,
+        is_loopback,
+        mcp_missing_reason,
+        serve_http,
+        serve_stdio,
+    )
 
     missing = mcp_missing_reason()
     if missing:

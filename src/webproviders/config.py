@@ -58,7 +58,7 @@ class ProviderSettings(BaseModel):
     @field_validator("rate_limit")
     @classmethod
     def _check_rate_limit(cls, value: str | bool | None) -> str | bool | None:
-        from .ratelimit.spec import rate_or_none
+        from .dependable.ratelimit.spec import rate_or_none
 
         rate_or_none(value)
         return value

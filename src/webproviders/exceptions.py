@@ -9,6 +9,7 @@ import json
 import sys
 from typing import Any
 
+from .dependable.retry_after import retry_after_from_headers
 from .errors import (
     AuthError,
     BadGatewayError,
@@ -23,7 +24,6 @@ from .errors import (
     WebTimeoutError,
 )
 from .redact import scrub
-from .retry_after import retry_after_from_headers
 
 
 def _who(provider: str | None) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .dependable.retry_after import retry_after_from_headers
 from .errors import (
     AuthError,
     BadGatewayError,
@@ -17,7 +18,6 @@ from .errors import (
     RateLimitedError,
     WebProviderError,
 )
-from .retry_after import retry_after_from_headers
 
 if TYPE_CHECKING:
     import httpx

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webproviders import dispatch_extract, dispatch_search, format_results
-from webproviders.formatting import cut_middle, fair_shares
+from webproviders.agents.formatting import cut_middle, fair_shares
 
 STYLES = ("markdown", "text", "json")
 MARKER = re.compile(r"\[\.\.\. ([\d,]+) characters cut \.\.\.\]")

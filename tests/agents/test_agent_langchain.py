@@ -15,7 +15,7 @@ from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
 
 from webproviders import dispatch_extract, dispatch_search
-from webproviders.integrations.langchain import (
+from webproviders.agents.langchain import (
     WebCrawlTool,
     WebExtractTool,
     WebSearchTool,
@@ -119,8 +119,8 @@ def test_max_chars_is_honoured(stub_config: Any) -> None:
 
 def test_importing_webproviders_does_not_import_langchain_or_mcp() -> None:
     code = (
-        "import sys, webproviders; webproviders.list_providers(); import webproviders.tools, "
-        "webproviders.formatting, webproviders.agent_tools, webproviders.search_contract, webproviders.mcp_server; "
+        "import sys, webproviders; webproviders.list_providers(); import webproviders.agents.tools, "
+        "webproviders.agents.formatting, webproviders.agents.factories, webproviders.agents.search_contract, webproviders.agents.mcp_server; "
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('langchain_core', 'mcp')))"
     )
     out = subprocess.run(

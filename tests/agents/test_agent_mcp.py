@@ -268,7 +268,7 @@ def test_http_without_a_configured_token_needs_none(tmp_path: Path) -> None:
 @pytest.fixture
 def no_serving(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, Any]]:
     """Record what the command would serve instead of serving it."""
-    from webproviders import mcp_server
+    from webproviders.agents import mcp_server
 
     calls: list[dict[str, Any]] = []
 

@@ -10,7 +10,7 @@ import httpx
 import pytest
 import respx
 
-from webproviders.search_contract import (
+from webproviders.agents.search_contract import (
     TOOL_NAME,
     WebSearchError,
     WebSearchTool,
@@ -45,7 +45,7 @@ def test_unknown_backend_is_logged_and_answered_by_stub(
     monkeypatch: pytest.MonkeyPatch, make_config: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setenv("WEB_SEARCH_BACKEND", "altavista")
-    with caplog.at_level(logging.WARNING, logger="webproviders.search_contract"):
+    with caplog.at_level(logging.WARNING, logger="webproviders.agents.search_contract"):
         tool = WebSearchTool(make_config())
     assert tool.settings.backend == "stub"
     assert any("altavista" in r.getMessage() and "stub" in r.getMessage() for r in caplog.records)
@@ -198,7 +198,7 @@ def test_a_bad_timeout_is_logged_and_ignored(
     monkeypatch: pytest.MonkeyPatch, make_config: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setenv("WEB_SEARCH_TIMEOUT_MS", "soon")
-    with caplog.at_level(logging.WARNING, logger="webproviders.search_contract"):
+    with caplog.at_level(logging.WARNING, logger="webproviders.agents.search_contract"):
         tool = WebSearchTool(make_config())
     assert tool.settings.timeout is None
     assert any("WEB_SEARCH_TIMEOUT_MS" in r.getMessage() for r in caplog.records)

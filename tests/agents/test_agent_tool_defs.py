@@ -1,4 +1,4 @@
-"""webproviders.tools: OpenAI / Anthropic definitions and run_tool round trips."""
+"""webproviders.agents.tools: OpenAI / Anthropic definitions and run_tool round trips."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from webproviders import dispatch_crawl, dispatch_extract, dispatch_search
-from webproviders.tools import (
+from webproviders.agents.tools import (
     anthropic_tools,
     arun_tool,
     call_tool,

@@ -8,7 +8,7 @@ import sys
 
 HEAVY = [
     "ddgs", "trafilatura", "lxml", "tavily", "exa_py", "firecrawl", "parallel", "crawl4ai",
-    "mcp", "redis", "langchain_core", "pypdf", "openai", "primp", "webproviders.dispatch",
+    "mcp", "redis", "langchain_core", "pypdf", "openai", "primp", "webproviders.dispatch.api",
 ]
 
 
@@ -21,16 +21,16 @@ def _modules_after(code: str) -> set[str]:
 def test_import_is_light() -> None:
     loaded = _modules_after("import webproviders")
     assert not {m for m in loaded for h in HEAVY if m == h or m.startswith(h + ".")}
-    assert "webproviders.registry" not in loaded
+    assert "webproviders.registry.providers" not in loaded
 
 
 def test_listing_providers_imports_no_vendor_sdk() -> None:
     loaded = _modules_after("import webproviders; webproviders.list_providers()")
-    heavy = [h for h in HEAVY if h != "webproviders.dispatch"]
+    heavy = [h for h in HEAVY if h != "webproviders.dispatch.api"]
     assert not {m for m in loaded for h in heavy if m == h or m.startswith(h + ".")}
 
 
 def test_listing_providers_loads_no_network_stack() -> None:
     """Start-up cost: the HTTP stack and asyncio load on the first call, not at listing."""
     loaded = _modules_after("import webproviders; webproviders.list_providers()")
-    assert not loaded & {"httpx", "httpcore", "asyncio", "webproviders.runner", "webproviders.fetch"}
+    assert not loaded & {"httpx", "httpcore", "asyncio", "webproviders.dispatch.runner", "webproviders.fetching.fetch"}

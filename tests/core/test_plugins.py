@@ -82,7 +82,7 @@ def test_duplicate_provider_name_keeps_the_first_and_warns(
     write_plugin("bbb", GOOD.format(name="twin").replace("from twin", "from bbb"))
     write_plugin("ccc", GOOD.format(name="stub"))
     config = make_config(plugins={"paths": [str(root)], "enabled": ["aaa", "bbb", "ccc"]})
-    with caplog.at_level(logging.WARNING, logger="webproviders.plugins"):
+    with caplog.at_level(logging.WARNING, logger="webproviders.registry.loader"):
         rows = _rows(config)
     assert rows["twin"]["plugin"] == "aaa"
     assert rows["stub"]["source"] == "built-in"  # built-ins load first and keep their names

@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 
 from webproviders import dispatch_search
+from webproviders.dispatch.plan import resolve
 from webproviders.errors import WebProviderError
-from webproviders.plugins import builtin_plugin_dir
-from webproviders.registry import get_registry
-from webproviders.resolve import resolve
+from webproviders.registry.loader import builtin_plugin_dir
+from webproviders.registry.providers import get_registry
 
 CODE = """
 import os

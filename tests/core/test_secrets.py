@@ -68,7 +68,7 @@ def test_envelope_and_logs_never_show_the_key(leaky_config: Any, caplog: pytest.
 
 
 def test_reprs_do_not_show_keys(leaky_config: Any) -> None:
-    from webproviders.registry import get_registry
+    from webproviders.registry.providers import get_registry
 
     registry = get_registry(leaky_config)
     entry = registry.get("leaky")

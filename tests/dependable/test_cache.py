@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from webproviders import adispatch_search, dispatch_crawl, dispatch_extract, dispatch_search
-from webproviders.cache import cache_key
+from webproviders.dependable.cache import cache_key
 from webproviders.errors import NetworkError
 
 from .conftest import FakeClock, SleepLog, build_config, free_port, provider, state

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from webproviders import adispatch_search, dispatch_extract, dispatch_search
+from webproviders.dependable.fusion import same_page_key
 from webproviders.errors import NetworkError
-from webproviders.fusion import same_page_key
 
 from .conftest import SleepLog, build_config, provider, state
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import dispatch_search
+from webproviders.dependable.health import HealthBoard
 from webproviders.errors import (
     BadGatewayError,
     InvalidInputError,
@@ -12,7 +13,6 @@ from webproviders.errors import (
     QuotaExceededError,
     RateLimitedError,
 )
-from webproviders.health import HealthBoard
 
 from .conftest import FakeClock, SleepLog, build_config, provider, state
 

@@ -16,7 +16,7 @@ import respx
 
 from webproviders import dispatch_search
 from webproviders.config import ConfigError
-from webproviders.ratelimit import parse_rate
+from webproviders.dependable.ratelimit import parse_rate
 
 from .conftest import FakeClock, SleepLog, build_config, provider, state
 

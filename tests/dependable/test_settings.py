@@ -44,7 +44,7 @@ def test_import_and_listing_do_not_load_redis_or_sqlite() -> None:
     code = (
         "import sys, webproviders\n"
         "webproviders.list_providers()\n"
-        "print(sorted(m for m in ('redis', 'sqlite3', 'webproviders.cache.redis_backend') if m in sys.modules))\n"
+        "print(sorted(m for m in ('redis', 'sqlite3', 'webproviders.dependable.cache.redis_backend') if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -14,7 +14,7 @@ import pytest
 
 from webproviders.config import Config, config_from_dict
 from webproviders.errors import NetworkError
-from webproviders.urlsafety import override_resolver
+from webproviders.fetching.urlsafety import override_resolver
 
 from .fetch_site import CanaryServer, SiteServer, serve
 

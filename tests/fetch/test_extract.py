@@ -210,8 +210,8 @@ def test_async_twin(site: Any, local: Config) -> None:
 
 
 def test_http_is_the_default_extract_and_crawl_backend(config_for: Any) -> None:
-    from webproviders.registry import get_registry
-    from webproviders.resolve import resolve
+    from webproviders.dispatch.plan import resolve
+    from webproviders.registry.providers import get_registry
 
     registry = get_registry(config_for())
     assert registry.get("http") is not None
@@ -230,7 +230,7 @@ def test_many_concurrent_extracts_do_not_crash_and_never_overlap(
     trafilatura crashes the interpreter when run from several threads at once; every
     extraction must go through the single extraction worker.
     """
-    from webproviders import pages
+    from webproviders.fetching import pages
 
     real = pages.html_document
     lock = threading.Lock()

@@ -24,7 +24,7 @@ from webproviders.errors import (
     UnsafeURLError,
     WebTimeoutError,
 )
-from webproviders.fetch import FetchResult, fetch, status_error
+from webproviders.fetching.fetch import FetchResult, fetch, status_error
 
 
 def run(coro: Any) -> Any:
@@ -260,7 +260,7 @@ def test_tls_is_verified_and_names_the_host(tls_site: Any, config_for: Any, fake
 def test_tls_succeeds_when_the_certificate_is_trusted(
     tls_site: Any, config_for: Any, fake_dns: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from webproviders import pinning
+    from webproviders.fetching import pinning
 
     monkeypatch.setattr(pinning.certifi, "where", lambda: str(tls_site.cert))
     fake_dns.table["secure.test"] = [["127.0.0.1"]]

@@ -8,22 +8,22 @@ from typing import Any
 
 import pytest
 
-from webproviders.canonical import canonicalize
-from webproviders.charset import decode
-from webproviders.crawler import registrable_domain
 from webproviders.errors import UnsafeURLError
-from webproviders.pages import truncate
-from webproviders.politeness import HostLimiter
-from webproviders.robots import RobotsCache, parse, product_token
-from webproviders.sitemap import parse_sitemap
-from webproviders.sniff import sniff
-from webproviders.urlsafety import (
+from webproviders.fetching.charset import decode
+from webproviders.fetching.crawler import registrable_domain
+from webproviders.fetching.pages import truncate
+from webproviders.fetching.politeness import HostLimiter
+from webproviders.fetching.robots import RobotsCache, parse, product_token
+from webproviders.fetching.sitemap import parse_sitemap
+from webproviders.fetching.sniff import sniff
+from webproviders.fetching.urlsafety import (
     AddressPolicy,
     address_problem,
     check_url,
     embedded_ipv4,
     resolve_checked,
 )
+from webproviders.urls import canonicalize
 
 from .fetch_site import pdf_bytes, png_bytes
 

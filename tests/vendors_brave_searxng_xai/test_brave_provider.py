@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import respx
 
-from webproviders.registry import get_registry
+from webproviders.registry.providers import get_registry
 
 from .bodies import (
     BRAVE_BAD_COUNTRY,

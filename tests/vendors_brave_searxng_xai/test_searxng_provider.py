@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 import respx
 
-from webproviders.registry import get_registry
+from webproviders.registry.providers import get_registry
 
 from .bodies import SEARX_403_HTML, SEARX_EMPTY, SEARX_SUCCESS, _searx_result
 from .helpers import SEARX_KEY, SEARX_URL, assert_no_secret, web

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from webproviders import dispatch_crawl, dispatch_extract, list_providers
-from webproviders.urlsafety import override_resolver
+from webproviders.fetching.urlsafety import override_resolver
 
 from .fake_crawl4ai import Markdown, Result, Site, page
 from .helpers import assert_failure

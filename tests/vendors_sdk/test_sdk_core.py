@@ -12,8 +12,8 @@ import respx
 
 from webproviders import context
 from webproviders.errors import ProviderError, WebProviderError
-from webproviders.http import get_client
-from webproviders.sdkhttp import ResponseLog, response_error, sdk_client
+from webproviders.kit.http import get_client
+from webproviders.kit.sdkhttp import ResponseLog, response_error, sdk_client
 
 
 def test_sdk_client_uses_the_shared_pool_and_leaves_it_open(make_config: Any) -> None:

@@ -16,7 +16,7 @@ from webproviders import (
     dispatch_search,
     list_providers,
 )
-from webproviders.http import get_client
+from webproviders.kit.http import get_client
 
 from .bodies import (
     TAVILY_BAD_TOPIC,

@@ -1,0 +1,1 @@
+"""Agent integrations: tool definitions, tool factories, formatting, MCP server, LangChain."""

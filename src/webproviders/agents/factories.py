@@ -1,0 +1,118 @@
+"""``websearch(query)`` and ``webread(url)``: the two one-argument tools many agents expect.
+
+Both are thin async adapters over dispatch, configured with a :class:`WebToolConfig`
+(``provider``, ``api_key`` with ``${ENV}`` interpolation, ...). They always return a string:
+a markdown list of results, a page as markdown, or a readable error line. They never raise
+for anything the model or the provider does wrong.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+from ..config import Config, ProviderSettings, default_config, interpolate
+from ..validate import MAX_LIMIT, MIN_LIMIT
+from .formatting import format_results
+from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS
+
+WebSearch = Callable[[str], Awaitable[str]]
+WebRead = Callable[[str], Awaitable[str]]
+
+
+class WebToolConfig(BaseModel):
+    """How a websearch / webread tool reaches the web.
+
+    ``provider`` names the backend (omit it to use the library's configuration and
+    auto-detection); ``api_key`` and ``base_url`` override that provider's settings and may
+    be written as ``${ENV_VAR}``. ``config`` is the library configuration to start from.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    provider: str | None = Field(default=None, pattern=BACKEND_PATTERN)
+    api_key: SecretStr | None = None
+    base_url: str | None = None
+    max_results: int = Field(default=5, ge=MIN_LIMIT, le=MAX_LIMIT)
+    max_chars: int = Field(default=DEFAULT_MAX_CHARS, ge=1)
+    timeout: float | None = Field(default=None, gt=0)
+    config: Config | None = None
+
+    @field_validator("provider", "api_key", "base_url", mode="before")
+    @classmethod
+    def _interpolate(cls, value: Any) -> Any:
+        """``${VAR}`` / ``${VAR:-default}`` from the environment; empty means not set."""
+        if isinstance(value, SecretStr):
+            value = value.get_secret_value()
+        if isinstance(value, str):
+            return interpolate(value).strip() or None
+        return value
+
+    @field_validator("api_key", "base_url")
+    @classmethod
+    def _needs_provider(cls, value: Any, info: Any) -> Any:
+        if value is not None and not info.data.get("provider"):
+            raise ValueError(f"{info.field_name} needs 'provider' to say which backend it is for")
+        return value
+
+    def library_config(self) -> Config:
+        """The library configuration these settings produce (``api_key`` / ``base_url`` applied)."""
+        base = self.config if self.config is not None else default_config()
+        if self.provider is None or (self.api_key is None and self.base_url is None):
+            return base
+        overrides: dict[str, Any] = {}
+        if self.api_key is not None:
+            overrides["api_key"] = self.api_key
+        if self.base_url is not None:
+            overrides["base_url"] = self.base_url
+        settings: ProviderSettings = base.provider(self.provider).model_copy(update=overrides)
+        web = base.web.model_copy(
+            update={"providers": {**base.web.providers, self.provider: settings}}
+        )
+        return base.model_copy(update={"web": web})
+
+
+def _settings(config: WebToolConfig | Mapping[str, Any] | None) -> WebToolConfig:
+    if isinstance(config, WebToolConfig):
+        return config
+    return WebToolConfig.model_validate(dict(config or {}))
+
+
+def create_websearch_tool(config: WebToolConfig | Mapping[str, Any] | None = None) -> WebSearch:
+    """``await websearch(query)`` → a numbered markdown list of results (or an error line)."""
+    from ..dispatch.api import adispatch_search
+
+    settings = _settings(config)
+    library = settings.library_config()
+
+    async def websearch(query: str) -> str:
+        """Search the web; returns a numbered markdown list of results with title, URL and snippet."""
+        envelope = await adispatch_search(
+            query,
+            settings.max_results,
+            backend=settings.provider,
+            config=library,
+            timeout=settings.timeout,
+        )
+        return format_results(envelope, "markdown", settings.max_chars)
+
+    return websearch
+
+
+def create_webread_tool(config: WebToolConfig | Mapping[str, Any] | None = None) -> WebRead:
+    """``await webread(url)`` → the page as markdown (or a readable error line)."""
+    from ..dispatch.api import adispatch_extract
+
+    settings = _settings(config)
+    library = settings.library_config()
+
+    async def webread(url: str) -> str:
+        """Read one web page (http or https URL); returns its main content as markdown."""
+        envelope = await adispatch_extract(
+            [url], backend=settings.provider, config=library, timeout=settings.timeout
+        )
+        return format_results(envelope, "markdown", settings.max_chars)
+
+    return webread

@@ -1,0 +1,425 @@
+"""Tool definitions for agent hosts, and running the calls a model makes.
+
+The argument models below are the single source of the tool input schemas: their
+constraints are the limits in :mod:`webproviders.validate`, their JSON Schema is what
+OpenAI, Anthropic, MCP and LangChain see, and ``run_tool`` validates a model's arguments
+with them before dispatching. No model accepts an API key or any unknown argument: keys
+belong to the host's configuration, never to a tool call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..config import Config
+from ..envelope import failure
+from ..errors import InvalidInputError, WebProviderError
+from ..validate import (
+    MAX_LIMIT,
+    MAX_QUERY_CHARS,
+    MAX_URL_CHARS,
+    MAX_URLS,
+    MIN_LIMIT,
+    SAFE_SEARCH,
+    TIME_RANGES,
+    check_query,
+    check_search_options,
+    check_url,
+)
+from .formatting import Style, format_results
+
+#: The text handed back to a model is cut to this many characters unless the host says otherwise.
+DEFAULT_MAX_CHARS = 20_000
+#: Crawl bounds a model may ask for.
+MAX_CRAWL_PAGES = 100
+MAX_CRAWL_DEPTH = 5
+#: A provider id as used in config: lowercase letters, digits, hyphens and underscores.
+BACKEND_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
+#: Matches http:// or https:// in any case, in both pydantic's and JSON Schema's regex dialects.
+HTTP_URL_PATTERN = r"^[hH][tT][tT][pP][sS]?://"
+_SECRET_WORDS = ("key", "token", "secret", "password", "auth", "credential")
+
+HttpUrl = Annotated[str, Field(min_length=8, max_length=MAX_URL_CHARS, pattern=HTTP_URL_PATTERN)]
+
+
+def _reraise(check: Any, value: Any, *args: Any) -> Any:
+    """Run a ``validate.check_*`` and turn its error into the ValueError pydantic reports."""
+    try:
+        return check(value, *args)
+    except InvalidInputError as exc:
+        raise ValueError(exc.message) from None
+
+
+class ToolArguments(BaseModel):
+    """Base of every tool's arguments: unknown keys (an ``api_key`` above all) are refused.
+
+    Each tool declares its own arguments first (a bare string input fills the first one)
+    and the optional ``backend`` last.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+
+def _backend_field() -> Any:
+    return Field(
+        default=None,
+        pattern=BACKEND_PATTERN,
+        description="Provider to use, as listed by web_providers. Omit to use the configured one.",
+    )
+
+
+class SearchArguments(ToolArguments):
+    query: str = Field(
+        min_length=1, max_length=MAX_QUERY_CHARS, description="What to search the web for."
+    )
+    limit: int = Field(
+        default=5,
+        ge=MIN_LIMIT,
+        le=MAX_LIMIT,
+        description=f"How many results to return ({MIN_LIMIT}-{MAX_LIMIT}).",
+    )
+    time_range: Literal[TIME_RANGES] | None = Field(  # type: ignore[valid-type]
+        default=None, description="Only results from the last day, week, month or year."
+    )
+    include_domains: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        default=None, description="Only results from these domains, e.g. ['python.org']."
+    )
+    exclude_domains: list[Annotated[str, Field(min_length=1)]] | None = Field(
+        default=None, description="No results from these domains."
+    )
+    country: str | None = Field(
+        default=None, min_length=2, max_length=8, description="Country code, e.g. 'us'."
+    )
+    lang: str | None = Field(
+        default=None, min_length=2, max_length=8, description="Language code, e.g. 'en'."
+    )
+    safe_search: Literal[SAFE_SEARCH] | None = Field(  # type: ignore[valid-type]
+        default=None, description="Filtering of adult content."
+    )
+    backend: str | None = _backend_field()
+
+    @field_validator("query")
+    @classmethod
+    def _query(cls, value: str) -> str:
+        return _reraise(check_query, value)
+
+    @field_validator("limit", mode="before")
+    @classmethod
+    def _limit(cls, value: Any) -> Any:
+        if isinstance(value, bool):  # pydantic reports a ValueError, not a TypeError
+            raise ValueError(  # noqa: TRY004
+                f"limit must be a whole number from {MIN_LIMIT} to {MAX_LIMIT}, not {value!r}."
+            )
+        return value
+
+    def options(self) -> dict[str, Any]:
+        """The common search options that were given, checked as dispatch checks them."""
+        given = self.model_dump(exclude={"query", "limit", "backend"}, exclude_none=True)
+        return check_search_options(given)
+
+
+class ExtractArguments(ToolArguments):
+    urls: list[HttpUrl] = Field(
+        min_length=1,
+        max_length=MAX_URLS,
+        description=f"The http(s) URLs of the pages to read (1-{MAX_URLS}).",
+    )
+    backend: str | None = _backend_field()
+
+    @field_validator("urls", mode="before")
+    @classmethod
+    def _one_url(cls, value: Any) -> Any:
+        return [value] if isinstance(value, str) else value
+
+    @field_validator("urls")
+    @classmethod
+    def _urls(cls, value: list[str]) -> list[str]:
+        return [_reraise(check_url, url) for url in value]
+
+
+class CrawlArguments(ToolArguments):
+    url: HttpUrl = Field(description="The http(s) URL to start crawling from.")
+    max_pages: int | None = Field(
+        default=None,
+        ge=1,
+        le=MAX_CRAWL_PAGES,
+        description=f"Stop after this many pages (1-{MAX_CRAWL_PAGES}).",
+    )
+    max_depth: int | None = Field(
+        default=None,
+        ge=0,
+        le=MAX_CRAWL_DEPTH,
+        description=f"How many links deep to follow (0-{MAX_CRAWL_DEPTH}).",
+    )
+    backend: str | None = _backend_field()
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, value: str) -> str:
+        return _reraise(check_url, value)
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """One tool: its name, what the model is told, and its argument model."""
+
+    name: str
+    capability: Literal["search", "extract", "crawl"]
+    description: str
+    arguments: type[ToolArguments]
+
+
+TOOLS: dict[str, ToolSpec] = {
+    spec.name: spec
+    for spec in (
+        ToolSpec(
+            "web_search",
+            "search",
+            "Search the web. Returns numbered results with title, URL and a short snippet; "
+            "read a result in full with web_extract.",
+            SearchArguments,
+        ),
+        ToolSpec(
+            "web_extract",
+            "extract",
+            "Read web pages by URL and return their main content as markdown.",
+            ExtractArguments,
+        ),
+        ToolSpec(
+            "web_crawl",
+            "crawl",
+            "Crawl a website from a start URL, following its links, and return the pages found as markdown.",
+            CrawlArguments,
+        ),
+    )
+}
+
+
+def tidy_schema(node: Any) -> Any:
+    """Pydantic's schema made plain: no titles, optional fields without a ``null`` branch."""
+    if isinstance(node, list):
+        return [tidy_schema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key == "properties" and isinstance(value, dict):
+            out[key] = {name: tidy_schema(prop) for name, prop in value.items()}
+        else:
+            out[key] = tidy_schema(value)
+    branches = out.get("anyOf")
+    if isinstance(branches, list) and {"type": "null"} in branches:
+        rest = [b for b in branches if b != {"type": "null"}]
+        if len(rest) == 1:
+            out.pop("anyOf")
+            out = {**rest[0], **out}
+        else:
+            out["anyOf"] = rest
+        if out.get("default", ...) is None:
+            out.pop("default")
+    return out
+
+
+def input_schema(name: str) -> dict[str, Any]:
+    """The JSON Schema of a tool's arguments (an object that refuses unknown properties)."""
+    spec = _spec(name)
+    schema = tidy_schema(spec.arguments.model_json_schema())
+    schema["additionalProperties"] = False
+    return schema
+
+
+def _spec(name: str) -> ToolSpec:
+    try:
+        return TOOLS[name]
+    except KeyError:
+        raise KeyError(f"Unknown tool {name!r}; known tools: {', '.join(TOOLS)}.") from None
+
+
+def _names(names: list[str] | tuple[str, ...] | None) -> list[str]:
+    return list(TOOLS) if names is None else [_spec(n).name for n in names]
+
+
+def openai_tools(
+    names: list[str] | tuple[str, ...] | None = None, *, api: Literal["chat", "responses"] = "chat"
+) -> list[dict[str, Any]]:
+    """OpenAI function-calling definitions (Chat Completions shape, or the flat Responses shape)."""
+    tools = []
+    for name in _names(names):
+        function = {
+            "name": name,
+            "description": TOOLS[name].description,
+            "parameters": input_schema(name),
+        }
+        tools.append(
+            {"type": "function", "function": function}
+            if api == "chat"
+            else {"type": "function", **function}
+        )
+    return tools
+
+
+def anthropic_tools(names: list[str] | tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+    """Anthropic Messages API tool definitions."""
+    return [
+        {"name": name, "description": TOOLS[name].description, "input_schema": input_schema(name)}
+        for name in _names(names)
+    ]
+
+
+# --- running a call -----------------------------------------------------------------------
+
+
+def _invalid(message: str) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "requested_backend": None,
+        "served_by": None,
+        "latency_ms": 0.0,
+        "attempts": [],
+    }
+    return failure(InvalidInputError(message), None, meta)
+
+
+_PATTERN_HINTS = {
+    HTTP_URL_PATTERN: "{} must be an http:// or https:// address.",
+    BACKEND_PATTERN: "{} must be a provider name as listed by web_providers, e.g. 'brave'.",
+}
+
+
+def _looks_secret(name: str) -> bool:
+    lowered = name.lower()
+    return any(word in lowered for word in _SECRET_WORDS)
+
+
+def explain(tool: str, exc: ValidationError, model: type[BaseModel]) -> str:
+    """One sentence per problem, never echoing a value (it could be a key)."""
+    problems: list[str] = []
+    for err in exc.errors():
+        field = ".".join(str(part) for part in err["loc"]) or "arguments"
+        kind = err["type"]
+        if kind == "extra_forbidden":
+            if _looks_secret(field):
+                problems.append(
+                    f"'{field}' is not accepted: API keys and tokens are never tool arguments, "
+                    "the host configures them."
+                )
+            else:
+                allowed = ", ".join(model.model_fields)
+                problems.append(f"'{field}' is not an argument of {tool} (allowed: {allowed}).")
+        elif kind == "value_error":
+            problems.append(str(err.get("ctx", {}).get("error", err["msg"])))
+        elif kind == "missing":
+            problems.append(f"'{field}' is required.")
+        elif kind == "string_pattern_mismatch":
+            pattern = str(err.get("ctx", {}).get("pattern"))
+            hint = _PATTERN_HINTS.get(pattern, "{} has the wrong form.")
+            problems.append(hint.format(f"'{field}'"))
+        else:
+            problems.append(f"{field}: {err['msg']}.")
+    return f"Invalid arguments for {tool}: " + " ".join(problems)
+
+
+def parse_arguments(
+    name: str, arguments: Mapping[str, Any] | str | None
+) -> ToolArguments | dict[str, Any]:
+    """The validated arguments of a call, or a failure envelope that says what is wrong."""
+    spec = TOOLS.get(name)
+    if spec is None:
+        return _invalid(f"Unknown tool '{name}'. Known tools: {', '.join(TOOLS)}.")
+    raw: Any = arguments if arguments is not None else {}
+    if isinstance(raw, (str, bytes)):
+        try:
+            raw = json.loads(raw or "{}")
+        except ValueError as exc:
+            return _invalid(f"The arguments for {name} are not valid JSON: {exc}.")
+    if not isinstance(raw, Mapping):
+        return _invalid(
+            f"The arguments for {name} must be a JSON object, not {type(raw).__name__}."
+        )
+    try:
+        return spec.arguments.model_validate(dict(raw))
+    except ValidationError as exc:
+        return _invalid(explain(name, exc, spec.arguments))
+
+
+def _dispatch_call(args: ToolArguments) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """Positional and keyword arguments of the ``dispatch_*`` call for a tool call."""
+    if isinstance(args, SearchArguments):
+        return (args.query, args.limit), {"backend": args.backend, **args.options()}
+    if isinstance(args, ExtractArguments):
+        return (args.urls,), {"backend": args.backend}
+    assert isinstance(args, CrawlArguments)
+    extra = args.model_dump(include={"max_pages", "max_depth"}, exclude_none=True)
+    return (args.url,), {"backend": args.backend, **extra}
+
+
+def _prepare(
+    name: str, arguments: Mapping[str, Any] | str | None
+) -> tuple[str, tuple[Any, ...], dict[str, Any]] | dict[str, Any]:
+    """``(capability, positional, keywords)`` for dispatch, or a failure envelope."""
+    parsed = parse_arguments(name, arguments)
+    if isinstance(parsed, dict):
+        return parsed
+    try:
+        positional, keywords = _dispatch_call(parsed)
+    except WebProviderError as exc:
+        return _invalid(exc.message)
+    return TOOLS[name].capability, positional, keywords
+
+
+def call_tool(
+    name: str, arguments: Mapping[str, Any] | str | None, *, config: Config | None = None
+) -> dict[str, Any]:
+    """Execute a tool call and return the envelope (never raises for bad arguments)."""
+    from .. import dispatch
+
+    prepared = _prepare(name, arguments)
+    if isinstance(prepared, dict):
+        return prepared
+    capability, positional, keywords = prepared
+    run = getattr(dispatch, f"dispatch_{capability}")
+    return run(*positional, config=config, **keywords)
+
+
+async def acall_tool(
+    name: str, arguments: Mapping[str, Any] | str | None, *, config: Config | None = None
+) -> dict[str, Any]:
+    """Async twin of :func:`call_tool`."""
+    from .. import dispatch
+
+    prepared = _prepare(name, arguments)
+    if isinstance(prepared, dict):
+        return prepared
+    capability, positional, keywords = prepared
+    run = getattr(dispatch, f"adispatch_{capability}")
+    return await run(*positional, config=config, **keywords)
+
+
+def run_tool(
+    name: str,
+    arguments: Mapping[str, Any] | str | None,
+    *,
+    config: Config | None = None,
+    style: Style = "markdown",
+    max_chars: int | None = DEFAULT_MAX_CHARS,
+) -> str:
+    """Execute a model's tool call; returns the text to hand back to the model."""
+    return format_results(call_tool(name, arguments, config=config), style, max_chars)
+
+
+async def arun_tool(
+    name: str,
+    arguments: Mapping[str, Any] | str | None,
+    *,
+    config: Config | None = None,
+    style: Style = "markdown",
+    max_chars: int | None = DEFAULT_MAX_CHARS,
+) -> str:
+    """Async twin of :func:`run_tool`."""
+    return format_results(await acall_tool(name, arguments, config=config), style, max_chars)

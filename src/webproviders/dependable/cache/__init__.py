@@ -1,0 +1,181 @@
+"""Caching provider answers, with single flight.
+
+Only successes are stored, keyed per capability, provider and normalised arguments (see
+:mod:`.keys`). Concurrent identical calls make one upstream call: in a process through
+:class:`.flight.Flights`, across processes through claims in the shared store (SQLite or
+Redis). A store that fails is logged and bypassed; it never fails a call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from ...errors import WebTimeoutError
+from ...redact import get_logger, scrub
+from ..offload import offload
+from .fingerprint import cache_key
+from .flight import Flights
+from .memory import MemoryCache
+
+if TYPE_CHECKING:
+    from ...config import CacheSettings
+
+__all__ = ["MemoryCache", "ResultCache", "build_cache", "cache_key"]
+
+log = get_logger("webproviders.dependable.cache")
+
+#: Seconds between two warnings that the shared store is failing.
+_WARN_EVERY = 60.0
+#: Polling interval bounds while another process fetches the same key.
+_POLL_FIRST, _POLL_MAX = 0.02, 0.2
+
+
+class _LeaderGone(Exception):
+    """The caller fetching for a flight was cancelled; a waiter should try again itself."""
+
+
+class ResultCache:
+    """A store (memory, SQLite or Redis) plus TTLs per capability and flight bookkeeping."""
+
+    def __init__(self, store: Any, ttl: dict[str, float]) -> None:
+        self.store = store
+        self.ttl = ttl
+        self.flights = Flights()
+        self._warned = 0.0
+
+    def ttl_for(self, capability: str) -> float:
+        return self.ttl.get(capability, 0.0)
+
+    async def get_or_fetch(
+        self,
+        key: str,
+        ttl: float,
+        fetch: Callable[[], Awaitable[Any]],
+        remaining: Callable[[], float],
+        keep: Callable[[Any], bool] | None = None,
+    ) -> tuple[Any, bool]:
+        """``(value, cached)``: the stored value, a flight's shared one, or ``fetch()``'s.
+
+        ``keep`` says whether a fetched value may be stored (it is shared with identical
+        calls in flight either way).
+        """
+        value = await self.lookup(key)
+        if value is not None:
+            return value, True
+        while True:
+            future, leader = self.flights.join(key)
+            if not leader:
+                try:
+                    payload, shared = await asyncio.wait_for(
+                        asyncio.shield(asyncio.wrap_future(future)), max(0.0, remaining())
+                    )
+                except _LeaderGone:
+                    continue
+                except asyncio.TimeoutError:
+                    raise WebTimeoutError(
+                        "The call's deadline passed while an identical call was still being answered."
+                    ) from None
+                except Exception as exc:  # noqa: BLE001 - the leader's failure is ours too; raise a copy
+                    raise copy.copy(exc) from None
+                return (self.store.decode(payload) if payload is not None else copy.deepcopy(shared)), True
+            try:
+                value = await self.lookup(key)
+                cached = value is not None
+                if not cached:
+                    value, cached = await self._fetch(key, ttl, fetch, remaining, keep)
+                future.set_result((self._encode(value), value))
+                return value, cached
+            except BaseException as exc:
+                future.set_exception(exc if isinstance(exc, Exception) else _LeaderGone())
+                raise
+            finally:
+                self.flights.land(key, future)
+
+    async def lookup(self, key: str) -> Any:
+        """The stored value for ``key`` (a fresh copy), or None."""
+        store = self.store
+        payload = await self._safe(store.get, None, key) if store.shared else store.get(key)
+        return None if payload is None else store.decode(payload)
+
+    async def _fetch(
+        self,
+        key: str,
+        ttl: float,
+        fetch: Callable[[], Awaitable[Any]],
+        remaining: Callable[[], float],
+        keep: Callable[[Any], bool] | None,
+    ) -> tuple[Any, bool]:
+        token = None
+        if self.store.shared:
+            token = await self._safe(self.store.claim, "", key, max(1.0, remaining()))
+            if token is None:
+                found, token = await self._wait_for_other(key, remaining)
+                if found is not None:
+                    return found, True
+        try:
+            value = await fetch()
+            payload = self._encode(value) if keep is None or keep(value) else None
+            if payload is not None:
+                if self.store.shared:
+                    await self._safe(self.store.set, None, key, payload, ttl)
+                else:
+                    self.store.set(key, payload, ttl)
+            return value, False
+        finally:
+            if token:
+                await self._safe(self.store.release, None, key, token)
+
+    async def _wait_for_other(self, key: str, remaining: Callable[[], float]) -> tuple[Any, str | None]:
+        """Another process is fetching ``key``: wait for its answer, or take over if it gives up."""
+        delay = _POLL_FIRST
+        while remaining() > delay:
+            await asyncio.sleep(delay)
+            delay = min(_POLL_MAX, delay * 1.5)
+            value = await self.lookup(key)
+            if value is not None:
+                return value, None
+            if not await self._safe(self.store.claimed, False, key):
+                token = await self._safe(self.store.claim, "", key, max(1.0, remaining()))
+                if token is not None:
+                    return None, token
+        raise WebTimeoutError("The call's deadline passed while another worker was answering the same call.")
+
+    def _encode(self, value: Any) -> Any:
+        try:
+            return self.store.encode(value)
+        except (TypeError, ValueError) as exc:
+            log.debug("An answer could not be cached: %s", exc)
+            return None
+
+    async def _safe(self, fn: Callable[..., Any], default: Any, *args: Any) -> Any:
+        """A shared-store call off the loop; on failure log (now and then) and return ``default``."""
+        try:
+            return await offload(fn, *args)
+        except Exception as exc:  # noqa: BLE001 - the cache must never fail a call
+            now = time.monotonic()
+            if now - self._warned > _WARN_EVERY:
+                self._warned = now
+                log.warning("The cache store failed (%s: %s); answering without it.", type(exc).__name__, scrub(str(exc)))
+            return default
+
+
+def build_cache(settings: CacheSettings) -> ResultCache | None:
+    """The cache that ``web.cache`` describes, or None when caching is off."""
+    if not settings.enabled:
+        return None
+    store: Any
+    if settings.backend == "redis":
+        from .redis_backend import RedisCache
+
+        store = RedisCache(settings.url or "", settings.namespace)
+    elif settings.backend == "sqlite":
+        from .sqlite_backend import SQLiteCache
+
+        store = SQLiteCache(settings.path, settings.max_entries)
+    else:
+        store = MemoryCache(settings.max_entries)
+    return ResultCache(store, settings.ttl.model_dump())

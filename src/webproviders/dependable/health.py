@@ -1,0 +1,129 @@
+"""Which providers are failing right now, so routing can leave them alone for a while.
+
+A provider that fails ``failures`` calls within ``window`` seconds, runs out of quota, or
+answers 429 without saying for how long (a 429 *with* ``Retry-After`` pauses it in the rate
+limiter instead), cools down: chains and fusion skip it without spending a request on it. When the cool-down
+ends, one call is let through (half-open): success closes the circuit, failure re-opens it
+at once. State is per registry, in process, guarded by a thread lock (dispatch runs on many
+loops and threads).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..errors import WebProviderError
+
+#: Failures that say something about the provider (not about the caller's input or config).
+COUNTED_CODES = frozenset(
+    {"network_error", "timeout", "bad_gateway", "blocked", "parse_error", "provider_error", "auth_error"}
+)
+#: How long a half-open probe may stay unanswered before another caller may probe.
+PROBE_TIMEOUT = 60.0
+
+
+@dataclass
+class Cooling:
+    """Why and until when a provider is being left alone."""
+
+    code: str
+    seconds_left: float
+    reason: str
+
+
+@dataclass
+class _State:
+    failures: deque[float] = field(default_factory=deque)
+    until: float = 0.0
+    code: str = ""
+    reason: str = ""
+    probe_started: float | None = None
+    half_open: bool = False
+
+
+class HealthBoard:
+    """Failure counts and cool-downs per provider name."""
+
+    def __init__(
+        self,
+        failures: int = 5,
+        window: float = 60.0,
+        cooldown: float = 30.0,
+        rate_limit_cooldown: float = 5.0,
+        quota_cooldown: float = 3600.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.failures = failures
+        self.window = window
+        self.cooldown = cooldown
+        self.rate_limit_cooldown = rate_limit_cooldown
+        self.quota_cooldown = quota_cooldown
+        self.clock = clock
+        self._states: dict[str, _State] = {}
+        self._lock = threading.Lock()
+
+    def cooling(self, name: str) -> Cooling | None:
+        """None when ``name`` may be tried now (which may claim the half-open probe)."""
+        if name not in self._states:  # the common case, without taking the lock
+            return None
+        with self._lock:
+            state = self._states.get(name)
+            if state is None or not state.until:
+                return None
+            now = self.clock()
+            if now < state.until:
+                return Cooling(state.code, state.until - now, state.reason)
+            if state.probe_started is not None and now - state.probe_started < PROBE_TIMEOUT:
+                return Cooling(state.code, 0.0, f"{state.reason}; a trial call is under way")
+            state.probe_started, state.half_open = now, True
+            return None
+
+    def succeeded(self, name: str) -> None:
+        if name in self._states:
+            with self._lock:
+                self._states.pop(name, None)
+
+    def failed(self, name: str, error: WebProviderError) -> None:
+        """Count a failed call; open the circuit when it is one too many (or out of quota)."""
+        if error.code == "rate_limited" and error.retry_after is None:
+            self._cool(name, self.rate_limit_cooldown, error.code, "it answered 429 without Retry-After")
+            return
+        if error.code == "quota_exceeded":
+            self._cool(name, self.quota_cooldown, error.code, "it is out of quota")
+            return
+        if error.code not in COUNTED_CODES:
+            self._end_probe(name)
+            return
+        with self._lock:
+            now = self.clock()
+            state = self._states.setdefault(name, _State())
+            if state.half_open:
+                self._open(state, now, self.cooldown, error.code, "its trial call failed")
+                return
+            state.failures.append(now)
+            while state.failures and now - state.failures[0] > self.window:
+                state.failures.popleft()
+            if len(state.failures) >= self.failures:
+                reason = f"{len(state.failures)} failures within {self.window:g} s"
+                self._open(state, now, self.cooldown, error.code, reason)
+
+    def _end_probe(self, name: str) -> None:
+        """A trial call ended in a way that says nothing about health: let the next one try."""
+        if name in self._states:
+            with self._lock:
+                state = self._states.get(name)
+                if state is not None:
+                    state.probe_started = None
+
+    def _cool(self, name: str, seconds: float, code: str, reason: str) -> None:
+        with self._lock:
+            self._open(self._states.setdefault(name, _State()), self.clock(), seconds, code, reason)
+
+    def _open(self, state: _State, now: float, seconds: float, code: str, reason: str) -> None:
+        state.until, state.code, state.reason = now + seconds, code, reason
+        state.failures.clear()
+        state.probe_started, state.half_open = None, False

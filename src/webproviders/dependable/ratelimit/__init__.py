@@ -1,0 +1,126 @@
+"""Request budgets per provider: ``rate_limit: "1/s"`` in config (or the manifest's default).
+
+Callers wait for a slot as long as their deadline allows, otherwise they get
+``rate_limited`` at once without a request being sent. A vendor's 429 with ``Retry-After``
+pauses the provider for every caller. Budgets live in this process unless
+``web.rate_limit.url`` names a Redis server, which makes one budget for a whole fleet.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
+
+from ...errors import RateLimitedError
+from ...redact import get_logger, scrub
+from ..offload import offload
+from .local import LocalLimiter
+from .spec import Rate, parse_rate, rate_or_none
+
+if TYPE_CHECKING:
+    from ...registry.providers import Registry
+
+__all__ = ["BudgetExhaustedError", "LocalLimiter", "Rate", "RateLimits", "parse_rate", "rate_or_none"]
+
+log = get_logger("webproviders.dependable.ratelimit")
+
+#: Seconds between two warnings that the shared limiter is unreachable.
+_WARN_EVERY = 60.0
+_UNSET: Any = object()
+
+
+class BudgetExhaustedError(RateLimitedError):
+    """Our own budget (or a vendor's pause) has no slot before the deadline; nothing was sent."""
+
+
+class RateLimits:
+    """The budgets and pauses of one registry's providers."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        url: str | None = None,
+        namespace: str = "webproviders",
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self._registry = registry
+        self.local = LocalLimiter(clock)
+        self._url = url
+        self._namespace = namespace
+        self._remote: Any = None
+        self._rates: dict[str, Rate | None] = {}
+        self._warned = 0.0
+
+    def rate(self, name: str) -> Rate | None:
+        """The budget of ``name``: ``web.providers.<name>.rate_limit``, else the manifest's."""
+        rate = self._rates.get(name, _UNSET)
+        if rate is _UNSET:
+            configured = self._registry.config.provider(name).rate_limit
+            if configured is None:
+                entry = self._registry.get(name)
+                configured = entry.manifest.rate_limit if entry is not None else None
+            rate = self._rates[name] = rate_or_none(configured)
+        return rate
+
+    def unlimited(self, name: str) -> bool:
+        """True when ``name`` has no budget and no pause here, so :meth:`acquire` can be skipped."""
+        return self._url is None and self.rate(name) is None and self.local.paused_for(name) <= 0
+
+    async def acquire(self, name: str, max_wait: float, sleep: Callable[[float], Awaitable[Any]]) -> None:
+        """Wait for a slot of ``name``; raise :class:`BudgetExhaustedError` if it is too far off."""
+        rate = self.rate(name)
+        if self._url is None:
+            wait, taken = self.local.reserve(name, rate, max_wait)
+        else:
+            wait, taken = await self._shared("reserve", name, rate, max_wait)
+        if not taken:
+            raise self._exhausted(name, rate, wait)
+        if wait > 0:
+            await sleep(wait)
+
+    async def pause(self, name: str, seconds: float) -> None:
+        """Hold every caller of ``name`` back for ``seconds`` (shared when Redis is set)."""
+        self.local.pause(name, seconds)
+        if self._url is not None:
+            await self._shared("pause", name, seconds)
+
+    async def paused_for(self, name: str) -> float:
+        """Seconds left in a pause of ``name`` (asks Redis when budgets are shared)."""
+        local = self.local.paused_for(name)
+        if self._url is None or local > 0:
+            return local
+        return float(await self._shared("paused_for", name))
+
+    async def _shared(self, method: str, *args: Any) -> Any:
+        """Run a Redis limiter method off the loop; fall back to this process on failure."""
+        try:
+            return await offload(self._call_remote, method, args)
+        except Exception as exc:  # noqa: BLE001 - a store outage must not fail searches
+            now = time.monotonic()
+            if now - self._warned > _WARN_EVERY:
+                self._warned = now
+                log.warning(
+                    "The shared rate limiter is unreachable (%s: %s); budgets apply per process until it is back.",
+                    type(exc).__name__,
+                    scrub(str(exc)),
+                )
+            return getattr(self.local, method)(*args)
+
+    def _call_remote(self, method: str, args: tuple[Any, ...]) -> Any:
+        if self._remote is None:
+            from .redis_backend import RedisLimiter
+
+            self._remote = RedisLimiter(self._url or "", self._namespace)
+        return getattr(self._remote, method)(*args)
+
+    @staticmethod
+    def _exhausted(name: str, rate: Rate | None, wait: float) -> BudgetExhaustedError:
+        if rate is None:
+            message = f"{name} asked callers to wait {wait:.1f} s, longer than this call's deadline allows."
+        else:
+            message = (
+                f"{name}'s request budget ({rate.text}) has no free slot before this call's deadline; "
+                f"the next one is in {wait:.1f} s."
+            )
+        return BudgetExhaustedError(message, provider=name, retry_after=wait)

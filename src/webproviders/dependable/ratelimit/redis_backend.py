@@ -1,0 +1,86 @@
+"""A request budget shared through Redis by every process and machine that points at it.
+
+The slot arithmetic (GCRA) runs inside one Lua script on the Redis server, with the
+server's clock, so it is atomic and independent of clock skew between workers.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .spec import Rate
+
+#: KEYS: next-slot key, pause key. ARGV: interval ms (0 = no budget), max wait ms.
+#: Returns the wait in ms when a slot was taken, or -(wait + 1) when it was too far away.
+_RESERVE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local start = math.max(now, tonumber(redis.call('GET', KEYS[2]) or '0'))
+local interval = tonumber(ARGV[1])
+local max_wait = tonumber(ARGV[2])
+if interval <= 0 then
+  local wait = start - now
+  if wait > max_wait then return -wait - 1 end
+  return wait
+end
+local slot = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), start)
+local wait = slot - now
+if wait > max_wait then return -wait - 1 end
+local nxt = slot + interval
+redis.call('SET', KEYS[1], string.format('%d', nxt), 'PX', math.max(1000, nxt - now + 1000))
+return wait
+"""
+
+#: KEYS: pause key. ARGV: pause ms. Extends, never shortens, a pause.
+_PAUSE = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local untl = now + tonumber(ARGV[1])
+if untl > tonumber(redis.call('GET', KEYS[1]) or '0') then
+  redis.call('SET', KEYS[1], string.format('%d', untl), 'PX', tonumber(ARGV[1]) + 1000)
+end
+return 0
+"""
+
+#: KEYS: pause key. Returns ms left in the pause.
+_PAUSED_FOR = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+return math.max(0, tonumber(redis.call('GET', KEYS[1]) or '0') - now)
+"""
+
+
+class RedisLimiter:
+    """The :class:`~webproviders.dependable.ratelimit.local.LocalLimiter` interface, stored in Redis.
+
+    Calls block for one round trip; the async front end runs them off the event loop.
+    """
+
+    def __init__(self, url: str, namespace: str = "webproviders") -> None:
+        import redis  # the optional 'redis' extra, imported on first use
+
+        self._client: Any = redis.Redis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0)
+        self._namespace = namespace
+        self._reserve = self._client.register_script(_RESERVE)
+        self._pause = self._client.register_script(_PAUSE)
+        self._paused_for = self._client.register_script(_PAUSED_FOR)
+
+    def _keys(self, name: str) -> list[str]:
+        base = f"{self._namespace}:ratelimit:{{{name}}}"
+        return [f"{base}:next", f"{base}:pause"]
+
+    def reserve(self, name: str, rate: Rate | None, max_wait: float) -> tuple[float, bool]:
+        interval = 0 if rate is None else max(1, round(rate.interval * 1000))
+        result = int(self._reserve(keys=self._keys(name), args=[interval, max(0, int(max_wait * 1000))]))
+        if result < 0:
+            return (-result - 1) / 1000, False
+        return result / 1000, True
+
+    def pause(self, name: str, seconds: float) -> None:
+        self._pause(keys=self._keys(name)[1:], args=[max(1, round(seconds * 1000))])
+
+    def paused_for(self, name: str) -> float:
+        return int(self._paused_for(keys=self._keys(name)[1:])) / 1000
+
+    def close(self) -> None:
+        self._client.close()

@@ -1,0 +1,142 @@
+"""Choosing the backend for a call — one resolver, driven by manifest data.
+
+Order, per capability: the call's ``backend=`` argument; ``web.<capability>_backend``;
+``web.backend`` (the shared fallback, used only where it supports the capability); then
+auto-detection by manifest priority. A named backend that cannot run is an error that says
+why; it never silently becomes another vendor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..config import BackendSpec
+from ..errors import NotConfiguredError, UnsupportedError
+from ..manifest import Capability
+from ..registry.providers import Registry
+
+Mode = Literal["single", "chain", "fuse"]
+
+
+@dataclass
+class Plan:
+    """What dispatch will try, and why."""
+
+    capability: Capability
+    candidates: list[str]
+    mode: Mode
+    #: Where the choice came from: ``argument``, ``web.search_backend``, ``web.backend``, ``auto-detect``.
+    source: str
+    requested: Any = None
+    #: Providers of a chain left out up front, with the reason (recorded as skipped attempts).
+    skipped: list[tuple[str, str, str]] = field(default_factory=list)
+
+
+def _parse(spec: BackendSpec) -> tuple[list[str], Mode]:
+    if isinstance(spec, dict):
+        return [str(n).strip() for n in spec.get("fuse", [])], "fuse"
+    if isinstance(spec, str):
+        names = [part.strip() for part in spec.split(",") if part.strip()]
+        return names, "single" if len(names) == 1 else "chain"
+    return [str(n).strip() for n in spec], "chain"
+
+
+def _unknown(name: str, registry: Registry) -> NotConfiguredError:
+    known = ", ".join(registry.names()) or "none"
+    return NotConfiguredError(f"Unknown backend '{name}'. Known backends: {known}.", provider=name)
+
+
+def _capable(registry: Registry, capability: Capability) -> list[str]:
+    return [e.manifest.name for e in registry.entries() if registry.supports(e, capability)]
+
+
+def _check_single(name: str, capability: Capability, registry: Registry) -> None:
+    entry = registry.get(name)
+    if entry is None:
+        raise _unknown(name, registry)
+    if not registry.supports(entry, capability):
+        able = ", ".join(_capable(registry, capability)) or "none installed"
+        raise UnsupportedError(
+            f"Backend '{name}' cannot {capability}. Backends that can: {able}.", provider=name
+        )
+    available, reason = registry.availability(entry)
+    if not available:
+        raise NotConfiguredError(f"Backend '{name}' is not available: {reason}.", provider=name)
+
+
+def _explicit(
+    spec: BackendSpec, capability: Capability, registry: Registry, source: str
+) -> Plan:
+    names, mode = _parse(spec)
+    if not names:
+        raise NotConfiguredError(f"The backend given in {source} names no provider.")
+    if mode == "single":
+        _check_single(names[0], capability, registry)
+        return Plan(capability, names, mode, source, spec)
+    plan = Plan(capability, [], mode, source, spec)
+    for name in names:
+        entry = registry.get(name)
+        if entry is None:
+            raise _unknown(name, registry)
+        if not registry.supports(entry, capability):
+            plan.skipped.append((name, "unsupported", f"'{name}' cannot {capability}"))
+            continue
+        plan.candidates.append(name)
+    if not plan.candidates:
+        raise UnsupportedError(
+            f"None of the backends in {source} ({', '.join(names)}) can {capability}."
+        )
+    return plan
+
+
+def _shared_fallback(spec: BackendSpec, capability: Capability, registry: Registry) -> Plan | None:
+    """``web.backend`` applies only to capabilities its providers have."""
+    names, _ = _parse(spec)
+    for name in names:
+        if registry.get(name) is None:
+            raise _unknown(name, registry)
+    capable = [n for n in names if registry.supports(registry.get(n), capability)]  # type: ignore[arg-type]
+    if not capable:
+        return None
+    if isinstance(spec, dict):
+        return _explicit({"fuse": capable}, capability, registry, "web.backend")
+    return _explicit(capable if len(capable) > 1 else capable[0], capability, registry, "web.backend")
+
+
+def auto_detect(capability: Capability, registry: Registry) -> Plan:
+    """The best available provider by manifest priority (keyed, then self-hosted, then keyless)."""
+    ranked = sorted(
+        (
+            e
+            for e in registry.entries()
+            if e.manifest.auto_detect and registry.supports(e, capability)
+        ),
+        key=lambda e: (e.manifest.priority, e.manifest.name),
+    )
+    reasons: list[str] = []
+    for entry in ranked:
+        available, reason = registry.availability(entry)
+        if available:
+            return Plan(capability, [entry.manifest.name], "single", "auto-detect")
+        reasons.append(f"{entry.manifest.name}: {reason}")
+    detail = "; ".join(reasons[:6]) if reasons else "no installed provider can"
+    raise NotConfiguredError(
+        f"No {capability} backend is available ({detail}). Configure one, "
+        "e.g. set web.backend or the provider's API key."
+    )
+
+
+def resolve(capability: Capability, backend: BackendSpec | None, registry: Registry) -> Plan:
+    """The plan for one call; raises a :class:`WebProviderError` when nothing suitable exists."""
+    web = registry.config.web
+    if backend is not None and backend != "" and backend != []:
+        return _explicit(backend, capability, registry, "argument")
+    per_capability = getattr(web, f"{capability}_backend")
+    if per_capability is not None:
+        return _explicit(per_capability, capability, registry, f"web.{capability}_backend")
+    if web.backend is not None:
+        plan = _shared_fallback(web.backend, capability, registry)
+        if plan is not None:
+            return plan
+    return auto_detect(capability, registry)

@@ -1,0 +1,1 @@
+"""Safe fetching of untrusted URLs: URL safety, pinned connections, bounded fetches, pages, crawling."""

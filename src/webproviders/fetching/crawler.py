@@ -1,0 +1,427 @@
+"""A polite breadth-first crawler over the safe fetcher.
+
+Shallow pages first; a page's place is its depth and the position of the link that found
+it, so results come back in a stable discovery order whatever order the fetches finish in.
+It stays in scope (host, registrable domain, or anywhere), obeys robots.txt (and
+``Crawl-delay``, and ``<meta name="robots" content="nofollow">``), follows only HTML pages,
+and stops in time to return what it has before the call's deadline.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import heapq
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from fnmatch import fnmatchcase
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+from ..config import Config, ProviderSettings
+from ..context import warn
+from ..envelope import page_error
+from ..errors import (
+    BlockedError,
+    InvalidInputError,
+    UnsupportedError,
+    WebProviderError,
+    WebTimeoutError,
+)
+from ..exceptions import to_provider_error
+from ..kit.http import user_agent
+from ..urls import canonicalize
+from .charset import decode
+from .fetch import FetchResult, fetch, status_error
+from .options import FetchLimits, patterns, pick, switch, whole
+from .pages import PageOptions, render
+from .politeness import HostLimiter
+from .robots import RobotsCache
+from .sitemap import parse_sitemap
+from .urlsafety import AddressPolicy, check_url_resolved
+
+Scope = Literal["host", "domain", "any"]
+MAX_PAGES_CAP = 1000
+#: Links to these are never fetched: they cannot be pages.
+SKIP_EXTENSIONS = frozenset(
+    [".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".ico", ".bmp", ".tif", ".tiff", ".avif", ".css", ".js", ".mjs", ".map", ".json.gz", ".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".7z", ".rar", ".exe", ".msi", ".dmg", ".iso", ".apk", ".deb", ".rpm", ".mp3", ".mp4", ".m4a", ".m4v", ".ogg", ".oga", ".wav", ".flac", ".avi", ".mov", ".mkv", ".webm", ".woff", ".woff2", ".ttf", ".otf", ".eot"]
+)
+#: How many sitemap files (an index and its children) one crawl reads.
+MAX_SITEMAPS = 10
+
+Progress = Callable[[dict[str, Any]], Any]
+
+
+@dataclass(frozen=True)
+class CrawlOptions:
+    """A crawl's options, validated (see docs/providers/http.md)."""
+
+    max_depth: int = 2
+    max_pages: int = 25
+    scope: Scope = "host"
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    respect_robots: bool = True
+    use_sitemap: bool = False
+    limits: FetchLimits = field(default_factory=FetchLimits)
+    page: PageOptions = field(default_factory=PageOptions)
+    progress: Progress | None = None
+
+    @classmethod
+    def from_kwargs(cls, kwargs: dict[str, Any], settings: ProviderSettings) -> tuple[CrawlOptions, list[str]]:
+        """``(options, notes)``; ``notes`` are warnings for values that were adjusted."""
+        notes: list[str] = []
+        max_pages = whole("max_pages", pick(kwargs, settings, "max_pages", 25), 1)
+        if max_pages > MAX_PAGES_CAP:
+            notes.append(f"max_pages {max_pages} is above the limit of {MAX_PAGES_CAP}; {MAX_PAGES_CAP} is used.")
+            max_pages = MAX_PAGES_CAP
+        scope = pick(kwargs, settings, "scope", "host")
+        if scope not in ("host", "domain", "any"):
+            raise InvalidInputError(f"scope must be 'host', 'domain' or 'any', not {scope!r}.")
+        progress = kwargs.get("progress")
+        if progress is not None and not callable(progress):
+            raise InvalidInputError("progress must be a function that receives a dict per page.")
+        return (
+            cls(
+                max_depth=whole("max_depth", pick(kwargs, settings, "max_depth", 2), 0, 20),
+                max_pages=max_pages,
+                scope=scope,
+                include=patterns("include", kwargs.get("include")),
+                exclude=patterns("exclude", kwargs.get("exclude")),
+                respect_robots=switch("respect_robots", pick(kwargs, settings, "respect_robots", True)),
+                use_sitemap=switch("use_sitemap", pick(kwargs, settings, "use_sitemap", False)),
+                limits=FetchLimits.from_kwargs(kwargs, settings),
+                page=PageOptions.from_kwargs(kwargs),
+                progress=progress,
+            ),
+            notes,
+        )
+
+
+@dataclass(order=True)
+class Entry:
+    """A URL waiting to be fetched, ordered shallow-first, then by discovery position."""
+
+    depth: int
+    key: tuple[int, ...]
+    url: str = field(compare=False)
+    referrer: str | None = field(compare=False, default=None)
+
+
+@dataclass
+class Outcome:
+    entry: Entry
+    item: dict[str, Any] | None = None
+    links: list[str] = field(default_factory=list)
+    final_url: str | None = None
+    robots_refused: bool = False
+    #: The fetch was cut off by the call's deadline (not by its own timeout): not a result.
+    cut_short: bool = False
+
+
+@functools.lru_cache(maxsize=4096)
+def registrable_domain(host: str) -> str:
+    """``docs.example.co.uk`` -> ``example.co.uk`` (public suffix list when available)."""
+    host = host.lower().rstrip(".")
+    if host.replace(".", "").isdigit() or ":" in host:
+        return host  # an address is its own "domain"
+    try:
+        from tld import get_fld
+
+        found = get_fld(host, fix_protocol=True, fail_silently=True)
+    except ImportError:
+        found = None
+    if found:
+        return str(found)
+    labels = host.split(".")
+    return ".".join(labels[-2:]) if len(labels) > 2 else host
+
+
+def _host(url: str) -> str:
+    return (urlsplit(url).hostname or "").lower()
+
+
+class Crawler:
+    """One crawl: call :meth:`run` once."""
+
+    def __init__(self, config: Config, options: CrawlOptions, *, budget: float | None = None) -> None:
+        self.config = config
+        self.options = options
+        self.budget = budget
+        self.policy = AddressPolicy.from_config(config)
+        self.limiter = HostLimiter(
+            options.limits.concurrency, options.limits.per_host_concurrency, options.limits.delay
+        )
+        self.robots = RobotsCache(self._fetch_robots, user_agent(config))
+        self._heap: list[Entry] = []
+        self._pending: dict[str, Entry] = {}
+        self._seen: set[str] = set()
+        self._results: list[tuple[Entry, dict[str, Any]]] = []
+        self._scope_hosts: set[str] = set()
+        self._scope_domains: set[str] = set()
+        self._robots_refused = 0
+        self._stop_at: float | None = None
+        self._progress = options.progress
+
+    # -- time -------------------------------------------------------------------------
+    def _left(self) -> float | None:
+        if self._stop_at is None:
+            return None
+        return self._stop_at - asyncio.get_running_loop().time()
+
+    def _url_timeout(self) -> float:
+        left = self._left()
+        limit = self.options.limits.url_timeout
+        return limit if left is None else max(0.0, min(limit, left))
+
+    # -- scope and filters ------------------------------------------------------------
+    def _add_scope(self, url: str) -> None:
+        host = _host(url)
+        self._scope_hosts.add(host)
+        self._scope_domains.add(registrable_domain(host))
+
+    def _in_scope(self, url: str) -> bool:
+        if self.options.scope == "any":
+            return True
+        host = _host(url)
+        if self.options.scope == "host":
+            return host in self._scope_hosts
+        return registrable_domain(host) in self._scope_domains
+
+    def _wanted(self, url: str) -> bool:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return False
+        path = parts.path.lower()
+        if any(path.endswith(ext) for ext in SKIP_EXTENSIONS):
+            return False
+        local = parts.path + (f"?{parts.query}" if parts.query else "")
+
+        def matches(pattern: str) -> bool:
+            return fnmatchcase(url, pattern) or (pattern.startswith("/") and fnmatchcase(local, pattern))
+
+        if self.options.include and not any(matches(p) for p in self.options.include):
+            return False
+        return not any(matches(p) for p in self.options.exclude)
+
+    # -- queue ------------------------------------------------------------------------
+    def _enqueue(self, url: str, depth: int, key: tuple[int, ...], referrer: str | None) -> None:
+        canon = canonicalize(url)
+        entry = Entry(depth, key, canon, referrer)
+        waiting = self._pending.get(canon)
+        if waiting is not None:
+            if entry < waiting:  # found again, earlier in breadth-first order
+                self._pending[canon] = entry
+                heapq.heappush(self._heap, entry)
+            return
+        if canon in self._seen:
+            return
+        self._seen.add(canon)
+        self._pending[canon] = entry
+        heapq.heappush(self._heap, entry)
+
+    def _pop(self) -> Entry | None:
+        while self._heap:
+            entry = heapq.heappop(self._heap)
+            if self._pending.get(entry.url) is entry:
+                del self._pending[entry.url]
+                return entry
+        return None
+
+    def _discover(self, parent: Entry, links: list[str], rank: int = 0) -> None:
+        depth = parent.depth + 1
+        if depth > self.options.max_depth:
+            return
+        for index, link in enumerate(links):
+            canon = canonicalize(link)
+            if self._wanted(canon) and self._in_scope(canon):
+                self._enqueue(canon, depth, parent.key + (rank, index), parent.url)
+
+    # -- fetching ---------------------------------------------------------------------
+    async def _fetch_robots(self, url: str) -> tuple[int, str]:
+        timeout = min(10.0, self._url_timeout())
+        async with self.limiter.slot(_host(url)):
+            result = await fetch(url, self.config, timeout=timeout, max_bytes=2_000_000, accept="text/plain")
+        text, _codec = decode(result.content, result.content_type, "text")
+        return result.status_code, text
+
+    async def _visit(self, entry: Entry) -> Outcome:
+        """Fetch and render one page; every failure becomes an error item, never an exception."""
+        try:
+            if self.options.respect_robots and not await self.robots.allowed(entry.url):
+                return Outcome(entry, robots_refused=True)
+            async with self.limiter.slot(_host(entry.url)):
+                result = await fetch(entry.url, self.config, timeout=self._url_timeout())
+            return await self._page(entry, result)
+        except UnsupportedError:
+            return Outcome(entry)  # not a page (an image, a PDF without pypdf): skipped
+        except WebTimeoutError as exc:
+            left = self._left()
+            if left is not None and left <= 0.05:
+                return Outcome(entry, cut_short=True)
+            return Outcome(entry, item=self._error_item(entry, exc))
+        except WebProviderError as exc:
+            return Outcome(entry, item=self._error_item(entry, exc))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - one bad page must not end the crawl
+            return Outcome(entry, item=self._error_item(entry, to_provider_error(exc, "http")))
+
+    def _error_item(self, entry: Entry, exc: WebProviderError) -> dict[str, Any]:
+        item = page_error(entry.url, exc)
+        item["metadata"] = {"depth": entry.depth, "referrer": entry.referrer}
+        if exc.status_code:
+            item["metadata"]["status_code"] = exc.status_code
+        return item
+
+    async def _page(self, entry: Entry, result: FetchResult) -> Outcome:
+        final = canonicalize(result.final_url)
+        if entry.depth == 0:
+            self._add_scope(final)  # a seed that redirects (to www., to https) moves the scope
+        if final != entry.url:
+            if final in self._seen or not self._in_scope(final) or (entry.depth and not self._wanted(final)):
+                return Outcome(entry)  # a redirect to a page we have, out of scope or unwanted
+            if self.options.respect_robots and not await self.robots.allowed(final):
+                return Outcome(entry, robots_refused=True)
+            self._seen.add(final)
+        error = status_error(result)
+        if error is not None:
+            return Outcome(entry, item=self._error_item(entry, error), final_url=final)
+        page = await render(result, self.options.page, want_links=True)
+        item = page.item
+        item["url"] = final
+        item["metadata"]["depth"] = entry.depth
+        if entry.referrer:
+            item["metadata"]["referrer"] = entry.referrer
+        follow = page.html and not (page.nofollow and self.options.respect_robots)
+        canonical = item["metadata"].get("canonical_url")
+        if canonical and self._in_scope(canonical):
+            self._seen.add(canonicalize(canonical))
+        return Outcome(entry, item=item, links=page.links if follow else [], final_url=final)
+
+    async def _read_sitemaps(self, seed: Entry) -> None:
+        rules = await self.robots.rules_for(seed.url) if self.options.respect_robots else None
+        origin = f"{urlsplit(seed.url).scheme}://{urlsplit(seed.url).netloc}"
+        queue = list(rules.sitemaps) if rules and rules.sitemaps else [f"{origin}/sitemap.xml"]
+        pages: list[str] = []
+        read = 0
+        while queue and read < MAX_SITEMAPS and len(pages) < self.options.max_pages * 4:
+            url = queue.pop(0)
+            read += 1
+            try:
+                async with self.limiter.slot(_host(url)):
+                    result = await fetch(url, self.config, timeout=min(10.0, self._url_timeout()),
+                                         accept="application/xml,text/xml;q=0.9,*/*;q=0.5")
+            except WebProviderError as exc:
+                warn(f"The sitemap {url} could not be read ({exc.code}); crawling from links only.")
+                continue
+            if status_error(result) is not None:
+                warn(f"The sitemap {url} answered HTTP {result.status_code}; crawling from links only.")
+                continue
+            found = parse_sitemap(result.content)
+            pages += found.pages
+            queue += found.children
+        self._discover(seed, pages, rank=1)
+
+    # -- progress ---------------------------------------------------------------------
+    async def _report(self, outcome: Outcome, in_flight: int) -> None:
+        if self._progress is None or outcome.item is None:
+            return
+        event = {
+            "pages": len(self._results),
+            "max_pages": self.options.max_pages,
+            "url": outcome.item["url"],
+            "depth": outcome.entry.depth,
+            "ok": "error" not in outcome.item,
+            "queued": len(self._pending),
+            "in_flight": in_flight,
+        }
+        try:
+            result = self._progress(event)
+            if inspect.isawaitable(result):
+                await result
+        except Exception as exc:  # noqa: BLE001 - a broken progress bar must not end the crawl
+            warn(f"The progress callback failed ({type(exc).__name__}: {exc}); it was switched off.")
+            self._progress = None
+
+    # -- the crawl --------------------------------------------------------------------
+    async def run(self, url: str) -> list[dict[str, Any]]:
+        """Crawl from ``url``; returns page items sorted by depth, then discovery order."""
+        loop = asyncio.get_running_loop()
+        self._stop_at = None if self.budget is None else loop.time() + self.budget
+        seed = canonicalize(url)
+        await check_url_resolved(seed, self.policy)
+        self._add_scope(seed)
+        if self.options.respect_robots:
+            rules = await self.robots.rules_for(seed)
+            if not rules.allowed(seed):
+                detail = f" ({rules.note})" if rules.note else ""
+                raise BlockedError(
+                    f"robots.txt does not allow crawling {seed}{detail}; pass respect_robots=False "
+                    "if you have the site owner's permission.",
+                    detail="robots_txt",
+                )
+            if rules.crawl_delay:
+                self.limiter.set_host_delay(_host(seed), rules.crawl_delay)
+        self._enqueue(seed, 0, (), None)
+        try:
+            stopped_early = await self._loop()
+        finally:
+            self.robots.close()
+        if stopped_early:
+            warn(
+                f"The crawl stopped after {len(self._results)} pages because the call's time limit "
+                "was nearly reached; pass a larger timeout or a smaller max_pages for more."
+            )
+        if self._robots_refused:
+            count = self._robots_refused
+            warn(f"{count} URL{'s were' if count != 1 else ' was'} skipped because robots.txt disallows {'them' if count != 1 else 'it'}.")
+        self._results.sort(key=lambda pair: pair[0])
+        return [item for _entry, item in self._results]
+
+    async def _loop(self) -> bool:
+        """Run fetches until the queue is empty or ``max_pages`` is reached; True if time ran out."""
+        in_flight: dict[asyncio.Task[Outcome], Entry] = {}
+        seed_done = False
+        try:
+            while True:
+                left = self._left()
+                if left is not None and left <= 0:
+                    return bool(in_flight or self._heap)
+                while (
+                    len(in_flight) < self.options.limits.concurrency
+                    and len(self._results) + len(in_flight) < self.options.max_pages
+                    and (seed_done or not in_flight)
+                ):
+                    entry = self._pop()
+                    if entry is None:
+                        break
+                    in_flight[asyncio.ensure_future(self._visit(entry))] = entry
+                if not in_flight:
+                    return False
+                done, _ = await asyncio.wait(in_flight, timeout=self._left(), return_when=asyncio.FIRST_COMPLETED)
+                if not done:
+                    return True
+                cut_short = False
+                for task in done:
+                    entry = in_flight.pop(task)
+                    outcome = task.result()
+                    cut_short = cut_short or outcome.cut_short
+                    if outcome.robots_refused:
+                        self._robots_refused += 1
+                    if outcome.item is not None:
+                        self._results.append((entry, outcome.item))
+                        self._discover(entry, outcome.links)
+                        await self._report(outcome, len(in_flight))
+                    if entry.depth == 0 and not seed_done:
+                        seed_done = True
+                        if self.options.use_sitemap and self.options.max_depth >= 1:
+                            await self._read_sitemaps(entry)
+                if cut_short:
+                    return True
+        finally:
+            for task in in_flight:
+                task.cancel()
+            if in_flight:
+                await asyncio.gather(*in_flight, return_exceptions=True)

@@ -1,0 +1,191 @@
+"""HTML to markdown (or text) with trafilatura, one page at a time per process.
+
+trafilatura (with lxml 6) is not safe to call from several threads at once: it has crashed
+the whole interpreter. So every extraction runs on one dedicated worker thread, shared by
+every event loop and caller in the process: pages are fetched concurrently and extracted
+in turn. trafilatura is imported on first use, never when ``webproviders`` is imported.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal, TypeVar
+from urllib.parse import urljoin, urlsplit
+
+from ..dispatch.pools import LazyPool
+
+T = TypeVar("T")
+Format = Literal["markdown", "text"]
+
+#: The trafilatura settings behind ``format="markdown"`` and ``format="text"`` (the
+#: benchmark compares against plain trafilatura with exactly these).
+TRAFILATURA_OPTIONS: dict[str, dict[str, Any]] = {
+    "markdown": {
+        "output_format": "markdown",
+        "include_links": True,
+        "include_formatting": True,
+        "include_tables": True,
+        "include_comments": False,
+    },
+    "text": {"output_format": "txt", "include_tables": True, "include_comments": False},
+}
+#: Elements whose text is never page text.
+_NON_TEXT = frozenset({"script", "style", "noscript", "template", "svg", "head", "iframe", "object"})
+_BLOCK = frozenset(
+    {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article",
+     "header", "footer", "nav", "aside", "main", "ul", "ol", "table", "pre", "blockquote", "dd", "dt"}
+)
+_SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
+_BLANK_LINES = re.compile(r"\n\s*\n+")
+
+_worker = LazyPool(1, "webproviders-extract")
+_quiet_done = False
+
+
+async def run_serialised(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """Run ``fn`` on the single extraction thread (never two at once in this process)."""
+    return await _worker.run(functools.partial(fn, *args, **kwargs))
+
+
+def _quiet_libraries() -> None:
+    """trafilatura logs every page it discards; keep that off stderr unless configured."""
+    global _quiet_done
+    if not _quiet_done:
+        for name in ("trafilatura", "htmldate", "courlan"):
+            logger = logging.getLogger(name)
+            if logger.level == logging.NOTSET:
+                logger.setLevel(logging.CRITICAL)
+        _quiet_done = True
+
+
+@dataclass
+class HtmlDocument:
+    """What one HTML page yields."""
+
+    content: str
+    title: str
+    metadata: dict[str, Any]
+    raw_text: str | None = None
+    links: list[str] = field(default_factory=list)
+    #: ``<meta name="robots" content="nofollow">``: a polite crawler does not follow links.
+    nofollow: bool = False
+    #: True when trafilatura found no main content and the page text stands in for it.
+    fallback: bool = False
+
+
+def _text_of(tree: Any) -> str:
+    """The visible text of ``tree`` with block boundaries as line breaks."""
+    parts: list[str] = []
+
+    def walk(element: Any) -> None:
+        tag = element.tag if isinstance(element.tag, str) else ""
+        if tag.lower() in _NON_TEXT:
+            if element.tail:
+                parts.append(element.tail)
+            return
+        block = tag.lower() in _BLOCK
+        if block:
+            parts.append("\n")
+        if element.text and tag:
+            parts.append(element.text)
+        for child in element:
+            walk(child)
+        if block:
+            parts.append("\n")
+        if element.tail:
+            parts.append(element.tail)
+
+    body = tree.find(".//body")
+    walk(body if body is not None else tree)
+    text = _SPACES.sub(" ", "".join(parts))
+    lines = (line.strip() for line in text.split("\n"))
+    return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
+
+
+def _links(tree: Any, url: str) -> list[str]:
+    base = url
+    base_el = tree.find(".//base[@href]")
+    if base_el is not None:
+        base = urljoin(url, base_el.get("href", "").strip())
+    seen: dict[str, None] = {}
+    for element in tree.iter("a", "area"):
+        href = (element.get("href") or "").strip()
+        if not href or href.startswith("#"):
+            continue
+        try:
+            seen.setdefault(urljoin(base, href), None)
+        except ValueError:
+            continue
+    return list(seen)
+
+
+def _meta(tree: Any, name: str) -> str:
+    for element in tree.iter("meta"):
+        if (element.get("name") or "").strip().lower() == name:
+            return (element.get("content") or "").strip()
+    return ""
+
+
+def _language(tree: Any) -> str | None:
+    lang = (tree.get("lang") or tree.get("{http://www.w3.org/XML/1998/namespace}lang") or "").strip()
+    if not lang:
+        for element in tree.iter("meta"):
+            if (element.get("http-equiv") or "").strip().lower() == "content-language":
+                lang = (element.get("content") or "").strip()
+                break
+    return lang or None
+
+
+def _canonical(tree: Any, url: str) -> str | None:
+    for element in tree.iter("link"):
+        rels = (element.get("rel") or "").lower().split()
+        href = (element.get("href") or "").strip()
+        if "canonical" in rels and href:
+            return urljoin(url, href)
+    return None
+
+
+def _first_text(tree: Any, path: str) -> str:
+    element = tree.find(path)
+    return " ".join(element.text_content().split()) if element is not None else ""
+
+
+def html_document(
+    html: str, url: str, *, fmt: Format = "markdown", include_raw: bool = False, want_links: bool = False
+) -> HtmlDocument:
+    """Extract one page (blocking; call it through :func:`run_serialised`)."""
+    import trafilatura
+    from trafilatura.metadata import extract_metadata
+    from trafilatura.utils import load_html
+
+    _quiet_libraries()
+    tree = load_html(html)
+    if tree is None:  # a fragment or something barely HTML: give it a document around it
+        tree = load_html(f"<html><body><div>{html}</div></body></html>")
+        if tree is None:
+            return HtmlDocument(content="", title="", metadata={}, fallback=True)
+    links = _links(tree, url) if want_links else []
+    robots = _meta(tree, "robots").lower()
+    nofollow = "nofollow" in robots or robots.strip() == "none"
+    raw = _text_of(tree) if include_raw else None
+    content = trafilatura.extract(tree, url=url, **TRAFILATURA_OPTIONS[fmt])
+    # extensive=False: dates only from markup that states them, never guessed from a
+    # copyright line in the footer.
+    found = extract_metadata(tree, default_url=url, extensive=False)
+    fallback = not content
+    if fallback:
+        content = raw if raw is not None else _text_of(tree)
+    title = (found.title or "").strip() or _first_text(tree, ".//title") or _first_text(tree, ".//h1")
+    metadata: dict[str, Any] = {
+        "description": found.description or _meta(tree, "description") or None,
+        "author": found.author or None,
+        "date": found.date or None,
+        "site_name": found.sitename if found.sitename and found.sitename != urlsplit(url).netloc else None,
+        "language": _language(tree),
+        "canonical_url": _canonical(tree, url),
+    }
+    return HtmlDocument(content or "", title, metadata, raw, links, nofollow, fallback)

@@ -1,0 +1,217 @@
+"""Fetching one URL that came from untrusted input: checked, pinned, bounded.
+
+Every hop (at most :data:`MAX_REDIRECTS` redirects) is checked before it is requested, the
+connection goes to the checked address (:mod:`webproviders.fetching.pinning`), the body is read up
+to ``web.max_response_bytes`` (then ``too_large``), and the whole fetch, redirects and body
+included, finishes within one timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+import httpx
+
+from ..config import Config
+from ..dependable.retry_after import retry_after_from_headers
+from ..errors import (
+    BadGatewayError,
+    BlockedError,
+    InvalidInputError,
+    NetworkError,
+    ProviderError,
+    RateLimitedError,
+    TooLargeError,
+    UnsafeURLError,
+    WebProviderError,
+    WebTimeoutError,
+)
+from .pinning import safe_client
+from .sniff import Kind, sniff
+from .urlsafety import AddressPolicy, check_url, check_url_resolved
+
+MAX_REDIRECTS = 5
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+#: What a page fetch asks for: documents first, anything else last.
+ACCEPT_PAGE = "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.9,application/json;q=0.8,application/pdf;q=0.8,*/*;q=0.5"
+DEFAULT_TIMEOUT = 20.0
+#: How many leading bytes the content-type sniffer looks at.
+SNIFF_BYTES = 2048
+
+
+@dataclass
+class FetchResult:
+    """The final response of a fetch (after redirects)."""
+
+    url: str
+    final_url: str
+    status_code: int
+    headers: httpx.Headers
+    #: The body; read only for 2xx answers (empty otherwise).
+    content: bytes = b""
+    redirects: list[str] = field(default_factory=list)
+
+    @property
+    def content_type(self) -> str:
+        """The raw ``Content-Type`` header ('' when absent)."""
+        return self.headers.get("content-type", "")
+
+    def sniff(self) -> tuple[Kind, str]:
+        """``(kind, mime)`` from the header checked against the first bytes."""
+        return sniff(self.content_type, self.content[:SNIFF_BYTES])
+
+
+def _short(url: str) -> str:
+    return url if len(url) <= 100 else url[:97] + "..."
+
+
+def _too_large(url: str, limit: int, size: int | None = None) -> TooLargeError:
+    told = f" ({size:,} bytes announced)" if size else ""
+    return TooLargeError(
+        f"The response from {_short(url)} is larger than the {limit:,}-byte limit{told}; "
+        "raise web.max_response_bytes to read it."
+    )
+
+
+async def _read_body(response: httpx.Response, url: str, limit: int) -> bytes:
+    announced = response.headers.get("content-length", "")
+    if announced.isdigit() and int(announced) > limit:
+        raise _too_large(url, limit, int(announced))
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.aiter_bytes():
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(url, limit)
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _network_error(exc: Exception, url: str) -> WebProviderError:
+    if isinstance(exc, httpx.TimeoutException):
+        return WebTimeoutError(f"{_short(url)} did not answer in time ({type(exc).__name__}).")
+    if isinstance(exc, httpx.DecodingError):
+        return NetworkError(f"The response from {_short(url)} could not be decoded: {exc}.")
+    if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol)):
+        return UnsafeURLError(f"Refused to fetch {_short(url)}: {exc}.", detail=str(exc))
+    return NetworkError(f"Could not fetch {_short(url)}: {type(exc).__name__}: {exc}".rstrip(": ") + ".")
+
+
+async def _follow(
+    client: httpx.AsyncClient, url: str, policy: AddressPolicy, limit: int, accept: str
+) -> FetchResult:
+    target = await check_url_resolved(url, policy)
+    redirects: list[str] = []
+    while True:
+        request_url = str(target.url)
+        try:
+            request = client.build_request("GET", target.url, headers={"Accept": accept})
+            response = await client.send(request, stream=True)
+        except UnsafeURLError as exc:
+            # The connection-time check: the name now resolves somewhere it must not go.
+            raise UnsafeURLError(
+                f"Refused to fetch {_short(request_url)}: {exc.detail or exc.message} "
+                "(checked again when connecting).",
+                detail=exc.detail,
+            ) from None
+        except WebProviderError:
+            raise
+        except httpx.HTTPError as exc:
+            raise _network_error(exc, request_url) from None
+        try:
+            location = response.headers.get("location")
+            if response.status_code in REDIRECT_STATUSES and location:
+                if len(redirects) >= MAX_REDIRECTS:
+                    raise ProviderError(
+                        f"{_short(url)} redirected more than {MAX_REDIRECTS} times; giving up."
+                    )
+                try:
+                    next_url = target.url.join(location)
+                except (httpx.InvalidURL, ValueError) as exc:
+                    raise UnsafeURLError(
+                        f"Refused to follow a redirect from {_short(request_url)}: the target cannot be parsed ({exc}).",
+                        detail="bad redirect",
+                    ) from None
+                redirects.append(request_url)
+                try:
+                    target = await check_url_resolved(next_url, policy)
+                except UnsafeURLError as exc:
+                    exc.message = f"{exc.message} (reached by a redirect from {_short(request_url)})"
+                    exc.args = (exc.message,)
+                    raise
+                continue
+            content = b""
+            if 200 <= response.status_code < 300:
+                try:
+                    content = await _read_body(response, request_url, limit)
+                except httpx.HTTPError as exc:
+                    raise _network_error(exc, request_url) from None
+            return FetchResult(url, request_url, response.status_code, response.headers, content, redirects)
+        finally:
+            await response.aclose()
+
+
+async def fetch(
+    url: str,
+    config: Config | None = None,
+    *,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    max_bytes: int | None = None,
+    accept: str = ACCEPT_PAGE,
+) -> FetchResult:
+    """GET ``url`` safely and return the final response (any status; body only for 2xx).
+
+    Raises ``unsafe_url`` (any hop), ``too_large``, ``timeout`` (``timeout`` seconds for
+    the whole fetch) or ``network_error``; HTTP error statuses are returned, see
+    :func:`status_error`.
+    """
+    policy = AddressPolicy.from_config(config)
+    check_url(url, policy)  # fail fast, before any pool or DNS work
+    limit = max_bytes or (config.web.max_response_bytes if config is not None else 5_000_000)
+    client = safe_client(config)
+    work = _follow(client, url, policy, limit, accept)
+    if timeout is None:
+        return await work
+    if timeout <= 0:
+        work.close()
+        raise WebTimeoutError(f"No time was left to fetch {_short(url)}.")
+    try:
+        return await asyncio.wait_for(work, timeout)
+    except asyncio.TimeoutError:
+        raise WebTimeoutError(f"{_short(url)} did not finish loading within {timeout:.1f} s.") from None
+
+
+def status_error(result: FetchResult) -> WebProviderError | None:
+    """The error a page fetch ended in, from its final status; None for a 2xx answer."""
+    status = result.status_code
+    if 200 <= status < 300:
+        return None
+    url = _short(result.final_url)
+    challenge = result.headers.get("cf-mitigated", "").lower() == "challenge"
+    if challenge and status in (403, 429, 503):
+        return BlockedError(
+            f"{url} answered with a bot challenge (HTTP {status}); a browser-based backend may read it.",
+            detail="captcha_required",
+            status_code=status,
+        )
+    if status in (401, 403, 407, 451):
+        return BlockedError(
+            f"{url} refused access (HTTP {status}).", detail=f"http_{status}", status_code=status
+        )
+    if status in (404, 410):
+        return InvalidInputError(f"{url} was not found (HTTP {status}).", status_code=status)
+    if status == 429:
+        retry_after = retry_after_from_headers(result.headers)
+        when = f" Retry after {retry_after:.0f} s." if retry_after else ""
+        return RateLimitedError(
+            f"{url} is rate limiting requests (HTTP 429).{when}", retry_after=retry_after, status_code=status
+        )
+    if status >= 500:
+        return BadGatewayError(f"{url} failed on its side (HTTP {status}).", status_code=status)
+    if status >= 400:
+        return InvalidInputError(f"{url} rejected the request (HTTP {status}).", status_code=status)
+    return ProviderError(f"{url} answered HTTP {status} without a page to read.", status_code=status)
+
+
+__all__ = ["ACCEPT_PAGE", "MAX_REDIRECTS", "FetchResult", "fetch", "status_error"]

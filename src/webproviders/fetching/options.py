@@ -1,0 +1,89 @@
+"""Checking the numeric and switch options of extract and crawl calls.
+
+A call's own keyword wins, then ``web.providers.<name>.<key>``, then the built-in default;
+a bad value from either place is an ``invalid_input`` that names the option.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from ..config import ProviderSettings
+from ..context import remaining_time
+from ..errors import InvalidInputError
+
+
+def pick(kwargs: dict[str, Any], settings: ProviderSettings, name: str, default: Any) -> Any:
+    """The value for option ``name``: the call's, the config's, or ``default``."""
+    value = kwargs.get(name)
+    if value is None:
+        value = settings.option(name, default)
+    return default if value is None else value
+
+
+def whole(name: str, value: Any, low: int, high: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
+        bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
+        raise InvalidInputError(f"{name} must be a whole number {bounds}, not {value!r}.")
+    return value
+
+
+def seconds(name: str, value: Any, low: float = 0.0) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < low:
+        raise InvalidInputError(f"{name} must be a number of seconds of at least {low}, not {value!r}.")
+    return float(value)
+
+
+def switch(name: str, value: Any) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInputError(f"{name} must be true or false, not {value!r}.")
+    return value
+
+
+def patterns(name: str, value: Any) -> tuple[str, ...]:
+    items = [value] if isinstance(value, str) else value
+    if items is None:
+        return ()
+    if not isinstance(items, (list, tuple)) or not all(isinstance(p, str) and p.strip() for p in items):
+        raise InvalidInputError(f"{name} must be a list of URL patterns such as ['/docs/*'].")
+    return tuple(p.strip() for p in items)
+
+
+@dataclass(frozen=True)
+class FetchLimits:
+    """How hard one call may hit the web: ``concurrency``, ``per_host_concurrency``,
+    ``delay`` between requests to one host, and ``url_timeout`` for one URL."""
+
+    concurrency: int = 8
+    per_host_concurrency: int = 2
+    delay: float = 0.0
+    url_timeout: float = 20.0
+
+    @classmethod
+    def from_kwargs(cls, kwargs: dict[str, Any], settings: ProviderSettings) -> FetchLimits:
+        base = cls()
+        return cls(
+            concurrency=whole("concurrency", pick(kwargs, settings, "concurrency", base.concurrency), 1, 64),
+            per_host_concurrency=whole(
+                "per_host_concurrency",
+                pick(kwargs, settings, "per_host_concurrency", base.per_host_concurrency), 1, 64,
+            ),
+            delay=seconds("delay", pick(kwargs, settings, "delay", base.delay)),
+            url_timeout=seconds("url_timeout", pick(kwargs, settings, "url_timeout", base.url_timeout), 0.1),
+        )
+
+
+def time_budget(settings: ProviderSettings) -> float | None:
+    """Seconds this call may still spend, leaving a margin to hand back what it has.
+
+    The dispatcher's deadline (and the provider's own ``timeout``) would cancel the call and
+    lose every page; stopping a little earlier returns the pages finished so far.
+    """
+    left = remaining_time()
+    if settings.timeout is not None:
+        left = settings.timeout if left is None else min(left, settings.timeout)
+    if left is None:
+        return None
+    return max(0.0, left - min(1.0, 0.1 + 0.05 * left))

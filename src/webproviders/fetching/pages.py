@@ -1,0 +1,170 @@
+"""From a fetched response to a page item: markdown for HTML, text, JSON and PDF.
+
+HTML goes through trafilatura; text and markdown pass through; JSON is pretty-printed;
+PDF becomes text when ``pypdf`` is installed (the ``pdf`` extra). Images and other binaries
+are refused with ``unsupported``, never turned into garbage text.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import InvalidInputError, ParseError, UnsupportedError
+from .charset import decode
+from .extraction import Format, HtmlDocument, html_document, run_serialised
+from .fetch import FetchResult
+
+#: ``raw_content`` is bounded: the page text before main-content selection can be huge.
+RAW_LIMIT = 100_000
+#: PDF pages read at most (a 5 MB PDF can hold thousands).
+MAX_PDF_PAGES = 300
+_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+
+
+@dataclass(frozen=True)
+class PageOptions:
+    """How pages are rendered: the ``format``, ``max_chars`` and ``include_raw`` options."""
+
+    format: Format = "markdown"
+    max_chars: int | None = None
+    include_raw: bool = False
+
+    @classmethod
+    def from_kwargs(cls, kwargs: dict[str, Any]) -> PageOptions:
+        """Validate the page options a caller passed (unknown keys are ignored)."""
+        fmt = kwargs.get("format") or "markdown"
+        if fmt not in ("markdown", "text"):
+            raise InvalidInputError(f"format must be 'markdown' or 'text', not {fmt!r}.")
+        max_chars = kwargs.get("max_chars")
+        if max_chars is not None and (isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1):
+            raise InvalidInputError(f"max_chars must be a whole number above 0, not {max_chars!r}.")
+        include_raw = kwargs.get("include_raw", False)
+        if not isinstance(include_raw, bool):
+            raise InvalidInputError(f"include_raw must be true or false, not {include_raw!r}.")
+        return cls(fmt, max_chars, include_raw)  # type: ignore[arg-type]  # fmt checked above
+
+
+@dataclass
+class Page:
+    """A page item plus what a crawler needs from it."""
+
+    item: dict[str, Any]
+    links: list[str]
+    #: Whether the page is HTML (only HTML pages are followed by the crawler).
+    html: bool = False
+    nofollow: bool = False
+
+
+def truncate(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, at a paragraph or word break if one is near."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    for sep in ("\n\n", "\n", " "):
+        at = cut.rfind(sep)
+        if at >= limit * 0.8:
+            return cut[:at].rstrip()
+    return cut
+
+
+def _base_metadata(result: FetchResult, mime: str) -> dict[str, Any]:
+    return {
+        "final_url": result.final_url,
+        "status_code": result.status_code,
+        "content_type": mime,
+    }
+
+
+def _passthrough_title(text: str, kind: str) -> str:
+    if kind == "markdown":
+        match = _HEADING.search(text)
+        if match:
+            return match.group(1).strip()
+    return ""
+
+
+def _json_content(text: str, fmt: Format) -> str:
+    try:
+        pretty = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
+    except ValueError:
+        return text
+    return f"```json\n{pretty}\n```" if fmt == "markdown" else pretty
+
+
+def pdf_text(content: bytes, url: str) -> tuple[str, str, dict[str, Any]]:
+    """``(title, text, metadata)`` of a PDF (blocking; needs ``pypdf``)."""
+    try:
+        from pypdf import PdfReader
+        from pypdf.errors import PdfReadError
+    except ImportError:
+        raise UnsupportedError(
+            f"{url} is a PDF; install the pdf extra (pip install 'webproviders[pdf]') to read PDFs."
+        ) from None
+    try:
+        reader = PdfReader(io.BytesIO(content))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise UnsupportedError(f"{url} is a password-protected PDF.")
+        pages = reader.pages
+        texts = [(pages[i].extract_text() or "").strip() for i in range(min(len(pages), MAX_PDF_PAGES))]
+        info = reader.metadata
+        title = str(info.title).strip() if info is not None and info.title else ""
+        author = str(info.author).strip() if info is not None and info.author else None
+    except UnsupportedError:
+        raise
+    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise ParseError(f"{url} could not be read as a PDF: {exc}.") from None
+    metadata: dict[str, Any] = {"pages": len(pages), "author": author}
+    if len(pages) > MAX_PDF_PAGES:
+        metadata["pages_read"] = MAX_PDF_PAGES
+    return title, "\n\n".join(t for t in texts if t), metadata
+
+
+def _finish(item: dict[str, Any], options: PageOptions) -> dict[str, Any]:
+    content = item["content"]
+    if options.max_chars is not None and len(content) > options.max_chars:
+        item["content"] = truncate(content, options.max_chars)
+        item["metadata"]["truncated"] = True
+        item["metadata"]["content_chars"] = len(content)
+    raw = item.get("raw_content")
+    if raw is not None:
+        bound = min(RAW_LIMIT, options.max_chars) if options.max_chars else RAW_LIMIT
+        item["raw_content"] = truncate(raw, bound)
+    item["metadata"] = {k: v for k, v in item["metadata"].items() if v is not None}
+    return item
+
+
+async def render(result: FetchResult, options: PageOptions, *, want_links: bool = False) -> Page:
+    """The page item for a successful (2xx) fetch; raises ``unsupported`` / ``parse_error``."""
+    kind, mime = result.sniff()
+    url = result.url
+    metadata = _base_metadata(result, mime)
+    if kind == "binary":
+        raise UnsupportedError(
+            f"{url} is {mime or 'binary content'}, not a page with text; it cannot be extracted."
+        )
+    if kind == "pdf":
+        title, text, extra = await run_serialised(pdf_text, result.content, url)
+        item = {"url": url, "title": title, "content": text, "raw_content": text if options.include_raw else None,
+                "metadata": {**metadata, **extra}}
+        return Page(_finish(item, options), [])
+    text, codec = decode(result.content, result.content_type, kind)
+    metadata["encoding"] = codec
+    if kind == "html":
+        doc: HtmlDocument = await run_serialised(
+            html_document, text, result.final_url, fmt=options.format,
+            include_raw=options.include_raw, want_links=want_links,
+        )
+        metadata.update(doc.metadata)
+        if doc.fallback:
+            metadata["extraction"] = "full_text"
+        item = {"url": url, "title": doc.title, "content": doc.content, "raw_content": doc.raw_text,
+                "metadata": metadata}
+        return Page(_finish(item, options), doc.links, html=True, nofollow=doc.nofollow)
+    content = _json_content(text, options.format) if kind == "json" else text.strip()
+    item = {"url": url, "title": _passthrough_title(text, kind), "content": content,
+            "raw_content": text if options.include_raw else None, "metadata": metadata}
+    return Page(_finish(item, options), [])

@@ -1,0 +1,124 @@
+"""Connections that go to the address that was checked, and the pooled client that uses them.
+
+The network backend resolves the host itself, refuses the connection when any answer is
+unsafe, and opens the socket to the vetted address. The TLS handshake still names the host
+(SNI and certificate checks) and the ``Host`` header is untouched, because httpcore does
+both above this layer. So a DNS answer that changes between a check and the connection
+(rebinding) can never reach an internal address.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import ssl
+import weakref
+from collections.abc import Iterable
+from typing import Any
+
+import certifi
+import httpcore
+import httpx
+
+from ..config import Config
+from ..errors import UnsafeURLError
+from ..kit.http import user_agent
+from .urlsafety import AddressPolicy, resolve_checked
+
+#: Generous per-operation limits; the fetch itself is bounded by its own total timeout.
+CLIENT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
+CLIENT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=64, keepalive_expiry=15.0)
+
+
+class PinnedBackend(httpcore.AsyncNetworkBackend):
+    """Resolves and vets every address before connecting to exactly that address."""
+
+    def __init__(self, policy: AddressPolicy, inner: httpcore.AsyncNetworkBackend | None = None) -> None:
+        self.policy = policy
+        self._inner = inner or httpcore.AnyIOBackend()
+
+    async def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.AsyncNetworkStream:
+        addresses = await resolve_checked(host, port, self.policy)
+        *others, last = addresses  # resolve_checked never returns an empty list
+        for address in others:
+            try:
+                return await self._inner.connect_tcp(address, port, timeout, local_address, socket_options)
+            except (httpcore.ConnectError, httpcore.ConnectTimeout):
+                continue  # try the next vetted address, as a resolver-based connect would
+        return await self._inner.connect_tcp(last, port, timeout, local_address, socket_options)
+
+    async def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.AsyncNetworkStream:
+        raise UnsafeURLError("Unix sockets are never used for fetching URLs.")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+class PinnedTransport(httpx.AsyncHTTPTransport):
+    """httpx's transport over a pool whose connections use :class:`PinnedBackend`.
+
+    httpx builds its pool in ``__init__`` without a way to pass a network backend, so this
+    builds the pool itself; request and response handling are httpx's own (they use
+    ``self._pool``).
+    """
+
+    def __init__(self, policy: AddressPolicy, *, http2: bool = False, limits: httpx.Limits = CLIENT_LIMITS) -> None:
+        self.policy = policy
+        self._pool = httpcore.AsyncConnectionPool(
+            ssl_context=ssl.create_default_context(cafile=certifi.where()),
+            max_connections=limits.max_connections,
+            max_keepalive_connections=limits.max_keepalive_connections,
+            keepalive_expiry=limits.keepalive_expiry,
+            http1=True,
+            http2=http2,
+            network_backend=PinnedBackend(policy),
+        )
+
+
+def _http2_available() -> bool:
+    return importlib.util.find_spec("h2") is not None
+
+
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], httpx.AsyncClient]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def safe_client(config: Config | None) -> httpx.AsyncClient:
+    """The pooled safe-fetching client for the running loop and this config's network settings.
+
+    Redirects are not followed here: the fetcher checks every hop. Environment proxies and
+    ``.netrc`` are ignored (``trust_env=False``) so no credential follows a URL from a page.
+    With ``web.proxy`` the proxy resolves names itself; URLs are still checked before sending.
+    """
+    loop = asyncio.get_running_loop()
+    policy = AddressPolicy.from_config(config)
+    proxy = config.web.proxy if config is not None else None
+    key = (policy, user_agent(config), proxy)
+    per_loop = _clients.setdefault(loop, {})
+    client = per_loop.get(key)
+    if client is None or client.is_closed:
+        http2 = _http2_available()
+        transport: httpx.AsyncBaseTransport
+        if proxy:
+            transport = httpx.AsyncHTTPTransport(proxy=proxy, http2=http2, limits=CLIENT_LIMITS, trust_env=False)
+        else:
+            transport = PinnedTransport(policy, http2=http2)
+        client = httpx.AsyncClient(
+            transport=transport,
+            timeout=CLIENT_TIMEOUT,
+            headers={"User-Agent": user_agent(config)},
+            follow_redirects=False,
+            trust_env=False,
+        )
+        per_loop[key] = client
+    return client

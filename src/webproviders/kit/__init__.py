@@ -1,0 +1,1 @@
+"""The plugin author's toolkit: base classes and helpers any provider may use."""

@@ -1,0 +1,113 @@
+"""Extract calls over several URLs, where a page failure is an item, not a call failure.
+
+Errors about the account (bad key, no credit, rate limit) fail the whole call at once, so
+the dispatcher can fail over. Anything else becomes that URL's error item, unless every URL
+failed because the vendor itself is down (5xx, timeout, unreachable, garbage): then the call
+fails too, so a retry or another backend can help. Vendors that answer for many URLs in one
+response are matched back to the URLs asked for with :func:`one_item_per_url`.
+
+Plugins import this when they are listed, so asyncio and the HTTP error mapping load only
+when a call runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any, TypeVar
+
+from ..envelope import page_error
+from ..errors import (
+    AuthError,
+    BadGatewayError,
+    NetworkError,
+    NotConfiguredError,
+    ParseError,
+    ProviderError,
+    QuotaExceededError,
+    RateLimitedError,
+    WebProviderError,
+    WebTimeoutError,
+)
+
+T = TypeVar("T")
+
+ACCOUNT_ERRORS = (AuthError, QuotaExceededError, RateLimitedError, NotConfiguredError)
+VENDOR_DOWN = (BadGatewayError, WebTimeoutError, NetworkError, ParseError)
+
+
+def per_url_error(exc: BaseException, provider: str) -> WebProviderError:
+    """Our error for one URL's failure; raises it at once when it is about the account."""
+    from ..exceptions import to_provider_error
+
+    error = to_provider_error(exc, provider)
+    if isinstance(error, ACCOUNT_ERRORS):
+        raise error from None
+    return error
+
+
+def settle(
+    urls: list[str], outcomes: list[dict[str, Any] | WebProviderError]
+) -> list[dict[str, Any]]:
+    """Pages in input order; raises when every URL failed because the vendor is down."""
+    if outcomes and all(isinstance(o, VENDOR_DOWN) for o in outcomes):
+        raise outcomes[0]  # type: ignore[misc]
+    pairs = zip(urls, outcomes, strict=True)
+    return [o if isinstance(o, dict) else page_error(url, o) for url, o in pairs]
+
+
+async def gather_or_cancel(jobs: Iterable[Awaitable[T]]) -> list[T]:
+    """Run ``jobs`` together, results in order; the first failure cancels the rest."""
+    import asyncio
+
+    tasks = [asyncio.ensure_future(job) for job in jobs]
+    try:
+        return list(await asyncio.gather(*tasks))
+    finally:
+        for task in tasks:
+            task.cancel()
+
+
+async def fetch_each(
+    urls: list[str],
+    fetch: Callable[[str], Awaitable[dict[str, Any]]],
+    *,
+    provider: str,
+    concurrency: int,
+) -> list[dict[str, Any]]:
+    """Run ``fetch`` for every URL (at most ``concurrency`` at once), results in input order."""
+    import asyncio
+
+    gate = asyncio.Semaphore(max(1, concurrency))
+
+    async def one(url: str) -> dict[str, Any] | WebProviderError:
+        async with gate:
+            try:
+                return await fetch(url)
+            except Exception as exc:  # noqa: BLE001 - sorted into call-level or per-URL
+                return per_url_error(exc, provider)
+
+    return settle(urls, await gather_or_cancel(one(url) for url in urls))
+
+
+def url_key(url: str) -> str:
+    """How a vendor's results are matched to the URLs asked for: case and a final ``/`` ignored."""
+    return url.strip().rstrip("/").lower()
+
+
+def one_item_per_url(
+    urls: list[str],
+    found: dict[str, dict[str, Any]],
+    failed: dict[str, WebProviderError],
+    vendor: str,
+) -> list[dict[str, Any]]:
+    """Extract items in the order asked: the page, the vendor's reason for not having it, or
+    (a URL it did not mention at all) an error saying so. Keys are :func:`url_key` values."""
+    items = []
+    for url in urls:
+        key = url_key(url)
+        if key in found:
+            items.append(found[key])
+            continue
+        error = failed.get(key) or ProviderError(f"{vendor} returned nothing for this URL.")
+        items.append(page_error(url, error))
+    return items

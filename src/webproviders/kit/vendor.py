@@ -1,0 +1,150 @@
+"""A base class for providers that call a keyed HTTP API.
+
+It reads ``web.providers.<name>`` (``api_key``, ``base_url``, ``timeout``) with the
+environment as fallback, rotates several keys, and sends requests through the shared
+client so errors are mapped the same way for every vendor. Third-party providers may use it
+too; nothing here is reserved for built-in ones.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+
+from .. import redact
+from ..config import Config, ProviderSettings
+from ..dependable.keyring import AUTH_COOLDOWN, QUOTA_COOLDOWN, KeyRing
+from ..errors import AuthError, NotConfiguredError, QuotaExceededError
+from ..provider import WebSearchProvider
+
+if TYPE_CHECKING:
+    from .http import Classifier
+
+T = TypeVar("T")
+
+
+class VendorProvider(WebSearchProvider):
+    """Settings, keys and requests for a vendor API; subclasses map requests and responses."""
+
+    #: Provider id (``brave``); a subclass may also take it as a constructor argument.
+    provider_name: ClassVar[str] = ""
+    #: Environment variables holding the API key, first match wins (comma-separated = several).
+    key_env: ClassVar[tuple[str, ...]] = ()
+    #: Environment variables that may hold the base URL.
+    base_url_env: ClassVar[tuple[str, ...]] = ()
+    default_base_url: ClassVar[str] = ""
+    #: Seconds for one vendor request when the config sets no ``timeout``.
+    default_timeout: ClassVar[float] = 30.0
+    #: Whether the provider works without a key (a self-hosted instance, a keyless API).
+    key_required: ClassVar[bool] = True
+    #: Query parameter carrying the key, for vendors that take it in the URL (``api_key``);
+    #: empty means a header (:meth:`auth_headers`).
+    key_param: ClassVar[str] = ""
+
+    def __init__(self, config: Config, name: str | None = None) -> None:
+        self.config = config
+        self._name = name or self.provider_name
+        self._ring = KeyRing(self._configured_keys())
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def settings(self) -> ProviderSettings:
+        return self.config.provider(self._name)
+
+    def _configured_keys(self) -> list[str]:
+        keys = self.settings.api_keys()
+        if not keys:
+            for var in self.key_env:
+                value = os.environ.get(var, "")
+                keys = [part.strip() for part in value.split(",") if part.strip()]
+                if keys:
+                    break
+        redact.remember(*keys)
+        return keys
+
+    def api_keys(self) -> list[str]:
+        """Every usable key now (config first, then the environment)."""
+        keys = self._configured_keys()
+        self._ring.update(keys)
+        return keys
+
+    def base_url(self) -> str:
+        for var in self.base_url_env:
+            value = (os.environ.get(var) or "").strip()
+            if value and not self.settings.base_url:
+                return value.rstrip("/")
+        return (self.settings.base_url or self.default_base_url).rstrip("/")
+
+    def timeout(self) -> float:
+        return self.settings.timeout or self.default_timeout
+
+    def is_available(self) -> bool:
+        if self.key_required and not self.api_keys():
+            return False
+        return bool(self.base_url())
+
+    def auth_headers(self, key: str) -> dict[str, str]:
+        """Headers that carry ``key``; the default is a Bearer token (none with ``key_param``)."""
+        return {} if self.key_param else {"Authorization": f"Bearer {key}"}
+
+    def auth_params(self, key: str) -> dict[str, str]:
+        """Query parameters that carry ``key``: ``key_param`` when the vendor takes it in the URL."""
+        return {self.key_param: key} if self.key_param else {}
+
+    async def with_key(self, send: Callable[[str | None], Awaitable[T]]) -> T:
+        """Run ``send(key)`` with a key from the ring; a key refused for auth or quota rests
+        and the next one is tried. ``key`` is None when the provider works without one."""
+        keys = self.api_keys()
+        if self.key_required and not keys:
+            names = " or ".join(self.key_env) or "an API key"
+            raise NotConfiguredError(
+                f"{self.name} needs {names} (or web.providers.{self.name}.api_key).", provider=self.name
+            )
+        tries = max(1, self._ring.usable()) if keys else 1
+        while True:
+            key = self._ring.pick()
+            tries -= 1
+            try:
+                return await send(key)
+            except (AuthError, QuotaExceededError) as exc:
+                if key is not None:
+                    self._ring.rest(key, AUTH_COOLDOWN if isinstance(exc, AuthError) else QUOTA_COOLDOWN)
+                if key is None or tries <= 0:
+                    raise
+
+    async def call_api(
+        self,
+        method: str,
+        path: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        params: Mapping[str, Any] | None = None,
+        json: Any = None,
+        data: Mapping[str, Any] | None = None,
+        classify: Classifier | None = None,
+        timeout: float | None = None,
+    ) -> Any:
+        """Call ``base_url + path`` with a key from the ring; a rejected key rests, the next is tried."""
+        from .http import request_json  # the HTTP stack loads on first request, not at listing
+
+        url = path if path.startswith(("http://", "https://")) else self.base_url() + path
+
+        async def send(key: str | None) -> Any:
+            return await request_json(
+                method,
+                url,
+                provider=self.name,
+                config=self.config,
+                headers={**(self.auth_headers(key) if key else {}), **(headers or {})},
+                params={**(params or {}), **(self.auth_params(key) if key else {})},
+                json=json,
+                data=data,
+                timeout=timeout or self.timeout(),
+                classify=classify,
+            )
+
+        return await self.with_key(send)

@@ -1,0 +1,37 @@
+"""The pluggy hook specifications third-party packages implement.
+
+A plugin is a module (a plugin folder's ``__init__.py``, or an object named by an entry
+point in the ``webproviders`` group) with functions named after these specs. Marking them
+with :data:`hookimpl` is optional for folder plugins and recommended for packages.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from .loader import PluginContext
+
+hookspec = pluggy.HookspecMarker("webproviders")
+hookimpl = pluggy.HookimplMarker("webproviders")
+
+
+@hookspec
+def register(ctx: PluginContext) -> None:
+    """Register providers with ``ctx.register_web_search_provider(instance)``."""
+
+
+@hookspec
+def before_dispatch(capability: str, backend: str, arguments: dict[str, Any]) -> None:
+    """Called once for each provider a call tries, before the cache; may edit ``arguments``.
+
+    Raising a :class:`webproviders.errors.WebProviderError` refuses the call (policy): the
+    caller gets that error's failure envelope.
+    """
+
+
+@hookspec
+def after_dispatch(capability: str, arguments: dict[str, Any], envelope: dict[str, Any]) -> None:
+    """Called with every envelope before it is returned (logging, cost accounting)."""
