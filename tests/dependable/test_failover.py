@@ -82,7 +82,7 @@ def test_unexpected_provider_errors_stop_the_chain() -> None:
 def test_auth_failover_is_logged_naming_the_provider(caplog: pytest.LogCaptureFixture) -> None:
     config = _chain_config()
     provider(config, "fake-a").script = [AuthError("rejected")]
-    with caplog.at_level(logging.WARNING, logger="webproviders.dispatch.api"):
+    with caplog.at_level(logging.WARNING, logger="webproviders.dispatch"):
         envelope = dispatch_search("python", config=config, cache=False)
     assert envelope["provider"] == "fake-b"
     assert any("fake-a" in r.getMessage() and "credentials" in r.getMessage() for r in caplog.records)

@@ -1,0 +1,143 @@
+"""Running a plan: a chain tries providers in turn (the first success wins), fusion asks all at once."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from ..dependable.fusion import fuse
+from ..envelope import failure, success
+from ..errors import (
+    NotConfiguredError,
+    ProviderError,
+    WebProviderError,
+)
+from ..exceptions import to_provider_error
+from ..redact import get_logger
+from ..registry.loader import ProviderEntry
+from .call import Call
+from .plan import Plan
+from .serve import Skipped, serve
+
+log = get_logger("webproviders.dispatch")
+
+#: Errors after which a chain moves on to its next provider (besides retryable ones).
+FAILOVER_CODES = frozenset({"not_configured", "quota_exceeded", "auth_error"})
+
+
+def _should_fail_over(error: WebProviderError) -> bool:
+    if error.code == "invalid_input":
+        return False
+    return error.retryable or error.code in FAILOVER_CODES
+
+
+def _is_empty(data: Any) -> bool:
+    items = data.get("web") if isinstance(data, dict) else data
+    return not items or all(isinstance(item, dict) and item.get("error") for item in items)
+
+
+def _succeed(call: Call, name: str, data: Any, provider_meta: dict[str, Any], cached: bool) -> dict[str, Any]:
+    for message in provider_meta.pop("warnings", None) or []:
+        if str(message) not in call.warnings:
+            call.warnings.append(str(message))
+    provider_meta.pop("cached", None)
+    return success(data, name, call.meta(name, cached, **provider_meta))
+
+
+def _unavailable(call: Call, entry: ProviderEntry) -> WebProviderError | None:
+    available, reason = call.registry.availability(entry)
+    if available:
+        return None
+    name = entry.manifest.name
+    error = NotConfiguredError(f"{name} is not available: {reason}.", provider=name)
+    call.attempts.append({"provider": name, "outcome": "skipped", "error_code": error.code, "reason": reason})
+    return error
+
+
+async def run_plan(call: Call, plan: Plan) -> dict[str, Any]:
+    """Try the plan's providers in order (the first success wins), or fuse them."""
+    for name, code, reason in plan.skipped:
+        call.attempts.append({"provider": name, "outcome": "skipped", "error_code": code, "reason": reason})
+    if plan.mode == "fuse" and call.capability == "search":
+        return await run_fusion(call, plan)
+    last: WebProviderError | None = None
+    last_name: str | None = None
+    empty: tuple[str, Any, dict[str, Any], bool] | None = None
+    chain = plan.mode != "single"
+    count = len(plan.candidates)
+    for index, name in enumerate(plan.candidates):
+        entry = call.registry.get(name)
+        if entry is None:
+            continue
+        more = index + 1 < count
+        if chain:
+            unavailable = _unavailable(call, entry)
+            if unavailable is not None:
+                last, last_name = unavailable, name
+                continue
+        try:
+            data, provider_meta, cached = await serve(call, entry, failover=more)
+        except Skipped as skipped:
+            call.attempts.append(
+                {"provider": name, "outcome": "skipped", "error_code": skipped.error.code, "reason": skipped.error.message}
+            )
+            last, last_name = skipped.error, name
+            continue
+        except WebProviderError as error:
+            last, last_name = error, name
+            if error.code == "auth_error" and more:
+                log.warning("Provider '%s' rejected its credentials; trying the next backend.", name)
+            if not _should_fail_over(error) or call.remaining() <= 0:
+                break
+            continue
+        if more and call.config.web.failover_on_empty and _is_empty(data):
+            call.attempts[-1]["empty"] = True
+            if empty is None:
+                empty = (name, data, provider_meta, cached)
+            continue
+        return _succeed(call, name, data, provider_meta, cached)
+    if empty is not None:
+        return _succeed(call, *empty)
+    final = last or ProviderError("No backend could be tried.")
+    return failure(final, last_name, call.meta(None))
+
+
+async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
+    """Query every candidate at once and merge their lists with reciprocal rank fusion."""
+    entries: list[ProviderEntry] = []
+    last: tuple[str, WebProviderError] | None = None
+    for name in plan.candidates:
+        entry = call.registry.get(name)
+        if entry is None:
+            continue
+        unavailable = _unavailable(call, entry)
+        if unavailable is not None:
+            last = (name, unavailable)
+            continue
+        entries.append(entry)
+    outcomes = await asyncio.gather(*(serve(call, entry, failover=True) for entry in entries), return_exceptions=True)
+    ranked: list[tuple[str, list[dict[str, Any]]]] = []
+    all_cached = True
+    for entry, outcome in zip(entries, outcomes, strict=True):
+        name = entry.manifest.name
+        if isinstance(outcome, Skipped):
+            call.attempts.append(
+                {"provider": name, "outcome": "skipped", "error_code": outcome.error.code, "reason": outcome.error.message}
+            )
+            last = (name, outcome.error)
+        elif isinstance(outcome, BaseException):
+            last = (name, to_provider_error(outcome, name))
+        else:
+            data, provider_meta, cached = outcome
+            for message in provider_meta.get("warnings") or []:
+                if str(message) not in call.warnings:
+                    call.warnings.append(str(message))
+            ranked.append((name, data["web"]))
+            all_cached = all_cached and cached
+    if not ranked:
+        error = last[1] if last else ProviderError("No backend could be tried.")
+        return failure(error, last[0] if last else None, call.meta(None))
+    hits = fuse(ranked, call.arguments["limit"])
+    return success({"web": hits}, "fuse", call.meta("fuse", all_cached, fused=[name for name, _ in ranked]))
+
+

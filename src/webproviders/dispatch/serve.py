@@ -1,0 +1,218 @@
+"""Serving one provider: hooks and option checks, the cache, request budgets, retries, health.
+
+Every provider gets this for free, built-in or third-party.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from typing import Any
+
+from ..dependable.cache import cache_key
+from ..dependable.health import Cooling
+from ..dependable.ratelimit import BudgetExhaustedError
+from ..dependable.retry import MIN_REQUEST_TIME
+from ..dependable.state import DispatchState
+from ..envelope import normalise_pages, normalise_search
+from ..errors import (
+    RateLimitedError,
+    UnsupportedError,
+    WebProviderError,
+    WebTimeoutError,
+    error_for_code,
+)
+from ..exceptions import to_provider_error
+from ..registry.loader import ProviderEntry
+from ..validate import (
+    COMMON_SEARCH_OPTIONS,
+)
+from . import runner
+from .call import Call
+
+
+class Skipped(Exception):
+    """A provider was left out without a request (cooling down, paused); carries the error."""
+
+    def __init__(self, error: WebProviderError) -> None:
+        super().__init__(error)
+        self.error = error
+
+
+def _option_warnings(call: Call, entry: ProviderEntry) -> None:
+    """Report (or refuse) common search options the provider cannot honour."""
+    if call.capability != "search":
+        return
+    given = COMMON_SEARCH_OPTIONS & set(call.arguments["options"])
+    unsupported = sorted(given - set(getattr(entry.provider, "search_options", frozenset())))
+    if not unsupported:
+        return
+    message = f"{entry.manifest.name} does not support {', '.join(unsupported)}; ignored."
+    if call.config.web.on_unsupported == "error":
+        raise UnsupportedError(
+            f"{entry.manifest.name} does not support the option(s) {', '.join(unsupported)} "
+            "(web.on_unsupported is 'error').",
+            provider=entry.manifest.name,
+        )
+    if message not in call.warnings:
+        call.warnings.append(message)
+
+
+async def _invoke(call: Call, entry: ProviderEntry) -> Any:
+    provider = entry.provider
+    args = call.arguments
+    timeout = call.remaining()
+    own = call.config.provider(entry.manifest.name).timeout
+    if own is not None:
+        timeout = min(timeout, own)
+    if timeout <= 0:
+        raise WebTimeoutError("The call's deadline passed before this provider could be tried.")
+    inline = bool(getattr(provider, "runs_inline", False))
+    try:
+        if call.capability == "search":
+            return await runner.call(
+                provider.search, args["query"], args["limit"], timeout=timeout, inline=inline, **args["options"]
+            )
+        if call.capability == "extract":
+            return await runner.call(provider.extract, list(args["urls"]), timeout=timeout, inline=inline, **args["options"])
+        return await runner.call(provider.crawl, args["url"], timeout=timeout, inline=inline, **args["options"])
+    except asyncio.TimeoutError:
+        raise WebTimeoutError(
+            f"{entry.manifest.name} did not answer within {timeout:.1f} s.", provider=entry.manifest.name
+        ) from None
+
+
+def _normalise(call: Call, raw: Any) -> tuple[Any, dict[str, Any]]:
+    if call.capability == "search":
+        hits, meta = normalise_search(raw, call.arguments["limit"])
+        return {"web": hits}, meta
+    return normalise_pages(raw)
+
+
+def _before(call: Call, entry: ProviderEntry) -> None:
+    """Policy hooks and option checks, once per provider (a cache hit included)."""
+    call.registry.hooks.hook.before_dispatch(
+        capability=call.capability, backend=entry.manifest.name, arguments=call.arguments
+    )
+    _option_warnings(call, entry)
+
+
+async def attempt(call: Call, entry: ProviderEntry) -> tuple[Any, dict[str, Any]]:
+    """One request to one provider: the call and normalisation.
+
+    Returns ``(data, provider_meta)`` or raises a :class:`WebProviderError`.
+    """
+    try:
+        return _normalise(call, await _invoke(call, entry))
+    except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
+        raise to_provider_error(exc, entry.manifest.name) from None
+
+
+def _cooling_error(name: str, cooling: Cooling) -> WebProviderError:
+    when = f"tried again in {cooling.seconds_left:.0f} s" if cooling.seconds_left else "being tried"
+    return error_for_code(
+        cooling.code,
+        f"{name} is cooling down ({cooling.reason}); it will be {when}.",
+        provider=name,
+        retry_after=cooling.seconds_left or None,
+    )
+
+
+async def _check_pause(name: str, state: DispatchState) -> None:
+    """In a chain or fusion, a provider paused by a 429 is skipped rather than waited for."""
+    paused = await state.limits.paused_for(name)
+    if paused > 0:
+        raise Skipped(
+            RateLimitedError(
+                f"{name} asked for a pause (Retry-After); {paused:.1f} s are left.", provider=name, retry_after=paused
+            )
+        )
+
+
+async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[str, Any]:
+    """Requests to one provider: budget, retries with back-off, health bookkeeping."""
+    name = entry.manifest.name
+    state: DispatchState = call.state  # type: ignore[assignment]
+    cooling = state.health.cooling(name)
+    if cooling is not None:
+        raise Skipped(_cooling_error(name, cooling))
+    if failover and not state.limits.unlimited(name):
+        await _check_pause(name, state)
+    policy = state.retry_policy(name)
+    retry = 0
+    while True:
+        started = time.perf_counter()
+        try:
+            if not state.limits.unlimited(name):
+                await state.limits.acquire(name, call.remaining() - MIN_REQUEST_TIME, state.sleep)
+            data, meta = await attempt(call, entry)
+        except WebProviderError as error:
+            extra = {"retry": retry} if retry else {}
+            call.record(name, "error", started, error, **extra)
+            if isinstance(error, BudgetExhaustedError):
+                state.health.failed(name, error)  # not counted; it only ends a trial call
+                raise
+            if error.code == "rate_limited" and error.retry_after:
+                await state.limits.pause(name, error.retry_after)
+            delay = None if failover and error.code == "rate_limited" else policy.delay(retry, error, call.remaining())
+            if delay is None:
+                state.health.failed(name, error)
+                raise
+            retry += 1
+            await state.sleep(delay)
+            continue
+        if retry:
+            call.record(name, "ok", started, retry=retry)
+        else:
+            call.record(name, "ok", started)
+        state.health.succeeded(name)
+        return {"data": data, "meta": meta}
+
+
+async def serve(call: Call, entry: ProviderEntry, failover: bool = False) -> tuple[Any, dict[str, Any], bool]:
+    """One provider's answer, ``(data, provider_meta, cached)``, through the cache when on.
+
+    ``failover`` says another provider could answer instead: a paused provider is skipped and
+    a 429 is not retried. Raises :class:`WebProviderError` (``Skipped`` when no request
+    was spent).
+    """
+    name = entry.manifest.name
+    try:
+        _before(call, entry)
+    except Exception as exc:  # noqa: BLE001 - a refusing hook is an envelope
+        error = to_provider_error(exc, name)
+        call.record(name, "error", time.perf_counter(), error)
+        raise error from None
+    state: DispatchState = call.state  # type: ignore[assignment]
+    cache = state.cache
+    ttl = cache.ttl_for(call.capability) if cache is not None and call.use_cache else 0.0
+    if not ttl:
+        value = await _upstream(call, entry, failover)
+        return value["data"], value["meta"], False
+    started = time.perf_counter()
+    fetched = False
+
+    async def fetch() -> dict[str, Any]:
+        nonlocal fetched
+        fetched = True
+        return await _upstream(call, entry, failover)
+
+    key = cache_key(call.capability, name, call.arguments)
+    try:
+        value, cached = await cache.get_or_fetch(  # type: ignore[union-attr]
+            key, ttl, fetch, call.remaining, keep=lambda value: not has_failed_item(value["data"])
+        )
+    except WebProviderError as error:
+        if not fetched:  # another caller's identical request failed; it is ours too
+            call.record(name, "error", started, error, shared=True)
+        raise
+    if cached:
+        call.record(name, "ok", started, cached=True)
+    return value["data"], value["meta"], cached
+
+
+def has_failed_item(data: Any) -> bool:
+    """Extract results where some URL failed are not cached: the failure may be transient."""
+    return isinstance(data, list) and any(isinstance(item, dict) and item.get("error") for item in data)
+
+
