@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
+from .dependable.retry_after import clamp_retry_after
+
 ErrorCode = Literal[
     "invalid_input",
     "not_configured",
@@ -48,7 +50,8 @@ class WebProviderError(Exception):
         self.message = message
         self.provider = provider
         self.detail = detail
-        self.retry_after = retry_after
+        #: Seconds to wait before trying again, clamped to ``0 .. MAX_RETRY_AFTER``.
+        self.retry_after = clamp_retry_after(retry_after)
         self.status_code = status_code
 
     def envelope_fields(self) -> dict[str, Any]:

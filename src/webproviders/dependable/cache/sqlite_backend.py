@@ -41,10 +41,13 @@ class SQLiteCache:
         path: str | os.PathLike[str] | None = None,
         max_entries: int = 10_000,
         clock: Callable[[], float] = time.time,
+        timeout: float = 1.0,
     ) -> None:
         self.path = Path(path).expanduser() if path else default_path()
         self.max_entries = max_entries
         self.clock = clock
+        #: Seconds to wait for another connection's lock before the operation fails.
+        self.timeout = timeout
         self._local = threading.local()
         self._writes = 0
         self._ready = False
@@ -64,8 +67,8 @@ class SQLiteCache:
             import sqlite3
 
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA busy_timeout = 10000")
+            conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {max(1, round(self.timeout * 1000))}")
             if not self._ready:
                 with self._lock:
                     if not self._ready:
