@@ -51,6 +51,25 @@ def plugin_module() -> Any:
 
 
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
+#: What every other host name means in tests: a public address no test ever connects to.
+PUBLIC_ADDRESS = "93.184.216.34"
+
+
+@pytest.fixture(autouse=True)
+def _public_dns() -> Iterator[None]:
+    """URL checks resolve names without DNS: loopback names to 127.0.0.1, any other to a public address.
+
+    Vendor calls are mocked (respx) or go to loopback servers, so the answer for a page's
+    host is never connected to; it only lets the URL-safety check pass, as real DNS would
+    for a public site. Tests that need other answers override the resolver in turn.
+    """
+    from webproviders.fetching.urlsafety import override_resolver
+
+    async def resolve(host: str, port: int) -> list[str]:
+        return ["127.0.0.1"] if _loopback(host) or host.endswith(".localhost") else [PUBLIC_ADDRESS]
+
+    with override_resolver(resolve):
+        yield
 
 
 def _loopback(host: object) -> bool:

@@ -17,12 +17,12 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
-from ..errors import NetworkError, UnsafeURLError
+from ..errors import NetworkError, UnsafeURLError, WebProviderError
 
 if TYPE_CHECKING:
     import httpx
@@ -421,3 +421,35 @@ async def check_url_resolved(url: str | httpx.URL, policy: AddressPolicy) -> Tar
     target = check_url(url, policy)
     await resolve_checked(target.host, target.port, policy, url=str(target.url))
     return target
+
+
+async def screen_urls(urls: Sequence[str], policy: AddressPolicy) -> list[WebProviderError | None]:
+    """For each URL, why it may not be fetched, or None: :func:`check_url_resolved` for a batch.
+
+    Each distinct host is resolved once, all hosts at the same time. A refusal is
+    ``unsafe_url``; a host that does not resolve is ``network_error``.
+    """
+    import asyncio  # here, not at import: listing providers stays light
+
+    problems: list[WebProviderError | None] = []
+    targets: dict[int, Target] = {}
+    for index, url in enumerate(urls):
+        try:
+            targets[index] = check_url(url, policy)
+            problems.append(None)
+        except UnsafeURLError as exc:
+            problems.append(exc)
+    hosts = list(dict.fromkeys((target.host, target.port) for target in targets.values()))
+    outcomes = await asyncio.gather(
+        *(resolve_checked(host, port, policy) for host, port in hosts), return_exceptions=True
+    )
+    by_host = dict(zip(hosts, outcomes, strict=True))
+    for index, target in targets.items():
+        outcome = by_host[(target.host, target.port)]
+        if isinstance(outcome, UnsafeURLError):
+            problems[index] = _refuse(urls[index], outcome.detail or outcome.message)
+        elif isinstance(outcome, WebProviderError):
+            problems[index] = outcome
+        elif isinstance(outcome, BaseException):
+            raise outcome
+    return problems
