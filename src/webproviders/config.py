@@ -374,7 +374,9 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
 
 #: How many more values YAML aliases may add to a config than the file itself writes.
 MAX_ALIAS_EXPANSION = 10_000
-_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+#: The pure-Python loader on purpose: libyaml's composer recurses in C and crashes the
+#: process on a deeply nested file, where this one raises RecursionError.
+_YAML_LOADER = yaml.SafeLoader
 #: A quoted fragment of the file in a YAML message (a tag, an anchor): it may be a key.
 _QUOTED = re.compile(r"'(?!<)[^']{4,}'")
 

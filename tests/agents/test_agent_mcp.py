@@ -341,3 +341,40 @@ def test_env_token_wins_over_the_config_token(
     monkeypatch.setenv("WEBPROVIDERS_MCP_TOKEN", "from-env")
     assert main(["--config", str(config), "mcp", "--http"]) == 0
     assert [call["token"] for call in no_serving] == ["from-config", "from-env"]
+
+
+def test_a_configured_but_empty_token_refuses_to_start(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    no_serving: list[dict[str, Any]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from webproviders.cli import EXIT_FAILURE, main
+
+    config = tmp_path / "config.yaml"
+    config.write_text("mcp:\n  token: ${MY_MCP_TOKEN}\n", encoding="utf-8")
+    monkeypatch.delenv("MY_MCP_TOKEN", raising=False)
+    assert main(["--config", str(config), "mcp", "--http"]) == EXIT_FAILURE
+    err = capsys.readouterr().err
+    assert "mcp.token" in err and "is empty" in err and str(config) in err
+    assert no_serving == []
+    assert main(["--config", str(config), "mcp"]) == 0  # stdio has no token to require
+    assert no_serving == [{"transport": "stdio"}]
+
+
+def test_an_empty_token_variable_refuses_to_start(
+    monkeypatch: pytest.MonkeyPatch, no_serving: list[dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from webproviders.cli import EXIT_FAILURE, main
+
+    monkeypatch.setenv("WEBPROVIDERS_MCP_TOKEN", " ")
+    assert main(["mcp", "--http"]) == EXIT_FAILURE
+    assert "WEBPROVIDERS_MCP_TOKEN is set but empty" in capsys.readouterr().err
+    assert no_serving == []
+
+
+def test_the_http_app_refuses_an_empty_token() -> None:
+    from webproviders.agents.mcp_server import build_server, http_app
+
+    with pytest.raises(ValueError, match="empty bearer token"):
+        http_app(build_server(), host="127.0.0.1", token="")
