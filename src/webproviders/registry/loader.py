@@ -353,7 +353,7 @@ def _call_register(function: Any, ctx: PluginContext, limit: float) -> None:
     if stuck is not None:
         if not stuck.done():
             raise Overran(stuck)
-        del _still_registering[function]
+        _still_registering.pop(function, None)
     try:
         call_bounded(function, limit, ctx)
     except Overran as overran:

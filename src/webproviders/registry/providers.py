@@ -87,7 +87,7 @@ class Registry:
         if hung is not None:
             if not hung.done():
                 return False, "is_available() has not returned yet; the provider is skipped until it does"
-            del self._hung[name]
+            self._hung.pop(name, None)
         limit = self.config.plugins.availability_timeout
         left = context.remaining_time()
         bound = limit if left is None else min(limit, left)
