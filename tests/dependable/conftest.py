@@ -80,13 +80,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real ``redis-server`` on a free loopback port, in a temporary directory."""
+def start_redis(directory: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A real ``redis-server`` on a free loopback port, in ``directory``; ``(process, url)``."""
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server is not installed (apt-get install redis-server); .ci/run installs it")
-    directory = tmp_path_factory.mktemp("redis")
     port = free_port()
     process = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
@@ -107,7 +105,14 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         process.kill()
         pytest.fail("redis-server did not start")
     client.close()
-    yield f"redis://127.0.0.1:{port}/0"
+    return process, f"redis://127.0.0.1:{port}/0"
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real ``redis-server`` on a free loopback port, in a temporary directory."""
+    process, url = start_redis(tmp_path_factory.mktemp("redis"))
+    yield url
     process.terminate()
     process.wait(timeout=10)
 

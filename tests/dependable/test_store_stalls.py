@@ -7,11 +7,9 @@ hanging the suite; the generous wait there is a safety net, not a measure of spe
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -21,7 +19,7 @@ import pytest
 
 from webproviders import dispatch_search
 
-from .conftest import build_config, free_port, provider
+from .conftest import build_config, provider, start_redis
 
 SAFETY_NET = 60.0
 
@@ -38,30 +36,9 @@ def freezable_redis(tmp_path: Path) -> Iterator[tuple[str, Callable[[], None]]]:
 
     Teardown sends SIGCONT before stopping it, so nothing is left frozen.
     """
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("redis-server is not installed (apt-get install redis-server); .ci/run installs it")
-    port = free_port()
-    process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(tmp_path), "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    import redis
-
-    client = redis.Redis(host="127.0.0.1", port=port)
-    for _ in range(200):
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            time.sleep(0.025)
-    else:
-        process.kill()
-        pytest.fail("redis-server did not start")
-    client.close()
+    process, url = start_redis(tmp_path)
     try:
-        yield f"redis://127.0.0.1:{port}/0", lambda: os.kill(process.pid, signal.SIGSTOP)
+        yield url, lambda: os.kill(process.pid, signal.SIGSTOP)
     finally:
         os.kill(process.pid, signal.SIGCONT)
         process.terminate()
