@@ -2,8 +2,9 @@
 
 Store calls run in a small dedicated pool, so they never queue behind hung provider
 threads, and each is awaited for at most a short bound: the store's ``timeout`` setting, or
-a quarter of the call's remaining time when that is less. A store call that fails or
-overruns raises :class:`StoreUnavailable`; the store is then skipped by every call for
+a quarter of the call's remaining time when that is less (but :data:`MIN_BOUND`, or all
+that is left, at least). A store call that fails or overruns raises
+:class:`StoreUnavailable`; the store is then skipped by every call for
 :data:`SKIP_AFTER_FAILURE` seconds, so a frozen Redis or a locked SQLite file costs one
 bound, not one per operation. Callers answer without the store and say so in
 ``meta.warnings``.
@@ -27,6 +28,8 @@ T = TypeVar("T")
 
 #: Share of the call's remaining time one store operation may use.
 STORE_SHARE = 0.25
+#: The shortest bound worth a verdict: below it the call, not the store, is out of time.
+MIN_BOUND = 0.1
 #: Seconds a store is left alone after it failed or overran.
 SKIP_AFTER_FAILURE = 5.0
 
@@ -62,7 +65,9 @@ class StoreGuard:
     def bound(self) -> float:
         """Seconds the next operation may take: the timeout, or less near the call's deadline."""
         left = context.remaining_time()
-        return self.timeout if left is None else min(self.timeout, left * STORE_SHARE)
+        if left is None:
+            return self.timeout
+        return min(self.timeout, max(left * STORE_SHARE, min(left, MIN_BOUND)))
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` off the loop within :meth:`bound`; raises :class:`StoreUnavailable`."""
@@ -75,6 +80,8 @@ class StoreGuard:
             return await asyncio.wait_for(offload(fn, *args), bound)
         except asyncio.TimeoutError:
             reason = f"did not answer within {bound:.2f} s"
+            if bound < min(self.timeout, MIN_BOUND):  # the call ran out of time; no verdict on the store
+                raise StoreUnavailable(reason) from None
         except Exception as exc:  # noqa: BLE001 - any store failure is reported the same way
             reason = f"failed ({type(exc).__name__}: {scrub(str(exc))})"
         self._skip_until = self.clock() + SKIP_AFTER_FAILURE
