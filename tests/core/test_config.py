@@ -147,7 +147,7 @@ def test_a_billion_laughs_config_fails_fast(tmp_path: Path) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
     levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
-    for name, previous in zip("bcdefgh", "abcdefg"):
+    for name, previous in zip("bcdefgh", "abcdefg", strict=True):
         levels.append(f"{name}: &{name} [" + ",".join(f"*{previous}" for _ in range(10)) + "]")
     text = "\n".join(levels) + "\nweb:\n  allowed_hosts: *h\n"
     assert len(text.encode()) < 1024  # a tiny file that would expand to 10**8 strings

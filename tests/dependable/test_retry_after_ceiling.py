@@ -16,7 +16,11 @@ from typing import Any
 import pytest
 
 from webproviders import dispatch_search
-from webproviders.dependable.retry_after import MAX_RETRY_AFTER, parse_retry_after, retry_after_from_headers
+from webproviders.dependable.retry_after import (
+    MAX_RETRY_AFTER,
+    parse_retry_after,
+    retry_after_from_headers,
+)
 from webproviders.errors import RateLimitedError
 
 from .conftest import state
@@ -40,7 +44,7 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, *args: Any) -> None:
         pass
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+    def do_GET(self) -> None:
         body = b"Too Many Requests"
         self.send_response(429)
         self.send_header("Retry-After", self.server.retry_after)

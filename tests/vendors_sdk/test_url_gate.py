@@ -69,7 +69,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.end_headers()
         self.wfile.write(data)
 
-    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+    def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
         with self.server.lock:
             self.server.seen.append(body["url"])
@@ -78,7 +78,7 @@ class _Handler(BaseHTTPRequestHandler):
         else:
             self._send({"success": True, "id": "job-1", "url": f"{self.server.base_url}/v2/crawl/job-1"})
 
-    def do_GET(self) -> None:  # noqa: N802
+    def do_GET(self) -> None:
         with self.server.lock:
             seed = self.server.seen[-1]
         self._send(firecrawl_status("completed", [firecrawl_document(seed, "Home", "# Home")], total=1))

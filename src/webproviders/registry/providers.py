@@ -215,7 +215,7 @@ def _build(cfg: Config, future: Future[Registry]) -> None:
     key = id(cfg)
     try:
         registry = Registry(cfg, load_plugins(cfg))
-    except BaseException as exc:
+    except BaseException as exc:  # noqa: BLE001 - handed to every caller waiting for the build
         with _lock:
             if _building.get(key, (None, None))[1] is future:
                 del _building[key]
