@@ -203,6 +203,41 @@ BRAVE_RATE_LIMITED = brave_error(
         "component": "rate_limiter",
     },
 )
+#: What the free plan answers once the month's 2,000 requests are spent: Brave still says
+#: RATE_LIMITED; the counters (and the monthly header window) tell the quota is gone.
+BRAVE_RATE_LIMITED_QUOTA_SPENT = brave_error(
+    429,
+    "RATE_LIMITED",
+    "Request rate limit exceeded for plan",
+    {
+        "plan": "Free",
+        "rate_limit": 1,
+        "rate_current": 1,
+        "quota_limit": 2000,
+        "quota_current": 2000,
+        "component": "rate_limiter",
+    },
+)
+#: The paid Search plan: 50 requests per second and no monthly cap (``quota_limit: 0``).
+BRAVE_SEARCH_PLAN_RATE_LIMITED = brave_error(
+    429,
+    "RATE_LIMITED",
+    "Request rate limit exceeded for plan",
+    {
+        "plan": "Search",
+        "rate_limit": 50,
+        "rate_current": 50,
+        "quota_limit": 0,
+        "quota_current": 14,
+        "component": "rate_limiter",
+    },
+)
+BRAVE_SEARCH_PLAN_HEADERS = {
+    "X-RateLimit-Limit": "50, 0",
+    "X-RateLimit-Policy": "50;w=1, 0;w=2678400",
+    "X-RateLimit-Remaining": "0, 0",
+    "X-RateLimit-Reset": "1, 1419704",
+}
 BRAVE_QUOTA_LIMITED = brave_error(
     429,
     "QUOTA_LIMITED",
