@@ -75,15 +75,9 @@ def test_search_returns_web_results(run: Any, config: Any) -> None:
     assert_no_secret(envelope, KEY)
 
 
-def test_search_results_carrying_markdown_are_kept(
-    make_config: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("FIRECRAWL_API_KEY", KEY)
-    sections = settings("firecrawl")
-    sections["web"]["user_agent"] = "ExampleAgent/2.0"
-    config = make_config(**sections)
+def test_search_results_carrying_markdown_are_kept(config: Any) -> None:
     with respx.mock() as router:
-        route = router.post(f"{API}/v2/search").respond(200, json=FIRECRAWL_SEARCH_SCRAPED)
+        router.post(f"{API}/v2/search").respond(200, json=FIRECRAWL_SEARCH_SCRAPED)
         envelope = dispatch_search("firecrawl", backend="firecrawl", config=config, limit=5)
     assert envelope["success"] is True
     assert [(h["url"], h["title"], h["description"]) for h in envelope["data"]["web"]] == [
@@ -98,7 +92,6 @@ def test_search_results_carrying_markdown_are_kept(
             "Turn entire websites into LLM-ready markdown.",
         ),
     ]
-    assert route.calls.last.request.headers["user-agent"] == "ExampleAgent/2.0"
 
 
 def test_search_falls_back_to_the_scraped_metadata(config: Any) -> None:

@@ -72,19 +72,6 @@ def test_search_sends_objective_and_queries_and_uses_excerpts(run: Any, config: 
     assert_no_secret(envelope, KEY)
 
 
-def test_requests_carry_the_configured_user_agent(
-    make_config: Any, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("PARALLEL_API_KEY", KEY)
-    sections = settings("parallel")
-    sections["web"]["user_agent"] = "ExampleAgent/2.0"
-    with respx.mock() as router:
-        route = router.post(f"{API}/v1/search").respond(200, json=PARALLEL_SEARCH)
-        envelope = dispatch_search("q", backend="parallel", config=make_config(**sections))
-    assert envelope["success"] is True
-    assert route.calls.last.request.headers["user-agent"] == "ExampleAgent/2.0"
-
-
 def test_objective_defaults_to_the_query(config: Any) -> None:
     with respx.mock() as router:
         route = router.post(f"{API}/v1/search").respond(200, json=PARALLEL_EMPTY)

@@ -1,4 +1,4 @@
-"""Every keyed vendor quotes a plain-text error body in its message.
+"""What every keyed vendor does alike: quote a plain-text error body, send web.user_agent.
 
 Gateways, proxies and some vendors answer an error with plain text ("upstream connect error",
 "Too Many Requests") instead of their JSON error object. The keyed vendors are read from the
@@ -6,6 +6,8 @@ plugin manifests, so a vendor added later is covered without touching this file.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 import respx
@@ -36,7 +38,7 @@ def _keyed_vendors() -> list[str]:
     ]
 
 
-def _config(name: str) -> Config:
+def _config(name: str, **web: Any) -> Config:
     registry = get_registry(Config())
     entry = registry.get(name)
     assert entry is not None
@@ -46,7 +48,7 @@ def _config(name: str) -> Config:
         if var.config_key in SETTING_VALUES
     }
     return Config.model_validate(
-        {"web": {"retry": {"max_retries": 0}, "cache": False, "providers": {name: settings}}}
+        {"web": {"retry": {"max_retries": 0}, "cache": False, "providers": {name: settings}, **web}}
     )
 
 
@@ -87,3 +89,13 @@ def test_an_html_error_page_is_not_quoted() -> None:
         envelope = dispatch_search("html error", backend="serper", config=_config("serper"))
     assert_failure(envelope, "bad_gateway")
     assert "<html>" not in envelope["error"] and "The response said" not in envelope["error"]
+
+
+@pytest.mark.parametrize("name", KEYED)
+def test_requests_carry_the_configured_user_agent(name: str) -> None:
+    config = _config(name, user_agent="ExampleAgent/2.0")
+    with respx.mock(assert_all_called=False) as router:
+        route = router.route().respond(503, text="down for maintenance")
+        dispatch_search("user agent", backend=name, config=config)
+    assert route.called
+    assert {call.request.headers["user-agent"] for call in route.calls} == {"ExampleAgent/2.0"}
