@@ -25,6 +25,7 @@ from .bodies import (
     BRAVE_TOKEN_INVALID_DOCS_SHAPE,
     BRAVE_TOKEN_MISSING,
     brave_error,
+    brave_rate_headers,
 )
 from .helpers import BRAVE_KEY, BRAVE_URL, assert_no_secret, web
 
@@ -258,12 +259,7 @@ def test_429_without_body_reads_the_headers(config: Any, make_config: Any, searc
 def test_monthly_window_at_zero_is_quota_exceeded_even_when_brave_says_rate_limited(
     config: Any, search: Any
 ) -> None:
-    headers = {
-        "X-RateLimit-Limit": "1, 2000",
-        "X-RateLimit-Policy": "1;w=1, 2000;w=2592000",
-        "X-RateLimit-Remaining": "1, 0",
-        "X-RateLimit-Reset": "1, 1419704",
-    }
+    headers = brave_rate_headers("1, 0")
     envelope = _failure(config, search, 429, json=BRAVE_RATE_LIMITED, headers=headers)
     assert envelope["error_code"] == "quota_exceeded"
     assert envelope["retryable"] is False
@@ -290,15 +286,11 @@ def test_search_plan_without_monthly_cap_is_rate_limited(config: Any, search: An
 
 
 def test_window_lengths_come_from_the_policy_not_the_order(config: Any, search: Any) -> None:
-    headers = {
-        "X-RateLimit-Limit": "2000, 1",
-        "X-RateLimit-Policy": "2000;w=2592000, 1;w=1",
-        "X-RateLimit-Remaining": "1500, 0",
-        "X-RateLimit-Reset": "1419704, 1",
-    }
+    monthly_first = {"limit": "2000, 1", "reset": "1419704, 1", "policy": "2000;w=2592000, 1;w=1"}
+    headers = brave_rate_headers("1500, 0", **monthly_first)
     envelope = _failure(config, search, 429, json=BRAVE_RATE_LIMITED, headers=headers)
     assert (envelope["error_code"], envelope["retry_after"]) == ("rate_limited", 1)
-    spent = {**headers, "X-RateLimit-Remaining": "0, 1"}
+    spent = brave_rate_headers("0, 1", **monthly_first)
     fresh = _failure(config, search, 429, json=BRAVE_RATE_LIMITED, headers=spent)
     assert (fresh["error_code"], fresh["retry_after"]) == ("quota_exceeded", 1419704)
 
