@@ -13,18 +13,17 @@ bound, not one per operation. Callers answer without the store and say so in
 from __future__ import annotations
 
 import asyncio
-import functools
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from .. import context
+from ..pools import LazyPool
 from ..redact import scrub
 
-if TYPE_CHECKING:
-    from ..dispatch.pools import LazyPool
-
 T = TypeVar("T")
+
+_store = LazyPool(8, "webproviders-store")
 
 #: Share of the call's remaining time one store operation may use.
 STORE_SHARE = 0.25
@@ -34,17 +33,9 @@ MIN_BOUND = 0.1
 SKIP_AFTER_FAILURE = 5.0
 
 
-@functools.lru_cache(maxsize=1)
-def _store() -> LazyPool:
-    """The store pool (imported here: the dispatch package imports this module's users)."""
-    from ..dispatch.pools import LazyPool
-
-    return LazyPool(8, "webproviders-store")
-
-
 async def offload(fn: Callable[..., T], *args: Any) -> T:
     """Run ``fn(*args)`` in the store pool and await its result on the running loop."""
-    return await _store().run(fn, *args)
+    return await _store.run(fn, *args)
 
 
 class StoreUnavailable(Exception):
