@@ -21,7 +21,7 @@ from webproviders.dependable.retry_after import (
     parse_retry_after,
     retry_after_from_headers,
 )
-from webproviders.errors import RateLimitedError
+from webproviders.errors import QuotaExceededError, RateLimitedError
 
 from .conftest import state
 
@@ -97,3 +97,13 @@ def test_an_error_built_with_any_wait_carries_a_valid_one(given: float) -> None:
     fields = RateLimitedError("slow down", retry_after=given).envelope_fields()
     json.dumps(fields, allow_nan=False)
     assert fields.get("retry_after", 0.0) <= MAX_RETRY_AFTER
+    quota = QuotaExceededError("out of credits", retry_after=given).envelope_fields()
+    json.dumps(quota, allow_nan=False)
+    assert quota.get("retry_after", 0.0) <= 31 * 86400
+
+
+def test_a_quota_reset_is_reported_as_the_vendor_said() -> None:
+    """A monthly quota's reset is information (nothing waits on it): days are kept."""
+    sixteen_days = 1_419_704
+    assert QuotaExceededError("out of credits", retry_after=sixteen_days).retry_after == sixteen_days
+    assert RateLimitedError("slow down", retry_after=sixteen_days).retry_after == MAX_RETRY_AFTER

@@ -3,7 +3,9 @@
 A vendor (or anything pretending to be one) may answer ``Retry-After: inf``, ``1e12``,
 ``nan`` or a negative number. Every wait read here, and every ``retry_after`` an error
 carries, is clamped to ``0 .. MAX_RETRY_AFTER`` so a provider is never paused for the life
-of the process and the envelope stays valid JSON.
+of the process and the envelope stays valid JSON. Only an out-of-quota error may report a
+longer reset (up to ``MAX_QUOTA_RESET``): it tells the caller when a monthly quota comes
+back, and pauses nothing.
 """
 
 from __future__ import annotations
@@ -27,13 +29,15 @@ _DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(
 _EPOCH_THRESHOLD = 1_000_000_000
 #: The longest wait any vendor answer can impose, in seconds (one hour).
 MAX_RETRY_AFTER = 3600.0
+#: The longest quota reset an out-of-quota error reports (a monthly window), in seconds.
+MAX_QUOTA_RESET = 31 * 86400.0
 
 
-def clamp_retry_after(seconds: float | None) -> float | None:
-    """``seconds`` within ``0 .. MAX_RETRY_AFTER``; None for a missing or not-a-number value."""
+def clamp_retry_after(seconds: float | None, ceiling: float = MAX_RETRY_AFTER) -> float | None:
+    """``seconds`` within ``0 .. ceiling``; None for a missing or not-a-number value."""
     if seconds is None or math.isnan(seconds):
         return None
-    return min(max(0.0, float(seconds)), MAX_RETRY_AFTER)
+    return min(max(0.0, float(seconds)), ceiling)
 
 
 def _get(headers: Any, name: str) -> str | None:
