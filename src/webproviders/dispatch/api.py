@@ -12,6 +12,7 @@ along a chain and rank fusion (see ``docs/dependable-dispatch.md``).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,13 +49,13 @@ from ..validate import (
     check_url,
     check_urls,
 )
-from . import runner
+from . import gaps, runner
 from .plan import Plan, resolve
 
 log = get_logger("webproviders.dispatch.api")
 
 #: Errors after which a chain moves on to its next provider (besides retryable ones).
-FAILOVER_CODES = frozenset({"not_configured", "quota_exceeded", "auth_error"})
+FAILOVER_CODES = frozenset({"not_configured", "quota_exceeded", "auth_error", "not_found"})
 #: The longest deadline a call may ask for, in seconds.
 MAX_TIMEOUT = 3600
 #: ``mode=`` values a call may pass.
@@ -283,7 +284,8 @@ async def serve(call: Call, entry: ProviderEntry, failover: bool = False) -> tup
         raise error from None
     state: DispatchState = call.state  # type: ignore[assignment]
     cache = state.cache
-    ttl = cache.ttl_for(call.capability) if cache is not None and call.use_cache else 0.0
+    cacheable = cache is not None and call.use_cache and entry.manifest.cache
+    ttl = cache.ttl_for(call.capability) if cacheable else 0.0  # type: ignore[union-attr]
     if not ttl:
         value = await _upstream(call, entry, failover)
         return value["data"], value["meta"], False
@@ -384,11 +386,25 @@ async def run_plan(call: Call, plan: Plan) -> dict[str, Any]:
             if empty is None:
                 empty = (name, data, provider_meta, cached)
             continue
+        if chain and more and call.capability == "extract":
+            data = await _fill_gaps(call, plan, index + 1, name, data)
         return _succeed(call, name, data, provider_meta, cached)
     if empty is not None:
         return _succeed(call, *empty)
     final = last or ProviderError("No backend could be tried.")
     return failure(final, last_name, call.meta(None))
+
+
+async def _fill_gaps(call: Call, plan: Plan, start: int, served_by: str, data: list[dict[str, Any]]) -> Any:
+    """Extract in a chain: URLs ``served_by`` could not answer go to the rest of the chain."""
+    asked = gaps.missing(data, _should_fail_over)
+    if not asked or call.remaining() <= 0:
+        return data
+    rest = Plan(plan.capability, plan.candidates[start:], "chain", plan.source, plan.requested)
+    envelope = await run_plan(dataclasses.replace(call, arguments={**call.arguments, "urls": asked}), rest)
+    if not envelope["success"]:
+        return data
+    return gaps.merge(data, asked, envelope["data"], served_by, envelope["provider"])
 
 
 async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
@@ -552,7 +568,7 @@ def _dispatch_sync(
 def _after(call: Call, envelope: dict[str, Any]) -> None:
     try:
         call.registry.hooks.hook.after_dispatch(
-            capability=call.capability, arguments=call.arguments, envelope=envelope
+            capability=call.capability, arguments=call.arguments, envelope=envelope, config=call.config
         )
     except Exception as exc:  # noqa: BLE001 - an observer must not break the call
         log.warning("An after_dispatch hook failed: %s: %s", type(exc).__name__, scrub(str(exc)))
