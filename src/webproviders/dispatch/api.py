@@ -386,7 +386,7 @@ async def run_plan(call: Call, plan: Plan) -> dict[str, Any]:
             if empty is None:
                 empty = (name, data, provider_meta, cached)
             continue
-        if chain and more and call.capability == "extract":
+        if chain and call.capability == "extract":
             data = await _fill_gaps(call, plan, index + 1, name, data)
         return _succeed(call, name, data, provider_meta, cached)
     if empty is not None:
@@ -396,15 +396,19 @@ async def run_plan(call: Call, plan: Plan) -> dict[str, Any]:
 
 
 async def _fill_gaps(call: Call, plan: Plan, start: int, served_by: str, data: list[dict[str, Any]]) -> Any:
-    """Extract in a chain: URLs ``served_by`` could not answer go to the rest of the chain."""
-    asked = gaps.missing(data, _should_fail_over)
-    if not asked or call.remaining() <= 0:
-        return data
-    rest = Plan(plan.capability, plan.candidates[start:], "chain", plan.source, plan.requested)
-    envelope = await run_plan(dataclasses.replace(call, arguments={**call.arguments, "urls": asked}), rest)
-    if not envelope["success"]:
-        return data
-    return gaps.merge(data, asked, envelope["data"], served_by, envelope["provider"])
+    """Extract in a chain: URLs ``served_by`` could not answer go to the rest of the chain.
+
+    Every item of the answer names the provider that produced it.
+    """
+    asked = gaps.missing(data, _should_fail_over) if start < len(plan.candidates) else []
+    filled: list[dict[str, Any]] = []
+    filler = served_by
+    if asked and call.remaining() > 0:
+        rest = Plan(plan.capability, plan.candidates[start:], "chain", plan.source, plan.requested)
+        envelope = await run_plan(dataclasses.replace(call, arguments={**call.arguments, "urls": asked}), rest)
+        if envelope["success"]:
+            filled, filler = envelope["data"], envelope["provider"]
+    return gaps.merge(data, asked, filled, served_by, filler)
 
 
 async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:

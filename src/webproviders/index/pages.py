@@ -22,7 +22,7 @@ _PUBLISHED_KEYS = ("published_at", "published_date", "publishedDate", "date")
 
 @dataclass(frozen=True)
 class IndexedPage:
-    """One stored page. ``url`` is canonical; ``fetched_at`` is seconds since the epoch."""
+    """One stored page. ``url`` is made canonical; ``fetched_at`` is seconds since the epoch."""
 
     url: str
     title: str
@@ -30,6 +30,9 @@ class IndexedPage:
     fetched_at: float
     provider: str | None = None
     published_at: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "url", canonicalize(self.url))
 
     @property
     def host(self) -> str:
@@ -137,10 +140,10 @@ def pages_from_items(
         source = item.get("provider") or provider
         if not isinstance(content, str) or not content.strip() or source == skip:
             continue
-        url = canonicalize(item["url"])
         title = item.get("title") if isinstance(item.get("title"), str) else ""
-        pages[url] = IndexedPage(
-            url, title.strip() or url, content, fetched_at, source if isinstance(source, str) else None,
-            _published(item),
+        page = IndexedPage(
+            item["url"], title.strip() or canonicalize(item["url"]), content, fetched_at,
+            source if isinstance(source, str) else None, _published(item),
         )
+        pages[page.url] = page
     return list(pages.values())
