@@ -6,7 +6,7 @@ import importlib.util
 import sys
 import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -94,3 +94,15 @@ def sibling(relative: str) -> types.ModuleType:
         sys.modules[name] = module
         spec.loader.exec_module(module)
     return module
+
+
+@pytest.fixture(scope="session")
+def site() -> Iterator[Any]:
+    """The fetch tests' site (real HTML on 127.0.0.1); reset before each test that uses it."""
+    fetch_site = sibling("fetch/fetch_site.py")
+    server = fetch_site.SiteServer()
+    fetch_site.serve(server)
+    yield server
+    server.stopping.set()
+    server.shutdown()
+    server.server_close()

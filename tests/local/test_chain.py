@@ -3,7 +3,6 @@ and ``{fuse: [local, brave]}`` with Brave mocked."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,20 +14,9 @@ from webproviders.index.stores import open_store
 
 from .conftest import page, sibling
 
-fetch_site = sibling("fetch/fetch_site.py")
 brave_bodies = sibling("vendors_brave_searxng_xai/bodies.py")
 brave_helpers = sibling("vendors_brave_searxng_xai/helpers.py")
 BRAVE_KEY, BRAVE_URL = brave_helpers.BRAVE_KEY, brave_helpers.BRAVE_URL
-
-
-@pytest.fixture(scope="module")
-def site() -> Iterator[Any]:
-    server = fetch_site.SiteServer()
-    fetch_site.serve(server)
-    yield server
-    server.stopping.set()
-    server.shutdown()
-    server.server_close()
 
 
 @pytest.fixture
