@@ -24,12 +24,16 @@ def _quoted(text: str) -> str:
     return '"' + text.replace('"', '""') + '"'
 
 
-def match_expression(query: str) -> str | None:
-    """The ``MATCH`` expression for ``query``, or None when it holds no word at all."""
+def query_terms(query: str) -> list[str]:
+    """The quoted FTS5 terms (phrases first, then words) a question asks for."""
     phrases = [p.strip() for p in _PHRASE.findall(query) if _WORD.search(p)]
     words = _WORD.findall(_PHRASE.sub(" ", query).lower())
     terms = [w for w in words if w not in STOP_WORDS]
     if not terms and not phrases:
         terms = words
-    unique = list(dict.fromkeys(phrases + terms))
-    return " OR ".join(_quoted(term) for term in unique) or None
+    return [_quoted(term) for term in dict.fromkeys(phrases + terms)]
+
+
+def match_expression(query: str) -> str | None:
+    """The ``MATCH`` expression for ``query``, or None when it holds no word at all."""
+    return " OR ".join(query_terms(query)) or None

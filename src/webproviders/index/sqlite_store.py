@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import NotConfiguredError, ProviderError, WebProviderError, WebTimeoutError
 from ..urls import canonicalize
-from .fts_query import match_expression
+from .fts_query import query_terms
 from .pages import Filters, Hit, IndexedPage
 
 #: ``PRAGMA application_id`` of an index file ("wpix").
@@ -30,6 +30,8 @@ SNIPPET_TOKENS = 32
 HIGHLIGHT = ("**", "**")
 #: Title matches weigh more than body matches in the BM25 ranking.
 RANK = "bm25(4.0, 1.0)"
+#: Pages BM25 scores at most, roughly, when a question mixes rare and common words (below).
+CANDIDATE_BUDGET = 600
 _SCHEMA = (
     """CREATE TABLE pages (
         id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE, host TEXT NOT NULL,
@@ -39,6 +41,8 @@ _SCHEMA = (
     """CREATE VIRTUAL TABLE pages_fts USING fts5(title, content, content='pages',
         content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""",
     f"INSERT INTO pages_fts (pages_fts, rank) VALUES ('rank', '{RANK}')",
+    # Merge index segments early: fewer segments make every search cheaper.
+    "INSERT INTO pages_fts (pages_fts, rank) VALUES ('automerge', 2)",
     """CREATE TRIGGER pages_added AFTER INSERT ON pages BEGIN
         INSERT INTO pages_fts (rowid, title, content) VALUES (new.id, new.title, new.content);
     END""",
@@ -203,11 +207,40 @@ class SQLiteStore:
             rows = db.execute(f"SELECT {_COLUMNS} FROM pages p WHERE p.url IN ({marks})", wanted).fetchall()
         return {row[0]: _page(row) for row in rows}
 
+    @staticmethod
+    def _expression(db: Any, terms: list[str], limit: int) -> str:
+        """The ``MATCH`` expression to rank with: every term, over a bounded set of pages.
+
+        Scoring is what costs (each matched page's positions are read), and a common word
+        matches most pages while adding little to BM25. So when the rarer terms alone match
+        enough pages (within :data:`CANDIDATE_BUDGET`), only pages holding one of them are
+        scored, still by every term: ``(rare OR ...) AND (rare OR ... OR common ...)`` (the
+        rare terms, named twice, count twice). A page holding only common words of the
+        question is then left out, as it would rank below those anyway.
+        """
+        everything = " OR ".join(terms)
+        if len(terms) < 2:
+            return everything
+        counted = sorted(
+            (db.execute("SELECT count(*) FROM pages_fts WHERE pages_fts MATCH ?", (term,)).fetchone()[0], term)
+            for term in terms
+        )
+        rare: list[str] = []
+        matched = 0
+        for count, term in counted:
+            if rare and matched + count > CANDIDATE_BUDGET:
+                break
+            rare.append(term)
+            matched += count
+        if len(rare) == len(terms) or matched < limit:
+            return everything
+        return f"({' OR '.join(rare)}) AND ({everything})"
+
     def search(self, query: str, limit: int, filters: Filters) -> list[Hit]:
-        expression = match_expression(query)
-        if expression is None:
+        terms = query_terms(query)
+        if not terms:
             return []
-        where, params = ["pages_fts MATCH ?"], [expression]
+        where, params = ["pages_fts MATCH ?"], [""]
         if filters.fetched_after is not None:
             where.append("p.fetched_at >= ?")
             params.append(filters.fetched_after)  # type: ignore[arg-type]
@@ -227,6 +260,7 @@ class SQLiteStore:
             db = self._db(create=False)
             if db is None:
                 return []
+            params[0] = self._expression(db, terms, limit)
             rows = db.execute(sql, [*HIGHLIGHT, *params, limit]).fetchall()
         return [Hit(_page(row), " ".join(row[6].split()), -row[7]) for row in rows]
 
