@@ -10,7 +10,7 @@ import pytest
 
 from webproviders.config import Config
 from webproviders.errors import NotConfiguredError
-from webproviders.index.fts_query import match_expression
+from webproviders.index.fts_query import match_expression, query_terms
 from webproviders.index.pages import Filters
 from webproviders.index.sqlite_store import SQLiteStore
 from webproviders.index.stores import default_path, open_store
@@ -198,3 +198,26 @@ def test_default_path_without_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
 def test_bad_settings_are_named(make_config: Any, settings: dict[str, Any], message: str) -> None:
     with pytest.raises(NotConfiguredError, match=message):
         open_store(make_config(web={"providers": {"local": settings}}))
+
+
+def test_common_words_do_not_crowd_out_pages_with_the_rare_ones(index_config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With many pages holding a common word, only pages with the rarer word are scored, and
+    the common word still lifts the page that has both."""
+    import webproviders.index.sqlite_store as sqlite_store
+
+    monkeypatch.setattr(sqlite_store, "CANDIDATE_BUDGET", 5)
+    store = open_store(index_config)
+    store.add([page(f"https://a.example.com/common-{i}", f"Page {i}", "widget widget widget text") for i in range(8)])
+    store.add([page(f"https://a.example.com/other-{i}", f"Other {i}", "unrelated text") for i in range(12)])
+    store.add([
+        page("https://a.example.com/rare", "Rare", "the sprocket manual page"),
+        page("https://a.example.com/both", "Both", "the sprocket widget page"),
+    ])
+    hits = store.search("widget sprocket", 2, Filters())
+    assert urls(hits) == ["https://a.example.com/both", "https://a.example.com/rare"]
+    terms = query_terms("widget sprocket")
+    db = store._db(create=False)
+    assert store._expression(db, terms, 2) == '("sprocket") AND ("widget" OR "sprocket")'
+    assert store._expression(db, terms, 5) == '"widget" OR "sprocket"'
+    # Fewer pages with the rare word than the limit asks for: every page is scored.
+    assert len(store.search("widget sprocket", 5, Filters())) == 5
