@@ -25,6 +25,7 @@ ErrorCode = Literal[
     "bad_gateway",
     "unsafe_url",
     "too_large",
+    "not_found",
     "provider_error",
 ]
 
@@ -156,6 +157,12 @@ class TooLargeError(WebProviderError):
     code = "too_large"
 
 
+class NotFoundError(WebProviderError):
+    """The provider does not have what was asked for (a page missing from an index)."""
+
+    code = "not_found"
+
+
 class ProviderError(WebProviderError):
     """Anything else that went wrong inside a provider."""
 
@@ -178,6 +185,7 @@ ERROR_CLASSES: dict[str, type[WebProviderError]] = {
         BadGatewayError,
         UnsafeURLError,
         TooLargeError,
+        NotFoundError,
         ProviderError,
     )
 }
@@ -203,6 +211,7 @@ __all__ = [
     "InvalidInputError",
     "NetworkError",
     "NotConfiguredError",
+    "NotFoundError",
     "ParseError",
     "ProviderError",
     "QuotaExceededError",
