@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import RateLimitedError, WebTimeoutError
 from ...redact import get_logger, scrub
-from ..offload import StoreGuard, StoreUnavailable
+from ..offload import StoreGuard, StoreUnavailable, offload
 from .local import LocalLimiter
 from .spec import Rate, parse_rate, rate_or_none
 
@@ -103,6 +103,8 @@ class RateLimits:
     async def _shared(self, method: str, *args: Any) -> Any:
         """Run a Redis limiter method, bounded; fall back to this process on failure."""
         try:
+            if self._remote is None:  # importing the client is slow once, and never hangs: unbounded
+                self._remote = await offload(self._connect)
             return await self._guard.call(self._call_remote, method, args)
         except StoreUnavailable as problem:  # a store outage must not fail or stall searches
             message = self._guard.warn(problem, "this call used this process's budget instead")
@@ -112,11 +114,12 @@ class RateLimits:
                 log.warning("%s", scrub(message))
             return getattr(self.local, method)(*args)
 
-    def _call_remote(self, method: str, args: tuple[Any, ...]) -> Any:
-        if self._remote is None:
-            from .redis_backend import RedisLimiter
+    def _connect(self) -> Any:
+        from .redis_backend import RedisLimiter
 
-            self._remote = RedisLimiter(self._url or "", self._namespace, self._timeout)
+        return RedisLimiter(self._url or "", self._namespace, self._timeout)
+
+    def _call_remote(self, method: str, args: tuple[Any, ...]) -> Any:
         return getattr(self._remote, method)(*args)
 
     @staticmethod
