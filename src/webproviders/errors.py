@@ -24,6 +24,7 @@ ErrorCode = Literal[
     "unsafe_url",
     "too_large",
     "provider_error",
+    "budget_exceeded",
 ]
 
 ERROR_CODES: tuple[str, ...] = ErrorCode.__args__  # type: ignore[attr-defined]
@@ -155,6 +156,12 @@ class ProviderError(WebProviderError):
     code = "provider_error"
 
 
+class BudgetExceededError(WebProviderError):
+    """The call would take spending over a configured ``web.budget``; nothing was sent."""
+
+    code = "budget_exceeded"
+
+
 ERROR_CLASSES: dict[str, type[WebProviderError]] = {
     cls.code: cls
     for cls in (
@@ -172,6 +179,7 @@ ERROR_CLASSES: dict[str, type[WebProviderError]] = {
         UnsafeURLError,
         TooLargeError,
         ProviderError,
+        BudgetExceededError,
     )
 }
 
@@ -192,6 +200,7 @@ __all__ = [
     "AuthError",
     "BadGatewayError",
     "BlockedError",
+    "BudgetExceededError",
     "ErrorCode",
     "InvalidInputError",
     "NetworkError",
