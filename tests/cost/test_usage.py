@@ -133,7 +133,7 @@ def test_a_fleet_ledger_in_redis(redis_server: str, namespace: str) -> None:
     dispatch_search("b", backend="pricey", config=config, tags={"user": "carol"})
     summary = webproviders.usage_summary("1h", by="tag:user", config=config)
     assert summary["rows"] == [
-        {"key": "carol", "requests": 2, "errors": 0, "units": {"request": 2.0}, "usd": 0.054, "estimated": True}
+        {"key": "carol", "requests": 2, "errors": 0, "units": {"request": 2}, "usd": 0.054, "estimated": True}
     ]
     assert summary["ledger"] == redis_server
 

@@ -100,7 +100,7 @@ class Meter:
             self.accounts.budgets.settle(spend.hold, cost.usd)
         code = None if error is None else error.code
         if spend.span is not None:
-            self.accounts.telemetry.end_attempt(spend.span, cost.as_dict(), code)  # type: ignore[union-attr]
+            self.accounts.telemetry.end_attempt(spend.span, cost, code)  # type: ignore[union-attr]
         if code not in NOT_SENT and not (code == "rate_limited" and _refused_by_limiter(error)):
             latency = round((time.perf_counter() - spend.started) * 1000, 3)
             self.requests.append(Request(spend, cost, code or "ok", latency))
@@ -127,7 +127,7 @@ class Meter:
         if telemetry is not None:
             seconds = time.perf_counter() - self._started
             requests = [(r.spend.provider, r.outcome, r.cost.usd) for r in self.requests]
-            telemetry.end_call(self.span, self.capability, envelope, self.total.as_dict(), seconds, requests)
+            telemetry.end_call(self.span, self.capability, envelope, self.total, seconds, requests)
 
     def _query(self) -> str:
         arguments = self.arguments

@@ -83,11 +83,13 @@ class Telemetry:
             "webproviders.attempt", context=context, attributes={CAPABILITY: capability, PROVIDER: provider}
         )
 
-    def end_attempt(self, span: Any, cost: dict[str, Any], error_code: str | None) -> None:
-        span.set_attributes({OUTCOME: error_code or "ok", **_cost_attributes(cost)})
-        if error_code:
-            span.set_attribute(ERROR_CODE, error_code)
-            span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, error_code))
+    def end_attempt(self, span: Any, cost: Any, error_code: str | None) -> None:
+        """End a request's span; ``cost`` is a :class:`~..cost.Cost`."""
+        if span.is_recording():  # without an SDK spans record nothing: skip the attributes
+            span.set_attributes({OUTCOME: error_code or "ok", **_cost_attributes(cost.as_dict())})
+            if error_code:
+                span.set_attribute(ERROR_CODE, error_code)
+                span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, error_code))
         span.end()
 
     def end_call(
@@ -95,23 +97,20 @@ class Telemetry:
         span: Any,
         capability: str,
         envelope: dict[str, Any],
-        cost: dict[str, Any],
+        cost: Any,
         seconds: float,
         requests: list[tuple[str, str, float]],
     ) -> None:
-        """Describe the finished call on its span and count it (``requests``: provider, outcome, usd)."""
+        """Describe the finished call on its span and count it.
+
+        ``cost`` is the call's :class:`~..cost.Cost`; ``requests`` lists (provider, outcome,
+        usd) of each request it sent.
+        """
         meta = envelope.get("meta") or {}
         provider = meta.get("served_by") or envelope.get("provider") or "none"
         code = None if envelope.get("success") else str(envelope.get("error_code"))
-        attributes: dict[str, Any] = {PROVIDER: provider, OUTCOME: code or "ok", CACHED: bool(meta.get("cached"))}
-        attributes |= _cost_attributes(cost)
-        data = envelope.get("data")
-        if isinstance(data, dict):
-            attributes[HITS] = len(data.get("web") or [])
-        elif isinstance(data, list):
-            attributes[PAGES] = sum(1 for item in data if isinstance(item, dict) and not item.get("error"))
-        if span is not None:
-            span.set_attributes(attributes)
+        if span is not None and span.is_recording():
+            span.set_attributes(_call_attributes(envelope, meta, provider, code, cost.as_dict()))
             if code:
                 span.set_attribute(ERROR_CODE, code)
                 span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, code))
@@ -123,6 +122,19 @@ class Telemetry:
             self.requests.add(1, request_labels)
             if usd:
                 self.spend.add(usd, request_labels)
+
+
+def _call_attributes(
+    envelope: dict[str, Any], meta: dict[str, Any], provider: str, code: str | None, cost: dict[str, Any]
+) -> dict[str, Any]:
+    attributes: dict[str, Any] = {PROVIDER: provider, OUTCOME: code or "ok", CACHED: bool(meta.get("cached"))}
+    attributes |= _cost_attributes(cost)
+    data = envelope.get("data")
+    if isinstance(data, dict):
+        attributes[HITS] = len(data.get("web") or [])
+    elif isinstance(data, list):
+        attributes[PAGES] = sum(1 for item in data if isinstance(item, dict) and not item.get("error"))
+    return attributes
 
 
 def _cost_attributes(cost: dict[str, Any]) -> dict[str, Any]:

@@ -97,9 +97,21 @@ class Budgets:
         self._clock = clock
         self._remote: Any = None
         self._warned = 0.0
+        self._known: dict[tuple[Any, ...], list[Check]] = {}
+        self._known_until = 0.0
 
     def checks(self, provider: str, tags: dict[str, str], now: float) -> list[Check]:
-        """Every budget a request to ``provider`` with ``tags`` must fit in."""
+        """Every budget a request to ``provider`` with ``tags`` must fit in (remembered until midnight UTC)."""
+        if now >= self._known_until:
+            self._known.clear()
+            self._known_until = _periods(now)["daily"][2]
+        key = (provider, *sorted(tags.items()))
+        found = self._known.get(key)
+        if found is None:
+            found = self._known[key] = self._build_checks(provider, tags, now)
+        return found
+
+    def _build_checks(self, provider: str, tags: dict[str, str], now: float) -> list[Check]:
         scopes: list[tuple[BudgetLimits, str, str, str, str | None, tuple[str, str] | None]] = [
             (self.settings, "all", "", "web.budget", None, None)
         ]

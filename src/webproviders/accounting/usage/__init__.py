@@ -8,6 +8,7 @@ Rows go to a SQLite file under the user's data directory by default, or to a Red
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +23,9 @@ __all__ = ["Ledger", "UsageRecord"]
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 SQLITE_SCHEME = "sqlite:///"
 
-_stores: dict[tuple[str, str, str, int], Any] = {}
+#: Stores kept open; the least recently used beyond this is closed (tests make many).
+_OPEN_STORES = 8
+_stores: OrderedDict[tuple[str, str, str, int], Any] = OrderedDict()
 _stores_lock = threading.Lock()
 
 
@@ -31,7 +34,9 @@ def _open_store(kind: str, location: str, settings: UsageSettings) -> Any:
     key = (kind, location, settings.namespace, settings.retention_days)
     with _stores_lock:
         store = _stores.get(key)
-        if store is None:
+        if store is not None:
+            _stores.move_to_end(key)
+        else:
             if kind == "redis":
                 from .redis_store import RedisUsage
 
@@ -41,6 +46,8 @@ def _open_store(kind: str, location: str, settings: UsageSettings) -> Any:
 
                 store = SQLiteUsage(location, settings.retention_days)
             _stores[key] = store
+            while len(_stores) > _OPEN_STORES:
+                _stores.popitem(last=False)[1].close()
         return store
 
 

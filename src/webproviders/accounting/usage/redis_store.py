@@ -74,3 +74,6 @@ class RedisUsage:
                 continue
             total += row.usd
         return total
+
+    def close(self) -> None:
+        self._client.close()

@@ -84,8 +84,10 @@ def summarize(rows: Iterable[UsageRecord], by: str) -> tuple[list[dict[str, Any]
         _add(groups.setdefault(key, _empty(key)), row)
         _add(total, row)
     ordered = sorted(groups.values(), key=lambda g: (-g["usd"], -g["requests"], str(g["key"])))
+    del total["key"]
     for group in [*ordered, total]:
         group["usd"] = round(group["usd"], 6)
+        group["units"] = {unit: int(n) if float(n).is_integer() else round(n, 6) for unit, n in group["units"].items()}
     return ordered, total
 
 
@@ -125,7 +127,7 @@ def usage_summary(
 
 
 def _units_text(units: dict[str, float]) -> str:
-    parts = [f"{int(n) if float(n).is_integer() else round(n, 3)} {unit}" for unit, n in sorted(units.items())]
+    parts = [f"{n} {unit}" for unit, n in sorted(units.items())]
     return " + ".join(parts) or "-"
 
 

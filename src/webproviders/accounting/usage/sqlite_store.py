@@ -1,7 +1,7 @@
 """The usage ledger in one SQLite file: the embedded default, shared by processes on a host.
 
-Each batch opens its own short connection (WAL mode lets readers run beside it), so a
-process holds no file open between writes.
+The spool thread writes through one connection it keeps open (closed by :meth:`close`);
+reports open their own short-lived connections, which WAL mode lets run beside it.
 """
 
 from __future__ import annotations
@@ -39,16 +39,18 @@ class SQLiteUsage:
         self.retention = retention_days * 86400.0
         self._ready = False
         self._lock = threading.Lock()
+        self._schema_lock = threading.Lock()
         self._batches = 0
+        self._writer: Any = None
 
     def _connect(self) -> Any:
         import sqlite3
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None)
+        conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
         conn.execute("PRAGMA busy_timeout = 10000")
         if not self._ready:
-            with self._lock:
+            with self._schema_lock:
                 if not self._ready:
                     conn.execute("PRAGMA journal_mode = WAL")
                     for statement in _SCHEMA:
@@ -58,8 +60,10 @@ class SQLiteUsage:
         return conn
 
     def append(self, records: list[UsageRecord]) -> None:
-        conn = self._connect()
-        try:
+        with self._lock:
+            if self._writer is None:
+                self._writer = self._connect()
+            conn = self._writer
             with conn:
                 conn.executemany(
                     f"INSERT INTO usage ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -72,8 +76,13 @@ class SQLiteUsage:
             self._batches += 1
             if self._batches % _PRUNE_EVERY == 1 and records:
                 conn.execute("DELETE FROM usage WHERE time < ?", (records[-1].time - self.retention,))
-        finally:
-            conn.close()
+
+    def close(self) -> None:
+        """Close the writing connection (the next write opens a new one)."""
+        with self._lock:
+            if self._writer is not None:
+                self._writer.close()
+                self._writer = None
 
     def rows(self, since: float, until: float | None = None) -> Iterator[UsageRecord]:
         if not self.path.exists():
