@@ -92,8 +92,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from .agents.factories import WebToolConfig, create_webread_tool, create_websearch_tool
     from .accounting.usage.report import usage_summary
+    from .agents.factories import WebToolConfig, create_webread_tool, create_websearch_tool
     from .agents.formatting import format_results
     from .config import Config, ConfigError, load_config
     from .context import remaining_time, report_usage, warn

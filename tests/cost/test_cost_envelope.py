@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-
 from webproviders import dispatch_crawl, dispatch_extract, dispatch_search
 from webproviders.config import config_from_dict
 from webproviders.errors import AuthError, BadGatewayError, ParseError, WebTimeoutError

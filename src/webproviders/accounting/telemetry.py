@@ -12,9 +12,12 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
+
+if TYPE_CHECKING:
+    from .cost import Cost
 
 #: Attribute names, all under the ``webproviders.`` prefix.
 PROVIDER = "webproviders.provider"
@@ -28,7 +31,6 @@ COST_UNIT = "webproviders.cost.unit"
 COST_ESTIMATED = "webproviders.cost.estimated"
 HITS = "webproviders.hits"
 PAGES = "webproviders.pages"
-RETRY = "webproviders.retry"
 
 _UNSET: Any = object()
 _instance: Any = _UNSET
@@ -83,8 +85,8 @@ class Telemetry:
             "webproviders.attempt", context=context, attributes={CAPABILITY: capability, PROVIDER: provider}
         )
 
-    def end_attempt(self, span: Any, cost: Any, error_code: str | None) -> None:
-        """End a request's span; ``cost`` is a :class:`~..cost.Cost`."""
+    def end_attempt(self, span: Any, cost: Cost, error_code: str | None) -> None:
+        """End a request's span, described when the SDK records it."""
         if span.is_recording():  # without an SDK spans record nothing: skip the attributes
             span.set_attributes({OUTCOME: error_code or "ok", **_cost_attributes(cost.as_dict())})
             if error_code:
@@ -97,15 +99,11 @@ class Telemetry:
         span: Any,
         capability: str,
         envelope: dict[str, Any],
-        cost: Any,
+        cost: Cost,
         seconds: float,
         requests: list[tuple[str, str, float]],
     ) -> None:
-        """Describe the finished call on its span and count it.
-
-        ``cost`` is the call's :class:`~..cost.Cost`; ``requests`` lists (provider, outcome,
-        usd) of each request it sent.
-        """
+        """Describe the finished call on its span and count it (``requests``: provider, outcome, usd)."""
         meta = envelope.get("meta") or {}
         provider = meta.get("served_by") or envelope.get("provider") or "none"
         code = None if envelope.get("success") else str(envelope.get("error_code"))

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ...dependable.outage import OutageLog
 from ...errors import BudgetExceededError
 from ...redact import get_logger, scrub
 from ..usage.spool import spool
@@ -29,8 +30,6 @@ if TYPE_CHECKING:
 
 log = get_logger("webproviders.accounting.budget")
 
-#: Seconds between two warnings that the shared counters are unreachable.
-_WARN_EVERY = 60.0
 #: How long Redis keeps a period's counter after the period starts.
 _TTL = {"daily": 3 * 86400, "monthly": 35 * 86400}
 
@@ -96,7 +95,9 @@ class Budgets:
         self._ledger = ledger
         self._clock = clock
         self._remote: Any = None
-        self._warned = 0.0
+        self._outage = OutageLog(
+            log, "The shared budget counters are unreachable ({error}); budgets apply per process until they are back."
+        )
         self._known: dict[tuple[Any, ...], list[Check]] = {}
         self._known_until = 0.0
 
@@ -154,7 +155,7 @@ class Budgets:
                 refused = await offload(self._remote_counters().reserve, keys, limits, [c.ttl for c in checks], amount)
                 shared = True
             except Exception as exc:  # noqa: BLE001 - a store outage must not fail searches
-                self._warn(exc)
+                self._outage.warn(exc)
         if not shared:
             unseeded = [c for c in checks if not self.local.known(c.key)]
             if unseeded:
@@ -196,15 +197,6 @@ class Budgets:
             self._remote = RedisCounters(self._url or "")
         return self._remote
 
-    def _warn(self, exc: Exception) -> None:
-        now = time.monotonic()
-        if now - self._warned > _WARN_EVERY:
-            self._warned = now
-            log.warning(
-                "The shared budget counters are unreachable (%s: %s); budgets apply per process until they are back.",
-                type(exc).__name__,
-                scrub(str(exc)),
-            )
 
 
 def _exceeded(check: Check, used: int, amount: int, provider: str) -> BudgetExceededError:

@@ -15,7 +15,8 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ...redact import get_logger, scrub
+from ...dependable.outage import OutageLog
+from ...redact import get_logger
 
 log = get_logger("webproviders.accounting.usage")
 
@@ -23,8 +24,6 @@ log = get_logger("webproviders.accounting.usage")
 LINGER = 0.05
 #: Items waiting beyond which new ones are dropped (a store that is down must not eat memory).
 _MAX_PENDING = 100_000
-#: Seconds between two warnings about failing writes.
-_WARN_EVERY = 60.0
 #: Seconds the interpreter waits at exit for queued rows to be written.
 EXIT_WAIT = 2.0
 
@@ -43,7 +42,7 @@ class Spool:
         self._wake = threading.Event()
         self._hurry = threading.Event()
         self._thread: threading.Thread | None = None
-        self._warned = 0.0
+        self._outage = OutageLog(log, "Writing usage failed ({error}); those rows are lost.")
         self.dropped = 0
 
     def put_row(self, writer: BatchWriter, row: Any) -> None:
@@ -110,10 +109,7 @@ class Spool:
         try:
             fn(*args)
         except Exception as exc:  # noqa: BLE001 - accounting must never fail a call
-            now = time.monotonic()
-            if now - self._warned > _WARN_EVERY:
-                self._warned = now
-                log.warning("Writing usage failed (%s: %s); those rows are lost.", type(exc).__name__, scrub(str(exc)))
+            self._outage.warn(exc)
 
 
 spool = Spool()

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ...dependable.sqlite_file import SQLiteFile
 from .record import UsageRecord
 
 _SCHEMA = (
@@ -37,34 +38,18 @@ class SQLiteUsage:
     def __init__(self, path: str | os.PathLike[str] | None, retention_days: int) -> None:
         self.path = Path(path).expanduser() if path else default_path()
         self.retention = retention_days * 86400.0
-        self._ready = False
+        self._file = SQLiteFile(self.path, _SCHEMA)
         self._lock = threading.Lock()
-        self._schema_lock = threading.Lock()
         self._batches = 0
         self._writer: Any = None
-
-    def _connect(self) -> Any:
-        import sqlite3
-
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA busy_timeout = 10000")
-        if not self._ready:
-            with self._schema_lock:
-                if not self._ready:
-                    conn.execute("PRAGMA journal_mode = WAL")
-                    for statement in _SCHEMA:
-                        conn.execute(statement)
-                    self._ready = True
-        conn.execute("PRAGMA synchronous = NORMAL")
-        return conn
 
     def append(self, records: list[UsageRecord]) -> None:
         with self._lock:
             if self._writer is None:
-                self._writer = self._connect()
+                self._writer = self._file.connect()
             conn = self._writer
-            with conn:
+            conn.execute("BEGIN")  # one transaction per batch, not one per row
+            try:
                 conn.executemany(
                     f"INSERT INTO usage ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
@@ -73,6 +58,10 @@ class SQLiteUsage:
                         for r in records
                     ],
                 )
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
             self._batches += 1
             if self._batches % _PRUNE_EVERY == 1 and records:
                 conn.execute("DELETE FROM usage WHERE time < ?", (records[-1].time - self.retention,))
@@ -87,7 +76,7 @@ class SQLiteUsage:
     def rows(self, since: float, until: float | None = None) -> Iterator[UsageRecord]:
         if not self.path.exists():
             return
-        conn = self._connect()
+        conn = self._file.connect()
         try:
             cursor = conn.execute(
                 f"SELECT {_COLUMNS} FROM usage WHERE time >= ? AND time < ? ORDER BY time",
@@ -110,7 +99,7 @@ class SQLiteUsage:
             sql, args = sql + " AND provider = ?", [*args, provider]
         if tag is not None:
             sql, args = sql + " AND json_extract(tags, ?) = ?", [*args, f'$."{tag[0]}"', tag[1]]
-        conn = self._connect()
+        conn = self._file.connect()
         try:
             return float(conn.execute(sql, args).fetchone()[0])
         finally:
