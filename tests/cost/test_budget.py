@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from webproviders import dispatch_extract, dispatch_search
+from webproviders import dispatch_crawl, dispatch_extract, dispatch_search
 
 from .conftest import cost_config, scripted
 
@@ -89,6 +89,14 @@ def test_the_reservation_is_corrected_to_what_the_request_really_cost() -> None:
     assert dispatch_extract(urls, backend="priced", config=cheaper)["meta"]["cost"]["usd"] == 0.004
     # 0.006 was reserved for three URLs, 0.004 was spent: 0.004 + 0.006 still fits in 0.01.
     assert dispatch_extract(urls, backend="priced", config=cheaper)["success"] is True
+
+
+def test_a_crawl_is_estimated_from_its_max_pages() -> None:
+    config = cost_config(budget={"daily_usd": 0.01}, usage=False)
+    refused = dispatch_crawl("https://a.example/", backend="priced", config=config, max_pages=50)
+    assert refused["error_code"] == "budget_exceeded" and "about $0.0500" in refused["error"]
+    crawled = dispatch_crawl("https://a.example/", backend="priced", config=config, max_pages=5)
+    assert crawled["success"] is True and crawled["meta"]["cost"]["usd"] == 0.003  # three pages came back
 
 
 def test_a_new_process_starts_from_what_the_ledger_recorded(tmp_path: Path) -> None:
