@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 
-import webproviders.dispatch  # noqa: F401 - dispatch first: its modules and dependable import each other
 from webproviders.config import Config, config_from_dict
 from webproviders.registry.providers import get_registry
 
