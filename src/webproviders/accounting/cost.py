@@ -20,7 +20,7 @@ from .prices import DEFAULT_CRAWL_PAGES, Tariff
 BILLED_FAILURES = frozenset({"timeout", "parse_error", "too_large"})
 
 
-@dataclass
+@dataclass(slots=True)
 class Cost:
     """Dollars and units; ``unit`` is ``"mixed"`` once costs in different units are added."""
 

@@ -24,7 +24,7 @@ from .usage import UsageRecord
 NOT_SENT = frozenset({"not_configured", "unsupported", "unsafe_url", "budget_exceeded"})
 
 
-@dataclass
+@dataclass(slots=True)
 class Spend:
     """A request under way: its prices, reservation, usage bucket and span."""
 
@@ -38,7 +38,7 @@ class Spend:
     started: float
 
 
-@dataclass
+@dataclass(slots=True)
 class Request:
     """A request that reached the vendor, with what it cost."""
 
@@ -71,7 +71,9 @@ class Meter:
     def observe(self) -> contextlib.AbstractContextManager[Any]:
         """The call's span, current while the plan runs (nothing without OpenTelemetry)."""
         telemetry = self.accounts.telemetry
-        return contextlib.nullcontext() if telemetry is None else self._observed(telemetry)
+        if telemetry is None or not telemetry.tracing():
+            return contextlib.nullcontext()
+        return self._observed(telemetry)
 
     @contextlib.contextmanager
     def _observed(self, telemetry: Any) -> Any:
@@ -89,8 +91,9 @@ class Meter:
         hold = None
         if rate.usd and accounts.budgets is not None:
             hold = await accounts.budgets.reserve(provider, self.tags, planned * rate.usd)
-        telemetry = accounts.telemetry
-        span = telemetry.start_attempt(self.span, self.capability, provider) if telemetry is not None else None
+        span = None
+        if self.span is not None:  # traced: the request gets a child span
+            span = accounts.telemetry.start_attempt(self.span, self.capability, provider)  # type: ignore[union-attr]
         return Spend(provider, tariff, planned, hold, context.start_usage(), span, time.time(), time.perf_counter())
 
     def stop(self, spend: Spend, data: Any = None, error: WebProviderError | None = None) -> dict[str, Any]:

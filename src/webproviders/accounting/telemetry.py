@@ -4,7 +4,8 @@ A call is a span named ``webproviders.<capability>``; each request to a provider
 span ``webproviders.attempt``. Counters count calls, requests and dollars, and a histogram
 records call latency. Without the package nothing here is imported (:func:`get` returns
 None) and dispatch does no tracing work at all. The API is a no-op until the application
-installs an SDK, so installing the extra alone costs next to nothing.
+installs an SDK; until then no span is even started, so installing the extra alone costs
+next to nothing.
 """
 
 from __future__ import annotations
@@ -61,6 +62,7 @@ class Telemetry:
         from opentelemetry import metrics, trace
 
         self._trace = trace
+        self._no_sdk = trace.ProxyTracerProvider
         self.tracer = trace.get_tracer("webproviders", __version__)
         meter = metrics.get_meter("webproviders", __version__)
         self.calls = meter.create_counter("webproviders.calls", unit="{call}", description="dispatch calls")
@@ -71,6 +73,10 @@ class Telemetry:
         self.duration = meter.create_histogram(
             "webproviders.call.duration", unit="s", description="latency of dispatch calls"
         )
+
+    def tracing(self) -> bool:
+        """Whether the application installed a tracer provider (until then spans would record nothing)."""
+        return not isinstance(self._trace.get_tracer_provider(), self._no_sdk)
 
     def call_span(self, capability: str) -> contextlib.AbstractContextManager[Any]:
         """The span of one call, current while the call runs (vendor HTTP spans nest in it)."""

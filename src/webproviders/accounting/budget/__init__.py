@@ -38,7 +38,7 @@ def micros(usd: float) -> int:
     return round(usd * 1_000_000)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Check:
     """One budget that applies to a request: its counter key, limit and how to describe it."""
 
@@ -57,7 +57,7 @@ class Check:
     tag: tuple[str, str] | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Hold:
     """A reservation: the counters it went to and how much was taken."""
 

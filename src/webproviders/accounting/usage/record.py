@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class UsageRecord:
     """When, who, what, how much, how it ended; tags and (only when asked) the query."""
 
