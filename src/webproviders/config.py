@@ -226,6 +226,15 @@ class UsageSettings(BaseModel):
         return value or None
 
 
+class LocalIndexSettings(BaseModel):
+    """``web.local``: filling the local page index (where it lives: ``web.providers.local``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: Add the pages of every successful extract and crawl, from any backend, to the index.
+    index: bool = False
+
+
 class WebSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -247,6 +256,7 @@ class WebSettings(BaseModel):
     retry: RetrySettings = Field(default_factory=RetrySettings)
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
     usage: UsageSettings = Field(default_factory=UsageSettings)
+    local: LocalIndexSettings = Field(default_factory=LocalIndexSettings)
     #: In a chain, an empty result list moves on to the next provider too.
     failover_on_empty: bool = False
 

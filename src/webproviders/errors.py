@@ -23,6 +23,7 @@ ErrorCode = Literal[
     "bad_gateway",
     "unsafe_url",
     "too_large",
+    "not_found",
     "provider_error",
     "budget_exceeded",
 ]
@@ -150,6 +151,12 @@ class TooLargeError(WebProviderError):
     code = "too_large"
 
 
+class NotFoundError(WebProviderError):
+    """The provider does not have what was asked for (a page missing from an index)."""
+
+    code = "not_found"
+
+
 class ProviderError(WebProviderError):
     """Anything else that went wrong inside a provider."""
 
@@ -178,6 +185,7 @@ ERROR_CLASSES: dict[str, type[WebProviderError]] = {
         BadGatewayError,
         UnsafeURLError,
         TooLargeError,
+        NotFoundError,
         ProviderError,
         BudgetExceededError,
     )
@@ -205,6 +213,7 @@ __all__ = [
     "InvalidInputError",
     "NetworkError",
     "NotConfiguredError",
+    "NotFoundError",
     "ParseError",
     "ProviderError",
     "QuotaExceededError",

@@ -92,6 +92,9 @@ class ProviderManifest(BaseModel):
     timeout: float | None = Field(default=None, gt=0)
     #: List prices per unit, with their date and source (keyed providers; see docs/cost-and-usage.md).
     price: PriceSheet | None = None
+    #: False keeps this provider's answers out of the answer cache: they are cheaper to
+    #: compute than to cache, or change between calls (a local index that is being filled).
+    cache: bool = True
     homepage: str = ""
     #: Short labels a setup wizard shows beside the name ("free", "paid", "keyless").
     badge: str = ""

@@ -27,7 +27,7 @@ def test_every_keyed_builtin_provider_declares_a_dated_price_with_its_source(mak
         row["name"] for row in list_providers(make_config())
         if row["source"] == "built-in" and any(var.secret for var in registry.get(row["name"]).manifest.env)
     ]
-    free_plans = {"brave-free", "searxng"}  # a free plan, and a self-hosted instance's optional token
+    free_plans = {"brave-free", "searxng", "local"}  # a free plan; self-hosted servers' optional tokens
     for name in keyed:
         price = registry.get(name).manifest.price
         if name in free_plans:
@@ -40,7 +40,7 @@ def test_every_keyed_builtin_provider_declares_a_dated_price_with_its_source(mak
 
 def test_keyless_and_self_hosted_builtin_providers_cost_nothing(make_config: Any) -> None:
     registry = get_registry(make_config())
-    for name in ("ddgs", "ddg_html", "baidu_html", "http", "searxng", "crawl4ai", "stub"):
+    for name in ("ddgs", "ddg_html", "baidu_html", "http", "searxng", "crawl4ai", "stub", "local"):
         assert registry.get(name).manifest.price is None, name
 
 

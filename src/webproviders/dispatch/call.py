@@ -187,7 +187,7 @@ def _apply_mode(plan: Plan, mode: str) -> None:
 def after(call: Call, envelope: dict[str, Any]) -> None:
     try:
         call.registry.hooks.hook.after_dispatch(
-            capability=call.capability, arguments=call.arguments, envelope=envelope,
+            capability=call.capability, arguments=call.arguments, envelope=envelope, config=call.config,
             cost=call.meter.total.as_dict() if call.meter is not None else None,
         )
     except Exception as exc:  # noqa: BLE001 - an observer must not break the call

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    from ..config import Config
     from .loader import PluginContext
 
 hookspec = pluggy.HookspecMarker("webproviders")
@@ -34,12 +35,17 @@ def before_dispatch(capability: str, backend: str, arguments: dict[str, Any]) ->
 
 @hookspec
 def after_dispatch(
-    capability: str, arguments: dict[str, Any], envelope: dict[str, Any], cost: dict[str, Any] | None
+    capability: str,
+    arguments: dict[str, Any],
+    envelope: dict[str, Any],
+    config: Config,
+    cost: dict[str, Any] | None,
 ) -> None:
-    """Called with every envelope before it is returned (logging, cost accounting).
+    """Called with every envelope before it is returned (logging, cost accounting, indexing).
 
-    ``cost`` is what the call spent, ``{usd, units, unit, estimated}`` summed over every
-    request it sent (zero when it spent nothing; the envelope's ``meta.cost`` holds the same
-    when it spent anything), or None for a call refused before any provider was tried. An
-    implementation may take any subset of these arguments.
+    ``config`` is the call's configuration. ``cost`` is what the call spent, ``{usd, units,
+    unit, estimated}`` summed over every request it sent (zero when it spent nothing; the
+    envelope's ``meta.cost`` holds the same when it spent anything), or None for a call
+    refused before any provider was tried. An implementation may take any subset of these
+    arguments (pluggy passes only the ones it names).
     """
