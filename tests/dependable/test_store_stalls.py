@@ -6,8 +6,6 @@ hanging the suite; the generous wait there is a safety net, not a measure of spe
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -19,7 +17,7 @@ import pytest
 
 from webproviders import dispatch_search
 
-from .conftest import build_config, provider, start_redis
+from .conftest import build_config, provider
 
 SAFETY_NET = 60.0
 
@@ -28,21 +26,6 @@ def returns(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """``fn()``'s envelope; fails (rather than hangs) if the call never comes back."""
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(fn).result(timeout=SAFETY_NET)
-
-
-@pytest.fixture
-def freezable_redis(tmp_path: Path) -> Iterator[tuple[str, Callable[[], None]]]:
-    """A redis-server of this test's own, and a function that freezes it (SIGSTOP).
-
-    Teardown sends SIGCONT before stopping it, so nothing is left frozen.
-    """
-    process, url = start_redis(tmp_path)
-    try:
-        yield url, lambda: os.kill(process.pid, signal.SIGSTOP)
-    finally:
-        os.kill(process.pid, signal.SIGCONT)
-        process.terminate()
-        process.wait(timeout=10)
 
 
 def test_a_frozen_redis_is_bypassed_with_a_warning(freezable_redis: tuple[str, Callable[[], None]]) -> None:

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..sqlite_file import SQLiteFile
+
 #: Every this many writes, expired rows are deleted and the table trimmed to size.
 _PRUNE_EVERY = 256
 _SCHEMA = (
@@ -46,12 +48,10 @@ class SQLiteCache:
         self.path = Path(path).expanduser() if path else default_path()
         self.max_entries = max_entries
         self.clock = clock
-        #: Seconds to wait for another connection's lock before the operation fails.
-        self.timeout = timeout
         self._local = threading.local()
         self._writes = 0
-        self._ready = False
-        self._lock = threading.Lock()
+        #: Each operation waits at most ``timeout`` seconds for another connection's lock.
+        self._file = SQLiteFile(self.path, _SCHEMA, timeout)
 
     @staticmethod
     def encode(value: Any) -> str:
@@ -64,20 +64,7 @@ class SQLiteCache:
     def _db(self) -> Any:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            import sqlite3
-
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
-            conn.execute(f"PRAGMA busy_timeout = {max(1, round(self.timeout * 1000))}")
-            if not self._ready:
-                with self._lock:
-                    if not self._ready:
-                        conn.execute("PRAGMA journal_mode = WAL")
-                        for statement in _SCHEMA:
-                            conn.execute(statement)
-                        self._ready = True
-            conn.execute("PRAGMA synchronous = NORMAL")
-            self._local.conn = conn
+            conn = self._local.conn = self._file.connect()
         return conn
 
     def get(self, key: str) -> str | None:
