@@ -13,7 +13,7 @@ from typing import Any
 import lxml.html
 from lxml import etree
 
-from webproviders.errors import ParseError
+from webproviders import ParseError
 
 from .markup import SELECTORS, VERIFY_TEXT_MARKERS, captcha_error
 

@@ -8,8 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
+from webproviders import (
     AuthError,
     BadGatewayError,
     InvalidInputError,
@@ -18,6 +17,7 @@ from webproviders.errors import (
     RateLimitedError,
     WebProviderError,
 )
+from webproviders.kit import retry_after_from_headers
 
 if TYPE_CHECKING:
     import httpx

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import parse_retry_after, retry_after_from_headers
-from webproviders.errors import (
+from webproviders import (
     AuthError,
     InvalidInputError,
     ProviderError,
@@ -20,6 +19,7 @@ from webproviders.errors import (
     RateLimitedError,
     WebProviderError,
 )
+from webproviders.kit import parse_retry_after, retry_after_from_headers
 
 if TYPE_CHECKING:
     import httpx

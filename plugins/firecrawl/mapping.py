@@ -4,15 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders.config import ProviderSettings
-from webproviders.errors import BlockedError, ProviderError, WebProviderError
-from webproviders.kit.query import site_query
-from webproviders.kit.sdk import warn_unknown
+from webproviders import BlockedError, ProviderError, ProviderSettings, WebProviderError
+from webproviders.kit import GOOGLE_TBS, site_query, warn_unknown
 
 #: Most results Firecrawl returns for one search.
 MAX_RESULTS = 100
-#: Firecrawl's ``tbs`` values (Google's "past day/week/month/year").
-TBS = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
 SEARCH_KWARGS = frozenset({"location", "categories", "tbs"})
 EXTRACT_KWARGS = frozenset({"only_main_content", "wait_for", "max_age", "mobile", "proxy"})
 #: Crawl options: ours (left) to ``start_crawl`` keyword arguments (right).
@@ -45,7 +41,7 @@ def search_request(
         "timeout": timeout_ms,
     }
     if options.get("time_range"):
-        request["tbs"] = TBS[options["time_range"]]
+        request["tbs"] = GOOGLE_TBS[options["time_range"]]
     if options.get("country"):
         request["country"] = str(options["country"]).lower()
     request.update({key: options[key] for key in SEARCH_KWARGS if options.get(key) is not None})
@@ -117,7 +113,7 @@ def _page_failure(metadata: Any) -> WebProviderError | None:
 
 def page(document: Any, requested: str | None = None) -> dict[str, Any]:
     """One page from a scraped ``Document``; a page the site refused becomes an error item."""
-    from webproviders.envelope import page_error
+    from webproviders.kit import page_error
 
     metadata = getattr(document, "metadata", None)
     url = requested or getattr(metadata, "source_url", None) or getattr(metadata, "url", None) or ""

@@ -10,16 +10,20 @@ import asyncio
 from typing import Any
 from urllib.parse import urlsplit
 
-from webproviders import warn
-from webproviders.config import Config
-from webproviders.envelope import page_error
-from webproviders.errors import WebProviderError, WebTimeoutError
-from webproviders.exceptions import to_provider_error
-from webproviders.fetching.crawler import Crawler, CrawlOptions
-from webproviders.fetching.fetch import fetch, status_error
-from webproviders.fetching.options import FetchLimits, time_budget
-from webproviders.fetching.pages import PageOptions, render
-from webproviders.fetching.politeness import HostLimiter
+from webproviders import Config, WebProviderError, WebTimeoutError, warn
+from webproviders.kit import (
+    Crawler,
+    CrawlOptions,
+    FetchLimits,
+    HostLimiter,
+    PageOptions,
+    fetch,
+    page_error,
+    render,
+    status_error,
+    time_budget,
+    to_provider_error,
+)
 
 NAME = "http"
 

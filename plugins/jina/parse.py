@@ -11,8 +11,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
+from webproviders import (
     AuthError,
     BadGatewayError,
     BlockedError,
@@ -23,6 +22,7 @@ from webproviders.errors import (
     RateLimitedError,
     WebProviderError,
 )
+from webproviders.kit import retry_after_from_headers
 
 if TYPE_CHECKING:
     import httpx

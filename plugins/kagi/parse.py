@@ -10,8 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
+from webproviders import (
     AuthError,
     BadGatewayError,
     InvalidInputError,
@@ -21,7 +20,7 @@ from webproviders.errors import (
     RateLimitedError,
     WebProviderError,
 )
-from webproviders.exceptions import error_for_status
+from webproviders.kit import error_for_status, retry_after_from_headers
 
 if TYPE_CHECKING:
     import httpx

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from webproviders.errors import (
+from webproviders import (
     ParseError,
     ProviderError,
     QuotaExceededError,
@@ -18,7 +18,7 @@ from webproviders.errors import (
     UnsupportedError,
     WebProviderError,
 )
-from webproviders.verdicts import key_or_rate_error, request_error
+from webproviders.kit import key_or_rate_error, request_error
 
 if TYPE_CHECKING:
     import httpx

@@ -11,14 +11,8 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from webproviders.errors import (
-    AuthError,
-    ParseError,
-    ProviderError,
-    QuotaExceededError,
-    WebProviderError,
-)
-from webproviders.exceptions import error_for_status
+from webproviders import AuthError, ParseError, ProviderError, QuotaExceededError, WebProviderError
+from webproviders.kit import error_for_status
 
 if TYPE_CHECKING:
     import httpx

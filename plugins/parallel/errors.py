@@ -12,8 +12,7 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
+from webproviders import (
     AuthError,
     BadGatewayError,
     BlockedError,
@@ -26,9 +25,14 @@ from webproviders.errors import (
     WebProviderError,
     WebTimeoutError,
 )
-from webproviders.exceptions import to_provider_error
-from webproviders.kit.sdk import mentions_bad_key, quote, said
-from webproviders.kit.sdkhttp import response_error
+from webproviders.kit import (
+    mentions_bad_key,
+    quote,
+    response_error,
+    retry_after_from_headers,
+    said,
+    to_provider_error,
+)
 
 if TYPE_CHECKING:
     import httpx

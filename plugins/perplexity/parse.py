@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from webproviders.errors import ParseError, QuotaExceededError, WebProviderError
-from webproviders.verdicts import key_or_rate_error, request_error
+from webproviders import ParseError, QuotaExceededError, WebProviderError
+from webproviders.kit import key_or_rate_error, request_error
 
 if TYPE_CHECKING:
     import httpx

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
+from webproviders import (
     AuthError,
     NotConfiguredError,
     ParseError,
     RateLimitedError,
     WebProviderError,
 )
-from webproviders.verdicts import request_error
+from webproviders.kit import request_error, retry_after_from_headers
 
 if TYPE_CHECKING:
     import httpx

@@ -11,7 +11,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from webproviders import warn
-from webproviders.kit.query import site_query
+from webproviders.kit import site_query
 
 _SAFESEARCH = {"off": 0, "moderate": 1, "strict": 2}
 

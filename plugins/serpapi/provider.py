@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import VendorProvider
-from webproviders.errors import BadGatewayError, ParseError, ProviderError
-from webproviders.kit.google import SAFE, locale_params, organic_hit
-from webproviders.kit.query import site_query
+from webproviders import BadGatewayError, ParseError, ProviderError
+from webproviders.kit import (
+    GOOGLE_SAFE,
+    VendorProvider,
+    google_locale_params,
+    google_organic_hit,
+    site_query,
+)
 
 from .errors import classify, is_no_results
 
@@ -20,7 +24,7 @@ DONE = ("Success", "Cached")
 
 
 def _hit(item: dict[str, Any]) -> dict[str, Any]:
-    hit = organic_hit(item)
+    hit = google_organic_hit(item)
     if item.get("source"):
         hit["source"] = item["source"]
     return hit
@@ -46,16 +50,11 @@ def hits_from(body: Any) -> list[dict[str, Any]]:
 
 class SerpApiProvider(VendorProvider):
     provider_name = "serpapi"
-    key_env = ("SERPAPI_API_KEY",)
     key_param = "api_key"
     default_base_url = "https://serpapi.com"
     search_options = frozenset(
         {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
     )
-
-    @property
-    def display_name(self) -> str:
-        return "SerpAPI (Google results)"
 
     def request_params(self, query: str, limit: int, options: dict[str, Any]) -> dict[str, Any]:
         params: dict[str, Any] = {
@@ -66,9 +65,9 @@ class SerpApiProvider(VendorProvider):
         }
         if limit > 10:  # Google pages hold 10 organic results; num is a hint it may ignore
             params["num"] = limit
-        params.update(locale_params(options))
-        if options.get("safe_search") in SAFE:
-            params["safe"] = SAFE[options["safe_search"]]
+        params.update(google_locale_params(options))
+        if options.get("safe_search") in GOOGLE_SAFE:
+            params["safe"] = GOOGLE_SAFE[options["safe_search"]]
         if options.get("location"):  # SerpAPI's canonical location string, passed through
             params["location"] = str(options["location"])
         return params

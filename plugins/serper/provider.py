@@ -8,10 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import VendorProvider
-from webproviders.errors import ParseError
-from webproviders.kit.google import locale_params, organic_hit
-from webproviders.kit.query import site_query
+from webproviders import ParseError
+from webproviders.kit import VendorProvider, google_locale_params, google_organic_hit, site_query
 
 from .errors import classify
 
@@ -20,7 +18,7 @@ PAGE_SIZES = (10, 20, 30, 40, 50, 100)
 
 
 def _hit(item: dict[str, Any]) -> dict[str, Any]:
-    hit = organic_hit(item)
+    hit = google_organic_hit(item)
     if item.get("sitelinks"):
         hit["sitelinks"] = item["sitelinks"]
     return hit
@@ -44,15 +42,10 @@ def envelope_from(body: Any) -> dict[str, Any]:
 
 class SerperProvider(VendorProvider):
     provider_name = "serper"
-    key_env = ("SERPER_API_KEY",)
     default_base_url = "https://google.serper.dev"
     search_options = frozenset(
         {"time_range", "include_domains", "exclude_domains", "country", "lang"}
     )
-
-    @property
-    def display_name(self) -> str:
-        return "Serper (Google results)"
 
     def auth_headers(self, key: str) -> dict[str, str]:
         return {"X-API-KEY": key}
@@ -64,7 +57,7 @@ class SerperProvider(VendorProvider):
             ),
             "num": next(size for size in PAGE_SIZES if size >= limit),
         }
-        body.update(locale_params(options))
+        body.update(google_locale_params(options))
         if options.get("location"):  # Serper's free-text location, passed through
             body["location"] = str(options["location"])
         return body

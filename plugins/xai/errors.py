@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
+from webproviders import (
     AuthError,
     NotConfiguredError,
     ProviderError,
@@ -19,7 +18,7 @@ from webproviders.errors import (
     RateLimitedError,
     WebProviderError,
 )
-from webproviders.verdicts import request_error
+from webproviders.kit import request_error, retry_after_from_headers
 
 if TYPE_CHECKING:
     import httpx

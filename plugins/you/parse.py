@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from webproviders.errors import ParseError, ProviderError, QuotaExceededError, WebProviderError
-from webproviders.exceptions import error_for_status
+from webproviders import ParseError, ProviderError, QuotaExceededError, WebProviderError
+from webproviders.kit import error_for_status
 
 if TYPE_CHECKING:
     import httpx

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import importlib
 import logging
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -132,36 +130,27 @@ def test_manifest_explains_missing_key_and_package(write_plugin: Any, make_confi
     assert "pip install 'webproviders[missing]'" in rows["needs-pkg"]["reason"]
 
 
-def test_entry_point_plugin_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_config: Any) -> None:
-    site = tmp_path / "site"
-    package = site / "wp_thirdparty"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text(
-        textwrap.dedent(
-            """
-            from webproviders import WebSearchProvider, hookimpl
+def test_entry_point_plugin_is_found(install_entry_point: Any, make_config: Any) -> None:
+    install_entry_point(
+        "third",
+        "wp_thirdparty",
+        """
+        from webproviders import WebSearchProvider, hookimpl
 
-            class Third(WebSearchProvider):
-                name = "third"
-                def is_available(self):
-                    return True
-                def get_setup_schema(self):
-                    return {"name": "Third", "badge": "", "tag": "", "env_vars": [{"key": "THIRD_KEY", "prompt": "k", "url": ""}]}
-                def search(self, query, limit=5, **options):
-                    return [{"title": "third", "url": "https://third.example/"}]
+        class Third(WebSearchProvider):
+            name = "third"
+            def is_available(self):
+                return True
+            def get_setup_schema(self):
+                return {"name": "Third", "badge": "", "tag": "", "env_vars": [{"key": "THIRD_KEY", "prompt": "k", "url": ""}]}
+            def search(self, query, limit=5, **options):
+                return [{"title": "third", "url": "https://third.example/"}]
 
-            @hookimpl
-            def register(ctx):
-                ctx.register_web_search_provider(Third())
-            """
-        )
+        @hookimpl
+        def register(ctx):
+            ctx.register_web_search_provider(Third())
+        """,
     )
-    dist = site / "wp_thirdparty-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: wp-thirdparty\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[webproviders]\nthird = wp_thirdparty\n")
-    monkeypatch.syspath_prepend(str(site))
-    importlib.invalidate_caches()
     config = make_config()
     rows = _rows(config)
     assert rows["third"]["source"] == "entry point"

@@ -206,7 +206,7 @@ def _searxng_config(base: Config, environ: Mapping[str, str]) -> Config:
     return base.model_copy(update={"web": web})
 
 
-class WebSearchTool:
+class WebSearchContract:
     """``web.search``: ``run({"query": ..., "max_results": ...})`` → ``{"items": [...]}``.
 
     Settings are read from the environment (or ``environ``) when the tool is built.

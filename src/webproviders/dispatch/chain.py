@@ -14,7 +14,7 @@ from ..errors import (
 )
 from ..exceptions import to_provider_error
 from ..redact import get_logger
-from ..registry.loader import ProviderEntry
+from ..registry.registration import ProviderEntry
 from .call import Call
 from .plan import Plan
 from .serve import Skipped, serve

@@ -23,7 +23,7 @@ from ..errors import (
     error_for_code,
 )
 from ..exceptions import to_provider_error
-from ..registry.loader import ProviderEntry
+from ..registry.registration import ProviderEntry
 from ..validate import (
     COMMON_SEARCH_OPTIONS,
 )

@@ -19,7 +19,7 @@ from fnmatch import fnmatchcase
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from ..config import Config, ProviderSettings
+from ..config import Config, ProviderSettings, user_agent
 from ..context import warn
 from ..envelope import page_error
 from ..errors import (
@@ -30,7 +30,6 @@ from ..errors import (
     WebTimeoutError,
 )
 from ..exceptions import to_provider_error
-from ..kit.http import user_agent
 from ..urls import canonicalize
 from .charset import decode
 from .fetch import FetchResult, fetch, status_error
@@ -39,7 +38,7 @@ from .pages import PageOptions, render
 from .politeness import HostLimiter
 from .robots import RobotsCache
 from .sitemap import parse_sitemap
-from .urlsafety import AddressPolicy, check_url_resolved
+from .urlsafety import AddressPolicy, check_destination_resolved
 
 Scope = Literal["host", "domain", "any"]
 MAX_PAGES_CAP = 1000
@@ -351,7 +350,7 @@ class Crawler:
         loop = asyncio.get_running_loop()
         self._stop_at = None if self.budget is None else loop.time() + self.budget
         seed = canonicalize(url)
-        await check_url_resolved(seed, self.policy)
+        await check_destination_resolved(seed, self.policy)
         self._add_scope(seed)
         if self.options.respect_robots:
             rules = await self.robots.rules_for(seed)

@@ -29,7 +29,7 @@ from ..errors import (
 )
 from .pinning import safe_client
 from .sniff import Kind, sniff
-from .urlsafety import AddressPolicy, check_url, check_url_resolved
+from .urlsafety import AddressPolicy, check_destination, check_destination_resolved
 
 MAX_REDIRECTS = 5
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -101,7 +101,7 @@ def _network_error(exc: Exception, url: str) -> WebProviderError:
 async def _follow(
     client: httpx.AsyncClient, url: str, policy: AddressPolicy, limit: int, accept: str
 ) -> FetchResult:
-    target = await check_url_resolved(url, policy)
+    target = await check_destination_resolved(url, policy)
     redirects: list[str] = []
     while True:
         request_url = str(target.url)
@@ -135,7 +135,7 @@ async def _follow(
                     ) from None
                 redirects.append(request_url)
                 try:
-                    target = await check_url_resolved(next_url, policy)
+                    target = await check_destination_resolved(next_url, policy)
                 except UnsafeURLError as exc:
                     exc.message = f"{exc.message} (reached by a redirect from {_short(request_url)})"
                     exc.args = (exc.message,)
@@ -167,7 +167,7 @@ async def fetch(
     :func:`status_error`.
     """
     policy = AddressPolicy.from_config(config)
-    check_url(url, policy)  # fail fast, before any pool or DNS work
+    check_destination(url, policy)  # fail fast, before any pool or DNS work
     limit = max_bytes or (config.web.max_response_bytes if config is not None else 5_000_000)
     client = safe_client(config)
     work = _follow(client, url, policy, limit, accept)

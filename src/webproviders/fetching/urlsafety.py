@@ -201,7 +201,7 @@ def _numeric_spelling(host: str) -> bool:
     return bool(_NUMERIC_LABEL.match(labels[-1])) and not _DOTTED_QUAD.match(host)
 
 
-def check_url(url: str | httpx.URL, policy: AddressPolicy) -> Target:
+def check_destination(url: str | httpx.URL, policy: AddressPolicy) -> Target:
     """Every check that needs no DNS; raises :class:`UnsafeURLError`.
 
     The same parsed ``httpx.URL`` is later used for the request, so what was checked is
@@ -331,8 +331,8 @@ async def resolve_checked(host: str, port: int, policy: AddressPolicy, *, url: s
     return vetted
 
 
-async def check_url_resolved(url: str | httpx.URL, policy: AddressPolicy) -> Target:
-    """:func:`check_url` plus the DNS check: every address the host resolves to must pass."""
-    target = check_url(url, policy)
+async def check_destination_resolved(url: str | httpx.URL, policy: AddressPolicy) -> Target:
+    """:func:`check_destination` plus the DNS check: every address the host resolves to must pass."""
+    target = check_destination(url, policy)
     await resolve_checked(target.host, target.port, policy, url=str(target.url))
     return target

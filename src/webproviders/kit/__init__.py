@@ -1,1 +1,111 @@
-"""The plugin author's toolkit: base classes and helpers any provider may use."""
+"""The plugin author's toolkit: base classes and helpers any provider may use.
+
+Built-in plugins import only from ``webproviders`` and ``webproviders.kit``, so everything a
+built-in provider uses is here for third-party ones too (docs/writing-a-plugin.md). Names
+load on first use: a plugin may import base classes at module level while listing stays
+cheap, but should import HTTP and fetching helpers inside the methods that call them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_getattr
+
+_EXPORTS = {
+    # base classes
+    "VendorProvider": "kit.vendor",
+    "SDKProvider": "kit.sdk",
+    "HTMLSearchProvider": "kit.htmlsearch",
+    "check_page_status": "kit.htmlsearch",
+    # manifest ranks (auto-detect bands)
+    "PRIORITY_KEYED": "manifest",
+    "PRIORITY_SELF_HOSTED": "manifest",
+    "PRIORITY_KEYLESS": "manifest",
+    # calling a vendor API on the shared HTTP stack
+    "Classifier": "kit.http",
+    "get_client": "kit.http",
+    "request_json": "kit.http",
+    "read_response": "kit.http",
+    "sdk_client": "kit.sdkhttp",
+    "ResponseLog": "kit.sdkhttp",
+    "response_error": "kit.sdkhttp",
+    # reading a vendor's failures
+    "error_for_status": "exceptions",
+    "to_provider_error": "exceptions",
+    "key_or_rate_error": "verdicts",
+    "request_error": "verdicts",
+    "retry_after_from_headers": "dependable.retry_after",
+    "parse_retry_after": "dependable.retry_after",
+    "quote": "kit.sdk",
+    "said": "kit.sdk",
+    "mentions_bad_key": "kit.sdk",
+    "warn_unknown": "kit.sdk",
+    # building results
+    "page_error": "envelope",
+    "is_http_url": "envelope",
+    "site_query": "kit.query",
+    "GOOGLE_SAFE": "kit.google",
+    "GOOGLE_TBS": "kit.google",
+    "google_locale_params": "kit.google",
+    "google_organic_hit": "kit.google",
+    # extract over several URLs
+    "fetch_each": "kit.batch",
+    "gather_or_cancel": "kit.batch",
+    "per_url_error": "kit.batch",
+    "settle": "kit.batch",
+    "one_item_per_url": "kit.batch",
+    "url_key": "kit.batch",
+    # safe fetching of URLs that arrive at run time
+    "AddressPolicy": "fetching.urlsafety",
+    "check_destination_resolved": "fetching.urlsafety",
+    "fetch": "fetching.fetch",
+    "status_error": "fetching.fetch",
+    "FetchLimits": "fetching.options",
+    "time_budget": "fetching.options",
+    "PageOptions": "fetching.pages",
+    "render": "fetching.pages",
+    "HostLimiter": "fetching.politeness",
+    "Crawler": "fetching.crawler",
+    "CrawlOptions": "fetching.crawler",
+    # logging with secrets scrubbed
+    "get_logger": "redact",
+}
+
+__all__ = list(_EXPORTS)
+
+__getattr__ = lazy_getattr(globals(), _EXPORTS)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from ..dependable.retry_after import parse_retry_after, retry_after_from_headers
+    from ..envelope import is_http_url, page_error
+    from ..exceptions import error_for_status, to_provider_error
+    from ..fetching.crawler import Crawler, CrawlOptions
+    from ..fetching.fetch import fetch, status_error
+    from ..fetching.options import FetchLimits, time_budget
+    from ..fetching.pages import PageOptions, render
+    from ..fetching.politeness import HostLimiter
+    from ..fetching.urlsafety import AddressPolicy, check_destination_resolved
+    from ..manifest import PRIORITY_KEYED, PRIORITY_KEYLESS, PRIORITY_SELF_HOSTED
+    from ..redact import get_logger
+    from ..verdicts import key_or_rate_error, request_error
+    from .batch import (
+        fetch_each,
+        gather_or_cancel,
+        one_item_per_url,
+        per_url_error,
+        settle,
+        url_key,
+    )
+    from .google import GOOGLE_SAFE, GOOGLE_TBS, google_locale_params, google_organic_hit
+    from .htmlsearch import HTMLSearchProvider, check_page_status
+    from .http import Classifier, get_client, read_response, request_json
+    from .query import site_query
+    from .sdk import SDKProvider, mentions_bad_key, quote, said, warn_unknown
+    from .sdkhttp import ResponseLog, response_error, sdk_client
+    from .vendor import VendorProvider

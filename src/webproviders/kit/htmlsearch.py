@@ -22,7 +22,7 @@ class HTMLSearchProvider(VendorProvider):
     """No key, the shared client, and the ``http`` provider's timeout as fallback."""
 
     default_timeout = 15.0
-    key_required = False
+    needs_key = False
 
     def timeout(self) -> float:
         """Own ``timeout``, else the ``http`` provider's per-page ``url_timeout`` or ``timeout``."""

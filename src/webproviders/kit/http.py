@@ -16,8 +16,7 @@ from typing import Any
 
 import httpx
 
-from .._version import __version__
-from ..config import Config
+from ..config import Config, user_agent
 from ..errors import ParseError, WebProviderError
 from ..exceptions import error_for_status
 
@@ -32,11 +31,6 @@ Classifier = Callable[[httpx.Response, Any], "WebProviderError | None"]
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], httpx.AsyncClient]] = (
     weakref.WeakKeyDictionary()
 )
-
-
-def user_agent(config: Config | None) -> str:
-    configured = config.web.user_agent if config is not None else None
-    return configured or f"webproviders/{__version__}"
 
 
 def _http2_available() -> bool:

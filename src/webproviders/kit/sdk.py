@@ -1,7 +1,7 @@
 """Providers built on a vendor's own Python SDK.
 
 An SDK is imported on first use only, so :class:`SDKProvider` checks that it is installed
-with ``importlib.util.find_spec`` and names the extra to install when it is not. The small
+without importing it and names the extra to install when it is not. The small
 helpers here turn a vendor's error text into our sentences. Running an SDK on the shared
 connection pool, and reading the response it failed on, is in :mod:`webproviders.kit.sdkhttp`
 (loaded with the HTTP stack, on first request).
@@ -9,11 +9,11 @@ connection pool, and reading the response it failed on, is in :mod:`webproviders
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from typing import Any, ClassVar
 
 from ..context import remaining_time, warn
+from ..manifest import Package
 from ..redact import scrub
 from ..validate import COMMON_SEARCH_OPTIONS
 from .vendor import VendorProvider
@@ -25,34 +25,23 @@ _BAD_KEY = re.compile(
 )
 
 
-def sdk_installed(module: str) -> bool:
-    """Whether ``module`` can be imported, without importing it."""
-    try:
-        return importlib.util.find_spec(module) is not None
-    except (ImportError, ValueError):
-        return False
-
-
 class SDKProvider(VendorProvider):
-    """A keyed vendor reached through its SDK; available when the SDK and a key are present."""
+    """A keyed vendor reached through its SDK; available when the SDK and a key are present.
+
+    The SDK is the package the manifest lists (``packages:`` in ``plugin.yaml``); ``sdk_module``
+    and ``sdk_pip`` name it for a provider registered without one.
+    """
 
     #: The SDK's top-level module (``tavily``), checked with ``find_spec``.
     sdk_module: ClassVar[str] = ""
     #: What to ``pip install`` for it (``webproviders[tavily]``).
     sdk_pip: ClassVar[str] = ""
 
-    def is_available(self) -> bool:
-        return sdk_installed(self.sdk_module) and super().is_available()
-
-    def unavailable_reason(self) -> str | None:
-        if not sdk_installed(self.sdk_module):
-            return (
-                f"the '{self.sdk_module}' package is not installed (pip install '{self.sdk_pip}')"
-            )
-        if self.key_required and not self.api_keys():
-            names = " or ".join(self.key_env) or "an API key"
-            return f"{names} is not set (or web.providers.{self.name}.api_key)"
-        return None
+    def packages(self) -> list[Package]:
+        declared = super().packages()
+        if declared or not self.sdk_module:
+            return declared
+        return [Package(module=self.sdk_module, pip=self.sdk_pip or self.sdk_module)]
 
     def call_timeout(self) -> float:
         """Seconds for one SDK request: the provider's timeout, cut to what the call has left."""

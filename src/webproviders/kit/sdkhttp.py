@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import httpx
 
-from ..config import Config
+from ..config import Config, user_agent
 from ..errors import WebProviderError
-from .http import DEFAULT_TIMEOUT, Classifier, get_client, read_response, user_agent
+from .http import DEFAULT_TIMEOUT, Classifier, get_client, read_response
 
 
 class _SharedPool(httpx.AsyncBaseTransport):

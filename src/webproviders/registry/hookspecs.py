@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from .loader import PluginContext
+    from .registration import PluginContext
 
 hookspec = pluggy.HookspecMarker("webproviders")
 hookimpl = pluggy.HookimplMarker("webproviders")

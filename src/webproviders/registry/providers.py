@@ -15,7 +15,8 @@ import pluggy
 from .. import redact
 from ..config import Config, default_config
 from ..manifest import CAPABILITIES, Capability
-from .loader import LoadedPlugins, PluginRecord, ProviderEntry, load_plugins
+from .loader import LoadedPlugins, load_plugins
+from .registration import PluginRecord, ProviderEntry
 
 
 class Registry:

@@ -109,7 +109,7 @@ class RateLimits:
 
     def _call_remote(self, method: str, args: tuple[Any, ...]) -> Any:
         if self._remote is None:
-            from .redis_backend import RedisLimiter
+            from .redis_limiter import RedisLimiter
 
             self._remote = RedisLimiter(self._url or "", self._namespace)
         return getattr(self._remote, method)(*args)
