@@ -17,10 +17,9 @@ from webproviders import (
     ParseError,
     ProviderError,
     QuotaExceededError,
-    RateLimitedError,
     WebProviderError,
 )
-from webproviders.kit import error_for_status, retry_after_from_headers
+from webproviders.kit import error_for_status
 
 if TYPE_CHECKING:
     import httpx
@@ -51,16 +50,9 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         return InvalidInputError(f"Kagi rejected the request: {text}.", provider=PROVIDER)
     if code == 0:
         return BadGatewayError(f"Kagi failed on its side: {text}.", provider=PROVIDER)
-    status = response.status_code
-    if status == 429:
-        return RateLimitedError(
-            f"Kagi is rate limiting requests: {text}.",
-            provider=PROVIDER,
-            retry_after=retry_after_from_headers(response.headers),
-        )
-    if status >= 400:
+    if response.status_code >= 400:
         return error_for_status(
-            status, PROVIDER, response.headers, f"Kagi answered HTTP {status}: {text}."
+            response.status_code, PROVIDER, response.headers, vendor="Kagi", message=text
         )
     return ProviderError(f"Kagi answered with an error: {text}.", provider=PROVIDER)
 

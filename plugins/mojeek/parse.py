@@ -47,7 +47,7 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         )
     if response.status_code >= 400:
         return error_for_status(
-            response.status_code, PROVIDER, response.headers, f"Mojeek refused the search: {text}."
+            response.status_code, PROVIDER, response.headers, vendor="Mojeek", message=text
         )
     return ProviderError(f"Mojeek refused the search: {text}.", provider=PROVIDER)
 

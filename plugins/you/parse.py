@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from webproviders import ParseError, ProviderError, QuotaExceededError, WebProviderError
+from webproviders import ParseError, ProviderError, WebProviderError
 from webproviders.kit import error_for_status
 
 if TYPE_CHECKING:
@@ -44,23 +44,7 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         if isinstance(body, Mapping) and body.get("error"):
             return ProviderError(f"You.com answered with an error: {text}", provider=PROVIDER)
         return None
-    said = f": {text}" if text else "."
-    if status == 402:
-        return QuotaExceededError(
-            f"You.com says the account is out of credits{said}", provider=PROVIDER
-        )
-    if status in (401, 403):
-        message = (
-            f"You.com refused the API key (HTTP {status}){said} "
-            "Check YDC_API_KEY (or web.providers.you.api_key)."
-        )
-    elif status == 429:
-        message = f"You.com is rate limiting requests (HTTP 429){said}"
-    elif status >= 500:
-        message = f"You.com failed on its side (HTTP {status}){said}"
-    else:
-        message = f"You.com rejected the request (HTTP {status}){said}"
-    return error_for_status(status, PROVIDER, response.headers, message)
+    return error_for_status(status, PROVIDER, response.headers, vendor="You.com", message=text or "")
 
 
 def _hit(item: Mapping[str, Any], source: str) -> dict[str, Any]:

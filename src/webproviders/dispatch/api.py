@@ -17,7 +17,7 @@ from .. import context
 from ..config import BackendSpec, Config
 from ..dependable.state import DispatchState
 from ..envelope import failure
-from ..exceptions import to_provider_error
+from ..errors import to_provider_error
 from ..manifest import Capability
 from . import runner
 from .call import Call, after, prepare

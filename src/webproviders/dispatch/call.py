@@ -16,8 +16,8 @@ from ..envelope import failure
 from ..errors import (
     InvalidInputError,
     WebProviderError,
+    to_provider_error,
 )
-from ..exceptions import to_provider_error
 from ..manifest import Capability
 from ..redact import get_logger, scrub
 from ..registry.providers import Registry, get_registry

@@ -11,8 +11,8 @@ from ..errors import (
     NotConfiguredError,
     ProviderError,
     WebProviderError,
+    to_provider_error,
 )
-from ..exceptions import to_provider_error
 from ..redact import get_logger
 from ..registry.registration import ProviderEntry
 from .call import Call

@@ -21,8 +21,8 @@ from ..errors import (
     WebProviderError,
     WebTimeoutError,
     error_for_code,
+    to_provider_error,
 )
-from ..exceptions import to_provider_error
 from ..registry.registration import ProviderEntry
 from ..validate import (
     COMMON_SEARCH_OPTIONS,

@@ -28,8 +28,8 @@ from ..errors import (
     UnsupportedError,
     WebProviderError,
     WebTimeoutError,
+    to_provider_error,
 )
-from ..exceptions import to_provider_error
 from ..urls import canonicalize
 from .charset import decode
 from .fetch import FetchResult, fetch, status_error

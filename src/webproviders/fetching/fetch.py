@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 import httpx
 
 from ..config import Config
-from ..dependable.retry_after import retry_after_from_headers
 from ..errors import (
     BadGatewayError,
     BlockedError,
@@ -27,6 +26,7 @@ from ..errors import (
     WebProviderError,
     WebTimeoutError,
 )
+from ..retry_after import retry_after_from_headers
 from .pinning import safe_client
 from .sniff import Kind, sniff
 from .urlsafety import AddressPolicy, check_destination, check_destination_resolved

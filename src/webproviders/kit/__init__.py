@@ -31,15 +31,14 @@ _EXPORTS = {
     "ResponseLog": "kit.sdkhttp",
     "response_error": "kit.sdkhttp",
     # reading a vendor's failures
-    "error_for_status": "exceptions",
-    "to_provider_error": "exceptions",
-    "key_or_rate_error": "verdicts",
-    "request_error": "verdicts",
-    "retry_after_from_headers": "dependable.retry_after",
-    "parse_retry_after": "dependable.retry_after",
-    "quote": "kit.sdk",
-    "said": "kit.sdk",
-    "mentions_bad_key": "kit.sdk",
+    "error_for_status": "errors",
+    "to_provider_error": "errors",
+    "quote": "errors",
+    "said": "errors",
+    "mentions_bad_key": "errors",
+    "mentions_no_credit": "errors",
+    "retry_after_from_headers": "retry_after",
+    "parse_retry_after": "retry_after",
     "warn_unknown": "kit.sdk",
     # building results
     "page_error": "envelope",
@@ -82,9 +81,15 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from ..dependable.retry_after import parse_retry_after, retry_after_from_headers
     from ..envelope import is_http_url, page_error
-    from ..exceptions import error_for_status, to_provider_error
+    from ..errors import (
+        error_for_status,
+        mentions_bad_key,
+        mentions_no_credit,
+        quote,
+        said,
+        to_provider_error,
+    )
     from ..fetching.crawler import Crawler, CrawlOptions
     from ..fetching.fetch import fetch, status_error
     from ..fetching.options import FetchLimits, time_budget
@@ -93,7 +98,7 @@ if TYPE_CHECKING:
     from ..fetching.urlsafety import AddressPolicy, check_destination_resolved
     from ..manifest import PRIORITY_KEYED, PRIORITY_KEYLESS, PRIORITY_SELF_HOSTED
     from ..redact import get_logger
-    from ..verdicts import key_or_rate_error, request_error
+    from ..retry_after import parse_retry_after, retry_after_from_headers
     from .batch import (
         fetch_each,
         gather_or_cancel,
@@ -106,6 +111,6 @@ if TYPE_CHECKING:
     from .htmlsearch import HTMLSearchProvider, check_page_status
     from .http import Classifier, get_client, read_response, request_json
     from .query import site_query
-    from .sdk import SDKProvider, mentions_bad_key, quote, said, warn_unknown
+    from .sdk import SDKProvider, warn_unknown
     from .sdkhttp import ResponseLog, response_error, sdk_client
     from .vendor import VendorProvider

@@ -37,7 +37,7 @@ VENDOR_DOWN = (BadGatewayError, WebTimeoutError, NetworkError, ParseError)
 
 def per_url_error(exc: BaseException, provider: str) -> WebProviderError:
     """Our error for one URL's failure; raises it at once when it is about the account."""
-    from ..exceptions import to_provider_error
+    from ..errors import to_provider_error
 
     error = to_provider_error(exc, provider)
     if isinstance(error, ACCOUNT_ERRORS):

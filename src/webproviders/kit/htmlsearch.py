@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..dependable.retry_after import retry_after_from_headers
 from ..errors import BadGatewayError, BlockedError, ProviderError
+from ..retry_after import retry_after_from_headers
 from .vendor import VendorProvider
 
 if TYPE_CHECKING:

@@ -17,8 +17,7 @@ from typing import Any
 import httpx
 
 from ..config import Config, user_agent
-from ..errors import ParseError, WebProviderError
-from ..exceptions import error_for_status
+from ..errors import ParseError, WebProviderError, error_for_status
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)

@@ -1,28 +1,19 @@
 """Providers built on a vendor's own Python SDK.
 
 An SDK is imported on first use only, so :class:`SDKProvider` checks that it is installed
-without importing it and names the extra to install when it is not. The small
-helpers here turn a vendor's error text into our sentences. Running an SDK on the shared
-connection pool, and reading the response it failed on, is in :mod:`webproviders.kit.sdkhttp`
-(loaded with the HTTP stack, on first request).
+without importing it and names the extra to install when it is not. Running an SDK on the
+shared connection pool, and reading the response it failed on, is in
+:mod:`webproviders.kit.sdkhttp` (loaded with the HTTP stack, on first request).
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any, ClassVar
 
 from ..context import remaining_time, warn
 from ..manifest import Package
-from ..redact import scrub
 from ..validate import COMMON_SEARCH_OPTIONS
 from .vendor import VendorProvider
-
-#: Longest vendor message quoted in an error sentence.
-_QUOTE_CHARS = 300
-_BAD_KEY = re.compile(
-    r"api[ _-]?key|unauthori[sz]ed|invalid (?:auth|token|credential)|authenticat", re.IGNORECASE
-)
 
 
 class SDKProvider(VendorProvider):
@@ -48,24 +39,6 @@ class SDKProvider(VendorProvider):
         left = remaining_time()
         own = self.timeout()
         return own if left is None else max(0.1, min(own, left))
-
-
-def quote(text: Any) -> str:
-    """A vendor's own error text, fit to quote in a sentence: scrubbed of secrets, shortened."""
-    clean = " ".join(scrub(str(text or "")).split())
-    return clean if len(clean) <= _QUOTE_CHARS else clean[: _QUOTE_CHARS - 1] + "…"
-
-
-def said(message: str) -> str:
-    """``: <vendor text>.`` to end one of our sentences with, or just the full stop."""
-    if not message:
-        return "."
-    return f": {message}" + ("" if message.endswith((".", "!", "?", "…")) else ".")
-
-
-def mentions_bad_key(text: str) -> bool:
-    """Whether a vendor message is about the API key (some vendors say so with a 400 or 422)."""
-    return bool(_BAD_KEY.search(text or ""))
 
 
 def warn_unknown(

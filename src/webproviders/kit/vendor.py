@@ -151,7 +151,19 @@ class VendorProvider(WebSearchProvider):
                 if key is not None:
                     self._ring.rest(key, AUTH_COOLDOWN if isinstance(exc, AuthError) else QUOTA_COOLDOWN)
                 if key is None or tries <= 0:
+                    if isinstance(exc, AuthError):
+                        self._name_the_key_setting(exc)
                     raise
+
+    def _name_the_key_setting(self, error: AuthError) -> None:
+        """End a refused-key message with where the key is set, unless it already says so."""
+        names = self.key_vars()
+        if any(name in error.message for name in names):
+            return
+        setting = f"web.providers.{self.name}.api_key"
+        where = f"{' or '.join(names)} (or {setting})" if names else setting
+        error.message = f"{error.message.rstrip()} Check {where}."
+        error.args = (error.message,)
 
     async def call_api(
         self,

@@ -1,4 +1,8 @@
-"""Reading "when may I try again" from vendor response headers."""
+"""Reading "when may I try again" from response headers (``Retry-After`` and vendor resets).
+
+Used wherever an answer says to wait: the status table in :mod:`webproviders.errors` (429),
+the safe fetcher, and vendor classifiers that read their own reset headers.
+"""
 
 from __future__ import annotations
 
