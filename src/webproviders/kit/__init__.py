@@ -23,6 +23,7 @@ _EXPORTS = {
     "PRIORITY_SELF_HOSTED": "manifest",
     "PRIORITY_KEYLESS": "manifest",
     # calling a vendor API on the shared HTTP stack
+    "user_agent": "config",
     "Classifier": "kit.http",
     "get_client": "kit.http",
     "request_json": "kit.http",
@@ -48,6 +49,7 @@ _EXPORTS = {
     "GOOGLE_TBS": "kit.google",
     "google_locale_params": "kit.google",
     "google_organic_hit": "kit.google",
+    "google_results_envelope": "kit.google",
     # extract over several URLs
     "fetch_each": "kit.batch",
     "gather_or_cancel": "kit.batch",
@@ -81,6 +83,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from ..config import user_agent
     from ..envelope import is_http_url, page_error
     from ..errors import (
         error_for_status,
@@ -107,7 +110,13 @@ if TYPE_CHECKING:
         settle,
         url_key,
     )
-    from .google import GOOGLE_SAFE, GOOGLE_TBS, google_locale_params, google_organic_hit
+    from .google import (
+        GOOGLE_SAFE,
+        GOOGLE_TBS,
+        google_locale_params,
+        google_organic_hit,
+        google_results_envelope,
+    )
     from .htmlsearch import HTMLSearchProvider, check_page_status
     from .http import Classifier, get_client, read_response, request_json
     from .query import site_query
