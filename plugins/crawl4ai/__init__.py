@@ -26,7 +26,7 @@ from webproviders import (
     remaining_time,
     warn,
 )
-from webproviders.kit import AddressPolicy, check_destination_resolved, page_error
+from webproviders.kit import AddressPolicy, check_destination_resolved, host_of, page_error
 
 from .pages import internal_links, to_page
 
@@ -147,7 +147,7 @@ class Crawl4AIProvider(WebSearchProvider):
         )
         max_depth = _whole_number(kwargs, ("max_depth",), DEFAULT_MAX_DEPTH, 0, 10)
         await self._check(url)
-        host = (urlsplit(url).hostname or "").lower()
+        host = host_of(url)
 
         async def work(crawler: Any, run: Any) -> list[dict[str, Any]]:
             pages: list[dict[str, Any]] = []

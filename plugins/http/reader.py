@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any
-from urllib.parse import urlsplit
 
 from webproviders import Config, WebProviderError, WebTimeoutError, warn
 from webproviders.kit import (
@@ -18,6 +17,7 @@ from webproviders.kit import (
     HostLimiter,
     PageOptions,
     fetch,
+    host_of,
     page_error,
     render,
     status_error,
@@ -39,7 +39,7 @@ async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[
     stop_at = None if budget is None else loop.time() + budget
 
     async def read(url: str) -> dict[str, Any]:
-        async with limiter.slot((urlsplit(url).hostname or "").lower()):
+        async with limiter.slot(host_of(url)):
             left = limits.url_timeout if stop_at is None else min(limits.url_timeout, stop_at - loop.time())
             result = await fetch(url, config, timeout=left)
         error = status_error(result)

@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext, ProviderError, WebProviderError, warn
-from webproviders.kit import VendorProvider, gather_or_cancel, per_url_error, settle
+from webproviders.kit import VendorProvider, gather_or_cancel, per_url_error, settle, url_key
 
-from .parse import classify, parse_contents, parse_hits, url_key
+from .parse import classify, parse_contents, parse_hits
 
 #: ``count`` is per section (web, news) and at most 100.
 MAX_COUNT = 100

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from webproviders import ParseError, ProviderError, WebProviderError
-from webproviders.kit import error_for_status
+from webproviders.kit import error_for_status, url_key
 
 if TYPE_CHECKING:
     import httpx
@@ -75,11 +75,6 @@ def parse_hits(body: Any, include_news: bool) -> list[dict[str, Any]]:
             raise ParseError(f"You.com's 'results.{section}' is not a list.", provider=PROVIDER)
         hits += [_hit(item, section) for item in items if isinstance(item, Mapping)]
     return hits
-
-
-def url_key(url: str) -> str:
-    """Match a returned page to its requested URL despite a trailing-slash difference."""
-    return url.rstrip("/")
 
 
 def parse_contents(body: Any) -> dict[str, dict[str, Any]]:

@@ -10,7 +10,6 @@ import pytest
 
 from webproviders.errors import UnsafeURLError
 from webproviders.fetching.charset import decode
-from webproviders.fetching.crawler import registrable_domain
 from webproviders.fetching.pages import truncate
 from webproviders.fetching.politeness import HostLimiter
 from webproviders.fetching.robots import RobotsCache, parse, product_token
@@ -23,7 +22,7 @@ from webproviders.fetching.urlsafety import (
     embedded_ipv4,
     resolve_checked,
 )
-from webproviders.urls import canonicalize
+from webproviders.urls import canonicalize, registrable_domain
 
 from .fetch_site import pdf_bytes, png_bytes
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..errors import NetworkError, UnsafeURLError
+from ..urls import shorten
 
 if TYPE_CHECKING:
     import httpx
@@ -145,8 +146,7 @@ def _clean_host(host: str) -> str:
 
 
 def _refuse(url: str, why: str) -> UnsafeURLError:
-    shown = url if len(url) <= 100 else url[:97] + "..."
-    return UnsafeURLError(f"Refused to fetch {shown}: {why}.", detail=why)
+    return UnsafeURLError(f"Refused to fetch {shorten(url)}: {why}.", detail=why)
 
 
 def embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:

@@ -43,7 +43,9 @@ _EXPORTS = {
     "warn_unknown": "kit.sdk",
     # building results
     "page_error": "envelope",
-    "is_http_url": "envelope",
+    "is_http_url": "urls",
+    "host_of": "urls",
+    "url_key": "urls",
     "site_query": "kit.query",
     "GOOGLE_SAFE": "kit.google",
     "GOOGLE_TBS": "kit.google",
@@ -56,7 +58,6 @@ _EXPORTS = {
     "per_url_error": "kit.batch",
     "settle": "kit.batch",
     "one_item_per_url": "kit.batch",
-    "url_key": "kit.batch",
     # safe fetching of URLs that arrive at run time
     "AddressPolicy": "fetching.urlsafety",
     "check_destination_resolved": "fetching.urlsafety",
@@ -84,7 +85,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from ..config import user_agent
-    from ..envelope import is_http_url, page_error
+    from ..envelope import page_error
     from ..errors import (
         error_for_status,
         mentions_bad_key,
@@ -102,14 +103,8 @@ if TYPE_CHECKING:
     from ..manifest import PRIORITY_KEYED, PRIORITY_KEYLESS, PRIORITY_SELF_HOSTED
     from ..redact import get_logger
     from ..retry_after import parse_retry_after, retry_after_from_headers
-    from .batch import (
-        fetch_each,
-        gather_or_cancel,
-        one_item_per_url,
-        per_url_error,
-        settle,
-        url_key,
-    )
+    from ..urls import host_of, is_http_url, url_key
+    from .batch import fetch_each, gather_or_cancel, one_item_per_url, per_url_error, settle
     from .google import (
         GOOGLE_SAFE,
         GOOGLE_TBS,
