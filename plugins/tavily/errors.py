@@ -3,7 +3,7 @@
 Tavily answers ``{"detail": {"error": "..."}}`` (FastAPI style) with 400/401/403/429 and
 432 (plan credit limit) / 433 (pay-as-you-go limit). The SDK turns 403, 432 and 433 all
 into ``ForbiddenError`` and hides the response of a 429, so the provider keeps the last
-response itself (see :class:`webproviders.kit.sdk.ResponseLog`) and reads it here.
+response itself (see :class:`webproviders.kit.ResponseLog`) and reads it here.
 """
 
 from __future__ import annotations
