@@ -19,6 +19,8 @@ _EXPORTS = {
     "adispatch_search": "dispatch.api",
     "adispatch_extract": "dispatch.api",
     "adispatch_crawl": "dispatch.api",
+    # the local index
+    "index_urls": "index.api",
     # providers and plugins
     "list_providers": "registry.providers",
     "get_registry": "registry.providers",
@@ -55,6 +57,7 @@ _EXPORTS = {
     "UnsafeURLError": "errors",
     "TooLargeError": "errors",
     "ProviderError": "errors",
+    "NotFoundError": "errors",
     # agent tools
     "format_results": "agents.formatting",
     "run_tool": "agents.tools",
@@ -94,6 +97,7 @@ if TYPE_CHECKING:
         InvalidInputError,
         NetworkError,
         NotConfiguredError,
+        NotFoundError,
         ParseError,
         ProviderError,
         QuotaExceededError,
@@ -104,6 +108,7 @@ if TYPE_CHECKING:
         WebProviderError,
         WebTimeoutError,
     )
+    from .index.api import index_urls
     from .kit.vendor import VendorProvider
     from .models import FailureEnvelope, Page, PagesEnvelope, SearchEnvelope, SearchHit
     from .provider import WebSearchProvider

@@ -35,6 +35,7 @@ ErrorCode = Literal[
     "bad_gateway",
     "unsafe_url",
     "too_large",
+    "not_found",
     "provider_error",
 ]
 
@@ -161,6 +162,12 @@ class TooLargeError(WebProviderError):
     code = "too_large"
 
 
+class NotFoundError(WebProviderError):
+    """The provider does not have what was asked for (a page missing from an index)."""
+
+    code = "not_found"
+
+
 class ProviderError(WebProviderError):
     """Anything else that went wrong inside a provider."""
 
@@ -183,6 +190,7 @@ ERROR_CLASSES: dict[str, type[WebProviderError]] = {
         BadGatewayError,
         UnsafeURLError,
         TooLargeError,
+        NotFoundError,
         ProviderError,
     )
 }
@@ -371,6 +379,7 @@ __all__ = [
     "InvalidInputError",
     "NetworkError",
     "NotConfiguredError",
+    "NotFoundError",
     "ParseError",
     "ProviderError",
     "QuotaExceededError",

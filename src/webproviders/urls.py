@@ -62,9 +62,10 @@ def is_http_url(value: Any) -> bool:
 
 
 def host_of(url: str) -> str:
-    """The lower-cased host name of ``url``; empty when it has none or cannot be parsed."""
+    """The lower-cased host name of ``url`` without a final dot; empty when it has none or
+    cannot be parsed."""
     try:
-        return (urlsplit(url).hostname or "").lower()
+        return (urlsplit(url).hostname or "").lower().rstrip(".")
     except ValueError:
         return ""
 

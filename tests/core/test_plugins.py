@@ -237,12 +237,12 @@ def test_an_entry_point_loads_before_user_folders(
     install_entry_point: Any, write_plugin: Any, make_config: Any
 ) -> None:
     install_entry_point("installed", "wp_installed", GOOD.format(name="shared").replace("from shared", "installed"))
-    root = write_plugin("local", GOOD.format(name="shared").replace("from shared", "local"))
-    config = make_config(plugins={"paths": [str(root)], "enabled": ["local"]})
+    root = write_plugin("nearby", GOOD.format(name="shared").replace("from shared", "nearby"))
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["nearby"]})
     assert _rows(config)["shared"]["source"] == "entry point"
     assert _served_title("shared", config) == "installed"
     failed = {r["plugin"]: r for r in list_providers(config) if r["load_error"]}
-    assert "already registered by entry point plugin 'installed'" in failed["local"]["load_error"]
+    assert "already registered by entry point plugin 'installed'" in failed["nearby"]["load_error"]
 
 
 def test_an_installed_package_cannot_take_over_a_built_in_name(

@@ -24,10 +24,10 @@ _EXPORTS = {
     "PRIORITY_KEYLESS": "manifest",
     # calling a vendor API on the shared HTTP stack
     "user_agent": "config",
-    "Classifier": "kit.http",
+    "Classifier": "responses",
     "get_client": "kit.http",
     "request_json": "kit.http",
-    "read_response": "kit.http",
+    "read_response": "responses",
     "sdk_client": "kit.sdkhttp",
     "ResponseLog": "kit.sdkhttp",
     "response_error": "kit.sdkhttp",
@@ -70,6 +70,16 @@ _EXPORTS = {
     "HostLimiter": "fetching.politeness",
     "Crawler": "fetching.crawler",
     "CrawlOptions": "fetching.crawler",
+    "truncate": "fetching.pages",
+    "canonicalize": "urls",
+    # the page index (what the local provider searches)
+    "open_store": "index.stores",
+    "PageStore": "index.pages",
+    "IndexedPage": "index.pages",
+    "Hit": "index.pages",
+    "Filters": "index.pages",
+    "iso_utc": "index.pages",
+    "index_envelope": "index.autofill",
     # logging with secrets scrubbed
     "get_logger": "redact",
 }
@@ -97,13 +107,17 @@ if TYPE_CHECKING:
     from ..fetching.crawler import Crawler, CrawlOptions
     from ..fetching.fetch import fetch, status_error
     from ..fetching.options import FetchLimits, time_budget
-    from ..fetching.pages import PageOptions, render
+    from ..fetching.pages import PageOptions, render, truncate
     from ..fetching.politeness import HostLimiter
     from ..fetching.urlsafety import AddressPolicy, check_destination_resolved
+    from ..index.autofill import index_envelope
+    from ..index.pages import Filters, Hit, IndexedPage, PageStore, iso_utc
+    from ..index.stores import open_store
     from ..manifest import PRIORITY_KEYED, PRIORITY_KEYLESS, PRIORITY_SELF_HOSTED
     from ..redact import get_logger
+    from ..responses import Classifier, read_response
     from ..retry_after import parse_retry_after, retry_after_from_headers
-    from ..urls import host_of, is_http_url, url_key
+    from ..urls import canonicalize, host_of, is_http_url, url_key
     from .batch import fetch_each, gather_or_cancel, one_item_per_url, per_url_error, settle
     from .google import (
         GOOGLE_SAFE,
@@ -113,7 +127,7 @@ if TYPE_CHECKING:
         google_results_envelope,
     )
     from .htmlsearch import HTMLSearchProvider, check_page_status
-    from .http import Classifier, get_client, read_response, request_json
+    from .http import get_client, request_json
     from .query import site_query
     from .sdk import SDKProvider, warn_unknown
     from .sdkhttp import ResponseLog, response_error, sdk_client

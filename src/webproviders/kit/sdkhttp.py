@@ -13,7 +13,8 @@ import httpx
 
 from ..config import Config, user_agent
 from ..errors import WebProviderError
-from .http import DEFAULT_TIMEOUT, Classifier, get_client, read_response
+from ..responses import Classifier, read_response
+from .http import DEFAULT_TIMEOUT, get_client
 
 
 class _SharedPool(httpx.AsyncBaseTransport):
