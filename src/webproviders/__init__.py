@@ -30,11 +30,14 @@ _EXPORTS = {
     "hookimpl": "registry.hookspecs",
     "warn": "context",
     "remaining_time": "context",
+    "report_usage": "context",
     # configuration
     "Config": "config",
     "ConfigError": "config",
     "ProviderSettings": "config",
     "load_config": "config",
+    # cost accounting
+    "usage_summary": "accounting.usage.report",
     # the envelope, typed
     "SearchHit": "models",
     "Page": "models",
@@ -58,6 +61,7 @@ _EXPORTS = {
     "TooLargeError": "errors",
     "ProviderError": "errors",
     "NotFoundError": "errors",
+    "BudgetExceededError": "errors",
     # agent tools
     "format_results": "agents.formatting",
     "run_tool": "agents.tools",
@@ -77,11 +81,12 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from .accounting.usage.report import usage_summary
     from .agents.factories import WebToolConfig, create_webread_tool, create_websearch_tool
     from .agents.formatting import format_results
     from .agents.tools import arun_tool, run_tool
     from .config import Config, ConfigError, ProviderSettings, load_config
-    from .context import remaining_time, warn
+    from .context import remaining_time, report_usage, warn
     from .dispatch.api import (
         adispatch_crawl,
         adispatch_extract,
@@ -94,6 +99,7 @@ if TYPE_CHECKING:
         AuthError,
         BadGatewayError,
         BlockedError,
+        BudgetExceededError,
         InvalidInputError,
         NetworkError,
         NotConfiguredError,

@@ -37,6 +37,7 @@ ErrorCode = Literal[
     "too_large",
     "not_found",
     "provider_error",
+    "budget_exceeded",
 ]
 
 ERROR_CODES: tuple[str, ...] = ErrorCode.__args__  # type: ignore[attr-defined]
@@ -174,6 +175,12 @@ class ProviderError(WebProviderError):
     code = "provider_error"
 
 
+class BudgetExceededError(WebProviderError):
+    """The call would take spending over a configured ``web.budget``; nothing was sent."""
+
+    code = "budget_exceeded"
+
+
 ERROR_CLASSES: dict[str, type[WebProviderError]] = {
     cls.code: cls
     for cls in (
@@ -192,6 +199,7 @@ ERROR_CLASSES: dict[str, type[WebProviderError]] = {
         TooLargeError,
         NotFoundError,
         ProviderError,
+        BudgetExceededError,
     )
 }
 
@@ -375,6 +383,7 @@ __all__ = [
     "AuthError",
     "BadGatewayError",
     "BlockedError",
+    "BudgetExceededError",
     "ErrorCode",
     "InvalidInputError",
     "NetworkError",

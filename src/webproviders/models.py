@@ -36,11 +36,21 @@ class Page(_Open):
     error_code: ErrorCode | None = None
 
 
+class Cost(_Open):
+    """What a call (or one request) cost; ``unit`` is ``mixed`` when units differ."""
+
+    usd: float
+    units: float
+    unit: str | None = None
+    estimated: bool = False
+
+
 class Attempt(_Open):
     provider: str
     outcome: Literal["ok", "error", "skipped"]
     latency_ms: float | None = None
     error_code: ErrorCode | None = None
+    cost: Cost | None = None
 
 
 class Meta(_Open):
@@ -49,6 +59,7 @@ class Meta(_Open):
     latency_ms: float
     attempts: list[Attempt] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    cost: Cost | None = None
 
 
 class SearchData(_Open):

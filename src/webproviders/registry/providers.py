@@ -27,7 +27,7 @@ class Registry:
         self._providers = loaded.providers
         self.plugins: list[PluginRecord] = loaded.plugins
         self.hooks: pluggy.PluginManager = loaded.manager
-        #: Cache, health and rate-limit state of dispatch (:mod:`webproviders.dependable.state`).
+        #: Cache, health and rate-limit state of dispatch (:mod:`webproviders.dispatch.state`).
         self.dispatch_state: Any = None
         redact.remember(*config.secrets())
         for entry in self._providers.values():
