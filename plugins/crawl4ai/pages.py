@@ -11,14 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from webproviders.envelope import page_error
-from webproviders.errors import (
+from webproviders import (
     BlockedError,
     NetworkError,
     ProviderError,
     WebProviderError,
     WebTimeoutError,
 )
+from webproviders.kit import page_error
 
 PROVIDER = "crawl4ai"
 _BLOCKING_STATUSES = {401, 403, 429}
