@@ -22,7 +22,6 @@ from ..manifest import Capability
 from . import runner, urlgate
 from .call import Call, after, prepare
 from .chain import run_plan
-from .state import DispatchState
 
 
 async def _execute(call: Call) -> dict[str, Any]:
@@ -40,15 +39,6 @@ async def _execute(call: Call) -> dict[str, Any]:
         meter.finish(envelope)
     after(call, envelope)
     return envelope
-
-
-def _needs_shared_loop(call: Call) -> bool:
-    """Async provider methods run on the background loop, where the shared pool lives."""
-    state: DispatchState = call.state  # type: ignore[assignment]
-    for name in call.plan.candidates if call.plan else []:
-        if state.is_async(name, call.capability):
-            return True
-    return False
 
 
 async def _dispatch(
@@ -78,7 +68,7 @@ def _dispatch_sync(
     prepared = prepare(capability, arguments, backend, config, timeout, mode, cache, tags)
     if isinstance(prepared, dict):
         return prepared
-    return runner.run_sync(_execute(prepared), shared_loop=_needs_shared_loop(prepared))
+    return runner.run_sync(_execute(prepared))
 
 
 async def adispatch_search(

@@ -1,8 +1,8 @@
 """Running provider code of either colour under a deadline.
 
-Sync provider methods run in a worker thread (so a hanging one can be abandoned); async
-dispatch from sync code runs on one long-lived background event loop, so the shared
-connection pool survives between calls, also when the caller is inside a running loop.
+Sync provider methods run in a worker thread (so a hanging one can be abandoned). Sync
+dispatch runs on the calling thread's own long-lived event loop, so that loop's pooled
+connections survive between calls; a caller inside a running loop uses one background loop.
 """
 
 from __future__ import annotations
@@ -134,13 +134,14 @@ def _loop_running_here() -> bool:
     return True
 
 
-def run_sync(coro: Coroutine[Any, Any, T], *, shared_loop: bool = True) -> T:
+def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine from sync code (plain, threaded, or inside a running loop).
 
-    ``shared_loop`` (needed whenever async provider code runs, so the pooled HTTP client is
-    reused) sends it to the background loop. Otherwise it runs on this thread's own loop,
-    which saves two thread hops per call, unless a loop is already running here.
+    It runs on this thread's own long-lived loop, which keeps the pooled HTTP client of
+    that loop alive between calls and saves two thread hops per call. A caller already
+    inside a running loop (a notebook cell, an async agent calling a sync tool) cannot block
+    that loop on itself, so its call goes to the background loop instead.
     """
-    if shared_loop or _loop_running_here():
+    if _loop_running_here():
         return background.run(coro)
     return _thread_loop().run_until_complete(coro)

@@ -10,7 +10,6 @@ can drive cool-downs and back-offs without waiting.
 from __future__ import annotations
 
 import asyncio
-import inspect
 import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -49,17 +48,6 @@ class DispatchState:
         #: How retries and limiter waits sleep; tests swap in a fake.
         self.sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
         self._policies: dict[str, RetryPolicy] = {}
-        self._async: dict[tuple[str, str], bool] = {}
-
-    def is_async(self, name: str, capability: str) -> bool:
-        """Whether the provider's method for ``capability`` is ``async def`` (remembered)."""
-        key = (name, capability)
-        found = self._async.get(key)
-        if found is None:
-            entry = self.registry.get(name)
-            method = getattr(entry.provider, capability, None) if entry is not None else None
-            found = self._async[key] = inspect.iscoroutinefunction(method)
-        return found
 
     def retry_policy(self, name: str) -> RetryPolicy:
         """``web.retry`` with ``web.providers.<name>.max_retries`` / ``backoff`` applied."""
