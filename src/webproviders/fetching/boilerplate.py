@@ -179,10 +179,11 @@ def _same_site_page(href: str, page_url: str) -> bool:
 
 
 def _is_teaser_line(line: str, page_url: str) -> bool:
-    """A line that is one link and nothing else but a short label: "Read also: [Title](url)".
+    """A line that is one link to another page of the same site, at most behind a short label.
 
-    Without a label the link must point to another page of the same site: a lone outside
-    link (a source, a petition, a shop) is part of the article.
+    ``Read also: [Title](/other-article)`` and a bare ``[Title](/other-article)`` are
+    teasers; a link to another site (a source, a petition, a shop) or to a file is part of
+    the article, with or without a label.
     """
     links = list(_MD_LINK.finditer(line))
     if len(links) != 1:
@@ -192,8 +193,8 @@ def _is_teaser_line(line: str, page_url: str) -> bool:
     if _TEASER_TRIM.sub(" ", after).strip() or len(_squash(link.group(1))) < 3:
         return False
     label = _TEASER_TRIM.sub(" ", before).strip()
-    if label:
-        return len(label.split()) <= _LABEL_MAX_WORDS and bool(_LABEL_END.search(before))
+    if label and (len(label.split()) > _LABEL_MAX_WORDS or not _LABEL_END.search(before)):
+        return False
     return _same_site_page(link.group(2), page_url)
 
 
