@@ -114,6 +114,18 @@ def test_blocks_that_are_not_teasers_stay(block: str) -> None:
     assert drop_teaser_links(text, PAGE_URL) == text
 
 
+def test_heading_or_label_that_only_introduced_teasers_goes_with_them() -> None:
+    story = "First paragraph of the story.\n\n## Background\n\nThe bridge opened in 1902."
+    related = "## Related articles\n\n- [Ferry timetable changes](/2024/04/ferry)\n- [Parking charges rise](/2024/03/parking)"
+    label = "You may also like:\n\n[Library opens on Sundays](/2024/02/library)"
+    assert drop_teaser_links(f"{story}\n\n{related}\n\n{label}", PAGE_URL) == story
+
+
+def test_markdown_without_teasers_is_returned_untouched() -> None:
+    text = "Intro.\n\n```\nfirst = 1\n   \n\n\nsecond = 2\n```\n\n## Background\n\n[Source](https://gov.example.com/x)"
+    assert drop_teaser_links(text, PAGE_URL) is text
+
+
 # -- structure ------------------------------------------------------------------------------------
 
 

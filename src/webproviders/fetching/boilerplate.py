@@ -33,10 +33,13 @@ _LEAD_SLACK = 2.5
 _MD_LINK = re.compile(r"!?\[((?:[^\[\]]|\[[^\]]*\])*)\]\((<[^>]*>|[^)\s]*)(?:\s+\"[^\"]*\")?\)")
 _MD_MARKUP = re.compile(r"(?<!\\)[*_`]|\\(?=[^\s])|^\s*(?:#{1,6}|[-*+]|\d+\.)\s+", re.MULTILINE)
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 #: What may surround a teaser link: emphasis, arrows, bullets, dashes and a colon.
 _TEASER_TRIM = re.compile(r"[\s*_>»«<|\\\-–—•·:]+")
 #: A "Read also:" label: at most this many words, ending in a colon or an arrow.
 _LABEL_MAX_WORDS = 4
+#: A line introducing teasers ("Diese Artikel könnten dich auch interessieren:") is short.
+_INTRO_MAX_WORDS = 12
 _LABEL_END = re.compile(r"[:»>]\s*[*_]*\s*$")
 _FILE_LINK = re.compile(r"\.(?:pdf|jpe?g|png|gif|webp|svg|zip|docx?|xlsx?|pptx?|mp[34])$", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
@@ -198,12 +201,30 @@ def _is_teaser_line(line: str, page_url: str) -> bool:
     return _same_site_page(link.group(2), page_url)
 
 
+def _is_teaser_block(block: str, page_url: str) -> bool:
+    lines = [line for line in block.split("\n") if line.strip()]
+    return bool(lines) and all(_is_teaser_line(_LIST_MARKER.sub("", line), page_url) for line in lines)
+
+
+def _introduces(block: str) -> bool:
+    """A heading, or a short line ending in a colon ("You may also like:")."""
+    if _HEADING.match(block):
+        return True
+    words = _plain(block).rstrip("*_ ")
+    return len(words.split()) <= _INTRO_MAX_WORDS and words.endswith((":", "…", "..."))
+
+
 def drop_teaser_links(markdown: str, page_url: str) -> str:
-    """Remove paragraphs and lists made only of teaser lines (links to other articles)."""
-    kept = []
-    for block in _BLOCK_SPLIT.split(markdown):
-        lines = [line for line in block.split("\n") if line.strip()]
-        if lines and all(_is_teaser_line(_LIST_MARKER.sub("", line), page_url) for line in lines):
-            continue
-        kept.append(block)
-    return "\n\n".join(kept)
+    """Remove paragraphs and lists made only of teaser lines (links to other articles).
+
+    The heading or label line that introduced such a block goes with it: a "Related
+    articles" heading with nothing under it is noise too.
+    """
+    blocks = [block for block in _BLOCK_SPLIT.split(markdown) if block.strip()]
+    dropped = [_is_teaser_block(block, page_url) for block in blocks]
+    for at in range(len(blocks) - 2, -1, -1):
+        if not dropped[at] and dropped[at + 1] and _introduces(blocks[at]):
+            dropped[at] = True
+    if not any(dropped):
+        return markdown
+    return "\n\n".join(block for block, drop in zip(blocks, dropped) if not drop)
