@@ -45,6 +45,7 @@ class Counts:
     fp: int = 0
     fn: int = 0
     tn: int = 0
+    seconds: float = 0.0
     failures: list[str] = field(default_factory=list)
 
     def add(self, other: Counts) -> None:
@@ -52,6 +53,7 @@ class Counts:
         self.fp += other.fp
         self.fn += other.fn
         self.tn += other.tn
+        self.seconds += other.seconds
         self.failures += other.failures
 
     @property
@@ -207,12 +209,14 @@ def run_page(job: tuple[str, dict[str, Any], str, list[str]]) -> dict[str, Count
     url = page_url(key, html)
     results = {}
     for name in names:
+        started = time.perf_counter()
         try:
-            results[name] = score_page(expected, EXTRACTORS[name][1](html, url))
+            counts = score_page(expected, EXTRACTORS[name][1](html, url))
         except Exception as exc:  # noqa: BLE001 - a crash is scored as a page with nothing found
             counts = score_page(expected, "")
             counts.failures.append(f"{key}: {type(exc).__name__}: {exc}")
-            results[name] = counts
+        counts.seconds = time.perf_counter() - started
+        results[name] = counts
     return results
 
 
@@ -245,11 +249,14 @@ def main() -> None:
     started = time.perf_counter()
     totals = run(pages, names, args.workers)
     print(f"{time.perf_counter() - started:.0f} s with {args.workers} worker processes\n")
-    print("| extractor | precision | recall | F1 | TP | FP | FN | TN |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| extractor | precision | recall | F1 | TP | FP | FN | TN | ms/page |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for name in names:
         c = totals[name]
-        print(f"| {EXTRACTORS[name][0]} | {c.precision:.4f} | {c.recall:.4f} | **{c.f1:.4f}** | {c.tp} | {c.fp} | {c.fn} | {c.tn} |")
+        print(
+            f"| {EXTRACTORS[name][0]} | {c.precision:.4f} | {c.recall:.4f} | **{c.f1:.4f}** "
+            f"| {c.tp} | {c.fp} | {c.fn} | {c.tn} | {1000 * c.seconds / len(pages):.0f} |"
+        )
     for name in names:
         for failure in totals[name].failures:
             print(f"{name} failed: {failure}")

@@ -27,8 +27,17 @@ _SENTENCE_END = re.compile(r"[.!?…:\"“”»«)]$")
 _DESCRIPTION_MIN_WORDS = 8
 #: How much of a text identifies it when looking for it elsewhere.
 _KEY_CHARS = 50
-#: An element holding much more text than the description is a container, not the lead.
+#: An element holding much more text than the description (beyond this factor plus a
+#: sentence) is a container, not the lead.
 _LEAD_SLACK = 2.5
+_LEAD_SLACK_CHARS = 80
+#: A lead is mostly not link text.
+_LEAD_MAX_LINKED = 0.3
+#: The first paragraph kept is found in the page by its first characters.
+_ANCHOR_CHARS = 40
+_ANCHOR_MIN_CHARS = 15
+#: Shorter blocks (a dateline, a caption) are not taken for the first paragraph.
+_PARAGRAPH_MIN_WORDS = 8
 
 _MD_LINK = re.compile(r"!?\[((?:[^\[\]]|\[[^\]]*\])*)\]\((<[^>]*>|[^)\s]*)(?:\s+\"[^\"]*\")?\)")
 _MD_MARKUP = re.compile(r"(?<!\\)[*_`]|\\(?=[^\s])|^\s*(?:#{1,6}|[-*+]|\d+\.)\s+", re.MULTILINE)
@@ -38,9 +47,9 @@ _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 _TEASER_TRIM = re.compile(r"[\s*_>»«<|\\\-–—•·:]+")
 #: A "Read also:" label: at most this many words, ending in a colon or an arrow.
 _LABEL_MAX_WORDS = 4
+_LABEL_END = re.compile(r"[:»>]\s*[*_]*\s*$")
 #: A line introducing teasers ("Diese Artikel könnten dich auch interessieren:") is short.
 _INTRO_MAX_WORDS = 12
-_LABEL_END = re.compile(r"[:»>]\s*[*_]*\s*$")
 _FILE_LINK = re.compile(r"\.(?:pdf|jpe?g|png|gif|webp|svg|zip|docx?|xlsx?|pptx?|mp[34])$", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 _BLOCK_SPLIT = re.compile(r"\n\s*\n")
@@ -58,8 +67,7 @@ def _plain(markdown: str) -> str:
 def drop_unrendered(tree: Any) -> None:
     """Remove ``<template>`` and ``hidden`` elements, which no reader sees, from ``tree``."""
     for element in tree.xpath(_UNRENDERED):
-        parent = element.getparent()
-        if parent is not None:
+        if element.getparent() is not None:  # the root itself cannot be dropped
             element.drop_tree()
 
 
@@ -97,21 +105,26 @@ def _lead_from_description(body: Any) -> str | None:
     if element is None or element.tag == "a":
         return None
     text = _text(element)
-    return text if len(text) <= _LEAD_SLACK * len(description) + 80 else None
+    return text if len(text) <= _LEAD_SLACK * len(description) + _LEAD_SLACK_CHARS else None
 
 
 def _is_lead_prose(element: Any) -> bool:
+    """A sentence or more of text, not a byline (a ``<time>``), a widget or a row of links."""
     if element.find(".//script") is not None or element.find(".//time") is not None:
         return False
     text = _text(element)
     linked = sum(len(_text(a)) for a in element.iter("a"))
-    return len(text.split()) >= _LEAD_MIN_WORDS and linked < 0.3 * len(text) and bool(_SENTENCE_END.search(text))
+    return (
+        len(text.split()) >= _LEAD_MIN_WORDS
+        and linked < _LEAD_MAX_LINKED * len(text)
+        and bool(_SENTENCE_END.search(text))
+    )
 
 
 def _lead_by_name(body: Any, first_paragraph: str) -> str | None:
     """The last lead-named prose element between the page's ``<h1>`` and the main text."""
-    key = first_paragraph[:40]
-    if len(key) < 15:
+    key = first_paragraph[:_ANCHOR_CHARS]
+    if len(key) < _ANCHOR_MIN_CHARS:
         return None
     anchor = _deepest_holding(body, key)
     if anchor is None:
@@ -158,7 +171,7 @@ def restore_lead(tree: Any, content: str) -> str:
     lead = _lead_from_description(body)
     if lead is None:
         prose = [block for block in blocks if not block.lstrip().startswith(("#", "|", "-", "*", ">"))]
-        first = next((p for p in prose if len(p.split()) >= 8), None)
+        first = next((p for p in prose if len(p.split()) >= _PARAGRAPH_MIN_WORDS), None)
         lead = _lead_by_name(body, _plain(first)) if first else None
     if lead is None or lead[:_KEY_CHARS] in have:
         return content
@@ -227,4 +240,4 @@ def drop_teaser_links(markdown: str, page_url: str) -> str:
             dropped[at] = True
     if not any(dropped):
         return markdown
-    return "\n\n".join(block for block, drop in zip(blocks, dropped) if not drop)
+    return "\n\n".join(block for block, drop in zip(blocks, dropped, strict=True) if not drop)
