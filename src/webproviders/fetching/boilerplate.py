@@ -53,6 +53,8 @@ _INTRO_MAX_WORDS = 12
 _FILE_LINK = re.compile(r"\.(?:pdf|jpe?g|png|gif|webp|svg|zip|docx?|xlsx?|pptx?|mp[34])$", re.IGNORECASE)
 _SPACE = re.compile(r"\s+")
 _BLOCK_SPLIT = re.compile(r"\n\s*\n")
+#: Elements whose text is never shown as page text.
+_NOT_TEXT = frozenset({"script", "style", "noscript", "template", "head", "title"})
 
 
 def _squash(text: str) -> str:
@@ -86,14 +88,35 @@ def _text(element: Any) -> str:
     return _squash(element.text_content())
 
 
-#: Elements whose whitespace-collapsed text contains ``$key`` (ancestors first, in C).
-_HOLDING = ".//*[not(self::script or self::style or self::noscript)][contains(normalize-space(.), $key)]"
+#: Text nodes holding ``$probe``: where a search for a longer text starts.
+_TEXT_WITH_PROBE = ".//text()[contains(., $probe)]"
+#: Climbing from a text node stops at containers bigger than this: they are not a paragraph.
+_CLIMB_MAX_CHARS = 20_000
+#: At most this many places holding the key's longest word are tried.
+_MAX_PROBES = 100
 
 
 def _deepest_holding(body: Any, key: str) -> Any:
-    """The innermost element whose text contains ``key``, or None."""
-    found = body.xpath(_HOLDING, key=key)
-    return found[-1] if found else None  # document order: a descendant comes after its ancestors
+    """The innermost element whose text contains ``key`` (its first occurrence), or None.
+
+    The search starts from the text nodes holding the key's longest word and climbs to the
+    first element holding the whole key, so a big page costs no more than its matches.
+    """
+    probe = max(key.split(), key=len, default="")
+    if not probe:
+        return None
+    for node in body.xpath(_TEXT_WITH_PROBE, probe=probe)[:_MAX_PROBES]:
+        element = node.getparent()
+        if node.is_tail:
+            element = element.getparent()
+        while element is not None and element.tag not in _NOT_TEXT:
+            text = _text(element)
+            if key in text:
+                return element
+            if len(text) > _CLIMB_MAX_CHARS:
+                break
+            element = element.getparent()
+    return None
 
 
 def _lead_from_description(body: Any) -> str | None:
