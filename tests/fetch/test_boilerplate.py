@@ -115,10 +115,15 @@ def test_blocks_that_are_not_teasers_stay(block: str) -> None:
 
 
 def test_heading_or_label_that_only_introduced_teasers_goes_with_them() -> None:
-    story = "First paragraph of the story.\n\n## Background\n\nThe bridge opened in 1902."
+    story = f"{BODY[0]}\n\n## Background\n\n{BODY[1]}"
     related = "## Related articles\n\n- [Ferry timetable changes](/2024/04/ferry)\n- [Parking charges rise](/2024/03/parking)"
     label = "You may also like:\n\n[Library opens on Sundays](/2024/02/library)"
     assert drop_teaser_links(f"{story}\n\n{related}\n\n{label}", PAGE_URL) == story
+
+
+def test_page_that_is_mostly_links_to_its_site_keeps_them() -> None:
+    index = "# All stories\n\n" + "\n".join(f"- [Story number {n} about the town]({PAGE_URL}/{n})" for n in range(8))
+    assert drop_teaser_links(index, PAGE_URL) == index
 
 
 def test_markdown_without_teasers_is_returned_untouched() -> None:

@@ -254,13 +254,16 @@ def drop_teaser_links(markdown: str, page_url: str) -> str:
     """Remove paragraphs and lists made only of teaser lines (links to other articles).
 
     The heading or label line that introduced such a block goes with it: a "Related
-    articles" heading with nothing under it is noise too.
+    articles" heading with nothing under it is noise too. When such links are most of the
+    text, they are the page (an index, a list of articles) and all stay.
     """
     blocks = [block for block in _BLOCK_SPLIT.split(markdown) if block.strip()]
     dropped = [_is_teaser_block(block, page_url) for block in blocks]
     for at in range(len(blocks) - 2, -1, -1):
         if not dropped[at] and dropped[at + 1] and _introduces(blocks[at]):
             dropped[at] = True
-    if not any(dropped):
-        return markdown
-    return "\n\n".join(block for block, drop in zip(blocks, dropped, strict=True) if not drop)
+    kept = [block for block, drop in zip(blocks, dropped, strict=True) if not drop]
+    gone = [block for block, drop in zip(blocks, dropped, strict=True) if drop]
+    if not gone or len(_plain("\n".join(gone))) > len(_plain("\n".join(kept))):
+        return markdown  # links are most of the page: an index or a list of articles, not teasers
+    return "\n\n".join(kept)
