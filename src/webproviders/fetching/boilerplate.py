@@ -9,6 +9,7 @@ Everything here works on an lxml tree or on finished markdown; nothing imports t
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 from urllib.parse import urljoin, urlsplit
@@ -78,7 +79,7 @@ def _description(tree: Any) -> str:
     for meta in tree.iter("meta"):
         key = (meta.get("property") or meta.get("name") or "").strip().lower()
         if key in ("description", "og:description", "twitter:description"):
-            text = _squash(meta.get("content") or "")
+            text = _squash(html.unescape(meta.get("content") or ""))  # some pages escape twice
             if len(text) > len(longest):
                 longest = text
     return re.sub(r"(?:\.\.\.|…)$", "", longest).strip()
@@ -97,26 +98,26 @@ _MAX_PROBES = 100
 
 
 def _deepest_holding(body: Any, key: str) -> Any:
-    """The innermost element whose text contains ``key`` (its first occurrence), or None.
+    """The innermost element whose text contains ``key``, or None.
 
-    The search starts from the text nodes holding the key's longest word and climbs to the
-    first element holding the whole key, so a big page costs no more than its matches.
+    The search starts from the text nodes holding the key's longest word and climbs from
+    each to the first element holding the whole key; the one with the least text around
+    the key wins. A big page costs no more than the places that word appears.
     """
     probe = max(key.split(), key=len, default="")
-    if not probe:
-        return None
-    for node in body.xpath(_TEXT_WITH_PROBE, probe=probe)[:_MAX_PROBES]:
-        element = node.getparent()
-        if node.is_tail:
-            element = element.getparent()
+    best, best_length = None, _CLIMB_MAX_CHARS + 1
+    for node in body.xpath(_TEXT_WITH_PROBE, probe=probe)[:_MAX_PROBES] if probe else ():
+        element = node.getparent().getparent() if node.is_tail else node.getparent()
         while element is not None and element.tag not in _NOT_TEXT:
             text = _text(element)
             if key in text:
-                return element
-            if len(text) > _CLIMB_MAX_CHARS:
+                if len(text) < best_length:
+                    best, best_length = element, len(text)
+                break
+            if element is body or len(text) > _CLIMB_MAX_CHARS:
                 break
             element = element.getparent()
-    return None
+    return best
 
 
 def _lead_from_description(body: Any) -> str | None:
