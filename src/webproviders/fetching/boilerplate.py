@@ -89,6 +89,8 @@ def _text(element: Any) -> str:
     return _squash(element.text_content())
 
 
+#: Whether an element's text, with white space (no-break spaces too) collapsed, holds ``$key``.
+_HOLDS = "contains(normalize-space(translate(., '\u00a0', ' ')), $key)"
 #: Text nodes holding ``$probe``: where a search for a longer text starts.
 _TEXT_WITH_PROBE = ".//text()[contains(., $probe)]"
 #: Climbing from a text node stops at containers bigger than this: they are not a paragraph.
@@ -105,16 +107,17 @@ def _deepest_holding(body: Any, key: str) -> Any:
     the key wins. A big page costs no more than the places that word appears.
     """
     probe = max(key.split(), key=len, default="")
-    best, best_length = None, _CLIMB_MAX_CHARS + 1
+    best, best_size = None, _CLIMB_MAX_CHARS
     for node in body.xpath(_TEXT_WITH_PROBE, probe=probe)[:_MAX_PROBES] if probe else ():
         element = node.getparent().getparent() if node.is_tail else node.getparent()
         while element is not None and element.tag not in _NOT_TEXT:
-            text = _text(element)
-            if key in text:
-                if len(text) < best_length:
-                    best, best_length = element, len(text)
+            size = len(element.text_content())
+            if size >= best_size:
+                break  # an element further up cannot be closer around the key
+            if element.xpath(_HOLDS, key=key):
+                best, best_size = element, size
                 break
-            if element is body or len(text) > _CLIMB_MAX_CHARS:
+            if element is body:
                 break
             element = element.getparent()
     return best
