@@ -200,7 +200,7 @@ def restore_lead(tree: Any, content: str) -> str:
         prose = [block for block in blocks if not block.lstrip().startswith(("#", "|", "-", "*", ">"))]
         first = next((p for p in prose if len(p.split()) >= _PARAGRAPH_MIN_WORDS), None)
         lead = _lead_by_name(body, _plain(first)) if first else None
-    if lead is None or lead[:_KEY_CHARS] in have:
+    if lead is None or _plain(lead)[:_KEY_CHARS] in have:
         return content
     at = 1 if blocks and _is_title(blocks[0], body) else 0
     return separator.join([*blocks[:at], lead, *blocks[at:]])
