@@ -17,6 +17,7 @@ from typing import Any, Literal, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 from ..pools import LazyPool
+from .boilerplate import drop_teaser_links, drop_unrendered, restore_lead
 
 T = TypeVar("T")
 Format = Literal["markdown", "text"]
@@ -154,6 +155,14 @@ def _first_text(tree: Any, path: str) -> str:
     return " ".join(element.text_content().split()) if element is not None else ""
 
 
+def _main_text(extracted: str | None, tree: Any, url: str, fmt: Format) -> str | None:
+    """trafilatura's main text with our corrections (:mod:`.boilerplate`) applied."""
+    if not extracted:
+        return extracted
+    content = restore_lead(tree, extracted)
+    return drop_teaser_links(content, url) if fmt == "markdown" else content
+
+
 def html_document(
     html: str, url: str, *, fmt: Format = "markdown", include_raw: bool = False, want_links: bool = False
 ) -> HtmlDocument:
@@ -172,7 +181,8 @@ def html_document(
     robots = _meta(tree, "robots").lower()
     nofollow = "nofollow" in robots or robots.strip() == "none"
     raw = _text_of(tree) if include_raw else None
-    content = trafilatura.extract(tree, url=url, **TRAFILATURA_OPTIONS[fmt])
+    drop_unrendered(tree)
+    content = _main_text(trafilatura.extract(tree, url=url, **TRAFILATURA_OPTIONS[fmt]), tree, url, fmt)
     # extensive=False: dates only from markup that states them, never guessed from a
     # copyright line in the footer.
     found = extract_metadata(tree, default_url=url, extensive=False)

@@ -1,0 +1,273 @@
+"""Our corrections around trafilatura's main-text choice, measured on public evaluation pages.
+
+trafilatura finds a page's main text well, but three mistakes recur often enough to
+matter (``bench/bench_extraction_quality.py`` measures each): it reads elements a browser
+never shows, it drops the article's lead paragraph (styled apart from the body and often
+named like a teaser), and it keeps "read also" lines that point readers to other pages.
+Everything here works on an lxml tree or on finished markdown; nothing imports trafilatura.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+#: Elements a browser never renders: their text is not page text.
+_UNRENDERED = "//template | //*[@hidden]"
+#: Class or id words that name an article's lead (standfirst) paragraph.
+_LEAD_NAME = re.compile(
+    r"(?i)(?:^|[\s_-])(?:lead|intro|teaser-?text|excerpt|chapo|standfirst|abstract|sub-?title|"
+    r"sub-?headline|preface)(?:$|[\s_-])"
+)
+#: A lead is prose: a sentence or more, ending like one.
+_LEAD_MIN_WORDS = 10
+_SENTENCE_END = re.compile(r"[.!?…:\"“”»«)]$")
+#: A description shorter than this says too little to recognise the lead by.
+_DESCRIPTION_MIN_WORDS = 8
+#: How much of a text identifies it when looking for it elsewhere.
+_KEY_CHARS = 50
+#: An element holding much more text than the description (beyond this factor plus a
+#: sentence) is a container, not the lead.
+_LEAD_SLACK = 2.5
+_LEAD_SLACK_CHARS = 80
+#: A lead is mostly not link text.
+_LEAD_MAX_LINKED = 0.3
+#: The first paragraph kept is found in the page by its first characters.
+_ANCHOR_CHARS = 40
+_ANCHOR_MIN_CHARS = 15
+#: Shorter blocks (a dateline, a caption) are not taken for the first paragraph.
+_PARAGRAPH_MIN_WORDS = 8
+
+_MD_LINK = re.compile(r"!?\[((?:[^\[\]]|\[[^\]]*\])*)\]\((<[^>]*>|[^)\s]*)(?:\s+\"[^\"]*\")?\)")
+_MD_MARKUP = re.compile(r"(?<!\\)[*_`]|\\(?=[^\s])|^\s*(?:#{1,6}|[-*+]|\d+\.)\s+", re.MULTILINE)
+_LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+#: What may surround a teaser link: emphasis, arrows, bullets, dashes and a colon.
+_TEASER_TRIM = re.compile(r"[\s*_>»«<|\\\-–—•·:]+")
+#: A "Read also:" label: at most this many words, ending in a colon or an arrow.
+_LABEL_MAX_WORDS = 4
+_LABEL_END = re.compile(r"[:»>]\s*[*_]*\s*$")
+#: A line introducing teasers ("Diese Artikel könnten dich auch interessieren:") is short.
+_INTRO_MAX_WORDS = 12
+_FILE_LINK = re.compile(r"\.(?:pdf|jpe?g|png|gif|webp|svg|zip|docx?|xlsx?|pptx?|mp[34])$", re.IGNORECASE)
+_SPACE = re.compile(r"\s+")
+_BLOCK_SPLIT = re.compile(r"\n\s*\n")
+#: Elements whose text is never shown as page text.
+_NOT_TEXT = frozenset({"script", "style", "noscript", "template", "head", "title"})
+
+
+def _squash(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+def _plain(markdown: str) -> str:
+    """The words of a markdown fragment without its markup (good enough to find it again)."""
+    return _squash(_MD_MARKUP.sub("", _MD_LINK.sub(r"\1", markdown)))
+
+
+def drop_unrendered(tree: Any) -> None:
+    """Remove ``<template>`` and ``hidden`` elements, which no reader sees, from ``tree``."""
+    for element in tree.xpath(_UNRENDERED):
+        if element.getparent() is not None:  # the root itself cannot be dropped
+            element.drop_tree()
+
+
+def _description(tree: Any) -> str:
+    longest = ""
+    for meta in tree.iter("meta"):
+        key = (meta.get("property") or meta.get("name") or "").strip().lower()
+        if key in ("description", "og:description", "twitter:description"):
+            text = _squash(html.unescape(meta.get("content") or ""))  # some pages escape twice
+            if len(text) > len(longest):
+                longest = text
+    return re.sub(r"(?:\.\.\.|…)$", "", longest).strip()
+
+
+def _text(element: Any) -> str:
+    return _squash(element.text_content())
+
+
+#: Whether an element's text, with white space (no-break spaces too) collapsed, holds ``$key``.
+_HOLDS = "contains(normalize-space(translate(., '\u00a0', ' ')), $key)"
+#: Text nodes holding ``$probe``: where a search for a longer text starts.
+_TEXT_WITH_PROBE = ".//text()[contains(., $probe)]"
+#: Climbing from a text node stops at containers bigger than this: they are not a paragraph.
+_CLIMB_MAX_CHARS = 20_000
+#: At most this many places holding the key's longest word are tried.
+_MAX_PROBES = 100
+
+
+def _deepest_holding(body: Any, key: str) -> Any:
+    """The innermost element whose text contains ``key``, or None.
+
+    The search starts from the text nodes holding the key's longest word and climbs from
+    each to the first element holding the whole key; the one with the least text around
+    the key wins. A big page costs no more than the places that word appears.
+    """
+    probe = max(key.split(), key=len, default="")
+    best, best_size = None, _CLIMB_MAX_CHARS
+    for node in body.xpath(_TEXT_WITH_PROBE, probe=probe)[:_MAX_PROBES] if probe else ():
+        element = node.getparent().getparent() if node.is_tail else node.getparent()
+        while element is not None and element.tag not in _NOT_TEXT:
+            size = len(element.text_content())
+            if size >= best_size:
+                break  # an element further up cannot be closer around the key
+            if element.xpath(_HOLDS, key=key):
+                best, best_size = element, size
+                break
+            if element is body:
+                break
+            element = element.getparent()
+    return best
+
+
+def _lead_from_description(body: Any) -> str | None:
+    """The visible element that shows the page's meta description, when there is one."""
+    description = _description(body.getroottree().getroot())
+    if len(description.split()) < _DESCRIPTION_MIN_WORDS:
+        return None
+    element = _deepest_holding(body, description[:_KEY_CHARS])
+    if element is None or element.tag == "a":
+        return None
+    text = _text(element)
+    return text if len(text) <= _LEAD_SLACK * len(description) + _LEAD_SLACK_CHARS else None
+
+
+def _is_lead_prose(element: Any) -> bool:
+    """A sentence or more of text, not a byline (a ``<time>``), a widget or a row of links."""
+    if element.find(".//script") is not None or element.find(".//time") is not None:
+        return False
+    text = _text(element)
+    linked = sum(len(_text(a)) for a in element.iter("a"))
+    return (
+        len(text.split()) >= _LEAD_MIN_WORDS
+        and linked < _LEAD_MAX_LINKED * len(text)
+        and bool(_SENTENCE_END.search(text))
+    )
+
+
+def _lead_by_name(body: Any, first_paragraph: str) -> str | None:
+    """The last lead-named prose element between the page's ``<h1>`` and the main text."""
+    key = first_paragraph[:_ANCHOR_CHARS]
+    if len(key) < _ANCHOR_MIN_CHARS:
+        return None
+    anchor = _deepest_holding(body, key)
+    if anchor is None:
+        return None
+    enclosing = set(anchor.iterancestors())
+    lead = None
+    for element in body.iter():
+        if element is anchor:
+            break
+        if element.tag == "h1":
+            lead = None  # a lead follows the title
+        names = " ".join(filter(None, (element.get("class"), element.get("id"))))
+        if (
+            element.tag in ("p", "div", "h2", "section", "span", "header")
+            and _LEAD_NAME.search(names)
+            and element not in enclosing
+            and _is_lead_prose(element)
+        ):
+            lead = _text(element)
+    return lead
+
+
+def _is_title(block: str, body: Any) -> bool:
+    """Whether ``block`` is the page's title: a top-level markdown heading or the ``<h1>`` text."""
+    if block.startswith("# "):
+        return True
+    h1 = body.find(".//h1")
+    return h1 is not None and _text(h1) == _squash(block)
+
+
+def restore_lead(tree: Any, content: str) -> str:
+    """Put the article's lead paragraph back at the top of ``content`` when it was left out.
+
+    The lead is recognised as the element that shows the page's meta description, or as a
+    prose element named ``lead``/``intro``/``teaser-text``/… standing between the title
+    and the first paragraph that was kept. It goes after the title when the text starts with it.
+    """
+    body = tree.find(".//body")
+    if body is None or not content:
+        return content
+    separator = "\n\n" if "\n\n" in content else "\n"  # plain text has one paragraph a line
+    blocks = [block for block in content.split(separator) if block.strip()]
+    have = _plain(content)
+    lead = _lead_from_description(body)
+    if lead is None:
+        prose = [block for block in blocks if not block.lstrip().startswith(("#", "|", "-", "*", ">"))]
+        first = next((p for p in prose if len(p.split()) >= _PARAGRAPH_MIN_WORDS), None)
+        lead = _lead_by_name(body, _plain(first)) if first else None
+    if lead is None or _plain(lead)[:_KEY_CHARS] in have:
+        return content
+    at = 1 if blocks and _is_title(blocks[0], body) else 0
+    return separator.join([*blocks[:at], lead, *blocks[at:]])
+
+
+def _site(url: str) -> str:
+    host = (urlsplit(url).hostname or "").lower()
+    return host.removeprefix("www.")
+
+
+def _same_site_page(href: str, page_url: str) -> bool:
+    """Whether ``href`` leads to another page (not a file) of the site ``page_url`` is on."""
+    href = href.strip("<>")
+    if href.startswith(("mailto:", "javascript:", "tel:")):
+        return False
+    target = urljoin(page_url, href)
+    site = _site(page_url)
+    return bool(site) and _site(target) == site and not _FILE_LINK.search(urlsplit(target).path)
+
+
+def _is_teaser_line(line: str, page_url: str) -> bool:
+    """A line that is one link to another page of the same site, at most behind a short label.
+
+    ``Read also: [Title](/other-article)`` and a bare ``[Title](/other-article)`` are
+    teasers; a link to another site (a source, a petition, a shop) or to a file is part of
+    the article, with or without a label.
+    """
+    links = list(_MD_LINK.finditer(line))
+    if len(links) != 1:
+        return False
+    link = links[0]
+    before, after = line[: link.start()], line[link.end():]
+    if _TEASER_TRIM.sub(" ", after).strip() or len(_squash(link.group(1))) < 3:
+        return False
+    label = _TEASER_TRIM.sub(" ", before).strip()
+    if label and (len(label.split()) > _LABEL_MAX_WORDS or not _LABEL_END.search(before)):
+        return False
+    return _same_site_page(link.group(2), page_url)
+
+
+def _is_teaser_block(block: str, page_url: str) -> bool:
+    lines = [line for line in block.split("\n") if line.strip()]
+    return bool(lines) and all(_is_teaser_line(_LIST_MARKER.sub("", line), page_url) for line in lines)
+
+
+def _introduces(block: str) -> bool:
+    """A heading, or a short line ending in a colon ("You may also like:")."""
+    if _HEADING.match(block):
+        return True
+    words = _plain(block).rstrip("*_ ")
+    return len(words.split()) <= _INTRO_MAX_WORDS and words.endswith((":", "…", "..."))
+
+
+def drop_teaser_links(markdown: str, page_url: str) -> str:
+    """Remove paragraphs and lists made only of teaser lines (links to other articles).
+
+    The heading or label line that introduced such a block goes with it: a "Related
+    articles" heading with nothing under it is noise too. When such links are most of the
+    text, they are the page (an index, a list of articles) and all stay.
+    """
+    blocks = [block for block in _BLOCK_SPLIT.split(markdown) if block.strip()]
+    dropped = [_is_teaser_block(block, page_url) for block in blocks]
+    for at in range(len(blocks) - 2, -1, -1):
+        if not dropped[at] and dropped[at + 1] and _introduces(blocks[at]):
+            dropped[at] = True
+    kept = [block for block, drop in zip(blocks, dropped, strict=True) if not drop]
+    gone = [block for block, drop in zip(blocks, dropped, strict=True) if drop]
+    if not gone or len(_plain("\n".join(gone))) > len(_plain("\n".join(kept))):
+        return markdown  # links are most of the page: an index or a list of articles, not teasers
+    return "\n\n".join(kept)
