@@ -23,6 +23,7 @@ ErrorCode = Literal[
     "bad_gateway",
     "unsafe_url",
     "too_large",
+    "not_found",
     "provider_error",
 ]
 
@@ -34,6 +35,9 @@ class WebProviderError(Exception):
 
     code: ClassVar[str] = "provider_error"
     retryable: ClassVar[bool] = False
+    #: The per-URL failures behind a call-level error (an extract or crawl that read no page);
+    #: they go to the failure envelope's ``meta.failures``.
+    failures: list[dict[str, Any]] | None = None
 
     def __init__(
         self,
@@ -149,6 +153,12 @@ class TooLargeError(WebProviderError):
     code = "too_large"
 
 
+class NotFoundError(WebProviderError):
+    """The page asked for does not exist (HTTP 404 or 410 from the site)."""
+
+    code = "not_found"
+
+
 class ProviderError(WebProviderError):
     """Anything else that went wrong inside a provider."""
 
@@ -171,6 +181,7 @@ ERROR_CLASSES: dict[str, type[WebProviderError]] = {
         BadGatewayError,
         UnsafeURLError,
         TooLargeError,
+        NotFoundError,
         ProviderError,
     )
 }
@@ -196,6 +207,7 @@ __all__ = [
     "InvalidInputError",
     "NetworkError",
     "NotConfiguredError",
+    "NotFoundError",
     "ParseError",
     "ProviderError",
     "QuotaExceededError",

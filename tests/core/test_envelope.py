@@ -99,6 +99,7 @@ def test_extract_golden_with_one_failed_url(write_plugin: Any, make_config: Any)
             "requested_backend": "partial",
             "served_by": "partial",
             "attempts": [{"provider": "partial", "outcome": "ok"}],
+            "failed": 1,
         },
     }
     PagesEnvelope.model_validate(envelope)

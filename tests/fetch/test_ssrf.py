@@ -153,17 +153,18 @@ def test_whole_table_through_dispatch(site: Any, canary: Any, site_only: Config)
     for start in range(0, len(urls), 20):
         batch = urls[start:start + 20]
         envelope = dispatch_extract(batch, backend="http", config=site_only)
-        assert envelope["success"] is True, envelope
-        assert [item["url"] for item in envelope["data"]] == batch
-        assert {item["error_code"] for item in envelope["data"]} == {"unsafe_url"}
+        assert envelope["success"] is False, envelope
+        assert envelope["error_code"] == "unsafe_url"
+        assert [item["url"] for item in envelope["meta"]["failures"]] == batch
+        assert {item["error_code"] for item in envelope["meta"]["failures"]} == {"unsafe_url"}
 
 
 def test_redirect_to_internal_started_at_a_reachable_page(site: Any, canary: Any, site_only: Config) -> None:
     """The first hop really was fetched (the site saw it); the internal hop never was."""
     url = fill(via_redirect(f"http://127.0.0.1:{C}/"), site, canary)
     envelope = dispatch_extract(url, backend="http", config=site_only)
-    assert envelope["data"][0]["error_code"] == "unsafe_url"
-    assert "redirect" in envelope["data"][0]["error"]
+    assert envelope["error_code"] == "unsafe_url"
+    assert "redirect" in envelope["error"]
     assert any(path.startswith("/redirect/to") for path in site.paths())
 
 
@@ -171,7 +172,7 @@ def test_rebinding_is_caught_when_connecting(site: Any, canary: Any, site_only: 
     """The check saw a public answer; the connection re-resolved, saw the loopback, refused."""
     url = f"http://rebind.test:{canary.port}/"
     envelope = dispatch_extract(url, backend="http", config=site_only)
-    item = envelope["data"][0]
+    item = envelope["meta"]["failures"][0]
     assert item["error_code"] == "unsafe_url"
     assert "when connecting" in item["error"]
     assert fake_dns.calls.count("rebind.test") == 2
@@ -179,15 +180,15 @@ def test_rebinding_is_caught_when_connecting(site: Any, canary: Any, site_only: 
 
 def test_default_config_refuses_the_local_site(site: Any, config_for: Any) -> None:
     envelope = dispatch_extract(site.url("/articles/caching"), backend="http", config=config_for())
-    assert envelope["success"] is True
-    assert envelope["data"][0]["error_code"] == "unsafe_url"
-    assert "allow_private_networks" in envelope["data"][0]["error"]
+    assert envelope["success"] is False
+    assert envelope["error_code"] == "unsafe_url" and envelope["retryable"] is False
+    assert "allow_private_networks" in envelope["error"]
     assert site.paths() == []
 
 
 def test_default_config_refuses_the_local_site_async(site: Any, config_for: Any) -> None:
     envelope = asyncio.run(adispatch_extract([site.url("/articles/caching")], backend="http", config=config_for()))
-    assert envelope["data"][0]["error_code"] == "unsafe_url"
+    assert envelope["error_code"] == "unsafe_url"
     assert site.paths() == []
 
 

@@ -22,6 +22,7 @@ from ..manifest import Capability
 from . import runner
 from .call import Call, after, prepare
 from .chain import run_plan
+from .per_url import merge_refused
 
 
 async def _execute(call: Call) -> dict[str, Any]:
@@ -33,6 +34,7 @@ async def _execute(call: Call) -> dict[str, Any]:
     except Exception as exc:  # noqa: BLE001
         error = to_provider_error(exc, None)
         envelope = failure(error, error.provider, call.meta(None))
+    merge_refused(envelope, call.refused)
     after(call, envelope)
     return envelope
 

@@ -16,6 +16,7 @@ from ..exceptions import to_provider_error
 from ..redact import get_logger
 from ..registry.loader import ProviderEntry
 from .call import Call
+from .per_url import failed_count
 from .plan import Plan
 from .serve import Skipped, serve
 
@@ -32,8 +33,9 @@ def _should_fail_over(error: WebProviderError) -> bool:
 
 
 def _is_empty(data: Any) -> bool:
+    """No hits (an extract or crawl that read no page never gets here: it is a failure)."""
     items = data.get("web") if isinstance(data, dict) else data
-    return not items or all(isinstance(item, dict) and item.get("error") for item in items)
+    return not items
 
 
 def _succeed(call: Call, name: str, data: Any, provider_meta: dict[str, Any], cached: bool) -> dict[str, Any]:
@@ -41,7 +43,11 @@ def _succeed(call: Call, name: str, data: Any, provider_meta: dict[str, Any], ca
         if str(message) not in call.warnings:
             call.warnings.append(str(message))
     provider_meta.pop("cached", None)
-    return success(data, name, call.meta(name, cached, **provider_meta))
+    meta = call.meta(name, cached, **provider_meta)
+    failed = failed_count(data)
+    if failed:
+        meta["failed"] = failed
+    return success(data, name, meta)
 
 
 def _unavailable(call: Call, entry: ProviderEntry) -> WebProviderError | None:
