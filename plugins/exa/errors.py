@@ -17,6 +17,7 @@ from webproviders.errors import (
     BadGatewayError,
     BlockedError,
     InvalidInputError,
+    NotFoundError,
     ParseError,
     ProviderError,
     QuotaExceededError,
@@ -113,6 +114,6 @@ def status_error(tag: str | None, http_status: int | None) -> WebProviderError:
             provider=NAME,
             detail=f"http_{http_status or 403}",
         )
-    if tag == "CRAWL_NOT_FOUND" or http_status == 404:
-        return ProviderError(f"Exa found no page at this URL{where}.", provider=NAME)
+    if tag == "CRAWL_NOT_FOUND" or http_status in (404, 410):
+        return NotFoundError(f"Exa found no page at this URL{where}.", provider=NAME)
     return ProviderError(f"Exa could not read this page{where}.", provider=NAME)

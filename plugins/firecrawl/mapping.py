@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders.config import ProviderSettings
-from webproviders.errors import BlockedError, ProviderError, WebProviderError
+from webproviders.errors import BlockedError, NotFoundError, ProviderError, WebProviderError
 from webproviders.kit.query import site_query
 from webproviders.kit.sdk import warn_unknown
 
@@ -105,6 +105,8 @@ def _page_failure(metadata: Any) -> WebProviderError | None:
             provider="firecrawl",
             detail=f"http_{status}",
         )
+    if status in (404, 410):
+        return NotFoundError(f"The page was not found (HTTP {status} to Firecrawl).", provider="firecrawl")
     if isinstance(status, int) and status >= 400:
         return ProviderError(f"The site answered HTTP {status} to Firecrawl.", provider="firecrawl")
     note = getattr(metadata, "error", None)

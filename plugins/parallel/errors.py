@@ -18,6 +18,7 @@ from webproviders.errors import (
     BadGatewayError,
     BlockedError,
     InvalidInputError,
+    NotFoundError,
     NetworkError,
     ParseError,
     ProviderError,
@@ -112,6 +113,8 @@ def url_error(error_type: str, http_status: int | None, content: str | None) -> 
     where = f" (HTTP {http_status}, {error_type})" if http_status else f" ({error_type})"
     if "timeout" in error_type:
         return WebTimeoutError(f"Parallel timed out reading this page{where}.", provider=NAME)
+    if http_status in (404, 410):
+        return NotFoundError(f"Parallel found no page at this URL{where}.", provider=NAME)
     if http_status in (401, 403, 429):
         return BlockedError(
             f"The site refused Parallel's fetch{where}.",

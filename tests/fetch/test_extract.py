@@ -231,7 +231,7 @@ def test_http_is_the_default_extract_and_crawl_backend(config_for: Any) -> None:
 
     registry = get_registry(config_for())
     assert registry.get("http") is not None
-    assert resolve("extract", None, registry).candidates == ["http"]
+    assert resolve("extract", None, registry).candidates[0] == "http"
     assert resolve("crawl", None, registry).candidates == ["http"]
 
 

@@ -152,3 +152,25 @@ def test_a_vendor_failing_every_url_alone_is_a_failure_with_the_vendor_reason(
     assert envelope["meta"]["failures"] == [
         {"url": "https://example.com/a", "error": envelope["error"], "error_code": "bad_gateway"}
     ]
+
+
+def test_the_cli_exits_non_zero_when_no_page_was_read_and_names_each_url(
+    site: Any, tmp_path: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from webproviders import cli
+
+    config = tmp_path / "config.yaml"
+    config.write_text("web:\n  allow_private_networks: true\n")
+    missing, walled = site.url("/missing"), site.url("/forbidden")
+    assert cli.main(["--config", str(config), "extract", missing, walled, "--backend", "http"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    lines = err.splitlines()
+    assert lines[0].startswith("error [blocked]: None of the 2 URLs could be read (1 blocked, 1 not_found)")
+    assert lines[1].startswith(f"failed [not_found] {missing}: ")
+    assert lines[2].startswith(f"failed [blocked] {walled}: ")
+
+    assert cli.main(["--config", str(config), "extract", missing, site.url("/articles/caching")]) == 0
+    out, err = capsys.readouterr()
+    assert "Caching keeps recently used answers close" in out and missing not in out
+    assert err.startswith(f"failed [not_found] {missing}: ")

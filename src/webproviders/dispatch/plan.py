@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from ..config import BackendSpec
 from ..errors import NotConfiguredError, UnsupportedError
-from ..manifest import Capability
+from ..manifest import PRIORITY_KEYLESS, Capability
 from ..registry.providers import Registry
 
 Mode = Literal["single", "chain", "fuse"]
@@ -105,7 +105,12 @@ def _shared_fallback(spec: BackendSpec, capability: Capability, registry: Regist
 
 
 def auto_detect(capability: Capability, registry: Registry) -> Plan:
-    """The best available provider by manifest priority (keyed, then self-hosted, then keyless)."""
+    """The best available provider by manifest priority (keyed, then self-hosted, then keyless).
+
+    A keyless extract or crawl is a chain of every available keyless provider, so one that
+    turns out unable to run at call time fails over to the next. Search stays one engine:
+    another keyless engine would answer in another language and ranking.
+    """
     ranked = sorted(
         (
             e
@@ -115,11 +120,17 @@ def auto_detect(capability: Capability, registry: Registry) -> Plan:
         key=lambda e: (e.manifest.priority, e.manifest.name),
     )
     reasons: list[str] = []
+    chosen: list[str] = []
     for entry in ranked:
         available, reason = registry.availability(entry)
-        if available:
-            return Plan(capability, [entry.manifest.name], "single", "auto-detect")
-        reasons.append(f"{entry.manifest.name}: {reason}")
+        if not available:
+            reasons.append(f"{entry.manifest.name}: {reason}")
+            continue
+        chosen.append(entry.manifest.name)
+        if capability == "search" or entry.manifest.priority < PRIORITY_KEYLESS:
+            break
+    if chosen:
+        return Plan(capability, chosen, "chain" if len(chosen) > 1 else "single", "auto-detect")
     detail = "; ".join(reasons[:6]) if reasons else "no installed provider can"
     raise NotConfiguredError(
         f"No {capability} backend is available ({detail}). Configure one, "
