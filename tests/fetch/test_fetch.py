@@ -16,9 +16,8 @@ from webproviders.config import Config
 from webproviders.errors import (
     BadGatewayError,
     BlockedError,
-    InvalidInputError,
-    NotFoundError,
     NetworkError,
+    NotFoundError,
     ProviderError,
     RateLimitedError,
     TooLargeError,
