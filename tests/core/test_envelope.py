@@ -44,6 +44,10 @@ def test_search_golden(make_config: Any) -> None:
             "requested_backend": "stub",
             "served_by": "stub",
             "attempts": [{"provider": "stub", "outcome": "ok"}],
+            "warnings": [
+                "These are offline placeholder results from the stub backend, not from the web: "
+                "no real backend is configured for this call."
+            ],
         },
     }
     SearchEnvelope.model_validate(envelope)
