@@ -1,8 +1,9 @@
 """The ``baidu_html`` plugin: Baidu's results page, parsed with lxml.
 
-Result URLs are Baidu's ``/link?url=`` redirects, returned as they are (extracting such a
-URL follows the redirect). A redirect to Baidu's verification page, or a page that carries
-its CAPTCHA markers, is reported as ``blocked`` / ``captcha_required`` and never bypassed.
+Result URLs are where the results lead (the block's ``mu`` attribute); Baidu's own
+``/link?url=`` redirect is kept in the hit's metadata. A redirect to Baidu's verification
+page, or a page that carries its CAPTCHA markers, is reported as ``blocked`` /
+``captcha_required`` and never bypassed.
 """
 
 from __future__ import annotations

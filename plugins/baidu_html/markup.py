@@ -23,7 +23,12 @@ SELECTORS: dict[str, str] = {
         f".//div[{_token('c-container')}][not(ancestor::div[{_token('c-container')}])]"
         f"[not({_token('result-op')})]"
     ),
+    # The blocks of the column, each expected to be a result, an aggregate or an ad.
+    "block": "./div",
+    "aggregate": f"self::*[{_token('result-op')}]",
     "title_link": ".//h3//a[@href]",
+    # Where an organic result really leads (its title link is a /link?url= redirect).
+    "destination": "./@mu",
     "snippet": (
         ".//*[contains(@class, 'c-abstract') or contains(@class, 'summary-text_')"
         " or contains(@class, 'content-right_') or contains(@class, 'c-span-last')]"
@@ -42,6 +47,8 @@ SELECTORS: dict[str, str] = {
     ),
 }
 
+#: Text of the "no results" notice (很抱歉，没有找到与“...”相关的网页).
+NO_RESULTS_TEXT_MARKERS = ("没有找到与", "抱歉没有找到")
 #: A redirect to (or a page served from) one of these is the verification wall.
 VERIFY_URL_MARKERS = (
     "wappass.baidu.com",

@@ -2,20 +2,27 @@
 
 A page is the verification wall (``blocked``), a results page (zero or more organic
 results), or something else (``parse_error``: the markup changed), so neither a CAPTCHA
-nor a redesign passes for "no results".
+nor a redesign passes for "no results". Zero hits is an empty success only on the "no
+results" notice, or when every block of the column is a known ad or aggregate; a column of
+blocks that are not results we can read is a markup change, and says so.
+
+A hit's URL is the block's ``mu`` attribute (the real destination) when it has one; the
+title link's ``/link?url=`` redirect is then kept as ``metadata.redirect_url``.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 import lxml.html
 from lxml import etree
 
+from webproviders.envelope import is_http_url
 from webproviders.errors import ParseError
 
-from .markup import SELECTORS, VERIFY_TEXT_MARKERS, captcha_error
+from .markup import NO_RESULTS_TEXT_MARKERS, SELECTORS, VERIFY_TEXT_MARKERS, captcha_error
 
 #: Absolute dates as Baidu prints them: 2024年7月22日 or 2024-07-22.
 _DATE = re.compile(r"(\d{4})(?:年|-)(\d{1,2})(?:月|-)(\d{1,2})日?")
@@ -53,18 +60,66 @@ def _hit(block: Any) -> dict[str, Any] | None:
         leading = _LEADING_DATE.match(snippet)
         if leading:
             date_text, snippet = leading.group(1), snippet[leading.end() :]
+    redirect = link.get("href", "").strip()
+    destination = _destination(block)
     hit: dict[str, Any] = {
         "title": _text(link),
-        "url": link.get("href", "").strip(),
+        "url": destination or redirect,
         "description": snippet,
     }
+    if destination and redirect and redirect != destination:
+        hit["metadata"] = {"redirect_url": redirect}
     published = _iso_date(date_text)
     if published:
         hit["published_at"] = published
-    display_url = _text(_first(block, "display_url"))
+    display_url = _text(_first(block, "display_url")) or _shown(destination)
     if display_url:
         hit["display_url"] = display_url
     return hit
+
+
+def _destination(block: Any) -> str:
+    """The block's ``mu`` URL, when it is an http(s) URL."""
+    found = block.xpath(SELECTORS["destination"])
+    url = str(found[0]).strip() if found else ""
+    return url if is_http_url(url) else ""
+
+
+def _shown(url: str) -> str:
+    """A URL as a results page shows it: host and path, without scheme or query."""
+    if not url:
+        return ""
+    parts = urlsplit(url)
+    return (parts.netloc + parts.path).rstrip("/")
+
+
+def _is_no_results(document: Any) -> bool:
+    if document.xpath(SELECTORS["no_results"]):
+        return True
+    text = _text(document)
+    return any(marker in text for marker in NO_RESULTS_TEXT_MARKERS)
+
+
+def _check_understood(column: Any) -> None:
+    """Raise ``parse_error`` for a column that gave no hit yet holds blocks we cannot read."""
+    results = column.xpath(SELECTORS["result"])
+    if any(not block.xpath(SELECTORS["ad"]) for block in results):
+        raise ParseError(
+            "Baidu sent result blocks without the title link we read (its markup may have changed)."
+        )
+    blocks = column.xpath(SELECTORS["block"])
+    unknown = [
+        block
+        for block in blocks
+        if block not in results
+        and not block.xpath(SELECTORS["ad"])
+        and not block.xpath(SELECTORS["aggregate"])
+    ]
+    if unknown or not blocks:
+        raise ParseError(
+            "Baidu sent a results column whose blocks are not results we can read "
+            "(its markup may have changed)."
+        )
 
 
 def parse_page(html: str) -> list[dict[str, Any]]:
@@ -82,9 +137,12 @@ def parse_page(html: str) -> list[dict[str, Any]]:
         text = _text(document)
         if document.xpath(SELECTORS["verification"]) or any(m in text for m in VERIFY_TEXT_MARKERS):
             raise captcha_error("instead of results")
-        if document.xpath(SELECTORS["no_results"]):
+        if _is_no_results(document):
             return []
         raise ParseError(
             "Baidu sent a page that is not a results page (its markup may have changed)."
         )
-    return [hit for hit in (_hit(block) for block in column.xpath(SELECTORS["result"])) if hit]
+    hits = [hit for hit in (_hit(block) for block in column.xpath(SELECTORS["result"])) if hit]
+    if not hits and not _is_no_results(document):
+        _check_understood(column)
+    return hits

@@ -3,12 +3,16 @@
 Brave answers a bad key with HTTP 422 ``SUBSCRIPTION_TOKEN_INVALID`` (not 401), and both
 "too fast" and "monthly quota used up" with HTTP 429 (``RATE_LIMITED`` / ``QUOTA_LIMITED``).
 Its reference shows ``"errors": [...]`` while live answers carry one ``"error"`` object; both
-are read. ``X-RateLimit-Reset: 1, 1419704`` lists seconds until each window (per second,
-per month) resets.
+are read. The ``X-RateLimit-*`` headers carry two comma-separated windows (per second, per
+month; ``X-RateLimit-Policy: 1;w=1, 2000;w=2592000`` names their lengths), and a 429 body's
+``error.meta`` counts ``rate_limit`` / ``rate_current`` and ``quota_limit`` / ``quota_current``.
+A monthly cap of 0 means "no cap" (Brave's paid Search plan reports ``50, 0``).
 """
 
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from webproviders.dependable.retry_after import parse_retry_after, retry_after_from_headers
@@ -20,12 +24,16 @@ from webproviders.errors import (
     RateLimitedError,
     WebProviderError,
 )
+from webproviders.kit.sdk import quote, said
 
 if TYPE_CHECKING:
     import httpx
 
 _KEY_HINT = "check BRAVE_SEARCH_API_KEY or web.providers.{name}.api_key"
 _PLANS_URL = "https://api-dashboard.search.brave.com/"
+_POLICY_WINDOW = re.compile(r"w=(\d+(?:\.\d+)?)")
+#: The usage counters in a 429 body's ``error.meta``.
+_COUNTERS = ("rate_limit", "rate_current", "quota_limit", "quota_current")
 
 
 def error_object(body: Any) -> dict[str, Any] | None:
@@ -66,39 +74,144 @@ def _missing_token(error: dict[str, Any]) -> bool:
     )
 
 
-def _windows(headers: httpx.Headers, name: str) -> list[float]:
-    values = []
-    for part in (headers.get(name) or "").split(","):
+@dataclass
+class Window:
+    """One rate-limit window from Brave's headers: its length, cap, what is left, the reset."""
+
+    seconds: float | None = None
+    limit: float | None = None
+    remaining: float | None = None
+    reset: float | None = None
+
+    def spent(self) -> bool:
+        """Nothing left of a window that has a cap (a cap of 0 means "no cap" to Brave)."""
+        capped = self.limit is None or self.limit > 0
+        return capped and self.remaining is not None and self.remaining <= 0
+
+
+def _numbers(value: str | None) -> list[float | None]:
+    numbers: list[float | None] = []
+    for part in (value or "").split(","):
         try:
-            values.append(float(part.strip()))
+            numbers.append(float(part.strip()))
         except ValueError:
-            continue
-    return values
+            numbers.append(None)
+    return numbers
 
 
-def limit_error(name: str, headers: httpx.Headers, code: str) -> WebProviderError:
-    """A 429: the per-second rate (retry soon) or the monthly quota (wait for the reset)."""
-    resets = _windows(headers, "x-ratelimit-reset")
-    remaining = _windows(headers, "x-ratelimit-remaining")
-    monthly_spent = len(remaining) > 1 and remaining[-1] <= 0
-    if code == "QUOTA_LIMITED" or (code != "RATE_LIMITED" and monthly_spent):
-        reset = resets[-1] if len(resets) > 1 else None
-        when = f" It resets in about {reset / 86400:.1f} days." if reset else ""
-        return QuotaExceededError(
-            f"{name}: the plan's monthly request quota is used up (QUOTA_LIMITED).{when} "
-            f"Upgrade the plan at {_PLANS_URL} or use another backend.",
-            provider=name,
-            retry_after=reset,
+def _window_lengths(policy: str | None) -> list[float | None]:
+    """``1;w=1, 15000;w=2592000`` -> ``[1, 2592000]``."""
+    lengths: list[float | None] = []
+    for part in (policy or "").split(","):
+        match = _POLICY_WINDOW.search(part)
+        lengths.append(float(match.group(1)) if match else None)
+    return lengths
+
+
+def windows(headers: httpx.Headers) -> tuple[Window, Window | None]:
+    """The short (per-second) window and, when Brave sent two, the long (monthly) one.
+
+    The ``X-RateLimit-Policy`` window lengths say which is which; without them, Brave's
+    documented order (per second, then per month) is trusted.
+    """
+    columns = [
+        _numbers(headers.get("x-ratelimit-limit")),
+        _numbers(headers.get("x-ratelimit-remaining")),
+        _numbers(headers.get("x-ratelimit-reset")),
+        _window_lengths(headers.get("x-ratelimit-policy")),
+    ]
+    count = max(len(column) for column in columns)
+
+    def window(index: int) -> Window:
+        limit, remaining, reset, seconds = (
+            column[index] if index < len(column) else None for column in columns
         )
+        return Window(seconds=seconds, limit=limit, remaining=remaining, reset=reset)
+
+    found = [window(index) for index in range(count)]
+    if all(w.seconds is not None for w in found) and count > 1:
+        found.sort(key=lambda w: w.seconds or 0.0)
+    return found[0], (found[-1] if count > 1 else None)
+
+
+def _meta_number(meta: dict[str, Any], key: str) -> float | None:
+    value = meta.get(key)
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _counters(error: dict[str, Any] | None) -> dict[str, float | None]:
+    """``rate_limit``, ``rate_current``, ``quota_limit``, ``quota_current`` of the error's meta."""
+    meta = (error or {}).get("meta")
+    meta = meta if isinstance(meta, dict) else {}
+    return {key: _meta_number(meta, key) for key in _COUNTERS}
+
+
+def _used_up(limit: float | None, current: float | None) -> bool:
+    """A counter at its cap; a cap of 0 is no cap (Brave's paid Search plan reports that)."""
+    return limit is not None and limit > 0 and current is not None and current >= limit
+
+
+def _count(n: float) -> str:
+    return f"{n:,.0f}"
+
+
+def _said_429(code: str) -> str:
+    return f"HTTP 429, {code}" if code else "HTTP 429"
+
+
+def limit_error(
+    name: str, headers: httpx.Headers, error: dict[str, Any] | None
+) -> WebProviderError:
+    """A 429: the monthly quota (``quota_exceeded``, waiting seconds will not help) when the
+    body's code, its quota counters or the monthly header window say so; otherwise a rate
+    limit, with ``retry_after`` from ``Retry-After`` or the spent short window's reset."""
+    code = str((error or {}).get("code") or "")
+    counters = _counters(error)
+    short, monthly = windows(headers)
+    if (
+        code == "QUOTA_LIMITED"
+        or _used_up(counters["quota_limit"], counters["quota_current"])
+        or (monthly is not None and monthly.spent())
+    ):
+        return _quota_error(name, code, counters, monthly)
     retry_after = parse_retry_after(headers.get("retry-after"))
     if retry_after is None:
-        exhausted = [reset for reset, left in zip(resets, remaining, strict=False) if left <= 0]
-        retry_after = min(exhausted) if exhausted else retry_after_from_headers(headers)
+        retry_after = short.reset if short.reset is not None else retry_after_from_headers(headers)
     when = f" Retry after {retry_after:.0f} s." if retry_after is not None else ""
-    return RateLimitedError(
-        f"{name} is rate limiting requests: the plan's requests per second are used up.{when}",
+    per_window = _rate_used_up(short, counters)
+    if per_window:
+        message = (
+            f"{name} is rate limiting requests: the plan's {per_window} are used up "
+            f"({_said_429(code)})."
+        )
+    else:
+        detail = quote((error or {}).get("detail"))
+        message = f"{name} is rate limiting requests ({_said_429(code)}){said(detail)}"
+    return RateLimitedError(message + when, provider=name, retry_after=retry_after)
+
+
+def _rate_used_up(short: Window, counters: dict[str, float | None]) -> str:
+    """The spent short window as "1 request(s) per second"; "" when it is not evidently spent."""
+    limit = counters["rate_limit"] if counters["rate_limit"] is not None else short.limit
+    spent = _used_up(counters["rate_limit"], counters["rate_current"]) or short.spent()
+    if not spent:
+        return ""
+    span = "second" if short.seconds in (None, 1.0) else f"{short.seconds:.0f} s"
+    return f"{_count(limit)} request(s) per {span}" if limit else f"requests per {span}"
+
+
+def _quota_error(
+    name: str, code: str, counters: dict[str, float | None], monthly: Window | None
+) -> QuotaExceededError:
+    cap = counters["quota_limit"] or (monthly.limit if monthly is not None else None)
+    used = f" ({_count(cap)} requests)" if cap else ""
+    reset = monthly.reset if monthly is not None else None
+    when = f" It resets in about {reset / 86400:.1f} days." if reset else ""
+    return QuotaExceededError(
+        f"{name}: the plan's monthly request quota{used} is used up ({_said_429(code)}).{when} "
+        f"Upgrade the plan at {_PLANS_URL} or use another backend.",
         provider=name,
-        retry_after=retry_after,
+        retry_after=reset,
     )
 
 
@@ -107,7 +220,7 @@ def classify(name: str, response: httpx.Response, body: Any) -> WebProviderError
     error = error_object(body)
     code = str((error or {}).get("code") or "")
     if response.status_code == 429 or code in ("RATE_LIMITED", "QUOTA_LIMITED"):
-        return limit_error(name, response.headers, code)
+        return limit_error(name, response.headers, error)
     if error is None:
         return None
     hint = _KEY_HINT.format(name=name)

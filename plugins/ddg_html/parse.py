@@ -3,6 +3,10 @@
 A page is one of three things: the anti-bot challenge (``blocked``), a results page (with
 zero or more organic results), or something else (``parse_error``: the markup changed), so
 a challenge or a redesign never passes for "no results".
+
+A page with nothing (more) to show carries a ``result--no-result`` block ("No  results.")
+and, before it, an "EOF" entry whose link hands the query to a Google search: that page
+has zero hits, and such a hand-off link is never a hit on any page.
 """
 
 from __future__ import annotations
@@ -30,6 +34,7 @@ CHALLENGE = (
 CHALLENGE_TEXT = "bots use duckduckgo too"
 RESULTS_PAGE = f"//div[@id='links'] | //div[{_has_class('serp__results')}]"
 RESULTS = f"//div[{_has_class('result')}]"
+NO_RESULTS = f"//div[{_has_class('result--no-result')}] | //*[{_has_class('no-results')}]"
 AD = f"self::*[{_has_class('result--ad')}] | .//*[{_has_class('badge--ad')}]"
 TITLE_LINK = ".//a[contains(@class, 'result__a')]"
 SNIPPET = ".//*[contains(@class, 'result__snippet')]"
@@ -53,6 +58,14 @@ def _text(element: Any) -> str:
 def _first(element: Any, xpath: str) -> Any:
     found = element.xpath(xpath)
     return found[0] if found else None
+
+
+def is_search_handoff(url: str) -> bool:
+    """A link to another engine's results page (the "EOF" entry's ``google.com/search``)."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower().removeprefix("www.")
+    name, _, suffix = host.partition(".")
+    return name == "google" and 0 < len(suffix.split(".")) <= 2 and parts.path == "/search"
 
 
 def result_url(href: str) -> str | None:
@@ -87,7 +100,7 @@ def _hit(block: Any) -> dict[str, Any] | None:
     if link is None:
         return None
     url = result_url(link.get("href", ""))
-    if not url:
+    if not url or is_search_handoff(url):
         return None
     hit: dict[str, Any] = {
         "title": _text(link),
@@ -143,5 +156,7 @@ def parse_page(html: str) -> ResultsPage:
         raise ParseError(
             "DuckDuckGo sent a page that is not a results page (its markup may have changed)."
         )
+    if document.xpath(NO_RESULTS):
+        return ResultsPage()
     hits = [hit for hit in (_hit(block) for block in document.xpath(RESULTS)) if hit]
     return ResultsPage(hits=hits, next_form=_next_form(document) if hits else None)

@@ -1,7 +1,7 @@
 """The ``exa`` provider: search and page contents through the official ``exa-py`` SDK.
 
 ``AsyncExa`` takes no HTTP client of ours, so it runs on its own httpx client (respx and
-``HTTPS_PROXY`` apply; ``web.proxy`` does not). A response hook on that client keeps the last
+``HTTPS_PROXY`` apply; ``web.proxy`` does not); its headers carry ``web.user_agent``. A response hook on that client keeps the last
 response, because the SDK reports every failure as a ``ValueError`` without the headers
 (see ``errors.py``). Hits take their description from Exa's highlights (configurable with
 ``web.providers.exa.contents``).
@@ -38,6 +38,7 @@ class ExaProvider(SDKProvider):
         """One SDK call with a key from the ring; returns the SDK's ``SearchResponse``."""
         from exa_py import AsyncExa
 
+        from webproviders.kit.http import user_agent
         from webproviders.kit.sdkhttp import ResponseLog
 
         from .errors import failure
@@ -45,6 +46,7 @@ class ExaProvider(SDKProvider):
         async def send(key: str | None) -> Any:
             log = ResponseLog()
             exa = AsyncExa(api_key=key, api_base=self.base_url(), timeout=self.call_timeout())
+            exa.headers["User-Agent"] = user_agent(self.config)
             exa.client.event_hooks["response"].append(log)
             try:
                 return await getattr(exa, method)(*args, **kwargs)

@@ -2,8 +2,11 @@
 
 Works with the hosted API (``FIRECRAWL_API_KEY``) and with a self-hosted instance
 (``FIRECRAWL_API_URL`` or ``web.providers.firecrawl.base_url``; then no key is needed).
-``AsyncFirecrawl`` takes no HTTP client of ours, so it runs on its own httpx client; its
-errors carry the response, which ``errors.py`` reads. Its own retries (on 502) are off:
+A search is one ``POST /v2/search`` on the shared HTTP client, read from the JSON itself:
+the SDK turns a result that carries ``markdown`` into a document and loses its ``url``,
+``title`` and ``description``. Scrape and crawl go through ``AsyncFirecrawl``, which takes
+no HTTP client of ours, so it runs on its own httpx client; its errors carry the response,
+which ``errors.py`` reads. Its own retries (on 502) are off:
 the dispatcher retries. A crawl is a job, polled every ``poll_interval`` seconds until it
 ends or the call's deadline nears (see ``job.py``).
 """
@@ -77,14 +80,14 @@ class FirecrawlProvider(SDKProvider):
             raise failure(exc) from None
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
-        from .mapping import hits, search_request
+        from .errors import classify
+        from .mapping import hits, search_body
 
-        request = search_request(query, limit, options, self._timeout_ms())
-
-        async def send(key: str | None) -> list[dict[str, Any]]:
-            return hits(await self._guarded(self._sdk(key).search(**request)))
-
-        return await self.with_key(send)
+        body = search_body(query, limit, options, self._timeout_ms())
+        answer = await self.call_api(
+            "POST", "/v2/search", json=body, classify=classify, timeout=self.call_timeout()
+        )
+        return hits(answer)
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
         import asyncio  # here, not at import: listing providers stays light

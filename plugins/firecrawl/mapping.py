@@ -1,16 +1,20 @@
-"""Our arguments to ``AsyncFirecrawl`` keyword arguments; its documents to our hits and pages."""
+"""Our arguments to Firecrawl's search body and ``AsyncFirecrawl`` keyword arguments; its
+answers to our hits and pages."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from webproviders.config import ProviderSettings
-from webproviders.errors import BlockedError, NotFoundError, ProviderError, WebProviderError
+from webproviders.errors import BlockedError, NotFoundError, ParseError, ProviderError, WebProviderError
 from webproviders.kit.query import site_query
 from webproviders.kit.sdk import warn_unknown
 
 #: Most results Firecrawl returns for one search.
 MAX_RESULTS = 100
+#: The longest ``timeout`` (ms) Firecrawl accepts for a search.
+MAX_TIMEOUT_MS = 300_000
 #: Firecrawl's ``tbs`` values (Google's "past day/week/month/year").
 TBS = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
 SEARCH_KWARGS = frozenset({"location", "categories", "tbs"})
@@ -31,40 +35,64 @@ CRAWL_FIELDS = {
 DEFAULT_MAX_PAGES = 25
 
 
-def search_request(
-    query: str, limit: int, options: dict[str, Any], timeout_ms: int
-) -> dict[str, Any]:
-    """Keyword arguments for ``AsyncFirecrawl.search``."""
+def search_body(query: str, limit: int, options: dict[str, Any], timeout_ms: int) -> dict[str, Any]:
+    """The JSON body of ``POST /v2/search``."""
     warn_unknown("firecrawl", options, SEARCH_KWARGS, search=True)
-    request: dict[str, Any] = {
+    body: dict[str, Any] = {
         "query": site_query(
             query, options.get("include_domains", []), options.get("exclude_domains", [])
         ),
         "limit": min(limit, MAX_RESULTS),
-        "sources": ["web"],
-        "timeout": timeout_ms,
+        "sources": [{"type": "web"}],
+        "timeout": min(timeout_ms, MAX_TIMEOUT_MS),
     }
     if options.get("time_range"):
-        request["tbs"] = TBS[options["time_range"]]
+        body["tbs"] = TBS[options["time_range"]]
     if options.get("country"):
-        request["country"] = str(options["country"]).lower()
-    request.update({key: options[key] for key in SEARCH_KWARGS if options.get(key) is not None})
-    return request
+        body["country"] = str(options["country"]).lower()
+    for key in ("tbs", "location"):
+        if options.get(key) is not None:
+            body[key] = options[key]
+    if options.get("categories") is not None:
+        body["categories"] = [
+            {"type": c} if isinstance(c, str) else c for c in options["categories"]
+        ]
+    return body
 
 
-def hits(data: Any) -> list[dict[str, Any]]:
-    """Search hits from the SDK's ``SearchData.web`` (plain results, or documents when scraped)."""
+def _field(item: Mapping[str, Any], metadata: Mapping[str, Any], *keys: str) -> Any:
+    """The first non-empty value of ``keys`` on the item itself, else in its ``metadata``."""
+    for source in (item, metadata):
+        for key in keys:
+            if source.get(key):
+                return source[key]
+    return None
+
+
+def hits(body: Any) -> list[dict[str, Any]]:
+    """Search hits from ``data.web``: plain results, or scraped documents (with ``markdown``,
+    with or without ``metadata``). The item's own ``title`` / ``description`` (the search
+    result) come before the scraped page's."""
+    data = body.get("data") if isinstance(body, Mapping) else None
+    items = data.get("web") if isinstance(data, Mapping) else data
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise ParseError("Firecrawl sent search results that are not a list.", provider="firecrawl")
     found = []
-    for item in getattr(data, "web", None) or []:
-        metadata = getattr(item, "metadata", None)
-        url = (
-            getattr(item, "url", None)
-            or getattr(metadata, "source_url", None)
-            or getattr(metadata, "url", None)
+    for item in items:
+        if isinstance(item, str):
+            item = {"url": item}
+        if not isinstance(item, Mapping):
+            continue
+        metadata = item.get("metadata") if isinstance(item.get("metadata"), Mapping) else {}
+        found.append(
+            {
+                "title": _field(item, metadata, "title"),
+                "url": _field(item, metadata, "url", "sourceURL"),
+                "description": _field(item, metadata, "description"),
+            }
         )
-        title = getattr(item, "title", None) or getattr(metadata, "title", None)
-        description = getattr(item, "description", None) or getattr(metadata, "description", None)
-        found.append({"title": title, "url": url, "description": description})
     return found
 
 

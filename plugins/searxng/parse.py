@@ -47,15 +47,23 @@ def parse_results(name: str, body: Any) -> list[dict[str, Any]]:
     return [_hit(item) for item in sorted(usable, key=_score, reverse=True)]
 
 
+def _engine_and_reason(entry: Any) -> tuple[Any, Any]:
+    """``["google", "CAPTCHA"]`` (SearXNG's own shape), ``{"engine": ..., "error": ...}`` (as
+    some instances and proxies send it) or a bare name."""
+    if isinstance(entry, (list, tuple)) and entry:
+        return entry[0], entry[1] if len(entry) > 1 else None
+    if isinstance(entry, dict):
+        engine = entry.get("engine") or entry.get("name")
+        return engine, entry.get("error") or entry.get("reason") or entry.get("message")
+    return (entry, None) if isinstance(entry, str) else (None, None)
+
+
 def unresponsive(body: Any) -> list[str]:
-    """``unresponsive_engines`` as "engine (reason)" strings; the pairs' shape is not trusted."""
+    """``unresponsive_engines`` as "engine (reason)" strings; the entries' shape is not trusted."""
     entries = body.get("unresponsive_engines") if isinstance(body, dict) else None
     found = []
-    for entry in entries or []:
-        if isinstance(entry, (list, tuple)) and entry:
-            engine = str(entry[0])
-            reason = str(entry[1]) if len(entry) > 1 and entry[1] else ""
-            found.append(f"{engine} ({reason})" if reason else engine)
-        elif isinstance(entry, str):
-            found.append(entry)
+    for entry in entries if isinstance(entries, list) else []:
+        engine, reason = _engine_and_reason(entry)
+        if engine:
+            found.append(f"{engine} ({reason})" if reason else str(engine))
     return found

@@ -1,7 +1,9 @@
 """The ``serpapi`` provider: ``GET https://serpapi.com/search.json?engine=google&q=...``.
 
 The key travels as the ``api_key`` query parameter (SerpAPI's only scheme), so it is kept
-out of every message we build and scrubbed from anything else.
+out of every message we build and scrubbed from anything else. The answer box and knowledge
+graph are not web pages, so they go into the envelope's ``meta`` (``answer_box``,
+``knowledge_graph``); an organic result's ``sitelinks`` stay on its hit.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from typing import Any
 
 from webproviders import VendorProvider
 from webproviders.errors import BadGatewayError, ParseError, ProviderError
-from webproviders.kit.google import SAFE, locale_params, organic_hit
+from webproviders.kit.google import SAFE, locale_params, organic_hit, results_envelope
 from webproviders.kit.query import site_query
 
 from .errors import classify, is_no_results
@@ -24,6 +26,14 @@ def _hit(item: dict[str, Any]) -> dict[str, Any]:
     if item.get("source"):
         hit["source"] = item["source"]
     return hit
+
+
+def envelope_from(body: Any) -> dict[str, Any]:
+    """Organic hits as the list, answer box and knowledge graph as meta (as for Serper)."""
+    hits = hits_from(body)
+    return results_envelope(
+        hits, answer_box=body.get("answer_box"), knowledge_graph=body.get("knowledge_graph")
+    )
 
 
 def hits_from(body: Any) -> list[dict[str, Any]]:
@@ -73,11 +83,11 @@ class SerpApiProvider(VendorProvider):
             params["location"] = str(options["location"])
         return params
 
-    async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+    async def search(self, query: str, limit: int = 5, **options: Any) -> dict[str, Any]:
         answer = await self.call_api(
             "GET",
             "/search.json",
             params=self.request_params(query, limit, options),
             classify=classify,
         )
-        return hits_from(answer)
+        return envelope_from(answer)

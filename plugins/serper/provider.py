@@ -10,20 +10,13 @@ from typing import Any
 
 from webproviders import VendorProvider
 from webproviders.errors import ParseError
-from webproviders.kit.google import locale_params, organic_hit
+from webproviders.kit.google import locale_params, organic_hit, results_envelope
 from webproviders.kit.query import site_query
 
 from .errors import classify
 
 #: Page sizes Serper offers; the smallest one that covers the limit is asked for.
 PAGE_SIZES = (10, 20, 30, 40, 50, 100)
-
-
-def _hit(item: dict[str, Any]) -> dict[str, Any]:
-    hit = organic_hit(item)
-    if item.get("sitelinks"):
-        hit["sitelinks"] = item["sitelinks"]
-    return hit
 
 
 def envelope_from(body: Any) -> dict[str, Any]:
@@ -33,13 +26,10 @@ def envelope_from(body: Any) -> dict[str, Any]:
     organic = body.get("organic") or []
     if not isinstance(organic, list):
         raise ParseError("Serper sent 'organic' that is not a list.")
-    meta: dict[str, Any] = {}
-    if body.get("answerBox"):
-        meta["answer_box"] = body["answerBox"]
-    if body.get("knowledgeGraph"):
-        meta["knowledge_graph"] = body["knowledgeGraph"]
-    hits = [_hit(item) for item in organic if isinstance(item, dict)]
-    return {"success": True, "data": {"web": hits}, "meta": meta}
+    hits = [organic_hit(item) for item in organic if isinstance(item, dict)]
+    return results_envelope(
+        hits, answer_box=body.get("answerBox"), knowledge_graph=body.get("knowledgeGraph")
+    )
 
 
 class SerperProvider(VendorProvider):

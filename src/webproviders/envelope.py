@@ -140,7 +140,7 @@ def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[s
             continue
         seen.add(url)
         hit: dict[str, Any] = {
-            "title": _text(_first(mapping, _TITLE_KEYS)) or url,
+            "title": _text(_first(mapping, _TITLE_KEYS)),
             "url": url,
             "description": _text(_first(mapping, _DESCRIPTION_KEYS)),
             "position": len(hits) + 1,

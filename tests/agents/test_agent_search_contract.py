@@ -121,7 +121,7 @@ def test_non_http_urls_are_dropped_and_rank_follows_de_duplication(
     ]
     assert [item["rank"] for item in items] == [1, 2, 3]
     assert items[0]["snippet"] == "first"
-    assert items[2]["title"] == "https://gamma.example.org/" and items[2]["snippet"] == ""
+    assert items[2]["title"] == "" and items[2]["snippet"] == ""
 
 
 def test_raw_upstream_fields_never_reach_the_caller(

@@ -189,6 +189,12 @@ def test_filtering_dedup_cap_and_positions() -> None:
     assert hits[0]["score"] == 0.9 and hits[0]["published_at"] == "2026-01-02"
 
 
+def test_a_missing_title_stays_empty_rather_than_becoming_the_url() -> None:
+    raw = [{"title": None, "url": "https://a.example/"}, {"url": "https://b.example/"}]
+    hits, _ = normalise_search(raw, 5)
+    assert [h["title"] for h in hits] == ["", ""]
+
+
 def test_failure_envelope_from_a_provider_becomes_an_error() -> None:
     with pytest.raises(RateLimitedError):
         normalise_search({"success": False, "error": "slow down", "error_code": "rate_limited"}, 5)

@@ -203,19 +203,55 @@ BRAVE_RATE_LIMITED = brave_error(
         "component": "rate_limiter",
     },
 )
-BRAVE_QUOTA_LIMITED = brave_error(
+#: What the free plan answers once the month's 2,000 requests are spent: Brave still says
+#: RATE_LIMITED; the counters (and the monthly header window) tell the quota is gone.
+_FREE_PLAN_QUOTA_SPENT = {
+    "plan": "Free",
+    "rate_limit": 1,
+    "rate_current": 1,
+    "quota_limit": 2000,
+    "quota_current": 2000,
+    "component": "rate_limiter",
+}
+BRAVE_RATE_LIMITED_QUOTA_SPENT = brave_error(
+    429, "RATE_LIMITED", "Request rate limit exceeded for plan", _FREE_PLAN_QUOTA_SPENT
+)
+#: The paid Search plan: 50 requests per second and no monthly cap (``quota_limit: 0``).
+BRAVE_SEARCH_PLAN_RATE_LIMITED = brave_error(
     429,
-    "QUOTA_LIMITED",
-    "Request quota limit exceeded for plan.",
+    "RATE_LIMITED",
+    "Request rate limit exceeded for plan",
     {
-        "plan": "Free",
-        "rate_limit": 1,
-        "rate_current": 1,
-        "quota_limit": 2000,
-        "quota_current": 2000,
+        "plan": "Search",
+        "rate_limit": 50,
+        "rate_current": 50,
+        "quota_limit": 0,
+        "quota_current": 14,
         "component": "rate_limiter",
     },
 )
+BRAVE_QUOTA_LIMITED = brave_error(
+    429, "QUOTA_LIMITED", "Request quota limit exceeded for plan.", _FREE_PLAN_QUOTA_SPENT
+)
+
+
+def brave_rate_headers(
+    remaining: str,
+    limit: str = "1, 2000",
+    reset: str = "1, 1419704",
+    policy: str = "1;w=1, 2000;w=2592000",
+) -> dict[str, str]:
+    """Brave's rate-limit headers: one value per window, per second then per month."""
+    return {
+        "X-RateLimit-Limit": limit,
+        "X-RateLimit-Policy": policy,
+        "X-RateLimit-Remaining": remaining,
+        "X-RateLimit-Reset": reset,
+    }
+
+
+#: The paid Search plan's headers: 50 per second, and a monthly window with no cap (0).
+BRAVE_SEARCH_PLAN_HEADERS = brave_rate_headers("0, 0", limit="50, 0", policy="50;w=1, 0;w=2678400")
 
 # ---------------------------------------------------------------- SearXNG -------------
 

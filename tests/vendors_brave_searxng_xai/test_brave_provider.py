@@ -17,11 +17,15 @@ from .bodies import (
     BRAVE_QUOTA_LIMITED,
     BRAVE_RATE_HEADERS_OK,
     BRAVE_RATE_LIMITED,
+    BRAVE_RATE_LIMITED_QUOTA_SPENT,
+    BRAVE_SEARCH_PLAN_HEADERS,
+    BRAVE_SEARCH_PLAN_RATE_LIMITED,
     BRAVE_SUCCESS,
     BRAVE_TOKEN_INVALID,
     BRAVE_TOKEN_INVALID_DOCS_SHAPE,
     BRAVE_TOKEN_MISSING,
     brave_error,
+    brave_rate_headers,
 )
 from .helpers import BRAVE_KEY, BRAVE_URL, assert_no_secret, web
 
@@ -250,6 +254,60 @@ def test_429_without_body_reads_the_headers(config: Any, make_config: Any, searc
     # A fresh config: the first answer put brave in a quota cool-down for this registry.
     envelope = _failure(make_config(web=web()), search, 429, headers=BRAVE_RATE_HEADERS_OK)
     assert (envelope["error_code"], envelope["retry_after"]) == ("rate_limited", 1)
+
+
+def test_monthly_window_at_zero_is_quota_exceeded_even_when_brave_says_rate_limited(
+    config: Any, search: Any
+) -> None:
+    headers = brave_rate_headers("1, 0")
+    envelope = _failure(config, search, 429, json=BRAVE_RATE_LIMITED, headers=headers)
+    assert envelope["error_code"] == "quota_exceeded"
+    assert envelope["retryable"] is False
+    assert envelope["retry_after"] == 1419704
+    assert "monthly request quota (2,000 requests) is used up" in envelope["error"]
+    assert "16.4 days" in envelope["error"]
+    assert "per second" not in envelope["error"]
+
+
+def test_quota_counters_in_the_body_mean_quota_exceeded(config: Any, search: Any) -> None:
+    # No rate-limit headers at all: the body's quota_current has reached quota_limit.
+    envelope = _failure(config, search, 429, json=BRAVE_RATE_LIMITED_QUOTA_SPENT)
+    assert envelope["error_code"] == "quota_exceeded"
+    assert "per second" not in envelope["error"]
+
+
+def test_search_plan_without_monthly_cap_is_rate_limited(config: Any, search: Any) -> None:
+    # quota_limit 0 and a monthly window of "0" are Brave's way of saying "no monthly cap".
+    envelope = _failure(
+        config, search, 429, json=BRAVE_SEARCH_PLAN_RATE_LIMITED, headers=BRAVE_SEARCH_PLAN_HEADERS
+    )
+    assert (envelope["error_code"], envelope["retry_after"]) == ("rate_limited", 1)
+    assert "50 request(s) per second are used up (HTTP 429, RATE_LIMITED)" in envelope["error"]
+
+
+def test_window_lengths_come_from_the_policy_not_the_order(config: Any, search: Any) -> None:
+    monthly_first = {"limit": "2000, 1", "reset": "1419704, 1", "policy": "2000;w=2592000, 1;w=1"}
+    headers = brave_rate_headers("1500, 0", **monthly_first)
+    envelope = _failure(config, search, 429, json=BRAVE_RATE_LIMITED, headers=headers)
+    assert (envelope["error_code"], envelope["retry_after"]) == ("rate_limited", 1)
+    spent = brave_rate_headers("0, 1", **monthly_first)
+    fresh = _failure(config, search, 429, json=BRAVE_RATE_LIMITED, headers=spent)
+    assert (fresh["error_code"], fresh["retry_after"]) == ("quota_exceeded", 1419704)
+
+
+def test_plain_text_429_is_explained_without_guessing_the_window(config: Any, search: Any) -> None:
+    envelope = _failure(
+        config,
+        search,
+        429,
+        text="Too Many Requests",
+        headers={"Content-Type": "text/plain", "Retry-After": "3"},
+    )
+    assert (envelope["error_code"], envelope["retry_after"]) == ("rate_limited", 3)
+    assert envelope["error"] == (
+        "brave is rate limiting requests (HTTP 429). Retry after 3 s. "
+        'The response said: "Too Many Requests".'
+    )
 
 
 @pytest.mark.parametrize(

@@ -90,6 +90,27 @@ def test_odd_shapes_never_break_the_call(config: Any, search: Any) -> None:
     assert envelope["meta"]["warnings"] == ["searxng: some engines did not answer: qwant, mojeek."]
 
 
+def test_dict_shaped_unresponsive_engines_are_reported(config: Any, search: Any) -> None:
+    body = {
+        **SEARX_EMPTY,
+        "unresponsive_engines": [
+            {"engine": "google", "error": "CAPTCHA"},
+            {"engine": "duckduckgo", "reason": "timeout"},
+            {"engine": "brave"},
+            ["bing", "HTTP error"],
+            {"error": "no engine named"},
+        ],
+    }
+    with respx.mock() as mock:
+        mock.get(SEARCH_URL).respond(200, json=body)
+        envelope = search(config, "x", backend="searxng")
+    assert envelope["success"] is True
+    assert envelope["meta"]["warnings"] == [
+        "searxng: some engines did not answer: google (CAPTCHA), duckduckgo (timeout), brave, "
+        "bing (HTTP error)."
+    ]
+
+
 def test_option_mapping(config: Any, search: Any) -> None:
     with respx.mock() as mock:
         route = mock.get(SEARCH_URL).respond(200, json=SEARX_EMPTY)

@@ -6,15 +6,18 @@ import asyncio
 import re
 
 import httpx
+import lxml.html
+import pytest
 import respx
 
 from webproviders import adispatch_search, dispatch_search
+from webproviders.errors import ParseError
 
 URL = "https://www.baidu.com/s"
 WAPPASS = "https://wappass.baidu.com/static/captcha/tuxing.html?&logid=11506013012345&ak=c27bbc89afca0463650ac9bde68ebe06&backurl=https%3A%2F%2Fwww.baidu.com%2Fs%3Fwd%3Dpython&signature=0f1e2d3c&timestamp=1760000000"
 
 
-def test_results_page_becomes_hits_with_redirect_urls_as_they_are(cfg, page):
+def test_results_page_hits_lead_to_the_mu_destination(cfg, page):
     with respx.mock(assert_all_called=False) as mock:
         mock.get(URL).respond(
             200,
@@ -31,20 +34,45 @@ def test_results_page_becomes_hits_with_redirect_urls_as_they_are(cfg, page):
         "Python asyncio 模块 | 菜鸟教程",
         "Async IO in Python: A Complete Walkthrough",
     ]
-    assert all(h["url"].startswith("http://www.baidu.com/link?url=") for h in hits)
-    assert (
-        hits[0]["url"]
-        == "http://www.baidu.com/link?url=q4VZf5x2mSTwLKd3g8Hc7n1tRQeJ0aYbC6uEiWvF9pXoN2sMkUl5AhTjGrDyB8z"
+    assert [h["url"] for h in hits] == [
+        "https://docs.python.org/zh-cn/3/library/asyncio.html",
+        "https://zhuanlan.zhihu.com/p/137057192",
+        "https://baike.baidu.com/item/%E5%BC%82%E6%AD%A5%E7%BC%96%E7%A8%8B/22653548",
+        "https://www.runoob.com/python3/python-asyncio.html",
+        "https://realpython.com/async-io-python/",
+    ]
+    # Baidu's redirect stays beside the destination.
+    assert hits[0]["metadata"] == {
+        "redirect_url": "http://www.baidu.com/link?url=q4VZf5x2mSTwLKd3g8Hc7n1tRQeJ0aYbC6uEiWvF9pXoN2sMkUl5AhTjGrDyB8z"
+    }
+    assert all(
+        h["metadata"]["redirect_url"].startswith("http://www.baidu.com/link?url=") for h in hits
     )
+    # The display URL is what the page shows, else the destination's host and path.
+    assert [h["display_url"] for h in hits] == [
+        "docs.python.org/zh-cn/3/library/asyncio.html",
+        "知乎",
+        "百度百科",
+        "www.runoob.com/python3/pyth...",
+        "realpython.com/async-io-python",
+    ]
     # The date is metadata, not part of the description.
     assert hits[0]["published_at"] == "2024-12-03"
     assert hits[0]["description"].startswith("asyncio 是用来编写 并发 代码的库")
     assert hits[1]["published_at"] == "2020-05-06"
     assert hits[1]["description"].startswith("本文从协程讲起")
     assert hits[3]["published_at"] == "2025-03-18"
-    assert hits[3]["display_url"] == "www.runoob.com/python3/pyth..."
     # The video aggregate (result-op) is not an organic result.
     assert not any("相关视频" in h["title"] for h in hits)
+
+
+def test_a_block_without_mu_keeps_the_redirect_as_its_url(plugin_module, page):
+    parse = plugin_module("baidu_html", "parse")
+    html = page("baidu_results.html").replace(' mu="https://zhuanlan.zhihu.com/p/137057192"', "")
+    second = parse.parse_page(html)[1]
+    assert second["url"].startswith("http://www.baidu.com/link?url=Zh1Hu2p3")
+    assert "metadata" not in second
+    assert second["display_url"] == "知乎"
 
 
 def test_request_parameters_and_shared_network_settings(cfg, page):
@@ -122,8 +150,13 @@ def test_ads_are_dropped(cfg, page):
         "自学英语三年的经验分享 - 豆瓣",
     ]
     assert not any("baidu.php" in h["url"] for h in hits)
-    assert hits[0]["url"].startswith("http://www.baidu.com/link?url=ZhihuQuestion20145239")
-    assert "&eqid=" in hits[0]["url"]
+    assert [h["url"] for h in hits] == [
+        "https://www.zhihu.com/question/20145239",
+        "https://www.douban.com/group/topic/218834771/",
+    ]
+    redirect = hits[0]["metadata"]["redirect_url"]
+    assert redirect.startswith("http://www.baidu.com/link?url=ZhihuQuestion20145239")
+    assert "&eqid=" in redirect
 
 
 def test_no_results_page_is_an_empty_success(cfg, page):
@@ -202,12 +235,32 @@ def test_a_markup_change_is_a_one_line_selector_fix(plugin_module, page, monkeyp
     markup = plugin_module("baidu_html", "markup")
     parse = plugin_module("baidu_html", "parse")
     redesigned = page("baidu_ads_redirects.html").replace("<h3", "<h4").replace("</h3>", "</h4>")
-    assert parse.parse_page(redesigned) == []
+    with pytest.raises(ParseError, match="markup may have changed"):
+        parse.parse_page(redesigned)
     monkeypatch.setitem(markup.SELECTORS, "title_link", ".//h4//a[@href]")
     assert [h["title"] for h in parse.parse_page(redesigned)] == [
         "成年人如何选择英语培训机构? - 知乎",
         "自学英语三年的经验分享 - 豆瓣",
     ]
+
+
+def test_a_column_of_unknown_blocks_is_a_parse_error_not_an_empty_success(cfg, page):
+    # Baidu renamed its result class: the column is there, its blocks are not results we know.
+    redesigned = page("baidu_results.html").replace("c-container", "card-item_4Xc9a")
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).respond(200, text=redesigned)
+        envelope = dispatch_search("python 异步编程", 5, backend="baidu_html", config=cfg())
+    assert envelope["success"] is False
+    assert envelope["error_code"] == "parse_error"
+    assert "markup may have changed" in envelope["error"]
+
+
+def test_an_ads_only_column_is_an_empty_success(plugin_module, page):
+    parse = plugin_module("baidu_html", "parse")
+    document = lxml.html.document_fromstring(page("baidu_ads_redirects.html"))
+    for organic in document.xpath("//div[@mu]"):
+        organic.drop_tree()
+    assert parse.parse_page(lxml.html.tostring(document, encoding="unicode")) == []
 
 
 def test_base_url_override_against_a_real_local_server(cfg, page, page_server):

@@ -148,6 +148,41 @@ def test_page_without_organic_results_is_an_empty_success(cfg, page):
     assert envelope["data"]["web"] == []
 
 
+def test_no_results_page_eof_entry_is_not_a_hit(plugin_module, page):
+    parse = plugin_module("ddg_html", "parse")
+    result = parse.parse_page(page("ddg_no_results.html"))
+    assert (result.hits, result.next_form) == ([], None)
+    assert parse.is_search_handoff("http://www.google.com/search?hl=en&q=qzxv")
+    assert parse.is_search_handoff("https://google.co.uk/search?q=qzxv")
+    assert not parse.is_search_handoff("https://support.google.com/websearch/answer/134479")
+    assert not parse.is_search_handoff("https://www.googleblog.com/search?q=x")
+
+
+def test_paging_into_a_no_results_page_adds_no_hit(cfg, page):
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL)
+        route.side_effect = [
+            httpx.Response(200, text=page("ddg_results.html")),
+            httpx.Response(200, text=page("ddg_no_results.html")),
+        ]
+        envelope = dispatch_search("rust async await", 10, backend="ddg_html", config=cfg())
+    assert route.call_count == 2
+    urls = [hit["url"] for hit in envelope["data"]["web"]]
+    assert len(urls) == 5
+    assert not any("google.com" in url for url in urls)
+
+
+def test_no_results_page_lets_a_chain_fail_over_on_empty(cfg, page):
+    config = cfg(web={"search_backend": ["ddg_html", "baidu_html"], "failover_on_empty": True})
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(200, text=page("ddg_no_results.html"))
+        mock.get("https://www.baidu.com/s").respond(200, text=page("baidu_results.html"))
+        envelope = dispatch_search("qzxv flurbnog wexlotrime", 3, config=config)
+    assert envelope["success"] is True
+    assert envelope["provider"] == "baidu_html"
+    assert [a["provider"] for a in envelope["meta"]["attempts"]] == ["ddg_html", "baidu_html"]
+
+
 def test_anomaly_page_is_blocked_captcha(cfg, page):
     with respx.mock(assert_all_called=False) as mock:
         mock.post(URL).respond(200, text=page("ddg_anomaly.html"))

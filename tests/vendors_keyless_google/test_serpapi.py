@@ -71,6 +71,41 @@ SUCCESS = {
         "next": "https://serpapi.com/search.json?engine=google&q=coffee&start=10",
     },
 }
+#: A search for a named thing: SerpAPI adds Google's knowledge graph and answer box, and the
+#: first organic result carries sitelinks.
+WITH_PANELS = {
+    **SUCCESS,
+    "answer_box": {
+        "type": "organic_result",
+        "title": "Coffee - Wikipedia",
+        "link": "https://en.wikipedia.org/wiki/Coffee",
+        "snippet": "Coffee is a beverage brewed from roasted coffee beans.",
+    },
+    "knowledge_graph": {
+        "title": "Coffee",
+        "type": "Drink",
+        "kgmid": "/m/02vqfm",
+        "knowledge_graph_search_link": "https://www.google.com/search?kgmid=/m/02vqfm&hl=en-US&q=Coffee",
+        "serpapi_knowledge_graph_search_link": "https://serpapi.com/search.json?engine=google&kgmid=%2Fm%2F02vqfm&q=Coffee",
+        "description": "Coffee is a beverage brewed from roasted coffee beans.",
+        "source": {"name": "Wikipedia", "link": "https://en.wikipedia.org/wiki/Coffee"},
+    },
+    "organic_results": [
+        {
+            **SUCCESS["organic_results"][0],
+            "sitelinks": {
+                "inline": [
+                    {
+                        "title": "History of coffee",
+                        "link": "https://en.wikipedia.org/wiki/History_of_coffee",
+                    },
+                    {"title": "Coffee bean", "link": "https://en.wikipedia.org/wiki/Coffee_bean"},
+                ]
+            },
+        },
+        SUCCESS["organic_results"][1],
+    ],
+}
 NO_RESULTS = {
     "search_metadata": METADATA,
     "search_parameters": {
@@ -109,6 +144,27 @@ def test_organic_results_become_hits(keyed, cfg):
     assert second["published_at"] == "2026-08-12"
     params = route.calls.last.request.url.params
     assert dict(params) == {"engine": "google", "q": "coffee", "api_key": KEY}
+
+
+def test_knowledge_graph_and_answer_box_go_to_meta_and_sitelinks_stay_on_the_hit(keyed, cfg):
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).respond(200, json=WITH_PANELS)
+        envelope = _search(cfg)
+    assert envelope["success"] is True
+    first, second = envelope["data"]["web"]
+    assert (
+        first["sitelinks"]["inline"][0]["link"] == "https://en.wikipedia.org/wiki/History_of_coffee"
+    )
+    assert "sitelinks" not in second
+    assert envelope["meta"]["knowledge_graph"]["kgmid"] == "/m/02vqfm"
+    assert envelope["meta"]["answer_box"]["type"] == "organic_result"
+
+
+def test_a_page_without_panels_adds_no_meta(keyed, cfg):
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).respond(200, json=SUCCESS)
+        envelope = _search(cfg)
+    assert "knowledge_graph" not in envelope["meta"] and "answer_box" not in envelope["meta"]
 
 
 def test_options_map_to_google_parameters(keyed, cfg):

@@ -136,6 +136,14 @@ EXA_SEARCH: dict[str, Any] = {
             "author": None,
             "text": "Plain page text used when there are no highlights.",
         },
+        {
+            "id": "https://example.net/report.pdf",
+            "url": "https://example.net/report.pdf",
+            "title": None,
+            "publishedDate": None,
+            "author": None,
+            "highlights": ["Annual transformer capacity report."],
+        },
     ],
     "searchTime": 812.4,
     "costDollars": {"total": 0.007, "search": {"neural": 0.005}, "contents": {"highlights": 0.002}},
@@ -214,6 +222,40 @@ FIRECRAWL_SEARCH: dict[str, Any] = {
     "creditsUsed": 2,
 }
 FIRECRAWL_EMPTY: dict[str, Any] = {"success": True, "data": {"web": []}, "creditsUsed": 1}
+#: A search with ``scrapeOptions``: each result also carries the page as ``markdown``; the
+#: second one came back without ``metadata`` (the page's own metadata was not gathered).
+FIRECRAWL_SEARCH_SCRAPED: dict[str, Any] = {
+    "success": True,
+    "data": {
+        "web": [
+            {
+                "url": "https://docs.firecrawl.dev/introduction",
+                "title": "Quickstart | Firecrawl",
+                "description": "Firecrawl crawls and converts any website into clean markdown.",
+                "position": 1,
+                "markdown": "# Quickstart\n\nWelcome to Firecrawl.",
+                "metadata": {
+                    "title": "Quickstart - Firecrawl Docs",
+                    "description": "Firecrawl documentation home page.",
+                    "sourceURL": "https://docs.firecrawl.dev/introduction",
+                    "url": "https://docs.firecrawl.dev/introduction",
+                    "statusCode": 200,
+                    "contentType": "text/html; charset=utf-8",
+                    "scrapeId": "0198a6b3",
+                    "creditsUsed": 1,
+                },
+            },
+            {
+                "url": "https://github.com/firecrawl/firecrawl",
+                "title": "firecrawl/firecrawl - GitHub",
+                "description": "Turn entire websites into LLM-ready markdown.",
+                "position": 2,
+                "markdown": "# Firecrawl\n\nEmpower your AI apps with clean data.",
+            },
+        ]
+    },
+    "creditsUsed": 3,
+}
 
 
 def firecrawl_document(url: str, title: str, markdown: str, status: int = 200) -> dict[str, Any]:

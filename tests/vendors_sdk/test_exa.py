@@ -60,6 +60,15 @@ def test_search_uses_highlights_as_description(run: Any, config: Any) -> None:
     assert_no_secret(envelope, KEY)
 
 
+def test_a_result_without_title_keeps_an_empty_title(config: Any) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/search").respond(200, json=EXA_SEARCH)
+        envelope = dispatch_search("transformer supply", backend="exa", config=config)
+    pdf = envelope["data"]["web"][2]
+    assert (pdf["url"], pdf["title"]) == ("https://example.net/report.pdf", "")
+    assert pdf["description"] == "Annual transformer capacity report."
+
+
 def test_empty_result_is_an_empty_success(config: Any) -> None:
     with respx.mock() as router:
         router.post(f"{API}/search").respond(200, json=EXA_EMPTY)

@@ -24,6 +24,7 @@ from .bodies import (
     FIRECRAWL_SCRAPE,
     FIRECRAWL_SCRAPE_404,
     FIRECRAWL_SEARCH,
+    FIRECRAWL_SEARCH_SCRAPED,
     FIRECRAWL_SERVER_ERROR,
     FIRECRAWL_UNAUTHORIZED,
     firecrawl_document,
@@ -72,6 +73,50 @@ def test_search_returns_web_results(run: Any, config: Any) -> None:
         sent["query"] == "firecrawl" and sent["limit"] == 2 and sent["sources"] == [{"type": "web"}]
     )
     assert_no_secret(envelope, KEY)
+
+
+def test_search_results_carrying_markdown_are_kept(config: Any) -> None:
+    with respx.mock() as router:
+        router.post(f"{API}/v2/search").respond(200, json=FIRECRAWL_SEARCH_SCRAPED)
+        envelope = dispatch_search("firecrawl", backend="firecrawl", config=config, limit=5)
+    assert envelope["success"] is True
+    assert [(h["url"], h["title"], h["description"]) for h in envelope["data"]["web"]] == [
+        (
+            "https://docs.firecrawl.dev/introduction",
+            "Quickstart | Firecrawl",
+            "Firecrawl crawls and converts any website into clean markdown.",
+        ),
+        (
+            "https://github.com/firecrawl/firecrawl",
+            "firecrawl/firecrawl - GitHub",
+            "Turn entire websites into LLM-ready markdown.",
+        ),
+    ]
+
+
+def test_search_falls_back_to_the_scraped_metadata(config: Any) -> None:
+    bare = {
+        "markdown": "# Pricing",
+        "metadata": {
+            "title": "Pricing - Firecrawl",
+            "description": "Plans and credits.",
+            "sourceURL": "https://www.firecrawl.dev/pricing",
+            "statusCode": 200,
+        },
+    }
+    with respx.mock() as router:
+        router.post(f"{API}/v2/search").respond(
+            200, json={"success": True, "data": {"web": [bare]}}
+        )
+        envelope = dispatch_search("firecrawl pricing", backend="firecrawl", config=config)
+    assert envelope["data"]["web"] == [
+        {
+            "title": "Pricing - Firecrawl",
+            "url": "https://www.firecrawl.dev/pricing",
+            "description": "Plans and credits.",
+            "position": 1,
+        }
+    ]
 
 
 def test_empty_result_is_an_empty_success(config: Any) -> None:

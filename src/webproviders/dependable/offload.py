@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from ..dispatch.pools import LazyPool
+from ..pools import LazyPool
 
 T = TypeVar("T")
 

@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from .pools import LazyPool
+from ..pools import LazyPool
 
 T = TypeVar("T")
 

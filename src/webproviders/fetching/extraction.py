@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, TypeVar
 from urllib.parse import urljoin, urlsplit
 
-from ..dispatch.pools import LazyPool
+from ..pools import LazyPool
 
 T = TypeVar("T")
 Format = Literal["markdown", "text"]

@@ -2,8 +2,9 @@
 
 SerpAPI and Serper pass Google's ``gl`` / ``hl`` / ``tbs`` through unchanged and return
 Google's organic results (``title``, ``link``, ``snippet``, ``date``); SerpAPI and the
-Programmable Search API take Google's ``safe``. The mapping both ways is written once here;
-each provider adds only what is its own.
+Programmable Search API take Google's ``safe``. Both also return Google's answer box and
+knowledge graph, which are not pages and go into ``meta``. The mapping both ways is written
+once here; each provider adds only what is its own.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ def iso_date(text: Any) -> str | None:
 
 
 def organic_hit(item: dict[str, Any]) -> dict[str, Any]:
-    """One organic result as a hit; Google's own ``date`` text is kept beside the ISO one."""
+    """One organic result as a hit; Google's own ``date`` text is kept beside the ISO one,
+    and the result's ``sitelinks`` (its site's other pages) stay with it."""
     hit: dict[str, Any] = {
         "title": item.get("title"),
         "url": item.get("link"),
@@ -52,4 +54,13 @@ def organic_hit(item: dict[str, Any]) -> dict[str, Any]:
         published = iso_date(item["date"])
         if published:
             hit["published_at"] = published
+    if item.get("sitelinks"):
+        hit["sitelinks"] = item["sitelinks"]
     return hit
+
+
+def results_envelope(hits: list[dict[str, Any]], **panels: Any) -> dict[str, Any]:
+    """Organic hits as the list; Google's panels that are not pages (``answer_box``,
+    ``knowledge_graph``) as the envelope's ``meta``, when the page had them."""
+    meta = {name: panel for name, panel in panels.items() if panel}
+    return {"success": True, "data": {"web": hits}, "meta": meta}

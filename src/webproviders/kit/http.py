@@ -20,6 +20,7 @@ from .._version import __version__
 from ..config import Config
 from ..errors import ParseError, WebProviderError
 from ..exceptions import error_for_status
+from .sdk import quote
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
@@ -124,7 +125,8 @@ def read_response(
 
     The order: the vendor classifier's verdict first, then the status (401/403 auth, 402
     quota, 429 rate limit with ``retry_after``, 5xx bad gateway), then ``parse_error`` for a
-    body that is not JSON. A body never read (an SDK's streamed response) counts as empty.
+    body that is not JSON. An error answered with a text body that is not JSON quotes it.
+    A body never read (an SDK's streamed response) counts as empty.
     """
     body: Any = None
     parse_failure: ParseError | None = None
@@ -135,12 +137,26 @@ def read_response(
         pass
     except ParseError as exc:
         parse_failure = exc
-    if classify is not None:
-        verdict = classify(response, body)
-        if verdict is not None:
-            verdict.provider = verdict.provider or provider
-            verdict.status_code = verdict.status_code or response.status_code
-            return body, verdict
-    if response.status_code >= 400:
-        return body, error_for_status(response.status_code, provider, response.headers)
-    return body, parse_failure
+    error = classify(response, body) if classify is not None else None
+    if error is not None:
+        error.provider = error.provider or provider
+        error.status_code = error.status_code or response.status_code
+    elif response.status_code >= 400:
+        error = error_for_status(response.status_code, provider, response.headers)
+    else:
+        return body, parse_failure
+    if parse_failure is not None:
+        _quote_text_body(error, response)
+    return body, error
+
+
+def _quote_text_body(error: WebProviderError, response: httpx.Response) -> None:
+    """End an error's message with what a text body said, so no vendor's plain-text answer
+    ("Too many requests", a proxy's "upstream connect error") is lost; an HTML page is not
+    quoted (its markup says nothing a person can act on)."""
+    kind = response.headers.get("content-type", "").lower()
+    text = quote(response.text)
+    if not text or "html" in kind or text.startswith("<") or text in error.message:
+        return
+    error.message = f'{error.message} The response said: "{text}".'
+    error.args = (error.message,)

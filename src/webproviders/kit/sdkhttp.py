@@ -17,12 +17,17 @@ from .http import DEFAULT_TIMEOUT, Classifier, get_client, read_response, user_a
 
 
 class _SharedPool(httpx.AsyncBaseTransport):
-    """Sends each request through the shared pooled client; closing it leaves the pool open."""
+    """Sends each request through the shared pooled client; closing it leaves the pool open.
+
+    Every request carries ``web.user_agent``, also when the SDK writes its own
+    ``User-Agent`` (Stainless-generated SDKs do), as every other provider's requests do.
+    """
 
     def __init__(self, config: Config | None) -> None:
         self._config = config
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        request.headers["User-Agent"] = user_agent(self._config)
         return await get_client(self._config).send(request, stream=True)
 
     async def aclose(self) -> None:

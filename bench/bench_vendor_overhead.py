@@ -1,0 +1,203 @@
+"""Per-call overhead of a real vendor path: raw httpx against ``dispatch_search`` through a provider.
+
+A JSON server on 127.0.0.1 answers like SearXNG (``GET /search?format=json``) and like Brave
+(``GET /res/v1/web/search``). Each round times raw ``httpx.Client`` / ``httpx.AsyncClient``
+requests to the same endpoint beside ``dispatch_search`` / ``adispatch_search`` through the
+real ``searxng`` and ``brave`` providers (cache off, so every call runs the whole path), in one
+run, and prints ms/call and the difference.
+
+Run: python bench/bench_vendor_overhead.py [--calls 2000] [--rounds 3] [--profile out.prof]
+Target: added cost at most 0.2 ms per call, sync and async.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import cProfile
+import json
+import statistics
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+
+from webproviders import adispatch_search, dispatch_search
+from webproviders.config import config_from_dict
+
+HITS = 5
+
+
+def _searxng_body() -> bytes:
+    results = [
+        {
+            "url": f"https://example.org/page/{i}",
+            "title": f"Result {i}",
+            "content": f"Snippet number {i} about the query.",
+            "engine": "duckduckgo",
+            "engines": ["duckduckgo", "brave"],
+            "positions": [i + 1],
+            "score": 1.0 / (i + 1),
+            "category": "general",
+            "publishedDate": None,
+        }
+        for i in range(HITS)
+    ]
+    body = {
+        "query": "python asyncio",
+        "number_of_results": 0,
+        "results": results,
+        "answers": [],
+        "corrections": [],
+        "infoboxes": [],
+        "suggestions": ["python asyncio tutorial"],
+        "unresponsive_engines": [],
+    }
+    return json.dumps(body).encode()
+
+
+def _brave_body() -> bytes:
+    results = [
+        {
+            "type": "search_result",
+            "title": f"Result {i}",
+            "url": f"https://example.org/page/{i}",
+            "description": f"Snippet number <strong>{i}</strong> about the query.",
+            "is_source_local": False,
+            "is_source_both": False,
+            "language": "en",
+            "family_friendly": True,
+            "meta_url": {"scheme": "https", "netloc": "example.org", "hostname": "example.org", "path": f"› page › {i}"},
+        }
+        for i in range(HITS)
+    ]
+    body = {
+        "type": "search",
+        "query": {"original": "python asyncio", "more_results_available": True},
+        "mixed": {"type": "mixed", "main": [{"type": "web", "index": i, "all": False} for i in range(HITS)]},
+        "web": {"type": "search", "results": results, "family_friendly": True},
+    }
+    return json.dumps(body).encode()
+
+
+BODIES = {"/search": _searxng_body(), "/res/v1/web/search": _brave_body()}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+
+    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        body = BODIES.get(self.path.split("?", 1)[0])
+        if body is None:
+            self.send_error(404)
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def _serve() -> tuple[ThreadingHTTPServer, str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}"
+
+
+def _per_call_ms(run: Callable[[], None], calls: int) -> float:
+    started = time.perf_counter()
+    run()
+    return (time.perf_counter() - started) / calls * 1000
+
+
+def _round(base: str, calls: int, config: Any) -> dict[str, float]:
+    targets = {
+        "searxng": (f"{base}/search", {"q": "python asyncio", "format": "json"}, {}),
+        "brave": (f"{base}/res/v1/web/search", {"q": "python asyncio", "count": HITS}, {"X-Subscription-Token": "k"}),
+    }
+    out: dict[str, float] = {}
+    for name, (url, params, headers) in targets.items():
+        with httpx.Client() as client:
+            client.get(url, params=params, headers=headers).json()
+
+            def raw_sync() -> None:
+                for _ in range(calls):
+                    client.get(url, params=params, headers=headers).json()
+
+            out[f"{name} raw sync"] = _per_call_ms(raw_sync, calls)
+
+        def ours_sync() -> None:
+            for _ in range(calls):
+                envelope = dispatch_search("python asyncio", HITS, backend=name, config=config, cache=False)
+                assert envelope["success"], envelope
+
+        ours_sync.__name__ = f"{name}_sync"
+        dispatch_search("warm up", HITS, backend=name, config=config, cache=False)
+        out[f"{name} ours sync"] = _per_call_ms(ours_sync, calls)
+
+        async def raw_async() -> None:
+            async with httpx.AsyncClient() as client:
+                for _ in range(calls):
+                    (await client.get(url, params=params, headers=headers)).json()
+
+        async def ours_async() -> None:
+            for _ in range(calls):
+                envelope = await adispatch_search("python asyncio", HITS, backend=name, config=config, cache=False)
+                assert envelope["success"], envelope
+
+        out[f"{name} raw async"] = _per_call_ms(lambda: asyncio.run(raw_async()), calls)
+        out[f"{name} ours async"] = _per_call_ms(lambda: asyncio.run(ours_async()), calls)
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--calls", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--profile", help="write a cProfile of one sync searxng run to this file")
+    args = parser.parse_args()
+    server, base = _serve()
+    config = config_from_dict(
+        {
+            "web": {
+                "providers": {
+                    "searxng": {"base_url": base},
+                    "brave": {"base_url": base, "api_key": "bench-key"},
+                }
+            }
+        },
+        source="bench",
+    )
+    if args.profile:
+        dispatch_search("warm up", HITS, backend="searxng", config=config, cache=False)
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for _ in range(args.calls):
+            dispatch_search("python asyncio", HITS, backend="searxng", config=config, cache=False)
+        profiler.disable()
+        profiler.dump_stats(args.profile)
+        print(f"profile of {args.calls} sync searxng calls written to {args.profile}")
+        return
+    rounds = [_round(base, args.calls, config) for _ in range(args.rounds)]
+    server.shutdown()
+    print(f"{args.calls} calls x {args.rounds} rounds, {HITS} hits, loopback JSON server (median of rounds)")
+    for name in ("searxng", "brave"):
+        for mode in ("sync", "async"):
+            raw = statistics.median(r[f"{name} raw {mode}"] for r in rounds)
+            ours = statistics.median(r[f"{name} ours {mode}"] for r in rounds)
+            print(
+                f"{name:8} {mode:5}  raw httpx {raw:6.3f} ms/call   dispatch_search {ours:6.3f} ms/call"
+                f"   added {ours - raw:+6.3f} ms (target <= 0.200)"
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+"""What every keyed vendor does alike: quote a plain-text error body, send web.user_agent.
+
+Gateways, proxies and some vendors answer an error with plain text ("upstream connect error",
+"Too Many Requests") instead of their JSON error object. The keyed vendors are read from the
+plugin manifests, so a vendor added later is covered without touching this file.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import respx
+
+from webproviders import dispatch_search
+from webproviders.config import Config
+from webproviders.registry.providers import get_registry
+
+from .helpers import assert_failure, assert_no_secret
+
+KEY = "plain-text-test-key-0123456789abcdef"
+#: Values for the ``web.providers.<name>`` keys a manifest's env vars stand in for.
+SETTING_VALUES = {
+    "api_key": KEY,
+    "base_url": "http://127.0.0.1:8888",
+    "cx": "017576662512468239146:omuauf_lfve",
+}
+
+
+def _keyed_vendors() -> list[str]:
+    """Providers whose manifest takes an API key, and that can search."""
+    registry = get_registry(Config())
+    return [
+        entry.manifest.name
+        for entry in registry.entries()
+        if any(var.config_key == "api_key" for var in entry.manifest.env)
+        and "search" in entry.manifest.capabilities
+    ]
+
+
+def _config(name: str, **web: Any) -> Config:
+    registry = get_registry(Config())
+    entry = registry.get(name)
+    assert entry is not None
+    settings = {
+        var.config_key: SETTING_VALUES[var.config_key]
+        for var in entry.manifest.env
+        if var.config_key in SETTING_VALUES
+    }
+    return Config.model_validate(
+        {"web": {"retry": {"max_retries": 0}, "cache": False, "providers": {name: settings}, **web}}
+    )
+
+
+KEYED = _keyed_vendors()
+
+
+def test_the_keyed_vendors_are_found() -> None:
+    assert {"brave", "tavily", "exa", "firecrawl", "parallel", "serpapi"} <= set(KEYED)
+
+
+@pytest.mark.parametrize("name", KEYED)
+@pytest.mark.parametrize(
+    ("status", "text", "code"),
+    [
+        (429, "Too Many Requests: slow down and retry in a moment", "rate_limited"),
+        (503, "upstream connect error or disconnect/reset before headers", "bad_gateway"),
+        (401, f"Unauthorized: the key {KEY} is not valid", "auth_error"),
+    ],
+    ids=["429", "503", "401"],
+)
+def test_plain_text_error_body_is_quoted(name: str, status: int, text: str, code: str) -> None:
+    with respx.mock(assert_all_called=False) as router:
+        route = router.route().respond(
+            status, text=text, headers={"Content-Type": "text/plain; charset=utf-8"}
+        )
+        envelope = dispatch_search("plain text errors", backend=name, config=_config(name))
+    assert route.called
+    assert_failure(envelope, code)
+    assert_no_secret(envelope, KEY)
+    expected = text.replace(KEY, "***")
+    assert f'"{expected}"' in envelope["error"], envelope["error"]
+
+
+def test_an_html_error_page_is_not_quoted() -> None:
+    page = "<html><head><title>502 Bad Gateway</title></head><body><h1>502</h1></body></html>"
+    with respx.mock(assert_all_called=False) as router:
+        router.route().respond(502, text=page, headers={"Content-Type": "text/html"})
+        envelope = dispatch_search("html error", backend="serper", config=_config("serper"))
+    assert_failure(envelope, "bad_gateway")
+    assert "<html>" not in envelope["error"] and "The response said" not in envelope["error"]
+
+
+@pytest.mark.parametrize("name", KEYED)
+def test_requests_carry_the_configured_user_agent(name: str) -> None:
+    config = _config(name, user_agent="ExampleAgent/2.0")
+    with respx.mock(assert_all_called=False) as router:
+        route = router.route().respond(503, text="down for maintenance")
+        dispatch_search("user agent", backend=name, config=config)
+    assert route.called
+    assert {call.request.headers["user-agent"] for call in route.calls} == {"ExampleAgent/2.0"}
