@@ -7,7 +7,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from webproviders.config import ProviderSettings
-from webproviders.errors import BlockedError, NotFoundError, ParseError, ProviderError, WebProviderError
+from webproviders.errors import (
+    BlockedError,
+    NotFoundError,
+    ParseError,
+    ProviderError,
+    WebProviderError,
+)
 from webproviders.kit.query import site_query
 from webproviders.kit.sdk import warn_unknown
 

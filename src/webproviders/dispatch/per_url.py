@@ -37,6 +37,11 @@ PRECEDENCE: tuple[str, ...] = (
 )
 _RANK = {code: rank for rank, code in enumerate(PRECEDENCE)}
 
+
+def _rank(code: str) -> int:
+    """Place of ``code`` in :data:`PRECEDENCE` (a code outside the closed set comes last)."""
+    return _RANK.get(code, len(PRECEDENCE))
+
 #: An input URL refused before the provider: its position in the input and its error item.
 Refused = tuple[int, dict[str, Any]]
 
@@ -61,7 +66,7 @@ def _message(failures: list[dict[str, Any]], first: dict[str, Any], what: str) -
     if len(failures) == 1:
         return str(first["error"])
     counts = Counter(f["error_code"] for f in failures)
-    tally = ", ".join(f"{n} {code}" for code, n in sorted(counts.items(), key=lambda kv: _RANK.get(kv[0], 99)))
+    tally = ", ".join(f"{n} {code}" for code, n in sorted(counts.items(), key=lambda kv: _rank(kv[0])))
     return f"None of the {len(failures)} {what} could be read ({tally}); {first['url']}: {first['error']}"
 
 
@@ -75,7 +80,7 @@ def nothing_read(data: Any, capability: str, provider: str) -> WebProviderError 
     if not all(is_failed(item) for item in data):
         return None
     failures = [_summary(item) for item in data]
-    first = min(failures, key=lambda f: _RANK.get(f["error_code"], len(PRECEDENCE)))
+    first = min(failures, key=lambda f: _rank(f["error_code"]))
     what = "URLs" if capability == "extract" else "pages"
     detail = first.get("detail")
     error = error_for_code(first["error_code"], _message(failures, first, what), provider=provider, detail=detail)
