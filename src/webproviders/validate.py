@@ -1,7 +1,8 @@
 """Input checks shared by dispatch, the CLI and the agent tools.
 
 Each check raises :class:`~webproviders.errors.InvalidInputError` with a sentence that
-says what was wrong and what is allowed.
+says what was wrong and what is allowed; ``check_urls`` returns the malformed URLs of a
+batch with their errors instead (they fail only their own items), unless all are malformed.
 """
 
 from __future__ import annotations
