@@ -17,6 +17,7 @@ _EXPORTS = {
     "adispatch_search": "dispatch.api",
     "adispatch_extract": "dispatch.api",
     "adispatch_crawl": "dispatch.api",
+    "index_urls": "index.api",
     "list_providers": "registry.providers",
     "get_registry": "registry.providers",
     "Config": "config",
@@ -49,6 +50,7 @@ __all__ = [
     "adispatch_search",
     "adispatch_extract",
     "adispatch_crawl",
+    "index_urls",
     "list_providers",
     "get_registry",
     "Config",
@@ -100,6 +102,7 @@ if TYPE_CHECKING:
         dispatch_extract,
         dispatch_search,
     )
+    from .index.api import index_urls
     from .kit.vendor import VendorProvider
     from .models import FailureEnvelope, Page, PagesEnvelope, SearchEnvelope, SearchHit
     from .provider import WebSearchProvider

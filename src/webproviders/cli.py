@@ -1,4 +1,4 @@
-"""The ``webproviders`` command: search, extract, crawl, list providers, show config.
+"""The ``webproviders`` command: search, extract, crawl, index pages, list providers, show config.
 
 Human-readable output on a terminal, the raw envelope with ``--json``; a failure envelope
 (an extract or crawl that read no page included) exits non-zero with one clear line (a
@@ -48,6 +48,22 @@ def _parser() -> argparse.ArgumentParser:
     crawl.add_argument("--max-pages", type=int, dest="max_pages")
     crawl.add_argument("--max-depth", type=int, dest="max_depth")
     crawl.add_argument("--json", action="store_true")
+
+    index = sub.add_parser(
+        "index",
+        help="add pages to the local index, or show, trim and prune it",
+        description="Read URLs (or crawl from them) and add the pages to the local index that "
+        "the 'local' backend searches. --stats, --remove and --prune look after the index.",
+    )
+    index.add_argument("urls", nargs="*", metavar="URL", help="pages to read and add")
+    index.add_argument("--crawl", action="store_true", help="crawl from each URL instead of reading it alone")
+    index.add_argument("--max-pages", type=int, dest="max_pages", help="pages per crawl (with --crawl)")
+    index.add_argument("--backend", help="extract / crawl backend to read with (default: the configured one)")
+    index.add_argument("--stats", action="store_true", help="show what the index holds")
+    index.add_argument("--remove", nargs="+", metavar="URL", help="remove these pages from the index")
+    index.add_argument("--prune", action="store_true", help="remove pages fetched before --older-than")
+    index.add_argument("--older-than", dest="older_than", metavar="AGE", help="with --prune: 30d, 12h, 90m, 2w")
+    index.add_argument("--json", action="store_true")
 
     providers = sub.add_parser("providers", help="list providers and whether they can run")
     providers.add_argument("--json", action="store_true")
@@ -156,6 +172,90 @@ def _cmd_crawl(args: argparse.Namespace, config: Any) -> int:
     if progress is not None:
         sys.stderr.write("\n")
     return _emit(envelope, args.json, _print_pages)
+
+
+def _index_usage_error(args: argparse.Namespace) -> str | None:
+    modes = [bool(args.urls), args.stats, args.remove is not None, args.prune]
+    if sum(modes) != 1:
+        return "give URLs to index, or exactly one of --stats, --remove URL, --prune --older-than AGE."
+    if args.prune != (args.older_than is not None):
+        return "--prune needs --older-than AGE (such as 30d), and --older-than needs --prune."
+    if (args.crawl or args.max_pages is not None or args.backend) and not args.urls:
+        return "--crawl, --max-pages and --backend go with URLs to index."
+    if args.max_pages is not None and not args.crawl:
+        return "--max-pages needs --crawl."
+    return None
+
+
+def _print_index_stats(stats: dict[str, Any], out: TextIO) -> None:
+    from datetime import datetime, timezone
+
+    def when(value: Any) -> str:
+        return datetime.fromtimestamp(value, timezone.utc).strftime("%Y-%m-%d %H:%M UTC") if value else "-"
+
+    out.write(f"index:   {stats['location']}\npages:   {stats['pages']}\n")
+    out.write(f"size:    {stats['bytes'] / 1_000_000:.1f} MB\n")
+    out.write(f"oldest:  {when(stats['oldest'])}\nnewest:  {when(stats['newest'])}\n")
+    for provider, count in stats["providers"].items():
+        out.write(f"  {provider:<14} {count}\n")
+
+
+def _index_maintenance(args: argparse.Namespace, config: Any) -> int:
+    """``--stats``, ``--remove`` and ``--prune``: straight to the store."""
+    import time
+
+    from .index.api import parse_age
+    from .index.stores import open_store
+
+    store = open_store(config)
+    if args.stats:
+        stats = store.stats()
+        if args.json:
+            sys.stdout.write(json.dumps(stats, indent=2) + "\n")
+        else:
+            _print_index_stats(stats, sys.stdout)
+        return EXIT_OK
+    if args.remove is not None:
+        removed = store.remove(args.remove)
+        result = {"removed": removed, "index": store.location}
+        line = f"removed {removed} page(s)" if removed is not None else "removal queued"
+    else:
+        before = time.time() - parse_age(args.older_than)
+        removed = store.prune(before)
+        result = {"removed": removed, "before": before, "index": store.location}
+        line = f"pruned {removed} page(s)" if removed is not None else "pruning queued"
+        line += f" fetched more than {args.older_than} ago"
+    sys.stdout.write(json.dumps(result, indent=2) + "\n" if args.json else f"{line} from {store.location}\n")
+    return EXIT_OK
+
+
+def _cmd_index(args: argparse.Namespace, config: Any) -> int:
+    from .errors import WebProviderError
+
+    problem = _index_usage_error(args)
+    if problem:
+        sys.stderr.write(f"error: {problem}\n")
+        return EXIT_USAGE
+    if not args.urls:
+        try:
+            return _index_maintenance(args, config)
+        except WebProviderError as exc:
+            sys.stderr.write(f"error [{exc.code}]: {exc.message}\n")
+            return EXIT_FAILURE
+    from .index.api import index_urls
+
+    envelope = index_urls(args.urls, crawl=args.crawl, max_pages=args.max_pages, backend=args.backend, config=config)
+    code = _emit(envelope, args.json, _print_indexed)
+    if code == EXIT_OK and envelope["data"]["failed"] and not envelope["data"]["indexed"]:
+        return EXIT_FAILURE
+    return code
+
+
+def _print_indexed(envelope: dict[str, Any], out: TextIO) -> None:
+    data = envelope["data"]
+    out.write(f"indexed {len(data['indexed'])} page(s) into {data['index']}\n")
+    for item in data["failed"]:
+        out.write(f"failed: {item['url']} [{item.get('error_code')}] {item.get('error')}\n")
 
 
 def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
@@ -284,6 +384,7 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, Any], int]] = {
     "search": _cmd_search,
     "extract": _cmd_extract,
     "crawl": _cmd_crawl,
+    "index": _cmd_index,
     "providers": _cmd_providers,
     "config": _cmd_config,
     "mcp": _cmd_mcp,

@@ -171,6 +171,15 @@ class RetrySettings(BaseModel):
     max_backoff: float = Field(default=8.0, ge=0)
 
 
+class LocalIndexSettings(BaseModel):
+    """``web.local``: filling the local page index (where it lives: ``web.providers.local``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: Add the pages of every successful extract and crawl, from any backend, to the index.
+    index: bool = False
+
+
 class WebSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -190,6 +199,7 @@ class WebSettings(BaseModel):
     rate_limit: RateLimitSettings = Field(default_factory=RateLimitSettings)
     health: HealthSettings = Field(default_factory=HealthSettings)
     retry: RetrySettings = Field(default_factory=RetrySettings)
+    local: LocalIndexSettings = Field(default_factory=LocalIndexSettings)
     #: In a chain, an empty result list moves on to the next provider too.
     failover_on_empty: bool = False
 

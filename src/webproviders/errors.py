@@ -154,7 +154,8 @@ class TooLargeError(WebProviderError):
 
 
 class NotFoundError(WebProviderError):
-    """The page asked for does not exist (HTTP 404 or 410 from the site)."""
+    """The page asked for is not there: the site answered 404 or 410, or the provider does
+    not hold it (a page missing from an index). Another backend may still have a copy."""
 
     code = "not_found"
 

@@ -88,6 +88,9 @@ class ProviderManifest(BaseModel):
     #: Seconds a call to this provider may need (a model that searches and writes, say). A
     #: call with no ``timeout=`` and no ``web.timeout`` set gets this long a deadline.
     timeout: float | None = Field(default=None, gt=0)
+    #: False keeps this provider's answers out of the answer cache: they are cheaper to
+    #: compute than to cache, or change between calls (a local index that is being filled).
+    cache: bool = True
     homepage: str = ""
     #: Short labels a setup wizard shows beside the name ("free", "paid", "keyless").
     badge: str = ""

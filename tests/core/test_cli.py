@@ -116,7 +116,7 @@ def test_config_shows_backends_used_only_when_named_and_the_web_search_contract(
     path = tmp_path / "c.yaml"
     path.write_text("web: {}\n")
     result = run("--config", str(path), "config", env={"WEB_SEARCH_BACKEND": ""})
-    assert "never auto-detected (used only when named): brave-free, crawl4ai, stub" in result.stdout
+    assert "never auto-detected (used only when named): brave-free, crawl4ai, local, stub" in result.stdout
     assert "web.search contract: stub  (WEB_SEARCH_BACKEND unset)" in result.stdout
     assert "the web.search contract answers with offline stub results" in result.stderr
 

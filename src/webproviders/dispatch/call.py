@@ -186,7 +186,7 @@ def _apply_mode(plan: Plan, mode: str) -> None:
 def after(call: Call, envelope: dict[str, Any]) -> None:
     try:
         call.registry.hooks.hook.after_dispatch(
-            capability=call.capability, arguments=call.arguments, envelope=envelope
+            capability=call.capability, arguments=call.arguments, envelope=envelope, config=call.config
         )
     except Exception as exc:  # noqa: BLE001 - an observer must not break the call
         log.warning("An after_dispatch hook failed: %s: %s", type(exc).__name__, scrub(str(exc)))

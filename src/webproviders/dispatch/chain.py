@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from typing import Any
 
 from ..dependable.fusion import fuse
@@ -15,6 +16,7 @@ from ..errors import (
 from ..exceptions import to_provider_error
 from ..redact import get_logger
 from ..registry.loader import ProviderEntry
+from . import gaps
 from .call import Call
 from .per_url import failed_count
 from .plan import Plan
@@ -23,7 +25,7 @@ from .serve import Skipped, serve
 log = get_logger("webproviders.dispatch")
 
 #: Errors after which a chain moves on to its next provider (besides retryable ones).
-FAILOVER_CODES = frozenset({"not_configured", "quota_exceeded", "auth_error"})
+FAILOVER_CODES = frozenset({"not_configured", "quota_exceeded", "auth_error", "not_found"})
 
 
 def _should_fail_over(error: WebProviderError) -> bool:
@@ -101,11 +103,29 @@ async def run_plan(call: Call, plan: Plan) -> dict[str, Any]:
             if empty is None:
                 empty = (name, data, provider_meta, cached)
             continue
+        if chain and call.capability == "extract":
+            data = await _fill_gaps(call, plan, index + 1, name, data)
         return _succeed(call, name, data, provider_meta, cached)
     if empty is not None:
         return _succeed(call, *empty)
     final = last or ProviderError("No backend could be tried.")
     return failure(final, last_name, call.meta(None))
+
+
+async def _fill_gaps(call: Call, plan: Plan, start: int, served_by: str, data: list[dict[str, Any]]) -> Any:
+    """Extract in a chain: URLs ``served_by`` could not answer go to the rest of the chain.
+
+    Every item of the answer names the provider that produced it.
+    """
+    asked = gaps.missing(data, _should_fail_over) if start < len(plan.candidates) else []
+    filled: list[dict[str, Any]] = []
+    filler = served_by
+    if asked and call.remaining() > 0:
+        rest = Plan(plan.capability, plan.candidates[start:], "chain", plan.source, plan.requested)
+        envelope = await run_plan(dataclasses.replace(call, arguments={**call.arguments, "urls": asked}), rest)
+        if envelope["success"]:
+            filled, filler = envelope["data"], envelope["provider"]
+    return gaps.merge(data, asked, filled, served_by, filler)
 
 
 async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:

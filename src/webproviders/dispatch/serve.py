@@ -194,7 +194,8 @@ async def serve(call: Call, entry: ProviderEntry, failover: bool = False) -> tup
         raise error from None
     state: DispatchState = call.state  # type: ignore[assignment]
     cache = state.cache
-    ttl = cache.ttl_for(call.capability) if cache is not None and call.use_cache else 0.0
+    cacheable = cache is not None and call.use_cache and entry.manifest.cache
+    ttl = cache.ttl_for(call.capability) if cacheable else 0.0  # type: ignore[union-attr]
     if not ttl:
         value = await _upstream(call, entry, failover)
         return value["data"], value["meta"], False

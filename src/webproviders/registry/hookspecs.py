@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    from ..config import Config
     from .loader import PluginContext
 
 hookspec = pluggy.HookspecMarker("webproviders")
@@ -33,5 +34,11 @@ def before_dispatch(capability: str, backend: str, arguments: dict[str, Any]) ->
 
 
 @hookspec
-def after_dispatch(capability: str, arguments: dict[str, Any], envelope: dict[str, Any]) -> None:
-    """Called with every envelope before it is returned (logging, cost accounting)."""
+def after_dispatch(
+    capability: str, arguments: dict[str, Any], envelope: dict[str, Any], config: Config
+) -> None:
+    """Called with every envelope before it is returned (logging, cost accounting, indexing).
+
+    ``config`` is the call's configuration; an implementation may leave it out of its
+    signature (pluggy passes only the arguments it names).
+    """

@@ -1,0 +1,79 @@
+"""The ``local`` provider's work: the index's hits and pages in the envelope's shape.
+
+Kept apart from the plugin's ``__init__`` so that listing providers loads neither sqlite3
+nor the index code.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from webproviders import warn
+from webproviders.config import Config
+from webproviders.envelope import page_error
+from webproviders.errors import NotFoundError
+from webproviders.fetching.pages import PageOptions, truncate
+from webproviders.index.pages import Filters, Hit, IndexedPage, iso
+from webproviders.index.stores import open_store
+from webproviders.urls import canonicalize
+
+NAME = "local"
+
+
+def _hit(hit: Hit) -> dict[str, Any]:
+    page = hit.page
+    item: dict[str, Any] = {
+        "title": page.title,
+        "url": page.url,
+        "description": hit.snippet,
+        "score": hit.score,
+        "fetched_at": iso(page.fetched_at),
+    }
+    if page.published_at:
+        item["published_at"] = page.published_at
+    if page.provider:
+        item["source_provider"] = page.provider
+    return item
+
+
+def search(config: Config, query: str, limit: int, options: dict[str, Any]) -> list[dict[str, Any]]:
+    """Best matches first (BM25; a title match weighs more), each with a highlighted snippet."""
+    hits = open_store(config).search(query, limit, Filters.from_options(options))
+    return [_hit(hit) for hit in hits]
+
+
+def _page(url: str, page: IndexedPage, options: PageOptions) -> dict[str, Any]:
+    metadata: dict[str, Any] = {"fetched_at": iso(page.fetched_at), "canonical_url": page.url}
+    if page.provider:
+        metadata["source_provider"] = page.provider
+    if page.published_at:
+        metadata["published_at"] = page.published_at
+    content = page.content
+    if options.max_chars is not None and len(content) > options.max_chars:
+        content = truncate(content, options.max_chars)
+        metadata["truncated"] = True
+        metadata["content_chars"] = len(page.content)
+    return {"url": url, "title": page.title, "content": content, "raw_content": None, "metadata": metadata}
+
+
+def extract(config: Config, urls: list[str], kwargs: dict[str, Any]) -> list[dict[str, Any]]:
+    """One item per URL, in input order: the stored page, or a ``not_found`` item."""
+    options = PageOptions.from_kwargs(kwargs)
+    if options.format != "markdown":
+        warn(f"{NAME} stores pages as markdown; format={options.format!r} is ignored.")
+    if options.include_raw:
+        warn(f"{NAME} keeps no raw page text; include_raw is ignored.")
+    found = open_store(config).get(urls)
+    items = []
+    for url in urls:
+        page = found.get(canonicalize(url))
+        if page is None:
+            missing = NotFoundError(
+                f"{url} is not in the local index; read it with another backend (a chain such as "
+                "[local, http] does that), or add it with: webproviders index URL.",
+                provider=NAME,
+            )
+            items.append(page_error(url, missing))
+        else:
+            items.append(_page(url, page, options))
+    return items

@@ -1,0 +1,121 @@
+"""Filling the index on purpose: :func:`index_urls` (and ``webproviders index URL...``).
+
+Pages are read through the configured extract or crawl backend, fresh (the answer cache is
+bypassed), and written before the function returns. The index cannot fill itself, so the
+``local`` provider is left out of the backend chain it would otherwise read from.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from ..config import BackendSpec, Config, default_config
+from ..envelope import failure
+from ..errors import InvalidInputError, WebProviderError
+from ..exceptions import to_provider_error
+from ..manifest import Capability
+from ..validate import MAX_URLS, check_url
+from .pages import IndexedPage, pages_from_items
+from .stores import INDEX_PROVIDER, open_store
+
+_AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
+_UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 7 * 86_400}
+
+
+def parse_age(text: str) -> float:
+    """``30d``, ``12h``, ``90m``, ``45s``, ``2w`` as seconds."""
+    match = _AGE.match(text or "")
+    if not match:
+        raise InvalidInputError(
+            f"An age is a number and a unit (s, m, h, d or w), such as 30d or 12h; got {text!r}."
+        )
+    return float(match.group(1)) * _UNIT_SECONDS[match.group(2)]
+
+
+def _fetchers(capability: Capability, backend: BackendSpec | None, config: Config) -> BackendSpec | None:
+    """The backend to read with: the one that would be used, without the index itself."""
+    from ..dispatch.plan import resolve
+    from ..registry.providers import get_registry
+
+    try:
+        plan = resolve(capability, backend, get_registry(config))
+    except WebProviderError:
+        return backend  # dispatch reports the problem in its envelope
+    names = [name for name in plan.candidates if name != INDEX_PROVIDER]
+    if names == plan.candidates:
+        return backend
+    return names or None  # None: auto-detection, which never picks the index
+
+
+def _read(
+    urls: list[str], crawl: bool, max_pages: int | None, backend: BackendSpec | None, config: Config,
+    timeout: float | None,
+) -> tuple[list[IndexedPage], list[dict[str, Any]], dict[str, Any] | None]:
+    """Pages read, per-URL failures, and a failure envelope when every call failed whole."""
+    from ..dispatch.api import dispatch_crawl, dispatch_extract
+
+    capability: Capability = "crawl" if crawl else "extract"
+    fetchers = _fetchers(capability, backend, config)
+    if crawl:
+        options = {} if max_pages is None else {"max_pages": max_pages}
+        calls = [([url], dispatch_crawl(url, backend=fetchers, config=config, timeout=timeout, cache=False, **options))
+                 for url in urls]
+    else:
+        batches = [urls[i:i + MAX_URLS] for i in range(0, len(urls), MAX_URLS)]
+        calls = [(batch, dispatch_extract(batch, backend=fetchers, config=config, timeout=timeout, cache=False))
+                 for batch in batches]
+    pages: dict[str, IndexedPage] = {}
+    failed: list[dict[str, Any]] = []
+    for asked, envelope in calls:
+        if not envelope.get("success"):
+            failed += [{"url": url, "error": envelope.get("error"), "error_code": envelope.get("error_code")}
+                       for url in asked]
+            continue
+        items = envelope.get("data") or []
+        failed += [{"url": item["url"], "error": item["error"], "error_code": item.get("error_code")}
+                   for item in items if item.get("error")]
+        for page in pages_from_items(items, envelope.get("provider"), INDEX_PROVIDER, time.time()):
+            pages[page.url] = page
+    whole = [envelope for _, envelope in calls if not envelope.get("success")]
+    return list(pages.values()), failed, whole[-1] if len(whole) == len(calls) else None
+
+
+def index_urls(
+    urls: str | list[str],
+    *,
+    crawl: bool = False,
+    max_pages: int | None = None,
+    backend: BackendSpec | None = None,
+    config: Config | None = None,
+    timeout: float | None = None,
+) -> dict[str, Any]:
+    """Read ``urls`` (or crawl from each with ``crawl=True``) and add the pages to the index.
+
+    Returns ``{"success": True, "data": {"indexed": [url, ...], "failed": [{url, error,
+    error_code}, ...], "index": location}}``; a failure envelope when the index cannot be
+    opened or written, when the arguments are wrong, or when no URL could be read at all.
+    """
+    started = time.perf_counter()
+
+    def meta() -> dict[str, Any]:
+        return {"latency_ms": round((time.perf_counter() - started) * 1000, 3)}
+
+    try:
+        cfg = config if config is not None else default_config()
+        items = [urls] if isinstance(urls, str) else list(urls) if isinstance(urls, (list, tuple)) else None
+        if not items:
+            raise InvalidInputError("index_urls needs one URL or a list of URLs.")
+        checked = list(dict.fromkeys(check_url(url) for url in items))
+        if max_pages is not None and (isinstance(max_pages, bool) or not isinstance(max_pages, int) or max_pages < 1):
+            raise InvalidInputError(f"max_pages must be a whole number above 0, not {max_pages!r}.")
+        store = open_store(cfg)
+        pages, failed, whole = _read(checked, crawl, max_pages, backend, cfg, timeout)
+        if whole is not None:
+            return whole
+        store.add(pages)
+    except Exception as exc:  # noqa: BLE001 - like dispatch, a failure is an envelope
+        return failure(to_provider_error(exc, INDEX_PROVIDER), INDEX_PROVIDER, meta())
+    data = {"indexed": [page.url for page in pages], "failed": failed, "index": store.location}
+    return {"success": True, "data": data, "provider": INDEX_PROVIDER, "meta": meta()}

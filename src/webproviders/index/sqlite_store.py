@@ -1,0 +1,304 @@
+"""The page index in one SQLite file: a table of pages and an FTS5 index over it.
+
+WAL mode lets searches run beside a writer, in this process or another; each thread keeps
+its own connection. The FTS5 table reads its text from ``pages`` (external content), so text
+is stored once; triggers keep the two in step, and re-indexing a page whose title and
+content did not change only moves its fetch time. The file is stamped with an application
+id, so a path that points at some other SQLite database is refused rather than altered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ..errors import NotConfiguredError, ProviderError, WebProviderError, WebTimeoutError
+from ..urls import canonicalize
+from .fts_query import query_terms
+from .pages import Filters, Hit, IndexedPage
+
+#: ``PRAGMA application_id`` of an index file ("wpix").
+APPLICATION_ID = 0x77706978
+SCHEMA_VERSION = 1
+#: Snippet length in tokens, and the marks around matched terms (markdown bold).
+SNIPPET_TOKENS = 32
+HIGHLIGHT = ("**", "**")
+#: Title matches weigh more than body matches in the BM25 ranking.
+RANK = "bm25(4.0, 1.0)"
+#: Pages BM25 scores at most, roughly, when a question mixes rare and common words (below).
+CANDIDATE_BUDGET = 600
+_SCHEMA = (
+    """CREATE TABLE pages (
+        id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE, host TEXT NOT NULL,
+        title TEXT NOT NULL, content TEXT NOT NULL, digest TEXT NOT NULL,
+        fetched_at REAL NOT NULL, provider TEXT, published_at TEXT)""",
+    "CREATE INDEX pages_fetched_at ON pages (fetched_at)",
+    """CREATE VIRTUAL TABLE pages_fts USING fts5(title, content, content='pages',
+        content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""",
+    f"INSERT INTO pages_fts (pages_fts, rank) VALUES ('rank', '{RANK}')",
+    # Merge index segments early: fewer segments make every search cheaper.
+    "INSERT INTO pages_fts (pages_fts, rank) VALUES ('automerge', 2)",
+    """CREATE TRIGGER pages_added AFTER INSERT ON pages BEGIN
+        INSERT INTO pages_fts (rowid, title, content) VALUES (new.id, new.title, new.content);
+    END""",
+    """CREATE TRIGGER pages_removed AFTER DELETE ON pages BEGIN
+        INSERT INTO pages_fts (pages_fts, rowid, title, content)
+        VALUES ('delete', old.id, old.title, old.content);
+    END""",
+    """CREATE TRIGGER pages_changed AFTER UPDATE OF title, content ON pages
+    WHEN old.digest IS NOT new.digest BEGIN
+        INSERT INTO pages_fts (pages_fts, rowid, title, content)
+        VALUES ('delete', old.id, old.title, old.content);
+        INSERT INTO pages_fts (rowid, title, content) VALUES (new.id, new.title, new.content);
+    END""",
+    f"PRAGMA user_version = {SCHEMA_VERSION}",
+    f"PRAGMA application_id = {APPLICATION_ID}",
+)
+_UPSERT = """INSERT INTO pages (url, host, title, content, digest, fetched_at, provider, published_at)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+    ON CONFLICT (url) DO UPDATE SET host = excluded.host, title = excluded.title,
+        content = excluded.content, digest = excluded.digest, fetched_at = excluded.fetched_at,
+        provider = excluded.provider, published_at = coalesce(excluded.published_at, published_at)"""
+_COLUMNS = "p.url, p.title, p.content, p.fetched_at, p.provider, p.published_at"
+_DOMAIN_MATCH = "(p.host = ? OR substr(p.host, -length(?) - 1) = '.' || ?)"
+
+
+def _digest(page: IndexedPage) -> str:
+    return hashlib.sha1(f"{page.title}\0{page.content}".encode()).hexdigest()
+
+
+def _page(row: Sequence[Any]) -> IndexedPage:
+    return IndexedPage(row[0], row[1], row[2], row[3], row[4], row[5])
+
+
+class SQLiteStore:
+    """The :class:`~webproviders.index.pages.PageStore` in a local file (created on first write)."""
+
+    def __init__(self, path: str | os.PathLike[str], busy_timeout: float = 5.0) -> None:
+        self.path = Path(path).expanduser()
+        self.location = str(self.path)
+        self.busy_timeout = busy_timeout
+        self._local = threading.local()
+        self._lock = threading.Lock()
+
+    # -- connections -------------------------------------------------------------------
+
+    def _connect(self) -> Any:
+        import sqlite3
+
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+            with self._lock:  # one thread of this process sets the file up; others wait
+                self._prepare(conn)
+            conn.execute("PRAGMA synchronous = NORMAL")
+        except BaseException:
+            conn.close()
+            raise
+        return conn
+
+    def _prepare(self, conn: Any) -> None:
+        """WAL mode, and the schema on a new file; refuse a file that is not an index."""
+        if conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID:
+            return
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("BEGIN IMMEDIATE")  # another process may be creating it right now
+        try:
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if app_id != APPLICATION_ID:
+                if app_id or tables:
+                    raise NotConfiguredError(
+                        f"{self.path} is a SQLite database but not a webproviders page index; "
+                        "point web.providers.local.path at another file.",
+                        provider="local",
+                    )
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+
+    def _db(self, create: bool) -> Any | None:
+        """This thread's connection; None when the file does not exist and ``create`` is False."""
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            if not create and not self.path.exists():
+                return None
+            if create:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            conn = self._local.conn = self._connect()
+        return conn
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """SQLite's errors as ours, each saying what to do about this file."""
+        import sqlite3
+
+        try:
+            yield
+        except WebProviderError:
+            raise
+        except sqlite3.Error as exc:
+            raise self._mapped(exc) from None
+        except OSError as exc:
+            raise NotConfiguredError(
+                f"The local index {self.path} cannot be created ({exc.strerror}); check the folder, "
+                "or set web.providers.local.path.",
+                provider="local",
+            ) from None
+
+    def _mapped(self, exc: Exception) -> WebProviderError:
+        text = str(exc)
+        name = getattr(exc, "sqlite_errorname", "")
+        if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text or "busy" in text:
+            return WebTimeoutError(
+                f"The local index {self.path} stayed locked by another connection for "
+                f"{self.busy_timeout:g} s ({text}); try again, or find the process holding it.",
+                provider="local",
+            )
+        if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in text or "not a database" in text:
+            return NotConfiguredError(
+                f"The local index {self.path} is damaged ({text}); move it away or delete it and "
+                "index the pages again (a new file is made on the next write).",
+                provider="local",
+            )
+        if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM")) or "unable to open" in text:
+            return NotConfiguredError(
+                f"The local index {self.path} cannot be opened ({text}); check the file's folder "
+                "and permissions, or set web.providers.local.path.",
+                provider="local",
+            )
+        return ProviderError(f"The local index {self.path} failed: {text}.", provider="local")
+
+    # -- the store ---------------------------------------------------------------------
+
+    def add(self, pages: Sequence[IndexedPage]) -> int:
+        rows = [
+            (p.url, p.host, p.title, p.content, _digest(p), p.fetched_at, p.provider, p.published_at)
+            for p in pages
+        ]
+        if not rows:
+            return 0
+        with self._errors():
+            db = self._db(create=True)
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                db.executemany(_UPSERT, rows)
+                db.execute("COMMIT")
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+        return len(rows)
+
+    def get(self, urls: Sequence[str]) -> dict[str, IndexedPage]:
+        wanted = list(dict.fromkeys(canonicalize(url) for url in urls))
+        with self._errors():
+            db = self._db(create=False)
+            if db is None or not wanted:
+                return {}
+            marks = ",".join("?" * len(wanted))
+            rows = db.execute(f"SELECT {_COLUMNS} FROM pages p WHERE p.url IN ({marks})", wanted).fetchall()
+        return {row[0]: _page(row) for row in rows}
+
+    @staticmethod
+    def _expression(db: Any, terms: list[str], limit: int) -> str:
+        """The ``MATCH`` expression to rank with: every term, over a bounded set of pages.
+
+        Scoring is what costs (each matched page's positions are read), and a common word
+        matches most pages while adding little to BM25. So when the rarer terms alone match
+        enough pages (within :data:`CANDIDATE_BUDGET`), only pages holding one of them are
+        scored, still by every term: ``(rare OR ...) AND (rare OR ... OR common ...)`` (the
+        rare terms, named twice, count twice). A page holding only common words of the
+        question is then left out, as it would rank below those anyway.
+        """
+        everything = " OR ".join(terms)
+        if len(terms) < 2:
+            return everything
+        counted = sorted(
+            (db.execute("SELECT count(*) FROM pages_fts WHERE pages_fts MATCH ?", (term,)).fetchone()[0], term)
+            for term in terms
+        )
+        rare: list[str] = []
+        matched = 0
+        for count, term in counted:
+            if rare and matched + count > CANDIDATE_BUDGET:
+                break
+            rare.append(term)
+            matched += count
+        if len(rare) == len(terms) or matched < limit:
+            return everything
+        return f"({' OR '.join(rare)}) AND ({everything})"
+
+    def search(self, query: str, limit: int, filters: Filters) -> list[Hit]:
+        terms = query_terms(query)
+        if not terms:
+            return []
+        where, params = ["pages_fts MATCH ?"], [""]
+        if filters.fetched_after is not None:
+            where.append("p.fetched_at >= ?")
+            params.append(filters.fetched_after)  # type: ignore[arg-type]
+        if filters.include_domains:
+            where.append("(" + " OR ".join([_DOMAIN_MATCH] * len(filters.include_domains)) + ")")
+            params += [d for domain in filters.include_domains for d in (domain,) * 3]
+        for domain in filters.exclude_domains:
+            where.append(f"NOT {_DOMAIN_MATCH}")
+            params += [domain] * 3
+        sql = (
+            f"SELECT p.url, p.title, '', p.fetched_at, p.provider, p.published_at, "
+            f"snippet(pages_fts, 1, ?, ?, '…', {SNIPPET_TOKENS}), pages_fts.rank "
+            f"FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid "
+            f"WHERE {' AND '.join(where)} ORDER BY pages_fts.rank LIMIT ?"
+        )
+        with self._errors():
+            db = self._db(create=False)
+            if db is None:
+                return []
+            params[0] = self._expression(db, terms, limit)
+            rows = db.execute(sql, [*HIGHLIGHT, *params, limit]).fetchall()
+        return [Hit(_page(row), " ".join(row[6].split()), -row[7]) for row in rows]
+
+    def remove(self, urls: Sequence[str]) -> int:
+        wanted = list(dict.fromkeys(canonicalize(url) for url in urls))
+        with self._errors():
+            db = self._db(create=False)
+            if db is None or not wanted:
+                return 0
+            marks = ",".join("?" * len(wanted))
+            return int(db.execute(f"DELETE FROM pages WHERE url IN ({marks})", wanted).rowcount)
+
+    def prune(self, before: float) -> int:
+        with self._errors():
+            db = self._db(create=False)
+            if db is None:
+                return 0
+            return int(db.execute("DELETE FROM pages WHERE fetched_at < ?", (before,)).rowcount)
+
+    def stats(self) -> dict[str, Any]:
+        """Pages, bytes on disk (WAL included), oldest and newest fetch, pages per provider."""
+        with self._errors():
+            db = self._db(create=False)
+            if db is None:
+                return {"location": self.location, "pages": 0, "bytes": 0, "oldest": None, "newest": None,
+                        "providers": {}}
+            count, oldest, newest = db.execute(
+                "SELECT count(*), min(fetched_at), max(fetched_at) FROM pages"
+            ).fetchone()
+            providers = dict(
+                db.execute(
+                    "SELECT coalesce(provider, '?'), count(*) FROM pages GROUP BY 1 ORDER BY 2 DESC"
+                ).fetchall()
+            )
+        size = sum(
+            Path(f"{self.path}{suffix}").stat().st_size
+            for suffix in ("", "-wal")
+            if Path(f"{self.path}{suffix}").exists()
+        )
+        return {"location": self.location, "pages": count, "bytes": size, "oldest": oldest, "newest": newest,
+                "providers": providers}

@@ -1,0 +1,100 @@
+"""``web.local.index: true``: every successful extract and crawl fills the index, off the hot path."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webproviders import dispatch_crawl, dispatch_extract, dispatch_search
+from webproviders.config import Config
+from webproviders.index.autofill import index_envelope, wait_for_writes
+from webproviders.index.sqlite_store import SQLiteStore
+from webproviders.index.stores import open_store
+
+
+@pytest.fixture
+def filling(make_index_config: Any) -> Config:
+    return make_index_config(local={"index": True})
+
+
+def stored(config: Config) -> dict[str, Any]:
+    assert wait_for_writes(10)
+    return open_store(config).stats()
+
+
+def test_extract_and_crawl_results_are_indexed(filling: Config) -> None:
+    assert dispatch_extract(["https://a.example.com/x", "https://b.example.com/y"], backend="stub", config=filling)["success"]
+    assert dispatch_crawl("https://c.example.com/", backend="stub", config=filling, max_pages=3)["success"]
+    assert stored(filling)["pages"] == 5
+    envelope = dispatch_search("offline content", 10, backend="local", config=filling)
+    hits = {hit["url"]: hit for hit in envelope["data"]["web"]}
+    assert "https://c.example.com/page-2" in hits
+    assert hits["https://a.example.com/x"]["source_provider"] == "stub"
+
+
+def test_nothing_is_written_when_filling_is_off(index_config: Config, index_path: Path) -> None:
+    dispatch_extract("https://a.example.com/x", backend="stub", config=index_config)
+    assert wait_for_writes(10)
+    assert not index_path.exists()
+
+
+def test_search_results_are_not_pages(filling: Config, index_path: Path) -> None:
+    dispatch_search("anything", backend="stub", config=filling)
+    assert wait_for_writes(10)
+    assert not index_path.exists()
+
+
+def test_failed_items_cached_answers_and_the_index_itself_are_skipped(filling: Config) -> None:
+    envelope = {"success": True, "provider": "http", "meta": {}, "data": [
+        {"url": "https://a.example.com/ok", "title": "Fine", "content": "Read well.", "metadata": {"date": "2025-05-01"}},
+        {"url": "https://a.example.com/gone", "title": "", "content": "", "error": "HTTP 404", "error_code": "invalid_input"},
+        {"url": "https://a.example.com/empty", "title": "Empty", "content": "  "},
+        {"url": "https://a.example.com/mine", "title": "Mine", "content": "From the index.", "provider": "local"},
+    ]}
+    assert index_envelope(filling, "extract", envelope) == 1
+    assert index_envelope(filling, "extract", {**envelope, "meta": {"cached": True}}) == 0
+    assert index_envelope(filling, "search", envelope) == 0
+    assert index_envelope(filling, "extract", {"success": False, "error": "x", "error_code": "timeout"}) == 0
+    assert stored(filling)["pages"] == 1
+    page = open_store(filling).get(["https://a.example.com/ok"])["https://a.example.com/ok"]
+    assert page.published_at == "2025-05-01" and page.provider == "http"
+
+
+def test_a_call_does_not_wait_for_the_write(filling: Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    gate = threading.Event()
+    real_add = SQLiteStore.add
+
+    def held_add(self: SQLiteStore, pages: Any) -> int:
+        assert gate.wait(30)
+        return real_add(self, pages)
+
+    monkeypatch.setattr(SQLiteStore, "add", held_add)
+    envelope = dispatch_extract("https://a.example.com/x", backend="stub", config=filling)
+    assert envelope["success"] is True  # returned while the write is still held
+    assert open_store(filling).stats()["pages"] == 0
+    gate.set()
+    assert stored(filling)["pages"] == 1
+
+
+def test_a_broken_index_never_fails_the_call(filling: Config, caplog: pytest.LogCaptureFixture) -> None:
+    path = Path(open_store(filling).location)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b"garbage" * 1000)
+    with caplog.at_level(logging.WARNING, logger="webproviders.index"):
+        envelope = dispatch_extract("https://a.example.com/x", backend="stub", config=filling)
+        assert wait_for_writes(10)
+    assert envelope["success"] is True
+    assert any("Could not add 1 page(s) to the local index" in r.getMessage() and "damaged" in r.getMessage()
+               for r in caplog.records)
+
+
+def test_disabling_the_plugin_stops_the_filling(make_config: Any, index_path: Path) -> None:
+    web = {"local": {"index": True}, "providers": {"local": {"path": str(index_path)}}}
+    config = make_config(web=web, plugins={"disabled": ["local"]})
+    dispatch_extract("https://a.example.com/x", backend="stub", config=config)
+    assert wait_for_writes(10)
+    assert not index_path.exists()

@@ -1,0 +1,98 @@
+"""``webproviders index``: add, show, remove, prune; and searching what was added."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from webproviders.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, main
+
+
+@pytest.fixture
+def cli(tmp_path: Path, index_path: Path, site: Any, capsys: pytest.CaptureFixture[str]) -> Any:
+    """``cli(*argv)`` -> (exit code, stdout, stderr), with a config file that reaches the site."""
+    site.reset()
+    config = tmp_path / "config.yaml"
+    tree = {"web": {"allow_private_networks": True, "providers": {"local": {"path": str(index_path)}}}}
+    config.write_text(yaml.safe_dump(tree), encoding="utf-8")
+
+    def run(*argv: str) -> tuple[int, str, str]:
+        code = main(["--config", str(config), *argv])
+        out, err = capsys.readouterr()
+        return code, out, err
+
+    return run
+
+
+def test_index_then_search_then_stats(cli: Any, site: Any, index_path: Path) -> None:
+    url = site.url("/articles/caching")
+    code, out, _ = cli("index", url)  # the default extract backend: http
+    assert code == EXIT_OK
+    assert out == f"indexed 1 page(s) into {index_path}\n"
+    code, out, _ = cli("search", "time to live expiry", "--backend", "local")
+    assert code == EXIT_OK and out.startswith(f"1. Caching in practice\n   {url}\n")
+    assert "**" in out
+    code, out, _ = cli("index", "--stats", "--json")
+    stats = json.loads(out)
+    assert code == EXIT_OK and stats["pages"] == 1 and stats["providers"] == {"http": 1}
+    code, out, _ = cli("index", "--stats")
+    assert f"index:   {index_path}\npages:   1\n" in out and "  http" in out
+
+
+def test_index_with_crawl(cli: Any, site: Any) -> None:
+    code, out, _ = cli("index", site.url("/docs/"), "--crawl", "--max-pages", "3", "--json")
+    envelope = json.loads(out)
+    assert code == EXIT_OK and envelope["success"] is True
+    data = envelope["data"]
+    assert site.url("/docs/") in data["indexed"] and len(data["indexed"]) >= 2
+    assert len(data["indexed"]) + len(data["failed"]) == 3  # the crawl's pages, each added or failed
+    assert all(item["error_code"] for item in data["failed"])
+
+
+def test_remove_and_prune(cli: Any, site: Any) -> None:
+    urls = [site.url("/articles/caching"), site.url("/articles/retries")]
+    cli("index", *urls)
+    code, out, _ = cli("index", "--remove", urls[0])
+    assert code == EXIT_OK and out.startswith("removed 1 page(s) from ")
+    code, out, _ = cli("index", "--prune", "--older-than", "30d")
+    assert code == EXIT_OK and out.startswith("pruned 0 page(s) fetched more than 30d ago")
+    code, out, _ = cli("index", "--prune", "--older-than", "0s", "--json")
+    assert code == EXIT_OK and json.loads(out)["removed"] == 1
+
+
+def test_a_page_that_cannot_be_read_fails_the_command(cli: Any, site: Any) -> None:
+    code, out, _ = cli("index", site.url("/missing"))
+    assert code == EXIT_FAILURE
+    assert "indexed 0 page(s)" in out and "failed: " in out and "[invalid_input]" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ((), "give URLs to index, or exactly one of"),
+        (("--stats", "--prune", "--older-than", "1d"), "exactly one of"),
+        (("--prune",), "--prune needs --older-than"),
+        (("--stats", "--older-than", "1d"), "--prune needs --older-than"),
+        (("https://a.example.com/", "--max-pages", "3"), "--max-pages needs --crawl"),
+        (("--stats", "--crawl"), "go with URLs to index"),
+    ],
+)
+def test_usage_errors(cli: Any, argv: tuple[str, ...], message: str) -> None:
+    code, _, err = cli("index", *argv)
+    assert code == EXIT_USAGE and message in err
+
+
+def test_a_bad_age_is_invalid_input(cli: Any) -> None:
+    code, _, err = cli("index", "--prune", "--older-than", "3 fortnights")
+    assert code == EXIT_FAILURE and err.startswith("error [invalid_input]: An age is a number and a unit")
+
+
+def test_a_damaged_index_is_reported(cli: Any, index_path: Path) -> None:
+    index_path.parent.mkdir(parents=True)
+    index_path.write_bytes(b"not sqlite" * 500)
+    code, _, err = cli("index", "--stats")
+    assert code == EXIT_FAILURE and err.startswith("error [not_configured]: The local index") and "damaged" in err

@@ -1,0 +1,176 @@
+"""The ``local`` provider through dispatch: the envelope, filters, extract, failures."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from webproviders import dispatch_extract, dispatch_search, list_providers
+from webproviders.config import Config
+from webproviders.dispatch.plan import resolve
+from webproviders.index.stores import open_store
+from webproviders.registry.providers import get_registry
+
+from .conftest import page
+
+WORKER = Path(__file__).parent / "worker.py"
+RETRIES = "https://docs.example.com/guide/retries"
+
+
+def test_search_returns_the_usual_envelope(filled: Config) -> None:
+    envelope = dispatch_search("how do I configure retries?", 2, backend="local", config=filled)
+    assert envelope["success"] is True, envelope
+    assert envelope["provider"] == "local"
+    first, second = envelope["data"]["web"]
+    assert first["url"] == RETRIES and first["position"] == 1 and second["position"] == 2
+    assert first["title"] == "Configuring retries"
+    assert "**configure** **retries**" in first["description"]
+    assert first["score"] > second["score"]
+    assert first["published_at"] == "2026-01-10"
+    assert first["source_provider"] == "http"
+    assert first["fetched_at"].endswith("Z")
+    assert "published_at" not in second
+    assert "warnings" not in envelope["meta"]
+
+
+def test_search_honours_domains_and_time_range(filled: Config) -> None:
+    recent = dispatch_search("retries", 10, backend="local", config=filled, time_range="month")
+    assert {hit["url"] for hit in recent["data"]["web"]} == {RETRIES, "https://docs.example.com/guide/cache"}
+    only_blog = dispatch_search("retries", 10, backend="local", config=filled, include_domains=["example.org"])
+    assert [hit["url"] for hit in only_blog["data"]["web"]] == ["https://blog.example.org/posts/outages"]
+    not_docs = dispatch_search("retries", 10, backend="local", config=filled, exclude_domains=["docs.example.com"])
+    assert [hit["url"] for hit in not_docs["data"]["web"]] == ["https://blog.example.org/posts/outages"]
+    assert "warnings" not in recent["meta"]
+
+
+def test_options_it_cannot_honour_are_named(filled: Config) -> None:
+    envelope = dispatch_search("retries", backend="local", config=filled, country="de", safe_search="strict")
+    assert envelope["success"] is True
+    assert envelope["meta"]["warnings"] == ["local does not support country, safe_search; ignored."]
+
+
+def test_an_empty_index_is_an_empty_success(index_config: Config) -> None:
+    envelope = dispatch_search("anything at all", backend="local", config=index_config)
+    assert envelope["success"] is True and envelope["data"]["web"] == []
+
+
+def test_answers_are_never_served_from_the_answer_cache(make_index_config: Any) -> None:
+    config = make_index_config(cache={"backend": "memory"})
+    first = dispatch_search("zebra", backend="local", config=config)
+    assert first["data"]["web"] == []
+    open_store(config).add([page("https://zoo.example.com/zebra", "Zebra", "The zebra has stripes.")])
+    second = dispatch_search("zebra", backend="local", config=config)
+    assert [hit["url"] for hit in second["data"]["web"]] == ["https://zoo.example.com/zebra"]
+    assert "cached" not in second["meta"]
+
+
+def test_extract_returns_stored_pages_and_not_found(filled: Config) -> None:
+    missing = "https://docs.example.com/guide/unknown"
+    envelope = dispatch_extract([RETRIES + "?utm_source=feed", missing], backend="local", config=filled)
+    assert envelope["success"] is True
+    hit, miss = envelope["data"]
+    assert hit["url"] == RETRIES + "?utm_source=feed"  # the URL as asked
+    assert hit["title"] == "Configuring retries"
+    assert hit["content"].startswith("# Configuring retries")
+    assert hit["metadata"]["canonical_url"] == RETRIES
+    assert hit["metadata"]["published_at"] == "2026-01-10"
+    assert hit["metadata"]["source_provider"] == "http"
+    assert miss["url"] == missing
+    assert miss["error_code"] == "not_found"
+    assert "not in the local index" in miss["error"] and "[local, http]" in miss["error"]
+
+
+def test_extract_honours_max_chars(filled: Config) -> None:
+    envelope = dispatch_extract(RETRIES, backend="local", config=filled, max_chars=30, format="text")
+    [item] = envelope["data"]
+    assert len(item["content"]) <= 30
+    assert item["metadata"]["truncated"] is True and item["metadata"]["content_chars"] > 30
+    assert envelope["meta"]["warnings"] == ["local stores pages as markdown; format='text' is ignored."]
+
+
+def test_bad_extract_options_are_invalid_input(filled: Config) -> None:
+    envelope = dispatch_extract(RETRIES, backend="local", config=filled, max_chars=0)
+    assert envelope["success"] is False and envelope["error_code"] == "invalid_input"
+
+
+def test_local_is_listed_ready_but_never_auto_detected(make_config: Any) -> None:
+    config = make_config()
+    row = next(row for row in list_providers(config) if row["name"] == "local")
+    assert row["available"] is True and row["capabilities"] == ["search", "extract"]
+    assert row["auto_detect"] is False
+    registry = get_registry(config)
+    assert "local" not in resolve("search", None, registry).candidates
+    assert "local" not in resolve("extract", None, registry).candidates
+
+
+def corrupt(config: Config) -> Path:
+    path = Path(open_store(config).location)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"this is not an SQLite file at all" * 200)
+    return path
+
+
+def test_a_corrupt_file_is_a_clear_failure(index_config: Config) -> None:
+    path = corrupt(index_config)
+    for envelope in (
+        dispatch_search("retries", backend="local", config=index_config),
+        dispatch_extract(RETRIES, backend="local", config=index_config),
+    ):
+        assert envelope["success"] is False
+        assert envelope["error_code"] == "not_configured"
+        assert str(path) in envelope["error"] and "damaged" in envelope["error"]
+        assert "delete it" in envelope["error"]
+
+
+def test_a_corrupt_index_leaves_the_other_backends_working(index_config: Config) -> None:
+    corrupt(index_config)
+    fused = dispatch_search("retries", backend={"fuse": ["local", "stub"]}, config=index_config)
+    assert fused["success"] is True and fused["meta"]["fused"] == ["stub"]
+    assert any(a["provider"] == "local" and a.get("error_code") == "not_configured" for a in fused["meta"]["attempts"])
+    chained = dispatch_extract(RETRIES, backend=["local", "stub"], config=index_config)
+    assert chained["success"] is True and chained["provider"] == "stub"
+    assert [a["provider"] for a in chained["meta"]["attempts"]] == ["local", "stub"]
+
+
+def test_a_file_locked_by_another_process_is_a_retryable_timeout(index_config: Config) -> None:
+    path = open_store(index_config).location
+    job = {"mode": "lock", "path": path}
+    holder = subprocess.Popen([sys.executable, str(WORKER), json.dumps(job)], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "locked"
+        envelope = dispatch_search("locked", backend="local", config=index_config)
+        assert envelope["success"] is False, envelope
+        assert envelope["error_code"] == "timeout" and envelope["retryable"] is True
+        assert path in envelope["error"] and "locked" in envelope["error"]
+        fused = dispatch_search("locked", backend={"fuse": ["local", "stub"]}, config=index_config)
+        assert fused["success"] is True and fused["meta"]["fused"] == ["stub"]
+    finally:
+        holder.communicate("done\n", timeout=30)
+    assert holder.returncode == 0
+    after = dispatch_search("locked", backend="local", config=index_config)
+    assert [hit["url"] for hit in after["data"]["web"]] == ["https://locked.example.com/"]
+
+
+def test_two_processes_index_and_search_one_file(index_config: Config) -> None:
+    path = open_store(index_config).location
+    start_at = time.time() + 1.5
+    jobs = [{"mode": "fill", "path": path, "prefix": prefix, "count": 25, "start_at": start_at}
+            for prefix in ("one", "two")]
+    workers = [subprocess.Popen([sys.executable, str(WORKER), json.dumps(job)], stdout=subprocess.PIPE, text=True)
+               for job in jobs]
+    reports = []
+    for worker in workers:
+        out, _ = worker.communicate(timeout=120)
+        assert worker.returncode == 0
+        reports.append(json.loads(out.strip().splitlines()[-1]))
+    assert reports == [{"indexed": 25, "searched": 25, "errors": []}] * 2
+    stats = open_store(index_config).stats()
+    assert stats["pages"] == 50 and stats["providers"] == {"stub": 50}
+    envelope = dispatch_search("offline content", 50, backend="local", config=index_config)
+    hosts = {hit["url"].split("/")[2] for hit in envelope["data"]["web"]}
+    assert hosts == {"one.example.com", "two.example.com"}

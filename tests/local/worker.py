@@ -1,0 +1,70 @@
+"""Run in a separate OS process by the multi-process tests: ``python worker.py '<json>'``.
+
+``"fill"``: waits until ``start_at`` (wall clock) so several workers begin together, then
+adds ``count`` pages one write at a time through ``index_urls`` (the ``stub`` backend, so
+nothing leaves the machine), searching the same file through dispatch after every write;
+prints one JSON line with what it saw. ``"lock"``: fills the file, then holds an exclusive
+lock on it until a line arrives on stdin (prints ``locked`` once it holds it): no other
+connection can read it meanwhile.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import sqlite3
+import sys
+import threading
+import time
+
+from webproviders import dispatch_search, index_urls
+from webproviders.config import config_from_dict
+
+
+def fill(job: dict, config: object) -> None:
+    time.sleep(max(0.0, job["start_at"] - time.time()))
+    indexed = searched = 0
+    errors = []
+    for i in range(job["count"]):
+        result = index_urls(f"https://{job['prefix']}.example.com/page-{i}", backend="stub", config=config)
+        if result["success"] and result["data"]["indexed"]:
+            indexed += 1
+        else:
+            errors.append(result.get("error") or result["data"]["failed"])
+        envelope = dispatch_search("offline content", 50, backend="local", config=config)
+        if envelope["success"]:
+            searched += 1
+        else:
+            errors.append(envelope["error"])
+    print(json.dumps({"indexed": indexed, "searched": searched, "errors": errors}))
+
+
+def hold_lock(path: str) -> None:
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA locking_mode = EXCLUSIVE")
+    conn.execute("BEGIN EXCLUSIVE")
+    conn.execute("UPDATE pages SET provider = provider")
+    print("locked", flush=True)
+    sys.stdin.readline()
+    conn.execute("ROLLBACK")
+    conn.close()
+
+
+def main() -> None:
+    job = json.loads(sys.argv[1])
+    config = config_from_dict({"web": {"cache": False, "providers": {"local": {"path": job["path"]}}}})
+    if job["mode"] == "fill":
+        fill(job, config)
+    else:
+        # Filled from a thread that then ends, so this process keeps no connection open: an
+        # exclusive lock in WAL mode needs to be the only connection.
+        filler = threading.Thread(target=index_urls, args=("https://locked.example.com/",),
+                                  kwargs={"backend": "stub", "config": config})
+        filler.start()
+        filler.join()
+        gc.collect()
+        hold_lock(job["path"])
+
+
+if __name__ == "__main__":
+    main()
