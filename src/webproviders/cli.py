@@ -294,7 +294,8 @@ def _cmd_config(args: argparse.Namespace, config: Any) -> int:
         except WebProviderError as exc:
             sys.stdout.write(f"{capability:<8} none  ({exc.message})\n")
             continue
-        sys.stdout.write(f"{capability:<8} {_chosen(plan.candidates, plan.mode)}  (from {plan.source})\n")
+        mode = "standby" if plan.standby else plan.mode
+        sys.stdout.write(f"{capability:<8} {_chosen(plan.candidates, mode)}  (from {plan.source})\n")
     named_only = [e.manifest.name for e in registry.entries() if not e.manifest.auto_detect]
     if named_only:
         sys.stdout.write(f"never auto-detected (used only when named): {', '.join(named_only)}\n")
@@ -313,10 +314,11 @@ def _cmd_config(args: argparse.Namespace, config: Any) -> int:
 
 
 def _chosen(names: list[str], mode: str) -> str:
-    """``a -> b [chain]`` for a chain, ``a, b [fuse]`` for fusion, ``a`` alone."""
+    """``a -> b [chain]`` for a chain (``[standby]`` for a standby one), ``a, b [fuse]`` for
+    fusion, ``a`` alone."""
     if len(names) == 1:
         return names[0]
-    return (" -> " if mode == "chain" else ", ").join(names) + f" [{mode}]"
+    return (", " if mode == "fuse" else " -> ").join(names) + f" [{mode}]"
 
 
 def _mcp_token(config: Any) -> str | None:

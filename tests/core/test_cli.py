@@ -115,7 +115,8 @@ def test_warnings_go_to_stderr_and_stub_answers_say_they_are_not_the_web() -> No
 def test_config_shows_backends_used_only_when_named_and_the_web_search_contract(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     path.write_text("web: {}\n")
-    result = run("--config", str(path), "config", env={"WEB_SEARCH_BACKEND": ""})
+    result = run("--config", str(path), "config", env={"WEB_SEARCH_BACKEND": "", "JINA_API_KEY": ""})
+    assert "extract  http -> jina [standby]  (from auto-detect)" in result.stdout
     assert "never auto-detected (used only when named): brave-free, crawl4ai, local, stub" in result.stdout
     assert "web.search contract: stub  (WEB_SEARCH_BACKEND unset)" in result.stdout
     assert "the web.search contract answers with offline stub results" in result.stderr

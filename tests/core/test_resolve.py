@@ -174,7 +174,7 @@ def test_keyless_defaults_are_ddgs_for_search_and_http_first_for_extract_and_cra
     registry = get_registry(make_config())
     assert resolve("search", None, registry).candidates == ["ddgs"]
     extract = resolve("extract", None, registry)
-    assert (extract.candidates, extract.mode) == (["http", "jina"], "chain")
+    assert (extract.candidates, extract.mode, extract.standby) == (["http", "jina"], "chain", True)
     assert resolve("crawl", None, registry).candidates == ["http"]
 
 

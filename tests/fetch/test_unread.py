@@ -104,6 +104,17 @@ def test_a_batch_of_only_malformed_urls_is_refused_before_any_request(
     assert envelope["meta"]["attempts"] == []
 
 
+def test_an_auto_detected_keyless_chain_keeps_page_failures_with_the_local_fetcher(
+    site: Any, local: Config
+) -> None:
+    """``http -> jina`` stands by for an http that cannot run; a missing page is not sent on."""
+    urls = [site.url("/missing"), site.url("/articles/caching")]
+    for asked in (urls[:1], urls):
+        envelope = dispatch_extract(asked, config=local)  # conftest refuses any non-loopback request
+        assert {a["provider"] for a in envelope["meta"]["attempts"]} == {"http"}
+    assert envelope["success"] is True and envelope["data"][0]["error_code"] == "not_found"
+
+
 def test_a_crawl_whose_seed_is_missing_is_a_failure(site: Any, local: Config) -> None:
     envelope = dispatch_crawl(site.url("/missing"), backend="http", config=local)
     assert envelope["success"] is False and envelope["error_code"] == "not_found"

@@ -31,6 +31,9 @@ class Plan:
     requested: Any = None
     #: Providers of a chain left out up front, with the reason (recorded as skipped attempts).
     skipped: list[tuple[str, str, str]] = field(default_factory=list)
+    #: The later candidates only stand in for one that cannot run (``not_configured``); a
+    #: page-level failure stays with the provider that had it, as with a single backend.
+    standby: bool = False
 
 
 def _parse(spec: BackendSpec) -> tuple[list[str], Mode]:
@@ -107,9 +110,9 @@ def _shared_fallback(spec: BackendSpec, capability: Capability, registry: Regist
 def auto_detect(capability: Capability, registry: Registry) -> Plan:
     """The best available provider by manifest priority (keyed, then self-hosted, then keyless).
 
-    A keyless extract or crawl is a chain of every available keyless provider, so one that
-    turns out unable to run at call time fails over to the next. Search stays one engine:
-    another keyless engine would answer in another language and ranking.
+    A keyless extract or crawl is a standby chain of every available keyless provider, so one
+    that turns out unable to run at call time hands over to the next. Search stays one
+    engine: another keyless engine would answer in another language and ranking.
     """
     ranked = sorted(
         (
@@ -130,7 +133,8 @@ def auto_detect(capability: Capability, registry: Registry) -> Plan:
         if capability == "search" or entry.manifest.priority < PRIORITY_KEYLESS:
             break
     if chosen:
-        return Plan(capability, chosen, "chain" if len(chosen) > 1 else "single", "auto-detect")
+        mode: Mode = "chain" if len(chosen) > 1 else "single"
+        return Plan(capability, chosen, mode, "auto-detect", standby=mode == "chain")
     detail = "; ".join(reasons[:6]) if reasons else "no installed provider can"
     raise NotConfiguredError(
         f"No {capability} backend is available ({detail}). Configure one, "
