@@ -28,12 +28,13 @@ SETTING_VALUES = {
 
 
 def _keyed_vendors() -> list[str]:
-    """Providers whose manifest takes an API key, and that can search."""
+    """Providers whose manifest takes an API key and that search a vendor (not an offline index)."""
     registry = get_registry(Config())
     return [
         entry.manifest.name
         for entry in registry.entries()
         if any(var.config_key == "api_key" for var in entry.manifest.env)
+        and entry.manifest.tag != "offline"
         and "search" in entry.manifest.capabilities
     ]
 
