@@ -90,7 +90,7 @@ class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     disable_nagle_algorithm = True
 
-    def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+    def do_GET(self) -> None:
         body = BODIES.get(self.path.split("?", 1)[0])
         if body is None:
             self.send_error(404)
@@ -118,6 +118,41 @@ def _per_call_ms(run: Callable[[], None], calls: int) -> float:
     return (time.perf_counter() - started) / calls * 1000
 
 
+def _measure(name: str, url: str, params: dict[str, Any], headers: dict[str, str], calls: int, config: Any) -> dict[str, float]:
+    """Raw httpx and dispatch through provider ``name`` against the same endpoint, sync and async."""
+    out: dict[str, float] = {}
+    with httpx.Client() as client:
+        client.get(url, params=params, headers=headers).json()
+
+        def raw_sync() -> None:
+            for _ in range(calls):
+                client.get(url, params=params, headers=headers).json()
+
+        out[f"{name} raw sync"] = _per_call_ms(raw_sync, calls)
+
+    def ours_sync() -> None:
+        for _ in range(calls):
+            envelope = dispatch_search("python asyncio", HITS, backend=name, config=config, cache=False)
+            assert envelope["success"], envelope
+
+    dispatch_search("warm up", HITS, backend=name, config=config, cache=False)
+    out[f"{name} ours sync"] = _per_call_ms(ours_sync, calls)
+
+    async def raw_async() -> None:
+        async with httpx.AsyncClient() as client:
+            for _ in range(calls):
+                (await client.get(url, params=params, headers=headers)).json()
+
+    async def ours_async() -> None:
+        for _ in range(calls):
+            envelope = await adispatch_search("python asyncio", HITS, backend=name, config=config, cache=False)
+            assert envelope["success"], envelope
+
+    out[f"{name} raw async"] = _per_call_ms(lambda: asyncio.run(raw_async()), calls)
+    out[f"{name} ours async"] = _per_call_ms(lambda: asyncio.run(ours_async()), calls)
+    return out
+
+
 def _round(base: str, calls: int, config: Any) -> dict[str, float]:
     targets = {
         "searxng": (f"{base}/search", {"q": "python asyncio", "format": "json"}, {}),
@@ -125,36 +160,7 @@ def _round(base: str, calls: int, config: Any) -> dict[str, float]:
     }
     out: dict[str, float] = {}
     for name, (url, params, headers) in targets.items():
-        with httpx.Client() as client:
-            client.get(url, params=params, headers=headers).json()
-
-            def raw_sync() -> None:
-                for _ in range(calls):
-                    client.get(url, params=params, headers=headers).json()
-
-            out[f"{name} raw sync"] = _per_call_ms(raw_sync, calls)
-
-        def ours_sync() -> None:
-            for _ in range(calls):
-                envelope = dispatch_search("python asyncio", HITS, backend=name, config=config, cache=False)
-                assert envelope["success"], envelope
-
-        ours_sync.__name__ = f"{name}_sync"
-        dispatch_search("warm up", HITS, backend=name, config=config, cache=False)
-        out[f"{name} ours sync"] = _per_call_ms(ours_sync, calls)
-
-        async def raw_async() -> None:
-            async with httpx.AsyncClient() as client:
-                for _ in range(calls):
-                    (await client.get(url, params=params, headers=headers)).json()
-
-        async def ours_async() -> None:
-            for _ in range(calls):
-                envelope = await adispatch_search("python asyncio", HITS, backend=name, config=config, cache=False)
-                assert envelope["success"], envelope
-
-        out[f"{name} raw async"] = _per_call_ms(lambda: asyncio.run(raw_async()), calls)
-        out[f"{name} ours async"] = _per_call_ms(lambda: asyncio.run(ours_async()), calls)
+        out |= _measure(name, url, params, headers, calls, config)
     return out
 
 

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import importlib
 import os
+import shutil
+import socket
+import subprocess
+import time
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,11 +24,12 @@ _ISOLATED_SUFFIXES = ("_API_KEY", "_API_URL", "_BASE_URL", "_CSE_ID", "_TIMEOUT_
 
 @pytest.fixture(autouse=True)
 def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """No test sees the developer's keys, config file or user plugins."""
+    """No test sees the developer's keys, config file, user plugins or usage ledger."""
     for name in list(os.environ):
         if name.startswith(_ISOLATED_PREFIXES) or name.endswith(_ISOLATED_SUFFIXES):
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
+    monkeypatch.delenv("XDG_DATA_HOME", raising=False)  # the usage ledger goes under that HOME
     yield
     clear_registry_cache()
 
@@ -102,3 +108,47 @@ def _no_internet() -> Iterator[None]:
     finally:
         socket.socket.connect, socket.socket.connect_ex = real_connect, real_connect_ex  # type: ignore[method-assign]
         socket.getaddrinfo = real_getaddrinfo  # type: ignore[assignment]
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real ``redis-server`` on a free loopback port, in a temporary directory."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed (apt-get install redis-server); .ci/run installs it")
+    directory = tmp_path_factory.mktemp("redis")
+    port = _free_port()
+    process = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
+         "--save", "", "--appendonly", "no", "--protected-mode", "yes"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    import redis
+
+    client = redis.Redis(host="127.0.0.1", port=port)
+    for _ in range(200):
+        try:
+            client.ping()
+            break
+        except redis.ConnectionError:
+            time.sleep(0.025)
+    else:
+        process.kill()
+        pytest.fail("redis-server did not start")
+    client.close()
+    yield f"redis://127.0.0.1:{port}/0"
+    process.terminate()
+    process.wait(timeout=10)
+
+
+@pytest.fixture
+def namespace() -> str:
+    """A Redis key prefix of this test's own."""
+    return f"t{uuid.uuid4().hex[:12]}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext
+from webproviders.context import report_usage
 from webproviders.kit.sdk import SDKProvider
 
 
@@ -55,7 +56,9 @@ class ExaProvider(SDKProvider):
             finally:
                 await exa.aclose()
 
-        return await self.with_key(send)
+        response = await self.with_key(send)
+        report_usage(usd=getattr(getattr(response, "cost_dollars", None), "total", None))
+        return response
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         from .mapping import hits, search_request

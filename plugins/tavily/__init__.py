@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext
+from webproviders.context import report_usage
 from webproviders.kit.sdk import SDKProvider
 
 #: Tavily's bounds for the server-side ``timeout`` of extract and crawl, in seconds.
@@ -63,6 +64,9 @@ class TavilyProvider(SDKProvider):
             error = response_error(log.last, NAME, classify) if log.last is not None else None
             if error is not None:
                 raise error
+            usage = body.get("usage") if isinstance(body, dict) else None
+            if isinstance(usage, dict):  # present when the call asked for include_usage
+                report_usage(usage.get("credits"), unit="credit")
             return body
 
         return await self.with_key(send)

@@ -7,12 +7,15 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from webproviders import VendorProvider, warn
+from webproviders.context import report_usage
 
 from .errors import classify
 from .parse import incomplete_reason, parse_response
 from .request import build_body
 
 DEFAULT_MODEL = "grok-4-1-fast-reasoning"
+#: ``usage.cost_in_usd_ticks`` counts ten-billionths of a dollar.
+USD_TICKS = 1e10
 #: Options xAI has no parameter for: they go into the prompt, and the caller is told so.
 _PROMPTED = ("time_range", "lang", "country")
 _FALLBACK_NOTES = {
@@ -66,6 +69,10 @@ class XaiProvider(VendorProvider):
         answer = await self.call_api(
             "POST", self._path(), json=body, classify=partial(classify, self.name)
         )
+        usage = answer.get("usage") if isinstance(answer, dict) else None
+        ticks = usage.get("cost_in_usd_ticks") if isinstance(usage, dict) else None
+        if isinstance(ticks, (int, float)):
+            report_usage(usd=ticks / USD_TICKS)
         hits, source = parse_response(self.name, answer)
         if source in _FALLBACK_NOTES:
             warn(_FALLBACK_NOTES[source].format(name=self.name))

@@ -29,6 +29,8 @@ _EXPORTS = {
     "hookimpl": "registry.hookspecs",
     "warn": "context",
     "remaining_time": "context",
+    "report_usage": "context",
+    "usage_summary": "accounting.usage.report",
     "SearchHit": "models",
     "Page": "models",
     "SearchEnvelope": "models",
@@ -62,6 +64,8 @@ __all__ = [
     "hookimpl",
     "warn",
     "remaining_time",
+    "report_usage",
+    "usage_summary",
     "SearchHit",
     "Page",
     "SearchEnvelope",
@@ -90,10 +94,11 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from .accounting.usage.report import usage_summary
     from .agents.factories import WebToolConfig, create_webread_tool, create_websearch_tool
     from .agents.formatting import format_results
     from .config import Config, ConfigError, load_config
-    from .context import remaining_time, warn
+    from .context import remaining_time, report_usage, warn
     from .dispatch.api import (
         adispatch_crawl,
         adispatch_extract,

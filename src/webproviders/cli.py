@@ -1,4 +1,4 @@
-"""The ``webproviders`` command: search, extract, crawl, index pages, list providers, show config.
+"""The ``webproviders`` command: search, extract, crawl, index pages, list providers, show config and usage.
 
 Human-readable output on a terminal, the raw envelope with ``--json``; a failure envelope
 (an extract or crawl that read no page included) exits non-zero with one clear line (a
@@ -69,6 +69,13 @@ def _parser() -> argparse.ArgumentParser:
     providers.add_argument("--json", action="store_true")
 
     sub.add_parser("config", help="show the backend chosen for each capability, and why")
+
+    usage = sub.add_parser("usage", help="show what calls cost, from the usage ledger")
+    usage.add_argument("--since", default="7d", help="how far back: 7d, 24h, 30m, 2w or a date (default 7d)")
+    usage.add_argument(
+        "--by", default="provider", help="group by provider, capability, outcome, day or tag:<name> (default provider)"
+    )
+    usage.add_argument("--json", action="store_true", help="print the totals as JSON")
 
     mcp = sub.add_parser(
         "mcp",
@@ -321,6 +328,21 @@ def _chosen(names: list[str], mode: str) -> str:
     return (", " if mode == "fuse" else " -> ").join(names) + f" [{mode}]"
 
 
+def _cmd_usage(args: argparse.Namespace, config: Any) -> int:
+    from .accounting.usage.report import UsageQueryError, format_table, usage_summary
+
+    try:
+        summary = usage_summary(args.since, args.by, config=config)
+    except UsageQueryError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_USAGE
+    if args.json:
+        sys.stdout.write(json.dumps(summary, indent=2) + "\n")
+    else:
+        sys.stdout.write(format_table(summary))
+    return EXIT_OK
+
+
 def _mcp_token(config: Any) -> str | None:
     """The HTTP bearer token: ``$WEBPROVIDERS_MCP_TOKEN``, else ``mcp.token`` from the config."""
     import os
@@ -389,6 +411,7 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, Any], int]] = {
     "index": _cmd_index,
     "providers": _cmd_providers,
     "config": _cmd_config,
+    "usage": _cmd_usage,
     "mcp": _cmd_mcp,
 }
 

@@ -24,6 +24,7 @@ from pydantic import (
     model_validator,
 )
 
+from .accounting.prices import PriceSheet
 from .redact import get_logger
 
 log = get_logger("webproviders.config")
@@ -54,6 +55,8 @@ class ProviderSettings(BaseModel):
     max_retries: int | None = Field(default=None, ge=0, le=10)
     #: First retry wait in seconds, doubled each time (overrides ``web.retry.backoff``).
     backoff: float | None = Field(default=None, ge=0)
+    #: Your plan's prices, over the manifest's list prices (``0`` makes the provider free).
+    price: PriceSheet | None = None
 
     @field_validator("rate_limit")
     @classmethod
@@ -171,6 +174,58 @@ class RetrySettings(BaseModel):
     max_backoff: float = Field(default=8.0, ge=0)
 
 
+class BudgetLimits(BaseModel):
+    """A spending cap per UTC day and per UTC month, in dollars (either may be left out)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    daily_usd: float | None = Field(default=None, ge=0)
+    monthly_usd: float | None = Field(default=None, ge=0)
+
+
+class BudgetSettings(BudgetLimits):
+    """``web.budget``: caps over all calls, per provider and per tag value."""
+
+    per_provider: dict[str, BudgetLimits] = Field(default_factory=dict)
+    #: Caps for each value of a tag: ``{user: {daily_usd: 0.5}}`` gives every user $0.50 a day.
+    per_tag: dict[str, BudgetLimits] = Field(default_factory=dict)
+
+    def active(self) -> bool:
+        """Whether any cap is set."""
+        scopes = [self, *self.per_provider.values(), *self.per_tag.values()]
+        return any(s.daily_usd is not None or s.monthly_usd is not None for s in scopes)
+
+
+class UsageSettings(BaseModel):
+    """``web.usage``: the ledger of requests that reached a vendor (``web.usage: false`` turns it off)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    enabled: bool = True
+    #: ``redis://host:6379/0`` for a ledger shared by a fleet, or ``sqlite:///path/usage.sqlite3``.
+    url: str | None = None
+    #: SQLite file (default ``$XDG_DATA_HOME/webproviders/usage.sqlite3``).
+    path: str | None = None
+    #: Also keep the query (or URLs) of each request; off by default.
+    record_queries: bool = False
+    #: Days a row is kept (at least 32, so a monthly budget can be rebuilt from the ledger).
+    retention_days: int = Field(default=400, ge=32)
+    #: Key prefix in a shared Redis.
+    namespace: str = "webproviders"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, value: Any) -> Any:
+        return {"enabled": value} if isinstance(value, bool) else value
+
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("redis://", "rediss://", "unix://", "sqlite:///")):
+            raise ValueError("the usage ledger URL must start with redis://, rediss://, unix:// or sqlite:///")
+        return value or None
+
+
 class LocalIndexSettings(BaseModel):
     """``web.local``: filling the local page index (where it lives: ``web.providers.local``)."""
 
@@ -199,6 +254,8 @@ class WebSettings(BaseModel):
     rate_limit: RateLimitSettings = Field(default_factory=RateLimitSettings)
     health: HealthSettings = Field(default_factory=HealthSettings)
     retry: RetrySettings = Field(default_factory=RetrySettings)
+    budget: BudgetSettings = Field(default_factory=BudgetSettings)
+    usage: UsageSettings = Field(default_factory=UsageSettings)
     local: LocalIndexSettings = Field(default_factory=LocalIndexSettings)
     #: In a chain, an empty result list moves on to the next provider too.
     failover_on_empty: bool = False

@@ -1,4 +1,4 @@
-"""Per-call context that provider code can read: the deadline, and warnings to report.
+"""Per-call context that provider code can read and write: the deadline, warnings, usage.
 
 Kept free of asyncio so that plugins importing ``warn`` stay cheap to load.
 """
@@ -6,6 +6,8 @@ Kept free of asyncio so that plugins importing ``warn`` stay cheap to load.
 from __future__ import annotations
 
 import contextvars
+import math
+import threading
 import time
 
 _deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
@@ -14,6 +16,33 @@ _deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
 _warnings: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar(
     "webproviders_warnings", default=None
 )
+
+
+class Usage:
+    """What provider code reported one request used: units of some kind, and/or dollars.
+
+    A mutable bucket rather than a context value, so a report made in a worker thread (which
+    runs in a copy of the context) reaches the dispatcher.
+    """
+
+    __slots__ = ("_lock", "unit", "units", "usd")
+
+    def __init__(self) -> None:
+        self.units: float | None = None
+        self.unit: str | None = None
+        self.usd: float | None = None
+        self._lock = threading.Lock()
+
+    def add(self, units: float | None, unit: str, usd: float | None) -> None:
+        with self._lock:
+            if units is not None:
+                self.units = (self.units or 0.0) + units
+                self.unit = unit
+            if usd is not None:
+                self.usd = (self.usd or 0.0) + usd
+
+
+_usage: contextvars.ContextVar[Usage | None] = contextvars.ContextVar("webproviders_usage", default=None)
 
 
 def remaining_time() -> float | None:
@@ -27,6 +56,36 @@ def warn(message: str) -> None:
     bucket = _warnings.get()
     if bucket is not None and message not in bucket:
         bucket.append(message)
+
+
+def _amount(value: float | None) -> float | None:
+    """A reported quantity, or None when it is missing or not a finite number >= 0."""
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) and value >= 0 else None
+
+
+def report_usage(units: float | None = None, *, unit: str = "credit", usd: float | None = None) -> None:
+    """Tell the dispatcher what the current request really used (providers call this).
+
+    ``units`` of ``unit`` (e.g. ``report_usage(2, unit="credit")`` for a vendor that answered
+    ``"credits": 2``) and/or ``usd`` when the vendor states the price itself. Reports add up
+    within one request; a value that is not a finite number >= 0 is ignored. Outside a
+    dispatch this does nothing.
+    """
+    bucket = _usage.get()
+    if bucket is None:
+        return
+    counted, paid = _amount(units), _amount(usd)
+    if counted is not None or paid is not None:
+        bucket.add(counted, str(unit), paid)
+
+
+def start_usage() -> Usage:
+    """Start a fresh usage bucket for the request about to be sent (the dispatcher calls this)."""
+    bucket = Usage()
+    _usage.set(bucket)
+    return bucket
 
 
 def collect_warnings() -> list[str]:

@@ -25,6 +25,7 @@ ErrorCode = Literal[
     "too_large",
     "not_found",
     "provider_error",
+    "budget_exceeded",
 ]
 
 ERROR_CODES: tuple[str, ...] = ErrorCode.__args__  # type: ignore[attr-defined]
@@ -166,6 +167,12 @@ class ProviderError(WebProviderError):
     code = "provider_error"
 
 
+class BudgetExceededError(WebProviderError):
+    """The call would take spending over a configured ``web.budget``; nothing was sent."""
+
+    code = "budget_exceeded"
+
+
 ERROR_CLASSES: dict[str, type[WebProviderError]] = {
     cls.code: cls
     for cls in (
@@ -184,6 +191,7 @@ ERROR_CLASSES: dict[str, type[WebProviderError]] = {
         TooLargeError,
         NotFoundError,
         ProviderError,
+        BudgetExceededError,
     )
 }
 
@@ -204,6 +212,7 @@ __all__ = [
     "AuthError",
     "BadGatewayError",
     "BlockedError",
+    "BudgetExceededError",
     "ErrorCode",
     "InvalidInputError",
     "NetworkError",

@@ -14,6 +14,8 @@ from typing import Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from .accounting.prices import PriceSheet
+
 Capability = Literal["search", "extract", "crawl"]
 CAPABILITIES: tuple[Capability, ...] = ("search", "extract", "crawl")
 
@@ -88,6 +90,8 @@ class ProviderManifest(BaseModel):
     #: Seconds a call to this provider may need (a model that searches and writes, say). A
     #: call with no ``timeout=`` and no ``web.timeout`` set gets this long a deadline.
     timeout: float | None = Field(default=None, gt=0)
+    #: List prices per unit, with their date and source (keyed providers; see docs/cost-and-usage.md).
+    price: PriceSheet | None = None
     #: False keeps this provider's answers out of the answer cache: they are cheaper to
     #: compute than to cache, or change between calls (a local index that is being filled).
     cache: bool = True

@@ -36,11 +36,21 @@ class Page(_Open):
     error_code: ErrorCode | None = None
 
 
+class Cost(_Open):
+    """What a call (or one request) cost; ``unit`` is ``mixed`` when units differ."""
+
+    usd: float
+    units: float
+    unit: str | None = None
+    estimated: bool = False
+
+
 class Attempt(_Open):
     provider: str
     outcome: Literal["ok", "error", "skipped"]
     latency_ms: float | None = None
     error_code: ErrorCode | None = None
+    cost: Cost | None = None
 
 
 class PageFailure(_Open):
@@ -62,6 +72,7 @@ class Meta(_Open):
     failed: int | None = Field(default=None, ge=1)
     #: A failed extract or crawl that read no page: why each URL failed.
     failures: list[PageFailure] = Field(default_factory=list)
+    cost: Cost | None = None
 
 
 class SearchData(_Open):

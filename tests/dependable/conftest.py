@@ -1,14 +1,11 @@
-"""Fixtures for dependable dispatch: scriptable providers, a fake clock, a real Redis, a
-counting HTTP server on 127.0.0.1."""
+"""Fixtures for dependable dispatch: scriptable providers, a fake clock, a counting HTTP
+server on 127.0.0.1 (the real Redis comes from the top-level conftest)."""
 
 from __future__ import annotations
 
-import shutil
 import socket
-import subprocess
 import threading
 import time
-import uuid
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -80,42 +77,6 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real ``redis-server`` on a free loopback port, in a temporary directory."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("redis-server is not installed (apt-get install redis-server); .ci/run installs it")
-    directory = tmp_path_factory.mktemp("redis")
-    port = free_port()
-    process = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
-         "--save", "", "--appendonly", "no", "--protected-mode", "yes"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    import redis
-
-    client = redis.Redis(host="127.0.0.1", port=port)
-    for _ in range(200):
-        try:
-            client.ping()
-            break
-        except redis.ConnectionError:
-            time.sleep(0.025)
-    else:
-        process.kill()
-        pytest.fail("redis-server did not start")
-    client.close()
-    yield f"redis://127.0.0.1:{port}/0"
-    process.terminate()
-    process.wait(timeout=10)
-
-
-@pytest.fixture
-def namespace() -> str:
-    """A Redis key prefix of this test's own."""
-    return f"t{uuid.uuid4().hex[:12]}"
 
 
 class CountingServer:

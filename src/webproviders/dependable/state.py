@@ -13,6 +13,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from ..accounting.book import Accounts
 from .cache import ResultCache, build_cache
 from .health import HealthBoard
 from .ratelimit import RateLimits
@@ -39,6 +40,8 @@ class DispatchState:
         )
         self.limits = RateLimits(registry, web.rate_limit.url, web.rate_limit.namespace)
         self.cache: ResultCache | None = build_cache(web.cache)
+        #: Prices, budgets, the usage ledger and telemetry (:mod:`webproviders.accounting`).
+        self.accounts = Accounts(registry)
         #: How retries and limiter waits sleep; tests swap in a fake.
         self.sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
         self._policies: dict[str, RetryPolicy] = {}

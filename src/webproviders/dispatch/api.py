@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from .. import context
+from ..accounting.meter import Meter
 from ..config import BackendSpec, Config
 from ..dependable.state import DispatchState
 from ..envelope import failure
@@ -29,12 +30,15 @@ async def _execute(call: Call) -> dict[str, Any]:
     """Run a prepared call's plan under its deadline."""
     call.warnings = context.collect_warnings()
     context.set_deadline(call.deadline)
-    try:
-        envelope = await run_plan(call, call.plan)  # type: ignore[arg-type]
-    except Exception as exc:  # noqa: BLE001
-        error = to_provider_error(exc, None)
-        envelope = failure(error, error.provider, call.meta(None))
-    merge_refused(envelope, call.refused)
+    meter: Meter = call.meter  # type: ignore[assignment]
+    with meter.observe():
+        try:
+            envelope = await run_plan(call, call.plan)  # type: ignore[arg-type]
+        except Exception as exc:  # noqa: BLE001
+            error = to_provider_error(exc, None)
+            envelope = failure(error, error.provider, call.meta(None))
+        merge_refused(envelope, call.refused)
+        meter.finish(envelope)
     after(call, envelope)
     return envelope
 
@@ -56,8 +60,9 @@ async def _dispatch(
     timeout: float | None,
     mode: str | None = None,
     cache: bool = True,
+    tags: Any = None,
 ) -> dict[str, Any]:
-    prepared = prepare(capability, arguments, backend, config, timeout, mode, cache)
+    prepared = prepare(capability, arguments, backend, config, timeout, mode, cache, tags)
     return prepared if isinstance(prepared, dict) else await _execute(prepared)
 
 
@@ -69,8 +74,9 @@ def _dispatch_sync(
     timeout: float | None,
     mode: str | None = None,
     cache: bool = True,
+    tags: Any = None,
 ) -> dict[str, Any]:
-    prepared = prepare(capability, arguments, backend, config, timeout, mode, cache)
+    prepared = prepare(capability, arguments, backend, config, timeout, mode, cache, tags)
     if isinstance(prepared, dict):
         return prepared
     return runner.run_sync(_execute(prepared), shared_loop=_needs_shared_loop(prepared))
@@ -85,15 +91,18 @@ async def adispatch_search(
     timeout: float | None = None,
     mode: str | None = None,
     cache: bool = True,
+    tags: dict[str, Any] | None = None,
     **options: Any,
 ) -> dict[str, Any]:
     """Search the web; returns ``{"success": True, "data": {"web": [...]}, ...}`` or a failure.
 
     ``mode="fuse"`` queries the resolved providers at once and merges their rankings;
-    ``cache=False`` neither reads nor writes the answer cache.
+    ``cache=False`` neither reads nor writes the answer cache. ``tags`` (e.g.
+    ``{"user": "alice"}``) label the call in the usage ledger and select per-tag budgets;
+    they are never sent to a provider.
     """
     arguments = {"query": query, "limit": limit, "options": options}
-    return await _dispatch("search", arguments, backend, config, timeout, mode, cache)
+    return await _dispatch("search", arguments, backend, config, timeout, mode, cache, tags)
 
 
 async def adispatch_extract(
@@ -104,10 +113,11 @@ async def adispatch_extract(
     timeout: float | None = None,
     mode: str | None = None,
     cache: bool = True,
+    tags: dict[str, Any] | None = None,
     **kwargs: Any,
 ) -> dict[str, Any]:
     """Read pages as markdown; one item per URL, a failed URL is an item with ``error``."""
-    return await _dispatch("extract", {"urls": urls, "options": kwargs}, backend, config, timeout, mode, cache)
+    return await _dispatch("extract", {"urls": urls, "options": kwargs}, backend, config, timeout, mode, cache, tags)
 
 
 async def adispatch_crawl(
@@ -118,10 +128,11 @@ async def adispatch_crawl(
     timeout: float | None = None,
     mode: str | None = None,
     cache: bool = True,
+    tags: dict[str, Any] | None = None,
     **kwargs: Any,
 ) -> dict[str, Any]:
     """Crawl a site from ``url``; returns the pages found, in discovery order."""
-    return await _dispatch("crawl", {"url": url, "options": kwargs}, backend, config, timeout, mode, cache)
+    return await _dispatch("crawl", {"url": url, "options": kwargs}, backend, config, timeout, mode, cache, tags)
 
 
 def dispatch_search(
@@ -133,11 +144,12 @@ def dispatch_search(
     timeout: float | None = None,
     mode: str | None = None,
     cache: bool = True,
+    tags: dict[str, Any] | None = None,
     **options: Any,
 ) -> dict[str, Any]:
     """Sync twin of :func:`adispatch_search`; safe inside a running event loop."""
     arguments = {"query": query, "limit": limit, "options": options}
-    return _dispatch_sync("search", arguments, backend, config, timeout, mode, cache)
+    return _dispatch_sync("search", arguments, backend, config, timeout, mode, cache, tags)
 
 
 def dispatch_extract(
@@ -148,10 +160,11 @@ def dispatch_extract(
     timeout: float | None = None,
     mode: str | None = None,
     cache: bool = True,
+    tags: dict[str, Any] | None = None,
     **kwargs: Any,
 ) -> dict[str, Any]:
     """Sync twin of :func:`adispatch_extract`."""
-    return _dispatch_sync("extract", {"urls": urls, "options": kwargs}, backend, config, timeout, mode, cache)
+    return _dispatch_sync("extract", {"urls": urls, "options": kwargs}, backend, config, timeout, mode, cache, tags)
 
 
 def dispatch_crawl(
@@ -162,7 +175,8 @@ def dispatch_crawl(
     timeout: float | None = None,
     mode: str | None = None,
     cache: bool = True,
+    tags: dict[str, Any] | None = None,
     **kwargs: Any,
 ) -> dict[str, Any]:
     """Sync twin of :func:`adispatch_crawl`."""
-    return _dispatch_sync("crawl", {"url": url, "options": kwargs}, backend, config, timeout, mode, cache)
+    return _dispatch_sync("crawl", {"url": url, "options": kwargs}, backend, config, timeout, mode, cache, tags)

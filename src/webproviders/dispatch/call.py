@@ -10,6 +10,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..accounting.meter import Meter
+from ..accounting.tags import check_tags
 from ..config import BackendSpec, Config
 from ..dependable.state import DispatchState, state_for
 from ..envelope import failure
@@ -57,6 +59,9 @@ class Call:
     state: DispatchState | None = None
     #: Input URLs refused before any provider saw them; they join the answer at the end.
     refused: list[Refused] = field(default_factory=list)
+    #: Caller-supplied labels for the usage ledger and per-tag budgets (never sent to providers).
+    tags: dict[str, str] = field(default_factory=dict)
+    meter: Meter | None = None
 
     def meta(self, served_by: str | None, cached: bool = False, **extra: Any) -> dict[str, Any]:
         """The envelope's ``meta``; ``extra`` (e.g. a provider's own meta) never overrides ours.
@@ -122,6 +127,7 @@ def prepare(
     timeout: float | None,
     mode: str | None = None,
     cache: bool = True,
+    tags: Any = None,
 ) -> Call | dict[str, Any]:
     """Validate and resolve (no I/O); returns the call to run, or a failure envelope."""
     started = time.perf_counter()
@@ -144,12 +150,14 @@ def prepare(
         if not isinstance(cache, bool):
             raise InvalidInputError(f"cache must be True or False, not {cache!r}.")
         call.arguments, call.refused = _validate(capability, arguments)
+        call.tags = check_tags(tags)
         call.plan = resolve(capability, backend, registry)
         if mode is not None:
             _apply_mode(call.plan, mode)
         if timeout is None and "timeout" not in cfg.web.model_fields_set:
             call.deadline += _slow_provider_allowance(call.plan, registry, budget)
         call.state = state_for(registry)
+        call.meter = Meter(call.state.accounts, capability, call.arguments, call.tags)
     except Exception as exc:  # noqa: BLE001
         error = to_provider_error(exc, None)
         envelope = failure(error, error.provider, call.meta(None))
@@ -186,7 +194,8 @@ def _apply_mode(plan: Plan, mode: str) -> None:
 def after(call: Call, envelope: dict[str, Any]) -> None:
     try:
         call.registry.hooks.hook.after_dispatch(
-            capability=call.capability, arguments=call.arguments, envelope=envelope, config=call.config
+            capability=call.capability, arguments=call.arguments, envelope=envelope, config=call.config,
+            cost=call.meter.total.as_dict() if call.meter is not None else None,
         )
     except Exception as exc:  # noqa: BLE001 - an observer must not break the call
         log.warning("An after_dispatch hook failed: %s: %s", type(exc).__name__, scrub(str(exc)))

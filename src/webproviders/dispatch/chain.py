@@ -26,7 +26,7 @@ from .serve import Skipped, serve
 log = get_logger("webproviders.dispatch")
 
 #: Errors after which a chain moves on to its next provider (besides retryable ones).
-FAILOVER_CODES = frozenset({"not_configured", "quota_exceeded", "auth_error", "not_found"})
+FAILOVER_CODES = frozenset({"not_configured", "quota_exceeded", "auth_error", "not_found", "budget_exceeded"})
 
 
 def _should_fail_over(error: WebProviderError, plan: Plan) -> bool:

@@ -9,6 +9,7 @@ import asyncio
 import time
 from typing import Any
 
+from ..accounting.meter import Meter
 from ..dependable.cache import cache_key
 from ..dependable.health import Cooling
 from ..dependable.ratelimit import BudgetExhaustedError
@@ -16,6 +17,7 @@ from ..dependable.retry import MIN_REQUEST_TIME
 from ..dependable.state import DispatchState
 from ..envelope import normalise_pages, normalise_search
 from ..errors import (
+    BudgetExceededError,
     RateLimitedError,
     UnsupportedError,
     WebProviderError,
@@ -145,8 +147,13 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
     if failover and not state.limits.unlimited(name):
         await _check_pause(name, state)
     policy = state.retry_policy(name)
+    meter: Meter = call.meter  # type: ignore[assignment]
     retry = 0
     while True:
+        try:
+            spend = await meter.start(name)  # a budget refuses here, before anything is sent
+        except BudgetExceededError as error:
+            raise Skipped(error) from None
         started = time.perf_counter()
         try:
             if not state.limits.unlimited(name):
@@ -154,7 +161,7 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             data, meta = await attempt(call, entry)
         except WebProviderError as error:
             extra = {"retry": retry} if retry else {}
-            call.record(name, "error", started, error, **extra)
+            call.record(name, "error", started, error, **extra, **meter.stop(spend, error=error))
             if isinstance(error, BudgetExhaustedError):
                 state.health.failed(name, error)  # not counted; it only ends a trial call
                 raise
@@ -170,10 +177,11 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             retry += 1
             await state.sleep(delay)
             continue
+        cost = meter.stop(spend, data=data)
         if retry:
-            call.record(name, "ok", started, retry=retry)
+            call.record(name, "ok", started, retry=retry, **cost)
         else:
-            call.record(name, "ok", started)
+            call.record(name, "ok", started, **cost)
         state.health.succeeded(name)
         return {"data": data, "meta": meta}
 

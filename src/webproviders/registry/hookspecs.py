@@ -35,10 +35,17 @@ def before_dispatch(capability: str, backend: str, arguments: dict[str, Any]) ->
 
 @hookspec
 def after_dispatch(
-    capability: str, arguments: dict[str, Any], envelope: dict[str, Any], config: Config
+    capability: str,
+    arguments: dict[str, Any],
+    envelope: dict[str, Any],
+    config: Config,
+    cost: dict[str, Any] | None,
 ) -> None:
     """Called with every envelope before it is returned (logging, cost accounting, indexing).
 
-    ``config`` is the call's configuration; an implementation may leave it out of its
-    signature (pluggy passes only the arguments it names).
+    ``config`` is the call's configuration. ``cost`` is what the call spent, ``{usd, units,
+    unit, estimated}`` summed over every request it sent (zero when it spent nothing; the
+    envelope's ``meta.cost`` holds the same when it spent anything), or None for a call
+    refused before any provider was tried. An implementation may take any subset of these
+    arguments (pluggy passes only the ones it names).
     """

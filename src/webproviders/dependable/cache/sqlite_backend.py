@@ -15,6 +15,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..sqlite_file import SQLiteFile
+
 #: Every this many writes, expired rows are deleted and the table trimmed to size.
 _PRUNE_EVERY = 256
 _SCHEMA = (
@@ -47,8 +49,7 @@ class SQLiteCache:
         self.clock = clock
         self._local = threading.local()
         self._writes = 0
-        self._ready = False
-        self._lock = threading.Lock()
+        self._file = SQLiteFile(self.path, _SCHEMA)
 
     @staticmethod
     def encode(value: Any) -> str:
@@ -61,20 +62,7 @@ class SQLiteCache:
     def _db(self) -> Any:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            import sqlite3
-
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
-            conn.execute("PRAGMA busy_timeout = 10000")
-            if not self._ready:
-                with self._lock:
-                    if not self._ready:
-                        conn.execute("PRAGMA journal_mode = WAL")
-                        for statement in _SCHEMA:
-                            conn.execute(statement)
-                        self._ready = True
-            conn.execute("PRAGMA synchronous = NORMAL")
-            self._local.conn = conn
+            conn = self._local.conn = self._file.connect()
         return conn
 
     def get(self, key: str) -> str | None:

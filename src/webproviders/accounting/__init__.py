@@ -1,0 +1,1 @@
+"""Accounting: what each call costs, budgets that stop spending, the usage ledger, traces."""

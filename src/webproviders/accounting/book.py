@@ -1,0 +1,38 @@
+"""What accounting keeps for one registry (one config): tariffs, budgets, the ledger, telemetry."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from . import telemetry
+from .budget import Budgets
+from .prices import FREE, Tariff, tariff_for
+from .usage import Ledger
+
+if TYPE_CHECKING:
+    from ..registry.providers import Registry
+
+
+class Accounts:
+    """Built once per registry, beside the cache and the rate limits."""
+
+    def __init__(self, registry: Registry) -> None:
+        web = registry.config.web
+        self.registry = registry
+        self.ledger: Ledger | None = Ledger(web.usage) if web.usage.enabled else None
+        self.budgets: Budgets | None = (
+            Budgets(web.budget, web.rate_limit.url, web.rate_limit.namespace, self.ledger)
+            if web.budget.active()
+            else None
+        )
+        self.telemetry = telemetry.get()
+        self._tariffs: dict[str, Tariff] = {}
+
+    def tariff(self, name: str) -> Tariff:
+        """The prices that apply to provider ``name`` (resolved once: keys and URLs come from config)."""
+        found = self._tariffs.get(name)
+        if found is None:
+            entry = self.registry.get(name)
+            found = FREE if entry is None else tariff_for(entry.manifest, self.registry.config.provider(name))
+            self._tariffs[name] = found
+        return found

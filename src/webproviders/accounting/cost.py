@@ -1,0 +1,102 @@
+"""What one request cost: units counted or reported, priced with the provider's tariff.
+
+A success is charged for what it returned (one request, the URLs read, the pages crawled)
+unless the provider reported the vendor's own figure. A failure is charged nothing, as
+vendors do not bill refused or failed requests, except when the vendor may have done the
+work anyway (a timeout, an answer we could not read): then the planned units are charged
+and the cost is marked ``estimated``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..context import Usage
+from ..errors import WebProviderError
+from .prices import DEFAULT_CRAWL_PAGES, Tariff
+
+#: Failures after which the vendor may still bill the request.
+BILLED_FAILURES = frozenset({"timeout", "parse_error", "too_large"})
+
+
+@dataclass(slots=True)
+class Cost:
+    """Dollars and units; ``unit`` is ``"mixed"`` once costs in different units are added."""
+
+    usd: float = 0.0
+    units: float = 0.0
+    unit: str | None = None
+    estimated: bool = False
+
+    def __iadd__(self, other: Cost) -> Cost:
+        if other.units:
+            self.unit = other.unit if self.unit in (None, other.unit) else "mixed"
+        self.usd += other.usd
+        self.units += other.units
+        self.estimated = self.estimated or other.estimated
+        return self
+
+    def spent(self) -> bool:
+        return bool(self.usd or self.units)
+
+    def as_dict(self) -> dict[str, Any]:
+        units = int(self.units) if float(self.units).is_integer() else round(self.units, 6)
+        return {"usd": round(self.usd, 6), "units": units, "unit": self.unit, "estimated": self.estimated}
+
+
+def planned_units(capability: str, per: str, arguments: dict[str, Any], settings: Any) -> float:
+    """The units a request will likely use, known before it is sent (for budgets)."""
+    if per == "request":
+        return 1.0
+    if capability == "extract":
+        return float(len(arguments["urls"]))
+    if capability == "search":
+        return float(arguments["limit"])
+    pages = arguments["options"].get("max_pages") or settings.option("max_pages") or DEFAULT_CRAWL_PAGES
+    return float(pages) if isinstance(pages, int) and not isinstance(pages, bool) and pages > 0 else DEFAULT_CRAWL_PAGES
+
+
+def counted_units(per: str, data: Any) -> float:
+    """Units a successful answer used: one request, or the items returned without an error."""
+    if per == "request":
+        return 1.0
+    items = data.get("web") if isinstance(data, dict) else data
+    return float(sum(1 for item in items or [] if isinstance(item, dict) and not item.get("error")))
+
+
+def charge(
+    tariff: Tariff,
+    capability: str,
+    planned: float,
+    *,
+    data: Any = None,
+    error: WebProviderError | None = None,
+    reported: Usage | None = None,
+) -> Cost:
+    """The cost of one request that reached the vendor."""
+    rate = tariff.rate(capability)
+    if reported is not None and (reported.usd is not None or reported.units is not None):
+        return _reported(tariff, rate.usd, rate.per, rate.estimated, reported, data, error)
+    if error is None:
+        units = counted_units(rate.per, data)
+        return Cost(units * rate.usd, units, rate.per, rate.estimated and rate.usd > 0)
+    if error.code in BILLED_FAILURES:
+        return Cost(planned * rate.usd, planned, rate.per, rate.usd > 0)
+    return Cost(unit=rate.per)
+
+
+def _reported(
+    tariff: Tariff, price: float, per: str, estimated: bool, reported: Usage, data: Any, error: WebProviderError | None
+) -> Cost:
+    units, unit = reported.units, reported.unit or per
+    if units is None:
+        units, unit = (counted_units(per, data) if error is None else 0.0), per
+    if reported.usd is not None:
+        return Cost(reported.usd, units, unit, False)
+    if unit == per:
+        return Cost(units * price, units, unit, estimated and price > 0)
+    if unit == "credit" and tariff.credit_usd is not None:
+        return Cost(units * tariff.credit_usd, units, unit, tariff.credit_estimated)
+    counted = counted_units(per, data) if error is None else 0.0
+    return Cost(counted * price, units, unit, price > 0)

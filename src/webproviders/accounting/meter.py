@@ -1,0 +1,141 @@
+"""One call's accounting: budget checks before each request, its cost after, and the totals.
+
+Dispatch calls :meth:`Meter.start` before a request is sent (a budget may refuse it),
+:meth:`Meter.stop` when it ends (the cost goes into that attempt's record), and
+:meth:`Meter.finish` with the final envelope (``meta.cost``, ledger rows, metrics).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from .. import context
+from ..errors import WebProviderError
+from .book import Accounts
+from .budget import Hold
+from .cost import Cost, charge, planned_units
+from .prices import Tariff
+from .usage import UsageRecord
+
+#: Failures raised before anything was sent to the vendor: no ledger row.
+NOT_SENT = frozenset({"not_configured", "unsupported", "unsafe_url", "budget_exceeded"})
+
+
+@dataclass(slots=True)
+class Spend:
+    """A request under way: its prices, reservation, usage bucket and span."""
+
+    provider: str
+    tariff: Tariff
+    planned: float
+    hold: Hold | None
+    usage: context.Usage
+    span: Any
+    wall: float
+    started: float
+
+
+@dataclass(slots=True)
+class Request:
+    """A request that reached the vendor, with what it cost."""
+
+    spend: Spend
+    cost: Cost
+    outcome: str
+    latency_ms: float
+
+
+def _refused_by_limiter(error: WebProviderError | None) -> bool:
+    """Our own request budget said no: nothing was sent."""
+    from ..dependable.ratelimit import BudgetExhaustedError  # here: dependable imports this module
+
+    return isinstance(error, BudgetExhaustedError)
+
+
+class Meter:
+    """The accounting of one dispatch call."""
+
+    def __init__(self, accounts: Accounts, capability: str, arguments: dict[str, Any], tags: dict[str, str]) -> None:
+        self.accounts = accounts
+        self.capability = capability
+        self.arguments = arguments
+        self.tags = tags
+        self.total = Cost()
+        self.requests: list[Request] = []
+        self.span: Any = None
+        self._started = time.perf_counter()
+
+    def observe(self) -> contextlib.AbstractContextManager[Any]:
+        """The call's span, current while the plan runs (nothing without OpenTelemetry)."""
+        telemetry = self.accounts.telemetry
+        if telemetry is None or not telemetry.tracing():
+            return contextlib.nullcontext()
+        return self._observed(telemetry)
+
+    @contextlib.contextmanager
+    def _observed(self, telemetry: Any) -> Any:
+        with telemetry.call_span(self.capability) as span:
+            self.span = span
+            yield span
+
+    async def start(self, provider: str) -> Spend:
+        """Before a request: reserve its estimated cost (may raise ``BudgetExceededError``)."""
+        accounts = self.accounts
+        tariff = accounts.tariff(provider)
+        rate = tariff.rate(self.capability)
+        settings = accounts.registry.config.provider(provider)
+        planned = planned_units(self.capability, rate.per, self.arguments, settings)
+        hold = None
+        if rate.usd and accounts.budgets is not None:
+            hold = await accounts.budgets.reserve(provider, self.tags, planned * rate.usd)
+        span = None
+        if self.span is not None:  # traced: the request gets a child span
+            span = accounts.telemetry.start_attempt(self.span, self.capability, provider)  # type: ignore[union-attr]
+        return Spend(provider, tariff, planned, hold, context.start_usage(), span, time.time(), time.perf_counter())
+
+    def stop(self, spend: Spend, data: Any = None, error: WebProviderError | None = None) -> dict[str, Any]:
+        """After a request: its cost; returns the keys to add to the attempt's record."""
+        cost = charge(spend.tariff, self.capability, spend.planned, data=data, error=error, reported=spend.usage)
+        if spend.hold is not None and self.accounts.budgets is not None:
+            self.accounts.budgets.settle(spend.hold, cost.usd)
+        code = None if error is None else error.code
+        if spend.span is not None:
+            self.accounts.telemetry.end_attempt(spend.span, cost, code)  # type: ignore[union-attr]
+        if code not in NOT_SENT and not (code == "rate_limited" and _refused_by_limiter(error)):
+            latency = round((time.perf_counter() - spend.started) * 1000, 3)
+            self.requests.append(Request(spend, cost, code or "ok", latency))
+            self.total += cost
+        return {"cost": cost.as_dict()} if cost.usd else {}
+
+    def finish(self, envelope: dict[str, Any]) -> None:
+        """With the final envelope: ``meta.cost`` (when anything was spent), ledger rows, metrics."""
+        meta = envelope.get("meta")
+        if isinstance(meta, dict) and self.total.usd > 0:
+            meta["cost"] = self.total.as_dict()
+        ledger = self.accounts.ledger
+        if ledger is not None and self.requests:
+            query = self._query() if ledger.record_queries else None
+            for request in self.requests:
+                cost = request.cost
+                ledger.record(
+                    UsageRecord(
+                        request.spend.wall, request.spend.provider, self.capability, request.outcome, cost.units,
+                        cost.unit or "request", cost.usd, cost.estimated, request.latency_ms, self.tags, query,
+                    )
+                )
+        telemetry = self.accounts.telemetry
+        if telemetry is not None:
+            seconds = time.perf_counter() - self._started
+            requests = [(r.spend.provider, r.outcome, r.cost.usd) for r in self.requests]
+            telemetry.end_call(self.span, self.capability, envelope, self.total, seconds, requests)
+
+    def _query(self) -> str:
+        arguments = self.arguments
+        if self.capability == "search":
+            return str(arguments["query"])
+        if self.capability == "extract":
+            return " ".join(arguments["urls"])
+        return str(arguments["url"])

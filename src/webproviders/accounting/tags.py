@@ -1,0 +1,41 @@
+"""Checking the ``tags=`` a caller attaches to a call (user, agent, session ids).
+
+Tags go to the usage ledger and select per-tag budgets; they are never sent to a provider.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ..errors import InvalidInputError
+
+MAX_TAGS = 16
+MAX_VALUE_CHARS = 200
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
+
+
+def check_tags(tags: Any) -> dict[str, str]:
+    """``tags`` as a ``{name: text}`` dict; numbers and booleans become text."""
+    if tags is None:
+        return {}
+    if not isinstance(tags, dict):
+        raise InvalidInputError(f"tags must be a mapping such as {{'user': 'alice'}}, not {type(tags).__name__}.")
+    if len(tags) > MAX_TAGS:
+        raise InvalidInputError(f"tags may hold at most {MAX_TAGS} entries, not {len(tags)}.")
+    checked: dict[str, str] = {}
+    for name, value in tags.items():
+        if not isinstance(name, str) or not _NAME.match(name):
+            raise InvalidInputError(
+                f"tag name {name!r} is not allowed; use letters, digits, '_', '.' or '-' (at most 64 characters)."
+            )
+        if isinstance(value, bool):
+            text = "true" if value else "false"
+        elif isinstance(value, (str, int, float)):
+            text = str(value)
+        else:
+            raise InvalidInputError(f"tag {name!r} must be text or a number, not {type(value).__name__}.")
+        if not text or len(text) > MAX_VALUE_CHARS:
+            raise InvalidInputError(f"tag {name!r} must be 1 to {MAX_VALUE_CHARS} characters long.")
+        checked[name] = text
+    return checked

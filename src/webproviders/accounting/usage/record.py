@@ -1,0 +1,35 @@
+"""One row of the usage ledger: a request that reached a vendor."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True)
+class UsageRecord:
+    """When, who, what, how much, how it ended; tags and (only when asked) the query."""
+
+    time: float
+    provider: str
+    capability: str
+    #: ``ok`` or the error code of the failure.
+    outcome: str
+    units: float
+    unit: str
+    usd: float
+    estimated: bool
+    latency_ms: float
+    tags: dict[str, str] = field(default_factory=dict)
+    query: str | None = None
+
+    def tags_json(self) -> str | None:
+        return json.dumps(self.tags, separators=(",", ":"), sort_keys=True) if self.tags else None
+
+    @staticmethod
+    def parse_tags(text: Any) -> dict[str, str]:
+        if not text:
+            return {}
+        loaded = json.loads(text)
+        return {str(k): str(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}

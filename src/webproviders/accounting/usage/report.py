@@ -1,0 +1,151 @@
+"""Reading the usage ledger back: totals since a point in time, grouped one way.
+
+:func:`usage_summary` is what ``webproviders usage`` prints; both accept ``since`` as
+``7d``, ``24h``, ``30m``, ``2w``, an ISO date or date-time (UTC unless it says otherwise),
+or from Python a ``datetime`` / ``timedelta``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import re
+import time
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from .record import UsageRecord
+
+if TYPE_CHECKING:
+    from ...config import Config
+
+#: Ways to group rows; ``tag:<name>`` groups by the value of one tag.
+GROUPINGS = ("provider", "capability", "outcome", "day")
+_SPAN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w)\s*$", re.IGNORECASE)
+_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+class UsageQueryError(ValueError):
+    """``since`` or ``by`` is not understood; the message says what is."""
+
+
+def parse_since(value: Any, now: float | None = None) -> float:
+    """``since`` as wall-clock seconds."""
+    now = time.time() if now is None else now
+    if isinstance(value, datetime.timedelta):
+        return now - value.total_seconds()
+    if isinstance(value, datetime.datetime):
+        return (value if value.tzinfo else value.replace(tzinfo=datetime.timezone.utc)).timestamp()
+    if isinstance(value, datetime.date):
+        return datetime.datetime(value.year, value.month, value.day, tzinfo=datetime.timezone.utc).timestamp()
+    if isinstance(value, str):
+        match = _SPAN.match(value)
+        if match:
+            return now - float(match.group(1)) * _SECONDS[match.group(2).lower()]
+        try:
+            return parse_since(datetime.datetime.fromisoformat(value.strip()), now)
+        except ValueError:
+            pass
+    raise UsageQueryError(
+        f"since {value!r} is not understood; write a span such as '7d', '24h', '30m' or '2w', or a date such as '2026-10-01'."
+    )
+
+
+def _key_of(by: str) -> Any:
+    if by == "day":
+        return lambda r: time.strftime("%Y-%m-%d", time.gmtime(r.time))
+    if by in ("provider", "capability", "outcome"):
+        return lambda r: getattr(r, by)
+    if by.startswith("tag:") and len(by) > 4:
+        name = by[4:]
+        return lambda r: r.tags.get(name)
+    raise UsageQueryError(f"by {by!r} is not understood; use one of {', '.join(GROUPINGS)} or tag:<name> (e.g. tag:user).")
+
+
+def _empty(key: Any) -> dict[str, Any]:
+    return {"key": key, "requests": 0, "errors": 0, "units": {}, "usd": 0.0, "estimated": False}
+
+
+def _add(total: dict[str, Any], row: UsageRecord) -> None:
+    total["requests"] += 1
+    total["errors"] += row.outcome != "ok"
+    if row.units:
+        total["units"][row.unit] = total["units"].get(row.unit, 0) + row.units
+    total["usd"] += row.usd
+    total["estimated"] = total["estimated"] or (row.estimated and row.usd > 0)
+
+
+def summarize(rows: Iterable[UsageRecord], by: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """``(groups, total)``: requests, errors, units per unit and dollars, biggest spend first."""
+    key_of = _key_of(by)
+    groups: dict[Any, dict[str, Any]] = {}
+    total = _empty(None)
+    for row in rows:
+        key = key_of(row)
+        _add(groups.setdefault(key, _empty(key)), row)
+        _add(total, row)
+    ordered = sorted(groups.values(), key=lambda g: (-g["usd"], -g["requests"], str(g["key"])))
+    del total["key"]
+    for group in [*ordered, total]:
+        group["usd"] = round(group["usd"], 6)
+        group["units"] = {unit: int(n) if float(n).is_integer() else round(n, 6) for unit, n in group["units"].items()}
+    return ordered, total
+
+
+def _iso(seconds: float) -> str:
+    return datetime.datetime.fromtimestamp(seconds, datetime.timezone.utc).isoformat(timespec="seconds")
+
+
+def usage_summary(
+    since: Any = "7d", by: str = "provider", *, until: Any = None, config: Config | None = None
+) -> dict[str, Any]:
+    """Totals from the usage ledger of ``config`` (the default config when None).
+
+    Returns ``{"since", "until", "by", "ledger", "rows": [{"key", "requests", "errors",
+    "units", "usd", "estimated"}, ...], "total": {...}}``. Raises :class:`UsageQueryError`
+    for a ``since`` or ``by`` it cannot read.
+    """
+    from ...config import default_config
+    from . import Ledger
+
+    cfg = config if config is not None else default_config()
+    now = time.time()
+    start = parse_since(since, now)
+    end = now if until is None else parse_since(until, now)
+    _key_of(by)
+    settings = cfg.web.usage
+    ledger = Ledger(settings) if settings.enabled else None
+    rows = ledger.rows(start, end) if ledger is not None else iter(())
+    groups, total = summarize(rows, by)
+    return {
+        "since": _iso(start),
+        "until": _iso(end),
+        "by": by,
+        "ledger": ledger.describe() if ledger is not None else None,
+        "rows": groups,
+        "total": total,
+    }
+
+
+def _units_text(units: dict[str, float]) -> str:
+    parts = [f"{n} {unit}" for unit, n in sorted(units.items())]
+    return " + ".join(parts) or "-"
+
+
+def format_table(summary: dict[str, Any]) -> str:
+    """The summary as a plain-text table (``~`` marks dollars built on estimated prices)."""
+    head = summary["by"]
+    lines = [
+        f"usage from {summary['since']} to {summary['until']}, by {head} ({summary['ledger'] or 'ledger off'})",
+    ]
+    table = [(head, "requests", "errors", "units", "usd")]
+    for group in [*summary["rows"], {**summary["total"], "key": "total"}]:
+        usd = f"{'~' if group['estimated'] else ''}{group['usd']:.4f}"
+        key = "-" if group["key"] is None else str(group["key"])
+        table.append((key, str(group["requests"]), str(group["errors"]), _units_text(group["units"]), usd))
+    widths = [max(len(row[i]) for row in table) for i in range(5)]
+    for row in table:
+        cells = [row[0].ljust(widths[0]), *(cell.rjust(width) for cell, width in zip(row[1:], widths[1:], strict=True))]
+        lines.append("  ".join(cells).rstrip())
+    if any(g["estimated"] for g in summary["rows"]):
+        lines.append("~ built on list prices that could not be confirmed, or on requests whose outcome is unknown")
+    return "\n".join(lines) + "\n"

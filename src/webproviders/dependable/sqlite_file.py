@@ -1,0 +1,39 @@
+"""Opening a SQLite file that threads and processes share: WAL mode, a busy timeout, a schema.
+
+The answer cache and the usage ledger both keep their data this way; readers run beside a
+writer, and a writer waits (up to 10 s) for another instead of failing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+
+class SQLiteFile:
+    """Connections to one file, its schema applied by the first of them."""
+
+    def __init__(self, path: Path, schema: Sequence[str]) -> None:
+        self.path = path
+        self._schema = schema
+        self._ready = False
+        self._lock = threading.Lock()
+
+    def connect(self) -> Any:
+        """A new autocommit connection usable from any thread (the caller keeps or closes it)."""
+        import sqlite3
+
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout = 10000")
+        if not self._ready:
+            with self._lock:
+                if not self._ready:
+                    conn.execute("PRAGMA journal_mode = WAL")
+                    for statement in self._schema:
+                        conn.execute(statement)
+                    self._ready = True
+        conn.execute("PRAGMA synchronous = NORMAL")
+        return conn

@@ -1,0 +1,154 @@
+"""Budgets: a call that would go over one is refused before anything is sent; chains move on."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webproviders import dispatch_crawl, dispatch_extract, dispatch_search
+
+from .conftest import cost_config, scripted
+
+WORKER = Path(__file__).parent / "budget_worker.py"
+
+
+def test_a_call_over_the_daily_budget_is_refused_before_any_request() -> None:
+    config = cost_config(budget={"daily_usd": 0.005})
+    assert dispatch_search("first", backend="priced", config=config)["success"] is True
+    refused = dispatch_search("second", backend="priced", config=config)
+    assert refused["success"] is False
+    assert refused["error_code"] == "budget_exceeded" and refused["retryable"] is False
+    assert "daily budget ($0.01, web.budget.daily_usd)" in refused["error"]
+    assert "$0.0040 is already spent" in refused["error"] and "resets at" in refused["error"]
+    assert scripted(config, "priced").calls == 1
+    assert refused["meta"]["attempts"] == [
+        {"provider": "priced", "outcome": "skipped", "error_code": "budget_exceeded", "reason": refused["error"]}
+    ]
+    assert "cost" not in refused["meta"]
+
+
+def test_a_chain_moves_on_to_a_free_provider_when_the_budget_is_spent() -> None:
+    config = cost_config(search_backend=["priced", "free"], budget={"daily_usd": 0.005})
+    assert dispatch_search("first", config=config)["meta"]["served_by"] == "priced"
+    second = dispatch_search("second", config=config)
+    assert second["success"] is True and second["meta"]["served_by"] == "free"
+    assert [(a["provider"], a["outcome"], a.get("error_code")) for a in second["meta"]["attempts"]] == [
+        ("priced", "skipped", "budget_exceeded"),
+        ("free", "ok", None),
+    ]
+    assert scripted(config, "priced").calls == 1
+
+
+def test_free_providers_are_never_refused() -> None:
+    config = cost_config(budget={"daily_usd": 0.0})
+    assert dispatch_search("x", backend="free", config=config)["success"] is True
+    assert dispatch_search("y", backend="priced", config=config)["error_code"] == "budget_exceeded"
+
+
+def test_a_provider_budget_caps_that_provider_only() -> None:
+    config = cost_config(budget={"per_provider": {"pricey": {"daily_usd": 0.01}}})
+    refused = dispatch_search("a", backend="pricey", config=config)
+    assert refused["error_code"] == "budget_exceeded" and "for provider pricey" in refused["error"]
+    assert "web.budget.per_provider.pricey.daily_usd" in refused["error"]
+    assert dispatch_search("b", backend="priced", config=config)["success"] is True
+
+
+def test_a_tag_budget_applies_to_each_value_of_the_tag() -> None:
+    config = cost_config(budget={"per_tag": {"user": {"daily_usd": 0.006}}})
+    assert dispatch_search("a", backend="priced", config=config, tags={"user": "alice"})["success"] is True
+    refused = dispatch_search("b", backend="priced", config=config, tags={"user": "alice"})
+    assert refused["error_code"] == "budget_exceeded" and "for user=alice" in refused["error"]
+    assert dispatch_search("c", backend="priced", config=config, tags={"user": "bob"})["success"] is True
+    assert dispatch_search("d", backend="priced", config=config, tags={"team": "x"})["success"] is True
+    assert dispatch_search("e", backend="priced", config=config)["success"] is True
+
+
+def test_a_monthly_budget_is_checked_too() -> None:
+    config = cost_config(budget={"monthly_usd": 0.004})
+    assert dispatch_search("a", backend="priced", config=config)["success"] is True
+    refused = dispatch_search("b", backend="priced", config=config)
+    assert "monthly budget" in refused["error"] and "web.budget.monthly_usd" in refused["error"]
+
+
+def test_the_reservation_is_corrected_to_what_the_request_really_cost() -> None:
+    config = cost_config(budget={"daily_usd": 0.24})
+    scripted(config, "pricey").steps = [{"usd": 0.2}]
+    assert dispatch_search("a", backend="pricey", config=config)["meta"]["cost"]["usd"] == 0.2
+    # 0.2 really spent + 0.05 estimated is over 0.24 (the estimate alone would have left room).
+    assert dispatch_search("b", backend="pricey", config=config)["error_code"] == "budget_exceeded"
+
+    cheaper = cost_config(budget={"daily_usd": 0.01}, usage=False)  # no ledger: starts from zero
+    urls = ["https://a.example/1", "https://a.example/2", "https://a.example/3"]
+    assert dispatch_extract(urls, backend="priced", config=cheaper)["meta"]["cost"]["usd"] == 0.004
+    # 0.006 was reserved for three URLs, 0.004 was spent: 0.004 + 0.006 still fits in 0.01.
+    assert dispatch_extract(urls, backend="priced", config=cheaper)["success"] is True
+
+
+def test_a_crawl_is_estimated_from_its_max_pages() -> None:
+    config = cost_config(budget={"daily_usd": 0.01}, usage=False)
+    refused = dispatch_crawl("https://a.example/", backend="priced", config=config, max_pages=50)
+    assert refused["error_code"] == "budget_exceeded" and "about $0.0500" in refused["error"]
+    crawled = dispatch_crawl("https://a.example/", backend="priced", config=config, max_pages=5)
+    assert crawled["success"] is True and crawled["meta"]["cost"]["usd"] == 0.003  # three pages came back
+
+
+def test_a_new_process_starts_from_what_the_ledger_recorded(tmp_path: Path) -> None:
+    web = {"budget": {"daily_usd": 0.01}, "usage": {"path": str(tmp_path / "usage.sqlite3")}}
+    first = cost_config(**web)
+    assert dispatch_search("a", backend="priced", config=first)["success"] is True
+    assert dispatch_search("b", backend="priced", config=first)["success"] is True
+    restarted = cost_config(**web)  # a fresh registry: its counters start from the ledger, not zero
+    assert dispatch_search("c", backend="priced", config=restarted)["error_code"] == "budget_exceeded"
+
+
+def test_budgets_in_redis_are_shared_by_every_registry_that_uses_it(redis_server: str, namespace: str) -> None:
+    web = {"budget": {"daily_usd": 0.006}, "rate_limit": {"url": redis_server, "namespace": namespace}, "usage": False}
+    assert dispatch_search("a", backend="priced", config=cost_config(**web))["success"] is True
+    assert dispatch_search("b", backend="priced", config=cost_config(**web))["error_code"] == "budget_exceeded"
+
+
+def test_an_unreachable_redis_falls_back_to_a_budget_per_process(caplog: pytest.LogCaptureFixture) -> None:
+    from webproviders.dependable.ratelimit.redis_backend import RedisLimiter  # noqa: F401 - redis installed
+
+    web = {"budget": {"daily_usd": 0.006}, "rate_limit": {"url": "redis://127.0.0.1:1/0"}, "usage": False}
+    config = cost_config(**web)
+    assert dispatch_search("a", backend="priced", config=config)["success"] is True
+    assert dispatch_search("b", backend="priced", config=config)["error_code"] == "budget_exceeded"
+    assert "budget counters are unreachable" in caplog.text
+
+
+def test_two_processes_cannot_both_spend_the_last_cent(redis_server: str, namespace: str, tmp_path: Path) -> None:
+    import redis
+
+    web = {
+        "budget": {"daily_usd": 0.01},  # room for two searches at $0.004, not three
+        "rate_limit": {"url": redis_server, "namespace": namespace},
+        "usage": False,
+    }
+    start_at = time.time() + 3.0
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    workers = [
+        subprocess.Popen(
+            [sys.executable, str(WORKER), json.dumps({"web": web, "start_at": start_at, "calls": 4, "name": name})],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        )
+        for name in ("one", "two")
+    ]
+    results: list[dict[str, Any]] = []
+    for worker in workers:
+        out, err = worker.communicate(timeout=120)
+        assert worker.returncode == 0, err
+        results.append(json.loads(out.strip().splitlines()[-1]))
+    assert sum(r["served"] for r in results) == 2
+    assert sum(r["refused"].get("budget_exceeded", 0) for r in results) == 6
+    client = redis.Redis.from_url(redis_server)
+    day = time.strftime("%Y-%m-%d", time.gmtime())
+    assert int(client.get(f"{namespace}:{{budget}}:{day}:all")) == 8000  # micro-dollars: exactly two searches
+    client.close()

@@ -1,0 +1,124 @@
+"""``meta.cost``: what each call spent, summed over retries, chains and fusion; seen by hooks."""
+
+from __future__ import annotations
+
+from webproviders import dispatch_crawl, dispatch_extract, dispatch_search
+from webproviders.config import config_from_dict
+from webproviders.errors import AuthError, BadGatewayError, ParseError, WebTimeoutError
+from webproviders.models import SearchEnvelope
+from webproviders.registry.providers import get_registry
+
+from .conftest import PLUGINS, cost_config, scripted
+
+REQUEST = {"usd": 0.004, "units": 1, "unit": "request", "estimated": False}
+
+
+def test_a_priced_search_carries_its_cost_in_meta_and_in_its_attempt() -> None:
+    envelope = dispatch_search("solar panels", backend="priced", config=cost_config())
+    assert envelope["success"] is True
+    assert envelope["meta"]["cost"] == REQUEST
+    assert envelope["meta"]["attempts"][0]["cost"] == REQUEST
+    assert SearchEnvelope.model_validate(envelope).meta.cost.usd == 0.004
+
+
+def test_extract_is_charged_per_url_read_and_crawl_per_page_returned() -> None:
+    config = cost_config()
+    urls = ["https://a.example/1", "https://a.example/2", "https://a.example/3"]
+    extracted = dispatch_extract(urls, backend="priced", config=config)
+    assert extracted["success"] is True and sum(1 for page in extracted["data"] if page.get("error")) == 1
+    assert extracted["meta"]["cost"] == {"usd": 0.004, "units": 2, "unit": "url", "estimated": False}
+    crawled = dispatch_crawl("https://a.example/", backend="priced", config=config)
+    assert crawled["meta"]["cost"] == {"usd": 0.003, "units": 3, "unit": "page", "estimated": False}
+
+
+def test_a_call_that_spent_nothing_carries_no_cost() -> None:
+    envelope = dispatch_search("solar panels", backend="free", config=cost_config())
+    assert envelope["success"] is True
+    assert "cost" not in envelope["meta"] and "cost" not in envelope["meta"]["attempts"][0]
+
+
+def test_a_retry_after_a_timeout_is_paid_again_but_one_after_a_5xx_is_not() -> None:
+    config = cost_config()
+    scripted(config, "priced").steps = [WebTimeoutError("slow"), None]
+    timed_out = dispatch_search("wind", backend="priced", config=config)
+    assert [a["outcome"] for a in timed_out["meta"]["attempts"]] == ["error", "ok"]
+    assert timed_out["meta"]["cost"] == {"usd": 0.008, "units": 2, "unit": "request", "estimated": True}
+    scripted(config, "priced").steps = [BadGatewayError("down", status_code=503), None]
+    refused = dispatch_search("tide", backend="priced", config=config)
+    assert [a["outcome"] for a in refused["meta"]["attempts"]] == ["error", "ok"]
+    assert refused["meta"]["cost"] == REQUEST
+
+
+def test_a_chain_sums_what_every_provider_it_tried_spent() -> None:
+    config = cost_config(search_backend=["priced", "pricey"], retry={"max_retries": 0, "backoff": 0})
+    scripted(config, "priced").steps = [ParseError("garbled answer")]
+    envelope = dispatch_search("geothermal", config=config)
+    assert envelope["success"] is True and envelope["meta"]["served_by"] == "pricey"
+    assert envelope["meta"]["cost"] == {"usd": 0.054, "units": 2, "unit": "request", "estimated": True}
+    assert [a.get("cost", {}).get("usd") for a in envelope["meta"]["attempts"]] == [0.004, 0.05]
+
+
+def test_fusion_sums_every_provider_it_asked() -> None:
+    envelope = dispatch_search("hydro", backend={"fuse": ["priced", "pricey", "free"]}, config=cost_config())
+    assert envelope["success"] is True
+    assert envelope["meta"]["cost"] == {"usd": 0.054, "units": 3, "unit": "request", "estimated": True}
+
+
+def test_a_failure_that_spent_says_so() -> None:
+    config = cost_config(retry={"max_retries": 0, "backoff": 0})
+    scripted(config, "priced").steps = [WebTimeoutError("slow")]
+    envelope = dispatch_search("biomass", backend="priced", config=config)
+    assert envelope["success"] is False and envelope["error_code"] == "timeout"
+    assert envelope["meta"]["cost"] == {"usd": 0.004, "units": 1, "unit": "request", "estimated": True}
+    scripted(config, "priced").steps = [AuthError("bad key")]
+    refused = dispatch_search("biomass 2", backend="priced", config=config)
+    assert refused["error_code"] == "auth_error" and "cost" not in refused["meta"]  # vendors do not bill refusals
+
+
+def test_a_cached_answer_costs_nothing() -> None:
+    config = cost_config(cache={"backend": "memory"})
+    first = dispatch_search("fusion power", backend="priced", config=config)
+    second = dispatch_search("fusion power", backend="priced", config=config)
+    assert first["meta"]["cost"]["usd"] == 0.004
+    assert second["meta"].get("cached") is True and "cost" not in second["meta"]
+
+
+def test_reported_credits_use_the_credit_price_and_reported_dollars_are_taken_as_stated() -> None:
+    config = cost_config()
+    provider = scripted(config, "pricey")
+    provider.steps = [{"units": 3, "unit": "credit"}]
+    credits = dispatch_search("batteries", backend="pricey", config=config)
+    assert credits["meta"]["cost"] == {"usd": 0.03, "units": 3, "unit": "credit", "estimated": True}
+    provider.steps = [{"usd": 0.0123}]
+    stated = dispatch_search("batteries 2", backend="pricey", config=config)
+    assert stated["meta"]["cost"] == {"usd": 0.0123, "units": 1, "unit": "request", "estimated": False}
+    provider.steps = [{"units": -1, "usd": float("nan")}]  # nonsense is ignored: the list price applies
+    listed = dispatch_search("batteries 3", backend="pricey", config=config)
+    assert listed["meta"]["cost"]["usd"] == 0.05
+
+
+def test_tags_are_not_passed_to_the_provider() -> None:
+    config = cost_config()
+    dispatch_search("heat pumps", backend="priced", config=config, tags={"user": "alice"}, safe_search="strict")
+    assert scripted(config, "priced").seen[-1] == {"safe_search": "strict"}
+
+
+def test_bad_tags_are_invalid_input_before_anything_is_sent() -> None:
+    config = cost_config()
+    for tags in ({"user": ["a"]}, {"no spaces": "x"}, "user=alice", {"user": ""}):
+        envelope = dispatch_search("x", backend="priced", config=config, tags=tags)
+        assert envelope["error_code"] == "invalid_input" and "tag" in envelope["error"]
+    assert scripted(config, "priced").calls == 0
+
+
+def test_after_dispatch_receives_the_cost() -> None:
+    config = config_from_dict(
+        {"web": {"cache": False}, "plugins": {"paths": [str(PLUGINS)], "enabled": ["priced", "spend_log"]}}
+    )
+    dispatch_search("tidal", backend="priced", config=config)
+    dispatch_search("tidal", backend="free", config=config)
+    dispatch_search("x", backend="priced", config=config, limit=0)
+    seen = next(p for p in get_registry(config).hooks.get_plugins() if hasattr(p, "SEEN")).SEEN
+    assert seen[-3] == ("search", REQUEST, REQUEST)
+    assert seen[-2] == ("search", {"usd": 0.0, "units": 1, "unit": "request", "estimated": False}, None)
+    assert seen[-1] == ("search", None, None)  # refused before any provider was tried

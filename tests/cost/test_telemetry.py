@@ -1,0 +1,113 @@
+"""OpenTelemetry: a span per call with a child per request, counters and a latency histogram."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+from webproviders import dispatch_extract, dispatch_search
+from webproviders.errors import ParseError
+
+from .conftest import cost_config, scripted
+
+
+def _points(reader: Any) -> dict[str, list[Any]]:
+    found: dict[str, list[Any]] = {}
+    data = reader.get_metrics_data()
+    for resource in data.resource_metrics if data else []:
+        for scope in resource.scope_metrics:
+            for metric in scope.metrics:
+                found.setdefault(metric.name, []).extend(metric.data.data_points)
+    return found
+
+
+def test_a_call_is_a_span_with_a_child_per_request(otel: tuple[Any, Any]) -> None:
+    exporter, _ = otel
+    exporter.clear()
+    config = cost_config(search_backend=["priced", "pricey"], retry={"max_retries": 0, "backoff": 0})
+    scripted(config, "priced").steps = [ParseError("garbled")]
+    envelope = dispatch_search("tidal energy", config=config, limit=3)
+    assert envelope["success"] is True
+    spans = exporter.get_finished_spans()
+    call = next(s for s in spans if s.name == "webproviders.search")
+    attempts = [s for s in spans if s.name == "webproviders.attempt"]
+    assert [a.attributes["webproviders.provider"] for a in attempts] == ["priced", "pricey"]
+    assert all(a.parent is not None and a.parent.span_id == call.context.span_id for a in attempts)
+    assert attempts[0].attributes["webproviders.error_code"] == "parse_error"
+    assert attempts[0].status.status_code.name == "ERROR"
+    assert attempts[1].attributes["webproviders.outcome"] == "ok"
+    assert attempts[1].attributes["webproviders.cost.usd"] == 0.05
+    assert dict(call.attributes) == {
+        "webproviders.capability": "search",
+        "webproviders.provider": "pricey",
+        "webproviders.outcome": "ok",
+        "webproviders.cached": False,
+        "webproviders.cost.usd": 0.054,
+        "webproviders.cost.units": 2.0,
+        "webproviders.cost.unit": "request",
+        "webproviders.cost.estimated": True,
+        "webproviders.hits": 3,
+    }
+
+
+def test_failures_and_pages_are_described(otel: tuple[Any, Any]) -> None:
+    exporter, _ = otel
+    exporter.clear()
+    config = cost_config(budget={"daily_usd": 0.0}, usage=False)
+    refused = dispatch_search("x", backend="priced", config=config)
+    assert refused["error_code"] == "budget_exceeded"
+    read = dispatch_extract(["https://a.example/1", "https://a.example/2"], backend="free", config=config)
+    assert read["success"] is True
+    spans = {s.name: s for s in exporter.get_finished_spans()}
+    failed = spans["webproviders.search"]
+    assert failed.attributes["webproviders.error_code"] == "budget_exceeded"
+    assert failed.status.status_code.name == "ERROR"
+    assert spans["webproviders.extract"].attributes["webproviders.pages"] == 1
+
+
+def test_calls_requests_and_dollars_are_counted(otel: tuple[Any, Any]) -> None:
+    _, reader = otel
+    before = _points(reader)
+    config = cost_config()
+    dispatch_search("a", backend="priced", config=config)
+    dispatch_search("b", backend="priced", config=config)
+    after = _points(reader)
+
+    def total(points: dict[str, list[Any]], name: str, provider: str) -> float:
+        return sum(p.value for p in points.get(name, []) if p.attributes.get("webproviders.provider") == provider)
+
+    assert total(after, "webproviders.calls", "priced") - total(before, "webproviders.calls", "priced") == 2
+    assert total(after, "webproviders.requests", "priced") - total(before, "webproviders.requests", "priced") == 2
+    spent = total(after, "webproviders.cost", "priced") - total(before, "webproviders.cost", "priced")
+    assert abs(spent - 0.008) < 1e-9
+    durations = [p for p in after["webproviders.call.duration"] if p.attributes["webproviders.provider"] == "priced"]
+    assert sum(p.count for p in durations) >= 2
+
+
+def test_without_opentelemetry_nothing_is_imported_and_calls_work() -> None:
+    script = (
+        "import sys, json\n"
+        "sys.modules['opentelemetry'] = None  # as if the package were not installed\n"
+        "from webproviders import dispatch_search\n"
+        "from webproviders.accounting import telemetry\n"
+        "envelope = dispatch_search('x', backend='stub', cache=False)\n"
+        "loaded = [m for m in sys.modules if m.startswith('opentelemetry.')]\n"
+        "print(json.dumps({'ok': envelope['success'], 'telemetry': telemetry.get() is not None, 'loaded': loaded}))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {"ok": True, "telemetry": False, "loaded": []}
+
+
+def test_importing_and_listing_providers_loads_no_accounting_machinery() -> None:
+    script = (
+        "import sys, json, webproviders\n"
+        "webproviders.list_providers()\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    loaded = set(json.loads(out.stdout.strip().splitlines()[-1]))
+    heavy = {"opentelemetry", "sqlite3", "redis", "webproviders.accounting.usage", "webproviders.accounting.budget",
+             "webproviders.accounting.telemetry", "webproviders.accounting.meter"}
+    assert not {m for m in loaded for h in heavy if m == h or m.startswith(h + ".")}

@@ -1,0 +1,139 @@
+"""The usage ledger: a row per request that reached a vendor, and the totals read back from it."""
+
+from __future__ import annotations
+
+import datetime
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import webproviders
+from webproviders import dispatch_extract, dispatch_search
+from webproviders.accounting.usage.report import UsageQueryError, parse_since
+from webproviders.accounting.usage.spool import spool
+from webproviders.cli import main
+from webproviders.errors import BadGatewayError
+
+from .conftest import PLUGINS, cost_config, scripted
+
+
+def _rows(path: Path) -> list[dict[str, Any]]:
+    spool.flush()
+    conn = sqlite3.connect(path)
+    conn.row_factory = sqlite3.Row
+    try:
+        return [dict(row) for row in conn.execute("SELECT * FROM usage ORDER BY time")]
+    finally:
+        conn.close()
+
+
+def test_rows_go_to_sqlite_under_xdg_data_home_without_the_query(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    config = cost_config(retry={"max_retries": 0, "backoff": 0})
+    dispatch_search("secret plans", backend="priced", config=config, tags={"user": "alice", "agent": "a1"})
+    scripted(config, "free").steps = [BadGatewayError("down", status_code=500)]
+    dispatch_search("more secret plans", backend="free", config=config)
+    rows = _rows(tmp_path / "data" / "webproviders" / "usage.sqlite3")
+    assert [(r["provider"], r["capability"], r["outcome"], r["units"], r["unit"], r["usd"]) for r in rows] == [
+        ("priced", "search", "ok", 1.0, "request", 0.004),
+        ("free", "search", "bad_gateway", 0.0, "request", 0.0),
+    ]
+    assert json.loads(rows[0]["tags"]) == {"agent": "a1", "user": "alice"}
+    assert rows[0]["latency_ms"] >= 0 and rows[0]["estimated"] == 0
+    assert all(r["query"] is None for r in rows)
+    assert not any("secret" in str(value) for r in rows for value in r.values())
+
+
+def test_queries_are_kept_only_when_asked(tmp_path: Path) -> None:
+    path = tmp_path / "usage.sqlite3"
+    config = cost_config(usage={"path": str(path), "record_queries": True})
+    dispatch_search("solar tariffs", backend="priced", config=config)
+    dispatch_extract(["https://a.example/x", "https://a.example/y"], backend="priced", config=config)
+    assert [r["query"] for r in _rows(path)] == ["solar tariffs", "https://a.example/x https://a.example/y"]
+
+
+def test_only_requests_that_reached_a_vendor_are_recorded(tmp_path: Path) -> None:
+    path = tmp_path / "usage.sqlite3"
+    config = cost_config(usage={"path": str(path)}, budget={"daily_usd": 0.004}, cache={"backend": "memory"})
+    dispatch_search("a", backend="priced", config=config)
+    dispatch_search("a", backend="priced", config=config)  # cached
+    dispatch_search("b", backend="priced", config=config)  # over budget
+    dispatch_search("", backend="priced", config=config)  # invalid input
+    assert len(_rows(path)) == 1
+
+
+def test_usage_summary_groups_totals(tmp_path: Path) -> None:
+    config = cost_config(usage={"path": str(tmp_path / "usage.sqlite3")})
+    dispatch_search("a", backend="priced", config=config, tags={"user": "alice"})
+    dispatch_search("b", backend="priced", config=config, tags={"user": "alice"})
+    dispatch_search("c", backend="pricey", config=config, tags={"user": "bob"})
+    dispatch_extract(["https://a.example/1", "https://a.example/2"], backend="priced", config=config)
+    dispatch_search("d", backend="free", config=config)
+
+    by_provider = webproviders.usage_summary("1d", config=config)
+    assert [(r["key"], r["requests"], r["usd"]) for r in by_provider["rows"]] == [
+        ("pricey", 1, 0.05), ("priced", 3, 0.01), ("free", 1, 0.0)
+    ]
+    assert by_provider["rows"][1]["units"] == {"request": 2, "url": 1}
+    assert by_provider["total"]["usd"] == 0.06 and by_provider["total"]["requests"] == 5
+    assert by_provider["total"]["estimated"] is True  # pricey's price is an estimate
+    by_user = webproviders.usage_summary("1d", by="tag:user", config=config)
+    assert [(r["key"], r["usd"]) for r in by_user["rows"]] == [("bob", 0.05), ("alice", 0.008), (None, 0.002)]
+    by_capability = webproviders.usage_summary(datetime.timedelta(hours=1), by="capability", config=config)
+    assert {r["key"]: r["requests"] for r in by_capability["rows"]} == {"search": 4, "extract": 1}
+    later = webproviders.usage_summary(datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1),
+                                       config=config)
+    assert later["rows"] == [] and later["total"]["requests"] == 0
+
+
+def test_since_and_by_are_checked() -> None:
+    now = 1_000_000.0
+    assert parse_since("7d", now) == now - 7 * 86400
+    assert parse_since("90m", now) == now - 5400
+    assert parse_since("2026-10-01", now) == datetime.datetime(2026, 10, 1, tzinfo=datetime.timezone.utc).timestamp()
+    with pytest.raises(UsageQueryError, match="7d"):
+        parse_since("last week", now)
+    with pytest.raises(UsageQueryError, match="tag:<name>"):
+        webproviders.usage_summary("1d", by="colour", config=cost_config())
+
+
+def _config_file(tmp_path: Path, web: dict[str, Any]) -> Path:
+    file = tmp_path / "config.yaml"
+    document = {"web": web, "plugins": {"paths": [str(PLUGINS)], "enabled": ["priced"]}}
+    file.write_text(json.dumps(document), encoding="utf-8")  # JSON is YAML
+    return file
+
+
+def test_the_usage_command_prints_a_table_and_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    file = _config_file(tmp_path, {"usage": {"path": str(tmp_path / "usage.sqlite3")}, "cache": False})
+    for user in ("alice", "alice", "bob"):
+        assert main(["--config", str(file), "search", "q " + user, "--backend", "priced", "--json"]) == 0
+    capsys.readouterr()
+    assert main(["--config", str(file), "usage", "--since", "1d", "--by", "provider"]) == 0
+    table = capsys.readouterr().out.splitlines()
+    assert table[1].split() == ["provider", "requests", "errors", "units", "usd"]
+    assert table[2].split() == ["priced", "3", "0", "3", "request", "0.0120"]
+    assert table[3].split() == ["total", "3", "0", "3", "request", "0.0120"]
+    assert main(["--config", str(file), "usage", "--json", "--by", "capability"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["by"] == "capability" and summary["rows"][0]["key"] == "search"
+    assert summary["total"]["usd"] == 0.012
+    assert main(["--config", str(file), "usage", "--since", "soon"]) == 2
+    assert "since 'soon' is not understood" in capsys.readouterr().err
+
+
+def test_a_fleet_ledger_in_redis(redis_server: str, namespace: str) -> None:
+    config = cost_config(usage={"url": redis_server, "namespace": namespace})
+    dispatch_search("a", backend="priced", config=config, tags={"user": "carol"})
+    dispatch_search("b", backend="pricey", config=config, tags={"user": "carol"})
+    summary = webproviders.usage_summary("1h", by="tag:user", config=config)
+    assert summary["rows"] == [
+        {"key": "carol", "requests": 2, "errors": 0, "units": {"request": 2}, "usd": 0.054, "estimated": True}
+    ]
+    assert summary["ledger"] == redis_server
+
