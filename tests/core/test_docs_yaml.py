@@ -4,7 +4,8 @@ That is every ```yaml block under docs/ (and in the README) and config.example.y
 as written, with all of its commented example lines (``# key: value``) uncommented as the
 file intends, and with each such line uncommented alone (alternatives such as two
 ``search_backend`` lines would otherwise hide each other). A block that is a plugin's
-``plugin.yaml`` is read by the manifest reader; anything else by the config loader.
+``plugin.yaml`` (or a fragment of one: a top-level ``providers`` list) is read by the
+manifest reader; anything else by the config loader.
 """
 
 from __future__ import annotations
@@ -13,8 +14,10 @@ import logging
 import re
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 import webproviders.dispatch  # noqa: F401 - the whole package, as an application has it loaded
 from webproviders.config import load_config
@@ -52,8 +55,12 @@ def _variants(text: str) -> list[tuple[str, str]]:
     return variants
 
 
-def _is_manifest(text: str) -> bool:
-    return re.search(r"^kind:", text, re.MULTILINE) is not None
+def _manifest(text: str) -> dict[str, Any] | None:
+    """The block as a ``plugin.yaml`` (a fragment gets a name), or None when it is a config."""
+    data = yaml.safe_load(text)
+    if not isinstance(data, dict) or not ("kind" in data or isinstance(data.get("providers"), list)):
+        return None
+    return {"name": "docs-example", **data}
 
 
 def test_the_examples_are_found() -> None:
@@ -72,10 +79,11 @@ def test_every_yaml_example_loads_without_a_warning(
     for number, (how, variant) in enumerate(_variants(text)):
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="webproviders.config"):
-            if _is_manifest(variant):
+            manifest = _manifest(variant)
+            if manifest is not None:
                 folder = tmp_path / f"plugin{number}"
                 folder.mkdir()
-                (folder / "plugin.yaml").write_text(variant, encoding="utf-8")
+                (folder / "plugin.yaml").write_text(yaml.safe_dump(manifest), encoding="utf-8")
                 assert read_manifest(folder).providers, f"{name}, {how}: no provider"
             else:
                 path = tmp_path / f"config{number}.yaml"
