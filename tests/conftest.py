@@ -9,7 +9,8 @@ import socket
 import subprocess
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -57,6 +58,25 @@ def plugin_module() -> Any:
 
 
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
+#: What every other host name means in tests: a public address no test ever connects to.
+PUBLIC_ADDRESS = "93.184.216.34"
+
+
+@pytest.fixture(autouse=True)
+def _public_dns() -> Iterator[None]:
+    """URL checks resolve names without DNS: loopback names to 127.0.0.1, any other to a public address.
+
+    Vendor calls are mocked (respx) or go to loopback servers, so the answer for a page's
+    host is never connected to; it only lets the URL-safety check pass, as real DNS would
+    for a public site. Tests that need other answers override the resolver in turn.
+    """
+    from webproviders.fetching.urlsafety import override_resolver
+
+    async def resolve(host: str, port: int) -> list[str]:
+        return ["127.0.0.1"] if _loopback(host) or host.endswith(".localhost") else [PUBLIC_ADDRESS]
+
+    with override_resolver(resolve):
+        yield
 
 
 def _loopback(host: object) -> bool:
@@ -116,13 +136,11 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.fixture(scope="session")
-def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A real ``redis-server`` on a free loopback port, in a temporary directory."""
+def _start_redis(directory: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """A real ``redis-server`` on a free loopback port, in ``directory``: ``(process, url)``."""
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server is not installed (apt-get install redis-server); .ci/run installs it")
-    directory = tmp_path_factory.mktemp("redis")
     port = _free_port()
     process = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
@@ -143,9 +161,33 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         process.kill()
         pytest.fail("redis-server did not start")
     client.close()
-    yield f"redis://127.0.0.1:{port}/0"
+    return process, f"redis://127.0.0.1:{port}/0"
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real ``redis-server`` on a free loopback port, in a temporary directory."""
+    process, url = _start_redis(tmp_path_factory.mktemp("redis"))
+    yield url
     process.terminate()
     process.wait(timeout=10)
+
+
+@pytest.fixture
+def freezable_redis(tmp_path: Path) -> Iterator[tuple[str, Callable[[], None]]]:
+    """A redis-server of the test's own, and a function that freezes it (SIGSTOP).
+
+    Teardown sends SIGCONT before stopping it, so nothing is left frozen.
+    """
+    import signal
+
+    process, url = _start_redis(tmp_path)
+    try:
+        yield url, lambda: os.kill(process.pid, signal.SIGSTOP)
+    finally:
+        os.kill(process.pid, signal.SIGCONT)
+        process.terminate()
+        process.wait(timeout=10)
 
 
 @pytest.fixture

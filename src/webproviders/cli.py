@@ -343,26 +343,12 @@ def _cmd_usage(args: argparse.Namespace, config: Any) -> int:
     return EXIT_OK
 
 
-def _mcp_token(config: Any) -> str | None:
-    """The HTTP bearer token: ``$WEBPROVIDERS_MCP_TOKEN``, else ``mcp.token`` from the config."""
-    import os
-
-    from .agents.mcp_server import TOKEN_ENV
-
-    token = (os.environ.get(TOKEN_ENV) or "").strip()
-    if token:
-        return token
-    configured = config.mcp.token
-    if configured is None:
-        return None
-    return configured.get_secret_value().strip() or None
-
-
 def _cmd_mcp(args: argparse.Namespace, config: Any) -> int:
     import anyio
 
     from .agents.mcp_server import (
         build_server,
+        http_token,
         is_loopback,
         mcp_missing_reason,
         serve_http,
@@ -394,7 +380,7 @@ def _cmd_mcp(args: argparse.Namespace, config: Any) -> int:
             "could use this server and its API keys. Pass --allow-remote (and set a token) to do it anyway.\n"
         )
         return EXIT_USAGE
-    token = _mcp_token(config)
+    token = http_token(config)
     if not is_loopback(host) and token is None:
         sys.stderr.write(
             "warning: serving a non-loopback address without a bearer token; "

@@ -25,7 +25,7 @@ from pydantic import (
 )
 
 from .accounting.prices import PriceSheet
-from .redact import get_logger
+from .redact import get_logger, scrub
 
 log = get_logger("webproviders.config")
 
@@ -94,6 +94,10 @@ class PluginSettings(BaseModel):
     enabled: list[str] = Field(default_factory=list)
     disabled: list[str] = Field(default_factory=list)
     paths: list[str] = Field(default_factory=list)
+    #: Seconds a plugin's ``register()`` may run before the plugin is recorded as failed and skipped.
+    register_timeout: float = Field(default=5.0, gt=0, le=300)
+    #: Seconds a provider's ``is_available()`` may run before the provider is skipped as unavailable.
+    availability_timeout: float = Field(default=1.0, gt=0, le=60)
 
 
 class CacheTTL(BaseModel):
@@ -122,6 +126,8 @@ class CacheSettings(BaseModel):
     max_entries: int = Field(default=10_000, gt=0)
     #: Key prefix in a shared Redis.
     namespace: str = "webproviders"
+    #: Seconds one SQLite or Redis operation may take before the call goes on without the cache.
+    timeout: float = Field(default=1.0, gt=0, le=60)
 
     @model_validator(mode="before")
     @classmethod
@@ -146,6 +152,8 @@ class RateLimitSettings(BaseModel):
 
     url: str | None = None
     namespace: str = "webproviders"
+    #: Seconds one Redis operation may take before the call falls back to this process's budget.
+    timeout: float = Field(default=1.0, gt=0, le=60)
 
 
 class HealthSettings(BaseModel):
@@ -425,13 +433,78 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
         text = file.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"Cannot read config file {file}: {exc.strerror}.") from None
-    try:
-        data = yaml.safe_load(text) or {}
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"Config file {file} is not valid YAML: {exc}") from None
+    data = _parse_yaml(text, file) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"Invalid configuration in {file}: the top level must be a mapping.")
     return config_from_dict(data, source=str(file))
+
+
+#: How many more values YAML aliases may add to a config than the file itself writes.
+MAX_ALIAS_EXPANSION = 10_000
+#: The pure-Python loader on purpose: libyaml's composer recurses in C and crashes the
+#: process on a deeply nested file, where this one raises RecursionError.
+_YAML_LOADER = yaml.SafeLoader
+#: A quoted fragment of the file in a YAML message (a tag, an anchor): it may be a key.
+_QUOTED = re.compile(r"'(?!<)[^']{4,}'")
+
+
+def _parse_yaml(text: str, file: Path) -> Any:
+    """Parse a config file, refusing alias bombs before anything is built from them."""
+    loader = _YAML_LOADER(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        _check_aliases(node, file)
+        return loader.construct_document(node)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"Config file {file} is not valid YAML: {_yaml_problem(exc)}.") from None
+    except RecursionError:
+        raise ConfigError(f"Config file {file} is nested too deeply to be a configuration.") from None
+    finally:
+        loader.dispose()
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """What is wrong and where, without the excerpt of the file PyYAML prints (it may hold a key)."""
+    if not isinstance(exc, yaml.MarkedYAMLError):
+        return scrub(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
+    parts = [
+        _QUOTED.sub("'***'", text) + (f" (line {mark.line + 1}, column {mark.column + 1})" if mark else "")
+        for text, mark in ((exc.context, exc.context_mark), (exc.problem, exc.problem_mark))
+        if text
+    ]
+    return scrub("; ".join(parts) or "a syntax error")
+
+
+def _check_aliases(root: yaml.Node, file: Path) -> None:
+    """Refuse a file whose aliases expand into far more values than it writes (a billion laughs)."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+
+    def size(node: yaml.Node) -> int:
+        known = sizes.get(id(node))
+        if known is not None:
+            return known
+        if id(node) in open_nodes:
+            raise ConfigError(f"Config file {file} has a YAML alias that refers to its own anchor.")
+        open_nodes.add(id(node))
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = node.value
+        total = 1 + sum(size(child) for child in children)
+        open_nodes.discard(id(node))
+        sizes[id(node)] = total
+        return total
+
+    added = size(root) - len(sizes)
+    if added > MAX_ALIAS_EXPANSION:
+        raise ConfigError(
+            f"Config file {file} uses YAML aliases that would add {added:,} values to what it writes "
+            f"(at most {MAX_ALIAS_EXPANSION:,} are accepted); write the values out instead."
+        )
 
 
 _default: Config | None = None

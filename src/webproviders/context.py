@@ -9,6 +9,8 @@ import contextvars
 import math
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 _deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "webproviders_deadline", default=None
@@ -97,3 +99,13 @@ def collect_warnings() -> list[str]:
 
 def set_deadline(deadline: float) -> None:
     _deadline.set(deadline)
+
+
+@contextmanager
+def deadline_scope(deadline: float) -> Iterator[None]:
+    """The call's deadline for a block of sync code, restored when the block ends."""
+    token = _deadline.set(deadline)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal
 
+from .dependable.retry_after import MAX_QUOTA_RESET, MAX_RETRY_AFTER, clamp_retry_after
+
 ErrorCode = Literal[
     "invalid_input",
     "not_configured",
@@ -39,6 +41,8 @@ class WebProviderError(Exception):
     #: The per-URL failures behind a call-level error (an extract or crawl that read no page);
     #: they go to the failure envelope's ``meta.failures``.
     failures: list[dict[str, Any]] | None = None
+    #: The longest ``retry_after`` this error carries (longer values are clamped).
+    retry_after_ceiling: ClassVar[float] = MAX_RETRY_AFTER
 
     def __init__(
         self,
@@ -53,7 +57,8 @@ class WebProviderError(Exception):
         self.message = message
         self.provider = provider
         self.detail = detail
-        self.retry_after = retry_after
+        #: Seconds to wait before trying again, clamped to ``0 .. retry_after_ceiling``.
+        self.retry_after = clamp_retry_after(retry_after, self.retry_after_ceiling)
         self.status_code = status_code
 
     def envelope_fields(self) -> dict[str, Any]:
@@ -105,6 +110,8 @@ class QuotaExceededError(WebProviderError):
     """Out of credits or over the plan's cap; waiting seconds will not help."""
 
     code = "quota_exceeded"
+    #: ``retry_after`` is when the quota resets: information for the caller, not a pause.
+    retry_after_ceiling = MAX_QUOTA_RESET
 
 
 class WebTimeoutError(WebProviderError):

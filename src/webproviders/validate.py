@@ -26,10 +26,22 @@ COMMON_SEARCH_OPTIONS = frozenset(
 )
 
 
+def _encodable(text: str, what: str) -> str:
+    """``text`` if it can be sent as UTF-8; a lone surrogate (half a UTF-16 pair) cannot."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidInputError(
+            f"The {what} contains a lone surrogate (U+{ord(text[exc.start]):04X} at position {exc.start}), "
+            "which is not valid Unicode text; decode the input properly or drop that character."
+        ) from None
+    return text
+
+
 def check_query(query: Any) -> str:
     if not isinstance(query, str):
         raise InvalidInputError(f"The query must be a string, not {type(query).__name__}.")
-    text = query.strip()
+    text = _encodable(query, "query").strip()
     if not text:
         raise InvalidInputError("The query is empty; pass the words to search for.")
     if len(text) > MAX_QUERY_CHARS:
@@ -52,7 +64,7 @@ def check_limit(limit: Any) -> int:
 def check_url(url: Any, what: str = "URL") -> str:
     if not isinstance(url, str):
         raise InvalidInputError(f"Each {what} must be a string, not {type(url).__name__}.")
-    text = url.strip()
+    text = _encodable(url, what).strip()
     if not text:
         raise InvalidInputError(f"The {what} is empty.")
     if len(text) > MAX_URL_CHARS:
@@ -104,7 +116,7 @@ def _domains(name: str, value: Any) -> list[str]:
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not all(isinstance(d, str) and d.strip() for d in items):
         raise InvalidInputError(f"{name} must be a list of domain names such as ['example.com'].")
-    return [d.strip().lower() for d in items]
+    return [_encodable(d, name).strip().lower() for d in items]
 
 
 def check_search_options(options: dict[str, Any]) -> dict[str, Any]:
@@ -125,4 +137,6 @@ def check_search_options(options: dict[str, Any]) -> dict[str, Any]:
         value = clean.get(key)
         if value is not None and (not isinstance(value, str) or not value.strip()):
             raise InvalidInputError(f"{key} must be a short code such as 'us' or 'en'.")
+        if value is not None:
+            _encodable(value, key)
     return {key: value for key, value in clean.items() if value is not None}

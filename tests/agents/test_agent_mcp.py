@@ -20,6 +20,8 @@ pytest.importorskip("mcp")
 from mcp import Client, MCPError, StdioServerParameters
 
 SECRET_WORDS = ("key", "token", "secret")
+#: Pages the stub backend reads: an address literal, so the server's URL check needs no DNS.
+SITE = "https://93.184.216.34"
 TOOL_NAMES = {"web_search", "web_extract", "web_crawl", "web_providers"}
 
 
@@ -28,7 +30,7 @@ def server_env(home: Path, **extra: str) -> dict[str, str]:
     env = {
         k: v
         for k, v in os.environ.items()
-        if k in ("PATH", "SYSTEMROOT", "LANG", "LC_ALL", "VIRTUAL_ENV")
+        if k in ("PATH", "PYTHONPATH", "SYSTEMROOT", "LANG", "LC_ALL", "VIRTUAL_ENV")
     }
     env.update({"HOME": str(home), "WEB_BACKEND": "stub", "PYTHONUNBUFFERED": "1", **extra})
     return env
@@ -54,17 +56,15 @@ async def exercise_tools(client: Client) -> None:
     assert search.structured_content["provider"] == "stub"
     assert f"1. [{hits[0]['title']}]({hits[0]['url']})" in text_of(search)
 
-    extract = await client.call_tool(
-        "web_extract", {"urls": ["https://example.com/a", "https://example.com/b"]}
-    )
+    extract = await client.call_tool("web_extract", {"urls": [f"{SITE}/a", f"{SITE}/b"]})
     assert not extract.is_error
-    assert [page["url"] for page in extract.structured_content["data"]] == [
-        "https://example.com/a",
-        "https://example.com/b",
-    ]
-    assert "This is offline content for https://example.com/a" in text_of(extract)
+    assert [page["url"] for page in extract.structured_content["data"]] == [f"{SITE}/a", f"{SITE}/b"]
+    assert f"This is offline content for {SITE}/a" in text_of(extract)
 
-    crawl = await client.call_tool("web_crawl", {"url": "https://example.com/", "max_pages": 2})
+    refused = await client.call_tool("web_extract", {"urls": ["http://169.254.169.254/latest/meta-data/"]})
+    assert refused.is_error and refused.structured_content["error_code"] == "unsafe_url"
+
+    crawl = await client.call_tool("web_crawl", {"url": f"{SITE}/", "max_pages": 2})
     assert not crawl.is_error and len(crawl.structured_content["data"]) == 2
 
     providers = await client.call_tool("web_providers", {})
@@ -341,3 +341,40 @@ def test_env_token_wins_over_the_config_token(
     monkeypatch.setenv("WEBPROVIDERS_MCP_TOKEN", "from-env")
     assert main(["--config", str(config), "mcp", "--http"]) == 0
     assert [call["token"] for call in no_serving] == ["from-config", "from-env"]
+
+
+def test_a_configured_but_empty_token_refuses_to_start(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    no_serving: list[dict[str, Any]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from webproviders.cli import EXIT_FAILURE, main
+
+    config = tmp_path / "config.yaml"
+    config.write_text("mcp:\n  token: ${MY_MCP_TOKEN}\n", encoding="utf-8")
+    monkeypatch.delenv("MY_MCP_TOKEN", raising=False)
+    assert main(["--config", str(config), "mcp", "--http"]) == EXIT_FAILURE
+    err = capsys.readouterr().err
+    assert "mcp.token" in err and "is empty" in err and str(config) in err
+    assert no_serving == []
+    assert main(["--config", str(config), "mcp"]) == 0  # stdio has no token to require
+    assert no_serving == [{"transport": "stdio"}]
+
+
+def test_an_empty_token_variable_refuses_to_start(
+    monkeypatch: pytest.MonkeyPatch, no_serving: list[dict[str, Any]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    from webproviders.cli import EXIT_FAILURE, main
+
+    monkeypatch.setenv("WEBPROVIDERS_MCP_TOKEN", " ")
+    assert main(["mcp", "--http"]) == EXIT_FAILURE
+    assert "WEBPROVIDERS_MCP_TOKEN is set but empty" in capsys.readouterr().err
+    assert no_serving == []
+
+
+def test_the_http_app_refuses_an_empty_token() -> None:
+    from webproviders.agents.mcp_server import build_server, http_app
+
+    with pytest.raises(ValueError, match="empty bearer token"):
+        http_app(build_server(), host="127.0.0.1", token="")

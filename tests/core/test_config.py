@@ -94,6 +94,93 @@ def test_invalid_yaml_is_a_config_error(tmp_path: Path) -> None:
         load_config(path)
 
 
+SECRET = "sk-live-9f8e7d6c5b4a3f2e1d0c"
+BROKEN_KEY_LINES = {
+    "mapping on the key line": f"web:\n  providers:\n    brave:\n      api_key: {SECRET}: oops\n",
+    "unclosed quote": f'web:\n  providers:\n    brave:\n      api_key: "{SECRET}\n      timeout: 3\n',
+    "key as a tag": f"web:\n  providers:\n    brave:\n      api_key: !{SECRET} x\n",
+    "bad indentation": f"web:\n  providers:\n    brave:\n      api_key: {SECRET}\n     timeout: [\n",
+}
+
+
+@pytest.mark.parametrize("text", BROKEN_KEY_LINES.values(), ids=BROKEN_KEY_LINES)
+def test_a_yaml_error_never_shows_the_key(text: str, tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match="not valid YAML") as caught:
+        load_config(path)
+    message = str(caught.value)
+    assert SECRET not in message and SECRET[:12] not in message
+    assert "(line " in message  # still says where to look
+
+
+def test_a_yaml_error_reaches_neither_stderr_nor_the_envelope_with_the_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from webproviders import dispatch_search
+    from webproviders.config import set_default_config
+
+    path = tmp_path / "config.yaml"
+    path.write_text(BROKEN_KEY_LINES["mapping on the key line"], encoding="utf-8")
+    cli = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", "--config", str(path), "search", "x"],
+        capture_output=True, text=True, timeout=60, env=dict(os.environ),
+    )
+    assert cli.returncode != 0 and "not valid YAML" in cli.stderr
+    assert SECRET[:12] not in cli.stderr + cli.stdout
+    monkeypatch.setenv("WEBPROVIDERS_CONFIG", str(path))
+    set_default_config(None)
+    try:
+        envelope = dispatch_search("x")
+    finally:
+        set_default_config(None)
+    assert envelope["success"] is False and "not valid YAML" in envelope["error"]
+    assert SECRET[:12] not in json.dumps(envelope)
+
+
+def test_a_billion_laughs_config_fails_fast(tmp_path: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for name, previous in zip("bcdefgh", "abcdefg", strict=True):
+        levels.append(f"{name}: &{name} [" + ",".join(f"*{previous}" for _ in range(10)) + "]")
+    text = "\n".join(levels) + "\nweb:\n  allowed_hosts: *h\n"
+    assert len(text.encode()) < 1024  # a tiny file that would expand to 10**8 strings
+    path = tmp_path / "laughs.yaml"
+    path.write_text(text, encoding="utf-8")
+    with ThreadPoolExecutor(1) as pool, pytest.raises(ConfigError, match="aliases") as caught:
+        pool.submit(load_config, path).result(timeout=60)
+    assert "at most 10,000" in str(caught.value)
+
+
+def test_aliases_within_the_bound_still_work(tmp_path: Path) -> None:
+    path = tmp_path / "anchors.yaml"
+    path.write_text(
+        "hosts: &hosts [wiki.corp.example, 10.20.0.15]\n"
+        "web:\n  allowed_hosts: *hosts\n  providers:\n    brave: &p {timeout: 3}\n    tavily: *p\n",
+        encoding="utf-8",
+    )
+    config = load_config(path)
+    assert config.web.allowed_hosts == ["wiki.corp.example", "10.20.0.15"]
+    assert config.provider("tavily").timeout == 3
+
+
+def test_self_referencing_aliases_and_deep_nesting_are_config_errors(tmp_path: Path) -> None:
+    cyclic = tmp_path / "cyclic.yaml"
+    cyclic.write_text("web:\n  allowed_hosts: &a [*a]\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="refers to its own anchor"):
+        load_config(cyclic)
+    deep = tmp_path / "deep.yaml"
+    deep.write_text("web: " + "[" * 50_000 + "]" * 50_000 + "\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="nested too deeply"):
+        load_config(deep)
+
+
 def test_unknown_keys_warn_and_are_ignored(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="webproviders.config"):
         config = config_from_dict({"web": {"backend": "stub", "bakend": "x"}, "extra": 1}, source="c.yaml")

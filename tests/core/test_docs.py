@@ -23,3 +23,11 @@ def test_every_builtin_provider_has_a_row_in_providers_md(make_config: Any) -> N
 def test_every_built_in_plugin_loads_cleanly(make_config: Any) -> None:
     errors = {row["name"]: row["load_error"] for row in list_providers(make_config()) if row["load_error"]}
     assert errors == {}
+
+
+def test_security_md_lists_the_whole_address_table() -> None:
+    from webproviders.fetching.urlsafety import ADDRESS_TABLE
+
+    text = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
+    rows = set(re.findall(r"^\| `([^`]+)` \| (metadata|never|private) \|", text, flags=re.MULTILINE))
+    assert rows == {(str(row.network), row.kind) for row in ADDRESS_TABLE}

@@ -109,3 +109,18 @@ def test_search_never_raises(chaos_config: Any, query: Any, limit: Any, payload:
 def test_extract_never_raises(chaos_config: Any, urls: Any, payload: Any) -> None:
     envelope = dispatch_extract(urls, backend="chaos", config=chaos_config, payload=json.dumps(payload))
     _valid(envelope, PagesEnvelope)
+
+
+@pytest.mark.parametrize("query", ["caf\ud800 menu", "\udfff", "emoji half \ud83d"])
+def test_a_lone_surrogate_in_a_query_is_invalid_input(chaos_config: Any, query: str) -> None:
+    envelope = dispatch_search(query, backend="chaos", config=chaos_config, payload="[]")
+    assert envelope["error_code"] == "invalid_input", envelope
+    assert "lone surrogate" in envelope["error"]
+    json.dumps(envelope).encode("utf-8")  # the sentence itself is valid text
+    whole = dispatch_search("caf\U0001f600 menu", backend="chaos", config=chaos_config, payload="[]")
+    assert whole["success"] is True
+
+
+def test_a_lone_surrogate_in_a_url_is_invalid_input(chaos_config: Any) -> None:
+    envelope = dispatch_extract(["https://a.example/\ud800"], backend="chaos", config=chaos_config)
+    assert envelope["error_code"] == "invalid_input" and "lone surrogate" in envelope["error"]

@@ -155,3 +155,16 @@ def test_redis_budget_falls_back_to_the_process_when_redis_is_down() -> None:
     for _ in range(3):
         assert dispatch_search("q", config=config)["success"] is True
     assert sleeps.waits == pytest.approx([0.5, 0.5])
+
+
+def test_a_free_slot_with_no_time_left_is_a_timeout_not_rate_limited() -> None:
+    """Time spent elsewhere (a slow store, say) must not be reported as the budget's fault."""
+    import asyncio
+
+    from webproviders.errors import WebTimeoutError
+
+    config = build_config(search_backend="fake-a", cache=False, providers={"fake-a": {"rate_limit": "1/s"}})
+    _clocked(config)
+    limits = state(config).limits
+    with pytest.raises(WebTimeoutError, match="deadline passed before fake-a could be asked"):
+        asyncio.run(limits.acquire("fake-a", -0.5, state(config).sleep))

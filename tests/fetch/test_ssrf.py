@@ -72,6 +72,19 @@ SSRF_CASES: list[tuple[str, str]] = [
     ("metadata-gcp-name", "http://metadata.google.internal/computeMetadata/v1/"),
     ("metadata-short-name", "http://metadata/computeMetadata/v1/"),
     ("metadata-mapped", "http://[::ffff:169.254.169.254]/latest/meta-data/"),
+    ("azure-wireserver", "http://168.63.129.16/machine/?comp=goalstate"),
+    ("oracle-classic-metadata", "http://192.0.0.192/latest/"),
+    ("tencent-metadata", "http://169.254.0.23/meta-data/"),
+    ("scaleway-metadata", "http://169.254.42.42/conf"),
+    # NAT64: the well-known prefix and the local-use /48 in its RFC 6052 layouts
+    ("nat64-hex", f"http://[64:ff9b::7f00:1]:{C}/"),
+    ("nat64-local-96", f"http://[64:ff9b:1::7f00:1]:{C}/"),
+    ("nat64-local-48", f"http://[64:ff9b:1:7f00:0:100::]:{C}/"),
+    # documentation and benchmarking ranges
+    ("doc-test-net-1", "http://192.0.2.10/"),
+    ("doc-test-net-3", "http://203.0.113.7/"),
+    ("benchmark", "http://198.18.0.5/"),
+    ("doc-ipv6", "http://[2001:db8::1]/"),
     # user-info tricks
     ("userinfo-host", f"http://public.test@127.0.0.1:{C}/"),
     ("userinfo-credentials", "http://user:secret@public.test/"),
@@ -149,14 +162,17 @@ def test_non_http_schemes_are_refused(url: str, site: Any, canary: Any, site_onl
 
 
 def test_whole_table_through_dispatch(site: Any, canary: Any, site_only: Config) -> None:
+    """Each batch mixes refused URLs with one readable page: only that page is fetched."""
+    page = site.url("/articles/caching", host="site.test")
     urls = [fill(url, site, canary) for _name, url in SSRF_CASES]
-    for start in range(0, len(urls), 20):
-        batch = urls[start:start + 20]
-        envelope = dispatch_extract(batch, backend="http", config=site_only)
-        assert envelope["success"] is False, envelope
-        assert envelope["error_code"] == "unsafe_url"
-        assert [item["url"] for item in envelope["meta"]["failures"]] == batch
-        assert {item["error_code"] for item in envelope["meta"]["failures"]} == {"unsafe_url"}
+    for start in range(0, len(urls), 19):
+        batch = urls[start:start + 19]
+        envelope = dispatch_extract([*batch[:5], page, *batch[5:]], backend="http", config=site_only)
+        assert envelope["success"] is True, envelope
+        items = envelope["data"]
+        assert [item["url"] for item in items] == [*batch[:5], page, *batch[5:]]
+        assert items.pop(min(5, len(batch)))["content"]
+        assert {item["error_code"] for item in items} == {"unsafe_url"}
 
 
 def test_redirect_to_internal_started_at_a_reachable_page(site: Any, canary: Any, site_only: Config) -> None:
@@ -168,11 +184,12 @@ def test_redirect_to_internal_started_at_a_reachable_page(site: Any, canary: Any
     assert any(path.startswith("/redirect/to") for path in site.paths())
 
 
-def test_rebinding_is_caught_when_connecting(site: Any, canary: Any, site_only: Config, fake_dns: Any) -> None:
+def test_rebinding_is_caught_when_connecting(
+    site: Any, canary: Any, site_only: Config, fake_dns: Any, plugin_module: Any
+) -> None:
     """The check saw a public answer; the connection re-resolved, saw the loopback, refused."""
     url = f"http://rebind.test:{canary.port}/"
-    envelope = dispatch_extract(url, backend="http", config=site_only)
-    item = envelope["meta"]["failures"][0]
+    [item] = asyncio.run(plugin_module("http").HTTPProvider(site_only).extract([url]))
     assert item["error_code"] == "unsafe_url"
     assert "when connecting" in item["error"]
     assert fake_dns.calls.count("rebind.test") == 2
@@ -209,6 +226,16 @@ METADATA_EVEN_WHEN_PRIVATE_IS_ALLOWED = [
     "http://[2002:a9fe:a9fe::1]/latest/meta-data/",
     "http://metadata.google.internal/computeMetadata/v1/",
     "http://metadata-alias.test/latest/meta-data/",
+    "http://168.63.129.16/machine/?comp=goalstate",
+    "http://192.0.0.192/latest/",
+    "http://169.254.0.23/meta-data/",
+    "http://169.254.42.42/conf",
+    "http://[64:ff9b:1:a9fe:a9:fe00::]/latest/meta-data/",
+    "http://192.0.2.10/",
+    "http://198.51.100.4/",
+    "http://203.0.113.7/",
+    "http://198.18.0.5/",
+    "http://[2001:db8::1]/",
     via_redirect("http://169.254.169.254/latest/meta-data/"),
     f"http://0.0.0.0:{C}/",
     f"http://2130706433:{C}/",

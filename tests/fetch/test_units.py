@@ -17,10 +17,12 @@ from webproviders.fetching.robots import RobotsCache, parse, product_token
 from webproviders.fetching.sitemap import parse_sitemap
 from webproviders.fetching.sniff import sniff
 from webproviders.fetching.urlsafety import (
+    ADDRESS_TABLE,
     AddressPolicy,
     address_problem,
     check_url,
     embedded_ipv4,
+    nat64_local_readings,
     resolve_checked,
 )
 from webproviders.urls import canonicalize
@@ -50,7 +52,6 @@ def test_target_port_defaults() -> None:
         ("::ffff:10.1.2.3", "10.1.2.3"),
         ("::ffff:0:a01:203", "10.1.2.3"),
         ("64:ff9b::a01:203", "10.1.2.3"),
-        ("64:ff9b:1::a01:203", "10.1.2.3"),
         ("2002:a01:203::1", "10.1.2.3"),
         ("::a01:203", "10.1.2.3"),
         ("2001:0:4136:e378:8000:63bf:f5fe:fdfc", "10.1.2.3"),
@@ -59,6 +60,25 @@ def test_target_port_defaults() -> None:
 def test_embedded_ipv4_forms(address: str, inner: str) -> None:
     assert str(embedded_ipv4(ipaddress.IPv6Address(address))) == inner
     assert address_problem(ipaddress.ip_address(address), AddressPolicy()) is not None
+
+
+@pytest.mark.parametrize("row", ADDRESS_TABLE, ids=lambda row: str(row.network))
+def test_every_row_of_the_address_table_is_enforced(row: Any) -> None:
+    """Default policy refuses every row; the opt-in lifts exactly the ``private`` ones."""
+    assert row.source and row.what
+    inside = row.network[0] if row.network.num_addresses == 1 else row.network[1]
+    assert address_problem(inside, AddressPolicy()) is not None
+    opened = address_problem(inside, AddressPolicy(allow_private=True))
+    assert (opened is None) == (row.kind == "private"), opened
+
+
+def test_local_use_nat64_readings_follow_rfc_6052() -> None:
+    readings = nat64_local_readings(ipaddress.IPv6Address("64:ff9b:1:a01:2:300::"))
+    assert ipaddress.IPv4Address("10.1.2.3") in readings  # the /48 layout skips bits 64-71
+    assert nat64_local_readings(ipaddress.IPv6Address("64:ff9b:1::a01:203"))[-1] == ipaddress.IPv4Address("10.1.2.3")
+    opened = AddressPolicy(allow_private=True)
+    assert address_problem(ipaddress.ip_address("64:ff9b:1:5db8:d822::"), opened) is None
+    assert "169.254.169.254" in (address_problem(ipaddress.ip_address("64:ff9b:1:a9fe:a9:fe00::"), opened) or "")
 
 
 def test_private_opt_in_lifts_private_but_not_metadata() -> None:

@@ -157,11 +157,11 @@ def test_a_vendor_failing_every_url_alone_is_a_failure_with_the_vendor_reason(
     config = _firecrawl_config(config_for, monkeypatch)
     with respx.mock() as router:
         router.post(FIRECRAWL).respond(503, json=FIRECRAWL_DOWN)
-        envelope = dispatch_extract(["https://example.com/a"], backend="firecrawl", config=config)
+        envelope = dispatch_extract(["https://public.test/a"], backend="firecrawl", config=config)
     assert envelope["success"] is False and envelope["error_code"] == "bad_gateway"
     assert "An unexpected error occurred on the server." in envelope["error"]
     assert envelope["meta"]["failures"] == [
-        {"url": "https://example.com/a", "error": envelope["error"], "error_code": "bad_gateway"}
+        {"url": "https://public.test/a", "error": envelope["error"], "error_code": "bad_gateway"}
     ]
 
 
@@ -185,3 +185,23 @@ def test_the_cli_exits_non_zero_when_no_page_was_read_and_names_each_url(
     out, err = capsys.readouterr()
     assert "Caching keeps recently used answers close" in out and missing not in out
     assert err.startswith(f"failed [not_found] {missing}: ")
+
+
+def test_malformed_and_unsafe_urls_each_keep_their_place(site: Any, local: Config, config_for: Any) -> None:
+    """Malformed (refused by validation) and unsafe (refused by the URL gate) items, in order."""
+    config = config_for(allowed_hosts=["site.test"])
+    page = site.url("/articles/caching", host="site.test")
+    urls = ["ftp://a.example/", "http://private.test/", page, "not a url", "http://169.254.169.254/"]
+    envelope = dispatch_extract(urls, backend="http", config=config)
+    assert envelope["success"] is True and envelope["meta"]["failed"] == 4
+    assert [p["url"] for p in envelope["data"]] == urls
+    assert [p.get("error_code") for p in envelope["data"]] == [
+        "invalid_input", "unsafe_url", None, "invalid_input", "unsafe_url"
+    ]
+
+    refused = dispatch_extract([urls[0], urls[1], urls[4]], backend="http", config=config)
+    assert refused["success"] is False and refused["error_code"] == "unsafe_url"
+    assert [(f["url"], f["error_code"]) for f in refused["meta"]["failures"]] == [
+        (urls[0], "invalid_input"), (urls[1], "unsafe_url"), (urls[4], "unsafe_url")
+    ]
+    assert refused["meta"]["failed"] == 3 and site.paths() == ["/articles/caching"]

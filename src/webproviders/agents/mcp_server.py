@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import os
 import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 from .._version import __version__
-from ..config import Config
+from ..config import Config, ConfigError
 from ..redact import get_logger
 from .formatting import format_results
 from .tools import DEFAULT_MAX_CHARS, TOOLS, acall_tool, input_schema
@@ -149,6 +150,34 @@ def is_loopback(host: str) -> bool:
         return False
 
 
+def http_token(config: Config) -> str | None:
+    """The bearer token HTTP clients must send: ``$WEBPROVIDERS_MCP_TOKEN``, else ``mcp.token``.
+
+    A token that is configured but empty (``mcp.token: ${MY_MCP_TOKEN}`` with the variable
+    unset, or the environment variable set to nothing) raises :class:`ConfigError`: serving
+    without the token the operator meant to require would be silently open.
+    """
+    from_env = os.environ.get(TOKEN_ENV)
+    if from_env is not None and from_env.strip():
+        return from_env.strip()
+    configured = config.mcp.token
+    if configured is not None:
+        token = configured.get_secret_value().strip()
+        if token:
+            return token
+        raise ConfigError(
+            f"mcp.token in {config.source or 'the configuration'} is empty (a ${{VARIABLE}} that is not "
+            "set becomes empty), so the HTTP server will not start without the token it was meant to "
+            "require. Set the variable it names, or remove mcp.token to serve without a token."
+        )
+    if from_env is not None:
+        raise ConfigError(
+            f"${TOKEN_ENV} is set but empty, so the HTTP server will not start without the token it was "
+            f"meant to require. Give it a value, or unset it to serve without a token."
+        )
+    return None
+
+
 class BearerAuth:
     """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>``."""
 
@@ -208,6 +237,8 @@ def _local_only(host: str) -> Any:
 
 def http_app(server: Server, *, host: str, token: str | None) -> ASGIApp:
     """The streamable HTTP app at ``/mcp``, behind the bearer check when a token is set."""
+    if token is not None and not token.strip():
+        raise ValueError("An empty bearer token would leave the server open; pass None to serve without one.")
     security = _local_only(host) if is_loopback(host) else None
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path=HTTP_PATH, host=host, transport_security=security

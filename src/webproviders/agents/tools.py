@@ -338,6 +338,8 @@ def parse_arguments(
             raw = json.loads(raw or "{}")
         except ValueError as exc:
             return _invalid(f"The arguments for {name} are not valid JSON: {exc}.")
+        except RecursionError:
+            return _invalid(f"The arguments for {name} are nested too deeply to be tool arguments.")
     if not isinstance(raw, Mapping):
         return _invalid(
             f"The arguments for {name} must be a JSON object, not {type(raw).__name__}."

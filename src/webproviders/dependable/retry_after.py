@@ -1,7 +1,16 @@
-"""Reading "when may I try again" from vendor response headers."""
+"""Reading "when may I try again" from vendor response headers, clamped to a sane range.
+
+A vendor (or anything pretending to be one) may answer ``Retry-After: inf``, ``1e12``,
+``nan`` or a negative number. Every wait read here, and every ``retry_after`` an error
+carries, is clamped to ``0 .. MAX_RETRY_AFTER`` so a provider is never paused for the life
+of the process and the envelope stays valid JSON. Only an out-of-quota error may report a
+longer reset (up to ``MAX_QUOTA_RESET``): it tells the caller when a monthly quota comes
+back, and pauses nothing.
+"""
 
 from __future__ import annotations
 
+import math
 import re
 import time
 from collections.abc import Mapping
@@ -18,6 +27,17 @@ _RESET_HEADERS = (
 _DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+)ms)?$")
 #: A reset value above this is an epoch timestamp rather than a number of seconds.
 _EPOCH_THRESHOLD = 1_000_000_000
+#: The longest wait any vendor answer can impose, in seconds (one hour).
+MAX_RETRY_AFTER = 3600.0
+#: The longest quota reset an out-of-quota error reports (a monthly window), in seconds.
+MAX_QUOTA_RESET = 31 * 86400.0
+
+
+def clamp_retry_after(seconds: float | None, ceiling: float = MAX_RETRY_AFTER) -> float | None:
+    """``seconds`` within ``0 .. ceiling``; None for a missing or not-a-number value."""
+    if seconds is None or math.isnan(seconds):
+        return None
+    return min(max(0.0, float(seconds)), ceiling)
 
 
 def _get(headers: Any, name: str) -> str | None:
@@ -38,17 +58,17 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     if not value:
         return None
     try:
-        return max(0.0, float(value))
+        return clamp_retry_after(float(value))
     except ValueError:
         pass
     try:
         when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):
         return None
     if when is None:
         return None
     current = time.time() if now is None else now
-    return max(0.0, when.timestamp() - current)
+    return clamp_retry_after(when.timestamp() - current)
 
 
 def _parse_reset(value: str, now: float) -> float | None:
@@ -61,10 +81,10 @@ def _parse_reset(value: str, now: float) -> float | None:
         if not match or not any(match.groups()):
             return None
         hours, minutes, seconds, millis = (float(g) if g else 0.0 for g in match.groups())
-        return hours * 3600 + minutes * 60 + seconds + millis / 1000
-    if number > _EPOCH_THRESHOLD:
-        return max(0.0, number - now)
-    return max(0.0, number)
+        return clamp_retry_after(hours * 3600 + minutes * 60 + seconds + millis / 1000)
+    if number > _EPOCH_THRESHOLD and math.isfinite(number):
+        return clamp_retry_after(number - now)
+    return clamp_retry_after(number)
 
 
 def retry_after_from_headers(headers: Any, now: float | None = None) -> float | None:
@@ -73,7 +93,7 @@ def retry_after_from_headers(headers: Any, now: float | None = None) -> float | 
     millis = _get(headers, "retry-after-ms")
     if millis:
         try:
-            return max(0.0, float(millis) / 1000)
+            return clamp_retry_after(float(millis) / 1000)
         except ValueError:
             pass
     seconds = parse_retry_after(_get(headers, "retry-after"), current)

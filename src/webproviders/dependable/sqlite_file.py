@@ -1,7 +1,8 @@
 """Opening a SQLite file that threads and processes share: WAL mode, a busy timeout, a schema.
 
 The answer cache and the usage ledger both keep their data this way; readers run beside a
-writer, and a writer waits (up to 10 s) for another instead of failing.
+writer, and a writer waits (``timeout``, 10 s unless the owner says otherwise; the cache
+uses ``web.cache.timeout``) for another instead of failing.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from typing import Any
 class SQLiteFile:
     """Connections to one file, its schema applied by the first of them."""
 
-    def __init__(self, path: Path, schema: Sequence[str]) -> None:
+    def __init__(self, path: Path, schema: Sequence[str], timeout: float = 10.0) -> None:
         self.path = path
         self._schema = schema
+        #: Seconds a statement waits for another connection's lock before it fails.
+        self.timeout = timeout
         self._ready = False
         self._lock = threading.Lock()
 
@@ -26,8 +29,8 @@ class SQLiteFile:
         import sqlite3
 
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=10.0, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA busy_timeout = 10000")
+        conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
+        conn.execute(f"PRAGMA busy_timeout = {max(1, round(self.timeout * 1000))}")
         if not self._ready:
             with self._lock:
                 if not self._ready:

@@ -38,7 +38,9 @@ class DispatchState:
             rate_limit_cooldown=web.health.rate_limit_cooldown,
             quota_cooldown=web.health.quota_cooldown,
         )
-        self.limits = RateLimits(registry, web.rate_limit.url, web.rate_limit.namespace)
+        self.limits = RateLimits(
+            registry, web.rate_limit.url, web.rate_limit.namespace, timeout=web.rate_limit.timeout
+        )
         self.cache: ResultCache | None = build_cache(web.cache)
         #: Prices, budgets, the usage ledger and telemetry (:mod:`webproviders.accounting`).
         self.accounts = Accounts(registry)

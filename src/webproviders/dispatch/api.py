@@ -20,19 +20,21 @@ from ..dependable.state import DispatchState
 from ..envelope import failure
 from ..exceptions import to_provider_error
 from ..manifest import Capability
-from . import runner
+from . import runner, urlgate
 from .call import Call, after, prepare
 from .chain import run_plan
 from .per_url import merge_refused
 
 
 async def _execute(call: Call) -> dict[str, Any]:
-    """Run a prepared call's plan under its deadline."""
+    """Run a prepared call's plan under its deadline (extract and crawl URLs checked first)."""
     call.warnings = context.collect_warnings()
     context.set_deadline(call.deadline)
     meter: Meter = call.meter  # type: ignore[assignment]
     with meter.observe():
         try:
+            if call.capability != "search":
+                await urlgate.screen(call)
             envelope = await run_plan(call, call.plan)  # type: ignore[arg-type]
         except Exception as exc:  # noqa: BLE001
             error = to_provider_error(exc, None)

@@ -12,7 +12,8 @@ from typing import Any
 
 from ..accounting.meter import Meter
 from ..accounting.tags import check_tags
-from ..config import BackendSpec, Config
+from ..config import BackendSpec, Config, default_config
+from ..context import deadline_scope
 from ..dependable.state import DispatchState, state_for
 from ..envelope import failure
 from ..errors import (
@@ -133,14 +134,19 @@ def prepare(
     started = time.perf_counter()
     requested = _requested_repr(backend)
     try:
-        registry = get_registry(config)
-    except Exception as exc:  # noqa: BLE001 - a broken config is still an envelope
-        meta = {"requested_backend": requested, "served_by": None, "latency_ms": 0.0, "attempts": []}
+        cfg = config if config is not None else default_config()
+        budget = cfg.web.timeout if timeout is None else timeout
+        budget_ok = not isinstance(budget, bool) and isinstance(budget, (int, float)) and 0 < budget <= MAX_TIMEOUT
+        deadline = time.monotonic() + (budget if budget_ok else cfg.web.timeout)
+        registry = get_registry(cfg, timeout=max(0.0, deadline - time.monotonic()))
+    except Exception as exc:  # noqa: BLE001 - a broken config or a slow plugin is still an envelope
+        meta = {
+            "requested_backend": requested,
+            "served_by": None,
+            "latency_ms": round((time.perf_counter() - started) * 1000, 3),
+            "attempts": [],
+        }
         return failure(to_provider_error(exc, None), None, meta)
-    cfg = registry.config
-    budget = cfg.web.timeout if timeout is None else timeout
-    budget_ok = not isinstance(budget, bool) and isinstance(budget, (int, float)) and 0 < budget <= MAX_TIMEOUT
-    deadline = time.monotonic() + (budget if budget_ok else cfg.web.timeout)
     call = Call(capability, arguments, cfg, registry, requested, deadline, started, use_cache=cache)
     try:
         if not budget_ok:
@@ -151,7 +157,8 @@ def prepare(
             raise InvalidInputError(f"cache must be True or False, not {cache!r}.")
         call.arguments, call.refused = _validate(capability, arguments)
         call.tags = check_tags(tags)
-        call.plan = resolve(capability, backend, registry)
+        with deadline_scope(deadline):
+            call.plan = resolve(capability, backend, registry)
         if mode is not None:
             _apply_mode(call.plan, mode)
         if timeout is None and "timeout" not in cfg.web.model_fields_set:

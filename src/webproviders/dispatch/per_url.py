@@ -70,16 +70,24 @@ def _message(failures: list[dict[str, Any]], first: dict[str, Any], what: str) -
     return f"None of the {len(failures)} {what} could be read ({tally}); {first['url']}: {first['error']}"
 
 
-def nothing_read(data: Any, capability: str, provider: str) -> WebProviderError | None:
-    """The call-level error for an extract or crawl answer without a single page read, else None."""
+def nothing_read(data: Any, capability: str, provider: str | None) -> WebProviderError | None:
+    """The call-level error for an extract or crawl answer without a single page read, else None.
+
+    ``provider`` is None for URLs refused before any provider was asked.
+    """
     if capability == "search" or not isinstance(data, list):
         return None
     if not data:
         asked = "the URLs asked for" if capability == "extract" else "the crawl"
-        return ProviderError(f"{provider} returned no page for {asked}.", provider=provider)
+        return ProviderError(f"{provider or 'The provider'} returned no page for {asked}.", provider=provider)
     if not all(is_failed(item) for item in data):
         return None
-    failures = [_summary(item) for item in data]
+    return all_failed(data, capability, provider)
+
+
+def all_failed(items: list[dict[str, Any]], capability: str, provider: str | None) -> WebProviderError:
+    """The call-level error for items that all failed: the most telling code, each in ``failures``."""
+    failures = [_summary(item) for item in items]
     first = min(failures, key=lambda f: _rank(f["error_code"]))
     what = "URLs" if capability == "extract" else "pages"
     detail = first.get("detail")

@@ -1,10 +1,12 @@
 """Which URLs and addresses a fetch from untrusted input may reach.
 
 URLs an agent fetches often come from a model or from a page, so by default nothing that
-points inside the machine or its network is fetched: loopback, private, link-local, CGNAT,
-multicast, reserved and unspecified addresses, IPv6 forms that embed one of those, cloud
-metadata endpoints, and numeric host spellings that hide an address. ``allow_private_networks``
-and ``allowed_hosts`` lift the network refusal for intranet use; metadata stays refused.
+points inside the machine or its network is fetched: every address class in
+:data:`ADDRESS_TABLE` (loopback, private, link-local, CGNAT, multicast, reserved,
+documentation, benchmarking and unspecified ranges, cloud metadata endpoints), IPv6 forms
+that embed one of those, and numeric host spellings that hide an address.
+``allow_private_networks`` and ``allowed_hosts`` lift the network refusal for intranet use;
+metadata and the never-routable ranges stay refused.
 
 Names are resolved through a swappable resolver (:func:`override_resolver`), so tests and
 embedders decide what a name means without touching DNS. See docs/security.md.
@@ -15,12 +17,12 @@ from __future__ import annotations
 import ipaddress
 import re
 import socket
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
-from ..errors import NetworkError, UnsafeURLError
+from ..errors import NetworkError, UnsafeURLError, WebProviderError
 
 if TYPE_CHECKING:
     import httpx
@@ -35,19 +37,6 @@ Resolver = Callable[[str, int], Awaitable[list[str]]]
 SCHEMES = ("http", "https")
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
-#: Cloud instance-metadata endpoints: refused even when private networks are allowed.
-METADATA_ADDRESSES = frozenset(
-    ipaddress.ip_address(a)
-    for a in (
-        "169.254.169.254",  # AWS, GCP, Azure, OCI, DigitalOcean, OpenStack
-        "169.254.170.2",  # AWS ECS task metadata
-        "169.254.170.23",  # AWS EKS pod identity
-        "169.254.169.123",  # AWS time sync
-        "100.100.100.200",  # Alibaba Cloud
-        "fd00:ec2::254",  # AWS IMDS over IPv6
-        "fd00:ec2::23",  # AWS EKS pod identity over IPv6
-    )
-)
 METADATA_NAMES = frozenset(
     {
         "metadata",
@@ -64,32 +53,103 @@ METADATA_NAMES = frozenset(
 
 _LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost", "ip6-loopback"})
 
-#: Ranges a private-network opt-in may reach (with the reason shown when refused).
-_PRIVATE_RANGES: tuple[tuple[str, str], ...] = (
-    ("127.0.0.0/8", "a loopback address"),
-    ("::1/128", "a loopback address"),
-    ("10.0.0.0/8", "a private address"),
-    ("172.16.0.0/12", "a private address"),
-    ("192.168.0.0/16", "a private address"),
-    ("fc00::/7", "a private (unique local) address"),
-    ("fec0::/10", "a private (site local) address"),
-    ("169.254.0.0/16", "a link-local address"),
-    ("fe80::/10", "a link-local address"),
-    ("100.64.0.0/10", "a carrier-grade NAT (shared) address"),
-)
-#: Ranges no setting opens (no web server lives there, or they alias the machine itself).
-_NEVER_RANGES: tuple[tuple[str, str], ...] = (
-    ("0.0.0.0/8", "an unspecified address"),
-    ("::/128", "an unspecified address"),
-    ("224.0.0.0/4", "a multicast address"),
-    ("ff00::/8", "a multicast address"),
-    ("255.255.255.255/32", "the broadcast address"),
-    ("240.0.0.0/4", "a reserved address"),
-)
-_PRIVATE = tuple((ipaddress.ip_network(n), why) for n, why in _PRIVATE_RANGES)
-_NEVER = tuple((ipaddress.ip_network(n), why) for n, why in _NEVER_RANGES)
+Kind = Literal["metadata", "never", "private"]
 
-_NAT64 = (ipaddress.ip_network("64:ff9b::/96"), ipaddress.ip_network("64:ff9b:1::/48"))
+
+@dataclass(frozen=True)
+class AddressRange:
+    """One row of :data:`ADDRESS_TABLE`: a network, how it is treated, and where that comes from.
+
+    ``metadata`` is refused whatever the settings; ``never`` too (no web server lives there,
+    or it aliases the machine); ``private`` is refused unless ``web.allow_private_networks``
+    is on or the host is in ``web.allowed_hosts``.
+    """
+
+    network: ipaddress.IPv4Network | ipaddress.IPv6Network
+    kind: Kind
+    what: str
+    source: str
+
+
+def _table(*rows: tuple[str, Kind, str, str]) -> tuple[AddressRange, ...]:
+    order = {"metadata": 0, "never": 1, "private": 2}
+    ranges = [AddressRange(ipaddress.ip_network(net), kind, what, source) for net, kind, what, source in rows]
+    # Metadata first: its hosts sit inside link-local and private ranges.
+    return tuple(sorted(ranges, key=lambda r: order[r.kind]))
+
+
+#: Every address class the URL check knows, in one place (docs/security.md prints it).
+#: Anything else that Python's ``ipaddress`` does not call globally reachable is treated
+#: as ``private`` too.
+ADDRESS_TABLE: tuple[AddressRange, ...] = _table(
+    # -- cloud metadata services: instance credentials, the most valuable SSRF target
+    ("169.254.169.254/32", "metadata", "a cloud metadata address (AWS, GCP, Azure, OCI, DigitalOcean, OpenStack)",
+     "AWS EC2 docs: Instance metadata service; GCP, Azure IMDS docs"),
+    ("169.254.170.2/32", "metadata", "a cloud metadata address (AWS ECS task metadata)",
+     "AWS ECS docs: Task metadata endpoint"),
+    ("169.254.170.23/32", "metadata", "a cloud metadata address (AWS EKS Pod Identity)",
+     "AWS EKS docs: Pod Identity agent"),
+    ("169.254.169.123/32", "metadata", "a cloud metadata address (AWS Time Sync)",
+     "AWS EC2 docs: Amazon Time Sync Service"),
+    ("169.254.0.23/32", "metadata", "a cloud metadata address (Tencent Cloud)",
+     "Tencent Cloud docs: Instance metadata (metadata.tencentyun.com)"),
+    ("169.254.42.42/32", "metadata", "a cloud metadata address (Scaleway)",
+     "Scaleway docs: Instance metadata API"),
+    ("100.100.100.200/32", "metadata", "a cloud metadata address (Alibaba Cloud)",
+     "Alibaba Cloud ECS docs: Instance metadata"),
+    ("168.63.129.16/32", "metadata", "a cloud metadata address (Azure WireServer)",
+     "Microsoft Learn: What is IP address 168.63.129.16?"),
+    ("192.0.0.192/32", "metadata", "a cloud metadata address (Oracle Cloud Classic)",
+     "Oracle Cloud docs: Retrieving instance metadata (Classic)"),
+    ("fd00:ec2::254/128", "metadata", "a cloud metadata address (AWS IMDS over IPv6)",
+     "AWS EC2 docs: Instance metadata service, IPv6 endpoint"),
+    ("fd00:ec2::23/128", "metadata", "a cloud metadata address (AWS EKS Pod Identity over IPv6)",
+     "AWS EKS docs: Pod Identity agent"),
+    ("fd00:42::42/128", "metadata", "a cloud metadata address (Scaleway over IPv6)",
+     "Scaleway docs: Instance metadata API"),
+    # -- no web server lives here, or the address aliases the machine itself
+    ("0.0.0.0/8", "never", "an unspecified address", "RFC 791 §3.2; RFC 1122 §3.2.1.3"),
+    ("::/128", "never", "an unspecified address", "RFC 4291 §2.5.2"),
+    ("192.0.0.0/24", "never", "an IETF protocol assignment address", "RFC 6890 §2.2.2"),
+    ("192.0.2.0/24", "never", "a documentation address (TEST-NET-1)", "RFC 5737"),
+    ("198.51.100.0/24", "never", "a documentation address (TEST-NET-2)", "RFC 5737"),
+    ("203.0.113.0/24", "never", "a documentation address (TEST-NET-3)", "RFC 5737"),
+    ("198.18.0.0/15", "never", "a benchmarking address", "RFC 2544 §C.2.2; RFC 6815"),
+    ("192.88.99.0/24", "never", "a deprecated 6to4 relay anycast address", "RFC 7526"),
+    ("224.0.0.0/4", "never", "a multicast address", "RFC 5771"),
+    ("255.255.255.255/32", "never", "the broadcast address", "RFC 919; RFC 8190"),
+    ("240.0.0.0/4", "never", "a reserved address", "RFC 1112 §4"),
+    ("100::/64", "never", "a discard-only address", "RFC 6666"),
+    ("2001:2::/48", "never", "a benchmarking address", "RFC 5180"),
+    ("2001:10::/28", "never", "a deprecated ORCHID address", "RFC 4843"),
+    ("2001:20::/28", "never", "an ORCHIDv2 address", "RFC 7343"),
+    ("2001:db8::/32", "never", "a documentation address", "RFC 3849"),
+    ("3fff::/20", "never", "a documentation address", "RFC 9637"),
+    ("ff00::/8", "never", "a multicast address", "RFC 4291 §2.7"),
+    # -- the machine and its networks: opened by web.allow_private_networks / web.allowed_hosts
+    ("127.0.0.0/8", "private", "a loopback address", "RFC 1122 §3.2.1.3"),
+    ("::1/128", "private", "a loopback address", "RFC 4291 §2.5.3"),
+    ("10.0.0.0/8", "private", "a private address", "RFC 1918"),
+    ("172.16.0.0/12", "private", "a private address", "RFC 1918"),
+    ("192.168.0.0/16", "private", "a private address", "RFC 1918"),
+    ("fc00::/7", "private", "a private (unique local) address", "RFC 4193"),
+    ("fec0::/10", "private", "a private (site local) address", "RFC 3879"),
+    ("169.254.0.0/16", "private", "a link-local address", "RFC 3927"),
+    ("fe80::/10", "private", "a link-local address", "RFC 4291 §2.5.6"),
+    ("100.64.0.0/10", "private", "a carrier-grade NAT (shared) address", "RFC 6598"),
+    ("64:ff9b:1::/48", "private", "a local-use NAT64 address", "RFC 8215"),
+)
+
+_NAT64_WELL_KNOWN = ipaddress.ip_network("64:ff9b::/96")
+_NAT64_LOCAL = ipaddress.ip_network("64:ff9b:1::/48")
+#: Where RFC 6052 §2.2 puts the IPv4 address for each prefix length (bit ranges of the
+#: IPv6 address, bits 64-71 being the reserved "u" octet).
+_RFC6052_LAYOUTS: dict[int, tuple[tuple[int, int], ...]] = {
+    48: ((48, 64), (72, 88)),
+    56: ((56, 64), (72, 96)),
+    64: ((72, 104),),
+    96: ((96, 128),),
+}
 _SIX_TO_FOUR = ipaddress.ip_network("2002::/16")
 _TEREDO = ipaddress.ip_network("2001::/32")
 _IPV4_COMPATIBLE = ipaddress.ip_network("::/96")
@@ -150,13 +210,15 @@ def _refuse(url: str, why: str) -> UnsafeURLError:
 
 
 def embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
-    """The IPv4 address an IPv6 address carries (mapped, compatible, 6to4, NAT64, Teredo)."""
+    """The IPv4 address an IPv6 address carries (mapped, compatible, 6to4, NAT64, Teredo).
+
+    Local-use NAT64 (``64:ff9b:1::/48``) is not decoded here: where its IPv4 address sits
+    depends on the operator's prefix length (see :func:`nat64_local_readings`).
+    """
     if address.ipv4_mapped is not None:
         return address.ipv4_mapped
     value = int(address)
-    if address in _IPV4_TRANSLATED:
-        return ipaddress.IPv4Address(value & 0xFFFFFFFF)
-    if any(address in net for net in _NAT64):
+    if address in _IPV4_TRANSLATED or address in _NAT64_WELL_KNOWN:
         return ipaddress.IPv4Address(value & 0xFFFFFFFF)
     if address in _SIX_TO_FOUR:
         return address.sixtofour
@@ -167,10 +229,34 @@ def embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | Non
     return None
 
 
+def nat64_local_readings(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """Every IPv4 address a local-use NAT64 address could embed (RFC 6052 layouts /48 to /96)."""
+    value = int(address)
+    readings: list[ipaddress.IPv4Address] = []
+    for length, spans in _RFC6052_LAYOUTS.items():
+        if length < 96 and (value >> 56) & 0xFF:  # bits 64-71, the "u" octet, must be zero
+            continue
+        bits = 0
+        for first, last in spans:
+            width = last - first
+            bits = (bits << width) | ((value >> (128 - last)) & ((1 << width) - 1))
+        readings.append(ipaddress.IPv4Address(bits))
+    return readings
+
+
+def _row_for(address: IPAddress) -> AddressRange | None:
+    for row in ADDRESS_TABLE:
+        if row.network.version == address.version and address in row.network:
+            return row
+    return None
+
+
+_OPT_IN_HINT = " (set web.allow_private_networks or list the host in web.allowed_hosts to allow it)"
+
+
 def address_problem(address: IPAddress, policy: AddressPolicy, *, allow_listed: bool = False) -> str | None:
     """Why connecting to ``address`` is refused under ``policy``, or None when it is fine."""
-    if address in METADATA_ADDRESSES:
-        return f"{address} is a cloud metadata address"
+    opened = policy.allow_private or allow_listed
     if isinstance(address, ipaddress.IPv6Address):
         if address.scope_id:
             return "an IPv6 address with a zone index"
@@ -179,19 +265,18 @@ def address_problem(address: IPAddress, policy: AddressPolicy, *, allow_listed: 
             problem = address_problem(inner, policy, allow_listed=allow_listed)
             if problem is not None:
                 return f"{address} embeds {inner}: {problem}"
-    for network, why in _NEVER:
-        if address in network:
-            return f"{address} is {why}"
-    for network, why in _PRIVATE:
-        if address in network:
-            if policy.allow_private or allow_listed:
-                return None
-            return (
-                f"{address} is {why} (set web.allow_private_networks or list the host in "
-                "web.allowed_hosts to allow it)"
-            )
-    if not address.is_global and not (policy.allow_private or allow_listed):
-        return f"{address} is a reserved or non-public address"
+        if address in _NAT64_LOCAL:
+            for reading in nat64_local_readings(address):
+                row = _row_for(reading)
+                if row is not None and row.kind == "metadata":
+                    return f"{address} may embed {reading}, {row.what}"
+    row = _row_for(address)
+    if row is not None:
+        if row.kind == "private" and opened:
+            return None
+        return f"{address} is {row.what}" + (_OPT_IN_HINT if row.kind == "private" else "")
+    if not address.is_global and not opened:
+        return f"{address} is a reserved or non-public address" + _OPT_IN_HINT
     return None
 
 
@@ -336,3 +421,35 @@ async def check_url_resolved(url: str | httpx.URL, policy: AddressPolicy) -> Tar
     target = check_url(url, policy)
     await resolve_checked(target.host, target.port, policy, url=str(target.url))
     return target
+
+
+async def screen_urls(urls: Sequence[str], policy: AddressPolicy) -> list[WebProviderError | None]:
+    """For each URL, why it may not be fetched, or None: :func:`check_url_resolved` for a batch.
+
+    Each distinct host is resolved once, all hosts at the same time. A refusal is
+    ``unsafe_url``; a host that does not resolve is ``network_error``.
+    """
+    import asyncio  # here, not at import: listing providers stays light
+
+    problems: list[WebProviderError | None] = []
+    targets: dict[int, Target] = {}
+    for index, url in enumerate(urls):
+        try:
+            targets[index] = check_url(url, policy)
+            problems.append(None)
+        except UnsafeURLError as exc:
+            problems.append(exc)
+    hosts = list(dict.fromkeys((target.host, target.port) for target in targets.values()))
+    outcomes = await asyncio.gather(
+        *(resolve_checked(host, port, policy) for host, port in hosts), return_exceptions=True
+    )
+    by_host = dict(zip(hosts, outcomes, strict=True))
+    for index, target in targets.items():
+        outcome = by_host[(target.host, target.port)]
+        if isinstance(outcome, UnsafeURLError):
+            problems[index] = _refuse(urls[index], outcome.detail or outcome.message)
+        elif isinstance(outcome, WebProviderError):
+            problems[index] = outcome
+        elif isinstance(outcome, BaseException):
+            raise outcome
+    return problems

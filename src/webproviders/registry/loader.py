@@ -1,8 +1,9 @@
 """Finding and loading plugins: built-in folders, user folders and entry points.
 
 Every plugin, wherever it comes from, is a pluggy plugin whose ``register`` hook receives a
-:class:`PluginContext`. A plugin that fails to import or register is recorded with its
-error and skipped; the others keep working.
+:class:`PluginContext`. A plugin that fails to import or register, or whose
+``register()`` runs past ``plugins.register_timeout``, is recorded with its error and
+skipped; the others keep working.
 """
 
 from __future__ import annotations
@@ -11,7 +12,9 @@ import hashlib
 import importlib.util
 import inspect
 import sys
+import threading
 import types
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -31,6 +34,7 @@ from ..manifest import (
 from ..provider import WebSearchProvider
 from ..redact import get_logger
 from . import hookspecs
+from .bounded import Overran, call_bounded
 
 log = get_logger("webproviders.registry.loader")
 
@@ -101,6 +105,13 @@ class PluginContext:
         self.config = config
         self._record = record
         self._providers = providers
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Refuse registrations from now on (a ``register()`` that overran may still try)."""
+        with self._lock:
+            self._closed = True
 
     @property
     def plugin_name(self) -> str:
@@ -122,6 +133,12 @@ class PluginContext:
                 f"register_web_search_provider() needs a WebSearchProvider, "
                 f"got {type(provider).__name__}"
             )
+        with self._lock:
+            if self._closed:
+                raise RuntimeError(f"plugin '{self._record.name}' registered a provider after its register() timed out")
+            self._add(provider, manifest)
+
+    def _add(self, provider: WebSearchProvider, manifest: ProviderManifest | dict[str, Any] | None) -> None:
         name = provider.name
         facts = self._manifest_for(provider, manifest)
         existing = self._providers.get(name)
@@ -300,16 +317,45 @@ def _register(
     impls = [i for i in manager.hook.register.get_hookimpls() if i.plugin_name == plugin_id]
     if not impls:
         record.error = "the plugin defines no register(ctx) function"
+    limit = config.plugins.register_timeout
     for impl in impls:
         try:
-            impl.function(ctx)
+            _call_register(impl.function, ctx, limit)
         except _DuplicateProvider as exc:
             record.error = str(exc)
         except Exception as exc:  # noqa: BLE001
-            record.error = f"register() failed: {_describe(exc)}"
+            ctx.close()
+            if isinstance(exc, Overran):
+                record.error = (
+                    f"register() did not finish within {limit:g} s (plugins.register_timeout); the plugin is skipped"
+                )
+            else:
+                record.error = f"register() failed: {_describe(exc)}"
             log.warning("Plugin '%s' failed to register: %s", record.name, record.error)
             for name in record.providers:
                 providers.pop(name, None)
             record.providers.clear()
             manager.unregister(name=plugin_id)
             return
+
+
+#: ``register()`` calls that overran and have not returned yet, by function.
+_still_registering: dict[Any, Future[Any]] = {}
+
+
+def _call_register(function: Any, ctx: PluginContext, limit: float) -> None:
+    """Run a plugin's ``register(ctx)`` for at most ``limit`` seconds (raises :class:`Overran`).
+
+    A ``register()`` still stuck from an earlier load is not started again: that plugin
+    overruns at once.
+    """
+    stuck = _still_registering.get(function)
+    if stuck is not None:
+        if not stuck.done():
+            raise Overran(stuck)
+        _still_registering.pop(function, None)
+    try:
+        call_bounded(function, limit, ctx)
+    except Overran as overran:
+        _still_registering[function] = overran.future
+        raise

@@ -2,20 +2,36 @@
 
 One registry is built per :class:`~webproviders.config.Config` (plugins enabled, disabled
 and provider settings all come from it) and cached, so dispatch does not reload plugins.
+A provider's ``is_available()`` runs under ``plugins.availability_timeout`` and its answer
+is remembered briefly (see :meth:`Registry.availability`), so plugin code that hangs never
+stalls a call.
 """
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from collections import OrderedDict
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
 import pluggy
 
-from .. import redact
+from .. import context, redact
 from ..config import Config, default_config
+from ..errors import WebTimeoutError
 from ..manifest import CAPABILITIES, Capability
+from .bounded import Overran, call_bounded
 from .loader import LoadedPlugins, PluginRecord, ProviderEntry, load_plugins
+
+log = redact.get_logger("webproviders.registry")
+
+#: Seconds an ``is_available()`` answer is reused while the provider's environment
+#: variables stay the same.
+AVAILABILITY_TTL = 2.0
+Availability = tuple[bool, str | None]
 
 
 class Registry:
@@ -28,6 +44,10 @@ class Registry:
         self.hooks: pluggy.PluginManager = loaded.manager
         #: Cache, health and rate-limit state of dispatch (:mod:`webproviders.dependable.state`).
         self.dispatch_state: Any = None
+        #: Recent ``is_available()`` answers: name -> (environment fingerprint, expiry, answer).
+        self._answers: dict[str, tuple[tuple[str | None, ...], float, Availability]] = {}
+        #: ``is_available()`` calls that overran and have not returned yet.
+        self._hung: dict[str, Future[Availability]] = {}
         redact.remember(*config.secrets())
         for entry in self._providers.values():
             redact.watch_env(*(n for var in entry.manifest.env if var.secret for n in var.names()))
@@ -48,8 +68,44 @@ class Registry:
         except Exception:  # noqa: BLE001 - a broken flag means "no"
             return False
 
-    def availability(self, entry: ProviderEntry) -> tuple[bool, str | None]:
-        """``(available, reason)``; never raises, never touches the network."""
+    def availability(self, entry: ProviderEntry) -> Availability:
+        """``(available, reason)``; never raises, never touches the network, never hangs.
+
+        ``is_available()`` runs for at most ``plugins.availability_timeout`` seconds (less
+        when the current call's deadline is nearer); a provider that overruns is reported
+        unavailable, and is not asked again until that call returns. An answer is reused
+        for :data:`AVAILABILITY_TTL` seconds unless one of the environment variables its
+        manifest declares changes.
+        """
+        name = entry.manifest.name
+        fingerprint = tuple(os.environ.get(var) for env in entry.manifest.env for var in env.names())
+        now = time.monotonic()
+        remembered = self._answers.get(name)
+        if remembered is not None and remembered[0] == fingerprint and now < remembered[1]:
+            return remembered[2]
+        hung = self._hung.get(name)
+        if hung is not None:
+            if not hung.done():
+                return False, "is_available() has not returned yet; the provider is skipped until it does"
+            self._hung.pop(name, None)
+        limit = self.config.plugins.availability_timeout
+        left = context.remaining_time()
+        bound = limit if left is None else min(limit, left)
+        try:
+            answer = call_bounded(self._ask_availability, bound, entry)
+        except Overran as overran:
+            self._hung[name] = overran.future
+            if bound < limit:
+                return False, "the call's deadline passed while is_available() was running"
+            log.warning("Provider '%s': is_available() did not return within %g s; it is skipped.", name, limit)
+            return False, (
+                f"is_available() did not return within {limit:g} s (plugins.availability_timeout); "
+                "the provider is skipped until it does"
+            )
+        self._answers[name] = (fingerprint, now + AVAILABILITY_TTL, answer)
+        return answer
+
+    def _ask_availability(self, entry: ProviderEntry) -> Availability:
         provider = entry.provider
         try:
             if provider.is_available():
@@ -115,11 +171,18 @@ def _safe(getter: Any, default: str) -> str:
 
 _CACHE_SIZE = 8
 _cache: OrderedDict[int, tuple[Config, Registry]] = OrderedDict()
+#: Registries being built, so that concurrent callers wait for one build.
+_building: dict[int, tuple[Config, Future[Registry]]] = {}
 _lock = threading.Lock()
 
 
-def get_registry(config: Config | None = None) -> Registry:
-    """The registry for ``config`` (the default config when None), built once and cached."""
+def get_registry(config: Config | None = None, *, timeout: float | None = None) -> Registry:
+    """The registry for ``config`` (the default config when None), built once and cached.
+
+    With ``timeout``, a caller waits at most that long for plugins to load and gets
+    :class:`~webproviders.errors.WebTimeoutError` otherwise; the build goes on in the
+    background and later calls use it.
+    """
     cfg = config if config is not None else default_config()
     key = id(cfg)
     with _lock:
@@ -127,17 +190,51 @@ def get_registry(config: Config | None = None) -> Registry:
         if hit is not None and hit[0] is cfg:
             _cache.move_to_end(key)
             return hit[1]
+        pending = _building.get(key)
+        builder = pending is None or pending[0] is not cfg
+        if builder:
+            future: Future[Registry] = Future()
+            _building[key] = (cfg, future)
+        else:
+            future = pending[1]  # type: ignore[index]
+    if builder and timeout is None:
+        _build(cfg, future)
+    elif builder:
+        threading.Thread(target=_build, args=(cfg, future), name="webproviders-registry", daemon=True).start()
+    try:
+        return future.result(timeout)
+    except FutureTimeout:
+        raise WebTimeoutError(
+            f"Loading plugins took longer than this call's {timeout:.1f} s; they go on loading in the "
+            f"background (a plugin's register() may take up to {cfg.plugins.register_timeout:g} s, "
+            "plugins.register_timeout)."
+        ) from None
+
+
+def _build(cfg: Config, future: Future[Registry]) -> None:
+    key = id(cfg)
+    try:
         registry = Registry(cfg, load_plugins(cfg))
-        _cache[key] = (cfg, registry)
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-        return registry
+    except BaseException as exc:  # noqa: BLE001 - handed to every caller waiting for the build
+        with _lock:
+            if _building.get(key, (None, None))[1] is future:
+                del _building[key]
+        future.set_exception(exc)
+        return
+    with _lock:
+        if _building.get(key, (None, None))[1] is future:
+            del _building[key]
+            _cache[key] = (cfg, registry)
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+    future.set_result(registry)
 
 
 def clear_registry_cache() -> None:
     """Forget every built registry (after installing a plugin, or in tests)."""
     with _lock:
         _cache.clear()
+        _building.clear()
 
 
 def list_providers(config: Config | None = None) -> list[dict[str, Any]]:

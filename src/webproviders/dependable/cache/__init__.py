@@ -3,7 +3,9 @@
 Only successes are stored, keyed per capability, provider and normalised arguments (see
 :mod:`.keys`). Concurrent identical calls make one upstream call: in a process through
 :class:`.flight.Flights`, across processes through claims in the shared store (SQLite or
-Redis). A store that fails is logged and bypassed; it never fails a call.
+Redis). A shared store's every operation is bounded (``web.cache.timeout``, less near the
+call's deadline, see :mod:`..offload`); one that fails or overruns is logged, bypassed with
+a ``meta.warnings`` line and skipped for a few seconds: it never fails or stalls a call.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import WebTimeoutError
 from ...redact import get_logger, scrub
-from ..offload import offload
+from ..offload import StoreGuard, StoreUnavailable
 from .fingerprint import cache_key
 from .flight import Flights
 from .memory import MemoryCache
@@ -41,10 +43,12 @@ class _LeaderGone(Exception):
 class ResultCache:
     """A store (memory, SQLite or Redis) plus TTLs per capability and flight bookkeeping."""
 
-    def __init__(self, store: Any, ttl: dict[str, float]) -> None:
+    def __init__(self, store: Any, ttl: dict[str, float], guard: StoreGuard) -> None:
         self.store = store
         self.ttl = ttl
         self.flights = Flights()
+        #: Bounds every operation of a shared store (the in-process store needs no bound).
+        self.guard = guard
         self._warned = 0.0
 
     def ttl_for(self, capability: str) -> float:
@@ -152,14 +156,15 @@ class ResultCache:
             return None
 
     async def _safe(self, fn: Callable[..., Any], default: Any, *args: Any) -> Any:
-        """A shared-store call off the loop; on failure log (now and then) and return ``default``."""
+        """A bounded shared-store call; on failure warn the call, log now and then, return ``default``."""
         try:
-            return await offload(fn, *args)
-        except Exception as exc:  # noqa: BLE001 - the cache must never fail a call
+            return await self.guard.call(fn, *args)
+        except StoreUnavailable as problem:  # the cache must never fail or stall a call
+            message = self.guard.warn(problem, "this call was answered without it")
             now = time.monotonic()
             if now - self._warned > _WARN_EVERY:
                 self._warned = now
-                log.warning("The cache store failed (%s: %s); answering without it.", type(exc).__name__, scrub(str(exc)))
+                log.warning("%s", scrub(message))
             return default
 
 
@@ -171,11 +176,12 @@ def build_cache(settings: CacheSettings) -> ResultCache | None:
     if settings.backend == "redis":
         from .redis_backend import RedisCache
 
-        store = RedisCache(settings.url or "", settings.namespace)
+        store = RedisCache(settings.url or "", settings.namespace, settings.timeout)
     elif settings.backend == "sqlite":
         from .sqlite_backend import SQLiteCache
 
-        store = SQLiteCache(settings.path, settings.max_entries)
+        store = SQLiteCache(settings.path, settings.max_entries, timeout=settings.timeout)
     else:
         store = MemoryCache(settings.max_entries)
-    return ResultCache(store, settings.ttl.model_dump())
+    guard = StoreGuard(f"the cache ({settings.backend})", settings.timeout)
+    return ResultCache(store, settings.ttl.model_dump(), guard)

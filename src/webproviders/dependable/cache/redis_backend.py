@@ -21,10 +21,11 @@ class RedisCache:
 
     shared = True
 
-    def __init__(self, url: str, namespace: str = "webproviders") -> None:
+    def __init__(self, url: str, namespace: str = "webproviders", timeout: float = 1.0) -> None:
         import redis  # the optional 'redis' extra, imported on first use
 
-        self._client: Any = redis.Redis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0)
+        # A frozen server must not hold a store thread longer than one operation's bound.
+        self._client: Any = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
         self._prefix = f"{namespace}:cache:"
         self._release = self._client.register_script(_RELEASE)
 

@@ -43,13 +43,15 @@ class SQLiteCache:
         path: str | os.PathLike[str] | None = None,
         max_entries: int = 10_000,
         clock: Callable[[], float] = time.time,
+        timeout: float = 1.0,
     ) -> None:
         self.path = Path(path).expanduser() if path else default_path()
         self.max_entries = max_entries
         self.clock = clock
         self._local = threading.local()
         self._writes = 0
-        self._file = SQLiteFile(self.path, _SCHEMA)
+        #: Each operation waits at most ``timeout`` seconds for another connection's lock.
+        self._file = SQLiteFile(self.path, _SCHEMA, timeout)
 
     @staticmethod
     def encode(value: Any) -> str:

@@ -4,6 +4,9 @@ Callers wait for a slot as long as their deadline allows, otherwise they get
 ``rate_limited`` at once without a request being sent. A vendor's 429 with ``Retry-After``
 pauses the provider for every caller. Budgets live in this process unless
 ``web.rate_limit.url`` names a Redis server, which makes one budget for a whole fleet.
+Every Redis operation is bounded (``web.rate_limit.timeout``, see :mod:`..offload`); when
+Redis fails or overruns, the call uses this process's budget and says so in
+``meta.warnings``.
 """
 
 from __future__ import annotations
@@ -12,9 +15,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ...errors import RateLimitedError
+from ...errors import RateLimitedError, WebTimeoutError
 from ...redact import get_logger, scrub
-from ..offload import offload
+from ..offload import StoreGuard, StoreUnavailable, offload
 from .local import LocalLimiter
 from .spec import Rate, parse_rate, rate_or_none
 
@@ -43,11 +46,14 @@ class RateLimits:
         url: str | None = None,
         namespace: str = "webproviders",
         clock: Callable[[], float] = time.monotonic,
+        timeout: float = 1.0,
     ) -> None:
         self._registry = registry
         self.local = LocalLimiter(clock)
         self._url = url
         self._namespace = namespace
+        self._timeout = timeout
+        self._guard = StoreGuard("the shared rate limiter (redis)", timeout)
         self._remote: Any = None
         self._rates: dict[str, Rate | None] = {}
         self._warned = 0.0
@@ -75,6 +81,8 @@ class RateLimits:
         else:
             wait, taken = await self._shared("reserve", name, rate, max_wait)
         if not taken:
+            if wait <= 0:  # a slot is free, but the call has no time left to use it
+                raise WebTimeoutError(f"The call's deadline passed before {name} could be asked.", provider=name)
             raise self._exhausted(name, rate, wait)
         if wait > 0:
             await sleep(wait)
@@ -93,25 +101,25 @@ class RateLimits:
         return float(await self._shared("paused_for", name))
 
     async def _shared(self, method: str, *args: Any) -> Any:
-        """Run a Redis limiter method off the loop; fall back to this process on failure."""
+        """Run a Redis limiter method, bounded; fall back to this process on failure."""
         try:
-            return await offload(self._call_remote, method, args)
-        except Exception as exc:  # noqa: BLE001 - a store outage must not fail searches
+            if self._remote is None:  # importing the client is slow once, and never hangs: unbounded
+                self._remote = await offload(self._connect)
+            return await self._guard.call(self._call_remote, method, args)
+        except StoreUnavailable as problem:  # a store outage must not fail or stall searches
+            message = self._guard.warn(problem, "this call used this process's budget instead")
             now = time.monotonic()
             if now - self._warned > _WARN_EVERY:
                 self._warned = now
-                log.warning(
-                    "The shared rate limiter is unreachable (%s: %s); budgets apply per process until it is back.",
-                    type(exc).__name__,
-                    scrub(str(exc)),
-                )
+                log.warning("%s", scrub(message))
             return getattr(self.local, method)(*args)
 
-    def _call_remote(self, method: str, args: tuple[Any, ...]) -> Any:
-        if self._remote is None:
-            from .redis_backend import RedisLimiter
+    def _connect(self) -> Any:
+        from .redis_backend import RedisLimiter
 
-            self._remote = RedisLimiter(self._url or "", self._namespace)
+        return RedisLimiter(self._url or "", self._namespace, self._timeout)
+
+    def _call_remote(self, method: str, args: tuple[Any, ...]) -> Any:
         return getattr(self._remote, method)(*args)
 
     @staticmethod

@@ -56,10 +56,11 @@ class RedisLimiter:
     Calls block for one round trip; the async front end runs them off the event loop.
     """
 
-    def __init__(self, url: str, namespace: str = "webproviders") -> None:
+    def __init__(self, url: str, namespace: str = "webproviders", timeout: float = 1.0) -> None:
         import redis  # the optional 'redis' extra, imported on first use
 
-        self._client: Any = redis.Redis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0)
+        # A frozen server must not hold a store thread longer than one operation's bound.
+        self._client: Any = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
         self._namespace = namespace
         self._reserve = self._client.register_script(_RESERVE)
         self._pause = self._client.register_script(_PAUSE)

@@ -1,0 +1,140 @@
+"""Plugin code that hangs is bounded: a stuck ``register()`` or ``is_available()`` never stalls dispatch.
+
+The hanging plugins wait on an event that teardown sets, so no thread outlives the test.
+Calls run in a helper thread only so a regression fails instead of hanging the suite.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import pytest
+
+from webproviders import dispatch_search, get_registry, list_providers
+
+SAFETY_NET = 60.0
+
+_HANGING_REGISTER = """
+import threading
+from webproviders import WebSearchProvider
+
+RELEASE = threading.Event()
+DONE = threading.Event()
+
+
+class Late(WebSearchProvider):
+    name = "late"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        return [{"title": "late", "url": "https://late.example/", "description": ""}]
+
+
+def register(ctx):
+    RELEASE.wait()
+    try:
+        ctx.register_web_search_provider(Late())
+    finally:
+        DONE.set()
+"""
+
+_HANGING_AVAILABILITY = """
+import threading
+from webproviders import WebSearchProvider
+
+RELEASE = threading.Event()
+
+
+class Sleepy(WebSearchProvider):
+    name = "sleepy"
+
+    def is_available(self):
+        RELEASE.wait()
+        return True
+
+    def search(self, query, limit=5, **options):
+        return [{"title": "sleepy", "url": "https://sleepy.example/", "description": ""}]
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Sleepy())
+"""
+
+
+def returns(fn: Callable[[], Any]) -> Any:
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(fn).result(timeout=SAFETY_NET)
+
+
+@pytest.fixture
+def release() -> Iterator[None]:
+    """Let every hanging plugin go at teardown."""
+    yield
+    for name, module in list(sys.modules.items()):
+        if name.startswith("_webproviders_plugins.user.") and hasattr(module, "RELEASE"):
+            module.RELEASE.set()
+
+
+@pytest.fixture
+def hanging_config(write_plugin: Any, make_config: Any, release: None) -> Callable[..., Any]:
+    def build(code: str, name: str, **plugins: Any) -> Any:
+        root = write_plugin(name, code)
+        return make_config(
+            web={"cache": False}, plugins={"paths": [str(root)], "enabled": [name], **plugins}
+        )
+
+    return build
+
+
+def test_a_hanging_register_is_recorded_and_skipped(hanging_config: Callable[..., Any]) -> None:
+    config = hanging_config(_HANGING_REGISTER, "hangs", register_timeout=0.3)
+    rows = {row["name"]: row for row in returns(lambda: list_providers(config))}
+    assert "late" not in rows
+    assert "did not finish within 0.3 s" in rows["hangs"]["load_error"]
+    assert rows["stub"]["available"] is True
+    envelope = returns(lambda: dispatch_search("q", backend="stub", config=config))
+    assert envelope["success"] is True
+
+
+def test_a_late_registration_is_refused(hanging_config: Callable[..., Any]) -> None:
+    config = hanging_config(_HANGING_REGISTER, "hangs", register_timeout=0.3)
+    returns(lambda: list_providers(config))
+    module = next(m for n, m in sys.modules.items() if n.startswith("_webproviders_plugins.user.hangs"))
+    module.RELEASE.set()  # register() goes on and tries to add its provider, too late
+    assert module.DONE.wait(SAFETY_NET)
+    assert get_registry(config).get("late") is None
+    assert "late" not in {row["name"] for row in list_providers(config)}
+
+
+def test_dispatch_honours_its_timeout_while_plugins_load(hanging_config: Callable[..., Any]) -> None:
+    config = hanging_config(_HANGING_REGISTER, "hangs", register_timeout=1.0)
+    early = returns(lambda: dispatch_search("q", backend="stub", config=config, timeout=0.2))
+    assert early["success"] is False and early["error_code"] == "timeout"
+    assert "Loading plugins" in early["error"]
+    later = returns(lambda: dispatch_search("q", backend="stub", config=config))
+    assert later["success"] is True
+
+
+def test_a_hanging_is_available_is_skipped(hanging_config: Callable[..., Any]) -> None:
+    config = hanging_config(_HANGING_AVAILABILITY, "sleepy-plugin", availability_timeout=0.3)
+    named = returns(lambda: dispatch_search("q", backend="sleepy", config=config))
+    assert named["error_code"] == "not_configured"
+    assert "did not return within 0.3 s" in named["error"]
+    chain = returns(lambda: dispatch_search("q", backend=["sleepy", "stub"], config=config))
+    assert chain["success"] is True and chain["provider"] == "stub"
+    assert chain["meta"]["attempts"][0]["provider"] == "sleepy"
+    assert chain["meta"]["attempts"][0]["outcome"] == "skipped"
+    rows = {row["name"]: row for row in returns(lambda: list_providers(config))}
+    assert rows["sleepy"]["available"] is False and "not returned yet" in rows["sleepy"]["reason"]
+
+
+def test_is_available_is_bounded_by_the_call_deadline(hanging_config: Callable[..., Any]) -> None:
+    config = hanging_config(_HANGING_AVAILABILITY, "sleepy-plugin", availability_timeout=30)
+    envelope = returns(lambda: dispatch_search("q", backend="sleepy", config=config, timeout=0.3))
+    assert envelope["success"] is False
+    assert "deadline passed while is_available() was running" in envelope["error"]

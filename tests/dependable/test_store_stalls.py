@@ -1,0 +1,100 @@
+"""A hung cache or rate-limit store never stalls a call: a frozen real Redis, a locked SQLite file.
+
+Each call runs in a helper thread only so that a regression fails the test instead of
+hanging the suite; the generous wait there is a safety net, not a measure of speed.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webproviders import dispatch_search
+
+from .conftest import build_config, provider
+
+SAFETY_NET = 60.0
+
+
+def returns(fn: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``fn()``'s envelope; fails (rather than hangs) if the call never comes back."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(fn).result(timeout=SAFETY_NET)
+
+
+def test_a_frozen_redis_is_bypassed_with_a_warning(freezable_redis: tuple[str, Callable[[], None]]) -> None:
+    url, freeze = freezable_redis
+    config = build_config(
+        search_backend="fake-a",
+        cache={"backend": "redis", "url": url},
+        rate_limit={"url": url},
+        providers={"fake-a": {"rate_limit": "50/s"}},
+    )
+    warm = returns(lambda: dispatch_search("warm up", config=config, timeout=3))
+    assert warm["success"] is True and "warnings" not in warm["meta"]
+    freeze()
+
+    frozen = returns(lambda: dispatch_search("python", config=config, timeout=3))
+    assert frozen["success"] is True, frozen  # not a misleading rate_limited, not a timeout
+    assert frozen["data"]["web"][0]["url"].startswith("https://fake-a.example/")
+    warnings = frozen["meta"]["warnings"]
+    assert any(w.startswith("The cache (redis) did not answer within") for w in warnings), warnings
+    assert any(w.startswith("The shared rate limiter (redis) did not answer within") for w in warnings), warnings
+
+    # Right after a failure the stores are skipped without waiting on them again.
+    again = returns(lambda: dispatch_search("python again", config=config, timeout=3))
+    assert again["success"] is True
+    assert any(w.startswith("The cache (redis) is skipped for now") for w in again["meta"]["warnings"])
+    assert provider(config, "fake-a").calls == 3
+
+
+_LOCKER = """
+import sqlite3, sys
+db = sqlite3.connect(sys.argv[1], isolation_level=None)
+db.execute("CREATE TABLE IF NOT EXISTS held (x)")
+db.execute("BEGIN EXCLUSIVE")
+db.execute("INSERT INTO held VALUES (1)")
+print("locked", flush=True)
+sys.stdin.read()
+"""
+
+
+@pytest.fixture
+def lock_file() -> Iterator[Callable[[Path], None]]:
+    """``lock_file(path)``: another OS process takes an exclusive lock on the file and keeps it."""
+    lockers: list[subprocess.Popen[str]] = []
+
+    def lock(path: Path) -> None:
+        process = subprocess.Popen(
+            [sys.executable, "-c", _LOCKER, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        lockers.append(process)
+        assert process.stdout is not None and process.stdout.readline().strip() == "locked"
+
+    yield lock
+    for process in lockers:
+        process.communicate(timeout=10)  # closing stdin releases the lock
+
+
+@pytest.mark.parametrize("journal", ["wal", "fresh"])
+def test_a_locked_sqlite_cache_is_bypassed_with_a_warning(
+    journal: str, tmp_path: Path, lock_file: Callable[[Path], None]
+) -> None:
+    """``wal``: our cache file, then locked (reads go on, writes wait); ``fresh``: locked before we open it."""
+    path = tmp_path / "cache.sqlite3"
+    config = build_config(search_backend="fake-a", cache={"backend": "sqlite", "path": str(path)})
+    if journal == "wal":
+        assert returns(lambda: dispatch_search("warm up", config=config, timeout=3))["success"] is True
+    lock_file(path)
+
+    envelope = returns(lambda: dispatch_search("python", config=config, timeout=3))
+    assert envelope["success"] is True, envelope
+    warnings = envelope["meta"]["warnings"]
+    assert any(w.startswith("The cache (sqlite) ") and "answered without it" in w for w in warnings), warnings
+    assert provider(config, "fake-a").calls == (2 if journal == "wal" else 1)

@@ -1,0 +1,220 @@
+"""The URL-safety gate in front of every extract and crawl backend.
+
+A fake self-hosted Firecrawl runs on 127.0.0.1 (``FIRECRAWL_API_URL``: the configured base
+URL is trusted) and records every URL it is asked to scrape or crawl. Internal URLs must
+never reach it, whichever way the call arrives: auto-detection, a named backend, the async
+twin, or the model-facing ``web_extract`` tool. A third-party plugin gets the same gate.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from webproviders import adispatch_extract, dispatch_crawl, dispatch_extract, get_registry
+from webproviders.agents.tools import call_tool, run_tool
+from webproviders.fetching.urlsafety import override_resolver
+
+from .bodies import firecrawl_document, firecrawl_status
+
+pytest.importorskip("firecrawl")
+
+PUBLIC_PAGE = "https://docs.public.test/guide"
+#: URLs an attacker (or a confused model) might hand to extract; none may reach the backend.
+INTERNAL = [
+    "http://169.254.169.254/latest/meta-data/iam/security-credentials/",
+    "http://127.0.0.1:6379/",
+    "http://10.0.0.5/admin",
+    "http://metadata.google.internal/computeMetadata/v1/instance/",
+    "http://intranet.test/",  # a name that resolves to a private address
+    "http://[::ffff:169.254.169.254]/latest/meta-data/",
+    "http://168.63.129.16/machine/",
+    "http://2130706433:6379/",
+]
+#: Private, not metadata: these go through once ``allow_private_networks`` is on.
+PRIVATE = ["http://127.0.0.1:6379/", "http://10.0.0.5/admin", "http://intranet.test/"]
+
+
+class FakeFirecrawl(ThreadingHTTPServer):
+    """Answers ``/v2/scrape`` and ``/v2/crawl`` as Firecrawl does; ``seen`` lists every URL asked for."""
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Handler)
+        self.seen: list[str] = []
+        self.lock = threading.Lock()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}"
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: FakeFirecrawl
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _send(self, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))) or b"{}")
+        with self.server.lock:
+            self.server.seen.append(body["url"])
+        if self.path == "/v2/scrape":
+            self._send({"success": True, "data": firecrawl_document(body["url"], "Page", f"# Read {body['url']}")})
+        else:
+            self._send({"success": True, "id": "job-1", "url": f"{self.server.base_url}/v2/crawl/job-1"})
+
+    def do_GET(self) -> None:
+        with self.server.lock:
+            seed = self.server.seen[-1]
+        self._send(firecrawl_status("completed", [firecrawl_document(seed, "Home", "# Home")], total=1))
+
+
+@pytest.fixture
+def firecrawl(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeFirecrawl]:
+    server = FakeFirecrawl()
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    monkeypatch.setenv("FIRECRAWL_API_URL", server.base_url)
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture(autouse=True)
+def dns() -> Iterator[None]:
+    """``intranet.test`` is internal; every other name is a public site."""
+
+    async def resolve(host: str, port: int) -> list[str]:
+        return ["10.0.0.5"] if host == "intranet.test" else ["93.184.216.34"]
+
+    with override_resolver(resolve):
+        yield
+
+
+@pytest.fixture
+def config(make_config: Any) -> Any:
+    """Nothing configured but the self-hosted Firecrawl: auto-detection picks it."""
+    return make_config(web={"cache": False, "retry": {"max_retries": 0}, "providers": {"firecrawl": {"poll_interval": 0.01}}})
+
+
+def test_auto_detection_picks_the_self_hosted_firecrawl(firecrawl: FakeFirecrawl, config: Any) -> None:
+    envelope = dispatch_extract(PUBLIC_PAGE, config=config)
+    assert envelope["success"] is True and envelope["provider"] == "firecrawl"
+    assert firecrawl.seen == [PUBLIC_PAGE]
+
+
+@pytest.mark.parametrize("backend", [None, "firecrawl"])
+def test_internal_urls_in_a_batch_never_reach_the_backend(
+    backend: str | None, firecrawl: FakeFirecrawl, config: Any
+) -> None:
+    urls = [INTERNAL[0], PUBLIC_PAGE, *INTERNAL[1:]]
+    envelope = dispatch_extract(urls, backend=backend, config=config)
+    assert envelope["success"] is True, envelope
+    assert firecrawl.seen == [PUBLIC_PAGE]
+    items = envelope["data"]
+    assert [item["url"] for item in items] == urls
+    assert items[1]["content"] == f"# Read {PUBLIC_PAGE}" and "error" not in items[1]
+    refused = [items[0], *items[2:]]
+    assert {item["error_code"] for item in refused} == {"unsafe_url"}
+    assert all(item["error"].startswith("Refused to fetch") for item in refused)
+
+
+@pytest.mark.parametrize("url", INTERNAL)
+def test_a_single_internal_url_fails_the_call(url: str, firecrawl: FakeFirecrawl, config: Any) -> None:
+    envelope = asyncio.run(adispatch_extract(url, config=config))
+    assert envelope["success"] is False and envelope["error_code"] == "unsafe_url"
+    assert envelope["meta"]["attempts"] == []
+    assert firecrawl.seen == []
+
+
+def test_an_internal_crawl_seed_fails_the_call(firecrawl: FakeFirecrawl, config: Any) -> None:
+    for seed in INTERNAL:
+        envelope = dispatch_crawl(seed, config=config)
+        assert envelope["success"] is False and envelope["error_code"] == "unsafe_url", envelope
+    assert firecrawl.seen == []
+    crawled = dispatch_crawl("https://docs.public.test/", config=config)
+    assert crawled["success"] is True and firecrawl.seen == ["https://docs.public.test/"]
+
+
+def test_the_web_extract_tool_is_gated_too(firecrawl: FakeFirecrawl, config: Any) -> None:
+    envelope = call_tool("web_extract", {"urls": [PUBLIC_PAGE, *INTERNAL]}, config=config)
+    assert envelope["success"] is True
+    assert firecrawl.seen == [PUBLIC_PAGE]
+    text = run_tool("web_extract", json.dumps({"urls": INTERNAL[:3]}), config=config)
+    assert "unsafe_url" in text or "Refused to fetch" in text
+    assert firecrawl.seen == [PUBLIC_PAGE]
+
+
+def test_allow_private_networks_is_the_one_switch(firecrawl: FakeFirecrawl, make_config: Any) -> None:
+    config = make_config(web={"cache": False, "allow_private_networks": True})
+    envelope = dispatch_extract(INTERNAL, config=config)
+    assert envelope["success"] is True
+    assert sorted(firecrawl.seen) == sorted(PRIVATE)
+    errors = {item["url"]: item.get("error_code") for item in envelope["data"]}
+    assert all(errors[url] is None for url in PRIVATE)
+    assert {errors[url] for url in INTERNAL if url not in PRIVATE} == {"unsafe_url"}
+
+
+_RECORDING_PLUGIN = '''
+from webproviders import WebSearchProvider
+
+SEEN = []
+
+
+class Recorder(WebSearchProvider):
+    name = "recorder"
+
+    def is_available(self):
+        return True
+
+    def supports_extract(self):
+        return True
+
+    def supports_crawl(self):
+        return True
+
+    def extract(self, urls, **kwargs):
+        SEEN.extend(urls)
+        return [{"url": u, "title": "T", "content": "read " + u} for u in urls]
+
+    def crawl(self, url, **kwargs):
+        SEEN.append(url)
+        return [{"url": url, "title": "T", "content": "root"}]
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Recorder())
+'''
+
+
+def test_a_third_party_plugin_gets_the_same_gate(tmp_path: Any, make_config: Any) -> None:
+    folder = tmp_path / "plugins" / "recorder"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text("name: recorder\nkind: backend\n", encoding="utf-8")
+    (folder / "__init__.py").write_text(_RECORDING_PLUGIN, encoding="utf-8")
+    config = make_config(
+        web={"cache": False}, plugins={"paths": [str(tmp_path / "plugins")], "enabled": ["recorder"]}
+    )
+    recorder = get_registry(config).get("recorder")
+    assert recorder is not None
+    module = sys.modules[type(recorder.provider).__module__]
+    envelope = dispatch_extract([PUBLIC_PAGE, *INTERNAL], backend="recorder", config=config)
+    assert envelope["success"] is True
+    assert module.SEEN == [PUBLIC_PAGE]
+    assert dispatch_crawl(INTERNAL[2], backend="recorder", config=config)["error_code"] == "unsafe_url"
+    assert module.SEEN == [PUBLIC_PAGE]
