@@ -23,7 +23,7 @@ from dependable_support import redis_server
 from webproviders import dispatch_search, get_registry
 from webproviders.config import config_from_dict
 from webproviders.dependable.cache import cache_key
-from webproviders.dependable.state import state_for
+from webproviders.dispatch.state import state_for
 
 TARGETS_MS = {"memory": 0.1, "sqlite": 1.0, "redis": 1.0}
 

@@ -7,7 +7,7 @@ marker tuples here, and nowhere else.
 
 from __future__ import annotations
 
-from webproviders.errors import BlockedError
+from webproviders import BlockedError
 
 
 def _token(name: str) -> str:

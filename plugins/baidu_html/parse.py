@@ -19,8 +19,8 @@ from urllib.parse import urlsplit
 import lxml.html
 from lxml import etree
 
-from webproviders.envelope import is_http_url
-from webproviders.errors import ParseError
+from webproviders import ParseError
+from webproviders.kit import is_http_url
 
 from .markup import NO_RESULTS_TEXT_MARKERS, SELECTORS, VERIFY_TEXT_MARKERS, captcha_error
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urljoin
 
-from webproviders.errors import ProviderError
-from webproviders.kit.htmlsearch import HTMLSearchProvider, check_page_status
+from webproviders import ProviderError
+from webproviders.kit import HTMLSearchProvider, check_page_status
 
 from .markup import captcha_error, is_verification_url
 from .request import search_params
@@ -25,10 +25,6 @@ class BaiduHTMLProvider(HTMLSearchProvider):
     provider_name = "baidu_html"
     default_base_url = "https://www.baidu.com"
     search_options = frozenset({"time_range", "include_domains"})
-
-    @property
-    def display_name(self) -> str:
-        return "Baidu HTML (keyless)"
 
     async def _page_html(self, params: dict[str, str]) -> str:
         client = self.client()

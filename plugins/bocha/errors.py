@@ -1,64 +1,44 @@
 """Bocha's error bodies: ``{"code": "401", "message": "Invalid API KEY", "log_id": ...}``.
 
 The HTTP status is mirrored in ``code`` (a string in error bodies, the number 200 on
-success), and a missing key is a 400 and an empty balance a 403, so the body decides.
+success), and even a 200 may carry an error code, so the body's code decides. A missing key
+is a 400 and an empty balance a 403: what Bocha says tells them apart.
 """
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
-    AuthError,
-    BadGatewayError,
-    InvalidInputError,
-    ProviderError,
-    QuotaExceededError,
-    RateLimitedError,
-    WebProviderError,
-)
+from webproviders import QuotaExceededError, WebProviderError
+from webproviders.kit import error_for_status, quote, said
 
 if TYPE_CHECKING:
     import httpx
 
+_NO_MONEY = re.compile(r"money|balance", re.IGNORECASE)
 
-def _code(body: dict[str, Any], status: int) -> int:
+
+def _status(body: dict[str, Any], status: int) -> int:
+    """The status Bocha's ``code`` reports (the HTTP one when it reports none or 200)."""
     try:
-        return int(str(body.get("code")).strip())
+        code = int(str(body.get("code")).strip())
     except ValueError:
         return status
+    return status if code == 200 else code
 
 
 def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
     """The error a Bocha answer carries (in the status or in-band), or None."""
     if not isinstance(body, dict):
         return None
-    code = _code(body, response.status_code) if "code" in body else response.status_code
-    if code == 200:
-        code = response.status_code
-    if code < 400:
+    status = _status(body, response.status_code) if "code" in body else response.status_code
+    if status < 400:
         return None
     message = str(body.get("message") or body.get("msg") or "").strip()
-    said = f" ({message})" if message else ""
-    lowered = message.lower()
-    if code == 401 or (code == 400 and "api key" in lowered):
-        return AuthError(f"Bocha rejected the API key{said}; check BOCHA_API_KEY.")
-    if code == 403 and ("money" in lowered or "balance" in lowered):
+    if status == 403 and _NO_MONEY.search(message):
         return QuotaExceededError(
-            f"Bocha says the account balance is used up{said}; top it up to search again."
+            f"Bocha says the account balance is used up{said(quote(message))} "
+            "Top it up to search again."
         )
-    if code == 403:
-        return AuthError(f"Bocha refused access{said}; check BOCHA_API_KEY and its permissions.")
-    if code == 429:
-        retry_after = retry_after_from_headers(response.headers)
-        return RateLimitedError(
-            f"Bocha is rate limiting requests{said}; "
-            "its limit grows with the account's total top-up.",
-            retry_after=retry_after,
-        )
-    if code >= 500:
-        return BadGatewayError(f"Bocha failed on its side (code {code}){said}; try again later.")
-    if code == 400:
-        return InvalidInputError(f"Bocha rejected the request{said}.")
-    return ProviderError(f"Bocha reported error {code}{said}.")
+    return error_for_status(status, "bocha", response.headers, vendor="Bocha", message=message)

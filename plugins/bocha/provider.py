@@ -10,8 +10,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from webproviders import VendorProvider
-from webproviders.errors import NotConfiguredError, ParseError
+from webproviders import NotConfiguredError, ParseError
+from webproviders.kit import VendorProvider
 
 from .errors import classify
 
@@ -61,15 +61,9 @@ def hits_from(body: Any) -> list[dict[str, Any]]:
 
 class BochaProvider(VendorProvider):
     provider_name = "bocha"
-    key_env = ("BOCHA_API_KEY",)
-    base_url_env = ("BOCHA_BASE_URL",)
     default_base_url = "https://api.bochaai.com"
     default_timeout = 15.0
     search_options = frozenset({"time_range", "include_domains", "exclude_domains"})
-
-    @property
-    def display_name(self) -> str:
-        return "Bocha Web Search"
 
     def timeout(self) -> float:
         if self.settings.timeout:

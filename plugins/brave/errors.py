@@ -15,21 +15,24 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import parse_retry_after, retry_after_from_headers
-from webproviders.errors import (
+from webproviders import (
     AuthError,
-    InvalidInputError,
     ProviderError,
     QuotaExceededError,
     RateLimitedError,
     WebProviderError,
 )
-from webproviders.kit.sdk import quote, said
+from webproviders.kit import (
+    error_for_status,
+    parse_retry_after,
+    quote,
+    retry_after_from_headers,
+    said,
+)
 
 if TYPE_CHECKING:
     import httpx
 
-_KEY_HINT = "check BRAVE_SEARCH_API_KEY or web.providers.{name}.api_key"
 _PLANS_URL = "https://api-dashboard.search.brave.com/"
 _POLICY_WINDOW = re.compile(r"w=(\d+(?:\.\d+)?)")
 #: The usage counters in a 429 body's ``error.meta``.
@@ -216,18 +219,15 @@ def _quota_error(
 
 
 def classify(name: str, response: httpx.Response, body: Any) -> WebProviderError | None:
-    """Brave-specific verdicts; None leaves the generic status mapping in charge."""
+    """Brave-specific verdicts; the status table decides the rest."""
     error = error_object(body)
     code = str((error or {}).get("code") or "")
     if response.status_code == 429 or code in ("RATE_LIMITED", "QUOTA_LIMITED"):
         return limit_error(name, response.headers, error)
     if error is None:
         return None
-    hint = _KEY_HINT.format(name=name)
     if code == "SUBSCRIPTION_TOKEN_INVALID" or _missing_token(error):
-        return AuthError(
-            f"{name} rejected the API key ({code or 'token missing'}); {hint}.", provider=name
-        )
+        return AuthError(f"{name} rejected the API key ({code or 'token missing'}).", provider=name)
     if code == "SUBSCRIPTION_NOT_FOUND":
         return AuthError(
             f"{name}: the API key has no active subscription (SUBSCRIPTION_NOT_FOUND); "
@@ -240,16 +240,12 @@ def classify(name: str, response: httpx.Response, body: Any) -> WebProviderError
             f"{_detail(error)}); web search needs a key from the Search plan.",
             provider=name,
         )
-    if response.status_code >= 500 or response.status_code in (401, 403):
-        return None
-    if code == "VALIDATION" or response.status_code >= 400:
-        return InvalidInputError(
-            f"{name} rejected the request ({code or f'HTTP {response.status_code}'}): "
+    status = response.status_code
+    if status < 400:
+        return ProviderError(
+            f"{name} answered HTTP {status} with an error ({code or 'no code'}): "
             f"{_detail(error)}.",
             provider=name,
         )
-    return ProviderError(
-        f"{name} answered HTTP {response.status_code} with an error ({code or 'no code'}): "
-        f"{_detail(error)}.",
-        provider=name,
-    )
+    detail = f"{code}: {_detail(error)}" if code else _detail(error)
+    return error_for_status(status, name, response.headers, message=detail)

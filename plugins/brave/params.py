@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import warn
-from webproviders.errors import InvalidInputError
-from webproviders.kit.query import site_query
+from webproviders import InvalidInputError, warn
+from webproviders.kit import site_query
 
 #: Brave's web search returns at most this many results per request.
 MAX_COUNT = 20

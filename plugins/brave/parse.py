@@ -6,7 +6,7 @@ import html
 import re
 from typing import Any
 
-from webproviders.errors import ParseError
+from webproviders import ParseError
 
 #: Brave marks query words in titles and descriptions with ``<strong>`` (text_decorations).
 _HIGHLIGHT = re.compile(r"</?strong>", re.IGNORECASE)

@@ -5,14 +5,13 @@ from __future__ import annotations
 from functools import partial
 from typing import Any, ClassVar
 
-from webproviders import VendorProvider, warn
-from webproviders.config import Config
+from webproviders import Config, warn
+from webproviders.kit import VendorProvider
 
 from .errors import classify
 from .params import build_params
 from .parse import altered_query, parse_results
 
-_DISPLAY = {"brave": "Brave Search", "brave-free": "Brave Search (free plan)"}
 _API_PREFIX = "/res/v1"
 
 
@@ -24,7 +23,6 @@ class BraveProvider(VendorProvider):
     """
 
     provider_name: ClassVar[str] = "brave"
-    key_env: ClassVar[tuple[str, ...]] = ("BRAVE_SEARCH_API_KEY", "BRAVE_API_KEY")
     default_base_url: ClassVar[str] = "https://api.search.brave.com"
     default_timeout: ClassVar[float] = 15.0
     search_options = frozenset(
@@ -33,10 +31,6 @@ class BraveProvider(VendorProvider):
 
     def __init__(self, config: Config, name: str = "brave") -> None:
         super().__init__(config, name)
-
-    @property
-    def display_name(self) -> str:
-        return _DISPLAY.get(self.name, self.name)
 
     def auth_headers(self, key: str) -> dict[str, str]:
         return {"X-Subscription-Token": key}

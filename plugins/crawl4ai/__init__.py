@@ -12,20 +12,21 @@ warning. The package is imported only inside the methods that use it.
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
-from webproviders import PluginContext, WebSearchProvider, remaining_time, warn
-from webproviders.config import Config
-from webproviders.envelope import page_error
-from webproviders.errors import (
+from webproviders import (
+    Config,
     InvalidInputError,
     NotConfiguredError,
+    PluginContext,
     ProviderError,
     WebProviderError,
+    WebSearchProvider,
+    remaining_time,
+    warn,
 )
-from webproviders.fetching.urlsafety import AddressPolicy, check_url_resolved
+from webproviders.kit import AddressPolicy, check_destination_resolved, host_of, page_error
 
 from .pages import internal_links, to_page
 
@@ -63,29 +64,13 @@ class Crawl4AIProvider(WebSearchProvider):
     def name(self) -> str:
         return "crawl4ai"
 
-    @property
-    def display_name(self) -> str:
-        return "Crawl4AI (local browser)"
-
     def is_available(self) -> bool:
-        try:
-            return importlib.util.find_spec("crawl4ai") is not None
-        except (ImportError, ValueError):
-            return False
+        return self.packages_installed()
 
     def unavailable_reason(self) -> str | None:
         return (
             None if self.is_available() else f"the 'crawl4ai' package is not installed ({PIP_HINT})"
         )
-
-    def supports_search(self) -> bool:
-        return False
-
-    def supports_extract(self) -> bool:
-        return True
-
-    def supports_crawl(self) -> bool:
-        return True
 
     def _page_timeout_ms(self) -> int:
         """``web.providers.crawl4ai.page_timeout`` (seconds per page), within the call deadline."""
@@ -128,7 +113,7 @@ class Crawl4AIProvider(WebSearchProvider):
             raise
 
     async def _check(self, url: str) -> None:
-        await check_url_resolved(url, AddressPolicy.from_config(self.config))
+        await check_destination_resolved(url, AddressPolicy.from_config(self.config))
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
         items: dict[str, dict[str, Any]] = {}
@@ -162,7 +147,7 @@ class Crawl4AIProvider(WebSearchProvider):
         )
         max_depth = _whole_number(kwargs, ("max_depth",), DEFAULT_MAX_DEPTH, 0, 10)
         await self._check(url)
-        host = (urlsplit(url).hostname or "").lower()
+        host = host_of(url)
 
         async def work(crawler: Any, run: Any) -> list[dict[str, Any]]:
             pages: list[dict[str, Any]] = []

@@ -11,8 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from webproviders.envelope import page_error
-from webproviders.errors import (
+from webproviders import (
     BlockedError,
     NetworkError,
     NotFoundError,
@@ -20,6 +19,7 @@ from webproviders.errors import (
     WebProviderError,
     WebTimeoutError,
 )
+from webproviders.kit import page_error
 
 PROVIDER = "crawl4ai"
 _BLOCKING_STATUSES = {401, 403, 429}

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import warn
-from webproviders.kit.query import site_query
+from webproviders.kit import site_query
 
 #: ``df``: how recent results must be.
 TIME_RANGES = {"day": "d", "week": "w", "month": "m", "year": "y"}

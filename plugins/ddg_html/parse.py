@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 import lxml.html
 from lxml import etree
 
-from webproviders.errors import BlockedError, ParseError
+from webproviders import BlockedError, ParseError
 
 
 def _has_class(name: str) -> str:

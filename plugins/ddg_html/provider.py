@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from webproviders.errors import BlockedError
-from webproviders.kit.htmlsearch import HTMLSearchProvider, check_page_status
+from webproviders import BlockedError
+from webproviders.kit import HTMLSearchProvider, check_page_status
 
 from .form import first_page_form
 
@@ -39,10 +39,6 @@ class DuckDuckGoHTMLProvider(HTMLSearchProvider):
     search_options = frozenset(
         {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
     )
-
-    @property
-    def display_name(self) -> str:
-        return "DuckDuckGo HTML (keyless)"
 
     async def _page_html(self, form: dict[str, str]) -> str:
         base = self.base_url()

@@ -8,13 +8,17 @@ request timeout); "No results found" becomes an empty success with a warning in
 
 from __future__ import annotations
 
-import importlib.util
 from typing import Any
 
-from webproviders import PluginContext, WebSearchProvider, warn
-from webproviders.config import Config
-from webproviders.errors import NetworkError, WebTimeoutError
-from webproviders.kit.query import site_query
+from webproviders import (
+    Config,
+    NetworkError,
+    PluginContext,
+    WebSearchProvider,
+    WebTimeoutError,
+    warn,
+)
+from webproviders.kit import site_query
 
 _TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
 _SAFESEARCH = {"off": "off", "moderate": "moderate", "strict": "on"}
@@ -36,12 +40,8 @@ class DDGSProvider(WebSearchProvider):
     def name(self) -> str:
         return "ddgs"
 
-    @property
-    def display_name(self) -> str:
-        return "DDGS metasearch (keyless)"
-
     def is_available(self) -> bool:
-        return importlib.util.find_spec("ddgs") is not None
+        return self.packages_installed()
 
     def _region(self, options: dict[str, Any]) -> str:
         settings = self.config.provider(self.name)

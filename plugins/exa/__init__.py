@@ -11,36 +11,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import PluginContext
-from webproviders.context import report_usage
-from webproviders.kit.sdk import SDKProvider
+from webproviders import PluginContext, report_usage
+from webproviders.kit import SDKProvider
 
 
 class ExaProvider(SDKProvider):
     """Exa search and contents (``EXA_API_KEY``)."""
 
     provider_name = "exa"
-    key_env = ("EXA_API_KEY",)
     default_base_url = "https://api.exa.ai"
-    sdk_module = "exa_py"
-    sdk_pip = "webproviders[exa]"
     search_options = frozenset(
         {"time_range", "include_domains", "exclude_domains", "country", "safe_search"}
     )
-
-    @property
-    def display_name(self) -> str:
-        return "Exa"
-
-    def supports_extract(self) -> bool:
-        return True
 
     async def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         """One SDK call with a key from the ring; returns the SDK's ``SearchResponse``."""
         from exa_py import AsyncExa
 
-        from webproviders.kit.http import user_agent
-        from webproviders.kit.sdkhttp import ResponseLog
+        from webproviders.kit import ResponseLog, user_agent
 
         from .errors import failure
 

@@ -11,24 +11,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
+from webproviders import (
     AuthError,
-    BadGatewayError,
     BlockedError,
-    InvalidInputError,
     NotFoundError,
     ParseError,
     ProviderError,
     QuotaExceededError,
-    RateLimitedError,
     UnsupportedError,
     WebProviderError,
     WebTimeoutError,
 )
-from webproviders.exceptions import to_provider_error
-from webproviders.kit.sdk import mentions_bad_key, quote, said
-from webproviders.kit.sdkhttp import response_error
+from webproviders.kit import error_for_status, quote, response_error, said, to_provider_error
 
 if TYPE_CHECKING:
     import httpx
@@ -50,44 +44,29 @@ def _fields(body: Any) -> tuple[str, str]:
 
 
 def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
-    """Exa's verdict on a response, or None to fall back to the generic status mapping."""
+    """Exa's verdict from its tag; the status table decides the rest."""
     status = response.status_code
     message, tag = _fields(body)
-    where = f"HTTP {status}, {tag}" if tag else f"HTTP {status}"
-    text = f"({where}){said(message)}"
+    text = f"{tag}: {message}" if tag and message else tag or message
     if status == 200:
         if isinstance(body, Mapping) and "results" not in body and body.get("error"):
-            return ProviderError(f"Exa answered with an error {text}")
+            return ProviderError(f"Exa answered with an error{said(text)}")
         if body is not None and not isinstance(body, Mapping):
             return ParseError("Exa answered HTTP 200 with JSON that is not an object.")
         return None
-    if status == 402 or tag in QUOTA_TAGS:
+    where = f"(HTTP {status}){said(text)}"
+    if tag in QUOTA_TAGS:
         return QuotaExceededError(
-            f"Exa says the account is out of credits or over its budget {text} "
+            f"Exa says the account is out of credits or over its budget {where} "
             "Add credits at https://dashboard.exa.ai/."
         )
-    if (
-        status == 401
-        or tag == "INVALID_API_KEY"
-        or (status in (400, 422) and mentions_bad_key(message))
-    ):
-        return AuthError(f"Exa rejected the API key {text} Check EXA_API_KEY.")
-    if status == 403:
-        if tag == "FEATURE_DISABLED":
-            return UnsupportedError(f"Exa has not enabled this feature for the account {text}")
-        if tag in CONTENT_TAGS:
-            return BlockedError(f"Exa refused to fetch this content {text}", detail="http_403")
-        return AuthError(f"Exa refused the request {text} Check the key's permissions.")
-    if status == 429:
-        return RateLimitedError(
-            f"Exa is rate limiting requests {text}",
-            retry_after=retry_after_from_headers(response.headers),
-        )
-    if status >= 500:
-        return BadGatewayError(f"Exa failed on its side {text} Try again later.")
-    if status in (400, 404, 409, 422):
-        return InvalidInputError(f"Exa rejected the request {text}")
-    return None
+    if tag == "INVALID_API_KEY":
+        return AuthError(f"Exa rejected the API key {where}")
+    if tag == "FEATURE_DISABLED":
+        return UnsupportedError(f"Exa has not enabled this feature for the account {where}")
+    if tag in CONTENT_TAGS:
+        return BlockedError(f"Exa refused to fetch this content {where}", detail="http_403")
+    return error_for_status(status, NAME, response.headers, vendor="Exa", message=text)
 
 
 def failure(exc: BaseException, response: httpx.Response | None) -> WebProviderError:

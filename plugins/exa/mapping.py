@@ -5,9 +5,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from webproviders.config import ProviderSettings
-from webproviders.kit.batch import one_item_per_url, url_key
-from webproviders.kit.sdk import warn_unknown
+from webproviders import ProviderSettings
+from webproviders.kit import one_item_per_url, url_key, warn_unknown
 
 #: Most results Exa returns for one search.
 MAX_RESULTS = 100

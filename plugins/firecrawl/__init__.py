@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext
-from webproviders.kit.sdk import SDKProvider
+from webproviders.kit import SDKProvider
 
 #: Seconds between two polls of a crawl job (``web.providers.firecrawl.poll_interval``).
 DEFAULT_POLL_INTERVAL = 2.0
@@ -31,11 +31,7 @@ class FirecrawlProvider(SDKProvider):
     """Firecrawl search, scrape and crawl, hosted or self-hosted."""
 
     provider_name = "firecrawl"
-    key_env = ("FIRECRAWL_API_KEY",)
-    base_url_env = ("FIRECRAWL_API_URL",)
     default_base_url = "https://api.firecrawl.dev"
-    sdk_module = "firecrawl"
-    sdk_pip = "webproviders[firecrawl]"
     search_options = frozenset({"time_range", "include_domains", "exclude_domains", "country"})
 
     @property
@@ -48,16 +44,6 @@ class FirecrawlProvider(SDKProvider):
         if reason and "FIRECRAWL_API_KEY" in reason:
             return f"{reason}, and no self-hosted instance is set (FIRECRAWL_API_URL)"
         return reason
-
-    @property
-    def display_name(self) -> str:
-        return "Firecrawl"
-
-    def supports_extract(self) -> bool:
-        return True
-
-    def supports_crawl(self) -> bool:
-        return True
 
     def _sdk(self, key: str | None) -> Any:
         from firecrawl import AsyncFirecrawl
@@ -92,7 +78,7 @@ class FirecrawlProvider(SDKProvider):
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
         import asyncio  # here, not at import: listing providers stays light
 
-        from webproviders.envelope import page_error
+        from webproviders.kit import page_error
 
         from .errors import ACCOUNT_CODES, failure
         from .mapping import page, scrape_request

@@ -13,22 +13,15 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
-    AuthError,
-    BadGatewayError,
-    InvalidInputError,
-    ParseError,
-    ProviderError,
-    QuotaExceededError,
-    RateLimitedError,
-    UnsupportedError,
-    WebProviderError,
-    WebTimeoutError,
+from webproviders import ParseError, ProviderError, UnsupportedError, WebProviderError
+from webproviders.kit import (
+    error_for_status,
+    mentions_bad_key,
+    quote,
+    response_error,
+    said,
+    to_provider_error,
 )
-from webproviders.exceptions import to_provider_error
-from webproviders.kit.sdk import mentions_bad_key, quote, said
-from webproviders.kit.sdkhttp import response_error
 
 if TYPE_CHECKING:
     import httpx
@@ -36,7 +29,6 @@ if TYPE_CHECKING:
 
 NAME = "firecrawl"
 _RETRY_AFTER = re.compile(r"retry after (\d+(?:\.\d+)?)\s*s", re.IGNORECASE)
-_OUT_OF_CREDITS = re.compile(r"insufficient credits|out of credits|credit limit", re.IGNORECASE)
 #: Errors about the account, not one URL: an extract stops on them instead of listing them per URL.
 ACCOUNT_CODES = frozenset({"auth_error", "quota_exceeded", "rate_limited", "not_configured"})
 
@@ -48,7 +40,7 @@ def vendor_message(body: Any) -> str:
 
 
 def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
-    """Firecrawl's verdict on a response, or None to fall back to the generic status mapping."""
+    """Firecrawl's in-band errors and its 403 for sites; the status table decides the rest."""
     status = response.status_code
     message = vendor_message(body)
     if status < 300:
@@ -57,33 +49,17 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         if body is not None and not isinstance(body, Mapping):
             return ParseError(f"Firecrawl answered HTTP {status} with JSON that is not an object.")
         return None
-    if status == 402 or _OUT_OF_CREDITS.search(message):
-        return QuotaExceededError(
-            f"Firecrawl says the account is out of credits (HTTP {status}){said(message)}"
-        )
-    if status == 401 or (status in (400, 403, 422) and mentions_bad_key(message)):
-        return AuthError(
-            f"Firecrawl rejected the API key (HTTP {status}){said(message)} "
-            "Check FIRECRAWL_API_KEY."
-        )
-    if status == 403:
+    if status == 403 and not mentions_bad_key(message):
         return UnsupportedError(f"Firecrawl will not fetch this website (HTTP 403){said(message)}")
-    if status == 408:
-        return WebTimeoutError(f"Firecrawl timed out on this request (HTTP 408){said(message)}")
-    if status == 429:
-        retry_after = retry_after_from_headers(response.headers)
-        match = _RETRY_AFTER.search(message) if retry_after is None else None
-        return RateLimitedError(
-            f"Firecrawl is rate limiting requests (HTTP 429){said(message)}",
-            retry_after=float(match.group(1)) if match else retry_after,
-        )
-    if status >= 500:
-        return BadGatewayError(
-            f"Firecrawl failed on its side (HTTP {status}){said(message)} Try again later."
-        )
-    if status in (400, 404, 409, 422):
-        return InvalidInputError(f"Firecrawl rejected the request (HTTP {status}){said(message)}")
-    return None
+    match = _RETRY_AFTER.search(message)
+    return error_for_status(
+        status,
+        NAME,
+        response.headers,
+        vendor="Firecrawl",
+        message=message,
+        retry_after=float(match.group(1)) if match else None,
+    )
 
 
 def failure(exc: BaseException) -> WebProviderError:

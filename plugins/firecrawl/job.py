@@ -11,8 +11,7 @@ import asyncio
 import time
 from typing import Any
 
-from webproviders import warn
-from webproviders.errors import ProviderError
+from webproviders import ProviderError, warn
 
 #: Time kept back from the deadline to cancel the job and return: at most this, at most a quarter.
 CANCEL_RESERVE = 2.0

@@ -6,23 +6,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from webproviders.config import ProviderSettings
-from webproviders.errors import (
+from webproviders import (
     BlockedError,
     NotFoundError,
     ParseError,
     ProviderError,
+    ProviderSettings,
     WebProviderError,
 )
-from webproviders.kit.query import site_query
-from webproviders.kit.sdk import warn_unknown
+from webproviders.kit import GOOGLE_TBS, site_query, warn_unknown
 
 #: Most results Firecrawl returns for one search.
 MAX_RESULTS = 100
 #: The longest ``timeout`` (ms) Firecrawl accepts for a search.
 MAX_TIMEOUT_MS = 300_000
-#: Firecrawl's ``tbs`` values (Google's "past day/week/month/year").
-TBS = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
 SEARCH_KWARGS = frozenset({"location", "categories", "tbs"})
 EXTRACT_KWARGS = frozenset({"only_main_content", "wait_for", "max_age", "mobile", "proxy"})
 #: Crawl options: ours (left) to ``start_crawl`` keyword arguments (right).
@@ -53,7 +50,7 @@ def search_body(query: str, limit: int, options: dict[str, Any], timeout_ms: int
         "timeout": min(timeout_ms, MAX_TIMEOUT_MS),
     }
     if options.get("time_range"):
-        body["tbs"] = TBS[options["time_range"]]
+        body["tbs"] = GOOGLE_TBS[options["time_range"]]
     if options.get("country"):
         body["country"] = str(options["country"]).lower()
     for key in ("tbs", "location"):
@@ -153,7 +150,7 @@ def _page_failure(metadata: Any) -> WebProviderError | None:
 
 def page(document: Any, requested: str | None = None) -> dict[str, Any]:
     """One page from a scraped ``Document``; a page the site refused becomes an error item."""
-    from webproviders.envelope import page_error
+    from webproviders.kit import page_error
 
     metadata = getattr(document, "metadata", None)
     url = requested or getattr(metadata, "source_url", None) or getattr(metadata, "url", None) or ""

@@ -11,16 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
-    AuthError,
-    BadGatewayError,
-    InvalidInputError,
-    ProviderError,
-    QuotaExceededError,
-    RateLimitedError,
-    WebProviderError,
-)
+from webproviders import AuthError, QuotaExceededError, WebProviderError
+from webproviders.kit import error_for_status, quote, said
 
 if TYPE_CHECKING:
     import httpx
@@ -51,37 +43,27 @@ def _reasons(error: dict[str, Any]) -> tuple[set[str], str]:
 
 
 def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
-    """The error a Custom Search answer carries, or None."""
+    """Google's reasons decide (a 400 bad key, a 403 or 429 daily quota); then the status table."""
     error = body.get("error") if isinstance(body, dict) else None
     if not isinstance(error, dict):
         return None
     code = error.get("code") if isinstance(error.get("code"), int) else response.status_code
     message = str(error.get("message") or "").strip()
-    said = f" ({message})" if message else ""
-    lowered = message.lower()
     reasons, quota_limit = _reasons(error)
-    if reasons & BAD_KEY or "api key not valid" in lowered or "api key expired" in lowered:
-        return AuthError(f"Google rejected the API key{said}; check GOOGLE_CSE_API_KEY.")
-    if reasons & DAILY_QUOTA or "per day" in lowered or "perday" in quota_limit.lower():
+    if reasons & BAD_KEY:
+        return AuthError(f"Google rejected the API key{said(quote(message))}")
+    if reasons & DAILY_QUOTA or "per day" in message.lower() or "perday" in quota_limit.lower():
         return QuotaExceededError(
-            f"Google Custom Search's daily query quota is used up{said}; "
-            "it resets at midnight Pacific time."
+            f"Google Custom Search's daily query quota is used up{said(quote(message))} "
+            "It resets at midnight Pacific time."
         )
-    if code == 429 or reasons & RATE_LIMIT:
-        return RateLimitedError(
-            f"Google Custom Search is rate limiting requests{said}.",
-            retry_after=retry_after_from_headers(response.headers),
-        )
-    if code in (401, 403) or reasons & NO_ACCESS or error.get("status") == "PERMISSION_DENIED":
+    if reasons & RATE_LIMIT:
+        code = 429
+    elif code in (401, 403) or reasons & NO_ACCESS or error.get("status") == "PERMISSION_DENIED":
         return AuthError(
-            f"Google refused this key access to the Custom Search JSON API{said}. {SUNSET}"
+            f"Google refused this key access to the Custom Search JSON API{said(quote(message))} "
+            f"{SUNSET}"
         )
-    if code >= 500:
-        return BadGatewayError(
-            f"Google Custom Search failed on its side (HTTP {code}){said}; try again later."
-        )
-    if code == 400:
-        return InvalidInputError(
-            f"Google Custom Search rejected the request{said}; check the cx and options."
-        )
-    return ProviderError(f"Google Custom Search reported error {code}{said}.")
+    return error_for_status(
+        code, "google-cse", response.headers, vendor="Google Custom Search", message=message
+    )

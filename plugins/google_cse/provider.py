@@ -10,10 +10,8 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from webproviders import VendorProvider
-from webproviders.errors import NotConfiguredError, ParseError
-from webproviders.kit.google import SAFE
-from webproviders.kit.query import site_query
+from webproviders import NotConfiguredError, ParseError
+from webproviders.kit import GOOGLE_SAFE, VendorProvider, site_query
 
 from .errors import classify
 
@@ -39,16 +37,11 @@ def _hit(item: dict[str, Any]) -> dict[str, Any]:
 
 class GoogleCSEProvider(VendorProvider):
     provider_name = "google-cse"
-    key_env = ("GOOGLE_CSE_API_KEY",)
     key_param = "key"
     default_base_url = "https://www.googleapis.com"
     search_options = frozenset(
         {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
     )
-
-    @property
-    def display_name(self) -> str:
-        return "Google Programmable Search (CSE)"
 
     def engine_id(self) -> str:
         """``web.providers.google-cse.cx``, else ``GOOGLE_CSE_ID``."""
@@ -80,8 +73,8 @@ class GoogleCSEProvider(VendorProvider):
             params["gl"] = options["country"].lower()
         if options.get("lang"):
             params["lr"] = f"lang_{options['lang'].lower()}"
-        if options.get("safe_search") in SAFE:
-            params["safe"] = SAFE[options["safe_search"]]
+        if options.get("safe_search") in GOOGLE_SAFE:
+            params["safe"] = GOOGLE_SAFE[options["safe_search"]]
         return params
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import PluginContext, WebSearchProvider
-from webproviders.config import Config
+from webproviders import Config, PluginContext, WebSearchProvider
 
 NAME = "http"
 
@@ -26,20 +25,7 @@ class HTTPProvider(WebSearchProvider):
     def name(self) -> str:
         return NAME
 
-    @property
-    def display_name(self) -> str:
-        return "HTTP fetch (keyless)"
-
     def is_available(self) -> bool:
-        return True
-
-    def supports_search(self) -> bool:
-        return False
-
-    def supports_extract(self) -> bool:
-        return True
-
-    def supports_crawl(self) -> bool:
         return True
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:

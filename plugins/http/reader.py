@@ -8,18 +8,22 @@ from __future__ import annotations
 
 import asyncio
 from typing import Any
-from urllib.parse import urlsplit
 
-from webproviders import warn
-from webproviders.config import Config
-from webproviders.envelope import page_error
-from webproviders.errors import WebProviderError, WebTimeoutError
-from webproviders.exceptions import to_provider_error
-from webproviders.fetching.crawler import Crawler, CrawlOptions
-from webproviders.fetching.fetch import fetch, status_error
-from webproviders.fetching.options import FetchLimits, time_budget
-from webproviders.fetching.pages import PageOptions, render
-from webproviders.fetching.politeness import HostLimiter
+from webproviders import Config, WebProviderError, WebTimeoutError, warn
+from webproviders.kit import (
+    Crawler,
+    CrawlOptions,
+    FetchLimits,
+    HostLimiter,
+    PageOptions,
+    fetch,
+    host_of,
+    page_error,
+    render,
+    status_error,
+    time_budget,
+    to_provider_error,
+)
 
 NAME = "http"
 
@@ -35,7 +39,7 @@ async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[
     stop_at = None if budget is None else loop.time() + budget
 
     async def read(url: str) -> dict[str, Any]:
-        async with limiter.slot((urlsplit(url).hostname or "").lower()):
+        async with limiter.slot(host_of(url)):
             left = limits.url_timeout if stop_at is None else min(limits.url_timeout, stop_at - loop.time())
             result = await fetch(url, config, timeout=left)
         error = status_error(result)

@@ -9,14 +9,10 @@ hit carries the page markdown as ``raw_content``). The reader is called with
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
-from webproviders import PluginContext, VendorProvider, warn
-from webproviders.errors import NotConfiguredError
-from webproviders.kit.batch import fetch_each
-from webproviders.kit.query import site_query
-from webproviders.manifest import PRIORITY_KEYED, ProviderManifest, read_manifest
+from webproviders import NotConfiguredError, PluginContext, warn
+from webproviders.kit import PRIORITY_KEYED, VendorProvider, fetch_each, site_query
 
 from .parse import NoResults, classify, classify_search, parse_hits, parse_page
 
@@ -29,17 +25,8 @@ READER_CONCURRENCY = 5
 
 class JinaProvider(VendorProvider):
     provider_name = "jina"
-    key_env = ("JINA_API_KEY",)
     default_base_url = "https://s.jina.ai"
-    key_required = False
     search_options = frozenset({"include_domains", "exclude_domains", "country", "lang"})
-
-    @property
-    def display_name(self) -> str:
-        return "Jina Search and Reader"
-
-    def supports_extract(self) -> bool:
-        return True
 
     def reader_url(self) -> str:
         return str(self.settings.option("reader_url") or DEFAULT_READER_URL).rstrip("/")
@@ -89,14 +76,11 @@ class JinaProvider(VendorProvider):
         return await fetch_each(urls, read, provider=self.name, concurrency=READER_CONCURRENCY)
 
 
-def _manifest(provider: JinaProvider) -> ProviderManifest:
-    """The declared manifest, moved into the keyed band when a key is configured."""
-    declared = read_manifest(Path(__file__).parent).providers[0]
-    if provider.api_keys():
-        return declared.model_copy(update={"priority": PRIORITY_KEYED})
-    return declared
-
-
 def register(ctx: PluginContext) -> None:
-    provider = JinaProvider(ctx.config)
-    ctx.register_web_search_provider(provider, manifest=_manifest(provider))
+    """Jina ranks as a keyless backend (``plugin.yaml``), and in the keyed band once a key is set."""
+    declared = ctx.declared_manifest("jina")
+    env_key = any(var.value() for var in declared.env) if declared else False
+    keyed = env_key or bool(ctx.settings("jina").api_keys())
+    ctx.register_web_search_provider(
+        JinaProvider(ctx.config), manifest={"priority": PRIORITY_KEYED} if keyed else None
+    )

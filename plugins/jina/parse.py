@@ -11,18 +11,15 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
+from webproviders import (
     AuthError,
-    BadGatewayError,
     BlockedError,
-    InvalidInputError,
     ParseError,
     ProviderError,
     QuotaExceededError,
-    RateLimitedError,
     WebProviderError,
 )
+from webproviders.kit import error_for_status
 
 if TYPE_CHECKING:
     import httpx
@@ -70,22 +67,11 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         return None
     name = str(body.get("name") or "")
     text = _message(body)
-    if name in _AUTH_NAMES or status == 401:
-        return AuthError(
-            f"Jina refused the request ({name or status}): {text} Set JINA_API_KEY "
-            "(or web.providers.jina.api_key) to a valid key.",
-            provider=PROVIDER,
-        )
-    if name in _QUOTA_NAMES or status == 402:
+    if name in _AUTH_NAMES:
+        return AuthError(f"Jina refused the request ({name}): {text}", provider=PROVIDER)
+    if name in _QUOTA_NAMES:
         return QuotaExceededError(
-            f"Jina says the account is out of tokens ({name or status}): {text}", provider=PROVIDER
-        )
-    if name == "RateLimitTriggeredError" or status == 429:
-        retry_after = retry_after_from_headers(response.headers)
-        if retry_after is None and isinstance(body.get("retryAfter"), (int, float)):
-            retry_after = float(body["retryAfter"])
-        return RateLimitedError(
-            f"Jina is rate limiting requests: {text}", provider=PROVIDER, retry_after=retry_after
+            f"Jina says the account is out of tokens ({name}): {text}", provider=PROVIDER
         )
     if name == "AssertionFailureError" or status == 422:
         return PageFailed(f"Jina could not load the page: {text}", provider=PROVIDER)
@@ -95,15 +81,15 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
             provider=PROVIDER,
             detail=f"http_{status}",
         )
-    if status >= 500:
-        return BadGatewayError(
-            f"Jina failed on its side (HTTP {status}): {text}", provider=PROVIDER
-        )
-    if status in (400, 404, 405, 413):
-        return InvalidInputError(
-            f"Jina rejected the request ({name or status}): {text}", provider=PROVIDER
-        )
-    return ProviderError(f"Jina answered {name or status}: {text}", provider=PROVIDER)
+    wait = body.get("retryAfter")
+    return error_for_status(
+        429 if name == "RateLimitTriggeredError" else status,
+        PROVIDER,
+        response.headers,
+        vendor="Jina",
+        message=f"{name}: {text}" if name else text,
+        retry_after=float(wait) if isinstance(wait, (int, float)) else None,
+    )
 
 
 def classify_search(response: httpx.Response, body: Any) -> WebProviderError | None:

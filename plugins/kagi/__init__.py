@@ -9,21 +9,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import PluginContext, VendorProvider
-from webproviders.kit.query import site_query
+from webproviders import PluginContext
+from webproviders.kit import VendorProvider, site_query
 
 from .parse import classify, parse
 
 
 class KagiProvider(VendorProvider):
     provider_name = "kagi"
-    key_env = ("KAGI_API_KEY",)
     default_base_url = "https://kagi.com/api/v0"
     search_options = frozenset({"include_domains", "exclude_domains"})
-
-    @property
-    def display_name(self) -> str:
-        return "Kagi Search"
 
     def auth_headers(self, key: str) -> dict[str, str]:
         return {"Authorization": f"Bot {key}"}

@@ -10,18 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
+from webproviders import (
     AuthError,
     BadGatewayError,
     InvalidInputError,
     ParseError,
     ProviderError,
     QuotaExceededError,
-    RateLimitedError,
     WebProviderError,
 )
-from webproviders.exceptions import error_for_status
+from webproviders.kit import error_for_status
 
 if TYPE_CHECKING:
     import httpx
@@ -52,16 +50,9 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         return InvalidInputError(f"Kagi rejected the request: {text}.", provider=PROVIDER)
     if code == 0:
         return BadGatewayError(f"Kagi failed on its side: {text}.", provider=PROVIDER)
-    status = response.status_code
-    if status == 429:
-        return RateLimitedError(
-            f"Kagi is rate limiting requests: {text}.",
-            provider=PROVIDER,
-            retry_after=retry_after_from_headers(response.headers),
-        )
-    if status >= 400:
+    if response.status_code >= 400:
         return error_for_status(
-            status, PROVIDER, response.headers, f"Kagi answered HTTP {status}: {text}."
+            response.status_code, PROVIDER, response.headers, vendor="Kagi", message=text
         )
     return ProviderError(f"Kagi answered with an error: {text}.", provider=PROVIDER)
 

@@ -11,9 +11,8 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from webproviders import PluginContext, VendorProvider
-from webproviders.errors import InvalidInputError
-from webproviders.kit.batch import fetch_each
+from webproviders import InvalidInputError, PluginContext
+from webproviders.kit import VendorProvider, fetch_each
 
 from .parse import NoResults, classify, parse_hits, parse_page
 
@@ -29,16 +28,8 @@ def from_date(time_range: str, today: date | None = None) -> str:
 
 class LinkupProvider(VendorProvider):
     provider_name = "linkup"
-    key_env = ("LINKUP_API_KEY",)
     default_base_url = "https://api.linkup.so/v1"
     search_options = frozenset({"include_domains", "exclude_domains", "time_range"})
-
-    @property
-    def display_name(self) -> str:
-        return "Linkup"
-
-    def supports_extract(self) -> bool:
-        return True
 
     def _depth(self, options: dict[str, Any]) -> str:
         depth = options.get("depth") or self.settings.option("depth") or "standard"

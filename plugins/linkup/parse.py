@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from webproviders.errors import (
+from webproviders import (
     ParseError,
     ProviderError,
     QuotaExceededError,
@@ -18,7 +18,7 @@ from webproviders.errors import (
     UnsupportedError,
     WebProviderError,
 )
-from webproviders.verdicts import key_or_rate_error, request_error
+from webproviders.kit import error_for_status
 
 if TYPE_CHECKING:
     import httpx
@@ -52,7 +52,7 @@ def _error_parts(body: Any) -> tuple[str, str] | None:
 
 
 def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
-    """Map Linkup's error object (by code first, then status) to our errors."""
+    """Linkup's error codes decide first; the status table decides the rest."""
     parts = _error_parts(body)
     status = response.status_code
     if parts is None:
@@ -61,20 +61,17 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
     said = f"{text} [{code}]" if code else text
     if code == "SEARCH_QUERY_NO_RESULT":
         return NoResults(f"Linkup found no results: {text}", provider=PROVIDER)
-    if code in _QUOTA_CODES or status == 402:
+    if code in _QUOTA_CODES:
         return QuotaExceededError(
             f"Linkup says the account cannot pay for this request: {said}", provider=PROVIDER
         )
-    refused = key_or_rate_error("Linkup", PROVIDER, response, said, "LINKUP_API_KEY")
-    if refused is not None:
-        return refused
     if code == "FETCH_RESPONSE_TOO_LARGE":
         return TooLargeError(f"Linkup could not fetch the page: {said}", provider=PROVIDER)
     if code in _UNSUPPORTED_FETCH:
         return UnsupportedError(f"Linkup cannot read this address: {said}", provider=PROVIDER)
     if code in _FAILED_FETCH:
         return ProviderError(f"Linkup could not fetch the page: {said}", provider=PROVIDER)
-    return request_error("Linkup", PROVIDER, status, said)
+    return error_for_status(status, PROVIDER, response.headers, vendor="Linkup", message=said)
 
 
 def parse_hits(body: Any) -> list[dict[str, Any]]:

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import PluginContext, WebSearchProvider
-from webproviders.config import Config
+from webproviders import Config, PluginContext, WebSearchProvider
 
 NAME = "local"
 
@@ -28,14 +27,7 @@ class LocalProvider(WebSearchProvider):
     def name(self) -> str:
         return NAME
 
-    @property
-    def display_name(self) -> str:
-        return "Local page index"
-
     def is_available(self) -> bool:
-        return True
-
-    def supports_extract(self) -> bool:
         return True
 
     def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
@@ -56,6 +48,6 @@ def register(ctx: PluginContext) -> None:
 def after_dispatch(capability: str, envelope: dict[str, Any], config: Config) -> None:
     """With ``web.local.index: true``, queue the pages of a successful extract or crawl."""
     if config.web.local.index:
-        from webproviders.index.autofill import index_envelope
+        from webproviders.kit import index_envelope
 
         index_envelope(config, capability, envelope)

@@ -8,14 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import warn
-from webproviders.config import Config
-from webproviders.envelope import page_error
-from webproviders.errors import NotFoundError
-from webproviders.fetching.pages import PageOptions, truncate
-from webproviders.index.pages import Filters, Hit, IndexedPage, iso
-from webproviders.index.stores import open_store
-from webproviders.urls import canonicalize
+from webproviders import Config, NotFoundError, warn
+from webproviders.kit import (
+    Filters,
+    Hit,
+    IndexedPage,
+    PageOptions,
+    canonicalize,
+    iso_utc,
+    open_store,
+    page_error,
+    truncate,
+)
 
 NAME = "local"
 
@@ -27,7 +31,7 @@ def _hit(hit: Hit) -> dict[str, Any]:
         "url": page.url,
         "description": hit.snippet,
         "score": hit.score,
-        "fetched_at": iso(page.fetched_at),
+        "fetched_at": iso_utc(page.fetched_at),
     }
     if page.published_at:
         item["published_at"] = page.published_at
@@ -43,7 +47,7 @@ def search(config: Config, query: str, limit: int, options: dict[str, Any]) -> l
 
 
 def _page(url: str, page: IndexedPage, options: PageOptions) -> dict[str, Any]:
-    metadata: dict[str, Any] = {"fetched_at": iso(page.fetched_at), "canonical_url": page.url}
+    metadata: dict[str, Any] = {"fetched_at": iso_utc(page.fetched_at), "canonical_url": page.url}
     if page.provider:
         metadata["source_provider"] = page.provider
     if page.published_at:

@@ -12,7 +12,8 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from webproviders import PluginContext, VendorProvider, warn
+from webproviders import PluginContext, warn
+from webproviders.kit import VendorProvider
 
 from .parse import classify, parse_hits
 
@@ -28,14 +29,9 @@ def since(time_range: str, today: date | None = None) -> str:
 
 class MojeekProvider(VendorProvider):
     provider_name = "mojeek"
-    key_env = ("MOJEEK_API_KEY",)
     key_param = "api_key"
     default_base_url = "https://api.mojeek.com"
     search_options = frozenset({"time_range", "include_domains", "country", "lang"})
-
-    @property
-    def display_name(self) -> str:
-        return "Mojeek Search"
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         params: dict[str, Any] = {"q": query, "t": limit, "fmt": "json"}

@@ -11,14 +11,8 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
-from webproviders.errors import (
-    AuthError,
-    ParseError,
-    ProviderError,
-    QuotaExceededError,
-    WebProviderError,
-)
-from webproviders.exceptions import error_for_status
+from webproviders import AuthError, ParseError, ProviderError, QuotaExceededError, WebProviderError
+from webproviders.kit import error_for_status
 
 if TYPE_CHECKING:
     import httpx
@@ -53,7 +47,7 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         )
     if response.status_code >= 400:
         return error_for_status(
-            response.status_code, PROVIDER, response.headers, f"Mojeek refused the search: {text}."
+            response.status_code, PROVIDER, response.headers, vendor="Mojeek", message=text
         )
     return ProviderError(f"Mojeek refused the search: {text}.", provider=PROVIDER)
 

@@ -13,31 +13,20 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext
-from webproviders.kit.sdk import SDKProvider
+from webproviders.kit import SDKProvider
 
 
 class ParallelProvider(SDKProvider):
     """Parallel Search and Extract (``PARALLEL_API_KEY``)."""
 
     provider_name = "parallel"
-    key_env = ("PARALLEL_API_KEY",)
-    base_url_env = ("PARALLEL_BASE_URL",)
     default_base_url = "https://api.parallel.ai"
-    sdk_module = "parallel"
-    sdk_pip = "webproviders[parallel]"
     search_options = frozenset({"time_range", "include_domains", "exclude_domains", "country"})
-
-    @property
-    def display_name(self) -> str:
-        return "Parallel"
-
-    def supports_extract(self) -> bool:
-        return True
 
     async def _call(self, method: str, request: dict[str, Any]) -> Any:
         """One SDK call with a key from the ring; returns the SDK's response model."""
         from parallel import AsyncParallel
-        from webproviders.kit.sdkhttp import ResponseLog, response_error, sdk_client
+        from webproviders.kit import ResponseLog, response_error, sdk_client
 
         from .errors import NAME, classify, failure
 

@@ -8,37 +8,25 @@ because the dispatcher retries.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
-    AuthError,
-    BadGatewayError,
+from webproviders import (
     BlockedError,
-    InvalidInputError,
     NetworkError,
     NotFoundError,
     ParseError,
     ProviderError,
-    QuotaExceededError,
-    RateLimitedError,
     WebProviderError,
     WebTimeoutError,
 )
-from webproviders.exceptions import to_provider_error
-from webproviders.kit.sdk import mentions_bad_key, quote, said
-from webproviders.kit.sdkhttp import response_error
+from webproviders.kit import error_for_status, quote, response_error, said, to_provider_error
 
 if TYPE_CHECKING:
     import httpx
 
 
 NAME = "parallel"
-_OUT_OF_CREDITS = re.compile(
-    r"insufficient (?:credit|balance|funds)|out of credits|credit limit|quota", re.IGNORECASE
-)
 
 
 def vendor_message(body: Any) -> str:
@@ -51,7 +39,7 @@ def vendor_message(body: Any) -> str:
 
 
 def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
-    """Parallel's verdict on a response, or None to fall back to the generic status mapping."""
+    """Parallel's in-band errors; the status table decides the rest."""
     status = response.status_code
     message = vendor_message(body)
     if status < 300:
@@ -60,30 +48,7 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         if body is not None and not isinstance(body, Mapping):
             return ParseError(f"Parallel answered HTTP {status} with JSON that is not an object.")
         return None
-    if status == 402 or _OUT_OF_CREDITS.search(message):
-        return QuotaExceededError(
-            f"Parallel says the account is out of credits (HTTP {status}){said(message)}"
-        )
-    if status == 401 or (status in (400, 403, 422) and mentions_bad_key(message)):
-        return AuthError(
-            f"Parallel rejected the API key (HTTP {status}){said(message)} Check PARALLEL_API_KEY."
-        )
-    if status == 403:
-        return AuthError(
-            f"Parallel refused the request (HTTP 403){said(message)} Check the key's permissions."
-        )
-    if status == 429:
-        return RateLimitedError(
-            f"Parallel is rate limiting requests (HTTP 429){said(message)}",
-            retry_after=retry_after_from_headers(response.headers),
-        )
-    if status >= 500:
-        return BadGatewayError(
-            f"Parallel failed on its side (HTTP {status}){said(message)} Try again later."
-        )
-    if status in (400, 404, 409, 422):
-        return InvalidInputError(f"Parallel rejected the request (HTTP {status}){said(message)}")
-    return None
+    return error_for_status(status, NAME, response.headers, vendor="Parallel", message=message)
 
 
 def failure(exc: BaseException) -> WebProviderError:

@@ -5,10 +5,8 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from webproviders import warn
-from webproviders.config import ProviderSettings
-from webproviders.kit.batch import one_item_per_url, url_key
-from webproviders.kit.sdk import warn_unknown
+from webproviders import ProviderSettings, warn
+from webproviders.kit import one_item_per_url, url_key, warn_unknown
 
 TIME_RANGES = {
     "day": timedelta(days=1),

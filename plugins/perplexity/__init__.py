@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import PluginContext, VendorProvider, warn
-from webproviders.errors import InvalidInputError
+from webproviders import InvalidInputError, PluginContext, warn
+from webproviders.kit import VendorProvider
 
 from .parse import classify, parse_hits
 
@@ -38,16 +38,10 @@ def domain_filter(include: list[str], exclude: list[str]) -> list[str]:
 
 class PerplexityProvider(VendorProvider):
     provider_name = "perplexity"
-    key_env = ("PERPLEXITY_API_KEY",)
-    base_url_env = ("PERPLEXITY_BASE_URL",)
     default_base_url = "https://api.perplexity.ai"
     search_options = frozenset(
         {"time_range", "include_domains", "exclude_domains", "country", "lang"}
     )
-
-    @property
-    def display_name(self) -> str:
-        return "Perplexity Search"
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         body: dict[str, Any] = {"query": query, "max_results": min(limit, MAX_RESULTS)}

@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from webproviders.errors import ParseError, QuotaExceededError, WebProviderError
-from webproviders.verdicts import key_or_rate_error, request_error
+from webproviders import ParseError, QuotaExceededError, WebProviderError
+from webproviders.kit import error_for_status
 
 if TYPE_CHECKING:
     import httpx
@@ -40,12 +40,11 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
     kind, text = found
     status = response.status_code
     said = f"{text} ({kind})" if kind else text
-    if any(marker in kind.lower() for marker in _QUOTA_MARKERS) or status == 402:
+    if any(marker in kind.lower() for marker in _QUOTA_MARKERS):
         return QuotaExceededError(
             f"Perplexity says the account is out of credit: {said}", provider=PROVIDER
         )
-    refused = key_or_rate_error("Perplexity", PROVIDER, response, said, "PERPLEXITY_API_KEY")
-    return refused or request_error("Perplexity", PROVIDER, status, said)
+    return error_for_status(status, PROVIDER, response.headers, vendor="Perplexity", message=said)
 
 
 def _flatten(results: list[Any]) -> list[Any]:

@@ -9,15 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
+from webproviders import (
     AuthError,
     NotConfiguredError,
     ParseError,
     RateLimitedError,
     WebProviderError,
 )
-from webproviders.verdicts import request_error
+from webproviders.kit import error_for_status, retry_after_from_headers
 
 if TYPE_CHECKING:
     import httpx
@@ -36,7 +35,7 @@ def _message(body: Any) -> str | None:
 def classify(
     name: str, base_url: str, has_key: bool, response: httpx.Response, body: Any
 ) -> WebProviderError | None:
-    """SearXNG-specific verdicts; None leaves the generic status mapping in charge."""
+    """SearXNG-specific verdicts; the status table decides the rest."""
     status = response.status_code
     if status == 403:
         proxy = (
@@ -50,21 +49,19 @@ def classify(
         )
     if status == 401:
         return AuthError(
-            f"{name} at {base_url} asks for credentials (HTTP 401); set SEARXNG_API_KEY "
-            f"(or web.providers.{name}.api_key) to the token its proxy expects.",
+            f"{name} at {base_url} asks for credentials (HTTP 401): its proxy expects a token.",
             provider=name,
         )
     if status == 429:
-        retry_after = retry_after_from_headers(response.headers)
         return RateLimitedError(
             f"{name} at {base_url} refused the request with its bot limiter (HTTP 429); "
             "wait, or turn the limiter off (server: limiter: false) for a private instance.",
             provider=name,
-            retry_after=retry_after,
+            retry_after=retry_after_from_headers(response.headers),
         )
     message = _message(body)
     if message is not None:
-        return request_error(name, name, status, f"{message}.")
+        return error_for_status(status, name, response.headers, message=message)
     content_type = response.headers.get("content-type", "")
     if status < 400 and body is None and response.content and "html" in content_type:
         return ParseError(

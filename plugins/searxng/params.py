@@ -8,10 +8,9 @@ even for engines that ignore the operator.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
 from webproviders import warn
-from webproviders.kit.query import site_query
+from webproviders.kit import host_of, site_query
 
 _SAFESEARCH = {"off": 0, "moderate": 1, "strict": 2}
 
@@ -59,13 +58,6 @@ def build_params(
     return params
 
 
-def _host(url: str) -> str:
-    try:
-        return (urlsplit(url).hostname or "").lower()
-    except ValueError:
-        return ""
-
-
 def _matches(host: str, domain: str) -> bool:
     return host == domain or host.endswith("." + domain)
 
@@ -76,7 +68,7 @@ def domain_filter(hits: list[dict[str, Any]], options: dict[str, Any]) -> list[d
     exclude = options.get("exclude_domains") or []
     kept = []
     for hit in hits:
-        host = _host(hit["url"])
+        host = host_of(hit["url"])
         if include and not any(_matches(host, d) for d in include):
             continue
         if any(_matches(host, d) for d in exclude):

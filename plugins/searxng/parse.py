@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders.envelope import is_http_url
-from webproviders.errors import ParseError
+from webproviders import ParseError
+from webproviders.kit import is_http_url
 
 
 def _score(item: dict[str, Any]) -> float:

@@ -6,8 +6,8 @@ import os
 from functools import partial
 from typing import Any, ClassVar
 
-from webproviders import VendorProvider, warn
-from webproviders.redact import get_logger
+from webproviders import warn
+from webproviders.kit import VendorProvider, get_logger
 
 from .errors import classify
 from .params import build_params, domain_filter
@@ -29,17 +29,10 @@ class SearxngProvider(VendorProvider):
     """
 
     provider_name: ClassVar[str] = "searxng"
-    key_env: ClassVar[tuple[str, ...]] = ("SEARXNG_API_KEY",)
-    base_url_env: ClassVar[tuple[str, ...]] = ("SEARXNG_URL", "SEARXNG_BASE_URL")
     default_timeout: ClassVar[float] = 20.0
-    key_required: ClassVar[bool] = False
     search_options = frozenset(
         {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
     )
-
-    @property
-    def display_name(self) -> str:
-        return "SearXNG"
 
     def base_url(self) -> str:
         url = super().base_url()

@@ -8,16 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
-    AuthError,
-    BadGatewayError,
-    InvalidInputError,
-    ProviderError,
-    QuotaExceededError,
-    RateLimitedError,
-    WebProviderError,
-)
+from webproviders import ProviderError, QuotaExceededError, WebProviderError
+from webproviders.kit import error_for_status, quote, said
 
 if TYPE_CHECKING:
     import httpx
@@ -35,23 +27,8 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
     status = response.status_code
     if not message or (status < 400 and is_no_results(message)):
         return None
-    said = f" ({message})"
-    lowered = message.lower()
-    if "out of searches" in lowered:
-        return QuotaExceededError(f"SerpAPI says the account is out of searches{said}.")
-    if status == 401 or "api key" in lowered:
-        return AuthError(f"SerpAPI rejected the API key{said}; check SERPAPI_API_KEY.")
-    if status == 403:
-        return AuthError(f"SerpAPI refused access for this account{said}.")
-    if status == 429:
-        return RateLimitedError(
-            f"SerpAPI is rate limiting requests{said}; the plan's hourly throughput was hit.",
-            retry_after=retry_after_from_headers(response.headers),
-        )
-    if status >= 500:
-        return BadGatewayError(
-            f"SerpAPI failed on its side (HTTP {status}){said}; try again later."
-        )
-    if status in (400, 404, 410):
-        return InvalidInputError(f"SerpAPI rejected the request{said}.")
-    return ProviderError(f"SerpAPI reported an error{said}.")
+    if "out of searches" in message.lower():
+        return QuotaExceededError(f"SerpAPI says the account is out of searches{said(quote(message))}")
+    if status < 400:
+        return ProviderError(f"SerpAPI reported an error{said(quote(message))}")
+    return error_for_status(status, "serpapi", response.headers, vendor="SerpAPI", message=message)

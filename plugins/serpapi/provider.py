@@ -10,10 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import VendorProvider
-from webproviders.errors import BadGatewayError, ParseError, ProviderError
-from webproviders.kit.google import SAFE, locale_params, organic_hit, results_envelope
-from webproviders.kit.query import site_query
+from webproviders import BadGatewayError, ParseError, ProviderError
+from webproviders.kit import (
+    GOOGLE_SAFE,
+    VendorProvider,
+    google_locale_params,
+    google_organic_hit,
+    google_results_envelope,
+    site_query,
+)
 
 from .errors import classify, is_no_results
 
@@ -22,7 +27,7 @@ DONE = ("Success", "Cached")
 
 
 def _hit(item: dict[str, Any]) -> dict[str, Any]:
-    hit = organic_hit(item)
+    hit = google_organic_hit(item)
     if item.get("source"):
         hit["source"] = item["source"]
     return hit
@@ -31,7 +36,7 @@ def _hit(item: dict[str, Any]) -> dict[str, Any]:
 def envelope_from(body: Any) -> dict[str, Any]:
     """Organic hits as the list, answer box and knowledge graph as meta (as for Serper)."""
     hits = hits_from(body)
-    return results_envelope(
+    return google_results_envelope(
         hits, answer_box=body.get("answer_box"), knowledge_graph=body.get("knowledge_graph")
     )
 
@@ -56,16 +61,11 @@ def hits_from(body: Any) -> list[dict[str, Any]]:
 
 class SerpApiProvider(VendorProvider):
     provider_name = "serpapi"
-    key_env = ("SERPAPI_API_KEY",)
     key_param = "api_key"
     default_base_url = "https://serpapi.com"
     search_options = frozenset(
         {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
     )
-
-    @property
-    def display_name(self) -> str:
-        return "SerpAPI (Google results)"
 
     def request_params(self, query: str, limit: int, options: dict[str, Any]) -> dict[str, Any]:
         params: dict[str, Any] = {
@@ -76,9 +76,9 @@ class SerpApiProvider(VendorProvider):
         }
         if limit > 10:  # Google pages hold 10 organic results; num is a hint it may ignore
             params["num"] = limit
-        params.update(locale_params(options))
-        if options.get("safe_search") in SAFE:
-            params["safe"] = SAFE[options["safe_search"]]
+        params.update(google_locale_params(options))
+        if options.get("safe_search") in GOOGLE_SAFE:
+            params["safe"] = GOOGLE_SAFE[options["safe_search"]]
         if options.get("location"):  # SerpAPI's canonical location string, passed through
             params["location"] = str(options["location"])
         return params

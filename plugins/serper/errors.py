@@ -8,15 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
-    AuthError,
-    BadGatewayError,
-    InvalidInputError,
-    QuotaExceededError,
-    RateLimitedError,
-    WebProviderError,
-)
+from webproviders import WebProviderError
+from webproviders.kit import error_for_status
 
 if TYPE_CHECKING:
     import httpx
@@ -29,22 +22,4 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
     if status < 400:
         return None
     message = str(body.get("message") or "").strip() if isinstance(body, dict) else ""
-    said = f" ({message})" if message else ""
-    lowered = message.lower()
-    if "credit" in lowered:
-        return QuotaExceededError(
-            f"Serper says the account is out of credits{said}; buy more to search again."
-        )
-    if status in (401, 403) or "unauthorized" in lowered or "api key" in lowered:
-        return AuthError(f"Serper rejected the API key{said}; check SERPER_API_KEY.")
-    if status == 429:
-        return RateLimitedError(
-            f"Serper is rate limiting requests{said}; "
-            "the plan's queries-per-second ceiling was hit.",
-            retry_after=retry_after_from_headers(response.headers),
-        )
-    if status >= 500:
-        return BadGatewayError(f"Serper failed on its side (HTTP {status}){said}; try again later.")
-    if status == 400 and message:
-        return InvalidInputError(f"Serper rejected the request{said}.")
-    return None
+    return error_for_status(status, "serper", response.headers, vendor="Serper", message=message)

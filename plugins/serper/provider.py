@@ -8,10 +8,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import VendorProvider
-from webproviders.errors import ParseError
-from webproviders.kit.google import locale_params, organic_hit, results_envelope
-from webproviders.kit.query import site_query
+from webproviders import ParseError
+from webproviders.kit import (
+    VendorProvider,
+    google_locale_params,
+    google_organic_hit,
+    google_results_envelope,
+    site_query,
+)
 
 from .errors import classify
 
@@ -26,23 +30,18 @@ def envelope_from(body: Any) -> dict[str, Any]:
     organic = body.get("organic") or []
     if not isinstance(organic, list):
         raise ParseError("Serper sent 'organic' that is not a list.")
-    hits = [organic_hit(item) for item in organic if isinstance(item, dict)]
-    return results_envelope(
+    hits = [google_organic_hit(item) for item in organic if isinstance(item, dict)]
+    return google_results_envelope(
         hits, answer_box=body.get("answerBox"), knowledge_graph=body.get("knowledgeGraph")
     )
 
 
 class SerperProvider(VendorProvider):
     provider_name = "serper"
-    key_env = ("SERPER_API_KEY",)
     default_base_url = "https://google.serper.dev"
     search_options = frozenset(
         {"time_range", "include_domains", "exclude_domains", "country", "lang"}
     )
-
-    @property
-    def display_name(self) -> str:
-        return "Serper (Google results)"
 
     def auth_headers(self, key: str) -> dict[str, str]:
         return {"X-API-KEY": key}
@@ -54,7 +53,7 @@ class SerperProvider(VendorProvider):
             ),
             "num": next(size for size in PAGE_SIZES if size >= limit),
         }
-        body.update(locale_params(options))
+        body.update(google_locale_params(options))
         if options.get("location"):  # Serper's free-text location, passed through
             body["location"] = str(options["location"])
         return body

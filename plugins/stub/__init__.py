@@ -48,17 +48,7 @@ class StubProvider(WebSearchProvider):
     def name(self) -> str:
         return "stub"
 
-    @property
-    def display_name(self) -> str:
-        return "Stub (offline)"
-
     def is_available(self) -> bool:
-        return True
-
-    def supports_extract(self) -> bool:
-        return True
-
-    def supports_crawl(self) -> bool:
         return True
 
     def search(self, query: str, limit: int = 5, **options: Any) -> dict[str, Any]:

@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import PluginContext
-from webproviders.context import report_usage
-from webproviders.kit.sdk import SDKProvider
+from webproviders import PluginContext, report_usage
+from webproviders.kit import SDKProvider
 
 #: Tavily's bounds for the server-side ``timeout`` of extract and crawl, in seconds.
 EXTRACT_TIMEOUT = (1.0, 60.0)
@@ -28,26 +27,13 @@ class TavilyProvider(SDKProvider):
     """Tavily Search, Extract and Crawl (``TAVILY_API_KEY``)."""
 
     provider_name = "tavily"
-    key_env = ("TAVILY_API_KEY",)
     default_base_url = "https://api.tavily.com"
-    sdk_module = "tavily"
-    sdk_pip = "webproviders[tavily]"
     search_options = frozenset({"time_range", "include_domains", "exclude_domains", "country"})
-
-    @property
-    def display_name(self) -> str:
-        return "Tavily"
-
-    def supports_extract(self) -> bool:
-        return True
-
-    def supports_crawl(self) -> bool:
-        return True
 
     async def _call(self, method: str, request: dict[str, Any]) -> Any:
         """One SDK call with a key from the ring; returns Tavily's JSON body."""
         from tavily import AsyncTavilyClient
-        from webproviders.kit.sdkhttp import ResponseLog, response_error, sdk_client
+        from webproviders.kit import ResponseLog, response_error, sdk_client
 
         from .errors import NAME, classify, failure
 

@@ -3,7 +3,7 @@
 Tavily answers ``{"detail": {"error": "..."}}`` (FastAPI style) with 400/401/403/429 and
 432 (plan credit limit) / 433 (pay-as-you-go limit). The SDK turns 403, 432 and 433 all
 into ``ForbiddenError`` and hides the response of a 429, so the provider keeps the last
-response itself (see :class:`webproviders.kit.sdk.ResponseLog`) and reads it here.
+response itself (see :class:`webproviders.kit.ResponseLog`) and reads it here.
 """
 
 from __future__ import annotations
@@ -11,21 +11,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
-    AuthError,
-    BadGatewayError,
-    InvalidInputError,
+from webproviders import (
     ParseError,
     ProviderError,
     QuotaExceededError,
-    RateLimitedError,
     WebProviderError,
     WebTimeoutError,
 )
-from webproviders.exceptions import to_provider_error
-from webproviders.kit.sdk import mentions_bad_key, quote, said
-from webproviders.kit.sdkhttp import response_error
+from webproviders.kit import error_for_status, quote, response_error, said, to_provider_error
 
 if TYPE_CHECKING:
     import httpx
@@ -51,7 +44,7 @@ def vendor_message(body: Any) -> str:
 
 
 def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
-    """Tavily's verdict on a response, or None to fall back to the generic status mapping."""
+    """Tavily's own statuses (432, 433) and in-band errors; the status table decides the rest."""
     status = response.status_code
     message = vendor_message(body)
     if status == 200:
@@ -67,37 +60,19 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
     if status in QUOTA_STATUSES:
         return QuotaExceededError(
             f"Tavily refused the request because {QUOTA_STATUSES[status]} is reached "
-            f"(HTTP {status})"
-            f"{said(message)} Add credits or raise the limit at https://app.tavily.com/."
+            f"(HTTP {status}){said(message)} Add credits or raise the limit at "
+            "https://app.tavily.com/."
         )
-    if status == 401 or (status in (400, 422) and mentions_bad_key(message)):
-        return AuthError(
-            f"Tavily rejected the API key (HTTP {status}){said(message)} Check TAVILY_API_KEY."
-        )
-    if status == 403:
-        return AuthError(
-            f"Tavily refused the request (HTTP 403){said(message)} The key's plan may not "
-            "include this endpoint."
-        )
-    if status == 429:
-        retry_after = retry_after_from_headers(response.headers)
-        if (
-            retry_after is None
-            and isinstance(body, Mapping)
-            and isinstance(body.get("error"), Mapping)
-        ):
-            seconds = body["error"].get("retry_after_seconds")
-            retry_after = float(seconds) if isinstance(seconds, (int, float)) else None
-        return RateLimitedError(
-            f"Tavily is rate limiting requests (HTTP 429){said(message)}", retry_after=retry_after
-        )
-    if status >= 500:
-        return BadGatewayError(
-            f"Tavily failed on its side (HTTP {status}){said(message)} Try again later."
-        )
-    if status in (400, 422):
-        return InvalidInputError(f"Tavily rejected the request (HTTP {status}){said(message)}")
-    return None
+    error = body.get("error") if isinstance(body, Mapping) else None
+    seconds = error.get("retry_after_seconds") if isinstance(error, Mapping) else None
+    return error_for_status(
+        status,
+        NAME,
+        response.headers,
+        vendor="Tavily",
+        message=message,
+        retry_after=float(seconds) if isinstance(seconds, (int, float)) else None,
+    )
 
 
 def failure(exc: BaseException, response: httpx.Response | None) -> WebProviderError:

@@ -5,11 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from webproviders import warn
-from webproviders.config import ProviderSettings
-from webproviders.errors import ProviderError, WebProviderError
-from webproviders.kit.batch import one_item_per_url, url_key
-from webproviders.kit.sdk import quote, said, warn_unknown
+from webproviders import ProviderError, ProviderSettings, WebProviderError, warn
+from webproviders.kit import one_item_per_url, quote, said, url_key, warn_unknown
 
 from .countries import tavily_country
 

@@ -10,16 +10,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from webproviders.dependable.retry_after import retry_after_from_headers
-from webproviders.errors import (
+from webproviders import (
     AuthError,
     NotConfiguredError,
     ProviderError,
     QuotaExceededError,
-    RateLimitedError,
     WebProviderError,
 )
-from webproviders.verdicts import request_error
+from webproviders.kit import error_for_status
 
 if TYPE_CHECKING:
     import httpx
@@ -41,7 +39,7 @@ def vendor_error(body: Any) -> tuple[str, str]:
 
 
 def classify(name: str, response: httpx.Response, body: Any) -> WebProviderError | None:
-    """xAI-specific verdicts; None leaves the generic status mapping in charge."""
+    """xAI-specific verdicts; the status table decides the rest."""
     status = response.status_code
     code, message = vendor_error(body)
     failed = isinstance(body, dict) and body.get("status") == "failed"
@@ -52,9 +50,7 @@ def classify(name: str, response: httpx.Response, body: Any) -> WebProviderError
     words = f"{code} {message}".lower()
     if status == 401 or any(w in words for w in _AUTH_WORDS):
         return AuthError(
-            f"{name} rejected the API key; check XAI_API_KEY or web.providers.{name}.api_key "
-            f"(keys are at {CONSOLE_URL}).",
-            provider=name,
+            f"{name} rejected the API key (new keys are at {CONSOLE_URL}).", provider=name
         )
     if status == 402 or any(w in words for w in _QUOTA_WORDS):
         return QuotaExceededError(
@@ -62,26 +58,16 @@ def classify(name: str, response: httpx.Response, body: Any) -> WebProviderError
             f"add credits or raise the limit at {CONSOLE_URL}.",
             provider=name,
         )
-    if status == 429 or "rate limit" in words:
-        retry_after = retry_after_from_headers(response.headers)
-        when = f" Retry after {retry_after:.0f} s." if retry_after is not None else ""
-        return RateLimitedError(
-            f"{name} is rate limiting requests: {message or code}.{when}",
-            provider=name,
-            retry_after=retry_after,
-        )
     if status == 404 and "model" in words:
         return NotConfiguredError(
             f"{name}: {message or code}. Set web.providers.{name}.model to a model your team "
             "can use with the web_search tool.",
             provider=name,
         )
-    if status == 403:
-        return AuthError(
-            f"{name} refused the request (HTTP 403): {message or code}.", provider=name
+    if status >= 400 or "rate limit" in words:
+        return error_for_status(
+            429 if "rate limit" in words else status, name, response.headers, message=message or code
         )
-    if status >= 400:
-        return request_error(name, name, status, f"{message or code}.")
     return ProviderError(
         f"{name} answered HTTP {status} with an error instead of results: "
         f"{message or code or 'status failed'}.",

@@ -16,8 +16,8 @@ import json
 import re
 from typing import Any
 
-from webproviders.envelope import is_http_url
-from webproviders.errors import ParseError
+from webproviders import ParseError
+from webproviders.kit import is_http_url
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _DESCRIPTION_KEYS = ("description", "snippet", "summary", "content")

@@ -6,8 +6,8 @@ from functools import partial
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
-from webproviders import VendorProvider, warn
-from webproviders.context import report_usage
+from webproviders import report_usage, warn
+from webproviders.kit import VendorProvider
 
 from .errors import classify
 from .parse import incomplete_reason, parse_response
@@ -37,17 +37,12 @@ class XaiProvider(VendorProvider):
     """
 
     provider_name: ClassVar[str] = "xai"
-    key_env: ClassVar[tuple[str, ...]] = ("XAI_API_KEY",)
     default_base_url: ClassVar[str] = "https://api.x.ai/v1"
     #: A search with reasoning and several tool calls often takes a minute.
     default_timeout: ClassVar[float] = 90.0
     search_options = frozenset(
         {"time_range", "include_domains", "exclude_domains", "country", "lang"}
     )
-
-    @property
-    def display_name(self) -> str:
-        return "xAI Grok web search"
 
     def model(self) -> str:
         return str(self.settings.option("model") or DEFAULT_MODEL)

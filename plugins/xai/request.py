@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders.errors import InvalidInputError
+from webproviders import InvalidInputError
 
 #: xAI's limit on ``allowed_domains`` / ``excluded_domains`` (each).
 MAX_DOMAINS = 5

@@ -10,11 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import PluginContext, VendorProvider, warn
-from webproviders.errors import ProviderError, WebProviderError
-from webproviders.kit.batch import gather_or_cancel, per_url_error, settle
+from webproviders import PluginContext, ProviderError, WebProviderError, warn
+from webproviders.kit import VendorProvider, gather_or_cancel, per_url_error, settle, url_key
 
-from .parse import classify, parse_contents, parse_hits, url_key
+from .parse import classify, parse_contents, parse_hits
 
 #: ``count`` is per section (web, news) and at most 100.
 MAX_COUNT = 100
@@ -23,18 +22,10 @@ CONTENTS_BATCH = 10
 
 class YouProvider(VendorProvider):
     provider_name = "you"
-    key_env = ("YDC_API_KEY",)
     default_base_url = "https://ydc-index.io"
     search_options = frozenset(
         {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
     )
-
-    @property
-    def display_name(self) -> str:
-        return "You.com Search"
-
-    def supports_extract(self) -> bool:
-        return True
 
     def auth_headers(self, key: str) -> dict[str, str]:
         return {"X-API-Key": key}

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from webproviders.errors import ParseError, ProviderError, QuotaExceededError, WebProviderError
-from webproviders.exceptions import error_for_status
+from webproviders import ParseError, ProviderError, WebProviderError
+from webproviders.kit import error_for_status, url_key
 
 if TYPE_CHECKING:
     import httpx
@@ -44,23 +44,7 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         if isinstance(body, Mapping) and body.get("error"):
             return ProviderError(f"You.com answered with an error: {text}", provider=PROVIDER)
         return None
-    said = f": {text}" if text else "."
-    if status == 402:
-        return QuotaExceededError(
-            f"You.com says the account is out of credits{said}", provider=PROVIDER
-        )
-    if status in (401, 403):
-        message = (
-            f"You.com refused the API key (HTTP {status}){said} "
-            "Check YDC_API_KEY (or web.providers.you.api_key)."
-        )
-    elif status == 429:
-        message = f"You.com is rate limiting requests (HTTP 429){said}"
-    elif status >= 500:
-        message = f"You.com failed on its side (HTTP {status}){said}"
-    else:
-        message = f"You.com rejected the request (HTTP {status}){said}"
-    return error_for_status(status, PROVIDER, response.headers, message)
+    return error_for_status(status, PROVIDER, response.headers, vendor="You.com", message=text or "")
 
 
 def _hit(item: Mapping[str, Any], source: str) -> dict[str, Any]:
@@ -91,11 +75,6 @@ def parse_hits(body: Any, include_news: bool) -> list[dict[str, Any]]:
             raise ParseError(f"You.com's 'results.{section}' is not a list.", provider=PROVIDER)
         hits += [_hit(item, section) for item in items if isinstance(item, Mapping)]
     return hits
-
-
-def url_key(url: str) -> str:
-    """Match a returned page to its requested URL despite a trailing-slash difference."""
-    return url.rstrip("/")
 
 
 def parse_contents(body: Any) -> dict[str, dict[str, Any]]:

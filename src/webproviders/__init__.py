@@ -1,41 +1,68 @@
 """webproviders: search, extract and crawl the web through any backend, one envelope.
 
-Heavy modules load on first use: ``import webproviders`` stays cheap for agent CLIs.
+Heavy modules load on first use: ``import webproviders`` stays cheap for agent CLIs. Every
+public name is listed once, in ``_EXPORTS`` (name -> module); ``__all__`` is derived from it.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ._lazy import lazy_getattr
 from ._version import __version__
 
 _EXPORTS = {
+    # dispatch
     "dispatch_search": "dispatch.api",
     "dispatch_extract": "dispatch.api",
     "dispatch_crawl": "dispatch.api",
     "adispatch_search": "dispatch.api",
     "adispatch_extract": "dispatch.api",
     "adispatch_crawl": "dispatch.api",
+    # the local index
     "index_urls": "index.api",
+    # providers and plugins
     "list_providers": "registry.providers",
     "get_registry": "registry.providers",
-    "Config": "config",
-    "ConfigError": "config",
-    "load_config": "config",
     "WebSearchProvider": "provider",
     "VendorProvider": "kit.vendor",
-    "PluginContext": "registry.loader",
+    "PluginContext": "registry.registration",
     "hookimpl": "registry.hookspecs",
     "warn": "context",
     "remaining_time": "context",
     "report_usage": "context",
+    # configuration
+    "Config": "config",
+    "ConfigError": "config",
+    "ProviderSettings": "config",
+    "load_config": "config",
+    # cost accounting
     "usage_summary": "accounting.usage.report",
+    # the envelope, typed
     "SearchHit": "models",
     "Page": "models",
     "SearchEnvelope": "models",
     "PagesEnvelope": "models",
     "FailureEnvelope": "models",
+    # errors: one class per envelope error code
+    "WebProviderError": "errors",
+    "InvalidInputError": "errors",
+    "NotConfiguredError": "errors",
+    "UnsupportedError": "errors",
+    "AuthError": "errors",
+    "RateLimitedError": "errors",
+    "QuotaExceededError": "errors",
+    "WebTimeoutError": "errors",
+    "NetworkError": "errors",
+    "BlockedError": "errors",
+    "ParseError": "errors",
+    "BadGatewayError": "errors",
+    "UnsafeURLError": "errors",
+    "TooLargeError": "errors",
+    "ProviderError": "errors",
+    "NotFoundError": "errors",
+    "BudgetExceededError": "errors",
+    # agent tools
     "format_results": "agents.formatting",
     "run_tool": "agents.tools",
     "arun_tool": "agents.tools",
@@ -44,49 +71,9 @@ _EXPORTS = {
     "WebToolConfig": "agents.factories",
 }
 
-__all__ = [
-    "__version__",
-    "dispatch_search",
-    "dispatch_extract",
-    "dispatch_crawl",
-    "adispatch_search",
-    "adispatch_extract",
-    "adispatch_crawl",
-    "index_urls",
-    "list_providers",
-    "get_registry",
-    "Config",
-    "ConfigError",
-    "load_config",
-    "WebSearchProvider",
-    "VendorProvider",
-    "PluginContext",
-    "hookimpl",
-    "warn",
-    "remaining_time",
-    "report_usage",
-    "usage_summary",
-    "SearchHit",
-    "Page",
-    "SearchEnvelope",
-    "PagesEnvelope",
-    "FailureEnvelope",
-    "format_results",
-    "run_tool",
-    "arun_tool",
-    "create_websearch_tool",
-    "create_webread_tool",
-    "WebToolConfig",
-]
+__all__ = ["__version__", *_EXPORTS]
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module 'webproviders' has no attribute {name!r}")
-    value = getattr(importlib.import_module(f".{module}", __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(globals(), _EXPORTS)
 
 
 def __dir__() -> list[str]:
@@ -97,7 +84,8 @@ if TYPE_CHECKING:
     from .accounting.usage.report import usage_summary
     from .agents.factories import WebToolConfig, create_webread_tool, create_websearch_tool
     from .agents.formatting import format_results
-    from .config import Config, ConfigError, load_config
+    from .agents.tools import arun_tool, run_tool
+    from .config import Config, ConfigError, ProviderSettings, load_config
     from .context import remaining_time, report_usage, warn
     from .dispatch.api import (
         adispatch_crawl,
@@ -107,10 +95,29 @@ if TYPE_CHECKING:
         dispatch_extract,
         dispatch_search,
     )
+    from .errors import (
+        AuthError,
+        BadGatewayError,
+        BlockedError,
+        BudgetExceededError,
+        InvalidInputError,
+        NetworkError,
+        NotConfiguredError,
+        NotFoundError,
+        ParseError,
+        ProviderError,
+        QuotaExceededError,
+        RateLimitedError,
+        TooLargeError,
+        UnsafeURLError,
+        UnsupportedError,
+        WebProviderError,
+        WebTimeoutError,
+    )
     from .index.api import index_urls
     from .kit.vendor import VendorProvider
     from .models import FailureEnvelope, Page, PagesEnvelope, SearchEnvelope, SearchHit
     from .provider import WebSearchProvider
     from .registry.hookspecs import hookimpl
-    from .registry.loader import PluginContext
     from .registry.providers import get_registry, list_providers
+    from .registry.registration import PluginContext

@@ -24,6 +24,7 @@ from pydantic import (
     model_validator,
 )
 
+from ._version import __version__
 from .accounting.prices import PriceSheet
 from .redact import get_logger, scrub
 
@@ -321,6 +322,12 @@ class Config(BaseModel):
 
     def __hash__(self) -> int:
         return id(self)
+
+
+def user_agent(config: Config | None) -> str:
+    """The User-Agent every request sends: ``web.user_agent``, else ``webproviders/<version>``."""
+    configured = config.web.user_agent if config is not None else None
+    return configured or f"webproviders/{__version__}"
 
 
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")

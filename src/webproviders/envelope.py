@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import ParseError, WebProviderError, error_for_code
+from .urls import is_http_url
 
 _URL_KEYS = ("url", "href", "link", "uri")
 _TITLE_KEYS = ("title", "name")
@@ -18,11 +19,6 @@ _DESCRIPTION_KEYS = ("description", "snippet", "body", "content", "text", "summa
 _PAGE_CONTENT_KEYS = ("content", "markdown", "text", "body")
 _SEARCH_SKIP = {"position", *_URL_KEYS, *_TITLE_KEYS, *_DESCRIPTION_KEYS}
 _PAGE_SKIP = {"error", "error_code", *_URL_KEYS, *_TITLE_KEYS, *_PAGE_CONTENT_KEYS}
-
-
-def is_http_url(value: Any) -> bool:
-    """True for a string that starts with ``http://`` or ``https://`` (any case)."""
-    return isinstance(value, str) and value[:8].lower().startswith(("http://", "https://"))
 
 
 def _as_mapping(item: Any) -> Mapping[str, Any] | None:

@@ -1,15 +1,30 @@
-"""The exception hierarchy: one class per envelope error code.
+"""Errors: one class per envelope error code, and how anything that fails becomes one.
 
 Providers may raise these instead of building failure dicts; the dispatcher turns any of
 them into a failure envelope. Every class knows its ``code`` and whether trying again (or
 failing over to another provider) can help (``retryable``).
+
+Besides the hierarchy this module holds the one table of what an HTTP status from a vendor
+means (:func:`error_for_status`), worded the same way for every vendor; vendor classifiers
+decide first only what their API says differently. :func:`to_provider_error` maps anything a
+provider raises (httpx errors, JSON errors, timeouts) to the hierarchy. Messages are scrubbed
+of API keys and credential headers on the way.
 """
 
 from __future__ import annotations
 
+import json
+import re
+import sys
 from typing import Any, ClassVar, Literal
 
-from .dependable.retry_after import MAX_QUOTA_RESET, MAX_RETRY_AFTER, clamp_retry_after
+from .redact import scrub
+from .retry_after import (
+    MAX_QUOTA_RESET,
+    MAX_RETRY_AFTER,
+    clamp_retry_after,
+    retry_after_from_headers,
+)
 
 ErrorCode = Literal[
     "invalid_input",
@@ -213,9 +228,172 @@ def is_retryable(code: str) -> bool:
     return ERROR_CLASSES.get(code, ProviderError).retryable
 
 
+# -- what a vendor said ------------------------------------------------------------------
+
+#: Longest vendor message quoted in an error sentence.
+_QUOTE_CHARS = 300
+_BAD_KEY = re.compile(
+    r"api[ _-]?key|unauthori[sz]ed|invalid (?:auth|token|credential)|authenticat", re.IGNORECASE
+)
+_OUT_OF_CREDITS = re.compile(
+    r"insufficient (?:credit|balance|funds)|out of credits|not enough credits|credit limit",
+    re.IGNORECASE,
+)
+
+
+def quote(text: Any) -> str:
+    """A vendor's own error text, fit to quote in a sentence: scrubbed of secrets, shortened."""
+    clean = " ".join(scrub(str(text or "")).split())
+    return clean if len(clean) <= _QUOTE_CHARS else clean[: _QUOTE_CHARS - 1] + "…"
+
+
+def said(message: str) -> str:
+    """``: <vendor text>.`` to end one of our sentences with, or just the full stop."""
+    if not message:
+        return "."
+    return f": {message}" + ("" if message.endswith((".", "!", "?", "…")) else ".")
+
+
+def mentions_bad_key(text: str) -> bool:
+    """Whether a vendor message is about the API key (some vendors say so with a 400 or 422)."""
+    return bool(_BAD_KEY.search(text or ""))
+
+
+def mentions_no_credit(text: str) -> bool:
+    """Whether a vendor message says the account has no credit left, whatever the status."""
+    return bool(_OUT_OF_CREDITS.search(text or ""))
+
+
+# -- the status table ---------------------------------------------------------------------
+
+#: What an HTTP status from a vendor API means, for every vendor. 5xx is ``bad_gateway``;
+#: a status not listed here is ``provider_error``.
+STATUS_ERRORS: dict[int, type[WebProviderError]] = {
+    400: InvalidInputError,
+    401: AuthError,
+    402: QuotaExceededError,
+    403: AuthError,
+    404: InvalidInputError,
+    405: InvalidInputError,
+    408: WebTimeoutError,
+    409: InvalidInputError,
+    413: InvalidInputError,
+    415: InvalidInputError,
+    422: InvalidInputError,
+    429: RateLimitedError,
+}
+
+#: The one wording per error class: ``who`` is the vendor, ``tail`` ends the sentence with
+#: what the vendor said.
+_WORDING: dict[type[WebProviderError], str] = {
+    AuthError: "{who} rejected the API key (HTTP {status}){tail}",
+    QuotaExceededError: "{who} says the account is out of credits (HTTP {status}){tail}",
+    RateLimitedError: "{who} is rate limiting requests (HTTP {status}){tail}",
+    BadGatewayError: "{who} failed on its side (HTTP {status}){tail} Try again later.",
+    InvalidInputError: "{who} rejected the request (HTTP {status}){tail}",
+    WebTimeoutError: "{who} timed out on this request (HTTP {status}){tail}",
+    ProviderError: "{who} answered HTTP {status}{tail}",
+}
+
+
+def status_error_class(status: int, message: str = "") -> type[WebProviderError]:
+    """The class :data:`STATUS_ERRORS` gives ``status``, refined by what the vendor said:
+    a message about the key makes a 4xx an auth error, one about credit a quota error."""
+    if status >= 500:
+        return BadGatewayError
+    if 400 <= status < 500 and mentions_no_credit(message):
+        return QuotaExceededError
+    cls = STATUS_ERRORS.get(status, ProviderError)
+    if cls is InvalidInputError and mentions_bad_key(message):
+        return AuthError
+    return cls
+
+
+def error_for_status(
+    status: int,
+    provider: str | None,
+    headers: Any = None,
+    *,
+    vendor: str | None = None,
+    message: str = "",
+    retry_after: float | None = None,
+) -> WebProviderError:
+    """The error an HTTP status from a vendor API means, in the wording every vendor shares.
+
+    ``vendor`` names the vendor in the sentence (the provider name by default); ``message``
+    is the vendor's own explanation, quoted at the end. ``retry_after`` (seconds) is used
+    when the headers do not say when to try again (a vendor that says it in the body).
+    """
+    text = quote(message)
+    cls = status_error_class(status, text)
+    who = vendor or provider or "The provider"
+    sentence = _WORDING[cls].format(who=who, status=status, tail=said(text))
+    wait = None
+    if cls is RateLimitedError:
+        wait = retry_after_from_headers(headers)
+        wait = retry_after if wait is None else wait
+        sentence += f" Retry after {wait:.0f} s." if wait else ""
+    return cls(sentence, provider=provider, retry_after=wait, status_code=status)
+
+
+# -- anything a provider raises -------------------------------------------------------------
+
+
+def to_provider_error(exc: BaseException, provider: str | None) -> WebProviderError:
+    """Map an exception to our hierarchy, scrubbing secrets from the message."""
+    error = _map(exc, provider)
+    error.message = scrub(error.message)
+    error.args = (error.message,)
+    if error.provider is None:
+        error.provider = provider
+    return error
+
+
+def _is_asyncio_timeout(exc: BaseException) -> bool:
+    """``asyncio.TimeoutError`` (its own class before 3.11) without importing asyncio at start-up."""
+    asyncio = sys.modules.get("asyncio")
+    return asyncio is not None and isinstance(exc, asyncio.TimeoutError)
+
+
+def _from_httpx(exc: BaseException, who: str, provider: str | None) -> WebProviderError | None:
+    """httpx's own errors; an httpx error means httpx is loaded, so this never loads it."""
+    httpx = sys.modules.get("httpx")
+    if httpx is None:
+        return None
+    if isinstance(exc, httpx.TimeoutException):
+        return WebTimeoutError(f"{who} timed out ({type(exc).__name__}).", provider=provider)
+    if isinstance(exc, httpx.HTTPStatusError):
+        return error_for_status(exc.response.status_code, provider, exc.response.headers)
+    if isinstance(exc, (httpx.NetworkError, httpx.ProxyError, httpx.RemoteProtocolError)):
+        return NetworkError(f"{who} could not be reached: {type(exc).__name__}: {exc}", provider=provider)
+    if isinstance(exc, httpx.DecodingError):
+        return ParseError(f"{who} sent a body that could not be decoded: {exc}", provider=provider)
+    return None
+
+
+def _map(exc: BaseException, provider: str | None) -> WebProviderError:
+    who = provider or "The provider"
+    if isinstance(exc, WebProviderError):
+        return exc
+    if isinstance(exc, NotImplementedError):
+        return UnsupportedError(f"{who} does not support this operation.", provider=provider)
+    if isinstance(exc, TimeoutError) or _is_asyncio_timeout(exc):
+        return WebTimeoutError(f"{who} timed out.", provider=provider)
+    mapped = _from_httpx(exc, who, provider)
+    if mapped is not None:
+        return mapped
+    if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
+        return ParseError(f"{who} sent a response that is not valid JSON: {exc}", provider=provider)
+    if isinstance(exc, ConnectionError):
+        return NetworkError(f"{who} could not be reached: {exc}", provider=provider)
+    text = str(exc) or type(exc).__name__
+    return ProviderError(f"{who} failed: {type(exc).__name__}: {text}", provider=provider)
+
+
 __all__ = [
     "ERROR_CLASSES",
     "ERROR_CODES",
+    "STATUS_ERRORS",
     "AuthError",
     "BadGatewayError",
     "BlockedError",
@@ -235,5 +413,12 @@ __all__ = [
     "WebProviderError",
     "WebTimeoutError",
     "error_for_code",
+    "error_for_status",
     "is_retryable",
+    "mentions_bad_key",
+    "mentions_no_credit",
+    "quote",
+    "said",
+    "status_error_class",
+    "to_provider_error",
 ]

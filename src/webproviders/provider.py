@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
-    from .manifest import ProviderManifest
+    from .manifest import Capability, Package, ProviderManifest
 
 
 class WebSearchProvider(ABC):
@@ -28,7 +28,9 @@ class WebSearchProvider(ABC):
     #: abandoned at the deadline. Leave False for anything that touches the network.
     runs_inline: ClassVar[bool] = False
 
-    #: The manifest facts this provider was registered with (set at registration).
+    #: The manifest facts this provider was registered with (set at registration): its
+    #: ``plugin.yaml`` entry, overlaid with any ``manifest=`` given to the registration.
+    #: The defaults below read their facts from it, so a provider states them once.
     manifest: ProviderManifest | None = None
 
     @property
@@ -38,8 +40,9 @@ class WebSearchProvider(ABC):
 
     @property
     def display_name(self) -> str:
-        """Human label; defaults to :attr:`name`."""
-        return self.name
+        """Human label: the manifest's ``display_name``, else :attr:`name`."""
+        declared = self.manifest.display_name if self.manifest is not None else None
+        return declared or self.name
 
     @abstractmethod
     def is_available(self) -> bool:
@@ -50,13 +53,25 @@ class WebSearchProvider(ABC):
         return None
 
     def supports_search(self) -> bool:
-        return True
+        return self._declares("search", default=True)
 
     def supports_extract(self) -> bool:
-        return False
+        return self._declares("extract", default=False)
 
     def supports_crawl(self) -> bool:
-        return False
+        return self._declares("crawl", default=False)
+
+    def _declares(self, capability: Capability, *, default: bool) -> bool:
+        """Whether the manifest lists ``capability``; ``default`` before registration."""
+        return default if self.manifest is None else capability in self.manifest.capabilities
+
+    def packages(self) -> list[Package]:
+        """The optional packages this provider imports on first use (from the manifest)."""
+        return list(self.manifest.packages) if self.manifest is not None else []
+
+    def packages_installed(self) -> bool:
+        """Whether every package of :meth:`packages` can be imported, checked without importing."""
+        return all(package.installed() for package in self.packages())
 
     def search(self, query: str, limit: int = 5, **options: Any) -> Any:
         raise NotImplementedError(f"{self.name} does not support search")

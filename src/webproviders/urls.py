@@ -1,13 +1,17 @@
-"""One spelling per page, so a crawler fetches each page once.
+"""URL helpers, in one place: what counts as a web address, its host and site, and its spellings.
 
-The fragment goes, the host is lower-cased, a default port is dropped, an empty path
-becomes ``/``, and common tracking parameters (``utm_*``, ``gclid``, ``fbclid``, …) are
-removed. Everything else, including the order of the remaining parameters, is kept:
-some sites depend on it.
+:func:`canonicalize` gives one spelling per page, so a crawler fetches each page once: the
+fragment goes, the host is lower-cased, a default port is dropped, an empty path becomes
+``/``, and common tracking parameters (``utm_*``, ``gclid``, ``fbclid``, …) are removed.
+Everything else, including the order of the remaining parameters, is kept: some sites
+depend on it. Which addresses a fetch may reach is a different question, answered by
+:mod:`webproviders.fetching.urlsafety`.
 """
 
 from __future__ import annotations
 
+import functools
+from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
@@ -50,3 +54,45 @@ def canonicalize(url: str) -> str:
         if len(kept) != len(pairs):
             query = urlencode(kept)
     return urlunsplit((scheme, netloc, path, query, ""))
+
+
+def is_http_url(value: Any) -> bool:
+    """True for a string that starts with ``http://`` or ``https://`` (any case)."""
+    return isinstance(value, str) and value[:8].lower().startswith(("http://", "https://"))
+
+
+def host_of(url: str) -> str:
+    """The lower-cased host name of ``url`` without a final dot; empty when it has none or
+    cannot be parsed."""
+    try:
+        return (urlsplit(url).hostname or "").lower().rstrip(".")
+    except ValueError:
+        return ""
+
+
+@functools.lru_cache(maxsize=4096)
+def registrable_domain(host: str) -> str:
+    """``docs.example.co.uk`` -> ``example.co.uk`` (public suffix list when available)."""
+    host = host.lower().rstrip(".")
+    if host.replace(".", "").isdigit() or ":" in host:
+        return host  # an address is its own "domain"
+    try:
+        from tld import get_fld
+
+        found = get_fld(host, fix_protocol=True, fail_silently=True)
+    except ImportError:
+        found = None
+    if found:
+        return str(found)
+    labels = host.split(".")
+    return ".".join(labels[-2:]) if len(labels) > 2 else host
+
+
+def url_key(url: str) -> str:
+    """How a vendor's results are matched to the URLs asked for: case and a final ``/`` ignored."""
+    return url.strip().rstrip("/").lower()
+
+
+def shorten(url: str, limit: int = 100) -> str:
+    """``url`` cut to ``limit`` characters (ending in ``...``), to quote in a sentence."""
+    return url if len(url) <= limit else url[: limit - 3] + "..."

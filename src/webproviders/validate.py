@@ -8,10 +8,9 @@ batch with their errors instead (they fail only their own items), unless all are
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urlsplit
 
-from .envelope import is_http_url
 from .errors import InvalidInputError
+from .urls import host_of, is_http_url, shorten
 
 MAX_QUERY_CHARS = 2_000
 MIN_LIMIT, MAX_LIMIT = 1, 50
@@ -71,17 +70,10 @@ def check_url(url: Any, what: str = "URL") -> str:
         raise InvalidInputError(
             f"The {what} is {len(text)} characters long; the limit is {MAX_URL_CHARS}."
         )
-    if not is_http_url(text) or not _has_host(text):
-        shown = text if len(text) <= 80 else text[:77] + "..."
+    if not is_http_url(text) or not host_of(text):
+        shown = shorten(text, 80)
         raise InvalidInputError(f"The {what} {shown!r} is not an http:// or https:// address.")
     return text
-
-
-def _has_host(url: str) -> bool:
-    try:
-        return bool(urlsplit(url).hostname)
-    except ValueError:
-        return False
 
 
 def check_urls(urls: Any) -> tuple[list[str], list[tuple[int, Any, InvalidInputError]]]:

@@ -13,8 +13,8 @@ import respx
 from webproviders import list_providers
 from webproviders.agents.search_contract import (
     TOOL_NAME,
+    WebSearchContract,
     WebSearchError,
-    WebSearchTool,
     items_from_envelope,
 )
 
@@ -25,18 +25,18 @@ STUB_NOTICE = (
 )
 
 
-def run(tool: WebSearchTool, arguments: Any) -> dict[str, Any]:
+def run(tool: WebSearchContract, arguments: Any) -> dict[str, Any]:
     return tool.run(arguments)
 
 
-def error_of(tool: WebSearchTool, arguments: Any) -> WebSearchError:
+def error_of(tool: WebSearchContract, arguments: Any) -> WebSearchError:
     with pytest.raises(WebSearchError) as info:
         tool.run(arguments)
     return info.value
 
 
 def test_defaults_to_stub_without_any_environment(make_config: Any) -> None:
-    tool = WebSearchTool(make_config())
+    tool = WebSearchContract(make_config())
     assert tool.name == TOOL_NAME == "web.search"
     assert tool.settings.backend == "stub"
     result = run(tool, {"query": "offline by default"})
@@ -53,7 +53,7 @@ def test_unknown_backend_is_logged_and_answered_by_stub(
 ) -> None:
     monkeypatch.setenv("WEB_SEARCH_BACKEND", "altavista")
     with caplog.at_level(logging.WARNING, logger="webproviders.agents.search_contract"):
-        tool = WebSearchTool(make_config())
+        tool = WebSearchContract(make_config())
     assert tool.settings.backend == "stub"
     assert any("altavista" in r.getMessage() and "stub" in r.getMessage() for r in caplog.records)
     result = run(tool, {"query": "x", "max_results": 2})
@@ -68,7 +68,7 @@ def test_known_backend_comes_from_the_environment(
     setting: str, monkeypatch: pytest.MonkeyPatch, probe_config: Any
 ) -> None:
     monkeypatch.setenv("WEB_SEARCH_BACKEND", setting)
-    tool = WebSearchTool(probe_config())
+    tool = WebSearchContract(probe_config())
     assert tool.settings.backend == "probe"
     result = run(tool, {"query": "anything"})
     assert {item["provider"] for item in result["items"]} == {"probe"}
@@ -83,20 +83,20 @@ def test_known_backend_comes_from_the_environment(
 
 @pytest.mark.parametrize("query", ["", "   ", None, 42])
 def test_query_needs_at_least_one_character(query: Any, make_config: Any) -> None:
-    error = error_of(WebSearchTool(make_config()), {"query": query})
+    error = error_of(WebSearchContract(make_config()), {"query": query})
     assert error.code == "InvalidInput"
     assert "query" in error.message
 
 
 def test_one_character_query_is_enough(make_config: Any) -> None:
     assert (
-        run(WebSearchTool(make_config()), {"query": "a", "max_results": 1})["items"][0]["rank"] == 1
+        run(WebSearchContract(make_config()), {"query": "a", "max_results": 1})["items"][0]["rank"] == 1
     )
 
 
 @pytest.mark.parametrize("bad", [0, 11, -1, True, "many", 2.5])
 def test_max_results_outside_1_to_10_is_invalid(bad: Any, make_config: Any) -> None:
-    error = error_of(WebSearchTool(make_config()), {"query": "x", "max_results": bad})
+    error = error_of(WebSearchContract(make_config()), {"query": "x", "max_results": bad})
     assert error.code == "InvalidInput"
     assert "max_results" in error.message
 
@@ -104,7 +104,7 @@ def test_max_results_outside_1_to_10_is_invalid(bad: Any, make_config: Any) -> N
 @pytest.mark.parametrize("count", [1, 10])
 def test_max_results_bounds_are_honoured(count: int, make_config: Any) -> None:
     assert (
-        len(run(WebSearchTool(make_config()), {"query": "x", "max_results": count})["items"])
+        len(run(WebSearchContract(make_config()), {"query": "x", "max_results": count})["items"])
         == count
     )
 
@@ -113,7 +113,7 @@ def test_non_http_urls_are_dropped_and_rank_follows_de_duplication(
     monkeypatch: pytest.MonkeyPatch, probe_config: Any
 ) -> None:
     monkeypatch.setenv("WEB_SEARCH_BACKEND", "probe")
-    items = run(WebSearchTool(probe_config()), {"query": "mixed", "max_results": 10})["items"]
+    items = run(WebSearchContract(probe_config()), {"query": "mixed", "max_results": 10})["items"]
     assert [item["url"] for item in items] == [
         "https://alpha.example.org/",
         "http://beta.example.org/page",
@@ -128,7 +128,7 @@ def test_raw_upstream_fields_never_reach_the_caller(
     monkeypatch: pytest.MonkeyPatch, probe_config: Any
 ) -> None:
     monkeypatch.setenv("WEB_SEARCH_BACKEND", "probe")
-    items = run(WebSearchTool(probe_config()), {"query": "mixed"})["items"]
+    items = run(WebSearchContract(probe_config()), {"query": "mixed"})["items"]
     assert all(set(item) == ITEM_KEYS for item in items)
     assert "upstream" not in repr(items)
 
@@ -193,7 +193,7 @@ def test_error_codes(
     probe_config: Any,
 ) -> None:
     monkeypatch.setenv("WEB_SEARCH_BACKEND", "probe")
-    error = error_of(WebSearchTool(probe_config()), {"query": query})
+    error = error_of(WebSearchContract(probe_config()), {"query": query})
     assert error.code == code
     assert error.detail_code == detail_code
     assert error.to_dict()["code"] == code
@@ -206,7 +206,7 @@ def test_timeout_comes_from_web_search_timeout_ms(
 ) -> None:
     monkeypatch.setenv("WEB_SEARCH_BACKEND", "probe")
     monkeypatch.setenv("WEB_SEARCH_TIMEOUT_MS", "200")
-    tool = WebSearchTool(probe_config())
+    tool = WebSearchContract(probe_config())
     assert tool.settings.timeout == 0.2
     with pytest.raises(WebSearchError) as info:
         asyncio.run(tool.arun({"query": "slow"}))
@@ -219,7 +219,7 @@ def test_a_bad_timeout_is_logged_and_ignored(
 ) -> None:
     monkeypatch.setenv("WEB_SEARCH_TIMEOUT_MS", "soon")
     with caplog.at_level(logging.WARNING, logger="webproviders.agents.search_contract"):
-        tool = WebSearchTool(make_config())
+        tool = WebSearchContract(make_config())
     assert tool.settings.timeout is None
     assert any("WEB_SEARCH_TIMEOUT_MS" in r.getMessage() for r in caplog.records)
 
@@ -231,7 +231,7 @@ def test_searxng_settings_come_from_the_environment(
     monkeypatch.setenv("SEARXNG_API_KEY", "searx-proxy-token")
     monkeypatch.setenv("SEARXNG_TIMEOUT_MS", "2500")
     monkeypatch.setenv("WEB_SEARCH_TIMEOUT_MS", "9000")
-    settings = WebSearchTool(make_config()).config.provider("searxng")
+    settings = WebSearchContract(make_config()).config.provider("searxng")
     assert settings.base_url == "http://127.0.0.1:8888"
     assert settings.api_keys() == ["searx-proxy-token"]
     assert settings.timeout == 2.5
@@ -242,7 +242,7 @@ def test_searxng_timeout_falls_back_to_web_search_timeout(
 ) -> None:
     monkeypatch.setenv("SEARXNG_BASE_URL", "http://127.0.0.1:8888")
     monkeypatch.setenv("WEB_SEARCH_TIMEOUT_MS", "9000")
-    assert WebSearchTool(make_config()).config.provider("searxng").timeout == 9.0
+    assert WebSearchContract(make_config()).config.provider("searxng").timeout == 9.0
 
 
 SEARXNG_BODY = {
@@ -288,7 +288,7 @@ def test_searxng_end_to_end_from_the_environment(
     monkeypatch.setenv("WEB_SEARCH_BACKEND", "searxng")
     monkeypatch.setenv("SEARXNG_BASE_URL", "http://searx.test:8080")
     monkeypatch.setenv("SEARXNG_API_KEY", "searx-proxy-token")
-    tool = WebSearchTool(make_config())
+    tool = WebSearchContract(make_config())
     with respx.mock(assert_all_called=True) as mock:
         route = mock.get("http://searx.test:8080/search").respond(200, json=SEARXNG_BODY)
         items = run(tool, {"query": "fastapi", "max_results": 5})["items"]
@@ -318,7 +318,7 @@ def test_searxng_server_error_is_bad_gateway(
 ) -> None:
     monkeypatch.setenv("WEB_SEARCH_BACKEND", "searxng")
     monkeypatch.setenv("SEARXNG_BASE_URL", "http://searx.test:8080")
-    tool = WebSearchTool(make_config())
+    tool = WebSearchContract(make_config())
     with respx.mock(assert_all_called=True) as mock:
         mock.get("http://searx.test:8080/search").mock(
             return_value=httpx.Response(500, text="<html>Internal Server Error</html>")
@@ -329,14 +329,14 @@ def test_searxng_server_error_is_bad_gateway(
 
 
 def test_async_and_json_string_arguments(make_config: Any) -> None:
-    tool = WebSearchTool(make_config())
+    tool = WebSearchContract(make_config())
     result = asyncio.run(tool.arun('{"query": "async", "max_results": 3}'))
     assert [item["rank"] for item in result["items"]] == [1, 2, 3]
     assert error_of(tool, "{oops").code == "InvalidInput"
 
 
 def test_input_schema_matches_the_rules() -> None:
-    schema = WebSearchTool.input_schema()
+    schema = WebSearchContract.input_schema()
     assert schema["properties"]["query"]["minLength"] == 1
     assert (
         schema["properties"]["max_results"]["minimum"],

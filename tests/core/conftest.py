@@ -1,7 +1,8 @@
-"""Helpers for core tests: user plugin folders written on the fly."""
+"""Helpers for core tests: user plugin folders and installed entry points written on the fly."""
 
 from __future__ import annotations
 
+import importlib
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -85,3 +86,25 @@ def pair_config(write_plugin: Any, make_config: Any) -> Any:
     root = write_plugin("pair", _PROVIDERS_CODE)
     # No cache: these tests compare repeated identical calls, which a cache would answer.
     return make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["pair"]})
+
+
+@pytest.fixture
+def install_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Install a package ``<package>`` with ``code`` as its ``__init__`` and a ``webproviders``
+    entry point named ``name``, as pip would (a ``.dist-info`` on ``sys.path``)."""
+    site = tmp_path / "site"
+
+    def install(name: str, package: str, code: str) -> None:
+        folder = site / package
+        folder.mkdir(parents=True)
+        (folder / "__init__.py").write_text(textwrap.dedent(code), encoding="utf-8")
+        dist = site / f"{package}-1.0.dist-info"
+        dist.mkdir()
+        (dist / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {package.replace('_', '-')}\nVersion: 1.0\n"
+        )
+        (dist / "entry_points.txt").write_text(f"[webproviders]\n{name} = {package}\n")
+        monkeypatch.syspath_prepend(str(site))
+        importlib.invalidate_caches()
+
+    return install

@@ -1,10 +1,13 @@
-"""Plugin discovery: folders, enablement, broken plugins, duplicates and entry points."""
+"""Plugin discovery: folders, enablement, broken plugins, duplicates and entry points.
+
+Load order is built-in, then entry points, then user folders, and the first registration of
+a provider name wins; ``plugins.disabled`` turns a built-in or installed provider off so
+that a user plugin can register the name instead.
+"""
 
 from __future__ import annotations
 
-import importlib
 import logging
-import textwrap
 from pathlib import Path
 from typing import Any
 
@@ -132,36 +135,27 @@ def test_manifest_explains_missing_key_and_package(write_plugin: Any, make_confi
     assert "pip install 'webproviders[missing]'" in rows["needs-pkg"]["reason"]
 
 
-def test_entry_point_plugin_is_found(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, make_config: Any) -> None:
-    site = tmp_path / "site"
-    package = site / "wp_thirdparty"
-    package.mkdir(parents=True)
-    (package / "__init__.py").write_text(
-        textwrap.dedent(
-            """
-            from webproviders import WebSearchProvider, hookimpl
+def test_entry_point_plugin_is_found(install_entry_point: Any, make_config: Any) -> None:
+    install_entry_point(
+        "third",
+        "wp_thirdparty",
+        """
+        from webproviders import WebSearchProvider, hookimpl
 
-            class Third(WebSearchProvider):
-                name = "third"
-                def is_available(self):
-                    return True
-                def get_setup_schema(self):
-                    return {"name": "Third", "badge": "", "tag": "", "env_vars": [{"key": "THIRD_KEY", "prompt": "k", "url": ""}]}
-                def search(self, query, limit=5, **options):
-                    return [{"title": "third", "url": "https://third.example/"}]
+        class Third(WebSearchProvider):
+            name = "third"
+            def is_available(self):
+                return True
+            def get_setup_schema(self):
+                return {"name": "Third", "badge": "", "tag": "", "env_vars": [{"key": "THIRD_KEY", "prompt": "k", "url": ""}]}
+            def search(self, query, limit=5, **options):
+                return [{"title": "third", "url": "https://third.example/"}]
 
-            @hookimpl
-            def register(ctx):
-                ctx.register_web_search_provider(Third())
-            """
-        )
+        @hookimpl
+        def register(ctx):
+            ctx.register_web_search_provider(Third())
+        """,
     )
-    dist = site / "wp_thirdparty-1.0.dist-info"
-    dist.mkdir()
-    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: wp-thirdparty\nVersion: 1.0\n")
-    (dist / "entry_points.txt").write_text("[webproviders]\nthird = wp_thirdparty\n")
-    monkeypatch.syspath_prepend(str(site))
-    importlib.invalidate_caches()
     config = make_config()
     rows = _rows(config)
     assert rows["third"]["source"] == "entry point"
@@ -228,3 +222,63 @@ def test_setup_schema_comes_from_the_manifest(write_plugin: Any, make_config: An
         "tag": "api key",
         "env_vars": [{"key": "SCHEMA_API_KEY", "prompt": "Schema key", "url": "https://schema.example/keys"}],
     }
+
+
+# -- load order and replacing a provider ------------------------------------------------
+
+
+def _served_title(name: str, config: Any) -> str:
+    envelope = dispatch_search("q", backend=name, config=config)
+    assert envelope["success"] is True, envelope
+    return envelope["data"]["web"][0]["title"]
+
+
+def test_an_entry_point_loads_before_user_folders(
+    install_entry_point: Any, write_plugin: Any, make_config: Any
+) -> None:
+    install_entry_point("installed", "wp_installed", GOOD.format(name="shared").replace("from shared", "installed"))
+    root = write_plugin("nearby", GOOD.format(name="shared").replace("from shared", "nearby"))
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["nearby"]})
+    assert _rows(config)["shared"]["source"] == "entry point"
+    assert _served_title("shared", config) == "installed"
+    failed = {r["plugin"]: r for r in list_providers(config) if r["load_error"]}
+    assert "already registered by entry point plugin 'installed'" in failed["nearby"]["load_error"]
+
+
+def test_an_installed_package_cannot_take_over_a_built_in_name(
+    install_entry_point: Any, make_config: Any
+) -> None:
+    install_entry_point("squatter", "wp_squatter", GOOD.format(name="stub").replace("from stub", "squatter"))
+    config = make_config()
+    assert _rows(config)["stub"]["source"] == "built-in"
+    assert _served_title("stub", config) != "squatter"
+
+
+def test_disabling_a_built_in_lets_a_user_plugin_replace_it(
+    write_plugin: Any, make_config: Any, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("BRAVE_SEARCH_API_KEY", "k-test-1")
+    root = write_plugin("mybrave", GOOD.format(name="brave").replace("from brave", "mine"))
+    config = make_config(
+        plugins={"paths": [str(root)], "enabled": ["mybrave"], "disabled": ["brave"]}
+    )
+    row = _rows(config)["brave"]
+    assert (row["source"], row["plugin"]) == ("user", "mybrave")
+    assert _served_title("brave", config) == "mine"
+    # The whole built-in plugin is off, its other provider too.
+    assert "brave-free" not in {r["name"] for r in list_providers(config)}
+
+
+def test_disabling_one_provider_of_a_plugin_keeps_the_others(make_config: Any) -> None:
+    names = {row["name"] for row in list_providers(make_config(plugins={"disabled": ["brave-free"]}))}
+    assert "brave" in names
+    assert "brave-free" not in names
+
+
+def test_disabled_provider_names_are_refused_from_entry_points(
+    install_entry_point: Any, make_config: Any
+) -> None:
+    install_entry_point("bundle", "wp_bundle", GOOD.format(name="extra"))
+    assert "extra" in {r["name"] for r in list_providers(make_config())}
+    config = make_config(plugins={"disabled": ["extra"]})
+    assert "extra" not in {r["name"] for r in list_providers(config)}

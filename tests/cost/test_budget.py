@@ -115,7 +115,7 @@ def test_budgets_in_redis_are_shared_by_every_registry_that_uses_it(redis_server
 
 
 def test_an_unreachable_redis_falls_back_to_a_budget_per_process(caplog: pytest.LogCaptureFixture) -> None:
-    from webproviders.dependable.ratelimit.redis_backend import RedisLimiter  # noqa: F401 - redis installed
+    from webproviders.dependable.ratelimit.redis_limiter import RedisLimiter  # noqa: F401 - redis installed
 
     web = {"budget": {"daily_usd": 0.006}, "rate_limit": {"url": "redis://127.0.0.1:1/0"}, "usage": False}
     config = cost_config(**web)

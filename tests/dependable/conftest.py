@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from webproviders.config import Config, config_from_dict
-from webproviders.dependable.state import DispatchState, state_for
+from webproviders.dispatch.state import DispatchState, state_for
 from webproviders.registry.providers import get_registry
 
 PLUGINS = Path(__file__).parent / "plugins"

@@ -16,12 +16,12 @@ from typing import Any
 import pytest
 
 from webproviders import dispatch_search
-from webproviders.dependable.retry_after import (
+from webproviders.errors import QuotaExceededError, RateLimitedError
+from webproviders.retry_after import (
     MAX_RETRY_AFTER,
     parse_retry_after,
     retry_after_from_headers,
 )
-from webproviders.errors import QuotaExceededError, RateLimitedError
 
 from .conftest import state
 

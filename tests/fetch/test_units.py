@@ -10,7 +10,6 @@ import pytest
 
 from webproviders.errors import UnsafeURLError
 from webproviders.fetching.charset import decode
-from webproviders.fetching.crawler import registrable_domain
 from webproviders.fetching.pages import truncate
 from webproviders.fetching.politeness import HostLimiter
 from webproviders.fetching.robots import RobotsCache, parse, product_token
@@ -20,12 +19,12 @@ from webproviders.fetching.urlsafety import (
     ADDRESS_TABLE,
     AddressPolicy,
     address_problem,
-    check_url,
+    check_destination,
     embedded_ipv4,
     nat64_local_readings,
     resolve_checked,
 )
-from webproviders.urls import canonicalize
+from webproviders.urls import canonicalize, registrable_domain
 
 from .fetch_site import pdf_bytes, png_bytes
 
@@ -37,13 +36,13 @@ from .fetch_site import pdf_bytes, png_bytes
     ["https://example.com/a?b=1", "http://example.com:8080/", "https://[2606:4700:4700::1111]/", "http://93.184.216.34/"],
 )
 def test_public_urls_pass(url: str) -> None:
-    target = check_url(url, AddressPolicy())
+    target = check_destination(url, AddressPolicy())
     assert target.scheme in ("http", "https")
 
 
 def test_target_port_defaults() -> None:
-    assert check_url("https://example.com/", AddressPolicy()).port == 443
-    assert check_url("http://example.com/", AddressPolicy()).port == 80
+    assert check_destination("https://example.com/", AddressPolicy()).port == 443
+    assert check_destination("http://example.com/", AddressPolicy()).port == 80
 
 
 @pytest.mark.parametrize(
@@ -95,9 +94,9 @@ def test_allowed_hosts_matching() -> None:
     assert policy.host_allowed("a.b.intra.example")
     assert not policy.host_allowed("intra.example")
     assert not policy.host_allowed("wiki.corp.evil.com")
-    assert check_url("http://10.0.0.9/", policy).host == "10.0.0.9"
+    assert check_destination("http://10.0.0.9/", policy).host == "10.0.0.9"
     with pytest.raises(UnsafeURLError):
-        check_url("http://10.0.0.10/", policy)
+        check_destination("http://10.0.0.10/", policy)
 
 
 def test_resolution_refuses_if_any_answer_is_internal(fake_dns: Any) -> None:

@@ -9,7 +9,7 @@ import httpx
 import pytest
 import respx
 
-from webproviders import adispatch_search, dispatch_search
+from webproviders import adispatch_search, dispatch_search, get_registry
 
 URL = "https://api.bochaai.com/v1/web-search"
 KEY = "sk-bocha-test-7f3a9c21d5e84b06"
@@ -293,16 +293,16 @@ def test_bad_timeout_variable_is_reported(keyed, cfg, monkeypatch):
     assert not route.called
 
 
-def test_top_k_default_applies_when_no_limit_is_given(keyed, cfg, monkeypatch, plugin_module):
+def test_top_k_default_applies_when_no_limit_is_given(keyed, cfg, monkeypatch):
     monkeypatch.setenv("BOCHA_TOP_K_DEFAULT", "8")
-    provider = plugin_module("bocha").BochaProvider(cfg())
+    provider = get_registry(cfg()).get("bocha").provider
     with respx.mock(assert_all_called=False) as mock:
         route = mock.post(URL).respond(200, json=SUCCESS)
         hits = asyncio.run(provider.search("q"))
         assert json.loads(route.calls.last.request.content)["count"] == 8
-        configured = plugin_module("bocha").BochaProvider(
+        configured = get_registry(
             cfg(web={"providers": {"bocha": {"top_k_default": 3}}})
-        )
+        ).get("bocha").provider
         asyncio.run(configured.search("q"))
         assert json.loads(route.calls.last.request.content)["count"] == 3
         asyncio.run(configured.search("q", 12))

@@ -11,7 +11,13 @@ import httpx
 import pytest
 import respx
 
-from webproviders import dispatch_crawl, dispatch_extract, dispatch_search, list_providers
+from webproviders import (
+    dispatch_crawl,
+    dispatch_extract,
+    dispatch_search,
+    get_registry,
+    list_providers,
+)
 
 from .bodies import (
     CRAWL_ID,
@@ -347,12 +353,12 @@ def test_crawl_job_that_outlives_the_deadline_is_cancelled(config: Any) -> None:
 
 
 def test_crawl_job_is_cancelled_when_the_call_is(
-    make_config: Any, monkeypatch: pytest.MonkeyPatch, plugin_module: Any
+    make_config: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("FIRECRAWL_API_KEY", KEY)
-    provider = plugin_module("firecrawl").FirecrawlProvider(
+    provider = get_registry(
         make_config(**settings("firecrawl", poll_interval=0.01))
-    )
+    ).get("firecrawl").provider
 
     async def abandon() -> None:
         with pytest.raises(asyncio.TimeoutError):

@@ -121,7 +121,7 @@ class HermesProvider:
         try:
             return call()
         except Exception as exc:  # noqa: BLE001 - the contract never raises
-            from ..exceptions import to_provider_error
+            from ..errors import to_provider_error
 
             return failure(to_provider_error(exc, self._name), self._name, meta)
 

@@ -27,8 +27,8 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from ..config import BackendSpec, Config, default_config
-from ..envelope import is_http_url
 from ..redact import get_logger
+from ..urls import is_http_url
 from ..validate import MAX_QUERY_CHARS, MAX_URL_CHARS
 from .formatting import cut_end
 from .tools import tidy_schema
@@ -242,7 +242,7 @@ def _searxng_config(base: Config, environ: Mapping[str, str]) -> Config:
     return base.model_copy(update={"web": web})
 
 
-class WebSearchTool:
+class WebSearchContract:
     """``web.search``: ``run({"query": ..., "max_results": ...})`` → ``{"items": [...]}``.
 
     Settings are read from the environment (or ``environ``) when the tool is built.

@@ -16,14 +16,14 @@ from typing import Any
 from .. import context
 from ..accounting.meter import Meter
 from ..config import BackendSpec, Config
-from ..dependable.state import DispatchState
 from ..envelope import failure
-from ..exceptions import to_provider_error
+from ..errors import to_provider_error
 from ..manifest import Capability
 from . import runner, urlgate
 from .call import Call, after, prepare
 from .chain import run_plan
 from .per_url import merge_refused
+from .state import DispatchState
 
 
 async def _execute(call: Call) -> dict[str, Any]:

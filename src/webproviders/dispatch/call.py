@@ -14,13 +14,12 @@ from ..accounting.meter import Meter
 from ..accounting.tags import check_tags
 from ..config import BackendSpec, Config, default_config
 from ..context import deadline_scope
-from ..dependable.state import DispatchState, state_for
 from ..envelope import failure
 from ..errors import (
     InvalidInputError,
     WebProviderError,
+    to_provider_error,
 )
-from ..exceptions import to_provider_error
 from ..manifest import Capability
 from ..redact import get_logger, scrub
 from ..registry.providers import Registry, get_registry
@@ -33,6 +32,7 @@ from ..validate import (
 )
 from .per_url import Refused, refused_item
 from .plan import Plan, resolve
+from .state import DispatchState, state_for
 
 log = get_logger("webproviders.dispatch")
 

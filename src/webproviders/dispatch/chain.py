@@ -13,10 +13,10 @@ from ..errors import (
     NotConfiguredError,
     ProviderError,
     WebProviderError,
+    to_provider_error,
 )
-from ..exceptions import to_provider_error
 from ..redact import get_logger
-from ..registry.loader import ProviderEntry
+from ..registry.registration import ProviderEntry
 from . import gaps
 from .call import Call
 from .per_url import failed_count

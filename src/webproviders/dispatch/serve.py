@@ -14,7 +14,6 @@ from ..dependable.cache import cache_key
 from ..dependable.health import Cooling
 from ..dependable.ratelimit import BudgetExhaustedError
 from ..dependable.retry import MIN_REQUEST_TIME
-from ..dependable.state import DispatchState
 from ..envelope import normalise_pages, normalise_search
 from ..errors import (
     BudgetExceededError,
@@ -23,15 +22,16 @@ from ..errors import (
     WebProviderError,
     WebTimeoutError,
     error_for_code,
+    to_provider_error,
 )
-from ..exceptions import to_provider_error
-from ..registry.loader import ProviderEntry
+from ..registry.registration import ProviderEntry
 from ..validate import (
     COMMON_SEARCH_OPTIONS,
 )
 from . import runner
 from .call import Call
 from .per_url import nothing_read
+from .state import DispatchState
 
 
 class Skipped(Exception):

@@ -10,7 +10,6 @@ and stops in time to return what it has before the call's deadline.
 from __future__ import annotations
 
 import asyncio
-import functools
 import heapq
 import inspect
 from collections.abc import Callable
@@ -19,7 +18,7 @@ from fnmatch import fnmatchcase
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
-from ..config import Config, ProviderSettings
+from ..config import Config, ProviderSettings, user_agent
 from ..context import warn
 from ..envelope import page_error
 from ..errors import (
@@ -28,10 +27,9 @@ from ..errors import (
     UnsupportedError,
     WebProviderError,
     WebTimeoutError,
+    to_provider_error,
 )
-from ..exceptions import to_provider_error
-from ..kit.http import user_agent
-from ..urls import canonicalize
+from ..urls import canonicalize, host_of, registrable_domain
 from .charset import decode
 from .fetch import FetchResult, fetch, status_error
 from .options import FetchLimits, patterns, pick, switch, whole
@@ -39,7 +37,7 @@ from .pages import PageOptions, render
 from .politeness import HostLimiter
 from .robots import RobotsCache
 from .sitemap import parse_sitemap
-from .urlsafety import AddressPolicy, check_url_resolved
+from .urlsafety import AddressPolicy, check_destination_resolved
 
 Scope = Literal["host", "domain", "any"]
 MAX_PAGES_CAP = 1000
@@ -120,28 +118,6 @@ class Outcome:
     cut_short: bool = False
 
 
-@functools.lru_cache(maxsize=4096)
-def registrable_domain(host: str) -> str:
-    """``docs.example.co.uk`` -> ``example.co.uk`` (public suffix list when available)."""
-    host = host.lower().rstrip(".")
-    if host.replace(".", "").isdigit() or ":" in host:
-        return host  # an address is its own "domain"
-    try:
-        from tld import get_fld
-
-        found = get_fld(host, fix_protocol=True, fail_silently=True)
-    except ImportError:
-        found = None
-    if found:
-        return str(found)
-    labels = host.split(".")
-    return ".".join(labels[-2:]) if len(labels) > 2 else host
-
-
-def _host(url: str) -> str:
-    return (urlsplit(url).hostname or "").lower()
-
-
 class Crawler:
     """One crawl: call :meth:`run` once."""
 
@@ -177,14 +153,14 @@ class Crawler:
 
     # -- scope and filters ------------------------------------------------------------
     def _add_scope(self, url: str) -> None:
-        host = _host(url)
+        host = host_of(url)
         self._scope_hosts.add(host)
         self._scope_domains.add(registrable_domain(host))
 
     def _in_scope(self, url: str) -> bool:
         if self.options.scope == "any":
             return True
-        host = _host(url)
+        host = host_of(url)
         if self.options.scope == "host":
             return host in self._scope_hosts
         return registrable_domain(host) in self._scope_domains
@@ -241,7 +217,7 @@ class Crawler:
     # -- fetching ---------------------------------------------------------------------
     async def _fetch_robots(self, url: str) -> tuple[int, str]:
         timeout = min(10.0, self._url_timeout())
-        async with self.limiter.slot(_host(url)):
+        async with self.limiter.slot(host_of(url)):
             result = await fetch(url, self.config, timeout=timeout, max_bytes=2_000_000, accept="text/plain")
         text, _codec = decode(result.content, result.content_type, "text")
         return result.status_code, text
@@ -251,7 +227,7 @@ class Crawler:
         try:
             if self.options.respect_robots and not await self.robots.allowed(entry.url):
                 return Outcome(entry, robots_refused=True)
-            async with self.limiter.slot(_host(entry.url)):
+            async with self.limiter.slot(host_of(entry.url)):
                 result = await fetch(entry.url, self.config, timeout=self._url_timeout())
             return await self._page(entry, result)
         except UnsupportedError:
@@ -310,7 +286,7 @@ class Crawler:
             url = queue.pop(0)
             read += 1
             try:
-                async with self.limiter.slot(_host(url)):
+                async with self.limiter.slot(host_of(url)):
                     result = await fetch(url, self.config, timeout=min(10.0, self._url_timeout()),
                                          accept="application/xml,text/xml;q=0.9,*/*;q=0.5")
             except WebProviderError as exc:
@@ -351,7 +327,7 @@ class Crawler:
         loop = asyncio.get_running_loop()
         self._stop_at = None if self.budget is None else loop.time() + self.budget
         seed = canonicalize(url)
-        await check_url_resolved(seed, self.policy)
+        await check_destination_resolved(seed, self.policy)
         self._add_scope(seed)
         if self.options.respect_robots:
             rules = await self.robots.rules_for(seed)
@@ -363,7 +339,7 @@ class Crawler:
                     detail="robots_txt",
                 )
             if rules.crawl_delay:
-                self.limiter.set_host_delay(_host(seed), rules.crawl_delay)
+                self.limiter.set_host_delay(host_of(seed), rules.crawl_delay)
         self._enqueue(seed, 0, (), None)
         try:
             stopped_early = await self._loop()

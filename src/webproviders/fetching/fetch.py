@@ -14,7 +14,6 @@ from dataclasses import dataclass, field
 import httpx
 
 from ..config import Config
-from ..dependable.retry_after import retry_after_from_headers
 from ..errors import (
     BadGatewayError,
     BlockedError,
@@ -28,9 +27,11 @@ from ..errors import (
     WebProviderError,
     WebTimeoutError,
 )
+from ..retry_after import retry_after_from_headers
+from ..urls import shorten
 from .pinning import safe_client
 from .sniff import Kind, sniff
-from .urlsafety import AddressPolicy, check_url, check_url_resolved
+from .urlsafety import AddressPolicy, check_destination, check_destination_resolved
 
 MAX_REDIRECTS = 5
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -63,14 +64,10 @@ class FetchResult:
         return sniff(self.content_type, self.content[:SNIFF_BYTES])
 
 
-def _short(url: str) -> str:
-    return url if len(url) <= 100 else url[:97] + "..."
-
-
 def _too_large(url: str, limit: int, size: int | None = None) -> TooLargeError:
     told = f" ({size:,} bytes announced)" if size else ""
     return TooLargeError(
-        f"The response from {_short(url)} is larger than the {limit:,}-byte limit{told}; "
+        f"The response from {shorten(url)} is larger than the {limit:,}-byte limit{told}; "
         "raise web.max_response_bytes to read it."
     )
 
@@ -91,18 +88,18 @@ async def _read_body(response: httpx.Response, url: str, limit: int) -> bytes:
 
 def _network_error(exc: Exception, url: str) -> WebProviderError:
     if isinstance(exc, httpx.TimeoutException):
-        return WebTimeoutError(f"{_short(url)} did not answer in time ({type(exc).__name__}).")
+        return WebTimeoutError(f"{shorten(url)} did not answer in time ({type(exc).__name__}).")
     if isinstance(exc, httpx.DecodingError):
-        return NetworkError(f"The response from {_short(url)} could not be decoded: {exc}.")
+        return NetworkError(f"The response from {shorten(url)} could not be decoded: {exc}.")
     if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol)):
-        return UnsafeURLError(f"Refused to fetch {_short(url)}: {exc}.", detail=str(exc))
-    return NetworkError(f"Could not fetch {_short(url)}: {type(exc).__name__}: {exc}".rstrip(": ") + ".")
+        return UnsafeURLError(f"Refused to fetch {shorten(url)}: {exc}.", detail=str(exc))
+    return NetworkError(f"Could not fetch {shorten(url)}: {type(exc).__name__}: {exc}".rstrip(": ") + ".")
 
 
 async def _follow(
     client: httpx.AsyncClient, url: str, policy: AddressPolicy, limit: int, accept: str
 ) -> FetchResult:
-    target = await check_url_resolved(url, policy)
+    target = await check_destination_resolved(url, policy)
     redirects: list[str] = []
     while True:
         request_url = str(target.url)
@@ -112,7 +109,7 @@ async def _follow(
         except UnsafeURLError as exc:
             # The connection-time check: the name now resolves somewhere it must not go.
             raise UnsafeURLError(
-                f"Refused to fetch {_short(request_url)}: {exc.detail or exc.message} "
+                f"Refused to fetch {shorten(request_url)}: {exc.detail or exc.message} "
                 "(checked again when connecting).",
                 detail=exc.detail,
             ) from None
@@ -125,20 +122,20 @@ async def _follow(
             if response.status_code in REDIRECT_STATUSES and location:
                 if len(redirects) >= MAX_REDIRECTS:
                     raise ProviderError(
-                        f"{_short(url)} redirected more than {MAX_REDIRECTS} times; giving up."
+                        f"{shorten(url)} redirected more than {MAX_REDIRECTS} times; giving up."
                     )
                 try:
                     next_url = target.url.join(location)
                 except (httpx.InvalidURL, ValueError) as exc:
                     raise UnsafeURLError(
-                        f"Refused to follow a redirect from {_short(request_url)}: the target cannot be parsed ({exc}).",
+                        f"Refused to follow a redirect from {shorten(request_url)}: the target cannot be parsed ({exc}).",
                         detail="bad redirect",
                     ) from None
                 redirects.append(request_url)
                 try:
-                    target = await check_url_resolved(next_url, policy)
+                    target = await check_destination_resolved(next_url, policy)
                 except UnsafeURLError as exc:
-                    exc.message = f"{exc.message} (reached by a redirect from {_short(request_url)})"
+                    exc.message = f"{exc.message} (reached by a redirect from {shorten(request_url)})"
                     exc.args = (exc.message,)
                     raise
                 continue
@@ -168,7 +165,7 @@ async def fetch(
     :func:`status_error`.
     """
     policy = AddressPolicy.from_config(config)
-    check_url(url, policy)  # fail fast, before any pool or DNS work
+    check_destination(url, policy)  # fail fast, before any pool or DNS work
     limit = max_bytes or (config.web.max_response_bytes if config is not None else 5_000_000)
     client = safe_client(config)
     work = _follow(client, url, policy, limit, accept)
@@ -176,11 +173,11 @@ async def fetch(
         return await work
     if timeout <= 0:
         work.close()
-        raise WebTimeoutError(f"No time was left to fetch {_short(url)}.")
+        raise WebTimeoutError(f"No time was left to fetch {shorten(url)}.")
     try:
         return await asyncio.wait_for(work, timeout)
     except asyncio.TimeoutError:
-        raise WebTimeoutError(f"{_short(url)} did not finish loading within {timeout:.1f} s.") from None
+        raise WebTimeoutError(f"{shorten(url)} did not finish loading within {timeout:.1f} s.") from None
 
 
 def status_error(result: FetchResult) -> WebProviderError | None:
@@ -188,7 +185,7 @@ def status_error(result: FetchResult) -> WebProviderError | None:
     status = result.status_code
     if 200 <= status < 300:
         return None
-    url = _short(result.final_url)
+    url = shorten(result.final_url)
     challenge = result.headers.get("cf-mitigated", "").lower() == "challenge"
     if challenge and status in (403, 429, 503):
         return BlockedError(

@@ -49,7 +49,7 @@ class PageOptions:
 
 
 @dataclass
-class Page:
+class RenderedPage:
     """A page item plus what a crawler needs from it."""
 
     item: dict[str, Any]
@@ -137,7 +137,9 @@ def _finish(item: dict[str, Any], options: PageOptions) -> dict[str, Any]:
     return item
 
 
-async def render(result: FetchResult, options: PageOptions, *, want_links: bool = False) -> Page:
+async def render(
+    result: FetchResult, options: PageOptions, *, want_links: bool = False
+) -> RenderedPage:
     """The page item for a successful (2xx) fetch; raises ``unsupported`` / ``parse_error``."""
     kind, mime = result.sniff()
     url = result.url
@@ -150,7 +152,7 @@ async def render(result: FetchResult, options: PageOptions, *, want_links: bool 
         title, text, extra = await run_serialised(pdf_text, result.content, url)
         item = {"url": url, "title": title, "content": text, "raw_content": text if options.include_raw else None,
                 "metadata": {**metadata, **extra}}
-        return Page(_finish(item, options), [])
+        return RenderedPage(_finish(item, options), [])
     text, codec = decode(result.content, result.content_type, kind)
     metadata["encoding"] = codec
     if kind == "html":
@@ -163,8 +165,8 @@ async def render(result: FetchResult, options: PageOptions, *, want_links: bool 
             metadata["extraction"] = "full_text"
         item = {"url": url, "title": doc.title, "content": doc.content, "raw_content": doc.raw_text,
                 "metadata": metadata}
-        return Page(_finish(item, options), doc.links, html=True, nofollow=doc.nofollow)
+        return RenderedPage(_finish(item, options), doc.links, html=True, nofollow=doc.nofollow)
     content = _json_content(text, options.format) if kind == "json" else text.strip()
     item = {"url": url, "title": _passthrough_title(text, kind), "content": content,
             "raw_content": text if options.include_raw else None, "metadata": metadata}
-    return Page(_finish(item, options), [])
+    return RenderedPage(_finish(item, options), [])

@@ -20,9 +20,8 @@ import certifi
 import httpcore
 import httpx
 
-from ..config import Config
+from ..config import Config, user_agent
 from ..errors import UnsafeURLError
-from ..kit.http import user_agent
 from .urlsafety import AddressPolicy, resolve_checked
 
 #: Generous per-operation limits; the fetch itself is bounded by its own total timeout.

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
 from ..errors import NetworkError, UnsafeURLError, WebProviderError
+from ..urls import shorten
 
 if TYPE_CHECKING:
     import httpx
@@ -205,8 +206,7 @@ def _clean_host(host: str) -> str:
 
 
 def _refuse(url: str, why: str) -> UnsafeURLError:
-    shown = url if len(url) <= 100 else url[:97] + "..."
-    return UnsafeURLError(f"Refused to fetch {shown}: {why}.", detail=why)
+    return UnsafeURLError(f"Refused to fetch {shorten(url)}: {why}.", detail=why)
 
 
 def embedded_ipv4(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
@@ -286,7 +286,7 @@ def _numeric_spelling(host: str) -> bool:
     return bool(_NUMERIC_LABEL.match(labels[-1])) and not _DOTTED_QUAD.match(host)
 
 
-def check_url(url: str | httpx.URL, policy: AddressPolicy) -> Target:
+def check_destination(url: str | httpx.URL, policy: AddressPolicy) -> Target:
     """Every check that needs no DNS; raises :class:`UnsafeURLError`.
 
     The same parsed ``httpx.URL`` is later used for the request, so what was checked is
@@ -416,15 +416,15 @@ async def resolve_checked(host: str, port: int, policy: AddressPolicy, *, url: s
     return vetted
 
 
-async def check_url_resolved(url: str | httpx.URL, policy: AddressPolicy) -> Target:
-    """:func:`check_url` plus the DNS check: every address the host resolves to must pass."""
-    target = check_url(url, policy)
+async def check_destination_resolved(url: str | httpx.URL, policy: AddressPolicy) -> Target:
+    """:func:`check_destination` plus the DNS check: every address the host resolves to must pass."""
+    target = check_destination(url, policy)
     await resolve_checked(target.host, target.port, policy, url=str(target.url))
     return target
 
 
 async def screen_urls(urls: Sequence[str], policy: AddressPolicy) -> list[WebProviderError | None]:
-    """For each URL, why it may not be fetched, or None: :func:`check_url_resolved` for a batch.
+    """For each URL, why it may not be fetched, or None: :func:`check_destination_resolved` for a batch.
 
     Each distinct host is resolved once, all hosts at the same time. A refusal is
     ``unsafe_url``; a host that does not resolve is ``network_error``.
@@ -435,7 +435,7 @@ async def screen_urls(urls: Sequence[str], policy: AddressPolicy) -> list[WebPro
     targets: dict[int, Target] = {}
     for index, url in enumerate(urls):
         try:
-            targets[index] = check_url(url, policy)
+            targets[index] = check_destination(url, policy)
             problems.append(None)
         except UnsafeURLError as exc:
             problems.append(exc)

@@ -13,8 +13,7 @@ from typing import Any
 
 from ..config import BackendSpec, Config, default_config
 from ..envelope import failure
-from ..errors import InvalidInputError, WebProviderError
-from ..exceptions import to_provider_error
+from ..errors import InvalidInputError, WebProviderError, to_provider_error
 from ..manifest import Capability
 from ..validate import MAX_URLS, check_url
 from .pages import IndexedPage, pages_from_items

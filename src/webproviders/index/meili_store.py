@@ -22,10 +22,16 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ..errors import AuthError, NotConfiguredError, NotFoundError, WebProviderError
-from ..exceptions import to_provider_error
+from ..errors import (
+    AuthError,
+    NotConfiguredError,
+    NotFoundError,
+    WebProviderError,
+    error_for_status,
+    to_provider_error,
+)
+from ..responses import read_response
 from ..urls import canonicalize
-from ..verdicts import request_error
 from .pages import Filters, Hit, IndexedPage, parent_domains
 
 if TYPE_CHECKING:
@@ -145,11 +151,11 @@ class MeiliStore:
             )
         if not code:
             return None  # the generic status mapping
-        return request_error(VENDOR, PROVIDER, response.status_code, f"{said}.")
+        return error_for_status(
+            response.status_code, PROVIDER, response.headers, vendor=VENDOR, message=said
+        )
 
     def _call(self, method: str, path: str, body: Any = None, params: dict[str, Any] | None = None) -> Any:
-        from ..kit.http import read_response
-
         try:
             response = self._http().request(method, f"/indexes/{self.index}{path}", json=body, params=params)
         except Exception as exc:  # noqa: BLE001 - transport errors become ours

@@ -9,10 +9,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Protocol
-from urllib.parse import urlsplit
 
-from ..envelope import is_http_url
-from ..urls import canonicalize
+from ..urls import canonicalize, host_of, is_http_url
 
 #: ``time_range`` as seconds before now, applied to when a page was fetched.
 TIME_RANGE_SECONDS = {"day": 86_400, "week": 7 * 86_400, "month": 30 * 86_400, "year": 365 * 86_400}
@@ -92,13 +90,6 @@ class PageStore(Protocol):
     def stats(self) -> dict[str, Any]: ...
 
 
-def host_of(url: str) -> str:
-    try:
-        return (urlsplit(url).hostname or "").lower().rstrip(".")
-    except ValueError:
-        return ""
-
-
 def _domain(value: str) -> str:
     return value.strip().lower().rstrip(".")
 
@@ -109,7 +100,7 @@ def parent_domains(host: str) -> list[str]:
     return [".".join(parts[i:]) for i in range(len(parts)) if parts[i]]
 
 
-def iso(timestamp: float) -> str:
+def iso_utc(timestamp: float) -> str:
     """Seconds since the epoch as an ISO 8601 UTC time (``2026-05-01T12:00:00Z``)."""
     return datetime.fromtimestamp(timestamp, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 

@@ -1,1 +1,134 @@
-"""The plugin author's toolkit: base classes and helpers any provider may use."""
+"""The plugin author's toolkit: base classes and helpers any provider may use.
+
+Built-in plugins import only from ``webproviders`` and ``webproviders.kit``, so everything a
+built-in provider uses is here for third-party ones too (docs/writing-a-plugin.md). Names
+load on first use: a plugin may import base classes at module level while listing stays
+cheap, but should import HTTP and fetching helpers inside the methods that call them.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .._lazy import lazy_getattr
+
+_EXPORTS = {
+    # base classes
+    "VendorProvider": "kit.vendor",
+    "SDKProvider": "kit.sdk",
+    "HTMLSearchProvider": "kit.htmlsearch",
+    "check_page_status": "kit.htmlsearch",
+    # manifest ranks (auto-detect bands)
+    "PRIORITY_KEYED": "manifest",
+    "PRIORITY_SELF_HOSTED": "manifest",
+    "PRIORITY_KEYLESS": "manifest",
+    # calling a vendor API on the shared HTTP stack
+    "user_agent": "config",
+    "Classifier": "responses",
+    "get_client": "kit.http",
+    "request_json": "kit.http",
+    "read_response": "responses",
+    "sdk_client": "kit.sdkhttp",
+    "ResponseLog": "kit.sdkhttp",
+    "response_error": "kit.sdkhttp",
+    # reading a vendor's failures
+    "error_for_status": "errors",
+    "to_provider_error": "errors",
+    "quote": "errors",
+    "said": "errors",
+    "mentions_bad_key": "errors",
+    "mentions_no_credit": "errors",
+    "retry_after_from_headers": "retry_after",
+    "parse_retry_after": "retry_after",
+    "warn_unknown": "kit.sdk",
+    # building results
+    "page_error": "envelope",
+    "is_http_url": "urls",
+    "host_of": "urls",
+    "url_key": "urls",
+    "site_query": "kit.query",
+    "GOOGLE_SAFE": "kit.google",
+    "GOOGLE_TBS": "kit.google",
+    "google_locale_params": "kit.google",
+    "google_organic_hit": "kit.google",
+    "google_results_envelope": "kit.google",
+    # extract over several URLs
+    "fetch_each": "kit.batch",
+    "gather_or_cancel": "kit.batch",
+    "per_url_error": "kit.batch",
+    "settle": "kit.batch",
+    "one_item_per_url": "kit.batch",
+    # safe fetching of URLs that arrive at run time
+    "AddressPolicy": "fetching.urlsafety",
+    "check_destination_resolved": "fetching.urlsafety",
+    "fetch": "fetching.fetch",
+    "status_error": "fetching.fetch",
+    "FetchLimits": "fetching.options",
+    "time_budget": "fetching.options",
+    "PageOptions": "fetching.pages",
+    "render": "fetching.pages",
+    "HostLimiter": "fetching.politeness",
+    "Crawler": "fetching.crawler",
+    "CrawlOptions": "fetching.crawler",
+    "truncate": "fetching.pages",
+    "canonicalize": "urls",
+    # the page index (what the local provider searches)
+    "open_store": "index.stores",
+    "PageStore": "index.pages",
+    "IndexedPage": "index.pages",
+    "Hit": "index.pages",
+    "Filters": "index.pages",
+    "iso_utc": "index.pages",
+    "index_envelope": "index.autofill",
+    # logging with secrets scrubbed
+    "get_logger": "redact",
+}
+
+__all__ = list(_EXPORTS)
+
+__getattr__ = lazy_getattr(globals(), _EXPORTS)
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
+
+if TYPE_CHECKING:
+    from ..config import user_agent
+    from ..envelope import page_error
+    from ..errors import (
+        error_for_status,
+        mentions_bad_key,
+        mentions_no_credit,
+        quote,
+        said,
+        to_provider_error,
+    )
+    from ..fetching.crawler import Crawler, CrawlOptions
+    from ..fetching.fetch import fetch, status_error
+    from ..fetching.options import FetchLimits, time_budget
+    from ..fetching.pages import PageOptions, render, truncate
+    from ..fetching.politeness import HostLimiter
+    from ..fetching.urlsafety import AddressPolicy, check_destination_resolved
+    from ..index.autofill import index_envelope
+    from ..index.pages import Filters, Hit, IndexedPage, PageStore, iso_utc
+    from ..index.stores import open_store
+    from ..manifest import PRIORITY_KEYED, PRIORITY_KEYLESS, PRIORITY_SELF_HOSTED
+    from ..redact import get_logger
+    from ..responses import Classifier, read_response
+    from ..retry_after import parse_retry_after, retry_after_from_headers
+    from ..urls import canonicalize, host_of, is_http_url, url_key
+    from .batch import fetch_each, gather_or_cancel, one_item_per_url, per_url_error, settle
+    from .google import (
+        GOOGLE_SAFE,
+        GOOGLE_TBS,
+        google_locale_params,
+        google_organic_hit,
+        google_results_envelope,
+    )
+    from .htmlsearch import HTMLSearchProvider, check_page_status
+    from .http import get_client, request_json
+    from .query import site_query
+    from .sdk import SDKProvider, warn_unknown
+    from .sdkhttp import ResponseLog, response_error, sdk_client
+    from .vendor import VendorProvider

@@ -24,6 +24,7 @@ from ..errors import (
     RateLimitedError,
     WebProviderError,
 )
+from ..urls import url_key
 
 T = TypeVar("T")
 
@@ -32,7 +33,7 @@ ACCOUNT_ERRORS = (AuthError, QuotaExceededError, RateLimitedError, NotConfigured
 
 def per_url_error(exc: BaseException, provider: str) -> WebProviderError:
     """Our error for one URL's failure; raises it at once when it is about the account."""
-    from ..exceptions import to_provider_error
+    from ..errors import to_provider_error
 
     error = to_provider_error(exc, provider)
     if isinstance(error, ACCOUNT_ERRORS):
@@ -82,11 +83,6 @@ async def fetch_each(
     return settle(urls, await gather_or_cancel(one(url) for url in urls))
 
 
-def url_key(url: str) -> str:
-    """How a vendor's results are matched to the URLs asked for: case and a final ``/`` ignored."""
-    return url.strip().rstrip("/").lower()
-
-
 def one_item_per_url(
     urls: list[str],
     found: dict[str, dict[str, Any]],
@@ -94,7 +90,7 @@ def one_item_per_url(
     vendor: str,
 ) -> list[dict[str, Any]]:
     """Extract items in the order asked: the page, the vendor's reason for not having it, or
-    (a URL it did not mention at all) an error saying so. Keys are :func:`url_key` values."""
+    (a URL it did not mention at all) an error saying so. Keys are :func:`~webproviders.urls.url_key` values."""
     items = []
     for url in urls:
         key = url_key(url)

@@ -13,13 +13,13 @@ from datetime import datetime
 from typing import Any
 
 #: ``tbs``: results from the past day, week, month or year.
-TBS = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
+GOOGLE_TBS = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
 #: ``safe``: Google knows only "active" and "off"; moderate sends nothing (the default applies).
-SAFE = {"strict": "active", "off": "off"}
+GOOGLE_SAFE = {"strict": "active", "off": "off"}
 _DATE_FORMATS = ("%b %d, %Y", "%d %b %Y", "%Y-%m-%d")
 
 
-def locale_params(options: dict[str, Any]) -> dict[str, Any]:
+def google_locale_params(options: dict[str, Any]) -> dict[str, Any]:
     """``gl`` (country), ``hl`` (interface language) and ``tbs`` (time range) for the options."""
     params: dict[str, Any] = {}
     if options.get("country"):
@@ -27,7 +27,7 @@ def locale_params(options: dict[str, Any]) -> dict[str, Any]:
     if options.get("lang"):
         params["hl"] = options["lang"]
     if options.get("time_range"):
-        params["tbs"] = TBS[options["time_range"]]
+        params["tbs"] = GOOGLE_TBS[options["time_range"]]
     return params
 
 
@@ -41,7 +41,7 @@ def iso_date(text: Any) -> str | None:
     return None
 
 
-def organic_hit(item: dict[str, Any]) -> dict[str, Any]:
+def google_organic_hit(item: dict[str, Any]) -> dict[str, Any]:
     """One organic result as a hit; Google's own ``date`` text is kept beside the ISO one,
     and the result's ``sitelinks`` (its site's other pages) stay with it."""
     hit: dict[str, Any] = {
@@ -59,7 +59,7 @@ def organic_hit(item: dict[str, Any]) -> dict[str, Any]:
     return hit
 
 
-def results_envelope(hits: list[dict[str, Any]], **panels: Any) -> dict[str, Any]:
+def google_results_envelope(hits: list[dict[str, Any]], **panels: Any) -> dict[str, Any]:
     """Organic hits as the list; Google's panels that are not pages (``answer_box``,
     ``knowledge_graph``) as the envelope's ``meta``, when the page had them."""
     meta = {name: panel for name, panel in panels.items() if panel}

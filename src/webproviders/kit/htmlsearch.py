@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..dependable.retry_after import retry_after_from_headers
 from ..errors import BadGatewayError, BlockedError, ProviderError
+from ..retry_after import retry_after_from_headers
 from .vendor import VendorProvider
 
 if TYPE_CHECKING:
@@ -22,7 +22,7 @@ class HTMLSearchProvider(VendorProvider):
     """No key, the shared client, and the ``http`` provider's timeout as fallback."""
 
     default_timeout = 15.0
-    key_required = False
+    needs_key = False
 
     def timeout(self) -> float:
         """Own ``timeout``, else the ``http`` provider's per-page ``url_timeout`` or ``timeout``."""

@@ -9,35 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
-import json as jsonlib
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
-from .._version import __version__
-from ..config import Config
-from ..errors import ParseError, WebProviderError
-from ..exceptions import error_for_status
-from .sdk import quote
+from ..config import Config, user_agent
+from ..responses import Classifier, read_response
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
 
-#: Looks at a vendor response (status, headers, parsed body) before the generic mapping and
-#: returns an error for vendor-specific failures (a 200 with an error object, a 400 that
-#: means "bad key"), or None.
-Classifier = Callable[[httpx.Response, Any], "WebProviderError | None"]
-
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], httpx.AsyncClient]] = (
     weakref.WeakKeyDictionary()
 )
-
-
-def user_agent(config: Config | None) -> str:
-    configured = config.web.user_agent if config is not None else None
-    return configured or f"webproviders/{__version__}"
 
 
 def _http2_available() -> bool:
@@ -69,21 +55,6 @@ def get_client(config: Config | None = None, **overrides: Any) -> httpx.AsyncCli
     return client
 
 
-def _decode(response: httpx.Response, provider: str) -> Any:
-    if not response.content:
-        return None
-    try:
-        return jsonlib.loads(response.content)
-    except (ValueError, UnicodeDecodeError):
-        kind = response.headers.get("content-type", "unknown content type").split(";")[0]
-        raise ParseError(
-            f"{provider} answered HTTP {response.status_code} with {kind} where JSON was expected "
-            "(the body is not valid JSON).",
-            provider=provider,
-            status_code=response.status_code,
-        ) from None
-
-
 async def request_json(
     method: str,
     url: str,
@@ -99,7 +70,7 @@ async def request_json(
 ) -> Any:
     """Send one request to a vendor API and return the parsed JSON body.
 
-    Errors are :func:`read_response`'s. A 2xx with an error object must be caught by
+    Errors are :func:`~webproviders.responses.read_response`'s. A 2xx with an error object must be caught by
     ``classify``.
     """
     client = get_client(config)
@@ -116,47 +87,3 @@ async def request_json(
     if error is not None:
         raise error
     return body
-
-
-def read_response(
-    response: httpx.Response, provider: str, classify: Classifier | None = None
-) -> tuple[Any, WebProviderError | None]:
-    """The parsed JSON body, and the error the response means (None for a good answer).
-
-    The order: the vendor classifier's verdict first, then the status (401/403 auth, 402
-    quota, 429 rate limit with ``retry_after``, 5xx bad gateway), then ``parse_error`` for a
-    body that is not JSON. An error answered with a text body that is not JSON quotes it.
-    A body never read (an SDK's streamed response) counts as empty.
-    """
-    body: Any = None
-    parse_failure: ParseError | None = None
-    try:
-        response.content  # noqa: B018 - raises ResponseNotRead for a body never read
-        body = _decode(response, provider)
-    except httpx.ResponseNotRead:
-        pass
-    except ParseError as exc:
-        parse_failure = exc
-    error = classify(response, body) if classify is not None else None
-    if error is not None:
-        error.provider = error.provider or provider
-        error.status_code = error.status_code or response.status_code
-    elif response.status_code >= 400:
-        error = error_for_status(response.status_code, provider, response.headers)
-    else:
-        return body, parse_failure
-    if parse_failure is not None:
-        _quote_text_body(error, response)
-    return body, error
-
-
-def _quote_text_body(error: WebProviderError, response: httpx.Response) -> None:
-    """End an error's message with what a text body said, so no vendor's plain-text answer
-    ("Too many requests", a proxy's "upstream connect error") is lost; an HTML page is not
-    quoted (its markup says nothing a person can act on)."""
-    kind = response.headers.get("content-type", "").lower()
-    text = quote(response.text)
-    if not text or "html" in kind or text.startswith("<") or text in error.message:
-        return
-    error.message = f'{error.message} The response said: "{text}".'
-    error.args = (error.message,)

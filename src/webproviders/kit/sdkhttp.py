@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import httpx
 
-from ..config import Config
+from ..config import Config, user_agent
 from ..errors import WebProviderError
-from .http import DEFAULT_TIMEOUT, Classifier, get_client, read_response, user_agent
+from ..responses import Classifier, read_response
+from .http import DEFAULT_TIMEOUT, get_client
 
 
 class _SharedPool(httpx.AsyncBaseTransport):

@@ -2,8 +2,11 @@
 
 It reads ``web.providers.<name>`` (``api_key``, ``base_url``, ``timeout``) with the
 environment as fallback, rotates several keys, and sends requests through the shared
-client so errors are mapped the same way for every vendor. Third-party providers may use it
-too; nothing here is reserved for built-in ones.
+client so errors are mapped the same way for every vendor. Which environment variables hold
+the key and the base URL, and whether a key is needed, come from the provider's manifest
+(``plugin.yaml``); the class attributes below are the fallback for a provider registered
+without those facts. Third-party providers may use it too; nothing here is reserved for
+built-in ones.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from ..errors import AuthError, NotConfiguredError, QuotaExceededError
 from ..provider import WebSearchProvider
 
 if TYPE_CHECKING:
+    from ..manifest import EnvVar
     from .http import Classifier
 
 T = TypeVar("T")
@@ -29,18 +33,18 @@ class VendorProvider(WebSearchProvider):
 
     #: Provider id (``brave``); a subclass may also take it as a constructor argument.
     provider_name: ClassVar[str] = ""
-    #: Environment variables holding the API key, first match wins (comma-separated = several).
-    key_env: ClassVar[tuple[str, ...]] = ()
-    #: Environment variables that may hold the base URL.
-    base_url_env: ClassVar[tuple[str, ...]] = ()
     default_base_url: ClassVar[str] = ""
     #: Seconds for one vendor request when the config sets no ``timeout``.
     default_timeout: ClassVar[float] = 30.0
-    #: Whether the provider works without a key (a self-hosted instance, a keyless API).
-    key_required: ClassVar[bool] = True
     #: Query parameter carrying the key, for vendors that take it in the URL (``api_key``);
     #: empty means a header (:meth:`auth_headers`).
     key_param: ClassVar[str] = ""
+    #: Fallbacks for a provider whose manifest declares no key variable: the environment
+    #: variables holding the API key (first match wins; comma-separated = several keys), the
+    #: ones holding the base URL, and whether it works without a key.
+    key_env: ClassVar[tuple[str, ...]] = ()
+    base_url_env: ClassVar[tuple[str, ...]] = ()
+    needs_key: ClassVar[bool] = True
 
     def __init__(self, config: Config, name: str | None = None) -> None:
         self.config = config
@@ -55,10 +59,31 @@ class VendorProvider(WebSearchProvider):
     def settings(self) -> ProviderSettings:
         return self.config.provider(self._name)
 
+    def _declared(self, config_key: str) -> list[EnvVar]:
+        """The manifest's env vars that stand in for ``web.providers.<name>.<config_key>``."""
+        env = self.manifest.env if self.manifest is not None else []
+        return [var for var in env if var.config_key == config_key]
+
+    def key_vars(self) -> tuple[str, ...]:
+        """Environment variables that may hold the API key, in the order they are read."""
+        declared = self._declared("api_key")
+        return tuple(n for var in declared for n in var.names()) if declared else self.key_env
+
+    def base_url_vars(self) -> tuple[str, ...]:
+        """Environment variables that may hold the base URL, in the order they are read."""
+        declared = self._declared("base_url")
+        return tuple(n for var in declared for n in var.names()) if declared else self.base_url_env
+
+    @property
+    def key_required(self) -> bool:
+        """Whether the provider needs a key: the manifest's ``required`` flag of its key variable."""
+        declared = self._declared("api_key")
+        return any(var.required for var in declared) if declared else self.needs_key
+
     def _configured_keys(self) -> list[str]:
         keys = self.settings.api_keys()
         if not keys:
-            for var in self.key_env:
+            for var in self.key_vars():
                 value = os.environ.get(var, "")
                 keys = [part.strip() for part in value.split(",") if part.strip()]
                 if keys:
@@ -73,7 +98,7 @@ class VendorProvider(WebSearchProvider):
         return keys
 
     def base_url(self) -> str:
-        for var in self.base_url_env:
+        for var in self.base_url_vars():
             value = (os.environ.get(var) or "").strip()
             if value and not self.settings.base_url:
                 return value.rstrip("/")
@@ -83,9 +108,21 @@ class VendorProvider(WebSearchProvider):
         return self.settings.timeout or self.default_timeout
 
     def is_available(self) -> bool:
-        if self.key_required and not self.api_keys():
+        if not self.packages_installed() or (self.key_required and not self.api_keys()):
             return False
         return bool(self.base_url())
+
+    def unavailable_reason(self) -> str | None:
+        """A missing package or key, worded as the registry words the manifest's facts."""
+        for package in self.packages():
+            if not package.installed():
+                return f"the '{package.module}' package is not installed (pip install '{package.pip}')"
+        if self.key_required and not self.api_keys():
+            return f"{self._key_names()} is not set (or web.providers.{self.name}.api_key)"
+        return None
+
+    def _key_names(self) -> str:
+        return " or ".join(self.key_vars()) or "an API key"
 
     def auth_headers(self, key: str) -> dict[str, str]:
         """Headers that carry ``key``; the default is a Bearer token (none with ``key_param``)."""
@@ -100,9 +137,9 @@ class VendorProvider(WebSearchProvider):
         and the next one is tried. ``key`` is None when the provider works without one."""
         keys = self.api_keys()
         if self.key_required and not keys:
-            names = " or ".join(self.key_env) or "an API key"
             raise NotConfiguredError(
-                f"{self.name} needs {names} (or web.providers.{self.name}.api_key).", provider=self.name
+                f"{self.name} needs {self._key_names()} (or web.providers.{self.name}.api_key).",
+                provider=self.name,
             )
         tries = max(1, self._ring.usable()) if keys else 1
         while True:
@@ -114,7 +151,19 @@ class VendorProvider(WebSearchProvider):
                 if key is not None:
                     self._ring.rest(key, AUTH_COOLDOWN if isinstance(exc, AuthError) else QUOTA_COOLDOWN)
                 if key is None or tries <= 0:
+                    if isinstance(exc, AuthError):
+                        self._name_the_key_setting(exc)
                     raise
+
+    def _name_the_key_setting(self, error: AuthError) -> None:
+        """End a refused-key message with where the key is set, unless it already says so."""
+        names = self.key_vars()
+        if any(name in error.message for name in names):
+            return
+        setting = f"web.providers.{self.name}.api_key"
+        where = f"{' or '.join(names)} (or {setting})" if names else setting
+        error.message = f"{error.message.rstrip()} Check {where}."
+        error.args = (error.message,)
 
     async def call_api(
         self,

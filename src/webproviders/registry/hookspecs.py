@@ -13,7 +13,7 @@ import pluggy
 
 if TYPE_CHECKING:
     from ..config import Config
-    from .loader import PluginContext
+    from .registration import PluginContext
 
 hookspec = pluggy.HookspecMarker("webproviders")
 hookimpl = pluggy.HookimplMarker("webproviders")

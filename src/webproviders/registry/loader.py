@@ -1,9 +1,10 @@
-"""Finding and loading plugins: built-in folders, user folders and entry points.
+"""Finding and loading plugins: built-in folders, entry points, then user folders.
 
 Every plugin, wherever it comes from, is a pluggy plugin whose ``register`` hook receives a
-:class:`PluginContext`. A plugin that fails to import or register, or whose
-``register()`` runs past ``plugins.register_timeout``, is recorded with its error and
-skipped; the others keep working.
+:class:`~webproviders.registry.registration.PluginContext`. A plugin that fails to import or
+register, or whose ``register()`` runs past ``plugins.register_timeout``, is recorded with its
+error and skipped; the others keep working. The load order and what ``plugins.disabled`` turns
+off are written down in docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -12,34 +13,26 @@ import hashlib
 import importlib.util
 import inspect
 import sys
-import threading
 import types
+from collections.abc import Iterable
 from concurrent.futures import Future
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import pluggy
 
-from ..config import DEFAULT_PLUGIN_DIR, Config, ProviderSettings
-from ..manifest import (
-    PRIORITY_KEYED,
-    EnvVar,
-    ManifestError,
-    PluginManifest,
-    ProviderManifest,
-    read_manifest,
-)
-from ..provider import WebSearchProvider
+from ..config import DEFAULT_PLUGIN_DIR, Config
+from ..manifest import ManifestError, read_manifest
 from ..redact import get_logger
 from . import hookspecs
 from .bounded import Overran, call_bounded
+from .registration import DuplicateProvider, PluginContext, PluginRecord, ProviderEntry, Source
 
 log = get_logger("webproviders.registry.loader")
 
 ENTRY_POINT_GROUP = "webproviders"
-Source = Literal["built-in", "user", "entry point"]
 _MODULE_ROOT = "_webproviders_plugins"
 
 
@@ -69,127 +62,6 @@ def new_plugin_manager() -> pluggy.PluginManager:
     manager = _PluginManager("webproviders")
     manager.add_hookspecs(hookspecs)
     return manager
-
-
-@dataclass
-class ProviderEntry:
-    """A registered provider with the manifest facts about it."""
-
-    provider: WebSearchProvider
-    manifest: ProviderManifest
-    plugin: str
-    source: Source
-
-
-@dataclass
-class PluginRecord:
-    """One plugin that was found, whether or not it loaded."""
-
-    name: str
-    source: Source
-    location: str
-    manifest: PluginManifest | None = None
-    error: str | None = None
-    providers: list[str] = field(default_factory=list)
-
-
-class PluginContext:
-    """What a plugin's ``register`` hook receives."""
-
-    def __init__(
-        self,
-        config: Config,
-        record: PluginRecord,
-        providers: dict[str, ProviderEntry],
-    ) -> None:
-        self.config = config
-        self._record = record
-        self._providers = providers
-        self._closed = False
-        self._lock = threading.Lock()
-
-    def close(self) -> None:
-        """Refuse registrations from now on (a ``register()`` that overran may still try)."""
-        with self._lock:
-            self._closed = True
-
-    @property
-    def plugin_name(self) -> str:
-        return self._record.name
-
-    def settings(self, provider_name: str) -> ProviderSettings:
-        """``web.providers.<provider_name>`` from the active config."""
-        return self.config.provider(provider_name)
-
-    def register_web_search_provider(
-        self,
-        provider: WebSearchProvider,
-        *,
-        manifest: ProviderManifest | dict[str, Any] | None = None,
-    ) -> None:
-        """Add a provider. Raises ``TypeError`` for anything that is not a provider."""
-        if not isinstance(provider, WebSearchProvider):
-            raise TypeError(
-                f"register_web_search_provider() needs a WebSearchProvider, "
-                f"got {type(provider).__name__}"
-            )
-        with self._lock:
-            if self._closed:
-                raise RuntimeError(f"plugin '{self._record.name}' registered a provider after its register() timed out")
-            self._add(provider, manifest)
-
-    def _add(self, provider: WebSearchProvider, manifest: ProviderManifest | dict[str, Any] | None) -> None:
-        name = provider.name
-        facts = self._manifest_for(provider, manifest)
-        existing = self._providers.get(name)
-        if existing is not None:
-            message = (
-                f"provider name '{name}' from {self._record.source} plugin "
-                f"'{self._record.name}' is already registered by {existing.source} plugin "
-                f"'{existing.plugin}'; the first registration is kept"
-            )
-            log.warning("Duplicate provider: %s.", message)
-            raise _DuplicateProvider(message)
-        if provider.manifest is None:
-            provider.manifest = facts
-        self._providers[name] = ProviderEntry(provider, facts, self._record.name, self._record.source)
-        self._record.providers.append(name)
-
-    def _manifest_for(
-        self, provider: WebSearchProvider, given: ProviderManifest | dict[str, Any] | None
-    ) -> ProviderManifest:
-        if isinstance(given, ProviderManifest):
-            return given
-        if isinstance(given, dict):
-            return ProviderManifest.model_validate({"name": provider.name, **given})
-        declared = self._record.manifest
-        for item in declared.providers if declared else []:
-            if item.name == provider.name:
-                return item
-        return manifest_from_provider(provider)
-
-
-class _DuplicateProvider(Exception):
-    """A provider name was registered twice; recorded on the later plugin."""
-
-
-def manifest_from_provider(provider: WebSearchProvider) -> ProviderManifest:
-    """Manifest facts for a provider registered without a ``plugin.yaml`` entry."""
-    schema = provider.get_setup_schema() or {}
-    env = [
-        EnvVar(key=item["key"], prompt=item.get("prompt", ""), url=item.get("url", ""), required=False)
-        for item in schema.get("env_vars", [])
-        if isinstance(item, dict) and item.get("key")
-    ]
-    return ProviderManifest(
-        name=provider.name,
-        display_name=provider.display_name,
-        capabilities=provider.capabilities(),  # type: ignore[arg-type]
-        env=env,
-        badge=str(schema.get("badge") or ""),
-        tag=str(schema.get("tag") or ""),
-        priority=PRIORITY_KEYED,
-    )
 
 
 def _import_folder(folder: Path, source: Source) -> types.ModuleType:
@@ -235,78 +107,85 @@ class LoadedPlugins:
     manager: pluggy.PluginManager
 
 
-def _folder_candidates(config: Config) -> list[tuple[Path, Source]]:
-    found: list[tuple[Path, Source]] = []
-    builtin = builtin_plugin_dir()
-    if builtin.is_dir():
-        found += [(p, "built-in") for p in sorted(builtin.iterdir()) if (p / "plugin.yaml").is_file()]
-    user_dirs = [Path(p).expanduser() for p in config.plugins.paths] + [DEFAULT_PLUGIN_DIR.expanduser()]
-    for directory in user_dirs:
-        if directory.is_dir():
-            found += [(p, "user") for p in sorted(directory.iterdir()) if (p / "plugin.yaml").is_file()]
-    return found
+def _plugin_folders(directories: Iterable[Path]) -> list[Path]:
+    """The folders holding a ``plugin.yaml`` in each directory, alphabetically per directory."""
+    return [
+        folder
+        for directory in directories
+        if directory.is_dir()
+        for folder in sorted(directory.iterdir())
+        if (folder / "plugin.yaml").is_file()
+    ]
+
+
+def _user_plugin_dirs(config: Config) -> list[Path]:
+    return [Path(p).expanduser() for p in config.plugins.paths] + [DEFAULT_PLUGIN_DIR.expanduser()]
 
 
 def load_plugins(config: Config) -> LoadedPlugins:
-    """Discover, import and register every plugin the config allows."""
-    manager = new_plugin_manager()
-    providers: dict[str, ProviderEntry] = {}
-    records: list[PluginRecord] = []
-    disabled = set(config.plugins.disabled)
-    enabled = set(config.plugins.enabled)
+    """Discover, import and register every plugin the config allows.
 
-    for folder, source in _folder_candidates(config):
-        record = PluginRecord(name=folder.name, source=source, location=str(folder))
-        try:
-            record.manifest = read_manifest(folder)
-            record.name = record.manifest.name
-        except ManifestError as exc:
-            record.error = str(exc)
-            records.append(record)
-            continue
-        if record.name in disabled or (source == "user" and record.name not in enabled):
-            continue
-        if any(r.name == record.name and r.error is None for r in records):
-            log.warning("Plugin '%s' at %s is shadowed by an earlier one.", record.name, folder)
-            continue
-        records.append(record)
-        try:
-            module = _import_folder(folder, source)
-        except Exception as exc:  # noqa: BLE001 - a broken plugin must not stop the others
-            record.error = f"import failed: {_describe(exc)}"
-            log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
-            continue
-        _register(manager, module, record, config, providers)
-
+    Load order: built-in folders, then entry points, then user folders; the first
+    registration of a provider name wins. A name in ``plugins.disabled`` keeps the plugin of
+    that name from loading, and keeps built-in and entry-point plugins from registering a
+    provider of that name; a user plugin (enabled by name) may register it, which is how a
+    built-in provider is replaced.
+    """
+    loaded = LoadedPlugins({}, [], new_plugin_manager())
+    for folder in _plugin_folders([builtin_plugin_dir()]):
+        _load_folder(loaded, config, folder, "built-in")
     for ep in _entry_points():
-        if ep.name in disabled:
-            continue
-        record = PluginRecord(name=ep.name, source="entry point", location=ep.value)
-        records.append(record)
-        try:
-            plugin = ep.load()
-        except Exception as exc:  # noqa: BLE001
-            record.error = f"import failed: {_describe(exc)}"
-            log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
-            continue
-        _register(manager, plugin, record, config, providers)
+        _load_entry_point(loaded, config, ep)
+    for folder in _plugin_folders(_user_plugin_dirs(config)):
+        _load_folder(loaded, config, folder, "user")
+    return loaded
 
-    for name in disabled:
-        providers.pop(name, None)
-    return LoadedPlugins(providers, records, manager)
+
+def _load_folder(loaded: LoadedPlugins, config: Config, folder: Path, source: Source) -> None:
+    record = PluginRecord(name=folder.name, source=source, location=str(folder))
+    try:
+        record.manifest = read_manifest(folder)
+        record.name = record.manifest.name
+    except ManifestError as exc:
+        record.error = str(exc)
+        loaded.plugins.append(record)
+        return
+    disabled = record.name in config.plugins.disabled
+    if disabled or (source == "user" and record.name not in config.plugins.enabled):
+        return
+    if any(r.name == record.name and r.error is None for r in loaded.plugins):
+        log.warning("Plugin '%s' at %s is shadowed by an earlier one.", record.name, folder)
+        return
+    loaded.plugins.append(record)
+    try:
+        module = _import_folder(folder, source)
+    except Exception as exc:  # noqa: BLE001 - a broken plugin must not stop the others
+        record.error = f"import failed: {_describe(exc)}"
+        log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
+        return
+    _register(loaded, module, record, config)
+
+
+def _load_entry_point(loaded: LoadedPlugins, config: Config, ep: Any) -> None:
+    if ep.name in config.plugins.disabled:
+        return
+    record = PluginRecord(name=ep.name, source="entry point", location=ep.value)
+    loaded.plugins.append(record)
+    try:
+        plugin = ep.load()
+    except Exception as exc:  # noqa: BLE001
+        record.error = f"import failed: {_describe(exc)}"
+        log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
+        return
+    _register(loaded, plugin, record, config)
 
 
 def _entry_points() -> list[Any]:
     return sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
 
 
-def _register(
-    manager: pluggy.PluginManager,
-    plugin: Any,
-    record: PluginRecord,
-    config: Config,
-    providers: dict[str, ProviderEntry],
-) -> None:
+def _register(loaded: LoadedPlugins, plugin: Any, record: PluginRecord, config: Config) -> None:
+    manager, providers = loaded.manager, loaded.providers
     plugin_id = f"{record.source}:{record.name}"
     try:
         manager.register(plugin, name=plugin_id)
@@ -321,7 +200,7 @@ def _register(
     for impl in impls:
         try:
             _call_register(impl.function, ctx, limit)
-        except _DuplicateProvider as exc:
+        except DuplicateProvider as exc:
             record.error = str(exc)
         except Exception as exc:  # noqa: BLE001
             ctx.close()

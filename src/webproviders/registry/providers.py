@@ -24,7 +24,8 @@ from ..config import Config, default_config
 from ..errors import WebTimeoutError
 from ..manifest import CAPABILITIES, Capability
 from .bounded import Overran, call_bounded
-from .loader import LoadedPlugins, PluginRecord, ProviderEntry, load_plugins
+from .loader import LoadedPlugins, load_plugins
+from .registration import PluginRecord, ProviderEntry
 
 log = redact.get_logger("webproviders.registry")
 
@@ -42,7 +43,7 @@ class Registry:
         self._providers = loaded.providers
         self.plugins: list[PluginRecord] = loaded.plugins
         self.hooks: pluggy.PluginManager = loaded.manager
-        #: Cache, health and rate-limit state of dispatch (:mod:`webproviders.dependable.state`).
+        #: Cache, health and rate-limit state of dispatch (:mod:`webproviders.dispatch.state`).
         self.dispatch_state: Any = None
         #: Recent ``is_available()`` answers: name -> (environment fingerprint, expiry, answer).
         self._answers: dict[str, tuple[tuple[str | None, ...], float, Availability]] = {}

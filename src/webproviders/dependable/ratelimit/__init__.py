@@ -115,7 +115,7 @@ class RateLimits:
             return getattr(self.local, method)(*args)
 
     def _connect(self) -> Any:
-        from .redis_backend import RedisLimiter
+        from .redis_limiter import RedisLimiter
 
         return RedisLimiter(self._url or "", self._namespace, self._timeout)
 

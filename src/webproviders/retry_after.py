@@ -6,6 +6,9 @@ carries, is clamped to ``0 .. MAX_RETRY_AFTER`` so a provider is never paused fo
 of the process and the envelope stays valid JSON. Only an out-of-quota error may report a
 longer reset (up to ``MAX_QUOTA_RESET``): it tells the caller when a monthly quota comes
 back, and pauses nothing.
+
+Used wherever an answer says to wait: the status table in :mod:`webproviders.errors` (429),
+the safe fetcher, and vendor classifiers that read their own reset headers.
 """
 
 from __future__ import annotations

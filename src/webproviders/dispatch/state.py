@@ -1,4 +1,6 @@
-"""The per-registry state behind dependable dispatch: cache, health, budgets, retry policies.
+"""What dispatch remembers between calls for one registry: cache, health, budgets, retry
+policies and accounts (the pieces come from :mod:`webproviders.dependable` and
+:mod:`webproviders.accounting`).
 
 It hangs off a :class:`~webproviders.registry.providers.Registry` (one per config), so two configs
 never share a cache or a cool-down. Clocks and the sleep function are attributes, so tests
@@ -14,10 +16,10 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ..accounting.book import Accounts
-from .cache import ResultCache, build_cache
-from .health import HealthBoard
-from .ratelimit import RateLimits
-from .retry import RetryPolicy
+from ..dependable.cache import ResultCache, build_cache
+from ..dependable.health import HealthBoard
+from ..dependable.ratelimit import RateLimits
+from ..dependable.retry import RetryPolicy
 
 if TYPE_CHECKING:
     from ..registry.providers import Registry

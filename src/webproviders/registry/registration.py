@@ -1,0 +1,154 @@
+"""What a plugin's ``register`` hook receives, and what a registration records.
+
+:class:`PluginContext` attaches to every provider the manifest facts it is served with:
+its plugin's ``plugin.yaml`` entry, overlaid with the ``manifest=`` given to the call, or
+(for a provider registered without either) facts read from the provider itself.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..config import Config, ProviderSettings
+from ..manifest import PRIORITY_KEYED, EnvVar, PluginManifest, ProviderManifest
+from ..provider import WebSearchProvider
+from ..redact import get_logger
+
+log = get_logger("webproviders.registry.registration")
+
+Source = Literal["built-in", "entry point", "user"]
+
+
+@dataclass
+class ProviderEntry:
+    """A registered provider with the manifest facts about it."""
+
+    provider: WebSearchProvider
+    manifest: ProviderManifest
+    plugin: str
+    source: Source
+
+
+@dataclass
+class PluginRecord:
+    """One plugin that was found, whether or not it loaded."""
+
+    name: str
+    source: Source
+    location: str
+    manifest: PluginManifest | None = None
+    error: str | None = None
+    providers: list[str] = field(default_factory=list)
+
+
+class DuplicateProvider(Exception):
+    """A provider name was registered twice; recorded on the later plugin."""
+
+
+class PluginContext:
+    """What a plugin's ``register`` hook receives."""
+
+    def __init__(
+        self,
+        config: Config,
+        record: PluginRecord,
+        providers: dict[str, ProviderEntry],
+    ) -> None:
+        self.config = config
+        self._record = record
+        self._providers = providers
+        self._closed = False
+        self._lock = threading.Lock()
+
+    def close(self) -> None:
+        """Refuse registrations from now on (a ``register()`` that overran may still try)."""
+        with self._lock:
+            self._closed = True
+
+    @property
+    def plugin_name(self) -> str:
+        return self._record.name
+
+    def settings(self, provider_name: str) -> ProviderSettings:
+        """``web.providers.<provider_name>`` from the active config."""
+        return self.config.provider(provider_name)
+
+    def declared_manifest(self, provider_name: str) -> ProviderManifest | None:
+        """The plugin's ``plugin.yaml`` entry for ``provider_name`` (None without one)."""
+        declared = self._record.manifest
+        for item in declared.providers if declared else []:
+            if item.name == provider_name:
+                return item
+        return None
+
+    def register_web_search_provider(
+        self,
+        provider: WebSearchProvider,
+        *,
+        manifest: ProviderManifest | dict[str, Any] | None = None,
+    ) -> None:
+        """Add a provider. Raises ``TypeError`` for anything that is not a provider.
+
+        A built-in or entry-point provider whose name is in ``plugins.disabled`` is left out.
+        ``manifest`` overlays the plugin's declared ``plugin.yaml`` entry: the keys it sets
+        replace the declared ones, the others stay as declared.
+        """
+        if not isinstance(provider, WebSearchProvider):
+            raise TypeError(
+                f"register_web_search_provider() needs a WebSearchProvider, "
+                f"got {type(provider).__name__}"
+            )
+        with self._lock:
+            if self._closed:
+                raise RuntimeError(f"plugin '{self._record.name}' registered a provider after its register() timed out")
+            self._add(provider, manifest)
+
+    def _add(self, provider: WebSearchProvider, manifest: ProviderManifest | dict[str, Any] | None) -> None:
+        name = provider.name
+        if self._record.source != "user" and name in self.config.plugins.disabled:
+            return  # turned off; a user plugin may register the name instead
+        existing = self._providers.get(name)
+        if existing is not None:
+            message = (
+                f"provider name '{name}' from {self._record.source} plugin "
+                f"'{self._record.name}' is already registered by {existing.source} plugin "
+                f"'{existing.plugin}'; the first registration is kept"
+            )
+            log.warning("Duplicate provider: %s.", message)
+            raise DuplicateProvider(message)
+        facts = self._facts_for(provider, manifest)
+        provider.manifest = facts
+        self._providers[name] = ProviderEntry(provider, facts, self._record.name, self._record.source)
+        self._record.providers.append(name)
+
+    def _facts_for(
+        self, provider: WebSearchProvider, given: ProviderManifest | dict[str, Any] | None
+    ) -> ProviderManifest:
+        base = self.declared_manifest(provider.name) or manifest_from_provider(provider)
+        if given is None:
+            return base
+        overlay = given.model_dump(exclude_unset=True) if isinstance(given, ProviderManifest) else given
+        return ProviderManifest.model_validate(
+            {**base.model_dump(exclude_unset=True), **overlay, "name": provider.name}
+        )
+
+
+def manifest_from_provider(provider: WebSearchProvider) -> ProviderManifest:
+    """Manifest facts for a provider registered without a ``plugin.yaml`` entry."""
+    schema = provider.get_setup_schema() or {}
+    env = [
+        EnvVar(key=item["key"], prompt=item.get("prompt", ""), url=item.get("url", ""), required=False)
+        for item in schema.get("env_vars", [])
+        if isinstance(item, dict) and item.get("key")
+    ]
+    return ProviderManifest(
+        name=provider.name,
+        display_name=provider.display_name,
+        capabilities=provider.capabilities(),  # type: ignore[arg-type]
+        env=env,
+        badge=str(schema.get("badge") or ""),
+        tag=str(schema.get("tag") or ""),
+        priority=PRIORITY_KEYED,
+    )

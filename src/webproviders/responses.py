@@ -1,0 +1,84 @@
+"""Reading a vendor's HTTP response: its JSON body, and the error it means.
+
+Every vendor call reads its answer here, whether it went through the shared client
+(:func:`webproviders.kit.request_json`), an SDK's client (:func:`webproviders.kit.response_error`)
+or a store's own client: the vendor's classifier first, then the status table of
+:mod:`webproviders.errors`, then ``parse_error`` for a body that is not JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .errors import ParseError, WebProviderError, error_for_status, quote
+
+if TYPE_CHECKING:
+    import httpx
+
+#: Looks at a vendor response (status, headers, parsed body) before the generic mapping and
+#: returns an error for vendor-specific failures (a 200 with an error object, a 400 that
+#: means "bad key"), or None.
+Classifier = Callable[["httpx.Response", Any], "WebProviderError | None"]
+
+
+def _decode(response: httpx.Response, provider: str) -> Any:
+    if not response.content:
+        return None
+    try:
+        return json.loads(response.content)
+    except (ValueError, UnicodeDecodeError):
+        kind = response.headers.get("content-type", "unknown content type").split(";")[0]
+        raise ParseError(
+            f"{provider} answered HTTP {response.status_code} with {kind} where JSON was expected "
+            "(the body is not valid JSON).",
+            provider=provider,
+            status_code=response.status_code,
+        ) from None
+
+
+def read_response(
+    response: httpx.Response, provider: str, classify: Classifier | None = None
+) -> tuple[Any, WebProviderError | None]:
+    """The parsed JSON body, and the error the response means (None for a good answer).
+
+    The order: the vendor classifier's verdict first, then the status (401/403 auth, 402
+    quota, 429 rate limit with ``retry_after``, 5xx bad gateway), then ``parse_error`` for a
+    body that is not JSON. An error answered with a text body that is not JSON quotes it.
+    A body never read (an SDK's streamed response) counts as empty.
+    """
+    import httpx  # loaded already: the response is one of its objects
+
+    body: Any = None
+    parse_failure: ParseError | None = None
+    try:
+        response.content  # noqa: B018 - raises ResponseNotRead for a body never read
+        body = _decode(response, provider)
+    except httpx.ResponseNotRead:
+        pass
+    except ParseError as exc:
+        parse_failure = exc
+    error = classify(response, body) if classify is not None else None
+    if error is not None:
+        error.provider = error.provider or provider
+        error.status_code = error.status_code or response.status_code
+    elif response.status_code >= 400:
+        error = error_for_status(response.status_code, provider, response.headers)
+    else:
+        return body, parse_failure
+    if parse_failure is not None:
+        _quote_text_body(error, response)
+    return body, error
+
+
+def _quote_text_body(error: WebProviderError, response: httpx.Response) -> None:
+    """End an error's message with what a text body said, so no vendor's plain-text answer
+    ("Too many requests", a proxy's "upstream connect error") is lost; an HTML page is not
+    quoted (its markup says nothing a person can act on)."""
+    kind = response.headers.get("content-type", "").lower()
+    text = quote(response.text)
+    if not text or "html" in kind or text.startswith("<") or text in error.message:
+        return
+    error.message = f'{error.message} The response said: "{text}".'
+    error.args = (error.message,)
