@@ -14,6 +14,7 @@ from typing import Any
 from webproviders import (
     BlockedError,
     NetworkError,
+    NotFoundError,
     ProviderError,
     WebProviderError,
     WebTimeoutError,
@@ -36,6 +37,8 @@ def failure(result: Any) -> WebProviderError | None:
             provider=PROVIDER,
             detail=f"http_{status}",
         )
+    if status in (404, 410):
+        return NotFoundError(f"The page was not found (HTTP {status}).", provider=PROVIDER, status_code=status)
     if isinstance(status, int) and status >= 400:
         return ProviderError(
             f"The page answered HTTP {status}.", provider=PROVIDER, status_code=status

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from webproviders import (
     AuthError,
     BlockedError,
+    NotFoundError,
     ParseError,
     ProviderError,
     QuotaExceededError,
@@ -92,6 +93,6 @@ def status_error(tag: str | None, http_status: int | None) -> WebProviderError:
             provider=NAME,
             detail=f"http_{http_status or 403}",
         )
-    if tag == "CRAWL_NOT_FOUND" or http_status == 404:
-        return ProviderError(f"Exa found no page at this URL{where}.", provider=NAME)
+    if tag == "CRAWL_NOT_FOUND" or http_status in (404, 410):
+        return NotFoundError(f"Exa found no page at this URL{where}.", provider=NAME)
     return ProviderError(f"Exa could not read this page{where}.", provider=NAME)

@@ -6,7 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from webproviders import BlockedError, ParseError, ProviderError, ProviderSettings, WebProviderError
+from webproviders import (
+    BlockedError,
+    NotFoundError,
+    ParseError,
+    ProviderError,
+    ProviderSettings,
+    WebProviderError,
+)
 from webproviders.kit import GOOGLE_TBS, site_query, warn_unknown
 
 #: Most results Firecrawl returns for one search.
@@ -129,6 +136,8 @@ def _page_failure(metadata: Any) -> WebProviderError | None:
             provider="firecrawl",
             detail=f"http_{status}",
         )
+    if status in (404, 410):
+        return NotFoundError(f"The page was not found (HTTP {status} to Firecrawl).", provider="firecrawl")
     if isinstance(status, int) and status >= 400:
         return ProviderError(f"The site answered HTTP {status} to Firecrawl.", provider="firecrawl")
     note = getattr(metadata, "error", None)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from webproviders import (
     BlockedError,
     NetworkError,
+    NotFoundError,
     ParseError,
     ProviderError,
     WebProviderError,
@@ -77,6 +78,8 @@ def url_error(error_type: str, http_status: int | None, content: str | None) -> 
     where = f" (HTTP {http_status}, {error_type})" if http_status else f" ({error_type})"
     if "timeout" in error_type:
         return WebTimeoutError(f"Parallel timed out reading this page{where}.", provider=NAME)
+    if http_status in (404, 410):
+        return NotFoundError(f"Parallel found no page at this URL{where}.", provider=NAME)
     if http_status in (401, 403, 429):
         return BlockedError(
             f"The site refused Parallel's fetch{where}.",

@@ -1,7 +1,8 @@
 """The ``stub`` provider: offline, deterministic answers derived from the input.
 
 It never touches the network, so demos, tests and CI can run the whole dispatch path.
-It is used only when named (``backend="stub"``), never auto-detected.
+It is used only when named (``backend="stub"``), never auto-detected. Every answer says so
+in ``meta.warnings`` (a cached one too), so placeholder results are never taken for the web.
 """
 
 from __future__ import annotations
@@ -17,6 +18,10 @@ _WORD = re.compile(r"[a-z0-9]+")
 _STUB_SITE = "https://stub.example.com"
 #: How many results a stub search can produce at most (the dispatcher caps to ``limit``).
 _MAX_RESULTS = 50
+NOTICE = (
+    "These are offline placeholder results from the stub backend, not from the web: "
+    "no real backend is configured for this call."
+)
 
 
 def _slug(text: str) -> str:
@@ -25,6 +30,11 @@ def _slug(text: str) -> str:
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:12]
+
+
+def _answer(data: Any) -> dict[str, Any]:
+    """``data`` in an envelope whose ``meta.warnings`` says where it came from."""
+    return {"data": data, "meta": {"warnings": [NOTICE]}}
 
 
 class StubProvider(WebSearchProvider):
@@ -51,7 +61,7 @@ class StubProvider(WebSearchProvider):
             }
             for i in range(1, min(limit, _MAX_RESULTS) + 1)
         ]
-        return {"web": hits}
+        return _answer({"web": hits})
 
     def _page(self, url: str, depth: int | None = None) -> dict[str, Any]:
         host = urlsplit(url).hostname or "unknown"
@@ -66,16 +76,16 @@ class StubProvider(WebSearchProvider):
             "metadata": metadata,
         }
 
-    def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
-        return [self._page(url) for url in urls]
+    def extract(self, urls: list[str], **kwargs: Any) -> dict[str, Any]:
+        return _answer([self._page(url) for url in urls])
 
-    def crawl(self, url: str, **kwargs: Any) -> list[dict[str, Any]]:
+    def crawl(self, url: str, **kwargs: Any) -> dict[str, Any]:
         max_pages = kwargs.get("max_pages", 3)
         count = max_pages if isinstance(max_pages, int) and 0 < max_pages <= 10 else 3
         base = url.rstrip("/")
         pages = [self._page(url, depth=0)]
         pages += [self._page(f"{base}/page-{i}", depth=1) for i in range(1, count)]
-        return pages
+        return _answer(pages)
 
 
 def register(ctx: PluginContext) -> None:

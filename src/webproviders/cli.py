@@ -1,7 +1,9 @@
 """The ``webproviders`` command: search, extract, crawl, index pages, list providers, show config and usage.
 
 Human-readable output on a terminal, the raw envelope with ``--json``; a failure envelope
-exits non-zero with one clear line (a traceback only with ``--debug``).
+(an extract or crawl that read no page included) exits non-zero with one clear line (a
+traceback only with ``--debug``). Results go to stdout; warnings and the URLs that failed,
+one line each, go to stderr.
 """
 
 from __future__ import annotations
@@ -101,22 +103,24 @@ def _print_search(envelope: dict[str, Any], out: TextIO) -> None:
         out.write(f"{hit['position']}. {hit['title']}\n   {hit['url']}\n")
         if hit.get("description"):
             out.write(f"   {hit['description']}\n")
-    _print_warnings(envelope, out)
 
 
 def _print_pages(envelope: dict[str, Any], out: TextIO) -> None:
     for page in envelope["data"]:
-        out.write(f"## {page.get('title') or page['url']}\n{page['url']}\n\n")
-        if page.get("error"):
-            out.write(f"[{page.get('error_code')}] {page['error']}\n\n")
-        else:
-            out.write(f"{page.get('content', '')}\n\n")
-    _print_warnings(envelope, out)
+        if not page.get("error"):
+            out.write(f"## {page.get('title') or page['url']}\n{page['url']}\n\n{page.get('content', '')}\n\n")
+    _print_failed(page for page in envelope["data"] if page.get("error"))
 
 
-def _print_warnings(envelope: dict[str, Any], out: TextIO) -> None:
+def _print_failed(items: Any) -> None:
+    """One stderr line per URL (or page) that could not be read."""
+    for item in items:
+        sys.stderr.write(f"failed [{item.get('error_code')}] {item.get('url')}: {item.get('error')}\n")
+
+
+def _print_warnings(envelope: dict[str, Any]) -> None:
     for warning in envelope.get("meta", {}).get("warnings", []):
-        out.write(f"warning: {warning}\n")
+        sys.stderr.write(f"warning: {warning}\n")
 
 
 def _emit(envelope: dict[str, Any], as_json: bool, render: Callable[[dict[str, Any], TextIO], None]) -> int:
@@ -124,11 +128,14 @@ def _emit(envelope: dict[str, Any], as_json: bool, render: Callable[[dict[str, A
         sys.stdout.write(json.dumps(envelope, ensure_ascii=False, indent=2) + "\n")
     elif envelope.get("success"):
         render(envelope, sys.stdout)
-    if not envelope.get("success"):
-        if not as_json:
-            sys.stderr.write(f"error [{envelope.get('error_code')}]: {envelope.get('error')}\n")
-        return EXIT_FAILURE
-    return EXIT_OK
+    else:
+        sys.stderr.write(f"error [{envelope.get('error_code')}]: {envelope.get('error')}\n")
+        failures = envelope.get("meta", {}).get("failures", [])
+        if len(failures) > 1:
+            _print_failed(failures)
+    if not as_json:
+        _print_warnings(envelope)
+    return EXIT_OK if envelope.get("success") else EXIT_FAILURE
 
 
 def _options(args: argparse.Namespace, *names: str) -> dict[str, Any]:
@@ -278,6 +285,9 @@ def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
 
 
 def _cmd_config(args: argparse.Namespace, config: Any) -> int:
+    import os
+
+    from .agents.search_contract import BACKEND_ENV, contract_backend
     from .dispatch.plan import resolve
     from .errors import WebProviderError
     from .manifest import CAPABILITIES
@@ -291,10 +301,31 @@ def _cmd_config(args: argparse.Namespace, config: Any) -> int:
         except WebProviderError as exc:
             sys.stdout.write(f"{capability:<8} none  ({exc.message})\n")
             continue
-        chosen = " -> ".join(plan.candidates) if plan.mode == "chain" else ", ".join(plan.candidates)
-        label = f" [{plan.mode}]" if plan.mode != "single" else ""
-        sys.stdout.write(f"{capability:<8} {chosen}{label}  (from {plan.source})\n")
+        mode = "standby" if plan.standby else plan.mode
+        sys.stdout.write(f"{capability:<8} {_chosen(plan.candidates, mode)}  (from {plan.source})\n")
+    named_only = [e.manifest.name for e in registry.entries() if not e.manifest.auto_detect]
+    if named_only:
+        sys.stdout.write(f"never auto-detected (used only when named): {', '.join(named_only)}\n")
+    backend, warnings = contract_backend(registry.config, os.environ)
+    names = backend if isinstance(backend, list) else [backend]
+    origin = f"from {BACKEND_ENV}" if os.environ.get(BACKEND_ENV, "").strip() else f"{BACKEND_ENV} unset"
+    sys.stdout.write(f"web.search contract: {_chosen(names, 'chain')}  ({origin})\n")
+    for warning in warnings:
+        sys.stderr.write(f"warning: {warning}\n")
+    if names == ["stub"]:
+        sys.stderr.write(
+            f"warning: the web.search contract answers with offline stub results; set {BACKEND_ENV} "
+            "to a real backend.\n"
+        )
     return EXIT_OK
+
+
+def _chosen(names: list[str], mode: str) -> str:
+    """``a -> b [chain]`` for a chain (``[standby]`` for a standby one), ``a, b [fuse]`` for
+    fusion, ``a`` alone."""
+    if len(names) == 1:
+        return names[0]
+    return (", " if mode == "fuse" else " -> ").join(names) + f" [{mode}]"
 
 
 def _cmd_usage(args: argparse.Namespace, config: Any) -> int:

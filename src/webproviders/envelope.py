@@ -189,6 +189,8 @@ def success(data: Any, provider: str | None, meta: dict[str, Any]) -> dict[str, 
 def failure(error: WebProviderError, provider: str | None, meta: dict[str, Any]) -> dict[str, Any]:
     envelope: dict[str, Any] = {"success": False, **error.envelope_fields()}
     envelope["provider"] = provider
+    if error.failures is not None:
+        meta = {**meta, "failures": list(error.failures), "failed": len(error.failures)}
     envelope["meta"] = meta
     return envelope
 

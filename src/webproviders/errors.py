@@ -53,6 +53,9 @@ class WebProviderError(Exception):
 
     code: ClassVar[str] = "provider_error"
     retryable: ClassVar[bool] = False
+    #: The per-URL failures behind a call-level error (an extract or crawl that read no page);
+    #: they go to the failure envelope's ``meta.failures``.
+    failures: list[dict[str, Any]] | None = None
     #: The longest ``retry_after`` this error carries (longer values are clamped).
     retry_after_ceiling: ClassVar[float] = MAX_RETRY_AFTER
 
@@ -174,7 +177,8 @@ class TooLargeError(WebProviderError):
 
 
 class NotFoundError(WebProviderError):
-    """The provider does not have what was asked for (a page missing from an index)."""
+    """The page asked for is not there: the site answered 404 or 410, or the provider does
+    not hold it (a page missing from an index). Another backend may still have a copy."""
 
     code = "not_found"
 

@@ -53,12 +53,25 @@ class Attempt(_Open):
     cost: Cost | None = None
 
 
+class PageFailure(_Open):
+    """One URL (or crawled page) that could not be read, as ``meta.failures`` lists it."""
+
+    url: str
+    error: str
+    error_code: ErrorCode
+    detail: str | None = None
+
+
 class Meta(_Open):
     requested_backend: Any = None
     served_by: str | None = None
     latency_ms: float
     attempts: list[Attempt] = Field(default_factory=list)
     warnings: list[str] = Field(default_factory=list)
+    #: Extract and crawl: how many items failed (present when any did).
+    failed: int | None = Field(default=None, ge=1)
+    #: A failed extract or crawl that read no page: why each URL failed.
+    failures: list[PageFailure] = Field(default_factory=list)
     cost: Cost | None = None
 
 

@@ -1,7 +1,8 @@
 """Input checks shared by dispatch, the CLI and the agent tools.
 
 Each check raises :class:`~webproviders.errors.InvalidInputError` with a sentence that
-says what was wrong and what is allowed.
+says what was wrong and what is allowed; ``check_urls`` returns the malformed URLs of a
+batch with their errors instead (they fail only their own items), unless all are malformed.
 """
 
 from __future__ import annotations
@@ -75,7 +76,12 @@ def check_url(url: Any, what: str = "URL") -> str:
     return text
 
 
-def check_urls(urls: Any) -> list[str]:
+def check_urls(urls: Any) -> tuple[list[str], list[tuple[int, Any, InvalidInputError]]]:
+    """The well-formed URLs of a batch, and each malformed one with its position and why.
+
+    One bad URL fails only its own item; the batch is refused as a whole when the list itself
+    is wrong or when not a single URL in it is well-formed.
+    """
     items = [urls] if isinstance(urls, str) else urls
     if not isinstance(items, (list, tuple)):
         raise InvalidInputError("urls must be one URL string or a list of 1 to 20 URL strings.")
@@ -83,7 +89,19 @@ def check_urls(urls: Any) -> list[str]:
         raise InvalidInputError("urls is empty; pass at least one http(s) URL.")
     if len(items) > MAX_URLS:
         raise InvalidInputError(f"{len(items)} URLs were given; at most {MAX_URLS} per call.")
-    return [check_url(item) for item in items]
+    good: list[str] = []
+    bad: list[tuple[int, Any, InvalidInputError]] = []
+    for position, item in enumerate(items):
+        try:
+            good.append(check_url(item))
+        except InvalidInputError as error:
+            bad.append((position, item, error))
+    if not good:
+        first = bad[0][2]
+        if len(bad) == 1:
+            raise first
+        raise InvalidInputError(f"None of the {len(bad)} URLs is usable: {first.message}")
+    return good, bad
 
 
 def _domains(name: str, value: Any) -> list[str]:

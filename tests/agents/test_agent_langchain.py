@@ -39,9 +39,11 @@ def test_factory_builds_search_and_extract(stub_config: Any) -> None:
 def test_search_invoke(stub_config: Any) -> None:
     tool = WebSearchTool(web_config=stub_config)
     text = tool.invoke({"query": "langchain tools", "limit": 2})
-    hits = dispatch_search("langchain tools", 2, backend="stub", config=stub_config)["data"]["web"]
+    envelope = dispatch_search("langchain tools", 2, backend="stub", config=stub_config)
+    hits = envelope["data"]["web"]
     assert text == "\n\n".join(
-        f"{h['position']}. [{h['title']}]({h['url']})\n   {h['description']}" for h in hits
+        [f"{h['position']}. [{h['title']}]({h['url']})\n   {h['description']}" for h in hits]
+        + [f"> Note: {envelope['meta']['warnings'][0]}"]
     )
 
 
@@ -59,8 +61,9 @@ def test_a_plain_string_is_the_query(stub_config: Any) -> None:
 def test_extract_invoke_and_ainvoke(stub_config: Any) -> None:
     tool = WebExtractTool(web_config=stub_config)
     url = "https://docs.example.com/guide"
-    page = dispatch_extract([url], backend="stub", config=stub_config)["data"][0]
-    assert tool.invoke({"urls": [url]}) == f"## {page['title']}\nURL: {url}\n\n{page['content']}"
+    envelope = dispatch_extract([url], backend="stub", config=stub_config)
+    page, [note] = envelope["data"][0], envelope["meta"]["warnings"]
+    assert tool.invoke({"urls": [url]}) == f"## {page['title']}\nURL: {url}\n\n{page['content']}\n\n> Note: {note}"
     assert asyncio.run(tool.ainvoke({"urls": [url]})) == tool.invoke({"urls": [url]})
     assert tool.invoke(url) == tool.invoke({"urls": [url]})
 

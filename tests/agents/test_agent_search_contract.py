@@ -10,6 +10,7 @@ import httpx
 import pytest
 import respx
 
+from webproviders import list_providers
 from webproviders.agents.search_contract import (
     TOOL_NAME,
     WebSearchContract,
@@ -18,6 +19,10 @@ from webproviders.agents.search_contract import (
 )
 
 ITEM_KEYS = {"title", "url", "snippet", "provider", "rank"}
+STUB_NOTICE = (
+    "These are offline placeholder results from the stub backend, not from the web: "
+    "no real backend is configured for this call."
+)
 
 
 def run(tool: WebSearchContract, arguments: Any) -> dict[str, Any]:
@@ -35,7 +40,9 @@ def test_defaults_to_stub_without_any_environment(make_config: Any) -> None:
     assert tool.name == TOOL_NAME == "web.search"
     assert tool.settings.backend == "stub"
     result = run(tool, {"query": "offline by default"})
-    assert list(result) == ["items"]
+    assert list(result) == ["items", "meta"]
+    assert result["meta"] == {"warnings": [STUB_NOTICE]}
+    assert "no real backend is configured" in STUB_NOTICE
     assert len(result["items"]) == 5
     assert all(set(item) == ITEM_KEYS and item["provider"] == "stub" for item in result["items"])
     assert [item["rank"] for item in result["items"]] == [1, 2, 3, 4, 5]
@@ -49,16 +56,29 @@ def test_unknown_backend_is_logged_and_answered_by_stub(
         tool = WebSearchContract(make_config())
     assert tool.settings.backend == "stub"
     assert any("altavista" in r.getMessage() and "stub" in r.getMessage() for r in caplog.records)
-    assert run(tool, {"query": "x", "max_results": 2})["items"][0]["provider"] == "stub"
+    result = run(tool, {"query": "x", "max_results": 2})
+    assert result["items"][0]["provider"] == "stub"
+    unknown, stub = result["meta"]["warnings"]
+    assert "WEB_SEARCH_BACKEND names unknown search backend(s) 'altavista'; answering with 'stub'" in unknown
+    assert stub == STUB_NOTICE
 
 
+@pytest.mark.parametrize("setting", ["probe", "probe,altavista"])
 def test_known_backend_comes_from_the_environment(
-    monkeypatch: pytest.MonkeyPatch, probe_config: Any
+    setting: str, monkeypatch: pytest.MonkeyPatch, probe_config: Any
 ) -> None:
-    monkeypatch.setenv("WEB_SEARCH_BACKEND", "probe")
+    monkeypatch.setenv("WEB_SEARCH_BACKEND", setting)
     tool = WebSearchContract(probe_config())
     assert tool.settings.backend == "probe"
-    assert {item["provider"] for item in run(tool, {"query": "anything"})["items"]} == {"probe"}
+    result = run(tool, {"query": "anything"})
+    assert {item["provider"] for item in result["items"]} == {"probe"}
+    if setting == "probe":
+        assert list(result) == ["items"]  # a real backend answered: nothing to warn about
+        return
+    known = sorted(r["name"] for r in list_providers(probe_config()) if "search" in r["capabilities"])
+    assert result["meta"]["warnings"] == [  # an unknown name in a chain is said in every answer
+        f"WEB_SEARCH_BACKEND names unknown search backend(s) 'altavista'. Known: {', '.join(known)}."
+    ]
 
 
 @pytest.mark.parametrize("query", ["", "   ", None, 42])

@@ -80,7 +80,7 @@ def test_webread_gives_a_readable_error_for_bad_urls(
 def test_webread_page_failure_is_readable(probe_config: Any) -> None:
     webread = create_webread_tool({"provider": "probe", "config": probe_config()})
     text = asyncio.run(webread("https://blocked.example.com/"))
-    assert text == "## https://blocked.example.com/\n\nError [blocked]: A CAPTCHA page answered."
+    assert text == "Error [blocked]: A CAPTCHA page answered."
 
 
 def test_webread_respects_max_chars(probe_config: Any) -> None:

@@ -99,3 +99,30 @@ def test_version() -> None:
 
     result = run("--version")
     assert result.returncode == 0 and result.stdout.strip() == f"webproviders {__version__}"
+
+
+def test_a_partial_extract_succeeds_and_names_the_failed_url_on_stderr() -> None:
+    result = run("extract", "https://93.184.216.34/a", "ftp://example.org/b", "--backend", "stub")
+    assert result.returncode == 0
+    assert "https://93.184.216.34/a" in result.stdout and "ftp://" not in result.stdout
+    assert "failed [invalid_input] ftp://example.org/b: The URL 'ftp://example.org/b' is not an http" in result.stderr
+
+
+def test_warnings_go_to_stderr_and_stub_answers_say_they_are_not_the_web() -> None:
+    result = run("search", "q", "--backend", "stub")
+    assert result.returncode == 0 and "warning" not in result.stdout
+    assert "warning: These are offline placeholder results from the stub backend" in result.stderr
+
+
+def test_config_shows_backends_used_only_when_named_and_the_web_search_contract(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("web: {}\n")
+    result = run("--config", str(path), "config", env={"WEB_SEARCH_BACKEND": "", "JINA_API_KEY": ""})
+    assert "extract  http -> jina [standby]  (from auto-detect)" in result.stdout
+    assert "never auto-detected (used only when named): brave-free, crawl4ai, local, stub" in result.stdout
+    assert "web.search contract: stub  (WEB_SEARCH_BACKEND unset)" in result.stdout
+    assert "the web.search contract answers with offline stub results" in result.stderr
+
+    result = run("--config", str(path), "config", env={"WEB_SEARCH_BACKEND": "stub,altavista"})
+    assert "web.search contract: stub  (from WEB_SEARCH_BACKEND)" in result.stdout
+    assert "warning: WEB_SEARCH_BACKEND names unknown search backend(s) 'altavista'. Known: " in result.stderr

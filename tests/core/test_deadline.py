@@ -20,11 +20,11 @@ class Clock(WebSearchProvider):
     def search(self, query, limit=5, **options):
         return [{"title": "left", "url": "https://clock.example/", "left": remaining_time()}]
     def extract(self, urls, **kwargs):
-        import time
         CALLS.append(urls[0])
+        pages = [{"url": url, "title": "ok", "content": "fine"} for url in urls]
         if len(CALLS) == 1:
-            return [{"url": urls[0], "error": "flaky", "error_code": "timeout"}]
-        return [{"url": urls[0], "title": "ok", "content": "fine"}]
+            pages[0] = {"url": urls[0], "error": "flaky", "error_code": "timeout"}
+        return pages
 
 CALLS = []
 
@@ -66,10 +66,12 @@ def test_a_provider_timeout_setting_stretches_too(clock: Any) -> None:
 
 def test_extract_results_with_a_failed_url_are_not_cached(clock: Any) -> None:
     config = clock()
-    first = dispatch_extract("https://a.example/", backend="clock", config=config)
+    urls = ["https://a.example/", "https://b.example/"]
+    first = dispatch_extract(urls, backend="clock", config=config)
+    assert first["success"] is True and first["meta"]["failed"] == 1
     assert first["data"][0]["error_code"] == "timeout"
-    second = dispatch_extract("https://a.example/", backend="clock", config=config)
+    second = dispatch_extract(urls, backend="clock", config=config)
     assert second["data"][0]["content"] == "fine"
-    assert "cached" not in second["meta"]
-    third = dispatch_extract("https://a.example/", backend="clock", config=config)
+    assert "cached" not in second["meta"] and "failed" not in second["meta"]
+    third = dispatch_extract(urls, backend="clock", config=config)
     assert third["meta"].get("cached") is True

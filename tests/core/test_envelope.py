@@ -44,6 +44,10 @@ def test_search_golden(make_config: Any) -> None:
             "requested_backend": "stub",
             "served_by": "stub",
             "attempts": [{"provider": "stub", "outcome": "ok"}],
+            "warnings": [
+                "These are offline placeholder results from the stub backend, not from the web: "
+                "no real backend is configured for this call."
+            ],
         },
     }
     SearchEnvelope.model_validate(envelope)
@@ -99,6 +103,7 @@ def test_extract_golden_with_one_failed_url(write_plugin: Any, make_config: Any)
             "requested_backend": "partial",
             "served_by": "partial",
             "attempts": [{"provider": "partial", "outcome": "ok"}],
+            "failed": 1,
         },
     }
     PagesEnvelope.model_validate(envelope)

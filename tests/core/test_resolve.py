@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import importlib.machinery
+import sys
+import types
 from typing import Any
 
 import pytest
 
-from webproviders import dispatch_search
+from webproviders import dispatch_extract, dispatch_search
 from webproviders.dispatch.plan import resolve
 from webproviders.errors import WebProviderError
 from webproviders.registry.loader import builtin_plugin_dir
@@ -167,8 +170,79 @@ def register(ctx):
     assert [a["provider"] for a in envelope["meta"]["attempts"]] == ["picky"]
 
 
-def test_keyless_defaults_are_ddgs_for_search_and_http_for_extract_and_crawl(make_config: Any) -> None:
+def test_keyless_defaults_are_ddgs_for_search_and_http_first_for_extract_and_crawl(make_config: Any) -> None:
     registry = get_registry(make_config())
     assert resolve("search", None, registry).candidates == ["ddgs"]
-    assert resolve("extract", None, registry).candidates == ["http"]
+    extract = resolve("extract", None, registry)
+    assert (extract.candidates, extract.mode, extract.standby) == (["http", "jina"], "chain", True)
     assert resolve("crawl", None, registry).candidates == ["http"]
+
+
+def test_an_installed_browser_backend_is_used_only_when_named(
+    make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the crawl4ai package importable (no browser can be seen), auto-detect passes it by."""
+    module = types.ModuleType("crawl4ai")
+    module.__spec__ = importlib.machinery.ModuleSpec("crawl4ai", None)
+    monkeypatch.setitem(sys.modules, "crawl4ai", module)
+    registry = get_registry(make_config())
+    entry = registry.get("crawl4ai")
+    assert entry is not None and registry.availability(entry) == (True, None)
+    for capability in ("extract", "crawl"):
+        assert "crawl4ai" not in resolve(capability, None, registry).candidates  # type: ignore[arg-type]
+        assert resolve(capability, "crawl4ai", registry).candidates == ["crawl4ai"]  # type: ignore[arg-type]
+
+
+LATE = """
+import os
+from webproviders import WebSearchProvider
+from webproviders.errors import NotConfiguredError
+
+class Reader(WebSearchProvider):
+    def __init__(self, name, works, key=None):
+        self._name, self._works, self._key = name, works, key
+    @property
+    def name(self):
+        return self._name
+    def is_available(self):
+        return self._key is None or bool(os.environ.get(self._key))
+    def supports_search(self):
+        return False
+    def supports_extract(self):
+        return True
+    def extract(self, urls, **kwargs):
+        if not self._works:
+            raise NotConfiguredError(self._name + " has no browser installed.")
+        return [{"url": u, "title": self._name, "content": "read"} for u in urls]
+
+def register(ctx):
+    ctx.register_web_search_provider(Reader("first-reader", False))
+    ctx.register_web_search_provider(Reader("second-reader", True))
+    ctx.register_web_search_provider(Reader("keyed-reader", True, "READER_KEY"))
+"""
+
+
+def test_a_keyless_extract_fails_over_when_a_backend_turns_out_not_configured(
+    write_plugin: Any, make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = write_plugin(
+        "late",
+        LATE,
+        [
+            {"name": "first-reader", "priority": 81, "capabilities": ["extract"]},
+            {"name": "second-reader", "priority": 82, "capabilities": ["extract"]},
+            {"name": "keyed-reader", "priority": 20, "capabilities": ["extract"], "env": [{"key": "READER_KEY"}]},
+        ],
+    )
+    builtins = [p.name for p in builtin_plugin_dir().iterdir() if (p / "plugin.yaml").is_file()]
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["late"], "disabled": builtins})
+    envelope = dispatch_extract("https://a.example/", config=config)
+    assert envelope["success"] is True and envelope["provider"] == "second-reader"
+    assert [(a["provider"], a.get("error_code")) for a in envelope["meta"]["attempts"]] == [
+        ("first-reader", "not_configured"),
+        ("second-reader", None),
+    ]
+
+    monkeypatch.setenv("READER_KEY", "k")  # a keyed backend is chosen alone
+    plan = resolve("extract", None, get_registry(make_config(plugins=config.plugins.model_dump())))
+    assert (plan.candidates, plan.mode) == (["keyed-reader"], "single")

@@ -326,6 +326,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(500, b"<h1>Internal Server Error</h1>")
         if path == "/forbidden":
             return self._send(403, b"<h1>Forbidden</h1>")
+        if path == "/unavailable":
+            return self._send(503, b"<h1>Service Unavailable</h1>")
         if path == "/busy":
             return self._send(429, b"slow down", "text/plain", {"Retry-After": "7"})
         if path == "/footer-only":

@@ -181,7 +181,7 @@ def test_scope_any_still_refuses_unsafe_links(site: Any, config_for: Any) -> Non
 def test_failing_pages_do_not_fail_the_crawl(site: Any, local: Config) -> None:
     envelope = crawl(site.url("/"), local)
     missing = next(p for p in envelope["data"] if p["url"] == site.url("/missing"))
-    assert missing["error_code"] == "invalid_input"
+    assert missing["error_code"] == "not_found"
     assert missing["metadata"]["depth"] == 1
     assert sum("error" not in p for p in envelope["data"]) >= 8
 

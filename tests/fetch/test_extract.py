@@ -21,6 +21,17 @@ def extract(urls: Any, config: Config, **kwargs: Any) -> dict[str, Any]:
     return envelope
 
 
+def unread(urls: Any, config: Config, **kwargs: Any) -> dict[str, Any]:
+    """An extract that read no page: a failure whose per-URL details are in ``meta.failures``."""
+    envelope = dispatch_extract(urls, backend="http", config=config, **kwargs)
+    assert envelope["success"] is False, envelope
+    assert envelope["provider"] == "http"
+    assert [f["error_code"] for f in envelope["meta"]["failures"]] and envelope["meta"]["failed"] == len(
+        envelope["meta"]["failures"]
+    )
+    return envelope
+
+
 def test_article_text_is_kept_and_boilerplate_dropped(site: Any, local: Config) -> None:
     [page] = extract(site.url("/articles/caching"), local)["data"]
     content = page["content"]
@@ -89,16 +100,19 @@ def test_pdf_without_pypdf_is_unsupported(site: Any, local: Config, monkeypatch:
         return real_import(name, *args, **kwargs)
 
     monkeypatch.setattr(builtins, "__import__", no_pypdf)
-    [page] = extract(site.url("/doc.pdf"), local)["data"]
-    assert page["error_code"] == "unsupported"
-    assert "webproviders[pdf]" in page["error"]
+    envelope = unread(site.url("/doc.pdf"), local)
+    assert envelope["error_code"] == "unsupported"
+    assert "webproviders[pdf]" in envelope["error"]
+    assert envelope["meta"]["failures"] == [
+        {"url": site.url("/doc.pdf"), "error": envelope["error"], "error_code": "unsupported"}
+    ]
 
 
 @pytest.mark.parametrize("path", ["/image.png", "/mislabelled", "/download"])
 def test_images_and_binaries_are_unsupported(path: str, site: Any, local: Config) -> None:
-    [page] = extract(site.url(path), local)["data"]
-    assert page["error_code"] == "unsupported"
-    assert page["content"] == ""
+    envelope = unread(site.url(path), local)
+    assert envelope["error_code"] == "unsupported"
+    assert envelope["retryable"] is False
 
 
 def test_failures_are_per_url_and_order_is_kept(site: Any, local: Config) -> None:
@@ -111,10 +125,12 @@ def test_failures_are_per_url_and_order_is_kept(site: Any, local: Config) -> Non
         site.url("/busy"),
         site.url("/articles/retries"),
     ]
-    data = extract(urls, local)["data"]
+    envelope = extract(urls, local)
+    data = envelope["data"]
     assert [page["url"] for page in data] == urls
+    assert envelope["meta"]["failed"] == 5
     codes = [page.get("error_code") for page in data]
-    assert codes == ["invalid_input", None, "bad_gateway", "blocked", "too_large", "rate_limited", None]
+    assert codes == ["not_found", None, "bad_gateway", "blocked", "too_large", "rate_limited", None]
     assert "Retries without outages" in data[6]["content"]
     assert [page["metadata"].get("status_code") for page in data[:4]] == [404, 200, 500, 403]
     assert all(page["error"] for page in data if page.get("error_code"))
@@ -138,8 +154,8 @@ def test_slow_url_times_out_alone(site: Any, local: Config) -> None:
 
 def test_url_timeout_option(site: Any, config_for: Any) -> None:
     config = config_for(allow_private_networks=True, providers={"http": {"url_timeout": 0.3}})
-    [slow] = extract(site.url("/slow"), config)["data"]
-    assert slow["error_code"] == "timeout"
+    envelope = unread(site.url("/slow"), config)
+    assert envelope["error_code"] == "timeout"
 
 
 def test_max_chars_truncates_and_says_so(site: Any, local: Config) -> None:
@@ -215,7 +231,7 @@ def test_http_is_the_default_extract_and_crawl_backend(config_for: Any) -> None:
 
     registry = get_registry(config_for())
     assert registry.get("http") is not None
-    assert resolve("extract", None, registry).candidates == ["http"]
+    assert resolve("extract", None, registry).candidates[0] == "http"
     assert resolve("crawl", None, registry).candidates == ["http"]
 
 

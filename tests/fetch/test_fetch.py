@@ -16,8 +16,8 @@ from webproviders.config import Config
 from webproviders.errors import (
     BadGatewayError,
     BlockedError,
-    InvalidInputError,
     NetworkError,
+    NotFoundError,
     ProviderError,
     RateLimitedError,
     TooLargeError,
@@ -151,8 +151,8 @@ def _result(status: int, headers: dict[str, str] | None = None) -> FetchResult:
 @pytest.mark.parametrize(
     ("status", "headers", "kind", "detail"),
     [
-        (404, {}, InvalidInputError, None),
-        (410, {}, InvalidInputError, None),
+        (404, {}, NotFoundError, None),
+        (410, {}, NotFoundError, None),
         (403, {}, BlockedError, "http_403"),
         (401, {}, BlockedError, "http_401"),
         (503, {"cf-mitigated": "challenge"}, BlockedError, "captcha_required"),

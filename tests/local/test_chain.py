@@ -45,8 +45,13 @@ def test_a_chain_reads_the_index_first_and_fetches_only_what_is_missing(config: 
 def test_a_url_neither_has_keeps_the_last_providers_error(config: Config, site: Any) -> None:
     missing = site.url("/missing")
     envelope = dispatch_extract([missing], backend=["local", "http"], config=config)
-    [item] = envelope["data"]
-    assert item["provider"] == "http" and item["error_code"] == "invalid_input"
+    assert envelope["success"] is False and envelope["provider"] == "http"
+    assert envelope["error_code"] == "not_found"
+    assert [(f["url"], f["error_code"]) for f in envelope["meta"]["failures"]] == [(missing, "not_found")]
+    assert [(a["provider"], a.get("error_code")) for a in envelope["meta"]["attempts"]] == [
+        ("local", "not_found"),
+        ("http", "not_found"),
+    ]
     assert site.paths() == ["/missing"]
 
 

@@ -65,9 +65,9 @@ def test_remove_and_prune(cli: Any, site: Any) -> None:
 
 
 def test_a_page_that_cannot_be_read_fails_the_command(cli: Any, site: Any) -> None:
-    code, out, _ = cli("index", site.url("/missing"))
+    code, out, err = cli("index", site.url("/missing"))
     assert code == EXIT_FAILURE
-    assert "indexed 0 page(s)" in out and "failed: " in out and "[invalid_input]" in out
+    assert out == "" and err.startswith(f"error [not_found]: {site.url('/missing')} was not found (HTTP 404).")
 
 
 @pytest.mark.parametrize(

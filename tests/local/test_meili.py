@@ -136,7 +136,8 @@ def test_extract_before_anything_was_indexed_is_not_found(config: Config) -> Non
     with respx.mock() as mock:
         mock.post(f"{BASE}/documents/fetch").respond(404, json=INDEX_NOT_FOUND)
         envelope = dispatch_extract(RETRIES, backend="local", config=config)
-    assert envelope["data"][0]["error_code"] == "not_found"
+    assert envelope["success"] is False and envelope["error_code"] == "not_found"
+    assert envelope["meta"]["failures"][0]["error_code"] == "not_found"
 
 
 def test_indexing_sets_the_filterable_fields_once_then_adds_documents(config: Config) -> None:

@@ -230,7 +230,7 @@ def test_extract_reads_contents_with_per_url_statuses(config: Any) -> None:
     page, gone, slow, absent = envelope["data"]
     assert page["title"] == "Example" and page["content"].startswith("Example Domain.")
     assert page["metadata"] == {"published_at": "2026-01-02T00:00:00.000Z"}
-    assert gone["error_code"] == "provider_error" and "CRAWL_NOT_FOUND" in gone["error"]
+    assert gone["error_code"] == "not_found" and "CRAWL_NOT_FOUND" in gone["error"]
     assert slow["error_code"] == "timeout"
     assert absent["error"] and absent["url"] == "https://absent.example"
 

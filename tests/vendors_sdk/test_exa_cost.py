@@ -20,7 +20,7 @@ def test_the_stated_cost_replaces_the_list_price(run: Any, make_config: Any, mon
         router.post(f"{API}/search").respond(200, json=EXA_SEARCH)
         router.post(f"{API}/contents").respond(200, json=EXA_CONTENTS)
         searched = run("search", config, "transformer supply", backend="exa", limit=2)
-        read = run("extract", config, ["https://example.com/a", "https://gone.example/"], backend="exa")
+        read = run("extract", config, ["https://example.com", "https://gone.example/"], backend="exa")
     assert searched["meta"]["cost"] == {
         "usd": EXA_SEARCH["costDollars"]["total"], "units": 1, "unit": "request", "estimated": False
     }

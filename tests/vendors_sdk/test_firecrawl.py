@@ -258,7 +258,7 @@ def test_extract_scrapes_markdown_per_url(config: Any) -> None:
         page["metadata"]["status_code"] == 200
         and page["metadata"]["final_url"] == "https://example.com"
     )
-    assert missing["error_code"] == "provider_error" and "404" in missing["error"]
+    assert missing["error_code"] == "not_found" and "404" in missing["error"]
     assert blocked["error_code"] == "unsupported" and "no longer supported" in blocked["error"]
 
 

@@ -214,7 +214,7 @@ def test_extract_returns_full_content_and_per_url_errors(config: Any) -> None:
         "raw_content": None,
         "metadata": {"published_at": "2026-02-01"},
     }
-    assert missing["error_code"] == "provider_error" and "404" in missing["error"]
+    assert missing["error_code"] == "not_found" and "404" in missing["error"]
     assert absent["error"]
     assert "parallel: objective was empty; excerpts are generic." in envelope["meta"]["warnings"]
 

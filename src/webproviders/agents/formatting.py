@@ -170,12 +170,24 @@ def _failure_suffix(envelope: Mapping[str, Any]) -> str:
     return ""
 
 
+def _failures(envelope: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The per-URL failures of an extract or crawl that read no page (``meta.failures``)."""
+    meta = envelope.get("meta")
+    failures = meta.get("failures") if isinstance(meta, Mapping) else None
+    return [f for f in failures or [] if isinstance(f, Mapping)]
+
+
 def _format_failure(envelope: Mapping[str, Any], style: str, max_chars: int | None) -> str:
     code = _text(envelope.get("error_code")) or "provider_error"
     sentence = _text(envelope.get("error")) or "The call failed without a message."
+    failures = _failures(envelope)
+    if len(failures) > 1 and style != "json":
+        sentence += "".join(f"\n- {_text(f.get('url'))}: {_page_error(f)}" for f in failures)
     body = [_Body(sentence, cut_end, MIN_SNIPPET_CHARS)]
     if style == "json":
         view = {k: v for k, v in envelope.items() if k != "meta"}
+        if failures:
+            view["failures"] = failures
 
         def render_json(kept: int, texts: list[str]) -> str:
             return _dumps({**view, "error": texts[0] if kept else ""})

@@ -8,10 +8,12 @@ survive and ``rank`` is 1-based, written after filtering and de-duplication. Fai
 ``http_429``), ``WebParseError``, ``NetworkError``, ``AuthError``, ``BadGateway``.
 
 Settings come from the environment, so CI and offline runs never touch the network:
-``WEB_SEARCH_BACKEND`` (default ``stub``; an unknown name is logged and answered by
-``stub``), ``WEB_SEARCH_TIMEOUT_MS``, and for SearXNG ``SEARXNG_BASE_URL``,
-``SEARXNG_API_KEY``, ``SEARXNG_TIMEOUT_MS``. Nothing of an upstream response reaches the
-caller except those five fields per item and one error sentence.
+``WEB_SEARCH_BACKEND`` (default ``stub``; an unknown name is answered by ``stub``),
+``WEB_SEARCH_TIMEOUT_MS``, and for SearXNG ``SEARXNG_BASE_URL``, ``SEARXNG_API_KEY``,
+``SEARXNG_TIMEOUT_MS``. Nothing of an upstream response reaches the caller except those
+five fields per item, one error sentence, and ``meta.warnings`` when there is something the
+caller must know: that the stub answered (no real backend is configured), or that
+``WEB_SEARCH_BACKEND`` named a backend that does not exist.
 """
 
 from __future__ import annotations
@@ -180,10 +182,44 @@ def _milliseconds(environ: Mapping[str, str], name: str) -> float | None:
 
 @dataclass(frozen=True)
 class WebSearchSettings:
-    """What the environment asked for: the backend (or chain) and the call's time budget."""
+    """What the environment asked for: the backend (or chain), the call's time budget, and
+    what is wrong with the choice (an unknown name), said in every answer."""
 
     backend: BackendSpec
     timeout: float | None
+    warnings: tuple[str, ...] = ()
+
+
+def contract_backend(config: Config, environ: Mapping[str, str]) -> tuple[BackendSpec, list[str]]:
+    """The backend ``WEB_SEARCH_BACKEND`` selects for ``config``, and warnings about the choice.
+
+    Unset means ``stub``; unknown names are left out of a chain, and a chain with no known
+    name is answered by ``stub``. The CLI's ``config`` command shows the same.
+    """
+    from ..registry.providers import get_registry
+
+    raw = (environ.get(BACKEND_ENV) or "").strip().lower()
+    if not raw:
+        return DEFAULT_BACKEND, []
+    registry = get_registry(config)
+    names = [part.strip() for part in raw.split(",") if part.strip()]
+    known = [
+        n
+        for n in names
+        if (entry := registry.get(n)) is not None and registry.supports(entry, "search")
+    ]
+    unknown = [n for n in names if n not in known]
+    warnings: list[str] = []
+    if unknown:
+        fallback = "" if known else f"; answering with '{DEFAULT_BACKEND}'"
+        able = ", ".join(e.manifest.name for e in registry.entries() if registry.supports(e, "search"))
+        warnings.append(
+            f"{BACKEND_ENV} names unknown search backend(s) {', '.join(repr(n) for n in unknown)}"
+            f"{fallback}. Known: {able}."
+        )
+    if not known:
+        return DEFAULT_BACKEND, warnings
+    return (known[0] if len(known) == 1 else known), warnings
 
 
 def _searxng_config(base: Config, environ: Mapping[str, str]) -> Config:
@@ -220,36 +256,10 @@ class WebSearchContract:
     ) -> None:
         env = os.environ if environ is None else environ
         self.config = _searxng_config(config if config is not None else default_config(), env)
-        self.settings = WebSearchSettings(self._backend(env), _milliseconds(env, TIMEOUT_ENV))
-
-    def _backend(self, environ: Mapping[str, str]) -> BackendSpec:
-        from ..registry.providers import get_registry
-
-        raw = (environ.get(BACKEND_ENV) or "").strip().lower()
-        if not raw:
-            return DEFAULT_BACKEND
-        registry = get_registry(self.config)
-        names = [part.strip() for part in raw.split(",") if part.strip()]
-        known = [
-            n
-            for n in names
-            if (entry := registry.get(n)) is not None and registry.supports(entry, "search")
-        ]
-        unknown = [n for n in names if n not in known]
-        if unknown:
-            fallback = "" if known else f"; answering with '{DEFAULT_BACKEND}'"
-            log.warning(
-                "%s names unknown search backend(s) %s%s. Known: %s.",
-                BACKEND_ENV,
-                ", ".join(repr(n) for n in unknown),
-                fallback,
-                ", ".join(
-                    e.manifest.name for e in registry.entries() if registry.supports(e, "search")
-                ),
-            )
-        if not known:
-            return DEFAULT_BACKEND
-        return known[0] if len(known) == 1 else known
+        backend, warnings = contract_backend(self.config, env)
+        for warning in warnings:
+            log.warning("%s", warning)
+        self.settings = WebSearchSettings(backend, _milliseconds(env, TIMEOUT_ENV), tuple(warnings))
 
     @staticmethod
     def input_schema() -> dict[str, Any]:
@@ -280,7 +290,13 @@ class WebSearchContract:
     def _answer(self, envelope: Mapping[str, Any], request: WebSearchInput) -> dict[str, Any]:
         if not envelope.get("success"):
             raise error_from_envelope(envelope)
-        return {"items": items_from_envelope(envelope, request.max_results)}
+        result: dict[str, Any] = {"items": items_from_envelope(envelope, request.max_results)}
+        meta = envelope.get("meta")
+        said = meta.get("warnings") if isinstance(meta, Mapping) else None
+        warnings = [*self.settings.warnings, *(str(w) for w in said or [] if str(w) not in self.settings.warnings)]
+        if warnings:
+            result["meta"] = {"warnings": warnings}
+        return result
 
     def run(self, arguments: Mapping[str, Any] | str) -> dict[str, Any]:
         """Search; returns ``{"items": [...]}`` or raises :class:`WebSearchError`."""

@@ -22,6 +22,7 @@ from ..manifest import Capability
 from . import runner, urlgate
 from .call import Call, after, prepare
 from .chain import run_plan
+from .per_url import merge_refused
 
 
 async def _execute(call: Call) -> dict[str, Any]:
@@ -31,11 +32,13 @@ async def _execute(call: Call) -> dict[str, Any]:
     meter: Meter = call.meter  # type: ignore[assignment]
     with meter.observe():
         try:
-            refused = await urlgate.screen(call) if call.capability != "search" else {}
-            envelope = urlgate.merge(await run_plan(call, call.plan), refused)  # type: ignore[arg-type]
+            if call.capability != "search":
+                await urlgate.screen(call)
+            envelope = await run_plan(call, call.plan)  # type: ignore[arg-type]
         except Exception as exc:  # noqa: BLE001
             error = to_provider_error(exc, None)
             envelope = failure(error, error.provider, call.meta(None))
+        merge_refused(envelope, call.refused)
         meter.finish(envelope)
     after(call, envelope)
     return envelope

@@ -30,6 +30,7 @@ from ..validate import (
     check_url,
     check_urls,
 )
+from .per_url import Refused, refused_item
 from .plan import Plan, resolve
 from .state import DispatchState, state_for
 
@@ -57,6 +58,8 @@ class Call:
     plan: Plan | None = None
     use_cache: bool = True
     state: DispatchState | None = None
+    #: Input URLs refused before any provider saw them; they join the answer at the end.
+    refused: list[Refused] = field(default_factory=list)
     #: Caller-supplied labels for the usage ledger and per-tag budgets (never sent to providers).
     tags: dict[str, str] = field(default_factory=dict)
     meter: Meter | None = None
@@ -104,13 +107,17 @@ def _requested_repr(backend: BackendSpec | None) -> Any:
     return backend if isinstance(backend, (list, dict)) else str(backend)
 
 
-def _validate(capability: Capability, arguments: dict[str, Any]) -> dict[str, Any]:
+def _validate(capability: Capability, arguments: dict[str, Any]) -> tuple[dict[str, Any], list[Refused]]:
+    """The checked arguments, plus the malformed URLs of an extract batch as error items."""
     if capability == "search":
         options = check_search_options(arguments["options"])
-        return {"query": check_query(arguments["query"]), "limit": check_limit(arguments["limit"]), "options": options}
+        checked = {"query": check_query(arguments["query"]), "limit": check_limit(arguments["limit"]), "options": options}
+        return checked, []
     if capability == "extract":
-        return {"urls": check_urls(arguments["urls"]), "options": dict(arguments["options"])}
-    return {"url": check_url(arguments["url"]), "options": dict(arguments["options"])}
+        urls, bad = check_urls(arguments["urls"])
+        refused = [refused_item(position, url, error) for position, url, error in bad]
+        return {"urls": urls, "options": dict(arguments["options"])}, refused
+    return {"url": check_url(arguments["url"]), "options": dict(arguments["options"])}, []
 
 
 def prepare(
@@ -148,7 +155,7 @@ def prepare(
             )
         if not isinstance(cache, bool):
             raise InvalidInputError(f"cache must be True or False, not {cache!r}.")
-        call.arguments = _validate(capability, arguments)
+        call.arguments, call.refused = _validate(capability, arguments)
         call.tags = check_tags(tags)
         with deadline_scope(deadline):
             call.plan = resolve(capability, backend, registry)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 from typing import Any
 
 from ..dependable.fusion import fuse
@@ -18,6 +19,7 @@ from ..redact import get_logger
 from ..registry.registration import ProviderEntry
 from . import gaps
 from .call import Call
+from .per_url import failed_count
 from .plan import Plan
 from .serve import Skipped, serve
 
@@ -27,15 +29,18 @@ log = get_logger("webproviders.dispatch")
 FAILOVER_CODES = frozenset({"not_configured", "quota_exceeded", "auth_error", "not_found", "budget_exceeded"})
 
 
-def _should_fail_over(error: WebProviderError) -> bool:
+def _should_fail_over(error: WebProviderError, plan: Plan) -> bool:
     if error.code == "invalid_input":
         return False
+    if plan.standby:
+        return error.code == "not_configured"
     return error.retryable or error.code in FAILOVER_CODES
 
 
 def _is_empty(data: Any) -> bool:
+    """No hits (an extract or crawl that read no page never gets here: it is a failure)."""
     items = data.get("web") if isinstance(data, dict) else data
-    return not items or all(isinstance(item, dict) and item.get("error") for item in items)
+    return not items
 
 
 def _succeed(call: Call, name: str, data: Any, provider_meta: dict[str, Any], cached: bool) -> dict[str, Any]:
@@ -43,7 +48,11 @@ def _succeed(call: Call, name: str, data: Any, provider_meta: dict[str, Any], ca
         if str(message) not in call.warnings:
             call.warnings.append(str(message))
     provider_meta.pop("cached", None)
-    return success(data, name, call.meta(name, cached, **provider_meta))
+    meta = call.meta(name, cached, **provider_meta)
+    failed = failed_count(data)
+    if failed:
+        meta["failed"] = failed
+    return success(data, name, meta)
 
 
 def _unavailable(call: Call, entry: ProviderEntry) -> WebProviderError | None:
@@ -72,24 +81,27 @@ async def run_plan(call: Call, plan: Plan) -> dict[str, Any]:
         if entry is None:
             continue
         more = index + 1 < count
+        failover = more and not plan.standby
         if chain:
             unavailable = _unavailable(call, entry)
             if unavailable is not None:
                 last, last_name = unavailable, name
                 continue
         try:
-            data, provider_meta, cached = await serve(call, entry, failover=more)
+            data, provider_meta, cached = await serve(call, entry, failover=failover)
         except Skipped as skipped:
             call.attempts.append(
                 {"provider": name, "outcome": "skipped", "error_code": skipped.error.code, "reason": skipped.error.message}
             )
             last, last_name = skipped.error, name
+            if plan.standby and not _should_fail_over(skipped.error, plan):
+                break
             continue
         except WebProviderError as error:
             last, last_name = error, name
             if error.code == "auth_error" and more:
                 log.warning("Provider '%s' rejected its credentials; trying the next backend.", name)
-            if not _should_fail_over(error) or call.remaining() <= 0:
+            if not _should_fail_over(error, plan) or call.remaining() <= 0:
                 break
             continue
         if more and call.config.web.failover_on_empty and _is_empty(data):
@@ -111,11 +123,12 @@ async def _fill_gaps(call: Call, plan: Plan, start: int, served_by: str, data: l
 
     Every item of the answer names the provider that produced it.
     """
-    asked = gaps.missing(data, _should_fail_over) if start < len(plan.candidates) else []
+    fails_over = functools.partial(_should_fail_over, plan=plan)
+    asked = gaps.missing(data, fails_over) if start < len(plan.candidates) else []
     filled: list[dict[str, Any]] = []
     filler = served_by
     if asked and call.remaining() > 0:
-        rest = Plan(plan.capability, plan.candidates[start:], "chain", plan.source, plan.requested)
+        rest = dataclasses.replace(plan, candidates=plan.candidates[start:], mode="chain", skipped=[])
         envelope = await run_plan(dataclasses.replace(call, arguments={**call.arguments, "urls": asked}), rest)
         if envelope["success"]:
             filled, filler = envelope["data"], envelope["provider"]

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from ..config import BackendSpec
 from ..errors import NotConfiguredError, UnsupportedError
-from ..manifest import Capability
+from ..manifest import PRIORITY_KEYLESS, Capability
 from ..registry.providers import Registry
 
 Mode = Literal["single", "chain", "fuse"]
@@ -31,6 +31,9 @@ class Plan:
     requested: Any = None
     #: Providers of a chain left out up front, with the reason (recorded as skipped attempts).
     skipped: list[tuple[str, str, str]] = field(default_factory=list)
+    #: The later candidates only stand in for one that cannot run (``not_configured``); a
+    #: page-level failure stays with the provider that had it, as with a single backend.
+    standby: bool = False
 
 
 def _parse(spec: BackendSpec) -> tuple[list[str], Mode]:
@@ -105,7 +108,12 @@ def _shared_fallback(spec: BackendSpec, capability: Capability, registry: Regist
 
 
 def auto_detect(capability: Capability, registry: Registry) -> Plan:
-    """The best available provider by manifest priority (keyed, then self-hosted, then keyless)."""
+    """The best available provider by manifest priority (keyed, then self-hosted, then keyless).
+
+    A keyless extract or crawl is a standby chain of every available keyless provider, so one
+    that turns out unable to run at call time hands over to the next. Search stays one
+    engine: another keyless engine would answer in another language and ranking.
+    """
     ranked = sorted(
         (
             e
@@ -115,11 +123,18 @@ def auto_detect(capability: Capability, registry: Registry) -> Plan:
         key=lambda e: (e.manifest.priority, e.manifest.name),
     )
     reasons: list[str] = []
+    chosen: list[str] = []
     for entry in ranked:
         available, reason = registry.availability(entry)
-        if available:
-            return Plan(capability, [entry.manifest.name], "single", "auto-detect")
-        reasons.append(f"{entry.manifest.name}: {reason}")
+        if not available:
+            reasons.append(f"{entry.manifest.name}: {reason}")
+            continue
+        chosen.append(entry.manifest.name)
+        if capability == "search" or entry.manifest.priority < PRIORITY_KEYLESS:
+            break
+    if chosen:
+        mode: Mode = "chain" if len(chosen) > 1 else "single"
+        return Plan(capability, chosen, mode, "auto-detect", standby=mode == "chain")
     detail = "; ".join(reasons[:6]) if reasons else "no installed provider can"
     raise NotConfiguredError(
         f"No {capability} backend is available ({detail}). Configure one, "

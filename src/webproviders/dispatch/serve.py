@@ -30,6 +30,7 @@ from ..validate import (
 )
 from . import runner
 from .call import Call
+from .per_url import nothing_read
 from .state import DispatchState
 
 
@@ -102,12 +103,17 @@ def _before(call: Call, entry: ProviderEntry) -> None:
 async def attempt(call: Call, entry: ProviderEntry) -> tuple[Any, dict[str, Any]]:
     """One request to one provider: the call and normalisation.
 
-    Returns ``(data, provider_meta)`` or raises a :class:`WebProviderError`.
+    Returns ``(data, provider_meta)`` or raises a :class:`WebProviderError`, also when an
+    extract or crawl answer has no page read (see :mod:`.per_url`).
     """
     try:
-        return _normalise(call, await _invoke(call, entry))
+        data, meta = _normalise(call, await _invoke(call, entry))
     except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
         raise to_provider_error(exc, entry.manifest.name) from None
+    unread = nothing_read(data, call.capability, entry.manifest.name)
+    if unread is not None:
+        raise unread
+    return data, meta
 
 
 def _cooling_error(name: str, cooling: Cooling) -> WebProviderError:
@@ -163,7 +169,10 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
                 await state.limits.pause(name, error.retry_after)
             delay = None if failover and error.code == "rate_limited" else policy.delay(retry, error, call.remaining())
             if delay is None:
-                state.health.failed(name, error)
+                if error.failures is None:
+                    state.health.failed(name, error)
+                else:  # it answered URL by URL: the pages failed, not the provider
+                    state.health.succeeded(name)
                 raise
             retry += 1
             await state.sleep(delay)

@@ -19,6 +19,7 @@ from ..errors import (
     BlockedError,
     InvalidInputError,
     NetworkError,
+    NotFoundError,
     ProviderError,
     RateLimitedError,
     TooLargeError,
@@ -197,7 +198,7 @@ def status_error(result: FetchResult) -> WebProviderError | None:
             f"{url} refused access (HTTP {status}).", detail=f"http_{status}", status_code=status
         )
     if status in (404, 410):
-        return InvalidInputError(f"{url} was not found (HTTP {status}).", status_code=status)
+        return NotFoundError(f"{url} was not found (HTTP {status}).", status_code=status)
     if status == 429:
         retry_after = retry_after_from_headers(result.headers)
         when = f" Retry after {retry_after:.0f} s." if retry_after else ""

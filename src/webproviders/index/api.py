@@ -69,8 +69,9 @@ def _read(
     failed: list[dict[str, Any]] = []
     for asked, envelope in calls:
         if not envelope.get("success"):
-            failed += [{"url": url, "error": envelope.get("error"), "error_code": envelope.get("error_code")}
-                       for url in asked]
+            per_url = envelope.get("meta", {}).get("failures")  # an extract or crawl that read no page
+            failed += per_url or [{"url": url, "error": envelope.get("error"), "error_code": envelope.get("error_code")}
+                                  for url in asked]
             continue
         items = envelope.get("data") or []
         failed += [{"url": item["url"], "error": item["error"], "error_code": item.get("error_code")}

@@ -1,10 +1,10 @@
 """Extract calls over several URLs, where a page failure is an item, not a call failure.
 
 Errors about the account (bad key, no credit, rate limit) fail the whole call at once, so
-the dispatcher can fail over. Anything else becomes that URL's error item, unless every URL
-failed because the vendor itself is down (5xx, timeout, unreachable, garbage): then the call
-fails too, so a retry or another backend can help. Vendors that answer for many URLs in one
-response are matched back to the URLs asked for with :func:`one_item_per_url`.
+the dispatcher can fail over. Anything else becomes that URL's error item; when no URL was
+read the dispatcher makes the call a failure with the most telling code (a vendor down for
+every URL is a ``bad_gateway`` it retries and fails over). Vendors that answer for many URLs
+in one response are matched back to the URLs asked for with :func:`one_item_per_url`.
 
 Plugins import this when they are listed, so asyncio and the HTTP error mapping load only
 when a call runs.
@@ -18,22 +18,17 @@ from typing import Any, TypeVar
 from ..envelope import page_error
 from ..errors import (
     AuthError,
-    BadGatewayError,
-    NetworkError,
     NotConfiguredError,
-    ParseError,
     ProviderError,
     QuotaExceededError,
     RateLimitedError,
     WebProviderError,
-    WebTimeoutError,
 )
 from ..urls import url_key
 
 T = TypeVar("T")
 
 ACCOUNT_ERRORS = (AuthError, QuotaExceededError, RateLimitedError, NotConfiguredError)
-VENDOR_DOWN = (BadGatewayError, WebTimeoutError, NetworkError, ParseError)
 
 
 def per_url_error(exc: BaseException, provider: str) -> WebProviderError:
@@ -49,9 +44,7 @@ def per_url_error(exc: BaseException, provider: str) -> WebProviderError:
 def settle(
     urls: list[str], outcomes: list[dict[str, Any] | WebProviderError]
 ) -> list[dict[str, Any]]:
-    """Pages in input order; raises when every URL failed because the vendor is down."""
-    if outcomes and all(isinstance(o, VENDOR_DOWN) for o in outcomes):
-        raise outcomes[0]  # type: ignore[misc]
+    """Pages in input order, a failed URL as its error item."""
     pairs = zip(urls, outcomes, strict=True)
     return [o if isinstance(o, dict) else page_error(url, o) for url, o in pairs]
 

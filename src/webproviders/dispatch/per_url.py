@@ -1,0 +1,118 @@
+"""Extract and crawl answers judged per URL: a call that read no page is a failure.
+
+A provider answers with one item per URL (or page), a failed one being an item with
+``error`` and ``error_code``. Some items read is a success that counts its failures in
+``meta.failed``; no item read is a call-level failure with the most telling code, so it is
+retried and failed over like any other, its items kept in ``meta.failures``. URLs refused
+before any provider saw them (malformed ones in a batch) join the answer here, in place.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ..envelope import page_error
+from ..errors import InvalidInputError, ProviderError, WebProviderError, error_for_code
+
+#: Which per-URL code speaks for a call that read no page. First the codes about the backend
+#: (another backend can help), then transient ones (trying again can help), then those that
+#: say exactly why the page is not there, then the generic code, then our own input refusals.
+PRECEDENCE: tuple[str, ...] = (
+    "auth_error",
+    "quota_exceeded",
+    "not_configured",
+    "rate_limited",
+    "bad_gateway",
+    "timeout",
+    "network_error",
+    "parse_error",
+    "blocked",
+    "too_large",
+    "unsupported",
+    "not_found",
+    "unsafe_url",
+    "provider_error",
+    "invalid_input",
+)
+_RANK = {code: rank for rank, code in enumerate(PRECEDENCE)}
+
+
+def _rank(code: str) -> int:
+    """Place of ``code`` in :data:`PRECEDENCE` (a code outside the closed set comes last)."""
+    return _RANK.get(code, len(PRECEDENCE))
+
+#: An input URL refused before the provider: its position in the input and its error item.
+Refused = tuple[int, dict[str, Any]]
+
+
+def is_failed(item: Any) -> bool:
+    return isinstance(item, dict) and bool(item.get("error"))
+
+
+def failed_count(data: Any) -> int:
+    return sum(1 for item in data if is_failed(item)) if isinstance(data, list) else 0
+
+
+def _summary(item: dict[str, Any]) -> dict[str, Any]:
+    """What ``meta.failures`` keeps of a failed item."""
+    summary = {"url": item.get("url"), "error": item["error"], "error_code": item.get("error_code") or "provider_error"}
+    if isinstance(item.get("detail"), str):
+        summary["detail"] = item["detail"]
+    return summary
+
+
+def _message(failures: list[dict[str, Any]], first: dict[str, Any], what: str) -> str:
+    if len(failures) == 1:
+        return str(first["error"])
+    counts = Counter(f["error_code"] for f in failures)
+    tally = ", ".join(f"{n} {code}" for code, n in sorted(counts.items(), key=lambda kv: _rank(kv[0])))
+    return f"None of the {len(failures)} {what} could be read ({tally}); {first['url']}: {first['error']}"
+
+
+def nothing_read(data: Any, capability: str, provider: str | None) -> WebProviderError | None:
+    """The call-level error for an extract or crawl answer without a single page read, else None.
+
+    ``provider`` is None for URLs refused before any provider was asked.
+    """
+    if capability == "search" or not isinstance(data, list):
+        return None
+    if not data:
+        asked = "the URLs asked for" if capability == "extract" else "the crawl"
+        return ProviderError(f"{provider or 'The provider'} returned no page for {asked}.", provider=provider)
+    if not all(is_failed(item) for item in data):
+        return None
+    return all_failed(data, capability, provider)
+
+
+def all_failed(items: list[dict[str, Any]], capability: str, provider: str | None) -> WebProviderError:
+    """The call-level error for items that all failed: the most telling code, each in ``failures``."""
+    failures = [_summary(item) for item in items]
+    first = min(failures, key=lambda f: _rank(f["error_code"]))
+    what = "URLs" if capability == "extract" else "pages"
+    detail = first.get("detail")
+    error = error_for_code(first["error_code"], _message(failures, first, what), provider=provider, detail=detail)
+    error.failures = failures
+    return error
+
+
+def refused_item(position: int, url: Any, error: InvalidInputError) -> Refused:
+    """An input URL refused before any provider saw it, as the item it becomes."""
+    return position, page_error(url if isinstance(url, str) else repr(url), error)
+
+
+def merge_refused(envelope: dict[str, Any], refused: list[Refused]) -> None:
+    """Put refused input URLs back in their places: among the pages, or among the failures."""
+    if not refused:
+        return
+    meta = envelope.setdefault("meta", {})
+    if envelope.get("success"):
+        data = envelope["data"]
+        for position, item in refused:
+            data.insert(position, item)
+        meta["failed"] = failed_count(data)
+        return
+    failures = meta.setdefault("failures", [])
+    for position, item in refused:
+        failures.insert(position, _summary(item))
+    meta["failed"] = len(failures)
