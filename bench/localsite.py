@@ -7,6 +7,9 @@ own memory and CPU figures are the client's alone; it prints its port on the fir
   around several paragraphs, a list, a table and a code block).
 - ``site``: ``/page/<n>`` for ``n`` in 0..499, each linking to a handful of others and to
   the first pages from its navigation, so a breadth-first crawl from ``/page/0`` finds all.
+- ``hostile``: the ``articles`` pages, plus two pages built to be expensive to extract:
+  ``/hostile/links`` (about 5 MB of HTML holding 150,000 links) and ``/hostile/report.pdf``
+  (a PDF of about 40 KB whose 300 pages all draw one large content stream).
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ from __future__ import annotations
 import random
 import sys
 import time
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -61,6 +65,40 @@ def site_page(n: int, total: int) -> str:
     )
 
 
+def link_farm(links: int = 150_000) -> str:
+    """About 5 MB of HTML that is nothing but links: costly for main-content extraction."""
+    body = "".join(f"<a href=/l/{i}>link {i}</a> " for i in range(links))
+    return f"<html><head><title>Links</title></head><body><div>{body}</div></body></html>"
+
+
+def shared_stream_pdf(pages: int = 300, lines: int = 7_000) -> bytes:
+    """A small PDF whose ``pages`` pages all draw the same long content stream."""
+    stream = b"BT /F1 12 Tf 72 720 Td " + b"(Lorem ipsum dolor sit amet) Tj 0 -14 Td " * lines + b"ET"
+    packed = zlib.compress(stream, 9)
+    kids = " ".join(f"{4 + i} 0 R" for i in range(pages))
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        f"<< /Type /Pages /Kids [{kids}] /Count {pages} >>".encode(),
+        b"<< /Length " + str(len(packed)).encode() + b" /Filter /FlateDecode >>\nstream\n" + packed + b"\nendstream",
+    ]
+    font = 4 + pages
+    objects += [
+        f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R /Resources << /Font << /F1 {font} 0 R >> >> >>".encode()
+        for _ in range(pages)
+    ]
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
+    return bytes(out)
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     #: Headers and body go out in separate writes; without this, Nagle's algorithm and
@@ -78,7 +116,9 @@ class Handler(BaseHTTPRequestHandler):
         content_type = "text/html; charset=utf-8"
         if path == "/robots.txt":
             body, content_type = b"User-agent: *\nDisallow: /private/\n", "text/plain"
-        elif self.server.kind == "articles" and path.startswith("/p/") or self.server.kind == "site" and path.startswith("/page/"):
+        elif path == "/hostile/report.pdf":
+            body, content_type = self.server.pages.get(path), "application/pdf"
+        elif path.startswith(("/p/", "/page/", "/hostile/")):
             body = self.server.pages.get(path)
         status = 200 if body is not None else 404
         body = body if body is not None else b"<h1>Not found</h1>"
@@ -102,8 +142,11 @@ def main() -> None:
     count = int(sys.argv[3]) if len(sys.argv) > 3 else (200 if kind == "articles" else 500)
     server = Server(("127.0.0.1", 0), Handler)
     server.kind, server.latency = kind, latency  # type: ignore[attr-defined]
-    if kind == "articles":
+    if kind in ("articles", "hostile"):
         server.pages = {f"/p/{n}": article(n).encode() for n in range(count)}  # type: ignore[attr-defined]
+        if kind == "hostile":
+            server.pages["/hostile/links"] = link_farm().encode()  # type: ignore[attr-defined]
+            server.pages["/hostile/report.pdf"] = shared_stream_pdf()  # type: ignore[attr-defined]
     else:
         server.pages = {f"/page/{n}": site_page(n, count).encode() for n in range(count)}  # type: ignore[attr-defined]
     print(server.server_address[1], flush=True)

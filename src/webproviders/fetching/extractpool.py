@@ -6,7 +6,10 @@ minutes. So pages are extracted in ``web.extraction.workers`` worker processes, 
 worker at a time, shared by every caller and event loop in the process. A page that uses more
 than ``web.extraction.cpu_timeout`` CPU seconds is stopped by the kernel; a page still running
 when its call runs out of time is stopped by the pool. Either way that URL gets ``timeout``,
-the worker is replaced, and the other workers carry on.
+the worker is replaced, and the other workers carry on. Pages known in advance to be costly
+(PDFs, very large HTML) take at most all workers but one, so that ordinary pages always
+have a worker while such pages are being read; their worker is replaced afterwards, which
+gives back the memory they made it grow by.
 
 Workers start on first use, never on import: from a forkserver (which has trafilatura
 preloaded, so a replacement is ready in milliseconds) where the platform has one, else by
@@ -97,6 +100,8 @@ class _Job:
     deadline: float
     #: Why the deadline is what it is, for the timeout message.
     deadline_reason: str
+    #: Known to be costly: may not take the last free worker.
+    heavy: bool
     lock: threading.Lock = field(default_factory=threading.Lock)
     worker: _Worker | None = None
     #: The caller stopped waiting (its call was cancelled or ran out of time).
@@ -159,22 +164,28 @@ class ExtractionPool:
         self._cond = threading.Condition()
         self._idle: list[_Worker] = []
         self._busy: set[_Worker] = set()
-        #: Jobs holding one of the ``_size`` places (waiting for or running on a worker).
+        #: Jobs holding one of the ``_size`` places (about to run or running on a worker).
         self._claimed = 0
+        self._heavy_claimed = 0
         self._size = ExtractionSettings().workers
         self._preloaded = False
 
     # -- the caller's side --------------------------------------------------------------
-    async def run(self, settings: ExtractionSettings, function: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    async def run(
+        self, settings: ExtractionSettings, function: Callable[..., T], *args: Any, heavy: bool = False, **kwargs: Any
+    ) -> T:
         """``function(*args, **kwargs)`` in a worker process (``function`` and its arguments
-        must pickle); raises ``timeout`` when the page outlives its CPU time or the call."""
+        must pickle); raises ``timeout`` when the page outlives its CPU time or the call.
+        A ``heavy`` page never takes the last free worker (unless there is only one)."""
         left = remaining_time()
         wall = (settings.cpu_timeout + 1) * WALL_FACTOR
         if left is not None and left < wall:
             deadline, reason = left, "before the call's time limit"
         else:
             deadline, reason = wall, f"within {wall:g} s"
-        job = _Job((function, args, kwargs, settings.cpu_timeout), settings, time.monotonic() + deadline, reason)
+        job = _Job(
+            (function, args, kwargs, settings.cpu_timeout), settings, time.monotonic() + deadline, reason, heavy
+        )
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         threading.Thread(
@@ -221,7 +232,7 @@ class ExtractionPool:
         try:
             ok, value = self._exchange(job)
         finally:
-            self._unclaim()
+            self._unclaim(job)
         if not ok:
             raise value
         return value
@@ -229,7 +240,7 @@ class ExtractionPool:
     def _claim(self, job: _Job) -> None:
         with self._cond:
             self._size = job.settings.workers
-            while self._claimed >= self._size and not job.abandoned:
+            while self._full_for(job) and not job.abandoned:
                 left = job.deadline - time.monotonic()
                 if left <= 0:
                     raise WebTimeoutError(
@@ -240,11 +251,18 @@ class ExtractionPool:
             if job.abandoned:
                 raise WebTimeoutError(_STOPPED_WAITING)
             self._claimed += 1
+            self._heavy_claimed += job.heavy
 
-    def _unclaim(self) -> None:
+    def _full_for(self, job: _Job) -> bool:
+        if self._claimed >= self._size:
+            return True
+        return job.heavy and self._heavy_claimed >= max(1, self._size - 1)
+
+    def _unclaim(self, job: _Job) -> None:
         with self._cond:
             self._claimed -= 1
-            self._cond.notify()
+            self._heavy_claimed -= job.heavy
+            self._cond.notify_all()  # waiters differ in what they may take
 
     def _exchange(self, job: _Job) -> tuple[bool, Any]:
         """The worker's reply to ``job``: ``(True, result)`` or ``(False, exception)``."""
@@ -267,10 +285,12 @@ class ExtractionPool:
             except BaseException:
                 self._retire(worker)  # out of time, or a reply that does not unpickle
                 raise
-            if job.finish():
+            if job.finish() and not job.heavy:
                 self._keep(worker)
             else:
-                self._retire(worker)  # abandoned just now: it has been killed
+                # Abandoned just now (so killed), or grown by a heavy page: a fresh worker
+                # costs a fork, and gives the memory back.
+                self._retire(worker)
             return reply
 
     @staticmethod
@@ -340,8 +360,9 @@ class ExtractionPool:
             method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         context = multiprocessing.get_context(method)
         if method == "forkserver" and not self._preloaded:
-            # "__main__" is the forkserver's own default; the worker module brings trafilatura.
-            context.set_forkserver_preload(["__main__", WORKER_MODULE])
+            # "__main__" is the forkserver's own default; the worker module brings trafilatura,
+            # this one what unpickling a worker's entry point needs (pydantic, the config).
+            context.set_forkserver_preload(["__main__", WORKER_MODULE, __name__])
             self._preloaded = True
         return context
 

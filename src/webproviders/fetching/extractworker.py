@@ -27,9 +27,11 @@ Job = tuple[Any, tuple[Any, ...], dict[str, Any], float]
 
 
 def _warm() -> None:
-    """Import trafilatura and load what it loads on its first page, so forked workers start warm."""
-    page = "<html><body><article><p>" + "Warm up. " * 40 + "</p></article></body></html>"
-    html_document(page, "https://warm.invalid/")
+    """Import trafilatura and load what it loads on first use (a long page and a short one take
+    different paths), so that forked workers start warm."""
+    for words in (40, 3):
+        page = "<html><head><title>Warm</title></head><body><article><p>" + "Warm up. " * words
+        html_document(page + "</p></article></body></html>", "https://localhost/warm")
 
 
 def _limit_cpu(seconds: float | None) -> None:

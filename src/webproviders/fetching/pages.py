@@ -24,6 +24,9 @@ from .pdf import missing_pypdf, pdf_text, pypdf_installed
 
 #: ``raw_content`` is bounded: the page text before main-content selection can be huge.
 RAW_LIMIT = 100_000
+#: HTML this long (in characters) can hold a worker for seconds: it is extracted as a heavy
+#: page, as PDFs are, which never takes the last free extraction worker.
+HEAVY_HTML_CHARS = 1_000_000
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
@@ -127,7 +130,7 @@ async def render(
         if not pypdf_installed():
             raise missing_pypdf(url)
         title, text, extra = await extraction_pool.run(
-            limits, pdf_text, result.content, url,
+            limits, pdf_text, result.content, url, heavy=True,
             max_pages=limits.max_pdf_pages, cpu_budget=limits.cpu_timeout / 2,
         )
         item = {"url": url, "title": title, "content": text, "raw_content": text if options.include_raw else None,
@@ -140,7 +143,7 @@ async def render(
             text = text[: limits.max_html_chars]
             metadata["html_truncated"] = True
         doc: HtmlDocument = await extraction_pool.run(
-            limits, html_document, text, result.final_url, fmt=options.format,
+            limits, html_document, text, result.final_url, heavy=len(text) > HEAVY_HTML_CHARS, fmt=options.format,
             include_raw=options.include_raw, want_links=want_links, max_elements=limits.max_html_elements,
         )
         metadata.update(doc.metadata)
