@@ -98,6 +98,8 @@ class HostileServer(ThreadingHTTPServer):
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), HostileHandler)
         self.port = self.server_address[1]
+        #: Paths (with query) answered so far, in order.
+        self.served: list[str] = []
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # clients hang up on purpose here (caps, timeouts)
@@ -126,6 +128,7 @@ class HostileHandler(BaseHTTPRequestHandler):
             pass
 
     def do_GET(self) -> None:
+        self.server.served.append(self.path)
         parts = urlsplit(self.path)
         query = parse_qs(parts.query)
         host = (self.headers.get("Host") or "").split(":")[0]
@@ -133,6 +136,8 @@ class HostileHandler(BaseHTTPRequestHandler):
         if path == "/bomb":
             coding = query["coding"][0]
             return self._send(bomb(coding), "text/html", {"Content-Encoding": coding})
+        if path == "/labelled":  # plain bytes that claim a coding
+            return self._send(ARTICLE, "text/html", {"Content-Encoding": query["coding"][0]})
         if path == "/gzip-article":
             return self._send(gzip.compress(gzip.compress(ARTICLE)), "text/html; charset=utf-8",
                               {"Content-Encoding": "gzip, gzip"})

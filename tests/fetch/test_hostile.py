@@ -115,6 +115,55 @@ def test_bomb_fails_only_its_own_url(hostile: HostileServer, capped: Config) -> 
     assert "cr\u00e8me br\u00fbl\u00e9e" in article["content"]
 
 
+@pytest.mark.parametrize(
+    "coding", ["gzip", "x-gzip", "deflate", "deflate-raw", "gzip, gzip", "identity", "utf-8", "br", "zstd", "zstd, br, deflate, gzip"]
+)
+def test_decoder_round_trip_in_small_and_large_chunks(coding: str) -> None:
+    import gzip
+    import zlib
+
+    body = os.urandom(50_000) * 3 + "caf\u00e9 ".encode() * 20_000
+
+    def encode(data: bytes, name: str) -> bytes:
+        if name in ("gzip", "x-gzip"):
+            return gzip.compress(data)
+        if name == "deflate":
+            return zlib.compress(data)
+        if name == "deflate-raw":
+            raw = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+            return raw.compress(data) + raw.flush()
+        if name == "br":
+            return pytest.importorskip("brotli").compress(data)
+        if name == "zstd":
+            return pytest.importorskip("zstandard").ZstdCompressor().compress(data)
+        return data
+
+    wire = body
+    for name in (c.strip() for c in coding.split(",")):
+        if name in ("br", "zstd"):
+            _coding_available(name)
+        wire = encode(wire, name)
+    header = coding.replace("deflate-raw", "deflate")
+    for size in (1, 7, 65_536):
+        decoder = BodyDecoder(header, len(body))
+        for start in range(0, len(wire), size):
+            decoder.feed(wire[start:start + size])
+        decoder.finish()
+        assert decoder.body == body
+
+
+def test_truncating_decoder_keeps_the_first_bytes() -> None:
+    decoder = BodyDecoder("gzip, gzip", 1000, truncate=True)
+    decoder.feed(bomb("gzip, gzip"))
+    assert decoder.full and decoder.body == b"\0" * 1000
+
+
+def test_coding_that_cannot_be_decoded_is_unsupported(hostile: HostileServer, capped: Config) -> None:
+    [page] = dispatch_extract(hostile.url("/labelled?coding=compress"), backend="http", config=capped)["data"]
+    assert page["error_code"] == "unsupported"
+    assert "'compress'" in page["error"]
+
+
 # -- odd charsets -------------------------------------------------------------------------
 
 
@@ -185,6 +234,25 @@ def test_page_over_its_cpu_time_is_timeout_while_other_pages_and_calls_go_on(
     after = dispatch_extract([hostile.url("/third/page"), hostile.url("/fourth/page")], backend="http", config=strict)
     assert all("error" not in page for page in after["data"])
     assert 1 <= len(extraction_pool.pids()) <= strict.web.extraction.workers
+
+
+def test_heavy_pages_leave_a_worker_for_ordinary_pages(hostile: HostileServer, strict: Config) -> None:
+    """Two large pages in flight with two workers: an ordinary page does not wait for them."""
+    farms = [hostile.url(f"/links?n=60000&copy={i}") for i in range(2)]  # over 1,000,000 characters
+
+    async def scenario() -> tuple[bool, dict[str, Any], list[dict[str, Any]]]:
+        heavy = [asyncio.ensure_future(adispatch_extract(url, backend="http", config=strict)) for url in farms]
+        while not all(url.split(str(hostile.port), 1)[1] in hostile.served for url in farms):
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.3)  # read, decoded and handed to the pool
+        ordinary = await adispatch_extract(hostile.url("/ordinary/page"), backend="http", config=strict)
+        heavy_still_running = not all(task.done() for task in heavy)
+        return heavy_still_running, ordinary, [envelope["data"][0] for envelope in await asyncio.gather(*heavy)]
+
+    heavy_still_running, ordinary, farm_pages = asyncio.run(scenario())
+    assert "page called ordinary page" in ordinary["data"][0]["content"]
+    assert heavy_still_running  # it did not queue behind the two heavy pages
+    assert [page["error_code"] for page in farm_pages] == ["timeout", "timeout"]
 
 
 def test_call_deadline_stops_a_page_before_its_cpu_time_runs_out(

@@ -232,9 +232,9 @@ class BodyDecoder:
             return
         self.raw_bytes += len(raw)
         try:
+            self._push(0, raw)
             if self.raw_bytes > self.limit and self._stages:
                 self._over()  # the compressed body alone is over the cap
-            self._push(0, raw)
         except _Full:
             self.full = True
 
@@ -255,9 +255,9 @@ class BodyDecoder:
 
     def _after_stage(self, index: int, out: bytes) -> None:
         self.stage_bytes[index] += len(out)
-        if self.stage_bytes[index] > self.limit and index < len(self._stages) - 1:
-            self._over()  # an intermediate stage is expanding without bound
         self._push(index + 1, out)
+        if self.stage_bytes[index] > self.limit and index < len(self._stages) - 1:
+            self._over()  # an inner encoding that expands without bound
 
     def _keep(self, data: bytes) -> None:
         room = self.limit - self._size
