@@ -9,15 +9,15 @@ own memory and CPU figures are the client's alone; it prints its port on the fir
   the first pages from its navigation, so a breadth-first crawl from ``/page/0`` finds all.
 - ``hostile``: the ``articles`` pages, plus two pages built to be expensive to extract:
   ``/hostile/links`` (about 5 MB of HTML holding 150,000 links) and ``/hostile/report.pdf``
-  (a PDF of about 40 KB whose 300 pages all draw one large content stream).
+  (a PDF of about 70 KB whose 300 pages all draw one large content stream; needs pypdf).
 """
 
 from __future__ import annotations
 
+import io
 import random
 import sys
 import time
-import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -72,31 +72,27 @@ def link_farm(links: int = 150_000) -> str:
 
 
 def shared_stream_pdf(pages: int = 300, lines: int = 7_000) -> bytes:
-    """A small PDF whose ``pages`` pages all draw the same long content stream."""
-    stream = b"BT /F1 12 Tf 72 720 Td " + b"(Lorem ipsum dolor sit amet) Tj 0 -14 Td " * lines + b"ET"
-    packed = zlib.compress(stream, 9)
-    kids = " ".join(f"{4 + i} 0 R" for i in range(pages))
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        f"<< /Type /Pages /Kids [{kids}] /Count {pages} >>".encode(),
-        b"<< /Length " + str(len(packed)).encode() + b" /Filter /FlateDecode >>\nstream\n" + packed + b"\nendstream",
-    ]
-    font = 4 + pages
-    objects += [
-        f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 3 0 R /Resources << /Font << /F1 {font} 0 R >> >> >>".encode()
-        for _ in range(pages)
-    ]
-    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return bytes(out)
+    """A small PDF whose ``pages`` pages all draw the same long content stream (needs pypdf)."""
+    from pypdf import PdfWriter
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+    ops = b"BT /F1 12 Tf 72 720 Td " + b"(Lorem ipsum dolor sit amet) Tj 0 -14 Td " * lines + b"ET"
+    font = DictionaryObject({
+        NameObject("/Type"): NameObject("/Font"),
+        NameObject("/Subtype"): NameObject("/Type1"),
+        NameObject("/BaseFont"): NameObject("/Helvetica"),
+    })
+    writer = PdfWriter()
+    for _ in range(pages):
+        page = writer.add_blank_page(612, 792)
+        stream = DecodedStreamObject()
+        stream.set_data(ops)
+        page.replace_contents(stream.flate_encode())
+        page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})})
+    writer.compress_identical_objects()  # one content stream, shared by every page
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
 
 
 class Handler(BaseHTTPRequestHandler):

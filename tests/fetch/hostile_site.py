@@ -13,6 +13,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from .fetch_site import pdf_bytes
+
 BOMB_SIZE = 64 * 1024 * 1024
 _MB_OF_ZEROS = b"\0" * (1024 * 1024)
 
@@ -48,32 +50,6 @@ def link_farm(links: int) -> bytes:
     """A page of nothing but links: expensive for main-content extraction."""
     body = "".join(f'<a href="/l/{i}">link number {i}</a> ' for i in range(links))
     return f"<html><head><title>Links</title></head><body><div>{body}</div></body></html>".encode()
-
-
-def paged_pdf(pages: int) -> bytes:
-    """A valid PDF whose page n says ``Page n of the report``."""
-    count = pages
-    objects: list[bytes] = [b"<< /Type /Catalog /Pages 2 0 R >>"]
-    kids = " ".join(f"{4 + 2 * i} 0 R" for i in range(count))
-    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {count} >>".encode())
-    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
-    for i in range(count):
-        stream = f"BT /F1 12 Tf 72 720 Td (Page {i + 1} of the report) Tj ET".encode()
-        objects.append(
-            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {5 + 2 * i} 0 R "
-            "/Resources << /Font << /F1 3 0 R >> >> >>".encode()
-        )
-        objects.append(b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream")
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += f"{number} 0 obj\n".encode() + body + b"\nendobj\n"
-    xref = len(out)
-    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
-    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
-    out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
-    return bytes(out)
 
 
 ARTICLE = (
@@ -146,7 +122,8 @@ class HostileHandler(BaseHTTPRequestHandler):
         if path == "/links":
             return self._send(link_farm(int(query["n"][0])), "text/html; charset=utf-8")
         if path == "/report.pdf":
-            return self._send(paged_pdf(int(query["pages"][0])), "application/pdf")
+            pages = int(query["pages"][0])
+            return self._send(pdf_bytes(*(f"Page {n} of the report" for n in range(1, pages + 1))), "application/pdf")
         if path == "/robots.txt" and host == "bigrobots.test":
             return self._send(BIG_ROBOTS, "text/plain")
         if path == "/robots.txt" and host == "oddrobots.test":

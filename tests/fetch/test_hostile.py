@@ -176,13 +176,18 @@ def test_codec_labels_that_are_no_text_encoding_fall_back(label: str, hostile: H
     assert page["metadata"]["encoding"] == "utf-8"
 
 
+def crawl_paths(hostile: HostileServer, host: str, config: Config, fake_dns: Any) -> tuple[set[str], dict[str, Any]]:
+    """Crawl ``host`` (served by the hostile server) one link deep: the paths read, and the envelope."""
+    fake_dns.table[host] = [["127.0.0.1"]]
+    envelope = dispatch_crawl(hostile.url("/", host), backend="http", config=config, max_depth=1)
+    assert envelope["success"] is True, envelope
+    return {page["url"].split(str(hostile.port), 1)[1] for page in envelope["data"]}, envelope
+
+
 def test_robots_txt_with_a_codec_charset_is_still_obeyed(
     hostile: HostileServer, capped: Config, fake_dns: Any
 ) -> None:
-    fake_dns.table["oddrobots.test"] = [["127.0.0.1"]]
-    envelope = dispatch_crawl(hostile.url("/", "oddrobots.test"), backend="http", config=capped, max_depth=1)
-    assert envelope["success"] is True, envelope
-    paths = {page["url"].split(str(hostile.port), 1)[1] for page in envelope["data"]}
+    paths, _envelope = crawl_paths(hostile, "oddrobots.test", capped, fake_dns)
     assert paths == {"/", "/docs/a", "/public/a"}
 
 
@@ -192,10 +197,7 @@ def test_robots_txt_with_a_codec_charset_is_still_obeyed(
 def test_large_robots_txt_is_read_up_to_its_first_512_kib(
     hostile: HostileServer, capped: Config, fake_dns: Any
 ) -> None:
-    fake_dns.table["bigrobots.test"] = [["127.0.0.1"]]
-    envelope = dispatch_crawl(hostile.url("/", "bigrobots.test"), backend="http", config=capped, max_depth=1)
-    assert envelope["success"] is True, envelope
-    paths = {page["url"].split(str(hostile.port), 1)[1] for page in envelope["data"]}
+    paths, envelope = crawl_paths(hostile, "bigrobots.test", capped, fake_dns)
     # /private/ is disallowed near the top; the /docs/ rule lies past 512 KiB and is not read.
     assert paths == {"/", "/docs/a", "/public/a"}
     assert any("robots.txt disallows" in w for w in envelope["meta"]["warnings"])
@@ -204,13 +206,16 @@ def test_large_robots_txt_is_read_up_to_its_first_512_kib(
 # -- extraction in worker processes -------------------------------------------------------
 
 
+def uncapped(config_for: Callable[..., Config], cpu_timeout: float) -> Config:
+    """No caps that would make the link farm cheap: only the CPU limit (and the call) stop it."""
+    extraction = {"cpu_timeout": cpu_timeout, "max_html_chars": 10_000_000, "max_html_elements": 10_000_000}
+    return config_for(allow_private_networks=True, extraction=extraction)
+
+
 @pytest.fixture
 def strict(config_for: Callable[..., Config]) -> Config:
-    """One CPU second per page, and no caps that would make the link farm cheap."""
-    return config_for(
-        allow_private_networks=True,
-        extraction={"cpu_timeout": 1, "max_html_chars": 10_000_000, "max_html_elements": 10_000_000},
-    )
+    """One CPU second per page."""
+    return uncapped(config_for, 1)
 
 
 def test_page_over_its_cpu_time_is_timeout_while_other_pages_and_calls_go_on(
@@ -258,10 +263,7 @@ def test_heavy_pages_leave_a_worker_for_ordinary_pages(hostile: HostileServer, s
 def test_call_deadline_stops_a_page_before_its_cpu_time_runs_out(
     hostile: HostileServer, config_for: Callable[..., Config]
 ) -> None:
-    patient = config_for(
-        allow_private_networks=True,
-        extraction={"cpu_timeout": 600, "max_html_chars": 10_000_000, "max_html_elements": 10_000_000},
-    )
+    patient = uncapped(config_for, 600)
     envelope = dispatch_extract(hostile.url("/links?n=60000"), backend="http", config=patient, timeout=3)
     assert envelope["success"] is True
     [page] = envelope["data"]

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..errors import ProviderError, WebProviderError
 from .extraction import html_document
+from .pdf import pypdf_installed
 
 try:
     import resource
@@ -27,11 +28,13 @@ Job = tuple[Any, tuple[Any, ...], dict[str, Any], float]
 
 
 def _warm() -> None:
-    """Import trafilatura and load what it loads on first use (a long page and a short one take
-    different paths), so that forked workers start warm."""
+    """Import trafilatura (and pypdf) and load what trafilatura loads on first use (a long page
+    and a short one take different paths), so that forked workers start warm."""
     for words in (40, 3):
         page = "<html><head><title>Warm</title></head><body><article><p>" + "Warm up. " * words
         html_document(page + "</p></article></body></html>", "https://localhost/warm")
+    if pypdf_installed():
+        import pypdf  # noqa: F401
 
 
 def _limit_cpu(seconds: float | None) -> None:
