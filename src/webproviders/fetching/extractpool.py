@@ -106,6 +106,9 @@ class _Job:
     worker: _Worker | None = None
     #: The caller stopped waiting (its call was cancelled or ran out of time).
     abandoned: bool = False
+    #: Set when the job got one of the pool's places, or was abandoned while waiting for one.
+    woken: threading.Event = field(default_factory=threading.Event)
+    placed: bool = False
 
     def assign(self, worker: _Worker) -> bool:
         with self.lock:
@@ -117,6 +120,7 @@ class _Job:
         with self.lock:
             self.abandoned = True
             worker = self.worker
+        self.woken.set()
         if worker is not None:
             worker.kill()
 
@@ -161,9 +165,11 @@ class ExtractionPool:
         self._reset()
 
     def _reset(self) -> None:
-        self._cond = threading.Condition()
+        self._lock = threading.Lock()
         self._idle: list[_Worker] = []
         self._busy: set[_Worker] = set()
+        #: Jobs waiting for a place, first come first served (a heavy job may be passed over).
+        self._waiting: list[_Job] = []
         #: Jobs holding one of the ``_size`` places (about to run or running on a worker).
         self._claimed = 0
         self._heavy_claimed = 0
@@ -195,22 +201,19 @@ class ExtractionPool:
             return await future
         except asyncio.CancelledError:
             job.abandon()
-            with self._cond:
-                self._cond.notify_all()
             raise
 
     def pids(self) -> list[int]:
         """Process ids of the live workers (for monitoring; empty before the first page)."""
-        with self._cond:
+        with self._lock:
             workers = [*self._idle, *self._busy]
         return [w.pid for w in workers if w.alive()]
 
     def close(self) -> None:
         """Stop every worker (at interpreter exit; a later page starts new ones)."""
-        with self._cond:
+        with self._lock:
             workers = [*self._idle, *self._busy]
             self._idle.clear()
-            self._cond.notify_all()
         for worker in workers:
             worker.kill()
         for worker in workers:
@@ -238,31 +241,44 @@ class ExtractionPool:
         return value
 
     def _claim(self, job: _Job) -> None:
-        with self._cond:
+        """Wait for one of the pool's places (raises ``timeout`` when none comes in time)."""
+        with self._lock:
             self._size = job.settings.workers
-            while self._full_for(job) and not job.abandoned:
-                left = job.deadline - time.monotonic()
-                if left <= 0:
-                    raise WebTimeoutError(
-                        f"No extraction worker became free {job.deadline_reason}; "
-                        "other pages were being extracted (see web.extraction.workers)."
-                    )
-                self._cond.wait(left)
-            if job.abandoned:
-                raise WebTimeoutError(_STOPPED_WAITING)
+            self._waiting.append(job)
+            self._hand_out_places()
+        job.woken.wait(max(0.0, job.deadline - time.monotonic()))
+        with self._lock:
+            if not job.placed:
+                self._waiting.remove(job)
+        in_time = time.monotonic() < job.deadline
+        if job.placed and (job.abandoned or not in_time):
+            self._unclaim(job)  # the place came too late to be of use
+        if job.abandoned:
+            raise WebTimeoutError(_STOPPED_WAITING)
+        if not (job.placed and in_time):
+            raise WebTimeoutError(
+                f"No extraction worker became free {job.deadline_reason}; "
+                "other pages were being extracted (see web.extraction.workers)."
+            )
+
+    def _hand_out_places(self) -> None:
+        """Give free places to waiting jobs in order; a heavy job never takes the last one."""
+        for job in list(self._waiting):
+            if self._claimed >= self._size:
+                return
+            if job.heavy and self._heavy_claimed >= max(1, self._size - 1):
+                continue
+            self._waiting.remove(job)
             self._claimed += 1
             self._heavy_claimed += job.heavy
-
-    def _full_for(self, job: _Job) -> bool:
-        if self._claimed >= self._size:
-            return True
-        return job.heavy and self._heavy_claimed >= max(1, self._size - 1)
+            job.placed = True
+            job.woken.set()
 
     def _unclaim(self, job: _Job) -> None:
-        with self._cond:
+        with self._lock:
             self._claimed -= 1
             self._heavy_claimed -= job.heavy
-            self._cond.notify_all()  # waiters differ in what they may take
+            self._hand_out_places()
 
     def _exchange(self, job: _Job) -> tuple[bool, Any]:
         """The worker's reply to ``job``: ``(True, result)`` or ``(False, exception)``."""
@@ -308,7 +324,7 @@ class ExtractionPool:
     def _take_idle(self) -> _Worker | None:
         dead: list[_Worker] = []
         found: _Worker | None = None
-        with self._cond:
+        with self._lock:
             while self._idle and found is None:
                 worker = self._idle.pop()
                 if worker.alive():
@@ -322,7 +338,7 @@ class ExtractionPool:
 
     def _keep(self, worker: _Worker) -> None:
         """Back to the idle workers, unless the pool has been made smaller meanwhile."""
-        with self._cond:
+        with self._lock:
             self._busy.discard(worker)
             if len(self._idle) + len(self._busy) >= self._size:
                 surplus = worker
@@ -332,7 +348,7 @@ class ExtractionPool:
         surplus.stop()
 
     def _retire(self, worker: _Worker) -> None:
-        with self._cond:
+        with self._lock:
             self._busy.discard(worker)
         worker.stop()
 
@@ -348,7 +364,7 @@ class ExtractionPool:
         except (OSError, RuntimeError, ValueError) as exc:
             raise ProviderError(f"Could not start an extraction worker process: {exc}") from None
         worker = _Worker(process, parent_end)
-        with self._cond:
+        with self._lock:
             self._busy.add(worker)
         return worker
 
