@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import resource
 import statistics
 import time
 from pathlib import Path
@@ -54,17 +55,32 @@ async def normal_pages(urls: list[str], config: Any, rate: float) -> list[float]
     return [seconds for seconds, _page in results]
 
 
-async def with_hostile(port: int, urls: list[str], config: Any, rate: float) -> tuple[list[float], list[tuple[float, dict[str, Any]]]]:
+async def with_hostile(
+    port: int, urls: list[str], config: Any, rate: float
+) -> tuple[list[float], list[tuple[float, dict[str, Any]]], float]:
+    """Normal pages' latencies beside the two hostile pages, their outcomes, and the largest
+    RSS (MB) any worker reached meanwhile."""
     from webproviders.fetching.extractpool import extraction_pool
 
     hostile = [
         asyncio.ensure_future(timed(f"http://127.0.0.1:{port}/hostile/links", config)),
         asyncio.ensure_future(timed(f"http://127.0.0.1:{port}/hostile/report.pdf", config)),
     ]
+    peak = 0.0
+
+    async def sample() -> None:
+        nonlocal peak
+        while True:
+            peak = max([peak, *(rss for _pid, rss, _pss in worker_memory())])
+            await asyncio.sleep(0.1)
+
+    sampler = asyncio.ensure_future(sample())
     await asyncio.sleep(0.5)  # both fetched and handed to the workers
     assert len(extraction_pool.pids()) >= 1
     latencies = await normal_pages(urls, config, rate)
-    return latencies, list(await asyncio.gather(*hostile))
+    outcomes = list(await asyncio.gather(*hostile))
+    sampler.cancel()
+    return latencies, outcomes, peak
 
 
 def worker_memory() -> list[tuple[int, float, float]]:
@@ -73,10 +89,11 @@ def worker_memory() -> list[tuple[int, float, float]]:
 
     rows = []
     for pid in extraction_pool.pids():
-        fields = {}
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]:
-            name, value = line.split(":", 1)
-            fields[name] = int(value.split()[0]) / 1024
+        try:
+            lines = Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines()[1:]
+        except OSError:
+            continue  # it ended meanwhile
+        fields = {name: int(value.split()[0]) / 1024 for name, value in (line.split(":", 1) for line in lines)}
         rows.append((pid, fields["Rss"], fields["Pss"]))
     return rows
 
@@ -116,8 +133,8 @@ def main() -> None:
         first_seconds, _ = asyncio.run(timed(urls[0], config))  # forkserver, first worker
         asyncio.run(normal_pages(urls[:4], config, 0))  # both workers up
         alone = asyncio.run(normal_pages(urls, config, args.rate))
-        beside, hostile = asyncio.run(with_hostile(port, urls, config, args.rate))
         memory = worker_memory()
+        beside, hostile, hostile_peak = asyncio.run(with_hostile(port, urls, config, args.rate))
         starts = start_up(port, config)
     finally:
         proc.terminate()
@@ -138,7 +155,9 @@ def main() -> None:
     for method, seconds in starts:
         print(f"new worker ready ({method}): {seconds * 1000:+.0f} ms over a page on a running worker")
     for pid, rss, pss in memory:
-        print(f"worker {pid}: RSS {rss:.0f} MB, PSS {pss:.0f} MB")
+        print(f"worker {pid} after the normal pages: RSS {rss:.0f} MB, PSS {pss:.0f} MB")
+    print(f"largest worker RSS while the hostile pages were read: {hostile_peak:.0f} MB")
+    print(f"this process: peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
 
 
 if __name__ == "__main__":

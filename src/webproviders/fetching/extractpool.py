@@ -22,7 +22,9 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import functools
 import os
+import queue
 import signal
 import threading
 import time
@@ -158,6 +160,33 @@ def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
         future.set_exception(value)
 
 
+class _WaitingThreads:
+    """Daemon threads that do the blocking side of jobs (waiting for a place, talking to a
+    worker), started when none is free and then kept: starting a thread per page stalls the
+    caller's event loop on a busy machine. Daemon threads, so that interpreter exit never
+    waits for a page in progress (a thread pool executor's threads would be waited for)."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._free = 0
+
+    def submit(self, task: Callable[[], None]) -> None:
+        with self._lock:
+            start = self._free == 0
+            if not start:
+                self._free -= 1
+        self._jobs.put(task)
+        if start:
+            threading.Thread(target=self._serve, name="webproviders-extract-wait", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            self._jobs.get()()
+            with self._lock:
+                self._free += 1
+
+
 class ExtractionPool:
     """Worker processes shared by every caller in this process; see the module docstring."""
 
@@ -173,6 +202,7 @@ class ExtractionPool:
         #: Jobs holding one of the ``_size`` places (about to run or running on a worker).
         self._claimed = 0
         self._heavy_claimed = 0
+        self._threads = _WaitingThreads()
         self._size = ExtractionSettings().workers
         self._preloaded = False
 
@@ -194,9 +224,7 @@ class ExtractionPool:
         )
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
-        threading.Thread(
-            target=self._serve, args=(job, loop, future), name="webproviders-extract-wait", daemon=True
-        ).start()
+        self._threads.submit(functools.partial(self._serve, job, loop, future))
         try:
             return await future
         except asyncio.CancelledError:
