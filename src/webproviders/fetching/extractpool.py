@@ -8,8 +8,9 @@ than ``web.extraction.cpu_timeout`` CPU seconds is stopped by the kernel; a page
 when its call runs out of time is stopped by the pool. Either way that URL gets ``timeout``,
 the worker is replaced, and the other workers carry on. Pages known in advance to be costly
 (PDFs, very large HTML) take at most all workers but one, so that ordinary pages always
-have a worker while such pages are being read; their worker is replaced afterwards, which
-gives back the memory they made it grow by.
+have a worker while such pages are being read, and run at a lower CPU priority; their
+worker is replaced afterwards, which gives back the memory they made it grow by (and the
+priority).
 
 Workers start on first use, never on import: from a forkserver (which has trafilatura
 preloaded, so a replacement is ready in milliseconds) where the platform has one, else by
@@ -97,7 +98,7 @@ class _Worker:
 class _Job:
     """One page's extraction: what to run, until when, and the worker running it."""
 
-    message: tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any], float]
+    message: tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any], float, bool]
     settings: ExtractionSettings
     deadline: float
     #: Why the deadline is what it is, for the timeout message.
@@ -219,9 +220,8 @@ class ExtractionPool:
             deadline, reason = left, "before the call's time limit"
         else:
             deadline, reason = wall, f"within {wall:g} s"
-        job = _Job(
-            (function, args, kwargs, settings.cpu_timeout), settings, time.monotonic() + deadline, reason, heavy
-        )
+        message = (function, args, kwargs, settings.cpu_timeout, heavy)
+        job = _Job(message, settings, time.monotonic() + deadline, reason, heavy)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         self._threads.submit(functools.partial(self._serve, job, loop, future))
@@ -332,8 +332,8 @@ class ExtractionPool:
             if job.finish() and not job.heavy:
                 self._keep(worker)
             else:
-                # Abandoned just now (so killed), or grown by a heavy page: a fresh worker
-                # costs a fork, and gives the memory back.
+                # Abandoned just now (so killed), or grown and lowered in priority by a heavy
+                # page: a fresh worker costs a fork, and gives the memory back.
                 self._retire(worker)
             return reply
 

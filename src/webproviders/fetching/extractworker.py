@@ -10,6 +10,7 @@ returns to Python, and the pool reports ``timeout`` for that page and starts a n
 from __future__ import annotations
 
 import math
+import os
 import signal
 from multiprocessing.connection import Connection
 from typing import Any
@@ -23,8 +24,11 @@ try:
 except ImportError:  # Windows: the pool's wall-clock limit is the only one
     resource = None  # type: ignore[assignment]
 
-#: A job: ``(function, args, kwargs, cpu_seconds)``; ``None`` asks the worker to exit.
-Job = tuple[Any, tuple[Any, ...], dict[str, Any], float]
+#: A job: ``(function, args, kwargs, cpu_seconds, heavy)``; ``None`` asks the worker to exit.
+Job = tuple[Any, tuple[Any, ...], dict[str, Any], float, bool]
+#: How much a heavy page steps back for other work on a busy machine (the pool replaces the
+#: worker afterwards, as a process cannot raise its priority again).
+HEAVY_NICENESS = 10
 
 
 def _warm() -> None:
@@ -53,7 +57,9 @@ def _limit_cpu(seconds: float | None) -> None:
 
 
 def _run(job: Job) -> tuple[bool, Any]:
-    function, args, kwargs, cpu_seconds = job
+    function, args, kwargs, cpu_seconds, heavy = job
+    if heavy and hasattr(os, "nice"):
+        os.nice(HEAVY_NICENESS)
     _limit_cpu(cpu_seconds)
     try:
         return True, function(*args, **kwargs)
