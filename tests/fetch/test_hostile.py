@@ -335,3 +335,17 @@ print(json.dumps({{
     assert report["trafilatura_here"] is False  # extraction never ran in the caller's process
     assert report["workers"]
     assert not [pid for pid in report["workers"] if _running(pid)]
+
+
+def test_workers_never_write_to_the_callers_stdout() -> None:
+    """stdout may carry a protocol (an MCP server on stdio): a stray print in a worker goes to stderr."""
+    script = """
+import asyncio
+from webproviders.config import ExtractionSettings
+from webproviders.fetching.extractpool import extraction_pool
+asyncio.run(extraction_pool.run(ExtractionSettings(), print, "printed in a worker"))
+print("printed by the caller")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout == "printed by the caller\n"
+    assert "printed in a worker" in done.stderr

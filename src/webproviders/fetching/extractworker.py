@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import os
 import signal
+import sys
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -74,6 +75,9 @@ def _run(job: Job) -> tuple[bool, Any]:
 def serve(conn: Connection) -> None:
     """Answer jobs from ``conn`` until it closes (the pool, or the whole parent, went away)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent, which stops us
+    # Stray prints go to stderr: the parent's stdout may carry a protocol (MCP over stdio).
+    sys.stdout.flush()
+    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     if resource is not None:
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU must not leave core files
     while True:
