@@ -1,7 +1,8 @@
 """Crawl a generated 500-page local site that adds 50 ms per response.
 
-Reports pages per second and the peak resident memory of this process (the site runs in a
-separate process). Per-host concurrency is set to 8 (the default is a politer 2).
+Reports pages per second, the peak resident memory of this process (the site runs in a
+separate process) and that of the extraction workers. Per-host concurrency is set to 8 (the
+default is a politer 2).
 
     python bench/bench_crawl.py
 """
@@ -23,6 +24,14 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def worker_peak_mb(pid: int) -> float:
+    """Peak resident set size of another process (``VmHWM``), in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=500)
@@ -30,10 +39,9 @@ def main() -> None:
     parser.add_argument("--per-host", type=int, default=8)
     args = parser.parse_args()
 
-    import trafilatura  # noqa: F401 - loaded before the baseline figure, as a crawl would
-
     from webproviders import dispatch_crawl
     from webproviders.config import config_from_dict
+    from webproviders.fetching.extractpool import extraction_pool
 
     proc = subprocess.Popen(
         [sys.executable, str(HERE / "localsite.py"), "site", str(args.latency), str(args.pages)],
@@ -59,6 +67,7 @@ def main() -> None:
             cache=False,
         )
         elapsed = time.perf_counter() - started
+        workers = [worker_peak_mb(pid) for pid in extraction_pool.pids()]
     finally:
         proc.terminate()
         proc.wait()
@@ -71,6 +80,7 @@ def main() -> None:
     print(f"crawled: {len(ok)} pages ({len(pages) - len(ok)} errors), max depth {max(depths)}, in {elapsed:.2f} s")
     print(f"throughput: {len(pages) / elapsed:.1f} pages/s")
     print(f"peak RSS: {rss_mb():.0f} MB (before the crawl: {before:.0f} MB)")
+    print(f"extraction workers, peak RSS each: {', '.join(f'{mb:.0f} MB' for mb in workers)}")
     print(f"warnings: {envelope['meta'].get('warnings', [])}")
 
 

@@ -1,6 +1,6 @@
 """Extract 200 pages from a local server that adds 100 ms per response.
 
-Compares the ``http`` provider (concurrent fetching, extraction on one worker thread) with
+Compares the ``http`` provider (concurrent fetching, extraction in its worker processes) with
 plain sequential ``trafilatura.fetch_url`` + ``trafilatura.extract`` over the same pages in
 the same run, with the same trafilatura settings, and checks that the text is identical.
 
@@ -27,9 +27,10 @@ BATCH = 20  # dispatch_extract takes at most 20 URLs per call
 HOSTS = 50
 
 
-def start_server(latency: float, count: int) -> tuple[subprocess.Popen[str], int]:
+def start_server(latency: float, count: int, kind: str = "articles") -> tuple[subprocess.Popen[str], int]:
+    """``bench/localsite.py`` in its own process; returns it and its port."""
     proc = subprocess.Popen(
-        [sys.executable, str(HERE / "localsite.py"), "articles", str(latency), str(count)],
+        [sys.executable, str(HERE / "localsite.py"), kind, str(latency), str(count)],
         stdout=subprocess.PIPE,
         text=True,
     )

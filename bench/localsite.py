@@ -7,10 +7,14 @@ own memory and CPU figures are the client's alone; it prints its port on the fir
   around several paragraphs, a list, a table and a code block).
 - ``site``: ``/page/<n>`` for ``n`` in 0..499, each linking to a handful of others and to
   the first pages from its navigation, so a breadth-first crawl from ``/page/0`` finds all.
+- ``hostile``: the ``articles`` pages, plus two pages built to be expensive to extract:
+  ``/hostile/links`` (about 5 MB of HTML holding 150,000 links) and ``/hostile/report.pdf``
+  (a PDF of about 70 KB whose 300 pages all draw one large content stream; needs pypdf).
 """
 
 from __future__ import annotations
 
+import io
 import random
 import sys
 import time
@@ -61,6 +65,36 @@ def site_page(n: int, total: int) -> str:
     )
 
 
+def link_farm(links: int = 150_000) -> str:
+    """About 5 MB of HTML that is nothing but links: costly for main-content extraction."""
+    body = "".join(f"<a href=/l/{i}>link {i}</a> " for i in range(links))
+    return f"<html><head><title>Links</title></head><body><div>{body}</div></body></html>"
+
+
+def shared_stream_pdf(pages: int = 300, lines: int = 7_000) -> bytes:
+    """A small PDF whose ``pages`` pages all draw the same long content stream (needs pypdf)."""
+    from pypdf import PdfWriter
+    from pypdf.generic import DecodedStreamObject, DictionaryObject, NameObject
+
+    ops = b"BT /F1 12 Tf 72 720 Td " + b"(Lorem ipsum dolor sit amet) Tj 0 -14 Td " * lines + b"ET"
+    font = DictionaryObject({
+        NameObject("/Type"): NameObject("/Font"),
+        NameObject("/Subtype"): NameObject("/Type1"),
+        NameObject("/BaseFont"): NameObject("/Helvetica"),
+    })
+    writer = PdfWriter()
+    for _ in range(pages):
+        page = writer.add_blank_page(612, 792)
+        stream = DecodedStreamObject()
+        stream.set_data(ops)
+        page.replace_contents(stream.flate_encode())
+        page[NameObject("/Resources")] = DictionaryObject({NameObject("/Font"): DictionaryObject({NameObject("/F1"): font})})
+    writer.compress_identical_objects()  # one content stream, shared by every page
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     #: Headers and body go out in separate writes; without this, Nagle's algorithm and
@@ -78,7 +112,9 @@ class Handler(BaseHTTPRequestHandler):
         content_type = "text/html; charset=utf-8"
         if path == "/robots.txt":
             body, content_type = b"User-agent: *\nDisallow: /private/\n", "text/plain"
-        elif self.server.kind == "articles" and path.startswith("/p/") or self.server.kind == "site" and path.startswith("/page/"):
+        elif path == "/hostile/report.pdf":
+            body, content_type = self.server.pages.get(path), "application/pdf"
+        elif path.startswith(("/p/", "/page/", "/hostile/")):
             body = self.server.pages.get(path)
         status = 200 if body is not None else 404
         body = body if body is not None else b"<h1>Not found</h1>"
@@ -102,8 +138,11 @@ def main() -> None:
     count = int(sys.argv[3]) if len(sys.argv) > 3 else (200 if kind == "articles" else 500)
     server = Server(("127.0.0.1", 0), Handler)
     server.kind, server.latency = kind, latency  # type: ignore[attr-defined]
-    if kind == "articles":
+    if kind in ("articles", "hostile"):
         server.pages = {f"/p/{n}": article(n).encode() for n in range(count)}  # type: ignore[attr-defined]
+        if kind == "hostile":
+            server.pages["/hostile/links"] = link_farm().encode()  # type: ignore[attr-defined]
+            server.pages["/hostile/report.pdf"] = shared_stream_pdf()  # type: ignore[attr-defined]
     else:
         server.pages = {f"/page/{n}": site_page(n, count).encode() for n in range(count)}  # type: ignore[attr-defined]
     print(server.server_address[1], flush=True)

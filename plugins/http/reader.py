@@ -45,7 +45,7 @@ async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[
         error = status_error(result)
         if error is not None:
             raise error
-        return (await render(result, options)).item
+        return (await render(result, options, config.web.extraction)).item
 
     async def one(url: str) -> dict[str, Any]:
         try:

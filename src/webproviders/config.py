@@ -244,6 +244,26 @@ class LocalIndexSettings(BaseModel):
     index: bool = False
 
 
+class ExtractionSettings(BaseModel):
+    """``web.extraction``: the worker processes that turn fetched pages into text, and their limits."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    #: Worker processes, each extracting one page at a time (shared by every call in the process).
+    workers: int = Field(default=2, ge=1, le=32)
+    #: How workers start: ``forkserver`` (default where the platform has it) or ``spawn``.
+    start_method: Literal["forkserver", "spawn"] | None = None
+    #: CPU seconds one page may use before its worker is stopped (the URL gets ``timeout``).
+    cpu_timeout: float = Field(default=10.0, ge=1.0, le=600.0)
+    #: HTML beyond this many characters is cut off before it is parsed.
+    max_html_chars: int = Field(default=2_000_000, gt=0)
+    #: A parsed page with more elements than this gets its plain text instead of trafilatura's
+    #: main-content selection, whose cost grows with the element count.
+    max_html_elements: int = Field(default=50_000, gt=0)
+    #: PDF pages read at most.
+    max_pdf_pages: int = Field(default=100, gt=0)
+
+
 class WebSettings(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -266,6 +286,7 @@ class WebSettings(BaseModel):
     budget: BudgetSettings = Field(default_factory=BudgetSettings)
     usage: UsageSettings = Field(default_factory=UsageSettings)
     local: LocalIndexSettings = Field(default_factory=LocalIndexSettings)
+    extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
     #: In a chain, an empty result list moves on to the next provider too.
     failover_on_empty: bool = False
 

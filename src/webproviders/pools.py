@@ -2,8 +2,9 @@
 
 The library keeps separate pools on purpose, each with its own size: sync provider calls
 (which may hang and be abandoned), store I/O (which must never queue behind those) and
-trafilatura extraction (one thread, because it is not thread-safe). This is the one way
-they are built.
+response decompression (which must never hold up an event loop). This is the one way
+they are built. (Page extraction runs in worker processes instead, see
+``webproviders.fetching.extractpool``.)
 """
 
 from __future__ import annotations

@@ -3,12 +3,16 @@
 Order, as browsers do it: a byte-order mark, the ``Content-Type`` charset, a ``<meta>``
 declaration (HTML) or the XML declaration, then UTF-8 if the bytes are valid UTF-8, then
 detection. Labels follow the WHATWG rule that ``iso-8859-1`` and ``ascii`` mean
-``windows-1252``, which is what such pages are really written in.
+``windows-1252``, which is what such pages are really written in. A label naming a Python
+codec that does not turn bytes into text (``zlib``, ``base64``, ``rot13``) or cannot
+replace bad bytes (``idna``, ``undefined``) counts as unknown, as browsers treat labels
+they do not know.
 """
 
 from __future__ import annotations
 
 import codecs
+import functools
 import re
 
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
@@ -41,9 +45,20 @@ def codec_for(label: str | None) -> str | None:
     name = label.strip().strip("'\"").lower()
     name = _WHATWG_ALIASES.get(name, name)
     try:
-        return codecs.lookup(name).name
+        codec = codecs.lookup(name).name
     except LookupError:
         return None
+    return codec if _decodes_text(codec) else None
+
+
+@functools.lru_cache(maxsize=64)
+def _decodes_text(codec: str) -> bool:
+    """Whether ``codec`` decodes any bytes to text with bad bytes replaced (asked of Python)."""
+    try:
+        b"<html>\xff\x80 caf\xc3\xa9".decode(codec, errors="replace")
+    except (LookupError, UnicodeError, ValueError, TypeError):
+        return False
+    return True
 
 
 def _from_bom(body: bytes) -> str | None:

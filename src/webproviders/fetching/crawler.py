@@ -35,7 +35,7 @@ from .fetch import FetchResult, fetch, status_error
 from .options import FetchLimits, patterns, pick, switch, whole
 from .pages import PageOptions, render
 from .politeness import HostLimiter
-from .robots import RobotsCache
+from .robots import PARSE_LIMIT, RobotsCache, whole_lines
 from .sitemap import parse_sitemap
 from .urlsafety import AddressPolicy, check_destination_resolved
 
@@ -218,9 +218,11 @@ class Crawler:
     async def _fetch_robots(self, url: str) -> tuple[int, str]:
         timeout = min(10.0, self._url_timeout())
         async with self.limiter.slot(host_of(url)):
-            result = await fetch(url, self.config, timeout=timeout, max_bytes=2_000_000, accept="text/plain")
+            result = await fetch(
+                url, self.config, timeout=timeout, max_bytes=PARSE_LIMIT, accept="text/plain", truncate=True
+            )
         text, _codec = decode(result.content, result.content_type, "text")
-        return result.status_code, text
+        return result.status_code, whole_lines(text, result.truncated)
 
     async def _visit(self, entry: Entry) -> Outcome:
         """Fetch and render one page; every failure becomes an error item, never an exception."""
@@ -264,7 +266,7 @@ class Crawler:
         error = status_error(result)
         if error is not None:
             return Outcome(entry, item=self._error_item(entry, error), final_url=final)
-        page = await render(result, self.options.page, want_links=True)
+        page = await render(result, self.options.page, self.config.web.extraction, want_links=True)
         item = page.item
         item["url"] = final
         item["metadata"]["depth"] = entry.depth

@@ -1,25 +1,22 @@
-"""HTML to markdown (or text) with trafilatura, one page at a time per process.
+"""HTML to markdown (or text) with trafilatura.
 
-trafilatura (with lxml 6) is not safe to call from several threads at once: it has crashed
-the whole interpreter. So every extraction runs on one dedicated worker thread, shared by
-every event loop and caller in the process: pages are fetched concurrently and extracted
-in turn. trafilatura is imported on first use, never when ``webproviders`` is imported.
+:func:`html_document` runs in an extraction worker process, one page at a time
+(:mod:`webproviders.fetching.extractpool`): trafilatura (with lxml 6) is not safe to call from
+several threads at once, and a hostile page can keep it busy for minutes. trafilatura is
+imported by the workers, never by ``import webproviders``.
 """
 
 from __future__ import annotations
 
-import functools
+import itertools
 import logging
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal, TypeVar
+from typing import Any, Literal
 from urllib.parse import urljoin, urlsplit
 
-from ..pools import LazyPool
 from .boilerplate import drop_teaser_links, drop_unrendered, restore_lead
 
-T = TypeVar("T")
 Format = Literal["markdown", "text"]
 
 #: The trafilatura settings behind ``format="markdown"`` and ``format="text"`` (the
@@ -42,14 +39,10 @@ _BLOCK = frozenset(
 )
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
+#: Links collected from one page at most (a crawl needs far fewer; each costs a URL join).
+MAX_LINKS = 5_000
 
-_worker = LazyPool(1, "webproviders-extract")
 _quiet_done = False
-
-
-async def run_serialised(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """Run ``fn`` on the single extraction thread (never two at once in this process)."""
-    return await _worker.run(functools.partial(fn, *args, **kwargs))
 
 
 def _quiet_libraries() -> None:
@@ -114,6 +107,8 @@ def _links(tree: Any, url: str) -> list[str]:
         base = urljoin(url, base_el.get("href", "").strip())
     seen: dict[str, None] = {}
     for element in tree.iter("a", "area"):
+        if len(seen) >= MAX_LINKS:
+            break
         href = (element.get("href") or "").strip()
         if not href or href.startswith("#"):
             continue
@@ -163,12 +158,27 @@ def _main_text(extracted: str | None, tree: Any, url: str, fmt: Format) -> str |
     return drop_teaser_links(content, url) if fmt == "markdown" else content
 
 
+def _more_elements_than(tree: Any, limit: int) -> bool:
+    return next(itertools.islice(tree.iter(), limit, None), None) is not None
+
+
 def html_document(
-    html: str, url: str, *, fmt: Format = "markdown", include_raw: bool = False, want_links: bool = False
+    html: str,
+    url: str,
+    *,
+    fmt: Format = "markdown",
+    include_raw: bool = False,
+    want_links: bool = False,
+    max_elements: int | None = None,
 ) -> HtmlDocument:
-    """Extract one page (blocking; call it through :func:`run_serialised`)."""
+    """Extract one page (blocking and CPU-heavy: the extraction workers call it).
+
+    A tree of more than ``max_elements`` elements skips trafilatura's main-content selection
+    and metadata search, whose cost grows with the element count: its plain text stands in.
+    """
     import trafilatura
     from trafilatura.metadata import extract_metadata
+    from trafilatura.settings import Document
     from trafilatura.utils import load_html
 
     _quiet_libraries()
@@ -181,11 +191,14 @@ def html_document(
     robots = _meta(tree, "robots").lower()
     nofollow = "nofollow" in robots or robots.strip() == "none"
     raw = _text_of(tree) if include_raw else None
-    drop_unrendered(tree)
-    content = _main_text(trafilatura.extract(tree, url=url, **TRAFILATURA_OPTIONS[fmt]), tree, url, fmt)
-    # extensive=False: dates only from markup that states them, never guessed from a
-    # copyright line in the footer.
-    found = extract_metadata(tree, default_url=url, extensive=False)
+    if max_elements is not None and _more_elements_than(tree, max_elements):
+        content, found = None, Document()
+    else:
+        drop_unrendered(tree)
+        content = _main_text(trafilatura.extract(tree, url=url, **TRAFILATURA_OPTIONS[fmt]), tree, url, fmt)
+        # extensive=False: dates only from markup that states them, never guessed from a
+        # copyright line in the footer.
+        found = extract_metadata(tree, default_url=url, extensive=False)
     fallback = not content
     if fallback:
         content = raw if raw is not None else _text_of(tree)

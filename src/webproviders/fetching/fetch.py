@@ -1,8 +1,10 @@
 """Fetching one URL that came from untrusted input: checked, pinned, bounded.
 
 Every hop (at most :data:`MAX_REDIRECTS` redirects) is checked before it is requested, the
-connection goes to the checked address (:mod:`webproviders.fetching.pinning`), the body is read up
-to ``web.max_response_bytes`` (then ``too_large``), and the whole fetch, redirects and body
+connection goes to the checked address (:mod:`webproviders.fetching.pinning`), the body is
+decoded up to ``web.max_response_bytes`` decoded bytes (then ``too_large``; see
+:mod:`webproviders.fetching.decompress`), decompression runs in worker threads so that a
+compressed body never holds up the event loop, and the whole fetch, redirects and body
 included, finishes within one timeout.
 """
 
@@ -24,11 +26,14 @@ from ..errors import (
     RateLimitedError,
     TooLargeError,
     UnsafeURLError,
+    UnsupportedError,
     WebProviderError,
     WebTimeoutError,
 )
+from ..pools import LazyPool
 from ..retry_after import retry_after_from_headers
 from ..urls import shorten
+from .decompress import BodyDecoder, BodyTooLarge, Undecodable, UnsupportedCoding, accept_encoding
 from .pinning import safe_client
 from .sniff import Kind, sniff
 from .urlsafety import AddressPolicy, check_destination, check_destination_resolved
@@ -40,6 +45,9 @@ ACCEPT_PAGE = "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=
 DEFAULT_TIMEOUT = 20.0
 #: How many leading bytes the content-type sniffer looks at.
 SNIFF_BYTES = 2048
+
+#: Decompression, off the event loop (each step is bounded by the body cap).
+_decoders = LazyPool(4, "webproviders-decode")
 
 
 @dataclass
@@ -53,6 +61,8 @@ class FetchResult:
     #: The body; read only for 2xx answers (empty otherwise).
     content: bytes = b""
     redirects: list[str] = field(default_factory=list)
+    #: The body was longer than the cap and only its beginning was kept (``truncate=True``).
+    truncated: bool = False
 
     @property
     def content_type(self) -> str:
@@ -72,39 +82,49 @@ def _too_large(url: str, limit: int, size: int | None = None) -> TooLargeError:
     )
 
 
-async def _read_body(response: httpx.Response, url: str, limit: int) -> bytes:
+async def _read_body(response: httpx.Response, url: str, limit: int, truncate: bool) -> BodyDecoder:
+    """The decoded body, at most ``limit`` bytes: ``too_large`` beyond, or cut with ``truncate``."""
     announced = response.headers.get("content-length", "")
-    if announced.isdigit() and int(announced) > limit:
+    if announced.isdigit() and int(announced) > limit and not truncate:
         raise _too_large(url, limit, int(announced))
-    chunks: list[bytes] = []
-    size = 0
-    async for chunk in response.aiter_bytes():
-        size += len(chunk)
-        if size > limit:
-            raise _too_large(url, limit)
-        chunks.append(chunk)
-    return b"".join(chunks)
+    try:
+        body = BodyDecoder(response.headers.get("content-encoding", ""), limit, truncate=truncate)
+        async for raw in response.aiter_raw():
+            if body.encoded:
+                await _decoders.run(body.feed, raw)
+            else:
+                body.feed(raw)
+            if body.full:
+                return body
+        if body.encoded:
+            await _decoders.run(body.finish)
+    except BodyTooLarge:
+        raise _too_large(url, limit) from None
+    except Undecodable as exc:
+        raise NetworkError(f"The response from {shorten(url)} could not be decoded: {exc}.") from None
+    except UnsupportedCoding as exc:
+        raise UnsupportedError(f"The response from {shorten(url)} cannot be read: {exc}.") from None
+    return body
 
 
 def _network_error(exc: Exception, url: str) -> WebProviderError:
     if isinstance(exc, httpx.TimeoutException):
         return WebTimeoutError(f"{shorten(url)} did not answer in time ({type(exc).__name__}).")
-    if isinstance(exc, httpx.DecodingError):
-        return NetworkError(f"The response from {shorten(url)} could not be decoded: {exc}.")
     if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol)):
         return UnsafeURLError(f"Refused to fetch {shorten(url)}: {exc}.", detail=str(exc))
     return NetworkError(f"Could not fetch {shorten(url)}: {type(exc).__name__}: {exc}".rstrip(": ") + ".")
 
 
 async def _follow(
-    client: httpx.AsyncClient, url: str, policy: AddressPolicy, limit: int, accept: str
+    client: httpx.AsyncClient, url: str, policy: AddressPolicy, limit: int, accept: str, truncate: bool
 ) -> FetchResult:
     target = await check_destination_resolved(url, policy)
     redirects: list[str] = []
     while True:
         request_url = str(target.url)
         try:
-            request = client.build_request("GET", target.url, headers={"Accept": accept})
+            headers = {"Accept": accept, "Accept-Encoding": accept_encoding()}
+            request = client.build_request("GET", target.url, headers=headers)
             response = await client.send(request, stream=True)
         except UnsafeURLError as exc:
             # The connection-time check: the name now resolves somewhere it must not go.
@@ -139,13 +159,14 @@ async def _follow(
                     exc.args = (exc.message,)
                     raise
                 continue
-            content = b""
+            result = FetchResult(url, request_url, response.status_code, response.headers, redirects=redirects)
             if 200 <= response.status_code < 300:
                 try:
-                    content = await _read_body(response, request_url, limit)
+                    body = await _read_body(response, request_url, limit, truncate)
                 except httpx.HTTPError as exc:
                     raise _network_error(exc, request_url) from None
-            return FetchResult(url, request_url, response.status_code, response.headers, content, redirects)
+                result.content, result.truncated = body.body, body.full
+            return result
         finally:
             await response.aclose()
 
@@ -157,18 +178,20 @@ async def fetch(
     timeout: float | None = DEFAULT_TIMEOUT,
     max_bytes: int | None = None,
     accept: str = ACCEPT_PAGE,
+    truncate: bool = False,
 ) -> FetchResult:
     """GET ``url`` safely and return the final response (any status; body only for 2xx).
 
-    Raises ``unsafe_url`` (any hop), ``too_large``, ``timeout`` (``timeout`` seconds for
-    the whole fetch) or ``network_error``; HTTP error statuses are returned, see
-    :func:`status_error`.
+    Raises ``unsafe_url`` (any hop), ``too_large`` (more than ``max_bytes`` decoded bytes;
+    with ``truncate`` the first ``max_bytes`` are kept instead), ``timeout`` (``timeout``
+    seconds for the whole fetch), ``unsupported`` (an encoding that cannot be decoded) or
+    ``network_error``; HTTP error statuses are returned, see :func:`status_error`.
     """
     policy = AddressPolicy.from_config(config)
     check_destination(url, policy)  # fail fast, before any pool or DNS work
     limit = max_bytes or (config.web.max_response_bytes if config is not None else 5_000_000)
     client = safe_client(config)
-    work = _follow(client, url, policy, limit, accept)
+    work = _follow(client, url, policy, limit, accept, truncate)
     if timeout is None:
         return await work
     if timeout <= 0:

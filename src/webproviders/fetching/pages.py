@@ -2,26 +2,31 @@
 
 HTML goes through trafilatura; text and markdown pass through; JSON is pretty-printed;
 PDF becomes text when ``pypdf`` is installed (the ``pdf`` extra). Images and other binaries
-are refused with ``unsupported``, never turned into garbage text.
+are refused with ``unsupported``, never turned into garbage text. HTML and PDF are parsed in
+the extraction worker processes (:mod:`webproviders.fetching.extractpool`), within the
+``web.extraction`` limits.
 """
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import InvalidInputError, ParseError, UnsupportedError
+from ..config import ExtractionSettings
+from ..errors import InvalidInputError, UnsupportedError
 from .charset import decode
-from .extraction import Format, HtmlDocument, html_document, run_serialised
+from .extraction import Format, HtmlDocument, html_document
+from .extractpool import extraction_pool
 from .fetch import FetchResult
+from .pdf import missing_pypdf, pdf_text, pypdf_installed
 
 #: ``raw_content`` is bounded: the page text before main-content selection can be huge.
 RAW_LIMIT = 100_000
-#: PDF pages read at most (a 5 MB PDF can hold thousands).
-MAX_PDF_PAGES = 300
+#: HTML this long (in characters) can hold a worker for seconds: it is extracted as a heavy
+#: page, as PDFs are, which never takes the last free extraction worker.
+HEAVY_HTML_CHARS = 1_000_000
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
@@ -95,34 +100,6 @@ def _json_content(text: str, fmt: Format) -> str:
     return f"```json\n{pretty}\n```" if fmt == "markdown" else pretty
 
 
-def pdf_text(content: bytes, url: str) -> tuple[str, str, dict[str, Any]]:
-    """``(title, text, metadata)`` of a PDF (blocking; needs ``pypdf``)."""
-    try:
-        from pypdf import PdfReader
-        from pypdf.errors import PdfReadError
-    except ImportError:
-        raise UnsupportedError(
-            f"{url} is a PDF; install the pdf extra (pip install 'webproviders[pdf]') to read PDFs."
-        ) from None
-    try:
-        reader = PdfReader(io.BytesIO(content))
-        if reader.is_encrypted and not reader.decrypt(""):
-            raise UnsupportedError(f"{url} is a password-protected PDF.")
-        pages = reader.pages
-        texts = [(pages[i].extract_text() or "").strip() for i in range(min(len(pages), MAX_PDF_PAGES))]
-        info = reader.metadata
-        title = str(info.title).strip() if info is not None and info.title else ""
-        author = str(info.author).strip() if info is not None and info.author else None
-    except UnsupportedError:
-        raise
-    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError) as exc:
-        raise ParseError(f"{url} could not be read as a PDF: {exc}.") from None
-    metadata: dict[str, Any] = {"pages": len(pages), "author": author}
-    if len(pages) > MAX_PDF_PAGES:
-        metadata["pages_read"] = MAX_PDF_PAGES
-    return title, "\n\n".join(t for t in texts if t), metadata
-
-
 def _finish(item: dict[str, Any], options: PageOptions) -> dict[str, Any]:
     content = item["content"]
     if options.max_chars is not None and len(content) > options.max_chars:
@@ -138,9 +115,10 @@ def _finish(item: dict[str, Any], options: PageOptions) -> dict[str, Any]:
 
 
 async def render(
-    result: FetchResult, options: PageOptions, *, want_links: bool = False
+    result: FetchResult, options: PageOptions, limits: ExtractionSettings, *, want_links: bool = False
 ) -> RenderedPage:
-    """The page item for a successful (2xx) fetch; raises ``unsupported`` / ``parse_error``."""
+    """The page item for a successful (2xx) fetch; raises ``unsupported``, ``parse_error``
+    or ``timeout`` (the page outlived its CPU time or the call)."""
     kind, mime = result.sniff()
     url = result.url
     metadata = _base_metadata(result, mime)
@@ -149,16 +127,24 @@ async def render(
             f"{url} is {mime or 'binary content'}, not a page with text; it cannot be extracted."
         )
     if kind == "pdf":
-        title, text, extra = await run_serialised(pdf_text, result.content, url)
+        if not pypdf_installed():
+            raise missing_pypdf(url)
+        title, text, extra = await extraction_pool.run(
+            limits, pdf_text, result.content, url, heavy=True,
+            max_pages=limits.max_pdf_pages, cpu_budget=limits.cpu_timeout / 2,
+        )
         item = {"url": url, "title": title, "content": text, "raw_content": text if options.include_raw else None,
                 "metadata": {**metadata, **extra}}
         return RenderedPage(_finish(item, options), [])
     text, codec = decode(result.content, result.content_type, kind)
     metadata["encoding"] = codec
     if kind == "html":
-        doc: HtmlDocument = await run_serialised(
-            html_document, text, result.final_url, fmt=options.format,
-            include_raw=options.include_raw, want_links=want_links,
+        if len(text) > limits.max_html_chars:
+            text = text[: limits.max_html_chars]
+            metadata["html_truncated"] = True
+        doc: HtmlDocument = await extraction_pool.run(
+            limits, html_document, text, result.final_url, heavy=len(text) > HEAVY_HTML_CHARS, fmt=options.format,
+            include_raw=options.include_raw, want_links=want_links, max_elements=limits.max_html_elements,
         )
         metadata.update(doc.metadata)
         if doc.fallback:

@@ -3,7 +3,9 @@
 The standard library's parser lets the first matching line win and ignores ``*`` and
 ``$``; sites write their files for the RFC (and for the big crawlers, which follow it), so
 this module implements the RFC's matching. An unavailable file (HTTP 4xx) allows
-everything; a server error (5xx) allows nothing, as the RFC asks.
+everything; a server error (5xx) allows nothing, as the RFC asks. A file longer than
+:data:`PARSE_LIMIT` is read up to there (the fetch stops at that size) and its cut last line
+dropped, as the RFC allows.
 """
 
 from __future__ import annotations
@@ -13,8 +15,6 @@ import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlsplit
-
-from ..errors import TooLargeError
 
 #: The RFC asks crawlers to parse at least 500 KiB; anything after that is ignored.
 PARSE_LIMIT = 512 * 1024
@@ -128,7 +128,13 @@ def parse(text: str, user_agent: str) -> RobotsRules:
 
 
 #: ``async (robots_url) -> (status, text)``; raises a WebProviderError when it cannot fetch.
+#: The text is at most :data:`PARSE_LIMIT` long (see :func:`whole_lines`).
 RobotsFetcher = Callable[[str], Awaitable[tuple[int, str]]]
+
+
+def whole_lines(text: str, truncated: bool) -> str:
+    """``text`` without its last line when the file was cut there (a cut rule matches other paths)."""
+    return text[: text.rfind("\n") + 1] if truncated else text
 
 
 class RobotsCache:
@@ -151,12 +157,9 @@ class RobotsCache:
         return (await self.rules_for(url)).allowed(url)
 
     async def _load(self, origin: str) -> RobotsRules:
-        try:
-            status, text = await self._fetcher(f"{origin}/robots.txt")
-        except TooLargeError:
-            return RobotsRules(note=f"{origin}/robots.txt is too large to read; treated as allowing all")
-        # Any other failure (unsafe host, no connection, timeout) is raised to every page of
+        # A failure to fetch (unsafe host, no connection, timeout) is raised to every page of
         # the origin: the page would fail the same way, and says why better than "disallowed".
+        status, text = await self._fetcher(f"{origin}/robots.txt")
         if 200 <= status < 300:
             return parse(text, self._user_agent)
         if 400 <= status < 500:

@@ -1,0 +1,279 @@
+"""Content-Encoding decoding that stops at a cap on the decoded bytes.
+
+httpx decodes each network read in one go, so a few kilobytes of ``gzip, gzip`` can expand to
+gigabytes before a size check sees them. Here every coding is a streaming decompressor asked
+for at most :data:`PIECE` bytes at a time (zlib's ``max_length``, brotli's
+``output_buffer_limit``, zstandard's ``stream_writer`` chunks), and the output of every stage
+of a stacked encoding is counted against the cap, so decoding ends as soon as the body is
+known to be too large, having held little more than the cap in memory.
+
+This module is pure computation; :mod:`webproviders.fetching.fetch` runs it off the event loop.
+"""
+
+from __future__ import annotations
+
+import functools
+import zlib
+from collections.abc import Callable
+from typing import Any, Protocol
+
+#: The most bytes one decompression step may produce.
+PIECE = 64 * 1024
+#: Stacked encodings beyond this many are refused (no server needs more than two).
+MAX_CODINGS = 5
+#: RFC 9659 lets HTTP clients refuse zstd frames that need a larger window than 8 MB.
+ZSTD_MAX_WINDOW = 8 * 1024 * 1024
+
+Sink = Callable[[bytes], None]
+
+
+class BodyTooLarge(Exception):
+    """A decoding stage produced more than the cap."""
+
+
+class Undecodable(Exception):
+    """The body is not valid data in its declared coding."""
+
+
+class UnsupportedCoding(Exception):
+    """The body uses a coding this installation cannot decode."""
+
+
+class _Full(Exception):
+    """The truncated body has all it will keep: decoding stops (never leaves this module)."""
+
+
+class _Stage(Protocol):
+    def feed(self, data: bytes, sink: Sink) -> None: ...
+
+    def finish(self, sink: Sink) -> None: ...
+
+
+class _Zlib:
+    """gzip, or deflate with the zlib wrapper or without it (servers send both)."""
+
+    def __init__(self, gzip: bool) -> None:
+        self._decompressor = zlib.decompressobj(zlib.MAX_WBITS | 16 if gzip else zlib.MAX_WBITS)
+        # Until deflate's 2-byte zlib header has been accepted, the bytes are kept so that
+        # they can be read again as raw deflate.
+        self._header: bytearray | None = None if gzip else bytearray()
+
+    def feed(self, data: bytes, sink: Sink) -> None:
+        if self._header is None:
+            self._drain(data, sink)
+            return
+        self._header += data
+        try:
+            self._drain(data, sink)
+        except Undecodable:
+            self._decompressor = zlib.decompressobj(-zlib.MAX_WBITS)
+            data, self._header = bytes(self._header), None
+            self._drain(data, sink)
+            return
+        if len(self._header) >= 2:
+            self._header = None
+
+    def _drain(self, data: bytes, sink: Sink) -> None:
+        decompressor = self._decompressor
+        try:
+            while not decompressor.eof:  # bytes after the end of the stream are ignored
+                out = decompressor.decompress(data, PIECE)
+                data = decompressor.unconsumed_tail
+                if out:
+                    sink(out)
+                if not data and len(out) < PIECE:
+                    return  # input used up and nothing left pending inside zlib
+        except zlib.error as exc:
+            raise Undecodable(str(exc)) from None
+
+    def finish(self, sink: Sink) -> None:
+        self._drain(b"", sink)
+
+
+class _Brotli:
+    """``br``, with brotli >= 1.2, whose decompressor takes an output limit."""
+
+    def __init__(self, module: Any) -> None:
+        self._error = module.error
+        self._decompressor = module.Decompressor()
+
+    def feed(self, data: bytes, sink: Sink) -> None:
+        # Output held inside the decompressor comes out on calls with no new input; it is
+        # drained when a call gives nothing and the decompressor takes input again.
+        decompressor = self._decompressor
+        try:
+            out = decompressor.process(data, output_buffer_limit=PIECE)
+            while True:
+                if out:
+                    sink(out)
+                if decompressor.is_finished() or (not out and decompressor.can_accept_more_data()):
+                    return
+                out = decompressor.process(b"", output_buffer_limit=PIECE)
+        except self._error as exc:
+            raise Undecodable(str(exc)) from None
+
+    def finish(self, sink: Sink) -> None:
+        pass  # brotli hands out everything as it goes
+
+
+class _Zstd:
+    """``zstd`` through zstandard's stream writer, which emits at most ``PIECE`` bytes a write."""
+
+    def __init__(self, module: Any) -> None:
+        self._error = module.ZstdError
+        self._sink: Sink | None = None
+        decompressor = module.ZstdDecompressor(max_window_size=ZSTD_MAX_WINDOW)
+        self._writer = decompressor.stream_writer(self, write_size=PIECE)
+
+    def write(self, data: bytes) -> int:
+        """Where the stream writer puts decoded bytes: passed on to the current sink."""
+        assert self._sink is not None
+        self._sink(bytes(data))
+        return len(data)
+
+    def feed(self, data: bytes, sink: Sink) -> None:
+        self._sink = sink
+        try:
+            self._writer.write(data)
+        except self._error as exc:
+            raise Undecodable(str(exc)) from None
+
+    def finish(self, sink: Sink) -> None:
+        self._sink = sink
+        try:
+            self._writer.flush()
+        except self._error as exc:
+            raise Undecodable(str(exc)) from None
+
+
+def _import(name: str) -> Any:
+    try:
+        return __import__(name)
+    except ImportError:
+        return None
+
+
+@functools.lru_cache(maxsize=1)
+def _optional_codings() -> dict[str, Callable[[], _Stage]]:
+    """The codings whose decoder is installed (and can be bounded)."""
+    found: dict[str, Callable[[], _Stage]] = {}
+    brotli = _import("brotli")
+    if brotli is not None and hasattr(brotli.Decompressor, "can_accept_more_data"):
+        found["br"] = functools.partial(_Brotli, brotli)
+    zstandard = _import("zstandard")
+    if zstandard is not None:
+        found["zstd"] = functools.partial(_Zstd, zstandard)
+    return found
+
+
+def _stage_for(coding: str) -> _Stage | None:
+    """A fresh decoder for ``coding``; None for ``identity`` and for labels that are no coding."""
+    if coding in ("gzip", "x-gzip"):
+        return _Zlib(gzip=True)
+    if coding == "deflate":
+        return _Zlib(gzip=False)
+    make = _optional_codings().get(coding)
+    if make is not None:
+        return make()
+    if coding in ("br", "zstd"):
+        raise UnsupportedCoding(
+            f"it is compressed with '{coding}', which needs brotli>=1.2 or zstandard "
+            "(pip install 'webproviders[compression]')"
+        )
+    if coding in ("compress", "x-compress"):
+        raise UnsupportedCoding(f"it is compressed with '{coding}', which cannot be decoded")
+    return None  # "identity", or a label some servers send by mistake ("utf-8"): not a coding
+
+
+@functools.lru_cache(maxsize=1)
+def accept_encoding() -> str:
+    """The ``Accept-Encoding`` to send: only codings this installation decodes with a bound."""
+    return ", ".join(["gzip", "deflate", *_optional_codings()])
+
+
+class BodyDecoder:
+    """Decodes one response body's ``Content-Encoding`` chain with a cap on every stage.
+
+    Raw bytes go in with :meth:`feed`; :attr:`stage_bytes` counts what each stage produced.
+    Past the cap, :class:`BodyTooLarge` is raised, or with ``truncate`` the body keeps its
+    first ``limit`` bytes and :attr:`full` tells the reader to stop.
+    """
+
+    def __init__(self, content_encoding: str, limit: int, *, truncate: bool = False) -> None:
+        codings = [c.strip().lower() for c in content_encoding.split(",") if c.strip()]
+        if len(codings) > MAX_CODINGS:
+            raise UnsupportedCoding(f"it names {len(codings)} stacked content encodings")
+        # Codings are listed in the order they were applied; decoding runs backwards.
+        self._stages = [s for s in (_stage_for(c) for c in reversed(codings)) if s is not None]
+        self.limit = limit
+        self.truncate = truncate
+        self.raw_bytes = 0
+        #: Bytes each decoding stage has produced so far, outermost coding first.
+        self.stage_bytes = [0] * len(self._stages)
+        self.full = False
+        self._chunks: list[bytes] = []
+        self._size = 0
+        self._sinks: list[Sink] = [
+            functools.partial(self._after_stage, index) for index in range(len(self._stages))
+        ]
+
+    @property
+    def encoded(self) -> bool:
+        """Whether there is decompression work (identity bodies are only counted)."""
+        return bool(self._stages)
+
+    @property
+    def body(self) -> bytes:
+        return b"".join(self._chunks)
+
+    def feed(self, raw: bytes) -> None:
+        """Decode the next raw chunk (raises :class:`BodyTooLarge` or :class:`Undecodable`)."""
+        if self.full:
+            return
+        self.raw_bytes += len(raw)
+        try:
+            self._push(0, raw)
+            if self.raw_bytes > self.limit and self._stages:
+                self._over()  # the compressed body alone is over the cap
+        except _Full:
+            self.full = True
+
+    def finish(self) -> None:
+        """Flush what the decompressors still hold, at the end of the body."""
+        try:
+            for index, stage in enumerate(self._stages):
+                if not self.full:
+                    stage.finish(self._sinks[index])
+        except _Full:
+            self.full = True
+
+    def _push(self, index: int, data: bytes) -> None:
+        if index == len(self._stages):
+            self._keep(data)
+        else:
+            self._stages[index].feed(data, self._sinks[index])
+
+    def _after_stage(self, index: int, out: bytes) -> None:
+        self.stage_bytes[index] += len(out)
+        self._push(index + 1, out)
+        if self.stage_bytes[index] > self.limit and index < len(self._stages) - 1:
+            self._over()  # an inner encoding that expands without bound
+
+    def _keep(self, data: bytes) -> None:
+        room = self.limit - self._size
+        if len(data) > room:
+            if not self.truncate:
+                raise BodyTooLarge()
+            self._chunks.append(data[:room])
+            self._size = self.limit
+            raise _Full()
+        self._chunks.append(data)
+        self._size += len(data)
+
+    def _over(self) -> None:
+        if not self.truncate:
+            raise BodyTooLarge()
+        raise _Full()
+
+
+__all__ = ["PIECE", "BodyDecoder", "BodyTooLarge", "Undecodable", "UnsupportedCoding", "accept_encoding"]

@@ -1,0 +1,420 @@
+"""Page extraction in a bounded pool of worker processes, each page under a CPU-time limit.
+
+trafilatura and lxml corrupt the heap when run from several threads, and one hostile page
+(150,000 links, a PDF whose pages share one huge content stream) can keep a parser busy for
+minutes. So pages are extracted in ``web.extraction.workers`` worker processes, one page per
+worker at a time, shared by every caller and event loop in the process. A page that uses more
+than ``web.extraction.cpu_timeout`` CPU seconds is stopped by the kernel; a page still running
+when its call runs out of time is stopped by the pool. Either way that URL gets ``timeout``,
+the worker is replaced, and the other workers carry on. Pages known in advance to be costly
+(PDFs, very large HTML) take at most all workers but one, so that ordinary pages always
+have a worker while such pages are being read, and run at a lower CPU priority; their
+worker is replaced afterwards, which gives back the memory they made it grow by (and the
+priority).
+
+Workers start on first use, never on import: from a forkserver (which has trafilatura
+preloaded, so a replacement is ready in milliseconds) where the platform has one, else by
+``spawn``; never by ``fork``, which would copy this process's threads and event loops
+mid-flight. They exit with the interpreter (they are daemon processes, and each one leaves
+when its pipe to this process closes).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import functools
+import os
+import queue
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from typing import Any, TypeVar
+
+from ..config import ExtractionSettings
+from ..context import remaining_time
+from ..errors import ProviderError, WebProviderError, WebTimeoutError
+
+T = TypeVar("T")
+
+WORKER_MODULE = "webproviders.fetching.extractworker"
+#: Without a call deadline, a page may take this many times its CPU limit (plus the second
+#: the kernel may round it up by) in wall-clock time: a worker that waits uses no CPU, and a
+#: busy machine stretches CPU seconds.
+WALL_FACTOR = 4.0
+_STOPPED_WAITING = "The call stopped waiting for this page."
+#: How a worker ends when the kernel stops it for using up its CPU time.
+_CPU_LIMIT_EXIT = -getattr(signal, "SIGXCPU", 24)
+
+
+def _worker_main(conn: Connection) -> None:
+    """The worker process's entry point (the work itself lives in the worker-only module)."""
+    from .extractworker import serve
+
+    serve(conn)
+
+
+class _Worker:
+    """One worker process and this end of its pipe."""
+
+    def __init__(self, process: Any, conn: Connection) -> None:
+        self.process = process
+        self.conn = conn
+
+    @property
+    def pid(self) -> int:
+        return int(self.process.pid)
+
+    def alive(self) -> bool:
+        return bool(self.process.is_alive())
+
+    def kill(self) -> None:
+        """Stop it now; whoever waits on its pipe sees the pipe close."""
+        if self.process.exitcode is None:
+            self.process.kill()
+
+    def exit_status(self) -> int | None:
+        """Its exit status once it has ended (waits briefly for the kernel to report it)."""
+        self.process.join(1.0)
+        return self.process.exitcode  # type: ignore[no-any-return]
+
+    def stop(self) -> None:
+        """End it (asking nicely when it is idle) and release its resources."""
+        if self.process.exitcode is None:
+            try:
+                self.conn.send(None)
+            except OSError:
+                pass
+            self.process.join(0.5)
+            self.kill()
+            self.process.join(1.0)
+        self.conn.close()
+
+
+@dataclass
+class _Job:
+    """One page's extraction: what to run, until when, and the worker running it."""
+
+    message: tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any], float, bool]
+    settings: ExtractionSettings
+    deadline: float
+    #: Why the deadline is what it is, for the timeout message.
+    deadline_reason: str
+    #: Known to be costly: may not take the last free worker.
+    heavy: bool
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    worker: _Worker | None = None
+    #: The caller stopped waiting (its call was cancelled or ran out of time).
+    abandoned: bool = False
+    #: Set when the job got one of the pool's places, or was abandoned while waiting for one.
+    woken: threading.Event = field(default_factory=threading.Event)
+    placed: bool = False
+
+    def assign(self, worker: _Worker) -> bool:
+        with self.lock:
+            if not self.abandoned:
+                self.worker = worker
+            return not self.abandoned
+
+    def abandon(self) -> None:
+        with self.lock:
+            self.abandoned = True
+            worker = self.worker
+        self.woken.set()
+        if worker is not None:
+            worker.kill()
+
+    def finish(self) -> bool:
+        """Take the worker back from the job; False if the job was abandoned (it was killed)."""
+        with self.lock:
+            self.worker = None
+            return not self.abandoned
+
+
+class _Gone(Exception):
+    """The worker's pipe closed: the process ended."""
+
+
+def _gone_error(job: _Job, status: int | None) -> WebProviderError:
+    """What a page whose worker ended under it gets."""
+    if status == _CPU_LIMIT_EXIT:
+        return WebTimeoutError(
+            f"Extracting the page used more than {job.settings.cpu_timeout:g} s of CPU time; "
+            "it was stopped (web.extraction.cpu_timeout sets the limit)."
+        )
+    if job.abandoned:
+        return WebTimeoutError(_STOPPED_WAITING)
+    return ProviderError(
+        f"The extraction worker ended unexpectedly (exit status {status}) while reading the page."
+    )
+
+
+def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
+    if future.done():  # the caller was cancelled meanwhile
+        return
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
+
+
+class _WaitingThreads:
+    """Daemon threads that do the blocking side of jobs (waiting for a place, talking to a
+    worker), started when none is free and then kept: starting a thread per page stalls the
+    caller's event loop on a busy machine. Daemon threads, so that interpreter exit never
+    waits for a page in progress (a thread pool executor's threads would be waited for)."""
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self._free = 0
+
+    def submit(self, task: Callable[[], None]) -> None:
+        with self._lock:
+            start = self._free == 0
+            if not start:
+                self._free -= 1
+        self._jobs.put(task)
+        if start:
+            threading.Thread(target=self._serve, name="webproviders-extract-wait", daemon=True).start()
+
+    def _serve(self) -> None:
+        while True:
+            self._jobs.get()()
+            with self._lock:
+                self._free += 1
+
+
+class ExtractionPool:
+    """Worker processes shared by every caller in this process; see the module docstring."""
+
+    def __init__(self) -> None:
+        self._reset()
+
+    def _reset(self) -> None:
+        self._lock = threading.Lock()
+        self._idle: list[_Worker] = []
+        self._busy: set[_Worker] = set()
+        #: Jobs waiting for a place, first come first served (a heavy job may be passed over).
+        self._waiting: list[_Job] = []
+        #: Jobs holding one of the ``_size`` places (about to run or running on a worker).
+        self._claimed = 0
+        self._heavy_claimed = 0
+        self._threads = _WaitingThreads()
+        self._size = ExtractionSettings().workers
+        self._preloaded = False
+
+    # -- the caller's side --------------------------------------------------------------
+    async def run(
+        self, settings: ExtractionSettings, function: Callable[..., T], *args: Any, heavy: bool = False, **kwargs: Any
+    ) -> T:
+        """``function(*args, **kwargs)`` in a worker process (``function`` and its arguments
+        must pickle); raises ``timeout`` when the page outlives its CPU time or the call.
+        A ``heavy`` page never takes the last free worker (unless there is only one)."""
+        left = remaining_time()
+        wall = (settings.cpu_timeout + 1) * WALL_FACTOR
+        if left is not None and left < wall:
+            deadline, reason = left, "before the call's time limit"
+        else:
+            deadline, reason = wall, f"within {wall:g} s"
+        message = (function, args, kwargs, settings.cpu_timeout, heavy)
+        job = _Job(message, settings, time.monotonic() + deadline, reason, heavy)
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        self._threads.submit(functools.partial(self._serve, job, loop, future))
+        try:
+            return await future
+        except asyncio.CancelledError:
+            job.abandon()
+            raise
+
+    def pids(self) -> list[int]:
+        """Process ids of the live workers (for monitoring; empty before the first page)."""
+        with self._lock:
+            workers = [*self._idle, *self._busy]
+        return [w.pid for w in workers if w.alive()]
+
+    def close(self) -> None:
+        """Stop every worker (at interpreter exit; a later page starts new ones)."""
+        with self._lock:
+            workers = [*self._idle, *self._busy]
+            self._idle.clear()
+        for worker in workers:
+            worker.kill()
+        for worker in workers:
+            worker.process.join(1.0)
+
+    # -- the waiting thread's side ------------------------------------------------------
+    def _serve(self, job: _Job, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any]) -> None:
+        try:
+            ok, value = True, self._run_job(job)
+        except Exception as exc:  # noqa: BLE001 - handed to the caller's event loop
+            ok, value = False, exc
+        try:
+            loop.call_soon_threadsafe(_settle, future, ok, value)
+        except RuntimeError:
+            pass  # the caller's event loop is closed: nobody is waiting
+
+    def _run_job(self, job: _Job) -> Any:
+        self._claim(job)
+        try:
+            ok, value = self._exchange(job)
+        finally:
+            self._unclaim(job)
+        if not ok:
+            raise value
+        return value
+
+    def _claim(self, job: _Job) -> None:
+        """Wait for one of the pool's places (raises ``timeout`` when none comes in time)."""
+        with self._lock:
+            self._size = job.settings.workers
+            self._waiting.append(job)
+            self._hand_out_places()
+        job.woken.wait(max(0.0, job.deadline - time.monotonic()))
+        with self._lock:
+            if not job.placed:
+                self._waiting.remove(job)
+        in_time = time.monotonic() < job.deadline
+        if job.placed and (job.abandoned or not in_time):
+            self._unclaim(job)  # the place came too late to be of use
+        if job.abandoned:
+            raise WebTimeoutError(_STOPPED_WAITING)
+        if not (job.placed and in_time):
+            raise WebTimeoutError(
+                f"No extraction worker became free {job.deadline_reason}; "
+                "other pages were being extracted (see web.extraction.workers)."
+            )
+
+    def _hand_out_places(self) -> None:
+        """Give free places to waiting jobs in order; a heavy job never takes the last one."""
+        for job in list(self._waiting):
+            if self._claimed >= self._size:
+                return
+            if job.heavy and self._heavy_claimed >= max(1, self._size - 1):
+                continue
+            self._waiting.remove(job)
+            self._claimed += 1
+            self._heavy_claimed += job.heavy
+            job.placed = True
+            job.woken.set()
+
+    def _unclaim(self, job: _Job) -> None:
+        with self._lock:
+            self._claimed -= 1
+            self._heavy_claimed -= job.heavy
+            self._hand_out_places()
+
+    def _exchange(self, job: _Job) -> tuple[bool, Any]:
+        """The worker's reply to ``job``: ``(True, result)`` or ``(False, exception)``."""
+        retried = False
+        while True:
+            # A retry gets a new worker: an idle one may have died with the one before.
+            worker = (None if retried else self._take_idle()) or self._start(job.settings)
+            if not job.assign(worker):
+                self._keep(worker)
+                raise WebTimeoutError(_STOPPED_WAITING)
+            try:
+                reply = self._ask(worker, job)
+            except _Gone:
+                status = worker.exit_status()
+                self._retire(worker)
+                if status != _CPU_LIMIT_EXIT and not job.abandoned and not retried:
+                    retried = True
+                    continue  # killed from outside, or crashed: once more, on a new worker
+                raise _gone_error(job, status) from None
+            except BaseException:
+                self._retire(worker)  # out of time, or a reply that does not unpickle
+                raise
+            if job.finish() and not job.heavy:
+                self._keep(worker)
+            else:
+                # Abandoned just now (so killed), or grown and lowered in priority by a heavy
+                # page: a fresh worker costs a fork, and gives the memory back.
+                self._retire(worker)
+            return reply
+
+    @staticmethod
+    def _ask(worker: _Worker, job: _Job) -> tuple[bool, Any]:
+        try:
+            worker.conn.send(job.message)
+            if worker.conn.poll(max(0.0, job.deadline - time.monotonic())):
+                return worker.conn.recv()  # type: ignore[no-any-return]
+        except (EOFError, OSError):
+            raise _Gone() from None
+        worker.kill()
+        raise WebTimeoutError(f"Extracting the page did not finish {job.deadline_reason}; it was stopped.")
+
+    # -- workers --------------------------------------------------------------------------
+    def _take_idle(self) -> _Worker | None:
+        dead: list[_Worker] = []
+        found: _Worker | None = None
+        with self._lock:
+            while self._idle and found is None:
+                worker = self._idle.pop()
+                if worker.alive():
+                    found = worker
+                    self._busy.add(worker)
+                else:
+                    dead.append(worker)
+        for worker in dead:
+            worker.stop()
+        return found
+
+    def _keep(self, worker: _Worker) -> None:
+        """Back to the idle workers, unless the pool has been made smaller meanwhile."""
+        with self._lock:
+            self._busy.discard(worker)
+            if len(self._idle) + len(self._busy) >= self._size:
+                surplus = worker
+            else:
+                self._idle.append(worker)
+                return
+        surplus.stop()
+
+    def _retire(self, worker: _Worker) -> None:
+        with self._lock:
+            self._busy.discard(worker)
+        worker.stop()
+
+    def _start(self, settings: ExtractionSettings) -> _Worker:
+        try:
+            context = self._context(settings)
+            parent_end, child_end = context.Pipe()
+            process = context.Process(
+                target=_worker_main, args=(child_end,), name="webproviders-extract", daemon=True
+            )
+            process.start()
+            child_end.close()
+        except (OSError, RuntimeError, ValueError) as exc:
+            raise ProviderError(f"Could not start an extraction worker process: {exc}") from None
+        worker = _Worker(process, parent_end)
+        with self._lock:
+            self._busy.add(worker)
+        return worker
+
+    def _context(self, settings: ExtractionSettings) -> Any:
+        import multiprocessing
+
+        method = settings.start_method
+        if method is None:
+            method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
+        context = multiprocessing.get_context(method)
+        if method == "forkserver" and not self._preloaded:
+            # "__main__" is the forkserver's own default; the worker module brings trafilatura,
+            # this one what unpickling a worker's entry point needs (pydantic, the config).
+            context.set_forkserver_preload(["__main__", WORKER_MODULE, __name__])
+            self._preloaded = True
+        return context
+
+
+extraction_pool = ExtractionPool()
+atexit.register(extraction_pool.close)
+if hasattr(os, "register_at_fork"):
+    # A process forked from this one must not share these workers' pipes: it starts its own.
+    os.register_at_fork(after_in_child=extraction_pool._reset)
+
+__all__ = ["ExtractionPool", "extraction_pool"]

@@ -1,0 +1,136 @@
+"""A real HTTP server on 127.0.0.1 serving what an attacker would: compression bombs, pages
+that are expensive to parse, PDFs with many pages, odd charsets and oversized robots.txt.
+
+Payloads are built once per session; the bombs expand to :data:`BOMB_SIZE` bytes of zeros.
+"""
+
+from __future__ import annotations
+
+import functools
+import gzip
+import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from .fetch_site import pdf_bytes
+
+BOMB_SIZE = 64 * 1024 * 1024
+_MB_OF_ZEROS = b"\0" * (1024 * 1024)
+
+
+def _streamed(compressor: Any, finish: str) -> bytes:
+    """``compressor`` fed BOMB_SIZE zeros a megabyte at a time (never all in memory)."""
+    feed = getattr(compressor, "compress", None) or compressor.process
+    parts = [feed(_MB_OF_ZEROS) for _ in range(BOMB_SIZE // len(_MB_OF_ZEROS))]
+    return b"".join(parts) + getattr(compressor, finish)()
+
+
+@functools.cache
+def bomb(coding: str) -> bytes:
+    """A body that decodes to BOMB_SIZE bytes under ``Content-Encoding: coding``."""
+    if coding == "gzip, gzip":
+        return gzip.compress(bomb("gzip"))
+    if coding == "gzip":
+        return _streamed(zlib.compressobj(1, zlib.DEFLATED, zlib.MAX_WBITS | 16), "flush")
+    if coding == "deflate":
+        return _streamed(zlib.compressobj(1), "flush")
+    if coding == "zstd":
+        import zstandard
+
+        return _streamed(zstandard.ZstdCompressor().compressobj(), "flush")
+    if coding == "br":
+        import brotli
+
+        return _streamed(brotli.Compressor(quality=5), "finish")
+    raise ValueError(coding)
+
+
+def link_farm(links: int) -> bytes:
+    """A page of nothing but links: expensive for main-content extraction."""
+    body = "".join(f'<a href="/l/{i}">link number {i}</a> ' for i in range(links))
+    return f"<html><head><title>Links</title></head><body><div>{body}</div></body></html>".encode()
+
+
+ARTICLE = (
+    "<html><head><title>Caf\u00e9 notes</title></head><body><article><h1>Caf\u00e9 notes</h1>"
+    "<p>The caf\u00e9 on the corner serves cr\u00e8me br\u00fbl\u00e9e every morning, and the queue "
+    "reaches the street before eight o'clock on most weekdays of the year.</p></article></body></html>"
+).encode()
+
+#: robots.txt over the RFC's 500 KiB: a rule early on, padding, and a rule past 512 KiB.
+BIG_ROBOTS = (
+    b"User-agent: *\nDisallow: /private/\n"
+    + b"# padding to make the file large\n" * 20_000
+    + b"Disallow: /docs/\n"
+    + b"# more padding\n" * 100_000
+)
+
+
+class HostileServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), HostileHandler)
+        self.port = self.server_address[1]
+        #: Paths (with query) answered so far, in order.
+        self.served: list[str] = []
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # clients hang up on purpose here (caps, timeouts)
+
+    def url(self, path: str, host: str = "127.0.0.1") -> str:
+        return f"http://{host}:{self.port}{path}"
+
+
+class HostileHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: HostileServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _send(self, body: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        for key, value in (headers or {}).items():
+            self.send_header(key, value)
+        self.end_headers()
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def do_GET(self) -> None:
+        self.server.served.append(self.path)
+        parts = urlsplit(self.path)
+        query = parse_qs(parts.query)
+        host = (self.headers.get("Host") or "").split(":")[0]
+        path = parts.path
+        if path == "/bomb":
+            coding = query["coding"][0]
+            return self._send(bomb(coding), "text/html", {"Content-Encoding": coding})
+        if path == "/labelled":  # plain bytes that claim a coding
+            return self._send(ARTICLE, "text/html", {"Content-Encoding": query["coding"][0]})
+        if path == "/gzip-article":
+            return self._send(gzip.compress(gzip.compress(ARTICLE)), "text/html; charset=utf-8",
+                              {"Content-Encoding": "gzip, gzip"})
+        if path == "/charset":
+            return self._send(ARTICLE, f"text/html; charset={query['label'][0]}")
+        if path == "/links":
+            return self._send(link_farm(int(query["n"][0])), "text/html; charset=utf-8")
+        if path == "/report.pdf":
+            pages = int(query["pages"][0])
+            return self._send(pdf_bytes(*(f"Page {n} of the report" for n in range(1, pages + 1))), "application/pdf")
+        if path == "/robots.txt" and host == "bigrobots.test":
+            return self._send(BIG_ROBOTS, "text/plain")
+        if path == "/robots.txt" and host == "oddrobots.test":
+            return self._send(b"User-agent: *\nDisallow: /private/\n", "text/plain; charset=zlib")
+        if path == "/":
+            links = "".join(f'<li><a href="{p}">{p}</a></li>' for p in ("/private/a", "/docs/a", "/public/a"))
+            return self._send(f"<html><body><h1>Home</h1><ul>{links}</ul></body></html>".encode(), "text/html")
+        name = path.strip("/").replace("/", " ")
+        body = f"<html><body><article><h1>{name}</h1><p>This is the page called {name}, with a sentence long enough to be kept as its main content.</p></article></body></html>"
+        return self._send(body.encode(), "text/html; charset=utf-8")

@@ -1,0 +1,361 @@
+"""Hostile responses against a real loopback server: compression bombs, pages that are
+expensive to parse, many-page PDFs, odd charsets and oversized robots.txt files.
+
+What a user depends on: such a URL fails on its own (``too_large``, ``timeout``) while the
+other URLs of the call, and other calls, go on; memory stays bounded; the extraction
+workers recover.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import tracemalloc
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webproviders import adispatch_extract, dispatch_crawl, dispatch_extract
+from webproviders.config import Config
+from webproviders.errors import TooLargeError
+from webproviders.fetching import fetch as fetch_module
+from webproviders.fetching.decompress import BodyDecoder
+from webproviders.fetching.extractpool import extraction_pool
+from webproviders.fetching.fetch import fetch
+
+from .fetch_site import serve
+from .hostile_site import BOMB_SIZE, HostileServer, bomb
+
+LIMIT = 1_000_000
+#: A decoding stage may overshoot the cap by one step's output (brotli's is up to ~100 KB).
+OVERSHOOT = 256 * 1024
+
+def only_page(envelope: dict[str, Any]) -> dict[str, Any]:
+    """The one URL's outcome: its page, or (an extract that read nothing fails) its failure entry."""
+    if envelope["success"]:
+        [page] = envelope["data"]
+        return page
+    [failure] = envelope["meta"]["failures"]
+    return failure
+
+
+
+@pytest.fixture(scope="module")
+def hostile() -> Iterator[HostileServer]:
+    server = HostileServer()
+    serve(server)
+    yield server
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def capped(config_for: Callable[..., Config]) -> Config:
+    return config_for(allow_private_networks=True, max_response_bytes=LIMIT)
+
+
+def _coding_available(coding: str) -> None:
+    if coding == "zstd":
+        pytest.importorskip("zstandard")
+    if coding == "br":
+        brotli = pytest.importorskip("brotli")
+        if not hasattr(brotli.Decompressor, "can_accept_more_data"):
+            pytest.skip("brotli < 1.2 cannot bound its output")
+
+
+BOMBS = ["gzip, gzip", "gzip", "deflate", "zstd", "br"]
+
+
+# -- decompression bombs ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("coding", BOMBS)
+def test_bomb_is_too_large_with_bounded_memory_and_decoding_stops_early(
+    coding: str, hostile: HostileServer, capped: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _coding_available(coding)
+    bomb(coding)  # built before memory is measured
+    decoders: list[BodyDecoder] = []
+    feeding_threads: set[str] = set()
+
+    class Recording(BodyDecoder):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            decoders.append(self)
+
+        def feed(self, raw: bytes) -> None:
+            feeding_threads.add(threading.current_thread().name)
+            super().feed(raw)
+
+    monkeypatch.setattr(fetch_module, "BodyDecoder", Recording)
+    tracemalloc.start()
+    try:
+        with pytest.raises(TooLargeError) as caught:
+            asyncio.run(fetch(hostile.url(f"/bomb?coding={coding}"), capped))
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+    assert "1,000,000-byte limit" in caught.value.message
+    [decoder] = decoders
+    assert len(decoder.stage_bytes) == len(coding.split(","))
+    # Decoding stopped at the cap: nowhere near the 64 MB the body expands to.
+    assert all(produced <= LIMIT + OVERSHOOT for produced in decoder.stage_bytes)
+    assert peak < 16 * 1024 * 1024 < BOMB_SIZE
+    # ...and it ran in the decompression threads, not on the event loop's thread.
+    assert feeding_threads and all(name.startswith("webproviders-decode") for name in feeding_threads)
+
+
+def test_bomb_fails_only_its_own_url(hostile: HostileServer, capped: Config) -> None:
+    urls = [hostile.url("/bomb?coding=gzip, gzip"), hostile.url("/gzip-article"), hostile.url("/bomb?coding=deflate")]
+    envelope = dispatch_extract(urls, backend="http", config=capped)
+    assert envelope["success"] is True
+    first, article, last = envelope["data"]
+    assert first["error_code"] == last["error_code"] == "too_large"
+    assert "web.max_response_bytes" in first["error"]
+    assert article["title"] == "Caf\u00e9 notes"  # stacked gzip within the cap decodes fine
+    assert "cr\u00e8me br\u00fbl\u00e9e" in article["content"]
+
+
+@pytest.mark.parametrize(
+    "coding", ["gzip", "x-gzip", "deflate", "deflate-raw", "gzip, gzip", "identity", "utf-8", "br", "zstd", "zstd, br, deflate, gzip"]
+)
+def test_decoder_round_trip_in_small_and_large_chunks(coding: str) -> None:
+    import gzip
+    import zlib
+
+    body = os.urandom(50_000) * 3 + "caf\u00e9 ".encode() * 20_000
+
+    def encode(data: bytes, name: str) -> bytes:
+        if name in ("gzip", "x-gzip"):
+            return gzip.compress(data)
+        if name == "deflate":
+            return zlib.compress(data)
+        if name == "deflate-raw":
+            raw = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+            return raw.compress(data) + raw.flush()
+        if name == "br":
+            return pytest.importorskip("brotli").compress(data)
+        if name == "zstd":
+            return pytest.importorskip("zstandard").ZstdCompressor().compress(data)
+        return data
+
+    wire = body
+    for name in (c.strip() for c in coding.split(",")):
+        if name in ("br", "zstd"):
+            _coding_available(name)
+        wire = encode(wire, name)
+    header = coding.replace("deflate-raw", "deflate")
+    for size in (1, 7, 65_536):
+        decoder = BodyDecoder(header, len(body))
+        for start in range(0, len(wire), size):
+            decoder.feed(wire[start:start + size])
+        decoder.finish()
+        assert decoder.body == body
+
+
+def test_truncating_decoder_keeps_the_first_bytes() -> None:
+    decoder = BodyDecoder("gzip, gzip", 1000, truncate=True)
+    decoder.feed(bomb("gzip, gzip"))
+    assert decoder.full and decoder.body == b"\0" * 1000
+
+
+def test_coding_that_cannot_be_decoded_is_unsupported(hostile: HostileServer, capped: Config) -> None:
+    page = only_page(dispatch_extract(hostile.url("/labelled?coding=compress"), backend="http", config=capped))
+    assert page["error_code"] == "unsupported"
+    assert "'compress'" in page["error"]
+
+
+# -- odd charsets -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("label", ["zlib", "base64", "rot13", "idna", "undefined", "hex", "no-such-charset"])
+def test_codec_labels_that_are_no_text_encoding_fall_back(label: str, hostile: HostileServer, capped: Config) -> None:
+    [page] = dispatch_extract(hostile.url(f"/charset?label={label}"), backend="http", config=capped)["data"]
+    assert "error" not in page, page
+    assert page["title"] == "Caf\u00e9 notes"
+    assert "cr\u00e8me br\u00fbl\u00e9e" in page["content"]
+    assert page["metadata"]["encoding"] == "utf-8"
+
+
+def crawl_paths(hostile: HostileServer, host: str, config: Config, fake_dns: Any) -> tuple[set[str], dict[str, Any]]:
+    """Crawl ``host`` (served by the hostile server) one link deep: the paths read, and the envelope."""
+    fake_dns.table[host] = [["127.0.0.1"]]
+    envelope = dispatch_crawl(hostile.url("/", host), backend="http", config=config, max_depth=1)
+    assert envelope["success"] is True, envelope
+    return {page["url"].split(str(hostile.port), 1)[1] for page in envelope["data"]}, envelope
+
+
+def test_robots_txt_with_a_codec_charset_is_still_obeyed(
+    hostile: HostileServer, capped: Config, fake_dns: Any
+) -> None:
+    paths, _envelope = crawl_paths(hostile, "oddrobots.test", capped, fake_dns)
+    assert paths == {"/", "/docs/a", "/public/a"}
+
+
+# -- robots.txt over the size limit -------------------------------------------------------
+
+
+def test_large_robots_txt_is_read_up_to_its_first_512_kib(
+    hostile: HostileServer, capped: Config, fake_dns: Any
+) -> None:
+    paths, envelope = crawl_paths(hostile, "bigrobots.test", capped, fake_dns)
+    # /private/ is disallowed near the top; the /docs/ rule lies past 512 KiB and is not read.
+    assert paths == {"/", "/docs/a", "/public/a"}
+    assert any("robots.txt disallows" in w for w in envelope["meta"]["warnings"])
+
+
+# -- extraction in worker processes -------------------------------------------------------
+
+
+def uncapped(config_for: Callable[..., Config], cpu_timeout: float) -> Config:
+    """No caps that would make the link farm cheap: only the CPU limit (and the call) stop it."""
+    extraction = {"cpu_timeout": cpu_timeout, "max_html_chars": 10_000_000, "max_html_elements": 10_000_000}
+    return config_for(allow_private_networks=True, extraction=extraction)
+
+
+@pytest.fixture
+def strict(config_for: Callable[..., Config]) -> Config:
+    """One CPU second per page."""
+    return uncapped(config_for, 1)
+
+
+def test_page_over_its_cpu_time_is_timeout_while_other_pages_and_calls_go_on(
+    hostile: HostileServer, strict: Config
+) -> None:
+    farm = hostile.url("/links?n=60000")  # about 2 MB; many CPU seconds of main-content extraction
+
+    async def together() -> list[dict[str, Any]]:
+        return await asyncio.gather(
+            adispatch_extract([farm, hostile.url("/first/page")], backend="http", config=strict),
+            adispatch_extract([hostile.url("/second/page")], backend="http", config=strict),
+        )
+
+    same_call, other_call = asyncio.run(together())
+    stopped, neighbour = same_call["data"]
+    assert stopped["error_code"] == "timeout"
+    assert "1 s of CPU time" in stopped["error"] and "web.extraction.cpu_timeout" in stopped["error"]
+    assert "page called first page" in neighbour["content"]
+    assert "page called second page" in other_call["data"][0]["content"]
+    # The stopped worker was replaced: the pool still extracts, with live workers only.
+    after = dispatch_extract([hostile.url("/third/page"), hostile.url("/fourth/page")], backend="http", config=strict)
+    assert all("error" not in page for page in after["data"])
+    assert 1 <= len(extraction_pool.pids()) <= strict.web.extraction.workers
+
+
+def test_heavy_pages_leave_a_worker_for_ordinary_pages(hostile: HostileServer, strict: Config) -> None:
+    """Two large pages in flight with two workers: an ordinary page does not wait for them."""
+    farms = [hostile.url(f"/links?n=60000&copy={i}") for i in range(2)]  # over 1,000,000 characters
+
+    async def scenario() -> tuple[bool, dict[str, Any], list[dict[str, Any]]]:
+        heavy = [asyncio.ensure_future(adispatch_extract(url, backend="http", config=strict)) for url in farms]
+        while not all(url.split(str(hostile.port), 1)[1] in hostile.served for url in farms):
+            await asyncio.sleep(0.01)
+        await asyncio.sleep(0.3)  # read, decoded and handed to the pool
+        ordinary = await adispatch_extract(hostile.url("/ordinary/page"), backend="http", config=strict)
+        heavy_still_running = not all(task.done() for task in heavy)
+        return heavy_still_running, ordinary, [only_page(envelope) for envelope in await asyncio.gather(*heavy)]
+
+    heavy_still_running, ordinary, farm_pages = asyncio.run(scenario())
+    assert "page called ordinary page" in ordinary["data"][0]["content"]
+    assert heavy_still_running  # it did not queue behind the two heavy pages
+    assert [page["error_code"] for page in farm_pages] == ["timeout", "timeout"]
+
+
+def test_call_deadline_stops_a_page_before_its_cpu_time_runs_out(
+    hostile: HostileServer, config_for: Callable[..., Config]
+) -> None:
+    patient = uncapped(config_for, 600)
+    envelope = dispatch_extract(hostile.url("/links?n=60000"), backend="http", config=patient, timeout=3)
+    assert envelope["success"] is False
+    assert envelope["error_code"] == "timeout"
+    page = only_page(envelope)
+    assert page["error_code"] == "timeout"
+    assert "time limit" in page["error"]
+    after = dispatch_extract(hostile.url("/fifth/page"), backend="http", config=patient)
+    assert "page called fifth page" in after["data"][0]["content"]
+
+
+def test_a_worker_killed_from_outside_is_replaced(hostile: HostileServer, capped: Config) -> None:
+    dispatch_extract(hostile.url("/warm/page"), backend="http", config=capped)
+    for pid in extraction_pool.pids():
+        os.kill(pid, signal.SIGKILL)
+    envelope = dispatch_extract([hostile.url("/sixth/page"), hostile.url("/seventh/page")], backend="http", config=capped)
+    assert all("error" not in page for page in envelope["data"]), envelope
+
+
+def test_huge_html_is_cut_and_a_huge_tree_gets_its_plain_text(
+    hostile: HostileServer, config_for: Callable[..., Config]
+) -> None:
+    config = config_for(allow_private_networks=True, extraction={"max_html_chars": 60_000, "max_html_elements": 1_000})
+    [page] = dispatch_extract(hostile.url("/links?n=3000"), backend="http", config=config)["data"]
+    assert page["metadata"]["html_truncated"] is True
+    assert page["metadata"]["extraction"] == "full_text"
+    assert "link number 100" in page["content"]
+    assert "link number 2999" not in page["content"]  # past the first 60,000 characters
+
+
+def test_pdf_pages_past_the_cap_are_not_read(hostile: HostileServer, config_for: Callable[..., Config]) -> None:
+    pytest.importorskip("pypdf")
+    config = config_for(allow_private_networks=True, extraction={"max_pdf_pages": 2})
+    [page] = dispatch_extract(hostile.url("/report.pdf?pages=5"), backend="http", config=config)["data"]
+    assert page["metadata"]["pages"] == 5
+    assert page["metadata"]["pages_read"] == 2
+    assert "Page 1 of the report" in page["content"] and "Page 2 of the report" in page["content"]
+    assert "Page 3" not in page["content"]
+
+
+def _running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads process states from /proc")
+def test_workers_start_on_first_page_and_end_with_the_interpreter(hostile: HostileServer) -> None:
+    script = f"""
+import json, sys
+import webproviders
+webproviders.list_providers()
+loaded_early = "webproviders.fetching.extractpool" in sys.modules
+from webproviders.config import config_from_dict
+config = config_from_dict({{"web": {{"allow_private_networks": True}}}})
+envelope = webproviders.dispatch_extract({hostile.url("/script/page")!r}, backend="http", config=config)
+from webproviders.fetching.extractpool import extraction_pool
+print(json.dumps({{
+    "loaded_early": loaded_early,
+    "content": envelope["data"][0].get("content", ""),
+    "workers": extraction_pool.pids(),
+    "trafilatura_here": "trafilatura" in sys.modules,
+}}))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert report["loaded_early"] is False
+    assert "page called script page" in report["content"]
+    assert report["trafilatura_here"] is False  # extraction never ran in the caller's process
+    assert report["workers"]
+    assert not [pid for pid in report["workers"] if _running(pid)]
+
+
+def test_workers_never_write_to_the_callers_stdout() -> None:
+    """stdout may carry a protocol (an MCP server on stdio): a stray print in a worker goes to stderr."""
+    script = """
+import asyncio
+from webproviders.config import ExtractionSettings
+from webproviders.fetching.extractpool import extraction_pool
+asyncio.run(extraction_pool.run(ExtractionSettings(), print, "printed in a worker"))
+print("printed by the caller")
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert done.stdout == "printed by the caller\n"
+    assert "printed in a worker" in done.stderr
