@@ -240,7 +240,7 @@ def test_two_processes_sharing_a_cache_make_one_upstream_call(
     workers = [_run_worker(job), _run_worker(job)]
     results = [_result(w) for w in workers]
     assert all(r["success"] for r in results)
-    assert sorted(bool(r["cached"]) for r in results) == [False, True]
+    assert sorted(bool(r["cached"]) for r in results) == [False, True], results
     assert len(counting_server.requests) == 1
 
 

@@ -34,9 +34,28 @@ class SQLiteFile:
         if not self._ready:
             with self._lock:
                 if not self._ready:
-                    conn.execute("PRAGMA journal_mode = WAL")
-                    for statement in self._schema:
-                        conn.execute(statement)
+                    self._prepare(conn)
                     self._ready = True
         conn.execute("PRAGMA synchronous = NORMAL")
         return conn
+
+    def _prepare(self, conn: Any) -> None:
+        """WAL mode and the schema, retried while another process is doing the same.
+
+        Switching a new file to WAL takes an exclusive lock, and SQLite answers "database is
+        locked" at once (without its busy handler) when two processes race to do it.
+        """
+        import sqlite3
+        import time
+
+        give_up = time.monotonic() + self.timeout
+        while True:
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+                for statement in self._schema:
+                    conn.execute(statement)
+                return
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() >= give_up:
+                    raise
+                time.sleep(0.01)
