@@ -26,7 +26,7 @@ def main() -> None:
     if job["mode"] == "once":
         envelope = dispatch_search(job["query"], backend=job["backend"], config=config)
         print(json.dumps({"success": envelope["success"], "cached": envelope["meta"].get("cached"),
-                          "error": envelope.get("error"), "warnings": envelope["meta"].get("warnings")}))
+                          "error": envelope.get("error")}))
         return
     end = job["start_at"] + job["duration"]
     sent = refused = 0
