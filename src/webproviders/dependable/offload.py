@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from .. import context
 from ..pools import LazyPool
-from ..redact import scrub
+from ..redact import get_logger, scrub
 
 T = TypeVar("T")
 
@@ -31,6 +31,10 @@ STORE_SHARE = 0.25
 MIN_BOUND = 0.1
 #: Seconds a store is left alone after it failed or overran.
 SKIP_AFTER_FAILURE = 5.0
+#: Seconds between two log lines about the same failing store (every call still warns).
+LOG_EVERY = 60.0
+
+log = get_logger("webproviders.dependable")
 
 
 async def offload(fn: Callable[..., T], *args: Any) -> T:
@@ -52,6 +56,7 @@ class StoreGuard:
         self.clock = clock
         self._skip_until = 0.0
         self._reason = ""
+        self._logged = float("-inf")
 
     def bound(self) -> float:
         """Seconds the next operation may take: the timeout, or less near the call's deadline."""
@@ -79,8 +84,12 @@ class StoreGuard:
         self._reason = reason
         raise StoreUnavailable(reason)
 
-    def warn(self, problem: StoreUnavailable, consequence: str) -> str:
-        """Add the ``meta.warnings`` line for a bypassed store to the current call; returns it."""
+    def warn(self, problem: StoreUnavailable, consequence: str) -> None:
+        """Add the ``meta.warnings`` line for a bypassed store to the current call, and log it
+        at most once a minute, so an outage does not flood the log."""
         message = f"{self.what[0].upper()}{self.what[1:]} {problem}; {consequence}."
         context.warn(message)
-        return message
+        now = time.monotonic()
+        if now - self._logged > LOG_EVERY:
+            self._logged = now
+            log.warning("%s", scrub(message))

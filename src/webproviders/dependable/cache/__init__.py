@@ -12,12 +12,11 @@ from __future__ import annotations
 
 import asyncio
 import copy
-import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import WebTimeoutError
-from ...redact import get_logger, scrub
+from ...redact import get_logger
 from ..offload import StoreGuard, StoreUnavailable
 from .fingerprint import cache_key
 from .flight import Flights
@@ -30,8 +29,6 @@ __all__ = ["MemoryCache", "ResultCache", "build_cache", "cache_key"]
 
 log = get_logger("webproviders.dependable.cache")
 
-#: Seconds between two warnings that the shared store is failing.
-_WARN_EVERY = 60.0
 #: Polling interval bounds while another process fetches the same key.
 _POLL_FIRST, _POLL_MAX = 0.02, 0.2
 
@@ -49,7 +46,6 @@ class ResultCache:
         self.flights = Flights()
         #: Bounds every operation of a shared store (the in-process store needs no bound).
         self.guard = guard
-        self._warned = 0.0
 
     def ttl_for(self, capability: str) -> float:
         return self.ttl.get(capability, 0.0)
@@ -160,11 +156,7 @@ class ResultCache:
         try:
             return await self.guard.call(fn, *args)
         except StoreUnavailable as problem:  # the cache must never fail or stall a call
-            message = self.guard.warn(problem, "this call was answered without it")
-            now = time.monotonic()
-            if now - self._warned > _WARN_EVERY:
-                self._warned = now
-                log.warning("%s", scrub(message))
+            self.guard.warn(problem, "this call was answered without it")
             return default
 
 

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import RateLimitedError, WebTimeoutError
-from ...redact import get_logger, scrub
+from ...redact import get_logger
 from ..offload import StoreGuard, StoreUnavailable, offload
 from .local import LocalLimiter
 from .spec import Rate, parse_rate, rate_or_none
@@ -28,8 +28,6 @@ __all__ = ["BudgetExhaustedError", "LocalLimiter", "Rate", "RateLimits", "parse_
 
 log = get_logger("webproviders.dependable.ratelimit")
 
-#: Seconds between two warnings that the shared limiter is unreachable.
-_WARN_EVERY = 60.0
 _UNSET: Any = object()
 
 
@@ -56,7 +54,6 @@ class RateLimits:
         self._guard = StoreGuard("the shared rate limiter (redis)", timeout)
         self._remote: Any = None
         self._rates: dict[str, Rate | None] = {}
-        self._warned = 0.0
 
     def rate(self, name: str) -> Rate | None:
         """The budget of ``name``: ``web.providers.<name>.rate_limit``, else the manifest's."""
@@ -107,11 +104,7 @@ class RateLimits:
                 self._remote = await offload(self._connect)
             return await self._guard.call(self._call_remote, method, args)
         except StoreUnavailable as problem:  # a store outage must not fail or stall searches
-            message = self._guard.warn(problem, "this call used this process's budget instead")
-            now = time.monotonic()
-            if now - self._warned > _WARN_EVERY:
-                self._warned = now
-                log.warning("%s", scrub(message))
+            self._guard.warn(problem, "this call used this process's budget instead")
             return getattr(self.local, method)(*args)
 
     def _connect(self) -> Any:
