@@ -1,7 +1,7 @@
 """Per-call overhead of a real vendor path: raw httpx against ``dispatch_search`` through a provider.
 
-A JSON server on 127.0.0.1 answers like SearXNG (``GET /search?format=json``) and like Brave
-(``GET /res/v1/web/search``). Each round times raw ``httpx.Client`` / ``httpx.AsyncClient``
+A JSON server on 127.0.0.1, in its own process, answers like SearXNG
+(``GET /search?format=json``) and like Brave (``GET /res/v1/web/search``). Each round times raw ``httpx.Client`` / ``httpx.AsyncClient``
 requests to the same endpoint beside ``dispatch_search`` / ``adispatch_search`` through the
 real ``searxng`` and ``brave`` providers (cache off, so every call runs the whole path), in one
 run, and prints ms/call and the difference.
@@ -16,8 +16,8 @@ import argparse
 import asyncio
 import cProfile
 import json
+import multiprocessing
 import statistics
-import threading
 import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -105,11 +105,20 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
 
-def _serve() -> tuple[ThreadingHTTPServer, str]:
+def _server_process(ports: Any) -> None:
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    return server, f"http://127.0.0.1:{server.server_address[1]}"
+    ports.put(server.server_address[1])
+    server.serve_forever()
+
+
+def _serve() -> tuple[multiprocessing.Process, str]:
+    """The vendor stand-in in its own process, as a real SearXNG or Brave is: its work never
+    competes with the client for this interpreter's lock."""
+    ports: Any = multiprocessing.Queue()
+    process = multiprocessing.Process(target=_server_process, args=(ports,), daemon=True)
+    process.start()
+    return process, f"http://127.0.0.1:{ports.get(timeout=30)}"
 
 
 def _per_call_ms(run: Callable[[], None], calls: int) -> float:
@@ -193,7 +202,7 @@ def main() -> None:
         print(f"profile of {args.calls} sync searxng calls written to {args.profile}")
         return
     rounds = [_round(base, args.calls, config) for _ in range(args.rounds)]
-    server.shutdown()
+    server.terminate()
     print(f"{args.calls} calls x {args.rounds} rounds, {HITS} hits, loopback JSON server (median of rounds)")
     for name in ("searxng", "brave"):
         for mode in ("sync", "async"):

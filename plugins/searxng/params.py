@@ -66,6 +66,8 @@ def domain_filter(hits: list[dict[str, Any]], options: dict[str, Any]) -> list[d
     """Keep hits on an included domain (or a subdomain) and drop hits on an excluded one."""
     include = options.get("include_domains") or []
     exclude = options.get("exclude_domains") or []
+    if not include and not exclude:
+        return hits
     kept = []
     for hit in hits:
         host = host_of(hit["url"])

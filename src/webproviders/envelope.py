@@ -7,6 +7,7 @@ are accepted. What comes out is always the public shape in DESIGN.md.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,6 +36,8 @@ def _as_mapping(item: Any) -> Mapping[str, Any] | None:
 
 
 def _text(value: Any) -> str:
+    if type(value) is str:
+        return value.strip()
     if value is None:
         return ""
     return (value if isinstance(value, str) else str(value)).strip()
@@ -43,15 +46,20 @@ def _text(value: Any) -> str:
 _DROP = object()
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})
+
+
 def _jsonable(value: Any, depth: int = 0) -> Any:
     """``value`` if it survives ``json.dumps`` (dates become ISO strings), else ``_DROP``."""
-    if value is None or isinstance(value, (str, bool, int)):
+    if type(value) in _PLAIN or isinstance(value, (str, bool, int)):  # exact types first: the hot path
         return value
     if isinstance(value, float):
-        return value if value == value and value not in (float("inf"), float("-inf")) else _DROP
+        return value if math.isfinite(value) else _DROP
     if depth > 8:
         return _DROP
     if isinstance(value, (list, tuple)):
+        if all(type(v) is str for v in value):
+            return list(value)
         items = [_jsonable(v, depth + 1) for v in value]
         return [v for v in items if v is not _DROP]
     if isinstance(value, Mapping):
@@ -66,7 +74,10 @@ def _extras(mapping: Mapping[str, Any], skip: set[str]) -> dict[str, Any]:
         return {}
     extras: dict[str, Any] = {}
     for key, value in mapping.items():
-        if not isinstance(key, str) or key in skip or value is None:
+        if key in skip or value is None or not isinstance(key, str):
+            continue
+        if type(value) in _PLAIN:
+            extras[key] = value
             continue
         clean = _jsonable(value)
         if clean is not _DROP:
@@ -77,7 +88,7 @@ def _extras(mapping: Mapping[str, Any], skip: set[str]) -> dict[str, Any]:
 def _first(item: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
     for key in keys:
         value = item.get(key)
-        if value not in (None, ""):
+        if value is not None and value != "":
             return value
     return None
 

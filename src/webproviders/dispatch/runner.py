@@ -12,16 +12,18 @@ import atexit
 import contextvars
 import functools
 import inspect
+import sys
 import threading
 import time
-from collections.abc import Callable, Coroutine
+import weakref
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from ..pools import LazyPool
 
 T = TypeVar("T")
 
-__all__ = ["BackgroundLoop", "call", "run_sync"]
+__all__ = ["BackgroundLoop", "call", "may_block", "run_sync"]
 
 #: Sync provider calls that hang (``ddgs`` is known to) keep a thread; allow plenty.
 _workers = LazyPool(64, "webproviders-sync")
@@ -37,10 +39,10 @@ async def call(
     blocks directly in the loop (no thread hop; it cannot be abandoned).
     """
     if inspect.iscoroutinefunction(fn):
-        return await asyncio.wait_for(fn(*args, **kwargs), timeout)
+        return await _within(fn(*args, **kwargs), timeout)
     if inline:
         result = fn(*args, **kwargs)
-        return await asyncio.wait_for(_as_coroutine(result), timeout) if inspect.isawaitable(result) else result
+        return await _within(result, timeout) if inspect.isawaitable(result) else result
     loop = asyncio.get_running_loop()
     context = contextvars.copy_context()
     future = loop.run_in_executor(
@@ -50,12 +52,20 @@ async def call(
     result = await asyncio.wait_for(future, timeout)
     if inspect.isawaitable(result):  # a plain def that returned a coroutine
         left = max(0.0, timeout - (time.monotonic() - started))
-        result = await asyncio.wait_for(_as_coroutine(result), left)
+        result = await _within(result, left)
     return result
 
 
-async def _as_coroutine(awaitable: Any) -> Any:
-    return await awaitable
+async def _within(awaitable: Awaitable[T], timeout: float) -> T:
+    """Await in the current task under a timeout.
+
+    ``asyncio.timeout`` (3.11+) needs no extra task, unlike ``wait_for`` there: one task
+    fewer per call, and a sync call's task stays alone on its loop (see :func:`may_block`).
+    """
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(timeout):
+            return await awaitable
+    return await asyncio.wait_for(awaitable, timeout)
 
 
 class BackgroundLoop:
@@ -117,13 +127,34 @@ atexit.register(background.close)
 
 _thread_loops = threading.local()
 
+#: Loops that :func:`run_sync` owns: each runs one sync call at a time on its thread.
+_own_loops: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+
 
 def _thread_loop() -> asyncio.AbstractEventLoop:
     loop = getattr(_thread_loops, "loop", None)
     if loop is None or loop.is_closed():
         loop = asyncio.new_event_loop()
         _thread_loops.loop = loop
+        _own_loops.add(loop)
     return loop
+
+
+def may_block() -> bool:
+    """Whether the running code may do blocking I/O instead of awaiting it.
+
+    True only on a loop owned by a sync call whose single task is the one asking: the
+    caller's thread is waiting anyway and nothing else on that loop could be held up, so a
+    blocking socket read (cheaper than an event-loop round trip) stalls nobody.
+    """
+    try:
+        loop = asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    if loop not in _own_loops:
+        return False
+    tasks = asyncio.all_tasks(loop)
+    return len(tasks) == 1 and asyncio.current_task(loop) in tasks
 
 
 def _loop_running_here() -> bool:

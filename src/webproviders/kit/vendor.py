@@ -64,15 +64,24 @@ class VendorProvider(WebSearchProvider):
         env = self.manifest.env if self.manifest is not None else []
         return [var for var in env if var.config_key == config_key]
 
+    def _var_names(self, config_key: str, fallback: tuple[str, ...]) -> tuple[str, ...]:
+        """The variable names for ``config_key``, worked out once per manifest (read per request)."""
+        cache: dict[str, tuple[Any, tuple[str, ...]]] = self.__dict__.setdefault("_var_names_cache", {})
+        hit = cache.get(config_key)
+        if hit is not None and hit[0] is self.manifest:
+            return hit[1]
+        declared = self._declared(config_key)
+        names = tuple(n for var in declared for n in var.names()) if declared else fallback
+        cache[config_key] = (self.manifest, names)
+        return names
+
     def key_vars(self) -> tuple[str, ...]:
         """Environment variables that may hold the API key, in the order they are read."""
-        declared = self._declared("api_key")
-        return tuple(n for var in declared for n in var.names()) if declared else self.key_env
+        return self._var_names("api_key", self.key_env)
 
     def base_url_vars(self) -> tuple[str, ...]:
         """Environment variables that may hold the base URL, in the order they are read."""
-        declared = self._declared("base_url")
-        return tuple(n for var in declared for n in var.names()) if declared else self.base_url_env
+        return self._var_names("base_url", self.base_url_env)
 
     @property
     def key_required(self) -> bool:
@@ -88,7 +97,9 @@ class VendorProvider(WebSearchProvider):
                 keys = [part.strip() for part in value.split(",") if part.strip()]
                 if keys:
                     break
-        redact.remember(*keys)
+        if keys != self.__dict__.get("_remembered_keys"):  # scrubbed from now on; once is enough
+            redact.remember(*keys)
+            self._remembered_keys = keys
         return keys
 
     def api_keys(self) -> list[str]:
@@ -98,11 +109,13 @@ class VendorProvider(WebSearchProvider):
         return keys
 
     def base_url(self) -> str:
-        for var in self.base_url_vars():
-            value = (os.environ.get(var) or "").strip()
-            if value and not self.settings.base_url:
-                return value.rstrip("/")
-        return (self.settings.base_url or self.default_base_url).rstrip("/")
+        configured = self.settings.base_url
+        if not configured:
+            for var in self.base_url_vars():
+                value = (os.environ.get(var) or "").strip()
+                if value:
+                    return value.rstrip("/")
+        return (configured or self.default_base_url).rstrip("/")
 
     def timeout(self) -> float:
         return self.settings.timeout or self.default_timeout
