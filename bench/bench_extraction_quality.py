@@ -1,21 +1,37 @@
 """Main-text extraction quality on public evaluation pages: ours against plain trafilatura.
 
-The data is trafilatura's own evaluation set: about 1,000 real pages (news, blogs, shops,
-government sites; many languages), each annotated with text snippets that belong to the
-main text ("with") and snippets that do not ("without"). It is not part of this repository:
+Two public sets, neither part of this repository; ``--set`` picks one.
+
+``--set trafilatura`` (the default): trafilatura's own evaluation set, about 1,000 real pages
+(news, blogs, shops, government sites; many languages), each annotated with text snippets
+that belong to the main text ("with") and snippets that do not ("without")::
 
     git clone --depth 1 https://github.com/adbar/trafilatura /tmp/trafilatura
     python bench/bench_extraction_quality.py --data /tmp/trafilatura/tests
 
-``--data`` is the folder holding ``evaldata.json`` with its ``eval/`` and ``cache/`` page
-folders (a checkout's root works too). Without it the benchmark looks in
-``$WEBPROVIDERS_BENCH_DATA``, then in ``~/.cache/webproviders/bench/trafilatura-tests``.
-
 Scoring, per page and summed over the set: a "with" snippet found in the output is a true
 positive, one not found a false negative; a "without" snippet found is a false positive,
-one not found a true negative. Matching is on whitespace-collapsed text. Markdown output is
-scored on what a reader sees: it is rendered (markdown-it-py) and its text taken, so link
-targets and emphasis marks neither help nor hurt.
+one not found a true negative. Matching is on whitespace-collapsed text.
+
+``--set scrapinghub``: the article-extraction benchmark, 181 news and blog pages (mostly
+English) with the article body each should yield::
+
+    git clone --depth 1 https://github.com/scrapinghub/article-extraction-benchmark /tmp/aeb
+    python bench/bench_extraction_quality.py --set scrapinghub --data /tmp/aeb
+
+Scoring follows that benchmark's rule: texts are cut into words (``\\w+``) and runs of four
+consecutive words; per page, runs found in both are matched (counted with repetition);
+precision and recall are computed per page and averaged over pages, and F1 is taken from the
+two averages.
+
+``--data`` is the set's folder (trafilatura's ``tests/`` with ``evaldata.json``, ``eval/``
+and ``cache/``; the benchmark checkout with ``ground-truth.json`` and ``html/``). Without it
+the benchmark looks in ``$WEBPROVIDERS_BENCH_DATA``, then in
+``~/.cache/webproviders/bench/trafilatura-tests`` or ``.../article-extraction-benchmark``.
+
+Markdown output is scored on what a reader sees: it is rendered (markdown-it-py) and its text
+taken, so link targets and emphasis marks neither help nor hurt. Every extractor reads the
+same decoded page with the same URL.
 """
 
 from __future__ import annotations
@@ -208,16 +224,18 @@ def trafilatura_markdown(html: str, url: str) -> str:
     return markdown_text(trafilatura.extract(html, url=url, **TRAFILATURA_OPTIONS["markdown"]) or "")
 
 
-def corrected(html: str, url: str, *, lead: bool) -> str:
-    """trafilatura markdown with unrendered elements removed and, if ``lead``, the lead restored."""
+def corrected(html: str, url: str, *, split: bool, lead: bool) -> str:
+    """trafilatura markdown with unrendered elements removed and, if asked, a split body joined and the lead restored."""
     import trafilatura
     from trafilatura.utils import load_html
 
-    from webproviders.fetching.boilerplate import drop_unrendered, restore_lead
+    from webproviders.fetching.boilerplate import drop_unrendered, join_split_body, restore_lead
     from webproviders.fetching.extraction import TRAFILATURA_OPTIONS
 
     tree = load_html(html)
     drop_unrendered(tree)
+    if split:
+        join_split_body(tree)
     content = trafilatura.extract(tree, url=url, **TRAFILATURA_OPTIONS["markdown"]) or ""
     return markdown_text(restore_lead(tree, content) if lead and content else content)
 
@@ -239,9 +257,10 @@ EXTRACTORS: dict[str, tuple[str, Callable[[str, str], str]]] = {
     "trafilatura-markdown": ("trafilatura with our markdown settings, no clean-up", trafilatura_markdown),
     "trafilatura-defaults": ("trafilatura defaults (text, comments included)", trafilatura_defaults),
     "trafilatura-no-comments": ("trafilatura, `include_comments=False`", trafilatura_no_comments),
-    # The corrections one at a time (``--only trafilatura-markdown step-unrendered step-lead ours``):
-    "step-unrendered": ("+ unrendered elements removed", functools.partial(corrected, lead=False)),
-    "step-lead": ("+ lead paragraph restored", functools.partial(corrected, lead=True)),
+    # The corrections one at a time (``--only trafilatura-markdown step-unrendered step-split step-lead ours``):
+    "step-unrendered": ("+ unrendered elements removed", functools.partial(corrected, split=False, lead=False)),
+    "step-split": ("+ split article body joined", functools.partial(corrected, split=True, lead=False)),
+    "step-lead": ("+ lead paragraph restored", functools.partial(corrected, split=True, lead=True)),
 }
 #: What runs without ``--only``.
 DEFAULT_EXTRACTORS = ["ours", "trafilatura-markdown", "trafilatura-defaults", "trafilatura-no-comments"]
