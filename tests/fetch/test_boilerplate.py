@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from webproviders.fetching.boilerplate import drop_teaser_links
+from webproviders.fetching.boilerplate import drop_teaser_links, join_split_body
 from webproviders.fetching.extraction import html_document
 
 PAGE_URL = "https://news.example.org/2024/05/bridge-repairs"
@@ -107,11 +107,57 @@ def test_teaser_blocks_are_removed(teaser: str) -> None:
         "According to the engineers who wrote it: [the report](/2024/01/report)",
         "- [Ferry timetable changes](/2024/04/ferry)\n- Timetables are printed at the harbour office",
         "## [Ferry timetable changes](/2024/04/ferry) and more",
+        "#### Boats leave earlier from June\n[Ferry timetable changes](/2024/04/ferry)",
+        "[Ferry timetable changes](/2024/04/ferry)\n#### Boats leave earlier\n#### Timetables at the harbour",
+        "- [Ferry report](https://gov.example.com/ferry)\n  #### What the ministry found",
     ],
 )
 def test_blocks_that_are_not_teasers_stay(block: str) -> None:
-    text = f"First paragraph.\n\n{block}\n\nLast paragraph."
+    text = f"{BODY[0]}\n\n{block}\n\n{BODY[1]}"
     assert drop_teaser_links(text, PAGE_URL) == text
+
+
+CARD = """<li><a href="{href}" class="thumbnail"><figure><img src="/img/{n}.jpg" alt=""></figure></a>
+<div class="headlines"><h3><a href="{href}">{title}</a></h3><h4 class="subline">{standfirst}</h4></div></li>"""
+#: The same card as a template engine indents it: trafilatura then writes the standfirst on a line of its own.
+INDENTED_CARD = """<li>
+        <a href="{href}" class="thumbnail"><figure><img src="/img/{n}.jpg" alt=""></figure></a>
+        <div class="headlines">
+            <h3>
+                <a href="{href}">
+                    {title}
+                </a>
+            </h3>
+            <h4 class="subline">{standfirst}</h4>
+        </div>
+    </li>"""
+
+
+@pytest.mark.parametrize("card", [CARD, INDENTED_CARD])
+def test_cards_of_linked_headlines_with_their_standfirsts_are_dropped(card: str) -> None:
+    cards = (
+        '<div class="latest-news"><div class="card-title"><span>Our latest stories</span></div><ul>'
+        + card.format(n=1, href="/2024/04/ferry", title="Ferry timetable changes", standfirst="Boats leave earlier from the first of June")
+        + card.format(n=2, href="/2024/03/parking", title="Parking charges rise", standfirst="The town centre costs more from April on")
+        + "</ul></div>"
+    )
+    content = markdown(page(f"<h1>Bridge to close</h1>{paragraphs(BODY)}{cards}"))
+    for text in ("Ferry timetable", "Boats leave earlier", "Parking charges", "costs more from April"):
+        assert text not in content
+    assert all(text in content for text in BODY)
+
+
+@pytest.mark.parametrize(
+    "cards",
+    [
+        "- \n    [Ferry timetable changes](/2024/04/ferry)\n    #### Boats leave earlier from June\n- \n"
+        "    [Parking charges rise](/2024/03/parking)\n    #### The town centre costs more",
+        "[Ferry timetable changes](/2024/04/ferry)\n#### Boats leave earlier from June",
+    ],
+)
+def test_teaser_followed_by_its_standfirst_heading_is_removed(cards: str) -> None:
+    before, after = BODY[0], BODY[1]
+    assert drop_teaser_links(f"{before}\n\n{cards}\n\n{after}", PAGE_URL) == f"{before}\n\n{after}"
 
 
 def test_heading_or_label_that_only_introduced_teasers_goes_with_them() -> None:
@@ -150,6 +196,54 @@ def test_headings_lists_tables_and_links_are_kept() -> None:
     assert "1. Scaffolding goes up in June" in content
     assert "[council website](https://council.example.gov/plans/bridge)" in content
     assert "Home" not in content and "All rights reserved" not in content
+
+
+# -- an article body split into parts ---------------------------------------------------------
+
+MORE_BODY = [
+    "Shops on the bridge street say they expect fewer customers while the footpath is fenced off for the works.",
+    "The council has offered them a reduction in business rates for the two years the repairs are planned to last.",
+    "A temporary ferry across the river is being considered for cyclists, with a decision due in the autumn.",
+    "The bridge was opened in 1932 and carries about twelve thousand vehicles on an ordinary working day.",
+]
+
+
+def split_article(part_class: str, between: str = '<aside class="ad-rail"><p>Advertisement</p></aside>') -> str:
+    parts = [paragraphs(BODY[:2] + MORE_BODY[:2]), paragraphs(BODY[2:]), paragraphs(MORE_BODY[2:])]
+    chunks = "".join(f'<div class="grid"><div class="body {part_class}">{part}</div>{between}</div>' for part in parts)
+    return f'<h1>Bridge to close</h1><div class="article__chunks">{chunks}</div>'
+
+
+def test_article_body_split_into_several_containers_is_read_whole() -> None:
+    content = markdown(page(split_article("article__body")))
+    assert all(text in content for text in BODY + MORE_BODY)
+    assert content.index(BODY[0]) < content.index(BODY[2]) < content.index(MORE_BODY[3])
+    assert "Advertisement" not in content
+
+
+def test_posts_with_their_own_titles_are_not_joined() -> None:
+    import lxml.html
+
+    posts = "".join(
+        f'<article class="post"><h2>Post {n}</h2><div class="entry-content">{paragraphs(BODY)}</div></article>'
+        for n in range(3)
+    )
+    tree = lxml.html.fromstring(f"<html><body><main>{posts}</main></body></html>")
+    join_split_body(tree)
+    assert [len(post.findall(".//p")) for post in tree.iter("article")] == [4, 4, 4]
+
+
+def test_short_container_named_like_the_body_is_not_joined() -> None:
+    import lxml.html
+
+    caption = '<div class="grid"><div class="article-body"><p>Photo: Council press office</p></div></div>'
+    tree = lxml.html.fromstring(
+        f'<html><body><div class="wrap"><div class="grid"><div class="article-body">{paragraphs(BODY)}</div></div>'
+        f"{caption}</div></body></html>"
+    )
+    join_split_body(tree)
+    first, second = tree.find_class("article-body")
+    assert len(first) == 4 and second.text_content() == "Photo: Council press office"
 
 
 # -- the lead paragraph -------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """Our corrections around trafilatura's main-text choice, measured on public evaluation pages.
 
-trafilatura finds a page's main text well, but three mistakes recur often enough to
+trafilatura finds a page's main text well, but four mistakes recur often enough to
 matter (``bench/bench_extraction_quality.py`` measures each): it reads elements a browser
-never shows, it drops the article's lead paragraph (styled apart from the body and often
-named like a teaser), and it keeps "read also" lines that point readers to other pages.
+never shows, it keeps only the first part of an article whose body the page splits into
+several containers, it drops the article's lead paragraph (styled apart from the body and
+often named like a teaser), and it keeps "read also" lines that point readers to other pages.
 Everything here works on an lxml tree or on finished markdown; nothing imports trafilatura.
 """
 
@@ -16,6 +17,15 @@ from urllib.parse import urljoin, urlsplit
 
 #: Elements a browser never renders: their text is not page text.
 _UNRENDERED = "//template | //*[@hidden]"
+#: A class word naming an article's body container (trafilatura starts from the first one).
+_BODY_NAME = re.compile(
+    r"(?i)(?:^|\s)(?:article(?:-|__)?body|articleBody|article-?content|post-?content|entry-content|"
+    r"story-?body|body-text)(?:$|[\s_-])"
+)
+#: A later part of a split body shares an ancestor this close to the first part.
+_PART_MAX_LEVELS = 3
+#: A later part holds at least this much text (less is a caption or a widget named alike).
+_PART_MIN_CHARS = 200
 #: Class or id words that name an article's lead (standfirst) paragraph.
 _LEAD_NAME = re.compile(
     r"(?i)(?:^|[\s_-])(?:lead|intro|teaser-?text|excerpt|chapo|standfirst|abstract|sub-?title|"
@@ -44,6 +54,8 @@ _MD_LINK = re.compile(r"!?\[((?:[^\[\]]|\[[^\]]*\])*)\]\((<[^>]*>|[^)\s]*)(?:\s+
 _MD_MARKUP = re.compile(r"(?<!\\)[*_`]|\\(?=[^\s])|^\s*(?:#{1,6}|[-*+]|\d+\.)\s+", re.MULTILINE)
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
+#: A heading run into the line before it (a list item's standfirst, as trafilatura writes it).
+_INLINE_HEADING = re.compile(r"\s+(?=#{1,6}\s)")
 #: What may surround a teaser link: emphasis, arrows, bullets, dashes and a colon.
 _TEASER_TRIM = re.compile(r"[\s*_>»«<|\\\-–—•·:]+")
 #: A "Read also:" label: at most this many words, ending in a colon or an arrow.
@@ -72,6 +84,46 @@ def drop_unrendered(tree: Any) -> None:
     for element in tree.xpath(_UNRENDERED):
         if element.getparent() is not None:  # the root itself cannot be dropped
             element.drop_tree()
+
+
+def _beside(ancestor: Any, element: Any) -> Any:
+    """The child of ``ancestor`` that holds ``element``."""
+    while element.getparent() is not ancestor:
+        element = element.getparent()
+    return element
+
+
+def _is_later_part(first: Any, candidate: Any) -> bool:
+    """Whether ``candidate`` continues the article body ``first`` starts, rather than another post.
+
+    It sits near ``first`` (neither inside the other), holds text of its own, and what wraps it
+    carries no heading beside it: a separate post or teaser comes with its own title.
+    """
+    near = list(first.iterancestors())[:_PART_MAX_LEVELS]
+    if first in candidate.iterancestors() or candidate in near or len(candidate.text_content()) < _PART_MIN_CHARS:
+        return False
+    common = next((element for element in candidate.iterancestors() if element in near), None)
+    if common is None:
+        return False
+    inside = set(candidate.iter())
+    return not any(heading not in inside for heading in _beside(common, candidate).iter("h1", "h2", "h3"))
+
+
+def join_split_body(tree: Any) -> None:
+    """Move the later parts of an article body that the page splits into several containers into the first.
+
+    Pages that place ads or asides between stretches of an article repeat its body container
+    (``<div class="article__body">`` three times); trafilatura takes the first and loses the rest.
+    """
+    parts: dict[str, list[Any]] = {}
+    for element in tree.iter("div", "section"):
+        names = element.get("class")
+        if names and _BODY_NAME.search(names):
+            parts.setdefault(names, []).append(element)
+    for first, *others in (group for group in parts.values() if len(group) > 1):
+        for part in others:
+            if _is_later_part(first, part):
+                first.append(part)
 
 
 def _description(tree: Any) -> str:
@@ -242,8 +294,17 @@ def _is_teaser_line(line: str, page_url: str) -> bool:
 
 
 def _is_teaser_block(block: str, page_url: str) -> bool:
-    lines = [line for line in block.split("\n") if line.strip()]
-    return bool(lines) and all(_is_teaser_line(_LIST_MARKER.sub("", line), page_url) for line in lines)
+    """Teaser lines only, each at most followed by a heading (a card's standfirst); empty items do not count."""
+    lines = [part for line in block.split("\n") for part in _INLINE_HEADING.split(_LIST_MARKER.sub("", line).strip())]
+    after_teaser, teasers = False, 0
+    for line in filter(None, lines):
+        if _is_teaser_line(line, page_url):
+            after_teaser, teasers = True, teasers + 1
+        elif after_teaser and _HEADING.match(line):
+            after_teaser = False
+        elif line not in ("-", "*", "+"):
+            return False
+    return teasers > 0
 
 
 def _introduces(block: str) -> bool:

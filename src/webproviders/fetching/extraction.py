@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 from urllib.parse import urljoin, urlsplit
 
-from .boilerplate import drop_teaser_links, drop_unrendered, restore_lead
+from .boilerplate import drop_teaser_links, drop_unrendered, join_split_body, restore_lead
 
 Format = Literal["markdown", "text"]
 
@@ -195,6 +195,7 @@ def html_document(
         content, found = None, Document()
     else:
         drop_unrendered(tree)
+        join_split_body(tree)
         content = _main_text(trafilatura.extract(tree, url=url, **TRAFILATURA_OPTIONS[fmt]), tree, url, fmt)
         # extensive=False: dates only from markup that states them, never guessed from a
         # copyright line in the footer.
