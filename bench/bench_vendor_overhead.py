@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 
 from webproviders import adispatch_search, dispatch_search
-from webproviders.config import config_from_dict
+from webproviders.config import config_from_dict, user_agent
 
 HITS = 5
 
@@ -163,9 +163,21 @@ def _measure(name: str, url: str, params: dict[str, Any], headers: dict[str, str
 
 
 def _round(base: str, calls: int, config: Any) -> dict[str, float]:
+    # Raw httpx sends the very request each provider sends (same parameters and headers), so
+    # the difference is our own work, not a longer request line for the server to parse.
+    agent = {"User-Agent": user_agent(None)}
+    json_accept = {"Accept": "application/json"}
     targets = {
-        "searxng": (f"{base}/search", {"q": "python asyncio", "format": "json"}, {}),
-        "brave": (f"{base}/res/v1/web/search", {"q": "python asyncio", "count": HITS}, {"X-Subscription-Token": "k"}),
+        "searxng": (
+            f"{base}/search",
+            {"q": "python asyncio", "format": "json", "pageno": 1},
+            {**agent, **json_accept, "Accept-Language": "en-US,en;q=0.9"},
+        ),
+        "brave": (
+            f"{base}/res/v1/web/search",
+            {"q": "python asyncio", "count": HITS},
+            {**agent, "X-Subscription-Token": "bench-key", **json_accept},
+        ),
     }
     out: dict[str, float] = {}
     for name, (url, params, headers) in targets.items():
