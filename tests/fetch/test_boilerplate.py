@@ -246,6 +246,18 @@ def test_short_container_named_like_the_body_is_not_joined() -> None:
     assert len(first) == 4 and second.text_content() == "Photo: Council press office"
 
 
+def test_a_page_repeating_the_body_name_many_times_is_a_listing_and_stays_as_it_is() -> None:
+    """Dozens of untitled containers named like a body: posts of a feed, never one article."""
+    import lxml.html
+
+    cards = "".join(
+        f'<div class="grid"><div class="post-content">{paragraphs(BODY)}</div></div>' for _ in range(40)
+    )
+    tree = lxml.html.fromstring(f'<html><body><div class="feed">{cards}</div></body></html>')
+    join_split_body(tree)
+    assert [len(card.findall("p")) for card in tree.find_class("post-content")] == [4] * 40
+
+
 # -- the lead paragraph -------------------------------------------------------------------------
 
 

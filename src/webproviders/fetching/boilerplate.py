@@ -26,6 +26,9 @@ _BODY_NAME = re.compile(
 _PART_MAX_LEVELS = 3
 #: A later part holds at least this much text (less is a caption or a widget named alike).
 _PART_MIN_CHARS = 200
+#: More containers named alike than this is a listing of posts, not one split article (and
+#: keeps the join's work bounded on a page that repeats the name thousands of times).
+_MAX_PARTS = 12
 #: Class or id words that name an article's lead (standfirst) paragraph.
 _LEAD_NAME = re.compile(
     r"(?i)(?:^|[\s_-])(?:lead|intro|teaser-?text|excerpt|chapo|standfirst|abstract|sub-?title|"
@@ -120,7 +123,7 @@ def join_split_body(tree: Any) -> None:
         names = element.get("class")
         if names and _BODY_NAME.search(names):
             parts.setdefault(names, []).append(element)
-    for first, *others in (group for group in parts.values() if len(group) > 1):
+    for first, *others in (group for group in parts.values() if 1 < len(group) <= _MAX_PARTS):
         for part in others:
             if _is_later_part(first, part):
                 first.append(part)
