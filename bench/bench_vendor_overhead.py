@@ -1,10 +1,11 @@
 """Per-call overhead of a real vendor path: raw httpx against ``dispatch_search`` through a provider.
 
 A JSON server on 127.0.0.1, in its own process, answers like SearXNG
-(``GET /search?format=json``) and like Brave (``GET /res/v1/web/search``). Each round times raw ``httpx.Client`` / ``httpx.AsyncClient``
-requests to the same endpoint beside ``dispatch_search`` / ``adispatch_search`` through the
-real ``searxng`` and ``brave`` providers (cache off, so every call runs the whole path), in one
-run, and prints ms/call and the difference.
+(``GET /search?format=json``) and like Brave (``GET /res/v1/web/search``). Raw
+``httpx.Client`` / ``httpx.AsyncClient`` send each provider's exact request to it, in blocks
+that alternate with ``dispatch_search`` / ``adispatch_search`` through the real ``searxng``
+and ``brave`` providers (cache off, so every call runs the whole path); it prints ms/call
+and the difference.
 
 Run: python bench/bench_vendor_overhead.py [--calls 2000] [--rounds 3] [--profile out.prof]
 Target: added cost at most 0.2 ms per call, sync and async.
@@ -121,45 +122,62 @@ def _serve() -> tuple[multiprocessing.Process, str]:
     return process, f"http://127.0.0.1:{ports.get(timeout=30)}"
 
 
-def _per_call_ms(run: Callable[[], None], calls: int) -> float:
+#: Calls per timed block; raw and dispatch blocks alternate so drift hits both alike.
+BLOCK = 100
+
+
+def _block_ms(run: Callable[[], Any], calls: int) -> float:
     started = time.perf_counter()
-    run()
+    for _ in range(calls):
+        run()
+    return (time.perf_counter() - started) / calls * 1000
+
+
+async def _ablock_ms(run: Callable[[], Any], calls: int) -> float:
+    started = time.perf_counter()
+    for _ in range(calls):
+        await run()
     return (time.perf_counter() - started) / calls * 1000
 
 
 def _measure(name: str, url: str, params: dict[str, Any], headers: dict[str, str], calls: int, config: Any) -> dict[str, float]:
-    """Raw httpx and dispatch through provider ``name`` against the same endpoint, sync and async."""
-    out: dict[str, float] = {}
-    with httpx.Client() as client:
-        client.get(url, params=params, headers=headers).json()
+    """Raw httpx and dispatch through provider ``name`` against the same endpoint, sync and async.
 
-        def raw_sync() -> None:
-            for _ in range(calls):
-                client.get(url, params=params, headers=headers).json()
-
-        out[f"{name} raw sync"] = _per_call_ms(raw_sync, calls)
+    Blocks of :data:`BLOCK` raw calls and dispatch calls alternate; each figure is the median
+    block, so a burst of load on a shared machine skews one block, not the comparison.
+    """
+    blocks = max(1, calls // BLOCK)
+    times: dict[str, list[float]] = {f"{name} {kind} {mode}": [] for kind in ("raw", "ours") for mode in ("sync", "async")}
 
     def ours_sync() -> None:
-        for _ in range(calls):
-            envelope = dispatch_search("python asyncio", HITS, backend=name, config=config, cache=False)
-            assert envelope["success"], envelope
+        envelope = dispatch_search("python asyncio", HITS, backend=name, config=config, cache=False)
+        assert envelope["success"], envelope
 
-    dispatch_search("warm up", HITS, backend=name, config=config, cache=False)
-    out[f"{name} ours sync"] = _per_call_ms(ours_sync, calls)
-
-    async def raw_async() -> None:
-        async with httpx.AsyncClient() as client:
-            for _ in range(calls):
-                (await client.get(url, params=params, headers=headers)).json()
+    with httpx.Client() as client:
+        client.get(url, params=params, headers=headers).json()
+        ours_sync()
+        for _ in range(blocks):
+            times[f"{name} raw sync"].append(_block_ms(lambda: client.get(url, params=params, headers=headers).json(), BLOCK))
+            times[f"{name} ours sync"].append(_block_ms(ours_sync, BLOCK))
 
     async def ours_async() -> None:
-        for _ in range(calls):
-            envelope = await adispatch_search("python asyncio", HITS, backend=name, config=config, cache=False)
-            assert envelope["success"], envelope
+        envelope = await adispatch_search("python asyncio", HITS, backend=name, config=config, cache=False)
+        assert envelope["success"], envelope
 
-    out[f"{name} raw async"] = _per_call_ms(lambda: asyncio.run(raw_async()), calls)
-    out[f"{name} ours async"] = _per_call_ms(lambda: asyncio.run(ours_async()), calls)
-    return out
+    async def run_async() -> None:
+        async with httpx.AsyncClient() as client:
+
+            async def raw_async() -> None:
+                (await client.get(url, params=params, headers=headers)).json()
+
+            await raw_async()
+            await ours_async()
+            for _ in range(blocks):
+                times[f"{name} raw async"].append(await _ablock_ms(raw_async, BLOCK))
+                times[f"{name} ours async"].append(await _ablock_ms(ours_async, BLOCK))
+
+    asyncio.run(run_async())
+    return {key: statistics.median(values) for key, values in times.items()}
 
 
 def _round(base: str, calls: int, config: Any) -> dict[str, float]:
@@ -215,7 +233,10 @@ def main() -> None:
         return
     rounds = [_round(base, args.calls, config) for _ in range(args.rounds)]
     server.terminate()
-    print(f"{args.calls} calls x {args.rounds} rounds, {HITS} hits, loopback JSON server (median of rounds)")
+    print(
+        f"{args.calls} calls x {args.rounds} rounds, {HITS} hits, loopback JSON server in its own process"
+        f" (raw and dispatch in alternating blocks of {BLOCK}; median block, median of rounds)"
+    )
     for name in ("searxng", "brave"):
         for mode in ("sync", "async"):
             raw = statistics.median(r[f"{name} raw {mode}"] for r in rounds)
