@@ -50,6 +50,34 @@ _STOPPED_WAITING = "The call stopped waiting for this page."
 _CPU_LIMIT_EXIT = -getattr(signal, "SIGXCPU", 24)
 
 
+#: Our workers' process name; their start leaves the caller's ``__main__`` out (below).
+WORKER_NAME = "webproviders-extract"
+
+
+@functools.cache
+def _leave_main_out_of_workers() -> None:
+    """Workers never import the caller's main script.
+
+    ``spawn`` and ``forkserver`` children import ``__main__`` again before running their
+    target, which re-runs a script's top level in every worker unless it is guarded by
+    ``if __name__ == "__main__":``. Our workers need nothing from it (their entry point and
+    its arguments live in this package), so the preparation data of processes with our
+    worker name leaves it out; every other process starts as before.
+    """
+    from multiprocessing import spawn
+
+    original = spawn.get_preparation_data
+
+    def preparation_data(name: str) -> dict[str, Any]:
+        data: dict[str, Any] = original(name)
+        if name == WORKER_NAME:
+            data.pop("init_main_from_path", None)
+            data.pop("init_main_from_name", None)
+        return data
+
+    spawn.get_preparation_data = preparation_data
+
+
 def _worker_main(conn: Connection) -> None:
     """The worker process's entry point (the work itself lives in the worker-only module)."""
     from .extractworker import serve
@@ -383,10 +411,9 @@ class ExtractionPool:
     def _start(self, settings: ExtractionSettings) -> _Worker:
         try:
             context = self._context(settings)
+            _leave_main_out_of_workers()
             parent_end, child_end = context.Pipe()
-            process = context.Process(
-                target=_worker_main, args=(child_end,), name="webproviders-extract", daemon=True
-            )
+            process = context.Process(target=_worker_main, args=(child_end,), name=WORKER_NAME, daemon=True)
             process.start()
             child_end.close()
         except (OSError, RuntimeError, ValueError) as exc:
@@ -404,9 +431,9 @@ class ExtractionPool:
             method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
         context = multiprocessing.get_context(method)
         if method == "forkserver" and not self._preloaded:
-            # "__main__" is the forkserver's own default; the worker module brings trafilatura,
-            # this one what unpickling a worker's entry point needs (pydantic, the config).
-            context.set_forkserver_preload(["__main__", WORKER_MODULE, __name__])
+            # The worker module brings trafilatura, this one what unpickling a worker's entry
+            # point needs (pydantic, the config); never the caller's "__main__".
+            context.set_forkserver_preload([WORKER_MODULE, __name__])
             self._preloaded = True
         return context
 

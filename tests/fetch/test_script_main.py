@@ -1,0 +1,49 @@
+"""A plain script may call extract at its top level: starting the workers never runs it again.
+
+The script runs in a fresh interpreter, without an ``if __name__ == "__main__":`` guard, and
+records every time its top level runs; a real HTTP server on 127.0.0.1 serves the page.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from .fetch_site import SiteServer
+
+SCRIPT = textwrap.dedent(
+    """
+    import json, sys
+    from webproviders import dispatch_extract
+    from webproviders.config import config_from_dict
+
+    with open(sys.argv[2], "a") as runs:
+        runs.write("ran\\n")
+    config = config_from_dict(
+        {{"web": {{"allow_private_networks": True, "extraction": {{"start_method": "{method}"}}}}}}
+    )
+    envelope = dispatch_extract(sys.argv[1], backend="http", config=config, cache=False, timeout=60)
+    print(json.dumps({{"success": envelope["success"], "content": envelope["data"][0].get("content", "")
+                      if envelope["success"] else envelope}}))
+    """
+)
+
+
+@pytest.mark.parametrize("method", ["forkserver", "spawn"])
+def test_a_script_without_a_main_guard_runs_once(site: SiteServer, tmp_path: Path, method: str) -> None:
+    script = tmp_path / "read_page.py"
+    script.write_text(SCRIPT.format(method=method))
+    runs = tmp_path / "runs.txt"
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    finished = subprocess.run(
+        [sys.executable, str(script), site.url("/articles/caching"), str(runs)],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env=environment,
+    )
+    assert finished.returncode == 0, finished.stderr
+    assert runs.read_text().splitlines() == ["ran"], finished.stderr
+    assert '"success": true' in finished.stdout, finished.stdout
