@@ -127,16 +127,39 @@ atexit.register(background.close)
 
 _thread_loops = threading.local()
 
-#: Loops that :func:`run_sync` owns: each runs one sync call at a time on its thread.
-_own_loops: weakref.WeakSet[asyncio.AbstractEventLoop] = weakref.WeakSet()
+
+class _TaskCount:
+    """The task factory of a loop :func:`run_sync` owns: it counts the loop's unfinished tasks.
+
+    A count kept as tasks start and end answers :func:`may_block` at once, where listing
+    every task of the process (``asyncio.all_tasks``) would cost more the more tasks other
+    loops hold.
+    """
+
+    def __init__(self) -> None:
+        self.unfinished = 0
+
+    def __call__(self, loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task[Any]:
+        task: asyncio.Task[Any] = asyncio.Task(coro, loop=loop, **kwargs)
+        self.unfinished += 1
+        task.add_done_callback(self._finished)
+        return task
+
+    def _finished(self, task: asyncio.Task[Any]) -> None:
+        self.unfinished -= 1
+
+
+#: Loops that :func:`run_sync` owns (each runs one sync call at a time on its thread).
+_own_loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _TaskCount] = weakref.WeakKeyDictionary()
 
 
 def _thread_loop() -> asyncio.AbstractEventLoop:
     loop = getattr(_thread_loops, "loop", None)
     if loop is None or loop.is_closed():
         loop = asyncio.new_event_loop()
+        count = _own_loops[loop] = _TaskCount()
+        loop.set_task_factory(count)
         _thread_loops.loop = loop
-        _own_loops.add(loop)
     return loop
 
 
@@ -145,16 +168,15 @@ def may_block() -> bool:
 
     True only on a loop owned by a sync call whose single task is the one asking: the
     caller's thread is waiting anyway and nothing else on that loop could be held up, so a
-    blocking socket read (cheaper than an event-loop round trip) stalls nobody.
+    blocking socket read (cheaper than an event-loop round trip) stalls nobody. A finished
+    task counts until its done callbacks have run, which only ever answers False too early.
     """
     try:
         loop = asyncio.get_running_loop()
     except RuntimeError:
         return False
-    if loop not in _own_loops:
-        return False
-    tasks = asyncio.all_tasks(loop)
-    return len(tasks) == 1 and asyncio.current_task(loop) in tasks
+    count = _own_loops.get(loop)
+    return count is not None and count.unfinished == 1
 
 
 def _loop_running_here() -> bool:
