@@ -311,21 +311,28 @@ def test_truncate_prefers_a_paragraph_break() -> None:
     assert len(truncate("x" * 100, 30)) == 30
 
 
-def test_host_delay_spaces_request_starts() -> None:
-    async def starts() -> list[float]:
-        limiter = HostLimiter(concurrency=4, per_host=4, delay=0.05)
+def test_host_delay_spaces_request_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Three requests to one host at once start 50 ms apart (on a frozen clock, so load cannot skew it)."""
+    starts: list[float] = []
+    now = 100.0
+
+    async def record_wait(seconds: float) -> None:
+        starts.append(now + seconds)  # where this request's start was put
+
+    async def run() -> None:
         loop = asyncio.get_running_loop()
-        seen: list[float] = []
+        monkeypatch.setattr(loop, "time", lambda: now)
+        monkeypatch.setattr(asyncio, "sleep", record_wait)
+        limiter = HostLimiter(concurrency=4, per_host=4, delay=0.05)
 
         async def one() -> None:
             async with limiter.slot("example.com"):
-                seen.append(loop.time())
+                pass
 
         await asyncio.gather(*(one() for _ in range(3)))
-        return sorted(seen)
 
-    times = asyncio.run(starts())
-    assert times[1] - times[0] >= 0.045 and times[2] - times[1] >= 0.045
+    asyncio.run(run())
+    assert starts == pytest.approx([100.05, 100.10])  # the first starts at once, the others wait their turn
 
 
 def test_robots_fetch_failure_reaches_every_asker() -> None:
