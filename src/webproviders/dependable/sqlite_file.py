@@ -8,9 +8,11 @@ uses ``web.cache.timeout``) for another instead of failing.
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 
 class SQLiteFile:
@@ -40,22 +42,28 @@ class SQLiteFile:
         return conn
 
     def _prepare(self, conn: Any) -> None:
-        """WAL mode and the schema, retried while another process is doing the same.
+        def apply() -> None:
+            conn.execute("PRAGMA journal_mode = WAL")
+            for statement in self._schema:
+                conn.execute(statement)
 
-        Switching a new file to WAL takes an exclusive lock, and SQLite answers "database is
-        locked" at once (without its busy handler) when two processes race to do it.
-        """
-        import sqlite3
-        import time
+        retry_while_locked(apply, self.timeout)
 
-        give_up = time.monotonic() + self.timeout
-        while True:
-            try:
-                conn.execute("PRAGMA journal_mode = WAL")
-                for statement in self._schema:
-                    conn.execute(statement)
-                return
-            except sqlite3.OperationalError as exc:
-                if "locked" not in str(exc) or time.monotonic() >= give_up:
-                    raise
-                time.sleep(0.01)
+
+def retry_while_locked(step: Callable[[], T], timeout: float) -> T:
+    """Run a file's set-up ``step``, again while another process is setting the file up too.
+
+    Switching a new file to WAL takes an exclusive lock, and SQLite answers "database is
+    locked" at once (without its busy handler) when two processes race to do it.
+    """
+    import sqlite3
+    import time
+
+    give_up = time.monotonic() + timeout
+    while True:
+        try:
+            return step()
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= give_up:
+                raise
+            time.sleep(0.01)

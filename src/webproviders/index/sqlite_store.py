@@ -17,6 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..dependable.sqlite_file import retry_while_locked
 from ..errors import NotConfiguredError, ProviderError, WebProviderError, WebTimeoutError
 from ..urls import canonicalize
 from .fts_query import query_terms
@@ -103,9 +104,12 @@ class SQLiteStore:
         return conn
 
     def _prepare(self, conn: Any) -> None:
-        """WAL mode, and the schema on a new file; refuse a file that is not an index."""
-        if conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID:
-            return
+        """WAL mode, and the schema on a new file (retried while another process does the same)."""
+        if conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+            retry_while_locked(lambda: self._set_up(conn), self.busy_timeout)
+
+    def _set_up(self, conn: Any) -> None:
+        """Refuse a file that is not an index; give a new one its schema."""
         conn.execute("PRAGMA journal_mode = WAL")
         conn.execute("BEGIN IMMEDIATE")  # another process may be creating it right now
         try:
