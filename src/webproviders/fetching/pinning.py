@@ -136,7 +136,8 @@ class OriginPools(httpx.AsyncBaseTransport):
             await pool.aclose()
 
 
-def _http2_available() -> bool:
+def http2_available() -> bool:
+    """Whether the optional ``h2`` package is installed (HTTP/2 is used only then)."""
     return importlib.util.find_spec("h2") is not None
 
 
@@ -159,7 +160,7 @@ def safe_client(config: Config | None) -> httpx.AsyncClient:
     per_loop = _clients.setdefault(loop, {})
     client = per_loop.get(key)
     if client is None or client.is_closed:
-        http2 = _http2_available()
+        http2 = http2_available()
         transport: httpx.AsyncBaseTransport
         if proxy:
             transport = httpx.AsyncHTTPTransport(proxy=proxy, http2=http2, limits=CLIENT_LIMITS, trust_env=False)

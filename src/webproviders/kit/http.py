@@ -10,7 +10,6 @@ Tests swap the transport with ``respx``.
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import weakref
 from collections.abc import Mapping
 from typing import Any
@@ -20,6 +19,7 @@ import httpx
 from ..config import Config, user_agent
 from ..context import remaining_time
 from ..dispatch.runner import may_block
+from ..fetching.pinning import http2_available
 from ..responses import Classifier, read_response
 
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
@@ -32,9 +32,6 @@ _blocking_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tup
     weakref.WeakKeyDictionary()
 )
 
-
-def _http2_available() -> bool:
-    return importlib.util.find_spec("h2") is not None
 
 
 def get_client(config: Config | None = None, **overrides: Any) -> httpx.AsyncClient:
@@ -68,7 +65,7 @@ def _pooled(
             "timeout": DEFAULT_TIMEOUT,
             "limits": DEFAULT_LIMITS,
             "headers": {"User-Agent": agent},
-            "http2": _http2_available(),
+            "http2": http2_available(),
             "proxy": proxy,
         }
         options.update(overrides)

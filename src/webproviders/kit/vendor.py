@@ -45,6 +45,8 @@ class VendorProvider(WebSearchProvider):
     key_env: ClassVar[tuple[str, ...]] = ()
     base_url_env: ClassVar[tuple[str, ...]] = ()
     needs_key: ClassVar[bool] = True
+    #: The keys last handed to the scrubber (it keeps them; handing them again is wasted work).
+    _remembered_keys: list[str] | None = None
 
     def __init__(self, config: Config, name: str | None = None) -> None:
         self.config = config
@@ -97,7 +99,7 @@ class VendorProvider(WebSearchProvider):
                 keys = [part.strip() for part in value.split(",") if part.strip()]
                 if keys:
                     break
-        if keys != self.__dict__.get("_remembered_keys"):  # scrubbed from now on; once is enough
+        if keys != self._remembered_keys:  # scrubbed from now on; once is enough
             redact.remember(*keys)
             self._remembered_keys = keys
         return keys
