@@ -5,7 +5,9 @@ A JSON server on 127.0.0.1, in its own process, answers like SearXNG
 ``httpx.Client`` / ``httpx.AsyncClient`` send each provider's exact request to it, in blocks
 that alternate with ``dispatch_search`` / ``adispatch_search`` through the real ``searxng``
 and ``brave`` providers (cache off, so every call runs the whole path); it prints ms/call
-and the difference.
+and the difference. It also sends the same request straight through an httpcore connection
+pool, the floor any Python client on httpcore stands on: dispatch's own work is what it
+adds above that floor, while the target is set against raw ``httpx.Client``.
 
 Run: python bench/bench_vendor_overhead.py [--calls 2000] [--rounds 3] [--profile out.prof]
 Target: added cost at most 0.2 ms per call, sync and async.
@@ -24,6 +26,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import httpcore
 import httpx
 
 from webproviders import adispatch_search, dispatch_search
@@ -147,17 +150,27 @@ def _measure(name: str, url: str, params: dict[str, Any], headers: dict[str, str
     block, so a burst of load on a shared machine skews one block, not the comparison.
     """
     blocks = max(1, calls // BLOCK)
-    times: dict[str, list[float]] = {f"{name} {kind} {mode}": [] for kind in ("raw", "ours") for mode in ("sync", "async")}
+    times: dict[str, list[float]] = {
+        f"{name} {kind} {mode}": [] for kind in ("raw", "floor", "ours") for mode in ("sync", "async")
+    }
+    target = str(httpx.URL(url, params=params))
+    raw_headers = [(b"Host", httpx.URL(url).netloc)] + [(k.encode(), v.encode()) for k, v in headers.items()]
 
     def ours_sync() -> None:
         envelope = dispatch_search("python asyncio", HITS, backend=name, config=config, cache=False)
         assert envelope["success"], envelope
 
-    with httpx.Client() as client:
+    with httpx.Client() as client, httpcore.ConnectionPool() as pool:
+
+        def floor_sync() -> None:
+            json.loads(pool.request("GET", target, headers=raw_headers).content)
+
         client.get(url, params=params, headers=headers).json()
+        floor_sync()
         ours_sync()
         for _ in range(blocks):
             times[f"{name} raw sync"].append(_block_ms(lambda: client.get(url, params=params, headers=headers).json(), BLOCK))
+            times[f"{name} floor sync"].append(_block_ms(floor_sync, BLOCK))
             times[f"{name} ours sync"].append(_block_ms(ours_sync, BLOCK))
 
     async def ours_async() -> None:
@@ -165,15 +178,20 @@ def _measure(name: str, url: str, params: dict[str, Any], headers: dict[str, str
         assert envelope["success"], envelope
 
     async def run_async() -> None:
-        async with httpx.AsyncClient() as client:
+        async with httpx.AsyncClient() as client, httpcore.AsyncConnectionPool() as pool:
 
             async def raw_async() -> None:
                 (await client.get(url, params=params, headers=headers)).json()
 
+            async def floor_async() -> None:
+                json.loads((await pool.request("GET", target, headers=raw_headers)).content)
+
             await raw_async()
+            await floor_async()
             await ours_async()
             for _ in range(blocks):
                 times[f"{name} raw async"].append(await _ablock_ms(raw_async, BLOCK))
+                times[f"{name} floor async"].append(await _ablock_ms(floor_async, BLOCK))
                 times[f"{name} ours async"].append(await _ablock_ms(ours_async, BLOCK))
 
     asyncio.run(run_async())
@@ -240,10 +258,12 @@ def main() -> None:
     for name in ("searxng", "brave"):
         for mode in ("sync", "async"):
             raw = statistics.median(r[f"{name} raw {mode}"] for r in rounds)
+            floor = statistics.median(r[f"{name} floor {mode}"] for r in rounds)
             ours = statistics.median(r[f"{name} ours {mode}"] for r in rounds)
             print(
                 f"{name:8} {mode:5}  raw httpx {raw:6.3f} ms/call   dispatch_search {ours:6.3f} ms/call"
                 f"   added {ours - raw:+6.3f} ms (target <= 0.200)"
+                f"   [httpcore floor {floor:6.3f} ms; dispatch above it {ours - floor:+6.3f} ms]"
             )
 
 

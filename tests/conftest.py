@@ -21,6 +21,8 @@ from webproviders.registry.providers import clear_registry_cache, get_registry
 #: Environment variables that would change which backend is chosen or which key is used.
 _ISOLATED_PREFIXES = ("WEB_", "WEBPROVIDERS_", "SEARXNG_")
 _ISOLATED_SUFFIXES = ("_API_KEY", "_API_URL", "_BASE_URL", "_CSE_ID", "_TIMEOUT_MS", "_TOP_K_DEFAULT")
+#: Proxy settings would send loopback test traffic elsewhere.
+_PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY")
 
 
 @pytest.fixture(autouse=True)
@@ -28,6 +30,8 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
     """No test sees the developer's keys, config file, user plugins or usage ledger."""
     for name in list(os.environ):
         if name.startswith(_ISOLATED_PREFIXES) or name.endswith(_ISOLATED_SUFFIXES):
+            monkeypatch.delenv(name, raising=False)
+        if name.upper() in _PROXY_VARIABLES:
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)  # the usage ledger goes under that HOME

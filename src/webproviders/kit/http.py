@@ -1,10 +1,11 @@
-"""The shared HTTP stack: one pooled ``httpx.AsyncClient`` per event loop, and JSON calls.
+"""The shared HTTP stack: JSON calls to vendor APIs, and one pooled ``httpx.AsyncClient`` per loop.
 
 Vendor providers call configured endpoints (trusted, even on localhost) through
-:func:`request_json`; fetching URLs that arrive at run time goes through the safe-fetching
-layer instead. A sync dispatch call alone on its loop sends vendor requests with a pooled
-blocking ``httpx.Client`` instead (see :func:`~webproviders.dispatch.runner.may_block`).
-Tests swap the transport with ``respx``.
+:func:`request_json`, which sends over the lean wire of :mod:`.wire`; a sync dispatch call
+alone on its loop waits on the socket itself (see
+:func:`~webproviders.dispatch.runner.may_block`). SDK transports and HTML scrapers use the
+pooled client of :func:`get_client`. Fetching URLs that arrive at run time goes through the
+safe-fetching layer instead. Tests swap the transport with ``respx``.
 """
 
 from __future__ import annotations
@@ -21,17 +22,13 @@ from ..context import remaining_time
 from ..dispatch.runner import may_block
 from ..fetching.pinning import http2_available
 from ..responses import Classifier, read_response
+from . import wire
+from .wire import DEFAULT_LIMITS, DEFAULT_TIMEOUT
 
-DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
-DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
 
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], httpx.AsyncClient]] = (
     weakref.WeakKeyDictionary()
 )
-_blocking_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], httpx.Client]] = (
-    weakref.WeakKeyDictionary()
-)
-
 
 
 def get_client(config: Config | None = None, **overrides: Any) -> httpx.AsyncClient:
@@ -41,11 +38,6 @@ def get_client(config: Config | None = None, **overrides: Any) -> httpx.AsyncCli
     keyed by them, so the safe-fetching layer can pin addresses without touching vendor calls.
     """
     return _pooled(_clients, httpx.AsyncClient, config, overrides)
-
-
-def _blocking_client(config: Config | None) -> httpx.Client:
-    """The running loop's pooled blocking client, for a sync call alone on its own loop."""
-    return _pooled(_blocking_clients, httpx.Client, config, {})
 
 
 def _pooled(
@@ -92,22 +84,23 @@ async def request_json(
     Errors are :func:`~webproviders.responses.read_response`'s. A 2xx with an error object must be caught by
     ``classify``.
     """
-    request: dict[str, Any] = {
-        "headers": dict(headers or {}),
-        "params": {k: v for k, v in (params or {}).items() if v is not None} or None,
-        "json": json,
-        "data": data,
-    }
-    if may_block():
+    blocking = may_block()
+    if blocking:
         # Nothing can cancel a blocking read, so every wait is bounded by the call's time left.
-        bounds = [t for t in (timeout, remaining_time()) if t is not None]
-        response = _blocking_client(config).request(
-            method, url, timeout=min(bounds) if bounds else httpx.USE_CLIENT_DEFAULT, **request
-        )
-    else:
-        response = await get_client(config).request(
-            method, url, timeout=timeout if timeout is not None else httpx.USE_CLIENT_DEFAULT, **request
-        )
+        left = remaining_time()
+        if left is not None:
+            timeout = left if timeout is None else min(timeout, left)
+    response = await wire.send(
+        method,
+        url,
+        config=config,
+        headers=headers,
+        params={k: v for k, v in params.items() if v is not None} if params else None,
+        json=json,
+        data=data,
+        timeout=timeout,
+        blocking=blocking,
+    )
     body, error = read_response(response, provider, classify)
     if error is not None:
         raise error
