@@ -31,6 +31,9 @@ DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 #: Connections per pool (one pool per event loop and route).
 DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
 
+#: URLs whose parse is kept, and hosts whose route a loop remembers (then it starts again).
+_MAX_ROUTES = 512
+
 #: The transport failures httpcore raises; each has a namesake in httpx.
 _HTTPCORE_ERRORS = (
     httpcore.TimeoutException,
@@ -56,7 +59,7 @@ class _Target:
         self.params: list[tuple[str, str]] = list(url.params.multi_items())
 
 
-@functools.lru_cache(maxsize=512)
+@functools.lru_cache(maxsize=_MAX_ROUTES)
 def _target(url: str) -> _Target:
     parsed = httpx.URL(url)
     if parsed.scheme not in ("http", "https"):
@@ -137,10 +140,16 @@ def _environment_proxy(scheme: str, host: str) -> str | None:
     return chosen if "://" in chosen else f"http://{chosen}"
 
 
+@functools.cache
+def _ssl_context() -> Any:
+    """httpx's default TLS context (certifi, or ``SSL_CERT_FILE``), built once: every pool shares it."""
+    return httpx.create_ssl_context()
+
+
 def _pool(proxy: str | None, blocking: bool) -> Any:
     """A connection pool with httpx's defaults, direct or through ``proxy`` (http, https, socks5)."""
     common: dict[str, Any] = {
-        "ssl_context": httpx.create_ssl_context(),
+        "ssl_context": _ssl_context(),
         "max_connections": DEFAULT_LIMITS.max_connections,
         "max_keepalive_connections": DEFAULT_LIMITS.max_keepalive_connections,
         "keepalive_expiry": DEFAULT_LIMITS.keepalive_expiry,
@@ -167,6 +176,8 @@ class _LoopWire:
     def pool_for(self, target: _Target, configured_proxy: str | None, blocking: bool) -> Any:
         route = (configured_proxy, target.text_scheme, target.host)
         if route not in self.routes:
+            if len(self.routes) >= _MAX_ROUTES:
+                self.routes.clear()
             host = target.host.decode("ascii")
             self.routes[route] = configured_proxy or _environment_proxy(target.text_scheme, host)
         key = (blocking, self.routes[route])
