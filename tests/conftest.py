@@ -7,9 +7,11 @@ import os
 import shutil
 import socket
 import subprocess
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -198,3 +200,28 @@ def freezable_redis(tmp_path: Path) -> Iterator[tuple[str, Callable[[], None]]]:
 def namespace() -> str:
     """A Redis key prefix of this test's own."""
     return f"t{uuid.uuid4().hex[:12]}"
+
+
+@pytest.fixture
+def http_server() -> Iterator[Callable[[type[BaseHTTPRequestHandler]], ThreadingHTTPServer]]:
+    """Start real HTTP servers on 127.0.0.1: ``http_server(Handler)`` returns one, serving.
+
+    Every server is shut at teardown; ``released`` (set first) frees handlers a test left
+    waiting on it, so no request thread outlives the test.
+    """
+    servers: list[ThreadingHTTPServer] = []
+    released = threading.Event()
+
+    def start(handler: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        server.daemon_threads = True
+        server.released = released  # type: ignore[attr-defined]
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return server
+
+    yield start
+    released.set()
+    for server in servers:
+        server.shutdown()
+        server.server_close()

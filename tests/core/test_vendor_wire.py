@@ -10,12 +10,11 @@ servers on loopback stand in for the vendor and for a forward proxy.
 from __future__ import annotations
 
 import asyncio
+import functools
 import gzip
 import json
 import socket
-import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import httpx
@@ -29,13 +28,14 @@ from webproviders.kit import request_json
 class Recorder:
     """A loopback HTTP server that answers every request with what it received, as JSON.
 
-    ``gzip`` compresses the answer; ``stall`` holds it that many seconds; ``results`` makes
-    the answer also look like SearXNG's, so a dispatch call through ``searxng`` reads it.
+    ``gzip_answer`` compresses the answer; ``stall`` holds it that many seconds; ``results``
+    makes the answer also look like SearXNG's, so a dispatch call through ``searxng`` reads it.
     """
 
-    def __init__(self, *, gzip_answer: bool = False, stall: float = 0.0, results: bool = False) -> None:
+    def __init__(
+        self, start: Any, *, gzip_answer: bool = False, stall: float = 0.0, results: bool = False
+    ) -> None:
         self.seen: list[dict[str, Any]] = []
-        released = threading.Event()
         recorder = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -51,7 +51,7 @@ class Recorder:
                 }
                 recorder.seen.append(seen)
                 if stall:
-                    released.wait(stall)
+                    self.server.released.wait(stall)  # type: ignore[attr-defined]
                 body: dict[str, Any] = {"seen": seen}
                 if results:
                     body["results"] = [{"url": "https://example.org/a", "title": "A", "content": "via the wire"}]
@@ -70,30 +70,13 @@ class Recorder:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self._released = released
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self.port = self._server.server_address[1]
+        self.port = start(Handler).server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self._released.set()
-        self._server.shutdown()
-        self._server.server_close()
 
 
 @pytest.fixture
-def recorder() -> Iterator[Any]:
-    servers: list[Recorder] = []
-
-    def start(**kwargs: Any) -> Recorder:
-        servers.append(Recorder(**kwargs))
-        return servers[-1]
-
-    yield start
-    for server in servers:
-        server.close()
+def recorder(http_server: Any) -> Any:
+    return functools.partial(Recorder, http_server)
 
 
 def _config(**web: Any) -> Config:
@@ -126,6 +109,17 @@ def test_default_headers_are_sent_and_the_call_s_own_win(recorder: Any) -> None:
     assert headers["accept"] == "application/json"  # replaced, not sent twice
     assert headers["accept-encoding"] == "gzip, deflate"
     assert headers["x-subscription-token"] == "k-123"
+
+
+def test_credentials_in_a_base_url_are_sent_as_basic_auth(recorder: Any) -> None:
+    """A SearXNG behind basic auth, configured as ``https://user:pass@host``, keeps working."""
+    server = recorder(results=True)
+    base = server.url.replace("http://", "http://searx%40team:s3cret@")
+    config = _config(providers={"searxng": {"base_url": base}})
+    envelope = dispatch_search("q", backend="searxng", config=config, cache=False)
+    assert envelope["success"], envelope
+    assert server.seen[0]["headers"]["authorization"] == "Basic c2VhcnhAdGVhbTpzM2NyZXQ="  # searx@team:s3cret
+    assert server.seen[0]["headers"]["host"] == f"127.0.0.1:{server.port}"
 
 
 def test_a_json_body_is_sent_compact_with_its_type_and_length(recorder: Any) -> None:

@@ -8,10 +8,10 @@ loopback answers like SearXNG and like Brave.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import threading
-from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -46,16 +46,15 @@ class VendorServer:
     sent alone waits in vain and gets a 503); ``stall`` delays every answer by that many seconds.
     """
 
-    def __init__(self, together: int = 1, stall: float = 0.0) -> None:
+    def __init__(self, start: Any, together: int = 1, stall: float = 0.0) -> None:
         barrier = threading.Barrier(together, timeout=5) if together > 1 else None
-        released = threading.Event()
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
             def do_GET(self) -> None:
                 if stall:
-                    released.wait(stall)
+                    self.server.released.wait(stall)  # type: ignore[attr-defined]
                 body = SEARXNG if self.path.startswith("/search") else BRAVE
                 status = 200
                 if barrier is not None:
@@ -73,29 +72,12 @@ class VendorServer:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self._released = released
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
-        threading.Thread(target=self._server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self._released.set()
-        self._server.shutdown()
-        self._server.server_close()
+        self.url = f"http://127.0.0.1:{start(Handler).server_address[1]}"
 
 
 @pytest.fixture
-def vendor_server() -> Iterator[Any]:
-    servers: list[VendorServer] = []
-
-    def start(**kwargs: Any) -> VendorServer:
-        servers.append(VendorServer(**kwargs))
-        return servers[-1]
-
-    yield start
-    for server in servers:
-        server.close()
+def vendor_server(http_server: Any) -> Any:
+    return functools.partial(VendorServer, http_server)
 
 
 def _config(url: str) -> Config:

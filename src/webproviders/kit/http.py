@@ -25,7 +25,6 @@ from ..responses import Classifier, read_response
 from . import wire
 from .wire import DEFAULT_LIMITS, DEFAULT_TIMEOUT
 
-
 _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], httpx.AsyncClient]] = (
     weakref.WeakKeyDictionary()
 )

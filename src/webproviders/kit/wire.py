@@ -12,6 +12,7 @@ errors, the vocabulary the classifiers and the error mapping speak.
 from __future__ import annotations
 
 import asyncio
+import base64
 import functools
 import json as jsonlib
 import urllib.request
@@ -47,7 +48,7 @@ _HTTPCORE_ERRORS = (
 class _Target:
     """The parts of a URL a request line needs, parsed once per URL string."""
 
-    __slots__ = ("host", "netloc", "params", "path", "port", "scheme", "text_scheme")
+    __slots__ = ("authorization", "host", "netloc", "params", "path", "port", "scheme", "text_scheme")
 
     def __init__(self, url: httpx.URL) -> None:
         self.scheme = url.raw_scheme
@@ -57,6 +58,11 @@ class _Target:
         self.netloc = url.netloc
         self.path = url.raw_path.split(b"?", 1)[0]
         self.params: list[tuple[str, str]] = list(url.params.multi_items())
+        #: Basic auth from ``user:password@`` in the URL, sent as httpx sends it.
+        self.authorization: bytes | None = None
+        if url.userinfo:
+            pair = f"{url.username}:{url.password}".encode()
+            self.authorization = b"Basic " + base64.b64encode(pair)
 
 
 @functools.lru_cache(maxsize=_MAX_ROUTES)
@@ -65,7 +71,7 @@ def _target(url: str) -> _Target:
     if parsed.scheme not in ("http", "https"):
         raise httpx.UnsupportedProtocol(f"Request URL has an unsupported protocol '{parsed.scheme}://'.")
     if not parsed.host:
-        raise httpx.InvalidURL(f"Request URL is missing a host: {url!r}.")
+        raise httpx.InvalidURL("Request URL is missing a host.")  # the URL may hold credentials
     return _Target(parsed)
 
 
@@ -107,7 +113,8 @@ def _body(json: Any, data: Mapping[str, Any] | None) -> tuple[bytes | None, byte
 def _headers(
     target: _Target, agent: str, given: Mapping[str, str] | None, body: bytes | None, kind: bytes | None
 ) -> list[tuple[bytes, bytes]]:
-    """httpx's default request headers, then the call's own (which win, matched without case)."""
+    """httpx's default request headers (and Basic auth from the URL), then the call's own, which
+    win (matched without case)."""
     headers = {
         b"host": (b"Host", target.netloc),
         b"accept": (b"Accept", b"*/*"),
@@ -115,6 +122,8 @@ def _headers(
         b"connection": (b"Connection", b"keep-alive"),
         b"user-agent": (b"User-Agent", agent.encode("ascii")),
     }
+    if target.authorization is not None:
+        headers[b"authorization"] = (b"Authorization", target.authorization)
     if body is not None:
         headers[b"content-length"] = (b"Content-Length", str(len(body)).encode())
         headers[b"content-type"] = (b"Content-Type", kind or b"application/octet-stream")
