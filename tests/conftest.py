@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
 import importlib
 import os
 import shutil
 import socket
+import ssl
 import subprocess
 import threading
 import time
@@ -202,9 +204,25 @@ def namespace() -> str:
     return f"t{uuid.uuid4().hex[:12]}"
 
 
+class _TLSServer(ThreadingHTTPServer):
+    """An HTTPS server: each connection is wrapped; the handshake runs in its handler thread."""
+
+    def __init__(self, tls: ssl.SSLContext, handler: type[BaseHTTPRequestHandler]) -> None:
+        self.tls = tls
+        super().__init__(("127.0.0.1", 0), handler)
+
+    def get_request(self) -> Any:
+        sock, address = super().get_request()
+        return self.tls.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), address
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that refuses the certificate is what some tests expect
+
+
 @pytest.fixture
 def http_server() -> Iterator[Callable[[type[BaseHTTPRequestHandler]], ThreadingHTTPServer]]:
-    """Start real HTTP servers on 127.0.0.1: ``http_server(Handler)`` returns one, serving.
+    """Start real HTTP servers on 127.0.0.1: ``http_server(Handler)`` returns one, serving
+    (``tls=`` a server-side ``ssl.SSLContext`` makes it HTTPS).
 
     Every server is shut at teardown; ``released`` (set first) frees handlers a test left
     waiting on it, so no request thread outlives the test.
@@ -212,8 +230,8 @@ def http_server() -> Iterator[Callable[[type[BaseHTTPRequestHandler]], Threading
     servers: list[ThreadingHTTPServer] = []
     released = threading.Event()
 
-    def start(handler: type[BaseHTTPRequestHandler]) -> ThreadingHTTPServer:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    def start(handler: type[BaseHTTPRequestHandler], tls: ssl.SSLContext | None = None) -> ThreadingHTTPServer:
+        server = ThreadingHTTPServer(("127.0.0.1", 0), handler) if tls is None else _TLSServer(tls, handler)
         server.daemon_threads = True
         server.released = released  # type: ignore[attr-defined]
         threading.Thread(target=server.serve_forever, daemon=True).start()
@@ -225,3 +243,38 @@ def http_server() -> Iterator[Callable[[type[BaseHTTPRequestHandler]], Threading
     for server in servers:
         server.shutdown()
         server.server_close()
+
+
+@pytest.fixture
+def certificate(tmp_path: Path) -> Callable[[str], tuple[Path, Path]]:
+    """``certificate("host.test")`` writes a self-signed certificate for that name and its key."""
+    pytest.importorskip("cryptography")
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    def make(name: str) -> tuple[Path, Path]:
+        key = ec.generate_private_key(ec.SECP256R1())
+        subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+        now = datetime.datetime.now(datetime.timezone.utc)
+        cert = (
+            x509.CertificateBuilder()
+            .subject_name(subject)
+            .issuer_name(subject)
+            .public_key(key.public_key())
+            .serial_number(x509.random_serial_number())
+            .not_valid_before(now - datetime.timedelta(days=1))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256())
+        )
+        cert_path, key_path = tmp_path / f"{name}.pem", tmp_path / f"{name}.key"
+        cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+        key_path.write_bytes(
+            key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+        )
+        return cert_path, key_path
+
+    return make

@@ -10,10 +10,13 @@ servers on loopback stand in for the vendor and for a forward proxy.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import gzip
 import json
 import socket
+import ssl
+import threading
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -22,18 +25,25 @@ import pytest
 
 from webproviders import adispatch_search, dispatch_search
 from webproviders.config import Config, config_from_dict
-from webproviders.kit import request_json
+from webproviders.kit import request_json, wire
 
 
 class Recorder:
     """A loopback HTTP server that answers every request with what it received, as JSON.
 
     ``gzip_answer`` compresses the answer; ``stall`` holds it that many seconds; ``results``
-    makes the answer also look like SearXNG's, so a dispatch call through ``searxng`` reads it.
+    makes the answer also look like SearXNG's, so a dispatch call through ``searxng`` reads it;
+    ``tls`` (a server-side context) serves HTTPS.
     """
 
     def __init__(
-        self, start: Any, *, gzip_answer: bool = False, stall: float = 0.0, results: bool = False
+        self,
+        start: Any,
+        *,
+        gzip_answer: bool = False,
+        stall: float = 0.0,
+        results: bool = False,
+        tls: ssl.SSLContext | None = None,
     ) -> None:
         self.seen: list[dict[str, Any]] = []
         recorder = self
@@ -70,7 +80,7 @@ class Recorder:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.port = start(Handler).server_address[1]
+        self.port = start(Handler, tls=tls).server_address[1]
         self.url = f"http://127.0.0.1:{self.port}"
 
 
@@ -80,7 +90,7 @@ def recorder(http_server: Any) -> Any:
 
 
 def _config(**web: Any) -> Config:
-    return config_from_dict({"web": {"retry": {"attempts": 0}, **web}}, source="<test>")
+    return config_from_dict({"web": {"retry": {"max_retries": 0}, **web}}, source="<test>")
 
 
 def _call(url: str, config: Config | None = None, **kwargs: Any) -> Any:
@@ -180,6 +190,69 @@ def test_proxy_environment_variables_are_honoured_and_no_proxy_spares_a_host(
     assert _call("http://vendor.internal/api")["seen"]["path"] == "http://vendor.internal/api"
     assert _call(f"http://localhost:{direct.port}/api")["seen"]["path"] == "/api"
     assert len(proxy.seen) == 1 and len(direct.seen) == 1
+
+
+def _tunnel_proxy(http_server: Any, upstream_port: int, asked: list[str]) -> Any:
+    """A forward proxy for ``CONNECT``: it records the target and pipes bytes to ``upstream_port``
+    on loopback (every name resolves there), as a corporate proxy tunnels HTTPS."""
+
+    class Tunnel(BaseHTTPRequestHandler):
+        def do_CONNECT(self) -> None:
+            asked.append(self.path)
+            upstream = socket.create_connection(("127.0.0.1", upstream_port))
+            self.send_response(200, "Connection established")
+            self.end_headers()
+            back = threading.Thread(target=_pump, args=(upstream, self.connection), daemon=True)
+            back.start()
+            _pump(self.connection, upstream)
+            back.join(5)
+            upstream.close()
+            self.close_connection = True
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    return http_server(Tunnel)
+
+
+def _pump(source: socket.socket, sink: socket.socket) -> None:
+    try:
+        while chunk := source.recv(65536):
+            sink.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
+
+
+def test_an_https_vendor_is_reached_through_a_connect_tunnel_and_its_certificate_checked(
+    http_server: Any, recorder: Any, certificate: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``HTTPS_PROXY`` with an https vendor: the proxy only sees ``CONNECT vendor.test:PORT``;
+    TLS runs end to end through the tunnel and is verified for the vendor's name."""
+    cert, key = certificate("vendor.test")
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(cert, key)
+    vendor_port = recorder(results=True, tls=tls).port
+    asked: list[str] = []
+    proxy = _tunnel_proxy(http_server, vendor_port, asked)
+    monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{proxy.server_address[1]}")
+    config = _config(providers={"searxng": {"base_url": f"https://vendor.test:{vendor_port}"}})
+
+    def search() -> dict[str, Any]:
+        return asyncio.run(adispatch_search("q", backend="searxng", config=config, cache=False))
+
+    monkeypatch.setattr(wire, "_ssl_context", functools.cache(wire._ssl_context.__wrapped__))
+    refused = search()  # the default CA bundle does not trust a self-signed certificate
+    assert refused["success"] is False and refused["error_code"] == "network_error", refused
+
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    monkeypatch.setattr(wire, "_ssl_context", functools.cache(wire._ssl_context.__wrapped__))
+    envelope = search()
+    assert envelope["success"], envelope
+    assert envelope["data"]["web"][0]["description"] == "via the wire"
+    assert asked == [f"vendor.test:{vendor_port}"] * 2
 
 
 # -- failures --------------------------------------------------------------------------------

@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-import datetime
 import ssl
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -178,40 +176,10 @@ def test_success_has_no_status_error() -> None:
 
 # -- TLS: the connection is pinned to an address, the handshake still names the host -----
 
-def _certificate(tmp_path: Path, name: str) -> tuple[Path, Path]:
-    pytest.importorskip("cryptography")
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    now = datetime.datetime.now(datetime.timezone.utc)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp_path / "cert.pem", tmp_path / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    )
-    return cert_path, key_path
-
-
 @pytest.fixture
-def tls_site(tmp_path: Path) -> Any:
+def tls_site(certificate: Any, http_server: Any) -> Any:
     """An HTTPS server with a certificate for ``secure.test`` that records the SNI it gets."""
-    cert, key = _certificate(tmp_path, "secure.test")
+    cert, key = certificate("secure.test")
     names: list[str | None] = []
 
     class Handler(BaseHTTPRequestHandler):
@@ -229,24 +197,10 @@ def tls_site(tmp_path: Path) -> Any:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(cert, key)
     context.sni_callback = lambda sock, name, ctx: names.append(name)
-
-    class Server(ThreadingHTTPServer):
-        daemon_threads = True
-
-        def get_request(self) -> Any:
-            sock, addr = super().get_request()
-            return context.wrap_socket(sock, server_side=True, do_handshake_on_connect=False), addr
-
-        def handle_error(self, request: Any, client_address: Any) -> None:
-            pass
-
-    server = Server(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    server.names = names  # type: ignore[attr-defined]
-    server.cert = cert  # type: ignore[attr-defined]
-    yield server
-    server.shutdown()
-    server.server_close()
+    server = http_server(Handler, tls=context)
+    server.names = names
+    server.cert = cert
+    return server
 
 
 def test_tls_is_verified_and_names_the_host(tls_site: Any, config_for: Any, fake_dns: Any) -> None:

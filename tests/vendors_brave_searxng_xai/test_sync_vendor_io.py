@@ -84,7 +84,7 @@ def _config(url: str) -> Config:
     return config_from_dict(
         {
             "web": {
-                "retry": {"attempts": 0},
+                "retry": {"max_retries": 0},
                 "providers": {"searxng": {"base_url": url}, "brave": {"base_url": url, "api_key": "test-key-1234"}},
             }
         },

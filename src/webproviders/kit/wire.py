@@ -167,8 +167,9 @@ def _pool(proxy: str | None, blocking: bool) -> Any:
     if proxy is None:
         return (httpcore.ConnectionPool if blocking else httpcore.AsyncConnectionPool)(**common)
     via = httpx.Proxy(proxy)
-    proxy_url = httpcore.URL(scheme=via.url.raw_scheme, host=via.url.raw_host, port=via.url.port, target=via.url.raw_path)
-    if via.url.scheme in ("http", "https"):
+    where = via.url
+    proxy_url = httpcore.URL(scheme=where.raw_scheme, host=where.raw_host, port=where.port, target=where.raw_path)
+    if where.scheme in ("http", "https"):
         kind = httpcore.HTTPProxy if blocking else httpcore.AsyncHTTPProxy
         return kind(proxy_url=proxy_url, proxy_auth=via.raw_auth, proxy_headers=via.headers.raw, **common)
     kind = httpcore.SOCKSProxy if blocking else httpcore.AsyncSOCKSProxy  # httpx.Proxy allows only socks5 else
@@ -219,11 +220,10 @@ async def send(
     target = _target(url)
     query = _query(target.params, params)
     body, kind = _body(json, data)
+    path = target.path + b"?" + query if query else target.path
     request = httpcore.Request(
         method.upper().encode("ascii"),
-        httpcore.URL(
-            scheme=target.scheme, host=target.host, port=target.port, target=target.path + b"?" + query if query else target.path
-        ),
+        httpcore.URL(scheme=target.scheme, host=target.host, port=target.port, target=path),
         headers=_headers(target, user_agent(config), headers, body, kind),
         content=body,
         extensions={"timeout": _timeouts(timeout)},
