@@ -220,29 +220,40 @@ class _TLSServer(ThreadingHTTPServer):
 
 
 @pytest.fixture
-def http_server() -> Iterator[Callable[[type[BaseHTTPRequestHandler]], ThreadingHTTPServer]]:
+def serve() -> Iterator[Callable[[Any], Any]]:
+    """``serve(server)`` runs a built loopback server in a thread and returns it; each is shut
+    at teardown."""
+    servers: list[ThreadingHTTPServer] = []
+
+    def start(server: Any) -> Any:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def http_server(serve: Callable[[Any], Any]) -> Iterator[Callable[..., ThreadingHTTPServer]]:
     """Start real HTTP servers on 127.0.0.1: ``http_server(Handler)`` returns one, serving
     (``tls=`` a server-side ``ssl.SSLContext`` makes it HTTPS).
 
-    Every server is shut at teardown; ``released`` (set first) frees handlers a test left
+    ``released`` (set at teardown, before the servers shut) frees handlers a test left
     waiting on it, so no request thread outlives the test.
     """
-    servers: list[ThreadingHTTPServer] = []
     released = threading.Event()
 
     def start(handler: type[BaseHTTPRequestHandler], tls: ssl.SSLContext | None = None) -> ThreadingHTTPServer:
         server = ThreadingHTTPServer(("127.0.0.1", 0), handler) if tls is None else _TLSServer(tls, handler)
         server.daemon_threads = True
         server.released = released  # type: ignore[attr-defined]
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        servers.append(server)
-        return server
+        return serve(server)  # type: ignore[no-any-return]
 
     yield start
     released.set()
-    for server in servers:
-        server.shutdown()
-        server.server_close()
 
 
 @pytest.fixture

@@ -8,8 +8,6 @@ from __future__ import annotations
 import asyncio
 import json
 import math
-import threading
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -55,12 +53,8 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def searx() -> Iterator[LimitedSearx]:
-    server = LimitedSearx()
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server
-    server.shutdown()
-    server.server_close()
+def searx(serve: Any) -> LimitedSearx:
+    return serve(LimitedSearx())  # type: ignore[no-any-return]
 
 
 @pytest.mark.parametrize(

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -55,7 +54,7 @@ def test_allowed_hosts_wildcard(site: Any, config_for: Any) -> None:
     assert result.status_code == 200
 
 
-def test_configured_user_agent_is_sent(site: Any, config_for: Any) -> None:
+def test_configured_user_agent_is_sent(http_server: Any, config_for: Any) -> None:
     seen: list[str] = []
 
     class Handler(BaseHTTPRequestHandler):
@@ -69,16 +68,11 @@ def test_configured_user_agent_is_sent(site: Any, config_for: Any) -> None:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    try:
-        config = config_for(allow_private_networks=True, user_agent="ResearchBot/2.0 (+https://example.org/bot)")
-        run(fetch(f"http://127.0.0.1:{server.server_address[1]}/", config))
-        default = config_for(allow_private_networks=True)
-        run(fetch(f"http://127.0.0.1:{server.server_address[1]}/", default))
-    finally:
-        server.shutdown()
-        server.server_close()
+    port = http_server(Handler).server_address[1]
+    config = config_for(allow_private_networks=True, user_agent="ResearchBot/2.0 (+https://example.org/bot)")
+    run(fetch(f"http://127.0.0.1:{port}/", config))
+    default = config_for(allow_private_networks=True)
+    run(fetch(f"http://127.0.0.1:{port}/", default))
     assert seen[0] == "ResearchBot/2.0 (+https://example.org/bot)"
     assert seen[1].startswith("webproviders/")
 
@@ -231,7 +225,7 @@ def test_tls_succeeds_when_the_certificate_is_trusted(
 # -- with a configured proxy, URLs are still checked before anything is sent ----------------
 
 @pytest.fixture
-def proxy() -> Any:
+def proxy(http_server: Any) -> Any:
     """A forward proxy that answers every request itself and records what it was asked for."""
     asked: list[str] = []
 
@@ -250,12 +244,9 @@ def proxy() -> Any:
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    server.asked = asked  # type: ignore[attr-defined]
-    yield server
-    server.shutdown()
-    server.server_close()
+    server = http_server(Handler)
+    server.asked = asked
+    return server
 
 
 def test_proxy_is_used_for_public_urls(proxy: Any, config_for: Any) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -59,12 +58,8 @@ class CountingServer(ThreadingHTTPServer):
 
 
 @pytest.fixture
-def counting() -> Iterator[CountingServer]:
-    server = CountingServer()
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    yield server
-    server.shutdown()
-    server.server_close()
+def counting(serve: Any) -> CountingServer:
+    return serve(CountingServer())  # type: ignore[no-any-return]
 
 
 def _config() -> Config:

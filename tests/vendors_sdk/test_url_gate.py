@@ -85,14 +85,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 
 @pytest.fixture
-def firecrawl(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeFirecrawl]:
-    server = FakeFirecrawl()
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+def firecrawl(serve: Any, monkeypatch: pytest.MonkeyPatch) -> FakeFirecrawl:
+    server: FakeFirecrawl = serve(FakeFirecrawl())
     monkeypatch.setenv("FIRECRAWL_API_URL", server.base_url)
-    yield server
-    server.shutdown()
-    server.server_close()
+    return server
 
 
 @pytest.fixture(autouse=True)
