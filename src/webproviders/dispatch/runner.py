@@ -190,7 +190,7 @@ def _loop_running_here() -> bool:
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine from sync code (plain, threaded, or inside a running loop).
 
-    It runs on this thread's own long-lived loop, which keeps the pooled HTTP client of
+    It runs on this thread's own long-lived loop, which keeps the connection pools of
     that loop alive between calls and saves two thread hops per call. A caller already
     inside a running loop (a notebook cell, an async agent calling a sync tool) cannot block
     that loop on itself, so its call goes to the background loop instead.

@@ -33,23 +33,14 @@ _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, .
 def get_client(config: Config | None = None, **overrides: Any) -> httpx.AsyncClient:
     """The pooled client for the running loop and these network settings.
 
-    ``overrides`` (e.g. ``transport=``, ``follow_redirects=``) make a separate pooled client
-    keyed by them, so the safe-fetching layer can pin addresses without touching vendor calls.
+    SDK transports and scrapers share it. ``overrides`` (e.g. ``follow_redirects=True``) make a
+    separate pooled client keyed by them, so one plugin's needs never change another's client.
     """
-    return _pooled(_clients, httpx.AsyncClient, config, overrides)
-
-
-def _pooled(
-    pools: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], Any]],
-    kind: type[Any],
-    config: Config | None,
-    overrides: dict[str, Any],
-) -> Any:
     loop = asyncio.get_running_loop()
     agent = user_agent(config)
     proxy = config.web.proxy if config is not None else None
     key = (agent, proxy, tuple(sorted((k, id(v)) for k, v in overrides.items())))
-    per_loop = pools.setdefault(loop, {})
+    per_loop = _clients.setdefault(loop, {})
     client = per_loop.get(key)
     if client is None or client.is_closed:
         options: dict[str, Any] = {
@@ -60,7 +51,7 @@ def _pooled(
             "proxy": proxy,
         }
         options.update(overrides)
-        client = kind(**options)
+        client = httpx.AsyncClient(**options)
         per_loop[key] = client
     return client
 
