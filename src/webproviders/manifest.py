@@ -9,15 +9,23 @@ from __future__ import annotations
 import importlib.util
 import os
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from .accounting.prices import PriceSheet
 
+if TYPE_CHECKING:
+    from .config import ProviderSettings
+
 Capability = Literal["search", "extract", "crawl"]
 CAPABILITIES: tuple[Capability, ...] = ("search", "extract", "crawl")
+#: The capabilities that read pages at URLs a caller gives.
+Fetching = Literal["extract", "crawl"]
+#: Where a provider's extract or crawl fetches the page: on this machine (``local``), on
+#: the vendor's servers (``vendor``), or nowhere (``none``: computed, or read from an index).
+FetchPlace = Literal["local", "vendor", "none"]
 
 #: Auto-detect bands: keyed vendors first, then self-hosted URLs, then keyless backends.
 PRIORITY_KEYED = 20
@@ -95,6 +103,10 @@ class ProviderManifest(BaseModel):
     #: False keeps this provider's answers out of the answer cache: they are cheaper to
     #: compute than to cache, or change between calls (a local index that is being filled).
     cache: bool = True
+    #: Where extract and crawl fetch pages, which decides how their URLs are screened: one
+    #: place for both, or one per capability (``{extract: none}``). Undeclared is ``local``,
+    #: the strictest screen (docs/security.md).
+    fetch: FetchPlace | dict[Fetching, FetchPlace] = "local"
     homepage: str = ""
     #: Short labels a setup wizard shows beside the name ("free", "paid", "keyless").
     badge: str = ""
@@ -108,6 +120,19 @@ class ProviderManifest(BaseModel):
             "tag": self.tag,
             "env_vars": [{"key": var.key, "prompt": var.prompt, "url": var.url} for var in self.env],
         }
+
+    def fetch_place(self, capability: Fetching) -> FetchPlace:
+        """Where this provider fetches the pages of ``capability`` (``local`` unless declared)."""
+        if isinstance(self.fetch, dict):
+            return self.fetch.get(capability, "local")
+        return self.fetch
+
+    def configured_endpoints(self, settings: ProviderSettings) -> list[str]:
+        """Every endpoint the operator set for this provider: ``base_url``, ``url`` or any
+        ``*_url`` key of ``web.providers.<name>``, and the variables declared for them."""
+        found = [settings.base_url, *(value for key, value in (settings.model_extra or {}).items() if _endpoint(key))]
+        found += [var.value() for var in self.env if var.config_key and _endpoint(var.config_key)]
+        return [value.strip() for value in found if isinstance(value, str) and value.strip()]
 
     def missing(self, settings_has: set[str]) -> str | None:
         """Why this provider cannot run, from manifest facts alone; None if nothing is missing.
@@ -138,6 +163,11 @@ class PluginManifest(BaseModel):
     description: str = ""
     version: str = "0"
     providers: list[ProviderManifest] = Field(default_factory=list)
+
+
+def _endpoint(key: str) -> bool:
+    """Whether a ``web.providers.<name>`` key holds an endpoint URL (``base_url``, ``reader_url``)."""
+    return key == "url" or key.endswith("_url")
 
 
 class ManifestError(ValueError):

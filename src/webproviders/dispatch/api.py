@@ -18,22 +18,21 @@ from ..accounting.meter import Meter
 from ..config import BackendSpec, Config
 from ..envelope import failure
 from ..errors import to_provider_error
+from ..fetching.urlsafety import resolution_scope
 from ..manifest import Capability
-from . import runner, urlgate
+from . import runner
 from .call import Call, after, prepare
 from .chain import run_plan
 from .per_url import merge_refused
 
 
 async def _execute(call: Call) -> dict[str, Any]:
-    """Run a prepared call's plan under its deadline (extract and crawl URLs checked first)."""
+    """Run a prepared call's plan under its deadline; each host name is resolved once for it."""
     call.warnings = context.collect_warnings()
     context.set_deadline(call.deadline)
     meter: Meter = call.meter  # type: ignore[assignment]
-    with meter.observe():
+    with meter.observe(), resolution_scope():
         try:
-            if call.capability != "search":
-                await urlgate.screen(call)
             envelope = await run_plan(call, call.plan)  # type: ignore[arg-type]
         except Exception as exc:  # noqa: BLE001
             error = to_provider_error(exc, None)

@@ -54,12 +54,12 @@ def failed_count(data: Any) -> int:
     return sum(1 for item in data if is_failed(item)) if isinstance(data, list) else 0
 
 
-def _summary(item: dict[str, Any]) -> dict[str, Any]:
+def summary(item: dict[str, Any]) -> dict[str, Any]:
     """What ``meta.failures`` keeps of a failed item."""
-    summary = {"url": item.get("url"), "error": item["error"], "error_code": item.get("error_code") or "provider_error"}
+    kept = {"url": item.get("url"), "error": item["error"], "error_code": item.get("error_code") or "provider_error"}
     if isinstance(item.get("detail"), str):
-        summary["detail"] = item["detail"]
-    return summary
+        kept["detail"] = item["detail"]
+    return kept
 
 
 def _message(failures: list[dict[str, Any]], first: dict[str, Any], what: str) -> str:
@@ -87,7 +87,7 @@ def nothing_read(data: Any, capability: str, provider: str | None) -> WebProvide
 
 def all_failed(items: list[dict[str, Any]], capability: str, provider: str | None) -> WebProviderError:
     """The call-level error for items that all failed: the most telling code, each in ``failures``."""
-    failures = [_summary(item) for item in items]
+    failures = [summary(item) for item in items]
     first = min(failures, key=lambda f: _rank(f["error_code"]))
     what = "URLs" if capability == "extract" else "pages"
     detail = first.get("detail")
@@ -114,5 +114,5 @@ def merge_refused(envelope: dict[str, Any], refused: list[Refused]) -> None:
         return
     failures = meta.setdefault("failures", [])
     for position, item in refused:
-        failures.insert(position, _summary(item))
+        failures.insert(position, summary(item))
     meta["failed"] = len(failures)

@@ -28,7 +28,7 @@ from ..registry.registration import ProviderEntry
 from ..validate import (
     COMMON_SEARCH_OPTIONS,
 )
-from . import runner
+from . import runner, urlgate
 from .call import Call
 from .per_url import nothing_read
 from .state import DispatchState
@@ -189,10 +189,29 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
 async def serve(call: Call, entry: ProviderEntry, failover: bool = False) -> tuple[Any, dict[str, Any], bool]:
     """One provider's answer, ``(data, provider_meta, cached)``, through the cache when on.
 
+    Extract and crawl URLs are screened for this provider first (:mod:`.urlgate`): it is
+    given only those it may fetch, and the refused ones join its answer in their places.
     ``failover`` says another provider could answer instead: a paused provider is skipped and
     a 429 is not retried. Raises :class:`WebProviderError` (``Skipped`` when no request
     was spent).
     """
+    if call.capability == "search":
+        return await _serve(call, entry, failover)
+    try:
+        screened = await urlgate.screen(call, entry)
+    except WebProviderError as error:
+        call.attempts.append(
+            {"provider": entry.manifest.name, "outcome": "skipped", "error_code": error.code, "reason": error.message}
+        )
+        raise
+    try:
+        data, meta, cached = await _serve(screened.view(call), entry, failover)
+    except WebProviderError as error:
+        raise screened.merge_failures(error) from None
+    return screened.merge(data), meta, cached
+
+
+async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any, dict[str, Any], bool]:
     name = entry.manifest.name
     try:
         _before(call, entry)

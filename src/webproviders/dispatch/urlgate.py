@@ -1,49 +1,111 @@
-"""The URL-safety gate: extract URLs and crawl seeds are checked before any provider sees them.
+"""The URL screen: each provider's extract URLs and crawl seed, checked where its fetch happens.
 
-Whatever answers the call (a vendor's API, a self-hosted Firecrawl on the operator's own
-network, a third-party plugin), a URL that arrives at run time goes through the policy the
-built-in fetcher uses (:mod:`webproviders.fetching.urlsafety`): the checks that need no DNS,
-then every address its host resolves to. ``web.allow_private_networks`` and
-``web.allowed_hosts`` are the switches, as for fetching. An unsafe extract URL becomes that
-URL's ``unsafe_url`` item while the others go to the provider (it joins the answer in its
-place, as a malformed URL does: :func:`.per_url.merge_refused`); an unsafe crawl seed fails
-the call.
+The screen protects the operator's network, so it is as strict as the place that makes the
+request (the provider's manifest ``fetch``, see :meth:`.ProviderManifest.fetch_place`):
+
+- ``local`` (this machine fetches: ``http``, a browser, a self-hosted service): the full
+  policy of :mod:`webproviders.fetching.urlsafety`, every host resolved once for the call;
+- ``vendor`` (the vendor's servers fetch): every check that needs no DNS, and no lookup;
+- ``none`` (nothing is fetched: computed answers, an index): the input check only.
+
+A ``vendor`` provider with an endpoint the operator configured on their own network (a
+self-hosted Firecrawl at ``http://10.0.0.5:3002``, a Jina reader at ``http://reader:3000``)
+is screened as ``local``: that network makes the request. ``web.allow_private_networks``
+and ``web.allowed_hosts`` are the switches. An unsafe extract URL becomes that URL's item in
+the provider's answer, in its place; an unsafe crawl seed fails the provider.
 """
 
 from __future__ import annotations
 
 import asyncio
+import copy
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
 
+from ..config import Config
 from ..envelope import page_error
-from ..errors import WebTimeoutError
-from ..fetching.urlsafety import AddressPolicy, screen_urls
+from ..errors import WebProviderError, WebTimeoutError
+from ..fetching.urlsafety import (
+    AddressPolicy,
+    on_operator_network,
+    screen_urls,
+    screen_urls_offline,
+)
+from ..manifest import Fetching, FetchPlace
+from ..registry.registration import ProviderEntry
 from .call import Call
-from .per_url import all_failed
+from .per_url import Refused, all_failed, summary
 
 
-async def screen(call: Call) -> None:
-    """Check the call's URLs; an unsafe extract URL joins ``call.refused`` in its place.
+def fetch_place(entry: ProviderEntry, capability: Fetching, config: Config) -> FetchPlace:
+    """Where ``entry`` fetches for ``capability`` now: its manifest's word, unless self-hosted."""
+    manifest = entry.manifest
+    place = manifest.fetch_place(capability)
+    endpoints = manifest.configured_endpoints(config.provider(manifest.name)) if place == "vendor" else []
+    return "local" if any(map(on_operator_network, endpoints)) else place
 
-    An extract call keeps only its safe URLs in ``call.arguments``. Raises the refusal of a
-    crawl seed, or (with every URL in ``meta.failures``) when no extract URL may be fetched.
+
+@dataclass
+class Screened:
+    """One provider's share of the call's URLs: those it may be given, the rest as items."""
+
+    urls: list[str]
+    #: Refused URLs: their positions among the call's URLs, and their error items.
+    refused: list[Refused] = field(default_factory=list)
+
+    def view(self, call: Call) -> Call:
+        """``call`` as this provider sees it: only the URLs it may be given."""
+        if not self.refused or call.capability != "extract":
+            return call
+        return dataclasses.replace(call, arguments={**call.arguments, "urls": self.urls})
+
+    def merge(self, data: Any) -> Any:
+        """The provider's pages with the refused URLs' items put back in their places."""
+        if not self.refused or not isinstance(data, list):
+            return data
+        merged = list(data)
+        for position, item in self.refused:
+            merged.insert(position, item)
+        return merged
+
+    def merge_failures(self, error: WebProviderError) -> WebProviderError:
+        """A per-URL failure of the provider with the refused URLs among its failures."""
+        if not self.refused or error.failures is None:
+            return error
+        merged = copy.copy(error)  # the error may be shared with other calls (single flight)
+        merged.failures = list(error.failures)
+        for position, item in self.refused:
+            merged.failures.insert(position, summary(item))
+        return merged
+
+
+async def screen(call: Call, entry: ProviderEntry) -> Screened:
+    """Check the call's URLs for ``entry``; raises when it may be given none of them.
+
+    An unsafe crawl seed raises its own refusal; an extract whose every URL is refused
+    raises the most telling of them, with each in ``meta.failures``.
     """
     extract = call.capability == "extract"
     urls: list[str] = list(call.arguments["urls"]) if extract else [call.arguments["url"]]
-    try:
-        problems = await asyncio.wait_for(
-            screen_urls(urls, AddressPolicy.from_config(call.config)), max(0.0, call.remaining())
-        )
-    except asyncio.TimeoutError:
-        raise WebTimeoutError("The call's deadline passed while the URLs' host names were being checked.") from None
-    refused = {index: problem for index, problem in enumerate(problems) if problem is not None}
+    place = fetch_place(entry, call.capability, call.config)  # type: ignore[arg-type]
+    if place == "none":
+        return Screened(urls)
+    policy = AddressPolicy.from_config(call.config)
+    if place == "vendor":
+        problems = screen_urls_offline(urls, policy)
+    else:
+        try:
+            problems = await asyncio.wait_for(screen_urls(urls, policy), max(0.0, call.remaining()))
+        except asyncio.TimeoutError:
+            raise WebTimeoutError("The call's deadline passed while the URLs' host names were being checked.") from None
+    seed = problems[0]
+    if not extract and seed is not None:
+        raise seed
+    refused = [(index, page_error(urls[index], problem)) for index, problem in enumerate(problems) if problem is not None]
     if not refused:
-        return
-    if not extract:
-        raise refused[0]
-    items = {index: page_error(urls[index], problem) for index, problem in refused.items()}
+        return Screened(urls)
     if len(refused) == len(urls):
-        raise all_failed(list(items.values()), "extract", None)
-    call.arguments["urls"] = [url for index, url in enumerate(urls) if index not in refused]
-    taken = {position for position, _ in call.refused}
-    positions = [p for p in range(len(urls) + len(taken)) if p not in taken]  # of the URLs checked here
-    call.refused = sorted([*call.refused, *((positions[i], item) for i, item in items.items())], key=lambda r: r[0])
+        raise all_failed([item for _, item in refused], "extract", entry.manifest.name)
+    taken = {index for index, _ in refused}
+    return Screened([url for index, url in enumerate(urls) if index not in taken], refused)

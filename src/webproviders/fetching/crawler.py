@@ -37,7 +37,7 @@ from .pages import PageOptions, render
 from .politeness import HostLimiter
 from .robots import PARSE_LIMIT, RobotsCache, whole_lines
 from .sitemap import parse_sitemap
-from .urlsafety import AddressPolicy, check_destination_resolved
+from .urlsafety import AddressPolicy, check_destination_resolved, resolution_scope
 
 Scope = Literal["host", "domain", "any"]
 MAX_PAGES_CAP = 1000
@@ -325,7 +325,15 @@ class Crawler:
 
     # -- the crawl --------------------------------------------------------------------
     async def run(self, url: str) -> list[dict[str, Any]]:
-        """Crawl from ``url``; returns page items sorted by depth, then discovery order."""
+        """Crawl from ``url``; returns page items sorted by depth, then discovery order.
+
+        Each host is resolved once for the whole crawl (the seed's check, robots.txt,
+        sitemaps, pages and redirects), joining the dispatch call's lookups when there is one.
+        """
+        with resolution_scope():
+            return await self._crawl(url)
+
+    async def _crawl(self, url: str) -> list[dict[str, Any]]:
         loop = asyncio.get_running_loop()
         self._stop_at = None if self.budget is None else loop.time() + self.budget
         seed = canonicalize(url)

@@ -1,7 +1,8 @@
 """Fetching one URL that came from untrusted input: checked, pinned, bounded.
 
-Every hop (at most :data:`MAX_REDIRECTS` redirects) is checked before it is requested, the
-connection goes to the checked address (:mod:`webproviders.fetching.pinning`), the body is
+Every hop (at most :data:`MAX_REDIRECTS` redirects) is checked before it is requested, each
+host is resolved once (within the enclosing dispatch call, or this fetch), the connection
+goes to the address that was checked (:mod:`webproviders.fetching.pinning`), the body is
 decoded up to ``web.max_response_bytes`` decoded bytes (then ``too_large``; see
 :mod:`webproviders.fetching.decompress`), decompression runs in worker threads so that a
 compressed body never holds up the event loop, and the whole fetch, redirects and body
@@ -11,6 +12,7 @@ included, finishes within one timeout.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import httpx
@@ -36,7 +38,12 @@ from ..urls import shorten
 from .decompress import BodyDecoder, BodyTooLarge, Undecodable, UnsupportedCoding, accept_encoding
 from .pinning import safe_client
 from .sniff import Kind, sniff
-from .urlsafety import AddressPolicy, check_destination, check_destination_resolved
+from .urlsafety import (
+    AddressPolicy,
+    check_destination,
+    check_destination_resolved,
+    resolution_scope,
+)
 
 MAX_REDIRECTS = 5
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -115,15 +122,24 @@ def _network_error(exc: Exception, url: str) -> WebProviderError:
     return NetworkError(f"Could not fetch {shorten(url)}: {type(exc).__name__}: {exc}".rstrip(": ") + ".")
 
 
-async def _follow(
-    client: httpx.AsyncClient, url: str, policy: AddressPolicy, limit: int, accept: str, truncate: bool
-) -> FetchResult:
+@dataclass(frozen=True)
+class _Request:
+    """What every hop of one fetch asks for."""
+
+    limit: int
+    accept: str
+    truncate: bool
+    headers: Mapping[str, str]
+    on_redirect: Callable[[str], None] | None
+
+
+async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, asked: _Request) -> FetchResult:
     target = await check_destination_resolved(url, policy)
     redirects: list[str] = []
     while True:
         request_url = str(target.url)
         try:
-            headers = {"Accept": accept, "Accept-Encoding": accept_encoding()}
+            headers = {**asked.headers, "Accept": asked.accept, "Accept-Encoding": accept_encoding()}
             request = client.build_request("GET", target.url, headers=headers)
             response = await client.send(request, stream=True)
         except UnsafeURLError as exc:
@@ -152,6 +168,8 @@ async def _follow(
                         detail="bad redirect",
                     ) from None
                 redirects.append(request_url)
+                if asked.on_redirect is not None:
+                    asked.on_redirect(str(next_url))
                 try:
                     target = await check_destination_resolved(next_url, policy)
                 except UnsafeURLError as exc:
@@ -162,7 +180,7 @@ async def _follow(
             result = FetchResult(url, request_url, response.status_code, response.headers, redirects=redirects)
             if 200 <= response.status_code < 300:
                 try:
-                    body = await _read_body(response, request_url, limit, truncate)
+                    body = await _read_body(response, request_url, asked.limit, asked.truncate)
                 except httpx.HTTPError as exc:
                     raise _network_error(exc, request_url) from None
                 result.content, result.truncated = body.body, body.full
@@ -179,6 +197,8 @@ async def fetch(
     max_bytes: int | None = None,
     accept: str = ACCEPT_PAGE,
     truncate: bool = False,
+    headers: Mapping[str, str] | None = None,
+    on_redirect: Callable[[str], None] | None = None,
 ) -> FetchResult:
     """GET ``url`` safely and return the final response (any status; body only for 2xx).
 
@@ -186,21 +206,24 @@ async def fetch(
     with ``truncate`` the first ``max_bytes`` are kept instead), ``timeout`` (``timeout``
     seconds for the whole fetch), ``unsupported`` (an encoding that cannot be decoded) or
     ``network_error``; HTTP error statuses are returned, see :func:`status_error`.
+    ``headers`` go with every hop; ``on_redirect(target)`` sees each redirect target before
+    it is checked, and may raise to stop there.
     """
     policy = AddressPolicy.from_config(config)
     check_destination(url, policy)  # fail fast, before any pool or DNS work
     limit = max_bytes or (config.web.max_response_bytes if config is not None else 5_000_000)
     client = safe_client(config)
-    work = _follow(client, url, policy, limit, accept, truncate)
-    if timeout is None:
-        return await work
-    if timeout <= 0:
-        work.close()
-        raise WebTimeoutError(f"No time was left to fetch {shorten(url)}.")
-    try:
-        return await asyncio.wait_for(work, timeout)
-    except asyncio.TimeoutError:
-        raise WebTimeoutError(f"{shorten(url)} did not finish loading within {timeout:.1f} s.") from None
+    with resolution_scope():  # the check and the connection share one lookup per host
+        work = _follow(client, url, policy, _Request(limit, accept, truncate, headers or {}, on_redirect))
+        if timeout is None:
+            return await work
+        if timeout <= 0:
+            work.close()
+            raise WebTimeoutError(f"No time was left to fetch {shorten(url)}.")
+        try:
+            return await asyncio.wait_for(work, timeout)
+        except asyncio.TimeoutError:
+            raise WebTimeoutError(f"{shorten(url)} did not finish loading within {timeout:.1f} s.") from None
 
 
 def status_error(result: FetchResult) -> WebProviderError | None:

@@ -1,10 +1,12 @@
 """Connections that go to the address that was checked, and the pooled client that uses them.
 
-The network backend resolves the host itself, refuses the connection when any answer is
-unsafe, and opens the socket to the vetted address. The TLS handshake still names the host
-(SNI and certificate checks) and the ``Host`` header is untouched, because httpcore does
-both above this layer. So a DNS answer that changes between a check and the connection
-(rebinding) can never reach an internal address.
+The network backend takes the host's addresses from the lookup that the URL check made
+(:func:`.urlsafety.resolution_scope`: one resolution per host per call), checks them again
+under its own policy, and opens the socket to a vetted address; outside a scope it resolves
+the host itself. The TLS handshake still names the host (SNI and certificate checks) and
+the ``Host`` header is untouched, because httpcore does both above this layer. So a DNS
+answer that changes between a check and the connection (rebinding) is never asked for, and
+can never reach an internal address.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ MAX_ORIGINS = 256
 
 
 class PinnedBackend(httpcore.AsyncNetworkBackend):
-    """Resolves and vets every address before connecting to exactly that address."""
+    """Vets every address of the host (as the URL check resolved it) and connects to exactly that address."""
 
     def __init__(self, policy: AddressPolicy, inner: httpcore.AsyncNetworkBackend | None = None) -> None:
         self.policy = policy

@@ -8,8 +8,10 @@ that embed one of those, and numeric host spellings that hide an address.
 ``allow_private_networks`` and ``allowed_hosts`` lift the network refusal for intranet use;
 metadata and the never-routable ranges stay refused.
 
-Names are resolved through a swappable resolver (:func:`override_resolver`), so tests and
-embedders decide what a name means without touching DNS. See docs/security.md.
+Names are resolved through a swappable resolver (:func:`override_resolver`), so embedders
+decide what a name means, and at most once per host within a :func:`resolution_scope` (one
+dispatch call, one fetch, one crawl): every later check and the connection itself use that
+same answer, so nothing can change it in between. See docs/security.md.
 """
 
 from __future__ import annotations
@@ -19,13 +21,17 @@ import re
 import socket
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
+from urllib.parse import urlsplit
 
 from ..errors import NetworkError, UnsafeURLError, WebProviderError
 from ..urls import shorten
 
 if TYPE_CHECKING:
+    import asyncio
+
     import httpx
 
     from ..config import Config
@@ -108,6 +114,10 @@ ADDRESS_TABLE: tuple[AddressRange, ...] = _table(
      "AWS EKS docs: Pod Identity agent"),
     ("fd00:42::42/128", "metadata", "a cloud metadata address (Scaleway over IPv6)",
      "Scaleway docs: Instance metadata API"),
+    ("fd20:ce::254/128", "metadata", "a cloud metadata address (Google Cloud over IPv6)",
+     "Google Cloud docs: About VM metadata, IPv6 metadata server"),
+    ("fe80::a9fe:a9fe/128", "metadata", "a cloud metadata address (OpenStack over IPv6)",
+     "OpenStack Nova docs: Metadata service (Victoria and later)"),
     # -- no web server lives here, or the address aliases the machine itself
     ("0.0.0.0/8", "never", "an unspecified address", "RFC 791 §3.2; RFC 1122 §3.2.1.3"),
     ("::/128", "never", "an unspecified address", "RFC 4291 §2.5.2"),
@@ -383,10 +393,63 @@ def override_resolver(resolver: Resolver) -> Iterator[None]:
         set_resolver(previous)
 
 
+class ResolvedNames:
+    """What each host name meant within one scope: resolved once, then the same answer for all.
+
+    Lookups of one name that overlap share one resolution. A name that did not resolve stays
+    unresolved for the scope. The answers are raw: every user checks them under its own policy.
+    """
+
+    def __init__(self) -> None:
+        self._answers: dict[str, list[str] | NetworkError] = {}
+        self._pending: dict[str, asyncio.Task[None]] = {}
+
+    async def lookup(self, host: str, port: int) -> list[str]:
+        """The addresses ``host`` resolved to in this scope (resolving it now on first use)."""
+        import asyncio  # here, not at import: listing providers stays light
+
+        if host not in self._answers:
+            task = self._pending.get(host)
+            if task is None or task.get_loop() is not asyncio.get_running_loop():
+                task = self._pending[host] = asyncio.ensure_future(self._resolve(host, port))
+            await asyncio.shield(task)  # a cancelled waiter leaves the lookup to the others
+        answer = self._answers[host]
+        if isinstance(answer, NetworkError):
+            raise NetworkError(answer.message)
+        return answer
+
+    async def _resolve(self, host: str, port: int) -> None:
+        try:
+            self._answers[host] = list(await get_resolver()(host, port))
+        except NetworkError as exc:
+            self._answers[host] = exc
+        finally:
+            self._pending.pop(host, None)
+
+
+_scope: ContextVar[ResolvedNames | None] = ContextVar("webproviders_resolved_names", default=None)
+
+
+@contextmanager
+def resolution_scope() -> Iterator[ResolvedNames]:
+    """Resolve each name at most once inside the block (joining the enclosing scope, if any)."""
+    current = _scope.get()
+    if current is not None:
+        yield current
+        return
+    names = ResolvedNames()
+    token = _scope.set(names)
+    try:
+        yield names
+    finally:
+        _scope.reset(token)
+
+
 async def resolve_checked(host: str, port: int, policy: AddressPolicy, *, url: str | None = None) -> list[str]:
     """Resolve ``host`` and check every answer; returns the vetted addresses, in order.
 
-    One refused answer refuses the host: a connection may pick any of them.
+    One refused answer refuses the host: a connection may pick any of them. Inside a
+    :func:`resolution_scope` the name is resolved once and its answer reused.
     """
     name = _clean_host(host)
     allow_listed = policy.host_allowed(name)
@@ -400,7 +463,8 @@ async def resolve_checked(host: str, port: int, policy: AddressPolicy, *, url: s
     else:
         if name in METADATA_NAMES:
             raise _refuse(shown, f"'{name}' is a cloud metadata host name")
-        answers = await get_resolver()(name, port)
+        names = _scope.get()
+        answers = await (names.lookup(name, port) if names is not None else get_resolver()(name, port))
     if not answers:
         raise NetworkError(f"The host name '{name}' resolved to no address.")
     vetted: list[str] = []
@@ -423,14 +487,8 @@ async def check_destination_resolved(url: str | httpx.URL, policy: AddressPolicy
     return target
 
 
-async def screen_urls(urls: Sequence[str], policy: AddressPolicy) -> list[WebProviderError | None]:
-    """For each URL, why it may not be fetched, or None: :func:`check_destination_resolved` for a batch.
-
-    Each distinct host is resolved once, all hosts at the same time. A refusal is
-    ``unsafe_url``; a host that does not resolve is ``network_error``.
-    """
-    import asyncio  # here, not at import: listing providers stays light
-
+def _check_all(urls: Sequence[str], policy: AddressPolicy) -> tuple[list[WebProviderError | None], dict[int, Target]]:
+    """:func:`check_destination` for each URL: the refusals, and the targets of the others by index."""
     problems: list[WebProviderError | None] = []
     targets: dict[int, Target] = {}
     for index, url in enumerate(urls):
@@ -439,6 +497,23 @@ async def screen_urls(urls: Sequence[str], policy: AddressPolicy) -> list[WebPro
             problems.append(None)
         except UnsafeURLError as exc:
             problems.append(exc)
+    return problems, targets
+
+
+def screen_urls_offline(urls: Sequence[str], policy: AddressPolicy) -> list[WebProviderError | None]:
+    """For each URL, why it may not be fetched, or None: every check that needs no DNS."""
+    return _check_all(urls, policy)[0]
+
+
+async def screen_urls(urls: Sequence[str], policy: AddressPolicy) -> list[WebProviderError | None]:
+    """For each URL, why it may not be fetched, or None: :func:`check_destination_resolved` for a batch.
+
+    Each distinct host is resolved once, all hosts at the same time. A refusal is
+    ``unsafe_url``; a host that does not resolve is ``network_error``.
+    """
+    import asyncio  # here, not at import: listing providers stays light
+
+    problems, targets = _check_all(urls, policy)
     hosts = list(dict.fromkeys((target.host, target.port) for target in targets.values()))
     outcomes = await asyncio.gather(
         *(resolve_checked(host, port, policy) for host, port in hosts), return_exceptions=True
@@ -453,3 +528,36 @@ async def screen_urls(urls: Sequence[str], policy: AddressPolicy) -> list[WebPro
         elif isinstance(outcome, BaseException):
             raise outcome
     return problems
+
+
+#: Name suffixes that are never public: special-use names (RFC 6761, RFC 6762, RFC 8375),
+#: ICANN's private-use ``.internal`` and names commonly used inside private networks.
+PRIVATE_SUFFIXES = (
+    "localhost", "localdomain", "local", "internal", "home.arpa", "test", "invalid", "example",
+    "lan", "intranet", "corp", "home", "private",
+)
+
+
+def on_operator_network(url: str) -> bool:
+    """Whether a configured endpoint is on this machine or its network, judged without DNS.
+
+    True for an address that is not public (in any spelling), for ``localhost``, metadata
+    names, a single-label name (``firecrawl``, a container's name) and a name under a
+    suffix that is never public (:data:`PRIVATE_SUFFIXES`); also for a URL that cannot be
+    read, so doubt counts as local. A public-looking name counts as outside.
+    """
+    try:
+        host = _clean_host(urlsplit(url.strip()).hostname or "")
+    except ValueError:
+        return True
+    if not host:
+        return True
+    try:
+        address: IPAddress | None = ipaddress.ip_address(host)
+    except ValueError:
+        address = None
+    if address is not None:
+        return address_problem(address, AddressPolicy()) is not None
+    if "." not in host or _numeric_spelling(host) or host in METADATA_NAMES:
+        return True
+    return any(host == suffix or host.endswith("." + suffix) for suffix in PRIVATE_SUFFIXES)
