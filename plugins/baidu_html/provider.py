@@ -1,24 +1,26 @@
 """The ``baidu_html`` provider: GETs ``/s?wd=...`` and reads the results page.
 
-Redirects are followed by hand so a hop to the verification page is recognised from its
+A redirect is followed as a screened local fetch (see :mod:`webproviders.kit.htmlsearch`),
+and each hop is looked at first, so a hop to the verification page is recognised from its
 ``Location`` and the CAPTCHA page itself is never requested. Network settings and the
-timeout are the ``http`` provider's (see :mod:`webproviders.kit.htmlsearch`).
+timeout are the ``http`` provider's.
 """
 
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urljoin
 
-from webproviders import ProviderError
 from webproviders.kit import HTMLSearchProvider, check_page_status
 
 from .markup import captcha_error, is_verification_url
 from .request import search_params
 
-#: Redirect hops followed at most (Baidu uses one for http -> https or a locale switch).
-MAX_REDIRECTS = 3
 _HEADERS = {"Accept-Language": "zh-CN,zh;q=0.9,en;q=0.6"}
+
+
+def _refuse_verification(target: str) -> None:
+    if is_verification_url(target):
+        raise captcha_error("(it redirected the search to its verification page)")
 
 
 class BaiduHTMLProvider(HTMLSearchProvider):
@@ -27,21 +29,13 @@ class BaiduHTMLProvider(HTMLSearchProvider):
     search_options = frozenset({"time_range", "include_domains"})
 
     async def _page_html(self, params: dict[str, str]) -> str:
-        client = self.client()
-        url: str = f"{self.base_url()}/s"
-        query: dict[str, str] | None = params
-        for _ in range(MAX_REDIRECTS + 1):
-            response = await client.get(url, params=query, headers=_HEADERS, timeout=self.timeout())
-            if not response.is_redirect:
-                if is_verification_url(str(response.url)):
-                    raise captcha_error("instead of results")
-                check_page_status(response, "Baidu")
-                return response.text
-            target = urljoin(str(response.url), response.headers.get("location", ""))
-            if is_verification_url(target):
-                raise captcha_error("(it redirected the search to its verification page)")
-            url, query = target, None
-        raise ProviderError(f"Baidu redirected the search more than {MAX_REDIRECTS} times.")
+        response = await self.results_page(
+            "GET", f"{self.base_url()}/s", params=params, headers=_HEADERS, on_redirect=_refuse_verification
+        )
+        if is_verification_url(str(response.url)):
+            raise captcha_error("instead of results")
+        check_page_status(response, "Baidu")
+        return response.text
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         from .parse import parse_page  # lxml loads on first search, not when listing providers

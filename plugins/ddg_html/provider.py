@@ -1,7 +1,8 @@
 """The ``ddg_html`` provider: POSTs the search form and reads the results page.
 
-Network settings and the timeout are the ``http`` provider's (see
-:mod:`webproviders.kit.htmlsearch`); only the 202 challenge is DuckDuckGo's own status.
+Network settings and the timeout are the ``http`` provider's, and a redirect is followed as
+a screened local fetch (see :mod:`webproviders.kit.htmlsearch`); only the 202 challenge is
+DuckDuckGo's own status.
 """
 
 from __future__ import annotations
@@ -42,13 +43,7 @@ class DuckDuckGoHTMLProvider(HTMLSearchProvider):
 
     async def _page_html(self, form: dict[str, str]) -> str:
         base = self.base_url()
-        response = await self.client().post(
-            f"{base}/html/",
-            data=form,
-            headers={"Referer": f"{base}/"},
-            timeout=self.timeout(),
-            follow_redirects=True,
-        )
+        response = await self.results_page("POST", f"{base}/html/", data=form, headers={"Referer": f"{base}/"})
         check_status(response)
         return response.text
 

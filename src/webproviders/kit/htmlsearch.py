@@ -4,11 +4,16 @@ Such a provider is a browser-like client of the site, so it shares the ``http`` 
 network settings (the pooled client applies ``web.proxy`` and ``web.user_agent``) and its
 timeout, and it reads an error status as the site's wall: 403 and 429 mean the site limits
 automated searches from this address (``blocked``), not that a key is wrong.
+
+The request to the engine's configured address is trusted; a redirect it answers with is
+not (it could point anywhere, 169.254.169.254 included), so every hop is followed as a
+local fetch: screened, resolved once, pinned and capped (:func:`.fetching.fetch.fetch`).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 
 from ..errors import BadGatewayError, BlockedError, ProviderError
 from ..retry_after import retry_after_from_headers
@@ -16,6 +21,11 @@ from .vendor import VendorProvider
 
 if TYPE_CHECKING:
     import httpx
+
+    from ..fetching.fetch import FetchResult
+
+#: Response headers that describe the body as sent, not as the fetcher hands it over (decoded).
+_TRANSFER_HEADERS = frozenset({"content-encoding", "content-length", "transfer-encoding"})
 
 
 class HTMLSearchProvider(VendorProvider):
@@ -35,6 +45,43 @@ class HTMLSearchProvider(VendorProvider):
         from .http import get_client
 
         return get_client(self.config)
+
+    async def results_page(
+        self,
+        method: str,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        on_redirect: Callable[[str], None] | None = None,
+        **request: Any,
+    ) -> httpx.Response:
+        """The engine's answer to ``method url``, with any redirect followed as a screened local fetch.
+
+        ``on_redirect(target)`` sees each hop before it is checked or requested and may raise
+        (a hop to a CAPTCHA page, say). Hops are requested with GET, as browsers do after a form.
+        """
+        from ..fetching.fetch import fetch
+
+        response = await self.client().request(
+            method, url, headers=headers, timeout=self.timeout(), follow_redirects=False, **request
+        )
+        location = response.headers.get("location")
+        if not (response.is_redirect and location):
+            return response
+        target = str(response.url.join(location))
+        if on_redirect is not None:
+            on_redirect(target)
+        hop = await fetch(target, self.config, timeout=self.timeout(), headers=headers, on_redirect=on_redirect)
+        return _as_response(hop)
+
+
+def _as_response(result: FetchResult) -> httpx.Response:
+    """A fetch's final answer as an ``httpx.Response``, its body already decoded."""
+    import httpx
+
+    headers = [(k, v) for k, v in result.headers.multi_items() if k.lower() not in _TRANSFER_HEADERS]
+    request = httpx.Request("GET", result.final_url)
+    return httpx.Response(result.status_code, headers=headers, content=result.content, request=request)
 
 
 def check_page_status(response: httpx.Response, site: str, what: str = "the search") -> None:
