@@ -12,6 +12,7 @@ import subprocess
 import threading
 import time
 import uuid
+from collections import Counter
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -66,25 +67,60 @@ def plugin_module() -> Any:
 
 
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
-#: What every other host name means in tests: a public address no test ever connects to.
+#: A public address for names a test declares public; no test ever connects to it.
 PUBLIC_ADDRESS = "93.184.216.34"
 
 
-@pytest.fixture(autouse=True)
-def _public_dns() -> Iterator[None]:
-    """URL checks resolve names without DNS: loopback names to 127.0.0.1, any other to a public address.
+class DNS:
+    """What host names mean in one test, answered where the system resolver is asked.
 
-    Vendor calls are mocked (respx) or go to loopback servers, so the answer for a page's
-    host is never connected to; it only lets the URL-safety check pass, as real DNS would
-    for a public site. Tests that need other answers override the resolver in turn.
+    ``socket.getaddrinfo`` itself answers from :attr:`table` (name -> list of answers, handed
+    out one lookup at a time, the last one repeating), so the library's own resolver runs
+    unchanged. A name not in the table that is not a loopback name fails loudly, as on a
+    machine without DNS. :attr:`lookups` counts every name looked up (address literals are
+    not lookups); :attr:`unreachable` lists the non-loopback addresses a connection was
+    refused to.
     """
-    from webproviders.fetching.urlsafety import override_resolver
 
-    async def resolve(host: str, port: int) -> list[str]:
-        return ["127.0.0.1"] if _loopback(host) or host.endswith(".localhost") else [PUBLIC_ADDRESS]
+    def __init__(self) -> None:
+        self.table: dict[str, list[list[str]]] = {}
+        self.lookups: Counter[str] = Counter()
+        self.unreachable: list[object] = []
 
-    with override_resolver(resolve):
-        yield
+    def answer(self, host: str, *addresses: str) -> None:
+        """``host`` resolves to ``addresses`` from now on."""
+        self.table[host] = [list(addresses)]
+
+    def resolve(self, host: str, port: object, family: int, type_: int) -> list[tuple[Any, ...]] | None:
+        """The ``getaddrinfo`` answer for a declared name; None for names left to the system."""
+        name = host.lower().rstrip(".")
+        self.lookups[name] += 1
+        answers = self.table.get(name)
+        if answers is None:
+            if _loopback(name):
+                return None
+            raise socket.gaierror(socket.EAI_NONAME, f"test tried to look up {host!r}: only loopback names are allowed")
+        addresses = answers.pop(0) if len(answers) > 1 else answers[0]
+        number = int(str(port)) if str(port).isdigit() else 0
+        kind = type_ or socket.SOCK_STREAM
+        infos = [
+            (socket.AF_INET6, kind, socket.IPPROTO_TCP, "", (address, number, 0, 0))
+            if ":" in address
+            else (socket.AF_INET, kind, socket.IPPROTO_TCP, "", (address, number))
+            for address in addresses
+        ]
+        return [info for info in infos if family in (0, info[0])]
+
+
+_dns = DNS()
+
+
+@pytest.fixture(autouse=True)
+def dns() -> Iterator[DNS]:
+    """This test's DNS: nothing but loopback names resolves until the test declares a name."""
+    global _dns
+    _dns = DNS()
+    yield _dns
 
 
 def _loopback(host: object) -> bool:
@@ -100,11 +136,22 @@ def _loopback(host: object) -> bool:
         return False
 
 
+def _address_literal(host: str) -> bool:
+    import ipaddress
+
+    try:
+        ipaddress.ip_address(host.split("%")[0])
+    except ValueError:
+        return False
+    return True
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _no_internet() -> Iterator[None]:
-    """No test may reach beyond this machine: non-loopback connects and lookups fail loudly."""
-    import socket
+    """No test may reach beyond this machine: non-loopback connects and lookups fail loudly.
 
+    Lookups go through the current test's :class:`DNS`.
+    """
     real_connect, real_connect_ex, real_getaddrinfo = (
         socket.socket.connect,
         socket.socket.connect_ex,
@@ -113,6 +160,7 @@ def _no_internet() -> Iterator[None]:
 
     def guard(address: object) -> None:
         if isinstance(address, tuple) and not _loopback(address[0]):
+            _dns.unreachable.append(address[0])
             raise OSError(f"test tried to reach {address!r}: only loopback addresses are allowed")
 
     def connect(self: socket.socket, address: object) -> None:
@@ -123,10 +171,13 @@ def _no_internet() -> Iterator[None]:
         guard(address)
         return real_connect_ex(self, address)  # type: ignore[arg-type]
 
-    def getaddrinfo(host: object, *args: object, **kwargs: object) -> object:
-        if host is not None and not _loopback(host if isinstance(host, str) else str(host, "ascii")):
-            raise socket.gaierror(f"test tried to look up {host!r}: only loopback names are allowed")
-        return real_getaddrinfo(host, *args, **kwargs)  # type: ignore[arg-type]
+    def getaddrinfo(host: object, port: object = None, family: int = 0, type: int = 0, *args: object, **kwargs: object) -> object:
+        name = host.decode("ascii") if isinstance(host, bytes) else host
+        if isinstance(name, str) and not _address_literal(name):
+            answer = _dns.resolve(name, port, family, type)
+            if answer is not None:
+                return answer
+        return real_getaddrinfo(host, port, family, type, *args, **kwargs)  # type: ignore[arg-type]
 
     socket.socket.connect = connect  # type: ignore[method-assign]
     socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]

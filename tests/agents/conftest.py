@@ -16,6 +16,7 @@ providers:
   - name: probe
     display_name: Probe
     capabilities: [search, extract]
+    fetch: none
     priority: 90
     auto_detect: false
 """

@@ -61,7 +61,9 @@ async def exercise_tools(client: Client) -> None:
     assert [page["url"] for page in extract.structured_content["data"]] == [f"{SITE}/a", f"{SITE}/b"]
     assert f"This is offline content for {SITE}/a" in text_of(extract)
 
-    refused = await client.call_tool("web_extract", {"urls": ["http://169.254.169.254/latest/meta-data/"]})
+    refused = await client.call_tool(
+        "web_extract", {"urls": ["http://169.254.169.254/latest/meta-data/"], "backend": "http"}
+    )
     assert refused.is_error and refused.structured_content["error_code"] == "unsafe_url"
 
     crawl = await client.call_tool("web_crawl", {"url": f"{SITE}/", "max_pages": 2})

@@ -75,8 +75,8 @@ class AsyncSearch(WebSearchProvider):
 
 
 def register(ctx):
-    ctx.register_web_search_provider(SyncSearch())
-    ctx.register_web_search_provider(AsyncSearch())
+    ctx.register_web_search_provider(SyncSearch(), manifest={"fetch": "none"})
+    ctx.register_web_search_provider(AsyncSearch(), manifest={"fetch": "none"})
 '''
 
 

@@ -35,7 +35,7 @@ def register(ctx):
 
 @pytest.fixture
 def clock(write_plugin: Any, make_config: Any) -> Any:
-    root = write_plugin("clock", CLOCK, [{"name": "clock", "capabilities": ["search", "extract"], "timeout": 90}])
+    root = write_plugin("clock", CLOCK, [{"name": "clock", "capabilities": ["search", "extract"], "timeout": 90, "fetch": "none"}])
 
     def build(**web: Any) -> Any:
         return make_config(web=web, plugins={"paths": [str(root)], "enabled": ["clock"]})

@@ -73,7 +73,7 @@ def test_extract_golden_with_one_failed_url(write_plugin: Any, make_config: Any)
                 return [ok, page_error(urls[1], BlockedError("The site shows a CAPTCHA.", detail="captcha_required"))]
 
         def register(ctx):
-            ctx.register_web_search_provider(Partial())
+            ctx.register_web_search_provider(Partial(), manifest={"fetch": "none"})
         """,
     )
     config = make_config(plugins={"paths": [str(root)], "enabled": ["partial"]})

@@ -33,6 +33,7 @@ DECLARED = {
     "name": "plain",
     "display_name": "Plain Search",
     "capabilities": ["search", "extract"],
+    "fetch": "none",
     "env": [{"key": "PLAIN_API_KEY", "required": False}],
     "priority": 60,
 }

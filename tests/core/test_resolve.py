@@ -229,9 +229,9 @@ def test_a_keyless_extract_fails_over_when_a_backend_turns_out_not_configured(
         "late",
         LATE,
         [
-            {"name": "first-reader", "priority": 81, "capabilities": ["extract"]},
-            {"name": "second-reader", "priority": 82, "capabilities": ["extract"]},
-            {"name": "keyed-reader", "priority": 20, "capabilities": ["extract"], "env": [{"key": "READER_KEY"}]},
+            {"name": "first-reader", "priority": 81, "capabilities": ["extract"], "fetch": "none"},
+            {"name": "second-reader", "priority": 82, "capabilities": ["extract"], "fetch": "none"},
+            {"name": "keyed-reader", "priority": 20, "capabilities": ["extract"], "fetch": "none", "env": [{"key": "READER_KEY"}]},
         ],
     )
     builtins = [p.name for p in builtin_plugin_dir().iterdir() if (p / "plugin.yaml").is_file()]

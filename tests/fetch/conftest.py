@@ -1,8 +1,8 @@
 """Fixtures for the safe-fetching layer and the ``http`` provider.
 
 A real HTTP server on 127.0.0.1 serves the test site; a second one is the canary that no
-refused URL may ever reach. Every test runs with a fake resolver, so no test touches DNS:
-test names (``site.test``, ``rebind.test`` …) mean what the table in :class:`FakeDNS` says.
+refused URL may ever reach. No test touches DNS: test names (``site.test``, ``rebind.test``
+…) mean what :data:`TEST_NAMES` says, answered by ``socket.getaddrinfo`` itself.
 """
 
 from __future__ import annotations
@@ -13,48 +13,37 @@ from typing import Any
 import pytest
 
 from webproviders.config import Config, config_from_dict
-from webproviders.errors import NetworkError
-from webproviders.fetching.urlsafety import override_resolver
 
 from .fetch_site import CanaryServer, SiteServer, serve
 
 PUBLIC = "93.184.216.34"  # a public address; tests only use it where no connection follows
 
-
-class FakeDNS:
-    """Names to addresses; a list of answers per name is handed out one call at a time."""
-
-    def __init__(self) -> None:
-        self.table: dict[str, list[list[str]]] = {
-            "localhost": [["127.0.0.1"]],
-            "site.test": [["127.0.0.1"]],
-            "www.site.test": [["127.0.0.1"]],
-            "blog.site.test": [["127.0.0.1"]],
-            "other.test": [["127.0.0.1"]],
-            "a.hosts.test": [["127.0.0.1"]],
-            "b.hosts.test": [["127.0.0.1"]],
-            "c.hosts.test": [["127.0.0.1"]],
-            "internal.test": [["127.0.0.1"]],
-            "private.test": [["10.0.0.5"]],
-            "cgnat.test": [["100.64.12.1"]],
-            "linklocal.test": [["169.254.10.10"]],
-            "metadata-alias.test": [["169.254.169.254"]],
-            "v6loop.test": [["::1"]],
-            "mapped.test": [["::ffff:127.0.0.1"]],
-            "nat64.test": [["64:ff9b::7f00:1"]],
-            "mixed.test": [[PUBLIC, "127.0.0.1"]],
-            "public.test": [[PUBLIC]],
-            # DNS rebinding: a public answer for the check, then the loopback for the connection.
-            "rebind.test": [[PUBLIC], ["127.0.0.1"]],
-        }
-        self.calls: list[str] = []
-
-    async def __call__(self, host: str, port: int) -> list[str]:
-        self.calls.append(host)
-        answers = self.table.get(host)
-        if answers is None:
-            raise NetworkError(f"Could not resolve the host name '{host}' (test resolver).")
-        return answers.pop(0) if len(answers) > 1 else answers[0]
+#: What the test names mean (answered by ``socket.getaddrinfo``, see ``tests/conftest.py``);
+#: a list of answers is handed out one lookup at a time.
+TEST_NAMES: dict[str, list[list[str]]] = {
+    "site.test": [["127.0.0.1"]],
+    "www.site.test": [["127.0.0.1"]],
+    "blog.site.test": [["127.0.0.1"]],
+    "other.test": [["127.0.0.1"]],
+    "a.hosts.test": [["127.0.0.1"]],
+    "b.hosts.test": [["127.0.0.1"]],
+    "c.hosts.test": [["127.0.0.1"]],
+    "internal.test": [["127.0.0.1"]],
+    "private.test": [["10.0.0.5"]],
+    "cgnat.test": [["100.64.12.1"]],
+    "linklocal.test": [["169.254.10.10"]],
+    "metadata-alias.test": [["169.254.169.254"]],
+    "v6loop.test": [["::1"]],
+    "mapped.test": [["::ffff:127.0.0.1"]],
+    "nat64.test": [["64:ff9b::7f00:1"]],
+    "mixed.test": [[PUBLIC, "127.0.0.1"]],
+    "public.test": [[PUBLIC]],
+    # DNS rebinding: a public answer first, the loopback for any later lookup.
+    "rebind.test": [[PUBLIC], ["127.0.0.1"]],
+    # The same on the site's address: the first answer may be fetched (with the opt-in),
+    # a later one is a metadata address that nothing may reach.
+    "rebind-site.test": [["127.0.0.1"], ["169.254.169.254"]],
+}
 
 
 @pytest.fixture(scope="session")
@@ -85,10 +74,10 @@ def canary(canary_server: CanaryServer) -> Iterator[CanaryServer]:
 
 
 @pytest.fixture(autouse=True)
-def fake_dns() -> Iterator[FakeDNS]:
-    dns = FakeDNS()
-    with override_resolver(dns):
-        yield dns
+def fake_dns(dns: Any) -> Any:
+    """The test names, in this test's DNS."""
+    dns.table.update({name: [list(answer) for answer in answers] for name, answers in TEST_NAMES.items()})
+    return dns
 
 
 @pytest.fixture(autouse=True)

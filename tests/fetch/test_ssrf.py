@@ -16,6 +16,8 @@ import pytest
 from webproviders import adispatch_extract, dispatch_extract
 from webproviders.config import Config
 
+from .conftest import PUBLIC
+
 C = "{canary}"  # replaced by the canary's port
 S = "{site}"  # replaced by the site's port
 
@@ -68,6 +70,8 @@ SSRF_CASES: list[tuple[str, str]] = [
     # cloud metadata
     ("metadata-aws", "http://169.254.169.254/latest/meta-data/"),
     ("metadata-aws-ipv6", "http://[fd00:ec2::254]/latest/meta-data/"),
+    ("metadata-gcp-ipv6", "http://[fd20:ce::254]/computeMetadata/v1/"),
+    ("metadata-openstack-ipv6", "http://[fe80::a9fe:a9fe]/openstack/"),
     ("metadata-alibaba", "http://100.100.100.200/latest/meta-data/"),
     ("metadata-gcp-name", "http://metadata.google.internal/computeMetadata/v1/"),
     ("metadata-short-name", "http://metadata/computeMetadata/v1/"),
@@ -100,7 +104,6 @@ SSRF_CASES: list[tuple[str, str]] = [
     ("dns-ipv4-mapped", f"http://mapped.test:{C}/"),
     ("dns-nat64", f"http://nat64.test:{C}/"),
     ("dns-one-bad-answer", f"http://mixed.test:{C}/"),
-    ("dns-rebinding", f"http://rebind.test:{C}/"),
     # redirects from an allowed site to internal places
     ("redirect-loopback", via_redirect(f"http://127.0.0.1:{C}/")),
     ("redirect-metadata", via_redirect("http://169.254.169.254/latest/meta-data/")),
@@ -108,7 +111,6 @@ SSRF_CASES: list[tuple[str, str]] = [
     ("redirect-decimal", via_redirect(f"http://2130706433:{C}/")),
     ("redirect-localhost", via_redirect(f"http://localhost:{C}/")),
     ("redirect-dns-internal", via_redirect(f"http://internal.test:{C}/")),
-    ("redirect-dns-rebinding", via_redirect(f"http://rebind.test:{C}/")),
     ("redirect-file-scheme", via_redirect("file:///etc/passwd")),
     ("redirect-gopher-scheme", via_redirect(f"gopher://127.0.0.1:{C}/_GET")),
     ("redirect-two-hops", via_redirect(via_redirect(f"http://127.0.0.1:{C}/"))),
@@ -184,15 +186,53 @@ def test_redirect_to_internal_started_at_a_reachable_page(site: Any, canary: Any
     assert any(path.startswith("/redirect/to") for path in site.paths())
 
 
-def test_rebinding_is_caught_when_connecting(
-    site: Any, canary: Any, site_only: Config, fake_dns: Any, plugin_module: Any
+REBINDING = [f"http://rebind.test:{C}/", via_redirect(f"http://rebind.test:{C}/")]
+
+
+@pytest.mark.parametrize("url", REBINDING, ids=["direct", "redirect"])
+def test_rebinding_never_reaches_the_later_answer(
+    url: str, site: Any, canary: Any, site_only: Config, fake_dns: Any
 ) -> None:
-    """The check saw a public answer; the connection re-resolved, saw the loopback, refused."""
+    """``rebind.test`` answers a public address, then the loopback: it is looked up once.
+
+    The connection goes to the public address that was checked (which the test guard
+    refuses to reach, so the fetch fails with ``network_error``); the loopback answer is
+    never asked for, and the canary sees nothing.
+    """
+    envelope = dispatch_extract(fill(url, site, canary), backend="http", config=site_only)
+    assert envelope["error_code"] == "network_error", envelope
+    assert set(fake_dns.unreachable) == {PUBLIC}
+    assert fake_dns.lookups["rebind.test"] == 1
+
+
+def test_the_connection_uses_the_checked_answer(site: Any, local: Config, fake_dns: Any) -> None:
+    """A second lookup of ``rebind-site.test`` would be a metadata address; none is made."""
+    url = f"http://rebind-site.test:{site.port}/articles/caching"
+    envelope = dispatch_extract(url, backend="http", config=local)
+    assert envelope["success"] is True and envelope["data"][0]["content"], envelope
+    assert site.hits == [("rebind-site.test", "/articles/caching")]
+    assert fake_dns.lookups["rebind-site.test"] == 1
+
+
+def test_each_call_resolves_again(site: Any, canary: Any, site_only: Config, fake_dns: Any) -> None:
+    """Answers last one call: the next call sees the loopback answer and refuses it."""
     url = f"http://rebind.test:{canary.port}/"
-    [item] = asyncio.run(plugin_module("http").HTTPProvider(site_only).extract([url]))
-    assert item["error_code"] == "unsafe_url"
-    assert "when connecting" in item["error"]
-    assert fake_dns.calls.count("rebind.test") == 2
+    assert dispatch_extract(url, backend="http", config=site_only)["error_code"] == "network_error"
+    second = dispatch_extract(url, backend="http", config=site_only)
+    assert second["error_code"] == "unsafe_url" and "loopback" in second["error"]
+    assert fake_dns.lookups["rebind.test"] == 2
+
+
+def test_a_connection_outside_a_check_resolves_and_vets_itself(canary: Any, site_only: Config) -> None:
+    """The pinned client used on its own (no URL check before it) still refuses at connect time."""
+    from webproviders.errors import UnsafeURLError
+    from webproviders.fetching.pinning import safe_client
+
+    async def get() -> None:
+        await safe_client(site_only).get(f"http://internal.test:{canary.port}/")
+
+    with pytest.raises(UnsafeURLError, match="loopback"):
+        asyncio.run(get())
 
 
 def test_default_config_refuses_the_local_site(site: Any, config_for: Any) -> None:
@@ -222,6 +262,8 @@ METADATA_EVEN_WHEN_PRIVATE_IS_ALLOWED = [
     "http://169.254.169.254/latest/meta-data/",
     "http://169.254.170.2/v2/credentials",
     "http://[fd00:ec2::254]/latest/meta-data/",
+    "http://[fd20:ce::254]/computeMetadata/v1/",
+    "http://[fe80::a9fe:a9fe]/openstack/",
     "http://[::ffff:169.254.169.254]/latest/meta-data/",
     "http://[2002:a9fe:a9fe::1]/latest/meta-data/",
     "http://metadata.google.internal/computeMetadata/v1/",

@@ -188,7 +188,9 @@ def test_redirect_to_verification_is_reported_and_never_followed(cfg):
     assert not captcha.called
 
 
-def test_ordinary_redirect_is_followed(cfg, page):
+def test_ordinary_redirect_is_followed(cfg, page, dns):
+    """A hop is a local fetch: its host is resolved here (once) and checked first."""
+    dns.answer("www.baidu.com", "93.184.216.34")
     config = cfg(web={"providers": {"baidu_html": {"base_url": "http://www.baidu.com"}}})
     with respx.mock(assert_all_called=False) as mock:
         mock.get("http://www.baidu.com/s").respond(
@@ -198,6 +200,7 @@ def test_ordinary_redirect_is_followed(cfg, page):
         envelope = dispatch_search("python", 3, backend="baidu_html", config=config)
     assert envelope["success"] is True and len(envelope["data"]["web"]) == 3
     assert secure.calls.last.request.url.params["wd"] == "python"
+    assert dns.lookups == {"www.baidu.com": 1}
 
 
 def test_403_and_429_are_blocked(cfg):

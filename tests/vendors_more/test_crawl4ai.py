@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from webproviders import dispatch_crawl, dispatch_extract, list_providers
-from webproviders.fetching.urlsafety import override_resolver
 
 from .fake_crawl4ai import Markdown, Result, Site, page
 from .helpers import assert_failure
@@ -18,15 +16,16 @@ from .helpers import assert_failure
 PRIVATE_NAME = "intranet.example.com"
 
 
-async def resolver(host: str, port: int) -> list[str]:
-    """Public names resolve to a documentation address; one name points into a private network."""
-    return ["10.0.0.7"] if host == PRIVATE_NAME else ["93.184.216.34"]
+PUBLIC_NAMES = ("docs.example.com", "example.com", "www.example.com", "gone.example.net", "other.example.org")
 
 
 @pytest.fixture(autouse=True)
-def no_dns() -> Iterator[None]:
-    with override_resolver(resolver):
-        yield
+def names(dns: Any) -> Any:
+    """The sites' names resolve to a public address; one name points into a private network."""
+    for name in PUBLIC_NAMES:
+        dns.answer(name, "93.184.216.34")
+    dns.answer(PRIVATE_NAME, "10.0.0.7")
+    return dns
 
 
 @pytest.fixture

@@ -288,8 +288,9 @@ def test_bodies_that_are_not_the_documented_json_are_parse_errors(
 
 
 def test_base_url_and_reader_url_overrides(
-    keyed: None, mock: respx.MockRouter, make_config: Any
+    keyed: None, mock: respx.MockRouter, make_config: Any, dns: Any
 ) -> None:
+    dns.answer("example.com", "93.184.216.34")  # a reader on this machine: URLs are screened here
     config = make_config(
         web={
             "providers": {

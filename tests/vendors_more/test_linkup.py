@@ -234,7 +234,8 @@ def test_missing_key_is_not_configured(
     assert "LINKUP_API_KEY" in envelope["error"]
 
 
-def test_base_url_override(mock: respx.MockRouter, make_config: Any) -> None:
+def test_base_url_override(mock: respx.MockRouter, make_config: Any, dns: Any) -> None:
+    dns.answer("example.com", "93.184.216.34")  # an endpoint on this machine: URLs are screened here
     config = make_config(web={"providers": {"linkup": {"base_url": "http://127.0.0.1:8201/v1"}}})
     search = mock.post("http://127.0.0.1:8201/v1/search").respond(200, json=SEARCH_BODY)
     fetch = mock.post("http://127.0.0.1:8201/v1/fetch").respond(200, json=FETCH_BODY)

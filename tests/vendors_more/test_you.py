@@ -247,7 +247,8 @@ def test_unexpected_bodies_are_parse_errors(
     assert_failure(dispatch_search("x", backend="you"), "parse_error")
 
 
-def test_base_url_override(mock: respx.MockRouter, make_config: Any) -> None:
+def test_base_url_override(mock: respx.MockRouter, make_config: Any, dns: Any) -> None:
+    dns.answer("you.com", "93.184.216.34")  # an endpoint on this machine: URLs are screened here
     config = make_config(web={"providers": {"you": {"base_url": "http://127.0.0.1:8501"}}})
     search = mock.post("http://127.0.0.1:8501/v1/search").respond(200, json=BODY)
     contents = mock.post("http://127.0.0.1:8501/v1/contents").respond(200, json=PAGES[:1])

@@ -1,9 +1,11 @@
-"""The URL-safety gate in front of every extract and crawl backend.
+"""The full URL screen in front of a backend that fetches on the operator's network.
 
 A fake self-hosted Firecrawl runs on 127.0.0.1 (``FIRECRAWL_API_URL``: the configured base
-URL is trusted) and records every URL it is asked to scrape or crawl. Internal URLs must
-never reach it, whichever way the call arrives: auto-detection, a named backend, the async
-twin, or the model-facing ``web_extract`` tool. A third-party plugin gets the same gate.
+URL is trusted, and being on this machine it makes Firecrawl fetch locally) and records every
+URL it is asked to scrape or crawl. Internal URLs, also names that resolve inside, must never
+reach it, whichever way the call arrives: auto-detection, a named backend, the async twin, or
+the model-facing ``web_extract`` tool. A third-party plugin that does not say where it
+fetches gets the same screen.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import asyncio
 import json
 import sys
 import threading
-from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -20,7 +21,6 @@ import pytest
 
 from webproviders import adispatch_extract, dispatch_crawl, dispatch_extract, get_registry
 from webproviders.agents.tools import call_tool, run_tool
-from webproviders.fetching.urlsafety import override_resolver
 
 from .bodies import firecrawl_document, firecrawl_status
 
@@ -92,14 +92,11 @@ def firecrawl(serve: Any, monkeypatch: pytest.MonkeyPatch) -> FakeFirecrawl:
 
 
 @pytest.fixture(autouse=True)
-def dns() -> Iterator[None]:
-    """``intranet.test`` is internal; every other name is a public site."""
-
-    async def resolve(host: str, port: int) -> list[str]:
-        return ["10.0.0.5"] if host == "intranet.test" else ["93.184.216.34"]
-
-    with override_resolver(resolve):
-        yield
+def names(dns: Any) -> Any:
+    """``intranet.test`` is internal; the documentation site is public."""
+    dns.answer("intranet.test", "10.0.0.5")
+    dns.answer("docs.public.test", "93.184.216.34")
+    return dns
 
 
 @pytest.fixture
@@ -134,7 +131,9 @@ def test_internal_urls_in_a_batch_never_reach_the_backend(
 def test_a_single_internal_url_fails_the_call(url: str, firecrawl: FakeFirecrawl, config: Any) -> None:
     envelope = asyncio.run(adispatch_extract(url, config=config))
     assert envelope["success"] is False and envelope["error_code"] == "unsafe_url"
-    assert envelope["meta"]["attempts"] == []
+    assert [(a["provider"], a["outcome"], a["error_code"]) for a in envelope["meta"]["attempts"]] == [
+        ("firecrawl", "skipped", "unsafe_url")
+    ]
     assert firecrawl.seen == []
 
 
@@ -198,19 +197,44 @@ def register(ctx):
 '''
 
 
-def test_a_third_party_plugin_gets_the_same_gate(tmp_path: Any, make_config: Any) -> None:
+def _recorder(tmp_path: Any, make_config: Any, manifest: str = "name: recorder\nkind: backend\n") -> tuple[Any, Any]:
+    """The recording plugin with ``manifest`` as its plugin.yaml: ``(config, module)``."""
     folder = tmp_path / "plugins" / "recorder"
     folder.mkdir(parents=True)
-    (folder / "plugin.yaml").write_text("name: recorder\nkind: backend\n", encoding="utf-8")
+    (folder / "plugin.yaml").write_text(manifest, encoding="utf-8")
     (folder / "__init__.py").write_text(_RECORDING_PLUGIN, encoding="utf-8")
     config = make_config(
         web={"cache": False}, plugins={"paths": [str(tmp_path / "plugins")], "enabled": ["recorder"]}
     )
     recorder = get_registry(config).get("recorder")
     assert recorder is not None
-    module = sys.modules[type(recorder.provider).__module__]
+    return config, sys.modules[type(recorder.provider).__module__]
+
+
+def test_a_third_party_plugin_that_declares_nothing_is_screened_as_local(
+    tmp_path: Any, make_config: Any, names: Any
+) -> None:
+    config, module = _recorder(tmp_path, make_config)
     envelope = dispatch_extract([PUBLIC_PAGE, *INTERNAL], backend="recorder", config=config)
     assert envelope["success"] is True
     assert module.SEEN == [PUBLIC_PAGE]
+    assert names.lookups["docs.public.test"] == 1 and names.lookups["intranet.test"] == 1
     assert dispatch_crawl(INTERNAL[2], backend="recorder", config=config)["error_code"] == "unsafe_url"
+    unknown = dispatch_crawl("https://unresolvable.example/", backend="recorder", config=config)
+    assert unknown["error_code"] == "network_error" and "resolve" in unknown["error"]
     assert module.SEEN == [PUBLIC_PAGE]
+
+
+def test_a_plugin_declares_its_fetch_place_per_capability(tmp_path: Any, make_config: Any, names: Any) -> None:
+    """``fetch: {extract: none}``: extract needs no screen beyond the input check; crawl stays local."""
+    manifest = (
+        "name: recorder\nkind: backend\nproviders:\n"
+        "  - {name: recorder, capabilities: [extract, crawl], fetch: {extract: none}}\n"
+    )
+    config, module = _recorder(tmp_path, make_config, manifest)
+    offline = "https://unresolvable.example/page"
+    assert dispatch_extract(offline, backend="recorder", config=config)["success"] is True
+    assert module.SEEN == [offline] and names.lookups["unresolvable.example"] == 0
+    crawl = dispatch_crawl(offline, backend="recorder", config=config)
+    assert crawl["error_code"] == "network_error"
+    assert module.SEEN == [offline] and names.lookups["unresolvable.example"] == 1
