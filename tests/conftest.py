@@ -67,8 +67,6 @@ def plugin_module() -> Any:
 
 
 _LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
-#: A public address for names a test declares public; no test ever connects to it.
-PUBLIC_ADDRESS = "93.184.216.34"
 
 
 class DNS:
