@@ -348,7 +348,7 @@ def _cmd_mcp(args: argparse.Namespace, config: Any) -> int:
 
     from .agents.mcp_server import (
         build_server,
-        http_token,
+        http_tokens,
         is_loopback,
         mcp_missing_reason,
         serve_http,
@@ -380,13 +380,14 @@ def _cmd_mcp(args: argparse.Namespace, config: Any) -> int:
             "could use this server and its API keys. Pass --allow-remote (and set a token) to do it anyway.\n"
         )
         return EXIT_USAGE
-    token = http_token(config)
-    if not is_loopback(host) and token is None:
+    tokens = http_tokens(config)
+    if not is_loopback(host) and not tokens:
         sys.stderr.write(
             "warning: serving a non-loopback address without a bearer token; "
-            "set WEBPROVIDERS_MCP_TOKEN or mcp.token in the config.\n"
+            "set WEBPROVIDERS_MCP_TOKEN, mcp.token or mcp.users in the config.\n"
         )
-    anyio.run(lambda: serve_http(server, host=host, port=port, token=token))
+    user_keys = config.mcp.user_keys
+    anyio.run(lambda: serve_http(server, host=host, port=port, tokens=tokens, user_keys=user_keys))
     return EXIT_OK
 
 
