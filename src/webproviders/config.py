@@ -408,7 +408,8 @@ def interpolate(value: Any, environ: dict[str, str] | os._Environ[str] | None = 
     return value
 
 
-_ENV_OVERRIDES = {
+#: Environment variables that override a ``web`` key (a comma-separated value is a chain).
+ENV_OVERRIDES = {
     "WEB_BACKEND": "backend",
     "WEB_SEARCH_BACKEND": "search_backend",
     "WEB_EXTRACT_BACKEND": "extract_backend",
@@ -425,7 +426,7 @@ def _apply_env_overrides(data: dict[str, Any], environ: dict[str, str] | os._Env
     web = data.setdefault("web", {}) if isinstance(data.get("web", {}), dict) else None
     if web is None:
         return
-    for var, key in _ENV_OVERRIDES.items():
+    for var, key in ENV_OVERRIDES.items():
         raw = (environ.get(var) or "").strip()
         if raw:
             names = [part.strip() for part in raw.split(",") if part.strip()]

@@ -351,12 +351,12 @@ def test_a_configured_but_empty_token_refuses_to_start(
     no_serving: list[dict[str, Any]],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from webproviders.cli import EXIT_FAILURE, main
+    from webproviders.cli import EXIT_CONFIG, main
 
     config = tmp_path / "config.yaml"
     config.write_text("mcp:\n  token: ${MY_MCP_TOKEN}\n", encoding="utf-8")
     monkeypatch.delenv("MY_MCP_TOKEN", raising=False)
-    assert main(["--config", str(config), "mcp", "--http"]) == EXIT_FAILURE
+    assert main(["--config", str(config), "mcp", "--http"]) == EXIT_CONFIG
     err = capsys.readouterr().err
     assert "mcp.token" in err and "is empty" in err and str(config) in err
     assert no_serving == []
@@ -367,10 +367,10 @@ def test_a_configured_but_empty_token_refuses_to_start(
 def test_an_empty_token_variable_refuses_to_start(
     monkeypatch: pytest.MonkeyPatch, no_serving: list[dict[str, Any]], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from webproviders.cli import EXIT_FAILURE, main
+    from webproviders.cli import EXIT_CONFIG, main
 
     monkeypatch.setenv("WEBPROVIDERS_MCP_TOKEN", " ")
-    assert main(["mcp", "--http"]) == EXIT_FAILURE
+    assert main(["mcp", "--http"]) == EXIT_CONFIG
     assert "WEBPROVIDERS_MCP_TOKEN is set but empty" in capsys.readouterr().err
     assert no_serving == []
 
