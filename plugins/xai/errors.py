@@ -79,6 +79,8 @@ def classify(name: str, response: httpx.Response, body: Any) -> WebProviderError
             f"add credits or raise the limit at {CONSOLE_URL}.",
             provider=name,
         )
+    if body is None:  # a text body: the generic path words it and quotes it
+        return None
     if status == 404 and "model" in words:
         return NotConfiguredError(
             f"{name}: {message or code}. Set web.providers.{name}.model to a model your team "

@@ -36,7 +36,8 @@ EXIT_LIMIT = 5
 EXIT_NETWORK = 6
 #: The page asked for is not there.
 EXIT_NOT_FOUND = 7
-#: Extract or crawl read some pages, but not all (the pages read are printed).
+#: Extract read some of the URLs given, but not all (the pages read are printed). A crawl
+#: that met a broken link on the way still succeeds.
 EXIT_PARTIAL = 8
 #: Exit code of each error code; any other is :data:`EXIT_FAILURE`.
 EXIT_CODES = {
@@ -57,7 +58,7 @@ _EXIT_HELP = """exit codes:
   0  success                      5  rate limited, out of quota or over budget
   1  any other failure            6  network, timeout or the vendor's side (5xx)
   2  bad usage or invalid input   7  not found
-  3  configuration                8  extract or crawl read only some of the pages
+  3  configuration                8  extract read only some of the URLs
   4  credentials refused"""
 
 
@@ -206,7 +207,13 @@ def _print_warnings(envelope: dict[str, Any]) -> None:
         sys.stderr.write(f"warning: {warning}\n")
 
 
-def _emit(envelope: dict[str, Any], as_json: bool, render: Callable[[dict[str, Any], TextIO], None]) -> int:
+def _emit(
+    envelope: dict[str, Any],
+    as_json: bool,
+    render: Callable[[dict[str, Any], TextIO], None],
+    *,
+    partial: bool = False,
+) -> int:
     if as_json:
         sys.stdout.write(json.dumps(envelope, ensure_ascii=False, indent=2) + "\n")
     elif envelope.get("success"):
@@ -218,14 +225,14 @@ def _emit(envelope: dict[str, Any], as_json: bool, render: Callable[[dict[str, A
             _print_failed(failures)
     if not as_json:
         _print_warnings(envelope)
-    return exit_code(envelope)
+    return exit_code(envelope, partial=partial)
 
 
-def exit_code(envelope: dict[str, Any]) -> int:
-    """The exit code an envelope means (:data:`EXIT_CODES`; :data:`EXIT_PARTIAL` for an
-    extract or crawl that read some pages but not all)."""
+def exit_code(envelope: dict[str, Any], *, partial: bool = False) -> int:
+    """The exit code an envelope means (:data:`EXIT_CODES`); with ``partial``, a success
+    with failed items is :data:`EXIT_PARTIAL`."""
     if envelope.get("success"):
-        return EXIT_PARTIAL if (envelope.get("meta") or {}).get("failed") else EXIT_OK
+        return EXIT_PARTIAL if partial and (envelope.get("meta") or {}).get("failed") else EXIT_OK
     return EXIT_CODES.get(str(envelope.get("error_code")), EXIT_FAILURE)
 
 
@@ -291,7 +298,7 @@ def _cmd_extract(args: argparse.Namespace, config: Any) -> int:
     envelope = dispatch_extract(args.urls, backend=args.backend, config=config, **_options(args, "max_chars"))
     if args.debug:
         _show_decisions("extract", args, envelope, config)
-    return _emit(envelope, args.json, _print_pages)
+    return _emit(envelope, args.json, _print_pages, partial=True)
 
 
 def _cmd_crawl(args: argparse.Namespace, config: Any) -> int:
@@ -376,7 +383,7 @@ def _cmd_index(args: argparse.Namespace, config: Any) -> int:
             return _index_maintenance(args, config)
         except WebProviderError as exc:
             sys.stderr.write(f"error [{exc.code}]: {exc.message}\n")
-            return EXIT_FAILURE
+            return EXIT_CODES.get(exc.code, EXIT_FAILURE)
     from .index.api import index_urls
 
     envelope = index_urls(args.urls, crawl=args.crawl, max_pages=args.max_pages, backend=args.backend, config=config)
