@@ -53,7 +53,8 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
 
 
 def _published(value: Any) -> str | None:
-    """Mojeek dates are Unix timestamps."""
+    """``pdate``, the publication time, is a Unix timestamp (``date`` is the page's
+    last-modified time as formatted text, not a publication date)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
         return None
     return datetime.fromtimestamp(value, tz=timezone.utc).isoformat()
@@ -75,7 +76,7 @@ def parse_hits(body: Any) -> list[dict[str, Any]]:
             "url": item.get("url") or "",
             "description": item.get("desc") or "",
         }
-        published = _published(item.get("date"))
+        published = _published(item.get("pdate"))
         if published:
             hit["published_at"] = published
         hits.append(hit)

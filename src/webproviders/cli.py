@@ -1,9 +1,11 @@
 """The ``webproviders`` command: search, extract, crawl, index pages, list providers, show config and usage.
 
-Human-readable output on a terminal, the raw envelope with ``--json``; a failure envelope
-(an extract or crawl that read no page included) exits non-zero with one clear line (a
-traceback only with ``--debug``). Results go to stdout; warnings and the URLs that failed,
-one line each, go to stderr.
+Human-readable output on a terminal, the raw envelope with ``--json``; a failure prints one
+clear line (a traceback only with ``--debug``) and exits with the code of its class
+(:data:`EXIT_CODES`). Results go to stdout; warnings and the URLs that failed, one line each,
+go to stderr. A closed pipe (``webproviders search ... | head``) ends the command quietly
+with 0. ``--debug`` shows this library's decisions (the backend plan, each attempt, the
+cache, the URL screen) and its debug log, and keeps other libraries at warnings.
 """
 
 from __future__ import annotations
@@ -11,86 +13,168 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TextIO
 
 from ._version import __version__
 
-EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+EXIT_OK = 0
+#: Anything not below: the provider failed, answered something unreadable, was blocked, ...
+EXIT_FAILURE = 1
+#: A bad command line or invalid input: a malformed query or URL, an unsafe URL, an option
+#: the backend cannot honour.
+EXIT_USAGE = 2
+#: The configuration: a bad config file, an unknown backend, a backend that is not set up.
+EXIT_CONFIG = 3
+#: The vendor refused the credentials.
+EXIT_AUTH = 4
+#: Rate limited, out of quota, or over a spending budget.
+EXIT_LIMIT = 5
+#: The network or the vendor's side: unreachable, timed out, HTTP 5xx.
+EXIT_NETWORK = 6
+#: The page asked for is not there.
+EXIT_NOT_FOUND = 7
+#: Extract read some of the URLs given, but not all (the pages read are printed). A crawl
+#: that met a broken link on the way still succeeds.
+EXIT_PARTIAL = 8
+#: Exit code of each error code; any other is :data:`EXIT_FAILURE`.
+EXIT_CODES = {
+    "invalid_input": EXIT_USAGE,
+    "unsafe_url": EXIT_USAGE,
+    "unsupported": EXIT_USAGE,
+    "not_configured": EXIT_CONFIG,
+    "auth_error": EXIT_AUTH,
+    "rate_limited": EXIT_LIMIT,
+    "quota_exceeded": EXIT_LIMIT,
+    "budget_exceeded": EXIT_LIMIT,
+    "network_error": EXIT_NETWORK,
+    "timeout": EXIT_NETWORK,
+    "bad_gateway": EXIT_NETWORK,
+    "not_found": EXIT_NOT_FOUND,
+}
+_EXIT_HELP = """exit codes:
+  0  success                      5  rate limited, out of quota or over budget
+  1  any other failure            6  network, timeout or the vendor's side (5xx)
+  2  bad usage or invalid input   7  not found
+  3  configuration                8  extract read only some of the URLs
+  4  credentials refused"""
+
+
+class _Help(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
+    """Help with each option's default, where it has one worth showing."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if action.default in (None, False, argparse.SUPPRESS) or "default" in text:
+            return text
+        return super()._get_help_string(action) or text
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="webproviders",
         description="Search the web, extract pages and crawl sites through any backend.",
+        epilog=_EXIT_HELP,
+        formatter_class=_Help,
     )
-    parser.add_argument("--config", help="path to config.yaml (default: $WEBPROVIDERS_CONFIG or ~/.config/webproviders/config.yaml)")
-    parser.add_argument("--debug", action="store_true", help="show tracebacks and debug logs")
+    parser.add_argument(
+        "--config",
+        help="path to config.yaml (default: $WEBPROVIDERS_CONFIG or ~/.config/webproviders/config.yaml)",
+    )
+    parser.add_argument(
+        "--allow-private",
+        action="store_true",
+        dest="allow_private",
+        help="let URLs given at run time reach private and loopback addresses "
+        "(web.allow_private_networks; also $WEB_ALLOW_PRIVATE_NETWORKS=1)",
+    )
+    parser.add_argument(
+        "--debug",
+        action="store_true",
+        help="show the backend plan, attempts, cache and URL screen of each call, this "
+        "library's debug log, and tracebacks",
+    )
     parser.add_argument("--version", action="version", version=f"webproviders {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    search = sub.add_parser("search", help="search the web")
-    search.add_argument("query")
-    search.add_argument("--limit", type=int, default=5)
-    search.add_argument("--backend", help="provider name, or a comma-separated fallback chain")
-    search.add_argument("--json", action="store_true", help="print the raw envelope")
+    def command(name: str, text: str, **kwargs: Any) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=text, description=kwargs.pop("description", text),
+                              formatter_class=_Help, epilog=_EXIT_HELP, **kwargs)
 
-    extract = sub.add_parser("extract", help="read pages as markdown")
-    extract.add_argument("urls", nargs="+")
-    extract.add_argument("--backend")
-    extract.add_argument("--max-chars", type=int, dest="max_chars")
-    extract.add_argument("--json", action="store_true")
+    def backend(cmd: argparse.ArgumentParser, capability: str) -> None:
+        cmd.add_argument(
+            "--backend",
+            help=f"provider name, or a comma-separated fallback chain "
+            f"(default: web.{capability}_backend, web.backend, else auto-detected)",
+        )
 
-    crawl = sub.add_parser("crawl", help="crawl a site from a seed URL")
-    crawl.add_argument("url")
-    crawl.add_argument("--backend")
-    crawl.add_argument("--max-pages", type=int, dest="max_pages")
-    crawl.add_argument("--max-depth", type=int, dest="max_depth")
-    crawl.add_argument("--json", action="store_true")
+    def as_json(cmd: argparse.ArgumentParser, what: str = "the raw envelope") -> None:
+        cmd.add_argument("--json", action="store_true", help=f"print {what} as JSON")
 
-    index = sub.add_parser(
+    search = command("search", "search the web")
+    search.add_argument("query", help="what to search for")
+    search.add_argument("--limit", type=int, default=5, help="how many results (1-50)")
+    backend(search, "search")
+    as_json(search)
+
+    extract = command("extract", "read pages as markdown")
+    extract.add_argument("urls", nargs="+", metavar="URL", help="http(s) URLs of the pages to read (at most 20)")
+    backend(extract, "extract")
+    extract.add_argument(
+        "--max-chars", type=int, dest="max_chars",
+        help="longest text kept of each page (default: the backend's own limit)",
+    )
+    as_json(extract)
+
+    crawl = command("crawl", "crawl a site from a seed URL")
+    crawl.add_argument("url", help="the http(s) URL to start from")
+    backend(crawl, "crawl")
+    crawl.add_argument("--max-pages", type=int, dest="max_pages", help="stop after this many pages (default: the backend's)")
+    crawl.add_argument("--max-depth", type=int, dest="max_depth", help="how many links deep to follow (default: the backend's)")
+    as_json(crawl)
+
+    index = command(
         "index",
-        help="add pages to the local index, or show, trim and prune it",
+        "add pages to the local index, or show, trim and prune it",
         description="Read URLs (or crawl from them) and add the pages to the local index that "
         "the 'local' backend searches. --stats, --remove and --prune look after the index.",
     )
     index.add_argument("urls", nargs="*", metavar="URL", help="pages to read and add")
     index.add_argument("--crawl", action="store_true", help="crawl from each URL instead of reading it alone")
-    index.add_argument("--max-pages", type=int, dest="max_pages", help="pages per crawl (with --crawl)")
+    index.add_argument("--max-pages", type=int, dest="max_pages", help="pages per crawl, with --crawl (default: the backend's)")
     index.add_argument("--backend", help="extract / crawl backend to read with (default: the configured one)")
     index.add_argument("--stats", action="store_true", help="show what the index holds")
     index.add_argument("--remove", nargs="+", metavar="URL", help="remove these pages from the index")
     index.add_argument("--prune", action="store_true", help="remove pages fetched before --older-than")
     index.add_argument("--older-than", dest="older_than", metavar="AGE", help="with --prune: 30d, 12h, 90m, 2w")
-    index.add_argument("--json", action="store_true")
+    as_json(index, "the result")
 
-    providers = sub.add_parser("providers", help="list providers and whether they can run")
-    providers.add_argument("--json", action="store_true")
+    providers = command("providers", "list providers and whether they can run")
+    as_json(providers, "every provider's details")
 
-    sub.add_parser("config", help="show the backend chosen for each capability, and why")
+    config = command("config", "show the backend chosen for each capability, and why")
+    as_json(config, "the same")
 
-    usage = sub.add_parser("usage", help="show what calls cost, from the usage ledger")
-    usage.add_argument("--since", default="7d", help="how far back: 7d, 24h, 30m, 2w or a date (default 7d)")
-    usage.add_argument(
-        "--by", default="provider", help="group by provider, capability, outcome, day or tag:<name> (default provider)"
-    )
-    usage.add_argument("--json", action="store_true", help="print the totals as JSON")
+    usage = command("usage", "show what calls cost, from the usage ledger")
+    usage.add_argument("--since", default="7d", help="how far back: 7d, 24h, 30m, 2w or a date")
+    usage.add_argument("--by", default="provider", help="group by provider, capability, outcome, day or tag:<name>")
+    as_json(usage, "the totals")
 
-    mcp = sub.add_parser(
-        "mcp",
-        help="serve web_search, web_extract, web_crawl and web_providers over MCP (stdio by default)",
+    mcp = command(
+        "mcp", "serve web_search, web_extract, web_crawl and web_providers over MCP (stdio by default)"
     )
     mcp.add_argument("--http", action="store_true", help="serve streamable HTTP at /mcp instead of stdio")
-    mcp.add_argument("--host", help="address to bind with --http (default 127.0.0.1)")
-    mcp.add_argument("--port", type=int, help="port to bind with --http (default 8000)")
+    mcp.add_argument("--host", help="address to bind with --http (default: 127.0.0.1)")
+    mcp.add_argument("--port", type=int, help="port to bind with --http (default: 8000)")
     mcp.add_argument(
         "--allow-remote", action="store_true", dest="allow_remote",
         help="allow binding an address other than loopback",
     )
     mcp.add_argument(
         "--max-chars", type=int, dest="max_chars",
-        help="longest text rendering of one result (default 20000)",
+        help="longest text rendering of one result (default: 20000)",
     )
     return parser
 
@@ -123,7 +207,13 @@ def _print_warnings(envelope: dict[str, Any]) -> None:
         sys.stderr.write(f"warning: {warning}\n")
 
 
-def _emit(envelope: dict[str, Any], as_json: bool, render: Callable[[dict[str, Any], TextIO], None]) -> int:
+def _emit(
+    envelope: dict[str, Any],
+    as_json: bool,
+    render: Callable[[dict[str, Any], TextIO], None],
+    *,
+    partial: bool = False,
+) -> int:
     if as_json:
         sys.stdout.write(json.dumps(envelope, ensure_ascii=False, indent=2) + "\n")
     elif envelope.get("success"):
@@ -135,7 +225,15 @@ def _emit(envelope: dict[str, Any], as_json: bool, render: Callable[[dict[str, A
             _print_failed(failures)
     if not as_json:
         _print_warnings(envelope)
-    return EXIT_OK if envelope.get("success") else EXIT_FAILURE
+    return exit_code(envelope, partial=partial)
+
+
+def exit_code(envelope: dict[str, Any], *, partial: bool = False) -> int:
+    """The exit code an envelope means (:data:`EXIT_CODES`); with ``partial``, a success
+    with failed items is :data:`EXIT_PARTIAL`."""
+    if envelope.get("success"):
+        return EXIT_PARTIAL if partial and (envelope.get("meta") or {}).get("failed") else EXIT_OK
+    return EXIT_CODES.get(str(envelope.get("error_code")), EXIT_FAILURE)
 
 
 def _options(args: argparse.Namespace, *names: str) -> dict[str, Any]:
@@ -154,10 +252,43 @@ def _progress_printer() -> Callable[[dict[str, Any]], None] | None:
     return show
 
 
+def _show_decisions(capability: str, args: argparse.Namespace, envelope: dict[str, Any], config: Any) -> None:
+    """``--debug``: how a call was decided: the plan, the cache, each attempt, the URL screen."""
+    from .dispatch.plan import resolve
+    from .errors import WebProviderError
+    from .registry.providers import get_registry
+
+    say = sys.stderr.write
+    try:
+        plan = resolve(capability, args.backend, get_registry(config))  # type: ignore[arg-type]
+        mode = "standby" if plan.standby else plan.mode
+        say(f"debug: plan: {capability} by {_chosen(plan.candidates, mode)} (from {plan.source})\n")
+        for name, code, reason in plan.skipped:
+            say(f"debug: plan: {name} left out [{code}]: {reason}\n")
+    except WebProviderError as exc:
+        say(f"debug: plan: no {capability} backend ({exc.message})\n")
+    meta = envelope.get("meta") or {}
+    say(f"debug: cache: {'answered from the cache' if meta.get('cached') else 'not from the cache'}\n")
+    for attempt in meta.get("attempts", []):
+        detail = [str(attempt.get("outcome"))]
+        detail += [f"[{attempt['error_code']}]"] if attempt.get("error_code") else []
+        detail += [f"{attempt['latency_ms']} ms"] if attempt.get("latency_ms") is not None else []
+        detail += ["cached"] if attempt.get("cached") else []
+        detail += [str(attempt["reason"])] if attempt.get("reason") else []
+        say(f"debug: attempt: {attempt.get('provider')} {' '.join(detail)}\n")
+    items = envelope.get("data") if isinstance(envelope.get("data"), list) else meta.get("failures", [])
+    for item in items or []:
+        if isinstance(item, dict) and item.get("error_code") in ("unsafe_url", "invalid_input"):
+            say(f"debug: screen: refused {item.get('url')} [{item['error_code']}]: {item.get('error')}\n")
+    say(f"debug: served by {meta.get('served_by')} in {meta.get('latency_ms')} ms\n")
+
+
 def _cmd_search(args: argparse.Namespace, config: Any) -> int:
     from .dispatch.api import dispatch_search
 
     envelope = dispatch_search(args.query, args.limit, backend=args.backend, config=config)
+    if args.debug:
+        _show_decisions("search", args, envelope, config)
     return _emit(envelope, args.json, _print_search)
 
 
@@ -165,7 +296,9 @@ def _cmd_extract(args: argparse.Namespace, config: Any) -> int:
     from .dispatch.api import dispatch_extract
 
     envelope = dispatch_extract(args.urls, backend=args.backend, config=config, **_options(args, "max_chars"))
-    return _emit(envelope, args.json, _print_pages)
+    if args.debug:
+        _show_decisions("extract", args, envelope, config)
+    return _emit(envelope, args.json, _print_pages, partial=True)
 
 
 def _cmd_crawl(args: argparse.Namespace, config: Any) -> int:
@@ -178,6 +311,8 @@ def _cmd_crawl(args: argparse.Namespace, config: Any) -> int:
     envelope = dispatch_crawl(args.url, backend=args.backend, config=config, **options)
     if progress is not None:
         sys.stderr.write("\n")
+    if args.debug:
+        _show_decisions("crawl", args, envelope, config)
     return _emit(envelope, args.json, _print_pages)
 
 
@@ -248,7 +383,7 @@ def _cmd_index(args: argparse.Namespace, config: Any) -> int:
             return _index_maintenance(args, config)
         except WebProviderError as exc:
             sys.stderr.write(f"error [{exc.code}]: {exc.message}\n")
-            return EXIT_FAILURE
+            return EXIT_CODES.get(exc.code, EXIT_FAILURE)
     from .index.api import index_urls
 
     envelope = index_urls(args.urls, crawl=args.crawl, max_pages=args.max_pages, backend=args.backend, config=config)
@@ -284,9 +419,41 @@ def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
     return EXIT_OK
 
 
-def _cmd_config(args: argparse.Namespace, config: Any) -> int:
-    import os
+def _unknown_backends(registry: Any) -> list[str]:
+    """A sentence for each configured backend name no provider has, naming where it is set."""
+    from .config import ENV_OVERRIDES
 
+    web = registry.config.web
+    problems = []
+    for var, key in ENV_OVERRIDES.items():
+        spec = getattr(web, key)
+        names = spec.get("fuse", []) if isinstance(spec, dict) else spec if isinstance(spec, list) else [spec]
+        unknown = [n for n in names if n is not None and registry.get(n) is None]
+        if unknown:
+            where = f"${var}" if os.environ.get(var, "").strip() else f"web.{key}"
+            problems.append(
+                f"{where} names {', '.join(repr(n) for n in unknown)}, which no installed provider is "
+                f"(known: {', '.join(sorted(e.manifest.name for e in registry.entries()))})."
+            )
+    return problems
+
+
+def _budgets(config: Any) -> list[dict[str, Any]]:
+    """Every spending cap set, with the key that sets it."""
+    budget = config.web.budget
+    scopes = [("web.budget", budget)]
+    scopes += [(f"web.budget.per_provider.{name}", caps) for name, caps in budget.per_provider.items()]
+    scopes += [(f"web.budget.per_tag.{name}", caps) for name, caps in budget.per_tag.items()]
+    return [
+        {"setting": f"{where}.{period}_usd", "usd": getattr(caps, f"{period}_usd")}
+        for where, caps in scopes
+        for period in ("daily", "monthly")
+        if getattr(caps, f"{period}_usd") is not None
+    ]
+
+
+def _cmd_config(args: argparse.Namespace, config: Any) -> int:
+    from .accounting.budget import dollars
     from .agents.search_contract import BACKEND_ENV, contract_backend
     from .dispatch.plan import resolve
     from .errors import WebProviderError
@@ -294,30 +461,48 @@ def _cmd_config(args: argparse.Namespace, config: Any) -> int:
     from .registry.providers import get_registry
 
     registry = get_registry(config)
-    sys.stdout.write(f"config: {registry.config.source}\n")
+    report: dict[str, Any] = {"config": registry.config.source, "capabilities": {}}
     for capability in CAPABILITIES:
         try:
             plan = resolve(capability, None, registry)
         except WebProviderError as exc:
-            sys.stdout.write(f"{capability:<8} none  ({exc.message})\n")
+            report["capabilities"][capability] = {"backends": [], "error": exc.message}
             continue
         mode = "standby" if plan.standby else plan.mode
-        sys.stdout.write(f"{capability:<8} {_chosen(plan.candidates, mode)}  (from {plan.source})\n")
-    named_only = [e.manifest.name for e in registry.entries() if not e.manifest.auto_detect]
-    if named_only:
-        sys.stdout.write(f"never auto-detected (used only when named): {', '.join(named_only)}\n")
+        report["capabilities"][capability] = {"backends": plan.candidates, "mode": mode, "source": plan.source}
+    report["never_auto_detected"] = [e.manifest.name for e in registry.entries() if not e.manifest.auto_detect]
     backend, warnings = contract_backend(registry.config, os.environ)
     names = backend if isinstance(backend, list) else [backend]
-    origin = f"from {BACKEND_ENV}" if os.environ.get(BACKEND_ENV, "").strip() else f"{BACKEND_ENV} unset"
-    sys.stdout.write(f"web.search contract: {_chosen(names, 'chain')}  ({origin})\n")
-    for warning in warnings:
-        sys.stderr.write(f"warning: {warning}\n")
+    from_env = bool(os.environ.get(BACKEND_ENV, "").strip())
+    report["search_contract"] = {"backends": names, "from": BACKEND_ENV if from_env else None}
+    report["budgets"] = _budgets(registry.config)
     if names == ["stub"]:
-        sys.stderr.write(
-            f"warning: the web.search contract answers with offline stub results; set {BACKEND_ENV} "
-            "to a real backend.\n"
+        warnings.append(
+            f"the web.search contract answers with offline stub results; set {BACKEND_ENV} to a real backend."
         )
-    return EXIT_OK
+    errors = _unknown_backends(registry)
+    report["warnings"], report["errors"] = warnings, errors
+    if args.json:
+        sys.stdout.write(json.dumps(report, indent=2) + "\n")
+    else:
+        out = sys.stdout.write
+        out(f"config: {report['config']}\n")
+        for capability, row in report["capabilities"].items():
+            if "error" in row:
+                out(f"{capability:<8} none  ({row['error']})\n")
+            else:
+                out(f"{capability:<8} {_chosen(row['backends'], row['mode'])}  (from {row['source']})\n")
+        if report["never_auto_detected"]:
+            out(f"never auto-detected (used only when named): {', '.join(report['never_auto_detected'])}\n")
+        origin = f"from {BACKEND_ENV}" if from_env else f"{BACKEND_ENV} unset"
+        out(f"web.search contract: {_chosen(names, 'chain')}  ({origin})\n")
+        for cap in report["budgets"]:
+            out(f"budget: {dollars(cap['usd'])}  ({cap['setting']})\n")
+        for warning in warnings:
+            sys.stderr.write(f"warning: {warning}\n")
+    for error in errors:
+        sys.stderr.write(f"error: {error}\n")
+    return EXIT_CONFIG if errors else EXIT_OK
 
 
 def _chosen(names: list[str], mode: str) -> str:
@@ -348,7 +533,7 @@ def _cmd_mcp(args: argparse.Namespace, config: Any) -> int:
 
     from .agents.mcp_server import (
         build_server,
-        http_token,
+        http_tokens,
         is_loopback,
         mcp_missing_reason,
         serve_http,
@@ -380,13 +565,14 @@ def _cmd_mcp(args: argparse.Namespace, config: Any) -> int:
             "could use this server and its API keys. Pass --allow-remote (and set a token) to do it anyway.\n"
         )
         return EXIT_USAGE
-    token = http_token(config)
-    if not is_loopback(host) and token is None:
+    tokens = http_tokens(config)
+    if not is_loopback(host) and not tokens:
         sys.stderr.write(
             "warning: serving a non-loopback address without a bearer token; "
-            "set WEBPROVIDERS_MCP_TOKEN or mcp.token in the config.\n"
+            "set WEBPROVIDERS_MCP_TOKEN, mcp.token or mcp.users in the config.\n"
         )
-    anyio.run(lambda: serve_http(server, host=host, port=port, token=token))
+    user_keys = config.mcp.user_keys
+    anyio.run(lambda: serve_http(server, host=host, port=port, tokens=tokens, user_keys=user_keys))
     return EXIT_OK
 
 
@@ -402,23 +588,72 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace, Any], int]] = {
 }
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.DEBUG if args.debug else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    try:
-        from .config import load_config
+def _logging(debug: bool) -> None:
+    """Warnings from everyone; with ``--debug``, this library's debug log too (only its)."""
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if debug:
+        logging.getLogger("webproviders").setLevel(logging.DEBUG)
 
+
+def _with_private_networks(config: Any) -> Any:
+    """``--allow-private``: the config with ``web.allow_private_networks`` on."""
+    web = config.web.model_copy(update={"allow_private_networks": True})
+    return config.model_copy(update={"web": web})
+
+
+def _run(args: argparse.Namespace) -> int:
+    from .config import ConfigError, load_config
+
+    try:
         config = load_config(args.config)
-        return _COMMANDS[args.command](args, config)
-    except KeyboardInterrupt:
-        return 130
-    except Exception as exc:
+    except ConfigError as exc:
         if args.debug:
             raise
         from .redact import scrub
 
         sys.stderr.write(f"error: {scrub(str(exc))}\n")
-        return EXIT_FAILURE
+        return EXIT_CONFIG
+    if args.allow_private:
+        config = _with_private_networks(config)
+    if args.command in ("search", "extract", "crawl", "index"):
+        from .registry.providers import get_registry
+
+        problems = _unknown_backends(get_registry(config))
+        if problems:
+            for problem in problems:
+                sys.stderr.write(f"error: {problem}\n")
+            return EXIT_CONFIG
+    return _COMMANDS[args.command](args, config)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    _logging(args.debug)
+    try:
+        code = _run(args)
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        return code
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:
+        return _closed_pipe()
+    except Exception as exc:
+        if args.debug:
+            raise
+        from .config import ConfigError
+        from .redact import scrub
+
+        sys.stderr.write(f"error: {scrub(str(exc))}\n")
+        return EXIT_CONFIG if isinstance(exc, ConfigError) else EXIT_FAILURE
+
+
+def _closed_pipe() -> int:
+    """The reader went away (``| head``): nothing more to say, and nothing left to flush
+    (stdout points at /dev/null so the interpreter's final flush does not fail again)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
+    return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -311,13 +311,51 @@ class WebSettings(BaseModel):
         return value
 
 
+class McpUser(BaseModel):
+    """One user of the MCP HTTP server: the bearer token that identifies them, written in
+    the config (``${VAR}`` from the environment) or read from ``token_file``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    token: SecretStr | None = None
+    token_file: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _shorthand(cls, value: Any) -> Any:
+        """``alice: ${ALICE_MCP_TOKEN}`` is ``alice: {token: ${ALICE_MCP_TOKEN}}``."""
+        return {"token": value} if isinstance(value, (str, SecretStr)) else value
+
+    @model_validator(mode="after")
+    def _one_source(self) -> McpUser:
+        if (self.token is None) == (self.token_file is None):
+            raise ValueError("give a user exactly one of token or token_file")
+        return self
+
+
 class McpSettings(BaseModel):
     """``mcp``: settings of the ``webproviders mcp`` server."""
 
     model_config = ConfigDict(extra="forbid")
 
-    #: Bearer token the HTTP transport requires (``$WEBPROVIDERS_MCP_TOKEN`` wins when set).
+    #: Bearer token the HTTP transport requires (``$WEBPROVIDERS_MCP_TOKEN`` wins when set);
+    #: a caller with it is no one in particular (its calls carry no user tag).
     token: SecretStr | None = None
+    #: User ids and their tokens: a caller's token says who they are, and every call they
+    #: make is tagged ``{user_tag: <user id>}`` (per-user budgets, ``usage --by tag:user``).
+    users: dict[str, McpUser] = Field(default_factory=dict)
+    user_tag: str = Field(default="user", pattern=r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
+    #: Whether a client may send its own vendor keys (``X-Webproviders-Key-<provider>``
+    #: headers), used for its calls only.
+    user_keys: bool = False
+
+    @field_validator("users")
+    @classmethod
+    def _user_ids(cls, value: dict[str, McpUser]) -> dict[str, McpUser]:
+        for user in value:
+            if not 1 <= len(str(user)) <= 200:
+                raise ValueError(f"a user id must be 1 to 200 characters long, not {user!r}")
+        return value
 
 
 class Config(BaseModel):
@@ -370,7 +408,8 @@ def interpolate(value: Any, environ: dict[str, str] | os._Environ[str] | None = 
     return value
 
 
-_ENV_OVERRIDES = {
+#: Environment variables that override a ``web`` key (a comma-separated value is a chain).
+ENV_OVERRIDES = {
     "WEB_BACKEND": "backend",
     "WEB_SEARCH_BACKEND": "search_backend",
     "WEB_EXTRACT_BACKEND": "extract_backend",
@@ -378,11 +417,16 @@ _ENV_OVERRIDES = {
 }
 
 
+#: ``WEB_ALLOW_PRIVATE_NETWORKS``: fetches from untrusted input may reach private addresses.
+ALLOW_PRIVATE_ENV = "WEB_ALLOW_PRIVATE_NETWORKS"
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
 def _apply_env_overrides(data: dict[str, Any], environ: dict[str, str] | os._Environ[str]) -> None:
     web = data.setdefault("web", {}) if isinstance(data.get("web", {}), dict) else None
     if web is None:
         return
-    for var, key in _ENV_OVERRIDES.items():
+    for var, key in ENV_OVERRIDES.items():
         raw = (environ.get(var) or "").strip()
         if raw:
             names = [part.strip() for part in raw.split(",") if part.strip()]
@@ -390,6 +434,13 @@ def _apply_env_overrides(data: dict[str, Any], environ: dict[str, str] | os._Env
     timeout = (environ.get("WEB_TIMEOUT") or "").strip()
     if timeout:
         web["timeout"] = timeout
+    private = (environ.get(ALLOW_PRIVATE_ENV) or "").strip().lower()
+    if private:
+        if private not in _TRUE + _FALSE:
+            raise ConfigError(
+                f"{ALLOW_PRIVATE_ENV} must be one of {', '.join(_TRUE + _FALSE)}, not {private!r}."
+            )
+        web["allow_private_networks"] = private in _TRUE
 
 
 def _warn_unknown_keys(data: Any, model: type[BaseModel], where: str, source: str) -> dict[str, Any]:

@@ -113,3 +113,18 @@ def probe_config(make_config: Any, probe_dir: Path) -> Any:
         )
 
     return build
+
+
+@pytest.fixture
+def per_user_budget(make_config: Any) -> Any:
+    """A config where ``stub`` costs $0.008 a search and each user may spend $0.02 a day:
+    a user's third search is refused with ``budget_exceeded``."""
+    return make_config(
+        web={
+            "backend": "stub",
+            "cache": False,
+            "usage": False,
+            "budget": {"per_tag": {"user": {"daily_usd": 0.02}}},
+            "providers": {"stub": {"price": {"search": {"usd": 0.008, "per": "request"}}}},
+        }
+    )

@@ -22,15 +22,20 @@ def test_every_member_on_a_working_backend(make_config: Any) -> None:
     assert "limit 50 is above 20; at most 20 results were asked for." in found["meta"]["warnings"]
     assert [hit["position"] for hit in provider.search("hermes drop-in", 3)["data"]["web"]] == [1, 2, 3]
 
-    read = provider.extract(["https://docs.example/a", "https://docs.example/b"])
-    assert read["success"] is True and [page["url"] for page in read["data"]] == [
-        "https://docs.example/a",
-        "https://docs.example/b",
-    ]
-    assert provider.extract("https://docs.example/a")["data"][0]["content"].startswith("# Stub page")
+    read = provider.extract(["https://docs.example/a", "https://docs.example/b"], format="markdown")
+    assert [page["url"] for page in read] == ["https://docs.example/a", "https://docs.example/b"]
+    assert not any("error" in page for page in read)
+    page = provider.extract("https://docs.example/a")[0]
+    assert set(page) == {"url", "title", "content", "raw_content", "metadata"}
+    assert page["content"].startswith("# Stub page") and page["raw_content"] == page["content"]
+    assert asyncio.run(provider.aextract(["https://docs.example/a"])) == provider.extract(["https://docs.example/a"])
 
     crawled = provider.crawl("https://docs.example/", max_pages=2)
-    assert crawled["success"] is True and len(crawled["data"]) == 2
+    assert set(crawled) == {"results"} and len(crawled["results"]) == 2
+    assert asyncio.run(provider.acrawl("https://docs.example/", max_pages=2)) == crawled
+
+    schema = provider.get_setup_schema()
+    assert schema["name"] == "Stub (offline)" and schema["env_vars"] == []
 
 
 def test_a_keyed_backend_is_available_only_with_its_key_and_never_keyless(
@@ -44,7 +49,18 @@ def test_a_keyed_backend_is_available_only_with_its_key_and_never_keyless(
     refused = brave.search("q")
     assert refused["success"] is False and refused["error_code"] == "not_configured"
     assert "BRAVE_SEARCH_API_KEY" in refused["error"]
-    assert brave.extract("https://a.example/")["error_code"] == "unsupported"
+    assert brave.extract("https://a.example/") == [
+        {
+            "url": "https://a.example/",
+            "title": "",
+            "content": "",
+            "raw_content": "",
+            "metadata": {},
+            "error": brave.extract("https://a.example/")[0]["error"],
+            "error_code": "unsupported",
+        }
+    ]
+    assert [var["key"] for var in brave.get_setup_schema()["env_vars"]] == ["BRAVE_SEARCH_API_KEY"]
 
     monkeypatch.setenv("BRAVE_SEARCH_API_KEY", "BSA-test-key-0123456789")
     keyed = as_hermes_provider("brave", make_config())
@@ -63,9 +79,22 @@ def test_an_unknown_name_answers_and_never_raises(make_config: Any) -> None:
     assert nobody.name == nobody.display_name == "altavista"
     assert nobody.is_available() is False and nobody.is_keyless_available() is False
     assert not (nobody.supports_search() or nobody.supports_extract() or nobody.supports_crawl())
-    for envelope in (nobody.search("q"), nobody.extract(["https://a.example/"]), nobody.crawl("https://a.example/")):
-        assert envelope["success"] is False and envelope["error_code"] == "not_configured"
-        assert "Unknown backend 'altavista'" in envelope["error"]
+    assert nobody.get_setup_schema() == {"name": "altavista", "badge": "", "tag": "", "env_vars": []}
+    refused = nobody.search("q")
+    assert refused["success"] is False and refused["error_code"] == "not_configured"
+    for page in (nobody.extract(["https://a.example/"])[0], nobody.crawl("https://a.example/")["results"][0]):
+        assert page["url"] == "https://a.example/" and page["error_code"] == "not_configured"
+        assert "Unknown backend 'altavista'" in page["error"]
+
+
+def failure_of(answer: Any) -> tuple[str, str]:
+    """``(error_code, error)`` of a search envelope, an extract page list or a crawl result."""
+    if isinstance(answer, dict) and "results" in answer:
+        answer = answer["results"]
+    if isinstance(answer, list):
+        return answer[0]["error_code"], answer[0]["error"]
+    assert answer["success"] is False
+    return answer["error_code"], answer["error"]
 
 
 @pytest.mark.parametrize(
@@ -74,14 +103,17 @@ def test_an_unknown_name_answers_and_never_raises(make_config: Any) -> None:
         (lambda p: p.search("fail-crash"), "provider_error"),
         (lambda p: p.search("q", "five"), "invalid_input"),
         (lambda p: p.search("", 5), "invalid_input"),
-        (lambda p: p.extract([]), "invalid_input"),
+        (lambda p: p.extract(["ftp://docs.example/"]), "invalid_input"),
         (lambda p: p.crawl("https://docs.example/"), "unsupported"),  # probe cannot crawl
     ],
 )
-def test_failures_are_envelopes(call: Any, code: str, probe_config: Any) -> None:
-    envelope = call(as_hermes_provider("probe", probe_config(retry={"max_retries": 0})))
-    assert envelope["success"] is False and envelope["error_code"] == code
-    assert isinstance(envelope["error"], str) and envelope["error"]
+def test_failures_are_answers_not_exceptions(call: Any, code: str, probe_config: Any) -> None:
+    error_code, error = failure_of(call(as_hermes_provider("probe", probe_config(retry={"max_retries": 0}))))
+    assert error_code == code and isinstance(error, str) and error
+
+
+def test_an_extract_of_no_urls_is_an_empty_list(probe_config: Any) -> None:
+    assert as_hermes_provider("probe", probe_config()).extract([]) == []
 
 
 def test_a_bad_configuration_is_reported_by_every_member_without_raising() -> None:
@@ -90,7 +122,8 @@ def test_a_bad_configuration_is_reported_by_every_member_without_raising() -> No
     envelope = provider.search("q")
     assert envelope["success"] is False and envelope["error_code"] == "invalid_input"
     assert "'web.timeout'" in envelope["error"]
-    assert provider.extract("https://a.example/")["error_code"] == "invalid_input"
+    assert failure_of(provider.extract("https://a.example/"))[0] == "invalid_input"
+    assert asyncio.run(provider.aextract("https://a.example/"))[0]["error_code"] == "invalid_input"
 
 
 def test_calls_go_through_dispatch_with_its_cache_retries_and_url_safety(probe_config: Any, make_config: Any) -> None:
@@ -101,8 +134,17 @@ def test_calls_go_through_dispatch_with_its_cache_retries_and_url_safety(probe_c
     assert flaky["error_code"] == "network_error" and len(flaky["meta"]["attempts"]) == 3
 
     reader = as_hermes_provider("http", make_config())
-    refused = reader.extract("http://127.0.0.1:9/admin")
-    assert refused["success"] is False and refused["error_code"] == "unsafe_url"
+    refused = reader.extract(["http://127.0.0.1:9/admin"])
+    assert [page["error_code"] for page in refused] == ["unsafe_url"]
+
+
+def test_tags_given_once_or_per_call_reach_the_per_tag_budget(per_user_budget: Any) -> None:
+    alice = as_hermes_provider("stub", per_user_budget, tags={"user": "alice"})
+    assert [alice.search("q")["success"] for _ in range(3)] == [True, True, False]
+    assert alice.search("q")["error_code"] == "budget_exceeded"
+    anyone = as_hermes_provider("stub", per_user_budget)
+    assert anyone.search("q", tags={"user": "bob"})["success"] is True
+    assert anyone.search("q", tags={"user": "alice"})["error_code"] == "budget_exceeded"
 
 
 def test_sync_calls_work_from_inside_a_running_event_loop(make_config: Any) -> None:

@@ -37,7 +37,7 @@ def test_factory_builds_search_and_extract(stub_config: Any) -> None:
 
 
 def test_search_invoke(stub_config: Any) -> None:
-    tool = WebSearchTool(web_config=stub_config)
+    tool = WebSearchTool(config=stub_config)
     text = tool.invoke({"query": "langchain tools", "limit": 2})
     envelope = dispatch_search("langchain tools", 2, backend="stub", config=stub_config)
     hits = envelope["data"]["web"]
@@ -48,18 +48,18 @@ def test_search_invoke(stub_config: Any) -> None:
 
 
 def test_search_ainvoke_matches_invoke(stub_config: Any) -> None:
-    tool = WebSearchTool(web_config=stub_config)
+    tool = WebSearchTool(config=stub_config)
     arguments = {"query": "async langchain", "limit": 3}
     assert asyncio.run(tool.ainvoke(arguments)) == tool.invoke(arguments)
 
 
 def test_a_plain_string_is_the_query(stub_config: Any) -> None:
-    text = WebSearchTool(web_config=stub_config).invoke("just words")
+    text = WebSearchTool(config=stub_config).invoke("just words")
     assert text.startswith("1. [just words — result 1]") and "5. [just words" in text
 
 
 def test_extract_invoke_and_ainvoke(stub_config: Any) -> None:
-    tool = WebExtractTool(web_config=stub_config)
+    tool = WebExtractTool(config=stub_config)
     url = "https://docs.example.com/guide"
     envelope = dispatch_extract([url], backend="stub", config=stub_config)
     page, [note] = envelope["data"][0], envelope["meta"]["warnings"]
@@ -70,7 +70,7 @@ def test_extract_invoke_and_ainvoke(stub_config: Any) -> None:
 
 def test_crawl_ainvoke(stub_config: Any) -> None:
     text = asyncio.run(
-        WebCrawlTool(web_config=stub_config).ainvoke(
+        WebCrawlTool(config=stub_config).ainvoke(
             {"url": "https://site.example.com/", "max_pages": 2}
         )
     )
@@ -84,7 +84,7 @@ def test_tool_call_gives_a_tool_message(stub_config: Any) -> None:
         "id": "call_7",
         "type": "tool_call",
     }
-    message = WebSearchTool(web_config=stub_config).invoke(call)
+    message = WebSearchTool(config=stub_config).invoke(call)
     assert isinstance(message, ToolMessage) and message.tool_call_id == "call_7"
     assert message.content.startswith("1. [q — result 1]")
 
@@ -100,21 +100,21 @@ def test_tool_call_gives_a_tool_message(stub_config: Any) -> None:
 def test_invalid_arguments_come_back_as_text(
     arguments: dict[str, Any], expected: str, stub_config: Any
 ) -> None:
-    tool = WebSearchTool(web_config=stub_config)
+    tool = WebSearchTool(config=stub_config)
     for text in (tool.invoke(arguments), asyncio.run(tool.ainvoke(arguments))):
         assert text.startswith("Error [invalid_input]:") and expected in text
         assert "sk-live-42" not in text
 
 
 def test_provider_failure_is_text_not_an_exception(stub_config: Any) -> None:
-    text = WebExtractTool(web_config=stub_config).invoke(
+    text = WebExtractTool(config=stub_config).invoke(
         {"urls": ["https://x.example/"], "backend": "nosuch"}
     )
     assert text.startswith("Error [not_configured]: Unknown backend 'nosuch'")
 
 
 def test_max_chars_is_honoured(stub_config: Any) -> None:
-    text = WebSearchTool(web_config=stub_config, max_chars=300).invoke(
+    text = WebSearchTool(config=stub_config, max_chars=300).invoke(
         {"query": "budget", "limit": 30}
     )
     assert len(text) <= 300
@@ -130,3 +130,64 @@ def test_importing_webproviders_does_not_import_langchain_or_mcp() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
     )
     assert out.stdout.strip() == "[]"
+
+
+def tool_call(arguments: dict[str, Any], name: str = "web_search") -> dict[str, Any]:
+    return {"name": name, "args": arguments, "id": "call_9", "type": "tool_call"}
+
+
+def test_config_is_one_spelling_and_an_unknown_keyword_is_an_error(stub_config: Any) -> None:
+    from pydantic import ValidationError
+
+    with pytest.raises(ValidationError, match="web_config"):
+        WebSearchTool(web_config=stub_config)
+    with pytest.raises(ValidationError, match="confg"):
+        create_langchain_tools(confg=stub_config)
+    with pytest.raises(ValidationError, match="confg"):
+        create_langchain_tools(stub_config, confg=stub_config)
+
+
+def test_the_given_config_chooses_the_backend(probe_config: Any) -> None:
+    config = probe_config(backend="probe")
+    for tool in (WebSearchTool(config=config), create_langchain_tools(config)[0]):
+        assert tool.invoke({"query": "which backend"}).startswith("1. [Alpha](https://alpha.example.org/)")
+
+
+def test_a_failure_is_a_tool_message_with_error_status(probe_config: Any) -> None:
+    tool = WebSearchTool(config=probe_config(backend="probe"))
+    for message in (
+        tool.invoke(tool_call({"query": "fail-invalid"})),
+        asyncio.run(tool.ainvoke(tool_call({"query": "fail-invalid"}))),
+    ):
+        assert isinstance(message, ToolMessage) and message.status == "error"
+        assert message.content.startswith("Error [invalid_input]: The probe refused this query.")
+    assert tool.invoke(tool_call({"query": "ok"})).status == "success"
+
+
+def test_without_handling_a_failure_raises_tool_exception(probe_config: Any) -> None:
+    from langchain_core.tools import ToolException
+
+    tool = WebSearchTool(config=probe_config(backend="probe"), handle_tool_error=False)
+    with pytest.raises(ToolException, match=r"Error \[auth_error\]"):
+        tool.invoke({"query": "fail-auth"})
+    with pytest.raises(ToolException, match=r"Error \[auth_error\]"):
+        asyncio.run(tool.ainvoke({"query": "fail-auth"}))
+
+
+def test_content_and_artifact_gives_the_envelope(stub_config: Any) -> None:
+    search, extract = create_langchain_tools(stub_config, response_format="content_and_artifact")
+    message = search.invoke(tool_call({"query": "artifacts", "limit": 2}))
+    assert message.content.startswith("1. [artifacts — result 1]")
+    assert message.artifact["success"] is True and message.artifact["provider"] == "stub"
+    assert [hit["position"] for hit in message.artifact["data"]["web"]] == [1, 2]
+    page = asyncio.run(extract.ainvoke(tool_call({"urls": ["https://a.example/"]}, "web_extract")))
+    assert page.artifact["data"][0]["url"] == "https://a.example/"
+
+
+def test_web_tags_reach_the_per_tag_budget(per_user_budget: Any) -> None:
+    alice = WebSearchTool(config=per_user_budget, web_tags={"user": "alice"})
+    bob = WebSearchTool(config=per_user_budget, web_tags={"user": "bob"})
+    statuses = [alice.invoke(tool_call({"query": "x"})).status for _ in range(3)]
+    assert statuses == ["success", "success", "error"]
+    assert "budget_exceeded" in alice.invoke(tool_call({"query": "x"})).content
+    assert bob.invoke(tool_call({"query": "x"})).status == "success"

@@ -302,7 +302,9 @@ def test_non_loopback_bind_with_the_flag_warns_without_a_token(
     from webproviders.cli import main
 
     assert main(["mcp", "--http", "--host", "0.0.0.0", "--port", "9123", "--allow-remote"]) == 0
-    assert no_serving == [{"transport": "http", "host": "0.0.0.0", "port": 9123, "token": None}]
+    assert no_serving == [
+        {"transport": "http", "host": "0.0.0.0", "port": 9123, "tokens": {}, "user_keys": False}
+    ]
     assert "without a bearer token" in capsys.readouterr().err
 
 
@@ -342,7 +344,7 @@ def test_env_token_wins_over_the_config_token(
     assert main(["--config", str(config), "mcp", "--http"]) == 0
     monkeypatch.setenv("WEBPROVIDERS_MCP_TOKEN", "from-env")
     assert main(["--config", str(config), "mcp", "--http"]) == 0
-    assert [call["token"] for call in no_serving] == ["from-config", "from-env"]
+    assert [call["tokens"] for call in no_serving] == [{"from-config": None}, {"from-env": None}]
 
 
 def test_a_configured_but_empty_token_refuses_to_start(
@@ -351,12 +353,12 @@ def test_a_configured_but_empty_token_refuses_to_start(
     no_serving: list[dict[str, Any]],
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from webproviders.cli import EXIT_FAILURE, main
+    from webproviders.cli import EXIT_CONFIG, main
 
     config = tmp_path / "config.yaml"
     config.write_text("mcp:\n  token: ${MY_MCP_TOKEN}\n", encoding="utf-8")
     monkeypatch.delenv("MY_MCP_TOKEN", raising=False)
-    assert main(["--config", str(config), "mcp", "--http"]) == EXIT_FAILURE
+    assert main(["--config", str(config), "mcp", "--http"]) == EXIT_CONFIG
     err = capsys.readouterr().err
     assert "mcp.token" in err and "is empty" in err and str(config) in err
     assert no_serving == []
@@ -367,10 +369,10 @@ def test_a_configured_but_empty_token_refuses_to_start(
 def test_an_empty_token_variable_refuses_to_start(
     monkeypatch: pytest.MonkeyPatch, no_serving: list[dict[str, Any]], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from webproviders.cli import EXIT_FAILURE, main
+    from webproviders.cli import EXIT_CONFIG, main
 
     monkeypatch.setenv("WEBPROVIDERS_MCP_TOKEN", " ")
-    assert main(["mcp", "--http"]) == EXIT_FAILURE
+    assert main(["mcp", "--http"]) == EXIT_CONFIG
     assert "WEBPROVIDERS_MCP_TOKEN is set but empty" in capsys.readouterr().err
     assert no_serving == []
 
@@ -379,4 +381,163 @@ def test_the_http_app_refuses_an_empty_token() -> None:
     from webproviders.agents.mcp_server import build_server, http_app
 
     with pytest.raises(ValueError, match="empty bearer token"):
-        http_app(build_server(), host="127.0.0.1", token="")
+        http_app(build_server(), host="127.0.0.1", tokens={"": None})
+
+
+# --- users: one token each, their own budgets, their own vendor keys -----------------------
+
+ALICE, BOB = "alice-0f3c9d2e7b51", "bob-8e41a6c05d93"
+
+
+def user_session(url: str, token: str, **headers: str) -> Any:
+    import httpx2
+
+    from mcp.client.streamable_http import streamable_http_client
+
+    http = httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {token}", **headers}, timeout=httpx2.Timeout(30, read=120)
+    )
+    return http, Client(streamable_http_client(url, http_client=http))
+
+
+async def searches(url: str, token: str, count: int, **call: Any) -> list[Any]:
+    http, client = user_session(url, token)
+    async with http, client:
+        return [
+            await client.call_tool("web_search", {"query": f"q{n}", "limit": 1, **call})
+            for n in range(count)
+        ]
+
+
+def test_two_users_have_separate_budgets(tmp_path: Path) -> None:
+    (tmp_path / "bob.token").write_text(BOB + "\n", encoding="utf-8")
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        "web:\n  backend: stub\n  cache: false\n  usage: false\n"
+        "  budget: {per_tag: {user: {daily_usd: 0.02}}}\n"
+        "  providers: {stub: {price: {search: {usd: 0.008, per: request}}}}\n"
+        "mcp:\n  users:\n    alice: ${ALICE_MCP_TOKEN}\n"
+        f"    bob: {{token_file: {tmp_path / 'bob.token'}}}\n",
+        encoding="utf-8",
+    )
+    process, url = start_http_server(tmp_path, "--config", str(config), ALICE_MCP_TOKEN=ALICE)
+    try:
+        alice = asyncio.run(asyncio.wait_for(searches(url, ALICE, 3), 120))
+        assert [result.is_error for result in alice] == [False, False, True]
+        refused = alice[2].structured_content
+        assert refused["error_code"] == "budget_exceeded" and "user=alice" in refused["error"]
+        bob = asyncio.run(asyncio.wait_for(searches(url, BOB, 2), 120))
+        assert [result.is_error for result in bob] == [False, False]  # alice's spending is hers
+        stranger = httpx.post(
+            url, json=INITIALIZE, headers={**MCP_HEADERS, "authorization": f"Bearer {ALICE}x"}, timeout=30
+        )
+        assert stranger.status_code == 401
+    finally:
+        stop(process)
+
+
+def test_a_clients_own_vendor_key_serves_only_its_calls(tmp_path: Path, http_server: Any) -> None:
+    import json
+    from http.server import BaseHTTPRequestHandler
+
+    seen: list[str] = []
+
+    class Tavily(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            self.rfile.read(int(self.headers["Content-Length"]))
+            seen.append(self.headers.get("Authorization", ""))
+            body = json.dumps(
+                {
+                    "query": "own key",
+                    "results": [
+                        {"url": "https://docs.tavily.com/", "title": "Tavily Docs", "content": "Docs.", "score": 0.9}
+                    ],
+                    "response_time": 0.4,
+                }
+            ).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    vendor = f"http://127.0.0.1:{http_server(Tavily).server_address[1]}"
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        f"web:\n  cache: false\n  retry: {{max_retries: 0}}\n  providers: {{tavily: {{base_url: '{vendor}'}}}}\n"
+        f"mcp:\n  user_keys: true\n  users: {{alice: {ALICE}, bob: {BOB}}}\n",
+        encoding="utf-8",
+    )
+    own_key = "tvly-dev-AliceOwnKey0123456789"
+    process, url = start_http_server(tmp_path, "--config", str(config))
+    try:
+
+        async def run() -> tuple[Any, Any]:
+            http, client = user_session(url, ALICE, **{"X-Webproviders-Key-Tavily": own_key})
+            async with http, client:
+                mine = await client.call_tool("web_search", {"query": "own key", "backend": "tavily"})
+            http, client = user_session(url, BOB)
+            async with http, client:
+                theirs = await client.call_tool("web_search", {"query": "own key", "backend": "tavily"})
+            return mine, theirs
+
+        mine, theirs = asyncio.run(asyncio.wait_for(run(), 120))
+    finally:
+        stop(process)
+        log = process.stderr.read().decode() if process.stderr else ""
+    assert mine.is_error is False and mine.structured_content["data"]["web"][0]["title"] == "Tavily Docs"
+    assert seen == [f"Bearer {own_key}"]  # bob's call never reached the vendor with alice's key
+    assert theirs.is_error is True and theirs.structured_content["error_code"] == "not_configured"
+    assert own_key not in log and own_key not in json.dumps(theirs.structured_content)
+
+
+def test_vendor_keys_are_refused_unless_the_server_takes_them(tmp_path: Path) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text(f"web:\n  backend: stub\nmcp:\n  users: {{alice: {ALICE}}}\n", encoding="utf-8")
+    process, url = start_http_server(tmp_path, "--config", str(config))
+    try:
+        headers = {**MCP_HEADERS, "authorization": f"Bearer {ALICE}", "x-webproviders-key-tavily": "tvly-x"}
+        refused = httpx.post(url, json=INITIALIZE, headers=headers, timeout=30)
+    finally:
+        stop(process)
+    assert refused.status_code == 400 and "mcp.user_keys is off" in refused.json()["error_description"]
+
+
+@pytest.mark.parametrize(
+    ("users", "message"),
+    [
+        ("{alice: '${UNSET_MCP_TOKEN}'}", "mcp.users.alice"),
+        ("{alice: {token_file: /nonexistent/alice.token}}", "cannot be read"),
+        ("{alice: same-token, bob: same-token}", "same token as another user"),
+    ],
+)
+def test_bad_user_tokens_refuse_to_start(
+    users: str,
+    message: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    no_serving: list[dict[str, Any]],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from webproviders.cli import main
+
+    monkeypatch.delenv("UNSET_MCP_TOKEN", raising=False)
+    config = tmp_path / "config.yaml"
+    config.write_text(f"mcp:\n  users: {users}\n", encoding="utf-8")
+    assert main(["--config", str(config), "mcp", "--http"]) != 0
+    assert message in capsys.readouterr().err and no_serving == []
+
+
+def test_users_are_handed_to_the_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, no_serving: list[dict[str, Any]]
+) -> None:
+    from webproviders.cli import main
+
+    monkeypatch.setenv("WEBPROVIDERS_MCP_TOKEN", "shared")
+    config = tmp_path / "config.yaml"
+    config.write_text(f"mcp:\n  user_keys: true\n  users: {{alice: {ALICE}}}\n", encoding="utf-8")
+    assert main(["--config", str(config), "mcp", "--http"]) == 0
+    assert no_serving[0]["tokens"] == {"shared": None, ALICE: "alice"} and no_serving[0]["user_keys"] is True

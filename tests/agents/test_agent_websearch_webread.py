@@ -139,3 +139,21 @@ def test_provider_defaults_to_the_library_config(make_config: Any) -> None:
         {"config": make_config(web={"backend": "stub"}), "max_results": 1}
     )
     assert asyncio.run(websearch("library default")).startswith("1. [library default — result 1]")
+
+
+def test_a_library_config_is_accepted_as_config(probe_config: Any) -> None:
+    websearch = create_websearch_tool(probe_config(backend="probe"))
+    assert asyncio.run(websearch("which backend")).startswith("1. [Alpha](https://alpha.example.org/)")
+
+
+def test_an_unknown_setting_is_an_error(make_config: Any) -> None:
+    with pytest.raises(ValidationError, match="web_config"):
+        create_websearch_tool({"web_config": make_config(web={"backend": "stub"})})
+
+
+def test_tags_reach_the_per_tag_budget(per_user_budget: Any) -> None:
+    alice = create_websearch_tool({"config": per_user_budget, "tags": {"user": "alice"}})
+    bob = create_websearch_tool(WebToolConfig(config=per_user_budget, tags={"user": "bob"}))
+    answers = [asyncio.run(alice("x")) for _ in range(3)]
+    assert [a.startswith("Error [budget_exceeded]") for a in answers] == [False, False, True]
+    assert not asyncio.run(bob("x")).startswith("Error")

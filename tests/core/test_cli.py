@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -40,14 +41,14 @@ def test_search_json_is_the_envelope() -> None:
 
 def test_failure_is_one_line_and_non_zero() -> None:
     result = run("search", "   ", "--backend", "stub")
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert result.stderr.strip() == "error [invalid_input]: The query is empty; pass the words to search for."
     assert "Traceback" not in result.stderr
 
 
 def test_failure_with_json_still_exits_non_zero() -> None:
     result = run("search", "q", "--backend", "no-such-backend", "--json")
-    assert result.returncode == 1
+    assert result.returncode == 3
     assert json.loads(result.stdout)["error_code"] == "not_configured"
 
 
@@ -80,7 +81,7 @@ def test_bad_config_is_one_clear_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text("web:\n  timeout: later\n")
     result = run("--config", str(path), "search", "q")
-    assert result.returncode == 1
+    assert result.returncode == 3
     assert "'web.timeout'" in result.stderr and "Traceback" not in result.stderr
 
 
@@ -90,7 +91,7 @@ def test_debug_shows_tracebacks(tmp_path: Path, debug: bool) -> None:
     path.write_text("web: [\n")
     args: list[Any] = ["--debug"] if debug else []
     result = run(*args, "--config", str(path), "providers")
-    assert result.returncode == 1
+    assert result.returncode == (1 if debug else 3)  # a traceback is Python's own exit
     assert ("Traceback" in result.stderr) is debug
 
 
@@ -101,9 +102,9 @@ def test_version() -> None:
     assert result.returncode == 0 and result.stdout.strip() == f"webproviders {__version__}"
 
 
-def test_a_partial_extract_succeeds_and_names_the_failed_url_on_stderr() -> None:
+def test_a_partial_extract_prints_what_was_read_names_the_failed_url_and_exits_8() -> None:
     result = run("extract", "https://93.184.216.34/a", "ftp://example.org/b", "--backend", "stub")
-    assert result.returncode == 0
+    assert result.returncode == 8
     assert "https://93.184.216.34/a" in result.stdout and "ftp://" not in result.stdout
     assert "failed [invalid_input] ftp://example.org/b: The URL 'ftp://example.org/b' is not an http" in result.stderr
 
@@ -126,3 +127,166 @@ def test_config_shows_backends_used_only_when_named_and_the_web_search_contract(
     result = run("--config", str(path), "config", env={"WEB_SEARCH_BACKEND": "stub,altavista"})
     assert "web.search contract: stub  (from WEB_SEARCH_BACKEND)" in result.stdout
     assert "warning: WEB_SEARCH_BACKEND names unknown search backend(s) 'altavista'. Known: " in result.stderr
+
+
+def test_a_closed_pipe_ends_quietly_with_0() -> None:
+    reader = subprocess.Popen(
+        [sys.executable, "-m", "webproviders.cli", "search", "pipes", "--backend", "stub", "--limit", "50"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert reader.stdout is not None and reader.stderr is not None
+    reader.stdout.close()  # what `| head` does once it has its lines
+    err = reader.stderr.read().decode()
+    assert reader.wait(timeout=60) == 0
+    assert "Broken pipe" not in err and "Traceback" not in err and "Exception ignored" not in err
+
+
+def _commands() -> dict[str, Any]:
+    import argparse
+
+    from webproviders.cli import _parser
+
+    parser = _parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return {"webproviders": parser, **sub.choices}
+
+
+def test_every_option_has_help_and_shows_its_default() -> None:
+    for name, parser in _commands().items():
+        text = parser.format_help()
+        for action in parser._actions:
+            if action.dest in ("help", "version", "command"):
+                continue
+            assert action.help, f"{name} {action.option_strings or action.dest} has no help"
+            if action.option_strings and action.default not in (None, False):
+                assert f"(default: {action.default})" in text, f"{name} {action.option_strings}"
+        if name != "webproviders":
+            assert "exit codes:" in text
+
+
+def test_config_json(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("web:\n  search_backend: [stub, ddgs]\n  budget: {daily_usd: 0.005}\n")
+    result = run("--config", str(path), "config", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["config"] == str(path)
+    assert report["capabilities"]["search"] == {
+        "backends": ["stub", "ddgs"], "mode": "chain", "source": "web.search_backend"
+    }
+    assert report["budgets"] == [{"setting": "web.budget.daily_usd", "usd": 0.005}]
+    assert report["errors"] == [] and "stub" in report["never_auto_detected"]
+
+
+@pytest.mark.parametrize("command", [["config"], ["config", "--json"], ["search", "q"], ["extract", "https://93.184.216.34/"]])
+def test_an_unknown_web_backend_is_an_error_naming_it(command: list[str], tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text("web: {}\n")
+    result = run("--config", str(path), *command, env={"WEB_BACKEND": "nosuch"})
+    assert result.returncode == 3
+    assert "error: $WEB_BACKEND names 'nosuch', which no installed provider is (known: " in result.stderr
+
+
+def test_money_is_shown_with_the_precision_of_the_cap(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "web:\n  cache: false\n  usage: false\n  budget: {daily_usd: 0.005}\n"
+        "  providers: {stub: {price: {search: {usd: 0.008, per: request}}}}\n"
+    )
+    assert "budget: $0.005  (web.budget.daily_usd)" in run("--config", str(path), "config").stdout
+    refused = run("--config", str(path), "search", "q", "--backend", "stub")
+    assert refused.returncode == 5
+    assert "($0.005, web.budget.daily_usd)" in refused.stderr and "$0.01" not in refused.stderr
+
+
+class Page(BaseHTTPRequestHandler):
+    """A loopback site: /page is an article, anything else a 404."""
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        found = self.path == "/page"
+        body = (
+            b"<html><head><title>Loopback page</title></head><body><article><p>"
+            + b"Words on a page served from this machine for the command line. " * 8
+            + b"</p></article></body></html>"
+            if found
+            else b"<html><body>gone</body></html>"
+        )
+        self.send_response(200 if found else 404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_allow_private_by_flag_or_environment(http_server: Any) -> None:
+    url = f"http://127.0.0.1:{http_server(Page).server_address[1]}/page"
+    refused = run("extract", url, "--backend", "http")
+    assert refused.returncode == 2 and "[unsafe_url]" in refused.stderr
+    by_flag = run("--allow-private", "extract", url, "--backend", "http")
+    assert by_flag.returncode == 0 and "Words on a page served" in by_flag.stdout
+    by_env = run("extract", url, "--backend", "http", env={"WEB_ALLOW_PRIVATE_NETWORKS": "1"})
+    assert by_env.returncode == 0 and "Loopback page" in by_env.stdout
+    wrong = run("extract", url, "--backend", "http", env={"WEB_ALLOW_PRIVATE_NETWORKS": "maybe"})
+    assert wrong.returncode == 3 and "WEB_ALLOW_PRIVATE_NETWORKS must be one of" in wrong.stderr
+
+
+def test_not_found_and_partial_extract_exit_codes(http_server: Any) -> None:
+    base = f"http://127.0.0.1:{http_server(Page).server_address[1]}"
+    missing = run("--allow-private", "extract", f"{base}/gone", "--backend", "http")
+    assert missing.returncode == 7 and "[not_found]" in missing.stderr
+    partial = run("--allow-private", "extract", f"{base}/page", f"{base}/gone", "--backend", "http")
+    assert partial.returncode == 8 and "Words on a page" in partial.stdout
+    assert f"failed [not_found] {base}/gone" in partial.stderr
+
+
+@pytest.mark.parametrize(
+    ("status", "code"),
+    [(401, 4), (429, 5), (432, 5), (503, 6)],
+    ids=["auth", "rate-limited", "plan-limit", "vendor-5xx"],
+)
+def test_vendor_failures_exit_with_their_class(
+    status: int, code: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import respx
+
+    from webproviders.cli import main
+
+    path = tmp_path / "c.yaml"
+    path.write_text("web:\n  cache: false\n  retry: {max_retries: 0}\n")
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-dev-CliExitCodes0001")
+    with respx.mock() as router:
+        router.post("https://api.tavily.com/search").respond(status, json={"detail": {"error": "No."}})
+        assert main(["--config", str(path), "search", "q", "--backend", "tavily"]) == code
+    assert capsys.readouterr().err.startswith("error [")
+
+
+def test_a_network_failure_exits_6(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    from webproviders.cli import main
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    path = tmp_path / "c.yaml"
+    path.write_text(f"web:\n  cache: false\n  retry: {{max_retries: 0}}\n  providers: {{searxng: {{base_url: 'http://127.0.0.1:{port}'}}}}\n")
+    assert main(["--config", str(path), "search", "q", "--backend", "searxng"]) == 6
+    assert "error [network_error]" in capsys.readouterr().err
+
+
+def test_debug_shows_our_decisions_and_no_other_librarys_chatter() -> None:
+    result = run("--debug", "search", "q", "--backend", "stub", "--limit", "2")
+    assert result.returncode == 0
+    lines = result.stderr.splitlines()
+    assert "debug: plan: search by stub (from argument)" in lines
+    assert "debug: cache: not from the cache" in lines
+    assert any(line.startswith("debug: attempt: stub ok") for line in lines)
+    others = [
+        line for line in lines
+        if not line.startswith(("debug:", "warning:")) and " webproviders" not in line
+    ]
+    assert others == []

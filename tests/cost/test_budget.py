@@ -25,7 +25,7 @@ def test_a_call_over_the_daily_budget_is_refused_before_any_request() -> None:
     refused = dispatch_search("second", backend="priced", config=config)
     assert refused["success"] is False
     assert refused["error_code"] == "budget_exceeded" and refused["retryable"] is False
-    assert "daily budget ($0.01, web.budget.daily_usd)" in refused["error"]
+    assert "daily budget ($0.005, web.budget.daily_usd)" in refused["error"]
     assert "$0.0040 is already spent" in refused["error"] and "resets at" in refused["error"]
     assert scripted(config, "priced").calls == 1
     assert refused["meta"]["attempts"] == [

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 
-from webproviders.cli import EXIT_FAILURE, EXIT_OK, EXIT_USAGE, main
+from webproviders.cli import EXIT_CONFIG, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, main
 
 
 @pytest.fixture
@@ -66,7 +66,7 @@ def test_remove_and_prune(cli: Any, site: Any) -> None:
 
 def test_a_page_that_cannot_be_read_fails_the_command(cli: Any, site: Any) -> None:
     code, out, err = cli("index", site.url("/missing"))
-    assert code == EXIT_FAILURE
+    assert code == EXIT_NOT_FOUND
     assert out == "" and err.startswith(f"error [not_found]: {site.url('/missing')} was not found (HTTP 404).")
 
 
@@ -88,11 +88,11 @@ def test_usage_errors(cli: Any, argv: tuple[str, ...], message: str) -> None:
 
 def test_a_bad_age_is_invalid_input(cli: Any) -> None:
     code, _, err = cli("index", "--prune", "--older-than", "3 fortnights")
-    assert code == EXIT_FAILURE and err.startswith("error [invalid_input]: An age is a number and a unit")
+    assert code == EXIT_USAGE and err.startswith("error [invalid_input]: An age is a number and a unit")
 
 
 def test_a_damaged_index_is_reported(cli: Any, index_path: Path) -> None:
     index_path.parent.mkdir(parents=True)
     index_path.write_bytes(b"not sqlite" * 500)
     code, _, err = cli("index", "--stats")
-    assert code == EXIT_FAILURE and err.startswith("error [not_configured]: The local index") and "damaged" in err
+    assert code == EXIT_CONFIG and err.startswith("error [not_configured]: The local index") and "damaged" in err

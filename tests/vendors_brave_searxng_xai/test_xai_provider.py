@@ -358,3 +358,38 @@ def test_manifest_and_defaults(config: Any) -> None:
     assert schema["env_vars"] == [
         {"key": "XAI_API_KEY", "prompt": "xAI API key", "url": "https://console.x.ai/"}
     ]
+
+
+@pytest.mark.parametrize(
+    "response",
+    [
+        {
+            "json": {
+                "code": "Client%20specified%20an%20invalid%20argument",
+                "error": "Incorrect%20API%20key%20provided%3A%20xa%2A%2A%2AAB.%20You%20can%20obtain"
+                "%20an%20API%20key%20from%20https%3A%2F%2Fconsole.x.ai.",
+            }
+        },
+        {
+            "text": "Incorrect%20API%20key%20provided%3A%20xa%2A%2A%2AAB.",
+            "headers": {"Content-Type": "text/plain"},
+        },
+        {"json": "Incorrect API key provided: xa***AB. You can obtain an API key from https://console.x.ai."},
+    ],
+    ids=["percent-encoded-json", "percent-encoded-text", "json-string"],
+)
+def test_a_bad_key_in_any_encoding_is_an_auth_error(
+    config: Any, search: Any, response: dict[str, Any]
+) -> None:
+    envelope = _failure(config, search, 400, **response)
+    assert envelope["error_code"] == "auth_error"
+    assert "XAI_API_KEY" in envelope["error"]
+    if "json" in response:  # our own words, not the vendor's echo of part of the key
+        assert "xa***AB" not in envelope["error"] and "xa%2A" not in envelope["error"]
+
+
+def test_a_plain_text_400_about_something_else_stays_invalid_input(config: Any, search: Any) -> None:
+    envelope = _failure(
+        config, search, 400, text="Bad%20request%3A%20unknown%20field", headers={"Content-Type": "text/plain"}
+    )
+    assert envelope["error_code"] == "invalid_input"

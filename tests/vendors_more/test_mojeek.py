@@ -38,13 +38,15 @@ BODY = {
                 "title": "Mojeek",
                 "desc": "A web search engine that provides unbiased, fast and relevant results.",
                 "size": "14kb",
-                "date": 1727740800,
+                "date": "Tue, 01 Oct 2024 09:12:44 GMT",
+                "pdate": 1727740800,
             },
             {
                 "url": "https://en.wikipedia.org/wiki/Mojeek",
                 "title": "Mojeek - Wikipedia",
                 "desc": "Mojeek is a search engine based in the United Kingdom.",
                 "size": "40kb",
+                "date": "Mon, 30 Sep 2024 18:40:02 GMT",
             },
         ],
     }

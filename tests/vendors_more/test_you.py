@@ -341,3 +341,26 @@ def test_a_failed_batch_marks_only_its_own_urls(mock: respx.MockRouter) -> None:
     assert envelope["success"] is True
     codes = [p.get("error_code") for p in envelope["data"]]
     assert codes == ["bad_gateway"] * 10 + [None, None]
+
+
+def test_you_api_key_is_read_as_well_as_ydc_api_key(
+    mock: respx.MockRouter, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("YDC_API_KEY")
+    monkeypatch.setenv("YOU_API_KEY", "you-key-from-the-other-name")
+    route = mock.post(SEARCH).respond(200, json=BODY)
+
+    envelope = dispatch_search("you.com api", 5, backend="you")
+
+    assert envelope["success"] is True, envelope
+    assert route.calls.last.request.headers["X-API-Key"] == "you-key-from-the-other-name"
+
+
+def test_without_either_key_the_sentence_names_both(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("YDC_API_KEY")
+    monkeypatch.delenv("YOU_API_KEY", raising=False)
+
+    envelope = dispatch_search("you.com api", 5, backend="you")
+
+    assert envelope["error_code"] == "not_configured"
+    assert "YDC_API_KEY" in envelope["error"] and "YOU_API_KEY" in envelope["error"]

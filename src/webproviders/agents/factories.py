@@ -1,7 +1,9 @@
 """``websearch(query)`` and ``webread(url)``: the two one-argument tools many agents expect.
 
-Both are thin async adapters over dispatch, configured with a :class:`WebToolConfig`
-(``provider``, ``api_key`` with ``${ENV}`` interpolation, ...). They always return a string:
+Both are thin async adapters over dispatch, configured with ``config=``: a
+:class:`WebToolConfig` (``provider``, ``api_key`` with ``${ENV}`` interpolation, ``tags``, ...),
+a mapping of its fields, or a library :class:`~webproviders.config.Config` on its own. An
+unknown field is an error. They always return a string:
 a markdown list of results, a page as markdown, or a readable error line. They never raise
 for anything the model or the provider does wrong.
 """
@@ -27,7 +29,8 @@ class WebToolConfig(BaseModel):
 
     ``provider`` names the backend (omit it to use the library's configuration and
     auto-detection); ``api_key`` and ``base_url`` override that provider's settings and may
-    be written as ``${ENV_VAR}``. ``config`` is the library configuration to start from.
+    be written as ``${ENV_VAR}``. ``config`` is the library configuration to start from;
+    ``tags`` label every call (per-tag budgets, the usage ledger).
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -39,6 +42,7 @@ class WebToolConfig(BaseModel):
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, ge=1)
     timeout: float | None = Field(default=None, gt=0)
     config: Config | None = None
+    tags: dict[str, str | int | float | bool] | None = None
 
     @field_validator("provider", "api_key", "base_url", mode="before")
     @classmethod
@@ -74,13 +78,18 @@ class WebToolConfig(BaseModel):
         return base.model_copy(update={"web": web})
 
 
-def _settings(config: WebToolConfig | Mapping[str, Any] | None) -> WebToolConfig:
+ToolConfig = WebToolConfig | Config | Mapping[str, Any] | None
+
+
+def _settings(config: ToolConfig) -> WebToolConfig:
     if isinstance(config, WebToolConfig):
         return config
+    if isinstance(config, Config):
+        return WebToolConfig(config=config)
     return WebToolConfig.model_validate(dict(config or {}))
 
 
-def create_websearch_tool(config: WebToolConfig | Mapping[str, Any] | None = None) -> WebSearch:
+def create_websearch_tool(config: ToolConfig = None) -> WebSearch:
     """``await websearch(query)`` → a numbered markdown list of results (or an error line)."""
     from ..dispatch.api import adispatch_search
 
@@ -95,13 +104,14 @@ def create_websearch_tool(config: WebToolConfig | Mapping[str, Any] | None = Non
             backend=settings.provider,
             config=library,
             timeout=settings.timeout,
+            tags=settings.tags,
         )
         return format_results(envelope, "markdown", settings.max_chars)
 
     return websearch
 
 
-def create_webread_tool(config: WebToolConfig | Mapping[str, Any] | None = None) -> WebRead:
+def create_webread_tool(config: ToolConfig = None) -> WebRead:
     """``await webread(url)`` → the page as markdown (or a readable error line)."""
     from ..dispatch.api import adispatch_extract
 
@@ -111,7 +121,7 @@ def create_webread_tool(config: WebToolConfig | Mapping[str, Any] | None = None)
     async def webread(url: str) -> str:
         """Read one web page (http or https URL); returns its main content as markdown."""
         envelope = await adispatch_extract(
-            [url], backend=settings.provider, config=library, timeout=settings.timeout
+            [url], backend=settings.provider, config=library, timeout=settings.timeout, tags=settings.tags
         )
         return format_results(envelope, "markdown", settings.max_chars)
 

@@ -1,15 +1,25 @@
 """A drop-in provider object for frameworks built on the Hermes-style provider contract.
 
-Such frameworks hold one object per backend and call ``provider.search(query, limit)``,
-``extract(urls)`` and ``crawl(url)`` synchronously, reading ``{"success": True, "data": ...}``
-or ``{"success": False, "error": ...}`` back; they never expect an exception. The object
-:func:`as_hermes_provider` returns has exactly that surface, and every call goes through
-dispatch, so it gets retries, the answer cache, cool-downs and URL safety like any other.
+Such frameworks hold one object per backend and never expect an exception from it:
+
+- ``search(query, limit)`` returns ``{"success": True, "data": {"web": [...]}}`` or
+  ``{"success": False, "error": ...}`` (our envelope, which is that shape);
+- ``extract(urls)`` returns the per-URL list Hermes' ``web_extract`` reads: one page per URL
+  (``url``, ``title``, ``content``, ``raw_content``, ``metadata``), a URL that could not be
+  read being a page with ``error`` (and ``error_code``); a failed call fails every URL;
+- ``crawl(url)`` returns ``{"results": [pages]}``, pages as for extract;
+- ``get_setup_schema()`` gives the setup picker's entry from the provider's manifest.
+
+``raw_content`` is always text, the same markdown as ``content``: Hermes hands the model
+``raw_content`` before ``content``. ``aextract`` / ``acrawl`` are the async twins. Every
+call goes through dispatch, so it gets retries, the answer cache, cool-downs and URL safety
+like any other; ``tags`` (given once, or per call) label the calls for per-tag budgets and
+usage. :mod:`webproviders.agents.hermes_plugin` registers these objects into Hermes itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..config import Config, config_from_dict
@@ -25,13 +35,19 @@ T = TypeVar("T")
 
 #: The most search results the contract hands out; a larger ``limit`` is clamped, not refused.
 MAX_RESULTS = 20
+#: Extract keywords Hermes passes that have no meaning here (content is always markdown).
+_HERMES_ONLY = ("format", "include_raw")
+Tags = Mapping[str, Any]
 
 
 class HermesProvider:
     """One backend (a provider name as in the config) behind the Hermes-style contract."""
 
-    def __init__(self, name: str, config: Config | Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self, name: str, config: Config | Mapping[str, Any] | None = None, *, tags: Tags | None = None
+    ) -> None:
         self._name = str(name)
+        self._tags = dict(tags) if isinstance(tags, Mapping) else tags
         self._config: Config | None = None
         self._config_error: WebProviderError | None = None
         if isinstance(config, Config) or config is None:
@@ -49,6 +65,12 @@ class HermesProvider:
     @property
     def display_name(self) -> str:
         return self._safely(lambda: str(self._entry()[1].provider.display_name), self._name)
+
+    def get_setup_schema(self) -> dict[str, Any]:
+        """The setup picker's entry, ``{"name", "badge", "tag", "env_vars": [...]}``, from the
+        provider's manifest (no network)."""
+        empty = {"name": self.display_name, "badge": "", "tag": "", "env_vars": []}
+        return self._safely(lambda: dict(self._entry()[1].provider.get_setup_schema()), empty)
 
     def _entry(self) -> tuple[Registry, ProviderEntry]:
         """The registry entry of this backend; raises when it is unknown or the config is bad."""
@@ -113,17 +135,37 @@ class HermesProvider:
     def supports_crawl(self) -> bool:
         return self._supports("crawl")
 
+    def _meta(self) -> dict[str, Any]:
+        return {"requested_backend": self._name, "served_by": None, "latency_ms": 0.0, "attempts": []}
+
     def _run(self, call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         """A dispatch call's envelope; a bad config or anything unforeseen is a failure one."""
-        meta: dict[str, Any] = {"requested_backend": self._name, "served_by": None, "latency_ms": 0.0, "attempts": []}
         if self._config_error is not None:
-            return failure(self._config_error, None, meta)
+            return failure(self._config_error, None, self._meta())
         try:
             return call()
         except Exception as exc:  # noqa: BLE001 - the contract never raises
-            from ..errors import to_provider_error
+            return self._crashed(exc)
 
-            return failure(to_provider_error(exc, self._name), self._name, meta)
+    async def _arun(self, call: Callable[[], Awaitable[dict[str, Any]]]) -> dict[str, Any]:
+        """Async twin of :meth:`_run`."""
+        if self._config_error is not None:
+            return failure(self._config_error, None, self._meta())
+        try:
+            return await call()
+        except Exception as exc:  # noqa: BLE001 - the contract never raises
+            return self._crashed(exc)
+
+    def _crashed(self, exc: Exception) -> dict[str, Any]:
+        from ..errors import to_provider_error
+
+        return failure(to_provider_error(exc, self._name), self._name, self._meta())
+
+    def _options(self, options: dict[str, Any]) -> dict[str, Any]:
+        """Dispatch keywords: Hermes-only ones dropped, unset ones left out, tags added."""
+        given = {k: v for k, v in options.items() if k not in _HERMES_ONLY and v is not None}
+        given.setdefault("tags", self._tags)
+        return given
 
     def search(self, query: str, limit: int = 5, **options: Any) -> dict[str, Any]:
         """``{"success": True, "data": {"web": [...]}}``; a ``limit`` above 20 is clamped."""
@@ -131,34 +173,100 @@ class HermesProvider:
 
         clamped = isinstance(limit, int) and not isinstance(limit, bool) and limit > MAX_RESULTS
         asked = MAX_RESULTS if clamped else limit
+        keywords = self._options(options)
         envelope = self._run(
-            lambda: dispatch_search(query, asked, backend=self._name, config=self._config, **options)
+            lambda: dispatch_search(query, asked, backend=self._name, config=self._config, **keywords)
         )
         if clamped and envelope.get("success"):
             note = f"limit {limit} is above {MAX_RESULTS}; at most {MAX_RESULTS} results were asked for."
             envelope["meta"].setdefault("warnings", []).append(note)
         return envelope
 
-    def extract(self, urls: str | list[str], **kwargs: Any) -> dict[str, Any]:
-        """``{"success": True, "data": [pages]}``; one item per URL, a failed URL has ``error``."""
+    def extract(self, urls: str | list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        """One page per URL; a URL that could not be read is a page with ``error``."""
         from ..dispatch.api import dispatch_extract
 
-        return self._run(lambda: dispatch_extract(urls, backend=self._name, config=self._config, **kwargs))
+        keywords = self._options(kwargs)
+        envelope = self._run(
+            lambda: dispatch_extract(urls, backend=self._name, config=self._config, **keywords)
+        )
+        return hermes_pages(envelope, _asked(urls))
+
+    async def aextract(self, urls: str | list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        """Async twin of :meth:`extract`."""
+        from ..dispatch.api import adispatch_extract
+
+        keywords = self._options(kwargs)
+        envelope = await self._arun(
+            lambda: adispatch_extract(urls, backend=self._name, config=self._config, **keywords)
+        )
+        return hermes_pages(envelope, _asked(urls))
 
     def crawl(self, url: str, **kwargs: Any) -> dict[str, Any]:
-        """``{"success": True, "data": [pages]}`` reached from ``url``."""
+        """``{"results": [pages]}`` reached from ``url``; a failed crawl is one page with ``error``."""
         from ..dispatch.api import dispatch_crawl
 
-        return self._run(lambda: dispatch_crawl(url, backend=self._name, config=self._config, **kwargs))
+        keywords = self._options(kwargs)
+        envelope = self._run(lambda: dispatch_crawl(url, backend=self._name, config=self._config, **keywords))
+        return {"results": hermes_pages(envelope, _asked(url))}
+
+    async def acrawl(self, url: str, **kwargs: Any) -> dict[str, Any]:
+        """Async twin of :meth:`crawl`."""
+        from ..dispatch.api import adispatch_crawl
+
+        keywords = self._options(kwargs)
+        envelope = await self._arun(
+            lambda: adispatch_crawl(url, backend=self._name, config=self._config, **keywords)
+        )
+        return {"results": hermes_pages(envelope, _asked(url))}
 
     def __repr__(self) -> str:
         return f"HermesProvider({self._name!r})"
 
 
-def as_hermes_provider(name: str, config: Config | Mapping[str, Any] | None = None) -> HermesProvider:
+def _asked(urls: Any) -> list[str]:
+    """The URLs a call was given, as text, for the pages of a failed call."""
+    items = [urls] if isinstance(urls, str) else urls if isinstance(urls, (list, tuple)) else []
+    return [str(url) for url in items]
+
+
+def _hermes_page(item: Mapping[str, Any]) -> dict[str, Any]:
+    content = item.get("content")
+    text = content if isinstance(content, str) else ""
+    page: dict[str, Any] = {
+        "url": str(item.get("url") or ""),
+        "title": item.get("title") if isinstance(item.get("title"), str) else "",
+        "content": text,
+        "raw_content": text,
+        "metadata": dict(item.get("metadata") or {}),
+    }
+    if item.get("error"):
+        page["error"] = str(item["error"])
+        page["error_code"] = item.get("error_code")
+    return page
+
+
+def hermes_pages(envelope: Mapping[str, Any], asked: list[str]) -> list[dict[str, Any]]:
+    """An extract or crawl envelope as Hermes' per-URL page list; a failed call is one error
+    page per URL asked for (the call's sentence and code on each)."""
+    if envelope.get("success"):
+        return [_hermes_page(item) for item in envelope.get("data") or [] if isinstance(item, Mapping)]
+    by_url = {
+        item.get("url"): item
+        for item in (envelope.get("meta") or {}).get("failures") or []
+        if isinstance(item, Mapping)
+    }
+    failed = {"error": envelope.get("error") or "The call failed.", "error_code": envelope.get("error_code")}
+    return [_hermes_page({"url": url, **by_url.get(url, failed)}) for url in asked]
+
+
+def as_hermes_provider(
+    name: str, config: Config | Mapping[str, Any] | None = None, *, tags: Tags | None = None
+) -> HermesProvider:
     """The backend ``name`` as a Hermes-style provider; ``config`` is a ``Config``, a config
-    mapping (as in ``config.yaml``), or None for the process-wide configuration."""
-    return HermesProvider(name, config)
+    mapping (as in ``config.yaml``), or None for the process-wide configuration; ``tags``
+    label every call it makes."""
+    return HermesProvider(name, config, tags=tags)
 
 
-__all__ = ["MAX_RESULTS", "HermesProvider", "as_hermes_provider"]
+__all__ = ["MAX_RESULTS", "HermesProvider", "as_hermes_provider", "hermes_pages"]

@@ -1,20 +1,29 @@
 """LangChain tools for web search, page extraction and crawling (extra ``langchain``).
 
 Only ``langchain_core`` is imported. The tools validate arguments with the same models as
-every other integration, run sync (``invoke``) or async (``ainvoke``), and return the text
-for the model; a failure comes back as one readable line, never as an exception.
+every other integration and run sync (``invoke``) or async (``ainvoke``). The library
+configuration is ``config=`` on the tools and on :func:`create_langchain_tools` alike; a
+keyword the tool does not know is an error, never silently ignored.
+
+A failed call raises :class:`~langchain_core.tools.ToolException` with the envelope's
+sentence. The tools are built with ``handle_tool_error=True``, so, as LangChain documents, a
+tool call comes back as a ``ToolMessage`` with ``status="error"`` carrying that sentence (the
+model can read it and try something else); ``handle_tool_error=False`` lets the exception
+through. ``response_format="content_and_artifact"`` returns the text for the model and the
+whole envelope as the message's ``artifact``. ``web_tags`` labels every call for per-tag
+budgets and usage (LangChain's own ``tags`` are its callback tags).
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from langchain_core.tools import BaseTool
-from pydantic import BaseModel, ValidationError
+from langchain_core.tools import BaseTool, ToolException
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..config import Config
-from .formatting import Style
-from .tools import DEFAULT_MAX_CHARS, TOOLS, arun_tool, explain, run_tool
+from .formatting import Style, format_results
+from .tools import DEFAULT_MAX_CHARS, TOOLS, acall_tool, call_tool, explain
 
 __all__ = ["WebCrawlTool", "WebExtractTool", "WebSearchTool", "create_langchain_tools"]
 
@@ -22,10 +31,15 @@ __all__ = ["WebCrawlTool", "WebExtractTool", "WebSearchTool", "create_langchain_
 class _WebTool(BaseTool):
     """Shared plumbing: the tool's name picks its :data:`webproviders.agents.tools.TOOLS` entry."""
 
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+
     tool: ClassVar[str]
-    web_config: Config | None = None
+    #: The library configuration (None: the process-wide one).
+    config: Config | None = None
     max_chars: int | None = DEFAULT_MAX_CHARS
     style: Style = "markdown"
+    #: Labels for every call (``{"user": "alice"}``): per-tag budgets and the usage ledger.
+    web_tags: dict[str, Any] | None = None
 
     def __init__(self, **data: Any) -> None:
         spec = TOOLS[self.tool]
@@ -33,6 +47,7 @@ class _WebTool(BaseTool):
         data.setdefault("description", spec.description)
         data.setdefault("args_schema", spec.arguments)
         data.setdefault("handle_validation_error", self._explain_invalid)
+        data.setdefault("handle_tool_error", True)
         super().__init__(**data)
 
     @classmethod
@@ -47,17 +62,21 @@ class _WebTool(BaseTool):
             kwargs = {next(iter(schema.model_fields)): args[0], **kwargs}
         return kwargs
 
-    def _run(self, *args: Any, **kwargs: Any) -> str:
-        arguments = self._arguments(args, kwargs)
-        return run_tool(
-            self.tool, arguments, config=self.web_config, style=self.style, max_chars=self.max_chars
-        )
+    def _answer(self, envelope: dict[str, Any]) -> str | tuple[str, dict[str, Any]]:
+        """The text (and the envelope as artifact); a failure raises ``ToolException``."""
+        text = format_results(envelope, self.style, self.max_chars)
+        if not envelope.get("success"):
+            raise ToolException(text)
+        return (text, envelope) if self.response_format == "content_and_artifact" else text
 
-    async def _arun(self, *args: Any, **kwargs: Any) -> str:
+    def _run(self, *args: Any, **kwargs: Any) -> str | tuple[str, dict[str, Any]]:
         arguments = self._arguments(args, kwargs)
-        return await arun_tool(
-            self.tool, arguments, config=self.web_config, style=self.style, max_chars=self.max_chars
-        )
+        return self._answer(call_tool(self.tool, arguments, config=self.config, tags=self.web_tags))
+
+    async def _arun(self, *args: Any, **kwargs: Any) -> str | tuple[str, dict[str, Any]]:
+        arguments = self._arguments(args, kwargs)
+        envelope = await acall_tool(self.tool, arguments, config=self.config, tags=self.web_tags)
+        return self._answer(envelope)
 
 
 class WebSearchTool(_WebTool):
@@ -83,9 +102,12 @@ def create_langchain_tools(
     *,
     max_chars: int | None = DEFAULT_MAX_CHARS,
     crawl: bool = False,
+    **settings: Any,
 ) -> list[BaseTool]:
-    """The search and extract tools (and crawl with ``crawl=True``), sharing one config."""
+    """The search and extract tools (and crawl with ``crawl=True``), sharing one ``config``;
+    ``settings`` (``web_tags``, ``style``, ``response_format``, ``handle_tool_error``, ...)
+    go to every tool, and an unknown one is an error."""
     kinds: list[type[_WebTool]] = [WebSearchTool, WebExtractTool] + (
         [WebCrawlTool] if crawl else []
     )
-    return [kind(web_config=config, max_chars=max_chars) for kind in kinds]
+    return [kind(config=config, max_chars=max_chars, **settings) for kind in kinds]

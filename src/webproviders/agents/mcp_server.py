@@ -3,26 +3,41 @@
 Tools: ``web_search``, ``web_extract``, ``web_crawl`` (schemas from :mod:`webproviders.agents.tools`)
 and ``web_providers``. A result carries the envelope as structured content and a short
 markdown rendering as text; a failure is a tool error (``isError``) whose text is the
-envelope's sentence. Keys come from the server's configuration only: no schema has a key
-field, and unknown arguments are refused.
+envelope's sentence. No schema has a key field, and unknown arguments are refused.
+
+Over HTTP every request carries a bearer token. ``mcp.users`` maps tokens to user ids (the
+tokens written in the config, from the environment or read from files, and compared in
+constant time): a user's calls are tagged ``{mcp.user_tag: <user id>}``, so per-tag budgets
+and usage reports are per user. With ``mcp.user_keys``, a client may send its own vendor
+keys as ``X-Webproviders-Key-<provider>`` headers: they serve that client's calls only (a
+copy of the server's configuration with those keys), are kept out of every log line and
+error text, and are not stored anywhere else.
 
 The ``mcp`` package (extra ``mcp``) is imported here only, when a server is built.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import os
+import re
 import sys
-from collections.abc import Awaitable, Callable, MutableMapping
+import threading
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import SecretStr
+
 from .._version import __version__
-from ..config import Config, ConfigError
+from ..config import Config, ConfigError, ProviderSettings, default_config
 from ..redact import get_logger
 from .formatting import format_results
-from .tools import DEFAULT_MAX_CHARS, TOOLS, acall_tool, input_schema
+from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS, TOOLS, acall_tool, input_schema
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -32,6 +47,12 @@ log = get_logger("webproviders.mcp")
 PROVIDERS_TOOL = "web_providers"
 TOKEN_ENV = "WEBPROVIDERS_MCP_TOKEN"
 HTTP_PATH = "/mcp"
+#: Header prefix of a client's own vendor key: ``X-Webproviders-Key-Tavily: tvly-...``.
+KEY_HEADER = "x-webproviders-key-"
+#: Where the gate leaves the caller for the tool handlers, in the ASGI scope's ``state``.
+CALLER_STATE = "webproviders.caller"
+#: Configurations built for clients' own keys, kept for reuse (each has its own registry).
+MAX_KEYED_CONFIGS = 32
 _PROVIDER_FIELDS = ("name", "display_name", "capabilities", "available", "reason")
 _INSTRUCTIONS = (
     "Web access: web_search finds pages, web_extract reads pages by URL, web_crawl follows a "
@@ -73,6 +94,52 @@ def _providers_text(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines) or "No providers are installed."
 
 
+@dataclass(frozen=True)
+class Caller:
+    """Who sent an HTTP request: a user id (None for the shared token or no token) and the
+    vendor keys they sent (never shown in a repr)."""
+
+    user: str | None = None
+    keys: Mapping[str, str] = field(default_factory=dict, repr=False)
+
+
+def _caller(ctx: Any) -> Caller:
+    request = getattr(ctx, "request", None)
+    state = getattr(request, "scope", {}).get("state") or {}
+    found = state.get(CALLER_STATE)
+    return found if isinstance(found, Caller) else Caller()
+
+
+class KeyedConfigs:
+    """The server's configuration with a client's own vendor keys in place of its own, one
+    per set of keys, the most recent :data:`MAX_KEYED_CONFIGS` kept (each has its own
+    registry, so cache and health are not rebuilt on every call)."""
+
+    def __init__(self) -> None:
+        self._configs: OrderedDict[str, Config] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, base: Config, keys: Mapping[str, str]) -> Config:
+        digest = hashlib.sha256(repr(sorted(keys.items())).encode()).hexdigest()
+        with self._lock:
+            found = self._configs.get(digest)
+            if found is not None:
+                self._configs.move_to_end(digest)
+                return found
+        providers = dict(base.web.providers)
+        for name, key in keys.items():
+            settings: ProviderSettings = base.provider(name)
+            providers[name] = settings.model_copy(update={"api_key": SecretStr(key)})
+        web = base.web.model_copy(update={"providers": providers})
+        keyed = base.model_copy(update={"web": web})
+        keyed.source = base.source
+        with self._lock:
+            self._configs[digest] = keyed
+            while len(self._configs) > MAX_KEYED_CONFIGS:
+                self._configs.popitem(last=False)
+        return keyed
+
+
 def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_CHARS) -> Server:
     """An MCP server answering with ``config`` (the default config when None)."""
     import anyio
@@ -102,12 +169,18 @@ def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_C
     async def list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
         return types.ListToolsResult(tools=tools)
 
+    keyed = KeyedConfigs()
+
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = params.arguments or {}
+        caller = _caller(ctx)
+        base = config if config is not None else default_config()
+        used = keyed.get(base, caller.keys) if caller.keys else config
+        tags = {base.mcp.user_tag: caller.user} if caller.user is not None else None
         if params.name == PROVIDERS_TOOL:
             if arguments:
                 return _error_result(types, f"{PROVIDERS_TOOL} takes no arguments.")
-            rows = await anyio.to_thread.run_sync(_providers, config)
+            rows = await anyio.to_thread.run_sync(_providers, used)
             return types.CallToolResult(
                 content=[types.TextContent(text=_providers_text(rows))],
                 structured_content={"providers": rows},
@@ -117,7 +190,7 @@ def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_C
             raise MCPError(
                 types.INVALID_PARAMS, f"Unknown tool '{params.name}'. Known tools: {known}."
             )
-        envelope = await acall_tool(params.name, arguments, config=config)
+        envelope = await acall_tool(params.name, arguments, config=used, tags=tags)
         return types.CallToolResult(
             content=[types.TextContent(text=format_results(envelope, "markdown", max_chars))],
             structured_content=envelope,
@@ -150,8 +223,8 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def http_token(config: Config) -> str | None:
-    """The bearer token HTTP clients must send: ``$WEBPROVIDERS_MCP_TOKEN``, else ``mcp.token``.
+def _shared_token(config: Config) -> str | None:
+    """The token of no user in particular: ``$WEBPROVIDERS_MCP_TOKEN``, else ``mcp.token``.
 
     A token that is configured but empty (``mcp.token: ${MY_MCP_TOKEN}`` with the variable
     unset, or the environment variable set to nothing) raises :class:`ConfigError`: serving
@@ -178,41 +251,112 @@ def http_token(config: Config) -> str | None:
     return None
 
 
+def _user_token(config: Config, user: str) -> str:
+    """A user's token, from the config or their ``token_file``; empty or unreadable is an error."""
+    settings = config.mcp.users[user]
+    where = f"mcp.users.{user} in {config.source or 'the configuration'}"
+    if settings.token_file is not None:
+        path = Path(settings.token_file).expanduser()
+        try:
+            token = path.read_text(encoding="utf-8").strip()
+        except OSError as exc:
+            raise ConfigError(f"{where}: the token file {path} cannot be read ({exc.strerror}).") from None
+    else:
+        token = settings.token.get_secret_value().strip() if settings.token is not None else ""
+    if not token:
+        raise ConfigError(
+            f"{where}: the token is empty (a ${{VARIABLE}} that is not set becomes empty, or the "
+            "token file is empty), so the HTTP server will not start without it."
+        )
+    return token
+
+
+def http_tokens(config: Config) -> dict[str, str | None]:
+    """Every bearer token the HTTP server accepts, mapped to its user id (None for the shared
+    token); empty when none is configured (the server is then open)."""
+    tokens: dict[str, str | None] = {}
+    shared = _shared_token(config)
+    if shared is not None:
+        tokens[shared] = None
+    for user in config.mcp.users:
+        token = _user_token(config, user)
+        if token in tokens:
+            raise ConfigError(
+                f"mcp.users.{user} has the same token as another user (or the shared token); "
+                "every user needs a token of their own."
+            )
+        tokens[token] = user
+    return tokens
+
+
 class BearerAuth:
-    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>``."""
+    """ASGI middleware: every HTTP request must carry ``Authorization: Bearer <token>`` of a
+    known user (when tokens are configured), and may carry the client's own vendor keys
+    (when ``user_keys`` allows it). The caller is left in the scope's ``state``."""
 
-    def __init__(self, app: ASGIApp, token: str) -> None:
+    def __init__(
+        self, app: ASGIApp, tokens: Mapping[str, str | None], *, user_keys: bool = False
+    ) -> None:
         self.app = app
-        self._token = token.encode("utf-8")
+        self._tokens = [(token.encode("utf-8"), user) for token, user in tokens.items()]
+        self._user_keys = user_keys
 
-    def _authorised(self, scope: Scope) -> bool:
+    def _user(self, scope: Scope) -> tuple[bool, str | None]:
+        """``(known, user)``: every token is compared, in constant time, whatever matches."""
+        presented = b""
         for name, value in scope.get("headers", []):
             if name.lower() == b"authorization":
                 scheme, _, credentials = value.partition(b" ")
-                return scheme.lower() == b"bearer" and hmac.compare_digest(
-                    credentials.strip(), self._token
-                )
-        return False
+                presented = credentials.strip() if scheme.lower() == b"bearer" else b""
+                break
+        known, found = False, None
+        for token, user in self._tokens:
+            if hmac.compare_digest(presented, token):
+                known, found = True, user
+        return known, found
+
+    def _keys(self, scope: Scope) -> dict[str, str] | str:
+        """The vendor keys sent, or why they are refused."""
+        keys: dict[str, str] = {}
+        for name, value in scope.get("headers", []):
+            lowered = name.decode("latin-1").lower()
+            if not lowered.startswith(KEY_HEADER):
+                continue
+            provider = lowered[len(KEY_HEADER):]
+            if not self._user_keys:
+                return "This server does not take vendor keys from clients (mcp.user_keys is off)."
+            if not re.match(BACKEND_PATTERN, provider):
+                return f"'{provider}' in a {KEY_HEADER}<provider> header is not a provider name."
+            key = value.decode("latin-1").strip()
+            if key:
+                keys[provider] = key
+        return keys
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and not self._authorised(scope):
-            body = (
-                b'{"error":"unauthorized","error_description":"A valid bearer token is required."}'
-            )
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 401,
-                    "headers": [
-                        (b"content-type", b"application/json"),
-                        (b"content-length", str(len(body)).encode()),
-                        (b"www-authenticate", b'Bearer realm="webproviders"'),
-                    ],
-                }
-            )
-            await send({"type": "http.response.body", "body": body})
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
             return
+        known, user = self._user(scope) if self._tokens else (True, None)
+        if not known:
+            await _refuse(send, 401, "unauthorized", "A valid bearer token is required.")
+            return
+        keys = self._keys(scope)
+        if isinstance(keys, str):
+            await _refuse(send, 400, "invalid_request", keys)
+            return
+        scope.setdefault("state", {})[CALLER_STATE] = Caller(user, keys)
         await self.app(scope, receive, send)
+
+
+async def _refuse(send: Send, status: int, error: str, description: str) -> None:
+    import json
+
+    body = json.dumps({"error": error, "error_description": description}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    if status == 401:
+        headers.append((b"www-authenticate", b'Bearer realm="webproviders"'))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
 
 
 async def serve_stdio(server: Server) -> None:
@@ -235,27 +379,36 @@ def _local_only(host: str) -> Any:
     )
 
 
-def http_app(server: Server, *, host: str, token: str | None) -> ASGIApp:
-    """The streamable HTTP app at ``/mcp``, behind the bearer check when a token is set."""
-    if token is not None and not token.strip():
-        raise ValueError("An empty bearer token would leave the server open; pass None to serve without one.")
+def http_app(
+    server: Server, *, host: str, tokens: Mapping[str, str | None] | None, user_keys: bool = False
+) -> ASGIApp:
+    """The streamable HTTP app at ``/mcp``, behind the bearer check when tokens are set
+    (``{token: user id or None}``)."""
+    if tokens and any(not token.strip() for token in tokens):
+        raise ValueError("An empty bearer token would leave the server open; pass no tokens to serve without one.")
     security = _local_only(host) if is_loopback(host) else None
     app: ASGIApp = server.streamable_http_app(
         streamable_http_path=HTTP_PATH, host=host, transport_security=security
     )
-    return BearerAuth(app, token) if token else app
+    return BearerAuth(app, tokens or {}, user_keys=user_keys) if tokens or user_keys else app
 
 
-async def serve_http(server: Server, *, host: str, port: int, token: str | None) -> None:
+async def serve_http(
+    server: Server,
+    *,
+    host: str,
+    port: int,
+    tokens: Mapping[str, str | None] | None,
+    user_keys: bool = False,
+) -> None:
     """Serve streamable HTTP on ``host:port`` until interrupted."""
     import uvicorn
 
-    app = http_app(server, host=host, token=token)
+    app = http_app(server, host=host, tokens=tokens, user_keys=user_keys)
     shown = f"[{host}]" if ":" in host else host
-    sys.stderr.write(
-        f"webproviders MCP server on http://{shown}:{port}{HTTP_PATH}"
-        f" ({'bearer token required' if token else 'no token'})\n"
-    )
+    users = sum(1 for user in (tokens or {}).values() if user is not None)
+    required = f"bearer token required, {users} user(s)" if tokens else "no token"
+    sys.stderr.write(f"webproviders MCP server on http://{shown}:{port}{HTTP_PATH} ({required})\n")
     sys.stderr.flush()
     settings = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
     await uvicorn.Server(settings).serve()

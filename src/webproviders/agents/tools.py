@@ -4,7 +4,10 @@ The argument models below are the single source of the tool input schemas: their
 constraints are the limits in :mod:`webproviders.validate`, their JSON Schema is what
 OpenAI, Anthropic, MCP and LangChain see, and ``run_tool`` validates a model's arguments
 with them before dispatching. No model accepts an API key or any unknown argument: keys
-belong to the host's configuration, never to a tool call.
+belong to the host's configuration, never to a tool call. An argument sent as ``null`` counts
+as left out (OpenAI's strict mode makes a model send every argument, ``null`` for the ones
+it means to omit). ``tags`` (who the call is for: ``{"user": "alice"}``) come from the host
+too, never from the model: they select per-tag budgets and label the usage ledger.
 """
 
 from __future__ import annotations
@@ -227,12 +230,49 @@ def tidy_schema(node: Any) -> Any:
     return out
 
 
-def input_schema(name: str) -> dict[str, Any]:
-    """The JSON Schema of a tool's arguments (an object that refuses unknown properties)."""
+#: Keywords OpenAI's strict mode does not accept; ``run_tool`` still checks them.
+_NOT_STRICT = ("default", "minLength", "maxLength")
+
+
+def _nullable(node: dict[str, Any]) -> dict[str, Any]:
+    """``node`` that also accepts ``null``."""
+    out = dict(node)
+    if "anyOf" in out:
+        out["anyOf"] = [*out["anyOf"], {"type": "null"}]
+        return out
+    kind = out.get("type")
+    out["type"] = [*kind, "null"] if isinstance(kind, list) else [kind, "null"]
+    if "enum" in out:
+        out["enum"] = [*out["enum"], None]
+    return out
+
+
+def strict_schema(node: Any) -> Any:
+    """A schema in OpenAI's strict form: every property required, the optional ones
+    nullable, no unknown properties, and none of the keywords strict mode refuses."""
+    if isinstance(node, list):
+        return [strict_schema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: strict_schema(value) for key, value in node.items() if key not in _NOT_STRICT}
+    properties = out.get("properties")
+    if isinstance(properties, dict):
+        required = set(node.get("required", []))
+        out["properties"] = {
+            name: prop if name in required else _nullable(prop) for name, prop in properties.items()
+        }
+        out["required"] = list(properties)
+        out["additionalProperties"] = False
+    return out
+
+
+def input_schema(name: str, *, strict: bool = False) -> dict[str, Any]:
+    """The JSON Schema of a tool's arguments (an object that refuses unknown properties);
+    ``strict=True`` gives it in OpenAI's strict-mode form (:func:`strict_schema`)."""
     spec = _spec(name)
     schema = tidy_schema(spec.arguments.model_json_schema())
     schema["additionalProperties"] = False
-    return schema
+    return strict_schema(schema) if strict else schema
 
 
 def _spec(name: str) -> ToolSpec:
@@ -247,16 +287,22 @@ def _names(names: list[str] | tuple[str, ...] | None) -> list[str]:
 
 
 def openai_tools(
-    names: list[str] | tuple[str, ...] | None = None, *, api: Literal["chat", "responses"] = "chat"
+    names: list[str] | tuple[str, ...] | None = None,
+    *,
+    api: Literal["chat", "responses"] = "chat",
+    strict: bool = False,
 ) -> list[dict[str, Any]]:
-    """OpenAI function-calling definitions (Chat Completions shape, or the flat Responses shape)."""
+    """OpenAI function-calling definitions (Chat Completions shape, or the flat Responses
+    shape); ``strict=True`` marks them ``strict`` with strict-mode schemas."""
     tools = []
     for name in _names(names):
-        function = {
+        function: dict[str, Any] = {
             "name": name,
             "description": TOOLS[name].description,
-            "parameters": input_schema(name),
+            "parameters": input_schema(name, strict=strict),
         }
+        if strict:
+            function["strict"] = True
         tools.append(
             {"type": "function", "function": function}
             if api == "chat"
@@ -344,8 +390,9 @@ def parse_arguments(
         return _invalid(
             f"The arguments for {name} must be a JSON object, not {type(raw).__name__}."
         )
+    given = {key: value for key, value in raw.items() if value is not None}
     try:
-        return spec.arguments.model_validate(dict(raw))
+        return spec.arguments.model_validate(given)
     except ValidationError as exc:
         return _invalid(explain(name, exc, spec.arguments))
 
@@ -375,10 +422,18 @@ def _prepare(
     return TOOLS[name].capability, positional, keywords
 
 
+Tags = Mapping[str, Any]
+
+
 def call_tool(
-    name: str, arguments: Mapping[str, Any] | str | None, *, config: Config | None = None
+    name: str,
+    arguments: Mapping[str, Any] | str | None,
+    *,
+    config: Config | None = None,
+    tags: Tags | None = None,
 ) -> dict[str, Any]:
-    """Execute a tool call and return the envelope (never raises for bad arguments)."""
+    """Execute a tool call and return the envelope (never raises for bad arguments);
+    ``tags`` are the host's labels for the call (per-tag budgets, the usage ledger)."""
     from .. import dispatch
 
     prepared = _prepare(name, arguments)
@@ -386,11 +441,15 @@ def call_tool(
         return prepared
     capability, positional, keywords = prepared
     run = getattr(dispatch, f"dispatch_{capability}")
-    return run(*positional, config=config, **keywords)
+    return run(*positional, config=config, tags=_tags(tags), **keywords)
 
 
 async def acall_tool(
-    name: str, arguments: Mapping[str, Any] | str | None, *, config: Config | None = None
+    name: str,
+    arguments: Mapping[str, Any] | str | None,
+    *,
+    config: Config | None = None,
+    tags: Tags | None = None,
 ) -> dict[str, Any]:
     """Async twin of :func:`call_tool`."""
     from .. import dispatch
@@ -400,7 +459,12 @@ async def acall_tool(
         return prepared
     capability, positional, keywords = prepared
     run = getattr(dispatch, f"adispatch_{capability}")
-    return await run(*positional, config=config, **keywords)
+    return await run(*positional, config=config, tags=_tags(tags), **keywords)
+
+
+def _tags(tags: Tags | None) -> Any:
+    """A mapping as the plain dict dispatch checks (anything else goes on, to be refused there)."""
+    return dict(tags) if isinstance(tags, Mapping) else tags
 
 
 def run_tool(
@@ -410,9 +474,10 @@ def run_tool(
     config: Config | None = None,
     style: Style = "markdown",
     max_chars: int | None = DEFAULT_MAX_CHARS,
+    tags: Tags | None = None,
 ) -> str:
     """Execute a model's tool call; returns the text to hand back to the model."""
-    return format_results(call_tool(name, arguments, config=config), style, max_chars)
+    return format_results(call_tool(name, arguments, config=config, tags=tags), style, max_chars)
 
 
 async def arun_tool(
@@ -422,6 +487,8 @@ async def arun_tool(
     config: Config | None = None,
     style: Style = "markdown",
     max_chars: int | None = DEFAULT_MAX_CHARS,
+    tags: Tags | None = None,
 ) -> str:
     """Async twin of :func:`run_tool`."""
-    return format_results(await acall_tool(name, arguments, config=config), style, max_chars)
+    envelope = await acall_tool(name, arguments, config=config, tags=tags)
+    return format_results(envelope, style, max_chars)

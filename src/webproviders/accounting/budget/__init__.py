@@ -38,6 +38,13 @@ def micros(usd: float) -> int:
     return round(usd * 1_000_000)
 
 
+def dollars(usd: float) -> str:
+    """An amount as written for a person: cents at least, and every further digit it has
+    (a $0.005 cap is ``$0.005``, not ``$0.01``)."""
+    whole, _, fraction = f"{usd:.6f}".rstrip("0").partition(".")
+    return f"${whole}.{fraction.ljust(2, '0')}"
+
+
 @dataclass(frozen=True, slots=True)
 class Check:
     """One budget that applies to a request: its counter key, limit and how to describe it."""
@@ -203,7 +210,7 @@ def _exceeded(check: Check, used: int, amount: int, provider: str) -> BudgetExce
     resets = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(check.ends))
     return BudgetExceededError(
         f"{provider} would cost about ${amount / 1e6:.4f}, which would take the {check.period} budget{check.scope} "
-        f"(${check.limit / 1e6:.2f}, {check.setting}) over: ${used / 1e6:.4f} is already spent. "
+        f"({dollars(check.limit / 1e6)}, {check.setting}) over: ${used / 1e6:.4f} is already spent. "
         f"It resets at {resets}; a free provider can still answer, or raise the budget.",
         provider=provider,
     )
