@@ -1,31 +1,56 @@
-"""Keeping secrets out of error text, log records and reprs.
+"""Keeping secrets out of everything that leaves the library: error text, logs, reprs, data.
 
-Secrets are known two ways: values remembered from config and providers, and the current
-values of environment variables that manifests mark as secret. Credential-shaped fragments
-(``Authorization: Bearer ...``, ``api_key=...``) are masked whatever their value.
+Secrets are known two ways: values remembered from config and providers (API keys, tokens,
+the password of a URL's ``user:password@``), and the current values of environment
+variables that manifests mark as secret. Each is masked in every form it travels in: raw,
+percent-encoded, JSON- or repr-escaped (a key holding CR/LF shows up as ``\\r\\n``), as a
+Basic credential, and as the masked echo some vendors send back (``Incorrect API key
+provided: ba***na``). Credential-shaped fragments (``Authorization: Bearer ...``,
+``api_key=...``, a URL's ``user:password@``) are masked whatever their value.
+
+:func:`scrub` is the one pass for text a person or a model reads (error sentences,
+warnings, log records); :func:`scrub_data` masks only the known secrets inside a provider's
+answer (so a page that quotes an ``Authorization:`` header keeps its text).
+:func:`install_log_filters` puts the same pass on the loggers of the HTTP stack and the
+vendor SDKs by name, so nothing is imported to do it.
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import logging
 import os
 import re
 import threading
 from collections.abc import Iterable
+from typing import Any
+from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 MASK = "***"
 _MIN_SECRET_LEN = 4
+#: Secrets at least this long are also looked for in a vendor's masked echo (``ba***na``).
+_MIN_ECHO_LEN = 8
 
 _known: set[str] = set()
 _env_names: set[str] = set()
+_url_env_names: set[str] = set()
 _lock = threading.Lock()
 
 _CREDENTIAL_PATTERNS = (
-    re.compile(r"(?i)(authorization\s*[:=]\s*['\"]?(?:bearer|bot|basic|token)?\s*)[^\s'\",;]+"),
-    re.compile(r"(?i)((?:x-subscription-token|x-api-key|api-key)\s*[:=]\s*['\"]?)[^\s'\",;]+"),
-    re.compile(r"(?i)([?&](?:api_key|apikey|key|token|access_token|auth)=)[^&\s'\"]+"),
-    re.compile(r"(?i)(['\"](?:api_key|apikey|token|x-api-key)['\"]\s*:\s*['\"])[^'\"]+"),
+    # Authorization / Proxy-Authorization headers, also as a JSON key echoed in a body.
+    re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*\[?\s*['\"]?(?:bearer|bot|basic|token|digest)?\s*)[^\s'\",;\]}]+"),
+    re.compile(r"(?i)((?:x-subscription-token|x-api-key|api-key|x-goog-api-key)['\"]?\s*[:=]\s*['\"]?)[^\s'\",;}]+"),
+    re.compile(r"(?i)([?&;](?:api_key|apikey|key|token|access_token|auth|password)=)[^&\s'\"]+"),
+    re.compile(
+        r"(?i)(['\"](?:api_key|apikey|api-key|token|access_token|x-api-key|password|secret)['\"]\s*:\s*['\"])[^'\"]+"
+    ),
+    re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
 )
+#: ``scheme://user:password@`` (or ``scheme://token@``): everything before the ``@`` goes.
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#\s@'\"<>]+@")
+#: A vendor's masked echo of a key: a few characters, a run of stars or dots, a few more.
+_ECHO = re.compile(r"(?<![\w-])([\w-]{0,12})(?:\*{2,}|•{2,}|\.{3,}|…)([\w-]{0,8})(?![\w-])")
 
 
 def remember(*secrets: str | None) -> None:
@@ -34,36 +59,158 @@ def remember(*secrets: str | None) -> None:
         _known.update(s for s in secrets if s and len(s) >= _MIN_SECRET_LEN)
 
 
+def url_credentials(url: Any) -> list[str]:
+    """The secrets a URL carries in ``user:password@`` (as written, decoded, and as Basic auth)."""
+    if not isinstance(url, str) or "@" not in url or "://" not in url:
+        return []
+    try:
+        parts = urlsplit(url.strip())
+        user, password = parts.username, parts.password
+    except ValueError:
+        return []
+    if password:
+        plain = f"{unquote(user or '')}:{unquote(password)}"
+        return [password, unquote(password), base64.b64encode(plain.encode()).decode("ascii")]
+    if user:  # a token written as the user (redis://token@host)
+        return [user, unquote(user)]
+    return []
+
+
 def watch_env(*names: str) -> None:
     """Scrub the current value of these environment variables, whatever it becomes."""
     with _lock:
         _env_names.update(names)
 
 
+def watch_url_env(*names: str) -> None:
+    """Scrub the credentials in the URL these environment variables hold (not the whole URL)."""
+    with _lock:
+        _url_env_names.update(names)
+
+
 def current_secrets(extra: Iterable[str] = ()) -> list[str]:
     """Every secret to scrub now, longest first (so a key that contains another is masked whole)."""
-    values = set(_known) | {s for s in extra if s and len(s) >= _MIN_SECRET_LEN}
+    values = set(_known) | set(extra)
     for name in list(_env_names):
         value = os.environ.get(name)
         if value:
-            values.update(p.strip() for p in value.split(",") if len(p.strip()) >= _MIN_SECRET_LEN)
-    return sorted(values, key=len, reverse=True)
+            values.update(part.strip() for part in value.split(","))
+    for name in list(_url_env_names):
+        values.update(url_credentials(os.environ.get(name)))
+    return sorted((v for v in values if v and len(v) >= _MIN_SECRET_LEN), key=len, reverse=True)
+
+
+def _escaped(text: str) -> set[str]:
+    """``text`` as JSON and as a Python repr write it (a CR/LF becomes ``\\r\\n``)."""
+    return {
+        json.dumps(text)[1:-1],
+        json.dumps(text, ensure_ascii=False)[1:-1],
+        repr(text)[1:-1],
+        text.encode("unicode_escape").decode("ascii"),
+    }
+
+
+def _forms(secret: str) -> set[str]:
+    """The ways ``secret`` can appear in text: raw, percent-encoded, and escaped once or twice
+    (the repr of an exception whose message holds a repr, a JSON body quoted in JSON)."""
+    found = {secret, quote(secret, safe=""), quote_plus(secret, safe=""), quote(secret)}
+    once = _escaped(secret)
+    found |= once
+    for form in once:
+        found |= _escaped(form)
+    return {form for form in found if len(form) >= _MIN_SECRET_LEN}
+
+
+class _Matcher:
+    """Every form of a set of secrets, compiled once per set."""
+
+    def __init__(self, secrets: tuple[str, ...]) -> None:
+        self.secrets = secrets
+        forms = sorted({f for s in secrets for f in _forms(s)}, key=len, reverse=True)
+        self.forms = tuple(forms)
+        self.pattern = re.compile("|".join(re.escape(f) for f in forms)) if forms else None
+        self.echoed = tuple(s for s in secrets if len(s) >= _MIN_ECHO_LEN)
+
+    def mask(self, text: str) -> str:
+        if self.pattern is not None and any(form in text for form in self.forms):
+            text = self.pattern.sub(MASK, text)
+        if self.echoed and ("*" in text or "•" in text or "…" in text or "..." in text):
+            text = _ECHO.sub(self._echo, text)
+        return text
+
+    def _echo(self, match: re.Match[str]) -> str:
+        head, tail = match.group(1), match.group(2)
+        if (head or tail) and any(s.startswith(head) and s.endswith(tail) for s in self.echoed):
+            return MASK
+        return match.group(0)
+
+
+_matcher: _Matcher = _Matcher(())
+
+
+def _current_matcher(extra: Iterable[str] = ()) -> _Matcher:
+    global _matcher
+    secrets = tuple(current_secrets(extra))
+    matcher = _matcher
+    if matcher.secrets != secrets:
+        matcher = _Matcher(secrets)
+        if not extra:
+            _matcher = matcher
+    return matcher
 
 
 def scrub(text: str, extra: Iterable[str] = ()) -> str:
-    """``text`` with every known secret and credential-shaped fragment masked."""
+    """``text`` with every known secret, URL credential and credential-shaped fragment masked."""
     if not text:
         return text
-    for secret in current_secrets(extra):
-        if secret in text:
-            text = text.replace(secret, MASK)
+    text = _current_matcher(extra).mask(text)
+    if "@" in text:
+        text = _USERINFO.sub(lambda m: m.group(1) + MASK + "@", text)
     for pattern in _CREDENTIAL_PATTERNS:
         text = pattern.sub(lambda m: m.group(1) + MASK, text)
     return text
 
 
+#: Keys of a provider's answer that hold a sentence about a failure: scrubbed in full.
+_SENTENCE_KEYS = frozenset({"error", "detail", "warning", "message"})
+
+
+def scrub_data(value: Any) -> Any:
+    """A provider's answer with every known secret masked (in full in its error sentences).
+
+    Returns ``value`` itself when nothing needed masking, so the common case copies nothing.
+    """
+    matcher = _current_matcher()
+    if not matcher.forms:
+        return _scrub_sentences(value)
+    return _walk(value, matcher)
+
+
+def _walk(value: Any, matcher: _Matcher, key: Any = None) -> Any:
+    if isinstance(value, str):
+        return scrub(value) if key in _SENTENCE_KEYS else matcher.mask(value)
+    if isinstance(value, dict):
+        changed = {k: _walk(v, matcher, k) for k, v in value.items()}
+        return value if all(changed[k] is v for k, v in value.items()) else changed
+    if isinstance(value, list):
+        items = [_walk(v, matcher) for v in value]
+        return value if all(a is b for a, b in zip(items, value)) else items
+    return value
+
+
+def _scrub_sentences(value: Any) -> Any:
+    """Without known secrets only failure sentences can hold a credential shape."""
+    if isinstance(value, list):
+        items = [_scrub_sentences(v) for v in value]
+        return value if all(a is b for a, b in zip(items, value)) else items
+    if isinstance(value, dict):
+        clean = {k: scrub(v) if k in _SENTENCE_KEYS and isinstance(v, str) else v for k, v in value.items()}
+        return value if all(clean[k] is v for k, v in value.items()) else clean
+    return value
+
+
 class ScrubFilter(logging.Filter):
-    """A logging filter that scrubs the formatted message of every record it sees."""
+    """A logging filter that scrubs the formatted message (and traceback) of every record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
@@ -73,6 +220,12 @@ class ScrubFilter(logging.Filter):
         cleaned = scrub(message)
         if cleaned != message:
             record.msg, record.args = cleaned, None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = scrub(logging.Formatter().formatException(record.exc_info))
+        elif record.exc_text:
+            record.exc_text = scrub(record.exc_text)
+        if record.stack_info:
+            record.stack_info = scrub(record.stack_info)
         return True
 
 
@@ -82,14 +235,51 @@ def install_log_filter(logger: logging.Logger) -> None:
         logger.addFilter(ScrubFilter())
 
 
-#: Third-party loggers that may print request URLs (with key query parameters) or headers.
-_THIRD_PARTY_LOGGERS = ("httpx", "httpcore")
+#: Loggers of the HTTP stack and the vendor SDKs that may print URLs (with their
+#: credentials), headers or request options. A filter applies only to records logged on its
+#: own logger, not to those of its children, so each module's logger is named.
+THIRD_PARTY_LOGGERS = (
+    "httpx",
+    "httpcore.connection",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+    "httpcore.socks",
+    "hpack.hpack",
+    "hpack.table",
+    "urllib3.connectionpool",
+    "openai",
+    "openai._base_client",
+    "parallel",
+    "parallel._base_client",
+    "parallel._response",
+    "firecrawl",
+    "tavily",
+    "exa_py",
+    "ddgs",
+    "ddgs.ddgs",
+    "ddgs.base",
+    "ddgs.http_client",
+    "meilisearch",
+    "redis",
+    "crawl4ai",
+)
+_installed = False
+
+
+def install_log_filters() -> None:
+    """Scrub the records of :data:`THIRD_PARTY_LOGGERS` (by name: nothing is imported)."""
+    global _installed
+    if _installed:
+        return
+    for name in THIRD_PARTY_LOGGERS:
+        install_log_filter(logging.getLogger(name))
+    _installed = True
 
 
 def get_logger(name: str) -> logging.Logger:
-    """A logger whose records are scrubbed (and httpx's too, which logs request URLs)."""
+    """A logger whose records are scrubbed (and the HTTP stack's and vendor SDKs' too)."""
     logger = logging.getLogger(name)
     install_log_filter(logger)
-    for other in _THIRD_PARTY_LOGGERS:
-        install_log_filter(logging.getLogger(other))
+    install_log_filters()
     return logger
