@@ -2,7 +2,12 @@
 
 Rows go to a SQLite file under the user's data directory by default, or to a Redis stream
 (``web.usage.url: redis://...``) shared by a fleet. :func:`.report.usage_summary` and the
-``webproviders usage`` command read them back as totals.
+``webproviders usage`` command read them back as totals. Each store also keeps running
+totals per period and scope, which is all a budget reads.
+
+The ledger follows the one store policy (:mod:`webproviders.dependable.offload`): each
+operation is bounded by ``web.usage.timeout``, and a ledger that stalls or fails is skipped
+for a while; rows that come by meanwhile are dropped (and the calls say so).
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
+from ...dependable.offload import StoreGuard, StoreUnavailable
 from .record import UsageRecord
 from .spool import spool
 
@@ -25,13 +31,13 @@ SQLITE_SCHEME = "sqlite:///"
 
 #: Stores kept open; the least recently used beyond this is closed (tests make many).
 _OPEN_STORES = 8
-_stores: OrderedDict[tuple[str, str, str, int], Any] = OrderedDict()
+_stores: OrderedDict[tuple[str, str, str, int, float], Any] = OrderedDict()
 _stores_lock = threading.Lock()
 
 
 def _open_store(kind: str, location: str, settings: UsageSettings) -> Any:
     """The store for a location, shared by every ledger that writes there."""
-    key = (kind, location, settings.namespace, settings.retention_days)
+    key = (kind, location, settings.namespace, settings.retention_days, settings.timeout)
     with _stores_lock:
         store = _stores.get(key)
         if store is not None:
@@ -40,11 +46,11 @@ def _open_store(kind: str, location: str, settings: UsageSettings) -> Any:
             if kind == "redis":
                 from .redis_store import RedisUsage
 
-                store = RedisUsage(location, settings.namespace, settings.retention_days)
+                store = RedisUsage(location, settings.namespace, settings.retention_days, settings.timeout)
             else:
                 from .sqlite_store import SQLiteUsage
 
-                store = SQLiteUsage(location, settings.retention_days)
+                store = SQLiteUsage(location, settings.retention_days, settings.timeout)
             _stores[key] = store
             while len(_stores) > _OPEN_STORES:
                 _stores.popitem(last=False)[1].close()
@@ -65,6 +71,7 @@ class Ledger:
             self.kind, self.location = "sqlite", url[len(SQLITE_SCHEME) - 1 :]
         else:
             self.kind, self.location = "sqlite", str(settings.path or default_path())
+        self.guard = StoreGuard(f"the usage ledger ({self.kind})", settings.timeout, location=self.location)
 
     @property
     def record_queries(self) -> bool:
@@ -84,8 +91,18 @@ class Ledger:
         spool.put_row(self, row)
 
     def write(self, rows: list[UsageRecord]) -> None:
-        """Write a batch (on the spool thread)."""
-        self.store().append(rows)
+        """Write a batch (on the spool thread); a ledger that is down loses it, and says so."""
+        try:
+            self.guard.run(self.store().append, rows)
+        except StoreUnavailable as problem:
+            self.guard.warn(problem, f"{len(rows)} usage row(s) were not recorded")
+
+    def outage(self) -> str | None:
+        """A ``meta.warnings`` line while the ledger is being skipped (this call's rows will be lost)."""
+        if not self.guard.skipping():
+            return None
+        what = self.guard.what
+        return f"{what[0].upper()}{what[1:]} is skipped for now after a failure; this call's usage is not recorded."
 
     def store(self) -> Any:
         return _open_store(self.kind, self.location, self.settings)
@@ -95,7 +112,7 @@ class Ledger:
         spool.flush()
         return self.store().rows(since, until)
 
-    def spent(self, since: float, provider: str | None = None, tag: tuple[str, str] | None = None) -> float:
-        """Dollars recorded since ``since`` (for one provider or one tag value when given)."""
-        spool.flush()
-        return float(self.store().spent(since, provider, tag))
+    def totals(self, keys: list[tuple[str, str]]) -> list[float]:
+        """The running total of dollars for each ``(period, scope)`` (rows queued so far included)."""
+        spool.flush(self.settings.timeout)
+        return [float(total) for total in self.store().totals(keys)]
