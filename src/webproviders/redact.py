@@ -23,19 +23,26 @@ import logging
 import os
 import re
 import threading
-from collections.abc import Iterable
+import time
 from typing import Any
 from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 MASK = "***"
 _MIN_SECRET_LEN = 4
-#: Secrets at least this long are also looked for in a vendor's masked echo (``ba***na``).
+#: Secrets at least this long are also looked for in a vendor's masked echo (``ba***na``)
+#: and in a provider's answer (a shorter one would mangle ordinary words in page text).
 _MIN_ECHO_LEN = 8
+#: Seconds the values of watched environment variables are reused before they are read again
+#: (reading them costs more than the rest of a scrub; a key a provider reads is remembered
+#: at once anyway).
+ENV_EVERY = 1.0
 
 _known: set[str] = set()
 _env_names: set[str] = set()
 _url_env_names: set[str] = set()
 _lock = threading.Lock()
+#: When the watched variables were last read, and the secrets they held then.
+_env_read: tuple[float, frozenset[str]] = (float("-inf"), frozenset())
 
 _CREDENTIAL_PATTERNS = (
     # Authorization / Proxy-Authorization headers, also as a JSON key echoed in a body.
@@ -59,6 +66,13 @@ def remember(*secrets: str | None) -> None:
         _known.update(s for s in secrets if s and len(s) >= _MIN_SECRET_LEN)
 
 
+def _watch(names: set[str], added: tuple[str, ...]) -> None:
+    global _env_read
+    with _lock:
+        names.update(added)
+        _env_read = (float("-inf"), _env_read[1])  # read the variables again at the next scrub
+
+
 def url_credentials(url: Any) -> list[str]:
     """The secrets a URL carries in ``user:password@`` (as written, decoded, and as Basic auth)."""
     if not isinstance(url, str) or "@" not in url or "://" not in url:
@@ -78,26 +92,36 @@ def url_credentials(url: Any) -> list[str]:
 
 def watch_env(*names: str) -> None:
     """Scrub the current value of these environment variables, whatever it becomes."""
-    with _lock:
-        _env_names.update(names)
+    _watch(_env_names, names)
 
 
 def watch_url_env(*names: str) -> None:
     """Scrub the credentials in the URL these environment variables hold (not the whole URL)."""
-    with _lock:
-        _url_env_names.update(names)
+    _watch(_url_env_names, names)
 
 
-def current_secrets(extra: Iterable[str] = ()) -> list[str]:
-    """Every secret to scrub now, longest first (so a key that contains another is masked whole)."""
-    values = set(_known) | set(extra)
+def _env_secrets() -> frozenset[str]:
+    """The secrets the watched environment variables hold (read again every :data:`ENV_EVERY` s)."""
+    global _env_read
+    read_at, values = _env_read
+    now = time.monotonic()
+    if now - read_at < ENV_EVERY:
+        return values
+    found: set[str] = set()
     for name in list(_env_names):
         value = os.environ.get(name)
         if value:
-            values.update(part.strip() for part in value.split(","))
+            found.update(part.strip() for part in value.split(","))
     for name in list(_url_env_names):
-        values.update(url_credentials(os.environ.get(name)))
-    return sorted((v for v in values if v and len(v) >= _MIN_SECRET_LEN), key=len, reverse=True)
+        found.update(url_credentials(os.environ.get(name)))
+    fresh = frozenset(v for v in found if len(v) >= _MIN_SECRET_LEN)
+    _env_read = (now, values if fresh == values else fresh)
+    return _env_read[1]
+
+
+def current_secrets() -> list[str]:
+    """Every secret to scrub now, longest first (so a key that contains another is masked whole)."""
+    return list(_current_matcher().secrets)
 
 
 def _escaped(text: str) -> set[str]:
@@ -121,21 +145,34 @@ def _forms(secret: str) -> set[str]:
     return {form for form in found if len(form) >= _MIN_SECRET_LEN}
 
 
+def _alternatives(forms: list[str]) -> re.Pattern[str] | None:
+    """One pattern for all ``forms``, longest first (so a form that contains another wins)."""
+    return re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))) if forms else None
+
+
 class _Matcher:
     """Every form of a set of secrets, compiled once per set."""
 
-    def __init__(self, secrets: tuple[str, ...]) -> None:
-        self.secrets = secrets
-        forms = sorted({f for s in secrets for f in _forms(s)}, key=len, reverse=True)
-        self.forms = tuple(forms)
-        self.pattern = re.compile("|".join(re.escape(f) for f in forms)) if forms else None
-        self.echoed = tuple(s for s in secrets if len(s) >= _MIN_ECHO_LEN)
+    def __init__(self, known: frozenset[str], env: frozenset[str]) -> None:
+        self.known, self.env = known, env
+        self.secrets = tuple(sorted(known | env, key=len, reverse=True))
+        self.forms = tuple({f for s in self.secrets for f in _forms(s)})
+        self.pattern = _alternatives(list(self.forms))
+        self.echoed = tuple(s for s in self.secrets if len(s) >= _MIN_ECHO_LEN)
+        #: What a provider's answer is searched for: the forms of the longer secrets.
+        self.data_forms = tuple({f for s in self.echoed for f in _forms(s)})
+        self.data_pattern = _alternatives(list(self.data_forms))
 
     def mask(self, text: str) -> str:
         if self.pattern is not None and any(form in text for form in self.forms):
             text = self.pattern.sub(MASK, text)
         if self.echoed and ("*" in text or "•" in text or "…" in text or "..." in text):
             text = _ECHO.sub(self._echo, text)
+        return text
+
+    def mask_data(self, text: str) -> str:
+        if self.data_pattern is not None and any(form in text for form in self.data_forms):
+            return self.data_pattern.sub(MASK, text)
         return text
 
     def _echo(self, match: re.Match[str]) -> str:
@@ -145,25 +182,26 @@ class _Matcher:
         return match.group(0)
 
 
-_matcher: _Matcher = _Matcher(())
+_matcher: _Matcher = _Matcher(frozenset(), frozenset())
 
 
-def _current_matcher(extra: Iterable[str] = ()) -> _Matcher:
+def _current_matcher() -> _Matcher:
+    """The matcher of the secrets known now (compiled again only when they change)."""
     global _matcher
-    secrets = tuple(current_secrets(extra))
+    env = _env_secrets()
     matcher = _matcher
-    if matcher.secrets != secrets:
-        matcher = _Matcher(secrets)
-        if not extra:
-            _matcher = matcher
+    if matcher.env is not env or len(matcher.known) != len(_known):  # _known only grows
+        with _lock:
+            known = frozenset(_known)
+        matcher = _matcher = _Matcher(known, env)
     return matcher
 
 
-def scrub(text: str, extra: Iterable[str] = ()) -> str:
+def scrub(text: str) -> str:
     """``text`` with every known secret, URL credential and credential-shaped fragment masked."""
     if not text:
         return text
-    text = _current_matcher(extra).mask(text)
+    text = _current_matcher().mask(text)
     if "@" in text:
         text = _USERINFO.sub(lambda m: m.group(1) + MASK + "@", text)
     for pattern in _CREDENTIAL_PATTERNS:
@@ -176,19 +214,35 @@ _SENTENCE_KEYS = frozenset({"error", "detail", "warning", "message"})
 
 
 def scrub_data(value: Any) -> Any:
-    """A provider's answer with every known secret masked (in full in its error sentences).
+    """A provider's answer with the known secrets masked (and its failure sentences in full).
 
-    Returns ``value`` itself when nothing needed masking, so the common case copies nothing.
+    Returns ``value`` itself when nothing needed masking, so the common case copies nothing:
+    its strings are searched in one pass first.
     """
     matcher = _current_matcher()
-    if not matcher.forms:
-        return _scrub_sentences(value)
-    return _walk(value, matcher)
+    if matcher.data_forms:
+        strings: list[str] = []
+        _strings(value, strings)
+        joined = "\x00".join(strings)
+        if any(form in joined for form in matcher.data_forms):
+            return _walk(value, matcher)
+    return _scrub_sentences(value)
+
+
+def _strings(value: Any, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _strings(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _strings(item, out)
 
 
 def _walk(value: Any, matcher: _Matcher, key: Any = None) -> Any:
     if isinstance(value, str):
-        return scrub(value) if key in _SENTENCE_KEYS else matcher.mask(value)
+        return scrub(value) if key in _SENTENCE_KEYS else matcher.mask_data(value)
     if isinstance(value, dict):
         changed = {k: _walk(v, matcher, k) for k, v in value.items()}
         return value if all(changed[k] is v for k, v in value.items()) else changed
@@ -199,7 +253,7 @@ def _walk(value: Any, matcher: _Matcher, key: Any = None) -> Any:
 
 
 def _scrub_sentences(value: Any) -> Any:
-    """Without known secrets only failure sentences can hold a credential shape."""
+    """The failure sentences of a page list (``error``, ``detail``) scrubbed in full."""
     if isinstance(value, list):
         items = [_scrub_sentences(v) for v in value]
         return value if all(a is b for a, b in zip(items, value)) else items
