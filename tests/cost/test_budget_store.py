@@ -218,13 +218,28 @@ def _row(when: float, usd: float, provider: str = "priced", **tags: str) -> Usag
     return UsageRecord(when, provider, "search", "ok", 1.0, "request", usd, False, 1.0, tags)
 
 
+def record(ledger: Ledger, *rows: UsageRecord, written: bool = True) -> None:
+    for row in rows:
+        ledger.record(row)
+    if written:
+        spool.flush(10)
+
+
 def test_running_totals_are_kept_with_the_rows(tmp_path: Path) -> None:
     ledger = Ledger(UsageSettings(path=str(tmp_path / "usage.sqlite3")))
     now = time.time()
     day, month = time.strftime("%Y-%m-%d", time.gmtime(now)), time.strftime("%Y-%m", time.gmtime(now))
-    ledger.write([_row(now, 0.25, user="alice"), _row(now, 0.5, provider="other", user="bob"), _row(now, 0.0)])
-    assert ledger.totals([(day, "all"), (month, "all"), (day, "provider:priced"), (month, "tag:user=bob"),
-                          (day, "tag:user=carol")]) == [0.75, 0.75, 0.25, 0.5, 0.0]
+    rows = [_row(now, 0.25, user="alice"), _row(now, 0.5, provider="other", user="bob"), _row(now, 0.0)]
+    keys = [(day, "all"), (month, "all"), (day, "provider:priced"), (month, "tag:user=bob"), (day, "tag:user=carol")]
+    record(ledger, *rows, written=False)
+    assert ledger.totals(keys) == [0.75, 0.75, 0.25, 0.5, 0.0]  # queued rows count before they are written
+    spool.flush(10)
+    assert ledger.totals(keys) == [0.75, 0.75, 0.25, 0.5, 0.0]  # and once, after
+    conn = sqlite3.connect(tmp_path / "usage.sqlite3")
+    stored = dict(conn.execute("SELECT scope, usd FROM usage_totals WHERE period = ?", (day,)).fetchall())
+    conn.close()
+    assert stored == {"all": 0.75, "provider:priced": 0.25, "provider:other": 0.5, "tag:user=alice": 0.25,
+                      "tag:user=bob": 0.5}
 
 
 def test_a_ledger_from_before_running_totals_gets_them_once(tmp_path: Path) -> None:
@@ -246,7 +261,7 @@ def test_a_ledger_from_before_running_totals_gets_them_once(tmp_path: Path) -> N
     ledger = Ledger(UsageSettings(path=str(path)))
     first = ledger.totals([(day, "all"), (day, "tag:user=alice")])
     assert first == pytest.approx([0.3, 0.1]) or time.gmtime(now - 2).tm_mday != time.gmtime(now).tm_mday
-    ledger.write([_row(now, 0.4)])
+    record(ledger, _row(now, 0.4))
     assert ledger.totals([(day, "all")]) == pytest.approx([first[0] + 0.4])  # counted once, not again
 
 
@@ -260,6 +275,6 @@ def test_redis_ledger_totals_include_rows_written_before_them(redis_server: str,
                                         "usd": "0.5", "e": "0", "l": "1.0", "t": repr(now - 1), "g": '{"user":"bob"}'})
     client.close()
     ledger = Ledger(UsageSettings(url=redis_server, namespace=namespace))
-    ledger.write([_row(now, 0.25, user="bob")])
+    record(ledger, _row(now, 0.25, user="bob"))
     assert ledger.totals([(day, "all"), (day, "tag:user=bob")]) == pytest.approx([0.75, 0.75])
     assert Ledger(UsageSettings(url=redis_server, namespace=namespace)).totals([(day, "all")]) == pytest.approx([0.75])

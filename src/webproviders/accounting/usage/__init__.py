@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...dependable.offload import StoreGuard, StoreUnavailable
-from .record import UsageRecord
+from .record import UsageRecord, running_totals
 from .spool import spool
 
 if TYPE_CHECKING:
@@ -57,6 +57,33 @@ def _open_store(kind: str, location: str, settings: UsageSettings) -> Any:
         return store
 
 
+class _Unwritten:
+    """Dollars of the rows queued for one ledger location and not written yet, per
+    ``(period, scope)``: a budget counter that starts now counts them too."""
+
+    def __init__(self) -> None:
+        self._sums: dict[tuple[str, str], float] = {}
+        self._lock = threading.Lock()
+
+    def add(self, rows: list[UsageRecord], sign: float) -> None:
+        sums = running_totals(rows)
+        if not sums:
+            return
+        with self._lock:
+            for key, usd in sums.items():
+                left = self._sums.get(key, 0.0) + sign * usd
+                if abs(left) < 1e-9:
+                    self._sums.pop(key, None)
+                else:
+                    self._sums[key] = left
+
+    def get(self, key: tuple[str, str]) -> float:
+        return self._sums.get(key, 0.0)
+
+
+_unwritten: dict[tuple[str, str], _Unwritten] = {}
+
+
 class Ledger:
     """Where one config's usage rows go, and where reports read them from."""
 
@@ -72,6 +99,8 @@ class Ledger:
         else:
             self.kind, self.location = "sqlite", str(settings.path or default_path())
         self.guard = StoreGuard(f"the usage ledger ({self.kind})", settings.timeout, location=self.location)
+        with _stores_lock:
+            self._unwritten = _unwritten.setdefault((self.kind, self.location), _Unwritten())
 
     @property
     def record_queries(self) -> bool:
@@ -88,14 +117,21 @@ class Ledger:
 
     def record(self, row: UsageRecord) -> None:
         """Queue a row; the spool thread writes it."""
-        spool.put_row(self, row)
+        if spool.put_row(self, row) and row.usd > 0:
+            self._unwritten.add([row], 1.0)
 
     def write(self, rows: list[UsageRecord]) -> None:
-        """Write a batch (on the spool thread); a ledger that is down loses it, and says so."""
+        """Write a batch (on the spool thread); a ledger that is down loses it, and says so.
+
+        The batch leaves the unwritten sums only once written (or lost): a lookup in between
+        counts it twice for a moment, never not at all.
+        """
         try:
             self.guard.run(self.store().append, rows)
         except StoreUnavailable as problem:
             self.guard.warn(problem, f"{len(rows)} usage row(s) were not recorded")
+        finally:
+            self._unwritten.add(rows, -1.0)
 
     def outage(self) -> str | None:
         """A ``meta.warnings`` line while the ledger is being skipped (this call's rows will be lost)."""
@@ -113,6 +149,7 @@ class Ledger:
         return self.store().rows(since, until)
 
     def totals(self, keys: list[tuple[str, str]]) -> list[float]:
-        """The running total of dollars for each ``(period, scope)`` (rows queued so far included)."""
-        spool.flush(self.settings.timeout)
-        return [float(total) for total in self.store().totals(keys)]
+        """The running total of dollars for each ``(period, scope)``: what is written, plus
+        this process's rows still waiting in the spool."""
+        written = self.store().totals(keys)
+        return [float(total) + self._unwritten.get(key) for key, total in zip(keys, written, strict=True)]

@@ -44,19 +44,19 @@ class Spool:
         self._thread: threading.Thread | None = None
         self.dropped = 0
 
-    def put_row(self, writer: BatchWriter, row: Any) -> None:
-        """Queue ``row`` for ``writer.write([...])``."""
-        self._put(writer, row)
+    def put_row(self, writer: BatchWriter, row: Any) -> bool:
+        """Queue ``row`` for ``writer.write([...])``; False when the spool was full and dropped it."""
+        return self._put(writer, row)
 
     def submit(self, job: Callable[[], None]) -> None:
         """Queue a job to run on the spool thread."""
         self._put(None, job)
 
-    def _put(self, target: Any, item: Any) -> None:
+    def _put(self, target: Any, item: Any) -> bool:
         with self._cond:
             if self._pending >= _MAX_PENDING:
                 self.dropped += 1
-                return
+                return False
             self._items.append((target, item))
             self._pending += 1
             first = len(self._items) == 1
@@ -65,6 +65,7 @@ class Spool:
                 self._thread.start()
         if first:
             self._wake.set()
+        return True
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until everything queued so far is written; False if ``timeout`` ran out."""

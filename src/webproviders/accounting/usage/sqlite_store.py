@@ -57,6 +57,9 @@ class SQLiteUsage:
         self._lock = threading.Lock()
         self._batches = 0
         self._writer: Any = None
+        #: One connection for running-total lookups (on the call path: no connect per lookup).
+        self._reader: Any = None
+        self._read_lock = threading.Lock()
         self._totalled = False
 
     def _connect(self) -> Any:
@@ -93,11 +96,15 @@ class SQLiteUsage:
                 conn.execute("DELETE FROM usage_totals WHERE period < ?", (stamps(newest - KEEP["monthly"])[1],))
 
     def close(self) -> None:
-        """Close the writing connection (the next write opens a new one)."""
+        """Close the kept connections (the next write or lookup opens new ones)."""
         with self._lock:
             if self._writer is not None:
                 self._writer.close()
                 self._writer = None
+        with self._read_lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
 
     def rows(self, since: float, until: float | None = None) -> Iterator[UsageRecord]:
         if not self.path.exists():
@@ -117,17 +124,16 @@ class SQLiteUsage:
         """The running total of dollars for each ``(period, scope)``."""
         if not self.path.exists():
             return [0.0] * len(keys)
-        conn = self._connect()
-        try:
+        with self._read_lock:
+            if self._reader is None:
+                self._reader = self._connect()
             found = []
             for period, scope in keys:
-                row = conn.execute(
+                row = self._reader.execute(
                     "SELECT usd FROM usage_totals WHERE period = ? AND scope = ?", (period, scope)
                 ).fetchone()
                 found.append(float(row[0]) if row else 0.0)
             return found
-        finally:
-            conn.close()
 
 
 def _record(row: Any) -> UsageRecord:
