@@ -13,11 +13,14 @@ for a while; rows that come by meanwhile are dropped (and the calls say so).
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...dependable.offload import StoreGuard, StoreUnavailable
+from ...redact import get_logger, scrub
+from ..periods import stamps
 from .record import UsageRecord, running_totals
 from .spool import spool
 
@@ -25,6 +28,8 @@ if TYPE_CHECKING:
     from ...config import UsageSettings
 
 __all__ = ["Ledger", "UsageRecord"]
+
+log = get_logger("webproviders.accounting.usage")
 
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 SQLITE_SCHEME = "sqlite:///"
@@ -47,6 +52,7 @@ def _open_store(kind: str, location: str, settings: UsageSettings) -> Any:
                 from .redis_store import RedisUsage
 
                 store = RedisUsage(location, settings.namespace, settings.retention_days, settings.timeout)
+                spool.submit(lambda: _add_older_rows(store))
             else:
                 from .sqlite_store import SQLiteUsage
 
@@ -55,6 +61,14 @@ def _open_store(kind: str, location: str, settings: UsageSettings) -> Any:
             while len(_stores) > _OPEN_STORES:
                 _stores.popitem(last=False)[1].close()
         return store
+
+
+def _add_older_rows(store: Any) -> None:
+    """On the spool thread: totals for rows a Redis ledger holds from before they existed."""
+    try:
+        store.add_older_rows(stamps(time.time()))
+    except Exception as exc:  # noqa: BLE001 - the totals stay as they are; budgets still work
+        log.warning("Could not add older usage rows to the running totals: %s: %s", type(exc).__name__, scrub(str(exc)))
 
 
 class _Unwritten:

@@ -5,7 +5,9 @@ entries older than the retention period are trimmed as new ones arrive. Running 
 dollars per ``(period, scope)`` live in one hash per period, updated in the same
 ``MULTI`` transaction as the rows they add up, so a budget reads what was spent with one
 round trip. Rows written before the totals existed (they lack the ``s`` field) are added to
-a period's totals once, the first time that period is read.
+the current day's and month's totals once (:meth:`RedisUsage.add_older_rows`, run off the
+call path when a process first opens the ledger; a ``SET NX`` marker per period makes it
+once per fleet).
 """
 
 from __future__ import annotations
@@ -39,7 +41,6 @@ class RedisUsage:
         self._client: Any = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
         self.key = f"{namespace}:usage"
         self.retention_ms = retention_days * 86_400_000
-        self._backfilled: set[str] = set()
 
     def _totals_key(self, period: str) -> str:
         return f"{self.key}:totals:{period}"
@@ -87,17 +88,17 @@ class RedisUsage:
 
     def totals(self, keys: list[tuple[str, str]]) -> list[float]:
         """The running total of dollars for each ``(period, scope)``: one round trip."""
-        for period in {period for period, _ in keys} - self._backfilled:
-            self._backfill(period)
         pipe = self._client.pipeline(transaction=False)
         for period, scope in keys:
             pipe.hget(self._totals_key(period), scope)
         return [float(value or 0.0) for value in pipe.execute()]
 
-    def _backfill(self, period: str) -> None:
-        """Add a period's rows written before running totals existed, once per period (SET NX)."""
-        marker = f"{self._totals_key(period)}:backfilled"
-        if self._client.set(marker, 1, nx=True, ex=keep_for(period)):
+    def add_older_rows(self, periods: tuple[str, ...]) -> None:
+        """Add the rows of ``periods`` written before running totals existed, once per period."""
+        for period in periods:
+            marker = f"{self._totals_key(period)}:backfilled"
+            if not self._client.set(marker, 1, nx=True, ex=keep_for(period)):
+                continue
             starts = starts_at(period)
             older = [_record(f) for f in self._entries(starts) if "s" not in f and float(f["t"]) >= starts]
             sums = {key: usd for key, usd in running_totals(older).items() if key[0] == period}
@@ -105,5 +106,3 @@ class RedisUsage:
                 pipe = self._client.pipeline(transaction=True)
                 self._add_totals(pipe, sums)
                 pipe.execute()
-        self._backfilled.add(period)
-
