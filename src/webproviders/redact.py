@@ -248,7 +248,7 @@ def _walk(value: Any, matcher: _Matcher, key: Any = None) -> Any:
         return value if all(changed[k] is v for k, v in value.items()) else changed
     if isinstance(value, list):
         items = [_walk(v, matcher) for v in value]
-        return value if all(a is b for a, b in zip(items, value)) else items
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
     return value
 
 
@@ -256,7 +256,7 @@ def _scrub_sentences(value: Any) -> Any:
     """The failure sentences of a page list (``error``, ``detail``) scrubbed in full."""
     if isinstance(value, list):
         items = [_scrub_sentences(v) for v in value]
-        return value if all(a is b for a, b in zip(items, value)) else items
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
     if isinstance(value, dict):
         clean = {k: scrub(v) if k in _SENTENCE_KEYS and isinstance(v, str) else v for k, v in value.items()}
         return value if all(clean[k] is v for k, v in value.items()) else clean

@@ -19,7 +19,7 @@ import logging
 import os
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ from webproviders.agents.search_contract import WebSearchContract, WebSearchErro
 from webproviders.config import Config, config_from_dict
 from webproviders.registry.providers import get_registry
 
-from .bodies import XAI_BAD_KEY_OLD, SEARX_SUCCESS
+from .bodies import SEARX_SUCCESS, XAI_BAD_KEY_OLD
 
 USER = "searx-user"
 PASSWORD = "S3cret-Pass/9876+x"
