@@ -102,6 +102,16 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+_redis_processes: dict[str, subprocess.Popen[bytes]] = {}
+
+
+def freeze_redis(url: str) -> None:
+    """Stop a server :func:`redis_server` started (SIGSTOP): it keeps its connections and never answers."""
+    import signal
+
+    _redis_processes[url].send_signal(signal.SIGSTOP)
+
+
 @contextmanager
 def redis_server() -> Iterator[str | None]:
     """A ``redis-server`` on a free loopback port (None when the binary is missing)."""
@@ -126,9 +136,15 @@ def redis_server() -> Iterator[str | None]:
             except redis.ConnectionError:
                 time.sleep(0.025)
         client.close()
+        url = f"redis://127.0.0.1:{port}/0"
+        _redis_processes[url] = process
         try:
-            yield f"redis://127.0.0.1:{port}/0"
+            yield url
         finally:
+            import signal
+
+            del _redis_processes[url]
+            process.send_signal(signal.SIGCONT)  # a frozen server must wake up to be stopped
             process.terminate()
             process.wait(timeout=10)
 

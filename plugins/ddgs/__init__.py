@@ -1,21 +1,27 @@
 """The ``ddgs`` provider: keyless metasearch through the ``ddgs`` package.
 
-``ddgs`` is sync, can hang, and reports rate limits as a generic "No results found" error.
-The dispatcher runs it in a worker thread under the call deadline (and ddgs gets its own
-request timeout); "No results found" becomes an empty success with a warning in
-``meta.warnings`` (see docs/providers.md), never a silent nothing.
+``ddgs`` is sync, can hang, runs threads of its own that outlive an abandoned call, and
+reports rate limits as a generic "No results found" error. So each search runs in a worker
+process (:mod:`.workers`) that is killed when the call's deadline passes: the call answers
+``timeout`` then, and nothing of ddgs is left to hold up this process or its exit. ddgs also
+gets its own request timeout (``web.providers.ddgs.timeout``, 10 s by default). "No results
+found" becomes an empty success with a warning in ``meta.warnings`` (see
+docs/providers.md), never a silent nothing.
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from webproviders import (
     Config,
     NetworkError,
     PluginContext,
+    ProviderError,
     WebSearchProvider,
     WebTimeoutError,
+    remaining_time,
     warn,
 )
 from webproviders.kit import site_query
@@ -50,35 +56,49 @@ class DDGSProvider(WebSearchProvider):
             return f"{(country or 'us').lower()}-{(lang or 'en').lower()}"
         return str(settings.option("region", "us-en"))
 
-    def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
-        from ddgs import DDGS
-        from ddgs.exceptions import DDGSException, TimeoutException
+    async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        import asyncio
+
+        from .workers import Busy, Search, pool
 
         settings = self.config.provider(self.name)
-        request_timeout = int(settings.timeout or 10)
-        text = site_query(
-            query, options.get("include_domains", []), options.get("exclude_domains", [])
-        )
+        request = {
+            "query": site_query(query, options.get("include_domains", []), options.get("exclude_domains", [])),
+            "region": self._region(options),
+            "safesearch": _SAFESEARCH[options.get("safe_search", "moderate")],
+            "timelimit": _TIMELIMIT.get(options.get("time_range", "")),
+            "max_results": limit,
+            "backend": str(settings.option("backend", "auto")),
+            "proxy": self.config.web.proxy,
+            "timeout": int(settings.timeout or 10),
+            # TLS trusts what the environment says, as httpx does (a proxy's own CA, say).
+            "verify": os.environ.get("SSL_CERT_FILE") or True,
+        }
+        left = remaining_time()
+        search = Search(pool, request, 30.0 if left is None else left)
         try:
-            with DDGS(proxy=self.config.web.proxy, timeout=request_timeout) as client:
-                results = client.text(
-                    text,
-                    region=self._region(options),
-                    safesearch=_SAFESEARCH[options.get("safe_search", "moderate")],
-                    timelimit=_TIMELIMIT.get(options.get("time_range", "")),
-                    max_results=limit,
-                    backend=str(settings.option("backend", "auto")),
-                )
-        except TimeoutException as exc:
-            raise WebTimeoutError(f"ddgs timed out: {exc}", provider=self.name) from None
-        except DDGSException as exc:
-            if "no results" in str(exc).lower():
+            answer = await asyncio.to_thread(search.run)
+        except Busy:
+            raise WebTimeoutError("Every ddgs worker was busy until the call's deadline.", provider=self.name) from None
+        except BaseException:  # the deadline passed (cancelled), or the worker died
+            search.abandon()
+            raise
+        return self._results(answer)
+
+    def _results(self, answer: dict[str, Any]) -> list[dict[str, Any]]:
+        error, message = answer.get("error"), str(answer.get("message", ""))
+        if error == "timeout":
+            raise WebTimeoutError(f"ddgs timed out: {message}", provider=self.name)
+        if error == "ddgs":
+            if "no results" in message.lower():
                 warn(NO_RESULTS_WARNING)
                 return []
-            raise NetworkError(f"ddgs could not get results: {exc}", provider=self.name) from None
+            raise NetworkError(f"ddgs could not get results: {message}", provider=self.name)
+        if error is not None:
+            raise ProviderError(f"ddgs failed: {message}", provider=self.name)
         return [
             {"title": r.get("title", ""), "url": r.get("href", ""), "description": r.get("body", "")}
-            for r in results or []
+            for r in answer.get("results") or []
         ]
 
 

@@ -62,6 +62,7 @@ _EXPORTS = {
     "ProviderError": "errors",
     "NotFoundError": "errors",
     "BudgetExceededError": "errors",
+    "BudgetStoreUnavailableError": "errors",
     # agent tools
     "format_results": "agents.formatting",
     "run_tool": "agents.tools",
@@ -100,6 +101,7 @@ if TYPE_CHECKING:
         BadGatewayError,
         BlockedError,
         BudgetExceededError,
+        BudgetStoreUnavailableError,
         InvalidInputError,
         NetworkError,
         NotConfiguredError,

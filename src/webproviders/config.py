@@ -26,7 +26,7 @@ from pydantic import (
 
 from ._version import __version__
 from .accounting.prices import PriceSheet
-from .redact import get_logger, scrub
+from .redact import get_logger, scrub, url_credentials
 
 log = get_logger("webproviders.config")
 
@@ -42,7 +42,19 @@ class ConfigError(ValueError):
     """A config file or value is wrong; the message names the key (and the file)."""
 
 
-class ProviderSettings(BaseModel):
+class Section(BaseModel):
+    """What every config model shares: finite numbers only (``inf`` and ``NaN`` are refused
+    with the key named), no value echoed in a validation error (it may be a key), and reprs
+    with secrets and URL credentials masked."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, hide_input_in_errors=True)
+
+    def __repr_args__(self) -> Any:
+        for name, value in super().__repr_args__():
+            yield name, scrub(value) if isinstance(value, str) else value
+
+
+class ProviderSettings(Section):
     """``web.providers.<name>``: shared keys plus any vendor-specific ones (kept as extras)."""
 
     model_config = ConfigDict(extra="allow", frozen=True)
@@ -89,9 +101,7 @@ def _no_settings() -> ProviderSettings:
     return ProviderSettings()
 
 
-class PluginSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class PluginSettings(Section):
     enabled: list[str] = Field(default_factory=list)
     disabled: list[str] = Field(default_factory=list)
     paths: list[str] = Field(default_factory=list)
@@ -101,20 +111,16 @@ class PluginSettings(BaseModel):
     availability_timeout: float = Field(default=1.0, gt=0, le=60)
 
 
-class CacheTTL(BaseModel):
+class CacheTTL(Section):
     """Seconds an answer stays cached, per capability (0 = not cached)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     search: float = Field(default=3600.0, ge=0)
     extract: float = Field(default=86400.0, ge=0)
     crawl: float = Field(default=0.0, ge=0)
 
 
-class CacheSettings(BaseModel):
+class CacheSettings(Section):
     """``web.cache``: where answers are cached (``web.cache: false`` turns caching off)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     enabled: bool = True
     backend: Literal["memory", "sqlite", "redis"] = "memory"
@@ -146,10 +152,8 @@ class CacheSettings(BaseModel):
         return self
 
 
-class RateLimitSettings(BaseModel):
+class RateLimitSettings(Section):
     """``web.rate_limit``: where request budgets are kept (this process, or a shared Redis)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     url: str | None = None
     namespace: str = "webproviders"
@@ -157,10 +161,8 @@ class RateLimitSettings(BaseModel):
     timeout: float = Field(default=1.0, gt=0, le=60)
 
 
-class HealthSettings(BaseModel):
+class HealthSettings(Section):
     """``web.health``: when a failing provider is left alone, and for how long."""
-
-    model_config = ConfigDict(extra="forbid")
 
     #: Failed calls within ``window`` seconds that start a cool-down.
     failures: int = Field(default=5, ge=1)
@@ -173,20 +175,16 @@ class HealthSettings(BaseModel):
     quota_cooldown: float = Field(default=3600.0, ge=0)
 
 
-class RetrySettings(BaseModel):
+class RetrySettings(Section):
     """``web.retry``: retries of transient failures (per provider: ``max_retries``, ``backoff``)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     max_retries: int = Field(default=2, ge=0, le=10)
     backoff: float = Field(default=0.25, ge=0)
     max_backoff: float = Field(default=8.0, ge=0)
 
 
-class BudgetLimits(BaseModel):
+class BudgetLimits(Section):
     """A spending cap per UTC day and per UTC month, in dollars (either may be left out)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     daily_usd: float | None = Field(default=None, ge=0)
     monthly_usd: float | None = Field(default=None, ge=0)
@@ -198,6 +196,16 @@ class BudgetSettings(BudgetLimits):
     per_provider: dict[str, BudgetLimits] = Field(default_factory=dict)
     #: Caps for each value of a tag: ``{user: {daily_usd: 0.5}}`` gives every user $0.50 a day.
     per_tag: dict[str, BudgetLimits] = Field(default_factory=dict)
+    #: Seconds one operation on the store that holds spending (the shared counters in
+    #: ``web.rate_limit.url``) may take before the store counts as unavailable.
+    timeout: float = Field(default=1.0, gt=0, le=60)
+    #: What a priced request does while that store (or the usage ledger a process's counters
+    #: start from) is unavailable: ``refuse`` it (``budget_store_unavailable``; a chain moves
+    #: on to a free provider), or let this process's own counters decide (``local``).
+    on_store_error: Literal["refuse", "local"] = "refuse"
+    #: Budget counters one process keeps (per period, scope and tag value); beyond it the
+    #: least recently used is dropped and starts again from the usage ledger when it comes back.
+    max_counters: int = Field(default=10_000, ge=100)
 
     def active(self) -> bool:
         """Whether any cap is set."""
@@ -205,10 +213,8 @@ class BudgetSettings(BudgetLimits):
         return any(s.daily_usd is not None or s.monthly_usd is not None for s in scopes)
 
 
-class UsageSettings(BaseModel):
+class UsageSettings(Section):
     """``web.usage``: the ledger of requests that reached a vendor (``web.usage: false`` turns it off)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     enabled: bool = True
     #: ``redis://host:6379/0`` for a ledger shared by a fleet, or ``sqlite:///path/usage.sqlite3``.
@@ -221,6 +227,9 @@ class UsageSettings(BaseModel):
     retention_days: int = Field(default=400, ge=32)
     #: Key prefix in a shared Redis.
     namespace: str = "webproviders"
+    #: Seconds one ledger operation may take (a write of a batch of rows, a running total
+    #: read when a budget counter starts) before the ledger counts as unavailable.
+    timeout: float = Field(default=2.0, gt=0, le=60)
 
     @model_validator(mode="before")
     @classmethod
@@ -235,19 +244,15 @@ class UsageSettings(BaseModel):
         return value or None
 
 
-class LocalIndexSettings(BaseModel):
+class LocalIndexSettings(Section):
     """``web.local``: filling the local page index (where it lives: ``web.providers.local``)."""
-
-    model_config = ConfigDict(extra="forbid")
 
     #: Add the pages of every successful extract and crawl, from any backend, to the index.
     index: bool = False
 
 
-class ExtractionSettings(BaseModel):
+class ExtractionSettings(Section):
     """``web.extraction``: the worker processes that turn fetched pages into text, and their limits."""
-
-    model_config = ConfigDict(extra="forbid")
 
     #: Worker processes, each extracting one page at a time (shared by every call in the process).
     workers: int = Field(default=2, ge=1, le=32)
@@ -264,9 +269,7 @@ class ExtractionSettings(BaseModel):
     max_pdf_pages: int = Field(default=100, gt=0)
 
 
-class WebSettings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
+class WebSettings(Section):
     backend: BackendSpec | None = None
     search_backend: BackendSpec | None = None
     extract_backend: BackendSpec | None = None
@@ -311,11 +314,9 @@ class WebSettings(BaseModel):
         return value
 
 
-class McpUser(BaseModel):
+class McpUser(Section):
     """One user of the MCP HTTP server: the bearer token that identifies them, written in
     the config (``${VAR}`` from the environment) or read from ``token_file``."""
-
-    model_config = ConfigDict(extra="forbid")
 
     token: SecretStr | None = None
     token_file: str | None = None
@@ -333,10 +334,8 @@ class McpUser(BaseModel):
         return self
 
 
-class McpSettings(BaseModel):
+class McpSettings(Section):
     """``mcp``: settings of the ``webproviders mcp`` server."""
-
-    model_config = ConfigDict(extra="forbid")
 
     #: Bearer token the HTTP transport requires (``$WEBPROVIDERS_MCP_TOKEN`` wins when set);
     #: a caller with it is no one in particular (its calls carry no user tag).
@@ -358,10 +357,8 @@ class McpSettings(BaseModel):
         return value
 
 
-class Config(BaseModel):
+class Config(Section):
     """The whole configuration. Build one with :func:`load_config` or directly."""
-
-    model_config = ConfigDict(extra="forbid")
 
     web: WebSettings = Field(default_factory=WebSettings)
     plugins: PluginSettings = Field(default_factory=PluginSettings)
@@ -374,10 +371,20 @@ class Config(BaseModel):
         return self.web.providers.get(name) or _no_settings()
 
     def secrets(self) -> list[str]:
-        """Every API key in this config, for scrubbing error text."""
-        keys = [key for settings in self.web.providers.values() for key in settings.api_keys()]
-        token = self.mcp.token.get_secret_value() if self.mcp.token is not None else ""
-        return keys + [token] if token else keys
+        """Every secret in this config, for scrubbing: API keys, the MCP token, and the
+        credentials of every URL (``base_url``, store URLs, the proxy: ``user:password@``)."""
+        web = self.web
+        found = [key for settings in web.providers.values() for key in settings.api_keys()]
+        if self.mcp.token is not None:
+            found.append(self.mcp.token.get_secret_value())
+        found.extend(user.token.get_secret_value() for user in self.mcp.users.values() if user.token is not None)
+        urls = [web.proxy, web.cache.url, web.rate_limit.url, web.usage.url]
+        for settings in web.providers.values():
+            urls.append(settings.base_url)
+            urls.extend((settings.model_extra or {}).values())
+        for url in urls:
+            found.extend(url_credentials(url))
+        return [value for value in found if value]
 
     def __hash__(self) -> int:
         return id(self)

@@ -7,8 +7,9 @@ failing over to another provider) can help (``retryable``).
 Besides the hierarchy this module holds the one table of what an HTTP status from a vendor
 means (:func:`error_for_status`), worded the same way for every vendor; vendor classifiers
 decide first only what their API says differently. :func:`to_provider_error` maps anything a
-provider raises (httpx errors, JSON errors, timeouts) to the hierarchy. Messages are scrubbed
-of API keys and credential headers on the way.
+provider raises (httpx errors, JSON errors, timeouts) to the hierarchy. Every message and
+detail is scrubbed of secrets (:mod:`.redact`) when the error is made, so its ``message``,
+``str()`` and ``repr()`` and every envelope built from it are clean whoever raised it.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ ErrorCode = Literal[
     "not_found",
     "provider_error",
     "budget_exceeded",
+    "budget_store_unavailable",
 ]
 
 ERROR_CODES: tuple[str, ...] = ErrorCode.__args__  # type: ignore[attr-defined]
@@ -68,10 +70,11 @@ class WebProviderError(Exception):
         retry_after: float | None = None,
         status_code: int | None = None,
     ) -> None:
+        message = scrub(str(message))
         super().__init__(message)
         self.message = message
         self.provider = provider
-        self.detail = detail
+        self.detail = scrub(detail) if detail else detail
         #: Seconds to wait before trying again, clamped to ``0 .. retry_after_ceiling``.
         self.retry_after = clamp_retry_after(retry_after, self.retry_after_ceiling)
         self.status_code = status_code
@@ -195,6 +198,14 @@ class BudgetExceededError(WebProviderError):
     code = "budget_exceeded"
 
 
+class BudgetStoreUnavailableError(WebProviderError):
+    """The shared store that keeps budget counters did not answer, so a priced request could
+    not be checked against its budget and was not sent (``web.budget.on_store_error: refuse``)."""
+
+    code = "budget_store_unavailable"
+    retryable = True
+
+
 ERROR_CLASSES: dict[str, type[WebProviderError]] = {
     cls.code: cls
     for cls in (
@@ -214,6 +225,7 @@ ERROR_CLASSES: dict[str, type[WebProviderError]] = {
         NotFoundError,
         ProviderError,
         BudgetExceededError,
+        BudgetStoreUnavailableError,
     )
 }
 
@@ -398,6 +410,7 @@ __all__ = [
     "BadGatewayError",
     "BlockedError",
     "BudgetExceededError",
+    "BudgetStoreUnavailableError",
     "ErrorCode",
     "InvalidInputError",
     "NetworkError",

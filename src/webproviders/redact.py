@@ -1,31 +1,63 @@
-"""Keeping secrets out of error text, log records and reprs.
+"""Keeping secrets out of everything that leaves the library: error text, logs, reprs, data.
 
-Secrets are known two ways: values remembered from config and providers, and the current
-values of environment variables that manifests mark as secret. Credential-shaped fragments
-(``Authorization: Bearer ...``, ``api_key=...``) are masked whatever their value.
+Secrets are known two ways: values remembered from config and providers (API keys, tokens,
+the password of a URL's ``user:password@``), and the current values of environment
+variables that manifests mark as secret. Each is masked in every form it travels in: raw,
+percent-encoded, JSON- or repr-escaped (a key holding CR/LF shows up as ``\\r\\n``), as a
+Basic credential, and as the masked echo some vendors send back (``Incorrect API key
+provided: ba***na``). Credential-shaped fragments (``Authorization: Bearer ...``,
+``api_key=...``, a URL's ``user:password@``) are masked whatever their value.
+
+:func:`scrub` is the one pass for text a person or a model reads (error sentences,
+warnings, log records); :func:`scrub_data` masks only the known secrets inside a provider's
+answer (so a page that quotes an ``Authorization:`` header keeps its text).
+:func:`install_log_filters` puts the same pass on the loggers of the HTTP stack and the
+vendor SDKs by name, so nothing is imported to do it.
 """
 
 from __future__ import annotations
 
+import base64
+import json
 import logging
 import os
 import re
 import threading
-from collections.abc import Iterable
+import time
+from typing import Any
+from urllib.parse import quote, quote_plus, unquote, urlsplit
 
 MASK = "***"
 _MIN_SECRET_LEN = 4
+#: Secrets at least this long are also looked for in a vendor's masked echo (``ba***na``)
+#: and in a provider's answer (a shorter one would mangle ordinary words in page text).
+_MIN_ECHO_LEN = 8
+#: Seconds the values of watched environment variables are reused before they are read again
+#: (reading them costs more than the rest of a scrub; a key a provider reads is remembered
+#: at once anyway).
+ENV_EVERY = 1.0
 
 _known: set[str] = set()
 _env_names: set[str] = set()
+_url_env_names: set[str] = set()
 _lock = threading.Lock()
+#: When the watched variables were last read, and the secrets they held then.
+_env_read: tuple[float, frozenset[str]] = (float("-inf"), frozenset())
 
 _CREDENTIAL_PATTERNS = (
-    re.compile(r"(?i)(authorization\s*[:=]\s*['\"]?(?:bearer|bot|basic|token)?\s*)[^\s'\",;]+"),
-    re.compile(r"(?i)((?:x-subscription-token|x-api-key|api-key)\s*[:=]\s*['\"]?)[^\s'\",;]+"),
-    re.compile(r"(?i)([?&](?:api_key|apikey|key|token|access_token|auth)=)[^&\s'\"]+"),
-    re.compile(r"(?i)(['\"](?:api_key|apikey|token|x-api-key)['\"]\s*:\s*['\"])[^'\"]+"),
+    # Authorization / Proxy-Authorization headers, also as a JSON key echoed in a body.
+    re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*\[?\s*['\"]?(?:bearer|bot|basic|token|digest)?\s*)[^\s'\",;\]}]+"),
+    re.compile(r"(?i)((?:x-subscription-token|x-api-key|api-key|x-goog-api-key)['\"]?\s*[:=]\s*['\"]?)[^\s'\",;}]+"),
+    re.compile(r"(?i)([?&;](?:api_key|apikey|key|token|access_token|auth|password)=)[^&\s'\"]+"),
+    re.compile(
+        r"(?i)(['\"](?:api_key|apikey|api-key|token|access_token|x-api-key|password|secret)['\"]\s*:\s*['\"])[^'\"]+"
+    ),
+    re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
 )
+#: ``scheme://user:password@`` (or ``scheme://token@``): everything before the ``@`` goes.
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#\s@'\"<>]+@")
+#: A vendor's masked echo of a key: a few characters, a run of stars or dots, a few more.
+_ECHO = re.compile(r"(?<![\w-])([\w-]{0,12})(?:\*{2,}|•{2,}|\.{3,}|…)([\w-]{0,8})(?![\w-])")
 
 
 def remember(*secrets: str | None) -> None:
@@ -34,36 +66,205 @@ def remember(*secrets: str | None) -> None:
         _known.update(s for s in secrets if s and len(s) >= _MIN_SECRET_LEN)
 
 
+def _watch(names: set[str], added: tuple[str, ...]) -> None:
+    global _env_read
+    with _lock:
+        names.update(added)
+        _env_read = (float("-inf"), _env_read[1])  # read the variables again at the next scrub
+
+
+def url_credentials(url: Any) -> list[str]:
+    """The secrets a URL carries in ``user:password@`` (as written, decoded, and as Basic auth)."""
+    if not isinstance(url, str) or "@" not in url or "://" not in url:
+        return []
+    try:
+        parts = urlsplit(url.strip())
+        user, password = parts.username, parts.password
+    except ValueError:
+        return []
+    if password:
+        plain = f"{unquote(user or '')}:{unquote(password)}"
+        return [password, unquote(password), base64.b64encode(plain.encode()).decode("ascii")]
+    if user:  # a token written as the user (redis://token@host)
+        return [user, unquote(user)]
+    return []
+
+
 def watch_env(*names: str) -> None:
     """Scrub the current value of these environment variables, whatever it becomes."""
-    with _lock:
-        _env_names.update(names)
+    _watch(_env_names, names)
 
 
-def current_secrets(extra: Iterable[str] = ()) -> list[str]:
-    """Every secret to scrub now, longest first (so a key that contains another is masked whole)."""
-    values = set(_known) | {s for s in extra if s and len(s) >= _MIN_SECRET_LEN}
+def watch_url_env(*names: str) -> None:
+    """Scrub the credentials in the URL these environment variables hold (not the whole URL)."""
+    _watch(_url_env_names, names)
+
+
+def _env_secrets() -> frozenset[str]:
+    """The secrets the watched environment variables hold (read again every :data:`ENV_EVERY` s)."""
+    global _env_read
+    read_at, values = _env_read
+    now = time.monotonic()
+    if now - read_at < ENV_EVERY:
+        return values
+    found: set[str] = set()
     for name in list(_env_names):
         value = os.environ.get(name)
         if value:
-            values.update(p.strip() for p in value.split(",") if len(p.strip()) >= _MIN_SECRET_LEN)
-    return sorted(values, key=len, reverse=True)
+            found.update(part.strip() for part in value.split(","))
+    for name in list(_url_env_names):
+        found.update(url_credentials(os.environ.get(name)))
+    fresh = frozenset(v for v in found if len(v) >= _MIN_SECRET_LEN)
+    _env_read = (now, values if fresh == values else fresh)
+    return _env_read[1]
 
 
-def scrub(text: str, extra: Iterable[str] = ()) -> str:
-    """``text`` with every known secret and credential-shaped fragment masked."""
+def current_secrets() -> list[str]:
+    """Every secret to scrub now, longest first (so a key that contains another is masked whole)."""
+    return list(_current_matcher().secrets)
+
+
+def _escaped(text: str) -> set[str]:
+    """``text`` as JSON and as a Python repr write it (a CR/LF becomes ``\\r\\n``)."""
+    return {
+        json.dumps(text)[1:-1],
+        json.dumps(text, ensure_ascii=False)[1:-1],
+        repr(text)[1:-1],
+        text.encode("unicode_escape").decode("ascii"),
+    }
+
+
+def _forms(secret: str) -> set[str]:
+    """The ways ``secret`` can appear in text: raw, percent-encoded, and escaped once or twice
+    (the repr of an exception whose message holds a repr, a JSON body quoted in JSON)."""
+    found = {secret, quote(secret, safe=""), quote_plus(secret, safe=""), quote(secret)}
+    once = _escaped(secret)
+    found |= once
+    for form in once:
+        found |= _escaped(form)
+    return {form for form in found if len(form) >= _MIN_SECRET_LEN}
+
+
+def _alternatives(forms: list[str]) -> re.Pattern[str] | None:
+    """One pattern for all ``forms``, longest first (so a form that contains another wins)."""
+    return re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))) if forms else None
+
+
+class _Matcher:
+    """Every form of a set of secrets, compiled once per set."""
+
+    def __init__(self, known: frozenset[str], env: frozenset[str]) -> None:
+        self.known, self.env = known, env
+        self.secrets = tuple(sorted(known | env, key=len, reverse=True))
+        self.forms = tuple({f for s in self.secrets for f in _forms(s)})
+        self.pattern = _alternatives(list(self.forms))
+        self.echoed = tuple(s for s in self.secrets if len(s) >= _MIN_ECHO_LEN)
+        #: What a provider's answer is searched for: the forms of the longer secrets.
+        self.data_forms = tuple({f for s in self.echoed for f in _forms(s)})
+        self.data_pattern = _alternatives(list(self.data_forms))
+
+    def mask(self, text: str) -> str:
+        if self.pattern is not None and any(form in text for form in self.forms):
+            text = self.pattern.sub(MASK, text)
+        if self.echoed and ("*" in text or "•" in text or "…" in text or "..." in text):
+            text = _ECHO.sub(self._echo, text)
+        return text
+
+    def mask_data(self, text: str) -> str:
+        if self.data_pattern is not None and any(form in text for form in self.data_forms):
+            return self.data_pattern.sub(MASK, text)
+        return text
+
+    def _echo(self, match: re.Match[str]) -> str:
+        head, tail = match.group(1), match.group(2)
+        if (head or tail) and any(s.startswith(head) and s.endswith(tail) for s in self.echoed):
+            return MASK
+        return match.group(0)
+
+
+_matcher: _Matcher = _Matcher(frozenset(), frozenset())
+
+
+def _current_matcher() -> _Matcher:
+    """The matcher of the secrets known now (compiled again only when they change)."""
+    global _matcher
+    env = _env_secrets()
+    matcher = _matcher
+    if matcher.env is not env or len(matcher.known) != len(_known):  # _known only grows
+        with _lock:
+            known = frozenset(_known)
+        matcher = _matcher = _Matcher(known, env)
+    return matcher
+
+
+def scrub(text: str) -> str:
+    """``text`` with every known secret, URL credential and credential-shaped fragment masked."""
     if not text:
         return text
-    for secret in current_secrets(extra):
-        if secret in text:
-            text = text.replace(secret, MASK)
+    text = _current_matcher().mask(text)
+    if "@" in text:
+        text = _USERINFO.sub(lambda m: m.group(1) + MASK + "@", text)
     for pattern in _CREDENTIAL_PATTERNS:
         text = pattern.sub(lambda m: m.group(1) + MASK, text)
     return text
 
 
+#: Keys of a provider's answer that hold a sentence about a failure: scrubbed in full.
+_SENTENCE_KEYS = frozenset({"error", "detail", "warning", "message"})
+
+
+def scrub_data(value: Any) -> Any:
+    """A provider's answer with the known secrets masked (and its failure sentences in full).
+
+    Returns ``value`` itself when nothing needed masking, so the common case copies nothing:
+    its strings are searched in one pass first.
+    """
+    matcher = _current_matcher()
+    if matcher.data_forms:
+        strings: list[str] = []
+        _strings(value, strings)
+        joined = "\x00".join(strings)
+        if any(form in joined for form in matcher.data_forms):
+            return _walk(value, matcher)
+    return _scrub_sentences(value)
+
+
+def _strings(value: Any, out: list[str]) -> None:
+    if isinstance(value, str):
+        out.append(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _strings(item, out)
+    elif isinstance(value, list):
+        for item in value:
+            _strings(item, out)
+
+
+def _walk(value: Any, matcher: _Matcher, key: Any = None) -> Any:
+    if isinstance(value, str):
+        return scrub(value) if key in _SENTENCE_KEYS else matcher.mask_data(value)
+    if isinstance(value, dict):
+        changed = {k: _walk(v, matcher, k) for k, v in value.items()}
+        return value if all(changed[k] is v for k, v in value.items()) else changed
+    if isinstance(value, list):
+        items = [_walk(v, matcher) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    return value
+
+
+def _scrub_sentences(value: Any) -> Any:
+    """The failure sentences of a page list (``error``, ``detail``) scrubbed in full."""
+    if isinstance(value, list):
+        items = [_scrub_sentences(v) for v in value]
+        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+    if isinstance(value, dict):
+        clean = {k: scrub(v) if k in _SENTENCE_KEYS and isinstance(v, str) else v for k, v in value.items()}
+        return value if all(clean[k] is v for k, v in value.items()) else clean
+    return value
+
+
 class ScrubFilter(logging.Filter):
-    """A logging filter that scrubs the formatted message of every record it sees."""
+    """A logging filter that scrubs the formatted message (and traceback) of every record."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
@@ -73,6 +274,12 @@ class ScrubFilter(logging.Filter):
         cleaned = scrub(message)
         if cleaned != message:
             record.msg, record.args = cleaned, None
+        if record.exc_info and not record.exc_text:
+            record.exc_text = scrub(logging.Formatter().formatException(record.exc_info))
+        elif record.exc_text:
+            record.exc_text = scrub(record.exc_text)
+        if record.stack_info:
+            record.stack_info = scrub(record.stack_info)
         return True
 
 
@@ -82,14 +289,51 @@ def install_log_filter(logger: logging.Logger) -> None:
         logger.addFilter(ScrubFilter())
 
 
-#: Third-party loggers that may print request URLs (with key query parameters) or headers.
-_THIRD_PARTY_LOGGERS = ("httpx", "httpcore")
+#: Loggers of the HTTP stack and the vendor SDKs that may print URLs (with their
+#: credentials), headers or request options. A filter applies only to records logged on its
+#: own logger, not to those of its children, so each module's logger is named.
+THIRD_PARTY_LOGGERS = (
+    "httpx",
+    "httpcore.connection",
+    "httpcore.http11",
+    "httpcore.http2",
+    "httpcore.proxy",
+    "httpcore.socks",
+    "hpack.hpack",
+    "hpack.table",
+    "urllib3.connectionpool",
+    "openai",
+    "openai._base_client",
+    "parallel",
+    "parallel._base_client",
+    "parallel._response",
+    "firecrawl",
+    "tavily",
+    "exa_py",
+    "ddgs",
+    "ddgs.ddgs",
+    "ddgs.base",
+    "ddgs.http_client",
+    "meilisearch",
+    "redis",
+    "crawl4ai",
+)
+_installed = False
+
+
+def install_log_filters() -> None:
+    """Scrub the records of :data:`THIRD_PARTY_LOGGERS` (by name: nothing is imported)."""
+    global _installed
+    if _installed:
+        return
+    for name in THIRD_PARTY_LOGGERS:
+        install_log_filter(logging.getLogger(name))
+    _installed = True
 
 
 def get_logger(name: str) -> logging.Logger:
-    """A logger whose records are scrubbed (and httpx's too, which logs request URLs)."""
+    """A logger whose records are scrubbed (and the HTTP stack's and vendor SDKs' too)."""
     logger = logging.getLogger(name)
     install_log_filter(logger)
-    for other in _THIRD_PARTY_LOGGERS:
-        install_log_filter(logging.getLogger(other))
+    install_log_filters()
     return logger

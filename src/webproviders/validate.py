@@ -7,6 +7,7 @@ batch with their errors instead (they fail only their own items), unless all are
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .errors import InvalidInputError
@@ -19,6 +20,14 @@ MAX_URL_CHARS = 2_048
 
 TIME_RANGES = ("day", "week", "month", "year")
 SAFE_SEARCH = ("off", "moderate", "strict")
+#: A language code: ``en``, ``pt-BR``, ``zh-Hans-CN``, ``es-419`` (ASCII, as every API takes it).
+LANG_PATTERN = re.compile(r"[A-Za-z]{2,3}(?:[-_][A-Za-z0-9]{1,8}){0,3}")
+#: A country code: ISO 3166-1 alpha-2 (``us``) or alpha-3 (``deu``), in either case.
+COUNTRY_PATTERN = re.compile(r"[A-Za-z]{2,3}")
+#: Names a ``backend=`` argument may list.
+MAX_BACKENDS = 32
+#: The longest provider name a ``backend=`` argument may hold.
+MAX_BACKEND_CHARS = 64
 #: The search options every provider is asked to map to its own parameters.
 COMMON_SEARCH_OPTIONS = frozenset(
     {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
@@ -125,10 +134,66 @@ def check_search_options(options: dict[str, Any]) -> dict[str, Any]:
     for key in ("include_domains", "exclude_domains"):
         if clean.get(key) is not None:
             clean[key] = _domains(key, clean[key])
-    for key in ("country", "lang"):
-        value = clean.get(key)
-        if value is not None and (not isinstance(value, str) or not value.strip()):
-            raise InvalidInputError(f"{key} must be a short code such as 'us' or 'en'.")
-        if value is not None:
-            _encodable(value, key)
+    for key, pattern, example in (("country", COUNTRY_PATTERN, "'us' or 'de'"), ("lang", LANG_PATTERN, "'en' or 'pt-BR'")):
+        if clean.get(key) is not None:
+            clean[key] = _code(key, clean[key], pattern, example)
     return {key: value for key, value in clean.items() if value is not None}
+
+
+def _code(key: str, value: Any, pattern: re.Pattern[str], example: str) -> str:
+    """A language or country code, checked before any provider puts it into a request."""
+    if not isinstance(value, str):
+        raise InvalidInputError(f"{key} must be a code such as {example} (a string), not {type(value).__name__}.")
+    text = value.strip()
+    if not pattern.fullmatch(text):
+        shown = shorten(_encodable(value, key), 40)
+        raise InvalidInputError(f"{key} must be a code such as {example} in ASCII letters, not {shown!r}.")
+    return text
+
+
+_BACKEND_FORMS = "a provider name, a list of names, or {'fuse': [names]}"
+
+
+def check_backend(backend: Any) -> str | list[str] | dict[str, list[str]] | None:
+    """A call's ``backend=``: a name (or ``"a,b"``), a list of names, or ``{"fuse": [names]}``.
+
+    Anything else is refused with its type named, before any provider is asked; no or an
+    empty choice is None (the configured backend applies).
+    """
+    if backend is None or backend == "" or backend == [] or backend == ():
+        return None
+    if isinstance(backend, str):
+        parts = [part for part in backend.split(",") if part.strip()]
+        if not parts:
+            raise InvalidInputError(f"backend={shorten(backend, 40)!r} names no provider.")
+        _backend_names(parts, "backend")
+        return backend
+    if isinstance(backend, (list, tuple)):
+        return _backend_names(backend, "backend")
+    if isinstance(backend, dict):
+        if set(backend) != {"fuse"}:
+            keys = ", ".join(repr(shorten(str(k), 20)) for k in backend) or "none"
+            raise InvalidInputError(f"A backend mapping must be {{'fuse': [names]}}; it has the key(s) {keys}.")
+        names = backend["fuse"]
+        if not isinstance(names, (list, tuple)) or not names:
+            raise InvalidInputError(
+                f"backend={{'fuse': ...}} needs a non-empty list of provider names, not {type(names).__name__}."
+            )
+        return {"fuse": _backend_names(names, "backend['fuse']")}
+    raise InvalidInputError(f"backend must be {_BACKEND_FORMS}, not {type(backend).__name__}.")
+
+
+def _backend_names(items: Any, what: str) -> list[str]:
+    if len(items) > MAX_BACKENDS:
+        raise InvalidInputError(f"{what} names {len(items)} providers; at most {MAX_BACKENDS}.")
+    names: list[str] = []
+    for position, item in enumerate(items, 1):
+        if not isinstance(item, str):
+            raise InvalidInputError(f"{what} must list provider names; item {position} is {type(item).__name__}.")
+        name = item.strip()
+        if not name or len(name) > MAX_BACKEND_CHARS or not name.isprintable():
+            raise InvalidInputError(
+                f"{what} item {position} is not a provider name (1 to {MAX_BACKEND_CHARS} printable characters)."
+            )
+        names.append(name)
+    return names

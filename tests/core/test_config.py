@@ -205,3 +205,27 @@ def test_the_example_config_loads_without_warnings(caplog: pytest.LogCaptureFixt
         config = load_config(example)
     assert config.web.timeout == 30
     assert not [r for r in caplog.records if r.name == "webproviders.config"]
+
+
+@pytest.mark.parametrize(
+    ("web", "key"),
+    [
+        ({"timeout": float("inf")}, "web.timeout"),
+        ({"budget": {"daily_usd": float("nan")}}, "web.budget.daily_usd"),
+        ({"budget": {"per_tag": {"user": {"monthly_usd": float("inf")}}}}, "web.budget.per_tag.user.monthly_usd"),
+        ({"providers": {"tavily": {"price": {"search": {"usd": float("inf")}}}}}, "web.providers.tavily.price.search.usd"),
+        ({"providers": {"exa": {"price": {"credit_usd": float("nan")}}}}, "web.providers.exa.price.credit_usd"),
+        ({"cache": {"ttl": {"search": "inf"}}}, "web.cache.ttl.search"),
+    ],
+)
+def test_non_finite_numbers_are_refused_with_the_key_named(web: dict[str, Any], key: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict({"web": web})
+    assert f"'{key}': Input should be a finite number" in str(caught.value)
+
+
+def test_non_finite_numbers_in_a_yaml_file_are_refused(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_text("web:\n  budget:\n    daily_usd: .inf\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="'web.budget.daily_usd': Input should be a finite number"):
+        load_config(path)

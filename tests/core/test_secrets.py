@@ -91,3 +91,53 @@ def test_reprs_do_not_show_keys(leaky_config: Any) -> None:
 )
 def test_credential_shapes_are_masked_whatever_the_value(text: str) -> None:
     assert "abcdefghijklmnop" not in scrub(text)
+
+
+KNOWN = "kN0wn/Key+with=chars\r\n0123"
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        KNOWN,
+        "kN0wn%2FKey%2Bwith%3Dchars%0D%0A0123",  # percent-encoded
+        "kN0wn/Key+with=chars\\r\\n0123",  # JSON or repr escaped
+        "kN0wn/Key+with=chars\\\\r\\\\n0123",  # escaped twice: the repr of a message holding a repr
+    ],
+)
+def test_every_form_of_a_known_secret_is_masked(form: str) -> None:
+    from webproviders import redact
+
+    redact.remember(KNOWN)
+    assert scrub(f"refused: {form}.") == "refused: ***."
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("searxng at http://user:pa55word@127.0.0.1:8783 said no", "searxng at http://***@127.0.0.1:8783 said no"),
+        ('{"headers": {"authorization": "Basic dXNlcjpwYXNz"}}', '{"headers": {"authorization": "Basic ***"}}'),
+        ("Invalid token: Bearer abcdefgh12345678", "Invalid token: Bearer ***"),
+    ],
+)
+def test_credential_shapes_in_echoed_bodies_are_masked(text: str, kept: str) -> None:
+    assert scrub(text) == kept
+
+
+def test_a_masked_echo_of_a_known_key_is_masked_and_other_stars_are_not() -> None:
+    from webproviders import redact
+
+    redact.remember("banana-split-0123456789na")
+    assert scrub("Incorrect API key provided: ba***na.") == "Incorrect API key provided: ***."
+    assert scrub("rated ***** by 5 users; see x***y") == "rated ***** by 5 users; see x***y"
+
+
+def test_provider_data_keeps_words_that_a_short_secret_would_mangle() -> None:
+    from webproviders import redact
+
+    redact.remember("qzx9", "a-long-secret-value-42")  # remembered for the rest of the process
+    data = [{"url": "https://a.example/", "content": "qzx9ing with a-long-secret-value-42", "error": None}]
+    assert redact.scrub_data(data) == [{"url": "https://a.example/", "content": "qzx9ing with ***", "error": None}]
+    assert scrub("qzx9ing") == "***ing"  # error text and logs mask it all the same
+    untouched = [{"url": "https://a.example/", "content": "nothing to hide"}]
+    assert redact.scrub_data(untouched) is untouched

@@ -114,14 +114,39 @@ def test_budgets_in_redis_are_shared_by_every_registry_that_uses_it(redis_server
     assert dispatch_search("b", backend="priced", config=cost_config(**web))["error_code"] == "budget_exceeded"
 
 
-def test_an_unreachable_redis_falls_back_to_a_budget_per_process(caplog: pytest.LogCaptureFixture) -> None:
+def test_an_unreachable_budget_store_refuses_priced_calls_and_a_chain_moves_on(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     from webproviders.dependable.ratelimit.redis_limiter import RedisLimiter  # noqa: F401 - redis installed
 
     web = {"budget": {"daily_usd": 0.006}, "rate_limit": {"url": "redis://127.0.0.1:1/0"}, "usage": False}
+    refused = dispatch_search("a", backend="priced", config=cost_config(**web))
+    assert refused["success"] is False and refused["error_code"] == "budget_store_unavailable"
+    assert refused["retryable"] is True and "Nothing was sent" in refused["error"]
+    assert any(w.startswith("The shared budget counters (redis) failed") for w in refused["meta"]["warnings"])
+
+    config = cost_config(search_backend=["priced", "free"], **web)
+    served = dispatch_search("b", config=config)
+    assert served["success"] is True and served["meta"]["served_by"] == "free"
+    assert [(a["provider"], a["outcome"], a.get("error_code")) for a in served["meta"]["attempts"]] == [
+        ("priced", "skipped", "budget_store_unavailable"),
+        ("free", "ok", None),
+    ]
+    assert scripted(config, "priced").calls == 0
+    assert "budget counters (redis)" in caplog.text
+
+
+def test_with_on_store_error_local_an_unreachable_redis_leaves_a_budget_per_process() -> None:
+    web = {
+        "budget": {"daily_usd": 0.006, "on_store_error": "local"},
+        "rate_limit": {"url": "redis://127.0.0.1:1/0"},
+        "usage": False,
+    }
     config = cost_config(**web)
-    assert dispatch_search("a", backend="priced", config=config)["success"] is True
+    first = dispatch_search("a", backend="priced", config=config)
+    assert first["success"] is True
+    assert any("this process's own counters" in w for w in first["meta"]["warnings"])
     assert dispatch_search("b", backend="priced", config=config)["error_code"] == "budget_exceeded"
-    assert "budget counters are unreachable" in caplog.text
 
 
 def test_two_processes_cannot_both_spend_the_last_cent(redis_server: str, namespace: str, tmp_path: Path) -> None:

@@ -45,7 +45,8 @@ def test_a_frozen_redis_is_bypassed_with_a_warning(freezable_redis: tuple[str, C
     assert frozen["data"]["web"][0]["url"].startswith("https://fake-a.example/")
     warnings = frozen["meta"]["warnings"]
     assert any(w.startswith("The cache (redis) did not answer within") for w in warnings), warnings
-    assert any(w.startswith("The shared rate limiter (redis) did not answer within") for w in warnings), warnings
+    # The rate limiter lives on the same server: its outage is known already, no second wait.
+    assert any(w.startswith("The shared rate limiter (redis) is skipped for now: it did not answer") for w in warnings)
 
     # Right after a failure the stores are skipped without waiting on them again.
     again = returns(lambda: dispatch_search("python again", config=config, timeout=3))

@@ -21,7 +21,7 @@ from .prices import Tariff
 from .usage import UsageRecord
 
 #: Failures raised before anything was sent to the vendor: no ledger row.
-NOT_SENT = frozenset({"not_configured", "unsupported", "unsafe_url", "budget_exceeded"})
+NOT_SENT = frozenset({"not_configured", "unsupported", "unsafe_url", "budget_exceeded", "budget_store_unavailable"})
 
 
 @dataclass(slots=True)
@@ -117,6 +117,11 @@ class Meter:
             meta["cost"] = self.total.as_dict()
         ledger = self.accounts.ledger
         if ledger is not None and self.requests:
+            outage = ledger.outage()
+            if outage is not None and isinstance(meta, dict):
+                warnings = meta.setdefault("warnings", [])
+                if outage not in warnings:
+                    warnings.append(outage)
             query = self._query() if ledger.record_queries else None
             for request in self.requests:
                 cost = request.cost

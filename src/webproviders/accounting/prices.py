@@ -1,7 +1,8 @@
 """Prices: what a provider charges per unit, from its ``plugin.yaml`` or the operator's config.
 
 A keyed provider's manifest declares list prices (``price:``); ``web.providers.<name>.price``
-overrides them, since plans differ. A provider used without a key (the jina reader) or
+overrides them, since plans differ. Prices are finite numbers (``inf`` or ``NaN`` is refused
+with the key named, before it can reach a budget's arithmetic). A provider used without a key (the jina reader) or
 against its own ``base_url`` when the manifest says that is self-hosted costs nothing, and
 so does every provider without a price.
 """
@@ -29,7 +30,7 @@ DEFAULT_CRAWL_PAGES = 25
 class UnitPrice(BaseModel):
     """``{usd: 0.005, per: request}``: dollars for one unit of one capability."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     usd: float = Field(ge=0)
     per: Unit = "request"
@@ -40,7 +41,7 @@ class UnitPrice(BaseModel):
 class PriceSheet(BaseModel):
     """A provider's prices: one entry per capability, plus where the figures come from."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
     search: UnitPrice | None = None
     extract: UnitPrice | None = None

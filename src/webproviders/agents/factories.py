@@ -33,7 +33,8 @@ class WebToolConfig(BaseModel):
     ``tags`` label every call (per-tag budgets, the usage ledger).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    #: A validation error never quotes the value it refused: it may be the key.
+    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
 
     provider: str | None = Field(default=None, pattern=BACKEND_PATTERN)
     api_key: SecretStr | None = None

@@ -35,7 +35,7 @@ from pydantic import SecretStr
 
 from .._version import __version__
 from ..config import Config, ConfigError, ProviderSettings, default_config
-from ..redact import get_logger
+from ..redact import get_logger, remember
 from .formatting import format_results
 from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS, TOOLS, acall_tool, input_schema
 
@@ -286,6 +286,7 @@ def http_tokens(config: Config) -> dict[str, str | None]:
                 "every user needs a token of their own."
             )
         tokens[token] = user
+    remember(*tokens)  # a token never shows in a log line or an error, whoever reads it
     return tokens
 
 

@@ -4,8 +4,10 @@ A provider that fails ``failures`` calls within ``window`` seconds, runs out of 
 answers 429 without saying for how long (a 429 *with* ``Retry-After`` pauses it in the rate
 limiter instead), cools down: chains and fusion skip it without spending a request on it. When the cool-down
 ends, one call is let through (half-open): success closes the circuit, failure re-opens it
-at once. State is per registry, in process, guarded by a thread lock (dispatch runs on many
-loops and threads).
+at once. A failure that belongs to the request rather than the provider (the caller's bad
+input, a 4xx other than one about credentials) never counts: one caller's mistake must not
+cool a provider down for everyone. State is per registry, in process, guarded by a thread
+lock (dispatch runs on many loops and threads).
 """
 
 from __future__ import annotations
@@ -22,6 +24,18 @@ from ..errors import WebProviderError
 COUNTED_CODES = frozenset(
     {"network_error", "timeout", "bad_gateway", "blocked", "parse_error", "provider_error", "auth_error"}
 )
+#: 4xx statuses that speak of the provider or its credentials, whatever was asked; any other
+#: 4xx answers this request only (a value the vendor refused, a query too long for its URL),
+#: so it never cools the provider down for every other caller.
+PROVIDER_SIDE_4XX = frozenset({401, 403, 407, 408})
+
+
+def says_nothing_about_health(error: WebProviderError) -> bool:
+    """Whether a failure belongs to the request (the caller's input), not to the provider."""
+    if error.code not in COUNTED_CODES:
+        return True
+    status = error.status_code
+    return status is not None and 400 <= status < 500 and status not in PROVIDER_SIDE_4XX
 #: How long a half-open probe may stay unanswered before another caller may probe.
 PROBE_TIMEOUT = 60.0
 
@@ -95,7 +109,7 @@ class HealthBoard:
         if error.code == "quota_exceeded":
             self._cool(name, self.quota_cooldown, error.code, "it is out of quota")
             return
-        if error.code not in COUNTED_CODES:
+        if says_nothing_about_health(error):
             self._end_probe(name)
             return
         with self._lock:

@@ -1,18 +1,32 @@
-"""Blocking I/O to a shared store (SQLite, Redis) that can never stall a call.
+"""One failure policy for every shared store (cache, rate limiter, budget counters, usage ledger).
 
-Store calls run in a small dedicated pool, so they never queue behind hung provider
-threads, and each is awaited for at most a short bound: the store's ``timeout`` setting, or
-a quarter of the call's remaining time when that is less (but :data:`MIN_BOUND`, or all
-that is left, at least). A store call that fails or overruns raises
-:class:`StoreUnavailable`; the store is then skipped by every call for
-:data:`SKIP_AFTER_FAILURE` seconds, so a frozen Redis or a locked SQLite file costs one
-bound, not one per operation. Callers answer without the store and say so in
-``meta.warnings``.
+A store can fail slowly: a Redis frozen mid-failover accepts connections and never answers,
+a SQLite file can be held by another process's write lock. So every store sits behind a
+:class:`StoreGuard`, a circuit breaker with a deadline:
+
+- **A deadline per operation.** Store calls run in a small dedicated pool, so they never
+  queue behind hung provider threads, and each is awaited for at most the store's
+  ``timeout`` setting, or a quarter of the call's remaining time when that is less (but
+  :data:`MIN_BOUND`, or all that is left, at least). Operations that run off the call path
+  (ledger writes on the spool thread) are bounded by the store client's own timeout, which
+  is the same setting.
+- **A skip window after a stall or an error.** The store is then skipped by every call for
+  :data:`SKIP_AFTER_FAILURE` seconds, so a frozen Redis costs one deadline, not one per
+  operation (fifty calls that meet it at once all give up together, after one). Guards of
+  the same location (one Redis server holding the cache, the rate limits and the budget
+  counters) share this state: the server's outage costs one deadline, not one per use.
+- **A half-open probe.** When the window ends, one operation is let through; the others
+  keep skipping the store until it answers (the circuit closes) or fails (it opens again).
+
+Each caller decides what a skipped store means for it (a cache miss, this process's rate
+limit, a refused priced request) and says so with :meth:`StoreGuard.warn`: a
+``meta.warnings`` line on the current call, and a log line at most once a minute.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable
 from typing import Any, TypeVar
@@ -46,17 +60,50 @@ class StoreUnavailable(Exception):
     """A store operation failed, overran its bound, or was skipped after a recent failure."""
 
 
-class StoreGuard:
-    """Bounded calls to one shared store, skipped for a while after a failure."""
+class _Breaker:
+    """The open/closed state of one store (a Redis server, a SQLite file), shared by its guards."""
 
-    def __init__(self, what: str, timeout: float, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.skip_until = 0.0
+        self.reason = ""
+        self.probing = False
+        self.logged = float("-inf")
+
+
+#: Breakers by store location: the cache, the rate limiter, the budget counters and the
+#: ledger in one Redis server meet its outage once, not once each.
+_breakers: dict[str, _Breaker] = {}
+_breakers_lock = threading.Lock()
+
+
+def _breaker(location: str | None) -> _Breaker:
+    if location is None:
+        return _Breaker()
+    with _breakers_lock:
+        return _breakers.setdefault(location, _Breaker())
+
+
+class StoreGuard:
+    """Bounded operations on one shared store, skipped for a while after a failure.
+
+    Guards with the same ``location`` (the store's URL or file) share one breaker.
+    """
+
+    def __init__(
+        self,
+        what: str,
+        timeout: float,
+        clock: Callable[[], float] = time.monotonic,
+        skip_for: float = SKIP_AFTER_FAILURE,
+        location: str | None = None,
+    ) -> None:
         #: How warnings name the store, e.g. ``"the cache (redis)"``.
         self.what = what
         self.timeout = timeout
         self.clock = clock
-        self._skip_until = 0.0
-        self._reason = ""
-        self._logged = float("-inf")
+        self.skip_for = skip_for
+        self._state = _breaker(location)
 
     def bound(self) -> float:
         """Seconds the next operation may take: the timeout, or less near the call's deadline."""
@@ -65,31 +112,86 @@ class StoreGuard:
             return self.timeout
         return min(self.timeout, max(left * STORE_SHARE, min(left, MIN_BOUND)))
 
+    def skipping(self) -> bool:
+        """Whether the store is being left alone right now (its skip window has not ended)."""
+        return self.clock() < self._state.skip_until
+
+    def _admit(self) -> bool:
+        """Let an operation through, or raise while skipping; True when it is the half-open probe."""
+        state = self._state
+        if not state.skip_until:  # closed: the common case, without the lock
+            return False
+        with state.lock:
+            if not state.skip_until:
+                return False
+            if self.clock() < state.skip_until or state.probing:
+                raise StoreUnavailable(f"is skipped for now: it {state.reason}")
+            state.probing = True
+            return True
+
+    def _succeeded(self, probe: bool) -> None:
+        state = self._state
+        if probe or state.skip_until:
+            with state.lock:
+                state.skip_until, state.probing = 0.0, False
+
+    def _failed(self, reason: str) -> StoreUnavailable:
+        state = self._state
+        with state.lock:
+            state.skip_until = self.clock() + self.skip_for
+            state.reason = reason
+            state.probing = False
+        return StoreUnavailable(reason)
+
+    def _released(self, probe: bool) -> None:
+        """An operation ended without a verdict on the store: another may probe it."""
+        if probe:
+            with self._state.lock:
+                self._state.probing = False
+
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` off the loop within :meth:`bound`; raises :class:`StoreUnavailable`."""
-        if self.clock() < self._skip_until:
-            raise StoreUnavailable(f"is skipped for now: it {self._reason}")
+        probe = self._admit()
         bound = self.bound()
         if bound <= 0:
+            self._released(probe)
             raise StoreUnavailable("was skipped: the call had no time left for it")
         try:
-            return await asyncio.wait_for(offload(fn, *args), bound)
+            result = await asyncio.wait_for(offload(fn, *args), bound)
         except asyncio.TimeoutError:
             reason = f"did not answer within {bound:.2f} s"
             if bound < min(self.timeout, MIN_BOUND):  # the call ran out of time; no verdict on the store
+                self._released(probe)
                 raise StoreUnavailable(reason) from None
+            raise self._failed(reason) from None
+        except asyncio.CancelledError:
+            self._released(probe)
+            raise
         except Exception as exc:  # noqa: BLE001 - any store failure is reported the same way
-            reason = f"failed ({type(exc).__name__}: {scrub(str(exc))})"
-        self._skip_until = self.clock() + SKIP_AFTER_FAILURE
-        self._reason = reason
-        raise StoreUnavailable(reason)
+            raise self._failed(f"failed ({type(exc).__name__}: {scrub(str(exc))})") from None
+        self._succeeded(probe)
+        return result
+
+    def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """``fn(*args)`` on this thread (off the call path; the store client's timeout bounds it)."""
+        probe = self._admit()
+        started = time.monotonic()
+        try:
+            result = fn(*args)
+        except Exception as exc:  # noqa: BLE001
+            waited = time.monotonic() - started
+            raise self._failed(
+                f"failed after {waited:.2f} s ({type(exc).__name__}: {scrub(str(exc))})"
+            ) from None
+        self._succeeded(probe)
+        return result
 
     def warn(self, problem: StoreUnavailable, consequence: str) -> None:
-        """Add the ``meta.warnings`` line for a bypassed store to the current call, and log it
-        at most once a minute, so an outage does not flood the log."""
+        """Add the ``meta.warnings`` line for a bypassed store to the current call (if any),
+        and log it at most once a minute, so an outage does not flood the log."""
         message = f"{self.what[0].upper()}{self.what[1:]} {problem}; {consequence}."
         context.warn(message)
         now = time.monotonic()
-        if now - self._logged > LOG_EVERY:
-            self._logged = now
+        if now - self._state.logged > LOG_EVERY:
+            self._state.logged = now
             log.warning("%s", scrub(message))

@@ -24,6 +24,7 @@ from ..manifest import Capability
 from ..redact import get_logger, scrub
 from ..registry.providers import Registry, get_registry
 from ..validate import (
+    check_backend,
     check_limit,
     check_query,
     check_search_options,
@@ -78,7 +79,8 @@ class Call:
         }
         if cached:
             meta["cached"] = True
-        if self.warnings:
+        if self.warnings:  # the same list: a store warned about later still shows
+            self.warnings[:] = [scrub(str(warning)) for warning in self.warnings]
             meta["warnings"] = self.warnings
         return meta
 
@@ -101,10 +103,15 @@ class Call:
 
 
 
-def _requested_repr(backend: BackendSpec | None) -> Any:
+def _requested_repr(backend: Any) -> Any:
+    """The ``backend=`` argument as ``meta.requested_backend`` shows it (JSON-able, whatever it was)."""
     if backend is None or isinstance(backend, str):
         return backend
-    return backend if isinstance(backend, (list, dict)) else str(backend)
+    if isinstance(backend, (list, tuple)) and all(isinstance(name, str) for name in backend):
+        return list(backend)
+    if isinstance(backend, dict) and isinstance(backend.get("fuse"), list) and len(backend) == 1:
+        return backend
+    return f"<{type(backend).__name__}>"
 
 
 def _validate(capability: Capability, arguments: dict[str, Any]) -> tuple[dict[str, Any], list[Refused]]:
@@ -155,10 +162,11 @@ def prepare(
             )
         if not isinstance(cache, bool):
             raise InvalidInputError(f"cache must be True or False, not {cache!r}.")
+        chosen = check_backend(backend)
         call.arguments, call.refused = _validate(capability, arguments)
         call.tags = check_tags(tags)
         with deadline_scope(deadline):
-            call.plan = resolve(capability, backend, registry)
+            call.plan = resolve(capability, chosen, registry)
         if mode is not None:
             _apply_mode(call.plan, mode)
         if timeout is None and "timeout" not in cfg.web.model_fields_set:

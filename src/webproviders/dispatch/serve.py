@@ -17,6 +17,7 @@ from ..dependable.retry import MIN_REQUEST_TIME
 from ..envelope import normalise_pages, normalise_search
 from ..errors import (
     BudgetExceededError,
+    BudgetStoreUnavailableError,
     RateLimitedError,
     UnsupportedError,
     WebProviderError,
@@ -24,6 +25,7 @@ from ..errors import (
     error_for_code,
     to_provider_error,
 )
+from ..redact import scrub_data
 from ..registry.registration import ProviderEntry
 from ..validate import (
     COMMON_SEARCH_OPTIONS,
@@ -110,6 +112,7 @@ async def attempt(call: Call, entry: ProviderEntry) -> tuple[Any, dict[str, Any]
         data, meta = _normalise(call, await _invoke(call, entry))
     except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
         raise to_provider_error(exc, entry.manifest.name) from None
+    data, meta = scrub_data(data), scrub_data(meta)  # before it is cached or shown to anyone
     unread = nothing_read(data, call.capability, entry.manifest.name)
     if unread is not None:
         raise unread
@@ -152,7 +155,7 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
     while True:
         try:
             spend = await meter.start(name)  # a budget refuses here, before anything is sent
-        except BudgetExceededError as error:
+        except (BudgetExceededError, BudgetStoreUnavailableError) as error:
             raise Skipped(error) from None
         started = time.perf_counter()
         try:

@@ -52,6 +52,7 @@ class Registry:
         redact.remember(*config.secrets())
         for entry in self._providers.values():
             redact.watch_env(*(n for var in entry.manifest.env if var.secret for n in var.names()))
+            redact.watch_url_env(*(n for var in entry.manifest.env if var.config_key == "base_url" for n in var.names()))
 
     def names(self) -> list[str]:
         return sorted(self._providers)

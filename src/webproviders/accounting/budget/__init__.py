@@ -6,21 +6,29 @@ is sent (a chain moves on to its next, perhaps free, provider). After the answer
 reservation is corrected to what the request really cost.
 
 Days and months are UTC. With ``web.rate_limit.url`` set, the counters live in that Redis
-and are shared by every process; otherwise they live in this process, starting from what
-the usage ledger already recorded for the period.
+and are shared by every process; otherwise they live in this process, each starting from
+the usage ledger's running total for its period (one lookup, not a scan of the ledger).
+
+The store that holds spending (the Redis counters, or the ledger a counter starts from)
+follows the one store policy (:mod:`webproviders.dependable.offload`): each operation has a
+deadline (``web.budget.timeout``), and a store that stalls or fails is skipped for a while.
+What a priced request does then is ``web.budget.on_store_error``: ``refuse`` (the default:
+``budget_store_unavailable``, nothing sent, a chain moves on to a free provider) or
+``local`` (this process's own counters decide); either way ``meta.warnings`` says so.
 """
 
 from __future__ import annotations
 
-import calendar
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ...dependable.outage import OutageLog
-from ...errors import BudgetExceededError
-from ...redact import get_logger, scrub
+from ...dependable.offload import StoreGuard, StoreUnavailable
+from ...errors import BudgetExceededError, BudgetStoreUnavailableError
+from ...redact import get_logger
+from ..periods import ALL, KEEP, periods, provider_scope, tag_scope
 from ..usage.spool import spool
 from .local import LocalCounters
 
@@ -30,8 +38,8 @@ if TYPE_CHECKING:
 
 log = get_logger("webproviders.accounting.budget")
 
-#: How long Redis keeps a period's counter after the period starts.
-_TTL = {"daily": 3 * 86400, "monthly": 35 * 86400}
+#: ``(provider, tags)`` combinations whose budget list is remembered (until midnight UTC).
+_KNOWN_COMBINATIONS = 4096
 
 
 def micros(usd: float) -> int:
@@ -51,17 +59,21 @@ class Check:
 
     key: str
     limit: int
-    ttl: int
     period: str
-    #: Start and end of the period (wall-clock seconds).
-    starts: float
+    #: The period's stamp (``2026-11-25``, ``2026-11``) and end (wall-clock seconds).
+    stamp: str
     ends: float
+    #: The ledger scope it totals (``all``, ``provider:tavily``, ``tag:user=alice``).
+    total: str
     #: What the budget covers, for messages ("", "for provider tavily", "for user=alice").
     scope: str
     #: The config key that sets it.
     setting: str
-    provider: str | None = None
-    tag: tuple[str, str] | None = None
+
+    @property
+    def ttl(self) -> int:
+        """Seconds a shared counter is kept."""
+        return KEEP[self.period]
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,17 +83,6 @@ class Hold:
     keys: tuple[str, ...]
     amount: int
     shared: bool
-
-
-def _periods(now: float) -> dict[str, tuple[str, float, float]]:
-    day = time.gmtime(now)
-    day_start = calendar.timegm((day.tm_year, day.tm_mon, day.tm_mday, 0, 0, 0))
-    month_start = calendar.timegm((day.tm_year, day.tm_mon, 1, 0, 0, 0))
-    next_month = (day.tm_year + day.tm_mon // 12, day.tm_mon % 12 + 1)
-    return {
-        "daily": (time.strftime("%Y-%m-%d", day), day_start, day_start + 86400),
-        "monthly": (time.strftime("%Y-%m", day), month_start, calendar.timegm((*next_month, 1, 0, 0, 0))),
-    }
 
 
 class Budgets:
@@ -96,82 +97,73 @@ class Budgets:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.settings = settings
-        self.local = LocalCounters()
+        self.local = LocalCounters(settings.max_counters)
         self._url = url
         self._prefix = f"{namespace}:{{budget}}"
         self._ledger = ledger
         self._clock = clock
         self._remote: Any = None
-        self._outage = OutageLog(
-            log, "The shared budget counters are unreachable ({error}); budgets apply per process until they are back."
-        )
-        self._known: dict[tuple[Any, ...], list[Check]] = {}
+        #: The shared counters' store (the ledger has its own guard).
+        self.guard = StoreGuard("the shared budget counters (redis)", settings.timeout, location=url)
+        self._known: OrderedDict[tuple[Any, ...], list[Check]] = OrderedDict()
         self._known_until = 0.0
 
     def checks(self, provider: str, tags: dict[str, str], now: float) -> list[Check]:
         """Every budget a request to ``provider`` with ``tags`` must fit in (remembered until midnight UTC)."""
         if now >= self._known_until:
             self._known.clear()
-            self._known_until = _periods(now)["daily"][2]
+            self._known_until = periods(now)["daily"][2]
         key = (provider, *sorted(tags.items()))
         found = self._known.get(key)
         if found is None:
             found = self._known[key] = self._build_checks(provider, tags, now)
+            if len(self._known) > _KNOWN_COMBINATIONS:
+                self._known.popitem(last=False)
         return found
 
     def _build_checks(self, provider: str, tags: dict[str, str], now: float) -> list[Check]:
-        scopes: list[tuple[BudgetLimits, str, str, str, str | None, tuple[str, str] | None]] = [
-            (self.settings, "all", "", "web.budget", None, None)
-        ]
+        scopes: list[tuple[BudgetLimits, str, str, str]] = [(self.settings, ALL, "", "web.budget")]
         own = self.settings.per_provider.get(provider)
         if own is not None:
-            scopes.append((own, f"provider:{provider}", f" for provider {provider}",
-                           f"web.budget.per_provider.{provider}", provider, None))
+            scopes.append((own, provider_scope(provider), f" for provider {provider}",
+                           f"web.budget.per_provider.{provider}"))
         for name, value in tags.items():
             limits = self.settings.per_tag.get(name)
             if limits is not None:
-                scopes.append((limits, f"tag:{name}={value}", f" for {name}={value}",
-                               f"web.budget.per_tag.{name}", None, (name, value)))
-        periods = _periods(now)
+                scopes.append((limits, tag_scope(name, value), f" for {name}={value}", f"web.budget.per_tag.{name}"))
+        spans = periods(now)
         found: list[Check] = []
-        for limits, scope, label, setting, for_provider, tag in scopes:
+        for limits, total, label, setting in scopes:
             for period, cap in (("daily", limits.daily_usd), ("monthly", limits.monthly_usd)):
-                if cap is None:
-                    continue
-                stamp, starts, ends = periods[period]
-                found.append(
-                    Check(f"{self._prefix}:{stamp}:{scope}", micros(cap), _TTL[period], period, starts, ends,
-                          label, f"{setting}.{period}_usd", for_provider, tag)
-                )
+                if cap is not None:
+                    stamp, _starts, ends = spans[period]
+                    found.append(Check(f"{self._prefix}:{stamp}:{total}", micros(cap), period, stamp, ends,
+                                       total, label, f"{setting}.{period}_usd"))
         return found
 
     async def reserve(self, provider: str, tags: dict[str, str], usd: float) -> Hold | None:
-        """Take ``usd`` from every budget that applies, or raise :class:`BudgetExceededError`."""
-        from ...dependable.offload import offload
-
-        checks = self.checks(provider, tags, self._clock())
+        """Take ``usd`` from every budget that applies, or raise :class:`BudgetExceededError`
+        (or :class:`BudgetStoreUnavailableError` when spending cannot be checked)."""
+        now = self._clock()
+        checks = self.checks(provider, tags, now)
         if not checks:
             return None
         keys = [c.key for c in checks]
         limits = [c.limit for c in checks]
         amount = micros(usd)
-        refused: tuple[int, int] | None = None
-        shared = False
         if self._url is not None:
             try:
-                refused = await offload(self._remote_counters().reserve, keys, limits, [c.ttl for c in checks], amount)
-                shared = True
-            except Exception as exc:  # noqa: BLE001 - a store outage must not fail searches
-                self._outage.warn(exc)
-        if not shared:
-            unseeded = [c for c in checks if not self.local.known(c.key)]
-            if unseeded:
-                await offload(self._seed, unseeded)
-            refused = self.local.reserve(keys, limits, amount)
-        if refused is not None:
-            index, used = refused
-            raise _exceeded(checks[index], used, amount, provider)
-        return Hold(tuple(keys), amount, shared)
+                refused = await self.guard.call(
+                    self._remote_counters().reserve, keys, limits, [c.ttl for c in checks], amount
+                )
+            except StoreUnavailable as problem:
+                self._store_failed(self.guard, problem, provider)
+            else:
+                self._refuse(checks, refused, amount, provider)
+                return Hold(tuple(keys), amount, True)
+        await self._seed([c for c in checks if not self.local.known(c.key)], provider)
+        self._refuse(checks, self.local.reserve(keys, limits, amount, now), amount, provider)
+        return Hold(tuple(keys), amount, False)
 
     def settle(self, hold: Hold | None, usd: float) -> None:
         """Correct a reservation to what the request really cost."""
@@ -181,29 +173,57 @@ class Budgets:
         if not delta:
             return
         if hold.shared:
-            spool.submit(lambda: self._remote_counters().add(hold.keys, delta))
+            spool.submit(lambda: self._settle_shared(hold.keys, delta))
         else:
             self.local.add(hold.keys, delta)
 
-    def _seed(self, checks: list[Check]) -> None:
-        """Start this process's counters at what the ledger recorded for their periods."""
-        for check in checks:
-            spent = 0.0
-            if self._ledger is not None:
-                try:
-                    spent = self._ledger.spent(check.starts, check.provider, check.tag)
-                except Exception as exc:  # noqa: BLE001 - an unreadable ledger counts as nothing spent
-                    log.warning("Could not read past spending from the usage ledger (%s: %s).",
-                                type(exc).__name__, scrub(str(exc)))
-            self.local.seed(check.key, micros(spent))
+    def _settle_shared(self, keys: tuple[str, ...], delta: int) -> None:
+        """On the spool thread: correct the shared counters (lost, and said so, if Redis is down)."""
+        try:
+            self.guard.run(self._remote_counters().add, keys, delta)
+        except StoreUnavailable as problem:
+            self.guard.warn(problem, "a reservation could not be corrected to what the request cost")
+
+    async def _seed(self, checks: list[Check], provider: str) -> None:
+        """Start this process's counters at the ledger's running totals for their periods."""
+        if not checks:
+            return
+        ledger = self._ledger
+        totals = [0.0] * len(checks)
+        if ledger is not None:
+            try:
+                totals = await ledger.guard.call(ledger.totals, [(c.stamp, c.total) for c in checks])
+            except StoreUnavailable as problem:
+                self._store_failed(ledger.guard, problem, provider)  # local: counts from zero
+        for check, spent in zip(checks, totals, strict=True):
+            self.local.seed(check.key, micros(spent), check.ends)
+
+    def _store_failed(self, guard: StoreGuard, problem: StoreUnavailable, provider: str) -> None:
+        """Spending cannot be read: refuse the request, or (``on_store_error: local``) say that
+        this process's own counters decide."""
+        if self.settings.on_store_error == "local":
+            guard.warn(problem, "budgets were checked against this process's own counters for this call")
+            return
+        guard.warn(problem, f"{provider} was not asked, since its cost could not be checked against web.budget")
+        raise BudgetStoreUnavailableError(
+            f"{provider} was not asked: its cost could not be checked against web.budget because "
+            f"{guard.what} {problem}. Nothing was sent; a free provider can still answer "
+            "(web.budget.on_store_error: local would let this process's own counters decide).",
+            provider=provider,
+        )
+
+    @staticmethod
+    def _refuse(checks: list[Check], refused: tuple[int, int] | None, amount: int, provider: str) -> None:
+        if refused is not None:
+            index, used = refused
+            raise _exceeded(checks[index], used, amount, provider)
 
     def _remote_counters(self) -> Any:
         if self._remote is None:
             from .redis_backend import RedisCounters
 
-            self._remote = RedisCounters(self._url or "")
+            self._remote = RedisCounters(self._url or "", self.settings.timeout)
         return self._remote
-
 
 
 def _exceeded(check: Check, used: int, amount: int, provider: str) -> BudgetExceededError:

@@ -1,41 +1,76 @@
-"""Spending counters kept in this process, in micro-dollars, checked and bumped under a lock."""
+"""Spending counters kept in this process, in micro-dollars, checked and bumped under a lock.
+
+Memory stays flat however many tag values come by: a counter is dropped when its period
+ends, and beyond ``max_keys`` the least recently used one is evicted. An evicted counter
+starts again from the usage ledger's running total when its key comes back (see
+:class:`~webproviders.accounting.budget.Budgets`).
+"""
 
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Sequence
+
+#: Counters kept by default (``web.budget.max_counters``).
+MAX_KEYS = 10_000
 
 
 class LocalCounters:
     """Counter per budget key; a reservation takes every budget or none."""
 
-    def __init__(self) -> None:
-        self._used: dict[str, int] = {}
+    def __init__(self, max_keys: int = MAX_KEYS) -> None:
+        self.max_keys = max_keys
+        #: key -> (micro-dollars used, when the key's period ends), least recently used first.
+        self._used: OrderedDict[str, tuple[int, float]] = OrderedDict()
+        self._next_expiry = float("inf")
         self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._used)
 
     def known(self, key: str) -> bool:
         return key in self._used
 
-    def seed(self, key: str, micros: int) -> None:
-        """Start a counter at what the ledger already holds (first use in this process only)."""
+    def seed(self, key: str, micros: int, ends: float) -> None:
+        """Start a counter at what the ledger already holds (unless another caller did first)."""
         with self._lock:
-            self._used.setdefault(key, micros)
+            if key not in self._used:
+                self._used[key] = (micros, ends)
+                self._next_expiry = min(self._next_expiry, ends)
+                while len(self._used) > self.max_keys:
+                    self._used.popitem(last=False)
 
-    def reserve(self, keys: Sequence[str], limits: Sequence[int], amount: int) -> tuple[int, int] | None:
+    def reserve(
+        self, keys: Sequence[str], limits: Sequence[int], amount: int, now: float
+    ) -> tuple[int, int] | None:
         """Add ``amount`` to every counter if none goes over its limit; else ``(index, used)`` of the first that would."""
         with self._lock:
+            if now >= self._next_expiry:
+                self._expire(now)
             for index, (key, limit) in enumerate(zip(keys, limits, strict=True)):
-                used = self._used.get(key, 0)
+                used = self._used.get(key, (0, 0.0))[0]
                 if used + amount > limit:
                     return index, used
             for key in keys:
-                self._used[key] = self._used.get(key, 0) + amount
+                used, ends = self._used.get(key, (0, float("inf")))
+                self._used[key] = (used + amount, ends)
+                self._used.move_to_end(key)
             return None
 
     def add(self, keys: Sequence[str], delta: int) -> None:
+        """Correct counters that are still kept (an evicted one restarts from the ledger)."""
         with self._lock:
             for key in keys:
-                self._used[key] = self._used.get(key, 0) + delta
+                found = self._used.get(key)
+                if found is not None:
+                    self._used[key] = (found[0] + delta, found[1])
 
     def used(self, key: str) -> int:
-        return self._used.get(key, 0)
+        return self._used.get(key, (0, 0.0))[0]
+
+    def _expire(self, now: float) -> None:
+        """Drop the counters of periods that have ended."""
+        for key in [k for k, (_, ends) in self._used.items() if ends <= now]:
+            del self._used[key]
+        self._next_expiry = min((ends for _, ends in self._used.values()), default=float("inf"))

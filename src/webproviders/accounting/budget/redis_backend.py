@@ -29,10 +29,11 @@ return {0, 0}
 class RedisCounters:
     """The :class:`~.local.LocalCounters` interface on a Redis server; every call is one round trip."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, timeout: float = 1.0) -> None:
         import redis  # the optional 'redis' extra, imported on first use
 
-        self._client: Any = redis.Redis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0)
+        # A frozen server must not hold a store thread longer than one operation's deadline.
+        self._client: Any = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
         self._reserve = self._client.register_script(_RESERVE)
 
     def reserve(

@@ -2,17 +2,26 @@
 
 Rows go to a SQLite file under the user's data directory by default, or to a Redis stream
 (``web.usage.url: redis://...``) shared by a fleet. :func:`.report.usage_summary` and the
-``webproviders usage`` command read them back as totals.
+``webproviders usage`` command read them back as totals. Each store also keeps running
+totals per period and scope, which is all a budget reads.
+
+The ledger follows the one store policy (:mod:`webproviders.dependable.offload`): each
+operation is bounded by ``web.usage.timeout``, and a ledger that stalls or fails is skipped
+for a while; rows that come by meanwhile are dropped (and the calls say so).
 """
 
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from .record import UsageRecord
+from ...dependable.offload import StoreGuard, StoreUnavailable
+from ...redact import get_logger, scrub
+from ..periods import stamps
+from .record import UsageRecord, running_totals
 from .spool import spool
 
 if TYPE_CHECKING:
@@ -20,18 +29,20 @@ if TYPE_CHECKING:
 
 __all__ = ["Ledger", "UsageRecord"]
 
+log = get_logger("webproviders.accounting.usage")
+
 REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
 SQLITE_SCHEME = "sqlite:///"
 
 #: Stores kept open; the least recently used beyond this is closed (tests make many).
 _OPEN_STORES = 8
-_stores: OrderedDict[tuple[str, str, str, int], Any] = OrderedDict()
+_stores: OrderedDict[tuple[str, str, str, int, float], Any] = OrderedDict()
 _stores_lock = threading.Lock()
 
 
 def _open_store(kind: str, location: str, settings: UsageSettings) -> Any:
     """The store for a location, shared by every ledger that writes there."""
-    key = (kind, location, settings.namespace, settings.retention_days)
+    key = (kind, location, settings.namespace, settings.retention_days, settings.timeout)
     with _stores_lock:
         store = _stores.get(key)
         if store is not None:
@@ -40,15 +51,51 @@ def _open_store(kind: str, location: str, settings: UsageSettings) -> Any:
             if kind == "redis":
                 from .redis_store import RedisUsage
 
-                store = RedisUsage(location, settings.namespace, settings.retention_days)
+                store = RedisUsage(location, settings.namespace, settings.retention_days, settings.timeout)
+                spool.submit(lambda: _add_older_rows(store))
             else:
                 from .sqlite_store import SQLiteUsage
 
-                store = SQLiteUsage(location, settings.retention_days)
+                store = SQLiteUsage(location, settings.retention_days, settings.timeout)
             _stores[key] = store
             while len(_stores) > _OPEN_STORES:
                 _stores.popitem(last=False)[1].close()
         return store
+
+
+def _add_older_rows(store: Any) -> None:
+    """On the spool thread: totals for rows a Redis ledger holds from before they existed."""
+    try:
+        store.add_older_rows(stamps(time.time()))
+    except Exception as exc:  # noqa: BLE001 - the totals stay as they are; budgets still work
+        log.warning("Could not add older usage rows to the running totals: %s: %s", type(exc).__name__, scrub(str(exc)))
+
+
+class _Unwritten:
+    """Dollars of the rows queued for one ledger location and not written yet, per
+    ``(period, scope)``: a budget counter that starts now counts them too."""
+
+    def __init__(self) -> None:
+        self._sums: dict[tuple[str, str], float] = {}
+        self._lock = threading.Lock()
+
+    def add(self, rows: list[UsageRecord], sign: float) -> None:
+        sums = running_totals(rows)
+        if not sums:
+            return
+        with self._lock:
+            for key, usd in sums.items():
+                left = self._sums.get(key, 0.0) + sign * usd
+                if abs(left) < 1e-9:
+                    self._sums.pop(key, None)
+                else:
+                    self._sums[key] = left
+
+    def get(self, key: tuple[str, str]) -> float:
+        return self._sums.get(key, 0.0)
+
+
+_unwritten: dict[tuple[str, str], _Unwritten] = {}
 
 
 class Ledger:
@@ -65,6 +112,9 @@ class Ledger:
             self.kind, self.location = "sqlite", url[len(SQLITE_SCHEME) - 1 :]
         else:
             self.kind, self.location = "sqlite", str(settings.path or default_path())
+        self.guard = StoreGuard(f"the usage ledger ({self.kind})", settings.timeout, location=self.location)
+        with _stores_lock:
+            self._unwritten = _unwritten.setdefault((self.kind, self.location), _Unwritten())
 
     @property
     def record_queries(self) -> bool:
@@ -81,11 +131,28 @@ class Ledger:
 
     def record(self, row: UsageRecord) -> None:
         """Queue a row; the spool thread writes it."""
-        spool.put_row(self, row)
+        if spool.put_row(self, row) and row.usd > 0:
+            self._unwritten.add([row], 1.0)
 
     def write(self, rows: list[UsageRecord]) -> None:
-        """Write a batch (on the spool thread)."""
-        self.store().append(rows)
+        """Write a batch (on the spool thread); a ledger that is down loses it, and says so.
+
+        The batch leaves the unwritten sums only once written (or lost): a lookup in between
+        counts it twice for a moment, never not at all.
+        """
+        try:
+            self.guard.run(self.store().append, rows)
+        except StoreUnavailable as problem:
+            self.guard.warn(problem, f"{len(rows)} usage row(s) were not recorded")
+        finally:
+            self._unwritten.add(rows, -1.0)
+
+    def outage(self) -> str | None:
+        """A ``meta.warnings`` line while the ledger is being skipped (this call's rows will be lost)."""
+        if not self.guard.skipping():
+            return None
+        what = self.guard.what
+        return f"{what[0].upper()}{what[1:]} is skipped for now after a failure; this call's usage is not recorded."
 
     def store(self) -> Any:
         return _open_store(self.kind, self.location, self.settings)
@@ -95,7 +162,8 @@ class Ledger:
         spool.flush()
         return self.store().rows(since, until)
 
-    def spent(self, since: float, provider: str | None = None, tag: tuple[str, str] | None = None) -> float:
-        """Dollars recorded since ``since`` (for one provider or one tag value when given)."""
-        spool.flush()
-        return float(self.store().spent(since, provider, tag))
+    def totals(self, keys: list[tuple[str, str]]) -> list[float]:
+        """The running total of dollars for each ``(period, scope)``: what is written, plus
+        this process's rows still waiting in the spool."""
+        written = self.store().totals(keys)
+        return [float(total) + self._unwritten.get(key) for key, total in zip(keys, written, strict=True)]

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
+
+from ..periods import scopes, stamps
 
 
 @dataclass(slots=True)
@@ -33,3 +36,14 @@ class UsageRecord:
             return {}
         loaded = json.loads(text)
         return {str(k): str(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}
+
+
+def running_totals(records: Iterable[UsageRecord]) -> dict[tuple[str, str], float]:
+    """What ``records`` add to each ``(period, scope)`` running total (priced rows only)."""
+    sums: dict[tuple[str, str], float] = {}
+    for record in records:
+        if record.usd > 0:
+            for period in stamps(record.time):
+                for scope in scopes(record.provider, record.tags):
+                    sums[(period, scope)] = sums.get((period, scope), 0.0) + record.usd
+    return sums

@@ -3,8 +3,9 @@
 A call only appends work to a list (a microsecond or two). The thread wakes at most every
 ``LINGER`` seconds, takes what has piled up, writes the rows of each ledger in one batch and
 runs the other jobs in order; waking once per batch rather than once per row keeps it from
-competing with the callers for the interpreter. A store that fails is logged (now and then)
-and its rows are dropped; nothing here ever fails a call.
+competing with the callers for the interpreter. Writers and jobs meet a failing store
+through its :class:`~webproviders.dependable.offload.StoreGuard` (a row that cannot be
+written is dropped, and said so); nothing here ever fails a call.
 """
 
 from __future__ import annotations
@@ -15,8 +16,7 @@ import time
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from ...dependable.outage import OutageLog
-from ...redact import get_logger
+from ...redact import get_logger, scrub
 
 log = get_logger("webproviders.accounting.usage")
 
@@ -42,22 +42,21 @@ class Spool:
         self._wake = threading.Event()
         self._hurry = threading.Event()
         self._thread: threading.Thread | None = None
-        self._outage = OutageLog(log, "Writing usage failed ({error}); those rows are lost.")
         self.dropped = 0
 
-    def put_row(self, writer: BatchWriter, row: Any) -> None:
-        """Queue ``row`` for ``writer.write([...])``."""
-        self._put(writer, row)
+    def put_row(self, writer: BatchWriter, row: Any) -> bool:
+        """Queue ``row`` for ``writer.write([...])``; False when the spool was full and dropped it."""
+        return self._put(writer, row)
 
     def submit(self, job: Callable[[], None]) -> None:
         """Queue a job to run on the spool thread."""
         self._put(None, job)
 
-    def _put(self, target: Any, item: Any) -> None:
+    def _put(self, target: Any, item: Any) -> bool:
         with self._cond:
             if self._pending >= _MAX_PENDING:
                 self.dropped += 1
-                return
+                return False
             self._items.append((target, item))
             self._pending += 1
             first = len(self._items) == 1
@@ -66,6 +65,7 @@ class Spool:
                 self._thread.start()
         if first:
             self._wake.set()
+        return True
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until everything queued so far is written; False if ``timeout`` ran out."""
@@ -105,11 +105,12 @@ class Spool:
         for job in jobs:
             self._guard(job)
 
-    def _guard(self, fn: Callable[..., None], *args: Any) -> None:
+    @staticmethod
+    def _guard(fn: Callable[..., None], *args: Any) -> None:
         try:
             fn(*args)
-        except Exception as exc:  # noqa: BLE001 - accounting must never fail a call
-            self._outage.warn(exc)
+        except Exception as exc:  # noqa: BLE001 - a bug in accounting must not stop the thread
+            log.error("A usage job failed: %s: %s", type(exc).__name__, scrub(str(exc)))
 
 
 spool = Spool()

@@ -2,26 +2,41 @@
 
 The spool thread writes through one connection it keeps open (closed by :meth:`close`);
 reports open their own short-lived connections, which WAL mode lets run beside it.
+
+Besides the rows, the file keeps a running total of dollars per ``(period, scope)`` (UTC day
+or month; everything, one provider, one tag value), updated in the same transaction as the
+rows it adds up, so a budget reads what was spent with one lookup however long the ledger.
+A ledger written before the totals existed gets them once, from its recent rows.
 """
 
 from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ...dependable.sqlite_file import SQLiteFile
-from .record import UsageRecord
+from ..periods import KEEP, stamps
+from .record import UsageRecord, running_totals
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS usage (time REAL NOT NULL, provider TEXT NOT NULL, capability TEXT NOT NULL, "
     "outcome TEXT NOT NULL, units REAL NOT NULL, unit TEXT NOT NULL, usd REAL NOT NULL, estimated INTEGER NOT NULL, "
     "latency_ms REAL NOT NULL, tags TEXT, query TEXT)",
     "CREATE INDEX IF NOT EXISTS usage_time ON usage (time)",
+    "CREATE TABLE IF NOT EXISTS usage_totals (period TEXT NOT NULL, scope TEXT NOT NULL, usd REAL NOT NULL, "
+    "PRIMARY KEY (period, scope)) WITHOUT ROWID",
 )
 _COLUMNS = "time, provider, capability, outcome, units, unit, usd, estimated, latency_ms, tags, query"
+_ADD_TOTAL = (
+    "INSERT INTO usage_totals (period, scope, usd) VALUES (?, ?, ?) "
+    "ON CONFLICT (period, scope) DO UPDATE SET usd = usd + excluded.usd"
+)
+#: ``PRAGMA user_version`` once the running totals hold every row.
+_TOTALS_VERSION = 1
 #: Every this many batches, rows older than the retention period are deleted.
 _PRUNE_EVERY = 64
 
@@ -33,22 +48,33 @@ def default_path() -> Path:
 
 
 class SQLiteUsage:
-    """Append, read back and sum ledger rows in a SQLite file."""
+    """Append, read back and total ledger rows in a SQLite file."""
 
-    def __init__(self, path: str | os.PathLike[str] | None, retention_days: int) -> None:
+    def __init__(self, path: str | os.PathLike[str] | None, retention_days: int, timeout: float = 10.0) -> None:
         self.path = Path(path).expanduser() if path else default_path()
         self.retention = retention_days * 86400.0
-        self._file = SQLiteFile(self.path, _SCHEMA)
+        self._file = SQLiteFile(self.path, _SCHEMA, timeout)
         self._lock = threading.Lock()
         self._batches = 0
         self._writer: Any = None
+        #: One connection for running-total lookups (on the call path: no connect per lookup).
+        self._reader: Any = None
+        self._read_lock = threading.Lock()
+        self._totalled = False
+
+    def _connect(self) -> Any:
+        conn = self._file.connect()
+        if not self._totalled:
+            _add_missing_totals(conn)
+            self._totalled = True
+        return conn
 
     def append(self, records: list[UsageRecord]) -> None:
         with self._lock:
             if self._writer is None:
-                self._writer = self._file.connect()
+                self._writer = self._connect()
             conn = self._writer
-            conn.execute("BEGIN")  # one transaction per batch, not one per row
+            conn.execute("BEGIN")  # one transaction per batch (rows and their totals), not one per row
             try:
                 conn.executemany(
                     f"INSERT INTO usage ({_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -58,49 +84,81 @@ class SQLiteUsage:
                         for r in records
                     ],
                 )
+                conn.executemany(_ADD_TOTAL, [(*key, usd) for key, usd in running_totals(records).items()])
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
             self._batches += 1
             if self._batches % _PRUNE_EVERY == 1 and records:
-                conn.execute("DELETE FROM usage WHERE time < ?", (records[-1].time - self.retention,))
+                newest = records[-1].time
+                conn.execute("DELETE FROM usage WHERE time < ?", (newest - self.retention,))
+                conn.execute("DELETE FROM usage_totals WHERE period < ?", (stamps(newest - KEEP["monthly"])[1],))
 
     def close(self) -> None:
-        """Close the writing connection (the next write opens a new one)."""
+        """Close the kept connections (the next write or lookup opens new ones)."""
         with self._lock:
             if self._writer is not None:
                 self._writer.close()
                 self._writer = None
+        with self._read_lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
 
     def rows(self, since: float, until: float | None = None) -> Iterator[UsageRecord]:
         if not self.path.exists():
             return
-        conn = self._file.connect()
+        conn = self._connect()
         try:
             cursor = conn.execute(
                 f"SELECT {_COLUMNS} FROM usage WHERE time >= ? AND time < ? ORDER BY time",
                 (since, float("inf") if until is None else until),
             )
             for row in cursor:
-                yield UsageRecord(
-                    row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8],
-                    UsageRecord.parse_tags(row[9]), row[10],
-                )
+                yield _record(row)
         finally:
             conn.close()
 
-    def spent(self, since: float, provider: str | None = None, tag: tuple[str, str] | None = None) -> float:
-        """Dollars recorded since ``since``, optionally for one provider or one tag value."""
+    def totals(self, keys: list[tuple[str, str]]) -> list[float]:
+        """The running total of dollars for each ``(period, scope)``."""
         if not self.path.exists():
-            return 0.0
-        sql, args = "SELECT coalesce(sum(usd), 0) FROM usage WHERE time >= ?", [since]
-        if provider is not None:
-            sql, args = sql + " AND provider = ?", [*args, provider]
-        if tag is not None:
-            sql, args = sql + " AND json_extract(tags, ?) = ?", [*args, f'$."{tag[0]}"', tag[1]]
-        conn = self._file.connect()
-        try:
-            return float(conn.execute(sql, args).fetchone()[0])
-        finally:
-            conn.close()
+            return [0.0] * len(keys)
+        with self._read_lock:
+            if self._reader is None:
+                self._reader = self._connect()
+            found = []
+            for period, scope in keys:
+                row = self._reader.execute(
+                    "SELECT usd FROM usage_totals WHERE period = ? AND scope = ?", (period, scope)
+                ).fetchone()
+                found.append(float(row[0]) if row else 0.0)
+            return found
+
+
+def _record(row: Any) -> UsageRecord:
+    return UsageRecord(
+        row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8],
+        UsageRecord.parse_tags(row[9]), row[10],
+    )
+
+
+def _add_missing_totals(conn: Any) -> None:
+    """Give a ledger written before running totals existed its totals, once, in one transaction.
+
+    Only the periods a budget can still ask about (this month and the last) are summed.
+    """
+    if conn.execute("PRAGMA user_version").fetchone()[0] >= _TOTALS_VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        if conn.execute("PRAGMA user_version").fetchone()[0] < _TOTALS_VERSION:
+            since = time.time() - 2 * KEEP["monthly"]
+            rows = (_record(r) for r in conn.execute(f"SELECT {_COLUMNS} FROM usage WHERE time >= ? AND usd > 0", (since,)))
+            sums = running_totals(rows)
+            conn.executemany(_ADD_TOTAL, [(*key, usd) for key, usd in sums.items()])
+            conn.execute(f"PRAGMA user_version = {_TOTALS_VERSION}")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")

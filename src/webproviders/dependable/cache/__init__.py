@@ -175,5 +175,6 @@ def build_cache(settings: CacheSettings) -> ResultCache | None:
         store = SQLiteCache(settings.path, settings.max_entries, timeout=settings.timeout)
     else:
         store = MemoryCache(settings.max_entries)
-    guard = StoreGuard(f"the cache ({settings.backend})", settings.timeout)
+    location = settings.url if settings.backend == "redis" else str(getattr(store, "path", "")) or None
+    guard = StoreGuard(f"the cache ({settings.backend})", settings.timeout, location=location)
     return ResultCache(store, settings.ttl.model_dump(), guard)

@@ -51,7 +51,7 @@ class RateLimits:
         self._url = url
         self._namespace = namespace
         self._timeout = timeout
-        self._guard = StoreGuard("the shared rate limiter (redis)", timeout)
+        self._guard = StoreGuard("the shared rate limiter (redis)", timeout, location=url)
         self._remote: Any = None
         self._rates: dict[str, Rate | None] = {}
 

@@ -1,0 +1,279 @@
+"""The budget and ledger stores under the one store policy: a frozen real Redis costs one
+deadline for every call at once, is then skipped, is probed again, and each call says so;
+per-tag state stays bounded; spending is read from running totals."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webproviders import adispatch_search, dispatch_search
+from webproviders.accounting.budget.local import LocalCounters
+from webproviders.accounting.usage import Ledger, UsageRecord
+from webproviders.accounting.usage.spool import spool
+from webproviders.config import UsageSettings
+from webproviders.dependable.offload import StoreGuard, StoreUnavailable
+from webproviders.dispatch.state import state_for
+from webproviders.registry.providers import get_registry
+
+from .conftest import cost_config, scripted
+
+STORE_DEADLINE = 1.0
+
+
+def gather(calls: int, **kwargs: Any) -> tuple[list[dict[str, Any]], float]:
+    """``calls`` concurrent searches; their envelopes and the seconds they took together."""
+
+    async def run() -> list[dict[str, Any]]:
+        return await asyncio.gather(*(adispatch_search(f"q{i}", **kwargs) for i in range(calls)))
+
+    started = time.monotonic()
+    envelopes = asyncio.run(asyncio.wait_for(run(), 60))
+    return envelopes, time.monotonic() - started
+
+
+def test_fifty_priced_calls_on_a_frozen_budget_store_take_one_deadline_not_fifty(
+    freezable_redis: tuple[str, Callable[[], None]],
+) -> None:
+    url, freeze = freezable_redis
+    config = cost_config(
+        search_backend=["priced", "free"],
+        budget={"daily_usd": 10.0, "timeout": STORE_DEADLINE},
+        rate_limit={"url": url},
+        usage=False,
+    )
+    assert dispatch_search("warm up", config=config)["meta"]["served_by"] == "priced"
+    freeze()
+
+    envelopes, took = gather(50, config=config, timeout=20)
+    assert took < STORE_DEADLINE + 2.5, took  # one deadline for all of them (it was 50 × 2 s / 8 threads)
+    for envelope in envelopes:
+        assert envelope["success"] is True and envelope["meta"]["served_by"] == "free", envelope
+        attempt = envelope["meta"]["attempts"][0]
+        assert (attempt["provider"], attempt["outcome"], attempt["error_code"]) == (
+            "priced", "skipped", "budget_store_unavailable",
+        )
+        assert any(w.startswith("The shared budget counters (redis) ") for w in envelope["meta"]["warnings"])
+    assert scripted(config, "priced").calls == 1
+
+    # Within the skip window nobody waits on the store again.
+    started = time.monotonic()
+    skipped = dispatch_search("again", backend="priced", config=config, timeout=20)
+    assert time.monotonic() - started < STORE_DEADLINE
+    assert skipped["error_code"] == "budget_store_unavailable" and "is skipped for now" in skipped["error"]
+    assert any("is skipped for now" in w for w in skipped["meta"]["warnings"])
+
+
+def test_on_store_error_local_lets_the_process_counters_decide_on_a_frozen_store(
+    freezable_redis: tuple[str, Callable[[], None]],
+) -> None:
+    url, freeze = freezable_redis
+    config = cost_config(
+        budget={"daily_usd": 0.01, "timeout": STORE_DEADLINE, "on_store_error": "local"},
+        rate_limit={"url": url},
+        usage=False,
+    )
+    freeze()
+    envelopes, took = gather(5, backend="priced", config=config, timeout=20)
+    assert took < STORE_DEADLINE + 2.5, took
+    assert sorted(e.get("error_code", "ok") for e in envelopes) == ["budget_exceeded"] * 3 + ["ok"] * 2
+    served = [e for e in envelopes if e["success"]]
+    assert all("this process's own counters" in " ".join(e["meta"]["warnings"]) for e in served)
+
+
+def test_a_frozen_ledger_refuses_priced_calls_it_cannot_check_and_says_rows_are_lost(
+    freezable_redis: tuple[str, Callable[[], None]],
+) -> None:
+    url, freeze = freezable_redis
+    config = cost_config(
+        search_backend=["priced", "free"],
+        budget={"per_tag": {"user": {"daily_usd": 1.0}}},
+        usage={"url": url, "timeout": 0.5},
+    )
+    freeze()
+    first = dispatch_search("a", config=config, tags={"user": "alice"}, timeout=20)
+    assert first["meta"]["served_by"] == "free"
+    assert first["meta"]["attempts"][0]["error_code"] == "budget_store_unavailable"
+    assert any(w.startswith("The usage ledger (redis) ") for w in first["meta"]["warnings"])
+    spool.flush(10)  # the free call's row meets the frozen ledger on the spool thread
+    second = dispatch_search("b", backend="free", config=config, timeout=20)
+    assert any("this call's usage is not recorded" in w for w in second["meta"]["warnings"])
+
+
+class Flaky:
+    """A store operation that fails while ``down`` is set (and counts its calls)."""
+
+    def __init__(self) -> None:
+        self.down = True
+        self.calls = 0
+
+    def __call__(self) -> str:
+        self.calls += 1
+        if self.down:
+            raise ConnectionError("connection reset")
+        return "answer"
+
+
+def test_the_guard_skips_a_failed_store_then_lets_one_probe_through() -> None:
+    now = [0.0]
+    guard = StoreGuard("the test store", 1.0, clock=lambda: now[0], skip_for=5.0)
+    store = Flaky()
+
+    async def attempt() -> str:
+        try:
+            return await guard.call(store)
+        except StoreUnavailable as problem:
+            return str(problem)
+
+    async def scenario() -> list[Any]:
+        seen: list[Any] = [await attempt()]  # fails: the window opens
+        seen.append(await attempt())  # skipped, the store is not asked
+        now[0] = 5.0
+        seen.append(await attempt())  # the probe: fails again, the window opens again
+        seen.append(await attempt())
+        now[0] = 10.0
+        store.down = False
+        seen.append(await attempt())  # the probe answers: closed
+        seen.append(await attempt())
+        return seen
+
+    seen = asyncio.run(scenario())
+    assert seen[0].startswith("failed (ConnectionError: connection reset)")
+    assert seen[1].startswith("is skipped for now: it failed")
+    assert seen[2].startswith("failed") and seen[3].startswith("is skipped for now")
+    assert seen[4:] == ["answer", "answer"]
+    assert store.calls == 4
+
+
+def test_only_one_caller_probes_a_half_open_store() -> None:
+    now = [0.0]
+    guard = StoreGuard("the test store", 5.0, clock=lambda: now[0], skip_for=5.0)
+    calls = 0
+
+    def failing() -> None:
+        raise ConnectionError("down")
+
+    async def scenario() -> list[str]:
+        nonlocal calls
+        answered = asyncio.Event()
+        loop = asyncio.get_running_loop()
+
+        def slow() -> str:  # the probe: answers once the others have been turned away
+            nonlocal calls
+            calls += 1
+            asyncio.run_coroutine_threadsafe(answered.wait(), loop).result()
+            return "probed"
+
+        with pytest.raises(StoreUnavailable):
+            await guard.call(failing)
+        now[0] = 6.0  # the window has ended: half-open
+        probe = asyncio.ensure_future(guard.call(slow))
+        await asyncio.sleep(0.1)
+        others = []
+        for _ in range(3):
+            try:
+                others.append(await guard.call(slow))
+            except StoreUnavailable as problem:
+                others.append(str(problem))
+        answered.set()
+        return [await probe, *others]
+
+    results = asyncio.run(scenario())
+    assert results[0] == "probed" and calls == 1
+    assert all(r.startswith("is skipped for now") for r in results[1:])
+    assert asyncio.run(guard.call(lambda: "closed")) == "closed"
+
+
+def test_budget_counters_stay_bounded_and_an_evicted_tag_starts_from_the_ledger(tmp_path: Path) -> None:
+    config = cost_config(
+        budget={"per_tag": {"user": {"daily_usd": 0.006}}, "max_counters": 100},
+        usage={"path": str(tmp_path / "usage.sqlite3")},
+    )
+    assert dispatch_search("a", backend="priced", config=config, tags={"user": "alice"})["success"] is True
+    for n in range(150):
+        assert dispatch_search("b", backend="priced", config=config, tags={"user": f"u{n}"})["success"] is True
+    budgets = state_for(get_registry(config)).accounts.budgets
+    assert budgets is not None and len(budgets.local) <= 100
+    assert not any("alice" in key for key in budgets.local._used)  # evicted...
+    refused = dispatch_search("c", backend="priced", config=config, tags={"user": "alice"})
+    assert refused["error_code"] == "budget_exceeded"  # ...but what alice spent was not forgotten
+    assert "$0.0040 is already spent" in refused["error"]
+
+
+def test_counters_of_ended_periods_are_dropped() -> None:
+    counters = LocalCounters(max_keys=1000)
+    counters.seed("day-1:tag:user=a", 10, ends=100.0)
+    counters.seed("month:all", 10, ends=1000.0)
+    assert counters.reserve(["month:all"], [1000], 5, now=150.0) is None
+    assert not counters.known("day-1:tag:user=a") and counters.used("month:all") == 15
+
+
+def _row(when: float, usd: float, provider: str = "priced", **tags: str) -> UsageRecord:
+    return UsageRecord(when, provider, "search", "ok", 1.0, "request", usd, False, 1.0, tags)
+
+
+def record(ledger: Ledger, *rows: UsageRecord, written: bool = True) -> None:
+    for row in rows:
+        ledger.record(row)
+    if written:
+        spool.flush(10)
+
+
+def test_running_totals_are_kept_with_the_rows(tmp_path: Path) -> None:
+    ledger = Ledger(UsageSettings(path=str(tmp_path / "usage.sqlite3")))
+    now = time.time()
+    day, month = time.strftime("%Y-%m-%d", time.gmtime(now)), time.strftime("%Y-%m", time.gmtime(now))
+    rows = [_row(now, 0.25, user="alice"), _row(now, 0.5, provider="other", user="bob"), _row(now, 0.0)]
+    keys = [(day, "all"), (month, "all"), (day, "provider:priced"), (month, "tag:user=bob"), (day, "tag:user=carol")]
+    record(ledger, *rows, written=False)
+    assert ledger.totals(keys) == [0.75, 0.75, 0.25, 0.5, 0.0]  # queued rows count before they are written
+    spool.flush(10)
+    assert ledger.totals(keys) == [0.75, 0.75, 0.25, 0.5, 0.0]  # and once, after
+    conn = sqlite3.connect(tmp_path / "usage.sqlite3")
+    stored = dict(conn.execute("SELECT scope, usd FROM usage_totals WHERE period = ?", (day,)).fetchall())
+    conn.close()
+    assert stored == {"all": 0.75, "provider:priced": 0.25, "provider:other": 0.5, "tag:user=alice": 0.25,
+                      "tag:user=bob": 0.5}
+
+
+def test_a_ledger_from_before_running_totals_gets_them_once(tmp_path: Path) -> None:
+    path = tmp_path / "usage.sqlite3"
+    old = sqlite3.connect(path)
+    old.execute(
+        "CREATE TABLE usage (time REAL NOT NULL, provider TEXT NOT NULL, capability TEXT NOT NULL, "
+        "outcome TEXT NOT NULL, units REAL NOT NULL, unit TEXT NOT NULL, usd REAL NOT NULL, estimated INTEGER NOT NULL, "
+        "latency_ms REAL NOT NULL, tags TEXT, query TEXT)"
+    )
+    now = time.time()
+    old.executemany(
+        "INSERT INTO usage VALUES (?, 'priced', 'search', 'ok', 1, 'request', ?, 0, 1, ?, NULL)",
+        [(now, 0.1, '{"user":"alice"}'), (now, 0.2, None), (now - 400 * 86400, 9.0, None)],
+    )
+    old.commit()
+    old.close()
+    day = time.strftime("%Y-%m-%d", time.gmtime(now))
+    ledger = Ledger(UsageSettings(path=str(path)))
+    assert ledger.totals([(day, "all"), (day, "tag:user=alice")]) == pytest.approx([0.3, 0.1])
+    record(ledger, _row(now, 0.4))
+    assert ledger.totals([(day, "all")]) == pytest.approx([0.7])  # the old rows counted once, not again
+
+
+def test_redis_ledger_totals_include_rows_written_before_them(redis_server: str, namespace: str) -> None:
+    import redis
+
+    now = time.time()
+    day = time.strftime("%Y-%m-%d", time.gmtime(now))
+    client = redis.Redis.from_url(redis_server)
+    client.xadd(f"{namespace}:usage", {"p": "priced", "c": "search", "o": "ok", "n": "1.0", "u": "request",
+                                        "usd": "0.5", "e": "0", "l": "1.0", "t": repr(now - 1), "g": '{"user":"bob"}'})
+    client.close()
+    ledger = Ledger(UsageSettings(url=redis_server, namespace=namespace))
+    record(ledger, _row(now, 0.25, user="bob"))
+    assert ledger.totals([(day, "all"), (day, "tag:user=bob")]) == pytest.approx([0.75, 0.75])
+    assert Ledger(UsageSettings(url=redis_server, namespace=namespace)).totals([(day, "all")]) == pytest.approx([0.75])

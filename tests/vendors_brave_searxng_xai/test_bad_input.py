@@ -1,0 +1,135 @@
+"""A caller's bad input is ``invalid_input`` before any provider is asked, and never cools a
+provider down for everyone else (a loopback SearXNG answering the way the real one does)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from webproviders import dispatch_search
+
+from .bodies import SEARX_SUCCESS
+
+
+class Searxng(BaseHTTPRequestHandler):
+    """A SearXNG instance: 400 for a language it does not know, 414 for a query too long for its
+    URL, 502 for ``down``, results otherwise. ``seen`` counts the requests that arrived."""
+
+    seen: list[dict[str, list[str]]] = []
+
+    def do_GET(self) -> None:
+        params = parse_qs(urlsplit(self.path).query)
+        type(self).seen.append(params)
+        if params.get("language", ["en"])[0].startswith("xx"):
+            self.answer(400, {"error": f'Invalid value "{params["language"][0]}" for parameter language'})
+        elif len(self.path) > 1500:
+            self.answer(414, None)
+        elif params["q"][0] == "down":
+            self.answer(502, None)
+        else:
+            self.answer(200, SEARX_SUCCESS)
+
+    def answer(self, status: int, body: Any) -> None:
+        data = json.dumps(body).encode() if body is not None else b"<html><body>Error</body></html>"
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json" if body is not None else "text/html")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def searxng(http_server: Callable[..., Any], make_config: Any) -> Any:
+    Searxng.seen = []
+    port = http_server(Searxng).server_address[1]
+    return make_config(
+        web={
+            "search_backend": "searxng",
+            "cache": False,
+            "retry": {"max_retries": 0},
+            "health": {"failures": 3},
+            "providers": {"searxng": {"base_url": f"http://127.0.0.1:{port}"}},
+        }
+    )
+
+
+@pytest.mark.parametrize(
+    ("backend", "said"),
+    [
+        (123, "not int"),
+        (b"stub", "not bytes"),
+        (1.5, "not float"),
+        ({"fuse": "stub"}, "list of provider names, not str"),
+        ({"fuse": []}, "non-empty list of provider names"),
+        ({"chain": ["stub"]}, "it has the key(s) 'chain'"),
+        (["stub", 7], "item 2 is int"),
+        ([None], "item 1 is NoneType"),
+        (" , ", "names no provider"),
+        (["x" * 65], "item 1 is not a provider name"),
+    ],
+)
+def test_a_backend_of_the_wrong_shape_is_invalid_input_that_names_it(make_config: Any, backend: Any, said: str) -> None:
+    envelope = dispatch_search("q", backend=backend, config=make_config())
+    assert envelope["success"] is False and envelope["error_code"] == "invalid_input", envelope
+    assert said in envelope["error"] and envelope["meta"]["attempts"] == []
+    json.dumps(envelope)  # whatever came in, the envelope stays JSON
+
+
+@pytest.mark.parametrize("backend", ["stub", " stub ", ["stub"], ("stub",), {"fuse": ["stub"]}, "stub,stub"])
+def test_every_documented_backend_form_still_works(make_config: Any, backend: Any) -> None:
+    envelope = dispatch_search("q", backend=backend, config=make_config())
+    assert envelope["success"] is True, envelope
+
+
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"lang": "ü"}, "lang must be a code such as 'en' or 'pt-BR'"),
+        ({"lang": "en\r\nX-Evil: 1"}, "lang must be a code"),
+        ({"lang": 5}, "not int"),
+        ({"lang": ["en"]}, "not list"),
+        ({"country": "usa!"}, "country must be a code such as 'us' or 'de'"),
+        ({"country": "日本"}, "country must be a code"),
+        ({"country": True}, "not bool"),
+    ],
+)
+def test_a_bad_lang_or_country_never_reaches_the_provider(searxng: Any, options: dict[str, Any], said: str) -> None:
+    envelope = dispatch_search("q", config=searxng, **options)
+    assert envelope["error_code"] == "invalid_input" and said in envelope["error"], envelope
+    assert Searxng.seen == []
+
+
+@pytest.mark.parametrize("options", [{"lang": "pt-BR"}, {"lang": "es-419"}, {"lang": "zh_Hans_CN"}, {"country": "DE"}])
+def test_real_codes_pass(searxng: Any, options: dict[str, Any]) -> None:
+    assert dispatch_search("q", config=searxng, **options)["success"] is True
+
+
+@pytest.mark.parametrize(
+    ("query", "options", "code"),
+    [("q", {"lang": "xx"}, "invalid_input"), ("word " * 400, {}, "provider_error")],
+    ids=["unknown-language-400", "query-too-long-414"],
+)
+def test_a_vendor_refusing_one_callers_input_does_not_cool_it_down_for_others(
+    searxng: Any, query: str, options: dict[str, Any], code: str
+) -> None:
+    for _ in range(5):  # more than health.failures
+        assert dispatch_search(query, config=searxng, **options)["error_code"] == code
+    served = dispatch_search("python", config=searxng)
+    assert served["success"] is True, served
+    assert len(Searxng.seen) == 6
+
+
+def test_the_provider_failing_on_its_side_still_cools_it_down(searxng: Any) -> None:
+    for _ in range(3):
+        assert dispatch_search("down", config=searxng)["error_code"] == "bad_gateway"
+    cooling = dispatch_search("python", config=searxng)
+    assert cooling["error_code"] == "bad_gateway" and "cooling down" in cooling["error"]
+    assert len(Searxng.seen) == 3
