@@ -387,6 +387,7 @@ def test_the_http_app_refuses_an_empty_token() -> None:
 # --- users: one token each, their own budgets, their own vendor keys -----------------------
 
 ALICE, BOB = "alice-0f3c9d2e7b51", "bob-8e41a6c05d93"
+SHARED = "shared-5b7e02c9a4d1"
 
 
 def user_session(url: str, token: str, **headers: str) -> Any:
@@ -536,8 +537,8 @@ def test_users_are_handed_to_the_server(
 ) -> None:
     from webproviders.cli import main
 
-    monkeypatch.setenv("WEBPROVIDERS_MCP_TOKEN", "shared")
+    monkeypatch.setenv("WEBPROVIDERS_MCP_TOKEN", SHARED)
     config = tmp_path / "config.yaml"
     config.write_text(f"mcp:\n  user_keys: true\n  users: {{alice: {ALICE}}}\n", encoding="utf-8")
     assert main(["--config", str(config), "mcp", "--http"]) == 0
-    assert no_serving[0]["tokens"] == {"shared": None, ALICE: "alice"} and no_serving[0]["user_keys"] is True
+    assert no_serving[0]["tokens"] == {SHARED: None, ALICE: "alice"} and no_serving[0]["user_keys"] is True

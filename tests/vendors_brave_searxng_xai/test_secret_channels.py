@@ -260,7 +260,7 @@ def test_the_cli_prints_no_secret_on_stderr_or_in_json(port: int, tmp_path: Path
         if json_flag:
             assert json.loads(out)["provider"] == backend
         else:
-            assert "DEBUG" in err  # debug logs (httpcore's among them) went to stderr
+            assert "debug: attempt:" in err  # the call's decisions, with the vendor's error, went to stderr
         if leaks(out + err):
             found[(path.name, query, bool(json_flag))] = leaks(out + err)
     assert found == {}
