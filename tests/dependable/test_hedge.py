@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import sqlite3
 import time
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -130,12 +132,12 @@ def test_web_hedge_after_in_config_hedges_every_chain_and_a_call_may_set_its_own
 def test_the_first_success_wins_whoever_started_first(how: str) -> None:
     config = hedge_config()
     first, second = provider(config, f"{how}-1"), provider(config, f"{how}-2")
-    first.delay, second.delay = 0.3, 5.0
+    first.delay, second.delay = 1.0, HANG
     envelope = call("search", how, [f"{how}-1", f"{how}-2"], config, hedge_after=0.05, cache=False)
     assert envelope["provider"] == f"{how}-1"
     assert outcomes(envelope) == [(f"{how}-1", "ok"), (f"{how}-2", "cancelled")]
 
-    first.delay, second.delay = 5.0, 0.0
+    first.delay, second.delay = HANG, 0.0
     envelope = call("search", how, [f"{how}-1", f"{how}-2"], config, hedge_after=0.05, cache=False)
     assert envelope["provider"] == f"{how}-2"
     assert outcomes(envelope) == [(f"{how}-1", "cancelled"), (f"{how}-2", "ok")]
@@ -167,7 +169,7 @@ def test_a_providers_own_retries_happen_in_its_slot() -> None:
 
 def test_an_error_the_chain_does_not_move_on_from_starts_nothing_more_but_a_running_member_may_still_win() -> None:
     config = hedge_config()
-    provider(config, "async-1").delay = 0.5
+    provider(config, "async-1").delay = 2.0
     provider(config, "async-2").fail = [InvalidInputError("the query is too long for async-2")]
     envelope = dispatch_search("q", backend=["async-1", "async-2", "async-3"], config=config, hedge_after=0.05)
     assert envelope["provider"] == "async-1"
@@ -194,7 +196,7 @@ def test_every_attempt_is_paid_for_in_meta_and_in_the_usage_ledger(tmp_path: Pat
 def test_a_budget_is_checked_before_a_hedge_starts() -> None:
     price = {"price": {"search": {"usd": 0.01, "per": "request"}}}
     config = hedge_config(budget={"daily_usd": 0.015}, providers={"sync-1": price, "sync-2": price})
-    provider(config, "sync-1").delay = 0.5
+    provider(config, "sync-1").delay = 2.0
     envelope = dispatch_search("q", backend=["sync-1", "sync-2"], config=config, hedge_after=0.05)
     assert envelope["provider"] == "sync-1"
     assert [(a["provider"], a["outcome"], a.get("error_code")) for a in envelope["meta"]["attempts"]] == [
@@ -267,6 +269,23 @@ def test_a_cancelled_trial_call_lets_the_next_call_try_the_provider() -> None:
     assert outcomes(envelope) == [("async-1", "ok")]  # not skipped as "a trial call is under way"
 
 
+def test_a_provider_that_times_out_before_the_hedge_still_cools_down() -> None:
+    config = hedge_config(
+        health={"failures": 2}, providers={"async-1": {"timeout": 0.2, "max_retries": 0}}
+    )
+    hung = provider(config, "async-1")
+    hung.delay = HANG
+    for query in ("a", "b"):
+        envelope = dispatch_search(query, backend=["async-1", "async-2"], config=config, hedge_after=600, timeout=10)
+        assert [(a["provider"], a["outcome"], a.get("error_code")) for a in envelope["meta"]["attempts"]] == [
+            ("async-1", "error", "timeout"),
+            ("async-2", "ok", None),
+        ]
+    envelope = dispatch_search("c", backend=["async-1", "async-2"], config=config, hedge_after=600, timeout=10)
+    assert envelope["meta"]["attempts"][0]["outcome"] == "skipped"
+    assert hung.calls == 2
+
+
 def test_a_request_cancelled_while_it_waited_for_its_request_budget_costs_nothing(tmp_path: Path) -> None:
     path = tmp_path / "usage.sqlite3"
     price = {"search": {"usd": 0.01, "per": "request"}}
@@ -329,3 +348,40 @@ def test_a_bad_hedge_after_is_invalid_input(value: Any) -> None:
 def test_a_bad_web_hedge_after_is_a_config_error_naming_the_key(value: Any) -> None:
     with pytest.raises(ConfigError, match=r"web\.hedge_after"):
         config_from_dict({"web": {"hedge_after": value}})
+
+
+class _HangingVendor(BaseHTTPRequestHandler):
+    """A vendor API that accepts the request and does not answer until the test ends."""
+
+    def do_GET(self) -> None:
+        self.server.released.wait(HANG)  # type: ignore[attr-defined]
+        body = json.dumps({"results": []}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("how", ["sync", "async"])
+def test_a_vendor_request_that_hangs_on_the_socket_is_hedged(how: str, http_server: Any) -> None:
+    server = http_server(_HangingVendor)
+    config = config_from_dict(
+        {
+            "web": {
+                "usage": False,
+                "providers": {
+                    "fake-vendor": {"api_key": "fv-key-123456", "base_url": f"http://127.0.0.1:{server.server_port}/v1"}
+                },
+            },
+            "plugins": {"paths": [str(PLUGINS)], "enabled": ["hedgers", "fakes"]},
+        },
+        source="<test>",
+    )
+    _configs.append(config)
+    envelope = call("search", how, ["fake-vendor", f"{how}-2"], config, hedge_after=0.2, timeout=10)
+    assert envelope["provider"] == f"{how}-2", envelope
+    assert outcomes(envelope) == [("fake-vendor", "cancelled"), (f"{how}-2", "ok")]

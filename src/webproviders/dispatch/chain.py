@@ -139,7 +139,7 @@ async def run_plan(call: Call, plan: Plan) -> dict[str, Any]:
     if plan.mode == "fuse" and call.capability == "search":
         return await run_fusion(call, plan)
     chain = _Chain(call, plan)
-    if call.hedge_after is not None and plan.mode == "chain" and not plan.standby:
+    if call.hedge_after is not None and plan.mode != "single" and not plan.standby:
         await _run_hedged(chain, call.hedge_after)
     else:
         await _run_in_turn(chain)
