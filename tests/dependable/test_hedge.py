@@ -385,3 +385,11 @@ def test_a_vendor_request_that_hangs_on_the_socket_is_hedged(how: str, http_serv
     envelope = call("search", how, ["fake-vendor", f"{how}-2"], config, hedge_after=0.2, timeout=10)
     assert envelope["provider"] == f"{how}-2", envelope
     assert outcomes(envelope) == [("fake-vendor", "cancelled"), (f"{how}-2", "ok")]
+
+
+def test_fusion_is_not_hedged_it_asks_every_provider_at_once() -> None:
+    config = hedge_config()
+    provider(config, "async-1").delay = 0.3
+    envelope = dispatch_search("q", backend=["async-1", "async-2"], config=config, mode="fuse", hedge_after=0.05)
+    assert envelope["provider"] == "fuse" and envelope["meta"]["fused"] == ["async-1", "async-2"]
+    assert sorted(outcomes(envelope)) == [("async-1", "ok"), ("async-2", "ok")]

@@ -1,4 +1,4 @@
-"""A hedged race: members start one after another, each after a silence, and the first accepted answer wins.
+"""A hedged race: members start one after another after a silence; the first accepted answer wins.
 
 A chain with ``hedge_after`` does not wait out a hung provider: when no member has answered
 within ``delay`` seconds of the latest start, the next one starts beside it; a member that
