@@ -19,7 +19,7 @@ from typing import Any
 from webproviders.config import Config, config_from_dict
 
 _PLUGIN = '''
-import asyncio, urllib.request
+import asyncio, threading, urllib.request
 from webproviders import WebSearchProvider
 
 
@@ -45,6 +45,22 @@ class Slow(WebSearchProvider):
         return shared + own
 
 
+class SyncHang(WebSearchProvider):
+    """A sync search that hangs (as ddgs can) until ``release`` is set or 30 s pass."""
+
+    name = "hang-30s-sync"
+
+    def __init__(self):
+        self.release = threading.Event()
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        self.release.wait(30)
+        return []
+
+
 class Counter(WebSearchProvider):
     """Sends each search to a local HTTP server that counts them."""
 
@@ -66,8 +82,9 @@ class Counter(WebSearchProvider):
 
 
 def register(ctx):
-    for name, delay in (("slow-100", 0.1), ("slow-200", 0.2), ("slow-300", 0.3)):
+    for name, delay in (("slow-100", 0.1), ("slow-200", 0.2), ("slow-300", 0.3), ("hang-30s", 30.0)):
         ctx.register_web_search_provider(Slow(name, delay))
+    ctx.register_web_search_provider(SyncHang())
     ctx.register_web_search_provider(Counter(ctx.config))
 '''
 
@@ -78,6 +95,8 @@ providers:
   - {name: slow-100, auto_detect: false}
   - {name: slow-200, auto_detect: false}
   - {name: slow-300, auto_detect: false}
+  - {name: hang-30s, auto_detect: false}
+  - {name: hang-30s-sync, auto_detect: false}
   - {name: bench-counter, auto_detect: false}
 """
 

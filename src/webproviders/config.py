@@ -292,6 +292,8 @@ class WebSettings(Section):
     extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
     #: In a chain, an empty result list moves on to the next provider too.
     failover_on_empty: bool = False
+    #: Seconds of silence after which a chain also starts its next provider (a hedge); off when unset.
+    hedge_after: float | None = Field(default=None, gt=0, allow_inf_nan=False)
 
     @field_validator("providers", mode="before")
     @classmethod
@@ -299,6 +301,13 @@ class WebSettings(Section):
         """A provider section with only comments under it parses as null: treat it as empty."""
         if isinstance(value, dict):
             return {name: {} if section is None else section for name, section in value.items()}
+        return value
+
+    @field_validator("hedge_after", mode="before")
+    @classmethod
+    def _check_hedge_after(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError("hedge_after is a number of seconds above 0, not true or false")
         return value
 
     @field_validator("backend", "search_backend", "extract_backend", "crawl_backend")

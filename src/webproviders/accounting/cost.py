@@ -16,8 +16,9 @@ from ..context import Usage
 from ..errors import WebProviderError
 from .prices import DEFAULT_CRAWL_PAGES, Tariff
 
-#: Failures after which the vendor may still bill the request.
-BILLED_FAILURES = frozenset({"timeout", "parse_error", "too_large"})
+#: Failures after which the vendor may still bill the request (``cancelled``: a hedged
+#: chain's request given up on after it was sent).
+BILLED_FAILURES = frozenset({"timeout", "parse_error", "too_large", "cancelled"})
 
 
 @dataclass(slots=True)

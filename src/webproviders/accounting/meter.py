@@ -96,15 +96,24 @@ class Meter:
             span = accounts.telemetry.start_attempt(self.span, self.capability, provider)  # type: ignore[union-attr]
         return Spend(provider, tariff, planned, hold, context.start_usage(), span, time.time(), time.perf_counter())
 
-    def stop(self, spend: Spend, data: Any = None, error: WebProviderError | None = None) -> dict[str, Any]:
-        """After a request: its cost; returns the keys to add to the attempt's record."""
-        cost = charge(spend.tariff, self.capability, spend.planned, data=data, error=error, reported=spend.usage)
+    def stop(
+        self, spend: Spend, data: Any = None, error: WebProviderError | None = None, sent: bool = True
+    ) -> dict[str, Any]:
+        """After a request: its cost; returns the keys to add to the attempt's record.
+
+        ``sent=False``: it was given up on before it went out (nothing charged or recorded).
+        """
+        cost = (
+            charge(spend.tariff, self.capability, spend.planned, data=data, error=error, reported=spend.usage)
+            if sent
+            else Cost()
+        )
         if spend.hold is not None and self.accounts.budgets is not None:
             self.accounts.budgets.settle(spend.hold, cost.usd)
         code = None if error is None else error.code
         if spend.span is not None:
             self.accounts.telemetry.end_attempt(spend.span, cost, code)  # type: ignore[union-attr]
-        if code not in NOT_SENT and not (code == "rate_limited" and _refused_by_limiter(error)):
+        if sent and code not in NOT_SENT and not (code == "rate_limited" and _refused_by_limiter(error)):
             latency = round((time.perf_counter() - spend.started) * 1000, 3)
             self.requests.append(Request(spend, cost, code or "ok", latency))
             self.total += cost

@@ -52,8 +52,9 @@ async def _dispatch(
     mode: str | None = None,
     cache: bool = True,
     tags: Any = None,
+    hedge_after: Any = None,
 ) -> dict[str, Any]:
-    prepared = prepare(capability, arguments, backend, config, timeout, mode, cache, tags)
+    prepared = prepare(capability, arguments, backend, config, timeout, mode, cache, tags, hedge_after)
     return prepared if isinstance(prepared, dict) else await _execute(prepared)
 
 
@@ -66,8 +67,9 @@ def _dispatch_sync(
     mode: str | None = None,
     cache: bool = True,
     tags: Any = None,
+    hedge_after: Any = None,
 ) -> dict[str, Any]:
-    prepared = prepare(capability, arguments, backend, config, timeout, mode, cache, tags)
+    prepared = prepare(capability, arguments, backend, config, timeout, mode, cache, tags, hedge_after)
     if isinstance(prepared, dict):
         return prepared
     return runner.run_sync(_execute(prepared))
@@ -83,17 +85,20 @@ async def adispatch_search(
     mode: str | None = None,
     cache: bool = True,
     tags: dict[str, Any] | None = None,
+    hedge_after: float | None = None,
     **options: Any,
 ) -> dict[str, Any]:
     """Search the web; returns ``{"success": True, "data": {"web": [...]}, ...}`` or a failure.
 
     ``mode="fuse"`` queries the resolved providers at once and merges their rankings;
+    ``hedge_after`` (seconds, else ``web.hedge_after``) also starts a chain's next provider
+    when the current one has been silent that long, and the first answer wins;
     ``cache=False`` neither reads nor writes the answer cache. ``tags`` (e.g.
     ``{"user": "alice"}``) label the call in the usage ledger and select per-tag budgets;
     they are never sent to a provider.
     """
     arguments = {"query": query, "limit": limit, "options": options}
-    return await _dispatch("search", arguments, backend, config, timeout, mode, cache, tags)
+    return await _dispatch("search", arguments, backend, config, timeout, mode, cache, tags, hedge_after)
 
 
 async def adispatch_extract(
@@ -105,10 +110,12 @@ async def adispatch_extract(
     mode: str | None = None,
     cache: bool = True,
     tags: dict[str, Any] | None = None,
+    hedge_after: float | None = None,
     **kwargs: Any,
 ) -> dict[str, Any]:
     """Read pages as markdown; one item per URL, a failed URL is an item with ``error``."""
-    return await _dispatch("extract", {"urls": urls, "options": kwargs}, backend, config, timeout, mode, cache, tags)
+    arguments = {"urls": urls, "options": kwargs}
+    return await _dispatch("extract", arguments, backend, config, timeout, mode, cache, tags, hedge_after)
 
 
 async def adispatch_crawl(
@@ -120,10 +127,12 @@ async def adispatch_crawl(
     mode: str | None = None,
     cache: bool = True,
     tags: dict[str, Any] | None = None,
+    hedge_after: float | None = None,
     **kwargs: Any,
 ) -> dict[str, Any]:
     """Crawl a site from ``url``; returns the pages found, in discovery order."""
-    return await _dispatch("crawl", {"url": url, "options": kwargs}, backend, config, timeout, mode, cache, tags)
+    arguments = {"url": url, "options": kwargs}
+    return await _dispatch("crawl", arguments, backend, config, timeout, mode, cache, tags, hedge_after)
 
 
 def dispatch_search(
@@ -136,11 +145,12 @@ def dispatch_search(
     mode: str | None = None,
     cache: bool = True,
     tags: dict[str, Any] | None = None,
+    hedge_after: float | None = None,
     **options: Any,
 ) -> dict[str, Any]:
     """Sync twin of :func:`adispatch_search`; safe inside a running event loop."""
     arguments = {"query": query, "limit": limit, "options": options}
-    return _dispatch_sync("search", arguments, backend, config, timeout, mode, cache, tags)
+    return _dispatch_sync("search", arguments, backend, config, timeout, mode, cache, tags, hedge_after)
 
 
 def dispatch_extract(
@@ -152,10 +162,12 @@ def dispatch_extract(
     mode: str | None = None,
     cache: bool = True,
     tags: dict[str, Any] | None = None,
+    hedge_after: float | None = None,
     **kwargs: Any,
 ) -> dict[str, Any]:
     """Sync twin of :func:`adispatch_extract`."""
-    return _dispatch_sync("extract", {"urls": urls, "options": kwargs}, backend, config, timeout, mode, cache, tags)
+    arguments = {"urls": urls, "options": kwargs}
+    return _dispatch_sync("extract", arguments, backend, config, timeout, mode, cache, tags, hedge_after)
 
 
 def dispatch_crawl(
@@ -167,7 +179,9 @@ def dispatch_crawl(
     mode: str | None = None,
     cache: bool = True,
     tags: dict[str, Any] | None = None,
+    hedge_after: float | None = None,
     **kwargs: Any,
 ) -> dict[str, Any]:
     """Sync twin of :func:`adispatch_crawl`."""
-    return _dispatch_sync("crawl", {"url": url, "options": kwargs}, backend, config, timeout, mode, cache, tags)
+    arguments = {"url": url, "options": kwargs}
+    return _dispatch_sync("crawl", arguments, backend, config, timeout, mode, cache, tags, hedge_after)

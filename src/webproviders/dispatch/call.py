@@ -6,6 +6,7 @@ cannot run becomes a failure envelope before anything is sent.
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,6 +65,8 @@ class Call:
     #: Caller-supplied labels for the usage ledger and per-tag budgets (never sent to providers).
     tags: dict[str, str] = field(default_factory=dict)
     meter: Meter | None = None
+    #: Seconds of silence after which a chain also starts its next provider (None: in turn).
+    hedge_after: float | None = None
 
     def meta(self, served_by: str | None, cached: bool = False, **extra: Any) -> dict[str, Any]:
         """The envelope's ``meta``; ``extra`` (e.g. a provider's own meta) never overrides ours.
@@ -136,6 +139,7 @@ def prepare(
     mode: str | None = None,
     cache: bool = True,
     tags: Any = None,
+    hedge_after: Any = None,
 ) -> Call | dict[str, Any]:
     """Validate and resolve (no I/O); returns the call to run, or a failure envelope."""
     started = time.perf_counter()
@@ -163,6 +167,7 @@ def prepare(
         if not isinstance(cache, bool):
             raise InvalidInputError(f"cache must be True or False, not {cache!r}.")
         chosen = check_backend(backend)
+        call.hedge_after = _hedge_after(hedge_after, cfg.web.hedge_after)
         call.arguments, call.refused = _validate(capability, arguments)
         call.tags = check_tags(tags)
         with deadline_scope(deadline):
@@ -179,6 +184,15 @@ def prepare(
         after(call, envelope)
         return envelope
     return call
+
+
+def _hedge_after(value: Any, configured: float | None) -> float | None:
+    """A call's ``hedge_after=`` (seconds, above 0 and finite), else ``web.hedge_after``."""
+    if value is None:
+        return configured
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
+        raise InvalidInputError(f"hedge_after must be a number of seconds above 0, not {value!r}.")
+    return float(value)
 
 
 def _slow_provider_allowance(plan: Plan, registry: Registry, budget: float) -> float:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import functools
+import time
+from collections.abc import Awaitable
 from typing import Any
 
 from ..dependable.fusion import fuse
@@ -13,11 +15,12 @@ from ..errors import (
     NotConfiguredError,
     ProviderError,
     WebProviderError,
+    WebTimeoutError,
     to_provider_error,
 )
 from ..redact import get_logger
 from ..registry.registration import ProviderEntry
-from . import gaps
+from . import gaps, hedge
 from .call import Call
 from .per_url import failed_count
 from .plan import Plan
@@ -65,57 +68,138 @@ def _unavailable(call: Call, entry: ProviderEntry) -> WebProviderError | None:
     return error
 
 
+class _Chain:
+    """A chain while it runs: the failure to report, an empty answer held back, the winner."""
+
+    __slots__ = ("call", "plan", "last", "last_name", "empty", "won", "stopped")
+
+    def __init__(self, call: Call, plan: Plan) -> None:
+        self.call = call
+        self.plan = plan
+        self.last: WebProviderError | None = None
+        self.last_name: str | None = None
+        self.empty: tuple[str, Any, dict[str, Any], bool] | None = None
+        self.won: tuple[int, str, Any, dict[str, Any], bool] | None = None
+        #: No further member is started (a failure a chain does not move on from).
+        self.stopped = False
+
+    def entry(self, index: int, call: Call) -> ProviderEntry | None:
+        """The member at ``index``, or None when it cannot be tried (recorded in ``call``)."""
+        name = self.plan.candidates[index]
+        entry = call.registry.get(name)
+        if entry is None:
+            return None
+        if self.plan.mode != "single":
+            unavailable = _unavailable(call, entry)
+            if unavailable is not None:
+                self.last, self.last_name = unavailable, name
+                return None
+        return entry
+
+    def judge(self, index: int, outcome: Any, attempts: list[dict[str, Any]], more: bool) -> bool:
+        """Take one member's outcome (an answer or the error it raised); True when it wins.
+
+        ``more``: another member may still answer. ``attempts`` holds the member's records.
+        """
+        name, plan, call = self.plan.candidates[index], self.plan, self.call
+        if isinstance(outcome, Skipped):
+            attempts.append(
+                {"provider": name, "outcome": "skipped", "error_code": outcome.error.code, "reason": outcome.error.message}
+            )
+            self.last, self.last_name = outcome.error, name
+            self.stopped = self.stopped or (plan.standby and not _should_fail_over(outcome.error, plan))
+            return False
+        if isinstance(outcome, BaseException):
+            error = outcome if isinstance(outcome, WebProviderError) else to_provider_error(outcome, name)
+            if not self.stopped:
+                self.last, self.last_name = error, name
+            if error.code == "auth_error" and more:
+                log.warning("Provider '%s' rejected its credentials; trying the next backend.", name)
+            if not _should_fail_over(error, plan) or call.remaining() <= 0:
+                self.stopped = True
+            return False
+        data, provider_meta, cached = outcome
+        if more and call.config.web.failover_on_empty and _is_empty(data):
+            attempts[-1]["empty"] = True
+            if self.empty is None:
+                self.empty = (name, data, provider_meta, cached)
+            return False
+        self.won = (index, name, data, provider_meta, cached)
+        return True
+
+
 async def run_plan(call: Call, plan: Plan) -> dict[str, Any]:
-    """Try the plan's providers in order (the first success wins), or fuse them."""
+    """Try the plan's providers in order (the first success wins), or fuse them.
+
+    With ``hedge_after`` a chain starts its next provider also when the current one has been
+    silent that long (:mod:`.hedge`); an auto-detected standby chain is not hedged.
+    """
     for name, code, reason in plan.skipped:
         call.attempts.append({"provider": name, "outcome": "skipped", "error_code": code, "reason": reason})
     if plan.mode == "fuse" and call.capability == "search":
         return await run_fusion(call, plan)
-    last: WebProviderError | None = None
-    last_name: str | None = None
-    empty: tuple[str, Any, dict[str, Any], bool] | None = None
-    chain = plan.mode != "single"
+    chain = _Chain(call, plan)
+    if call.hedge_after is not None and plan.mode != "single" and not plan.standby:
+        await _run_hedged(chain, call.hedge_after)
+    else:
+        await _run_in_turn(chain)
+    if chain.won is not None:
+        index, name, data, provider_meta, cached = chain.won
+        if plan.mode != "single" and call.capability == "extract":
+            data = await _fill_gaps(call, plan, index + 1, name, data)
+        return _succeed(call, name, data, provider_meta, cached)
+    if chain.empty is not None:
+        return _succeed(call, *chain.empty)
+    final = chain.last or ProviderError("No backend could be tried.")
+    return failure(final, chain.last_name, call.meta(None))
+
+
+async def _run_in_turn(chain: _Chain) -> None:
+    """One member at a time: the next starts when the current one has failed."""
+    call, plan = chain.call, chain.plan
     count = len(plan.candidates)
-    for index, name in enumerate(plan.candidates):
-        entry = call.registry.get(name)
+    for index in range(count):
+        entry = chain.entry(index, call)
         if entry is None:
             continue
         more = index + 1 < count
-        failover = more and not plan.standby
-        if chain:
-            unavailable = _unavailable(call, entry)
-            if unavailable is not None:
-                last, last_name = unavailable, name
-                continue
         try:
-            data, provider_meta, cached = await serve(call, entry, failover=failover)
-        except Skipped as skipped:
-            call.attempts.append(
-                {"provider": name, "outcome": "skipped", "error_code": skipped.error.code, "reason": skipped.error.message}
-            )
-            last, last_name = skipped.error, name
-            if plan.standby and not _should_fail_over(skipped.error, plan):
-                break
-            continue
-        except WebProviderError as error:
-            last, last_name = error, name
-            if error.code == "auth_error" and more:
-                log.warning("Provider '%s' rejected its credentials; trying the next backend.", name)
-            if not _should_fail_over(error, plan) or call.remaining() <= 0:
-                break
-            continue
-        if more and call.config.web.failover_on_empty and _is_empty(data):
-            call.attempts[-1]["empty"] = True
-            if empty is None:
-                empty = (name, data, provider_meta, cached)
-            continue
-        if chain and call.capability == "extract":
-            data = await _fill_gaps(call, plan, index + 1, name, data)
-        return _succeed(call, name, data, provider_meta, cached)
-    if empty is not None:
-        return _succeed(call, *empty)
-    final = last or ProviderError("No backend could be tried.")
-    return failure(final, last_name, call.meta(None))
+            outcome = await serve(call, entry, failover=more and not plan.standby)
+        except (Skipped, WebProviderError) as error:
+            outcome = error
+        if chain.judge(index, outcome, call.attempts, more) or chain.stopped:
+            return
+
+
+async def _run_hedged(chain: _Chain, delay: float) -> None:
+    """Members started ``delay`` apart while none answers (:func:`.hedge.race`).
+
+    Each member records its attempts apart (a copy of the call with its own list); they join
+    ``meta.attempts`` in chain order, members still running at the end as ``cancelled``.
+    """
+    call, plan = chain.call, chain.plan
+    count = len(plan.candidates)
+    members: dict[int, tuple[Call, float]] = {}
+
+    def start(index: int) -> Awaitable[Any] | None:
+        member = dataclasses.replace(call, attempts=[])
+        members[index] = (member, time.perf_counter())
+        entry = chain.entry(index, member)
+        return None if entry is None else serve(member, entry, failover=index + 1 < count)
+
+    def accept(index: int, outcome: Any, others: bool) -> bool:
+        return chain.judge(index, outcome, members[index][0].attempts, others or index + 1 < count)
+
+    winner, cancelled = await hedge.race(count, start, accept, lambda: chain.stopped, delay, call.remaining)
+    for index in cancelled:
+        member, started = members[index]
+        if not member.attempts or member.attempts[-1]["outcome"] != "cancelled":
+            member.record(plan.candidates[index], "cancelled", started)
+    for index in sorted(members):
+        call.attempts.extend(members[index][0].attempts)
+    if winner is None and cancelled:
+        chain.last = WebTimeoutError("The call's deadline passed before any provider of the chain answered.")
+        chain.last_name = None
 
 
 async def _fill_gaps(call: Call, plan: Plan, start: int, served_by: str, data: list[dict[str, Any]]) -> Any:

@@ -44,6 +44,15 @@ class Skipped(Exception):
         self.error = error
 
 
+class Cancelled(WebProviderError):
+    """A request given up on because another provider of a hedged chain answered first.
+
+    Only an attempt's outcome and a usage-ledger row, never an envelope's ``error_code``.
+    """
+
+    code = "cancelled"
+
+
 def _option_warnings(call: Call, entry: ProviderEntry) -> None:
     """Report (or refuse) common search options the provider cannot honour."""
     if call.capability != "search":
@@ -158,10 +167,17 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
         except (BudgetExceededError, BudgetStoreUnavailableError) as error:
             raise Skipped(error) from None
         started = time.perf_counter()
+        sent = False
         try:
             if not state.limits.unlimited(name):
                 await state.limits.acquire(name, call.remaining() - MIN_REQUEST_TIME, state.sleep)
+            sent = True
             data, meta = await attempt(call, entry)
+        except asyncio.CancelledError:  # a hedged chain took another answer (or the caller left)
+            cancelled = Cancelled(f"The request to {name} was given up on.", provider=name)
+            call.record(name, "cancelled", started, **meter.stop(spend, error=cancelled, sent=sent))
+            state.health.failed(name, cancelled)  # not counted; it only ends a trial call
+            raise
         except WebProviderError as error:
             extra = {"retry": retry} if retry else {}
             call.record(name, "error", started, error, **extra, **meter.stop(spend, error=error))

@@ -1,0 +1,90 @@
+"""A hedged race: members start one after another after a silence; the first accepted answer wins.
+
+A chain with ``hedge_after`` does not wait out a hung provider: when no member has answered
+within ``delay`` seconds of the latest start, the next one starts beside it; a member that
+fails starts the next at once when no other is running. When an answer is accepted the
+members still running are cancelled (async code is cancelled, sync code in a worker thread
+is abandoned and its late answer dropped) and awaited, so their records and costs are in
+before the call ends. What an outcome means is the caller's business (:mod:`.chain`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+#: Seconds past the call's deadline that members get to report their own timeout before
+#: they are cancelled (each one is bounded by the deadline already).
+GRACE = 0.25
+
+
+def _outcome(future: asyncio.Future[Any]) -> Any:
+    """A finished member's answer, or the exception it ended with."""
+    if future.cancelled():
+        return asyncio.CancelledError()
+    return future.exception() or future.result()
+
+
+async def race(
+    count: int,
+    start: Callable[[int], Awaitable[Any] | None],
+    accept: Callable[[int, Any, bool], bool],
+    stopped: Callable[[], bool],
+    delay: float,
+    remaining: Callable[[], float],
+) -> tuple[int | None, list[int]]:
+    """Run members ``0 .. count-1`` staggered by ``delay``; returns ``(winner, cancelled)``.
+
+    ``start(index)`` returns the member's awaitable, or None when it cannot be tried (the
+    next one is started instead). ``accept(index, outcome, others)`` judges a finished
+    member (``others``: another may still answer) and says whether it wins. No member starts
+    once ``stopped()``. ``cancelled`` lists the members that were still running at the end:
+    the winner's rivals, or those that outlived the deadline (``remaining()``).
+    """
+    running: dict[asyncio.Future[Any], int] = {}
+    upcoming = 0
+    last_start = 0.0
+
+    def launch() -> None:
+        nonlocal upcoming, last_start
+        while upcoming < count and not stopped():
+            index = upcoming
+            upcoming += 1
+            awaitable = start(index)
+            if awaitable is not None:
+                running[asyncio.ensure_future(awaitable)] = index
+                last_start = time.monotonic()
+                return
+
+    def more() -> bool:
+        return upcoming < count and not stopped()
+
+    launch()
+    try:
+        while running:
+            left = remaining() + GRACE
+            if left <= 0:
+                break
+            hedge_in = last_start + delay - time.monotonic() if more() else math.inf
+            if hedge_in <= 0:
+                launch()
+                continue
+            done, _ = await asyncio.wait(
+                list(running), timeout=min(hedge_in, left), return_when=asyncio.FIRST_COMPLETED
+            )
+            finished = sorted((running.pop(future), future) for future in done)
+            for position, (index, future) in enumerate(finished):
+                others = bool(running) or position + 1 < len(finished) or more()
+                if accept(index, _outcome(future), others):
+                    return index, sorted(running.values())
+            if not running:
+                launch()
+        return None, sorted(running.values())
+    finally:
+        for future in running:
+            future.cancel()
+        if running:
+            await asyncio.wait(list(running), timeout=max(0.0, remaining()) + GRACE)
