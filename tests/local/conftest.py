@@ -128,6 +128,25 @@ def pg_run(config: Config, statement: str) -> list[tuple[Any, ...]]:
         return cursor.fetchall() if cursor.description else []
 
 
+def schema_of(config: Config) -> str:
+    return str(config.provider("local").option("schema") or "webproviders")
+
+
+def counts_are_true(config: Config) -> bool:
+    """The term and page counts kept beside the index agree with the pages themselves."""
+    s = schema_of(config)
+    [(mismatched,)] = pg_run(config, f"""
+        SELECT count(*) FROM (
+            SELECT term, sum(pages) AS pages FROM {s}.terms GROUP BY term HAVING sum(pages) <> 0
+        ) kept FULL JOIN (
+            SELECT word AS term, ndoc AS pages FROM ts_stat('SELECT search FROM {s}.pages')
+        ) real USING (term)
+        WHERE kept.pages IS DISTINCT FROM real.pages""")
+    [(pages, length)] = pg_run(config, f"SELECT sum(pages), sum(length) FROM {s}.totals")
+    [(real_pages, real_length)] = pg_run(config, f"SELECT count(*), sum(length) FROM {s}.pages")
+    return mismatched == 0 and (pages or 0) == real_pages and (length or 0) == (real_length or 0)
+
+
 def created(config: Config) -> bool:
     """Whether ``config``'s index exists at all (the file, or the schema)."""
     settings = config.provider("local")

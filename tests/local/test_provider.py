@@ -9,7 +9,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-
 from webproviders import dispatch_extract, dispatch_search, list_providers
 from webproviders.config import Config
 from webproviders.dispatch.plan import resolve

@@ -32,7 +32,13 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ..errors import NetworkError, NotConfiguredError, ProviderError, WebProviderError, WebTimeoutError
+from ..errors import (
+    NetworkError,
+    NotConfiguredError,
+    ProviderError,
+    WebProviderError,
+    WebTimeoutError,
+)
 from ..redact import scrub
 from .language import CONFIGS, page_language
 from .pages import Filters, Hit, IndexedPage, held, page_url
@@ -128,7 +134,7 @@ class _Question:
                 by_term.setdefault(i, []).append(query)
                 # A phrase is in no more pages than its rarest word; each configuration adds its own.
                 self.counts[i] = self.counts.get(i, 0) + min(counts, default=0)
-            for lexeme, count in zip(lexemes, counts):
+            for lexeme, count in zip(lexemes, counts, strict=True):
                 self.idf[lexeme] = math.log(1 + (pages - count + 0.5) / (count + 0.5))
         self.terms = {i: _or(queries) for i, queries in by_term.items()}
         self.pages = pages

@@ -82,8 +82,8 @@ def _best_window(text: str, spans: list[Span], words: int) -> Span:
                 del seen[hits[left][1]]
             left += 1
         key = (len(seen), right - left + 1)
-        if key > best_key:
-            best, best_key = max(0, hits[left][0] - 2), key
+        if key > best_key:  # start two words before the first match, if the page goes on that far
+            best, best_key = max(0, min(hits[left][0] - 2, len(tokens) - words)), key
     last = min(len(tokens), best + words) - 1
     return tokens[best][0], tokens[last][1]
 
@@ -125,7 +125,9 @@ def snippet(marked: str, words: int = SNIPPET_WORDS) -> str:
     code = _code_spans(text)
     start, end = _widen(_best_window(text, spans, words), code)
     if not TOKEN.search(text, 0, start):
-        start = 0  # only markup before the window (a heading's "#"): show it
+        start = 0  # only markup or punctuation around the window (a heading's "#", a full stop): show it
+    if not TOKEN.search(text, end):
+        end = len(text)
     pieces: list[str] = []
     position = start
     for s, e in _hoisted(spans, code, (start, end)):
@@ -133,8 +135,8 @@ def snippet(marked: str, words: int = SNIPPET_WORDS) -> str:
         position = e
     pieces.append(text[position:end])
     line = " ".join("".join(pieces).split())
-    if text[:start].strip():
+    if start:
         line = ELLIPSIS + line
-    if text[end:].strip():
+    if end < len(text):
         line += ELLIPSIS
     return line

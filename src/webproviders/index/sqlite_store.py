@@ -260,6 +260,7 @@ class SQLiteStore:
             return 0
         with self._errors():
             db = self._db(create=True)
+            assert db is not None
             db.execute("BEGIN IMMEDIATE")
             try:
                 db.executemany(_UPSERT, rows)

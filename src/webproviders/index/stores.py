@@ -87,7 +87,7 @@ def _postgres(settings: ProviderSettings, dsn: str) -> tuple[tuple[Any, ...], An
         raise _problem(
             "dsn", "is not a PostgreSQL connection string (postgresql://user@host:5432/dbname, or key=value pairs)."
         ) from None
-    redact.remember(parts.get("password"))
+    redact.remember(str(parts.get("password") or ""))
     schema = _text(settings, "schema") or DEFAULT_SCHEMA
     if not _SCHEMA_NAME.match(schema):
         raise _problem("schema", f"may hold only lower-case letters, digits and '_' (63 at most); got {schema!r}.")
