@@ -88,28 +88,38 @@ FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS t (term, i)
 CROSS JOIN {s}.configs c
 CROSS JOIN LATERAL (SELECT tsvector_to_array(to_tsvector(c.config, t.term)) AS lexemes) l
 """
-_SEARCH = """
+#: How often a lexeme occurs in a page, from ``ts_rank`` of it alone. With every weight 1,
+#: ``ts_rank`` of one lexeme is (1 + 1/4 + ... + 1/tf²) / (π²/6), and the tail of that sum,
+#: π²/6 - (1 + ... + 1/tf²), is close to 1 / (tf + 0.5): so tf comes back exactly (to well
+#: past the 256 positions a tsvector keeps), without unpacking the tsvector row by row.
+#: Title words carry weight A, so the same with only A counted gives the title's share.
+_TF = "round(1 / (1.64493406685 * (1 - ts_rank({weights}, c.search, q.lexeme))) - 0.5)"
+_SEARCH = f"""
 WITH candidates AS (
-    SELECT p.id, p.search, p.length FROM {s}.pages p
-    WHERE p.search @@ %(candidates)s::tsquery {filters}
+    SELECT p.id, p.search || ''::tsvector AS search, p.length FROM {{s}}.pages p
+    WHERE p.search @@ %(candidates)s::tsquery {{filters}}
     LIMIT %(budget)s
 ), scored AS (
     SELECT c.id, sum(q.idf * f.tf * %(k1_1)s / (f.tf + %(k1)s * (1 - %(b)s + %(b)s * c.length / %(average)s))) AS score
     FROM candidates c
+    CROSS JOIN unnest(%(lexemes)s::tsquery[], %(idfs)s::float8[]) AS q (lexeme, idf)
     CROSS JOIN LATERAL (
-        SELECT u.lexeme, sum(CASE WHEN w = 'A' THEN %(title_weight)s ELSE 1 END) AS tf
-        FROM unnest(c.search) AS u, unnest(u.weights) AS w
-        WHERE u.lexeme = ANY(%(lexemes)s::text[]) GROUP BY u.lexeme
+        SELECT {_TF.format(weights="'{{1,1,1,1}}'")} + %(title_extra)s * {_TF.format(weights="'{{0,0,0,1}}'")} AS tf
     ) f
-    JOIN unnest(%(lexemes)s::text[], %(idfs)s::float8[]) AS q (lexeme, idf) ON q.lexeme = f.lexeme
+    WHERE f.tf > 0
     GROUP BY c.id ORDER BY score DESC, c.id LIMIT %(limit)s
 )
 SELECT p.url, p.title, p.fetched_at, p.provider, p.published_at, p.language,
        ts_headline(p.config, p.content, %(every)s::tsquery, %(headline)s), s.score
-FROM scored s JOIN {s}.pages p ON p.id = s.id
+FROM scored s JOIN {{s}}.pages p ON p.id = s.id
 ORDER BY s.score DESC, p.id
 """
 _COLUMNS = "url, title, content, fetched_at, provider, published_at, language"
+
+
+def _lexeme_query(lexeme: str) -> str:
+    """One lexeme as ``tsquery`` text, quoted so that no character of it is query syntax."""
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
 
 
 def _or(queries: Sequence[str]) -> str:
@@ -186,6 +196,8 @@ class PostgresStore:
 
     def _configure(self, conn: Any) -> None:
         conn.execute("SET client_min_messages = warning")
+        # Small lookups with large cost estimates: compiling them takes far longer than running them.
+        conn.execute("SET jit = off")
         conn.execute(f"SET statement_timeout = {int(self.timeout * 1000)}")
 
     def _open_pool(self) -> Any:
@@ -422,7 +434,8 @@ class PostgresStore:
             lexemes = list(question.idf)
             values = {
                 "budget": CANDIDATE_BUDGET, "k1": K1, "k1_1": K1 + 1, "b": B, "average": question.average,
-                "title_weight": TITLE_WEIGHT, "lexemes": lexemes, "idfs": [question.idf[x] for x in lexemes],
+                "title_extra": TITLE_WEIGHT - 1, "lexemes": [_lexeme_query(x) for x in lexemes],
+                "idfs": [question.idf[x] for x in lexemes],
                 "limit": limit, "every": question.every, "headline": _HEADLINE, **names,
             }
             rows: list[tuple[Any, ...]] = []

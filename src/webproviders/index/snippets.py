@@ -10,9 +10,9 @@ CJK characters next to each other make one bold run.
 
 from __future__ import annotations
 
-import bisect
 import re
 from collections import Counter
+from itertools import islice
 
 from .text import SEGMENT, TOKEN
 
@@ -21,6 +21,8 @@ START, END = "\ue000", "\ue001"
 SNIPPET_WORDS = 32
 BOLD = "**"
 ELLIPSIS = "…"
+#: Characters a word takes, roughly, with the space after it.
+_CHARS_PER_WORD = 7
 #: A code span at the edge of the snippet is taken in whole when it is at most this long.
 _WHOLE_CODE = 120
 _MARK = re.compile(f"([{START}{END}])")
@@ -64,28 +66,34 @@ def _code_spans(text: str) -> list[Span]:
 
 
 def _best_window(text: str, spans: list[Span], words: int) -> Span:
-    """The stretch of ``words`` tokens with the most different matched words (then the most
-    matches, then the earliest)."""
-    tokens = [(m.start(), m.end()) for m in TOKEN.finditer(text)]
-    if not tokens:
-        return 0, len(text)
-    starts = [start for start, _ in tokens]
-    hits = [(bisect.bisect_right(starts, s) - 1, text[s:e].lower()) for s, e in spans]
-    best, best_key = 0, (0, 0)
+    """About ``words`` tokens where the most different matched words are (then the most
+    matches, then the earliest), from two words before the first of them.
+
+    Matches are grouped by distance in characters, so only the chosen stretch is split into
+    tokens: a long page costs no more than a short one.
+    """
+    width = words * _CHARS_PER_WORD
+    anchor, best_key = 0, (0, 0)
     seen: Counter[str] = Counter()
     left = 0
-    for right, (index, word) in enumerate(hits):
-        seen[word] += 1
-        while index - hits[left][0] >= words:
-            seen[hits[left][1]] -= 1
-            if not seen[hits[left][1]]:
-                del seen[hits[left][1]]
+    for right, (start, end) in enumerate(spans):
+        seen[text[start:end].lower()] += 1
+        while start - spans[left][0] >= width:
+            word = text[spans[left][0]:spans[left][1]].lower()
+            seen[word] -= 1
+            if not seen[word]:
+                del seen[word]
             left += 1
         key = (len(seen), right - left + 1)
-        if key > best_key:  # start two words before the first match, if the page goes on that far
-            best, best_key = max(0, min(hits[left][0] - 2, len(tokens) - words)), key
-    last = min(len(tokens), best + words) - 1
-    return tokens[best][0], tokens[last][1]
+        if key > best_key:
+            anchor, best_key = spans[left][0], key
+    after = list(islice(TOKEN.finditer(text, anchor), words))
+    before = list(TOKEN.finditer(text, max(0, anchor - width), anchor))
+    lead = before[max(0, len(before) - max(2, words - len(after))):]  # two words, more near the end
+    window = [m.span() for m in lead + after][:words]
+    if not window:
+        return 0, len(text)
+    return window[0][0], window[-1][1]
 
 
 def _widen(window: Span, code: list[Span]) -> Span:
