@@ -26,7 +26,10 @@ store, the PostgreSQL store, and the other ways to rank in PostgreSQL that were 
 word (AND) finds too little; ``ts_rank_cd`` over the store's bounded candidates; and the
 ``rum`` extension's ranked index scan, when the server has it (Debian: postgresql-15-rum).
 
-Without ``--dsn`` a throwaway PostgreSQL server is started (tests/local/pg_server.py).
+Without ``--dsn`` a throwaway PostgreSQL server is started (tests/local/pg_server.py). The
+machine may be shared: each latency is also given in ``u``, the time a fixed piece of
+pure-Python work took while the searches ran (a quiet 2-core VM here: about 2.5 ms), so
+figures from a busy run can be compared with a quiet one.
 """
 
 from __future__ import annotations
@@ -93,6 +96,14 @@ def make_pages(count: int, rng: random.Random, pool: list[str]) -> list[IndexedP
     return pages
 
 
+def calibration_ms() -> float:
+    """A fixed piece of pure-Python work, timed: what a millisecond is worth on the machine
+    right now (it is shared, so figures are also given as multiples of this)."""
+    started = time.perf_counter()
+    sum(i * i for i in range(50_000))
+    return (time.perf_counter() - started) * 1000
+
+
 def percentile(samples: list[float], q: float) -> float:
     ordered = sorted(samples)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
@@ -123,8 +134,10 @@ def speed(kind: str, config: Config, pages: list[IndexedPage], questions: list[s
     elapsed = time.perf_counter() - started
     for question in questions[:50]:  # warm caches and connections
         store.search(question, 5, Filters())
-    direct, hits = [], 0
-    for question in questions:
+    direct, hits, calibration = [], 0, []
+    for n, question in enumerate(questions):
+        if n % 20 == 0:
+            calibration.append(calibration_ms())
         t0 = time.perf_counter()
         hits += len(store.search(question, 5, Filters()))
         direct.append((time.perf_counter() - t0) * 1000)
@@ -144,7 +157,7 @@ def speed(kind: str, config: Config, pages: list[IndexedPage], questions: list[s
         "p50": statistics.median(direct), "p99": percentile(direct, 0.99),
         "dispatch p50": statistics.median(dispatched), "dispatch p99": percentile(dispatched, 0.99),
         "filtered p50": statistics.median(filtered), "filtered p99": percentile(filtered, 0.99),
-        "bytes": store.stats()["bytes"],
+        "bytes": store.stats()["bytes"], "calibration": statistics.median(calibration),
     }
 
 
@@ -226,13 +239,10 @@ def postgres_alternatives(config: Config) -> dict[str, Callable[[str], list[str]
 
     def ts_rank_cd_bounded(text: str) -> list[str]:
         q = question(text)
-        found: list[str] = []
-        for candidates in q.candidates(10):
-            found = run("SELECT url FROM (SELECT url, search FROM {s}.pages WHERE search @@ %s::tsquery LIMIT 400) c "
-                        "ORDER BY ts_rank_cd(search, %s::tsquery, 1) DESC LIMIT 10", candidates, q.every)
-            if len(found) >= 10:
-                break
-        return found
+        first, then = q.candidates()
+        return run("SELECT url FROM (SELECT url, search FROM {s}.pages WHERE search @@ %s::tsquery LIMIT 400 "
+                   "UNION SELECT url, search FROM (SELECT url, search FROM {s}.pages WHERE search @@ %s::tsquery "
+                   "LIMIT 400) t) c ORDER BY ts_rank_cd(search, %s::tsquery, 1) DESC LIMIT 10", first, then, q.every)
 
     ways: dict[str, Callable[[str], list[str]]] = {
         "postgres websearch_to_tsquery + ts_rank": websearch_ts_rank,
@@ -299,10 +309,13 @@ def main() -> None:
                         figures = speed(kind, store_config(kind, work, dsn, f"speed{count}"), pages, questions, args.batch)
                         print(f"{kind:>8} {count:>7,} pages: indexed {figures['pages/s']:,.0f} pages/s "
                               f"(batches of {args.batch}), {figures['bytes'] / 1e6:.0f} MB, {figures['hits']:.1f} hits")
+                        unit = figures["calibration"]
                         for label in ("", "dispatch ", "filtered "):
-                            print(f"{'':>24}{label or 'store '}search p50 {figures[label + 'p50']:6.2f} ms   "
-                                  f"p99 {figures[label + 'p99']:6.2f} ms")
-                        print(f"{'':>24}load average now {os.getloadavg()[0]:.1f}")
+                            p50, p99 = figures[label + "p50"], figures[label + "p99"]
+                            print(f"{'':>24}{label or 'store '}search p50 {p50:6.2f} ms ({p50 / unit:4.2f} u)   "
+                                  f"p99 {p99:6.2f} ms ({p99 / unit:5.2f} u)")
+                        print(f"{'':>24}u = {unit:.2f} ms (the calibration loop while searching), "
+                              f"load average now {os.getloadavg()[0]:.1f}")
                         close_stores()
             if args.judged:
                 ranking(stores, args.judged, dsn, work)

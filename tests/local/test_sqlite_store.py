@@ -52,31 +52,22 @@ def test_the_file_is_in_wal_mode_and_stamped(filled: Config, index_path: Path) -
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
-def test_another_sqlite_database_is_refused_and_not_written_to(tmp_path: Path) -> None:
+@pytest.mark.parametrize("making", ["CREATE TABLE orders (id INTEGER)", "PRAGMA application_id = 1234"])
+def test_another_sqlite_database_is_refused_and_not_written_to(tmp_path: Path, making: str) -> None:
     path = tmp_path / "app.db"
     with sqlite3.connect(path) as conn:
-        conn.execute("CREATE TABLE orders (id INTEGER)")
+        conn.execute(making)
     conn.close()
     before = path.read_bytes()
     store = SQLiteStore(path)
-    for call in (lambda: store.search("x", 5, Filters()), lambda: store.add([page("https://a.example.com/", "A", "a")]), store.stats,
-                 lambda: store.get(["https://a.example.com/"])):
+    calls = (lambda: store.search("x", 5, Filters()), lambda: store.add([page("https://a.example.com/", "A", "a")]),
+             store.stats, lambda: store.get(["https://a.example.com/"]))
+    for call in calls:
         with pytest.raises(NotConfiguredError, match="not a webproviders page index"):
             call()
     store.close()
     assert path.read_bytes() == before  # the journal mode too: still a rollback journal
     assert not Path(f"{path}-wal").exists()
-
-
-def test_a_database_stamped_by_another_application_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "other.db"
-    with sqlite3.connect(path) as conn:
-        conn.execute("PRAGMA application_id = 1234")
-    conn.close()
-    before = path.read_bytes()
-    with pytest.raises(NotConfiguredError, match="not a webproviders page index"):
-        SQLiteStore(path).search("x", 5, Filters())
-    assert path.read_bytes() == before
 
 
 def test_an_index_from_a_newer_version_is_refused(tmp_path: Path) -> None:

@@ -12,8 +12,8 @@ and the ``rum`` extension in ``bench/bench_local.py``; see docs/providers/local.
    as together they match at most :data:`CANDIDATE_BUDGET` pages, pick the candidates: any
    page holding one of them. The common words of the question still count in the score.
 2. When even the rarest term is too common, the candidates are the pages holding every term
-   (at most the budget of them), and when those are fewer than asked for, the pages holding
-   the rarest one.
+   (at most the budget of them). Either way, when the candidates are fewer than asked for,
+   up to the budget of the pages holding any term join them.
 3. Candidates are scored by BM25 (k1 1.2, b 0.75; a title occurrence counts as
    :data:`TITLE_WEIGHT`), and the best get a snippet (``ts_headline``, every match marked,
    cut by :mod:`.snippets`).
@@ -95,19 +95,20 @@ CROSS JOIN LATERAL (SELECT tsvector_to_array(to_tsvector(c.config, t.term)) AS l
 #: Title words carry weight A, so the same with only A counted gives the title's share.
 _TF = "round(1 / (1.64493406685 * (1 - ts_rank({weights}, c.search, q.lexeme))) - 0.5)"
 _SEARCH = f"""
-WITH candidates AS (
-    SELECT p.id, p.search || ''::tsvector AS search, p.length FROM {{s}}.pages p
-    WHERE p.search @@ %(candidates)s::tsquery {{filters}}
-    LIMIT %(budget)s
+WITH chosen AS (
+    (SELECT p.id FROM {{s}}.pages p WHERE p.search @@ %(first)s::tsquery {{filters}} LIMIT %(budget)s)
+    UNION
+    (SELECT p.id FROM {{s}}.pages p WHERE p.search @@ %(then)s::tsquery {{filters}} LIMIT %(then_budget)s)
+), candidates AS MATERIALIZED (  -- each tsvector read (and decompressed) once
+    SELECT p.id, p.search || ''::tsvector AS search, p.length FROM chosen JOIN {{s}}.pages p ON p.id = chosen.id
+), frequencies AS MATERIALIZED (
+    SELECT c.id, c.length, q.idf,
+           {_TF.format(weights="'{{1,1,1,1}}'")} + %(title_extra)s * {_TF.format(weights="'{{0,0,0,1}}'")} AS tf
+    FROM candidates c CROSS JOIN unnest(%(lexemes)s::tsquery[], %(idfs)s::float8[]) AS q (lexeme, idf)
 ), scored AS (
-    SELECT c.id, sum(q.idf * f.tf * %(k1_1)s / (f.tf + %(k1)s * (1 - %(b)s + %(b)s * c.length / %(average)s))) AS score
-    FROM candidates c
-    CROSS JOIN unnest(%(lexemes)s::tsquery[], %(idfs)s::float8[]) AS q (lexeme, idf)
-    CROSS JOIN LATERAL (
-        SELECT {_TF.format(weights="'{{1,1,1,1}}'")} + %(title_extra)s * {_TF.format(weights="'{{0,0,0,1}}'")} AS tf
-    ) f
-    WHERE f.tf > 0
-    GROUP BY c.id ORDER BY score DESC, c.id LIMIT %(limit)s
+    SELECT id, sum(idf * tf * %(k1_1)s / (tf + %(k1)s * (1 - %(b)s + %(b)s * length / %(average)s))) AS score
+    FROM frequencies WHERE tf > 0
+    GROUP BY id ORDER BY score DESC, id LIMIT %(limit)s
 )
 SELECT p.url, p.title, p.fetched_at, p.provider, p.published_at, p.language,
        ts_headline(p.config, p.content, %(every)s::tsquery, %(headline)s), s.score
@@ -150,8 +151,9 @@ class _Question:
         self.pages = pages
         self.average = max(length / pages, 1.0) if pages else 1.0
 
-    def candidates(self, limit: int) -> list[str]:
-        """The ``tsquery`` texts to draw candidates with, tried in turn until one fills ``limit``."""
+    def candidates(self) -> tuple[str, str]:
+        """The ``tsquery`` texts to draw candidates with: the pages matching the first are
+        scored; when they are fewer than asked for, so are up to the budget of the second's."""
         order = sorted(self.terms, key=lambda i: self.counts[i])
         rare: list[int] = []
         matched = 0
@@ -160,10 +162,10 @@ class _Question:
                 break
             rare.append(i)
             matched += self.counts[i]
+        every = _or([self.terms[i] for i in order])
         if matched <= CANDIDATE_BUDGET:
-            return [_or([self.terms[i] for i in rare])]
-        every = _and([self.terms[i] for i in order])
-        return [every, self.terms[order[0]]] if len(order) > 1 else [every]
+            return _or([self.terms[i] for i in rare]), every
+        return _and([self.terms[i] for i in order]), every
 
     @property
     def every(self) -> str:
@@ -438,11 +440,12 @@ class PostgresStore:
                 "idfs": [question.idf[x] for x in lexemes],
                 "limit": limit, "every": question.every, "headline": _HEADLINE, **names,
             }
-            rows: list[tuple[Any, ...]] = []
-            for candidates in question.candidates(limit):
-                rows = conn.execute(statement, {**values, "candidates": candidates}).fetchall()
-                if len(rows) >= limit:
-                    break
+            first, then = question.candidates()
+            rows = conn.execute(statement, {**values, "first": first, "then": then, "then_budget": 0}).fetchall()
+            if len(rows) < limit and then != first:
+                rows = conn.execute(
+                    statement, {**values, "first": first, "then": then, "then_budget": CANDIDATE_BUDGET}
+                ).fetchall()
         return [
             Hit(IndexedPage(row[0], shown(row[1]), "", row[2], row[3], row[4], row[5]), snippet(row[6]), float(row[7]))
             for row in rows
