@@ -208,12 +208,15 @@ def quality(search: Callable[[str], list[str]], questions: list[str], grades: li
     return statistics.mean(rr), statistics.mean(ndcg)
 
 
-def postgres_alternatives(config: Config) -> dict[str, Callable[[str], list[str]]]:
-    """The other ways to rank in PostgreSQL, over the store's own tables."""
+def postgres_alternatives(config: Config) -> tuple[dict[str, Callable[[str], list[str]]], list[bool]]:
+    """The other ways to rank in PostgreSQL, over the store's own tables; and, filled as they
+    run, whether ``websearch_to_tsquery`` found nothing, per question."""
     from webproviders.index.pg_store import _TERMS, _and, _Question
 
     store: Any = open_store(config)
     schema = config.provider("local").option("schema")
+
+    empty: list[bool] = []  # per question asked with websearch_to_tsquery: whether it found nothing
 
     def run(sql: str, *params: Any) -> list[str]:
         with store._connection(create=False) as conn:
@@ -224,8 +227,10 @@ def postgres_alternatives(config: Config) -> dict[str, Callable[[str], list[str]
             return _Question(conn.execute(store._sql(_TERMS), {"terms": question_terms(text)}).fetchall())
 
     def websearch_ts_rank(text: str) -> list[str]:
-        return run("SELECT url FROM {s}.pages, websearch_to_tsquery('english', %s) q WHERE search @@ q "
-                   "ORDER BY ts_rank(search, q) DESC LIMIT 10", text)
+        found = run("SELECT url FROM {s}.pages, websearch_to_tsquery('english', %s) q WHERE search @@ q "
+                    "ORDER BY ts_rank(search, q) DESC LIMIT 10", text)
+        empty.append(not found)
+        return found
 
     def and_then_or_ts_rank(text: str) -> list[str]:
         q = question(text)
@@ -260,7 +265,7 @@ def postgres_alternatives(config: Config) -> dict[str, Callable[[str], list[str]
                            question(text).every, question(text).every)
 
             ways["postgres rum <=> (any word)"] = rum
-    return ways
+    return ways, empty
 
 
 def ranking(stores: list[str], folder: Path, dsn: str, work: Path) -> None:
@@ -270,11 +275,15 @@ def ranking(stores: list[str], folder: Path, dsn: str, work: Path) -> None:
         config = store_config(kind, work, dsn, "judged")
         open_store(config).add(pages)
         ways = {f"{kind} store (BM25)": lambda q, c=config: [h.page.url for h in open_store(c).search(q, 10, Filters())]}
+        empty: list[bool] = []
         if kind == "postgres":
-            ways.update(postgres_alternatives(config))
+            others, empty = postgres_alternatives(config)
+            ways.update(others)
         for name, search in ways.items():
             mrr, ndcg = quality(search, questions, grades)
             print(f"  {name:<44} MRR@10 {mrr:.3f}   nDCG@10 {ndcg:.3f}")
+        if empty:
+            print(f"  websearch_to_tsquery found nothing for {sum(empty)} of {len(empty)} questions")
 
 
 def main() -> None:

@@ -156,10 +156,12 @@ def test_only_pages_with_the_rarer_words_are_scored(index_config: Config, monkey
 
     monkeypatch.setattr(sqlite_store, "CANDIDATE_BUDGET", 5)
     store = open_store(index_config)
-    store.add([page(f"https://a.example.com/common-{i}", "Title", "widget widget text") for i in range(8)])
+    store.add([page(f"https://a.example.com/common-{i}", "Title", "widget gadget text") for i in range(8)])
     store.add([page("https://a.example.com/rare", "Title", "the sprocket page")])
-    terms = query_terms("widget sprocket")
     db = store._db(create=False)
-    assert store._expression(db, terms, 1) == '("sprocket") AND ("widget" OR "sprocket")'
-    assert store._expression(db, terms, 5) == '"widget" OR "sprocket"'  # too few: score every page
-
+    assert store._expressions(db, query_terms("widget sprocket")) == [
+        '("sprocket") AND ("widget" OR "sprocket")', '"widget" OR "sprocket"']
+    # Every term too common: the pages holding all of them first.
+    assert store._expressions(db, query_terms("widget gadget")) == ['"gadget" AND "widget"', '"widget" OR "gadget"']
+    assert store._expressions(db, query_terms("sprocket page")) == ['"sprocket" OR "page"']  # few enough
+    assert len(store.search("widget sprocket", 5, Filters())) == 5  # the first set was short: widened

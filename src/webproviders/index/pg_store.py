@@ -8,9 +8,10 @@ English question finds the stemmed English pages and the ``simple`` ones alike.
 Ranking is BM25 over a bounded set of candidates (measured against ``ts_rank``, ``ts_rank_cd``
 and the ``rum`` extension in ``bench/bench_local.py``; see docs/providers/local.md):
 
-1. Each term's page count comes from ``terms`` (:mod:`.pg_schema`). The rarest terms, as long
-   as together they match at most :data:`CANDIDATE_BUDGET` pages, pick the candidates: any
-   page holding one of them. The common words of the question still count in the score.
+1. Each term's page count comes from ``terms`` (:mod:`.pg_schema`). The rarest terms (of
+   those in any page), as long as together they match at most :data:`CANDIDATE_BUDGET`
+   pages, pick the candidates: any page holding one of them. The common words of the
+   question still count in the score.
 2. When even the rarest term is too common, the candidates are the pages holding every term
    (at most the budget of them). Either way, when the candidates are fewer than asked for,
    up to the budget of the pages holding any term join them.
@@ -155,17 +156,18 @@ class _Question:
         """The ``tsquery`` texts to draw candidates with: the pages matching the first are
         scored; when they are fewer than asked for, so are up to the budget of the second's."""
         order = sorted(self.terms, key=lambda i: self.counts[i])
+        found = [i for i in order if self.counts[i]]  # a term in no page picks nothing
         rare: list[int] = []
         matched = 0
-        for i in order:
-            if rare and matched + self.counts[i] > CANDIDATE_BUDGET:
+        for i in found:
+            if matched + self.counts[i] > CANDIDATE_BUDGET:
                 break
             rare.append(i)
             matched += self.counts[i]
         every = _or([self.terms[i] for i in order])
-        if matched <= CANDIDATE_BUDGET:
-            return _or([self.terms[i] for i in rare]), every
-        return _and([self.terms[i] for i in order]), every
+        if rare or not found:
+            return _or([self.terms[i] for i in rare or order]), every
+        return _and([self.terms[i] for i in found]), every
 
     @property
     def every(self) -> str:

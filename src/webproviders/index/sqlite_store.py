@@ -281,33 +281,39 @@ class SQLiteStore:
         return held(urls, {row[0]: _page(row) for row in rows})
 
     @staticmethod
-    def _expression(db: Any, terms: list[str], limit: int) -> str:
-        """The ``MATCH`` expression to rank with: every term, over a bounded set of pages.
+    def _expressions(db: Any, terms: list[str]) -> list[str]:
+        """The ``MATCH`` expressions to rank with, tried in turn until one gives enough hits:
+        every term, over a bounded set of pages first.
 
         Scoring is what costs (each matched page's positions are read), and a common word
-        matches most pages while adding little to BM25. So when the rarer terms alone match
-        enough pages (within :data:`CANDIDATE_BUDGET`), only pages holding one of them are
+        matches most pages while adding little to BM25. So when the rarer terms together
+        match at most :data:`CANDIDATE_BUDGET` pages, only pages holding one of them are
         scored, still by every term: ``(rare OR ...) AND (rare OR ... OR common ...)`` (the
-        rare terms, named twice, count twice). A page holding only common words of the
-        question is then left out, as it would rank below those anyway.
+        rare terms, named twice, count twice). When even the rarest term (of those in any
+        page) is in more pages than that, the pages holding every term are scored first.
+        Either way, when those are too few, every page holding any term is.
         """
         everything = " OR ".join(terms)
         if len(terms) < 2:
-            return everything
+            return [everything]
         counted = sorted(
             (db.execute("SELECT count(*) FROM pages_fts WHERE pages_fts MATCH ?", (term,)).fetchone()[0], term)
             for term in terms
         )
+        found = [term for count, term in counted if count]  # a term in no page picks nothing
         rare: list[str] = []
         matched = 0
         for count, term in counted:
-            if rare and matched + count > CANDIDATE_BUDGET:
+            if count == 0:
+                continue
+            if matched + count > CANDIDATE_BUDGET:
                 break
             rare.append(term)
             matched += count
-        if len(rare) == len(terms) or matched < limit:
-            return everything
-        return f"({' OR '.join(rare)}) AND ({everything})"
+        if len(rare) == len(found):
+            return [everything]
+        first = f"({' OR '.join(rare)}) AND ({everything})" if rare else " AND ".join(found)
+        return [first, everything]
 
     def search(self, query: str, limit: int, filters: Filters) -> list[Hit]:
         terms = query_terms(query)
@@ -333,8 +339,12 @@ class SQLiteStore:
             db = self._db(create=False)
             if db is None:
                 return []
-            params[0] = self._expression(db, terms, limit)
-            rows = db.execute(sql, [START, END, *params, limit]).fetchall()
+            rows: list[Any] = []
+            for expression in self._expressions(db, terms):
+                params[0] = expression
+                rows = db.execute(sql, [START, END, *params, limit]).fetchall()
+                if len(rows) >= limit:
+                    break
         return [Hit(_page(row), snippet(row[7]), -row[8]) for row in rows]
 
     def remove(self, urls: Sequence[str]) -> int:
