@@ -245,9 +245,9 @@ def postgres_alternatives(config: Config) -> tuple[dict[str, Callable[[str], lis
     def ts_rank_cd_bounded(text: str) -> list[str]:
         q = question(text)
         first, then = q.candidates()
-        return run("SELECT url FROM (SELECT url, search FROM {s}.pages WHERE search @@ %s::tsquery LIMIT 400 "
-                   "UNION SELECT url, search FROM (SELECT url, search FROM {s}.pages WHERE search @@ %s::tsquery "
-                   "LIMIT 400) t) c ORDER BY ts_rank_cd(search, %s::tsquery, 1) DESC LIMIT 10", first, then, q.every)
+        return run("SELECT url FROM ((SELECT url, search FROM {s}.pages WHERE search @@ %s::tsquery LIMIT 400) "
+                   "UNION (SELECT url, search FROM {s}.pages WHERE search @@ %s::tsquery LIMIT 400)) c "
+                   "ORDER BY ts_rank_cd(search, %s::tsquery, 1) DESC LIMIT 10", first, then, q.every)
 
     ways: dict[str, Callable[[str], list[str]]] = {
         "postgres websearch_to_tsquery + ts_rank": websearch_ts_rank,
