@@ -151,7 +151,6 @@ class _Question:
             for lexeme, count in zip(lexemes, counts, strict=True):
                 self.idf[lexeme] = math.log(1 + (pages - count + 0.5) / (count + 0.5))
         self.terms = {i: _or(queries) for i, queries in by_term.items()}
-        self.pages = pages
         self.average = max(length / pages, 1.0) if pages else 1.0
 
     def candidates(self) -> tuple[str, str]:
@@ -167,9 +166,9 @@ class _Question:
             rare.append(i)
             matched += self.counts[i]
         every = _or([self.terms[i] for i in order])
-        if rare or not found:
-            return _or([self.terms[i] for i in rare or order]), every
-        return _and([self.terms[i] for i in found]), every
+        if len(rare) == len(found):  # few enough pages hold any term: score them all
+            return every, every
+        return _or([self.terms[i] for i in rare]) if rare else _and([self.terms[i] for i in found]), every
 
     @property
     def every(self) -> str:
