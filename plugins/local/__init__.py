@@ -1,6 +1,6 @@
 """The ``local`` provider: search and read the pages already extracted or crawled, offline.
 
-Pages live in one SQLite FTS5 file (or a Meilisearch index for a fleet); see
+Pages live in one SQLite FTS5 file (or a PostgreSQL database shared by a fleet); see
 docs/providers/local.md. The plugin's ``after_dispatch`` hook fills the index from every
 successful extract and crawl when ``web.local.index`` is true. It is used only when named
 (``backend="local"``, a chain such as ``[local, http]``, or fusion), never auto-detected.

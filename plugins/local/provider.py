@@ -14,7 +14,6 @@ from webproviders.kit import (
     Hit,
     IndexedPage,
     PageOptions,
-    canonicalize,
     iso_utc,
     open_store,
     page_error,
@@ -70,7 +69,7 @@ def extract(config: Config, urls: list[str], kwargs: dict[str, Any]) -> list[dic
     found = open_store(config).get(urls)
     items = []
     for url in urls:
-        page = found.get(canonicalize(url))
+        page = found.get(url)
         if page is None:
             missing = NotFoundError(
                 f"{url} is not in the local index; read it with another backend (a chain such as "

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,8 +11,9 @@ import pytest
 from webproviders import dispatch_crawl, dispatch_extract, dispatch_search
 from webproviders.config import Config
 from webproviders.index.autofill import index_envelope, wait_for_writes
-from webproviders.index.sqlite_store import SQLiteStore
 from webproviders.index.stores import open_store
+
+from .conftest import created, spoil
 
 
 @pytest.fixture
@@ -36,16 +36,16 @@ def test_extract_and_crawl_results_are_indexed(filling: Config) -> None:
     assert hits["https://a.example.com/x"]["source_provider"] == "stub"
 
 
-def test_nothing_is_written_when_filling_is_off(index_config: Config, index_path: Path) -> None:
+def test_nothing_is_written_when_filling_is_off(index_config: Config) -> None:
     dispatch_extract("https://a.example.com/x", backend="stub", config=index_config)
     assert wait_for_writes(10)
-    assert not index_path.exists()
+    assert not created(index_config)
 
 
-def test_search_results_are_not_pages(filling: Config, index_path: Path) -> None:
+def test_search_results_are_not_pages(filling: Config) -> None:
     dispatch_search("anything", backend="stub", config=filling)
     assert wait_for_writes(10)
-    assert not index_path.exists()
+    assert not created(filling)
 
 
 def test_failed_items_cached_answers_and_the_index_itself_are_skipped(filling: Config) -> None:
@@ -66,13 +66,14 @@ def test_failed_items_cached_answers_and_the_index_itself_are_skipped(filling: C
 
 def test_a_call_does_not_wait_for_the_write(filling: Config, monkeypatch: pytest.MonkeyPatch) -> None:
     gate = threading.Event()
-    real_add = SQLiteStore.add
+    store_class = type(open_store(filling))
+    real_add = store_class.add
 
-    def held_add(self: SQLiteStore, pages: Any) -> int:
+    def held_add(self: Any, pages: Any) -> int:
         assert gate.wait(30)
         return real_add(self, pages)
 
-    monkeypatch.setattr(SQLiteStore, "add", held_add)
+    monkeypatch.setattr(store_class, "add", held_add)
     envelope = dispatch_extract("https://a.example.com/x", backend="stub", config=filling)
     assert envelope["success"] is True  # returned while the write is still held
     assert open_store(filling).stats()["pages"] == 0
@@ -81,20 +82,18 @@ def test_a_call_does_not_wait_for_the_write(filling: Config, monkeypatch: pytest
 
 
 def test_a_broken_index_never_fails_the_call(filling: Config, caplog: pytest.LogCaptureFixture) -> None:
-    path = Path(open_store(filling).location)
-    path.parent.mkdir(parents=True)
-    path.write_bytes(b"garbage" * 1000)
+    refusal = spoil(filling)
     with caplog.at_level(logging.WARNING, logger="webproviders.index"):
         envelope = dispatch_extract("https://a.example.com/x", backend="stub", config=filling)
         assert wait_for_writes(10)
     assert envelope["success"] is True
-    assert any("Could not add 1 page(s) to the local index" in r.getMessage() and "damaged" in r.getMessage()
+    assert any("Could not add 1 page(s) to the local index" in r.getMessage() and refusal in r.getMessage()
                for r in caplog.records)
 
 
-def test_disabling_the_plugin_stops_the_filling(make_config: Any, index_path: Path) -> None:
-    web = {"local": {"index": True}, "providers": {"local": {"path": str(index_path)}}}
+def test_disabling_the_plugin_stops_the_filling(make_config: Any, index_section: dict[str, Any]) -> None:
+    web = {"local": {"index": True}, "providers": {"local": index_section}}
     config = make_config(web=web, plugins={"disabled": ["local"]})
     dispatch_extract("https://a.example.com/x", backend="stub", config=config)
     assert wait_for_writes(10)
-    assert not index_path.exists()
+    assert not created(config)

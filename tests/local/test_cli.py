@@ -10,14 +10,18 @@ import pytest
 import yaml
 
 from webproviders.cli import EXIT_CONFIG, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, main
+from webproviders.config import Config
+from webproviders.index.stores import open_store
+
+from .conftest import spoil
 
 
 @pytest.fixture
-def cli(tmp_path: Path, index_path: Path, site: Any, capsys: pytest.CaptureFixture[str]) -> Any:
+def cli(tmp_path: Path, index_section: dict[str, Any], site: Any, capsys: pytest.CaptureFixture[str]) -> Any:
     """``cli(*argv)`` -> (exit code, stdout, stderr), with a config file that reaches the site."""
     site.reset()
     config = tmp_path / "config.yaml"
-    tree = {"web": {"allow_private_networks": True, "providers": {"local": {"path": str(index_path)}}}}
+    tree = {"web": {"allow_private_networks": True, "providers": {"local": index_section}}}
     config.write_text(yaml.safe_dump(tree), encoding="utf-8")
 
     def run(*argv: str) -> tuple[int, str, str]:
@@ -28,11 +32,12 @@ def cli(tmp_path: Path, index_path: Path, site: Any, capsys: pytest.CaptureFixtu
     return run
 
 
-def test_index_then_search_then_stats(cli: Any, site: Any, index_path: Path) -> None:
+def test_index_then_search_then_stats(cli: Any, site: Any, index_config: Config) -> None:
+    location = open_store(index_config).location
     url = site.url("/articles/caching")
     code, out, _ = cli("index", url)  # the default extract backend: http
     assert code == EXIT_OK
-    assert out == f"indexed 1 page(s) into {index_path}\n"
+    assert out == f"indexed 1 page(s) into {location}\n"
     code, out, _ = cli("search", "time to live expiry", "--backend", "local")
     assert code == EXIT_OK and out.startswith(f"1. Caching in practice\n   {url}\n")
     assert "**" in out
@@ -40,7 +45,7 @@ def test_index_then_search_then_stats(cli: Any, site: Any, index_path: Path) -> 
     stats = json.loads(out)
     assert code == EXIT_OK and stats["pages"] == 1 and stats["providers"] == {"http": 1}
     code, out, _ = cli("index", "--stats")
-    assert f"index:   {index_path}\npages:   1\n" in out and "  http" in out
+    assert f"index:   {location}\npages:   1\n" in out and "  http" in out
 
 
 def test_index_with_crawl(cli: Any, site: Any) -> None:
@@ -91,8 +96,8 @@ def test_a_bad_age_is_invalid_input(cli: Any) -> None:
     assert code == EXIT_USAGE and err.startswith("error [invalid_input]: An age is a number and a unit")
 
 
-def test_a_damaged_index_is_reported(cli: Any, index_path: Path) -> None:
-    index_path.parent.mkdir(parents=True)
-    index_path.write_bytes(b"not sqlite" * 500)
-    code, _, err = cli("index", "--stats")
-    assert code == EXIT_CONFIG and err.startswith("error [not_configured]: The local index") and "damaged" in err
+def test_something_else_where_the_index_should_be_is_reported(cli: Any, index_config: Config) -> None:
+    refusal = spoil(index_config)
+    for argv in (("--stats",), ("--remove", "https://a.example.com/"), ("--prune", "--older-than", "1d")):
+        code, _, err = cli("index", *argv)
+        assert code == EXIT_CONFIG and err.startswith("error [not_configured]: ") and refusal in err

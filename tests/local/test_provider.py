@@ -15,7 +15,7 @@ from webproviders.dispatch.plan import resolve
 from webproviders.index.stores import open_store
 from webproviders.registry.providers import get_registry
 
-from .conftest import page
+from .conftest import SQLITE_ONLY, page, spoil
 
 WORKER = Path(__file__).parent / "worker.py"
 RETRIES = "https://docs.example.com/guide/retries"
@@ -107,27 +107,27 @@ def test_local_is_listed_ready_but_never_auto_detected(make_config: Any) -> None
     assert "local" not in resolve("extract", None, registry).candidates
 
 
-def corrupt(config: Config) -> Path:
-    path = Path(open_store(config).location)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(b"this is not an SQLite file at all" * 200)
-    return path
-
-
-def test_a_corrupt_file_is_a_clear_failure(index_config: Config) -> None:
-    path = corrupt(index_config)
+def test_something_else_where_the_index_should_be_is_a_clear_failure(index_config: Config) -> None:
+    refusal = spoil(index_config)
+    location = open_store(index_config).location
     for envelope in (
         dispatch_search("retries", backend="local", config=index_config),
         dispatch_extract(RETRIES, backend="local", config=index_config),
     ):
         assert envelope["success"] is False
         assert envelope["error_code"] == "not_configured"
-        assert str(path) in envelope["error"] and "damaged" in envelope["error"]
-        assert "delete it" in envelope["error"]
+        assert location in envelope["error"] and refusal in envelope["error"]
 
 
-def test_a_corrupt_index_leaves_the_other_backends_working(index_config: Config) -> None:
-    corrupt(index_config)
+@SQLITE_ONLY
+def test_a_damaged_file_says_what_to_do(index_config: Config) -> None:
+    spoil(index_config)
+    envelope = dispatch_search("retries", backend="local", config=index_config)
+    assert "move it away or delete it" in envelope["error"]
+
+
+def test_an_unusable_index_leaves_the_other_backends_working(index_config: Config) -> None:
+    spoil(index_config)
     fused = dispatch_search("retries", backend={"fuse": ["local", "stub"]}, config=index_config)
     assert fused["success"] is True and fused["meta"]["fused"] == ["stub"]
     assert any(a["provider"] == "local" and a.get("error_code") == "not_configured" for a in fused["meta"]["attempts"])
@@ -136,9 +136,12 @@ def test_a_corrupt_index_leaves_the_other_backends_working(index_config: Config)
     assert [a["provider"] for a in chained["meta"]["attempts"]] == ["local", "stub"]
 
 
-def test_a_file_locked_by_another_process_is_a_retryable_timeout(index_config: Config) -> None:
+@SQLITE_ONLY
+def test_a_file_locked_by_another_process_is_a_retryable_timeout(
+    index_config: Config, index_section: dict[str, Any]
+) -> None:
     path = open_store(index_config).location
-    job = {"mode": "lock", "path": path}
+    job = {"mode": "lock", "section": index_section}
     holder = subprocess.Popen([sys.executable, str(WORKER), json.dumps(job)], stdin=subprocess.PIPE,
                               stdout=subprocess.PIPE, text=True)
     try:
@@ -156,10 +159,9 @@ def test_a_file_locked_by_another_process_is_a_retryable_timeout(index_config: C
     assert [hit["url"] for hit in after["data"]["web"]] == ["https://locked.example.com/"]
 
 
-def test_two_processes_index_and_search_one_file(index_config: Config) -> None:
-    path = open_store(index_config).location
+def test_two_processes_index_and_search_one_index(index_config: Config, index_section: dict[str, Any]) -> None:
     start_at = time.time() + 1.5
-    jobs = [{"mode": "fill", "path": path, "prefix": prefix, "count": 25, "start_at": start_at}
+    jobs = [{"mode": "fill", "section": index_section, "prefix": prefix, "count": 25, "start_at": start_at}
             for prefix in ("one", "two")]
     workers = [subprocess.Popen([sys.executable, str(WORKER), json.dumps(job)], stdout=subprocess.PIPE, text=True)
                for job in jobs]

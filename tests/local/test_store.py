@@ -1,21 +1,17 @@
-"""The SQLite FTS5 store: one page per canonical URL, BM25 ranking, snippets and filters."""
+"""What every store does, run against each (SQLite and a real PostgreSQL server): one page per
+canonical URL, BM25 ranking, snippets, filters, CJK text, remove, prune and stats."""
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from webproviders.config import Config
-from webproviders.errors import NotConfiguredError
-from webproviders.index.fts_query import match_expression, query_terms
 from webproviders.index.pages import Filters
-from webproviders.index.sqlite_store import SQLiteStore
-from webproviders.index.stores import default_path, open_store
+from webproviders.index.stores import open_store
 
-from .conftest import DAY, DOCS, NOW, page
+from .conftest import DAY, DOCS, NOW, created, page
 
 
 def urls(hits: list[Any]) -> list[str]:
@@ -27,9 +23,22 @@ def test_pages_are_stored_once_by_canonical_url(index_config: Config) -> None:
     store.add([page("https://Docs.Example.com:443/a?utm_source=x#top", "A", "alpha text")])
     store.add([page("https://docs.example.com/a", "A", "alpha text")])
     assert store.stats()["pages"] == 1
-    found = store.get(["https://DOCS.example.com/a#elsewhere"])
-    assert list(found) == ["https://docs.example.com/a"]
-    assert found["https://docs.example.com/a"].content == "alpha text"
+    found = store.get(["https://DOCS.example.com/a#elsewhere", "https://docs.example.com/b"])
+    assert list(found) == ["https://DOCS.example.com/a#elsewhere"]  # keyed as asked
+    assert found["https://DOCS.example.com/a#elsewhere"].url == "https://docs.example.com/a"
+    assert found["https://DOCS.example.com/a#elsewhere"].content == "alpha text"
+
+
+def test_a_percent_encoded_url_is_the_same_page(index_config: Config) -> None:
+    store = open_store(index_config)
+    store.add([page("https://docs.example.com/caf%c3%a9/%7Euser?q=a%2fb", "Café", "coffee")])
+    store.add([page("https://docs.example.com/café/~user?q=a%2Fb", "Café", "coffee and cake")])
+    assert store.stats()["pages"] == 1
+    asked = ["https://docs.example.com/caf%C3%A9/%7euser?q=a%2Fb", "https://docs.example.com/café/~user?q=a%2fb"]
+    found = store.get(asked)
+    assert set(found) == set(asked)
+    assert {p.content for p in found.values()} == {"coffee and cake"}
+    assert store.remove(["https://docs.example.com/caf%C3%A9/~user?q=a%2fb"]) == 1
 
 
 def test_reindexing_a_url_replaces_its_text(index_config: Config) -> None:
@@ -82,7 +91,7 @@ def test_a_title_match_outranks_a_passing_mention(index_config: Config) -> None:
 
 def test_snippets_highlight_the_matched_words(filled: Config) -> None:
     [first, *_] = open_store(filled).search("backoff jitter", 5, Filters())
-    assert "**backoff**" in first.snippet and "**jitter**" in first.snippet
+    assert "**`backoff`**" in first.snippet and "**jitter**" in first.snippet
     assert "\n" not in first.snippet
 
 
@@ -109,49 +118,20 @@ def test_time_range_is_measured_on_the_fetch_time() -> None:
     assert Filters.from_options({}).fetched_after is None
 
 
-@pytest.mark.parametrize(
-    ("query", "expression"),
-    [
-        ("how do I configure retries?", '"configure" OR "retries"'),
-        ('the "exact phrase" matters', '"exact phrase" OR "matters"'),
-        ("what is it", '"what" OR "is" OR "it"'),  # only common words: keep them
-        ('say "hi"" folks', '"hi" OR "say" OR "folks"'),
-        ("retry_policy NEAR(a b) AND -x*", '"retry_policy" OR "near" OR "b" OR "x"'),
-        ("?!", None),
-    ],
-)
-def test_plain_questions_become_safe_match_expressions(query: str, expression: str | None) -> None:
-    assert match_expression(query) == expression
-
-
-def test_fts_operators_in_a_question_are_plain_words(filled: Config) -> None:
+def test_query_syntax_in_a_question_is_plain_words(filled: Config) -> None:
     store = open_store(filled)
     assert store.search('retries AND OR NOT "unterminated', 5, Filters())  # no syntax error
     assert store.search("?!", 5, Filters()) == []
 
 
-def test_search_on_a_missing_file_is_empty_and_creates_nothing(index_config: Config, index_path: Path) -> None:
+def test_reading_a_missing_index_is_empty_and_creates_nothing(index_config: Config) -> None:
     store = open_store(index_config)
     assert store.search("anything", 5, Filters()) == []
     assert store.get(["https://docs.example.com/"]) == {}
+    assert store.remove(["https://docs.example.com/"]) == 0
+    assert store.prune(NOW) == 0
     assert store.stats()["pages"] == 0
-    assert not index_path.exists() and not index_path.parent.exists()
-
-
-def test_the_file_is_in_wal_mode_and_stamped(filled: Config, index_path: Path) -> None:
-    with sqlite3.connect(index_path) as conn:
-        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-        assert conn.execute("PRAGMA application_id").fetchone()[0] == 0x77706978
-
-
-def test_another_sqlite_database_is_refused_not_altered(tmp_path: Path) -> None:
-    path = tmp_path / "app.db"
-    with sqlite3.connect(path) as conn:
-        conn.execute("CREATE TABLE orders (id INTEGER)")
-    with pytest.raises(NotConfiguredError, match="not a webproviders page index"):
-        SQLiteStore(path).search("x", 5, Filters())
-    with sqlite3.connect(path) as conn:
-        assert [row[0] for row in conn.execute("SELECT name FROM sqlite_master")] == ["orders"]
+    assert not created(index_config)
 
 
 def test_remove_and_prune(filled: Config) -> None:
@@ -164,9 +144,10 @@ def test_remove_and_prune(filled: Config) -> None:
     assert urls(store.search("outages reference", 5, Filters())) == []
 
 
-def test_stats(filled: Config, index_path: Path) -> None:
-    stats = open_store(filled).stats()
-    assert stats["location"] == str(index_path)
+def test_stats(filled: Config) -> None:
+    store = open_store(filled)
+    stats = store.stats()
+    assert stats["location"] == store.location
     assert stats["pages"] == len(DOCS)
     assert stats["bytes"] > 0
     assert stats["oldest"] == pytest.approx(NOW - 400 * DAY)
@@ -174,40 +155,49 @@ def test_stats(filled: Config, index_path: Path) -> None:
     assert stats["providers"] == {"http": 3, "tavily": 1}
 
 
-def test_default_path_follows_xdg_data_home(_data_home: Path, make_config: Any) -> None:
-    assert default_path() == _data_home / "webproviders" / "index.sqlite3"
-    store = open_store(make_config())
-    assert store.location == str(_data_home / "webproviders" / "index.sqlite3")
 
 
-def test_default_path_without_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.delenv("XDG_DATA_HOME")
-    monkeypatch.setenv("HOME", str(tmp_path))
-    assert default_path() == tmp_path / ".local" / "share" / "webproviders" / "index.sqlite3"
-
-
-@pytest.mark.parametrize(
-    ("settings", "message"),
-    [
-        ({"busy_timeout": 0}, "busy_timeout must be a number of seconds above 0"),
-        ({"path": 5}, "path must be a string"),
-        ({"url": "ftp://meili.internal"}, "url must be an http"),
-        ({"url": "http://127.0.0.1:7700", "index_name": "bad name!"}, "index_name may hold only"),
-    ],
-)
-def test_bad_settings_are_named(make_config: Any, settings: dict[str, Any], message: str) -> None:
-    with pytest.raises(NotConfiguredError, match=message):
-        open_store(make_config(web={"providers": {"local": settings}}))
-
-
-def test_common_words_do_not_crowd_out_pages_with_the_rare_ones(index_config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
-    """With many pages holding a common word, only pages with the rarer word are scored, and
-    the common word still lifts the page that has both."""
-    import webproviders.index.sqlite_store as sqlite_store
-
-    monkeypatch.setattr(sqlite_store, "CANDIDATE_BUDGET", 5)
+def test_cjk_words_are_found_inside_unspaced_text(index_config: Config) -> None:
     store = open_store(index_config)
-    store.add([page(f"https://a.example.com/common-{i}", f"Page {i}", "widget widget widget text") for i in range(8)])
+    store.add([
+        page("https://ja.example.com/tokyo", "東京の天気", "今日は東京都で雨が降っています。明日は晴れるでしょう。"),
+        page("https://ja.example.com/kyoto", "京都の寺", "京都には古い寺がたくさんあります。"),
+        page("https://zh.example.com/beijing", "北京", "北京是中国的首都。Beijing is the capital."),
+    ])
+    hits = store.search("東京", 5, Filters())
+    assert urls(hits) == ["https://ja.example.com/tokyo"]  # 京都 shares a character, not the word
+    assert "**東京**都" in hits[0].snippet and "\x1f" not in hits[0].snippet
+    assert urls(store.search("首都 capital", 5, Filters())) == ["https://zh.example.com/beijing"]
+    stored = store.get(["https://ja.example.com/tokyo"])["https://ja.example.com/tokyo"]
+    assert stored.content == "今日は東京都で雨が降っています。明日は晴れるでしょう。" and stored.title == "東京の天気"
+
+
+def test_a_match_inside_code_is_bolded_around_the_code_span(index_config: Config) -> None:
+    store = open_store(index_config)
+    store.add([page("https://docs.example.com/retries", "Retries",
+                    "Set `max_retries` to 3. Use ```retry_policy = backoff``` for the rest; retries wait.")])
+    [hit] = store.search("retries", 5, Filters())
+    assert "**`max_retries`**" in hit.snippet and "max_**" not in hit.snippet
+    assert "**retries** wait" in hit.snippet
+    [hit] = store.search("backoff", 5, Filters())
+    assert "**```retry_policy = backoff```**" in hit.snippet
+
+
+def test_a_long_page_gets_the_snippet_where_the_words_are(index_config: Config) -> None:
+    store = open_store(index_config)
+    filler = "Nothing to see in this sentence at all. " * 40
+    store.add([page("https://docs.example.com/long", "Long", filler + "The flux capacitor needs plutonium. " + filler)])
+    [hit] = store.search("flux capacitor plutonium", 5, Filters())
+    assert hit.snippet.startswith("…") and hit.snippet.endswith("…")
+    assert "**flux** **capacitor** needs **plutonium**" in hit.snippet
+    assert len(hit.snippet.split()) <= 40
+
+
+def test_common_words_do_not_crowd_out_pages_with_the_rare_ones(index_config: Config) -> None:
+    """Many pages hold a common word; the page holding the rare word and the common one
+    comes first, then the one with the rare word alone."""
+    store = open_store(index_config)
+    store.add([page(f"https://a.example.com/common-{i}", f"Page {i}", "widget widget widget text") for i in range(30)])
     store.add([page(f"https://a.example.com/other-{i}", f"Other {i}", "unrelated text") for i in range(12)])
     store.add([
         page("https://a.example.com/rare", "Rare", "the sprocket manual page"),
@@ -215,9 +205,24 @@ def test_common_words_do_not_crowd_out_pages_with_the_rare_ones(index_config: Co
     ])
     hits = store.search("widget sprocket", 2, Filters())
     assert urls(hits) == ["https://a.example.com/both", "https://a.example.com/rare"]
-    terms = query_terms("widget sprocket")
-    db = store._db(create=False)
-    assert store._expression(db, terms, 2) == '("sprocket") AND ("widget" OR "sprocket")'
-    assert store._expression(db, terms, 5) == '"widget" OR "sprocket"'
-    # Fewer pages with the rare word than the limit asks for: every page is scored.
-    assert len(store.search("widget sprocket", 5, Filters())) == 5
+    assert len(store.search("widget sprocket", 10, Filters())) == 10
+
+
+def test_rare_words_outrank_common_ones(index_config: Config) -> None:
+    """BM25's inverse document frequency: one rare word beats two common ones."""
+    store = open_store(index_config)
+    store.add([page(f"https://a.example.com/{i}", f"Notes {i}", "server config server config notes") for i in range(20)])
+    store.add([page("https://a.example.com/rare", "Other", "a note about the kerberos ticket")])
+    assert urls(store.search("server config kerberos", 1, Filters())) == ["https://a.example.com/rare"]
+
+
+def test_a_page_in_another_language_is_found_by_its_own_words(index_config: Config) -> None:
+    store = open_store(index_config)
+    store.add([
+        page("https://de.example.com/retries", "Wiederholungen einstellen",
+             "Die Wiederholungen werden mit max_retries eingestellt, und das ist für den Betrieb wichtig."),
+        page("https://en.example.com/retries", "Configuring retries", "Set max_retries to configure the retries."),
+    ])
+    assert urls(store.search("wiederholungen", 5, Filters())) == ["https://de.example.com/retries"]
+    assert set(urls(store.search("max_retries", 5, Filters()))) == {
+        "https://de.example.com/retries", "https://en.example.com/retries"}

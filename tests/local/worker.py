@@ -1,11 +1,14 @@
 """Run in a separate OS process by the multi-process tests: ``python worker.py '<json>'``.
 
+The job's ``section`` is the ``web.providers.local`` section of the index to use.
 ``"fill"``: waits until ``start_at`` (wall clock) so several workers begin together, then
 adds ``count`` pages one write at a time through ``index_urls`` (the ``stub`` backend, so
-nothing leaves the machine), searching the same file through dispatch after every write;
-prints one JSON line with what it saw. ``"lock"``: fills the file, then holds an exclusive
-lock on it until a line arrives on stdin (prints ``locked`` once it holds it): no other
-connection can read it meanwhile.
+nothing leaves the machine), searching the same index through dispatch after every write;
+prints one JSON line with what it saw. ``"add"``: waits likewise, then writes its
+``pages`` (``[url, title, content]``) straight to the store ``batch`` at a time; prints how
+many it wrote. ``"lock"`` (SQLite): fills the file, then holds an exclusive lock on it until
+a line arrives on stdin (prints ``locked`` once it holds it): no other connection can read
+it meanwhile.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ import time
 
 from webproviders import dispatch_search, index_urls
 from webproviders.config import config_from_dict
+from webproviders.index.pages import IndexedPage
+from webproviders.index.stores import open_store
 
 
 def fill(job: dict, config: object) -> None:
@@ -39,6 +44,16 @@ def fill(job: dict, config: object) -> None:
     print(json.dumps({"indexed": indexed, "searched": searched, "errors": errors}))
 
 
+def add(job: dict, config: object) -> None:
+    store = open_store(config)
+    pages = [IndexedPage(url, title, content, time.time(), "worker") for url, title, content in job["pages"]]
+    time.sleep(max(0.0, job["start_at"] - time.time()))
+    written = 0
+    for i in range(0, len(pages), job["batch"]):
+        written += store.add(pages[i:i + job["batch"]])
+    print(json.dumps({"written": written}))
+
+
 def hold_lock(path: str) -> None:
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("PRAGMA locking_mode = EXCLUSIVE")
@@ -52,9 +67,11 @@ def hold_lock(path: str) -> None:
 
 def main() -> None:
     job = json.loads(sys.argv[1])
-    config = config_from_dict({"web": {"cache": False, "providers": {"local": {"path": job["path"]}}}})
+    config = config_from_dict({"web": {"cache": False, "providers": {"local": job["section"]}}})
     if job["mode"] == "fill":
         fill(job, config)
+    elif job["mode"] == "add":
+        add(job, config)
     else:
         # Filled from a thread that then ends, so this process keeps no connection open: an
         # exclusive lock in WAL mode needs to be the only connection.
@@ -63,7 +80,7 @@ def main() -> None:
         filler.start()
         filler.join()
         gc.collect()
-        hold_lock(job["path"])
+        hold_lock(job["section"]["path"])
 
 
 if __name__ == "__main__":

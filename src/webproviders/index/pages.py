@@ -4,11 +4,13 @@ one interface every store implements.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Protocol
+from urllib.parse import quote, urlsplit, urlunsplit
 
 from ..urls import canonicalize, host_of, is_http_url
 
@@ -16,11 +18,48 @@ from ..urls import canonicalize, host_of, is_http_url
 TIME_RANGE_SECONDS = {"day": 86_400, "week": 7 * 86_400, "month": 30 * 86_400, "year": 365 * 86_400}
 #: Where a page item may carry its publication date (providers name it differently).
 _PUBLISHED_KEYS = ("published_at", "published_date", "publishedDate", "date")
+#: Where it may carry its language (``<html lang>`` for the http provider).
+_LANGUAGE_KEYS = ("language", "lang")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+#: Characters a path or a query keeps as they are (RFC 3986 reserved ones, and escapes).
+_PATH_SAFE = "/:@!$&'()*+,;=%"
+_QUERY_SAFE = _PATH_SAFE + "?"
+
+
+def _escapes(part: str, safe: str) -> str:
+    """One spelling of a path or query: escapes of unreserved characters decoded, other
+    escapes in upper case, characters that must be escaped (non-ASCII, spaces) escaped."""
+
+    def escape(match: re.Match[str]) -> str:
+        char = chr(int(match.group(1), 16))
+        return char if char in _UNRESERVED else "%" + match.group(1).upper()
+
+    part = _ESCAPE.sub(escape, part)
+    part = re.sub(r"%(?![0-9A-F]{2})", "%25", part)
+    return quote(part, safe=safe)
+
+
+def page_url(url: str) -> str:
+    """The key a page is stored under: the canonical URL (:func:`~webproviders.urls.canonicalize`)
+    with one spelling of percent-escapes, so ``/caf%c3%a9``, ``/café`` and ``/caf%C3%A9`` are
+    one page."""
+    url = canonicalize(url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if parts.scheme not in ("http", "https"):
+        return url
+    path, query = _escapes(parts.path, _PATH_SAFE), _escapes(parts.query, _QUERY_SAFE)
+    return urlunsplit((parts.scheme, parts.netloc, path, query, ""))
 
 
 @dataclass(frozen=True)
 class IndexedPage:
-    """One stored page. ``url`` is made canonical; ``fetched_at`` is seconds since the epoch."""
+    """One stored page. ``url`` is made canonical (:func:`page_url`); ``fetched_at`` is
+    seconds since the epoch; ``language`` is what the page declared (``en``, ``de-AT``), if
+    anything."""
 
     url: str
     title: str
@@ -28,9 +67,10 @@ class IndexedPage:
     fetched_at: float
     provider: str | None = None
     published_at: str | None = None
+    language: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "url", canonicalize(self.url))
+        object.__setattr__(self, "url", page_url(self.url))
 
     @property
     def host(self) -> str:
@@ -79,7 +119,9 @@ class PageStore(Protocol):
 
     def add(self, pages: Sequence[IndexedPage]) -> int: ...
 
-    def get(self, urls: Sequence[str]) -> dict[str, IndexedPage]: ...
+    def get(self, urls: Sequence[str]) -> dict[str, IndexedPage]:
+        """The held pages among ``urls``, keyed by each URL as given."""
+        ...
 
     def search(self, query: str, limit: int, filters: Filters) -> list[Hit]: ...
 
@@ -88,6 +130,16 @@ class PageStore(Protocol):
     def prune(self, before: float) -> int | None: ...
 
     def stats(self) -> dict[str, Any]: ...
+
+    def close(self) -> None:
+        """Let go of connections; the store opens new ones if it is used again."""
+        ...
+
+
+def held(urls: Sequence[str], pages: Mapping[str, IndexedPage]) -> dict[str, IndexedPage]:
+    """``pages`` (keyed by :func:`page_url`) keyed by each of ``urls`` as given instead."""
+    found = {url: pages.get(page_url(url)) for url in urls}
+    return {url: page for url, page in found.items() if page is not None}
 
 
 def _domain(value: str) -> str:
@@ -105,10 +157,11 @@ def iso_utc(timestamp: float) -> str:
     return datetime.fromtimestamp(timestamp, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _published(item: Mapping[str, Any]) -> str | None:
+def _item_text(item: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
+    """The first of ``keys`` that holds text, in the item or its metadata."""
     metadata = item.get("metadata")
     for source in (item, metadata if isinstance(metadata, Mapping) else {}):
-        for key in _PUBLISHED_KEYS:
+        for key in keys:
             value = source.get(key)
             if isinstance(value, str) and value.strip():
                 return value.strip()
@@ -134,7 +187,8 @@ def pages_from_items(
         title = item.get("title") if isinstance(item.get("title"), str) else ""
         page = IndexedPage(
             item["url"], title.strip() or canonicalize(item["url"]), content, fetched_at,
-            source if isinstance(source, str) else None, _published(item),
+            source if isinstance(source, str) else None, _item_text(item, _PUBLISHED_KEYS),
+            _item_text(item, _LANGUAGE_KEYS),
         )
         pages[page.url] = page
     return list(pages.values())

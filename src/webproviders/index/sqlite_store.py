@@ -4,7 +4,9 @@ WAL mode lets searches run beside a writer, in this process or another; each thr
 its own connection. The FTS5 table reads its text from ``pages`` (external content), so text
 is stored once; triggers keep the two in step, and re-indexing a page whose title and
 content did not change only moves its fetch time. The file is stamped with an application
-id, so a path that points at some other SQLite database is refused rather than altered.
+id and a schema version: a path that points at some other SQLite database, or at an index
+made by a newer version, is refused before anything is written to it; an older index is
+brought up to date on first use.
 """
 
 from __future__ import annotations
@@ -19,31 +21,20 @@ from typing import Any
 
 from ..dependable.sqlite_file import retry_while_locked
 from ..errors import NotConfiguredError, ProviderError, WebProviderError, WebTimeoutError
-from ..urls import canonicalize
 from .fts_query import query_terms
-from .pages import Filters, Hit, IndexedPage
+from .pages import Filters, Hit, IndexedPage, held, page_url
+from .snippets import END, START, snippet
+from .text import shown, stored
 
 #: ``PRAGMA application_id`` of an index file ("wpix").
 APPLICATION_ID = 0x77706978
-SCHEMA_VERSION = 1
-#: Snippet length in tokens, and the marks around matched terms (markdown bold).
-SNIPPET_TOKENS = 32
-HIGHLIGHT = ("**", "**")
+#: ``PRAGMA user_version``: 2 keeps CJK text segmented and URLs with one spelling of escapes.
+SCHEMA_VERSION = 2
 #: Title matches weigh more than body matches in the BM25 ranking.
 RANK = "bm25(4.0, 1.0)"
 #: Pages BM25 scores at most, roughly, when a question mixes rare and common words (below).
 CANDIDATE_BUDGET = 600
-_SCHEMA = (
-    """CREATE TABLE pages (
-        id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE, host TEXT NOT NULL,
-        title TEXT NOT NULL, content TEXT NOT NULL, digest TEXT NOT NULL,
-        fetched_at REAL NOT NULL, provider TEXT, published_at TEXT)""",
-    "CREATE INDEX pages_fetched_at ON pages (fetched_at)",
-    """CREATE VIRTUAL TABLE pages_fts USING fts5(title, content, content='pages',
-        content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""",
-    f"INSERT INTO pages_fts (pages_fts, rank) VALUES ('rank', '{RANK}')",
-    # Merge index segments early: fewer segments make every search cheaper.
-    "INSERT INTO pages_fts (pages_fts, rank) VALUES ('automerge', 2)",
+_TRIGGERS = (
     """CREATE TRIGGER pages_added AFTER INSERT ON pages BEGIN
         INSERT INTO pages_fts (rowid, title, content) VALUES (new.id, new.title, new.content);
     END""",
@@ -57,24 +48,71 @@ _SCHEMA = (
         VALUES ('delete', old.id, old.title, old.content);
         INSERT INTO pages_fts (rowid, title, content) VALUES (new.id, new.title, new.content);
     END""",
+)
+_SCHEMA = (
+    """CREATE TABLE pages (
+        id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE, host TEXT NOT NULL,
+        title TEXT NOT NULL, content TEXT NOT NULL, digest TEXT NOT NULL,
+        fetched_at REAL NOT NULL, provider TEXT, published_at TEXT, language TEXT)""",
+    "CREATE INDEX pages_fetched_at ON pages (fetched_at)",
+    """CREATE VIRTUAL TABLE pages_fts USING fts5(title, content, content='pages',
+        content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""",
+    f"INSERT INTO pages_fts (pages_fts, rank) VALUES ('rank', '{RANK}')",
+    # Merge index segments early: fewer segments make every search cheaper.
+    "INSERT INTO pages_fts (pages_fts, rank) VALUES ('automerge', 2)",
+    *_TRIGGERS,
     f"PRAGMA user_version = {SCHEMA_VERSION}",
     f"PRAGMA application_id = {APPLICATION_ID}",
 )
-_UPSERT = """INSERT INTO pages (url, host, title, content, digest, fetched_at, provider, published_at)
-    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+_UPSERT = """INSERT INTO pages (url, host, title, content, digest, fetched_at, provider, published_at, language)
+    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
     ON CONFLICT (url) DO UPDATE SET host = excluded.host, title = excluded.title,
         content = excluded.content, digest = excluded.digest, fetched_at = excluded.fetched_at,
-        provider = excluded.provider, published_at = coalesce(excluded.published_at, published_at)"""
-_COLUMNS = "p.url, p.title, p.content, p.fetched_at, p.provider, p.published_at"
+        provider = excluded.provider, published_at = coalesce(excluded.published_at, published_at),
+        language = coalesce(excluded.language, language)"""
+_COLUMNS = "p.url, p.title, p.content, p.fetched_at, p.provider, p.published_at, p.language"
 _DOMAIN_MATCH = "(p.host = ? OR substr(p.host, -length(?) - 1) = '.' || ?)"
 
 
-def _digest(page: IndexedPage) -> str:
+def digest(page: IndexedPage) -> str:
+    """What says whether a page's text changed (re-indexing the same text rewrites nothing)."""
     return hashlib.sha1(f"{page.title}\0{page.content}".encode()).hexdigest()
 
 
 def _page(row: Sequence[Any]) -> IndexedPage:
-    return IndexedPage(row[0], row[1], row[2], row[3], row[4], row[5])
+    return IndexedPage(row[0], shown(row[1]), shown(row[2]), row[3], row[4], row[5], row[6])
+
+
+def _upgrade_from_1(conn: Any) -> None:
+    """Schema 1 to 2: a language column, CJK text segmented, URL escapes in one spelling
+    (of two rows that become one URL, the later fetch stays)."""
+    conn.execute("ALTER TABLE pages ADD COLUMN language TEXT")
+    changes = []
+    for row_id, url, title, content, fetched_at in conn.execute(
+        "SELECT id, url, title, content, fetched_at FROM pages"
+    ):
+        new = (page_url(url), stored(title), stored(content))
+        if new != (url, title, content):
+            changes.append((row_id, fetched_at, (url, title, content), new))
+    for row_id, fetched_at, (url, title, content), (new_url, new_title, new_content) in changes:
+        if (new_title, new_content) != (title, content):  # the triggers see no new digest
+            conn.execute("INSERT INTO pages_fts (pages_fts, rowid, title, content) VALUES ('delete', ?, ?, ?)",
+                         (row_id, title, content))
+            conn.execute("UPDATE pages SET title = ?, content = ? WHERE id = ?", (new_title, new_content, row_id))
+            conn.execute("INSERT INTO pages_fts (rowid, title, content) VALUES (?, ?, ?)",
+                         (row_id, new_title, new_content))
+        if new_url != url:
+            other = conn.execute("SELECT id, fetched_at FROM pages WHERE url = ?", (new_url,)).fetchone()
+            if other is not None and other[1] >= fetched_at:
+                conn.execute("DELETE FROM pages WHERE id = ?", (row_id,))
+                continue
+            if other is not None:
+                conn.execute("DELETE FROM pages WHERE id = ?", (other[0],))
+            conn.execute("UPDATE pages SET url = ? WHERE id = ?", (new_url, row_id))
+
+
+#: How to bring a file of each older schema version up to the next one.
+_UPGRADES = {1: _upgrade_from_1}
 
 
 class SQLiteStore:
@@ -104,30 +142,59 @@ class SQLiteStore:
         return conn
 
     def _prepare(self, conn: Any) -> None:
-        """WAL mode, and the schema on a new file (retried while another process does the same)."""
-        if conn.execute("PRAGMA application_id").fetchone()[0] != APPLICATION_ID:
+        """WAL mode and the schema on a new file, an older index brought up to date (each
+        retried while another process does the same); anything else refused unaltered."""
+        if self._marks(conn) != (APPLICATION_ID, SCHEMA_VERSION):
             retry_while_locked(lambda: self._set_up(conn), self.busy_timeout)
 
+    @staticmethod
+    def _marks(conn: Any) -> tuple[int, int]:
+        """The file's application id and schema version (-1: not ours, though unstamped)."""
+        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+        if app_id == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+            return 0, -1
+        return app_id, conn.execute("PRAGMA user_version").fetchone()[0]
+
+    def _refuse_others(self, marks: tuple[int, int]) -> None:
+        """Raise unless the file is new (nothing in it) or an index this version can use."""
+        app_id, version = marks
+        if marks == (0, 0) or (app_id == APPLICATION_ID and (version == SCHEMA_VERSION or version in _UPGRADES)):
+            return
+        if app_id == APPLICATION_ID and version > SCHEMA_VERSION:
+            problem = f"was made by a newer version of webproviders (schema {version}); upgrade webproviders"
+        else:
+            problem = "is a SQLite database but not a webproviders page index"
+        raise NotConfiguredError(
+            f"{self.path} {problem}, or point web.providers.local.path at another file.", provider="local"
+        )
+
     def _set_up(self, conn: Any) -> None:
-        """Refuse a file that is not an index; give a new one its schema."""
-        conn.execute("PRAGMA journal_mode = WAL")
+        """Read first, write only to a new file or an index of ours."""
+        marks = self._marks(conn)
+        self._refuse_others(marks)
+        if marks[0] == 0:
+            conn.execute("PRAGMA journal_mode = WAL")  # an empty file: nobody else's
         conn.execute("BEGIN IMMEDIATE")  # another process may be creating it right now
         try:
-            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            if app_id != APPLICATION_ID:
-                if app_id or tables:
-                    raise NotConfiguredError(
-                        f"{self.path} is a SQLite database but not a webproviders page index; "
-                        "point web.providers.local.path at another file.",
-                        provider="local",
-                    )
+            marks = self._marks(conn)
+            self._refuse_others(marks)
+            if marks[0] == 0:
                 for statement in _SCHEMA:
                     conn.execute(statement)
+            for version in range(marks[1], SCHEMA_VERSION) if marks[0] else ():
+                _UPGRADES[version](conn)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
         except BaseException:
             conn.execute("ROLLBACK")
             raise
+
+    def close(self) -> None:
+        """Close this thread's connection (other threads' close when those threads end)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            self._local.conn = None
+            conn.close()
 
     def _db(self, create: bool) -> Any | None:
         """This thread's connection; None when the file does not exist and ``create`` is False."""
@@ -185,13 +252,15 @@ class SQLiteStore:
 
     def add(self, pages: Sequence[IndexedPage]) -> int:
         rows = [
-            (p.url, p.host, p.title, p.content, _digest(p), p.fetched_at, p.provider, p.published_at)
+            (p.url, p.host, stored(p.title), stored(p.content), digest(p), p.fetched_at, p.provider,
+             p.published_at, p.language)
             for p in pages
         ]
         if not rows:
             return 0
         with self._errors():
             db = self._db(create=True)
+            assert db is not None
             db.execute("BEGIN IMMEDIATE")
             try:
                 db.executemany(_UPSERT, rows)
@@ -202,43 +271,49 @@ class SQLiteStore:
         return len(rows)
 
     def get(self, urls: Sequence[str]) -> dict[str, IndexedPage]:
-        wanted = list(dict.fromkeys(canonicalize(url) for url in urls))
+        wanted = list(dict.fromkeys(page_url(url) for url in urls))
         with self._errors():
             db = self._db(create=False)
             if db is None or not wanted:
                 return {}
             marks = ",".join("?" * len(wanted))
             rows = db.execute(f"SELECT {_COLUMNS} FROM pages p WHERE p.url IN ({marks})", wanted).fetchall()
-        return {row[0]: _page(row) for row in rows}
+        return held(urls, {row[0]: _page(row) for row in rows})
 
     @staticmethod
-    def _expression(db: Any, terms: list[str], limit: int) -> str:
-        """The ``MATCH`` expression to rank with: every term, over a bounded set of pages.
+    def _expressions(db: Any, terms: list[str]) -> list[str]:
+        """The ``MATCH`` expressions to rank with, tried in turn until one gives enough hits:
+        every term, over a bounded set of pages first.
 
         Scoring is what costs (each matched page's positions are read), and a common word
-        matches most pages while adding little to BM25. So when the rarer terms alone match
-        enough pages (within :data:`CANDIDATE_BUDGET`), only pages holding one of them are
+        matches most pages while adding little to BM25. So when the rarer terms together
+        match at most :data:`CANDIDATE_BUDGET` pages, only pages holding one of them are
         scored, still by every term: ``(rare OR ...) AND (rare OR ... OR common ...)`` (the
-        rare terms, named twice, count twice). A page holding only common words of the
-        question is then left out, as it would rank below those anyway.
+        rare terms, named twice, count twice). When even the rarest term (of those in any
+        page) is in more pages than that, the pages holding every term are scored first.
+        Either way, when those are too few, every page holding any term is.
         """
         everything = " OR ".join(terms)
         if len(terms) < 2:
-            return everything
+            return [everything]
         counted = sorted(
             (db.execute("SELECT count(*) FROM pages_fts WHERE pages_fts MATCH ?", (term,)).fetchone()[0], term)
             for term in terms
         )
+        found = [term for count, term in counted if count]  # a term in no page picks nothing
         rare: list[str] = []
         matched = 0
         for count, term in counted:
-            if rare and matched + count > CANDIDATE_BUDGET:
+            if count == 0:
+                continue
+            if matched + count > CANDIDATE_BUDGET:
                 break
             rare.append(term)
             matched += count
-        if len(rare) == len(terms) or matched < limit:
-            return everything
-        return f"({' OR '.join(rare)}) AND ({everything})"
+        if len(rare) == len(found):
+            return [everything]
+        first = f"({' OR '.join(rare)}) AND ({everything})" if rare else " AND ".join(found)
+        return [first, everything]
 
     def search(self, query: str, limit: int, filters: Filters) -> list[Hit]:
         terms = query_terms(query)
@@ -255,8 +330,8 @@ class SQLiteStore:
             where.append(f"NOT {_DOMAIN_MATCH}")
             params += [domain] * 3
         sql = (
-            f"SELECT p.url, p.title, '', p.fetched_at, p.provider, p.published_at, "
-            f"snippet(pages_fts, 1, ?, ?, '…', {SNIPPET_TOKENS}), pages_fts.rank "
+            f"SELECT p.url, p.title, '', p.fetched_at, p.provider, p.published_at, p.language, "
+            f"highlight(pages_fts, 1, ?, ?), pages_fts.rank "
             f"FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid "
             f"WHERE {' AND '.join(where)} ORDER BY pages_fts.rank LIMIT ?"
         )
@@ -264,12 +339,16 @@ class SQLiteStore:
             db = self._db(create=False)
             if db is None:
                 return []
-            params[0] = self._expression(db, terms, limit)
-            rows = db.execute(sql, [*HIGHLIGHT, *params, limit]).fetchall()
-        return [Hit(_page(row), " ".join(row[6].split()), -row[7]) for row in rows]
+            rows: list[Any] = []
+            for expression in self._expressions(db, terms):
+                params[0] = expression
+                rows = db.execute(sql, [START, END, *params, limit]).fetchall()
+                if len(rows) >= limit:
+                    break
+        return [Hit(_page(row), snippet(row[7]), -row[8]) for row in rows]
 
     def remove(self, urls: Sequence[str]) -> int:
-        wanted = list(dict.fromkeys(canonicalize(url) for url in urls))
+        wanted = list(dict.fromkeys(page_url(url) for url in urls))
         with self._errors():
             db = self._db(create=False)
             if db is None or not wanted:

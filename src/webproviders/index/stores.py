@@ -1,12 +1,15 @@
 """Which store the config names (``web.providers.local``), opened once per location.
 
-``url`` set: a Meilisearch server (:mod:`.meili_store`); otherwise the SQLite file at
-``path``, by default ``$XDG_DATA_HOME/webproviders/index.sqlite3``
+``dsn`` set (or the environment variable the ``local`` plugin declares for it): a PostgreSQL
+database (:mod:`.pg_store`), shared by every worker pointed at it; otherwise the SQLite file
+at ``path``, by default ``$XDG_DATA_HOME/webproviders/index.sqlite3``
 (``~/.local/share/webproviders/index.sqlite3``).
 """
 
 from __future__ import annotations
 
+import atexit
+import importlib.util
 import os
 import re
 import threading
@@ -20,10 +23,10 @@ from .pages import PageStore
 
 #: The config section (``web.providers.local``) and provider name of the index.
 INDEX_PROVIDER = "local"
-#: Environment variable holding the Meilisearch key (``api_key`` in the section wins).
-KEY_ENV = "MEILISEARCH_API_KEY"
-DEFAULT_INDEX_NAME = "webproviders_pages"
-_INDEX_NAME = re.compile(r"^[A-Za-z0-9_-]{1,400}$")
+DEFAULT_SCHEMA = "webproviders"
+#: Seconds a call to a PostgreSQL index may take when ``timeout`` is not set.
+DEFAULT_TIMEOUT = 10.0
+_SCHEMA_NAME = re.compile(r"^[a-z_][a-z0-9_]{0,62}$")
 
 _stores: dict[tuple[Any, ...], PageStore] = {}
 _lock = threading.Lock()
@@ -35,13 +38,14 @@ def default_path() -> Path:
     return Path(base).expanduser() / "webproviders" / "index.sqlite3"
 
 
-def _seconds(settings: ProviderSettings, key: str, default: float) -> float:
+def _problem(key: str, sentence: str) -> NotConfiguredError:
+    return NotConfiguredError(f"web.providers.{INDEX_PROVIDER}.{key} {sentence}", provider=INDEX_PROVIDER)
+
+
+def _number(settings: ProviderSettings, key: str, default: float) -> float:
     value = settings.option(key, default)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise NotConfiguredError(
-            f"web.providers.{INDEX_PROVIDER}.{key} must be a number of seconds above 0, not {value!r}.",
-            provider=INDEX_PROVIDER,
-        )
+        raise _problem(key, f"must be a number above 0, not {value!r}.")
     return float(value)
 
 
@@ -50,48 +54,78 @@ def _text(settings: ProviderSettings, key: str) -> str | None:
     if value is None or value == "":
         return None
     if not isinstance(value, str):
-        raise NotConfiguredError(
-            f"web.providers.{INDEX_PROVIDER}.{key} must be a string, not {value!r}.", provider=INDEX_PROVIDER
-        )
+        raise _problem(key, f"must be a string, not {value!r}.")
     return value.strip()
 
 
-def _meili(settings: ProviderSettings, url: str) -> tuple[tuple[Any, ...], Any]:
-    from .meili_store import MeiliStore
+def _dsn(config: Config, settings: ProviderSettings) -> str | None:
+    """``dsn`` from the section, else the variable the ``local`` plugin's manifest names for it."""
+    dsn = _text(settings, "dsn")
+    if dsn:
+        return dsn
+    from ..registry.providers import get_registry
 
-    if not url.startswith(("http://", "https://")):
-        raise NotConfiguredError(
-            f"web.providers.{INDEX_PROVIDER}.url must be an http(s) URL of a Meilisearch server, not {url!r}.",
-            provider=INDEX_PROVIDER,
-        )
-    index = _text(settings, "index_name") or DEFAULT_INDEX_NAME
-    if not _INDEX_NAME.match(index):
-        raise NotConfiguredError(
-            f"web.providers.{INDEX_PROVIDER}.index_name may hold only letters, digits, '-' and '_'; "
-            f"got {index!r}.",
-            provider=INDEX_PROVIDER,
-        )
-    keys = settings.api_keys() or [k for k in [(os.environ.get(KEY_ENV) or "").strip()] if k]
-    redact.remember(*keys)
-    key = keys[0] if keys else None
-    timeout = settings.timeout or 10.0
-    return ("meili", url.rstrip("/"), index, key, timeout), lambda: MeiliStore(url, index, key, timeout)
+    entry = get_registry(config).get(INDEX_PROVIDER)
+    for var in entry.manifest.env if entry is not None else ():
+        if var.config_key == "dsn":
+            return var.value()
+    return None
+
+
+def _postgres(settings: ProviderSettings, dsn: str) -> tuple[tuple[Any, ...], Any]:
+    """The key and maker of a PostgreSQL store; the password is never part of its name."""
+    if importlib.util.find_spec("psycopg") is None or importlib.util.find_spec("psycopg_pool") is None:
+        raise _problem("dsn", "names a PostgreSQL database, which needs psycopg: pip install 'webproviders[postgres]'.")
+    from psycopg import ProgrammingError
+    from psycopg.conninfo import conninfo_to_dict
+
+    from .pg_store import PostgresStore
+
+    try:
+        parts = conninfo_to_dict(dsn)
+    except ProgrammingError:
+        raise _problem(
+            "dsn", "is not a PostgreSQL connection string (postgresql://user@host:5432/dbname, or key=value pairs)."
+        ) from None
+    redact.remember(str(parts.get("password") or ""))
+    schema = _text(settings, "schema") or DEFAULT_SCHEMA
+    if not _SCHEMA_NAME.match(schema):
+        raise _problem("schema", f"may hold only lower-case letters, digits and '_' (63 at most); got {schema!r}.")
+    timeout = settings.timeout or DEFAULT_TIMEOUT
+    pool_size = int(_number(settings, "pool_size", 4))
+    user = f"{parts['user']}@" if parts.get("user") else ""
+    port = f":{parts['port']}" if parts.get("port") else ""
+    location = f"postgresql://{user}{parts.get('host') or 'localhost'}{port}/{parts.get('dbname') or ''} (schema {schema})"
+    key = ("postgres", dsn, schema, timeout, pool_size)
+    return key, lambda: PostgresStore(dsn, location, schema, timeout, pool_size)
 
 
 def open_store(config: Config) -> PageStore:
     """The index ``web.providers.local`` points at; raises ``not_configured`` for bad settings."""
     settings = config.provider(INDEX_PROVIDER)
-    url = _text(settings, "url")
-    if url:
-        key, make = _meili(settings, url)
+    dsn = _dsn(config, settings)
+    if dsn:
+        key, make = _postgres(settings, dsn)
     else:
         from .sqlite_store import SQLiteStore
 
         path = Path(_text(settings, "path") or default_path()).expanduser().resolve()
-        busy = _seconds(settings, "busy_timeout", 5.0)
+        busy = _number(settings, "busy_timeout", 5.0)
         key, make = ("sqlite", str(path), busy), lambda: SQLiteStore(path, busy)
     with _lock:
         store = _stores.get(key)
         if store is None:
             store = _stores[key] = make()
         return store
+
+
+def close_stores() -> None:
+    """Close every store opened so far (their connections); the next use opens them anew."""
+    with _lock:
+        stores = list(_stores.values())
+        _stores.clear()
+    for store in stores:
+        store.close()
+
+
+atexit.register(close_stores)

@@ -1,0 +1,487 @@
+"""The page index in PostgreSQL: one database that a whole fleet of workers fills and searches.
+
+Pages are rows keyed by canonical URL, each with a ``tsvector`` built with the text search
+configuration of the page's language (:mod:`.language`; ``simple`` when unknown) and a GIN
+index over it. A question is asked in every configuration the index holds pages in, so an
+English question finds the stemmed English pages and the ``simple`` ones alike.
+
+Ranking is BM25 over a bounded set of candidates (measured against ``ts_rank``, ``ts_rank_cd``
+and the ``rum`` extension in ``bench/bench_local.py``; see docs/providers/local.md):
+
+1. Each term's page count comes from ``terms`` (:mod:`.pg_schema`). The rarest terms (of
+   those in any page), as long as together they match at most :data:`CANDIDATE_BUDGET`
+   pages, pick the candidates: any page holding one of them. The common words of the
+   question still count in the score.
+2. When even the rarest term is too common, the candidates are the pages holding every term
+   (at most the budget of them). Either way, when the candidates are fewer than asked for,
+   up to the budget of the pages holding any term join them.
+3. Candidates are scored by BM25 (k1 1.2, b 0.75; a title occurrence counts as
+   :data:`TITLE_WEIGHT`), and the best get a snippet (``ts_headline``, every match marked,
+   cut by :mod:`.snippets`).
+
+Connections come from a small ``psycopg_pool`` pool per store, checked before each use, so a
+restarted server costs no failed call once it is back. Every statement is bounded by the
+store's ``timeout``; waiting for a connection by half of it.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from ..errors import (
+    NetworkError,
+    NotConfiguredError,
+    ProviderError,
+    WebProviderError,
+    WebTimeoutError,
+)
+from ..redact import scrub
+from .language import CONFIGS, page_language
+from .pages import Filters, Hit, IndexedPage, held, page_url
+from .pg_schema import APPLICATION, SCHEMA_VERSION, migrate, statements
+from .question import question_terms
+from .snippets import END, START, snippet
+from .sqlite_store import digest
+from .text import shown, stored, token_count
+
+PROVIDER = "local"
+#: Pages scored at most, roughly, per search (see the module docstring).
+CANDIDATE_BUDGET = 400
+#: BM25 parameters, and how much more a word of the title counts than one of the text.
+K1, B, TITLE_WEIGHT = 1.2, 0.75, 4
+#: Characters of a page given to ``to_tsvector`` (a ``tsvector`` holds at most 1 MB); the
+#: page is stored whole.
+INDEXED_CHARS = 300_000
+#: Times a write is tried when PostgreSQL picks it to end a deadlock.
+_WRITE_TRIES = 5
+_HEADLINE = f"HighlightAll=true, StartSel={START}, StopSel={END}"
+
+_UPSERT = """
+INSERT INTO {s}.pages AS p (url, host, title, content, digest, fetched_at, provider, published_at,
+                            language, config, length, search)
+SELECT r.url, r.host, r.title, r.content, r.digest, r.fetched_at, r.provider, r.published_at,
+       r.language, r.config::regconfig, r.length,
+       setweight(to_tsvector(r.config::regconfig, r.title), 'A')
+           || to_tsvector(r.config::regconfig, left(r.content, %(chars)s))
+FROM unnest(%(url)s::text[], %(host)s::text[], %(title)s::text[], %(content)s::text[], %(digest)s::text[],
+            %(fetched_at)s::float8[], %(provider)s::text[], %(published_at)s::text[], %(language)s::text[],
+            %(config)s::text[], %(length)s::int[])
+     AS r (url, host, title, content, digest, fetched_at, provider, published_at, language, config, length)
+ORDER BY r.url
+ON CONFLICT (url) DO UPDATE SET
+    host = excluded.host, title = excluded.title, content = excluded.content, digest = excluded.digest,
+    fetched_at = excluded.fetched_at, provider = excluded.provider,
+    published_at = coalesce(excluded.published_at, p.published_at),
+    language = coalesce(excluded.language, p.language), config = excluded.config,
+    length = excluded.length, search = excluded.search
+"""
+#: Per term and configuration: the term as a query, its lexemes and how many pages hold each.
+_TERMS = """
+SELECT t.i, phraseto_tsquery(c.config, t.term)::text, l.lexemes,
+       ARRAY(SELECT coalesce((SELECT sum(pages) FROM {s}.terms WHERE term = x), 0)::bigint FROM unnest(l.lexemes) x),
+       (SELECT sum(pages)::bigint FROM {s}.totals), (SELECT sum(length)::bigint FROM {s}.totals)
+FROM unnest(%(terms)s::text[]) WITH ORDINALITY AS t (term, i)
+CROSS JOIN {s}.configs c
+CROSS JOIN LATERAL (SELECT tsvector_to_array(to_tsvector(c.config, t.term)) AS lexemes) l
+"""
+#: How often a lexeme occurs in a page, from ``ts_rank`` of it alone. With every weight 1,
+#: ``ts_rank`` of one lexeme is (1 + 1/4 + ... + 1/tf²) / (π²/6), and the tail of that sum,
+#: π²/6 - (1 + ... + 1/tf²), is close to 1 / (tf + 0.5): so tf comes back exactly (to well
+#: past the 256 positions a tsvector keeps), without unpacking the tsvector row by row.
+#: Title words carry weight A, so the same with only A counted gives the title's share.
+_TF = "round(1 / (1.64493406685 * (1 - ts_rank({weights}, c.search, q.lexeme))) - 0.5)"
+_SEARCH = f"""
+WITH candidates AS MATERIALIZED (  -- each tsvector read (and decompressed) once
+    SELECT DISTINCT ON (id) id, search, length FROM (
+        (SELECT p.id, p.search || ''::tsvector AS search, p.length FROM {{s}}.pages p
+         WHERE p.search @@ %(first)s::tsquery {{filters}} LIMIT %(budget)s)
+        UNION ALL
+        (SELECT p.id, p.search || ''::tsvector, p.length FROM {{s}}.pages p
+         WHERE p.search @@ %(then)s::tsquery {{filters}} LIMIT %(then_budget)s)
+    ) AS chosen ORDER BY id
+), frequencies AS MATERIALIZED (
+    SELECT c.id, c.length, q.idf,
+           {_TF.format(weights="'{{1,1,1,1}}'")} + %(title_extra)s * {_TF.format(weights="'{{0,0,0,1}}'")} AS tf
+    FROM candidates c CROSS JOIN unnest(%(lexemes)s::tsquery[], %(idfs)s::float8[]) AS q (lexeme, idf)
+), scored AS (
+    SELECT id, sum(idf * tf * %(k1_1)s / (tf + %(k1)s * (1 - %(b)s + %(b)s * length / %(average)s))) AS score
+    FROM frequencies WHERE tf > 0
+    GROUP BY id ORDER BY score DESC, id LIMIT %(limit)s
+)
+SELECT p.url, p.title, p.fetched_at, p.provider, p.published_at, p.language,
+       ts_headline(p.config, p.content, %(every)s::tsquery, %(headline)s), s.score
+FROM scored s JOIN {{s}}.pages p ON p.id = s.id
+ORDER BY s.score DESC, p.id
+"""
+_COLUMNS = "url, title, content, fetched_at, provider, published_at, language"
+
+
+def _lexeme_query(lexeme: str) -> str:
+    """One lexeme as ``tsquery`` text, quoted so that no character of it is query syntax."""
+    return "'" + lexeme.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def _or(queries: Sequence[str]) -> str:
+    return " | ".join(f"( {q} )" for q in dict.fromkeys(queries))
+
+
+def _and(queries: Sequence[str]) -> str:
+    return " & ".join(f"( {q} )" for q in dict.fromkeys(queries))
+
+
+class _Question:
+    """A question's terms as ``tsquery`` text, with the page counts the ranking needs."""
+
+    def __init__(self, rows: list[tuple[Any, ...]]) -> None:
+        by_term: dict[int, list[str]] = {}
+        self.counts: dict[int, int] = {}
+        self.idf: dict[str, float] = {}
+        pages = length = 0
+        for i, query, lexemes, counts, pages, length in rows:
+            pages, length = int(pages or 0), int(length or 0)
+            if query:
+                by_term.setdefault(i, []).append(query)
+                # A phrase is in no more pages than its rarest word; each configuration adds its own.
+                self.counts[i] = self.counts.get(i, 0) + min(counts, default=0)
+            for lexeme, count in zip(lexemes, counts, strict=True):
+                self.idf[lexeme] = math.log(1 + (pages - count + 0.5) / (count + 0.5))
+        self.terms = {i: _or(queries) for i, queries in by_term.items()}
+        self.average = max(length / pages, 1.0) if pages else 1.0
+
+    def candidates(self) -> tuple[str, str]:
+        """The ``tsquery`` texts to draw candidates with: the pages matching the first are
+        scored; when they are fewer than asked for, so are up to the budget of the second's."""
+        order = sorted(self.terms, key=lambda i: self.counts[i])
+        found = [i for i in order if self.counts[i]]  # a term in no page picks nothing
+        rare: list[int] = []
+        matched = 0
+        for i in found:
+            if matched + self.counts[i] > CANDIDATE_BUDGET:
+                break
+            rare.append(i)
+            matched += self.counts[i]
+        every = _or([self.terms[i] for i in order])
+        if len(rare) == len(found):  # few enough pages hold any term: score them all
+            return every, every
+        return _or([self.terms[i] for i in rare]) if rare else _and([self.terms[i] for i in found]), every
+
+    @property
+    def every(self) -> str:
+        return _or(list(self.terms.values()))
+
+
+class PostgresStore:
+    """The :class:`~webproviders.index.pages.PageStore` in a PostgreSQL database (``dsn``)."""
+
+    def __init__(self, dsn: str, location: str, schema: str = "webproviders", timeout: float = 10.0,
+                 pool_size: int = 4) -> None:
+        self.dsn = dsn
+        self.location = location
+        self.schema = schema
+        self.timeout = timeout
+        self.pool_size = pool_size
+        #: How long to wait for a connection: half the time a call has, so that a server that
+        #: is down is reported as such (``network_error``) before the call's own deadline.
+        self._wait = timeout / 2
+        self._pool: Any = None
+        self._ready = False
+        self._server_configs: frozenset[str] = frozenset()
+        self._known_configs: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"PostgresStore({self.location!r})"
+
+    # -- connections -------------------------------------------------------------------
+
+    def _configure(self, conn: Any) -> None:
+        conn.execute("SET client_min_messages = warning")
+        # Small lookups with large cost estimates: compiling them takes far longer than running them.
+        conn.execute("SET jit = off")
+        # A sequential scan that stops at a LIMIT looks cheap to the planner, which does not
+        # count unpacking every row's tsvector to test it; the GIN index is always the way in.
+        conn.execute("SET enable_seqscan = off")
+        conn.execute(f"SET statement_timeout = {int(self.timeout * 1000)}")
+
+    def _open_pool(self) -> Any:
+        from psycopg_pool import ConnectionPool
+
+        with self._lock:
+            if self._pool is None:
+                pool = ConnectionPool(
+                    self.dsn, min_size=1, max_size=self.pool_size, open=False, timeout=self._wait,
+                    kwargs={"autocommit": True, "connect_timeout": max(2, math.ceil(self._wait))},
+                    configure=self._configure, check=ConnectionPool.check_connection,
+                    name="webproviders-index",
+                )
+                pool.open(wait=False)
+                self._pool = pool
+        return self._pool
+
+    def close(self) -> None:
+        """Close the pool's connections (a later call opens a new pool)."""
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
+
+    @contextmanager
+    def _connection(self, create: bool) -> Iterator[Any | None]:
+        """A connection to a database holding the index; None when there is no index yet and
+        ``create`` is False. Errors come out as ours (:meth:`_mapped`)."""
+        import psycopg
+
+        try:
+            with self._borrowed() as conn:
+                yield conn if self._prepare(conn, create) else None
+        except WebProviderError:
+            raise
+        except psycopg.Error as exc:
+            raise self._mapped(exc) from None
+
+    @contextmanager
+    def _borrowed(self) -> Iterator[Any]:
+        """A pooled connection; when none comes in time, one made directly (the pool may still
+        be waiting out its back-off after the server was down), or the reason there is none."""
+        import psycopg
+        from psycopg_pool import PoolTimeout
+
+        pool = self._open_pool()
+        try:
+            with pool.connection() as conn:
+                yield conn
+            return
+        except PoolTimeout:
+            pass
+        try:
+            direct = psycopg.connect(self.dsn, autocommit=True, connect_timeout=2)
+        except psycopg.Error as exc:
+            raise self._unreachable(exc) from None
+        if pool.get_stats().get("pool_size", 0) < self.pool_size:
+            self._discard(pool)  # connections it could not make: a new pool starts afresh
+        with direct:
+            self._configure(direct)
+            yield direct
+
+    def _discard(self, pool: Any) -> None:
+        with self._lock:
+            if self._pool is pool:
+                self._pool = None
+        pool.close(timeout=0)
+
+    def _prepare(self, conn: Any, create: bool) -> bool:
+        """Whether the index exists (made when ``create``); refuses a schema that is not ours."""
+        if self._ready:
+            return True
+        version = self._version(conn)
+        if version is None and not create:
+            return False
+        if version != SCHEMA_VERSION:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"webproviders:{self.schema}",))
+                version = self._version(conn)
+                conn.execute(statements("CREATE SCHEMA IF NOT EXISTS {s}", self.schema))
+                migrate(conn, self.schema, version or 0)
+        self._server_configs = frozenset(row[0] for row in conn.execute("SELECT cfgname FROM pg_ts_config"))
+        self._ready = True
+        return True
+
+    def _version(self, conn: Any) -> int | None:
+        """The schema version of the index; None when the schema is missing or empty; raises
+        ``not_configured`` for a schema that holds something else or a newer index."""
+        row = conn.execute(
+            "SELECT n.oid IS NOT NULL, to_regclass(%(meta)s) IS NOT NULL, "
+            "EXISTS (SELECT 1 FROM pg_class c WHERE c.relnamespace = n.oid) "
+            "OR EXISTS (SELECT 1 FROM pg_proc f WHERE f.pronamespace = n.oid) "
+            "FROM (SELECT 1) AS one LEFT JOIN pg_namespace n ON n.nspname = %(schema)s",
+            {"schema": self.schema, "meta": statements("{s}.meta", self.schema).as_string(conn)},
+        ).fetchone()
+        exists, has_meta, has_objects = row
+        if not exists or not (has_meta or has_objects):
+            return None
+        marks = dict(conn.execute(statements("SELECT key, value FROM {s}.meta", self.schema)).fetchall()) if has_meta else {}
+        version = marks.get("schema_version", "")
+        if marks.get("application") != APPLICATION or not version.isdigit():
+            raise NotConfiguredError(
+                f"The schema {self.schema!r} in {self.location} holds something other than a webproviders "
+                "page index; set web.providers.local.schema to another name.",
+                provider=PROVIDER,
+            )
+        if int(version) > SCHEMA_VERSION:
+            raise NotConfiguredError(
+                f"The page index in {self.location} was made by a newer version of webproviders (schema "
+                f"{version}); upgrade webproviders, or set web.providers.local.schema to another name.",
+                provider=PROVIDER,
+            )
+        return int(version)
+
+    def _unreachable(self, exc: Exception) -> WebProviderError:
+        reason = scrub(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+        return NetworkError(
+            f"The local index at {self.location} cannot be reached ({reason}); check that PostgreSQL is "
+            "running there and web.providers.local.dsn.",
+            provider=PROVIDER,
+        )
+
+    def _mapped(self, exc: Exception) -> WebProviderError:
+        import psycopg
+        from psycopg import errors
+
+        text = scrub(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+        if isinstance(exc, errors.QueryCanceled):
+            return WebTimeoutError(
+                f"The local index at {self.location} took longer than {self.timeout:g} s ({text}); try again, "
+                "or raise web.providers.local.timeout.",
+                provider=PROVIDER,
+            )
+        if isinstance(exc, (errors.InsufficientPrivilege, errors.InvalidSchemaName, errors.ReadOnlySqlTransaction)):
+            return NotConfiguredError(
+                f"The local index at {self.location} cannot be used ({text}); the role in "
+                "web.providers.local.dsn needs to create and write the index schema.",
+                provider=PROVIDER,
+            )
+        if isinstance(exc, psycopg.OperationalError):
+            return NetworkError(
+                f"The local index at {self.location} stopped answering ({text}); try again.", provider=PROVIDER
+            )
+        return ProviderError(f"The local index at {self.location} failed: {text}.", provider=PROVIDER)
+
+    def _sql(self, template: str) -> Any:
+        return statements(template, self.schema)
+
+    # -- the store ---------------------------------------------------------------------
+
+    def _config(self, page: IndexedPage) -> str:
+        config = CONFIGS.get(page_language(page) or "")
+        return config if config in self._server_configs else "simple"
+
+    def add(self, pages: Sequence[IndexedPage]) -> int:
+        from psycopg import errors
+
+        unique = sorted({page.url: page for page in pages}.values(), key=lambda page: page.url)
+        if not unique:
+            return 0
+        with self._connection(create=True) as conn:
+            assert conn is not None
+            configs = [self._config(page) for page in unique]
+            rows = {
+                "url": [p.url for p in unique], "host": [p.host for p in unique],
+                "title": [stored(p.title) for p in unique], "content": [stored(p.content) for p in unique],
+                "digest": [digest(p) for p in unique], "fetched_at": [p.fetched_at for p in unique],
+                "provider": [p.provider for p in unique], "published_at": [p.published_at for p in unique],
+                "language": [p.language for p in unique], "config": configs,
+                "length": [token_count(p.title) + token_count(p.content) for p in unique],
+                "chars": INDEXED_CHARS,
+            }
+            new_configs = sorted(set(configs) - self._known_configs)
+            for attempt in range(_WRITE_TRIES):
+                try:
+                    with conn.transaction():
+                        if new_configs:
+                            conn.execute(
+                                self._sql("INSERT INTO {s}.configs SELECT unnest(%s::regconfig[]) ON CONFLICT DO NOTHING"),
+                                (new_configs,),
+                            )
+                        conn.execute(self._sql(_UPSERT), rows)
+                    break
+                except errors.DeadlockDetected:
+                    if attempt == _WRITE_TRIES - 1:
+                        raise
+                    time.sleep(0.01 * (attempt + 1))
+            self._known_configs.update(new_configs)
+        return len(unique)
+
+    def get(self, urls: Sequence[str]) -> dict[str, IndexedPage]:
+        wanted = list(dict.fromkeys(page_url(url) for url in urls))
+        if not wanted:
+            return {}
+        with self._connection(create=False) as conn:
+            if conn is None:
+                return {}
+            rows = conn.execute(self._sql(f"SELECT {_COLUMNS} FROM {{s}}.pages WHERE url = ANY(%s)"), (wanted,)).fetchall()
+        return held(urls, {row[0]: IndexedPage(row[0], shown(row[1]), shown(row[2]), *row[3:]) for row in rows})
+
+    @staticmethod
+    def _filters(filters: Filters) -> tuple[str, dict[str, Any]]:
+        """The filters as ``AND ...`` conditions on ``p``, and their values by name."""
+        where: list[str] = []
+        values: dict[str, Any] = {}
+        if filters.fetched_after is not None:
+            where.append("p.fetched_at >= %(after)s")
+            values["after"] = filters.fetched_after
+
+        def domain_match(name: str, domain: str) -> str:
+            values[name] = domain
+            return f"(p.host = %({name})s OR right(p.host, length(%({name})s) + 1) = '.' || %({name})s)"
+
+        if filters.include_domains:
+            where.append("(" + " OR ".join(
+                domain_match(f"in{n}", domain) for n, domain in enumerate(filters.include_domains)) + ")")
+        where += [f"NOT {domain_match(f'out{n}', domain)}" for n, domain in enumerate(filters.exclude_domains)]
+        return "".join(f" AND {condition}" for condition in where), values
+
+    def search(self, query: str, limit: int, filters: Filters) -> list[Hit]:
+        from psycopg import sql
+
+        terms = question_terms(query)
+        if not terms:
+            return []
+        with self._connection(create=False) as conn:
+            if conn is None:
+                return []
+            question = _Question(conn.execute(self._sql(_TERMS), {"terms": terms}).fetchall())
+            if not question.terms:
+                return []
+            where, names = self._filters(filters)
+            statement = sql.SQL(_SEARCH.replace("{filters}", where)).format(s=sql.Identifier(self.schema))
+            lexemes = list(question.idf)
+            values = {
+                "budget": CANDIDATE_BUDGET, "k1": K1, "k1_1": K1 + 1, "b": B, "average": question.average,
+                "title_extra": TITLE_WEIGHT - 1, "lexemes": [_lexeme_query(x) for x in lexemes],
+                "idfs": [question.idf[x] for x in lexemes],
+                "limit": limit, "every": question.every, "headline": _HEADLINE, **names,
+            }
+            first, then = question.candidates()
+            rows = conn.execute(statement, {**values, "first": first, "then": then, "then_budget": 0}).fetchall()
+            if len(rows) < limit and then != first:
+                rows = conn.execute(
+                    statement, {**values, "first": first, "then": then, "then_budget": CANDIDATE_BUDGET}
+                ).fetchall()
+        return [
+            Hit(IndexedPage(row[0], shown(row[1]), "", row[2], row[3], row[4], row[5]), snippet(row[6]), float(row[7]))
+            for row in rows
+        ]
+
+    def remove(self, urls: Sequence[str]) -> int:
+        wanted = list(dict.fromkeys(page_url(url) for url in urls))
+        with self._connection(create=False) as conn:
+            if conn is None or not wanted:
+                return 0
+            return int(conn.execute(self._sql("DELETE FROM {s}.pages WHERE url = ANY(%s)"), (wanted,)).rowcount)
+
+    def prune(self, before: float) -> int:
+        with self._connection(create=False) as conn:
+            if conn is None:
+                return 0
+            return int(conn.execute(self._sql("DELETE FROM {s}.pages WHERE fetched_at < %s"), (before,)).rowcount)
+
+    def stats(self) -> dict[str, Any]:
+        """Pages, bytes on disk (pages, their index and the term counts), oldest and newest
+        fetch, pages per provider."""
+        empty = {"location": self.location, "pages": 0, "bytes": 0, "oldest": None, "newest": None, "providers": {}}
+        with self._connection(create=False) as conn:
+            if conn is None:
+                return empty
+            count, oldest, newest, size = conn.execute(self._sql(
+                "SELECT count(*), min(fetched_at), max(fetched_at), pg_total_relation_size('{s}.pages'::regclass::oid) "
+                "+ pg_total_relation_size('{s}.terms'::regclass::oid) FROM {s}.pages"
+            )).fetchone()
+            providers = dict(conn.execute(self._sql(
+                "SELECT coalesce(provider, '?'), count(*) FROM {s}.pages GROUP BY 1 ORDER BY 2 DESC, 1"
+            )).fetchall())
+        return {**empty, "pages": count, "bytes": int(size), "oldest": oldest, "newest": newest, "providers": providers}

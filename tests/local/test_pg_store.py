@@ -1,0 +1,215 @@
+"""The PostgreSQL store alone, against real servers: its schema (made once, refused when it is
+someone else's or newer), its term counts, its settings, and a server that stops mid-call."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from webproviders import dispatch_extract, dispatch_search, index_urls
+from webproviders.config import Config
+from webproviders.errors import NotConfiguredError, WebProviderError
+from webproviders.index.pages import Filters
+from webproviders.index.pg_schema import SCHEMA_VERSION
+from webproviders.index.stores import close_stores, open_store
+
+from . import pg_server
+from .conftest import NOW, POSTGRES_ONLY, counts_are_true, page, pg_run, schema_of
+
+
+@POSTGRES_ONLY
+def test_the_schema_is_made_on_the_first_write_and_stamped(index_config: Config) -> None:
+    store = open_store(index_config)
+    assert store.stats()["pages"] == 0  # reading makes nothing
+    store.add([page("https://a.example.com/", "A", "alpha")])
+    s = schema_of(index_config)
+    assert dict(pg_run(index_config, f"SELECT key, value FROM {s}.meta")) == {
+        "application": "webproviders page index", "schema_version": str(SCHEMA_VERSION)}
+
+
+@POSTGRES_ONLY
+def test_a_schema_holding_something_else_is_refused_and_left_alone(index_config: Config) -> None:
+    s = schema_of(index_config)
+    pg_run(index_config, f"CREATE SCHEMA {s}; CREATE TABLE {s}.pages (id integer); INSERT INTO {s}.pages VALUES (7)")
+    store = open_store(index_config)
+    for call in (lambda: store.add([page("https://a.example.com/", "A", "alpha")]), store.stats,
+                 lambda: store.search("alpha", 5, Filters())):
+        with pytest.raises(NotConfiguredError, match=f"schema '{s}' .* holds something other than"):
+            call()
+    assert pg_run(index_config, f"SELECT * FROM {s}.pages") == [(7,)]
+    assert pg_run(index_config, f"SELECT count(*) FROM pg_class WHERE relnamespace = '{s}'::regnamespace") == [(1,)]
+
+
+@POSTGRES_ONLY
+def test_an_index_made_by_a_newer_version_is_refused(index_config: Config) -> None:
+    open_store(index_config).add([page("https://a.example.com/", "A", "alpha")])
+    close_stores()
+    s = schema_of(index_config)
+    pg_run(index_config, f"UPDATE {s}.meta SET value = '{SCHEMA_VERSION + 1}' WHERE key = 'schema_version'")
+    with pytest.raises(NotConfiguredError, match=f"newer version of webproviders \\(schema {SCHEMA_VERSION + 1}\\)"):
+        open_store(index_config).search("alpha", 5, Filters())
+
+
+@POSTGRES_ONLY
+def test_an_empty_schema_made_for_the_index_is_used(index_config: Config) -> None:
+    pg_run(index_config, f"CREATE SCHEMA {schema_of(index_config)}")
+    store = open_store(index_config)
+    store.add([page("https://a.example.com/", "A", "alpha")])
+    assert [hit.page.url for hit in store.search("alpha", 5, Filters())] == ["https://a.example.com/"]
+
+
+@POSTGRES_ONLY
+def test_term_counts_follow_every_change(index_config: Config) -> None:
+    store = open_store(index_config)
+    store.add([page(f"https://a.example.com/{i}", f"Page {i}", f"alpha beta word{i}", age_days=i) for i in range(10)])
+    store.add([page("https://a.example.com/1", "Page 1", "gamma delta"),       # changed text
+               page("https://a.example.com/2", "Page 2", "alpha beta word2"),  # same text, fetched again
+               page("https://a.example.com/new", "New", "alpha epsilon")])
+    assert counts_are_true(index_config)
+    assert store.remove(["https://a.example.com/3", "https://a.example.com/4"]) == 2
+    assert store.prune(NOW - 6.5 * 86_400) == 3  # pages 7, 8 and 9
+    assert counts_are_true(index_config)
+    assert store.stats()["pages"] == 6
+
+
+@POSTGRES_ONLY
+def test_the_dsn_can_come_from_the_environment(make_config: Any, index_section: dict[str, Any],
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEBPROVIDERS_INDEX_DSN", index_section["dsn"])
+    config = make_config(web={"providers": {"local": {"schema": index_section["schema"]}}})
+    store = open_store(config)
+    store.add([page("https://a.example.com/", "A", "alpha")])
+    assert store.location.startswith("postgresql://postgres@127.0.0.1:")
+    assert store.location.endswith(f"/postgres (schema {index_section['schema']})")
+
+
+@POSTGRES_ONLY
+def test_the_password_never_shows(make_index_config: Any, postgres_server: Any) -> None:
+    secret = "s3cret-pass"  # the test server trusts loopback, so any password is let in
+    dsn = f"postgresql://postgres:{secret}@127.0.0.1:{postgres_server.port}/postgres"
+    config = make_index_config(store={"dsn": dsn})
+    store = open_store(config)
+    assert secret not in store.location and secret not in repr(store)
+    pg_run(make_index_config(), f"CREATE SCHEMA {schema_of(config)}; CREATE TABLE {schema_of(config)}.x (id int)")
+    envelope = dispatch_search("alpha", backend="local", config=config)
+    assert envelope["error_code"] == "not_configured" and secret not in json.dumps(envelope)
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"dsn": "host=127.0.0.1 port=notaport ="}, "dsn is not a PostgreSQL connection string"),
+        ({"dsn": "postgresql://127.0.0.1/x", "schema": "Bad-Name"}, "schema may hold only lower-case letters"),
+        ({"dsn": "postgresql://127.0.0.1/x", "pool_size": "many"}, "pool_size must be a number above 0"),
+    ],
+)
+def test_bad_settings_are_named(make_config: Any, settings: dict[str, Any], message: str) -> None:
+    with pytest.raises(NotConfiguredError, match=message):
+        open_store(make_config(web={"providers": {"local": settings}}))
+
+
+def test_without_psycopg_a_dsn_says_what_to_install(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from webproviders.index import stores
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(stores.importlib.util, "find_spec", lambda name, *a: None if name == "psycopg" else real(name, *a))
+    with pytest.raises(NotConfiguredError, match=r"pip install 'webproviders\[postgres\]'"):
+        open_store(make_config(web={"providers": {"local": {"dsn": "postgresql://127.0.0.1/x"}}}))
+
+
+def test_psycopg_loads_only_for_a_postgres_index(tmp_path: Any) -> None:
+    script = (
+        "import sys, json, webproviders\n"
+        "webproviders.list_providers()\n"
+        "from webproviders.config import config_from_dict\n"
+        "from webproviders.index.stores import open_store\n"
+        f"config = config_from_dict({{'web': {{'providers': {{'local': {{'path': '{tmp_path}/i.sqlite3'}}}}}}}})\n"
+        "webproviders.dispatch_search('anything', backend='local', config=config)\n"
+        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in ('psycopg', 'psycopg_pool'))))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == []
+
+
+@pytest.fixture
+def own_server() -> Iterator[pg_server.PostgresServer]:
+    """A server of this test's own, which it may stop and start."""
+    problem = pg_server.missing()
+    if problem:
+        pytest.skip(problem)
+    server = pg_server.PostgresServer(max_connections=20)
+    try:
+        server.start()
+        yield server
+    finally:
+        close_stores()
+        server.remove()
+
+
+def test_a_server_that_is_not_there_is_a_network_error(make_config: Any) -> None:
+    dsn = f"postgresql://postgres@127.0.0.1:{pg_server.free_port()}/postgres"
+    config = make_config(web={"cache": False, "retry": {"max_retries": 0}, "providers": {"local": {"dsn": dsn, "timeout": 1}}})
+    started = time.monotonic()
+    envelope = dispatch_search("anything", backend="local", config=config)
+    assert time.monotonic() - started < 1 + 0.5  # within the index's timeout
+    assert envelope["success"] is False and envelope["error_code"] == "network_error" and envelope["retryable"]
+    assert "cannot be reached" in envelope["error"] and "Connection refused" in envelope["error"]
+    close_stores()
+
+
+def test_a_server_stopped_mid_call_fails_cleanly_and_keeps_what_it_acknowledged(
+    make_config: Any, own_server: pg_server.PostgresServer
+) -> None:
+    web = {"cache": False, "retry": {"max_retries": 0}, "providers": {"local": {"dsn": own_server.dsn, "timeout": 2}}}
+    config = make_config(web=web)
+    store = open_store(config)
+    acknowledged: list[str] = []
+    failures: list[str] = []
+    stop = threading.Event()
+
+    def write() -> None:
+        batch_number = 0
+        while not stop.is_set():
+            batch = [page(f"https://w.example.com/{batch_number}/{j}", "Written", f"text {batch_number} {j}")
+                     for j in range(5)]
+            try:
+                store.add(batch)
+            except WebProviderError as exc:
+                failures.append(exc.code)
+            else:
+                acknowledged.extend(p.url for p in batch)
+            batch_number += 1
+
+    writer = threading.Thread(target=write)
+    writer.start()
+    try:
+        deadline = time.monotonic() + 60
+        while len(acknowledged) < 100 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        own_server.stop("immediate")  # as a crash: no goodbye to the sessions
+        while not failures and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        stop.set()
+        writer.join(30)
+    assert failures and set(failures) == {"network_error"}
+
+    for envelope in (dispatch_search("text", backend="local", config=config),
+                     dispatch_extract(acknowledged[0], backend="local", config=config),
+                     index_urls("https://x.example.com/", backend="stub", config=config)):
+        assert envelope["success"] is False and envelope["error_code"] == "network_error", envelope
+        assert envelope["retryable"] is True and "local index at postgresql://" in envelope["error"]
+
+    own_server.start()
+    found = store.get(acknowledged)  # no failed call first, though the pool was backing off
+    assert len(found) == len(acknowledged) >= 100
+    assert counts_are_true(config)

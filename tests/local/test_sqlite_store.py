@@ -1,0 +1,167 @@
+"""The SQLite store alone: the file (WAL, stamp, refusing other files untouched, upgrading an
+older index), its settings, and how a question becomes an FTS5 expression."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from webproviders.config import Config
+from webproviders.errors import NotConfiguredError
+from webproviders.index.fts_query import match_expression, query_terms
+from webproviders.index.pages import Filters
+from webproviders.index.sqlite_store import APPLICATION_ID, SCHEMA_VERSION, SQLiteStore
+from webproviders.index.stores import default_path, open_store
+
+from .conftest import NOW, SQLITE_ONLY, page
+
+#: An index file as the first schema made it: CJK text as given, URLs as canonicalize left them.
+SCHEMA_1 = (
+    """CREATE TABLE pages (id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE, host TEXT NOT NULL,
+        title TEXT NOT NULL, content TEXT NOT NULL, digest TEXT NOT NULL, fetched_at REAL NOT NULL,
+        provider TEXT, published_at TEXT)""",
+    "CREATE INDEX pages_fetched_at ON pages (fetched_at)",
+    """CREATE VIRTUAL TABLE pages_fts USING fts5(title, content, content='pages', content_rowid='id',
+        tokenize='porter unicode61 remove_diacritics 2')""",
+    "INSERT INTO pages_fts (pages_fts, rank) VALUES ('rank', 'bm25(4.0, 1.0)')",
+    """CREATE TRIGGER pages_added AFTER INSERT ON pages BEGIN
+        INSERT INTO pages_fts (rowid, title, content) VALUES (new.id, new.title, new.content); END""",
+    """CREATE TRIGGER pages_removed AFTER DELETE ON pages BEGIN
+        INSERT INTO pages_fts (pages_fts, rowid, title, content) VALUES ('delete', old.id, old.title, old.content);
+    END""",
+    """CREATE TRIGGER pages_changed AFTER UPDATE OF title, content ON pages WHEN old.digest IS NOT new.digest BEGIN
+        INSERT INTO pages_fts (pages_fts, rowid, title, content) VALUES ('delete', old.id, old.title, old.content);
+        INSERT INTO pages_fts (rowid, title, content) VALUES (new.id, new.title, new.content); END""",
+    "PRAGMA user_version = 1",
+    f"PRAGMA application_id = {APPLICATION_ID}",
+)
+
+
+def urls(hits: list[Any]) -> list[str]:
+    return [hit.page.url for hit in hits]
+
+
+@SQLITE_ONLY
+def test_the_file_is_in_wal_mode_and_stamped(filled: Config, index_path: Path) -> None:
+    with sqlite3.connect(index_path) as conn:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+@pytest.mark.parametrize("making", ["CREATE TABLE orders (id INTEGER)", "PRAGMA application_id = 1234"])
+def test_another_sqlite_database_is_refused_and_not_written_to(tmp_path: Path, making: str) -> None:
+    path = tmp_path / "app.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute(making)
+    conn.close()
+    before = path.read_bytes()
+    store = SQLiteStore(path)
+    calls = (lambda: store.search("x", 5, Filters()), lambda: store.add([page("https://a.example.com/", "A", "a")]),
+             store.stats, lambda: store.get(["https://a.example.com/"]))
+    for call in calls:
+        with pytest.raises(NotConfiguredError, match="not a webproviders page index"):
+            call()
+    store.close()
+    assert path.read_bytes() == before  # the journal mode too: still a rollback journal
+    assert not Path(f"{path}-wal").exists()
+
+
+def test_an_index_from_a_newer_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "newer.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE t (x)")
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(NotConfiguredError, match=r"newer version of webproviders \(schema 3\)"):
+        SQLiteStore(path).search("x", 5, Filters())
+
+
+def test_an_index_of_the_first_schema_is_brought_up_to_date(tmp_path: Path) -> None:
+    path = tmp_path / "v1.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA journal_mode = WAL")
+        for statement in SCHEMA_1:
+            conn.execute(statement)
+        rows = [
+            ("https://ja.example.com/tokyo", "ja.example.com", "東京", "今日は東京都で雨", "d1", NOW - 10),
+            ("https://docs.example.com/caf%c3%a9", "docs.example.com", "Old café", "old text", "d2", NOW - 20),
+            ("https://docs.example.com/caf%C3%A9", "docs.example.com", "New café", "new text", "d3", NOW - 5),
+            ("https://docs.example.com/plain", "docs.example.com", "Plain", "plain words", "d4", NOW),
+        ]
+        conn.executemany("INSERT INTO pages (url, host, title, content, digest, fetched_at) VALUES (?, ?, ?, ?, ?, ?)",
+                         rows)
+    conn.close()
+    store = SQLiteStore(path)
+    assert urls(store.search("東京", 5, Filters())) == ["https://ja.example.com/tokyo"]
+    assert store.stats()["pages"] == 3  # the two spellings of one URL are one page: the later fetch
+    [cafe] = store.get(["https://docs.example.com/café"]).values()
+    assert cafe.title == "New café" and cafe.url == "https://docs.example.com/caf%C3%A9"
+    assert urls(store.search("old", 5, Filters())) == []
+    assert urls(store.search("plain", 5, Filters())) == ["https://docs.example.com/plain"]
+    assert store.get(["https://ja.example.com/tokyo"])["https://ja.example.com/tokyo"].content == "今日は東京都で雨"
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        # Raises when the full-text index and the pages disagree.
+        conn.execute("INSERT INTO pages_fts (pages_fts, rank) VALUES ('integrity-check', 1)")
+
+
+def test_default_path_follows_xdg_data_home(_data_home: Path, make_config: Any) -> None:
+    assert default_path() == _data_home / "webproviders" / "index.sqlite3"
+    store = open_store(make_config())
+    assert store.location == str(_data_home / "webproviders" / "index.sqlite3")
+
+
+def test_default_path_without_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("XDG_DATA_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path))
+    assert default_path() == tmp_path / ".local" / "share" / "webproviders" / "index.sqlite3"
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ({"busy_timeout": 0}, "busy_timeout must be a number above 0"),
+        ({"path": 5}, "path must be a string"),
+    ],
+)
+def test_bad_settings_are_named(make_config: Any, settings: dict[str, Any], message: str) -> None:
+    with pytest.raises(NotConfiguredError, match=message):
+        open_store(make_config(web={"providers": {"local": settings}}))
+
+
+@pytest.mark.parametrize(
+    ("query", "expression"),
+    [
+        ("how do I configure retries?", '"configure" OR "retries"'),
+        ('the "exact phrase" matters', '"exact phrase" OR "matters"'),
+        ("what is it", '"what" OR "is" OR "it"'),  # only common words: keep them
+        ('say "hi"" folks', '"hi" OR "say" OR "folks"'),
+        ("retry_policy NEAR(a b) AND -x*", '"retry_policy" OR "near" OR "b" OR "x"'),
+        ("東京 tower", '"東\x1f京" OR "tower"'),
+        ("?!", None),
+    ],
+)
+def test_plain_questions_become_safe_match_expressions(query: str, expression: str | None) -> None:
+    assert match_expression(query) == expression
+
+
+@SQLITE_ONLY
+def test_only_pages_with_the_rarer_words_are_scored(index_config: Config, monkeypatch: pytest.MonkeyPatch) -> None:
+    import webproviders.index.sqlite_store as sqlite_store
+
+    monkeypatch.setattr(sqlite_store, "CANDIDATE_BUDGET", 5)
+    store = open_store(index_config)
+    store.add([page(f"https://a.example.com/common-{i}", "Title", "widget gadget text") for i in range(8)])
+    store.add([page("https://a.example.com/rare", "Title", "the sprocket page")])
+    db = store._db(create=False)
+    assert store._expressions(db, query_terms("widget sprocket")) == [
+        '("sprocket") AND ("widget" OR "sprocket")', '"widget" OR "sprocket"']
+    # Every term too common: the pages holding all of them first.
+    assert store._expressions(db, query_terms("widget gadget")) == ['"gadget" AND "widget"', '"widget" OR "gadget"']
+    assert store._expressions(db, query_terms("sprocket page")) == ['"sprocket" OR "page"']  # few enough
+    assert len(store.search("widget sprocket", 5, Filters())) == 5  # the first set was short: widened
