@@ -306,8 +306,8 @@ class WebSettings(Section):
     @field_validator("hedge_after", mode="before")
     @classmethod
     def _check_hedge_after(cls, value: Any) -> Any:
-        if isinstance(value, bool):
-            raise ValueError("hedge_after is a number of seconds above 0, not true or false")
+        if isinstance(value, bool):  # pydantic reports only a ValueError as a config error
+            raise ValueError("hedge_after is a number of seconds above 0, not true or false")  # noqa: TRY004
         return value
 
     @field_validator("backend", "search_backend", "extract_backend", "crawl_backend")

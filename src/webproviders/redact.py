@@ -73,6 +73,11 @@ def _watch(names: set[str], added: tuple[str, ...]) -> None:
         _env_read = (float("-inf"), _env_read[1])  # read the variables again at the next scrub
 
 
+#: A user name alone in a URL is taken for a token from this length on: shorter ones are
+#: account names (``postgres``), and masking them everywhere would garble ordinary words.
+_MIN_TOKEN_USER = 16
+
+
 def url_credentials(url: Any) -> list[str]:
     """The secrets a URL carries in ``user:password@`` (as written, decoded, and as Basic auth)."""
     if not isinstance(url, str) or "@" not in url or "://" not in url:
@@ -85,9 +90,9 @@ def url_credentials(url: Any) -> list[str]:
     if password:
         plain = f"{unquote(user or '')}:{unquote(password)}"
         return [password, unquote(password), base64.b64encode(plain.encode()).decode("ascii")]
-    if user:  # a token written as the user (redis://token@host)
+    if user and len(unquote(user)) >= _MIN_TOKEN_USER:  # a token written as the user (redis://token@host)
         return [user, unquote(user)]
-    return []
+    return []  # a plain user name (postgresql://postgres@host) is no secret; URLs lose it anyway
 
 
 def watch_env(*names: str) -> None:

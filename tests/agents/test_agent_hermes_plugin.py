@@ -176,7 +176,7 @@ on the grid better than most other chemistries do.</p></article></body></html>""
 
 
 class Pages(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         found = self.path == "/storage"
         self.send_response(200 if found else 404)
         self.send_header("Content-Type", "text/html; charset=utf-8")

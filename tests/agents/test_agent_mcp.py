@@ -392,7 +392,6 @@ SHARED = "shared-5b7e02c9a4d1"
 
 def user_session(url: str, token: str, **headers: str) -> Any:
     import httpx2
-
     from mcp.client.streamable_http import streamable_http_client
 
     http = httpx2.AsyncClient(
@@ -444,7 +443,7 @@ def test_a_clients_own_vendor_key_serves_only_its_calls(tmp_path: Path, http_ser
     seen: list[str] = []
 
     class Tavily(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        def do_POST(self) -> None:
             self.rfile.read(int(self.headers["Content-Length"]))
             seen.append(self.headers.get("Authorization", ""))
             body = json.dumps(

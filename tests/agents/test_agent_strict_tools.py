@@ -13,7 +13,14 @@ from openai.types.chat import ChatCompletionToolParam
 from openai.types.responses import FunctionToolParam
 from pydantic import TypeAdapter
 
-from webproviders.agents.tools import TOOLS, arun_tool, call_tool, input_schema, openai_tools, run_tool
+from webproviders.agents.tools import (
+    TOOLS,
+    arun_tool,
+    call_tool,
+    input_schema,
+    openai_tools,
+    run_tool,
+)
 
 NAMES = list(TOOLS)
 

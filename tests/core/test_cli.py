@@ -203,7 +203,7 @@ def test_money_is_shown_with_the_precision_of_the_cap(tmp_path: Path) -> None:
 class Page(BaseHTTPRequestHandler):
     """A loopback site: /page is an article, anything else a 404."""
 
-    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+    def do_GET(self) -> None:
         found = self.path == "/page"
         body = (
             b"<html><head><title>Loopback page</title></head><body><article><p>"

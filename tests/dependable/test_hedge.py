@@ -230,7 +230,7 @@ def test_a_cached_answer_short_circuits_the_chain() -> None:
 
 def test_a_late_answer_from_an_abandoned_sync_provider_is_dropped_not_cached() -> None:
     config = hedge_config()
-    slow, quick = provider(config, "sync-1"), provider(config, "sync-2")
+    slow = provider(config, "sync-1")
     slow.delay = 1.0
     envelope = dispatch_search("q", backend=["sync-1", "sync-2"], config=config, hedge_after=0.05)
     assert envelope["provider"] == "sync-2"

@@ -13,6 +13,7 @@ from webproviders import dispatch_extract, dispatch_search, list_providers
 from webproviders.config import Config
 from webproviders.dispatch.plan import resolve
 from webproviders.index.stores import open_store
+from webproviders.redact import scrub
 from webproviders.registry.providers import get_registry
 
 from .conftest import SQLITE_ONLY, page, spoil
@@ -109,7 +110,7 @@ def test_local_is_listed_ready_but_never_auto_detected(make_config: Any) -> None
 
 def test_something_else_where_the_index_should_be_is_a_clear_failure(index_config: Config) -> None:
     refusal = spoil(index_config)
-    location = open_store(index_config).location
+    location = scrub(open_store(index_config).location)  # a DSN's user name is masked, as any URL's
     for envelope in (
         dispatch_search("retries", backend="local", config=index_config),
         dispatch_extract(RETRIES, backend="local", config=index_config),
