@@ -6,8 +6,9 @@ A JSON server on 127.0.0.1, in its own process, answers like SearXNG
 that alternate with ``dispatch_search`` / ``adispatch_search`` through the real ``searxng``
 and ``brave`` providers (cache off, so every call runs the whole path, with the body cap,
 the proxy routing and the whole-call deadline in force); it prints ms/call, the difference
-and the ratio. Every figure is a median of blocks measured in the same run, so a burst of
-load on a shared machine skews one block, not the comparison.
+and the ratio. Raw and dispatch blocks run in pairs, in alternating order, and every figure
+is a median over the pairs of one run (then over the rounds), so a burst of load on a shared
+machine skews a pair or two, not the comparison.
 
 Run: python bench/bench_vendor_overhead.py [--calls 2000] [--rounds 3] [--profile out.prof]
 Target: added cost at most 0.25 ms per call, sync and async.
@@ -124,8 +125,10 @@ def _serve() -> tuple[multiprocessing.Process, str]:
     return process, f"http://127.0.0.1:{ports.get(timeout=30)}"
 
 
-#: Calls per timed block; raw and dispatch blocks alternate so drift hits both alike.
-BLOCK = 100
+#: Calls per timed block. Raw and dispatch blocks run in pairs, in alternating order (raw
+#: first, then dispatch first), so that drift and bursts of load on a shared machine hit both
+#: alike; each figure is a median over the pairs of the same run.
+BLOCK = 50
 
 
 def _block_ms(run: Callable[[], Any], calls: int) -> float:
@@ -142,33 +145,49 @@ async def _ablock_ms(run: Callable[[], Any], calls: int) -> float:
     return (time.perf_counter() - started) / calls * 1000
 
 
-def _measure(name: str, url: str, params: dict[str, Any], headers: dict[str, str], calls: int, config: Any) -> dict[str, float]:
-    """Raw httpx and dispatch through provider ``name`` against the same endpoint, sync and async.
+Pairs = list[tuple[float, float]]
 
-    Blocks of :data:`BLOCK` raw calls and dispatch calls alternate; each figure is the median
-    block.
-    """
-    blocks = max(1, calls // BLOCK)
-    times: dict[str, list[float]] = {f"{name} {kind} {mode}": [] for kind in ("raw", "ours") for mode in ("sync", "async")}
+
+def _summary(pairs: Pairs) -> dict[str, float]:
+    """Medians of the raw and dispatch blocks, of their paired differences and of their ratios."""
+    return {
+        "raw": statistics.median(raw for raw, _ in pairs),
+        "ours": statistics.median(ours for _, ours in pairs),
+        "added": statistics.median(ours - raw for raw, ours in pairs),
+        "ratio": statistics.median(ours / raw for raw, ours in pairs),
+    }
+
+
+def _measure(name: str, url: str, params: dict[str, Any], headers: dict[str, str], calls: int, config: Any) -> dict[str, dict[str, float]]:
+    """Raw httpx and dispatch through provider ``name`` against the same endpoint, sync and async."""
+    blocks = max(2, calls // BLOCK)
 
     def ours_sync() -> None:
         envelope = dispatch_search("python asyncio", HITS, backend=name, config=config, cache=False)
         assert envelope["success"], envelope
 
+    sync: Pairs = []
     with httpx.Client() as client:
 
         def raw_sync() -> None:
             client.get(url, params=params, headers=headers).json()
 
-        raw_sync()
-        ours_sync()
-        for _ in range(blocks):
-            times[f"{name} raw sync"].append(_block_ms(raw_sync, BLOCK))
-            times[f"{name} ours sync"].append(_block_ms(ours_sync, BLOCK))
+        for _ in range(20):  # connections open, code paths warm
+            raw_sync()
+            ours_sync()
+        for index in range(blocks):
+            if index % 2:
+                ours = _block_ms(ours_sync, BLOCK)
+                sync.append((_block_ms(raw_sync, BLOCK), ours))
+            else:
+                raw = _block_ms(raw_sync, BLOCK)
+                sync.append((raw, _block_ms(ours_sync, BLOCK)))
 
     async def ours_async() -> None:
         envelope = await adispatch_search("python asyncio", HITS, backend=name, config=config, cache=False)
         assert envelope["success"], envelope
+
+    asynchronous: Pairs = []
 
     async def run_async() -> None:
         async with httpx.AsyncClient() as client:
@@ -176,17 +195,22 @@ def _measure(name: str, url: str, params: dict[str, Any], headers: dict[str, str
             async def raw_async() -> None:
                 (await client.get(url, params=params, headers=headers)).json()
 
-            await raw_async()
-            await ours_async()
-            for _ in range(blocks):
-                times[f"{name} raw async"].append(await _ablock_ms(raw_async, BLOCK))
-                times[f"{name} ours async"].append(await _ablock_ms(ours_async, BLOCK))
+            for _ in range(20):
+                await raw_async()
+                await ours_async()
+            for index in range(blocks):
+                if index % 2:
+                    ours = await _ablock_ms(ours_async, BLOCK)
+                    asynchronous.append((await _ablock_ms(raw_async, BLOCK), ours))
+                else:
+                    raw = await _ablock_ms(raw_async, BLOCK)
+                    asynchronous.append((raw, await _ablock_ms(ours_async, BLOCK)))
 
     asyncio.run(run_async())
-    return {key: statistics.median(values) for key, values in times.items()}
+    return {f"{name} sync": _summary(sync), f"{name} async": _summary(asynchronous)}
 
 
-def _round(base: str, calls: int, config: Any) -> dict[str, float]:
+def _round(base: str, calls: int, config: Any) -> dict[str, dict[str, float]]:
     # Raw httpx sends the very request each provider sends (same parameters and headers), so
     # the difference is our own work, not a longer request line for the server to parse.
     agent = {"User-Agent": user_agent(None)}
@@ -203,7 +227,7 @@ def _round(base: str, calls: int, config: Any) -> dict[str, float]:
             {**agent, "X-Subscription-Token": "bench-key", **json_accept},
         ),
     }
-    out: dict[str, float] = {}
+    out: dict[str, dict[str, float]] = {}
     for name, (url, params, headers) in targets.items():
         out |= _measure(name, url, params, headers, calls, config)
     return out
@@ -241,16 +265,14 @@ def main() -> None:
     server.terminate()
     print(
         f"{args.calls} calls x {args.rounds} rounds, {HITS} hits, loopback JSON server in its own process"
-        f" (raw and dispatch in alternating blocks of {BLOCK}; median block, median of rounds)"
+        f" (raw and dispatch blocks of {BLOCK} calls in pairs; medians over the pairs, then over the rounds)"
     )
-    for name in ("searxng", "brave"):
-        for mode in ("sync", "async"):
-            raw = statistics.median(r[f"{name} raw {mode}"] for r in rounds)
-            ours = statistics.median(r[f"{name} ours {mode}"] for r in rounds)
-            print(
-                f"{name:8} {mode:5}  raw httpx {raw:6.3f} ms/call   dispatch_search {ours:6.3f} ms/call"
-                f"   added {ours - raw:+6.3f} ms (target <= 0.250)   ratio {ours / raw:5.2f}"
-            )
+    for key in rounds[0]:
+        figure = {field: statistics.median(r[key][field] for r in rounds) for field in ("raw", "ours", "added", "ratio")}
+        print(
+            f"{key:14}  raw httpx {figure['raw']:6.3f} ms/call   dispatch_search {figure['ours']:6.3f} ms/call"
+            f"   added {figure['added']:+6.3f} ms (target <= 0.250)   ratio {figure['ratio']:5.2f}"
+        )
 
 
 if __name__ == "__main__":

@@ -31,9 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-import sys
-from collections.abc import Awaitable
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 
@@ -42,8 +40,6 @@ from ..errors import NetworkError, ParseError, TooLargeError, WebTimeoutError
 from ..fetching.decompress import BodyDecoder, BodyTooLarge, Undecodable
 from ..pools import LazyPool
 from .proxies import ProxyRoutes
-
-T = TypeVar("T")
 
 #: The codings vendor requests accept: every vendor API offers gzip, and both decode with a bound.
 ACCEPT_ENCODING = "gzip, deflate"
@@ -62,12 +58,8 @@ _TRAVEL_HEADERS = frozenset({b"content-encoding", b"content-length", b"transfer-
 _decoding = LazyPool(4, "webproviders-vendor-decode")
 
 
-async def within(awaitable: Awaitable[T], seconds: float) -> T:
-    """Await under a timeout without an extra task where Python allows (3.11+)."""
-    if sys.version_info >= (3, 11):
-        async with asyncio.timeout(seconds):
-            return await awaitable
-    return await asyncio.wait_for(awaitable, seconds)
+#: ``asyncio.timeout`` where Python has it (3.11+): no extra task, unlike ``wait_for`` there.
+_timeout = getattr(asyncio, "timeout", None)
 
 
 class _Progress:
@@ -117,7 +109,10 @@ class VendorTransport(httpx.AsyncBaseTransport):
         if budget <= 0:
             raise WebTimeoutError(f"No time was left to send the request to {request.url.host}.")
         try:
-            return await within(self._exchange(request, progress), budget)
+            if _timeout is None:
+                return await asyncio.wait_for(self._exchange(request, progress), budget)
+            async with _timeout(budget):
+                return await self._exchange(request, progress)
         except asyncio.TimeoutError:
             raise _out_of_time(request.url, budget, progress) from None
         except asyncio.CancelledError:
@@ -140,7 +135,7 @@ class VendorTransport(httpx.AsyncBaseTransport):
             raise _stopped(request.url, exc) from None
         finally:
             await response.aclose()
-        return _decoded(response, body.body)
+        return _decoded(response, body.body, body.encoded)
 
     def _decoder(self, response: httpx.Response, url: httpx.URL) -> BodyDecoder:
         """A capped decoder for ``response``; refuses a coding that was not offered, and an
@@ -179,9 +174,12 @@ class VendorTransport(httpx.AsyncBaseTransport):
             await transport.aclose()
 
 
-def _decoded(response: httpx.Response, body: bytes) -> httpx.Response:
-    """The answer handed up: the vendor's status and headers, the decoded body."""
-    headers = [(name, value) for name, value in response.headers.raw if name.lower() not in _TRAVEL_HEADERS]
+def _decoded(response: httpx.Response, body: bytes, encoded: bool) -> httpx.Response:
+    """The answer handed up: the vendor's status and headers, the decoded body (the headers
+    that described a compressed body are dropped)."""
+    headers: Any = response.headers
+    if encoded:  # the length of the decoded body is set by httpx
+        headers = [(name, value) for name, value in headers.raw if name.lower() not in _TRAVEL_HEADERS]
     kept = {key: response.extensions[key] for key in ("http_version", "reason_phrase") if key in response.extensions}
     return httpx.Response(response.status_code, headers=headers, content=body, extensions=kept)
 
@@ -223,4 +221,4 @@ def _budget(request: httpx.Request) -> float | None:
     return own if left is None else min(own, left)
 
 
-__all__ = ["ACCEPT_ENCODING", "SLOW_ANSWER", "VendorTransport", "within"]
+__all__ = ["ACCEPT_ENCODING", "SLOW_ANSWER", "VendorTransport"]
