@@ -135,7 +135,7 @@ class VendorTransport(httpx.AsyncBaseTransport):
             raise _stopped(request.url, exc) from None
         finally:
             await response.aclose()
-        return _decoded(response, body.body, body.encoded)
+        return _decoded(response, body.body)
 
     def _decoder(self, response: httpx.Response, url: httpx.URL) -> BodyDecoder:
         """A capped decoder for ``response``; refuses a coding that was not offered, and an
@@ -174,12 +174,10 @@ class VendorTransport(httpx.AsyncBaseTransport):
             await transport.aclose()
 
 
-def _decoded(response: httpx.Response, body: bytes, encoded: bool) -> httpx.Response:
+def _decoded(response: httpx.Response, body: bytes) -> httpx.Response:
     """The answer handed up: the vendor's status and headers, the decoded body (the headers
-    that described a compressed body are dropped)."""
-    headers: Any = response.headers
-    if encoded:  # the length of the decoded body is set by httpx
-        headers = [(name, value) for name, value in headers.raw if name.lower() not in _TRAVEL_HEADERS]
+    that described the body as it travelled are dropped; httpx sets its length)."""
+    headers = [(name, value) for name, value in response.headers.raw if name.lower() not in _TRAVEL_HEADERS]
     kept = {key: response.extensions[key] for key in ("http_version", "reason_phrase") if key in response.extensions}
     return httpx.Response(response.status_code, headers=headers, content=body, extensions=kept)
 
