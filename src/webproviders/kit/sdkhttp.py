@@ -71,10 +71,12 @@ def sdk_client(
     ``trust_env`` is off: the transport already applies the proxy settings.
     """
     spec = ClientSpec.of(config, provider)
+    own = httpx.Headers(headers)
+    own["User-Agent"] = spec.user_agent
     return httpx.AsyncClient(
         transport=_Borrowed(current().transport(spec), spec.user_agent),
         base_url=base_url,
-        headers={**(headers or {}), "User-Agent": spec.user_agent},
+        headers=own,
         timeout=timeout if timeout is not None else DEFAULT_TIMEOUT,
         trust_env=False,
         event_hooks={"response": [log]} if log is not None else None,
