@@ -173,8 +173,7 @@ def test_a_compressed_answer_is_read(recorder: Any) -> None:
 
 
 def test_sync_and_async_dispatch_read_the_vendor_alike(recorder: Any) -> None:
-    """The sync call waits on the socket itself (the blocking client), the async one awaits
-    it; same answer."""
+    """The sync call runs on its thread's own loop, the async one on the caller's; same answer."""
     server = recorder(results=True)
     config = _config(providers={"searxng": {"base_url": server.url}})
     sync = dispatch_search("q", backend="searxng", config=config, cache=False)
@@ -361,9 +360,9 @@ def test_a_base_url_that_is_not_http_is_an_error_envelope() -> None:
     assert "ftp" in envelope["error"], envelope
 
 
-def test_a_blocking_wait_is_cut_to_the_time_left(http_server: Any) -> None:
-    """A sync call alone on its loop waits on the socket itself; a vendor dripping its status
-    line and headers a byte at a time (each read answered at once) still ends at the deadline."""
+def test_a_sync_call_is_cut_off_by_its_deadline_while_the_headers_drip(http_server: Any) -> None:
+    """A vendor dripping its status line and headers a byte at a time (so no single read ever
+    waits long) still ends a sync call at its deadline: its I/O is awaited, and cancelled."""
 
     class DripHeaders(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
