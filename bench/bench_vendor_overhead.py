@@ -1,16 +1,18 @@
 """Per-call overhead of a real vendor path: raw httpx against ``dispatch_search`` through a provider.
 
 A JSON server on 127.0.0.1, in its own process, answers like SearXNG
-(``GET /search?format=json``) and like Brave (``GET /res/v1/web/search``). Raw
-``httpx.Client`` / ``httpx.AsyncClient`` send each provider's exact request to it, in blocks
+(``GET /search?format=json``) and like Brave (``GET /res/v1/web/search``). A long-lived raw
+``httpx.Client`` / ``httpx.AsyncClient`` sends each provider's exact request to it, in blocks
 that alternate with ``dispatch_search`` / ``adispatch_search`` through the real ``searxng``
-and ``brave`` providers (cache off, so every call runs the whole path); it prints ms/call
-and the difference. It also sends the same request straight through an httpcore connection
-pool, the floor any Python client on httpcore stands on: dispatch's own work is what it
-adds above that floor, while the target is set against raw ``httpx.Client``.
+and ``brave`` providers (cache off, so every call runs the whole path, with the body cap,
+the proxy routing and the whole-call deadline in force); it prints ms/call, the difference
+and the ratio, in wall time and in this process's CPU time (which the vendor stand-in and
+other load on the machine do not inflate as much). Raw and dispatch blocks run in pairs, in
+alternating order, and every figure is a median over the pairs of one run (then over the
+rounds), so a burst of load on a shared machine skews a pair or two, not the comparison.
 
 Run: python bench/bench_vendor_overhead.py [--calls 2000] [--rounds 3] [--profile out.prof]
-Target: added cost at most 0.2 ms per call, sync and async.
+Target: added cost at most 0.25 ms per call, sync and async.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-import httpcore
 import httpx
 
 from webproviders import adispatch_search, dispatch_search
@@ -125,80 +126,99 @@ def _serve() -> tuple[multiprocessing.Process, str]:
     return process, f"http://127.0.0.1:{ports.get(timeout=30)}"
 
 
-#: Calls per timed block; raw and dispatch blocks alternate so drift hits both alike.
-BLOCK = 100
+#: Calls per timed block. Raw and dispatch blocks run in pairs, in alternating order (raw
+#: first, then dispatch first), so that drift and bursts of load on a shared machine hit both
+#: alike; each figure is a median over the pairs of the same run.
+BLOCK = 50
 
 
-def _block_ms(run: Callable[[], Any], calls: int) -> float:
-    started = time.perf_counter()
+def _block_ms(run: Callable[[], Any], calls: int) -> tuple[float, float]:
+    """Wall and CPU milliseconds per call over a block (CPU: this process only, so the vendor
+    stand-in and other load on the machine do not count)."""
+    wall, cpu = time.perf_counter(), time.process_time()
     for _ in range(calls):
         run()
-    return (time.perf_counter() - started) / calls * 1000
+    return (time.perf_counter() - wall) / calls * 1000, (time.process_time() - cpu) / calls * 1000
 
 
-async def _ablock_ms(run: Callable[[], Any], calls: int) -> float:
-    started = time.perf_counter()
+async def _ablock_ms(run: Callable[[], Any], calls: int) -> tuple[float, float]:
+    wall, cpu = time.perf_counter(), time.process_time()
     for _ in range(calls):
         await run()
-    return (time.perf_counter() - started) / calls * 1000
+    return (time.perf_counter() - wall) / calls * 1000, (time.process_time() - cpu) / calls * 1000
 
 
-def _measure(name: str, url: str, params: dict[str, Any], headers: dict[str, str], calls: int, config: Any) -> dict[str, float]:
-    """Raw httpx and dispatch through provider ``name`` against the same endpoint, sync and async.
+Block = tuple[float, float]
+Pairs = list[tuple[Block, Block]]
 
-    Blocks of :data:`BLOCK` raw calls and dispatch calls alternate; each figure is the median
-    block, so a burst of load on a shared machine skews one block, not the comparison.
-    """
-    blocks = max(1, calls // BLOCK)
-    times: dict[str, list[float]] = {
-        f"{name} {kind} {mode}": [] for kind in ("raw", "floor", "ours") for mode in ("sync", "async")
-    }
-    target = str(httpx.URL(url, params=params))
-    raw_headers = [(b"Host", httpx.URL(url).netloc)] + [(k.encode(), v.encode()) for k, v in headers.items()]
+
+def _summary(pairs: Pairs) -> dict[str, float]:
+    """Medians of the raw and dispatch blocks, of their paired differences and of their ratios,
+    in wall time and in CPU time."""
+    out: dict[str, float] = {}
+    for index, clock in ((0, "wall"), (1, "cpu")):
+        raw = [pair[0][index] for pair in pairs]
+        ours = [pair[1][index] for pair in pairs]
+        out[f"{clock} raw"] = statistics.median(raw)
+        out[f"{clock} ours"] = statistics.median(ours)
+        out[f"{clock} added"] = statistics.median(o - r for r, o in zip(raw, ours, strict=True))
+        out[f"{clock} ratio"] = statistics.median(o / r for r, o in zip(raw, ours, strict=True))
+    return out
+
+
+def _measure(name: str, url: str, params: dict[str, Any], headers: dict[str, str], calls: int, config: Any) -> dict[str, dict[str, float]]:
+    """Raw httpx and dispatch through provider ``name`` against the same endpoint, sync and async."""
+    blocks = max(2, calls // BLOCK)
 
     def ours_sync() -> None:
         envelope = dispatch_search("python asyncio", HITS, backend=name, config=config, cache=False)
         assert envelope["success"], envelope
 
-    with httpx.Client() as client, httpcore.ConnectionPool() as pool:
+    sync: Pairs = []
+    with httpx.Client() as client:
 
-        def floor_sync() -> None:
-            json.loads(pool.request("GET", target, headers=raw_headers).content)
+        def raw_sync() -> None:
+            client.get(url, params=params, headers=headers).json()
 
-        client.get(url, params=params, headers=headers).json()
-        floor_sync()
-        ours_sync()
-        for _ in range(blocks):
-            times[f"{name} raw sync"].append(_block_ms(lambda: client.get(url, params=params, headers=headers).json(), BLOCK))
-            times[f"{name} floor sync"].append(_block_ms(floor_sync, BLOCK))
-            times[f"{name} ours sync"].append(_block_ms(ours_sync, BLOCK))
+        for _ in range(20):  # connections open, code paths warm
+            raw_sync()
+            ours_sync()
+        for index in range(blocks):
+            if index % 2:
+                ours = _block_ms(ours_sync, BLOCK)
+                sync.append((_block_ms(raw_sync, BLOCK), ours))
+            else:
+                raw = _block_ms(raw_sync, BLOCK)
+                sync.append((raw, _block_ms(ours_sync, BLOCK)))
 
     async def ours_async() -> None:
         envelope = await adispatch_search("python asyncio", HITS, backend=name, config=config, cache=False)
         assert envelope["success"], envelope
 
+    asynchronous: Pairs = []
+
     async def run_async() -> None:
-        async with httpx.AsyncClient() as client, httpcore.AsyncConnectionPool() as pool:
+        async with httpx.AsyncClient() as client:
 
             async def raw_async() -> None:
                 (await client.get(url, params=params, headers=headers)).json()
 
-            async def floor_async() -> None:
-                json.loads((await pool.request("GET", target, headers=raw_headers)).content)
-
-            await raw_async()
-            await floor_async()
-            await ours_async()
-            for _ in range(blocks):
-                times[f"{name} raw async"].append(await _ablock_ms(raw_async, BLOCK))
-                times[f"{name} floor async"].append(await _ablock_ms(floor_async, BLOCK))
-                times[f"{name} ours async"].append(await _ablock_ms(ours_async, BLOCK))
+            for _ in range(20):
+                await raw_async()
+                await ours_async()
+            for index in range(blocks):
+                if index % 2:
+                    ours = await _ablock_ms(ours_async, BLOCK)
+                    asynchronous.append((await _ablock_ms(raw_async, BLOCK), ours))
+                else:
+                    raw = await _ablock_ms(raw_async, BLOCK)
+                    asynchronous.append((raw, await _ablock_ms(ours_async, BLOCK)))
 
     asyncio.run(run_async())
-    return {key: statistics.median(values) for key, values in times.items()}
+    return {f"{name} sync": _summary(sync), f"{name} async": _summary(asynchronous)}
 
 
-def _round(base: str, calls: int, config: Any) -> dict[str, float]:
+def _round(base: str, calls: int, config: Any) -> dict[str, dict[str, float]]:
     # Raw httpx sends the very request each provider sends (same parameters and headers), so
     # the difference is our own work, not a longer request line for the server to parse.
     agent = {"User-Agent": user_agent(None)}
@@ -215,7 +235,7 @@ def _round(base: str, calls: int, config: Any) -> dict[str, float]:
             {**agent, "X-Subscription-Token": "bench-key", **json_accept},
         ),
     }
-    out: dict[str, float] = {}
+    out: dict[str, dict[str, float]] = {}
     for name, (url, params, headers) in targets.items():
         out |= _measure(name, url, params, headers, calls, config)
     return out
@@ -253,18 +273,16 @@ def main() -> None:
     server.terminate()
     print(
         f"{args.calls} calls x {args.rounds} rounds, {HITS} hits, loopback JSON server in its own process"
-        f" (raw and dispatch in alternating blocks of {BLOCK}; median block, median of rounds)"
+        f" (raw and dispatch blocks of {BLOCK} calls in pairs; medians over the pairs, then over the rounds)"
     )
-    for name in ("searxng", "brave"):
-        for mode in ("sync", "async"):
-            raw = statistics.median(r[f"{name} raw {mode}"] for r in rounds)
-            floor = statistics.median(r[f"{name} floor {mode}"] for r in rounds)
-            ours = statistics.median(r[f"{name} ours {mode}"] for r in rounds)
-            print(
-                f"{name:8} {mode:5}  raw httpx {raw:6.3f} ms/call   dispatch_search {ours:6.3f} ms/call"
-                f"   added {ours - raw:+6.3f} ms (target <= 0.200)"
-                f"   [httpcore floor {floor:6.3f} ms; dispatch above it {ours - floor:+6.3f} ms]"
-            )
+    for key in rounds[0]:
+        fig = {field: statistics.median(r[key][field] for r in rounds) for field in rounds[0][key]}
+        print(
+            f"{key:14} wall: raw httpx {fig['wall raw']:6.3f}  dispatch {fig['wall ours']:6.3f} ms/call"
+            f"  added {fig['wall added']:+6.3f} ms (target <= 0.250)  ratio {fig['wall ratio']:4.2f}"
+            f"  | cpu: raw {fig['cpu raw']:6.3f}  dispatch {fig['cpu ours']:6.3f}"
+            f"  added {fig['cpu added']:+6.3f}  ratio {fig['cpu ratio']:4.2f}"
+        )
 
 
 if __name__ == "__main__":

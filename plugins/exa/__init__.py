@@ -1,9 +1,11 @@
 """The ``exa`` provider: search and page contents through the official ``exa-py`` SDK.
 
-``AsyncExa`` takes no HTTP client of ours, so it runs on its own httpx client (respx and
-``HTTPS_PROXY`` apply; ``web.proxy`` does not); its headers carry ``web.user_agent``. A response hook on that client keeps the last
-response, because the SDK reports every failure as a ``ValueError`` without the headers
-(see ``errors.py``). Hits take their description from Exa's highlights (configurable with
+``AsyncExa`` takes no HTTP client argument; it makes one on first use and keeps it in
+``AsyncExa._client``. The provider puts a client of ours there first
+(:func:`webproviders.kit.hand_client`), so Exa's requests get the shared transport's proxy
+settings, body cap and deadline, and ``web.user_agent``. A response hook on that client keeps
+the last response, because the SDK reports every failure as a ``ValueError`` without the
+headers (see ``errors.py``). Hits take their description from Exa's highlights (configurable with
 ``web.providers.exa.contents``).
 """
 
@@ -28,15 +30,16 @@ class ExaProvider(SDKProvider):
         """One SDK call with a key from the ring; returns the SDK's ``SearchResponse``."""
         from exa_py import AsyncExa
 
-        from webproviders.kit import ResponseLog, user_agent
+        from webproviders.kit import ResponseLog, hand_client
 
         from .errors import failure
 
         async def send(key: str | None) -> Any:
             log = ResponseLog()
             exa = AsyncExa(api_key=key, api_base=self.base_url(), timeout=self.call_timeout())
-            exa.headers["User-Agent"] = user_agent(self.config)
-            exa.client.event_hooks["response"].append(log)
+            await hand_client(
+                exa, "_client", self.config, provider=self.name, timeout=self.call_timeout(), log=log
+            )
             try:
                 return await getattr(exa, method)(*args, **kwargs)
             except Exception as exc:  # noqa: BLE001 - every SDK failure is mapped to ours

@@ -5,8 +5,10 @@ Works with the hosted API (``FIRECRAWL_API_KEY``) and with a self-hosted instanc
 A search is one ``POST /v2/search`` on the shared HTTP client, read from the JSON itself:
 the SDK turns a result that carries ``markdown`` into a document and loses its ``url``,
 ``title`` and ``description``. Scrape and crawl go through ``AsyncFirecrawl``, which takes
-no HTTP client of ours, so it runs on its own httpx client; its errors carry the response,
-which ``errors.py`` reads. Its own retries (on 502) are off:
+no HTTP client argument: the provider puts a client of ours where the SDK keeps the one it
+made (:func:`webproviders.kit.hand_client`), so its requests get the shared transport's proxy
+settings, body cap, deadline and ``web.user_agent``. Its errors carry the response, which
+``errors.py`` reads. Its own retries (on 502) are off:
 the dispatcher retries. A crawl is a job, polled every ``poll_interval`` seconds until it
 ends or the call's deadline nears (see ``job.py``).
 """
@@ -45,13 +47,24 @@ class FirecrawlProvider(SDKProvider):
             return f"{reason}, and no self-hosted instance is set (FIRECRAWL_API_URL)"
         return reason
 
-    def _sdk(self, key: str | None) -> Any:
+    async def _sdk(self, key: str | None) -> Any:
+        """An ``AsyncFirecrawl`` sending through our client (which needs no closing: it only
+        borrows the shared transport)."""
         from firecrawl import AsyncFirecrawl
+        from webproviders.kit import hand_client
 
         # An empty key (not None) keeps the SDK from reading FIRECRAWL_API_KEY behind our back.
-        return AsyncFirecrawl(
+        firecrawl = AsyncFirecrawl(
             api_key=key or "", api_url=self.base_url(), timeout=self.call_timeout(), max_retries=1
         )
+        await hand_client(
+            firecrawl,
+            "_v2_client.async_http_client._client",
+            self.config,
+            provider=self.name,
+            timeout=self.call_timeout(),
+        )
+        return firecrawl
 
     def _timeout_ms(self) -> int:
         return int(self.call_timeout() * SERVER_SHARE * 1000)
@@ -87,7 +100,7 @@ class FirecrawlProvider(SDKProvider):
         gate = asyncio.Semaphore(int(self.settings.option("concurrency", DEFAULT_CONCURRENCY)))
 
         async def send(key: str | None) -> list[dict[str, Any]]:
-            firecrawl = self._sdk(key)
+            firecrawl = await self._sdk(key)
 
             async def one(url: str) -> dict[str, Any]:
                 async with gate:
@@ -122,7 +135,7 @@ class FirecrawlProvider(SDKProvider):
 
         async def send(key: str | None) -> list[dict[str, Any]]:
             run = job.run(
-                self._sdk(key),
+                await self._sdk(key),
                 url,
                 request,
                 budget=budget,

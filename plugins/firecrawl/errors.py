@@ -21,6 +21,7 @@ from webproviders.kit import (
     response_error,
     said,
     to_provider_error,
+    transport_error,
 )
 
 if TYPE_CHECKING:
@@ -68,8 +69,9 @@ def failure(exc: BaseException) -> WebProviderError:
 
     from firecrawl.v2.utils.error_handler import FirecrawlError
 
-    if isinstance(exc, WebProviderError):
-        return exc
+    own = transport_error(exc)
+    if own is not None:
+        return own
     response = getattr(exc, "response", None)
     import httpx  # loaded on a failure path only; listing providers stays light
 

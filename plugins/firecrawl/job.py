@@ -8,6 +8,7 @@ If the call itself is cancelled mid-poll, the job is cancelled in the background
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import time
 from typing import Any
 
@@ -28,7 +29,9 @@ async def _cancel(firecrawl: Any, job_id: str, timeout: float) -> bool:
 
 
 def _cancel_later(firecrawl: Any, job_id: str) -> None:
-    task = asyncio.ensure_future(_cancel(firecrawl, job_id, CANCEL_RESERVE * 5))
+    # Outside the call's context: the call is over and its deadline no longer bounds this one
+    # request, which has a timeout of its own.
+    task = contextvars.Context().run(asyncio.ensure_future, _cancel(firecrawl, job_id, CANCEL_RESERVE * 5))
     _abandoned.add(task)
     task.add_done_callback(_abandoned.discard)
 

@@ -1,8 +1,8 @@
 """The ``parallel`` provider: web search and extract through the official ``parallel-web`` SDK.
 
-``AsyncParallel`` gets a client of ours (:func:`webproviders.kit.sdkhttp.sdk_client`: connections
-from the shared pool, and a response hook that keeps the last response, because the SDK
-accepts a 200 that carries an error object) and runs with its own retries off
+``AsyncParallel`` gets a client of ours (:func:`webproviders.kit.sdk_client`: the provider's
+shared transport, with its proxy settings, body cap and deadline, and a response hook that
+keeps the last response, because the SDK accepts a 200 that carries an error object) and runs with its own retries off
 (``max_retries=0``): the dispatcher retries for every provider alike. A search sends an
 objective (the query, unless the call gives ``objective=``) with keyword queries; each hit's
 description is its excerpts.
@@ -32,7 +32,9 @@ class ParallelProvider(SDKProvider):
 
         async def send(key: str | None) -> Any:
             log = ResponseLog()
-            async with sdk_client(self.config, timeout=self.call_timeout(), log=log) as http:
+            async with sdk_client(
+                self.config, provider=self.name, timeout=self.call_timeout(), log=log
+            ) as http:
                 client = AsyncParallel(
                     api_key=key,
                     base_url=self.base_url(),

@@ -20,7 +20,14 @@ from webproviders import (
     WebProviderError,
     WebTimeoutError,
 )
-from webproviders.kit import error_for_status, quote, response_error, said, to_provider_error
+from webproviders.kit import (
+    error_for_status,
+    quote,
+    response_error,
+    said,
+    to_provider_error,
+    transport_error,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -52,8 +59,13 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
 
 
 def failure(exc: BaseException) -> WebProviderError:
-    """Our error for an exception the SDK raised, read from its response when it has one."""
+    """Our error for an exception the SDK raised, read from its response when it has one (or
+    the library's own, when the transport refused the answer or cut it off)."""
     import parallel
+
+    own = transport_error(exc)
+    if own is not None:
+        return own
 
     response = getattr(exc, "response", None)
     import httpx  # loaded on a failure path only; listing providers stays light

@@ -1,8 +1,8 @@
 """The ``tavily`` provider: search, extract and crawl through the official ``tavily-python`` SDK.
 
-The SDK's ``AsyncTavilyClient`` gets a client of ours (:func:`webproviders.kit.sdkhttp.sdk_client`)
-that draws connections from the shared pool; it is a fresh client per call because the SDK
-writes its key into the client's headers. The SDK folds statuses 403, 432 and 433 into one
+The SDK's ``AsyncTavilyClient`` gets a client of ours (:func:`webproviders.kit.sdk_client`) on
+the provider's shared transport (proxy settings, body cap, deadline); it is a fresh client per
+call because the SDK writes its key into the client's headers. The SDK folds statuses 403, 432 and 433 into one
 exception and hides the response of a 429, so the provider reads the last response itself
 (see ``errors.py``).
 """
@@ -40,7 +40,11 @@ class TavilyProvider(SDKProvider):
         async def send(key: str | None) -> Any:
             log = ResponseLog()
             async with sdk_client(
-                self.config, base_url=self.base_url(), timeout=self.call_timeout(), log=log
+                self.config,
+                provider=self.name,
+                base_url=self.base_url(),
+                timeout=self.call_timeout(),
+                log=log,
             ) as client:
                 tavily = AsyncTavilyClient(api_key=key, api_base_url=self.base_url(), client=client)
                 try:

@@ -18,7 +18,14 @@ from webproviders import (
     WebProviderError,
     WebTimeoutError,
 )
-from webproviders.kit import error_for_status, quote, response_error, said, to_provider_error
+from webproviders.kit import (
+    error_for_status,
+    quote,
+    response_error,
+    said,
+    to_provider_error,
+    transport_error,
+)
 
 if TYPE_CHECKING:
     import httpx
@@ -76,7 +83,11 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
 
 
 def failure(exc: BaseException, response: httpx.Response | None) -> WebProviderError:
-    """Our error for an exception the SDK raised, read from the last response when there is one."""
+    """Our error for an exception the SDK raised, read from the last response when there is one
+    (or the library's own, when the transport refused the answer or cut it off)."""
+    own = transport_error(exc)
+    if own is not None:
+        return own
     if response is not None:
         error = response_error(response, NAME, classify)
         if error is not None:

@@ -19,6 +19,10 @@ _EXPORTS = {
     "adispatch_search": "dispatch.api",
     "adispatch_extract": "dispatch.api",
     "adispatch_crawl": "dispatch.api",
+    # the vendor HTTP clients the library keeps open between calls
+    "close": "vendorhttp.clients",
+    "aclose": "vendorhttp.clients",
+    "http_clients": "dispatch.state",
     # the local index
     "index_urls": "index.api",
     # providers and plugins
@@ -96,6 +100,7 @@ if TYPE_CHECKING:
         dispatch_extract,
         dispatch_search,
     )
+    from .dispatch.state import http_clients
     from .errors import (
         AuthError,
         BadGatewayError,
@@ -123,3 +128,4 @@ if TYPE_CHECKING:
     from .registry.hookspecs import hookimpl
     from .registry.providers import get_registry, list_providers
     from .registry.registration import PluginContext
+    from .vendorhttp.clients import aclose, close

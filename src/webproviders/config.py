@@ -70,6 +70,9 @@ class ProviderSettings(Section):
     backoff: float | None = Field(default=None, ge=0)
     #: Your plan's prices, over the manifest's list prices (``0`` makes the provider free).
     price: PriceSheet | None = None
+    #: Cap on one vendor answer, compressed and decoded bytes alike (``too_large`` beyond);
+    #: unset, the vendor default of ``webproviders.vendorhttp.clients.DEFAULT_MAX_BYTES`` (32 MiB).
+    max_response_bytes: int | None = Field(default=None, gt=0)
 
     @field_validator("rate_limit")
     @classmethod

@@ -1,4 +1,5 @@
-"""Per-call context that provider code can read and write: the deadline, warnings, usage.
+"""Per-call context that provider code can read and write: the deadline, warnings, usage, and
+the HTTP clients vendor requests go through.
 
 Kept free of asyncio so that plugins importing ``warn`` stay cheap to load.
 """
@@ -9,7 +10,7 @@ import contextvars
 import math
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 _deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
@@ -45,6 +46,31 @@ class Usage:
 
 
 _usage: contextvars.ContextVar[Usage | None] = contextvars.ContextVar("webproviders_usage", default=None)
+
+
+class Attempt:
+    """What one request to a provider ran into that the dispatcher cannot see from outside.
+
+    ``repeats`` is the ``detail`` of a failure that would only happen again if the request
+    were retried: the vendor transport marks ``slow_answer`` when time ran out while a
+    vendor's answer was still arriving (a vendor that drips its answer drips it again), the
+    extraction pool ``cpu_limit`` when a page used up its CPU time. A mutable bucket, like
+    :class:`Usage`, so that a mark made in a worker thread reaches the dispatcher.
+    """
+
+    __slots__ = ("repeats",)
+
+    def __init__(self) -> None:
+        self.repeats: str | None = None
+
+
+_attempt: contextvars.ContextVar[Attempt | None] = contextvars.ContextVar("webproviders_attempt", default=None)
+#: Returns the owner of the HTTP clients the current call's vendor requests use
+#: (:class:`webproviders.vendorhttp.clients.HTTPClients`, made on first use; typed loosely to keep
+#: this module light).
+_clients: contextvars.ContextVar[Callable[[], object] | None] = contextvars.ContextVar(
+    "webproviders_clients", default=None
+)
 
 
 def remaining_time() -> float | None:
@@ -95,6 +121,32 @@ def collect_warnings() -> list[str]:
     bucket: list[str] = []
     _warnings.set(bucket)
     return bucket
+
+
+def start_attempt() -> Attempt:
+    """A fresh record for the request about to be sent (the dispatcher calls this)."""
+    record = Attempt()
+    _attempt.set(record)
+    return record
+
+
+def note_repeating(detail: str) -> None:
+    """Record that the current request met a failure that would happen again (see :class:`Attempt`)."""
+    record = _attempt.get()
+    if record is not None:
+        record.repeats = detail
+
+
+def use_clients(owner: Callable[[], object]) -> None:
+    """Send the current call's vendor requests through the clients of the owner ``owner()``
+    returns (the dispatcher calls this)."""
+    _clients.set(owner)
+
+
+def call_clients() -> object | None:
+    """The owner of the current call's HTTP clients; None outside a dispatch call."""
+    owner = _clients.get()
+    return None if owner is None else owner()
 
 
 def set_deadline(deadline: float) -> None:

@@ -250,6 +250,20 @@ def test_page_over_its_cpu_time_is_timeout_while_other_pages_and_calls_go_on(
     assert 1 <= len(extraction_pool.pids()) <= strict.web.extraction.workers
 
 
+def test_a_page_over_its_cpu_time_is_not_tried_again(hostile: HostileServer, config_for: Callable[..., Config]) -> None:
+    """It would use up its CPU time again: the call fails after one attempt, though retries are on
+    and there is time left for them."""
+    farm = hostile.url("/links?n=60000&once=1")
+    extraction = {"cpu_timeout": 1, "max_html_chars": 10_000_000, "max_html_elements": 10_000_000}
+    config = config_for(
+        allow_private_networks=True, extraction=extraction, retry={"max_retries": 2, "backoff": 0}, cache=False
+    )
+    envelope = dispatch_extract(farm, backend="http", config=config, timeout=60)
+    assert envelope["error_code"] == "timeout" and envelope.get("detail") == "cpu_limit", envelope
+    assert len(envelope["meta"]["attempts"]) == 1
+    assert hostile.served.count("/links?n=60000&once=1") == 1
+
+
 def test_heavy_pages_leave_a_worker_for_ordinary_pages(hostile: HostileServer, strict: Config) -> None:
     """Two large pages in flight with two workers: an ordinary page does not wait for them."""
     farms = [hostile.url(f"/links?n=60000&copy={i}") for i in range(2)]  # over 1,000,000 characters

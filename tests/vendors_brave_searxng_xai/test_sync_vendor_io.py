@@ -1,8 +1,8 @@
-"""A sync call alone on its loop sends vendor requests with blocking I/O; what must not change.
+"""A sync call runs on its thread's own long-lived loop and awaits its vendor requests there.
 
-The deadline still ends a request that does not answer, requests of one call that run side by
-side (a fusion) still overlap, and an async caller is never blocked. A real HTTP server on
-loopback answers like SearXNG and like Brave.
+What that keeps: connections reused between calls, the deadline ending a request that does
+not answer, requests of one call that run side by side (a fusion) overlapping, and an async
+caller never blocked. A real HTTP server on loopback answers like SearXNG and like Brave.
 """
 
 from __future__ import annotations

@@ -1,5 +1,7 @@
-"""The helpers SDK-backed providers share: a per-call client on the shared pool, reading the
-response an SDK failed on, and the deadline cut to an SDK request's timeout."""
+"""The helpers SDK-backed providers share: a per-call client on the provider's shared
+transport (handed to the SDK, or put where the SDK keeps its own), finding the library's own
+failure behind an SDK's exception, reading the response an SDK failed on, and the deadline
+cut to an SDK request's timeout."""
 
 from __future__ import annotations
 
@@ -8,15 +10,22 @@ import time
 from typing import Any
 
 import httpx
+import pytest
 import respx
 
 from webproviders import context
-from webproviders.errors import ProviderError, WebProviderError
+from webproviders.errors import ProviderError, TooLargeError, WebProviderError
 from webproviders.kit.http import get_client
-from webproviders.kit.sdkhttp import ResponseLog, response_error, sdk_client
+from webproviders.kit.sdkhttp import (
+    ResponseLog,
+    hand_client,
+    response_error,
+    sdk_client,
+    transport_error,
+)
 
 
-def test_sdk_client_uses_the_shared_pool_and_leaves_it_open(make_config: Any) -> None:
+def test_sdk_client_uses_the_shared_transport_and_leaves_it_open(make_config: Any) -> None:
     config = make_config(web={"user_agent": "agent-tests/1.0"})
 
     async def go() -> tuple[httpx.Response | None, httpx.Headers, bool]:
@@ -78,3 +87,46 @@ def test_call_timeout_is_cut_to_the_call_deadline(plugin_module: Any, make_confi
         return provider.call_timeout()
 
     assert 2 < asyncio.run(inside_a_call()) <= 3
+
+
+def test_hand_client_puts_ours_where_the_sdk_keeps_its_own(make_config: Any) -> None:
+    """firecrawl-py makes its client in its constructor, with the key in its headers."""
+    from firecrawl import AsyncFirecrawl
+
+    config = make_config(web={"user_agent": "agent-tests/1.0"})
+
+    async def go() -> tuple[httpx.AsyncClient, httpx.AsyncClient, Any]:
+        firecrawl = AsyncFirecrawl(api_key="fc-key-0001", api_url="https://api.firecrawl.example")
+        theirs = firecrawl._v2_client.async_http_client._client
+        ours = await hand_client(
+            firecrawl, "_v2_client.async_http_client._client", config, provider="firecrawl", timeout=5
+        )
+        return theirs, ours, firecrawl._v2_client.async_http_client._client
+
+    theirs, ours, installed = asyncio.run(go())
+    assert installed is ours and theirs.is_closed and ours is not theirs
+    assert ours.headers["authorization"] == "Bearer fc-key-0001"
+    assert ours.headers["user-agent"] == "agent-tests/1.0"
+    assert str(ours.base_url) == "https://api.firecrawl.example"
+
+
+def test_hand_client_refuses_an_sdk_that_keeps_its_client_elsewhere(make_config: Any) -> None:
+    from exa_py import AsyncExa
+
+    async def go() -> None:
+        await hand_client(AsyncExa(api_key="exa-key-0001"), "_http", make_config(), provider="exa")
+
+    with pytest.raises(ProviderError, match=r"no longer keeps its HTTP client at AsyncExa\._http"):
+        asyncio.run(go())
+
+
+def test_transport_error_finds_our_error_behind_an_sdk_s_exception() -> None:
+    ours = TooLargeError("too big")
+    try:
+        try:
+            raise ours
+        except TooLargeError as exc:
+            raise RuntimeError("the SDK's connection error") from exc
+    except RuntimeError as wrapped:
+        assert transport_error(wrapped) is ours
+    assert transport_error(ValueError("plain")) is None

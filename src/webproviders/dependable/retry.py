@@ -1,9 +1,12 @@
 """When to try the same provider again, and how long to wait first.
 
 Only transient failures are retried: a network error, a timeout, an upstream 502/503/504 and
-a rate limit. Waits grow exponentially with jitter, follow the vendor's ``Retry-After`` when
-it gave one, and never reach past the call's deadline: a wait that would is not taken, and
-the failure is returned at once.
+a rate limit. A failure that would only happen again is not: an answer over its size cap
+(``too_large`` is not a transient code), a timeout that cut off a vendor's answer while it
+was still arriving (a vendor that drips its answer drips it again) and a page that used up
+its CPU time (both marked on the attempt's record, :class:`webproviders.context.Attempt`). Waits grow exponentially with jitter, follow the vendor's ``Retry-After`` when it
+gave one, and never reach past the call's deadline: a wait that would is not taken, and the
+failure is returned at once.
 """
 
 from __future__ import annotations
@@ -34,9 +37,15 @@ class RetryPolicy:
             return False
         return error.code != "bad_gateway" or error.status_code in (None, *RETRY_STATUSES)
 
-    def delay(self, retry: int, error: WebProviderError, remaining: float) -> float | None:
-        """Seconds to wait before retry number ``retry`` (0-based), or None to give up now."""
-        if retry >= self.max_retries or not self.retryable(error):
+    def delay(
+        self, retry: int, error: WebProviderError, remaining: float, *, repeating: bool = False
+    ) -> float | None:
+        """Seconds to wait before retry number ``retry`` (0-based), or None to give up now.
+
+        ``repeating``: the attempt met a failure that would only happen again
+        (:class:`webproviders.context.Attempt`), so it is not retried whatever its code.
+        """
+        if repeating or retry >= self.max_retries or not self.retryable(error):
             return None
         step = min(self.max_backoff, self.backoff * (2**retry))
         wait = random.uniform(step / 2, step) if step > 0 else 0.0

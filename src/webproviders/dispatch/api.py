@@ -30,6 +30,7 @@ async def _execute(call: Call) -> dict[str, Any]:
     """Run a prepared call's plan under its deadline; each host name is resolved once for it."""
     call.warnings = context.collect_warnings()
     context.set_deadline(call.deadline)
+    context.use_clients(call.state.clients)  # type: ignore[union-attr]
     meter: Meter = call.meter  # type: ignore[assignment]
     with meter.observe(), resolution_scope():
         try:

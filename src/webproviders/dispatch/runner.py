@@ -15,7 +15,6 @@ import inspect
 import sys
 import threading
 import time
-import weakref
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
@@ -23,7 +22,7 @@ from ..pools import LazyPool
 
 T = TypeVar("T")
 
-__all__ = ["BackgroundLoop", "call", "may_block", "run_sync"]
+__all__ = ["BackgroundLoop", "call", "run_sync"]
 
 #: Sync provider calls that hang (``ddgs`` is known to) keep a thread; allow plenty.
 _workers = LazyPool(64, "webproviders-sync")
@@ -60,7 +59,7 @@ async def _within(awaitable: Awaitable[T], timeout: float) -> T:
     """Await in the current task under a timeout.
 
     ``asyncio.timeout`` (3.11+) needs no extra task, unlike ``wait_for`` there: one task
-    fewer per call, and a sync call's task stays alone on its loop (see :func:`may_block`).
+    fewer per call.
     """
     if sys.version_info >= (3, 11):
         async with asyncio.timeout(timeout):
@@ -128,55 +127,11 @@ atexit.register(background.close)
 _thread_loops = threading.local()
 
 
-class _TaskCount:
-    """The task factory of a loop :func:`run_sync` owns: it counts the loop's unfinished tasks.
-
-    A count kept as tasks start and end answers :func:`may_block` at once, where listing
-    every task of the process (``asyncio.all_tasks``) would cost more the more tasks other
-    loops hold.
-    """
-
-    def __init__(self) -> None:
-        self.unfinished = 0
-
-    def __call__(self, loop: asyncio.AbstractEventLoop, coro: Any, **kwargs: Any) -> asyncio.Task[Any]:
-        task: asyncio.Task[Any] = asyncio.Task(coro, loop=loop, **kwargs)
-        self.unfinished += 1
-        task.add_done_callback(self._finished)
-        return task
-
-    def _finished(self, task: asyncio.Task[Any]) -> None:
-        self.unfinished -= 1
-
-
-#: Loops that :func:`run_sync` owns (each runs one sync call at a time on its thread).
-_own_loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _TaskCount] = weakref.WeakKeyDictionary()
-
-
 def _thread_loop() -> asyncio.AbstractEventLoop:
     loop = getattr(_thread_loops, "loop", None)
     if loop is None or loop.is_closed():
-        loop = asyncio.new_event_loop()
-        count = _own_loops[loop] = _TaskCount()
-        loop.set_task_factory(count)
-        _thread_loops.loop = loop
+        loop = _thread_loops.loop = asyncio.new_event_loop()
     return loop
-
-
-def may_block() -> bool:
-    """Whether the running code may do blocking I/O instead of awaiting it.
-
-    True only on a loop owned by a sync call whose single task is the one asking: the
-    caller's thread is waiting anyway and nothing else on that loop could be held up, so a
-    blocking socket read (cheaper than an event-loop round trip) stalls nobody. A finished
-    task counts until its done callbacks have run, which only ever answers False too early.
-    """
-    try:
-        loop = asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    count = _own_loops.get(loop)
-    return count is not None and count.unfinished == 1
 
 
 def _loop_running_here() -> bool:

@@ -10,6 +10,7 @@ import time
 from typing import Any
 
 from ..accounting.meter import Meter
+from ..context import Attempt, start_attempt
 from ..dependable.cache import cache_key
 from ..dependable.health import Cooling
 from ..dependable.ratelimit import BudgetExhaustedError
@@ -72,7 +73,7 @@ def _option_warnings(call: Call, entry: ProviderEntry) -> None:
         call.warnings.append(message)
 
 
-async def _invoke(call: Call, entry: ProviderEntry) -> Any:
+async def _invoke(call: Call, entry: ProviderEntry, record: Attempt) -> Any:
     provider = entry.provider
     args = call.arguments
     timeout = call.remaining()
@@ -91,9 +92,14 @@ async def _invoke(call: Call, entry: ProviderEntry) -> Any:
             return await runner.call(provider.extract, list(args["urls"]), timeout=timeout, inline=inline, **args["options"])
         return await runner.call(provider.crawl, args["url"], timeout=timeout, inline=inline, **args["options"])
     except asyncio.TimeoutError:
-        raise WebTimeoutError(
-            f"{entry.manifest.name} did not answer within {timeout:.1f} s.", provider=entry.manifest.name
-        ) from None
+        name = entry.manifest.name
+        if record.repeats is not None:  # e.g. a vendor's answer was still arriving: it will drip again
+            raise WebTimeoutError(
+                f"{name} did not finish within {timeout:.1f} s ({record.repeats.replace('_', ' ')}).",
+                provider=name,
+                detail=record.repeats,
+            ) from None
+        raise WebTimeoutError(f"{name} did not answer within {timeout:.1f} s.", provider=name) from None
 
 
 def _normalise(call: Call, raw: Any) -> tuple[Any, dict[str, Any]]:
@@ -111,21 +117,29 @@ def _before(call: Call, entry: ProviderEntry) -> None:
     _option_warnings(call, entry)
 
 
-async def attempt(call: Call, entry: ProviderEntry) -> tuple[Any, dict[str, Any]]:
+async def attempt(call: Call, entry: ProviderEntry, record: Attempt) -> tuple[Any, dict[str, Any]]:
     """One request to one provider: the call and normalisation.
 
     Returns ``(data, provider_meta)`` or raises a :class:`WebProviderError`, also when an
-    extract or crawl answer has no page read (see :mod:`.per_url`).
+    extract or crawl answer has no page read (see :mod:`.per_url`). A timeout in an attempt
+    that met a failure which would happen again carries that failure's ``detail``, so that
+    it is not retried.
     """
     try:
-        data, meta = _normalise(call, await _invoke(call, entry))
+        data, meta = _normalise(call, await _invoke(call, entry, record))
     except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
-        raise to_provider_error(exc, entry.manifest.name) from None
+        raise _repeating(to_provider_error(exc, entry.manifest.name), record) from None
     data, meta = scrub_data(data), scrub_data(meta)  # before it is cached or shown to anyone
     unread = nothing_read(data, call.capability, entry.manifest.name)
     if unread is not None:
-        raise unread
+        raise _repeating(unread, record)
     return data, meta
+
+
+def _repeating(error: WebProviderError, record: Attempt) -> WebProviderError:
+    if record.repeats is not None and error.code == "timeout" and error.detail is None:
+        error.detail = record.repeats
+    return error
 
 
 def _cooling_error(name: str, cooling: Cooling) -> WebProviderError:
@@ -167,12 +181,13 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
         except (BudgetExceededError, BudgetStoreUnavailableError) as error:
             raise Skipped(error) from None
         started = time.perf_counter()
+        record = start_attempt()
         sent = False
         try:
             if not state.limits.unlimited(name):
                 await state.limits.acquire(name, call.remaining() - MIN_REQUEST_TIME, state.sleep)
             sent = True
-            data, meta = await attempt(call, entry)
+            data, meta = await attempt(call, entry, record)
         except asyncio.CancelledError:  # a hedged chain took another answer (or the caller left)
             cancelled = Cancelled(f"The request to {name} was given up on.", provider=name)
             call.record(name, "cancelled", started, **meter.stop(spend, error=cancelled, sent=sent))
@@ -186,7 +201,10 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
                 raise
             if error.code == "rate_limited" and error.retry_after:
                 await state.limits.pause(name, error.retry_after)
-            delay = None if failover and error.code == "rate_limited" else policy.delay(retry, error, call.remaining())
+            if failover and error.code == "rate_limited":
+                delay = None
+            else:
+                delay = policy.delay(retry, error, call.remaining(), repeating=record.repeats is not None)
             if delay is None:
                 if error.failures is None:
                     state.health.failed(name, error)

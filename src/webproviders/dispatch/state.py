@@ -1,6 +1,6 @@
 """What dispatch remembers between calls for one registry: cache, health, budgets, retry
-policies and accounts (the pieces come from :mod:`webproviders.dependable` and
-:mod:`webproviders.accounting`).
+policies, accounts and the vendor HTTP clients (the pieces come from
+:mod:`webproviders.dependable`, :mod:`webproviders.accounting` and :mod:`webproviders.kit`).
 
 It hangs off a :class:`~webproviders.registry.providers.Registry` (one per config), so two configs
 never share a cache or a cool-down. Clocks and the sleep function are attributes, so tests
@@ -21,7 +21,9 @@ from ..dependable.ratelimit import RateLimits
 from ..dependable.retry import RetryPolicy
 
 if TYPE_CHECKING:
+    from ..config import Config
     from ..registry.providers import Registry
+    from ..vendorhttp.clients import HTTPClients
 
 _lock = threading.Lock()
 
@@ -45,9 +47,23 @@ class DispatchState:
         self.cache: ResultCache | None = build_cache(web.cache)
         #: Prices, budgets, the usage ledger and telemetry (:mod:`webproviders.accounting`).
         self.accounts = Accounts(registry)
+        self._clients: HTTPClients | None = None
         #: How retries and limiter waits sleep; tests swap in a fake.
         self.sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
         self._policies: dict[str, RetryPolicy] = {}
+
+    def clients(self) -> HTTPClients:
+        """The long-lived vendor clients every call of this registry sends through (made on
+        first use, so a call that sends nothing loads no HTTP stack)."""
+        owner = self._clients
+        if owner is None:
+            with _lock:
+                if self._clients is None:
+                    from ..vendorhttp.clients import HTTPClients
+
+                    self._clients = HTTPClients()
+                owner = self._clients
+        return owner
 
     def retry_policy(self, name: str) -> RetryPolicy:
         """``web.retry`` with ``web.providers.<name>.max_retries`` / ``backoff`` applied."""
@@ -72,3 +88,11 @@ def state_for(registry: Registry) -> DispatchState:
             if state is None:
                 state = registry.dispatch_state = DispatchState(registry)
     return state
+
+
+def http_clients(config: Config | None = None) -> HTTPClients:
+    """The owner of the vendor clients that calls with ``config`` use (the default config when
+    None): ``with`` / ``async with`` it to close them when a block ends."""
+    from ..registry.providers import get_registry
+
+    return state_for(get_registry(config)).clients()

@@ -35,7 +35,7 @@ from multiprocessing.connection import Connection
 from typing import Any, TypeVar
 
 from ..config import ExtractionSettings
-from ..context import remaining_time
+from ..context import note_repeating, remaining_time
 from ..errors import ProviderError, WebProviderError, WebTimeoutError
 
 T = TypeVar("T")
@@ -46,6 +46,8 @@ WORKER_MODULE = "webproviders.fetching.extractworker"
 #: busy machine stretches CPU seconds.
 WALL_FACTOR = 4.0
 _STOPPED_WAITING = "The call stopped waiting for this page."
+#: ``detail`` of the timeout of a page that used up its CPU time (the dispatcher does not retry it).
+CPU_LIMIT = "cpu_limit"
 #: How a worker ends when the kernel stops it for using up its CPU time.
 _CPU_LIMIT_EXIT = -getattr(signal, "SIGXCPU", 24)
 
@@ -171,7 +173,8 @@ def _gone_error(job: _Job, status: int | None) -> WebProviderError:
     if status == _CPU_LIMIT_EXIT:
         return WebTimeoutError(
             f"Extracting the page used more than {job.settings.cpu_timeout:g} s of CPU time; "
-            "it was stopped (web.extraction.cpu_timeout sets the limit)."
+            "it was stopped (web.extraction.cpu_timeout sets the limit).",
+            detail=CPU_LIMIT,
         )
     if job.abandoned:
         return WebTimeoutError(_STOPPED_WAITING)
@@ -257,6 +260,10 @@ class ExtractionPool:
             return await future
         except asyncio.CancelledError:
             job.abandon()
+            raise
+        except WebTimeoutError as exc:
+            if exc.detail == CPU_LIMIT:
+                note_repeating(CPU_LIMIT)  # the page would use it up again: not retried
             raise
 
     def pids(self) -> list[int]:

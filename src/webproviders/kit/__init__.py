@@ -29,8 +29,10 @@ _EXPORTS = {
     "request_json": "kit.http",
     "read_response": "responses",
     "sdk_client": "kit.sdkhttp",
+    "hand_client": "kit.sdkhttp",
     "ResponseLog": "kit.sdkhttp",
     "response_error": "kit.sdkhttp",
+    "transport_error": "kit.sdkhttp",
     # reading a vendor's failures
     "error_for_status": "errors",
     "to_provider_error": "errors",
@@ -130,5 +132,5 @@ if TYPE_CHECKING:
     from .http import get_client, request_json
     from .query import site_query
     from .sdk import SDKProvider, warn_unknown
-    from .sdkhttp import ResponseLog, response_error, sdk_client
+    from .sdkhttp import ResponseLog, hand_client, response_error, sdk_client, transport_error
     from .vendor import VendorProvider

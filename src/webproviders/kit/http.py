@@ -1,59 +1,34 @@
-"""The shared HTTP stack: JSON calls to vendor APIs, and one pooled ``httpx.AsyncClient`` per loop.
+"""Calling a vendor: :func:`request_json` for JSON APIs, :func:`get_client` for a scraper's client.
 
-Vendor providers call configured endpoints (trusted, even on localhost) through
-:func:`request_json`, which sends over the lean wire of :mod:`.wire`; a sync dispatch call
-alone on its loop waits on the socket itself (see
-:func:`~webproviders.dispatch.runner.may_block`). SDK transports and HTML scrapers use the
-pooled client of :func:`get_client`. Fetching URLs that arrive at run time goes through the
-safe-fetching layer instead. Tests swap the transport with ``respx``.
+Both use the long-lived clients of :mod:`webproviders.vendorhttp.clients` (the current dispatch
+call's owner), so every request gets the same proxy settings, body cap and deadline
+(:mod:`webproviders.vendorhttp.transport`).
+Fetching URLs that arrive at run time goes through the safe-fetching layer instead. Tests
+swap the network with ``respx``.
 """
 
 from __future__ import annotations
 
-import asyncio
-import weakref
 from collections.abc import Mapping
 from typing import Any
 
 import httpx
 
-from ..config import Config, user_agent
-from ..context import remaining_time
-from ..dispatch.runner import may_block
-from ..fetching.pinning import http2_available
+from ..config import Config
 from ..responses import Classifier, read_response
-from . import wire
-from .wire import DEFAULT_LIMITS, DEFAULT_TIMEOUT
-
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], httpx.AsyncClient]] = (
-    weakref.WeakKeyDictionary()
-)
+from ..vendorhttp.clients import DEFAULT_TIMEOUT, ClientSpec, current
 
 
 def get_client(config: Config | None = None, **overrides: Any) -> httpx.AsyncClient:
-    """The pooled client for the running loop and these network settings.
+    """The long-lived client for the running loop and these settings, for scrapers.
 
-    SDK transports and scrapers share it. ``overrides`` (e.g. ``follow_redirects=True``) make a
-    separate pooled client keyed by them, so one plugin's needs never change another's client.
+    ``overrides`` are httpx client options (``follow_redirects=True``, ``event_hooks=...``);
+    each distinct set gets a client of its own, so one plugin's needs never change another's
+    client (pass the same objects each time, or a new client is made each time). Options that
+    decide where requests go or how answers are read (``transport``, ``proxy``, ``verify``,
+    ``http2``...) are the library's and raise ``TypeError``.
     """
-    loop = asyncio.get_running_loop()
-    agent = user_agent(config)
-    proxy = config.web.proxy if config is not None else None
-    key = (agent, proxy, tuple(sorted((k, id(v)) for k, v in overrides.items())))
-    per_loop = _clients.setdefault(loop, {})
-    client = per_loop.get(key)
-    if client is None or client.is_closed:
-        options: dict[str, Any] = {
-            "timeout": DEFAULT_TIMEOUT,
-            "limits": DEFAULT_LIMITS,
-            "headers": {"User-Agent": agent},
-            "http2": http2_available(),
-            "proxy": proxy,
-        }
-        options.update(overrides)
-        client = httpx.AsyncClient(**options)
-        per_loop[key] = client
-    return client
+    return current().client(ClientSpec.of(config, None, overrides))
 
 
 async def request_json(
@@ -71,25 +46,27 @@ async def request_json(
 ) -> Any:
     """Send one request to a vendor API and return the parsed JSON body.
 
-    Errors are :func:`~webproviders.responses.read_response`'s. A 2xx with an error object must be caught by
+    ``timeout`` bounds the whole request (and each phase of it), within the call's deadline.
+    ``params`` are merged into the URL's own query (a name given again replaces its value);
+    parameters whose value is None are left out. Errors are
+    :func:`~webproviders.responses.read_response`'s, the transport's (``too_large``,
+    ``timeout``, ``parse_error`` for an answer in a coding that was not asked for) and httpx's
+    (mapped to ``network_error`` / ``timeout``). A 2xx with an error object must be caught by
     ``classify``.
     """
-    blocking = may_block()
-    if blocking:
-        # Nothing can cancel a blocking read, so every wait is bounded by the call's time left.
-        left = remaining_time()
-        if left is not None:
-            timeout = left if timeout is None else min(timeout, left)
-    response = await wire.send(
+    client = current().client(ClientSpec.of(config, provider))
+    query = {k: v for k, v in params.items() if v is not None} if params else None
+    target: str | httpx.URL = url
+    if query and "?" in url:  # keep the URL's own parameters (httpx >= 0.28 would drop them)
+        target, query = httpx.URL(url).copy_merge_params(query), None
+    response = await client.request(
         method,
-        url,
-        config=config,
+        target,
         headers=headers,
-        params={k: v for k, v in params.items() if v is not None} if params else None,
+        params=query,
         json=json,
         data=data,
-        timeout=timeout,
-        blocking=blocking,
+        timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
     )
     body, error = read_response(response, provider, classify)
     if error is not None:

@@ -2,7 +2,7 @@
 
 An SDK is imported on first use only, so :class:`SDKProvider` checks that it is installed
 without importing it and names the extra to install when it is not. Running an SDK on the
-shared connection pool, and reading the response it failed on, is in
+library's HTTP clients, and reading the response it failed on, is in
 :mod:`webproviders.kit.sdkhttp` (loaded with the HTTP stack, on first request).
 """
 

@@ -1,0 +1,9 @@
+"""How requests to vendors travel: long-lived httpx clients with one owner, and the transport
+that gives every vendor answer the same proxy routing, size cap and deadline.
+
+``clients.py`` (the owner, :class:`~webproviders.vendorhttp.clients.HTTPClients`, and the
+library's ``close()`` / ``aclose()``), ``transport.py`` (routing, the capped body reader, the
+whole-request deadline) and ``proxies.py`` (``web.proxy``, the proxy environment and
+``NO_PROXY``). Providers reach it through :mod:`webproviders.kit` (``request_json``,
+``get_client``, ``sdk_client``); the dispatcher holds one owner per registry.
+"""

@@ -1,0 +1,222 @@
+"""How every vendor answer is received: through the proxy the settings name, read whole under
+a cap on its size, within the call's deadline.
+
+Each vendor request, whether sent by :func:`~webproviders.kit.request_json`, a scraper's
+client or a vendor SDK, goes through a :class:`VendorTransport`. httpx's own transports do
+the network work (connection pools, TLS, HTTP/2, proxies, ``CONNECT`` tunnels); this one adds
+the promises of a vendor call:
+
+- ``Accept-Encoding`` offers only ``gzip`` and ``deflate``, and an answer in any other coding,
+  or in more than one, is refused unread (``parse_error``);
+- the body is decoded by :class:`~webproviders.fetching.decompress.BodyDecoder`, step by step,
+  with the compressed and the decoded bytes both capped (``too_large`` beyond; an announced
+  ``Content-Length`` over the cap is refused before reading); steps that may expand a lot run
+  in a thread, off the event loop;
+- the whole request, connect to last byte, runs under ``asyncio.timeout`` and ends by the
+  call's deadline and within the request's own timeout (its longest phase bounds the whole
+  exchange): a vendor that drips its answer, or its headers, is cut off, whatever httpx's
+  per-read timeout would allow. A cut answer is marked on the call's record
+  (:func:`~webproviders.context.note_repeating`), so that it is not retried.
+
+Vendor I/O is always awaited, sync calls included (they run on their thread's own loop):
+a blocking read cannot be cut short from outside, and httpx looks a request's read timeout
+up once per phase (headers, body), not per read, so no timeout setting bounds a vendor that
+drips its headers.
+
+The answer handed up is an ordinary ``httpx.Response`` holding the decoded body, so clients,
+SDKs, respx and the classifiers see nothing unusual.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ssl
+from typing import Any
+
+import httpx
+
+from ..context import note_repeating, remaining_time
+from ..errors import NetworkError, ParseError, TooLargeError, WebTimeoutError
+from ..fetching.decompress import BodyDecoder, BodyTooLarge, Undecodable
+from ..pools import LazyPool
+from .proxies import ProxyRoutes
+
+#: The codings vendor requests accept: every vendor API offers gzip, and both decode with a bound.
+ACCEPT_ENCODING = "gzip, deflate"
+_OFFERED = frozenset({"gzip", "x-gzip", "deflate"})
+#: Labels that name a compression (anything else in the header, ``identity`` or a stray
+#: ``utf-8``, is no coding and is ignored, as browsers do).
+_CODINGS = _OFFERED | {"br", "zstd", "compress", "x-compress"}
+#: Compressed bytes one decoding step may take on the event loop (deflate expands at most
+#: about 1,000 times, so such a step yields about a megabyte); larger steps run in a thread.
+INLINE_DECODE = 1024
+#: ``detail`` of a timeout that cut off a vendor's answer while it was still arriving.
+SLOW_ANSWER = "slow_answer"
+#: Headers that describe the body as it travelled, not the decoded body handed up.
+_TRAVEL_HEADERS = frozenset({b"content-encoding", b"content-length", b"transfer-encoding"})
+
+_decoding = LazyPool(4, "webproviders-vendor-decode")
+
+
+#: ``asyncio.timeout`` where Python has it (3.11+): no extra task, unlike ``wait_for`` there.
+_timeout = getattr(asyncio, "timeout", None)
+
+
+class _Progress:
+    """Whether the answer of one exchange has started to arrive."""
+
+    __slots__ = ("answering",)
+
+    def __init__(self) -> None:
+        self.answering = False
+
+
+class VendorTransport(httpx.AsyncBaseTransport):
+    """A capped, deadline-bound exchange over httpx's transports (one per proxy route) of one
+    event loop. ``provider`` names the setting a ``too_large`` message points to."""
+
+    def __init__(
+        self,
+        *,
+        routes: ProxyRoutes,
+        tls: ssl.SSLContext,
+        max_bytes: int,
+        provider: str | None = None,
+        http2: bool = False,
+        limits: httpx.Limits | None = None,
+    ) -> None:
+        self.max_bytes = max_bytes
+        self.provider = provider
+        self._routes = routes
+        self._options: dict[str, Any] = {"verify": tls, "http2": http2}
+        if limits is not None:
+            self._options["limits"] = limits
+        self._via: dict[str | None, httpx.AsyncHTTPTransport] = {}
+
+    def _transport_for(self, url: httpx.URL) -> httpx.AsyncHTTPTransport:
+        proxy = self._routes.proxy_for(url.scheme, url.host, url.port) if self._routes.proxies else None
+        transport = self._via.get(proxy)
+        if transport is None:
+            transport = self._via[proxy] = httpx.AsyncHTTPTransport(proxy=proxy, **self._options)
+        return transport
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        request.headers["Accept-Encoding"] = ACCEPT_ENCODING
+        budget = _budget(request)
+        progress = _Progress()
+        if budget is None:
+            return await self._exchange(request, progress)
+        if budget <= 0:
+            raise WebTimeoutError(f"No time was left to send the request to {request.url.host}.")
+        try:
+            if _timeout is None:
+                return await asyncio.wait_for(self._exchange(request, progress), budget)
+            async with _timeout(budget):
+                return await self._exchange(request, progress)
+        except asyncio.TimeoutError:
+            raise _out_of_time(request.url, budget, progress) from None
+        except asyncio.CancelledError:
+            if progress.answering:  # the dispatcher's own deadline cut the answer
+                note_repeating(SLOW_ANSWER)
+            raise
+
+    async def _exchange(self, request: httpx.Request, progress: _Progress) -> httpx.Response:
+        response = await self._transport_for(request.url).handle_async_request(request)
+        progress.answering = True
+        try:
+            body = self._decoder(response, request.url)
+            async for raw in response.aiter_raw():
+                if body.encoded and len(raw) > INLINE_DECODE:
+                    await _decoding.run(self._feed, body, raw, request.url)
+                else:
+                    self._feed(body, raw, request.url)
+            self._feed(body, None, request.url)
+        except httpx.TimeoutException as exc:
+            raise _stopped(request.url, exc) from None
+        finally:
+            await response.aclose()
+        return _decoded(response, body.body)
+
+    def _decoder(self, response: httpx.Response, url: httpx.URL) -> BodyDecoder:
+        """A capped decoder for ``response``; refuses a coding that was not offered, and an
+        announced length over the cap."""
+        coding = response.headers.get("content-encoding", "")
+        if coding:
+            _check_coding(coding, url)
+        announced = response.headers.get("content-length", "")
+        if announced.isdigit() and int(announced) > self.max_bytes:
+            raise self._too_large(url, int(announced))
+        return BodyDecoder(coding, self.max_bytes)
+
+    def _feed(self, body: BodyDecoder, raw: bytes | None, url: httpx.URL) -> None:
+        """Decode the next raw chunk (None: the end of the body), in our errors."""
+        try:
+            if raw is None:
+                body.finish()
+            else:
+                body.feed(raw)
+        except BodyTooLarge:
+            raise self._too_large(url) from None
+        except Undecodable as exc:
+            raise NetworkError(f"The answer from {url.host} could not be decoded: {exc}.") from None
+
+    def _too_large(self, url: httpx.URL, announced: int | None = None) -> TooLargeError:
+        told = f" ({announced:,} bytes announced)" if announced else ""
+        setting = f"web.providers.{self.provider}.max_response_bytes" if self.provider else "the body cap"
+        return TooLargeError(
+            f"The answer from {url.host} is larger than the {self.max_bytes:,}-byte cap{told}; "
+            f"it was not read (raise {setting} to read it)."
+        )
+
+    async def aclose(self) -> None:
+        transports, self._via = list(self._via.values()), {}
+        for transport in transports:
+            await transport.aclose()
+
+
+def _decoded(response: httpx.Response, body: bytes) -> httpx.Response:
+    """The answer handed up: the vendor's status and headers, the decoded body (the headers
+    that described the body as it travelled are dropped; httpx sets its length)."""
+    headers = [(name, value) for name, value in response.headers.raw if name.lower() not in _TRAVEL_HEADERS]
+    kept = {key: response.extensions[key] for key in ("http_version", "reason_phrase") if key in response.extensions}
+    return httpx.Response(response.status_code, headers=headers, content=body, extensions=kept)
+
+
+def _out_of_time(url: httpx.URL, budget: float, progress: _Progress) -> WebTimeoutError:
+    if not progress.answering:
+        return WebTimeoutError(f"{url.host} did not answer within {budget:.1f} s.")
+    note_repeating(SLOW_ANSWER)
+    return WebTimeoutError(
+        f"{url.host} was still sending its answer when its {budget:.1f} s ran out; it was cut off.",
+        detail=SLOW_ANSWER,
+    )
+
+
+def _stopped(url: httpx.URL, exc: httpx.TimeoutException) -> WebTimeoutError:
+    """A read of a body that had started timed out: the vendor stalled mid-answer."""
+    note_repeating(SLOW_ANSWER)
+    return WebTimeoutError(f"{url.host} stopped sending its answer ({type(exc).__name__}).", detail=SLOW_ANSWER)
+
+
+def _check_coding(header: str, url: httpx.URL) -> None:
+    """Refuse a coding that was not offered, and stacked codings (no vendor needs them)."""
+    applied = [label for label in (c.strip().lower() for c in header.split(",")) if label in _CODINGS]
+    if any(label not in _OFFERED for label in applied) or len(applied) > 1:
+        raise ParseError(
+            f"{url.host} answered with Content-Encoding '{header}', which was not asked for "
+            f"(Accept-Encoding: {ACCEPT_ENCODING}); the answer was not read."
+        )
+
+
+def _budget(request: httpx.Request) -> float | None:
+    """Seconds the whole request may take: the call's time left, and the request's own
+    timeout (its longest phase) as a bound on the whole exchange; None when neither is set."""
+    left = remaining_time()
+    timeouts = request.extensions.get("timeout") or {}
+    own = max((value for value in timeouts.values() if value is not None), default=None)
+    if own is None:
+        return left
+    return own if left is None else min(own, left)
+
+
+__all__ = ["ACCEPT_ENCODING", "SLOW_ANSWER", "VendorTransport"]

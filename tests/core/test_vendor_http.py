@@ -1,0 +1,523 @@
+"""Vendor requests on the library's long-lived httpx clients: what a vendor receives, where
+it goes, what comes back, and how the clients are closed.
+
+These check the request a vendor sees (query merging, value spelling, default headers, bodies,
+Basic auth from a base URL), that compressed answers are read, that ``web.proxy`` and the
+proxy environment are honoured with ``NO_PROXY`` read as curl reads it (host, domain suffix,
+address, CIDR range), that transport failures become the usual error envelopes, that a
+blocking wait of a sync call is cut to the time left, and that ``webproviders.close()`` /
+``aclose()`` and the owner's context manager close the connections. Real HTTP servers on
+loopback stand in for the vendor and for a forward proxy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import gzip
+import json
+import socket
+import ssl
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+import httpx
+import pytest
+
+import webproviders
+from webproviders import adispatch_search, dispatch_search
+from webproviders.config import Config, config_from_dict
+from webproviders.errors import TooLargeError, WebTimeoutError
+from webproviders.kit import get_client, request_json
+from webproviders.vendorhttp.proxies import NoProxy
+
+
+class Recorder:
+    """A loopback HTTP server that answers every request with what it received, as JSON.
+
+    ``gzip_answer`` compresses the answer; ``stall`` holds it that many seconds; ``results``
+    makes the answer also look like SearXNG's, so a dispatch call through ``searxng`` reads it;
+    ``tls`` (a server-side context) serves HTTPS.
+    """
+
+    def __init__(
+        self,
+        start: Any,
+        *,
+        gzip_answer: bool = False,
+        stall: float = 0.0,
+        results: bool = False,
+        tls: ssl.SSLContext | None = None,
+    ) -> None:
+        self.seen: list[dict[str, Any]] = []
+        recorder = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _answer(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                seen = {
+                    "method": self.command,
+                    "path": self.path,
+                    "headers": {name.lower(): value for name, value in self.headers.items()},
+                    "body": self.rfile.read(length).decode() if length else "",
+                }
+                recorder.seen.append(seen)
+                if stall:
+                    self.server.released.wait(stall)  # type: ignore[attr-defined]
+                body: dict[str, Any] = {"seen": seen}
+                if results:
+                    body["results"] = [{"url": "https://example.org/a", "title": "A", "content": "from the vendor"}]
+                raw = json.dumps(body).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                if gzip_answer:
+                    raw = gzip.compress(raw)
+                    self.send_header("Content-Encoding", "gzip")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+            do_GET = do_POST = _answer
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.port = start(Handler, tls=tls).server_address[1]
+        self.url = f"http://127.0.0.1:{self.port}"
+
+
+@pytest.fixture
+def recorder(http_server: Any) -> Any:
+    return functools.partial(Recorder, http_server)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_clients() -> Iterator[None]:
+    """Clients read the proxy environment and the CA bundle when they are made: each test
+    starts without any."""
+    webproviders.close()
+    yield
+    webproviders.close()
+
+
+def _config(**web: Any) -> Config:
+    return config_from_dict({"web": {"retry": {"max_retries": 0}, **web}}, source="<test>")
+
+
+def _call(url: str, config: Config | None = None, **kwargs: Any) -> Any:
+    async def main() -> Any:
+        return await request_json(kwargs.pop("method", "GET"), url, provider="probe", config=config, **kwargs)
+
+    return asyncio.run(main())
+
+
+def test_query_parameters_are_merged_into_the_url_s_own_and_spelled_as_httpx_spells_them(recorder: Any) -> None:
+    """A base URL may carry parameters of its own (a token, a format); they are kept."""
+    server = recorder()
+    answer = _call(
+        f"{server.url}/v1/search?format=json&page=1",
+        params={"q": "rust & go", "page": 2, "safe": True, "raw": False, "engines": ["a", "b"], "skip": None},
+    )
+    assert answer["seen"]["path"] == "/v1/search?format=json&page=2&q=rust+%26+go&safe=true&raw=false&engines=a&engines=b"
+
+
+def test_default_headers_are_sent_and_the_call_s_own_win(recorder: Any) -> None:
+    server = recorder()
+    config = _config(user_agent="ExampleAgent/2.0")
+    answer = _call(f"{server.url}/x", config, headers={"accept": "application/json", "X-Subscription-Token": "k-123"})
+    headers = answer["seen"]["headers"]
+    assert headers["host"] == f"127.0.0.1:{server.port}"
+    assert headers["user-agent"] == "ExampleAgent/2.0"
+    assert headers["accept"] == "application/json"  # replaced, not sent twice
+    assert headers["accept-encoding"] == "gzip, deflate"  # only what is decoded with a cap
+    assert headers["x-subscription-token"] == "k-123"
+
+
+def test_credentials_in_a_base_url_are_sent_as_basic_auth(recorder: Any) -> None:
+    """A SearXNG behind basic auth, configured as ``https://user:pass@host``, keeps working."""
+    server = recorder(results=True)
+    base = server.url.replace("http://", "http://searx%40team:s3cret@")
+    config = _config(providers={"searxng": {"base_url": base}})
+    envelope = dispatch_search("q", backend="searxng", config=config, cache=False)
+    assert envelope["success"], envelope
+    assert server.seen[0]["headers"]["authorization"] == "Basic c2VhcnhAdGVhbTpzM2NyZXQ="  # searx@team:s3cret
+    assert server.seen[0]["headers"]["host"] == f"127.0.0.1:{server.port}"
+
+
+def test_a_json_body_is_sent_compact_with_its_type_and_length(recorder: Any) -> None:
+    server = recorder()
+    answer = _call(f"{server.url}/v1/search", method="POST", json={"query": "café", "n": 3})
+    seen = answer["seen"]
+    assert seen["method"] == "POST"
+    assert seen["body"] == '{"query":"café","n":3}'
+    assert seen["headers"]["content-type"] == "application/json"
+    assert int(seen["headers"]["content-length"]) == len(seen["body"].encode())
+
+
+def test_a_form_body_is_url_encoded(recorder: Any) -> None:
+    server = recorder()
+    seen = _call(f"{server.url}/form", method="POST", data={"q": "a b", "lucky": True})["seen"]
+    assert seen["body"] == "q=a+b&lucky=true"
+    assert seen["headers"]["content-type"] == "application/x-www-form-urlencoded"
+
+
+def test_a_compressed_answer_is_read(recorder: Any) -> None:
+    server = recorder(gzip_answer=True)
+    assert _call(f"{server.url}/z")["seen"]["path"] == "/z"
+
+
+def test_sync_and_async_dispatch_read_the_vendor_alike(recorder: Any) -> None:
+    """The sync call runs on its thread's own loop, the async one on the caller's; same answer."""
+    server = recorder(results=True)
+    config = _config(providers={"searxng": {"base_url": server.url}})
+    sync = dispatch_search("q", backend="searxng", config=config, cache=False)
+    async_ = asyncio.run(adispatch_search("q", backend="searxng", config=config, cache=False))
+    for envelope in (sync, async_):
+        assert envelope["success"], envelope
+        assert envelope["data"]["web"][0]["description"] == "from the vendor"
+    assert [seen["path"].split("?")[0] for seen in server.seen] == ["/search", "/search"]
+
+
+# -- proxies ---------------------------------------------------------------------------------
+
+
+def test_web_proxy_carries_vendor_calls(recorder: Any) -> None:
+    """The forward proxy gets the absolute URL in its request line and answers itself."""
+    proxy = recorder(results=True)
+    config = _config(proxy=proxy.url, providers={"searxng": {"base_url": "http://searx.internal:8888"}})
+    for envelope in (
+        dispatch_search("q", backend="searxng", config=config, cache=False),
+        asyncio.run(adispatch_search("q", backend="searxng", config=config, cache=False)),
+    ):
+        assert envelope["success"], envelope
+    assert [seen["path"].split("?")[0] for seen in proxy.seen] == ["http://searx.internal:8888/search"] * 2
+
+
+def test_proxy_environment_variables_are_honoured_and_no_proxy_spares_a_host(
+    recorder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    proxy, direct = recorder(), recorder()
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    monkeypatch.setenv("NO_PROXY", "localhost")
+    assert _call("http://vendor.internal/api")["seen"]["path"] == "http://vendor.internal/api"
+    assert _call(f"http://localhost:{direct.port}/api")["seen"]["path"] == "/api"
+    assert len(proxy.seen) == 1 and len(direct.seen) == 1
+
+
+@pytest.mark.parametrize(
+    ("no_proxy", "spared", "proxied"),
+    [
+        # a domain suffix (with or without a leading dot or *.) spares the domain and its subdomains
+        ("corp.example", "http://api.corp.example/x", "http://api.notcorp.example/x"),
+        (".corp.example", "http://corp.example/x", "http://corp.example.org/x"),
+        ("*.corp.example", "http://deep.api.corp.example/x", "http://example/x"),
+        # an address, and a CIDR range (httpx alone would send these through the proxy)
+        ("10.1.2.3", "http://10.1.2.3:8080/x", "http://10.1.2.4/x"),
+        ("10.0.0.0/8", "http://10.200.0.7/x", "http://11.0.0.1/x"),
+        ("fd00::/8", "http://[fd12::1]:8443/x", "http://[fe80::1]/x"),
+        # a port narrows a host entry to that port
+        ("search.example:8080", "http://search.example:8080/x", "http://search.example:9090/x"),
+    ],
+)
+def test_no_proxy_is_read_as_curl_reads_it(
+    recorder: Any, monkeypatch: pytest.MonkeyPatch, no_proxy: str, spared: str, proxied: str
+) -> None:
+    """A spared host is connected to directly, which fails here (only loopback may be reached):
+    the proxy never sees it, so a key for an internal service never crosses the proxy."""
+    proxy = recorder()
+    monkeypatch.setenv("HTTP_PROXY", proxy.url)
+    monkeypatch.setenv("NO_PROXY", f"localhost,{no_proxy}")
+    assert _call(proxied)["seen"]["method"] == "GET"  # the proxy answered it
+    with pytest.raises(httpx.ConnectError):
+        _call(spared)
+    assert len(proxy.seen) == 1
+
+
+def test_a_cidr_range_spares_a_loopback_vendor_from_web_proxy(recorder: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``NO_PROXY`` applies to ``web.proxy`` too, as curl applies it to ``--proxy``."""
+    proxy, vendor = recorder(results=True), recorder(results=True)
+    monkeypatch.setenv("NO_PROXY", "127.0.0.0/8")
+    config = _config(proxy=proxy.url, providers={"searxng": {"base_url": vendor.url}})
+    for envelope in (
+        dispatch_search("q", backend="searxng", config=config, cache=False),
+        asyncio.run(adispatch_search("q", backend="searxng", config=config, cache=False)),
+    ):
+        assert envelope["success"], envelope
+    assert len(vendor.seen) == 2 and not proxy.seen
+
+
+def test_no_proxy_entries_parse_as_curl_and_requests_read_them() -> None:
+    rules = NoProxy.parse(" .corp.example, 192.168.0.0/16 ,[::1], search.test:8080,, ")
+    assert rules.matches("corp.example", None) and rules.matches("a.b.corp.example", 443)
+    assert not rules.matches("notcorp.example", None)
+    assert rules.matches("192.168.44.2", 80) and not rules.matches("192.169.0.1", 80)
+    assert rules.matches("::1", 80)
+    assert rules.matches("search.test", 8080) and not rules.matches("search.test", 80)
+    assert NoProxy.parse("*").matches("anything.example", None)
+    assert not NoProxy.parse("").matches("anything.example", None)
+
+
+def _tunnel_proxy(http_server: Any, upstream_port: int, asked: list[str]) -> Any:
+    """A forward proxy for ``CONNECT``: it records the target and pipes bytes to ``upstream_port``
+    on loopback (every name resolves there), as a corporate proxy tunnels HTTPS."""
+
+    class Tunnel(BaseHTTPRequestHandler):
+        def do_CONNECT(self) -> None:
+            asked.append(self.path)
+            upstream = socket.create_connection(("127.0.0.1", upstream_port))
+            self.send_response(200, "Connection established")
+            self.end_headers()
+            back = threading.Thread(target=_pump, args=(upstream, self.connection), daemon=True)
+            back.start()
+            _pump(self.connection, upstream)
+            back.join(5)
+            upstream.close()
+            self.close_connection = True
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    return http_server(Tunnel)
+
+
+def _pump(source: socket.socket, sink: socket.socket) -> None:
+    try:
+        while chunk := source.recv(65536):
+            sink.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
+
+
+def test_an_https_vendor_is_reached_through_a_connect_tunnel_and_its_certificate_checked(
+    http_server: Any, recorder: Any, certificate: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``HTTPS_PROXY`` with an https vendor: the proxy only sees ``CONNECT vendor.test:PORT``;
+    TLS runs end to end through the tunnel and is verified for the vendor's name."""
+    cert, key = certificate("vendor.test")
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(cert, key)
+    vendor_port = recorder(results=True, tls=tls).port
+    asked: list[str] = []
+    proxy = _tunnel_proxy(http_server, vendor_port, asked)
+    monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{proxy.server_address[1]}")
+    config = _config(providers={"searxng": {"base_url": f"https://vendor.test:{vendor_port}"}})
+
+    def search() -> dict[str, Any]:
+        return asyncio.run(adispatch_search("q", backend="searxng", config=config, cache=False))
+
+    refused = search()  # the default CA bundle does not trust a self-signed certificate
+    assert refused["success"] is False and refused["error_code"] == "network_error", refused
+
+    webproviders.close()  # the next clients read the CA bundle again
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    envelope = search()
+    assert envelope["success"], envelope
+    assert envelope["data"]["web"][0]["description"] == "from the vendor"
+    assert asked == [f"vendor.test:{vendor_port}"] * 2
+
+
+# -- failures --------------------------------------------------------------------------------
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def test_a_refused_connection_is_a_network_error() -> None:
+    with pytest.raises(httpx.ConnectError):  # what httpx.Client raises; dispatch maps it
+        _call(f"http://127.0.0.1:{_closed_port()}/x")
+    config = _config(providers={"searxng": {"base_url": f"http://127.0.0.1:{_closed_port()}"}})
+    envelope = dispatch_search("q", backend="searxng", config=config, cache=False)
+    assert envelope["success"] is False
+    assert envelope["error_code"] == "network_error", envelope
+
+
+def test_a_vendor_that_does_not_answer_in_time_is_a_timeout(recorder: Any) -> None:
+    server = recorder(stall=30)
+    with pytest.raises(WebTimeoutError):  # the request's timeout bounds the whole exchange
+        _call(f"{server.url}/slow", timeout=0.5)
+    config = _config(providers={"searxng": {"base_url": server.url, "timeout": 0.5}})
+    envelope = dispatch_search("q", backend="searxng", config=config, cache=False)
+    assert envelope["success"] is False
+    assert envelope["error_code"] == "timeout", envelope
+
+
+def test_a_base_url_that_is_not_http_is_an_error_envelope() -> None:
+    config = _config(providers={"searxng": {"base_url": "ftp://searx.example"}})
+    envelope = dispatch_search("q", backend="searxng", config=config, cache=False)
+    assert envelope["success"] is False
+    assert "ftp" in envelope["error"], envelope
+
+
+def test_a_sync_call_is_cut_off_by_its_deadline_while_the_headers_drip(http_server: Any) -> None:
+    """A vendor dripping its status line and headers a byte at a time (so no single read ever
+    waits long) still ends a sync call at its deadline: its I/O is awaited, and cancelled."""
+
+    class DripHeaders(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            try:
+                for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 1000:
+                    if self.server.released.wait(0.1):  # type: ignore[attr-defined]
+                        return
+                    self.wfile.write(bytes([byte]))
+                    self.wfile.flush()
+            except OSError:
+                pass
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    url = f"http://127.0.0.1:{http_server(DripHeaders).server_address[1]}"
+    config = _config(providers={"searxng": {"base_url": url}})
+    started = time.monotonic()
+    envelope = dispatch_search("q", backend="searxng", config=config, cache=False, timeout=1.5)
+    assert time.monotonic() - started < 2.0, envelope
+    assert envelope["error_code"] == "timeout", envelope
+
+
+# -- clients and their lifetime ---------------------------------------------------------------
+
+
+class Connections:
+    """A vendor that answers like SearXNG and counts the connections open to it."""
+
+    def __init__(self, start: Any) -> None:
+        self.open = 0
+        self.opened = 0
+        counter = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def setup(self) -> None:
+                super().setup()
+                counter.open += 1
+                counter.opened += 1
+
+            def finish(self) -> None:
+                super().finish()
+                counter.open -= 1
+
+            def do_GET(self) -> None:
+                raw = json.dumps({"results": [{"url": "https://example.org/a", "title": "A"}]}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(raw)))
+                self.end_headers()
+                self.wfile.write(raw)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.url = f"http://127.0.0.1:{start(Handler).server_address[1]}"
+
+    def closed(self) -> bool:
+        """Whether every connection has been closed by the client (waits up to 5 s)."""
+        until = time.monotonic() + 5
+        while self.open and time.monotonic() < until:
+            time.sleep(0.01)
+        return self.open == 0
+
+
+@pytest.fixture
+def connections(http_server: Any) -> Connections:
+    return Connections(http_server)
+
+
+def test_connections_are_reused_between_calls_and_closed_by_close(connections: Connections) -> None:
+    config = _config(providers={"searxng": {"base_url": connections.url}})
+    for _ in range(3):
+        assert dispatch_search("q", backend="searxng", config=config, cache=False)["success"]
+    assert connections.opened == 1 and connections.open == 1
+    webproviders.close()
+    assert connections.closed()
+    assert dispatch_search("q", backend="searxng", config=config, cache=False)["success"]  # opens anew
+    assert connections.opened == 2
+
+
+def test_aclose_closes_the_running_loop_s_connections(connections: Connections) -> None:
+    config = _config(providers={"searxng": {"base_url": connections.url}})
+
+    async def main() -> bool:
+        for _ in range(2):
+            assert (await adispatch_search("q", backend="searxng", config=config, cache=False))["success"]
+        assert connections.opened == 1
+        await webproviders.aclose()
+        return await asyncio.to_thread(connections.closed)
+
+    assert asyncio.run(main())
+
+
+def test_the_owner_closes_its_clients_when_a_block_ends(connections: Connections) -> None:
+    config = _config(providers={"searxng": {"base_url": connections.url}})
+    with webproviders.http_clients(config):
+        assert dispatch_search("q", backend="searxng", config=config, cache=False)["success"]
+        assert connections.open == 1
+    assert connections.closed()
+
+    async def main() -> bool:
+        async with webproviders.http_clients(config):
+            assert (await adispatch_search("q", backend="searxng", config=config, cache=False))["success"]
+        return await asyncio.to_thread(connections.closed)
+
+    assert asyncio.run(main())
+
+
+def test_close_reaches_clients_of_a_loop_running_in_another_thread(connections: Connections) -> None:
+    """A sync call made inside a running loop runs on the background loop; close() closes its
+    connections there."""
+    config = _config(providers={"searxng": {"base_url": connections.url}})
+
+    async def inside_a_loop() -> dict[str, Any]:
+        return dispatch_search("q", backend="searxng", config=config, cache=False)
+
+    assert asyncio.run(inside_a_loop())["success"]
+    assert connections.open == 1
+    webproviders.close()
+    assert connections.closed()
+
+
+def test_get_client_keeps_one_client_per_set_of_options_and_caps_answers(
+    http_server: Any, make_config: Any
+) -> None:
+    class Endless(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            try:
+                while not self.server.released.is_set():  # type: ignore[attr-defined]
+                    self.wfile.write(b"10000\r\n" + b"x" * 65536 + b"\r\n")
+            except OSError:
+                pass
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    url = f"http://127.0.0.1:{http_server(Endless).server_address[1]}"
+    config = make_config(web={"user_agent": "scraper-tests/1.0"})
+
+    async def main() -> None:
+        plain, redirecting = get_client(config), get_client(config, follow_redirects=True)
+        assert plain is get_client(config) and redirecting is get_client(config, follow_redirects=True)
+        assert plain is not redirecting and redirecting.follow_redirects
+        assert plain.headers["user-agent"] == "scraper-tests/1.0"
+        with pytest.raises(TooLargeError, match="33,554,432-byte cap"):
+            await plain.get(url)
+        with pytest.raises(TypeError, match="proxy"):
+            get_client(config, proxy="http://127.0.0.1:1")
+
+    asyncio.run(main())

@@ -1,0 +1,273 @@
+"""A hostile or broken vendor on loopback, through a raw-HTTP vendor and through vendor SDKs.
+
+Whatever the vendor does, the call ends by its deadline (checked with a generous bound:
+deadline + 0.5 s) with a failure envelope that says what happened: an answer dripped a byte at
+a time or stalled after its headers is a ``timeout``, an answer in a coding that was never
+offered (``zstd``, ``br``) or stacked (``gzip, gzip``) a ``parse_error``, an answer over its
+cap (announced or streamed without end) ``too_large``. ``searxng`` stands for the raw-HTTP
+vendors (``request_json``), ``tavily`` (a client handed to the SDK), ``exa`` and
+``firecrawl`` (a client put where the SDK keeps its own) and ``parallel`` (a Stainless SDK)
+for the SDK ones. Peak memory is measured in ``bench/bench_hostile_vendor.py``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gzip
+import importlib
+import json
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+import pytest
+
+import webproviders
+from webproviders import adispatch_extract, adispatch_search, dispatch_extract, dispatch_search
+from webproviders.config import Config, config_from_dict
+
+#: The call's deadline in these tests, and the slack the guarantee is checked with.
+DEADLINE = 1.5
+SLACK = 0.5
+#: A small cap, so that an endless body reaches it fast.
+CAP = 256 * 1024
+
+SEARX_JSON = json.dumps(
+    {"query": "q", "results": [{"url": "https://a.example/", "title": "A", "content": "a"}]}
+).encode()
+
+
+class Hostile:
+    """A vendor that misbehaves one way (``how``) at every path and method; it counts requests."""
+
+    def __init__(self, start: Callable[..., Any], how: str) -> None:
+        self.requests = 0
+        hostile = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def _answer(self) -> None:
+                length = int(self.headers.get("Content-Length") or 0)
+                self.rfile.read(length)
+                hostile.requests += 1
+                released: threading.Event = self.server.released  # type: ignore[attr-defined]
+                try:
+                    getattr(hostile, f"_{how}")(self, released)
+                except OSError:
+                    pass  # the client hung up: what a cap or a deadline does
+
+            do_GET = do_POST = _answer
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.url = f"http://127.0.0.1:{start(Handler).server_address[1]}"
+
+    @staticmethod
+    def _head(handler: BaseHTTPRequestHandler, **headers: str) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "application/json")
+        for name, value in headers.items():
+            handler.send_header(name.replace("_", "-"), value)
+        handler.end_headers()
+        handler.wfile.flush()
+
+    def _drip(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        """A byte every 0.1 s: no single read waits long, the whole answer takes minutes."""
+        self._head(handler, Content_Length="100000")
+        while not released.wait(0.1):
+            handler.wfile.write(b" ")
+            handler.wfile.flush()
+
+    def _stall(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        self._head(handler, Content_Length="100")
+        released.wait(60)
+
+    def _nested_gzip(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        body = gzip.compress(gzip.compress(SEARX_JSON))
+        self._head(handler, Content_Encoding="gzip, gzip", Content_Length=str(len(body)))
+        handler.wfile.write(body)
+
+    def _zstd(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        zstandard = pytest.importorskip("zstandard")
+        body = zstandard.ZstdCompressor().compress(SEARX_JSON)
+        self._head(handler, Content_Encoding="zstd", Content_Length=str(len(body)))
+        handler.wfile.write(body)
+
+    def _br(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        brotli = pytest.importorskip("brotli")
+        body = brotli.compress(SEARX_JSON)
+        self._head(handler, Content_Encoding="br", Content_Length=str(len(body)))
+        handler.wfile.write(body)
+
+    def _huge_length(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        """A gigabyte announced; a little sent, then nothing."""
+        self._head(handler, Content_Length=str(1 << 30))
+        handler.wfile.write(b'{"results": [')
+        handler.wfile.flush()
+        released.wait(60)
+
+    def _endless(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        """A chunked body that never ends."""
+        self._head(handler, Transfer_Encoding="chunked")
+        chunk = b"%x\r\n%s\r\n" % (65536, b"[" * 65536)
+        while not released.is_set():
+            handler.wfile.write(chunk)
+
+    def _endless_gzip(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        """A single gzip stream of zeros that never ends (each raw chunk expands ~1000 times)."""
+        self._head(handler, Transfer_Encoding="chunked", Content_Encoding="gzip")
+        squeeze = zlib.compressobj(9, zlib.DEFLATED, zlib.MAX_WBITS | 16)
+        zeros = b"\0" * (1 << 20)
+        while not released.is_set():
+            piece = squeeze.compress(zeros) + squeeze.flush(zlib.Z_SYNC_FLUSH)
+            handler.wfile.write(b"%x\r\n%s\r\n" % (len(piece), piece))
+
+
+@pytest.fixture
+def hostile(http_server: Any) -> Callable[[str], Hostile]:
+    return lambda how: Hostile(http_server, how)
+
+
+#: Each provider: its config section for a vendor at ``url``, and what a call to it is.
+PROVIDERS: dict[str, tuple[Callable[[str], dict[str, Any]], str]] = {
+    "searxng": (lambda url: {"base_url": url}, "search"),
+    "tavily": (lambda url: {"base_url": url, "api_key": "tvly-test-key-0001"}, "search"),
+    "exa": (lambda url: {"base_url": url, "api_key": "exa-test-key-0001"}, "search"),
+    "parallel": (lambda url: {"base_url": url, "api_key": "par-test-key-0001"}, "search"),
+    "firecrawl": (lambda url: {"base_url": url, "api_key": "fc-test-key-0001"}, "extract"),
+}
+
+
+def config_for(provider: str, url: str, **extra: Any) -> Config:
+    section, _ = PROVIDERS[provider]
+    web = {"cache": False, "retry": {"max_retries": 0}, "providers": {provider: {**section(url), **extra}}}
+    return config_from_dict({"web": web}, source="<test>")
+
+
+def call(provider: str, config: Config, mode: str, timeout: float = DEADLINE) -> tuple[dict[str, Any], float]:
+    """One dispatch call to ``provider`` (its capability), sync or async: ``(envelope, seconds)``."""
+    capability = PROVIDERS[provider][1]
+    started = time.monotonic()
+    if capability == "search":
+        if mode == "sync":
+            envelope = dispatch_search("q", backend=provider, config=config, timeout=timeout)
+        else:
+            envelope = asyncio.run(adispatch_search("q", backend=provider, config=config, timeout=timeout))
+    elif mode == "sync":
+        envelope = dispatch_extract(["https://a.example/"], backend=provider, config=config, timeout=timeout)
+    else:
+        envelope = asyncio.run(adispatch_extract(["https://a.example/"], backend=provider, config=config, timeout=timeout))
+    return envelope, time.monotonic() - started
+
+
+MODES = ["sync", "async"]
+#: A raw-HTTP vendor and an SDK vendor get every case; the other SDK vendors a few.
+EVERY_CASE = ["searxng", "tavily"]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _sdks_loaded() -> None:
+    """Import the SDKs once before any call: a first import takes seconds, which would count
+    against the first call's deadline and say nothing about the vendor."""
+    for module in ("tavily", "exa_py", "parallel", "firecrawl"):
+        importlib.import_module(module)
+
+
+@pytest.fixture(autouse=True)
+def _short_lived() -> Iterator[None]:
+    yield
+    webproviders.close()
+
+
+# -- time -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("provider", [*EVERY_CASE, "exa", "parallel", "firecrawl"])
+def test_a_dripping_vendor_is_cut_off_at_the_deadline(hostile: Any, provider: str, mode: str) -> None:
+    vendor = hostile("drip")
+    envelope, seconds = call(provider, config_for(provider, vendor.url), mode)
+    assert seconds < DEADLINE + SLACK, envelope
+    assert envelope["success"] is False and envelope["error_code"] == "timeout", envelope
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("provider", EVERY_CASE)
+def test_a_vendor_that_stalls_after_its_headers_is_cut_off_at_the_deadline(
+    hostile: Any, provider: str, mode: str
+) -> None:
+    vendor = hostile("stall")
+    envelope, seconds = call(provider, config_for(provider, vendor.url), mode)
+    assert seconds < DEADLINE + SLACK, envelope
+    assert envelope["success"] is False and envelope["error_code"] == "timeout", envelope
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_cut_answer_is_not_retried(hostile: Any, mode: str) -> None:
+    """The provider's own timeout (1 s) ends the attempt well before the call's deadline; a
+    vendor that dripped once would drip again, so no retry is spent on it."""
+    vendor = hostile("drip")
+    web = {"cache": False, "retry": {"max_retries": 2, "backoff": 0}, "providers": {"searxng": {"base_url": vendor.url, "timeout": 1}}}
+    config = config_from_dict({"web": web}, source="<test>")
+    envelope, seconds = call("searxng", config, mode, timeout=10)
+    assert envelope["error_code"] == "timeout" and envelope.get("detail") == "slow_answer", envelope
+    assert vendor.requests == 1
+    assert len(envelope["meta"]["attempts"]) == 1
+    assert seconds < 1 + SLACK
+
+
+# -- codings --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("provider", EVERY_CASE)
+@pytest.mark.parametrize("how", ["nested_gzip", "zstd", "br"])
+def test_an_answer_in_a_coding_that_was_not_offered_is_refused_unread(
+    hostile: Any, provider: str, mode: str, how: str
+) -> None:
+    vendor = hostile(how)
+    envelope, seconds = call(provider, config_for(provider, vendor.url), mode)
+    assert seconds < DEADLINE + SLACK, envelope
+    assert envelope["success"] is False and envelope["error_code"] == "parse_error", envelope
+    assert "Content-Encoding" in envelope["error"] and "gzip, deflate" in envelope["error"]
+
+
+# -- size -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("provider", EVERY_CASE)
+def test_an_announced_gigabyte_is_refused_before_reading(hostile: Any, provider: str, mode: str) -> None:
+    vendor = hostile("huge_length")
+    envelope, seconds = call(provider, config_for(provider, vendor.url), mode)
+    assert seconds < DEADLINE + SLACK, envelope
+    assert envelope["success"] is False and envelope["error_code"] == "too_large", envelope
+    assert "1,073,741,824 bytes announced" in envelope["error"]
+    assert f"web.providers.{provider}.max_response_bytes" in envelope["error"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("provider", [*EVERY_CASE, "exa", "parallel", "firecrawl"])
+@pytest.mark.parametrize("how", ["endless", "endless_gzip"])
+def test_an_endless_body_stops_at_the_cap(hostile: Any, provider: str, mode: str, how: str) -> None:
+    """Plain, or one gzip stream whose decoded bytes pass the cap long before its compressed ones."""
+    vendor = hostile(how)
+    envelope, seconds = call(provider, config_for(provider, vendor.url, max_response_bytes=CAP), mode)
+    assert seconds < DEADLINE + SLACK, envelope
+    if PROVIDERS[provider][1] == "extract":
+        assert envelope["meta"]["failures"][0]["error_code"] == "too_large", envelope
+    assert envelope["success"] is False and envelope["error_code"] == "too_large", envelope
+    assert f"{CAP:,}-byte cap" in envelope["error"]
+
+
+def test_the_default_cap_holds_without_any_setting(hostile: Any) -> None:
+    """32 MiB unless ``max_response_bytes`` says otherwise."""
+    vendor = hostile("endless")
+    envelope, _ = call("searxng", config_for("searxng", vendor.url), "sync", timeout=20)
+    assert envelope["error_code"] == "too_large", envelope
+    assert "33,554,432-byte cap" in envelope["error"]
