@@ -179,7 +179,9 @@ def _sdks_loaded() -> None:
 
 
 @pytest.fixture(autouse=True)
-def _short_lived() -> Iterator[None]:
+def _short_lived(dns: Any) -> Iterator[None]:
+    # A vendor endpoint on this machine (a self-hosted Firecrawl) makes its URLs screened here.
+    dns.answer("a.example", "93.184.216.34")
     yield
     webproviders.close()
 

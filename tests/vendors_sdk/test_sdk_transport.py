@@ -59,8 +59,10 @@ class ForwardProxy:
 
 
 @pytest.fixture(autouse=True)
-def _fresh_clients() -> Iterator[None]:
+def _fresh_clients(dns: Any) -> Iterator[None]:
     """The proxy environment is read when clients are made: each test starts with none."""
+    # A vendor endpoint on this machine (a self-hosted Firecrawl) makes its URLs screened here.
+    dns.answer("example.com", "93.184.216.34")
     webproviders.close()
     yield
     webproviders.close()
