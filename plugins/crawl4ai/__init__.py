@@ -30,7 +30,6 @@ from webproviders.kit import AddressPolicy, check_destination_resolved, host_of,
 
 from .pages import internal_links, to_page
 
-PIP_HINT = "pip install 'webproviders[crawl4ai]', then run crawl4ai-setup to install its browser"
 DEFAULT_MAX_PAGES = 10
 MAX_PAGES_CAP = 100
 DEFAULT_MAX_DEPTH = 2
@@ -66,11 +65,6 @@ class Crawl4AIProvider(WebSearchProvider):
 
     def is_available(self) -> bool:
         return self.packages_installed()
-
-    def unavailable_reason(self) -> str | None:
-        return (
-            None if self.is_available() else f"the 'crawl4ai' package is not installed ({PIP_HINT})"
-        )
 
     def _page_timeout_ms(self) -> int:
         """``web.providers.crawl4ai.page_timeout`` (seconds per page), within the call deadline."""

@@ -41,12 +41,6 @@ class FirecrawlProvider(SDKProvider):
         """Only the hosted API needs a key; a self-hosted instance usually does not."""
         return self.base_url() == self.default_base_url
 
-    def unavailable_reason(self) -> str | None:
-        reason = super().unavailable_reason()
-        if reason and "FIRECRAWL_API_KEY" in reason:
-            return f"{reason}, and no self-hosted instance is set (FIRECRAWL_API_URL)"
-        return reason
-
     async def _sdk(self, key: str | None) -> Any:
         """An ``AsyncFirecrawl`` sending through our client (which needs no closing: it only
         borrows the shared transport)."""

@@ -50,11 +50,6 @@ class GoogleCSEProvider(VendorProvider):
     def is_available(self) -> bool:
         return super().is_available() and bool(self.engine_id())
 
-    def unavailable_reason(self) -> str | None:
-        if self.api_keys() and not self.engine_id():
-            return "GOOGLE_CSE_ID is not set (or web.providers.google-cse.cx)"
-        return None
-
     def base_params(self, query: str, options: dict[str, Any]) -> dict[str, Any]:
         include = options.get("include_domains", [])
         exclude = options.get("exclude_domains", [])

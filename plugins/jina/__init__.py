@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import NotConfiguredError, PluginContext, warn
-from webproviders.kit import PRIORITY_KEYED, VendorProvider, fetch_each, site_query
+from webproviders.kit import VendorProvider, fetch_each, site_query
 
 from .parse import NoResults, classify, classify_search, parse_hits, parse_page
 
@@ -77,10 +77,4 @@ class JinaProvider(VendorProvider):
 
 
 def register(ctx: PluginContext) -> None:
-    """Jina ranks as a keyless backend (``plugin.yaml``), and in the keyed band once a key is set."""
-    declared = ctx.declared_manifest("jina")
-    env_key = any(var.value() for var in declared.env) if declared else False
-    keyed = env_key or bool(ctx.settings("jina").api_keys())
-    ctx.register_web_search_provider(
-        JinaProvider(ctx.config), manifest={"priority": PRIORITY_KEYED} if keyed else None
-    )
+    ctx.register_web_search_provider(JinaProvider(ctx.config))

@@ -403,7 +403,7 @@ def _print_indexed(envelope: dict[str, Any], out: TextIO) -> None:
 def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
     from .registry.providers import list_providers
 
-    rows = list_providers(config)
+    rows = list_providers(config, load=True)  # every plugin's code, so that one that fails shows
     if args.json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return EXIT_OK

@@ -25,7 +25,7 @@ from pydantic import (
 )
 
 from ._version import __version__
-from .accounting.prices import PriceSheet
+from .price import PriceSheet
 from .redact import get_logger, scrub, url_credentials
 
 log = get_logger("webproviders.config")

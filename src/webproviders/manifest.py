@@ -1,7 +1,8 @@
 """``plugin.yaml``: what a plugin folder declares before any of its code runs.
 
-The registry reads manifests to list providers, explain why one is unavailable and rank
-providers for auto-detection, without importing vendor SDKs.
+The registry reads manifests to list providers, say whether each can run (and why not) and
+rank them for auto-detection, without importing the plugins' code: a plugin that declares
+its providers and hooks is imported when one of them is first used.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from .accounting.prices import PriceSheet
+from .price import PriceSheet
 
 if TYPE_CHECKING:
     from .config import ProviderSettings
@@ -26,6 +27,8 @@ Fetching = Literal["extract", "crawl"]
 #: Where a provider's extract or crawl fetches the page: on this machine (``local``), on
 #: the vendor's servers (``vendor``), or nowhere (``none``: computed, or read from an index).
 FetchPlace = Literal["local", "vendor", "none"]
+#: The dispatch hooks a plugin may implement besides ``register``.
+Hook = Literal["before_dispatch", "after_dispatch"]
 
 #: Auto-detect bands: keyed vendors first, then self-hosted URLs, then keyless backends.
 PRIORITY_KEYED = 20
@@ -51,6 +54,9 @@ class EnvVar(BaseModel):
     secret: bool = True
     #: The ``web.providers.<name>`` key that can stand in for this variable.
     config_key: str | None = "api_key"
+    #: A ``web.providers.<name>`` key (``base_url``) whose being set, in the config or in the
+    #: variable declared for it, makes this one unneeded: a self-hosted instance needs no key.
+    required_unless: str | None = None
 
     def names(self) -> list[str]:
         return [self.key, *self.aliases]
@@ -71,6 +77,8 @@ class Package(BaseModel):
 
     module: str
     pip: str
+    #: What to do after installing it (``run crawl4ai-setup to install its browser``).
+    setup: str = ""
 
     def installed(self) -> bool:
         try:
@@ -91,6 +99,9 @@ class ProviderManifest(BaseModel):
     packages: list[Package] = Field(default_factory=list)
     #: Auto-detect rank: lower is tried first (see the PRIORITY_* bands).
     priority: int = PRIORITY_KEYED
+    #: The rank once an API key is set, for a provider that also works without one (the
+    #: Jina reader ranks as keyless, and in the keyed band with a key).
+    keyed_priority: int | None = None
     #: False keeps a provider out of auto-detection (it is used only when named).
     auto_detect: bool = True
     #: Default request budget, e.g. ``"1/s"`` (config ``rate_limit`` overrides it).
@@ -134,23 +145,57 @@ class ProviderManifest(BaseModel):
         found += [var.value() for var in self.env if var.config_key and _endpoint(var.config_key)]
         return [value.strip() for value in found if isinstance(value, str) and value.strip()]
 
-    def missing(self, settings_has: set[str]) -> str | None:
+    def has_key(self, settings: ProviderSettings) -> bool:
+        """Whether a key is set for it, in the config or the environment (a provider that
+        declares no secret variable counts as keyed)."""
+        secrets = [var for var in self.env if var.secret]
+        if not secrets or settings.api_keys():
+            return True
+        return any(var.value() is not None for var in secrets)
+
+    def rank(self, settings: ProviderSettings) -> int:
+        """The auto-detect priority that applies now (``keyed_priority`` once a key is set)."""
+        if self.keyed_priority is not None and self.has_key(settings):
+            return self.keyed_priority
+        return self.priority
+
+    def missing(self, settings: ProviderSettings) -> str | None:
         """Why this provider cannot run, from manifest facts alone; None if nothing is missing.
 
-        ``settings_has`` names the ``web.providers.<name>`` keys that are set.
+        A package that is not installed (checked without importing it), or a required
+        variable that is neither set nor stood in for by its ``web.providers.<name>`` key.
         """
         for package in self.packages:
             if not package.installed():
-                return f"the '{package.module}' package is not installed (pip install '{package.pip}')"
+                then = f", then {package.setup}" if package.setup else ""
+                return f"the '{package.module}' package is not installed (pip install '{package.pip}'{then})"
+        present = _present_keys(settings)
         for var in self.env:
-            if not var.required or var.value() is not None:
+            if not var.required or var.value() is not None or (var.config_key and var.config_key in present):
                 continue
-            if var.config_key and var.config_key in settings_has:
+            names = f"{' or '.join(var.names())} is not set{self._hint(var.config_key)}"
+            if var.required_unless is None:
+                return names
+            if var.required_unless in present or any(
+                alt.value() is not None for alt in self.env if alt.config_key == var.required_unless
+            ):
                 continue
-            names = " or ".join(var.names())
-            hint = f" (or web.providers.{self.name}.{var.config_key})" if var.config_key else ""
-            return f"{names} is not set{hint}"
+            where = [n for alt in self.env if alt.config_key == var.required_unless for n in alt.names()]
+            where.append(f"web.providers.{self.name}.{var.required_unless}")
+            return f"{names}, and no self-hosted instance is set ({' or '.join(where)})"
         return None
+
+    def _hint(self, config_key: str | None) -> str:
+        return f" (or web.providers.{self.name}.{config_key})" if config_key else ""
+
+
+def _present_keys(settings: ProviderSettings) -> set[str]:
+    """The ``web.providers.<name>`` keys that are set, shared and vendor-specific ones alike."""
+    present = {key for key, value in settings if key != "api_key" and value not in (None, "", [])}
+    present |= {key for key, value in (settings.model_extra or {}).items() if value}
+    if settings.api_keys():  # an empty ``${VAR}`` is no key
+        present.add("api_key")
+    return present
 
 
 class PluginManifest(BaseModel):
@@ -163,6 +208,10 @@ class PluginManifest(BaseModel):
     description: str = ""
     version: str = "0"
     providers: list[ProviderManifest] = Field(default_factory=list)
+    #: The dispatch hooks its code implements. Declared (``[]`` for none), the plugin is
+    #: imported only when one of its providers is first used; left out, it is imported
+    #: before the first dispatch, in case it has some.
+    hooks: list[Hook] | None = None
 
 
 def _endpoint(key: str) -> bool:

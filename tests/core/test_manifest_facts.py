@@ -54,8 +54,8 @@ def register(ctx):
 """
 
 
-def _row(name: str, config: Any) -> dict[str, Any]:
-    return next(row for row in list_providers(config) if row["name"] == name)
+def _row(name: str, config: Any, load: bool = False) -> dict[str, Any]:
+    return next(row for row in list_providers(config, load=load) if row["name"] == name)
 
 
 def test_display_name_and_capabilities_come_from_the_manifest(
@@ -76,7 +76,9 @@ def test_manifest_given_at_registration_overlays_the_declared_one(
     overlay = '{"priority": 33, "capabilities": ["search"]}'
     root = write_plugin("plain", PLAIN.replace("{MANIFEST}", overlay), [DECLARED])
     config = make_config(plugins={"paths": [str(root)], "enabled": ["plain"]})
-    row = _row("plain", config)
+    declared = _row("plain", config)  # the code has not run: plugin.yaml describes it
+    assert (declared["priority"], declared["capabilities"]) == (60, ["search", "extract"])
+    row = _row("plain", config, load=True)
     assert row["priority"] == 33
     assert row["capabilities"] == ["search"]
     assert row["display_name"] == "Plain Search"  # kept from plugin.yaml

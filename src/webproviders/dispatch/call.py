@@ -150,6 +150,7 @@ def prepare(
         budget_ok = not isinstance(budget, bool) and isinstance(budget, (int, float)) and 0 < budget <= MAX_TIMEOUT
         deadline = time.monotonic() + (budget if budget_ok else cfg.web.timeout)
         registry = get_registry(cfg, timeout=max(0.0, deadline - time.monotonic()))
+        registry.ready_for_dispatch(max(0.0, deadline - time.monotonic()))
     except Exception as exc:  # noqa: BLE001 - a broken config or a slow plugin is still an envelope
         meta = {
             "requested_backend": requested,
@@ -221,8 +222,11 @@ def _apply_mode(plan: Plan, mode: str) -> None:
 
 
 def after(call: Call, envelope: dict[str, Any]) -> None:
+    hook = call.registry.hook("after_dispatch")
+    if hook is None:
+        return
     try:
-        call.registry.hooks.hook.after_dispatch(
+        hook(
             capability=call.capability, arguments=call.arguments, envelope=envelope, config=call.config,
             cost=call.meter.total.as_dict() if call.meter is not None else None,
         )

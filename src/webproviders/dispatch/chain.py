@@ -59,7 +59,7 @@ def _succeed(call: Call, name: str, data: Any, provider_meta: dict[str, Any], ca
 
 
 def _unavailable(call: Call, entry: ProviderEntry) -> WebProviderError | None:
-    available, reason = call.registry.availability(entry)
+    available, reason = call.registry.availability(entry, load=True)
     if available:
         return None
     name = entry.manifest.name

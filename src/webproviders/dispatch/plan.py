@@ -58,12 +58,12 @@ def _check_single(name: str, capability: Capability, registry: Registry) -> None
     entry = registry.get(name)
     if entry is None:
         raise _unknown(name, registry)
+    available, reason = registry.availability(entry, load=True)  # its code may state its facts anew
     if not registry.supports(entry, capability):
         able = ", ".join(_capable(registry, capability)) or "none installed"
         raise UnsupportedError(
             f"Backend '{name}' cannot {capability}. Backends that can: {able}.", provider=name
         )
-    available, reason = registry.availability(entry)
     if not available:
         raise NotConfiguredError(f"Backend '{name}' is not available: {reason}.", provider=name)
 
@@ -125,7 +125,7 @@ def auto_detect(capability: Capability, registry: Registry) -> Plan:
     reasons: list[str] = []
     chosen: list[str] = []
     for entry in ranked:
-        available, reason = registry.availability(entry)
+        available, reason = registry.availability(entry, load=True)
         if not available:
             reasons.append(f"{entry.manifest.name}: {reason}")
             continue

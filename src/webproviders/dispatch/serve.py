@@ -111,9 +111,9 @@ def _normalise(call: Call, raw: Any) -> tuple[Any, dict[str, Any]]:
 
 def _before(call: Call, entry: ProviderEntry) -> None:
     """Policy hooks and option checks, once per provider (a cache hit included)."""
-    call.registry.hooks.hook.before_dispatch(
-        capability=call.capability, backend=entry.manifest.name, arguments=call.arguments
-    )
+    hook = call.registry.hook("before_dispatch")
+    if hook is not None:
+        hook(capability=call.capability, backend=entry.manifest.name, arguments=call.arguments)
     _option_warnings(call, entry)
 
 

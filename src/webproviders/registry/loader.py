@@ -1,10 +1,12 @@
 """Finding and loading plugins: built-in folders, entry points, then user folders.
 
 Every plugin, wherever it comes from, is a pluggy plugin whose ``register`` hook receives a
-:class:`~webproviders.registry.registration.PluginContext`. A plugin that fails to import or
-register, or whose ``register()`` runs past ``plugins.register_timeout``, is recorded with its
-error and skipped; the others keep working. The load order and what ``plugins.disabled`` turns
-off are written down in docs/architecture.md.
+:class:`~webproviders.registry.registration.PluginContext`. A plugin folder whose
+``plugin.yaml`` declares its providers is only read when found (:func:`discover`); its code
+is imported by :func:`load_code` when the registry first needs it. A plugin that fails to
+import or register, or whose ``register()`` runs past ``plugins.register_timeout``, is
+recorded with its error and skipped; the others keep working. The load order and what
+``plugins.disabled`` turns off are written down in docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -28,7 +30,14 @@ from ..manifest import ManifestError, read_manifest
 from ..redact import get_logger
 from . import hookspecs
 from .bounded import Overran, call_bounded
-from .registration import DuplicateProvider, PluginContext, PluginRecord, ProviderEntry, Source
+from .registration import (
+    DuplicateProvider,
+    PluginContext,
+    PluginRecord,
+    ProviderEntry,
+    Source,
+    served,
+)
 
 log = get_logger("webproviders.registry.loader")
 
@@ -99,7 +108,7 @@ def _describe(exc: BaseException) -> str:
 
 
 @dataclass
-class LoadedPlugins:
+class Plugins:
     """The outcome of discovery: providers by name, every plugin found, the hook manager."""
 
     providers: dict[str, ProviderEntry]
@@ -122,70 +131,102 @@ def _user_plugin_dirs(config: Config) -> list[Path]:
     return [Path(p).expanduser() for p in config.plugins.paths] + [DEFAULT_PLUGIN_DIR.expanduser()]
 
 
-def load_plugins(config: Config) -> LoadedPlugins:
-    """Discover, import and register every plugin the config allows.
+def discover(config: Config) -> Plugins:
+    """Find every plugin the config allows, and the providers each declares.
 
     Load order: built-in folders, then entry points, then user folders; the first
     registration of a provider name wins. A name in ``plugins.disabled`` keeps the plugin of
     that name from loading, and keeps built-in and entry-point plugins from registering a
     provider of that name; a user plugin (enabled by name) may register it, which is how a
-    built-in provider is replaced.
+    built-in provider is replaced. Entry points, and folders whose ``plugin.yaml`` declares
+    no provider, are imported now: only their code says what they serve.
     """
-    loaded = LoadedPlugins({}, [], new_plugin_manager())
+    found = Plugins({}, [], new_plugin_manager())
     for folder in _plugin_folders([builtin_plugin_dir()]):
-        _load_folder(loaded, config, folder, "built-in")
+        _add_folder(found, config, folder, "built-in")
     for ep in _entry_points():
-        _load_entry_point(loaded, config, ep)
+        _load_entry_point(found, config, ep)
     for folder in _plugin_folders(_user_plugin_dirs(config)):
-        _load_folder(loaded, config, folder, "user")
-    return loaded
+        _add_folder(found, config, folder, "user")
+    return found
 
 
-def _load_folder(loaded: LoadedPlugins, config: Config, folder: Path, source: Source) -> None:
+def _add_folder(found: Plugins, config: Config, folder: Path, source: Source) -> None:
     record = PluginRecord(name=folder.name, source=source, location=str(folder))
     try:
         record.manifest = read_manifest(folder)
         record.name = record.manifest.name
     except ManifestError as exc:
         record.error = str(exc)
-        loaded.plugins.append(record)
+        record.loaded = True
+        found.plugins.append(record)
         return
     disabled = record.name in config.plugins.disabled
     if disabled or (source == "user" and record.name not in config.plugins.enabled):
         return
-    if any(r.name == record.name and r.error is None for r in loaded.plugins):
+    if any(r.name == record.name and r.error is None for r in found.plugins):
         log.warning("Plugin '%s' at %s is shadowed by an earlier one.", record.name, folder)
         return
-    loaded.plugins.append(record)
+    found.plugins.append(record)
+    if record.manifest.providers:
+        _declare(found, config, record)
+    else:
+        load_code(found, config, record)
+
+
+def _declare(found: Plugins, config: Config, record: PluginRecord) -> None:
+    """Entries for the providers a ``plugin.yaml`` declares, by the rules registration follows."""
+    for item in record.manifest.providers if record.manifest else []:
+        name = item.name
+        if record.source != "user" and name in config.plugins.disabled:
+            continue
+        holder = found.providers.get(name)
+        if holder is not None:
+            record.error = (
+                f"provider name '{name}' from {record.source} plugin '{record.name}' is already "
+                f"registered by {holder.source} plugin '{holder.plugin}'; the first registration is kept"
+            )
+            log.warning("Duplicate provider: %s.", record.error)
+            continue
+        found.providers[name] = ProviderEntry(served(item, config), record)
+        record.providers.append(name)
+
+
+def load_code(found: Plugins, config: Config, record: PluginRecord) -> None:
+    """Import a plugin folder's code and call its ``register()`` (once; failures are recorded)."""
+    if record.loaded:
+        return
     try:
-        module = _import_folder(folder, source)
+        module = _import_folder(Path(record.location), record.source)
     except Exception as exc:  # noqa: BLE001 - a broken plugin must not stop the others
         record.error = f"import failed: {_describe(exc)}"
         log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
-        return
-    _register(loaded, module, record, config)
+    else:
+        _register(found, module, record, config)
+    finally:
+        record.loaded = True
 
 
-def _load_entry_point(loaded: LoadedPlugins, config: Config, ep: Any) -> None:
+def _load_entry_point(found: Plugins, config: Config, ep: Any) -> None:
     if ep.name in config.plugins.disabled:
         return
-    record = PluginRecord(name=ep.name, source="entry point", location=ep.value)
-    loaded.plugins.append(record)
+    record = PluginRecord(name=ep.name, source="entry point", location=ep.value, loaded=True)
+    found.plugins.append(record)
     try:
         plugin = ep.load()
     except Exception as exc:  # noqa: BLE001
         record.error = f"import failed: {_describe(exc)}"
         log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
         return
-    _register(loaded, plugin, record, config)
+    _register(found, plugin, record, config)
 
 
 def _entry_points() -> list[Any]:
     return sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
 
 
-def _register(loaded: LoadedPlugins, plugin: Any, record: PluginRecord, config: Config) -> None:
-    manager, providers = loaded.manager, loaded.providers
+def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config) -> None:
+    manager, providers = found.manager, found.providers
     plugin_id = f"{record.source}:{record.name}"
     try:
         manager.register(plugin, name=plugin_id)
@@ -211,11 +252,21 @@ def _register(loaded: LoadedPlugins, plugin: Any, record: PluginRecord, config: 
             else:
                 record.error = f"register() failed: {_describe(exc)}"
             log.warning("Plugin '%s' failed to register: %s", record.name, record.error)
-            for name in record.providers:
-                providers.pop(name, None)
-            record.providers.clear()
+            _withdraw(providers, record)
             manager.unregister(name=plugin_id)
             return
+
+
+def _withdraw(providers: dict[str, ProviderEntry], record: PluginRecord) -> None:
+    """Take back what a failed ``register()`` added: declared entries stay, without a provider."""
+    declared = {item.name for item in record.manifest.providers} if record.manifest else set()
+    for name in list(record.providers):
+        entry = providers.get(name)
+        if name in declared and entry is not None:
+            entry.loaded = None
+        else:
+            providers.pop(name, None)
+            record.providers.remove(name)
 
 
 #: ``register()`` calls that overran and have not returned yet, by function.

@@ -1,10 +1,13 @@
-"""The registry: every loaded provider, what it can do, and whether it can run now.
+"""The registry: every provider, what it can do, and whether it can run now.
 
 One registry is built per :class:`~webproviders.config.Config` (plugins enabled, disabled
-and provider settings all come from it) and cached, so dispatch does not reload plugins.
-A provider's ``is_available()`` runs under ``plugins.availability_timeout`` and its answer
-is remembered briefly (see :meth:`Registry.availability`), so plugin code that hangs never
-stalls a call.
+and provider settings all come from it) and cached, so dispatch does not read plugins again.
+It is built from the plugins' manifests: a plugin's code is imported when one of its
+providers is first used (or, for a plugin with dispatch hooks, before the first dispatch),
+never to list providers. Whether a provider can run is one verdict (:meth:`Registry.availability`):
+what its manifest requires must be present, and once its code is loaded its
+``is_available()`` must agree. That runs under ``plugins.availability_timeout`` and its
+answer is remembered briefly, so plugin code that hangs never stalls a call.
 """
 
 from __future__ import annotations
@@ -24,13 +27,13 @@ from ..config import Config, default_config
 from ..errors import WebTimeoutError
 from ..manifest import CAPABILITIES, Capability
 from .bounded import Overran, call_bounded
-from .loader import LoadedPlugins, load_plugins
+from .loader import Plugins, discover, load_code
 from .registration import PluginRecord, ProviderEntry
 
 log = redact.get_logger("webproviders.registry")
 
-#: Seconds an ``is_available()`` answer is reused while the provider's environment
-#: variables stay the same.
+#: Seconds an availability answer is reused while the provider's environment variables stay
+#: the same.
 AVAILABILITY_TTL = 2.0
 Availability = tuple[bool, str | None]
 
@@ -38,109 +41,213 @@ Availability = tuple[bool, str | None]
 class Registry:
     """Providers by name, with manifest facts, for one config."""
 
-    def __init__(self, config: Config, loaded: LoadedPlugins) -> None:
+    def __init__(self, config: Config, found: Plugins) -> None:
         self.config = config
-        self._providers = loaded.providers
-        self.plugins: list[PluginRecord] = loaded.plugins
-        self.hooks: pluggy.PluginManager = loaded.manager
+        self._found = found
+        self._providers = found.providers
+        self.plugins: list[PluginRecord] = found.plugins
+        self.hooks: pluggy.PluginManager = found.manager
         #: Cache, health and rate-limit state of dispatch (:mod:`webproviders.dispatch.state`).
         self.dispatch_state: Any = None
-        #: Recent ``is_available()`` answers: name -> (environment fingerprint, expiry, answer).
-        self._answers: dict[str, tuple[tuple[str | None, ...], float, Availability]] = {}
+        #: Whether the plugins dispatch runs hooks of are loaded (:meth:`ready_for_dispatch`).
+        self.dispatch_ready = False
+        #: Recent answers: name -> (environment fingerprint, expiry, answer, whether the
+        #: provider's own ``is_available()`` is in it).
+        self._answers: dict[str, tuple[tuple[str | None, ...], float, Availability, bool]] = {}
         #: ``is_available()`` calls that overran and have not returned yet.
         self._hung: dict[str, Future[Availability]] = {}
+        #: Plugin loads under way or done, by record.
+        self._loading: dict[int, Future[None]] = {}
+        self._lock = threading.Lock()
+        self._load_lock = threading.RLock()
+        #: Hook callers that have implementations, by hook name (None: none), until a plugin loads.
+        self._callers: dict[str, Any] = {}
         redact.remember(*config.secrets())
-        for entry in self._providers.values():
+        self._adopt(list(self._providers.values()))
+
+    def _adopt(self, entries: list[ProviderEntry]) -> None:
+        """Scrub the secrets entries' manifests declare, and let unloaded ones load their code."""
+        for entry in entries:
             redact.watch_env(*(n for var in entry.manifest.env if var.secret for n in var.names()))
             redact.watch_url_env(*(n for var in entry.manifest.env if var.config_key == "base_url" for n in var.names()))
+            if not entry.record.loaded:
+                record = entry.record
+                entry.load = lambda record=record: self.load(record, context.remaining_time())  # type: ignore[misc]
 
     def names(self) -> list[str]:
-        return sorted(self._providers)
+        return sorted(list(self._providers))
 
     def get(self, name: str) -> ProviderEntry | None:
         return self._providers.get(name)
 
     def entries(self) -> list[ProviderEntry]:
-        return [self._providers[name] for name in self.names()]
+        providers = self._providers
+        return [providers[name] for name in self.names()]
 
     def supports(self, entry: ProviderEntry, capability: Capability) -> bool:
-        """Capability check against the provider's own flags (the manifest only lists them)."""
-        try:
-            return bool(getattr(entry.provider, f"supports_{capability}")())
-        except Exception:  # noqa: BLE001 - a broken flag means "no"
-            return False
+        """Whether the provider's manifest lists ``capability``."""
+        return capability in entry.manifest.capabilities
 
-    def availability(self, entry: ProviderEntry) -> Availability:
+    def load(self, record: PluginRecord, timeout: float | None = None) -> None:
+        """Import a plugin's code and call its ``register()``, once.
+
+        With ``timeout`` a caller waits at most that long (:class:`WebTimeoutError`); the load
+        goes on in the background and later calls use it.
+        """
+        if record.loaded:
+            return
+        with self._lock:
+            future = self._loading.get(id(record))
+            starter = future is None
+            if future is None:
+                future = self._loading[id(record)] = Future()
+        if starter and timeout is None:
+            self._load_now(record, future)
+        elif starter:
+            threading.Thread(
+                target=self._load_now, args=(record, future), name="webproviders-plugin-load", daemon=True
+            ).start()
+        try:
+            future.result(timeout)
+        except FutureTimeout:
+            raise WebTimeoutError(
+                f"Loading plugin '{record.name}' took longer than this call's {timeout:.1f} s; it goes on "
+                f"loading in the background (its register() may take up to "
+                f"{self.config.plugins.register_timeout:g} s, plugins.register_timeout)."
+            ) from None
+
+    def _load_now(self, record: PluginRecord, future: Future[None]) -> None:
+        try:
+            with self._load_lock:
+                known = set(self._providers)
+                load_code(self._found, self.config, record)
+                self._callers = {}
+                self._adopt([entry for name, entry in list(self._providers.items()) if name not in known])
+        finally:
+            future.set_result(None)
+
+    def load_all(self) -> None:
+        """Load the code of every plugin (``webproviders providers`` shows what fails)."""
+        for record in list(self.plugins):
+            self.load(record)
+
+    def ready_for_dispatch(self, timeout: float | None) -> None:
+        """Load the plugins that may implement dispatch hooks, before the first call runs them.
+
+        A plugin whose ``plugin.yaml`` declares its providers and ``hooks: []`` waits until
+        one of its providers is used; one that declares hooks, or does not say, loads now.
+        """
+        if self.dispatch_ready:
+            return
+        deadline = None if timeout is None else time.monotonic() + timeout
+        for record in list(self.plugins):
+            if not record.loaded and record.manifest is not None and record.manifest.hooks != []:
+                self.load(record, None if deadline is None else max(0.0, deadline - time.monotonic()))
+        self.dispatch_ready = True
+
+    def hook(self, name: str) -> Any:
+        """The caller of hook ``name`` when some loaded plugin implements it, else None."""
+        try:
+            return self._callers[name]
+        except KeyError:
+            caller = getattr(self.hooks.hook, name)
+            found = self._callers[name] = caller if caller.get_hookimpls() else None
+            return found
+
+    def availability(self, entry: ProviderEntry, *, load: bool = False) -> Availability:
         """``(available, reason)``; never raises, never touches the network, never hangs.
 
-        ``is_available()`` runs for at most ``plugins.availability_timeout`` seconds (less
-        when the current call's deadline is nearer); a provider that overruns is reported
-        unavailable, and is not asked again until that call returns. An answer is reused
-        for :data:`AVAILABILITY_TTL` seconds unless one of the environment variables its
+        What the manifest requires comes first (packages installed, variables or config keys
+        set), read without importing anything. A provider whose code is loaded (or, with
+        ``load``, gets loaded now) must then agree through its ``is_available()``, which runs
+        for at most ``plugins.availability_timeout`` seconds (less when the current call's
+        deadline is nearer); a provider that overruns is reported unavailable, and is not
+        asked again until that call returns. An answer is reused for
+        :data:`AVAILABILITY_TTL` seconds unless one of the environment variables its
         manifest declares changes.
         """
         name = entry.manifest.name
         fingerprint = tuple(os.environ.get(var) for env in entry.manifest.env for var in env.names())
         now = time.monotonic()
         remembered = self._answers.get(name)
-        if remembered is not None and remembered[0] == fingerprint and now < remembered[1]:
+        if (
+            remembered is not None
+            and remembered[0] == fingerprint
+            and now < remembered[1]
+            and (remembered[3] or not (load or entry.loaded is not None))
+        ):
             return remembered[2]
+        answer, whole = self._verdict(entry, load)
+        if whole is not None:
+            self._answers[name] = (fingerprint, now + AVAILABILITY_TTL, answer, whole)
+        return answer
+
+    def _verdict(self, entry: ProviderEntry, load: bool) -> tuple[Availability, bool | None]:
+        """The answer, and whether the provider's own ``is_available()`` is part of it (None:
+        the answer is not to be remembered, ``is_available()`` is still running)."""
+        reason = entry.manifest.missing(self.config.provider(entry.manifest.name))
+        if reason is not None:
+            return (False, reason), True
+        if load and entry.loaded is None and not entry.record.loaded:
+            try:
+                self.load(entry.record, context.remaining_time())
+            except WebTimeoutError:
+                return (False, "the call's deadline passed while its plugin was loading"), None
+        if entry.loaded is None:
+            if entry.record.loaded:
+                return (False, entry.unloaded_reason()), True
+            return (True, None), False
+        return self._ask(entry)
+
+    def _ask(self, entry: ProviderEntry) -> tuple[Availability, bool | None]:
+        """The loaded provider's own ``is_available()``, bounded in time."""
+        name = entry.manifest.name
         hung = self._hung.get(name)
         if hung is not None:
             if not hung.done():
-                return False, "is_available() has not returned yet; the provider is skipped until it does"
+                return (False, "is_available() has not returned yet; the provider is skipped until it does"), None
             self._hung.pop(name, None)
         limit = self.config.plugins.availability_timeout
         left = context.remaining_time()
         bound = limit if left is None else min(limit, left)
         try:
-            answer = call_bounded(self._ask_availability, bound, entry)
+            return call_bounded(_ask_provider, bound, entry), True
         except Overran as overran:
             self._hung[name] = overran.future
             if bound < limit:
-                return False, "the call's deadline passed while is_available() was running"
+                return (False, "the call's deadline passed while is_available() was running"), None
             log.warning("Provider '%s': is_available() did not return within %g s; it is skipped.", name, limit)
-            return False, (
+            return (False, (
                 f"is_available() did not return within {limit:g} s (plugins.availability_timeout); "
                 "the provider is skipped until it does"
-            )
-        self._answers[name] = (fingerprint, now + AVAILABILITY_TTL, answer)
-        return answer
+            )), None
 
-    def _ask_availability(self, entry: ProviderEntry) -> Availability:
-        provider = entry.provider
-        try:
-            if provider.is_available():
-                return True, None
-            reason = provider.unavailable_reason()
-        except Exception as exc:  # noqa: BLE001
-            return False, f"is_available() failed: {type(exc).__name__}"
-        if reason:
-            return False, reason
-        settings = self.config.provider(entry.manifest.name)
-        present = {key for key, value in settings if value not in (None, "", [])}
-        present |= {key for key, value in (settings.model_extra or {}).items() if value}
-        return False, entry.manifest.missing(present) or "the provider reports it is not available"
-
-    def describe(self, entry: ProviderEntry) -> dict[str, Any]:
-        """One row of :func:`list_providers`."""
-        available, reason = self.availability(entry)
+    def describe(self, entry: ProviderEntry, load: bool = False) -> dict[str, Any]:
+        """One row of :func:`list_providers`, from the manifest."""
+        available, reason = self.availability(entry, load=load)
+        manifest = entry.manifest
         return {
-            "name": entry.manifest.name,
-            "display_name": _safe(lambda: entry.provider.display_name, entry.manifest.name),
-            "capabilities": [c for c in CAPABILITIES if self.supports(entry, c)],
+            "name": manifest.name,
+            "display_name": manifest.display_name or manifest.name,
+            "capabilities": [c for c in CAPABILITIES if c in manifest.capabilities],
             "available": available,
             "reason": reason,
             "source": entry.source,
             "plugin": entry.plugin,
-            "priority": entry.manifest.priority,
-            "auto_detect": entry.manifest.auto_detect,
+            "priority": manifest.priority,
+            "auto_detect": manifest.auto_detect,
             "load_error": None,
         }
 
-    def list_providers(self) -> list[dict[str, Any]]:
-        """Every provider, then every plugin that failed to load (with its error)."""
-        rows = [self.describe(entry) for entry in self.entries()]
+    def list_providers(self, load: bool = False) -> list[dict[str, Any]]:
+        """Every provider, then every plugin that failed to load (with its error).
+
+        From manifests alone, unless ``load``: then every plugin's code is loaded first, so
+        that import and ``register()`` failures show, and loaded providers are asked too.
+        """
+        if load:
+            self.load_all()
+        rows = [self.describe(entry, load) for entry in self.entries()]
         for record in self.plugins:
             if record.error and not record.providers:
                 rows.append(
@@ -164,11 +271,15 @@ class Registry:
         return rows
 
 
-def _safe(getter: Any, default: str) -> str:
+def _ask_provider(entry: ProviderEntry) -> Availability:
+    provider = entry.provider
     try:
-        return str(getter())
-    except Exception:  # noqa: BLE001
-        return default
+        if provider.is_available():
+            return True, None
+        reason = provider.unavailable_reason()
+    except Exception as exc:  # noqa: BLE001
+        return False, f"is_available() failed: {type(exc).__name__}"
+    return False, reason or "the provider reports it is not available"
 
 
 _CACHE_SIZE = 8
@@ -216,7 +327,7 @@ def get_registry(config: Config | None = None, *, timeout: float | None = None) 
 def _build(cfg: Config, future: Future[Registry]) -> None:
     key = id(cfg)
     try:
-        registry = Registry(cfg, load_plugins(cfg))
+        registry = Registry(cfg, discover(cfg))
     except BaseException as exc:  # noqa: BLE001 - handed to every caller waiting for the build
         with _lock:
             if _building.get(key, (None, None))[1] is future:
@@ -239,6 +350,11 @@ def clear_registry_cache() -> None:
         _building.clear()
 
 
-def list_providers(config: Config | None = None) -> list[dict[str, Any]]:
-    """Name, display name, capabilities, availability (and why not), source and load error."""
-    return get_registry(config).list_providers()
+def list_providers(config: Config | None = None, *, load: bool = False) -> list[dict[str, Any]]:
+    """Name, display name, capabilities, availability (and why not), source and load error.
+
+    Read from the plugins' manifests: no plugin code is imported for it (except plugins that
+    declare no provider, whose code alone says what they serve). ``load=True`` loads every
+    plugin first, as ``webproviders providers`` does, to show the ones that fail.
+    """
+    return get_registry(config).list_providers(load)

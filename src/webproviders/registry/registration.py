@@ -2,16 +2,20 @@
 
 :class:`PluginContext` attaches to every provider the manifest facts it is served with:
 its plugin's ``plugin.yaml`` entry, overlaid with the ``manifest=`` given to the call, or
-(for a provider registered without either) facts read from the provider itself.
+(for a provider registered without either) facts read from the provider itself. A provider
+a ``plugin.yaml`` declares has its entry before its plugin's code is imported; the code
+fills it in on first use.
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..config import Config, ProviderSettings
+from ..errors import NotConfiguredError
 from ..manifest import PRIORITY_KEYED, EnvVar, PluginManifest, ProviderManifest
 from ..provider import WebSearchProvider
 from ..redact import get_logger
@@ -19,16 +23,6 @@ from ..redact import get_logger
 log = get_logger("webproviders.registry.registration")
 
 Source = Literal["built-in", "entry point", "user"]
-
-
-@dataclass
-class ProviderEntry:
-    """A registered provider with the manifest facts about it."""
-
-    provider: WebSearchProvider
-    manifest: ProviderManifest
-    plugin: str
-    source: Source
 
 
 @dataclass
@@ -41,6 +35,56 @@ class PluginRecord:
     manifest: PluginManifest | None = None
     error: str | None = None
     providers: list[str] = field(default_factory=list)
+    #: Whether its code has run (imported and ``register()`` called, successfully or not).
+    loaded: bool = False
+
+
+@dataclass(eq=False)
+class ProviderEntry:
+    """A provider with the manifest facts about it; its object comes with its plugin's code."""
+
+    manifest: ProviderManifest
+    record: PluginRecord
+    #: The provider object, once its plugin's code has registered it.
+    loaded: WebSearchProvider | None = None
+    #: Loads the plugin's code (set by the registry for a plugin not loaded yet).
+    load: Callable[[], None] | None = field(default=None, repr=False)
+
+    @property
+    def plugin(self) -> str:
+        return self.record.name
+
+    @property
+    def source(self) -> Source:
+        return self.record.source
+
+    @property
+    def provider(self) -> WebSearchProvider:
+        """The provider object, importing its plugin first if needed.
+
+        Raises :class:`NotConfiguredError` when the plugin failed to load or did not
+        register this provider.
+        """
+        if self.loaded is None and self.load is not None:
+            self.load()
+        if self.loaded is None:
+            name = self.manifest.name
+            raise NotConfiguredError(f"{name} is not available: {self.unloaded_reason()}.", provider=name)
+        return self.loaded
+
+    def unloaded_reason(self) -> str:
+        """Why there is no provider object although the manifest declares one."""
+        if self.record.error:
+            return f"its plugin '{self.record.name}' failed to load ({self.record.error})"
+        if self.record.loaded:
+            return f"its plugin '{self.record.name}' did not register it"
+        return f"its plugin '{self.record.name}' is still loading"
+
+
+def served(manifest: ProviderManifest, config: Config) -> ProviderManifest:
+    """The facts a provider is served with under ``config``: its rank applied (``keyed_priority``)."""
+    rank = manifest.rank(config.provider(manifest.name))
+    return manifest if rank == manifest.priority else manifest.model_copy(update={"priority": rank})
 
 
 class DuplicateProvider(Exception):
@@ -110,6 +154,10 @@ class PluginContext:
         if self._record.source != "user" and name in self.config.plugins.disabled:
             return  # turned off; a user plugin may register the name instead
         existing = self._providers.get(name)
+        if existing is not None and existing.record is self._record and existing.loaded is None:
+            existing.manifest = provider.manifest = self._facts_for(provider, manifest)  # declared: fill it in
+            existing.loaded = provider
+            return
         if existing is not None:
             message = (
                 f"provider name '{name}' from {self._record.source} plugin "
@@ -120,13 +168,14 @@ class PluginContext:
             raise DuplicateProvider(message)
         facts = self._facts_for(provider, manifest)
         provider.manifest = facts
-        self._providers[name] = ProviderEntry(provider, facts, self._record.name, self._record.source)
+        self._providers[name] = ProviderEntry(facts, self._record, provider)
         self._record.providers.append(name)
 
     def _facts_for(
         self, provider: WebSearchProvider, given: ProviderManifest | dict[str, Any] | None
     ) -> ProviderManifest:
-        base = self.declared_manifest(provider.name) or manifest_from_provider(provider)
+        declared = self.declared_manifest(provider.name)
+        base = served(declared, self.config) if declared is not None else manifest_from_provider(provider)
         if given is None:
             return base
         overlay = given.model_dump(exclude_unset=True) if isinstance(given, ProviderManifest) else given
