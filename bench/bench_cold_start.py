@@ -1,7 +1,14 @@
 """Cold start: ``import webproviders; list_providers()`` against the floor of its own deps.
 
-Run: python bench/bench_cold_start.py [--runs 20]
-Target: at most 1.6 x the floor (``import httpx, pydantic, yaml, pluggy``).
+Run: python bench/bench_cold_start.py [--runs 15]
+Target: at most 1.25 x the floor.
+
+The floor is a bare interpreter loading what listing providers truly needs: PyYAML, pluggy,
+and pydantic ready to validate (one model class built and used). pydantic 2 imports lazily,
+so ``import pydantic`` alone loads almost nothing of it; that bare import is measured too
+(``import pydantic, yaml, pluggy``) and printed for reference. httpx is not in the floor:
+nothing at start needs it. Every command runs in a fresh process, interleaved with the
+others, and medians are compared.
 """
 
 from __future__ import annotations
@@ -13,7 +20,8 @@ import subprocess
 import sys
 import time
 
-FLOOR = "import httpx, pydantic, yaml, pluggy"
+FLOOR = "import yaml, pluggy\nfrom pydantic import BaseModel\nclass Floor(BaseModel):\n    ready: bool = True\nFloor()"
+BARE_IMPORTS = "import pydantic, yaml, pluggy"
 OURS = "import webproviders; webproviders.list_providers()"
 #: Bytecode is written on the warm-up run, as pip compiles an installed package: with
 #: PYTHONDONTWRITEBYTECODE set, our modules would be compiled on every run while the
@@ -29,22 +37,26 @@ def _once(code: str) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--runs", type=int, default=15)
     args = parser.parse_args()
-    _once(OURS), _once(FLOOR)  # warm the OS file cache and .pyc files
-    floor, ours = [], []
-    for _ in range(args.runs):  # interleaved, so machine noise hits both alike
-        floor.append(_once(FLOOR))
-        ours.append(_once(OURS))
-    f, o = statistics.median(floor), statistics.median(ours)
+    commands = {"floor": FLOOR, "bare": BARE_IMPORTS, "ours": OURS}
+    for code in commands.values():
+        _once(code)  # warm the OS file cache and .pyc files
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for _ in range(args.runs):  # interleaved, so machine noise hits all alike
+        for name, code in commands.items():
+            times[name].append(_once(code))
+    median = {name: statistics.median(values) for name, values in times.items()}
     providers = subprocess.run(
         [sys.executable, "-c", "import webproviders; print(len(webproviders.list_providers()))"],
         check=True, capture_output=True, text=True, env=ENV,
     ).stdout.strip()
-    print(f"providers listed:              {providers}")
-    print(f"floor  ({FLOOR}): median {f * 1000:.1f} ms")
-    print(f"ours   ({OURS}): median {o * 1000:.1f} ms")
-    print(f"ratio: {o / f:.2f} x (target <= 1.6)")
+    print(f"providers listed: {providers}")
+    print(f"floor  (yaml, pluggy, one pydantic model): median {median['floor'] * 1000:.1f} ms")
+    print(f"bare   ({BARE_IMPORTS}):       median {median['bare'] * 1000:.1f} ms")
+    print(f"ours   ({OURS}): median {median['ours'] * 1000:.1f} ms")
+    print(f"ratio: {median['ours'] / median['floor']:.2f} x the floor (target <= 1.25); "
+          f"{median['ours'] / median['bare']:.2f} x the bare imports")
 
 
 if __name__ == "__main__":

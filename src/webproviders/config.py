@@ -4,14 +4,16 @@ A :class:`Config` can be passed to every dispatch call; :func:`default_config` l
 lazily, once, for callers that do not care.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: pydantic reads these annotations when the
+# module is imported, and as strings each would be compiled first (milliseconds at start-up).
 
 import functools
+import importlib
 import os
 import re
 import threading
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 import yaml
 from pydantic import (
@@ -20,13 +22,19 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    WrapSerializer,
+    WrapValidator,
     field_validator,
     model_validator,
 )
 
 from ._version import __version__
-from .price import PriceSheet
 from .redact import get_logger, scrub, url_credentials
+
+if TYPE_CHECKING:
+    from .price import PriceSheet
+else:
+    PriceSheet = "price:PriceSheet"  # imported when a config first sets a price (see Lazy)
 
 log = get_logger("webproviders.config")
 
@@ -54,6 +62,68 @@ class Section(BaseModel):
             yield name, scrub(value) if isinstance(value, str) else value
 
 
+class LazySection(Section):
+    """A section of a feature a process may never use (the cache, budgets, the MCP server):
+    its validator is built the first time a config gives it, and a config that leaves it out
+    gets its defaults without one (:data:`Lazy`). So what is off costs nothing at import."""
+
+    model_config = ConfigDict(defer_build=True)
+
+
+S = TypeVar("S", bound=BaseModel)
+
+
+class _Given:
+    """Validates a lazy section with its model when the config gives it (a model, or
+    ``"module:Name"`` under ``webproviders`` for one imported only then)."""
+
+    def __init__(self, model: type[BaseModel] | str) -> None:
+        self._model = model
+
+    @property
+    def model(self) -> type[BaseModel]:
+        if isinstance(self._model, str):
+            module, name = self._model.split(":")
+            self._model = getattr(importlib.import_module(f"webproviders.{module}"), name)
+        return self._model  # type: ignore[return-value]
+
+    def __call__(self, value: Any, handler: Any) -> Any:
+        model = self.model
+        return value if isinstance(value, model) else model.model_validate(value)
+
+    @staticmethod
+    def dump(value: Any, handler: Any) -> Any:
+        """Serialised as its model (built first, if it never was)."""
+        if isinstance(value, BaseModel) and not type(value).__pydantic_complete__:
+            type(value).model_rebuild()
+        return handler(value)
+
+
+if TYPE_CHECKING:
+    Lazy = Annotated[S, "lazy"]
+else:
+
+    class Lazy:
+        """``Lazy[Model]``: a field holding a :class:`LazySection`, outside its parent's schema."""
+
+        def __class_getitem__(cls, model: type[BaseModel] | str) -> Any:
+            given = _Given(model)
+            return Annotated[Any, WrapValidator(given), WrapSerializer(_Given.dump), given]
+
+
+def section(model: type[LazySection]) -> Any:
+    """The default of a ``Lazy[model]`` field: the model's defaults, built without validation."""
+    return Field(default_factory=model.model_construct)
+
+
+def _section_model(field: Any) -> type[BaseModel] | None:
+    """The model of a config section field (eager or lazy), else None."""
+    annotation = field.annotation
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next((item.model for item in field.metadata if isinstance(item, _Given)), None)
+
+
 class ProviderSettings(Section):
     """``web.providers.<name>``: shared keys plus any vendor-specific ones (kept as extras)."""
 
@@ -69,7 +139,7 @@ class ProviderSettings(Section):
     #: First retry wait in seconds, doubled each time (overrides ``web.retry.backoff``).
     backoff: float | None = Field(default=None, ge=0)
     #: Your plan's prices, over the manifest's list prices (``0`` makes the provider free).
-    price: PriceSheet | None = None
+    price: Lazy[PriceSheet] | None = None
     #: Cap on one vendor answer, compressed and decoded bytes alike (``too_large`` beyond);
     #: unset, the vendor default of ``webproviders.vendorhttp.clients.DEFAULT_MAX_BYTES`` (32 MiB).
     max_response_bytes: int | None = Field(default=None, gt=0)
@@ -105,16 +175,16 @@ def _no_settings() -> ProviderSettings:
 
 
 class PluginSettings(Section):
-    enabled: list[str] = Field(default_factory=list)
-    disabled: list[str] = Field(default_factory=list)
-    paths: list[str] = Field(default_factory=list)
+    enabled: list[str] = []
+    disabled: list[str] = []
+    paths: list[str] = []
     #: Seconds a plugin's ``register()`` may run before the plugin is recorded as failed and skipped.
     register_timeout: float = Field(default=5.0, gt=0, le=300)
     #: Seconds a provider's ``is_available()`` may run before the provider is skipped as unavailable.
     availability_timeout: float = Field(default=1.0, gt=0, le=60)
 
 
-class CacheTTL(Section):
+class CacheTTL(LazySection):
     """Seconds an answer stays cached, per capability (0 = not cached)."""
 
     search: float = Field(default=3600.0, ge=0)
@@ -122,7 +192,7 @@ class CacheTTL(Section):
     crawl: float = Field(default=0.0, ge=0)
 
 
-class CacheSettings(Section):
+class CacheSettings(LazySection):
     """``web.cache``: where answers are cached (``web.cache: false`` turns caching off)."""
 
     enabled: bool = True
@@ -131,7 +201,7 @@ class CacheSettings(Section):
     url: str | None = None
     #: SQLite file for the ``sqlite`` backend (default ``~/.cache/webproviders/cache.sqlite3``).
     path: str | None = None
-    ttl: CacheTTL = Field(default_factory=CacheTTL)
+    ttl: CacheTTL = section(CacheTTL)
     #: Entries kept by the memory LRU and the SQLite file.
     max_entries: int = Field(default=10_000, gt=0)
     #: Key prefix in a shared Redis.
@@ -149,13 +219,13 @@ class CacheSettings(Section):
         return value
 
     @model_validator(mode="after")
-    def _check_backend(self) -> CacheSettings:
+    def _check_backend(self) -> "CacheSettings":
         if self.backend == "redis" and not self.url:
             raise ValueError("the redis cache backend needs web.cache.url (redis://host:6379/0)")
         return self
 
 
-class RateLimitSettings(Section):
+class RateLimitSettings(LazySection):
     """``web.rate_limit``: where request budgets are kept (this process, or a shared Redis)."""
 
     url: str | None = None
@@ -164,7 +234,7 @@ class RateLimitSettings(Section):
     timeout: float = Field(default=1.0, gt=0, le=60)
 
 
-class HealthSettings(Section):
+class HealthSettings(LazySection):
     """``web.health``: when a failing provider is left alone, and for how long."""
 
     #: Failed calls within ``window`` seconds that start a cool-down.
@@ -178,7 +248,7 @@ class HealthSettings(Section):
     quota_cooldown: float = Field(default=3600.0, ge=0)
 
 
-class RetrySettings(Section):
+class RetrySettings(LazySection):
     """``web.retry``: retries of transient failures (per provider: ``max_retries``, ``backoff``)."""
 
     max_retries: int = Field(default=2, ge=0, le=10)
@@ -186,7 +256,7 @@ class RetrySettings(Section):
     max_backoff: float = Field(default=8.0, ge=0)
 
 
-class BudgetLimits(Section):
+class BudgetLimits(LazySection):
     """A spending cap per UTC day and per UTC month, in dollars (either may be left out)."""
 
     daily_usd: float | None = Field(default=None, ge=0)
@@ -196,9 +266,9 @@ class BudgetLimits(Section):
 class BudgetSettings(BudgetLimits):
     """``web.budget``: caps over all calls, per provider and per tag value."""
 
-    per_provider: dict[str, BudgetLimits] = Field(default_factory=dict)
+    per_provider: dict[str, BudgetLimits] = {}
     #: Caps for each value of a tag: ``{user: {daily_usd: 0.5}}`` gives every user $0.50 a day.
-    per_tag: dict[str, BudgetLimits] = Field(default_factory=dict)
+    per_tag: dict[str, BudgetLimits] = {}
     #: Seconds one operation on the store that holds spending (the shared counters in
     #: ``web.rate_limit.url``) may take before the store counts as unavailable.
     timeout: float = Field(default=1.0, gt=0, le=60)
@@ -216,7 +286,7 @@ class BudgetSettings(BudgetLimits):
         return any(s.daily_usd is not None or s.monthly_usd is not None for s in scopes)
 
 
-class UsageSettings(Section):
+class UsageSettings(LazySection):
     """``web.usage``: the ledger of requests that reached a vendor (``web.usage: false`` turns it off)."""
 
     enabled: bool = True
@@ -247,14 +317,14 @@ class UsageSettings(Section):
         return value or None
 
 
-class LocalIndexSettings(Section):
+class LocalIndexSettings(LazySection):
     """``web.local``: filling the local page index (where it lives: ``web.providers.local``)."""
 
     #: Add the pages of every successful extract and crawl, from any backend, to the index.
     index: bool = False
 
 
-class ExtractionSettings(Section):
+class ExtractionSettings(LazySection):
     """``web.extraction``: the worker processes that turn fetched pages into text, and their limits."""
 
     #: Worker processes, each extracting one page at a time (shared by every call in the process).
@@ -282,17 +352,17 @@ class WebSettings(Section):
     user_agent: str | None = None
     proxy: str | None = None
     allow_private_networks: bool = False
-    allowed_hosts: list[str] = Field(default_factory=list)
+    allowed_hosts: list[str] = []
     max_response_bytes: int = Field(default=5_000_000, gt=0)
-    providers: dict[str, ProviderSettings] = Field(default_factory=dict)
-    cache: CacheSettings = Field(default_factory=CacheSettings)
-    rate_limit: RateLimitSettings = Field(default_factory=RateLimitSettings)
-    health: HealthSettings = Field(default_factory=HealthSettings)
-    retry: RetrySettings = Field(default_factory=RetrySettings)
-    budget: BudgetSettings = Field(default_factory=BudgetSettings)
-    usage: UsageSettings = Field(default_factory=UsageSettings)
-    local: LocalIndexSettings = Field(default_factory=LocalIndexSettings)
-    extraction: ExtractionSettings = Field(default_factory=ExtractionSettings)
+    providers: dict[str, ProviderSettings] = {}
+    cache: Lazy[CacheSettings] = section(CacheSettings)
+    rate_limit: Lazy[RateLimitSettings] = section(RateLimitSettings)
+    health: Lazy[HealthSettings] = section(HealthSettings)
+    retry: Lazy[RetrySettings] = section(RetrySettings)
+    budget: Lazy[BudgetSettings] = section(BudgetSettings)
+    usage: Lazy[UsageSettings] = section(UsageSettings)
+    local: Lazy[LocalIndexSettings] = section(LocalIndexSettings)
+    extraction: Lazy[ExtractionSettings] = section(ExtractionSettings)
     #: In a chain, an empty result list moves on to the next provider too.
     failover_on_empty: bool = False
     #: Seconds of silence after which a chain also starts its next provider (a hedge); off when unset.
@@ -326,7 +396,7 @@ class WebSettings(Section):
         return value
 
 
-class McpUser(Section):
+class McpUser(LazySection):
     """One user of the MCP HTTP server: the bearer token that identifies them, written in
     the config (``${VAR}`` from the environment) or read from ``token_file``."""
 
@@ -340,13 +410,13 @@ class McpUser(Section):
         return {"token": value} if isinstance(value, (str, SecretStr)) else value
 
     @model_validator(mode="after")
-    def _one_source(self) -> McpUser:
+    def _one_source(self) -> "McpUser":
         if (self.token is None) == (self.token_file is None):
             raise ValueError("give a user exactly one of token or token_file")
         return self
 
 
-class McpSettings(Section):
+class McpSettings(LazySection):
     """``mcp``: settings of the ``webproviders mcp`` server."""
 
     #: Bearer token the HTTP transport requires (``$WEBPROVIDERS_MCP_TOKEN`` wins when set);
@@ -354,7 +424,7 @@ class McpSettings(Section):
     token: SecretStr | None = None
     #: User ids and their tokens: a caller's token says who they are, and every call they
     #: make is tagged ``{user_tag: <user id>}`` (per-user budgets, ``usage --by tag:user``).
-    users: dict[str, McpUser] = Field(default_factory=dict)
+    users: dict[str, McpUser] = {}
     user_tag: str = Field(default="user", pattern=r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
     #: Whether a client may send its own vendor keys (``X-Webproviders-Key-<provider>``
     #: headers), used for its calls only.
@@ -374,7 +444,7 @@ class Config(Section):
 
     web: WebSettings = Field(default_factory=WebSettings)
     plugins: PluginSettings = Field(default_factory=PluginSettings)
-    mcp: McpSettings = Field(default_factory=McpSettings)
+    mcp: Lazy[McpSettings] = section(McpSettings)
     #: Where this config came from (a path, or None for defaults / code).
     source: str | None = Field(default=None, exclude=True)
 
@@ -473,11 +543,11 @@ def _warn_unknown_keys(data: Any, model: type[BaseModel], where: str, source: st
         if field is None or key == "source":
             log.warning("Unknown config key '%s' in %s is ignored.", path, source)
             continue
-        annotation = field.annotation
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        nested = _section_model(field)
+        if nested is not None:
             if value is None:  # a section with only comments under it: the defaults
                 continue
-            value = _warn_unknown_keys(value, annotation, path, source)
+            value = _warn_unknown_keys(value, nested, path, source)
         cleaned[key] = value
     return cleaned
 

@@ -5,7 +5,8 @@ rank them for auto-detection, without importing the plugins' code: a plugin that
 its providers and hooks is imported when one of them is first used.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: pydantic reads these annotations when the
+# module is imported, and as strings each would be compiled first (milliseconds at start-up).
 
 import importlib.util
 import os
@@ -13,12 +14,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
-from .price import PriceSheet
 
 if TYPE_CHECKING:
     from .config import ProviderSettings
+    from .price import PriceSheet
 
 Capability = Literal["search", "extract", "crawl"]
 CAPABILITIES: tuple[Capability, ...] = ("search", "extract", "crawl")
@@ -47,7 +48,7 @@ class EnvVar(BaseModel):
     prompt: str = ""
     url: str = ""
     #: Other names accepted for the same value (``SEARXNG_BASE_URL`` for ``SEARXNG_URL``).
-    aliases: list[str] = Field(default_factory=list)
+    aliases: list[str] = []
     #: Needed for the provider to be available (unless the config section provides it).
     required: bool = True
     #: Whether the value is a secret to scrub from error text and logs.
@@ -94,9 +95,9 @@ class ProviderManifest(BaseModel):
 
     name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
     display_name: str | None = None
-    capabilities: list[Capability] = Field(default_factory=lambda: ["search"])  # type: ignore[arg-type]
-    env: list[EnvVar] = Field(default_factory=list)
-    packages: list[Package] = Field(default_factory=list)
+    capabilities: list[Capability] = ["search"]
+    env: list[EnvVar] = []
+    packages: list[Package] = []
     #: Auto-detect rank: lower is tried first (see the PRIORITY_* bands).
     priority: int = PRIORITY_KEYED
     #: The rank once an API key is set, for a provider that also works without one (the
@@ -109,8 +110,12 @@ class ProviderManifest(BaseModel):
     #: Seconds a call to this provider may need (a model that searches and writes, say). A
     #: call with no ``timeout=`` and no ``web.timeout`` set gets this long a deadline.
     timeout: float | None = Field(default=None, gt=0)
-    #: List prices per unit, with their date and source (keyed providers; see docs/cost-and-usage.md).
-    price: PriceSheet | None = None
+    #: List prices per unit, with their date and source (keyed providers; see
+    #: docs/cost-and-usage.md), as written: checked by :meth:`price_sheet` when the plugin's
+    #: code loads, so that listing providers loads no price schema.
+    price: Any = None
+    #: The checked ``price``, with the value it was checked from.
+    _sheet: tuple[Any, Any] | None = PrivateAttr(default=None)
     #: False keeps this provider's answers out of the answer cache: they are cheaper to
     #: compute than to cache, or change between calls (a local index that is being filled).
     cache: bool = True
@@ -132,20 +137,36 @@ class ProviderManifest(BaseModel):
             "env_vars": [{"key": var.key, "prompt": var.prompt, "url": var.url} for var in self.env],
         }
 
+    def price_sheet(self) -> "PriceSheet | None":
+        """The ``price:`` entry, validated (once); raises :class:`ManifestError` naming the key."""
+        if self.price is None:
+            return None
+        cached = self._sheet
+        if cached is not None and cached[0] is self.price:
+            return cached[1]  # type: ignore[no-any-return]
+        from .price import PriceSheet
+
+        try:
+            sheet = PriceSheet.model_validate(self.price)
+        except ValidationError as exc:
+            raise ManifestError(f"the price of provider '{self.name}' is invalid: {_problems(exc, 'price')}") from None
+        self._sheet = (self.price, sheet)
+        return sheet
+
     def fetch_place(self, capability: Fetching) -> FetchPlace:
         """Where this provider fetches the pages of ``capability`` (``local`` unless declared)."""
         if isinstance(self.fetch, dict):
             return self.fetch.get(capability, "local")
         return self.fetch
 
-    def configured_endpoints(self, settings: ProviderSettings) -> list[str]:
+    def configured_endpoints(self, settings: "ProviderSettings") -> list[str]:
         """Every endpoint the operator set for this provider: ``base_url``, ``url`` or any
         ``*_url`` key of ``web.providers.<name>``, and the variables declared for them."""
         found = [settings.base_url, *(value for key, value in (settings.model_extra or {}).items() if _endpoint(key))]
         found += [var.value() for var in self.env if var.config_key and _endpoint(var.config_key)]
         return [value.strip() for value in found if isinstance(value, str) and value.strip()]
 
-    def has_key(self, settings: ProviderSettings) -> bool:
+    def has_key(self, settings: "ProviderSettings") -> bool:
         """Whether a key is set for it, in the config or the environment (a provider that
         declares no secret variable counts as keyed)."""
         secrets = [var for var in self.env if var.secret]
@@ -153,13 +174,13 @@ class ProviderManifest(BaseModel):
             return True
         return any(var.value() is not None for var in secrets)
 
-    def rank(self, settings: ProviderSettings) -> int:
+    def rank(self, settings: "ProviderSettings") -> int:
         """The auto-detect priority that applies now (``keyed_priority`` once a key is set)."""
         if self.keyed_priority is not None and self.has_key(settings):
             return self.keyed_priority
         return self.priority
 
-    def missing(self, settings: ProviderSettings) -> str | None:
+    def missing(self, settings: "ProviderSettings") -> str | None:
         """Why this provider cannot run, from manifest facts alone; None if nothing is missing.
 
         A package that is not installed (checked without importing it), or a required
@@ -189,7 +210,7 @@ class ProviderManifest(BaseModel):
         return f" (or web.providers.{self.name}.{config_key})" if config_key else ""
 
 
-def _present_keys(settings: ProviderSettings) -> set[str]:
+def _present_keys(settings: "ProviderSettings") -> set[str]:
     """The ``web.providers.<name>`` keys that are set, shared and vendor-specific ones alike."""
     present = {key for key, value in settings if key != "api_key" and value not in (None, "", [])}
     present |= {key for key, value in (settings.model_extra or {}).items() if value}
@@ -207,7 +228,7 @@ class PluginManifest(BaseModel):
     kind: Literal["backend"] = "backend"
     description: str = ""
     version: str = "0"
-    providers: list[ProviderManifest] = Field(default_factory=list)
+    providers: list[ProviderManifest] = []
     #: The dispatch hooks its code implements. Declared (``[]`` for none), the plugin is
     #: imported only when one of its providers is first used; left out, it is imported
     #: before the first dispatch, in case it has some.
@@ -235,7 +256,9 @@ def read_manifest(folder: Path) -> PluginManifest:
     try:
         return PluginManifest.model_validate(data or {})
     except ValidationError as exc:
-        problems = "; ".join(
-            f"'{'.'.join(str(p) for p in err['loc'])}': {err['msg']}" for err in exc.errors()
-        )
-        raise ManifestError(f"{path} is invalid: {problems}") from None
+        raise ManifestError(f"{path} is invalid: {_problems(exc)}") from None
+
+
+def _problems(exc: ValidationError, *prefix: str) -> str:
+    """Each validation error as ``'key.path': message``."""
+    return "; ".join(f"'{'.'.join(str(p) for p in (*prefix, *err['loc']))}': {err['msg']}" for err in exc.errors())

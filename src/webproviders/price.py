@@ -7,7 +7,8 @@ and the manifests can check a price where it is written; what a call is charged 
 out in :mod:`webproviders.accounting.prices`, loaded with the first dispatch.
 """
 
-from __future__ import annotations
+# No ``from __future__ import annotations`` here: pydantic reads these annotations when the
+# module is imported, and as strings each would be compiled first (milliseconds at start-up).
 
 import datetime
 from typing import Any, Literal

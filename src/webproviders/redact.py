@@ -17,8 +17,6 @@ vendor SDKs by name, so nothing is imported to do it.
 
 from __future__ import annotations
 
-import base64
-import json
 import logging
 import os
 import re
@@ -88,6 +86,8 @@ def url_credentials(url: Any) -> list[str]:
     except ValueError:
         return []
     if password:
+        import base64  # here: most URLs carry no password, and it stays off the import path
+
         plain = f"{unquote(user or '')}:{unquote(password)}"
         return [password, unquote(password), base64.b64encode(plain.encode()).decode("ascii")]
     if user and len(unquote(user)) >= _MIN_TOKEN_USER:  # a token written as the user (redis://token@host)
@@ -131,6 +131,8 @@ def current_secrets() -> list[str]:
 
 def _escaped(text: str) -> set[str]:
     """``text`` as JSON and as a Python repr write it (a CR/LF becomes ``\\r\\n``)."""
+    import json  # here: needed only once a secret is known
+
     return {
         json.dumps(text)[1:-1],
         json.dumps(text, ensure_ascii=False)[1:-1],

@@ -29,7 +29,7 @@ def test_every_keyed_builtin_provider_declares_a_dated_price_with_its_source(mak
     ]
     free_plans = {"brave-free", "searxng", "local"}  # a free plan; self-hosted servers' optional tokens
     for name in keyed:
-        price = registry.get(name).manifest.price
+        price = registry.get(name).manifest.price_sheet()
         if name in free_plans:
             assert price is None, name
             continue

@@ -60,7 +60,7 @@ def _self_hosted(manifest: ProviderManifest, settings: ProviderSettings) -> bool
 def tariff_for(manifest: ProviderManifest, settings: ProviderSettings) -> Tariff:
     """The prices that apply to a provider now: the operator's, else the manifest's list prices."""
     own: PriceSheet | None = getattr(settings, "price", None)
-    listed = manifest.price
+    listed = manifest.price_sheet()
     if own is not None and own.free:
         return FREE
     if own is None:

@@ -11,7 +11,6 @@ recorded with its error and skipped; the others keep working. The load order and
 
 from __future__ import annotations
 
-import hashlib
 import importlib.util
 import inspect
 import sys
@@ -29,7 +28,6 @@ from ..config import DEFAULT_PLUGIN_DIR, Config
 from ..manifest import ManifestError, read_manifest
 from ..redact import get_logger
 from . import hookspecs
-from .bounded import Overran, call_bounded
 from .registration import (
     DuplicateProvider,
     PluginContext,
@@ -84,6 +82,8 @@ def _import_folder(folder: Path, source: Source) -> types.ModuleType:
     module_name = f"{parent}.{folder.name.replace('-', '_')}"
     if source != "built-in":
         # Two user folders may share a name; each path is its own module.
+        import hashlib  # here: only user folders need it
+
         digest = hashlib.sha1(str(folder.resolve()).encode()).hexdigest()[:10]
         module_name += f"_{digest}"
     if module_name in sys.modules:
@@ -226,6 +226,8 @@ def _entry_points() -> list[Any]:
 
 
 def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config) -> None:
+    from .bounded import Overran  # here: reading manifests needs no worker thread
+
     manager, providers = found.manager, found.providers
     plugin_id = f"{record.source}:{record.name}"
     try:
@@ -279,6 +281,8 @@ def _call_register(function: Any, ctx: PluginContext, limit: float) -> None:
     A ``register()`` still stuck from an earlier load is not started again: that plugin
     overruns at once.
     """
+    from .bounded import Overran, call_bounded
+
     stuck = _still_registering.get(function)
     if stuck is not None:
         if not stuck.done():

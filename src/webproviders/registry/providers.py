@@ -24,9 +24,7 @@ import pluggy
 
 from .. import context, redact
 from ..config import Config, default_config
-from ..errors import WebTimeoutError
 from ..manifest import CAPABILITIES, Capability
-from .bounded import Overran, call_bounded
 from .loader import Plugins, discover, load_code
 from .registration import PluginRecord, ProviderEntry
 
@@ -96,6 +94,8 @@ class Registry:
         """
         if record.loaded:
             return
+        from ..errors import WebTimeoutError  # here: listing providers needs no error class
+
         with self._lock:
             future = self._loading.get(id(record))
             starter = future is None
@@ -189,6 +189,8 @@ class Registry:
         if reason is not None:
             return (False, reason), True
         if load and entry.loaded is None and not entry.record.loaded:
+            from ..errors import WebTimeoutError
+
             try:
                 self.load(entry.record, context.remaining_time())
             except WebTimeoutError:
@@ -201,6 +203,8 @@ class Registry:
 
     def _ask(self, entry: ProviderEntry) -> tuple[Availability, bool | None]:
         """The loaded provider's own ``is_available()``, bounded in time."""
+        from .bounded import Overran, call_bounded  # here: listing from manifests needs no worker
+
         name = entry.manifest.name
         hung = self._hung.get(name)
         if hung is not None:
@@ -317,6 +321,8 @@ def get_registry(config: Config | None = None, *, timeout: float | None = None) 
     try:
         return future.result(timeout)
     except FutureTimeout:
+        from ..errors import WebTimeoutError
+
         raise WebTimeoutError(
             f"Loading plugins took longer than this call's {timeout:.1f} s; they go on loading in the "
             f"background (a plugin's register() may take up to {cfg.plugins.register_timeout:g} s, "

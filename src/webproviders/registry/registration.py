@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..config import Config, ProviderSettings
-from ..errors import NotConfiguredError
 from ..manifest import PRIORITY_KEYED, EnvVar, PluginManifest, ProviderManifest
 from ..provider import WebSearchProvider
 from ..redact import get_logger
@@ -68,6 +67,8 @@ class ProviderEntry:
         if self.loaded is None and self.load is not None:
             self.load()
         if self.loaded is None:
+            from ..errors import NotConfiguredError  # here: listing providers needs no error class
+
             name = self.manifest.name
             raise NotConfiguredError(f"{name} is not available: {self.unloaded_reason()}.", provider=name)
         return self.loaded
@@ -175,13 +176,12 @@ class PluginContext:
         self, provider: WebSearchProvider, given: ProviderManifest | dict[str, Any] | None
     ) -> ProviderManifest:
         declared = self.declared_manifest(provider.name)
-        base = served(declared, self.config) if declared is not None else manifest_from_provider(provider)
-        if given is None:
-            return base
-        overlay = given.model_dump(exclude_unset=True) if isinstance(given, ProviderManifest) else given
-        return ProviderManifest.model_validate(
-            {**base.model_dump(exclude_unset=True), **overlay, "name": provider.name}
-        )
+        facts = served(declared, self.config) if declared is not None else manifest_from_provider(provider)
+        if given is not None:
+            overlay = given.model_dump(exclude_unset=True) if isinstance(given, ProviderManifest) else given
+            facts = ProviderManifest.model_validate({**facts.model_dump(exclude_unset=True), **overlay, "name": provider.name})
+        facts.price_sheet()  # a price that does not parse fails the registration, naming the key
+        return facts
 
 
 def manifest_from_provider(provider: WebSearchProvider) -> ProviderManifest:
