@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any, Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
-
 if TYPE_CHECKING:
     from .config import ProviderSettings
     from .price import PriceSheet
