@@ -10,8 +10,7 @@ import contextvars
 import math
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 _deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "webproviders_deadline", default=None
@@ -25,19 +24,19 @@ class Usage:
     """What provider code reported one request used: units of some kind, and/or dollars.
 
     A mutable bucket rather than a context value, so a report made in a worker thread (which
-    runs in a copy of the context) reaches the dispatcher.
+    runs in a copy of the context) reaches the dispatcher. Reports are rare, so every bucket
+    shares one lock: a request that reports nothing makes none.
     """
 
-    __slots__ = ("_lock", "unit", "units", "usd")
+    __slots__ = ("unit", "units", "usd")
 
     def __init__(self) -> None:
         self.units: float | None = None
         self.unit: str | None = None
         self.usd: float | None = None
-        self._lock = threading.Lock()
 
     def add(self, units: float | None, unit: str, usd: float | None) -> None:
-        with self._lock:
+        with _usage_lock:
             if units is not None:
                 self.units = (self.units or 0.0) + units
                 self.unit = unit
@@ -46,6 +45,7 @@ class Usage:
 
 
 _usage: contextvars.ContextVar[Usage | None] = contextvars.ContextVar("webproviders_usage", default=None)
+_usage_lock = threading.Lock()
 
 
 class Attempt:
@@ -116,13 +116,6 @@ def start_usage() -> Usage:
     return bucket
 
 
-def collect_warnings() -> list[str]:
-    """Start collecting warnings for the current task; returns the list that fills up."""
-    bucket: list[str] = []
-    _warnings.set(bucket)
-    return bucket
-
-
 def start_attempt() -> Attempt:
     """A fresh record for the request about to be sent (the dispatcher calls this)."""
     record = Attempt()
@@ -137,27 +130,26 @@ def note_repeating(detail: str) -> None:
         record.repeats = detail
 
 
-def use_clients(owner: Callable[[], object]) -> None:
-    """Send the current call's vendor requests through the clients of the owner ``owner()``
-    returns (the dispatcher calls this)."""
-    _clients.set(owner)
-
-
 def call_clients() -> object | None:
     """The owner of the current call's HTTP clients; None outside a dispatch call."""
     owner = _clients.get()
     return None if owner is None else owner()
 
 
-def set_deadline(deadline: float) -> None:
+def set_deadline(deadline: float) -> contextvars.Token[float | None]:
+    """Make ``deadline`` the current call's; :func:`reset_deadline` with the token restores the last."""
+    return _deadline.set(deadline)
+
+
+def reset_deadline(token: contextvars.Token[float | None]) -> None:
+    _deadline.reset(token)
+
+
+def start_call(deadline: float, clients: Callable[[], object]) -> list[str]:
+    """What a dispatch call sets for the provider code it runs: its deadline, the owner of its
+    HTTP clients, and a fresh list of warnings (returned)."""
     _deadline.set(deadline)
-
-
-@contextmanager
-def deadline_scope(deadline: float) -> Iterator[None]:
-    """The call's deadline for a block of sync code, restored when the block ends."""
-    token = _deadline.set(deadline)
-    try:
-        yield
-    finally:
-        _deadline.reset(token)
+    _clients.set(clients)
+    bucket: list[str] = []
+    _warnings.set(bucket)
+    return bucket

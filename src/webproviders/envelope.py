@@ -113,16 +113,27 @@ def _failure_from(raw: Mapping[str, Any]) -> WebProviderError:
 def _unwrap(raw: Any, list_key: str | None) -> tuple[Any, dict[str, Any]]:
     """Strip an envelope or ``{list_key: [...]}`` wrapper; returns the items and extra meta."""
     meta: dict[str, Any] = {}
-    if isinstance(raw, Mapping):
+    if type(raw) is dict or isinstance(raw, Mapping):  # the exact check first: it is the hot path
         if raw.get("success") is False:
             raise _failure_from(raw)
-        if isinstance(raw.get("meta"), Mapping):
-            meta = dict(raw["meta"])
+        given = raw.get("meta")
+        if given is not None and isinstance(given, Mapping):
+            meta = dict(given)
         if "data" in raw:
             raw = raw["data"]
-    if list_key and isinstance(raw, Mapping) and list_key in raw:
+    if list_key and (type(raw) is dict or isinstance(raw, Mapping)) and list_key in raw:
         raw = raw[list_key]
     return raw, meta
+
+
+def _pick(mapping: Mapping[str, Any], key: str, others: tuple[str, ...]) -> str:
+    """The text of ``key``, else of the first of ``others`` that is set (stripped)."""
+    value = mapping.get(key)
+    if value is None or value == "":
+        value = _first(mapping, others)
+    if type(value) is str:  # the hot path: no conversion
+        return value.strip()
+    return _text(value)
 
 
 def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -139,20 +150,21 @@ def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[s
     hits: list[dict[str, Any]] = []
     seen: set[str] = set()
     for item in items:
-        mapping = _as_mapping(item)
+        mapping = item if type(item) is dict else _as_mapping(item)
         if mapping is None:
             continue
-        url = _text(_first(mapping, _URL_KEYS))
-        if not is_http_url(url) or url in seen:
+        url = _pick(mapping, "url", _URL_KEYS[1:])
+        if not url[:8].lower().startswith(("http://", "https://")) or url in seen:
             continue
         seen.add(url)
         hit: dict[str, Any] = {
-            "title": _text(_first(mapping, _TITLE_KEYS)),
+            "title": _pick(mapping, "title", _TITLE_KEYS[1:]),
             "url": url,
-            "description": _text(_first(mapping, _DESCRIPTION_KEYS)),
+            "description": _pick(mapping, "description", _DESCRIPTION_KEYS[1:]),
             "position": len(hits) + 1,
         }
-        hit.update(_extras(mapping, _SEARCH_SKIP))
+        if not mapping.keys() <= _SEARCH_SKIP:
+            hit.update(_extras(mapping, _SEARCH_SKIP))
         hits.append(hit)
         if len(hits) >= limit:
             break

@@ -152,6 +152,21 @@ def _forms(secret: str) -> set[str]:
     return {form for form in found if len(form) >= _MIN_SECRET_LEN}
 
 
+#: A run of ASCII letters and digits: every form of a secret (percent-encoded, escaped)
+#: keeps such runs of it as they are.
+_ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
+
+
+def _cores(secrets: tuple[str, ...]) -> tuple[str, ...]:
+    """What a text must contain for any form of ``secrets`` to be in it: each secret's longest
+    run of ASCII letters and digits, or all its forms when that run is too short to tell."""
+    found: set[str] = set()
+    for secret in secrets:
+        core = max(_ALNUM_RUN.findall(secret), key=len, default="")
+        found.update([core] if len(core) >= _MIN_SECRET_LEN else _forms(secret))
+    return tuple(found)
+
+
 def _alternatives(forms: list[str]) -> re.Pattern[str] | None:
     """One pattern for all ``forms``, longest first (so a form that contains another wins)."""
     return re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))) if forms else None
@@ -165,20 +180,24 @@ class _Matcher:
         self.secrets = tuple(sorted(known | env, key=len, reverse=True))
         self.forms = tuple({f for s in self.secrets for f in _forms(s)})
         self.pattern = _alternatives(list(self.forms))
+        self.cores = _cores(self.secrets)
         self.echoed = tuple(s for s in self.secrets if len(s) >= _MIN_ECHO_LEN)
         #: What a provider's answer is searched for: the forms of the longer secrets.
         self.data_forms = tuple({f for s in self.echoed for f in _forms(s)})
         self.data_pattern = _alternatives(list(self.data_forms))
+        self.data_cores = _cores(self.echoed)
+        #: Texts scrubbed with these secrets, and what they became (see :func:`scrub`).
+        self.scrubbed: dict[str, str] = {}
 
     def mask(self, text: str) -> str:
-        if self.pattern is not None and any(form in text for form in self.forms):
+        if self.pattern is not None and any(core in text for core in self.cores):
             text = self.pattern.sub(MASK, text)
         if self.echoed and ("*" in text or "•" in text or "…" in text or "..." in text):
             text = _ECHO.sub(self._echo, text)
         return text
 
     def mask_data(self, text: str) -> str:
-        if self.data_pattern is not None and any(form in text for form in self.data_forms):
+        if self.data_pattern is not None and any(core in text for core in self.data_cores):
             return self.data_pattern.sub(MASK, text)
         return text
 
@@ -204,16 +223,31 @@ def _current_matcher() -> _Matcher:
     return matcher
 
 
+#: Texts up to this long are remembered once scrubbed, for as long as the known secrets stay
+#: the same: the same warning or error sentence comes back call after call.
+_REMEMBER_CHARS = 500
+_REMEMBERED = 1_024
+
+
 def scrub(text: str) -> str:
     """``text`` with every known secret, URL credential and credential-shaped fragment masked."""
     if not text:
         return text
-    text = _current_matcher().mask(text)
-    if "@" in text:
-        text = _USERINFO.sub(lambda m: m.group(1) + MASK + "@", text)
+    matcher = _current_matcher()
+    known = matcher.scrubbed
+    done = known.get(text)
+    if done is not None:
+        return done
+    clean = matcher.mask(text)
+    if "@" in clean:
+        clean = _USERINFO.sub(lambda m: m.group(1) + MASK + "@", clean)
     for pattern in _CREDENTIAL_PATTERNS:
-        text = pattern.sub(lambda m: m.group(1) + MASK, text)
-    return text
+        clean = pattern.sub(lambda m: m.group(1) + MASK, clean)
+    if len(text) <= _REMEMBER_CHARS:
+        if len(known) >= _REMEMBERED:
+            known.clear()
+        known[text] = clean
+    return clean
 
 
 #: Keys of a provider's answer that hold a sentence about a failure: scrubbed in full.
@@ -227,11 +261,11 @@ def scrub_data(value: Any) -> Any:
     its strings are searched in one pass first.
     """
     matcher = _current_matcher()
-    if matcher.data_forms:
+    if matcher.data_cores:
         strings: list[str] = []
         _strings(value, strings)
         joined = "\x00".join(strings)
-        if any(form in joined for form in matcher.data_forms):
+        if any(core in joined for core in matcher.data_cores):  # else no form can be there
             return _walk(value, matcher)
     return _scrub_sentences(value)
 
@@ -265,6 +299,8 @@ def _scrub_sentences(value: Any) -> Any:
         items = [_scrub_sentences(v) for v in value]
         return value if all(a is b for a, b in zip(items, value, strict=True)) else items
     if isinstance(value, dict):
+        if _SENTENCE_KEYS.isdisjoint(value):
+            return value
         clean = {k: scrub(v) if k in _SENTENCE_KEYS and isinstance(v, str) else v for k, v in value.items()}
         return value if all(clean[k] is v for k, v in value.items()) else clean
     return value

@@ -152,6 +152,8 @@ def _code(key: str, value: Any, pattern: re.Pattern[str], example: str) -> str:
 
 
 _BACKEND_FORMS = "a provider name, a list of names, or {'fuse': [names]}"
+#: ``backend=`` strings that passed :func:`check_backend` (bounded).
+_good_backends: set[str] = set()
 
 
 def check_backend(backend: Any) -> str | list[str] | dict[str, list[str]] | None:
@@ -162,12 +164,18 @@ def check_backend(backend: Any) -> str | list[str] | dict[str, list[str]] | None
     """
     if backend is None or backend == "" or backend == [] or backend == ():
         return None
-    if isinstance(backend, str):
-        parts = [part for part in backend.split(",") if part.strip()]
-        if not parts:
-            raise InvalidInputError(f"backend={shorten(backend, 40)!r} names no provider.")
-        _backend_names(parts, "backend")
+    if type(backend) is str:
+        if backend not in _good_backends:  # a name checked once is good for every call
+            parts = [part for part in backend.split(",") if part.strip()]
+            if not parts:
+                raise InvalidInputError(f"backend={shorten(backend, 40)!r} names no provider.")
+            _backend_names(parts, "backend")
+            if len(_good_backends) >= 256:
+                _good_backends.clear()
+            _good_backends.add(backend)
         return backend
+    if isinstance(backend, str):
+        return check_backend(str(backend))
     if isinstance(backend, (list, tuple)):
         return _backend_names(backend, "backend")
     if isinstance(backend, dict):

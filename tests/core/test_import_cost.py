@@ -1,4 +1,6 @@
-"""``import webproviders`` and listing providers stay light: no SDKs, no heavy packages."""
+"""``import webproviders`` and listing providers stay light: the contract, the config and the
+plugins' manifests, nothing more. Provider modules, vendor SDKs, parsers, the HTTP stack and
+the features a call may use load with the call that uses them."""
 
 from __future__ import annotations
 
@@ -6,10 +8,24 @@ import json
 import subprocess
 import sys
 
+#: Packages that must never load to import the library or list its providers.
 HEAVY = [
-    "ddgs", "trafilatura", "lxml", "tavily", "exa_py", "firecrawl", "parallel", "crawl4ai",
-    "mcp", "redis", "langchain_core", "pypdf", "openai", "primp", "webproviders.dispatch",
+    # vendor SDKs and the agent frameworks we plug into
+    "ddgs", "tavily", "exa_py", "firecrawl", "parallel", "crawl4ai", "openai", "primp",
+    "mcp", "langchain_core", "langchain", "hermes_cli", "agent",
+    # parsers, the HTTP stack, stores, tracing
+    "trafilatura", "lxml", "pypdf", "httpx", "httpcore", "h2", "redis", "psycopg",
+    "psycopg_pool", "sqlite3", "opentelemetry", "asyncio",
+    # every provider module, built-in or user plugin
+    "_webproviders_plugins",
 ]
+#: What listing providers may load of the library itself: the contract and the registry.
+ALLOWED = {
+    "webproviders", "webproviders._lazy", "webproviders._version", "webproviders.config",
+    "webproviders.context", "webproviders.manifest", "webproviders.provider", "webproviders.redact",
+    "webproviders.registry", "webproviders.registry.hookspecs", "webproviders.registry.loader",
+    "webproviders.registry.providers", "webproviders.registry.registration",
+}
 
 
 def _modules_after(code: str) -> set[str]:
@@ -18,19 +34,42 @@ def _modules_after(code: str) -> set[str]:
     return set(json.loads(out.stdout.strip().splitlines()[-1]))
 
 
-def test_import_is_light() -> None:
+def _heavy(loaded: set[str], heavy: list[str]) -> set[str]:
+    return {m for m in loaded for h in heavy if m == h or m.startswith(h + ".")}
+
+
+def test_import_loads_only_the_package() -> None:
     loaded = _modules_after("import webproviders")
-    assert not {m for m in loaded for h in HEAVY if m == h or m.startswith(h + ".")}
-    assert "webproviders.registry.providers" not in loaded
+    assert not _heavy(loaded, HEAVY)
+    assert {m for m in loaded if m.startswith("webproviders")} == {"webproviders", "webproviders._lazy", "webproviders._version"}
 
 
-def test_listing_providers_imports_no_vendor_sdk() -> None:
-    loaded = _modules_after("import webproviders; webproviders.list_providers()")
-    heavy = [h for h in HEAVY if h != "webproviders.dispatch"]
-    assert not {m for m in loaded for h in heavy if m == h or m.startswith(h + ".")}
+def test_listing_providers_reads_manifests_only() -> None:
+    loaded = _modules_after("import webproviders; rows = webproviders.list_providers(); assert rows")
+    assert not _heavy(loaded, HEAVY)
+    ours = {m for m in loaded if m.startswith("webproviders")}
+    assert ours <= ALLOWED, sorted(ours - ALLOWED)
 
 
-def test_listing_providers_loads_no_network_stack() -> None:
-    """Start-up cost: the HTTP stack and asyncio load on the first call, not at listing."""
-    loaded = _modules_after("import webproviders; webproviders.list_providers()")
-    assert not loaded & {"httpx", "httpcore", "asyncio", "webproviders.dispatch.runner", "webproviders.fetching.fetch"}
+def test_a_call_loads_the_code_of_the_provider_it_uses_only() -> None:
+    """The first search through ``stub`` imports stub's plugin (and ``local``'s, whose
+    ``plugin.yaml`` declares a dispatch hook), and no other provider's."""
+    loaded = _modules_after(
+        "import webproviders\n"
+        "assert webproviders.dispatch_search('q', backend='stub', cache=False)['success']"
+    )
+    plugins = {m for m in loaded if m.startswith("_webproviders_plugins.builtin.")}
+    assert {m.split(".")[2] for m in plugins} == {"stub", "local"}
+    assert not _heavy(loaded, ["ddgs", "trafilatura", "lxml", "httpx", "redis", "psycopg", "mcp", "langchain_core"])
+
+
+def test_features_that_are_off_load_nothing_on_a_call() -> None:
+    """No budget, no index, no price tables, no tracing work for a free call with defaults."""
+    loaded = _modules_after(
+        "import webproviders\n"
+        "assert webproviders.dispatch_search('q', backend='stub', cache=False)['success']"
+    )
+    assert not loaded & {
+        "webproviders.accounting.budget", "webproviders.index", "webproviders.agents",
+        "webproviders.fetching.extractpool", "webproviders.dependable.cache.redis_backend",
+    }

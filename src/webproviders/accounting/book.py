@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from . import telemetry
-from .budget import Budgets
 from .prices import FREE, Tariff, tariff_for
 from .usage import Ledger
 
 if TYPE_CHECKING:
     from ..registry.providers import Registry
+    from .budget import Budgets
 
 
 class Accounts:
@@ -20,11 +20,11 @@ class Accounts:
         web = registry.config.web
         self.registry = registry
         self.ledger: Ledger | None = Ledger(web.usage) if web.usage.enabled else None
-        self.budgets: Budgets | None = (
-            Budgets(web.budget, web.rate_limit.url, web.rate_limit.namespace, self.ledger)
-            if web.budget.active()
-            else None
-        )
+        self.budgets: Budgets | None = None
+        if web.budget.active():  # budgets load only when some cap is set
+            from .budget import Budgets
+
+            self.budgets = Budgets(web.budget, web.rate_limit.url, web.rate_limit.namespace, self.ledger)
         self.telemetry = telemetry.get()
         self._tariffs: dict[str, Tariff] = {}
 

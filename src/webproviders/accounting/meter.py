@@ -10,18 +10,23 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import context
 from ..errors import WebProviderError
 from .book import Accounts
-from .budget import Hold
 from .cost import Cost, charge, planned_units
 from .prices import Tariff
 from .usage import UsageRecord
 
+if TYPE_CHECKING:
+    from .budget import Hold
+
 #: Failures raised before anything was sent to the vendor: no ledger row.
 NOT_SENT = frozenset({"not_configured", "unsupported", "unsafe_url", "budget_exceeded", "budget_store_unavailable"})
+#: What a request that cost nothing adds to its attempt's record (shared: it is only read).
+_NOTHING: dict[str, Any] = {}
+_UNTRACED = contextlib.nullcontext()
 
 
 @dataclass(slots=True)
@@ -56,7 +61,14 @@ def _refused_by_limiter(error: WebProviderError | None) -> bool:
 
 
 class Meter:
-    """The accounting of one dispatch call."""
+    """The accounting of one dispatch call.
+
+    What is off costs nothing: no budget is asked without a cap set, no span is started and
+    no metric counted unless the application collects them, no ledger row is written with
+    the ledger off.
+    """
+
+    __slots__ = ("_started", "_telemetry", "accounts", "arguments", "capability", "requests", "span", "tags", "total")
 
     def __init__(self, accounts: Accounts, capability: str, arguments: dict[str, Any], tags: dict[str, str]) -> None:
         self.accounts = accounts
@@ -67,12 +79,15 @@ class Meter:
         self.requests: list[Request] = []
         self.span: Any = None
         self._started = time.perf_counter()
+        telemetry = accounts.telemetry
+        #: The telemetry this call reports to: only while the application collects traces or metrics.
+        self._telemetry = telemetry if telemetry is not None and telemetry.collecting() else None
 
     def observe(self) -> contextlib.AbstractContextManager[Any]:
         """The call's span, current while the plan runs (nothing without OpenTelemetry)."""
-        telemetry = self.accounts.telemetry
+        telemetry = self._telemetry
         if telemetry is None or not telemetry.tracing():
-            return contextlib.nullcontext()
+            return _UNTRACED
         return self._observed(telemetry)
 
     @contextlib.contextmanager
@@ -86,8 +101,7 @@ class Meter:
         accounts = self.accounts
         tariff = accounts.tariff(provider)
         rate = tariff.rate(self.capability)
-        settings = accounts.registry.config.provider(provider)
-        planned = planned_units(self.capability, rate.per, self.arguments, settings)
+        planned = planned_units(self.capability, rate.per, self.arguments, accounts.registry.config.provider(provider))
         hold = None
         if rate.usd and accounts.budgets is not None:
             hold = await accounts.budgets.reserve(provider, self.tags, planned * rate.usd)
@@ -117,12 +131,12 @@ class Meter:
             latency = round((time.perf_counter() - spend.started) * 1000, 3)
             self.requests.append(Request(spend, cost, code or "ok", latency))
             self.total += cost
-        return {"cost": cost.as_dict()} if cost.usd else {}
+        return {"cost": cost.as_dict()} if cost.usd else _NOTHING
 
     def finish(self, envelope: dict[str, Any]) -> None:
         """With the final envelope: ``meta.cost`` (when anything was spent), ledger rows, metrics."""
         meta = envelope.get("meta")
-        if isinstance(meta, dict) and self.total.usd > 0:
+        if self.total.usd > 0 and isinstance(meta, dict):
             meta["cost"] = self.total.as_dict()
         ledger = self.accounts.ledger
         if ledger is not None and self.requests:
@@ -140,7 +154,7 @@ class Meter:
                         cost.unit or "request", cost.usd, cost.estimated, request.latency_ms, self.tags, query,
                     )
                 )
-        telemetry = self.accounts.telemetry
+        telemetry = self._telemetry
         if telemetry is not None:
             seconds = time.perf_counter() - self._started
             requests = [(r.spend.provider, r.outcome, r.cost.usd) for r in self.requests]

@@ -41,7 +41,7 @@ class Tariff:
 
     def rate(self, capability: str) -> Rate:
         found = self.rates.get(capability)
-        return found if found is not None else Rate(0.0, DEFAULT_UNITS.get(capability, "request"))
+        return found if found is not None else _UNPRICED.get(capability, _UNPRICED["search"])
 
     @property
     def free(self) -> bool:
@@ -49,6 +49,8 @@ class Tariff:
 
 
 FREE = Tariff()
+#: The rate of a capability without a price, in its default unit.
+_UNPRICED = {capability: Rate(0.0, unit) for capability, unit in DEFAULT_UNITS.items()}
 
 
 def _self_hosted(manifest: ProviderManifest, settings: ProviderSettings) -> bool:

@@ -4,14 +4,15 @@ A call is a span named ``webproviders.<capability>``; each request to a provider
 span ``webproviders.attempt``. Counters count calls, requests and dollars, and a histogram
 records call latency. Without the package nothing here is imported (:func:`get` returns
 None) and dispatch does no tracing work at all. The API is a no-op until the application
-installs an SDK; until then no span is even started, so installing the extra alone costs
-next to nothing.
+installs an SDK; until then no span is started and nothing is counted (see
+:meth:`Telemetry.collecting`), so installing the extra alone costs next to nothing.
 """
 
 from __future__ import annotations
 
 import contextlib
 import importlib.util
+import os
 import threading
 from typing import TYPE_CHECKING, Any
 
@@ -62,7 +63,16 @@ class Telemetry:
         from opentelemetry import metrics, trace
 
         self._trace = trace
+        self._metrics = metrics
         self._no_sdk = trace.ProxyTracerProvider
+        #: The API's stand-in meter provider before the application sets one (not public;
+        #: without it metrics are counted always, as the proxy forwards them once one is set).
+        internal = importlib.import_module("opentelemetry.metrics._internal")
+        self._no_meter_sdk: Any = getattr(internal, "_ProxyMeterProvider", None)
+        #: Where the API keeps the providers the application sets (module globals, read per call:
+        #: the public getters cost a failed environment lookup each). Without them, or with a
+        #: provider named in the environment, the public getters are asked.
+        self._globals = (trace, internal) if _has_globals(trace, internal) else None
         self.tracer = trace.get_tracer("webproviders", __version__)
         meter = metrics.get_meter("webproviders", __version__)
         self.calls = meter.create_counter("webproviders.calls", unit="{call}", description="dispatch calls")
@@ -77,6 +87,18 @@ class Telemetry:
     def tracing(self) -> bool:
         """Whether the application installed a tracer provider (until then spans would record nothing)."""
         return not isinstance(self._trace.get_tracer_provider(), self._no_sdk)
+
+    def metering(self) -> bool:
+        """Whether the application installed a meter provider (until then counts would go nowhere)."""
+        proxy = self._no_meter_sdk
+        return proxy is None or not isinstance(self._metrics.get_meter_provider(), proxy)
+
+    def collecting(self) -> bool:
+        """Whether a call has anything to report to (checked once per call)."""
+        found = self._globals
+        if found is not None:
+            return found[0]._TRACER_PROVIDER is not None or found[1]._METER_PROVIDER is not None
+        return self.tracing() or self.metering()
 
     def call_span(self, capability: str) -> contextlib.AbstractContextManager[Any]:
         """The span of one call, current while the call runs (vendor HTTP spans nest in it)."""
@@ -126,6 +148,13 @@ class Telemetry:
             self.requests.add(1, request_labels)
             if usd:
                 self.spend.add(usd, request_labels)
+
+
+def _has_globals(trace: Any, internal: Any) -> bool:
+    """Whether the API keeps its providers where :meth:`Telemetry.collecting` reads them, and
+    none is to be loaded from the environment (then only the getters know)."""
+    named = {"OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER"} & set(os.environ)
+    return not named and hasattr(trace, "_TRACER_PROVIDER") and hasattr(internal, "_METER_PROVIDER")
 
 
 def _call_attributes(

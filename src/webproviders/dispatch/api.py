@@ -11,6 +11,7 @@ along a chain and rank fusion (see ``docs/dependable-dispatch.md``).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from .. import context
@@ -25,20 +26,26 @@ from .call import Call, after, prepare
 from .chain import run_plan
 from .per_url import merge_refused
 
+_UNSCOPED = contextlib.nullcontext()
+
 
 async def _execute(call: Call) -> dict[str, Any]:
-    """Run a prepared call's plan under its deadline; each host name is resolved once for it."""
-    call.warnings = context.collect_warnings()
-    context.set_deadline(call.deadline)
-    context.use_clients(call.state.clients)  # type: ignore[union-attr]
+    """Run a prepared call's plan under its deadline.
+
+    An extract or crawl resolves each host name once for the whole call (its URL screen and
+    its fetches share the answers); a search screens no URL, and a provider that fetches
+    resolves its hosts once per fetch (:func:`webproviders.kit.fetch`).
+    """
+    call.warnings = context.start_call(call.deadline, call.state.clients)  # type: ignore[union-attr]
     meter: Meter = call.meter  # type: ignore[assignment]
-    with meter.observe(), resolution_scope():
+    with meter.observe(), (_UNSCOPED if call.capability == "search" else resolution_scope()):
         try:
             envelope = await run_plan(call, call.plan)  # type: ignore[arg-type]
         except Exception as exc:  # noqa: BLE001
             error = to_provider_error(exc, None)
             envelope = failure(error, error.provider, call.meta(None))
-        merge_refused(envelope, call.refused)
+        if call.refused:
+            merge_refused(envelope, call.refused)
         meter.finish(envelope)
     after(call, envelope)
     return envelope

@@ -14,7 +14,7 @@ from typing import Any
 from ..accounting.meter import Meter
 from ..accounting.tags import check_tags
 from ..config import BackendSpec, Config, default_config
-from ..context import deadline_scope
+from ..context import reset_deadline, set_deadline
 from ..envelope import failure
 from ..errors import (
     InvalidInputError,
@@ -33,18 +33,13 @@ from ..validate import (
     check_urls,
 )
 from .per_url import Refused, refused_item
-from .plan import Plan, resolve
+from .plan import MAX_TIMEOUT, Plan
 from .state import DispatchState, state_for
 
 log = get_logger("webproviders.dispatch")
 
-#: The longest deadline a call may ask for, in seconds.
-MAX_TIMEOUT = 3600
-#: ``mode=`` values a call may pass.
-MODES = ("chain", "fuse")
 
-
-@dataclass
+@dataclass(slots=True)
 class Call:
     """One dispatch call: what was asked, and what has happened so far."""
 
@@ -54,7 +49,7 @@ class Call:
     registry: Registry
     requested: Any
     deadline: float
-    started: float = field(default_factory=time.perf_counter)
+    started: float
     attempts: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     plan: Plan | None = None
@@ -73,18 +68,17 @@ class Call:
 
         ``cached: True`` appears only on an answer served without an upstream request.
         """
-        meta: dict[str, Any] = dict(extra)
-        meta |= {
-            "requested_backend": self.requested,
-            "served_by": served_by,
-            "latency_ms": round((time.perf_counter() - self.started) * 1000, 3),
-            "attempts": self.attempts,
-        }
+        meta: dict[str, Any] = dict(extra) if extra else {}
+        meta["requested_backend"] = self.requested
+        meta["served_by"] = served_by
+        meta["latency_ms"] = round((time.perf_counter() - self.started) * 1000, 3)
+        meta["attempts"] = self.attempts
         if cached:
             meta["cached"] = True
-        if self.warnings:  # the same list: a store warned about later still shows
-            self.warnings[:] = [scrub(str(warning)) for warning in self.warnings]
-            meta["warnings"] = self.warnings
+        warnings = self.warnings
+        if warnings:  # the same list: a store warned about later still shows
+            warnings[:] = [scrub(str(warning)) for warning in warnings]
+            meta["warnings"] = warnings
         return meta
 
     def record(
@@ -103,7 +97,6 @@ class Call:
 
     def remaining(self) -> float:
         return self.deadline - time.monotonic()
-
 
 
 def _requested_repr(backend: Any) -> Any:
@@ -130,6 +123,15 @@ def _validate(capability: Capability, arguments: dict[str, Any]) -> tuple[dict[s
     return {"url": check_url(arguments["url"]), "options": dict(arguments["options"])}, []
 
 
+def _no_call_meta(requested: Any, started: float) -> dict[str, Any]:
+    return {
+        "requested_backend": requested,
+        "served_by": None,
+        "latency_ms": round((time.perf_counter() - started) * 1000, 3),
+        "attempts": [],
+    }
+
+
 def prepare(
     capability: Capability,
     arguments: dict[str, Any],
@@ -141,7 +143,13 @@ def prepare(
     tags: Any = None,
     hedge_after: Any = None,
 ) -> Call | dict[str, Any]:
-    """Validate and resolve (no I/O); returns the call to run, or a failure envelope."""
+    """Validate and resolve (no I/O); returns the call to run, or a failure envelope.
+
+    What depends only on the config (the plan of a named backend, its deadline allowance,
+    retry policies, prices, hook lists) is worked out once per config and kept
+    (:class:`.state.DispatchState`); a call pays for its own input and for what can change
+    between calls (whether its provider can run now).
+    """
     started = time.perf_counter()
     requested = _requested_repr(backend)
     try:
@@ -152,33 +160,29 @@ def prepare(
         registry = get_registry(cfg, timeout=max(0.0, deadline - time.monotonic()))
         registry.ready_for_dispatch(max(0.0, deadline - time.monotonic()))
     except Exception as exc:  # noqa: BLE001 - a broken config or a slow plugin is still an envelope
-        meta = {
-            "requested_backend": requested,
-            "served_by": None,
-            "latency_ms": round((time.perf_counter() - started) * 1000, 3),
-            "attempts": [],
-        }
-        return failure(to_provider_error(exc, None), None, meta)
+        return failure(to_provider_error(exc, None), None, _no_call_meta(requested, started))
     call = Call(capability, arguments, cfg, registry, requested, deadline, started, use_cache=cache)
     try:
+        call.state = state = state_for(registry)
         if not budget_ok:
             raise InvalidInputError(
                 f"timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT}, not {budget!r}."
             )
-        if not isinstance(cache, bool):
+        if cache is not True and cache is not False:
             raise InvalidInputError(f"cache must be True or False, not {cache!r}.")
         chosen = check_backend(backend)
         call.hedge_after = _hedge_after(hedge_after, cfg.web.hedge_after)
         call.arguments, call.refused = _validate(capability, arguments)
-        call.tags = check_tags(tags)
-        with deadline_scope(deadline):
-            call.plan = resolve(capability, chosen, registry)
-        if mode is not None:
-            _apply_mode(call.plan, mode)
-        if timeout is None and "timeout" not in cfg.web.model_fields_set:
-            call.deadline += _slow_provider_allowance(call.plan, registry, budget)
-        call.state = state_for(registry)
-        call.meter = Meter(call.state.accounts, capability, call.arguments, call.tags)
+        if tags is not None:
+            call.tags = check_tags(tags)
+        token = set_deadline(deadline)
+        try:
+            call.plan, allowance = state.planner.plan(capability, chosen, mode)
+        finally:
+            reset_deadline(token)
+        if timeout is None and not state.timeout_set:
+            call.deadline += allowance
+        call.meter = Meter(state.accounts, capability, call.arguments, call.tags)
     except Exception as exc:  # noqa: BLE001
         error = to_provider_error(exc, None)
         envelope = failure(error, error.provider, call.meta(None))
@@ -196,41 +200,15 @@ def _hedge_after(value: Any, configured: float | None) -> float | None:
     return float(value)
 
 
-def _slow_provider_allowance(plan: Plan, registry: Registry, budget: float) -> float:
-    """Extra seconds for a plan whose providers need longer than the default deadline.
-
-    Only when neither the call nor the config chose a deadline: a provider's manifest
-    ``timeout`` or its configured ``web.providers.<name>.timeout`` then sets the call's.
-    """
-    longest = budget
-    for name in plan.candidates:
-        entry = registry.get(name)
-        if entry is not None:
-            own = registry.config.provider(name).timeout or entry.manifest.timeout or 0.0
-            longest = max(longest, min(own, MAX_TIMEOUT))
-    return longest - budget
-
-
-def _apply_mode(plan: Plan, mode: str) -> None:
-    """``mode="fuse"`` merges the resolved providers; ``mode="chain"`` tries them in turn."""
-    if mode not in MODES:
-        raise InvalidInputError(f"mode must be 'chain' or 'fuse', not {mode!r}.")
-    if mode == "fuse" and plan.capability != "search":
-        raise InvalidInputError("mode='fuse' merges search results; extract and crawl take a chain instead.")
-    if mode == "fuse" or len(plan.candidates) > 1:
-        plan.mode = mode  # type: ignore[assignment]
-
-
 def after(call: Call, envelope: dict[str, Any]) -> None:
-    hook = call.registry.hook("after_dispatch")
+    """The ``after_dispatch`` hooks, when a loaded plugin has any."""
+    registry = call.registry
+    hook = registry.hook("after_dispatch")
     if hook is None:
         return
+    meter = call.meter
+    cost = meter.total.as_dict() if meter is not None and registry.hook_takes("after_dispatch", "cost") else None
     try:
-        hook(
-            capability=call.capability, arguments=call.arguments, envelope=envelope, config=call.config,
-            cost=call.meter.total.as_dict() if call.meter is not None else None,
-        )
+        hook(capability=call.capability, arguments=call.arguments, envelope=envelope, config=call.config, cost=cost)
     except Exception as exc:  # noqa: BLE001 - an observer must not break the call
         log.warning("An after_dispatch hook failed: %s: %s", type(exc).__name__, scrub(str(exc)))
-
-

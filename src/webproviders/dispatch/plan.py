@@ -8,13 +8,20 @@ why; it never silently becomes another vendor.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..config import BackendSpec
-from ..errors import NotConfiguredError, UnsupportedError
+from ..errors import InvalidInputError, NotConfiguredError, UnsupportedError
 from ..manifest import PRIORITY_KEYLESS, Capability
 from ..registry.providers import Registry
+from ..registry.registration import ProviderEntry
+
+#: ``mode=`` values a call may pass.
+MODES = ("chain", "fuse")
+#: The longest deadline a call may ask for, in seconds.
+MAX_TIMEOUT = 3600
 
 Mode = Literal["single", "chain", "fuse"]
 
@@ -107,24 +114,26 @@ def _shared_fallback(spec: BackendSpec, capability: Capability, registry: Regist
     return _explicit(capable if len(capable) > 1 else capable[0], capability, registry, "web.backend")
 
 
-def auto_detect(capability: Capability, registry: Registry) -> Plan:
+def ranked(capability: Capability, registry: Registry) -> list[ProviderEntry]:
+    """The providers auto-detection may choose for ``capability``, best priority first."""
+    return sorted(
+        (e for e in registry.entries() if e.manifest.auto_detect and registry.supports(e, capability)),
+        key=lambda e: (e.manifest.priority, e.manifest.name),
+    )
+
+
+def auto_detect(capability: Capability, registry: Registry, candidates: list[ProviderEntry] | None = None) -> Plan:
     """The best available provider by manifest priority (keyed, then self-hosted, then keyless).
 
     A keyless extract or crawl is a standby chain of every available keyless provider, so one
     that turns out unable to run at call time hands over to the next. Search stays one
     engine: another keyless engine would answer in another language and ranking.
+    ``candidates`` is :func:`ranked`'s answer, when the caller keeps it.
     """
-    ranked = sorted(
-        (
-            e
-            for e in registry.entries()
-            if e.manifest.auto_detect and registry.supports(e, capability)
-        ),
-        key=lambda e: (e.manifest.priority, e.manifest.name),
-    )
+    ranked_entries = ranked(capability, registry) if candidates is None else candidates
     reasons: list[str] = []
     chosen: list[str] = []
-    for entry in ranked:
+    for entry in ranked_entries:
         available, reason = registry.availability(entry, load=True)
         if not available:
             reasons.append(f"{entry.manifest.name}: {reason}")
@@ -142,7 +151,12 @@ def auto_detect(capability: Capability, registry: Registry) -> Plan:
     )
 
 
-def resolve(capability: Capability, backend: BackendSpec | None, registry: Registry) -> Plan:
+def resolve(
+    capability: Capability,
+    backend: BackendSpec | None,
+    registry: Registry,
+    candidates: list[ProviderEntry] | None = None,
+) -> Plan:
     """The plan for one call; raises a :class:`WebProviderError` when nothing suitable exists."""
     web = registry.config.web
     if backend is not None and backend != "" and backend != []:
@@ -154,4 +168,71 @@ def resolve(capability: Capability, backend: BackendSpec | None, registry: Regis
         plan = _shared_fallback(web.backend, capability, registry)
         if plan is not None:
             return plan
-    return auto_detect(capability, registry)
+    return auto_detect(capability, registry, candidates)
+
+
+def with_mode(plan: Plan, mode: str | None) -> Plan:
+    """``mode="fuse"`` merges the resolved providers; ``mode="chain"`` tries them in turn."""
+    if mode is None:
+        return plan
+    if mode not in MODES:
+        raise InvalidInputError(f"mode must be 'chain' or 'fuse', not {mode!r}.")
+    if mode == "fuse" and plan.capability != "search":
+        raise InvalidInputError("mode='fuse' merges search results; extract and crawl take a chain instead.")
+    if mode == "fuse" or len(plan.candidates) > 1:
+        return dataclasses.replace(plan, mode=mode)  # type: ignore[arg-type]
+    return plan
+
+
+def slow_provider_allowance(plan: Plan, registry: Registry) -> float:
+    """Extra seconds for a plan whose providers need longer than ``web.timeout``.
+
+    For calls where neither the call nor the config chose a deadline: a provider's manifest
+    ``timeout`` or its configured ``web.providers.<name>.timeout`` then sets the call's.
+    """
+    budget = registry.config.web.timeout
+    longest = budget
+    for name in plan.candidates:
+        entry = registry.get(name)
+        if entry is not None:
+            own = registry.config.provider(name).timeout or entry.manifest.timeout or 0.0
+            longest = max(longest, min(own, MAX_TIMEOUT))
+    return longest - budget
+
+
+class Planner:
+    """The plans of one registry's calls, kept per capability, backend and mode.
+
+    A plan that names its providers depends only on the config and the manifests, so it is
+    resolved once (again after a plugin's code loads, which may restate its facts); whether
+    a single named provider can run is asked again for every call, and auto-detection, which
+    chooses by what can run now, only keeps its ranking.
+    """
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        self._version = registry.version
+        #: (capability, backend, mode) -> (plan, seconds its slow providers add to the deadline)
+        self._plans: dict[tuple[str, str | None, str | None], tuple[Plan, float]] = {}
+        self._ranked: dict[str, list[ProviderEntry]] = {}
+
+    def plan(self, capability: Capability, backend: BackendSpec | None, mode: str | None) -> tuple[Plan, float]:
+        """The call's plan and the deadline allowance of its slow providers (raises like :func:`resolve`)."""
+        registry = self.registry
+        if self._version != registry.version:
+            self._plans, self._ranked, self._version = {}, {}, registry.version
+        key = (capability, backend, mode) if backend is None or isinstance(backend, str) else None
+        kept = self._plans.get(key) if key is not None else None
+        if kept is not None:
+            plan = kept[0]
+            if plan.mode == "single":
+                _check_single(plan.candidates[0], capability, registry)
+            return kept
+        candidates = self._ranked.get(capability)
+        if candidates is None:
+            candidates = self._ranked[capability] = ranked(capability, registry)
+        plan = with_mode(resolve(capability, backend, registry, candidates), mode)
+        found = (plan, slow_provider_allowance(plan, registry))
+        if key is not None and plan.source != "auto-detect" and self._version == registry.version:
+            self._plans[key] = found
+        return found

@@ -26,6 +26,18 @@ __all__ = ["BackgroundLoop", "call", "run_sync"]
 
 #: Sync provider calls that hang (``ddgs`` is known to) keep a thread; allow plenty.
 _workers = LazyPool(64, "webproviders-sync")
+#: Whether a method's function is ``async def``, asked once per function (providers' methods).
+_async_methods: dict[Any, bool] = {}
+
+
+def _is_async(fn: Callable[..., Any]) -> bool:
+    function = getattr(fn, "__func__", None)
+    if function is None:
+        return inspect.iscoroutinefunction(fn)
+    found = _async_methods.get(function)
+    if found is None:
+        found = _async_methods[function] = inspect.iscoroutinefunction(fn)
+    return found
 
 
 async def call(
@@ -37,11 +49,11 @@ async def call(
     sync one is abandoned in its worker thread. ``inline`` runs a sync function that never
     blocks directly in the loop (no thread hop; it cannot be abandoned).
     """
-    if inspect.iscoroutinefunction(fn):
+    if _is_async(fn):
         return await _within(fn(*args, **kwargs), timeout)
     if inline:
         result = fn(*args, **kwargs)
-        return await _within(result, timeout) if inspect.isawaitable(result) else result
+        return await _within(result, timeout) if _awaitable(result) else result
     loop = asyncio.get_running_loop()
     context = contextvars.copy_context()
     future = loop.run_in_executor(
@@ -49,10 +61,18 @@ async def call(
     )
     started = time.monotonic()
     result = await asyncio.wait_for(future, timeout)
-    if inspect.isawaitable(result):  # a plain def that returned a coroutine
+    if _awaitable(result):  # a plain def that returned a coroutine
         left = max(0.0, timeout - (time.monotonic() - started))
         result = await _within(result, left)
     return result
+
+
+def _awaitable(result: Any) -> bool:
+    """``inspect.isawaitable``, answered at once for the plain answers providers return."""
+    return type(result) not in _PLAIN and inspect.isawaitable(result)
+
+
+_PLAIN = frozenset({dict, list, tuple, str, type(None)})
 
 
 async def _within(awaitable: Awaitable[T], timeout: float) -> T:
@@ -134,22 +154,28 @@ def _thread_loop() -> asyncio.AbstractEventLoop:
     return loop
 
 
-def _loop_running_here() -> bool:
+async def _stopping(coro: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop) -> T:
+    """``coro``, stopping ``loop`` as it ends: the loop turns once for a call that never waits."""
     try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
+        return await coro
+    finally:
+        loop.stop()
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine from sync code (plain, threaded, or inside a running loop).
 
-    It runs on this thread's own long-lived loop, which keeps the connection pools of
-    that loop alive between calls and saves two thread hops per call. A caller already
-    inside a running loop (a notebook cell, an async agent calling a sync tool) cannot block
-    that loop on itself, so its call goes to the background loop instead.
+    It runs as a task on this thread's own long-lived loop, which keeps the connection pools
+    of that loop alive between calls and saves two thread hops per call; the loop runs until
+    the task ends and stops it, so a call that never waits costs one turn of the loop (what
+    ``run_until_complete`` would take two for). A caller already inside a running loop (a
+    notebook cell, an async agent calling a sync tool) cannot block that loop on itself, so
+    its call goes to the background loop instead.
     """
-    if _loop_running_here():
+    if asyncio._get_running_loop() is not None:
         return background.run(coro)
-    return _thread_loop().run_until_complete(coro)
+    loop = _thread_loop()
+    task = loop.create_task(_stopping(coro, loop))
+    while not task.done():  # a task left by an interrupted call may stop the loop as it ends
+        loop.run_forever()
+    return task.result()

@@ -56,9 +56,10 @@ class Cancelled(WebProviderError):
 
 def _option_warnings(call: Call, entry: ProviderEntry) -> None:
     """Report (or refuse) common search options the provider cannot honour."""
-    if call.capability != "search":
+    options = call.arguments["options"]
+    if call.capability != "search" or not options:
         return
-    given = COMMON_SEARCH_OPTIONS & set(call.arguments["options"])
+    given = COMMON_SEARCH_OPTIONS & set(options)
     unsupported = sorted(given - set(getattr(entry.provider, "search_options", frozenset())))
     if not unsupported:
         return
@@ -77,7 +78,7 @@ async def _invoke(call: Call, entry: ProviderEntry, record: Attempt) -> Any:
     provider = entry.provider
     args = call.arguments
     timeout = call.remaining()
-    own = call.config.provider(entry.manifest.name).timeout
+    own = call.state.own_timeout(entry.manifest.name)  # type: ignore[union-attr]
     if own is not None:
         timeout = min(timeout, own)
     if timeout <= 0:
@@ -129,7 +130,7 @@ async def attempt(call: Call, entry: ProviderEntry, record: Attempt) -> tuple[An
         data, meta = _normalise(call, await _invoke(call, entry, record))
     except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
         raise _repeating(to_provider_error(exc, entry.manifest.name), record) from None
-    data, meta = scrub_data(data), scrub_data(meta)  # before it is cached or shown to anyone
+    data, meta = scrub_data([data, meta])  # before it is cached or shown to anyone
     unread = nothing_read(data, call.capability, entry.manifest.name)
     if unread is not None:
         raise _repeating(unread, record)

@@ -19,6 +19,7 @@ from ..dependable.cache import ResultCache, build_cache
 from ..dependable.health import HealthBoard
 from ..dependable.ratelimit import RateLimits
 from ..dependable.retry import RetryPolicy
+from .plan import Planner
 
 if TYPE_CHECKING:
     from ..config import Config
@@ -47,10 +48,15 @@ class DispatchState:
         self.cache: ResultCache | None = build_cache(web.cache)
         #: Prices, budgets, the usage ledger and telemetry (:mod:`webproviders.accounting`).
         self.accounts = Accounts(registry)
+        #: Plans of named backends, kept (:class:`.plan.Planner`).
+        self.planner = Planner(registry)
+        #: Whether the config sets ``web.timeout`` (then no provider stretches a call's deadline).
+        self.timeout_set = "timeout" in web.model_fields_set
         self._clients: HTTPClients | None = None
         #: How retries and limiter waits sleep; tests swap in a fake.
         self.sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
         self._policies: dict[str, RetryPolicy] = {}
+        self._timeouts: dict[str, float | None] = {}
 
     def clients(self) -> HTTPClients:
         """The long-lived vendor clients every call of this registry sends through (made on
@@ -77,6 +83,15 @@ class DispatchState:
                 max_backoff=retry.max_backoff,
             )
         return policy
+
+
+    def own_timeout(self, name: str) -> float | None:
+        """``web.providers.<name>.timeout``: seconds one request to it may take (None: the call's)."""
+        try:
+            return self._timeouts[name]
+        except KeyError:
+            found = self._timeouts[name] = self.registry.config.provider(name).timeout
+            return found
 
 
 def state_for(registry: Registry) -> DispatchState:

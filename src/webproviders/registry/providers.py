@@ -49,6 +49,9 @@ class Registry:
         self.dispatch_state: Any = None
         #: Whether the plugins dispatch runs hooks of are loaded (:meth:`ready_for_dispatch`).
         self.dispatch_ready = False
+        #: Counts plugin loads: what was worked out from the providers' facts before a load
+        #: (plans, hook lists) is worked out again after it.
+        self.version = 0
         #: Recent answers: name -> (environment fingerprint, expiry, answer, whether the
         #: provider's own ``is_available()`` is in it).
         self._answers: dict[str, tuple[tuple[str | None, ...], float, Availability, bool]] = {}
@@ -58,8 +61,9 @@ class Registry:
         self._loading: dict[int, Future[None]] = {}
         self._lock = threading.Lock()
         self._load_lock = threading.RLock()
-        #: Hook callers that have implementations, by hook name (None: none), until a plugin loads.
-        self._callers: dict[str, Any] = {}
+        #: Hook callers with implementations (None: none) and the arguments those take, by hook
+        #: name, until a plugin loads.
+        self._callers: dict[str, tuple[Any, frozenset[str]]] = {}
         redact.remember(*config.secrets())
         self._adopt(list(self._providers.values()))
 
@@ -122,6 +126,7 @@ class Registry:
                 known = set(self._providers)
                 load_code(self._found, self.config, record)
                 self._callers = {}
+                self.version += 1
                 self._adopt([entry for name, entry in list(self._providers.items()) if name not in known])
         finally:
             future.set_result(None)
@@ -147,12 +152,20 @@ class Registry:
 
     def hook(self, name: str) -> Any:
         """The caller of hook ``name`` when some loaded plugin implements it, else None."""
-        try:
-            return self._callers[name]
-        except KeyError:
+        return self._hook(name)[0]
+
+    def hook_takes(self, name: str, argument: str) -> bool:
+        """Whether an implementation of hook ``name`` takes ``argument`` (worth computing it)."""
+        return argument in self._hook(name)[1]
+
+    def _hook(self, name: str) -> tuple[Any, frozenset[str]]:
+        found = self._callers.get(name)
+        if found is None:
             caller = getattr(self.hooks.hook, name)
-            found = self._callers[name] = caller if caller.get_hookimpls() else None
-            return found
+            impls = caller.get_hookimpls()
+            taken = frozenset(arg for impl in impls for arg in impl.argnames)
+            found = self._callers[name] = (caller if impls else None, taken)
+        return found
 
     def availability(self, entry: ProviderEntry, *, load: bool = False) -> Availability:
         """``(available, reason)``; never raises, never touches the network, never hangs.
@@ -302,6 +315,13 @@ def get_registry(config: Config | None = None, *, timeout: float | None = None) 
     """
     cfg = config if config is not None else default_config()
     key = id(cfg)
+    hit = _cache.get(key)  # the common case, without the lock (an OrderedDict's methods are atomic)
+    if hit is not None and hit[0] is cfg:
+        try:
+            _cache.move_to_end(key)
+        except KeyError:  # just dropped by another thread: it still serves this call
+            pass
+        return hit[1]
     with _lock:
         hit = _cache.get(key)
         if hit is not None and hit[0] is cfg:
