@@ -126,21 +126,18 @@ def _unwrap(raw: Any, list_key: str | None) -> tuple[Any, dict[str, Any]]:
     return raw, meta
 
 
-def _pick(mapping: Mapping[str, Any], key: str, others: tuple[str, ...]) -> str:
-    """The text of ``key``, else of the first of ``others`` that is set (stripped)."""
-    value = mapping.get(key)
-    if value is None or value == "":
-        value = _first(mapping, others)
-    if type(value) is str:  # the hot path: no conversion
-        return value.strip()
-    return _text(value)
+def _pick(mapping: Mapping[str, Any], keys: tuple[str, ...]) -> str:
+    """The text of the first of ``keys`` that is set, stripped."""
+    value = _first(mapping, keys)
+    return value.strip() if type(value) is str else _text(value)
 
 
 def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Search hits in the public shape, filtered, de-duplicated, capped and numbered.
 
     Returns ``(hits, meta)`` where ``meta`` is whatever the provider put in its own
-    envelope's ``meta``.
+    envelope's ``meta``. A hit written in the public shape already (``url``, ``title``,
+    ``description`` as text) takes the short way; any other is read key by key.
     """
     items, meta = _unwrap(raw, "web")
     if items is None:
@@ -153,16 +150,16 @@ def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[s
         mapping = item if type(item) is dict else _as_mapping(item)
         if mapping is None:
             continue
-        url = _pick(mapping, "url", _URL_KEYS[1:])
+        url, title, description = mapping.get("url"), mapping.get("title"), mapping.get("description")
+        if type(url) is str and url and type(title) is str and title and type(description) is str and description:
+            url, title, description = url.strip(), title.strip(), description.strip()
+        else:
+            url = _pick(mapping, _URL_KEYS)
+            title, description = _pick(mapping, _TITLE_KEYS), _pick(mapping, _DESCRIPTION_KEYS)
         if not url[:8].lower().startswith(("http://", "https://")) or url in seen:
             continue
         seen.add(url)
-        hit: dict[str, Any] = {
-            "title": _pick(mapping, "title", _TITLE_KEYS[1:]),
-            "url": url,
-            "description": _pick(mapping, "description", _DESCRIPTION_KEYS[1:]),
-            "position": len(hits) + 1,
-        }
+        hit: dict[str, Any] = {"title": title, "url": url, "description": description, "position": len(hits) + 1}
         if not mapping.keys() <= _SEARCH_SKIP:
             hit.update(_extras(mapping, _SEARCH_SKIP))
         hits.append(hit)

@@ -296,8 +296,11 @@ def _walk(value: Any, matcher: _Matcher, key: Any = None) -> Any:
 def _scrub_sentences(value: Any) -> Any:
     """The failure sentences of a page list (``error``, ``detail``) scrubbed in full."""
     if isinstance(value, list):
-        items = [_scrub_sentences(v) for v in value]
-        return value if all(a is b for a, b in zip(items, value, strict=True)) else items
+        for index, item in enumerate(value):
+            clean = _scrub_sentences(item)
+            if clean is not item:  # copied only from the first change on
+                return [*value[:index], clean, *(_scrub_sentences(v) for v in value[index + 1 :])]
+        return value
     if isinstance(value, dict):
         if _SENTENCE_KEYS.isdisjoint(value):
             return value

@@ -122,6 +122,8 @@ def _domains(name: str, value: Any) -> list[str]:
 
 def check_search_options(options: dict[str, Any]) -> dict[str, Any]:
     """Validate and tidy the common search options; other options pass through untouched."""
+    if not options:
+        return {}
     clean = dict(options)
     if clean.get("time_range") is not None and clean["time_range"] not in TIME_RANGES:
         raise InvalidInputError(

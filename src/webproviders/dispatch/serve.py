@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Awaitable
 from typing import Any
 
 from ..accounting.meter import Meter
@@ -74,33 +75,28 @@ def _option_warnings(call: Call, entry: ProviderEntry) -> None:
         call.warnings.append(message)
 
 
-async def _invoke(call: Call, entry: ProviderEntry, record: Attempt) -> Any:
+def _request(call: Call, entry: ProviderEntry, timeout: float) -> Awaitable[Any]:
+    """The provider's method for the call's capability, bounded by ``timeout``."""
     provider = entry.provider
     args = call.arguments
-    timeout = call.remaining()
-    own = call.state.own_timeout(entry.manifest.name)  # type: ignore[union-attr]
-    if own is not None:
-        timeout = min(timeout, own)
-    if timeout <= 0:
-        raise WebTimeoutError("The call's deadline passed before this provider could be tried.")
     inline = bool(getattr(provider, "runs_inline", False))
-    try:
-        if call.capability == "search":
-            return await runner.call(
-                provider.search, args["query"], args["limit"], timeout=timeout, inline=inline, **args["options"]
-            )
-        if call.capability == "extract":
-            return await runner.call(provider.extract, list(args["urls"]), timeout=timeout, inline=inline, **args["options"])
-        return await runner.call(provider.crawl, args["url"], timeout=timeout, inline=inline, **args["options"])
-    except asyncio.TimeoutError:
-        name = entry.manifest.name
-        if record.repeats is not None:  # e.g. a vendor's answer was still arriving: it will drip again
-            raise WebTimeoutError(
-                f"{name} did not finish within {timeout:.1f} s ({record.repeats.replace('_', ' ')}).",
-                provider=name,
-                detail=record.repeats,
-            ) from None
-        raise WebTimeoutError(f"{name} did not answer within {timeout:.1f} s.", provider=name) from None
+    if call.capability == "search":
+        return runner.call(
+            provider.search, args["query"], args["limit"], timeout=timeout, inline=inline, **args["options"]
+        )
+    if call.capability == "extract":
+        return runner.call(provider.extract, list(args["urls"]), timeout=timeout, inline=inline, **args["options"])
+    return runner.call(provider.crawl, args["url"], timeout=timeout, inline=inline, **args["options"])
+
+
+def _timed_out(name: str, timeout: float, record: Attempt) -> WebTimeoutError:
+    if record.repeats is not None:  # e.g. a vendor's answer was still arriving: it will drip again
+        return WebTimeoutError(
+            f"{name} did not finish within {timeout:.1f} s ({record.repeats.replace('_', ' ')}).",
+            provider=name,
+            detail=record.repeats,
+        )
+    return WebTimeoutError(f"{name} did not answer within {timeout:.1f} s.", provider=name)
 
 
 def _normalise(call: Call, raw: Any) -> tuple[Any, dict[str, Any]]:
@@ -126,12 +122,23 @@ async def attempt(call: Call, entry: ProviderEntry, record: Attempt) -> tuple[An
     that met a failure which would happen again carries that failure's ``detail``, so that
     it is not retried.
     """
+    name = entry.manifest.name
+    timeout = call.remaining()
+    own = call.state.own_timeout(name)  # type: ignore[union-attr]
+    if own is not None:
+        timeout = min(timeout, own)
     try:
-        data, meta = _normalise(call, await _invoke(call, entry, record))
+        if timeout <= 0:
+            raise WebTimeoutError("The call's deadline passed before this provider could be tried.")
+        try:
+            raw = await _request(call, entry, timeout)
+        except asyncio.TimeoutError:
+            raise _timed_out(name, timeout, record) from None
+        data, meta = _normalise(call, raw)
     except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
-        raise _repeating(to_provider_error(exc, entry.manifest.name), record) from None
+        raise _repeating(to_provider_error(exc, name), record) from None
     data, meta = scrub_data([data, meta])  # before it is cached or shown to anyone
-    unread = nothing_read(data, call.capability, entry.manifest.name)
+    unread = nothing_read(data, call.capability, name)
     if unread is not None:
         raise _repeating(unread, record)
     return data, meta
@@ -224,17 +231,21 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
         return {"data": data, "meta": meta}
 
 
-async def serve(call: Call, entry: ProviderEntry, failover: bool = False) -> tuple[Any, dict[str, Any], bool]:
+def serve(call: Call, entry: ProviderEntry, failover: bool = False) -> Awaitable[tuple[Any, dict[str, Any], bool]]:
     """One provider's answer, ``(data, provider_meta, cached)``, through the cache when on.
 
     Extract and crawl URLs are screened for this provider first (:mod:`.urlgate`): it is
     given only those it may fetch, and the refused ones join its answer in their places.
     ``failover`` says another provider could answer instead: a paused provider is skipped and
-    a 429 is not retried. Raises :class:`WebProviderError` (``Skipped`` when no request
-    was spent).
+    a 429 is not retried. The awaitable raises :class:`WebProviderError` (``Skipped`` when
+    no request was spent).
     """
     if call.capability == "search":
-        return await _serve(call, entry, failover)
+        return _serve(call, entry, failover)
+    return _serve_screened(call, entry, failover)
+
+
+async def _serve_screened(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any, dict[str, Any], bool]:
     try:
         screened = await urlgate.screen(call, entry)
     except WebProviderError as error:

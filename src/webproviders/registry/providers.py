@@ -179,8 +179,9 @@ class Registry:
         :data:`AVAILABILITY_TTL` seconds unless one of the environment variables its
         manifest declares changes.
         """
-        name = entry.manifest.name
-        fingerprint = tuple(os.environ.get(var) for env in entry.manifest.env for var in env.names())
+        manifest = entry.manifest
+        name = manifest.name
+        fingerprint = tuple(os.environ.get(var) for env in manifest.env for var in env.names()) if manifest.env else ()
         now = time.monotonic()
         remembered = self._answers.get(name)
         if (

@@ -1,0 +1,156 @@
+"""Plugins that declare their providers in plugin.yaml are listed from it, and their code loads
+on first use; availability is one verdict, the same whether the code has loaded or not."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import pytest
+
+from webproviders import dispatch_search, list_providers
+from webproviders.registry.loader import builtin_plugin_dir
+from webproviders.registry.providers import get_registry
+
+BUILTINS = sorted(folder.name for folder in builtin_plugin_dir().iterdir() if (folder / "plugin.yaml").is_file())
+
+
+def _value(config_key: str | None, key: str) -> Any:
+    if (config_key or "").endswith("url") or key.endswith("_URL"):
+        return "http://127.0.0.1:9"
+    return 5 if config_key == "timeout" or key.endswith("_MS") else "k-test-123456"
+
+
+def _settings_for(entry: Any) -> dict[str, Any]:
+    """Values for every key a provider's manifest lets the config stand in for."""
+    return {var.config_key: _value(var.config_key, var.key) for var in entry.manifest.env if var.config_key}
+
+
+def _set_every_variable(entry: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in entry.manifest.env:
+        monkeypatch.setenv(var.key, str(_value(var.config_key, var.key)))
+
+
+@pytest.mark.parametrize("scenario", ["nothing set", "environment", "config"])
+def test_a_builtin_provider_is_listed_as_its_code_would_say(
+    scenario: str, make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Listing reads manifests only; loading the provider's code and asking its
+    ``is_available()`` gives the same answer and the same reason, for every built-in."""
+    names = [e.manifest.name for e in get_registry(make_config()).entries() if e.source == "built-in"]
+    assert len(names) >= 24
+    for name in names:
+        probe = get_registry(make_config()).get(name)
+        assert probe is not None
+        sections: dict[str, Any] = {}
+        with monkeypatch.context() as env:
+            if scenario == "environment":
+                _set_every_variable(probe, env)
+            elif scenario == "config":
+                sections = {"web": {"providers": {name: _settings_for(probe)}}}
+            listed = get_registry(make_config(**sections))
+            loaded = get_registry(make_config(**sections))
+            entry = loaded.get(name)
+            asked = loaded.availability(entry, load=True)
+            if asked[0]:
+                assert entry.loaded is not None, name  # its code ran, and is_available() agreed
+            assert listed.availability(listed.get(name)) == asked, (name, asked)
+
+
+def test_listing_then_using_a_provider_loads_only_its_plugin(make_config: Any) -> None:
+    config = make_config()
+    rows = {row["name"]: row for row in list_providers(config)}
+    assert rows["brave"]["available"] is False and "BRAVE_SEARCH_API_KEY" in rows["brave"]["reason"]
+    registry = get_registry(config)
+    assert not any(record.loaded for record in registry.plugins if record.name in ("brave", "stub"))
+    assert dispatch_search("q", backend="stub", config=config)["success"] is True
+    loaded = {record.name for record in registry.plugins if record.loaded}
+    assert "stub" in loaded and "brave" not in loaded and "tavily" not in loaded
+
+
+DECLARED = """
+from webproviders import WebSearchProvider
+
+class Lazy(WebSearchProvider):
+    name = "lazy"
+    def is_available(self):
+        return True
+    def search(self, query, limit=5, **options):
+        return [{"title": "lazy", "url": "https://lazy.example/", "description": ""}]
+
+def register(ctx):
+    ctx.register_web_search_provider(Lazy())
+"""
+
+
+def _module(root: Any, name: str) -> Any:
+    """The plugin module imported from ``root/name``, if it has been."""
+    folder = str(root / name)
+    return next((m for m in list(sys.modules.values()) if (getattr(m, "__file__", None) or "").startswith(folder)), None)
+
+
+def _declared(write_plugin: Any, name: str, code: str, **manifest: Any) -> Any:
+    root = write_plugin(name, code, [{"name": "lazy", "priority": 60}])
+    if manifest:
+        import yaml
+
+        path = root / name / "plugin.yaml"
+        path.write_text(yaml.safe_dump({**yaml.safe_load(path.read_text()), **manifest}), encoding="utf-8")
+    return root
+
+
+def test_a_declared_plugin_that_fails_to_import_fails_its_provider_with_the_reason(
+    write_plugin: Any, make_config: Any
+) -> None:
+    root = _declared(write_plugin, "lazyplug", "import not_a_real_module_lazy\n", hooks=[])
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["lazyplug"]})
+    row = next(r for r in list_providers(config) if r["name"] == "lazy")
+    assert row["available"] is True and row["load_error"] is None  # its code has not run
+    envelope = dispatch_search("q", backend="lazy", config=config)
+    assert envelope["error_code"] == "not_configured"
+    assert "not_a_real_module_lazy" in envelope["error"]
+    row = next(r for r in list_providers(config, load=True) if r["name"] == "lazy")
+    assert row["available"] is False and "ModuleNotFoundError" in row["load_error"]
+
+
+def test_a_price_is_checked_when_the_code_loads(write_plugin: Any, make_config: Any) -> None:
+    root = write_plugin("priced", DECLARED, [{"name": "lazy", "price": {"search": {"usd": -1}}}])
+    import yaml
+
+    path = root / "priced" / "plugin.yaml"
+    path.write_text(yaml.safe_dump({**yaml.safe_load(path.read_text()), "hooks": []}), encoding="utf-8")
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["priced"]})
+    assert next(r for r in list_providers(config) if r["name"] == "lazy")["load_error"] is None
+    envelope = dispatch_search("q", backend="lazy", config=config)
+    assert envelope["error_code"] == "not_configured"
+    assert "'price.search.usd'" in envelope["error"]
+
+
+HOOKED = DECLARED + """
+SEEN = []
+
+def after_dispatch(capability, envelope):
+    SEEN.append(envelope["provider"])
+"""
+
+
+@pytest.mark.parametrize("hooks", [None, ["after_dispatch"]])
+def test_a_plugin_that_may_have_hooks_loads_before_the_first_call(
+    hooks: Any, write_plugin: Any, make_config: Any
+) -> None:
+    """Its hook sees a call to another provider; left out, ``hooks`` means "maybe"."""
+    root = _declared(write_plugin, "hooked", HOOKED, **({"hooks": hooks} if hooks else {}))
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["hooked"]})
+    list_providers(config)
+    assert _module(root, "hooked") is None
+    assert dispatch_search("q", backend="stub", config=config)["success"] is True
+    assert _module(root, "hooked").SEEN == ["stub"]
+
+
+def test_a_plugin_declaring_no_hooks_waits_for_its_provider(write_plugin: Any, make_config: Any) -> None:
+    root = _declared(write_plugin, "quiet", DECLARED, hooks=[])
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["quiet"]})
+    assert dispatch_search("q", backend="stub", config=config)["success"] is True
+    assert _module(root, "quiet") is None
+    assert dispatch_search("q", backend="lazy", config=config)["data"]["web"][0]["title"] == "lazy"
+    assert _module(root, "quiet") is not None

@@ -1,0 +1,101 @@
+"""The sync and async entry points run one coroutine and answer the same, whatever the
+provider's colour; a sync call drives it on the calling thread's loop until it stops."""
+
+from __future__ import annotations
+
+import _thread
+import asyncio
+import threading
+from typing import Any
+
+import pytest
+
+from webproviders import adispatch_search, dispatch_search
+
+SLOW = """
+import asyncio
+from webproviders import WebSearchProvider
+
+class Slow(WebSearchProvider):
+    name = "slow"
+    def is_available(self):
+        return True
+    async def search(self, query, limit=5, **options):
+        await asyncio.sleep(0.4)
+        return [{"title": query, "url": "https://slow.example/" + query, "description": ""}]
+
+def register(ctx):
+    ctx.register_web_search_provider(Slow())
+"""
+
+
+def _steady(envelope: dict[str, Any]) -> dict[str, Any]:
+    """An envelope without its timings, which differ from call to call."""
+    meta = dict(envelope["meta"])
+    meta.pop("latency_ms")
+    meta["attempts"] = [{k: v for k, v in a.items() if k != "latency_ms"} for a in meta["attempts"]]
+    return {**envelope, "meta": meta}
+
+
+def _both(**kwargs: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    return dispatch_search(**kwargs), asyncio.run(adispatch_search(**kwargs))
+
+
+@pytest.mark.parametrize(
+    ("backend", "query", "limit"),
+    [
+        ("stub", "inline answer", 5),  # computed inline, never waits
+        ("sync-search", "worker thread", 3),
+        ("async-search", "awaited", 3),
+        (["async-search", "sync-search"], "a chain", 2),
+        ("stub", "x", 0),  # the caller's mistake
+        ("nobody", "x", 5),  # an unknown backend
+    ],
+)
+def test_sync_and_async_answer_alike(backend: Any, query: str, limit: int, pair_config: Any) -> None:
+    sync, asynchronous = _both(query=query, limit=limit, backend=backend, config=pair_config)
+    assert _steady(sync) == _steady(asynchronous)
+
+
+def test_a_cache_hit_is_the_same_either_way(make_config: Any) -> None:
+    config = make_config()
+    first = dispatch_search("cached words", backend="stub", config=config)
+    sync, asynchronous = _both(query="cached words", backend="stub", config=config)
+    assert sync["meta"]["cached"] is True and asynchronous["meta"]["cached"] is True
+    assert _steady(sync) == _steady(asynchronous)
+    assert sync["data"] == first["data"]
+
+
+def test_sync_calls_inside_a_running_loop_and_in_threads(pair_config: Any) -> None:
+    expected = _steady(dispatch_search("q", backend="async-search", config=pair_config))
+
+    async def from_a_coroutine() -> dict[str, Any]:
+        return dispatch_search("q", backend="async-search", config=pair_config)  # a sync tool in async code
+
+    results: list[dict[str, Any]] = [asyncio.run(from_a_coroutine())]
+    threads = [
+        threading.Thread(target=lambda: results.append(dispatch_search("q", backend="async-search", config=pair_config)))
+        for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert [_steady(r) for r in results] == [expected] * 5
+
+
+def test_a_sync_call_interrupted_while_waiting_leaves_the_next_one_whole(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """Ctrl-C during a wait leaves the call's task on the thread's loop; when it ends later
+    (during the next call), the next call still runs to its own end."""
+    root = write_plugin("slowplug", SLOW)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["slowplug"]})
+    assert dispatch_search("warm", backend="stub", config=config)["success"] is True
+    timer = threading.Timer(0.1, _thread.interrupt_main)
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        dispatch_search("first", backend="slow", config=config)
+    timer.join()
+    second = dispatch_search("second", backend="slow", config=config)
+    assert second["success"] is True and second["data"]["web"][0]["title"] == "second"
