@@ -139,12 +139,12 @@ def test_a_plugin_that_may_have_hooks_loads_before_the_first_call(
     hooks: Any, write_plugin: Any, make_config: Any
 ) -> None:
     """Its hook sees a call to another provider; left out, ``hooks`` means "maybe"."""
-    root = _declared(write_plugin, "hooked", HOOKED, **({"hooks": hooks} if hooks else {}))
-    config = make_config(plugins={"paths": [str(root)], "enabled": ["hooked"]})
+    root = _declared(write_plugin, "declaredhooks", HOOKED, **({"hooks": hooks} if hooks else {}))
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["declaredhooks"]})
     list_providers(config)
-    assert _module(root, "hooked") is None
+    assert _module(root, "declaredhooks") is None
     assert dispatch_search("q", backend="stub", config=config)["success"] is True
-    assert _module(root, "hooked").SEEN == ["stub"]
+    assert _module(root, "declaredhooks").SEEN == ["stub"]
 
 
 def test_a_plugin_declaring_no_hooks_waits_for_its_provider(write_plugin: Any, make_config: Any) -> None:
