@@ -189,6 +189,10 @@ async def fetch(
     """
     policy = AddressPolicy.from_config(config)
     check_destination(url, policy)  # fail fast, before any pool or DNS work
+    if accept == ACCEPT_PAGE:  # a page to extract: a worker starts while it downloads
+        from .extractpool import extraction_pool
+
+        extraction_pool.start_early()
     limit = max_bytes or (config.web.max_response_bytes if config is not None else 5_000_000)
     client = safe_client(config)
     work = _follow(client, url, policy, limit, accept, truncate)
