@@ -55,8 +55,8 @@ WORKER_CODE = (
 #: The environment variables a worker inherits: what Python and its libraries need to start
 #: and find their packages, never the keys and tokens the calling process holds.
 WORKER_ENVIRONMENT = frozenset({
-    "PATH", "HOME", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "SYSTEMROOT", "WINDIR", "TMPDIR", "TEMP",
-    "TMP", "TZ", "LANG", "LANGUAGE", "PYTHONPATH", "PYTHONHOME", "PYTHONNOUSERSITE", "PYTHONUTF8",
+    "PATH", "HOME", "TMPDIR", "TEMP", "TMP", "TZ", "LANG", "LANGUAGE", "PYTHONPATH", "PYTHONHOME",
+    "PYTHONNOUSERSITE", "PYTHONUTF8",
     "PYTHONIOENCODING", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "PYTHONHASHSEED", "LD_LIBRARY_PATH",
 })
 #: Where this package was imported from: workers import the same copy.

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import resource
 import signal
 import socket
 import sys
@@ -21,11 +22,6 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from ..errors import ProviderError, TooLargeError, WebProviderError
-
-try:
-    import resource
-except ImportError:  # Windows: the pool's wall-clock limit is the only one
-    resource = None  # type: ignore[assignment]
 
 #: A job: ``(function, args, kwargs, cpu_seconds, memory_mb, heavy)``; ``None`` asks the worker to exit.
 Job = tuple[Any, tuple[Any, ...], dict[str, Any], float, int, bool]
@@ -46,8 +42,6 @@ def _warm() -> None:
 
 def _limit_cpu(seconds: float | None) -> None:
     """Let this process use ``seconds`` more CPU time (None: no limit) before SIGXCPU ends it."""
-    if resource is None:
-        return
     _soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
     if seconds is None:
         soft = hard
@@ -60,9 +54,7 @@ def _limit_cpu(seconds: float | None) -> None:
 
 
 def _limit_memory(megabytes: int) -> None:
-    """Cap this process's address space (where the platform allows it; per job, as the CPU time)."""
-    if resource is None or not hasattr(resource, "RLIMIT_AS"):
-        return
+    """Cap this process's address space (per job, as the CPU time)."""
     _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
     limit = megabytes * _MIB if hard == resource.RLIM_INFINITY else min(megabytes * _MIB, hard)
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
@@ -112,8 +104,7 @@ def main() -> None:
     """The worker's entry point: ``argv[1]`` is the descriptor of its inherited socket."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent, which stops us
     sys.stdout = sys.stderr  # where the pool sent our stdout too; unbuffered, so nothing is lost
-    if resource is not None:
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU must not leave core files
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU must not leave core files
     conn = Connection(socket.socket(fileno=int(sys.argv[1])).detach())
     _warm()
     serve(conn)
