@@ -77,7 +77,7 @@ SITE = build_site()
 
 
 class Handler(BaseHTTPRequestHandler):
-    def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+    def do_GET(self) -> None:
         body, content_type = SITE[self.path]
         self.send_response(200)
         self.send_header("Content-Type", content_type)

@@ -4,6 +4,11 @@
 (:mod:`webproviders.fetching.extractpool`): trafilatura (with lxml 6) is not safe to call from
 several threads at once, and a hostile page can keep it busy for minutes. trafilatura is
 imported by the workers, never by ``import webproviders``.
+
+Pages are not all articles: the page's type (:mod:`.pagetype`) adjusts trafilatura's settings
+(:data:`TYPE_OPTIONS`) and whether its baseline text may stand in for a main text that kept
+one part of a page made of many (:data:`RESCUE_SHARE`); ``docs/performance.md`` has the
+measurements behind each choice.
 """
 
 from __future__ import annotations
