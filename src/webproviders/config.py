@@ -329,8 +329,6 @@ class ExtractionSettings(LazySection):
 
     #: Worker processes, each extracting one page at a time (shared by every call in the process).
     workers: int = Field(default=2, ge=1, le=32)
-    #: How workers start: ``forkserver`` (default where the platform has it) or ``spawn``.
-    start_method: Literal["forkserver", "spawn"] | None = None
     #: CPU seconds one page may use before its worker is stopped (the URL gets ``timeout``).
     cpu_timeout: float = Field(default=10.0, ge=1.0, le=600.0)
     #: HTML beyond this many characters is cut off before it is parsed.
@@ -340,6 +338,8 @@ class ExtractionSettings(LazySection):
     max_html_elements: int = Field(default=50_000, gt=0)
     #: PDF pages read at most.
     max_pdf_pages: int = Field(default=100, gt=0)
+    #: Address space one worker may use, in MiB: a page that needs more gets ``too_large``.
+    max_memory_mb: int = Field(default=1024, ge=256)
 
 
 class WebSettings(Section):

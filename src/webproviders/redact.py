@@ -360,7 +360,8 @@ THIRD_PARTY_LOGGERS = (
     "ddgs.ddgs",
     "ddgs.base",
     "ddgs.http_client",
-    "meilisearch",
+    "psycopg",
+    "psycopg.pool",
     "redis",
     "crawl4ai",
 )

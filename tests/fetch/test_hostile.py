@@ -297,6 +297,20 @@ def test_call_deadline_stops_a_page_before_its_cpu_time_runs_out(
     assert "page called fifth page" in after["data"][0]["content"]
 
 
+def test_page_over_its_memory_limit_is_too_large_while_other_pages_go_on(
+    hostile: HostileServer, config_for: Callable[..., Config]
+) -> None:
+    extraction = {"cpu_timeout": 60, "max_html_chars": 10_000_000, "max_html_elements": 10_000_000, "max_memory_mb": 256}
+    config = config_for(allow_private_networks=True, extraction=extraction)
+    envelope = dispatch_extract([hostile.url("/links?n=60000"), hostile.url("/memory/page")], backend="http", config=config)
+    stopped, neighbour = envelope["data"]
+    assert stopped["error_code"] == "too_large"
+    assert "256 MB" in stopped["error"] and "web.extraction.max_memory_mb" in stopped["error"]
+    assert "page called memory page" in neighbour["content"]
+    after = dispatch_extract(hostile.url("/after/page"), backend="http", config=config)
+    assert "page called after page" in after["data"][0]["content"]
+
+
 def test_a_worker_killed_from_outside_is_replaced(hostile: HostileServer, capped: Config) -> None:
     dispatch_extract(hostile.url("/warm/page"), backend="http", config=capped)
     for pid in extraction_pool.pids():
@@ -359,6 +373,37 @@ print(json.dumps({{
     assert report["trafilatura_here"] is False  # extraction never ran in the caller's process
     assert report["workers"]
     assert not [pid for pid in report["workers"] if _running(pid)]
+
+
+@pytest.mark.skipif(not Path("/proc/self/environ").exists(), reason="reads process environments from /proc")
+def test_workers_get_no_secrets_and_a_memory_limit(hostile: HostileServer) -> None:
+    """A worker parses hostile input: it holds none of the caller's keys, and its address space is capped."""
+    script = f"""
+import json
+from webproviders import dispatch_extract
+from webproviders.config import config_from_dict
+from webproviders.fetching.extractpool import extraction_pool
+config = config_from_dict({{"web": {{"allow_private_networks": True, "extraction": {{"max_memory_mb": 700}}}}}})
+envelope = dispatch_extract({hostile.url("/secret/page")!r}, backend="http", config=config)
+[pid] = extraction_pool.pids()
+with open(f"/proc/{{pid}}/environ", "rb") as environ, open(f"/proc/{{pid}}/limits") as limits:
+    print(json.dumps({{
+        "content": envelope["data"][0].get("content", ""),
+        "environ": environ.read().decode(errors="replace"),
+        "limits": limits.read(),
+    }}))
+"""
+    secrets = {"TAVILY_API_KEY": "tvly-not-for-workers", "OPENAI_API_KEY": "sk-not-for-workers", "AWS_SECRET_ACCESS_KEY": "aws-nope"}
+    environment = {**os.environ, **secrets, "LC_ALL": "C.UTF-8", "WEB_EXTRACTION_TOKEN": "nope"}
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True, env=environment)
+    report = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "page called secret page" in report["content"]
+    names = {entry.split("=", 1)[0] for entry in report["environ"].split("\0") if entry}
+    assert "PATH" in names and "LC_ALL" in names
+    assert not names & {*secrets, "WEB_EXTRACTION_TOKEN"}
+    assert not any(value in report["environ"] for value in secrets.values())
+    [address_space] = [line for line in report["limits"].splitlines() if line.startswith("Max address space")]
+    assert address_space.split()[3] == str(700 * 1024 * 1024)
 
 
 def test_workers_never_write_to_the_callers_stdout() -> None:

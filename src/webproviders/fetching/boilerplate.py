@@ -17,6 +17,8 @@ from urllib.parse import urljoin, urlsplit
 
 #: Elements a browser never renders: their text is not page text.
 _UNRENDERED = "//template | //*[@hidden]"
+#: A hidden element with more than this share of the page's text is the page, shown by a script.
+_REVEALED_SHARE = 0.3
 #: A class word naming an article's body container (trafilatura starts from the first one).
 _BODY_NAME = re.compile(
     r"(?i)(?:^|\s)(?:article(?:-|__)?body|articleBody|article-?content|post-?content|entry-content|"
@@ -83,9 +85,17 @@ def _plain(markdown: str) -> str:
 
 
 def drop_unrendered(tree: Any) -> None:
-    """Remove ``<template>`` and ``hidden`` elements, which no reader sees, from ``tree``."""
-    for element in tree.xpath(_UNRENDERED):
-        if element.getparent() is not None:  # the root itself cannot be dropped
+    """Remove ``<template>`` and ``hidden`` elements, which no reader sees, from ``tree``.
+
+    An element holding most of the page's text stays: that is the page itself, hidden until
+    a script shows it (readers see it once the page has loaded).
+    """
+    hidden = tree.xpath(_UNRENDERED)
+    if not hidden:
+        return
+    most = _REVEALED_SHARE * len(tree.text_content())
+    for element in hidden:
+        if element.getparent() is not None and len(element.text_content()) <= most:  # the root cannot be dropped
             element.drop_tree()
 
 

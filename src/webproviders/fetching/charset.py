@@ -1,34 +1,77 @@
-"""Turning a response body into text with the right character encoding.
+"""Turning a response body into text the way a browser would read it.
 
-Order, as browsers do it: a byte-order mark, the ``Content-Type`` charset, a ``<meta>``
-declaration (HTML) or the XML declaration, then UTF-8 if the bytes are valid UTF-8, then
-detection. Labels follow the WHATWG rule that ``iso-8859-1`` and ``ascii`` mean
-``windows-1252``, which is what such pages are really written in. A label naming a Python
-codec that does not turn bytes into text (``zlib``, ``base64``, ``rot13``) or cannot
-replace bad bytes (``idna``, ``undefined``) counts as unknown, as browsers treat labels
-they do not know.
+Order: a byte-order mark; the ``Content-Type`` charset; for HTML a ``<meta charset>`` or
+``<meta http-equiv="Content-Type">`` in the first KiBs (for XML its declaration); then
+detection. A declared label is read as the WHATWG Encoding Standard says browsers read it,
+which for several legacy labels is a superset of the encoding named: ``Shift_JIS`` is
+decoded as windows-31J (cp932, with ㈱ and ①), ``EUC-KR`` as windows-949 (cp949, with 똠),
+``GB2312``/``GBK`` as GB18030, ``ISO-8859-1``/``ASCII`` as windows-1252. A label the
+standard does not list (``utf-7``, EBCDIC, ``zlib``) counts as no label, as in browsers.
+
+Pages are often mislabelled: a body that is valid UTF-8 and holds non-ASCII text is read as
+UTF-8 whatever legacy encoding it declares (text really written in a legacy encoding is
+practically never valid UTF-8).
 """
 
 from __future__ import annotations
 
 import codecs
-import functools
 import re
 
-_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
-_WHATWG_ALIASES = {
-    "iso-8859-1": "cp1252",
-    "iso8859-1": "cp1252",
-    "latin1": "cp1252",
-    "latin-1": "cp1252",
-    "l1": "cp1252",
-    "ascii": "cp1252",
-    "us-ascii": "cp1252",
-    "windows-1252": "cp1252",
-    "x-sjis": "shift_jis",
-    "gb2312": "gb18030",
-    "gbk": "gb18030",
+#: WHATWG encodings (by the Python codec that decodes them as browsers do) and their labels.
+_LABELS: dict[str, str] = {
+    "utf-8": "unicode-1-1-utf-8 unicode11utf8 unicode20utf8 utf-8 utf8 x-unicode20utf8",
+    "cp866": "866 cp866 csibm866 ibm866",
+    "iso8859_2": "csisolatin2 iso-8859-2 iso-ir-101 iso8859-2 iso88592 iso_8859-2 iso_8859-2:1987 l2 latin2",
+    "iso8859_3": "csisolatin3 iso-8859-3 iso-ir-109 iso8859-3 iso88593 iso_8859-3 iso_8859-3:1988 l3 latin3",
+    "iso8859_4": "csisolatin4 iso-8859-4 iso-ir-110 iso8859-4 iso88594 iso_8859-4 iso_8859-4:1988 l4 latin4",
+    "iso8859_5": "csisolatincyrillic cyrillic iso-8859-5 iso-ir-144 iso8859-5 iso88595 iso_8859-5 iso_8859-5:1988",
+    "iso8859_6": "arabic asmo-708 csiso88596e csiso88596i csisolatinarabic ecma-114 iso-8859-6 iso-8859-6-e "
+    "iso-8859-6-i iso-ir-127 iso8859-6 iso88596 iso_8859-6 iso_8859-6:1987",
+    "iso8859_7": "csisolatingreek ecma-118 elot_928 greek greek8 iso-8859-7 iso-ir-126 iso8859-7 iso88597 "
+    "iso_8859-7 iso_8859-7:1987 sun_eu_greek",
+    "iso8859_8": "csiso88598e csisolatinhebrew hebrew iso-8859-8 iso-8859-8-e iso-ir-138 iso8859-8 iso88598 "
+    "iso_8859-8 iso_8859-8:1988 visual csiso88598i iso-8859-8-i logical",
+    "iso8859_10": "csisolatin6 iso-8859-10 iso-ir-157 iso8859-10 iso885910 l6 latin6",
+    "iso8859_13": "iso-8859-13 iso8859-13 iso885913",
+    "iso8859_14": "iso-8859-14 iso8859-14 iso885914",
+    "iso8859_15": "csisolatin9 iso-8859-15 iso8859-15 iso885915 iso_8859-15 l9",
+    "iso8859_16": "iso-8859-16",
+    "koi8_r": "cskoi8r koi koi8 koi8-r koi8_r",
+    "koi8_u": "koi8-ru koi8-u",
+    "mac_roman": "csmacintosh mac macintosh x-mac-roman",
+    "cp874": "dos-874 iso-8859-11 iso8859-11 iso885911 tis-620 windows-874",
+    "cp1250": "cp1250 windows-1250 x-cp1250",
+    "cp1251": "cp1251 windows-1251 x-cp1251",
+    "cp1252": "ansi_x3.4-1968 ascii cp1252 cp819 csisolatin1 ibm819 iso-8859-1 iso-ir-100 iso8859-1 iso88591 "
+    "iso_8859-1 iso_8859-1:1987 l1 latin1 us-ascii windows-1252 x-cp1252",
+    "cp1253": "cp1253 windows-1253 x-cp1253",
+    "cp1254": "cp1254 csisolatin5 iso-8859-9 iso-ir-148 iso8859-9 iso88599 iso_8859-9 iso_8859-9:1989 l5 "
+    "latin5 windows-1254 x-cp1254",
+    "cp1255": "cp1255 windows-1255 x-cp1255",
+    "cp1256": "cp1256 windows-1256 x-cp1256",
+    "cp1257": "cp1257 windows-1257 x-cp1257",
+    "cp1258": "cp1258 windows-1258 x-cp1258",
+    "mac_cyrillic": "x-mac-cyrillic x-mac-ukrainian",
+    "gb18030": "chinese csgb2312 csiso58gb231280 gb2312 gb_2312 gb_2312-80 gbk iso-ir-58 x-gbk gb18030",
+    "big5hkscs": "big5 big5-hkscs cn-big5 csbig5 x-x-big5",
+    "euc_jp": "cseucpkdfmtjapanese euc-jp x-euc-jp",
+    "iso2022_jp": "csiso2022jp iso-2022-jp",
+    "cp932": "csshiftjis ms932 ms_kanji shift-jis shift_jis sjis windows-31j x-sjis",
+    "cp949": "cseuckr csksc56011987 euc-kr iso-ir-149 korean ks_c_5601-1987 ks_c_5601-1989 ksc5601 ksc_5601 "
+    "windows-949",
+    "utf-16-be": "unicodefffe utf-16be",
+    "utf-16-le": "csunicode iso-10646-ucs-2 ucs-2 unicode unicodefeff utf-16 utf-16le",
 }
+_CODEC_BY_LABEL = {label: codec for codec, labels in _LABELS.items() for label in labels.split()}
+#: What a detector's (Python) codec names mean on the web: the superset browsers decode.
+_DETECTED_AS = {
+    "ascii": "cp1252", "latin_1": "cp1252", "shift_jis": "cp932", "euc_kr": "cp949", "gb2312": "gb18030",
+    "gbk": "gb18030", "big5": "big5hkscs", "iso8859_9": "cp1254", "iso8859_11": "cp874", "tis_620": "cp874",
+    "euc_jis_2004": "euc_jp", "euc_jisx0213": "euc_jp", "shift_jis_2004": "cp932", "shift_jisx0213": "cp932",
+    "utf_8": "utf-8", "utf_16_le": "utf-16-le", "utf_16_be": "utf-16-be",
+}
+_BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 #: How much of an HTML document is searched for a ``<meta>`` charset (browsers use 1024).
 _META_WINDOW = 4096
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
@@ -36,29 +79,14 @@ _XML_DECL = re.compile(rb"""^<\?xml[^>]+encoding\s*=\s*["']([a-zA-Z0-9_.:-]+)"""
 _HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
 #: Detection reads at most this much (it is slow on big bodies).
 _DETECT_BYTES = 64 * 1024
+_NON_ASCII = re.compile(rb"[\x80-\xff]")
 
 
 def codec_for(label: str | None) -> str | None:
-    """The Python codec for an encoding label, or None for an unknown label."""
+    """The Python codec that decodes an encoding label as browsers do, or None for an unknown label."""
     if not label:
         return None
-    name = label.strip().strip("'\"").lower()
-    name = _WHATWG_ALIASES.get(name, name)
-    try:
-        codec = codecs.lookup(name).name
-    except LookupError:
-        return None
-    return codec if _decodes_text(codec) else None
-
-
-@functools.lru_cache(maxsize=64)
-def _decodes_text(codec: str) -> bool:
-    """Whether ``codec`` decodes any bytes to text with bad bytes replaced (asked of Python)."""
-    try:
-        b"<html>\xff\x80 caf\xc3\xa9".decode(codec, errors="replace")
-    except (LookupError, UnicodeError, ValueError, TypeError):
-        return False
-    return True
+    return _CODEC_BY_LABEL.get(label.strip().strip("'\"").strip().lower())
 
 
 def _from_bom(body: bytes) -> str | None:
@@ -68,13 +96,17 @@ def _from_bom(body: bytes) -> str | None:
     return None
 
 
+def header_encoding(content_type: str | None) -> str | None:
+    """The usable encoding a ``Content-Type`` header names, if any."""
+    match = _HEADER_CHARSET.search(content_type or "")
+    return codec_for(match.group(1)) if match else None
+
+
 def declared_encoding(body: bytes, content_type: str | None, kind: str) -> str | None:
     """The encoding the response declares (header, then document), if any is usable."""
-    if content_type:
-        match = _HEADER_CHARSET.search(content_type)
-        codec = codec_for(match.group(1)) if match else None
-        if codec:
-            return codec
+    codec = header_encoding(content_type)
+    if codec:
+        return codec
     head = body[:_META_WINDOW]
     if kind in ("html", "xml"):
         xml = _XML_DECL.match(head.lstrip())
@@ -86,9 +118,21 @@ def declared_encoding(body: bytes, content_type: str | None, kind: str) -> str |
         meta = _META_CHARSET.search(head)
         codec = codec_for(meta.group(1).decode("ascii")) if meta else None
         if codec:
-            # A UTF-16 declaration inside a document readable as ASCII is a lie (browsers agree).
+            # A UTF-16 declaration inside a document readable as ASCII is a lie (HTML says so).
             return "utf-8" if codec.startswith("utf-16") else codec
     return None
+
+
+def _utf8_text(body: bytes) -> bool:
+    """Whether ``body`` is valid UTF-8 holding non-ASCII text (a sequence cut at the end counts:
+    a capped body may stop inside a character)."""
+    if not _NON_ASCII.search(body):
+        return False
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(body, final=False)
+    except UnicodeDecodeError:
+        return False
+    return True
 
 
 def _detect(body: bytes) -> str:
@@ -105,15 +149,23 @@ def _detect(body: bytes) -> str:
     tied = {m.encoding for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)}
     if "cp1252" in tied:
         return "cp1252"
-    return codec_for(best.encoding) or "cp1252"
+    name = codecs.lookup(best.encoding).name.replace("-", "_")
+    codec = _DETECTED_AS.get(name, name)
+    return codec if codec in _LABELS else "cp1252"
 
 
 def decode(body: bytes, content_type: str | None = None, kind: str = "text") -> tuple[str, str]:
     """``(text, codec)``: ``body`` decoded with the best known encoding (never raises)."""
-    codec = _from_bom(body) or declared_encoding(body, content_type, kind)
+    codec = _from_bom(body)
     if codec is None:
-        try:
-            return body.decode("utf-8"), "utf-8"
-        except UnicodeDecodeError:
-            codec = _detect(body)
-    return body.decode(codec, errors="replace"), codec
+        declared = declared_encoding(body, content_type, kind)
+        if declared is None or not declared.startswith("utf-16"):
+            if _utf8_text(body):
+                codec = "utf-8"
+            elif declared is None and not _NON_ASCII.search(body):
+                codec = "utf-8"  # plain ASCII reads the same in every web encoding
+            else:
+                codec = declared or _detect(body)
+        else:
+            codec = declared
+    return body.decode(codec, errors="replace"), codecs.lookup(codec).name

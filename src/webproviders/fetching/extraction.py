@@ -4,6 +4,11 @@
 (:mod:`webproviders.fetching.extractpool`): trafilatura (with lxml 6) is not safe to call from
 several threads at once, and a hostile page can keep it busy for minutes. trafilatura is
 imported by the workers, never by ``import webproviders``.
+
+Pages are not all articles: the page's type (:mod:`.pagetype`) adjusts trafilatura's settings
+(:data:`TYPE_OPTIONS`) and whether its baseline text may stand in for a main text that kept
+one part of a page made of many (:data:`RESCUE_SHARE`); ``docs/performance.md`` has the
+measurements behind each choice.
 """
 
 from __future__ import annotations
@@ -16,6 +21,8 @@ from typing import Any, Literal
 from urllib.parse import urljoin, urlsplit
 
 from .boilerplate import drop_teaser_links, drop_unrendered, join_split_body, restore_lead
+from .mdtidy import tidy_markdown
+from .pagetype import PageType, page_type
 
 Format = Literal["markdown", "text"]
 
@@ -31,6 +38,22 @@ TRAFILATURA_OPTIONS: dict[str, dict[str, Any]] = {
     },
     "text": {"output_format": "txt", "include_tables": True, "include_comments": False},
 }
+#: What a page type changes in those settings: a forum's posts are its content, though
+#: their markup often names them comments; on documentation and collection pages, links
+#: make trafilatura lose text (table cells, item names run together), so their text is
+#: taken without them (a crawl still gets every link of the page).
+TYPE_OPTIONS: dict[str, dict[str, Any]] = {
+    "forum": {"include_comments": True},
+    "documentation": {"include_links": False},
+    "collection": {"include_links": False},
+}
+#: When trafilatura's main text has fewer words than this share of what its baseline
+#: extractor finds (paragraph-like blocks, structured data), it chose one part of a page
+#: made of many (posts, cards, sections): the baseline's text stands in. Only on pages
+#: known to be made of many parts: on articles and product pages the baseline's extra text
+#: is mostly comments, menus and recommendations (measured on all three evaluation sets).
+RESCUE_SHARE = 0.4
+_RESCUED = frozenset({"forum", "collection", "listing", "documentation", "service"})
 #: Elements whose text is never page text.
 _NON_TEXT = frozenset({"script", "style", "noscript", "template", "svg", "head", "iframe", "object"})
 _BLOCK = frozenset(
@@ -39,6 +62,7 @@ _BLOCK = frozenset(
 )
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
+_WORD = re.compile(r"\w+")
 #: Links collected from one page at most (a crawl needs far fewer; each costs a URL join).
 MAX_LINKS = 5_000
 
@@ -150,12 +174,26 @@ def _first_text(tree: Any, path: str) -> str:
     return " ".join(element.text_content().split()) if element is not None else ""
 
 
-def _main_text(extracted: str | None, tree: Any, url: str, fmt: Format) -> str | None:
-    """trafilatura's main text with our corrections (:mod:`.boilerplate`) applied."""
-    if not extracted:
+def _words(text: str) -> int:
+    return len(_WORD.findall(text))
+
+
+def _main_text(html: str, tree: Any, url: str, fmt: Format, kind: PageType) -> str | None:
+    """trafilatura's main text with our corrections (:mod:`.boilerplate`) applied, or its
+    baseline's text when that holds much more (see :data:`RESCUE_SHARE`)."""
+    import trafilatura
+
+    extracted = trafilatura.extract(tree, url=url, **{**TRAFILATURA_OPTIONS[fmt], **TYPE_OPTIONS.get(kind, {})})
+    if extracted:
+        extracted = restore_lead(tree, extracted)
+        if fmt == "markdown":
+            extracted = tidy_markdown(drop_teaser_links(extracted, url))
+    if kind not in _RESCUED:
         return extracted
-    content = restore_lead(tree, extracted)
-    return drop_teaser_links(content, url) if fmt == "markdown" else content
+    _tree, rescue, _length = trafilatura.baseline(html)
+    if rescue and _words(extracted or "") < RESCUE_SHARE * _words(rescue):
+        return rescue
+    return extracted
 
 
 def _more_elements_than(tree: Any, limit: int) -> bool:
@@ -176,7 +214,6 @@ def html_document(
     A tree of more than ``max_elements`` elements skips trafilatura's main-content selection
     and metadata search, whose cost grows with the element count: its plain text stands in.
     """
-    import trafilatura
     from trafilatura.metadata import extract_metadata
     from trafilatura.settings import Document
     from trafilatura.utils import load_html
@@ -191,12 +228,14 @@ def html_document(
     robots = _meta(tree, "robots").lower()
     nofollow = "nofollow" in robots or robots.strip() == "none"
     raw = _text_of(tree) if include_raw else None
+    kind: PageType | None = None
     if max_elements is not None and _more_elements_than(tree, max_elements):
         content, found = None, Document()
     else:
+        kind = page_type(tree, url)
         drop_unrendered(tree)
         join_split_body(tree)
-        content = _main_text(trafilatura.extract(tree, url=url, **TRAFILATURA_OPTIONS[fmt]), tree, url, fmt)
+        content = _main_text(html, tree, url, fmt, kind)
         # extensive=False: dates only from markup that states them, never guessed from a
         # copyright line in the footer.
         found = extract_metadata(tree, default_url=url, extensive=False)
@@ -211,5 +250,6 @@ def html_document(
         "site_name": found.sitename if found.sitename and found.sitename != urlsplit(url).netloc else None,
         "language": _language(tree),
         "canonical_url": _canonical(tree, url),
+        "page_type": kind,
     }
     return HtmlDocument(content or "", title, metadata, raw, links, nofollow, fallback)

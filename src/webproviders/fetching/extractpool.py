@@ -12,11 +12,13 @@ have a worker while such pages are being read, and run at a lower CPU priority; 
 worker is replaced afterwards, which gives back the memory they made it grow by (and the
 priority).
 
-Workers start on first use, never on import: from a forkserver (which has trafilatura
-preloaded, so a replacement is ready in milliseconds) where the platform has one, else by
-``spawn``; never by ``fork``, which would copy this process's threads and event loops
-mid-flight. They exit with the interpreter (they are daemon processes, and each one leaves
-when its pipe to this process closes).
+Workers start on first use, never on import, each as a fresh interpreter
+(``python -c`` running :func:`webproviders.fetching.extractworker.main`): never by ``fork``,
+which would copy this process's threads, event loops and secrets mid-flight, and never through
+``multiprocessing``'s start methods, which import the caller's ``__main__`` again in every
+child. A worker's environment holds only the variables on :data:`WORKER_ENVIRONMENT` (no API
+keys), its address space is capped at ``web.extraction.max_memory_mb``, and it leaves when its
+socket to this process closes.
 """
 
 from __future__ import annotations
@@ -27,20 +29,38 @@ import functools
 import os
 import queue
 import signal
+import socket
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any, TypeVar
 
 from ..config import ExtractionSettings
 from ..context import note_repeating, remaining_time
-from ..errors import ProviderError, WebProviderError, WebTimeoutError
+from ..errors import ProviderError, TooLargeError, WebProviderError, WebTimeoutError
 
 T = TypeVar("T")
 
-WORKER_MODULE = "webproviders.fetching.extractworker"
+#: What a worker runs: its entry point, with the working directory left off ``sys.path`` (a
+#: module named like one of trafilatura's there must not be imported in its place).
+WORKER_CODE = (
+    "import sys; sys.path[:] = [p for p in sys.path if p not in ('', '.')]; "
+    "from webproviders.fetching.extractworker import main; main()"
+)
+#: The environment variables a worker inherits: what Python and its libraries need to start
+#: and find their packages, never the keys and tokens the calling process holds.
+WORKER_ENVIRONMENT = frozenset({
+    "PATH", "HOME", "TMPDIR", "TEMP", "TMP", "TZ", "LANG", "LANGUAGE", "PYTHONPATH", "PYTHONHOME",
+    "PYTHONNOUSERSITE", "PYTHONUTF8",
+    "PYTHONIOENCODING", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "PYTHONHASHSEED", "LD_LIBRARY_PATH",
+})
+#: Where this package was imported from: workers import the same copy.
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
 #: Without a call deadline, a page may take this many times its CPU limit (plus the second
 #: the kernel may round it up by) in wall-clock time: a worker that waits uses no CPU, and a
 #: busy machine stretches CPU seconds.
@@ -52,75 +72,52 @@ CPU_LIMIT = "cpu_limit"
 _CPU_LIMIT_EXIT = -getattr(signal, "SIGXCPU", 24)
 
 
-#: Our workers' process name; their start leaves the caller's ``__main__`` out (below).
-WORKER_NAME = "webproviders-extract"
-
-
-@functools.cache
-def _leave_main_out_of_workers() -> None:
-    """Workers never import the caller's main script.
-
-    ``spawn`` and ``forkserver`` children import ``__main__`` again before running their
-    target, which re-runs a script's top level in every worker unless it is guarded by
-    ``if __name__ == "__main__":``. Our workers need nothing from it (their entry point and
-    its arguments live in this package), so the preparation data of processes with our
-    worker name leaves it out; every other process starts as before.
-    """
-    from multiprocessing import spawn
-
-    original = spawn.get_preparation_data
-
-    def preparation_data(name: str) -> dict[str, Any]:
-        data: dict[str, Any] = original(name)
-        if name == WORKER_NAME:
-            data.pop("init_main_from_path", None)
-            data.pop("init_main_from_name", None)
-        return data
-
-    spawn.get_preparation_data = preparation_data
-
-
-def _worker_main(conn: Connection) -> None:
-    """The worker process's entry point (the work itself lives in the worker-only module)."""
-    from .extractworker import serve
-
-    serve(conn)
+def worker_environment() -> dict[str, str]:
+    """The allow-listed part of this process's environment (locale variables included), with
+    this package's location on ``PYTHONPATH``."""
+    env = {k: v for k, v in os.environ.items() if k in WORKER_ENVIRONMENT or k.startswith("LC_")}
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, (_PACKAGE_ROOT, env.get("PYTHONPATH"))))
+    return env
 
 
 class _Worker:
     """One worker process and this end of its pipe."""
 
-    def __init__(self, process: Any, conn: Connection) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], conn: Connection) -> None:
         self.process = process
         self.conn = conn
 
     @property
     def pid(self) -> int:
-        return int(self.process.pid)
+        return self.process.pid
 
     def alive(self) -> bool:
-        return bool(self.process.is_alive())
+        return self.process.poll() is None
 
     def kill(self) -> None:
-        """Stop it now; whoever waits on its pipe sees the pipe close."""
-        if self.process.exitcode is None:
+        """Stop it now; whoever waits on its socket sees it close."""
+        if self.process.poll() is None:
             self.process.kill()
 
     def exit_status(self) -> int | None:
         """Its exit status once it has ended (waits briefly for the kernel to report it)."""
-        self.process.join(1.0)
-        return self.process.exitcode  # type: ignore[no-any-return]
+        try:
+            return self.process.wait(1.0)
+        except subprocess.TimeoutExpired:
+            return None
 
     def stop(self) -> None:
         """End it (asking nicely when it is idle) and release its resources."""
-        if self.process.exitcode is None:
+        if self.process.poll() is None:
             try:
                 self.conn.send(None)
             except OSError:
                 pass
-            self.process.join(0.5)
-            self.kill()
-            self.process.join(1.0)
+            try:
+                self.process.wait(0.5)
+            except subprocess.TimeoutExpired:
+                self.kill()
+                self.exit_status()
         self.conn.close()
 
 
@@ -128,7 +125,7 @@ class _Worker:
 class _Job:
     """One page's extraction: what to run, until when, and the worker running it."""
 
-    message: tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any], float, bool]
+    message: tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any], float, int, bool]
     settings: ExtractionSettings
     deadline: float
     #: Why the deadline is what it is, for the timeout message.
@@ -236,7 +233,6 @@ class ExtractionPool:
         self._heavy_claimed = 0
         self._threads = _WaitingThreads()
         self._size = ExtractionSettings().workers
-        self._preloaded = False
 
     # -- the caller's side --------------------------------------------------------------
     async def run(
@@ -251,7 +247,7 @@ class ExtractionPool:
             deadline, reason = left, "before the call's time limit"
         else:
             deadline, reason = wall, f"within {wall:g} s"
-        message = (function, args, kwargs, settings.cpu_timeout, heavy)
+        message = (function, args, kwargs, settings.cpu_timeout, settings.max_memory_mb, heavy)
         job = _Job(message, settings, time.monotonic() + deadline, reason, heavy)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
@@ -265,6 +261,19 @@ class ExtractionPool:
             if exc.detail == CPU_LIMIT:
                 note_repeating(CPU_LIMIT)  # the page would use it up again: not retried
             raise
+
+    def start_early(self) -> None:
+        """Start a worker now when none is running, so that its start-up (an interpreter and
+        trafilatura, a few hundred ms) overlaps the download of the first page. Never raises:
+        a worker that cannot start is reported by the page that needs it."""
+        with self._lock:
+            if self._idle or self._busy:
+                return
+            try:
+                worker = self._spawn()
+            except ProviderError:
+                return
+            self._idle.append(worker)
 
     def pids(self) -> list[int]:
         """Process ids of the live workers (for monitoring; empty before the first page)."""
@@ -280,7 +289,7 @@ class ExtractionPool:
         for worker in workers:
             worker.kill()
         for worker in workers:
-            worker.process.join(1.0)
+            worker.exit_status()
 
     # -- the waiting thread's side ------------------------------------------------------
     def _serve(self, job: _Job, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any]) -> None:
@@ -348,7 +357,7 @@ class ExtractionPool:
         retried = False
         while True:
             # A retry gets a new worker: an idle one may have died with the one before.
-            worker = (None if retried else self._take_idle()) or self._start(job.settings)
+            worker = (None if retried else self._take_idle()) or self._start()
             if not job.assign(worker):
                 self._keep(worker)
                 raise WebTimeoutError(_STOPPED_WAITING)
@@ -364,11 +373,11 @@ class ExtractionPool:
             except BaseException:
                 self._retire(worker)  # out of time, or a reply that does not unpickle
                 raise
-            if job.finish() and not job.heavy:
+            if job.finish() and not job.heavy and not isinstance(reply[1], TooLargeError):
                 self._keep(worker)
             else:
-                # Abandoned just now (so killed), or grown and lowered in priority by a heavy
-                # page: a fresh worker costs a fork, and gives the memory back.
+                # Abandoned just now (so killed), out of memory (so leaving), or grown and
+                # lowered in priority by a heavy page: a fresh worker gives the memory back.
                 self._retire(worker)
             return reply
 
@@ -415,34 +424,26 @@ class ExtractionPool:
             self._busy.discard(worker)
         worker.stop()
 
-    def _start(self, settings: ExtractionSettings) -> _Worker:
-        try:
-            context = self._context(settings)
-            _leave_main_out_of_workers()
-            parent_end, child_end = context.Pipe()
-            process = context.Process(target=_worker_main, args=(child_end,), name=WORKER_NAME, daemon=True)
-            process.start()
-            child_end.close()
-        except (OSError, RuntimeError, ValueError) as exc:
-            raise ProviderError(f"Could not start an extraction worker process: {exc}") from None
-        worker = _Worker(process, parent_end)
+    def _start(self) -> _Worker:
+        worker = self._spawn()
         with self._lock:
             self._busy.add(worker)
         return worker
 
-    def _context(self, settings: ExtractionSettings) -> Any:
-        import multiprocessing
-
-        method = settings.start_method
-        if method is None:
-            method = "forkserver" if "forkserver" in multiprocessing.get_all_start_methods() else "spawn"
-        context = multiprocessing.get_context(method)
-        if method == "forkserver" and not self._preloaded:
-            # The worker module brings trafilatura, this one what unpickling a worker's entry
-            # point needs (pydantic, the config); never the caller's "__main__".
-            context.set_forkserver_preload([WORKER_MODULE, __name__])
-            self._preloaded = True
-        return context
+    @staticmethod
+    def _spawn() -> _Worker:
+        ours, theirs = socket.socketpair()
+        try:
+            with theirs:
+                process = subprocess.Popen(
+                    [sys.executable, "-c", WORKER_CODE, str(theirs.fileno())],
+                    pass_fds=(theirs.fileno(),), env=worker_environment(), stdin=subprocess.DEVNULL,
+                    stdout=2,  # stray output goes to stderr: stdout may carry a protocol (MCP on stdio)
+                )
+        except (OSError, ValueError) as exc:
+            ours.close()
+            raise ProviderError(f"Could not start an extraction worker process: {exc}") from None
+        return _Worker(process, Connection(ours.detach()))
 
 
 extraction_pool = ExtractionPool()

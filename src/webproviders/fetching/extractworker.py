@@ -1,51 +1,47 @@
-"""What an extraction worker process runs: one page at a time, each under a CPU-time limit.
+"""What an extraction worker process runs: one page at a time, each under a CPU-time limit,
+and an address-space limit.
 
-Only worker processes (and the forkserver, which preloads this module so that a new worker
-starts with trafilatura already imported and warm) import this module; the process that
-dispatches calls never does. The CPU limit is the kernel's (``RLIMIT_CPU``): when a page
-uses it up the kernel ends the worker with ``SIGXCPU``, even inside a C parser that never
-returns to Python, and the pool reports ``timeout`` for that page and starts a new worker.
+The pool (:mod:`webproviders.fetching.extractpool`) starts each worker as a fresh interpreter
+running :func:`main`, with an environment reduced to an allow-list (no API keys) and one end
+of a socket pair; the process that dispatches calls never imports this module. The CPU limit
+is the kernel's (``RLIMIT_CPU``): when a page uses it up the kernel ends the worker with
+``SIGXCPU``, even inside a C parser that never returns to Python, and the pool reports
+``timeout`` for that page and starts a new worker. The memory limit is ``RLIMIT_AS``: an
+allocation past it fails, the page gets ``too_large`` and the worker leaves after answering.
 """
 
 from __future__ import annotations
 
 import math
 import os
+import resource
 import signal
+import socket
 import sys
 from multiprocessing.connection import Connection
 from typing import Any
 
-from ..errors import ProviderError, WebProviderError
-from .extraction import html_document
-from .pdf import pypdf_installed
+from ..errors import ProviderError, TooLargeError, WebProviderError
 
-try:
-    import resource
-except ImportError:  # Windows: the pool's wall-clock limit is the only one
-    resource = None  # type: ignore[assignment]
-
-#: A job: ``(function, args, kwargs, cpu_seconds, heavy)``; ``None`` asks the worker to exit.
-Job = tuple[Any, tuple[Any, ...], dict[str, Any], float, bool]
+#: A job: ``(function, args, kwargs, cpu_seconds, memory_mb, heavy)``; ``None`` asks the worker to exit.
+Job = tuple[Any, tuple[Any, ...], dict[str, Any], float, int, bool]
 #: How much a heavy page steps back for other work on a busy machine (the pool replaces the
 #: worker afterwards, as a process cannot raise its priority again).
 HEAVY_NICENESS = 10
+_MIB = 1024 * 1024
 
 
 def _warm() -> None:
-    """Import trafilatura (and pypdf) and load what trafilatura loads on first use (a long page
-    and a short one take different paths), so that forked workers start warm."""
-    for words in (40, 3):
-        page = "<html><head><title>Warm</title></head><body><article><p>" + "Warm up. " * words
-        html_document(page + "</p></article></body></html>", "https://localhost/warm")
-    if pypdf_installed():
-        import pypdf  # noqa: F401
+    """Import trafilatura and load what it loads on first use (the public-suffix list behind
+    its metadata, about a quarter of a second), so that the first page does not wait for it."""
+    from .extraction import html_document
+
+    page = "<html><head><title>Warm</title></head><body><article><p>" + "Warm up. " * 40
+    html_document(page + "</p></article></body></html>", "https://localhost/warm")
 
 
 def _limit_cpu(seconds: float | None) -> None:
     """Let this process use ``seconds`` more CPU time (None: no limit) before SIGXCPU ends it."""
-    if resource is None:
-        return
     _soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
     if seconds is None:
         soft = hard
@@ -57,15 +53,28 @@ def _limit_cpu(seconds: float | None) -> None:
     resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
 
 
+def _limit_memory(megabytes: int) -> None:
+    """Cap this process's address space (per job, as the CPU time)."""
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = megabytes * _MIB if hard == resource.RLIM_INFINITY else min(megabytes * _MIB, hard)
+    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
 def _run(job: Job) -> tuple[bool, Any]:
-    function, args, kwargs, cpu_seconds, heavy = job
+    function, args, kwargs, cpu_seconds, memory_mb, heavy = job
     if heavy and hasattr(os, "nice"):
         os.nice(HEAVY_NICENESS)
+    _limit_memory(memory_mb)
     _limit_cpu(cpu_seconds)
     try:
         return True, function(*args, **kwargs)
     except WebProviderError as exc:
         return False, exc
+    except MemoryError:
+        return False, TooLargeError(
+            f"Extracting the page needed more than the {memory_mb:,} MB of memory an extraction "
+            "worker may use; it was stopped (web.extraction.max_memory_mb sets the limit)."
+        )
     except Exception as exc:  # noqa: BLE001 - reported to the caller as this page's failure
         return False, ProviderError(f"Extraction failed: {type(exc).__name__}: {exc}")
     finally:
@@ -73,13 +82,11 @@ def _run(job: Job) -> tuple[bool, Any]:
 
 
 def serve(conn: Connection) -> None:
-    """Answer jobs from ``conn`` until it closes (the pool, or the whole parent, went away)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent, which stops us
-    # Stray prints go to stderr: the parent's stdout may carry a protocol (MCP over stdio).
-    sys.stdout.flush()
-    os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
-    if resource is not None:
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU must not leave core files
+    """Answer jobs from ``conn`` until it closes (the pool, or the whole parent, went away).
+
+    After a page that ran out of memory the worker answers and leaves: what is left of its
+    heap is not worth keeping, and the pool starts a fresh worker for the next page.
+    """
     while True:
         try:
             job = conn.recv()
@@ -87,7 +94,17 @@ def serve(conn: Connection) -> None:
             return
         if job is None:
             return
-        conn.send(_run(job))
+        reply = _run(job)
+        conn.send(reply)
+        if isinstance(reply[1], TooLargeError):
+            return
 
 
-_warm()
+def main() -> None:
+    """The worker's entry point: ``argv[1]`` is the descriptor of its inherited socket."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent, which stops us
+    sys.stdout = sys.stderr  # where the pool sent our stdout too; unbuffered, so nothing is lost
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU must not leave core files
+    conn = Connection(socket.socket(fileno=int(sys.argv[1])).detach())
+    _warm()
+    serve(conn)

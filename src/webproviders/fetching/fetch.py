@@ -211,6 +211,10 @@ async def fetch(
     """
     policy = AddressPolicy.from_config(config)
     check_destination(url, policy)  # fail fast, before any pool or DNS work
+    if accept == ACCEPT_PAGE:  # a page to extract: a worker starts while it downloads
+        from .extractpool import extraction_pool
+
+        extraction_pool.start_early()
     limit = max_bytes or (config.web.max_response_bytes if config is not None else 5_000_000)
     client = safe_client(config)
     with resolution_scope():  # the check and the connection share one lookup per host

@@ -1,11 +1,8 @@
-"""robots.txt as RFC 9309 reads it: groups by product token, longest match wins.
+"""robots.txt read by protego (RFC 9309: groups by product token, longest match wins).
 
-The standard library's parser lets the first matching line win and ignores ``*`` and
-``$``; sites write their files for the RFC (and for the big crawlers, which follow it), so
-this module implements the RFC's matching. An unavailable file (HTTP 4xx) allows
-everything; a server error (5xx) allows nothing, as the RFC asks. A file longer than
-:data:`PARSE_LIMIT` is read up to there (the fetch stops at that size) and its cut last line
-dropped, as the RFC allows.
+An unavailable file (HTTP 4xx) allows everything; a server error (5xx) allows nothing, as the
+RFC asks. A file longer than :data:`PARSE_LIMIT` is read up to there (the fetch stops at that
+size) and its cut last line dropped, as the RFC allows.
 """
 
 from __future__ import annotations
@@ -14,28 +11,23 @@ import asyncio
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from urllib.parse import unquote, urlsplit
+from typing import Any
+from urllib.parse import urlsplit
 
 #: The RFC asks crawlers to parse at least 500 KiB; anything after that is ignored.
 PARSE_LIMIT = 512 * 1024
 #: A ``Crawl-delay`` above this is capped (the call deadline would end the crawl anyway).
 MAX_CRAWL_DELAY = 10.0
 
-_LINE = re.compile(r"^\s*([A-Za-z-]+)\s*:\s*(.*?)\s*$")
-
-
-@dataclass
-class Rule:
-    allow: bool
-    pattern: str
-    regex: re.Pattern[str]
-
 
 @dataclass
 class RobotsRules:
     """The rules that apply to one user agent on one origin."""
 
-    rules: list[Rule] = field(default_factory=list)
+    #: The parsed file (a ``protego.Protego``); None when there is no file to obey.
+    parsed: Any = None
+    #: The product token the file's groups are matched against.
+    token: str = "*"
     crawl_delay: float | None = None
     sitemaps: list[str] = field(default_factory=list)
     #: Set when the file could not be fetched and everything is refused.
@@ -44,39 +36,12 @@ class RobotsRules:
     note: str = ""
 
     def allowed(self, url: str) -> bool:
-        """Whether ``url`` may be fetched under these rules."""
+        """Whether ``url`` may be fetched under these rules (``/robots.txt`` itself always may)."""
         if self.disallow_all:
             return False
-        parts = urlsplit(url)
-        path = _normalise(parts.path or "/") + (f"?{parts.query}" if parts.query else "")
-        if path == "/robots.txt":
+        if self.parsed is None or (urlsplit(url).path == "/robots.txt"):
             return True
-        best: Rule | None = None
-        for rule in self.rules:
-            if rule.regex.match(path) and (
-                best is None
-                or len(rule.pattern) > len(best.pattern)
-                or (len(rule.pattern) == len(best.pattern) and rule.allow)
-            ):
-                best = rule
-        return best is None or best.allow
-
-
-def _normalise(path: str) -> str:
-    """Percent-decode what needs no encoding, so ``/a%62c`` and ``/abc`` compare equal."""
-    if "%" not in path or "%2f" in path.lower():
-        return path
-    try:
-        return unquote(path, errors="strict")
-    except UnicodeDecodeError:
-        return path
-
-
-def _compile(pattern: str) -> re.Pattern[str]:
-    anchored = pattern.endswith("$")
-    body = pattern[:-1] if anchored else pattern
-    regex = ".*".join(re.escape(piece) for piece in body.split("*"))
-    return re.compile(regex + ("$" if anchored else ""))
+        return bool(self.parsed.can_fetch(url, self.token))
 
 
 def product_token(user_agent: str) -> str:
@@ -87,44 +52,17 @@ def product_token(user_agent: str) -> str:
 
 def parse(text: str, user_agent: str) -> RobotsRules:
     """The rules in ``text`` for ``user_agent`` (its groups, else the ``*`` groups)."""
+    from protego import Protego
+
+    parsed = Protego.parse(text[:PARSE_LIMIT])
     token = product_token(user_agent)
-    groups: list[tuple[list[str], list[tuple[str, str]]]] = []
-    sitemaps: list[str] = []
-    agents: list[str] = []
-    lines: list[tuple[str, str]] = []
-    for raw in text[:PARSE_LIMIT].splitlines():
-        match = _LINE.match(raw.split("#", 1)[0])
-        if not match:
-            continue
-        key, value = match.group(1).lower(), match.group(2)
-        if key == "sitemap":
-            if value:
-                sitemaps.append(value)
-            continue
-        if key in ("user-agent", "useragent"):
-            if lines:
-                groups.append((agents, lines))
-                agents, lines = [], []
-            agents.append(value.lower())
-        elif key in ("allow", "disallow", "crawl-delay") and agents:
-            lines.append((key, value))
-    if agents:
-        groups.append((agents, lines))
-    chosen = [body for names, body in groups if token in names] or [
-        body for names, body in groups if "*" in names
-    ]
-    rules = RobotsRules(sitemaps=sitemaps)
-    for body in chosen:
-        for key, value in body:
-            if key == "crawl-delay":
-                try:
-                    rules.crawl_delay = min(MAX_CRAWL_DELAY, max(0.0, float(value)))
-                except ValueError:
-                    pass
-            elif value:
-                pattern = value if value.startswith(("/", "*")) else "/" + value
-                rules.rules.append(Rule(key == "allow", pattern, _compile(_normalise(pattern))))
-    return rules
+    delay = parsed.crawl_delay(token)
+    return RobotsRules(
+        parsed,
+        token,
+        crawl_delay=None if delay is None else min(MAX_CRAWL_DELAY, max(0.0, float(delay))),
+        sitemaps=list(parsed.sitemaps),
+    )
 
 
 #: ``async (robots_url) -> (status, text)``; raises a WebProviderError when it cannot fetch.

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+from .charset import header_encoding
+
 Kind = Literal["html", "markdown", "text", "json", "xml", "pdf", "binary"]
 
 #: Leading bytes of formats that are never text.
@@ -34,7 +36,7 @@ _BINARY_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"wOF2", "font/woff2"),
 )
 _HTML_STARTS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<title", b"<meta", b"<div", b"<p>", b"<!--")
-_BOMS = (b"\xef\xbb\xbf", b"\xff\xfe", b"\xfe\xff")
+_UTF8_BOM = b"\xef\xbb\xbf"
 
 _DECLARED: dict[str, Kind] = {
     "text/html": "html",
@@ -72,17 +74,20 @@ def _binary_magic(head: bytes) -> str | None:
 
 
 def _strip_prefix(head: bytes) -> bytes:
-    for bom in _BOMS:
-        if head.startswith(bom):
-            head = head[len(bom):]
-            break
-    return head.lstrip().lower()
+    return head.removeprefix(_UTF8_BOM).lstrip().lower()
+
+
+def _as_utf8(content_type: str | None, head: bytes) -> bytes:
+    """``head`` re-encoded as UTF-8 when it is UTF-16 (by its BOM or its header), else as it is:
+    UTF-16 text is full of NUL bytes, which would make it look binary."""
+    codec = "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else header_encoding(content_type)
+    if codec is None or not codec.startswith("utf-16"):
+        return head
+    return head[: len(head) // 2 * 2].decode(codec, errors="replace").encode("utf-8")
 
 
 def _looks_binary(head: bytes) -> bool:
-    """NUL bytes or many control bytes in the first KiB: not text (UTF-16 BOMs excepted)."""
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return False
+    """NUL bytes or many control bytes in the first KiB: not text."""
     sample = head[:1024]
     if b"\x00" in sample:
         return True
@@ -115,6 +120,7 @@ def sniff(content_type: str | None, head: bytes) -> tuple[Kind, str]:
         return "binary", magic
     if declared.split("/", 1)[0] in ("image", "audio", "video", "font", "model"):
         return "binary", declared
+    head = _as_utf8(content_type, head)
     kind = _DECLARED.get(declared)
     if kind is None and declared.endswith("+json"):
         kind = "json"

@@ -1,0 +1,36 @@
+"""Repairs to trafilatura's markdown, so that a markdown reader shows what the page showed.
+
+Two of its habits break documentation pages most: inline code that the page wrapped over
+two lines comes out as a fenced block opened in the middle of a sentence (which then swallows
+the text after it as code), and lines inside list items come out indented by four spaces or
+more (an indented code block to a renderer, so their links and emphasis show as raw syntax).
+Fenced code blocks themselves are left exactly as they are.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: A fence opened after text on the same line, closed a few lines later: inline code.
+_INLINE_FENCE = re.compile(r"(?<=\S)[ \t]*```\n((?:[^\n`]*\n){0,8}?[^\n`]*)\n```[ \t]*(?:\n(?=[^\n]))?")
+_FENCE = re.compile(r"^\s*```")
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s")
+_SPACES = re.compile(r"\s+")
+
+
+def _inline(match: re.Match[str]) -> str:
+    code = _SPACES.sub(" ", match.group(1)).strip()
+    return f" `{code}`" if code else ""
+
+
+def tidy_markdown(markdown: str) -> str:
+    """``markdown`` with mid-sentence fences made inline code and stray indentation removed."""
+    markdown = _INLINE_FENCE.sub(_inline, markdown)
+    lines, fenced = [], False
+    for line in markdown.split("\n"):
+        if _FENCE.match(line):
+            fenced = not fenced
+        elif not fenced and line.startswith("    ") and not _LIST_ITEM.match(line):
+            line = line.lstrip()
+        lines.append(line)
+    return "\n".join(lines)

@@ -1,0 +1,149 @@
+"""Real pages in legacy encodings, served from 127.0.0.1, read as a browser reads them.
+
+Each page is written in its own language and encoded in its encoding; it declares that
+encoding in the ``Content-Type`` header, in ``<meta charset>``, in ``<meta http-equiv>``, or
+wrongly (UTF-8 bytes labelled as a legacy encoding), or not at all. The extracted text must
+hold the page's sentences character for character, including the characters that only the
+Windows supersets browsers use for those labels have (cp932's ㈱ ①, cp949's 똠).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from webproviders import dispatch_extract
+from webproviders.config import config_from_dict
+
+from .fetch_site import serve
+
+#: (encoding the bytes are in, a paragraph in a language that encoding is used for).
+TEXTS: dict[str, tuple[str, str]] = {
+    "gb2312": ("gb2312", "北京市今天发布了新的城市规划。规划提出，未来五年将建设更多的公园和图书馆，方便市民的日常生活。"
+               "专家认为，这一计划有助于提高城市的宜居水平，也将带动周边地区的发展。"),
+    # 镕 and 堃 are in GBK (and GB18030) but not in GB2312: the label means the superset.
+    "gbk": ("gbk", "朱镕基和王堃出席了会议。会议讨论了经济发展和环境保护的问题，与会者一致同意加强合作，"
+            "共同推动地区的繁荣与稳定。会后双方签署了多项合作协议。"),
+    # ㈱ ① ② ③ are NEC extensions: in windows-31J (cp932), not in plain Shift_JIS.
+    "shift_jis": ("cp932", "㈱山田商事は新しい工場を建設すると発表しました。計画は①用地の取得、②設備の導入、"
+                  "③人材の採用の三段階で進められます。同社の社長は地域経済への貢献を強調しました。"),
+    "euc-jp": ("euc_jp", "東京の桜は今年も例年より早く咲き始めました。上野公園には多くの花見客が訪れ、"
+               "満開の桜の下で食事や会話を楽しんでいます。気象庁によると、見頃は来週まで続く見込みです。"),
+    # 똠 is in windows-949 (cp949), not in plain EUC-KR.
+    "euc-kr": ("cp949", "서울시는 올해 새로운 도서관 열 곳을 열 계획이라고 밝혔습니다. 똠양꿍을 파는 식당도 "
+               "시장 근처에 새로 문을 열었습니다. 시민들은 더 많은 문화 공간이 생기는 것을 환영했습니다."),
+    "windows-1251": ("cp1251", "Московский метрополитен открыл три новые станции на юго-западе города. "
+                     "Пассажиры теперь могут добраться до центра быстрее, чем раньше. «Это важный день», — "
+                     "сказал мэр на церемонии открытия."),
+    "koi8-r": ("koi8_r", "В Санкт-Петербурге прошёл традиционный праздник белых ночей. Тысячи жителей и "
+               "гостей города собрались на набережной Невы, чтобы увидеть алые паруса и праздничный салют."),
+    # Pages labelled ISO-8859-1 use windows-1252's € and curly quotes: browsers read them so.
+    "iso-8859-1": ("cp1252", "Le café coûte désormais 2 € au comptoir. « C’est trop cher », dit un habitué, "
+                   "qui vient ici chaque matin depuis vingt ans. Le patron répond que le prix du lait a doublé."),
+}
+
+
+def page(title: str, text: str, head: str = "") -> str:
+    return (
+        f"<!DOCTYPE html><html><head>{head}<title>{title}</title></head><body>"
+        f"<nav><a href='/'>Home</a></nav><article><h1>{title}</h1><p>{text}</p><p>{text}</p></article>"
+        "<footer>Footer</footer></body></html>"
+    )
+
+
+def build_site() -> dict[str, tuple[bytes, str]]:
+    """Path -> (body, Content-Type) for every encoding, declared every way."""
+    pages: dict[str, tuple[bytes, str]] = {}
+    for label, (codec, text) in TEXTS.items():
+        pages[f"/header/{label}"] = (page(label, text).encode(codec), f"text/html; charset={label}")
+        pages[f"/meta/{label}"] = (page(label, text, f'<meta charset="{label}">').encode(codec), "text/html")
+        equiv = f'<meta http-equiv="Content-Type" content="text/html; charset={label}">'
+        pages[f"/equiv/{label}"] = (page(label, text, equiv).encode(codec), "text/html")
+        pages[f"/undeclared/{label}"] = (page(label, text).encode(codec), "text/html")
+        # UTF-8 bytes labelled as the legacy encoding, in the header and in the page.
+        pages[f"/mislabelled-meta/{label}"] = (page(label, text, f'<meta charset="{label}">').encode(), "text/html")
+        pages[f"/mislabelled-header/{label}"] = (page(label, text).encode(), f"text/html; charset={label}")
+    text = TEXTS["gb2312"][1]
+    pages["/utf-16/bom"] = (page("utf-16", text).encode("utf-16"), "text/html")
+    pages["/utf-16/header-le"] = (page("utf-16", text).encode("utf-16-le"), "text/html; charset=utf-16le")
+    pages["/utf-16/header-be"] = (page("utf-16", text).encode("utf-16-be"), "text/html; charset=utf-16be")
+    return pages
+
+
+SITE = build_site()
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        body, content_type = SITE[self.path]
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture(scope="module")
+def extracted() -> Iterator[dict[str, dict[str, Any]]]:
+    """Every page of the site, extracted through dispatch (in batches of 20, the call's limit)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    server.daemon_threads = True
+    serve(server)
+    config = config_from_dict({"web": {"allow_private_networks": True}}, source="<test>")
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+    paths = list(SITE)
+    items: dict[str, dict[str, Any]] = {}
+    for at in range(0, len(paths), 20):
+        batch = [base + path for path in paths[at : at + 20]]
+        envelope = dispatch_extract(batch, backend="http", config=config, timeout=60)
+        assert envelope["success"] is True, envelope
+        for item in envelope["data"]:
+            items[item["url"].removeprefix(base)] = item
+    yield items
+    server.shutdown()
+    server.server_close()
+
+
+def sentences(text: str) -> list[str]:
+    """The paragraph cut at its sentence ends (extraction may wrap lines between them)."""
+    for end in "。.":
+        text = text.replace(end, end + "\n")
+    return [s.strip() for s in text.split("\n") if s.strip()]
+
+
+@pytest.mark.parametrize("how", ["header", "meta", "equiv", "mislabelled-meta", "mislabelled-header"])
+@pytest.mark.parametrize("label", list(TEXTS))
+def test_declared_and_mislabelled_pages_read_right(extracted: dict[str, dict[str, Any]], label: str, how: str) -> None:
+    item = extracted[f"/{how}/{label}"]
+    assert "error" not in item, item
+    for sentence in sentences(TEXTS[label][1]):
+        assert sentence in item["content"], (label, how, sentence, item["content"][:300])
+    assert "\ufffd" not in item["content"]
+
+
+def test_declared_label_is_decoded_as_its_browser_superset(extracted: dict[str, dict[str, Any]]) -> None:
+    codecs = {label: extracted[f"/header/{label}"]["metadata"]["encoding"] for label in TEXTS}
+    assert codecs["shift_jis"] == "cp932"
+    assert codecs["euc-kr"] == "cp949"
+    assert codecs["gb2312"] == codecs["gbk"] == "gb18030"
+    assert codecs["iso-8859-1"] == "cp1252"
+    assert extracted["/mislabelled-meta/gb2312"]["metadata"]["encoding"] == "utf-8"
+
+
+@pytest.mark.parametrize("label", ["gbk", "shift_jis", "euc-jp", "euc-kr", "windows-1251", "koi8-r"])
+def test_undeclared_pages_are_detected(extracted: dict[str, dict[str, Any]], label: str) -> None:
+    content = extracted[f"/undeclared/{label}"]["content"]
+    assert sentences(TEXTS[label][1])[0] in content
+
+
+@pytest.mark.parametrize("path", ["/utf-16/bom", "/utf-16/header-le", "/utf-16/header-be"])
+def test_utf16_pages(extracted: dict[str, dict[str, Any]], path: str) -> None:
+    item = extracted[path]
+    assert "error" not in item, item
+    assert sentences(TEXTS["gb2312"][1])[0] in item["content"]
