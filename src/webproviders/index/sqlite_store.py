@@ -149,11 +149,17 @@ class SQLiteStore:
 
     @staticmethod
     def _marks(conn: Any) -> tuple[int, int]:
-        """The file's application id and schema version (-1: not ours, though unstamped)."""
-        app_id = conn.execute("PRAGMA application_id").fetchone()[0]
-        if app_id == 0 and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
+        """The file's application id and schema version (-1: not ours, though unstamped).
+
+        One statement, so one snapshot: read apart, another process creating the index could
+        commit between the reads and a new index would look like someone else's file."""
+        app_id, objects, version = conn.execute(
+            "SELECT (SELECT application_id FROM pragma_application_id),"
+            " (SELECT count(*) FROM sqlite_master), (SELECT user_version FROM pragma_user_version)"
+        ).fetchone()
+        if app_id == 0 and objects:
             return 0, -1
-        return app_id, conn.execute("PRAGMA user_version").fetchone()[0]
+        return app_id, version
 
     def _refuse_others(self, marks: tuple[int, int]) -> None:
         """Raise unless the file is new (nothing in it) or an index this version can use."""
