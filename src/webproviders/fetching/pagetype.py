@@ -30,6 +30,7 @@ _SCHEMA_TYPES: tuple[tuple[PageType, frozenset[str]], ...] = (
     ("collection", frozenset({"collectionpage", "offercatalog", "searchresultspage"})),
     ("article", frozenset({"article", "newsarticle", "blogposting", "reportagenewsarticle", "analysisnewsarticle",
                            "opinionnewsarticle", "reviewnewsarticle", "scholarlyarticle", "report", "recipe"})),
+    ("service", frozenset({"service", "softwareapplication"})),
 )
 #: Words in a URL path, matched as whole path segments (or their prefix before a dash).
 _URL_WORDS: tuple[tuple[PageType, re.Pattern[str]], ...] = (
