@@ -1,5 +1,6 @@
-"""Extraction by page type: what a forum thread, a documentation page and a hidden page keep,
-on small pages written for the purpose; and how a page's type is told."""
+"""Extraction by page type: what a forum thread, a documentation page, a service page, a
+collection and a page with closed panels keep, on pages written for the purpose; how a page's
+type is told; and the page text without its furniture that stands in for a page of many parts."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from lxml import html as lxml_html
 
 from webproviders.fetching.extraction import html_document
 from webproviders.fetching.mdtidy import tidy_markdown
+from webproviders.fetching.pagetext import page_text
 from webproviders.fetching.pagetype import page_type
 
 POSTS = [
@@ -52,6 +54,13 @@ def kind_of(page: str, url: str = "https://example.org/page") -> str:
         ("", "https://e.org/threads/fan-rattles.1234/", "forum"),
         ("", "https://e.org/collections/tents", "collection"),
         (ld({"@type": "FAQPage", "mainEntity": [{"@type": "Question", "name": "Why?"}]}), "https://e.org/pricing", "article"),
+        (ld({"@type": "Service", "name": "Email marketing"}), "https://e.org/email-marketing", "service"),
+        (ld({"@type": "SoftwareApplication", "name": "Notes"}), "https://e.org/notes", "service"),
+        (ld({"@type": ["Product", "SoftwareApplication"], "name": "Notes"}), "https://e.org/notes", "product"),
+        # documentation sites state a plain Article on every page: the address says more
+        (ld({"@type": "Article", "headline": "Install"}), "https://docs.e.org/guide/install", "documentation"),
+        (ld({"@type": "Article", "headline": "Install"}), "https://e.org/docs/install", "documentation"),
+        (ld({"@type": "Article", "headline": "Bridge"}), "https://e.org/2024/05/bridge", "article"),
         ("<script type='application/ld+json'>{not json</script>", "https://e.org/2024/05/news", "article"),
     ],
 )
@@ -63,17 +72,21 @@ def test_page_type_from_structured_data_and_address(head: str, url: str, kind: s
 
 
 def test_every_post_of_a_forum_thread_is_kept() -> None:
-    """Forum software marks posts up as comments, which article extraction leaves out."""
+    """Forum software marks replies up as comments, outside the first post's container:
+    article extraction would keep the question and drop every answer."""
+    question = (
+        f"{POSTS[0]} The case is a mid-tower with three front fans, two of them are quiet and only the "
+        "lowest one makes the noise, mostly after the machine has been running for an hour or so."
+    )
     replies = "".join(
-        f'<li class="comment" id="comment-{n}"><div class="comment-author">user{n}</div>'
-        f'<div class="comment-content"><p>{text}</p></div></li>'
+        f'<li class="comment" id="comment-{n}"><div class="comment-author"><a href="/members/user{n}">user{n}</a>'
+        f' said:</div><div class="comment-content"><p>{text}</p></div></li>'
         for n, text in enumerate(POSTS[1:])
     )
     head = ld({"@context": "https://schema.org", "@type": "DiscussionForumPosting", "headline": "Front fan rattles"})
     page = shell(
-        f'<main><article class="post"><h1>Front fan rattles</h1><p>{POSTS[0]}</p>'
-        f'<div id="comments" class="comments-area"><h3>3 replies</h3><ol class="comment-list">{replies}</ol></div>'
-        "</article></main>",
+        f'<div class="thread"><article class="post-content"><h1>Front fan rattles</h1><p>{question}</p></article></div>'
+        f'<section id="comments" class="comments-area"><h3>3 replies</h3><ol class="commentlist">{replies}</ol></section>',
         head=head,
     )
     document = html_document(page, "https://forum.example.org/topic/188682-front-fan/")
@@ -82,7 +95,14 @@ def test_every_post_of_a_forum_thread_is_kept() -> None:
     assert "All rights reserved" not in document.content
 
 
-def test_documentation_keeps_code_blocks_and_inline_code_readable() -> None:
+def test_documentation_keeps_code_blocks_tables_and_inline_code_readable() -> None:
+    """Code stays code, and a reference table reads as the names it shows (documentation is
+    taken without links, which would wrap every cell in link syntax)."""
+    functions = "".join(
+        f'<tr><td><a href="/3/library/logging.html#logging.{name}"><code>logging.{name}()</code></a></td>'
+        f"<td>Logs a message with level {name.upper()} on the root logger.</td></tr>"
+        for name in ("debug", "warning")
+    )
     steps = (
         "<p>Create a logger with <code>logger =\nlogging.getLogger(__name__)</code>, and then call its methods "
         "whenever something worth recording happens in the program.</p>"
@@ -91,6 +111,7 @@ def test_documentation_keeps_code_blocks_and_inline_code_readable() -> None:
         "and warnings are at that level.</p>"
         "<table><tr><th>Level</th><th>Value</th></tr><tr><td>DEBUG</td><td>10</td></tr>"
         "<tr><td>WARNING</td><td>30</td></tr></table>"
+        f"<p>Each level has a function of its own:</p><table><tr><th>Function</th><th>Use</th></tr>{functions}</table>"
     )
     page = shell(f"<main><article><h1>Logging HOWTO</h1>{steps}</article></main>")
     document = html_document(page, "https://docs.example.org/3/howto/logging.html")
@@ -99,6 +120,7 @@ def test_documentation_keeps_code_blocks_and_inline_code_readable() -> None:
     assert "`logger = logging.getLogger(__name__)`, and then call" in content
     assert "```\nimport logging\nlogging.warning('Watch out!')\n```" in content
     assert "| DEBUG | 10 |" in content
+    assert "| `logging.debug()` | Logs a message with level DEBUG on the root logger. |" in content
 
 
 def test_article_hidden_until_a_script_shows_it_is_read() -> None:
@@ -108,6 +130,135 @@ def test_article_hidden_until_a_script_shows_it_is_read() -> None:
     content = html_document(page, "https://example.org/2024/case-review").content
     assert POSTS[0] in content
     assert "session has expired" not in content
+
+
+FEATURES = [
+    ("Send campaigns that land", "Write once and reach every inbox, with templates that look right on any screen."),
+    ("Automate the follow-up", "Welcome series, abandoned carts and birthday notes go out on their own."),
+    ("Know what works", "Open rates, clicks and sales per campaign, side by side in one report."),
+    ("Grow your audience", "Sign-up forms and landing pages that feed straight into your lists."),
+    ("Switch in an afternoon", "Import contacts and templates from your old tool with guided migration."),
+    ("Send text messages too", "Reach customers by SMS from the same lists, with the same reports."),
+    ("Test before you send", "Try two subject lines on a slice of your list and send the winner to the rest."),
+    ("Help when you need it", "Chat with a person any time of day, on every plan, in six languages."),
+]
+TESTIMONIAL = (
+    "<blockquote><p>We moved our shop newsletter over in a week and doubled the number of repeat orders within "
+    "three months, mostly thanks to the automated follow-up emails that now go out without anyone on the team "
+    "having to remember them, and the reports finally tell us which products people click on.</p><p>Before that "
+    "we spent every Friday afternoon copying addresses between spreadsheets and guessing what to send next.</p>"
+    "</blockquote><p>Dana Reyes, owner of a small tea shop</p>"
+)
+
+
+def test_service_page_keeps_every_section() -> None:
+    """A service page is a hero and many short feature sections beside one long testimonial:
+    trafilatura keeps the testimonial alone, the page's text keeps them all."""
+    sections = "".join(
+        f'<section class="feature"><h2>{title}</h2><p>{text}</p><a href="/features/{n}">Learn more</a></section>'
+        for n, (title, text) in enumerate(FEATURES)
+    )
+    hero = ('<section class="hero"><h1>Email marketing for growing shops</h1><p>Everything you need to reach '
+            'customers, in one place.</p><a class="button" href="/signup">Start free</a></section>')
+    head = ld({"@context": "https://schema.org", "@type": "Service", "name": "Email marketing"})
+    page = shell(f'<main>{hero}{sections}<section class="story">{TESTIMONIAL}</section></main>', head=head)
+    document = html_document(page, "https://www.example.com/email-marketing")
+    assert document.metadata["page_type"] == "service"
+    content = document.content
+    assert all(f"## {title}\n\n{text}" in content for title, text in FEATURES)
+    assert content.startswith("# Email marketing for growing shops")
+    assert "Dana Reyes" in content
+    assert "Privacy" not in content and "All rights reserved" not in content  # footer
+    assert "Forums" not in content  # navigation
+
+
+TENTS = [
+    ("Ridge 2", "A two-person backpacking tent with two doors and a freestanding frame."),
+    ("Dome 4", "Room for four, stands up in five minutes, and sheds rain with a full-coverage fly."),
+    ("Summit Bivy", "A one-person shelter for alpine starts, under a kilo with its poles."),
+    ("Family Cabin 6", "Tall walls, a room divider and a porch for muddy boots."),
+    ("Trail Tarp", "A flat tarp with twelve tie-outs that pitches with trekking poles."),
+    ("Canopy Shelter", "Shade for the beach or the campsite, with sand pockets on every leg."),
+    ("Hammock Tent", "Sleep off the ground between two trees, with a bug net and a rain fly."),
+    ("Winter Dome 3", "Four-season fabric and snow flaps for nights on the glacier."),
+    ("Pop-up Festival", "Throw it in the air and it stands; folds back into a flat disc."),
+    ("Ultralight 1", "Single wall, one pole, and it packs down to the size of a water bottle."),
+    ("Basecamp 8", "A group tent with three rooms and a vestibule big enough for a table."),
+    ("Beach Pod", "A quick sun shelter with a floor and vents on both sides."),
+]
+
+
+def test_collection_keeps_its_items_and_leaves_out_the_filter_panel() -> None:
+    """A category page: a filter panel, a grid of item cards (each one link) and a buying guide
+    below. trafilatura takes the cards for link boilerplate and keeps the guide alone; the page's
+    text keeps every card's name and blurb."""
+    cards = "".join(
+        f'<div class="product-card"><a href="/products/{n}"><h3>{name}</h3><p>{blurb}</p>'
+        f'<span class="price">${100 + 10 * n}.00</span></a><button>Add to cart</button></div>'
+        for n, (name, blurb) in enumerate(TENTS)
+    )
+    brands = "".join(f'<label><input type="checkbox" name="brand"> {brand} (12)</label>'
+                     for brand in ("Northwind", "Alpinist", "Campfire"))
+    filters = f'<aside class="filters"><h2>Filter</h2><form><fieldset><legend>Brand</legend>{brands}</fieldset></form></aside>'
+    guide = (
+        '<section class="guide"><h2>Choosing a tent</h2><p>The right tent depends on where you camp and how you '
+        "travel. Backpackers count every gram and favour light shelters with few poles, while families driving to "
+        "a campsite can bring tall cabins with room to stand, a porch and a divider between sleeping areas.</p>"
+        "<p>Look at the weather you expect as well: a full-coverage fly and a bathtub floor keep the rain out, and "
+        "mesh panels keep the air moving on warm nights.</p></section>"
+    )
+    page = shell(f'<main><h1>Tents</h1>{filters}<div class="product-grid">{cards}</div>{guide}</main>')
+    document = html_document(page, "https://shop.example.org/collections/tents")
+    assert document.metadata["page_type"] == "collection"
+    content = document.content
+    assert all(f"### {name}\n\n{blurb}" in content for name, blurb in TENTS)
+    assert "$150.00" in content and "Choosing a tent" in content
+    assert "Northwind" not in content and "Add to cart" not in content
+
+
+def test_closed_tab_and_accordion_panels_are_kept_and_other_hidden_text_is_not() -> None:
+    """A reader opens a tab or an accordion panel (its button names it in ``aria-controls``);
+    a hidden message nothing opens is not page text."""
+    questions = [
+        ("Can I cancel at any time?", "Yes, cancel from your account page and you are not billed again."),
+        ("Do you offer refunds?", "Within thirty days of purchase we refund the full price, no questions asked."),
+        ("Is there a student discount?", "Students get half off every plan with a valid university email address."),
+    ]
+    faq = "".join(
+        f'<div class="accordion__item"><h3><button aria-expanded="false" aria-controls="faq-{n}">{question}</button></h3>'
+        f'<div id="faq-{n}" class="accordion__panel" hidden><p>{answer}</p></div></div>'
+        for n, (question, answer) in enumerate(questions)
+    )
+    intro = " ".join(text for _, text in FEATURES)
+    page = shell(f'<main><article><h1>Plans and pricing</h1><p>{intro}</p><h2>Questions</h2>{faq}'
+                 '<div hidden><p>Your session has expired, please sign in again.</p></div></article></main>')
+    content = html_document(page, "https://www.example.com/2024/plans-and-pricing").content
+    assert all(answer in content for _, answer in questions)
+    assert "session has expired" not in content
+
+
+# -- the page's text without its furniture ------------------------------------------------------
+
+
+def test_page_text_leaves_out_navigation_banners_footers_and_overlays() -> None:
+    page = shell(
+        '<header class="site-header"><a href="/">Example</a><p>Free shipping over $50</p></header>'
+        '<div class="cookie-banner"><p>We use cookies to improve your visit.</p><button>Accept</button></div>'
+        '<main><h1>Our services</h1><p>We repair bicycles of every make.</p><ul><li>Tune-ups</li><li>Wheel truing</li></ul>'
+        "<table><tr><td>Tune-up</td><td>$60</td></tr></table></main>"
+        '<div class="site-footer-links"><a href="/jobs">Jobs</a></div>'
+    )
+    text = page_text(lxml_html.fromstring(page))
+    assert text == "# Our services\n\nWe repair bicycles of every make.\n\n- Tune-ups\n\n- Wheel truing\n\nTune-up $60"
+
+
+def test_page_text_keeps_furniture_that_holds_the_whole_page() -> None:
+    """Some sites wrap the whole page in a ``<form>`` (or leave a ``<header>`` unclosed): that is the page."""
+    body = " ".join(text for _, text in FEATURES)
+    page = shell(f'<form id="aspnetForm"><div class="content"><h1>Opening hours</h1><p>{body}</p></div></form>')
+    text = page_text(lxml_html.fromstring(page))
+    assert text.startswith("# Opening hours") and FEATURES[-1][1] in text
+    assert "Forums" not in text
 
 
 # -- the markdown repair ----------------------------------------------------------------------

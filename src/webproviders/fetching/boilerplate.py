@@ -84,18 +84,31 @@ def _plain(markdown: str) -> str:
     return _squash(_MD_MARKUP.sub("", _MD_LINK.sub(r"\1", markdown)))
 
 
+def _opened_by_reader(element: Any, controlled: set[str]) -> bool:
+    """A panel a reader opens: a tab or accordion panel (named by a control's
+    ``aria-controls``), or ``hidden="until-found"`` text that the browser's find reveals."""
+    return element.get("id") in controlled or (element.get("hidden") or "").strip().lower() == "until-found"
+
+
 def drop_unrendered(tree: Any) -> None:
     """Remove ``<template>`` and ``hidden`` elements, which no reader sees, from ``tree``.
 
     An element holding most of the page's text stays: that is the page itself, hidden until
-    a script shows it (readers see it once the page has loaded).
+    a script shows it (readers see it once the page has loaded). So do the closed panels of
+    tabs and accordions: a reader opens them (services and products keep their answers and
+    specifications there).
     """
     hidden = tree.xpath(_UNRENDERED)
     if not hidden:
         return
     most = _REVEALED_SHARE * len(tree.text_content())
+    controlled = {name for value in tree.xpath("//@aria-controls") for name in str(value).split()}
     for element in hidden:
-        if element.getparent() is not None and len(element.text_content()) <= most:  # the root cannot be dropped
+        if (
+            element.getparent() is not None  # the root cannot be dropped
+            and len(element.text_content()) <= most
+            and not _opened_by_reader(element, controlled)
+        ):
             element.drop_tree()
 
 

@@ -22,6 +22,7 @@ from urllib.parse import urljoin, urlsplit
 
 from .boilerplate import drop_teaser_links, drop_unrendered, join_split_body, restore_lead
 from .mdtidy import tidy_markdown
+from .pagetext import page_text, visible_text
 from .pagetype import PageType, page_type
 
 Format = Literal["markdown", "text"]
@@ -47,21 +48,23 @@ TYPE_OPTIONS: dict[str, dict[str, Any]] = {
     "documentation": {"include_links": False},
     "collection": {"include_links": False},
 }
-#: When trafilatura's main text has fewer words than this share of what its baseline
-#: extractor finds (paragraph-like blocks, structured data), it chose one part of a page
-#: made of many (posts, cards, sections): the baseline's text stands in. Only on pages
-#: known to be made of many parts: on articles and product pages the baseline's extra text
-#: is mostly comments, menus and recommendations (measured on all three evaluation sets).
+#: When trafilatura's main text has fewer words than this share of another reading of the
+#: page, it chose one part of a page made of many (one post, one card, one section): that
+#: reading stands in. Only on pages known to be made of many parts: on articles and product
+#: pages the extra text is mostly comments, menus and recommendations (measured on all
+#: three evaluation sets).
 RESCUE_SHARE = 0.4
-_RESCUED = frozenset({"forum", "collection", "listing", "documentation", "service"})
-#: Elements whose text is never page text.
-_NON_TEXT = frozenset({"script", "style", "noscript", "template", "svg", "head", "iframe", "object"})
-_BLOCK = frozenset(
-    {"p", "div", "br", "li", "tr", "h1", "h2", "h3", "h4", "h5", "h6", "section", "article",
-     "header", "footer", "nav", "aside", "main", "ul", "ol", "table", "pre", "blockquote", "dd", "dt"}
-)
-_SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
-_BLANK_LINES = re.compile(r"\n\s*\n+")
+#: Which reading stands in, by page type: the page's text without its furniture
+#: (:func:`.pagetext.page_text`) where the parts are cards and sections side by side, or
+#: trafilatura's baseline (its paragraph-like blocks) where they are posts or prose, which
+#: the page text would surround with thread lists and sidebars.
+RESCUE_WITH: dict[str, Literal["page", "baseline"]] = {
+    "collection": "page",
+    "listing": "page",
+    "service": "page",
+    "forum": "baseline",
+    "documentation": "baseline",
+}
 _WORD = re.compile(r"\w+")
 #: Links collected from one page at most (a crawl needs far fewer; each costs a URL join).
 MAX_LINKS = 5_000
@@ -96,32 +99,8 @@ class HtmlDocument:
 
 
 def _text_of(tree: Any) -> str:
-    """The visible text of ``tree`` with block boundaries as line breaks."""
-    parts: list[str] = []
-
-    def walk(element: Any) -> None:
-        tag = element.tag if isinstance(element.tag, str) else ""
-        if tag.lower() in _NON_TEXT:
-            if element.tail:
-                parts.append(element.tail)
-            return
-        block = tag.lower() in _BLOCK
-        if block:
-            parts.append("\n")
-        if element.text and tag:
-            parts.append(element.text)
-        for child in element:
-            walk(child)
-        if block:
-            parts.append("\n")
-        if element.tail:
-            parts.append(element.tail)
-
     body = tree.find(".//body")
-    walk(body if body is not None else tree)
-    text = _SPACES.sub(" ", "".join(parts))
-    lines = (line.strip() for line in text.split("\n"))
-    return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
+    return visible_text(body if body is not None else tree)
 
 
 def _links(tree: Any, url: str) -> list[str]:
@@ -179,8 +158,8 @@ def _words(text: str) -> int:
 
 
 def _main_text(html: str, tree: Any, url: str, fmt: Format, kind: PageType) -> str | None:
-    """trafilatura's main text with our corrections (:mod:`.boilerplate`) applied, or its
-    baseline's text when that holds much more (see :data:`RESCUE_SHARE`)."""
+    """trafilatura's main text with our corrections (:mod:`.boilerplate`) applied, or another
+    reading of the page when that holds much more (see :data:`RESCUE_SHARE`)."""
     import trafilatura
 
     extracted = trafilatura.extract(tree, url=url, **{**TRAFILATURA_OPTIONS[fmt], **TYPE_OPTIONS.get(kind, {})})
@@ -188,9 +167,10 @@ def _main_text(html: str, tree: Any, url: str, fmt: Format, kind: PageType) -> s
         extracted = restore_lead(tree, extracted)
         if fmt == "markdown":
             extracted = tidy_markdown(drop_teaser_links(extracted, url))
-    if kind not in _RESCUED:
+    by = RESCUE_WITH.get(kind)
+    if by is None:
         return extracted
-    _tree, rescue, _length = trafilatura.baseline(html)
+    rescue = page_text(tree) if by == "page" else trafilatura.baseline(html)[1]
     if rescue and _words(extracted or "") < RESCUE_SHARE * _words(rescue):
         return rescue
     return extracted

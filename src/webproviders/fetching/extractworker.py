@@ -60,6 +60,11 @@ def _limit_memory(megabytes: int) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
 
 
+def _lift_memory_limit() -> None:
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (hard, hard))
+
+
 def _run(job: Job) -> tuple[bool, Any]:
     function, args, kwargs, cpu_seconds, memory_mb, heavy = job
     if heavy and hasattr(os, "nice"):
@@ -71,6 +76,7 @@ def _run(job: Job) -> tuple[bool, Any]:
     except WebProviderError as exc:
         return False, exc
     except MemoryError:
+        _lift_memory_limit()  # the reply needs a little memory; the worker leaves once it is sent
         return False, TooLargeError(
             f"Extracting the page needed more than the {memory_mb:,} MB of memory an extraction "
             "worker may use; it was stopped (web.extraction.max_memory_mb sets the limit)."

@@ -30,6 +30,7 @@ _SCHEMA_TYPES: tuple[tuple[PageType, frozenset[str]], ...] = (
     ("collection", frozenset({"collectionpage", "offercatalog", "searchresultspage"})),
     ("article", frozenset({"article", "newsarticle", "blogposting", "reportagenewsarticle", "analysisnewsarticle",
                            "opinionnewsarticle", "reviewnewsarticle", "scholarlyarticle", "report", "recipe"})),
+    ("service", frozenset({"service", "softwareapplication"})),
 )
 #: Words in a URL path, matched as whole path segments (or their prefix before a dash).
 _URL_WORDS: tuple[tuple[PageType, re.Pattern[str]], ...] = (
@@ -99,10 +100,17 @@ def page_type(tree: Any, url: str) -> PageType:
         return "collection"  # a grid of products, each stating itself
     for kind, names in _SCHEMA_TYPES:
         if not names.isdisjoint(types):
+            if kind == "article" and _address_kind(url) == "documentation":
+                return "documentation"  # documentation sites state plain Article on every page
             return kind
     og = tree.find(".//meta[@property='og:type']")
     if og is not None and (og.get("content") or "").strip().lower() in _OG_TYPES:
         return _OG_TYPES[(og.get("content") or "").strip().lower()]
+    return _address_kind(url) or "article"
+
+
+def _address_kind(url: str) -> PageType | None:
+    """The kind the page's address names (its host or a word of its path), if any."""
     parts = urlsplit(url)
     if _DOCS_HOST.match(parts.hostname or ""):
         return "documentation"
@@ -110,4 +118,4 @@ def page_type(tree: Any, url: str) -> PageType:
     for kind, words in _URL_WORDS:
         if words.search(path):
             return kind
-    return "article"
+    return None
