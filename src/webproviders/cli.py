@@ -629,6 +629,12 @@ def _run(args: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     _logging(args.debug)
+    if args.command in ("extract", "crawl"):
+        # A worker's start (an interpreter and trafilatura) overlaps loading the config and
+        # the providers; on a chain that never uses it, it is stopped at exit.
+        from .fetching.extractpool import extraction_pool
+
+        extraction_pool.start_early()
     try:
         code = _run(args)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush

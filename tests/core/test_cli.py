@@ -222,6 +222,21 @@ class Page(BaseHTTPRequestHandler):
         pass
 
 
+@pytest.mark.parametrize("backend", ["http", "stub"])
+def test_an_extract_leaves_no_process_behind(backend: str, http_server: Any) -> None:
+    """The command starts an extraction worker as it starts (so the worker is ready when the
+    page arrives); whether or not the chain used it, nothing of the command outlives it."""
+    url = f"http://127.0.0.1:{http_server(Page).server_address[1]}/page"
+    command = subprocess.Popen(
+        [sys.executable, "-m", "webproviders.cli", "--allow-private", "extract", url, "--backend", backend],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )
+    out, _err = command.communicate(timeout=60)
+    assert command.returncode == 0 and url in out
+    with pytest.raises(ProcessLookupError):  # its process group is empty: no worker left running
+        os.killpg(command.pid, 0)
+
+
 def test_allow_private_by_flag_or_environment(http_server: Any) -> None:
     url = f"http://127.0.0.1:{http_server(Page).server_address[1]}/page"
     refused = run("extract", url, "--backend", "http")

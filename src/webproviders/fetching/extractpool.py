@@ -23,7 +23,6 @@ socket to this process closes.
 
 from __future__ import annotations
 
-import asyncio
 import atexit
 import functools
 import os
@@ -38,11 +37,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-from ..config import ExtractionSettings
 from ..context import note_repeating, remaining_time
 from ..errors import ProviderError, TooLargeError, WebProviderError, WebTimeoutError
+
+if TYPE_CHECKING:  # neither is needed to start a worker early (the command line starts one first)
+    import asyncio
+
+    from ..config import ExtractionSettings
 
 T = TypeVar("T")
 
@@ -232,7 +235,7 @@ class ExtractionPool:
         self._claimed = 0
         self._heavy_claimed = 0
         self._threads = _WaitingThreads()
-        self._size = ExtractionSettings().workers
+        self._size = 1  # each page sets it from its web.extraction.workers
 
     # -- the caller's side --------------------------------------------------------------
     async def run(
@@ -249,6 +252,8 @@ class ExtractionPool:
             deadline, reason = wall, f"within {wall:g} s"
         message = (function, args, kwargs, settings.cpu_timeout, settings.max_memory_mb, heavy)
         job = _Job(message, settings, time.monotonic() + deadline, reason, heavy)
+        import asyncio
+
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         self._threads.submit(functools.partial(self._serve, job, loop, future))
