@@ -55,7 +55,8 @@ class Section(BaseModel):
     with the key named), no value echoed in a validation error (it may be a key), and reprs
     with secrets and URL credentials masked."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, hide_input_in_errors=True)
+    #: Validators are built on first use: a config that sets nothing needs none.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, hide_input_in_errors=True, defer_build=True)
 
     def __repr_args__(self) -> Any:
         for name, value in super().__repr_args__():
@@ -65,9 +66,8 @@ class Section(BaseModel):
 class LazySection(Section):
     """A section of a feature a process may never use (the cache, budgets, the MCP server):
     its validator is built the first time a config gives it, and a config that leaves it out
-    gets its defaults without one (:data:`Lazy`). So what is off costs nothing at import."""
-
-    model_config = ConfigDict(defer_build=True)
+    gets its defaults without one (:data:`Lazy`), outside its parent's validator. So what
+    is off costs nothing at import."""
 
 
 S = TypeVar("S", bound=BaseModel)
@@ -171,7 +171,7 @@ class ProviderSettings(Section):
 @functools.lru_cache(maxsize=1)
 def _no_settings() -> ProviderSettings:
     """The settings of a provider without a section (shared: settings are read-only)."""
-    return ProviderSettings()
+    return ProviderSettings.model_construct()
 
 
 class PluginSettings(Section):
@@ -442,8 +442,8 @@ class McpSettings(LazySection):
 class Config(Section):
     """The whole configuration. Build one with :func:`load_config` or directly."""
 
-    web: WebSettings = Field(default_factory=WebSettings)
-    plugins: PluginSettings = Field(default_factory=PluginSettings)
+    web: WebSettings = Field(default_factory=WebSettings.model_construct)
+    plugins: PluginSettings = Field(default_factory=PluginSettings.model_construct)
     mcp: Lazy[McpSettings] = section(McpSettings)
     #: Where this config came from (a path, or None for defaults / code).
     source: str | None = Field(default=None, exclude=True)
@@ -560,6 +560,19 @@ def _format_validation_error(exc: ValidationError, source: str) -> str:
     return f"Invalid configuration in {source}: " + "; ".join(problems)
 
 
+def _nothing_set(tree: dict[str, Any]) -> bool:
+    """Whether a config tree sets nothing (only empty sections): its config is the defaults,
+    built without validating (defaults are valid), so a process without a config file
+    builds no validator at start."""
+    return all(type(value) is dict and not value for value in tree.values())
+
+
+def _defaults(tree: dict[str, Any]) -> Config:
+    """The config of a tree that sets nothing, as validating it would build it."""
+    given = {key: _section_model(Config.model_fields[key]).model_construct() for key in tree}  # type: ignore[union-attr]
+    return Config.model_construct(**given)
+
+
 def config_from_dict(
     data: dict[str, Any] | None,
     *,
@@ -574,7 +587,7 @@ def config_from_dict(
     _apply_env_overrides(tree, env)
     tree = _warn_unknown_keys(tree, Config, "", source)
     try:
-        config = Config.model_validate(tree)
+        config = _defaults(tree) if _nothing_set(tree) else Config.model_validate(tree)
     except ValidationError as exc:
         raise ConfigError(_format_validation_error(exc, source)) from None
     config.source = source

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from webproviders.config import ConfigError, config_from_dict, interpolate, load_config
+from webproviders.config import Config, ConfigError, ProviderSettings, config_from_dict, interpolate, load_config
 
 
 def test_defaults_without_any_file(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -19,6 +19,23 @@ def test_defaults_without_any_file(monkeypatch: pytest.MonkeyPatch) -> None:
     assert config.web.allow_private_networks is False
     assert config.plugins.enabled == []
     assert config.provider("brave").api_keys() == []
+
+
+@pytest.mark.parametrize("tree", [{}, {"web": {}, "mcp": {}}, {"web": None, "plugins": {}}])
+def test_a_config_that_sets_nothing_is_the_validated_defaults(tree: dict[str, Any]) -> None:
+    """Built without its validator, it is still exactly what validating it gives."""
+    config = config_from_dict(tree)
+    validated = Config.model_validate({key: value for key, value in tree.items() if value is not None} or {"web": {}})
+    assert config.model_dump() == validated.model_dump()
+    assert config.model_fields_set - {"source"} == validated.model_fields_set
+    assert config.web.model_fields_set == set()
+    assert config.provider("brave").model_dump() == ProviderSettings().model_dump()
+
+
+@pytest.mark.parametrize("tree", [{"web": []}, {"web": 0}, {"plugins": ""}, {"web": {"timeout": 0}}])
+def test_an_empty_looking_section_of_the_wrong_kind_is_still_refused(tree: dict[str, Any]) -> None:
+    with pytest.raises(ConfigError, match="Invalid configuration"):
+        config_from_dict(tree)
 
 
 def test_interpolation_with_defaults() -> None:
