@@ -17,6 +17,7 @@ vendor SDKs by name, so nothing is imported to do it.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import re
@@ -42,20 +43,32 @@ _lock = threading.Lock()
 #: When the watched variables were last read, and the secrets they held then.
 _env_read: tuple[float, frozenset[str]] = (float("-inf"), frozenset())
 
-_CREDENTIAL_PATTERNS = (
-    # Authorization / Proxy-Authorization headers, also as a JSON key echoed in a body.
-    re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*\[?\s*['\"]?(?:bearer|bot|basic|token|digest)?\s*)[^\s'\",;\]}]+"),
-    re.compile(r"(?i)((?:x-subscription-token|x-api-key|api-key|x-goog-api-key)['\"]?\s*[:=]\s*['\"]?)[^\s'\",;}]+"),
-    re.compile(r"(?i)([?&;](?:api_key|apikey|key|token|access_token|auth|password)=)[^&\s'\"]+"),
-    re.compile(
-        r"(?i)(['\"](?:api_key|apikey|api-key|token|access_token|x-api-key|password|secret)['\"]\s*:\s*['\"])[^'\"]+"
-    ),
-    re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
-)
-#: ``scheme://user:password@`` (or ``scheme://token@``): everything before the ``@`` goes.
-_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#\s@'\"<>]+@")
-#: A vendor's masked echo of a key: a few characters, a run of stars or dots, a few more.
-_ECHO = re.compile(r"(?<![\w-])([\w-]{0,12})(?:\*{2,}|•{2,}|\.{3,}|…)([\w-]{0,8})(?![\w-])")
+class _Patterns:
+    """The scrubber's patterns, compiled the first time something is scrubbed (not at import)."""
+
+    def __init__(self) -> None:
+        self.credentials = (
+            # Authorization / Proxy-Authorization headers, also as a JSON key echoed in a body.
+            re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*\[?\s*['\"]?(?:bearer|bot|basic|token|digest)?\s*)[^\s'\",;\]}]+"),
+            re.compile(r"(?i)((?:x-subscription-token|x-api-key|api-key|x-goog-api-key)['\"]?\s*[:=]\s*['\"]?)[^\s'\",;}]+"),
+            re.compile(r"(?i)([?&;](?:api_key|apikey|key|token|access_token|auth|password)=)[^&\s'\"]+"),
+            re.compile(
+                r"(?i)(['\"](?:api_key|apikey|api-key|token|access_token|x-api-key|password|secret)['\"]\s*:\s*['\"])[^'\"]+"
+            ),
+            re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
+        )
+        #: ``scheme://user:password@`` (or ``scheme://token@``): everything before the ``@`` goes.
+        self.userinfo = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#\s@'\"<>]+@")
+        #: A vendor's masked echo of a key: a few characters, a run of stars or dots, a few more.
+        self.echo = re.compile(r"(?<![\w-])([\w-]{0,12})(?:\*{2,}|•{2,}|\.{3,}|…)([\w-]{0,8})(?![\w-])")
+        #: A run of ASCII letters and digits: every form of a secret (percent-encoded,
+        #: escaped) keeps such runs of it as they are.
+        self.alnum_run = re.compile(r"[A-Za-z0-9]+")
+
+
+@functools.cache
+def _patterns() -> _Patterns:
+    return _Patterns()
 
 
 def remember(*secrets: str | None) -> None:
@@ -152,17 +165,12 @@ def _forms(secret: str) -> set[str]:
     return {form for form in found if len(form) >= _MIN_SECRET_LEN}
 
 
-#: A run of ASCII letters and digits: every form of a secret (percent-encoded, escaped)
-#: keeps such runs of it as they are.
-_ALNUM_RUN = re.compile(r"[A-Za-z0-9]+")
-
-
 def _cores(secrets: tuple[str, ...]) -> tuple[str, ...]:
     """What a text must contain for any form of ``secrets`` to be in it: each secret's longest
     run of ASCII letters and digits, or all its forms when that run is too short to tell."""
     found: set[str] = set()
     for secret in secrets:
-        core = max(_ALNUM_RUN.findall(secret), key=len, default="")
+        core = max(_patterns().alnum_run.findall(secret), key=len, default="")
         found.update([core] if len(core) >= _MIN_SECRET_LEN else _forms(secret))
     return tuple(found)
 
@@ -193,7 +201,7 @@ class _Matcher:
         if self.pattern is not None and any(core in text for core in self.cores):
             text = self.pattern.sub(MASK, text)
         if self.echoed and ("*" in text or "•" in text or "…" in text or "..." in text):
-            text = _ECHO.sub(self._echo, text)
+            text = _patterns().echo.sub(self._echo, text)
         return text
 
     def mask_data(self, text: str) -> str:
@@ -239,9 +247,10 @@ def scrub(text: str) -> str:
     if done is not None:
         return done
     clean = matcher.mask(text)
+    patterns = _patterns()
     if "@" in clean:
-        clean = _USERINFO.sub(lambda m: m.group(1) + MASK + "@", clean)
-    for pattern in _CREDENTIAL_PATTERNS:
+        clean = patterns.userinfo.sub(lambda m: m.group(1) + MASK + "@", clean)
+    for pattern in patterns.credentials:
         clean = pattern.sub(lambda m: m.group(1) + MASK, clean)
     if len(text) <= _REMEMBER_CHARS:
         if len(known) >= _REMEMBERED:
