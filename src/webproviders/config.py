@@ -478,7 +478,8 @@ def user_agent(config: Config | None) -> str:
     return configured or f"webproviders/{__version__}"
 
 
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+#: ``${VAR}`` or ``${VAR:-default}`` (a pattern, compiled by :mod:`re` on first use, not at import).
+_VAR = r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}"
 
 
 def interpolate(value: Any, environ: dict[str, str] | os._Environ[str] | None = None) -> Any:
@@ -489,7 +490,7 @@ def interpolate(value: Any, environ: dict[str, str] | os._Environ[str] | None = 
     """
     env = os.environ if environ is None else environ
     if isinstance(value, str):
-        return _VAR.sub(lambda m: env.get(m.group(1)) or (m.group(2) or ""), value)
+        return re.sub(_VAR, lambda m: env.get(m.group(1)) or (m.group(2) or ""), value)
     if isinstance(value, list):
         return [interpolate(item, env) for item in value]
     if isinstance(value, dict):
@@ -626,7 +627,7 @@ MAX_ALIAS_EXPANSION = 10_000
 #: process on a deeply nested file, where this one raises RecursionError.
 _YAML_LOADER = yaml.SafeLoader
 #: A quoted fragment of the file in a YAML message (a tag, an anchor): it may be a key.
-_QUOTED = re.compile(r"'(?!<)[^']{4,}'")
+_QUOTED = r"'(?!<)[^']{4,}'"
 
 
 def _parse_yaml(text: str, file: Path) -> Any:
@@ -651,7 +652,7 @@ def _yaml_problem(exc: yaml.YAMLError) -> str:
     if not isinstance(exc, yaml.MarkedYAMLError):
         return scrub(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     parts = [
-        _QUOTED.sub("'***'", text) + (f" (line {mark.line + 1}, column {mark.column + 1})" if mark else "")
+        re.sub(_QUOTED, "'***'", text) + (f" (line {mark.line + 1}, column {mark.column + 1})" if mark else "")
         for text, mark in ((exc.context, exc.context_mark), (exc.problem, exc.problem_mark))
         if text
     ]
