@@ -47,7 +47,8 @@ class Cost:
 
 
 def planned_units(capability: str, per: str, arguments: dict[str, Any], settings: Any) -> float:
-    """The units a request will likely use, known before it is sent (for budgets)."""
+    """The units a request will likely use, known before it is sent (for budgets); only a
+    crawl reads the provider's ``settings`` (None will do for the others)."""
     if per == "request":
         return 1.0
     if capability == "extract":

@@ -101,7 +101,9 @@ class Meter:
         accounts = self.accounts
         tariff = accounts.tariff(provider)
         rate = tariff.rate(self.capability)
-        planned = planned_units(self.capability, rate.per, self.arguments, accounts.registry.config.provider(provider))
+        capability = self.capability
+        settings = accounts.registry.config.provider(provider) if capability == "crawl" else None  # only a crawl reads it
+        planned = planned_units(capability, rate.per, self.arguments, settings)
         hold = None
         if rate.usd and accounts.budgets is not None:
             hold = await accounts.budgets.reserve(provider, self.tags, planned * rate.usd)
