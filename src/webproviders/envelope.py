@@ -18,6 +18,8 @@ _URL_KEYS = ("url", "href", "link", "uri")
 _TITLE_KEYS = ("title", "name")
 _DESCRIPTION_KEYS = ("description", "snippet", "body", "content", "text", "summary")
 _PAGE_CONTENT_KEYS = ("content", "markdown", "text", "body")
+#: A hit's URL starts with one of these (in any case).
+_SCHEMES = ("http://", "https://")
 _SEARCH_SKIP = {"position", *_URL_KEYS, *_TITLE_KEYS, *_DESCRIPTION_KEYS}
 _PAGE_SKIP = {"error", "error_code", *_URL_KEYS, *_TITLE_KEYS, *_PAGE_CONTENT_KEYS}
 
@@ -156,7 +158,7 @@ def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[s
         else:
             url = _pick(mapping, _URL_KEYS)
             title, description = _pick(mapping, _TITLE_KEYS), _pick(mapping, _DESCRIPTION_KEYS)
-        if not url[:8].lower().startswith(("http://", "https://")) or url in seen:
+        if url in seen or not (url.startswith(_SCHEMES) or url[:8].lower().startswith(_SCHEMES)):
             continue
         seen.add(url)
         hit: dict[str, Any] = {"title": title, "url": url, "description": description, "position": len(hits) + 1}

@@ -8,7 +8,14 @@ from typing import Any
 
 import pytest
 
-from webproviders.config import Config, ConfigError, ProviderSettings, config_from_dict, interpolate, load_config
+from webproviders.config import (
+    Config,
+    ConfigError,
+    ProviderSettings,
+    config_from_dict,
+    interpolate,
+    load_config,
+)
 
 
 def test_defaults_without_any_file(monkeypatch: pytest.MonkeyPatch) -> None:

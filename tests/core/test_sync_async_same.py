@@ -6,11 +6,13 @@ from __future__ import annotations
 import _thread
 import asyncio
 import threading
+import time
 from typing import Any
 
 import pytest
 
-from webproviders import adispatch_search, dispatch_search
+from webproviders import adispatch_search, context, dispatch_search
+from webproviders.config import set_default_config
 
 SLOW = """
 import asyncio
@@ -99,3 +101,63 @@ def test_a_sync_call_interrupted_while_waiting_leaves_the_next_one_whole(
     timer.join()
     second = dispatch_search("second", backend="slow", config=config)
     assert second["success"] is True and second["data"]["web"][0]["title"] == "second"
+
+
+INLINE_WAITING = """
+import asyncio
+from webproviders import WebSearchProvider
+
+class InlineWaiting(WebSearchProvider):
+    name = "inline-waiting"
+    runs_inline = True  # returns at once, but what it returns waits
+    def is_available(self):
+        return True
+    def search(self, query, limit=5, **options):
+        async def answer():
+            await asyncio.sleep(float(options.get("sleep", 0)))
+            return [{"title": query, "url": "https://inline.example/" + query, "description": "waited"}]
+        return answer()
+
+def register(ctx):
+    ctx.register_web_search_provider(InlineWaiting())
+"""
+
+
+def test_a_sync_call_that_starts_computing_and_then_waits_still_ends_by_its_deadline(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A provider that answers at once with something that then waits: the sync call waits
+    under the same deadline as an async call."""
+    root = write_plugin("inlinewait", INLINE_WAITING)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["inlinewait"]})
+    done = dispatch_search("quick", backend="inline-waiting", config=config, sleep=0.05)
+    assert done["success"] is True and done["data"]["web"][0]["title"] == "quick"
+    started = time.monotonic()
+    late = dispatch_search("slow", backend="inline-waiting", config=config, timeout=0.3, sleep=5)
+    assert time.monotonic() - started < 0.3 + 0.5
+    assert late["success"] is False and late["error_code"] == "timeout"
+    sync, asynchronous = _both(query="q", backend="inline-waiting", config=config, sleep=0.01)
+    assert _steady(sync) == _steady(asynchronous)
+
+
+def test_a_sync_call_leaves_the_callers_context_as_it_was(pair_config: Any) -> None:
+    """What a call sets for the provider code it runs (its deadline, its warnings) stays in
+    that call, whether it ended without waiting or after a wait."""
+    for backend in ("stub", "async-search"):
+        assert context.remaining_time() is None
+        assert dispatch_search("q", backend=backend, config=pair_config)["success"] is True
+        assert context.remaining_time() is None
+
+
+def test_the_next_call_follows_a_changed_default_config(pair_config: Any, make_config: Any) -> None:
+    """Plans are kept per config: replacing the default config changes what the next call runs."""
+    set_default_config(pair_config)
+    try:
+        assert dispatch_search("q", backend="sync-search")["provider"] == "sync-search"
+        assert dispatch_search("q", backend="sync-search")["provider"] == "sync-search"  # a kept plan
+        set_default_config(make_config(web={"cache": False, "search_backend": "stub"}))
+        answer = dispatch_search("q")
+        assert answer["provider"] == "stub" and answer["meta"]["requested_backend"] is None
+        assert dispatch_search("q", backend="sync-search")["error_code"] == "not_configured"
+    finally:
+        set_default_config(None)
