@@ -71,6 +71,8 @@ _UPSERT = """INSERT INTO pages (url, host, title, content, digest, fetched_at, p
         provider = excluded.provider, published_at = coalesce(excluded.published_at, published_at),
         language = coalesce(excluded.language, language)"""
 _COLUMNS = "p.url, p.title, p.content, p.fetched_at, p.provider, p.published_at, p.language"
+#: Pages holding a term, counted up to a bound (the budget and one more is enough to choose).
+_COUNT = "SELECT count(*) FROM (SELECT 1 FROM pages_fts WHERE pages_fts MATCH ? LIMIT ?)"
 _DOMAIN_MATCH = "(p.host = ? OR substr(p.host, -length(?) - 1) = '.' || ?)"
 
 
@@ -298,14 +300,15 @@ class SQLiteStore:
         rare terms, named twice, count twice). When even the rarest term (of those in any
         page) is in more pages than that, the pages holding every term are scored first.
         Either way, when those are too few, every page holding any term is.
+
+        A term is counted only up to one page past the budget (:data:`_COUNT`): a term in
+        more pages than that is never among the rare ones, and counting a common word's
+        every page took longer than the rest of the search.
         """
         everything = " OR ".join(terms)
         if len(terms) < 2:
             return [everything]
-        counted = sorted(
-            (db.execute("SELECT count(*) FROM pages_fts WHERE pages_fts MATCH ?", (term,)).fetchone()[0], term)
-            for term in terms
-        )
+        counted = sorted((db.execute(_COUNT, (term, CANDIDATE_BUDGET + 1)).fetchone()[0], term) for term in terms)
         found = [term for count, term in counted if count]  # a term in no page picks nothing
         rare: list[str] = []
         matched = 0
