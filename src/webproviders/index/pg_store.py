@@ -95,15 +95,20 @@ CROSS JOIN LATERAL (SELECT tsvector_to_array(to_tsvector(c.config, t.term)) AS l
 #: past the 256 positions a tsvector keeps), without unpacking the tsvector row by row.
 #: Title words carry weight A, so the same with only A counted gives the title's share.
 _TF = "round(1 / (1.64493406685 * (1 - ts_rank({weights}, c.search, q.lexeme))) - 0.5)"
+#: One statement from candidates to snippets. The second set is read only when the first
+#: holds fewer pages than asked for (each of those is a hit: it holds a term of the question).
 _SEARCH = f"""
-WITH candidates AS MATERIALIZED (  -- each tsvector read (and decompressed) once
-    SELECT DISTINCT ON (id) id, search, length FROM (
-        (SELECT p.id, p.search || ''::tsvector AS search, p.length FROM {{s}}.pages p
-         WHERE p.search @@ %(first)s::tsquery {{filters}} LIMIT %(budget)s)
-        UNION ALL
-        (SELECT p.id, p.search || ''::tsvector, p.length FROM {{s}}.pages p
-         WHERE p.search @@ %(then)s::tsquery {{filters}} LIMIT %(then_budget)s)
-    ) AS chosen ORDER BY id
+WITH first AS MATERIALIZED (
+    SELECT p.id, p.search, p.length FROM {{s}}.pages p
+    WHERE p.search @@ %(first)s::tsquery {{filters}} LIMIT %(budget)s
+), candidates AS MATERIALIZED (  -- each tsvector read (and decompressed) once
+    SELECT id, search || ''::tsvector AS search, length FROM first
+    UNION ALL
+    SELECT id, search || ''::tsvector, length FROM (
+        SELECT p.id, p.search, p.length FROM {{s}}.pages p
+        WHERE p.search @@ %(then)s::tsquery {{filters}} AND (SELECT count(*) FROM first) < %(limit)s
+        LIMIT %(then_budget)s
+    ) AS more WHERE id NOT IN (SELECT id FROM first)
 ), frequencies AS MATERIALIZED (
     SELECT c.id, c.length, q.idf,
            {_TF.format(weights="'{{1,1,1,1}}'")} + %(title_extra)s * {_TF.format(weights="'{{0,0,0,1}}'")} AS tf
@@ -447,11 +452,8 @@ class PostgresStore:
                 "limit": limit, "every": question.every, "headline": _HEADLINE, **names,
             }
             first, then = question.candidates()
-            rows = conn.execute(statement, {**values, "first": first, "then": then, "then_budget": 0}).fetchall()
-            if len(rows) < limit and then != first:
-                rows = conn.execute(
-                    statement, {**values, "first": first, "then": then, "then_budget": CANDIDATE_BUDGET}
-                ).fetchall()
+            then_budget = CANDIDATE_BUDGET if then != first else 0
+            rows = conn.execute(statement, {**values, "first": first, "then": then, "then_budget": then_budget}).fetchall()
         return [
             Hit(IndexedPage(row[0], shown(row[1]), "", row[2], row[3], row[4], row[5]), snippet(row[6]), float(row[7]))
             for row in rows
