@@ -137,11 +137,6 @@ def _env_secrets() -> frozenset[str]:
     return _env_read[1]
 
 
-def current_secrets() -> list[str]:
-    """Every secret to scrub now, longest first (so a key that contains another is masked whole)."""
-    return list(_current_matcher().secrets)
-
-
 def _escaped(text: str) -> set[str]:
     """``text`` as JSON and as a Python repr write it (a CR/LF becomes ``\\r\\n``)."""
     import json  # here: needed only once a secret is known

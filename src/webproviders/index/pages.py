@@ -146,12 +146,6 @@ def _domain(value: str) -> str:
     return value.strip().lower().rstrip(".")
 
 
-def parent_domains(host: str) -> list[str]:
-    """``docs.python.org`` -> ``[docs.python.org, python.org, org]``: what a domain filter matches."""
-    parts = host.split(".")
-    return [".".join(parts[i:]) for i in range(len(parts)) if parts[i]]
-
-
 def iso_utc(timestamp: float) -> str:
     """Seconds since the epoch as an ISO 8601 UTC time (``2026-05-01T12:00:00Z``)."""
     return datetime.fromtimestamp(timestamp, timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
