@@ -242,6 +242,21 @@ def test_running_totals_are_kept_with_the_rows(tmp_path: Path) -> None:
                       "tag:user=bob": 0.5}
 
 
+def test_a_batch_of_many_rows_is_read_back_row_for_row(tmp_path: Path) -> None:
+    ledger = Ledger(UsageSettings(path=str(tmp_path / "usage.sqlite3")))
+    now = time.time()
+    rows = [
+        UsageRecord(now + i / 1000, f"p{i % 3}", "extract" if i % 2 else "search", "ok" if i % 5 else "bad_gateway",
+                    float(i), "page", i / 100, bool(i % 2), i / 10, {"user": f"u{i}"} if i % 4 else {},
+                    f"query {i}" if i % 7 else None)
+        for i in range(150)  # written as one batch, more rows than one INSERT statement holds
+    ]
+    record(ledger, *rows)
+    assert list(ledger.rows(now - 1)) == rows
+    day = time.strftime("%Y-%m-%d", time.gmtime(now))
+    assert ledger.totals([(day, "all")]) == pytest.approx([sum(i / 100 for i in range(150))])
+
+
 def test_a_ledger_from_before_running_totals_gets_them_once(tmp_path: Path) -> None:
     path = tmp_path / "usage.sqlite3"
     old = sqlite3.connect(path)

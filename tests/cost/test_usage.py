@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import collections
 import datetime
 import json
 import sqlite3
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +67,31 @@ def test_only_requests_that_reached_a_vendor_are_recorded(tmp_path: Path) -> Non
     dispatch_search("b", backend="priced", config=config)  # over budget
     dispatch_search("", backend="priced", config=config)  # invalid input
     assert len(_rows(path)) == 1
+
+
+def test_calls_from_many_threads_at_once_each_leave_their_row_and_total(tmp_path: Path) -> None:
+    path = tmp_path / "usage.sqlite3"
+    config = cost_config(usage={"path": str(path)})
+
+    def calls(worker: int) -> None:
+        for _ in range(40):
+            dispatch_search("a", backend="priced", config=config, cache=False, tags={"worker": str(worker)})
+
+    threads = [threading.Thread(target=calls, args=(worker,)) for worker in range(5)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    rows = _rows(path)
+    assert sorted(collections.Counter(json.loads(r["tags"])["worker"] for r in rows).items()) == [
+        (str(worker), 40) for worker in range(5)
+    ]
+    conn = sqlite3.connect(path)
+    try:
+        (total,) = conn.execute("SELECT sum(usd) FROM usage_totals WHERE scope = 'all' AND length(period) = 10").fetchone()
+    finally:
+        conn.close()
+    assert total == pytest.approx(200 * 0.004)
 
 
 def test_usage_summary_groups_totals(tmp_path: Path) -> None:

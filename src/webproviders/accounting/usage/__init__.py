@@ -130,9 +130,17 @@ class Ledger:
         return f"{parts.scheme}://{parts.hostname or ''}{f':{parts.port}' if parts.port else ''}{parts.path}"
 
     def record(self, row: UsageRecord) -> None:
-        """Queue a row; the spool thread writes it."""
-        if spool.put_row(self, row) and row.usd > 0:
+        """Queue a row; the spool thread writes it.
+
+        A priced row joins the unwritten sums before it is queued, so it is never written
+        and taken off them before it was added.
+        """
+        if row.usd <= 0:
+            spool.put_row(self, row)
+        else:
             self._unwritten.add([row], 1.0)
+            if not spool.put_row(self, row):
+                self._unwritten.add([row], -1.0)
 
     def write(self, rows: list[UsageRecord]) -> None:
         """Write a batch (on the spool thread); a ledger that is down loses it, and says so.

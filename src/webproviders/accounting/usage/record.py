@@ -9,6 +9,9 @@ from typing import Any
 
 from ..periods import scopes, stamps
 
+#: One encoder for every row (``json.dumps`` with options builds a new one per call).
+_encode_tags = json.JSONEncoder(separators=(",", ":"), sort_keys=True).encode
+
 
 @dataclass(slots=True)
 class UsageRecord:
@@ -28,7 +31,7 @@ class UsageRecord:
     query: str | None = None
 
     def tags_json(self) -> str | None:
-        return json.dumps(self.tags, separators=(",", ":"), sort_keys=True) if self.tags else None
+        return _encode_tags(self.tags) if self.tags else None
 
     @staticmethod
     def parse_tags(text: Any) -> dict[str, str]:

@@ -1,18 +1,19 @@
 """One background thread that writes ledger rows and settles shared budgets off the hot path.
 
-A call only appends work to a list (a microsecond or two). The thread wakes at most every
-``LINGER`` seconds, takes what has piled up, writes the rows of each ledger in one batch and
-runs the other jobs in order; waking once per batch rather than once per row keeps it from
-competing with the callers for the interpreter. Writers and jobs meet a failing store
-through its :class:`~webproviders.dependable.offload.StoreGuard` (a row that cannot be
-written is dropped, and said so); nothing here ever fails a call.
+A call only appends its row to a deque (a fraction of a microsecond: ``deque.append`` is
+atomic, so the call path takes no lock) and wakes the thread if it is asleep. The thread
+wakes at most every ``LINGER`` seconds, takes what has piled up, writes the rows of each
+ledger in one batch and runs the other jobs in order; waking once per batch rather than once
+per row keeps it from competing with the callers for the interpreter. Writers and jobs meet
+a failing store through its :class:`~webproviders.dependable.offload.StoreGuard` (a row that
+cannot be written is dropped, and said so); nothing here ever fails a call.
 """
 
 from __future__ import annotations
 
 import atexit
 import threading
-import time
+from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
@@ -33,64 +34,69 @@ class BatchWriter(Protocol):
 
 
 class Spool:
-    """A list of rows (per writer) and jobs, emptied by one daemon thread started on first use."""
+    """A deque of rows (each with its writer) and jobs, emptied by one daemon thread started on first use."""
 
     def __init__(self) -> None:
-        self._items: list[tuple[Any, Any]] = []
-        self._pending = 0
-        self._cond = threading.Condition()
+        self._items: deque[tuple[Any, Any]] = deque()
+        #: Set while the thread has work to take; a put sets it only when it is clear.
         self._wake = threading.Event()
         self._hurry = threading.Event()
         self._thread: threading.Thread | None = None
+        self._start_lock = threading.Lock()
+        #: Rows refused because the spool was full (counted without a lock: a figure for people).
         self.dropped = 0
 
     def put_row(self, writer: BatchWriter, row: Any) -> bool:
         """Queue ``row`` for ``writer.write([...])``; False when the spool was full and dropped it."""
-        return self._put(writer, row)
+        if len(self._items) >= _MAX_PENDING:
+            self.dropped += 1
+            return False
+        self._put(writer, row)
+        return True
 
     def submit(self, job: Callable[[], None]) -> None:
-        """Queue a job to run on the spool thread."""
+        """Queue a job to run on the spool thread, after the rows queued before it are written."""
         self._put(None, job)
 
-    def _put(self, target: Any, item: Any) -> bool:
-        with self._cond:
-            if self._pending >= _MAX_PENDING:
-                self.dropped += 1
-                return False
-            self._items.append((target, item))
-            self._pending += 1
-            first = len(self._items) == 1
+    def _put(self, target: Any, item: Any) -> None:
+        self._items.append((target, item))
+        if not self._wake.is_set():  # the thread clears it before it takes the items
+            if self._thread is None:
+                self._start()
+            self._wake.set()
+
+    def _start(self) -> None:
+        with self._start_lock:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="webproviders-usage", daemon=True)
                 self._thread.start()
-        if first:
-            self._wake.set()
-        return True
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until everything queued so far is written; False if ``timeout`` ran out."""
-        end = time.monotonic() + timeout
-        with self._cond:
-            while self._pending:
-                self._hurry.set()
-                left = end - time.monotonic()
-                if left <= 0:
-                    return False
-                self._cond.wait(left)
-        return True
+        thread = self._thread
+        if thread is None:
+            return True  # nothing was ever queued
+        if thread is threading.current_thread():
+            return False  # a job waiting on its own thread would only time out
+        idle = threading.Event()
+        self._mark(idle)
+        return idle.wait(timeout)
+
+    def _mark(self, idle: threading.Event) -> None:
+        """Queue a flush's marker: a job (jobs run after the rows taken with them) that sets
+        ``idle`` once nothing is left, or queues itself again behind what came meanwhile
+        (a row's write may queue a job of its own)."""
+        self._put(None, lambda: idle.set() if not self._items else self._mark(idle))
+        self._hurry.set()
 
     def _run(self) -> None:
+        items = self._items
         while True:
             self._wake.wait()
             self._hurry.wait(LINGER)
-            with self._cond:
-                items, self._items = self._items, []
-                self._wake.clear()
-                self._hurry.clear()
-            self._process(items)
-            with self._cond:
-                self._pending -= len(items)
-                self._cond.notify_all()
+            self._wake.clear()  # before taking: a row put from now on sets it again
+            self._hurry.clear()
+            self._process([items.popleft() for _ in range(len(items))])
 
     def _process(self, items: list[tuple[Any, Any]]) -> None:
         batches: dict[int, tuple[BatchWriter, list[Any]]] = {}

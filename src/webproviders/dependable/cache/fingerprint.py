@@ -13,6 +13,8 @@ import re
 from typing import Any
 
 _SECRET_NAME = re.compile(r"(?i)(api_?key|token|secret|password|passwd|authorization|cookie|credential)")
+#: One encoder for every key (``json.dumps`` with options builds a new one per call).
+_encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr).encode
 
 
 def _public(options: dict[str, Any]) -> dict[str, Any]:
@@ -27,11 +29,5 @@ def cache_key(capability: str, provider: str, arguments: dict[str, Any]) -> str:
         subject = arguments["urls"]
     else:
         subject = arguments["url"]
-    payload = json.dumps(
-        [capability, provider, subject, _public(arguments["options"])],
-        sort_keys=True,
-        separators=(",", ":"),
-        ensure_ascii=False,
-        default=repr,
-    )
+    payload = _encode([capability, provider, subject, _public(arguments["options"])])
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
