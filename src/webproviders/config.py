@@ -22,10 +22,9 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
-    WrapSerializer,
-    WrapValidator,
     field_validator,
 )
+from pydantic_core import core_schema
 
 from ._lazy import lazy_getattr
 from ._version import __version__
@@ -123,7 +122,9 @@ def _lazy_model(name: str) -> type[BaseModel]:
 
 
 class _Given:
-    """Validates a lazy section with its model (imported then) when the config gives it."""
+    """Validates a lazy section with its model (imported then) when the config gives it,
+    and serialises it as that model. Its core schema is written here rather than with
+    pydantic's ``WrapValidator``/``WrapSerializer``, whose module would load at start-up."""
 
     def __init__(self, name: str) -> None:
         self.name = name
@@ -131,6 +132,13 @@ class _Given:
     @property
     def model(self) -> type[BaseModel]:
         return _lazy_model(self.name)
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> core_schema.CoreSchema:
+        return core_schema.no_info_wrap_validator_function(
+            self,
+            core_schema.any_schema(),
+            serialization=core_schema.wrap_serializer_function_ser_schema(_Given.dump, info_arg=False),
+        )
 
     def __call__(self, value: Any, handler: Any) -> Any:
         model = self.model
@@ -216,8 +224,7 @@ else:
         :data:`_LAZY_MODELS`), outside its parent's schema."""
 
         def __class_getitem__(cls, name: str) -> Any:
-            given = _Given(name)
-            return Annotated[Any, WrapValidator(given), WrapSerializer(_Given.dump), given]
+            return Annotated[Any, _Given(name)]
 
 
 def section(name: str) -> Any:
