@@ -12,12 +12,15 @@ others, and medians are compared. With ``--litellm`` (and ``litellm`` installed;
 dependency), ``from litellm import search`` is measured beside them, for comparison.
 ``--against`` also times listing with another source tree first on the path
 (``PYTHONPATH=OTHER/src``), interleaved with the rest: a before/after in the same minutes.
+The CPU time of each process (user + system) is printed beside the wall time: on a machine
+other work shares, it moves less with the load, so two trees compare better by it.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,11 +36,17 @@ LITELLM = "from litellm import search"
 ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 
 
-def _once(code: str, src: str | None = None) -> float:
+def _cpu() -> float:
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
+
+
+def _once(code: str, src: str | None = None) -> tuple[float, float]:
+    """Wall time and CPU time of one fresh interpreter running ``code``."""
     env = ENV if src is None else {**ENV, "PYTHONPATH": src}
-    started = time.perf_counter()
+    cpu, started = _cpu(), time.perf_counter()
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, env=env)
-    return time.perf_counter() - started
+    return time.perf_counter() - started, _cpu() - cpu
 
 
 def main() -> None:
@@ -54,10 +63,14 @@ def main() -> None:
     for code, src in commands.values():
         _once(code, src)  # warm the OS file cache and .pyc files
     times: dict[str, list[float]] = {name: [] for name in commands}
+    cpu_times: dict[str, list[float]] = {name: [] for name in commands}
     for _ in range(args.runs):  # interleaved, so machine noise hits all alike
         for name, (code, src) in commands.items():
-            times[name].append(_once(code, src))
+            wall, cpu = _once(code, src)
+            times[name].append(wall)
+            cpu_times[name].append(cpu)
     median = {name: statistics.median(values) for name, values in times.items()}
+    cpu_median = {name: statistics.median(values) for name, values in cpu_times.items()}
     providers = subprocess.run(
         [sys.executable, "-c", "import webproviders; print(len(webproviders.list_providers()))"],
         check=True, capture_output=True, text=True, env=ENV,
@@ -71,6 +84,10 @@ def main() -> None:
     if "other" in median:
         print(f"other tree ({args.against}): median {median['other'] * 1000:.1f} ms, "
               f"{median['other'] / median['floor']:.2f} x the floor")
+    print("CPU time: " + ", ".join(
+        f"{name} {cpu_median[name] * 1000:.1f} ms ({cpu_median[name] / cpu_median['floor']:.2f} x)"
+        for name in cpu_median if name != "litellm"
+    ))
     if "litellm" in median:
         print(f"litellm ({LITELLM}): median {median['litellm'] * 1000:.1f} ms, "
               f"{median['litellm'] / median['ours']:.1f} x ours")

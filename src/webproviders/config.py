@@ -8,9 +8,9 @@ lazily, once, for callers that do not care.
 # module is imported, and as strings each would be compiled first (milliseconds at start-up).
 
 import functools
-import importlib
 import os
 import re
+import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
@@ -22,19 +22,53 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
-    WrapSerializer,
-    WrapValidator,
     field_validator,
-    model_validator,
 )
+from pydantic_core import core_schema
 
+from ._lazy import lazy_getattr
 from ._version import __version__
 from .redact import get_logger, scrub, url_credentials
 
 if TYPE_CHECKING:
     from .price import PriceSheet
-else:
-    PriceSheet = "price:PriceSheet"  # imported when a config first sets a price (see Lazy)
+    from .sections import (
+        BudgetSettings,
+        CacheSettings,
+        ExtractionSettings,
+        HealthSettings,
+        LocalIndexSettings,
+        McpSettings,
+        RateLimitSettings,
+        RetrySettings,
+        UsageSettings,
+    )
+
+#: The models of sections a process may never use, by name (``Lazy["CacheSettings"]``), and
+#: the module under ``webproviders`` that defines each: imported when a config gives such a
+#: section or one is first read. ``from webproviders.config import CacheSettings`` works too.
+_LAZY_MODELS = {
+    "PriceSheet": "price",
+    **dict.fromkeys(
+        [
+            "CacheTTL",
+            "CacheSettings",
+            "RateLimitSettings",
+            "HealthSettings",
+            "RetrySettings",
+            "BudgetLimits",
+            "BudgetSettings",
+            "UsageSettings",
+            "LocalIndexSettings",
+            "ExtractionSettings",
+            "McpUser",
+            "McpSettings",
+        ],
+        "sections",
+    ),
+}
+
+__getattr__ = lazy_getattr(globals(), _LAZY_MODELS)
 
 log = get_logger("webproviders.config")
 
@@ -62,30 +96,49 @@ class Section(BaseModel):
         for name, value in super().__repr_args__():
             yield name, scrub(value) if isinstance(value, str) else value
 
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        """Lazy sections are read through :class:`_ReadOnFirstUse`."""
+        super().__pydantic_init_subclass__(**kwargs)
+        for name, field in cls.model_fields.items():
+            if isinstance(field.default, Unread):
+                setattr(cls, name, _ReadOnFirstUse(name))
+
 
 class LazySection(Section):
-    """A section of a feature a process may never use (the cache, budgets, the MCP server):
-    its validator is built the first time a config gives it, and a config that leaves it out
-    gets its defaults without one (:data:`Lazy`), outside its parent's validator. So what
-    is off costs nothing at import."""
+    """A section of a feature a process may never use (the cache, budgets, the MCP server),
+    defined in :mod:`webproviders.sections`: the model is imported and its validator built
+    the first time a config gives the section, and a config that leaves it out holds
+    :class:`Unread` until the section is first read (:data:`Lazy`). So what is off costs
+    nothing at import, nor when providers are listed."""
 
 
 S = TypeVar("S", bound=BaseModel)
 
 
-class _Given:
-    """Validates a lazy section with its model when the config gives it (a model, or
-    ``"module:Name"`` under ``webproviders`` for one imported only then)."""
+def _lazy_model(name: str) -> type[BaseModel]:
+    """A model of :data:`_LAZY_MODELS`, imported on first use."""
+    return getattr(sys.modules[__name__], name)  # type: ignore[no-any-return]
 
-    def __init__(self, model: type[BaseModel] | str) -> None:
-        self._model = model
+
+class _Given:
+    """Validates a lazy section with its model (imported then) when the config gives it,
+    and serialises it as that model. Its core schema is written here rather than with
+    pydantic's ``WrapValidator``/``WrapSerializer``, whose module would load at start-up."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
 
     @property
     def model(self) -> type[BaseModel]:
-        if isinstance(self._model, str):
-            module, name = self._model.split(":")
-            self._model = getattr(importlib.import_module(f"webproviders.{module}"), name)
-        return self._model  # type: ignore[return-value]
+        return _lazy_model(self.name)
+
+    def __get_pydantic_core_schema__(self, source: Any, handler: Any) -> core_schema.CoreSchema:
+        return core_schema.no_info_wrap_validator_function(
+            self,
+            core_schema.any_schema(),
+            serialization=core_schema.wrap_serializer_function_ser_schema(_Given.dump, info_arg=False),
+        )
 
     def __call__(self, value: Any, handler: Any) -> Any:
         model = self.model
@@ -93,10 +146,73 @@ class _Given:
 
     @staticmethod
     def dump(value: Any, handler: Any) -> Any:
-        """Serialised as its model (built first, if it never was)."""
+        """Serialised as its model (built first, if it never was); unread, as its defaults."""
+        if isinstance(value, Unread):
+            value = value.defaults()
         if isinstance(value, BaseModel) and not type(value).__pydantic_complete__:
             type(value).model_rebuild()
         return handler(value)
+
+
+class Unread:
+    """What a lazy section no config gave holds until it is first read: then its model is
+    imported and its defaults built, without validation (defaults are valid). It equals
+    those defaults and is dumped as them."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def defaults(self) -> BaseModel:
+        return _lazy_model(self.name).model_construct()
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Unread):
+            return other.name == self.name
+        return self.defaults() == other if isinstance(other, BaseModel) else NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> "Unread":
+        return self  # it never changes: copies of a config share it
+
+    def __repr__(self) -> str:
+        return repr(self.defaults())
+
+
+_first_read = threading.Lock()
+
+
+class _ReadOnFirstUse:
+    """Put on a model class for each field that may hold :class:`Unread`: the first read
+    replaces it with the section's defaults, so every later read gets the same object. A
+    data descriptor (it has ``__set__``), so Python asks it before the instance's dict,
+    where pydantic keeps field values."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, instance: BaseModel | None, owner: type | None = None) -> Any:
+        if instance is None:
+            raise AttributeError(self.name)  # as pydantic answers for a field on the class
+        value = instance.__dict__[self.name]
+        if isinstance(value, Unread):
+            built = value.defaults()
+            with _first_read:
+                value = instance.__dict__[self.name]
+                if isinstance(value, Unread):
+                    value = instance.__dict__[self.name] = built
+        return value
+
+    def __set__(self, instance: BaseModel, value: Any) -> None:
+        instance.__dict__[self.name] = value
+
+
+def _read(model: BaseModel, name: str) -> Any:
+    """A lazy section's value, or None while it is unread (its defaults hold no secret)."""
+    value = model.__dict__[name]
+    return None if isinstance(value, Unread) else value
 
 
 if TYPE_CHECKING:
@@ -104,16 +220,16 @@ if TYPE_CHECKING:
 else:
 
     class Lazy:
-        """``Lazy[Model]``: a field holding a :class:`LazySection`, outside its parent's schema."""
+        """``Lazy["Model"]``: a field holding a :class:`LazySection` (a model of
+        :data:`_LAZY_MODELS`), outside its parent's schema."""
 
-        def __class_getitem__(cls, model: type[BaseModel] | str) -> Any:
-            given = _Given(model)
-            return Annotated[Any, WrapValidator(given), WrapSerializer(_Given.dump), given]
+        def __class_getitem__(cls, name: str) -> Any:
+            return Annotated[Any, _Given(name)]
 
 
-def section(model: type[LazySection]) -> Any:
-    """The default of a ``Lazy[model]`` field: the model's defaults, built without validation."""
-    return Field(default_factory=model.model_construct)
+def section(name: str) -> Any:
+    """The default of a ``Lazy["name"]`` section: :class:`Unread` until first read."""
+    return Field(default=Unread(name))
 
 
 def _section_model(field: Any) -> type[BaseModel] | None:
@@ -139,7 +255,7 @@ class ProviderSettings(Section):
     #: First retry wait in seconds, doubled each time (overrides ``web.retry.backoff``).
     backoff: float | None = Field(default=None, ge=0)
     #: Your plan's prices, over the manifest's list prices (``0`` makes the provider free).
-    price: Lazy[PriceSheet] | None = None
+    price: Lazy["PriceSheet"] | None = None
     #: Cap on one vendor answer, compressed and decoded bytes alike (``too_large`` beyond);
     #: unset, the vendor default of ``webproviders.vendorhttp.clients.DEFAULT_MAX_BYTES`` (32 MiB).
     max_response_bytes: int | None = Field(default=None, gt=0)
@@ -184,164 +300,6 @@ class PluginSettings(Section):
     availability_timeout: float = Field(default=1.0, gt=0, le=60)
 
 
-class CacheTTL(LazySection):
-    """Seconds an answer stays cached, per capability (0 = not cached)."""
-
-    search: float = Field(default=3600.0, ge=0)
-    extract: float = Field(default=86400.0, ge=0)
-    crawl: float = Field(default=0.0, ge=0)
-
-
-class CacheSettings(LazySection):
-    """``web.cache``: where answers are cached (``web.cache: false`` turns caching off)."""
-
-    enabled: bool = True
-    backend: Literal["memory", "sqlite", "redis"] = "memory"
-    #: Redis URL for the ``redis`` backend (``redis://host:6379/0``).
-    url: str | None = None
-    #: SQLite file for the ``sqlite`` backend (default ``~/.cache/webproviders/cache.sqlite3``).
-    path: str | None = None
-    ttl: CacheTTL = section(CacheTTL)
-    #: Entries kept by the memory LRU and the SQLite file.
-    max_entries: int = Field(default=10_000, gt=0)
-    #: Key prefix in a shared Redis.
-    namespace: str = "webproviders"
-    #: Seconds one SQLite or Redis operation may take before the call goes on without the cache.
-    timeout: float = Field(default=1.0, gt=0, le=60)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _shorthand(cls, value: Any) -> Any:
-        if isinstance(value, bool):
-            return {"enabled": value}
-        if isinstance(value, dict) and value.get("url") and "backend" not in value:
-            return {**value, "backend": "redis"}
-        return value
-
-    @model_validator(mode="after")
-    def _check_backend(self) -> "CacheSettings":
-        if self.backend == "redis" and not self.url:
-            raise ValueError("the redis cache backend needs web.cache.url (redis://host:6379/0)")
-        return self
-
-
-class RateLimitSettings(LazySection):
-    """``web.rate_limit``: where request budgets are kept (this process, or a shared Redis)."""
-
-    url: str | None = None
-    namespace: str = "webproviders"
-    #: Seconds one Redis operation may take before the call falls back to this process's budget.
-    timeout: float = Field(default=1.0, gt=0, le=60)
-
-
-class HealthSettings(LazySection):
-    """``web.health``: when a failing provider is left alone, and for how long."""
-
-    #: Failed calls within ``window`` seconds that start a cool-down.
-    failures: int = Field(default=5, ge=1)
-    window: float = Field(default=60.0, gt=0)
-    #: Seconds a provider is skipped after too many failures.
-    cooldown: float = Field(default=30.0, ge=0)
-    #: Seconds after a 429 that gave no Retry-After.
-    rate_limit_cooldown: float = Field(default=5.0, ge=0)
-    #: Seconds after an out-of-quota answer.
-    quota_cooldown: float = Field(default=3600.0, ge=0)
-
-
-class RetrySettings(LazySection):
-    """``web.retry``: retries of transient failures (per provider: ``max_retries``, ``backoff``)."""
-
-    max_retries: int = Field(default=2, ge=0, le=10)
-    backoff: float = Field(default=0.25, ge=0)
-    max_backoff: float = Field(default=8.0, ge=0)
-
-
-class BudgetLimits(LazySection):
-    """A spending cap per UTC day and per UTC month, in dollars (either may be left out)."""
-
-    daily_usd: float | None = Field(default=None, ge=0)
-    monthly_usd: float | None = Field(default=None, ge=0)
-
-
-class BudgetSettings(BudgetLimits):
-    """``web.budget``: caps over all calls, per provider and per tag value."""
-
-    per_provider: dict[str, BudgetLimits] = {}
-    #: Caps for each value of a tag: ``{user: {daily_usd: 0.5}}`` gives every user $0.50 a day.
-    per_tag: dict[str, BudgetLimits] = {}
-    #: Seconds one operation on the store that holds spending (the shared counters in
-    #: ``web.rate_limit.url``) may take before the store counts as unavailable.
-    timeout: float = Field(default=1.0, gt=0, le=60)
-    #: What a priced request does while that store (or the usage ledger a process's counters
-    #: start from) is unavailable: ``refuse`` it (``budget_store_unavailable``; a chain moves
-    #: on to a free provider), or let this process's own counters decide (``local``).
-    on_store_error: Literal["refuse", "local"] = "refuse"
-    #: Budget counters one process keeps (per period, scope and tag value); beyond it the
-    #: least recently used is dropped and starts again from the usage ledger when it comes back.
-    max_counters: int = Field(default=10_000, ge=100)
-
-    def active(self) -> bool:
-        """Whether any cap is set."""
-        scopes = [self, *self.per_provider.values(), *self.per_tag.values()]
-        return any(s.daily_usd is not None or s.monthly_usd is not None for s in scopes)
-
-
-class UsageSettings(LazySection):
-    """``web.usage``: the ledger of requests that reached a vendor (``web.usage: false`` turns it off)."""
-
-    enabled: bool = True
-    #: ``redis://host:6379/0`` for a ledger shared by a fleet, or ``sqlite:///path/usage.sqlite3``.
-    url: str | None = None
-    #: SQLite file (default ``$XDG_DATA_HOME/webproviders/usage.sqlite3``).
-    path: str | None = None
-    #: Also keep the query (or URLs) of each request; off by default.
-    record_queries: bool = False
-    #: Days a row is kept (at least 32, so a monthly budget can be rebuilt from the ledger).
-    retention_days: int = Field(default=400, ge=32)
-    #: Key prefix in a shared Redis.
-    namespace: str = "webproviders"
-    #: Seconds one ledger operation may take (a write of a batch of rows, a running total
-    #: read when a budget counter starts) before the ledger counts as unavailable.
-    timeout: float = Field(default=2.0, gt=0, le=60)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _shorthand(cls, value: Any) -> Any:
-        return {"enabled": value} if isinstance(value, bool) else value
-
-    @field_validator("url")
-    @classmethod
-    def _check_url(cls, value: str | None) -> str | None:
-        if value and not value.startswith(("redis://", "rediss://", "unix://", "sqlite:///")):
-            raise ValueError("the usage ledger URL must start with redis://, rediss://, unix:// or sqlite:///")
-        return value or None
-
-
-class LocalIndexSettings(LazySection):
-    """``web.local``: filling the local page index (where it lives: ``web.providers.local``)."""
-
-    #: Add the pages of every successful extract and crawl, from any backend, to the index.
-    index: bool = False
-
-
-class ExtractionSettings(LazySection):
-    """``web.extraction``: the worker processes that turn fetched pages into text, and their limits."""
-
-    #: Worker processes, each extracting one page at a time (shared by every call in the process).
-    workers: int = Field(default=2, ge=1, le=32)
-    #: CPU seconds one page may use before its worker is stopped (the URL gets ``timeout``).
-    cpu_timeout: float = Field(default=10.0, ge=1.0, le=600.0)
-    #: HTML beyond this many characters is cut off before it is parsed.
-    max_html_chars: int = Field(default=2_000_000, gt=0)
-    #: A parsed page with more elements than this gets its plain text instead of trafilatura's
-    #: main-content selection, whose cost grows with the element count.
-    max_html_elements: int = Field(default=50_000, gt=0)
-    #: PDF pages read at most.
-    max_pdf_pages: int = Field(default=100, gt=0)
-    #: Address space one worker may use, in MiB: a page that needs more gets ``too_large``.
-    max_memory_mb: int = Field(default=1024, ge=256)
-
-
 class WebSettings(Section):
     backend: BackendSpec | None = None
     search_backend: BackendSpec | None = None
@@ -355,14 +313,14 @@ class WebSettings(Section):
     allowed_hosts: list[str] = []
     max_response_bytes: int = Field(default=5_000_000, gt=0)
     providers: dict[str, ProviderSettings] = {}
-    cache: Lazy[CacheSettings] = section(CacheSettings)
-    rate_limit: Lazy[RateLimitSettings] = section(RateLimitSettings)
-    health: Lazy[HealthSettings] = section(HealthSettings)
-    retry: Lazy[RetrySettings] = section(RetrySettings)
-    budget: Lazy[BudgetSettings] = section(BudgetSettings)
-    usage: Lazy[UsageSettings] = section(UsageSettings)
-    local: Lazy[LocalIndexSettings] = section(LocalIndexSettings)
-    extraction: Lazy[ExtractionSettings] = section(ExtractionSettings)
+    cache: Lazy["CacheSettings"] = section("CacheSettings")
+    rate_limit: Lazy["RateLimitSettings"] = section("RateLimitSettings")
+    health: Lazy["HealthSettings"] = section("HealthSettings")
+    retry: Lazy["RetrySettings"] = section("RetrySettings")
+    budget: Lazy["BudgetSettings"] = section("BudgetSettings")
+    usage: Lazy["UsageSettings"] = section("UsageSettings")
+    local: Lazy["LocalIndexSettings"] = section("LocalIndexSettings")
+    extraction: Lazy["ExtractionSettings"] = section("ExtractionSettings")
     #: In a chain, an empty result list moves on to the next provider too.
     failover_on_empty: bool = False
     #: Seconds of silence after which a chain also starts its next provider (a hedge); off when unset.
@@ -396,55 +354,12 @@ class WebSettings(Section):
         return value
 
 
-class McpUser(LazySection):
-    """One user of the MCP HTTP server: the bearer token that identifies them, written in
-    the config (``${VAR}`` from the environment) or read from ``token_file``."""
-
-    token: SecretStr | None = None
-    token_file: str | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _shorthand(cls, value: Any) -> Any:
-        """``alice: ${ALICE_MCP_TOKEN}`` is ``alice: {token: ${ALICE_MCP_TOKEN}}``."""
-        return {"token": value} if isinstance(value, (str, SecretStr)) else value
-
-    @model_validator(mode="after")
-    def _one_source(self) -> "McpUser":
-        if (self.token is None) == (self.token_file is None):
-            raise ValueError("give a user exactly one of token or token_file")
-        return self
-
-
-class McpSettings(LazySection):
-    """``mcp``: settings of the ``webproviders mcp`` server."""
-
-    #: Bearer token the HTTP transport requires (``$WEBPROVIDERS_MCP_TOKEN`` wins when set);
-    #: a caller with it is no one in particular (its calls carry no user tag).
-    token: SecretStr | None = None
-    #: User ids and their tokens: a caller's token says who they are, and every call they
-    #: make is tagged ``{user_tag: <user id>}`` (per-user budgets, ``usage --by tag:user``).
-    users: dict[str, McpUser] = {}
-    user_tag: str = Field(default="user", pattern=r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
-    #: Whether a client may send its own vendor keys (``X-Webproviders-Key-<provider>``
-    #: headers), used for its calls only.
-    user_keys: bool = False
-
-    @field_validator("users")
-    @classmethod
-    def _user_ids(cls, value: dict[str, McpUser]) -> dict[str, McpUser]:
-        for user in value:
-            if not 1 <= len(str(user)) <= 200:
-                raise ValueError(f"a user id must be 1 to 200 characters long, not {user!r}")
-        return value
-
-
 class Config(Section):
     """The whole configuration. Build one with :func:`load_config` or directly."""
 
     web: WebSettings = Field(default_factory=WebSettings.model_construct)
     plugins: PluginSettings = Field(default_factory=PluginSettings.model_construct)
-    mcp: Lazy[McpSettings] = section(McpSettings)
+    mcp: Lazy["McpSettings"] = section("McpSettings")
     #: Where this config came from (a path, or None for defaults / code).
     source: str | None = Field(default=None, exclude=True)
 
@@ -457,10 +372,11 @@ class Config(Section):
         credentials of every URL (``base_url``, store URLs, the proxy: ``user:password@``)."""
         web = self.web
         found = [key for settings in web.providers.values() for key in settings.api_keys()]
-        if self.mcp.token is not None:
-            found.append(self.mcp.token.get_secret_value())
-        found.extend(user.token.get_secret_value() for user in self.mcp.users.values() if user.token is not None)
-        urls = [web.proxy, web.cache.url, web.rate_limit.url, web.usage.url]
+        mcp = _read(self, "mcp")
+        if mcp is not None:
+            found.extend(token.get_secret_value() for token in [mcp.token] if token is not None)
+            found.extend(user.token.get_secret_value() for user in mcp.users.values() if user.token is not None)
+        urls = [web.proxy, *(getattr(_read(web, name), "url", None) for name in ("cache", "rate_limit", "usage"))]
         for settings in web.providers.values():
             urls.append(settings.base_url)
             urls.extend((settings.model_extra or {}).values())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import logging
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,35 @@ def test_a_config_that_sets_nothing_is_the_validated_defaults(tree: dict[str, An
     assert config.model_fields_set - {"source"} == validated.model_fields_set
     assert config.web.model_fields_set == set()
     assert config.provider("brave").model_dump() == ProviderSettings().model_dump()
+
+
+#: The ``web`` sections of features a process may never use (their models load on first use).
+FEATURE_SECTIONS = ["cache", "rate_limit", "health", "retry", "budget", "usage", "local", "extraction"]
+
+
+def test_a_section_no_config_gave_reads_as_its_validated_defaults() -> None:
+    """Built when first read: the same object on every read, equal to what validating an
+    empty section gives, in copies and dumps alike."""
+    config = config_from_dict({})
+    validated = Config.model_validate({"web": dict.fromkeys(FEATURE_SECTIONS, {}), "mcp": {}})
+    assert copy.deepcopy(config) == config
+    assert config.model_dump() == validated.model_dump()
+    for name in FEATURE_SECTIONS:
+        section = getattr(config.web, name)
+        assert section == getattr(validated.web, name)
+        assert getattr(config.web, name) is section
+    assert config.mcp == validated.mcp
+    assert config.web == validated.web
+    config.web.retry = validated.web.retry.model_copy(update={"max_retries": 5})
+    assert config.web.retry.max_retries == 5
+
+
+def test_secrets_of_given_sections_are_found_beside_unread_ones() -> None:
+    config = config_from_dict(
+        {"web": {"cache": {"url": "redis://cache:cache-pass-1@127.0.0.1:6379/0"}}, "mcp": {"token": "mcp-token-123"}}
+    )
+    assert {"cache-pass-1", "mcp-token-123"} <= set(config.secrets())
+    assert config_from_dict({}).secrets() == []
 
 
 @pytest.mark.parametrize("tree", [{"web": []}, {"web": 0}, {"plugins": ""}, {"web": {"timeout": 0}}])

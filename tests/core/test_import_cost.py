@@ -51,6 +51,26 @@ def test_listing_providers_reads_manifests_only() -> None:
     assert ours <= ALLOWED, sorted(ours - ALLOWED)
 
 
+def test_config_sections_load_when_given_or_read() -> None:
+    """A feature's section model (the cache's, the budget's) loads when a config gives the
+    section or the section is first read, not when the defaults are loaded."""
+    loaded = _modules_after(
+        "from webproviders.config import load_config\n"
+        "config = load_config()\n"
+        "config.secrets()\n"
+        "assert 'webproviders.sections' not in sys.modules\n"
+        "assert config.web.budget.daily_usd is None\n"
+        "assert 'webproviders.sections' in sys.modules"
+    )
+    assert "webproviders.sections" in loaded
+    given = _modules_after(
+        "from webproviders.config import config_from_dict\n"
+        "config_from_dict({'web': {'cache': {'enabled': False}}})"
+    )
+    assert "webproviders.sections" in given
+    assert "webproviders.price" not in given
+
+
 def test_a_call_loads_the_code_of_the_provider_it_uses_only() -> None:
     """The first search through ``stub`` imports stub's plugin (and ``local``'s, whose
     ``plugin.yaml`` declares a dispatch hook), and no other provider's."""

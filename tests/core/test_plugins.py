@@ -8,12 +8,13 @@ that a user plugin can register the name instead.
 from __future__ import annotations
 
 import logging
+from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from webproviders import dispatch_search, list_providers
+from webproviders import dispatch_search, get_registry, list_providers
 
 GOOD = """
 from webproviders import WebSearchProvider
@@ -133,6 +134,28 @@ def test_manifest_explains_missing_key_and_package(write_plugin: Any, make_confi
     rows = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["reasons"]}))
     assert rows["keyed"]["reason"] == "KEYED_API_KEY is not set (or web.providers.keyed.api_key)"
     assert "pip install 'webproviders[missing]'" in rows["needs-pkg"]["reason"]
+
+
+@pytest.mark.parametrize(
+    ("entry_points_txt", "found"),
+    [
+        ("[webproviders]\nspaced = wp_spaced\n", True),
+        ("  [webproviders]\t\nspaced = wp_spaced\n", True),
+        ("[[webproviders]]\nspaced = wp_spaced\n", True),
+        ("[console_scripts]\nwebproviders = wp_spaced:main\n", False),
+    ],
+)
+def test_entry_points_are_the_ones_importlib_metadata_reads(
+    entry_points_txt: str, found: bool, install_entry_point: Any, make_config: Any, tmp_path: Path
+) -> None:
+    """A distribution's plugins are found however its group line is written, and the group's
+    name elsewhere in the file (a console script) makes no plugin."""
+    install_entry_point("spaced", "wp_spaced", GOOD.format(name="spaced"))
+    (tmp_path / "site" / "wp_spaced-1.0.dist-info" / "entry_points.txt").write_text(entry_points_txt)
+    assert ("spaced" in {ep.name for ep in entry_points(group="webproviders")}) is found
+    config = make_config()
+    assert ("spaced" in _rows(config)) is found
+    assert any(record.name == "spaced" for record in get_registry(config).plugins) is found
 
 
 def test_entry_point_plugin_is_found(install_entry_point: Any, make_config: Any) -> None:
