@@ -4,9 +4,15 @@ Both are whole processes started from nothing, reading the same article page fro
 server (``bench/localsite.py``): ours is the command line (``webproviders extract URL
 --backend http``, configuration allowing the loopback address), the plain script fetches
 the page with ``urllib`` and calls ``trafilatura.extract`` with our markdown settings. Runs
-are interleaved so machine noise hits both alike; medians are compared.
+are interleaved so machine noise hits every command alike; medians are compared.
 
-    python bench/bench_first_extract.py [--runs 15]
+What else is installed changes the figure (httpx imports ``rich`` when it is there, httpcore
+``trio``), so each ``--env`` (a virtual environment's directory, repeatable; default: the
+one running this script) is measured: its ``bin/webproviders`` against the plain script run
+by its ``bin/python``. A base environment is ``python3 -m venv DIR`` then ``DIR/bin/pip
+install .``: the package and its declared dependencies only.
+
+    python bench/bench_first_extract.py [--runs 15] [--env DIR ...]
 
 Target: ours at most 1.5 x the plain script. The extract's text must hold the article.
 """
@@ -43,32 +49,43 @@ def _once(command: list[str], env: dict[str, str]) -> tuple[float, str]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument(
+        "--env", action="append", type=Path, metavar="DIR",
+        help="a virtual environment to measure (repeatable; default: the one running this script)",
+    )
     args = parser.parse_args()
+    envs = args.env or [Path(sys.prefix)]
     server = subprocess.Popen([sys.executable, str(HERE / "localsite.py"), "articles", "0", "1"], stdout=subprocess.PIPE, text=True)
     assert server.stdout is not None
     port = int(server.stdout.readline())
     url = f"http://127.0.0.1:{port}/p/0"
+    commands: dict[str, list[str]] = {}
+    for env_dir in envs:
+        commands[f"{env_dir}: plain"] = [str(env_dir / "bin" / "python"), "-c", PLAIN, url]
+        commands[f"{env_dir}: ours"] = [str(env_dir / "bin" / "webproviders"), "extract", url, "--backend", "http"]
+    times: dict[str, list[float]] = {name: [] for name in commands}
     with tempfile.TemporaryDirectory() as folder:
         config = Path(folder) / "config.yaml"
         config.write_text("web:\n  allow_private_networks: true\n", encoding="utf-8")
         env = {**ENV, "WEBPROVIDERS_CONFIG": str(config)}
-        ours_cmd = [str(Path(sys.executable).parent / "webproviders"), "extract", url, "--backend", "http"]
-        plain_cmd = [sys.executable, "-c", PLAIN, url]
         try:
-            _, out = _once(ours_cmd, env)  # warm the file cache and the .pyc files
-            _once(plain_cmd, env)
-            assert "Copyright" not in out and len(out) > 500, out[:500]
-            ours, plain = [], []
+            for name, command in commands.items():  # warm the file cache and the .pyc files
+                _, out = _once(command, env)
+                assert name.endswith("plain") or ("Copyright" not in out and len(out) > 500), out[:500]
             for _ in range(args.runs):
-                plain.append(_once(plain_cmd, env)[0])
-                ours.append(_once(ours_cmd, env)[0])
+                for name, command in commands.items():
+                    times[name].append(_once(command, env)[0])
         finally:
             server.terminate()
             server.wait()
-    o, p = statistics.median(ours), statistics.median(plain)
-    print(f"plain urllib + trafilatura.extract: median {p * 1000:.0f} ms  (min {min(plain) * 1000:.0f})")
-    print(f"webproviders extract (CLI):         median {o * 1000:.0f} ms  (min {min(ours) * 1000:.0f})")
-    print(f"ratio: {o / p:.2f} x (target <= 1.5), {args.runs} interleaved runs")
+    for env_dir in envs:
+        plain, ours = times[f"{env_dir}: plain"], times[f"{env_dir}: ours"]
+        o, p = statistics.median(ours), statistics.median(plain)
+        print(f"{env_dir}")
+        print(f"  plain urllib + trafilatura.extract: median {p * 1000:.0f} ms  (min {min(plain) * 1000:.0f})")
+        print(f"  webproviders extract (CLI):         median {o * 1000:.0f} ms  (min {min(ours) * 1000:.0f})")
+        print(f"  ratio: {o / p:.2f} x (target <= 1.5)")
+    print(f"{args.runs} interleaved runs; load average {os.getloadavg()[0]:.1f} at the end")
 
 
 if __name__ == "__main__":
