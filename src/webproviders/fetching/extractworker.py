@@ -34,9 +34,9 @@ _MIB = 1024 * 1024
 def _warm(conn: Connection) -> None:
     """Import trafilatura and run a small page through it, so that the first page does not
     wait for either; then, unless a page is already waiting, load the public-suffix list as
-    well. trafilatura reads most host names without that list, but a URL with a port, a
-    name without a dot or a short one (``bbc.co.uk``) needs it, and loading it takes 40-80 ms:
-    done while the worker would be idle, it costs no page anything."""
+    well. trafilatura reads most host names without that list, but an address with a port,
+    a name without a dot or a short one (``bbc.co.uk``) needs it, and loading it takes
+    40-80 ms: done while the worker would be idle, it costs no page anything."""
     from .extraction import html_document
 
     page = "<html><head><title>Warm</title></head><body><article><p>" + "Warm up. " * 40
