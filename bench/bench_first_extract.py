@@ -4,9 +4,17 @@ Both are whole processes started from nothing, reading the same article page fro
 server (``bench/localsite.py``): ours is the command line (``webproviders extract URL
 --backend http``, configuration allowing the loopback address), the plain script fetches
 the page with ``urllib`` and calls ``trafilatura.extract`` with our markdown settings. Runs
-are interleaved so machine noise hits both alike; medians are compared.
+are interleaved so machine noise hits every command alike; medians are compared. The CPU
+time of each (the process and the extraction worker it waited for) is printed too: on a
+shared machine it moves less than the wall-clock time.
 
-    python bench/bench_first_extract.py [--runs 15]
+What else is installed changes the figure (httpx imports ``rich`` when it is there, httpcore
+``trio``), so each ``--env`` (a virtual environment's directory, repeatable; default: the
+one running this script) is measured: its ``bin/webproviders`` against the plain script run
+by its ``bin/python``. A base environment is ``python3 -m venv DIR`` then ``DIR/bin/pip
+install .``: the package and its declared dependencies only.
+
+    python bench/bench_first_extract.py [--runs 15] [--env DIR ...]
 
 Target: ours at most 1.5 x the plain script. The extract's text must hold the article.
 """
@@ -15,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -34,41 +43,62 @@ print(text[:200])
 ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
 
 
-def _once(command: list[str], env: dict[str, str]) -> tuple[float, str]:
-    started = time.perf_counter()
+def _cpu_of_children() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _once(command: list[str], env: dict[str, str]) -> tuple[float, float, str]:
+    """Wall-clock time, CPU time (the process and the workers it waited for) and stdout."""
+    cpu, started = _cpu_of_children(), time.perf_counter()
     done = subprocess.run(command, check=True, capture_output=True, text=True, env=env)
-    return time.perf_counter() - started, done.stdout
+    return time.perf_counter() - started, _cpu_of_children() - cpu, done.stdout
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument(
+        "--env", action="append", type=Path, metavar="DIR",
+        help="a virtual environment to measure (repeatable; default: the one running this script)",
+    )
     args = parser.parse_args()
+    envs = args.env or [Path(sys.prefix)]
     server = subprocess.Popen([sys.executable, str(HERE / "localsite.py"), "articles", "0", "1"], stdout=subprocess.PIPE, text=True)
     assert server.stdout is not None
     port = int(server.stdout.readline())
     url = f"http://127.0.0.1:{port}/p/0"
+    commands: dict[str, list[str]] = {}
+    for env_dir in envs:
+        commands[f"{env_dir}: plain"] = [str(env_dir / "bin" / "python"), "-c", PLAIN, url]
+        commands[f"{env_dir}: ours"] = [str(env_dir / "bin" / "webproviders"), "extract", url, "--backend", "http"]
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
     with tempfile.TemporaryDirectory() as folder:
         config = Path(folder) / "config.yaml"
         config.write_text("web:\n  allow_private_networks: true\n", encoding="utf-8")
         env = {**ENV, "WEBPROVIDERS_CONFIG": str(config)}
-        ours_cmd = [str(Path(sys.executable).parent / "webproviders"), "extract", url, "--backend", "http"]
-        plain_cmd = [sys.executable, "-c", PLAIN, url]
         try:
-            _, out = _once(ours_cmd, env)  # warm the file cache and the .pyc files
-            _once(plain_cmd, env)
-            assert "Copyright" not in out and len(out) > 500, out[:500]
-            ours, plain = [], []
+            for name, command in commands.items():  # warm the file cache and the .pyc files
+                *_, out = _once(command, env)
+                assert name.endswith("plain") or ("Copyright" not in out and len(out) > 500), out[:500]
             for _ in range(args.runs):
-                plain.append(_once(plain_cmd, env)[0])
-                ours.append(_once(ours_cmd, env)[0])
+                for name, command in commands.items():
+                    wall, used, _ = _once(command, env)
+                    times[name].append(wall)
+                    cpu[name].append(used)
         finally:
             server.terminate()
             server.wait()
-    o, p = statistics.median(ours), statistics.median(plain)
-    print(f"plain urllib + trafilatura.extract: median {p * 1000:.0f} ms  (min {min(plain) * 1000:.0f})")
-    print(f"webproviders extract (CLI):         median {o * 1000:.0f} ms  (min {min(ours) * 1000:.0f})")
-    print(f"ratio: {o / p:.2f} x (target <= 1.5), {args.runs} interleaved runs")
+    for env_dir in envs:
+        plain, ours = times[f"{env_dir}: plain"], times[f"{env_dir}: ours"]
+        o, p = statistics.median(ours), statistics.median(plain)
+        o_cpu, p_cpu = statistics.median(cpu[f"{env_dir}: ours"]), statistics.median(cpu[f"{env_dir}: plain"])
+        print(f"{env_dir}")
+        print(f"  plain urllib + trafilatura.extract: median {p * 1000:.0f} ms  (min {min(plain) * 1000:.0f}), CPU {p_cpu * 1000:.0f} ms")
+        print(f"  webproviders extract (CLI):         median {o * 1000:.0f} ms  (min {min(ours) * 1000:.0f}), CPU {o_cpu * 1000:.0f} ms")
+        print(f"  ratio: {o / p:.2f} x (target <= 1.5); CPU time {o_cpu / p_cpu:.2f} x")
+    print(f"{args.runs} interleaved runs; load average {os.getloadavg()[0]:.1f} at the end")
 
 
 if __name__ == "__main__":

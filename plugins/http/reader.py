@@ -11,8 +11,6 @@ from typing import Any
 
 from webproviders import Config, WebProviderError, WebTimeoutError, warn
 from webproviders.kit import (
-    Crawler,
-    CrawlOptions,
     FetchLimits,
     HostLimiter,
     PageOptions,
@@ -71,6 +69,8 @@ async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[
 
 async def crawl_site(config: Config, url: str, **kwargs: Any) -> list[dict[str, Any]]:
     """Pages reached from ``url``, shallow first, in discovery order, ``depth`` in metadata."""
+    from webproviders.kit import Crawler, CrawlOptions  # the crawler's modules, only for a crawl
+
     settings = config.provider(NAME)
     options, notes = CrawlOptions.from_kwargs(kwargs, settings)
     for note in notes:

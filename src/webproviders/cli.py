@@ -11,6 +11,7 @@ cache, the URL screen) and its debug log, and keeps other libraries at warnings.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import logging
 import os
@@ -653,6 +654,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_CONFIG if isinstance(exc, ConfigError) else EXIT_FAILURE
 
 
+def run() -> None:
+    """The installed command: :func:`main`, then an exit without the collector's passes.
+
+    Once the command has returned, the interpreter's teardown ran the cyclic garbage
+    collector over every object the command loaded (pydantic, httpx, the providers), again
+    and again as modules are cleared: 130-200 ms after an extract, for nothing anyone sees.
+    Freezing those objects first (:func:`gc.freeze`) leaves every step of the exit as it is:
+    threads that are not daemons are waited for, every atexit handler runs (the extraction
+    workers are stopped, the usage ledger is written, and whatever else the process
+    registered, such as a tracing SDK's export), streams are flushed, and objects are freed
+    by their reference counts; only the cycles among them are left to the operating system.
+    """
+    code = main()
+    gc.freeze()
+    sys.exit(code)
+
+
 def _closed_pipe() -> int:
     """The reader went away (``| head``): nothing more to say, and nothing left to flush
     (stdout points at /dev/null so the interpreter's final flush does not fail again)."""
@@ -663,4 +681,4 @@ def _closed_pipe() -> int:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    run()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 from http.server import BaseHTTPRequestHandler
@@ -305,3 +306,30 @@ def test_debug_shows_our_decisions_and_no_other_librarys_chatter() -> None:
         if not line.startswith(("debug:", "warning:")) and " webproviders" not in line
     ]
     assert others == []
+
+
+def test_the_command_writes_its_usage_row_before_it_exits(http_server: Any, tmp_path: Path) -> None:
+    """The command skips the collector's passes at exit, not the exit's steps: the usage
+    ledger's row, written by an atexit handler, is there afterwards."""
+    url = f"http://127.0.0.1:{http_server(Page).server_address[1]}/page"
+    result = run("--allow-private", "extract", url, "--backend", "http", env={"XDG_DATA_HOME": str(tmp_path)})
+    assert result.returncode == 0 and "Words on a page served" in result.stdout
+    with sqlite3.connect(tmp_path / "webproviders" / "usage.sqlite3") as ledger:
+        rows = ledger.execute("SELECT provider, capability, outcome FROM usage").fetchall()
+    assert rows == [("http", "extract", "ok")]
+
+
+def test_handlers_registered_before_the_command_still_run_at_exit(tmp_path: Path) -> None:
+    """Whatever the process registered before the command started (a tracing SDK loaded by
+    ``sitecustomize``, say) still runs when the command ends, and the exit code is kept."""
+    script = (
+        "import atexit, sys\n"
+        "atexit.register(print, 'registered before the command', flush=True)\n"
+        "from webproviders.cli import run\n"
+        "sys.argv = ['webproviders', 'search', 'hello', '--backend', 'no-such-backend']\n"
+        "run()\n"
+    )
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 3  # a configuration error, as without the quick exit
+    assert result.stdout.splitlines()[-1] == "registered before the command"

@@ -31,13 +31,19 @@ HEAVY_NICENESS = 10
 _MIB = 1024 * 1024
 
 
-def _warm() -> None:
-    """Import trafilatura and load what it loads on first use (the public-suffix list behind
-    its metadata, about a quarter of a second), so that the first page does not wait for it."""
+def _warm(conn: Connection) -> None:
+    """Import trafilatura and run a small page through it, so that the first page does not
+    wait for either; then, unless a page is already waiting, load the public-suffix list as
+    well. trafilatura reads most host names without that list, but an address with a port,
+    a name without a dot or a short one (``bbc.co.uk``) needs it, and loading it takes
+    40-80 ms: done while the worker would be idle, it costs no page anything."""
     from .extraction import html_document
 
     page = "<html><head><title>Warm</title></head><body><article><p>" + "Warm up. " * 40
-    html_document(page + "</p></article></body></html>", "https://localhost/warm")
+    page += "</p></article></body></html>"
+    html_document(page, "https://warm-up.example/")
+    if not conn.poll(0):
+        html_document(page, "https://localhost/")
 
 
 def _limit_cpu(seconds: float | None) -> None:
@@ -112,5 +118,5 @@ def main() -> None:
     sys.stdout = sys.stderr  # where the pool sent our stdout too; unbuffered, so nothing is lost
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU must not leave core files
     conn = Connection(socket.socket(fileno=int(sys.argv[1])).detach())
-    _warm()
+    _warm(conn)
     serve(conn)

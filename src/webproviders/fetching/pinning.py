@@ -86,9 +86,10 @@ class PinnedTransport(httpx.AsyncHTTPTransport):
         limits: httpx.Limits = ORIGIN_LIMITS,
         ssl_context: ssl.SSLContext | None = None,
     ) -> None:
+        """``ssl_context`` None: the pool's origin is plain ``http``, whose connections never use one."""
         self.policy = policy
         self._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ssl_context or ssl.create_default_context(cafile=certifi.where()),
+            ssl_context=ssl_context,
             max_connections=limits.max_connections,
             max_keepalive_connections=limits.max_keepalive_connections,
             keepalive_expiry=limits.keepalive_expiry,
@@ -111,7 +112,8 @@ class OriginPools(httpx.AsyncBaseTransport):
     def __init__(self, policy: AddressPolicy, *, http2: bool = False) -> None:
         self.policy = policy
         self._http2 = http2
-        self._ssl = ssl.create_default_context(cafile=certifi.where())  # shared: costly to build
+        #: Shared by the https origins, built for the first one (loading the CA bundle takes 20-30 ms).
+        self._ssl: ssl.SSLContext | None = None
         self._pools: OrderedDict[tuple[bytes, bytes, int | None], PinnedTransport] = OrderedDict()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -119,11 +121,17 @@ class OriginPools(httpx.AsyncBaseTransport):
         origin = (url.raw_scheme, url.raw_host, url.port)
         pool = self._pools.get(origin)
         if pool is None:
-            pool = self._pools[origin] = PinnedTransport(self.policy, http2=self._http2, ssl_context=self._ssl)
+            tls = self._tls() if url.raw_scheme == b"https" else None
+            pool = self._pools[origin] = PinnedTransport(self.policy, http2=self._http2, ssl_context=tls)
             await self._evict()
         else:
             self._pools.move_to_end(origin)
         return await pool.handle_async_request(request)
+
+    def _tls(self) -> ssl.SSLContext:
+        if self._ssl is None:
+            self._ssl = ssl.create_default_context(cafile=certifi.where())
+        return self._ssl
 
     async def _evict(self) -> None:
         for origin in list(self._pools)[: max(0, len(self._pools) - MAX_ORIGINS)]:
