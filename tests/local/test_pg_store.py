@@ -17,7 +17,7 @@ from webproviders import dispatch_extract, dispatch_search, index_urls
 from webproviders.config import Config
 from webproviders.errors import NotConfiguredError, WebProviderError
 from webproviders.index.pages import Filters
-from webproviders.index.pg_schema import SCHEMA_VERSION
+from webproviders.index.pg_schema import MIGRATIONS, SCHEMA_VERSION, SHARDS
 from webproviders.index.stores import close_stores, open_store
 
 from . import pg_server
@@ -63,6 +63,33 @@ def test_an_empty_schema_made_for_the_index_is_used(index_config: Config) -> Non
     store = open_store(index_config)
     store.add([page("https://a.example.com/", "A", "alpha")])
     assert [hit.page.url for hit in store.search("alpha", 5, Filters())] == ["https://a.example.com/"]
+
+
+@POSTGRES_ONLY
+def test_an_index_of_schema_1_is_migrated_and_its_pages_are_still_found(index_config: Config) -> None:
+    s = schema_of(index_config)
+    # Schema 1 as that version made it, with pages whose tsvectors are too long for their rows.
+    pg_run(index_config, f"CREATE SCHEMA {s}; " + MIGRATIONS[0].replace("{s}", s).replace("{shards}", str(SHARDS)))
+    pg_run(index_config, f"INSERT INTO {s}.meta VALUES ('application', 'webproviders page index'), "
+                         f"('schema_version', '1'); INSERT INTO {s}.configs VALUES ('english')")
+    words = " ".join(f"filler{i}" for i in range(600))
+    for n, host in enumerate(["docs.example.com", "blog.example.org"]):
+        pg_run(index_config, f"""
+            INSERT INTO {s}.pages (url, host, title, content, digest, fetched_at, config, length, search)
+            SELECT url, '{host}', 'Retries', text, 'd{n}', {NOW}, 'english', 602,
+                   setweight(to_tsvector('english', 'Retries'), 'A') || to_tsvector('english', text)
+            FROM (VALUES ('https://{host}/retries', 'Configure retries with backoff. {words}')) AS v (url, text)""")
+    assert pg_run(index_config, f"SELECT count(*) FROM {s}.pages WHERE pg_column_size(search) > 2000") == [(2,)]
+
+    store = open_store(index_config)
+    hits = store.search("configure retries", 5, Filters(include_domains=("example.com",)))
+    assert [hit.page.url for hit in hits] == ["https://docs.example.com/retries"]
+    assert "**retries**" in hits[0].snippet
+    assert pg_run(index_config, f"SELECT value FROM {s}.meta WHERE key = 'schema_version'") == [(str(SCHEMA_VERSION),)]
+    store.add([page("https://api.example.com/retries", "Retries", "Retries and backoff in the API.")])
+    assert {hit.page.url for hit in store.search("retries", 5, Filters(include_domains=("example.com",)))} == {
+        "https://docs.example.com/retries", "https://api.example.com/retries"}
+    assert counts_are_true(index_config)
 
 
 @POSTGRES_ONLY

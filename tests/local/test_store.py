@@ -113,6 +113,22 @@ def test_filters(filled: Config, filters: Filters, expected: set[str]) -> None:
     assert set(urls(open_store(filled).search("retries", 10, filters))) == expected
 
 
+def test_a_domain_covers_its_subdomains_at_any_depth_and_no_other_host(index_config: Config) -> None:
+    hosts = ["example.com", "docs.example.com", "a.b.example.com", "badexample.com", "example.com.evil.test",
+             "example.co"]
+    store = open_store(index_config)
+    store.add([page(f"https://{host}/p", host, "Retries with backoff.") for host in hosts])
+
+    def found(filters: Filters) -> set[str]:
+        return {hit.page.url.split("/")[2] for hit in store.search("retries", 10, filters)}
+
+    assert found(Filters(include_domains=("example.com",))) == {"example.com", "docs.example.com", "a.b.example.com"}
+    assert found(Filters(include_domains=("b.example.com", "example.co"))) == {"a.b.example.com", "example.co"}
+    assert found(Filters(exclude_domains=("example.com",))) == {"badexample.com", "example.com.evil.test", "example.co"}
+    assert found(Filters(include_domains=("example.com",), exclude_domains=("b.example.com",))) == {
+        "example.com", "docs.example.com"}
+
+
 def test_time_range_is_measured_on_the_fetch_time() -> None:
     assert Filters.from_options({"time_range": "week"}, now=1_000_000.0).fetched_after == 1_000_000.0 - 7 * DAY
     assert Filters.from_options({}).fetched_after is None
