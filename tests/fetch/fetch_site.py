@@ -121,6 +121,43 @@ NOFOLLOW = page(
     head='<meta name="robots" content="nofollow">',
 )
 
+PRINCIPLES = [
+    ("Regularity", "Regularity is defined as conformity to enforced rules and laws."),
+    ("Consistency", "Accountants apply the same methods and procedures from one period to the next."),
+    ("Sincerity", "The accounts reflect in good faith the reality of the company's financial status."),
+    ("Prudence", "Income is recorded when it is earned and losses as soon as they are likely."),
+]
+
+
+def widget_page(head: str = "") -> str:
+    """A service page from a site builder: every heading and text block in its own layout row,
+    no ``<main>``, no stated type; the list of principles is what the page offers."""
+
+    def row(inner: str) -> str:
+        return ('<div class="row-fluid-wrapper"><div class="row-fluid"><div class="span12 widget-span">'
+                f'<div class="cell-wrapper">{inner}</div></div></div></div>')
+
+    principles = "".join(f"<li><strong>Principle of {name}:</strong> {text}</li>" for name, text in PRINCIPLES)
+    rows = "".join([
+        row("<h2>Accounting best practices for your business</h2>"),
+        row("<p>Financial accounting information must be assembled and reported objectively. When you rely on our "
+            "outsourced accounting service, you have the right to be assured that your figures are free from bias and "
+            "inconsistency, whether deliberate or not, and that they follow the accepted principles.</p>"
+            "<p>Every report we prepare states whether the information in the statements complies with them.</p>"
+            f"<p><strong>The principles we follow:</strong></p><ul>{principles}</ul>"),
+        row("<h2>Why choose us</h2>"),
+        row("<p>We coordinate with your bank and your tax adviser and prepare monthly statements that your board can "
+            "read in ten minutes, with a call each month to walk through the figures.</p>"),
+    ])
+    return f"""<!doctype html><html lang="en"><head><title>GAAP compliance</title>{head}</head><body>
+<div class="header"><a href="/">Home</a> <a href="/services">Services</a> <a href="/contact">Contact</a></div>
+<div class="body-container">{rows}</div>
+<div class="footer"><p>Copyright Example Accounting.</p></div></body></html>"""
+
+
+SERVICE_UNDATED = widget_page()
+SERVICE_DATED = widget_page('<meta property="article:published_time" content="2024-05-02T10:00:00Z">')
+
 ENCODING_HTML = (
     '<!DOCTYPE html><html lang="fr"><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'
     "<title>Caf\u00e9 cr\u00e8me</title></head><body>" + NAV + "<main><article><h1>Caf\u00e9 cr\u00e8me \u2013 \u00e0 la fran\u00e7aise</h1>"
@@ -295,6 +332,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             "/orphan": ORPHAN,
             "/private/secret": SECRET,
             "/nofollow": NOFOLLOW,
+            "/services/gaap-compliance": SERVICE_UNDATED,
+            "/2024/05/gaap-compliance": SERVICE_DATED,
         }
         if path in pages:
             return self._send(200, pages[path].encode())

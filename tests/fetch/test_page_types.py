@@ -5,14 +5,19 @@ type is told; and the page text without its furniture that stands in for a page 
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import pytest
 from lxml import html as lxml_html
 
+from webproviders import dispatch_extract
+from webproviders.config import Config
 from webproviders.fetching.extraction import html_document
 from webproviders.fetching.mdtidy import tidy_markdown
 from webproviders.fetching.pagetext import page_text
 from webproviders.fetching.pagetype import page_type
+
+from .fetch_site import PRINCIPLES
 
 POSTS = [
     "I bought the new case last week and the front fan rattles at low speed, has anyone else seen this?",
@@ -236,6 +241,22 @@ def test_closed_tab_and_accordion_panels_are_kept_and_other_hidden_text_is_not()
     assert all(answer in content for _, answer in questions)
     assert "session has expired" not in content
 
+
+
+def test_undated_page_that_states_no_type_keeps_its_lists(site: Any, local: Config) -> None:
+    """An undated page that states no kind is often a service or a listing built from many
+    blocks: trafilatura's recall reading keeps the list its default drops. A dated article keeps
+    the default reading, whose precision serves articles."""
+    urls = [site.url("/services/gaap-compliance"), site.url("/2024/05/gaap-compliance")]
+    envelope = dispatch_extract(urls, backend="http", config=local, timeout=60)
+    assert envelope["success"] is True, envelope
+    undated, dated = (item["content"] for item in envelope["data"])
+    for name, text in PRINCIPLES:
+        assert f"- **Principle of {name}:** {text}" in undated
+    assert "monthly statements" in undated and "assembled and reported objectively" in undated
+    assert "Contact" not in undated  # the header's links
+    assert "assembled and reported objectively" in dated
+    assert "Principle of" not in dated
 
 # -- the page's text without its furniture ------------------------------------------------------
 

@@ -6,9 +6,9 @@ several threads at once, and a hostile page can keep it busy for minutes. trafil
 imported by the workers, never by ``import webproviders``.
 
 Pages are not all articles: the page's type (:mod:`.pagetype`) adjusts trafilatura's settings
-(:data:`TYPE_OPTIONS`) and whether its baseline text may stand in for a main text that kept
-one part of a page made of many (:data:`RESCUE_SHARE`); ``docs/performance.md`` has the
-measurements behind each choice.
+(:data:`TYPE_OPTIONS`) and whether another reading may stand in for a main text that kept
+one part of a page made of many (:data:`RESCUE_SHARE`, :data:`UNDATED_RECALL_SHARE`);
+``docs/performance.md`` has the measurements behind each choice.
 """
 
 from __future__ import annotations
@@ -65,7 +65,16 @@ RESCUE_WITH: dict[str, Literal["page", "baseline"]] = {
     "forum": "baseline",
     "documentation": "baseline",
 }
+#: A page that states no kind and carries no date is less often an article than its look
+#: says (many are services, listings and collections whose markup states nothing), and
+#: trafilatura's default precision then often keeps one block of many: its ``favor_recall``
+#: reading stands in when the default kept fewer than this share of that reading's words.
+#: The page's own text would gain more on such pages but fills undated articles with
+#: menus and teasers (measured on all three evaluation sets).
+UNDATED_RECALL_SHARE = 0.8
 _WORD = re.compile(r"\w+")
+#: A markdown link's target.
+_LINK_TARGET = re.compile(r"\]\([^)]*\)")
 #: Links collected from one page at most (a crawl needs far fewer; each costs a URL join).
 MAX_LINKS = 5_000
 
@@ -157,16 +166,36 @@ def _words(text: str) -> int:
     return len(_WORD.findall(text))
 
 
-def _main_text(html: str, tree: Any, url: str, fmt: Format, kind: PageType) -> str | None:
-    """trafilatura's main text with our corrections (:mod:`.boilerplate`) applied, or another
-    reading of the page when that holds much more (see :data:`RESCUE_SHARE`)."""
+def _read_words(markdown: str) -> int:
+    """Words a reader sees in ``markdown``: its link targets left out."""
+    return _words(_LINK_TARGET.sub("]", markdown))
+
+
+def _trafilatura_text(tree: Any, url: str, fmt: Format, options: dict[str, Any]) -> str | None:
+    """trafilatura's main text with our corrections (:mod:`.boilerplate`) applied."""
     import trafilatura
 
-    extracted = trafilatura.extract(tree, url=url, **{**TRAFILATURA_OPTIONS[fmt], **TYPE_OPTIONS.get(kind, {})})
+    extracted = trafilatura.extract(tree, url=url, **{**TRAFILATURA_OPTIONS[fmt], **options})
     if extracted:
         extracted = restore_lead(tree, extracted)
         if fmt == "markdown":
             extracted = tidy_markdown(drop_teaser_links(extracted, url))
+    return extracted
+
+
+def _main_text(html: str, tree: Any, url: str, fmt: Format, kind: PageType, dated: bool) -> str | None:
+    """trafilatura's main text, or another reading of the page when that holds much more
+    (see :data:`RESCUE_SHARE` and :data:`UNDATED_RECALL_SHARE`)."""
+    import trafilatura
+
+    options = TYPE_OPTIONS.get(kind, {})
+    extracted = _trafilatura_text(tree, url, fmt, options)
+    # An empty main text stays empty: the page is then reported as having none.
+    if extracted and kind == "article" and not dated:
+        recall = _trafilatura_text(tree, url, fmt, {**options, "favor_recall": True})
+        if recall and _read_words(extracted) < UNDATED_RECALL_SHARE * _read_words(recall):
+            return recall
+        return extracted
     by = RESCUE_WITH.get(kind)
     if by is None:
         return extracted
@@ -215,10 +244,10 @@ def html_document(
         kind = page_type(tree, url)
         drop_unrendered(tree)
         join_split_body(tree)
-        content = _main_text(html, tree, url, fmt, kind)
         # extensive=False: dates only from markup that states them, never guessed from a
         # copyright line in the footer.
         found = extract_metadata(tree, default_url=url, extensive=False)
+        content = _main_text(html, tree, url, fmt, kind, dated=bool(found.date))
     fallback = not content
     if fallback:
         content = raw if raw is not None else _text_of(tree)
