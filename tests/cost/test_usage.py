@@ -7,6 +7,7 @@ import datetime
 import json
 import sqlite3
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,7 @@ from webproviders import dispatch_extract, dispatch_search
 from webproviders.accounting.usage.report import UsageQueryError, parse_since
 from webproviders.accounting.usage.spool import spool
 from webproviders.cli import main
+from webproviders.config import config_from_dict
 from webproviders.errors import BadGatewayError
 
 from .conftest import PLUGINS, cost_config, scripted
@@ -92,6 +94,26 @@ def test_calls_from_many_threads_at_once_each_leave_their_row_and_total(tmp_path
     finally:
         conn.close()
     assert total == pytest.approx(200 * 0.004)
+
+
+def test_a_caller_that_never_waits_does_not_keep_its_rows_from_being_written(tmp_path: Path) -> None:
+    """A tight loop of sync calls (each turn of the call's event loop lets go of the
+    interpreter for an instant and takes it straight back) must not starve the ledger's
+    writer: its rows are written as it goes, none is dropped."""
+    path = tmp_path / "usage.sqlite3"
+    config = config_from_dict({"web": {"usage": {"path": str(path)}}})
+    dropped = spool.dropped
+    calls, start = 0, time.monotonic()
+    while time.monotonic() - start < 1.5:
+        dispatch_search("a", backend="stub", config=config, cache=False)
+        calls += 1
+    conn = sqlite3.connect(path)  # read as it stands, without a flush
+    try:
+        (written,) = conn.execute("SELECT count(*) FROM usage").fetchone()
+    finally:
+        conn.close()
+    assert written >= calls // 2, f"{written} of {calls} rows written while the caller ran"
+    assert len(_rows(path)) == calls and spool.dropped == dropped
 
 
 def test_usage_summary_groups_totals(tmp_path: Path) -> None:

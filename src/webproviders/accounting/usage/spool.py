@@ -1,10 +1,15 @@
 """One background thread that writes ledger rows and settles shared budgets off the hot path.
 
 A call only appends its row to a deque (a fraction of a microsecond: ``deque.append`` is
-atomic, so the call path takes no lock) and wakes the thread if it is asleep. The thread
-wakes at most every ``LINGER`` seconds, takes what has piled up, writes the rows of each
-ledger in one batch and runs the other jobs in order; waking once per batch rather than once
-per row keeps it from competing with the callers for the interpreter. Writers and jobs meet
+atomic, so the call path takes no lock); the first row after a quiet spell wakes the thread.
+It then writes every ``LINGER`` seconds what has piled up, the rows of each ledger in one
+batch and the other jobs in order, sleeping on a timer in between rather than being woken by
+each row, so it does not compete with the callers for the interpreter. A caller that never
+waits (a tight loop of cache hits, or of sync calls, whose event loop lets go of the
+interpreter for an instant on each turn and takes it straight back) would keep the thread
+from ever getting the interpreter back, and rows would pile up until dropped; so once a batch
+is late, the next caller waits for it to be written (at most ``_HANDOFF``, once per
+``LINGER``). Writers and jobs meet
 a failing store through its :class:`~webproviders.dependable.offload.StoreGuard` (a row that
 cannot be written is dropped, and said so); nothing here ever fails a call.
 """
@@ -13,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -25,6 +31,12 @@ log = get_logger("webproviders.accounting.usage")
 LINGER = 0.05
 #: Items waiting beyond which new ones are dropped (a store that is down must not eat memory).
 _MAX_PENDING = 100_000
+#: Seconds past its linger after which a batch counts as late: its thread is kept from the
+#: interpreter by a caller that never waits.
+_LATE = 0.005
+#: Longest a caller waits for a late batch, at most once per ``LINGER``: the writer gets at
+#: least this share of the interpreter, and a call at most this much added time.
+_HANDOFF = 0.01
 #: Seconds the interpreter waits at exit for queued rows to be written.
 EXIT_WAIT = 2.0
 
@@ -33,15 +45,34 @@ class BatchWriter(Protocol):
     def write(self, rows: list[Any]) -> None: ...
 
 
+class _Batch:
+    """One wake of the thread: when its linger ends, and the event set once it is written."""
+
+    __slots__ = ("due", "written")
+
+    def __init__(self) -> None:
+        self.due = time.monotonic() + LINGER
+        self.written = threading.Event()
+
+
 class Spool:
     """A deque of rows (each with its writer) and jobs, emptied by one daemon thread started on first use."""
 
     def __init__(self) -> None:
         self._items: deque[tuple[Any, Any]] = deque()
-        #: Set while the thread has work to take; a put sets it only when it is clear.
+        #: Set by the row that finds the thread idle.
         self._wake = threading.Event()
         self._hurry = threading.Event()
         self._thread: threading.Thread | None = None
+        #: True while the thread has nothing to write (or was never started): the next row wakes it.
+        self._asleep = True
+        #: The batch being gathered or written: one starts when a row wakes the idle thread,
+        #: and each time the thread finds rows waiting after a write.
+        self._batch = _Batch()
+        self._batch.written.set()
+        #: When a caller may next wait for a late batch (so a slow store costs callers one
+        #: short wait per linger at most).
+        self._next_handoff = 0.0
         self._start_lock = threading.Lock()
         #: Rows refused because the spool was full (counted without a lock: a figure for people).
         self.dropped = 0
@@ -60,10 +91,26 @@ class Spool:
 
     def _put(self, target: Any, item: Any) -> None:
         self._items.append((target, item))
-        if not self._wake.is_set():  # the thread clears it before it takes the items
+        if self._asleep:  # the first row since the thread went idle starts a batch
+            self._asleep = False
+            self._batch = _Batch()
             if self._thread is None:
                 self._start()
             self._wake.set()
+            return
+        batch = self._batch
+        now = time.monotonic()
+        if now > batch.due + _LATE and now > self._next_handoff and not batch.written.is_set():
+            self._hand_off(batch, now)
+
+    def _hand_off(self, batch: _Batch, now: float) -> None:
+        """Wait, without the interpreter, for a late batch to be written: the only way its
+        thread gets the interpreter from a caller that never waits (each turn of a sync
+        call's event loop lets go of it for an instant and takes it straight back)."""
+        if threading.current_thread() is self._thread:
+            return  # a job queueing more work from the thread itself
+        self._next_handoff = now + LINGER
+        batch.written.wait(_HANDOFF)
 
     def _start(self) -> None:
         with self._start_lock:
@@ -92,11 +139,25 @@ class Spool:
     def _run(self) -> None:
         items = self._items
         while True:
-            self._wake.wait()
-            self._hurry.wait(LINGER)
-            self._wake.clear()  # before taking: a row put from now on sets it again
+            # Asleep until the batch is due: on a timer, not woken by each row, so it does not
+            # ask for the interpreter while callers run; a late batch is then handed the
+            # interpreter by the next caller (see _put).
+            batch = self._batch
+            self._hurry.wait(batch.due - time.monotonic())
             self._hurry.clear()
-            self._process([items.popleft() for _ in range(len(items))])
+            if items:
+                self._process([items.popleft() for _ in range(len(items))])
+                batch.written.set()
+                self._batch = _Batch()  # rows from now on are written when it is due
+                continue
+            batch.written.set()
+            self._asleep = True  # a whole linger without a row: the next one wakes it
+            if not items:
+                self._wake.wait()
+            self._wake.clear()
+            if self._asleep:  # a row came before it slept, and woke nothing
+                self._asleep = False
+                self._batch = _Batch()
 
     def _process(self, items: list[tuple[Any, Any]]) -> None:
         batches: dict[int, tuple[BatchWriter, list[Any]]] = {}
