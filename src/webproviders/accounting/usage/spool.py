@@ -9,9 +9,9 @@ waits (a tight loop of cache hits, or of sync calls, whose event loop lets go of
 interpreter for an instant on each turn and takes it straight back) would keep the thread
 from ever getting the interpreter back, and rows would pile up until dropped; so once a batch
 is late, the next caller waits for it to be written (at most ``_HANDOFF``, once per
-``LINGER``). Writers and jobs meet
-a failing store through its :class:`~webproviders.dependable.offload.StoreGuard` (a row that
-cannot be written is dropped, and said so); nothing here ever fails a call.
+``LINGER``, and never past the call's deadline). Writers and jobs meet a failing store
+through its :class:`~webproviders.dependable.offload.StoreGuard` (a row that cannot be
+written is dropped, and said so); nothing here ever fails a call.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from collections import deque
 from collections.abc import Callable
 from typing import Any, Protocol
 
+from ...context import remaining_time
 from ...redact import get_logger, scrub
 
 log = get_logger("webproviders.accounting.usage")
@@ -110,7 +111,8 @@ class Spool:
         if threading.current_thread() is self._thread:
             return  # a job queueing more work from the thread itself
         self._next_handoff = now + LINGER
-        batch.written.wait(_HANDOFF)
+        left = remaining_time()  # never past the call's deadline
+        batch.written.wait(_HANDOFF if left is None else min(_HANDOFF, left))
 
     def _start(self) -> None:
         with self._start_lock:
