@@ -374,7 +374,8 @@ class Config(Section):
         found = [key for settings in web.providers.values() for key in settings.api_keys()]
         mcp = _read(self, "mcp")
         if mcp is not None:
-            found.extend(token.get_secret_value() for token in [mcp.token] if token is not None)
+            if mcp.token is not None:
+                found.append(mcp.token.get_secret_value())
             found.extend(user.token.get_secret_value() for user in mcp.users.values() if user.token is not None)
         urls = [web.proxy, *(getattr(_read(web, name), "url", None) for name in ("cache", "rate_limit", "usage"))]
         for settings in web.providers.values():
