@@ -238,6 +238,24 @@ def test_an_extract_leaves_no_process_behind(backend: str, http_server: Any) -> 
         os.killpg(command.pid, 0)
 
 
+
+def test_an_extract_leaves_the_page_parsers_to_the_workers(http_server: Any) -> None:
+    """The command sends the page to an extraction worker: trafilatura, lxml and our
+    corrections to trafilatura load there, never in the command's own process."""
+    url = f"http://127.0.0.1:{http_server(Page).server_address[1]}/page"
+    script = (
+        "import json, sys\nfrom webproviders.cli import main\n"
+        f"code = main(['--allow-private', 'extract', {url!r}, '--backend', 'http'])\n"
+        "sys.stderr.write(json.dumps(sorted(sys.modules)))\nsys.exit(code)"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "Words on a page" in done.stdout, done.stderr
+    loaded = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    assert "webproviders.fetching.extraction" in loaded  # the page went through it
+    parsers = ("trafilatura", "lxml", "webproviders.fetching.boilerplate", "webproviders.fetching.pagetype",
+               "webproviders.fetching.pagetext", "webproviders.fetching.mdtidy")
+    assert not {m for m in loaded for p in parsers if m == p or m.startswith(p + ".")}
+
 def test_allow_private_by_flag_or_environment(http_server: Any) -> None:
     url = f"http://127.0.0.1:{http_server(Page).server_address[1]}/page"
     refused = run("extract", url, "--backend", "http")

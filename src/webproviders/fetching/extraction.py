@@ -2,8 +2,11 @@
 
 :func:`html_document` runs in an extraction worker process, one page at a time
 (:mod:`webproviders.fetching.extractpool`): trafilatura (with lxml 6) is not safe to call from
-several threads at once, and a hostile page can keep it busy for minutes. trafilatura is
-imported by the workers, never by ``import webproviders``.
+several threads at once, and a hostile page can keep it busy for minutes. trafilatura and
+our corrections to it (:mod:`.boilerplate`, :mod:`.pagetype`, :mod:`.pagetext`,
+:mod:`.mdtidy`) are imported inside the functions that use them, so only workers load them:
+the process that sends pages imports this module just to name :func:`html_document` and to
+read back an :class:`HtmlDocument` (and ``import webproviders`` imports nothing of it).
 
 Pages are not all articles: the page's type (:mod:`.pagetype`) adjusts trafilatura's settings
 (:data:`TYPE_OPTIONS`) and whether another reading may stand in for a main text that kept
@@ -17,13 +20,11 @@ import itertools
 import logging
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urljoin, urlsplit
 
-from .boilerplate import drop_teaser_links, drop_unrendered, join_split_body, restore_lead
-from .mdtidy import tidy_markdown
-from .pagetext import page_text, visible_text
-from .pagetype import PageType, page_type
+if TYPE_CHECKING:
+    from .pagetype import PageType
 
 Format = Literal["markdown", "text"]
 
@@ -108,6 +109,8 @@ class HtmlDocument:
 
 
 def _text_of(tree: Any) -> str:
+    from .pagetext import visible_text
+
     body = tree.find(".//body")
     return visible_text(body if body is not None else tree)
 
@@ -175,6 +178,9 @@ def _trafilatura_text(tree: Any, url: str, fmt: Format, options: dict[str, Any])
     """trafilatura's main text with our corrections (:mod:`.boilerplate`) applied."""
     import trafilatura
 
+    from .boilerplate import drop_teaser_links, restore_lead
+    from .mdtidy import tidy_markdown
+
     extracted = trafilatura.extract(tree, url=url, **{**TRAFILATURA_OPTIONS[fmt], **options})
     if extracted:
         extracted = restore_lead(tree, extracted)
@@ -187,6 +193,8 @@ def _main_text(html: str, tree: Any, url: str, fmt: Format, kind: PageType, date
     """trafilatura's main text, or another reading of the page when that holds much more
     (see :data:`RESCUE_SHARE` and :data:`UNDATED_RECALL_SHARE`)."""
     import trafilatura
+
+    from .pagetext import page_text
 
     options = TYPE_OPTIONS.get(kind, {})
     extracted = _trafilatura_text(tree, url, fmt, options)
@@ -226,6 +234,9 @@ def html_document(
     from trafilatura.metadata import extract_metadata
     from trafilatura.settings import Document
     from trafilatura.utils import load_html
+
+    from .boilerplate import drop_unrendered, join_split_body
+    from .pagetype import page_type
 
     _quiet_libraries()
     tree = load_html(html)
