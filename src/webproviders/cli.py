@@ -661,12 +661,16 @@ def run() -> None:
     collector over every object the command loaded (pydantic, httpx, the providers), again
     and again as modules are cleared: 130-200 ms after an extract, for nothing anyone sees.
     Freezing those objects first (:func:`gc.freeze`) leaves every step of the exit as it is:
-    threads that are not daemons are waited for, every atexit handler runs (the extraction
-    workers are stopped, the usage ledger is written, and whatever else the process
-    registered, such as a tracing SDK's export), streams are flushed, and objects are freed
-    by their reference counts; only the cycles among them are left to the operating system.
+    threads that are not daemons are waited for, every atexit handler runs (the usage ledger
+    is written, the extraction workers are reaped, and whatever else the process registered,
+    such as a tracing SDK's export), streams are flushed, and objects are freed by their
+    reference counts; only the cycles among them are left to the operating system. The
+    workers are killed as the command returns, so that they end while the ledger is written.
     """
     code = main()
+    pool = sys.modules.get("webproviders.fetching.extractpool")
+    if pool is not None:  # the command read pages: its workers end while the exit goes on
+        pool.extraction_pool.close(wait=False)
     gc.freeze()
     sys.exit(code)
 

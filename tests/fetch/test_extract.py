@@ -255,3 +255,19 @@ def test_many_concurrent_extracts_do_not_crash(site: Any, local: Config) -> None
     workers = extraction_pool.pids()
     assert 1 <= len(workers) <= local.web.extraction.workers
     assert os.getpid() not in workers
+
+
+def test_workers_killed_without_waiting_are_reaped_at_exit() -> None:
+    """``close(wait=False)`` (the command line's, as its command returns) kills the workers
+    and waits for none; the ``close()`` that runs at exit reaps them, so nothing is left of
+    them, not even a zombie."""
+    from webproviders.fetching.extractpool import ExtractionPool
+
+    pool = ExtractionPool()
+    pool.start_early()
+    [pid] = pool.pids()
+    pool.close(wait=False)
+    assert pool.pids() == []
+    pool.close()
+    with pytest.raises(ProcessLookupError):
+        os.kill(pid, 0)

@@ -236,6 +236,8 @@ class ExtractionPool:
         self._heavy_claimed = 0
         self._threads = _WaitingThreads()
         self._size = 1  # each page sets it from its web.extraction.workers
+        #: Workers told to stop by ``close(wait=False)``, reaped by the next ``close()``.
+        self._stopped: list[_Worker] = []
 
     # -- the caller's side --------------------------------------------------------------
     async def run(
@@ -286,15 +288,23 @@ class ExtractionPool:
             workers = [*self._idle, *self._busy]
         return [w.pid for w in workers if w.alive()]
 
-    def close(self) -> None:
-        """Stop every worker (at interpreter exit; a later page starts new ones)."""
+    def close(self, wait: bool = True) -> None:
+        """Stop every worker (at interpreter exit; a later page starts new ones).
+
+        With ``wait=False`` they are only killed, not waited for: the command line does that
+        as soon as its command is done, so that the kernel takes them down while the rest of
+        the exit runs (the usage ledger is written meanwhile), and this handler, at exit,
+        reaps them.
+        """
         with self._lock:
-            workers = [*self._idle, *self._busy]
+            workers = [*self._idle, *self._busy, *self._stopped]
             self._idle.clear()
+            self._stopped = [] if wait else workers
         for worker in workers:
             worker.kill()
-        for worker in workers:
-            worker.exit_status()
+        if wait:
+            for worker in workers:
+                worker.exit_status()
 
     # -- the waiting thread's side ------------------------------------------------------
     def _serve(self, job: _Job, loop: asyncio.AbstractEventLoop, future: asyncio.Future[Any]) -> None:
