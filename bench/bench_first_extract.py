@@ -8,6 +8,12 @@ are interleaved so machine noise hits every command alike; medians are compared.
 time of each (the process and the extraction worker it waited for) is printed too: on a
 shared machine it moves less than the wall-clock time.
 
+A third command gives the floor under ours: a script that only loads our configuration
+(pydantic, the YAML file) and fetches the page with httpx's async client under asyncio (what
+the ``http`` provider sends through), then exits as our command does (``gc.freeze()``). It
+extracts nothing; what ours takes beyond it is our own code, the registry, the URL screen,
+the extraction worker's round trip and the usage ledger.
+
 What else is installed changes the figure (httpx imports ``rich`` when it is there, httpcore
 ``trio``), so each ``--env`` (a virtual environment's directory, repeatable; default: the
 one running this script) is measured: its ``bin/webproviders`` against the plain script run
@@ -38,6 +44,16 @@ html = urllib.request.urlopen(sys.argv[1]).read().decode("utf-8")
 text = trafilatura.extract(html, url=sys.argv[1], output_format="markdown", include_links=True,
                            include_formatting=True, include_tables=True, include_comments=False)
 print(text[:200])
+"""
+FLOOR = """
+import asyncio, gc, sys, httpx
+from webproviders.config import load_config
+load_config()
+async def fetch():
+    async with httpx.AsyncClient() as client:
+        return (await client.get(sys.argv[1])).text
+print(asyncio.run(fetch())[:200])
+gc.freeze()
 """
 #: Bytecode is written on the warm-up run, as pip compiles an installed package (see bench_cold_start).
 ENV = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
@@ -71,6 +87,7 @@ def main() -> None:
     commands: dict[str, list[str]] = {}
     for env_dir in envs:
         commands[f"{env_dir}: plain"] = [str(env_dir / "bin" / "python"), "-c", PLAIN, url]
+        commands[f"{env_dir}: floor"] = [str(env_dir / "bin" / "python"), "-c", FLOOR, url]
         commands[f"{env_dir}: ours"] = [str(env_dir / "bin" / "webproviders"), "extract", url, "--backend", "http"]
     times: dict[str, list[float]] = {name: [] for name in commands}
     cpu: dict[str, list[float]] = {name: [] for name in commands}
@@ -81,7 +98,7 @@ def main() -> None:
         try:
             for name, command in commands.items():  # warm the file cache and the .pyc files
                 *_, out = _once(command, env)
-                assert name.endswith("plain") or ("Copyright" not in out and len(out) > 500), out[:500]
+                assert not name.endswith("ours") or ("Copyright" not in out and len(out) > 500), out[:500]
             for _ in range(args.runs):
                 for name, command in commands.items():
                     wall, used, _ = _once(command, env)
@@ -90,14 +107,18 @@ def main() -> None:
         finally:
             server.terminate()
             server.wait()
+    first = statistics.median(times[f"{envs[0]}: ours"])
     for env_dir in envs:
-        plain, ours = times[f"{env_dir}: plain"], times[f"{env_dir}: ours"]
-        o, p = statistics.median(ours), statistics.median(plain)
-        o_cpu, p_cpu = statistics.median(cpu[f"{env_dir}: ours"]), statistics.median(cpu[f"{env_dir}: plain"])
+        plain, floor, ours = (times[f"{env_dir}: {kind}"] for kind in ("plain", "floor", "ours"))
+        o, f, p = statistics.median(ours), statistics.median(floor), statistics.median(plain)
+        o_cpu, f_cpu, p_cpu = (statistics.median(cpu[f"{env_dir}: {kind}"]) for kind in ("ours", "floor", "plain"))
         print(f"{env_dir}")
         print(f"  plain urllib + trafilatura.extract: median {p * 1000:.0f} ms  (min {min(plain) * 1000:.0f}), CPU {p_cpu * 1000:.0f} ms")
+        print(f"  floor: our config + httpx async:    median {f * 1000:.0f} ms  (min {min(floor) * 1000:.0f}), CPU {f_cpu * 1000:.0f} ms")
         print(f"  webproviders extract (CLI):         median {o * 1000:.0f} ms  (min {min(ours) * 1000:.0f}), CPU {o_cpu * 1000:.0f} ms")
-        print(f"  ratio: {o / p:.2f} x (target <= 1.5); CPU time {o_cpu / p_cpu:.2f} x")
+        print(f"  ratio: {o / p:.2f} x (target <= 1.5; the floor is {f / p:.2f} x); CPU time {o_cpu / p_cpu:.2f} x")
+        if env_dir != envs[0]:
+            print(f"  ours against {envs[0]}'s: {o / first:.3f} x")
     print(f"{args.runs} interleaved runs; load average {os.getloadavg()[0]:.1f} at the end")
 
 
