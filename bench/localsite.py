@@ -10,15 +10,19 @@ own memory and CPU figures are the client's alone; it prints its port on the fir
 - ``hostile``: the ``articles`` pages, plus two pages built to be expensive to extract:
   ``/hostile/links`` (about 5 MB of HTML holding 150,000 links) and ``/hostile/report.pdf``
   (a PDF of about 70 KB whose 300 pages all draw one large content stream; needs pypdf).
+- ``files:DIR``: the saved pages in ``DIR`` (``*.html`` or ``*.html.gz``, sorted by name) as
+  ``/p/<n>``, their bytes as saved, sent as ``text/html`` with no charset (the reader decodes).
 """
 
 from __future__ import annotations
 
+import gzip
 import io
 import random
 import sys
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 WORDS = ["cache", "latency", "request", "server", "client", "retry", "backoff", "queue", "worker", "thread", "process", "memory", "storage", "index", "query", "table", "column", "schema", "migration", "deploy", "release", "rollback", "canary", "metric", "alert", "dashboard", "trace", "span", "log", "error", "timeout", "budget", "quota", "limit", "token", "key", "secret", "config", "network", "packet", "socket", "proxy", "gateway", "balancer", "region", "zone", "cluster", "node", "replica", "shard", "consistency", "availability", "partition", "leader", "follower", "election", "heartbeat", "lease", "lock"]
@@ -95,6 +99,12 @@ def shared_stream_pdf(pages: int = 300, lines: int = 7_000) -> bytes:
     return out.getvalue()
 
 
+def saved_pages(folder: str) -> list[bytes]:
+    """The bytes of every saved page in ``folder``, in name order."""
+    files = sorted(path for path in Path(folder).iterdir() if path.name.endswith((".html", ".html.gz")))
+    return [gzip.decompress(path.read_bytes()) if path.suffix == ".gz" else path.read_bytes() for path in files]
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     #: Headers and body go out in separate writes; without this, Nagle's algorithm and
@@ -109,7 +119,7 @@ class Handler(BaseHTTPRequestHandler):
         time.sleep(self.server.latency)
         path = self.path.split("?", 1)[0]
         body: bytes | None = None
-        content_type = "text/html; charset=utf-8"
+        content_type = self.server.content_type
         if path == "/robots.txt":
             body, content_type = b"User-agent: *\nDisallow: /private/\n", "text/plain"
         elif path == "/hostile/report.pdf":
@@ -138,7 +148,11 @@ def main() -> None:
     count = int(sys.argv[3]) if len(sys.argv) > 3 else (200 if kind == "articles" else 500)
     server = Server(("127.0.0.1", 0), Handler)
     server.kind, server.latency = kind, latency  # type: ignore[attr-defined]
-    if kind in ("articles", "hostile"):
+    server.content_type = "text/html; charset=utf-8"  # type: ignore[attr-defined]
+    if kind.startswith("files:"):
+        server.pages = {f"/p/{n}": body for n, body in enumerate(saved_pages(kind[len("files:"):]))}  # type: ignore[attr-defined]
+        server.content_type = "text/html"  # type: ignore[attr-defined]
+    elif kind in ("articles", "hostile"):
         server.pages = {f"/p/{n}": article(n).encode() for n in range(count)}  # type: ignore[attr-defined]
         if kind == "hostile":
             server.pages["/hostile/links"] = link_farm().encode()  # type: ignore[attr-defined]

@@ -52,6 +52,13 @@ def link_farm(links: int) -> bytes:
     return f"<html><head><title>Links</title></head><body><div>{body}</div></body></html>".encode()
 
 
+def scripted_article(script_chars: int) -> bytes:
+    """A news page as many are served: a short article beside a large inline script (state
+    for the page's scripts), so many characters and few elements."""
+    state = '{"items": [' + ", ".join(f'{{"id": {i}, "headline": "story {i}"}}' for i in range(script_chars // 36)) + "]}"
+    return ARTICLE.replace(b"</body>", f"<script>window.__STATE__ = {state};</script></body>".encode())
+
+
 ARTICLE = (
     "<html><head><title>Caf\u00e9 notes</title></head><body><article><h1>Caf\u00e9 notes</h1>"
     "<p>The caf\u00e9 on the corner serves cr\u00e8me br\u00fbl\u00e9e every morning, and the queue "
@@ -119,6 +126,8 @@ class HostileHandler(BaseHTTPRequestHandler):
                               {"Content-Encoding": "gzip, gzip"})
         if path == "/charset":
             return self._send(ARTICLE, f"text/html; charset={query['label'][0]}")
+        if path == "/scripted":
+            return self._send(scripted_article(int(query["chars"][0])), "text/html; charset=utf-8")
         if path == "/links":
             return self._send(link_farm(int(query["n"][0])), "text/html; charset=utf-8")
         if path == "/report.pdf":

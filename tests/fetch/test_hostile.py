@@ -283,6 +283,16 @@ def test_heavy_pages_leave_a_worker_for_ordinary_pages(hostile: HostileServer, s
     assert [page["error_code"] for page in farm_pages] == ["timeout", "timeout"]
 
 
+def test_a_large_page_of_few_elements_is_an_ordinary_page(hostile: HostileServer, strict: Config) -> None:
+    """1.2 MB of HTML that is mostly one inline script, as news pages are served, costs what its
+    few elements cost: its worker is kept for the next page, not replaced as after a heavy one."""
+    dispatch_extract(hostile.url("/warm/page"), backend="http", config=strict)
+    before = extraction_pool.pids()
+    page = only_page(dispatch_extract(hostile.url("/scripted?chars=1200000"), backend="http", config=strict))
+    assert "serves cr\u00e8me br\u00fbl\u00e9e every morning" in page["content"]
+    assert before and set(before) <= set(extraction_pool.pids())
+
+
 def test_call_deadline_stops_a_page_before_its_cpu_time_runs_out(
     hostile: HostileServer, config_for: Callable[..., Config]
 ) -> None:
