@@ -104,6 +104,13 @@ def test_max_pages_keeps_the_first_pages(site: Any, local: Config) -> None:
     assert len([p for p in site.paths() if p != "/robots.txt"]) == 4
 
 
+def test_limit_is_max_pages_as_for_every_crawling_backend(site: Any, local: Config) -> None:
+    full = paths(crawl(site.url("/"), local, max_pages=100), site)
+    site.reset()
+    assert paths(crawl(site.url("/"), local, limit=3), site) == full[:3]
+    assert len([p for p in site.paths() if p != "/robots.txt"]) == 3
+
+
 def test_max_pages_has_a_hard_cap(site: Any, local: Config) -> None:
     envelope = crawl(site.url("/docs/a"), local, max_pages=5000)
     assert any("limit of 1000" in w for w in envelope["meta"]["warnings"])

@@ -70,7 +70,9 @@ class CrawlOptions:
     def from_kwargs(cls, kwargs: dict[str, Any], settings: ProviderSettings) -> tuple[CrawlOptions, list[str]]:
         """``(options, notes)``; ``notes`` are warnings for values that were adjusted."""
         notes: list[str] = []
-        max_pages = whole("max_pages", pick(kwargs, settings, "max_pages", 25), 1)
+        # ``limit`` is the alias every crawling backend takes for ``max_pages``.
+        asked = kwargs if kwargs.get("max_pages") is not None else {"max_pages": kwargs.get("limit")}
+        max_pages = whole("max_pages", pick(asked, settings, "max_pages", 25), 1)
         if max_pages > MAX_PAGES_CAP:
             notes.append(f"max_pages {max_pages} is above the limit of {MAX_PAGES_CAP}; {MAX_PAGES_CAP} is used.")
             max_pages = MAX_PAGES_CAP
