@@ -220,6 +220,20 @@ def test_deadline_returns_what_was_crawled(site: Any, local: Config) -> None:
     assert any("time limit" in w for w in envelope["meta"]["warnings"])
 
 
+def test_a_seed_that_does_not_arrive_in_time_is_a_timeout_of_that_page(site: Any, local: Config) -> None:
+    # Before, the crawl returned nothing and the call was a provider_error, which counted
+    # towards http's cool-down: a few slow sites cooled it down for every caller.
+    for _ in range(6):
+        envelope = dispatch_crawl(site.url("/slow?n=1"), backend="http", config=local, timeout=1)
+        assert envelope["error_code"] == "timeout" and envelope["retryable"] is True
+        assert envelope["meta"]["failures"] == [{
+            "url": site.url("/slow?n=1"),
+            "error": f"{site.url('/slow?n=1')} could not be read before the call's time limit.",
+            "error_code": "timeout",
+        }]
+    assert crawl(site.url("/docs/a"), local, max_depth=0)["data"][0]["title"] == "Getting started"
+
+
 @pytest.mark.parametrize(
     "options",
     [{"scope": "planet"}, {"max_pages": 0}, {"max_depth": -1}, {"include": 5}, {"progress": "bar"}, {"delay": -1}],

@@ -357,7 +357,13 @@ class Crawler:
             stopped_early = await self._loop()
         finally:
             self.robots.close()
-        if stopped_early:
+        if stopped_early and not self._results:
+            # Not even the seed arrived in time: that page timed out, as it would in an
+            # extract (a per-URL failure), rather than the crawler returning nothing.
+            entry = Entry(0, (), seed)
+            late = WebTimeoutError(f"{seed} could not be read before the call's time limit.", provider="http")
+            self._results.append((entry, self._error_item(entry, late)))
+        elif stopped_early:
             warn(
                 f"The crawl stopped after {len(self._results)} pages because the call's time limit "
                 "was nearly reached; pass a larger timeout or a smaller max_pages for more."
