@@ -440,6 +440,10 @@ def _apply_env_overrides(data: dict[str, Any], environ: dict[str, str] | os._Env
             web[key] = names[0] if len(names) == 1 else names
     timeout = (environ.get("WEB_TIMEOUT") or "").strip()
     if timeout:
+        try:
+            float(timeout)
+        except ValueError:
+            raise ConfigError("WEB_TIMEOUT must be a number of seconds, such as 20.") from None
         web["timeout"] = timeout
     private = (environ.get(ALLOW_PRIVATE_ENV) or "").strip().lower()
     if private:
@@ -532,6 +536,10 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
         text = file.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"Cannot read config file {file}: {exc.strerror}.") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"Config file {file} is not UTF-8 text (byte {exc.start + 1} cannot be read); save it as UTF-8."
+        ) from None
     data = _parse_yaml(text, file) or {}
     if not isinstance(data, dict):
         raise ConfigError(f"Invalid configuration in {file}: the top level must be a mapping.")

@@ -394,6 +394,9 @@ def _map(exc: BaseException, provider: str | None) -> WebProviderError:
     mapped = _from_httpx(exc, who, provider)
     if mapped is not None:
         return mapped
+    config = sys.modules.get(f"{__package__}.config")  # loaded whenever a ConfigError exists
+    if config is not None and isinstance(exc, config.ConfigError):
+        return NotConfiguredError(str(exc), provider=provider)
     if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
         return ParseError(f"{who} sent a response that is not valid JSON: {exc}", provider=provider)
     if isinstance(exc, ConnectionError):

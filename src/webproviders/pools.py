@@ -5,33 +5,106 @@ The library keeps separate pools on purpose, each with its own size: sync provid
 response decompression (which must never hold up an event loop). This is the one way
 they are built. (Page extraction runs in worker processes instead, see
 ``webproviders.fetching.extractpool``.)
+
+Work that may be abandoned at a deadline and never end (a sync provider stuck in a read
+without a timeout, a name lookup on a resolver that does not answer) runs in a pool of
+daemon threads: ``ThreadPoolExecutor`` joins its threads when the interpreter exits, so one
+abandoned call would hold a script or the ``webproviders`` command open long after its
+answer was printed, for as long as the stuck call lasts.
 """
 
 from __future__ import annotations
 
 import asyncio
+import queue
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 
-class LazyPool:
-    """A named ``ThreadPoolExecutor`` of ``workers`` threads, created on first use."""
+class DaemonThreadPool(ThreadPoolExecutor):
+    """Up to ``workers`` daemon threads, started as work arrives and reused once idle.
+
+    What ``ThreadPoolExecutor`` does, except that the interpreter does not wait for its
+    threads at exit: a thread still stuck in an abandoned call ends with the process. (A
+    subclass only so that an event loop takes it as its default executor: it replaces every
+    public method and uses none of the base's machinery.)
+    """
 
     def __init__(self, workers: int, name: str) -> None:
+        super().__init__(workers, name)
         self._workers = workers
         self._name = name
-        self._pool: ThreadPoolExecutor | None = None
+        self._queue: queue.SimpleQueue[tuple[Future[Any], Callable[..., Any], tuple[Any, ...], dict[str, Any]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._idle = threading.Semaphore(0)
+        self._started = 0
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
+        if self._closed:
+            raise RuntimeError("cannot schedule new work after shutdown")
+        future: Future[T] = Future()
+        self._queue.put((future, fn, args, kwargs))
+        if not self._idle.acquire(blocking=False):
+            self._start_thread()
+        return future
+
+    def _start_thread(self) -> None:
+        with self._lock:
+            if self._started >= self._workers:
+                return
+            self._started += 1
+            name = f"{self._name}_{self._started - 1}"
+        threading.Thread(target=self._work, name=name, daemon=True).start()
+
+    def _work(self) -> None:
+        while True:
+            item = self._queue.get()
+            if item is None:
+                self._queue.put(None)  # wake the next thread to stop too
+                return
+            future, fn, args, kwargs = item
+            del item
+            if future.set_running_or_notify_cancel():
+                try:
+                    result = fn(*args, **kwargs)
+                except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
+                    future.set_exception(exc)
+                else:
+                    future.set_result(result)
+            del future, fn, args, kwargs
+            self._idle.release()
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Take no more work and let the threads end once the queue is done (``wait`` is not
+        honoured: a thread may be stuck for good, which is why these are daemons)."""
+        self._closed = True
+        self._queue.put(None)
+
+
+class LazyPool:
+    """A named pool of ``workers`` threads, created on first use; ``daemon`` for work that may
+    be abandoned and never end (see the module's note)."""
+
+    def __init__(self, workers: int, name: str, daemon: bool = False) -> None:
+        self._workers = workers
+        self._name = name
+        self._daemon = daemon
+        self._pool: Executor | None = None
         self._lock = threading.Lock()
 
-    def executor(self) -> ThreadPoolExecutor:
+    def executor(self) -> Executor:
         if self._pool is None:
             with self._lock:
                 if self._pool is None:
-                    self._pool = ThreadPoolExecutor(self._workers, thread_name_prefix=self._name)
+                    kind = DaemonThreadPool if self._daemon else ThreadPoolExecutor
+                    self._pool = kind(self._workers, self._name)
         return self._pool
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:

@@ -142,6 +142,21 @@ def check_search_options(options: dict[str, Any]) -> dict[str, Any]:
     return {key: value for key, value in clean.items() if value is not None}
 
 
+#: The crawl options every crawling backend reads (``limit`` is an alias of ``max_pages``),
+#: with the least each may be; each backend applies its own ceiling.
+CRAWL_COUNTS = {"max_pages": 1, "limit": 1, "max_depth": 0}
+
+
+def check_crawl_options(options: dict[str, Any]) -> dict[str, Any]:
+    """Refuse a crawl's page and depth counts that no backend can take, before any is asked:
+    a vendor SDK that refuses ``limit=0`` itself would otherwise look like a failing provider."""
+    for key, low in CRAWL_COUNTS.items():
+        value = options.get(key)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
+            raise InvalidInputError(f"{key} must be a whole number of at least {low}, not {shorten(repr(value), 40)}.")
+    return dict(options)
+
+
 def _code(key: str, value: Any, pattern: re.Pattern[str], example: str) -> str:
     """A language or country code, checked before any provider puts it into a request."""
     if not isinstance(value, str):

@@ -197,6 +197,53 @@ def test_a_yaml_error_reaches_neither_stderr_nor_the_envelope_with_the_key(
     assert SECRET[:12] not in json.dumps(envelope)
 
 
+@pytest.mark.parametrize("how", ["sync", "async"])
+def test_a_broken_config_is_not_configured_in_the_envelope(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    import asyncio
+
+    from webproviders import adispatch_crawl, dispatch_search
+    from webproviders.config import set_default_config
+
+    path = tmp_path / "config.yaml"
+    path.write_text("web:\n  cache: 5\n", encoding="utf-8")  # a lazy section of the wrong type
+    monkeypatch.setenv("WEBPROVIDERS_CONFIG", str(path))
+    set_default_config(None)
+    try:
+        if how == "sync":
+            envelope = dispatch_search("x", backend="stub")
+        else:
+            envelope = asyncio.run(adispatch_crawl("https://example.com/", backend="stub"))
+    finally:
+        set_default_config(None)
+    assert envelope["success"] is False and envelope["error_code"] == "not_configured"
+    assert envelope["error"].startswith(f"Invalid configuration in {path}: 'web.cache'")
+    assert envelope["meta"]["attempts"] == []
+
+
+@pytest.mark.parametrize("config", ["config.yaml", {"web": {"timeout": 5}}])
+def test_a_config_that_is_no_config_object_is_invalid_input(config: Any) -> None:
+    from webproviders import dispatch_search
+
+    envelope = dispatch_search("x", backend="stub", config=config)
+    assert envelope["error_code"] == "invalid_input"
+    assert "config must be a Config (from load_config or config_from_dict)" in envelope["error"]
+
+
+def test_a_config_file_that_is_not_utf8_is_a_config_error(tmp_path: Path) -> None:
+    path = tmp_path / "config.yaml"
+    path.write_bytes("web:\n  user_agent: café\n".encode("latin-1"))
+    with pytest.raises(ConfigError, match=f"Config file {path} is not UTF-8 text .*save it as UTF-8"):
+        load_config(path)
+
+
+def test_a_web_timeout_that_is_no_number_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WEB_TIMEOUT", "thirty")
+    with pytest.raises(ConfigError, match="WEB_TIMEOUT must be a number of seconds"):
+        config_from_dict({}, source="<test>")
+
+
 def test_a_billion_laughs_config_fails_fast(tmp_path: Path) -> None:
     from concurrent.futures import ThreadPoolExecutor
 

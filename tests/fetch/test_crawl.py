@@ -104,6 +104,13 @@ def test_max_pages_keeps_the_first_pages(site: Any, local: Config) -> None:
     assert len([p for p in site.paths() if p != "/robots.txt"]) == 4
 
 
+def test_limit_is_max_pages_as_for_every_crawling_backend(site: Any, local: Config) -> None:
+    full = paths(crawl(site.url("/"), local, max_pages=100), site)
+    site.reset()
+    assert paths(crawl(site.url("/"), local, limit=3), site) == full[:3]
+    assert len([p for p in site.paths() if p != "/robots.txt"]) == 3
+
+
 def test_max_pages_has_a_hard_cap(site: Any, local: Config) -> None:
     envelope = crawl(site.url("/docs/a"), local, max_pages=5000)
     assert any("limit of 1000" in w for w in envelope["meta"]["warnings"])
@@ -211,6 +218,20 @@ def test_deadline_returns_what_was_crawled(site: Any, local: Config) -> None:
     found = paths(envelope, site)
     assert found == ["/slowlinks", "/docs/a"]
     assert any("time limit" in w for w in envelope["meta"]["warnings"])
+
+
+def test_a_seed_that_does_not_arrive_in_time_is_a_timeout_of_that_page(site: Any, local: Config) -> None:
+    # Before, the crawl returned nothing and the call was a provider_error, which counted
+    # towards http's cool-down: a few slow sites cooled it down for every caller.
+    for _ in range(6):
+        envelope = dispatch_crawl(site.url("/slow?n=1"), backend="http", config=local, timeout=1)
+        assert envelope["error_code"] == "timeout" and envelope["retryable"] is True
+        assert envelope["meta"]["failures"] == [{
+            "url": site.url("/slow?n=1"),
+            "error": f"{site.url('/slow?n=1')} could not be read before the call's time limit.",
+            "error_code": "timeout",
+        }]
+    assert crawl(site.url("/docs/a"), local, max_depth=0)["data"][0]["title"] == "Getting started"
 
 
 @pytest.mark.parametrize(

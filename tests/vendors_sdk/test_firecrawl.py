@@ -371,6 +371,22 @@ def test_crawl_job_is_cancelled_when_the_call_is(
     assert cancel.called
 
 
+@pytest.mark.parametrize(
+    "options", [{"limit": 0}, {"max_pages": -3}, {"limit": True}, {"max_depth": -1}, {"max_depth": "2"}]
+)
+def test_crawl_counts_no_backend_takes_are_the_callers_mistake(config: Any, options: dict[str, Any]) -> None:
+    # The SDK refuses ``limit=0`` itself (a ValueError): before the check it was a
+    # provider_error, and a few such calls cooled Firecrawl down for every caller.
+    with respx.mock(assert_all_called=False) as router:
+        start, _, _ = _crawl_routes(router, [firecrawl_status("completed", PAGES)])
+        for _ in range(6):
+            refused = dispatch_crawl("https://example.com", backend="firecrawl", config=config, **options)
+            assert refused["error_code"] == "invalid_input" and refused["meta"]["attempts"] == []
+            assert next(iter(options)) in refused["error"]
+        envelope = dispatch_crawl("https://example.com", backend="firecrawl", config=config)
+    assert envelope["success"] is True and start.call_count == 1
+
+
 def test_crawl_start_errors_are_mapped(config: Any) -> None:
     with respx.mock() as router:
         router.post(f"{API}/v2/crawl").respond(429, json=FIRECRAWL_RATE_LIMITED)

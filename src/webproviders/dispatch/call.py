@@ -26,6 +26,7 @@ from ..redact import get_logger, scrub
 from ..registry.providers import Registry, get_registry
 from ..validate import (
     check_backend,
+    check_crawl_options,
     check_limit,
     check_query,
     check_search_options,
@@ -120,7 +121,7 @@ def _validate(capability: Capability, arguments: dict[str, Any]) -> tuple[dict[s
         urls, bad = check_urls(arguments["urls"])
         refused = [refused_item(position, url, error) for position, url, error in bad]
         return {"urls": urls, "options": dict(arguments["options"])}, refused
-    return {"url": check_url(arguments["url"]), "options": dict(arguments["options"])}, []
+    return {"url": check_url(arguments["url"]), "options": check_crawl_options(arguments["options"])}, []
 
 
 def _no_call_meta(requested: Any, started: float) -> dict[str, Any]:
@@ -154,6 +155,10 @@ def prepare(
     requested = _requested_repr(backend)
     try:
         cfg = config if config is not None else default_config()
+        if not isinstance(cfg, Config):
+            raise InvalidInputError(
+                f"config must be a Config (from load_config or config_from_dict), not {type(cfg).__name__}."
+            )
         budget = cfg.web.timeout if timeout is None else timeout
         budget_ok = not isinstance(budget, bool) and isinstance(budget, (int, float)) and 0 < budget <= MAX_TIMEOUT
         deadline = time.monotonic() + (budget if budget_ok else cfg.web.timeout)

@@ -18,14 +18,17 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
-from ..pools import LazyPool
+from ..pools import DaemonThreadPool, LazyPool
 
 T = TypeVar("T")
 
 __all__ = ["BackgroundLoop", "call", "run_sync"]
 
-#: Sync provider calls that hang (``ddgs`` is known to) keep a thread; allow plenty.
-_workers = LazyPool(64, "webproviders-sync")
+#: Sync provider calls that hang (``ddgs`` is known to) keep a thread; allow plenty. Daemon
+#: threads: one abandoned at its deadline must not hold the process open at exit.
+_workers = LazyPool(64, "webproviders-sync", daemon=True)
+#: Threads of each of our loops' default executor (its name lookups, for one).
+_LOOP_WORKERS = 8
 #: Whether a method's function is ``async def``, asked once per function (providers' methods).
 _async_methods: dict[Any, bool] = {}
 
@@ -99,7 +102,7 @@ class BackgroundLoop:
         if self._loop is None:
             with self._lock:
                 if self._loop is None:
-                    loop = asyncio.new_event_loop()
+                    loop = _new_loop()
                     thread = threading.Thread(
                         target=loop.run_forever, name="webproviders-loop", daemon=True
                     )
@@ -147,10 +150,18 @@ atexit.register(background.close)
 _thread_loops = threading.local()
 
 
+def _new_loop() -> asyncio.AbstractEventLoop:
+    """An event loop whose default executor has daemon threads: a name lookup that the
+    resolver never answers is abandoned at the deadline and must not hold the process open."""
+    loop = asyncio.new_event_loop()
+    loop.set_default_executor(DaemonThreadPool(_LOOP_WORKERS, "webproviders-loop"))
+    return loop
+
+
 def _thread_loop() -> asyncio.AbstractEventLoop:
     loop = getattr(_thread_loops, "loop", None)
     if loop is None or loop.is_closed():
-        loop = _thread_loops.loop = asyncio.new_event_loop()
+        loop = _thread_loops.loop = _new_loop()
     return loop
 
 

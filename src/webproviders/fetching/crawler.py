@@ -70,7 +70,9 @@ class CrawlOptions:
     def from_kwargs(cls, kwargs: dict[str, Any], settings: ProviderSettings) -> tuple[CrawlOptions, list[str]]:
         """``(options, notes)``; ``notes`` are warnings for values that were adjusted."""
         notes: list[str] = []
-        max_pages = whole("max_pages", pick(kwargs, settings, "max_pages", 25), 1)
+        # ``limit`` is the alias every crawling backend takes for ``max_pages``.
+        asked = kwargs if kwargs.get("max_pages") is not None else {"max_pages": kwargs.get("limit")}
+        max_pages = whole("max_pages", pick(asked, settings, "max_pages", 25), 1)
         if max_pages > MAX_PAGES_CAP:
             notes.append(f"max_pages {max_pages} is above the limit of {MAX_PAGES_CAP}; {MAX_PAGES_CAP} is used.")
             max_pages = MAX_PAGES_CAP
@@ -355,7 +357,13 @@ class Crawler:
             stopped_early = await self._loop()
         finally:
             self.robots.close()
-        if stopped_early:
+        if stopped_early and not self._results:
+            # Not even the seed arrived in time: that page timed out, as it would in an
+            # extract (a per-URL failure), rather than the crawler returning nothing.
+            entry = Entry(0, (), seed)
+            late = WebTimeoutError(f"{seed} could not be read before the call's time limit.", provider="http")
+            self._results.append((entry, self._error_item(entry, late)))
+        elif stopped_early:
             warn(
                 f"The crawl stopped after {len(self._results)} pages because the call's time limit "
                 "was nearly reached; pass a larger timeout or a smaller max_pages for more."

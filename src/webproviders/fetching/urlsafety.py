@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     import httpx
 
     from ..config import Config
+    from ..pools import LazyPool
 
 IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
 
@@ -351,13 +352,24 @@ def check_destination(url: str | httpx.URL, policy: AddressPolicy) -> Target:
     return Target(parsed, scheme, host, port, None)
 
 
-async def system_resolver(host: str, port: int) -> list[str]:
-    """Every address the operating system gives for ``host`` (TCP)."""
-    import asyncio  # here, not at import: listing providers stays light
+#: The threads name lookups run in (made on first lookup).
+_lookups: LazyPool | None = None
 
-    loop = asyncio.get_running_loop()
+
+async def system_resolver(host: str, port: int) -> list[str]:
+    """Every address the operating system gives for ``host`` (TCP).
+
+    The lookup runs in a daemon thread of our own, not in the loop's default executor: a
+    resolver that never answers is abandoned at the call's deadline, and its thread must not
+    hold up ``asyncio.run`` or the process's exit for the resolver's own timeouts.
+    """
+    from ..pools import LazyPool  # here, not at import: listing providers stays light
+
+    global _lookups
+    if _lookups is None:
+        _lookups = LazyPool(16, "webproviders-dns", daemon=True)
     try:
-        infos = await loop.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+        infos = await _lookups.run(socket.getaddrinfo, host, port, 0, socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
         raise NetworkError(f"Could not resolve the host name '{host}': {exc}.") from None
     seen: list[str] = []
