@@ -46,8 +46,8 @@ def register(ctx: PluginContext) -> None:
 
 
 def after_dispatch(capability: str, envelope: dict[str, Any], config: Config) -> None:
-    """With ``web.local.index: true``, queue the pages of a successful extract or crawl."""
-    if config.web.local.index:
-        from webproviders.kit import index_envelope
+    """Queue the pages of a successful extract or crawl (called only with ``web.local.index:
+    true``: its ``plugin.yaml`` says ``hooks_when``)."""
+    from webproviders.kit import index_envelope
 
-        index_envelope(config, capability, envelope)
+    index_envelope(config, capability, envelope)

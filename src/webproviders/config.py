@@ -367,6 +367,16 @@ class Config(Section):
         """Settings for one provider (empty settings when the section is absent)."""
         return self.web.providers.get(name) or _no_settings()
 
+    def setting(self, path: str) -> Any:
+        """The value at a dotted ``path`` (``web.local.index``, ``web.providers.acme.flag``),
+        None when nothing is set there."""
+        value: Any = self
+        for part in path.split("."):
+            value = value.get(part) if isinstance(value, dict) else getattr(value, part, None)
+            if value is None:
+                return None
+        return value
+
     def secrets(self) -> list[str]:
         """Every secret in this config, for scrubbing: API keys, the MCP token, and the
         credentials of every URL (``base_url``, store URLs, the proxy: ``user:password@``)."""

@@ -232,6 +232,10 @@ class PluginManifest(BaseModel):
     #: imported only when one of its providers is first used; left out, it is imported
     #: before the first dispatch, in case it has some.
     hooks: list[Hook] | None = None
+    #: The config setting its dispatch hooks serve, as a dotted path (``web.local.index``,
+    #: ``web.providers.<name>.<key>``): while it is not true, they are not called and do not
+    #: make the plugin load before the first dispatch, so a feature that is off costs nothing.
+    hooks_when: str | None = Field(default=None, pattern=r"^[a-z_]+(\.[A-Za-z0-9_-]+)+$")
 
 
 def _endpoint(key: str) -> bool:

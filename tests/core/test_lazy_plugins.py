@@ -147,6 +147,36 @@ def test_a_plugin_that_may_have_hooks_loads_before_the_first_call(
     assert _module(root, "declaredhooks").SEEN == ["stub"]
 
 
+def test_hooks_for_a_setting_that_is_off_neither_load_the_plugin_nor_run(write_plugin: Any, make_config: Any) -> None:
+    """``hooks_when``: hooks that serve a feature run only while its setting is true; while
+    it is off, the plugin waits for its provider and its hooks see no call, even once loaded."""
+    root = _declared(write_plugin, "watcher", HOOKED, hooks=["after_dispatch"], hooks_when="web.providers.lazy.watch")
+    plugins = {"paths": [str(root)], "enabled": ["watcher"]}
+    off = make_config(plugins=plugins)
+    assert dispatch_search("q", backend="stub", config=off)["success"] is True
+    assert _module(root, "watcher") is None
+    assert dispatch_search("q", backend="lazy", config=off)["success"] is True
+    assert dispatch_search("q", backend="stub", config=off)["success"] is True
+    assert _module(root, "watcher").SEEN == []
+
+    on = make_config(plugins=plugins, web={"providers": {"lazy": {"watch": True}}})
+    assert dispatch_search("q", backend="stub", config=on)["success"] is True
+    assert _module(root, "watcher").SEEN == ["stub"]
+
+
+def test_the_local_index_hook_costs_nothing_while_indexing_is_off(make_config: Any) -> None:
+    """The built-in ``local`` plugin fills its index from an ``after_dispatch`` hook: with
+    ``web.local.index`` off, no call runs it and no call loads the plugin."""
+    config = make_config()
+    assert dispatch_search("q", backend="stub", config=config)["success"] is True
+    registry = get_registry(config)
+    assert not next(record for record in registry.plugins if record.name == "local").loaded
+    assert registry.hook("after_dispatch") is None
+    on = make_config(web={"local": {"index": True}})
+    assert dispatch_search("q", backend="stub", config=on)["success"] is True
+    assert get_registry(on).hook("after_dispatch") is not None
+
+
 def test_a_plugin_declaring_no_hooks_waits_for_its_provider(write_plugin: Any, make_config: Any) -> None:
     root = _declared(write_plugin, "quiet", DECLARED, hooks=[])
     config = make_config(plugins={"paths": [str(root)], "enabled": ["quiet"]})

@@ -244,7 +244,7 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
     from .bounded import Overran  # here: reading manifests needs no worker thread
 
     manager, providers = found.manager, found.providers
-    plugin_id = f"{record.source}:{record.name}"
+    plugin_id = record.plugin_id
     try:
         manager.register(plugin, name=plugin_id)
     except Exception as exc:  # noqa: BLE001

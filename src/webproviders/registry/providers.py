@@ -139,14 +139,16 @@ class Registry:
     def ready_for_dispatch(self, timeout: float | None) -> None:
         """Load the plugins that may implement dispatch hooks, before the first call runs them.
 
-        A plugin whose ``plugin.yaml`` declares its providers and ``hooks: []`` waits until
-        one of its providers is used; one that declares hooks, or does not say, loads now.
+        A plugin whose ``plugin.yaml`` declares its providers and ``hooks: []`` (or hooks for
+        a setting that is off, ``hooks_when``) waits until one of its providers is used; one
+        that declares hooks, or does not say, loads now.
         """
         if self.dispatch_ready:
             return
         deadline = None if timeout is None else time.monotonic() + timeout
         for record in list(self.plugins):
-            if not record.loaded and record.manifest is not None and record.manifest.hooks != []:
+            hooked = record.manifest is not None and record.manifest.hooks != [] and not self._hooks_off(record)
+            if not record.loaded and hooked:
                 self.load(record, None if deadline is None else max(0.0, deadline - time.monotonic()))
         self.dispatch_ready = True
 
@@ -158,10 +160,18 @@ class Registry:
         """Whether an implementation of hook ``name`` takes ``argument`` (worth computing it)."""
         return argument in self._hook(name)[1]
 
+    def _hooks_off(self, record: PluginRecord) -> bool:
+        """Whether the setting ``record``'s hooks serve (its ``hooks_when``) is off here."""
+        when = record.manifest.hooks_when if record.manifest is not None else None
+        return when is not None and not self.config.setting(when)
+
     def _hook(self, name: str) -> tuple[Any, frozenset[str]]:
         found = self._callers.get(name)
         if found is None:
             caller = getattr(self.hooks.hook, name)
+            off = [self.hooks.get_plugin(r.plugin_id) for r in self.plugins if r.loaded and self._hooks_off(r)]
+            if any(plugin is not None for plugin in off):
+                caller = self.hooks.subset_hook_caller(name, remove_plugins=[p for p in off if p is not None])
             impls = caller.get_hookimpls()
             taken = frozenset(arg for impl in impls for arg in impl.argnames)
             found = self._callers[name] = (caller if impls else None, taken)

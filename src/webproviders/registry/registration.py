@@ -37,6 +37,11 @@ class PluginRecord:
     #: Whether its code has run (imported and ``register()`` called, successfully or not).
     loaded: bool = False
 
+    @property
+    def plugin_id(self) -> str:
+        """Its name in the hook manager (names may repeat across sources)."""
+        return f"{self.source}:{self.name}"
+
 
 @dataclass(eq=False)
 class ProviderEntry:
