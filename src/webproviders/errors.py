@@ -308,6 +308,21 @@ _WORDING: dict[type[WebProviderError], str] = {
 }
 
 
+#: Where a proxy's settings live, for sentences about a proxy that refused a request.
+_PROXY_SETTINGS = "web.proxy, or HTTPS_PROXY / HTTP_PROXY / ALL_PROXY and NO_PROXY"
+
+
+def proxy_auth_error(who: str, provider: str | None, tail: str = ".") -> AuthError:
+    """HTTP 407, which only a proxy sends: its credentials are missing or wrong, whichever
+    vendor was asked (not retried: the same request would be refused again)."""
+    return AuthError(
+        f"A proxy on the way to {who} asks for credentials (HTTP 407){tail} Put its user name and password "
+        f"in its URL, before the host, in {_PROXY_SETTINGS}.",
+        provider=provider,
+        status_code=407,
+    )
+
+
 def status_error_class(status: int, message: str = "") -> type[WebProviderError]:
     """The class :data:`STATUS_ERRORS` gives ``status``, refined by what the vendor said:
     a message about the key makes a 4xx an auth error, one about credit a quota error."""
@@ -337,8 +352,10 @@ def error_for_status(
     when the headers do not say when to try again (a vendor that says it in the body).
     """
     text = quote(message)
-    cls = status_error_class(status, text)
     who = vendor or provider or "The provider"
+    if status == 407:
+        return proxy_auth_error(who, provider, said(text))
+    cls = status_error_class(status, text)
     sentence = _WORDING[cls].format(who=who, status=status, tail=said(text))
     wait = None
     if cls is RateLimitedError:
@@ -376,7 +393,14 @@ def _from_httpx(exc: BaseException, who: str, provider: str | None) -> WebProvid
         return WebTimeoutError(f"{who} timed out ({type(exc).__name__}).", provider=provider)
     if isinstance(exc, httpx.HTTPStatusError):
         return error_for_status(exc.response.status_code, provider, exc.response.headers)
-    if isinstance(exc, (httpx.NetworkError, httpx.ProxyError, httpx.RemoteProtocolError)):
+    if isinstance(exc, httpx.ProxyError):  # the proxy refused to open the tunnel ("407 Proxy ...")
+        if str(exc).startswith("407"):
+            return proxy_auth_error(who, provider)
+        return NetworkError(
+            f"{who} could not be reached through the proxy, which answered {exc}. Check the proxy in {_PROXY_SETTINGS}.",
+            provider=provider,
+        )
+    if isinstance(exc, (httpx.NetworkError, httpx.RemoteProtocolError)):
         return NetworkError(f"{who} could not be reached: {type(exc).__name__}: {exc}", provider=provider)
     if isinstance(exc, httpx.DecodingError):
         return ParseError(f"{who} sent a body that could not be decoded: {exc}", provider=provider)

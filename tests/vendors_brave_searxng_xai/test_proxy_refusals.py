@@ -1,0 +1,84 @@
+"""A proxy that refuses a vendor request, against a real loopback proxy: the envelope says it
+was the proxy and what to change, names no password, and a refusal that would repeat is not
+retried.
+
+brave is reached through a ``CONNECT`` tunnel (an ``https://`` API), a SearXNG instance at an
+``http://`` address as a plain forwarded request; a proxy answers both, so no vendor host is
+ever looked up or reached.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from webproviders import dispatch_search
+
+PASSWORD = "proxy-pass-5f1c9a"
+
+
+class RefusingProxy(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, status: int, reason: str) -> None:
+        super().__init__(("127.0.0.1", 0), _Refuse)
+        self.status, self.reason = status, reason
+        self.asked: list[str] = []
+
+    def url(self) -> str:
+        return f"http://office:{PASSWORD}@127.0.0.1:{self.server_address[1]}"
+
+
+class _Refuse(BaseHTTPRequestHandler):
+    server: RefusingProxy
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_CONNECT(self) -> None:
+        self.server.asked.append(f"{self.command} {self.path}")
+        self.send_response(self.server.status, self.server.reason)
+        if self.server.status == 407:
+            self.send_header("Proxy-Authenticate", 'Basic realm="office"')
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_GET = do_POST = do_CONNECT
+
+
+def _search(backend: str, proxy: RefusingProxy, make_config: Callable[..., Any]) -> dict[str, Any]:
+    config = make_config(web={
+        "proxy": proxy.url(),
+        "cache": False,
+        "usage": False,
+        "retry": {"backoff": 0},
+        "providers": {"brave": {"api_key": "brave-key-for-test"}, "searxng": {"base_url": "http://searx.corp.test:8080"}},
+    })
+    return dispatch_search("proxy refusals", backend=backend, config=config, timeout=10)
+
+
+@pytest.mark.parametrize("backend", ["brave", "searxng"])
+def test_a_proxy_asking_for_credentials_is_named_and_not_retried(
+    backend: str, serve: Callable[[Any], Any], make_config: Callable[..., Any]
+) -> None:
+    proxy = serve(RefusingProxy(407, "Proxy Authentication Required"))
+    envelope = _search(backend, proxy, make_config)
+    assert envelope["success"] is False
+    assert envelope["error_code"] == "auth_error"
+    assert "proxy" in envelope["error"] and "HTTP 407" in envelope["error"]
+    assert "user name and password" in envelope["error"] and "HTTPS_PROXY" in envelope["error"]
+    assert len(proxy.asked) == 1  # the same credentials would be refused again
+    assert PASSWORD not in json.dumps(envelope)
+
+
+def test_a_proxy_refusing_the_tunnel_says_so(serve: Callable[[Any], Any], make_config: Callable[..., Any]) -> None:
+    proxy = serve(RefusingProxy(502, "Bad Gateway"))
+    envelope = _search("brave", proxy, make_config)
+    assert envelope["error_code"] == "network_error"
+    assert "through the proxy, which answered 502 Bad Gateway" in envelope["error"]
+    assert "web.proxy" in envelope["error"]
+    assert PASSWORD not in json.dumps(envelope)
