@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from webproviders import adispatch_extract, adispatch_search, dispatch_extract, dispatch_search
+from webproviders.registry.providers import get_registry
 
 
 def _stable(envelope: dict[str, Any]) -> dict[str, Any]:
@@ -111,6 +112,7 @@ def test_deadline_abandons_a_hanging_sync_provider(write_plugin: Any, make_confi
         """,
     )
     config = make_config(plugins={"paths": [str(root)], "enabled": ["slow"]})
+    get_registry(config).ready_for_dispatch(None)  # the 0.2 s are the provider's, not the plugin's loading
     for backend in ("slow", "slow-async"):
         envelope = dispatch_search("q", backend=backend, config=config, timeout=0.2)
         assert envelope["success"] is False
