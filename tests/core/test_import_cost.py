@@ -72,14 +72,14 @@ def test_config_sections_load_when_given_or_read() -> None:
 
 
 def test_a_call_loads_the_code_of_the_provider_it_uses_only() -> None:
-    """The first search through ``stub`` imports stub's plugin (and ``local``'s, whose
-    ``plugin.yaml`` declares a dispatch hook), and no other provider's."""
+    """The first search through ``stub`` imports stub's plugin and no other provider's (not
+    ``local``'s either: its dispatch hook serves ``web.local.index``, which is off)."""
     loaded = _modules_after(
         "import webproviders\n"
         "assert webproviders.dispatch_search('q', backend='stub', cache=False)['success']"
     )
     plugins = {m for m in loaded if m.startswith("_webproviders_plugins.builtin.")}
-    assert {m.split(".")[2] for m in plugins} == {"stub", "local"}
+    assert {m.split(".")[2] for m in plugins} == {"stub"}
     assert not _heavy(loaded, ["ddgs", "trafilatura", "lxml", "httpx", "redis", "psycopg", "mcp", "langchain_core"])
 
 
