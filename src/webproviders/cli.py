@@ -40,6 +40,8 @@ EXIT_NOT_FOUND = 7
 #: Extract read some of the URLs given, but not all (the pages read are printed). A crawl
 #: that met a broken link on the way still succeeds.
 EXIT_PARTIAL = 8
+#: Interrupted (Ctrl-C): what a shell reports for a command ended by SIGINT.
+EXIT_INTERRUPTED = 130
 #: Exit code of each error code; any other is :data:`EXIT_FAILURE`.
 EXIT_CODES = {
     "invalid_input": EXIT_USAGE,
@@ -60,7 +62,7 @@ _EXIT_HELP = """exit codes:
   1  any other failure            6  network, timeout or the vendor's side (5xx)
   2  bad usage or invalid input   7  not found
   3  configuration                8  extract read only some of the URLs
-  4  credentials refused"""
+  4  credentials refused          130  interrupted (Ctrl-C)"""
 
 
 class _Help(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -641,7 +643,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
         return code
     except KeyboardInterrupt:
-        return 130
+        sys.stderr.write("interrupted\n")  # one line for a person; no envelope, even with --json
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return _closed_pipe()
     except Exception as exc:

@@ -7,6 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -351,3 +352,34 @@ def test_handlers_registered_before_the_command_still_run_at_exit(tmp_path: Path
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env)
     assert result.returncode == 3  # a configuration error, as without the quick exit
     assert result.stdout.splitlines()[-1] == "registered before the command"
+
+
+class Hanging(BaseHTTPRequestHandler):
+    """Holds every request until the test ends; ``arrived`` is set by the first."""
+
+    arrived = threading.Event()
+
+    def do_GET(self) -> None:
+        Hanging.arrived.set()
+        self.server.released.wait(60)  # type: ignore[attr-defined]
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("output", [[], ["--json"]])
+def test_ctrl_c_during_a_call_ends_it_at_once_with_130_and_one_line(output: list[str], http_server: Any) -> None:
+    import signal
+
+    Hanging.arrived.clear()
+    url = f"http://127.0.0.1:{http_server(Hanging).server_address[1]}/slow"
+    command = subprocess.Popen(
+        [sys.executable, "-m", "webproviders.cli", "--allow-private", "extract", url, "--backend", "http", *output],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal starts it
+    )
+    assert Hanging.arrived.wait(30), "the command never asked for the page"
+    command.send_signal(signal.SIGINT)
+    out, err = command.communicate(timeout=30)  # not the page's 60 s, nor the call's deadline
+    assert command.returncode == 130
+    assert out == "" and err == "interrupted\n"
