@@ -205,6 +205,23 @@ def _print_failed(items: Any) -> None:
         sys.stderr.write(f"failed [{item.get('error_code')}] {item.get('url')}: {item.get('error')}\n")
 
 
+def _fail(code: str, message: str, as_json: bool) -> None:
+    """A failure that has no envelope: with ``--json`` still one JSON object on stdout, shaped
+    as a failure envelope's head, so a program reading stdout always gets JSON."""
+    if as_json:
+        sys.stdout.write(json.dumps({"success": False, "error": message, "error_code": code}, indent=2) + "\n")
+    else:
+        sys.stderr.write(f"error [{code}]: {message}\n")
+
+
+def _fail_plainly(code: str, message: str, args: argparse.Namespace) -> None:
+    """:func:`_fail` for a failure before any call: stderr shows each line as ``error: ...``."""
+    if getattr(args, "json", False):
+        _fail(code, message, True)
+    else:
+        sys.stderr.writelines(f"error: {line}\n" for line in message.splitlines())
+
+
 def _print_warnings(envelope: dict[str, Any]) -> None:
     for warning in envelope.get("meta", {}).get("warnings", []):
         sys.stderr.write(f"warning: {warning}\n")
@@ -385,7 +402,7 @@ def _cmd_index(args: argparse.Namespace, config: Any) -> int:
         try:
             return _index_maintenance(args, config)
         except WebProviderError as exc:
-            sys.stderr.write(f"error [{exc.code}]: {exc.message}\n")
+            _fail(exc.code, exc.message, args.json)
             return EXIT_CODES.get(exc.code, EXIT_FAILURE)
     from .index.api import index_urls
 
@@ -518,12 +535,16 @@ def _chosen(names: list[str], mode: str) -> str:
 
 def _cmd_usage(args: argparse.Namespace, config: Any) -> int:
     from .accounting.usage.report import UsageQueryError, format_table, usage_summary
+    from .errors import WebProviderError
 
     try:
         summary = usage_summary(args.since, args.by, config=config)
     except UsageQueryError as exc:
-        sys.stderr.write(f"error: {exc}\n")
+        _fail("invalid_input", str(exc), args.json)
         return EXIT_USAGE
+    except WebProviderError as exc:
+        _fail(exc.code, exc.message, args.json)
+        return EXIT_CODES.get(exc.code, EXIT_FAILURE)
     if args.json:
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
     else:
@@ -614,7 +635,7 @@ def _run(args: argparse.Namespace) -> int:
             raise
         from .redact import scrub
 
-        sys.stderr.write(f"error: {scrub(str(exc))}\n")
+        _fail_plainly("not_configured", scrub(str(exc)), args)
         return EXIT_CONFIG
     if args.allow_private:
         config = _with_private_networks(config)
@@ -623,8 +644,7 @@ def _run(args: argparse.Namespace) -> int:
 
         problems = _unknown_backends(get_registry(config))
         if problems:
-            for problem in problems:
-                sys.stderr.write(f"error: {problem}\n")
+            _fail_plainly("not_configured", "\n".join(problems), args)
             return EXIT_CONFIG
     return _COMMANDS[args.command](args, config)
 
@@ -653,7 +673,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .config import ConfigError
         from .redact import scrub
 
-        sys.stderr.write(f"error: {scrub(str(exc))}\n")
+        _fail_plainly("not_configured" if isinstance(exc, ConfigError) else "provider_error", scrub(str(exc)), args)
         return EXIT_CONFIG if isinstance(exc, ConfigError) else EXIT_FAILURE
 
 

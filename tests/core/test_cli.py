@@ -131,6 +131,22 @@ def test_config_shows_backends_used_only_when_named_and_the_web_search_contract(
     assert "warning: WEB_SEARCH_BACKEND names unknown search backend(s) 'altavista'. Known: " in result.stderr
 
 
+@pytest.mark.parametrize("args, env, code", [
+    (["config", "--json"], {}, "not_configured"),  # a config file that is not YAML
+    (["search", "q", "--json"], {}, "not_configured"),
+    (["search", "q", "--json"], {"WEB_BACKEND": "nosuch"}, "not_configured"),
+])
+def test_json_is_json_even_for_a_failure_before_any_call(
+    args: list[str], env: dict[str, str], code: str, tmp_path: Path
+) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("web: [1\n" if not env else "web: {}\n", encoding="utf-8")
+    result = run("--config", str(config), *args, env=env)
+    assert result.returncode == 3
+    failure = json.loads(result.stdout)
+    assert failure["success"] is False and failure["error_code"] == code and failure["error"]
+
+
 def test_a_closed_pipe_ends_quietly_with_0() -> None:
     reader = subprocess.Popen(
         [sys.executable, "-m", "webproviders.cli", "search", "pipes", "--backend", "stub", "--limit", "50"],
