@@ -40,6 +40,8 @@ EXIT_NOT_FOUND = 7
 #: Extract read some of the URLs given, but not all (the pages read are printed). A crawl
 #: that met a broken link on the way still succeeds.
 EXIT_PARTIAL = 8
+#: Interrupted (Ctrl-C): what a shell reports for a command ended by SIGINT.
+EXIT_INTERRUPTED = 130
 #: Exit code of each error code; any other is :data:`EXIT_FAILURE`.
 EXIT_CODES = {
     "invalid_input": EXIT_USAGE,
@@ -60,7 +62,7 @@ _EXIT_HELP = """exit codes:
   1  any other failure            6  network, timeout or the vendor's side (5xx)
   2  bad usage or invalid input   7  not found
   3  configuration                8  extract read only some of the URLs
-  4  credentials refused"""
+  4  credentials refused          130  interrupted (Ctrl-C)"""
 
 
 class _Help(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -201,6 +203,23 @@ def _print_failed(items: Any) -> None:
     """One stderr line per URL (or page) that could not be read."""
     for item in items:
         sys.stderr.write(f"failed [{item.get('error_code')}] {item.get('url')}: {item.get('error')}\n")
+
+
+def _fail(code: str, message: str, as_json: bool) -> None:
+    """A failure that has no envelope: with ``--json`` still one JSON object on stdout, shaped
+    as a failure envelope's head, so a program reading stdout always gets JSON."""
+    if as_json:
+        sys.stdout.write(json.dumps({"success": False, "error": message, "error_code": code}, indent=2) + "\n")
+    else:
+        sys.stderr.write(f"error [{code}]: {message}\n")
+
+
+def _fail_plainly(code: str, message: str, args: argparse.Namespace) -> None:
+    """:func:`_fail` for a failure before any call: stderr shows each line as ``error: ...``."""
+    if getattr(args, "json", False):
+        _fail(code, message, True)
+    else:
+        sys.stderr.writelines(f"error: {line}\n" for line in message.splitlines())
 
 
 def _print_warnings(envelope: dict[str, Any]) -> None:
@@ -383,7 +402,7 @@ def _cmd_index(args: argparse.Namespace, config: Any) -> int:
         try:
             return _index_maintenance(args, config)
         except WebProviderError as exc:
-            sys.stderr.write(f"error [{exc.code}]: {exc.message}\n")
+            _fail(exc.code, exc.message, args.json)
             return EXIT_CODES.get(exc.code, EXIT_FAILURE)
     from .index.api import index_urls
 
@@ -516,12 +535,16 @@ def _chosen(names: list[str], mode: str) -> str:
 
 def _cmd_usage(args: argparse.Namespace, config: Any) -> int:
     from .accounting.usage.report import UsageQueryError, format_table, usage_summary
+    from .errors import WebProviderError
 
     try:
         summary = usage_summary(args.since, args.by, config=config)
     except UsageQueryError as exc:
-        sys.stderr.write(f"error: {exc}\n")
+        _fail("invalid_input", str(exc), args.json)
         return EXIT_USAGE
+    except WebProviderError as exc:
+        _fail(exc.code, exc.message, args.json)
+        return EXIT_CODES.get(exc.code, EXIT_FAILURE)
     if args.json:
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
     else:
@@ -612,7 +635,7 @@ def _run(args: argparse.Namespace) -> int:
             raise
         from .redact import scrub
 
-        sys.stderr.write(f"error: {scrub(str(exc))}\n")
+        _fail_plainly("not_configured", scrub(str(exc)), args)
         return EXIT_CONFIG
     if args.allow_private:
         config = _with_private_networks(config)
@@ -621,8 +644,7 @@ def _run(args: argparse.Namespace) -> int:
 
         problems = _unknown_backends(get_registry(config))
         if problems:
-            for problem in problems:
-                sys.stderr.write(f"error: {problem}\n")
+            _fail_plainly("not_configured", "\n".join(problems), args)
             return EXIT_CONFIG
     return _COMMANDS[args.command](args, config)
 
@@ -641,7 +663,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
         return code
     except KeyboardInterrupt:
-        return 130
+        sys.stderr.write("interrupted\n")  # one line for a person; no envelope, even with --json
+        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return _closed_pipe()
     except Exception as exc:
@@ -650,7 +673,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .config import ConfigError
         from .redact import scrub
 
-        sys.stderr.write(f"error: {scrub(str(exc))}\n")
+        _fail_plainly("not_configured" if isinstance(exc, ConfigError) else "provider_error", scrub(str(exc)), args)
         return EXIT_CONFIG if isinstance(exc, ConfigError) else EXIT_FAILURE
 
 

@@ -16,8 +16,10 @@ answer was printed, for as long as the stuck call lasts.
 from __future__ import annotations
 
 import asyncio
+import os
 import queue
 import threading
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any, TypeVar
@@ -98,6 +100,13 @@ class LazyPool:
         self._daemon = daemon
         self._pool: Executor | None = None
         self._lock = threading.Lock()
+        _lazy_pools.add(self)
+
+    def _forget(self) -> None:
+        """Drop the pool in a forked child: its threads stayed in the parent, and work handed
+        to it would wait for them for ever. The child's first use makes a new one."""
+        self._pool = None
+        self._lock = threading.Lock()
 
     def executor(self) -> Executor:
         if self._pool is None:
@@ -110,3 +119,15 @@ class LazyPool:
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` in the pool and await its result on the running loop."""
         return await asyncio.get_running_loop().run_in_executor(self.executor(), fn, *args)
+
+
+_lazy_pools: weakref.WeakSet[LazyPool] = weakref.WeakSet()
+
+
+def _forget_pools() -> None:
+    for pool in list(_lazy_pools):
+        pool._forget()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pools)

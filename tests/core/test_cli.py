@@ -7,6 +7,7 @@ import os
 import sqlite3
 import subprocess
 import sys
+import threading
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -128,6 +129,22 @@ def test_config_shows_backends_used_only_when_named_and_the_web_search_contract(
     result = run("--config", str(path), "config", env={"WEB_SEARCH_BACKEND": "stub,altavista"})
     assert "web.search contract: stub  (from WEB_SEARCH_BACKEND)" in result.stdout
     assert "warning: WEB_SEARCH_BACKEND names unknown search backend(s) 'altavista'. Known: " in result.stderr
+
+
+@pytest.mark.parametrize("args, env, code", [
+    (["config", "--json"], {}, "not_configured"),  # a config file that is not YAML
+    (["search", "q", "--json"], {}, "not_configured"),
+    (["search", "q", "--json"], {"WEB_BACKEND": "nosuch"}, "not_configured"),
+])
+def test_json_is_json_even_for_a_failure_before_any_call(
+    args: list[str], env: dict[str, str], code: str, tmp_path: Path
+) -> None:
+    config = tmp_path / "config.yaml"
+    config.write_text("web: [1\n" if not env else "web: {}\n", encoding="utf-8")
+    result = run("--config", str(config), *args, env=env)
+    assert result.returncode == 3
+    failure = json.loads(result.stdout)
+    assert failure["success"] is False and failure["error_code"] == code and failure["error"]
 
 
 def test_a_closed_pipe_ends_quietly_with_0() -> None:
@@ -351,3 +368,34 @@ def test_handlers_registered_before_the_command_still_run_at_exit(tmp_path: Path
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env)
     assert result.returncode == 3  # a configuration error, as without the quick exit
     assert result.stdout.splitlines()[-1] == "registered before the command"
+
+
+class Hanging(BaseHTTPRequestHandler):
+    """Holds every request until the test ends; ``arrived`` is set by the first."""
+
+    arrived = threading.Event()
+
+    def do_GET(self) -> None:
+        Hanging.arrived.set()
+        self.server.released.wait(60)  # type: ignore[attr-defined]
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("output", [[], ["--json"]])
+def test_ctrl_c_during_a_call_ends_it_at_once_with_130_and_one_line(output: list[str], http_server: Any) -> None:
+    import signal
+
+    Hanging.arrived.clear()
+    url = f"http://127.0.0.1:{http_server(Hanging).server_address[1]}/slow"
+    command = subprocess.Popen(
+        [sys.executable, "-m", "webproviders.cli", "--allow-private", "extract", url, "--backend", "http", *output],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal starts it
+    )
+    assert Hanging.arrived.wait(30), "the command never asked for the page"
+    command.send_signal(signal.SIGINT)
+    out, err = command.communicate(timeout=30)  # not the page's 60 s, nor the call's deadline
+    assert command.returncode == 130
+    assert out == "" and err == "interrupted\n"

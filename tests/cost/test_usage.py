@@ -5,6 +5,7 @@ from __future__ import annotations
 import collections
 import datetime
 import json
+import socket
 import sqlite3
 import threading
 import time
@@ -19,7 +20,7 @@ from webproviders.accounting.usage.report import UsageQueryError, parse_since
 from webproviders.accounting.usage.spool import spool
 from webproviders.cli import main
 from webproviders.config import config_from_dict
-from webproviders.errors import BadGatewayError
+from webproviders.errors import BadGatewayError, NetworkError
 
 from .conftest import PLUGINS, cost_config, scripted
 
@@ -174,6 +175,26 @@ def test_the_usage_command_prints_a_table_and_json(tmp_path: Path, capsys: pytes
     assert summary["total"]["usd"] == 0.012
     assert main(["--config", str(file), "usage", "--since", "soon"]) == 2
     assert "since 'soon' is not understood" in capsys.readouterr().err
+
+
+def test_a_ledger_that_cannot_be_read_is_named_without_its_password(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with socket.socket() as sock:  # a loopback port nothing listens on: the server is down
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    url = f"redis://:hunter2@127.0.0.1:{port}/0"
+    with pytest.raises(NetworkError) as raised:
+        webproviders.usage_summary("1d", config=cost_config(usage={"url": url, "timeout": 1}))
+    assert raised.value.message.startswith(f"The usage ledger at redis://127.0.0.1:{port}/0 could not be read (")
+    assert "web.usage.url" in raised.value.message and "hunter2" not in raised.value.message
+
+    file = _config_file(tmp_path, {"usage": {"url": url, "timeout": 1}})
+    assert main(["--config", str(file), "usage", "--json"]) == 6  # network, as for a call
+    out = capsys.readouterr().out
+    failure = json.loads(out)  # still JSON on stdout
+    assert failure["success"] is False and failure["error_code"] == "network_error"
+    assert "hunter2" not in out
 
 
 def test_a_fleet_ledger_in_redis(redis_server: str, namespace: str) -> None:

@@ -244,6 +244,47 @@ def test_two_processes_sharing_a_cache_make_one_upstream_call(
     assert len(counting_server.requests) == 1
 
 
+def _spoil_entries(kind: str, tmp_path: Path, redis_url: str | None, namespace: str, payload: bytes) -> int:
+    """Overwrite every stored answer with ``payload`` (what a torn write or another program's
+    key looks like); returns how many there were."""
+    if kind == "sqlite":
+        import sqlite3
+
+        db = sqlite3.connect(tmp_path / "cache.sqlite3", isolation_level=None)
+        try:
+            return db.execute("UPDATE entries SET value = ?", (payload,)).rowcount
+        finally:
+            db.close()
+    import redis
+
+    client = redis.Redis.from_url(redis_url or "")
+    try:
+        keys = [k for k in client.scan_iter(f"{namespace}:cache:*") if b":claim:" not in k]
+        for key in keys:
+            client.set(key, payload, keepttl=True)
+        return len(keys)
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize("payload", [b"\xff\x00torn", b'{"data": [1, 2', b"42", b'{"rows": []}'])
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_a_stored_entry_that_is_not_an_answer_is_a_miss_not_a_failure(
+    kind: str, payload: bytes, tmp_path: Path, request: pytest.FixtureRequest, namespace: str
+) -> None:
+    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
+    config = build_config(search_backend="fake-a", cache=_backend_settings(kind, tmp_path, redis_url, namespace))
+    first = dispatch_search("python", config=config)
+    assert _spoil_entries(kind, tmp_path, redis_url, namespace, payload) == 1
+
+    spoiled = dispatch_search("python", config=config)
+    assert spoiled["success"] is True and spoiled["data"] == first["data"]
+    assert spoiled["meta"].get("cached") is None and provider(config, "fake-a").calls == 2
+    assert any(w.startswith(f"The cache ({kind}) held an entry it could not read") for w in spoiled["meta"]["warnings"])
+    # The answer took the spoiled entry's place.
+    assert dispatch_search("python", config=config)["meta"]["cached"] is True
+
+
 def test_a_broken_shared_store_never_fails_a_call(caplog: pytest.LogCaptureFixture) -> None:
     config = build_config(search_backend="fake-a", cache={"backend": "redis", "url": f"redis://127.0.0.1:{free_port()}/0"})
     first = dispatch_search("python", config=config)

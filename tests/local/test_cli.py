@@ -101,3 +101,6 @@ def test_something_else_where_the_index_should_be_is_reported(cli: Any, index_co
     for argv in (("--stats",), ("--remove", "https://a.example.com/"), ("--prune", "--older-than", "1d")):
         code, _, err = cli("index", *argv)
         assert code == EXIT_CONFIG and err.startswith("error [not_configured]: ") and refusal in err
+        code, out, _ = cli("index", *argv, "--json")  # a program reading stdout still gets JSON
+        failure = json.loads(out)
+        assert code == EXIT_CONFIG and failure["error_code"] == "not_configured" and refusal in failure["error"]

@@ -12,6 +12,7 @@ import atexit
 import contextvars
 import functools
 import inspect
+import os
 import sys
 import threading
 import time
@@ -125,6 +126,10 @@ class BackgroundLoop:
         if loop is not None and loop.is_running():
             loop.call_soon_threadsafe(loop.stop)
 
+    def forget(self) -> None:
+        """In a forked child: the loop's thread stayed in the parent; the next call starts one."""
+        self._loop, self._thread, self._lock = None, None, threading.Lock()
+
 
 def _run_in_fresh_thread(coro: Coroutine[Any, Any, T]) -> T:
     box: dict[str, Any] = {}
@@ -148,6 +153,18 @@ atexit.register(background.close)
 
 
 _thread_loops = threading.local()
+
+
+def _forget_loops() -> None:
+    """In a forked child, leave the parent's loops alone: their selectors and connections are
+    shared with the parent, so the child's calls would steal its events and answers."""
+    global _thread_loops
+    background.forget()
+    _thread_loops = threading.local()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_loops)
 
 
 def _new_loop() -> asyncio.AbstractEventLoop:

@@ -128,4 +128,14 @@ def close_stores() -> None:
         store.close()
 
 
+def _forget_stores() -> None:
+    """In a forked child, drop the parent's stores without closing them: their connections
+    (and a PostgreSQL pool's threads) are the parent's; the child opens its own."""
+    global _lock
+    _stores.clear()
+    _lock = threading.Lock()
+
+
 atexit.register(close_stores)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_stores)

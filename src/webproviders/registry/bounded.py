@@ -9,6 +9,7 @@ thread hand-off, not a new thread.
 
 from __future__ import annotations
 
+import os
 import queue
 import threading
 from collections.abc import Callable
@@ -70,3 +71,15 @@ def call_bounded(fn: Callable[..., T], timeout: float, *args: Any) -> T:
 def _return(worker: _Worker) -> None:
     with _lock:
         _idle.append(worker)
+
+
+def _forget_workers() -> None:
+    """In a forked child: the idle workers' threads stayed in the parent, so a job handed to
+    one would never run (every bounded call would overrun); the child starts its own."""
+    global _lock
+    _idle.clear()
+    _lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_workers)

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from ...errors import NetworkError, ProviderError, WebProviderError
 from .record import UsageRecord
 
 if TYPE_CHECKING:
@@ -102,7 +103,8 @@ def usage_summary(
 
     Returns ``{"since", "until", "by", "ledger", "rows": [{"key", "requests", "errors",
     "units", "usd", "estimated"}, ...], "total": {...}}``. Raises :class:`UsageQueryError`
-    for a ``since`` or ``by`` it cannot read.
+    for a ``since`` or ``by`` it cannot read, and a ``network_error`` (a Redis ledger) or
+    ``provider_error`` (a SQLite file) naming the ledger when it cannot be read.
     """
     from ...config import default_config
     from . import Ledger
@@ -114,8 +116,12 @@ def usage_summary(
     _key_of(by)
     settings = cfg.web.usage
     ledger = Ledger(settings) if settings.enabled else None
-    rows = ledger.rows(start, end) if ledger is not None else iter(())
-    groups, total = summarize(rows, by)
+    try:
+        groups, total = summarize(ledger.rows(start, end) if ledger is not None else (), by)
+    except Exception as exc:  # any store failure is reported the same way
+        if ledger is None:
+            raise
+        raise _unreadable(ledger, exc) from None
     return {
         "since": _iso(start),
         "until": _iso(end),
@@ -124,6 +130,16 @@ def usage_summary(
         "rows": groups,
         "total": total,
     }
+
+
+def _unreadable(ledger: Any, exc: Exception) -> WebProviderError:
+    """The error for a ledger that could not be read: where it is (no password) and why."""
+    from ...redact import scrub
+
+    where = f"The usage ledger at {ledger.describe()} could not be read ({type(exc).__name__}: {scrub(str(exc))})"
+    if ledger.kind == "sqlite":
+        return ProviderError(f"{where}; check that the file is readable (web.usage.path).")
+    return NetworkError(f"{where}; check that the server is running there and web.usage.url.")
 
 
 def _units_text(units: dict[str, float]) -> str:

@@ -17,6 +17,7 @@ written is dropped, and said so); nothing here ever fails a call.
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 import time
 from collections import deque
@@ -60,6 +61,13 @@ class Spool:
     """A deque of rows (each with its writer) and jobs, emptied by one daemon thread started on first use."""
 
     def __init__(self) -> None:
+        self._reset()
+        #: Rows refused because the spool was full (counted without a lock: a figure for people).
+        self.dropped = 0
+
+    def _reset(self) -> None:
+        """Start empty and idle; in a forked child too, where the thread stayed in the parent
+        and the rows queued there are the parent's to write (written twice, they would count twice)."""
         self._items: deque[tuple[Any, Any]] = deque()
         #: Set by the row that finds the thread idle.
         self._wake = threading.Event()
@@ -75,8 +83,6 @@ class Spool:
         #: short wait per linger at most).
         self._next_handoff = 0.0
         self._start_lock = threading.Lock()
-        #: Rows refused because the spool was full (counted without a lock: a figure for people).
-        self.dropped = 0
 
     def put_row(self, writer: BatchWriter, row: Any) -> bool:
         """Queue ``row`` for ``writer.write([...])``; False when the spool was full and dropped it."""
@@ -184,3 +190,5 @@ class Spool:
 
 spool = Spool()
 atexit.register(spool.flush, EXIT_WAIT)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=spool._reset)

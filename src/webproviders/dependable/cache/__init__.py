@@ -96,10 +96,23 @@ class ResultCache:
                 self.flights.land(key, future)
 
     async def lookup(self, key: str) -> Any:
-        """The stored value for ``key`` (a fresh copy), or None."""
+        """The stored answer for ``key`` (a fresh copy), or None; an entry that is not an answer
+        (``{"data", "meta"}``) is a miss, with a warning."""
         store = self.store
         payload = await self._safe(store.get, None, key) if store.shared else store.get(key)
-        return None if payload is None else store.decode(payload)
+        if payload is None:
+            return None
+        try:
+            value = store.decode(payload)
+        except ValueError as exc:
+            problem = type(exc).__name__
+        else:
+            if isinstance(value, dict) and "data" in value and isinstance(value.get("meta"), dict):
+                return value
+            problem = "not an answer"
+        # A torn write, another program's key, an older format: a miss, which the answer overwrites.
+        self.guard.warn(StoreUnavailable(f"held an entry it could not read ({problem})"), "this call was answered without it")
+        return None
 
     async def _fetch(
         self,

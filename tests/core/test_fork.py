@@ -1,0 +1,75 @@
+"""A process forked after the library was used calls again like a fresh one (a real subprocess).
+
+A pre-fork server (gunicorn, a ``multiprocessing`` pool with ``fork``) imports and warms the
+library in the parent, then forks its workers. The parent's worker threads, event loops and
+ledger thread do not exist in the child: a child that handed work to them would wait for
+threads that are not there, and every call would time out (a plugin's ``is_available()``
+would seem to hang, and the provider be skipped). Rows the parent had queued but not written
+are the parent's: a child that wrote them too would count them twice.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+PLUGINS = Path(__file__).parents[1] / "cost" / "plugins"
+#: A generous bound on the whole script; each call in it has a deadline of 3 s.
+BOUND = 60.0
+
+_SCRIPT = """
+import os, sys, time
+from webproviders import dispatch_search
+from webproviders.accounting.usage.spool import spool
+from webproviders.config import config_from_dict
+
+config = config_from_dict({{
+    "web": {{"retry": {{"backoff": 0.0}}, "budget": {{"daily_usd": 10}}}},
+    "plugins": {{"paths": [{plugins!r}], "enabled": ["priced"]}},
+}})
+
+def call(query):
+    envelope = dispatch_search(query, backend="priced", config=config, timeout=3)
+    assert envelope["success"] and envelope["meta"]["served_by"] == "priced", envelope
+    assert [a["outcome"] for a in envelope["meta"]["attempts"]] == ["ok"], envelope
+
+for query in ("parent one", "parent two"):
+    call(query)
+time.sleep(0.2)  # the parent's worker threads are idle, ready for the next call
+pid = os.fork()
+if pid == 0:
+    code = 1
+    try:
+        call("child one")
+        call("child two")
+        code = 0 if spool.flush(3) else 2
+    finally:
+        os._exit(code)
+_, status = os.waitpid(pid, 0)
+call("parent three")
+assert spool.flush(3)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no os.fork here")
+def test_a_forked_child_calls_again_and_its_usage_is_counted_once(tmp_path: Path) -> None:
+    script = tmp_path / "prefork.py"
+    script.write_text(textwrap.dedent(_SCRIPT.format(plugins=str(PLUGINS))))
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=BOUND,
+        env={"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    ledger = sqlite3.connect(tmp_path / "data" / "webproviders" / "usage.sqlite3")
+    try:
+        rows = ledger.execute("SELECT provider, outcome FROM usage").fetchall()
+    finally:
+        ledger.close()
+    assert rows == [("priced", "ok")] * 5  # three calls of the parent, two of the child, each once
