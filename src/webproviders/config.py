@@ -561,8 +561,9 @@ MAX_ALIAS_EXPANSION = 10_000
 #: The pure-Python loader on purpose: libyaml's composer recurses in C and crashes the
 #: process on a deeply nested file, where this one raises RecursionError.
 _YAML_LOADER = yaml.SafeLoader
-#: A quoted fragment of the file in a YAML message (a tag, an anchor): it may be a key.
-_QUOTED = r"'(?!<)[^']{4,}'"
+#: Quoted text in a YAML message, read from the left (``expected ',' or ']', but got ':'``
+#: quotes three characters, not the words between them).
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 
 
 def _parse_yaml(text: str, file: Path) -> Any:
@@ -587,11 +588,18 @@ def _yaml_problem(exc: yaml.YAMLError) -> str:
     if not isinstance(exc, yaml.MarkedYAMLError):
         return scrub(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     parts = [
-        re.sub(_QUOTED, "'***'", text) + (f" (line {mark.line + 1}, column {mark.column + 1})" if mark else "")
+        _QUOTED.sub(_masked, text) + (f" (line {mark.line + 1}, column {mark.column + 1})" if mark else "")
         for text, mark in ((exc.context, exc.context_mark), (exc.problem, exc.problem_mark))
         if text
     ]
     return scrub("; ".join(parts) or "a syntax error")
+
+
+def _masked(quoted: re.Match[str]) -> str:
+    """A quoted fragment of the file (a tag, an anchor: it may be a key) as ``'***'``; the
+    characters PyYAML quotes to say what it expected or found (``','``, ``'<stream end>'``) as they are."""
+    text = quoted.group(0)
+    return text if len(text) < 6 or text.startswith(("'<", '"<')) else "'***'"
 
 
 def _check_aliases(root: yaml.Node, file: Path) -> None:

@@ -168,6 +168,15 @@ def test_a_yaml_error_never_shows_the_key(text: str, tmp_path: Path) -> None:
     assert "(line " in message  # still says where to look
 
 
+def test_a_yaml_error_keeps_the_characters_it_names(tmp_path: Path) -> None:
+    """What the parser expected and found stays readable; only fragments of the file are masked."""
+    path = tmp_path / "config.yaml"
+    path.write_text("web:\n  timeout: [1, 2\n  backend: x\n", encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert "expected ',' or ']', but got ':' (line 3, column 10)" in str(caught.value)
+
+
 def test_a_yaml_error_reaches_neither_stderr_nor_the_envelope_with_the_key(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
