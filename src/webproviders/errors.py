@@ -309,7 +309,7 @@ _WORDING: dict[type[WebProviderError], str] = {
 
 
 #: Where a proxy's settings live, for sentences about a proxy that refused a request.
-_PROXY_SETTINGS = "web.proxy, or HTTPS_PROXY / HTTP_PROXY / ALL_PROXY and NO_PROXY"
+PROXY_SETTINGS = "web.proxy, or HTTPS_PROXY / HTTP_PROXY / ALL_PROXY and NO_PROXY"
 
 
 def proxy_auth_error(who: str, provider: str | None, tail: str = ".") -> AuthError:
@@ -317,7 +317,7 @@ def proxy_auth_error(who: str, provider: str | None, tail: str = ".") -> AuthErr
     vendor was asked (not retried: the same request would be refused again)."""
     return AuthError(
         f"A proxy on the way to {who} asks for credentials (HTTP 407){tail} Put its user name and password "
-        f"in its URL, before the host, in {_PROXY_SETTINGS}.",
+        f"in its URL, before the host, in {PROXY_SETTINGS}.",
         provider=provider,
         status_code=407,
     )
@@ -397,7 +397,7 @@ def _from_httpx(exc: BaseException, who: str, provider: str | None) -> WebProvid
         if str(exc).startswith("407"):
             return proxy_auth_error(who, provider)
         return NetworkError(
-            f"{who} could not be reached through the proxy, which answered {exc}. Check the proxy in {_PROXY_SETTINGS}.",
+            f"{who} could not be reached through the proxy, which answered {exc}. Check the proxy in {PROXY_SETTINGS}.",
             provider=provider,
         )
     if isinstance(exc, (httpx.NetworkError, httpx.RemoteProtocolError)):

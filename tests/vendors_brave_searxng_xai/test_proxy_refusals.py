@@ -50,7 +50,7 @@ class _Refuse(BaseHTTPRequestHandler):
     do_GET = do_POST = do_CONNECT
 
 
-def _search(backend: str, proxy: RefusingProxy, make_config: Callable[..., Any]) -> dict[str, Any]:
+def _search(backend: str, proxy: RefusingProxy | _NoProxy, make_config: Callable[..., Any]) -> dict[str, Any]:
     config = make_config(web={
         "proxy": proxy.url(),
         "cache": False,
@@ -81,4 +81,28 @@ def test_a_proxy_refusing_the_tunnel_says_so(serve: Callable[[Any], Any], make_c
     assert envelope["error_code"] == "network_error"
     assert "through the proxy, which answered 502 Bad Gateway" in envelope["error"]
     assert "web.proxy" in envelope["error"]
+    assert PASSWORD not in json.dumps(envelope)
+
+
+class _NoProxy:
+    """A proxy address where nothing listens (a port that was free a moment ago)."""
+
+    def __init__(self) -> None:
+        import socket
+
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+
+    def url(self) -> str:
+        return f"http://office:{PASSWORD}@127.0.0.1:{self.port}"
+
+
+@pytest.mark.parametrize("backend", ["brave", "searxng"])
+def test_a_proxy_that_takes_no_connection_is_named(backend: str, make_config: Callable[..., Any]) -> None:
+    proxy = _NoProxy()
+    envelope = _search(backend, proxy, make_config)
+    assert envelope["error_code"] == "network_error"
+    assert f"the proxy at 127.0.0.1:{proxy.port} did not take the connection" in envelope["error"]
+    assert "HTTPS_PROXY" in envelope["error"]
     assert PASSWORD not in json.dumps(envelope)

@@ -36,7 +36,7 @@ from typing import Any
 import httpx
 
 from ..context import note_repeating, remaining_time
-from ..errors import NetworkError, ParseError, TooLargeError, WebTimeoutError
+from ..errors import PROXY_SETTINGS, NetworkError, ParseError, TooLargeError, WebTimeoutError
 from ..fetching.decompress import BodyDecoder, BodyTooLarge, Undecodable
 from ..pools import LazyPool
 from .proxies import ProxyRoutes
@@ -93,8 +93,7 @@ class VendorTransport(httpx.AsyncBaseTransport):
             self._options["limits"] = limits
         self._via: dict[str | None, httpx.AsyncHTTPTransport] = {}
 
-    def _transport_for(self, url: httpx.URL) -> httpx.AsyncHTTPTransport:
-        proxy = self._routes.proxy_for(url.scheme, url.host, url.port) if self._routes.proxies else None
+    def _transport_for(self, proxy: str | None) -> httpx.AsyncHTTPTransport:
         transport = self._via.get(proxy)
         if transport is None:
             transport = self._via[proxy] = httpx.AsyncHTTPTransport(proxy=proxy, **self._options)
@@ -121,7 +120,14 @@ class VendorTransport(httpx.AsyncBaseTransport):
             raise
 
     async def _exchange(self, request: httpx.Request, progress: _Progress) -> httpx.Response:
-        response = await self._transport_for(request.url).handle_async_request(request)
+        url = request.url
+        proxy = self._routes.proxy_for(url.scheme, url.host, url.port) if self._routes.proxies else None
+        try:
+            response = await self._transport_for(proxy).handle_async_request(request)
+        except httpx.ConnectError as exc:
+            if proxy is None:
+                raise
+            raise _proxy_unreachable(proxy, url, exc, self.provider) from None
         progress.answering = True
         try:
             body = self._decoder(response, request.url)
@@ -172,6 +178,16 @@ class VendorTransport(httpx.AsyncBaseTransport):
         transports, self._via = list(self._via.values()), {}
         for transport in transports:
             await transport.aclose()
+
+
+def _proxy_unreachable(proxy: str, url: httpx.URL, exc: httpx.ConnectError, provider: str | None) -> NetworkError:
+    """The request went to a proxy that took no connection: say which (never its credentials)."""
+    where = httpx.URL(proxy)
+    return NetworkError(
+        f"{url.host} could not be reached: the proxy at {where.host}:{where.port or (443 if where.scheme == 'https' else 80)} "
+        f"did not take the connection ({type(exc).__name__}). Check that it runs, or the proxy in {PROXY_SETTINGS}.",
+        provider=provider,
+    )
 
 
 def _decoded(response: httpx.Response, body: bytes) -> httpx.Response:
