@@ -17,7 +17,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TextIO
+from typing import Any, NoReturn, TextIO
 
 from ._version import __version__
 
@@ -75,8 +75,22 @@ class _Help(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpF
         return super()._get_help_string(action) or text
 
 
+class _UsageError(Exception):
+    """argparse refused the command line; ``main`` says so as argparse does, or as JSON with ``--json``."""
+
+    def __init__(self, prog: str, message: str) -> None:
+        super().__init__(f"{prog}: {message}")
+        self.prog, self.message = prog, message
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        raise _UsageError(self.prog, message)
+
+
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="webproviders",
         description="Search the web, extract pages and crawl sites through any backend.",
         epilog=_EXIT_HELP,
@@ -650,7 +664,15 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    given = list(sys.argv[1:] if argv is None else argv)
+    try:
+        args = _parser().parse_args(given)
+    except _UsageError as refused:  # the usage line is on stderr already
+        if "--json" in given:
+            _fail("invalid_input", str(refused), True)
+        else:
+            sys.stderr.write(f"{refused.prog}: error: {refused.message}\n")
+        return EXIT_USAGE
     _logging(args.debug)
     if args.command in ("extract", "crawl"):
         # A worker's start (an interpreter and trafilatura) overlaps loading the config and

@@ -147,6 +147,19 @@ def test_json_is_json_even_for_a_failure_before_any_call(
     assert failure["success"] is False and failure["error_code"] == code and failure["error"]
 
 
+def test_a_usage_error_with_json_is_json_and_without_it_argparse_s_line() -> None:
+    """A command line argparse refuses: exit 2 either way; with ``--json`` stdout still holds one
+    JSON object, without it stderr has argparse's own usage and error lines."""
+    as_json = run("search", "q", "--limit", "many", "--json")
+    assert as_json.returncode == 2
+    failure = json.loads(as_json.stdout)
+    assert failure["error_code"] == "invalid_input" and "--limit" in failure["error"] and "'many'" in failure["error"]
+    plain = run("search", "q", "--limit", "many")
+    assert plain.returncode == 2 and plain.stdout == ""
+    assert plain.stderr.startswith("usage: webproviders search")
+    assert "webproviders search: error: argument --limit: invalid int value: 'many'" in plain.stderr
+
+
 def test_a_closed_pipe_ends_quietly_with_0() -> None:
     reader = subprocess.Popen(
         [sys.executable, "-m", "webproviders.cli", "search", "pipes", "--backend", "stub", "--limit", "50"],
