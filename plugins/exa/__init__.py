@@ -28,6 +28,7 @@ class ExaProvider(SDKProvider):
 
     async def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         """One SDK call with a key from the ring; returns the SDK's ``SearchResponse``."""
+        await self.import_sdk()
         from exa_py import AsyncExa
 
         from webproviders.kit import ResponseLog, hand_client

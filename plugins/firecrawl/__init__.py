@@ -44,6 +44,7 @@ class FirecrawlProvider(SDKProvider):
     async def _sdk(self, key: str | None) -> Any:
         """An ``AsyncFirecrawl`` sending through our client (which needs no closing: it only
         borrows the shared transport)."""
+        await self.import_sdk()
         from firecrawl import AsyncFirecrawl
         from webproviders.kit import hand_client
 
@@ -123,13 +124,15 @@ class FirecrawlProvider(SDKProvider):
         from .mapping import crawl_request, page
 
         request = crawl_request(kwargs, self.settings)
-        limits = [t for t in (remaining_time(), self.settings.timeout) if t is not None]
-        budget = min(limits) if limits else self.timeout()
         interval = float(self.settings.option("poll_interval", DEFAULT_POLL_INTERVAL))
 
         async def send(key: str | None) -> list[dict[str, Any]]:
+            firecrawl = await self._sdk(key)
+            # Measured once the SDK is loaded: its first import eats into the call's time.
+            limits = [t for t in (remaining_time(), self.settings.timeout) if t is not None]
+            budget = min(limits) if limits else self.timeout()
             run = job.run(
-                await self._sdk(key),
+                firecrawl,
                 url,
                 request,
                 budget=budget,

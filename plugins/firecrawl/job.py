@@ -2,7 +2,9 @@
 
 A job that is still running when the time is up is cancelled (so it stops spending
 credits) and the pages crawled so far are returned, with a warning in ``meta.warnings``.
-If the call itself is cancelled mid-poll, the job is cancelled in the background.
+A poll that fails or hangs past the time kept back ends the call with its error, after the
+job is cancelled. If the call itself is cancelled mid-poll, the job is cancelled in the
+background.
 """
 
 from __future__ import annotations
@@ -46,7 +48,8 @@ async def _poll(
 ) -> Any:
     """The job's status once it has ended, or its last status when time is nearly up."""
     while True:
-        left = deadline - time.monotonic()
+        # A slow poll must not eat the time kept back for cancelling the job.
+        left = deadline - time.monotonic() - reserve
         job = await firecrawl.get_crawl_status(
             job_id, request_timeout=max(0.1, min(request_timeout, left))
         )
@@ -70,8 +73,13 @@ async def run(
     started = await firecrawl.start_crawl(url, **request)
     try:
         job = await _poll(firecrawl, started.id, deadline, reserve, poll_interval, request_timeout)
+    except Exception:
+        # A poll failed (or hung until the time kept back): the job must not go on spending
+        # credits unwatched, and a sync caller's loop stops as the call ends, so cancel now.
+        await _cancel(firecrawl, started.id, max(0.1, deadline - time.monotonic()))
+        raise
     except BaseException:
-        # Cancelled, or a poll failed: the job must not go on spending credits unwatched.
+        # The call itself was cancelled: the job is cancelled in the background.
         _cancel_later(firecrawl, started.id)
         raise
     if job.status == "completed":

@@ -25,6 +25,7 @@ class ParallelProvider(SDKProvider):
 
     async def _call(self, method: str, request: dict[str, Any]) -> Any:
         """One SDK call with a key from the ring; returns the SDK's response model."""
+        await self.import_sdk()
         from parallel import AsyncParallel
         from webproviders.kit import ResponseLog, response_error, sdk_client
 

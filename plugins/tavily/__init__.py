@@ -32,6 +32,7 @@ class TavilyProvider(SDKProvider):
 
     async def _call(self, method: str, request: dict[str, Any]) -> Any:
         """One SDK call with a key from the ring; returns Tavily's JSON body."""
+        await self.import_sdk()
         from tavily import AsyncTavilyClient
         from webproviders.kit import ResponseLog, response_error, sdk_client
 

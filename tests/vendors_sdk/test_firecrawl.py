@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from typing import Any
 
 import httpx
@@ -339,17 +340,36 @@ def test_failed_crawl_job_keeps_its_pages_with_a_warning(config: Any) -> None:
 
 
 def test_crawl_job_that_outlives_the_deadline_is_cancelled(config: Any) -> None:
-    scraping = [firecrawl_status("scraping", PAGES[:2], total=50)] * 200
+    scraping = [firecrawl_status("scraping", PAGES[:2], total=50)] * 1000
     with respx.mock(assert_all_called=False) as router:
         _, poll, cancel = _crawl_routes(router, scraping)
         envelope = dispatch_crawl(
-            "https://example.com", backend="firecrawl", config=config, timeout=1.0
+            "https://example.com", backend="firecrawl", config=config, timeout=2.0
         )
     assert envelope["success"] is True
     assert [p["title"] for p in envelope["data"]] == ["Home", "About"]
     assert cancel.called and poll.call_count > 1
     warning = next(w for w in envelope["meta"]["warnings"] if CRAWL_ID in w)
     assert "did not finish" in warning and "was cancelled" in warning and "2 of 50" in warning
+
+
+def test_crawl_job_whose_poll_hangs_is_cancelled_before_the_deadline(config: Any) -> None:
+    async def hang(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(30)
+        return httpx.Response(200, json=firecrawl_status("scraping", PAGES[:2]))
+
+    with respx.mock(assert_all_called=False) as router:
+        _, poll, cancel = _crawl_routes(router, [])
+        poll.mock(side_effect=hang)
+        started = time.monotonic()
+        envelope = dispatch_crawl(
+            "https://example.com", backend="firecrawl", config=config, timeout=2.0
+        )
+        elapsed = time.monotonic() - started
+    assert envelope["success"] is False and envelope["error_code"] == "timeout"
+    # The job was stopped within the call, not left to spend credits until the next one.
+    assert cancel.called
+    assert elapsed < 2.0 + 0.5, elapsed
 
 
 def test_crawl_job_is_cancelled_when_the_call_is(

@@ -1,0 +1,115 @@
+"""A vendor SDK's first import does not stop the event loop's clock.
+
+Vendor SDKs take 0.15-0.7 s to import, longer on a busy machine. The SDK here takes 2 s of
+CPU (as a real import does, holding the interpreter between switches): the call must still
+end at its deadline, an async caller's loop must keep running meanwhile, and the next call
+uses the SDK once its import has finished.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import time
+import uuid
+from typing import Any
+
+import pytest
+
+from webproviders import adispatch_search, dispatch_search
+
+SLOW_SDK = """
+import time
+
+_end = time.monotonic() + 2.0
+while time.monotonic() < _end:
+    pass
+IMPORTS = 1 + IMPORTS if "IMPORTS" in globals() else 1
+
+
+def results(query):
+    return [{"title": query, "url": "https://sdk.example/"}]
+"""
+
+PROVIDER = """
+import importlib
+
+from webproviders.kit import SDKProvider
+
+
+class SlowSDK(SDKProvider):
+    provider_name = "slowsdk"
+    default_base_url = "https://sdk.example"
+    needs_key = False
+    sdk_module = "{module}"
+
+    async def search(self, query, limit=5, **options):
+        await self.import_sdk()
+        return importlib.import_module("{module}").results(query)
+
+
+def register(ctx):
+    ctx.register_web_search_provider(SlowSDK(ctx.config))
+"""
+
+
+@pytest.fixture
+def slow_sdk(install_entry_point: Any, tmp_path: Any) -> str:
+    """A provider plugin whose SDK module takes 2 s to import; returns the module's name.
+    Both are new for each test, so that no test finds them imported."""
+    unique = uuid.uuid4().hex
+    module = f"wp_slow_sdk_{unique}"
+    install_entry_point("slowsdk", f"wp_slowsdk_plugin_{unique}", PROVIDER.format(module=module))
+    (tmp_path / "site" / f"{module}.py").write_text(SLOW_SDK, encoding="utf-8")
+    return module
+
+
+def _imported(module: str) -> bool:
+    """Whether the SDK's import has finished (waited for, up to 10 s)."""
+    end = time.monotonic() + 10
+    while time.monotonic() < end:
+        if getattr(sys.modules.get(module), "results", None) is not None:
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_sync_call_ends_at_its_deadline_while_the_sdk_imports(
+    slow_sdk: str, make_config: Any
+) -> None:
+    config = make_config(web={"cache": False, "retry": {"max_retries": 0}})
+    started = time.monotonic()
+    envelope = dispatch_search("q", backend="slowsdk", config=config, timeout=0.5)
+    elapsed = time.monotonic() - started
+    assert envelope["success"] is False and envelope["error_code"] == "timeout"
+    assert elapsed < 0.5 + 0.8, elapsed  # the import alone takes 2 s
+    assert _imported(slow_sdk)
+    again = dispatch_search("q", backend="slowsdk", config=config, timeout=0.5)
+    assert again["success"] is True and again["data"]["web"][0]["title"] == "q"
+    assert sys.modules[slow_sdk].IMPORTS == 1
+
+
+def test_async_callers_loop_keeps_running_while_the_sdk_imports(
+    slow_sdk: str, make_config: Any
+) -> None:
+    config = make_config(web={"cache": False, "retry": {"max_retries": 0}})
+
+    async def main() -> tuple[dict[str, Any], int]:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        task = asyncio.ensure_future(ticker())
+        envelope = await adispatch_search("q", backend="slowsdk", config=config, timeout=0.6)
+        task.cancel()
+        return envelope, ticks
+
+    envelope, ticks = asyncio.run(main())
+    assert envelope["error_code"] == "timeout"
+    # A loop blocked by the import would tick once or twice in those 0.6 s, not dozens of times.
+    assert ticks >= 10, ticks
+    assert _imported(slow_sdk)
