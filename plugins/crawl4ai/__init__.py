@@ -26,7 +26,13 @@ from webproviders import (
     remaining_time,
     warn,
 )
-from webproviders.kit import AddressPolicy, check_destination_resolved, host_of, page_error
+from webproviders.kit import (
+    AddressPolicy,
+    check_destination_resolved,
+    host_of,
+    import_packages,
+    page_error,
+)
 
 from .pages import internal_links, to_page
 
@@ -92,6 +98,7 @@ class Crawl4AIProvider(WebSearchProvider):
 
     async def _with_crawler(self, work: Any) -> Any:
         """Start a browser, run ``work(crawler, run_config)``, close the browser."""
+        await import_packages(self)
         crawler_class, browser, run = self._configs()
         try:
             async with crawler_class(config=browser) as crawler:

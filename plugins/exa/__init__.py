@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext, report_usage
-from webproviders.kit import SDKProvider
+from webproviders.kit import SDKProvider, import_packages
 
 
 class ExaProvider(SDKProvider):
@@ -28,7 +28,7 @@ class ExaProvider(SDKProvider):
 
     async def _call(self, method: str, *args: Any, **kwargs: Any) -> Any:
         """One SDK call with a key from the ring; returns the SDK's ``SearchResponse``."""
-        await self.import_sdk()
+        await import_packages(self)
         from exa_py import AsyncExa
 
         from webproviders.kit import ResponseLog, hand_client

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext
-from webproviders.kit import SDKProvider
+from webproviders.kit import SDKProvider, import_packages
 
 #: Seconds between two polls of a crawl job (``web.providers.firecrawl.poll_interval``).
 DEFAULT_POLL_INTERVAL = 2.0
@@ -44,7 +44,7 @@ class FirecrawlProvider(SDKProvider):
     async def _sdk(self, key: str | None) -> Any:
         """An ``AsyncFirecrawl`` sending through our client (which needs no closing: it only
         borrows the shared transport)."""
-        await self.import_sdk()
+        await import_packages(self)
         from firecrawl import AsyncFirecrawl
         from webproviders.kit import hand_client
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext
-from webproviders.kit import SDKProvider
+from webproviders.kit import SDKProvider, import_packages
 
 
 class ParallelProvider(SDKProvider):
@@ -25,7 +25,7 @@ class ParallelProvider(SDKProvider):
 
     async def _call(self, method: str, request: dict[str, Any]) -> Any:
         """One SDK call with a key from the ring; returns the SDK's response model."""
-        await self.import_sdk()
+        await import_packages(self)
         from parallel import AsyncParallel
         from webproviders.kit import ResponseLog, response_error, sdk_client
 

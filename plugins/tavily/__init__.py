@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext, report_usage
-from webproviders.kit import SDKProvider
+from webproviders.kit import SDKProvider, import_packages
 
 #: Tavily's bounds for the server-side ``timeout`` of extract and crawl, in seconds.
 EXTRACT_TIMEOUT = (1.0, 60.0)
@@ -32,7 +32,7 @@ class TavilyProvider(SDKProvider):
 
     async def _call(self, method: str, request: dict[str, Any]) -> Any:
         """One SDK call with a key from the ring; returns Tavily's JSON body."""
-        await self.import_sdk()
+        await import_packages(self)
         from tavily import AsyncTavilyClient
         from webproviders.kit import ResponseLog, response_error, sdk_client
 

@@ -34,7 +34,7 @@ def results(query):
 PROVIDER = """
 import importlib
 
-from webproviders.kit import SDKProvider
+from webproviders.kit import SDKProvider, import_packages
 
 
 class SlowSDK(SDKProvider):
@@ -44,7 +44,7 @@ class SlowSDK(SDKProvider):
     sdk_module = "{module}"
 
     async def search(self, query, limit=5, **options):
-        await self.import_sdk()
+        await import_packages(self)
         return importlib.import_module("{module}").results(query)
 
 

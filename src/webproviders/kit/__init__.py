@@ -16,6 +16,7 @@ _EXPORTS = {
     # base classes
     "VendorProvider": "kit.vendor",
     "SDKProvider": "kit.sdk",
+    "import_packages": "kit.sdk",
     "HTMLSearchProvider": "kit.htmlsearch",
     "check_page_status": "kit.htmlsearch",
     # manifest ranks (auto-detect bands)
@@ -131,6 +132,6 @@ if TYPE_CHECKING:
     from .htmlsearch import HTMLSearchProvider, check_page_status
     from .http import get_client, request_json
     from .query import site_query
-    from .sdk import SDKProvider, warn_unknown
+    from .sdk import SDKProvider, import_packages, warn_unknown
     from .sdkhttp import ResponseLog, hand_client, response_error, sdk_client, transport_error
     from .vendor import VendorProvider

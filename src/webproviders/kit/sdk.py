@@ -1,7 +1,8 @@
 """Providers built on a vendor's own Python SDK.
 
-An SDK is imported on first use only, so :class:`SDKProvider` checks that it is installed
-without importing it and names the extra to install when it is not. Running an SDK on the
+An SDK is imported on first use only, off the event loop (:func:`import_packages`), so
+:class:`SDKProvider` checks that it is installed without importing it and names the extra
+to install when it is not. Running an SDK on the
 library's HTTP clients, and reading the response it failed on, is in
 :mod:`webproviders.kit.sdkhttp` (loaded with the HTTP stack, on first request).
 """
@@ -15,6 +16,7 @@ from typing import Any, ClassVar
 from ..context import remaining_time, warn
 from ..manifest import Package
 from ..pools import LazyPool
+from ..provider import WebSearchProvider
 from ..validate import COMMON_SEARCH_OPTIONS
 from .vendor import VendorProvider
 
@@ -28,6 +30,21 @@ def _import_all(modules: list[str]) -> None:
     for module in modules:
         importlib.import_module(module)
         _imported.add(module)
+
+
+async def import_packages(provider: WebSearchProvider) -> None:
+    """Import the provider's packages (``packages:`` in its manifest) in a worker thread, the
+    first time only; call it before the first use of a vendor SDK or other heavy package.
+
+    A cold SDK import takes 0.15-0.7 s (longer on a busy machine). On the event loop it would
+    stop the loop's clock: the call's deadline, a hedge's timer and every other call on that
+    loop would wait for it. In a thread, the deadline ends the call on time and the import
+    finishes for the next one.
+    """
+    modules = [package.module for package in provider.packages() if package.module not in _imported]
+    if modules:
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(_importers.executor(), _import_all, modules)
 
 
 class SDKProvider(VendorProvider):
@@ -47,19 +64,6 @@ class SDKProvider(VendorProvider):
         if declared or not self.sdk_module:
             return declared
         return [Package(module=self.sdk_module, pip=self.sdk_pip or self.sdk_module)]
-
-    async def import_sdk(self) -> None:
-        """Import the SDK in a worker thread, the first time only.
-
-        A cold SDK import takes 0.15-0.7 s (longer on a busy machine). On the event loop it
-        would stop the loop's clock: the call's deadline, a hedge's timer and every other call
-        on that loop would wait for it. In a thread, the deadline ends the call on time and
-        the import finishes for the next one.
-        """
-        modules = [package.module for package in self.packages() if package.module not in _imported]
-        if modules:
-            loop = asyncio.get_running_loop()
-            await loop.run_in_executor(_importers.executor(), _import_all, modules)
 
     def call_timeout(self) -> float:
         """Seconds for one SDK request: the provider's timeout, cut to what the call has left."""
