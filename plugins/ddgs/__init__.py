@@ -87,6 +87,12 @@ class DDGSProvider(WebSearchProvider):
 
     def _results(self, answer: dict[str, Any]) -> list[dict[str, Any]]:
         error, message = answer.get("error"), str(answer.get("message", ""))
+        if error == "dns":
+            raise NetworkError(
+                "ddgs cannot reach its search engines: their host names do not resolve on this "
+                f"machine ({message}). It needs DNS, or a proxy (web.proxy or HTTPS_PROXY).",
+                provider=self.name,
+            )
         if error == "timeout":
             raise WebTimeoutError(f"ddgs timed out: {message}", provider=self.name)
         if error == "ddgs":

@@ -10,8 +10,51 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import socket
 import sys
+import threading
 from typing import Any
+
+#: Hosts of engines ddgs searches. When none of their names resolves, no engine can be
+#: reached, and ddgs's HTTP client (its own resolver) finds that out only after its timeout,
+#: engine after engine: on a machine whose resolver refuses, a search then waits out the
+#: whole call, where the system's lookup fails in milliseconds.
+ENGINE_HOSTS = ("duckduckgo.com", "www.bing.com", "search.brave.com")
+#: Seconds to wait for those lookups: a resolver that has not answered by then is left to ddgs.
+LOOKUP_WAIT = 3.0
+#: Proxy variables that send ddgs's https requests through a proxy, which looks names up itself.
+PROXY_VARIABLES = ("DDGS_PROXY", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
+#: Whether an engine's name resolved in this process (then it is not asked again).
+_names_resolved = False
+
+
+def unresolvable(hosts: tuple[str, ...], wait: float = LOOKUP_WAIT) -> str | None:
+    """Why none of ``hosts`` resolves, or None once one does (or the lookups are still going).
+
+    The lookups run at once, on daemon threads: the first name that resolves ends the wait.
+    """
+    answers: queue.SimpleQueue[str | None] = queue.SimpleQueue()
+
+    def look_up(host: str) -> None:
+        try:
+            socket.getaddrinfo(host, 443, type=socket.SOCK_STREAM)
+            answers.put(None)
+        except (OSError, UnicodeError) as exc:
+            answers.put(f"{host}: {getattr(exc, 'strerror', None) or exc}")
+
+    for host in hosts:
+        threading.Thread(target=look_up, args=(host,), daemon=True).start()
+    failures = []
+    for _ in hosts:
+        try:
+            failure = answers.get(timeout=wait)
+        except queue.Empty:
+            return None
+        if failure is None:
+            return None
+        failures.append(failure)
+    return "; ".join(failures)
 
 
 def search(request: dict[str, Any]) -> dict[str, Any]:
@@ -19,6 +62,12 @@ def search(request: dict[str, Any]) -> dict[str, Any]:
     from ddgs import DDGS
     from ddgs.exceptions import DDGSException, TimeoutException
 
+    global _names_resolved
+    if not (_names_resolved or request["proxy"] or any(os.environ.get(v) for v in PROXY_VARIABLES)):
+        why = unresolvable(ENGINE_HOSTS)
+        if why is not None:
+            return {"error": "dns", "message": why}
+        _names_resolved = True
     try:
         client = DDGS(proxy=request["proxy"], timeout=request["timeout"], verify=request["verify"])
         results = client.text(

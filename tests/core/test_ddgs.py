@@ -264,3 +264,59 @@ def test_a_process_whose_search_hung_exits_soon_after_the_deadline(tmp_path: Pat
     # Generous for a shared machine (interpreter start and imports included); ddgs's own 60 s
     # timeout is what a process waiting for its threads would take.
     assert elapsed < deadline + 8, elapsed
+
+
+_NO_RESOLVER_SCRIPT = """
+import json, sys
+from webproviders import dispatch_search
+print(json.dumps(dispatch_search("python", backend="ddgs", timeout=float(sys.argv[1]))))
+"""
+
+
+def test_a_machine_whose_resolver_refuses_gets_a_network_error_at_once(tmp_path: Path) -> None:
+    """A resolver that is configured but not running (``127.0.0.53`` without its daemon, as in
+    many containers): ddgs's own resolver would wait out its timeout on every engine, so the
+    search used to end only at the call's deadline, as ``timeout``. It runs in a network and
+    mount namespace of its own, with loopback up and a ``resolv.conf`` naming a loopback port
+    where nothing listens; the host's network and files are untouched."""
+    (tmp_path / "resolv.conf").write_text("nameserver 127.0.0.9\n", encoding="utf-8")
+    script = tmp_path / "search.py"
+    script.write_text(_NO_RESOLVER_SCRIPT, encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
+    env["PYTHONPATH"] = os.pathsep.join(sys.path)
+    setup = f"ip link set lo up && mount --bind {tmp_path / 'resolv.conf'} /etc/resolv.conf"
+    probe = subprocess.run(["unshare", "-rnm", "sh", "-c", setup], capture_output=True, env=env)
+    if probe.returncode != 0:
+        pytest.skip(f"no network and mount namespaces here: {probe.stderr.decode(errors='replace').strip()}")
+    deadline = 20.0
+    started = time.monotonic()
+    done = subprocess.run(
+        ["unshare", "-rnm", "sh", "-c", f"{setup} && exec {sys.executable} {script} {deadline}"],
+        capture_output=True, text=True, env=env, timeout=120,
+    )
+    elapsed = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
+    envelope = json.loads(done.stdout)
+    assert envelope["error_code"] == "network_error", envelope
+    assert "do not resolve" in envelope["error"] and "HTTPS_PROXY" in envelope["error"]
+    assert elapsed < deadline / 2, elapsed
+
+
+def test_engine_names_are_looked_up_until_one_resolves() -> None:
+    worker = _worker_script()
+    # Names the IDNA codec refuses fail before any lookup, on every machine.
+    refused = worker.unresolvable(("bad..name", "a" * 64 + ".example"))
+    assert refused is not None and "bad..name" in refused and "a" * 64 in refused
+    assert worker.unresolvable(("bad..name", "localhost")) is None
+
+
+def _worker_script() -> Any:
+    """The ddgs worker script (run as a script by the plugin; it imports ddgs only to search)."""
+    import importlib.util
+
+    path = Path(__file__).parents[2] / "plugins" / "ddgs" / "worker.py"
+    spec = importlib.util.spec_from_file_location("ddgs_worker_script", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
