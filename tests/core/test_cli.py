@@ -412,3 +412,35 @@ def test_ctrl_c_during_a_call_ends_it_at_once_with_130_and_one_line(output: list
     out, err = command.communicate(timeout=30)  # not the page's 60 s, nor the call's deadline
     assert command.returncode == 130
     assert out == "" and err == "interrupted\n"
+
+
+_COLLECTOR_PROBE = """
+import gc
+from pathlib import Path
+
+def before_dispatch(capability, backend, arguments):
+    with open(Path(__file__).parent / "seen.txt", "a", encoding="utf-8") as seen:
+        seen.write(f"{capability} {gc.isenabled()}\\n")
+"""
+
+
+def test_a_command_that_may_run_long_keeps_the_cyclic_collector(write_plugin: Any, tmp_path: Path) -> None:
+    """A search or an extract answers once and runs without the collector's passes; a crawl
+    (and the index, and the MCP server) may run for hours, and must free its cycles as it goes."""
+    root = write_plugin("probe", _COLLECTOR_PROBE)
+    config = tmp_path / "config.yaml"
+    config.write_text(f"plugins:\n  paths: [{root}]\n  enabled: [probe]\n", encoding="utf-8")
+    env = {"WEBPROVIDERS_CONFIG": str(config)}
+    site = "https://93.184.216.34"  # an address literal: the URL check needs no DNS
+    for args in (("search", "q"), ("extract", f"{site}/a"), ("crawl", f"{site}/")):
+        done = run(*args, "--backend", "stub", env=env)
+        assert done.returncode == 0, done.stderr
+    seen = (root / "probe" / "seen.txt").read_text(encoding="utf-8").split("\n")
+    assert seen[:3] == ["search False", "extract False", "crawl True"]
+    # Called as a library function, the command leaves the collector as the caller had it.
+    import gc
+
+    from webproviders.cli import main
+
+    assert gc.isenabled() and main(["--config", str(config), "search", "q", "--backend", "stub"]) == 0
+    assert gc.isenabled()
