@@ -113,3 +113,19 @@ def test_async_callers_loop_keeps_running_while_the_sdk_imports(
     # A loop blocked by the import would tick once or twice in those 0.6 s, not dozens of times.
     assert ticks >= 10, ticks
     assert _imported(slow_sdk)
+
+
+def test_a_hedge_starts_on_time_while_the_first_members_sdk_imports(
+    slow_sdk: str, make_config: Any
+) -> None:
+    """The hedge's timer runs on the loop: with the import on it, the next member could only
+    start once the 2 s import was over."""
+    config = make_config(web={"cache": False, "retry": {"max_retries": 0}})
+    started = time.monotonic()
+    envelope = dispatch_search(
+        "q", backend=["slowsdk", "stub"], config=config, timeout=10, hedge_after=0.2
+    )
+    elapsed = time.monotonic() - started
+    assert envelope["success"] is True and envelope["provider"] == "stub", envelope
+    assert elapsed < 0.2 + 1.0, elapsed  # the import alone takes 2 s
+    assert _imported(slow_sdk)
