@@ -6,10 +6,11 @@ Target: at most 30 microseconds added per call, sync and async (cache bypassed w
 microseconds in all.
 
 The config is the default one, so every call also hands a row to the usage ledger (written
-under a temporary ``XDG_DATA_HOME``, not yours; ``--no-ledger`` turns it off). Each block ends
-by waiting for its rows to be written, so each path pays for its own rows and no other's. Blocks of ``--calls`` calls run in turn
-(direct, sync, async, cache hit), ``--runs`` times; each figure is the best block, since
-other work on the machine only ever adds time. Envelopes are dropped as they come.
+under a temporary ``XDG_DATA_HOME``, not yours; ``--no-ledger`` turns it off). Blocks of
+``--calls`` calls run in turn (direct, sync, async, cache hit), ``--runs`` times; each block
+ends by waiting for its rows to be written, so each path pays for its own rows and no
+other's. Each figure is the best block, since other work on the machine only ever adds
+time. Envelopes are dropped as they come.
 
 ``--against`` runs this same measurement alternately in fresh processes on another source
 tree (``PYTHONPATH=OTHER/src``) and on this one, ``--rounds`` times each, and prints the
