@@ -646,6 +646,11 @@ def default_config() -> Config:
     return _default
 
 
+def loaded_default() -> Config | None:
+    """The process-wide config if it is loaded already, else None (loads nothing)."""
+    return _default
+
+
 def set_default_config(config: Config | None) -> None:
     """Replace (or with None, forget) the process-wide config."""
     global _default

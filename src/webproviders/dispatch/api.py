@@ -21,6 +21,7 @@ from ..envelope import failure
 from ..errors import to_provider_error
 from ..fetching.urlsafety import resolution_scope
 from ..manifest import Capability
+from ..registry.providers import ready_registry
 from . import runner
 from .call import Call, after, prepare
 from .chain import run_plan
@@ -62,7 +63,14 @@ async def _dispatch(
     tags: Any = None,
     hedge_after: Any = None,
 ) -> dict[str, Any]:
-    prepared = prepare(capability, arguments, backend, config, timeout, mode, cache, tags, hedge_after)
+    how = (capability, arguments, backend, config, timeout, mode, cache, tags, hedge_after)
+    if ready_registry(config) is None:
+        # The first call for a config loads it, builds the registry and loads plugins (a
+        # plugin's register() may take seconds): on a worker thread, so that the caller's
+        # event loop runs on meanwhile. Later calls prepare on the loop (microseconds).
+        prepared = await runner.off_loop(prepare, *how)
+    else:
+        prepared = prepare(*how)
     return prepared if isinstance(prepared, dict) else await _execute(prepared)
 
 

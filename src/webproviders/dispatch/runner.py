@@ -23,7 +23,7 @@ from ..pools import DaemonThreadPool, LazyPool
 
 T = TypeVar("T")
 
-__all__ = ["BackgroundLoop", "call", "run_sync"]
+__all__ = ["BackgroundLoop", "call", "off_loop", "run_sync"]
 
 #: Sync provider calls that hang (``ddgs`` is known to) keep a thread; allow plenty. Daemon
 #: threads: one abandoned at its deadline must not hold the process open at exit.
@@ -69,6 +69,14 @@ async def call(
         left = max(0.0, timeout - (time.monotonic() - started))
         result = await _within(result, left)
     return result
+
+
+async def off_loop(fn: Callable[..., T], *args: Any) -> T:
+    """``fn(*args)`` on a worker thread (daemon: one that hangs holds no exit), in a copy of
+    the caller's context, while the caller's event loop runs on."""
+    loop = asyncio.get_running_loop()
+    context = contextvars.copy_context()
+    return await loop.run_in_executor(_workers.executor(), functools.partial(context.run, fn, *args))
 
 
 def _awaitable(result: Any) -> bool:

@@ -23,7 +23,7 @@ from typing import Any
 import pluggy
 
 from .. import context, redact
-from ..config import Config, default_config
+from ..config import Config, default_config, loaded_default
 from ..manifest import CAPABILITIES, Capability
 from .loader import Plugins, discover, load_code
 from .registration import PluginRecord, ProviderEntry
@@ -315,6 +315,16 @@ _cache: OrderedDict[int, tuple[Config, Registry]] = OrderedDict()
 #: Registries being built, so that concurrent callers wait for one build.
 _building: dict[int, tuple[Config, Future[Registry]]] = {}
 _lock = threading.Lock()
+
+
+def ready_registry(config: Config | None) -> Registry | None:
+    """The registry for ``config`` if it is built and has loaded the plugins a dispatch needs
+    first (so that starting a call loads nothing), else None; never builds or loads."""
+    cfg = config if config is not None else loaded_default()
+    hit = _cache.get(id(cfg)) if cfg is not None else None
+    if hit is None or hit[0] is not cfg or not hit[1].dispatch_ready:
+        return None
+    return hit[1]
 
 
 def get_registry(config: Config | None = None, *, timeout: float | None = None) -> Registry:

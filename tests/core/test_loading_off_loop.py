@@ -1,0 +1,72 @@
+"""An async caller's first call loads plugins without stopping the caller's event loop.
+
+The first call for a config builds its registry and loads the plugins that may implement
+dispatch hooks; a plugin's ``register()`` may take seconds (here 2 s of CPU, as an import
+of a vendor SDK takes). The call still ends at its deadline, the caller's other tasks run
+meanwhile, and a later call finds the plugin loaded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from typing import Any
+
+from webproviders import adispatch_search
+
+SLOW_REGISTER = """
+import time
+
+from webproviders import WebSearchProvider
+
+
+class Slow(WebSearchProvider):
+    name = "slowreg"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        return [{"title": query, "url": "https://slowreg.example/"}]
+
+
+def register(ctx):
+    end = time.monotonic() + 2.0
+    while time.monotonic() < end:
+        pass
+    ctx.register_web_search_provider(Slow())
+"""
+
+
+def test_first_async_call_leaves_the_callers_loop_running(
+    install_entry_point: Any, make_config: Any
+) -> None:
+    install_entry_point("slowreg", f"wp_slowreg_{uuid.uuid4().hex}", SLOW_REGISTER)
+    config = make_config(web={"cache": False, "retry": {"max_retries": 0}})
+
+    async def main() -> tuple[dict[str, Any], float, int, dict[str, Any]]:
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        task = asyncio.ensure_future(ticker())
+        started = time.monotonic()
+        first = await adispatch_search("q", backend="slowreg", config=config, timeout=0.6)
+        elapsed = time.monotonic() - started
+        seen = ticks
+        await asyncio.sleep(2.5)  # register() finishes in the background
+        later = await adispatch_search("q", backend="slowreg", config=config, timeout=5)
+        task.cancel()
+        return first, elapsed, seen, later
+
+    first, elapsed, ticks, later = asyncio.run(main())
+    assert first["error_code"] == "timeout" and "Loading plugins" in first["error"]
+    assert elapsed < 0.6 + 0.8, elapsed  # register() alone takes 2 s
+    # A loop held by the loading would not tick at all in those 0.6 s.
+    assert ticks >= 10, ticks
+    assert later["success"] is True and later["data"]["web"][0]["title"] == "q", later
