@@ -70,3 +70,72 @@ def test_first_async_call_leaves_the_callers_loop_running(
     # A loop held by the loading would not tick at all in those 0.6 s.
     assert ticks >= 10, ticks
     assert later["success"] is True and later["data"]["web"][0]["title"] == "q", later
+
+
+SLOW_IMPORT = """
+import time
+
+_end = time.monotonic() + 2.0
+while time.monotonic() < _end:  # a vendor SDK imported at module level
+    pass
+
+from webproviders import WebSearchProvider
+
+
+class Lazy(WebSearchProvider):
+    name = "lazyslow"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        return [{"title": query, "url": "https://lazyslow.example/"}]
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Lazy())
+"""
+
+
+def test_a_plugin_first_used_later_loads_off_the_callers_loop(tmp_path: Any, make_config: Any) -> None:
+    """A plugin that declares its providers and ``hooks: []`` loads on its first use, which
+    may come long after the registry was ready: that load, too, leaves the loop running."""
+    folder = tmp_path / "plugins" / "lazyslow"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text(
+        "name: lazyslow\nkind: backend\nhooks: []\nproviders:\n  - name: lazyslow\n    capabilities: [search]\n",
+        encoding="utf-8",
+    )
+    (folder / "__init__.py").write_text(SLOW_IMPORT, encoding="utf-8")
+    config = make_config(
+        web={"cache": False, "retry": {"max_retries": 0}},
+        plugins={"paths": [str(tmp_path / "plugins")], "enabled": ["lazyslow"]},
+    )
+
+    async def main() -> tuple[dict[str, Any], float, int, dict[str, Any]]:
+        ready = await adispatch_search("q", backend="stub", config=config)  # the registry is ready
+        assert ready["success"] is True, ready
+        ticks = 0
+
+        async def ticker() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        task = asyncio.ensure_future(ticker())
+        started = time.monotonic()
+        first = await adispatch_search("q", backend="lazyslow", config=config, timeout=0.6)
+        elapsed = time.monotonic() - started
+        seen = ticks
+        await asyncio.sleep(2.5)  # the import finishes in the background
+        later = await adispatch_search("q", backend="lazyslow", config=config, timeout=5)
+        task.cancel()
+        return first, elapsed, seen, later
+
+    first, elapsed, ticks, later = asyncio.run(main())
+    # The call ran out of time while the plugin loaded: a timeout, not a backend that is missing.
+    assert first["error_code"] == "timeout" and "Loading plugin 'lazyslow'" in first["error"], first
+    assert elapsed < 0.6 + 0.8, elapsed  # the import alone takes 2 s
+    assert ticks >= 10, ticks
+    assert later["success"] is True and later["data"]["web"][0]["title"] == "q", later

@@ -21,7 +21,7 @@ from ..envelope import failure
 from ..errors import to_provider_error
 from ..fetching.urlsafety import resolution_scope
 from ..manifest import Capability
-from ..registry.providers import ready_registry
+from ..registry.providers import LoadsCode, allow_loading, ready_registry, refuse_loading
 from . import runner
 from .call import Call, after, prepare
 from .chain import run_plan
@@ -64,13 +64,21 @@ async def _dispatch(
     hedge_after: Any = None,
 ) -> dict[str, Any]:
     how = (capability, arguments, backend, config, timeout, mode, cache, tags, hedge_after)
+    # Loading code (the config, the registry, a plugin whose register() may take seconds)
+    # would stop the caller's event loop: a call that needs it prepares on a worker thread.
+    # Once everything it uses is loaded, a call prepares on the loop (microseconds).
     if ready_registry(config) is None:
-        # The first call for a config loads it, builds the registry and loads plugins (a
-        # plugin's register() may take seconds): on a worker thread, so that the caller's
-        # event loop runs on meanwhile. Later calls prepare on the loop (microseconds).
         prepared = await runner.off_loop(prepare, *how)
     else:
-        prepared = prepare(*how)
+        token = refuse_loading()
+        try:
+            prepared = prepare(*how)
+        except LoadsCode:
+            prepared = None
+        finally:
+            allow_loading(token)
+        if prepared is None:
+            prepared = await runner.off_loop(prepare, *how)
     return prepared if isinstance(prepared, dict) else await _execute(prepared)
 
 

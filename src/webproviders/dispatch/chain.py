@@ -59,10 +59,14 @@ def _succeed(call: Call, name: str, data: Any, provider_meta: dict[str, Any], ca
 
 
 def _unavailable(call: Call, entry: ProviderEntry) -> WebProviderError | None:
-    available, reason = call.registry.availability(entry, load=True)
+    name = entry.manifest.name
+    try:
+        available, reason = call.registry.availability(entry, load=True)
+    except WebTimeoutError as exc:  # its plugin was still loading at the deadline: skipped
+        call.attempts.append({"provider": name, "outcome": "skipped", "error_code": exc.code, "reason": str(exc)})
+        return exc
     if available:
         return None
-    name = entry.manifest.name
     error = NotConfiguredError(f"{name} is not available: {reason}.", provider=name)
     call.attempts.append({"provider": name, "outcome": "skipped", "error_code": error.code, "reason": reason})
     return error

@@ -18,6 +18,7 @@ import time
 from collections import OrderedDict
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
+from contextvars import ContextVar, Token
 from typing import Any
 
 import pluggy
@@ -98,6 +99,8 @@ class Registry:
         """
         if record.loaded:
             return
+        if _preparing_on_loop.get():
+            raise LoadsCode()
         from ..errors import WebTimeoutError  # here: listing providers needs no error class
 
         with self._lock:
@@ -208,17 +211,16 @@ class Registry:
 
     def _verdict(self, entry: ProviderEntry, load: bool) -> tuple[Availability, bool | None]:
         """The answer, and whether the provider's own ``is_available()`` is part of it (None:
-        the answer is not to be remembered, ``is_available()`` is still running)."""
+        the answer is not to be remembered, ``is_available()`` is still running).
+
+        A plugin still loading when the call's deadline passes raises ``timeout``: the call
+        ran out of time, and the provider is no less configured for it.
+        """
         reason = entry.manifest.missing(self.config.provider(entry.manifest.name))
         if reason is not None:
             return (False, reason), True
         if load and entry.loaded is None and not entry.record.loaded:
-            from ..errors import WebTimeoutError
-
-            try:
-                self.load(entry.record, context.remaining_time())
-            except WebTimeoutError:
-                return (False, "the call's deadline passed while its plugin was loading"), None
+            self.load(entry.record, context.remaining_time())
         if entry.loaded is None:
             if entry.record.loaded:
                 return (False, entry.unloaded_reason()), True
@@ -315,6 +317,29 @@ _cache: OrderedDict[int, tuple[Config, Registry]] = OrderedDict()
 #: Registries being built, so that concurrent callers wait for one build.
 _building: dict[int, tuple[Config, Future[Registry]]] = {}
 _lock = threading.Lock()
+
+
+class LoadsCode(BaseException):
+    """A call preparing on an event loop came to plugin code that is not loaded yet.
+
+    Loading it there would stop the loop for as long as the import takes (seconds, for a
+    plugin that imports a vendor SDK), so the call is prepared again on a worker thread. A
+    ``BaseException``, so that no failure handling on the way turns it into an envelope.
+    """
+
+
+#: True while a call prepares on its caller's event loop (see :class:`LoadsCode`).
+_preparing_on_loop: ContextVar[bool] = ContextVar("webproviders_preparing_on_loop", default=False)
+
+
+def refuse_loading() -> Token[bool]:
+    """From now until :func:`allow_loading`, :meth:`Registry.load` raises :class:`LoadsCode`
+    instead of loading (a pair of calls, not a ``with`` block: this is on every async call)."""
+    return _preparing_on_loop.set(True)
+
+
+def allow_loading(token: Token[bool]) -> None:
+    _preparing_on_loop.reset(token)
 
 
 def ready_registry(config: Config | None) -> Registry | None:
