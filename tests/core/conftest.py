@@ -108,3 +108,30 @@ def install_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
         importlib.invalidate_caches()
 
     return install
+
+
+@pytest.fixture
+def ticking() -> Any:
+    """``await ticking(awaitable)``: its result, the seconds it took, and how many times a
+    task ticking every 10 ms ran meanwhile (none, when something held the event loop)."""
+    import asyncio
+    import time
+
+    async def run(awaitable: Any) -> tuple[Any, float, int]:
+        ticks = 0
+
+        async def tick() -> None:
+            nonlocal ticks
+            while True:
+                await asyncio.sleep(0.01)
+                ticks += 1
+
+        ticker = asyncio.ensure_future(tick())
+        started = time.monotonic()
+        try:
+            result = await awaitable
+        finally:
+            ticker.cancel()
+        return result, time.monotonic() - started, ticks
+
+    return run

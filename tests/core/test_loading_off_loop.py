@@ -9,7 +9,6 @@ meanwhile, and a later call finds the plugin loaded.
 from __future__ import annotations
 
 import asyncio
-import time
 import uuid
 from typing import Any
 
@@ -40,29 +39,18 @@ def register(ctx):
 
 
 def test_first_async_call_leaves_the_callers_loop_running(
-    install_entry_point: Any, make_config: Any
+    install_entry_point: Any, make_config: Any, ticking: Any
 ) -> None:
     install_entry_point("slowreg", f"wp_slowreg_{uuid.uuid4().hex}", SLOW_REGISTER)
     config = make_config(web={"cache": False, "retry": {"max_retries": 0}})
 
     async def main() -> tuple[dict[str, Any], float, int, dict[str, Any]]:
-        ticks = 0
-
-        async def ticker() -> None:
-            nonlocal ticks
-            while True:
-                await asyncio.sleep(0.01)
-                ticks += 1
-
-        task = asyncio.ensure_future(ticker())
-        started = time.monotonic()
-        first = await adispatch_search("q", backend="slowreg", config=config, timeout=0.6)
-        elapsed = time.monotonic() - started
-        seen = ticks
+        first, elapsed, ticks = await ticking(
+            adispatch_search("q", backend="slowreg", config=config, timeout=0.6)
+        )
         await asyncio.sleep(2.5)  # register() finishes in the background
         later = await adispatch_search("q", backend="slowreg", config=config, timeout=5)
-        task.cancel()
-        return first, elapsed, seen, later
+        return first, elapsed, ticks, later
 
     first, elapsed, ticks, later = asyncio.run(main())
     assert first["error_code"] == "timeout" and "Loading plugins" in first["error"]
@@ -97,7 +85,9 @@ def register(ctx):
 """
 
 
-def test_a_plugin_first_used_later_loads_off_the_callers_loop(tmp_path: Any, make_config: Any) -> None:
+def test_a_plugin_first_used_later_loads_off_the_callers_loop(
+    tmp_path: Any, make_config: Any, ticking: Any
+) -> None:
     """A plugin that declares its providers and ``hooks: []`` loads on its first use, which
     may come long after the registry was ready: that load, too, leaves the loop running."""
     folder = tmp_path / "plugins" / "lazyslow"
@@ -115,23 +105,12 @@ def test_a_plugin_first_used_later_loads_off_the_callers_loop(tmp_path: Any, mak
     async def main() -> tuple[dict[str, Any], float, int, dict[str, Any]]:
         ready = await adispatch_search("q", backend="stub", config=config)  # the registry is ready
         assert ready["success"] is True, ready
-        ticks = 0
-
-        async def ticker() -> None:
-            nonlocal ticks
-            while True:
-                await asyncio.sleep(0.01)
-                ticks += 1
-
-        task = asyncio.ensure_future(ticker())
-        started = time.monotonic()
-        first = await adispatch_search("q", backend="lazyslow", config=config, timeout=0.6)
-        elapsed = time.monotonic() - started
-        seen = ticks
+        first, elapsed, ticks = await ticking(
+            adispatch_search("q", backend="lazyslow", config=config, timeout=0.6)
+        )
         await asyncio.sleep(2.5)  # the import finishes in the background
         later = await adispatch_search("q", backend="lazyslow", config=config, timeout=5)
-        task.cancel()
-        return first, elapsed, seen, later
+        return first, elapsed, ticks, later
 
     first, elapsed, ticks, later = asyncio.run(main())
     # The call ran out of time while the plugin loaded: a timeout, not a backend that is missing.

@@ -90,25 +90,11 @@ def test_sync_call_ends_at_its_deadline_while_the_sdk_imports(
 
 
 def test_async_callers_loop_keeps_running_while_the_sdk_imports(
-    slow_sdk: str, make_config: Any
+    slow_sdk: str, make_config: Any, ticking: Any
 ) -> None:
     config = make_config(web={"cache": False, "retry": {"max_retries": 0}})
-
-    async def main() -> tuple[dict[str, Any], int]:
-        ticks = 0
-
-        async def ticker() -> None:
-            nonlocal ticks
-            while True:
-                await asyncio.sleep(0.01)
-                ticks += 1
-
-        task = asyncio.ensure_future(ticker())
-        envelope = await adispatch_search("q", backend="slowsdk", config=config, timeout=0.6)
-        task.cancel()
-        return envelope, ticks
-
-    envelope, ticks = asyncio.run(main())
+    call = adispatch_search("q", backend="slowsdk", config=config, timeout=0.6)
+    envelope, _, ticks = asyncio.run(ticking(call))
     assert envelope["error_code"] == "timeout"
     # A loop blocked by the import would tick once or twice in those 0.6 s, not dozens of times.
     assert ticks >= 10, ticks
