@@ -19,6 +19,7 @@ from webproviders import (
     get_registry,
     list_providers,
 )
+from webproviders.kit import import_packages
 
 from .bodies import (
     CRAWL_ID,
@@ -381,6 +382,7 @@ def test_crawl_job_is_cancelled_when_the_call_is(
     ).get("firecrawl").provider
 
     async def abandon() -> None:
+        await import_packages(provider)  # the SDK is loaded: the call is cancelled mid-poll
         with pytest.raises(asyncio.TimeoutError):
             await asyncio.wait_for(provider.crawl("https://example.com"), 0.2)
         await asyncio.sleep(0.2)  # the background cancel request goes out
