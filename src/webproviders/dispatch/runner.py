@@ -74,9 +74,7 @@ async def call(
 async def off_loop(fn: Callable[..., T], *args: Any) -> T:
     """``fn(*args)`` on a worker thread (daemon: one that hangs holds no exit), in a copy of
     the caller's context, while the caller's event loop runs on."""
-    loop = asyncio.get_running_loop()
-    context = contextvars.copy_context()
-    return await loop.run_in_executor(_workers.executor(), functools.partial(context.run, fn, *args))
+    return await _workers.run(contextvars.copy_context().run, fn, *args)
 
 
 def _awaitable(result: Any) -> bool:

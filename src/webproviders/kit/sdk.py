@@ -9,7 +9,6 @@ library's HTTP clients, and reading the response it failed on, is in
 
 from __future__ import annotations
 
-import asyncio
 import importlib
 from typing import Any, ClassVar
 
@@ -43,8 +42,7 @@ async def import_packages(provider: WebSearchProvider) -> None:
     """
     modules = [package.module for package in provider.packages() if package.module not in _imported]
     if modules:
-        loop = asyncio.get_running_loop()
-        await loop.run_in_executor(_importers.executor(), _import_all, modules)
+        await _importers.run(_import_all, modules)
 
 
 class SDKProvider(VendorProvider):
