@@ -4,7 +4,8 @@
 reports rate limits as a generic "No results found" error. So each search runs in a worker
 process (:mod:`.workers`) that is killed when the call's deadline passes: the call answers
 ``timeout`` then, and nothing of ddgs is left to hold up this process or its exit. ddgs also
-gets its own request timeout (``web.providers.ddgs.timeout``, 10 s by default). "No results
+gets its own request timeout (``web.providers.ddgs.timeout``, 10 s by default), and its
+answer is read up to ``web.providers.ddgs.max_response_bytes`` (``too_large`` beyond). "No results
 found" becomes an empty success with a warning in ``meta.warnings`` (see
 docs/providers.md), never a silent nothing.
 """
@@ -19,6 +20,7 @@ from webproviders import (
     NetworkError,
     PluginContext,
     ProviderError,
+    TooLargeError,
     WebSearchProvider,
     WebTimeoutError,
     remaining_time,
@@ -59,7 +61,7 @@ class DDGSProvider(WebSearchProvider):
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         import asyncio
 
-        from .workers import Busy, Search, pool
+        from .workers import AnswerTooLarge, Busy, Search, pool
 
         settings = self.config.provider(self.name)
         request = {
@@ -75,11 +77,18 @@ class DDGSProvider(WebSearchProvider):
             "verify": os.environ.get("SSL_CERT_FILE") or True,
         }
         left = remaining_time()
-        search = Search(pool, request, 30.0 if left is None else left)
+        cap = settings.answer_cap()
+        search = Search(pool, request, 30.0 if left is None else left, cap)
         try:
             answer = await asyncio.to_thread(search.run)
         except Busy:
             raise WebTimeoutError("Every ddgs worker was busy until the call's deadline.", provider=self.name) from None
+        except AnswerTooLarge:
+            raise TooLargeError(
+                f"ddgs's results were larger than {cap:,} bytes; they were not read "
+                "(web.providers.ddgs.max_response_bytes sets the cap).",
+                provider=self.name,
+            ) from None
         except BaseException:  # the deadline passed (cancelled), or the worker died
             search.abandon()
             raise

@@ -38,6 +38,10 @@ class Busy(Exception):
     """Every worker was taken until the call's deadline."""
 
 
+class AnswerTooLarge(Exception):
+    """A worker's answer ran past the provider's cap; the rest of it was never read."""
+
+
 class Worker:
     """One worker process and the pipes to it."""
 
@@ -53,19 +57,22 @@ class Worker:
             encoding="utf-8",
         )
 
-    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Send one search and wait for its answer (blocking; :meth:`kill` ends the wait)."""
+    def ask(self, request: dict[str, Any], cap: int) -> dict[str, Any]:
+        """Send one search and wait for its answer, of at most ``cap`` characters (blocking;
+        :meth:`kill` ends the wait). The answer is one line of ASCII JSON, so characters are bytes."""
         stdin, stdout = self.process.stdin, self.process.stdout
         assert stdin is not None and stdout is not None
         try:
             stdin.write(json.dumps(request) + "\n")
             stdin.flush()
-            line = stdout.readline()
+            line = stdout.readline(cap + 1)
         finally:
             if self.process.poll() is not None:  # killed meanwhile: this thread owns the output
                 stdout.close()
         if not line:
             raise EOFError("the ddgs worker ended without answering")
+        if not line.endswith("\n"):
+            raise AnswerTooLarge()
         answer: dict[str, Any] = json.loads(line)
         return answer
 
@@ -98,10 +105,11 @@ def _close(pipe: Any) -> None:
 class Search:
     """One search on a worker, which the caller may abandon at any moment (its deadline)."""
 
-    def __init__(self, pool: WorkerPool, request: dict[str, Any], wait: float) -> None:
+    def __init__(self, pool: WorkerPool, request: dict[str, Any], wait: float, cap: int) -> None:
         self._pool = pool
         self._request = request
         self._wait = wait
+        self._cap = cap
         self._worker: Worker | None = None
         self._abandoned = False
         self._lock = threading.Lock()
@@ -115,7 +123,7 @@ class Search:
                 raise Busy()
             self._worker = worker
         try:
-            answer = worker.ask(self._request)
+            answer = worker.ask(self._request, self._cap)
         except BaseException:
             self._release(self._pool.discard)
             raise

@@ -75,6 +75,9 @@ log = get_logger("webproviders.config")
 CONFIG_ENV = "WEBPROVIDERS_CONFIG"
 DEFAULT_CONFIG_PATH = Path("~/.config/webproviders/config.yaml")
 DEFAULT_PLUGIN_DIR = Path("~/.config/webproviders/plugins")
+#: The most bytes one vendor answer may have, compressed or decoded, unless
+#: ``web.providers.<name>.max_response_bytes`` says otherwise.
+VENDOR_MAX_BYTES = 32 * 1024 * 1024
 
 #: A backend choice: one name, an ordered fallback chain, or ``{"fuse": [...]}``.
 BackendSpec = str | list[str] | dict[str, list[str]]
@@ -257,7 +260,7 @@ class ProviderSettings(Section):
     #: Your plan's prices, over the manifest's list prices (``0`` makes the provider free).
     price: Lazy["PriceSheet"] | None = None
     #: Cap on one vendor answer, compressed and decoded bytes alike (``too_large`` beyond);
-    #: unset, the vendor default of ``webproviders.vendorhttp.clients.DEFAULT_MAX_BYTES`` (32 MiB).
+    #: unset, :data:`VENDOR_MAX_BYTES`. Read it with :meth:`answer_cap`.
     max_response_bytes: int | None = Field(default=None, gt=0)
 
     @field_validator("rate_limit")
@@ -282,6 +285,10 @@ class ProviderSettings(Section):
     def option(self, key: str, default: Any = None) -> Any:
         """A vendor-specific key (``model``, ``search_depth``, ...)."""
         return (self.model_extra or {}).get(key, default)
+
+    def answer_cap(self) -> int:
+        """The most bytes one answer of this vendor may have, however it arrives."""
+        return self.max_response_bytes or VENDOR_MAX_BYTES
 
 
 @functools.lru_cache(maxsize=1)

@@ -205,6 +205,27 @@ def test_errors_are_mapped(proxy: Proxy, ddgs_config: Callable[..., Any], mode: 
     assert envelope["error_code"] == code and envelope["retryable"] is True, envelope
 
 
+def test_results_past_the_answer_cap_are_too_large_and_never_read_whole(
+    proxy: Proxy, ddgs_config: Callable[..., Any], tmp_path: Path
+) -> None:
+    """The worker's answer is read up to the provider's cap: a page whose snippets add up to
+    more fails as ``too_large`` (not retried), and the worker holding the rest is killed."""
+    page = (PAGES / "ddg_results.html").read_text(encoding="utf-8")
+    filler = "Learn how async works. " * 20_000  # about 460 KB in one snippet
+    bloated = tmp_path / "ddg_bloated.html"
+    bloated.write_text(page.replace("Learn how ", filler, 1), encoding="utf-8")
+    proxy.page = str(bloated)
+    small = ddgs_config(max_response_bytes=200_000)
+    envelope = dispatch_search("rust async", 5, backend="ddgs", config=small, timeout=20)
+    assert envelope["error_code"] == "too_large", envelope
+    assert "200,000 bytes" in envelope["error"] and "max_response_bytes" in envelope["error"]
+    assert envelope["retryable"] is False and len(proxy.forms) == 1
+    assert worker_processes() == []
+    roomy = dispatch_search("rust async", 5, backend="ddgs", config=ddgs_config(), timeout=20)
+    assert roomy["success"] is True, roomy
+    assert any(len(hit["description"]) > 400_000 for hit in roomy["data"]["web"])
+
+
 def test_a_hanging_search_ends_at_the_deadline_and_its_worker_with_it(
     proxy: Proxy, ddgs_config: Callable[..., Any]
 ) -> None:

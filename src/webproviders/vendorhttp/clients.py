@@ -30,7 +30,7 @@ from typing import Any
 import httpx
 
 from .. import context
-from ..config import Config, user_agent
+from ..config import VENDOR_MAX_BYTES, Config, user_agent
 from ..fetching.pinning import http2_available
 from .proxies import ProxyRoutes, read_environment
 from .transport import VendorTransport
@@ -40,9 +40,6 @@ from .transport import VendorTransport
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=10.0)
 #: Connections per client (one client per loop and provider configuration).
 DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
-#: The most bytes a vendor answer may have, compressed or decoded, unless
-#: ``web.providers.<name>.max_response_bytes`` says otherwise.
-DEFAULT_MAX_BYTES = 32 * 1024 * 1024
 #: Client options the owner sets itself: they decide where requests go and how answers are read.
 OWNED_OPTIONS = frozenset({"transport", "mounts", "proxy", "verify", "cert", "http2", "limits", "trust_env"})
 #: Seconds :func:`close` waits for clients of a loop running in another thread to close.
@@ -89,12 +86,12 @@ class ClientSpec:
         owned = OWNED_OPTIONS.intersection(options or ())
         if owned:
             raise TypeError(f"{', '.join(sorted(owned))}: set by the library for every vendor client")
-        cap = config.provider(provider).max_response_bytes if config is not None and provider else None
+        cap = config.provider(provider).answer_cap() if config is not None and provider else VENDOR_MAX_BYTES
         return cls(
             provider,
             user_agent(config),
             config.web.proxy if config is not None else None,
-            cap or DEFAULT_MAX_BYTES,
+            cap,
             tuple(sorted((key, _option_key(value)) for key, value in (options or {}).items())),
         )
 
@@ -278,7 +275,6 @@ async def aclose() -> None:
 
 __all__ = [
     "DEFAULT_LIMITS",
-    "DEFAULT_MAX_BYTES",
     "DEFAULT_TIMEOUT",
     "ClientSpec",
     "HTTPClients",
