@@ -375,6 +375,9 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(503, b"<h1>Service Unavailable</h1>")
         if path == "/busy":
             return self._send(429, b"slow down", "text/plain", {"Retry-After": "7"})
+        if path == "/app":  # a single-page application: its text arrives by script
+            return self._send(200, b'<html><head><title>Dashboard</title></head><body><div id="root"></div>'
+                              b'<script src="/static/app.js"></script></body></html>')
         if path == "/footer-only":
             return self._send(200, b"<html><body><footer><p>Contact us at the main office during weekday hours.</p></footer></body></html>")
         if path == "/redirect/article":

@@ -195,6 +195,16 @@ def test_page_without_main_content_falls_back_to_its_text(site: Any, local: Conf
     assert page["metadata"]["extraction"] == "full_text"
 
 
+def test_a_page_built_by_script_comes_back_empty_with_a_warning_saying_why(site: Any, local: Config) -> None:
+    envelope = extract([site.url("/app"), site.url("/articles/caching")], local)
+    app, article = envelope["data"]
+    assert (app["title"], app["content"]) == ("Dashboard", "")
+    assert article["content"].startswith("# Caching in practice")
+    [warning] = envelope["meta"]["warnings"]
+    assert "no text" in warning and "script" in warning and "crawl4ai" in warning
+    assert "warnings" not in extract(site.url("/articles/caching"), local)["meta"]
+
+
 def test_per_host_and_total_concurrency_hold(site: Any, config_for: Any) -> None:
     config = config_for(allowed_hosts=["*.hosts.test"])
     urls = [f"http://{host}.hosts.test:{site.port}/hold/{i}" for host in "abc" for i in range(4)]

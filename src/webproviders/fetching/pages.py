@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..config import ExtractionSettings
+from ..context import warn
 from ..errors import InvalidInputError, UnsupportedError
 from .charset import decode
 from .extraction import Format, HtmlDocument, html_document
@@ -29,6 +30,13 @@ RAW_LIMIT = 100_000
 #: the characters (a 1.5 MB news page of inline scripts and 1,000 elements takes 40 ms): it
 #: is extracted as a heavy page, as PDFs are, which never takes the last free worker.
 HEAVY_HTML_TAGS = 20_000
+#: Said in ``meta.warnings`` when an HTML page gave no text: an empty ``content`` alone does
+#: not tell a reader whether the page is empty or is built by a script, which is not run here.
+NO_TEXT = (
+    "A page gave no text (its content is empty): it may build its text with a script, which is "
+    "not run when a page is read this way. A backend that renders pages in a browser (crawl4ai, "
+    "firecrawl) can read such pages."
+)
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
@@ -151,6 +159,8 @@ async def render(
         metadata.update(doc.metadata)
         if doc.fallback:
             metadata["extraction"] = "full_text"
+        if not doc.content.strip():
+            warn(NO_TEXT)
         item = {"url": url, "title": doc.title, "content": doc.content, "raw_content": doc.raw_text,
                 "metadata": metadata}
         return RenderedPage(_finish(item, options), doc.links, html=True, nofollow=doc.nofollow)
