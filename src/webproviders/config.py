@@ -316,6 +316,9 @@ class WebSettings(Section):
     on_unsupported: Literal["warn", "error"] = "warn"
     user_agent: str | None = None
     proxy: str | None = None
+    #: With ``proxy`` set: a name this machine cannot resolve is left to the proxy to look up
+    #: (a machine that reaches the internet only through it), unless it is a private-network name.
+    proxy_resolves_names: bool = False
     allow_private_networks: bool = False
     allowed_hosts: list[str] = []
     max_response_bytes: int = Field(default=5_000_000, gt=0)

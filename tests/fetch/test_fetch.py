@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from webproviders import dispatch_extract
 from webproviders.config import Config
 from webproviders.errors import (
     BadGatewayError,
@@ -261,3 +262,50 @@ def test_proxy_never_sees_refused_urls(proxy: Any, canary: Any, config_for: Any)
         with pytest.raises(UnsafeURLError):
             run(fetch(url, config))
     assert proxy.asked == []
+
+
+# -- a machine that reaches the internet only through its proxy: no DNS of its own ----------
+
+def test_a_name_this_machine_cannot_resolve_says_how_to_leave_it_to_the_proxy(proxy: Any, config_for: Any) -> None:
+    config = config_for(proxy=f"http://127.0.0.1:{proxy.server_address[1]}")
+    envelope = dispatch_extract("http://news.unresolvable.org/story", backend="http", config=config)
+    assert envelope["error_code"] == "network_error", envelope
+    assert "web.proxy_resolves_names: true" in envelope["error"]
+    assert proxy.asked == []
+
+
+def test_with_proxy_resolves_names_the_proxy_looks_up_what_this_machine_cannot(
+    proxy: Any, config_for: Any, dns: Any
+) -> None:
+    config = config_for(proxy=f"http://127.0.0.1:{proxy.server_address[1]}", proxy_resolves_names=True)
+    envelope = dispatch_extract("http://news.unresolvable.org/story", backend="http", config=config)
+    assert envelope["success"] is True, envelope
+    assert envelope["data"][0]["content"].startswith("# Via proxy")
+    assert proxy.asked == ["http://news.unresolvable.org/story"]
+    assert "news.unresolvable.org" in dns.lookups  # asked here first: a name that resolves is still checked
+
+
+@pytest.mark.parametrize(
+    ("url", "code"),
+    [
+        ("http://wiki/", "network_error"),  # a single label: a name inside some network
+        ("http://grafana.corp/", "network_error"),  # a suffix that is never public
+        ("http://private.test/", "unsafe_url"),  # resolves here, to 10.0.0.5
+        ("http://10.0.0.5/", "unsafe_url"),
+        ("http://metadata.google.internal/", "unsafe_url"),
+    ],
+)
+def test_proxy_resolves_names_leaves_private_names_and_addresses_refused(
+    url: str, code: str, proxy: Any, config_for: Any
+) -> None:
+    config = config_for(proxy=f"http://127.0.0.1:{proxy.server_address[1]}", proxy_resolves_names=True)
+    envelope = dispatch_extract(url, backend="http", config=config)
+    assert envelope["error_code"] == code, envelope
+    assert proxy.asked == []
+
+
+def test_proxy_resolves_names_does_nothing_without_a_proxy(config_for: Any) -> None:
+    config = config_for(proxy_resolves_names=True)
+    envelope = dispatch_extract("http://news.unresolvable.org/story", backend="http", config=config)
+    assert envelope["error_code"] == "network_error" and "web.proxy" not in envelope["error"], envelope
+

@@ -53,7 +53,7 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.AsyncNetworkStream:
         addresses = await resolve_checked(host, port, self.policy)
-        *others, last = addresses  # resolve_checked never returns an empty list
+        *others, last = addresses  # never empty: these pools are not used behind a proxy
         for address in others:
             try:
                 return await self._inner.connect_tcp(address, port, timeout, local_address, socket_options)

@@ -178,13 +178,20 @@ class AddressPolicy:
 
     allow_private: bool = False
     allowed_hosts: frozenset[str] = frozenset()
+    #: Fetches go through ``web.proxy``, which resolves names itself.
+    proxy: bool = False
+    #: ``web.proxy_resolves_names``: a public-looking name that does not resolve here is left
+    #: to the proxy.
+    proxy_resolves_names: bool = False
 
     @classmethod
     def from_config(cls, config: Config | None) -> AddressPolicy:
         if config is None:
             return cls()
-        hosts = frozenset(_clean_host(h) for h in config.web.allowed_hosts if h.strip())
-        return cls(config.web.allow_private_networks, hosts)
+        web = config.web
+        hosts = frozenset(_clean_host(h) for h in web.allowed_hosts if h.strip())
+        proxy = bool(web.proxy)
+        return cls(web.allow_private_networks, hosts, proxy, proxy and web.proxy_resolves_names)
 
     def host_allowed(self, host: str) -> bool:
         """True when ``host`` is allow-listed (exact name or address, or ``*.suffix``)."""
@@ -461,7 +468,8 @@ async def resolve_checked(host: str, port: int, policy: AddressPolicy, *, url: s
     """Resolve ``host`` and check every answer; returns the vetted addresses, in order.
 
     One refused answer refuses the host: a connection may pick any of them. Inside a
-    :func:`resolution_scope` the name is resolved once and its answer reused.
+    :func:`resolution_scope` the name is resolved once and its answer reused. Empty only
+    under ``proxy_resolves_names``, for a name that is the proxy's to resolve.
     """
     name = _clean_host(host)
     allow_listed = policy.host_allowed(name)
@@ -476,7 +484,22 @@ async def resolve_checked(host: str, port: int, policy: AddressPolicy, *, url: s
         if name in METADATA_NAMES:
             raise _refuse(shown, f"'{name}' is a cloud metadata host name")
         names = _scope.get()
-        answers = await (names.lookup(name, port) if names is not None else get_resolver()(name, port))
+        try:
+            answers = await (names.lookup(name, port) if names is not None else get_resolver()(name, port))
+        except NetworkError as exc:
+            if not policy.proxy:
+                raise
+            if not policy.proxy_resolves_names:
+                raise NetworkError(
+                    f"{exc.message} Fetches go through web.proxy: set web.proxy_resolves_names: true "
+                    "to let the proxy look up names this machine cannot."
+                ) from None
+            if private_name(name) and not (policy.allow_private or allow_listed):
+                raise NetworkError(
+                    f"{exc.message} '{name}' is a private-network name, which is not left to "
+                    "web.proxy to resolve (web.allow_private_networks or web.allowed_hosts opens it)."
+                ) from None
+            return []  # the proxy resolves it; nothing here to check
     if not answers:
         raise NetworkError(f"The host name '{name}' resolved to no address.")
     vetted: list[str] = []
@@ -570,6 +593,13 @@ def on_operator_network(url: str) -> bool:
         address = None
     if address is not None:
         return address_problem(address, AddressPolicy()) is not None
+    return private_name(host)
+
+
+def private_name(host: str) -> bool:
+    """Whether a host name (not an address) can only mean something inside a private network:
+    a single label (a container's name), a numeric spelling, a metadata name, or a name under
+    a suffix that is never public (:data:`PRIVATE_SUFFIXES`)."""
     if "." not in host or _numeric_spelling(host) or host in METADATA_NAMES:
         return True
     return any(host == suffix or host.endswith("." + suffix) for suffix in PRIVATE_SUFFIXES)
