@@ -309,3 +309,12 @@ def test_proxy_resolves_names_does_nothing_without_a_proxy(config_for: Any) -> N
     envelope = dispatch_extract("http://news.unresolvable.org/story", backend="http", config=config)
     assert envelope["error_code"] == "network_error" and "web.proxy" not in envelope["error"], envelope
 
+
+def test_an_environment_proxy_is_not_used_for_pages_and_the_error_says_what_to_set(
+    config_for: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+    envelope = dispatch_extract("https://news.unresolvable.org/story", backend="http", config=config_for())
+    assert envelope["error_code"] == "network_error", envelope
+    assert "HTTPS_PROXY is set" in envelope["error"] and "set web.proxy" in envelope["error"]
+

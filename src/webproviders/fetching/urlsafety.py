@@ -488,7 +488,7 @@ async def resolve_checked(host: str, port: int, policy: AddressPolicy, *, url: s
             answers = await (names.lookup(name, port) if names is not None else get_resolver()(name, port))
         except NetworkError as exc:
             if not policy.proxy:
-                raise
+                raise _unresolved_without_proxy(exc) from None
             if not policy.proxy_resolves_names:
                 raise NetworkError(
                     f"{exc.message} Fetches go through web.proxy: set web.proxy_resolves_names: true "
@@ -513,6 +513,21 @@ async def resolve_checked(host: str, port: int, policy: AddressPolicy, *, url: s
             raise _refuse(shown, problem if literal is not None else f"'{name}' resolves to a refused address: {problem}")
         vetted.append(str(address))
     return vetted
+
+
+def _unresolved_without_proxy(error: NetworkError) -> NetworkError:
+    """``error``, saying why a proxy the environment names was not used: run-time URLs go
+    only through ``web.proxy`` (no credential from the environment follows a page's link)."""
+    from urllib.request import getproxies_environment  # here: only a failed lookup needs it
+
+    named = sorted({scheme for scheme in getproxies_environment() if scheme in ("http", "https", "all")})
+    if not named:
+        return error
+    variables = ", ".join(f"{scheme.upper()}_PROXY" for scheme in named)
+    return NetworkError(
+        f"{error.message} {variables} is set, but pages are fetched through web.proxy only: set "
+        "web.proxy (and web.proxy_resolves_names: true if this machine has no DNS)."
+    )
 
 
 async def check_destination_resolved(url: str | httpx.URL, policy: AddressPolicy) -> Target:
