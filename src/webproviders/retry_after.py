@@ -17,7 +17,6 @@ import math
 import re
 import time
 from collections.abc import Mapping
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 #: Vendor reset headers, in the order they are trusted after ``Retry-After``.
@@ -64,6 +63,9 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
         return clamp_retry_after(float(value))
     except ValueError:
         pass
+    # Here: every process imports this module, few ever read a date.
+    from email.utils import parsedate_to_datetime
+
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError, OverflowError):

@@ -93,3 +93,14 @@ def test_features_that_are_off_load_nothing_on_a_call() -> None:
         "webproviders.accounting.budget", "webproviders.index", "webproviders.agents",
         "webproviders.fetching.extractpool", "webproviders.dependable.cache.redis_backend",
     }
+
+
+def test_the_first_extraction_worker_starts_before_the_heavy_imports() -> None:
+    """The command line starts a worker as soon as it knows the command (the worker's
+    interpreter and trafilatura take longer than anything else of a first extract). What
+    the pool's module imports runs before that start, so it holds no more than spawning
+    a process needs: no pydantic, no HTTP stack, no dataclasses (they bring ``inspect``),
+    no ``multiprocessing`` (imported once the worker is on its way), no ``email``."""
+    loaded = _modules_after("from webproviders.fetching.extractpool import extraction_pool")
+    early = ["pydantic", "yaml", "httpx", "asyncio", "dataclasses", "inspect", "multiprocessing", "email"]
+    assert not _heavy(loaded, [*HEAVY, *early]), sorted(_heavy(loaded, [*HEAVY, *early]))

@@ -34,16 +34,14 @@ import sys
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from multiprocessing.connection import Connection
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..context import note_repeating, remaining_time
 from ..errors import ProviderError, TooLargeError, WebProviderError, WebTimeoutError
 
-if TYPE_CHECKING:  # neither is needed to start a worker early (the command line starts one first)
+if TYPE_CHECKING:  # none is needed to start a worker: the command line starts one first thing
     import asyncio
+    from multiprocessing.connection import Connection
 
     from ..config import ExtractionSettings
 
@@ -63,7 +61,7 @@ WORKER_ENVIRONMENT = frozenset({
     "PYTHONIOENCODING", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX", "PYTHONHASHSEED", "LD_LIBRARY_PATH",
 })
 #: Where this package was imported from: workers import the same copy.
-_PACKAGE_ROOT = str(Path(__file__).resolve().parents[2])
+_PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 #: Without a call deadline, a page may take this many times its CPU limit (plus the second
 #: the kernel may round it up by) in wall-clock time: a worker that waits uses no CPU, and a
 #: busy machine stretches CPU seconds.
@@ -124,24 +122,37 @@ class _Worker:
         self.conn.close()
 
 
-@dataclass
 class _Job:
-    """One page's extraction: what to run, until when, and the worker running it."""
+    """One page's extraction: what to run, until when, and the worker running it.
 
-    message: tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any], float, int, bool]
-    settings: ExtractionSettings
-    deadline: float
-    #: Why the deadline is what it is, for the timeout message.
-    deadline_reason: str
-    #: Known to be costly: may not take the last free worker.
-    heavy: bool
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    worker: _Worker | None = None
-    #: The caller stopped waiting (its call was cancelled or ran out of time).
-    abandoned: bool = False
-    #: Set when the job got one of the pool's places, or was abandoned while waiting for one.
-    woken: threading.Event = field(default_factory=threading.Event)
-    placed: bool = False
+    A plain class, not a dataclass: this module is imported before a worker can start, so
+    what it imports delays every first page (``dataclasses`` brings ``inspect``)."""
+
+    __slots__ = ("abandoned", "deadline", "deadline_reason", "heavy", "lock", "message", "placed", "settings",
+                 "woken", "worker")
+
+    def __init__(
+        self,
+        message: tuple[Callable[..., Any], tuple[Any, ...], dict[str, Any], float, int, bool],
+        settings: ExtractionSettings,
+        deadline: float,
+        deadline_reason: str,
+        heavy: bool,
+    ) -> None:
+        self.message = message
+        self.settings = settings
+        self.deadline = deadline
+        #: Why the deadline is what it is, for the timeout message.
+        self.deadline_reason = deadline_reason
+        #: Known to be costly: may not take the last free worker.
+        self.heavy = heavy
+        self.lock = threading.Lock()
+        self.worker: _Worker | None = None
+        #: The caller stopped waiting (its call was cancelled or ran out of time).
+        self.abandoned = False
+        #: Set when the job got one of the pool's places, or was abandoned while waiting for one.
+        self.woken = threading.Event()
+        self.placed = False
 
     def assign(self, worker: _Worker) -> bool:
         with self.lock:
@@ -458,6 +469,9 @@ class ExtractionPool:
         except (OSError, ValueError) as exc:
             ours.close()
             raise ProviderError(f"Could not start an extraction worker process: {exc}") from None
+        # Imported once the worker is starting (it brings pickle and tempfile along).
+        from multiprocessing.connection import Connection
+
         return _Worker(process, Connection(ours.detach()))
 
 
