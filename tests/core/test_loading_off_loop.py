@@ -1,18 +1,22 @@
-"""An async caller's first call loads plugins without stopping the caller's event loop.
+"""Plugin code that may block never runs on an event loop: an async caller's loop, or the
+loop whose timers start a hedged chain's next member.
 
 The first call for a config builds its registry and loads the plugins that may implement
-dispatch hooks; a plugin's ``register()`` may take seconds (here 2 s of CPU, as an import
-of a vendor SDK takes). The call still ends at its deadline, the caller's other tasks run
-meanwhile, and a later call finds the plugin loaded.
+dispatch hooks; a plugin's ``register()`` or import may take seconds (here 2 s of CPU, as
+an import of a vendor SDK takes), and so may a provider's ``is_available()``. The call still
+ends at its deadline, the caller's other tasks run meanwhile, a hedge starts its next
+member on time, and a later call finds the plugin loaded.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from typing import Any
 
 from webproviders import adispatch_search
+from webproviders.registry.providers import AVAILABILITY_TTL
 
 SLOW_REGISTER = """
 import time
@@ -85,18 +89,23 @@ def register(ctx):
 """
 
 
+def _plugin(root: Any, name: str, code: str) -> None:
+    """A user plugin with one search provider, loaded on its first use (``hooks: []``)."""
+    folder = root / name
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text(
+        f"name: {name}\nkind: backend\nhooks: []\nproviders:\n  - name: {name}\n    capabilities: [search]\n",
+        encoding="utf-8",
+    )
+    (folder / "__init__.py").write_text(code, encoding="utf-8")
+
+
 def test_a_plugin_first_used_later_loads_off_the_callers_loop(
     tmp_path: Any, make_config: Any, ticking: Any
 ) -> None:
     """A plugin that declares its providers and ``hooks: []`` loads on its first use, which
     may come long after the registry was ready: that load, too, leaves the loop running."""
-    folder = tmp_path / "plugins" / "lazyslow"
-    folder.mkdir(parents=True)
-    (folder / "plugin.yaml").write_text(
-        "name: lazyslow\nkind: backend\nhooks: []\nproviders:\n  - name: lazyslow\n    capabilities: [search]\n",
-        encoding="utf-8",
-    )
-    (folder / "__init__.py").write_text(SLOW_IMPORT, encoding="utf-8")
+    _plugin(tmp_path / "plugins", "lazyslow", SLOW_IMPORT)
     config = make_config(
         web={"cache": False, "retry": {"max_retries": 0}},
         plugins={"paths": [str(tmp_path / "plugins")], "enabled": ["lazyslow"]},
@@ -118,3 +127,116 @@ def test_a_plugin_first_used_later_loads_off_the_callers_loop(
     assert elapsed < 0.6 + 0.8, elapsed  # the import alone takes 2 s
     assert ticks >= 10, ticks
     assert later["success"] is True and later["data"]["web"][0]["title"] == "q", later
+
+
+HANGING = """
+import asyncio
+
+from webproviders import WebSearchProvider
+
+
+class Stall(WebSearchProvider):
+    name = "stalls"
+
+    def is_available(self):
+        return True
+
+    async def search(self, query, limit=5, **options):
+        await asyncio.sleep(30)
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Stall())
+"""
+
+
+def test_a_chain_member_loads_its_plugin_off_the_loop(tmp_path: Any, make_config: Any, ticking: Any) -> None:
+    """A chain asks a member whether it can run only when its turn comes, which may load the
+    member's plugin (seconds, for an SDK): the caller's loop runs on meanwhile."""
+    _plugin(tmp_path / "plugins", "lazyslow", SLOW_IMPORT)
+    config = make_config(
+        web={"cache": False, "retry": {"max_retries": 0}},
+        plugins={"paths": [str(tmp_path / "plugins")], "enabled": ["lazyslow"]},
+    )
+
+    async def main() -> tuple[dict[str, Any], float, int]:
+        await adispatch_search("q", backend="stub", config=config)  # the registry is ready
+        return await ticking(adispatch_search("q", backend=["lazyslow", "stub"], config=config, timeout=10))
+
+    envelope, elapsed, ticks = asyncio.run(main())
+    assert envelope["provider"] == "lazyslow", envelope
+    assert elapsed >= 2.0  # the import's own time: the call waited for it, its loop did not
+    assert ticks >= 50, ticks
+
+
+def test_a_hedge_starts_the_next_member_while_one_loads_its_plugin(tmp_path: Any, make_config: Any) -> None:
+    """[stalls, lazyslow (2 s import), stub] hedged after 0.2 s: while lazyslow's plugin loads,
+    the hedge's timer starts stub, which answers. With the load on the loop, no timer could
+    fire until the import was done."""
+    _plugin(tmp_path / "plugins", "lazyslow", SLOW_IMPORT)
+    _plugin(tmp_path / "plugins", "stalls", HANGING)
+    config = make_config(
+        web={"cache": False, "retry": {"max_retries": 0}},
+        plugins={"paths": [str(tmp_path / "plugins")], "enabled": ["lazyslow", "stalls"]},
+    )
+
+    async def main() -> tuple[dict[str, Any], float]:
+        for loaded in ("stalls", "stub"):  # their plugins are loaded (plugins load one at a time)
+            await adispatch_search("q", backend=loaded, config=config, timeout=0.1)
+        started = time.monotonic()
+        envelope = await adispatch_search(
+            "q", backend=["stalls", "lazyslow", "stub"], config=config, timeout=10, hedge_after=0.2
+        )
+        return envelope, time.monotonic() - started
+
+    envelope, elapsed = asyncio.run(main())
+    assert envelope["provider"] == "stub", envelope
+    assert elapsed < 1.5, elapsed  # the import alone takes 2 s
+    outcomes = {attempt["provider"]: attempt["outcome"] for attempt in envelope["meta"]["attempts"]}
+    assert outcomes == {"stalls": "cancelled", "lazyslow": "cancelled", "stub": "ok"}, envelope["meta"]["attempts"]
+
+
+SLOW_AVAILABILITY = """
+import time
+
+from webproviders import WebSearchProvider
+
+
+class Checks(WebSearchProvider):
+    name = "checks"
+
+    def is_available(self):
+        end = time.monotonic() + 0.5
+        while time.monotonic() < end:  # asks a local service whether it is up
+            pass
+        return True
+
+    def search(self, query, limit=5, **options):
+        return [{"title": query, "url": "https://checks.example/"}]
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Checks())
+"""
+
+
+def test_a_slow_is_available_is_asked_off_the_loop(tmp_path: Any, make_config: Any, ticking: Any) -> None:
+    """A provider's ``is_available()`` is asked again once its answer is old (2 s): each time,
+    on a worker thread, not on the caller's loop."""
+    _plugin(tmp_path / "plugins", "checks", SLOW_AVAILABILITY)
+    config = make_config(
+        web={"cache": False, "retry": {"max_retries": 0}},
+        plugins={"paths": [str(tmp_path / "plugins")], "enabled": ["checks"]},
+    )
+
+    async def main() -> list[tuple[dict[str, Any], float, int]]:
+        runs = [await ticking(adispatch_search("q", backend="checks", config=config, timeout=5))]
+        await asyncio.sleep(AVAILABILITY_TTL + 0.1)  # the answer is old: asked again
+        runs.append(await ticking(adispatch_search("q", backend="checks", config=config, timeout=5)))
+        return runs
+
+    for envelope, elapsed, ticks in asyncio.run(main()):
+        assert envelope["success"] is True, envelope
+        assert elapsed >= 0.5  # is_available() took its time, on a worker thread
+        assert ticks >= 15, ticks
+

@@ -21,7 +21,12 @@ from ..envelope import failure
 from ..errors import to_provider_error
 from ..fetching.urlsafety import resolution_scope
 from ..manifest import Capability
-from ..registry.providers import LoadsCode, allow_loading, ready_registry, refuse_loading
+from ..registry.providers import (
+    RunsPluginCode,
+    allow_plugin_code,
+    ready_registry,
+    refuse_plugin_code,
+)
 from . import runner
 from .call import Call, after, prepare
 from .chain import run_plan
@@ -64,19 +69,20 @@ async def _dispatch(
     hedge_after: Any = None,
 ) -> dict[str, Any]:
     how = (capability, arguments, backend, config, timeout, mode, cache, tags, hedge_after)
-    # Loading code (the config, the registry, a plugin whose register() may take seconds)
-    # would stop the caller's event loop: a call that needs it prepares on a worker thread.
-    # Once everything it uses is loaded, a call prepares on the loop (microseconds).
+    # Loading code (the config, the registry, a plugin whose register() may take seconds) or
+    # asking a provider's is_available() would stop the caller's event loop: a call that
+    # needs it prepares on a worker thread. Once everything it uses is loaded and known,
+    # a call prepares on the loop (microseconds).
     if ready_registry(config) is None:
         prepared = await runner.off_loop(prepare, *how)
     else:
-        token = refuse_loading()
+        token = refuse_plugin_code()
         try:
             prepared = prepare(*how)
-        except LoadsCode:
+        except RunsPluginCode:
             prepared = None
         finally:
-            allow_loading(token)
+            allow_plugin_code(token)
         if prepared is None:
             prepared = await runner.off_loop(prepare, *how)
     return prepared if isinstance(prepared, dict) else await _execute(prepared)

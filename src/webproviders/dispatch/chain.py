@@ -19,8 +19,9 @@ from ..errors import (
     to_provider_error,
 )
 from ..redact import get_logger
+from ..registry.providers import Availability, RunsPluginCode, allow_plugin_code, refuse_plugin_code
 from ..registry.registration import ProviderEntry
-from . import gaps, hedge
+from . import gaps, hedge, runner
 from .call import Call
 from .per_url import failed_count
 from .plan import Plan
@@ -58,10 +59,25 @@ def _succeed(call: Call, name: str, data: Any, provider_meta: dict[str, Any], ca
     return success(data, name, meta)
 
 
-def _unavailable(call: Call, entry: ProviderEntry) -> WebProviderError | None:
+async def _availability(call: Call, entry: ProviderEntry) -> Availability:
+    """Whether a member can be tried. Finding out may run its plugin's code (the plugin's
+    first load, which may import a vendor SDK; its ``is_available()``): that runs on a
+    worker thread, so the loop (the caller's, or a hedge's timers) never waits on it."""
+    registry = call.registry
+    token = refuse_plugin_code()
+    try:
+        return registry.availability(entry, load=True)
+    except RunsPluginCode:
+        pass
+    finally:
+        allow_plugin_code(token)
+    return await runner.off_loop(functools.partial(registry.availability, entry, load=True))
+
+
+async def _unavailable(call: Call, entry: ProviderEntry) -> WebProviderError | None:
     name = entry.manifest.name
     try:
-        available, reason = call.registry.availability(entry, load=True)
+        available, reason = await _availability(call, entry)
     except WebTimeoutError as exc:  # its plugin was still loading at the deadline: skipped
         call.attempts.append({"provider": name, "outcome": "skipped", "error_code": exc.code, "reason": str(exc)})
         return exc
@@ -87,14 +103,14 @@ class _Chain:
         #: No further member is started (a failure a chain does not move on from).
         self.stopped = False
 
-    def entry(self, index: int, call: Call) -> ProviderEntry | None:
+    async def entry(self, index: int, call: Call) -> ProviderEntry | None:
         """The member at ``index``, or None when it cannot be tried (recorded in ``call``)."""
         name = self.plan.candidates[index]
         entry = call.registry.get(name)
         if entry is None:
             return None
         if self.plan.mode != "single":
-            unavailable = _unavailable(call, entry)
+            unavailable = await _unavailable(call, entry)
             if unavailable is not None:
                 self.last, self.last_name = unavailable, name
                 return None
@@ -163,7 +179,7 @@ async def _run_in_turn(chain: _Chain) -> None:
     call, plan = chain.call, chain.plan
     count = len(plan.candidates)
     for index in range(count):
-        entry = chain.entry(index, call)
+        entry = await chain.entry(index, call)
         if entry is None:
             continue
         more = index + 1 < count
@@ -185,11 +201,16 @@ async def _run_hedged(chain: _Chain, delay: float) -> None:
     count = len(plan.candidates)
     members: dict[int, tuple[Call, float]] = {}
 
-    def start(index: int) -> Awaitable[Any] | None:
+    async def run(index: int, member: Call) -> Any:
+        entry = await chain.entry(index, member)
+        if entry is None:
+            raise hedge.NotTried()
+        return await serve(member, entry, failover=index + 1 < count)
+
+    def start(index: int) -> Awaitable[Any]:
         member = dataclasses.replace(call, attempts=[])
         members[index] = (member, time.perf_counter())
-        entry = chain.entry(index, member)
-        return None if entry is None else serve(member, entry, failover=index + 1 < count)
+        return run(index, member)
 
     def accept(index: int, outcome: Any, others: bool) -> bool:
         return chain.judge(index, outcome, members[index][0].attempts, others or index + 1 < count)
@@ -231,7 +252,7 @@ async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
         entry = call.registry.get(name)
         if entry is None:
             continue
-        unavailable = _unavailable(call, entry)
+        unavailable = await _unavailable(call, entry)
         if unavailable is not None:
             last = (name, unavailable)
             continue

@@ -21,6 +21,11 @@ from typing import Any
 GRACE = 0.25
 
 
+class NotTried(Exception):
+    """How a member ends when it turned out it could not be tried (nothing was sent): it is
+    no answer to judge, and the next member starts at once."""
+
+
 def _outcome(future: asyncio.Future[Any]) -> Any:
     """A finished member's answer, or the exception it ended with."""
     if future.cancelled():
@@ -30,7 +35,7 @@ def _outcome(future: asyncio.Future[Any]) -> Any:
 
 async def race(
     count: int,
-    start: Callable[[int], Awaitable[Any] | None],
+    start: Callable[[int], Awaitable[Any]],
     accept: Callable[[int, Any, bool], bool],
     stopped: Callable[[], bool],
     delay: float,
@@ -38,8 +43,8 @@ async def race(
 ) -> tuple[int | None, list[int]]:
     """Run members ``0 .. count-1`` staggered by ``delay``; returns ``(winner, cancelled)``.
 
-    ``start(index)`` returns the member's awaitable, or None when it cannot be tried (the
-    next one is started instead). ``accept(index, outcome, others)`` judges a finished
+    ``start(index)`` returns the member's awaitable; one that ends with :class:`NotTried`
+    could not be tried, and the next one is started at once. ``accept(index, outcome, others)`` judges a finished
     member (``others``: another may still answer) and says whether it wins. No member starts
     once ``stopped()``. ``cancelled`` lists the members that were still running at the end:
     the winner's rivals, or those that outlived the deadline (``remaining()``).
@@ -50,14 +55,10 @@ async def race(
 
     def launch() -> None:
         nonlocal upcoming, last_start
-        while upcoming < count and not stopped():
-            index = upcoming
+        if upcoming < count and not stopped():
+            running[asyncio.ensure_future(start(upcoming))] = upcoming
             upcoming += 1
-            awaitable = start(index)
-            if awaitable is not None:
-                running[asyncio.ensure_future(awaitable)] = index
-                last_start = time.monotonic()
-                return
+            last_start = time.monotonic()
 
     def more() -> bool:
         return upcoming < count and not stopped()
@@ -76,11 +77,14 @@ async def race(
                 list(running), timeout=min(hedge_in, left), return_when=asyncio.FIRST_COMPLETED
             )
             finished = sorted((running.pop(future), future) for future in done)
-            for position, (index, future) in enumerate(finished):
-                others = bool(running) or position + 1 < len(finished) or more()
-                if accept(index, _outcome(future), others):
+            outcomes = [(index, _outcome(future)) for index, future in finished]
+            untried = sum(isinstance(outcome, NotTried) for _, outcome in outcomes)
+            judged = [(index, outcome) for index, outcome in outcomes if not isinstance(outcome, NotTried)]
+            for position, (index, outcome) in enumerate(judged):
+                others = bool(running) or position + 1 < len(judged) or more()
+                if accept(index, outcome, others):
                     return index, sorted(running.values())
-            if not running:
+            for _ in range(max(untried, 0 if running else 1)):
                 launch()
         return None, sorted(running.values())
     finally:

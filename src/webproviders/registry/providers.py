@@ -99,8 +99,8 @@ class Registry:
         """
         if record.loaded:
             return
-        if _preparing_on_loop.get():
-            raise LoadsCode()
+        if _on_loop.get():
+            raise RunsPluginCode()
         from ..errors import WebTimeoutError  # here: listing providers needs no error class
 
         with self._lock:
@@ -237,6 +237,8 @@ class Registry:
             if not hung.done():
                 return (False, "is_available() has not returned yet; the provider is skipped until it does"), None
             self._hung.pop(name, None)
+        if _on_loop.get():
+            raise RunsPluginCode()
         limit = self.config.plugins.availability_timeout
         left = context.remaining_time()
         bound = limit if left is None else min(limit, left)
@@ -319,27 +321,30 @@ _building: dict[int, tuple[Config, Future[Registry]]] = {}
 _lock = threading.Lock()
 
 
-class LoadsCode(BaseException):
-    """A call preparing on an event loop came to plugin code that is not loaded yet.
+class RunsPluginCode(BaseException):
+    """Code on an event loop came to plugin code that may block: a plugin's import and
+    ``register()``, or a provider's ``is_available()``.
 
-    Loading it there would stop the loop for as long as the import takes (seconds, for a
-    plugin that imports a vendor SDK), so the call is prepared again on a worker thread. A
-    ``BaseException``, so that no failure handling on the way turns it into an envelope.
+    Running it there would stop the loop for as long as it takes (seconds, for a plugin that
+    imports a vendor SDK; up to ``plugins.availability_timeout`` for an ``is_available()``),
+    so the caller runs that step again on a worker thread. A ``BaseException``, so that no
+    failure handling on the way turns it into an envelope.
     """
 
 
-#: True while a call prepares on its caller's event loop (see :class:`LoadsCode`).
-_preparing_on_loop: ContextVar[bool] = ContextVar("webproviders_preparing_on_loop", default=False)
+#: True while code runs on an event loop that plugin code must not stop (see :class:`RunsPluginCode`).
+_on_loop: ContextVar[bool] = ContextVar("webproviders_on_loop", default=False)
 
 
-def refuse_loading() -> Token[bool]:
-    """From now until :func:`allow_loading`, :meth:`Registry.load` raises :class:`LoadsCode`
-    instead of loading (a pair of calls, not a ``with`` block: this is on every async call)."""
-    return _preparing_on_loop.set(True)
+def refuse_plugin_code() -> Token[bool]:
+    """From now until :func:`allow_plugin_code`, loading a plugin or asking a provider's
+    ``is_available()`` raises :class:`RunsPluginCode` (a pair of calls, not a ``with``
+    block: this is on every async call)."""
+    return _on_loop.set(True)
 
 
-def allow_loading(token: Token[bool]) -> None:
-    _preparing_on_loop.reset(token)
+def allow_plugin_code(token: Token[bool]) -> None:
+    _on_loop.reset(token)
 
 
 def ready_registry(config: Config | None) -> Registry | None:
