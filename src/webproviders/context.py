@@ -58,10 +58,13 @@ class Attempt:
     :class:`Usage`, so that a mark made in a worker thread reaches the dispatcher.
     """
 
-    __slots__ = ("repeats",)
+    __slots__ = ("repeats", "warnings")
 
     def __init__(self) -> None:
         self.repeats: str | None = None
+        #: What provider code said with :func:`warn` during the request (None once the
+        #: dispatcher has taken it): it belongs to the answer, and is cached with it.
+        self.warnings: list[str] | None = []
 
 
 _attempt: contextvars.ContextVar[Attempt | None] = contextvars.ContextVar("webproviders_attempt", default=None)
@@ -80,10 +83,29 @@ def remaining_time() -> float | None:
 
 
 def warn(message: str) -> None:
-    """Add a sentence to the current call's ``meta.warnings`` (providers call this)."""
+    """Add a sentence to the current call's ``meta.warnings`` (providers call this).
+
+    Said during a request, it is part of that request's answer: the answer is cached with
+    it, and a cache hit says it again (an empty result that may be a rate limit stays one).
+    """
+    record = _attempt.get()
+    bucket = record.warnings if record is not None and record.warnings is not None else _warnings.get()
+    if bucket is not None and message not in bucket:
+        bucket.append(message)
+
+
+def warn_call(message: str) -> None:
+    """Add a sentence about the call itself, not about any answer (a store that is down), to
+    its ``meta.warnings``: never cached with an answer."""
     bucket = _warnings.get()
     if bucket is not None and message not in bucket:
         bucket.append(message)
+
+
+def take_warnings(record: Attempt) -> list[str]:
+    """What provider code said during ``record``'s request; later sentences go to the call."""
+    said, record.warnings = record.warnings or [], None
+    return said
 
 
 def _amount(value: float | None) -> float | None:

@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 
-from webproviders import adispatch_search, dispatch_crawl, dispatch_extract, dispatch_search
+from webproviders import adispatch_search, dispatch_crawl, dispatch_extract, dispatch_search, warn
 from webproviders.dependable.cache import cache_key
 from webproviders.errors import NetworkError
 
 from .conftest import FakeClock, SleepLog, build_config, free_port, provider, state
+from .plugins.fakes import hits_for
 
 WORKER = Path(__file__).parent / "worker.py"
 
@@ -59,6 +60,48 @@ def test_second_identical_search_is_a_hit(cache_config: Any) -> None:
         {"provider": "fake-a", "outcome": "ok", "latency_ms": second["meta"]["attempts"][0]["latency_ms"], "cached": True}
     ]
     assert provider(config, "fake-a").calls == 1
+
+
+def test_a_providers_warning_is_cached_with_its_answer(cache_config: Any) -> None:
+    """What a provider says about its answer (``warn``) is part of the answer: a hit says it
+    again, as the first answer did."""
+    config = cache_config()
+
+    def capped(query: str) -> list[dict[str, Any]]:
+        warn("fake-a returns at most 5 results per search; 9 were asked for.")
+        return hits_for("fake-a", query)
+
+    provider(config, "fake-a").script = [capped]
+    first = dispatch_search("python", config=config)
+    second = dispatch_search("python", config=config)
+    assert second["meta"]["cached"] is True and provider(config, "fake-a").calls == 1
+    for envelope in (first, second):
+        assert envelope["meta"]["warnings"] == ["fake-a returns at most 5 results per search; 9 were asked for."]
+
+
+def test_a_warning_about_the_call_is_not_cached_with_the_answer() -> None:
+    """A store that is down is this call's news, not the answer's: a hit does not repeat it."""
+    config = build_config(
+        search_backend="fake-a",
+        rate_limit={"url": f"redis://127.0.0.1:{free_port()}/0"},
+        providers={"fake-a": {"rate_limit": "100/s"}},
+    )
+    first = dispatch_search("python", config=config)
+    second = dispatch_search("python", config=config)
+    assert any("rate limit" in w.lower() for w in first["meta"]["warnings"]), first["meta"]
+    assert second["meta"]["cached"] is True and "warnings" not in second["meta"], second["meta"]
+
+
+def test_an_empty_search_is_not_cached(cache_config: Any) -> None:
+    """Keyless engines answer a rate limit or a bot check with an empty page: a cached empty
+    answer would outlast the engine's recovery."""
+    config = cache_config()
+    provider(config, "fake-a").script = [[]]
+    assert dispatch_search("python", config=config)["data"]["web"] == []
+    again = dispatch_search("python", config=config)
+    assert again["meta"].get("cached") is None and len(again["data"]["web"]) == 5
+    assert dispatch_search("python", config=config)["meta"]["cached"] is True
+    assert provider(config, "fake-a").calls == 2
 
 
 def test_different_arguments_miss(cache_config: Any) -> None:

@@ -203,6 +203,8 @@ def test_a_page_built_by_script_comes_back_empty_with_a_warning_saying_why(site:
     [warning] = envelope["meta"]["warnings"]
     assert "no text" in warning and "script" in warning and "crawl4ai" in warning
     assert "warnings" not in extract(site.url("/articles/caching"), local)["meta"]
+    again = extract([site.url("/app"), site.url("/articles/caching")], local)
+    assert again["meta"]["cached"] is True and again["meta"]["warnings"] == [warning]  # said by a hit too
 
 
 def test_per_host_and_total_concurrency_hold(site: Any, config_for: Any) -> None:

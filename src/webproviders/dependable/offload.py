@@ -190,7 +190,7 @@ class StoreGuard:
         """Add the ``meta.warnings`` line for a bypassed store to the current call (if any),
         and log it at most once a minute, so an outage does not flood the log."""
         message = f"{self.what[0].upper()}{self.what[1:]} {problem}; {consequence}."
-        context.warn(message)
+        context.warn_call(message)
         now = time.monotonic()
         if now - self._state.logged > LOG_EVERY:
             self._state.logged = now

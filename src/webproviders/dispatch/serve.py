@@ -11,7 +11,7 @@ from collections.abc import Awaitable
 from typing import Any
 
 from ..accounting.meter import Meter
-from ..context import Attempt, start_attempt
+from ..context import Attempt, start_attempt, take_warnings
 from ..dependable.cache import cache_key
 from ..dependable.health import Cooling
 from ..dependable.ratelimit import BudgetExhaustedError
@@ -27,7 +27,7 @@ from ..errors import (
     error_for_code,
     to_provider_error,
 )
-from ..redact import scrub_data
+from ..redact import scrub, scrub_data
 from ..registry.registration import ProviderEntry
 from ..validate import (
     COMMON_SEARCH_OPTIONS,
@@ -136,12 +136,26 @@ async def attempt(call: Call, entry: ProviderEntry, record: Attempt) -> tuple[An
             raise _timed_out(name, timeout, record) from None
         data, meta = _normalise(call, raw)
     except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
+        _tell(call, take_warnings(record))
         raise _repeating(to_provider_error(exc, name), record) from None
+    said = take_warnings(record)
     data, meta = scrub_data([data, meta])  # before it is cached or shown to anyone
     unread = nothing_read(data, call.capability, name)
     if unread is not None:
+        _tell(call, said)
         raise _repeating(unread, record)
+    if said:  # part of the answer: cached with it, and said again by every hit
+        given = meta.get("warnings")
+        kept = [str(m) for m in given] if isinstance(given, list) else ([str(given)] if given else [])
+        meta = {**meta, "warnings": kept + [m for m in map(scrub, said) if m not in kept]}
     return data, meta
+
+
+def _tell(call: Call, said: list[str]) -> None:
+    """A failed request's warnings still reach the call's envelope."""
+    for message in said:
+        if message not in call.warnings:
+            call.warnings.append(message)
 
 
 def _repeating(error: WebProviderError, record: Attempt) -> WebProviderError:
@@ -286,7 +300,7 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
     key = cache_key(call.capability, name, call.arguments)
     try:
         value, cached = await cache.get_or_fetch(  # type: ignore[union-attr]
-            key, ttl, fetch, call.remaining, keep=lambda value: not has_failed_item(value["data"])
+            key, ttl, fetch, call.remaining, keep=lambda value: worth_keeping(value["data"])
         )
     except WebProviderError as error:
         if not fetched:  # another caller's identical request failed; it is ours too
@@ -297,8 +311,12 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
     return value["data"], value["meta"], cached
 
 
-def has_failed_item(data: Any) -> bool:
-    """Extract results where some URL failed are not cached: the failure may be transient."""
-    return isinstance(data, list) and any(isinstance(item, dict) and item.get("error") for item in data)
+def worth_keeping(data: Any) -> bool:
+    """Whether an answer is cached. Not an extract where some URL failed (the failure may be
+    transient), and not a search that found nothing: keyless engines answer a rate limit or a
+    bot check with an empty page, and a cached one would outlast the engine's recovery."""
+    if isinstance(data, dict):
+        return bool(data.get("web"))
+    return not (isinstance(data, list) and any(isinstance(item, dict) and item.get("error") for item in data))
 
 
