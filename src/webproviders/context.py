@@ -94,12 +94,16 @@ def warn(message: str) -> None:
         bucket.append(message)
 
 
-def warn_call(message: str) -> None:
+def warn_call(message: str, *, once_for: str | None = None) -> None:
     """Add a sentence about the call itself, not about any answer (a store that is down), to
-    its ``meta.warnings``: never cached with an answer."""
+    its ``meta.warnings``: never cached with an answer. With ``once_for``, nothing is added
+    when a sentence starting with it is there already (one line per store and call)."""
     bucket = _warnings.get()
-    if bucket is not None and message not in bucket:
-        bucket.append(message)
+    if bucket is None or message in bucket:
+        return
+    if once_for is not None and any(said.startswith(once_for) for said in bucket):
+        return
+    bucket.append(message)
 
 
 def take_warnings(record: Attempt) -> list[str]:

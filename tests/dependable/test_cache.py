@@ -337,3 +337,6 @@ def test_a_broken_shared_store_never_fails_a_call(caplog: pytest.LogCaptureFixtu
     assert any("The cache (redis) failed (ConnectionError" in w for w in first["meta"]["warnings"])
     assert any("The cache (redis) is skipped for now" in w for w in second["meta"]["warnings"])
     assert any("The cache (redis) failed" in r.getMessage() for r in caplog.records)
+    # The call looked up the cache and then stored its answer: one line says why, not two.
+    for envelope in (first, second):
+        assert sum(w.startswith("The cache (redis)") for w in envelope["meta"]["warnings"]) == 1, envelope["meta"]

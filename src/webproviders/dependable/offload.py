@@ -189,8 +189,9 @@ class StoreGuard:
     def warn(self, problem: StoreUnavailable, consequence: str) -> None:
         """Add the ``meta.warnings`` line for a bypassed store to the current call (if any),
         and log it at most once a minute, so an outage does not flood the log."""
-        message = f"{self.what[0].upper()}{self.what[1:]} {problem}; {consequence}."
-        context.warn_call(message)
+        subject = f"{self.what[0].upper()}{self.what[1:]} "
+        message = f"{subject}{problem}; {consequence}."
+        context.warn_call(message, once_for=subject)  # its first trouble in a call says why
         now = time.monotonic()
         if now - self._state.logged > LOG_EVERY:
             self._state.logged = now
