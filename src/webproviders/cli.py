@@ -636,6 +636,20 @@ def _logging(debug: bool) -> None:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if debug:
         logging.getLogger("webproviders").setLevel(logging.DEBUG)
+        return
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(_said_by_the_envelope)
+
+
+def _said_by_the_envelope(record: logging.LogRecord) -> bool:
+    """A store's trouble met during a call is in that call's ``meta.warnings``, which the
+    command prints; its log line (for services, which print no envelope) would say it twice.
+    Met outside a call (the usage ledger written at exit), the log line is all there is."""
+    if record.name != "webproviders.dependable":
+        return True
+    from .context import in_call
+
+    return not in_call()
 
 
 def _with_private_networks(config: Any) -> Any:

@@ -106,6 +106,11 @@ def warn_call(message: str, *, once_for: str | None = None) -> None:
     bucket.append(message)
 
 
+def in_call() -> bool:
+    """Whether the code running now belongs to a dispatch call (whose envelope carries its warnings)."""
+    return _warnings.get() is not None
+
+
 def take_warnings(record: Attempt) -> list[str]:
     """What provider code said during ``record``'s request; later sentences go to the call."""
     said, record.warnings = record.warnings or [], None

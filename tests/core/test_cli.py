@@ -117,6 +117,25 @@ def test_warnings_go_to_stderr_and_stub_answers_say_they_are_not_the_web() -> No
     assert "warning: These are offline placeholder results from the stub backend" in result.stderr
 
 
+def test_a_store_that_is_down_is_said_once(tmp_path: Path) -> None:
+    """The cache's outage is in the call's warnings, which the command prints; the library's
+    log line for services says the same, so the command leaves it out (``--debug`` keeps it)."""
+    import socket
+
+    with socket.socket() as probe:  # a loopback port with nothing listening
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = tmp_path / "config.yaml"
+    config.write_text(f"web:\n  cache:\n    url: redis://127.0.0.1:{port}/0\n  usage: false\n", encoding="utf-8")
+    env = {"WEBPROVIDERS_CONFIG": str(config)}
+    result = run("search", "q", "--backend", "stub", env=env)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr.count("The cache (redis) failed") == 1, result.stderr
+    assert "warning: The cache (redis) failed" in result.stderr
+    debug = run("--debug", "search", "q", "--backend", "stub", env=env)
+    assert debug.stderr.count("The cache (redis) failed") == 2, debug.stderr
+
+
 def test_config_shows_backends_used_only_when_named_and_the_web_search_contract(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     path.write_text("web: {}\n")
