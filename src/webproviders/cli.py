@@ -633,12 +633,15 @@ BOUNDED_COMMANDS = frozenset({"search", "extract", "providers", "config", "usage
 
 def _logging(debug: bool) -> None:
     """Warnings from everyone; with ``--debug``, this library's debug log too (only its)."""
+    root = logging.getLogger()
+    theirs = list(root.handlers)  # main() called by a program that logs: its handlers are its own
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     if debug:
         logging.getLogger("webproviders").setLevel(logging.DEBUG)
         return
-    for handler in logging.getLogger().handlers:
-        handler.addFilter(_said_by_the_envelope)
+    for handler in root.handlers:
+        if handler not in theirs:
+            handler.addFilter(_said_by_the_envelope)
 
 
 def _said_by_the_envelope(record: logging.LogRecord) -> bool:

@@ -136,6 +136,25 @@ def test_a_store_that_is_down_is_said_once(tmp_path: Path) -> None:
     assert debug.stderr.count("The cache (redis) failed") == 2, debug.stderr
 
 
+def test_main_called_by_a_program_leaves_its_log_handlers_alone(capsys: pytest.CaptureFixture[str]) -> None:
+    """The command leaves its own duplicate log lines out with a filter on the handler it
+    installs; a program that calls ``main()`` keeps its handlers (and every record) as they were."""
+    import logging
+
+    from webproviders.cli import main
+
+    root = logging.getLogger()
+    mine = logging.StreamHandler()
+    root.addHandler(mine)
+    try:
+        before = {handler: list(handler.filters) for handler in root.handlers}
+        assert main(["providers", "--json"]) == 0
+        assert {handler: list(handler.filters) for handler in before} == before
+    finally:
+        root.removeHandler(mine)
+    capsys.readouterr()
+
+
 def test_config_shows_backends_used_only_when_named_and_the_web_search_contract(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     path.write_text("web: {}\n")
