@@ -44,10 +44,11 @@ async def race(
     """Run members ``0 .. count-1`` staggered by ``delay``; returns ``(winner, cancelled)``.
 
     ``start(index)`` returns the member's awaitable; one that ends with :class:`NotTried`
-    could not be tried, and the next one is started at once. ``accept(index, outcome, others)`` judges a finished
-    member (``others``: another may still answer) and says whether it wins. No member starts
-    once ``stopped()``. ``cancelled`` lists the members that were still running at the end:
-    the winner's rivals, or those that outlived the deadline (``remaining()``).
+    could not be tried, and the next one is started at once. ``accept(index, outcome,
+    others)`` judges a finished member (``others``: another may still answer) and says
+    whether it wins. No member starts once ``stopped()``. ``cancelled`` lists the members
+    that were still running at the end: the winner's rivals, or those that outlived the
+    deadline (``remaining()``).
     """
     running: dict[asyncio.Future[Any], int] = {}
     upcoming = 0
