@@ -21,12 +21,7 @@ from ..envelope import failure
 from ..errors import to_provider_error
 from ..fetching.urlsafety import resolution_scope
 from ..manifest import Capability
-from ..registry.providers import (
-    RunsPluginCode,
-    allow_plugin_code,
-    ready_registry,
-    refuse_plugin_code,
-)
+from ..registry.providers import ready_registry
 from . import runner
 from .call import Call, after, prepare
 from .chain import run_plan
@@ -73,18 +68,9 @@ async def _dispatch(
     # asking a provider's is_available() would stop the caller's event loop: a call that
     # needs it prepares on a worker thread. Once everything it uses is loaded and known,
     # a call prepares on the loop (microseconds).
-    if ready_registry(config) is None:
+    done, prepared = (False, None) if ready_registry(config) is None else runner.unless_plugin_code(prepare, *how)
+    if not done or prepared is None:
         prepared = await runner.off_loop(prepare, *how)
-    else:
-        token = refuse_plugin_code()
-        try:
-            prepared = prepare(*how)
-        except RunsPluginCode:
-            prepared = None
-        finally:
-            allow_plugin_code(token)
-        if prepared is None:
-            prepared = await runner.off_loop(prepare, *how)
     return prepared if isinstance(prepared, dict) else await _execute(prepared)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,6 +82,15 @@ class Call:
             warnings[:] = [scrub(str(warning)) for warning in warnings]
             meta["warnings"] = warnings
         return meta
+
+    def warn(self, messages: Iterable[Any]) -> None:
+        """Add sentences (a provider's own may be any type: each is made text) to the
+        envelope's ``meta.warnings``, each once."""
+        warnings = self.warnings
+        for message in messages:
+            text = str(message)
+            if text not in warnings:
+                warnings.append(text)
 
     def record(
         self, provider: str, outcome: str, started: float, error: WebProviderError | None = None, **extra: Any

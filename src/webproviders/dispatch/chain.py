@@ -19,7 +19,6 @@ from ..errors import (
     to_provider_error,
 )
 from ..redact import get_logger
-from ..registry.providers import Availability, RunsPluginCode, allow_plugin_code, refuse_plugin_code
 from ..registry.registration import ProviderEntry
 from . import gaps, hedge, runner
 from .call import Call
@@ -48,9 +47,7 @@ def _is_empty(data: Any) -> bool:
 
 
 def _succeed(call: Call, name: str, data: Any, provider_meta: dict[str, Any], cached: bool) -> dict[str, Any]:
-    for message in provider_meta.pop("warnings", None) or []:
-        if str(message) not in call.warnings:
-            call.warnings.append(str(message))
+    call.warn(provider_meta.pop("warnings", None) or ())
     provider_meta.pop("cached", None)
     meta = call.meta(name, cached, **provider_meta)
     failed = failed_count(data)
@@ -59,25 +56,15 @@ def _succeed(call: Call, name: str, data: Any, provider_meta: dict[str, Any], ca
     return success(data, name, meta)
 
 
-async def _availability(call: Call, entry: ProviderEntry) -> Availability:
-    """Whether a member can be tried. Finding out may run its plugin's code (the plugin's
-    first load, which may import a vendor SDK; its ``is_available()``): that runs on a
-    worker thread, so the loop (the caller's, or a hedge's timers) never waits on it."""
-    registry = call.registry
-    token = refuse_plugin_code()
-    try:
-        return registry.availability(entry, load=True)
-    except RunsPluginCode:
-        pass
-    finally:
-        allow_plugin_code(token)
-    return await runner.off_loop(functools.partial(registry.availability, entry, load=True))
-
-
 async def _unavailable(call: Call, entry: ProviderEntry) -> WebProviderError | None:
+    """Why a member cannot be tried, or None. Finding out may run its plugin's code (its first
+    load, which may import a vendor SDK; its ``is_available()``): that runs on a worker thread,
+    so the loop (the caller's, or a hedge's timers) never waits on it."""
     name = entry.manifest.name
+    availability = functools.partial(call.registry.availability, entry, load=True)
     try:
-        available, reason = await _availability(call, entry)
+        done, answer = runner.unless_plugin_code(availability)
+        available, reason = answer if done and answer is not None else await runner.off_loop(availability)
     except WebTimeoutError as exc:  # its plugin was still loading at the deadline: skipped
         call.attempts.append({"provider": name, "outcome": "skipped", "error_code": exc.code, "reason": str(exc)})
         return exc
@@ -271,9 +258,7 @@ async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
             last = (name, to_provider_error(outcome, name))
         else:
             data, provider_meta, cached = outcome
-            for message in provider_meta.get("warnings") or []:
-                if str(message) not in call.warnings:
-                    call.warnings.append(str(message))
+            call.warn(provider_meta.get("warnings") or ())
             ranked.append((name, data["web"]))
             all_cached = all_cached and cached
     if not ranked:

@@ -20,10 +20,11 @@ from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from ..pools import DaemonThreadPool, LazyPool
+from ..registry.providers import RunsPluginCode, allow_plugin_code, refuse_plugin_code
 
 T = TypeVar("T")
 
-__all__ = ["BackgroundLoop", "call", "off_loop", "run_sync"]
+__all__ = ["BackgroundLoop", "call", "off_loop", "run_sync", "unless_plugin_code"]
 
 #: Sync provider calls that hang (``ddgs`` is known to) keep a thread; allow plenty. Daemon
 #: threads: one abandoned at its deadline must not hold the process open at exit.
@@ -75,6 +76,20 @@ async def off_loop(fn: Callable[..., T], *args: Any) -> T:
     """``fn(*args)`` on a worker thread (daemon: one that hangs holds no exit), in a copy of
     the caller's context, while the caller's event loop runs on."""
     return await _workers.run(contextvars.copy_context().run, fn, *args)
+
+
+def unless_plugin_code(fn: Callable[..., T], *args: Any) -> tuple[bool, T | None]:
+    """``(True, fn(*args))`` run here, on the loop, or ``(False, None)`` when ``fn`` came to
+    plugin code that may block (a plugin's load, a provider's ``is_available()``): the caller
+    then runs it again with :func:`off_loop`. ``fn`` must be safe to start over. A plain
+    function, not a coroutine: every async call goes through it."""
+    token = refuse_plugin_code()
+    try:
+        return True, fn(*args)
+    except RunsPluginCode:
+        return False, None
+    finally:
+        allow_plugin_code(token)
 
 
 def _awaitable(result: Any) -> bool:

@@ -71,8 +71,7 @@ def _option_warnings(call: Call, entry: ProviderEntry) -> None:
             "(web.on_unsupported is 'error').",
             provider=entry.manifest.name,
         )
-    if message not in call.warnings:
-        call.warnings.append(message)
+    call.warn((message,))
 
 
 def _request(call: Call, entry: ProviderEntry, timeout: float) -> Awaitable[Any]:
@@ -136,26 +135,19 @@ async def attempt(call: Call, entry: ProviderEntry, record: Attempt) -> tuple[An
             raise _timed_out(name, timeout, record) from None
         data, meta = _normalise(call, raw)
     except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
-        _tell(call, take_warnings(record))
+        call.warn(take_warnings(record))  # a failed request's warnings still reach the call
         raise _repeating(to_provider_error(exc, name), record) from None
     said = take_warnings(record)
     data, meta = scrub_data([data, meta])  # before it is cached or shown to anyone
     unread = nothing_read(data, call.capability, name)
     if unread is not None:
-        _tell(call, said)
+        call.warn(said)
         raise _repeating(unread, record)
     if said:  # part of the answer: cached with it, and said again by every hit
         given = meta.get("warnings")
         kept = [str(m) for m in given] if isinstance(given, list) else ([str(given)] if given else [])
         meta = {**meta, "warnings": kept + [m for m in map(scrub, said) if m not in kept]}
     return data, meta
-
-
-def _tell(call: Call, said: list[str]) -> None:
-    """A failed request's warnings still reach the call's envelope."""
-    for message in said:
-        if message not in call.warnings:
-            call.warnings.append(message)
 
 
 def _repeating(error: WebProviderError, record: Attempt) -> WebProviderError:
