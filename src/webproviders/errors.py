@@ -308,6 +308,10 @@ _WORDING: dict[type[WebProviderError], str] = {
 }
 
 
+#: Why a redirect from a vendor's API is an error: a call is never sent on to another
+#: address (its key would go with it), and an API that redirects is usually the wrong URL.
+_REDIRECT_HINT = "API calls do not follow redirects: check that {where} is the address of the vendor's API."
+
 #: Where a proxy's settings live, for sentences about a proxy that refused a request.
 PROXY_SETTINGS = "web.proxy, or HTTPS_PROXY / HTTP_PROXY / ALL_PROXY and NO_PROXY"
 
@@ -357,6 +361,8 @@ def error_for_status(
         return proxy_auth_error(who, provider, said(text))
     cls = status_error_class(status, text)
     sentence = _WORDING[cls].format(who=who, status=status, tail=said(text))
+    if 300 <= status < 400:
+        sentence += f" {_REDIRECT_HINT.format(where=f'web.providers.{provider}.base_url' if provider else 'its base URL')}"
     wait = None
     if cls is RateLimitedError:
         wait = retry_after_from_headers(headers)

@@ -43,9 +43,10 @@ def read_response(
 ) -> tuple[Any, WebProviderError | None]:
     """The parsed JSON body, and the error the response means (None for a good answer).
 
-    The order: the vendor classifier's verdict first, then the status (401/403 auth, 402
-    quota, 429 rate limit with ``retry_after``, 5xx bad gateway), then ``parse_error`` for a
-    body that is not JSON. An error answered with a text body that is not JSON quotes it.
+    The order: the vendor classifier's verdict first, then the status (any status outside
+    2xx is an error: 401/403 auth, 402 quota, 429 rate limit with ``retry_after``, 5xx bad
+    gateway, a redirect ``provider_error``), then ``parse_error`` for a body that is not
+    JSON. An error answered with a text body that is not JSON quotes it.
     A body never read (an SDK's streamed response) counts as empty.
     """
     import httpx  # loaded already: the response is one of its objects
@@ -63,7 +64,7 @@ def read_response(
     if error is not None:
         error.provider = error.provider or provider
         error.status_code = error.status_code or response.status_code
-    elif response.status_code >= 400:
+    elif not 200 <= response.status_code < 300:  # a redirect is not an answer either
         error = error_for_status(response.status_code, provider, response.headers)
     else:
         return body, parse_failure

@@ -353,6 +353,40 @@ def test_a_vendor_that_does_not_answer_in_time_is_a_timeout(recorder: Any) -> No
     assert envelope["error_code"] == "timeout", envelope
 
 
+@pytest.mark.parametrize("provider", ["searxng", "serper", "brave", "bocha", "you", "jina"])
+def test_a_vendor_that_redirects_is_an_error_not_an_empty_answer(http_server: Any, provider: str) -> None:
+    """An API that answers a redirect (a moved endpoint, a login page in front of it) with a
+    JSON body gave no results: the call fails, says why, and the redirect is not followed."""
+    followed: list[str] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def _answer(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if self.path.startswith("/moved"):
+                followed.append(self.path)
+            body = b'{"message": "moved"}'
+            self.send_response(302)
+            self.send_header("Location", f"http://127.0.0.1:{self.server.server_address[1]}/moved")
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        do_GET = do_POST = _answer
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    url = f"http://127.0.0.1:{http_server(Handler).server_address[1]}"
+    config = _config(providers={provider: {"base_url": url, "api_key": "key-for-the-test-0001"}})
+    envelope = dispatch_search("q", backend=provider, config=config, cache=False)
+    assert envelope["success"] is False, envelope
+    assert envelope["error_code"] == "provider_error", envelope
+    assert "302" in envelope["error"] and f"web.providers.{provider}.base_url" in envelope["error"], envelope
+    assert envelope["meta"]["attempts"][0].get("cost") is None, envelope
+    assert followed == []
+
+
 def test_a_base_url_that_is_not_http_is_an_error_envelope() -> None:
     config = _config(providers={"searxng": {"base_url": "ftp://searx.example"}})
     envelope = dispatch_search("q", backend="searxng", config=config, cache=False)
