@@ -77,6 +77,11 @@ def failure(exc: BaseException) -> WebProviderError:
     if isinstance(exc, parallel.APITimeoutError):
         return WebTimeoutError("Parallel did not answer in time.", provider=NAME)
     if isinstance(exc, parallel.APIConnectionError):
+        # The SDK's wrapper says no more than this; the httpx error it wraps says why (a
+        # proxy that refused the tunnel, a refused connection, a name that does not resolve).
+        cause = exc.__cause__
+        if isinstance(cause, httpx.HTTPError):
+            return to_provider_error(cause, NAME)
         return NetworkError("Parallel could not be reached.", provider=NAME)
     if isinstance(exc, (parallel.APIResponseValidationError, KeyError, TypeError, AttributeError)):
         return ParseError(

@@ -112,3 +112,37 @@ def test_an_sdk_vendor_follows_the_proxy_environment_and_no_proxy(
     direct = run(capability, config, *args, backend=vendor)
     assert direct["success"] is False and direct["error_code"] == "network_error", direct
     assert len(proxy.seen) == 1
+
+
+@pytest.mark.parametrize("vendor", list(VENDORS))
+def test_an_sdk_vendor_refused_by_the_proxy_says_it_was_the_proxy(
+    http_server: Any, make_config: Any, run: Any, vendor: str
+) -> None:
+    """An SDK wraps a transport failure in its own exception; the envelope still says what a
+    raw-HTTP vendor's says: the proxy answered, with what, and which setting to check."""
+    asked: list[str] = []
+
+    class Refusing(BaseHTTPRequestHandler):
+        def _refuse(self) -> None:
+            asked.append(self.path)
+            self.send_response(502, "Bad Gateway")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_GET = do_POST = do_CONNECT = _refuse
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    proxy = f"http://127.0.0.1:{http_server(Refusing).server_address[1]}"
+    base, _, capability = VENDORS[vendor]
+    # An https API is reached through a CONNECT tunnel, which is what the proxy refuses.
+    section = settings(vendor, base_url=base.replace("http://", "https://"), api_key=f"{vendor}-test-key-0001")
+    section["web"].update(proxy=proxy)
+    config = make_config(**section)
+    args = ("q",) if capability == "search" else (["https://example.com/page"],)
+    envelope = run(capability, config, *args, backend=vendor)
+    assert envelope["success"] is False and envelope["error_code"] == "network_error", envelope
+    assert "through the proxy, which answered 502 Bad Gateway" in envelope["error"], envelope
+    assert "web.proxy" in envelope["error"]
+    assert asked, "the call never reached the proxy"
