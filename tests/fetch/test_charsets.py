@@ -70,6 +70,9 @@ def build_site() -> dict[str, tuple[bytes, str]]:
     pages["/utf-16/bom"] = (page("utf-16", text).encode("utf-16"), "text/html")
     pages["/utf-16/header-le"] = (page("utf-16", text).encode("utf-16-le"), "text/html; charset=utf-16le")
     pages["/utf-16/header-be"] = (page("utf-16", text).encode("utf-16-be"), "text/html; charset=utf-16be")
+    # No byte-order mark and nothing declared: the NULs beside the markup's letters tell the order.
+    pages["/utf-16/undeclared-le"] = (page("utf-16", "一" + text).encode("utf-16-le"), "text/html")
+    pages["/utf-16/undeclared-be"] = (page("utf-16", "一" + text).encode("utf-16-be"), "text/html")
     return pages
 
 
@@ -142,7 +145,9 @@ def test_undeclared_pages_are_detected(extracted: dict[str, dict[str, Any]], lab
     assert sentences(TEXTS[label][1])[0] in content
 
 
-@pytest.mark.parametrize("path", ["/utf-16/bom", "/utf-16/header-le", "/utf-16/header-be"])
+@pytest.mark.parametrize(
+    "path", ["/utf-16/bom", "/utf-16/header-le", "/utf-16/header-be", "/utf-16/undeclared-le", "/utf-16/undeclared-be"]
+)
 def test_utf16_pages(extracted: dict[str, dict[str, Any]], path: str) -> None:
     item = extracted[path]
     assert "error" not in item, item

@@ -8,6 +8,10 @@ decoded as windows-31J (cp932, with ㈱ and ①), ``EUC-KR`` as windows-949 (cp9
 ``GB2312``/``GBK`` as GB18030, ``ISO-8859-1``/``ASCII`` as windows-1252. A label the
 standard does not list (``utf-7``, EBCDIC, ``zlib``) counts as no label, as in browsers.
 
+With nothing declared, a body in UTF-16 without a byte-order mark (a NUL byte beside each
+ASCII character of its markup, on one side) is read as UTF-16 in that byte order, where a
+browser shows NULs between the letters; any other undeclared body goes to detection.
+
 Pages are often mislabelled: a body that is valid UTF-8 and holds non-ASCII text is read as
 UTF-8 whatever legacy encoding it declares (text really written in a legacy encoding is
 practically never valid UTF-8).
@@ -80,6 +84,9 @@ _HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re
 #: Detection reads at most this much (it is slow on big bodies).
 _DETECT_BYTES = 64 * 1024
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
+#: How much of an undeclared body is looked at for UTF-16 without a byte-order mark.
+_UTF16_PROBE = 512
+
 
 
 def codec_for(label: str | None) -> str | None:
@@ -135,6 +142,23 @@ def _utf8_text(body: bytes) -> bool:
     return True
 
 
+def utf16_without_bom(body: bytes) -> str | None:
+    """``utf-16-le`` or ``utf-16-be`` for an undeclared body written in UTF-16 with no
+    byte-order mark, else None. Markup is mostly ASCII, which UTF-16 writes with a NUL byte
+    beside each character, on one side (a few other characters, such as 一 U+4E00, put one
+    on the other side); text in an 8-bit encoding has no NULs at all."""
+    head = body[: _UTF16_PROBE & ~1]
+    if len(head) < 8:
+        return None
+    even, odd = head[0::2].count(0), head[1::2].count(0)
+    enough = len(head) // 8  # a quarter of the characters ASCII
+    if odd >= enough and even * 8 <= odd:
+        return "utf-16-le"
+    if even >= enough and odd * 8 <= even:
+        return "utf-16-be"
+    return None
+
+
 def _detect(body: bytes) -> str:
     try:
         from charset_normalizer import from_bytes
@@ -162,6 +186,8 @@ def decode(body: bytes, content_type: str | None = None, kind: str = "text") -> 
         if declared is None or not declared.startswith("utf-16"):
             if _utf8_text(body):
                 codec = "utf-8"
+            elif declared is None and (order := utf16_without_bom(body)) is not None:
+                codec = order
             elif declared is None and not _NON_ASCII.search(body):
                 codec = "utf-8"  # plain ASCII reads the same in every web encoding
             else:

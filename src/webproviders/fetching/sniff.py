@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from .charset import header_encoding
+from .charset import header_encoding, utf16_without_bom
 
 Kind = Literal["html", "markdown", "text", "json", "xml", "pdf", "binary"]
 
@@ -78,9 +78,12 @@ def _strip_prefix(head: bytes) -> bytes:
 
 
 def _as_utf8(content_type: str | None, head: bytes) -> bytes:
-    """``head`` re-encoded as UTF-8 when it is UTF-16 (by its BOM or its header), else as it is:
-    UTF-16 text is full of NUL bytes, which would make it look binary."""
+    """``head`` re-encoded as UTF-8 when it is UTF-16 (by its BOM, its header, or with neither,
+    by where its NUL bytes are), else as it is: UTF-16 text is full of NUL bytes, which would
+    make it look binary."""
     codec = "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else header_encoding(content_type)
+    if codec is None:
+        codec = utf16_without_bom(head)
     if codec is None or not codec.startswith("utf-16"):
         return head
     return head[: len(head) // 2 * 2].decode(codec, errors="replace").encode("utf-8")
