@@ -7,8 +7,7 @@ manifest says that is self-hosted costs nothing, and so does every provider with
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from ..config import ProviderSettings
@@ -22,8 +21,7 @@ DEFAULT_UNITS: dict[str, str] = {"search": "request", "extract": "url", "crawl":
 DEFAULT_CRAWL_PAGES = 25
 
 
-@dataclass(frozen=True)
-class Rate:
+class Rate(NamedTuple):
     """The resolved price of one capability of one provider."""
 
     usd: float
@@ -31,11 +29,10 @@ class Rate:
     estimated: bool = False
 
 
-@dataclass(frozen=True)
-class Tariff:
+class Tariff(NamedTuple):
     """The resolved prices of one provider (an empty tariff is free)."""
 
-    rates: dict[str, Rate] = field(default_factory=dict)
+    rates: dict[str, Rate]
     credit_usd: float | None = None
     credit_estimated: bool = False
 
@@ -48,7 +45,7 @@ class Tariff:
         return not any(rate.usd for rate in self.rates.values()) and not self.credit_usd
 
 
-FREE = Tariff()
+FREE = Tariff({})
 #: The rate of a capability without a price, in its default unit.
 _UNPRICED = {capability: Rate(0.0, unit) for capability, unit in DEFAULT_UNITS.items()}
 

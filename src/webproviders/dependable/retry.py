@@ -12,7 +12,7 @@ failure is returned at once.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..errors import WebProviderError
 
@@ -24,8 +24,7 @@ RETRY_STATUSES = frozenset({502, 503, 504})
 MIN_REQUEST_TIME = 0.05
 
 
-@dataclass(frozen=True)
-class RetryPolicy:
+class RetryPolicy(NamedTuple):
     """``max_retries`` extra tries, waiting ``backoff * 2**n`` (jittered, capped) before each."""
 
     max_retries: int = 2

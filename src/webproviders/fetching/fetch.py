@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import httpx
 
@@ -122,8 +123,7 @@ def _network_error(exc: Exception, url: str) -> WebProviderError:
     return NetworkError(f"Could not fetch {shorten(url)}: {type(exc).__name__}: {exc}".rstrip(": ") + ".")
 
 
-@dataclass(frozen=True)
-class _Request:
+class _Request(NamedTuple):
     """What every hop of one fetch asks for."""
 
     limit: int

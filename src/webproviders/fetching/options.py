@@ -7,8 +7,7 @@ a bad value from either place is an ``invalid_input`` that names the option.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..config import ProviderSettings
 from ..context import remaining_time
@@ -51,8 +50,7 @@ def patterns(name: str, value: Any) -> tuple[str, ...]:
     return tuple(p.strip() for p in items)
 
 
-@dataclass(frozen=True)
-class FetchLimits:
+class FetchLimits(NamedTuple):
     """How hard one call may hit the web: ``concurrency``, ``per_host_concurrency``,
     ``delay`` between requests to one host, and ``url_timeout`` for one URL."""
 

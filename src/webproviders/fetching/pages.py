@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..config import ExtractionSettings
 from ..context import warn
@@ -40,8 +40,7 @@ NO_TEXT = (
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
-@dataclass(frozen=True)
-class PageOptions:
+class PageOptions(NamedTuple):
     """How pages are rendered: the ``format``, ``max_chars`` and ``include_raw`` options."""
 
     format: Format = "markdown"

@@ -22,8 +22,7 @@ import socket
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, NamedTuple
 from urllib.parse import urlsplit
 
 from ..errors import NetworkError, UnsafeURLError, WebProviderError
@@ -64,8 +63,7 @@ _LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhos
 Kind = Literal["metadata", "never", "private"]
 
 
-@dataclass(frozen=True)
-class AddressRange:
+class AddressRange(NamedTuple):
     """One row of :data:`ADDRESS_TABLE`: a network, how it is treated, and where that comes from.
 
     ``metadata`` is refused whatever the settings; ``never`` too (no web server lives there,
@@ -172,8 +170,7 @@ _NUMERIC_LABEL = re.compile(r"^(0x[0-9a-f]*|[0-9]+)$")
 _DOTTED_QUAD = re.compile(r"^(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(\.(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])){3}$")
 
 
-@dataclass(frozen=True)
-class AddressPolicy:
+class AddressPolicy(NamedTuple):
     """What the network check lets through: the opt-ins from ``web.*``."""
 
     allow_private: bool = False
@@ -204,8 +201,7 @@ class AddressPolicy:
         return False
 
 
-@dataclass(frozen=True)
-class Target:
+class Target(NamedTuple):
     """A URL that passed the checks that need no DNS: what will be connected to."""
 
     url: httpx.URL

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 _UNITS = {
     "ms": 0.001,
@@ -24,8 +24,7 @@ _SPEC = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)?\s*([a-z]+)\s*$")
 OFF = frozenset({"off", "none", "unlimited", "0"})
 
 
-@dataclass(frozen=True)
-class Rate:
+class Rate(NamedTuple):
     """``requests`` per ``period`` seconds, spaced evenly (one every ``interval`` seconds)."""
 
     requests: float
