@@ -8,8 +8,12 @@ its providers and hooks is imported when one of them is first used.
 # No ``from __future__ import annotations`` here: pydantic reads these annotations when the
 # module is imported, and as strings each would be compiled first (milliseconds at start-up).
 
+import contextlib
+import datetime
+import hashlib
 import importlib.util
 import os
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -248,18 +252,87 @@ class ManifestError(ValueError):
 
 
 def read_manifest(folder: Path) -> PluginManifest:
-    """Parse and validate ``folder/plugin.yaml``."""
+    """Parse and validate ``folder/plugin.yaml``.
+
+    Parsing YAML is most of the cost of listing providers at start-up (the constructor runs
+    in Python), so the parsed file is kept as JSON beside the plugin's bytecode, under the
+    digest of the YAML it came from: a changed file is parsed again, and JSON is always
+    validated again, so the copy can never make a manifest say something its file does not.
+    """
     path = folder / "plugin.yaml"
     try:
-        data: Any = yaml.load(path.read_text(encoding="utf-8"), Loader=_loader)
+        raw = path.read_bytes()
     except OSError as exc:
         raise ManifestError(f"cannot read {path}: {exc.strerror}") from None
+    digest = hashlib.blake2b(raw, digest_size=16).hexdigest().encode()
+    stored = _parsed_copy(folder)
+    if stored is not None and stored.startswith(digest + b"\n"):
+        try:
+            return PluginManifest.model_validate_json(stored[len(digest) + 1 :])
+        except ValidationError:
+            pass  # written by another version of the models: parse the file
+    try:
+        data: Any = yaml.load(raw.decode("utf-8"), Loader=_loader)
+    except UnicodeDecodeError:
+        raise ManifestError(f"{path} is not UTF-8 text") from None
     except yaml.YAMLError as exc:
         raise ManifestError(f"{path} is not valid YAML: {exc}") from None
     try:
-        return PluginManifest.model_validate(data or {})
+        manifest = PluginManifest.model_validate(data or {})
     except ValidationError as exc:
         raise ManifestError(f"{path} is invalid: {_problems(exc)}") from None
+    _keep_parsed_copy(folder, digest, data or {}, manifest)
+    return manifest
+
+
+def _parsed_copy_path(folder: Path) -> Path:
+    """Where Python keeps the folder's bytecode (``__pycache__``, or under ``PYTHONPYCACHEPREFIX``)."""
+    return Path(importlib.util.cache_from_source(str(folder / "plugin.py"))).with_name("plugin.yaml.json")
+
+
+def _parsed_copy(folder: Path) -> bytes | None:
+    try:
+        return _parsed_copy_path(folder).read_bytes()
+    except OSError:
+        return None
+
+
+def _keep_parsed_copy(folder: Path, digest: bytes, data: Any, manifest: PluginManifest) -> None:
+    """Write the parsed file where Python would write bytecode, when it would (not under
+    ``PYTHONDONTWRITEBYTECODE``; a folder that cannot be written is left alone). A file whose
+    JSON would read differently is not kept (a YAML type JSON lacks; a date is kept as the
+    ISO text the price schema reads)."""
+    if sys.dont_write_bytecode:
+        return
+    import json
+    import tempfile
+
+    try:
+        text = json.dumps(data, default=_iso_date, ensure_ascii=False, separators=(",", ":"))
+        if PluginManifest.model_validate_json(text).model_dump(mode="json") != manifest.model_dump(mode="json"):
+            return
+    except (TypeError, ValueError):
+        return
+    target = _parsed_copy_path(folder)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=".plugin.yaml.")
+    except OSError:
+        return
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(digest + b"\n" + text.encode("utf-8"))
+        os.replace(temporary, target)  # readers see the old copy or the new one, never half
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+def _iso_date(value: Any) -> str:
+    """YAML reads ``2026-11-23`` as a date; JSON keeps it as the text pydantic reads back."""
+    if isinstance(value, datetime.date):
+        return value.isoformat()
+    raise TypeError(type(value).__name__)
 
 
 def _problems(exc: ValidationError, *prefix: str) -> str:
