@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import ParseError, WebProviderError, error_for_code
+from .redact import mask_userinfo
 from .urls import is_http_url
 
 _URL_KEYS = ("url", "href", "link", "uri")
@@ -218,9 +219,10 @@ def failure(error: WebProviderError, provider: str | None, meta: dict[str, Any])
 
 
 def page_error(url: str, error: WebProviderError) -> dict[str, Any]:
-    """A per-URL failure item for extract results."""
+    """A per-URL failure item for extract results. Its URL is given back as its error names it:
+    a ``user:password@`` in it (refused: pages are never fetched with one) is masked."""
     return {
-        "url": url,
+        "url": mask_userinfo(url),
         "title": "",
         "content": "",
         "raw_content": None,

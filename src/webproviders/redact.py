@@ -243,8 +243,7 @@ def scrub(text: str) -> str:
         return done
     clean = matcher.mask(text)
     patterns = _patterns()
-    if "@" in clean:
-        clean = patterns.userinfo.sub(lambda m: m.group(1) + MASK + "@", clean)
+    clean = mask_userinfo(clean)
     for pattern in patterns.credentials:
         clean = pattern.sub(lambda m: m.group(1) + MASK, clean)
     if len(text) <= _REMEMBER_CHARS:
@@ -252,6 +251,13 @@ def scrub(text: str) -> str:
             known.clear()
         known[text] = clean
     return clean
+
+
+def mask_userinfo(text: str) -> str:
+    """``text`` with the ``user:password@`` of every URL in it masked, as :func:`scrub` masks it."""
+    if "@" not in text:
+        return text
+    return _patterns().userinfo.sub(lambda m: m.group(1) + MASK + "@", text)
 
 
 #: Keys of a provider's answer that hold a sentence about a failure: scrubbed in full.

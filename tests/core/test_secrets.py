@@ -141,3 +141,28 @@ def test_provider_data_keeps_words_that_a_short_secret_would_mangle() -> None:
     assert scrub("qzx9ing") == "***ing"  # error text and logs mask it all the same
     untouched = [{"url": "https://a.example/", "content": "nothing to hide"}]
     assert redact.scrub_data(untouched) is untouched
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_url_refused_for_its_password_is_given_back_without_it(mode: str) -> None:
+    """Pages are never fetched with a ``user:password@``; the refusal names the URL with it
+    masked, and so does the failure it lists the URL in (an envelope is logged and shown to
+    models)."""
+    import asyncio
+    import json
+
+    from webproviders import adispatch_extract, dispatch_extract
+    from webproviders.config import config_from_dict
+
+    config = config_from_dict({"web": {"allow_private_networks": True, "cache": False}}, source="<test>")
+    urls = ["http://alice:pw-8c1f2e@127.0.0.1:9/page", "ftp://bob:pw-77aa01@files.example/"]
+    if mode == "sync":
+        envelope = dispatch_extract(urls, backend="http", config=config, timeout=10)
+    else:
+        envelope = asyncio.run(adispatch_extract(urls, backend="http", config=config, timeout=10))
+    assert envelope["success"] is False
+    text = json.dumps(envelope)
+    assert "pw-8c1f2e" not in text and "pw-77aa01" not in text, text
+    failures = envelope["meta"]["failures"]
+    assert [f["url"] for f in failures] == ["http://***@127.0.0.1:9/page", "ftp://***@files.example/"]
+    assert [f["error_code"] for f in failures] == ["unsafe_url", "invalid_input"]
