@@ -5,7 +5,9 @@ reports rate limits as a generic "No results found" error. So each search runs i
 process (:mod:`.workers`) that is killed when the call's deadline passes: the call answers
 ``timeout`` then, and nothing of ddgs is left to hold up this process or its exit. ddgs also
 gets its own request timeout (``web.providers.ddgs.timeout``, 10 s by default), and its
-answer is read up to ``web.providers.ddgs.max_response_bytes`` (``too_large`` beyond). "No results
+answer is read up to ``web.providers.ddgs.max_response_bytes`` (``too_large`` beyond), and its
+worker's address space is capped at ``web.providers.ddgs.max_memory_mb`` (1,024 MiB by default;
+results that grow past it are ``too_large`` too, the worker ended). "No results
 found" becomes an empty success with a warning in ``meta.warnings`` (see
 docs/providers.md), never a silent nothing.
 """
@@ -13,11 +15,13 @@ docs/providers.md), never a silent nothing.
 from __future__ import annotations
 
 import os
+import signal
 from typing import Any
 
 from webproviders import (
     Config,
     NetworkError,
+    NotConfiguredError,
     PluginContext,
     ProviderError,
     TooLargeError,
@@ -34,6 +38,23 @@ NO_RESULTS_WARNING = (
     "ddgs found no results. ddgs reports rate limits the same way, so if this query should "
     "have results, wait a minute or use another backend."
 )
+
+
+#: The address space a worker may use, in MiB (``web.providers.ddgs.max_memory_mb``): ddgs
+#: and its HTTP client need about 270 MiB of it before any answer arrives.
+DEFAULT_MEMORY_MB = 1024
+MIN_MEMORY_MB = 384
+
+
+def memory_limit(value: Any) -> int:
+    """The worker's memory limit a config gives, checked (a wrong one is named, not guessed at)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < MIN_MEMORY_MB:
+        raise NotConfiguredError(
+            f"web.providers.ddgs.max_memory_mb must be a whole number of MiB, at least {MIN_MEMORY_MB}; "
+            f"it is {value!r}.",
+            provider="ddgs",
+        )
+    return value
 
 
 class DDGSProvider(WebSearchProvider):
@@ -61,7 +82,7 @@ class DDGSProvider(WebSearchProvider):
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         import asyncio
 
-        from .workers import AnswerTooLarge, Busy, Search, pool
+        from .workers import AnswerTooLarge, Busy, Search, WorkerEnded, pool
 
         settings = self.config.provider(self.name)
         request = {
@@ -75,6 +96,7 @@ class DDGSProvider(WebSearchProvider):
             "timeout": int(settings.timeout or 10),
             # TLS trusts what the environment says, as httpx does (a proxy's own CA, say).
             "verify": os.environ.get("SSL_CERT_FILE") or True,
+            "memory_mb": memory_limit(settings.option("max_memory_mb", DEFAULT_MEMORY_MB)),
         }
         left = remaining_time()
         cap = settings.answer_cap()
@@ -89,13 +111,29 @@ class DDGSProvider(WebSearchProvider):
                 "(web.providers.ddgs.max_response_bytes sets the cap).",
                 provider=self.name,
             ) from None
-        except BaseException:  # the deadline passed (cancelled), or the worker died
+        except WorkerEnded as ended:
+            search.abandon()
+            if ended.signal == signal.SIGABRT:
+                raise TooLargeError(
+                    f"ddgs's worker ended while reading results, as it does when they grow past its "
+                    f"memory limit of {request['memory_mb']:,} MiB (web.providers.ddgs.max_memory_mb).",
+                    provider=self.name,
+                ) from None
+            how = f" (signal {ended.signal})" if ended.signal else ""
+            raise ProviderError(f"ddgs's worker ended without answering{how}.", provider=self.name) from None
+        except BaseException:  # the deadline passed (cancelled)
             search.abandon()
             raise
-        return self._results(answer)
+        return self._results(answer, request["memory_mb"])
 
-    def _results(self, answer: dict[str, Any]) -> list[dict[str, Any]]:
+    def _results(self, answer: dict[str, Any], memory_mb: int) -> list[dict[str, Any]]:
         error, message = answer.get("error"), str(answer.get("message", ""))
+        if error == "memory":
+            raise TooLargeError(
+                f"ddgs's results grew past its worker's memory limit of {memory_mb:,} MiB "
+                "(web.providers.ddgs.max_memory_mb).",
+                provider=self.name,
+            )
         if error == "dns":
             raise NetworkError(
                 "ddgs cannot reach its search engines: their host names do not resolve on this "

@@ -57,10 +57,29 @@ def unresolvable(hosts: tuple[str, ...], wait: float = LOOKUP_WAIT) -> str | Non
     return "; ".join(failures)
 
 
+def limit_memory(megabytes: int) -> None:
+    """Cap this process's address space: a search whose answers grow past it fails instead of
+    taking the machine's memory (ddgs's Python raises ``MemoryError``; its HTTP client,
+    written in Rust, ends the process with ``SIGABRT``). Where the kernel offers no such
+    limit, the process runs without one."""
+    try:
+        import resource
+    except ImportError:
+        return
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = megabytes * 1024 * 1024
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+    except (ValueError, OSError):
+        pass
+
+
 def search(request: dict[str, Any]) -> dict[str, Any]:
     """One search as the provider asked for it; failures become ``{"error": kind, "message"}``."""
     from ddgs import DDGS
     from ddgs.exceptions import DDGSException, TimeoutException
+
+    limit_memory(request["memory_mb"])
 
     global _names_resolved
     if not (_names_resolved or request["proxy"] or any(os.environ.get(v) for v in PROXY_VARIABLES)):
@@ -78,6 +97,8 @@ def search(request: dict[str, Any]) -> dict[str, Any]:
             max_results=request["max_results"],
             backend=request["backend"],
         )
+    except MemoryError:
+        return {"error": "memory", "message": f"the results grew past {request['memory_mb']} MiB"}
     except TimeoutException as exc:
         return {"error": "timeout", "message": str(exc)}
     except DDGSException as exc:

@@ -42,6 +42,15 @@ class AnswerTooLarge(Exception):
     """A worker's answer ran past the provider's cap; the rest of it was never read."""
 
 
+class WorkerEnded(Exception):
+    """A worker ended without answering; ``signal`` is the signal that ended it, if one did
+    (``SIGABRT`` is what its HTTP client does when an allocation fails at the memory limit)."""
+
+    def __init__(self, signal: int | None) -> None:
+        super().__init__("the ddgs worker ended without answering")
+        self.signal = signal
+
+
 class Worker:
     """One worker process and the pipes to it."""
 
@@ -70,7 +79,11 @@ class Worker:
             if self.process.poll() is not None:  # killed meanwhile: this thread owns the output
                 stdout.close()
         if not line:
-            raise EOFError("the ddgs worker ended without answering")
+            try:
+                code = self.process.wait(1.0)
+            except subprocess.TimeoutExpired:
+                code = None
+            raise WorkerEnded(-code if code is not None and code < 0 else None)
         if not line.endswith("\n"):
             raise AnswerTooLarge()
         answer: dict[str, Any] = json.loads(line)

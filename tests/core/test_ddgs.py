@@ -5,6 +5,7 @@ saved DuckDuckGo pages (over TLS, with a test CA the worker trusts through SSL_C
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import json
 import os
@@ -72,7 +73,7 @@ class Proxy:
     """A loopback HTTP proxy that terminates TLS for ``HOST`` and answers with ``page``.
 
     ``mode``: ``answer`` (the page), ``hang`` (accept, then never answer), ``refuse``
-    (answer CONNECT with 502). ``forms`` holds the form of each search it saw.
+    (answer CONNECT with 502), ``endless`` (a page that never ends). ``forms`` holds the form of each search it saw.
     """
 
     url: str
@@ -101,6 +102,16 @@ def proxy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Proxy]:
                 return
             if state.mode == "refuse":
                 conn.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
+                return
+            if state.mode == "endless":
+                conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
+                with tls.wrap_socket(conn, server_side=True) as inner:
+                    _read_head(inner)
+                    inner.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nTransfer-Encoding: chunked\r\n\r\n")
+                    chunk = b"%x\r\n%s\r\n" % (1 << 20, b"<p>" + b"x" * ((1 << 20) - 3))
+                    with contextlib.suppress(OSError):
+                        while not stop.is_set():
+                            inner.sendall(chunk)
                 return
             conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
             with tls.wrap_socket(conn, server_side=True) as inner:
@@ -226,6 +237,28 @@ def test_results_past_the_answer_cap_are_too_large_and_never_read_whole(
     assert any(len(hit["description"]) > 400_000 for hit in roomy["data"]["web"])
 
 
+def test_a_page_that_never_ends_stops_at_the_worker_s_memory_limit(
+    proxy: Proxy, ddgs_config: Callable[..., Any]
+) -> None:
+    """An engine that streams its page without end fills the worker's address space, not the
+    machine's: the worker ends at ``max_memory_mb`` long before the deadline, and the call
+    says ``too_large``, naming the setting."""
+    proxy.mode = "endless"
+    started = time.monotonic()
+    envelope = dispatch_search("q", backend="ddgs", config=ddgs_config(timeout=60, max_memory_mb=512), timeout=30)
+    assert envelope["error_code"] == "too_large", envelope
+    assert "512 MiB" in envelope["error"] and "max_memory_mb" in envelope["error"]
+    assert envelope["retryable"] is False
+    assert time.monotonic() - started < 20
+    assert worker_processes() == []
+
+
+def test_a_memory_limit_that_cannot_be_is_named(ddgs_config: Callable[..., Any]) -> None:
+    envelope = dispatch_search("q", backend="ddgs", config=ddgs_config(max_memory_mb=64), timeout=5)
+    assert envelope["error_code"] == "not_configured", envelope
+    assert "max_memory_mb" in envelope["error"] and "384" in envelope["error"]
+
+
 def test_a_hanging_search_ends_at_the_deadline_and_its_worker_with_it(
     proxy: Proxy, ddgs_config: Callable[..., Any]
 ) -> None:
@@ -341,3 +374,4 @@ def _worker_script() -> Any:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
