@@ -3,17 +3,21 @@ someone else's or newer), its term counts, its settings, and a server that stops
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
+import signal
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from webproviders import dispatch_extract, dispatch_search, index_urls
+from webproviders import adispatch_search, dispatch_extract, dispatch_search, index_urls
 from webproviders.config import Config
 from webproviders.errors import NotConfiguredError, WebProviderError
 from webproviders.index.pages import Filters
@@ -240,3 +244,72 @@ def test_a_server_stopped_mid_call_fails_cleanly_and_keeps_what_it_acknowledged(
     found = store.get(acknowledged)  # no failed call first, though the pool was backing off
     assert len(found) == len(acknowledged) >= 100
     assert counts_are_true(config)
+
+
+def _postgres_processes(server: pg_server.PostgresServer) -> list[int]:
+    """The server's postmaster and every process it started (its sessions among them)."""
+    postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
+    found = [postmaster]
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == postmaster:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_frozen_server_ends_the_call_by_its_deadline(
+    make_config: Any, own_server: pg_server.PostgresServer, mode: str
+) -> None:
+    """A server that takes connections and never answers (stopped by the kernel, as a host
+    that hangs) holds a search of the index no longer than the call's deadline."""
+    web = {"cache": False, "retry": {"max_retries": 0}, "providers": {"local": {"dsn": own_server.dsn, "timeout": 10}}}
+    config = make_config(web=web)
+    open_store(config).add([page("https://f.example.com/", "Frozen", "text of a frozen page")])
+    assert dispatch_search("frozen", backend="local", config=config)["success"] is True  # sessions open
+    frozen = _postgres_processes(own_server)
+    for pid in frozen:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        if mode == "sync":
+            envelope = dispatch_search("frozen", backend="local", config=config, timeout=1.5)
+        else:
+            envelope = asyncio.run(adispatch_search("frozen", backend="local", config=config, timeout=1.5))
+        took = time.monotonic() - started
+    finally:
+        for pid in frozen:
+            os.kill(pid, signal.SIGCONT)
+    assert envelope["success"] is False and envelope["error_code"] == "timeout", envelope
+    assert took < 1.5 + 0.5, took
+
+
+def test_filling_a_frozen_index_does_not_hold_an_extract_past_its_deadline(
+    make_config: Any, own_server: pg_server.PostgresServer
+) -> None:
+    """With ``web.local.index`` on, every extract's pages go to the index; a frozen server
+    there must not keep the extract, which has its pages, from answering in time."""
+    web = {"cache": False, "retry": {"max_retries": 0}, "local": {"index": True},
+           "providers": {"local": {"dsn": own_server.dsn, "timeout": 10}}}
+    config = make_config(web=web)
+    open_store(config).add([page("https://f.example.com/", "Frozen", "text of a frozen page")])
+    frozen = _postgres_processes(own_server)
+    for pid in frozen:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        started = time.monotonic()
+        envelope = dispatch_extract("https://stub.example.com/page", backend="stub", config=config, timeout=1.5)
+        took = time.monotonic() - started
+    finally:
+        for pid in frozen:
+            os.kill(pid, signal.SIGCONT)
+    assert took < 1.5 + 0.5, (took, envelope)
+    assert envelope["success"] is True, envelope
+    from webproviders.index.autofill import wait_for_writes
+
+    assert wait_for_writes(30)  # the queued pages are written once the server answers again
+    assert open_store(config).get(["https://stub.example.com/page"]), "the page was never queued"
