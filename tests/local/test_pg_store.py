@@ -313,3 +313,74 @@ def test_filling_a_frozen_index_does_not_hold_an_extract_past_its_deadline(
 
     assert wait_for_writes(30)  # the queued pages are written once the server answers again
     assert open_store(config).get(["https://stub.example.com/page"]), "the page was never queued"
+
+
+CHILD = """
+import sys
+from webproviders import dispatch_extract
+from webproviders.config import config_from_dict
+from webproviders.index.autofill import wait_for_writes
+web = {"cache": False, "local": {"index": True}, "providers": {"local": {"dsn": sys.argv[1], "timeout": 10}}}
+config = config_from_dict({"web": web}, source="<test>")
+assert dispatch_extract("https://stub.example.com/first", backend="stub", config=config)["success"]
+assert wait_for_writes(30)
+print("ready", flush=True)
+sys.stdin.readline()  # the server is frozen now
+print(dispatch_extract("https://stub.example.com/second", backend="stub", config=config)["success"], flush=True)
+"""
+
+
+def test_a_process_whose_index_froze_exits_soon_and_says_what_it_dropped(own_server: pg_server.PostgresServer) -> None:
+    """A write queued for an index that never answers is waited for a few seconds at exit,
+    then dropped with a log line: the process does not hang on it (it did, for ever)."""
+    from webproviders.index.autofill import EXIT_WAIT
+
+    child = subprocess.Popen([sys.executable, "-c", CHILD, own_server.dsn], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert child.stdout is not None and child.stdin is not None
+    frozen: list[int] = []
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        frozen = _postgres_processes(own_server)
+        for pid in frozen:
+            os.kill(pid, signal.SIGSTOP)
+        started = time.monotonic()
+        child.stdin.write("\n")
+        child.stdin.flush()
+        assert child.stdout.readline().strip() == "True"
+        _, errors = child.communicate(timeout=EXIT_WAIT + 20)
+        took = time.monotonic() - started
+    finally:
+        for pid in frozen:
+            os.kill(pid, signal.SIGCONT)
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert took < EXIT_WAIT + 3, took
+    assert "1 write(s) to the local index were dropped at exit" in errors, errors
+
+
+def test_writes_past_the_queue_s_bound_are_dropped_and_logged_while_the_index_is_frozen(
+    make_config: Any, own_server: pg_server.PostgresServer, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An index that stopped answering does not make the process hold the pages of every
+    later call: past ``MAX_PENDING`` waiting writes, a write is dropped and logged."""
+    from webproviders.index.autofill import MAX_PENDING, submit, wait_for_writes
+
+    web = {"cache": False, "local": {"index": True}, "providers": {"local": {"dsn": own_server.dsn, "timeout": 10}}}
+    config = make_config(web=web)
+    open_store(config).add([page("https://q.example.com/", "Queued", "text")])
+    frozen = _postgres_processes(own_server)
+    for pid in frozen:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        with caplog.at_level("WARNING", logger="webproviders.index"):
+            for n in range(MAX_PENDING + 3):
+                submit(config, [page(f"https://q.example.com/{n}", "Queued", "text")])
+        dropped = [r for r in caplog.records if "earlier writes are still waiting" in r.getMessage()]
+        assert len(dropped) >= 2, [r.getMessage() for r in caplog.records]
+    finally:
+        for pid in frozen:
+            os.kill(pid, signal.SIGCONT)
+    assert wait_for_writes(60)  # the queued ones are written once the server answers again
+    assert open_store(config).get([f"https://q.example.com/{MAX_PENDING - 1}"])

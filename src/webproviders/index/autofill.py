@@ -4,11 +4,15 @@ The ``local`` plugin's ``after_dispatch`` hook hands each envelope here. The pag
 picked out at once (cheap) and written by one background thread, so a call never waits for
 the index, and writes from one process never contend with each other. A failed write is
 logged, never raised: the index is a by-product of the call. Queued writes still run when
-the interpreter exits.
+the interpreter exits, for up to :data:`EXIT_WAIT` seconds: an index that stopped answering
+(a frozen server accepts a query and never replies, and no client-side timeout covers that
+wait) neither holds the process open nor, past :data:`MAX_PENDING` queued writes, the pages
+of every later call in memory; what is dropped is logged.
 """
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
 from concurrent.futures import Future, wait
@@ -22,9 +26,14 @@ from .stores import INDEX_PROVIDER, open_store
 
 log = get_logger("webproviders.index")
 
-_writer = LazyPool(1, "webproviders-index")
+#: Daemon: a write stuck on an index that never answers must not keep the interpreter alive.
+_writer = LazyPool(1, "webproviders-index", daemon=True)
 _pending: set[Future[None]] = set()
 _pending_lock = threading.Lock()
+#: Seconds the interpreter's exit waits for queued writes (milliseconds on an index that answers).
+EXIT_WAIT = 3.0
+#: Writes that may wait for the writer; a later one is dropped (and logged) until they drain.
+MAX_PENDING = 256
 
 
 def index_envelope(config: Config, capability: str, envelope: dict[str, Any]) -> int:
@@ -46,8 +55,14 @@ def index_envelope(config: Config, capability: str, envelope: dict[str, Any]) ->
 
 def submit(config: Config, pages: list[IndexedPage]) -> None:
     """Write ``pages`` to the config's index in the background."""
-    future = _writer.executor().submit(_write, config, pages)
     with _pending_lock:
+        if len(_pending) >= MAX_PENDING:
+            log.warning(
+                "Could not add %d page(s) to the local index: %d earlier writes are still waiting "
+                "(the index is not answering).", len(pages), len(_pending),
+            )
+            return
+        future = _writer.executor().submit(_write, config, pages)
         _pending.add(future)
     future.add_done_callback(_forget)
 
@@ -70,3 +85,16 @@ def wait_for_writes(timeout: float | None = None) -> bool:
         pending = list(_pending)
     done, not_done = wait(pending, timeout)
     return not not_done
+
+
+def _finish_before_exit() -> None:
+    if not wait_for_writes(EXIT_WAIT):
+        with _pending_lock:
+            left = len(_pending)
+        log.warning(
+            "%d write(s) to the local index were dropped at exit: the index did not answer within %.0f s.",
+            left, EXIT_WAIT,
+        )
+
+
+atexit.register(_finish_before_exit)
