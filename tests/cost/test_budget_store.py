@@ -292,3 +292,46 @@ def test_redis_ledger_totals_include_rows_written_before_them(redis_server: str,
     record(ledger, _row(now, 0.25, user="bob"))
     assert ledger.totals([(day, "all"), (day, "tag:user=bob")]) == pytest.approx([0.75, 0.75])
     assert Ledger(UsageSettings(url=redis_server, namespace=namespace)).totals([(day, "all")]) == pytest.approx([0.75])
+
+
+FROZEN_LEDGER_CHILD = """
+import sys
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+config = config_from_dict({"web": {"usage": {"url": sys.argv[1]}}}, source="<test>")
+assert dispatch_search("warm", backend="stub", config=config)["success"]
+print("ready", flush=True)
+sys.stdin.readline()  # the ledger's Redis is frozen now
+print(dispatch_search("second", backend="stub", config=config)["success"], flush=True)
+"""
+
+
+def test_a_process_whose_ledger_froze_exits_in_time_and_says_its_rows_were_not_written(
+    freezable_redis: tuple[str, Callable[[], None]],
+) -> None:
+    """The row of a call made as the ledger froze waits on the spool thread; the process exits
+    after ``EXIT_WAIT`` anyway, and says the row was not written instead of dropping it silently."""
+    import subprocess
+    import sys
+
+    from webproviders.accounting.usage.spool import EXIT_WAIT
+
+    url, freeze = freezable_redis
+    child = subprocess.Popen([sys.executable, "-c", FROZEN_LEDGER_CHILD, url], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert child.stdout is not None and child.stdin is not None
+    try:
+        assert child.stdout.readline().strip() == "ready"
+        freeze()
+        started = time.monotonic()
+        child.stdin.write("\n")
+        child.stdin.flush()
+        assert child.stdout.readline().strip() == "True"
+        _, errors = child.communicate(timeout=EXIT_WAIT + 20)
+        took = time.monotonic() - started
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert took < EXIT_WAIT + 3, took
+    assert "still queued at exit were not written" in errors, errors

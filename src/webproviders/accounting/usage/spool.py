@@ -189,6 +189,18 @@ class Spool:
 
 
 spool = Spool()
-atexit.register(spool.flush, EXIT_WAIT)
+
+
+def _flush_at_exit() -> None:
+    """Write what is queued before the interpreter goes; say so when a store that stopped
+    answering keeps some of it (its rows are then lost: nothing waits longer)."""
+    if not spool.flush(EXIT_WAIT):
+        log.warning(
+            "Usage rows or budget updates still queued at exit were not written: the store did not "
+            "answer within %.0f s.", EXIT_WAIT,
+        )
+
+
+atexit.register(_flush_at_exit)
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=spool._reset)
