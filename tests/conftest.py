@@ -59,7 +59,9 @@ def plugin_module() -> Any:
     """Import a built-in plugin's module (or a submodule) by folder name, for unit tests."""
 
     def load(folder: str, submodule: str | None = None) -> Any:
-        get_registry(config_from_dict({}, source="<test>"))
+        registry = get_registry(config_from_dict({}, source="<test>"))
+        # Its code is imported on first use; load it here, so a test needs no other first.
+        registry.load(next(r for r in registry.plugins if r.source == "built-in" and Path(r.location).name == folder))
         name = f"_webproviders_plugins.builtin.{folder.replace('-', '_')}"
         return importlib.import_module(f"{name}.{submodule}" if submodule else name)
 

@@ -256,8 +256,9 @@ def read_manifest(folder: Path) -> PluginManifest:
 
     Parsing YAML is most of the cost of listing providers at start-up (the constructor runs
     in Python), so the parsed file is kept as JSON beside the plugin's bytecode, under the
-    digest of the YAML it came from: a changed file is parsed again, and JSON is always
-    validated again, so the copy can never make a manifest say something its file does not.
+    digest of the YAML it came from: a changed file is parsed again (a copy of an older
+    version is never used), and the copy is validated as the file would be. It is trusted as
+    the bytecode beside it is: whoever may write one may write the other.
     """
     path = folder / "plugin.yaml"
     try:

@@ -15,6 +15,7 @@ import pytest
 
 from webproviders import adispatch_extract, dispatch_extract
 from webproviders.config import Config
+from webproviders.redact import mask_userinfo
 
 from .conftest import PUBLIC
 
@@ -152,7 +153,7 @@ def test_ssrf_attempt_is_refused(name: str, url: str, site: Any, canary: Any, si
     target = fill(url, site, canary)
     [item] = asyncio.run(provider.extract([target]))
     assert item["error_code"] == "unsafe_url", item
-    assert item["url"] == target
+    assert item["url"] == mask_userinfo(target)  # the caller's URL, less a user:password@
     assert "Refused" in item["error"]
 
 
@@ -172,7 +173,7 @@ def test_whole_table_through_dispatch(site: Any, canary: Any, site_only: Config)
         envelope = dispatch_extract([*batch[:5], page, *batch[5:]], backend="http", config=site_only)
         assert envelope["success"] is True, envelope
         items = envelope["data"]
-        assert [item["url"] for item in items] == [*batch[:5], page, *batch[5:]]
+        assert [item["url"] for item in items] == [mask_userinfo(url) for url in [*batch[:5], page, *batch[5:]]]
         assert items.pop(min(5, len(batch)))["content"]
         assert {item["error_code"] for item in items} == {"unsafe_url"}
 
