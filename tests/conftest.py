@@ -250,6 +250,39 @@ def freezable_redis(tmp_path: Path) -> Iterator[tuple[str, Callable[[], None]]]:
 
 
 @pytest.fixture
+def exit_after_a_freeze() -> Callable[..., tuple[float, str]]:
+    """``run(code, argument, freeze, timeout)``: a ``python -c code argument`` process that
+    prints ``ready``, waits for a line, makes a call and prints ``True``; ``freeze()`` (which
+    returns what thaws) runs between the two. Gives the seconds from the line to the
+    process's end, and its stderr: what a process whose store froze costs at exit."""
+
+    def run(code: str, argument: str, freeze: Callable[[], Callable[[], None]], timeout: float) -> tuple[float, str]:
+        import sys
+
+        child = subprocess.Popen([sys.executable, "-c", code, argument], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        assert child.stdout is not None and child.stdin is not None
+        thaw: Callable[[], None] | None = None
+        try:
+            assert child.stdout.readline().strip() == "ready"
+            thaw = freeze()
+            started = time.monotonic()
+            child.stdin.write("\n")
+            child.stdin.flush()
+            assert child.stdout.readline().strip() == "True"
+            _, errors = child.communicate(timeout=timeout)
+            return time.monotonic() - started, errors
+        finally:
+            if thaw is not None:
+                thaw()
+            if child.poll() is None:
+                child.kill()
+                child.wait()
+
+    return run
+
+
+@pytest.fixture
 def namespace() -> str:
     """A Redis key prefix of this test's own."""
     return f"t{uuid.uuid4().hex[:12]}"

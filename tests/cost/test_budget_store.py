@@ -307,31 +307,18 @@ print(dispatch_search("second", backend="stub", config=config)["success"], flush
 
 
 def test_a_process_whose_ledger_froze_exits_in_time_and_says_its_rows_were_not_written(
-    freezable_redis: tuple[str, Callable[[], None]],
+    freezable_redis: tuple[str, Callable[[], None]], exit_after_a_freeze: Callable[..., tuple[float, str]]
 ) -> None:
     """The row of a call made as the ledger froze waits on the spool thread; the process exits
     after ``EXIT_WAIT`` anyway, and says the row was not written instead of dropping it silently."""
-    import subprocess
-    import sys
-
     from webproviders.accounting.usage.spool import EXIT_WAIT
 
     url, freeze = freezable_redis
-    child = subprocess.Popen([sys.executable, "-c", FROZEN_LEDGER_CHILD, url], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert child.stdout is not None and child.stdin is not None
-    try:
-        assert child.stdout.readline().strip() == "ready"
+
+    def freezing() -> Callable[[], None]:
         freeze()
-        started = time.monotonic()
-        child.stdin.write("\n")
-        child.stdin.flush()
-        assert child.stdout.readline().strip() == "True"
-        _, errors = child.communicate(timeout=EXIT_WAIT + 20)
-        took = time.monotonic() - started
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+        return lambda: None  # the fixture thaws the server at teardown
+
+    took, errors = exit_after_a_freeze(FROZEN_LEDGER_CHILD, url, freezing, EXIT_WAIT + 20)
     assert took < EXIT_WAIT + 3, took
     assert "still queued at exit were not written" in errors, errors

@@ -4,6 +4,7 @@ someone else's or newer), its term counts, its settings, and a server that stops
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import signal
@@ -11,7 +12,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -246,10 +247,11 @@ def test_a_server_stopped_mid_call_fails_cleanly_and_keeps_what_it_acknowledged(
     assert counts_are_true(config)
 
 
-def _postgres_processes(server: pg_server.PostgresServer) -> list[int]:
-    """The server's postmaster and every process it started (its sessions among them)."""
+def freeze(server: pg_server.PostgresServer) -> Callable[[], None]:
+    """Stop the server and every process it started (its sessions among them) as a host that
+    hangs: connections stay open, nothing answers. Returns what thaws them."""
     postmaster = int((server.data / "postmaster.pid").read_text().split()[0])
-    found = [postmaster]
+    stopped = [postmaster]
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
@@ -257,8 +259,24 @@ def _postgres_processes(server: pg_server.PostgresServer) -> list[int]:
             except OSError:
                 continue
             if int(fields[1]) == postmaster:
-                found.append(int(entry.name))
-    return found
+                stopped.append(int(entry.name))
+    for pid in stopped:
+        os.kill(pid, signal.SIGSTOP)
+
+    def thaw() -> None:
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+
+    return thaw
+
+
+@contextlib.contextmanager
+def frozen(server: pg_server.PostgresServer) -> Iterator[None]:
+    thaw = freeze(server)
+    try:
+        yield
+    finally:
+        thaw()
 
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
@@ -271,19 +289,13 @@ def test_a_frozen_server_ends_the_call_by_its_deadline(
     config = make_config(web=web)
     open_store(config).add([page("https://f.example.com/", "Frozen", "text of a frozen page")])
     assert dispatch_search("frozen", backend="local", config=config)["success"] is True  # sessions open
-    frozen = _postgres_processes(own_server)
-    for pid in frozen:
-        os.kill(pid, signal.SIGSTOP)
-    try:
+    with frozen(own_server):
         started = time.monotonic()
         if mode == "sync":
             envelope = dispatch_search("frozen", backend="local", config=config, timeout=1.5)
         else:
             envelope = asyncio.run(adispatch_search("frozen", backend="local", config=config, timeout=1.5))
         took = time.monotonic() - started
-    finally:
-        for pid in frozen:
-            os.kill(pid, signal.SIGCONT)
     assert envelope["success"] is False and envelope["error_code"] == "timeout", envelope
     assert took < 1.5 + 0.5, took
 
@@ -297,16 +309,10 @@ def test_filling_a_frozen_index_does_not_hold_an_extract_past_its_deadline(
            "providers": {"local": {"dsn": own_server.dsn, "timeout": 10}}}
     config = make_config(web=web)
     open_store(config).add([page("https://f.example.com/", "Frozen", "text of a frozen page")])
-    frozen = _postgres_processes(own_server)
-    for pid in frozen:
-        os.kill(pid, signal.SIGSTOP)
-    try:
+    with frozen(own_server):
         started = time.monotonic()
         envelope = dispatch_extract("https://stub.example.com/page", backend="stub", config=config, timeout=1.5)
         took = time.monotonic() - started
-    finally:
-        for pid in frozen:
-            os.kill(pid, signal.SIGCONT)
     assert took < 1.5 + 0.5, (took, envelope)
     assert envelope["success"] is True, envelope
     from webproviders.index.autofill import wait_for_writes
@@ -330,32 +336,14 @@ print(dispatch_extract("https://stub.example.com/second", backend="stub", config
 """
 
 
-def test_a_process_whose_index_froze_exits_soon_and_says_what_it_dropped(own_server: pg_server.PostgresServer) -> None:
+def test_a_process_whose_index_froze_exits_soon_and_says_what_it_dropped(
+    own_server: pg_server.PostgresServer, exit_after_a_freeze: Callable[..., tuple[float, str]]
+) -> None:
     """A write queued for an index that never answers is waited for a few seconds at exit,
     then dropped with a log line: the process does not hang on it (it did, for ever)."""
     from webproviders.index.autofill import EXIT_WAIT
 
-    child = subprocess.Popen([sys.executable, "-c", CHILD, own_server.dsn], stdin=subprocess.PIPE,
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert child.stdout is not None and child.stdin is not None
-    frozen: list[int] = []
-    try:
-        assert child.stdout.readline().strip() == "ready"
-        frozen = _postgres_processes(own_server)
-        for pid in frozen:
-            os.kill(pid, signal.SIGSTOP)
-        started = time.monotonic()
-        child.stdin.write("\n")
-        child.stdin.flush()
-        assert child.stdout.readline().strip() == "True"
-        _, errors = child.communicate(timeout=EXIT_WAIT + 20)
-        took = time.monotonic() - started
-    finally:
-        for pid in frozen:
-            os.kill(pid, signal.SIGCONT)
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+    took, errors = exit_after_a_freeze(CHILD, own_server.dsn, lambda: freeze(own_server), EXIT_WAIT + 20)
     assert took < EXIT_WAIT + 3, took
     assert "1 write(s) to the local index were dropped at exit" in errors, errors
 
@@ -370,17 +358,10 @@ def test_writes_past_the_queue_s_bound_are_dropped_and_logged_while_the_index_is
     web = {"cache": False, "local": {"index": True}, "providers": {"local": {"dsn": own_server.dsn, "timeout": 10}}}
     config = make_config(web=web)
     open_store(config).add([page("https://q.example.com/", "Queued", "text")])
-    frozen = _postgres_processes(own_server)
-    for pid in frozen:
-        os.kill(pid, signal.SIGSTOP)
-    try:
-        with caplog.at_level("WARNING", logger="webproviders.index"):
-            for n in range(MAX_PENDING + 3):
-                submit(config, [page(f"https://q.example.com/{n}", "Queued", "text")])
-        dropped = [r for r in caplog.records if "earlier writes are still waiting" in r.getMessage()]
-        assert len(dropped) >= 2, [r.getMessage() for r in caplog.records]
-    finally:
-        for pid in frozen:
-            os.kill(pid, signal.SIGCONT)
+    with frozen(own_server), caplog.at_level("WARNING", logger="webproviders.index"):
+        for n in range(MAX_PENDING + 3):
+            submit(config, [page(f"https://q.example.com/{n}", "Queued", "text")])
+    dropped = [r for r in caplog.records if "earlier writes are still waiting" in r.getMessage()]
+    assert len(dropped) >= 2, [r.getMessage() for r in caplog.records]
     assert wait_for_writes(60)  # the queued ones are written once the server answers again
     assert open_store(config).get([f"https://q.example.com/{MAX_PENDING - 1}"])
