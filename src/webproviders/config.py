@@ -14,6 +14,7 @@ import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from urllib.parse import urlsplit
 
 import yaml
 from pydantic import (
@@ -78,6 +79,8 @@ DEFAULT_PLUGIN_DIR = Path("~/.config/webproviders/plugins")
 #: The most bytes one vendor answer may have, compressed or decoded, unless
 #: ``web.providers.<name>.max_response_bytes`` says otherwise.
 VENDOR_MAX_BYTES = 32 * 1024 * 1024
+#: Proxy URLs the HTTP client sends through (``web.proxy``).
+PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
 
 #: A backend choice: one name, an ordered fallback chain, or ``{"fuse": [...]}``.
 BackendSpec = str | list[str] | dict[str, list[str]]
@@ -342,6 +345,22 @@ class WebSettings(Section):
         """A provider section with only comments under it parses as null: treat it as empty."""
         if isinstance(value, dict):
             return {name: {} if section is None else section for name, section in value.items()}
+        return value
+
+    @field_validator("proxy")
+    @classmethod
+    def _check_proxy(cls, value: str | None) -> str | None:
+        """A proxy every request could be sent through, checked without echoing it (it may
+        hold a password): a typo is a config error, not a failure of every later call."""
+        if not value:
+            return None
+        try:
+            parts = urlsplit(value)
+            parts.port  # noqa: B018 - reading it checks it: a port that is not a number raises
+        except ValueError as exc:
+            raise ValueError(f"the proxy cannot be read as a URL ({exc})") from None
+        if parts.scheme not in PROXY_SCHEMES or not parts.hostname:
+            raise ValueError("the proxy must be an http://, https://, socks5:// or socks5h:// URL with a host")
         return value
 
     @field_validator("hedge_after", mode="before")

@@ -18,6 +18,7 @@ import json
 import re
 import sys
 from typing import Any, ClassVar, Literal
+from urllib.parse import urlsplit
 
 from .redact import scrub
 from .retry_after import (
@@ -316,14 +317,38 @@ _REDIRECT_HINT = "API calls do not follow redirects: check that {where} is the a
 PROXY_SETTINGS = "web.proxy, or HTTPS_PROXY / HTTP_PROXY / ALL_PROXY and NO_PROXY"
 
 
-def proxy_auth_error(who: str, provider: str | None, tail: str = ".") -> AuthError:
+def proxy_auth_error(who: str, provider: str | None, tail: str = ".", settings: str = PROXY_SETTINGS) -> AuthError:
     """HTTP 407, which only a proxy sends: its credentials are missing or wrong, whichever
-    vendor was asked (not retried: the same request would be refused again)."""
+    vendor or page was asked (not retried: the same request would be refused again)."""
     return AuthError(
         f"A proxy on the way to {who} asks for credentials (HTTP 407){tail} Put its user name and password "
-        f"in its URL, before the host, in {PROXY_SETTINGS}.",
+        f"in its URL, before the host, in {settings}.",
         provider=provider,
         status_code=407,
+    )
+
+
+def proxy_refused(proxy: str, who: str, exc: BaseException, provider: str | None = None,
+                  settings: str = PROXY_SETTINGS) -> NetworkError:
+    """A request went to a proxy that took no connection: say which (never its credentials),
+    since the address that could not be reached is the proxy's, not ``who``'s."""
+    parts = urlsplit(proxy)
+    port = parts.port or {"https": 443, "socks5": 1080, "socks5h": 1080}.get(parts.scheme, 80)
+    return NetworkError(
+        f"{who} could not be reached: the proxy at {parts.hostname}:{port} did not take the connection "
+        f"({type(exc).__name__}). Check that it runs, or the proxy in {settings}.",
+        provider=provider,
+    )
+
+
+def proxy_error(exc: BaseException, who: str, provider: str | None = None,
+                settings: str = PROXY_SETTINGS) -> WebProviderError:
+    """httpx's ``ProxyError``: the proxy would not open a tunnel to ``who`` ("407 Proxy ...")."""
+    if str(exc).startswith("407"):
+        return proxy_auth_error(who, provider, settings=settings)
+    return NetworkError(
+        f"{who} could not be reached through the proxy, which answered {exc}. Check the proxy in {settings}.",
+        provider=provider,
     )
 
 
@@ -399,13 +424,8 @@ def _from_httpx(exc: BaseException, who: str, provider: str | None) -> WebProvid
         return WebTimeoutError(f"{who} timed out ({type(exc).__name__}).", provider=provider)
     if isinstance(exc, httpx.HTTPStatusError):
         return error_for_status(exc.response.status_code, provider, exc.response.headers)
-    if isinstance(exc, httpx.ProxyError):  # the proxy refused to open the tunnel ("407 Proxy ...")
-        if str(exc).startswith("407"):
-            return proxy_auth_error(who, provider)
-        return NetworkError(
-            f"{who} could not be reached through the proxy, which answered {exc}. Check the proxy in {PROXY_SETTINGS}.",
-            provider=provider,
-        )
+    if isinstance(exc, httpx.ProxyError):
+        return proxy_error(exc, who, provider)
     if isinstance(exc, (httpx.NetworkError, httpx.RemoteProtocolError)):
         return NetworkError(f"{who} could not be reached: {type(exc).__name__}: {exc}", provider=provider)
     if isinstance(exc, httpx.DecodingError):

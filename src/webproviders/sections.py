@@ -10,10 +10,32 @@ providers with the defaults defines none of these models.
 # module is imported, and as strings each would be compiled first.
 
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 
 from .config import LazySection
+
+#: What a Redis client reads: ``redis://`` and ``rediss://`` (TLS) addresses, ``unix://`` sockets.
+REDIS_SCHEMES = ("redis", "rediss", "unix")
+
+
+def redis_url(value: str | None, what: str) -> str | None:
+    """``value`` if a Redis client can read it; otherwise an error that says what is wrong
+    without the URL itself (it may hold a password). Checked when the config loads, so a typo
+    is a config error rather than a failure of every call that uses the store."""
+    if not value:
+        return None
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - reading it checks it: a port that is not a number raises
+    except ValueError as exc:
+        raise ValueError(f"{what} cannot be read as a URL ({exc})") from None
+    if parts.scheme not in REDIS_SCHEMES:
+        raise ValueError(f"{what} must start with redis://, rediss:// or unix:// (redis://host:6379/0)")
+    if parts.scheme == "unix" and not parts.path:
+        raise ValueError(f"{what} names no socket (unix:///path/to/redis.sock)")
+    return value
 
 
 class CacheTTL(LazySection):
@@ -50,6 +72,11 @@ class CacheSettings(LazySection):
             return {**value, "backend": "redis"}
         return value
 
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, value: str | None) -> str | None:
+        return redis_url(value, "the cache URL")
+
     @model_validator(mode="after")
     def _check_backend(self) -> "CacheSettings":
         if self.backend == "redis" and not self.url:
@@ -64,6 +91,11 @@ class RateLimitSettings(LazySection):
     namespace: str = "webproviders"
     #: Seconds one Redis operation may take before the call falls back to this process's budget.
     timeout: float = Field(default=1.0, gt=0, le=60)
+
+    @field_validator("url")
+    @classmethod
+    def _check_url(cls, value: str | None) -> str | None:
+        return redis_url(value, "the rate limit URL")
 
 
 class HealthSettings(LazySection):
@@ -144,9 +176,11 @@ class UsageSettings(LazySection):
     @field_validator("url")
     @classmethod
     def _check_url(cls, value: str | None) -> str | None:
-        if value and not value.startswith(("redis://", "rediss://", "unix://", "sqlite:///")):
+        if value and value.startswith("sqlite:///"):
+            return value
+        if value and not value.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("the usage ledger URL must start with redis://, rediss://, unix:// or sqlite:///")
-        return value or None
+        return redis_url(value, "the usage ledger URL")
 
 
 class LocalIndexSettings(LazySection):

@@ -141,6 +141,52 @@ def test_bad_values_name_their_key(tree: dict[str, Any], key: str) -> None:
     assert f"'{key}" in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("web", "key", "why"),
+    [
+        ({"cache": {"url": "http://:Pw0rdSecret@cache.internal:6379/0"}}, "web.cache.url", "must start with redis://"),
+        ({"cache": {"url": "cache.internal:6379"}}, "web.cache.url", "must start with redis://"),
+        ({"cache": {"url": "redis://:Pw0rdSecret@cache.internal:63a9/0"}}, "web.cache.url", "Port could not be cast"),
+        ({"rate_limit": {"url": "rediss://:Pw0rdSecret@[::1/0"}}, "web.rate_limit.url", "Invalid IPv6 URL"),
+        ({"rate_limit": {"url": "redis://:Pw0rdSecret@limits.internal:99999"}}, "web.rate_limit.url", "out of range"),
+        ({"usage": {"url": "redis://:Pw0rdSecret@usage.internal:port/0"}}, "web.usage.url", "Port could not be cast"),
+        ({"usage": {"url": "unix://"}}, "web.usage.url", "names no socket"),
+        ({"proxy": "ftp://user:Pw0rdSecret@proxy.internal:3128"}, "web.proxy", "http://, https://, socks5://"),
+        ({"proxy": "proxy.internal:3128"}, "web.proxy", "http://, https://, socks5://"),
+        ({"proxy": "http://user:Pw0rdSecret@proxy.internal:31x8"}, "web.proxy", "Port could not be cast"),
+    ],
+)
+def test_a_store_or_proxy_url_no_client_can_use_is_refused_when_the_config_loads(
+    web: dict[str, Any], key: str, why: str
+) -> None:
+    """Before, each of these made every call fail as the provider's fault (or, for the usage
+    ledger, dropped every row with no word in the envelope); now the config names the key,
+    says what is wrong, and never repeats the URL, which may hold a password."""
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict({"web": web}, source="x.yaml")
+    assert f"'{key}'" in str(caught.value) and why in str(caught.value)
+    assert "Pw0rdSecret" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    "web",
+    [
+        {"cache": {"url": "redis://:pw@cache.internal:6379/0"}},
+        {"cache": {"url": "unix:///run/redis.sock"}},
+        {"rate_limit": {"url": "rediss://[::1]:6380"}},
+        {"usage": {"url": "sqlite:///var/lib/usage.sqlite3"}},
+        {"proxy": "socks5h://user:pw@127.0.0.1:1080"},
+        {"proxy": "https://proxy.internal"},
+    ],
+)
+def test_store_and_proxy_urls_clients_read_are_kept(web: dict[str, Any]) -> None:
+    config = config_from_dict({"web": web}, source="x.yaml")
+    section, value = next(iter(web.items()))
+    assert (getattr(config.web, section).url if isinstance(value, dict) else config.web.proxy) == (
+        value["url"] if isinstance(value, dict) else value
+    )
+
+
 def test_invalid_yaml_is_a_config_error(tmp_path: Path) -> None:
     path = tmp_path / "broken.yaml"
     path.write_text("web: [unclosed\n")

@@ -387,11 +387,54 @@ def test_a_vendor_that_redirects_is_an_error_not_an_empty_answer(http_server: An
     assert followed == []
 
 
-def test_a_base_url_that_is_not_http_is_an_error_envelope() -> None:
-    config = _config(providers={"searxng": {"base_url": "ftp://searx.example"}})
-    envelope = dispatch_search("q", backend="searxng", config=config, cache=False)
-    assert envelope["success"] is False
-    assert "ftp" in envelope["error"], envelope
+def _vendors_with_a_base_url() -> list[str]:
+    """Every built-in search provider built on :class:`VendorProvider` (which reads ``base_url``)."""
+    from webproviders import VendorProvider, get_registry
+
+    registry = get_registry(config_from_dict({}))
+    return [
+        entry.manifest.name for entry in registry.entries()
+        if "search" in entry.manifest.capabilities and isinstance(entry.provider, VendorProvider)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("base_url", "why"),
+    [
+        ("ftp://user:Pw0rdSecret@searx.example", "is not an http:// or https:// URL with a host"),
+        ("api.vendor.example/v1", "is not an http:// or https:// URL with a host"),
+        ("https://user:Pw0rdSecret@127.0.0.1:99999/v1", "cannot be read as a URL (Port out of range"),
+        ("https://127.0.0.1:80a/v1", "cannot be read as a URL (Port could not be cast"),
+        ("https://[::1/v1", "cannot be read as a URL (Invalid IPv6 URL)"),
+    ],
+)
+def test_a_base_url_no_request_can_go_to_makes_the_vendor_not_configured(base_url: str, why: str) -> None:
+    """A typo in a base URL is the operator's: every vendor says which setting and what is
+    wrong (never the URL, which may hold a password), as ``not_configured``, which moves a
+    chain on and is not counted against the vendor's health. Before, each answered
+    ``provider_error`` with httpx's words (for port 99999, "unhandled errors in a TaskGroup")."""
+    vendors = _vendors_with_a_base_url()
+    assert len(vendors) >= 15, vendors
+    for name in vendors:
+        settings = {"base_url": base_url, "api_key": "k-test-000001", "cx": "engine"}
+        config = _config(providers={name: settings}, health={"failures": 1})
+        for _ in range(2):
+            envelope = dispatch_search("q", backend=name, config=config, cache=False)
+            assert envelope["error_code"] == "not_configured", envelope
+            assert f"web.providers.{name}.base_url {why}" in envelope["error"], envelope
+            assert "Pw0rdSecret" not in json.dumps(envelope)
+            assert envelope["meta"]["attempts"] == [] or envelope["meta"]["attempts"][0]["error_code"] == "not_configured"
+        fixed = _config(providers={name: {**settings, "base_url": "http://127.0.0.1:9"}}, health={"failures": 1})
+        envelope = dispatch_search("q", backend=name, config=fixed, cache=False)
+        assert envelope["error_code"] == "network_error", envelope  # tried: no cool-down was started
+        assert "cooling down" not in envelope["error"], envelope
+
+
+def test_a_base_url_from_the_environment_is_named_by_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SEARXNG_URL", "localhost:8080")
+    envelope = dispatch_search("q", backend="searxng", config=_config(), cache=False)
+    assert envelope["error_code"] == "not_configured", envelope
+    assert "SEARXNG_URL is not an http:// or https:// URL with a host" in envelope["error"], envelope
 
 
 def test_a_sync_call_is_cut_off_by_its_deadline_while_the_headers_drip(http_server: Any) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import socket
 import ssl
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -262,6 +263,66 @@ def test_proxy_never_sees_refused_urls(proxy: Any, canary: Any, config_for: Any)
         with pytest.raises(UnsafeURLError):
             run(fetch(url, config))
     assert proxy.asked == []
+
+
+@pytest.fixture
+def refusing_proxy(http_server: Any) -> Any:
+    """A proxy that answers every request, forwarded (GET) or a tunnel (CONNECT), with
+    ``server.status``."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            self.send_response(self.server.status)
+            if self.server.status == 407:
+                self.send_header("Proxy-Authenticate", 'Basic realm="proxy"')
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        do_CONNECT = do_GET
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    return http_server(Handler)
+
+
+@pytest.mark.parametrize("url", ["http://public.test/page", "https://public.test/page"])
+def test_a_proxy_that_asks_for_credentials_is_named_not_the_page(
+    url: str, refusing_proxy: Any, config_for: Any
+) -> None:
+    """A 407 comes from the proxy, whether it forwards the request or was asked for a tunnel:
+    the page did not refuse anything, so the sentence says to fix the proxy's credentials."""
+    refusing_proxy.status = 407
+    config = config_for(proxy=f"http://user:Pw0rdSecret@127.0.0.1:{refusing_proxy.server_address[1]}")
+    envelope = dispatch_extract(url, backend="http", config=config)
+    assert envelope["error_code"] == "auth_error", envelope
+    assert "A proxy on the way to" in envelope["error"] and "web.proxy" in envelope["error"]
+    assert "Pw0rdSecret" not in str(envelope)
+
+
+def test_a_proxy_that_cannot_open_the_tunnel_says_so(refusing_proxy: Any, config_for: Any) -> None:
+    refusing_proxy.status = 502
+    config = config_for(proxy=f"http://127.0.0.1:{refusing_proxy.server_address[1]}")
+    envelope = dispatch_extract("https://public.test/page", backend="http", config=config)
+    assert envelope["error_code"] == "network_error", envelope
+    assert "through the proxy, which answered 502" in envelope["error"] and "web.proxy" in envelope["error"]
+
+
+@pytest.mark.parametrize("url", ["http://public.test/page", "https://public.test/page"])
+def test_a_proxy_that_takes_no_connection_is_named(url: str, config_for: Any) -> None:
+    """Every page fetch goes to the proxy first: when it is not there, the sentence names
+    it (its address, never its password) and the setting, not the page's address."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]  # closed once left: nothing listens there
+    config = config_for(proxy=f"http://user:Pw0rdSecret@127.0.0.1:{port}")
+    envelope = dispatch_extract(url, backend="http", config=config)
+    assert envelope["error_code"] == "network_error", envelope
+    assert f"the proxy at 127.0.0.1:{port} did not take the connection" in envelope["error"]
+    assert "Check that it runs, or the proxy in web.proxy." in envelope["error"]
+    assert "Pw0rdSecret" not in str(envelope)
 
 
 # -- a machine that reaches the internet only through its proxy: no DNS of its own ----------

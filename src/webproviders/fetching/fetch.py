@@ -32,6 +32,9 @@ from ..errors import (
     UnsupportedError,
     WebProviderError,
     WebTimeoutError,
+    proxy_auth_error,
+    proxy_error,
+    proxy_refused,
 )
 from ..pools import LazyPool
 from ..retry_after import retry_after_from_headers
@@ -115,11 +118,19 @@ async def _read_body(response: httpx.Response, url: str, limit: int, truncate: b
     return body
 
 
-def _network_error(exc: Exception, url: str) -> WebProviderError:
+#: Where page fetches take their proxy from (the environment's are not used for them).
+PAGE_PROXY_SETTING = "web.proxy"
+
+
+def _network_error(exc: Exception, url: str, proxy: str | None) -> WebProviderError:
     if isinstance(exc, httpx.TimeoutException):
         return WebTimeoutError(f"{shorten(url)} did not answer in time ({type(exc).__name__}).")
     if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol)):
         return UnsafeURLError(f"Refused to fetch {shorten(url)}: {exc}.", detail=str(exc))
+    if proxy and isinstance(exc, httpx.ConnectError):  # every fetch goes to the proxy first
+        return proxy_refused(proxy, shorten(url), exc, settings=PAGE_PROXY_SETTING)
+    if isinstance(exc, httpx.ProxyError):
+        return proxy_error(exc, shorten(url), settings=PAGE_PROXY_SETTING)
     return NetworkError(f"Could not fetch {shorten(url)}: {type(exc).__name__}: {exc}".rstrip(": ") + ".")
 
 
@@ -131,6 +142,8 @@ class _Request(NamedTuple):
     truncate: bool
     headers: Mapping[str, str]
     on_redirect: Callable[[str], None] | None
+    #: ``web.proxy``, which every hop goes through when set.
+    proxy: str | None
 
 
 async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, asked: _Request) -> FetchResult:
@@ -152,8 +165,10 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
         except WebProviderError:
             raise
         except httpx.HTTPError as exc:
-            raise _network_error(exc, request_url) from None
+            raise _network_error(exc, request_url, asked.proxy) from None
         try:
+            if response.status_code == 407 and asked.proxy:  # only a proxy asks this
+                raise proxy_auth_error(shorten(request_url), None, settings=PAGE_PROXY_SETTING)
             location = response.headers.get("location")
             if response.status_code in REDIRECT_STATUSES and location:
                 if len(redirects) >= MAX_REDIRECTS:
@@ -182,7 +197,7 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
                 try:
                     body = await _read_body(response, request_url, asked.limit, asked.truncate)
                 except httpx.HTTPError as exc:
-                    raise _network_error(exc, request_url) from None
+                    raise _network_error(exc, request_url, asked.proxy) from None
                 result.content, result.truncated = body.body, body.full
             return result
         finally:
@@ -218,7 +233,8 @@ async def fetch(
     limit = max_bytes or (config.web.max_response_bytes if config is not None else 5_000_000)
     client = safe_client(config)
     with resolution_scope():  # the check and the connection share one lookup per host
-        work = _follow(client, url, policy, _Request(limit, accept, truncate, headers or {}, on_redirect))
+        asked = _Request(limit, accept, truncate, headers or {}, on_redirect, config.web.proxy if config is not None else None)
+        work = _follow(client, url, policy, asked)
         if timeout is None:
             return await work
         if timeout <= 0:

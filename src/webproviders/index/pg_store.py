@@ -21,7 +21,9 @@ and the ``rum`` extension in ``bench/bench_local.py``; see docs/providers/local.
 
 Connections come from a small ``psycopg_pool`` pool per store, checked before each use, so a
 restarted server costs no failed call once it is back. Every statement is bounded by the
-store's ``timeout``; waiting for a connection by half of it.
+store's ``timeout``; waiting for a connection by half of it, and by half of what is left of the
+call. A store's first connection is made directly (the pool opens once the server has
+answered), so a server that refuses is reported at once, not after the pool's wait.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from ..context import remaining_time
 from ..errors import (
     NetworkError,
     NotConfiguredError,
@@ -198,6 +201,7 @@ class PostgresStore:
         #: How long to wait for a connection: half the time a call has, so that a server that
         #: is down is reported as such (``network_error``) before the call's own deadline.
         self._wait = timeout / 2
+        self._connect_timeout = max(2, math.ceil(self._wait))  # libpq's least is 2 s
         self._pool: Any = None
         self._ready = False
         self._server_configs: frozenset[str] = frozenset()
@@ -225,7 +229,7 @@ class PostgresStore:
             if self._pool is None:
                 pool = ConnectionPool(
                     self.dsn, min_size=1, max_size=self.pool_size, open=False, timeout=self._wait,
-                    kwargs={"autocommit": True, "connect_timeout": max(2, math.ceil(self._wait))},
+                    kwargs={"autocommit": True, "connect_timeout": self._connect_timeout},
                     configure=self._configure, check=ConnectionPool.check_connection,
                     name="webproviders-index",
                 )
@@ -256,27 +260,42 @@ class PostgresStore:
 
     @contextmanager
     def _borrowed(self) -> Iterator[Any]:
-        """A pooled connection; when none comes in time, one made directly (the pool may still
-        be waiting out its back-off after the server was down), or the reason there is none."""
-        import psycopg
-        from psycopg_pool import PoolTimeout
+        """A pooled connection; or one made directly: while there is no pool (the first call,
+        or the last pool could not fill), so that a server that refuses is reported at once
+        rather than after the pool's wait, and when the pool has none in time (it may still be
+        waiting out its back-off after the server was down). Otherwise the reason there is none."""
+        pool = self._pool
+        if pool is not None:
+            from psycopg_pool import PoolTimeout
 
-        pool = self._open_pool()
-        try:
-            with pool.connection() as conn:
-                yield conn
-            return
-        except PoolTimeout:
-            pass
-        try:
-            direct = psycopg.connect(self.dsn, autocommit=True, connect_timeout=2)
-        except psycopg.Error as exc:
-            raise self._unreachable(exc) from None
-        if pool.get_stats().get("pool_size", 0) < self.pool_size:
+            try:
+                with pool.connection(timeout=self._pool_wait()) as conn:
+                    yield conn
+                return
+            except PoolTimeout:
+                pass
+        direct = self._connect()
+        if pool is None:
+            self._open_pool()  # the server answers: later calls share the pool's connections
+        elif pool.get_stats().get("pool_size", 0) < self.pool_size:
             self._discard(pool)  # connections it could not make: a new pool starts afresh
         with direct:
             self._configure(direct)
             yield direct
+
+    def _pool_wait(self) -> float:
+        """Seconds to wait for a pooled connection: half the store's timeout, and no more than
+        half of what is left of the call, so a server that went down is reported in time."""
+        left = remaining_time()
+        return self._wait if left is None else max(0.01, min(self._wait, left / 2))
+
+    def _connect(self) -> Any:
+        import psycopg
+
+        try:
+            return psycopg.connect(self.dsn, autocommit=True, connect_timeout=self._connect_timeout)
+        except psycopg.Error as exc:
+            raise self._unreachable(exc) from None
 
     def _discard(self, pool: Any) -> None:
         with self._lock:

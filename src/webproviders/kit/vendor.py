@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
+from urllib.parse import urlsplit
 
 from .. import redact
 from ..config import Config, ProviderSettings
@@ -122,19 +123,41 @@ class VendorProvider(WebSearchProvider):
     def timeout(self) -> float:
         return self.settings.timeout or self.default_timeout
 
+    def base_url_problem(self) -> str | None:
+        """What keeps a request from being sent to :meth:`base_url`, worded without the URL
+        (it may hold a password); None when it is an ``http(s)`` URL with a host. A typo there
+        is the operator's to fix, so it makes the provider unavailable (``not_configured``)
+        rather than a failure of every call counted against the vendor's health."""
+        try:
+            parts = urlsplit(self.base_url())
+            parts.port  # noqa: B018 - reading it checks it: a port that is not a number raises
+        except ValueError as exc:
+            return f"{self._base_url_source()} cannot be read as a URL ({exc})"
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            return f"{self._base_url_source()} is not an http:// or https:// URL with a host"
+        return None
+
+    def _base_url_source(self) -> str:
+        if not self.settings.base_url:
+            for var in self.base_url_vars():
+                if (os.environ.get(var) or "").strip():
+                    return var
+        return f"web.providers.{self.name}.base_url"
+
     def is_available(self) -> bool:
         if not self.packages_installed() or (self.key_required and not self.api_keys()):
             return False
-        return bool(self.base_url())
+        return self.base_url_problem() is None
 
     def unavailable_reason(self) -> str | None:
-        """A missing package or key, worded as the registry words the manifest's facts."""
+        """A missing package or key, or a base URL no request can go to, worded as the
+        registry words the manifest's facts."""
         for package in self.packages():
             if not package.installed():
                 return f"the '{package.module}' package is not installed (pip install '{package.pip}')"
         if self.key_required and not self.api_keys():
             return f"{self._key_names()} is not set (or web.providers.{self.name}.api_key)"
-        return None
+        return self.base_url_problem()
 
     def _key_names(self) -> str:
         return " or ".join(self.key_vars()) or "an API key"

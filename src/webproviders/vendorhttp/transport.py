@@ -36,7 +36,7 @@ from typing import Any
 import httpx
 
 from ..context import note_repeating, remaining_time
-from ..errors import PROXY_SETTINGS, NetworkError, ParseError, TooLargeError, WebTimeoutError
+from ..errors import NetworkError, ParseError, TooLargeError, WebTimeoutError, proxy_refused
 from ..fetching.decompress import BodyDecoder, BodyTooLarge, Undecodable
 from ..pools import LazyPool
 from .proxies import ProxyRoutes
@@ -127,7 +127,7 @@ class VendorTransport(httpx.AsyncBaseTransport):
         except httpx.ConnectError as exc:
             if proxy is None:
                 raise
-            raise _proxy_unreachable(proxy, url, exc, self.provider) from None
+            raise proxy_refused(proxy, url.host, exc, self.provider) from None
         progress.answering = True
         try:
             body = self._decoder(response, request.url)
@@ -178,16 +178,6 @@ class VendorTransport(httpx.AsyncBaseTransport):
         transports, self._via = list(self._via.values()), {}
         for transport in transports:
             await transport.aclose()
-
-
-def _proxy_unreachable(proxy: str, url: httpx.URL, exc: httpx.ConnectError, provider: str | None) -> NetworkError:
-    """The request went to a proxy that took no connection: say which (never its credentials)."""
-    where = httpx.URL(proxy)
-    return NetworkError(
-        f"{url.host} could not be reached: the proxy at {where.host}:{where.port or (443 if where.scheme == 'https' else 80)} "
-        f"did not take the connection ({type(exc).__name__}). Check that it runs, or the proxy in {PROXY_SETTINGS}.",
-        provider=provider,
-    )
 
 
 def _decoded(response: httpx.Response, body: bytes) -> httpx.Response:
