@@ -18,10 +18,8 @@ from webproviders.kit import (
     error_for_status,
     mentions_bad_key,
     quote,
-    response_error,
     said,
     to_provider_error,
-    transport_error,
 )
 
 if TYPE_CHECKING:
@@ -68,6 +66,9 @@ def failure(exc: BaseException) -> WebProviderError:
     from pydantic import ValidationError
 
     from firecrawl.v2.utils.error_handler import FirecrawlError
+
+    # Loaded with the SDK, off the event loop; a search (raw HTTP) has no need of it.
+    from webproviders.kit import response_error, transport_error
 
     own = transport_error(exc)
     if own is not None:

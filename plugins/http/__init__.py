@@ -11,8 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import Config, PluginContext, WebSearchProvider
+from webproviders.kit import import_off_loop
 
 NAME = "http"
+#: The fetching and crawling code, with the HTTP stack under it: imported off the event loop.
+READER = f"{__name__}.reader"
 
 
 class HTTPProvider(WebSearchProvider):
@@ -30,12 +33,14 @@ class HTTPProvider(WebSearchProvider):
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
         """One item per URL, in input order; a URL that fails is an item with ``error``."""
+        await import_off_loop(READER)
         from .reader import extract_pages
 
         return await extract_pages(self.config, urls, **kwargs)
 
     async def crawl(self, url: str, **kwargs: Any) -> list[dict[str, Any]]:
         """Pages reached from ``url``, shallow first, in discovery order, ``depth`` in metadata."""
+        await import_off_loop(READER)
         from .reader import crawl_site
 
         return await crawl_site(self.config, url, **kwargs)

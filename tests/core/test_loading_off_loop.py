@@ -11,9 +11,15 @@ member on time, and a later call finds the plugin loaded.
 from __future__ import annotations
 
 import asyncio
+import json
+import os
+import subprocess
+import sys
 import time
 import uuid
 from typing import Any
+
+import pytest
 
 from webproviders import adispatch_search
 from webproviders.registry.providers import AVAILABILITY_TTL
@@ -240,3 +246,82 @@ def test_a_slow_is_available_is_asked_off_the_loop(tmp_path: Any, make_config: A
         assert elapsed >= 0.5  # is_available() took its time, on a worker thread
         assert ticks >= 15, ticks
 
+
+
+# -- the HTTP stack's first import ---------------------------------------------------------
+
+FIRST_REQUEST = r"""
+import asyncio, importlib.abc, json, sys, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+importers = {}
+
+
+class Watch(importlib.abc.MetaPathFinder):
+    # Notes which thread first imports each module asked about (then lets the import go on).
+    def find_spec(self, name, path, target=None):
+        if name in WATCHED and name not in sys.modules:
+            importers.setdefault(name, threading.current_thread() is threading.main_thread())
+        return None
+
+
+WATCHED = {"httpx", "httpcore", "tavily"}
+sys.meta_path.insert(0, Watch())
+
+
+class Answer(BaseHTTPRequestHandler):
+    def do_GET(self):
+        if self.path.startswith("/search"):
+            body, kind = json.dumps({"results": [{"url": "https://e.org/", "title": "T", "content": "c"}]}), "application/json"
+        else:
+            body, kind = "<html><body><article><h1>Page</h1><p>" + "Text of a page. " * 30 + "</p></article></body></html>", "text/html"
+        raw = body.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+    do_POST = do_GET
+
+    def log_message(self, *args):
+        pass
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Answer)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+site = f"http://127.0.0.1:{server.server_address[1]}"
+
+from webproviders import adispatch_crawl, adispatch_extract, adispatch_search
+from webproviders.config import config_from_dict
+
+providers = {"searxng": {"base_url": site}, "tavily": {"base_url": site, "api_key": "tvly-test"}}
+config = config_from_dict({"web": {"cache": False, "allow_private_networks": True, "providers": providers}})
+calls = {
+    "searxng": lambda: adispatch_search("q", backend="searxng", config=config),
+    "tavily": lambda: adispatch_search("q", backend="tavily", config=config),
+    "extract": lambda: adispatch_extract(site + "/page", backend="http", config=config),
+    "crawl": lambda: adispatch_crawl(site + "/page", backend="http", config=config, max_pages=1),
+}
+envelope = asyncio.run(calls[sys.argv[1]]())
+print(json.dumps({"success": envelope["success"], "error": envelope.get("error"), "on_loop": importers}))
+"""
+
+
+@pytest.mark.parametrize("first", ["searxng", "tavily", "extract", "crawl"])
+def test_the_first_request_imports_the_http_stack_off_the_loop(first: str, tmp_path: Any) -> None:
+    """A cold import of httpx and what it pulls in takes 80-350 ms; on the event loop it would
+    stop every other task of an async caller (a server's other requests, a hedge's timer).
+    The first vendor request, the first page fetch and the first crawl of a fresh process
+    import it in a worker thread, as an SDK's first import is (before, all three imported it
+    on the loop: the first search of a raw-HTTP vendor held the loop for 330-350 ms)."""
+    script = tmp_path / "first_request.py"
+    script.write_text(FIRST_REQUEST, encoding="utf-8")
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, str(script), first], capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    answer = json.loads(out.stdout.strip().splitlines()[-1])
+    assert answer["success"] is True, answer
+    assert answer["on_loop"]["httpx"] is False and answer["on_loop"]["httpcore"] is False, answer
+    if first == "tavily":
+        assert answer["on_loop"]["tavily"] is False, answer

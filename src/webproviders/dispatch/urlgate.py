@@ -33,6 +33,7 @@ from ..fetching.urlsafety import (
     screen_urls_offline,
 )
 from ..manifest import Fetching, FetchPlace
+from ..offloop import import_off_loop
 from ..registry.registration import ProviderEntry
 from .call import Call
 from .per_url import Refused, all_failed, summary
@@ -91,6 +92,7 @@ async def screen(call: Call, entry: ProviderEntry) -> Screened:
     place = fetch_place(entry, call.capability, call.config)  # type: ignore[arg-type]
     if place == "none":
         return Screened(urls)
+    await import_off_loop("httpx")  # the screen parses URLs as the request will (a cold import: 80-350 ms)
     policy = AddressPolicy.from_config(call.config)
     if place == "vendor":
         problems = screen_urls_offline(urls, policy)

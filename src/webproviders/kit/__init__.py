@@ -17,6 +17,7 @@ _EXPORTS = {
     "VendorProvider": "kit.vendor",
     "SDKProvider": "kit.sdk",
     "import_packages": "kit.sdk",
+    "import_off_loop": "offloop",
     "HTMLSearchProvider": "kit.htmlsearch",
     "check_page_status": "kit.htmlsearch",
     # manifest ranks (auto-detect bands)
@@ -117,6 +118,7 @@ if TYPE_CHECKING:
     from ..index.pages import Filters, Hit, IndexedPage, PageStore, iso_utc
     from ..index.stores import open_store
     from ..manifest import PRIORITY_KEYED, PRIORITY_KEYLESS, PRIORITY_SELF_HOSTED
+    from ..offloop import import_off_loop
     from ..redact import get_logger
     from ..responses import Classifier, read_response
     from ..retry_after import parse_retry_after, retry_after_from_headers

@@ -4,45 +4,30 @@ An SDK is imported on first use only, off the event loop (:func:`import_packages
 :class:`SDKProvider` checks that it is installed without importing it and names the extra
 to install when it is not. Running an SDK on the
 library's HTTP clients, and reading the response it failed on, is in
-:mod:`webproviders.kit.sdkhttp` (loaded with the HTTP stack, on first request).
+:mod:`webproviders.kit.sdkhttp` (imported with the SDK, off the event loop).
 """
 
 from __future__ import annotations
 
-import importlib
 from typing import Any, ClassVar
 
 from ..context import remaining_time, warn
 from ..manifest import Package
-from ..pools import LazyPool
+from ..offloop import import_off_loop
 from ..provider import WebSearchProvider
 from ..validate import COMMON_SEARCH_OPTIONS
 from .vendor import VendorProvider
 
-#: SDK modules whose import has finished in this process.
-_imported: set[str] = set()
-#: Threads that import SDKs; daemon ones, so an import still running at exit holds nothing open.
-_importers = LazyPool(2, "webproviders-sdk-import", daemon=True)
-
-
-def _import_all(modules: list[str]) -> None:
-    for module in modules:
-        importlib.import_module(module)
-        _imported.add(module)
+#: The module that runs an SDK on the library's HTTP clients (``sdk_client``, ``hand_client``).
+SDK_HTTP = f"{__package__}.sdkhttp"
 
 
 async def import_packages(provider: WebSearchProvider) -> None:
-    """Import the provider's packages (``packages:`` in its manifest) in a worker thread, the
-    first time only; call it before the first use of a vendor SDK or other heavy package.
-
-    A cold SDK import takes 0.15-0.7 s (longer on a busy machine). On the event loop it would
-    stop the loop's clock: the call's deadline, a hedge's timer and every other call on that
-    loop would wait for it. In a thread, the deadline ends the call on time and the import
-    finishes for the next one.
-    """
-    modules = [package.module for package in provider.packages() if package.module not in _imported]
-    if modules:
-        await _importers.run(_import_all, modules)
+    """Import the provider's packages (``packages:`` in its manifest) and the HTTP stack an
+    SDK is run on (:mod:`webproviders.kit.sdkhttp`) in a worker thread, the first time only;
+    call it before the first use of a vendor SDK or other heavy package
+    (see :mod:`webproviders.offloop` for why)."""
+    await import_off_loop(*(package.module for package in provider.packages()), SDK_HTTP)
 
 
 class SDKProvider(VendorProvider):

@@ -20,6 +20,7 @@ from .. import redact
 from ..config import Config, ProviderSettings
 from ..dependable.keyring import AUTH_COOLDOWN, QUOTA_COOLDOWN, KeyRing
 from ..errors import AuthError, NotConfiguredError, QuotaExceededError
+from ..offloop import import_off_loop
 from ..provider import WebSearchProvider
 
 if TYPE_CHECKING:
@@ -27,6 +28,9 @@ if TYPE_CHECKING:
     from .http import Classifier
 
 T = TypeVar("T")
+
+#: What a vendor request needs first: httpx and the library's clients on it.
+HTTP_STACK = f"{__package__}.http"
 
 
 class VendorProvider(WebSearchProvider):
@@ -216,7 +220,8 @@ class VendorProvider(WebSearchProvider):
         timeout: float | None = None,
     ) -> Any:
         """Call ``base_url + path`` with a key from the ring; a rejected key rests, the next is tried."""
-        from .http import request_json  # the HTTP stack loads on first request, not at listing
+        await import_off_loop(HTTP_STACK)  # the HTTP stack loads on first request, not at listing
+        from .http import request_json
 
         url = path if path.startswith(("http://", "https://")) else self.base_url() + path
 
