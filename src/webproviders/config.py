@@ -14,7 +14,7 @@ import sys
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 import yaml
 from pydantic import (
@@ -81,6 +81,18 @@ DEFAULT_PLUGIN_DIR = Path("~/.config/webproviders/plugins")
 VENDOR_MAX_BYTES = 32 * 1024 * 1024
 #: Proxy URLs the HTTP client sends through (``web.proxy``).
 PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
+
+
+def setting_url(value: str, what: str) -> SplitResult:
+    """``value`` split, with its port read; a ``ValueError`` naming ``what`` when either fails,
+    worded without the URL (a setting's URL may hold a password)."""
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - reading it checks it: a port that is not a number raises
+    except ValueError as exc:
+        raise ValueError(f"{what} cannot be read as a URL ({exc})") from None
+    return parts
+
 
 #: A backend choice: one name, an ordered fallback chain, or ``{"fuse": [...]}``.
 BackendSpec = str | list[str] | dict[str, list[str]]
@@ -354,11 +366,7 @@ class WebSettings(Section):
         hold a password): a typo is a config error, not a failure of every later call."""
         if not value:
             return None
-        try:
-            parts = urlsplit(value)
-            parts.port  # noqa: B018 - reading it checks it: a port that is not a number raises
-        except ValueError as exc:
-            raise ValueError(f"the proxy cannot be read as a URL ({exc})") from None
+        parts = setting_url(value, "the proxy")
         if parts.scheme not in PROXY_SCHEMES or not parts.hostname:
             raise ValueError("the proxy must be an http://, https://, socks5:// or socks5h:// URL with a host")
         return value

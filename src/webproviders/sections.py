@@ -10,11 +10,10 @@ providers with the defaults defines none of these models.
 # module is imported, and as strings each would be compiled first.
 
 from typing import Any, Literal
-from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 
-from .config import LazySection
+from .config import LazySection, setting_url
 
 #: What a Redis client reads: ``redis://`` and ``rediss://`` (TLS) addresses, ``unix://`` sockets.
 REDIS_SCHEMES = ("redis", "rediss", "unix")
@@ -26,11 +25,7 @@ def redis_url(value: str | None, what: str) -> str | None:
     is a config error rather than a failure of every call that uses the store."""
     if not value:
         return None
-    try:
-        parts = urlsplit(value)
-        parts.port  # noqa: B018 - reading it checks it: a port that is not a number raises
-    except ValueError as exc:
-        raise ValueError(f"{what} cannot be read as a URL ({exc})") from None
+    parts = setting_url(value, what)
     if parts.scheme not in REDIS_SCHEMES:
         raise ValueError(f"{what} must start with redis://, rediss:// or unix:// (redis://host:6379/0)")
     if parts.scheme == "unix" and not parts.path:

@@ -112,9 +112,10 @@ class StoreGuard:
             return self.timeout
         return min(self.timeout, max(left * STORE_SHARE, min(left, MIN_BOUND)))
 
-    def skipping(self) -> bool:
-        """Whether the store is being left alone right now (its skip window has not ended)."""
-        return self.clock() < self._state.skip_until
+    def skipped_because(self) -> str | None:
+        """Why the store is being left alone right now ("failed (...)"); None when it is not."""
+        state = self._state
+        return state.reason if self.clock() < state.skip_until else None
 
     def _admit(self) -> bool:
         """Let an operation through, or raise while skipping; True when it is the half-open probe."""

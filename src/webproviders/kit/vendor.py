@@ -14,10 +14,9 @@ from __future__ import annotations
 import os
 from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
-from urllib.parse import urlsplit
 
 from .. import redact
-from ..config import Config, ProviderSettings
+from ..config import Config, ProviderSettings, setting_url
 from ..dependable.keyring import AUTH_COOLDOWN, QUOTA_COOLDOWN, KeyRing
 from ..errors import AuthError, NotConfiguredError, QuotaExceededError
 from ..offloop import import_off_loop
@@ -133,10 +132,9 @@ class VendorProvider(WebSearchProvider):
         is the operator's to fix, so it makes the provider unavailable (``not_configured``)
         rather than a failure of every call counted against the vendor's health."""
         try:
-            parts = urlsplit(self.base_url())
-            parts.port  # noqa: B018 - reading it checks it: a port that is not a number raises
+            parts = setting_url(self.base_url(), self._base_url_source())
         except ValueError as exc:
-            return f"{self._base_url_source()} cannot be read as a URL ({exc})"
+            return str(exc)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             return f"{self._base_url_source()} is not an http:// or https:// URL with a host"
         return None

@@ -157,10 +157,11 @@ class Ledger:
 
     def outage(self) -> str | None:
         """A ``meta.warnings`` line while the ledger is being skipped (this call's rows will be lost)."""
-        if not self.guard.skipping():
+        reason = self.guard.skipped_because()
+        if reason is None:
             return None
         what = self.guard.what
-        return f"{what[0].upper()}{what[1:]} is skipped for now after a failure; this call's usage is not recorded."
+        return f"{what[0].upper()}{what[1:]} is skipped for now: it {reason}; this call's usage is not recorded."
 
     def store(self) -> Any:
         return _open_store(self.kind, self.location, self.settings)
