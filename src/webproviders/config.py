@@ -79,6 +79,8 @@ DEFAULT_PLUGIN_DIR = Path("~/.config/webproviders/plugins")
 #: The most bytes one vendor answer may have, compressed or decoded, unless
 #: ``web.providers.<name>.max_response_bytes`` says otherwise.
 VENDOR_MAX_BYTES = 32 * 1024 * 1024
+#: What an HTTP header's value may hold, as the HTTP client sends it: tab and printable ASCII.
+_HEADER_TEXT = re.compile(r"[\t\x20-\x7e]*")
 #: Proxy URLs the HTTP client sends through (``web.proxy``).
 PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
 
@@ -357,6 +359,15 @@ class WebSettings(Section):
         """A provider section with only comments under it parses as null: treat it as empty."""
         if isinstance(value, dict):
             return {name: {} if section is None else section for name, section in value.items()}
+        return value
+
+    @field_validator("user_agent")
+    @classmethod
+    def _check_user_agent(cls, value: str | None) -> str | None:
+        """Sent in every request's header, which takes printable ASCII only: anything else
+        would fail each request (as the provider's fault) rather than the config."""
+        if value is not None and not _HEADER_TEXT.fullmatch(value):
+            raise ValueError("the User-Agent must be printable ASCII on one line (letters, digits, spaces, punctuation)")
         return value
 
     @field_validator("proxy")

@@ -154,14 +154,16 @@ def test_bad_values_name_their_key(tree: dict[str, Any], key: str) -> None:
         ({"proxy": "ftp://user:Pw0rdSecret@proxy.internal:3128"}, "web.proxy", "http://, https://, socks5://"),
         ({"proxy": "proxy.internal:3128"}, "web.proxy", "http://, https://, socks5://"),
         ({"proxy": "http://user:Pw0rdSecret@proxy.internal:31x8"}, "web.proxy", "Port could not be cast"),
+        ({"user_agent": "agent/1.0\r\nX-Injected: 1"}, "web.user_agent", "printable ASCII on one line"),
+        ({"user_agent": "naïve-agent/1.0"}, "web.user_agent", "printable ASCII on one line"),
     ],
 )
-def test_a_store_or_proxy_url_no_client_can_use_is_refused_when_the_config_loads(
+def test_a_setting_no_request_could_be_sent_with_is_refused_when_the_config_loads(
     web: dict[str, Any], key: str, why: str
 ) -> None:
     """Before, each of these made every call fail as the provider's fault (or, for the usage
     ledger, dropped every row with no word in the envelope); now the config names the key,
-    says what is wrong, and never repeats the URL, which may hold a password."""
+    says what is wrong, and never repeats a URL, which may hold a password."""
     with pytest.raises(ConfigError) as caught:
         config_from_dict({"web": web}, source="x.yaml")
     assert f"'{key}'" in str(caught.value) and why in str(caught.value)
