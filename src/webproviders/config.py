@@ -80,7 +80,7 @@ DEFAULT_PLUGIN_DIR = Path("~/.config/webproviders/plugins")
 #: ``web.providers.<name>.max_response_bytes`` says otherwise.
 VENDOR_MAX_BYTES = 32 * 1024 * 1024
 #: What an HTTP header's value may hold, as the HTTP client sends it: tab and printable ASCII.
-_HEADER_TEXT = re.compile(r"[\t\x20-\x7e]*")
+HEADER_TEXT = re.compile(r"[\t\x20-\x7e]*")
 #: Proxy URLs the HTTP client sends through (``web.proxy``).
 PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
 
@@ -366,7 +366,7 @@ class WebSettings(Section):
     def _check_user_agent(cls, value: str | None) -> str | None:
         """Sent in every request's header, which takes printable ASCII only: anything else
         would fail each request (as the provider's fault) rather than the config."""
-        if value is not None and not _HEADER_TEXT.fullmatch(value):
+        if value is not None and not HEADER_TEXT.fullmatch(value):
             raise ValueError("the User-Agent must be printable ASCII on one line (letters, digits, spaces, punctuation)")
         return value
 

@@ -430,6 +430,23 @@ def test_a_base_url_no_request_can_go_to_makes_the_vendor_not_configured(base_ur
         assert "cooling down" not in envelope["error"], envelope
 
 
+@pytest.mark.parametrize("key", ["\u201ck-test-000001\u201d", "k-test\u00a0000001", "k-test-000001,k-\u00e9t\u00e9"])
+def test_a_key_no_request_can_carry_makes_the_vendor_not_configured(key: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Typographic quotes or a non-breaking space pasted with a key: before, every call failed
+    as ``provider_error`` ("UnicodeEncodeError: 'ascii' codec can't encode ..."), counted
+    against the vendor's health. Now the vendor is unavailable and the sentence names where
+    the key came from, without it."""
+    for name in _vendors_with_a_base_url():
+        config = _config(providers={name: {"api_key": key, "base_url": "http://127.0.0.1:9", "cx": "engine"}})
+        envelope = dispatch_search("q", backend=name, config=config, cache=False)
+        assert envelope["error_code"] == "not_configured", (name, envelope)
+        assert f"an API key in web.providers.{name}.api_key holds a character" in envelope["error"], envelope
+        assert "k-test" not in json.dumps(envelope) and "\u00e9" not in envelope["error"]
+    monkeypatch.setenv("TAVILY_API_KEY", key)
+    envelope = dispatch_search("q", backend="tavily", config=_config(providers={"tavily": {"base_url": "http://127.0.0.1:9"}}), cache=False)
+    assert "an API key in TAVILY_API_KEY holds a character" in envelope["error"], envelope
+
+
 def test_a_base_url_from_the_environment_is_named_by_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("SEARXNG_URL", "localhost:8080")
     envelope = dispatch_search("q", backend="searxng", config=_config(), cache=False)

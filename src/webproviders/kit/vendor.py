@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from .. import redact
-from ..config import Config, ProviderSettings, setting_url
+from ..config import HEADER_TEXT, Config, ProviderSettings, setting_url
 from ..dependable.keyring import AUTH_COOLDOWN, QUOTA_COOLDOWN, KeyRing
 from ..errors import AuthError, NotConfiguredError, QuotaExceededError
 from ..offloop import import_off_loop
@@ -146,20 +146,38 @@ class VendorProvider(WebSearchProvider):
                     return var
         return f"web.providers.{self.name}.base_url"
 
+    def key_problem(self) -> str | None:
+        """Why a configured key cannot be sent, worded without it; None when every key can.
+        A key travels in a header or the URL, which take printable ASCII: a typographic quote
+        or a non-breaking space pasted with it would fail every request as the vendor's fault."""
+        if all(HEADER_TEXT.fullmatch(key) for key in self.api_keys()):
+            return None
+        return (
+            f"an API key in {self._key_source()} holds a character a request cannot carry "
+            "(a typographic quote or a non-breaking space, pasted with it?); type it again"
+        )
+
+    def _key_source(self) -> str:
+        if not self.settings.api_keys():
+            for var in self.key_vars():
+                if (os.environ.get(var) or "").strip():
+                    return var
+        return f"web.providers.{self.name}.api_key"
+
     def is_available(self) -> bool:
         if not self.packages_installed() or (self.key_required and not self.api_keys()):
             return False
-        return self.base_url_problem() is None
+        return self.key_problem() is None and self.base_url_problem() is None
 
     def unavailable_reason(self) -> str | None:
-        """A missing package or key, or a base URL no request can go to, worded as the
-        registry words the manifest's facts."""
+        """A missing package or key, a key that cannot be sent, or a base URL no request can
+        go to, worded as the registry words the manifest's facts."""
         for package in self.packages():
             if not package.installed():
                 return f"the '{package.module}' package is not installed (pip install '{package.pip}')"
         if self.key_required and not self.api_keys():
             return f"{self._key_names()} is not set (or web.providers.{self.name}.api_key)"
-        return self.base_url_problem()
+        return self.key_problem() or self.base_url_problem()
 
     def _key_names(self) -> str:
         return " or ".join(self.key_vars()) or "an API key"
