@@ -201,6 +201,10 @@ class ExtractionSettings(LazySection):
     max_pdf_pages: int = Field(default=100, gt=0)
     #: Address space one worker may use, in MiB: a page that needs more gets ``too_large``.
     max_memory_mb: int = Field(default=1024, ge=256)
+    #: The Python interpreter the workers run, with webproviders and its dependencies
+    #: importable; unset, this process's own (``sys.executable``). Set it where this process
+    #: is not a plain interpreter: a frozen application, or a server that embeds Python (uWSGI).
+    python: str | None = None
 
 
 class McpUser(LazySection):

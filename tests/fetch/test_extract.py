@@ -283,3 +283,82 @@ def test_workers_killed_without_waiting_are_reaped_at_exit() -> None:
     pool.close()
     with pytest.raises(ProcessLookupError):
         os.kill(pid, 0)
+
+
+# -- the interpreter the extraction workers run ----------------------------------------------
+
+
+def test_workers_run_the_interpreter_web_extraction_python_names(
+    site: Any, config_for: Any, tmp_path: Any
+) -> None:
+    """Where this process is not a plain interpreter (a frozen application, uWSGI), the
+    workers run the one the config names; here a wrapper that notes each start."""
+    started = tmp_path / "started"
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f'#!/bin/sh\necho started >> "{started}"\nexec "{sys.executable}" "$@"\n', encoding="utf-8")
+    wrapper.chmod(0o755)
+    config = config_for(allow_private_networks=True, extraction={"python": str(wrapper)})
+    [page] = extract(site.url("/articles/caching"), config)["data"]
+    assert page["title"] == "Caching in practice"
+    assert started.read_text(encoding="utf-8").count("started") >= 1
+
+
+def test_an_interpreter_that_cannot_run_a_worker_is_named_by_its_setting(
+    site: Any, config_for: Any, tmp_path: Any
+) -> None:
+    """Before, every page failed with "The extraction worker ended unexpectedly (exit status 1)",
+    which says nothing of why; the sentence names the setting, never the path."""
+    not_python = tmp_path / "not-python"
+    not_python.write_text("#!/bin/sh\nexit 1\n", encoding="utf-8")
+    not_python.chmod(0o755)
+    config = config_for(allow_private_networks=True, extraction={"python": str(not_python)})
+    envelope = unread(site.url("/articles/caching"), config)
+    [failure] = envelope["meta"]["failures"]
+    assert failure["error_code"] == "provider_error", failure
+    assert "before it answered a page" in failure["error"], failure
+    assert "web.extraction.python must name a Python interpreter" in failure["error"], failure
+    assert str(tmp_path) not in failure["error"]
+
+
+FROZEN = r"""
+import json, subprocess, sys
+
+sys.frozen = True  # as PyInstaller and similar tools set it: the executable is the application
+started = []
+popen = subprocess.Popen
+
+
+class Watched(popen):
+    def __init__(self, args, *rest, **kwargs):
+        started.append(list(args))
+        super().__init__(args, *rest, **kwargs)
+
+
+subprocess.Popen = Watched
+from webproviders import dispatch_extract
+from webproviders.config import config_from_dict
+
+config = config_from_dict({"web": {"allow_private_networks": True}})
+envelope = dispatch_extract(sys.argv[1], backend="http", config=config)
+workers = [args for args in started if "-c" in args]
+print(json.dumps({"code": envelope.get("error_code"), "error": envelope.get("error"), "workers": len(workers)}))
+"""
+
+
+def test_a_frozen_application_never_starts_itself_as_a_worker(site: Any, tmp_path: Any) -> None:
+    """In a frozen application ``sys.executable`` is the application: run as a worker it
+    would start the program again. Without web.extraction.python the extract is
+    ``not_configured`` and no worker is started."""
+    import json
+    import subprocess
+
+    script = tmp_path / "frozen.py"
+    script.write_text(FROZEN, encoding="utf-8")
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
+    out = subprocess.run(
+        [sys.executable, str(script), site.url("/articles/caching")], capture_output=True, text=True, timeout=60, env=env
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    answer = json.loads(out.stdout.strip().splitlines()[-1])
+    assert answer["code"] == "not_configured", answer
+    assert "set web.extraction.python" in answer["error"] and answer["workers"] == 0, answer

@@ -37,7 +37,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..context import note_repeating, remaining_time
-from ..errors import ProviderError, TooLargeError, WebProviderError, WebTimeoutError
+from ..errors import (
+    NotConfiguredError,
+    ProviderError,
+    TooLargeError,
+    WebProviderError,
+    WebTimeoutError,
+)
 
 if TYPE_CHECKING:  # none is needed to start a worker: the command line starts one first thing
     import asyncio
@@ -84,9 +90,12 @@ def worker_environment() -> dict[str, str]:
 class _Worker:
     """One worker process and this end of its pipe."""
 
-    def __init__(self, process: subprocess.Popen[bytes], conn: Connection) -> None:
+    def __init__(self, process: subprocess.Popen[bytes], conn: Connection, interpreter: str) -> None:
         self.process = process
         self.conn = conn
+        self.interpreter = interpreter
+        #: Whether it has answered a page: one that ends before ever answering may not start at all.
+        self.answered = False
 
     @property
     def pid(self) -> int:
@@ -179,7 +188,18 @@ class _Gone(Exception):
     """The worker's pipe closed: the process ended."""
 
 
-def _gone_error(job: _Job, status: int | None) -> WebProviderError:
+def _runs(worker: _Worker) -> str:
+    """What a worker runs and what to check, by setting (never a path: the sentence may reach a model)."""
+    if worker.interpreter != sys.executable:
+        return "web.extraction.python must name a Python interpreter that can import webproviders."
+    return (
+        "it runs this process's own executable, which must be a Python interpreter that can import "
+        "webproviders; set web.extraction.python to one when this process is a frozen application or a "
+        "server that embeds Python (uWSGI)."
+    )
+
+
+def _gone_error(job: _Job, worker: _Worker, status: int | None) -> WebProviderError:
     """What a page whose worker ended under it gets."""
     if status == _CPU_LIMIT_EXIT:
         return WebTimeoutError(
@@ -189,6 +209,11 @@ def _gone_error(job: _Job, status: int | None) -> WebProviderError:
         )
     if job.abandoned:
         return WebTimeoutError(_STOPPED_WAITING)
+    if not worker.answered and status is not None and status > 0:
+        return ProviderError(
+            f"The extraction worker ended (exit status {status}) before it answered a page. If every page "
+            f"ends so, it cannot start: {_runs(worker)}"
+        )
     return ProviderError(
         f"The extraction worker ended unexpectedly (exit status {status}) while reading the page."
     )
@@ -247,6 +272,8 @@ class ExtractionPool:
         self._heavy_claimed = 0
         self._threads = _WaitingThreads()
         self._size = 1  # each page sets it from its web.extraction.workers
+        #: The interpreter new workers run (each page sets it from its web.extraction.python).
+        self._python: str | None = None
         #: Workers told to stop by ``close(wait=False)``, reaped by the next ``close()``.
         self._stopped: list[_Worker] = []
 
@@ -283,13 +310,15 @@ class ExtractionPool:
     def start_early(self) -> None:
         """Start a worker now when none is running, so that its start-up (an interpreter and
         trafilatura, a few hundred ms) overlaps the download of the first page. Never raises:
-        a worker that cannot start is reported by the page that needs it."""
+        a worker that cannot start is reported by the page that needs it. It runs the
+        interpreter the last page asked for (this process's before the first); a page that
+        asks for another leaves it and starts its own."""
         with self._lock:
             if self._idle or self._busy:
                 return
             try:
                 worker = self._spawn()
-            except ProviderError:
+            except WebProviderError:
                 return
             self._idle.append(worker)
 
@@ -342,6 +371,7 @@ class ExtractionPool:
         """Wait for one of the pool's places (raises ``timeout`` when none comes in time)."""
         with self._lock:
             self._size = job.settings.workers
+            self._python = job.settings.python
             self._waiting.append(job)
             self._hand_out_places()
         job.woken.wait(max(0.0, job.deadline - time.monotonic()))
@@ -395,10 +425,11 @@ class ExtractionPool:
                 if status != _CPU_LIMIT_EXIT and not job.abandoned and not retried:
                     retried = True
                     continue  # killed from outside, or crashed: once more, on a new worker
-                raise _gone_error(job, status) from None
+                raise _gone_error(job, worker, status) from None
             except BaseException:
                 self._retire(worker)  # out of time, or a reply that does not unpickle
                 raise
+            worker.answered = True
             if job.finish() and not job.heavy and not isinstance(reply[1], TooLargeError):
                 self._keep(worker)
             else:
@@ -423,9 +454,10 @@ class ExtractionPool:
         dead: list[_Worker] = []
         found: _Worker | None = None
         with self._lock:
+            wanted = self._python or sys.executable
             while self._idle and found is None:
                 worker = self._idle.pop()
-                if worker.alive():
+                if worker.alive() and worker.interpreter == wanted:
                     found = worker
                     self._busy.add(worker)
                 else:
@@ -456,13 +488,25 @@ class ExtractionPool:
             self._busy.add(worker)
         return worker
 
-    @staticmethod
-    def _spawn() -> _Worker:
+    def _interpreter(self) -> str:
+        """What a new worker runs: ``web.extraction.python``, else this process's executable,
+        unless that is a frozen application (which would start itself again, not a worker)."""
+        if self._python:
+            return self._python
+        if getattr(sys, "frozen", False):
+            raise NotConfiguredError(
+                "This program is a frozen application, whose executable is not a Python interpreter: "
+                "set web.extraction.python to one that can import webproviders, for the extraction workers."
+            )
+        return sys.executable
+
+    def _spawn(self) -> _Worker:
+        interpreter = self._interpreter()
         ours, theirs = socket.socketpair()
         try:
             with theirs:
                 process = subprocess.Popen(
-                    [sys.executable, "-c", WORKER_CODE, str(theirs.fileno())],
+                    [interpreter, "-c", WORKER_CODE, str(theirs.fileno())],
                     pass_fds=(theirs.fileno(),), env=worker_environment(), stdin=subprocess.DEVNULL,
                     stdout=2,  # stray output goes to stderr: stdout may carry a protocol (MCP on stdio)
                 )
@@ -472,7 +516,7 @@ class ExtractionPool:
         # Imported once the worker is starting (it brings pickle and tempfile along).
         from multiprocessing.connection import Connection
 
-        return _Worker(process, Connection(ours.detach()))
+        return _Worker(process, Connection(ours.detach()), interpreter)
 
 
 extraction_pool = ExtractionPool()
