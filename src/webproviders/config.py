@@ -83,6 +83,8 @@ VENDOR_MAX_BYTES = 32 * 1024 * 1024
 HEADER_TEXT = re.compile(r"[\t\x20-\x7e]*")
 #: Proxy URLs the HTTP client sends through (``web.proxy``).
 PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
+#: Why a SOCKS proxy cannot be used (httpx speaks SOCKS through the optional socksio).
+SOCKS_MISSING = "a SOCKS proxy needs the socksio package: pip install 'webproviders[socks]'"
 
 
 def setting_url(value: str, what: str) -> SplitResult:
@@ -380,6 +382,11 @@ class WebSettings(Section):
         parts = setting_url(value, "the proxy")
         if parts.scheme not in PROXY_SCHEMES or not parts.hostname:
             raise ValueError("the proxy must be an http://, https://, socks5:// or socks5h:// URL with a host")
+        if parts.scheme.startswith("socks"):
+            from importlib.util import find_spec
+
+            if find_spec("socksio") is None:
+                raise ValueError(SOCKS_MISSING)
         return value
 
     @field_validator("hedge_after", mode="before")

@@ -19,6 +19,7 @@ import gzip
 import json
 import socket
 import ssl
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -30,7 +31,7 @@ import pytest
 
 import webproviders
 from webproviders import adispatch_search, dispatch_search
-from webproviders.config import Config, config_from_dict
+from webproviders.config import Config, ConfigError, config_from_dict
 from webproviders.errors import TooLargeError, WebTimeoutError
 from webproviders.kit import get_client, request_json
 from webproviders.vendorhttp.proxies import NoProxy
@@ -445,6 +446,23 @@ def test_a_key_no_request_can_carry_makes_the_vendor_not_configured(key: str, mo
     monkeypatch.setenv("TAVILY_API_KEY", key)
     envelope = dispatch_search("q", backend="tavily", config=_config(providers={"tavily": {"base_url": "http://127.0.0.1:9"}}), cache=False)
     assert "an API key in TAVILY_API_KEY holds a character" in envelope["error"], envelope
+
+
+def test_a_socks_proxy_without_socksio_is_not_configured_not_the_vendor_s_failure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """httpx speaks SOCKS only with the optional socksio. Before, every vendor call through
+    such a proxy failed as ``provider_error`` (an ImportError), counted against the vendor."""
+    monkeypatch.setitem(sys.modules, "socksio", None)  # as where it is not installed
+    with pytest.raises(ConfigError, match=r"'web.proxy'.*pip install 'webproviders\[socks\]'"):
+        config_from_dict({"web": {"proxy": "socks5://127.0.0.1:1080"}})
+    monkeypatch.setenv("HTTPS_PROXY", "socks5://127.0.0.1:1080")
+    config = _config(providers={"searxng": {"base_url": "https://searx.vendor.example"}}, health={"failures": 1})
+    for _ in range(2):
+        envelope = dispatch_search("q", backend="searxng", config=config, cache=False)
+        assert envelope["error_code"] == "not_configured", envelope
+        assert "SOCKS" in envelope["error"] and "pip install 'webproviders[socks]'" in envelope["error"], envelope
+        assert "cooling down" not in envelope["error"]
 
 
 def test_a_base_url_from_the_environment_is_named_by_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:

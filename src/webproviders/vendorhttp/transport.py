@@ -35,8 +35,17 @@ from typing import Any
 
 import httpx
 
+from ..config import SOCKS_MISSING
 from ..context import note_repeating, remaining_time
-from ..errors import NetworkError, ParseError, TooLargeError, WebTimeoutError, proxy_refused
+from ..errors import (
+    PROXY_SETTINGS,
+    NetworkError,
+    NotConfiguredError,
+    ParseError,
+    TooLargeError,
+    WebTimeoutError,
+    proxy_refused,
+)
 from ..fetching.decompress import BodyDecoder, BodyTooLarge, Undecodable
 from ..pools import LazyPool
 from .proxies import ProxyRoutes
@@ -96,7 +105,14 @@ class VendorTransport(httpx.AsyncBaseTransport):
     def _transport_for(self, proxy: str | None) -> httpx.AsyncHTTPTransport:
         transport = self._via.get(proxy)
         if transport is None:
-            transport = self._via[proxy] = httpx.AsyncHTTPTransport(proxy=proxy, **self._options)
+            try:
+                transport = httpx.AsyncHTTPTransport(proxy=proxy, **self._options)
+            except ImportError:  # a SOCKS proxy from the environment, without socksio
+                raise NotConfiguredError(
+                    f"The proxy for this request is SOCKS, and {SOCKS_MISSING} (or set {PROXY_SETTINGS} to another).",
+                    provider=self.provider,
+                ) from None
+            self._via[proxy] = transport
         return transport
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
