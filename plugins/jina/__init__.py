@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import NotConfiguredError, PluginContext, warn
-from webproviders.kit import VendorProvider, fetch_each, site_query
+from webproviders.kit import VendorProvider, endpoint_problem, fetch_each, site_query
 
 from .parse import NoResults, classify, classify_search, parse_hits, parse_page
 
@@ -30,6 +30,10 @@ class JinaProvider(VendorProvider):
 
     def reader_url(self) -> str:
         return str(self.settings.option("reader_url") or DEFAULT_READER_URL).rstrip("/")
+
+    def base_url_problem(self) -> str | None:
+        """The search endpoint's problem, else the reader's: either one makes jina unavailable."""
+        return super().base_url_problem() or endpoint_problem(self.reader_url(), "web.providers.jina.reader_url")
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         if not self.api_keys():

@@ -30,9 +30,9 @@ import httpx
 import pytest
 
 import webproviders
-from webproviders import adispatch_search, dispatch_search
+from webproviders import adispatch_search, dispatch_extract, dispatch_search
 from webproviders.config import Config, ConfigError, config_from_dict
-from webproviders.errors import TooLargeError, WebTimeoutError
+from webproviders.errors import NetworkError, TooLargeError, WebTimeoutError
 from webproviders.kit import get_client, request_json
 from webproviders.vendorhttp.proxies import NoProxy
 
@@ -229,14 +229,17 @@ def test_proxy_environment_variables_are_honoured_and_no_proxy_spares_a_host(
 def test_no_proxy_is_read_as_curl_reads_it(
     recorder: Any, monkeypatch: pytest.MonkeyPatch, no_proxy: str, spared: str, proxied: str
 ) -> None:
-    """A spared host is connected to directly, which fails here (only loopback may be reached):
-    the proxy never sees it, so a key for an internal service never crosses the proxy."""
+    """A spared host is connected to directly, which fails here (only loopback may be reached,
+    and only loopback names resolve): the proxy never sees it, so a key for an internal
+    service never crosses the proxy."""
     proxy = recorder()
     monkeypatch.setenv("HTTP_PROXY", proxy.url)
     monkeypatch.setenv("NO_PROXY", f"localhost,{no_proxy}")
     assert _call(proxied)["seen"]["method"] == "GET"  # the proxy answered it
-    with pytest.raises(httpx.ConnectError):
+    with pytest.raises((httpx.ConnectError, NetworkError)) as caught:  # an address is refused here,
         _call(spared)
+    if isinstance(caught.value, NetworkError):  # and a name does not resolve
+        assert "its name does not resolve on this machine" in caught.value.message
     assert len(proxy.seen) == 1
 
 
@@ -463,6 +466,28 @@ def test_a_socks_proxy_without_socksio_is_not_configured_not_the_vendor_s_failur
         assert envelope["error_code"] == "not_configured", envelope
         assert "SOCKS" in envelope["error"] and "pip install 'webproviders[socks]'" in envelope["error"], envelope
         assert "cooling down" not in envelope["error"]
+
+
+def test_a_vendor_whose_name_does_not_resolve_here_says_a_proxy_is_needed() -> None:
+    """On a machine without DNS of its own (a sandbox that reaches the internet only through
+    a proxy), every vendor's failure says so and names the proxy settings. Before, it read
+    "brave could not be reached: ConnectError: [Errno -2] Name or service not known". The
+    tests' resolver answers no public name, as such a machine's does."""
+    for name in _vendors_with_a_base_url():
+        settings = {"api_key": "k-test-000001", "cx": "engine"}
+        if name == "searxng":  # it has no default: an instance's address is always given
+            settings["base_url"] = "https://searx.vendor.example"
+        envelope = dispatch_search("q", backend=name, config=_config(providers={name: settings}), cache=False)
+        assert envelope["error_code"] == "network_error", (name, envelope)
+        assert "could not be reached: its name does not resolve on this machine" in envelope["error"], envelope
+        assert "set it: web.proxy, or HTTPS_PROXY" in envelope["error"], envelope
+
+
+def test_jina_s_reader_url_is_checked_as_its_base_url_is() -> None:
+    config = _config(providers={"jina": {"reader_url": "r.jina.ai"}})
+    envelope = dispatch_extract("https://example.org/", backend="jina", config=config, cache=False)
+    assert envelope["error_code"] == "not_configured", envelope
+    assert "web.providers.jina.reader_url is not an http:// or https:// URL with a host" in envelope["error"]
 
 
 def test_a_base_url_from_the_environment_is_named_by_its_variable(monkeypatch: pytest.MonkeyPatch) -> None:

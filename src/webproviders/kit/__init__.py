@@ -15,6 +15,7 @@ from .._lazy import lazy_getattr
 _EXPORTS = {
     # base classes
     "VendorProvider": "kit.vendor",
+    "endpoint_problem": "kit.vendor",
     "SDKProvider": "kit.sdk",
     "import_packages": "kit.sdk",
     "import_off_loop": "offloop",
@@ -136,4 +137,4 @@ if TYPE_CHECKING:
     from .query import site_query
     from .sdk import SDKProvider, import_packages, warn_unknown
     from .sdkhttp import ResponseLog, hand_client, response_error, sdk_client, transport_error
-    from .vendor import VendorProvider
+    from .vendor import VendorProvider, endpoint_problem

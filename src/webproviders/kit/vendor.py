@@ -32,6 +32,18 @@ T = TypeVar("T")
 HTTP_STACK = f"{__package__}.http"
 
 
+def endpoint_problem(url: str, where: str) -> str | None:
+    """Why no request can go to ``url`` (set at ``where``: a setting or a variable), worded
+    without it; None when it is an ``http(s)`` URL with a host."""
+    try:
+        parts = setting_url(url, where)
+    except ValueError as exc:
+        return str(exc)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"{where} is not an http:// or https:// URL with a host"
+    return None
+
+
 class VendorProvider(WebSearchProvider):
     """Settings, keys and requests for a vendor API; subclasses map requests and responses."""
 
@@ -131,13 +143,7 @@ class VendorProvider(WebSearchProvider):
         (it may hold a password); None when it is an ``http(s)`` URL with a host. A typo there
         is the operator's to fix, so it makes the provider unavailable (``not_configured``)
         rather than a failure of every call counted against the vendor's health."""
-        try:
-            parts = setting_url(self.base_url(), self._base_url_source())
-        except ValueError as exc:
-            return str(exc)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            return f"{self._base_url_source()} is not an http:// or https:// URL with a host"
-        return None
+        return endpoint_problem(self.base_url(), self._base_url_source())
 
     def _base_url_source(self) -> str:
         if not self.settings.base_url:

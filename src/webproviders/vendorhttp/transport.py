@@ -30,6 +30,7 @@ SDKs, respx and the classifiers see nothing unusual.
 from __future__ import annotations
 
 import asyncio
+import socket
 import ssl
 from typing import Any
 
@@ -141,9 +142,16 @@ class VendorTransport(httpx.AsyncBaseTransport):
         try:
             response = await self._transport_for(proxy).handle_async_request(request)
         except httpx.ConnectError as exc:
-            if proxy is None:
+            if proxy is not None:
+                raise proxy_refused(proxy, url.host, exc, self.provider) from None
+            unresolved = _lookup_failure(exc)
+            if unresolved is None:
                 raise
-            raise proxy_refused(proxy, url.host, exc, self.provider) from None
+            raise NetworkError(
+                f"{url.host} could not be reached: its name does not resolve on this machine ({unresolved}). "
+                f"Where only a proxy reaches the internet, set it: {PROXY_SETTINGS}.",
+                provider=self.provider,
+            ) from None
         progress.answering = True
         try:
             body = self._decoder(response, request.url)
@@ -194,6 +202,19 @@ class VendorTransport(httpx.AsyncBaseTransport):
         transports, self._via = list(self._via.values()), {}
         for transport in transports:
             await transport.aclose()
+
+
+def _lookup_failure(exc: BaseException) -> str | None:
+    """The resolver's words when a connection failed because the host name did not resolve
+    (a machine without DNS of its own); None for any other failure."""
+    seen: BaseException | None = exc
+    for _ in range(8):  # httpx's error wraps httpcore's, which wraps the socket's
+        if seen is None:
+            return None
+        if isinstance(seen, socket.gaierror):
+            return seen.strerror or str(seen)
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _decoded(response: httpx.Response, body: bytes) -> httpx.Response:
