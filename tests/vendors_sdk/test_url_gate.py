@@ -127,6 +127,16 @@ def test_internal_urls_in_a_batch_never_reach_the_backend(
     assert all(item["error"].startswith("Refused to fetch") for item in refused)
 
 
+def test_a_name_this_machine_cannot_look_up_says_why_it_was_looked_up(firecrawl: FakeFirecrawl, config: Any) -> None:
+    """A self-hosted vendor fetches from this network, so its URLs are resolved here; on a
+    machine without DNS of its own the failure says so, rather than leaving a user to wonder
+    why a vendor's extract needed a lookup."""
+    envelope = dispatch_extract("https://news.unresolvable.org/story", backend="firecrawl", config=config)
+    assert envelope["success"] is False and envelope["error_code"] == "network_error", envelope
+    assert "firecrawl's endpoint is on this machine's network, so the URLs it is given are checked here first" in envelope["error"]
+    assert firecrawl.seen == []
+
+
 @pytest.mark.parametrize("url", INTERNAL)
 def test_a_single_internal_url_fails_the_call(url: str, firecrawl: FakeFirecrawl, config: Any) -> None:
     envelope = asyncio.run(adispatch_extract(url, config=config))

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..config import Config
 from ..envelope import page_error
-from ..errors import WebProviderError, WebTimeoutError
+from ..errors import NetworkError, WebProviderError, WebTimeoutError
 from ..fetching.urlsafety import (
     AddressPolicy,
     on_operator_network,
@@ -45,6 +45,17 @@ def fetch_place(entry: ProviderEntry, capability: Fetching, config: Config) -> F
     place = manifest.fetch_place(capability)
     endpoints = manifest.configured_endpoints(config.provider(manifest.name)) if place == "vendor" else []
     return "local" if any(map(on_operator_network, endpoints)) else place
+
+
+def _checked_here(problem: WebProviderError | None, provider: str) -> WebProviderError | None:
+    """A lookup that failed for a vendor on the operator's network, saying why it was made
+    here at all: that vendor fetches from this network, so its URLs are checked as ours are."""
+    if not isinstance(problem, NetworkError):
+        return problem
+    return NetworkError(
+        f"{problem.message} {provider}'s endpoint is on this machine's network, so the URLs it is given "
+        "are checked here first, and a name this machine cannot look up is not sent to it."
+    )
 
 
 @dataclass
@@ -101,6 +112,8 @@ async def screen(call: Call, entry: ProviderEntry) -> Screened:
             problems = await asyncio.wait_for(screen_urls(urls, policy), max(0.0, call.remaining()))
         except asyncio.TimeoutError:
             raise WebTimeoutError("The call's deadline passed while the URLs' host names were being checked.") from None
+        if entry.manifest.fetch_place(call.capability) == "vendor":  # a vendor run on this network
+            problems = [_checked_here(problem, entry.manifest.name) for problem in problems]
     seed = problems[0]
     if not extract and seed is not None:
         raise seed
