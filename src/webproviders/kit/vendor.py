@@ -143,14 +143,16 @@ class VendorProvider(WebSearchProvider):
         (it may hold a password); None when it is an ``http(s)`` URL with a host. A typo there
         is the operator's to fix, so it makes the provider unavailable (``not_configured``)
         rather than a failure of every call counted against the vendor's health."""
-        return endpoint_problem(self.base_url(), self._base_url_source())
+        return endpoint_problem(self.base_url(), self._source("base_url", bool(self.settings.base_url), self.base_url_vars()))
 
-    def _base_url_source(self) -> str:
-        if not self.settings.base_url:
-            for var in self.base_url_vars():
+    def _source(self, config_key: str, configured: bool, names: tuple[str, ...]) -> str:
+        """Where a value in use came from, for sentences: the first of ``names`` that is set
+        when the config sets none, else ``web.providers.<name>.<config_key>``."""
+        if not configured:
+            for var in names:
                 if (os.environ.get(var) or "").strip():
                     return var
-        return f"web.providers.{self.name}.base_url"
+        return f"web.providers.{self.name}.{config_key}"
 
     def key_problem(self) -> str | None:
         """Why a configured key cannot be sent, worded without it; None when every key can.
@@ -159,16 +161,10 @@ class VendorProvider(WebSearchProvider):
         if all(HEADER_TEXT.fullmatch(key) for key in self.api_keys()):
             return None
         return (
-            f"an API key in {self._key_source()} holds a character a request cannot carry "
-            "(a typographic quote or a non-breaking space, pasted with it?); type it again"
+            f"an API key in {self._source('api_key', bool(self.settings.api_keys()), self.key_vars())} holds a "
+            "character a request cannot carry (a typographic quote or a non-breaking space, pasted with it?); "
+            "type it again"
         )
-
-    def _key_source(self) -> str:
-        if not self.settings.api_keys():
-            for var in self.key_vars():
-                if (os.environ.get(var) or "").strip():
-                    return var
-        return f"web.providers.{self.name}.api_key"
 
     def is_available(self) -> bool:
         if not self.packages_installed() or (self.key_required and not self.api_keys()):
