@@ -540,11 +540,9 @@ def _warn_unknown_keys(data: Any, model: type[BaseModel], where: str, source: st
 
 
 def _format_validation_error(exc: ValidationError, source: str) -> str:
-    problems = []
-    for err in exc.errors():
-        key = ".".join(str(part) for part in err["loc"])
-        problems.append(f"'{key}': {err['msg']}")
-    return f"Invalid configuration in {source}: " + "; ".join(problems)
+    from .validation_problems import problems
+
+    return f"Invalid configuration in {source}: " + "; ".join(problems(exc, Config))
 
 
 def _nothing_set(tree: dict[str, Any]) -> bool:

@@ -152,7 +152,7 @@ class ProviderManifest(BaseModel):
         try:
             sheet = PriceSheet.model_validate(self.price)
         except ValidationError as exc:
-            raise ManifestError(f"the price of provider '{self.name}' is invalid: {_problems(exc, 'price')}") from None
+            raise ManifestError(f"the price of provider '{self.name}' is invalid: {_problems(exc, PriceSheet, 'price')}") from None
         self._sheet = (self.price, sheet)
         return sheet
 
@@ -281,7 +281,7 @@ def read_manifest(folder: Path) -> PluginManifest:
     try:
         manifest = PluginManifest.model_validate(data or {})
     except ValidationError as exc:
-        raise ManifestError(f"{path} is invalid: {_problems(exc)}") from None
+        raise ManifestError(f"{path} is invalid: {_problems(exc, PluginManifest)}") from None
     _keep_parsed_copy(folder, digest, data or {}, manifest)
     return manifest
 
@@ -336,6 +336,8 @@ def _iso_date(value: Any) -> str:
     raise TypeError(type(value).__name__)
 
 
-def _problems(exc: ValidationError, *prefix: str) -> str:
-    """Each validation error as ``'key.path': message``."""
-    return "; ".join(f"'{'.'.join(str(p) for p in (*prefix, *err['loc']))}': {err['msg']}" for err in exc.errors())
+def _problems(exc: ValidationError, model: type[BaseModel], *prefix: str) -> str:
+    """Each validation error as ``'key.path': sentence``."""
+    from .validation_problems import problems
+
+    return "; ".join(problems(exc, model, prefix))

@@ -33,6 +33,18 @@ def redis_url(value: str | None, what: str) -> str | None:
     return value
 
 
+def switch_or_settings(value: Any, model: type) -> Any:
+    """A section that ``true``/``false`` turns on or off: a boolean becomes ``{enabled: …}``,
+    and a value that is neither that nor a mapping is refused naming both forms."""
+    if isinstance(value, bool):
+        return {"enabled": value}
+    if not isinstance(value, (dict, model)):
+        raise ValueError(  # noqa: TRY004 - pydantic reports a ValueError as the key's problem
+            "should be true, false or a mapping of settings (key: value lines indented beneath it)"
+        )
+    return value
+
+
 class CacheTTL(LazySection):
     """Seconds an answer stays cached, per capability (0 = not cached)."""
 
@@ -61,8 +73,7 @@ class CacheSettings(LazySection):
     @model_validator(mode="before")
     @classmethod
     def _shorthand(cls, value: Any) -> Any:
-        if isinstance(value, bool):
-            return {"enabled": value}
+        value = switch_or_settings(value, cls)
         if isinstance(value, dict) and value.get("url") and "backend" not in value:
             return {**value, "backend": "redis"}
         return value
@@ -166,7 +177,7 @@ class UsageSettings(LazySection):
     @model_validator(mode="before")
     @classmethod
     def _shorthand(cls, value: Any) -> Any:
-        return {"enabled": value} if isinstance(value, bool) else value
+        return switch_or_settings(value, cls)
 
     @field_validator("url")
     @classmethod
@@ -218,7 +229,11 @@ class McpUser(LazySection):
     @classmethod
     def _shorthand(cls, value: Any) -> Any:
         """``alice: ${ALICE_MCP_TOKEN}`` is ``alice: {token: ${ALICE_MCP_TOKEN}}``."""
-        return {"token": value} if isinstance(value, (str, SecretStr)) else value
+        if isinstance(value, (str, SecretStr)):
+            return {"token": value}
+        if not isinstance(value, (dict, cls)):
+            raise ValueError("should be the user's token (text) or a mapping with token or token_file")  # noqa: TRY004
+        return value
 
     @model_validator(mode="after")
     def _one_source(self) -> "McpUser":

@@ -142,6 +142,40 @@ def test_bad_values_name_their_key(tree: dict[str, Any], key: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("tree", "expected"),
+    [
+        ({"web": {"backend": 5}}, "'web.backend': should be text, a list of text or a mapping"),
+        ({"web": {"search_backend": ["brave", 1]}}, "'web.search_backend': should be text, a list of text or a mapping"),
+        ({"web": {"providers": {"brave": {"api_key": [1]}}}}, "'web.providers.brave.api_key': should be text or a list of text"),
+        ({"web": {"providers": {"brave": {"rate_limit": 5}}}}, "'web.providers.brave.rate_limit': should be text, true or false"),
+        ({"web": {"providers": {"brave": 5}}}, "'web.providers.brave': should be a mapping of settings"),
+        ({"web": ["brave"]}, "'web': should be a mapping of settings"),
+        ({"web": {"cache": "on"}}, "'web.cache': should be true, false or a mapping of settings"),
+        ({"web": {"usage": 1.5}}, "'web.usage': should be true, false or a mapping of settings"),
+        ({"mcp": {"users": {"alice": 5}}}, "'mcp.users.alice': should be the user's token (text) or a mapping"),
+        ({"web": {"proxy": "ftp://proxy.internal"}}, "'web.proxy': the proxy must be an http://"),
+    ],
+)
+def test_a_value_of_the_wrong_kind_says_which_kinds_the_key_takes(tree: dict[str, Any], expected: str) -> None:
+    """Once per key, in the file's own words: not one line per member of a union under
+    pydantic's schema tags, nor a model's class name, nor "Value error, "."""
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict(tree, source="x.yaml")
+    message = str(caught.value)
+    assert expected in message
+    assert message.count("'web") + message.count("'mcp") == 1
+    for jargon in ("[", "instance of", "Settings", "Value error", "lax-or-strict", "SecretStr"):
+        assert jargon not in message
+
+
+def test_a_wrong_kind_under_a_union_key_keeps_its_siblings_problems() -> None:
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict({"web": {"backend": 5, "timeout": "soon"}}, source="x.yaml")
+    assert "'web.backend': should be" in str(caught.value)
+    assert "'web.timeout': Input should be a valid number" in str(caught.value)
+
+
+@pytest.mark.parametrize(
     ("web", "key", "why"),
     [
         ({"cache": {"url": "http://:Pw0rdSecret@cache.internal:6379/0"}}, "web.cache.url", "must start with redis://"),

@@ -107,6 +107,19 @@ def test_invalid_manifest_is_recorded(tmp_path: Path, make_config: Any) -> None:
     assert bad and bad[0]["available"] is False
 
 
+def test_a_manifest_value_of_the_wrong_kind_says_which_kinds_the_key_takes(tmp_path: Path, make_config: Any) -> None:
+    folder = tmp_path / "plugins" / "oddfetch"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text(
+        "name: oddfetch\nkind: backend\nproviders:\n  - name: oddfetch\n    capabilities: [extract]\n    fetch: [local]\n"
+    )
+    (folder / "__init__.py").write_text("")
+    rows = list_providers(make_config(plugins={"paths": [str(tmp_path / "plugins")]}))
+    error = next(r["load_error"] for r in rows if r["load_error"] and "oddfetch" in r["load_error"])
+    assert "'providers.0.fetch': should be one of 'local', 'vendor', 'none' or a mapping" in error
+    assert "[" not in error.split("is invalid:")[1]
+
+
 def test_manifest_explains_missing_key_and_package(write_plugin: Any, make_config: Any) -> None:
     code = """
     import os

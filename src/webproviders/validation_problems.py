@@ -1,0 +1,116 @@
+"""Validation errors of a config file or a ``plugin.yaml`` as sentences a person can act on.
+
+pydantic reports a value that fits no member of a union once per member, each under a tag
+made from the member's schema (``'web.backend.list[str]'``, or for an API key
+``'…api_key.lax-or-strict[lax=json-or-python[…]]'``), and a section given as something other
+than a mapping as "a valid dictionary or instance of CacheSettings". Here each union field
+gets one sentence naming the forms it takes, at the key the file spells, and a section one
+that says a mapping is wanted. Imported only when a validation has failed.
+"""
+
+from __future__ import annotations
+
+import types
+import typing
+from typing import Any
+
+from pydantic import BaseModel, SecretStr, ValidationError
+
+__all__ = ["problems"]
+
+_NONE = type(None)
+
+
+def _bare(annotation: Any) -> Any:
+    """``annotation`` without ``Optional`` and ``Annotated``; a lazily loaded section (an
+    ``Annotated`` whose marker has a ``model``, see :mod:`webproviders.config`) as its model."""
+    while typing.get_origin(annotation) is typing.Annotated:
+        marker = next((item for item in annotation.__metadata__ if hasattr(item, "model")), None)
+        annotation = marker.model if marker is not None else typing.get_args(annotation)[0]
+    if _is_union(annotation):
+        members = [member for member in typing.get_args(annotation) if member is not _NONE]
+        if len(members) == 1:
+            return _bare(members[0])
+    return annotation
+
+
+def _is_union(annotation: Any) -> bool:
+    return typing.get_origin(annotation) in (typing.Union, types.UnionType)
+
+
+def _union_at(model: type[BaseModel], loc: tuple[Any, ...]) -> tuple[int, list[Any]] | None:
+    """Where along ``loc`` a field that is a union ends, and its members (None: no union)."""
+    annotation: Any = model
+    for depth, part in enumerate(loc):
+        annotation = _bare(annotation)
+        if _is_union(annotation):
+            return depth, [member for member in typing.get_args(annotation) if member is not _NONE]
+        origin = typing.get_origin(annotation)
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            field = annotation.model_fields.get(str(part))
+            if field is None:
+                return None
+            annotation = field.annotation if not field.metadata else typing.Annotated[(field.annotation, *field.metadata)]
+        elif origin is dict:
+            annotation = typing.get_args(annotation)[1]
+        elif origin in (list, tuple, set, frozenset):
+            annotation = typing.get_args(annotation)[0]
+        else:
+            return None
+    return None
+
+
+def _form(annotation: Any) -> str:
+    """How a config file writes a value of ``annotation``."""
+    annotation = _bare(annotation)
+    origin = typing.get_origin(annotation)
+    if annotation in (str, SecretStr):
+        return "text"
+    if annotation is bool:
+        return "true or false"
+    if annotation is int:
+        return "a whole number"
+    if annotation is float:
+        return "a number"
+    if origin is typing.Literal:
+        return "one of " + ", ".join(repr(value) for value in typing.get_args(annotation))
+    if origin in (list, tuple, set, frozenset):
+        inner = _form(typing.get_args(annotation)[0])
+        return "a list" + (" of text" if inner == "text" else "")
+    return "a mapping"
+
+
+def _either(members: list[Any]) -> str:
+    """The forms of a union's members, as one phrase (``text, true or false``)."""
+    forms: list[str] = []
+    for member in members:
+        forms.extend(("true", "false") if _bare(member) is bool else (_form(member),))
+    unique = list(dict.fromkeys(forms))
+    return unique[0] if len(unique) == 1 else ", ".join(unique[:-1]) + " or " + unique[-1]
+
+
+def _message(err: Any) -> str:
+    kind = err["type"]
+    if kind == "value_error":  # our own validators' sentences, without pydantic's "Value error, "
+        return str(err.get("ctx", {}).get("error", err["msg"]))
+    if kind == "model_type":
+        return "should be a mapping of settings (key: value lines indented beneath it)"
+    if kind == "missing":
+        return "is required"
+    return str(err["msg"])
+
+
+def problems(exc: ValidationError, model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[str]:
+    """Each problem of ``exc`` (raised validating ``model``) as ``'key.path': sentence``."""
+    said: dict[tuple[str, str], None] = {}
+    for err in exc.errors():
+        loc = tuple(err["loc"])
+        union = _union_at(model, loc)
+        if union is not None:
+            depth, members = union
+            key, sentence = loc[:depth], "should be " + _either(members)
+        else:
+            key, sentence = loc, _message(err)
+        path = ".".join(str(part) for part in (*prefix, *key))
+        said[path, sentence] = None  # a union's members all land here once
+    return [f"'{path}': {sentence}" if path else sentence for path, sentence in said]
