@@ -113,11 +113,31 @@ def check_urls(urls: Any) -> tuple[list[str], list[tuple[int, Any, InvalidInputE
     return good, bad
 
 
+#: A host a domain filter may name: letters (any script), digits, dots, hyphens, a port.
+_FILTER_HOST = re.compile(r"[^\W_](?:[\w.-]*[^\W_])?(?::\d{1,5})?")
+
+
+def _domain(name: str, position: int, given: str) -> str:
+    """``given`` as a domain filter: a URL pasted for its site (``https://docs.python.org/``)
+    is its host and path without the scheme, and ``*.example.com`` is ``example.com``, as
+    vendors' filters and the local index read them; text that names no site is the
+    caller's mistake, refused before a vendor is asked (and blamed for it)."""
+    text = _encodable(given, name).strip()
+    text = text.split("://", 1)[1] if "://" in text else text
+    host, slash, path = text.rstrip("/").partition("/")
+    host = host.removeprefix("*").removeprefix(".")  # *.example.com: a filter takes in subdomains anyway
+    if not _FILTER_HOST.fullmatch(host) or any(char.isspace() or not char.isprintable() for char in path):
+        raise InvalidInputError(
+            f"{name} item {position} is not a domain name; give names such as 'example.com' or 'docs.example.com'."
+        )
+    return host.lower() + slash + path
+
+
 def _domains(name: str, value: Any) -> list[str]:
     items = [value] if isinstance(value, str) else value
     if not isinstance(items, (list, tuple)) or not all(isinstance(d, str) and d.strip() for d in items):
         raise InvalidInputError(f"{name} must be a list of domain names such as ['example.com'].")
-    return [_encodable(d, name).strip().lower() for d in items]
+    return [_domain(name, position, item) for position, item in enumerate(items, 1)]
 
 
 def check_search_options(options: dict[str, Any]) -> dict[str, Any]:

@@ -133,3 +133,26 @@ def test_the_provider_failing_on_its_side_still_cools_it_down(searxng: Any) -> N
     cooling = dispatch_search("python", config=searxng)
     assert cooling["error_code"] == "bad_gateway" and "cooling down" in cooling["error"]
     assert len(Searxng.seen) == 3
+
+
+@pytest.mark.parametrize(
+    "domains", [["exa mple.com"], ["docs.python.org", "http://user:secret@example.com/"], ["*"], ["https://"], ["-x.com"]]
+)
+def test_a_domain_filter_that_names_no_site_never_reaches_the_provider(searxng: Any, domains: list[str]) -> None:
+    envelope = dispatch_search("q", config=searxng, include_domains=domains)
+    assert envelope["error_code"] == "invalid_input", envelope
+    assert f"include_domains item {len(domains)} is not a domain name" in envelope["error"]
+    assert "secret" not in envelope["error"]
+    assert Searxng.seen == []
+
+
+def test_a_url_pasted_as_a_domain_filter_filters_by_its_site(searxng: Any) -> None:
+    """Agents paste addresses where a domain goes; the vendor gets the site, not a scheme."""
+    envelope = dispatch_search(
+        "q", config=searxng, include_domains=["https://Docs.Python.org/3/Library/", "*.rust-lang.org"],
+        exclude_domains="HTTP://Spam.Example/",
+    )
+    assert envelope["success"] is True, envelope
+    sent = Searxng.seen[0]["q"][0]
+    assert "site:docs.python.org/3/Library" in sent and "site:rust-lang.org" in sent and "-site:spam.example" in sent
+    assert "://" not in sent and "*" not in sent
