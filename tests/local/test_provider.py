@@ -54,9 +54,21 @@ def test_options_it_cannot_honour_are_named(filled: Config) -> None:
     assert envelope["meta"]["warnings"] == ["local does not support country, safe_search; ignored."]
 
 
-def test_an_empty_index_is_an_empty_success(index_config: Config) -> None:
+def test_an_index_never_filled_is_an_empty_success_that_says_why(index_config: Config) -> None:
+    """An agent told nothing would take the empty answer for "no page matches"."""
     envelope = dispatch_search("anything at all", backend="local", config=index_config)
     assert envelope["success"] is True and envelope["data"]["web"] == []
+    location = scrub(open_store(index_config).location)
+    assert envelope["meta"]["warnings"] == [
+        f"The local index ({location}) holds no pages yet, so nothing can match: pages are added by "
+        "extracts and crawls with web.local.index: true, or by: webproviders index URL."
+    ]
+
+
+def test_a_filled_index_that_matches_nothing_says_nothing_more(filled: Config) -> None:
+    envelope = dispatch_search("zebra xylophone", backend="local", config=filled)
+    assert envelope["success"] is True and envelope["data"]["web"] == []
+    assert "warnings" not in envelope["meta"]
 
 
 def test_answers_are_never_served_from_the_answer_cache(make_index_config: Any) -> None:

@@ -70,6 +70,15 @@ def test_another_sqlite_database_is_refused_and_not_written_to(tmp_path: Path, m
     assert not Path(f"{path}-wal").exists()
 
 
+def test_a_file_where_the_index_folder_should_be_is_named_as_such(tmp_path: Path) -> None:
+    (tmp_path / "data").write_text("not a folder")
+    store = SQLiteStore(tmp_path / "data" / "index.sqlite3")
+    with pytest.raises(NotConfiguredError) as caught:
+        store.add([page("https://docs.example.com/a", "A", "Some text.")])
+    assert "cannot be created (a file stands where a folder of its path should be)" in caught.value.message
+    assert "File exists" not in caught.value.message
+
+
 def test_an_index_from_a_newer_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "newer.sqlite3"
     with sqlite3.connect(path) as conn:

@@ -136,6 +136,18 @@ class PageStore(Protocol):
         ...
 
 
+def never_filled(location: str) -> list[Hit]:
+    """The answer to a search of an index nothing was ever added to: none, said so in
+    ``meta.warnings``, since a caller (an agent) would take an empty answer for "no page matches"."""
+    from ..context import warn
+
+    warn(
+        f"The local index ({location}) holds no pages yet, so nothing can match: pages are added "
+        "by extracts and crawls with web.local.index: true, or by: webproviders index URL."
+    )
+    return []
+
+
 def held(urls: Sequence[str], pages: Mapping[str, IndexedPage]) -> dict[str, IndexedPage]:
     """``pages`` (keyed by :func:`page_url`) keyed by each of ``urls`` as given instead."""
     found = {url: pages.get(page_url(url)) for url in urls}

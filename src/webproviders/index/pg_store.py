@@ -45,7 +45,7 @@ from ..errors import (
 )
 from ..redact import scrub
 from .language import CONFIGS, page_language
-from .pages import Filters, Hit, IndexedPage, held, page_url
+from .pages import Filters, Hit, IndexedPage, held, never_filled, page_url
 from .pg_schema import APPLICATION, SCHEMA_VERSION, migrate, statements
 from .question import question_terms
 from .snippets import END, START, snippet
@@ -465,7 +465,7 @@ class PostgresStore:
             return []
         with self._connection(create=False) as conn:
             if conn is None:
-                return []
+                return never_filled(self.location)
             question = _Question(conn.execute(self._sql(_TERMS), {"terms": terms}).fetchall())
             if not question.terms:
                 return []

@@ -22,7 +22,7 @@ from typing import Any
 from ..dependable.sqlite_file import retry_while_locked
 from ..errors import NotConfiguredError, ProviderError, WebProviderError, WebTimeoutError
 from .fts_query import query_terms
-from .pages import Filters, Hit, IndexedPage, held, page_url
+from .pages import Filters, Hit, IndexedPage, held, never_filled, page_url
 from .snippets import END, START, snippet
 from .text import shown, stored
 
@@ -230,8 +230,10 @@ class SQLiteStore:
         except sqlite3.Error as exc:
             raise self._mapped(exc) from None
         except OSError as exc:
+            # mkdir of a folder where a file is: "File exists", which reads as if all were well
+            reason = "a file stands where a folder of its path should be" if isinstance(exc, FileExistsError) else exc.strerror
             raise NotConfiguredError(
-                f"The local index {self.path} cannot be created ({exc.strerror}); check the folder, "
+                f"The local index {self.path} cannot be created ({reason}); check the folder, "
                 "or set web.providers.local.path.",
                 provider="local",
             ) from None
@@ -351,7 +353,7 @@ class SQLiteStore:
         with self._errors():
             db = self._db(create=False)
             if db is None:
-                return []
+                return never_filled(self.location)
             rows: list[Any] = []
             for expression in self._expressions(db, terms):
                 params[0] = expression
