@@ -98,6 +98,24 @@ def setting_url(value: str, what: str) -> SplitResult:
     return parts
 
 
+def proxy_problem(value: str) -> str | None:
+    """Why no request could go through the proxy URL ``value``, worded without it (it may
+    hold a password); None when it can be used. Read for ``web.proxy`` as the config loads
+    and for a proxy from the environment as a request first takes it."""
+    try:
+        parts = setting_url(value, "the proxy")
+    except ValueError as exc:
+        return str(exc)
+    if parts.scheme not in PROXY_SCHEMES or not parts.hostname:
+        return "the proxy must be an http://, https://, socks5:// or socks5h:// URL with a host"
+    if parts.scheme.startswith("socks"):
+        from importlib.util import find_spec
+
+        if find_spec("socksio") is None:
+            return SOCKS_MISSING
+    return None
+
+
 #: A backend choice: one name, an ordered fallback chain, or ``{"fuse": [...]}``.
 BackendSpec = str | list[str] | dict[str, list[str]]
 
@@ -377,17 +395,10 @@ class WebSettings(Section):
     def _check_proxy(cls, value: str | None) -> str | None:
         """A proxy every request could be sent through, checked without echoing it (it may
         hold a password): a typo is a config error, not a failure of every later call."""
-        if not value:
-            return None
-        parts = setting_url(value, "the proxy")
-        if parts.scheme not in PROXY_SCHEMES or not parts.hostname:
-            raise ValueError("the proxy must be an http://, https://, socks5:// or socks5h:// URL with a host")
-        if parts.scheme.startswith("socks"):
-            from importlib.util import find_spec
-
-            if find_spec("socksio") is None:
-                raise ValueError(SOCKS_MISSING)
-        return value
+        problem = proxy_problem(value) if value else None
+        if problem is not None:
+            raise ValueError(problem)
+        return value or None
 
     @field_validator("hedge_after", mode="before")
     @classmethod

@@ -464,8 +464,32 @@ def test_a_socks_proxy_without_socksio_is_not_configured_not_the_vendor_s_failur
     for _ in range(2):
         envelope = dispatch_search("q", backend="searxng", config=config, cache=False)
         assert envelope["error_code"] == "not_configured", envelope
-        assert "SOCKS" in envelope["error"] and "pip install 'webproviders[socks]'" in envelope["error"], envelope
+        assert "a SOCKS proxy needs the socksio package: pip install 'webproviders[socks]'" in envelope["error"], envelope
         assert "cooling down" not in envelope["error"]
+
+
+@pytest.mark.parametrize(
+    ("proxy", "why"),
+    [
+        ("http://", "must be an http://, https://, socks5:// or socks5h:// URL with a host"),
+        ("ftp://proxy.internal:21", "must be an http://, https://, socks5:// or socks5h:// URL"),
+        ("http://user:Pw0rdSecret@proxy.internal:31x8", "cannot be read as a URL (Port could not be cast"),
+    ],
+)
+def test_a_proxy_variable_no_request_could_use_is_not_configured_not_the_vendor_s_failure(
+    monkeypatch: pytest.MonkeyPatch, proxy: str, why: str
+) -> None:
+    """Before, ``HTTPS_PROXY=http://`` failed every call as "the proxy at None:80 did not take
+    the connection", a network error counted against the vendor; another scheme or a broken
+    port failed as the HTTP library's exception."""
+    monkeypatch.setenv("HTTPS_PROXY", proxy)
+    config = _config(providers={"searxng": {"base_url": "https://searx.vendor.example"}}, health={"failures": 1})
+    for _ in range(2):
+        envelope = dispatch_search("q", backend="searxng", config=config, cache=False)
+        assert envelope["error_code"] == "not_configured", envelope
+        assert f"The proxy for this request cannot be used: the proxy {why}" in envelope["error"], envelope
+        assert "HTTPS_PROXY" in envelope["error"] and "cooling down" not in envelope["error"]
+        assert "Pw0rdSecret" not in json.dumps(envelope)
 
 
 def test_a_vendor_whose_name_does_not_resolve_here_says_a_proxy_is_needed() -> None:

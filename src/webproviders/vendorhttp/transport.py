@@ -36,7 +36,7 @@ from typing import Any
 
 import httpx
 
-from ..config import SOCKS_MISSING
+from ..config import proxy_problem
 from ..context import note_repeating, remaining_time
 from ..errors import (
     PROXY_SETTINGS,
@@ -106,13 +106,16 @@ class VendorTransport(httpx.AsyncBaseTransport):
     def _transport_for(self, proxy: str | None) -> httpx.AsyncHTTPTransport:
         transport = self._via.get(proxy)
         if transport is None:
-            try:
-                transport = httpx.AsyncHTTPTransport(proxy=proxy, **self._options)
-            except ImportError:  # a SOCKS proxy from the environment, without socksio
+            # web.proxy was checked as the config loaded; one from the environment is checked
+            # here, so that a variable no request could use (http://, SOCKS without socksio)
+            # says so rather than failing every call as the vendor's fault
+            problem = proxy_problem(proxy) if proxy is not None else None
+            if problem is not None:
                 raise NotConfiguredError(
-                    f"The proxy for this request is SOCKS, and {SOCKS_MISSING} (or set {PROXY_SETTINGS} to another).",
+                    f"The proxy for this request cannot be used: {problem} (set {PROXY_SETTINGS}).",
                     provider=self.provider,
-                ) from None
+                )
+            transport = httpx.AsyncHTTPTransport(proxy=proxy, **self._options)
             self._via[proxy] = transport
         return transport
 
