@@ -11,6 +11,7 @@ cache, the URL screen) and its debug log, and keeps other libraries at warnings.
 from __future__ import annotations
 
 import argparse
+import codecs
 import gc
 import json
 import logging
@@ -249,7 +250,8 @@ def _emit(
     partial: bool = False,
 ) -> int:
     if as_json:
-        sys.stdout.write(json.dumps(envelope, ensure_ascii=False, indent=2) + "\n")
+        # as UTF-8 where the terminal speaks it, else escaped as JSON escapes it (exact either way)
+        sys.stdout.write(json.dumps(envelope, ensure_ascii=not _speaks_utf8(sys.stdout), indent=2) + "\n")
     elif envelope.get("success"):
         render(envelope, sys.stdout)
     else:
@@ -685,7 +687,21 @@ def _run(args: argparse.Namespace) -> int:
     return _COMMANDS[args.command](args, config)
 
 
+def _speaks_utf8(stream: Any) -> bool:
+    return codecs.lookup(getattr(stream, "encoding", None) or "ascii").name == "utf-8"
+
+
+def _streams_that_never_fail() -> None:
+    """Text the terminal's encoding cannot show (a cp1252 console, ``LANG=C`` where Python
+    does not switch to UTF-8, ``PYTHONIOENCODING=latin-1``) is escaped, not a
+    ``UnicodeEncodeError`` that ends a command whose work was done as if it had failed."""
+    for stream in (sys.stdout, sys.stderr):
+        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="backslashreplace")
+
+
 def main(argv: Sequence[str] | None = None, *, collector_off: bool = False) -> int:
+    _streams_that_never_fail()
     given = list(sys.argv[1:] if argv is None else argv)
     try:
         args = _parser().parse_args(given)

@@ -41,6 +41,28 @@ def test_search_json_is_the_envelope() -> None:
     assert envelope["success"] is True and envelope["provider"] == "stub"
 
 
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1", "cp1252"])
+def test_a_terminal_that_cannot_show_the_text_gets_it_escaped_not_a_failure(encoding: str) -> None:
+    """Before, a search whose results held a character the terminal's encoding lacks (the stub's
+    em dash under ``LANG=C``, a cp1252 console) exited 1 with "provider_error: 'ascii' codec
+    can't encode", after the search had succeeded."""
+    env = {"PYTHONIOENCODING": encoding}
+    text = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", "search", "café 東京", "--limit", "1", "--backend", "stub"],
+        capture_output=True, timeout=60, env={**os.environ, **env},
+    )
+    assert text.returncode == 0, text.stderr
+    first = text.stdout.decode(encoding).splitlines()[0]
+    assert first.startswith("1. caf") and "\\u6771\\u4eac" in first and "Traceback" not in text.stderr.decode(encoding)
+    as_json = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", "search", "café 東京", "--backend", "stub", "--json"],
+        capture_output=True, timeout=60, env={**os.environ, **env},
+    )
+    assert as_json.returncode == 0, as_json.stderr
+    envelope = json.loads(as_json.stdout.decode(encoding))  # exact: JSON's own escapes
+    assert envelope["data"]["web"][0]["title"] == "café 東京 — result 1"
+
+
 def test_failure_is_one_line_and_non_zero() -> None:
     result = run("search", "   ", "--backend", "stub")
     assert result.returncode == 2
