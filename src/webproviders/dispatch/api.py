@@ -11,19 +11,22 @@ along a chain and rank fusion (see ``docs/dependable-dispatch.md``).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import functools
+import sys
 from typing import Any
 
 from .. import context
 from ..accounting.meter import Meter
 from ..config import BackendSpec, Config
 from ..envelope import failure
-from ..errors import to_provider_error
+from ..errors import UnsupportedError, to_provider_error
 from ..fetching.urlsafety import resolution_scope
 from ..manifest import Capability
 from ..registry.providers import ready_registry
 from . import runner
-from .call import Call, after, prepare
+from .call import Call, after, never_started, prepare
 from .chain import run_plan
 from .per_url import merge_refused
 
@@ -64,6 +67,10 @@ async def _dispatch(
     hedge_after: Any = None,
 ) -> dict[str, Any]:
     how = (capability, arguments, backend, config, timeout, mode, cache, tags, hedge_after)
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:  # awaited under another event loop (trio): asyncio's is not there
+        return await _in_a_thread(how)
     # Loading code (the config, the registry, a plugin whose register() may take seconds) or
     # asking a provider's is_available() would stop the caller's event loop: a call that
     # needs it prepares on a worker thread. Once everything it uses is loaded and known,
@@ -72,6 +79,27 @@ async def _dispatch(
     if not done or prepared is None:
         prepared = await runner.off_loop(prepare, *how)
     return prepared if isinstance(prepared, dict) else await _execute(prepared)
+
+
+async def _in_a_thread(how: tuple[Any, ...]) -> dict[str, Any]:
+    """A call awaited under trio (directly, or through anyio): the sync twin runs in one of
+    trio's worker threads, on this library's own loop there, and ends by its deadline as
+    ever. Under any other framework it is an ``unsupported`` envelope, never an exception."""
+    trio = sys.modules.get("trio")  # loaded by whoever is running it
+    if trio is not None:
+        try:
+            trio.lowlevel.current_task()
+        except RuntimeError:
+            pass
+        else:
+            return await trio.to_thread.run_sync(functools.partial(_dispatch_sync, *how))  # type: ignore[no-any-return]
+    return never_started(
+        UnsupportedError(
+            "This call was awaited outside asyncio and trio, the event loops it can run under; "
+            "call it from one of them, or call the sync dispatch_* function instead."
+        ),
+        how[2],
+    )
 
 
 def _dispatch_sync(

@@ -143,6 +143,11 @@ def _no_call_meta(requested: Any, started: float) -> dict[str, Any]:
     }
 
 
+def never_started(error: WebProviderError, backend: BackendSpec | None) -> dict[str, Any]:
+    """The failure envelope of a call that could not start at all."""
+    return failure(error, None, _no_call_meta(_requested_repr(backend), time.perf_counter()))
+
+
 def prepare(
     capability: Capability,
     arguments: dict[str, Any],
