@@ -378,6 +378,10 @@ class SiteHandler(BaseHTTPRequestHandler):
         if path == "/app":  # a single-page application: its text arrives by script
             return self._send(200, b'<html><head><title>Dashboard</title></head><body><div id="root"></div>'
                               b'<script src="/static/app.js"></script></body></html>')
+        if path == "/app-notice":  # the same, with the notice browsers without scripts show
+            return self._send(200, b'<!doctype html><html><head><title>My App</title></head><body>'
+                              b'<noscript>You need to enable JavaScript to run this app.</noscript>'
+                              b'<div id="root"></div><script src="/static/app.js"></script></body></html>')
         if path == "/footer-only":
             return self._send(200, b"<html><body><footer><p>Contact us at the main office during weekday hours.</p></footer></body></html>")
         if path == "/redirect/article":

@@ -207,6 +207,16 @@ def test_a_page_built_by_script_comes_back_empty_with_a_warning_saying_why(site:
     assert again["meta"]["cached"] is True and again["meta"]["warnings"] == [warning]  # said by a hit too
 
 
+def test_a_page_whose_only_text_is_its_noscript_notice_warns_as_an_empty_one(site: Any, local: Config) -> None:
+    """Before, "You need to enable JavaScript to run this app." came back as the page's text
+    with nothing to say it was not; a page with text of its own beside a notice says nothing."""
+    envelope = extract(site.url("/app-notice"), local)
+    assert envelope["data"][0]["content"] == "You need to enable JavaScript to run this app."
+    [warning] = envelope["meta"]["warnings"]
+    assert "only what it shows when scripts do not run" in warning and "crawl4ai" in warning
+    assert "warnings" not in extract(site.url("/articles/caching"), local)["meta"]
+
+
 def test_per_host_and_total_concurrency_hold(site: Any, config_for: Any) -> None:
     config = config_for(allowed_hosts=["*.hosts.test"])
     urls = [f"http://{host}.hosts.test:{site.port}/hold/{i}" for host in "abc" for i in range(4)]

@@ -93,6 +93,10 @@ def _quiet_libraries() -> None:
         _quiet_done = True
 
 
+#: Longer than a "this page needs JavaScript" notice: text this long is the page's own.
+_NOTICE_CHARS = 1_000
+
+
 @dataclass
 class HtmlDocument:
     """What one HTML page yields."""
@@ -106,6 +110,9 @@ class HtmlDocument:
     nofollow: bool = False
     #: True when trafilatura found no main content and the page text stands in for it.
     fallback: bool = False
+    #: True when the only text is what the page shows with scripts off (``<noscript>``):
+    #: a script builds its content ("You need to enable JavaScript to run this app.").
+    scripted: bool = False
 
 
 def _text_of(tree: Any) -> str:
@@ -262,6 +269,11 @@ def html_document(
     fallback = not content
     if fallback:
         content = raw if raw is not None else _text_of(tree)
+    # The page text leaves <noscript> out; a short content beside no page text came from it.
+    scripted = (
+        bool(content) and len(content) < _NOTICE_CHARS and tree.find(".//body//noscript") is not None
+        and not (raw if raw is not None else _text_of(tree)).strip()
+    )
     title = (found.title or "").strip() or _first_text(tree, ".//title") or _first_text(tree, ".//h1")
     metadata: dict[str, Any] = {
         "description": found.description or _meta(tree, "description") or None,
@@ -272,4 +284,4 @@ def html_document(
         "canonical_url": _canonical(tree, url),
         "page_type": kind,
     }
-    return HtmlDocument(content or "", title, metadata, raw, links, nofollow, fallback)
+    return HtmlDocument(content or "", title, metadata, raw, links, nofollow, fallback, scripted)

@@ -33,9 +33,9 @@ HEAVY_HTML_TAGS = 20_000
 #: Said in ``meta.warnings`` when an HTML page gave no text: an empty ``content`` alone does
 #: not tell a reader whether the page is empty or is built by a script, which is not run here.
 NO_TEXT = (
-    "A page gave no text (its content is empty): it may build its text with a script, which is "
-    "not run when a page is read this way. A backend that renders pages in a browser (crawl4ai, "
-    "firecrawl) can read such pages."
+    "A page gave no text of its own (its content is empty, or only what it shows when scripts do "
+    "not run): it may build its text with a script, which is not run when a page is read this "
+    "way. A backend that renders pages in a browser (crawl4ai, firecrawl) can read such pages."
 )
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
@@ -158,7 +158,7 @@ async def render(
         metadata.update(doc.metadata)
         if doc.fallback:
             metadata["extraction"] = "full_text"
-        if not doc.content.strip():
+        if doc.scripted or not doc.content.strip():
             warn(NO_TEXT)
         item = {"url": url, "title": doc.title, "content": doc.content, "raw_content": doc.raw_text,
                 "metadata": metadata}
