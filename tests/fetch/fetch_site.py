@@ -251,6 +251,25 @@ def pdf_bytes(*texts: str) -> bytes:
 BIG_SIZE = 20 * 1024 * 1024
 
 
+
+#: Feeds as blogs and podcast hosts publish them.
+FEED_RSS = """<?xml version="1.0" encoding="windows-1252"?>
+<rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/"><channel>
+<title>Café notes</title><link>https://blog.example/</link><description>Notes on &lt;b&gt;espresso&lt;/b&gt; — weekly</description>
+<item><title>Grinding “fine”</title><link>https://blog.example/grinding</link><pubDate>Tue, 10 Nov 2026 09:00:00 GMT</pubDate>
+<description>&lt;p&gt;How fine to grind &lt;a href="/beans"&gt;the beans&lt;/a&gt; for a 25 s shot.&lt;/p&gt;</description></item>
+<item><title>Descaling</title><link>https://blog.example/descaling</link>
+<content:encoded><![CDATA[<h2>Why it matters</h2><p>Scale narrows the boiler's pipes.</p>]]></content:encoded></item>
+</channel></rss>"""
+FEED_ATOM = """<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Release notes</title>
+<entry><title>Version 2.0</title><link rel="edit" href="https://example.org/edit/2"/><link rel="alternate" href="https://example.org/releases/2.0"/>
+<updated>2026-11-01T00:00:00Z</updated><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><p>Faster <b>start-up</b>.</p></div></content></entry>
+</feed>"""
+FEED_HOSTILE = """<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">
+<!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;"><!ENTITY file SYSTEM "file:///etc/hostname">]>
+<rss version="2.0"><channel><title>Hostile &d;</title><item><title>Entry &file;</title><link>https://x.example/1</link></item></channel></rss>"""
+
+
 class SiteServer(ThreadingHTTPServer):
     """The site: records every request (host, path) and how many run at once per host."""
 
@@ -382,6 +401,12 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, b'<!doctype html><html><head><title>My App</title></head><body>'
                               b'<noscript>You need to enable JavaScript to run this app.</noscript>'
                               b'<div id="root"></div><script src="/static/app.js"></script></body></html>')
+        if path == "/feed.xml":  # a blog's RSS, in windows-1252 as the header says, its posts as escaped HTML
+            return self._send(200, FEED_RSS.encode("cp1252"), "application/rss+xml; charset=windows-1252")
+        if path == "/atom.xml":
+            return self._send(200, FEED_ATOM.encode(), "application/atom+xml")
+        if path == "/hostile.xml":  # entity expansion and an external entity naming a local file
+            return self._send(200, FEED_HOSTILE.encode(), "application/rss+xml")
         if path == "/footer-only":
             return self._send(200, b"<html><body><footer><p>Contact us at the main office during weekday hours.</p></footer></body></html>")
         if path == "/redirect/article":

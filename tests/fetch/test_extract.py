@@ -217,6 +217,33 @@ def test_a_page_whose_only_text_is_its_noscript_notice_warns_as_an_empty_one(sit
     assert "warnings" not in extract(site.url("/articles/caching"), local)["meta"]
 
 
+def test_an_rss_feed_reads_as_its_entries_not_its_xml(site: Any, local: Config) -> None:
+    """Before, a feed came back as its XML, its posts still escaped HTML (``&lt;p&gt;``)."""
+    page = extract(site.url("/feed.xml"), local)["data"][0]
+    assert page["title"] == "Café notes"
+    assert page["metadata"]["feed"] == "rss" and page["metadata"]["entries"] == 2
+    assert page["content"] == (
+        "# Café notes\n\nNotes on espresso — weekly\n\n"
+        "## [Grinding “fine”](https://blog.example/grinding)\n\nTue, 10 Nov 2026 09:00:00 GMT\n\n"
+        "How fine to grind the beans for a 25 s shot.\n\n"
+        "## [Descaling](https://blog.example/descaling)\n\n#### Why it matters\n\nScale narrows the boiler's pipes."
+    )
+    text = extract(site.url("/feed.xml"), local, format="text")["data"][0]["content"]
+    assert "Grinding “fine”\nhttps://blog.example/grinding" in text and "#" not in text
+
+
+def test_an_atom_feed_links_each_entry_to_its_page(site: Any, local: Config) -> None:
+    page = extract(site.url("/atom.xml"), local)["data"][0]
+    assert page["metadata"]["feed"] == "atom"
+    assert "## [Version 2.0](https://example.org/releases/2.0)" in page["content"]
+    assert "Faster start-up." in page["content"] and "edit" not in page["content"]
+
+
+def test_a_hostile_feed_expands_no_entity_and_reads_no_file(site: Any, local: Config) -> None:
+    page = extract(site.url("/hostile.xml"), local)["data"][0]
+    assert page["content"] == "# Hostile &d;\n\n## [Entry &file;](https://x.example/1)"  # the references, as written
+
+
 def test_per_host_and_total_concurrency_hold(site: Any, config_for: Any) -> None:
     config = config_for(allowed_hosts=["*.hosts.test"])
     urls = [f"http://{host}.hosts.test:{site.port}/hold/{i}" for host in "abc" for i in range(4)]

@@ -20,6 +20,7 @@ from ..errors import InvalidInputError, UnsupportedError
 from .charset import decode
 from .extraction import Format, HtmlDocument, html_document
 from .extractpool import extraction_pool
+from .feeds import feed_document
 from .fetch import FetchResult
 from .pdf import missing_pypdf, pdf_text, pypdf_installed
 
@@ -163,6 +164,14 @@ async def render(
         item = {"url": url, "title": doc.title, "content": doc.content, "raw_content": doc.raw_text,
                 "metadata": metadata}
         return RenderedPage(_finish(item, options), doc.links, html=True, nofollow=doc.nofollow)
+    if kind == "xml":  # an RSS or Atom feed reads as its entries; other XML as it is
+        feed = await extraction_pool.run(
+            limits, feed_document, text, result.final_url, heavy=text.count("<") > HEAVY_HTML_TAGS, fmt=options.format
+        )
+        if feed is not None:
+            item = {"url": url, "title": feed.title, "content": feed.content,
+                    "raw_content": text if options.include_raw else None, "metadata": {**metadata, **feed.metadata}}
+            return RenderedPage(_finish(item, options), [])
     content = _json_content(text, options.format) if kind == "json" else text.strip()
     item = {"url": url, "title": _passthrough_title(text, kind), "content": content,
             "raw_content": text if options.include_raw else None, "metadata": metadata}

@@ -1,0 +1,118 @@
+"""RSS and Atom feeds read as a page: the feed's title, then each entry's title (linked), date
+and summary as text, instead of the XML with its summaries still HTML-escaped.
+
+Runs in the extraction workers, as HTML does (a feed is untrusted markup, and a podcast's
+can be megabytes). Entities are never expanded and nothing is fetched while parsing (no DTD,
+no external entity), so a "billion laughs" feed or one that names a local file reads as text.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .extraction import Format, HtmlDocument
+
+#: The XML declaration: the text is decoded already, and lxml refuses a string that has one.
+_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+#: A heading inside an entry's summary: it goes below the entry's own (``##``).
+_SUMMARY_HEADING = re.compile(r"^(#{1,6}) ", re.MULTILINE)
+#: The feed formats by their root element (RSS 0.9x/2.0, RSS 1.0's RDF, Atom).
+_ROOTS = {"rss": "rss", "rdf": "rss", "feed": "atom"}
+
+
+def _local(element: Any) -> str:
+    tag = element.tag
+    return tag.rsplit("}", 1)[-1].lower() if isinstance(tag, str) else ""
+
+
+def _child(element: Any, *names: str) -> Any:
+    """The first child named one of ``names`` (any namespace), in the order of ``names``."""
+    for name in names:
+        for child in element:
+            if _local(child) == name:
+                return child
+    return None
+
+
+def _text(element: Any) -> str:
+    return " ".join("".join(element.itertext()).split()) if element is not None else ""
+
+
+def _markup_text(element: Any, marks: bool) -> str:
+    """A summary's text: escaped HTML (RSS, Atom ``type="html"``) or XHTML children are read as
+    a page's visible text; plain text as it is."""
+    if element is None:
+        return ""
+    from lxml import html
+
+    from .pagetext import visible_text
+
+    if len(element):  # Atom type="xhtml": the markup is the element's own children
+        fragment = html.fragment_fromstring(
+            "".join(_serialised(child) for child in element), create_parent="div"
+        )
+    else:
+        source = (element.text or "").strip()
+        if not source:
+            return ""
+        if "<" not in source and "&" not in source:
+            return source
+        fragment = html.fragment_fromstring(source, create_parent="div")
+    text = visible_text(fragment, marks=marks)
+    return _SUMMARY_HEADING.sub(lambda found: "#" * min(6, len(found[1]) + 2) + " ", text) if marks else text
+
+
+def _serialised(element: Any) -> str:
+    from lxml import etree
+
+    return etree.tostring(element, encoding="unicode", with_tail=True)
+
+
+def _link(entry: Any, kind: str) -> str:
+    if kind == "rss":
+        found = _child(entry, "link")
+        return _text(found) or (found.get("href", "") if found is not None else "")
+    links = [child for child in entry if _local(child) == "link" and child.get("href")]
+    chosen = next((link for link in links if link.get("rel", "alternate") == "alternate"), links[0] if links else None)
+    return chosen.get("href", "").strip() if chosen is not None else ""
+
+
+def _entry(entry: Any, kind: str, marks: bool) -> tuple[str, str, str, str]:
+    title = _text(_child(entry, "title"))
+    date = _text(_child(entry, "pubdate", "date", "published", "updated"))
+    body = _child(entry, "encoded", "content", "description", "summary")
+    return title, _link(entry, kind), date, _markup_text(body, marks)
+
+
+def feed_document(xml: str, url: str, *, fmt: Format = "markdown") -> HtmlDocument | None:
+    """The feed as a page, or None when ``xml`` is no RSS or Atom feed (it is then shown as it is)."""
+    from lxml import etree
+
+    parser = etree.XMLParser(
+        resolve_entities=False, no_network=True, load_dtd=False, recover=True, remove_comments=True, remove_pis=True
+    )
+    try:
+        root = etree.fromstring(_DECLARATION.sub("", xml, count=1), parser)
+    except (etree.XMLSyntaxError, ValueError):
+        return None
+    kind = _ROOTS.get(_local(root)) if root is not None else None
+    if kind is None:
+        return None
+    # RSS 2.0 keeps its items in the channel; RSS 1.0 beside it; Atom's feed is both.
+    channel = _child(root, "channel")
+    head = channel if channel is not None else root
+    holder = head if _local(root) == "rss" else root
+    entries = [child for child in holder if _local(child) in ("item", "entry")]
+    marks = fmt == "markdown"
+    title = _text(_child(head, "title"))
+    blocks = [f"# {title}" if marks and title else title, _markup_text(_child(head, "description", "subtitle"), marks)]
+    for entry_title, link, date, summary in (_entry(entry, kind, marks) for entry in entries):
+        name = entry_title or link
+        if marks:
+            heading = f"## [{name}]({link})" if link else f"## {name}"
+        else:
+            heading = "\n".join(part for part in (name, link if link != name else "") if part)
+        blocks += [heading, date, summary]
+    content = "\n\n".join(block for block in blocks if block)
+    return HtmlDocument(content, title, {"feed": kind, "entries": len(entries)})
