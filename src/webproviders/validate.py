@@ -119,14 +119,14 @@ _FILTER_HOST = re.compile(r"[^\W_](?:[\w.-]*[^\W_])?(?::\d{1,5})?")
 
 def _domain(name: str, position: int, given: str) -> str:
     """``given`` as a domain filter: a URL pasted for its site (``https://docs.python.org/``)
-    is its host and path without the scheme, and ``*.example.com`` is ``example.com``, as
-    vendors' filters and the local index read them; text that names no site is the
-    caller's mistake, refused before a vendor is asked (and blamed for it)."""
+    is its host and path without the scheme, as vendors' filters and the local index read
+    them; text that names no site is the caller's mistake, refused before a vendor is asked
+    (and blamed for it)."""
     text = _encodable(given, name).strip()
     text = text.split("://", 1)[1] if "://" in text else text
     host, slash, path = text.rstrip("/").partition("/")
-    host = host.removeprefix("*").removeprefix(".")  # *.example.com: a filter takes in subdomains anyway
-    if not _FILTER_HOST.fullmatch(host) or any(char.isspace() or not char.isprintable() for char in path):
+    # A leading "." or "*." is kept: some vendors read ".gov" as every domain under it.
+    if not _FILTER_HOST.fullmatch(host.removeprefix("*").removeprefix(".")) or any(char.isspace() or not char.isprintable() for char in path):
         raise InvalidInputError(
             f"{name} item {position} is not a domain name; give names such as 'example.com' or 'docs.example.com'."
         )
