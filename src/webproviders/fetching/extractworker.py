@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import os
+import pickle
 import resource
 import signal
 import socket
@@ -101,13 +102,13 @@ def serve(conn: Connection) -> None:
     """
     while True:
         try:
-            job = conn.recv()
+            job = pickle.loads(conn.recv_bytes())  # whole bytes each way, as the pool sends them
         except (EOFError, OSError):
             return
         if job is None:
             return
         reply = _run(job)
-        conn.send(reply)
+        conn.send_bytes(pickle.dumps(reply, pickle.HIGHEST_PROTOCOL))
         if isinstance(reply[1], TooLargeError):
             return
 
