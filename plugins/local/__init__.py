@@ -19,6 +19,8 @@ class LocalProvider(WebSearchProvider):
     """Search (BM25, highlighted snippets) and extract (stored pages) over the page index."""
 
     search_options = frozenset({"time_range", "include_domains", "exclude_domains"})
+    #: What its extract reads (PageOptions): stored pages need no fetching options.
+    extract_options = frozenset({"format", "max_chars", "include_raw"})
 
     def __init__(self, config: Config) -> None:
         self.config = config

@@ -46,6 +46,12 @@ def test_pages_are_extracted_like_extract(site: Any, local: Config) -> None:
     assert caching["metadata"]["referrer"] == site.url("/")
 
 
+def test_a_crawl_option_it_does_not_take_is_named(site: Any, local: Config) -> None:
+    envelope = crawl(site.url("/"), local, max_pages=2, includ=["/docs/*"], limit=2, max_chars=50)
+    assert envelope["meta"]["warnings"] == ["http does not support includ; ignored."]
+    assert len(envelope["data"]) == 2
+
+
 def test_each_page_comes_back_once(site: Any, local: Config) -> None:
     """A tracking-parameter link, a fragment link and a redirect all lead to one page."""
     envelope = crawl(site.url("/"), local)

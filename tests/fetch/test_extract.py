@@ -244,6 +244,36 @@ def test_a_hostile_feed_expands_no_entity_and_reads_no_file(site: Any, local: Co
     assert page["content"] == "# Hostile &d;\n\n## [Entry &file;](https://x.example/1)"  # the references, as written
 
 
+def test_an_option_the_reader_does_not_take_is_named_not_ignored_unsaid(site: Any, local: Config, config_for: Any) -> None:
+    """Before, ``max_char=100`` (a typo) was dropped without a word and the whole page came back."""
+    envelope = extract(site.url("/articles/caching"), local, max_char=100, max_pages=3)
+    assert envelope["meta"]["warnings"] == ["http does not support max_char, max_pages; ignored."]
+    assert len(envelope["data"][0]["content"]) > 100
+    taken = extract(site.url("/articles/caching"), local, max_chars=100, format="text", include_raw=True,
+                    concurrency=2, per_host_concurrency=1, delay=0, url_timeout=5)
+    assert "warnings" not in taken["meta"] and len(taken["data"][0]["content"]) <= 100
+    strict = config_for(allow_private_networks=True, on_unsupported="error")
+    refused = dispatch_extract(site.url("/articles/caching"), backend="http", config=strict, max_char=100)
+    assert refused["error_code"] == "unsupported" and "max_char" in refused["error"], refused
+
+
+def test_the_kit_s_option_names_are_those_its_readers_read() -> None:
+    """What a provider declares from the kit stays what the kit reads (a renamed field fails here)."""
+    import dataclasses
+
+    from webproviders.kit import (
+        CRAWL_OPTIONS,
+        EXTRACT_OPTIONS,
+        CrawlOptions,
+        FetchLimits,
+        PageOptions,
+    )
+
+    assert set(EXTRACT_OPTIONS) == {*PageOptions._fields, *FetchLimits._fields}
+    crawl_fields = {f.name for f in dataclasses.fields(CrawlOptions)} - {"limits", "page"}
+    assert set(CRAWL_OPTIONS) == {*EXTRACT_OPTIONS, *crawl_fields, "limit"}
+
+
 def test_per_host_and_total_concurrency_hold(site: Any, config_for: Any) -> None:
     config = config_for(allowed_hosts=["*.hosts.test"])
     urls = [f"http://{host}.hosts.test:{site.port}/hold/{i}" for host in "abc" for i in range(4)]

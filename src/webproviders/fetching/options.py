@@ -85,3 +85,13 @@ def time_budget(settings: ProviderSettings) -> float | None:
     if left is None:
         return None
     return max(0.0, left - min(1.0, 0.1 + 0.05 * left))
+
+
+#: The options the kit's page reading takes: :class:`~webproviders.fetching.pages.PageOptions`
+#: and :class:`FetchLimits`, which read them (a test holds the names to their fields).
+EXTRACT_OPTIONS = frozenset({"format", "max_chars", "include_raw", *FetchLimits._fields})
+#: ... and the kit's :class:`~webproviders.fetching.crawler.CrawlOptions` (``limit`` is the
+#: alias of ``max_pages`` every crawling backend takes).
+CRAWL_OPTIONS = EXTRACT_OPTIONS | {
+    "max_depth", "max_pages", "limit", "scope", "include", "exclude", "respect_robots", "use_sitemap", "progress"
+}

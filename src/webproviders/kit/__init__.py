@@ -70,6 +70,8 @@ _EXPORTS = {
     "status_error": "fetching.fetch",
     "FetchLimits": "fetching.options",
     "time_budget": "fetching.options",
+    "EXTRACT_OPTIONS": "fetching.options",
+    "CRAWL_OPTIONS": "fetching.options",
     "PageOptions": "fetching.pages",
     "render": "fetching.pages",
     "HostLimiter": "fetching.politeness",
@@ -111,7 +113,7 @@ if TYPE_CHECKING:
     )
     from ..fetching.crawler import Crawler, CrawlOptions
     from ..fetching.fetch import fetch, status_error
-    from ..fetching.options import FetchLimits, time_budget
+    from ..fetching.options import CRAWL_OPTIONS, EXTRACT_OPTIONS, FetchLimits, time_budget
     from ..fetching.pages import PageOptions, render, truncate
     from ..fetching.politeness import HostLimiter
     from ..fetching.urlsafety import AddressPolicy, check_destination_resolved
