@@ -265,6 +265,13 @@ FEED_ATOM = """<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.
 <entry><title>Version 2.0</title><link rel="edit" href="https://example.org/edit/2"/><link rel="alternate" href="https://example.org/releases/2.0"/>
 <updated>2026-11-01T00:00:00Z</updated><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><p>Faster <b>start-up</b>.</p></div></content></entry>
 </feed>"""
+FEED_PODCAST = """<?xml version="1.0"?><rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel>
+<title>Weekly show</title><atom:link href="https://pod.example/feed" rel="self" type="application/rss+xml"/>
+<item><title>Episode 1</title><guid isPermaLink="true">https://pod.example/episodes/1</guid>
+<enclosure url="https://cdn.pod.example/1.mp3" type="audio/mpeg" length="1"/></item>
+<item><title>Episode 2</title><guid isPermaLink="false">pod-2</guid></item>
+<item><atom:link href="https://pod.example/self/3" rel="self"/><title>Episode 3</title><link>/episodes/3</link></item>
+</channel></rss>"""
 FEED_HOSTILE = """<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">
 <!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;"><!ENTITY file SYSTEM "file:///etc/hostname">]>
 <rss version="2.0"><channel><title>Hostile &d;</title><item><title>Entry &file;</title><link>https://x.example/1</link></item></channel></rss>"""
@@ -405,6 +412,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, FEED_RSS.encode("cp1252"), "application/rss+xml; charset=windows-1252")
         if path == "/atom.xml":
             return self._send(200, FEED_ATOM.encode(), "application/atom+xml")
+        if path == "/podcast.xml":
+            return self._send(200, FEED_PODCAST.encode(), "application/rss+xml")
         if path == "/hostile.xml":  # entity expansion and an external entity naming a local file
             return self._send(200, FEED_HOSTILE.encode(), "application/rss+xml")
         if path == "/footer-only":

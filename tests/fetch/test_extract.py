@@ -239,6 +239,14 @@ def test_an_atom_feed_links_each_entry_to_its_page(site: Any, local: Config) -> 
     assert "Faster start-up." in page["content"] and "edit" not in page["content"]
 
 
+def test_a_podcast_feed_links_each_episode_to_its_page_not_its_audio_or_feed(site: Any, local: Config) -> None:
+    content = extract(site.url("/podcast.xml"), local)["data"][0]["content"]
+    assert content == (
+        "# Weekly show\n\n## [Episode 1](https://pod.example/episodes/1)\n\n## Episode 2\n\n"
+        f"## [Episode 3]({site.url('/episodes/3')})"
+    )
+
+
 def test_a_hostile_feed_expands_no_entity_and_reads_no_file(site: Any, local: Config) -> None:
     page = extract(site.url("/hostile.xml"), local)["data"][0]
     assert page["content"] == "# Hostile &d;\n\n## [Entry &file;](https://x.example/1)"  # the references, as written

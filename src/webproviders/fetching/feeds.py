@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urljoin
 
 from .extraction import Format, HtmlDocument
 
@@ -69,20 +70,30 @@ def _serialised(element: Any) -> str:
     return etree.tostring(element, encoding="unicode", with_tail=True)
 
 
-def _link(entry: Any, kind: str) -> str:
+def _link(entry: Any, kind: str, base: str) -> str:
+    """The entry's page: RSS's ``<link>`` (else a ``<guid>`` that is a permalink), Atom's
+    ``rel="alternate"`` link (an ``edit`` or ``self`` link is not the page), made absolute."""
     if kind == "rss":
-        found = _child(entry, "link")
-        return _text(found) or (found.get("href", "") if found is not None else "")
-    links = [child for child in entry if _local(child) == "link" and child.get("href")]
-    chosen = next((link for link in links if link.get("rel", "alternate") == "alternate"), links[0] if links else None)
-    return chosen.get("href", "").strip() if chosen is not None else ""
+        found = next((child for child in entry if child.tag == "link" and _text(child)), None)
+        guid = _child(entry, "guid")
+        if found is not None:
+            href = _text(found)
+        elif guid is not None and guid.get("isPermaLink", "true") != "false" and _text(guid).startswith("http"):
+            href = _text(guid)
+        else:
+            href = ""
+    else:
+        links = [child for child in entry if _local(child) == "link" and child.get("href")]
+        chosen = next((link for link in links if link.get("rel", "alternate") == "alternate"), None)
+        href = chosen.get("href", "").strip() if chosen is not None else ""
+    return urljoin(base, href) if href else ""
 
 
-def _entry(entry: Any, kind: str, marks: bool) -> tuple[str, str, str, str]:
+def _entry(entry: Any, kind: str, base: str, marks: bool) -> tuple[str, str, str, str]:
     title = _text(_child(entry, "title"))
     date = _text(_child(entry, "pubdate", "date", "published", "updated"))
     body = _child(entry, "encoded", "content", "description", "summary")
-    return title, _link(entry, kind), date, _markup_text(body, marks)
+    return title, _link(entry, kind, base), date, _markup_text(body, marks)
 
 
 def feed_document(xml: str, url: str, *, fmt: Format = "markdown") -> HtmlDocument | None:
@@ -107,7 +118,7 @@ def feed_document(xml: str, url: str, *, fmt: Format = "markdown") -> HtmlDocume
     marks = fmt == "markdown"
     title = _text(_child(head, "title"))
     blocks = [f"# {title}" if marks and title else title, _markup_text(_child(head, "description", "subtitle"), marks)]
-    for entry_title, link, date, summary in (_entry(entry, kind, marks) for entry in entries):
+    for entry_title, link, date, summary in (_entry(entry, kind, url, marks) for entry in entries):
         name = entry_title or link
         if marks:
             heading = f"## [{name}]({link})" if link else f"## {name}"
