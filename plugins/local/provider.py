@@ -17,7 +17,6 @@ from webproviders.kit import (
     iso_utc,
     open_store,
     page_error,
-    truncate,
 )
 
 NAME = "local"
@@ -45,18 +44,14 @@ def search(config: Config, query: str, limit: int, options: dict[str, Any]) -> l
     return [_hit(hit) for hit in hits]
 
 
-def _page(url: str, page: IndexedPage, options: PageOptions) -> dict[str, Any]:
+def _page(url: str, page: IndexedPage) -> dict[str, Any]:
+    """The stored page as an item (``max_chars`` is the dispatcher's, as for every provider)."""
     metadata: dict[str, Any] = {"fetched_at": iso_utc(page.fetched_at), "canonical_url": page.url}
     if page.provider:
         metadata["source_provider"] = page.provider
     if page.published_at:
         metadata["published_at"] = page.published_at
-    content = page.content
-    if options.max_chars is not None and len(content) > options.max_chars:
-        content = truncate(content, options.max_chars)
-        metadata["truncated"] = True
-        metadata["content_chars"] = len(page.content)
-    return {"url": url, "title": page.title, "content": content, "raw_content": None, "metadata": metadata}
+    return {"url": url, "title": page.title, "content": page.content, "raw_content": None, "metadata": metadata}
 
 
 def extract(config: Config, urls: list[str], kwargs: dict[str, Any]) -> list[dict[str, Any]]:
@@ -78,5 +73,5 @@ def extract(config: Config, urls: list[str], kwargs: dict[str, Any]) -> list[dic
             )
             items.append(page_error(url, missing))
         else:
-            items.append(_page(url, page, options))
+            items.append(_page(url, page))
     return items

@@ -171,8 +171,34 @@ def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[s
     return hits, meta
 
 
-def normalise_pages(raw: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """Extract / crawl pages in the public shape; per-URL failures keep ``error``."""
+def truncate(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, at a paragraph or word break if one is near."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit]
+    for sep in ("\n\n", "\n", " "):
+        at = cut.rfind(sep)
+        if at >= limit * 0.8:
+            return cut[:at].rstrip()
+    return cut
+
+
+def _cut(page: dict[str, Any], max_chars: int) -> None:
+    """A page's ``content`` (and ``raw_content``) held to ``max_chars``, saying so in its metadata."""
+    content = page["content"]
+    if len(content) > max_chars:
+        page["content"] = truncate(content, max_chars)
+        page["metadata"]["truncated"] = True
+        page["metadata"]["content_chars"] = len(content)
+    raw = page["raw_content"]
+    if raw is not None and len(raw) > max_chars:
+        page["raw_content"] = truncate(raw, max_chars)
+
+
+def normalise_pages(raw: Any, max_chars: int | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Extract / crawl pages in the public shape; per-URL failures keep ``error``. With
+    ``max_chars`` (the call's option), each page's text is cut to it here, whichever provider
+    read it: a vendor that returns whole pages is held to it as a local reader is."""
     items, meta = _unwrap(raw, "pages")
     if isinstance(items, Mapping) and items:
         items = [items] if _first(items, _URL_KEYS) else items.get("results", [])
@@ -201,6 +227,8 @@ def normalise_pages(raw: Any) -> tuple[list[dict[str, Any]], dict[str, Any]]:
             code = mapping.get("error_code")
             page["error_code"] = code if isinstance(code, str) else "provider_error"
         page.update(_extras(mapping, _PAGE_SKIP | set(page)))
+        if max_chars is not None:
+            _cut(page, max_chars)
         pages.append(page)
     return pages, meta
 

@@ -167,9 +167,19 @@ def check_search_options(options: dict[str, Any]) -> dict[str, Any]:
 CRAWL_COUNTS = {"max_pages": 1, "limit": 1, "max_depth": 0}
 
 
+def check_page_options(options: dict[str, Any]) -> dict[str, Any]:
+    """Refuse a ``max_chars`` that is no count of characters, for every extract and crawl: the
+    dispatcher cuts each page to it, whichever provider read the page."""
+    value = options.get("max_chars")
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        raise InvalidInputError(f"max_chars must be a whole number above 0, not {shorten(repr(value), 40)}.")
+    return dict(options)
+
+
 def check_crawl_options(options: dict[str, Any]) -> dict[str, Any]:
     """Refuse a crawl's page and depth counts that no backend can take, before any is asked:
     a vendor SDK that refuses ``limit=0`` itself would otherwise look like a failing provider."""
+    check_page_options(options)
     for key, low in CRAWL_COUNTS.items():
         value = options.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):

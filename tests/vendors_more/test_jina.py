@@ -328,6 +328,27 @@ def test_extract_works_without_a_key(mock: respx.MockRouter, dispatch: Any) -> N
     assert json.loads(request.content) == {"url": "https://example.com"}
 
 
+def test_max_chars_holds_a_vendor_s_whole_page_to_it(mock: respx.MockRouter) -> None:
+    """Before, max_chars was read only by the local readers: a vendor's page came back whole
+    (an agent bounding its context with max_chars=200 got 6,000 characters)."""
+    long_text = "\n\n".join(f"Paragraph {i} of the example page, with words enough to fill a line." for i in range(90))
+    body = {**PAGE_BODY, "data": {**PAGE_BODY["data"], "content": long_text}}
+    mock.post(READER).respond(200, json=body)
+    [page] = dispatch_extract("https://example.com", backend="jina", max_chars=200, cache=False)["data"]
+    assert len(page["content"]) <= 200 and long_text.startswith(page["content"])
+    assert page["metadata"]["truncated"] is True and page["metadata"]["content_chars"] == len(long_text)
+    [whole] = dispatch_extract("https://example.com", backend="jina", cache=False)["data"]
+    assert whole["content"] == long_text and "truncated" not in whole["metadata"]
+
+
+@pytest.mark.parametrize("value", [0, -5, "200", 2.5, True])
+def test_a_max_chars_that_is_no_count_is_invalid_input_and_asks_no_vendor(mock: respx.MockRouter, value: Any) -> None:
+    route = mock.post(READER).respond(200, json=PAGE_BODY)
+    envelope = dispatch_extract("https://example.com", backend="jina", max_chars=value, cache=False)
+    assert envelope["error_code"] == "invalid_input" and "max_chars must be a whole number above 0" in envelope["error"]
+    assert not route.called
+
+
 def test_extract_sends_the_key_when_there_is_one(keyed: None, mock: respx.MockRouter) -> None:
     route = mock.post(READER).respond(200, json=PAGE_BODY)
 

@@ -29,6 +29,7 @@ from ..validate import (
     check_backend,
     check_crawl_options,
     check_limit,
+    check_page_options,
     check_query,
     check_search_options,
     check_url,
@@ -130,7 +131,7 @@ def _validate(capability: Capability, arguments: dict[str, Any]) -> tuple[dict[s
     if capability == "extract":
         urls, bad = check_urls(arguments["urls"])
         refused = [refused_item(position, url, error) for position, url, error in bad]
-        return {"urls": urls, "options": dict(arguments["options"])}, refused
+        return {"urls": urls, "options": check_page_options(arguments["options"])}, refused
     return {"url": check_url(arguments["url"]), "options": check_crawl_options(arguments["options"])}, []
 
 

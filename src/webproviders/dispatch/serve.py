@@ -107,7 +107,7 @@ def _normalise(call: Call, raw: Any) -> tuple[Any, dict[str, Any]]:
     if call.capability == "search":
         hits, meta = normalise_search(raw, call.arguments["limit"])
         return {"web": hits}, meta
-    return normalise_pages(raw)
+    return normalise_pages(raw, call.arguments["options"].get("max_chars"))
 
 
 def _before(call: Call, entry: ProviderEntry) -> None:

@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 
 from ..config import ExtractionSettings
 from ..context import warn
+from ..envelope import truncate
 from ..errors import InvalidInputError, UnsupportedError
 from .charset import decode
 from .extraction import Format, HtmlDocument, html_document
@@ -74,18 +75,6 @@ class RenderedPage:
     nofollow: bool = False
 
 
-def truncate(text: str, limit: int) -> str:
-    """``text`` cut to at most ``limit`` characters, at a paragraph or word break if one is near."""
-    if len(text) <= limit:
-        return text
-    cut = text[:limit]
-    for sep in ("\n\n", "\n", " "):
-        at = cut.rfind(sep)
-        if at >= limit * 0.8:
-            return cut[:at].rstrip()
-    return cut
-
-
 def _base_metadata(result: FetchResult, mime: str) -> dict[str, Any]:
     return {
         "final_url": result.final_url,
@@ -111,15 +100,11 @@ def _json_content(text: str, fmt: Format) -> str:
 
 
 def _finish(item: dict[str, Any], options: PageOptions) -> dict[str, Any]:
-    content = item["content"]
-    if options.max_chars is not None and len(content) > options.max_chars:
-        item["content"] = truncate(content, options.max_chars)
-        item["metadata"]["truncated"] = True
-        item["metadata"]["content_chars"] = len(content)
+    """The item with its raw text bounded; ``max_chars`` is the dispatcher's, for every provider
+    (:func:`webproviders.envelope.normalise_pages`)."""
     raw = item.get("raw_content")
     if raw is not None:
-        bound = min(RAW_LIMIT, options.max_chars) if options.max_chars else RAW_LIMIT
-        item["raw_content"] = truncate(raw, bound)
+        item["raw_content"] = truncate(raw, RAW_LIMIT)
     item["metadata"] = {k: v for k, v in item["metadata"].items() if v is not None}
     return item
 

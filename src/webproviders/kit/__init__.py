@@ -77,7 +77,7 @@ _EXPORTS = {
     "HostLimiter": "fetching.politeness",
     "Crawler": "fetching.crawler",
     "CrawlOptions": "fetching.crawler",
-    "truncate": "fetching.pages",
+    "truncate": "envelope",
     "canonicalize": "urls",
     # the page index (what the local provider searches)
     "open_store": "index.stores",
@@ -102,7 +102,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from ..config import user_agent
-    from ..envelope import page_error
+    from ..envelope import page_error, truncate
     from ..errors import (
         error_for_status,
         mentions_bad_key,
@@ -114,7 +114,7 @@ if TYPE_CHECKING:
     from ..fetching.crawler import Crawler, CrawlOptions
     from ..fetching.fetch import fetch, status_error
     from ..fetching.options import CRAWL_OPTIONS, EXTRACT_OPTIONS, FetchLimits, time_budget
-    from ..fetching.pages import PageOptions, render, truncate
+    from ..fetching.pages import PageOptions, render
     from ..fetching.politeness import HostLimiter
     from ..fetching.urlsafety import AddressPolicy, check_destination_resolved
     from ..index.autofill import index_envelope
