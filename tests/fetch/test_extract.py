@@ -277,7 +277,7 @@ def test_the_kit_s_option_names_are_those_its_readers_read() -> None:
         PageOptions,
     )
 
-    assert set(EXTRACT_OPTIONS) == {*PageOptions._fields, *FetchLimits._fields}
+    assert set(EXTRACT_OPTIONS) == {*PageOptions._fields, *FetchLimits._fields, "max_chars"}  # the dispatcher's
     crawl_fields = {f.name for f in dataclasses.fields(CrawlOptions)} - {"limits", "page"}
     assert set(CRAWL_OPTIONS) == {*EXTRACT_OPTIONS, *crawl_fields, "limit"}
 

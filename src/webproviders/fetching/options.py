@@ -87,9 +87,10 @@ def time_budget(settings: ProviderSettings) -> float | None:
     return max(0.0, left - min(1.0, 0.1 + 0.05 * left))
 
 
-#: The options the kit's page reading takes: :class:`~webproviders.fetching.pages.PageOptions`
-#: and :class:`FetchLimits`, which read them (a test holds the names to their fields).
-EXTRACT_OPTIONS = frozenset({"format", "max_chars", "include_raw", *FetchLimits._fields})
+#: The options an extract through the kit's page reading takes: those
+#: :class:`~webproviders.fetching.pages.PageOptions` and :class:`FetchLimits` read (a test
+#: holds the names to their fields), and ``max_chars``, which the dispatcher applies.
+EXTRACT_OPTIONS = frozenset({"format", "include_raw", "max_chars", *FetchLimits._fields})
 #: ... and the kit's :class:`~webproviders.fetching.crawler.CrawlOptions` (``limit`` is the
 #: alias of ``max_pages`` every crawling backend takes).
 CRAWL_OPTIONS = EXTRACT_OPTIONS | {

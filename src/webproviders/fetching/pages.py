@@ -43,10 +43,10 @@ _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
 class PageOptions(NamedTuple):
-    """How pages are rendered: the ``format``, ``max_chars`` and ``include_raw`` options."""
+    """How pages are rendered: the ``format`` and ``include_raw`` options (``max_chars`` is the
+    dispatcher's, for every provider: :func:`webproviders.envelope.normalise_pages`)."""
 
     format: Format = "markdown"
-    max_chars: int | None = None
     include_raw: bool = False
 
     @classmethod
@@ -55,13 +55,10 @@ class PageOptions(NamedTuple):
         fmt = kwargs.get("format") or "markdown"
         if fmt not in ("markdown", "text"):
             raise InvalidInputError(f"format must be 'markdown' or 'text', not {fmt!r}.")
-        max_chars = kwargs.get("max_chars")
-        if max_chars is not None and (isinstance(max_chars, bool) or not isinstance(max_chars, int) or max_chars < 1):
-            raise InvalidInputError(f"max_chars must be a whole number above 0, not {max_chars!r}.")
         include_raw = kwargs.get("include_raw", False)
         if not isinstance(include_raw, bool):
             raise InvalidInputError(f"include_raw must be true or false, not {include_raw!r}.")
-        return cls(fmt, max_chars, include_raw)  # type: ignore[arg-type]  # fmt checked above
+        return cls(fmt, include_raw)  # type: ignore[arg-type]  # fmt checked above
 
 
 @dataclass
