@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import Config, PluginContext, WebSearchProvider
-from webproviders.kit import CRAWL_OPTIONS, EXTRACT_OPTIONS, import_off_loop
+from webproviders.kit import import_off_loop
 
 NAME = "http"
 #: The fetching and crawling code, with the HTTP stack under it: imported off the event loop.
@@ -20,9 +20,6 @@ READER = f"{__name__}.reader"
 
 class HTTPProvider(WebSearchProvider):
     """Extract and crawl over plain HTTP; no search."""
-
-    extract_options = EXTRACT_OPTIONS
-    crawl_options = CRAWL_OPTIONS
 
     def __init__(self, config: Config) -> None:
         self.config = config

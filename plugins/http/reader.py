@@ -11,6 +11,8 @@ from typing import Any
 
 from webproviders import Config, WebProviderError, WebTimeoutError, warn
 from webproviders.kit import (
+    CRAWL_OPTIONS,
+    EXTRACT_OPTIONS,
     FetchLimits,
     HostLimiter,
     PageOptions,
@@ -21,6 +23,7 @@ from webproviders.kit import (
     status_error,
     time_budget,
     to_provider_error,
+    warn_unknown,
 )
 
 NAME = "http"
@@ -29,6 +32,7 @@ NAME = "http"
 async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
     """One item per URL, in input order; a URL that fails is an item with ``error``."""
     settings = config.provider(NAME)
+    warn_unknown(NAME, kwargs, EXTRACT_OPTIONS)
     options = PageOptions.from_kwargs(kwargs)
     limits = FetchLimits.from_kwargs(kwargs, settings)
     limiter = HostLimiter(limits.concurrency, limits.per_host_concurrency, limits.delay)
@@ -72,6 +76,7 @@ async def crawl_site(config: Config, url: str, **kwargs: Any) -> list[dict[str, 
     from webproviders.kit import Crawler, CrawlOptions  # the crawler's modules, only for a crawl
 
     settings = config.provider(NAME)
+    warn_unknown(NAME, kwargs, CRAWL_OPTIONS)
     options, notes = CrawlOptions.from_kwargs(kwargs, settings)
     for note in notes:
         warn(note)

@@ -19,9 +19,6 @@ class LocalProvider(WebSearchProvider):
     """Search (BM25, highlighted snippets) and extract (stored pages) over the page index."""
 
     search_options = frozenset({"time_range", "include_domains", "exclude_domains"})
-    #: What its extract reads (PageOptions, and the dispatcher's max_chars): stored pages
-    #: need no fetching options.
-    extract_options = frozenset({"format", "include_raw", "max_chars"})
 
     def __init__(self, config: Config) -> None:
         self.config = config

@@ -17,9 +17,12 @@ from webproviders.kit import (
     iso_utc,
     open_store,
     page_error,
+    warn_unknown,
 )
 
 NAME = "local"
+#: The page options a stored page can be read with (no fetching options: nothing is fetched).
+PAGE_OPTIONS = frozenset({"format", "include_raw"})
 
 
 def _hit(hit: Hit) -> dict[str, Any]:
@@ -56,6 +59,7 @@ def _page(url: str, page: IndexedPage) -> dict[str, Any]:
 
 def extract(config: Config, urls: list[str], kwargs: dict[str, Any]) -> list[dict[str, Any]]:
     """One item per URL, in input order: the stored page, or a ``not_found`` item."""
+    warn_unknown(NAME, kwargs, PAGE_OPTIONS)
     options = PageOptions.from_kwargs(kwargs)
     if options.format != "markdown":
         warn(f"{NAME} stores pages as markdown; format={options.format!r} is ignored.")

@@ -22,14 +22,6 @@ class WebSearchProvider(ABC):
     #: ``country``, ``lang``, ``safe_search``) this provider honours. Any other common
     #: option a caller passes is reported in ``meta.warnings`` by the dispatcher.
     search_options: ClassVar[frozenset[str]] = frozenset()
-    #: Every keyword option its ``extract`` and its ``crawl`` read, or None (the default: not
-    #: declared, nothing is checked). Declared, an option outside them (a typo such as
-    #: ``max_char``) is named in ``meta.warnings`` as ignored, or refused with
-    #: ``web.on_unsupported: error``, instead of doing nothing unsaid. A provider reading pages
-    #: with the kit declares the kit's :data:`~webproviders.kit.EXTRACT_OPTIONS` and
-    #: :data:`~webproviders.kit.CRAWL_OPTIONS`, plus its own.
-    extract_options: ClassVar[frozenset[str] | None] = None
-    crawl_options: ClassVar[frozenset[str] | None] = None
 
     #: True for sync methods that return at once without I/O (computed answers): they run in
     #: the event loop instead of a worker thread, saving a thread hop, and so cannot be

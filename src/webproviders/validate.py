@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from .context import warn
 from .errors import InvalidInputError
 from .urls import host_of, is_http_url, shorten
 
@@ -165,6 +166,22 @@ def check_search_options(options: dict[str, Any]) -> dict[str, Any]:
 #: The crawl options every crawling backend reads (``limit`` is an alias of ``max_pages``),
 #: with the least each may be; each backend applies its own ceiling.
 CRAWL_COUNTS = {"max_pages": 1, "limit": 1, "max_depth": 0}
+
+
+#: Page options the dispatcher applies itself, to whichever provider's pages.
+DISPATCH_PAGE_OPTIONS = frozenset({"max_chars"})
+
+
+def warn_unknown(
+    provider: str, options: dict[str, Any], known: frozenset[str], *, search: bool = False
+) -> None:
+    """Say in ``meta.warnings`` which options ``provider`` does not read (a typo such as
+    ``max_char`` would otherwise do nothing unsaid). Left out: for a search the common options,
+    which the dispatcher reports against ``search_options``; for a page read, the options the
+    dispatcher applies itself (``max_chars``)."""
+    unknown = sorted(set(options) - known - (COMMON_SEARCH_OPTIONS if search else DISPATCH_PAGE_OPTIONS))
+    if unknown:
+        warn(f"{provider} ignored the option(s) {', '.join(unknown)}: it does not know them.")
 
 
 def check_page_options(options: dict[str, Any]) -> dict[str, Any]:

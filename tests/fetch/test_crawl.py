@@ -48,7 +48,7 @@ def test_pages_are_extracted_like_extract(site: Any, local: Config) -> None:
 
 def test_a_crawl_option_it_does_not_take_is_named(site: Any, local: Config) -> None:
     envelope = crawl(site.url("/"), local, max_pages=2, includ=["/docs/*"], limit=2, max_chars=50)
-    assert envelope["meta"]["warnings"] == ["http does not support includ; ignored."]
+    assert envelope["meta"]["warnings"] == ["http ignored the option(s) includ: it does not know them."]
     assert len(envelope["data"]) == 2
 
 

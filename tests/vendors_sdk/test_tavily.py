@@ -291,6 +291,19 @@ def test_extract_keeps_one_item_per_url_in_order(
     assert never["url"] == "https://example.com/never" and never["error"]
 
 
+def test_max_chars_cuts_its_pages_and_is_not_called_unknown(config: Any) -> None:
+    """The dispatcher applies max_chars to every provider's pages: the SDK vendor neither
+    ignores it nor says it does not know it; a typo beside it is still named."""
+    with respx.mock() as router:
+        route = router.post(f"{API}/extract").respond(200, json=TAVILY_EXTRACT)
+        envelope = dispatch_extract(["https://example.com/a"], backend="tavily", config=config, max_chars=10,
+                                    max_charz=5)
+    assert "max_chars" not in body_of(route)
+    [page] = envelope["data"]
+    assert page["content"] == "# Title A" and page["metadata"]["truncated"] is True
+    assert envelope["meta"]["warnings"] == ["tavily ignored the option(s) max_charz: it does not know them."]
+
+
 def test_crawl_maps_depth_limit_instructions_and_paths(config: Any) -> None:
     with respx.mock() as router:
         route = router.post(f"{API}/crawl").respond(200, json=TAVILY_CRAWL)

@@ -56,17 +56,12 @@ class Cancelled(WebProviderError):
 
 
 def _option_warnings(call: Call, entry: ProviderEntry) -> None:
-    """Report (or refuse) the options the provider cannot honour: common search options it
-    does not map, and extract or crawl options outside those it declares it reads."""
+    """Report (or refuse) common search options the provider cannot honour."""
     options = call.arguments["options"]
-    if not options:
+    if call.capability != "search" or not options:
         return
-    provider = entry.provider
-    if call.capability == "search":
-        unsupported = sorted(COMMON_SEARCH_OPTIONS.intersection(options) - getattr(provider, "search_options", frozenset()))
-    else:
-        declared = getattr(provider, f"{call.capability}_options", None)
-        unsupported = [] if declared is None else sorted(set(options) - declared)
+    given = COMMON_SEARCH_OPTIONS & set(options)
+    unsupported = sorted(given - set(getattr(entry.provider, "search_options", frozenset())))
     if not unsupported:
         return
     message = f"{entry.manifest.name} does not support {', '.join(unsupported)}; ignored."

@@ -45,7 +45,7 @@ _EXPORTS = {
     "mentions_no_credit": "errors",
     "retry_after_from_headers": "retry_after",
     "parse_retry_after": "retry_after",
-    "warn_unknown": "kit.sdk",
+    "warn_unknown": "validate",
     # building results
     "page_error": "envelope",
     "is_http_url": "urls",
@@ -126,6 +126,7 @@ if TYPE_CHECKING:
     from ..responses import Classifier, read_response
     from ..retry_after import parse_retry_after, retry_after_from_headers
     from ..urls import canonicalize, host_of, is_http_url, url_key
+    from ..validate import warn_unknown
     from .batch import fetch_each, gather_or_cancel, one_item_per_url, per_url_error, settle
     from .google import (
         GOOGLE_SAFE,
@@ -137,6 +138,6 @@ if TYPE_CHECKING:
     from .htmlsearch import HTMLSearchProvider, check_page_status
     from .http import get_client, request_json
     from .query import site_query
-    from .sdk import SDKProvider, import_packages, warn_unknown
+    from .sdk import SDKProvider, import_packages
     from .sdkhttp import ResponseLog, hand_client, response_error, sdk_client, transport_error
     from .vendor import VendorProvider, endpoint_problem

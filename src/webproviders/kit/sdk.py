@@ -9,13 +9,12 @@ library's HTTP clients, and reading the response it failed on, is in
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from ..context import remaining_time, warn
+from ..context import remaining_time
 from ..manifest import Package
 from ..offloop import import_off_loop
 from ..provider import WebSearchProvider
-from ..validate import COMMON_SEARCH_OPTIONS
 from .vendor import VendorProvider
 
 #: The module that runs an SDK on the library's HTTP clients (``sdk_client``, ``hand_client``).
@@ -53,16 +52,3 @@ class SDKProvider(VendorProvider):
         left = remaining_time()
         own = self.timeout()
         return own if left is None else max(0.1, min(own, left))
-
-
-def warn_unknown(
-    provider: str, options: dict[str, Any], known: frozenset[str], *, search: bool = False
-) -> None:
-    """Say in ``meta.warnings`` which options were not understood (and so not sent).
-
-    For a search, the common options are left out: the dispatcher already reports those
-    the provider does not honour.
-    """
-    unknown = sorted(set(options) - known - (COMMON_SEARCH_OPTIONS if search else frozenset()))
-    if unknown:
-        warn(f"{provider} ignored the option(s) {', '.join(unknown)}: it does not know them.")
