@@ -96,7 +96,7 @@ def _json_content(text: str, fmt: Format) -> str:
     return f"```json\n{pretty}\n```" if fmt == "markdown" else pretty
 
 
-def _finish(item: dict[str, Any], options: PageOptions) -> dict[str, Any]:
+def _finish(item: dict[str, Any]) -> dict[str, Any]:
     """The item with its raw text bounded; ``max_chars`` is the dispatcher's, for every provider
     (:func:`webproviders.envelope.normalise_pages`)."""
     raw = item.get("raw_content")
@@ -127,7 +127,7 @@ async def render(
         )
         item = {"url": url, "title": title, "content": text, "raw_content": text if options.include_raw else None,
                 "metadata": {**metadata, **extra}}
-        return RenderedPage(_finish(item, options), [])
+        return RenderedPage(_finish(item), [])
     text, codec = decode(result.content, result.content_type, kind)
     metadata["encoding"] = codec
     if kind == "html":
@@ -145,7 +145,7 @@ async def render(
             warn(NO_TEXT)
         item = {"url": url, "title": doc.title, "content": doc.content, "raw_content": doc.raw_text,
                 "metadata": metadata}
-        return RenderedPage(_finish(item, options), doc.links, html=True, nofollow=doc.nofollow)
+        return RenderedPage(_finish(item), doc.links, html=True, nofollow=doc.nofollow)
     if kind == "xml":  # an RSS or Atom feed reads as its entries; other XML as it is
         feed = await extraction_pool.run(
             limits, feed_document, text, result.final_url, heavy=text.count("<") > HEAVY_HTML_TAGS, fmt=options.format
@@ -153,8 +153,8 @@ async def render(
         if feed is not None:
             item = {"url": url, "title": feed.title, "content": feed.content,
                     "raw_content": text if options.include_raw else None, "metadata": {**metadata, **feed.metadata}}
-            return RenderedPage(_finish(item, options), [])
+            return RenderedPage(_finish(item), [])
     content = _json_content(text, options.format) if kind == "json" else text.strip()
     item = {"url": url, "title": _passthrough_title(text, kind), "content": content,
             "raw_content": text if options.include_raw else None, "metadata": metadata}
-    return RenderedPage(_finish(item, options), [])
+    return RenderedPage(_finish(item), [])
