@@ -32,6 +32,7 @@ from webproviders.kit import (
     host_of,
     import_packages,
     page_error,
+    warn_unknown,
 )
 
 from .pages import internal_links, to_page
@@ -42,6 +43,8 @@ DEFAULT_MAX_DEPTH = 2
 #: Seconds kept back from the call deadline so pages crawled so far can still be returned.
 DEADLINE_MARGIN = 2.0
 DEFAULT_PAGE_TIMEOUT = 30.0
+#: What a crawl reads of its options (an extract reads none; both are told of the rest).
+CRAWL_OPTIONS = frozenset({"max_pages", "limit", "max_depth"})
 _MISSING_BROWSER = ("playwright install", "executable doesn't exist", "crawl4ai-setup")
 
 
@@ -117,6 +120,7 @@ class Crawl4AIProvider(WebSearchProvider):
         await check_destination_resolved(url, AddressPolicy.from_config(self.config))
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        warn_unknown(self.name, kwargs, frozenset())
         items: dict[str, dict[str, Any]] = {}
         allowed: list[str] = []
         for url in urls:
@@ -143,6 +147,7 @@ class Crawl4AIProvider(WebSearchProvider):
     async def crawl(self, url: str, **kwargs: Any) -> list[dict[str, Any]]:
         import asyncio  # here, not at import: listing providers stays light
 
+        warn_unknown(self.name, kwargs, CRAWL_OPTIONS)
         max_pages = _whole_number(
             kwargs, ("max_pages", "limit"), DEFAULT_MAX_PAGES, 1, MAX_PAGES_CAP
         )

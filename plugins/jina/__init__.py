@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import NotConfiguredError, PluginContext, warn
-from webproviders.kit import VendorProvider, endpoint_problem, fetch_each, site_query
+from webproviders.kit import VendorProvider, endpoint_problem, fetch_each, site_query, warn_unknown
 
 from .parse import NoResults, classify, classify_search, parse_hits, parse_page
 
@@ -67,6 +67,9 @@ class JinaProvider(VendorProvider):
         return parse_hits(data, with_content)
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        # The reader takes a URL and nothing else: its markdown is what comes back.
+        warn_unknown(self.name, kwargs, frozenset())
+
         async def read(url: str) -> dict[str, Any]:
             data = await self.call_api(
                 "POST",

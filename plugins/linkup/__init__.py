@@ -12,7 +12,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from webproviders import InvalidInputError, PluginContext
-from webproviders.kit import VendorProvider, fetch_each
+from webproviders.kit import VendorProvider, fetch_each, warn_unknown
 
 from .parse import NoResults, classify, parse_hits, parse_page
 
@@ -59,6 +59,7 @@ class LinkupProvider(VendorProvider):
         return parse_hits(data)
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        warn_unknown(self.name, kwargs, frozenset({"render_js"}))
         render_js = kwargs.get("render_js", self.settings.option("render_js"))
 
         async def fetch(url: str) -> dict[str, Any]:

@@ -11,7 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext, ProviderError, WebProviderError, warn
-from webproviders.kit import VendorProvider, gather_or_cancel, per_url_error, settle, url_key
+from webproviders.kit import (
+    VendorProvider,
+    gather_or_cancel,
+    per_url_error,
+    settle,
+    url_key,
+    warn_unknown,
+)
 
 from .parse import classify, parse_contents, parse_hits
 
@@ -78,6 +85,7 @@ class YouProvider(VendorProvider):
         return outcomes
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        warn_unknown(self.name, kwargs, frozenset())
         batches = [urls[i : i + CONTENTS_BATCH] for i in range(0, len(urls), CONTENTS_BATCH)]
         results = await gather_or_cancel(self._contents(batch) for batch in batches)
         return settle(urls, [outcome for batch in results for outcome in batch])

@@ -286,6 +286,26 @@ def test_crawl_stops_at_max_pages(install: Any) -> None:
     assert site.batches[-1] == ["https://docs.example.com/a"]
 
 
+def test_options_the_browser_does_not_read_are_named(install: Any) -> None:
+    """A crawl asked to respect robots.txt or stay under a path, or an extract asked for plain
+    text, was read without them and without a word; the answer now says what was not applied."""
+    install(Site(SITE))
+
+    crawl = dispatch_crawl(
+        "https://docs.example.com/", backend="crawl4ai", max_pages=2, respect_robots=True, include=["/a*"]
+    )
+    extract = dispatch_extract(
+        ["https://docs.example.com/a"], backend="crawl4ai", format="text", max_chars=50
+    )
+
+    assert crawl["success"] is True and len(crawl["data"]) == 2
+    assert crawl["meta"]["warnings"] == [
+        "crawl4ai ignored the option(s) include, respect_robots: it does not know them."
+    ]
+    assert extract["success"] is True
+    assert extract["meta"]["warnings"] == ["crawl4ai ignored the option(s) format: it does not know them."]
+
+
 @pytest.mark.parametrize("options", [{"max_pages": 0}, {"max_pages": "ten"}, {"max_depth": -1}])
 def test_crawl_rejects_bad_limits(install: Any, options: dict[str, Any]) -> None:
     site = install(Site(SITE))

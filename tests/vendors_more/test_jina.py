@@ -341,6 +341,17 @@ def test_max_chars_holds_a_vendor_s_whole_page_to_it(mock: respx.MockRouter) -> 
     assert whole["content"] == long_text and "truncated" not in whole["metadata"]
 
 
+def test_options_the_reader_does_not_read_are_named(mock: respx.MockRouter) -> None:
+    """The reader returns its markdown whatever is asked: plain text or a page's raw text asked
+    of it came back as markdown without a word."""
+    mock.post(READER).respond(200, json=PAGE_BODY)
+    envelope = dispatch_extract(
+        "https://example.com", backend="jina", format="text", include_raw=True, max_chars=500, cache=False
+    )
+    assert envelope["success"] is True
+    assert envelope["meta"]["warnings"] == ["jina ignored the option(s) format, include_raw: it does not know them."]
+
+
 @pytest.mark.parametrize("value", [0, -5, "200", 2.5, True])
 def test_a_max_chars_that_is_no_count_is_invalid_input_and_asks_no_vendor(mock: respx.MockRouter, value: Any) -> None:
     route = mock.post(READER).respond(200, json=PAGE_BODY)

@@ -263,6 +263,14 @@ def test_extract_reads_fetch_markdown(mock: respx.MockRouter, dispatch: Any) -> 
         "favicon": "https://example.com/favicon.ico",
     }
     assert sent_json(route) == {"url": "https://example.com", "renderJs": True}
+    assert "warnings" not in envelope["meta"]
+
+
+def test_extract_names_the_options_linkup_does_not_read(mock: respx.MockRouter) -> None:
+    mock.post(FETCH).respond(200, json=FETCH_BODY)
+    envelope = dispatch_extract("https://example.com", backend="linkup", render_js=False, formt="text", cache=False)
+    assert envelope["success"] is True
+    assert envelope["meta"]["warnings"] == ["linkup ignored the option(s) formt: it does not know them."]
 
 
 def test_fetch_failures_are_per_url_items(mock: respx.MockRouter) -> None:

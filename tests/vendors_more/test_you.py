@@ -274,6 +274,14 @@ def test_extract_reads_contents_markdown(mock: respx.MockRouter, dispatch: Any) 
         "urls": ["https://you.com/about", "https://example.com"],
         "formats": ["markdown", "metadata"],
     }
+    assert "warnings" not in envelope["meta"]
+
+
+def test_extract_names_the_options_you_does_not_read(mock: respx.MockRouter) -> None:
+    mock.post(CONTENTS).respond(200, json=PAGES)
+    envelope = dispatch_extract("https://example.com", backend="you", include_raw=True, max_chars=100, cache=False)
+    assert envelope["success"] is True
+    assert envelope["meta"]["warnings"] == ["you ignored the option(s) include_raw: it does not know them."]
 
 
 def test_a_url_missing_from_the_answer_is_a_per_url_error(mock: respx.MockRouter) -> None:
