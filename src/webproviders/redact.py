@@ -102,7 +102,7 @@ def url_credentials(url: Any) -> list[str]:
         import base64  # here: most URLs carry no password, and it stays off the import path
 
         plain = f"{unquote(user or '')}:{unquote(password)}"
-        return [password, unquote(password), base64.b64encode(plain.encode()).decode("ascii")]
+        return [password, unquote(password), base64.b64encode(_utf8(plain)).decode("ascii")]
     if user and len(unquote(user)) >= _MIN_TOKEN_USER:  # a token written as the user (redis://token@host)
         return [user, unquote(user)]
     return []  # a plain user name (postgresql://postgres@host) is no secret; URLs lose it anyway
@@ -137,6 +137,16 @@ def _env_secrets() -> frozenset[str]:
     return _env_read[1]
 
 
+def _utf8(text: str) -> bytes:
+    """``text`` as bytes, whatever it holds: an environment variable with a byte that is not
+    UTF-8 reads as a lone surrogate (``\\udce9``), given back as that byte; any other lone
+    surrogate is kept as UTF-8 would write it. Its secret must still be masked, not raise."""
+    try:
+        return text.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass")
+
+
 def _escaped(text: str) -> set[str]:
     """``text`` as JSON and as a Python repr write it (a CR/LF becomes ``\\r\\n``)."""
     import json  # here: needed only once a secret is known
@@ -152,7 +162,8 @@ def _escaped(text: str) -> set[str]:
 def _forms(secret: str) -> set[str]:
     """The ways ``secret`` can appear in text: raw, percent-encoded, and escaped once or twice
     (the repr of an exception whose message holds a repr, a JSON body quoted in JSON)."""
-    found = {secret, quote(secret, safe=""), quote_plus(secret, safe=""), quote(secret)}
+    raw = _utf8(secret)
+    found = {secret, quote(raw, safe=""), quote_plus(raw, safe=""), quote(raw)}
     once = _escaped(secret)
     found |= once
     for form in once:

@@ -166,3 +166,24 @@ def test_a_url_refused_for_its_password_is_given_back_without_it(mode: str) -> N
     failures = envelope["meta"]["failures"]
     assert [f["url"] for f in failures] == ["http://***@127.0.0.1:9/page", "ftp://***@files.example/"]
     assert [f["error_code"] for f in failures] == ["unsafe_url", "invalid_input"]
+
+
+@pytest.mark.parametrize("secret", ["sk-\udce9abc12345", "sk-\ud800abcdefgh"])
+def test_a_key_that_is_not_utf8_breaks_no_call(monkeypatch: pytest.MonkeyPatch, secret: str) -> None:
+    """A byte that is not UTF-8 in a secret variable reads as a lone surrogate. Masking it
+    raised UnicodeEncodeError out of every call, a stub search and an input check included."""
+    from webproviders import redact
+    from webproviders.config import config_from_dict
+
+    if secret.startswith("sk-\udce9"):
+        monkeypatch.setenv("BRAVE_API_KEY", secret)
+        config = config_from_dict({"web": {"providers": {"brave": {"base_url": "http://127.0.0.1:9"}}}})
+    else:
+        config = config_from_dict({"web": {"providers": {"brave": {"api_key": secret, "base_url": "http://127.0.0.1:9"}}}})
+    redact.remember(secret)
+
+    assert dispatch_search("x", backend="stub", config=config)["success"] is True
+    assert dispatch_search("x", limit=0, backend="stub", config=config)["error_code"] == "invalid_input"
+    brave = dispatch_search("x", backend="brave", config=config)
+    assert brave["error_code"] == "not_configured" and "type it again" in brave["error"]
+    assert scrub(f"the key {secret} was refused") == "the key *** was refused"
