@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import re
 from typing import Any
+from urllib.parse import urlsplit
 
 from .context import warn
 from .errors import InvalidInputError
+from .redact import mask_userinfo
 from .urls import host_of, is_http_url, shorten
 
 MAX_QUERY_CHARS = 2_000
@@ -83,7 +85,20 @@ def check_url(url: Any, what: str = "URL") -> str:
     if not is_http_url(text) or not host_of(text):
         shown = shorten(text, 80)
         raise InvalidInputError(f"The {what} {shown!r} is not an http:// or https:// address.")
+    if not _port_usable(text):
+        shown = shorten(mask_userinfo(text), 80)
+        raise InvalidInputError(f"The {what} {shown!r} has a port that is not a number from 1 to 65535.")
     return text
+
+
+def _port_usable(url: str) -> bool:
+    """Whether the URL's port, if it names one, is one a connection can be made to (the
+    socket layer would refuse 0 or 99999 with an error naming nothing the caller wrote)."""
+    try:
+        port = urlsplit(url).port
+    except ValueError:
+        return False
+    return port is None or 0 < port < 65536
 
 
 def check_urls(urls: Any) -> tuple[list[str], list[tuple[int, Any, InvalidInputError]]]:

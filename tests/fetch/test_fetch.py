@@ -109,6 +109,23 @@ def test_redirect_loop_ends(site: Any, local: Config) -> None:
     assert len(site.paths()) == 6
 
 
+@pytest.mark.parametrize("port", ["99999", "65536", "0", "-1", "abc"])
+def test_a_url_with_a_port_no_server_has_is_the_caller_s_mistake(site: Any, local: Config, port: str) -> None:
+    """Such a port reached the socket layer, which failed with "ExceptionGroup: unhandled
+    errors in a TaskGroup" as a provider_error counted against http."""
+    url = f"http://127.0.0.1:{port}/page"
+    extract = dispatch_extract([url], backend="http", config=local, cache=False)
+    assert extract["error_code"] == "invalid_input"
+    assert extract["error"] == f"The URL {url!r} has a port that is not a number from 1 to 65535."
+    mixed = dispatch_extract([url, site.url("/articles/caching")], backend="http", config=local, cache=False)
+    assert mixed["success"] is True and mixed["data"][0]["error_code"] == "invalid_input"
+
+
+def test_a_redirect_to_a_port_no_server_has_is_refused(site: Any, local: Config) -> None:
+    with pytest.raises(UnsafeURLError, match="port 99999 is not one a server can listen on"):
+        run(fetch(site.url("/redirect/to?url=http%3A%2F%2F127.0.0.1%3A99999%2F"), local))
+
+
 def test_whole_fetch_is_bounded_by_its_timeout(site: Any, local: Config) -> None:
     with pytest.raises(WebTimeoutError):
         run(fetch(site.url("/slow"), local, timeout=0.3))

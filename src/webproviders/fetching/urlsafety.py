@@ -325,6 +325,8 @@ def check_destination(url: str | httpx.URL, policy: AddressPolicy) -> Target:
     host = _clean_host(raw_host)
     if not host:
         raise _refuse(text, "the URL has no host")
+    if parsed.port is not None and not 0 < parsed.port < 65536:
+        raise _refuse(text, f"port {parsed.port} is not one a server can listen on (1 to 65535)")
     port = parsed.port or DEFAULT_PORTS[scheme]
     allow_listed = policy.host_allowed(host)
     try:
