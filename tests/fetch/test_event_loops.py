@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from webproviders import adispatch_extract, adispatch_search
+from webproviders import adispatch_extract, adispatch_search, dispatch_extract
 from webproviders.config import Config
 
 trio = pytest.importorskip("trio")
@@ -44,6 +44,23 @@ def test_a_call_under_trio_still_ends_by_its_deadline(site: Any, local: Config) 
     envelope = trio.run(lambda: adispatch_extract(site.url("/slow"), backend="http", config=local, timeout=1.5))
     assert envelope["error_code"] == "timeout", envelope
     assert time.monotonic() - started < 4
+
+
+def test_a_sync_call_made_inside_a_trio_program_is_answered(site: Any, local: Config) -> None:
+    """A sync tool called from trio code (an agent's sync tool in a trio app). Before, every
+    fetching backend failed: "Task got bad yield: CancelShieldedCheckpoint" as a provider_error,
+    since the HTTP stack, asked which library runs, was told trio on an asyncio loop."""
+    answers: dict[str, Any] = {}
+
+    async def main() -> None:
+        answers["page"] = dispatch_extract(site.url("/articles/caching"), backend="http", config=local, cache=False)
+        answers["slow"] = dispatch_extract(site.url("/slow"), backend="http", config=local, timeout=1.5, cache=False)
+
+    started = time.monotonic()
+    trio.run(main)
+    assert answers["page"]["success"] is True, answers["page"]
+    assert answers["page"]["data"][0]["content"].startswith("# Caching in practice")
+    assert answers["slow"]["error_code"] == "timeout" and time.monotonic() - started < 5
 
 
 def test_a_call_awaited_by_no_event_loop_at_all_is_an_envelope_not_an_exception() -> None:

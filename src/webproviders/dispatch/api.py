@@ -85,14 +85,9 @@ async def _in_a_thread(how: tuple[Any, ...]) -> dict[str, Any]:
     """A call awaited under trio (directly, or through anyio): the sync twin runs in one of
     trio's worker threads, on this library's own loop there, and ends by its deadline as
     ever. Under any other framework it is an ``unsupported`` envelope, never an exception."""
-    trio = sys.modules.get("trio")  # loaded by whoever is running it
-    if trio is not None:
-        try:
-            trio.lowlevel.current_task()
-        except RuntimeError:
-            pass
-        else:
-            return await trio.to_thread.run_sync(functools.partial(_dispatch_sync, *how))  # type: ignore[no-any-return]
+    if runner.inside_trio():
+        trio = sys.modules["trio"]
+        return await trio.to_thread.run_sync(functools.partial(_dispatch_sync, *how))  # type: ignore[no-any-return]
     return never_started(
         UnsupportedError(
             "This call was awaited outside asyncio and trio, the event loops it can run under; "

@@ -211,6 +211,34 @@ async def _stopping(coro: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoo
         loop.stop()
 
 
+def inside_trio() -> bool:
+    """Whether this thread is running trio's event loop. ``trio`` is looked up, never
+    imported: it is loaded by whoever runs it (and by httpcore wherever it is installed)."""
+    trio = sys.modules.get("trio")
+    if trio is None:
+        return False
+    in_trio_run = getattr(trio.lowlevel, "in_trio_run", None)  # trio 0.23 on; cheaper than failing
+    if in_trio_run is not None:
+        return bool(in_trio_run())
+    try:
+        trio.lowlevel.current_task()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _outside_trio(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` on the background loop from trio's thread, in a copy of the caller's
+    context that no longer names trio as the running library (``sniffio``'s public variable,
+    set by trio in its tasks), as trio's own worker threads do: else the HTTP stack, asking
+    which library runs, would use trio's primitives on an asyncio loop."""
+    context = contextvars.copy_context()
+    sniffio = sys.modules.get("sniffio")
+    if sniffio is not None:
+        context.run(sniffio.current_async_library_cvar.set, None)
+    return context.run(background.run, coro)
+
+
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine from sync code (plain, threaded, or inside a running loop).
 
@@ -219,10 +247,13 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     the task ends and stops it, so a call that never waits costs one turn of the loop (what
     ``run_until_complete`` would take two for). A caller already inside a running loop (a
     notebook cell, an async agent calling a sync tool) cannot block that loop on itself, so
-    its call goes to the background loop instead.
+    its call goes to the background loop instead; so does one inside a running trio program
+    (an asyncio loop run on trio's thread would see trio's primitives through ``sniffio``).
     """
     if asyncio._get_running_loop() is not None:
         return background.run(coro)
+    if inside_trio():
+        return _outside_trio(coro)
     loop = _thread_loop()
     task = loop.create_task(_stopping(coro, loop))
     while not task.done():  # a task left by an interrupted call may stop the loop as it ends
