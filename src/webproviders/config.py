@@ -8,6 +8,7 @@ lazily, once, for callers that do not care.
 # module is imported, and as strings each would be compiled first (milliseconds at start-up).
 
 import functools
+import math
 import os
 import re
 import sys
@@ -118,6 +119,10 @@ def proxy_problem(value: str) -> str | None:
 
 #: A backend choice: one name, an ordered fallback chain, or ``{"fuse": [...]}``.
 BackendSpec = str | list[str] | dict[str, list[str]]
+
+
+#: The longest deadline a call may have, in seconds (``web.timeout``, a call's ``timeout``).
+MAX_TIMEOUT = 3600
 
 
 class ConfigError(ValueError):
@@ -349,7 +354,7 @@ class WebSettings(Section):
     search_backend: BackendSpec | None = None
     extract_backend: BackendSpec | None = None
     crawl_backend: BackendSpec | None = None
-    timeout: float = Field(default=30.0, gt=0)
+    timeout: float = Field(default=30.0, gt=0, le=MAX_TIMEOUT)
     on_unsupported: Literal["warn", "error"] = "warn"
     user_agent: str | None = None
     proxy: str | None = None
@@ -517,9 +522,11 @@ def _apply_env_overrides(data: dict[str, Any], environ: dict[str, str] | os._Env
     timeout = (environ.get("WEB_TIMEOUT") or "").strip()
     if timeout:
         try:
-            float(timeout)
+            seconds = float(timeout)
         except ValueError:
-            raise ConfigError("WEB_TIMEOUT must be a number of seconds, such as 20.") from None
+            seconds = math.nan
+        if not 0 < seconds <= MAX_TIMEOUT:  # named here: validation would blame the config file
+            raise ConfigError(f"WEB_TIMEOUT must be a number of seconds above 0 and at most {MAX_TIMEOUT}, such as 20.")
         web["timeout"] = timeout
     private = (environ.get(ALLOW_PRIVATE_ENV) or "").strip().lower()
     if private:

@@ -329,10 +329,25 @@ def test_a_config_file_that_is_not_utf8_is_a_config_error(tmp_path: Path) -> Non
         load_config(path)
 
 
-def test_a_web_timeout_that_is_no_number_names_the_variable(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("WEB_TIMEOUT", "thirty")
-    with pytest.raises(ConfigError, match="WEB_TIMEOUT must be a number of seconds"):
-        config_from_dict({}, source="<test>")
+@pytest.mark.parametrize("value", ["thirty", "-1", "0", "5000", "inf", "nan"])
+def test_a_web_timeout_out_of_range_names_the_variable(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
+    """Before, an out-of-range value was blamed on the config file ("Invalid configuration in
+    r2.yaml", or "in defaults" with no file at all)."""
+    monkeypatch.setenv("WEB_TIMEOUT", value)
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict({}, source="r2.yaml")
+    assert str(caught.value) == "WEB_TIMEOUT must be a number of seconds above 0 and at most 3600, such as 20."
+
+
+def test_a_web_timeout_over_an_hour_is_refused_when_the_file_loads(tmp_path: Path) -> None:
+    """It loaded, then every call failed as the caller's invalid_input (CLI exit 2) though no
+    caller gave a timeout."""
+    path = tmp_path / "config.yaml"
+    path.write_text("web:\n  timeout: 5000\n")
+    with pytest.raises(ConfigError, match="'web.timeout': Input should be less than or equal to 3600"):
+        load_config(path)
+    path.write_text("web:\n  timeout: 3600\n")
+    assert load_config(path).web.timeout == 3600
 
 
 def test_a_billion_laughs_config_fails_fast(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..config import BackendSpec
+from ..config import MAX_TIMEOUT, BackendSpec
 from ..errors import InvalidInputError, NotConfiguredError, UnsupportedError
 from ..manifest import PRIORITY_KEYLESS, Capability
 from ..registry.providers import Registry
@@ -20,8 +20,6 @@ from ..registry.registration import ProviderEntry
 
 #: ``mode=`` values a call may pass.
 MODES = ("chain", "fuse")
-#: The longest deadline a call may ask for, in seconds.
-MAX_TIMEOUT = 3600
 
 Mode = Literal["single", "chain", "fuse"]
 
