@@ -152,6 +152,16 @@ def test_since_and_by_are_checked() -> None:
         webproviders.usage_summary("1d", by="colour", config=cost_config())
 
 
+@pytest.mark.parametrize("since", ["99999999d", "10000000000000000000000m", datetime.timedelta(days=999_999_999)])
+def test_a_span_reaching_before_1970_reports_everything(tmp_path: Path, since: Any) -> None:
+    """It raised "year -271764 is out of range" (a ValueError, or an OverflowError) out of
+    usage_summary, which the command line reported as a provider_error."""
+    config = cost_config(usage={"path": str(tmp_path / "usage.sqlite3")})
+    webproviders.dispatch_search("q", backend="priced", config=config)
+    summary = webproviders.usage_summary(since, config=config)
+    assert summary["since"].startswith("1970-01-01") and summary["total"]["requests"] == 1
+
+
 def _config_file(tmp_path: Path, web: dict[str, Any]) -> Path:
     file = tmp_path / "config.yaml"
     document = {"web": web, "plugins": {"paths": [str(PLUGINS)], "enabled": ["priced"]}}

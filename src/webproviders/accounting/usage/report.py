@@ -30,8 +30,13 @@ class UsageQueryError(ValueError):
 
 
 def parse_since(value: Any, now: float | None = None) -> float:
-    """``since`` as wall-clock seconds."""
+    """``since`` as wall-clock seconds; one before 1970 (``99999999d``) is 1970, as no row
+    is older, rather than a year Python's dates cannot hold."""
     now = time.time() if now is None else now
+    return max(0.0, _seconds(value, now))
+
+
+def _seconds(value: Any, now: float) -> float:
     if isinstance(value, datetime.timedelta):
         return now - value.total_seconds()
     if isinstance(value, datetime.datetime):
@@ -43,7 +48,7 @@ def parse_since(value: Any, now: float | None = None) -> float:
         if match:
             return now - float(match.group(1)) * _SECONDS[match.group(2).lower()]
         try:
-            return parse_since(datetime.datetime.fromisoformat(value.strip()), now)
+            return _seconds(datetime.datetime.fromisoformat(value.strip()), now)
         except ValueError:
             pass
     raise UsageQueryError(
