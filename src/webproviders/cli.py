@@ -517,6 +517,10 @@ def _cmd_config(args: argparse.Namespace, config: Any) -> int:
             f"the web.search contract answers with offline stub results; set {BACKEND_ENV} to a real backend."
         )
     errors = _unknown_backends(registry)
+    if registry.config.web.budget.per_provider:
+        from .accounting.budget import caps_without_provider
+
+        errors += caps_without_provider(registry.config.web.budget, [e.manifest.name for e in registry.entries()])
     report["warnings"], report["errors"] = warnings, errors
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")

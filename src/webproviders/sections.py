@@ -150,6 +150,16 @@ class BudgetSettings(BudgetLimits):
     #: least recently used is dropped and starts again from the usage ledger when it comes back.
     max_counters: int = Field(default=10_000, ge=100)
 
+    @field_validator("per_tag")
+    @classmethod
+    def _check_tag_names(cls, value: dict[str, BudgetLimits]) -> dict[str, BudgetLimits]:
+        from .accounting.tags import TAG_NAME, TAG_NAME_RULE
+
+        refused = [name for name in value if not TAG_NAME.match(name)]
+        if refused:  # no call can carry such a tag, so its cap would never apply
+            raise ValueError(f"{', '.join(map(repr, refused))} is no tag name a call can give; use {TAG_NAME_RULE}")
+        return value
+
     def active(self) -> bool:
         """Whether any cap is set."""
         scopes = [self, *self.per_provider.values(), *self.per_tag.values()]

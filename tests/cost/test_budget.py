@@ -60,6 +60,33 @@ def test_a_provider_budget_caps_that_provider_only() -> None:
     assert dispatch_search("b", backend="priced", config=config)["success"] is True
 
 
+def test_a_provider_cap_under_a_name_no_provider_has_is_reported(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A cap under "Pricey" (for pricey) was listed as set and never applied: every call went
+    through, and nothing said so."""
+    config = cost_config(budget={"per_provider": {"Pricey": {"daily_usd": 0.01}}})
+    with caplog.at_level("WARNING", logger="webproviders.accounting.budget"):
+        assert dispatch_search("a", backend="pricey", config=config)["success"] is True
+    assert "web.budget.per_provider.Pricey names no installed provider (did you mean 'pricey'?)" in caplog.text
+
+    file = tmp_path / "config.yaml"
+    document = {"web": {"budget": {"per_provider": {"Pricey": {"daily_usd": 0.01}}}},
+                "plugins": {"paths": [str(Path(__file__).parent / "plugins")], "enabled": ["priced"]}}
+    file.write_text(json.dumps(document), encoding="utf-8")
+    shown = subprocess.run([sys.executable, "-m", "webproviders.cli", "--config", str(file), "config"],
+                           capture_output=True, text=True, timeout=60, env={**os.environ, "NO_COLOR": "1"})
+    assert shown.returncode == 3, shown.stderr
+    assert "error: web.budget.per_provider.Pricey names no installed provider (did you mean 'pricey'?)" in shown.stderr
+
+
+def test_a_tag_cap_under_a_name_no_call_can_give_is_refused_when_the_config_loads() -> None:
+    from webproviders.config import ConfigError
+
+    with pytest.raises(ConfigError, match="'web.budget.per_tag': 'bad name!' is no tag name a call can give"):
+        cost_config(budget={"per_tag": {"bad name!": {"daily_usd": 0.01}}})
+
+
 def test_a_tag_budget_applies_to_each_value_of_the_tag() -> None:
     config = cost_config(budget={"per_tag": {"user": {"daily_usd": 0.006}}})
     assert dispatch_search("a", backend="priced", config=config, tags={"user": "alice"})["success"] is True

@@ -22,9 +22,11 @@ class Accounts:
         self.ledger: Ledger | None = Ledger(web.usage) if web.usage.enabled else None
         self.budgets: Budgets | None = None
         if web.budget.active():  # budgets load only when some cap is set
-            from .budget import Budgets
+            from .budget import Budgets, caps_without_provider, log
 
             self.budgets = Budgets(web.budget, web.rate_limit.url, web.rate_limit.namespace, self.ledger)
+            for sentence in caps_without_provider(web.budget, [e.manifest.name for e in registry.entries()]):
+                log.warning(sentence)
         self.telemetry = telemetry.get()
         self._tariffs: dict[str, Tariff] = {}
 

@@ -12,7 +12,9 @@ from ..errors import InvalidInputError
 
 MAX_TAGS = 16
 MAX_VALUE_CHARS = 200
-_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
+#: A tag's name; a per-tag budget (``web.budget.per_tag``) is checked against it when the config loads.
+TAG_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]{0,63}$")
+TAG_NAME_RULE = "letters, digits, '_', '.' or '-', at most 64 characters, not starting with a digit, '.' or '-'"
 
 
 def check_tags(tags: Any) -> dict[str, str]:
@@ -25,10 +27,8 @@ def check_tags(tags: Any) -> dict[str, str]:
         raise InvalidInputError(f"tags may hold at most {MAX_TAGS} entries, not {len(tags)}.")
     checked: dict[str, str] = {}
     for name, value in tags.items():
-        if not isinstance(name, str) or not _NAME.match(name):
-            raise InvalidInputError(
-                f"tag name {name!r} is not allowed; use letters, digits, '_', '.' or '-' (at most 64 characters)."
-            )
+        if not isinstance(name, str) or not TAG_NAME.match(name):
+            raise InvalidInputError(f"tag name {name!r} is not allowed; use {TAG_NAME_RULE}.")
         if isinstance(value, bool):
             text = "true" if value else "false"
         elif isinstance(value, (str, int, float)):

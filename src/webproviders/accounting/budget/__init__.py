@@ -53,6 +53,21 @@ def dollars(usd: float) -> str:
     return f"${whole}.{fraction.ljust(2, '0')}"
 
 
+def caps_without_provider(settings: BudgetSettings, providers: list[str]) -> list[str]:
+    """A sentence for each ``per_provider`` cap whose name no provider has: a cap under
+    ``Serper`` (for ``serper``) applies to nothing, and the spending it was set to stop goes on."""
+    known = set(providers)
+    sentences = []
+    for name in settings.per_provider:
+        if name not in known:
+            hint = next((f" (did you mean {p!r}?)" for p in sorted(known) if p.lower() == name.lower()), "")
+            sentences.append(
+                f"web.budget.per_provider.{name} names no installed provider{hint}, so its cap applies to "
+                f"nothing (providers: {', '.join(sorted(known))})."
+            )
+    return sentences
+
+
 @dataclass(frozen=True, slots=True)
 class Check:
     """One budget that applies to a request: its counter key, limit and how to describe it."""
