@@ -286,6 +286,30 @@ def test_a_provider_that_times_out_before_the_hedge_still_cools_down() -> None:
     assert hung.calls == 2
 
 
+def test_a_caller_s_own_short_deadline_does_not_cool_a_provider_down_for_everyone() -> None:
+    """Two calls with timeout=0.1 to a provider that answers in 0.3 s put it in a cool-down
+    that skipped it for every caller, though it never had the time it is given."""
+    config = hedge_config(health={"failures": 2}, cache=False)
+    slow = provider(config, "async-1")
+    slow.delay = 0.3
+    for query in ("a", "b"):
+        envelope = dispatch_search(query, backend="async-1", config=config, timeout=0.1)
+        assert envelope["error_code"] == "timeout" and envelope["detail"] == "call_deadline", envelope
+    envelope = dispatch_search("c", backend="async-1", config=config, timeout=5)
+    assert envelope["success"] is True, envelope
+
+
+def test_a_provider_that_hangs_through_the_whole_default_deadline_still_cools_down() -> None:
+    config = hedge_config(health={"failures": 2}, cache=False, timeout=0.2, retry={"max_retries": 0})
+    hung = provider(config, "async-1")
+    hung.delay = HANG
+    for query in ("a", "b"):
+        envelope = dispatch_search(query, backend="async-1", config=config)
+        assert envelope["error_code"] == "timeout" and envelope.get("detail") is None, envelope
+    envelope = dispatch_search("c", backend="async-1", config=config)
+    assert "cooling down" in envelope["error"] and hung.calls == 2
+
+
 def test_a_request_cancelled_while_it_waited_for_its_request_budget_costs_nothing(tmp_path: Path) -> None:
     path = tmp_path / "usage.sqlite3"
     price = {"search": {"usd": 0.01, "per": "request"}}

@@ -30,9 +30,18 @@ COUNTED_CODES = frozenset(
 PROVIDER_SIDE_4XX = frozenset({401, 403, 407, 408})
 
 
+#: ``detail`` of a timeout that came from the call's deadline before the provider had the
+#: time it is given (its own ``timeout``, else ``web.timeout``): a caller's short ``timeout=``,
+#: or what an earlier member of a chain left. It says nothing of the provider.
+CALL_DEADLINE = "call_deadline"
+#: The share of that time an attempt must have had for its timeout to count against the
+#: provider (a call spends a little of its deadline before the attempt starts).
+GIVEN_SHARE = 0.9
+
+
 def says_nothing_about_health(error: WebProviderError) -> bool:
     """Whether a failure belongs to the request (the caller's input), not to the provider."""
-    if error.code not in COUNTED_CODES:
+    if error.code not in COUNTED_CODES or error.detail == CALL_DEADLINE:
         return True
     status = error.status_code
     return status is not None and 400 <= status < 500 and status not in PROVIDER_SIDE_4XX

@@ -13,7 +13,7 @@ from typing import Any
 from ..accounting.meter import Meter
 from ..context import Attempt, start_attempt, take_warnings
 from ..dependable.cache import cache_key
-from ..dependable.health import Cooling
+from ..dependable.health import CALL_DEADLINE, GIVEN_SHARE, Cooling
 from ..dependable.ratelimit import BudgetExhaustedError
 from ..dependable.retry import MIN_REQUEST_TIME
 from ..envelope import normalise_pages, normalise_search
@@ -136,7 +136,10 @@ async def attempt(call: Call, entry: ProviderEntry, record: Attempt) -> tuple[An
         data, meta = _normalise(call, raw)
     except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
         call.warn(take_warnings(record))  # a failed request's warnings still reach the call
-        raise _repeating(to_provider_error(exc, name), record) from None
+        error = _repeating(to_provider_error(exc, name), record)
+        if error.code == "timeout" and error.detail is None and timeout < GIVEN_SHARE * (own or call.config.web.timeout):
+            error.detail = CALL_DEADLINE  # cut short by the call, not by the provider's own time
+        raise error from None
     said = take_warnings(record)
     data, meta = scrub_data([data, meta])  # before it is cached or shown to anyone
     unread = nothing_read(data, call.capability, name)
