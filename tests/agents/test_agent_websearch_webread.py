@@ -116,6 +116,15 @@ def test_api_key_is_interpolated_from_the_environment_and_sent(
     )
 
 
+def test_url_credentials_are_masked_in_the_repr_and_kept_for_the_library() -> None:
+    url = "http://admin:hunter3pass@127.0.0.1:8888"
+    config = WebToolConfig(provider="searxng", base_url=url)
+    assert "hunter3pass" not in repr(config) and "hunter3pass" not in str(config)
+    assert "base_url='http://***@127.0.0.1:8888'" in repr(config)
+    assert config.base_url == url
+    assert config.library_config().provider("searxng").base_url == url
+
+
 def test_unset_env_key_means_no_key(make_config: Any) -> None:
     config = WebToolConfig(provider="brave", api_key="${NOT_SET_ANYWHERE}", config=make_config())
     assert config.api_key is None

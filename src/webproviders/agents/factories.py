@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator
 
-from ..config import Config, ProviderSettings, default_config, interpolate
+from ..config import Config, ProviderSettings, Section, default_config, interpolate
 from ..validate import MAX_LIMIT, MIN_LIMIT
 from .formatting import format_results
 from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS
@@ -24,17 +24,16 @@ WebSearch = Callable[[str], Awaitable[str]]
 WebRead = Callable[[str], Awaitable[str]]
 
 
-class WebToolConfig(BaseModel):
+class WebToolConfig(Section):
     """How a websearch / webread tool reaches the web.
 
     ``provider`` names the backend (omit it to use the library's configuration and
     auto-detection); ``api_key`` and ``base_url`` override that provider's settings and may
     be written as ``${ENV_VAR}``. ``config`` is the library configuration to start from;
-    ``tags`` label every call (per-tag budgets, the usage ledger).
+    ``tags`` label every call (per-tag budgets, the usage ledger). As a config
+    :class:`~webproviders.config.Section`, it refuses unknown fields, never quotes a refused
+    value (it may be the key) and masks URL credentials in its repr (``base_url`` keeps them).
     """
-
-    #: A validation error never quotes the value it refused: it may be the key.
-    model_config = ConfigDict(extra="forbid", hide_input_in_errors=True)
 
     provider: str | None = Field(default=None, pattern=BACKEND_PATTERN)
     api_key: SecretStr | None = None
