@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -136,6 +138,34 @@ def test_calls_go_through_dispatch_with_its_cache_retries_and_url_safety(probe_c
     reader = as_hermes_provider("http", make_config())
     refused = reader.extract(["http://127.0.0.1:9/admin"])
     assert [page["error_code"] for page in refused] == ["unsafe_url"]
+
+
+class Gone(BaseHTTPRequestHandler):
+    """Every page is missing (HTTP 404)."""
+
+    def do_GET(self) -> None:
+        self.send_error(404)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_failed_call_gives_each_url_its_own_failure_and_never_a_password(
+    make_config: Any, http_server: Callable[..., Any]
+) -> None:
+    gone = f"http://127.0.0.1:{http_server(Gone).server_address[1]}/gone"
+    secret = gone.replace("http://", "http://bob:pw-secret-77@")
+    reader = as_hermes_provider("http", make_config(web={"allow_private_networks": True, "usage": False}))
+
+    for pages in (reader.extract([secret]), reader.crawl(secret)["results"]):
+        assert "pw-secret-77" not in repr(pages)
+        assert pages[0]["url"].startswith("http://***@127.0.0.1:") and pages[0]["error_code"] == "unsafe_url"
+
+    pages = reader.extract([f"  {gone}/1  ", secret, f" {gone}/2"])
+    assert "pw-secret-77" not in repr(pages)
+    assert [page["url"] for page in pages] == [f"{gone}/1", pages[1]["url"], f"{gone}/2"]
+    assert [page["error_code"] for page in pages] == ["not_found", "unsafe_url", "not_found"]
+    assert [pages[0]["error"], pages[2]["error"]] == [f"{gone}/{n} was not found (HTTP 404)." for n in (1, 2)]
 
 
 def test_tags_given_once_or_per_call_reach_the_per_tag_budget(per_user_budget: Any) -> None:

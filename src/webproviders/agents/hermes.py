@@ -26,6 +26,8 @@ from ..config import Config, config_from_dict
 from ..envelope import failure
 from ..errors import InvalidInputError, WebProviderError
 from ..manifest import Capability
+from ..redact import mask_userinfo
+from ..urls import url_key
 
 if TYPE_CHECKING:
     from ..registry.loader import ProviderEntry
@@ -246,18 +248,29 @@ def _hermes_page(item: Mapping[str, Any]) -> dict[str, Any]:
     return page
 
 
+def _failure_key(url: Any) -> str:
+    """How a URL asked for finds its item in ``meta.failures``, whose URLs are trimmed and
+    have their ``user:password@`` masked: the dispatcher's :func:`~webproviders.urls.url_key`
+    of the masked URL."""
+    return url_key(mask_userinfo(str(url)))
+
+
 def hermes_pages(envelope: Mapping[str, Any], asked: list[str]) -> list[dict[str, Any]]:
     """An extract or crawl envelope as Hermes' per-URL page list; a failed call is one error
-    page per URL asked for (the call's sentence and code on each)."""
+    page per URL asked for (its own item in ``meta.failures``, else the call's sentence and
+    code), its URL with any ``user:password@`` masked, as the dispatcher gives it back."""
     if envelope.get("success"):
         return [_hermes_page(item) for item in envelope.get("data") or [] if isinstance(item, Mapping)]
     by_url = {
-        item.get("url"): item
+        _failure_key(item.get("url")): item
         for item in (envelope.get("meta") or {}).get("failures") or []
         if isinstance(item, Mapping)
     }
     failed = {"error": envelope.get("error") or "The call failed.", "error_code": envelope.get("error_code")}
-    return [_hermes_page({"url": url, **by_url.get(url, failed)}) for url in asked]
+    return [
+        _hermes_page(by_url.get(_failure_key(url)) or {"url": mask_userinfo(url.strip()), **failed})
+        for url in asked
+    ]
 
 
 def as_hermes_provider(
