@@ -21,6 +21,7 @@ from webproviders.agents.langchain import (
     WebSearchTool,
     create_langchain_tools,
 )
+from webproviders.agents.tools import run_tool
 
 
 @pytest.fixture
@@ -87,6 +88,17 @@ def test_tool_call_gives_a_tool_message(stub_config: Any) -> None:
     message = WebSearchTool(config=stub_config).invoke(call)
     assert isinstance(message, ToolMessage) and message.tool_call_id == "call_7"
     assert message.content.startswith("1. [q — result 1]")
+
+
+def test_null_arguments_are_left_out_as_on_every_surface(stub_config: Any) -> None:
+    """A strict-mode model sends ``null`` for what it leaves out; run_tool reads it as the default."""
+    search, crawl = WebSearchTool(config=stub_config), WebCrawlTool(config=stub_config)
+    nulls = {"query": "q", "limit": None, "time_range": None, "country": None, "backend": None}
+    assert search.invoke(nulls) == search.invoke({"query": "q"}) == run_tool("web_search", nulls, config=stub_config)
+    assert asyncio.run(search.ainvoke(nulls)) == search.invoke({"query": "q"})
+    start = {"url": "https://site.example.com/", "max_pages": 2}
+    assert crawl.invoke({**start, "max_depth": None}) == crawl.invoke(start)
+    assert search.invoke({"query": None}).startswith("Error [invalid_input]: Invalid arguments for web_search: 'query' is required.")
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from ..config import Config
 from ..envelope import failure
@@ -59,13 +59,23 @@ def _reraise(check: Any, value: Any, *args: Any) -> Any:
 
 
 class ToolArguments(BaseModel):
-    """Base of every tool's arguments: unknown keys (an ``api_key`` above all) are refused.
+    """Base of every tool's arguments: unknown keys (an ``api_key`` above all) are refused,
+    and an argument sent as ``null`` is left out.
 
     Each tool declares its own arguments first (a bare string input fills the first one)
     and the optional ``backend`` last.
     """
 
     model_config = ConfigDict(extra="forbid")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_is_left_out(cls, data: Any) -> Any:
+        """Drop ``null`` arguments, so every surface (LangChain validates with these models
+        itself) reads a strict-mode model's ``null`` as the default."""
+        if isinstance(data, Mapping):
+            return {key: value for key, value in data.items() if value is not None}
+        return data
 
 
 def _backend_field() -> Any:
@@ -390,9 +400,8 @@ def parse_arguments(
         return _invalid(
             f"The arguments for {name} must be a JSON object, not {type(raw).__name__}."
         )
-    given = {key: value for key, value in raw.items() if value is not None}
     try:
-        return spec.arguments.model_validate(given)
+        return spec.arguments.model_validate(raw)
     except ValidationError as exc:
         return _invalid(explain(name, exc, spec.arguments))
 
