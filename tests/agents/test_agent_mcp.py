@@ -77,6 +77,9 @@ async def exercise_tools(client: Client) -> None:
         "crawl",
     ]
     assert "- stub (search, extract, crawl): ready" in text_of(providers)
+    given = await client.call_tool("web_providers", {"x": 1})
+    assert given.is_error and text_of(given) == "Error [invalid_input]: web_providers takes no arguments."
+    assert given.structured_content["error_code"] == "invalid_input"
 
     bad = await client.call_tool("web_search", {"query": "x", "limit": 500})
     assert bad.is_error

@@ -37,7 +37,7 @@ from .._version import __version__
 from ..config import Config, ConfigError, ProviderSettings, default_config
 from ..redact import get_logger, remember
 from .formatting import format_results
-from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS, TOOLS, acall_tool, input_schema
+from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS, TOOLS, acall_tool, input_schema, invalid_call
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -171,6 +171,14 @@ def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_C
 
     keyed = KeyedConfigs()
 
+    def answer(envelope: dict[str, Any]) -> types.CallToolResult:
+        """An envelope as a tool result: structured content, its markdown, a failure an error."""
+        return types.CallToolResult(
+            content=[types.TextContent(text=format_results(envelope, "markdown", max_chars))],
+            structured_content=envelope,
+            is_error=not envelope.get("success"),
+        )
+
     async def call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments = params.arguments or {}
         caller = _caller(ctx)
@@ -179,7 +187,7 @@ def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_C
         tags = {base.mcp.user_tag: caller.user} if caller.user is not None else None
         if params.name == PROVIDERS_TOOL:
             if arguments:
-                return _error_result(types, f"{PROVIDERS_TOOL} takes no arguments.")
+                return answer(invalid_call(f"{PROVIDERS_TOOL} takes no arguments."))
             rows = await anyio.to_thread.run_sync(_providers, used)
             return types.CallToolResult(
                 content=[types.TextContent(text=_providers_text(rows))],
@@ -190,12 +198,7 @@ def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_C
             raise MCPError(
                 types.INVALID_PARAMS, f"Unknown tool '{params.name}'. Known tools: {known}."
             )
-        envelope = await acall_tool(params.name, arguments, config=used, tags=tags)
-        return types.CallToolResult(
-            content=[types.TextContent(text=format_results(envelope, "markdown", max_chars))],
-            structured_content=envelope,
-            is_error=not envelope.get("success"),
-        )
+        return answer(await acall_tool(params.name, arguments, config=used, tags=tags))
 
     return Server(
         "webproviders",
@@ -204,10 +207,6 @@ def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_C
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
-
-
-def _error_result(types: Any, message: str) -> Any:
-    return types.CallToolResult(content=[types.TextContent(text=message)], is_error=True)
 
 
 # --- transports ---------------------------------------------------------------------------

@@ -332,7 +332,9 @@ def anthropic_tools(names: list[str] | tuple[str, ...] | None = None) -> list[di
 # --- running a call -----------------------------------------------------------------------
 
 
-def _invalid(message: str) -> dict[str, Any]:
+def invalid_call(message: str) -> dict[str, Any]:
+    """The ``invalid_input`` envelope of a call refused before any backend was asked, so a bad
+    call reads the same on every surface."""
     meta: dict[str, Any] = {
         "requested_backend": None,
         "served_by": None,
@@ -387,23 +389,23 @@ def parse_arguments(
     """The validated arguments of a call, or a failure envelope that says what is wrong."""
     spec = TOOLS.get(name)
     if spec is None:
-        return _invalid(f"Unknown tool '{name}'. Known tools: {', '.join(TOOLS)}.")
+        return invalid_call(f"Unknown tool '{name}'. Known tools: {', '.join(TOOLS)}.")
     raw: Any = arguments if arguments is not None else {}
     if isinstance(raw, (str, bytes)):
         try:
             raw = json.loads(raw or "{}")
         except ValueError as exc:
-            return _invalid(f"The arguments for {name} are not valid JSON: {exc}.")
+            return invalid_call(f"The arguments for {name} are not valid JSON: {exc}.")
         except RecursionError:
-            return _invalid(f"The arguments for {name} are nested too deeply to be tool arguments.")
+            return invalid_call(f"The arguments for {name} are nested too deeply to be tool arguments.")
     if not isinstance(raw, Mapping):
-        return _invalid(
+        return invalid_call(
             f"The arguments for {name} must be a JSON object, not {type(raw).__name__}."
         )
     try:
         return spec.arguments.model_validate(raw)
     except ValidationError as exc:
-        return _invalid(explain(name, exc, spec.arguments))
+        return invalid_call(explain(name, exc, spec.arguments))
 
 
 def _dispatch_call(args: ToolArguments) -> tuple[tuple[Any, ...], dict[str, Any]]:
@@ -427,7 +429,7 @@ def _prepare(
     try:
         positional, keywords = _dispatch_call(parsed)
     except WebProviderError as exc:
-        return _invalid(exc.message)
+        return invalid_call(exc.message)
     return TOOLS[name].capability, positional, keywords
 
 
