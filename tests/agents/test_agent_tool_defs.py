@@ -18,7 +18,15 @@ from webproviders.agents.tools import (
     openai_tools,
     run_tool,
 )
-from webproviders.validate import MAX_LIMIT, MAX_QUERY_CHARS, MAX_URL_CHARS, MAX_URLS, MIN_LIMIT
+from webproviders.validate import (
+    COUNTRY_PATTERN,
+    LANG_PATTERN,
+    MAX_LIMIT,
+    MAX_QUERY_CHARS,
+    MAX_URL_CHARS,
+    MAX_URLS,
+    MIN_LIMIT,
+)
 
 NAMES = ["web_search", "web_extract", "web_crawl"]
 
@@ -57,6 +65,12 @@ def test_schema_limits_are_the_dispatch_limits() -> None:
     assert input_schema("web_crawl")["properties"]["url"]["maxLength"] == MAX_URL_CHARS
 
 
+def test_code_patterns_are_the_dispatch_patterns() -> None:
+    search = input_schema("web_search")["properties"]
+    assert search["country"]["pattern"] == rf"^\s*(?:{COUNTRY_PATTERN.pattern})\s*$"
+    assert search["lang"]["pattern"] == rf"^\s*(?:{LANG_PATTERN.pattern})\s*$"
+
+
 ARGUMENT_CASES = [
     ("web_search", {"query": "python"}),
     (
@@ -71,6 +85,12 @@ ARGUMENT_CASES = [
     ("web_search", {"query": "python", "api_key": "sk-live-123"}),
     ("web_search", {"limit": 3}),
     ("web_search", {"query": "python", "backend": "Not A Name"}),
+    ("web_search", {"query": "python", "limit": True}),
+    ("web_search", {"query": "python", "country": "de", "lang": "pt-BR"}),
+    ("web_search", {"query": "python", "country": " us ", "lang": "zh-Hans-CN"}),
+    ("web_search", {"query": "python", "country": "12"}),
+    ("web_search", {"query": "python", "country": "u"}),
+    ("web_search", {"query": "python", "lang": "english"}),
     ("web_extract", {"urls": ["https://example.com/"]}),
     ("web_extract", {"urls": []}),
     ("web_extract", {"urls": ["ftp://example.com/"]}),
@@ -78,9 +98,18 @@ ARGUMENT_CASES = [
     ("web_extract", {"urls": ["https://example.com/" + "a" * MAX_URL_CHARS]}),
     ("web_crawl", {"url": "https://example.com/", "max_pages": 3, "max_depth": 1}),
     ("web_crawl", {"url": "https://example.com/", "max_pages": 0}),
+    ("web_crawl", {"url": "https://example.com/", "max_depth": True}),
     ("web_crawl", {"url": "javascript:alert(1)"}),
     ("web_crawl", {"url": "https://example.com/", "token": "abc"}),
 ]
+
+
+def test_a_count_sent_as_text_is_read_as_its_number(make_config: Any) -> None:
+    """Models outside strict mode send ``"limit": "5"``; it has always been read as 5."""
+    config = make_config(web={"backend": "stub"})
+    assert call_tool("web_search", {"query": "python", "limit": "2"}, config=config)["data"]["web"][-1]["position"] == 2
+    crawl = call_tool("web_crawl", {"url": "https://example.com/", "max_pages": "2"}, config=config)
+    assert len(crawl["data"]) == 2
 
 
 @pytest.mark.parametrize(("name", "arguments"), ARGUMENT_CASES)

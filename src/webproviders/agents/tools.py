@@ -13,16 +13,27 @@ too, never from the model: they select per-tag budgets and label the usage ledge
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from ..config import Config
 from ..envelope import failure
 from ..errors import InvalidInputError, WebProviderError
 from ..validate import (
+    COUNTRY_PATTERN,
+    LANG_PATTERN,
     MAX_LIMIT,
     MAX_QUERY_CHARS,
     MAX_URL_CHARS,
@@ -30,6 +41,8 @@ from ..validate import (
     MIN_LIMIT,
     SAFE_SEARCH,
     TIME_RANGES,
+    check_crawl_options,
+    check_limit,
     check_query,
     check_search_options,
     check_url,
@@ -56,6 +69,26 @@ def _reraise(check: Any, value: Any, *args: Any) -> Any:
         return check(value, *args)
     except InvalidInputError as exc:
         raise ValueError(exc.message) from None
+
+
+def _count(check: Callable[[Any], Any], value: Any) -> Any:
+    """A count: ``true``, which pydantic would read as 1, is refused by ``check`` with
+    dispatch's sentence. A count a model sent as text (``"5"``) is read as its number, as
+    every surface has always read it, though the schema asks for a JSON number."""
+    if isinstance(value, bool):
+        _reraise(check, value)
+    return value
+
+
+def _code_field(pattern: re.Pattern[str], description: str) -> Any:
+    """An optional country or language code whose schema states the pattern
+    :func:`~webproviders.validate.check_search_options` checks it with (surrounding spaces
+    are trimmed there), so the schema allows exactly what a call accepts."""
+    return Field(
+        default=None,
+        description=description,
+        json_schema_extra={"pattern": rf"^\s*(?:{pattern.pattern})\s*$"},
+    )
 
 
 class ToolArguments(BaseModel):
@@ -105,12 +138,8 @@ class SearchArguments(ToolArguments):
     exclude_domains: list[Annotated[str, Field(min_length=1)]] | None = Field(
         default=None, description="No results from these domains."
     )
-    country: str | None = Field(
-        default=None, min_length=2, max_length=8, description="Country code, e.g. 'us'."
-    )
-    lang: str | None = Field(
-        default=None, min_length=2, max_length=8, description="Language code, e.g. 'en'."
-    )
+    country: str | None = _code_field(COUNTRY_PATTERN, "Country code, e.g. 'us'.")
+    lang: str | None = _code_field(LANG_PATTERN, "Language code, e.g. 'en' or 'pt-BR'.")
     safe_search: Literal[SAFE_SEARCH] | None = Field(  # type: ignore[valid-type]
         default=None, description="Filtering of adult content."
     )
@@ -124,11 +153,7 @@ class SearchArguments(ToolArguments):
     @field_validator("limit", mode="before")
     @classmethod
     def _limit(cls, value: Any) -> Any:
-        if isinstance(value, bool):  # pydantic reports a ValueError, not a TypeError
-            raise ValueError(  # noqa: TRY004
-                f"limit must be a whole number from {MIN_LIMIT} to {MAX_LIMIT}, not {value!r}."
-            )
-        return value
+        return _count(check_limit, value)
 
     def options(self) -> dict[str, Any]:
         """The common search options that were given, checked as dispatch checks them."""
@@ -170,6 +195,11 @@ class CrawlArguments(ToolArguments):
         description=f"How many links deep to follow (0-{MAX_CRAWL_DEPTH}).",
     )
     backend: str | None = _backend_field()
+
+    @field_validator("max_pages", "max_depth", mode="before")
+    @classmethod
+    def _counts(cls, value: Any, info: ValidationInfo) -> Any:
+        return _count(lambda given: check_crawl_options({info.field_name: given}), value)
 
     @field_validator("url")
     @classmethod
