@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from webproviders import dispatch_search
 from webproviders.config import (
     Config,
     ConfigError,
@@ -93,6 +94,19 @@ def test_file_is_loaded_from_explicit_path_then_env_var(tmp_path: Path, monkeypa
     assert explicit.provider("brave").api_keys() == ["bk-123456"]
     assert explicit.source == str(first)
     assert load_config().web.timeout == 12
+
+
+def test_a_backend_named_by_an_unset_variable_is_not_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``search_backend: ["${PRIMARY}", stub]`` with PRIMARY unset failed every search as
+    "Unknown backend ''"; an unset variable counts as not set, as in WEB_SEARCH_BACKEND=a,,b."""
+    monkeypatch.delenv("PRIMARY", raising=False)
+    path = tmp_path / "config.yaml"
+    path.write_text('web:\n  search_backend: ["${PRIMARY}", stub]\n  extract_backend: ${PRIMARY}\n')
+    config = load_config(path)
+    assert config.web.search_backend == ["stub"] and config.web.extract_backend is None
+    assert dispatch_search("q", config=config)["provider"] == "stub"
+    monkeypatch.setenv("PRIMARY", "stub")
+    assert load_config(path).web.search_backend == ["stub", "stub"]
 
 
 def test_default_location_is_used_when_present(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -41,12 +41,13 @@ def parse_rate(text: str) -> Rate:
     match = _SPEC.match(text.lower())
     word = match.group(3) if match else ""
     unit = _UNITS.get(word, _UNITS.get(word[:-1])) if word.endswith("s") else _UNITS.get(word)
-    if match is None or unit is None or float(match.group(1)) <= 0:
+    span = float(match.group(2)) if match and match.group(2) else 1.0
+    if match is None or unit is None or float(match.group(1)) <= 0 or span <= 0:
+        # The value is not repeated: it may come from a ${VAR} holding something else.
         raise ValueError(
-            f"rate limit {text!r} is not understood; write it as requests/period, "
+            "the rate limit is not understood; write it as requests/period with both above 0, "
             "e.g. '1/s', '100/min', '10/5s', '5000/day' (or 'off')"
         )
-    span = float(match.group(2)) if match.group(2) else 1.0
     return Rate(float(match.group(1)), span * unit, text.strip())
 
 
