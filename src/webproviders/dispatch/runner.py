@@ -252,7 +252,7 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """
     if asyncio._get_running_loop() is not None:
         return background.run(coro)
-    if inside_trio():
+    if "trio" in sys.modules and inside_trio():
         return _outside_trio(coro)
     loop = _thread_loop()
     task = loop.create_task(_stopping(coro, loop))
