@@ -247,9 +247,11 @@ def failure(error: WebProviderError, provider: str | None, meta: dict[str, Any])
 
 
 def page_error(url: str, error: WebProviderError) -> dict[str, Any]:
-    """A per-URL failure item for extract results. Its URL is given back as its error names it:
-    a ``user:password@`` in it (refused: pages are never fetched with one) is masked."""
-    return {
+    """A per-URL failure item for extract results, with the error's ``detail`` and
+    ``retry_after`` when known, so a call that read no page can still say them. Its URL is given
+    back as its error names it: a ``user:password@`` in it (refused: pages are never fetched
+    with one) is masked."""
+    item: dict[str, Any] = {
         "url": mask_userinfo(url),
         "title": "",
         "content": "",
@@ -258,3 +260,6 @@ def page_error(url: str, error: WebProviderError) -> dict[str, Any]:
         "error": error.message,
         "error_code": error.code,
     }
+    fields = error.envelope_fields()
+    item.update((key, fields[key]) for key in ("detail", "retry_after") if key in fields)
+    return item

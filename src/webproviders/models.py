@@ -34,6 +34,8 @@ class Page(_Open):
     metadata: dict[str, Any] = Field(default_factory=dict)
     error: str | None = None
     error_code: ErrorCode | None = None
+    detail: str | None = None
+    retry_after: float | None = None
 
 
 class Cost(_Open):
@@ -60,6 +62,7 @@ class PageFailure(_Open):
     error: str
     error_code: ErrorCode
     detail: str | None = None
+    retry_after: float | None = None
 
 
 class Meta(_Open):

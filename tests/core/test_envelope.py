@@ -96,6 +96,7 @@ def test_extract_golden_with_one_failed_url(write_plugin: Any, make_config: Any)
                 "metadata": {},
                 "error": "The site shows a CAPTCHA.",
                 "error_code": "blocked",
+                "detail": "captcha_required",
             },
         ],
         "provider": "partial",

@@ -49,6 +49,34 @@ def test_a_transient_failure_of_every_url_is_retried(site: Any, local: Config) -
     assert [a.get("retry", 0) for a in envelope["meta"]["attempts"]] == [0, 1, 2]
 
 
+def test_a_walled_page_keeps_its_detail_on_the_item_the_failures_and_the_call(site: Any, local: Config) -> None:
+    walled = site.url("/forbidden")
+    envelope = dispatch_extract(walled, backend="http", config=local)
+    assert envelope["error_code"] == "blocked" and envelope["detail"] == "http_403"
+    assert envelope["meta"]["failures"][0]["detail"] == "http_403"
+    FailureEnvelope.model_validate(envelope)
+
+    envelope = dispatch_extract([walled, site.url("/articles/caching")], backend="http", config=local)
+    assert envelope["data"][0]["detail"] == "http_403"
+    PagesEnvelope.model_validate(envelope)
+
+
+def test_a_rate_limited_page_gives_its_retry_after_and_is_not_tried_again_sooner(site: Any, local: Config) -> None:
+    """/busy asks for 7 s; a 3 s call has no time to wait that long, so it is not retried."""
+    envelope = dispatch_extract(site.url("/busy"), backend="http", config=local, timeout=3)
+    assert envelope["error_code"] == "rate_limited" and envelope["retry_after"] == 7
+    assert envelope["meta"]["failures"][0]["retry_after"] == 7
+    assert site.paths().count("/busy") == 1 and len(envelope["meta"]["attempts"]) == 1
+    # One site's 429 does not hold the provider back for other pages.
+    assert dispatch_extract(site.url("/articles/caching"), backend="http", config=local, timeout=3)["success"] is True
+
+
+def test_a_page_that_fails_with_500_is_not_retried(site: Any, local: Config) -> None:
+    envelope = dispatch_extract(site.url("/error"), backend="http", config=local)
+    assert envelope["error_code"] == "bad_gateway"
+    assert site.paths().count("/error") == 1 and len(envelope["meta"]["attempts"]) == 1
+
+
 def test_failures_are_not_cached_and_do_not_cool_the_provider_down(site: Any, local: Config) -> None:
     for _ in range(7):  # more than web.health.failures (5)
         assert dispatch_extract(site.url("/missing"), backend="http", config=local)["success"] is False

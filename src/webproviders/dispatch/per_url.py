@@ -59,7 +59,14 @@ def summary(item: dict[str, Any]) -> dict[str, Any]:
     kept = {"url": item.get("url"), "error": item["error"], "error_code": item.get("error_code") or "provider_error"}
     if isinstance(item.get("detail"), str):
         kept["detail"] = item["detail"]
+    if _number(item.get("retry_after")) is not None:
+        kept["retry_after"] = item["retry_after"]
     return kept
+
+
+def _number(value: Any) -> float | None:
+    """``value`` when it is a number (not a bool), else None: items come from any provider."""
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
 
 
 def _message(failures: list[dict[str, Any]], first: dict[str, Any], what: str) -> str:
@@ -86,12 +93,21 @@ def nothing_read(data: Any, capability: str, provider: str | None) -> WebProvide
 
 
 def all_failed(items: list[dict[str, Any]], capability: str, provider: str | None) -> WebProviderError:
-    """The call-level error for items that all failed: the most telling code, each in ``failures``."""
+    """The call-level error for items that all failed: the most telling item's code, ``detail``,
+    ``retry_after`` and HTTP status (so retries follow the documented rules), each in ``failures``."""
     failures = [summary(item) for item in items]
-    first = min(failures, key=lambda f: _rank(f["error_code"]))
+    telling = min(range(len(items)), key=lambda i: _rank(failures[i]["error_code"]))
+    first, metadata = failures[telling], items[telling].get("metadata")
+    status = _number(metadata.get("status_code")) if isinstance(metadata, dict) else None
     what = "URLs" if capability == "extract" else "pages"
-    detail = first.get("detail")
-    error = error_for_code(first["error_code"], _message(failures, first, what), provider=provider, detail=detail)
+    error = error_for_code(
+        first["error_code"],
+        _message(failures, first, what),
+        provider=provider,
+        detail=first.get("detail"),
+        retry_after=first.get("retry_after"),
+        status_code=int(status) if status is not None else None,
+    )
     error.failures = failures
     return error
 

@@ -216,7 +216,8 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             if isinstance(error, BudgetExhaustedError):
                 state.health.failed(name, error)  # not counted; it only ends a trial call
                 raise
-            if error.code == "rate_limited" and error.retry_after:
+            if error.code == "rate_limited" and error.retry_after and error.failures is None:
+                # A site's 429 read URL by URL pauses that call's retry, not the provider.
                 await state.limits.pause(name, error.retry_after)
             if failover and error.code == "rate_limited":
                 delay = None
