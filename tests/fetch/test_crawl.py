@@ -85,6 +85,20 @@ def test_seed_disallowed_by_robots_is_blocked(site: Any, local: Config) -> None:
     assert "/private/secret" not in site.paths()
 
 
+@pytest.mark.parametrize(
+    ("seed", "code", "detail"),
+    [("/image.png", "unsupported", None), ("/redirect/to?url=/private/secret", "blocked", "robots_txt")],
+)
+def test_a_seed_that_gives_no_page_fails_with_its_reason_and_never_cools_http_down(
+    seed: str, code: str, detail: str | None, site: Any, local: Config
+) -> None:
+    for _ in range(6):  # more than web.health.failures (5)
+        envelope = dispatch_crawl(site.url(seed), backend="http", config=local)
+        assert (envelope["error_code"], envelope.get("detail")) == (code, detail), envelope
+        assert [f["url"] for f in envelope["meta"]["failures"]] == [site.url(seed)]
+    assert crawl(site.url("/docs/a"), local, max_depth=0)["data"][0]["title"] == "Getting started"
+
+
 def test_nofollow_meta_is_obeyed(site: Any, local: Config) -> None:
     assert paths(crawl(site.url("/nofollow"), local), site) == ["/nofollow"]
     site.reset()

@@ -51,6 +51,10 @@ MAX_SITEMAPS = 10
 Progress = Callable[[dict[str, Any]], Any]
 
 
+class RobotsRefused(BlockedError):
+    """robots.txt disallows a URL: a page is skipped for it, the seed fails with it."""
+
+
 @dataclass(frozen=True)
 class CrawlOptions:
     """A crawl's options, validated (see docs/providers/http.md)."""
@@ -229,13 +233,14 @@ class Crawler:
     async def _visit(self, entry: Entry) -> Outcome:
         """Fetch and render one page; every failure becomes an error item, never an exception."""
         try:
-            if self.options.respect_robots and not await self.robots.allowed(entry.url):
-                return Outcome(entry, robots_refused=True)
+            await self._obey_robots(entry.url)
             async with self.limiter.slot(host_of(entry.url)):
                 result = await fetch(entry.url, self.config, timeout=self._url_timeout())
             return await self._page(entry, result)
-        except UnsupportedError:
-            return Outcome(entry)  # not a page (an image, a PDF without pypdf): skipped
+        except RobotsRefused as exc:
+            return self._skipped(entry, exc, robots=True)
+        except UnsupportedError as exc:
+            return self._skipped(entry, exc)  # not a page (an image, a PDF without pypdf)
         except WebTimeoutError as exc:
             left = self._left()
             if left is not None and left <= 0.05:
@@ -247,6 +252,25 @@ class Crawler:
             raise
         except Exception as exc:  # noqa: BLE001 - one bad page must not end the crawl
             return Outcome(entry, item=self._error_item(entry, to_provider_error(exc, "http")))
+
+    async def _obey_robots(self, url: str) -> None:
+        """Raise :class:`RobotsRefused` when the crawl respects robots.txt and it disallows ``url``."""
+        if not self.options.respect_robots:
+            return
+        rules = await self.robots.rules_for(url)
+        if not rules.allowed(url):
+            note = f" ({rules.note})" if rules.note else ""
+            raise RobotsRefused(
+                f"robots.txt does not allow crawling {url}{note}; pass respect_robots=False "
+                "if you have the site owner's permission.",
+                detail="robots_txt",
+            )
+
+    def _skipped(self, entry: Entry, reason: WebProviderError, *, robots: bool = False) -> Outcome:
+        """A URL that gives no page is skipped; the seed is the crawl's answer, so it fails with why."""
+        if entry.depth == 0:
+            return Outcome(entry, item=self._error_item(entry, reason))
+        return Outcome(entry, robots_refused=robots)
 
     def _error_item(self, entry: Entry, exc: WebProviderError) -> dict[str, Any]:
         item = page_error(entry.url, exc)
@@ -262,8 +286,7 @@ class Crawler:
         if final != entry.url:
             if final in self._seen or not self._in_scope(final) or (entry.depth and not self._wanted(final)):
                 return Outcome(entry)  # a redirect to a page we have, out of scope or unwanted
-            if self.options.respect_robots and not await self.robots.allowed(final):
-                return Outcome(entry, robots_refused=True)
+            await self._obey_robots(final)
             self._seen.add(final)
         error = status_error(result)
         if error is not None:
@@ -343,13 +366,6 @@ class Crawler:
         self._add_scope(seed)
         if self.options.respect_robots:
             rules = await self.robots.rules_for(seed)
-            if not rules.allowed(seed):
-                detail = f" ({rules.note})" if rules.note else ""
-                raise BlockedError(
-                    f"robots.txt does not allow crawling {seed}{detail}; pass respect_robots=False "
-                    "if you have the site owner's permission.",
-                    detail="robots_txt",
-                )
             if rules.crawl_delay:
                 self.limiter.set_host_delay(host_of(seed), rules.crawl_delay)
         self._enqueue(seed, 0, (), None)
