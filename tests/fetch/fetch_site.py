@@ -367,6 +367,10 @@ class SiteHandler(BaseHTTPRequestHandler):
             links = '<a href="/slow?n=1">one</a> <a href="/slow?n=2">two</a> <a href="/docs/a">fast</a>'
             body = f"<html><body><article><h1>Slow links</h1><p>Two of these pages take a long time to answer: {links}.</p></article></body></html>"
             return self._send(200, body.encode())
+        if path == "/moved-links":  # an old address that now redirects into another host's private area
+            moved = f"/redirect/to?url=http://other.test:{port}/private/secret"
+            links = f'Our <a href="{moved}">planning notes</a> moved; start with <a href="/docs/a">getting started</a>.'
+            return self._send(200, f"<html><body><article><h1>Moved links</h1><p>{links}</p></article></body></html>".encode())
         if path == "/echo-host":
             return self._send(200, page("Host echo", f"<article><h1>Host echo</h1><p>You asked for host {self.headers.get('Host')} and this sentence makes the page long enough to keep.</p></article>").encode())
         if path == "/robots.txt":

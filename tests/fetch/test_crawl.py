@@ -99,6 +99,20 @@ def test_a_seed_that_gives_no_page_fails_with_its_reason_and_never_cools_http_do
     assert crawl(site.url("/docs/a"), local, max_depth=0)["data"][0]["title"] == "Getting started"
 
 
+def test_a_redirect_into_a_path_robots_txt_disallows_is_never_requested(site: Any, named: Config) -> None:
+    """Each hop is checked against its own host's robots.txt before it is requested."""
+    seed = f"http://www.site.test:{site.port}"
+    envelope = dispatch_crawl(f"{seed}/redirect/to?url=/private/secret", backend="http", config=named)
+    assert (envelope["error_code"], envelope["detail"]) == ("blocked", "robots_txt")
+    assert "/private/secret" not in site.paths()
+
+    # One request at a time: the hop's robots.txt does not wait for the slot its page holds.
+    envelope = crawl(f"{seed}/moved-links", named, scope="any", max_depth=1, concurrency=1, per_host_concurrency=1)
+    assert [page["url"] for page in envelope["data"]] == [f"{seed}/moved-links", f"{seed}/docs/a"]
+    assert ("other.test", "/robots.txt") in site.hits and ("other.test", "/private/secret") not in site.hits
+    assert "1 URL was skipped because robots.txt disallows it." in envelope["meta"]["warnings"]
+
+
 def test_nofollow_meta_is_obeyed(site: Any, local: Config) -> None:
     assert paths(crawl(site.url("/nofollow"), local), site) == ["/nofollow"]
     site.reset()

@@ -222,11 +222,11 @@ class Crawler:
 
     # -- fetching ---------------------------------------------------------------------
     async def _fetch_robots(self, url: str) -> tuple[int, str]:
+        """robots.txt, outside the limiter: a redirect's check must not wait for the slot its page holds."""
         timeout = min(10.0, self._url_timeout())
-        async with self.limiter.slot(host_of(url)):
-            result = await fetch(
-                url, self.config, timeout=timeout, max_bytes=PARSE_LIMIT, accept="text/plain", truncate=True
-            )
+        result = await fetch(
+            url, self.config, timeout=timeout, max_bytes=PARSE_LIMIT, accept="text/plain", truncate=True
+        )
         text, _codec = decode(result.content, result.content_type, "text")
         return result.status_code, whole_lines(text, result.truncated)
 
@@ -235,7 +235,9 @@ class Crawler:
         try:
             await self._obey_robots(entry.url)
             async with self.limiter.slot(host_of(entry.url)):
-                result = await fetch(entry.url, self.config, timeout=self._url_timeout())
+                result = await fetch(
+                    entry.url, self.config, timeout=self._url_timeout(), check_hop=self._obey_robots
+                )
             return await self._page(entry, result)
         except RobotsRefused as exc:
             return self._skipped(entry, exc, robots=True)
@@ -286,8 +288,7 @@ class Crawler:
         if final != entry.url:
             if final in self._seen or not self._in_scope(final) or (entry.depth and not self._wanted(final)):
                 return Outcome(entry)  # a redirect to a page we have, out of scope or unwanted
-            await self._obey_robots(final)
-            self._seen.add(final)
+            self._seen.add(final)  # robots.txt allowed it: fetch checked every hop
         error = status_error(result)
         if error is not None:
             return Outcome(entry, item=self._error_item(entry, error), final_url=final)

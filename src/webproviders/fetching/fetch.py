@@ -12,7 +12,7 @@ included, finishes within one timeout.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -142,6 +142,8 @@ class _Request(NamedTuple):
     truncate: bool
     headers: Mapping[str, str]
     on_redirect: Callable[[str], None] | None
+    #: Awaited with each redirect target that passed the address check, before it is requested.
+    check_hop: Callable[[str], Awaitable[None]] | None
     #: ``web.proxy``, which every hop goes through when set.
     proxy: str | None
 
@@ -191,6 +193,8 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
                     exc.message = f"{exc.message} (reached by a redirect from {shorten(request_url)})"
                     exc.args = (exc.message,)
                     raise
+                if asked.check_hop is not None:
+                    await asked.check_hop(str(target.url))
                 continue
             result = FetchResult(url, request_url, response.status_code, response.headers, redirects=redirects)
             if 200 <= response.status_code < 300:
@@ -214,6 +218,7 @@ async def fetch(
     truncate: bool = False,
     headers: Mapping[str, str] | None = None,
     on_redirect: Callable[[str], None] | None = None,
+    check_hop: Callable[[str], Awaitable[None]] | None = None,
 ) -> FetchResult:
     """GET ``url`` safely and return the final response (any status; body only for 2xx).
 
@@ -222,7 +227,8 @@ async def fetch(
     seconds for the whole fetch), ``unsupported`` (an encoding that cannot be decoded) or
     ``network_error``; HTTP error statuses are returned, see :func:`status_error`.
     ``headers`` go with every hop; ``on_redirect(target)`` sees each redirect target before
-    it is checked, and may raise to stop there.
+    it is checked, and may raise to stop there; ``check_hop(target)`` is awaited after the
+    check, before the target is requested, and may raise too (a crawl's robots.txt).
     """
     policy = AddressPolicy.from_config(config)
     check_destination(url, policy)  # fail fast, before any pool or DNS work
@@ -233,7 +239,8 @@ async def fetch(
     limit = max_bytes or (config.web.max_response_bytes if config is not None else 5_000_000)
     client = safe_client(config)
     with resolution_scope():  # the check and the connection share one lookup per host
-        asked = _Request(limit, accept, truncate, headers or {}, on_redirect, config.web.proxy if config is not None else None)
+        proxy = config.web.proxy if config is not None else None
+        asked = _Request(limit, accept, truncate, headers or {}, on_redirect, check_hop, proxy)
         work = _follow(client, url, policy, asked)
         if timeout is None:
             return await work
