@@ -121,6 +121,14 @@ class HostileHandler(BaseHTTPRequestHandler):
             return self._send(bomb(coding), "text/html", {"Content-Encoding": coding})
         if path == "/labelled":  # plain bytes that claim a coding
             return self._send(ARTICLE, "text/html", {"Content-Encoding": query["coding"][0]})
+        if path == "/cut":  # the article compressed, its second half lost on the way
+            coding = query["coding"][0]
+            whole = zlib.compress(ARTICLE) if coding == "deflate" else gzip.compress(ARTICLE)
+            if coding == "br":
+                import brotli
+
+                whole = brotli.compress(ARTICLE)
+            return self._send(whole[: len(whole) // 2], "text/html; charset=utf-8", {"Content-Encoding": coding})
         if path == "/gzip-article":
             return self._send(gzip.compress(gzip.compress(ARTICLE)), "text/html; charset=utf-8",
                               {"Content-Encoding": "gzip, gzip"})

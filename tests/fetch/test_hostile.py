@@ -167,6 +167,22 @@ def test_truncating_decoder_keeps_the_first_bytes() -> None:
     assert decoder.full and decoder.body == b"\0" * 1000
 
 
+@pytest.mark.parametrize("coding", ["gzip", "deflate", "br"])
+def test_a_compressed_body_cut_short_is_a_network_error_not_half_a_page(
+    coding: str, hostile: HostileServer, capped: Config
+) -> None:
+    _coding_available(coding)
+    page = only_page(dispatch_extract(hostile.url(f"/cut?coding={coding}"), backend="http", config=capped))
+    assert page["error_code"] == "network_error"
+    assert "stops before the end of the stream, so the transfer was cut short" in page["error"]
+
+
+def test_an_empty_compressed_body_is_an_empty_body() -> None:
+    decoder = BodyDecoder("gzip", 1000)
+    decoder.finish()
+    assert decoder.body == b""
+
+
 def test_coding_that_cannot_be_decoded_is_unsupported(hostile: HostileServer, capped: Config) -> None:
     page = only_page(dispatch_extract(hostile.url("/labelled?coding=compress"), backend="http", config=capped))
     assert page["error_code"] == "unsupported"

@@ -25,6 +25,8 @@ MAX_CODINGS = 5
 ZSTD_MAX_WINDOW = 8 * 1024 * 1024
 
 Sink = Callable[[bytes], None]
+#: Why a body whose compressed stream has no end is refused (a page cut mid-word otherwise).
+CUT_SHORT = "its compressed data stops before the end of the stream, so the transfer was cut short; trying again may help"
 
 
 class BodyTooLarge(Exception):
@@ -88,6 +90,8 @@ class _Zlib:
 
     def finish(self, sink: Sink) -> None:
         self._drain(b"", sink)
+        if not self._decompressor.eof:
+            raise Undecodable(CUT_SHORT)
 
 
 class _Brotli:
@@ -113,7 +117,9 @@ class _Brotli:
             raise Undecodable(str(exc)) from None
 
     def finish(self, sink: Sink) -> None:
-        pass  # brotli hands out everything as it goes
+        # brotli hands out everything as it goes; only the end of the stream is left to check.
+        if not self._decompressor.is_finished():
+            raise Undecodable(CUT_SHORT)
 
 
 class _Zstd:
@@ -239,7 +245,11 @@ class BodyDecoder:
             self.full = True
 
     def finish(self) -> None:
-        """Flush what the decompressors still hold, at the end of the body."""
+        """Flush what the decompressors still hold, at the end of the body; a compressed
+        stream that has not reached its end raises :class:`Undecodable` (an empty body is no
+        stream at all, and stays empty)."""
+        if not self.raw_bytes:
+            return
         try:
             for index, stage in enumerate(self._stages):
                 if not self.full:
