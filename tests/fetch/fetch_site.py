@@ -8,6 +8,8 @@ page, a PNG, a PDF, a 404 and a 500.
 
 from __future__ import annotations
 
+import functools
+import gzip
 import json
 import struct
 import threading
@@ -200,6 +202,20 @@ def sitemap(port: int, host: str) -> bytes:
     ).encode()
 
 
+#: The sitemap a host's robots.txt names, where it is not /sitemap.xml.
+SITEMAPS = {
+    "gz.site.test": "/sitemap.xml.gz",
+    "gzbomb.site.test": "/sitemap-bomb.xml.gz",
+    "nomap.site.test": "/articles/caching",  # a page, not a sitemap
+}
+
+
+@functools.cache
+def sitemap_bomb() -> bytes:
+    """A gzip file of 16 KB that expands to 16 MB of sitemap."""
+    return gzip.compress(b"<urlset>" + b" " * (16 << 20) + b"</urlset>")
+
+
 ROBOTS = b"""# robots for the example site
 User-agent: *
 Disallow: /private/
@@ -374,9 +390,14 @@ class SiteHandler(BaseHTTPRequestHandler):
         if path == "/echo-host":
             return self._send(200, page("Host echo", f"<article><h1>Host echo</h1><p>You asked for host {self.headers.get('Host')} and this sentence makes the page long enough to keep.</p></article>").encode())
         if path == "/robots.txt":
-            return self._send(200, ROBOTS + f"Sitemap: http://{self.headers.get('Host')}/sitemap.xml\n".encode(), "text/plain")
+            listed = SITEMAPS.get(host, "/sitemap.xml")
+            return self._send(200, ROBOTS + f"Sitemap: http://{self.headers.get('Host')}{listed}\n".encode(), "text/plain")
         if path == "/sitemap.xml":
             return self._send(200, sitemap(port, self.headers.get("Host") or ""), "application/xml")
+        if path == "/sitemap.xml.gz":
+            return self._send(200, gzip.compress(sitemap(port, self.headers.get("Host") or "")), "application/x-gzip")
+        if path == "/sitemap-bomb.xml.gz":
+            return self._send(200, sitemap_bomb(), "application/x-gzip")
         if path == "/articles/encoding":
             return self._send(200, ENCODING_HTML, "text/html")
         if path == "/notes.txt":

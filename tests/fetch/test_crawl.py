@@ -168,6 +168,27 @@ def test_sitemap_seeding(site: Any, local: Config) -> None:
     assert "/sitemap.xml" in site.paths()
 
 
+@pytest.mark.parametrize(
+    ("host", "warning"),
+    [
+        ("gz.site.test", None),
+        ("gzbomb.site.test", "could not be read (too_large: "),
+        ("nomap.site.test", "is not a sitemap"),
+    ],
+)
+def test_a_gzipped_sitemap_is_read_and_one_that_cannot_be_is_named(
+    host: str, warning: str | None, site: Any, named: Config
+) -> None:
+    """``Sitemap: /sitemap.xml.gz`` is read within the body cap (a bomb stops at it)."""
+    envelope = crawl(f"http://{host}:{site.port}/docs/a", named, use_sitemap=True)
+    found = [page["url"].rsplit(str(site.port), 1)[1] for page in envelope["data"]]
+    said = [w for w in envelope["meta"].get("warnings", []) if "sitemap" in w]
+    if warning is None:
+        assert "/orphan" in found and said == []
+    else:
+        assert "/orphan" not in found and len(said) == 1 and warning in said[0], said
+
+
 def test_include_and_exclude_patterns(site: Any, local: Config) -> None:
     only_docs = paths(crawl(site.url("/"), local, include=["/docs/*"], max_pages=100), site)
     assert only_docs[0] == "/"

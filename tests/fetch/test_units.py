@@ -247,7 +247,7 @@ def test_sitemap_entities_are_not_expanded(tmp_path: Any) -> None:
         '<urlset><url><loc>https://example.com/&x;</loc></url></urlset>'
     ).encode()
     assert not any("TOP-SECRET" in url for url in parse_sitemap(xxe).pages)
-    assert parse_sitemap(b"not xml at all").pages == []
+    assert parse_sitemap(b"not xml at all") is None
 
 
 # -- sniffing and charsets ----------------------------------------------------------------

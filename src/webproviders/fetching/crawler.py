@@ -31,7 +31,7 @@ from ..errors import (
 )
 from ..urls import canonicalize, host_of, registrable_domain
 from .charset import decode
-from .fetch import FetchResult, fetch, status_error
+from .fetch import GZIP_MAGIC, FetchResult, fetch, gunzip, status_error
 from .options import FetchLimits, patterns, pick, switch, whole
 from .pages import PageOptions, render
 from .politeness import HostLimiter
@@ -317,13 +317,19 @@ class Crawler:
                 async with self.limiter.slot(host_of(url)):
                     result = await fetch(url, self.config, timeout=min(10.0, self._url_timeout()),
                                          accept="application/xml,text/xml;q=0.9,*/*;q=0.5")
+                if status_error(result) is not None:
+                    warn(f"The sitemap {url} answered HTTP {result.status_code}; crawling from links only.")
+                    continue
+                content = result.content
+                if content.startswith(GZIP_MAGIC):  # a .xml.gz file, whatever its Content-Type says
+                    content = await gunzip(content, url, self.config.web.max_response_bytes)
             except WebProviderError as exc:
-                warn(f"The sitemap {url} could not be read ({exc.code}); crawling from links only.")
+                warn(f"The sitemap {url} could not be read ({exc.code}: {exc.message}); crawling from links only.")
                 continue
-            if status_error(result) is not None:
-                warn(f"The sitemap {url} answered HTTP {result.status_code}; crawling from links only.")
+            found = parse_sitemap(content)
+            if found is None:
+                warn(f"The sitemap {url} is not a sitemap (no <urlset> or <sitemapindex> in XML); crawling from links only.")
                 continue
-            found = parse_sitemap(result.content)
             pages += found.pages
             queue += found.children
         self._discover(seed, pages, rank=1)

@@ -12,7 +12,8 @@ included, finishes within one timeout.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -93,12 +94,25 @@ def _too_large(url: str, limit: int, size: int | None = None) -> TooLargeError:
     )
 
 
+@contextmanager
+def _decoding(url: str, limit: int) -> Iterator[None]:
+    """The decoder's failures as our errors, naming ``url``."""
+    try:
+        yield
+    except BodyTooLarge:
+        raise _too_large(url, limit) from None
+    except Undecodable as exc:
+        raise NetworkError(f"The response from {shorten(url)} could not be decoded: {exc}.") from None
+    except UnsupportedCoding as exc:
+        raise UnsupportedError(f"The response from {shorten(url)} cannot be read: {exc}.") from None
+
+
 async def _read_body(response: httpx.Response, url: str, limit: int, truncate: bool) -> BodyDecoder:
     """The decoded body, at most ``limit`` bytes: ``too_large`` beyond, or cut with ``truncate``."""
     announced = response.headers.get("content-length", "")
     if announced.isdigit() and int(announced) > limit and not truncate:
         raise _too_large(url, limit, int(announced))
-    try:
+    with _decoding(url, limit):
         body = BodyDecoder(response.headers.get("content-encoding", ""), limit, truncate=truncate)
         async for raw in response.aiter_raw():
             if body.encoded:
@@ -109,13 +123,21 @@ async def _read_body(response: httpx.Response, url: str, limit: int, truncate: b
                 return body
         if body.encoded:
             await _decoders.run(body.finish)
-    except BodyTooLarge:
-        raise _too_large(url, limit) from None
-    except Undecodable as exc:
-        raise NetworkError(f"The response from {shorten(url)} could not be decoded: {exc}.") from None
-    except UnsupportedCoding as exc:
-        raise UnsupportedError(f"The response from {shorten(url)} cannot be read: {exc}.") from None
     return body
+
+
+#: The first bytes of a gzip file.
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+async def gunzip(content: bytes, url: str, limit: int) -> bytes:
+    """A gzip file's content (a ``.xml.gz`` sitemap), decoded off the event loop under the
+    same cap as a body: a gzip bomb is ``too_large``, a corrupt or cut file ``network_error``."""
+    body = BodyDecoder("gzip", limit)
+    with _decoding(url, limit):
+        await _decoders.run(body.feed, content)
+        await _decoders.run(body.finish)
+    return body.body
 
 
 #: Where page fetches take their proxy from (the environment's are not used for them).
@@ -285,4 +307,4 @@ def status_error(result: FetchResult) -> WebProviderError | None:
     return ProviderError(f"{url} answered HTTP {status} without a page to read.", status_code=status)
 
 
-__all__ = ["ACCEPT_PAGE", "MAX_REDIRECTS", "FetchResult", "fetch", "status_error"]
+__all__ = ["ACCEPT_PAGE", "GZIP_MAGIC", "MAX_REDIRECTS", "FetchResult", "fetch", "gunzip", "status_error"]

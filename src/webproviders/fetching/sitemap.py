@@ -16,8 +16,9 @@ class Sitemap:
     children: list[str] = field(default_factory=list)
 
 
-def parse_sitemap(content: bytes) -> Sitemap:
-    """The ``<loc>`` entries of a sitemap; an unreadable file lists nothing."""
+def parse_sitemap(content: bytes) -> Sitemap | None:
+    """The ``<loc>`` entries of a sitemap; None when ``content`` is no sitemap (not XML, or
+    neither a ``<urlset>`` nor a ``<sitemapindex>``), so the crawl can say it was not read."""
     from lxml import etree
 
     parser = etree.XMLParser(
@@ -26,11 +27,12 @@ def parse_sitemap(content: bytes) -> Sitemap:
     try:
         root = etree.fromstring(content, parser=parser)
     except (etree.XMLSyntaxError, ValueError):
-        return Sitemap()
-    if root is None:
-        return Sitemap()
+        return None
+    kind = etree.QName(root).localname.lower() if root is not None and isinstance(root.tag, str) else ""
+    if kind not in ("urlset", "sitemapindex"):
+        return None
     result = Sitemap()
-    is_index = etree.QName(root).localname.lower() == "sitemapindex"
+    is_index = kind == "sitemapindex"
     for element in root.iter("{*}loc"):
         text = (element.text or "").strip()
         if text:
