@@ -24,6 +24,7 @@ TEST_NAMES: dict[str, list[list[str]]] = {
     "site.test": [["127.0.0.1"]],
     "www.site.test": [["127.0.0.1"]],
     "blog.site.test": [["127.0.0.1"]],
+    "delay.site.test": [["127.0.0.1"]],
     "gz.site.test": [["127.0.0.1"]],
     "gzbomb.site.test": [["127.0.0.1"]],
     "nomap.site.test": [["127.0.0.1"]],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import time
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,15 @@ def test_a_redirect_into_a_path_robots_txt_disallows_is_never_requested(site: An
     assert [page["url"] for page in envelope["data"]] == [f"{seed}/moved-links", f"{seed}/docs/a"]
     assert ("other.test", "/robots.txt") in site.hits and ("other.test", "/private/secret") not in site.hits
     assert "1 URL was skipped because robots.txt disallows it." in envelope["meta"]["warnings"]
+
+
+def test_each_host_is_paced_by_the_crawl_delay_of_its_own_robots_txt(site: Any, named: Config) -> None:
+    """The seed redirects to delay.site.test, whose robots.txt asks for 0.5 s between requests."""
+    moved = f"http://delay.site.test:{site.port}/docs/"
+    started = time.monotonic()
+    envelope = crawl(f"http://www.site.test:{site.port}/redirect/to?url={moved}", named, max_depth=1, max_pages=4)
+    assert [page["url"] for page in envelope["data"]][0] == moved and len(envelope["data"]) == 4
+    assert time.monotonic() - started >= 1.0  # the three pages after the seed: two gaps
 
 
 def test_nofollow_meta_is_obeyed(site: Any, local: Config) -> None:

@@ -35,7 +35,7 @@ from .fetch import GZIP_MAGIC, FetchResult, fetch, gunzip, status_error
 from .options import FetchLimits, patterns, pick, switch, whole
 from .pages import PageOptions, render
 from .politeness import HostLimiter
-from .robots import PARSE_LIMIT, RobotsCache, whole_lines
+from .robots import PARSE_LIMIT, RobotsCache, RobotsRules, whole_lines
 from .sitemap import parse_sitemap
 from .urlsafety import AddressPolicy, check_destination_resolved, resolution_scope
 
@@ -135,7 +135,7 @@ class Crawler:
         self.limiter = HostLimiter(
             options.limits.concurrency, options.limits.per_host_concurrency, options.limits.delay
         )
-        self.robots = RobotsCache(self._fetch_robots, user_agent(config))
+        self.robots = RobotsCache(self._fetch_robots, user_agent(config), self._robots_read)
         self._heap: list[Entry] = []
         self._pending: dict[str, Entry] = {}
         self._seen: set[str] = set()
@@ -229,6 +229,11 @@ class Crawler:
         )
         text, _codec = decode(result.content, result.content_type, "text")
         return result.status_code, whole_lines(text, result.truncated)
+
+    def _robots_read(self, origin: str, rules: RobotsRules) -> None:
+        """A host's ``Crawl-delay`` paces that host from when its robots.txt is read."""
+        if rules.crawl_delay:
+            self.limiter.set_host_delay(host_of(origin), rules.crawl_delay)
 
     async def _visit(self, entry: Entry) -> Outcome:
         """Fetch and render one page; every failure becomes an error item, never an exception."""
@@ -371,10 +376,6 @@ class Crawler:
         seed = canonicalize(url)
         await check_destination_resolved(seed, self.policy)
         self._add_scope(seed)
-        if self.options.respect_robots:
-            rules = await self.robots.rules_for(seed)
-            if rules.crawl_delay:
-                self.limiter.set_host_delay(host_of(seed), rules.crawl_delay)
         self._enqueue(seed, 0, (), None)
         try:
             stopped_early = await self._loop()

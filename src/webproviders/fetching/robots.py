@@ -76,11 +76,21 @@ def whole_lines(text: str, truncated: bool) -> str:
 
 
 class RobotsCache:
-    """robots.txt per origin, fetched once per crawl (concurrent askers share one fetch)."""
+    """robots.txt per origin, fetched once per crawl (concurrent askers share one fetch).
 
-    def __init__(self, fetcher: RobotsFetcher, user_agent: str) -> None:
+    ``on_read(origin, rules)`` sees each origin's rules once, as they are read (its
+    ``Crawl-delay`` applies to that host from then on).
+    """
+
+    def __init__(
+        self,
+        fetcher: RobotsFetcher,
+        user_agent: str,
+        on_read: Callable[[str, RobotsRules], None] | None = None,
+    ) -> None:
         self._fetcher = fetcher
         self._user_agent = user_agent
+        self._on_read = on_read
         self._origins: dict[str, asyncio.Task[RobotsRules]] = {}
 
     async def rules_for(self, url: str) -> RobotsRules:
@@ -99,10 +109,14 @@ class RobotsCache:
         # the origin: the page would fail the same way, and says why better than "disallowed".
         status, text = await self._fetcher(f"{origin}/robots.txt")
         if 200 <= status < 300:
-            return parse(text, self._user_agent)
-        if 400 <= status < 500:
-            return RobotsRules(note=f"{origin}/robots.txt answered HTTP {status}; all paths allowed")
-        return RobotsRules(disallow_all=True, note=f"{origin}/robots.txt answered HTTP {status}")
+            rules = parse(text, self._user_agent)
+        elif 400 <= status < 500:
+            rules = RobotsRules(note=f"{origin}/robots.txt answered HTTP {status}; all paths allowed")
+        else:
+            rules = RobotsRules(disallow_all=True, note=f"{origin}/robots.txt answered HTTP {status}")
+        if self._on_read is not None:
+            self._on_read(origin, rules)
+        return rules
 
     def close(self) -> None:
         for task in self._origins.values():
