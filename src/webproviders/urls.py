@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import functools
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 TRACKING_PARAMS = frozenset(
@@ -47,13 +47,15 @@ def canonicalize(url: str) -> str:
     if "@" in parts.netloc:  # kept so the safety check still sees (and refuses) it
         netloc = parts.netloc.rsplit("@", 1)[0] + "@" + netloc
     path = parts.path or "/"
-    query = parts.query
-    if query:
-        pairs = parse_qsl(query, keep_blank_values=True)
-        kept = [(k, v) for k, v in pairs if not is_tracking(k)]
-        if len(kept) != len(pairs):
-            query = urlencode(kept)
-    return urlunsplit((scheme, netloc, path, query, ""))
+    return urlunsplit((scheme, netloc, path, _untracked(parts.query), ""))
+
+
+def _untracked(query: str) -> str:
+    """``query`` without its tracking parameters, the others kept byte for byte and in order
+    (re-encoding them would make ``q=a%20b`` and ``q=a+b`` two spellings of one page)."""
+    pieces = query.split("&")
+    kept = [piece for piece in pieces if not is_tracking(unquote_plus(piece.split("=", 1)[0]))]
+    return query if len(kept) == len(pieces) else "&".join(kept)
 
 
 def is_http_url(value: Any) -> bool:

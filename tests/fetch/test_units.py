@@ -120,6 +120,11 @@ def test_config_builds_the_policy(config_for: Any) -> None:
         ("https://example.com:443/a#section", "https://example.com/a"),
         ("https://example.com/a?utm_source=x&id=7&fbclid=y&gclid=z", "https://example.com/a?id=7"),
         ("https://example.com/a?b=2&a=1", "https://example.com/a?b=2&a=1"),
+        # Dropping a tracking parameter leaves the others as they were written.
+        ("http://h.example/list?q=a%20b&utm_source=x", "http://h.example/list?q=a%20b"),
+        ("http://h.example/list?flag&utm_medium=y", "http://h.example/list?flag"),
+        ("http://h.example/list?utm_term=z&q=caf%C3%A9+au+lait&&x=%2F", "http://h.example/list?q=caf%C3%A9+au+lait&&x=%2F"),
+        ("http://h.example/list?utm%5Fsource=x&q=1", "http://h.example/list?q=1"),
         ("http://example.com:8080/a", "http://example.com:8080/a"),
         ("http://[2001:db8::1]:80/x", "http://[2001:db8::1]/x"),
         ("http://Example.com./p", "http://example.com/p"),
