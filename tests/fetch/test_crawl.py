@@ -123,6 +123,13 @@ def test_each_host_is_paced_by_the_crawl_delay_of_its_own_robots_txt(site: Any, 
     assert time.monotonic() - started >= 1.0  # the three pages after the seed: two gaps
 
 
+def test_referrer_is_the_page_the_link_was_found_on_after_its_redirects(site: Any, local: Config) -> None:
+    envelope = crawl(site.url("/redirect/to?url=/docs/"), local, max_depth=1)
+    seed, *found = envelope["data"]
+    assert seed["url"] == site.url("/docs/") and seed["metadata"]["referrer"] is None
+    assert found and {page["metadata"]["referrer"] for page in found} == {site.url("/docs/")}
+
+
 def test_nofollow_meta_is_obeyed(site: Any, local: Config) -> None:
     assert paths(crawl(site.url("/nofollow"), local), site) == ["/nofollow"]
     site.reset()

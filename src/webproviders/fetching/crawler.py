@@ -211,14 +211,15 @@ class Crawler:
                 return entry
         return None
 
-    def _discover(self, parent: Entry, links: list[str], rank: int = 0) -> None:
+    def _discover(self, parent: Entry, links: list[str], referrer: str, rank: int = 0) -> None:
+        """Queue ``links`` found on ``parent``, whose final URL (after redirects) is ``referrer``."""
         depth = parent.depth + 1
         if depth > self.options.max_depth:
             return
         for index, link in enumerate(links):
             canon = canonicalize(link)
             if self._wanted(canon) and self._in_scope(canon):
-                self._enqueue(canon, depth, parent.key + (rank, index), parent.url)
+                self._enqueue(canon, depth, parent.key + (rank, index), referrer)
 
     # -- fetching ---------------------------------------------------------------------
     async def _fetch_robots(self, url: str) -> tuple[int, str]:
@@ -301,15 +302,14 @@ class Crawler:
         item = page.item
         item["url"] = final
         item["metadata"]["depth"] = entry.depth
-        if entry.referrer:
-            item["metadata"]["referrer"] = entry.referrer
+        item["metadata"]["referrer"] = entry.referrer
         follow = page.html and not (page.nofollow and self.options.respect_robots)
         canonical = item["metadata"].get("canonical_url")
         if canonical and self._in_scope(canonical):
             self._seen.add(canonicalize(canonical))
         return Outcome(entry, item=item, links=page.links if follow else [], final_url=final)
 
-    async def _read_sitemaps(self, seed: Entry) -> None:
+    async def _read_sitemaps(self, seed: Entry, referrer: str) -> None:
         rules = await self.robots.rules_for(seed.url) if self.options.respect_robots else None
         origin = f"{urlsplit(seed.url).scheme}://{urlsplit(seed.url).netloc}"
         queue = list(rules.sitemaps) if rules and rules.sitemaps else [f"{origin}/sitemap.xml"]
@@ -337,7 +337,7 @@ class Crawler:
                 continue
             pages += found.pages
             queue += found.children
-        self._discover(seed, pages, rank=1)
+        self._discover(seed, pages, referrer, rank=1)
 
     # -- progress ---------------------------------------------------------------------
     async def _report(self, outcome: Outcome, in_flight: int) -> None:
@@ -425,17 +425,18 @@ class Crawler:
                 for task in done:
                     entry = in_flight.pop(task)
                     outcome = task.result()
+                    found_on = outcome.final_url or entry.url
                     cut_short = cut_short or outcome.cut_short
                     if outcome.robots_refused:
                         self._robots_refused += 1
                     if outcome.item is not None:
                         self._results.append((entry, outcome.item))
-                        self._discover(entry, outcome.links)
+                        self._discover(entry, outcome.links, found_on)
                         await self._report(outcome, len(in_flight))
                     if entry.depth == 0 and not seed_done:
                         seed_done = True
                         if self.options.use_sitemap and self.options.max_depth >= 1:
-                            await self._read_sitemaps(entry)
+                            await self._read_sitemaps(entry, found_on)
                 if cut_short:
                     return True
         finally:
