@@ -66,6 +66,11 @@ def build_site() -> dict[str, tuple[bytes, str]]:
         # UTF-8 bytes labelled as the legacy encoding, in the header and in the page.
         pages[f"/mislabelled-meta/{label}"] = (page(label, text, f'<meta charset="{label}">').encode(), "text/html")
         pages[f"/mislabelled-header/{label}"] = (page(label, text).encode(), f"text/html; charset={label}")
+        # Legacy bytes behind a server whose header says utf-8 for every page.
+        pages[f"/utf8-header/{label}"] = (page(label, text).encode(codec), "text/html; charset=utf-8")
+    # UTF-8 with one stray windows-1252 byte: still UTF-8, or every other character is lost.
+    stray = page("stray", TEXTS["windows-1251"][1]).encode().replace(b"</article>", b"\x96</article>")
+    pages["/utf8-header/stray-byte"] = (stray, "text/html; charset=utf-8")
     text = TEXTS["gb2312"][1]
     pages["/utf-16/bom"] = (page("utf-16", text).encode("utf-16"), "text/html")
     pages["/utf-16/header-le"] = (page("utf-16", text).encode("utf-16-le"), "text/html; charset=utf-16le")
@@ -143,6 +148,23 @@ def test_declared_label_is_decoded_as_its_browser_superset(extracted: dict[str, 
 def test_undeclared_pages_are_detected(extracted: dict[str, dict[str, Any]], label: str) -> None:
     content = extracted[f"/undeclared/{label}"]["content"]
     assert sentences(TEXTS[label][1])[0] in content
+
+
+@pytest.mark.parametrize("label", ["gbk", "shift_jis", "euc-jp", "euc-kr", "windows-1251", "koi8-r", "iso-8859-1"])
+def test_a_page_in_a_legacy_encoding_behind_a_utf8_header_is_detected(
+    extracted: dict[str, dict[str, Any]], label: str
+) -> None:
+    """A server that says utf-8 for every page: such a page came back as U+FFFD marks only."""
+    item = extracted[f"/utf8-header/{label}"]
+    for sentence in sentences(TEXTS[label][1]):
+        assert sentence in item["content"], (label, sentence, item["content"][:300])
+    assert "\ufffd" not in item["content"]
+
+
+def test_utf8_with_a_stray_byte_stays_utf8(extracted: dict[str, dict[str, Any]]) -> None:
+    item = extracted["/utf8-header/stray-byte"]
+    assert item["metadata"]["encoding"] == "utf-8"
+    assert sentences(TEXTS["windows-1251"][1])[0] in item["content"]
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,8 @@ browser shows NULs between the letters; any other undeclared body goes to detect
 
 Pages are often mislabelled: a body that is valid UTF-8 and holds non-ASCII text is read as
 UTF-8 whatever legacy encoding it declares (text really written in a legacy encoding is
-practically never valid UTF-8).
+practically never valid UTF-8); a body declared UTF-8 most of whose non-ASCII bytes are not
+UTF-8 goes to detection.
 """
 
 from __future__ import annotations
@@ -142,6 +143,17 @@ def _utf8_text(body: bytes) -> bool:
     return True
 
 
+def _mostly_not_utf8(body: bytes) -> bool:
+    """Whether most of the non-ASCII bytes of a body declared UTF-8 are not UTF-8: a page in
+    windows-1251 behind a server whose header says ``utf-8`` for every page. A body of UTF-8
+    with a stray byte or two stays UTF-8 (read by detection, its real text would be lost)."""
+    sample = body[:_DETECT_BYTES]
+    non_ascii = len(sample) - len(sample.decode("ascii", errors="ignore"))
+    marks = sample.decode("utf-8", errors="replace").count("\ufffd")
+    lost = marks - sample.decode("utf-8", errors="ignore").count("\ufffd")  # not the page's own U+FFFD
+    return lost * 2 > non_ascii
+
+
 def utf16_without_bom(body: bytes) -> str | None:
     """``utf-16-le`` or ``utf-16-be`` for an undeclared body written in UTF-16 with no
     byte-order mark, else None. Markup is mostly ASCII, which UTF-16 writes with a NUL byte
@@ -190,6 +202,8 @@ def decode(body: bytes, content_type: str | None = None, kind: str = "text") -> 
                 codec = order
             elif declared is None and not _NON_ASCII.search(body):
                 codec = "utf-8"  # plain ASCII reads the same in every web encoding
+            elif declared == "utf-8" and _mostly_not_utf8(body):
+                codec = _detect(body)  # a server's default header over a page in a legacy encoding
             else:
                 codec = declared or _detect(body)
         else:
