@@ -46,6 +46,19 @@ def test_a_call_under_trio_still_ends_by_its_deadline(site: Any, local: Config) 
     assert time.monotonic() - started < 4
 
 
+def test_a_trio_cancel_scope_lets_go_of_a_call_at_once(site: Any, local: Config) -> None:
+    """``trio.move_on_after(0.5)`` around a call waited out the call's own 10 s deadline."""
+    answers: dict[str, Any] = {}
+
+    async def main() -> None:
+        with trio.move_on_after(0.5):
+            answers["page"] = await adispatch_extract(site.url("/slow"), backend="http", config=local, timeout=10)
+
+    started = time.monotonic()
+    trio.run(main)
+    assert "page" not in answers and time.monotonic() - started < 3
+
+
 def test_a_sync_call_made_inside_a_trio_program_is_answered(site: Any, local: Config) -> None:
     """A sync tool called from trio code (an agent's sync tool in a trio app). Before, every
     fetching backend failed: "Task got bad yield: CancelShieldedCheckpoint" as a provider_error,

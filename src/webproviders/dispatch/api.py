@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import inspect
 import sys
 from typing import Any
 
@@ -87,7 +88,12 @@ async def _in_a_thread(how: tuple[Any, ...]) -> dict[str, Any]:
     ever. Under any other framework it is an ``unsupported`` envelope, never an exception."""
     if runner.inside_trio():
         trio = sys.modules["trio"]
-        return await trio.to_thread.run_sync(functools.partial(_dispatch_sync, *how))  # type: ignore[no-any-return]
+        # A trio cancel scope (move_on_after) lets go of the call at once; the thread ends by
+        # the call's deadline. trio 0.23 renamed the switch.
+        switches = inspect.signature(trio.to_thread.run_sync).parameters
+        give_up = "abandon_on_cancel" if "abandon_on_cancel" in switches else "cancellable"
+        call = functools.partial(_dispatch_sync, *how)
+        return await trio.to_thread.run_sync(call, **{give_up: True})  # type: ignore[no-any-return]
     return never_started(
         UnsupportedError(
             "This call was awaited outside asyncio and trio, the event loops it can run under; "
