@@ -79,6 +79,20 @@ def test_a_file_where_the_index_folder_should_be_is_named_as_such(tmp_path: Path
     assert "File exists" not in caught.value.message
 
 
+def test_a_full_disk_is_named_not_hidden_by_a_failed_rollback(tmp_path: Path) -> None:
+    """SQLite ends a transaction itself when the disk is full; the ROLLBACK that followed
+    failed ("cannot rollback - no transaction is active"), and that was all the caller saw."""
+    store = SQLiteStore(tmp_path / "index.sqlite3")
+    store.add([page("https://docs.example.com/a", "A", "Some text.")])
+    held = store._db(create=True)  # the store's own connection: SQLite's page cap stands in for the disk
+    held.execute(f"PRAGMA max_page_count = {held.execute('PRAGMA page_count').fetchone()[0] + 2}")
+    text = " ".join(f"word{i}" for i in range(20000))
+    with pytest.raises(NotConfiguredError) as caught:
+        store.add([page(f"https://docs.example.com/{i}", "Long", text) for i in range(5)])
+    assert "cannot grow: its disk is full" in caught.value.message and "rollback" not in caught.value.message
+    assert [p.url for p in store.get(["https://docs.example.com/a"]).values()] == ["https://docs.example.com/a"]
+
+
 def test_an_index_from_a_newer_version_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "newer.sqlite3"
     with sqlite3.connect(path) as conn:

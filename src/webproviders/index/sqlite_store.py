@@ -120,6 +120,20 @@ def _upgrade_from_1(conn: Any) -> None:
 _UPGRADES = {1: _upgrade_from_1}
 
 
+@contextmanager
+def _transaction(conn: Any) -> Iterator[None]:
+    """A write transaction. On failure it is rolled back only if SQLite has not done so itself
+    (a full disk ends it at once): a ROLLBACK then would fail and hide the real cause."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
 class SQLiteStore:
     """The :class:`~webproviders.index.pages.PageStore` in a local file (created on first write)."""
 
@@ -185,8 +199,7 @@ class SQLiteStore:
         self._refuse_others(marks)
         if marks[0] == 0:
             conn.execute("PRAGMA journal_mode = WAL")  # an empty file: nobody else's
-        conn.execute("BEGIN IMMEDIATE")  # another process may be creating it right now
-        try:
+        with _transaction(conn):  # another process may be creating it right now
             marks = self._marks(conn)
             self._refuse_others(marks)
             if marks[0] == 0:
@@ -195,10 +208,6 @@ class SQLiteStore:
             for version in range(marks[1], SCHEMA_VERSION) if marks[0] else ():
                 _UPGRADES[version](conn)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
 
     def close(self) -> None:
         """Close this thread's connection (other threads' close when those threads end)."""
@@ -259,6 +268,12 @@ class SQLiteStore:
                 "and permissions, or set web.providers.local.path.",
                 provider="local",
             )
+        if name.startswith("SQLITE_FULL") or "disk is full" in text:
+            return NotConfiguredError(
+                f"The local index {self.path} cannot grow: its disk is full ({text}); free some space, "
+                "prune old pages (webproviders index --prune --older-than 30d), or set web.providers.local.path.",
+                provider="local",
+            )
         return ProviderError(f"The local index {self.path} failed: {text}.", provider="local")
 
     # -- the store ---------------------------------------------------------------------
@@ -274,14 +289,9 @@ class SQLiteStore:
         with self._errors():
             db = self._db(create=True)
             assert db is not None
-            db.execute("BEGIN IMMEDIATE")
-            try:
+            with _transaction(db):
                 db.executemany(_UPSERT, rows)
                 db.execute(_MERGE)
-                db.execute("COMMIT")
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
         return len(rows)
 
     def get(self, urls: Sequence[str]) -> dict[str, IndexedPage]:
