@@ -96,6 +96,8 @@ def index_urls(
     Returns ``{"success": True, "data": {"indexed": [url, ...], "failed": [{url, error,
     error_code}, ...], "index": location}}``; a failure envelope when the index cannot be
     opened or written, when the arguments are wrong, or when no URL could be read at all.
+    ``timeout`` is each read's deadline; the write waits for a busy index as the store's
+    ``busy_timeout`` allows.
     """
     started = time.perf_counter()
 
