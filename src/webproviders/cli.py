@@ -412,7 +412,7 @@ def _cmd_index(args: argparse.Namespace, config: Any) -> int:
 
     problem = _index_usage_error(args)
     if problem:
-        sys.stderr.write(f"error: {problem}\n")
+        _fail_plainly("invalid_input", problem, args)  # with --json, still one JSON object
         return EXIT_USAGE
     if not args.urls:
         try:

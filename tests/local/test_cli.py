@@ -89,6 +89,10 @@ def test_a_page_that_cannot_be_read_fails_the_command(cli: Any, site: Any) -> No
 def test_usage_errors(cli: Any, argv: tuple[str, ...], message: str) -> None:
     code, _, err = cli("index", *argv)
     assert code == EXIT_USAGE and message in err
+    code, out, _ = cli("index", *argv, "--json")  # before: nothing on stdout
+    assert code == EXIT_USAGE
+    answer = json.loads(out)
+    assert answer["success"] is False and answer["error_code"] == "invalid_input" and message in answer["error"]
 
 
 def test_a_bad_age_is_invalid_input(cli: Any) -> None:
