@@ -77,6 +77,9 @@ def test_a_file_where_the_index_folder_should_be_is_named_as_such(tmp_path: Path
         store.add([page("https://docs.example.com/a", "A", "Some text.")])
     assert "cannot be created (a file stands where a folder of its path should be)" in caught.value.message
     assert "File exists" not in caught.value.message
+    with pytest.raises(NotConfiguredError) as searched:  # before: "holds no pages yet; index some"
+        store.search("some text", 5, Filters())
+    assert searched.value.message == caught.value.message
 
 
 def test_a_full_disk_is_named_not_hidden_by_a_failed_rollback(tmp_path: Path) -> None:

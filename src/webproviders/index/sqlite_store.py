@@ -11,6 +11,7 @@ brought up to date on first use.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import threading
@@ -221,11 +222,19 @@ class SQLiteStore:
         conn = getattr(self._local, "conn", None)
         if conn is None:
             if not create and not self.path.exists():
+                self._check_creatable()
                 return None
             if create:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             conn = self._local.conn = self._connect()
         return conn
+
+    def _check_creatable(self) -> None:
+        """Raise as a write would when a file stands where a folder of the path should be: a
+        search of a missing index would otherwise advise indexing pages, which cannot work."""
+        folder = next((p for p in self.path.parents if p.exists()), None)
+        if folder is not None and not folder.is_dir():
+            raise FileExistsError(errno.EEXIST, "File exists", str(folder))
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
