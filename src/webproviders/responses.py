@@ -46,8 +46,9 @@ def read_response(
     The order: the vendor classifier's verdict first, then the status (any status outside
     2xx is an error: 401/403 auth, 402 quota, 429 rate limit with ``retry_after``, 5xx bad
     gateway, a redirect ``provider_error``), then ``parse_error`` for a body that is not
-    JSON. An error answered with a text body that is not JSON quotes it.
-    A body never read (an SDK's streamed response) counts as empty.
+    JSON, or for a 2xx answer with an empty body or JSON ``null`` (no vendor answers with
+    nothing). An error answered with a text body that is not JSON quotes it. A body never
+    read (an SDK's streamed response) counts as empty, and is no error.
     """
     import httpx  # loaded already: the response is one of its objects
 
@@ -56,6 +57,12 @@ def read_response(
     try:
         response.content  # noqa: B018 - raises ResponseNotRead for a body never read
         body = _decode(response, provider)
+        if body is None and 200 <= response.status_code < 300:  # an answer with nothing in it
+            parse_failure = ParseError(
+                f"{provider} answered HTTP {response.status_code} with no JSON in the body where an answer was expected.",
+                provider=provider,
+                status_code=response.status_code,
+            )
     except httpx.ResponseNotRead:
         pass
     except ParseError as exc:

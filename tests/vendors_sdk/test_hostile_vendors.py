@@ -104,6 +104,22 @@ class Hostile:
         self._head(handler, Content_Encoding="br", Content_Length=str(len(body)))
         handler.wfile.write(body)
 
+    def _redirect(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        """A login page's redirect, with a body shaped like an answer."""
+        handler.send_response(302)
+        handler.send_header("Location", "https://login.example/")
+        handler.send_header("Content-Type", "application/json")
+        handler.send_header("Content-Length", str(len(SEARX_JSON)))
+        handler.end_headers()
+        handler.wfile.write(SEARX_JSON)
+
+    def _empty(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        self._head(handler, Content_Length="0")
+
+    def _null(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        self._head(handler, Content_Length="4")
+        handler.wfile.write(b"null")
+
     def _huge_length(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
         """A gigabyte announced; a little sent, then nothing."""
         self._head(handler, Content_Length=str(1 << 30))
@@ -276,3 +292,28 @@ def test_the_default_cap_holds_without_any_setting(hostile: Any) -> None:
     envelope, _ = call("searxng", config_for("searxng", vendor.url), "sync", timeout=20)
     assert envelope["error_code"] == "too_large", envelope
     assert "33,554,432-byte cap" in envelope["error"]
+
+
+# -- answers that are no answer -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("provider", list(PROVIDERS))
+def test_a_redirect_from_the_api_is_an_error_never_an_answer(hostile: Any, provider: str, mode: str) -> None:
+    """exa and firecrawl read a redirect's body as an answer (exa's hits, firecrawl's page):
+    a success built from a login page's redirect."""
+    vendor = hostile("redirect")
+    envelope, _ = call(provider, config_for(provider, vendor.url), mode)
+    assert envelope["success"] is False and envelope["error_code"] == "provider_error", envelope
+    assert "HTTP 302. API calls do not follow redirects" in envelope["error"], envelope
+    assert vendor.requests == 1
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("provider", list(PROVIDERS))
+@pytest.mark.parametrize("how", ["empty", "null"])
+def test_an_answer_with_nothing_in_it_is_a_parse_error(hostile: Any, provider: str, mode: str, how: str) -> None:
+    """Before: an empty success (firecrawl, parallel), or a provider_error that is never retried (exa)."""
+    envelope, _ = call(provider, config_for(provider, hostile(how).url), mode)
+    assert envelope["success"] is False and envelope["error_code"] == "parse_error", envelope
+    assert envelope["retryable"] is True

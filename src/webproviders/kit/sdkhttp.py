@@ -19,7 +19,7 @@ from typing import Any
 import httpx
 
 from ..config import Config
-from ..errors import ProviderError, WebProviderError
+from ..errors import ProviderError, WebProviderError, error_for_status
 from ..responses import Classifier, read_response
 from ..vendorhttp.clients import DEFAULT_TIMEOUT, ClientSpec, current
 from ..vendorhttp.transport import VendorTransport
@@ -32,16 +32,23 @@ class _Borrowed(httpx.AsyncBaseTransport):
     """The provider's shared transport, lent to one SDK client; closing the client leaves it open.
 
     Every request carries ``web.user_agent``, also when the SDK writes its own
-    ``User-Agent`` (Stainless-generated SDKs do), as every other provider's requests do.
+    ``User-Agent`` (Stainless-generated SDKs do), as every other provider's requests do. A
+    redirect is refused here, as for raw-HTTP vendors: an SDK would follow it with the key,
+    or read its empty body as a success.
     """
 
-    def __init__(self, lender: VendorTransport, agent: str) -> None:
+    def __init__(self, lender: VendorTransport, agent: str, provider: str | None) -> None:
         self._lender = lender
         self._agent = agent
+        self._provider = provider
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         request.headers["User-Agent"] = self._agent
-        return await self._lender.handle_async_request(request)
+        response = await self._lender.handle_async_request(request)
+        if 300 <= response.status_code < 400:
+            await response.aclose()
+            raise error_for_status(response.status_code, self._provider, response.headers)
+        return response
 
     async def aclose(self) -> None:
         return None
@@ -74,7 +81,7 @@ def sdk_client(
     own = httpx.Headers(headers)
     own["User-Agent"] = spec.user_agent
     return httpx.AsyncClient(
-        transport=_Borrowed(current().transport(spec), spec.user_agent),
+        transport=_Borrowed(current().transport(spec), spec.user_agent, provider),
         base_url=base_url,
         headers=own,
         timeout=timeout if timeout is not None else DEFAULT_TIMEOUT,
