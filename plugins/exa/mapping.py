@@ -6,7 +6,16 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from webproviders import ProviderSettings
-from webproviders.kit import one_item_per_url, url_key, warn_unknown
+from webproviders.kit import (
+    LIST,
+    NUMBER,
+    TEXT,
+    WHOLE,
+    check_kinds,
+    one_item_per_url,
+    url_key,
+    warn_unknown,
+)
 
 #: Most results Exa returns for one search.
 MAX_RESULTS = 100
@@ -25,18 +34,16 @@ CONTENTS = {
     "text": {"text": {"max_characters": DESCRIPTION_CHARS}},
     "none": False,
 }
-#: Exa-specific search options a call may pass straight through.
-SEARCH_KWARGS = frozenset(
-    {
-        "type",
-        "category",
-        "include_text",
-        "exclude_text",
-        "start_published_date",
-        "end_published_date",
-    }
-)
-EXTRACT_KWARGS = frozenset({"max_age_hours", "max_characters"})
+#: Exa-specific search options a call may pass straight through, and what each must be.
+SEARCH_KWARGS = {
+    "type": TEXT,
+    "category": TEXT,
+    "include_text": LIST,
+    "exclude_text": LIST,
+    "start_published_date": TEXT,
+    "end_published_date": TEXT,
+}
+EXTRACT_KWARGS = {"max_age_hours": NUMBER, "max_characters": WHOLE}
 
 
 def since(time_range: str, now: datetime | None = None) -> str:
@@ -50,6 +57,7 @@ def search_request(
 ) -> dict[str, Any]:
     """Keyword arguments for ``AsyncExa.search`` (after the query)."""
     warn_unknown("exa", options, SEARCH_KWARGS, search=True)
+    check_kinds("exa", options, SEARCH_KWARGS)
     contents = str(settings.option("contents", "highlights"))
     request: dict[str, Any] = {
         "num_results": min(limit, MAX_RESULTS),
@@ -103,6 +111,7 @@ def hits(results: list[Any]) -> list[dict[str, Any]]:
 def extract_request(options: dict[str, Any], settings: ProviderSettings) -> dict[str, Any]:
     """Keyword arguments for ``AsyncExa.get_contents`` (after the URLs): the whole page text."""
     warn_unknown("exa", options, EXTRACT_KWARGS)
+    check_kinds("exa", options, EXTRACT_KWARGS)
     limit = options.get("max_characters", settings.option("max_characters"))
     request: dict[str, Any] = {"text": {"max_characters": int(limit)} if limit else True}
     if options.get("max_age_hours") is not None:

@@ -14,14 +14,23 @@ from webproviders import (
     ProviderSettings,
     WebProviderError,
 )
-from webproviders.kit import GOOGLE_TBS, site_query, warn_unknown
+from webproviders.kit import (
+    GOOGLE_TBS,
+    LIST,
+    SWITCH,
+    TEXT,
+    WHOLE,
+    check_kinds,
+    site_query,
+    warn_unknown,
+)
 
 #: Most results Firecrawl returns for one search.
 MAX_RESULTS = 100
 #: The longest ``timeout`` (ms) Firecrawl accepts for a search.
 MAX_TIMEOUT_MS = 300_000
-SEARCH_KWARGS = frozenset({"location", "categories", "tbs"})
-EXTRACT_KWARGS = frozenset({"only_main_content", "wait_for", "max_age", "mobile", "proxy"})
+SEARCH_KWARGS = {"location": TEXT, "categories": LIST, "tbs": TEXT}
+EXTRACT_KWARGS = {"only_main_content": SWITCH, "wait_for": WHOLE, "max_age": WHOLE, "mobile": SWITCH, "proxy": TEXT}
 #: Crawl options: ours (left) to ``start_crawl`` keyword arguments (right).
 CRAWL_FIELDS = {
     "max_pages": "limit",
@@ -41,6 +50,7 @@ DEFAULT_MAX_PAGES = 25
 def search_body(query: str, limit: int, options: dict[str, Any], timeout_ms: int) -> dict[str, Any]:
     """The JSON body of ``POST /v2/search``."""
     warn_unknown("firecrawl", options, SEARCH_KWARGS, search=True)
+    check_kinds("firecrawl", options, SEARCH_KWARGS)
     body: dict[str, Any] = {
         "query": site_query(
             query, options.get("include_domains", []), options.get("exclude_domains", [])
@@ -104,6 +114,7 @@ def scrape_request(
 ) -> dict[str, Any]:
     """Keyword arguments for ``AsyncFirecrawl.scrape`` (after the URL): main content as markdown."""
     warn_unknown("firecrawl", options, EXTRACT_KWARGS)
+    check_kinds("firecrawl", options, EXTRACT_KWARGS)
     request: dict[str, Any] = {
         "formats": ["markdown"],
         "only_main_content": bool(settings.option("only_main_content", True)),

@@ -6,7 +6,15 @@ from datetime import date, timedelta
 from typing import Any
 
 from webproviders import ProviderSettings, warn
-from webproviders.kit import one_item_per_url, url_key, warn_unknown
+from webproviders.kit import (
+    TEXT,
+    TEXTS,
+    WHOLE,
+    check_kinds,
+    one_item_per_url,
+    url_key,
+    warn_unknown,
+)
 
 TIME_RANGES = {
     "day": timedelta(days=1),
@@ -17,8 +25,8 @@ TIME_RANGES = {
 #: Parallel-specific search options: ``objective`` (the goal, default: the query), ``queries``
 #: (more keyword queries), ``search_mode`` (Parallel's ``mode``: turbo|fast|basic|advanced;
 #: ``mode`` itself is the dispatcher's), ``max_chars_total``, ``session_id``.
-SEARCH_KWARGS = frozenset({"objective", "queries", "search_mode", "max_chars_total", "session_id"})
-EXTRACT_KWARGS = frozenset({"objective", "queries", "max_chars_per_result", "session_id"})
+SEARCH_KWARGS = {"objective": TEXT, "queries": TEXTS, "search_mode": TEXT, "max_chars_total": WHOLE, "session_id": TEXT}
+EXTRACT_KWARGS = {"objective": TEXT, "queries": TEXTS, "max_chars_per_result": WHOLE, "session_id": TEXT}
 
 
 def search_request(
@@ -30,6 +38,7 @@ def search_request(
 ) -> dict[str, Any]:
     """Keyword arguments for ``AsyncParallel.search``."""
     warn_unknown("parallel", options, SEARCH_KWARGS, search=True)
+    check_kinds("parallel", options, SEARCH_KWARGS)
     extra = options.get("queries") or []
     queries = [query, *([extra] if isinstance(extra, str) else list(extra))]
     advanced: dict[str, Any] = {"max_results": limit}
@@ -86,6 +95,7 @@ def extract_request(
 ) -> dict[str, Any]:
     """Keyword arguments for ``AsyncParallel.extract``: the full content of each page."""
     warn_unknown("parallel", options, EXTRACT_KWARGS)
+    check_kinds("parallel", options, EXTRACT_KWARGS)
     limit = options.get("max_chars_per_result", settings.option("max_chars_per_result"))
     request: dict[str, Any] = {
         "urls": list(urls),

@@ -7,7 +7,9 @@ batch with their errors instead (they fail only their own items), unless all are
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Collection
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -187,14 +189,38 @@ CRAWL_COUNTS = {"max_pages": 1, "limit": 1, "max_depth": 0}
 DISPATCH_PAGE_OPTIONS = frozenset({"max_chars"})
 
 
+#: What a vendor's own option may be (:func:`check_kinds`), by the words its sentence uses.
+TEXT, TEXTS, WHOLE, NUMBER, SWITCH, LIST = (
+    "text", "text or a list of text", "a whole number", "a number", "true or false", "a list"
+)
+_KIND_TESTS: dict[str, Any] = {
+    TEXT: lambda v: isinstance(v, str),
+    TEXTS: lambda v: isinstance(v, str) or (isinstance(v, (list, tuple)) and all(isinstance(i, str) for i in v)),
+    WHOLE: lambda v: isinstance(v, int) and not isinstance(v, bool),
+    NUMBER: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
+    SWITCH: lambda v: isinstance(v, bool),
+    LIST: lambda v: isinstance(v, (list, tuple)),
+}
+
+
+def check_kinds(provider: str, options: dict[str, Any], kinds: dict[str, str]) -> None:
+    """Refuse a vendor's own option given as the wrong kind of value (``queries=5``) as the
+    caller's ``invalid_input``, before the request: the SDK would fail on it as if the vendor
+    were broken, and cool it down for every caller."""
+    for name, kind in kinds.items():
+        value = options.get(name)
+        if value is not None and not _KIND_TESTS[kind](value):
+            raise InvalidInputError(f"{provider}'s option {name} must be {kind}, not {type(value).__name__}.")
+
+
 def warn_unknown(
-    provider: str, options: dict[str, Any], known: frozenset[str], *, search: bool = False
+    provider: str, options: dict[str, Any], known: Collection[str], *, search: bool = False
 ) -> None:
     """Say in ``meta.warnings`` which options ``provider`` does not read (a typo such as
     ``max_char`` would otherwise do nothing unsaid). Left out: for a search the common options,
     which the dispatcher reports against ``search_options``; for a page read, the options the
     dispatcher applies itself (``max_chars``)."""
-    unknown = sorted(set(options) - known - (COMMON_SEARCH_OPTIONS if search else DISPATCH_PAGE_OPTIONS))
+    unknown = sorted(set(options).difference(known, COMMON_SEARCH_OPTIONS if search else DISPATCH_PAGE_OPTIONS))
     if unknown:
         warn(f"{provider} ignored the option(s) {', '.join(unknown)}: it does not know them.")
 

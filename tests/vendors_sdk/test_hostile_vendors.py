@@ -317,3 +317,28 @@ def test_an_answer_with_nothing_in_it_is_a_parse_error(hostile: Any, provider: s
     envelope, _ = call(provider, config_for(provider, hostile(how).url), mode)
     assert envelope["success"] is False and envelope["error_code"] == "parse_error", envelope
     assert envelope["retryable"] is True
+
+
+@pytest.mark.parametrize(
+    ("provider", "option", "sentence"),
+    [
+        ("exa", {"category": 5}, "exa's option category must be text, not int."),
+        ("parallel", {"queries": 5}, "parallel's option queries must be text or a list of text, not int."),
+        ("firecrawl", {"wait_for": "soon"}, "firecrawl's option wait_for must be a whole number, not str."),
+    ],
+)
+def test_a_vendor_option_of_the_wrong_kind_is_the_caller_s_mistake(
+    hostile: Any, provider: str, option: dict[str, Any], sentence: str
+) -> None:
+    """The SDK failed on it (``TypeError: 'int' object is not iterable``) as a provider_error,
+    and five such calls cooled the vendor down for every caller."""
+    vendor = hostile("empty")
+    config = config_for(provider, vendor.url)
+    ask = dispatch_search if PROVIDERS[provider][1] == "search" else dispatch_extract
+    target = "q" if ask is dispatch_search else ["https://a.example/"]
+    for _ in range(6):
+        envelope = ask(target, backend=provider, config=config, **option)
+        assert envelope["error_code"] == "invalid_input" and envelope["error"] == sentence, envelope
+    assert vendor.requests == 0
+    assert ask(target, backend=provider, config=config)["error_code"] == "parse_error"  # asked, not cooling down
+    assert vendor.requests == 1

@@ -46,6 +46,13 @@ _EXPORTS = {
     "retry_after_from_headers": "retry_after",
     "parse_retry_after": "retry_after",
     "warn_unknown": "validate",
+    "check_kinds": "validate",
+    "TEXT": "validate",
+    "TEXTS": "validate",
+    "WHOLE": "validate",
+    "NUMBER": "validate",
+    "SWITCH": "validate",
+    "LIST": "validate",
     # building results
     "page_error": "envelope",
     "is_http_url": "urls",
@@ -126,7 +133,7 @@ if TYPE_CHECKING:
     from ..responses import Classifier, read_response
     from ..retry_after import parse_retry_after, retry_after_from_headers
     from ..urls import canonicalize, host_of, is_http_url, url_key
-    from ..validate import warn_unknown
+    from ..validate import LIST, NUMBER, SWITCH, TEXT, TEXTS, WHOLE, check_kinds, warn_unknown
     from .batch import fetch_each, gather_or_cancel, one_item_per_url, per_url_error, settle
     from .google import (
         GOOGLE_SAFE,
