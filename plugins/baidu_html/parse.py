@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 import lxml.html
 from lxml import etree
@@ -46,6 +46,10 @@ def _iso_date(text: str) -> str | None:
     return f"{year:04d}-{month:02d}-{day:02d}"
 
 
+#: Where Baidu's relative links lead.
+BAIDU = "https://www.baidu.com/"
+
+
 def _hit(block: Any) -> dict[str, Any] | None:
     if block.xpath(SELECTORS["ad"]):
         return None
@@ -60,7 +64,8 @@ def _hit(block: Any) -> dict[str, Any] | None:
         leading = _LEADING_DATE.match(snippet)
         if leading:
             date_text, snippet = leading.group(1), snippet[leading.end() :]
-    redirect = link.get("href", "").strip()
+    # Baidu's own redirect; a relative one ("/link?url=...") is Baidu's, as a browser reads it.
+    redirect = urljoin(BAIDU, link.get("href", "").strip())
     destination = _destination(block)
     hit: dict[str, Any] = {
         "title": _text(link),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders.kit import HTMLSearchProvider, check_page_status
+from webproviders.kit import HTMLSearchProvider, check_page_status, page_text
 
 from .markup import captcha_error, is_verification_url
 from .request import search_params
@@ -35,7 +35,7 @@ class BaiduHTMLProvider(HTMLSearchProvider):
         if is_verification_url(str(response.url)):
             raise captcha_error("instead of results")
         check_page_status(response, "Baidu")
-        return response.text
+        return page_text(response)
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         from .parse import parse_page  # lxml loads on first search, not when listing providers

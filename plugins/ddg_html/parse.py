@@ -158,5 +158,23 @@ def parse_page(html: str) -> ResultsPage:
         )
     if document.xpath(NO_RESULTS):
         return ResultsPage()
-    hits = [hit for hit in (_hit(block) for block in document.xpath(RESULTS)) if hit]
+    blocks = document.xpath(RESULTS)
+    hits = [hit for hit in (_hit(block) for block in blocks) if hit]
+    if not hits:
+        _check_understood(blocks)
     return ResultsPage(hits=hits, next_form=_next_form(document) if hits else None)
+
+
+def _check_understood(blocks: list[Any]) -> None:
+    """Raise ``parse_error`` for a results page that gave no hit and says nothing of having
+    none: no result block at all, or blocks without the title link we read (a redesign, an
+    overlay). An empty success would tell an agent that nothing on the web matches."""
+    if not blocks:
+        raise ParseError(
+            "DuckDuckGo sent a results page with neither results nor its no-results notice "
+            "(its markup may have changed)."
+        )
+    if any(not block.xpath(AD) and _first(block, TITLE_LINK) is None for block in blocks):
+        raise ParseError(
+            "DuckDuckGo sent result blocks without the title link we read (its markup may have changed)."
+        )

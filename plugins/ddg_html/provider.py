@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from webproviders import BlockedError
-from webproviders.kit import HTMLSearchProvider, check_page_status
+from webproviders.kit import HTMLSearchProvider, check_page_status, page_text
 
 from .form import first_page_form
 
@@ -45,7 +45,7 @@ class DuckDuckGoHTMLProvider(HTMLSearchProvider):
         base = self.base_url()
         response = await self.results_page("POST", f"{base}/html/", data=form, headers={"Referer": f"{base}/"})
         check_status(response)
-        return response.text
+        return page_text(response)
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         from .parse import parse_page  # lxml loads on first search, not when listing providers

@@ -293,3 +293,17 @@ def test_auto_detected_after_other_keyless_backends(cfg):
     rows = {p["name"]: p for p in list_providers(cfg())}
     assert rows["baidu_html"]["available"] is True
     assert rows["ddg_html"]["priority"] < rows["baidu_html"]["priority"] < 90
+
+
+def test_a_relative_baidu_link_is_baidu_s_and_a_gbk_meta_charset_is_read(cfg, page):
+    """A block without ``mu`` whose link is relative (``/link?url=``) gave a URL the dispatcher
+    dropped, so three results became an empty success; a page naming GBK only in a ``<meta>``
+    tag was read as UTF-8."""
+    text = re.sub(r' mu="[^"]*"', "", page("baidu_results.html")).replace('href="http://www.baidu.com/link', 'href="/link')
+    text = text.replace("<head>", '<head><meta charset="gbk">', 1)
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).respond(200, content=text.encode("gbk", "replace"), headers={"Content-Type": "text/html"})
+        envelope = dispatch_search("python 异步编程", 10, backend="baidu_html", config=cfg())
+    hits = envelope["data"]["web"]
+    assert hits and all(h["url"].startswith("https://www.baidu.com/link?url=") for h in hits), envelope
+    assert hits[0]["title"] == "asyncio --- 异步 I/O — Python 3.13.1 文档"

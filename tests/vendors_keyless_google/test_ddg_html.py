@@ -294,3 +294,25 @@ def test_keyless_and_available_without_configuration(cfg):
     row = next(p for p in list_providers(cfg()) if p["name"] == "ddg_html")
     assert row["available"] is True
     assert 80 <= row["priority"] < 90
+
+
+def test_a_redesigned_results_page_is_a_parse_error_not_an_empty_success(cfg, page):
+    """Result blocks whose title link we no longer read, or a results column holding neither
+    results nor the no-results notice, came back as "No results" (success, no hits)."""
+    redesigned = page("ddg_results.html").replace("result__a", "result-link")
+    bare = "<html><body><div id='links' class='results'></div></body></html>"
+    for body, sentence in ((redesigned, "result blocks without the title link"), (bare, "neither results nor")):
+        with respx.mock(assert_all_called=False) as mock:
+            mock.post(URL).respond(200, text=body, headers={"Content-Type": "text/html; charset=UTF-8"})
+            envelope = dispatch_search("rust", 5, backend="ddg_html", config=cfg())
+        assert envelope["error_code"] == "parse_error" and sentence in envelope["error"], envelope
+
+
+def test_a_page_that_names_its_charset_only_in_a_meta_tag_is_read_in_it(cfg, page):
+    """httpx read a page without a header charset as UTF-8: "Caf� cr�me"."""
+    text = page("ddg_results.html").replace("<head>", '<head><meta charset="windows-1252">', 1)
+    text = text.replace("Fundamentals of Asynchronous Programming", "Café crème — naïve", 1)
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(200, content=text.encode("cp1252", "replace"), headers={"Content-Type": "text/html"})
+        envelope = dispatch_search("rust", 1, backend="ddg_html", config=cfg())
+    assert envelope["data"]["web"][0]["title"].startswith("Café crème — naïve"), envelope

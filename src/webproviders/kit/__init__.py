@@ -21,6 +21,7 @@ _EXPORTS = {
     "import_off_loop": "offloop",
     "HTMLSearchProvider": "kit.htmlsearch",
     "check_page_status": "kit.htmlsearch",
+    "page_text": "kit.htmlsearch",
     # manifest ranks (auto-detect bands)
     "PRIORITY_KEYED": "manifest",
     "PRIORITY_SELF_HOSTED": "manifest",
@@ -142,7 +143,7 @@ if TYPE_CHECKING:
         google_organic_hit,
         google_results_envelope,
     )
-    from .htmlsearch import HTMLSearchProvider, check_page_status
+    from .htmlsearch import HTMLSearchProvider, check_page_status, page_text
     from .http import get_client, request_json
     from .query import site_query
     from .sdk import SDKProvider, import_packages

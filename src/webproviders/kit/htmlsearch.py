@@ -84,6 +84,15 @@ def _as_response(result: FetchResult) -> httpx.Response:
     return httpx.Response(result.status_code, headers=headers, content=result.content, request=request)
 
 
+def page_text(response: httpx.Response) -> str:
+    """A results page's text as a browser reads it: its byte-order mark, header charset,
+    ``<meta charset>``, else detection (httpx would read a page that declares its charset
+    only in a ``<meta>`` tag as UTF-8, and garble a windows-1252 or GBK page)."""
+    from ..fetching.charset import decode
+
+    return decode(response.content, response.headers.get("content-type"), "html")[0]
+
+
 def check_page_status(response: httpx.Response, site: str, what: str = "the search") -> None:
     """Raise for answers that are not a results page: access walls and outages.
 
