@@ -698,7 +698,13 @@ def _speaks_utf8(stream: Any) -> bool:
 def _streams_that_never_fail() -> None:
     """Text the terminal's encoding cannot show (a cp1252 console, ``LANG=C`` where Python
     does not switch to UTF-8, ``PYTHONIOENCODING=latin-1``) is escaped, not a
-    ``UnicodeEncodeError`` that ends a command whose work was done as if it had failed."""
+    ``UnicodeEncodeError`` that ends a command whose work was done as if it had failed. A
+    stream the command was started without (``>&-``: Python makes it None) writes nowhere,
+    as a closed pipe does, rather than failing the command with an ``AttributeError``."""
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")
     for stream in (sys.stdout, sys.stderr):
         if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")

@@ -233,6 +233,16 @@ def test_a_closed_pipe_ends_quietly_with_0() -> None:
     assert "Broken pipe" not in err and "Traceback" not in err and "Exception ignored" not in err
 
 
+@pytest.mark.parametrize(("argv", "code"), [(("search", "", "--json"), 2), (("search", "x", "--backend", "stub"), 0)])
+def test_a_command_started_without_stdout_exits_as_its_work_went(argv: tuple[str, ...], code: int) -> None:
+    """``webproviders search ... >&-``: an AttributeError on the None stdout, a traceback and exit 1."""
+    done = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        timeout=60, text=True, preexec_fn=lambda: os.close(1),
+    )
+    assert done.returncode == code and "Traceback" not in done.stderr, done.stderr
+
+
 def _commands() -> dict[str, Any]:
     import argparse
 
