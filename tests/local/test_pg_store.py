@@ -74,7 +74,7 @@ def test_an_empty_schema_made_for_the_index_is_used(index_config: Config) -> Non
 def test_an_index_of_schema_1_is_migrated_and_its_pages_are_still_found(index_config: Config) -> None:
     s = schema_of(index_config)
     # Schema 1 as that version made it, with pages whose tsvectors are too long for their rows.
-    pg_run(index_config, f"CREATE SCHEMA {s}; " + MIGRATIONS[0].replace("{s}", s).replace("{shards}", str(SHARDS)))
+    pg_run(index_config, f"CREATE SCHEMA {s}; " + str(MIGRATIONS[0]).replace("{s}", s).replace("{shards}", str(SHARDS)))
     pg_run(index_config, f"INSERT INTO {s}.meta VALUES ('application', 'webproviders page index'), "
                          f"('schema_version', '1'); INSERT INTO {s}.configs VALUES ('english')")
     words = " ".join(f"filler{i}" for i in range(600))
@@ -94,6 +94,32 @@ def test_an_index_of_schema_1_is_migrated_and_its_pages_are_still_found(index_co
     store.add([page("https://api.example.com/retries", "Retries", "Retries and backoff in the API.")])
     assert {hit.page.url for hit in store.search("retries", 5, Filters(include_domains=("example.com",)))} == {
         "https://docs.example.com/retries", "https://api.example.com/retries"}
+    assert counts_are_true(index_config)
+
+
+@POSTGRES_ONLY
+def test_an_index_of_schema_2_gets_words_touching_cjk_text_set_apart(index_config: Config) -> None:
+    s = schema_of(index_config)
+    steps = "".join(str(step) for step in MIGRATIONS[:2]).replace("{s}", s).replace("{shards}", str(SHARDS))
+    pg_run(index_config, f"CREATE SCHEMA {s}; {steps}")
+    pg_run(index_config, f"INSERT INTO {s}.meta VALUES ('application', 'webproviders page index'), "
+                         f"('schema_version', '2'); INSERT INTO {s}.configs VALUES ('simple'), ('english')")
+    # Pages as schema 2 kept them: only CJK pairs set apart.
+    for n, (title, text) in enumerate([("Python入\x1f門", "2024年\x1fに\x1f更\x1f新。人々"), ("Retries", "Configure retries.")]):
+        pg_run(index_config, f"""
+            INSERT INTO {s}.pages (url, host, title, content, digest, fetched_at, config, length, search)
+            SELECT 'https://a.example.com/{n}', 'a.example.com', t, c, 'd{n}', {NOW}, 'simple', 9,
+                   setweight(to_tsvector('simple', t), 'A') || to_tsvector('simple', c)
+            FROM (VALUES (E'{title}', E'{text}')) AS v (t, c)""")
+
+    store = open_store(index_config)
+    for question in ["Python", "2024", "人", "Python入門"]:
+        assert [hit.page.url for hit in store.search(question, 5, Filters())] == ["https://a.example.com/0"], question
+    assert [hit.page.url for hit in store.search("retries", 5, Filters())] == ["https://a.example.com/1"]
+    [kept] = store.get(["https://a.example.com/0"]).values()
+    assert (kept.title, kept.content) == ("Python入門", "2024年に更新。人々")
+    assert pg_run(index_config, f"SELECT value FROM {s}.meta WHERE key = 'schema_version'") == [(str(SCHEMA_VERSION),)]
+    assert pg_run(index_config, f"SELECT length FROM {s}.pages ORDER BY url") == [(10,), (9,)]
     assert counts_are_true(index_config)
 
 

@@ -103,7 +103,7 @@ def test_an_index_from_a_newer_version_is_refused(tmp_path: Path) -> None:
         conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
     conn.close()
-    with pytest.raises(NotConfiguredError, match=r"newer version of webproviders \(schema 3\)"):
+    with pytest.raises(NotConfiguredError, match=rf"newer version of webproviders \(schema {SCHEMA_VERSION + 1}\)"):
         SQLiteStore(path).search("x", 5, Filters())
 
 
@@ -191,3 +191,23 @@ def test_only_pages_with_the_rarer_words_are_scored(index_config: Config, monkey
     assert store._expressions(db, query_terms("widget gadget")) == ['"gadget" AND "widget"', '"widget" OR "gadget"']
     assert store._expressions(db, query_terms("sprocket page")) == ['"sprocket" OR "page"']  # few enough
     assert len(store.search("widget sprocket", 5, Filters())) == 5  # the first set was short: widened
+
+
+def test_an_index_of_schema_2_gets_words_touching_cjk_text_set_apart(tmp_path: Path) -> None:
+    path = tmp_path / "v2.sqlite3"
+    SQLiteStore(path).add([page("https://ja.example.com/py", "Python入門", "2024年に更新。人々")])
+    with sqlite3.connect(path) as conn:  # the page as schema 2 kept it: only CJK pairs set apart
+        conn.execute("INSERT INTO pages_fts (pages_fts, rowid, title, content) SELECT 'delete', id, title, content FROM pages")
+        conn.execute("UPDATE pages SET title = ?, content = ?", ("Python入\x1f門", "2024年\x1fに\x1f更\x1f新。人々"))
+        conn.execute("INSERT INTO pages_fts (rowid, title, content) SELECT id, title, content FROM pages")
+        conn.execute("PRAGMA user_version = 2")
+    conn.close()
+    store = SQLiteStore(path)
+    for question in ["Python", "2024", "人", "Python入門"]:
+        assert urls(store.search(question, 5, Filters())) == ["https://ja.example.com/py"], question
+    [kept] = store.get(["https://ja.example.com/py"]).values()
+    assert (kept.title, kept.content) == ("Python入門", "2024年に更新。人々")
+    store.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        conn.execute("INSERT INTO pages_fts (pages_fts, rank) VALUES ('integrity-check', 1)")

@@ -188,6 +188,20 @@ def test_cjk_words_are_found_inside_unspaced_text(index_config: Config) -> None:
     assert stored.content == "今日は東京都で雨が降っています。明日は晴れるでしょう。" and stored.title == "東京の天気"
 
 
+def test_words_and_digits_touching_cjk_text_are_found(index_config: Config) -> None:
+    store = open_store(index_config)
+    store.add([
+        page("https://ja.example.com/python", "Python入門ガイド",
+             "このページはPython入門です。2024年に更新。iPhone用アプリ。多くの人々が時々来ます。我们用Python编程。"),
+        page("https://ja.example.com/other", "別のページ", "入口と門があります。人が来ます。"),
+    ])
+    for question in ["Python", "入門", "2024", "iPhone", "人々", "時々", "编程", "Python入門", "2024年"]:
+        assert urls(store.search(question, 5, Filters())) == ["https://ja.example.com/python"], question
+    assert set(urls(store.search("人", 5, Filters()))) == {"https://ja.example.com/python", "https://ja.example.com/other"}
+    [hit] = store.search("Python入門", 5, Filters())
+    assert "**Python入門**" in hit.snippet
+
+
 def test_a_match_inside_code_is_bolded_around_the_code_span(index_config: Config) -> None:
     store = open_store(index_config)
     store.add([page("https://docs.example.com/retries", "Retries",

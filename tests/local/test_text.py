@@ -25,6 +25,14 @@ def test_cjk_text_is_kept_one_character_a_word_and_shown_as_given() -> None:
     assert token_count("Tokyo 東京都 and max_retries") == 6
 
 
+def test_words_and_digits_touching_cjk_text_and_the_marks_among_it_are_set_apart() -> None:
+    text = "Python入門、2024年。iPhone用 人々 〆切 〇"
+    s = SEGMENT
+    assert stored(text) == f"Python{s}入{s}門、2024{s}年。iPhone{s}用 人{s}々 〆{s}切 〇"
+    assert shown(stored(text)) == text and stored(stored(text)) == stored(text)
+    assert token_count(text) == 12
+
+
 @pytest.mark.parametrize(
     ("question", "terms"),
     [
@@ -32,6 +40,7 @@ def test_cjk_text_is_kept_one_character_a_word_and_shown_as_given() -> None:
         ('the "Exact, phrase" matters', ["exact phrase", "matters"]),
         ("what is it", ["what", "is", "it"]),
         ("東京 tower", [f"東{SEGMENT}京", "tower"]),
+        ("Python入門 人々", [f"python{SEGMENT}入{SEGMENT}門", f"人{SEGMENT}々"]),
         ("-x AND y*", ["x", "y"]),
         ("?!", []),
     ],

@@ -2,8 +2,9 @@
 
 Everything lives in one PostgreSQL schema (``webproviders`` by default), so an index shares
 a database with anything else. ``meta`` says whose the schema is and its version; the
-numbered steps of :data:`MIGRATIONS` take it from one version to the next (a new schema runs
-them all), under an advisory lock, so many workers starting at once set it up once. A
+numbered steps of :data:`MIGRATIONS` (SQL, or Python where a page's text must be
+re-stored with :mod:`.text`) take it from one version to the next (a new schema runs them
+all), under an advisory lock, so many workers starting at once set it up once. A
 schema that holds other things, or a newer version, is refused and left as it is.
 
 Beside the pages, ``terms`` keeps how many pages hold each lexeme and ``totals`` how many
@@ -17,10 +18,26 @@ deadlock now and then: the store runs such a write again.)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
+
+from .text import CJK_CHARS, shown, stored, token_count
 
 APPLICATION = "webproviders page index"
 SHARDS = 16
+#: Characters of a page given to ``to_tsvector`` (a ``tsvector`` holds at most 1 MB); the
+#: page is stored whole.
+INDEXED_CHARS = 300_000
+#: Pages re-stored per statement when a migration rewrites them (each statement is bounded
+#: by the store's timeout).
+_BATCH = 500
+
+
+def search_vector(config: str, title: str, content: str) -> str:
+    """SQL of a page's ``tsvector`` from SQL expressions of its configuration, title and
+    content: one definition for writing pages and for migrating them; title words weigh A."""
+    return f"setweight(to_tsvector({config}, {title}), 'A') || to_tsvector({config}, left({content}, {INDEXED_CHARS}))"
+
 
 _PAGES = """
 CREATE TABLE {s}.meta (key text PRIMARY KEY, value text NOT NULL);
@@ -94,8 +111,41 @@ ALTER TABLE {s}.pages ALTER COLUMN search SET STORAGE MAIN;
 CREATE INDEX pages_domain ON {s}.pages ((reverse(host) || '.') COLLATE "C");
 """
 
-#: Step i takes a schema from version i to i + 1; a new schema runs them all.
-MIGRATIONS: list[str] = [_PAGES, _ROWS_AND_DOMAINS]
+#: Pages given new text (``%(id)s`` ... as arrays), their words indexed again.
+_RESTORE = f"""
+UPDATE {{s}}.pages p SET title = r.title, content = r.content, length = r.length,
+    search = {search_vector("p.config", "r.title", "r.content")}
+FROM unnest(%(id)s::bigint[], %(title)s::text[], %(content)s::text[], %(length)s::int[]) AS r (id, title, content, length)
+WHERE p.id = r.id
+"""
+#: The words of the pages ``%(id)s`` taken out of the counts (``%(sign)s`` -1) or put in (1):
+#: the triggers count only a change of text (``digest``), which a re-stored page is not.
+_COUNT = "SELECT {s}.count(array_agg(search), array_agg(length), array_agg(%(sign)s)) FROM {s}.pages WHERE id = ANY(%(id)s)"
+
+
+def _cjk_set_apart(conn: Any, schema: str) -> None:
+    """Version 3: pages holding CJK characters kept as this version sets them apart
+    (:func:`.text.stored`: also from the Latin words and digits they touch), indexed and
+    counted so; the others are not touched."""
+    rows = conn.execute(
+        statements("SELECT id, title, content FROM {s}.pages WHERE title ~ %(cjk)s OR content ~ %(cjk)s", schema),
+        {"cjk": f"[{CJK_CHARS}]"},
+    ).fetchall()
+    changed = [
+        (row_id, stored(title), stored(content), token_count(shown(title)) + token_count(shown(content)))
+        for row_id, title, content in rows
+        if (stored(title), stored(content)) != (title, content)
+    ]
+    for start in range(0, len(changed), _BATCH):
+        ids, titles, contents, lengths = (list(column) for column in zip(*changed[start:start + _BATCH], strict=True))
+        conn.execute(statements(_COUNT, schema), {"id": ids, "sign": -1})
+        conn.execute(statements(_RESTORE, schema), {"id": ids, "title": titles, "content": contents, "length": lengths})
+        conn.execute(statements(_COUNT, schema), {"id": ids, "sign": 1})
+
+
+#: Step i takes a schema from version i to i + 1 (SQL, or a function of the connection and
+#: the schema's name); a new schema runs them all.
+MIGRATIONS: list[str | Callable[[Any, str], None]] = [_PAGES, _ROWS_AND_DOMAINS, _cjk_set_apart]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -109,7 +159,10 @@ def statements(template: str, schema: str) -> Any:
 def migrate(conn: Any, schema: str, version: int) -> None:
     """Run the steps from ``version`` on, and stamp the schema; inside the caller's transaction."""
     for step in MIGRATIONS[version:]:
-        conn.execute(statements(step, schema))
+        if callable(step):
+            step(conn, schema)
+        else:
+            conn.execute(statements(step, schema))
     conn.execute(
         statements(
             "INSERT INTO {s}.meta (key, value) VALUES ('application', %(app)s), ('schema_version', %(version)s) "

@@ -46,7 +46,7 @@ from ..errors import (
 from ..redact import scrub
 from .language import CONFIGS, page_language
 from .pages import Filters, Hit, IndexedPage, held, never_filled, page_url
-from .pg_schema import APPLICATION, SCHEMA_VERSION, migrate, statements
+from .pg_schema import APPLICATION, SCHEMA_VERSION, migrate, search_vector, statements
 from .question import question_terms
 from .snippets import END, START, snippet
 from .sqlite_store import digest
@@ -57,20 +57,15 @@ PROVIDER = "local"
 CANDIDATE_BUDGET = 400
 #: BM25 parameters, and how much more a word of the title counts than one of the text.
 K1, B, TITLE_WEIGHT = 1.2, 0.75, 4
-#: Characters of a page given to ``to_tsvector`` (a ``tsvector`` holds at most 1 MB); the
-#: page is stored whole.
-INDEXED_CHARS = 300_000
 #: Times a write is tried when PostgreSQL picks it to end a deadlock.
 _WRITE_TRIES = 5
 _HEADLINE = f"HighlightAll=true, StartSel={START}, StopSel={END}"
 
-_UPSERT = """
-INSERT INTO {s}.pages AS p (url, host, title, content, digest, fetched_at, provider, published_at,
-                            language, config, length, search)
+_UPSERT = f"""
+INSERT INTO {{s}}.pages AS p (url, host, title, content, digest, fetched_at, provider, published_at,
+                              language, config, length, search)
 SELECT r.url, r.host, r.title, r.content, r.digest, r.fetched_at, r.provider, r.published_at,
-       r.language, r.config::regconfig, r.length,
-       setweight(to_tsvector(r.config::regconfig, r.title), 'A')
-           || to_tsvector(r.config::regconfig, left(r.content, %(chars)s))
+       r.language, r.config::regconfig, r.length, {search_vector("r.config::regconfig", "r.title", "r.content")}
 FROM unnest(%(url)s::text[], %(host)s::text[], %(title)s::text[], %(content)s::text[], %(digest)s::text[],
             %(fetched_at)s::float8[], %(provider)s::text[], %(published_at)s::text[], %(language)s::text[],
             %(config)s::text[], %(length)s::int[])
@@ -405,7 +400,6 @@ class PostgresStore:
                 "provider": [p.provider for p in unique], "published_at": [p.published_at for p in unique],
                 "language": [p.language for p in unique], "config": configs,
                 "length": [token_count(p.title) + token_count(p.content) for p in unique],
-                "chars": INDEXED_CHARS,
             }
             new_configs = sorted(set(configs) - self._known_configs)
             for attempt in range(_WRITE_TRIES):

@@ -25,12 +25,13 @@ from ..errors import NotConfiguredError, ProviderError, WebProviderError, WebTim
 from .fts_query import query_terms
 from .pages import Filters, Hit, IndexedPage, held, never_filled, page_url
 from .snippets import END, START, snippet
-from .text import shown, stored
+from .text import CJK_CHARS, shown, stored
 
 #: ``PRAGMA application_id`` of an index file ("wpix").
 APPLICATION_ID = 0x77706978
-#: ``PRAGMA user_version``: 2 keeps CJK text segmented and URLs with one spelling of escapes.
-SCHEMA_VERSION = 2
+#: ``PRAGMA user_version``: 2 keeps CJK text segmented and URLs with one spelling of escapes;
+#: 3 sets CJK characters apart from the Latin words and digits they touch too.
+SCHEMA_VERSION = 3
 #: Title matches weigh more than body matches in the BM25 ranking.
 RANK = "bm25(4.0, 1.0)"
 #: Pages BM25 scores at most, roughly, when a question mixes rare and common words (below).
@@ -90,35 +91,44 @@ def _page(row: Sequence[Any]) -> IndexedPage:
 
 
 def _upgrade_from_1(conn: Any) -> None:
-    """Schema 1 to 2: a language column, CJK text segmented, URL escapes in one spelling
-    (of two rows that become one URL, the later fetch stays)."""
+    """Schema 1 to 2: a language column, URL escapes in one spelling (of two rows that become
+    one URL, the later fetch stays); the text is set apart by the step after."""
     conn.execute("ALTER TABLE pages ADD COLUMN language TEXT")
-    changes = []
-    for row_id, url, title, content, fetched_at in conn.execute(
-        "SELECT id, url, title, content, fetched_at FROM pages"
-    ):
-        new = (page_url(url), stored(title), stored(content))
-        if new != (url, title, content):
-            changes.append((row_id, fetched_at, (url, title, content), new))
-    for row_id, fetched_at, (url, title, content), (new_url, new_title, new_content) in changes:
-        if (new_title, new_content) != (title, content):  # the triggers see no new digest
-            conn.execute("INSERT INTO pages_fts (pages_fts, rowid, title, content) VALUES ('delete', ?, ?, ?)",
-                         (row_id, title, content))
-            conn.execute("UPDATE pages SET title = ?, content = ? WHERE id = ?", (new_title, new_content, row_id))
-            conn.execute("INSERT INTO pages_fts (rowid, title, content) VALUES (?, ?, ?)",
-                         (row_id, new_title, new_content))
-        if new_url != url:
-            other = conn.execute("SELECT id, fetched_at FROM pages WHERE url = ?", (new_url,)).fetchone()
-            if other is not None and other[1] >= fetched_at:
-                conn.execute("DELETE FROM pages WHERE id = ?", (row_id,))
-                continue
-            if other is not None:
-                conn.execute("DELETE FROM pages WHERE id = ?", (other[0],))
-            conn.execute("UPDATE pages SET url = ? WHERE id = ?", (new_url, row_id))
+    for row_id, url, fetched_at in conn.execute("SELECT id, url, fetched_at FROM pages").fetchall():
+        new_url = page_url(url)
+        if new_url == url:
+            continue
+        other = conn.execute("SELECT id, fetched_at FROM pages WHERE url = ?", (new_url,)).fetchone()
+        if other is not None and other[1] >= fetched_at:
+            conn.execute("DELETE FROM pages WHERE id = ?", (row_id,))
+            continue
+        if other is not None:
+            conn.execute("DELETE FROM pages WHERE id = ?", (other[0],))
+        conn.execute("UPDATE pages SET url = ? WHERE id = ?", (new_url, row_id))
+
+
+def _upgrade_from_2(conn: Any) -> None:
+    """Schema 2 to 3: text holding CJK characters kept as this version sets them apart
+    (:func:`.text.stored`: also from the Latin words and digits they touch), and indexed so."""
+    holds_cjk = f"*[{CJK_CHARS}]*"
+    changes = [
+        (row_id, title, content, stored(title), stored(content))
+        for row_id, title, content in conn.execute(
+            "SELECT id, title, content FROM pages WHERE title GLOB ? OR content GLOB ?", (holds_cjk, holds_cjk)
+        ).fetchall()
+    ]
+    for row_id, title, content, new_title, new_content in changes:
+        if (new_title, new_content) == (title, content):
+            continue
+        # The triggers see no new digest: the full-text index is told by hand.
+        conn.execute("INSERT INTO pages_fts (pages_fts, rowid, title, content) VALUES ('delete', ?, ?, ?)",
+                     (row_id, title, content))
+        conn.execute("UPDATE pages SET title = ?, content = ? WHERE id = ?", (new_title, new_content, row_id))
+        conn.execute("INSERT INTO pages_fts (rowid, title, content) VALUES (?, ?, ?)", (row_id, new_title, new_content))
 
 
 #: How to bring a file of each older schema version up to the next one.
-_UPGRADES = {1: _upgrade_from_1}
+_UPGRADES = {1: _upgrade_from_1, 2: _upgrade_from_2}
 
 
 @contextmanager

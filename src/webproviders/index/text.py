@@ -2,10 +2,12 @@
 
 Full-text tokenizers (FTS5's ``unicode61``, PostgreSQL's default parser) split words at
 spaces and punctuation, so a run of Chinese or Japanese, written without spaces, becomes one
-long "word" and ``東京`` inside it is never found. The stores therefore keep such text with
-:data:`SEGMENT` (the ASCII unit separator, a word break to both tokenizers and never part of
-page text) between adjacent CJK characters: each character is a token, and a question's
-``東京`` becomes the phrase ``東 京``. :func:`shown` takes the separators out again on read.
+long "word" and ``東京`` inside it is never found; so does a Latin word or a number touching
+it (``Python入門``, ``2024年``). The stores therefore keep such text with :data:`SEGMENT` (the
+ASCII unit separator, a word break to both tokenizers and never part of page text) after and
+before every CJK character that touches another word character: each CJK character is a
+token, ``Python`` and ``2024`` stay words of their own, and a question's ``東京`` becomes the
+phrase ``東 京``. :func:`shown` takes the separators out again on read.
 """
 
 from __future__ import annotations
@@ -13,20 +15,22 @@ from __future__ import annotations
 import re
 
 SEGMENT = "\x1f"
-#: Scripts written without spaces between words: kana, CJK ideographs, Hangul syllables.
+#: Scripts written without spaces between words: kana, CJK ideographs, Hangul syllables,
+#: and the ideographic marks 々 〆 〇 written among them.
 CJK_CHARS = (
-    "\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+    "\u3005-\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
     "\uff66-\uff9f\U00020000-\U0002fa1f"
 )
-_CJK_PAIR = re.compile(f"([{CJK_CHARS}])(?=[{CJK_CHARS}])")
+#: Where a CJK character and another word character (CJK or not) touch, either way round.
+_CJK_EDGE = re.compile(rf"(?<=[{CJK_CHARS}])(?=\w)|(?<=\w)(?=[{CJK_CHARS}])")
 #: What a store counts as one token: a CJK character, or a run of other word characters.
 TOKEN = re.compile(rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+")
 
 
 def stored(text: str) -> str:
-    """``text`` as a store keeps it: CJK characters set apart by :data:`SEGMENT`."""
-    text = text.replace(SEGMENT, "")
-    return _CJK_PAIR.sub(r"\1" + SEGMENT, text)
+    """``text`` as a store keeps it: each CJK character set apart by :data:`SEGMENT` from
+    the word characters it touches, so that each is found on its own."""
+    return _CJK_EDGE.sub(SEGMENT, text.replace(SEGMENT, ""))
 
 
 def shown(text: str) -> str:
