@@ -23,6 +23,7 @@ from webproviders.config import Config
 from webproviders.errors import NotConfiguredError, WebProviderError
 from webproviders.index.pages import Filters
 from webproviders.index.pg_schema import MIGRATIONS, SCHEMA_VERSION, SHARDS
+from webproviders.index.sqlite_store import digest
 from webproviders.index.stores import close_stores, open_store
 
 from . import pg_server
@@ -120,6 +121,25 @@ def test_an_index_of_schema_2_gets_words_touching_cjk_text_set_apart(index_confi
     assert (kept.title, kept.content) == ("Python入門", "2024年に更新。人々")
     assert pg_run(index_config, f"SELECT value FROM {s}.meta WHERE key = 'schema_version'") == [(str(SCHEMA_VERSION),)]
     assert pg_run(index_config, f"SELECT length FROM {s}.pages ORDER BY url") == [(10,), (9,)]
+    assert counts_are_true(index_config)
+
+
+@POSTGRES_ONLY
+def test_a_page_indexed_before_schema_4_gets_its_emails_split_when_written_again(index_config: Config) -> None:
+    s = schema_of(index_config)
+    steps = "".join(str(step) for step in MIGRATIONS[:2]).replace("{s}", s).replace("{shards}", str(SHARDS))
+    pg_run(index_config, f"CREATE SCHEMA {s}; {steps}")
+    pg_run(index_config, f"INSERT INTO {s}.meta VALUES ('application', 'webproviders page index'), "
+                         f"('schema_version', '2'); INSERT INTO {s}.configs VALUES ('english')")
+    old = page("https://a.example.com/help", "Help", "Write to support@acmewidgets.com for help.")
+    pg_run(index_config, f"""
+        INSERT INTO {s}.pages (url, host, title, content, digest, fetched_at, config, length, search)
+        VALUES ('{old.url}', 'a.example.com', '{old.title}', '{old.content}', '{digest(old)}', {NOW}, 'english', 7,
+                setweight(to_tsvector('english', '{old.title}'), 'A') || to_tsvector('english', '{old.content}'))""")
+    store = open_store(index_config)
+    assert [hit.page.url for hit in store.search("help", 5, Filters())] == [old.url]  # found as before
+    store.add([old])  # the same text written again
+    assert [hit.page.url for hit in store.search("acmewidgets", 5, Filters())] == [old.url]
     assert counts_are_true(index_config)
 
 

@@ -202,6 +202,22 @@ def test_words_and_digits_touching_cjk_text_are_found(index_config: Config) -> N
     assert "**Python入門**" in hit.snippet
 
 
+def test_emails_paths_versions_and_urls_in_text_are_found_by_their_words(index_config: Config) -> None:
+    store = open_store(index_config)
+    store.add([
+        page("https://ex.example.com/notes", "Server notes",
+             "Write to support@acmewidgets.com for help. Docs at docs.acmewidgets.org, config "
+             "/etc/frobnicator/frobnicator.conf. We upgraded to release 3.11.7. Endpoint "
+             "https://api.acmewidgets.io/v2/quibble."),
+        page("https://ex.example.com/other", "Other notes", "Release notes for 4.12 and nothing else."),
+    ])
+    for question in ["support@acmewidgets.com", "acmewidgets", "frobnicator.conf", "3.11.7", "quibble",
+                     "docs.acmewidgets.org", '"release 3 11 7"']:
+        assert urls(store.search(question, 5, Filters())) == ["https://ex.example.com/notes"], question
+    [hit] = store.search("frobnicator", 5, Filters())
+    assert "/etc/**frobnicator**/**frobnicator**.conf" in hit.snippet and "\x1f" not in hit.snippet
+
+
 def test_a_match_inside_code_is_bolded_around_the_code_span(index_config: Config) -> None:
     store = open_store(index_config)
     store.add([page("https://docs.example.com/retries", "Retries",

@@ -33,10 +33,23 @@ INDEXED_CHARS = 300_000
 _BATCH = 500
 
 
+#: Printable ASCII other than letters, digits and ``_``: around it PostgreSQL's parser keeps
+#: an email, a path, a version number, a host or a URL as one token (``a@b.com``).
+_JOINERS = r"[\x21-\x2f\x3a-\x40\x5b-\x5e\x60\x7b-\x7e]+"
+
+
+def words(text: str) -> str:
+    """SQL of the text ``text`` with :data:`.text.SEGMENT` around each run of ASCII
+    punctuation, so that PostgreSQL's parser splits it into the words questions and the
+    SQLite store split it into; :func:`.text.shown` takes the separators out again."""
+    return f"regexp_replace({text}, '{_JOINERS}', E'\\x1f\\\\&\\x1f', 'g')"
+
+
 def search_vector(config: str, title: str, content: str) -> str:
     """SQL of a page's ``tsvector`` from SQL expressions of its configuration, title and
     content: one definition for writing pages and for migrating them; title words weigh A."""
-    return f"setweight(to_tsvector({config}, {title}), 'A') || to_tsvector({config}, left({content}, {INDEXED_CHARS}))"
+    return (f"setweight(to_tsvector({config}, {words(title)}), 'A') "
+            f"|| to_tsvector({config}, {words(f'left({content}, {INDEXED_CHARS})')})")
 
 
 _PAGES = """
@@ -143,9 +156,25 @@ def _cjk_set_apart(conn: Any, schema: str) -> None:
         conn.execute(statements(_COUNT, schema), {"id": ids, "sign": 1})
 
 
+#: Version 4: a page written again with the same text is counted again when its words were
+#: indexed differently (pages written before this version split emails, paths, versions and
+#: URLs as PostgreSQL's parser does, see :func:`words`, until they are written again).
+_RECOUNT_REINDEXED = """
+CREATE OR REPLACE FUNCTION {s}.count_changed() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+    PERFORM {s}.count(array_agg(c.search), array_agg(c.length), array_agg(c.sign)) FROM (
+        SELECT n.search, n.length, 1 AS sign FROM new_rows n JOIN old_rows o USING (id)
+        WHERE (o.digest, o.config, o.search) IS DISTINCT FROM (n.digest, n.config, n.search)
+        UNION ALL
+        SELECT o.search, o.length, -1 FROM new_rows n JOIN old_rows o USING (id)
+        WHERE (o.digest, o.config, o.search) IS DISTINCT FROM (n.digest, n.config, n.search)
+    ) AS c;
+    RETURN NULL;
+END $$;
+"""
+
 #: Step i takes a schema from version i to i + 1 (SQL, or a function of the connection and
 #: the schema's name); a new schema runs them all.
-MIGRATIONS: list[str | Callable[[Any, str], None]] = [_PAGES, _ROWS_AND_DOMAINS, _cjk_set_apart]
+MIGRATIONS: list[str | Callable[[Any, str], None]] = [_PAGES, _ROWS_AND_DOMAINS, _cjk_set_apart, _RECOUNT_REINDEXED]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -46,7 +46,7 @@ from ..errors import (
 from ..redact import scrub
 from .language import CONFIGS, page_language
 from .pages import Filters, Hit, IndexedPage, held, never_filled, page_url
-from .pg_schema import APPLICATION, SCHEMA_VERSION, migrate, search_vector, statements
+from .pg_schema import APPLICATION, SCHEMA_VERSION, migrate, search_vector, statements, words
 from .question import question_terms
 from .snippets import END, START, snippet
 from .sqlite_store import digest
@@ -120,7 +120,7 @@ WITH first AS MATERIALIZED (
     GROUP BY id ORDER BY score DESC, id LIMIT %(limit)s
 )
 SELECT p.url, p.title, p.fetched_at, p.provider, p.published_at, p.language,
-       ts_headline(p.config, p.content, %(every)s::tsquery, %(headline)s), s.score
+       ts_headline(p.config, {words("p.content")}, %(every)s::tsquery, %(headline)s), s.score
 FROM scored s JOIN {{s}}.pages p ON p.id = s.id
 ORDER BY s.score DESC, p.id
 """
