@@ -203,3 +203,16 @@ def test_web_tags_reach_the_per_tag_budget(per_user_budget: Any) -> None:
     assert statuses == ["success", "success", "error"]
     assert "budget_exceeded" in alice.invoke(tool_call({"query": "x"})).content
     assert bob.invoke(tool_call({"query": "x"})).status == "success"
+
+
+def test_without_the_extra_the_import_names_it() -> None:
+    """Before: a bare ``ModuleNotFoundError: No module named 'langchain_core'``."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; sys.modules['langchain_core'] = None; import webproviders.agents.langchain"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 1
+    assert "pip install 'webproviders[langchain]'" in done.stderr

@@ -18,7 +18,12 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from langchain_core.tools import BaseTool, ToolException
+try:
+    from langchain_core.tools import BaseTool, ToolException
+except ImportError as missing:  # say which extra, as a provider with a missing package does
+    raise ImportError(
+        "webproviders.agents.langchain needs the 'langchain-core' package: pip install 'webproviders[langchain]'"
+    ) from missing
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..config import Config
