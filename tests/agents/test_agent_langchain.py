@@ -207,9 +207,6 @@ def test_web_tags_reach_the_per_tag_budget(per_user_budget: Any) -> None:
 
 def test_without_the_extra_the_import_names_it() -> None:
     """Before: a bare ``ModuleNotFoundError: No module named 'langchain_core'``."""
-    import subprocess
-    import sys
-
     done = subprocess.run(
         [sys.executable, "-c", "import sys; sys.modules['langchain_core'] = None; import webproviders.agents.langchain"],
         capture_output=True, text=True, timeout=60,
