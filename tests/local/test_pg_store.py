@@ -98,13 +98,19 @@ def test_an_index_of_schema_1_is_migrated_and_its_pages_are_still_found(index_co
     assert counts_are_true(index_config)
 
 
-@POSTGRES_ONLY
-def test_an_index_of_schema_2_gets_words_touching_cjk_text_set_apart(index_config: Config) -> None:
+def _schema_2(index_config: Config, configs: str) -> str:
+    """An empty index as schema 2 made it, with the text search ``configs`` it knew; its schema name."""
     s = schema_of(index_config)
     steps = "".join(str(step) for step in MIGRATIONS[:2]).replace("{s}", s).replace("{shards}", str(SHARDS))
     pg_run(index_config, f"CREATE SCHEMA {s}; {steps}")
     pg_run(index_config, f"INSERT INTO {s}.meta VALUES ('application', 'webproviders page index'), "
-                         f"('schema_version', '2'); INSERT INTO {s}.configs VALUES ('simple'), ('english')")
+                         f"('schema_version', '2'); INSERT INTO {s}.configs VALUES {configs}")
+    return s
+
+
+@POSTGRES_ONLY
+def test_an_index_of_schema_2_gets_words_touching_cjk_text_set_apart(index_config: Config) -> None:
+    s = _schema_2(index_config, "('simple'), ('english')")
     # Pages as schema 2 kept them: only CJK pairs set apart.
     for n, (title, text) in enumerate([("Python入\x1f門", "2024年\x1fに\x1f更\x1f新。人々"), ("Retries", "Configure retries.")]):
         pg_run(index_config, f"""
@@ -126,11 +132,7 @@ def test_an_index_of_schema_2_gets_words_touching_cjk_text_set_apart(index_confi
 
 @POSTGRES_ONLY
 def test_a_page_indexed_before_schema_4_gets_its_emails_split_when_written_again(index_config: Config) -> None:
-    s = schema_of(index_config)
-    steps = "".join(str(step) for step in MIGRATIONS[:2]).replace("{s}", s).replace("{shards}", str(SHARDS))
-    pg_run(index_config, f"CREATE SCHEMA {s}; {steps}")
-    pg_run(index_config, f"INSERT INTO {s}.meta VALUES ('application', 'webproviders page index'), "
-                         f"('schema_version', '2'); INSERT INTO {s}.configs VALUES ('english')")
+    s = _schema_2(index_config, "('english')")
     old = page("https://a.example.com/help", "Help", "Write to support@acmewidgets.com for help.")
     pg_run(index_config, f"""
         INSERT INTO {s}.pages (url, host, title, content, digest, fetched_at, config, length, search)
