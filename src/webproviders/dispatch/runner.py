@@ -256,24 +256,6 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         return _outside_trio(coro)
     loop = _thread_loop()
     task = loop.create_task(_stopping(coro, loop))
-    try:
-        while not task.done():  # a task left by an interrupted call may stop the loop as it ends
-            loop.run_forever()
-    except BaseException:  # Ctrl-C: the call ends here, as asyncio.run ends its main task
-        _cancel(task, loop)
-        raise
+    while not task.done():  # a task left by an interrupted call may stop the loop as it ends
+        loop.run_forever()
     return task.result()
-
-
-def _cancel(task: asyncio.Task[Any], loop: asyncio.AbstractEventLoop) -> None:
-    """Cancel an interrupted call's task and let it unwind now: left paused on the thread's
-    loop, it would hold its shared request (single flight, a cache claim) and make every
-    identical call in the process wait out its deadline."""
-    task.cancel()
-    while not task.done():
-        try:
-            loop.run_forever()
-        except BaseException:  # noqa: BLE001 - a second Ctrl-C while it unwinds: finish anyway
-            task.cancel()
-    if not task.cancelled():
-        task.exception()  # retrieved, so asyncio does not log it as never retrieved
