@@ -73,3 +73,49 @@ def test_a_forked_child_calls_again_and_its_usage_is_counted_once(tmp_path: Path
     finally:
         ledger.close()
     assert rows == [("priced", "ok")] * 5  # three calls of the parent, two of the child, each once
+
+
+_MULTIPROCESSING_SCRIPT = """
+import multiprocessing, sys
+from webproviders import dispatch_search
+from webproviders.accounting.usage.spool import spool
+from webproviders.config import config_from_dict
+
+config = config_from_dict({{"plugins": {{"paths": [{plugins!r}], "enabled": ["priced"]}}}})
+
+def call(query):
+    envelope = dispatch_search(query, backend="priced", config=config, timeout=3)
+    assert envelope["success"], envelope
+
+def child():
+    call("child one")
+    call("child two")  # and return at once: the child leaves through os._exit
+
+if __name__ == "__main__":
+    call("parent")
+    process = multiprocessing.get_context("fork").Process(target=child)
+    process.start()
+    process.join(30)
+    assert spool.flush(3)
+    sys.exit(process.exitcode)
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no os.fork here")
+def test_a_multiprocessing_child_s_last_calls_reach_the_ledger(tmp_path: Path) -> None:
+    """A ``multiprocessing`` child ends with ``os._exit``, which skips ``atexit``: rows its
+    last calls queued must still be written, or its spending goes uncounted."""
+    script = tmp_path / "workers.py"
+    script.write_text(textwrap.dedent(_MULTIPROCESSING_SCRIPT.format(plugins=str(PLUGINS))))
+    done = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, timeout=BOUND,
+        env={"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+    ledger = sqlite3.connect(tmp_path / "data" / "webproviders" / "usage.sqlite3")
+    try:
+        rows = ledger.execute("SELECT provider, outcome FROM usage").fetchall()
+    finally:
+        ledger.close()
+    assert rows == [("priced", "ok")] * 3

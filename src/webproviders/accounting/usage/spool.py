@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import atexit
 import os
+import sys
 import threading
 import time
 from collections import deque
@@ -125,6 +126,8 @@ class Spool:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="webproviders-usage", daemon=True)
                 self._thread.start()
+                if os.getpid() != _FIRST_PID:
+                    _flush_as_child_ends()
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until everything queued so far is written; False if ``timeout`` ran out."""
@@ -189,11 +192,29 @@ class Spool:
 
 
 spool = Spool()
+#: The process that loaded this module: a different one is a forked child.
+_FIRST_PID = os.getpid()
+#: The process whose exit flush has run.
+_exit_flushed: int | None = None
+
+
+def _flush_as_child_ends() -> None:
+    """In a forked child: a ``multiprocessing`` child leaves through ``os._exit``, which skips
+    ``atexit``, after running ``multiprocessing``'s exit finalizers; the flush is one of them.
+    Registered when the child first queues work, as the child's start clears the parent's."""
+    util = sys.modules.get("multiprocessing.util")
+    if util is not None:
+        util.Finalize(None, _flush_at_exit, exitpriority=0)
 
 
 def _flush_at_exit() -> None:
     """Write what is queued before the interpreter goes; say so when a store that stopped
-    answering keeps some of it (its rows are then lost: nothing waits longer)."""
+    answering keeps some of it (its rows are then lost: nothing waits longer). Once: a
+    forked child may reach both ``atexit`` and ``multiprocessing``'s finalizers."""
+    global _exit_flushed
+    if _exit_flushed == os.getpid():
+        return
+    _exit_flushed = os.getpid()
     if not spool.flush(EXIT_WAIT):
         log.warning(
             "Usage rows or budget updates still queued at exit were not written: the store did not "
