@@ -182,6 +182,7 @@ def _forget_loops() -> None:
     global _thread_loops
     background.forget()
     _thread_loops = threading.local()
+    _loop_threads.clear()
 
 
 if hasattr(os, "register_at_fork"):
@@ -196,11 +197,47 @@ def _new_loop() -> asyncio.AbstractEventLoop:
     return loop
 
 
+#: Each thread's own loop and the thread (a loop outlives its thread until it is swept).
+_loop_threads: dict[asyncio.AbstractEventLoop, threading.Thread] = {}
+
+
 def _thread_loop() -> asyncio.AbstractEventLoop:
     loop = getattr(_thread_loops, "loop", None)
     if loop is None or loop.is_closed():
+        _sweep_loops()
         loop = _thread_loops.loop = _new_loop()
+        _loop_threads[loop] = threading.current_thread()
     return loop
+
+
+def _sweep_loops() -> None:
+    """Close the loops, and their clients, of threads that have ended.
+
+    A thread's loop holds three descriptors and its open connections until the cyclic
+    collector happens to free it, so a server that starts a thread per request would run out
+    of descriptors first. Each thread that makes a loop (and the exit) closes those whose
+    thread is gone, running each one last time on this thread to close its clients.
+    """
+    for loop, thread in list(_loop_threads.items()):
+        if thread.is_alive():
+            continue
+        del _loop_threads[loop]
+        if loop.is_closed() or loop.is_running():
+            continue
+        try:
+            loop.run_until_complete(_close_clients())
+        except Exception:  # noqa: BLE001 - a client that fails to close is dropped all the same
+            pass
+        finally:
+            loop.close()
+
+
+async def _close_clients() -> None:
+    """The running loop's clients, of each owner loaded (none is imported to close nothing)."""
+    for name in ("webproviders.vendorhttp.clients", "webproviders.fetching.pinning"):
+        owner = sys.modules.get(name)
+        if owner is not None:
+            await owner.aclose_loop_clients()
 
 
 async def _stopping(coro: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoop) -> T:

@@ -156,6 +156,12 @@ _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, .
 )
 
 
+async def aclose_loop_clients() -> None:
+    """Close the running loop's safe-fetching clients (the loop is about to be closed)."""
+    clients = _clients.pop(asyncio.get_running_loop(), {})
+    await asyncio.gather(*(client.aclose() for client in clients.values()), return_exceptions=True)
+
+
 def safe_client(config: Config | None) -> httpx.AsyncClient:
     """The pooled safe-fetching client for the running loop and this config's network settings.
 

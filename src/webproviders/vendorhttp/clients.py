@@ -189,6 +189,13 @@ class HTTPClients:
             else:
                 _close_on(loop, clients)
 
+    async def aclose_loop(self) -> None:
+        """Close the running loop's clients only (the loop is about to be closed)."""
+        with self._lock:
+            clients = self._loops.pop(asyncio.get_running_loop(), None)
+        if clients is not None:
+            await clients.aclose()
+
     def __enter__(self) -> HTTPClients:
         return self
 
@@ -273,12 +280,19 @@ async def aclose() -> None:
         await owner.aclose()
 
 
+async def aclose_loop_clients() -> None:
+    """Close every owner's clients of the running loop (the loop is about to be closed)."""
+    for owner in list(_owners):
+        await owner.aclose_loop()
+
+
 __all__ = [
     "DEFAULT_LIMITS",
     "DEFAULT_TIMEOUT",
     "ClientSpec",
     "HTTPClients",
     "aclose",
+    "aclose_loop_clients",
     "close",
     "current",
 ]
