@@ -14,9 +14,13 @@ import json
 import subprocess
 import sys
 import textwrap
+import threading
 from pathlib import Path
 
 import pytest
+
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
 
 _SCRIPT = """
 import gc, json, os, threading, warnings
@@ -83,3 +87,26 @@ def test_the_loops_of_ended_threads_give_their_descriptors_back(tmp_path: Path) 
     # left is at most the last thread's, not yet swept.
     assert counts["after"] - counts["before"] <= 6, counts
     assert "ResourceWarning" not in done.stderr, done.stderr[-3000:]
+
+
+def test_threads_starting_together_each_get_an_envelope() -> None:
+    """Threads that start at once each make their loop and sweep the ended ones: every call
+    still returns its envelope (none may take another's loop, or raise)."""
+    config = config_from_dict({"web": {"usage": False, "cache": False}}, source="<test>")
+    envelopes: list[dict[str, object]] = []
+    raised: list[BaseException] = []
+
+    def call() -> None:
+        try:
+            envelopes.append(dispatch_search("q", backend="stub", config=config))
+        except BaseException as exc:  # noqa: BLE001 - what the test is looking for
+            raised.append(exc)
+
+    for _ in range(15):
+        threads = [threading.Thread(target=call) for _ in range(20)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert raised == []
+    assert len(envelopes) == 300 and all(envelope["success"] for envelope in envelopes)

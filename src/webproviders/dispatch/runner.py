@@ -179,10 +179,11 @@ _thread_loops = threading.local()
 def _forget_loops() -> None:
     """In a forked child, leave the parent's loops alone: their selectors and connections are
     shared with the parent, so the child's calls would steal its events and answers."""
-    global _thread_loops
+    global _thread_loops, _sweep_lock
     background.forget()
     _thread_loops = threading.local()
     _loop_threads.clear()
+    _sweep_lock = threading.Lock()
 
 
 if hasattr(os, "register_at_fork"):
@@ -199,6 +200,9 @@ def _new_loop() -> asyncio.AbstractEventLoop:
 
 #: Each thread's own loop and the thread (a loop outlives its thread until it is swept).
 _loop_threads: dict[asyncio.AbstractEventLoop, threading.Thread] = {}
+_sweep_lock = threading.Lock()
+#: Seconds an ended thread's clients get to close (the sweeping thread is about to call).
+_SWEEP_CLOSE_WAIT = 0.5
 
 
 def _thread_loop() -> asyncio.AbstractEventLoop:
@@ -206,7 +210,8 @@ def _thread_loop() -> asyncio.AbstractEventLoop:
     if loop is None or loop.is_closed():
         _sweep_loops()
         loop = _thread_loops.loop = _new_loop()
-        _loop_threads[loop] = threading.current_thread()
+        with _sweep_lock:
+            _loop_threads[loop] = threading.current_thread()
     return loop
 
 
@@ -215,17 +220,18 @@ def _sweep_loops() -> None:
 
     A thread's loop holds three descriptors and its open connections until the cyclic
     collector happens to free it, so a server that starts a thread per request would run out
-    of descriptors first. Each thread that makes a loop (and the exit) closes those whose
-    thread is gone, running each one last time on this thread to close its clients.
+    of descriptors first. Each thread that makes a loop closes those whose thread is gone,
+    running each one last time on this thread to close its clients; each loop is taken by
+    one sweeping thread only.
     """
-    for loop, thread in list(_loop_threads.items()):
-        if thread.is_alive():
-            continue
-        del _loop_threads[loop]
-        if loop.is_closed() or loop.is_running():
-            continue
+    with _sweep_lock:
+        ended = [loop for loop, thread in _loop_threads.items() if not thread.is_alive()]
+        for loop in ended:
+            del _loop_threads[loop]
+    for loop in ended:
         try:
-            loop.run_until_complete(_close_clients())
+            if not loop.is_closed():
+                loop.run_until_complete(asyncio.wait_for(_close_clients(), _SWEEP_CLOSE_WAIT))
         except Exception:  # noqa: BLE001 - a client that fails to close is dropped all the same
             pass
         finally:
