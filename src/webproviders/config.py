@@ -30,7 +30,7 @@ from pydantic_core import core_schema
 
 from ._lazy import lazy_getattr
 from ._version import __version__
-from .redact import get_logger, scrub, url_credentials
+from .redact import dsn_password, get_logger, remember, scrub, url_credentials
 
 if TYPE_CHECKING:
     from .price import PriceSheet
@@ -95,8 +95,25 @@ def setting_url(value: str, what: str) -> SplitResult:
         parts = urlsplit(value)
         parts.port  # noqa: B018 - reading it checks it: a port that is not a number raises
     except ValueError as exc:
-        raise ValueError(f"{what} cannot be read as a URL ({exc})") from None
+        raise ValueError(f"{what} cannot be read as a URL ({_why_unreadable(str(exc), value)})") from None
     return parts
+
+
+def _why_unreadable(message: str, value: str) -> str:
+    """What is wrong with a URL, in our words: the URL library's quote the part it could not
+    read, which may be a password (one holding a ``/`` ends the host early)."""
+    if message.startswith("Port out of range"):
+        return "its port is outside 0 to 65535"
+    if message.startswith("Port could not be cast"):
+        if "@" in value:
+            return (
+                "its port is not a number; a '/', '?' or '#' in a user name or password must be "
+                "written %2F, %3F, %23"
+            )
+        return "its port is not a number"
+    if "IPv6" in message or "IPv4" in message:
+        return "its host in [ ] is not an IP address"
+    return "it is not a URL"
 
 
 def proxy_problem(value: str) -> str | None:
@@ -469,6 +486,7 @@ class Config(Section):
             urls.extend((settings.model_extra or {}).values())
         for url in urls:
             found.extend(url_credentials(url))
+            found.extend(dsn_password(url))
         return [value for value in found if value]
 
     def __hash__(self) -> int:
@@ -599,6 +617,7 @@ def config_from_dict(
     except ValidationError as exc:
         raise ConfigError(_format_validation_error(exc, source)) from None
     config.source = source
+    remember(*config.secrets())  # masked from now on: in its repr, before any call reads them
     return config
 
 

@@ -61,6 +61,8 @@ class _Patterns:
         self.userinfo = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#\s@'\"<>]+@")
         #: A vendor's masked echo of a key: a few characters, a run of stars or dots, a few more.
         self.echo = re.compile(r"(?<![\w-])([\w-]{0,12})(?:\*{2,}|•{2,}|\.{3,}|…)([\w-]{0,8})(?![\w-])")
+        #: ``password=...`` in a libpq ``key=value`` connection string (quoted, or up to a space).
+        self.dsn_password = re.compile(r"(?:^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)")
         #: A run of ASCII letters and digits: every form of a secret (percent-encoded,
         #: escaped) keeps such runs of it as they are.
         self.alnum_run = re.compile(r"[A-Za-z0-9]+")
@@ -90,22 +92,70 @@ _MIN_TOKEN_USER = 16
 
 
 def url_credentials(url: Any) -> list[str]:
-    """The secrets a URL carries in ``user:password@`` (as written, decoded, and as Basic auth)."""
-    if not isinstance(url, str) or "@" not in url or "://" not in url:
+    """The secrets a URL carries: its ``user:password@`` (as written, decoded, and as Basic
+    auth), and long values in its query (a gateway's ``?code=`` or ``?sig=`` token).
+
+    A URL without a scheme (a proxy given as ``user:pw@host:port``) is read as ``http://``.
+    A password holding an unencoded ``/``, ``?`` or ``#`` ends the URL's authority early, so
+    that no password is found where one was meant (and the rest reads as a bad port): the
+    text up to the last ``@`` is then taken for the credentials, as their writer meant them.
+    """
+    if not isinstance(url, str) or not url:
         return []
+    url = url.strip()
+    if "://" not in url:
+        if "@" not in url:
+            return []
+        url = "http://" + url
+    netloc = query = ""
+    user = password = None
     try:
-        parts = urlsplit(url.strip())
-        user, password = parts.username, parts.password
+        parts = urlsplit(url)
+        netloc, query, user, password = parts.netloc, parts.query, parts.username, parts.password
     except ValueError:
-        return []
+        pass
+    found = _query_tokens(query)
+    rest = url.split("://", 1)[1]
+    if "@" not in netloc and "@" in rest:  # the authority ended before the credentials did
+        authority = rest.rsplit("@", 1)[0]
+        if ":" in authority and not any(c.isspace() for c in authority):
+            user, _, password = authority.partition(":")
     if password:
         import base64  # here: most URLs carry no password, and it stays off the import path
 
         plain = f"{unquote(user or '')}:{unquote(password)}"
-        return [password, unquote(password), base64.b64encode(_utf8(plain)).decode("ascii")]
-    if user and len(unquote(user)) >= _MIN_TOKEN_USER:  # a token written as the user (redis://token@host)
-        return [user, unquote(user)]
-    return []  # a plain user name (postgresql://postgres@host) is no secret; URLs lose it anyway
+        found += [password, unquote(password), base64.b64encode(_utf8(plain)).decode("ascii")]
+    elif user and len(unquote(user)) >= _MIN_TOKEN_USER:  # a token written as the user (redis://token@host)
+        found += [user, unquote(user)]
+    # a plain user name (postgresql://postgres@host) is no secret; URLs lose it anyway
+    return found
+
+
+def _query_tokens(query: str) -> list[str]:
+    """The values in a URL's query long enough to be tokens (a short one, ``format=json``, is
+    a setting, and masking it everywhere would garble ordinary words)."""
+    if not query:
+        return []
+    found: list[str] = []
+    for pair in query.split("&"):
+        value = pair.partition("=")[2]
+        if len(unquote(value)) >= _MIN_TOKEN_USER:
+            found += [value, unquote(value)]
+    return found
+
+
+def dsn_password(dsn: Any) -> list[str]:
+    """The password of a PostgreSQL connection string written as ``key=value`` pairs
+    (``host=db password=...``); a URL-shaped one is read by :func:`url_credentials`."""
+    if not isinstance(dsn, str) or "password" not in dsn or "://" in dsn:
+        return []
+    match = _patterns().dsn_password.search(dsn)
+    if match is None:
+        return []
+    value = match.group(1)
+    if value.startswith("'"):
+        value = re.sub(r"\\(.)", r"\1", value[1:-1])
+    return [value]
 
 
 def watch_env(*names: str) -> None:

@@ -187,3 +187,41 @@ def test_a_key_that_is_not_utf8_breaks_no_call(monkeypatch: pytest.MonkeyPatch, 
     brave = dispatch_search("x", backend="brave", config=config)
     assert brave["error_code"] == "not_configured" and "type it again" in brave["error"]
     assert scrub(f"the key {secret} was refused") == "the key *** was refused"
+
+
+@pytest.mark.parametrize(
+    ("web", "secret"),
+    [
+        # a password holding an unencoded '/' ends the URL's host early
+        ({"providers": {"searxng": {"base_url": "http://user:Pw0rd/Secret9@127.0.0.1/"}}}, "Pw0rd/Secret9"),
+        # a base URL written without its scheme
+        ({"providers": {"searxng": {"base_url": "user:Pw0rdSecret9@127.0.0.1:8080"}}}, "Pw0rdSecret9"),
+        # a quote or a space in a password, where the URL pattern stops
+        ({"proxy": "http://u:ab'Pw0rdSecret9@127.0.0.1:3128"}, "Pw0rdSecret9"),
+        ({"cache": {"backend": "redis", "url": "redis://:Pw0rdSecret9 x@127.0.0.1:6379/0"}}, "Pw0rdSecret9"),
+        # a PostgreSQL connection string of key=value pairs
+        ({"providers": {"local": {"dsn": "host=db port=5432 user=pages password=Pw0rdSecret9"}}}, "Pw0rdSecret9"),
+        ({"providers": {"local": {"dsn": "host=db password='Pw0rd Secret9' user=pages"}}}, "Pw0rd Secret9"),
+        # a gateway's token in the base URL's query
+        ({"providers": {"searxng": {"base_url": "http://127.0.0.1/?code=GatewayT0ken0123456789"}}}, "GatewayT0ken0123456789"),
+    ],
+)
+def test_a_config_s_repr_masks_its_secrets_before_any_call(web: dict[str, Any], secret: str) -> None:
+    """A config is logged or printed as soon as it is loaded, before any call has read its
+    secrets; each form of credential it can hold is masked from the start."""
+    from webproviders.config import config_from_dict
+
+    config = config_from_dict({"web": web}, source="<test>")
+    for text in (repr(config), str(config), repr(config.web)):
+        assert secret not in text, text
+    assert "***" in repr(config)
+
+
+def test_short_query_values_of_a_base_url_are_not_taken_for_secrets() -> None:
+    """Only a query value long enough to be a token is masked: ``format=json`` is a setting,
+    and masking "json" everywhere would garble error sentences."""
+    from webproviders.config import config_from_dict
+
+    config = config_from_dict({"web": {"providers": {"searxng": {"base_url": "http://127.0.0.1/?format=json"}}}})
+    assert "format=json" in repr(config)
+    assert scrub("the answer was not json") == "the answer was not json"

@@ -9,6 +9,7 @@ ever looked up or reached.
 
 from __future__ import annotations
 
+import base64
 import json
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -73,6 +74,46 @@ def test_a_proxy_asking_for_credentials_is_named_and_not_retried(
     assert "user name and password" in envelope["error"] and "HTTPS_PROXY" in envelope["error"]
     assert len(proxy.asked) == 1  # the same credentials would be refused again
     assert PASSWORD not in json.dumps(envelope)
+
+
+class _EchoingRefusal(BaseHTTPRequestHandler):
+    """A proxy refusing with a body that quotes the credentials it was sent (some do)."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        got = (self.headers.get("Proxy-Authorization") or "").partition(" ")[2]
+        body = f"Proxy authentication failed for credentials {got}".encode()
+        self.send_response(407, "Proxy Authentication Required")
+        self.send_header("Proxy-Authenticate", 'Basic realm="office"')
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.mark.parametrize("given_by", ["web.proxy", "HTTP_PROXY"])
+def test_a_proxy_quoting_its_credentials_back_shows_neither_password_nor_basic_form(
+    given_by: str, serve: Callable[[Any], Any], make_config: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A proxy from the environment is known to nothing but the request: its password (and
+    its Basic form, which a proxy may quote back) must be masked as one in ``web.proxy`` is."""
+    server = serve(ThreadingHTTPServer(("127.0.0.1", 0), _EchoingRefusal))
+    password = {"web.proxy": "wp-pass-3e8d1b", "HTTP_PROXY": "env-pass-71c2e0"}[given_by]  # its own: a secret once known stays known
+    url = f"http://office:{password}@127.0.0.1:{server.server_address[1]}"
+    web: dict[str, Any] = {
+        "cache": False, "usage": False, "providers": {"searxng": {"base_url": "http://searx.corp.test:8080"}},
+    }
+    if given_by == "web.proxy":
+        web["proxy"] = url
+    else:
+        monkeypatch.setenv("HTTP_PROXY", url)
+    envelope = dispatch_search("q", backend="searxng", config=make_config(web=web), timeout=10)
+    assert envelope["error_code"] == "auth_error", envelope
+    assert "Proxy authentication failed for credentials ***" in envelope["error"], envelope
+    basic = base64.b64encode(f"office:{password}".encode()).decode()
+    assert password not in json.dumps(envelope) and basic not in json.dumps(envelope)
 
 
 def test_a_proxy_refusing_the_tunnel_says_so(serve: Callable[[Any], Any], make_config: Callable[..., Any]) -> None:

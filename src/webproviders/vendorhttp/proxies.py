@@ -16,6 +16,8 @@ import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ..redact import remember, url_credentials
+
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 
@@ -104,6 +106,8 @@ class ProxyRoutes:
                 for scheme in ("http", "https")
                 if (chosen := environment.get(scheme) or environment.get("all"))
             }
+        for proxy in proxies.values():  # a password from the environment is known nowhere else
+            remember(*url_credentials(proxy))
         return cls(proxies, NoProxy.parse(environment.get("no", "")))
 
     def proxy_for(self, scheme: str, host: str, port: int | None) -> str | None:
