@@ -224,6 +224,8 @@ def test_proxy_environment_variables_are_honoured_and_no_proxy_spares_a_host(
         ("fd00::/8", "http://[fd12::1]:8443/x", "http://[fe80::1]/x"),
         # a port narrows a host entry to that port
         ("search.example:8080", "http://search.example:8080/x", "http://search.example:9090/x"),
+        # ... also the scheme's own port, which a URL does not write
+        ("search.example:80", "http://search.example/x", "http://search.example:8080/x"),
     ],
 )
 def test_no_proxy_is_read_as_curl_reads_it(

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from ..redact import remember, url_credentials
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+#: The port a URL without one is reached on.
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,9 @@ class ProxyRoutes:
     def proxy_for(self, scheme: str, host: str, port: int | None) -> str | None:
         """The proxy URL a request to ``scheme://host:port`` goes through, or None for direct."""
         proxy = self.proxies.get(scheme)
-        if proxy is None or self.bypass.matches(host, port):
+        # A URL on its scheme's own port carries none (httpx gives None), where NO_PROXY's
+        # "host:443" names it: the entry must still spare it, or the key crosses the proxy.
+        if proxy is None or self.bypass.matches(host, port if port is not None else _DEFAULT_PORTS.get(scheme)):
             return None
         return proxy
 
