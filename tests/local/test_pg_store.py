@@ -182,6 +182,92 @@ def test_the_password_never_shows(make_index_config: Any, postgres_server: Any) 
     assert envelope["error_code"] == "not_configured" and secret not in json.dumps(envelope)
 
 
+#: The role :func:`password_login` makes, and its password.
+LOGIN_ROLE, LOGIN_PASSWORD = "pages", "right-pass-7f3a"
+
+
+@pytest.fixture(scope="module")
+def password_login(postgres_server: pg_server.PostgresServer) -> pg_server.PostgresServer:
+    """The session's server, asking :data:`LOGIN_ROLE` (only) for its password over loopback
+    (``scram-sha-256``): the server trusts every other login, as the other tests expect."""
+    import psycopg
+
+    with psycopg.connect(postgres_server.dsn, autocommit=True) as conn:
+        conn.execute("SET password_encryption = 'scram-sha-256'")
+        conn.execute(f"DROP ROLE IF EXISTS {LOGIN_ROLE}")
+        conn.execute(f"CREATE ROLE {LOGIN_ROLE} LOGIN PASSWORD '{LOGIN_PASSWORD}'")
+        hba = postgres_server.data / "pg_hba.conf"
+        hba.write_text(f"host all {LOGIN_ROLE} 127.0.0.1/32 scram-sha-256\n" + hba.read_text())
+        conn.execute("SELECT pg_reload_conf()")
+    deadline = time.monotonic() + 10
+    while True:  # the postmaster reads pg_hba.conf again on its own time
+        try:
+            psycopg.connect(f"{postgres_server.dsn} user={LOGIN_ROLE} passfile=/nonexistent").close()
+        except psycopg.OperationalError:
+            return postgres_server
+        assert time.monotonic() < deadline, "the server kept trusting the role after pg_hba.conf changed"
+        time.sleep(0.05)
+
+
+@pytest.mark.parametrize(
+    ("login", "said"),
+    [
+        ("postgresql://pages:{secret}@127.0.0.1:{port}/postgres", 'password authentication failed for user "pages"'),
+        ("host=127.0.0.1 port={port} user=pages password={secret} dbname=postgres", "password authentication failed"),
+        ("host=127.0.0.1 port={port} user=pages dbname=postgres", "no password supplied"),
+        ("host=127.0.0.1 port={port} user=nobody_here password={secret} dbname=postgres", 'role "nobody_here" does not exist'),
+    ],
+    ids=["wrong-password-url", "wrong-password-key-value", "no-password", "no-such-role"],
+)
+def test_refused_credentials_are_an_auth_error_tried_once(
+    make_config: Any, password_login: pg_server.PostgresServer, monkeypatch: pytest.MonkeyPatch, login: str, said: str
+) -> None:
+    """A server that answers and refuses the login is told apart from one that cannot be
+    reached: ``auth_error``, not retried (it would be refused again), the DSN named without
+    its password, which shows nowhere in the envelope."""
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+    monkeypatch.setenv("PGPASSFILE", "/nonexistent/.pgpass")
+    secret = "wrong-secret-51c9"
+    dsn = login.format(port=password_login.port, secret=secret)
+    web = {"cache": False, "retry": {"max_retries": 2, "backoff": 0.01}, "providers": {"local": {"dsn": dsn}}}
+    try:
+        envelope = dispatch_search("anything", backend="local", config=make_config(web=web))
+    finally:
+        close_stores()
+    assert envelope["success"] is False and envelope["error_code"] == "auth_error", envelope
+    assert envelope["retryable"] is False
+    assert [(a["provider"], a["error_code"]) for a in envelope["meta"]["attempts"]] == [("local", "auth_error")]
+    assert f"postgresql://***@127.0.0.1:{password_login.port}/postgres" in envelope["error"]  # no userinfo shows
+    assert "refused the credentials in web.providers.local.dsn" in envelope["error"] and said in envelope["error"]
+    assert secret not in json.dumps(envelope)
+
+
+def test_a_database_the_server_does_not_have_is_not_configured(
+    make_config: Any, postgres_server: pg_server.PostgresServer
+) -> None:
+    """The login was let in, but the database it names is not there: a setting to fix, tried once."""
+    dsn = f"host=127.0.0.1 port={postgres_server.port} user=postgres dbname=no_such_db"
+    web = {"cache": False, "retry": {"max_retries": 2, "backoff": 0.01}, "providers": {"local": {"dsn": dsn}}}
+    try:
+        envelope = dispatch_search("anything", backend="local", config=make_config(web=web))
+    finally:
+        close_stores()
+    assert envelope["error_code"] == "not_configured" and envelope["retryable"] is False, envelope
+    assert [a["error_code"] for a in envelope["meta"]["attempts"]] == ["not_configured"]
+    assert 'database "no_such_db" does not exist' in envelope["error"] and "web.providers.local.dsn" in envelope["error"]
+
+
+def test_the_right_password_is_let_in(make_config: Any, password_login: pg_server.PostgresServer) -> None:
+    """The login the refusals above get wrong works when right (the refusals are the password's)."""
+    dsn = f"postgresql://{LOGIN_ROLE}:{LOGIN_PASSWORD}@127.0.0.1:{password_login.port}/postgres"
+    web = {"cache": False, "retry": {"max_retries": 0}, "providers": {"local": {"dsn": dsn}}}
+    try:
+        envelope = dispatch_search("anything", backend="local", config=make_config(web=web))
+    finally:
+        close_stores()
+    assert envelope["success"] is True, envelope
+
+
 @pytest.mark.parametrize(
     ("settings", "message"),
     [

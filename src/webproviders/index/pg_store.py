@@ -29,6 +29,7 @@ answered), so a server that refuses is reported at once, not after the pool's wa
 from __future__ import annotations
 
 import math
+import re
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -37,6 +38,7 @@ from typing import Any
 
 from ..context import remaining_time
 from ..errors import (
+    AuthError,
     NetworkError,
     NotConfiguredError,
     ProviderError,
@@ -60,6 +62,19 @@ K1, B, TITLE_WEIGHT = 1.2, 0.75, 4
 #: Times a write is tried when PostgreSQL picks it to end a deadlock.
 _WRITE_TRIES = 5
 _HEADLINE = f"HighlightAll=true, StartSel={START}, StopSel={END}"
+#: What a server that answered says when it refuses the login (``28000``/``28P01``), and what
+#: libpq says when it has no password to give; :data:`_NO_DATABASE` when the login names a
+#: database it does not have or may not connect to (``3D000``, ``42501``). Told by the words
+#: because psycopg gives a failed connection no SQLSTATE (``sqlstate``, ``diag`` and
+#: ``pgresult`` are None: libpq keeps the fields of the startup's error to itself); the one
+#: structured sign, ``pgconn.needs_password``, covers a missing password only. These are the
+#: server's English messages: a server whose ``lc_messages`` is another language refuses a
+#: login as ``network_error``, as every connect-time failure was before.
+_REFUSED_LOGIN = re.compile(
+    r"authentication failed for user|no password supplied|no pg_hba\.conf entry|pg_hba\.conf rejects"
+    r'|role "[^"]*" does not exist|is not permitted to log in'
+)
+_NO_DATABASE = re.compile(r'database "[^"]*" does not exist|permission denied for database')
 
 _UPSERT = f"""
 INSERT INTO {{s}}.pages AS p (url, host, title, content, digest, fetched_at, provider, published_at,
@@ -290,7 +305,7 @@ class PostgresStore:
         try:
             return psycopg.connect(self.dsn, autocommit=True, connect_timeout=self._connect_timeout)
         except psycopg.Error as exc:
-            raise self._unreachable(exc) from None
+            raise self._refused(exc) or self._unreachable(exc) from None
 
     def _discard(self, pool: Any) -> None:
         with self._lock:
@@ -343,6 +358,29 @@ class PostgresStore:
                 provider=PROVIDER,
             )
         return int(version)
+
+    def _refused(self, exc: Exception) -> WebProviderError | None:
+        """The server answered and would not let the login in (see :data:`_REFUSED_LOGIN`), or
+        None. Not retryable: the same login is refused again. Refused credentials are
+        ``auth_error``, like a vendor's 401: they count against ``local``'s health the same way
+        (every caller shares them) and a chain moves on; a database the server does not have is
+        ``not_configured``, like a vendor's malformed ``base_url``."""
+        text = str(exc)
+        reason = scrub(text.strip().splitlines()[0] if text.strip() else type(exc).__name__)
+        if getattr(getattr(exc, "pgconn", None), "needs_password", False) or _REFUSED_LOGIN.search(text):
+            return AuthError(
+                f"The local index at {self.location} refused the credentials in web.providers.local.dsn "
+                f"({reason}); check the user and password there (or PGPASSWORD, ~/.pgpass) and the "
+                "server's pg_hba.conf.",
+                provider=PROVIDER,
+            )
+        if _NO_DATABASE.search(text):
+            return NotConfiguredError(
+                f"The local index at {self.location} cannot be used ({reason}); name a database the role "
+                "in web.providers.local.dsn may connect to.",
+                provider=PROVIDER,
+            )
+        return None
 
     def _unreachable(self, exc: Exception) -> WebProviderError:
         reason = scrub(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
