@@ -59,20 +59,24 @@ sys.exit(os.waitstatus_to_exitcode(status))
 
 @pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no os.fork here")
 def test_a_forked_child_calls_again_and_its_usage_is_counted_once(tmp_path: Path) -> None:
-    script = tmp_path / "prefork.py"
-    script.write_text(textwrap.dedent(_SCRIPT.format(plugins=str(PLUGINS))))
+    rows = _ledger_after(_SCRIPT, tmp_path)
+    assert rows == [("priced", "ok")] * 5  # three calls of the parent, two of the child, each once
+
+
+def _ledger_after(script: str, tmp_path: Path) -> list[tuple[str, str]]:
+    """The usage ledger's rows once ``script`` has run in a fresh process and succeeded."""
+    path = tmp_path / "script.py"
+    path.write_text(textwrap.dedent(script.format(plugins=str(PLUGINS))))
     done = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=BOUND,
+        [sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND,
         env={"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)},
     )
     assert done.returncode == 0, done.stderr[-3000:]
-
     ledger = sqlite3.connect(tmp_path / "data" / "webproviders" / "usage.sqlite3")
     try:
-        rows = ledger.execute("SELECT provider, outcome FROM usage").fetchall()
+        return ledger.execute("SELECT provider, outcome FROM usage").fetchall()
     finally:
         ledger.close()
-    assert rows == [("priced", "ok")] * 5  # three calls of the parent, two of the child, each once
 
 
 _MULTIPROCESSING_SCRIPT = """
@@ -105,17 +109,4 @@ if __name__ == "__main__":
 def test_a_multiprocessing_child_s_last_calls_reach_the_ledger(tmp_path: Path) -> None:
     """A ``multiprocessing`` child ends with ``os._exit``, which skips ``atexit``: rows its
     last calls queued must still be written, or its spending goes uncounted."""
-    script = tmp_path / "workers.py"
-    script.write_text(textwrap.dedent(_MULTIPROCESSING_SCRIPT.format(plugins=str(PLUGINS))))
-    done = subprocess.run(
-        [sys.executable, str(script)], capture_output=True, text=True, timeout=BOUND,
-        env={"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)},
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-
-    ledger = sqlite3.connect(tmp_path / "data" / "webproviders" / "usage.sqlite3")
-    try:
-        rows = ledger.execute("SELECT provider, outcome FROM usage").fetchall()
-    finally:
-        ledger.close()
-    assert rows == [("priced", "ok")] * 3
+    assert _ledger_after(_MULTIPROCESSING_SCRIPT, tmp_path) == [("priced", "ok")] * 3
