@@ -9,6 +9,7 @@ ever looked up or reached.
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import json
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from webproviders import dispatch_search
+from webproviders import adispatch_search, dispatch_search
 
 PASSWORD = "proxy-pass-5f1c9a"
 
@@ -73,7 +74,63 @@ def test_a_proxy_asking_for_credentials_is_named_and_not_retried(
     assert "proxy" in envelope["error"] and "HTTP 407" in envelope["error"]
     assert "user name and password" in envelope["error"] and "HTTPS_PROXY" in envelope["error"]
     assert len(proxy.asked) == 1  # the same credentials would be refused again
+    assert "API_KEY" not in envelope["error"] and "api_key" not in envelope["error"]  # the vendor's key was not refused
     assert PASSWORD not in json.dumps(envelope)
+
+
+class _KeyedProxy(BaseHTTPRequestHandler):
+    """A forward proxy that asks for its credentials (407) while ``server.status`` says so,
+    then answers the SearXNG search itself; it records the vendor key each request carried."""
+
+    server: Any
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.server.keys.append((self.headers.get("Authorization") or "").removeprefix("Bearer "))
+        body = json.dumps({"results": [{"title": "t", "url": "https://example.com/a", "content": "c"}]}).encode()
+        self.send_response(self.server.status)
+        if self.server.status == 407:
+            self.send_header("Proxy-Authenticate", 'Basic realm="office"')
+            body = b""
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.mark.parametrize("run", ["sync", "async"])
+def test_a_proxy_asking_for_credentials_rests_none_of_the_vendor_s_keys(
+    run: str, serve: Callable[[Any], Any], make_config: Callable[..., Any]
+) -> None:
+    """A 407 is the proxy's: the key is not what it refused, and every key meets the same
+    proxy. Before, each key of the ring was tried in turn and benched for an hour, so once
+    the proxy was fixed every call went out with the one benched least long."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _KeyedProxy)
+    server.daemon_threads = True
+    server.status, server.keys = 407, []  # type: ignore[attr-defined]
+    serve(server)
+    config = make_config(web={
+        "proxy": f"http://office:{PASSWORD}@127.0.0.1:{server.server_address[1]}",
+        "cache": False,
+        "usage": False,
+        "retry": {"backoff": 0},
+        "providers": {"searxng": {"base_url": "http://searx.corp.test:8080", "api_key": ["key-one", "key-two"]}},
+    })
+
+    def search() -> dict[str, Any]:
+        if run == "sync":
+            return dispatch_search("proxy refusals", backend="searxng", config=config, timeout=10)
+        return asyncio.run(adispatch_search("proxy refusals", backend="searxng", config=config, timeout=10))
+
+    envelope = search()
+    assert envelope["error_code"] == "auth_error", envelope
+    assert "HTTP 407" in envelope["error"] and "SEARXNG_API_KEY" not in envelope["error"], envelope
+    assert server.keys == ["key-one"]  # type: ignore[attr-defined]  # the next key would meet the same proxy
+    server.status = 200  # type: ignore[attr-defined]  # the proxy's credentials are fixed
+    assert search()["success"] is True and search()["success"] is True
+    assert server.keys[-2:] == ["key-two", "key-one"]  # type: ignore[attr-defined]  # both still in turn
 
 
 class _EchoingRefusal(BaseHTTPRequestHandler):

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
     from ..manifest import EnvVar
     from .http import Classifier
 
+#: What only a proxy answers: its own credentials are missing or wrong, whatever key was sent.
+PROXY_AUTH_STATUS = 407
+
 T = TypeVar("T")
 
 #: What a vendor request needs first: httpx and the library's clients on it.
@@ -194,7 +197,9 @@ class VendorProvider(WebSearchProvider):
 
     async def with_key(self, send: Callable[[str | None], Awaitable[T]]) -> T:
         """Run ``send(key)`` with a key from the ring; a key refused for auth or quota rests
-        and the next one is tried. ``key`` is None when the provider works without one."""
+        and the next one is tried. ``key`` is None when the provider works without one. A
+        proxy's 407 goes up as it is: every key would meet the same proxy, and the key is not
+        what it refused."""
         keys = self.api_keys()
         if self.key_required and not keys:
             raise NotConfiguredError(
@@ -208,6 +213,8 @@ class VendorProvider(WebSearchProvider):
             try:
                 return await send(key)
             except (AuthError, QuotaExceededError) as exc:
+                if exc.status_code == PROXY_AUTH_STATUS:
+                    raise  # the proxy's credentials, not the key: no key rests, none is named
                 if key is not None:
                     self._ring.rest(key, AUTH_COOLDOWN if isinstance(exc, AuthError) else QUOTA_COOLDOWN)
                 if key is None or tries <= 0:
