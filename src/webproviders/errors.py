@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 from urllib.parse import urlsplit
 
 from .redact import scrub
@@ -27,6 +27,9 @@ from .retry_after import (
     clamp_retry_after,
     retry_after_from_headers,
 )
+
+if TYPE_CHECKING:
+    import ssl
 
 ErrorCode = Literal[
     "invalid_input",
@@ -328,17 +331,56 @@ def proxy_auth_error(who: str, provider: str | None, tail: str = ".", settings: 
     )
 
 
+#: What to do when a certificate cannot be verified through a proxy: trust the CA it signs with.
+_TRUST_THE_PROXY_CA = (
+    "A proxy that inspects TLS presents its own certificate: trust its CA with SSL_CERT_FILE or SSL_CERT_DIR."
+)
+
+
 def proxy_refused(proxy: str, who: str, exc: BaseException, provider: str | None = None,
-                  settings: str = PROXY_SETTINGS) -> NetworkError:
+                  settings: str = PROXY_SETTINGS, host: str | None = None) -> NetworkError:
     """A request went to a proxy that took no connection: say which (never its credentials),
-    since the address that could not be reached is the proxy's, not ``who``'s."""
+    since the address that could not be reached is the proxy's, not ``who``'s.
+
+    httpx calls a TLS failure inside a tunnel the proxy did open a ``ConnectError`` too: then
+    the proxy took the connection, and the sentence says what failed on ``host`` (``who``'s
+    host name) instead, most often a certificate signed by a TLS-inspecting proxy's own CA."""
     parts = urlsplit(proxy)
     port = parts.port or {"https": 443, "socks5": 1080, "socks5h": 1080}.get(parts.scheme, 80)
+    failed = _tls_failure(exc)
+    if failed is not None:
+        through = f"{who} could not be reached through the proxy at {parts.hostname}:{port}"
+        if isinstance(failed, sys.modules["ssl"].SSLCertVerificationError):  # loaded: it raised one
+            whose = f"{host or who}{' (or of the https:// proxy itself)' if parts.scheme == 'https' else ''}"
+            reason = ": ".join(part for part in (failed.reason, failed.verify_message) if part) or str(failed)
+            return NetworkError(
+                f"{through}: the TLS certificate of {whose} could not be verified ({reason}). {_TRUST_THE_PROXY_CA}",
+                provider=provider,
+            )
+        return NetworkError(
+            f"{through}: the TLS handshake with {host or who} failed ({failed.reason or failed}). "
+            f"Check the proxy in {settings}.",
+            provider=provider,
+        )
     return NetworkError(
         f"{who} could not be reached: the proxy at {parts.hostname}:{port} did not take the connection "
         f"({type(exc).__name__}). Check that it runs, or the proxy in {settings}.",
         provider=provider,
     )
+
+
+def _tls_failure(exc: BaseException) -> ssl.SSLError | None:
+    """The ``ssl.SSLError`` a connection failed on (httpx's error wraps httpcore's, which
+    wraps the TLS layer's), or None; an SSL error means ``ssl`` is loaded, so this never loads it."""
+    tls = sys.modules.get("ssl")
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None or tls is None:
+            return None
+        if isinstance(seen, tls.SSLError):
+            return seen
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def proxy_error(exc: BaseException, who: str, provider: str | None = None,

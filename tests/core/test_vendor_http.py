@@ -303,11 +303,14 @@ def _pump(source: socket.socket, sink: socket.socket) -> None:
             sink.shutdown(socket.SHUT_WR)
 
 
+@pytest.mark.parametrize("run", ["sync", "async"])
 def test_an_https_vendor_is_reached_through_a_connect_tunnel_and_its_certificate_checked(
-    http_server: Any, recorder: Any, certificate: Any, monkeypatch: pytest.MonkeyPatch
+    run: str, http_server: Any, recorder: Any, certificate: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``HTTPS_PROXY`` with an https vendor: the proxy only sees ``CONNECT vendor.test:PORT``;
-    TLS runs end to end through the tunnel and is verified for the vendor's name."""
+    TLS runs end to end through the tunnel and is verified for the vendor's name. A
+    certificate refused inside the tunnel (a proxy that inspects TLS, its CA not trusted) is
+    said to be one; before, it read as the proxy not taking the connection."""
     cert, key = certificate("vendor.test")
     tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     tls.load_cert_chain(cert, key)
@@ -318,10 +321,18 @@ def test_an_https_vendor_is_reached_through_a_connect_tunnel_and_its_certificate
     config = _config(providers={"searxng": {"base_url": f"https://vendor.test:{vendor_port}"}})
 
     def search() -> dict[str, Any]:
+        if run == "sync":
+            return dispatch_search("q", backend="searxng", config=config, cache=False)
         return asyncio.run(adispatch_search("q", backend="searxng", config=config, cache=False))
 
     refused = search()  # the default CA bundle does not trust a self-signed certificate
     assert refused["success"] is False and refused["error_code"] == "network_error", refused
+    assert (
+        f"vendor.test could not be reached through the proxy at 127.0.0.1:{proxy.server_address[1]}: "
+        "the TLS certificate of vendor.test could not be verified (CERTIFICATE_VERIFY_FAILED: self-signed certificate)"
+    ) in refused["error"], refused
+    assert "trust its CA with SSL_CERT_FILE or SSL_CERT_DIR" in refused["error"]
+    assert "did not take the connection" not in refused["error"]
 
     webproviders.close()  # the next clients read the CA bundle again
     monkeypatch.setenv("SSL_CERT_FILE", str(cert))
@@ -329,6 +340,22 @@ def test_an_https_vendor_is_reached_through_a_connect_tunnel_and_its_certificate
     assert envelope["success"], envelope
     assert envelope["data"]["web"][0]["description"] == "from the vendor"
     assert asked == [f"vendor.test:{vendor_port}"] * 2
+
+
+def test_a_tunnel_to_a_host_that_does_not_speak_tls_says_the_handshake_failed(
+    http_server: Any, recorder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The proxy opened the tunnel, but what answers in it is plain HTTP: the handshake is
+    named, not the proxy as one that took no connection."""
+    asked: list[str] = []
+    proxy = _tunnel_proxy(http_server, recorder().port, asked)
+    monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{proxy.server_address[1]}")
+    config = _config(providers={"searxng": {"base_url": "https://vendor.test"}})
+    envelope = dispatch_search("q", backend="searxng", config=config, cache=False)
+    assert envelope["error_code"] == "network_error", envelope
+    assert "through the proxy at 127.0.0.1" in envelope["error"], envelope
+    assert "the TLS handshake with vendor.test failed" in envelope["error"], envelope
+    assert asked == ["vendor.test:443"]
 
 
 # -- failures --------------------------------------------------------------------------------

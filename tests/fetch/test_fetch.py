@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 import ssl
+import threading
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 
-from webproviders import dispatch_extract
+from webproviders import adispatch_extract, dispatch_extract
 from webproviders.config import Config
 from webproviders.errors import (
     BadGatewayError,
@@ -24,6 +26,8 @@ from webproviders.errors import (
     WebTimeoutError,
 )
 from webproviders.fetching.fetch import FetchResult, fetch, status_error
+
+from .conftest import PUBLIC
 
 
 def run(coro: Any) -> Any:
@@ -340,6 +344,71 @@ def test_a_proxy_that_takes_no_connection_is_named(url: str, config_for: Any) ->
     assert f"the proxy at 127.0.0.1:{port} did not take the connection" in envelope["error"]
     assert "Check that it runs, or the proxy in web.proxy." in envelope["error"]
     assert "Pw0rdSecret" not in str(envelope)
+
+
+# -- a proxy that tunnels https (CONNECT), as a TLS-inspecting one does ----------------------
+
+@pytest.fixture
+def tunnel_to_tls_site(tls_site: Any, http_server: Any, fake_dns: Any) -> Any:
+    """A ``CONNECT`` proxy whose every tunnel leads to ``tls_site`` (its certificate for
+    ``secure.test`` self-signed, as a TLS-inspecting proxy's CA is to this machine), with
+    ``secure.test`` public in this test's DNS so that its pages go to the proxy."""
+    asked: list[str] = []
+    upstream_port = tls_site.server_address[1]
+
+    class Tunnel(BaseHTTPRequestHandler):
+        def do_CONNECT(self) -> None:
+            asked.append(self.path)
+            upstream = socket.create_connection(("127.0.0.1", upstream_port))
+            self.send_response(200, "Connection established")
+            self.end_headers()
+            back = threading.Thread(target=_pump, args=(upstream, self.connection), daemon=True)
+            back.start()
+            _pump(self.connection, upstream)
+            back.join(5)
+            upstream.close()
+            self.close_connection = True
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    fake_dns.table["secure.test"] = [[PUBLIC]]
+    server = http_server(Tunnel)
+    server.asked = asked
+    server.url = f"http://127.0.0.1:{server.server_address[1]}"
+    return server
+
+
+def _pump(source: socket.socket, sink: socket.socket) -> None:
+    try:
+        while chunk := source.recv(65536):
+            sink.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)
+
+
+@pytest.mark.parametrize("run", ["sync", "async"])
+def test_a_certificate_refused_inside_the_proxy_s_tunnel_is_named_not_the_proxy(
+    run: str, tunnel_to_tls_site: Any, config_for: Any
+) -> None:
+    """The proxy opened the tunnel; the page's certificate (signed by the proxy's own CA,
+    not trusted here) is what failed. Before, this read as the proxy taking no connection."""
+    config = config_for(proxy=tunnel_to_tls_site.url)
+    if run == "sync":
+        envelope = dispatch_extract("https://secure.test/page", backend="http", config=config)
+    else:
+        envelope = asyncio.run(adispatch_extract("https://secure.test/page", backend="http", config=config))
+    assert envelope["error_code"] == "network_error", envelope
+    assert (
+        f"https://secure.test/page could not be reached through the proxy at {tunnel_to_tls_site.url[7:]}: "
+        "the TLS certificate of secure.test could not be verified (CERTIFICATE_VERIFY_FAILED"
+    ) in envelope["error"], envelope
+    assert "trust its CA with SSL_CERT_FILE or SSL_CERT_DIR" in envelope["error"]
+    assert "did not take the connection" not in envelope["error"]
+    assert tunnel_to_tls_site.asked[0] == "secure.test:443"
 
 
 # -- a machine that reaches the internet only through its proxy: no DNS of its own ----------

@@ -150,7 +150,7 @@ def _network_error(exc: Exception, url: str, proxy: str | None) -> WebProviderEr
     if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol)):
         return UnsafeURLError(f"Refused to fetch {shorten(url)}: {exc}.", detail=str(exc))
     if proxy and isinstance(exc, httpx.ConnectError):  # every fetch goes to the proxy first
-        return proxy_refused(proxy, shorten(url), exc, settings=PAGE_PROXY_SETTING)
+        return proxy_refused(proxy, shorten(url), exc, settings=PAGE_PROXY_SETTING, host=httpx.URL(url).host)
     if isinstance(exc, httpx.ProxyError):
         return proxy_error(exc, shorten(url), settings=PAGE_PROXY_SETTING)
     return NetworkError(f"Could not fetch {shorten(url)}: {type(exc).__name__}: {exc}".rstrip(": ") + ".")
