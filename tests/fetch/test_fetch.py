@@ -230,9 +230,9 @@ def test_tls_is_verified_and_names_the_host(tls_site: Any, config_for: Any, fake
 def test_tls_succeeds_when_the_certificate_is_trusted(
     tls_site: Any, config_for: Any, fake_dns: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from webproviders.fetching import pinning
-
-    monkeypatch.setattr(pinning.certifi, "where", lambda: str(tls_site.cert))
+    """Trusted as vendor calls trust it, through ``SSL_CERT_FILE`` (before, page fetches
+    read certifi's bundle only, and an internal CA trusted for vendors was not for pages)."""
+    monkeypatch.setenv("SSL_CERT_FILE", str(tls_site.cert))
     fake_dns.table["secure.test"] = [["127.0.0.1"]]
     fake_dns.table["wrong.test"] = [["127.0.0.1"]]
     config = config_for(allowed_hosts=["secure.test", "wrong.test"])
@@ -409,6 +409,24 @@ def test_a_certificate_refused_inside_the_proxy_s_tunnel_is_named_not_the_proxy(
     assert "trust its CA with SSL_CERT_FILE or SSL_CERT_DIR" in envelope["error"]
     assert "did not take the connection" not in envelope["error"]
     assert tunnel_to_tls_site.asked[0] == "secure.test:443"
+
+
+@pytest.mark.parametrize("run", ["sync", "async"])
+def test_a_page_is_read_through_a_tls_inspecting_proxy_whose_ca_is_trusted(
+    run: str, tunnel_to_tls_site: Any, tls_site: Any, config_for: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``SSL_CERT_FILE`` trusts the proxy's CA for pages as for vendor calls; before, the
+    proxied transport (``trust_env=False``) read certifi's bundle only, so search worked
+    behind such a proxy and no https page could be read."""
+    monkeypatch.setenv("SSL_CERT_FILE", str(tls_site.cert))
+    config = config_for(proxy=tunnel_to_tls_site.url)
+    if run == "sync":
+        envelope = dispatch_extract("https://secure.test/page", backend="http", config=config)
+    else:
+        envelope = asyncio.run(adispatch_extract("https://secure.test/page", backend="http", config=config))
+    assert envelope["success"] is True, envelope
+    assert "Served over TLS to the right name." in envelope["data"][0]["content"]
+    assert tunnel_to_tls_site.asked == ["secure.test:443"] and tls_site.names == ["secure.test"]
 
 
 # -- a machine that reaches the internet only through its proxy: no DNS of its own ----------

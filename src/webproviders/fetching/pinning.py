@@ -19,7 +19,6 @@ from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
-import certifi
 import httpcore
 import httpx
 
@@ -130,7 +129,7 @@ class OriginPools(httpx.AsyncBaseTransport):
 
     def _tls(self) -> ssl.SSLContext:
         if self._ssl is None:
-            self._ssl = ssl.create_default_context(cafile=certifi.where())
+            self._ssl = page_tls()
         return self._ssl
 
     async def _evict(self) -> None:
@@ -144,6 +143,14 @@ class OriginPools(httpx.AsyncBaseTransport):
         pools, self._pools = list(self._pools.values()), OrderedDict()
         for pool in pools:
             await pool.aclose()
+
+
+def page_tls() -> ssl.SSLContext:
+    """The certificates page fetches trust: the vendor calls' own, certifi's bundle, or
+    ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` when set (an internal CA, a proxy that inspects TLS).
+    Read here rather than by the transport, which takes ``trust_env=False`` so that no
+    environment proxy or ``.netrc`` reaches a page fetch."""
+    return httpx.create_ssl_context()
 
 
 def http2_available() -> bool:
@@ -166,7 +173,8 @@ def safe_client(config: Config | None) -> httpx.AsyncClient:
     """The pooled safe-fetching client for the running loop and this config's network settings.
 
     Redirects are not followed here: the fetcher checks every hop. Environment proxies and
-    ``.netrc`` are ignored (``trust_env=False``) so no credential follows a URL from a page.
+    ``.netrc`` are ignored (``trust_env=False``) so no credential follows a URL from a page;
+    the certificates trusted are the vendor calls' (:func:`page_tls`).
     With ``web.proxy`` the proxy resolves names itself; URLs are still checked before sending.
     """
     loop = asyncio.get_running_loop()
@@ -179,7 +187,9 @@ def safe_client(config: Config | None) -> httpx.AsyncClient:
         http2 = http2_available()
         transport: httpx.AsyncBaseTransport
         if proxy:
-            transport = httpx.AsyncHTTPTransport(proxy=proxy, http2=http2, limits=CLIENT_LIMITS, trust_env=False)
+            transport = httpx.AsyncHTTPTransport(
+                proxy=proxy, verify=page_tls(), http2=http2, limits=CLIENT_LIMITS, trust_env=False
+            )
         else:
             transport = OriginPools(policy, http2=http2)
         client = httpx.AsyncClient(
