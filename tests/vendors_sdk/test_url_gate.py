@@ -137,6 +137,44 @@ def test_a_name_this_machine_cannot_look_up_says_why_it_was_looked_up(firecrawl:
     assert firecrawl.seen == []
 
 
+@pytest.mark.parametrize("run", ["sync", "async"])
+def test_proxy_resolves_names_does_not_send_unresolved_names_to_a_self_hosted_vendor(
+    run: str, firecrawl: FakeFirecrawl, make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The opt-in leaves a name to web.proxy only for fetches that go through it; a self-hosted
+    Firecrawl fetches from its own network, where a split-horizon name may point inside, so the
+    name is not sent to it, and the failure names no proxy setting (none would help)."""
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")  # the self-hosted Firecrawl is reached directly
+    web = {"cache": False, "retry": {"max_retries": 0}, "proxy": "http://127.0.0.1:9", "proxy_resolves_names": True}
+    config = make_config(web=web)
+    unresolved = "https://wiki.split-horizon.org/secret"
+    if run == "sync":
+        envelope = dispatch_extract(unresolved, backend="firecrawl", config=config)
+    else:
+        envelope = asyncio.run(adispatch_extract(unresolved, backend="firecrawl", config=config))
+    assert envelope["success"] is False and envelope["error_code"] == "network_error", envelope
+    assert "Could not resolve the host name 'wiki.split-horizon.org'" in envelope["error"]
+    assert "firecrawl fetches pages itself, not through web.proxy" in envelope["error"]
+    assert "set web.proxy" not in envelope["error"]
+    assert dispatch_crawl(unresolved, backend="firecrawl", config=config)["error_code"] == "network_error"
+    assert firecrawl.seen == []
+    assert dispatch_extract(PUBLIC_PAGE, backend="firecrawl", config=config)["success"] is True
+    assert firecrawl.seen == [PUBLIC_PAGE]
+
+
+def test_an_environment_proxy_is_not_advised_for_a_self_hosted_vendor(
+    firecrawl: FakeFirecrawl, config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Setting web.proxy would not let Firecrawl's names through, so the failure does not say to."""
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    envelope = dispatch_extract("https://news.unresolvable.org/story", backend="firecrawl", config=config)
+    assert envelope["success"] is False and envelope["error_code"] == "network_error", envelope
+    assert "HTTPS_PROXY" not in envelope["error"] and "set web.proxy" not in envelope["error"]
+    assert "use a provider that fetches from its own servers" in envelope["error"]
+    assert firecrawl.seen == []
+
+
 @pytest.mark.parametrize("url", INTERNAL)
 def test_a_single_internal_url_fails_the_call(url: str, firecrawl: FakeFirecrawl, config: Any) -> None:
     envelope = asyncio.run(adispatch_extract(url, config=config))

@@ -49,12 +49,15 @@ def fetch_place(entry: ProviderEntry, capability: Fetching, config: Config) -> F
 
 def _checked_here(problem: WebProviderError | None, provider: str) -> WebProviderError | None:
     """A lookup that failed for a vendor on the operator's network, saying why it was made
-    here at all: that vendor fetches from this network, so its URLs are checked as ours are."""
+    here at all: that vendor fetches from this network, so its URLs are checked as ours are.
+    No proxy setting would help (the vendor does not fetch through ``web.proxy``), so none is advised."""
     if not isinstance(problem, NetworkError):
         return problem
     return NetworkError(
         f"{problem.message} {provider}'s endpoint is on this machine's network, so the URLs it is given "
-        "are checked here first, and a name this machine cannot look up is not sent to it."
+        f"are checked here first, and a name this machine cannot look up is not sent to it ({provider} fetches "
+        "pages itself, not through web.proxy, so web.proxy_resolves_names does not apply). Let this machine "
+        "resolve the name, or use a provider that fetches from its own servers."
     )
 
 
@@ -104,7 +107,9 @@ async def screen(call: Call, entry: ProviderEntry) -> Screened:
     if place == "none":
         return Screened(urls)
     await import_off_loop("httpx")  # the screen parses URLs as the request will (a cold import: 80-350 ms)
-    policy = AddressPolicy.from_config(call.config)
+    # A vendor run on this network fetches from it, not through web.proxy: its names must resolve here.
+    self_hosted = place == "local" and entry.manifest.fetch_place(call.capability) == "vendor"
+    policy = AddressPolicy.for_service(call.config) if self_hosted else AddressPolicy.from_config(call.config)
     if place == "vendor":
         problems = screen_urls_offline(urls, policy)
     else:
@@ -112,7 +117,7 @@ async def screen(call: Call, entry: ProviderEntry) -> Screened:
             problems = await asyncio.wait_for(screen_urls(urls, policy), max(0.0, call.remaining()))
         except asyncio.TimeoutError:
             raise WebTimeoutError("The call's deadline passed while the URLs' host names were being checked.") from None
-        if entry.manifest.fetch_place(call.capability) == "vendor":  # a vendor run on this network
+        if self_hosted:
             problems = [_checked_here(problem, entry.manifest.name) for problem in problems]
     seed = problems[0]
     if not extract and seed is not None:

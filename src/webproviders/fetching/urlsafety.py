@@ -180,15 +180,26 @@ class AddressPolicy(NamedTuple):
     #: ``web.proxy_resolves_names``: a public-looking name that does not resolve here is left
     #: to the proxy.
     proxy_resolves_names: bool = False
+    #: A service on the operator's network fetches (a self-hosted vendor), not this library:
+    #: no proxy setting of ours changes what it can reach, so a failed lookup names none.
+    service: bool = False
 
     @classmethod
     def from_config(cls, config: Config | None) -> AddressPolicy:
+        """The policy for fetches this library makes, through ``web.proxy`` when one is set."""
         if config is None:
             return cls()
         web = config.web
         hosts = frozenset(_clean_host(h) for h in web.allowed_hosts if h.strip())
         proxy = bool(web.proxy)
         return cls(web.allow_private_networks, hosts, proxy, proxy and web.proxy_resolves_names)
+
+    @classmethod
+    def for_service(cls, config: Config | None) -> AddressPolicy:
+        """The policy for URLs handed to a service on the operator's network (a self-hosted
+        vendor): it resolves and fetches them inside that network, not through ``web.proxy``,
+        so every name must resolve here and none is left to the proxy."""
+        return cls.from_config(config)._replace(proxy=False, proxy_resolves_names=False, service=True)
 
     def host_allowed(self, host: str) -> bool:
         """True when ``host`` is allow-listed (exact name or address, or ``*.suffix``)."""
@@ -467,7 +478,8 @@ async def resolve_checked(host: str, port: int, policy: AddressPolicy, *, url: s
 
     One refused answer refuses the host: a connection may pick any of them. Inside a
     :func:`resolution_scope` the name is resolved once and its answer reused. Empty only
-    under ``proxy_resolves_names``, for a name that is the proxy's to resolve.
+    under ``proxy_resolves_names``, for a name that is the proxy's to resolve (never for a
+    :meth:`AddressPolicy.for_service` policy).
     """
     name = _clean_host(host)
     allow_listed = policy.host_allowed(name)
@@ -485,6 +497,8 @@ async def resolve_checked(host: str, port: int, policy: AddressPolicy, *, url: s
         try:
             answers = await (names.lookup(name, port) if names is not None else get_resolver()(name, port))
         except NetworkError as exc:
+            if policy.service:
+                raise  # the service's caller says why the name had to resolve here
             if not policy.proxy:
                 raise _unresolved_without_proxy(exc) from None
             if not policy.proxy_resolves_names:
