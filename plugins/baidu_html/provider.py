@@ -1,6 +1,6 @@
 """The ``baidu_html`` provider: GETs ``/s?wd=...`` and reads the results page.
 
-A redirect is followed as a screened local fetch (see :mod:`webproviders.kit.htmlsearch`),
+A redirect to another origin is followed as a screened local fetch (see :mod:`webproviders.kit.htmlsearch`),
 and each hop is looked at first, so a hop to the verification page is recognised from its
 ``Location`` and the CAPTCHA page itself is never requested. Network settings and the
 timeout are the ``http`` provider's.

@@ -1,7 +1,7 @@
 """The ``ddg_html`` provider: POSTs the search form and reads the results page.
 
-Network settings and the timeout are the ``http`` provider's, and a redirect is followed as
-a screened local fetch (see :mod:`webproviders.kit.htmlsearch`); only the 202 challenge is
+Network settings and the timeout are the ``http`` provider's, and a redirect to another origin
+is followed as a screened local fetch (see :mod:`webproviders.kit.htmlsearch`); only the 202 challenge is
 DuckDuckGo's own status.
 """
 

@@ -6,8 +6,12 @@ timeout, and it reads an error status as the site's wall: 403 and 429 mean the s
 automated searches from this address (``blocked``), not that a key is wrong.
 
 The request to the engine's configured address is trusted; a redirect it answers with is
-not (it could point anywhere, 169.254.169.254 included), so every hop is followed as a
-local fetch: screened, resolved once, pinned and capped (:func:`.fetching.fetch.fetch`).
+not (it could point anywhere, 169.254.169.254 included), so a hop to another origin, and
+every hop after it, is followed as a local fetch: screened, resolved once, pinned and capped
+(:func:`.fetching.fetch.fetch`). A hop back to the engine's own origin (scheme, host and port)
+reaches nothing the first request did not, so it goes the first request's way: the vendor
+client, with its proxy route (``web.proxy``, else the environment's), which a machine that
+reaches the engine only through a proxy needs.
 """
 
 from __future__ import annotations
@@ -17,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BadGatewayError, BlockedError, ProviderError
 from ..retry_after import retry_after_from_headers
+from ..urls import shorten
 from .vendor import VendorProvider
 
 if TYPE_CHECKING:
@@ -55,24 +60,37 @@ class HTMLSearchProvider(VendorProvider):
         on_redirect: Callable[[str], None] | None = None,
         **request: Any,
     ) -> httpx.Response:
-        """The engine's answer to ``method url``, with any redirect followed as a screened local fetch.
+        """The engine's answer to ``method url``, redirects followed: within the engine's origin
+        by its own client, elsewhere as a screened local fetch.
 
         ``on_redirect(target)`` sees each hop before it is checked or requested and may raise
         (a hop to a CAPTCHA page, say). Hops are requested with GET, as browsers do after a form.
         """
-        from ..fetching.fetch import fetch
+        from ..fetching.fetch import MAX_REDIRECTS, fetch
 
-        response = await self.client().request(
+        client = self.client()
+        response = await client.request(
             method, url, headers=headers, timeout=self.timeout(), follow_redirects=False, **request
         )
-        location = response.headers.get("location")
-        if not (response.is_redirect and location):
-            return response
-        target = str(response.url.join(location))
-        if on_redirect is not None:
-            on_redirect(target)
-        hop = await fetch(target, self.config, timeout=self.timeout(), headers=headers, on_redirect=on_redirect)
-        return _as_response(hop)
+        for hops in range(MAX_REDIRECTS + 1):
+            location = response.headers.get("location")
+            if not (response.is_redirect and location):
+                return response
+            if hops == MAX_REDIRECTS:
+                break
+            target = response.url.join(location)
+            if on_redirect is not None:
+                on_redirect(str(target))
+            if _origin(target) != _origin(response.url):
+                hop = await fetch(str(target), self.config, timeout=self.timeout(), headers=headers, on_redirect=on_redirect)
+                return _as_response(hop)
+            response = await client.get(target, headers=headers, timeout=self.timeout(), follow_redirects=False)
+        raise ProviderError(f"{shorten(url)} redirected more than {MAX_REDIRECTS} times; giving up.")
+
+
+def _origin(url: httpx.URL) -> tuple[str, str, int | None]:
+    """Scheme, host and port: what decides where a request goes (httpx leaves a default port out)."""
+    return url.scheme, url.host, url.port
 
 
 def _as_response(result: FetchResult) -> httpx.Response:
