@@ -359,7 +359,7 @@ def test_an_extract_hedge_still_fills_gaps_along_the_rest_of_the_chain() -> None
     assert outcomes(envelope) == [("sync-1", "cancelled"), ("sync-2", "ok"), ("sync-3", "ok")]
 
 
-@pytest.mark.parametrize("value", [0, -1, math.inf, math.nan, "1", True, [1]])
+@pytest.mark.parametrize("value", [0, -1, math.inf, math.nan, "1", True, [1], 10**400, 3601])
 def test_a_bad_hedge_after_is_invalid_input(value: Any) -> None:
     config = hedge_config()
     envelope = dispatch_search("q", backend=["sync-1", "sync-2"], config=config, hedge_after=value)

@@ -6,7 +6,6 @@ cannot run becomes a failure envelope before anything is sent.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -213,11 +212,15 @@ def prepare(
 
 
 def _hedge_after(value: Any, configured: float | None) -> float | None:
-    """A call's ``hedge_after=`` (seconds, above 0 and finite), else ``web.hedge_after``."""
+    """A call's ``hedge_after=`` (seconds, above 0 and at most the longest deadline), else
+    ``web.hedge_after``. Bounded before it becomes a float: a huge int would overflow there."""
     if value is None:
         return configured
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
-        raise InvalidInputError(f"hedge_after must be a number of seconds above 0, not {value!r}.")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT:
+        shown = repr(value) if len(repr(value)) <= 40 else f"{type(value).__name__} {repr(value)[:20]}…"
+        raise InvalidInputError(
+            f"hedge_after must be a number of seconds above 0 and at most {MAX_TIMEOUT}, not {shown}."
+        )
     return float(value)
 
 
