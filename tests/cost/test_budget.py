@@ -204,3 +204,22 @@ def test_two_processes_cannot_both_spend_the_last_cent(redis_server: str, namesp
     day = time.strftime("%Y-%m-%d", time.gmtime())
     assert int(client.get(f"{namespace}:{{budget}}:{day}:all")) == 8000  # micro-dollars: exactly two searches
     client.close()
+
+
+def test_a_deadline_too_short_to_send_charges_nothing_and_cools_nothing_down() -> None:
+    """A rate-limited provider asked with too little time left to take its slot: nothing is
+    sent, so nothing is charged (``meta.cost``, the budget), and the caller's own short
+    deadline does not count against the provider's health."""
+    config = cost_config(
+        budget={"daily_usd": 1}, health={"failures": 2, "window": 60, "cooldown": 30},
+        providers={"priced": {"rate_limit": "100/s"}},
+    )
+    dispatch_search("load the plugin", backend="free", config=config)
+    for query in ("short one", "short two"):
+        envelope = dispatch_search(query, backend="priced", config=config, timeout=0.04)
+        assert envelope["error_code"] == "timeout" and envelope.get("detail") == "call_deadline", envelope
+        assert not envelope["meta"].get("cost"), envelope
+    assert scripted(config, "priced").calls == 0
+    envelope = dispatch_search("in time", backend="priced", config=config)
+    assert envelope["success"] is True, envelope  # not cooling down
+    assert envelope["meta"]["cost"]["usd"] == pytest.approx(0.004)

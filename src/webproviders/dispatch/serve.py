@@ -212,7 +212,7 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             raise
         except WebProviderError as error:
             extra = {"retry": retry} if retry else {}
-            call.record(name, "error", started, error, **extra, **meter.stop(spend, error=error))
+            call.record(name, "error", started, error, **extra, **meter.stop(spend, error=error, sent=sent))
             if isinstance(error, BudgetExhaustedError):
                 state.health.failed(name, error)  # not counted; it only ends a trial call
                 raise

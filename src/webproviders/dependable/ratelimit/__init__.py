@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import RateLimitedError, WebTimeoutError
 from ...redact import get_logger
+from ..health import CALL_DEADLINE
 from ..offload import StoreGuard, StoreUnavailable, offload
 from .local import LocalLimiter
 from .spec import Rate, parse_rate, rate_or_none
@@ -79,7 +80,9 @@ class RateLimits:
             wait, taken = await self._shared("reserve", name, rate, max_wait)
         if not taken:
             if wait <= 0:  # a slot is free, but the call has no time left to use it
-                raise WebTimeoutError(f"The call's deadline passed before {name} could be asked.", provider=name)
+                raise WebTimeoutError(  # the caller's deadline, not the provider's doing
+                    f"The call's deadline passed before {name} could be asked.", provider=name, detail=CALL_DEADLINE
+                )
             raise self._exhausted(name, rate, wait)
         if wait > 0:
             await sleep(wait)
