@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -12,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from webproviders import dispatch_crawl, dispatch_extract, dispatch_search
+from webproviders import adispatch_search, dispatch_crawl, dispatch_extract, dispatch_search
+from webproviders.accounting.usage.spool import spool
 
 from .conftest import cost_config, scripted
 
@@ -133,6 +135,28 @@ def test_a_new_process_starts_from_what_the_ledger_recorded(tmp_path: Path) -> N
     assert dispatch_search("b", backend="priced", config=first)["success"] is True
     restarted = cost_config(**web)  # a fresh registry: its counters start from the ledger, not zero
     assert dispatch_search("c", backend="priced", config=restarted)["error_code"] == "budget_exceeded"
+
+
+def test_what_a_cancelled_async_call_spent_is_in_the_ledger(tmp_path: Path) -> None:
+    """An async caller that cancels its task while the request is out: the request was sent
+    and is paid for, so the ledger (which a new process reads its budgets from) records it."""
+    web = {"budget": {"daily_usd": 0.006}, "usage": {"path": str(tmp_path / "usage.sqlite3")}}
+    first = cost_config(**web)
+    scripted_provider = scripted(first, "priced")
+    scripted_provider.steps = [2.0]
+
+    async def cancel_midway() -> None:
+        task = asyncio.create_task(adispatch_search("slow", backend="priced", config=first, timeout=10))
+        await asyncio.sleep(0.3)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(cancel_midway())
+    assert scripted_provider.calls == 1
+    assert spool.flush(5)
+    restarted = cost_config(**web)  # 0.004 spent by the cancelled call: another 0.004 is over 0.006
+    assert dispatch_search("again", backend="priced", config=restarted)["error_code"] == "budget_exceeded"
 
 
 def test_budgets_in_redis_are_shared_by_every_registry_that_uses_it(redis_server: str, namespace: str) -> None:

@@ -30,6 +30,7 @@ from . import runner
 from .call import Call, after, never_started, prepare
 from .chain import run_plan
 from .per_url import merge_refused
+from .serve import Cancelled
 
 _UNSCOPED = contextlib.nullcontext()
 
@@ -46,6 +47,12 @@ async def _execute(call: Call) -> dict[str, Any]:
     with meter.observe(), (_UNSCOPED if call.capability == "search" else resolution_scope()):
         try:
             envelope = await run_plan(call, call.plan)  # type: ignore[arg-type]
+        except asyncio.CancelledError:
+            # The caller left: what its requests spent was still spent, and the ledger (from
+            # which a restarted process reads its budgets) must say so. No envelope goes out.
+            left = Cancelled("The caller cancelled the call.", provider=None)
+            meter.finish(failure(left, None, call.meta(None)))
+            raise
         except Exception as exc:  # noqa: BLE001
             error = to_provider_error(exc, None)
             envelope = failure(error, error.provider, call.meta(None))

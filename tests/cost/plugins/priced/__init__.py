@@ -1,12 +1,14 @@
 """Offline providers that answer from a script: each call pops the next step.
 
 A step is an exception (raised), a dict of ``report_usage`` arguments (reported, then the
-default answer) or None (the default answer). ``calls`` counts calls and ``seen`` keeps
+default answer), a float (seconds the request takes, then the default answer) or None (the
+default answer). ``calls`` counts calls and ``seen`` keeps
 the options each call received.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from webproviders import WebSearchProvider, report_usage
@@ -41,6 +43,8 @@ class Scripted(WebSearchProvider):
             raise step
         if isinstance(step, dict):
             report_usage(**step)
+        if isinstance(step, float):  # seconds the request takes
+            time.sleep(step)
 
     def search(self, query: str, limit: int = 5, **options: Any) -> Any:
         self._step(options)
