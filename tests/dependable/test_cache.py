@@ -172,6 +172,15 @@ def test_cache_can_be_switched_off_in_config() -> None:
     assert provider(config, "fake-a").calls == 2
 
 
+@pytest.mark.parametrize("name", ["max_tokens", "include_cookies", "token_budget", "secret_sauce"])
+def test_an_option_that_only_names_a_credential_word_is_part_of_the_key(name: str) -> None:
+    """Options such as ``max_tokens`` change the answer: a cached answer for one value must
+    not be served for another."""
+    base = {"query": "q", "limit": 5}
+    one = cache_key("search", "fake-a", {**base, "options": {name: 10}})
+    assert one != cache_key("search", "fake-a", {**base, "options": {name: 20}})
+
+
 def test_cache_key_ignores_secret_looking_options_and_option_order() -> None:
     base = {"query": "python", "limit": 5}
     one = cache_key("search", "fake-a", {**base, "options": {"lang": "en", "country": "us", "api_key": "sk-one"}})
