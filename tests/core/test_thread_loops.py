@@ -23,7 +23,7 @@ from webproviders import dispatch_search
 from webproviders.config import config_from_dict
 
 _SCRIPT = """
-import gc, json, os, threading, warnings
+import gc, json, os, threading, time, warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 gc.disable()
@@ -69,6 +69,10 @@ for _ in range(40):
     thread = threading.Thread(target=work)
     thread.start()
     thread.join()
+for _ in range(100):  # the ended threads' loops are closed in the background
+    if descriptors() - before <= 6:
+        break
+    time.sleep(0.05)
 print(json.dumps({"before": before, "after": descriptors()}))
 """
 

@@ -201,8 +201,10 @@ def _new_loop() -> asyncio.AbstractEventLoop:
 #: Each thread's own loop and the thread (a loop outlives its thread until it is swept).
 _loop_threads: dict[asyncio.AbstractEventLoop, threading.Thread] = {}
 _sweep_lock = threading.Lock()
-#: Seconds an ended thread's clients get to close (the sweeping thread is about to call).
+#: Seconds an ended thread's clients get to close.
 _SWEEP_CLOSE_WAIT = 0.5
+#: Where ended threads' loops are closed (daemon: a close that hangs holds no exit).
+_sweeper = LazyPool(1, "webproviders-sweep", daemon=True)
 
 
 def _thread_loop() -> asyncio.AbstractEventLoop:
@@ -220,15 +222,20 @@ def _sweep_loops() -> None:
 
     A thread's loop holds three descriptors and its open connections until the cyclic
     collector happens to free it, so a server that starts a thread per request would run out
-    of descriptors first. Each thread that makes a loop closes those whose thread is gone,
-    running each one last time on this thread to close its clients; each loop is taken by
-    one sweeping thread only.
+    of descriptors first. Each thread that makes a loop takes those whose thread is gone
+    (each loop is taken by one thread only) and hands them to one background thread, which
+    runs each a last time to close its clients: the caller's deadline pays nothing for it.
     """
     with _sweep_lock:
         ended = [loop for loop, thread in _loop_threads.items() if not thread.is_alive()]
         for loop in ended:
             del _loop_threads[loop]
-    for loop in ended:
+    if ended:
+        _sweeper.executor().submit(_close_loops, ended)
+
+
+def _close_loops(loops: list[asyncio.AbstractEventLoop]) -> None:
+    for loop in loops:
         try:
             if not loop.is_closed():
                 loop.run_until_complete(asyncio.wait_for(_close_clients(), _SWEEP_CLOSE_WAIT))
