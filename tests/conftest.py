@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import importlib
 import os
@@ -373,3 +374,43 @@ def certificate(tmp_path: Path) -> Callable[[str], tuple[Path, Path]]:
         return cert_path, key_path
 
     return make
+
+
+@pytest.fixture
+def tunnel_proxy(http_server: Callable[..., ThreadingHTTPServer]) -> Callable[[int, list[str]], ThreadingHTTPServer]:
+    """``tunnel_proxy(upstream_port, asked)``: a forward proxy for ``CONNECT`` on loopback, as a
+    corporate proxy tunnels HTTPS. It records each target in ``asked`` and pipes the bytes to
+    ``upstream_port`` on 127.0.0.1, whatever name was asked for."""
+
+    def start(upstream_port: int, asked: list[str]) -> ThreadingHTTPServer:
+        class Tunnel(BaseHTTPRequestHandler):
+            def do_CONNECT(self) -> None:
+                asked.append(self.path)
+                upstream = socket.create_connection(("127.0.0.1", upstream_port))
+                self.send_response(200, "Connection established")
+                self.end_headers()
+                back = threading.Thread(target=_pump, args=(upstream, self.connection), daemon=True)
+                back.start()
+                _pump(self.connection, upstream)
+                back.join(5)
+                upstream.close()
+                self.close_connection = True
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        return http_server(Tunnel)
+
+    return start
+
+
+def _pump(source: socket.socket, sink: socket.socket) -> None:
+    """Copy ``source`` to ``sink`` until it ends, then end ``sink``'s writing half."""
+    try:
+        while chunk := source.recv(65536):
+            sink.sendall(chunk)
+    except OSError:
+        pass
+    finally:
+        with contextlib.suppress(OSError):
+            sink.shutdown(socket.SHUT_WR)

@@ -13,14 +13,12 @@ loopback stand in for the vendor and for a forward proxy.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import functools
 import gzip
 import json
 import socket
 import ssl
 import sys
-import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
@@ -269,43 +267,9 @@ def test_no_proxy_entries_parse_as_curl_and_requests_read_them() -> None:
     assert not NoProxy.parse("").matches("anything.example", None)
 
 
-def _tunnel_proxy(http_server: Any, upstream_port: int, asked: list[str]) -> Any:
-    """A forward proxy for ``CONNECT``: it records the target and pipes bytes to ``upstream_port``
-    on loopback (every name resolves there), as a corporate proxy tunnels HTTPS."""
-
-    class Tunnel(BaseHTTPRequestHandler):
-        def do_CONNECT(self) -> None:
-            asked.append(self.path)
-            upstream = socket.create_connection(("127.0.0.1", upstream_port))
-            self.send_response(200, "Connection established")
-            self.end_headers()
-            back = threading.Thread(target=_pump, args=(upstream, self.connection), daemon=True)
-            back.start()
-            _pump(self.connection, upstream)
-            back.join(5)
-            upstream.close()
-            self.close_connection = True
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    return http_server(Tunnel)
-
-
-def _pump(source: socket.socket, sink: socket.socket) -> None:
-    try:
-        while chunk := source.recv(65536):
-            sink.sendall(chunk)
-    except OSError:
-        pass
-    finally:
-        with contextlib.suppress(OSError):
-            sink.shutdown(socket.SHUT_WR)
-
-
 @pytest.mark.parametrize("run", ["sync", "async"])
 def test_an_https_vendor_is_reached_through_a_connect_tunnel_and_its_certificate_checked(
-    run: str, http_server: Any, recorder: Any, certificate: Any, monkeypatch: pytest.MonkeyPatch
+    run: str, tunnel_proxy: Any, recorder: Any, certificate: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``HTTPS_PROXY`` with an https vendor: the proxy only sees ``CONNECT vendor.test:PORT``;
     TLS runs end to end through the tunnel and is verified for the vendor's name. A
@@ -316,7 +280,7 @@ def test_an_https_vendor_is_reached_through_a_connect_tunnel_and_its_certificate
     tls.load_cert_chain(cert, key)
     vendor_port = recorder(results=True, tls=tls).port
     asked: list[str] = []
-    proxy = _tunnel_proxy(http_server, vendor_port, asked)
+    proxy = tunnel_proxy(vendor_port, asked)
     monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{proxy.server_address[1]}")
     config = _config(providers={"searxng": {"base_url": f"https://vendor.test:{vendor_port}"}})
 
@@ -343,12 +307,12 @@ def test_an_https_vendor_is_reached_through_a_connect_tunnel_and_its_certificate
 
 
 def test_a_tunnel_to_a_host_that_does_not_speak_tls_says_the_handshake_failed(
-    http_server: Any, recorder: Any, monkeypatch: pytest.MonkeyPatch
+    tunnel_proxy: Any, recorder: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The proxy opened the tunnel, but what answers in it is plain HTTP: the handshake is
     named, not the proxy as one that took no connection."""
     asked: list[str] = []
-    proxy = _tunnel_proxy(http_server, recorder().port, asked)
+    proxy = tunnel_proxy(recorder().port, asked)
     monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{proxy.server_address[1]}")
     config = _config(providers={"searxng": {"base_url": "https://vendor.test"}})
     envelope = dispatch_search("q", backend="searxng", config=config, cache=False)

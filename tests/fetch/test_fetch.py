@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import socket
 import ssl
-import threading
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
@@ -349,45 +347,16 @@ def test_a_proxy_that_takes_no_connection_is_named(url: str, config_for: Any) ->
 # -- a proxy that tunnels https (CONNECT), as a TLS-inspecting one does ----------------------
 
 @pytest.fixture
-def tunnel_to_tls_site(tls_site: Any, http_server: Any, fake_dns: Any) -> Any:
+def tunnel_to_tls_site(tls_site: Any, tunnel_proxy: Any, fake_dns: Any) -> Any:
     """A ``CONNECT`` proxy whose every tunnel leads to ``tls_site`` (its certificate for
     ``secure.test`` self-signed, as a TLS-inspecting proxy's CA is to this machine), with
     ``secure.test`` public in this test's DNS so that its pages go to the proxy."""
     asked: list[str] = []
-    upstream_port = tls_site.server_address[1]
-
-    class Tunnel(BaseHTTPRequestHandler):
-        def do_CONNECT(self) -> None:
-            asked.append(self.path)
-            upstream = socket.create_connection(("127.0.0.1", upstream_port))
-            self.send_response(200, "Connection established")
-            self.end_headers()
-            back = threading.Thread(target=_pump, args=(upstream, self.connection), daemon=True)
-            back.start()
-            _pump(self.connection, upstream)
-            back.join(5)
-            upstream.close()
-            self.close_connection = True
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
     fake_dns.table["secure.test"] = [[PUBLIC]]
-    server = http_server(Tunnel)
+    server = tunnel_proxy(tls_site.server_address[1], asked)
     server.asked = asked
     server.url = f"http://127.0.0.1:{server.server_address[1]}"
     return server
-
-
-def _pump(source: socket.socket, sink: socket.socket) -> None:
-    try:
-        while chunk := source.recv(65536):
-            sink.sendall(chunk)
-    except OSError:
-        pass
-    finally:
-        with contextlib.suppress(OSError):
-            sink.shutdown(socket.SHUT_WR)
 
 
 @pytest.mark.parametrize("run", ["sync", "async"])
