@@ -29,7 +29,13 @@ class JinaProvider(VendorProvider):
     search_options = frozenset({"include_domains", "exclude_domains", "country", "lang"})
 
     def reader_url(self) -> str:
-        return str(self.settings.option("reader_url") or DEFAULT_READER_URL).rstrip("/")
+        """``reader_url`` when set; else a ``base_url`` the operator set (a gateway, or the one
+        way out of a machine, takes both kinds of request: they differ by body); else Jina's."""
+        configured = self.settings.option("reader_url")
+        if configured:
+            return str(configured).rstrip("/")
+        base = self.base_url()
+        return base if base != self.default_base_url else DEFAULT_READER_URL
 
     def base_url_problem(self) -> str | None:
         """The search endpoint's problem, else the reader's: either one makes jina unavailable."""

@@ -126,6 +126,12 @@ class ProviderManifest(BaseModel):
     #: place for both, or one per capability (``{extract: none}``). Undeclared is ``local``,
     #: the strictest screen (docs/security.md).
     fetch: FetchPlace | dict[Fetching, FetchPlace] = "local"
+    #: For a ``vendor`` fetch: whether the vendor's software can run on the operator's own
+    #: network (Firecrawl, the Jina reader), so an endpoint configured there fetches from it and
+    #: is screened as ``local``. False for a vendor that runs only on its own servers: an
+    #: endpoint on the operator's network is then a gateway in front of them, and the vendor
+    #: still fetches. True unless declared, the stricter reading.
+    self_hostable: bool = True
     homepage: str = ""
     #: Short labels a setup wizard shows beside the name ("free", "paid", "keyless").
     badge: str = ""

@@ -309,6 +309,29 @@ def test_base_url_and_reader_url_overrides(
     assert search.called and reader.called
 
 
+def test_a_base_url_alone_takes_the_reader_s_requests_too(
+    keyed: None, mock: respx.MockRouter, make_config: Any, dns: Any
+) -> None:
+    """A gateway set as ``base_url`` (on some machines the only way out) gets both kinds of
+    request, told apart by their bodies; nothing goes to r.jina.ai behind its back."""
+    dns.answer("example.com", "93.184.216.34")  # an endpoint on this machine: URLs are screened here
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, json=PAGE_BODY if "url" in json.loads(request.content) else SEARCH_BODY)
+
+    gateway = mock.post("http://127.0.0.1:8101/").mock(side_effect=answer)
+    reader = mock.post(READER).respond(200, json=PAGE_BODY)
+    config = make_config(web={"providers": {"jina": {"base_url": "http://127.0.0.1:8101"}}})
+
+    assert dispatch_search("x", backend="jina", config=config)["success"] is True
+    envelope = dispatch_extract("https://example.com", backend="jina", config=config)
+
+    assert envelope["success"] is True, envelope
+    assert envelope["data"][0]["content"].startswith("This domain")
+    assert gateway.call_count == 2 and not reader.called
+    assert json.loads(gateway.calls.last.request.content) == {"url": "https://example.com"}
+
+
 def test_extract_works_without_a_key(mock: respx.MockRouter, dispatch: Any) -> None:
     route = mock.post(READER).respond(200, json=PAGE_BODY)
 

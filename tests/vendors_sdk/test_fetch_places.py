@@ -162,6 +162,27 @@ def test_a_self_hosted_base_url_makes_a_vendor_fetch_locally(
     assert fetch_place(get_registry(reader).get("jina"), "extract", reader) == "local"  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("name", ["exa", "linkup", "parallel", "tavily", "you"])
+def test_a_gateway_on_the_operators_network_leaves_a_cloud_only_vendor_fetching(name: str, make_config: Any) -> None:
+    """These vendors run only on their own servers: an endpoint on the operator's network is a
+    gateway in front of them (an egress proxy, an API gateway), and the vendor still fetches."""
+    config = make_config(web={"providers": {name: {"base_url": "http://10.0.0.5:8080"}}})
+    entry = get_registry(config).get(name)
+    assert entry is not None and entry.manifest.self_hostable is False
+    assert fetch_place(entry, "extract", config) == "vendor"
+
+
+def test_vendors_that_can_run_on_the_operators_network_are_the_self_hostable_ones() -> None:
+    hostable = {
+        provider.name
+        for folder in builtin_plugin_dir().iterdir()
+        if (folder / "plugin.yaml").is_file()
+        for provider in read_manifest(folder).providers
+        if provider.fetch == "vendor" and provider.self_hostable
+    }
+    assert hostable == {"firecrawl", "jina"}
+
+
 # --- cloud vendors with no DNS ----------------------------------------------------------------
 
 
@@ -187,6 +208,23 @@ def test_cloud_vendors_extract_and_crawl_without_a_single_lookup(keys: None, mak
         for name, call, target in calls:
             config = make_config(**settings(name, poll_interval=0.01))
             envelope = call(target, backend=name, config=config)
+            assert envelope["success"] is True and envelope["provider"] == name, envelope
+            assert "error" not in envelope["data"][0], envelope
+    assert sum(dns.lookups.values()) == 0, dns.lookups
+
+
+def test_cloud_vendors_behind_a_gateway_on_this_machine_extract_without_a_lookup(
+    keys: None, make_config: Any, dns: Any
+) -> None:
+    """A machine without public DNS whose only way out is a gateway on loopback: the cloud
+    vendor behind it fetches the pages, so no name is looked up here and the call succeeds."""
+    gateway = "http://127.0.0.1:8480"
+    with respx.mock(assert_all_called=True) as router:
+        router.post(f"{gateway}/extract").respond(200, json=TAVILY_EXTRACT)
+        router.post(f"{gateway}/contents").respond(200, json=EXA_CONTENTS)
+        router.post(f"{gateway}/v1/extract").respond(200, json=PARALLEL_EXTRACT)
+        for name, url in (("tavily", "https://example.com/a"), ("exa", "https://example.com"), ("parallel", "https://example.com/a")):
+            envelope = dispatch_extract([url], backend=name, config=make_config(**settings(name, base_url=gateway)))
             assert envelope["success"] is True and envelope["provider"] == name, envelope
             assert "error" not in envelope["data"][0], envelope
     assert sum(dns.lookups.values()) == 0, dns.lookups

@@ -10,7 +10,9 @@ request (the provider's manifest ``fetch``, see :meth:`.ProviderManifest.fetch_p
 
 A ``vendor`` provider with an endpoint the operator configured on their own network (a
 self-hosted Firecrawl at ``http://10.0.0.5:3002``, a Jina reader at ``http://reader:3000``)
-is screened as ``local``: that network makes the request. ``web.allow_private_networks``
+is screened as ``local``: that network makes the request. A vendor whose manifest says it
+is not ``self_hostable`` (it runs only on its own servers) stays ``vendor`` wherever its
+endpoint is: one on the operator's network is a gateway in front of the vendor. ``web.allow_private_networks``
 and ``web.allowed_hosts`` are the switches. An unsafe extract URL becomes that URL's item in
 the provider's answer, in its place; an unsafe crawl seed fails the provider.
 """
@@ -43,7 +45,8 @@ def fetch_place(entry: ProviderEntry, capability: Fetching, config: Config) -> F
     """Where ``entry`` fetches for ``capability`` now: its manifest's word, unless self-hosted."""
     manifest = entry.manifest
     place = manifest.fetch_place(capability)
-    endpoints = manifest.configured_endpoints(config.provider(manifest.name)) if place == "vendor" else []
+    self_hosted = place == "vendor" and manifest.self_hostable
+    endpoints = manifest.configured_endpoints(config.provider(manifest.name)) if self_hosted else []
     return "local" if any(map(on_operator_network, endpoints)) else place
 
 
