@@ -1,5 +1,5 @@
-"""Request budgets: spacing, deadlines, manifest defaults, 429 pauses, and a Redis budget
-shared by two OS processes."""
+"""Request budgets: sliding windows, deadlines, manifest defaults, 429 pauses, and a Redis
+budget shared by two OS processes."""
 
 from __future__ import annotations
 
@@ -34,11 +34,20 @@ def _clocked(config: Any) -> tuple[FakeClock, SleepLog]:
 
 
 @pytest.mark.parametrize(
-    ("text", "interval"),
-    [("1/s", 1.0), ("100/min", 0.6), ("10/5s", 0.5), ("5000/day", 17.28), ("2/second", 0.5), ("60/hour", 60.0)],
+    ("text", "window"),
+    [
+        ("1/s", (1, 1.0)),
+        ("100/min", (100, 60.0)),
+        ("10/5s", (10, 5.0)),
+        ("2/second", (2, 1.0)),
+        ("60/hour", (60, 3600.0)),
+        ("0.5/s", (1, 2.0)),  # whole requests over a longer span
+        ("5000/day", (1000, 17280.0)),  # at most 1000 slots kept: 1000 per 4.8 hours
+    ],
 )
-def test_budgets_are_read_as_requests_per_period(text: str, interval: float) -> None:
-    assert parse_rate(text).interval == pytest.approx(interval)
+def test_budgets_are_read_as_requests_per_window(text: str, window: tuple[int, float]) -> None:
+    count, span = parse_rate(text).window
+    assert (count, span) == (window[0], pytest.approx(window[1]))
 
 
 @pytest.mark.parametrize("bad", ["fast", "1/fortnight", "0/s", "/s", "-1/s", "1/0s", "5/0.0min", "TopSecretValue"])
@@ -49,13 +58,38 @@ def test_a_bad_budget_is_a_config_error_naming_the_key(bad: str) -> None:
     assert f"'{bad}'" not in str(caught.value)
 
 
-def test_callers_wait_for_evenly_spaced_slots() -> None:
+def test_calls_under_the_budget_never_wait_and_the_next_waits_for_the_window() -> None:
+    """``2/s``: two at once, the third when the first is a second old. An even spacing made
+    every quick second call wait (a vendor's ``100/min`` cost 0.6 s on each of a few calls)."""
     config = build_config(search_backend="fake-a", cache=False, providers={"fake-a": {"rate_limit": "2/s"}})
-    _clock, sleeps = _clocked(config)
+    clock, sleeps = _clocked(config)
     for _ in range(4):
         assert dispatch_search("q", config=config)["success"] is True
-    assert sleeps.waits == pytest.approx([0.5, 0.5, 0.5])
-    assert provider(config, "fake-a").calls == 4
+    assert sleeps.waits == pytest.approx([1.0])
+    clock.advance(0.5)
+    dispatch_search("q", config=config)
+    assert sleeps.waits == pytest.approx([1.0, 0.5])  # the window still holds the two at 1.0
+    assert provider(config, "fake-a").calls == 5
+
+
+def test_no_span_of_the_period_ever_holds_more_than_the_budget() -> None:
+    import random
+
+    from webproviders.dependable.ratelimit import LocalLimiter
+
+    now = [0.0]
+    limiter = LocalLimiter(lambda: now[0])
+    rate = parse_rate("5/10s")
+    starts: list[float] = []
+    rng = random.Random(7)
+    for _ in range(400):
+        now[0] += rng.expovariate(1.0)  # about twice the budget's pace, in bursts
+        wait, taken = limiter.reserve("p", rate, max_wait=30.0)
+        if taken:
+            starts.append(now[0] + wait)
+    assert len(starts) > 150
+    assert starts == sorted(starts)
+    assert all(starts[i + 5] - starts[i] >= 10.0 - 1e-9 for i in range(len(starts) - 5))
 
 
 def test_no_slot_before_the_deadline_means_rate_limited_without_a_request() -> None:
@@ -84,7 +118,7 @@ def test_the_manifest_default_budget_applies_and_config_can_switch_it_off() -> N
     _, sleeps = _clocked(config)
     for _ in range(3):
         dispatch_search("q", config=config)
-    assert sleeps.waits == pytest.approx([0.5, 0.5])
+    assert sleeps.waits == pytest.approx([1.0])
 
     unlimited = build_config(search_backend="fake-budget", cache=False, providers={"fake-budget": {"rate_limit": "off"}})
     _, sleeps = _clocked(unlimited)
@@ -123,7 +157,8 @@ def test_a_pause_longer_than_the_deadline_fails_at_once() -> None:
 
 
 def test_two_processes_share_one_redis_budget(redis_server: str, namespace: str, counting_server: Any) -> None:
-    """5 requests/s shared by two processes for 3 s: at most 16 requests reach upstream."""
+    """5 requests/s shared by two processes for 3 s: at most 5 in any second, so at most 20
+    reach upstream (two budgets of their own would let 40 through)."""
     web = {
         "cache": False,
         "rate_limit": {"url": redis_server, "namespace": namespace},
@@ -140,8 +175,22 @@ def test_two_processes_share_one_redis_budget(redis_server: str, namespace: str,
         results.append(json.loads(out.strip().splitlines()[-1]))
     upstream = len(counting_server.requests)
     assert upstream == sum(r["sent"] for r in results)
-    assert upstream <= 16
+    assert upstream <= 20
     assert all(r["sent"] >= 2 for r in results)  # both processes got slots
+
+
+def test_a_redis_budget_lets_calls_under_it_start_at_once(redis_server: str, namespace: str) -> None:
+    from webproviders.dependable.ratelimit.redis_limiter import RedisLimiter
+
+    limiter = RedisLimiter(redis_server, namespace)
+    rate = parse_rate("3/min")
+    try:
+        assert [limiter.reserve("p", rate, 1.0) for _ in range(3)] == [(0.0, True)] * 3
+        wait, taken = limiter.reserve("p", rate, 1.0)
+        assert not taken and 59 <= wait <= 60  # the fourth only when the first is a minute old
+        assert limiter.reserve("other", rate, 1.0) == (0.0, True)  # budgets are per provider
+    finally:
+        limiter.close()
 
 
 def test_redis_budget_falls_back_to_the_process_when_redis_is_down() -> None:
@@ -156,7 +205,7 @@ def test_redis_budget_falls_back_to_the_process_when_redis_is_down() -> None:
     _, sleeps = _clocked(config)
     for _ in range(3):
         assert dispatch_search("q", config=config)["success"] is True
-    assert sleeps.waits == pytest.approx([0.5, 0.5])
+    assert sleeps.waits == pytest.approx([1.0])
 
 
 def test_a_free_slot_with_no_time_left_is_a_timeout_not_rate_limited() -> None:

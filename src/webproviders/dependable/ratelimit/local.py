@@ -1,6 +1,9 @@
-"""An in-process request budget: evenly spaced slots (GCRA), reserved under a thread lock.
+"""An in-process request budget: a sliding window of slots, reserved under a thread lock.
 
-A caller reserves the next free slot and is told how long to wait for it; the wait is slept
+A budget of N requests per period lets at most N requests start in any span of that length:
+the first N start at once, and the next one at the earliest when the N-th latest is a period
+old. Requests under the budget never wait, as the vendor's own per-minute windows allow. A
+caller reserves the next free slot and is told how long to wait for it; the wait is slept
 with ``asyncio.sleep`` on whatever loop the caller runs, so the limiter works across loops
 and threads alike.
 """
@@ -9,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable
 
 from .spec import Rate
@@ -19,7 +23,8 @@ class LocalLimiter:
 
     def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
         self.clock = clock
-        self._next: dict[str, float] = {}
+        #: The latest slots given per provider (as many as its budget's window counts).
+        self._slots: dict[str, deque[float]] = {}
         self._paused: dict[str, float] = {}
         self._lock = threading.Lock()
 
@@ -36,11 +41,15 @@ class LocalLimiter:
             if rate is None:
                 wait = start - now
                 return wait, wait <= max_wait
-            slot = max(self._next.get(name, 0.0), start)
+            count, span = rate.window
+            slots = self._slots.get(name)
+            if slots is None or slots.maxlen != count:
+                slots = self._slots[name] = deque(maxlen=count)
+            slot = max(slots[0] + span, start) if len(slots) == count else start
             wait = slot - now
             if wait > max_wait:
                 return wait, False
-            self._next[name] = slot + rate.interval
+            slots.append(slot)
             return wait, True
 
     def pause(self, name: str, seconds: float) -> None:

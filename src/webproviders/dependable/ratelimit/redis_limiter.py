@@ -1,7 +1,8 @@
 """A request budget shared through Redis by every process and machine that points at it.
 
-The slot arithmetic (GCRA) runs inside one Lua script on the Redis server, with the
-server's clock, so it is atomic and independent of clock skew between workers.
+The sliding window of slots (see :mod:`.local`) is a list of the latest slots, newest first,
+kept and read inside one Lua script on the Redis server with the server's clock, so it is
+atomic and independent of clock skew between workers.
 """
 
 from __future__ import annotations
@@ -10,24 +11,31 @@ from typing import Any
 
 from .spec import Rate
 
-#: KEYS: next-slot key, pause key. ARGV: interval ms (0 = no budget), max wait ms.
+#: KEYS: slots key, pause key. ARGV: window count (0 = no budget), window ms, max wait ms.
 #: Returns the wait in ms when a slot was taken, or -(wait + 1) when it was too far away.
 _RESERVE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local start = math.max(now, tonumber(redis.call('GET', KEYS[2]) or '0'))
-local interval = tonumber(ARGV[1])
-local max_wait = tonumber(ARGV[2])
-if interval <= 0 then
+local count = tonumber(ARGV[1])
+local span = tonumber(ARGV[2])
+local max_wait = tonumber(ARGV[3])
+if count <= 0 then
   local wait = start - now
   if wait > max_wait then return -wait - 1 end
   return wait
 end
-local slot = math.max(tonumber(redis.call('GET', KEYS[1]) or '0'), start)
+local slot = start
+local held = redis.call('LLEN', KEYS[1])
+if held >= count then
+  local oldest = redis.call('LINDEX', KEYS[1], held == count and -1 or count - 1)
+  slot = math.max(slot, tonumber(oldest) + span)
+end
 local wait = slot - now
 if wait > max_wait then return -wait - 1 end
-local nxt = slot + interval
-redis.call('SET', KEYS[1], string.format('%d', nxt), 'PX', math.max(1000, nxt - now + 1000))
+redis.call('LPUSH', KEYS[1], string.format('%d', slot))
+redis.call('LTRIM', KEYS[1], 0, count - 1)
+redis.call('PEXPIRE', KEYS[1], math.max(1000, slot - now + span + 1000))
 return wait
 """
 
@@ -68,11 +76,12 @@ class RedisLimiter:
 
     def _keys(self, name: str) -> list[str]:
         base = f"{self._namespace}:ratelimit:{{{name}}}"
-        return [f"{base}:next", f"{base}:pause"]
+        return [f"{base}:slots", f"{base}:pause"]
 
     def reserve(self, name: str, rate: Rate | None, max_wait: float) -> tuple[float, bool]:
-        interval = 0 if rate is None else max(1, round(rate.interval * 1000))
-        result = int(self._reserve(keys=self._keys(name), args=[interval, max(0, int(max_wait * 1000))]))
+        count, span = (0, 0.0) if rate is None else rate.window
+        args = [count, max(1, round(span * 1000)), max(0, int(max_wait * 1000))]
+        result = int(self._reserve(keys=self._keys(name), args=args))
         if result < 0:
             return (-result - 1) / 1000, False
         return result / 1000, True

@@ -24,16 +24,25 @@ _SPEC = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*/\s*(\d+(?:\.\d+)?)?\s*([a-z]+)\s*$")
 OFF = frozenset({"off", "none", "unlimited", "0"})
 
 
+#: The most slots a budget keeps track of: a budget of more requests per period is held as
+#: this many per the matching share of the period (``5000/day`` as 1000 per 4.8 hours).
+MAX_WINDOW_COUNT = 1000
+
+
 class Rate(NamedTuple):
-    """``requests`` per ``period`` seconds, spaced evenly (one every ``interval`` seconds)."""
+    """``requests`` per ``period`` seconds: at most that many in any span of that length."""
 
     requests: float
     period: float
     text: str
 
     @property
-    def interval(self) -> float:
-        return self.period / self.requests
+    def window(self) -> tuple[int, float]:
+        """``(count, seconds)``: at most ``count`` requests in any ``seconds``. A fractional
+        budget (``0.5/s``) is held as whole requests over a longer span (1 per 2 s); a very
+        large one as :data:`MAX_WINDOW_COUNT` over its share of the period."""
+        count = max(1, min(int(self.requests), MAX_WINDOW_COUNT))
+        return count, self.period * count / self.requests
 
 
 def parse_rate(text: str) -> Rate:
