@@ -417,3 +417,52 @@ def test_fusion_is_not_hedged_it_asks_every_provider_at_once() -> None:
     envelope = dispatch_search("q", backend=["async-1", "async-2"], config=config, mode="fuse", hedge_after=0.05)
     assert envelope["provider"] == "fuse" and envelope["meta"]["fused"] == ["async-1", "async-2"]
     assert sorted(outcomes(envelope)) == [("async-1", "ok"), ("async-2", "ok")]
+
+
+class _DownVendor(BaseHTTPRequestHandler):
+    """A vendor API that is down: every request is answered 503 (and counted)."""
+
+    def do_GET(self) -> None:
+        self.server.asked += 1  # type: ignore[attr-defined]
+        self.send_response(503)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("reason", ["budget_exceeded", "cooling_down"])
+@pytest.mark.parametrize("how", ["sync", "async"])
+def test_a_member_skipped_without_a_request_starts_the_next_at_once(how: str, reason: str, http_server: Any) -> None:
+    hanging, down = http_server(_HangingVendor), http_server(_DownVendor)
+    down.asked = 0  # type: ignore[attr-defined]
+    web: dict[str, Any] = {
+        "usage": False,
+        "cache": False,
+        "retry": {"max_retries": 0, "backoff": 0.0},
+        "health": {"failures": 1, "cooldown": 600},
+        "providers": {
+            "fake-vendor": {"api_key": "fv-key-123456", "base_url": f"http://127.0.0.1:{hanging.server_port}/v1"},
+            "fake-counter": {
+                "base_url": f"http://127.0.0.1:{down.server_port}",
+                "price": {"search": {"usd": 0.01, "per": "request"}},
+            },
+        },
+    }
+    if reason == "budget_exceeded":
+        web["budget"] = {"per_provider": {"fake-counter": {"daily_usd": 0.001}}}
+    config = config_from_dict({"web": web, "plugins": {"paths": [str(PLUGINS)], "enabled": ["fakes"]}}, source="<test>")
+    if reason == "cooling_down":  # one failure opens its circuit for ten minutes
+        assert dispatch_search("q0", backend="fake-counter", config=config)["success"] is False
+    asked = down.asked  # type: ignore[attr-defined]
+    # fake-vendor hangs; fake-counter starts after 2.5 s and is skipped. Had its skip held a
+    # hedge slot, stub would start only at 5 s, past the 4 s deadline.
+    envelope = call("search", how, ["fake-vendor", "fake-counter", "stub"], config, hedge_after=2.5, timeout=4)
+    assert envelope["success"] is True and envelope["provider"] == "stub", envelope
+    assert [(a["provider"], a["outcome"]) for a in envelope["meta"]["attempts"]] == [
+        ("fake-vendor", "cancelled"),
+        ("fake-counter", "skipped"),
+        ("stub", "ok"),
+    ]
+    assert down.asked == asked  # type: ignore[attr-defined]

@@ -103,6 +103,13 @@ class _Chain:
                 return None
         return entry
 
+    def skip(self, index: int, error: WebProviderError, attempts: list[dict[str, Any]]) -> None:
+        """Record a member that was left out without a request (cooling down, paused, over a budget)."""
+        name, plan = self.plan.candidates[index], self.plan
+        attempts.append({"provider": name, "outcome": "skipped", "error_code": error.code, "reason": error.message})
+        self.last, self.last_name = error, name
+        self.stopped = self.stopped or (plan.standby and not _should_fail_over(error, plan))
+
     def judge(self, index: int, outcome: Any, attempts: list[dict[str, Any]], more: bool) -> bool:
         """Take one member's outcome (an answer or the error it raised); True when it wins.
 
@@ -110,11 +117,7 @@ class _Chain:
         """
         name, plan, call = self.plan.candidates[index], self.plan, self.call
         if isinstance(outcome, Skipped):
-            attempts.append(
-                {"provider": name, "outcome": "skipped", "error_code": outcome.error.code, "reason": outcome.error.message}
-            )
-            self.last, self.last_name = outcome.error, name
-            self.stopped = self.stopped or (plan.standby and not _should_fail_over(outcome.error, plan))
+            self.skip(index, outcome.error, attempts)
             return False
         if isinstance(outcome, BaseException):
             error = outcome if isinstance(outcome, WebProviderError) else to_provider_error(outcome, name)
@@ -192,7 +195,11 @@ async def _run_hedged(chain: _Chain, delay: float) -> None:
         entry = await chain.entry(index, member)
         if entry is None:
             raise hedge.NotTried()
-        return await serve(member, entry, failover=index + 1 < count)
+        try:
+            return await serve(member, entry, failover=index + 1 < count)
+        except Skipped as skipped:  # nothing was sent: it holds no hedge slot
+            chain.skip(index, skipped.error, member.attempts)
+            raise hedge.NotTried() from None
 
     def start(index: int) -> Awaitable[Any]:
         member = dataclasses.replace(call, attempts=[])
