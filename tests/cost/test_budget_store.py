@@ -5,9 +5,11 @@ per-tag state stays bounded; spending is read from running totals."""
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 import time
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -325,3 +327,91 @@ def test_a_process_whose_ledger_froze_exits_in_time_and_says_its_rows_were_not_w
     took, errors = exit_after_a_freeze(FROZEN_LEDGER_CHILD, url, freezing, EXIT_WAIT + 20)
     assert took < EXIT_WAIT + 3, took
     assert "still queued at exit were not written" in errors, errors
+
+
+class _SlowSearx(BaseHTTPRequestHandler):
+    """A SearXNG instance that, once ``freeze_writes`` is set, pauses the Redis server's writes
+    as a request arrives and answers 1.5 s later."""
+
+    def do_GET(self) -> None:
+        server: Any = self.server
+        if server.freeze_writes is not None:
+            server.freeze_writes()
+            server.released.wait(1.5)
+        body = json.dumps({"query": "q", "results": [{"url": "https://searx.example/1", "title": "A hit",
+                                                       "content": "text", "engine": "brave", "score": 1.0}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def _until(check: Callable[[], bool], seconds: float = 10.0) -> bool:
+    """Whether ``check()`` comes true within ``seconds`` (store threads finish on their own time)."""
+    ends = time.monotonic() + seconds
+    while not check():
+        if time.monotonic() > ends:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+@pytest.mark.parametrize("how", ["sync", "async"])
+def test_a_hedge_member_cancelled_while_its_shared_reservation_is_on_its_way_holds_no_budget(
+    how: str, redis_server: str, namespace: str, http_server: Any
+) -> None:
+    """A hedged chain took another answer while the priced member's reservation waited on
+    Redis: the reservation, made after all, is given back and the budget is whole again."""
+    import redis
+
+    searx = http_server(_SlowSearx)
+    searx.freeze_writes = None
+    config = cost_config(
+        budget={"daily_usd": 0.004, "timeout": 5.0},  # room for one priced search
+        rate_limit={"url": redis_server, "namespace": namespace},
+        usage=False,
+        providers={"searxng": {"base_url": f"http://127.0.0.1:{searx.server_port}"}},
+    )
+    assert dispatch_search("warm up", backend="searxng", config=config)["success"] is True
+    client = redis.Redis.from_url(redis_server)
+    searx.freeze_writes = lambda: client.execute_command("CLIENT", "PAUSE", 10_000, "WRITE")
+    try:
+        kwargs: dict[str, Any] = {"backend": ["searxng", "priced"], "config": config, "hedge_after": 0.5, "timeout": 20}
+        envelope = dispatch_search("q", **kwargs) if how == "sync" else asyncio.run(adispatch_search("q", **kwargs))
+    finally:
+        client.execute_command("CLIENT", "UNPAUSE")
+    assert envelope["provider"] == "searxng", envelope
+    assert [(a["provider"], a["outcome"]) for a in envelope["meta"]["attempts"]] == [
+        ("searxng", "ok"), ("priced", "cancelled"),
+    ]
+    assert scripted(config, "priced").calls == 0 and "cost" not in envelope["meta"]
+
+    key = f"{namespace}:{{budget}}:{time.strftime('%Y-%m-%d', time.gmtime())}:all"
+    assert _until(lambda: client.exists(key) == 1)  # the paused reservation was made after all
+    assert _until(lambda: int(client.get(key) or 0) == 0), int(client.get(key) or 0)
+    client.close()
+    spent = dispatch_search("again", backend="priced", config=config)
+    assert spent["success"] is True, spent  # the whole budget is there for a request that is sent
+
+
+def test_a_shared_reservation_that_lands_after_its_store_deadline_is_given_back(
+    freezable_redis: tuple[str, Callable[[], None]],
+) -> None:
+    """Near its deadline a call waits less than ``web.budget.timeout`` for Redis; a reservation
+    the server makes after that (the request refused, nothing sent) is given back."""
+    import redis
+
+    url, _ = freezable_redis  # a server of its own: the overrun opens its guard for a while
+    config = cost_config(budget={"daily_usd": 0.004, "timeout": 5.0}, rate_limit={"url": url}, usage=False)
+    client = redis.Redis.from_url(url)
+    client.execute_command("CLIENT", "PAUSE", 1_000, "WRITE")  # the server's writes wait a second
+    refused = dispatch_search("q", backend="priced", config=config, timeout=2)  # waits 0.5 s for the store
+    assert refused["error_code"] == "budget_store_unavailable", refused
+    key = f"webproviders:{{budget}}:{time.strftime('%Y-%m-%d', time.gmtime())}:all"
+    assert _until(lambda: client.exists(key) == 1)
+    assert _until(lambda: int(client.get(key) or 0) == 0), int(client.get(key) or 0)
+    client.close()

@@ -19,6 +19,8 @@ What a priced request does then is ``web.budget.on_store_error``: ``refuse`` (th
 
 from __future__ import annotations
 
+import asyncio
+import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -27,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...dependable.offload import StoreGuard, StoreUnavailable
 from ...errors import BudgetExceededError, BudgetStoreUnavailableError
-from ...redact import get_logger
+from ...redact import get_logger, scrub
 from ..periods import ALL, KEEP, periods, provider_scope, tag_scope
 from ..usage.spool import spool
 from .local import LocalCounters
@@ -100,6 +102,34 @@ class Hold:
     shared: bool
 
 
+class _Handoff:
+    """A shared reservation between the store thread that makes it and the caller awaiting it.
+
+    A caller may stop waiting (a hedged chain took another answer, the store overran its
+    deadline) while the reservation is on its way; whichever side comes second gives the
+    money back, so a request that was never sent holds none of a budget.
+    """
+
+    __slots__ = ("_lock", "_waiting", "_made")
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._waiting = True
+        self._made = False
+
+    def hand_over(self) -> bool:
+        """From the store thread, once the reservation is made: True while the caller waits."""
+        with self._lock:
+            self._made = self._waiting
+            return self._waiting
+
+    def abandon(self) -> bool:
+        """From the caller, which stops waiting: True when a reservation was already handed over."""
+        with self._lock:
+            self._waiting = False
+            return self._made
+
+
 class Budgets:
     """The budgets of one config, and the counters they are checked against."""
 
@@ -167,11 +197,16 @@ class Budgets:
         limits = [c.limit for c in checks]
         amount = micros(usd)
         if self._url is not None:
+            handoff = _Handoff()
             try:
                 refused = await self.guard.call(
-                    self._remote_counters().reserve, keys, limits, [c.ttl for c in checks], amount
+                    self._reserve_shared, handoff, keys, limits, [c.ttl for c in checks], amount
                 )
+            except asyncio.CancelledError:
+                self._give_back(handoff, keys, amount)
+                raise
             except StoreUnavailable as problem:
+                self._give_back(handoff, keys, amount)
                 self._store_failed(self.guard, problem, provider)
             else:
                 self._refuse(checks, refused, amount, provider)
@@ -179,6 +214,28 @@ class Budgets:
         await self._seed([c for c in checks if not self.local.known(c.key)], provider)
         self._refuse(checks, self.local.reserve(keys, limits, amount, now), amount, provider)
         return Hold(tuple(keys), amount, False)
+
+    def _reserve_shared(
+        self, handoff: _Handoff, keys: list[str], limits: list[int], ttls: list[int], amount: int
+    ) -> tuple[int, int] | None:
+        """On a store thread: the shared reservation. Made after its caller stopped waiting
+        (cancelled, or past the store's deadline), it is given back at once, on this thread:
+        the store has just answered, though its guard may be skipping it for that overrun."""
+        counters = self._remote_counters()
+        refused = counters.reserve(keys, limits, ttls, amount)
+        if refused is None and not handoff.hand_over():
+            try:
+                counters.add(keys, -amount)
+            except Exception as exc:  # noqa: BLE001 - nobody awaits this thread's answer any more
+                problem = StoreUnavailable(f"failed ({type(exc).__name__}: {scrub(str(exc))})")
+                self.guard.warn(problem, "a reservation its request never used could not be given back")
+        return refused
+
+    def _give_back(self, handoff: _Handoff, keys: list[str], amount: int) -> None:
+        """The caller stops waiting for a shared reservation: one already made is given back
+        (a later one is given back by the thread that makes it)."""
+        if handoff.abandon():
+            self.settle(Hold(tuple(keys), amount, True), 0.0)
 
     def settle(self, hold: Hold | None, usd: float) -> None:
         """Correct a reservation to what the request really cost."""
