@@ -247,3 +247,29 @@ def test_a_deadline_too_short_to_send_charges_nothing_and_cools_nothing_down() -
     envelope = dispatch_search("in time", backend="priced", config=config)
     assert envelope["success"] is True, envelope  # not cooling down
     assert envelope["meta"]["cost"]["usd"] == pytest.approx(0.004)
+
+
+def test_a_call_waiting_on_an_identical_one_refused_by_its_tag_budget_asks_under_its_own(
+    redis_server: str, namespace: str
+) -> None:
+    """alice is over her budget, bob is not: bob, sharing alice's flight, is answered and
+    never hears of alice's budget. The counters are shared (Redis), so alice's check waits
+    on the store while bob joins her flight."""
+    config = cost_config(
+        search_backend="priced",
+        cache={"backend": "memory"},
+        budget={"per_tag": {"user": {"daily_usd": 0.006}}},
+        rate_limit={"url": redis_server, "namespace": namespace},
+    )
+    assert dispatch_search("spent", config=config, tags={"user": "alice"})["success"] is True
+
+    async def both() -> list[dict[str, Any]]:  # alice leads the flight, bob joins it
+        return await asyncio.gather(
+            *(adispatch_search("python", config=config, tags={"user": name}) for name in ("alice", "bob"))
+        )
+
+    alice, bob = asyncio.run(asyncio.wait_for(both(), 30))
+    assert alice["error_code"] == "budget_exceeded" and "user=alice" in alice["error"]
+    assert bob["success"] is True, bob
+    assert "alice" not in json.dumps(bob)
+    assert scripted(config, "priced").calls == 2

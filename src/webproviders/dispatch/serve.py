@@ -296,7 +296,8 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
     key = cache_key(call.capability, name, call.arguments)
     try:
         value, cached = await cache.get_or_fetch(  # type: ignore[union-attr]
-            key, ttl, fetch, call.remaining, keep=lambda value: worth_keeping(value["data"])
+            key, ttl, fetch, call.remaining, keep=lambda value: worth_keeping(value["data"]),
+            own=callers_own,
         )
     except WebProviderError as error:
         if not fetched:  # another caller's identical request failed; it is ours too
@@ -305,6 +306,16 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
     if cached:
         call.record(name, "ok", started, cached=True)
     return value["data"], value["meta"], cached
+
+
+def callers_own(error: Exception) -> bool:
+    """Whether a failure belongs to the call that met it rather than to the provider: no
+    request was sent (a budget refused it, a cool-down or pause left the provider out), or
+    the call's own deadline cut it short. Identical calls waiting on it ask again themselves;
+    what the provider answered, they share."""
+    if isinstance(error, (Skipped, BudgetExhaustedError)):
+        return True
+    return isinstance(error, WebTimeoutError) and error.detail == CALL_DEADLINE
 
 
 def worth_keeping(data: Any) -> bool:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import WebTimeoutError
 from ...redact import get_logger
+from ..health import CALL_DEADLINE
 from ..offload import StoreGuard, StoreUnavailable
 from .fingerprint import cache_key
 from .flight import Flights
@@ -34,7 +35,8 @@ _POLL_FIRST, _POLL_MAX = 0.02, 0.2
 
 
 class _LeaderGone(Exception):
-    """The caller fetching for a flight was cancelled; a waiter should try again itself."""
+    """The caller fetching for a flight left or failed for a reason of its own (cancelled,
+    interrupted, out of its time, refused by its budget): a waiter tries again itself."""
 
 
 class ResultCache:
@@ -57,11 +59,14 @@ class ResultCache:
         fetch: Callable[[], Awaitable[Any]],
         remaining: Callable[[], float],
         keep: Callable[[Any], bool] | None = None,
+        own: Callable[[Exception], bool] | None = None,
     ) -> tuple[Any, bool]:
         """``(value, cached)``: the stored value, a flight's shared one, or ``fetch()``'s.
 
         ``keep`` says whether a fetched value may be stored (it is shared with identical
-        calls in flight either way).
+        calls in flight either way). ``own`` says whether a failure of ``fetch()`` belongs to
+        its caller alone (its deadline, its budget): identical calls waiting for it do not
+        share it but try again themselves, each within its own deadline.
         """
         value = await self.lookup(key)
         if value is not None:
@@ -90,7 +95,8 @@ class ResultCache:
                 future.set_result((self._encode(value), value))
                 return value, cached
             except BaseException as exc:
-                future.set_exception(exc if isinstance(exc, Exception) else _LeaderGone())
+                shared = isinstance(exc, Exception) and not (own is not None and own(exc))
+                future.set_exception(exc if shared else _LeaderGone())
                 raise
             finally:
                 self.flights.land(key, future)
@@ -155,7 +161,10 @@ class ResultCache:
                 token = await self._safe(self.store.claim, "", key, max(1.0, remaining()))
                 if token is not None:
                     return None, token
-        raise WebTimeoutError("The call's deadline passed while another worker was answering the same call.")
+        raise WebTimeoutError(
+            "The call's deadline passed while another worker was answering the same call.",
+            detail=CALL_DEADLINE,
+        )
 
     def _encode(self, value: Any) -> Any:
         try:
