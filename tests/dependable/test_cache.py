@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import subprocess
 import sys
 import threading
@@ -275,6 +276,32 @@ def test_a_waiter_with_time_left_asks_again_when_the_leaders_deadline_cuts_it_sh
     assert waiter["meta"].get("cached") is None  # its own request answered it
     assert time.monotonic() - started < 5
     assert fake.calls == 2
+
+
+@pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="Ctrl-C is sent with pthread_kill")
+def test_an_interrupted_sync_call_lets_go_of_its_flight() -> None:
+    """Ctrl-C caught around a sync call: an identical call made next (on another thread) asks
+    the provider itself, rather than waiting to its own deadline on the abandoned call."""
+    config = build_config(search_backend="fake-a")
+    assert dispatch_search("warm up", config=config)["success"] is True
+    fake = provider(config, "fake-a")
+    fake.delay = 1.0
+    main = threading.main_thread().ident
+    assert threading.get_ident() == main  # Ctrl-C reaches the main thread
+    threading.Timer(0.3, signal.pthread_kill, (main, signal.SIGINT)).start()
+    with pytest.raises(KeyboardInterrupt):
+        dispatch_search("python", config=config, timeout=10)
+    results: list[dict[str, Any]] = []
+    started = time.monotonic()
+
+    def ask() -> None:
+        results.append(dispatch_search("python", config=config, timeout=10))
+
+    other = threading.Thread(target=ask)
+    other.start()
+    other.join()
+    assert results[0]["success"] is True, results
+    assert time.monotonic() - started < 5
 
 
 def _run_worker(job: dict[str, Any]) -> subprocess.Popen[str]:

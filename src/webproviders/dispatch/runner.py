@@ -140,7 +140,12 @@ class BackgroundLoop:
         if self.in_loop_thread():
             # Blocking the loop on itself would deadlock: run on a private loop instead.
             return _run_in_fresh_thread(coro)
-        return asyncio.run_coroutine_threadsafe(coro, self.loop()).result()
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop())
+        try:
+            return future.result()
+        except BaseException:  # Ctrl-C while waiting: the caller left, so does its call
+            future.cancel()
+            raise
 
     def close(self) -> None:
         loop = self._loop
@@ -201,6 +206,8 @@ def _new_loop() -> asyncio.AbstractEventLoop:
 #: Each thread's own loop and the thread (a loop outlives its thread until it is swept).
 _loop_threads: dict[asyncio.AbstractEventLoop, threading.Thread] = {}
 _sweep_lock = threading.Lock()
+#: Seconds an interrupted call's task gets to end once cancelled.
+_LET_GO_WAIT = 0.5
 #: Seconds an ended thread's clients get to close.
 _SWEEP_CLOSE_WAIT = 0.5
 #: Where ended threads' loops are closed (daemon: a close that hangs holds no exit).
@@ -306,6 +313,24 @@ def run_sync(coro: Coroutine[Any, Any, T]) -> T:
         return _outside_trio(coro)
     loop = _thread_loop()
     task = loop.create_task(_stopping(coro, loop))
-    while not task.done():  # a task left by an interrupted call may stop the loop as it ends
-        loop.run_forever()
+    try:
+        while not task.done():  # a task left by an interrupted call may stop the loop as it ends
+            loop.run_forever()
+    except BaseException:  # Ctrl-C (KeyboardInterrupt) or SystemExit: the caller left
+        _let_go(task, loop)
+        raise
     return task.result()
+
+
+def _let_go(task: asyncio.Task[Any], loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel an interrupted call's task and give it a moment to clean up: left pending on a
+    loop that no longer runs, it would hold what it holds (the flight that identical calls
+    wait on, its claims) until this thread's next call."""
+    if task.done():
+        return
+    task.cancel()
+    timer = loop.call_later(_LET_GO_WAIT, loop.stop)
+    try:
+        loop.run_forever()  # the task stops the loop as it ends
+    finally:
+        timer.cancel()
