@@ -88,10 +88,7 @@ class ResultCache:
                     raise copy.copy(exc) from None
                 return (self.store.decode(payload) if payload is not None else copy.deepcopy(shared)), True
             try:
-                value = await self.lookup(key)
-                cached = value is not None
-                if not cached:
-                    value, cached = await self._fetch(key, ttl, fetch, remaining, keep)
+                value, cached = await self._fetch(key, ttl, fetch, remaining, keep)
                 future.set_result((self._encode(value), value))
                 return value, cached
             except BaseException as exc:
@@ -136,6 +133,12 @@ class ResultCache:
                 if found is not None:
                     return found, True
         try:
+            # Looked up again (an identical flight may have just landed), and only once the
+            # claim is held: a worker stores its answer before it lets go of its claim, so an
+            # answer stored between an earlier look and the claim is found, not fetched again.
+            found = await self.lookup(key)
+            if found is not None:
+                return found, True
             value = await fetch()
             payload = self._encode(value) if keep is None or keep(value) else None
             if payload is not None:
