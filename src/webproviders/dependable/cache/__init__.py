@@ -92,8 +92,10 @@ class ResultCache:
                 future.set_result((self._encode(value), value))
                 return value, cached
             except BaseException as exc:
-                shared = isinstance(exc, Exception) and not (own is not None and own(exc))
-                future.set_exception(exc if shared else _LeaderGone())
+                common = isinstance(exc, Exception) and not (own is not None and own(exc))
+                if not common:  # landed first: waiters told to try again must not find it again
+                    self.flights.land(key, future)
+                future.set_exception(exc if common else _LeaderGone())
                 raise
             finally:
                 self.flights.land(key, future)
