@@ -86,6 +86,19 @@ def test_seed_disallowed_by_robots_is_blocked(site: Any, local: Config) -> None:
     assert "/private/secret" not in site.paths()
 
 
+def test_robots_group_of_a_bot_named_in_a_browser_style_user_agent_is_obeyed(
+    site: Any, config_for: Any
+) -> None:
+    """``Mozilla/5.0 (compatible; BadBot/2.1)`` is BadBot to robots.txt, as to every crawler."""
+    config = config_for(
+        allow_private_networks=True,
+        user_agent="Mozilla/5.0 (compatible; BadBot/2.1; +https://example.org/bot)",
+    )
+    envelope = dispatch_crawl(site.url("/"), backend="http", config=config)
+    assert (envelope["error_code"], envelope["detail"]) == ("blocked", "robots_txt")
+    assert site.paths() == ["/robots.txt"]
+
+
 @pytest.mark.parametrize(
     ("seed", "code", "detail"),
     [("/image.png", "unsupported", None), ("/redirect/to?url=/private/secret", "blocked", "robots_txt")],

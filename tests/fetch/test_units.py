@@ -12,7 +12,7 @@ from webproviders.errors import UnsafeURLError
 from webproviders.fetching.charset import decode
 from webproviders.fetching.pages import truncate
 from webproviders.fetching.politeness import HostLimiter
-from webproviders.fetching.robots import RobotsCache, parse, product_token
+from webproviders.fetching.robots import RobotsCache, parse
 from webproviders.fetching.sitemap import parse_sitemap
 from webproviders.fetching.sniff import sniff
 from webproviders.fetching.urlsafety import (
@@ -194,9 +194,12 @@ def test_robots_percent_encoding_and_empty_rules() -> None:
     assert parse("", "x").allowed("https://example.com/anything")
 
 
-def test_product_token() -> None:
-    assert product_token("webproviders/0.1.0") == "webproviders"
-    assert product_token("ResearchBot/2.0 (+https://example.org)") == "researchbot"
+def test_robots_group_named_inside_a_browser_style_user_agent() -> None:
+    """The group whose product token the User-Agent carries rules, wherever it stands in it."""
+    rules = parse(ROBOTS, "Mozilla/5.0 (compatible; OtherBot/2.1; +https://example.org/bot)")
+    assert not rules.allowed("https://example.com/nobots/x")
+    assert rules.allowed("https://example.com/private/x")
+    assert rules.crawl_delay == 0.5
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,8 @@
 """robots.txt read by protego (RFC 9309: groups by product token, longest match wins).
 
+The whole User-Agent goes to protego, which finds a group's product token in it at a token
+boundary, so ``Mozilla/5.0 (compatible; MyBot/1.0)`` is ruled by the ``MyBot`` group.
+
 An unavailable file (HTTP 4xx) allows everything; a server error (5xx) allows nothing, as the
 RFC asks. A file longer than :data:`PARSE_LIMIT` is read up to there (the fetch stops at that
 size) and its cut last line dropped, as the RFC allows.
@@ -8,7 +11,6 @@ size) and its cut last line dropped, as the RFC allows.
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,8 +28,8 @@ class RobotsRules:
 
     #: The parsed file (a ``protego.Protego``); None when there is no file to obey.
     parsed: Any = None
-    #: The product token the file's groups are matched against.
-    token: str = "*"
+    #: The User-Agent the file's groups are matched against.
+    user_agent: str = "*"
     crawl_delay: float | None = None
     sitemaps: list[str] = field(default_factory=list)
     #: Set when the file could not be fetched and everything is refused.
@@ -41,13 +43,7 @@ class RobotsRules:
             return False
         if self.parsed is None or (urlsplit(url).path == "/robots.txt"):
             return True
-        return bool(self.parsed.can_fetch(url, self.token))
-
-
-def product_token(user_agent: str) -> str:
-    """``webproviders/0.1.0 (+https://…)`` -> ``webproviders``: what robots.txt groups name."""
-    token = user_agent.strip().split("/", 1)[0].split(" ", 1)[0]
-    return re.sub(r"[^A-Za-z_-]", "", token).lower() or "*"
+        return bool(self.parsed.can_fetch(url, self.user_agent))
 
 
 def parse(text: str, user_agent: str) -> RobotsRules:
@@ -55,11 +51,10 @@ def parse(text: str, user_agent: str) -> RobotsRules:
     from protego import Protego
 
     parsed = Protego.parse(text[:PARSE_LIMIT])
-    token = product_token(user_agent)
-    delay = parsed.crawl_delay(token)
+    delay = parsed.crawl_delay(user_agent)
     return RobotsRules(
         parsed,
-        token,
+        user_agent,
         crawl_delay=None if delay is None else min(MAX_CRAWL_DELAY, max(0.0, float(delay))),
         sitemaps=list(parsed.sitemaps),
     )
