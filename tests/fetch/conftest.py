@@ -28,6 +28,7 @@ TEST_NAMES: dict[str, list[list[str]]] = {
     "gz.site.test": [["127.0.0.1"]],
     "gzbomb.site.test": [["127.0.0.1"]],
     "nomap.site.test": [["127.0.0.1"]],
+    "bigmap.site.test": [["127.0.0.1"]],
     "other.test": [["127.0.0.1"]],
     "a.hosts.test": [["127.0.0.1"]],
     "b.hosts.test": [["127.0.0.1"]],

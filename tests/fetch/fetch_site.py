@@ -207,7 +207,14 @@ SITEMAPS = {
     "gz.site.test": "/sitemap.xml.gz",
     "gzbomb.site.test": "/sitemap-bomb.xml.gz",
     "nomap.site.test": "/articles/caching",  # a page, not a sitemap
+    "bigmap.site.test": "/sitemap-big.xml",
 }
+
+
+def big_sitemap(host: str) -> bytes:
+    """A sitemap of 20,000 pages, as large sites list them (the protocol allows 50,000)."""
+    entries = "".join(f"<url><loc>http://{host}/listed/{n}</loc></url>" for n in range(20_000))
+    return f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{entries}</urlset>'.encode()
 
 
 @functools.cache
@@ -398,6 +405,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, sitemap(port, self.headers.get("Host") or ""), "application/xml")
         if path == "/sitemap.xml.gz":
             return self._send(200, gzip.compress(sitemap(port, self.headers.get("Host") or "")), "application/x-gzip")
+        if path == "/sitemap-big.xml":
+            return self._send(200, big_sitemap(self.headers.get("Host") or ""), "application/xml")
         if path == "/sitemap-bomb.xml.gz":
             return self._send(200, sitemap_bomb(), "application/x-gzip")
         if path == "/articles/encoding":

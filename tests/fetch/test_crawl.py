@@ -219,6 +219,16 @@ def test_a_gzipped_sitemap_is_read_and_one_that_cannot_be_is_named(
         assert "/orphan" not in found and len(said) == 1 and warning in said[0], said
 
 
+def test_a_sitemap_of_many_pages_queues_only_what_max_pages_can_use(site: Any, named: Config) -> None:
+    """Queueing all 20,000 listed URLs held up the event loop for seconds, past the deadline."""
+    events: list[dict[str, Any]] = []
+    seed = f"http://bigmap.site.test:{site.port}/docs/a"
+    envelope = crawl(seed, named, use_sitemap=True, max_pages=3, progress=events.append)
+    assert len(envelope["data"]) == 3
+    # The pages' own links, and a few times max_pages of the sitemap's.
+    assert max(event["queued"] for event in events) < 100
+
+
 def test_include_and_exclude_patterns(site: Any, local: Config) -> None:
     only_docs = paths(crawl(site.url("/"), local, include=["/docs/*"], max_pages=100), site)
     assert only_docs[0] == "/"

@@ -314,8 +314,11 @@ class Crawler:
         origin = f"{urlsplit(seed.url).scheme}://{urlsplit(seed.url).netloc}"
         queue = list(rules.sitemaps) if rules and rules.sitemaps else [f"{origin}/sitemap.xml"]
         pages: list[str] = []
+        # A few times max_pages leaves room for listed pages that are out of scope or seen;
+        # a sitemap may list 50,000 URLs, and queueing them all would hold up the event loop.
+        wanted = self.options.max_pages * 4
         read = 0
-        while queue and read < MAX_SITEMAPS and len(pages) < self.options.max_pages * 4:
+        while queue and read < MAX_SITEMAPS and len(pages) < wanted:
             url = queue.pop(0)
             read += 1
             try:
@@ -335,8 +338,8 @@ class Crawler:
             if found is None:
                 warn(f"The sitemap {url} is not a sitemap (no <urlset> or <sitemapindex> in XML); crawling from links only.")
                 continue
-            pages += found.pages
-            queue += found.children
+            pages += found.pages[: wanted - len(pages)]
+            queue += found.children[: MAX_SITEMAPS - read]
         self._discover(seed, pages, referrer, rank=1)
 
     # -- progress ---------------------------------------------------------------------
