@@ -204,6 +204,7 @@ def test_sitemap_seeding(site: Any, local: Config) -> None:
         ("gz.site.test", None),
         ("gzbomb.site.test", "could not be read (too_large: "),
         ("nomap.site.test", "is not a sitemap"),
+        ("relmap.site.test", None),  # ``Sitemap: /sitemap.xml``: read from the robots.txt's host
     ],
 )
 def test_a_gzipped_sitemap_is_read_and_one_that_cannot_be_is_named(

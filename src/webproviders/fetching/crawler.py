@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import urljoin, urlsplit
 
 from ..config import Config, ProviderSettings, user_agent
 from ..context import warn
@@ -312,7 +312,9 @@ class Crawler:
     async def _read_sitemaps(self, seed: Entry, referrer: str) -> None:
         rules = await self.robots.rules_for(seed.url) if self.options.respect_robots else None
         origin = f"{urlsplit(seed.url).scheme}://{urlsplit(seed.url).netloc}"
-        queue = list(rules.sitemaps) if rules and rules.sitemaps else [f"{origin}/sitemap.xml"]
+        # ``Sitemap: /sitemap.xml`` is common, though the protocol asks for a full URL.
+        listed = [urljoin(f"{origin}/robots.txt", url) for url in rules.sitemaps] if rules else []
+        queue = listed or [f"{origin}/sitemap.xml"]
         pages: list[str] = []
         # A few times max_pages leaves room for listed pages that are out of scope or seen;
         # a sitemap may list 50,000 URLs, and queueing them all would hold up the event loop.
