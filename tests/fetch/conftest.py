@@ -30,6 +30,7 @@ TEST_NAMES: dict[str, list[list[str]]] = {
     "nomap.site.test": [["127.0.0.1"]],
     "bigmap.site.test": [["127.0.0.1"]],
     "relmap.site.test": [["127.0.0.1"]],
+    "slowmap.site.test": [["127.0.0.1"]],
     "other.test": [["127.0.0.1"]],
     "a.hosts.test": [["127.0.0.1"]],
     "b.hosts.test": [["127.0.0.1"]],

@@ -230,6 +230,16 @@ def test_a_sitemap_of_many_pages_queues_only_what_max_pages_can_use(site: Any, n
     assert max(event["queued"] for event in events) < 100
 
 
+def test_a_sitemap_still_waiting_for_its_crawl_delay_at_the_deadline_keeps_the_pages_read(
+    site: Any, named: Config
+) -> None:
+    """The sitemap waits 10 s for the host's Crawl-delay; the call's 3 s deadline comes first."""
+    seed = f"http://slowmap.site.test:{site.port}/docs/a"
+    envelope = crawl(seed, named, use_sitemap=True, timeout=3)
+    assert [page["url"] for page in envelope["data"]] == [seed]
+    assert "time limit was nearly reached" in envelope["meta"]["warnings"][0]
+
+
 def test_include_and_exclude_patterns(site: Any, local: Config) -> None:
     only_docs = paths(crawl(site.url("/"), local, include=["/docs/*"], max_pages=100), site)
     assert only_docs[0] == "/"

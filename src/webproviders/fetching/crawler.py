@@ -441,7 +441,11 @@ class Crawler:
                     if entry.depth == 0 and not seed_done:
                         seed_done = True
                         if self.options.use_sitemap and self.options.max_depth >= 1:
-                            await self._read_sitemaps(entry, found_on)
+                            # Its fetches wait for the host's slot and Crawl-delay: bounded too.
+                            try:
+                                await asyncio.wait_for(self._read_sitemaps(entry, found_on), self._left())
+                            except asyncio.TimeoutError:
+                                cut_short = True
                 if cut_short:
                     return True
         finally:
