@@ -208,6 +208,7 @@ SITEMAPS = {
     "gzbomb.site.test": "/sitemap-bomb.xml.gz",
     "nomap.site.test": "/articles/caching",  # a page, not a sitemap
     "bigmap.site.test": "/sitemap-big.xml",
+    "loopmap.site.test": "/sitemap-loop.xml",
 }
 
 
@@ -409,6 +410,10 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, sitemap(port, self.headers.get("Host") or ""), "application/xml")
         if path == "/sitemap.xml.gz":
             return self._send(200, gzip.compress(sitemap(port, self.headers.get("Host") or "")), "application/x-gzip")
+        if path == "/sitemap-loop.xml":  # an index that lists itself, then the real sitemap
+            here = f"http://{self.headers.get('Host')}"
+            children = "".join(f"<sitemap><loc>{here}{p}</loc></sitemap>" for p in ["/sitemap-loop.xml"] * 10 + ["/sitemap.xml"])
+            return self._send(200, f"<sitemapindex>{children}</sitemapindex>".encode(), "application/xml")
         if path == "/sitemap-big.xml":
             return self._send(200, big_sitemap(self.headers.get("Host") or ""), "application/xml")
         if path == "/sitemap-bomb.xml.gz":

@@ -205,6 +205,7 @@ def test_sitemap_seeding(site: Any, local: Config) -> None:
         ("gzbomb.site.test", "could not be read (too_large: "),
         ("nomap.site.test", "is not a sitemap"),
         ("relmap.site.test", None),  # ``Sitemap: /sitemap.xml``: read from the robots.txt's host
+        ("loopmap.site.test", None),  # an index listing itself ten times before its sitemap
     ],
 )
 def test_a_gzipped_sitemap_is_read_and_one_that_cannot_be_is_named(
@@ -216,6 +217,7 @@ def test_a_gzipped_sitemap_is_read_and_one_that_cannot_be_is_named(
     said = [w for w in envelope["meta"].get("warnings", []) if "sitemap" in w]
     if warning is None:
         assert "/orphan" in found and said == []
+        assert [path for host_seen, path in site.hits if host_seen == host].count("/sitemap-loop.xml") <= 1
     else:
         assert "/orphan" not in found and len(said) == 1 and warning in said[0], said
 

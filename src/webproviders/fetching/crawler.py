@@ -314,15 +314,15 @@ class Crawler:
         origin = f"{urlsplit(seed.url).scheme}://{urlsplit(seed.url).netloc}"
         # ``Sitemap: /sitemap.xml`` is common, though the protocol asks for a full URL.
         listed = [urljoin(f"{origin}/robots.txt", url) for url in rules.sitemaps] if rules else []
-        queue = listed or [f"{origin}/sitemap.xml"]
+        queue = list(dict.fromkeys(listed)) or [f"{origin}/sitemap.xml"]
         pages: list[str] = []
         # A few times max_pages leaves room for listed pages that are out of scope or seen;
         # a sitemap may list 50,000 URLs, and queueing them all would hold up the event loop.
         wanted = self.options.max_pages * 4
-        read = 0
-        while queue and read < MAX_SITEMAPS and len(pages) < wanted:
+        read: set[str] = set()
+        while queue and len(read) < MAX_SITEMAPS and len(pages) < wanted:
             url = queue.pop(0)
-            read += 1
+            read.add(url)
             try:
                 async with self.limiter.slot(host_of(url)):
                     result = await fetch(url, self.config, timeout=min(10.0, self._url_timeout()),
@@ -341,7 +341,9 @@ class Crawler:
                 warn(f"The sitemap {url} is not a sitemap (no <urlset> or <sitemapindex> in XML); crawling from links only.")
                 continue
             pages += found.pages[: wanted - len(pages)]
-            queue += found.children[: MAX_SITEMAPS - read]
+            # An index that lists itself (or a child twice) does not use up the reads.
+            fresh = [child for child in dict.fromkeys(found.children) if child not in read and child not in queue]
+            queue += fresh[: MAX_SITEMAPS - len(read) - len(queue)]
         self._discover(seed, pages, referrer, rank=1)
 
     # -- progress ---------------------------------------------------------------------
