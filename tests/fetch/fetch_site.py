@@ -399,6 +399,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, page("Host echo", f"<article><h1>Host echo</h1><p>You asked for host {self.headers.get('Host')} and this sentence makes the page long enough to keep.</p></article>").encode())
         if path == "/robots.txt" and host == "delay.site.test":
             return self._send(200, b"User-agent: *\nCrawl-delay: 0.5\n", "text/plain")
+        if path == "/robots.txt" and host == "loopbots.site.test":  # never arrives
+            return self._redirect("/robots.txt")
         if path == "/robots.txt" and host == "slowmap.site.test":  # its sitemap waits 10 s
             return self._send(200, b"User-agent: *\nCrawl-delay: 10\n", "text/plain")
         if path == "/robots.txt" and host == "relmap.site.test":  # a path, not the full URL

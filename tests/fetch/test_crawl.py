@@ -113,6 +113,19 @@ def test_a_seed_that_gives_no_page_fails_with_its_reason_and_never_cools_http_do
     assert crawl(site.url("/docs/a"), local, max_depth=0)["data"][0]["title"] == "Getting started"
 
 
+def test_a_site_whose_robots_txt_cannot_be_read_never_cools_http_down_with_sitemaps_on(
+    site: Any, named: Config
+) -> None:
+    """Its robots.txt redirects to itself: its seed fails, and the sitemap step raised that again."""
+    seed = f"http://loopbots.site.test:{site.port}/docs/a"
+    for _ in range(6):  # more than web.health.failures (5)
+        envelope = dispatch_crawl(seed, backend="http", config=named, use_sitemap=True)
+        assert envelope["error_code"] == "provider_error", envelope
+        assert [f["url"] for f in envelope["meta"]["failures"]] == [seed]
+    other = f"http://www.site.test:{site.port}/docs/a"
+    assert crawl(other, named, max_depth=0)["data"][0]["title"] == "Getting started"
+
+
 def test_a_redirect_into_a_path_robots_txt_disallows_is_never_requested(site: Any, named: Config) -> None:
     """Each hop is checked against its own host's robots.txt before it is requested."""
     seed = f"http://www.site.test:{site.port}"

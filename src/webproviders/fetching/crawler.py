@@ -310,7 +310,10 @@ class Crawler:
         return Outcome(entry, item=item, links=page.links if follow else [], final_url=final)
 
     async def _read_sitemaps(self, seed: Entry, referrer: str) -> None:
-        rules = await self.robots.rules_for(seed.url) if self.options.respect_robots else None
+        try:
+            rules = await self.robots.rules_for(seed.url) if self.options.respect_robots else None
+        except WebProviderError:
+            return  # no robots.txt, no page of this host: the seed's item already says why
         origin = f"{urlsplit(seed.url).scheme}://{urlsplit(seed.url).netloc}"
         # ``Sitemap: /sitemap.xml`` is common, though the protocol asks for a full URL.
         listed = [urljoin(f"{origin}/robots.txt", url) for url in rules.sitemaps] if rules else []
