@@ -209,6 +209,7 @@ SITEMAPS = {
     "nomap.site.test": "/articles/caching",  # a page, not a sitemap
     "bigmap.site.test": "/sitemap-big.xml",
     "loopmap.site.test": "/sitemap-loop.xml",
+    "badloc.site.test": "/sitemap-badloc.xml",
 }
 
 
@@ -416,6 +417,10 @@ class SiteHandler(BaseHTTPRequestHandler):
             here = f"http://{self.headers.get('Host')}"
             children = "".join(f"<sitemap><loc>{here}{p}</loc></sitemap>" for p in ["/sitemap-loop.xml"] * 10 + ["/sitemap.xml"])
             return self._send(200, f"<sitemapindex>{children}</sitemapindex>".encode(), "application/xml")
+        if path == "/sitemap-badloc.xml":  # a <loc> that is no URL before a good one
+            here = f"http://{self.headers.get('Host')}"
+            entries = f"<url><loc>http://[::1</loc></url><url><loc>{here}/orphan</loc></url>"
+            return self._send(200, f"<urlset>{entries}</urlset>".encode(), "application/xml")
         if path == "/sitemap-big.xml":
             return self._send(200, big_sitemap(self.headers.get("Host") or ""), "application/xml")
         if path == "/sitemap-bomb.xml.gz":

@@ -219,6 +219,7 @@ def test_sitemap_seeding(site: Any, local: Config) -> None:
         ("nomap.site.test", "is not a sitemap"),
         ("relmap.site.test", None),  # ``Sitemap: /sitemap.xml``: read from the robots.txt's host
         ("loopmap.site.test", None),  # an index listing itself ten times before its sitemap
+        ("badloc.site.test", None),  # a <loc> that is no URL (``http://[::1``) is passed over
     ],
 )
 def test_a_gzipped_sitemap_is_read_and_one_that_cannot_be_is_named(

@@ -172,7 +172,10 @@ class Crawler:
         return registrable_domain(host) in self._scope_domains
 
     def _wanted(self, url: str) -> bool:
-        parts = urlsplit(url)
+        try:
+            parts = urlsplit(url)
+        except ValueError:  # a sitemap's <loc> is not checked before it gets here (``http://[::1``)
+            return False
         if parts.scheme not in ("http", "https") or not parts.hostname:
             return False
         path = parts.path.lower()
