@@ -392,6 +392,10 @@ class SiteHandler(BaseHTTPRequestHandler):
             links = '<a href="/slow?n=1">one</a> <a href="/slow?n=2">two</a> <a href="/docs/a">fast</a>'
             body = f"<html><body><article><h1>Slow links</h1><p>Two of these pages take a long time to answer: {links}.</p></article></body></html>"
             return self._send(200, body.encode())
+        if path.startswith("/calendar"):  # an endless site: every day links to the next 200
+            day = int(path.rsplit("/", 1)[-1]) if path.count("/") > 1 else 0
+            links = " ".join(f'<a href="/calendar/{day + n}">{day + n}</a>' for n in range(1, 201))
+            return self._send(200, page(f"Day {day}", f"<article><h1>Day {day}</h1><p>Nothing happens on day {day}, as on most days.</p><p>{links}</p></article>").encode())
         if path == "/moved-links":  # an old address that now redirects into another host's private area
             moved = f"/redirect/to?url=http://other.test:{port}/private/secret"
             links = f'Our <a href="{moved}">planning notes</a> moved; start with <a href="/docs/a">getting started</a>.'

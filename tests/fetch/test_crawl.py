@@ -256,6 +256,15 @@ def test_a_sitemap_still_waiting_for_its_crawl_delay_at_the_deadline_keeps_the_p
     assert "time limit was nearly reached" in envelope["meta"]["warnings"][0]
 
 
+def test_an_endless_site_keeps_a_queue_of_a_few_urls_per_page_to_read(site: Any, local: Config) -> None:
+    """Every day of the calendar links to the next 200 days: the crawl holds no more than it can use."""
+    events: list[dict[str, Any]] = []
+    options = {"max_pages": 3, "max_depth": 20, "include": ["/calendar/*"], "progress": events.append}
+    envelope = crawl(site.url("/calendar"), local, **options)
+    assert paths(envelope, site) == ["/calendar", "/calendar/1", "/calendar/2"]
+    assert max(event["queued"] for event in events) <= 2 * 4 * 3
+
+
 def test_include_and_exclude_patterns(site: Any, local: Config) -> None:
     only_docs = paths(crawl(site.url("/"), local, include=["/docs/*"], max_pages=100), site)
     assert only_docs[0] == "/"

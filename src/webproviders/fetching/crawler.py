@@ -47,6 +47,10 @@ SKIP_EXTENSIONS = frozenset(
 )
 #: How many sitemap files (an index and its children) one crawl reads.
 MAX_SITEMAPS = 10
+#: URLs kept waiting per page of ``max_pages``: room for waiting URLs that turn out to be no
+#: page (disallowed, binary, a redirect to a page we have), without holding every link of an
+#: endless site in memory.
+QUEUE_PER_PAGE = 4
 
 Progress = Callable[[dict[str, Any]], Any]
 
@@ -223,6 +227,15 @@ class Crawler:
             canon = canonicalize(link)
             if self._wanted(canon) and self._in_scope(canon):
                 self._enqueue(canon, depth, parent.key + (rank, index), referrer)
+        if len(self._pending) > 2 * QUEUE_PER_PAGE * self.options.max_pages:
+            self._trim()
+
+    def _trim(self) -> None:
+        """Keep the URLs that come first in breadth-first order; the others may be found again."""
+        keep = heapq.nsmallest(QUEUE_PER_PAGE * self.options.max_pages, self._pending.values())
+        self._seen.difference_update(self._pending.keys() - {entry.url for entry in keep})
+        self._pending = {entry.url: entry for entry in keep}
+        self._heap = keep  # sorted, so already a heap
 
     # -- fetching ---------------------------------------------------------------------
     async def _fetch_robots(self, url: str) -> tuple[int, str]:
@@ -322,9 +335,8 @@ class Crawler:
         listed = [urljoin(f"{origin}/robots.txt", url) for url in rules.sitemaps] if rules else []
         queue = list(dict.fromkeys(listed)) or [f"{origin}/sitemap.xml"]
         pages: list[str] = []
-        # A few times max_pages leaves room for listed pages that are out of scope or seen;
-        # a sitemap may list 50,000 URLs, and queueing them all would hold up the event loop.
-        wanted = self.options.max_pages * 4
+        # A sitemap may list 50,000 URLs; queueing them all would hold up the event loop.
+        wanted = self.options.max_pages * QUEUE_PER_PAGE
         read: set[str] = set()
         while queue and len(read) < MAX_SITEMAPS and len(pages) < wanted:
             url = queue.pop(0)
