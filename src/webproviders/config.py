@@ -30,6 +30,7 @@ from pydantic_core import core_schema
 
 from ._lazy import lazy_getattr
 from ._version import __version__
+from .homedir import expand_user, require_home
 from .redact import dsn_password, get_logger, remember, scrub, url_credentials
 
 if TYPE_CHECKING:
@@ -624,11 +625,14 @@ def config_from_dict(
 def config_path(path: str | os.PathLike[str] | None = None) -> Path | None:
     """The file that would be loaded: explicit path, ``$WEBPROVIDERS_CONFIG``, or the default."""
     if path is not None:
-        return Path(path).expanduser()
+        return expand_user(path)
     env_path = os.environ.get(CONFIG_ENV)
     if env_path:
-        return Path(env_path).expanduser()
-    default = DEFAULT_CONFIG_PATH.expanduser()
+        return expand_user(env_path)
+    try:
+        default = require_home(expand_user(DEFAULT_CONFIG_PATH))
+    except OSError:  # no home directory, so no config file in it
+        return None
     return default if default.is_file() else None
 
 

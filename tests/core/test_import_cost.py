@@ -21,7 +21,7 @@ HEAVY = [
 ]
 #: What listing providers may load of the library itself: the contract and the registry.
 ALLOWED = {
-    "webproviders", "webproviders._lazy", "webproviders._version", "webproviders.config",
+    "webproviders", "webproviders._lazy", "webproviders._version", "webproviders.config", "webproviders.homedir",
     "webproviders.context", "webproviders.manifest", "webproviders.provider", "webproviders.redact",
     "webproviders.registry", "webproviders.registry.hookspecs", "webproviders.registry.loader",
     "webproviders.registry.providers", "webproviders.registry.registration",

@@ -28,13 +28,13 @@ import threading
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pydantic import SecretStr
 
 from .._version import __version__
 from ..config import Config, ConfigError, ProviderSettings, default_config
+from ..homedir import expand_user, require_home
 from ..redact import get_logger, remember
 from .formatting import format_results
 from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS, TOOLS, acall_tool, input_schema, invalid_call
@@ -255,7 +255,10 @@ def _user_token(config: Config, user: str) -> str:
     settings = config.mcp.users[user]
     where = f"mcp.users.{user} in {config.source or 'the configuration'}"
     if settings.token_file is not None:
-        path = Path(settings.token_file).expanduser()
+        try:
+            path = require_home(expand_user(settings.token_file))
+        except OSError as exc:
+            raise ConfigError(f"{where}: the token file {exc.filename} cannot be read ({exc.strerror}).") from None
         try:
             token = path.read_text(encoding="utf-8").strip()
         except OSError as exc:

@@ -12,6 +12,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from ..homedir import require_home
+
 T = TypeVar("T")
 
 
@@ -30,7 +32,7 @@ class SQLiteFile:
         """A new autocommit connection usable from any thread (the caller keeps or closes it)."""
         import sqlite3
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        require_home(self.path).parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout = {max(1, round(self.timeout * 1000))}")
         if not self._ready:

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..dependable.sqlite_file import retry_while_locked
 from ..errors import NotConfiguredError, ProviderError, WebProviderError, WebTimeoutError
+from ..homedir import expand_user
 from .fts_query import query_terms
 from .pages import Filters, Hit, IndexedPage, held, never_filled, page_url
 from .snippets import END, START, snippet
@@ -149,7 +150,7 @@ class SQLiteStore:
     """The :class:`~webproviders.index.pages.PageStore` in a local file (created on first write)."""
 
     def __init__(self, path: str | os.PathLike[str], busy_timeout: float = 5.0) -> None:
-        self.path = Path(path).expanduser()
+        self.path = expand_user(path)
         self.location = str(self.path)
         self.busy_timeout = busy_timeout
         self._local = threading.local()

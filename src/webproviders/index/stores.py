@@ -19,6 +19,7 @@ from typing import Any
 from .. import redact
 from ..config import Config, ProviderSettings
 from ..errors import NotConfiguredError
+from ..homedir import expand_user, require_home, xdg_file
 from .pages import PageStore
 
 #: The config section (``web.providers.local``) and provider name of the index.
@@ -34,8 +35,7 @@ _lock = threading.Lock()
 
 def default_path() -> Path:
     """``$XDG_DATA_HOME/webproviders/index.sqlite3`` (``~/.local/share`` by default)."""
-    base = os.environ.get("XDG_DATA_HOME") or "~/.local/share"
-    return Path(base).expanduser() / "webproviders" / "index.sqlite3"
+    return xdg_file("XDG_DATA_HOME", "~/.local/share", "index.sqlite3")
 
 
 def _problem(key: str, sentence: str) -> NotConfiguredError:
@@ -109,7 +109,10 @@ def open_store(config: Config) -> PageStore:
     else:
         from .sqlite_store import SQLiteStore
 
-        path = Path(_text(settings, "path") or default_path()).expanduser().resolve()
+        try:
+            path = require_home(expand_user(_text(settings, "path") or default_path())).resolve()
+        except OSError:
+            raise _problem("path", "must be set: this process has no home directory for the default (set HOME or XDG_DATA_HOME).") from None
         busy = _number(settings, "busy_timeout", 5.0)
         key, make = ("sqlite", str(path), busy), lambda: SQLiteStore(path, busy)
     with _lock:

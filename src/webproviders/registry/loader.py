@@ -26,6 +26,7 @@ from typing import Any
 import pluggy
 
 from ..config import DEFAULT_PLUGIN_DIR, Config
+from ..homedir import expand_user, require_home
 from ..manifest import ManifestError, read_manifest
 from ..redact import get_logger
 from . import hookspecs
@@ -129,7 +130,15 @@ def _plugin_folders(directories: Iterable[Path]) -> list[Path]:
 
 
 def _user_plugin_dirs(config: Config) -> list[Path]:
-    return [Path(p).expanduser() for p in config.plugins.paths] + [DEFAULT_PLUGIN_DIR.expanduser()]
+    """The folders of ``plugins.paths`` and the default one; a folder under a home directory
+    this process does not have holds no plugin."""
+    found = []
+    for directory in [*config.plugins.paths, DEFAULT_PLUGIN_DIR]:
+        try:
+            found.append(require_home(expand_user(directory)))
+        except OSError:
+            continue
+    return found
 
 
 def discover(config: Config) -> Plugins:

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ...dependable.sqlite_file import SQLiteFile
+from ...homedir import expand_user, xdg_file
 from ..periods import KEEP, stamps
 from .record import UsageRecord, running_totals
 
@@ -47,15 +48,14 @@ _PRUNE_EVERY = 64
 
 def default_path() -> Path:
     """``$XDG_DATA_HOME/webproviders/usage.sqlite3`` (``~/.local/share`` by default)."""
-    base = os.environ.get("XDG_DATA_HOME") or "~/.local/share"
-    return Path(base).expanduser() / "webproviders" / "usage.sqlite3"
+    return xdg_file("XDG_DATA_HOME", "~/.local/share", "usage.sqlite3")
 
 
 class SQLiteUsage:
     """Append, read back and total ledger rows in a SQLite file."""
 
     def __init__(self, path: str | os.PathLike[str] | None, retention_days: int, timeout: float = 10.0) -> None:
-        self.path = Path(path).expanduser() if path else default_path()
+        self.path = expand_user(path) if path else default_path()
         self.retention = retention_days * 86400.0
         self._file = SQLiteFile(self.path, _SCHEMA, timeout)
         self._lock = threading.Lock()

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ...homedir import expand_user, xdg_file
 from ..sqlite_file import SQLiteFile
 
 #: Every this many writes, expired rows are deleted and the table trimmed to size.
@@ -29,8 +30,7 @@ _SCHEMA = (
 
 def default_path() -> Path:
     """``$XDG_CACHE_HOME/webproviders/cache.sqlite3`` (``~/.cache`` by default)."""
-    base = os.environ.get("XDG_CACHE_HOME") or "~/.cache"
-    return Path(base).expanduser() / "webproviders" / "cache.sqlite3"
+    return xdg_file("XDG_CACHE_HOME", "~/.cache", "cache.sqlite3")
 
 
 class SQLiteCache:
@@ -45,7 +45,7 @@ class SQLiteCache:
         clock: Callable[[], float] = time.time,
         timeout: float = 1.0,
     ) -> None:
-        self.path = Path(path).expanduser() if path else default_path()
+        self.path = expand_user(path) if path else default_path()
         self.max_entries = max_entries
         self.clock = clock
         self._local = threading.local()

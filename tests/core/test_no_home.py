@@ -1,0 +1,60 @@
+"""A process with no home directory still dispatches (a real subprocess).
+
+A container run under an arbitrary user id often has HOME unset and no entry for that id in
+the password database; pathlib then cannot expand ``~``. The default config file and user
+plugin folder are simply absent there, and the stores whose default file lives under the
+home directory fail as a file that cannot be opened does: a warning, not a failed call, and
+never a folder named ``~`` in the working directory.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+#: A generous bound on the whole script, which makes three calls of the stub provider.
+BOUND = 60.0
+
+_SCRIPT = """
+import json, pwd
+
+def no_entry(uid):
+    raise KeyError(f"getpwuid(): uid not found: {uid}")
+
+pwd.getpwuid = no_entry  # this user is in no password database
+
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+
+answers = [
+    dispatch_search("hello", 2, backend="stub"),
+    dispatch_search("hello", 2, backend="stub", config=config_from_dict({"web": {"cache": {"backend": "sqlite"}}})),
+    dispatch_search("hello", 2, backend="local"),
+]
+print(json.dumps(answers))
+"""
+
+
+def test_a_process_without_a_home_directory_dispatches(tmp_path: Path) -> None:
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME")
+    }
+    done = subprocess.run(
+        [sys.executable, "-c", _SCRIPT],
+        capture_output=True,
+        text=True,
+        timeout=BOUND,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    default, sqlite_cache, local = json.loads(done.stdout)
+    assert default["success"] and sqlite_cache["success"], (default, sqlite_cache)
+    assert any(
+        "cache (sqlite)" in w and "no home directory" in w for w in sqlite_cache["meta"]["warnings"]
+    )
+    assert local["error_code"] == "not_configured" and "web.providers.local.path" in local["error"]
+    assert not (tmp_path / "~").exists()
