@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import subprocess
+import sys
 from typing import Any
 
 import pytest
@@ -166,3 +168,16 @@ def test_tags_reach_the_per_tag_budget(per_user_budget: Any) -> None:
     answers = [asyncio.run(alice("x")) for _ in range(3)]
     assert [a.startswith("Error [budget_exceeded]") for a in answers] == [False, False, True]
     assert not asyncio.run(bob("x")).startswith("Error")
+
+
+def test_the_tools_keep_their_descriptions_under_python_oo() -> None:
+    """Agents read a tool's description from its ``__doc__``; ``-OO`` strips docstrings."""
+    script = (
+        "from webproviders import create_webread_tool, create_websearch_tool\n"
+        "print(create_websearch_tool({'provider': 'stub'}).__doc__)\n"
+        "print(create_webread_tool({'provider': 'stub'}).__doc__)\n"
+    )
+    done = subprocess.run([sys.executable, "-OO", "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-3000:]
+    search, read = done.stdout.splitlines()
+    assert search.startswith("Search the web") and read.startswith("Read one web page")

@@ -89,6 +89,12 @@ def _settings(config: ToolConfig) -> WebToolConfig:
     return WebToolConfig.model_validate(dict(config or {}))
 
 
+#: What each tool does, for agents that read a tool's description from its ``__doc__``. Set
+#: by assignment, not as docstrings: ``python -OO`` strips those, leaving the tools unexplained.
+WEBSEARCH_DESCRIPTION = "Search the web; returns a numbered markdown list of results with title, URL and snippet."
+WEBREAD_DESCRIPTION = "Read one web page (http or https URL); returns its main content as markdown."
+
+
 def create_websearch_tool(config: ToolConfig = None) -> WebSearch:
     """``await websearch(query)`` → a numbered markdown list of results (or an error line)."""
     from ..dispatch.api import adispatch_search
@@ -97,7 +103,6 @@ def create_websearch_tool(config: ToolConfig = None) -> WebSearch:
     library = settings.library_config()
 
     async def websearch(query: str) -> str:
-        """Search the web; returns a numbered markdown list of results with title, URL and snippet."""
         envelope = await adispatch_search(
             query,
             settings.max_results,
@@ -108,6 +113,7 @@ def create_websearch_tool(config: ToolConfig = None) -> WebSearch:
         )
         return format_results(envelope, "markdown", settings.max_chars)
 
+    websearch.__doc__ = WEBSEARCH_DESCRIPTION
     return websearch
 
 
@@ -119,10 +125,10 @@ def create_webread_tool(config: ToolConfig = None) -> WebRead:
     library = settings.library_config()
 
     async def webread(url: str) -> str:
-        """Read one web page (http or https URL); returns its main content as markdown."""
         envelope = await adispatch_extract(
             [url], backend=settings.provider, config=library, timeout=settings.timeout, tags=settings.tags
         )
         return format_results(envelope, "markdown", settings.max_chars)
 
+    webread.__doc__ = WEBREAD_DESCRIPTION
     return webread
