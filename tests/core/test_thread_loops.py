@@ -114,3 +114,47 @@ def test_threads_starting_together_each_get_an_envelope() -> None:
             thread.join()
     assert raised == []
     assert len(envelopes) == 300 and all(envelope["success"] for envelope in envelopes)
+
+
+_OUT_OF_DESCRIPTORS = """
+import json, os, threading
+from webproviders import dispatch_search
+
+dispatch_search("warm", 2, backend="stub")  # everything a stub call imports is loaded
+answers = []
+
+def call():
+    try:
+        answers.append(dispatch_search("x", 2, backend="stub"))
+    except BaseException as exc:
+        answers.append({"raised": repr(exc)})
+
+held = []
+try:
+    while True:
+        held.append(os.open(os.devnull, os.O_RDONLY))
+except OSError:
+    pass
+thread = threading.Thread(target=call)  # its loop needs descriptors there are none of
+thread.start()
+thread.join()
+for fd in held:
+    os.close(fd)
+thread = threading.Thread(target=call)
+thread.start()
+thread.join()
+print(json.dumps(answers))
+"""
+
+
+def test_a_thread_that_gets_no_event_loop_answers_with_an_envelope() -> None:
+    """A thread-per-request server at its limit on open files: the call that cannot make its
+    thread's loop says so in its envelope instead of raising, and the next one works."""
+    done = subprocess.run(
+        [sys.executable, "-c", _OUT_OF_DESCRIPTORS], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    starved, later = json.loads(done.stdout)
+    assert starved.get("error_code") == "provider_error", starved
+    assert "ulimit -n" in starved["error"] and starved["provider"] is None
+    assert later["success"], later

@@ -22,7 +22,7 @@ from .. import context
 from ..accounting.meter import Meter
 from ..config import BackendSpec, Config
 from ..envelope import failure
-from ..errors import UnsupportedError, to_provider_error
+from ..errors import ProviderError, UnsupportedError, to_provider_error
 from ..fetching.urlsafety import resolution_scope
 from ..manifest import Capability
 from ..registry.providers import ready_registry
@@ -124,7 +124,17 @@ def _dispatch_sync(
     prepared = prepare(capability, arguments, backend, config, timeout, mode, cache, tags, hedge_after)
     if isinstance(prepared, dict):
         return prepared
-    return runner.run_sync(_execute(prepared))
+    try:
+        return runner.run_sync(_execute(prepared))
+    except runner.NoLoop as exc:  # nothing was sent: no provider is to blame
+        error = ProviderError(
+            f"The call could not start: {exc}; raise the process's limit on open files (ulimit -n) "
+            "or make fewer calls at once.",
+            provider=None,
+        )
+        envelope = failure(error, None, prepared.meta(None))
+        after(prepared, envelope)
+        return envelope
 
 
 async def adispatch_search(

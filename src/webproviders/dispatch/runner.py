@@ -24,7 +24,7 @@ from ..registry.providers import RunsPluginCode, allow_plugin_code, refuse_plugi
 
 T = TypeVar("T")
 
-__all__ = ["BackgroundLoop", "call", "off_loop", "run_sync", "unless_plugin_code"]
+__all__ = ["BackgroundLoop", "NoLoop", "call", "off_loop", "run_sync", "unless_plugin_code"]
 
 #: Sync provider calls that hang (``ddgs`` is known to) keep a thread; allow plenty. Daemon
 #: threads: one abandoned at its deadline must not hold the process open at exit.
@@ -195,10 +195,18 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_loops)
 
 
+class NoLoop(Exception):
+    """No event loop could be made for a sync call: the process is out of file descriptors
+    (a loop needs three)."""
+
+
 def _new_loop() -> asyncio.AbstractEventLoop:
     """An event loop whose default executor has daemon threads: a name lookup that the
     resolver never answers is abandoned at the deadline and must not hold the process open."""
-    loop = asyncio.new_event_loop()
+    try:
+        loop = asyncio.new_event_loop()
+    except OSError as exc:
+        raise NoLoop(f"no event loop could be made for the call ({exc.strerror})") from None
     loop.set_default_executor(DaemonThreadPool(_LOOP_WORKERS, "webproviders-loop"))
     return loop
 
@@ -297,6 +305,16 @@ def _outside_trio(coro: Coroutine[Any, Any, T]) -> T:
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine from sync code; :class:`NoLoop` (``coro`` closed unstarted) when no
+    event loop could be made for it."""
+    try:
+        return _run_sync(coro)
+    except NoLoop:
+        coro.close()
+        raise
+
+
+def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
     """Run a coroutine from sync code (plain, threaded, or inside a running loop).
 
     It runs as a task on this thread's own long-lived loop, which keeps the connection pools
