@@ -27,6 +27,10 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
+class NoThread(RuntimeError):
+    """No worker thread could be started: the process is at its limit of threads or memory."""
+
+
 class DaemonThreadPool(ThreadPoolExecutor):
     """Up to ``workers`` daemon threads, started as work arrives and reused once idle.
 
@@ -54,7 +58,11 @@ class DaemonThreadPool(ThreadPoolExecutor):
         future: Future[T] = Future()
         self._queue.put((future, fn, args, kwargs))
         if not self._idle.acquire(blocking=False):
-            self._start_thread()
+            try:
+                self._start_thread()
+            except RuntimeError as exc:
+                future.cancel()  # whichever thread takes it from the queue skips it
+                raise NoThread(f"no worker thread could be started ({exc})") from None
         return future
 
     def _start_thread(self) -> None:
@@ -63,7 +71,12 @@ class DaemonThreadPool(ThreadPoolExecutor):
                 return
             self._started += 1
             name = f"{self._name}_{self._started - 1}"
-        threading.Thread(target=self._work, name=name, daemon=True).start()
+        try:
+            threading.Thread(target=self._work, name=name, daemon=True).start()
+        except BaseException:
+            with self._lock:  # the slot stays free: else a moment without threads to spare
+                self._started -= 1  # would leave the pool short of them, or with none, for good
+            raise
 
     def _work(self) -> None:
         while True:

@@ -22,12 +22,13 @@ from .. import context
 from ..accounting.meter import Meter
 from ..config import BackendSpec, Config
 from ..envelope import failure
-from ..errors import ProviderError, UnsupportedError, to_provider_error
+from ..errors import UnsupportedError, to_provider_error
 from ..fetching.urlsafety import resolution_scope
 from ..manifest import Capability
+from ..pools import NoThread
 from ..registry.providers import ready_registry
 from . import runner
-from .call import Call, after, never_started, prepare
+from .call import Call, after, could_not_start, never_started, prepare
 from .chain import run_plan
 from .per_url import merge_refused
 from .serve import Cancelled
@@ -85,7 +86,10 @@ async def _dispatch(
     # a call prepares on the loop (microseconds).
     done, prepared = (False, None) if ready_registry(config) is None else runner.unless_plugin_code(prepare, *how)
     if not done or prepared is None:
-        prepared = await runner.off_loop(prepare, *how)
+        try:
+            prepared = await runner.off_loop(prepare, *how)
+        except NoThread as exc:
+            return never_started(could_not_start(exc), backend)
     return prepared if isinstance(prepared, dict) else await _execute(prepared)
 
 
@@ -126,15 +130,11 @@ def _dispatch_sync(
         return prepared
     try:
         return runner.run_sync(_execute(prepared))
-    except runner.NoLoop as exc:  # nothing was sent: no provider is to blame
-        error = ProviderError(
-            f"The call could not start: {exc}; raise the process's limit on open files (ulimit -n) "
-            "or make fewer calls at once.",
-            provider=None,
-        )
-        envelope = failure(error, None, prepared.meta(None))
+    except (runner.NoLoop, NoThread) as exc:  # nothing was sent: no provider is to blame
+        envelope = failure(could_not_start(exc), None, prepared.meta(None))
         after(prepared, envelope)
         return envelope
+
 
 
 async def adispatch_search(

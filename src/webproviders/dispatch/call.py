@@ -18,10 +18,12 @@ from ..context import reset_deadline, set_deadline
 from ..envelope import failure
 from ..errors import (
     InvalidInputError,
+    ProviderError,
     WebProviderError,
     to_provider_error,
 )
 from ..manifest import Capability
+from ..pools import NoThread
 from ..redact import get_logger, scrub
 from ..registry.providers import Registry, get_registry
 from ..validate import (
@@ -143,6 +145,16 @@ def _no_call_meta(requested: Any, started: float) -> dict[str, Any]:
     }
 
 
+def could_not_start(exc: Exception) -> ProviderError:
+    """The process had no room for the call (a descriptor for its loop, a worker thread):
+    nothing was sent, so no provider is named."""
+    return ProviderError(
+        f"The call could not start: {exc}; the process is at its limit of open files (ulimit -n), "
+        "threads or memory: make fewer calls at once, or raise the limit.",
+        provider=None,
+    )
+
+
 def never_started(error: WebProviderError, backend: BackendSpec | None) -> dict[str, Any]:
     """The failure envelope of a call that could not start at all."""
     return failure(error, None, _no_call_meta(_requested_repr(backend), time.perf_counter()))
@@ -180,7 +192,8 @@ def prepare(
         registry = get_registry(cfg, timeout=max(0.0, deadline - time.monotonic()))
         registry.ready_for_dispatch(max(0.0, deadline - time.monotonic()))
     except Exception as exc:  # noqa: BLE001 - a broken config or a slow plugin is still an envelope
-        return failure(to_provider_error(exc, None), None, _no_call_meta(requested, started))
+        error = could_not_start(exc) if isinstance(exc, NoThread) else to_provider_error(exc, None)
+        return failure(error, None, _no_call_meta(requested, started))
     call = Call(capability, arguments, cfg, registry, requested, deadline, started, use_cache=cache)
     try:
         call.state = state = state_for(registry)
@@ -204,7 +217,7 @@ def prepare(
             call.deadline += allowance
         call.meter = Meter(state.accounts, capability, call.arguments, call.tags)
     except Exception as exc:  # noqa: BLE001
-        error = to_provider_error(exc, None)
+        error = could_not_start(exc) if isinstance(exc, NoThread) else to_provider_error(exc, None)
         envelope = failure(error, error.provider, call.meta(None))
         after(call, envelope)
         return envelope

@@ -128,7 +128,11 @@ class BackgroundLoop:
                     thread = threading.Thread(
                         target=loop.run_forever, name="webproviders-loop", daemon=True
                     )
-                    thread.start()
+                    try:
+                        thread.start()
+                    except RuntimeError as exc:
+                        loop.close()
+                        raise NoLoop(f"no thread could be started for its event loop ({exc})") from None
                     self._thread, self._loop = thread, loop
         return self._loop
 
@@ -197,7 +201,7 @@ if hasattr(os, "register_at_fork"):
 
 class NoLoop(Exception):
     """No event loop could be made for a sync call: the process is out of file descriptors
-    (a loop needs three)."""
+    (a loop needs three), or of threads for the background loop."""
 
 
 def _new_loop() -> asyncio.AbstractEventLoop:

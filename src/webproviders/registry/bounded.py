@@ -17,6 +17,8 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any, TypeVar
 
+from ..pools import NoThread
+
 T = TypeVar("T")
 
 
@@ -53,7 +55,10 @@ def call_bounded(fn: Callable[..., T], timeout: float, *args: Any) -> T:
     with _lock:
         worker = _idle.pop() if _idle else None
     if worker is None:
-        worker = _Worker()
+        try:
+            worker = _Worker()
+        except RuntimeError as exc:  # before any plugin code ran: not the plugin's failure
+            raise NoThread(f"no worker thread could be started ({exc})") from None
     future: Future[T] = Future()
     worker.jobs.put((fn, args, future))
     try:

@@ -206,15 +206,22 @@ def load_code(found: Plugins, config: Config, record: PluginRecord) -> None:
     """Import a plugin folder's code and call its ``register()`` (once; failures are recorded)."""
     if record.loaded:
         return
+    from ..pools import NoThread  # here: reading manifests starts no thread
+
+    loaded = True
     try:
         module = _import_folder(Path(record.location), record.source)
     except Exception as exc:  # noqa: BLE001 - a broken plugin must not stop the others
         record.error = f"import failed: {_describe(exc)}"
         log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
     else:
-        _register(found, module, record, config)
+        try:
+            _register(found, module, record, config)
+        except NoThread:  # no thread to run register() on now: a later call loads the plugin
+            loaded = False
+            raise
     finally:
-        record.loaded = True
+        record.loaded = loaded
 
 
 def _load_entry_point(found: Plugins, config: Config, ep: Any) -> None:
@@ -250,6 +257,7 @@ def _entry_points() -> list[Any]:
 
 
 def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config) -> None:
+    from ..pools import NoThread
     from .bounded import Overran  # here: reading manifests needs no worker thread
 
     manager, providers = found.manager, found.providers
@@ -269,6 +277,11 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
             _call_register(impl.function, ctx, limit)
         except DuplicateProvider as exc:
             record.error = str(exc)
+        except NoThread:
+            ctx.close()
+            _withdraw(providers, record)
+            manager.unregister(name=plugin_id)
+            raise
         except Exception as exc:  # noqa: BLE001
             ctx.close()
             if isinstance(exc, Overran):

@@ -102,6 +102,7 @@ class Registry:
         if _on_loop.get():
             raise RunsPluginCode()
         from ..errors import WebTimeoutError  # here: listing providers needs no error class
+        from ..pools import NoThread  # nor the thread pools
 
         with self._lock:
             future = self._loading.get(id(record))
@@ -111,9 +112,12 @@ class Registry:
         if starter and timeout is None:
             self._load_now(record, future)
         elif starter:
-            threading.Thread(
-                target=self._load_now, args=(record, future), name="webproviders-plugin-load", daemon=True
-            ).start()
+            try:
+                threading.Thread(
+                    target=self._load_now, args=(record, future), name="webproviders-plugin-load", daemon=True
+                ).start()
+            except RuntimeError as exc:
+                self._not_loaded(record, future, NoThread(f"no worker thread could be started ({exc})"))
         try:
             future.result(timeout)
         except FutureTimeout:
@@ -124,6 +128,8 @@ class Registry:
             ) from None
 
     def _load_now(self, record: PluginRecord, future: Future[None]) -> None:
+        from ..pools import NoThread
+
         try:
             with self._load_lock:
                 known = set(self._providers)
@@ -131,8 +137,17 @@ class Registry:
                 self._callers = {}
                 self.version += 1
                 self._adopt([entry for name, entry in list(self._providers.items()) if name not in known])
+        except NoThread as exc:
+            self._not_loaded(record, future, exc)
         finally:
-            future.set_result(None)
+            if not future.done():
+                future.set_result(None)
+
+    def _not_loaded(self, record: PluginRecord, future: Future[None], exc: Exception) -> None:
+        """No thread to load the plugin on: this call fails, the next one loads it afresh."""
+        with self._lock:
+            self._loading.pop(id(record), None)
+        future.set_exception(exc)
 
     def load_all(self) -> None:
         """Load the code of every plugin (``webproviders providers`` shows what fails)."""
@@ -388,7 +403,12 @@ def get_registry(config: Config | None = None, *, timeout: float | None = None) 
     if builder and timeout is None:
         _build(cfg, future)
     elif builder:
-        threading.Thread(target=_build, args=(cfg, future), name="webproviders-registry", daemon=True).start()
+        try:
+            threading.Thread(target=_build, args=(cfg, future), name="webproviders-registry", daemon=True).start()
+        except RuntimeError as exc:  # else the build would be awaited, never started, by every call
+            from ..pools import NoThread
+
+            _unbuilt(key, future, NoThread(f"no worker thread could be started ({exc})"))
     try:
         return future.result(timeout)
     except FutureTimeout:
@@ -406,10 +426,7 @@ def _build(cfg: Config, future: Future[Registry]) -> None:
     try:
         registry = Registry(cfg, discover(cfg))
     except BaseException as exc:  # noqa: BLE001 - handed to every caller waiting for the build
-        with _lock:
-            if _building.get(key, (None, None))[1] is future:
-                del _building[key]
-        future.set_exception(exc)
+        _unbuilt(key, future, exc)
         return
     with _lock:
         if _building.get(key, (None, None))[1] is future:
@@ -418,6 +435,14 @@ def _build(cfg: Config, future: Future[Registry]) -> None:
             while len(_cache) > _CACHE_SIZE:
                 _cache.popitem(last=False)
     future.set_result(registry)
+
+
+def _unbuilt(key: int, future: Future[Registry], exc: BaseException) -> None:
+    """A build that failed: its callers get ``exc``, the next call builds afresh."""
+    with _lock:
+        if _building.get(key, (None, None))[1] is future:
+            del _building[key]
+    future.set_exception(exc)
 
 
 def clear_registry_cache() -> None:

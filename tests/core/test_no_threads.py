@@ -1,0 +1,119 @@
+"""A moment when the process can start no thread (a real subprocess at its address-space limit).
+
+A busy server can briefly be at its limit of threads or memory. The calls made then say so in
+their envelope instead of raising, and once threads can start again the next call works: the
+registry's build, a plugin's load and the worker pools are not left waiting for a thread that
+never started (before, every later call of that config timed out, or an async one raised).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+#: A generous bound on each script; each call in it has a deadline of 5 s.
+BOUND = 90.0
+
+_SCRIPT = """
+import asyncio, json, resource, threading
+resource.setrlimit(resource.RLIMIT_AS, (3 * 1024**3, 3 * 1024**3))
+from webproviders import adispatch_search, dispatch_search
+
+ASYNC = {is_async}
+
+def search():
+    if ASYNC:
+        return asyncio.run(adispatch_search("x", 2, backend="stub", timeout=5))
+    return dispatch_search("x", 2, backend="stub", timeout=5)
+
+def attempt():
+    try:
+        return search()
+    except BaseException as exc:
+        return {{"raised": repr(exc)}}
+
+stop = threading.Event()
+fillers = []
+for size in (256 * 1024 * 1024, 0):  # large stacks first, then the default size
+    threading.stack_size(size)
+    try:
+        while True:
+            thread = threading.Thread(target=stop.wait)
+            thread.start()
+            fillers.append(thread)
+    except RuntimeError:
+        pass
+threading.stack_size(0)
+starved = [attempt(), attempt()]
+stop.set()
+for thread in fillers:
+    thread.join()
+print(json.dumps({{"starved": starved, "later": attempt()}}))
+"""
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="RLIMIT_AS caps threads' stacks on Linux"
+)
+@pytest.mark.parametrize("is_async", [False, True], ids=["sync", "async"])
+def test_calls_made_when_no_thread_can_start_fail_plainly_and_the_next_works(
+    is_async: bool,
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _SCRIPT.format(is_async=is_async)],
+        capture_output=True,
+        text=True,
+        timeout=BOUND,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout.splitlines()[-1])
+    for envelope in result["starved"]:
+        assert envelope.get("error_code") == "provider_error", envelope
+        assert (
+            envelope["error"].startswith("The call could not start")
+            and envelope["provider"] is None
+        )
+    assert result["later"].get("success"), result["later"]
+
+
+_POOL_SCRIPT = """
+import resource, threading
+resource.setrlimit(resource.RLIMIT_AS, (3 * 1024**3, 3 * 1024**3))
+from webproviders.pools import DaemonThreadPool, NoThread
+
+pool = DaemonThreadPool(1, "test")  # a pool whose first thread is wanted while none can start
+stop = threading.Event()
+fillers = []
+for size in (256 * 1024 * 1024, 0):
+    threading.stack_size(size)
+    try:
+        while True:
+            thread = threading.Thread(target=stop.wait)
+            thread.start()
+            fillers.append(thread)
+    except RuntimeError:
+        pass
+threading.stack_size(0)
+try:
+    pool.submit(print, "ran while no thread could start")
+except NoThread:
+    pass
+stop.set()
+for thread in fillers:
+    thread.join()
+print(pool.submit(lambda: "ran").result(10))
+"""
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="RLIMIT_AS caps threads' stacks on Linux"
+)
+def test_a_pool_whose_thread_could_not_start_starts_one_later() -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", _POOL_SCRIPT], capture_output=True, text=True, timeout=BOUND
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.splitlines() == ["ran"]  # the work refused then never runs
