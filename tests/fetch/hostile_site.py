@@ -129,6 +129,9 @@ class HostileHandler(BaseHTTPRequestHandler):
 
                 whole = brotli.compress(ARTICLE)
             return self._send(whole[: len(whole) // 2], "text/html; charset=utf-8", {"Content-Encoding": coding})
+        if path == "/hangup":  # the connection closed with no answer at all
+            self.close_connection = True
+            return None
         if path == "/gzip-article":
             return self._send(gzip.compress(gzip.compress(ARTICLE)), "text/html; charset=utf-8",
                               {"Content-Encoding": "gzip, gzip"})

@@ -177,6 +177,12 @@ def test_a_compressed_body_cut_short_is_a_network_error_not_half_a_page(
     assert "stops before the end of the stream, so the transfer was cut short" in page["error"]
 
 
+def test_a_server_that_hangs_up_is_one_sentence(hostile: HostileServer, capped: Config) -> None:
+    page = only_page(dispatch_extract(hostile.url("/hangup"), backend="http", config=capped))
+    assert page["error_code"] == "network_error"
+    assert page["error"].endswith("without sending a response.") and not page["error"].endswith(".."), page["error"]
+
+
 def test_an_empty_compressed_body_is_an_empty_body() -> None:
     decoder = BodyDecoder("gzip", 1000)
     decoder.finish()

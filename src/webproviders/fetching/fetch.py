@@ -153,7 +153,7 @@ def _network_error(exc: Exception, url: str, proxy: str | None) -> WebProviderEr
         return proxy_refused(proxy, shorten(url), exc, settings=PAGE_PROXY_SETTING, host=httpx.URL(url).host)
     if isinstance(exc, httpx.ProxyError):
         return proxy_error(exc, shorten(url), settings=PAGE_PROXY_SETTING)
-    return NetworkError(f"Could not fetch {shorten(url)}: {type(exc).__name__}: {exc}".rstrip(": ") + ".")
+    return NetworkError(f"Could not fetch {shorten(url)}: {type(exc).__name__}: {exc}".rstrip(": .") + ".")
 
 
 class _Request(NamedTuple):
