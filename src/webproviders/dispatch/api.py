@@ -136,7 +136,6 @@ def _dispatch_sync(
         return envelope
 
 
-
 async def adispatch_search(
     query: str,
     limit: int = 5,
