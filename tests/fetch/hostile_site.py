@@ -128,6 +128,10 @@ class HostileHandler(BaseHTTPRequestHandler):
                 import brotli
 
                 whole = brotli.compress(ARTICLE)
+            if coding == "zstd":
+                import zstandard
+
+                whole = zstandard.ZstdCompressor().compress(ARTICLE)
             return self._send(whole[: len(whole) // 2], "text/html; charset=utf-8", {"Content-Encoding": coding})
         if path == "/hangup":  # the connection closed with no answer at all
             self.close_connection = True

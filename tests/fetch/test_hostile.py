@@ -167,7 +167,7 @@ def test_truncating_decoder_keeps_the_first_bytes() -> None:
     assert decoder.full and decoder.body == b"\0" * 1000
 
 
-@pytest.mark.parametrize("coding", ["gzip", "deflate", "br"])
+@pytest.mark.parametrize("coding", ["gzip", "deflate", "br", "zstd"])
 def test_a_compressed_body_cut_short_is_a_network_error_not_half_a_page(
     coding: str, hostile: HostileServer, capped: Config
 ) -> None:

@@ -3,8 +3,8 @@
 httpx decodes each network read in one go, so a few kilobytes of ``gzip, gzip`` can expand to
 gigabytes before a size check sees them. Here every coding is a streaming decompressor asked
 for at most :data:`PIECE` bytes at a time (zlib's ``max_length``, brotli's
-``output_buffer_limit``, zstandard's ``stream_writer`` chunks), and the output of every stage
-of a stacked encoding is counted against the cap, so decoding ends as soon as the body is
+``output_buffer_limit``; zstandard is fed slices of input too short to expand far past the
+cap), and the output of every stage of a stacked encoding is counted against the cap, so decoding ends as soon as the body is
 known to be too large, having held little more than the cap in memory.
 
 This module is pure computation; :mod:`webproviders.fetching.fetch` runs it off the event loop.
@@ -23,6 +23,10 @@ PIECE = 64 * 1024
 MAX_CODINGS = 5
 #: RFC 9659 lets HTTP clients refuse zstd frames that need a larger window than 8 MB.
 ZSTD_MAX_WINDOW = 8 * 1024 * 1024
+#: The most a zstd block's input expands: 4 bytes (an RLE block) to 128 KiB.
+ZSTD_BLOCK_RATIO = 128 * 1024 // 4
+#: The smallest slice of zstd input decoded at once (at most about two blocks' output).
+ZSTD_MIN_SLICE = 4
 
 Sink = Callable[[bytes], None]
 #: Why a body whose compressed stream has no end is refused (a page cut mid-word otherwise).
@@ -123,33 +127,52 @@ class _Brotli:
 
 
 class _Zstd:
-    """``zstd`` through zstandard's stream writer, which emits at most ``PIECE`` bytes a write."""
+    """``zstd`` through zstandard's ``decompressobj``, which knows where a frame ends (its
+    ``stream_writer`` does not, so a cut stream would pass for a whole one).
 
-    def __init__(self, module: Any) -> None:
+    ``decompressobj`` returns all the output of the input it is given, and a 4-byte block can
+    decode to 128 KiB; so the input goes in slices small enough that their output cannot take
+    this stage more than a block or so past ``limit``.
+    """
+
+    def __init__(self, module: Any, limit: int) -> None:
+        self._module = module
         self._error = module.ZstdError
-        self._sink: Sink | None = None
-        decompressor = module.ZstdDecompressor(max_window_size=ZSTD_MAX_WINDOW)
-        self._writer = decompressor.stream_writer(self, write_size=PIECE)
+        self._limit = limit
+        self._produced = 0
+        self._frame = self._new_frame()
+        self._in_frame = False  # a frame has begun and has not reached its end
 
-    def write(self, data: bytes) -> int:
-        """Where the stream writer puts decoded bytes: passed on to the current sink."""
-        assert self._sink is not None
-        self._sink(bytes(data))
-        return len(data)
+    def _new_frame(self) -> Any:
+        decompressor = self._module.ZstdDecompressor(max_window_size=ZSTD_MAX_WINDOW)
+        return decompressor.decompressobj(write_size=PIECE)
 
     def feed(self, data: bytes, sink: Sink) -> None:
-        self._sink = sink
+        view = memoryview(data)
         try:
-            self._writer.write(data)
+            while view:
+                size = max(ZSTD_MIN_SLICE, (self._limit - self._produced) // ZSTD_BLOCK_RATIO)
+                self._decode(bytes(view[:size]), sink)
+                view = view[size:]
         except self._error as exc:
             raise Undecodable(str(exc)) from None
 
+    def _decode(self, data: bytes, sink: Sink) -> None:
+        # A body may hold several frames: the bytes after one frame's end begin the next.
+        while data:
+            if self._frame.eof:
+                self._frame = self._new_frame()
+            out = self._frame.decompress(data)
+            self._in_frame = not self._frame.eof
+            data = self._frame.unused_data if self._frame.eof else b""
+            if out:
+                self._produced += len(out)
+                sink(out)
+
     def finish(self, sink: Sink) -> None:
-        self._sink = sink
-        try:
-            self._writer.flush()
-        except self._error as exc:
-            raise Undecodable(str(exc)) from None
+        # decompressobj hands out everything as it goes; only the end of the frame is left.
+        if self._in_frame:
+            raise Undecodable(CUT_SHORT)
 
 
 def _import(name: str) -> Any:
@@ -160,19 +183,19 @@ def _import(name: str) -> Any:
 
 
 @functools.lru_cache(maxsize=1)
-def _optional_codings() -> dict[str, Callable[[], _Stage]]:
-    """The codings whose decoder is installed (and can be bounded)."""
-    found: dict[str, Callable[[], _Stage]] = {}
+def _optional_codings() -> dict[str, Callable[[int], _Stage]]:
+    """The codings whose decoder is installed (and can be bounded), each made for a cap."""
+    found: dict[str, Callable[[int], _Stage]] = {}
     brotli = _import("brotli")
     if brotli is not None and hasattr(brotli.Decompressor, "can_accept_more_data"):
-        found["br"] = functools.partial(_Brotli, brotli)
+        found["br"] = lambda _limit: _Brotli(brotli)
     zstandard = _import("zstandard")
     if zstandard is not None:
         found["zstd"] = functools.partial(_Zstd, zstandard)
     return found
 
 
-def _stage_for(coding: str) -> _Stage | None:
+def _stage_for(coding: str, limit: int) -> _Stage | None:
     """A fresh decoder for ``coding``; None for ``identity`` and for labels that are no coding."""
     if coding in ("gzip", "x-gzip"):
         return _Zlib(gzip=True)
@@ -180,7 +203,7 @@ def _stage_for(coding: str) -> _Stage | None:
         return _Zlib(gzip=False)
     make = _optional_codings().get(coding)
     if make is not None:
-        return make()
+        return make(limit)
     if coding in ("br", "zstd"):
         raise UnsupportedCoding(
             f"it is compressed with '{coding}', which needs brotli>=1.2 or zstandard "
@@ -210,7 +233,8 @@ class BodyDecoder:
         if len(codings) > MAX_CODINGS:
             raise UnsupportedCoding(f"it names {len(codings)} stacked content encodings")
         # Codings are listed in the order they were applied; decoding runs backwards.
-        self._stages = [s for s in (_stage_for(c) for c in reversed(codings)) if s is not None]
+        stages = (_stage_for(c, limit) for c in reversed(codings))
+        self._stages = [s for s in stages if s is not None]
         self.limit = limit
         self.truncate = truncate
         self.raw_bytes = 0
