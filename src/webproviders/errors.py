@@ -335,6 +335,45 @@ def proxy_auth_error(who: str, provider: str | None, tail: str = ".", settings: 
 _TRUST_THE_PROXY_CA = (
     "A proxy that inspects TLS presents its own certificate: trust its CA with SSL_CERT_FILE or SSL_CERT_DIR."
 )
+#: ``detail`` of a certificate whose issuer this machine does not trust (a self-signed or
+#: internal CA, a proxy that inspects TLS): fixed here, by trusting the CA, so a TLS failure
+#: with it is not counted against the provider.
+UNTRUSTED_CERTIFICATE = "untrusted_certificate"
+#: ``detail`` of a certificate that is wrong in itself (expired, for another host name): the
+#: server's to fix, so it counts against the provider.
+INVALID_CERTIFICATE = "invalid_certificate"
+#: The ``detail`` of a refused certificate, either way: not retried, since the same
+#: handshake would be refused again (a chain still moves on).
+CERTIFICATE_DETAILS = frozenset({UNTRUSTED_CERTIFICATE, INVALID_CERTIFICATE})
+#: OpenSSL verify results that mean "issuer unknown here" rather than "certificate wrong".
+_UNKNOWN_ISSUER = frozenset({2, 18, 19, 20, 21})
+
+
+def certificate_error(exc: BaseException, failing: str, host: str, provider: str | None = None,
+                      through_proxy: str | None = None) -> NetworkError | None:
+    """The error for a connection that failed because ``host``'s certificate was refused, or
+    None when it failed otherwise. ``failing`` begins the sentence ("x could not be reached").
+
+    Its ``detail`` says whose it is to fix (see :data:`UNTRUSTED_CERTIFICATE`); either way
+    the same request would be refused again, so it is not one to retry."""
+    failed = _tls_failure(exc)
+    if failed is None or not isinstance(failed, sys.modules["ssl"].SSLCertVerificationError):
+        return None
+    reason = ": ".join(part for part in (failed.reason, failed.verify_message) if part) or str(failed)
+    whose = f"{host} (or of the https:// proxy itself)" if through_proxy == "https" else host
+    untrusted = failed.verify_code in _UNKNOWN_ISSUER
+    if untrusted and through_proxy:
+        advice = _TRUST_THE_PROXY_CA
+    elif untrusted:
+        advice = "If it should be trusted (an internal CA, a proxy that inspects TLS), trust its CA with SSL_CERT_FILE or SSL_CERT_DIR."
+    else:
+        advice = ("The certificate itself is wrong, so trying again will not help "
+                  "(the CAs trusted are SSL_CERT_FILE's or SSL_CERT_DIR's when set, else certifi's).")
+    return NetworkError(
+        f"{failing}: the TLS certificate of {whose} could not be verified ({reason}). {advice}",
+        provider=provider,
+        detail=UNTRUSTED_CERTIFICATE if untrusted else INVALID_CERTIFICATE,
+    )
 
 
 def proxy_refused(proxy: str, who: str, exc: BaseException, provider: str | None = None,
@@ -350,13 +389,9 @@ def proxy_refused(proxy: str, who: str, exc: BaseException, provider: str | None
     failed = _tls_failure(exc)
     if failed is not None:
         through = f"{who} could not be reached through the proxy at {parts.hostname}:{port}"
-        if isinstance(failed, sys.modules["ssl"].SSLCertVerificationError):  # loaded: it raised one
-            whose = f"{host or who}{' (or of the https:// proxy itself)' if parts.scheme == 'https' else ''}"
-            reason = ": ".join(part for part in (failed.reason, failed.verify_message) if part) or str(failed)
-            return NetworkError(
-                f"{through}: the TLS certificate of {whose} could not be verified ({reason}). {_TRUST_THE_PROXY_CA}",
-                provider=provider,
-            )
+        refused = certificate_error(exc, through, host or who, provider, through_proxy=parts.scheme)
+        if refused is not None:
+            return refused
         return NetworkError(
             f"{through}: the TLS handshake with {host or who} failed ({failed.reason or failed}). "
             f"Check the proxy in {settings}.",
@@ -498,9 +533,12 @@ def _map(exc: BaseException, provider: str | None) -> WebProviderError:
 
 
 __all__ = [
+    "CERTIFICATE_DETAILS",
     "ERROR_CLASSES",
     "ERROR_CODES",
+    "INVALID_CERTIFICATE",
     "STATUS_ERRORS",
+    "UNTRUSTED_CERTIFICATE",
     "AuthError",
     "BadGatewayError",
     "BlockedError",
@@ -520,6 +558,7 @@ __all__ = [
     "UnsupportedError",
     "WebProviderError",
     "WebTimeoutError",
+    "certificate_error",
     "error_for_code",
     "error_for_status",
     "is_retryable",

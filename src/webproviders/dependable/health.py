@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..errors import WebProviderError
+from ..errors import UNTRUSTED_CERTIFICATE, WebProviderError
 
 #: Failures that say something about the provider (not about the caller's input or config).
 COUNTED_CODES = frozenset(
@@ -34,14 +34,18 @@ PROVIDER_SIDE_4XX = frozenset({401, 403, 407, 408})
 #: time it is given (its own ``timeout``, else ``web.timeout``): a caller's short ``timeout=``,
 #: or what an earlier member of a chain left. It says nothing of the provider.
 CALL_DEADLINE = "call_deadline"
+#: ``detail`` values of failures that belong to this machine's setup, not to the provider: a
+#: certificate whose issuer is not trusted here is fixed here (SSL_CERT_FILE / SSL_CERT_DIR).
+ENVIRONMENT_DETAILS = frozenset({CALL_DEADLINE, UNTRUSTED_CERTIFICATE})
 #: The share of that time an attempt must have had for its timeout to count against the
 #: provider (a call spends a little of its deadline before the attempt starts).
 GIVEN_SHARE = 0.9
 
 
 def says_nothing_about_health(error: WebProviderError) -> bool:
-    """Whether a failure belongs to the request (the caller's input), not to the provider."""
-    if error.code not in COUNTED_CODES or error.detail == CALL_DEADLINE:
+    """Whether a failure belongs to the request (the caller's input) or to this machine's
+    setup, not to the provider."""
+    if error.code not in COUNTED_CODES or error.detail in ENVIRONMENT_DETAILS:
         return True
     status = error.status_code
     return status is not None and 400 <= status < 500 and status not in PROVIDER_SIDE_4XX

@@ -20,7 +20,9 @@ from typing import NamedTuple
 import httpx
 
 from ..config import Config
+from ..context import note_repeating
 from ..errors import (
+    CERTIFICATE_DETAILS,
     BadGatewayError,
     BlockedError,
     InvalidInputError,
@@ -33,6 +35,7 @@ from ..errors import (
     UnsupportedError,
     WebProviderError,
     WebTimeoutError,
+    certificate_error,
     proxy_auth_error,
     proxy_error,
     proxy_refused,
@@ -149,8 +152,17 @@ def _network_error(exc: Exception, url: str, proxy: str | None) -> WebProviderEr
         return WebTimeoutError(f"{shorten(url)} did not answer in time ({type(exc).__name__}).")
     if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol)):
         return UnsafeURLError(f"Refused to fetch {shorten(url)}: {exc}.", detail=str(exc))
-    if proxy and isinstance(exc, httpx.ConnectError):  # every fetch goes to the proxy first
-        return proxy_refused(proxy, shorten(url), exc, settings=PAGE_PROXY_SETTING, host=httpx.URL(url).host)
+    if isinstance(exc, httpx.ConnectError):
+        host = httpx.URL(url).host
+        refused = (  # every fetch through a proxy goes to the proxy first
+            proxy_refused(proxy, shorten(url), exc, settings=PAGE_PROXY_SETTING, host=host)
+            if proxy
+            else certificate_error(exc, f"Could not fetch {shorten(url)}", host)
+        )
+        if refused is not None:
+            if refused.detail in CERTIFICATE_DETAILS:
+                note_repeating(refused.detail)  # the same handshake would be refused again
+            return refused
     if isinstance(exc, httpx.ProxyError):
         return proxy_error(exc, shorten(url), settings=PAGE_PROXY_SETTING)
     return NetworkError(f"Could not fetch {shorten(url)}: {type(exc).__name__}: {exc}".rstrip(": .") + ".")

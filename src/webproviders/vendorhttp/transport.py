@@ -39,12 +39,14 @@ import httpx
 from ..config import proxy_problem
 from ..context import note_repeating, remaining_time
 from ..errors import (
+    CERTIFICATE_DETAILS,
     PROXY_SETTINGS,
     NetworkError,
     NotConfiguredError,
     ParseError,
     TooLargeError,
     WebTimeoutError,
+    certificate_error,
     proxy_refused,
 )
 from ..fetching.decompress import BodyDecoder, BodyTooLarge, Undecodable
@@ -146,7 +148,10 @@ class VendorTransport(httpx.AsyncBaseTransport):
             response = await self._transport_for(proxy).handle_async_request(request)
         except httpx.ConnectError as exc:
             if proxy is not None:
-                raise proxy_refused(proxy, url.host, exc, self.provider) from None
+                raise _marked(proxy_refused(proxy, url.host, exc, self.provider)) from None
+            refused = certificate_error(exc, f"{url.host} could not be reached", url.host, self.provider)
+            if refused is not None:
+                raise _marked(refused) from None
             unresolved = _lookup_failure(exc)
             if unresolved is None:
                 raise
@@ -205,6 +210,14 @@ class VendorTransport(httpx.AsyncBaseTransport):
         transports, self._via = list(self._via.values()), {}
         for transport in transports:
             await transport.aclose()
+
+
+def _marked(error: NetworkError) -> NetworkError:
+    """``error``, marked on the call's record when a refused certificate caused it: the same
+    handshake would be refused again, so it is not retried (a chain still moves on)."""
+    if error.detail in CERTIFICATE_DETAILS:
+        note_repeating(error.detail)
+    return error
 
 
 def _lookup_failure(exc: BaseException) -> str | None:
