@@ -78,6 +78,28 @@ def test_a_proxy_asking_for_credentials_is_named_and_not_retried(
     assert PASSWORD not in json.dumps(envelope)
 
 
+@pytest.mark.parametrize("backend", ["brave", "searxng"])
+def test_a_proxy_asking_for_credentials_does_not_cool_the_vendor_down(
+    backend: str, serve: Callable[[Any], Any], make_config: Callable[..., Any]
+) -> None:
+    """The proxy on this side refused, and the vendor never saw the request: the failure is the
+    user's setup, not the vendor's. Before, it counted, and (here after one failure) the
+    vendor was skipped as cooling down even once the proxy was fixed."""
+    proxy = serve(RefusingProxy(407, "Proxy Authentication Required"))
+    config = make_config(web={
+        "proxy": proxy.url(),
+        "cache": False,
+        "usage": False,
+        "health": {"failures": 1},
+        "providers": {"brave": {"api_key": "brave-key-for-test"}, "searxng": {"base_url": "http://searx.corp.test:8080"}},
+    })
+    for _ in range(2):
+        envelope = dispatch_search("proxy refusals", backend=backend, config=config, timeout=10)
+        assert envelope["error_code"] == "auth_error", envelope
+        assert "HTTP 407" in envelope["error"] and "cooling down" not in envelope["error"], envelope
+    assert len(proxy.asked) == 2  # the second call was sent, not skipped
+
+
 class _KeyedProxy(BaseHTTPRequestHandler):
     """A forward proxy that asks for its credentials (407) while ``server.status`` says so,
     then answers the SearXNG search itself; it records the vendor key each request carried."""

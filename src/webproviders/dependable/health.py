@@ -26,8 +26,9 @@ COUNTED_CODES = frozenset(
 )
 #: 4xx statuses that speak of the provider or its credentials, whatever was asked; any other
 #: 4xx answers this request only (a value the vendor refused, a query too long for its URL),
-#: so it never cools the provider down for every other caller.
-PROVIDER_SIDE_4XX = frozenset({401, 403, 407, 408})
+#: so it never cools the provider down for every other caller. Not 407: only a proxy on this
+#: side sends it (its own credentials), and the vendor never saw the request.
+PROVIDER_SIDE_4XX = frozenset({401, 403, 408})
 
 
 #: ``detail`` of a timeout that came from the call's deadline before the provider had the
