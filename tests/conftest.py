@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import datetime
 import importlib
+import ipaddress
 import os
 import shutil
 import socket
@@ -341,9 +342,18 @@ def http_server(serve: Callable[[Any], Any]) -> Iterator[Callable[..., Threading
     released.set()
 
 
+def _subject_name(x509: Any, name: str) -> Any:
+    """The certificate's subject alternative name: an IP address (``127.0.0.1``) or a host name."""
+    try:
+        return x509.IPAddress(ipaddress.ip_address(name))
+    except ValueError:
+        return x509.DNSName(name)
+
+
 @pytest.fixture
 def certificate(tmp_path: Path) -> Callable[[str], tuple[Path, Path]]:
-    """``certificate("host.test")`` writes a self-signed certificate for that name and its key."""
+    """``certificate("host.test")`` writes a self-signed certificate for that name (or address)
+    and its key."""
     pytest.importorskip("cryptography")
     from cryptography import x509
     from cryptography.hazmat.primitives import hashes, serialization
@@ -362,7 +372,7 @@ def certificate(tmp_path: Path) -> Callable[[str], tuple[Path, Path]]:
             .serial_number(x509.random_serial_number())
             .not_valid_before(now - datetime.timedelta(days=1))
             .not_valid_after(now + datetime.timedelta(days=1))
-            .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+            .add_extension(x509.SubjectAlternativeName([_subject_name(x509, name)]), critical=False)
             .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
             .sign(key, hashes.SHA256())
         )

@@ -128,3 +128,69 @@ def test_a_page_whose_certificate_is_refused_says_so(
     assert "the TLS certificate of 127.0.0.1 could not be verified" in failure["error"], failure
     assert "SSL_CERT_FILE or SSL_CERT_DIR" in failure["error"], failure
     assert asked == []
+
+
+@pytest.fixture
+def tls_proxy(http_server: Any, certificate: Callable[[str], Any]) -> tuple[str, list[str], Any]:
+    """An ``https://`` forward proxy on 127.0.0.1 (a certificate of its own, self-signed)
+    that answers every forwarded request itself: its URL, the URLs it was asked for, and the
+    certificate's file."""
+    cert, key = certificate("127.0.0.1")
+    tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    tls.load_cert_chain(cert, key)
+    asked: list[str] = []
+
+    class Forward(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            if "search" in self.path:
+                body, kind = (
+                    b'{"results": [{"url": "https://example.org/a", "title": "A", "content": "c"}]}',
+                    "application/json",
+                )
+            else:
+                body, kind = (
+                    b"<html><head><title>Through</title></head><body><p>Read through the proxy.</p></body></html>",
+                    "text/html",
+                )
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    port = http_server(Forward, tls=tls).server_address[1]
+    return f"https://127.0.0.1:{port}", asked, cert
+
+
+def test_an_https_proxy_s_own_certificate_is_checked_against_ssl_cert_file(
+    tls_proxy: tuple[str, list[str], Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A proxy whose certificate is signed by an internal CA: trusting that CA with SSL_CERT_FILE
+    lets vendor calls and page fetches through it (httpx checks a proxy's certificate with
+    OpenSSL's default paths, which read SSL_CERT_FILE / SSL_CERT_DIR, and certifi's bundle)."""
+    proxy, asked, cert = tls_proxy
+    monkeypatch.setenv("SSL_CERT_FILE", str(cert))
+    config = config_from_dict(
+        {
+            "web": {
+                "proxy": proxy,
+                "allow_private_networks": True,
+                "retry": {"max_retries": 0},
+                "providers": {"searxng": {"base_url": "http://searx.corp.test:8080"}},
+            }
+        },
+        source="<test>",
+    )
+    envelope = dispatch_search("q", backend="searxng", config=config, cache=False)
+    assert envelope["success"], envelope
+    page = dispatch_extract("http://127.0.0.1:9/a", backend="http", config=config, cache=False)
+    assert page["success"], page
+    assert "Read through the proxy." in page["data"][0]["content"]
+    assert [url.split("?")[0] for url in asked] == [
+        "http://searx.corp.test:8080/search",
+        "http://127.0.0.1:9/a",
+    ]
