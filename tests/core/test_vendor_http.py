@@ -149,6 +149,37 @@ def test_credentials_in_a_base_url_are_sent_as_basic_auth(recorder: Any) -> None
     assert server.seen[0]["headers"]["host"] == f"127.0.0.1:{server.port}"
 
 
+@pytest.mark.parametrize("provider", ["searxng", "kagi", "tavily", "firecrawl"])
+def test_credentials_in_a_base_url_never_replace_a_key_sent_in_the_authorization_header(
+    recorder: Any, provider: str
+) -> None:
+    """A gateway's ``user:pass@`` in the base URL of a vendor that takes its key in
+    ``Authorization`` (raw HTTP or an SDK): both cannot be sent, so nothing is, and the
+    setting is named (never the password). Before, the Basic header silently replaced the
+    key: the vendor got none, answered 401, and the key was rested."""
+    pytest.importorskip({"tavily": "tavily", "firecrawl": "firecrawl"}.get(provider, "httpx"))
+    server = recorder(results=True)
+    base = server.url.replace("http://", "http://gw:gw-pass-3a9c@")
+    config = _config(providers={provider: {"base_url": base, "api_key": "vendor-key-000001"}}, health={"failures": 1})
+    for _ in range(2):
+        envelope = dispatch_search("q", backend=provider, config=config, cache=False)
+        assert envelope["error_code"] == "not_configured", envelope
+        assert f"web.providers.{provider}.base_url holds a user name and password" in envelope["error"], envelope
+        assert "gw-pass-3a9c" not in json.dumps(envelope)
+    assert server.seen == []
+
+
+def test_credentials_in_a_base_url_go_with_a_key_sent_in_another_header(recorder: Any) -> None:
+    """A vendor whose key has a header of its own gets both: the key, and Basic auth for the gateway."""
+    server = recorder(results=True)
+    base = server.url.replace("http://", "http://gw:gw-pass-3a9c@")
+    config = _config(providers={"brave": {"base_url": base, "api_key": "vendor-key-000001"}})
+    dispatch_search("q", backend="brave", config=config, cache=False)
+    [seen] = server.seen
+    assert seen["headers"]["x-subscription-token"] == "vendor-key-000001"
+    assert seen["headers"]["authorization"] == "Basic Z3c6Z3ctcGFzcy0zYTlj"  # gw:gw-pass-3a9c
+
+
 def test_a_json_body_is_sent_compact_with_its_type_and_length(recorder: Any) -> None:
     server = recorder()
     answer = _call(f"{server.url}/v1/search", method="POST", json={"query": "café", "n": 3})

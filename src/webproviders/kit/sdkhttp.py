@@ -23,6 +23,7 @@ from ..errors import ProviderError, WebProviderError, error_for_status
 from ..responses import Classifier, read_response
 from ..vendorhttp.clients import DEFAULT_TIMEOUT, ClientSpec, current
 from ..vendorhttp.transport import VendorTransport
+from ..vendorhttp.urlauth import URLCredentials
 
 #: Marks an attribute an SDK does not have.
 _MISSING: Any = object()
@@ -86,6 +87,7 @@ def sdk_client(
         headers=own,
         timeout=timeout if timeout is not None else DEFAULT_TIMEOUT,
         trust_env=False,
+        auth=URLCredentials(provider),
         event_hooks={"response": [log]} if log is not None else None,
     )
 

@@ -3,7 +3,7 @@ that gives every vendor answer the same proxy routing, size cap and deadline.
 
 ``clients.py`` (the owner, :class:`~webproviders.vendorhttp.clients.HTTPClients`, and the
 library's ``close()`` / ``aclose()``), ``transport.py`` (routing, the capped body reader, the
-whole-request deadline) and ``proxies.py`` (``web.proxy``, the proxy environment and
-``NO_PROXY``). Providers reach it through :mod:`webproviders.kit` (``request_json``,
+whole-request deadline), ``proxies.py`` (``web.proxy``, the proxy environment and
+``NO_PROXY``) and ``urlauth.py`` (a base URL's ``user:pass@``). Providers reach it through :mod:`webproviders.kit` (``request_json``,
 ``get_client``, ``sdk_client``); the dispatcher holds one owner per registry.
 """

@@ -34,6 +34,7 @@ from ..config import VENDOR_MAX_BYTES, Config, user_agent
 from ..fetching.pinning import http2_available
 from .proxies import ProxyRoutes, read_environment
 from .transport import VendorTransport
+from .urlauth import URLCredentials
 
 #: Waits when a request names none: 10 s to connect, 30 s for the rest (httpx's phases; the
 #: whole request is bounded by the longest of them, see :mod:`.transport`).
@@ -215,6 +216,7 @@ def _client_options(spec: ClientSpec) -> dict[str, Any]:
         "headers": {"User-Agent": spec.user_agent},
         "timeout": DEFAULT_TIMEOUT,
         "trust_env": False,  # the transport reads the proxy environment; .netrc is never read
+        "auth": URLCredentials(spec.provider),
     }
     options.update((key, value.value if isinstance(value, _Same) else value) for key, value in spec.options)
     return options
