@@ -196,6 +196,17 @@ class ProviderError(WebProviderError):
     code = "provider_error"
 
 
+class PluginRaised(Exception):
+    """Carries what provider code raised that must not travel as itself: ``SystemExit``,
+    ``KeyboardInterrupt`` or a plugin's own ``BaseException`` would end the caller's program
+    (or an MCP server) instead of one call, and ``StopIteration`` cannot pass through an
+    asyncio future. :func:`to_provider_error` maps it as the exception it carries."""
+
+    def __init__(self, raised: BaseException) -> None:
+        super().__init__(raised)
+        self.raised = raised
+
+
 class BudgetExceededError(WebProviderError):
     """The call would take spending over a configured ``web.budget``; nothing was sent."""
 
@@ -512,6 +523,8 @@ def _from_httpx(exc: BaseException, who: str, provider: str | None) -> WebProvid
 
 def _map(exc: BaseException, provider: str | None) -> WebProviderError:
     who = provider or "The provider"
+    if isinstance(exc, PluginRaised):
+        exc = exc.raised
     if isinstance(exc, WebProviderError):
         return exc
     if isinstance(exc, NotImplementedError):
@@ -528,8 +541,8 @@ def _map(exc: BaseException, provider: str | None) -> WebProviderError:
         return ParseError(f"{who} sent a response that is not valid JSON: {exc}", provider=provider)
     if isinstance(exc, ConnectionError):
         return NetworkError(f"{who} could not be reached: {exc}", provider=provider)
-    text = str(exc) or type(exc).__name__
-    return ProviderError(f"{who} failed: {type(exc).__name__}: {text}", provider=provider)
+    text = str(exc)
+    return ProviderError(f"{who} failed: {type(exc).__name__}{': ' + text if text else ''}", provider=provider)
 
 
 __all__ = [

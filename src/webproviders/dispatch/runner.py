@@ -19,6 +19,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
+from ..errors import PluginRaised
 from ..pools import DaemonThreadPool, LazyPool
 from ..registry.providers import RunsPluginCode, allow_plugin_code, refuse_plugin_code
 
@@ -54,15 +55,22 @@ async def call(
     sync one is abandoned in its worker thread. ``inline`` runs a sync function that never
     blocks directly in the loop (no thread hop; it cannot be abandoned).
     """
-    if _is_async(fn):
-        return await _within(fn(*args, **kwargs), timeout)
-    if inline:
-        result = fn(*args, **kwargs)
-        return await _within(result, timeout) if _awaitable(result) else result
+    try:
+        if _is_async(fn):
+            return await _within(fn(*args, **kwargs), timeout)
+        if inline:
+            result = fn(*args, **kwargs)
+            return await _within(result, timeout) if _awaitable(result) else result
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise  # on the caller's thread: a real Ctrl-C or cancellation
+    except Exception:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - a plugin's SystemExit ends one call, not the program
+        raise PluginRaised(exc) from None
     loop = asyncio.get_running_loop()
     context = contextvars.copy_context()
     future = loop.run_in_executor(
-        _workers.executor(), functools.partial(context.run, fn, *args, **kwargs)
+        _workers.executor(), functools.partial(context.run, _in_worker, fn, *args, **kwargs)
     )
     started = time.monotonic()
     result = await asyncio.wait_for(future, timeout)
@@ -70,6 +78,20 @@ async def call(
         left = max(0.0, timeout - (time.monotonic() - started))
         result = await _within(result, left)
     return result
+
+
+def _in_worker(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
+    """``fn(*args, **kwargs)`` on a worker thread, where no signal or cancellation arrives:
+    whatever it raises that is not an ordinary exception (``SystemExit``, ``KeyboardInterrupt``,
+    ``StopIteration``, which a future cannot hold) is the provider's failure."""
+    try:
+        return fn(*args, **kwargs)
+    except StopIteration as exc:
+        raise PluginRaised(exc) from None
+    except Exception:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - see the docstring
+        raise PluginRaised(exc) from None
 
 
 async def off_loop(fn: Callable[..., T], *args: Any) -> T:

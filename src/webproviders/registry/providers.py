@@ -324,7 +324,7 @@ def _ask_provider(entry: ProviderEntry) -> Availability:
         if provider.is_available():
             return True, None
         reason = provider.unavailable_reason()
-    except Exception as exc:  # noqa: BLE001
+    except BaseException as exc:  # noqa: BLE001 - on a worker thread: a plugin's sys.exit() is its failure
         return False, f"is_available() failed: {type(exc).__name__}"
     return False, reason or "the provider reports it is not available"
 

@@ -1,0 +1,102 @@
+"""Plugin code that raises what is not an ordinary exception fails one call, not the program.
+
+A plugin that calls ``sys.exit()``, raises ``KeyboardInterrupt`` or a ``BaseException`` of its
+own, or lets a ``StopIteration`` out of a sync method (``next()`` on an empty iterator) must
+end in a ``provider_error`` envelope naming it: raised out of ``dispatch_search`` it would end
+the caller's program, or an MCP server serving every client.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import pytest
+
+from webproviders import dispatch_search
+
+CODE = """
+import os
+from webproviders import WebSearchProvider
+
+
+class Own(BaseException):
+    pass
+
+
+RAISES = {
+    "exit": lambda: SystemExit(3),
+    "interrupt": KeyboardInterrupt,
+    "own": lambda: Own("the plugin's own"),
+    "stop": StopIteration,
+}
+
+
+class Sync(WebSearchProvider):
+    name = "sync-raiser"
+
+    def is_available(self):
+        if os.environ.get("RAISER_UNAVAILABLE"):
+            raise SystemExit("no")
+        return True
+
+    def search(self, query, limit=5, **options):
+        if query in RAISES:
+            raise RAISES[query]()
+        return [{"title": "ok", "url": "https://ok.example/"}]
+
+
+class Async(WebSearchProvider):
+    name = "async-raiser"
+
+    def is_available(self):
+        return True
+
+    async def search(self, query, limit=5, **options):
+        if query in RAISES:
+            raise RAISES[query]()
+        return [{"title": "ok", "url": "https://ok.example/"}]
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Sync())
+    ctx.register_web_search_provider(Async())
+"""
+
+
+@pytest.fixture
+def config(write_plugin: Any, make_config: Any) -> Any:
+    root = write_plugin("raisers", CODE)
+    return make_config(web={"timeout": 10}, plugins={"paths": [str(root)], "enabled": ["raisers"]})
+
+
+@pytest.mark.parametrize(
+    ("backend", "query", "named"),
+    [
+        ("sync-raiser", "exit", "SystemExit: 3"),
+        ("sync-raiser", "interrupt", "KeyboardInterrupt"),
+        ("sync-raiser", "own", "Own: the plugin's own"),
+        ("sync-raiser", "stop", "StopIteration"),
+        ("async-raiser", "exit", "SystemExit: 3"),
+        ("async-raiser", "own", "Own: the plugin's own"),
+    ],
+)
+def test_a_provider_that_exits_fails_its_call_only(
+    config: Any, backend: str, query: str, named: str
+) -> None:
+    started = time.monotonic()
+    envelope = dispatch_search(query, backend=backend, config=config)
+    assert time.monotonic() - started < 5  # an answer, not the 10 s deadline
+    assert envelope["success"] is False
+    assert envelope["error_code"] == "provider_error"
+    assert envelope["error"] == f"{backend} failed: {named}"
+    assert dispatch_search("fine", backend=backend, config=config)["success"] is True
+
+
+def test_an_is_available_that_exits_makes_the_provider_unavailable(
+    config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("RAISER_UNAVAILABLE", "1")
+    envelope = dispatch_search("fine", backend="sync-raiser", config=config)
+    assert envelope["error_code"] == "not_configured"
+    assert "is_available() failed: SystemExit" in envelope["error"]
