@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from webproviders import dispatch_search
+from webproviders import dispatch_search, list_providers
 
 CODE = """
 import os
@@ -100,3 +100,35 @@ def test_an_is_available_that_exits_makes_the_provider_unavailable(
     envelope = dispatch_search("fine", backend="sync-raiser", config=config)
     assert envelope["error_code"] == "not_configured"
     assert "is_available() failed: SystemExit" in envelope["error"]
+
+
+def test_a_package_that_exits_on_import_is_recorded_and_the_others_work(
+    install_entry_point: Any, make_config: Any
+) -> None:
+    install_entry_point(
+        "needy", "wp_needy", "import sys\nsys.exit('wp-needy needs a newer Python')\n"
+    )
+    config = make_config()
+    row = next(row for row in list_providers(config) if row["name"] == "needy")
+    assert row["load_error"] == "import failed: SystemExit: wp-needy needs a newer Python"
+    assert dispatch_search("q", backend="stub", config=config)["success"] is True
+
+
+@pytest.mark.parametrize(
+    ("code", "error"),
+    [
+        ("import sys\nsys.exit(4)\n", "import failed: SystemExit: 4"),
+        ("def register(ctx):\n    raise SystemExit(4)\n", "register() failed: SystemExit: 4"),
+    ],
+)
+def test_a_plugin_folder_that_exits_is_recorded(
+    write_plugin: Any, make_config: Any, code: str, error: str
+) -> None:
+    root = write_plugin(
+        "exiting", code, providers=[{"name": "exiting", "capabilities": ["search"]}]
+    )
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["exiting"]})
+    envelope = dispatch_search("q", backend="exiting", config=config)
+    assert envelope["error_code"] == "not_configured"
+    assert error in envelope["error"]
+    assert dispatch_search("q", backend="stub", config=config)["success"] is True

@@ -211,7 +211,9 @@ def load_code(found: Plugins, config: Config, record: PluginRecord) -> None:
     loaded = True
     try:
         module = _import_folder(Path(record.location), record.source)
-    except Exception as exc:  # noqa: BLE001 - a broken plugin must not stop the others
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - a broken plugin (a sys.exit() too) must not stop the others
         record.error = f"import failed: {_describe(exc)}"
         log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
     else:
@@ -231,7 +233,9 @@ def _load_entry_point(found: Plugins, config: Config, ep: Any) -> None:
     found.plugins.append(record)
     try:
         plugin = ep.load()
-    except Exception as exc:  # noqa: BLE001
+    except KeyboardInterrupt:
+        raise
+    except BaseException as exc:  # noqa: BLE001 - as a plugin folder's import
         record.error = f"import failed: {_describe(exc)}"
         log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
         return
@@ -282,7 +286,9 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
             _withdraw(providers, record)
             manager.unregister(name=plugin_id)
             raise
-        except Exception as exc:  # noqa: BLE001
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a register() that calls sys.exit() fails too
             ctx.close()
             if isinstance(exc, Overran):
                 record.error = (
