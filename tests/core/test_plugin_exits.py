@@ -132,3 +132,26 @@ def test_a_plugin_folder_that_exits_is_recorded(
     assert envelope["error_code"] == "not_configured"
     assert error in envelope["error"]
     assert dispatch_search("q", backend="stub", config=config)["success"] is True
+
+
+HOOKS = """
+def before_dispatch(arguments):
+    if arguments.get("query") == "refuse":
+        raise SystemExit("policy")
+
+
+def after_dispatch(arguments):
+    if arguments.get("query") == "observe":
+        raise SystemExit("observer")
+"""
+
+
+def test_a_hook_that_exits_ends_in_an_envelope(write_plugin: Any, make_config: Any) -> None:
+    root = write_plugin("exiting-hooks", HOOKS)
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["exiting-hooks"]})
+    refused = dispatch_search("refuse", backend="stub", config=config)
+    assert (refused["error_code"], refused["error"]) == (
+        "provider_error",
+        "stub failed: SystemExit: policy",
+    )
+    assert dispatch_search("observe", backend="stub", config=config)["success"] is True

@@ -247,5 +247,7 @@ def after(call: Call, envelope: dict[str, Any]) -> None:
     cost = meter.total.as_dict() if meter is not None and registry.hook_takes("after_dispatch", "cost") else None
     try:
         hook(capability=call.capability, arguments=call.arguments, envelope=envelope, config=call.config, cost=cost)
-    except Exception as exc:  # noqa: BLE001 - an observer must not break the call
+    except KeyboardInterrupt:
+        raise  # the caller's Ctrl-C (a sync hook meets no cancellation), not the hook's failure
+    except BaseException as exc:  # noqa: BLE001 - an observer (even one calling sys.exit()) must not break the call
         log.warning("An after_dispatch hook failed: %s: %s", type(exc).__name__, scrub(str(exc)))

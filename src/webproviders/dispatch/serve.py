@@ -274,7 +274,9 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
     name = entry.manifest.name
     try:
         _before(call, entry)
-    except Exception as exc:  # noqa: BLE001 - a refusing hook is an envelope
+    except KeyboardInterrupt:
+        raise  # the caller's Ctrl-C (a sync hook meets no cancellation), not the hook's failure
+    except BaseException as exc:  # noqa: BLE001 - a refusing (or exiting) hook is an envelope
         error = to_provider_error(exc, name)
         call.record(name, "error", time.perf_counter(), error)
         raise error from None
