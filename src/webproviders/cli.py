@@ -13,9 +13,11 @@ from __future__ import annotations
 import argparse
 import codecs
 import gc
+import io
 import json
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TextIO
@@ -217,7 +219,24 @@ def _print_pages(envelope: dict[str, Any], out: TextIO) -> None:
 def _print_failed(items: Any) -> None:
     """One stderr line per URL (or page) that could not be read."""
     for item in items:
-        sys.stderr.write(f"failed [{item.get('error_code')}] {item.get('url')}: {item.get('error')}\n")
+        sys.stderr.write(_shown(f"failed [{item.get('error_code')}] {item.get('url')}: {item.get('error')}\n"))
+
+
+#: Terminal control characters but the line feed and the tab: C0, DEL and C1.
+_CONTROLS = re.compile(r"\r(?!\n)|[\x00-\x08\x0b-\x0c\x0e-\x1f\x7f-\x9f]")
+
+
+#: What JSON leaves unescaped of them: DEL and C1 (inside strings only, so escaping them keeps it exact).
+_C1 = re.compile(r"[\x7f-\x9f]")
+
+
+def _shown(text: str) -> str:
+    """``text`` as it may reach a terminal: a result's title, a page or a vendor's error is
+    written by whoever controls the page, and an escape sequence in it could retitle the
+    window, set the clipboard or hide what precedes it (a bare carriage return too). Each
+    control character is shown as its escape (``\\x1b``) instead; ``--json`` output escapes
+    them as JSON does (``\\u001b``)."""
+    return _CONTROLS.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
 
 
 def _fail(code: str, message: str, as_json: bool) -> None:
@@ -226,7 +245,7 @@ def _fail(code: str, message: str, as_json: bool) -> None:
     if as_json:
         sys.stdout.write(json.dumps({"success": False, "error": message, "error_code": code}, indent=2) + "\n")
     else:
-        sys.stderr.write(f"error [{code}]: {message}\n")
+        sys.stderr.write(_shown(f"error [{code}]: {message}\n"))
 
 
 def _fail_plainly(code: str, message: str, args: argparse.Namespace) -> None:
@@ -234,12 +253,12 @@ def _fail_plainly(code: str, message: str, args: argparse.Namespace) -> None:
     if getattr(args, "json", False):
         _fail(code, message, True)
     else:
-        sys.stderr.writelines(f"error: {line}\n" for line in message.splitlines())
+        sys.stderr.writelines(_shown(f"error: {line}\n") for line in message.splitlines())
 
 
 def _print_warnings(envelope: dict[str, Any]) -> None:
     for warning in envelope.get("meta", {}).get("warnings", []):
-        sys.stderr.write(f"warning: {warning}\n")
+        sys.stderr.write(_shown(f"warning: {warning}\n"))
 
 
 def _emit(
@@ -251,11 +270,14 @@ def _emit(
 ) -> int:
     if as_json:
         # as UTF-8 where the terminal speaks it, else escaped as JSON escapes it (exact either way)
-        sys.stdout.write(json.dumps(envelope, ensure_ascii=not _speaks_utf8(sys.stdout), indent=2) + "\n")
+        text = json.dumps(envelope, ensure_ascii=not _speaks_utf8(sys.stdout), indent=2)
+        sys.stdout.write(_C1.sub(lambda found: f"\\u{ord(found.group()):04x}", text) + "\n")
     elif envelope.get("success"):
-        render(envelope, sys.stdout)
+        rendered = io.StringIO()
+        render(envelope, rendered)
+        sys.stdout.write(_shown(rendered.getvalue()))
     else:
-        sys.stderr.write(f"error [{envelope.get('error_code')}]: {envelope.get('error')}\n")
+        sys.stderr.write(_shown(f"error [{envelope.get('error_code')}]: {envelope.get('error')}\n"))
         failures = envelope.get("meta", {}).get("failures", [])
         if len(failures) > 1:
             _print_failed(failures)
@@ -282,7 +304,7 @@ def _progress_printer() -> Callable[[dict[str, Any]], None] | None:
 
     def show(event: dict[str, Any]) -> None:
         done, total = event.get("pages", 0), event.get("max_pages") or "?"
-        sys.stderr.write(f"\rcrawled {done}/{total} pages  {event.get('url', '')[:60]:<60}")
+        sys.stderr.write(f"\rcrawled {done}/{total} pages  {_shown(event.get('url', '')[:60]):<60}")
         sys.stderr.flush()
 
     return show
@@ -451,7 +473,7 @@ def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
             line += f"  load error: {row['load_error']}"
         elif not row["available"]:
             line += f"  ({row['reason']})"
-        sys.stdout.write(line + "\n")
+        sys.stdout.write(_shown(line) + "\n")
     return EXIT_OK
 
 

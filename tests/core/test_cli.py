@@ -514,3 +514,51 @@ def test_a_command_that_may_run_long_keeps_the_cyclic_collector(write_plugin: An
 
     assert gc.isenabled() and main(["--config", str(config), "search", "q", "--backend", "stub"]) == 0
     assert gc.isenabled()
+
+
+_HOSTILE_TEXT = """
+from webproviders import WebSearchProvider
+
+TRICK = "\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\rfake"
+
+
+class Hostile(WebSearchProvider):
+    name = "hostile"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        if query == "fail":
+            raise RuntimeError("vendor said " + TRICK)
+        return [{"title": "a" + TRICK, "url": "https://a.example/", "description": "line one\\r\\nline two"}]
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Hostile())
+"""
+
+
+def test_control_characters_in_results_reach_the_terminal_as_escapes(
+    write_plugin: Any, tmp_path: Path
+) -> None:
+    """A title or an error is written by whoever controls the page or the vendor: printed raw,
+    an escape sequence in it retitles the terminal, clears it or hides what came before."""
+    root = write_plugin("hostile", _HOSTILE_TEXT)
+    config = tmp_path / "config.yaml"
+    config.write_text(f"plugins:\n  paths: [{root}]\n  enabled: [hostile]\n", encoding="utf-8")
+    env = {"WEBPROVIDERS_CONFIG": str(config), "PYTHONIOENCODING": "utf-8"}
+    shown = run("search", "q", "--backend", "hostile", env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert "1. a\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\x0dfake\n" in shown.stdout
+    assert "   line one\nline two\n" in shown.stdout  # a CRLF line end stays one
+    failed = run("search", "fail", "--backend", "hostile", env=env)
+    assert "vendor said \\x1b]0;pwned" in failed.stderr
+    for output in (shown.stdout, failed.stderr):
+        assert not any(ch in output for ch in "\x1b\x07\x9b")
+    as_json = run("search", "q", "--backend", "hostile", "--json", env=env)
+    assert not any(ch in as_json.stdout for ch in "\x1b\x07\x9b")
+    assert (
+        json.loads(as_json.stdout)["data"]["web"][0]["title"]
+        == "a\x1b]0;pwned\x07\x1b[2J\x9b31m\rfake"
+    )
