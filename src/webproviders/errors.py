@@ -487,6 +487,15 @@ def error_for_status(
 # -- anything a provider raises -------------------------------------------------------------
 
 
+def exception_text(exc: BaseException) -> str:
+    """``str(exc)``, or ``""`` when the exception's own ``__str__`` fails: a plugin's exception
+    class may be broken, and describing its failure must not become a failure of our own."""
+    try:
+        return str(exc)
+    except Exception:  # noqa: BLE001
+        return ""
+
+
 def to_provider_error(exc: BaseException, provider: str | None) -> WebProviderError:
     """Map an exception to our hierarchy, scrubbing secrets from the message."""
     error = _map(exc, provider)
@@ -541,7 +550,7 @@ def _map(exc: BaseException, provider: str | None) -> WebProviderError:
         return ParseError(f"{who} sent a response that is not valid JSON: {exc}", provider=provider)
     if isinstance(exc, ConnectionError):
         return NetworkError(f"{who} could not be reached: {exc}", provider=provider)
-    text = str(exc)
+    text = exception_text(exc)
     return ProviderError(f"{who} failed: {type(exc).__name__}{': ' + text if text else ''}", provider=provider)
 
 

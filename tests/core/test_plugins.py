@@ -318,3 +318,40 @@ def test_disabled_provider_names_are_refused_from_entry_points(
     assert "extra" in {r["name"] for r in list_providers(make_config())}
     config = make_config(plugins={"disabled": ["extra"]})
     assert "extra" not in {r["name"] for r in list_providers(config)}
+
+
+_BROKEN_STR = """
+from webproviders import WebSearchProvider
+
+
+class Unprintable(Exception):
+    def __str__(self):
+        raise ValueError("cannot say")
+
+
+class P(WebSearchProvider):
+    name = "unprintable"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        raise Unprintable()
+
+
+def register(ctx):
+    if ctx.config.web.timeout == 7:
+        raise Unprintable()
+    ctx.register_web_search_provider(P())
+"""
+
+
+def test_an_exception_that_cannot_be_printed_is_still_named(write_plugin: Any, make_config: Any) -> None:
+    """A plugin's exception class whose ``__str__`` fails is named by its class: describing it
+    once failed in turn, losing the provider's name or ``webproviders providers`` altogether."""
+    root = write_plugin("unprintable", _BROKEN_STR)
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["unprintable"]})
+    envelope = dispatch_search("q", backend="unprintable", config=config)
+    assert (envelope["error"], envelope["provider"]) == ("unprintable failed: Unprintable", "unprintable")
+    failing = make_config(web={"timeout": 7}, plugins={"paths": [str(root)], "enabled": ["unprintable"]})
+    assert _rows(failing)["unprintable"]["load_error"] == "register() failed: Unprintable"

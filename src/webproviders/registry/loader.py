@@ -106,7 +106,10 @@ def _import_folder(folder: Path, source: Source) -> types.ModuleType:
 
 
 def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
+    from ..errors import exception_text  # here: reading manifests needs no error class
+
+    text = exception_text(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 @dataclass
