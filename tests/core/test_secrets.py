@@ -225,3 +225,31 @@ def test_short_query_values_of_a_base_url_are_not_taken_for_secrets() -> None:
     config = config_from_dict({"web": {"providers": {"searxng": {"base_url": "http://127.0.0.1/?format=json"}}}})
     assert "format=json" in repr(config)
     assert scrub("the answer was not json") == "the answer was not json"
+
+
+def test_a_plugin_that_fails_quoting_its_key_is_listed_without_it(
+    write_plugin: Any, make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plugin's load error is its own text; listed by ``webproviders providers`` and by MCP's
+    ``web_providers`` (a model reads that), it once showed the key a failed import quoted."""
+    monkeypatch.setenv("QUOTING_API_KEY", ENV_SECRET)
+    root = write_plugin(
+        "quoting",
+        "import os\nraise RuntimeError('key rejected: ' + os.environ['QUOTING_API_KEY'])\n",
+        providers=[
+            {
+                "name": "quoting",
+                "capabilities": ["search"],
+                "env": [{"key": "QUOTING_API_KEY", "prompt": "key", "secret": True}],
+            }
+        ],
+    )
+    from webproviders import list_providers
+    from webproviders.agents.mcp_server import _providers
+
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["quoting"]})
+    assert dispatch_search("q", backend="quoting", config=config)["error_code"] == "not_configured"
+    row = next(row for row in list_providers(config) if row["name"] == "quoting")
+    assert row["load_error"] == "import failed: RuntimeError: key rejected: ***"
+    assert row["reason"] == "its plugin 'quoting' failed to load (import failed: RuntimeError: key rejected: ***)"
+    assert ENV_SECRET not in str(_providers(config))

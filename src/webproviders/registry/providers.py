@@ -291,6 +291,9 @@ class Registry:
 
         From manifests alone, unless ``load``: then every plugin's code is loaded first, so
         that import and ``register()`` failures show, and loaded providers are asked too.
+        A plugin's error is its own text (``import failed: ... key rejected: <its key>``), and
+        these rows reach a terminal and, through MCP's ``web_providers``, a model: the
+        reasons and errors are scrubbed of secrets, as every error sentence is.
         """
         if load:
             self.load_all()
@@ -315,6 +318,10 @@ class Registry:
                 for row in rows:
                     if row["plugin"] == record.name and row["source"] == record.source:
                         row["load_error"] = record.error
+        for row in rows:
+            for key in ("reason", "load_error"):
+                if row[key]:
+                    row[key] = redact.scrub(row[key])
         return rows
 
 
