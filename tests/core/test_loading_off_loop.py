@@ -325,3 +325,56 @@ def test_the_first_request_imports_the_http_stack_off_the_loop(first: str, tmp_p
     assert answer["on_loop"]["httpx"] is False and answer["on_loop"]["httpcore"] is False, answer
     if first == "tavily":
         assert answer["on_loop"]["tavily"] is False, answer
+
+
+STUCK = """
+import os
+import time
+
+from webproviders import WebSearchProvider
+
+
+class Stuck(WebSearchProvider):
+    name = "stuck"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        while not os.path.exists(os.environ["STUCK_RELEASE"]):  # a read without a timeout
+            time.sleep(0.05)
+        return []
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Stuck())
+"""
+
+
+def test_a_call_prepares_even_while_every_sync_worker_hangs(
+    write_plugin: Any, make_config: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync provider that never returns keeps its worker thread after each call's deadline;
+    64 such calls held every one. A call that had to prepare off its loop (a new config, an
+    ``is_available()`` to ask again) queued behind them and never ended, past any deadline."""
+    release = tmp_path / "release"
+    monkeypatch.setenv("STUCK_RELEASE", str(release))
+    root = write_plugin("stuck", STUCK)
+    stuck = make_config(plugins={"paths": [str(root)], "enabled": ["stuck"]}, web={"cache": False})
+
+    async def scenario() -> tuple[dict[str, Any], float]:
+        hung = await asyncio.gather(
+            *(adispatch_search(f"q{i}", backend="stuck", config=stuck, timeout=1) for i in range(64))
+        )
+        assert {envelope["error_code"] for envelope in hung} == {"timeout"}
+        started = time.monotonic()
+        fresh = make_config(web={"timeout": 10})  # a registry to build: prepared off the loop
+        envelope = await asyncio.wait_for(adispatch_search("q", backend="stub", config=fresh), 30)
+        return envelope, time.monotonic() - started
+
+    try:
+        envelope, took = asyncio.run(scenario())
+    finally:
+        release.touch()
+    assert envelope["success"] is True
+    assert took < 5  # its own deadline, not the hung calls

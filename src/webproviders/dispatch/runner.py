@@ -30,6 +30,9 @@ __all__ = ["BackgroundLoop", "NoLoop", "call", "off_loop", "run_sync", "unless_p
 #: Sync provider calls that hang (``ddgs`` is known to) keep a thread; allow plenty. Daemon
 #: threads: one abandoned at its deadline must not hold the process open at exit.
 _workers = LazyPool(64, "webproviders-sync", daemon=True)
+#: Preparing a call off its loop (loading plugins, asking is_available(), both bounded in
+#: time): never queued behind sync provider calls, of which all 64 may hang past their deadline.
+_preparers = LazyPool(16, "webproviders-prepare", daemon=True)
 #: Threads of each of our loops' default executor (its name lookups, for one).
 _LOOP_WORKERS = 8
 #: Whether a method's function is ``async def``, asked once per function (providers' methods).
@@ -95,9 +98,10 @@ def _in_worker(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
 
 
 async def off_loop(fn: Callable[..., T], *args: Any) -> T:
-    """``fn(*args)`` on a worker thread (daemon: one that hangs holds no exit), in a copy of
-    the caller's context, while the caller's event loop runs on."""
-    return await _workers.run(contextvars.copy_context().run, fn, *args)
+    """``fn(*args)`` (a call's preparation) on a worker thread of its own pool (daemon: one
+    that hangs holds no exit), in a copy of the caller's context, while the caller's event
+    loop runs on."""
+    return await _preparers.run(contextvars.copy_context().run, fn, *args)
 
 
 def unless_plugin_code(fn: Callable[..., T], *args: Any) -> tuple[bool, T | None]:
