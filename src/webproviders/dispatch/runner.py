@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 from ..errors import PluginRaised
 from ..pools import DaemonThreadPool, LazyPool
 from ..registry.providers import RunsPluginCode, allow_plugin_code, refuse_plugin_code
+from .hung import Watch, refuse_if_hung
 
 T = TypeVar("T")
 
@@ -70,13 +71,20 @@ async def call(
         raise
     except BaseException as exc:  # noqa: BLE001 - a plugin's SystemExit ends one call, not the program
         raise PluginRaised(exc) from None
+    provider = getattr(fn, "__self__", fn)
+    refuse_if_hung(provider)
+    watch = Watch(provider)
     loop = asyncio.get_running_loop()
     context = contextvars.copy_context()
     future = loop.run_in_executor(
-        _workers.executor(), functools.partial(context.run, _in_worker, fn, *args, **kwargs)
+        _workers.executor(), functools.partial(context.run, watch.run, _in_worker, fn, *args, **kwargs)
     )
     started = time.monotonic()
-    result = await asyncio.wait_for(future, timeout)
+    try:
+        result = await asyncio.wait_for(future, timeout)
+    except BaseException:
+        watch.abandon()  # a thread that ended already, or never started, does not count
+        raise
     if _awaitable(result):  # a plain def that returned a coroutine
         left = max(0.0, timeout - (time.monotonic() - started))
         result = await _within(result, left)

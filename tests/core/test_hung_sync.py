@@ -1,0 +1,88 @@
+"""A sync provider whose calls never return cannot take every worker thread.
+
+Each of its calls keeps a worker thread after the call's deadline (a thread cannot be
+stopped). Once a provider keeps ``MAX_HUNG`` of them it is not called again until one
+returns: before, its hung calls took all 64 threads, and every other sync provider's calls
+waited in the queue until their own deadlines, reported as their own timeouts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from webproviders import adispatch_search, dispatch_search
+from webproviders.dispatch.hung import MAX_HUNG
+
+CODE = """
+import os
+import time
+
+from webproviders import WebSearchProvider
+
+
+class Stuck(WebSearchProvider):
+    name = "stuck"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        while not os.path.exists(os.environ["STUCK_RELEASE"]):  # a read without a timeout
+            time.sleep(0.05)
+        return []
+
+
+class Fine(WebSearchProvider):
+    name = "fine"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        return [{"title": query, "url": "https://fine.example/"}]
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Stuck())
+    ctx.register_web_search_provider(Fine())
+"""
+
+
+def test_a_provider_that_hangs_leaves_threads_for_the_others(
+    write_plugin: Any, make_config: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    release = tmp_path / "release"
+    monkeypatch.setenv("STUCK_RELEASE", str(release))
+    root = write_plugin("sync-pair", CODE)
+    config = make_config(
+        plugins={"paths": [str(root)], "enabled": ["sync-pair"]},
+        web={"cache": False, "health": {"failures": 1000}, "retry": {"max_retries": 0}},
+    )
+
+    async def waves() -> list[dict[str, Any]]:
+        answers: list[dict[str, Any]] = []
+        for wave in range(9):  # calls keep coming while the provider hangs: 72 in all
+            answers += await asyncio.gather(
+                *(
+                    adispatch_search(f"q{wave}-{i}", backend="stuck", config=config, timeout=0.5)
+                    for i in range(8)
+                )
+            )
+        return answers
+
+    try:
+        answers = asyncio.run(waves())
+        fine = dispatch_search("q", backend="fine", config=config, timeout=5)
+    finally:
+        release.touch()
+    assert {answer["error_code"] for answer in answers} == {"timeout"}
+    refused = [answer["error"] for answer in answers if "still running" in answer["error"]]
+    assert refused[0] == (
+        f"stuck has {MAX_HUNG} calls still running past their deadlines; it is not called again "
+        "until one of them returns."
+    )
+    assert len(refused) == len(answers) - MAX_HUNG
+    assert fine["success"] is True, fine
