@@ -135,6 +135,11 @@ def _pick(mapping: Mapping[str, Any], keys: tuple[str, ...]) -> str:
     return value.strip() if type(value) is str else _text(value)
 
 
+def _unrecognised(what: str, given: Any, wanted: str) -> str:
+    """Say what came instead (a generator, a string): that is what a plugin's author must change."""
+    return f"The provider returned {what} in an unrecognised shape ({type(given).__name__}); return {wanted}."
+
+
 def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Search hits in the public shape, filtered, de-duplicated, capped and numbered.
 
@@ -146,7 +151,7 @@ def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[s
     if items is None:
         items = []
     if not isinstance(items, (list, tuple)):
-        raise ParseError("The provider returned search results in an unrecognised shape.")
+        raise ParseError(_unrecognised("search results", items, "a list of results or {'web': [...]}"))
     hits: list[dict[str, Any]] = []
     seen: set[str] = set()
     for item in items:
@@ -205,7 +210,7 @@ def normalise_pages(raw: Any, max_chars: int | None = None) -> tuple[list[dict[s
     if items is None:
         items = []
     if not isinstance(items, (list, tuple)):
-        raise ParseError("The provider returned pages in an unrecognised shape.")
+        raise ParseError(_unrecognised("pages", items, "a list of pages or {'pages': [...]}"))
     pages: list[dict[str, Any]] = []
     for item in items:
         mapping = _as_mapping(item)

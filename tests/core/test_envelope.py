@@ -208,6 +208,20 @@ def test_garbage_shapes_are_parse_errors() -> None:
         normalise_pages(42)
 
 
+def test_a_shape_not_understood_is_named_with_what_to_return_instead() -> None:
+    """A plugin whose search is a generator (``yield`` per hit) was told only "an unrecognised
+    shape", which names neither what it returned nor what it should."""
+    hits = ({"title": "t", "url": f"https://a.example/{i}"} for i in range(2))
+    with pytest.raises(ParseError) as refused:
+        normalise_search(hits, 5)
+    assert refused.value.message == (
+        "The provider returned search results in an unrecognised shape (generator); "
+        "return a list of results or {'web': [...]}."
+    )
+    with pytest.raises(ParseError, match=r"pages in an unrecognised shape \(int\); return a list of pages"):
+        normalise_pages(42)
+
+
 def test_pages_accept_markdown_key_and_single_mapping() -> None:
     pages, _ = normalise_pages({"url": "https://p.example/", "markdown": "# T", "title": "T"})
     assert pages == [{"url": "https://p.example/", "title": "T", "content": "# T", "raw_content": None, "metadata": {}}]
