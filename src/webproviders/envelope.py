@@ -121,7 +121,7 @@ def _unwrap(raw: Any, list_key: str | None) -> tuple[Any, dict[str, Any]]:
             raise _failure_from(raw)
         given = raw.get("meta")
         if given is not None and isinstance(given, Mapping):
-            meta = dict(given)
+            meta = _jsonable(given)  # the envelope is JSON: a NaN or an object() would break it
         if "data" in raw:
             raw = raw["data"]
     if list_key and (type(raw) is dict or isinstance(raw, Mapping)) and list_key in raw:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -225,3 +226,31 @@ def test_a_shape_not_understood_is_named_with_what_to_return_instead() -> None:
 def test_pages_accept_markdown_key_and_single_mapping() -> None:
     pages, _ = normalise_pages({"url": "https://p.example/", "markdown": "# T", "title": "T"})
     assert pages == [{"url": "https://p.example/", "title": "T", "content": "# T", "raw_content": None, "metadata": {}}]
+
+
+_ODD_META = """
+from webproviders import WebSearchProvider
+
+
+class OddMeta(WebSearchProvider):
+    name = "odd-meta"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        meta = {"score": float("nan"), "handle": object(), "raw": b"x", "ids": {1}, "kept": [1, "a", None]}
+        return {"web": [{"title": "t", "url": "https://odd.example/"}], "meta": meta}
+"""
+
+
+def test_a_provider_s_own_meta_keeps_the_envelope_json(write_plugin: Any, make_config: Any) -> None:
+    """A provider's ``meta`` went into the envelope as it was: a NaN or an object there made the
+    envelope something ``json.dumps`` refuses (``webproviders search --json`` then failed)."""
+    root = write_plugin("odd-meta", _ODD_META + "\n\ndef register(ctx):\n    ctx.register_web_search_provider(OddMeta())\n")
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["odd-meta"]})
+    envelope = dispatch_search("q", backend="odd-meta", config=config)
+    assert envelope["success"] is True
+    json.dumps(envelope, allow_nan=False)
+    assert envelope["meta"]["kept"] == [1, "a", None]
+    assert not {"score", "handle", "raw", "ids"} & envelope["meta"].keys()
