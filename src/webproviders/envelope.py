@@ -43,6 +43,8 @@ def _text(value: Any) -> str:
         return value.strip()
     if value is None:
         return ""
+    if isinstance(value, (bytes, bytearray)):  # a body handed on undecoded: its text, not "b'...'"
+        return value.decode("utf-8", "replace").strip()
     return (value if isinstance(value, str) else str(value)).strip()
 
 

@@ -254,3 +254,13 @@ def test_a_provider_s_own_meta_keeps_the_envelope_json(write_plugin: Any, make_c
     json.dumps(envelope, allow_nan=False)
     assert envelope["meta"]["kept"] == [1, "a", None]
     assert not {"score", "handle", "raw", "ids"} & envelope["meta"].keys()
+
+
+def test_text_handed_on_as_bytes_is_read_as_utf8() -> None:
+    """A provider that hands on a body undecoded (``response.content``) once gave the caller
+    its Python repr, ``b'caf\\\\xc3\\\\xa9'``, as the page's text."""
+    pages, _ = normalise_pages([{"url": b"https://p.example/", "title": b"Caf\xc3\xa9", "content": b"caf\xc3\xa9 \xff"}])
+    assert pages[0]["url"] == "https://p.example/"
+    assert (pages[0]["title"], pages[0]["content"]) == ("Café", "café \ufffd")
+    hits, _ = normalise_search([{"url": "https://s.example/", "title": b"Caf\xc3\xa9"}], 5)
+    assert hits[0]["title"] == "Café"
