@@ -13,12 +13,13 @@ import datetime
 import hashlib
 import importlib.util
 import os
+import re
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 if TYPE_CHECKING:
     from .config import ProviderSettings
@@ -91,12 +92,28 @@ class Package(BaseModel):
             return False
 
 
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
+
+
+def _check_name(name: str) -> str:
+    if not _NAME.fullmatch(name):
+        raise ValueError(
+            "should be lowercase letters, digits, '-' or '_', starting with a letter or a digit "
+            "(such as 'acme-search')"
+        )
+    return name
+
+
+#: A plugin's or a provider's name, as config files and backend lists write it.
+Name = Annotated[str, AfterValidator(_check_name)]
+
+
 class ProviderManifest(BaseModel):
     """One provider a plugin registers."""
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    name: Name
     display_name: str | None = None
     capabilities: list[Capability] = ["search"]
     env: list[EnvVar] = []
@@ -233,7 +250,7 @@ class PluginManifest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    name: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]*$")
+    name: Name
     kind: Literal["backend"] = "backend"
     description: str = ""
     version: str = "0"
@@ -340,6 +357,17 @@ def _iso_date(value: Any) -> str:
     if isinstance(value, datetime.date):
         return value.isoformat()
     raise TypeError(type(value).__name__)
+
+
+def provider_manifest(data: dict[str, Any]) -> ProviderManifest:
+    """``data`` as a provider's manifest (what ``register()`` gives and finds), or a
+    :class:`ManifestError` naming each wrong key on one line, as a ``plugin.yaml``'s are."""
+    try:
+        return ProviderManifest.model_validate(data)
+    except ValidationError as exc:
+        name = data.get("name")
+        who = f"'{name}'" if isinstance(name, str) else "registered"
+        raise ManifestError(f"the manifest of provider {who} is invalid: {_problems(exc, ProviderManifest)}") from None
 
 
 def _problems(exc: ValidationError, model: type[BaseModel], *prefix: str) -> str:

@@ -355,3 +355,16 @@ def test_an_exception_that_cannot_be_printed_is_still_named(write_plugin: Any, m
     assert (envelope["error"], envelope["provider"]) == ("unprintable failed: Unprintable", "unprintable")
     failing = make_config(web={"timeout": 7}, plugins={"paths": [str(root)], "enabled": ["unprintable"]})
     assert _rows(failing)["unprintable"]["load_error"] == "register() failed: Unprintable"
+
+
+def test_a_provider_registered_under_a_name_config_cannot_write_says_so_on_one_line(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """The refusal was pydantic's dump: four lines (which broke ``webproviders providers``'s
+    table), the internal model's name, a regular expression and a link to pydantic's site."""
+    root = write_plugin("spaced", GOOD.format(name="Acme Search"))
+    error = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["spaced"]}))["spaced"]["load_error"]
+    assert error == (
+        "register() failed: ManifestError: the manifest of provider 'Acme Search' is invalid: 'name': should be "
+        "lowercase letters, digits, '-' or '_', starting with a letter or a digit (such as 'acme-search')"
+    )

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..config import Config, ProviderSettings
-from ..manifest import PRIORITY_KEYED, EnvVar, PluginManifest, ProviderManifest
+from ..manifest import PRIORITY_KEYED, EnvVar, PluginManifest, ProviderManifest, provider_manifest
 from ..provider import WebSearchProvider
 from ..redact import get_logger
 
@@ -184,7 +184,7 @@ class PluginContext:
         facts = served(declared, self.config) if declared is not None else manifest_from_provider(provider)
         if given is not None:
             overlay = given.model_dump(exclude_unset=True) if isinstance(given, ProviderManifest) else given
-            facts = ProviderManifest.model_validate({**facts.model_dump(exclude_unset=True), **overlay, "name": provider.name})
+            facts = provider_manifest({**facts.model_dump(exclude_unset=True), **overlay, "name": provider.name})
         facts.price_sheet()  # a price that does not parse fails the registration, naming the key
         return facts
 
@@ -197,12 +197,14 @@ def manifest_from_provider(provider: WebSearchProvider) -> ProviderManifest:
         for item in schema.get("env_vars", [])
         if isinstance(item, dict) and item.get("key")
     ]
-    return ProviderManifest(
-        name=provider.name,
-        display_name=provider.display_name,
-        capabilities=provider.capabilities(),  # type: ignore[arg-type]
-        env=env,
-        badge=str(schema.get("badge") or ""),
-        tag=str(schema.get("tag") or ""),
-        priority=PRIORITY_KEYED,
+    return provider_manifest(
+        {
+            "name": provider.name,
+            "display_name": provider.display_name,
+            "capabilities": provider.capabilities(),
+            "env": env,
+            "badge": str(schema.get("badge") or ""),
+            "tag": str(schema.get("tag") or ""),
+            "priority": PRIORITY_KEYED,
+        }
     )
