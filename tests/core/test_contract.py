@@ -77,3 +77,39 @@ def test_unsupported_capability_through_dispatch_is_an_envelope(write_plugin: An
 
 def test_provider_repr_shows_only_the_name() -> None:
     assert repr(SearchOnly()) == "<SearchOnly name='search-only'>"
+
+
+_NO_OPTIONS = """
+from webproviders import WebSearchProvider
+
+
+class Narrow(WebSearchProvider):
+    name = "narrow"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, site=None):  # no **options, unlike the contract
+        return [{"title": site or "any", "url": "https://narrow.example/"}]
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Narrow())
+"""
+
+
+def test_an_option_a_method_cannot_take_is_named_not_held_against_the_provider(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A provider written without ``**options`` raised ``TypeError`` for any option a caller
+    added: a ``provider_error``, counted against its health, so that five such calls cooled
+    it down for every caller."""
+    from webproviders import dispatch_search
+
+    root = write_plugin("narrow", _NO_OPTIONS)
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["narrow"]})
+    for _ in range(6):
+        envelope = dispatch_search("q", backend="narrow", config=config, site="a.example", typo=1)
+        assert envelope["success"] is True, envelope["error"]
+    assert envelope["data"]["web"][0]["title"] == "a.example"  # the options it takes still reach it
+    assert envelope["meta"]["warnings"] == ["narrow ignored the option(s) typo: it does not know them."]

@@ -6,6 +6,7 @@ Every provider gets this for free, built-in or third-party.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import time
 from collections.abc import Awaitable
 from typing import Any
@@ -31,6 +32,7 @@ from ..redact import scrub, scrub_data
 from ..registry.registration import ProviderEntry
 from ..validate import (
     COMMON_SEARCH_OPTIONS,
+    warn_unknown,
 )
 from . import runner, urlgate
 from .call import Call
@@ -80,12 +82,40 @@ def _request(call: Call, entry: ProviderEntry, timeout: float) -> Awaitable[Any]
     args = call.arguments
     inline = bool(getattr(provider, "runs_inline", False))
     if call.capability == "search":
-        return runner.call(
-            provider.search, args["query"], args["limit"], timeout=timeout, inline=inline, **args["options"]
-        )
+        options = _taken(entry, provider.search, args["options"], search=True)
+        return runner.call(provider.search, args["query"], args["limit"], timeout=timeout, inline=inline, **options)
     if call.capability == "extract":
-        return runner.call(provider.extract, list(args["urls"]), timeout=timeout, inline=inline, **args["options"])
-    return runner.call(provider.crawl, args["url"], timeout=timeout, inline=inline, **args["options"])
+        options = _taken(entry, provider.extract, args["options"])
+        return runner.call(provider.extract, list(args["urls"]), timeout=timeout, inline=inline, **options)
+    options = _taken(entry, provider.crawl, args["options"])
+    return runner.call(provider.crawl, args["url"], timeout=timeout, inline=inline, **options)
+
+
+#: Each provider method's keyword parameters; None for one that takes ``**options``.
+_keywords: dict[Any, frozenset[str] | None] = {}
+_KEYWORD_KINDS = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+
+
+def _taken(entry: ProviderEntry, method: Any, options: dict[str, Any], search: bool = False) -> dict[str, Any]:
+    """The options ``method`` can be called with. One written without ``**options`` (which the
+    contract asks for) is not given the others, named in ``meta.warnings`` instead: its
+    ``TypeError`` read as the provider failing, and counted against its health, for what a
+    caller had passed."""
+    if not options:
+        return options
+    function = getattr(method, "__func__", method)
+    if function not in _keywords:
+        try:
+            parameters = list(inspect.signature(method).parameters.values())
+        except (TypeError, ValueError):  # no signature to read: call it as ever
+            parameters = []
+        takes_any = not parameters or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters)
+        _keywords[function] = None if takes_any else frozenset(p.name for p in parameters if p.kind in _KEYWORD_KINDS)
+    names = _keywords[function]
+    if names is None or options.keys() <= names:
+        return options
+    warn_unknown(entry.manifest.name, options, names, search=search)
+    return {key: value for key, value in options.items() if key in names}
 
 
 def _timed_out(name: str, timeout: float, record: Attempt) -> WebTimeoutError:
