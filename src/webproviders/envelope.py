@@ -13,6 +13,7 @@ from typing import Any
 
 from .errors import ParseError, WebProviderError, error_for_code
 from .redact import mask_userinfo
+from .surrogates import sound
 from .urls import is_http_url
 
 _URL_KEYS = ("url", "href", "link", "uri")
@@ -40,12 +41,12 @@ def _as_mapping(item: Any) -> Mapping[str, Any] | None:
 
 def _text(value: Any) -> str:
     if type(value) is str:
-        return value.strip()
+        return sound(value.strip())
     if value is None:
         return ""
     if isinstance(value, (bytes, bytearray)):  # a body handed on undecoded: its text, not "b'...'"
         return value.decode("utf-8", "replace").strip()
-    return (value if isinstance(value, str) else str(value)).strip()
+    return sound((value if isinstance(value, str) else str(value)).strip())
 
 
 _DROP = object()
@@ -55,8 +56,11 @@ _PLAIN = frozenset({str, int, bool, type(None)})
 
 
 def _jsonable(value: Any, depth: int = 0) -> Any:
-    """``value`` if it survives ``json.dumps`` (dates become ISO strings), else ``_DROP``."""
-    if type(value) in _PLAIN or isinstance(value, (str, bool, int)):  # exact types first: the hot path
+    """``value`` if it survives ``json.dumps`` and UTF-8 (dates become ISO strings, lone
+    surrogates U+FFFD), else ``_DROP``."""
+    if type(value) is str or isinstance(value, str):
+        return sound(value)
+    if type(value) in _PLAIN or isinstance(value, (bool, int)):  # exact types first: the hot path
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else _DROP
@@ -64,11 +68,11 @@ def _jsonable(value: Any, depth: int = 0) -> Any:
         return _DROP
     if isinstance(value, (list, tuple)):
         if all(type(v) is str for v in value):
-            return list(value)
+            return [sound(v) for v in value]
         items = [_jsonable(v, depth + 1) for v in value]
         return [v for v in items if v is not _DROP]
     if isinstance(value, Mapping):
-        pairs = {str(k): _jsonable(v, depth + 1) for k, v in value.items()}
+        pairs = {sound(str(k)): _jsonable(v, depth + 1) for k, v in value.items()}
         return {k: v for k, v in pairs.items() if v is not _DROP}
     isoformat = getattr(value, "isoformat", None)
     return isoformat() if callable(isoformat) else _DROP
@@ -82,11 +86,11 @@ def _extras(mapping: Mapping[str, Any], skip: set[str]) -> dict[str, Any]:
         if key in skip or value is None or not isinstance(key, str):
             continue
         if type(value) in _PLAIN:
-            extras[key] = value
+            extras[sound(key)] = sound(value) if type(value) is str else value
             continue
         clean = _jsonable(value)
         if clean is not _DROP:
-            extras[key] = clean
+            extras[sound(key)] = clean
     return extras
 
 
@@ -134,7 +138,7 @@ def _unwrap(raw: Any, list_key: str | None) -> tuple[Any, dict[str, Any]]:
 def _pick(mapping: Mapping[str, Any], keys: tuple[str, ...]) -> str:
     """The text of the first of ``keys`` that is set, stripped."""
     value = _first(mapping, keys)
-    return value.strip() if type(value) is str else _text(value)
+    return sound(value.strip()) if type(value) is str else _text(value)
 
 
 def _unrecognised(what: str, given: Any, wanted: str) -> str:
@@ -162,7 +166,7 @@ def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[s
             continue
         url, title, description = mapping.get("url"), mapping.get("title"), mapping.get("description")
         if type(url) is str and url and type(title) is str and title and type(description) is str and description:
-            url, title, description = url.strip(), title.strip(), description.strip()
+            url, title, description = sound(url.strip()), sound(title.strip()), sound(description.strip())
         else:
             url = _pick(mapping, _URL_KEYS)
             title, description = _pick(mapping, _TITLE_KEYS), _pick(mapping, _DESCRIPTION_KEYS)

@@ -27,6 +27,7 @@ from .retry_after import (
     clamp_retry_after,
     retry_after_from_headers,
 )
+from .surrogates import sound
 
 if TYPE_CHECKING:
     import ssl
@@ -270,7 +271,7 @@ _OUT_OF_CREDITS = re.compile(
 
 def quote(text: Any) -> str:
     """A vendor's own error text, fit to quote in a sentence: scrubbed of secrets, shortened."""
-    clean = " ".join(scrub(str(text or "")).split())
+    clean = " ".join(scrub(sound(str(text or ""))).split())
     return clean if len(clean) <= _QUOTE_CHARS else clean[: _QUOTE_CHARS - 1] + "…"
 
 

@@ -1,0 +1,22 @@
+"""Lone surrogates in text a vendor sent.
+
+JSON may spell half of a UTF-16 pair on its own (``"\\ud83d"``: a string a vendor cut between
+the two halves of an emoji), and Python decodes it into a ``str`` that no UTF-8 encoder
+accepts. An envelope holding one could not be sent over MCP, stored in a cache or index, or
+written to a file, so every string of an answer is repaired once, when it is normalised.
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Any surrogate code point left in a ``str`` is a lone one: JSON decoding joins real pairs.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+REPLACEMENT = "\ufffd"
+
+
+def sound(text: str) -> str:
+    """``text`` with each lone surrogate replaced by U+FFFD (``text`` itself when it has none)."""
+    if text.isascii() or _LONE_SURROGATE.search(text) is None:
+        return text
+    return _LONE_SURROGATE.sub(REPLACEMENT, text)
