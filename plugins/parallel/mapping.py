@@ -5,7 +5,9 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from webproviders import ProviderSettings, warn
+from pydantic import BaseModel
+
+from webproviders import ParseError, ProviderSettings, warn
 from webproviders.kit import (
     TEXT,
     TEXTS,
@@ -74,10 +76,22 @@ def search_request(
     return request
 
 
+def _listed(result: Any, field: str) -> list[Any]:
+    """The objects of ``result.<field>``. The SDK builds its models without checking the
+    answer, so a field that is not a list is Parallel's answer out of shape (``parse_error``),
+    and an item that is not an object is skipped, as any vendor's malformed hit is."""
+    items = getattr(result, field, None)
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise ParseError(f"Parallel sent '{field}' that is not a list.", provider="parallel")
+    return [item for item in items if isinstance(item, BaseModel)]
+
+
 def hits(result: Any) -> list[dict[str, Any]]:
     """Search hits from a ``SearchResult``: the excerpts are the description."""
     found = []
-    for item in getattr(result, "results", None) or []:
+    for item in _listed(result, "results"):
         excerpts = [e.strip() for e in getattr(item, "excerpts", None) or [] if isinstance(e, str)]
         hit: dict[str, Any] = {
             "title": item.title,
@@ -141,13 +155,15 @@ def extract_items(urls: list[str], result: Any) -> list[dict[str, Any]]:
     from .errors import url_error
 
     found = {
-        url_key(item.url): page(item) for item in result.results or [] if isinstance(item.url, str)
+        url_key(item.url): page(item)
+        for item in _listed(result, "results")
+        if isinstance(item.url, str)
     }
     failed = {
         url_key(item.url): url_error(
             item.error_type or "error", item.http_status_code, item.content
         )
-        for item in result.errors or []
+        for item in _listed(result, "errors")
         if isinstance(item.url, str)
     }
     return one_item_per_url(urls, found, failed, "Parallel")

@@ -242,3 +242,31 @@ def test_missing_sdk_is_reported_by_its_extra(config: Any, hide_module: Any) -> 
     assert (
         envelope["error_code"] == "not_configured" and "webproviders[parallel]" in envelope["error"]
     )
+
+
+@pytest.mark.parametrize(
+    ("capability", "answer"),
+    [
+        ("search", {"search_id": "s", "results": "none"}),
+        ("extract", {"extract_id": "e", "results": {"url": "https://example.com/a"}}),
+        ("extract", {"extract_id": "e", "results": [], "errors": "timeout"}),
+    ],
+)
+def test_an_answer_out_of_shape_is_a_parse_error_a_chain_moves_on_from(
+    config: Any, capability: str, answer: dict[str, Any]
+) -> None:
+    """The SDK builds its models without checking them: a list that is not one is Parallel's
+    answer out of shape, which a chain fails over for, never a bug of ours that stops it."""
+    with respx.mock() as router:
+        router.post(f"{API}/v1/{capability}").respond(200, json=answer)
+        if capability == "search":
+            alone = dispatch_search("q", backend="parallel", config=config)
+            chained = dispatch_search("q", backend=["parallel", "stub"], config=config)
+        else:
+            urls = ["https://example.com/a"]
+            alone = dispatch_extract(urls, backend="parallel", config=config)
+            chained = dispatch_extract(urls, backend=["parallel", "stub"], config=config)
+    assert alone["error_code"] == "parse_error"
+    assert "Parallel sent '" in alone["error"] and "that is not a list" in alone["error"]
+    assert chained["success"] is True and chained["provider"] == "stub"
+    assert chained["meta"]["attempts"][0]["error_code"] == "parse_error"
