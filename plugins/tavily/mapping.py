@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from webproviders import ProviderError, ProviderSettings, WebProviderError, warn
+from webproviders import ParseError, ProviderError, ProviderSettings, WebProviderError, warn
 from webproviders.kit import one_item_per_url, quote, said, url_key, warn_unknown
 
 from .countries import tavily_country
@@ -74,12 +74,21 @@ def _add_country(request: dict[str, Any], country: str) -> None:
     request["country"] = name
 
 
+def _listed(body: Mapping[str, Any], field: str) -> list[Mapping[str, Any]]:
+    """The objects of ``body[field]``: a field that is not a list is Tavily's answer out of
+    shape (``parse_error``, never an empty success); an item that is not an object is skipped."""
+    items = body.get(field)
+    if items is None:
+        return []
+    if not isinstance(items, list):
+        raise ParseError(f"Tavily sent '{field}' that is not a list.", provider="tavily")
+    return [item for item in items if isinstance(item, Mapping)]
+
+
 def hits(body: Mapping[str, Any]) -> dict[str, Any]:
     """``{"web": [...]}`` from a search answer, with Tavily's answer (when asked) in ``meta``."""
     found = []
-    for item in body.get("results") or []:
-        if not isinstance(item, Mapping):
-            continue
+    for item in _listed(body, "results"):
         hit = {
             "title": item.get("title"),
             "url": item.get("url"),
@@ -132,15 +141,15 @@ def _page(item: Mapping[str, Any]) -> dict[str, Any]:
 
 def pages(body: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Pages from an extract or crawl answer (``results[].raw_content`` is the markdown)."""
-    return [_page(item) for item in body.get("results") or [] if isinstance(item, Mapping)]
+    return [_page(item) for item in _listed(body, "results")]
 
 
 def extract_items(urls: list[str], body: Mapping[str, Any]) -> list[dict[str, Any]]:
     """One item per URL asked for: the page, or Tavily's reason (``failed_results``) it has none."""
     found = {url_key(str(page["url"])): page for page in pages(body)}
     failed: dict[str, WebProviderError] = {}
-    for item in body.get("failed_results") or []:
-        if isinstance(item, Mapping) and isinstance(item.get("url"), str):
+    for item in _listed(body, "failed_results"):
+        if isinstance(item.get("url"), str):
             reason = f"Tavily could not extract this URL{said(quote(item.get('error')))}"
             failed[url_key(item["url"])] = ProviderError(reason, provider="tavily")
     return one_item_per_url(urls, found, failed, "Tavily")

@@ -369,3 +369,29 @@ def test_missing_sdk_is_reported_by_its_extra(config: Any, hide_module: Any) -> 
     assert (
         envelope["error_code"] == "not_configured" and "webproviders[tavily]" in envelope["error"]
     )
+
+
+@pytest.mark.parametrize(
+    ("capability", "answer"),
+    [
+        ("search", {"query": "q", "results": "none", "response_time": 0.1}),
+        ("extract", {"results": {"url": "https://example.com/a"}, "failed_results": []}),
+        ("extract", {"results": [], "failed_results": "https://example.com/a"}),
+        ("crawl", {"base_url": "example.com", "results": 3}),
+    ],
+)
+def test_an_answer_out_of_shape_is_a_parse_error_a_chain_moves_on_from(
+    config: Any, capability: str, answer: dict[str, Any]
+) -> None:
+    """A list that is not one is Tavily's answer out of shape: never an empty success, and a
+    chain asks its next provider."""
+    dispatch = {"search": dispatch_search, "extract": dispatch_extract, "crawl": dispatch_crawl}
+    given = {"search": "q", "extract": ["https://example.com/a"], "crawl": "https://example.com/"}
+    with respx.mock() as router:
+        router.post(f"{API}/{capability}").respond(200, json=answer)
+        alone = dispatch[capability](given[capability], backend="tavily", config=config)
+        chained = dispatch[capability](given[capability], backend=["tavily", "stub"], config=config)
+    assert alone["error_code"] == "parse_error"
+    assert "Tavily sent '" in alone["error"] and "that is not a list" in alone["error"]
+    assert chained["success"] is True and chained["provider"] == "stub"
+    assert chained["meta"]["attempts"][0]["error_code"] == "parse_error"
