@@ -55,11 +55,11 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
     status = response.status_code
     message, tag = _fields(body)
     text = f"{tag}: {message}" if tag and message else tag or message
-    if status == 200:
+    if 200 <= status < 300:  # any success status: an error in its body, or no answer at all
         if isinstance(body, Mapping) and "results" not in body and body.get("error"):
             return ProviderError(f"Exa answered with an error{said(text)}")
         if body is not None and not isinstance(body, Mapping):
-            return ParseError("Exa answered HTTP 200 with JSON that is not an object.")
+            return ParseError(f"Exa answered HTTP {status} with JSON that is not an object.")
         return None
     where = f"(HTTP {status}){said(text)}"
     if tag in QUOTA_TAGS:

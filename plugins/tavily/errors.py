@@ -54,15 +54,15 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
     """Tavily's own statuses (432, 433) and in-band errors; the status table decides the rest."""
     status = response.status_code
     message = vendor_message(body)
-    if status == 200:
+    if 200 <= status < 300:  # any success status: an error in its body, or no answer at all
         if (
             isinstance(body, Mapping)
             and "results" not in body
             and (body.get("detail") or body.get("error"))
         ):
-            return ProviderError(f"Tavily answered HTTP 200 with an error{said(message)}")
+            return ProviderError(f"Tavily answered HTTP {status} with an error{said(message)}")
         if body is not None and not isinstance(body, Mapping):
-            return ParseError("Tavily answered HTTP 200 with JSON that is not an object.")
+            return ParseError(f"Tavily answered HTTP {status} with JSON that is not an object.")
         return None
     if status in QUOTA_STATUSES:
         return QuotaExceededError(

@@ -116,6 +116,11 @@ class Hostile:
     def _empty(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
         self._head(handler, Content_Length="0")
 
+    def _no_content(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        """HTTP 204: a success status with no answer."""
+        handler.send_response(204)
+        handler.end_headers()
+
     def _null(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
         self._head(handler, Content_Length="4")
         handler.wfile.write(b"null")
@@ -311,9 +316,10 @@ def test_a_redirect_from_the_api_is_an_error_never_an_answer(hostile: Any, provi
 
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("provider", list(PROVIDERS))
-@pytest.mark.parametrize("how", ["empty", "null"])
+@pytest.mark.parametrize("how", ["empty", "null", "no_content"])
 def test_an_answer_with_nothing_in_it_is_a_parse_error(hostile: Any, provider: str, mode: str, how: str) -> None:
-    """Before: an empty success (firecrawl, parallel), or a provider_error that is never retried (exa)."""
+    """Before: an empty success (firecrawl, parallel), or a provider_error that is never retried
+    (exa; tavily and exa for a 204)."""
     envelope, _ = call(provider, config_for(provider, hostile(how).url), mode)
     assert envelope["success"] is False and envelope["error_code"] == "parse_error", envelope
     assert envelope["retryable"] is True
