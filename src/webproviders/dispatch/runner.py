@@ -316,15 +316,17 @@ async def _stopping(coro: Coroutine[Any, Any, T], loop: asyncio.AbstractEventLoo
 
 def inside_trio() -> bool:
     """Whether this thread is running trio's event loop. ``trio`` is looked up, never
-    imported: it is loaded by whoever runs it (and by httpcore wherever it is installed)."""
-    trio = sys.modules.get("trio")
-    if trio is None:
+    imported: it is loaded by whoever runs it (and by httpcore wherever it is installed). A
+    ``trio`` another thread is still importing (an SDK loaded off the loop) has no ``lowlevel``
+    yet, and is not running here."""
+    lowlevel = getattr(sys.modules.get("trio"), "lowlevel", None)
+    if lowlevel is None:
         return False
-    in_trio_run = getattr(trio.lowlevel, "in_trio_run", None)  # trio 0.23 on; cheaper than failing
+    in_trio_run = getattr(lowlevel, "in_trio_run", None)  # trio 0.23 on; cheaper than failing
     if in_trio_run is not None:
         return bool(in_trio_run())
     try:
-        trio.lowlevel.current_task()
+        lowlevel.current_task()
     except RuntimeError:
         return False
     return True
