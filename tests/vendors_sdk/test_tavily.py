@@ -395,3 +395,14 @@ def test_an_answer_out_of_shape_is_a_parse_error_a_chain_moves_on_from(
     assert "Tavily sent '" in alone["error"] and "that is not a list" in alone["error"]
     assert chained["success"] is True and chained["provider"] == "stub"
     assert chained["meta"]["attempts"][0]["error_code"] == "parse_error"
+
+
+def test_a_crawl_is_held_to_max_pages_when_the_vendor_returns_more(run: Any, config: Any) -> None:
+    """As a search is held to its limit: the caller (a model's context) asked for one page."""
+    with respx.mock() as router:
+        router.post(f"{API}/crawl").respond(200, json=TAVILY_CRAWL)  # two pages
+        envelope = run("crawl", config, "https://docs.tavily.com/", backend="tavily", max_pages=1)
+    assert [page["url"] for page in envelope["data"]] == ["https://docs.tavily.com/welcome"]
+    assert envelope["meta"]["warnings"] == [
+        "tavily returned 2 pages for a crawl of at most 1; the first 1 are kept."
+    ]

@@ -12,7 +12,7 @@ from collections.abc import Awaitable
 from typing import Any
 
 from ..accounting.meter import Meter
-from ..context import Attempt, start_attempt, take_warnings
+from ..context import Attempt, start_attempt, take_warnings, warn
 from ..dependable.cache import cache_key
 from ..dependable.health import CALL_DEADLINE, GIVEN_SHARE, Cooling
 from ..dependable.ratelimit import BudgetExhaustedError
@@ -128,11 +128,17 @@ def _timed_out(name: str, timeout: float, record: Attempt) -> WebTimeoutError:
     return WebTimeoutError(f"{name} did not answer within {timeout:.1f} s.", provider=name)
 
 
-def _normalise(call: Call, raw: Any) -> tuple[Any, dict[str, Any]]:
+def _normalise(call: Call, raw: Any, name: str) -> tuple[Any, dict[str, Any]]:
     if call.capability == "search":
         hits, meta = normalise_search(raw, call.arguments["limit"])
         return {"web": hits}, meta
-    return normalise_pages(raw, call.arguments["options"].get("max_chars"))
+    options = call.arguments["options"]
+    pages, meta = normalise_pages(raw, options.get("max_chars"))
+    most = options.get("max_pages", options.get("limit")) if call.capability == "crawl" else None
+    if isinstance(most, int) and len(pages) > most:  # as a search is held to its limit
+        warn(f"{name} returned {len(pages)} pages for a crawl of at most {most}; the first {most} are kept.")
+        pages = pages[:most]
+    return pages, meta
 
 
 def _before(call: Call, entry: ProviderEntry) -> None:
@@ -163,7 +169,7 @@ async def attempt(call: Call, entry: ProviderEntry, record: Attempt) -> tuple[An
             raw = await _request(call, entry, timeout)
         except asyncio.TimeoutError:
             raise _timed_out(name, timeout, record) from None
-        data, meta = _normalise(call, raw)
+        data, meta = _normalise(call, raw, name)
     except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
         call.warn(take_warnings(record))  # a failed request's warnings still reach the call
         error = _repeating(to_provider_error(exc, name), record)
