@@ -12,6 +12,8 @@ import threading
 import time
 from collections.abc import Callable
 
+from .surrogates import sound
+
 _deadline: contextvars.ContextVar[float | None] = contextvars.ContextVar(
     "webproviders_deadline", default=None
 )
@@ -90,6 +92,8 @@ def warn(message: str) -> None:
     """
     record = _attempt.get()
     bucket = record.warnings if record is not None and record.warnings is not None else _warnings.get()
+    if isinstance(message, str):  # a provider's sentence may quote its vendor's text
+        message = sound(message)
     if bucket is not None and message not in bucket:
         bucket.append(message)
 

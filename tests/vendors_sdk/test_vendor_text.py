@@ -108,3 +108,18 @@ def test_a_lone_surrogate_in_a_vendor_s_error_sentence_becomes_a_replacement_cha
     assert envelope["error_code"] == "invalid_input"
     assert "bad request \ufffd" in envelope["error"]
     _utf8(envelope)
+
+
+def test_a_lone_surrogate_in_a_vendor_s_warning_becomes_a_replacement_character(
+    vendor: Any, run: Any
+) -> None:
+    answer = (
+        '{"search_id": "s", "results": [{"url": "https://a.example/", "title": "t", '
+        f'"excerpts": ["x"]}}], "warnings": [{{"type": "warning", "message": "cut {H} here"}}]}}'
+    )
+    config = config_from_dict(
+        settings("parallel", base_url=vendor(200, answer), api_key="par-k-0001")
+    )
+    envelope = run("search", config, "q", backend="parallel")
+    assert "parallel: cut \ufffd here" in envelope["meta"]["warnings"]
+    _utf8(envelope)
