@@ -58,17 +58,28 @@ _PLAIN = frozenset({str, int, bool, type(None)})
 def _jsonable(value: Any, depth: int = 0) -> Any:
     """``value`` if it survives ``json.dumps`` and UTF-8 (dates become ISO strings, lone
     surrogates U+FFFD), else ``_DROP``."""
-    if type(value) is str or isinstance(value, str):
+    kind = type(value)
+    if kind is str:  # exact types first: what JSON decodes to is the hot path
         return sound(value)
-    if type(value) in _PLAIN or isinstance(value, (bool, int)):  # exact types first: the hot path
+    if kind is int or kind is bool or value is None:
+        return value
+    if kind is dict or kind is list:
+        if depth > 8:
+            return _DROP
+        if kind is list:
+            items = [sound(v) if type(v) is str else _jsonable(v, depth + 1) for v in value]
+            return [v for v in items if v is not _DROP]
+        pairs = {sound(k) if type(k) is str else sound(str(k)): _jsonable(v, depth + 1) for k, v in value.items()}
+        return {k: v for k, v in pairs.items() if v is not _DROP}
+    if isinstance(value, str):
+        return sound(value)
+    if isinstance(value, (bool, int)):
         return value
     if isinstance(value, float):
         return value if math.isfinite(value) else _DROP
     if depth > 8:
         return _DROP
     if isinstance(value, (list, tuple)):
-        if all(type(v) is str for v in value):
-            return [sound(v) for v in value]
         items = [_jsonable(v, depth + 1) for v in value]
         return [v for v in items if v is not _DROP]
     if isinstance(value, Mapping):
@@ -166,7 +177,9 @@ def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[s
             continue
         url, title, description = mapping.get("url"), mapping.get("title"), mapping.get("description")
         if type(url) is str and url and type(title) is str and title and type(description) is str and description:
-            url, title, description = sound(url.strip()), sound(title.strip()), sound(description.strip())
+            url, title, description = url.strip(), title.strip(), description.strip()
+            if not (url.isascii() and title.isascii() and description.isascii()):  # ASCII holds no surrogate
+                url, title, description = sound(url), sound(title), sound(description)
         else:
             url = _pick(mapping, _URL_KEYS)
             title, description = _pick(mapping, _TITLE_KEYS), _pick(mapping, _DESCRIPTION_KEYS)
