@@ -11,7 +11,7 @@ import os
 from typing import Any
 
 from webproviders import NotConfiguredError, ParseError
-from webproviders.kit import VendorProvider
+from webproviders.kit import VendorProvider, answer_list
 
 from .errors import classify
 
@@ -52,11 +52,7 @@ def hits_from(body: Any) -> list[dict[str, Any]]:
         raise ParseError("Bocha answered without the documented 'data' object.")
     pages = body["data"].get("webPages") or {}
     values = pages.get("value") if isinstance(pages, dict) else None
-    if values is None:
-        return []
-    if not isinstance(values, list):
-        raise ParseError("Bocha sent 'webPages.value' that is not a list.")
-    return [_hit(item) for item in values if isinstance(item, dict)]
+    return [_hit(item) for item in answer_list(values, "webPages.value", "Bocha") if isinstance(item, dict)]
 
 
 class BochaProvider(VendorProvider):

@@ -7,6 +7,7 @@ import re
 from typing import Any
 
 from webproviders import ParseError
+from webproviders.kit import answer_list
 
 #: Brave marks query words in titles and descriptions with ``<strong>`` (text_decorations).
 _HIGHLIGHT = re.compile(r"</?strong>", re.IGNORECASE)
@@ -42,11 +43,7 @@ def parse_results(name: str, body: Any) -> list[dict[str, Any]]:
     if web is None:
         return []
     results = web.get("results") if isinstance(web, dict) else None
-    if results is None:
-        return []
-    if not isinstance(results, list):
-        raise ParseError(f"{name} sent 'web.results' that is not a list.", provider=name)
-    return [_hit(item) for item in results if isinstance(item, dict)]
+    return [_hit(item) for item in answer_list(results, "web.results", name, name) if isinstance(item, dict)]
 
 
 def altered_query(body: Any) -> str | None:

@@ -7,11 +7,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from webproviders import ParseError, ProviderSettings, warn
+from webproviders import ProviderSettings, warn
 from webproviders.kit import (
     TEXT,
     TEXTS,
     WHOLE,
+    answer_list,
     check_kinds,
     one_item_per_url,
     url_key,
@@ -78,13 +79,9 @@ def search_request(
 
 def _listed(result: Any, field: str) -> list[Any]:
     """The objects of ``result.<field>``. The SDK builds its models without checking the
-    answer, so a field that is not a list is Parallel's answer out of shape (``parse_error``),
-    and an item that is not an object is skipped, as any vendor's malformed hit is."""
-    items = getattr(result, field, None)
-    if items is None:
-        return []
-    if not isinstance(items, list):
-        raise ParseError(f"Parallel sent '{field}' that is not a list.", provider="parallel")
+    answer, so a field that is not a list is ``parse_error``, and an item that is not an
+    object is skipped, as any vendor's malformed hit is."""
+    items = answer_list(getattr(result, field, None), field, "Parallel", "parallel")
     return [item for item in items if isinstance(item, BaseModel)]
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import ParseError
-from webproviders.kit import is_http_url
+from webproviders.kit import answer_list, is_http_url
 
 
 def _score(item: dict[str, Any]) -> float:
@@ -38,11 +38,7 @@ def parse_results(name: str, body: Any) -> list[dict[str, Any]]:
     """Hits ordered by SearXNG's score, best first (ties keep SearXNG's order)."""
     if not isinstance(body, dict):
         raise ParseError(f"{name} answered with JSON that is not a search response.", provider=name)
-    results = body.get("results")
-    if results is None:
-        return []
-    if not isinstance(results, list):
-        raise ParseError(f"{name} sent 'results' that is not a list.", provider=name)
+    results = answer_list(body.get("results"), "results", name, name)
     usable = [item for item in results if isinstance(item, dict) and is_http_url(item.get("url"))]
     return [_hit(item) for item in sorted(usable, key=_score, reverse=True)]
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from webproviders import ParseError, ProviderError, ProviderSettings, WebProviderError, warn
-from webproviders.kit import one_item_per_url, quote, said, url_key, warn_unknown
+from webproviders import ProviderError, ProviderSettings, WebProviderError, warn
+from webproviders.kit import answer_list, one_item_per_url, quote, said, url_key, warn_unknown
 
 from .countries import tavily_country
 
@@ -75,13 +75,9 @@ def _add_country(request: dict[str, Any], country: str) -> None:
 
 
 def _listed(body: Mapping[str, Any], field: str) -> list[Mapping[str, Any]]:
-    """The objects of ``body[field]``: a field that is not a list is Tavily's answer out of
-    shape (``parse_error``, never an empty success); an item that is not an object is skipped."""
-    items = body.get(field)
-    if items is None:
-        return []
-    if not isinstance(items, list):
-        raise ParseError(f"Tavily sent '{field}' that is not a list.", provider="tavily")
+    """The objects of ``body[field]`` (one that is not a list is ``parse_error``); an item
+    that is not an object is skipped."""
+    items = answer_list(body.get(field), field, "Tavily", "tavily")
     return [item for item in items if isinstance(item, Mapping)]
 
 

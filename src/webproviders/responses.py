@@ -90,3 +90,13 @@ def _quote_text_body(error: WebProviderError, response: httpx.Response) -> None:
         return
     error.message = f'{error.message} The response said: "{text}".'
     error.args = (error.message,)
+
+
+def answer_list(value: Any, field: str, vendor: str, provider: str | None = None) -> list[Any]:
+    """``value``, a list a vendor's answer holds at ``field``: absent is none, and anything but
+    a list is the answer out of shape (``parse_error``), never read as an empty success."""
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise ParseError(f"{vendor} sent '{field}' that is not a list.", provider=provider)
+    return value
