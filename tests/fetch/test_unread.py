@@ -233,3 +233,27 @@ def test_malformed_and_unsafe_urls_each_keep_their_place(site: Any, local: Confi
         (urls[0], "invalid_input"), (urls[1], "unsafe_url"), (urls[4], "unsafe_url")
     ]
     assert refused["meta"]["failed"] == 3 and site.paths() == ["/articles/caching"]
+
+
+def test_a_url_asked_for_twice_is_read_once_and_answered_in_both_places(site: Any, local: Config) -> None:
+    page, other = site.url("/articles/caching"), site.url("/articles/retries")
+    urls = ["ftp://a.example/", page, other, page, "not a url", page]
+    envelope = dispatch_extract(urls, backend="http", config=local)
+
+    assert envelope["success"] is True and envelope["meta"]["failed"] == 2
+    assert [p["url"] for p in envelope["data"]] == urls
+    first, again, last = envelope["data"][1], envelope["data"][3], envelope["data"][5]
+    assert again == first and last == first and "Caching" in first["title"]
+    assert again is not first  # each place holds its own item: changing one leaves the others
+    assert site.paths().count("/articles/caching") == 1
+    PagesEnvelope.model_validate(envelope)
+
+
+def test_a_failed_url_asked_for_twice_is_tried_once_and_listed_twice(site: Any, local: Config) -> None:
+    missing = site.url("/missing")
+    envelope = dispatch_extract([missing, "not a url", missing], backend="http", config=local)
+    assert envelope["error_code"] == "not_found"
+    assert [(f["url"], f["error_code"]) for f in envelope["meta"]["failures"]] == [
+        (missing, "not_found"), ("not a url", "invalid_input"), (missing, "not_found")
+    ]
+    assert envelope["meta"]["failed"] == 3 and site.paths().count("/missing") == 1

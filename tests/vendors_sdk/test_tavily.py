@@ -291,6 +291,18 @@ def test_extract_keeps_one_item_per_url_in_order(
     assert never["url"] == "https://example.com/never" and never["error"]
 
 
+def test_a_url_asked_for_twice_is_sent_and_charged_once(config: Any) -> None:
+    """Tavily charges per URL sent: a repeat in the caller's list is answered from the first."""
+    urls = ["https://example.com/a", "https://example.com/missing", "https://example.com/a"]
+    with respx.mock() as router:
+        route = router.post(f"{API}/extract").respond(200, json=TAVILY_EXTRACT)
+        envelope = dispatch_extract(urls, backend="tavily", config=config)
+    assert body_of(route)["urls"] == urls[:2]
+    assert [p["url"] for p in envelope["data"]] == urls
+    assert envelope["data"][2] == envelope["data"][0] and envelope["data"][0]["content"].startswith("# Title A")
+    assert envelope["meta"]["failed"] == 1 and len(route.calls) == 1
+
+
 def test_max_chars_cuts_its_pages_and_is_not_called_unknown(config: Any) -> None:
     """The dispatcher applies max_chars to every provider's pages: the SDK vendor neither
     ignores it nor says it does not know it; a typo beside it is still named."""

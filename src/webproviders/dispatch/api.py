@@ -30,7 +30,7 @@ from ..registry.providers import ready_registry
 from . import runner
 from .call import Call, after, could_not_start, never_started, prepare
 from .chain import run_plan
-from .per_url import merge_refused
+from .per_url import merge_set_aside
 from .serve import Cancelled
 
 _UNSCOPED = contextlib.nullcontext()
@@ -57,8 +57,8 @@ async def _execute(call: Call) -> dict[str, Any]:
         except Exception as exc:  # noqa: BLE001
             error = to_provider_error(exc, None)
             envelope = failure(error, error.provider, call.meta(None))
-        if call.refused:
-            merge_refused(envelope, call.refused)
+        if call.set_aside:
+            merge_set_aside(envelope, call.set_aside)
         meter.finish(envelope)
     after(call, envelope)
     return envelope

@@ -37,7 +37,7 @@ from ..validate import (
     check_url,
     check_urls,
 )
-from .per_url import Refused, refused_item
+from .per_url import SetAside, refused_item, set_apart_repeats
 from .plan import MAX_TIMEOUT, Plan
 from .state import DispatchState, state_for
 
@@ -60,8 +60,9 @@ class Call:
     plan: Plan | None = None
     use_cache: bool = True
     state: DispatchState | None = None
-    #: Input URLs refused before any provider saw them; they join the answer at the end.
-    refused: list[Refused] = field(default_factory=list)
+    #: Input URLs set aside before any provider saw them (refused, or repeated); they join
+    #: the answer at the end.
+    set_aside: list[SetAside] = field(default_factory=list)
     #: Caller-supplied labels for the usage ledger and per-tag budgets (never sent to providers).
     tags: dict[str, str] = field(default_factory=dict)
     meter: Meter | None = None
@@ -124,8 +125,9 @@ def _requested_repr(backend: Any) -> Any:
     return f"<{type(backend).__name__}>"
 
 
-def _validate(capability: Capability, arguments: dict[str, Any]) -> tuple[dict[str, Any], list[Refused]]:
-    """The checked arguments, plus the malformed URLs of an extract batch as error items."""
+def _validate(capability: Capability, arguments: dict[str, Any]) -> tuple[dict[str, Any], list[SetAside]]:
+    """The checked arguments, plus the URLs of an extract batch set aside: the malformed ones
+    as error items, the repeats by the URL they repeat."""
     if capability == "search":
         options = check_search_options(arguments["options"])
         checked = {"query": check_query(arguments["query"]), "limit": check_limit(arguments["limit"]), "options": options}
@@ -133,7 +135,8 @@ def _validate(capability: Capability, arguments: dict[str, Any]) -> tuple[dict[s
     if capability == "extract":
         urls, bad = check_urls(arguments["urls"])
         refused = [refused_item(position, url, error) for position, url, error in bad]
-        return {"urls": urls, "options": check_page_options(arguments["options"])}, refused
+        distinct, repeats = set_apart_repeats(urls, refused)
+        return {"urls": distinct, "options": check_page_options(arguments["options"])}, [*refused, *repeats]
     return {"url": check_url(arguments["url"]), "options": check_crawl_options(arguments["options"])}, []
 
 
@@ -206,7 +209,7 @@ def prepare(
             raise InvalidInputError(f"cache must be True or False, not {cache!r}.")
         chosen = check_backend(backend)
         call.hedge_after = _hedge_after(hedge_after, cfg.web.hedge_after)
-        call.arguments, call.refused = _validate(capability, arguments)
+        call.arguments, call.set_aside = _validate(capability, arguments)
         if tags is not None:
             call.tags = check_tags(tags)
         token = set_deadline(deadline)

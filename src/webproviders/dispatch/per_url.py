@@ -3,12 +3,14 @@
 A provider answers with one item per URL (or page), a failed one being an item with
 ``error`` and ``error_code``. Some items read is a success that counts its failures in
 ``meta.failed``; no item read is a call-level failure with the most telling code, so it is
-retried and failed over like any other, its items kept in ``meta.failures``. URLs refused
-before any provider saw them (malformed ones in a batch) join the answer here, in place.
+retried and failed over like any other, its items kept in ``meta.failures``. URLs set
+aside before any provider saw them join the answer here, in place: malformed ones in a batch
+as failed items, and a URL asked for twice (read and paid for once) as a copy of its answer.
 """
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
 from typing import Any
 
@@ -44,6 +46,9 @@ def _rank(code: str) -> int:
 
 #: An input URL refused before the provider: its position in the input and its error item.
 Refused = tuple[int, dict[str, Any]]
+#: An input URL set aside before the provider, by its position in the input: its error item
+#: when it was refused, or the URL itself when an earlier position asks for it already.
+SetAside = tuple[int, "dict[str, Any] | str"]
 
 
 def is_failed(item: Any) -> bool:
@@ -117,18 +122,39 @@ def refused_item(position: int, url: Any, error: InvalidInputError) -> Refused:
     return position, page_error(url if isinstance(url, str) else repr(url), error)
 
 
-def merge_refused(envelope: dict[str, Any], refused: list[Refused]) -> None:
-    """Put refused input URLs back in their places: among the pages, or among the failures."""
-    if not refused:
+def set_apart_repeats(urls: list[str], refused: list[Refused]) -> tuple[list[str], list[SetAside]]:
+    """The distinct URLs of a batch's well-formed ``urls``, and each repeat's position: a page
+    asked for twice in one call is read, and charged, once."""
+    taken = {position for position, _ in refused}
+    positions = (position for position in range(len(urls) + len(taken)) if position not in taken)
+    distinct: list[str] = []
+    repeats: list[SetAside] = []
+    for position, url in zip(positions, urls, strict=True):
+        if url in distinct:
+            repeats.append((position, url))
+        else:
+            distinct.append(url)
+    return distinct, repeats
+
+
+def merge_set_aside(envelope: dict[str, Any], set_aside: list[SetAside]) -> None:
+    """Put the URLs set aside back in their places: among the pages, or among the failures."""
+    if not set_aside:
         return
     meta = envelope.setdefault("meta", {})
-    if envelope.get("success"):
-        data = envelope["data"]
-        for position, item in refused:
-            data.insert(position, item)
-        meta["failed"] = failed_count(data)
-        return
-    failures = meta.setdefault("failures", [])
-    for position, item in refused:
-        failures.insert(position, summary(item))
-    meta["failed"] = len(failures)
+    succeeded = bool(envelope.get("success"))
+    items: list[dict[str, Any]] = envelope["data"] if succeeded else meta.setdefault("failures", [])
+    first_at: dict[str, int] = {}
+    for position, entry in sorted(set_aside, key=lambda aside: aside[0]):
+        if isinstance(entry, str):  # a repeat: its first answer is in place already
+            at = first_at.get(entry)
+            if at is None:
+                at = next((i for i, item in enumerate(items) if item.get("url") == entry), None)
+            if at is None:
+                continue
+            entry = copy.deepcopy(items[at])
+        elif not succeeded:
+            entry = summary(entry)
+        items.insert(position, entry)
+        first_at.setdefault(str(entry.get("url")), position)
+    meta["failed"] = failed_count(items) if succeeded else len(items)
