@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from webproviders import ProviderSettings, warn
+from webproviders import ParseError, ProviderError, ProviderSettings, warn
 from webproviders.kit import (
     TEXT,
     TEXTS,
@@ -85,10 +85,23 @@ def _listed(result: Any, field: str) -> list[Any]:
     return [item for item in items if isinstance(item, BaseModel)]
 
 
+def _results(result: Any) -> list[Any]:
+    """``results``, which every answer of Parallel's holds: an answer without it is not an
+    empty success but an error Parallel sent with a 200 (said as it said it), or out of shape."""
+    if getattr(result, "results", None) is None:
+        said = (getattr(result, "model_extra", None) or {}).get("error")
+        if isinstance(said, dict):
+            said = said.get("message")
+        if isinstance(said, str) and said.strip():
+            raise ProviderError(f"Parallel answered with an error: {said.strip()[:300]}", provider="parallel")
+        raise ParseError("Parallel's answer has no 'results' list.", provider="parallel")
+    return _listed(result, "results")
+
+
 def hits(result: Any) -> list[dict[str, Any]]:
     """Search hits from a ``SearchResult``: the excerpts are the description."""
     found = []
-    for item in _listed(result, "results"):
+    for item in _results(result):
         excerpts = [e.strip() for e in getattr(item, "excerpts", None) or [] if isinstance(e, str)]
         hit: dict[str, Any] = {
             "title": item.title,
@@ -153,7 +166,7 @@ def extract_items(urls: list[str], result: Any) -> list[dict[str, Any]]:
 
     found = {
         url_key(item.url): page(item)
-        for item in _listed(result, "results")
+        for item in _results(result)
         if isinstance(item.url, str)
     }
     failed = {

@@ -270,3 +270,27 @@ def test_an_answer_out_of_shape_is_a_parse_error_a_chain_moves_on_from(
     assert "Parallel sent '" in alone["error"] and "that is not a list" in alone["error"]
     assert chained["success"] is True and chained["provider"] == "stub"
     assert chained["meta"]["attempts"][0]["error_code"] == "parse_error"
+
+
+@pytest.mark.parametrize("capability", ["search", "extract"])
+@pytest.mark.parametrize(
+    ("answer", "code", "words"),
+    [
+        ({"error": {"message": "Internal processing failure", "ref_id": "r1"}}, "provider_error",
+         "Parallel answered with an error: Internal processing failure"),
+        ({"search_id": "s", "warnings": []}, "parse_error", "Parallel's answer has no 'results' list."),
+    ],
+)
+def test_an_answer_without_results_is_not_an_empty_success(
+    config: Any, capability: str, answer: dict[str, Any], code: str, words: str
+) -> None:
+    """Every answer of Parallel's holds ``results``: one without it (an error sent with a 200)
+    must not tell the model that nothing matched."""
+    with respx.mock() as router:
+        router.post(f"{API}/v1/{capability}").respond(200, json=answer)
+        if capability == "search":
+            envelope = dispatch_search("q", backend="parallel", config=config, cache=False)
+        else:
+            envelope = dispatch_extract(["https://example.com/a"], backend="parallel", config=config, cache=False)
+    assert envelope["success"] is False and envelope["error_code"] == code
+    assert envelope["error"].startswith(words)
