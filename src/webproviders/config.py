@@ -13,6 +13,8 @@ import os
 import re
 import sys
 import threading
+import types
+import typing
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 from urllib.parse import SplitResult, urlsplit
@@ -24,6 +26,7 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    ValidationInfo,
     field_validator,
 )
 from pydantic_core import core_schema
@@ -147,13 +150,38 @@ class ConfigError(ValueError):
     """A config file or value is wrong; the message names the key (and the file)."""
 
 
+def _kinds(annotation: Any) -> set[Any]:
+    """The types a field's annotation admits (its union's members, ``Annotated`` unwrapped)."""
+    origin = typing.get_origin(annotation)
+    if origin is Annotated:
+        return _kinds(typing.get_args(annotation)[0])
+    if origin is typing.Union or origin is types.UnionType:
+        return {kind for member in typing.get_args(annotation) for kind in _kinds(member)}
+    return {annotation}
+
+
+@functools.cache
+def _numbers_only(model: type[BaseModel], name: str) -> bool:
+    """Whether ``model.name`` takes a number but not true or false (pydantic reads true as 1)."""
+    kinds = _kinds(model.model_fields[name].annotation)
+    return bool(kinds & {int, float}) and bool not in kinds
+
+
 class Section(BaseModel):
     """What every config model shares: finite numbers only (``inf`` and ``NaN`` are refused
-    with the key named), no value echoed in a validation error (it may be a key), and reprs
-    with secrets and URL credentials masked."""
+    with the key named), no true or false for a number, no value echoed in a validation
+    error (it may be a key), and reprs with secrets and URL credentials masked."""
 
     #: Validators are built on first use: a config that sets nothing needs none.
     model_config = ConfigDict(extra="forbid", allow_inf_nan=False, hide_input_in_errors=True, defer_build=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _no_true_or_false_for_a_number(cls, value: Any, info: ValidationInfo) -> Any:
+        """``timeout: yes`` (YAML's true) is a mistake, not one second."""
+        if isinstance(value, bool) and info.field_name and _numbers_only(cls, info.field_name):
+            raise ValueError("should be a number, not true or false")
+        return value
 
     def __repr_args__(self) -> Any:
         for name, value in super().__repr_args__():
@@ -422,13 +450,6 @@ class WebSettings(Section):
         if problem is not None:
             raise ValueError(problem)
         return value or None
-
-    @field_validator("hedge_after", mode="before")
-    @classmethod
-    def _check_hedge_after(cls, value: Any) -> Any:
-        if isinstance(value, bool):  # pydantic reports only a ValueError as a config error
-            raise ValueError("hedge_after is a number of seconds above 0, not true or false")  # noqa: TRY004
-        return value
 
     @field_validator("backend", "search_backend", "extract_backend", "crawl_backend")
     @classmethod

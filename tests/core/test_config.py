@@ -168,6 +168,11 @@ def test_bad_values_name_their_key(tree: dict[str, Any], key: str) -> None:
         ({"web": {"usage": 1.5}}, "'web.usage': should be true, false or a mapping of settings"),
         ({"mcp": {"users": {"alice": 5}}}, "'mcp.users.alice': should be the user's token (text) or a mapping"),
         ({"web": {"proxy": "ftp://proxy.internal"}}, "'web.proxy': the proxy must be an http://"),
+        # YAML reads yes/on as true, which pydantic would take as 1 (a one-second deadline).
+        ({"web": {"timeout": True}}, "'web.timeout': should be a number, not true or false"),
+        ({"web": {"providers": {"brave": {"timeout": True}}}}, "'web.providers.brave.timeout': should be a number"),
+        ({"web": {"hedge_after": False}}, "'web.hedge_after': should be a number, not true or false"),
+        ({"web": {"cache": {"ttl": {"search": True}}}}, "'web.cache.ttl.search': should be a number, not true"),
     ],
 )
 def test_a_value_of_the_wrong_kind_says_which_kinds_the_key_takes(tree: dict[str, Any], expected: str) -> None:
