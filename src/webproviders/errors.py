@@ -522,6 +522,12 @@ def _from_httpx(exc: BaseException, who: str, provider: str | None) -> WebProvid
         return WebTimeoutError(f"{who} timed out ({type(exc).__name__}).", provider=provider)
     if isinstance(exc, httpx.HTTPStatusError):
         return error_for_status(exc.response.status_code, provider, exc.response.headers)
+    if isinstance(exc, httpx.InvalidURL):  # the call's input made a request too long to send
+        return InvalidInputError(
+            f"{who} was not asked: this call's request would not be a URL that can be sent ({exc}); "
+            "shorten the query, the URLs or the include_domains / exclude_domains lists.",
+            provider=provider,
+        )
     if isinstance(exc, httpx.ProxyError):
         return proxy_error(exc, who, provider)
     if isinstance(exc, (httpx.NetworkError, httpx.RemoteProtocolError)):

@@ -156,3 +156,19 @@ def test_a_url_pasted_as_a_domain_filter_filters_by_its_site(searxng: Any) -> No
     sent = Searxng.seen[0]["q"][0]
     assert "site:docs.python.org/3/Library" in sent and "site:.gov" in sent and "-site:spam.example" in sent
     assert "://" not in sent
+
+
+@pytest.mark.parametrize(
+    "domains",
+    [[f"site{n}.example.org" for n in range(3000)], ["x" * 70_000 + ".org"]],
+    ids=["many-domains", "one-huge-domain"],
+)
+def test_domain_filters_too_long_for_a_url_are_the_callers_mistake(searxng: Any, domains: list[str]) -> None:
+    """httpx refuses to send a URL that long; that is this call's input, not the provider failing."""
+    for _ in range(5):  # more than health.failures
+        envelope = dispatch_search("q", config=searxng, include_domains=domains)
+        assert envelope["error_code"] == "invalid_input", envelope
+        assert "include_domains / exclude_domains" in envelope["error"]
+    served = dispatch_search("python", config=searxng)
+    assert served["success"] is True, served
+    assert len(Searxng.seen) == 1
