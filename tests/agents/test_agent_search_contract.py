@@ -335,6 +335,20 @@ def test_async_and_json_string_arguments(make_config: Any) -> None:
     assert error_of(tool, "{oops").code == "InvalidInput"
 
 
+@pytest.mark.parametrize(
+    "arguments",
+    ["[" * 100_000, '{"query": ' + '{"a": ' * 50_000 + "1" + "}" * 50_001],
+    ids=["lists", "objects"],
+)
+def test_arguments_nested_too_deeply_are_invalid_input(make_config: Any, arguments: str) -> None:
+    """A model's runaway JSON is the contract's InvalidInput, never a RecursionError."""
+    tool = WebSearchContract(make_config())
+    error = error_of(tool, arguments)
+    assert error.code == "InvalidInput" and "nested too deeply" in error.message
+    with pytest.raises(WebSearchError, match="nested too deeply"):
+        asyncio.run(tool.arun(arguments))
+
+
 def test_input_schema_matches_the_rules() -> None:
     schema = WebSearchContract.input_schema()
     assert schema["properties"]["query"]["minLength"] == 1

@@ -18,7 +18,6 @@ caller must know: that the stub answered (no real backend is configured), or tha
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,11 +26,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 
 from ..config import BackendSpec, Config, default_config
+from ..errors import InvalidInputError
 from ..redact import get_logger
 from ..urls import is_http_url
 from ..validate import MAX_QUERY_CHARS, MAX_URL_CHARS
 from .formatting import cut_end
-from .tools import tidy_schema
+from .tools import decode_arguments, tidy_schema
 
 log = get_logger("webproviders.agents.search_contract")
 
@@ -272,9 +272,9 @@ class WebSearchContract:
         raw: Any = arguments
         if isinstance(raw, str):
             try:
-                raw = json.loads(raw)
-            except ValueError:
-                raise WebSearchError("InvalidInput", "The arguments are not valid JSON.") from None
+                raw = decode_arguments(TOOL_NAME, raw)
+            except InvalidInputError as exc:
+                raise WebSearchError("InvalidInput", exc.message) from None
         if not isinstance(raw, Mapping):
             raise WebSearchError("InvalidInput", "The arguments must be an object with 'query'.")
         try:

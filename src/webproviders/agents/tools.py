@@ -413,6 +413,19 @@ def explain(tool: str, exc: ValidationError, model: type[BaseModel]) -> str:
     return f"Invalid arguments for {tool}: " + " ".join(problems)
 
 
+def decode_arguments(name: str, text: str | bytes) -> Any:
+    """Arguments a model sent as JSON text, decoded; JSON that is not valid, or nested too
+    deeply to decode, raises :class:`InvalidInputError` saying so (never ``RecursionError``)."""
+    try:
+        return json.loads(text or "{}")
+    except ValueError as exc:
+        raise InvalidInputError(f"The arguments for {name} are not valid JSON: {exc}.") from None
+    except RecursionError:
+        raise InvalidInputError(
+            f"The arguments for {name} are nested too deeply to be tool arguments."
+        ) from None
+
+
 def parse_arguments(
     name: str, arguments: Mapping[str, Any] | str | None
 ) -> ToolArguments | dict[str, Any]:
@@ -423,11 +436,9 @@ def parse_arguments(
     raw: Any = arguments if arguments is not None else {}
     if isinstance(raw, (str, bytes)):
         try:
-            raw = json.loads(raw or "{}")
-        except ValueError as exc:
-            return invalid_call(f"The arguments for {name} are not valid JSON: {exc}.")
-        except RecursionError:
-            return invalid_call(f"The arguments for {name} are nested too deeply to be tool arguments.")
+            raw = decode_arguments(name, raw)
+        except InvalidInputError as exc:
+            return invalid_call(exc.message)
     if not isinstance(raw, Mapping):
         return invalid_call(
             f"The arguments for {name} must be a JSON object, not {type(raw).__name__}."
