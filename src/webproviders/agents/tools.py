@@ -60,7 +60,7 @@ BACKEND_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
 HTTP_URL_PATTERN = r"^[hH][tT][tT][pP][sS]?://"
 _SECRET_WORDS = ("key", "token", "secret", "password", "auth", "credential")
 
-HttpUrl = Annotated[str, Field(min_length=8, max_length=MAX_URL_CHARS, pattern=HTTP_URL_PATTERN)]
+HttpUrl = Annotated[str, Field(max_length=MAX_URL_CHARS, pattern=HTTP_URL_PATTERN)]
 
 
 def _reraise(check: Any, value: Any, *args: Any) -> Any:
