@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import Field, SecretStr, field_validator, model_validator
 
 from .config import LazySection, setting_url
+from .redact import scrub
 
 #: What a Redis client reads: ``redis://`` and ``rediss://`` (TLS) addresses, ``unix://`` sockets.
 REDIS_SCHEMES = ("redis", "rediss", "unix")
@@ -22,7 +23,8 @@ REDIS_SCHEMES = ("redis", "rediss", "unix")
 def redis_url(value: str | None, what: str) -> str | None:
     """``value`` if a Redis client can read it; otherwise an error that says what is wrong
     without the URL itself (it may hold a password). Checked when the config loads, so a typo
-    is a config error rather than a failure of every call that uses the store."""
+    (or a missing client package) is a config error rather than a failure of every call that
+    uses the store."""
     if not value:
         return None
     parts = setting_url(value, what)
@@ -30,6 +32,16 @@ def redis_url(value: str | None, what: str) -> str | None:
         raise ValueError(f"{what} must start with redis://, rediss:// or unix:// (redis://host:6379/0)")
     if parts.scheme == "unix" and not parts.path:
         raise ValueError(f"{what} names no socket (unix:///path/to/redis.sock)")
+    from importlib.util import find_spec
+
+    if find_spec("redis") is None:
+        raise ValueError(f"{what} needs the redis package: pip install 'webproviders[redis]'")
+    import redis
+
+    try:  # reads the URL's settings (?socket_timeout=, ?db=) as the stores' client will; no connection
+        redis.ConnectionPool.from_url(value)
+    except ValueError as exc:  # the client's words name the setting, never its value
+        raise ValueError(f"{what} has a setting the Redis client cannot read ({scrub(str(exc))})") from None
     return value
 
 

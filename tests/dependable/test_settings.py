@@ -27,6 +27,28 @@ def test_cache_url_alone_means_redis_and_redis_needs_a_url() -> None:
         build_config(cache={"backend": "redis"})
 
 
+@pytest.mark.parametrize("section", ["cache", "rate_limit", "usage"])
+def test_a_redis_store_without_the_redis_package_is_a_config_error(
+    section: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before, a cache or shared rate limiter in Redis without the package failed every call
+    as ``provider_error`` (ModuleNotFoundError), and a Redis ledger lost its rows unsaid."""
+    monkeypatch.setitem(sys.modules, "redis", None)  # as where it is not installed
+    with pytest.raises(ConfigError, match=rf"'web\.{section}\.url'.*pip install 'webproviders\[redis\]'") as raised:
+        build_config(**{section: {"url": "redis://:Pw0rdSecret9@127.0.0.1:6379/0"}})
+    assert "Pw0rdSecret9" not in str(raised.value)
+
+
+@pytest.mark.parametrize("section", ["cache", "rate_limit", "usage"])
+@pytest.mark.parametrize(("query", "name"), [("socket_timeout=1s", "socket_timeout"), ("db=zero", "db")])
+def test_a_redis_url_setting_the_client_cannot_read_is_a_config_error(section: str, query: str, name: str) -> None:
+    """The client reads settings from the URL's query; one it cannot read failed every call
+    that used the store (``provider_error`` for the cache and the rate limiter)."""
+    with pytest.raises(ConfigError, match=rf"'web\.{section}\.url'.*cannot read.*'{name}'") as raised:
+        build_config(**{section: {"url": f"redis://:Pw0rdSecret9@127.0.0.1:6379/0?{query}"}})
+    assert "Pw0rdSecret9" not in str(raised.value)
+
+
 def test_per_provider_retry_settings_override_the_shared_ones() -> None:
     config = build_config(retry={"max_retries": 3, "backoff": 0.5}, providers={"fake-a": {"max_retries": 0}})
     assert state(config).retry_policy("fake-a").max_retries == 0
