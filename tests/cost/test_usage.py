@@ -20,7 +20,10 @@ from webproviders.accounting.usage.report import UsageQueryError, parse_since
 from webproviders.accounting.usage.spool import spool
 from webproviders.cli import main
 from webproviders.config import config_from_dict
+from webproviders.dependable.offload import SKIP_AFTER_FAILURE
+from webproviders.dispatch.state import state_for
 from webproviders.errors import BadGatewayError, NetworkError
+from webproviders.registry.providers import get_registry
 
 from .conftest import PLUGINS, cost_config, scripted
 
@@ -185,6 +188,36 @@ def test_the_usage_command_prints_a_table_and_json(tmp_path: Path, capsys: pytes
     assert summary["total"]["usd"] == 0.012
     assert main(["--config", str(file), "usage", "--since", "soon"]) == 2
     assert "since 'soon' is not understood" in capsys.readouterr().err
+
+
+def test_a_ledger_that_stays_broken_is_said_by_calls_after_its_skip_window(tmp_path: Path) -> None:
+    """The ledger is written off the call path, so only its writer meets a broken file. Before,
+    calls made once the skip window was over (an agent searching every ten seconds) said
+    nothing, though every one of their rows was lost too."""
+    blocker = tmp_path / "data"
+    blocker.write_text("")  # a file where the ledger's directory should be
+    config = cost_config(usage={"path": str(blocker / "usage.sqlite3")})
+    ledger = state_for(get_registry(config)).accounts.ledger
+    assert ledger is not None
+    now = [1000.0]
+    ledger.guard.clock = lambda: now[0]
+
+    def warned(query: str) -> list[str]:
+        envelope = dispatch_search(query, backend="free", config=config)
+        assert envelope["success"], envelope
+        spool.flush()
+        return [w for w in envelope["meta"].get("warnings", []) if w.startswith("The usage ledger (sqlite)")]
+
+    assert warned("first") == []  # its row is written after it returned
+    now[0] += SKIP_AFTER_FAILURE + 1  # the ledger is no longer skipped: the next write tries it
+    lost = warned("later")
+    assert len(lost) == 1 and lost[0].startswith("The usage ledger (sqlite) has not been written since it failed")
+    assert lost[0].endswith("this call's usage may not be recorded."), lost
+    blocker.unlink()  # mended: the next write succeeds, and calls say nothing again
+    now[0] += SKIP_AFTER_FAILURE + 1
+    assert len(warned("mended")) == 1  # its own row is the one that finds the ledger mended
+    assert warned("after") == []
+    assert [row["provider"] for row in _rows(blocker / "usage.sqlite3")] == ["free", "free"]
 
 
 def test_a_ledger_that_cannot_be_read_is_named_without_its_password(

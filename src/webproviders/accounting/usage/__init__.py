@@ -113,6 +113,9 @@ class Ledger:
         else:
             self.kind, self.location = "sqlite", str(settings.path or default_path())
         self.guard = StoreGuard(f"the usage ledger ({self.kind})", settings.timeout, location=self.location)
+        #: Why the latest write failed, until one succeeds: only the writer tries the ledger, so
+        #: a call made once the skip window is over learns it here.
+        self._failing: str | None = None
         with _stores_lock:
             self._unwritten = _unwritten.setdefault((self.kind, self.location), _Unwritten())
 
@@ -151,17 +154,25 @@ class Ledger:
         try:
             self.guard.run(self.store().append, rows)
         except StoreUnavailable as problem:
+            self._failing = self.guard.skipped_because() or str(problem)
             self.guard.warn(problem, f"{len(rows)} usage row(s) were not recorded")
+        else:
+            self._failing = None
         finally:
             self._unwritten.add(rows, -1.0)
 
     def outage(self) -> str | None:
-        """A ``meta.warnings`` line while the ledger is being skipped (this call's rows will be lost)."""
-        reason = self.guard.skipped_because()
-        if reason is None:
-            return None
+        """A ``meta.warnings`` line while the ledger is being skipped (this call's rows will be
+        lost), or, once that window is over, until a write succeeds again: the next write is
+        the first to try it, so a ledger that stays broken loses the rows of calls made later too."""
         what = self.guard.what
-        return f"{what[0].upper()}{what[1:]} is skipped for now: it {reason}; this call's usage is not recorded."
+        subject = f"{what[0].upper()}{what[1:]}"
+        reason = self.guard.skipped_because()
+        if reason is not None:
+            return f"{subject} is skipped for now: it {reason}; this call's usage is not recorded."
+        if self._failing is not None:
+            return f"{subject} has not been written since it {self._failing}; this call's usage may not be recorded."
+        return None
 
     def store(self) -> Any:
         return _open_store(self.kind, self.location, self.settings)
