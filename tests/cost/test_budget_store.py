@@ -9,13 +9,14 @@ import json
 import sqlite3
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from webproviders import adispatch_search, dispatch_search
+from webproviders import adispatch_search, dispatch_extract, dispatch_search
 from webproviders.accounting.budget.local import LocalCounters
 from webproviders.accounting.usage import Ledger, UsageRecord
 from webproviders.accounting.usage.spool import spool
@@ -358,6 +359,58 @@ def _until(check: Callable[[], bool], seconds: float = 10.0) -> bool:
             return False
         time.sleep(0.02)
     return True
+
+
+def test_a_shared_budget_counter_redis_lost_starts_again_from_the_ledger(
+    redis_server: str, namespace: str, tmp_path: Path
+) -> None:
+    """A Redis restarted without persistence, or evicting keys under ``maxmemory`` (a server
+    shared with the cache), loses the day's counter. It started again from zero, so the
+    day's cap could be spent a second time; the ledger knows what was spent."""
+    import redis
+
+    config = cost_config(
+        budget={"daily_usd": 0.01},  # room for two priced searches
+        rate_limit={"url": redis_server, "namespace": namespace},
+        usage={"path": str(tmp_path / "usage.sqlite3")},
+    )
+    assert [dispatch_search(f"q{i}", backend="priced", config=config)["success"] for i in range(2)] == [True, True]
+    key = f"{namespace}:{{budget}}:{time.strftime('%Y-%m-%d', time.gmtime())}:all"
+    client = redis.Redis.from_url(redis_server)
+    assert client.delete(key) == 1  # as a restart or an eviction does
+    spool.flush()
+    refused = dispatch_search("q2", backend="priced", config=config)
+    assert refused.get("error_code") == "budget_exceeded", refused
+    assert "$0.0080 is already spent" in refused["error"]
+    assert int(client.get(key) or 0) == 8000  # started again from the ledger, for every worker
+    client.close()
+
+
+def test_a_correction_does_not_bring_back_a_counter_redis_lost(redis_server: str, namespace: str, tmp_path: Path) -> None:
+    """A request's cost corrected after its counter was lost (an extract billed for fewer URLs
+    than reserved) made the counter again from the correction alone, below zero and kept for
+    good, and the next reservations trusted it instead of the ledger."""
+    import redis
+
+    config = cost_config(
+        budget={"daily_usd": 0.009},
+        rate_limit={"url": redis_server, "namespace": namespace},
+        usage={"path": str(tmp_path / "usage.sqlite3")},
+    )
+    assert dispatch_search("q", backend="priced", config=config)["success"]  # $0.004
+    key = f"{namespace}:{{budget}}:{time.strftime('%Y-%m-%d', time.gmtime())}:all"
+    client = redis.Redis.from_url(redis_server)
+    scripted(config, "priced").steps = [0.5]  # the extract takes half a second
+    with ThreadPoolExecutor(1) as pool:
+        extract = pool.submit(dispatch_extract, ["https://a.example/", "https://b.example/"], backend="priced", config=config)
+        assert _until(lambda: int(client.get(key) or 0) == 8000)  # $0.004 reserved for two URLs
+        client.delete(key)  # lost while the request runs
+        assert extract.result()["meta"]["cost"]["usd"] == 0.002  # one URL was read: $0.002 back
+    spool.flush()
+    assert client.exists(key) == 0
+    refused = dispatch_search("q2", backend="priced", config=config)  # the ledger holds $0.006
+    assert refused.get("error_code") == "budget_exceeded", refused
+    client.close()
 
 
 @pytest.mark.parametrize("how", ["sync", "async"])

@@ -33,6 +33,7 @@ from ...redact import get_logger, scrub
 from ..periods import ALL, KEEP, periods, provider_scope, tag_scope
 from ..usage.spool import spool
 from .local import LocalCounters
+from .redis_backend import MISSING
 
 if TYPE_CHECKING:
     from ...config import BudgetLimits, BudgetSettings
@@ -198,10 +199,18 @@ class Budgets:
         amount = micros(usd)
         if self._url is not None:
             handoff = _Handoff()
+            ttls = [c.ttl for c in checks]
             try:
+                # Asked to: a counter Redis lacks must start from the ledger, not from zero.
                 refused = await self.guard.call(
-                    self._reserve_shared, handoff, keys, limits, [c.ttl for c in checks], amount
+                    self._reserve_shared, handoff, keys, limits, ttls, amount, self._ledger is not None
                 )
+                if refused == MISSING and self._ledger is not None:
+                    starts = await self._ledger_totals(self._ledger, checks, provider)
+                    if starts is not None:
+                        refused = await self.guard.call(
+                            self._reserve_shared, handoff, keys, limits, ttls, amount, starts
+                        )
             except asyncio.CancelledError:
                 self._give_back(handoff, keys, amount)
                 raise
@@ -209,20 +218,28 @@ class Budgets:
                 self._give_back(handoff, keys, amount)
                 self._store_failed(self.guard, problem, provider)
             else:
-                self._refuse(checks, refused, amount, provider)
-                return Hold(tuple(keys), amount, True)
+                if refused != MISSING:  # else the ledger is down and this process's counters decide
+                    self._refuse(checks, refused, amount, provider)
+                    return Hold(tuple(keys), amount, True)
         await self._seed([c for c in checks if not self.local.known(c.key)], provider)
         self._refuse(checks, self.local.reserve(keys, limits, amount, now), amount, provider)
         return Hold(tuple(keys), amount, False)
 
     def _reserve_shared(
-        self, handoff: _Handoff, keys: list[str], limits: list[int], ttls: list[int], amount: int
+        self,
+        handoff: _Handoff,
+        keys: list[str],
+        limits: list[int],
+        ttls: list[int],
+        amount: int,
+        starts: list[int] | bool,
     ) -> tuple[int, int] | None:
-        """On a store thread: the shared reservation. Made after its caller stopped waiting
+        """On a store thread: the shared reservation (``starts`` as for
+        :meth:`.redis_backend.RedisCounters.reserve`). Made after its caller stopped waiting
         (cancelled, or past the store's deadline), it is given back at once, on this thread:
         the store has just answered, though its guard may be skipping it for that overrun."""
         counters = self._remote_counters()
-        refused = counters.reserve(keys, limits, ttls, amount)
+        refused = counters.reserve(keys, limits, ttls, amount, starts)
         if refused is None and not handoff.hand_over():
             try:
                 counters.add(keys, -amount)
@@ -261,14 +278,20 @@ class Budgets:
         if not checks:
             return
         ledger = self._ledger
-        totals = [0.0] * len(checks)
-        if ledger is not None:
-            try:
-                totals = await ledger.guard.call(ledger.totals, [(c.stamp, c.total) for c in checks])
-            except StoreUnavailable as problem:
-                self._store_failed(ledger.guard, problem, provider)  # local: counts from zero
-        for check, spent in zip(checks, totals, strict=True):
-            self.local.seed(check.key, micros(spent), check.ends)
+        totals = None if ledger is None else await self._ledger_totals(ledger, checks, provider)
+        for check, spent in zip(checks, totals or [0] * len(checks), strict=True):
+            self.local.seed(check.key, spent, check.ends)
+
+    async def _ledger_totals(self, ledger: Ledger, checks: list[Check], provider: str) -> list[int] | None:
+        """What the ledger says each budget has spent in its period, in micro-dollars; None when
+        the ledger is unavailable and ``on_store_error: local`` lets the call go on (else this
+        raises :class:`BudgetStoreUnavailableError`)."""
+        try:
+            totals = await ledger.guard.call(ledger.totals, [(c.stamp, c.total) for c in checks])
+        except StoreUnavailable as problem:
+            self._store_failed(ledger.guard, problem, provider)  # local: counts from zero
+            return None
+        return [micros(spent) for spent in totals]
 
     def _store_failed(self, guard: StoreGuard, problem: StoreUnavailable, provider: str) -> None:
         """Spending cannot be read: refuse the request, or (``on_store_error: local``) say that

@@ -9,11 +9,22 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-#: KEYS: counters. ARGV: amount, then one limit per key, then one TTL (seconds) per key.
+#: KEYS: counters. ARGV: amount, one limit per key, one TTL (seconds) per key, then how to
+#: treat a counter the server does not hold: ``count`` (from zero), ``ask`` (reserve nothing,
+#: answer {-1, 0}) or ``seed`` followed by one starting value per key (set for missing ones).
 #: Returns {0, 0} when reserved, else {index, used} of the first budget that would be exceeded.
 _RESERVE = """
 local amount = tonumber(ARGV[1])
 local n = #KEYS
+local missing = ARGV[2 * n + 2]
+if missing ~= 'count' then
+  for i = 1, n do
+    if redis.call('EXISTS', KEYS[i]) == 0 then
+      if missing == 'ask' then return {-1, 0} end
+      redis.call('SET', KEYS[i], ARGV[2 * n + 2 + i], 'EX', tonumber(ARGV[n + i + 1]))
+    end
+  end
+end
 for i = 1, n do
   local used = tonumber(redis.call('GET', KEYS[i]) or '0')
   if used + amount > tonumber(ARGV[i + 1]) then return {i, used} end
@@ -25,9 +36,26 @@ end
 return {0, 0}
 """
 
+#: KEYS: counters. ARGV: delta. Corrects the counters the server still holds: one it lost is
+#: started again from the ledger, which has the request's real cost, by the next reservation.
+_ADD = """
+for i = 1, #KEYS do
+  if redis.call('EXISTS', KEYS[i]) == 1 then redis.call('INCRBY', KEYS[i], ARGV[1]) end
+end
+return 0
+"""
+
+#: What :meth:`RedisCounters.reserve` answers, asked to, when the server lacks a counter.
+MISSING = (-1, 0)
+
 
 class RedisCounters:
-    """The :class:`~.local.LocalCounters` interface on a Redis server; every call is one round trip."""
+    """The :class:`~.local.LocalCounters` interface on a Redis server; every call is one round trip.
+
+    A counter the server does not hold (a new period, a server restarted empty, a key evicted
+    under ``maxmemory``) is started from the usage ledger's running total when the caller has
+    a ledger: :meth:`reserve` answers :data:`MISSING` until it is given the starting values.
+    """
 
     def __init__(self, url: str, timeout: float = 1.0) -> None:
         import redis  # the optional 'redis' extra, imported on first use
@@ -35,18 +63,34 @@ class RedisCounters:
         # A frozen server must not hold a store thread longer than one operation's deadline.
         self._client: Any = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
         self._reserve = self._client.register_script(_RESERVE)
+        self._add = self._client.register_script(_ADD)
 
     def reserve(
-        self, keys: Sequence[str], limits: Sequence[int], ttls: Sequence[int], amount: int
+        self,
+        keys: Sequence[str],
+        limits: Sequence[int],
+        ttls: Sequence[int],
+        amount: int,
+        starts: Sequence[int] | bool = False,
     ) -> tuple[int, int] | None:
-        index, used = self._reserve(keys=list(keys), args=[amount, *limits, *ttls])
+        """Take ``amount`` from every counter, or ``(index, used)`` of the first that would go over.
+
+        ``starts``: False counts a missing counter from zero; True answers :data:`MISSING`
+        instead (nothing reserved); a list of values starts missing counters at them.
+        """
+        if starts is False:
+            missing: list[Any] = ["count"]
+        elif starts is True:
+            missing = ["ask"]
+        else:
+            missing = ["seed", *starts]
+        index, used = self._reserve(keys=list(keys), args=[amount, *limits, *ttls, *missing])
+        if int(index) == -1:
+            return MISSING
         return None if int(index) == 0 else (int(index) - 1, int(used))
 
     def add(self, keys: Sequence[str], delta: int) -> None:
-        pipe = self._client.pipeline(transaction=False)
-        for key in keys:
-            pipe.incrby(key, delta)
-        pipe.execute()
+        self._add(keys=list(keys), args=[delta])
 
     def used(self, key: str) -> int:
         return int(self._client.get(key) or 0)
