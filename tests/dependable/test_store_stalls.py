@@ -55,6 +55,34 @@ def test_a_frozen_redis_is_bypassed_with_a_warning(freezable_redis: tuple[str, C
     assert provider(config, "fake-a").calls == 3
 
 
+def test_an_error_answer_to_one_command_leaves_the_other_stores_on_the_server_alone(
+    redis_server: str, namespace: str
+) -> None:
+    """A key of another type where fake-a's rate limit lives (another program's, an older
+    version's) makes Redis answer that one script with an error. The whole server was then
+    skipped, again and again: the cache bypassed, the ledger's rows dropped, every priced
+    call refused by its budget. Only fake-a's shared rate limit is out now."""
+    import redis
+
+    client = redis.Redis.from_url(redis_server)
+    client.set(f"{namespace}:ratelimit:{{fake-a}}:slots", "not a list")
+    config = build_config(
+        cache={"backend": "redis", "url": redis_server, "namespace": namespace},
+        rate_limit={"url": redis_server, "namespace": namespace},
+        providers={"fake-a": {"rate_limit": "50/s"}},
+    )
+    first = dispatch_search("python", backend="fake-a", config=config)
+    assert first["success"] is True, first
+    warnings = first["meta"]["warnings"]
+    assert len(warnings) == 1 and warnings[0].startswith("The shared rate limiter (redis) failed (ResponseError: WRONGTYPE")
+    hit = dispatch_search("python", backend="fake-a", config=config)
+    assert hit["meta"]["cached"] is True and "warnings" not in hit["meta"]  # stored, then found
+    other = dispatch_search("python", backend="fake-b", config=config)
+    assert other["success"] is True and "warnings" not in other["meta"], other
+    assert provider(config, "fake-a").calls == 1
+    client.close()
+
+
 _LOCKER = """
 import sqlite3, sys
 db = sqlite3.connect(sys.argv[1], isolation_level=None)

@@ -26,6 +26,7 @@ limit, a refused priced request) and says so with :meth:`StoreGuard.warn`: a
 from __future__ import annotations
 
 import asyncio
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -54,6 +55,15 @@ log = get_logger("webproviders.dependable")
 async def offload(fn: Callable[..., T], *args: Any) -> T:
     """Run ``fn(*args)`` in the store pool and await its result on the running loop."""
     return await _store.run(fn, *args)
+
+
+def _refused_one_command(exc: Exception) -> bool:
+    """Whether a Redis server answered one command with an error of that command's own (a
+    key of another type in the namespace, a value a script cannot read): the server is up,
+    and the other stores on it (the cache beside a rate limit) must not be skipped for it.
+    Its subclasses (out of memory, read-only replica, no permission) concern the server."""
+    redis = sys.modules.get("redis")
+    return redis is not None and type(exc) is redis.exceptions.ResponseError
 
 
 class StoreUnavailable(Exception):
@@ -144,6 +154,14 @@ class StoreGuard:
             state.probing = False
         return StoreUnavailable(reason)
 
+    def _verdict(self, probe: bool, exc: Exception, reason: str) -> StoreUnavailable:
+        """The failure of one operation; the store is skipped for a while unless the failure
+        was that operation's alone (see :func:`_refused_one_command`)."""
+        if _refused_one_command(exc):
+            self._released(probe)
+            return StoreUnavailable(reason)
+        return self._failed(reason)
+
     def _released(self, probe: bool) -> None:
         """An operation ended without a verdict on the store: another may probe it."""
         if probe:
@@ -169,7 +187,7 @@ class StoreGuard:
             self._released(probe)
             raise
         except Exception as exc:  # noqa: BLE001 - any store failure is reported the same way
-            raise self._failed(f"failed ({type(exc).__name__}: {scrub(str(exc))})") from None
+            raise self._verdict(probe, exc, f"failed ({type(exc).__name__}: {scrub(str(exc))})") from None
         self._succeeded(probe)
         return result
 
@@ -181,8 +199,8 @@ class StoreGuard:
             result = fn(*args)
         except Exception as exc:  # noqa: BLE001
             waited = time.monotonic() - started
-            raise self._failed(
-                f"failed after {waited:.2f} s ({type(exc).__name__}: {scrub(str(exc))})"
+            raise self._verdict(
+                probe, exc, f"failed after {waited:.2f} s ({type(exc).__name__}: {scrub(str(exc))})"
             ) from None
         self._succeeded(probe)
         return result
