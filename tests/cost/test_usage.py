@@ -16,6 +16,7 @@ import pytest
 
 import webproviders
 from webproviders import dispatch_extract, dispatch_search
+from webproviders.accounting.usage import Ledger
 from webproviders.accounting.usage.report import UsageQueryError, parse_since
 from webproviders.accounting.usage.spool import spool
 from webproviders.cli import main
@@ -238,6 +239,22 @@ def test_a_ledger_that_cannot_be_read_is_named_without_its_password(
     failure = json.loads(out)  # still JSON on stdout
     assert failure["success"] is False and failure["error_code"] == "network_error"
     assert "hunter2" not in out
+
+
+def test_a_redis_ledger_is_closed_when_more_ledgers_than_are_kept_open_come_by(
+    redis_server: str, namespace: str, tmp_path: Path
+) -> None:
+    """A process keeps 8 ledgers open and closes the least recently used (one config per
+    tenant, each with its ledger). A Redis ledger had no ``close``: opening the ninth failed,
+    and its priced call was refused with ``budget_store_unavailable``."""
+    ledgers = [{"url": redis_server, "namespace": namespace}]
+    ledgers += [{"path": str(tmp_path / f"usage{i}.sqlite3")} for i in range(8)]
+    for usage in ledgers:
+        config = cost_config(usage=usage, budget={"daily_usd": 1})
+        envelope = dispatch_search("q", backend="priced", config=config)
+        assert envelope["success"] is True, envelope
+    spool.flush()
+    assert [row.provider for row in Ledger(cost_config(usage=ledgers[0]).web.usage).rows(0)] == ["priced"]
 
 
 def test_a_fleet_ledger_in_redis(redis_server: str, namespace: str) -> None:

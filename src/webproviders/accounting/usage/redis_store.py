@@ -42,6 +42,11 @@ class RedisUsage:
         self.key = f"{namespace}:usage"
         self.retention_ms = retention_days * 86_400_000
 
+    def close(self) -> None:
+        """Let go of the server's connections (a process keeps a few ledgers open, see
+        :func:`.._open_store`); a later use connects again."""
+        self._client.close()
+
     def _totals_key(self, period: str) -> str:
         return f"{self.key}:totals:{period}"
 
