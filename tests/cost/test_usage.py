@@ -221,6 +221,21 @@ def test_a_ledger_that_stays_broken_is_said_by_calls_after_its_skip_window(tmp_p
     assert [row["provider"] for row in _rows(blocker / "usage.sqlite3")] == ["free", "free"]
 
 
+def test_a_ledger_deleted_while_in_use_is_started_again(tmp_path: Path) -> None:
+    """Deleting the ledger to start usage afresh while a process wrote to it: its kept
+    connections went on writing to the deleted file, where no report could read the rows."""
+    path = tmp_path / "usage.sqlite3"
+    config = cost_config(usage={"path": str(path)})
+    assert dispatch_search("before", backend="priced", config=config)["success"]
+    spool.flush()
+    for file in tmp_path.iterdir():
+        file.unlink()
+    envelope = dispatch_search("after", backend="priced", config=config)
+    assert envelope["success"] and "warnings" not in envelope["meta"], envelope
+    assert [row["provider"] for row in _rows(path)] == ["priced"]
+    assert webproviders.usage_summary("1d", config=config)["total"]["usd"] == 0.004
+
+
 def test_a_ledger_that_cannot_be_read_is_named_without_its_password(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

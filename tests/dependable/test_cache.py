@@ -327,6 +327,23 @@ def test_sqlite_cache_survives_a_process_restart(tmp_path: Path, counting_server
     assert len(counting_server.requests) == 1
 
 
+def test_a_sqlite_cache_deleted_while_in_use_is_set_up_again(tmp_path: Path) -> None:
+    """Clearing the cache by hand (deleting its file) while a process used it left that
+    process without a cache until it restarted: its kept connections went on with the deleted
+    file, new ones found a file without tables, and every call warned ``no such table``."""
+    folder = tmp_path / "cache"
+    config = build_config(search_backend="fake-a", cache={"backend": "sqlite", "path": str(folder / "c.sqlite3")})
+    assert dispatch_search("python", config=config)["success"] is True
+    for file in folder.iterdir():
+        file.unlink()
+    fresh = dispatch_search("python", config=config)
+    assert fresh["success"] is True and "warnings" not in fresh["meta"], fresh
+    assert "cached" not in fresh["meta"]  # the cleared answer is asked for again
+    hit = dispatch_search("python", config=config)
+    assert hit["meta"].get("cached") is True, hit  # and cached in the new file
+    assert provider(config, "fake-a").calls == 2
+
+
 @pytest.mark.parametrize("kind", ["sqlite", "redis"])
 def test_two_processes_sharing_a_cache_make_one_upstream_call(
     kind: str, tmp_path: Path, counting_server: Any, request: pytest.FixtureRequest, namespace: str

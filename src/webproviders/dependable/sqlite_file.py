@@ -2,11 +2,14 @@
 
 The answer cache and the usage ledger both keep their data this way; readers run beside a
 writer, and a writer waits (``timeout``, 10 s unless the owner says otherwise; the cache
-uses ``web.cache.timeout``) for another instead of failing.
+uses ``web.cache.timeout``) for another instead of failing. A file deleted or replaced while
+a process keeps connections to it (a cache cleared by hand) is set up again and reconnected
+to (:meth:`SQLiteFile.fresh`), not written on unseen.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -17,16 +20,37 @@ from ..homedir import require_home
 T = TypeVar("T")
 
 
-class SQLiteFile:
-    """Connections to one file, its schema applied by the first of them."""
+#: Which file a path names: its device and inode (None when there is none).
+Identity = tuple[int, int] | None
 
-    def __init__(self, path: Path, schema: Sequence[str], timeout: float = 10.0) -> None:
+
+class SQLiteFile:
+    """Connections to one file, its schema applied by the first of them (and again to a new
+    file at the same path); ``upgrade`` then runs once per file, as the schema does."""
+
+    def __init__(
+        self,
+        path: Path,
+        schema: Sequence[str],
+        timeout: float = 10.0,
+        upgrade: Callable[[Any], None] | None = None,
+    ) -> None:
         self.path = path
         self._schema = schema
+        self._upgrade = upgrade
         #: Seconds a statement waits for another connection's lock before it fails.
         self.timeout = timeout
-        self._ready = False
+        #: The file the schema was applied to (another one at the path needs it again).
+        self._prepared: Identity = None
         self._lock = threading.Lock()
+
+    def identity(self) -> Identity:
+        """The file at the path now."""
+        try:
+            found = os.stat(self.path)
+        except OSError:
+            return None
+        return found.st_dev, found.st_ino
 
     def connect(self) -> Any:
         """A new autocommit connection usable from any thread (the caller keeps or closes it)."""
@@ -35,19 +59,34 @@ class SQLiteFile:
         require_home(self.path).parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout = {max(1, round(self.timeout * 1000))}")
-        if not self._ready:
+        if self._prepared is None or self._prepared != self.identity():
             with self._lock:
-                if not self._ready:
+                if self._prepared is None or self._prepared != self.identity():
                     self._prepare(conn)
-                    self._ready = True
+                    self._prepared = self.identity()
         conn.execute("PRAGMA synchronous = NORMAL")
         return conn
+
+    def fresh(self, kept: tuple[Any, Identity] | None) -> tuple[Any, Identity]:
+        """``kept`` (a connection and the file it opened) while that file is still the one at
+        the path; else a new connection. One kept across a deletion would go on writing to a
+        file no one else can open, and a new file at the path has none of the tables."""
+        if kept is not None:
+            if kept[1] is not None and kept[1] == self.identity():
+                return kept  # the kept connection holds its file open: no other can take its inode
+            kept[0].close()
+            with self._lock:  # the new file may have the number of one closed just now
+                self._prepared = None
+        conn = self.connect()
+        return conn, self.identity()
 
     def _prepare(self, conn: Any) -> None:
         def apply() -> None:
             conn.execute("PRAGMA journal_mode = WAL")
             for statement in self._schema:
                 conn.execute(statement)
+            if self._upgrade is not None:
+                self._upgrade(conn)
 
         retry_while_locked(apply, self.timeout)
 

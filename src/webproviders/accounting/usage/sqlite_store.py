@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ...dependable.sqlite_file import SQLiteFile
+from ...dependable.sqlite_file import Identity, SQLiteFile
 from ...homedir import expand_user, xdg_file
 from ..periods import KEEP, stamps
 from .record import UsageRecord, running_totals
@@ -57,27 +57,18 @@ class SQLiteUsage:
     def __init__(self, path: str | os.PathLike[str] | None, retention_days: int, timeout: float = 10.0) -> None:
         self.path = expand_user(path) if path else default_path()
         self.retention = retention_days * 86400.0
-        self._file = SQLiteFile(self.path, _SCHEMA, timeout)
+        self._file = SQLiteFile(self.path, _SCHEMA, timeout, upgrade=_add_missing_totals)
         self._lock = threading.Lock()
         self._batches = 0
-        self._writer: Any = None
+        self._writer: tuple[Any, Identity] | None = None
         #: One connection for running-total lookups (on the call path: no connect per lookup).
-        self._reader: Any = None
+        self._reader: tuple[Any, Identity] | None = None
         self._read_lock = threading.Lock()
-        self._totalled = False
-
-    def _connect(self) -> Any:
-        conn = self._file.connect()
-        if not self._totalled:
-            _add_missing_totals(conn)
-            self._totalled = True
-        return conn
 
     def append(self, records: list[UsageRecord]) -> None:
         with self._lock:
-            if self._writer is None:
-                self._writer = self._connect()
-            conn = self._writer
+            self._writer = self._file.fresh(self._writer)
+            conn = self._writer[0]
             conn.execute("BEGIN")  # one transaction per batch (rows and their totals), not one per row
             try:
                 _insert(conn, records)
@@ -96,17 +87,17 @@ class SQLiteUsage:
         """Close the kept connections (the next write or lookup opens new ones)."""
         with self._lock:
             if self._writer is not None:
-                self._writer.close()
+                self._writer[0].close()
                 self._writer = None
         with self._read_lock:
             if self._reader is not None:
-                self._reader.close()
+                self._reader[0].close()
                 self._reader = None
 
     def rows(self, since: float, until: float | None = None) -> Iterator[UsageRecord]:
         if not self.path.exists():
             return
-        conn = self._connect()
+        conn = self._file.connect()
         try:
             cursor = conn.execute(
                 f"SELECT {_COLUMNS} FROM usage WHERE time >= ? AND time < ? ORDER BY time",
@@ -122,11 +113,10 @@ class SQLiteUsage:
         if not self.path.exists():
             return [0.0] * len(keys)
         with self._read_lock:
-            if self._reader is None:
-                self._reader = self._connect()
+            self._reader = self._file.fresh(self._reader)
             found = []
             for period, scope in keys:
-                row = self._reader.execute(
+                row = self._reader[0].execute(
                     "SELECT usd FROM usage_totals WHERE period = ? AND scope = ?", (period, scope)
                 ).fetchone()
                 found.append(float(row[0]) if row else 0.0)

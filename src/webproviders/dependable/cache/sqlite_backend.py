@@ -62,10 +62,8 @@ class SQLiteCache:
         return json.loads(payload)
 
     def _db(self) -> Any:
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._local.conn = self._file.connect()
-        return conn
+        kept = self._local.kept = self._file.fresh(getattr(self._local, "kept", None))
+        return kept[0]
 
     def get(self, key: str) -> str | None:
         row = self._db().execute(
