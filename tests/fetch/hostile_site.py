@@ -52,6 +52,12 @@ def link_farm(links: int) -> bytes:
     return f"<html><head><title>Links</title></head><body><div>{body}</div></body></html>".encode()
 
 
+def nested_json(depth: int, n: int) -> bytes:
+    """``n`` arrays nested ``depth`` deep, in one array: JSON whose indented form grows with
+    the square of its depth."""
+    return b"[" + b",".join([b"[" * depth + b"]" * depth] * n) + b"]"
+
+
 def scripted_article(script_chars: int) -> bytes:
     """A news page as many are served: a short article beside a large inline script (state
     for the page's scripts), so many characters and few elements."""
@@ -145,6 +151,8 @@ class HostileHandler(BaseHTTPRequestHandler):
             return self._send(scripted_article(int(query["chars"][0])), "text/html; charset=utf-8")
         if path == "/links":
             return self._send(link_farm(int(query["n"][0])), "text/html; charset=utf-8")
+        if path == "/nested.json":  # arrays nested `depth` deep, `n` of them side by side
+            return self._send(nested_json(int(query["depth"][0]), int(query.get("n", ["1"])[0])), "application/json")
         if path == "/report.pdf":
             pages = int(query["pages"][0])
             return self._send(pdf_bytes(*(f"Page {n} of the report" for n in range(1, pages + 1))), "application/pdf")

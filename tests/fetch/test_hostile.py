@@ -15,6 +15,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import tracemalloc
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -31,7 +32,7 @@ from webproviders.fetching.extractpool import extraction_pool
 from webproviders.fetching.fetch import fetch
 
 from .fetch_site import serve
-from .hostile_site import BOMB_SIZE, HostileServer, bomb
+from .hostile_site import BOMB_SIZE, HostileServer, bomb, nested_json
 
 LIMIT = 1_000_000
 #: A decoding stage may overshoot the cap by one step's output (brotli's is up to ~100 KB).
@@ -284,6 +285,27 @@ def test_a_page_over_its_cpu_time_is_not_tried_again(hostile: HostileServer, con
     assert envelope["error_code"] == "timeout" and envelope.get("detail") == "cpu_limit", envelope
     assert len(envelope["meta"]["attempts"]) == 1
     assert hostile.served.count("/links?n=60000&once=1") == 1
+
+
+@pytest.mark.parametrize(
+    ("depth", "n"),
+    [
+        (800, 40),  # 64 KB whose indented form would be 64,000,000 characters
+        (5000, 1),  # nested past Python's recursion limit
+    ],
+)
+def test_json_that_pretty_prints_out_of_bounds_is_shown_as_it_came(
+    hostile: HostileServer, capped: Config, depth: int, n: int
+) -> None:
+    nested = hostile.url(f"/nested.json?depth={depth}&n={n}")
+    started = time.monotonic()
+    envelope = dispatch_extract([nested, hostile.url("/beside/json")], backend="http", config=capped, timeout=20)
+    assert time.monotonic() - started < 10
+    page, neighbour = envelope["data"]
+    assert "error" not in page, page
+    assert page["content"].startswith("[[[[") and page["content"].endswith("]]]]")
+    assert page["content"] == nested_json(depth, n).decode()
+    assert "page called beside json" in neighbour["content"]
 
 
 def test_heavy_pages_leave_a_worker_for_ordinary_pages(hostile: HostileServer, strict: Config) -> None:

@@ -2,14 +2,13 @@
 
 HTML goes through trafilatura; text and markdown pass through; JSON is pretty-printed;
 PDF becomes text when ``pypdf`` is installed (the ``pdf`` extra). Images and other binaries
-are refused with ``unsupported``, never turned into garbage text. HTML and PDF are parsed in
+are refused with ``unsupported``, never turned into garbage text. HTML, feeds, JSON and PDF are parsed in
 the extraction worker processes (:mod:`webproviders.fetching.extractpool`), within the
 ``web.extraction`` limits.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any, NamedTuple
@@ -23,6 +22,7 @@ from .extraction import Format, HtmlDocument, html_document
 from .extractpool import extraction_pool
 from .feeds import feed_document
 from .fetch import FetchResult
+from .jsontext import json_text
 from .pdf import missing_pypdf, pdf_text, pypdf_installed
 
 #: ``raw_content`` is bounded: the page text before main-content selection can be huge.
@@ -32,6 +32,8 @@ RAW_LIMIT = 100_000
 #: the characters (a 1.5 MB news page of inline scripts and 1,000 elements takes 40 ms): it
 #: is extracted as a heavy page, as PDFs are, which never takes the last free worker.
 HEAVY_HTML_TAGS = 20_000
+#: JSON longer than this takes a worker for 0.2 s or more (parsing and printing it): a heavy page.
+HEAVY_JSON_CHARS = 1_000_000
 #: Said in ``meta.warnings`` when an HTML page gave no text: an empty ``content`` alone does
 #: not tell a reader whether the page is empty or is built by a script, which is not run here.
 NO_TEXT = (
@@ -86,14 +88,6 @@ def _passthrough_title(text: str, kind: str) -> str:
         if match:
             return match.group(1).strip()
     return ""
-
-
-def _json_content(text: str, fmt: Format) -> str:
-    try:
-        pretty = json.dumps(json.loads(text), indent=2, ensure_ascii=False)
-    except ValueError:
-        return text
-    return f"```json\n{pretty}\n```" if fmt == "markdown" else pretty
 
 
 def _finish(item: dict[str, Any]) -> dict[str, Any]:
@@ -154,7 +148,12 @@ async def render(
             item = {"url": url, "title": feed.title, "content": feed.content,
                     "raw_content": text if options.include_raw else None, "metadata": {**metadata, **feed.metadata}}
             return RenderedPage(_finish(item), [])
-    content = _json_content(text, options.format) if kind == "json" else text.strip()
+    if kind == "json":
+        content = await extraction_pool.run(
+            limits, json_text, text, options.format, heavy=len(text) > HEAVY_JSON_CHARS
+        )
+    else:
+        content = text.strip()
     item = {"url": url, "title": _passthrough_title(text, kind), "content": content,
             "raw_content": text if options.include_raw else None, "metadata": metadata}
     return RenderedPage(_finish(item), [])
