@@ -78,6 +78,14 @@ def build_site() -> dict[str, tuple[bytes, str]]:
     # No byte-order mark and nothing declared: the NULs beside the markup's letters tell the order.
     pages["/utf-16/undeclared-le"] = (page("utf-16", "一" + text).encode("utf-16-le"), "text/html")
     pages["/utf-16/undeclared-be"] = (page("utf-16", "一" + text).encode("utf-16-be"), "text/html")
+    # UTF-8 that declares UTF-16 (as .NET's XML writers do): a declaration read as ASCII is no UTF-16.
+    ru = TEXTS["windows-1251"][1]
+    feed = (f'<?xml version="1.0" encoding="utf-16"?><rss version="2.0"><channel><title>Новости</title>'
+            f"<item><title>Метро</title><link>http://news.test/1</link><description>{ru}</description></item>"
+            "</channel></rss>")
+    pages["/utf-16-declared/feed"] = (feed.encode(), "application/rss+xml")
+    pages["/utf-16-declared/xhtml"] = (('<?xml version="1.0" encoding="UTF-16"?>' + page("xhtml", ru)).encode(),
+                                       "application/xhtml+xml")
     return pages
 
 
@@ -174,3 +182,12 @@ def test_utf16_pages(extracted: dict[str, dict[str, Any]], path: str) -> None:
     item = extracted[path]
     assert "error" not in item, item
     assert sentences(TEXTS["gb2312"][1])[0] in item["content"]
+
+
+@pytest.mark.parametrize("path", ["/utf-16-declared/feed", "/utf-16-declared/xhtml"])
+def test_utf8_declaring_utf16_in_its_xml_declaration_is_read_as_utf8(
+    extracted: dict[str, dict[str, Any]], path: str
+) -> None:
+    item = extracted[path]
+    assert item["metadata"]["encoding"] == "utf-8"
+    assert sentences(TEXTS["windows-1251"][1])[0] in item["content"], item["content"][:300]

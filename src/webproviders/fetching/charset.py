@@ -1,8 +1,8 @@
 """Turning a response body into text the way a browser would read it.
 
 Order: a byte-order mark; the ``Content-Type`` charset; for HTML a ``<meta charset>`` or
-``<meta http-equiv="Content-Type">`` in the first KiBs (for XML its declaration); then
-detection. A declared label is read as the WHATWG Encoding Standard says browsers read it,
+``<meta http-equiv="Content-Type">`` in the first KiBs (for XML its declaration; either naming
+UTF-16 in a document readable as ASCII means UTF-8); then detection. A declared label is read as the WHATWG Encoding Standard says browsers read it,
 which for several legacy labels is a superset of the encoding named: ``Shift_JIS`` is
 decoded as windows-31J (cp932, with ㈱ and ①), ``EUC-KR`` as windows-949 (cp949, with 똠),
 ``GB2312``/``GBK`` as GB18030, ``ISO-8859-1``/``ASCII`` as windows-1252. A label the
@@ -116,19 +116,17 @@ def declared_encoding(body: bytes, content_type: str | None, kind: str) -> str |
     if codec:
         return codec
     head = body[:_META_WINDOW]
+    in_document = None
     if kind in ("html", "xml"):
         xml = _XML_DECL.match(head.lstrip())
-        if xml:
-            codec = codec_for(xml.group(1).decode("ascii"))
-            if codec:
-                return codec
-    if kind == "html":
+        in_document = codec_for(xml.group(1).decode("ascii")) if xml else None
+    if kind == "html" and in_document is None:
         meta = _META_CHARSET.search(head)
-        codec = codec_for(meta.group(1).decode("ascii")) if meta else None
-        if codec:
-            # A UTF-16 declaration inside a document readable as ASCII is a lie (HTML says so).
-            return "utf-8" if codec.startswith("utf-16") else codec
-    return None
+        in_document = codec_for(meta.group(1).decode("ascii")) if meta else None
+    if in_document is not None and in_document.startswith("utf-16"):
+        # A UTF-16 declaration read as ASCII is a lie (HTML says so; .NET writes such XML).
+        return "utf-8"
+    return in_document
 
 
 def _utf8_text(body: bytes) -> bool:
