@@ -46,6 +46,10 @@ TEXTS: dict[str, tuple[str, str]] = {
 }
 
 
+#: 12 KB of inline script: ASCII that says nothing about the page's encoding.
+SCRIPT = "<script>" + "window.dataLayer.push({event: 'page_view', section: 'news'});\n" * 200 + "</script>"
+
+
 def page(title: str, text: str, head: str = "") -> str:
     return (
         f"<!DOCTYPE html><html><head>{head}<title>{title}</title></head><body>"
@@ -66,6 +70,10 @@ def build_site() -> dict[str, tuple[bytes, str]]:
         # UTF-8 bytes labelled as the legacy encoding, in the header and in the page.
         pages[f"/mislabelled-meta/{label}"] = (page(label, text, f'<meta charset="{label}">').encode(), "text/html")
         pages[f"/mislabelled-header/{label}"] = (page(label, text).encode(), f"text/html; charset={label}")
+        # The declaration, or the text, after a long inline script in the head (as many pages have).
+        late = f'{SCRIPT}<meta charset="{label}">'
+        pages[f"/late-meta/{label}"] = (page(label, text, late).encode(codec), "text/html")
+        pages[f"/undeclared-after-script/{label}"] = (page(label, text, SCRIPT).encode(codec), "text/html")
         # Legacy bytes behind a server whose header says utf-8 for every page.
         pages[f"/utf8-header/{label}"] = (page(label, text).encode(codec), "text/html; charset=utf-8")
     # UTF-8 with one stray windows-1252 byte: still UTF-8, or every other character is lost.
@@ -150,6 +158,21 @@ def test_declared_label_is_decoded_as_its_browser_superset(extracted: dict[str, 
     assert codecs["gb2312"] == codecs["gbk"] == "gb18030"
     assert codecs["iso-8859-1"] == "cp1252"
     assert extracted["/mislabelled-meta/gb2312"]["metadata"]["encoding"] == "utf-8"
+
+
+@pytest.mark.parametrize("label", list(TEXTS))
+def test_a_meta_charset_after_a_long_script_in_the_head_is_read(
+    extracted: dict[str, dict[str, Any]], label: str
+) -> None:
+    item = extracted[f"/late-meta/{label}"]
+    for sentence in sentences(TEXTS[label][1]):
+        assert sentence in item["content"], (label, sentence, item["content"][:300])
+
+
+@pytest.mark.parametrize("label", ["gbk", "shift_jis", "euc-jp", "euc-kr", "windows-1251", "koi8-r", "iso-8859-1"])
+def test_an_undeclared_page_after_a_long_script_is_detected(extracted: dict[str, dict[str, Any]], label: str) -> None:
+    content = extracted[f"/undeclared-after-script/{label}"]["content"]
+    assert sentences(TEXTS[label][1])[0] in content, (label, content[:300])
 
 
 @pytest.mark.parametrize("label", ["gbk", "shift_jis", "euc-jp", "euc-kr", "windows-1251", "koi8-r"])

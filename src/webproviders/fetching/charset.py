@@ -1,9 +1,10 @@
 """Turning a response body into text the way a browser would read it.
 
 Order: a byte-order mark; the ``Content-Type`` charset; for HTML a ``<meta charset>`` or
-``<meta http-equiv="Content-Type">`` in the first KiBs (for XML its declaration; either naming
-UTF-16 in a document readable as ASCII means UTF-8); then detection. A declared label is read as the WHATWG Encoding Standard says browsers read it,
-which for several legacy labels is a superset of the encoding named: ``Shift_JIS`` is
+``<meta http-equiv="Content-Type">`` in the head or the first KiBs (for XML its declaration;
+either naming UTF-16 in a document readable as ASCII means UTF-8); then detection, which
+skips long ASCII stretches (markup, scripts). A declared label is read as the WHATWG Encoding
+Standard says browsers read it, which for several legacy labels is a superset of the encoding named: ``Shift_JIS`` is
 decoded as windows-31J (cp932, with ㈱ and ①), ``EUC-KR`` as windows-949 (cp949, with 똠),
 ``GB2312``/``GBK`` as GB18030, ``ISO-8859-1``/``ASCII`` as windows-1252. A label the
 standard does not list (``utf-7``, EBCDIC, ``zlib``) counts as no label, as in browsers.
@@ -77,13 +78,20 @@ _DETECTED_AS = {
     "utf_8": "utf-8", "utf_16_le": "utf-16-le", "utf_16_be": "utf-16-be",
 }
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
-#: How much of an HTML document is searched for a ``<meta>`` charset (browsers use 1024).
+#: How much of an HTML document is searched for a ``<meta>`` charset at least (browsers use
+#: 1024), and more while its head lasts, up to :data:`_HEAD_LIMIT`: browsers honour a
+#: ``<meta>`` after a long inline script or style in the head, by reading the page again.
 _META_WINDOW = 4096
+_HEAD_LIMIT = 256 * 1024
+_HEAD_END = re.compile(rb"</head|<body", re.IGNORECASE)
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
 _XML_DECL = re.compile(rb"""^<\?xml[^>]+encoding\s*=\s*["']([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
 _HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
 #: Detection reads at most this much (it is slow on big bodies).
 _DETECT_BYTES = 64 * 1024
+#: A run of this many ASCII bytes is markup or script, which tells detection nothing: it
+#: samples a few stretches of its input, which could all fall inside a long inline script.
+_ASCII_RUN = re.compile(rb"[\x00-\x7f]{256,}")
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
 #: How much of an undeclared body is looked at for UTF-16 without a byte-order mark.
 _UTF16_PROBE = 512
@@ -115,7 +123,8 @@ def declared_encoding(body: bytes, content_type: str | None, kind: str) -> str |
     codec = header_encoding(content_type)
     if codec:
         return codec
-    head = body[:_META_WINDOW]
+    end = _HEAD_END.search(body, 0, _HEAD_LIMIT) if kind == "html" else None
+    head = body[: max(_META_WINDOW, end.start() if end else 0)]
     in_document = None
     if kind in ("html", "xml"):
         xml = _XML_DECL.match(head.lstrip())
@@ -174,7 +183,7 @@ def _detect(body: bytes) -> str:
         from charset_normalizer import from_bytes
     except ImportError:
         return "cp1252"
-    matches = from_bytes(body[:_DETECT_BYTES])
+    matches = from_bytes(_ASCII_RUN.sub(b"\n", body[: _DETECT_BYTES * 4])[:_DETECT_BYTES])
     best = matches.best()
     if best is None:
         return "cp1252"
