@@ -435,6 +435,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, "Plain notes.\nLine two with caf\u00e9.\n".encode(), "text/plain; charset=utf-8")
         if path == "/readme.md":
             return self._send(200, b"# Read me\n\nThis file is *markdown* and passes through. See [the orphan](/orphan).\n", "text/markdown")
+        if path == "/untyped":  # no Content-Type, and the markup starts as many fragments do
+            return self._send(200, b"<script>var page = 1;</script><h1>Untyped</h1><p>Served with no type at all.</p>", "")
         if path == "/data.json":
             return self._send(200, json.dumps({"name": "example", "items": [1, 2, 3]}).encode(), "application/json")
         if path == "/image.png":

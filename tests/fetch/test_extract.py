@@ -81,6 +81,13 @@ def test_plain_text_markdown_and_json(site: Any, local: Config) -> None:
     assert plain_json["content"].startswith('{\n  "name": "example"')
 
 
+def test_html_served_without_a_content_type_is_read_as_a_browser_renders_it(site: Any, local: Config) -> None:
+    [page] = extract(site.url("/untyped"), local)["data"]
+    assert page["metadata"]["content_type"] == "text/html"
+    assert "Served with no type at all." in page["content"]
+    assert "<script>" not in page["content"] and "var page" not in page["content"]
+
+
 def test_pdf_is_read_as_text(site: Any, local: Config) -> None:
     pytest.importorskip("pypdf")
     labelled, octet = extract([site.url("/doc.pdf"), site.url("/report")], local)["data"]

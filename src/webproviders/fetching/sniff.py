@@ -6,6 +6,7 @@ turning an image into "text" would hand a model garbage, so magic bytes win over
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from .charset import header_encoding, utf16_without_bom
@@ -35,7 +36,11 @@ _BINARY_MAGIC: tuple[tuple[bytes, str], ...] = (
     (b"wOFF", "font/woff"),
     (b"wOF2", "font/woff2"),
 )
-_HTML_STARTS = (b"<!doctype html", b"<html", b"<head", b"<body", b"<title", b"<meta", b"<div", b"<p>", b"<!--")
+#: How an unlabelled HTML document may begin: the tags the WHATWG MIME Sniffing Standard
+#: lists (a browser renders a body starting so as HTML), and ``<meta``.
+_HTML_START = re.compile(
+    rb"<(?:!doctype\s+html|!--|(?:html|head|script|iframe|h1|div|font|table|a|style|title|b|body|br|p|meta)[\s/>])"
+)
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 _DECLARED: dict[str, Kind] = {
@@ -100,7 +105,7 @@ def _looks_binary(head: bytes) -> bool:
 
 def _guess_text_kind(head: bytes) -> Kind:
     start = _strip_prefix(head)
-    if start.startswith(_HTML_STARTS):
+    if _HTML_START.match(start):
         return "html"
     if start.startswith(b"<?xml"):
         return "html" if b"<html" in start[:1024] else "xml"
