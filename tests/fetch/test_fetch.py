@@ -7,6 +7,7 @@ import socket
 import ssl
 from http.server import BaseHTTPRequestHandler
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 
@@ -126,6 +127,13 @@ def test_a_url_with_a_port_no_server_has_is_the_caller_s_mistake(site: Any, loca
 def test_a_redirect_to_a_port_no_server_has_is_refused(site: Any, local: Config) -> None:
     with pytest.raises(UnsafeURLError, match="port 99999 is not one a server can listen on"):
         run(fetch(site.url("/redirect/to?url=http%3A%2F%2F127.0.0.1%3A99999%2F"), local))
+
+
+@pytest.mark.parametrize("target", ["data:text/html,<h1>hi</h1>", "javascript:alert(1)", "mailto:someone@site.test"])
+def test_a_redirect_to_an_address_that_is_no_web_page_is_refused(site: Any, local: Config, target: str) -> None:
+    envelope = dispatch_extract(site.url(f"/redirect/to?url={quote(target)}"), backend="http", config=local)
+    assert envelope["error_code"] == "unsafe_url", envelope
+    assert "redirect" in envelope["error"] and "is not an http or https address" in envelope["error"]
 
 
 def test_whole_fetch_is_bounded_by_its_timeout(site: Any, local: Config) -> None:

@@ -200,6 +200,12 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
             ) from None
         except WebProviderError:
             raise
+        except httpx.InvalidURL:
+            # httpx reads every redirect's target, and a hostless one (data:, javascript:) fails there.
+            raise UnsafeURLError(
+                f"Refused to follow a redirect from {shorten(request_url)}: its target is not an http or https address.",
+                detail="bad redirect",
+            ) from None
         except httpx.HTTPError as exc:
             raise _network_error(exc, request_url, asked.proxy) from None
         try:
