@@ -136,6 +136,14 @@ def test_a_redirect_to_an_address_that_is_no_web_page_is_refused(site: Any, loca
     assert "redirect" in envelope["error"] and "is not an http or https address" in envelope["error"]
 
 
+def test_a_redirect_whose_target_cannot_be_parsed_is_refused_not_retried(site: Any, config_for: Any) -> None:
+    config = config_for(allow_private_networks=True, retry={"max_retries": 2, "backoff": 0}, cache=False)
+    envelope = dispatch_extract(site.url(f"/redirect/to?url={quote('http://[::1/x')}"), backend="http", config=config)
+    assert envelope["error_code"] == "unsafe_url", envelope
+    assert "the target cannot be parsed (Invalid port" in envelope["error"]
+    assert len(envelope["meta"]["attempts"]) == 1
+
+
 def test_whole_fetch_is_bounded_by_its_timeout(site: Any, local: Config) -> None:
     with pytest.raises(WebTimeoutError):
         run(fetch(site.url("/slow"), local, timeout=0.3))

@@ -168,6 +168,10 @@ def _network_error(exc: Exception, url: str, proxy: str | None) -> WebProviderEr
     return NetworkError(f"Could not fetch {shorten(url)}: {type(exc).__name__}: {exc}".rstrip(": .") + ".")
 
 
+#: How httpx words a redirect's ``Location`` it cannot parse (it reads it while sending).
+_UNREADABLE_LOCATION = "Invalid URL in location header"
+
+
 class _Request(NamedTuple):
     """What every hop of one fetch asks for."""
 
@@ -207,6 +211,12 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
                 detail="bad redirect",
             ) from None
         except httpx.HTTPError as exc:
+            if isinstance(exc, httpx.RemoteProtocolError) and str(exc).startswith(_UNREADABLE_LOCATION):
+                raise UnsafeURLError(
+                    f"Refused to follow a redirect from {shorten(request_url)}: the target cannot be parsed "
+                    f"({str(exc).removeprefix(_UNREADABLE_LOCATION).strip(' :.')}).",
+                    detail="bad redirect",
+                ) from None
             raise _network_error(exc, request_url, asked.proxy) from None
         try:
             if response.status_code == 407 and asked.proxy:  # only a proxy asks this
