@@ -190,6 +190,19 @@ def test_an_empty_compressed_body_is_an_empty_body() -> None:
     assert decoder.body == b""
 
 
+@pytest.mark.parametrize("coding", ["gzip", "deflate", "gzip, gzip"])
+def test_a_body_that_is_not_the_coding_it_names_is_said_so_and_not_fetched_again(
+    hostile: HostileServer, config_for: Callable[..., Config], coding: str
+) -> None:
+    config = config_for(allow_private_networks=True, retry={"max_retries": 2, "backoff": 0}, cache=False)
+    path = f"/labelled?coding={coding.replace(' ', '%20')}&case=retry"
+    envelope = dispatch_extract(hostile.url(path), backend="http", config=config)
+    assert envelope["error_code"] == "network_error", envelope
+    assert f"its body is not the '{coding}' data its Content-Encoding header says it is" in envelope["error"]
+    assert len(envelope["meta"]["attempts"]) == 1
+    assert hostile.served.count(path) == 1
+
+
 def test_coding_that_cannot_be_decoded_is_unsupported(hostile: HostileServer, capped: Config) -> None:
     page = only_page(dispatch_extract(hostile.url("/labelled?coding=compress"), backend="http", config=capped))
     assert page["error_code"] == "unsupported"

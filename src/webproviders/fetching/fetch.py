@@ -43,7 +43,14 @@ from ..errors import (
 from ..pools import LazyPool
 from ..retry_after import retry_after_from_headers
 from ..urls import shorten
-from .decompress import BodyDecoder, BodyTooLarge, Undecodable, UnsupportedCoding, accept_encoding
+from .decompress import (
+    CUT_SHORT,
+    BodyDecoder,
+    BodyTooLarge,
+    Undecodable,
+    UnsupportedCoding,
+    accept_encoding,
+)
 from .pinning import safe_client
 from .sniff import Kind, sniff
 from .urlsafety import (
@@ -97,15 +104,25 @@ def _too_large(url: str, limit: int, size: int | None = None) -> TooLargeError:
     )
 
 
+#: ``detail`` of a body that is not the compressed data its ``Content-Encoding`` names.
+NOT_ITS_CODING = "not_its_coding"
+
 @contextmanager
-def _decoding(url: str, limit: int) -> Iterator[None]:
+def _decoding(url: str, limit: int, coding: str) -> Iterator[None]:
     """The decoder's failures as our errors, naming ``url``."""
     try:
         yield
     except BodyTooLarge:
         raise _too_large(url, limit) from None
     except Undecodable as exc:
-        raise NetworkError(f"The response from {shorten(url)} could not be decoded: {exc}.") from None
+        if str(exc) == CUT_SHORT:
+            raise NetworkError(f"The response from {shorten(url)} could not be decoded: {exc}.") from None
+        note_repeating(NOT_ITS_CODING)  # the site sends the same bytes each time: not retried
+        raise NetworkError(
+            f"The response from {shorten(url)} could not be decoded: its body is not the '{coding}' data its "
+            f"Content-Encoding header says it is ({exc}). The site sends it so; a browser cannot read it either.",
+            detail=NOT_ITS_CODING,
+        ) from None
     except UnsupportedCoding as exc:
         raise UnsupportedError(f"The response from {shorten(url)} cannot be read: {exc}.") from None
 
@@ -115,8 +132,9 @@ async def _read_body(response: httpx.Response, url: str, limit: int, truncate: b
     announced = response.headers.get("content-length", "")
     if announced.isdigit() and int(announced) > limit and not truncate:
         raise _too_large(url, limit, int(announced))
-    with _decoding(url, limit):
-        body = BodyDecoder(response.headers.get("content-encoding", ""), limit, truncate=truncate)
+    coding = response.headers.get("content-encoding", "")
+    with _decoding(url, limit, coding):
+        body = BodyDecoder(coding, limit, truncate=truncate)
         async for raw in response.aiter_raw():
             if body.encoded:
                 await _decoders.run(body.feed, raw)
@@ -137,7 +155,7 @@ async def gunzip(content: bytes, url: str, limit: int) -> bytes:
     """A gzip file's content (a ``.xml.gz`` sitemap), decoded off the event loop under the
     same cap as a body: a gzip bomb is ``too_large``, a corrupt or cut file ``network_error``."""
     body = BodyDecoder("gzip", limit)
-    with _decoding(url, limit):
+    with _decoding(url, limit, "gzip"):
         await _decoders.run(body.feed, content)
         await _decoders.run(body.finish)
     return body.body
