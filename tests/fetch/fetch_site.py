@@ -437,6 +437,11 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, b"# Read me\n\nThis file is *markdown* and passes through. See [the orphan](/orphan).\n", "text/markdown")
         if path == "/untyped":  # no Content-Type, and the markup starts as many fragments do
             return self._send(200, b"<script>var page = 1;</script><h1>Untyped</h1><p>Served with no type at all.</p>", "")
+        if path == "/xhtml-as-xml":  # XHTML served with an XML type, which browsers render as a page
+            xhtml = ('<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head>'
+                    "<title>Served as XML</title></head><body><h1>Served as XML</h1><p>Rendered as a page by browsers.</p>"
+                    "</body></html>")
+            return self._send(200, xhtml.encode(), "application/xml")
         if path == "/data.json":
             return self._send(200, json.dumps({"name": "example", "items": [1, 2, 3]}).encode(), "application/json")
         if path == "/image.png":

@@ -88,6 +88,12 @@ def test_html_served_without_a_content_type_is_read_as_a_browser_renders_it(site
     assert "<script>" not in page["content"] and "var page" not in page["content"]
 
 
+def test_xhtml_served_as_xml_is_read_as_a_page(site: Any, local: Config) -> None:
+    [page] = extract(site.url("/xhtml-as-xml"), local)["data"]
+    assert "Rendered as a page by browsers." in page["content"]
+    assert "<p>" not in page["content"] and page["title"] == "Served as XML"
+
+
 def test_pdf_is_read_as_text(site: Any, local: Config) -> None:
     pytest.importorskip("pypdf")
     labelled, octet = extract([site.url("/doc.pdf"), site.url("/report")], local)["data"]

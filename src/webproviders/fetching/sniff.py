@@ -41,6 +41,8 @@ _BINARY_MAGIC: tuple[tuple[bytes, str], ...] = (
 _HTML_START = re.compile(
     rb"<(?:!doctype\s+html|!--|(?:html|head|script|iframe|h1|div|font|table|a|style|title|b|body|br|p|meta)[\s/>])"
 )
+#: An XHTML root element: browsers render such a document as a page whatever XML type it is served as.
+_XHTML_ROOT = re.compile(rb"""<html[^>]*\sxmlns\s*=\s*["']http://www\.w3\.org/1999/xhtml["']""")
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 _DECLARED: dict[str, Kind] = {
@@ -134,6 +136,8 @@ def sniff(content_type: str | None, head: bytes) -> tuple[Kind, str]:
         kind = "json"
     if kind is None and declared.endswith("+xml"):
         kind = "xml"
+    if kind == "xml" and _XHTML_ROOT.search(_strip_prefix(head)[:1024]):
+        kind = "html"
     if kind == "pdf":
         return "binary", declared  # labelled PDF but not a PDF: nothing sensible to read
     if kind is not None:
