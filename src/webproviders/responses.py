@@ -28,11 +28,11 @@ def _decode(response: httpx.Response, provider: str) -> Any:
         return None
     try:
         return json.loads(response.content)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, UnicodeDecodeError, RecursionError) as exc:
         kind = response.headers.get("content-type", "unknown content type").split(";")[0]
+        why = "it is nested too deeply to read" if isinstance(exc, RecursionError) else "the body is not valid JSON"
         raise ParseError(
-            f"{provider} answered HTTP {response.status_code} with {kind} where JSON was expected "
-            "(the body is not valid JSON).",
+            f"{provider} answered HTTP {response.status_code} with {kind} where JSON was expected ({why}).",
             provider=provider,
             status_code=response.status_code,
         ) from None

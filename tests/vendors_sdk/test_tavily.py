@@ -145,6 +145,12 @@ def test_empty_result_is_an_empty_success(config: Any) -> None:
             "parse_error",
             "not valid JSON",
         ),
+        (
+            200,
+            {"content": b"[" * 100_000 + b"]" * 100_000, "headers": {"content-type": "application/json"}},
+            "parse_error",
+            "application/json where JSON was expected (it is nested too deeply to read)",
+        ),
     ],
 )
 def test_errors_map_by_status_and_body(
