@@ -86,6 +86,11 @@ def build_site() -> dict[str, tuple[bytes, str]]:
     # No byte-order mark and nothing declared: the NULs beside the markup's letters tell the order.
     pages["/utf-16/undeclared-le"] = (page("utf-16", "一" + text).encode("utf-16-le"), "text/html")
     pages["/utf-16/undeclared-be"] = (page("utf-16", "一" + text).encode("utf-16-be"), "text/html")
+    # An old declaration left commented out before the real one: browsers skip comments.
+    for label in ("windows-1251", "shift_jis"):
+        codec, text = TEXTS[label]
+        head = f'<!-- <meta charset="iso-8859-1"> --><meta charset="{label}">'
+        pages[f"/commented-meta/{label}"] = (page(label, text, head).encode(codec), "text/html")
     # UTF-8 that declares UTF-16 (as .NET's XML writers do): a declaration read as ASCII is no UTF-16.
     ru = TEXTS["windows-1251"][1]
     feed = (f'<?xml version="1.0" encoding="utf-16"?><rss version="2.0"><channel><title>Новости</title>'
@@ -214,3 +219,9 @@ def test_utf8_declaring_utf16_in_its_xml_declaration_is_read_as_utf8(
     item = extracted[path]
     assert item["metadata"]["encoding"] == "utf-8"
     assert sentences(TEXTS["windows-1251"][1])[0] in item["content"], item["content"][:300]
+
+
+@pytest.mark.parametrize("label", ["windows-1251", "shift_jis"])
+def test_a_commented_out_meta_charset_is_not_read(extracted: dict[str, dict[str, Any]], label: str) -> None:
+    item = extracted[f"/commented-meta/{label}"]
+    assert sentences(TEXTS[label][1])[0] in item["content"], item["content"][:300]

@@ -84,6 +84,8 @@ _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codec
 _META_WINDOW = 4096
 _HEAD_LIMIT = 256 * 1024
 _HEAD_END = re.compile(rb"</head|<body", re.IGNORECASE)
+#: A comment, which browsers skip when they look for a ``<meta>`` (an old one left commented out).
+_COMMENT = re.compile(rb"<!--.*?(?:-->|$)", re.DOTALL)
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
 _XML_DECL = re.compile(rb"""^<\?xml[^>]+encoding\s*=\s*["']([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
 _HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
@@ -130,7 +132,7 @@ def declared_encoding(body: bytes, content_type: str | None, kind: str) -> str |
         xml = _XML_DECL.match(head.lstrip())
         in_document = codec_for(xml.group(1).decode("ascii")) if xml else None
     if kind == "html" and in_document is None:
-        meta = _META_CHARSET.search(head)
+        meta = _META_CHARSET.search(_COMMENT.sub(b"", head))
         in_document = codec_for(meta.group(1).decode("ascii")) if meta else None
     if in_document is not None and in_document.startswith("utf-16"):
         # A UTF-16 declaration read as ASCII is a lie (HTML says so; .NET writes such XML).
