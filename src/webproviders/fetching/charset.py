@@ -3,11 +3,12 @@
 Order: a byte-order mark; the ``Content-Type`` charset; for HTML a ``<meta charset>`` or
 ``<meta http-equiv="Content-Type">`` in the head or the first KiBs (for XML its declaration;
 either naming UTF-16 in a document readable as ASCII means UTF-8); then detection, which
-skips long ASCII stretches (markup, scripts). A declared label is read as the WHATWG Encoding
-Standard says browsers read it, which for several legacy labels is a superset of the encoding named: ``Shift_JIS`` is
-decoded as windows-31J (cp932, with ㈱ and ①), ``EUC-KR`` as windows-949 (cp949, with 똠),
-``GB2312``/``GBK`` as GB18030, ``ISO-8859-1``/``ASCII`` as windows-1252. A label the
-standard does not list (``utf-7``, EBCDIC, ``zlib``) counts as no label, as in browsers.
+skips long ASCII stretches (markup, scripts). A declared label is read as the WHATWG
+Encoding Standard says browsers read it, which for several legacy labels is a superset of
+the encoding named: ``Shift_JIS`` is decoded as windows-31J (cp932, with ㈱ and ①),
+``EUC-KR`` as windows-949 (cp949, with 똠), ``GB2312``/``GBK`` as GB18030,
+``ISO-8859-1``/``ASCII`` as windows-1252. A label the standard does not list (``utf-7``,
+EBCDIC, ``zlib``) counts as no label, as in browsers.
 
 With nothing declared, a body in UTF-16 without a byte-order mark (a NUL byte beside each
 ASCII character of its markup, on one side) is read as UTF-16 in that byte order, where a

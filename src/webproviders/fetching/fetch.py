@@ -107,6 +107,7 @@ def _too_large(url: str, limit: int, size: int | None = None) -> TooLargeError:
 #: ``detail`` of a body that is not the compressed data its ``Content-Encoding`` names.
 NOT_ITS_CODING = "not_its_coding"
 
+
 @contextmanager
 def _decoding(url: str, limit: int, coding: str) -> Iterator[None]:
     """The decoder's failures as our errors, naming ``url``."""

@@ -2,9 +2,9 @@
 
 HTML goes through trafilatura; text and markdown pass through; JSON is pretty-printed;
 PDF becomes text when ``pypdf`` is installed (the ``pdf`` extra). Images and other binaries
-are refused with ``unsupported``, never turned into garbage text. HTML, feeds, JSON and PDF are parsed in
-the extraction worker processes (:mod:`webproviders.fetching.extractpool`), within the
-``web.extraction`` limits.
+are refused with ``unsupported``, never turned into garbage text. HTML, feeds, JSON and PDF
+are parsed in the extraction worker processes (:mod:`webproviders.fetching.extractpool`),
+within the ``web.extraction`` limits.
 """
 
 from __future__ import annotations
