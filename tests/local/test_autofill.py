@@ -97,3 +97,20 @@ def test_disabling_the_plugin_stops_the_filling(make_config: Any, index_section:
     dispatch_extract("https://a.example.com/x", backend="stub", config=config)
     assert wait_for_writes(10)
     assert not created(config)
+
+
+def test_a_page_holding_nul_or_a_lone_surrogate_does_not_keep_its_batch_out(filling: Config) -> None:
+    # A vendor's JSON can carry "\u0000" and "\ud800"; PostgreSQL's text refuses NUL, and
+    # neither is UTF-8: the whole batch was left out of the index.
+    envelope = {"success": True, "provider": "tavily", "meta": {}, "data": [
+        {"url": "https://a.example.com/fine", "title": "Zebra stripes", "content": "A zebra has stripes."},
+        {"url": "https://a.example.com/nul", "title": "Zebra\x00 herds", "content": "Zebra\x00 herds roam."},
+        {"url": "https://a.example.com/half", "title": "Zebra \ud800 foals", "content": "Zebra foals \udc00 run."},
+    ]}
+    assert index_envelope(filling, "extract", envelope) == 3
+    assert stored(filling)["pages"] == 3
+    envelope = dispatch_search("zebra", 10, backend="local", config=filling)
+    hits = {hit["url"]: hit for hit in envelope["data"]["web"]}
+    assert set(hits) == {"https://a.example.com/fine", "https://a.example.com/nul", "https://a.example.com/half"}
+    assert hits["https://a.example.com/nul"]["title"] == "Zebra herds"
+    assert hits["https://a.example.com/half"]["title"] == "Zebra \ufffd foals"

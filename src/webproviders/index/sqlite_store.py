@@ -84,7 +84,8 @@ _DOMAIN_MATCH = "(p.host = ? OR substr(p.host, -length(?) - 1) = '.' || ?)"
 
 def digest(page: IndexedPage) -> str:
     """What says whether a page's text changed (re-indexing the same text rewrites nothing)."""
-    return hashlib.sha1(f"{page.title}\0{page.content}".encode()).hexdigest()
+    text = f"{page.title}\0{page.content}"
+    return hashlib.sha1(text.encode("utf-8", "surrogatepass")).hexdigest()  # a lone surrogate too
 
 
 def _page(row: Sequence[Any]) -> IndexedPage:

@@ -8,6 +8,10 @@ ASCII unit separator, a word break to both tokenizers and never part of page tex
 before every CJK character that touches another word character: each CJK character is a
 token, ``Python`` and ``2024`` stay words of their own, and a question's ``東京`` becomes the
 phrase ``東 京``. :func:`shown` takes the separators out again on read.
+
+Characters no store can hold are not kept: NUL (PostgreSQL's text refuses it, failing the
+whole batch of pages it came in) and lone surrogates (not UTF-8 at all), which a vendor's
+JSON can carry (``"\\u0000"``, ``"\\ud800"``).
 """
 
 from __future__ import annotations
@@ -23,13 +27,17 @@ CJK_CHARS = (
 )
 #: Where a CJK character and another word character (CJK or not) touch, either way round.
 _CJK_EDGE = re.compile(rf"(?<=[{CJK_CHARS}])(?=\w)|(?<=\w)(?=[{CJK_CHARS}])")
+#: NUL, dropped, and lone surrogates, each kept as U+FFFD.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 #: What a store counts as one token: a CJK character, or a run of other word characters.
 TOKEN = re.compile(rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+")
 
 
 def stored(text: str) -> str:
     """``text`` as a store keeps it: each CJK character set apart by :data:`SEGMENT` from
-    the word characters it touches, so that each is found on its own."""
+    the word characters it touches, so that each is found on its own; characters no store
+    can hold left out (NUL) or replaced (lone surrogates)."""
+    text = _UNSTORABLE.sub(lambda m: "" if m.group() == "\x00" else "\ufffd", text)
     return _CJK_EDGE.sub(SEGMENT, text.replace(SEGMENT, ""))
 
 
