@@ -4,11 +4,13 @@ older index), its settings, and how a question becomes an FTS5 expression."""
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from webproviders import dispatch_search
 from webproviders.config import Config
 from webproviders.errors import NotConfiguredError
 from webproviders.index.fts_query import match_expression, query_terms
@@ -211,3 +213,21 @@ def test_an_index_of_schema_2_gets_words_touching_cjk_text_set_apart(tmp_path: P
     with sqlite3.connect(path) as conn:
         assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         conn.execute("INSERT INTO pages_fts (pages_fts, rank) VALUES ('integrity-check', 1)")
+
+
+@SQLITE_ONLY
+def test_a_long_page_naming_a_word_many_times_is_searched_in_time(index_config: Config) -> None:
+    # FTS5's highlight() costs the square of a page's matches: a 3.6 MB page naming "lorem"
+    # 200,000 times took over half a minute to highlight, so every search for it timed out.
+    text = "lorem ipsum dolor " * 100_000 + "a needle here " + "lorem ipsum dolor " * 100_000
+    open_store(index_config).add([page("https://big.example.com/dump", "Data dump", text)])
+    started = time.monotonic()
+    envelope = dispatch_search("lorem", backend="local", config=index_config, timeout=10)
+    assert envelope["success"] is True, envelope
+    assert time.monotonic() - started < 5
+    [hit] = envelope["data"]["web"]
+    assert hit["description"].startswith("**lorem** ipsum dolor **lorem**") and hit["description"].endswith("…")
+    [hit] = dispatch_search("needle", backend="local", config=index_config, timeout=10)["data"]["web"]
+    # The match deep in the page is shown, cut on both sides.
+    assert "**needle** here" in hit["description"]
+    assert hit["description"].startswith("…") and hit["description"].endswith("…")

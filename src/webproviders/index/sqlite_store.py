@@ -24,8 +24,9 @@ from ..dependable.sqlite_file import retry_while_locked
 from ..errors import NotConfiguredError, ProviderError, WebProviderError, WebTimeoutError
 from ..homedir import expand_user
 from .fts_query import query_terms
+from .long_pages import LONG_PAGE, TOKENIZE, best_piece
 from .pages import Filters, Hit, IndexedPage, held, never_filled, page_url
-from .snippets import END, START, snippet
+from .snippets import ELLIPSIS, END, START, snippet
 from .text import CJK_CHARS, shown, stored
 
 #: ``PRAGMA application_id`` of an index file ("wpix").
@@ -58,8 +59,8 @@ _SCHEMA = (
         title TEXT NOT NULL, content TEXT NOT NULL, digest TEXT NOT NULL,
         fetched_at REAL NOT NULL, provider TEXT, published_at TEXT, language TEXT)""",
     "CREATE INDEX pages_fetched_at ON pages (fetched_at)",
-    """CREATE VIRTUAL TABLE pages_fts USING fts5(title, content, content='pages',
-        content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')""",
+    f"""CREATE VIRTUAL TABLE pages_fts USING fts5(title, content, content='pages',
+        content_rowid='id', tokenize='{TOKENIZE}')""",
     f"INSERT INTO pages_fts (pages_fts, rank) VALUES ('rank', '{RANK}')",
     # Merge index segments early: fewer segments make every search cheaper.
     "INSERT INTO pages_fts (pages_fts, rank) VALUES ('automerge', 2)",
@@ -377,7 +378,7 @@ class SQLiteStore:
             params += [domain] * 3
         sql = (
             f"SELECT p.url, p.title, '', p.fetched_at, p.provider, p.published_at, p.language, "
-            f"highlight(pages_fts, 1, ?, ?), pages_fts.rank "
+            f"CASE WHEN length(p.content) <= {LONG_PAGE} THEN highlight(pages_fts, 1, ?, ?) END, pages_fts.rank "
             f"FROM pages_fts JOIN pages p ON p.id = pages_fts.rowid "
             f"WHERE {' AND '.join(where)} ORDER BY pages_fts.rank LIMIT ?"
         )
@@ -391,7 +392,23 @@ class SQLiteStore:
                 rows = db.execute(sql, [START, END, *params, limit]).fetchall()
                 if len(rows) >= limit:
                     break
-        return [Hit(_page(row), snippet(row[7]), -row[8]) for row in rows]
+            snippets = [snippet(row[7]) if row[7] is not None else self._long_snippet(db, row[0], terms)
+                        for row in rows]
+        return [Hit(_page(row), text, -row[8]) for row, text in zip(rows, snippets, strict=True)]
+
+    @staticmethod
+    def _long_snippet(db: Any, url: str, terms: list[str]) -> str:
+        """The snippet of a page too long to highlight whole (:mod:`.long_pages`)."""
+        row = db.execute("SELECT content FROM pages WHERE url = ?", (url,)).fetchone()
+        if row is None:  # removed since the search read it
+            return ""
+        marked, cut_before, cut_after = best_piece(row[0], " OR ".join(terms), START, END)
+        line = snippet(marked)
+        if cut_before and not line.startswith(ELLIPSIS):
+            line = ELLIPSIS + line
+        if cut_after and not line.endswith(ELLIPSIS):
+            line += ELLIPSIS
+        return line
 
     def remove(self, urls: Sequence[str]) -> int:
         wanted = list(dict.fromkeys(page_url(url) for url in urls))
