@@ -531,3 +531,15 @@ def test_writes_past_the_queue_s_bound_are_dropped_and_logged_while_the_index_is
     assert len(dropped) >= 2, [r.getMessage() for r in caplog.records]
     assert wait_for_writes(60)  # the queued ones are written once the server answers again
     assert open_store(config).get([f"https://q.example.com/{MAX_PENDING - 1}"])
+
+
+@POSTGRES_ONLY
+def test_a_search_matching_a_very_long_page_ends_within_the_store_timeout(make_index_config: Any) -> None:
+    # ts_headline read all of a page to mark it, about 0.6 s a megabyte: a page of 6 MB made
+    # every search matching it fail with a timeout. Only its indexed part is marked now.
+    text = "lorem ipsum dolor sit amet consectetur " * 150_000
+    open_store(make_index_config(store={"timeout": 60})).add([page("https://big.example.com/dump", "Dump", text)])
+    envelope = dispatch_search("lorem", backend="local", config=make_index_config(store={"timeout": 2}), timeout=30)
+    assert envelope["success"] is True, envelope
+    [hit] = envelope["data"]["web"]
+    assert hit["description"].startswith("**lorem** ipsum dolor sit amet consectetur **lorem**")

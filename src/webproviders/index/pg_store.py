@@ -48,7 +48,15 @@ from ..errors import (
 from ..redact import scrub
 from .language import CONFIGS, page_language
 from .pages import Filters, Hit, IndexedPage, held, never_filled, page_url
-from .pg_schema import APPLICATION, SCHEMA_VERSION, migrate, search_vector, statements, words
+from .pg_schema import (
+    APPLICATION,
+    INDEXED_CHARS,
+    SCHEMA_VERSION,
+    migrate,
+    search_vector,
+    statements,
+    words,
+)
 from .question import question_terms
 from .snippets import END, START, snippet
 from .sqlite_store import digest
@@ -108,7 +116,8 @@ CROSS JOIN LATERAL (SELECT tsvector_to_array(to_tsvector(c.config, t.term)) AS l
 #: past the 256 positions a tsvector keeps), without unpacking the tsvector row by row.
 #: Title words carry weight A, so the same with only A counted gives the title's share.
 _TF = "round(1 / (1.64493406685 * (1 - ts_rank({weights}, c.search, q.lexeme))) - 0.5)"
-#: One statement from candidates to snippets. The second set is read only when the first
+#: One statement from candidates to snippets. A snippet is cut from the indexed part of a page
+#: (the part its matches are in): ``ts_headline`` over all of a 16 MB page took 10 s. The second set is read only when the first
 #: holds fewer pages than asked for (each of those is a hit: it holds a term of the question).
 #: A candidate's tsvector is put in an array and taken out again: an array holds its elements
 #: whole, so one kept out of line (written before schema 2) is read from TOAST once, not at
@@ -135,7 +144,7 @@ WITH first AS MATERIALIZED (
     GROUP BY id ORDER BY score DESC, id LIMIT %(limit)s
 )
 SELECT p.url, p.title, p.fetched_at, p.provider, p.published_at, p.language,
-       ts_headline(p.config, {words("p.content")}, %(every)s::tsquery, %(headline)s), s.score
+       ts_headline(p.config, {words(f"left(p.content, {INDEXED_CHARS})")}, %(every)s::tsquery, %(headline)s), s.score
 FROM scored s JOIN {{s}}.pages p ON p.id = s.id
 ORDER BY s.score DESC, p.id
 """
