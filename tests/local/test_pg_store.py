@@ -273,7 +273,8 @@ def test_the_right_password_is_let_in(make_config: Any, password_login: pg_serve
     [
         ({"dsn": "host=127.0.0.1 port=notaport ="}, "dsn is not a PostgreSQL connection string"),
         ({"dsn": "postgresql://127.0.0.1/x", "schema": "Bad-Name"}, "schema may hold only lower-case letters"),
-        ({"dsn": "postgresql://127.0.0.1/x", "pool_size": "many"}, "pool_size must be a number above 0"),
+        ({"dsn": "postgresql://127.0.0.1/x", "pool_size": "many"}, "pool_size must be a whole number above 0"),
+        ({"dsn": "postgresql://127.0.0.1/x", "pool_size": 0.5}, "pool_size must be a whole number above 0"),
     ],
 )
 def test_bad_settings_are_named(make_config: Any, settings: dict[str, Any], message: str) -> None:

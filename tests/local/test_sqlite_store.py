@@ -155,6 +155,9 @@ def test_default_path_without_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
     [
         ({"busy_timeout": 0}, "busy_timeout must be a number above 0"),
         ({"path": 5}, "path must be a string"),
+        ({"busy_timeout": float("inf")}, "busy_timeout must be a number above 0"),
+        ({"busy_timeout": float("nan")}, "busy_timeout must be a number above 0"),
+        ({"path": "/tmp/index\x00.sqlite3"}, "path must be a file's path; it holds a NUL character"),
     ],
 )
 def test_bad_settings_are_named(make_config: Any, settings: dict[str, Any], message: str) -> None:

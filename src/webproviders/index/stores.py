@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import importlib.util
+import math
 import os
 import re
 import threading
@@ -44,9 +45,17 @@ def _problem(key: str, sentence: str) -> NotConfiguredError:
 
 def _number(settings: ProviderSettings, key: str, default: float) -> float:
     value = settings.option(key, default)
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
         raise _problem(key, f"must be a number above 0, not {value!r}.")
     return float(value)
+
+
+def _count(settings: ProviderSettings, key: str, default: int) -> int:
+    value = settings.option(key, default)
+    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if isinstance(value, bool) or not whole or value < 1:
+        raise _problem(key, f"must be a whole number above 0, not {value!r}.")
+    return int(value)
 
 
 def _text(settings: ProviderSettings, key: str) -> str | None:
@@ -92,7 +101,7 @@ def _postgres(settings: ProviderSettings, dsn: str) -> tuple[tuple[Any, ...], An
     if not _SCHEMA_NAME.match(schema):
         raise _problem("schema", f"may hold only lower-case letters, digits and '_' (63 at most); got {schema!r}.")
     timeout = settings.timeout or DEFAULT_TIMEOUT
-    pool_size = int(_number(settings, "pool_size", 4))
+    pool_size = _count(settings, "pool_size", 4)
     user = f"{parts['user']}@" if parts.get("user") else ""
     port = f":{parts['port']}" if parts.get("port") else ""
     location = f"postgresql://{user}{parts.get('host') or 'localhost'}{port}/{parts.get('dbname') or ''} (schema {schema})"
@@ -109,8 +118,11 @@ def open_store(config: Config) -> PageStore:
     else:
         from .sqlite_store import SQLiteStore
 
+        text = _text(settings, "path")
+        if text and "\x00" in text:
+            raise _problem("path", f"must be a file's path; it holds a NUL character: {text!r}.")
         try:
-            path = require_home(expand_user(_text(settings, "path") or default_path())).resolve()
+            path = require_home(expand_user(text or default_path())).resolve()
         except OSError:
             raise _problem("path", "must be set: this process has no home directory for the default (set HOME or XDG_DATA_HOME).") from None
         busy = _number(settings, "busy_timeout", 5.0)
