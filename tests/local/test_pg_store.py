@@ -242,6 +242,24 @@ def test_refused_credentials_are_an_auth_error_tried_once(
     assert secret not in json.dumps(envelope)
 
 
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [("port=notaport", 'invalid integer value "notaport"'), ("port=5432 sslmode=bogus", 'invalid sslmode value: "bogus"')],
+)
+def test_a_connection_option_libpq_cannot_read_is_not_configured(make_config: Any, option: str, said: str) -> None:
+    """Not a server that cannot be reached: a setting to fix, tried once, naming it."""
+    dsn = f"host=127.0.0.1 {option} user=postgres password=s3cret-pass dbname=postgres"
+    web = {"cache": False, "retry": {"max_retries": 2, "backoff": 0.01}, "providers": {"local": {"dsn": dsn}}}
+    try:
+        envelope = dispatch_search("anything", backend="local", config=make_config(web=web))
+    finally:
+        close_stores()
+    assert envelope["error_code"] == "not_configured" and envelope["retryable"] is False, envelope
+    assert [a["error_code"] for a in envelope["meta"]["attempts"]] == ["not_configured"]
+    assert said in envelope["error"] and "web.providers.local.dsn" in envelope["error"]
+    assert "s3cret-pass" not in json.dumps(envelope)
+
+
 def test_a_database_the_server_does_not_have_is_not_configured(
     make_config: Any, postgres_server: pg_server.PostgresServer
 ) -> None:

@@ -83,6 +83,9 @@ _REFUSED_LOGIN = re.compile(
     r'|role "[^"]*" does not exist|is not permitted to log in'
 )
 _NO_DATABASE = re.compile(r'database "[^"]*" does not exist|permission denied for database')
+#: What libpq says of a connection option it cannot read (``port=notaport``, ``sslmode=bogus``)
+#: before it connects, and the server of a setting in ``options`` it refuses.
+_BAD_OPTION = re.compile(r"invalid [\w ]*value[ :]|invalid port number|invalid value for parameter")
 
 _UPSERT = f"""
 INSERT INTO {{s}}.pages AS p (url, host, title, content, digest, fetched_at, provider, published_at,
@@ -314,7 +317,7 @@ class PostgresStore:
         try:
             return psycopg.connect(self.dsn, autocommit=True, connect_timeout=self._connect_timeout)
         except psycopg.Error as exc:
-            raise self._refused(exc) or self._unreachable(exc) from None
+            raise self._misconfigured(exc) or self._refused(exc) or self._unreachable(exc) from None
 
     def _discard(self, pool: Any) -> None:
         with self._lock:
@@ -367,6 +370,18 @@ class PostgresStore:
                 provider=PROVIDER,
             )
         return int(version)
+
+    def _misconfigured(self, exc: Exception) -> WebProviderError | None:
+        """A connection option that cannot be used (:data:`_BAD_OPTION`), or None: a setting
+        to fix, which no retry and no wait for the server mends."""
+        text = str(exc)
+        if not _BAD_OPTION.search(text):
+            return None
+        reason = scrub(text.strip().splitlines()[0])
+        return NotConfiguredError(
+            f"The local index at {self.location} cannot be used ({reason}); correct web.providers.local.dsn.",
+            provider=PROVIDER,
+        )
 
     def _refused(self, exc: Exception) -> WebProviderError | None:
         """The server answered and would not let the login in (see :data:`_REFUSED_LOGIN`), or
