@@ -12,6 +12,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -562,3 +563,36 @@ def test_a_search_matching_a_very_long_page_ends_within_the_store_timeout(make_i
     assert envelope["success"] is True, envelope
     [hit] = envelope["data"]["web"]
     assert hit["description"].startswith("**lorem** ipsum dolor sit amet consectetur **lorem**")
+
+
+@POSTGRES_ONLY
+def test_pool_size_bounds_the_connections_a_process_opens(make_index_config: Any) -> None:
+    # A call that found every pooled connection in use opened one of its own: a burst of
+    # calls from one process with pool_size 2 held 47 connections to the server.
+    app = f"pool_{uuid.uuid4().hex[:12]}"
+    section = make_index_config().provider("local")
+    config = make_index_config(store={"dsn": f"{section.option('dsn')} application_name={app}", "pool_size": 1})
+    open_store(config).add([page("https://a.example.com/x", "Zebra", "zebra stripes")])
+    schema = schema_of(config)
+
+    def connections(waiting: bool = False) -> int:
+        extra = " AND wait_event_type = 'Lock'" if waiting else ""
+        return int(pg_run(config, "SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid() "
+                                  f"AND application_name = '{app}'{extra}")[0][0])
+
+    import psycopg
+
+    with psycopg.connect(section.option("dsn")) as locker:
+        locker.execute(f"LOCK TABLE {schema}.pages IN ACCESS EXCLUSIVE MODE")  # searches wait on it
+        first = threading.Thread(target=dispatch_search, args=("zebra",), kwargs={"backend": "local", "config": config, "timeout": 20})
+        first.start()
+        deadline = time.monotonic() + 10
+        while connections(waiting=True) < 1:  # the pool's one connection waits on the lock
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
+        envelope = dispatch_search("zebra", backend="local", config=config, timeout=4)
+        held = connections()
+        locker.rollback()
+    first.join(30)
+    assert envelope["error_code"] == "timeout", envelope
+    assert held == 1

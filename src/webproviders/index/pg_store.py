@@ -284,18 +284,28 @@ class PostgresStore:
     def _borrowed(self) -> Iterator[Any]:
         """A pooled connection; or one made directly: while there is no pool (the first call,
         or the last pool could not fill), so that a server that refuses is reported at once
-        rather than after the pool's wait, and when the pool has none in time (it may still be
-        waiting out its back-off after the server was down). Otherwise the reason there is none."""
+        rather than after the pool's wait, and when the pool has none in time for want of
+        connections (it may still be waiting out its back-off after the server was down). When
+        it has none because all ``pool_size`` of them are in use, the call fails as ``timeout``:
+        ``pool_size`` bounds the connections a process opens, also in a burst of calls.
+        Otherwise the reason there is none."""
         pool = self._pool
         if pool is not None:
             from psycopg_pool import PoolTimeout
 
+            wait = self._pool_wait()
             try:
-                with pool.connection(timeout=self._pool_wait()) as conn:
+                with pool.connection(timeout=wait) as conn:
                     yield conn
                 return
             except PoolTimeout:
-                pass
+                if pool.get_stats().get("pool_size", 0) >= self.pool_size:
+                    raise WebTimeoutError(
+                        f"The local index at {self.location} had none of its {self.pool_size} connections "
+                        f"free within {wait:.1f} s (all were in use by other calls); try again, or raise "
+                        "web.providers.local.pool_size.",
+                        provider=PROVIDER,
+                    ) from None
         direct = self._connect()
         if pool is None:
             self._open_pool()  # the server answers: later calls share the pool's connections
