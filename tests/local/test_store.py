@@ -239,6 +239,23 @@ def test_a_long_page_gets_the_snippet_where_the_words_are(index_config: Config) 
     assert len(hit.snippet.split()) <= 40
 
 
+def test_a_snippet_stays_a_line_beside_an_inlined_image_or_a_rule(index_config: Config) -> None:
+    """A hit's description is what a model reads: a 20,000-character base64 "word" or a rule of
+    dashes next to the match must not become the snippet."""
+    store = open_store(index_config)
+    blob = "QUJD" * 5000
+    store.add([
+        page("https://docs.example.com/blob", "Blob", f"zebra ![chart](data:image/png;base64,{blob}) after it"),
+        page("https://docs.example.com/rule", "Rule", "zebra " + "- " * 10000 + "tail"),
+    ])
+    hits = store.search("zebra", 5, Filters())
+    assert len(hits) == 2
+    for hit in hits:
+        assert "**zebra**" in hit.snippet and len(hit.snippet) <= 1_002, (hit.page.url, len(hit.snippet))
+    blob_hit = next(hit for hit in hits if hit.page.url.endswith("/blob"))
+    assert "after it" in blob_hit.snippet
+
+
 def test_common_words_do_not_crowd_out_pages_with_the_rare_ones(index_config: Config) -> None:
     """Many pages hold a common word; the page holding the rare word and the common one
     comes first, then the one with the rare word alone."""

@@ -25,6 +25,11 @@ ELLIPSIS = "…"
 _CHARS_PER_WORD = 7
 #: A code span at the edge of the snippet is taken in whole when it is at most this long.
 _WHOLE_CODE = 120
+#: A run of characters without a space (an inlined base64 image, a rule of dashes) is shown
+#: up to this long; and a snippet is at most :data:`MAX_CHARS` long, whatever its words are.
+_LONG_RUN = 60
+MAX_CHARS = 1_000
+_RUN = re.compile(rf"[^\s*]{{{_LONG_RUN + 1},}}")
 _MARK = re.compile(f"([{START}{END}])")
 _TICKS = re.compile(r"`+")
 
@@ -142,9 +147,20 @@ def snippet(marked: str, words: int = SNIPPET_WORDS) -> str:
         pieces += [text[position:s], BOLD, text[s:e], BOLD]
         position = e
     pieces.append(text[position:end])
-    line = " ".join("".join(pieces).split())
+    line = _bounded(" ".join("".join(pieces).split()))
     if start:
         line = ELLIPSIS + line
-    if end < len(text):
+    if end < len(text) and not line.endswith(ELLIPSIS):
         line += ELLIPSIS
     return line
+
+
+def _bounded(line: str) -> str:
+    """``line`` with each long run cut short and the whole cut to :data:`MAX_CHARS` (a bold
+    run it cuts is closed): a word is a few characters, and a hit's snippet stays a line."""
+    line = _RUN.sub(lambda run: run.group()[:_LONG_RUN] + ELLIPSIS, line)
+    if len(line) <= MAX_CHARS:
+        return line
+    cut = line[:MAX_CHARS]
+    cut = cut[: cut.rfind(" ")] if " " in cut[MAX_CHARS // 2 :] else cut
+    return cut + (BOLD if cut.count(BOLD) % 2 else "") + ELLIPSIS
