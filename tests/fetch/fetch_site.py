@@ -388,6 +388,8 @@ class SiteHandler(BaseHTTPRequestHandler):
         }
         if path in pages:
             return self._send(200, pages[path].encode())
+        if path == "/empty":  # a 200 with no body at all
+            return self._send(200, b"")
         if path == "/slowlinks":
             links = '<a href="/slow?n=1">one</a> <a href="/slow?n=2">two</a> <a href="/docs/a">fast</a>'
             body = f"<html><body><article><h1>Slow links</h1><p>Two of these pages take a long time to answer: {links}.</p></article></body></html>"

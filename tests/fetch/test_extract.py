@@ -230,6 +230,14 @@ def test_a_page_whose_only_text_is_its_noscript_notice_warns_as_an_empty_one(sit
     assert "warnings" not in extract(site.url("/articles/caching"), local)["meta"]
 
 
+def test_an_empty_body_is_said_to_be_empty_not_built_by_a_script(site: Any, local: Config) -> None:
+    """A browser would show nothing either: pointing the reader at a browser backend misleads."""
+    envelope = extract(site.url("/empty"), local)
+    assert envelope["data"][0]["content"] == ""
+    [warning] = envelope["meta"]["warnings"]
+    assert "answered with an empty body" in warning and "script" not in warning
+
+
 def test_an_rss_feed_reads_as_its_entries_not_its_xml(site: Any, local: Config) -> None:
     """Before, a feed came back as its XML, its posts still escaped HTML (``&lt;p&gt;``)."""
     page = extract(site.url("/feed.xml"), local)["data"][0]

@@ -17,6 +17,7 @@ from ..config import ExtractionSettings
 from ..context import warn
 from ..envelope import truncate
 from ..errors import InvalidInputError, UnsupportedError
+from ..urls import shorten
 from .charset import decode
 from .extraction import Format, HtmlDocument, html_document
 from .extractpool import extraction_pool
@@ -124,6 +125,11 @@ async def render(
         return RenderedPage(_finish(item), [])
     text, codec = decode(result.content, result.content_type, kind)
     metadata["encoding"] = codec
+    if kind == "html" and not text.strip():
+        warn(f"{shorten(url)} answered with an empty body: the site sent no page to read.")
+        item = {"url": url, "title": "", "content": "", "raw_content": "" if options.include_raw else None,
+                "metadata": metadata}
+        return RenderedPage(_finish(item), [], html=True)
     if kind == "html":
         if len(text) > limits.max_html_chars:
             text = text[: limits.max_html_chars]
