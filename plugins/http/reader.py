@@ -27,6 +27,8 @@ from webproviders.kit import (
 )
 
 NAME = "http"
+#: ``<meta http-equiv="refresh">`` hops followed from one URL at most.
+MAX_REFRESHES = 3
 
 
 async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
@@ -41,13 +43,21 @@ async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[
     stop_at = None if budget is None else loop.time() + budget
 
     async def read(url: str) -> dict[str, Any]:
-        async with limiter.slot(host_of(url)):
-            left = limits.url_timeout if stop_at is None else min(limits.url_timeout, stop_at - loop.time())
-            result = await fetch(url, config, timeout=left)
-        error = status_error(result)
-        if error is not None:
-            raise error
-        return (await render(result, options, config.web.extraction)).item
+        """The page at ``url``, or where its ``<meta http-equiv="refresh">`` sends a browser
+        at once (as a redirect is followed: each hop screened, at most a few)."""
+        target, seen = url, {url}
+        while True:
+            async with limiter.slot(host_of(target)):
+                left = limits.url_timeout if stop_at is None else min(limits.url_timeout, stop_at - loop.time())
+                result = await fetch(target, config, timeout=left)
+            error = status_error(result)
+            if error is not None:
+                raise error
+            rendered = await render(result, options, config.web.extraction)
+            target = rendered.refresh or ""
+            if not target or target in seen or len(seen) > MAX_REFRESHES:
+                return {**rendered.item, "url": url}
+            seen.add(target)
 
     async def one(url: str) -> dict[str, Any]:
         try:

@@ -390,6 +390,16 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, pages[path].encode())
         if path == "/empty":  # a 200 with no body at all
             return self._send(200, b"")
+        if path.startswith("/refresh/"):  # a page that sends its reader on with <meta http-equiv="refresh">
+            refreshes = {
+                "now": "0; url=/articles/caching",
+                "chain": "0; URL='/refresh/now'",
+                "later": "300; url=/docs/a",
+                "loop": "0; url=/refresh/loop",
+                "metadata": "0; url=http://169.254.169.254/latest/meta-data/",
+            }
+            tag = f'<meta http-equiv="refresh" content="{refreshes[path.rsplit("/", 1)[-1]]}">'
+            return self._send(200, page("Moved", "<p>This page has moved.</p>", head=tag).encode())
         if path == "/slowlinks":
             links = '<a href="/slow?n=1">one</a> <a href="/slow?n=2">two</a> <a href="/docs/a">fast</a>'
             body = f"<html><body><article><h1>Slow links</h1><p>Two of these pages take a long time to answer: {links}.</p></article></body></html>"

@@ -238,6 +238,23 @@ def test_an_empty_body_is_said_to_be_empty_not_built_by_a_script(site: Any, loca
     assert "answered with an empty body" in warning and "script" not in warning
 
 
+def test_a_meta_refresh_is_followed_as_a_browser_would(site: Any, local: Config) -> None:
+    """A moved page that answers 200 with a refresh tag: the reader wants where it goes."""
+    urls = [site.url("/refresh/now"), site.url("/refresh/chain"), site.url("/refresh/later"), site.url("/refresh/loop")]
+    now, chain, later, loop = extract(urls, local)["data"]
+    for item, asked in ((now, urls[0]), (chain, urls[1])):
+        assert item["url"] == asked and item["title"] == "Caching in practice"
+        assert item["metadata"]["final_url"] == site.url("/articles/caching")
+    assert "moved" in later["content"] and "moved" in loop["content"]  # a reload every 5 min is no redirect
+    assert site.paths().count("/docs/a") == 0 and site.paths().count("/refresh/loop") == 1
+
+
+def test_a_meta_refresh_to_a_private_address_is_refused(site: Any, local: Config) -> None:
+    """Each refresh hop is screened as a redirect is."""
+    [item] = unread(site.url("/refresh/metadata"), local)["meta"]["failures"]
+    assert item["error_code"] == "unsafe_url"
+
+
 def test_an_rss_feed_reads_as_its_entries_not_its_xml(site: Any, local: Config) -> None:
     """Before, a feed came back as its XML, its posts still escaped HTML (``&lt;p&gt;``)."""
     page = extract(site.url("/feed.xml"), local)["data"][0]

@@ -113,6 +113,8 @@ class HtmlDocument:
     #: True when the only text is what the page shows with scripts off (``<noscript>``):
     #: a script builds its content ("You need to enable JavaScript to run this app.").
     scripted: bool = False
+    #: Where the page's ``<meta http-equiv="refresh">`` sends a reader soon (:mod:`.refresh`).
+    refresh: str | None = None
 
 
 def _text_of(tree: Any) -> str:
@@ -244,6 +246,7 @@ def html_document(
 
     from .boilerplate import drop_unrendered, join_split_body
     from .pagetype import page_type
+    from .refresh import refresh_target
 
     _quiet_libraries()
     tree = load_html(html)
@@ -284,4 +287,6 @@ def html_document(
         "canonical_url": _canonical(tree, url),
         "page_type": kind,
     }
-    return HtmlDocument(content or "", title, metadata, raw, links, nofollow, fallback, scripted)
+    return HtmlDocument(
+        content or "", title, metadata, raw, links, nofollow, fallback, scripted, refresh_target(tree, url)
+    )

@@ -73,6 +73,8 @@ class RenderedPage:
     #: Whether the page is HTML (only HTML pages are followed by the crawler).
     html: bool = False
     nofollow: bool = False
+    #: Where the page's ``<meta http-equiv="refresh">`` sends a reader at once, if anywhere.
+    refresh: str | None = None
 
 
 def _base_metadata(result: FetchResult, mime: str) -> dict[str, Any]:
@@ -145,7 +147,7 @@ async def render(
             warn(NO_TEXT)
         item = {"url": url, "title": doc.title, "content": doc.content, "raw_content": doc.raw_text,
                 "metadata": metadata}
-        return RenderedPage(_finish(item), doc.links, html=True, nofollow=doc.nofollow)
+        return RenderedPage(_finish(item), doc.links, html=True, nofollow=doc.nofollow, refresh=doc.refresh)
     if kind == "xml":  # an RSS or Atom feed reads as its entries; other XML as it is
         feed = await extraction_pool.run(
             limits, feed_document, text, result.final_url, heavy=text.count("<") > HEAVY_HTML_TAGS, fmt=options.format

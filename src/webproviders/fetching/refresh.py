@@ -1,0 +1,35 @@
+"""Where a page sends its reader with ``<meta http-equiv="refresh" content="0; url=...">``.
+
+Moved pages, link shorteners and consent interstitials answer 200 with this tag and little
+else; a browser goes on to the target, so a reader does too. Only a short delay counts: a
+news page that reloads itself (or goes to its home page) every few minutes says
+``content="300; url=/"``, which is no redirect.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+#: Seconds of delay up to which a refresh is taken as a redirect.
+MAX_DELAY = 10.0
+#: ``N; url=target`` (the WHATWG form, also with a comma, without ``url=``, quoted).
+_CONTENT = re.compile(r"^\s*(\d+(?:\.\d*)?)?\s*[;,]?\s*(?:url\s*=\s*)?(?P<quote>['\"]?)(?P<url>.*?)(?P=quote)\s*$",
+                      re.IGNORECASE | re.DOTALL)
+
+
+def refresh_target(tree: Any, url: str) -> str | None:
+    """The http(s) address the page's refresh sends a reader to soon, or None."""
+    for element in tree.iter("meta"):
+        if (element.get("http-equiv") or "").strip().lower() != "refresh":
+            continue
+        found = _CONTENT.match(element.get("content") or "")
+        if found is None or not found.group("url").strip():
+            return None
+        delay = float(found.group(1) or 0)
+        target = urljoin(url, found.group("url").strip())
+        if delay > MAX_DELAY or urlsplit(target).scheme not in ("http", "https"):
+            return None
+        return None if target.split("#")[0] == url.split("#")[0] else target
+    return None
