@@ -19,6 +19,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
+from ..asynctimeout import timeout as asyncio_timeout
 from ..errors import PluginRaised
 from ..pools import DaemonThreadPool, LazyPool
 from ..registry.providers import RunsPluginCode, allow_plugin_code, refuse_plugin_code
@@ -135,15 +136,10 @@ _PLAIN = frozenset({dict, list, tuple, str, type(None)})
 
 
 async def _within(awaitable: Awaitable[T], timeout: float) -> T:
-    """Await in the current task under a timeout.
-
-    ``asyncio.timeout`` (3.11+) needs no extra task, unlike ``wait_for`` there: one task
-    fewer per call.
-    """
-    if sys.version_info >= (3, 11):
-        async with asyncio.timeout(timeout):
-            return await awaitable
-    return await asyncio.wait_for(awaitable, timeout)
+    """Await in the current task under a timeout: no extra task per call, unlike ``wait_for``,
+    and a provider's ``SystemExit`` reaches the call's own handling."""
+    async with asyncio_timeout(timeout):
+        return await awaitable
 
 
 class BackgroundLoop:

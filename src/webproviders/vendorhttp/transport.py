@@ -36,6 +36,7 @@ from typing import Any
 
 import httpx
 
+from ..asynctimeout import timeout
 from ..config import proxy_problem
 from ..context import note_repeating, remaining_time
 from ..errors import (
@@ -68,10 +69,6 @@ SLOW_ANSWER = "slow_answer"
 _TRAVEL_HEADERS = frozenset({b"content-encoding", b"content-length", b"transfer-encoding"})
 
 _decoding = LazyPool(4, "webproviders-vendor-decode")
-
-
-#: ``asyncio.timeout`` where Python has it (3.11+): no extra task, unlike ``wait_for`` there.
-_timeout = getattr(asyncio, "timeout", None)
 
 
 class _Progress:
@@ -130,9 +127,7 @@ class VendorTransport(httpx.AsyncBaseTransport):
         if budget <= 0:
             raise WebTimeoutError(f"No time was left to send the request to {request.url.host}.")
         try:
-            if _timeout is None:
-                return await asyncio.wait_for(self._exchange(request, progress), budget)
-            async with _timeout(budget):
+            async with timeout(budget):
                 return await self._exchange(request, progress)
         except asyncio.TimeoutError:
             raise _out_of_time(request.url, budget, progress) from None
