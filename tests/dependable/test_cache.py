@@ -4,12 +4,14 @@ single flight; no failures and no secrets in the cache."""
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import signal
 import subprocess
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +19,7 @@ import pytest
 
 from webproviders import adispatch_search, dispatch_crawl, dispatch_extract, dispatch_search, warn
 from webproviders.dependable.cache import cache_key
+from webproviders.dependable.cache.sqlite_backend import SQLiteCache
 from webproviders.errors import NetworkError
 
 from .conftest import FakeClock, SleepLog, build_config, free_port, provider, state
@@ -415,3 +418,20 @@ def test_a_broken_shared_store_never_fails_a_call(caplog: pytest.LogCaptureFixtu
     # The call looked up the cache and then stored its answer: one line says why, not two.
     for envelope in (first, second):
         assert sum(w.startswith("The cache (redis)") for w in envelope["meta"]["warnings"]) == 1, envelope["meta"]
+
+
+def test_the_sqlite_cache_closes_each_thread_s_connection_when_done_with_it(tmp_path: Path) -> None:
+    """Python 3.13+ warns (``ResourceWarning``) about each connection the garbage collector
+    finds open: before, one for every thread that used the cache, and one for a dropped cache."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        cache = SQLiteCache(tmp_path / "cache.sqlite3")
+        for n in range(3):
+            worker = threading.Thread(target=cache.set, args=(f"k{n}", "v", 60))
+            worker.start()
+            worker.join()
+        gc.collect()
+        assert [cache.get(f"k{n}") for n in range(3)] == ["v", "v", "v"]
+        del cache
+        gc.collect()
+    assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []

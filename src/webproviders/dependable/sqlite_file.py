@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import threading
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -89,6 +90,54 @@ class SQLiteFile:
                 self._upgrade(conn)
 
         retry_while_locked(apply, self.timeout)
+
+
+class PerThread:
+    """One connection per thread, closed when its thread ends or this object is dropped:
+    one the garbage collector finds open is a ``ResourceWarning`` on Python 3.13+."""
+
+    def __init__(self) -> None:
+        self._local = threading.local()
+
+    def get(self) -> Any | None:
+        """This thread's connection, or None before :meth:`keep`."""
+        held = getattr(self._local, "held", None)
+        return None if held is None else held.conn
+
+    def keep(self, conn: Any) -> Any:
+        """Make ``conn`` this thread's connection."""
+        self._local.held = _Held(conn)
+        return conn
+
+    def fresh(self, file: SQLiteFile) -> Any:
+        """This thread's connection to ``file``: a new one when it has none, or when the file
+        at the path is no longer the one it opened (:meth:`SQLiteFile.fresh`)."""
+        held = getattr(self._local, "held", None)
+        conn, identity = file.fresh(None if held is None else (held.conn, held.identity))
+        if held is None or conn is not held.conn:
+            self._local.held = _Held(conn, identity)
+        return conn
+
+    def close(self) -> None:
+        """Close this thread's connection (the next :meth:`get` answers None)."""
+        held = getattr(self._local, "held", None)
+        if held is not None:
+            self._local.held = None
+            held.close()
+
+
+class _Held:
+    """A connection that is closed when this holder goes (with its thread's locals), not at
+    interpreter exit, where a daemon thread may still be using it."""
+
+    __slots__ = ("__weakref__", "close", "conn", "identity")
+
+    def __init__(self, conn: Any, identity: Identity = None) -> None:
+        self.conn = conn
+        #: The file ``conn`` opened (for :meth:`PerThread.fresh`).
+        self.identity = identity
+        self.close = weakref.finalize(self, conn.close)
+        self.close.atexit = False
 
 
 def retry_while_locked(step: Callable[[], T], timeout: float) -> T:

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..dependable.sqlite_file import retry_while_locked
+from ..dependable.sqlite_file import PerThread, retry_while_locked
 from ..errors import NotConfiguredError, ProviderError, WebProviderError, WebTimeoutError
 from ..homedir import expand_user
 from .fts_query import query_terms
@@ -155,7 +155,7 @@ class SQLiteStore:
         self.path = expand_user(path)
         self.location = str(self.path)
         self.busy_timeout = busy_timeout
-        self._local = threading.local()
+        self._conns = PerThread()
         self._lock = threading.Lock()
 
     # -- connections -------------------------------------------------------------------
@@ -225,21 +225,18 @@ class SQLiteStore:
 
     def close(self) -> None:
         """Close this thread's connection (other threads' close when those threads end)."""
-        conn = getattr(self._local, "conn", None)
-        if conn is not None:
-            self._local.conn = None
-            conn.close()
+        self._conns.close()
 
     def _db(self, create: bool) -> Any | None:
         """This thread's connection; None when the file does not exist and ``create`` is False."""
-        conn = getattr(self._local, "conn", None)
+        conn = self._conns.get()
         if conn is None:
             if not create and not self.path.exists():
                 self._check_creatable()
                 return None
             if create:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = self._local.conn = self._connect()
+            conn = self._conns.keep(self._connect())
         return conn
 
     def _check_creatable(self) -> None:

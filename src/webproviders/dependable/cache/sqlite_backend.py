@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -16,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from ...homedir import expand_user, xdg_file
-from ..sqlite_file import SQLiteFile
+from ..sqlite_file import PerThread, SQLiteFile
 
 #: Every this many writes, expired rows are deleted and the table trimmed to size.
 _PRUNE_EVERY = 256
@@ -48,7 +47,7 @@ class SQLiteCache:
         self.path = expand_user(path) if path else default_path()
         self.max_entries = max_entries
         self.clock = clock
-        self._local = threading.local()
+        self._conns = PerThread()
         self._writes = 0
         #: Each operation waits at most ``timeout`` seconds for another connection's lock.
         self._file = SQLiteFile(self.path, _SCHEMA, timeout)
@@ -62,8 +61,7 @@ class SQLiteCache:
         return json.loads(payload)
 
     def _db(self) -> Any:
-        kept = self._local.kept = self._file.fresh(getattr(self._local, "kept", None))
-        return kept[0]
+        return self._conns.fresh(self._file)
 
     def get(self, key: str) -> str | None:
         row = self._db().execute(
