@@ -8,6 +8,7 @@ import importlib
 import ipaddress
 import os
 import shutil
+import signal
 import socket
 import ssl
 import subprocess
@@ -44,6 +45,15 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)  # the usage ledger goes under that HOME
     yield
     clear_registry_cache()
+
+
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """Python's own Ctrl-C handler, even when the tests run as a background job that inherited
+    SIGINT ignored (Python then installs none, and an interrupt is dropped)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import _thread
 import asyncio
-import signal
 import threading
 import time
 from typing import Any
@@ -88,15 +87,10 @@ def test_sync_calls_inside_a_running_loop_and_in_threads(pair_config: Any) -> No
     assert [_steady(r) for r in results] == [expected] * 5
 
 
-def test_a_sync_call_interrupted_while_waiting_leaves_the_next_one_whole(
-    write_plugin: Any, make_config: Any, request: pytest.FixtureRequest
-) -> None:
+@pytest.mark.usefixtures("ctrl_c")
+def test_a_sync_call_interrupted_while_waiting_leaves_the_next_one_whole(write_plugin: Any, make_config: Any) -> None:
     """Ctrl-C during a wait leaves the call's task on the thread's loop; when it ends later
     (during the next call), the next call still runs to its own end."""
-    # Python's own Ctrl-C handler, even when the tests run as a background job that
-    # inherited SIGINT ignored (Python then installs none, and the interrupt is dropped).
-    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
-    request.addfinalizer(lambda: signal.signal(signal.SIGINT, previous))
     root = write_plugin("slowplug", SLOW)
     config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["slowplug"]})
     assert dispatch_search("warm", backend="stub", config=config)["success"] is True

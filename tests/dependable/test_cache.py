@@ -282,6 +282,7 @@ def test_a_waiter_with_time_left_asks_again_when_the_leaders_deadline_cuts_it_sh
 
 
 @pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="Ctrl-C is sent with pthread_kill")
+@pytest.mark.usefixtures("ctrl_c")
 def test_an_interrupted_sync_call_lets_go_of_its_flight() -> None:
     """Ctrl-C caught around a sync call: an identical call made next (on another thread) asks
     the provider itself, rather than waiting to its own deadline on the abandoned call."""
