@@ -243,13 +243,9 @@ def test_refused_credentials_are_an_auth_error_tried_once(
     assert secret not in json.dumps(envelope)
 
 
-@pytest.mark.parametrize(
-    ("option", "said"),
-    [("port=notaport", 'invalid integer value "notaport"'), ("port=5432 sslmode=bogus", 'invalid sslmode value: "bogus"')],
-)
-def test_a_connection_option_libpq_cannot_read_is_not_configured(make_config: Any, option: str, said: str) -> None:
-    """Not a server that cannot be reached: a setting to fix, tried once, naming it."""
-    dsn = f"host=127.0.0.1 {option} user=postgres password=s3cret-pass dbname=postgres"
+def _refused_setting(make_config: Any, dsn: str) -> dict[str, Any]:
+    """A search of the index at ``dsn`` (retries allowed), checked to be a ``not_configured``
+    failure that was tried once."""
     web = {"cache": False, "retry": {"max_retries": 2, "backoff": 0.01}, "providers": {"local": {"dsn": dsn}}}
     try:
         envelope = dispatch_search("anything", backend="local", config=make_config(web=web))
@@ -257,6 +253,16 @@ def test_a_connection_option_libpq_cannot_read_is_not_configured(make_config: An
         close_stores()
     assert envelope["error_code"] == "not_configured" and envelope["retryable"] is False, envelope
     assert [a["error_code"] for a in envelope["meta"]["attempts"]] == ["not_configured"]
+    return envelope
+
+
+@pytest.mark.parametrize(
+    ("option", "said"),
+    [("port=notaport", 'invalid integer value "notaport"'), ("port=5432 sslmode=bogus", 'invalid sslmode value: "bogus"')],
+)
+def test_a_connection_option_libpq_cannot_read_is_not_configured(make_config: Any, option: str, said: str) -> None:
+    """Not a server that cannot be reached: a setting to fix, tried once, naming it."""
+    envelope = _refused_setting(make_config, f"host=127.0.0.1 {option} user=postgres password=s3cret-pass dbname=postgres")
     assert said in envelope["error"] and "web.providers.local.dsn" in envelope["error"]
     assert "s3cret-pass" not in json.dumps(envelope)
 
@@ -265,14 +271,7 @@ def test_a_database_the_server_does_not_have_is_not_configured(
     make_config: Any, postgres_server: pg_server.PostgresServer
 ) -> None:
     """The login was let in, but the database it names is not there: a setting to fix, tried once."""
-    dsn = f"host=127.0.0.1 port={postgres_server.port} user=postgres dbname=no_such_db"
-    web = {"cache": False, "retry": {"max_retries": 2, "backoff": 0.01}, "providers": {"local": {"dsn": dsn}}}
-    try:
-        envelope = dispatch_search("anything", backend="local", config=make_config(web=web))
-    finally:
-        close_stores()
-    assert envelope["error_code"] == "not_configured" and envelope["retryable"] is False, envelope
-    assert [a["error_code"] for a in envelope["meta"]["attempts"]] == ["not_configured"]
+    envelope = _refused_setting(make_config, f"host=127.0.0.1 port={postgres_server.port} user=postgres dbname=no_such_db")
     assert 'database "no_such_db" does not exist' in envelope["error"] and "web.providers.local.dsn" in envelope["error"]
 
 
