@@ -174,7 +174,7 @@ def test_an_unreachable_budget_store_refuses_priced_calls_and_a_chain_moves_on(
     refused = dispatch_search("a", backend="priced", config=cost_config(**web))
     assert refused["success"] is False and refused["error_code"] == "budget_store_unavailable"
     assert refused["retryable"] is True and "Nothing was sent" in refused["error"]
-    assert any(w.startswith("The shared budget counters (redis) failed") for w in refused["meta"]["warnings"])
+    assert any(w.startswith("The shared budget store (redis) failed") for w in refused["meta"]["warnings"])
 
     config = cost_config(search_backend=["priced", "free"], **web)
     served = dispatch_search("b", config=config)
@@ -184,7 +184,7 @@ def test_an_unreachable_budget_store_refuses_priced_calls_and_a_chain_moves_on(
         ("free", "ok", None),
     ]
     assert scripted(config, "priced").calls == 0
-    assert "budget counters (redis)" in caplog.text
+    assert "budget store (redis)" in caplog.text
 
 
 def test_with_on_store_error_local_an_unreachable_redis_leaves_a_budget_per_process() -> None:

@@ -62,7 +62,7 @@ def test_fifty_priced_calls_on_a_frozen_budget_store_take_one_deadline_not_fifty
         assert (attempt["provider"], attempt["outcome"], attempt["error_code"]) == (
             "priced", "skipped", "budget_store_unavailable",
         )
-        assert any(w.startswith("The shared budget counters (redis) ") for w in envelope["meta"]["warnings"])
+        assert any(w.startswith("The shared budget store (redis) ") for w in envelope["meta"]["warnings"])
     assert scripted(config, "priced").calls == 1
 
     # Within the skip window nobody waits on the store again.

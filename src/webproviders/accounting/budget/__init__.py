@@ -150,7 +150,7 @@ class Budgets:
         self._clock = clock
         self._remote: Any = None
         #: The shared counters' store (the ledger has its own guard).
-        self.guard = StoreGuard("the shared budget counters (redis)", settings.timeout, location=url)
+        self.guard = StoreGuard("the shared budget store (redis)", settings.timeout, location=url)
         self._known: OrderedDict[tuple[Any, ...], list[Check]] = OrderedDict()
         self._known_until = 0.0
 
