@@ -28,6 +28,36 @@ def write_plugin(tmp_path: Path) -> Any:
     return write
 
 
+#: A sync provider ``stuck`` whose search waits, with no timeout, until a file exists.
+_STUCK_CODE = """
+import os
+import time
+
+from webproviders import WebSearchProvider
+
+
+class Stuck(WebSearchProvider):
+    name = "stuck"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        while not os.path.exists(os.environ["STUCK_RELEASE"]):  # a read without a timeout
+            time.sleep(0.05)
+        return []
+"""
+
+
+@pytest.fixture
+def stuck_provider(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[str, Path]:
+    """The code of the ``stuck`` provider (a plugin adds its ``register``), and the file whose
+    creation lets its calls return."""
+    release = tmp_path / "release"
+    monkeypatch.setenv("STUCK_RELEASE", str(release))
+    return _STUCK_CODE, release
+
+
 _PROVIDERS_CODE = '''
 import asyncio
 from webproviders import WebSearchProvider

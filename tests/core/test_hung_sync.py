@@ -11,30 +11,10 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-import pytest
-
 from webproviders import adispatch_search, dispatch_search
 from webproviders.dispatch.hung import MAX_HUNG
 
-CODE = """
-import os
-import time
-
-from webproviders import WebSearchProvider
-
-
-class Stuck(WebSearchProvider):
-    name = "stuck"
-
-    def is_available(self):
-        return True
-
-    def search(self, query, limit=5, **options):
-        while not os.path.exists(os.environ["STUCK_RELEASE"]):  # a read without a timeout
-            time.sleep(0.05)
-        return []
-
-
+PAIR = """
 class Fine(WebSearchProvider):
     name = "fine"
 
@@ -52,11 +32,10 @@ def register(ctx):
 
 
 def test_a_provider_that_hangs_leaves_threads_for_the_others(
-    write_plugin: Any, make_config: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+    write_plugin: Any, make_config: Any, stuck_provider: tuple[str, Any]
 ) -> None:
-    release = tmp_path / "release"
-    monkeypatch.setenv("STUCK_RELEASE", str(release))
-    root = write_plugin("sync-pair", CODE)
+    code, release = stuck_provider
+    root = write_plugin("sync-pair", code + PAIR)
     config = make_config(
         plugins={"paths": [str(root)], "enabled": ["sync-pair"]},
         web={"cache": False, "health": {"failures": 1000}, "retry": {"max_retries": 0}},

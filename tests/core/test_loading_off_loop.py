@@ -327,39 +327,20 @@ def test_the_first_request_imports_the_http_stack_off_the_loop(first: str, tmp_p
         assert answer["on_loop"]["tavily"] is False, answer
 
 
-STUCK = """
-import os
-import time
-
-from webproviders import WebSearchProvider
-
-
-class Stuck(WebSearchProvider):
-    name = "stuck"
-
-    def is_available(self):
-        return True
-
-    def search(self, query, limit=5, **options):
-        while not os.path.exists(os.environ["STUCK_RELEASE"]):  # a read without a timeout
-            time.sleep(0.05)
-        return []
-
-
+STUCK_REGISTERED = """
 def register(ctx):
     ctx.register_web_search_provider(Stuck())
 """
 
 
 def test_a_call_prepares_even_while_every_sync_worker_hangs(
-    write_plugin: Any, make_config: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+    write_plugin: Any, make_config: Any, stuck_provider: tuple[str, Any]
 ) -> None:
     """A sync provider that never returns keeps its worker thread after each call's deadline;
     64 such calls held every one. A call that had to prepare off its loop (a new config, an
     ``is_available()`` to ask again) queued behind them and never ended, past any deadline."""
-    release = tmp_path / "release"
-    monkeypatch.setenv("STUCK_RELEASE", str(release))
-    root = write_plugin("stuck", STUCK)
+    code, release = stuck_provider
+    root = write_plugin("stuck", code + STUCK_REGISTERED)
     stuck = make_config(plugins={"paths": [str(root)], "enabled": ["stuck"]}, web={"cache": False})
 
     async def scenario() -> tuple[dict[str, Any], float]:
