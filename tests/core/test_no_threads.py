@@ -16,6 +16,21 @@ import pytest
 
 #: A generous bound on each script; each call in it has a deadline of 5 s.
 BOUND = 90.0
+#: Start threads until none can start (``stop.set()`` lets them end).
+_FILL = """
+stop = threading.Event()
+fillers = []
+for size in (256 * 1024 * 1024, 0):  # large stacks first, then the default size
+    threading.stack_size(size)
+    try:
+        while True:
+            thread = threading.Thread(target=stop.wait)
+            thread.start()
+            fillers.append(thread)
+    except RuntimeError:
+        pass
+threading.stack_size(0)
+"""
 
 _SCRIPT = """
 import asyncio, json, resource, threading
@@ -35,18 +50,7 @@ def attempt():
     except BaseException as exc:
         return {{"raised": repr(exc)}}
 
-stop = threading.Event()
-fillers = []
-for size in (256 * 1024 * 1024, 0):  # large stacks first, then the default size
-    threading.stack_size(size)
-    try:
-        while True:
-            thread = threading.Thread(target=stop.wait)
-            thread.start()
-            fillers.append(thread)
-    except RuntimeError:
-        pass
-threading.stack_size(0)
+{fill}
 starved = [attempt(), attempt()]
 stop.set()
 for thread in fillers:
@@ -63,7 +67,7 @@ def test_calls_made_when_no_thread_can_start_fail_plainly_and_the_next_works(
     is_async: bool,
 ) -> None:
     done = subprocess.run(
-        [sys.executable, "-c", _SCRIPT.format(is_async=is_async)],
+        [sys.executable, "-c", _SCRIPT.format(is_async=is_async, fill=_FILL)],
         capture_output=True,
         text=True,
         timeout=BOUND,
@@ -85,18 +89,7 @@ resource.setrlimit(resource.RLIMIT_AS, (3 * 1024**3, 3 * 1024**3))
 from webproviders.pools import DaemonThreadPool, NoThread
 
 pool = DaemonThreadPool(1, "test")  # a pool whose first thread is wanted while none can start
-stop = threading.Event()
-fillers = []
-for size in (256 * 1024 * 1024, 0):
-    threading.stack_size(size)
-    try:
-        while True:
-            thread = threading.Thread(target=stop.wait)
-            thread.start()
-            fillers.append(thread)
-    except RuntimeError:
-        pass
-threading.stack_size(0)
+""" + _FILL + """
 try:
     pool.submit(print, "ran while no thread could start")
 except NoThread:
