@@ -19,6 +19,7 @@ import webproviders
 
 from .bodies import EXA_SEARCH, FIRECRAWL_SCRAPE, PARALLEL_SEARCH, TAVILY_SEARCH
 from .conftest import settings
+from .loopback import JsonVendor
 
 AGENT = "proxy-tests/3.1"
 #: Each vendor: its base URL (a name that does not resolve), what the proxy answers, the call.
@@ -37,23 +38,10 @@ class ForwardProxy:
         self.seen: list[tuple[str, str, dict[str, str]]] = []
         proxy = self
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def _answer(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        class Handler(JsonVendor):
+            def reply(self) -> tuple[int, bytes]:
                 proxy.seen.append((self.command, self.path, {k.lower(): v for k, v in self.headers.items()}))
-                raw = json.dumps(answer).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-            do_GET = do_POST = _answer
-
-            def log_message(self, *args: Any) -> None:
-                pass
+                return 200, json.dumps(answer).encode()
 
         self.url = f"http://127.0.0.1:{http_server(Handler).server_address[1]}"
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ import webproviders
 from webproviders.config import config_from_dict
 
 from .conftest import settings
+from .loopback import JsonVendor
 
 H = "\\ud83d"  # half of an emoji, as the vendor's JSON spells it
 SEARCH = (
@@ -40,21 +40,9 @@ def vendor(http_server: Callable[..., Any]) -> Callable[[int, str], str]:
     def start(status: int, body: str) -> str:
         raw = body.encode("ascii")
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def _answer(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
-
-            do_GET = do_POST = _answer
-
-            def log_message(self, *args: Any) -> None:
-                pass
+        class Handler(JsonVendor):
+            def reply(self) -> tuple[int, bytes]:
+                return status, raw
 
         return f"http://127.0.0.1:{http_server(Handler).server_address[1]}"
 
