@@ -144,17 +144,13 @@ def merge_set_aside(envelope: dict[str, Any], set_aside: list[SetAside]) -> None
     meta = envelope.setdefault("meta", {})
     succeeded = bool(envelope.get("success"))
     items: list[dict[str, Any]] = envelope["data"] if succeeded else meta.setdefault("failures", [])
-    first_at: dict[str, int] = {}
     for position, entry in sorted(set_aside, key=lambda aside: aside[0]):
         if isinstance(entry, str):  # a repeat: its first answer is in place already
-            at = first_at.get(entry)
-            if at is None:
-                at = next((i for i, item in enumerate(items) if item.get("url") == entry), None)
-            if at is None:
+            first = next((item for item in items if item.get("url") == entry), None)
+            if first is None:
                 continue
-            entry = copy.deepcopy(items[at])
+            entry = copy.deepcopy(first)
         elif not succeeded:
             entry = summary(entry)
         items.insert(position, entry)
-        first_at.setdefault(str(entry.get("url")), position)
     meta["failed"] = failed_count(items) if succeeded else len(items)
