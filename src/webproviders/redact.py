@@ -302,16 +302,22 @@ def scrub(text: str) -> str:
     done = known.get(text)
     if done is not None:
         return done
-    clean = matcher.mask(text)
-    patterns = _patterns()
-    clean = mask_userinfo(clean)
-    for pattern in patterns.credentials:
-        clean = pattern.sub(lambda m: m.group(1) + MASK, clean)
+    clean = mask_userinfo(matcher.mask(text))
+    if _may_hold_credentials(clean):
+        for pattern in _patterns().credentials:
+            clean = pattern.sub(lambda m: m.group(1) + MASK, clean)
     if len(text) <= _REMEMBER_CHARS:
         if len(known) >= _REMEMBERED:
             known.clear()
         known[text] = clean
     return clean
+
+
+def _may_hold_credentials(text: str) -> bool:
+    """Whether any credential pattern could match: each needs a ``:`` or ``=`` after its
+    name, or the word ``bearer``. Most sentences have neither, and listing providers then
+    compiles no pattern (a few milliseconds of every start)."""
+    return ":" in text or "=" in text or "bearer" in text.lower()
 
 
 def mask_userinfo(text: str) -> str:
