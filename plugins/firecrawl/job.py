@@ -2,6 +2,9 @@
 
 A job that is still running when the time is up is cancelled (so it stops spending
 credits) and the pages crawled so far are returned, with a warning in ``meta.warnings``.
+A status is read with no more documents, and no more of its pages (``next``), than the
+crawl's ``limit``: the SDK otherwise follows ``next`` for as long as the server gives one,
+holding every page it read, until the deadline.
 A poll that fails or hangs past the time kept back ends the call with its error, after the
 job is cancelled. If the call itself is cancelled mid-poll, the job is cancelled in the
 background.
@@ -45,13 +48,15 @@ async def _poll(
     reserve: float,
     poll_interval: float,
     request_timeout: float,
+    pages: Any,
 ) -> Any:
-    """The job's status once it has ended, or its last status when time is nearly up."""
+    """The job's status once it has ended, or its last status when time is nearly up
+    (``pages``: the SDK's ``PaginationConfig`` that bounds one status)."""
     while True:
         # A slow poll must not eat the time kept back for cancelling the job.
         left = deadline - time.monotonic() - reserve
         job = await firecrawl.get_crawl_status(
-            job_id, request_timeout=max(0.1, min(request_timeout, left))
+            job_id, pages, request_timeout=max(0.1, min(request_timeout, left))
         )
         if job.status != "scraping" or deadline - time.monotonic() - poll_interval < reserve:
             return job
@@ -68,11 +73,17 @@ async def run(
     request_timeout: float,
 ) -> list[Any]:
     """Start a crawl and poll it; returns the job's documents (all of them, or those so far)."""
+    from firecrawl.v2.types import PaginationConfig
+
     deadline = time.monotonic() + budget
     reserve = min(CANCEL_RESERVE, budget / 4)
+    limit = request["limit"]
+    pages = PaginationConfig(max_results=limit, max_pages=limit)
     started = await firecrawl.start_crawl(url, **request)
     try:
-        job = await _poll(firecrawl, started.id, deadline, reserve, poll_interval, request_timeout)
+        job = await _poll(
+            firecrawl, started.id, deadline, reserve, poll_interval, request_timeout, pages
+        )
     except Exception:
         # A poll failed (or hung until the time kept back): the job must not go on spending
         # credits unwatched, and a sync caller's loop stops as the call ends, so cancel now.

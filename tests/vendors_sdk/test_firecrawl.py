@@ -324,6 +324,30 @@ def test_crawl_job_completes_after_several_polls(run: Any, config: Any) -> None:
     assert "warnings" not in envelope["meta"]
 
 
+def test_a_status_that_pages_without_end_is_read_up_to_the_limit(config: Any) -> None:
+    """A status whose ``next`` never ends: the SDK followed it until the deadline, holding
+    every page it read (514 pages and 580 MB in 15 s against a loopback vendor), and the call
+    failed with ``timeout``. Now no more documents, nor status pages, than the crawl's limit."""
+    served = 0
+
+    def endless(request: httpx.Request) -> httpx.Response:
+        nonlocal served
+        served += 1
+        body = firecrawl_status("completed", PAGES[:2], total=1000)
+        body["next"] = f"{API}/v2/crawl/{CRAWL_ID}?skip={served}"
+        return httpx.Response(200, json=body)
+
+    with respx.mock(assert_all_called=False) as router:
+        _, poll, _ = _crawl_routes(router, [])
+        poll.mock(side_effect=endless)
+        envelope = dispatch_crawl(
+            "https://example.com", backend="firecrawl", config=config, max_pages=5, timeout=10
+        )
+    assert envelope["success"] is True, envelope
+    assert len(envelope["data"]) == 5
+    assert served == 3  # 2 + 2 + 1 documents
+
+
 def test_failed_crawl_job_without_pages_is_a_failure(config: Any) -> None:
     with respx.mock(assert_all_called=False) as router:
         _crawl_routes(router, [firecrawl_status("scraping", []), firecrawl_status("failed", [])])
