@@ -43,6 +43,15 @@ CRAWL_FIELDS = {
     "allow_subdomains": "allow_subdomains",
     "crawl_entire_domain": "crawl_entire_domain",
 }
+#: The kinds of the crawl options the SDK checks itself (``CrawlRequest``, before any request).
+CRAWL_KINDS = {
+    "instructions": TEXT,
+    "include_paths": LIST,
+    "exclude_paths": LIST,
+    "allow_external": SWITCH,
+    "allow_subdomains": SWITCH,
+    "crawl_entire_domain": SWITCH,
+}
 #: Pages a crawl asks for when the call does not say (Firecrawl's own default is 10,000).
 DEFAULT_MAX_PAGES = 25
 
@@ -127,6 +136,7 @@ def scrape_request(
 def crawl_request(options: dict[str, Any], settings: ProviderSettings) -> dict[str, Any]:
     """Keyword arguments for ``AsyncFirecrawl.start_crawl`` (after the URL)."""
     warn_unknown("firecrawl", options, frozenset(CRAWL_FIELDS))
+    check_kinds("firecrawl", options, CRAWL_KINDS)
     request: dict[str, Any] = {
         "limit": int(settings.option("max_pages", DEFAULT_MAX_PAGES)),
         "formats": ["markdown"],

@@ -434,6 +434,28 @@ def test_crawl_counts_no_backend_takes_are_the_callers_mistake(config: Any, opti
     assert envelope["success"] is True and start.call_count == 1
 
 
+@pytest.mark.parametrize(
+    ("options", "sentence"),
+    [
+        ({"include_paths": "^/docs"}, "firecrawl's option include_paths must be a list, not str."),
+        ({"instructions": 5}, "firecrawl's option instructions must be text, not int."),
+        ({"allow_subdomains": "maybe"}, "firecrawl's option allow_subdomains must be true or false, not str."),
+    ],
+)
+def test_a_crawl_option_of_the_wrong_kind_is_the_caller_s_mistake(
+    config: Any, options: dict[str, Any], sentence: str
+) -> None:
+    """The SDK's request model refuses it before sending (a pydantic ValidationError): it was
+    a parse_error blaming Firecrawl's answer, and five such calls cooled Firecrawl down."""
+    with respx.mock(assert_all_called=False) as router:
+        start, _, _ = _crawl_routes(router, [firecrawl_status("completed", PAGES)])
+        for _ in range(6):
+            refused = dispatch_crawl("https://example.com", backend="firecrawl", config=config, **options)
+            assert refused["error_code"] == "invalid_input" and refused["error"] == sentence, refused
+        envelope = dispatch_crawl("https://example.com", backend="firecrawl", config=config)
+    assert envelope["success"] is True and start.call_count == 1
+
+
 def test_crawl_start_errors_are_mapped(config: Any) -> None:
     with respx.mock() as router:
         router.post(f"{API}/v2/crawl").respond(429, json=FIRECRAWL_RATE_LIMITED)
