@@ -11,6 +11,7 @@ from webproviders.kit import (
     NUMBER,
     TEXT,
     WHOLE,
+    answer_texts,
     check_kinds,
     one_item_per_url,
     url_key,
@@ -79,7 +80,7 @@ def search_request(
 
 
 def _description(result: Any) -> str:
-    highlights = [h for h in getattr(result, "highlights", None) or [] if isinstance(h, str)]
+    highlights = answer_texts(getattr(result, "highlights", None))
     if highlights:
         return " … ".join(h.strip() for h in highlights)
     summary = getattr(result, "summary", None)

@@ -13,6 +13,7 @@ from webproviders.kit import (
     TEXTS,
     WHOLE,
     answer_list,
+    answer_texts,
     check_kinds,
     one_item_per_url,
     url_key,
@@ -102,7 +103,7 @@ def hits(result: Any) -> list[dict[str, Any]]:
     """Search hits from a ``SearchResult``: the excerpts are the description."""
     found = []
     for item in _results(result):
-        excerpts = [e.strip() for e in getattr(item, "excerpts", None) or [] if isinstance(e, str)]
+        excerpts = [e.strip() for e in answer_texts(getattr(item, "excerpts", None))]
         hit: dict[str, Any] = {
             "title": item.title,
             "url": item.url,
@@ -142,7 +143,7 @@ def extract_request(
 
 def page(item: Any) -> dict[str, Any]:
     """One page from an ``ExtractResult``: the full content, else the excerpts."""
-    excerpts = [e for e in getattr(item, "excerpts", None) or [] if isinstance(e, str)]
+    excerpts = answer_texts(getattr(item, "excerpts", None))
     metadata = {"published_at": item.publish_date} if getattr(item, "publish_date", None) else {}
     return {
         "url": item.url,
@@ -154,9 +155,10 @@ def page(item: Any) -> dict[str, Any]:
 
 def forward_warnings(result: Any) -> None:
     """Parallel's own ``warnings`` go into ``meta.warnings``."""
-    for item in getattr(result, "warnings", None) or []:
+    warnings = getattr(result, "warnings", None)
+    for item in warnings if isinstance(warnings, list) else []:
         message = getattr(item, "message", None)
-        if message:
+        if isinstance(message, str) and message:
             warn(f"parallel: {message}")
 
 
@@ -171,7 +173,9 @@ def extract_items(urls: list[str], result: Any) -> list[dict[str, Any]]:
     }
     failed = {
         url_key(item.url): url_error(
-            item.error_type or "error", item.http_status_code, item.content
+            item.error_type if isinstance(item.error_type, str) else "error",
+            item.http_status_code if isinstance(item.http_status_code, int) else None,
+            item.content if isinstance(item.content, str) else None,
         )
         for item in _listed(result, "errors")
         if isinstance(item.url, str)

@@ -100,3 +100,10 @@ def answer_list(value: Any, field: str, vendor: str, provider: str | None = None
     if not isinstance(value, list):
         raise ParseError(f"{vendor} sent '{field}' that is not a list.", provider=provider)
     return value
+
+
+def answer_texts(value: Any) -> list[str]:
+    """The strings of a list of text inside a hit (its excerpts, highlights): anything but a
+    list holds none, and an item that is not text is skipped, so a malformed field costs the
+    hit that field, never the answer (a ``TypeError`` read as the provider's own bug)."""
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
