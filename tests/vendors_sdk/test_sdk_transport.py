@@ -86,7 +86,8 @@ def test_an_sdk_vendor_follows_the_proxy_environment_and_no_proxy(
     http_server: Any, make_config: Any, monkeypatch: pytest.MonkeyPatch, run: Any, vendor: str
 ) -> None:
     """``HTTP_PROXY`` carries the call; the same vendor named in ``NO_PROXY`` (as a domain
-    suffix) is sent direct, which fails here because its name does not resolve."""
+    suffix) is sent direct, which fails here because its name does not resolve: the sentence
+    said to set a proxy, which was set."""
     base, answer, capability = VENDORS[vendor]
     proxy = ForwardProxy(http_server, answer)
     monkeypatch.setenv("HTTP_PROXY", proxy.url)
@@ -100,6 +101,10 @@ def test_an_sdk_vendor_follows_the_proxy_environment_and_no_proxy(
     direct = run(capability, config, *args, backend=vendor)
     assert direct["success"] is False and direct["error_code"] == "network_error", direct
     assert len(proxy.seen) == 1
+    # The sentence names NO_PROXY, not "set a proxy", which is already set.
+    host = base.split("://")[1]
+    assert f"NO_PROXY names it, so it went direct instead of through the proxy; where only the proxy reaches the internet, take {host} out of NO_PROXY." in direct["error"], direct
+    assert "set it:" not in direct["error"]
 
 
 @pytest.mark.parametrize("vendor", list(VENDORS))

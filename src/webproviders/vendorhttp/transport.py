@@ -150,9 +150,16 @@ class VendorTransport(httpx.AsyncBaseTransport):
             unresolved = _lookup_failure(exc)
             if unresolved is None:
                 raise
+            # A proxy is set, but NO_PROXY sent this host past it: asking for a proxy would mislead.
+            advice = (
+                f"NO_PROXY names it, so it went direct instead of through the proxy; where only the proxy "
+                f"reaches the internet, take {url.host} out of NO_PROXY"
+                if self._routes.proxies.get(url.scheme)
+                else f"Where only a proxy reaches the internet, set it: {PROXY_SETTINGS}"
+            )
             raise NetworkError(
                 f"{url.host} could not be reached: its name does not resolve on this machine ({unresolved}). "
-                f"Where only a proxy reaches the internet, set it: {PROXY_SETTINGS}.",
+                f"{advice}.",
                 provider=self.provider,
             ) from None
         progress.answering = True
