@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import PluginContext
+from webproviders import NotConfiguredError, PluginContext
 from webproviders.kit import SDKProvider, import_packages
 
 #: Seconds between two polls of a crawl job (``web.providers.firecrawl.poll_interval``).
@@ -49,9 +49,18 @@ class FirecrawlProvider(SDKProvider):
         from webproviders.kit import hand_client
 
         # An empty key (not None) keeps the SDK from reading FIRECRAWL_API_KEY behind our back.
-        firecrawl = AsyncFirecrawl(
-            api_key=key or "", api_url=self.base_url(), timeout=self.call_timeout(), max_retries=1
-        )
+        try:
+            firecrawl = AsyncFirecrawl(
+                api_key=key or "", api_url=self.base_url(), timeout=self.call_timeout(), max_retries=1
+            )
+        except Exception as exc:  # noqa: BLE001 - only its own HTTP client can fail here
+            # The SDK makes an httpx client as it starts (replaced unused below), which reads the
+            # proxy environment: a variable no request can use fails it here, not the vendor.
+            raise NotConfiguredError(
+                "The Firecrawl SDK reads the proxy environment as it starts, and it cannot be used "
+                f"({type(exc).__name__}: {exc}). Correct or unset HTTPS_PROXY / HTTP_PROXY / ALL_PROXY.",
+                provider=self.name,
+            ) from None
         await hand_client(
             firecrawl,
             "_v2_client.async_http_client._client",

@@ -12,6 +12,7 @@ import httpx
 import pytest
 import respx
 
+import webproviders
 from webproviders import (
     dispatch_crawl,
     dispatch_extract,
@@ -454,6 +455,31 @@ def test_a_crawl_option_of_the_wrong_kind_is_the_caller_s_mistake(
             assert refused["error_code"] == "invalid_input" and refused["error"] == sentence, refused
         envelope = dispatch_crawl("https://example.com", backend="firecrawl", config=config)
     assert envelope["success"] is True and start.call_count == 1
+
+
+def test_a_proxy_variable_no_request_can_use_is_a_setup_error(
+    config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The SDK makes an httpx client as it starts, which reads the proxy environment and
+    raised ``ValueError: Unknown scheme for proxy URL``: a provider_error naming nothing to
+    change, counted against Firecrawl's health."""
+    monkeypatch.setenv("HTTPS_PROXY", "socks4://127.0.0.1:1080")
+    for _ in range(6):
+        for envelope in (
+            dispatch_extract(["https://example.com"], backend="firecrawl", config=config),
+            dispatch_crawl("https://example.com", backend="firecrawl", config=config),
+        ):
+            assert envelope["error_code"] == "not_configured", envelope
+            assert envelope["error"].startswith(
+                "The Firecrawl SDK reads the proxy environment as it starts, and it cannot be used"
+            ), envelope
+            assert envelope["error"].endswith("Correct or unset HTTPS_PROXY / HTTP_PROXY / ALL_PROXY.")
+    monkeypatch.delenv("HTTPS_PROXY")
+    webproviders.close()  # the next clients read the environment again
+    with respx.mock() as router:
+        router.post(f"{API}/v2/scrape").respond(200, json=FIRECRAWL_SCRAPE)
+        envelope = dispatch_extract(["https://example.com"], backend="firecrawl", config=config)
+    assert envelope["success"] is True, envelope  # not cooling down
 
 
 def test_crawl_start_errors_are_mapped(config: Any) -> None:
