@@ -17,20 +17,20 @@ import re
 from typing import Any
 
 from webproviders import ParseError
-from webproviders.kit import is_http_url
+from webproviders.kit import answer_list, is_http_url
 
 _FENCE = re.compile(r"```(?:json|JSON)?\s*(.*?)```", re.DOTALL)
 _DESCRIPTION_KEYS = ("description", "snippet", "summary", "content")
 _DATE_KEYS = ("published_at", "published_date", "date", "published")
 
 
-def _output_texts(body: dict[str, Any]) -> list[dict[str, Any]]:
+def _output_texts(body: dict[str, Any], name: str) -> list[dict[str, Any]]:
     """Every ``output_text`` part of every assistant message."""
     parts: list[dict[str, Any]] = []
-    for item in body.get("output") or []:
+    for item in answer_list(body.get("output"), "output", "xAI", name):
         if not isinstance(item, dict) or item.get("type") != "message":
             continue
-        for part in item.get("content") or []:
+        for part in answer_list(item.get("content"), "output[].content", "xAI", name):
             if isinstance(part, dict) and part.get("type") == "output_text":
                 parts.append(part)
     return parts
@@ -90,10 +90,10 @@ def _http_url(value: Any) -> str | None:
     return value.strip() if isinstance(value, str) and is_http_url(value) else None
 
 
-def _annotation_hits(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _annotation_hits(parts: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
     hits = []
     for part in parts:
-        for note in part.get("annotations") or []:
+        for note in answer_list(part.get("annotations"), "annotations", "xAI", name):
             if not isinstance(note, dict) or note.get("type") != "url_citation":
                 continue
             url = _http_url(note.get("url"))
@@ -107,22 +107,22 @@ def _annotation_hits(parts: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return hits
 
 
-def _citation_urls(body: dict[str, Any]) -> list[str]:
+def _citation_urls(body: dict[str, Any], name: str) -> list[str]:
     urls = []
-    for entry in body.get("citations") or []:
+    for entry in answer_list(body.get("citations"), "citations", "xAI", name):
         url = _http_url(entry.get("url") if isinstance(entry, dict) else entry)
         if url is not None:
             urls.append(url)
     return urls
 
 
-def _source_urls(body: dict[str, Any]) -> list[str]:
+def _source_urls(body: dict[str, Any], name: str) -> list[str]:
     """URLs in ``web_search_call.action.sources`` (present when the caller asks for them)."""
     urls = []
-    for item in body.get("output") or []:
+    for item in answer_list(body.get("output"), "output", "xAI", name):
         action = item.get("action") if isinstance(item, dict) else None
         sources = action.get("sources") if isinstance(action, dict) else None
-        for source in sources or []:
+        for source in answer_list(sources, "action.sources", "xAI", name):
             url = _http_url(source.get("url")) if isinstance(source, dict) else None
             if url is not None:
                 urls.append(url)
@@ -139,11 +139,11 @@ def parse_response(name: str, body: Any) -> tuple[list[dict[str, Any]], str]:
         raise ParseError(
             f"{name} answered with JSON that is not a Responses API object.", provider=name
         )
-    parts = _output_texts(body)
+    parts = _output_texts(body, name)
     text = "\n".join(p["text"] for p in parts if isinstance(p.get("text"), str))
-    annotated = _annotation_hits(parts)
-    cited = _citation_urls(body)
-    seen = {_key(u) for u in [*(h["url"] for h in annotated), *cited, *_source_urls(body)]}
+    annotated = _annotation_hits(parts, name)
+    cited = _citation_urls(body, name)
+    seen = {_key(u) for u in [*(h["url"] for h in annotated), *cited, *_source_urls(body, name)]}
 
     results = json_block(text)
     hits = _json_hits(results) if results is not None else []

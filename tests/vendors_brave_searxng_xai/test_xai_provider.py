@@ -155,6 +155,25 @@ def test_empty_result(config: Any, search: Any, body: dict[str, Any]) -> None:
     assert envelope["data"]["web"] == []
 
 
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"output": 5}, "output"),
+        ({"output": [{"type": "message", "content": "hello"}]}, "output[].content"),
+        ({"output": [{"type": "message", "content": [{"type": "output_text", "text": "x", "annotations": 5}]}]}, "annotations"),
+        ({"output": [], "citations": {"url": "https://a.example/"}}, "citations"),
+    ],
+)
+def test_a_list_out_of_shape_is_a_parse_error(config: Any, search: Any, body: dict[str, Any], field: str) -> None:
+    """Iterating it raised TypeError: a provider_error ("xai failed: TypeError: 'int' object
+    is not iterable"), which a chain does not move on from."""
+    with respx.mock() as mock:
+        mock.post(XAI_URL).respond(200, json=body)
+        envelope = search(config, "q", backend="xai")
+    assert envelope["success"] is False and envelope["error_code"] == "parse_error", envelope
+    assert envelope["error"] == f"xAI sent '{field}' that is not a list.", envelope
+
+
 def test_domain_filters_map_to_the_tool(config: Any, search: Any) -> None:
     five = ["a.com", "b.com", "c.com", "d.com", "e.com"]
     with respx.mock() as mock:
