@@ -57,13 +57,19 @@ def error_object(body: Any) -> dict[str, Any] | None:
 def _problems(error: dict[str, Any]) -> list[dict[str, Any]]:
     meta = error.get("meta")
     problems = meta.get("errors") if isinstance(meta, dict) else None
-    return [p for p in problems or [] if isinstance(p, dict)]
+    return [p for p in problems if isinstance(p, dict)] if isinstance(problems, list) else []
+
+
+def _loc(problem: dict[str, Any]) -> list[Any]:
+    """Where a validation problem is (``["query", "q"]``); anything but a list says nowhere."""
+    loc = problem.get("loc")
+    return loc if isinstance(loc, list) else []
 
 
 def _detail(error: dict[str, Any]) -> str:
     parts = [str(error["detail"]).rstrip(".")] if error.get("detail") else []
     for problem in _problems(error):
-        where = ".".join(str(part) for part in problem.get("loc") or [])
+        where = ".".join(str(part) for part in _loc(problem))
         message = str(problem.get("msg") or "").rstrip(".")
         if message:
             parts.append(f"{where}: {message}" if where else message)
@@ -72,7 +78,7 @@ def _detail(error: dict[str, Any]) -> str:
 
 def _missing_token(error: dict[str, Any]) -> bool:
     return any(
-        "x-subscription-token" in [str(part).lower() for part in problem.get("loc") or []]
+        "x-subscription-token" in [str(part).lower() for part in _loc(problem)]
         for problem in _problems(error)
     )
 

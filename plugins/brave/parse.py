@@ -7,7 +7,7 @@ import re
 from typing import Any
 
 from webproviders import ParseError
-from webproviders.kit import answer_list
+from webproviders.kit import answer_list, answer_texts
 
 #: Brave marks query words in titles and descriptions with ``<strong>`` (text_decorations).
 _HIGHLIGHT = re.compile(r"</?strong>", re.IGNORECASE)
@@ -29,7 +29,7 @@ def _hit(item: dict[str, Any]) -> dict[str, Any]:
     # ``page_age`` is an ISO timestamp; ``age`` is human text ("2 weeks ago") and not kept.
     if isinstance(item.get("page_age"), str) and item["page_age"]:
         hit["published_at"] = item["page_age"]
-    snippets = [clean_text(s) for s in item.get("extra_snippets") or [] if isinstance(s, str)]
+    snippets = [clean_text(s) for s in answer_texts(item.get("extra_snippets"))]
     if snippets:
         hit["extra_snippets"] = snippets
     return hit

@@ -33,7 +33,8 @@ def _reasons(error: dict[str, Any]) -> tuple[set[str], str]:
     """Every ``reason`` in ``errors`` and ``details``, and the quota limit name if given."""
     reasons: set[str] = set()
     quota_limit = ""
-    for item in (error.get("errors") or []) + (error.get("details") or []):
+    listed = [error.get("errors"), error.get("details")]
+    for item in [item for items in listed if isinstance(items, list) for item in items]:
         if isinstance(item, dict):
             reasons.add(str(item.get("reason") or ""))
             metadata = item.get("metadata")

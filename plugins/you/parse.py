@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from webproviders import ParseError, ProviderError, WebProviderError
-from webproviders.kit import error_for_status, url_key
+from webproviders.kit import answer_texts, error_for_status, url_key
 
 if TYPE_CHECKING:
     import httpx
@@ -48,7 +48,7 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
 
 
 def _hit(item: Mapping[str, Any], source: str) -> dict[str, Any]:
-    snippets = [s for s in item.get("snippets") or [] if isinstance(s, str) and s.strip()]
+    snippets = [s for s in answer_texts(item.get("snippets")) if s.strip()]
     hit: dict[str, Any] = {
         "title": item.get("title") or "",
         "url": item.get("url") or "",
