@@ -48,7 +48,8 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         if body is not None and not isinstance(body, Mapping):
             return ParseError(f"Firecrawl answered HTTP {status} with JSON that is not an object.")
         return None
-    if status == 403 and not mentions_bad_key(message):
+    # Its own 403 is JSON; a web page with a 403 came from something in front of the API.
+    if status == 403 and isinstance(body, Mapping) and not mentions_bad_key(message):
         return UnsupportedError(f"Firecrawl will not fetch this website (HTTP 403){said(message)}")
     match = _RETRY_AFTER.search(message)
     return error_for_status(

@@ -473,6 +473,15 @@ def error_for_status(
     who = vendor or provider or "The provider"
     if status == 407:
         return proxy_auth_error(who, provider, said(text))
+    if status == 403 and not text and _web_page(headers):
+        return BlockedError(
+            f"{who} answered HTTP 403 with a web page, not an answer of its API: something in front of "
+            "it (a firewall or CDN, often blocking this machine's address, or a proxy on the way) refused "
+            "the request before the API key was looked at.",
+            provider=provider,
+            detail="http_403",
+            status_code=status,
+        )
     cls = status_error_class(status, text)
     sentence = _WORDING[cls].format(who=who, status=status, tail=said(text))
     if 300 <= status < 400:
@@ -483,6 +492,15 @@ def error_for_status(
         wait = retry_after if wait is None else wait
         sentence += f" Retry after {wait:.0f} s." if wait else ""
     return cls(sentence, provider=provider, retry_after=wait, status_code=status)
+
+
+def _web_page(headers: Any) -> bool:
+    """Whether an answer's headers say its body is an HTML page (an API answers in JSON)."""
+    try:
+        kind = headers.get("content-type") or headers.get("Content-Type") or "" if headers is not None else ""
+    except AttributeError:
+        return False
+    return "html" in str(kind).lower()
 
 
 # -- anything a provider raises -------------------------------------------------------------

@@ -113,6 +113,15 @@ class Hostile:
         handler.end_headers()
         handler.wfile.write(SEARX_JSON)
 
+    def _firewall(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        """A CDN's block page in front of the API: 403 with HTML, never the API's own JSON."""
+        page = b"<!DOCTYPE html><html><head><title>Attention Required!</title></head><body>Sorry, you have been blocked</body></html>"
+        handler.send_response(403)
+        handler.send_header("Content-Type", "text/html; charset=UTF-8")
+        handler.send_header("Content-Length", str(len(page)))
+        handler.end_headers()
+        handler.wfile.write(page)
+
     def _empty(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
         self._head(handler, Content_Length="0")
 
@@ -323,6 +332,16 @@ def test_an_answer_with_nothing_in_it_is_a_parse_error(hostile: Any, provider: s
     envelope, _ = call(provider, config_for(provider, hostile(how).url), mode)
     assert envelope["success"] is False and envelope["error_code"] == "parse_error", envelope
     assert envelope["retryable"] is True
+
+
+@pytest.mark.parametrize("provider", ["tavily", "exa", "parallel", "firecrawl"])
+def test_a_block_page_in_front_of_the_api_is_no_verdict_on_the_key(hostile: Any, provider: str) -> None:
+    """It read as "Tavily rejected the API key (HTTP 403). Check TAVILY_API_KEY" (Firecrawl's
+    as "will not fetch this website"), sending the user to replace a key nobody had judged."""
+    envelope, _ = call(provider, config_for(provider, hostile("firewall").url), "sync")
+    assert envelope["error_code"] == "blocked" and envelope["detail"] == "http_403", envelope
+    assert "answered HTTP 403 with a web page, not an answer of its API" in envelope["error"], envelope
+    assert "Check" not in envelope["error"]
 
 
 @pytest.mark.parametrize(
