@@ -18,11 +18,13 @@ from typing import Any
 import pytest
 
 from webproviders import adispatch_search, dispatch_crawl, dispatch_extract, dispatch_search, warn
+from webproviders.config import ProviderSettings
 from webproviders.dependable.cache import cache_key
+from webproviders.dependable.cache.fingerprint import provider_setup, settings_setup
 from webproviders.dependable.cache.sqlite_backend import SQLiteCache
 from webproviders.errors import NetworkError
 
-from .conftest import FakeClock, SleepLog, build_config, free_port, provider, state
+from .conftest import CountingServer, FakeClock, SleepLog, build_config, free_port, provider, state
 from .plugins.fakes import hits_for
 
 WORKER = Path(__file__).parent / "worker.py"
@@ -192,6 +194,15 @@ def test_cache_key_ignores_secret_looking_options_and_option_order() -> None:
     assert one == two
     assert "sk-one" not in one
     assert cache_key("search", "fake-b", {**base, "options": {}}) != cache_key("search", "fake-a", {**base, "options": {}})
+
+
+def test_a_provider_setup_in_the_key_holds_no_credential() -> None:
+    settings = ProviderSettings(
+        base_url="https://user:pw-secret-1@search.internal", api_key="sk-1", headers={"Authorization": "Bearer t-1"}
+    )
+    setup = provider_setup(settings_setup(settings), [])
+    assert "search.internal" in setup
+    assert not any(secret in setup for secret in ("pw-secret-1", "sk-1", "t-1"))
 
 
 def test_no_secret_reaches_a_shared_store(tmp_path: Path) -> None:
@@ -364,6 +375,36 @@ def test_two_processes_sharing_a_cache_make_one_upstream_call(
     assert all(r["success"] for r in results)
     assert sorted(bool(r["cached"]) for r in results) == [False, True], results
     assert len(counting_server.requests) == 1
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_configs_sharing_a_store_with_a_provider_set_up_differently_do_not_share_answers(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest, namespace: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Workers sharing one cache file or Redis, each with its own instance of a provider
+    (another ``base_url``, another vendor option), were served the first one's answers."""
+    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
+    cache = _backend_settings(kind, tmp_path, redis_url, namespace)
+    servers = [CountingServer(), CountingServer()]
+    try:
+
+        def ask(server: CountingServer, **section: Any) -> dict[str, Any]:
+            setup = {"base_url": server.url, **section}
+            config = build_config(search_backend="fake-counter", cache=cache, providers={"fake-counter": setup})
+            return dispatch_search("python", config=config)
+
+        assert "cached" not in ask(servers[0])["meta"]
+        assert "cached" not in ask(servers[1])["meta"]  # another instance answers for itself
+        assert "cached" not in ask(servers[1], model="large")["meta"]  # so does another vendor option
+        # what only changes how the request is sent shares the answer: keys, timeouts, retries
+        same = ask(servers[1], model="large", api_key="sk-other", timeout=9, max_retries=0)
+        assert same["meta"]["cached"] is True
+        assert [len(s.requests) for s in servers] == [1, 2]
+        monkeypatch.setenv("FAKE_COUNTER_URL", "http://127.0.0.1:9/other")  # a declared variable, not secret
+        assert "cached" not in ask(servers[1], model="large")["meta"]
+    finally:
+        for server in servers:
+            server.close()
 
 
 def _spoil_entries(kind: str, tmp_path: Path, redis_url: str | None, namespace: str, payload: bytes) -> int:

@@ -14,6 +14,7 @@ from typing import Any
 from ..accounting.meter import Meter
 from ..context import Attempt, start_attempt, take_warnings, warn
 from ..dependable.cache import cache_key
+from ..dependable.cache.fingerprint import provider_setup
 from ..dependable.health import CALL_DEADLINE, GIVEN_SHARE, Cooling
 from ..dependable.ratelimit import BudgetExhaustedError
 from ..dependable.retry import MIN_REQUEST_TIME
@@ -331,7 +332,8 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
         fetched = True
         return await _upstream(call, entry, failover)
 
-    key = cache_key(call.capability, name, call.arguments)
+    setup = provider_setup(state.settings_setup(name), entry.manifest.env)
+    key = cache_key(call.capability, name, call.arguments, setup)
     try:
         value, cached = await cache.get_or_fetch(  # type: ignore[union-attr]
             key, ttl, fetch, call.remaining, keep=lambda value: worth_keeping(value["data"]),

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..accounting.book import Accounts
 from ..dependable.cache import ResultCache, build_cache
+from ..dependable.cache.fingerprint import settings_setup
 from ..dependable.health import HealthBoard
 from ..dependable.ratelimit import RateLimits
 from ..dependable.retry import RetryPolicy
@@ -57,6 +58,7 @@ class DispatchState:
         self.sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
         self._policies: dict[str, RetryPolicy] = {}
         self._timeouts: dict[str, float | None] = {}
+        self._setups: dict[str, dict[str, Any]] = {}
 
     def clients(self) -> HTTPClients:
         """The long-lived vendor clients every call of this registry sends through (made on
@@ -91,6 +93,15 @@ class DispatchState:
             return self._timeouts[name]
         except KeyError:
             found = self._timeouts[name] = self.registry.config.provider(name).timeout
+            return found
+
+    def settings_setup(self, name: str) -> dict[str, Any]:
+        """What ``web.providers.<name>`` sets that can change the provider's answers (a part of
+        its cache keys), worked out once: a config does not change."""
+        try:
+            return self._setups[name]
+        except KeyError:
+            found = self._setups[name] = settings_setup(self.registry.config.provider(name))
             return found
 
 

@@ -1,8 +1,10 @@
-"""Cache keys: capability, provider and normalised arguments, hashed; never a secret.
+"""Cache keys: capability, provider, its set-up and normalised arguments, hashed; never a secret.
 
 Whitespace in a query is collapsed and option order does not matter; options whose name is
 a credential (``api_key``, ``token``) are left out, so two callers with different keys share
-answers and no key ever reaches the store.
+answers and no key ever reaches the store. A provider's set-up (its ``base_url``, a vendor
+option such as Google's ``cx``) is part of the key: configs sharing one SQLite file or Redis
+with the same provider pointed elsewhere must not be served each other's answers.
 """
 
 from __future__ import annotations
@@ -10,7 +12,14 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from ...redact import mask_userinfo
+
+if TYPE_CHECKING:
+    from ...config import ProviderSettings
+    from ...manifest import EnvVar
 
 #: Option names that are a credential as a whole (``api_key``, ``x-api-key``, ``access_token``),
 #: not names that merely contain such a word: ``max_tokens`` or ``include_cookies`` change the
@@ -23,17 +32,49 @@ _SECRET_NAME = re.compile(
 _encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=repr).encode
 
 
+#: ``web.providers.<name>`` keys that change how a provider is called, not what it answers.
+_HOW_CALLED = frozenset({"api_key", "timeout", "rate_limit", "max_retries", "backoff", "price", "max_response_bytes"})
+
+
 def _public(options: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in options.items() if not _SECRET_NAME.match(k)} if options else options
 
 
-def cache_key(capability: str, provider: str, arguments: dict[str, Any]) -> str:
-    """A stable hex digest for one provider answering one set of arguments."""
+def _without_secrets(value: Any) -> Any:
+    """``value`` with every mapping's credential-named keys left out (``headers.x-api-key``)."""
+    if isinstance(value, dict):
+        return {k: _without_secrets(v) for k, v in value.items() if not (isinstance(k, str) and _SECRET_NAME.match(k))}
+    if isinstance(value, list):
+        return [_without_secrets(v) for v in value]
+    return value
+
+
+def settings_setup(settings: ProviderSettings) -> dict[str, Any]:
+    """The part of ``web.providers.<name>`` that can change a provider's answers: all of it
+    but credentials and how dispatch calls it (timeouts, retries, budgets, prices)."""
+    found: dict[str, Any] = _without_secrets(settings.model_dump(exclude=_HOW_CALLED, exclude_none=True))
+    return found
+
+
+def provider_setup(settings: dict[str, Any], env: Iterable[EnvVar]) -> str:
+    """What a provider is set up with that can change its answers, for :func:`cache_key`:
+    ``settings`` (from :func:`settings_setup`) and the non-secret variables its manifest
+    declares (``SEARXNG_URL``), read now; URL passwords masked. Empty when none is set."""
+    setup = dict(settings)
+    setup.update((var.key, value) for var in env if not var.secret and (value := var.value()) is not None)
+    return mask_userinfo(_encode(setup)) if setup else ""
+
+
+def cache_key(capability: str, provider: str, arguments: dict[str, Any], setup: str = "") -> str:
+    """A stable hex digest for one provider, set up as ``setup`` says, answering one set of arguments."""
     if capability == "search":
         subject: Any = [" ".join(arguments["query"].split()), arguments["limit"]]
     elif capability == "extract":
         subject = arguments["urls"]
     else:
         subject = arguments["url"]
-    payload = _encode([capability, provider, subject, _public(arguments["options"])])
+    parts = [capability, provider, subject, _public(arguments["options"])]
+    if setup:  # a provider set up by nothing keeps the key it always had
+        parts.append(setup)
+    payload = _encode(parts)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
