@@ -84,6 +84,8 @@ class CountingServer:
 
     def __init__(self, delay: float = 0.0) -> None:
         self.delay = delay
+        #: What it answers; ``{"hits": 0}`` makes ``fake-counter`` find nothing.
+        self.body = b'{"ok": true}'
         self.requests: list[tuple[float, str]] = []
         self._lock = threading.Lock()
         outer = self
@@ -94,7 +96,7 @@ class CountingServer:
                     outer.requests.append((time.time(), self.path))
                 if outer.delay:
                     time.sleep(outer.delay)
-                body = b'{"ok": true}'
+                body = outer.body
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))

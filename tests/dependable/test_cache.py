@@ -407,6 +407,30 @@ def test_configs_sharing_a_store_with_a_provider_set_up_differently_do_not_share
             server.close()
 
 
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_workers_waiting_on_an_answer_that_is_not_cached_share_it(
+    kind: str, tmp_path: Path, counting_server: Any, request: pytest.FixtureRequest, namespace: str
+) -> None:
+    """An empty search is not cached; the workers waiting for it took the claim one after
+    another and asked again, each waiting for the one before (past their deadlines, when
+    enough of them asked)."""
+    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
+    counting_server.delay = 1.0
+    counting_server.body = b'{"hits": 0}'
+    web = {
+        "cache": _backend_settings(kind, tmp_path, redis_url, namespace),
+        "providers": {"fake-counter": {"base_url": counting_server.url}},
+    }
+    job = {"web": web, "mode": "once", "query": "python", "backend": "fake-counter", "start_at": time.time() + 3}
+    results = [_result(w) for w in [_run_worker(job) for _ in range(4)]]
+    assert all(r["success"] for r in results), results
+    assert sorted(bool(r["cached"]) for r in results) == [False, True, True, True], results
+    assert len(counting_server.requests) == 1
+    # and it is not cached: the next call asks again
+    assert _result(_run_worker({**job, "start_at": 0}))["cached"] is None
+    assert len(counting_server.requests) == 2
+
+
 def _spoil_entries(kind: str, tmp_path: Path, redis_url: str | None, namespace: str, payload: bytes) -> int:
     """Overwrite every stored answer with ``payload`` (what a torn write or another program's
     key looks like); returns how many there were."""

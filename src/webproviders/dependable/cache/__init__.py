@@ -32,6 +32,11 @@ log = get_logger("webproviders.dependable.cache")
 
 #: Polling interval bounds while another process fetches the same key.
 _POLL_FIRST, _POLL_MAX = 0.02, 0.2
+#: Seconds an answer that is not cached (an empty search, an extract where a URL failed) is
+#: left for the workers polling for it: longer than a poll, too short to serve new calls.
+_HANDOVER_TTL = 2.0
+#: Where such an answer is left, beside the key's entry; only waiting workers look there.
+_HANDOVER = "handover:"
 
 
 class _LeaderGone(Exception):
@@ -148,6 +153,10 @@ class ResultCache:
                     await self._safe(self.store.set, None, key, payload, ttl)
                 else:
                     self.store.set(key, payload, ttl)
+            elif token:  # not cached, yet the workers waiting for it share it, as calls in flight here do
+                handover = self._encode(value)
+                if handover is not None:
+                    await self._safe(self.store.set, None, _HANDOVER + key, handover, _HANDOVER_TTL)
             return value, False
         finally:
             if token:
@@ -163,6 +172,11 @@ class ResultCache:
             if value is not None:
                 return value, None
             if not await self._safe(self.store.claimed, False, key):
+                # Its answer was not cached: take it from where it was left, rather than ask
+                # again one worker after another, each waiting for the one before.
+                value = await self.lookup(_HANDOVER + key)
+                if value is not None:
+                    return value, None
                 token = await self._safe(self.store.claim, "", key, max(1.0, remaining()))
                 if token is not None:
                     return None, token

@@ -7,6 +7,7 @@ or a value (returned). ``delay`` makes every call slow; ``calls`` counts them.
 from __future__ import annotations
 
 import asyncio
+import json
 import threading
 import time
 import urllib.parse
@@ -113,8 +114,8 @@ class Counter(WebSearchProvider):
     def search(self, query: str, limit: int = 5, **options: Any) -> Any:
         base = self.config.provider("fake-counter").base_url
         with urllib.request.urlopen(f"{base}/search?q={urllib.parse.quote(query)}", timeout=10) as response:
-            response.read()
-        return hits_for("counter", query, limit)
+            answer = json.loads(response.read())
+        return hits_for("counter", query, answer.get("hits", limit))
 
 
 def register(ctx: Any) -> None:
