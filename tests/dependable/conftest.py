@@ -86,6 +86,7 @@ class CountingServer:
         self.delay = delay
         #: What it answers; ``{"hits": 0}`` makes ``fake-counter`` find nothing.
         self.body = b'{"ok": true}'
+        self.status = 200
         self.requests: list[tuple[float, str]] = []
         self._lock = threading.Lock()
         outer = self
@@ -97,7 +98,7 @@ class CountingServer:
                 if outer.delay:
                     time.sleep(outer.delay)
                 body = outer.body
-                self.send_response(200)
+                self.send_response(outer.status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()

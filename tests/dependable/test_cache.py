@@ -414,21 +414,38 @@ def test_workers_waiting_on_an_answer_that_is_not_cached_share_it(
     """An empty search is not cached; the workers waiting for it took the claim one after
     another and asked again, each waiting for the one before (past their deadlines, when
     enough of them asked)."""
-    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
-    counting_server.delay = 1.0
     counting_server.body = b'{"hits": 0}'
-    web = {
-        "cache": _backend_settings(kind, tmp_path, redis_url, namespace),
-        "providers": {"fake-counter": {"base_url": counting_server.url}},
-    }
-    job = {"web": web, "mode": "once", "query": "python", "backend": "fake-counter", "start_at": time.time() + 3}
-    results = [_result(w) for w in [_run_worker(job) for _ in range(4)]]
+    results = _four_workers_at_once(kind, tmp_path, counting_server, request, namespace)
     assert all(r["success"] for r in results), results
     assert sorted(bool(r["cached"]) for r in results) == [False, True, True, True], results
     assert len(counting_server.requests) == 1
-    # and it is not cached: the next call asks again
-    assert _result(_run_worker({**job, "start_at": 0}))["cached"] is None
-    assert len(counting_server.requests) == 2
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_workers_waiting_on_a_failing_provider_share_its_failure(
+    kind: str, tmp_path: Path, counting_server: Any, request: pytest.FixtureRequest, namespace: str
+) -> None:
+    """As calls in one process share the provider's failure, so do workers waiting on the
+    one that met it; before, each asked again in turn, and the last ones ran out of time."""
+    counting_server.status = 500
+    results = _four_workers_at_once(kind, tmp_path, counting_server, request, namespace)
+    assert len({r["error"] for r in results}) == 1 and "HTTP Error 500" in results[0]["error"], results
+    assert len(counting_server.requests) == 1
+
+
+def _four_workers_at_once(
+    kind: str, tmp_path: Path, server: Any, request: pytest.FixtureRequest, namespace: str
+) -> list[dict[str, Any]]:
+    """Four processes sharing a cache ask ``fake-counter`` (``server``, answering in 1 s) the
+    same search at the same moment."""
+    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
+    server.delay = 1.0
+    web = {
+        "cache": _backend_settings(kind, tmp_path, redis_url, namespace),
+        "providers": {"fake-counter": {"base_url": server.url}},
+    }
+    job = {"web": web, "mode": "once", "query": "python", "backend": "fake-counter", "start_at": time.time() + 3}
+    return [_result(w) for w in [_run_worker(job) for _ in range(4)]]
 
 
 def _spoil_entries(kind: str, tmp_path: Path, redis_url: str | None, namespace: str, payload: bytes) -> int:

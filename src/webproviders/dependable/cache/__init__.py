@@ -15,10 +15,11 @@ import copy
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from ...errors import WebTimeoutError
+from ...errors import WebProviderError, WebTimeoutError
 from ...redact import get_logger
 from ..health import CALL_DEADLINE
 from ..offload import StoreGuard, StoreUnavailable
+from . import handover
 from .fingerprint import cache_key
 from .flight import Flights
 from .memory import MemoryCache
@@ -32,11 +33,6 @@ log = get_logger("webproviders.dependable.cache")
 
 #: Polling interval bounds while another process fetches the same key.
 _POLL_FIRST, _POLL_MAX = 0.02, 0.2
-#: Seconds an answer that is not cached (an empty search, an extract where a URL failed) is
-#: left for the workers polling for it: longer than a poll, too short to serve new calls.
-_HANDOVER_TTL = 2.0
-#: Where such an answer is left, beside the key's entry; only waiting workers look there.
-_HANDOVER = "handover:"
 
 
 class _LeaderGone(Exception):
@@ -93,7 +89,7 @@ class ResultCache:
                     raise copy.copy(exc) from None
                 return (self.store.decode(payload) if payload is not None else copy.deepcopy(shared)), True
             try:
-                value, cached = await self._fetch(key, ttl, fetch, remaining, keep)
+                value, cached = await self._fetch(key, ttl, fetch, remaining, keep, own)
                 future.set_result((self._encode(value), value))
                 return value, cached
             except BaseException as exc:
@@ -131,6 +127,7 @@ class ResultCache:
         fetch: Callable[[], Awaitable[Any]],
         remaining: Callable[[], float],
         keep: Callable[[Any], bool] | None,
+        own: Callable[[Exception], bool] | None,
     ) -> tuple[Any, bool]:
         token = None
         if self.store.shared:
@@ -146,17 +143,20 @@ class ResultCache:
             found = await self.lookup(key)
             if found is not None:
                 return found, True
-            value = await fetch()
+            try:
+                value = await fetch()
+            except WebProviderError as exc:
+                if token and not (own is not None and own(exc)):  # the provider's: waiting workers share it
+                    await self._hand_over(key, handover.failure(exc))
+                raise
             payload = self._encode(value) if keep is None or keep(value) else None
             if payload is not None:
                 if self.store.shared:
                     await self._safe(self.store.set, None, key, payload, ttl)
                 else:
                     self.store.set(key, payload, ttl)
-            elif token:  # not cached, yet the workers waiting for it share it, as calls in flight here do
-                handover = self._encode(value)
-                if handover is not None:
-                    await self._safe(self.store.set, None, _HANDOVER + key, handover, _HANDOVER_TTL)
+            elif token:  # not cached, yet the workers waiting for it share it
+                await self._hand_over(key, value)
             return value, False
         finally:
             if token:
@@ -172,11 +172,9 @@ class ResultCache:
             if value is not None:
                 return value, None
             if not await self._safe(self.store.claimed, False, key):
-                # Its answer was not cached: take it from where it was left, rather than ask
-                # again one worker after another, each waiting for the one before.
-                value = await self.lookup(_HANDOVER + key)
-                if value is not None:
-                    return value, None
+                left = await self._handed_over(key)
+                if left is not None:
+                    return left, None
                 token = await self._safe(self.store.claim, "", key, max(1.0, remaining()))
                 if token is not None:
                     return None, token
@@ -184,6 +182,25 @@ class ResultCache:
             "The call's deadline passed while another worker was answering the same call.",
             detail=CALL_DEADLINE,
         )
+
+    async def _hand_over(self, key: str, value: Any) -> None:
+        """Leave what the workers waiting on this claim would otherwise ask for again (see
+        :mod:`.handover`); before the claim is let go."""
+        payload = self._encode(value)
+        if payload is not None:
+            await self._safe(self.store.set, None, handover.PREFIX + key, payload, handover.TTL)
+
+    async def _handed_over(self, key: str) -> Any:
+        """What the worker that held the claim left for its waiters, or None; a provider's
+        failure left there is raised."""
+        payload = await self._safe(self.store.get, None, handover.PREFIX + key)
+        if payload is None:
+            return None
+        try:
+            value = self.store.decode(payload)
+        except ValueError:
+            return None
+        return handover.taken(value)
 
     def _encode(self, value: Any) -> Any:
         try:
