@@ -359,6 +359,37 @@ def test_a_sqlite_cache_deleted_while_in_use_is_set_up_again(tmp_path: Path) -> 
     assert provider(config, "fake-a").calls == 2
 
 
+def test_a_damaged_sqlite_cache_is_set_up_again(tmp_path: Path) -> None:
+    """A cache file with damaged pages (a crash, a full disk, a bad sector) failed every call's
+    lookups and stores until someone deleted it; a file there that is no SQLite file at all
+    (the path set to another file by mistake) is left as it is."""
+    path = tmp_path / "c.sqlite3"
+    writer = SQLiteCache(path)
+    for n in range(300):
+        writer.set(f"key-{n}", json.dumps({"n": n, "padding": "x" * 200}), 3600)
+    del writer
+    gc.collect()
+    import sqlite3
+
+    db = sqlite3.connect(path)
+    db.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # every row in the file itself
+    db.close()
+    with open(path, "r+b") as file:  # pages past the header overwritten
+        file.seek(3 * 4096)
+        file.write(b"\xa5" * 20 * 4096)
+    config = build_config(search_backend="fake-a", cache={"backend": "sqlite", "path": str(path)})
+    first = dispatch_search("python", config=config)
+    assert first["success"] is True and "warnings" not in first["meta"], first["meta"]
+    assert dispatch_search("python", config=config)["meta"].get("cached") is True
+
+    other = tmp_path / "notes.txt"
+    other.write_text("not a cache")
+    config = build_config(search_backend="fake-a", cache={"backend": "sqlite", "path": str(other)})
+    answered = dispatch_search("python", config=config)
+    assert answered["success"] is True and "file is not a database" in answered["meta"]["warnings"][0]
+    assert other.read_text() == "not a cache"
+
+
 @pytest.mark.parametrize("kind", ["sqlite", "redis"])
 def test_two_processes_sharing_a_cache_make_one_upstream_call(
     kind: str, tmp_path: Path, counting_server: Any, request: pytest.FixtureRequest, namespace: str

@@ -104,6 +104,11 @@ class PerThread:
         held = getattr(self._local, "held", None)
         return None if held is None else held.conn
 
+    def identity(self) -> Identity:
+        """The file this thread's connection opened (None before :meth:`fresh`)."""
+        held = getattr(self._local, "held", None)
+        return None if held is None else held.identity
+
     def keep(self, conn: Any) -> Any:
         """Make ``conn`` this thread's connection."""
         self._local.held = _Held(conn)

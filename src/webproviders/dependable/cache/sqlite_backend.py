@@ -1,21 +1,34 @@
 """A persistent cache in one SQLite file: survives restarts, shared by processes on a host.
 
 WAL mode lets readers run beside a writer; each thread keeps its own connection. Claims (a
-row per key being fetched) give single flight across processes.
+row per key being fetched) give single flight across processes. A damaged file is replaced
+by a new one: a cache holds nothing that cannot be asked for again, and the damaged file
+would fail every call until someone deleted it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from ...homedir import expand_user, xdg_file
-from ..sqlite_file import PerThread, SQLiteFile
+from ...redact import get_logger
+from ..sqlite_file import Identity, PerThread, SQLiteFile
+
+T = TypeVar("T")
+
+log = get_logger("webproviders.dependable.cache")
+
+#: What SQLite says of a file that is not (or no longer) a database it can read.
+_DAMAGED = frozenset({"file is not a database", "database disk image is malformed"})
+#: The first bytes of every SQLite database file.
+_MAGIC = b"SQLite format 3\x00"
 
 #: Every this many writes, expired rows are deleted and the table trimmed to size.
 _PRUNE_EVERY = 256
@@ -30,6 +43,15 @@ _SCHEMA = (
 def default_path() -> Path:
     """``$XDG_CACHE_HOME/webproviders/cache.sqlite3`` (``~/.cache`` by default)."""
     return xdg_file("XDG_CACHE_HOME", "~/.cache", "cache.sqlite3")
+
+
+def _sqlite_file(path: Path) -> bool:
+    """Whether ``path`` begins as every SQLite database does."""
+    try:
+        with open(path, "rb") as file:
+            return file.read(len(_MAGIC)) == _MAGIC
+    except OSError:
+        return False
 
 
 class SQLiteCache:
@@ -60,21 +82,42 @@ class SQLiteCache:
     def decode(payload: str | bytes) -> Any:
         return json.loads(payload)
 
-    def _db(self) -> Any:
-        return self._conns.fresh(self._file)
+    def _run(self, work: Callable[[Any], T]) -> T:
+        """``work`` on this thread's connection; on a damaged file, once more on a new one."""
+        import sqlite3
+
+        try:
+            return work(self._conns.fresh(self._file))
+        except sqlite3.DatabaseError as exc:
+            if str(exc) not in _DAMAGED:
+                raise
+            self._remove(self._conns.identity() or self._file.identity(), exc)  # none held: it failed opening
+        return work(self._conns.fresh(self._file))  # the file is gone: a new one is set up
+
+    def _remove(self, damaged: Identity, problem: Exception) -> None:
+        """Delete the damaged file with its WAL, unless another thread or process already
+        put a new one in its place, or it is no SQLite file at all: a path set to some
+        other file by mistake must not cost its owner that file."""
+        if damaged is None or damaged != self._file.identity() or not _sqlite_file(self.path):
+            return
+        log.warning("The cache file %s is damaged (%s); a new one is set up in its place.", self.path, problem)
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(f"{self.path}{suffix}")
 
     def get(self, key: str) -> str | None:
-        row = self._db().execute(
-            "SELECT value FROM entries WHERE key = ? AND expires > ?", (key, self.clock())
-        ).fetchone()
+        row = self._run(
+            lambda db: db.execute("SELECT value FROM entries WHERE key = ? AND expires > ?", (key, self.clock())).fetchone()
+        )
         return None if row is None else row[0]
 
     def set(self, key: str, payload: str, ttl: float) -> None:
         now = self.clock()
-        db = self._db()
-        db.execute(
-            "INSERT OR REPLACE INTO entries (key, value, expires, stored) VALUES (?, ?, ?, ?)",
-            (key, payload, now + ttl, now),
+        self._run(
+            lambda db: db.execute(
+                "INSERT OR REPLACE INTO entries (key, value, expires, stored) VALUES (?, ?, ?, ?)",
+                (key, payload, now + ttl, now),
+            )
         )
         self._writes += 1
         if self._writes % _PRUNE_EVERY == 0:
@@ -82,32 +125,40 @@ class SQLiteCache:
 
     def prune(self) -> None:
         """Delete expired rows, then the oldest beyond ``max_entries``."""
-        db = self._db()
-        db.execute("DELETE FROM entries WHERE expires <= ?", (self.clock(),))
-        db.execute(
-            "DELETE FROM entries WHERE key IN (SELECT key FROM entries ORDER BY stored DESC LIMIT -1 OFFSET ?)",
-            (self.max_entries,),
-        )
+
+        def work(db: Any) -> None:
+            db.execute("DELETE FROM entries WHERE expires <= ?", (self.clock(),))
+            db.execute(
+                "DELETE FROM entries WHERE key IN (SELECT key FROM entries ORDER BY stored DESC LIMIT -1 OFFSET ?)",
+                (self.max_entries,),
+            )
+
+        self._run(work)
 
     def claim(self, key: str, seconds: float) -> str | None:
         """Take the right to fetch ``key`` for ``seconds``; a token, or None if someone has it."""
         token = uuid.uuid4().hex
-        now = self.clock()
-        db = self._db()
-        db.execute("DELETE FROM claims WHERE key = ? AND expires <= ?", (key, now))
-        cursor = db.execute(
-            "INSERT OR IGNORE INTO claims (key, token, expires) VALUES (?, ?, ?)", (key, token, now + seconds)
-        )
-        return token if cursor.rowcount == 1 else None
+
+        def work(db: Any) -> bool:
+            now = self.clock()
+            db.execute("DELETE FROM claims WHERE key = ? AND expires <= ?", (key, now))
+            cursor = db.execute(
+                "INSERT OR IGNORE INTO claims (key, token, expires) VALUES (?, ?, ?)", (key, token, now + seconds)
+            )
+            return bool(cursor.rowcount == 1)
+
+        return token if self._run(work) else None
 
     def claimed(self, key: str) -> bool:
-        row = self._db().execute(
-            "SELECT 1 FROM claims WHERE key = ? AND expires > ?", (key, self.clock())
-        ).fetchone()
+        row = self._run(
+            lambda db: db.execute("SELECT 1 FROM claims WHERE key = ? AND expires > ?", (key, self.clock())).fetchone()
+        )
         return row is not None
 
     def release(self, key: str, token: str) -> None:
-        self._db().execute("DELETE FROM claims WHERE key = ? AND token = ?", (key, token))
+        self._run(lambda db: db.execute("DELETE FROM claims WHERE key = ? AND token = ?", (key, token)))
 
     def __len__(self) -> int:
-        return int(self._db().execute("SELECT count(*) FROM entries WHERE expires > ?", (self.clock(),)).fetchone()[0])
+        return int(
+            self._run(lambda db: db.execute("SELECT count(*) FROM entries WHERE expires > ?", (self.clock(),)).fetchone()[0])
+        )
