@@ -654,7 +654,13 @@ def config_path(path: str | os.PathLike[str] | None = None) -> Path | None:
         default = require_home(expand_user(DEFAULT_CONFIG_PATH))
     except OSError:  # no home directory, so no config file in it
         return None
-    return default if default.is_file() else None
+    try:
+        return default if default.is_file() else None
+    except OSError as exc:  # a home this user may not enter (HOME=/root under another user id)
+        log.warning(
+            "The config file %s cannot be looked at (%s); the defaults are used.", default, exc.strerror
+        )
+        return None
 
 
 def load_config(path: str | os.PathLike[str] | None = None) -> Config:

@@ -1,10 +1,12 @@
-"""A process with no home directory still dispatches (a real subprocess).
+"""A process with no home directory, or one it may not enter, still dispatches (a real subprocess).
 
 A container run under an arbitrary user id often has HOME unset and no entry for that id in
 the password database; pathlib then cannot expand ``~``. The default config file and user
 plugin folder are simply absent there, and the stores whose default file lives under the
 home directory fail as a file that cannot be opened does: a warning, not a failed call, and
-never a folder named ``~`` in the working directory.
+never a folder named ``~`` in the working directory. A home directory this user may not
+enter (``HOME=/root`` left in the environment of a container run under another user id) is
+the same: its config file and plugin folder are skipped with a warning.
 """
 
 from __future__ import annotations
@@ -58,3 +60,44 @@ def test_a_process_without_a_home_directory_dispatches(tmp_path: Path) -> None:
     )
     assert local["error_code"] == "not_configured" and "web.providers.local.path" in local["error"]
     assert not (tmp_path / "~").exists()
+
+
+#: The same calls with HOME a folder this user may not enter: root first takes another user
+#: id (after a first call has imported what the calls need, from folders that user may not read).
+_LOCKED_OUT_SCRIPT = """
+import json, os
+from webproviders import dispatch_search, list_providers
+from webproviders.config import config_from_dict
+
+dispatch_search("warm", 2, backend="stub", config=config_from_dict({"web": {"usage": False}}))
+if os.geteuid() == 0:
+    os.setegid(65534)
+    os.seteuid(65534)
+print(json.dumps({"answer": dispatch_search("hello", 2, backend="stub"), "rows": list_providers()}))
+"""
+
+
+def test_a_home_directory_this_user_may_not_enter_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    (home / ".config" / "webproviders" / "plugins").mkdir(parents=True)
+    (home / ".config" / "webproviders" / "config.yaml").write_text("web: {search_backend: stub}\n")
+    home.chmod(0)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _LOCKED_OUT_SCRIPT],
+            capture_output=True,
+            text=True,
+            timeout=BOUND,
+            cwd=tmp_path,
+            env={**os.environ, "HOME": str(home)},
+        )
+    finally:
+        home.chmod(0o700)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert result["answer"]["success"], result["answer"]
+    assert any(row["name"] == "stub" for row in result["rows"])
+    assert (
+        "config.yaml cannot be looked at (Permission denied); the defaults are used" in done.stderr
+    )
+    assert "plugins cannot be read (Permission denied); its plugins are skipped" in done.stderr

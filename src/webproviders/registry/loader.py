@@ -122,14 +122,31 @@ class Plugins:
 
 
 def _plugin_folders(directories: Iterable[Path]) -> list[Path]:
-    """The folders holding a ``plugin.yaml`` in each directory, alphabetically per directory."""
-    return [
-        folder
-        for directory in directories
-        if directory.is_dir()
-        for folder in sorted(directory.iterdir())
-        if (folder / "plugin.yaml").is_file()
-    ]
+    """The folders holding a ``plugin.yaml`` in each directory, alphabetically per directory.
+    A directory this process may not read is skipped with a warning: one unreadable folder
+    (a home directory of another user) must not stop every call."""
+    found = []
+    for directory in directories:
+        try:
+            if not directory.is_dir():
+                continue
+            entries = sorted(directory.iterdir())
+        except OSError as exc:
+            log.warning(
+                "The plugin folder %s cannot be read (%s); its plugins are skipped.", directory, exc.strerror
+            )
+            continue
+        found.extend(folder for folder in entries if _holds_manifest(folder))
+    return found
+
+
+def _holds_manifest(folder: Path) -> bool:
+    """Whether ``folder`` has a ``plugin.yaml``; one that cannot be looked at counts, so
+    that its plugin is recorded with the reason (:func:`read_manifest` gives it)."""
+    try:
+        return (folder / "plugin.yaml").is_file()
+    except OSError:
+        return True
 
 
 def _user_plugin_dirs(config: Config) -> list[Path]:
