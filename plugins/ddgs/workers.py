@@ -6,14 +6,14 @@ own timeout. So each search runs in a separate process: at the deadline the proc
 killed, its threads with it, and the call has already answered ``timeout``. A worker that
 answered is kept for the next search (at most :data:`MAX_IDLE` wait, at most
 :data:`MAX_WORKERS` run at once). Workers get an environment without secrets (only the
-variables on :data:`PASSED_ENV`) and leave when this process closes their pipe.
+variables every worker interpreter gets and those on :data:`PASSED_ENV`) and leave when
+this process closes their pipe.
 """
 
 from __future__ import annotations
 
 import atexit
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -25,10 +25,10 @@ WORKER_SCRIPT = Path(__file__).with_name("worker.py")
 MAX_WORKERS = 4
 #: Workers kept waiting for the next search.
 MAX_IDLE = 2
-#: Environment variables a worker sees: what Python, TLS and proxies need, no keys.
+#: Environment variables a worker sees besides those of every worker interpreter
+#: (``kit.worker_environment``: what Python needs to start, no keys): TLS and proxies.
 PASSED_ENV = (
-    "PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SYSTEMROOT",
-    "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "SSL_CERT_FILE", "SSL_CERT_DIR",
+    "SYSTEMROOT", "VIRTUAL_ENV", "SSL_CERT_FILE", "SSL_CERT_DIR",
     "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
     "DDGS_PROXY",
 )
@@ -55,7 +55,9 @@ class Worker:
     """One worker process and the pipes to it."""
 
     def __init__(self) -> None:
-        env = {name: os.environ[name] for name in PASSED_ENV if name in os.environ}
+        from webproviders.kit import worker_environment
+
+        env = worker_environment(PASSED_ENV)
         self.process = subprocess.Popen(
             [sys.executable, "-u", str(WORKER_SCRIPT)],
             stdin=subprocess.PIPE,

@@ -290,6 +290,30 @@ def test_workers_get_no_secrets(
     thread.join(30)
 
 
+def test_workers_get_what_the_interpreter_needs_to_start(
+    proxy: Proxy, ddgs_config: Callable[..., Any], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A Python whose shared library is found through LD_LIBRARY_PATH (AWS Lambda's) cannot
+    start without it: ddgs's workers used to lose it, and every search ended with "the ddgs
+    worker ended without answering". They get what the extraction workers get."""
+    monkeypatch.setenv("LD_LIBRARY_PATH", str(tmp_path))
+    monkeypatch.setenv("PYTHONNOUSERSITE", "1")
+    proxy.mode = "hang"
+    config = ddgs_config(timeout=60)
+    thread = threading.Thread(target=dispatch_search, args=("q",), kwargs={"backend": "ddgs", "config": config, "timeout": 20})
+    thread.start()
+    environ = b""
+    for _ in range(200):
+        pids = worker_processes()
+        if pids:
+            environ = Path(f"/proc/{pids[0]}/environ").read_bytes()
+            break
+        time.sleep(0.05)
+    assert f"LD_LIBRARY_PATH={tmp_path}".encode() in environ.split(b"\0")
+    assert b"PYTHONNOUSERSITE=1" in environ.split(b"\0")
+    thread.join(30)
+
+
 _HANGING_SCRIPT = """
 import json, socket, sys, threading
 listener = socket.create_server(("127.0.0.1", 0))

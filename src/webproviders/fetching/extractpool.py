@@ -33,7 +33,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..context import note_repeating, remaining_time
@@ -79,10 +79,12 @@ CPU_LIMIT = "cpu_limit"
 _CPU_LIMIT_EXIT = -getattr(signal, "SIGXCPU", 24)
 
 
-def worker_environment() -> dict[str, str]:
-    """The allow-listed part of this process's environment (locale variables included), with
-    this package's location on ``PYTHONPATH``."""
-    env = {k: v for k, v in os.environ.items() if k in WORKER_ENVIRONMENT or k.startswith("LC_")}
+def worker_environment(extra: Iterable[str] = ()) -> dict[str, str]:
+    """The allow-listed part of this process's environment (locale variables included), and
+    the variables named in ``extra``, with this package's location on ``PYTHONPATH``: what a
+    worker process that is a fresh Python interpreter needs, and no secret."""
+    wanted = WORKER_ENVIRONMENT.union(extra)
+    env = {k: v for k, v in os.environ.items() if k in wanted or k.startswith("LC_")}
     env["PYTHONPATH"] = os.pathsep.join(filter(None, (_PACKAGE_ROOT, env.get("PYTHONPATH"))))
     return env
 

@@ -87,6 +87,7 @@ _EXPORTS = {
     "HostLimiter": "fetching.politeness",
     "Crawler": "fetching.crawler",
     "CrawlOptions": "fetching.crawler",
+    "worker_environment": "fetching.extractpool",
     "truncate": "envelope",
     "canonicalize": "urls",
     # the page index (what the local provider searches)
@@ -122,6 +123,7 @@ if TYPE_CHECKING:
         to_provider_error,
     )
     from ..fetching.crawler import Crawler, CrawlOptions
+    from ..fetching.extractpool import worker_environment
     from ..fetching.fetch import fetch, status_error
     from ..fetching.options import CRAWL_OPTIONS, EXTRACT_OPTIONS, FetchLimits, time_budget
     from ..fetching.pages import PageOptions, render
