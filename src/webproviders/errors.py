@@ -343,6 +343,16 @@ def proxy_auth_error(who: str, provider: str | None, tail: str = ".", settings: 
     )
 
 
+#: ``detail`` of a call or attempt that could not run for want of a thread: this process is
+#: at its limit of threads or memory, which says nothing of the provider.
+NO_THREAD = "no_thread"
+#: What is wrong and what to do when the process has no room for a call.
+AT_PROCESS_LIMIT = (
+    "the process is at its limit of open files (ulimit -n), threads or memory: "
+    "make fewer calls at once, or raise the limit."
+)
+
+
 #: What to do when a certificate cannot be verified through a proxy: trust the CA it signs with.
 _TRUST_THE_PROXY_CA = (
     "A proxy that inspects TLS presents its own certificate: trust its CA with SSL_CERT_FILE or SSL_CERT_DIR."
@@ -568,6 +578,10 @@ def _map(exc: BaseException, provider: str | None) -> WebProviderError:
     mapped = _from_httpx(exc, who, provider)
     if mapped is not None:
         return mapped
+    pools = sys.modules.get(f"{__package__}.pools")  # loaded whenever a NoThread exists
+    if pools is not None and isinstance(exc, pools.NoThread):
+        message = f"{who} could not be called: {exc}; {AT_PROCESS_LIMIT}"
+        return ProviderError(message, provider=provider, detail=NO_THREAD)
     config = sys.modules.get(f"{__package__}.config")  # loaded whenever a ConfigError exists
     if config is not None and isinstance(exc, config.ConfigError):
         return NotConfiguredError(str(exc), provider=provider)
@@ -580,10 +594,12 @@ def _map(exc: BaseException, provider: str | None) -> WebProviderError:
 
 
 __all__ = [
+    "AT_PROCESS_LIMIT",
     "CERTIFICATE_DETAILS",
     "ERROR_CLASSES",
     "ERROR_CODES",
     "INVALID_CERTIFICATE",
+    "NO_THREAD",
     "STATUS_ERRORS",
     "UNTRUSTED_CERTIFICATE",
     "AuthError",

@@ -9,8 +9,11 @@ never started (before, every later call of that config timed out, or an async on
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -110,3 +113,62 @@ def test_a_pool_whose_thread_could_not_start_starts_one_later() -> None:
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert done.stdout.splitlines() == ["ran"]  # the work refused then never runs
+
+
+_BUSY_SCRIPT = """
+import asyncio, json, os, resource, threading
+resource.setrlimit(resource.RLIMIT_AS, (3 * 1024**3, 3 * 1024**3))
+from webproviders import adispatch_search
+from webproviders.config import config_from_dict
+
+config = config_from_dict({{"web": {{"cache": False}}, "plugins": {{"paths": [{root!r}], "enabled": ["stuck"]}}}})
+release = os.environ["STUCK_RELEASE"]
+
+def search(query):
+    return adispatch_search(query, backend="stuck", config=config, timeout=3)
+
+open(release, "w").close()
+asyncio.run(search("warm"))  # one thread of the sync pool, now idle
+os.remove(release)
+{fill}
+async def busy():
+    return await asyncio.gather(*(search(f"q{{i}}") for i in range(8)))
+
+starved = asyncio.run(busy())  # the first holds the one thread; the others find none
+open(release, "w").close()
+stop.set()
+for thread in fillers:
+    thread.join()
+print(json.dumps(starved))
+"""
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="RLIMIT_AS caps threads' stacks on Linux"
+)
+def test_calls_that_find_no_thread_for_a_sync_provider_do_not_cool_it_down(
+    write_plugin: Any, stuck_provider: tuple[str, Path]
+) -> None:
+    """A busy moment of the process is not the provider's failure: before, five such calls
+    cooled it down, and the calls after them were refused ("stuck is cooling down")."""
+    code, _ = stuck_provider
+    register = "\n\ndef register(ctx):\n    ctx.register_web_search_provider(Stuck())\n"
+    root = write_plugin("stuck", code + register)
+    script = _BUSY_SCRIPT.format(root=str(root), fill=_FILL)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=BOUND,
+        env=dict(os.environ),
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    answers = json.loads(done.stdout)
+    starved = [answer for answer in answers if answer.get("detail") != "call_deadline"]
+    assert len(starved) == 7, starved
+    for envelope in starved:
+        assert envelope["error_code"] == "provider_error", envelope
+        assert envelope.get("detail") == "no_thread", envelope
+        error = envelope["error"]
+        assert error.startswith("stuck could not be called: no worker thread could be started")
+        assert "at its limit of open files (ulimit -n), threads or memory" in error

@@ -17,6 +17,7 @@ from ..config import BackendSpec, Config, default_config
 from ..context import reset_deadline, set_deadline
 from ..envelope import failure
 from ..errors import (
+    AT_PROCESS_LIMIT,
     InvalidInputError,
     ProviderError,
     WebProviderError,
@@ -152,11 +153,7 @@ def _no_call_meta(requested: Any, started: float) -> dict[str, Any]:
 def could_not_start(exc: Exception) -> ProviderError:
     """The process had no room for the call (a descriptor for its loop, a worker thread):
     nothing was sent, so no provider is named."""
-    return ProviderError(
-        f"The call could not start: {exc}; the process is at its limit of open files (ulimit -n), "
-        "threads or memory: make fewer calls at once, or raise the limit.",
-        provider=None,
-    )
+    return ProviderError(f"The call could not start: {exc}; {AT_PROCESS_LIMIT}", provider=None)
 
 
 def never_started(error: WebProviderError, backend: BackendSpec | None) -> dict[str, Any]:

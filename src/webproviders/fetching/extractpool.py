@@ -261,9 +261,15 @@ class _WaitingThreads:
             start = self._free == 0
             if not start:
                 self._free -= 1
-        self._jobs.put(task)
         if start:
-            threading.Thread(target=self._serve, name="webproviders-extract-wait", daemon=True).start()
+            try:
+                threading.Thread(target=self._serve, name="webproviders-extract-wait", daemon=True).start()
+            except RuntimeError as exc:  # the task is not queued: no thread would take it on time
+                # here: pools brings asyncio, which the start of a first worker need not wait for
+                from ..pools import NoThread
+
+                raise NoThread(f"no worker thread could be started ({exc})") from None
+        self._jobs.put(task)
 
     def _serve(self) -> None:
         while True:
