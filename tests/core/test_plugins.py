@@ -97,6 +97,31 @@ def test_duplicate_provider_name_keeps_the_first_and_warns(
     assert hit["title"] == "from twin"
 
 
+def test_an_enabled_plugin_no_folder_holds_is_named_with_where_it_was_looked_for(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    root = write_plugin("aaa", GOOD.format(name="aaa"))
+    config = make_config(plugins={"paths": [str(root), "plugins-here"], "enabled": ["aaa", "missing"]})
+    with caplog.at_level(logging.WARNING, logger="webproviders.registry.loader"):
+        rows = _rows(config)
+    assert "aaa" in rows
+    warned = [r.getMessage() for r in caplog.records if "'missing' is enabled" in r.getMessage()]
+    assert len(warned) == 1 and f"looked in {root}, plugins-here" in warned[0]
+    assert "relative path is read from the working directory" in warned[0]
+    assert not any("'aaa' is enabled" in r.getMessage() for r in caplog.records)
+
+
+def test_a_working_directory_that_was_removed_does_not_stop_the_calls(
+    make_config: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    monkeypatch.chdir(gone)
+    gone.rmdir()
+    config = make_config(plugins={"enabled": ["missing"]})
+    assert dispatch_search("q", backend="stub", config=config)["success"] is True
+
+
 def test_invalid_manifest_is_recorded(tmp_path: Path, make_config: Any) -> None:
     folder = tmp_path / "plugins" / "badyaml"
     folder.mkdir(parents=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import os
 import re
 import sys
 import types
@@ -176,9 +177,31 @@ def discover(config: Config) -> Plugins:
         _add_folder(found, config, folder, "built-in")
     for ep in _entry_points():
         _load_entry_point(found, config, ep)
-    for folder in _plugin_folders(_user_plugin_dirs(config)):
+    user_dirs = _user_plugin_dirs(config)
+    for folder in _plugin_folders(user_dirs):
         _add_folder(found, config, folder, "user")
+    _warn_not_found(found, config, user_dirs)
     return found
+
+
+def _warn_not_found(found: Plugins, config: Config, directories: list[Path]) -> None:
+    """Say which enabled plugins no folder holds: a misspelt name, or a relative path in
+    ``plugins.paths`` read from another working directory, would otherwise only show as an
+    unknown backend."""
+    seen = {record.name for record in found.plugins}
+    for name in config.plugins.enabled:
+        if name not in seen and name not in config.plugins.disabled:
+            try:
+                here = os.getcwd()
+            except OSError:  # the folder was removed while the process stood in it
+                here = "a folder that no longer exists"
+            log.warning(
+                "Plugin '%s' is enabled (plugins.enabled) but no plugin folder holds it; looked in %s "
+                "(a relative path is read from the working directory, %s).",
+                name,
+                ", ".join(str(d) for d in directories),
+                here,
+            )
 
 
 def _add_folder(found: Plugins, config: Config, folder: Path, source: Source) -> None:
