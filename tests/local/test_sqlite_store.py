@@ -3,7 +3,13 @@ older index), its settings, and how a question becomes an FTS5 expression."""
 
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import sqlite3
+import subprocess
+import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -234,3 +240,57 @@ def test_a_long_page_naming_a_word_many_times_is_searched_in_time(index_config: 
     # The match deep in the page is shown, cut on both sides.
     assert "**needle** here" in hit["description"]
     assert hit["description"].startswith("…") and hit["description"].endswith("…")
+
+
+#: Builds an index, closes it, then searches it from a process that may not write it (root
+#: first takes another user id, once a first search has imported what searching needs).
+_READ_ONLY_SCRIPT = """
+import json, os, sys
+from webproviders.errors import NotConfiguredError
+from webproviders.index.pages import Filters, IndexedPage
+from webproviders.index.sqlite_store import SQLiteStore
+import webproviders.index.snapshot  # imported from folders the other user may not read
+
+folder = sys.argv[1]
+path = os.path.join(folder, "index.sqlite3")
+builder = SQLiteStore(path)
+builder.add([IndexedPage("https://docs.example.com/a", "Tokyo weather", "Sunny in Tokyo today.", 1.0)])
+builder.search("tokyo", 5, Filters())
+builder.close()  # the last connection: SQLite removes the -wal and -shm files
+os.chmod(path, 0o444)
+os.chmod(folder, 0o555)
+if os.geteuid() == 0:
+    os.setegid(65534)
+    os.seteuid(65534)
+reader = SQLiteStore(path)
+hits = [hit.page.url for hit in reader.search("tokyo", 5, Filters())]
+try:
+    reader.add([IndexedPage("https://docs.example.com/b", "B", "More text.", 2.0)])
+    refused = None
+except NotConfiguredError as exc:
+    refused = exc.message
+print(json.dumps({"files": sorted(os.listdir(folder)), "hits": hits, "refused": refused}))
+"""
+
+
+def test_an_index_this_process_may_not_write_is_still_searched() -> None:
+    """An index built into a container image, read on a read-only filesystem or by a user who
+    does not own it: SQLite cannot open a WAL file whose -shm it cannot make, and the search
+    answered "cannot be opened" until the folder was made writable."""
+    folder = tempfile.mkdtemp()  # one the other user can reach: tmp_path's parents are private
+    os.chmod(folder, 0o755)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _READ_ONLY_SCRIPT, folder],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        os.chmod(folder, 0o755)
+        shutil.rmtree(folder)
+    assert done.returncode == 0, done.stderr[-3000:]
+    result = json.loads(done.stdout)
+    assert result["files"] == ["index.sqlite3"]
+    assert result["hits"] == ["https://docs.example.com/a"]
+    assert "cannot be opened" in result["refused"]

@@ -228,16 +228,36 @@ class SQLiteStore:
         self._conns.close()
 
     def _db(self, create: bool) -> Any | None:
-        """This thread's connection; None when the file does not exist and ``create`` is False."""
+        """This thread's connection; None when the file does not exist and ``create`` is False.
+        A read of a file this process may not write goes to a snapshot of it (:mod:`.snapshot`)."""
         conn = self._conns.get()
+        if conn is not None and getattr(conn, "stale", None) is not None and (create or conn.stale()):
+            self._conns.close()
+            conn = None
         if conn is None:
             if not create and not self.path.exists():
                 self._check_creatable()
                 return None
             if create:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = self._conns.keep(self._connect())
+            conn = self._conns.keep(self._connect() if create else self._connect_to_read())
         return conn
+
+    def _connect_to_read(self) -> Any:
+        import sqlite3
+
+        try:
+            return self._connect()
+        except sqlite3.Error as exc:
+            from .snapshot import open_snapshot, unwritable_here
+
+            if not unwritable_here(self.path, exc):
+                raise
+            snapshot = open_snapshot(self.path)
+            if self._marks(snapshot) != (APPLICATION_ID, SCHEMA_VERSION):  # it could not be brought up to date
+                snapshot.close()
+                raise exc from None
+            return snapshot
 
     def _check_creatable(self) -> None:
         """Raise as a write would when a file stands where a folder of the path should be: a
