@@ -249,7 +249,7 @@ import json, os, sys
 from webproviders.errors import NotConfiguredError
 from webproviders.index.pages import Filters, IndexedPage
 from webproviders.index.sqlite_store import SQLiteStore
-import webproviders.index.snapshot  # imported from folders the other user may not read
+import webproviders.context, webproviders.index.snapshot  # from folders the other user may not read
 
 folder = sys.argv[1]
 path = os.path.join(folder, "index.sqlite3")
@@ -269,14 +269,18 @@ try:
     refused = None
 except NotConfiguredError as exc:
     refused = exc.message
-print(json.dumps({"files": sorted(os.listdir(folder)), "hits": hits, "refused": refused}))
+try:
+    SQLiteStore(os.path.join(folder, "more", "index.sqlite3")).search("tokyo", 5, Filters())
+    missing = None
+except NotConfiguredError as exc:
+    missing = exc.message
+files = sorted(os.listdir(folder))
+print(json.dumps({"files": files, "hits": hits, "refused": refused, "missing": missing}))
 """
 
 
-def test_an_index_this_process_may_not_write_is_still_searched() -> None:
-    """An index built into a container image, read on a read-only filesystem or by a user who
-    does not own it: SQLite cannot open a WAL file whose -shm it cannot make, and the search
-    answered "cannot be opened" until the folder was made writable."""
+def _read_only() -> dict[str, Any]:
+    """What ``_READ_ONLY_SCRIPT`` found, and the folder it ran in."""
     folder = tempfile.mkdtemp()  # one the other user can reach: tmp_path's parents are private
     os.chmod(folder, 0o755)
     try:
@@ -290,7 +294,24 @@ def test_an_index_this_process_may_not_write_is_still_searched() -> None:
         os.chmod(folder, 0o755)
         shutil.rmtree(folder)
     assert done.returncode == 0, done.stderr[-3000:]
-    result = json.loads(done.stdout)
+    return {**json.loads(done.stdout), "folder": folder}
+
+
+def test_an_index_this_process_may_not_write_is_still_searched() -> None:
+    """An index built into a container image, read on a read-only filesystem or by a user who
+    does not own it: SQLite cannot open a WAL file whose -shm it cannot make, and the search
+    answered "cannot be opened" until the folder was made writable."""
+    result = _read_only()
     assert result["files"] == ["index.sqlite3"]
     assert result["hits"] == ["https://docs.example.com/a"]
     assert "cannot be opened" in result["refused"]
+
+
+def test_a_missing_index_where_this_process_may_not_write_is_named_as_such() -> None:
+    """Before, the search was an empty success advising to index pages, which could never be
+    written there."""
+    result = _read_only()
+    assert result["missing"] == (
+        f"The local index {result['folder']}/more/index.sqlite3 cannot be created (this process "
+        f"may not write in {result['folder']}); check the folder, or set web.providers.local.path."
+    )

@@ -260,11 +260,16 @@ class SQLiteStore:
             return snapshot
 
     def _check_creatable(self) -> None:
-        """Raise as a write would when a file stands where a folder of the path should be: a
-        search of a missing index would otherwise advise indexing pages, which cannot work."""
+        """Raise as a write would when a file stands where a folder of the path should be, or
+        the folder it would be made in may not be written by this process (a read-only
+        filesystem, another user's folder): a search of a missing index would otherwise
+        advise indexing pages, which cannot work."""
         folder = next((p for p in self.path.parents if p.exists()), None)
         if folder is not None and not folder.is_dir():
             raise FileExistsError(errno.EEXIST, "File exists", str(folder))
+        effective = os.access in os.supports_effective_ids  # the ids files are made with
+        if folder is not None and not os.access(folder, os.W_OK | os.X_OK, effective_ids=effective):
+            raise PermissionError(errno.EACCES, f"this process may not write in {folder}", str(folder))
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
