@@ -717,15 +717,33 @@ def _speaks_utf8(stream: Any) -> bool:
     return codecs.lookup(getattr(stream, "encoding", None) or "ascii").name == "utf-8"
 
 
+def _writable(stream: Any) -> bool:
+    """Whether ``stream`` exists and its descriptor may be written (an empty write says so
+    without writing anything); one that is not a file (a test's capture) is taken as is."""
+    if stream is None:
+        return False
+    try:
+        descriptor = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return True
+    try:
+        os.write(descriptor, b"")
+    except OSError:
+        return False
+    return True
+
+
 def _streams_that_never_fail() -> None:
     """Text the terminal's encoding cannot show (a cp1252 console, ``LANG=C`` where Python
     does not switch to UTF-8, ``PYTHONIOENCODING=latin-1``) is escaped, not a
     ``UnicodeEncodeError`` that ends a command whose work was done as if it had failed. A
     stream the command was started without (``>&-``: Python makes it None) writes nowhere,
-    as a closed pipe does, rather than failing the command with an ``AttributeError``."""
-    if sys.stdout is None:
+    as a closed pipe does, rather than failing the command with an ``AttributeError``; so
+    does one whose descriptor cannot be written (``2>&-`` through a launcher that is a shell
+    script, such as pyenv's: the descriptor is the script, open for reading)."""
+    if not _writable(sys.stdout):
         sys.stdout = open(os.devnull, "w", encoding="utf-8")
-    if sys.stderr is None:
+    if not _writable(sys.stderr):
         sys.stderr = open(os.devnull, "w", encoding="utf-8")
     for stream in (sys.stdout, sys.stderr):
         if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):

@@ -243,6 +243,23 @@ def test_a_command_started_without_stdout_exits_as_its_work_went(argv: tuple[str
     assert done.returncode == code and "Traceback" not in done.stderr, done.stderr
 
 
+def _stderr_open_for_reading() -> None:
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 2)
+
+
+def test_a_command_whose_stderr_cannot_be_written_exits_as_its_work_went() -> None:
+    """``2>&-`` through a launcher that is a shell script (pyenv's shims): the descriptor is
+    the script, open for reading, and the stub's warning failed the command with exit 1."""
+    done = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", "search", "x", "--backend", "stub"],
+        stdout=subprocess.PIPE,
+        timeout=60,
+        text=True,
+        preexec_fn=_stderr_open_for_reading,
+    )
+    assert done.returncode == 0 and done.stdout.startswith("1. x"), done.stdout
+
+
 def _commands() -> dict[str, Any]:
     import argparse
 
