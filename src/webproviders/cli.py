@@ -344,7 +344,7 @@ def _show_decisions(capability: str, args: argparse.Namespace, envelope: dict[st
 def _cmd_search(args: argparse.Namespace, config: Any) -> int:
     from .dispatch.api import dispatch_search
 
-    envelope = dispatch_search(args.query, args.limit, backend=args.backend, config=config)
+    envelope = dispatch_search(_as_typed(args.query), args.limit, backend=args.backend, config=config)
     if args.debug:
         _show_decisions("search", args, envelope, config)
     return _emit(envelope, args.json, _print_search)
@@ -745,9 +745,19 @@ def _streams_that_never_fail() -> None:
         sys.stdout = open(os.devnull, "w", encoding="utf-8")
     if not _writable(sys.stderr):
         sys.stderr = open(os.devnull, "w", encoding="utf-8")
-    for stream in (sys.stdout, sys.stderr):
-        if getattr(stream, "errors", None) == "strict" and hasattr(stream, "reconfigure"):
+    for stream in (sys.stdout, sys.stderr):  # surrogateescape: a C locale without UTF-8 mode
+        if getattr(stream, "errors", None) in ("strict", "surrogateescape") and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+
+
+def _as_typed(argument: str) -> str:
+    """A query as the terminal sent it: under a locale Python reads as ASCII (``LC_ALL=C``
+    without UTF-8 mode) its UTF-8 bytes arrive as lone surrogates, which no query may hold.
+    (Paths stay as they came: the operating system takes them back in that form.)"""
+    try:
+        return os.fsencode(argument).decode("utf-8")
+    except UnicodeError:
+        return argument
 
 
 def main(argv: Sequence[str] | None = None, *, collector_off: bool = False) -> int:

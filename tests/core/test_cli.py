@@ -63,6 +63,22 @@ def test_a_terminal_that_cannot_show_the_text_gets_it_escaped_not_a_failure(enco
     assert envelope["data"]["web"][0]["title"] == "café 東京 — result 1"
 
 
+def test_an_ascii_locale_without_utf8_mode_reads_the_query_and_escapes_the_results() -> None:
+    """``LC_ALL=C`` with Python's UTF-8 mode and locale coercion off: the query's UTF-8 bytes
+    arrived as lone surrogates (refused as ``invalid_input``), and an em dash in the results
+    ended the command with "'ascii' codec can't encode" (stdout's handler is surrogateescape)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG", "PYTHONIOENCODING"))}
+    env.update({"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"})
+    done = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", "search", "café 東京", "--limit", "1", "--backend", "stub"],
+        capture_output=True,
+        timeout=60,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.decode("ascii").splitlines()[0] == "1. caf\\xe9 \\u6771\\u4eac \\u2014 result 1"
+
+
 def test_failure_is_one_line_and_non_zero() -> None:
     result = run("search", "   ", "--backend", "stub")
     assert result.returncode == 2
