@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .context import warn
+from .countries import alpha2
 from .errors import InvalidInputError
 from .redact import mask_userinfo
 from .urls import host_of, is_http_url, shorten
@@ -177,6 +178,8 @@ def check_search_options(options: dict[str, Any]) -> dict[str, Any]:
     for key, pattern, example in (("country", COUNTRY_PATTERN, "'us' or 'de'"), ("lang", LANG_PATTERN, "'en' or 'pt-BR'")):
         if clean.get(key) is not None:
             clean[key] = _code(key, clean[key], pattern, example)
+    if clean.get("country") is not None:
+        clean["country"] = alpha2(clean["country"])
     return {key: value for key, value in clean.items() if value is not None}
 
 

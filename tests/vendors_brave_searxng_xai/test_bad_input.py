@@ -99,6 +99,7 @@ def test_every_documented_backend_form_still_works(make_config: Any, backend: An
         ({"country": "usa!"}, "country must be a code such as 'us' or 'de'"),
         ({"country": "日本"}, "country must be a code"),
         ({"country": True}, "not bool"),
+        ({"country": "xyz"}, "country 'xyz' is not an ISO 3166-1 country code"),
     ],
 )
 def test_a_bad_lang_or_country_never_reaches_the_provider(searxng: Any, options: dict[str, Any], said: str) -> None:

@@ -115,6 +115,25 @@ def test_option_mapping(config: Any, search: Any) -> None:
     assert "warnings" not in envelope["meta"]
 
 
+def _brave_country_enum(request: Any) -> Any:
+    """Brave's ``country`` is an enum of two-letter codes: anything else is its 422."""
+    country = request.url.params.get("country", "ALL")
+    if len(country) != 2 and country != "ALL":
+        return respx.MockResponse(422, json=BRAVE_BAD_COUNTRY)
+    return respx.MockResponse(200, json=BRAVE_SUCCESS)
+
+
+@pytest.mark.parametrize(("given", "sent"), [("deu", "DE"), ("GBR", "GB"), ("usa", "US")])
+def test_a_three_letter_country_is_sent_as_brave_two_letter_code(
+    config: Any, search: Any, given: str, sent: str
+) -> None:
+    with respx.mock() as mock:
+        route = mock.get(BRAVE_URL).mock(side_effect=_brave_country_enum)
+        envelope = search(config, backend="brave", country=given)
+    assert envelope["success"] is True, envelope
+    assert route.calls.last.request.url.params["country"] == sent
+
+
 @pytest.mark.parametrize(
     ("time_range", "freshness"), [("day", "pd"), ("week", "pw"), ("month", "pm"), ("year", "py")]
 )
