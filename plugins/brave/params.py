@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import InvalidInputError, warn
-from webproviders.kit import site_query
+from webproviders import InvalidInputError
+from webproviders.kit import capped_count, site_query
 
 #: Brave's web search returns at most this many results per request.
 MAX_COUNT = 20
@@ -56,9 +56,7 @@ def build_params(name: str, query: str, limit: int, options: dict[str, Any]) -> 
             f"words, domain filters included; this one has {len(q)} characters and {words} words.",
             provider=name,
         )
-    if limit > MAX_COUNT:
-        warn(f"{name} returns at most {MAX_COUNT} results per request; {limit} were asked for.")
-    params: dict[str, Any] = {"q": q, "count": min(limit, MAX_COUNT)}
+    params: dict[str, Any] = {"q": q, "count": capped_count(name, limit, MAX_COUNT)}
     if options.get("time_range"):
         params["freshness"] = _FRESHNESS[options["time_range"]]
     if options.get("country"):

@@ -11,8 +11,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import NotConfiguredError, PluginContext, warn
-from webproviders.kit import VendorProvider, endpoint_problem, fetch_each, site_query, warn_unknown
+from webproviders import NotConfiguredError, PluginContext
+from webproviders.kit import (
+    VendorProvider,
+    capped_count,
+    endpoint_problem,
+    fetch_each,
+    site_query,
+    warn_unknown,
+)
 
 from .parse import NoResults, classify, classify_search, parse_hits, parse_page
 
@@ -51,7 +58,7 @@ class JinaProvider(VendorProvider):
         with_content = bool(options.get("include_content", False))
         body: dict[str, Any] = {
             "q": site_query(query, exclude=options.get("exclude_domains") or []),
-            "num": min(limit, MAX_NUM),
+            "num": capped_count(self.name, limit, MAX_NUM),
         }
         if options.get("include_domains"):
             body["site"] = list(options["include_domains"])
@@ -62,8 +69,6 @@ class JinaProvider(VendorProvider):
         headers = {"Accept": "application/json"}
         if not with_content:
             headers["X-Respond-With"] = "no-content"
-        if limit > MAX_NUM:
-            warn(f"jina returns at most {MAX_NUM} results per search; asked for {limit}.")
         try:
             data = await self.call_api(
                 "POST", "/", json=body, headers=headers, classify=classify_search

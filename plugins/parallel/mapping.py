@@ -14,12 +14,15 @@ from webproviders.kit import (
     WHOLE,
     answer_list,
     answer_texts,
+    capped_count,
     check_kinds,
     one_item_per_url,
     url_key,
     warn_unknown,
 )
 
+#: Most results Parallel's search returns for one request (``advanced_settings.max_results``).
+MAX_RESULTS = 40
 TIME_RANGES = {
     "day": timedelta(days=1),
     "week": timedelta(weeks=1),
@@ -29,8 +32,19 @@ TIME_RANGES = {
 #: Parallel-specific search options: ``objective`` (the goal, default: the query), ``queries``
 #: (more keyword queries), ``search_mode`` (Parallel's ``mode``: turbo|fast|basic|advanced;
 #: ``mode`` itself is the dispatcher's), ``max_chars_total``, ``session_id``.
-SEARCH_KWARGS = {"objective": TEXT, "queries": TEXTS, "search_mode": TEXT, "max_chars_total": WHOLE, "session_id": TEXT}
-EXTRACT_KWARGS = {"objective": TEXT, "queries": TEXTS, "max_chars_per_result": WHOLE, "session_id": TEXT}
+SEARCH_KWARGS = {
+    "objective": TEXT,
+    "queries": TEXTS,
+    "search_mode": TEXT,
+    "max_chars_total": WHOLE,
+    "session_id": TEXT,
+}
+EXTRACT_KWARGS = {
+    "objective": TEXT,
+    "queries": TEXTS,
+    "max_chars_per_result": WHOLE,
+    "session_id": TEXT,
+}
 
 
 def search_request(
@@ -45,7 +59,7 @@ def search_request(
     check_kinds("parallel", options, SEARCH_KWARGS)
     extra = options.get("queries") or []
     queries = [query, *([extra] if isinstance(extra, str) else list(extra))]
-    advanced: dict[str, Any] = {"max_results": limit}
+    advanced: dict[str, Any] = {"max_results": capped_count("parallel", limit, MAX_RESULTS)}
     policy: dict[str, Any] = {}
     for key in ("include_domains", "exclude_domains"):
         if options.get(key):
@@ -94,7 +108,9 @@ def _results(result: Any) -> list[Any]:
         if isinstance(said, dict):
             said = said.get("message")
         if isinstance(said, str) and said.strip():
-            raise ProviderError(f"Parallel answered with an error: {said.strip()[:300]}", provider="parallel")
+            raise ProviderError(
+                f"Parallel answered with an error: {said.strip()[:300]}", provider="parallel"
+            )
         raise ParseError("Parallel's answer has no 'results' list.", provider="parallel")
     return _listed(result, "results")
 
@@ -167,9 +183,7 @@ def extract_items(urls: list[str], result: Any) -> list[dict[str, Any]]:
     from .errors import url_error
 
     found = {
-        url_key(item.url): page(item)
-        for item in _results(result)
-        if isinstance(item.url, str)
+        url_key(item.url): page(item) for item in _results(result) if isinstance(item.url, str)
     }
     failed = {
         url_key(item.url): url_error(

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import InvalidInputError, PluginContext, warn
-from webproviders.kit import VendorProvider
+from webproviders.kit import VendorProvider, capped_count
 
 from .parse import classify, parse_hits
 
@@ -44,9 +44,10 @@ class PerplexityProvider(VendorProvider):
     )
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
-        body: dict[str, Any] = {"query": query, "max_results": min(limit, MAX_RESULTS)}
-        if limit > MAX_RESULTS:
-            warn(f"perplexity returns at most {MAX_RESULTS} results per search; asked for {limit}.")
+        body: dict[str, Any] = {
+            "query": query,
+            "max_results": capped_count(self.name, limit, MAX_RESULTS),
+        }
         domains = domain_filter(
             options.get("include_domains") or [], options.get("exclude_domains") or []
         )

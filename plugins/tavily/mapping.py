@@ -6,7 +6,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from webproviders import ProviderError, ProviderSettings, WebProviderError, warn
-from webproviders.kit import answer_list, one_item_per_url, quote, said, url_key, warn_unknown
+from webproviders.kit import (
+    answer_list,
+    capped_count,
+    one_item_per_url,
+    quote,
+    said,
+    url_key,
+    warn_unknown,
+)
 
 from .countries import tavily_country
 
@@ -48,7 +56,10 @@ def search_request(
 ) -> dict[str, Any]:
     """Keyword arguments for ``AsyncTavilyClient.search``."""
     warn_unknown("tavily", options, SEARCH_KWARGS, search=True)
-    request: dict[str, Any] = {"query": query, "max_results": min(limit, MAX_RESULTS)}
+    request: dict[str, Any] = {
+        "query": query,
+        "max_results": capped_count("tavily", limit, MAX_RESULTS),
+    }
     for key in ("topic", "search_depth"):
         value = options.get(key, settings.option(key))
         if value:

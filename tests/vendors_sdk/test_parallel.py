@@ -294,3 +294,12 @@ def test_an_answer_without_results_is_not_an_empty_success(
             envelope = dispatch_extract(["https://example.com/a"], backend="parallel", config=config, cache=False)
     assert envelope["success"] is False and envelope["error_code"] == code
     assert envelope["error"].startswith(words)
+
+
+def test_a_limit_above_parallels_forty_asks_for_forty_and_says_so(config: Any) -> None:
+    with respx.mock() as router:
+        route = router.post(f"{API}/v1/search").respond(200, json=PARALLEL_SEARCH)
+        envelope = dispatch_search("transformer shortage", 50, backend="parallel", config=config)
+    assert envelope["success"] is True, envelope
+    assert body_of(route)["advanced_settings"]["max_results"] == 40
+    assert "parallel returns at most 40 results per request; 50 were asked for." in envelope["meta"]["warnings"]

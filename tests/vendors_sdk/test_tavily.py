@@ -424,3 +424,12 @@ def test_a_crawl_is_held_to_max_pages_when_the_vendor_returns_more(run: Any, con
     assert envelope["meta"]["warnings"] == [
         "tavily returned 2 pages for a crawl of at most 1; the first 1 are kept."
     ]
+
+
+def test_a_limit_above_tavilys_twenty_asks_for_twenty_and_says_so(config: Any) -> None:
+    with respx.mock() as router:
+        route = router.post(f"{API}/search").respond(200, json=TAVILY_SEARCH)
+        envelope = dispatch_search("rust async", 30, backend="tavily", config=config)
+    assert envelope["success"] is True, envelope
+    assert body_of(route)["max_results"] == 20
+    assert "tavily returns at most 20 results per request; 30 were asked for." in envelope["meta"]["warnings"]

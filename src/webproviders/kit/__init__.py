@@ -62,6 +62,7 @@ _EXPORTS = {
     "host_of": "urls",
     "url_key": "urls",
     "site_query": "kit.query",
+    "capped_count": "kit.count",
     "GOOGLE_SAFE": "kit.google",
     "GOOGLE_TBS": "kit.google",
     "google_locale_params": "kit.google",
@@ -140,6 +141,7 @@ if TYPE_CHECKING:
     from ..urls import canonicalize, host_of, is_http_url, url_key
     from ..validate import LIST, NUMBER, SWITCH, TEXT, TEXTS, WHOLE, check_kinds, warn_unknown
     from .batch import fetch_each, gather_or_cancel, one_item_per_url, per_url_error, settle
+    from .count import capped_count
     from .google import (
         GOOGLE_SAFE,
         GOOGLE_TBS,
