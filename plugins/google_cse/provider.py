@@ -1,7 +1,8 @@
 """The ``google-cse`` provider: ``GET https://www.googleapis.com/customsearch/v1``.
 
 Google serves at most 10 results per request, so a larger ``limit`` is fetched in pages
-with ``start`` (each page is one billed query). The key goes in the ``key`` query
+with ``start`` (each page is one billed query, and is reported as one request to the cost
+ledger). The key goes in the ``key`` query
 parameter and the engine id in ``cx``.
 """
 
@@ -10,7 +11,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from webproviders import NotConfiguredError, ParseError
+from webproviders import NotConfiguredError, ParseError, report_usage
 from webproviders.kit import GOOGLE_SAFE, VendorProvider, site_query
 
 from .errors import classify
@@ -90,6 +91,7 @@ class GoogleCSEProvider(VendorProvider):
                 params={**base, "start": start, "num": num},
                 classify=classify,
             )
+            report_usage(1, unit="request")  # each page answered is one query Google bills
             if not isinstance(answer, dict):
                 raise ParseError(
                     "Google Custom Search answered with something other than a JSON object."

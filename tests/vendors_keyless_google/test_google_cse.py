@@ -158,6 +158,18 @@ def test_limit_above_ten_is_fetched_in_pages(keyed, cfg):
     ]
 
 
+def test_each_page_is_charged_as_the_query_google_bills(keyed, cfg):
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).side_effect = [
+            httpx.Response(200, json=_page(1, 10, True)),
+            httpx.Response(200, json=_page(11, 10, True)),
+            httpx.Response(200, json=_page(21, 5, True)),
+        ]
+        envelope = _search(cfg, 25)
+    assert len(envelope["data"]["web"]) == 25
+    assert envelope["meta"]["cost"] == {"usd": 0.015, "units": 3, "unit": "request", "estimated": False}
+
+
 def test_paging_stops_when_google_has_no_next_page(keyed, cfg):
     with respx.mock(assert_all_called=False) as mock:
         route = mock.get(URL).respond(200, json=_page(1, 7, False))
