@@ -4,13 +4,17 @@ The key travels as the ``api_key`` query parameter (SerpAPI's only scheme), so i
 out of every message we build and scrubbed from anything else. The answer box and knowledge
 graph are not web pages, so they go into the envelope's ``meta`` (``answer_box``,
 ``knowledge_graph``); an organic result's ``sitelinks`` stay on its hit.
+
+Google serves about 10 organic results a page and no longer honours ``num``, so a larger
+``limit`` is fetched in pages with ``start``, each one a search SerpAPI bills (and reported
+as one request to the cost ledger), stopping when SerpAPI gives no next page.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from webproviders import BadGatewayError, ParseError, ProviderError
+from webproviders import BadGatewayError, ParseError, ProviderError, report_usage
 from webproviders.kit import (
     GOOGLE_SAFE,
     VendorProvider,
@@ -24,6 +28,8 @@ from .errors import classify, is_no_results
 
 #: ``search_metadata.status`` values of a finished search.
 DONE = ("Success", "Cached")
+#: Organic results on one Google page.
+PAGE_SIZE = 10
 
 
 def _hit(item: dict[str, Any]) -> dict[str, Any]:
@@ -74,8 +80,6 @@ class SerpApiProvider(VendorProvider):
                 query, options.get("include_domains", []), options.get("exclude_domains", [])
             ),
         }
-        if limit > 10:  # Google pages hold 10 organic results; num is a hint it may ignore
-            params["num"] = limit
         params.update(google_locale_params(options))
         if options.get("safe_search") in GOOGLE_SAFE:
             params["safe"] = GOOGLE_SAFE[options["safe_search"]]
@@ -84,10 +88,24 @@ class SerpApiProvider(VendorProvider):
         return params
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> dict[str, Any]:
-        answer = await self.call_api(
-            "GET",
-            "/search.json",
-            params=self.request_params(query, limit, options),
-            classify=classify,
-        )
-        return envelope_from(answer)
+        params = self.request_params(query, limit, options)
+        envelope: dict[str, Any] = {}
+        start = 0
+        for _ in range(-(-limit // PAGE_SIZE)):
+            answer = await self.call_api(
+                "GET",
+                "/search.json",
+                params={**params, "start": start} if start else params,
+                classify=classify,
+            )
+            report_usage(1, unit="request")  # each page is a search SerpAPI bills
+            if envelope:
+                envelope["data"]["web"] += hits_from(answer)
+            else:
+                envelope = envelope_from(answer)
+            page = answer.get("organic_results") or []
+            more = (answer.get("serpapi_pagination") or {}).get("next")
+            if len(envelope["data"]["web"]) >= limit or not page or not more:
+                break
+            start += len(page)
+        return envelope

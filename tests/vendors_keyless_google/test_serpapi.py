@@ -167,6 +167,46 @@ def test_a_page_without_panels_adds_no_meta(keyed, cfg):
     assert "knowledge_graph" not in envelope["meta"] and "answer_box" not in envelope["meta"]
 
 
+def _page(first: int, count: int, more: bool) -> dict:
+    """One Google page as SerpAPI returns it: ``count`` organic results from ``first`` on."""
+    organic = [
+        {
+            "position": n,
+            "title": f"Coffee {n}",
+            "link": f"https://example.com/coffee/{n}",
+            "snippet": f"Snippet {n}.",
+        }
+        for n in range(first, first + count)
+    ]
+    pagination = {"current": first // 10 + 1}
+    if more:
+        pagination["next"] = f"https://serpapi.com/search.json?engine=google&q=coffee&start={first + count - 1}"
+    return {**SUCCESS, "organic_results": organic, "serpapi_pagination": pagination}
+
+
+def test_a_limit_above_one_google_page_is_fetched_in_pages_each_charged(keyed, cfg):
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(URL)
+        route.side_effect = [
+            httpx.Response(200, json=_page(1, 10, True)),
+            httpx.Response(200, json=_page(11, 10, True)),
+            httpx.Response(200, json=_page(21, 10, True)),
+        ]
+        envelope = _search(cfg, 25)
+    assert [call.request.url.params.get("start") for call in route.calls] == [None, "10", "20"]
+    assert [h["url"] for h in envelope["data"]["web"]] == [
+        f"https://example.com/coffee/{n}" for n in range(1, 26)
+    ]
+    assert envelope["meta"]["cost"]["units"] == 3
+
+
+def test_paging_stops_when_serpapi_has_no_next_page(keyed, cfg):
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(URL).respond(200, json=_page(1, 7, False))
+        envelope = _search(cfg, 30)
+    assert route.call_count == 1 and len(envelope["data"]["web"]) == 7
+
+
 def test_options_map_to_google_parameters(keyed, cfg):
     with respx.mock(assert_all_called=False) as mock:
         route = mock.get(URL).respond(200, json=SUCCESS)
@@ -181,7 +221,7 @@ def test_options_map_to_google_parameters(keyed, cfg):
             exclude_domains=["pinterest.com"],
             location="London, England, United Kingdom",
         )
-    params = route.calls.last.request.url.params
+    params = route.calls[0].request.url.params
     assert params["q"] == "coffee site:bbc.co.uk OR site:theguardian.com -site:pinterest.com"
     assert (params["gl"], params["hl"], params["tbs"], params["safe"]) == (
         "gb",
@@ -189,7 +229,7 @@ def test_options_map_to_google_parameters(keyed, cfg):
         "qdr:y",
         "active",
     )
-    assert params["num"] == "20"
+    assert "num" not in params and "start" not in params
     assert params["location"] == "London, England, United Kingdom"
     assert "warnings" not in envelope["meta"]
 
