@@ -180,7 +180,9 @@ def _page(first: int, count: int, more: bool) -> dict:
     ]
     pagination = {"current": first // 10 + 1}
     if more:
-        pagination["next"] = f"https://serpapi.com/search.json?engine=google&q=coffee&start={first + count - 1}"
+        pagination["next"] = (
+            f"https://serpapi.com/search.json?engine=google&q=coffee&start={first + count - 1}"
+        )
     return {**SUCCESS, "organic_results": organic, "serpapi_pagination": pagination}
 
 

@@ -302,4 +302,7 @@ def test_a_limit_above_parallels_forty_asks_for_forty_and_says_so(config: Any) -
         envelope = dispatch_search("transformer shortage", 50, backend="parallel", config=config)
     assert envelope["success"] is True, envelope
     assert body_of(route)["advanced_settings"]["max_results"] == 40
-    assert "parallel returns at most 40 results per request; 50 were asked for." in envelope["meta"]["warnings"]
+    assert (
+        "parallel returns at most 40 results per request; 50 were asked for."
+        in envelope["meta"]["warnings"]
+    )

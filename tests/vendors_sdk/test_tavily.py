@@ -432,4 +432,7 @@ def test_a_limit_above_tavilys_twenty_asks_for_twenty_and_says_so(config: Any) -
         envelope = dispatch_search("rust async", 30, backend="tavily", config=config)
     assert envelope["success"] is True, envelope
     assert body_of(route)["max_results"] == 20
-    assert "tavily returns at most 20 results per request; 30 were asked for." in envelope["meta"]["warnings"]
+    assert (
+        "tavily returns at most 20 results per request; 30 were asked for."
+        in envelope["meta"]["warnings"]
+    )
