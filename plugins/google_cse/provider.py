@@ -12,7 +12,7 @@ import os
 from typing import Any
 
 from webproviders import NotConfiguredError, ParseError, report_usage
-from webproviders.kit import GOOGLE_SAFE, VendorProvider, site_query
+from webproviders.kit import GOOGLE_SAFE, VendorProvider, language_code, site_query
 
 from .errors import classify
 
@@ -20,6 +20,20 @@ PAGE_SIZE = 10
 #: Google never returns results past the 100th (``start + num`` <= 101).
 MAX_RESULTS = 100
 DATE_RESTRICT = {"day": "d1", "week": "w1", "month": "m1", "year": "y1"}
+#: Google's ``lr`` names where they are not ``lang_`` + the ISO 639-1 code.
+_LR_NAMES = {"he": "iw", "nb": "no", "nn": "no"}
+#: Subtags that mark traditional Chinese (``lang_zh-TW``); other Chinese is ``lang_zh-CN``.
+_TRADITIONAL = {"hant", "tw", "hk", "mo"}
+
+
+def language_restrict(lang: str) -> str:
+    """Google's ``lr`` for a language tag: ``lang_pt`` for ``pt-BR``, ``lang_zh-TW`` for
+    ``zh-Hant``; Google knows two-letter codes only, apart from its two Chinese ones."""
+    code = language_code(lang)
+    if code == "zh":
+        subtags = set(lang.lower().replace("_", "-").split("-")[1:])
+        return "lang_zh-TW" if subtags & _TRADITIONAL else "lang_zh-CN"
+    return f"lang_{_LR_NAMES.get(code, code)}"
 
 
 def _hit(item: dict[str, Any]) -> dict[str, Any]:
@@ -68,7 +82,7 @@ class GoogleCSEProvider(VendorProvider):
         if options.get("country"):
             params["gl"] = options["country"].lower()
         if options.get("lang"):
-            params["lr"] = f"lang_{options['lang'].lower()}"
+            params["lr"] = language_restrict(options["lang"])
         if options.get("safe_search") in GOOGLE_SAFE:
             params["safe"] = GOOGLE_SAFE[options["safe_search"]]
         return params

@@ -13,7 +13,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from webproviders import PluginContext, warn
-from webproviders.kit import VendorProvider
+from webproviders.kit import VendorProvider, language_code
 
 from .parse import classify, parse_hits
 
@@ -45,7 +45,7 @@ class MojeekProvider(VendorProvider):
         if options.get("country"):
             params.update(rb=str(options["country"]).upper(), rbb=BOOST)
         if options.get("lang"):
-            params.update(lb=str(options["lang"]).upper(), lbb=BOOST)
+            params.update(lb=language_code(options["lang"]).upper(), lbb=BOOST)
         data = await self.call_api("GET", "/search", params=params, classify=classify)
         return parse_hits(data)
 

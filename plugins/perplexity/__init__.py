@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import InvalidInputError, PluginContext, warn
-from webproviders.kit import VendorProvider, capped_count
+from webproviders.kit import VendorProvider, capped_count, language_code
 
 from .parse import classify, parse_hits
 
@@ -58,7 +58,7 @@ class PerplexityProvider(VendorProvider):
         if options.get("country"):
             body["country"] = str(options["country"]).upper()
         if options.get("lang"):
-            body["search_language_filter"] = [str(options["lang"]).lower()]
+            body["search_language_filter"] = [language_code(options["lang"])]
         data = await self.call_api("POST", "/search", json=body, classify=classify)
         return parse_hits(data)
 

@@ -167,7 +167,12 @@ def test_each_page_is_charged_as_the_query_google_bills(keyed, cfg):
         ]
         envelope = _search(cfg, 25)
     assert len(envelope["data"]["web"]) == 25
-    assert envelope["meta"]["cost"] == {"usd": 0.015, "units": 3, "unit": "request", "estimated": False}
+    assert envelope["meta"]["cost"] == {
+        "usd": 0.015,
+        "units": 3,
+        "unit": "request",
+        "estimated": False,
+    }
 
 
 def test_paging_stops_when_google_has_no_next_page(keyed, cfg):
@@ -217,6 +222,22 @@ def test_options_map_to_cse_parameters(keyed, cfg):
         "python",
     )
     assert "warnings" not in envelope["meta"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "lr"),
+    [
+        ("pt-BR", "lang_pt"),
+        ("zh-Hans-CN", "lang_zh-CN"),
+        ("zh-TW", "lang_zh-TW"),
+        ("he", "lang_iw"),
+    ],
+)
+def test_lang_is_one_of_googles_lr_values(keyed, cfg, lang, lr):
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(URL).respond(200, json=SUCCESS)
+        assert _search(cfg, lang=lang)["success"] is True
+    assert route.calls.last.request.url.params["lr"] == lr
 
 
 def test_domain_filters_beyond_one_site_go_into_the_query(keyed, cfg):

@@ -103,6 +103,13 @@ def test_options_map_to_site_since_and_boosts(mock: respx.MockRouter, plugin_mod
     ]
 
 
+def test_a_regional_language_tag_boosts_its_language(mock: respx.MockRouter) -> None:
+    """Mojeek's lb takes a two-letter language code."""
+    route = mock.get(URL).respond(200, json=BODY)
+    assert dispatch_search("x", backend="mojeek", lang="pt-BR")["success"] is True
+    assert route.calls.last.request.url.params["lb"] == "PT"
+
+
 def test_since_is_a_date_even_for_a_week(plugin_module: Any) -> None:
     assert plugin_module("mojeek").since("week", date(2026, 3, 4)) == "20260225"
 

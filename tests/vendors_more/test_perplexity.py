@@ -94,6 +94,16 @@ def test_filters_map_to_perplexity_fields(mock: respx.MockRouter) -> None:
     assert envelope["meta"]["warnings"] == ["perplexity does not support safe_search; ignored."]
 
 
+@pytest.mark.parametrize(("lang", "sent"), [("pt-BR", "pt"), ("zh-Hans-CN", "zh"), ("en_GB", "en")])
+def test_a_regional_language_tag_is_sent_as_its_two_letter_code(
+    mock: respx.MockRouter, lang: str, sent: str
+) -> None:
+    """Perplexity's search_language_filter takes ISO 639-1 codes only."""
+    route = mock.post(URL).respond(200, json=BODY)
+    assert dispatch_search("x", backend="perplexity", lang=lang)["success"] is True
+    assert sent_json(route)["search_language_filter"] == [sent]
+
+
 def test_exclusions_use_the_minus_prefix(mock: respx.MockRouter) -> None:
     route = mock.post(URL).respond(200, json=BODY)
 
