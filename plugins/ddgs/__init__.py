@@ -30,7 +30,7 @@ from webproviders import (
     remaining_time,
     warn,
 )
-from webproviders.kit import site_query
+from webproviders.kit import duckduckgo_region, site_query
 
 _TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
 _SAFESEARCH = {"off": "off", "moderate": "moderate", "strict": "on"}
@@ -73,11 +73,13 @@ class DDGSProvider(WebSearchProvider):
         return self.packages_installed()
 
     def _region(self, options: dict[str, Any]) -> str:
-        settings = self.config.provider(self.name)
-        country, lang = options.get("country"), options.get("lang")
-        if country or lang:
-            return f"{(country or 'us').lower()}-{(lang or 'en').lower()}"
-        return str(settings.option("region", "us-en"))
+        """One of DuckDuckGo's regions for ``country`` / ``lang`` (ddgs splits it into each
+        engine's country and language), else the configured one."""
+        default = str(self.config.provider(self.name).option("region", "us-en"))
+        found = duckduckgo_region(
+            self.name, options.get("country"), options.get("lang"), f"region {default}"
+        )
+        return found or default
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         import asyncio

@@ -399,3 +399,20 @@ def _worker_script() -> Any:
     spec.loader.exec_module(module)
     return module
 
+
+
+@pytest.mark.parametrize(
+    ("options", "region"),
+    [
+        ({"country": "gb", "lang": "en"}, "uk-en"),
+        ({"lang": "pt-BR"}, "br-pt"),
+        ({"country": "jp"}, "jp-jp"),
+    ],
+)
+def test_country_and_lang_become_one_of_duckduckgos_regions(
+    proxy: Proxy, ddgs_config: Callable[..., Any], options: dict[str, Any], region: str
+) -> None:
+    """ddgs takes DuckDuckGo's region list (and splits a region in two for Google and Bing)."""
+    envelope = dispatch_search("rust", 3, backend="ddgs", config=ddgs_config(), timeout=20, **options)
+    assert envelope["success"] is True and "warnings" not in envelope["meta"], envelope
+    assert proxy.forms[0]["l"] == region

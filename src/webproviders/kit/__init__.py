@@ -64,6 +64,7 @@ _EXPORTS = {
     "site_query": "kit.query",
     "capped_count": "kit.count",
     "language_code": "kit.language",
+    "duckduckgo_region": "kit.duckduckgo",
     "GOOGLE_SAFE": "kit.google",
     "GOOGLE_TBS": "kit.google",
     "google_locale_params": "kit.google",
@@ -143,6 +144,7 @@ if TYPE_CHECKING:
     from ..validate import LIST, NUMBER, SWITCH, TEXT, TEXTS, WHOLE, check_kinds, warn_unknown
     from .batch import fetch_each, gather_or_cancel, one_item_per_url, per_url_error, settle
     from .count import capped_count
+    from .duckduckgo import duckduckgo_region
     from .google import (
         GOOGLE_SAFE,
         GOOGLE_TBS,
