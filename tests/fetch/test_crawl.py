@@ -140,6 +140,18 @@ def test_a_redirect_into_a_path_robots_txt_disallows_is_never_requested(site: An
     assert "1 URL was skipped because robots.txt disallows it." in envelope["meta"]["warnings"]
 
 
+@pytest.mark.parametrize("options", [{}, {"scope": "any", "exclude": ["/private/*"]}])
+def test_a_link_that_redirects_out_of_scope_or_into_an_excluded_path_is_never_requested(
+    options: dict[str, Any], site: Any, named: Config
+) -> None:
+    """Each hop of a found link must be one the crawl would follow as a link: the other host
+    (and its robots.txt) is never asked, as a link to it would not be."""
+    seed = f"http://www.site.test:{site.port}"
+    envelope = crawl(f"{seed}/moved-links", named, max_depth=1, **options)
+    assert [page["url"] for page in envelope["data"]] == [f"{seed}/moved-links", f"{seed}/docs/a"]
+    assert {host for host, _ in site.hits} == {"www.site.test"}
+
+
 def test_each_host_is_paced_by_the_crawl_delay_of_its_own_robots_txt(site: Any, named: Config) -> None:
     """The seed redirects to delay.site.test, whose robots.txt asks for 0.5 s between requests."""
     moved = f"http://delay.site.test:{site.port}/docs/"

@@ -15,6 +15,7 @@ import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
+from functools import partial
 from typing import Any, Literal
 from urllib.parse import urljoin, urlsplit
 
@@ -57,6 +58,10 @@ Progress = Callable[[dict[str, Any]], Any]
 
 class RobotsRefused(BlockedError):
     """robots.txt disallows a URL: a page is skipped for it, the seed fails with it."""
+
+
+class LeftScope(Exception):
+    """A found link redirects where no link would be followed: it is skipped before that hop."""
 
 
 @dataclass(frozen=True)
@@ -258,9 +263,11 @@ class Crawler:
             await self._obey_robots(entry.url)
             async with self.limiter.slot(host_of(entry.url)):
                 result = await fetch(
-                    entry.url, self.config, timeout=self._url_timeout(), check_hop=self._obey_robots
+                    entry.url, self.config, timeout=self._url_timeout(), check_hop=partial(self._check_hop, entry)
                 )
             return await self._page(entry, result)
+        except LeftScope:
+            return Outcome(entry)
         except RobotsRefused as exc:
             return self._skipped(entry, exc, robots=True)
         except UnsupportedError as exc:
@@ -276,6 +283,15 @@ class Crawler:
             raise
         except Exception as exc:  # noqa: BLE001 - one bad page must not end the crawl
             return Outcome(entry, item=self._error_item(entry, to_provider_error(exc, "http")))
+
+    async def _check_hop(self, entry: Entry, url: str) -> None:
+        """A found link's redirect goes only where a link would be followed (the seed's moves
+        the scope instead), and where robots.txt allows, before that hop is requested."""
+        if entry.depth:
+            canon = canonicalize(url)
+            if not (self._in_scope(canon) and self._wanted(canon)):
+                raise LeftScope(url)
+        await self._obey_robots(url)
 
     async def _obey_robots(self, url: str) -> None:
         """Raise :class:`RobotsRefused` when the crawl respects robots.txt and it disallows ``url``."""
@@ -308,9 +324,9 @@ class Crawler:
         if entry.depth == 0:
             self._add_scope(final)  # a seed that redirects (to www., to https) moves the scope
         if final != entry.url:
-            if final in self._seen or not self._in_scope(final) or (entry.depth and not self._wanted(final)):
-                return Outcome(entry)  # a redirect to a page we have, out of scope or unwanted
-            self._seen.add(final)  # robots.txt allowed it: fetch checked every hop
+            if final in self._seen:
+                return Outcome(entry)  # a redirect to a page we have
+            self._seen.add(final)  # in scope, wanted and allowed by robots.txt: every hop was checked
         error = status_error(result)
         if error is not None:
             return Outcome(entry, item=self._error_item(entry, error), final_url=final)
