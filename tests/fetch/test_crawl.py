@@ -353,6 +353,22 @@ def test_a_broken_progress_callback_does_not_end_the_crawl(site: Any, local: Con
     assert any("progress callback failed" in w for w in envelope["meta"]["warnings"])
 
 
+def test_a_progress_callback_that_never_returns_keeps_the_pages_read(site: Any, local: Config) -> None:
+    """The crawl stops waiting for it at its deadline, as for a page, and returns what it has."""
+    events: list[dict[str, Any]] = []
+
+    async def stuck(event: dict[str, Any]) -> None:
+        events.append(event)
+        if len(events) == 2:
+            await asyncio.sleep(60)
+
+    envelope = crawl(site.url("/docs/"), local, max_depth=1, progress=stuck, timeout=3)
+    assert [page["url"] for page in envelope["data"]][:2] == [event["url"] for event in events]
+    assert "The progress callback did not return before the call's time limit; it was switched off." in (
+        envelope["meta"]["warnings"]
+    )
+
+
 def test_deadline_returns_what_was_crawled(site: Any, local: Config) -> None:
     envelope = dispatch_crawl(
         site.url("/slowlinks"), backend="http", config=local, timeout=2, per_host_concurrency=3, max_depth=1

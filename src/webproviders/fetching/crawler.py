@@ -396,9 +396,14 @@ class Crawler:
         try:
             result = self._progress(event)
             if inspect.isawaitable(result):
-                await result
+                # One that never returns would hold the crawl past its deadline, and lose every page.
+                await asyncio.wait_for(result, self._left())
         except Exception as exc:  # noqa: BLE001 - a broken progress bar must not end the crawl
-            warn(f"The progress callback failed ({type(exc).__name__}: {exc}); it was switched off.")
+            left = self._left()
+            if isinstance(exc, asyncio.TimeoutError) and left is not None and left <= 0.05:
+                warn("The progress callback did not return before the call's time limit; it was switched off.")
+            else:
+                warn(f"The progress callback failed ({type(exc).__name__}: {exc}); it was switched off.")
             self._progress = None
 
     # -- the crawl --------------------------------------------------------------------
