@@ -248,6 +248,19 @@ def test_a_gzipped_sitemap_is_read_and_one_that_cannot_be_is_named(
         assert "/orphan" not in found and len(said) == 1 and warning in said[0], said
 
 
+def test_without_robots_rules_the_sitemap_robots_txt_lists_is_still_read(site: Any, named: Config) -> None:
+    """``respect_robots=False`` sets robots.txt's rules aside (its Crawl-delay too), not its sitemaps."""
+    envelope = crawl(f"http://gz.site.test:{site.port}/docs/a", named, use_sitemap=True, respect_robots=False)
+    assert ("gz.site.test", "/sitemap.xml.gz") in site.hits
+    assert f"http://gz.site.test:{site.port}/orphan" in [page["url"] for page in envelope["data"]]
+    # slowmap.site.test's robots.txt asks for 10 s between requests.
+    envelope = crawl(
+        f"http://slowmap.site.test:{site.port}/docs/a", named, use_sitemap=True, respect_robots=False,
+        max_pages=3, timeout=5,
+    )
+    assert len(envelope["data"]) == 3 and "warnings" not in envelope["meta"], envelope["meta"]
+
+
 def test_a_sitemap_of_many_pages_queues_only_what_max_pages_can_use(site: Any, named: Config) -> None:
     """Queueing all 20,000 listed URLs held up the event loop for seconds, past the deadline."""
     events: list[dict[str, Any]] = []

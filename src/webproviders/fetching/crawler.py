@@ -253,8 +253,8 @@ class Crawler:
         return result.status_code, whole_lines(text, result.truncated)
 
     def _robots_read(self, origin: str, rules: RobotsRules) -> None:
-        """A host's ``Crawl-delay`` paces that host from when its robots.txt is read."""
-        if rules.crawl_delay:
+        """A host's ``Crawl-delay`` paces that host from when its robots.txt is read (when obeyed)."""
+        if rules.crawl_delay and self.options.respect_robots:
             self.limiter.set_host_delay(host_of(origin), rules.crawl_delay)
 
     async def _visit(self, entry: Entry) -> Outcome:
@@ -343,9 +343,12 @@ class Crawler:
 
     async def _read_sitemaps(self, seed: Entry, referrer: str) -> None:
         try:
-            rules = await self.robots.rules_for(seed.url) if self.options.respect_robots else None
+            # Read for the sitemaps it lists even when its rules are set aside.
+            rules: RobotsRules | None = await self.robots.rules_for(seed.url)
         except WebProviderError:
-            return  # no robots.txt, no page of this host: the seed's item already says why
+            if self.options.respect_robots:
+                return  # no robots.txt, no page of this host: the seed's item already says why
+            rules = None
         origin = f"{urlsplit(seed.url).scheme}://{urlsplit(seed.url).netloc}"
         # ``Sitemap: /sitemap.xml`` is common, though the protocol asks for a full URL.
         listed = [urljoin(f"{origin}/robots.txt", url) for url in rules.sitemaps] if rules else []
