@@ -312,6 +312,8 @@ class SiteServer(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), SiteHandler)
         self.port = self.server_address[1]
         self.hits: list[tuple[str, str]] = []
+        #: When each of ``hits`` arrived (``time.monotonic()``).
+        self.times: list[float] = []
         self.lock = threading.Lock()
         self.active: Counter[str] = Counter()
         self.peak: Counter[str] = Counter()
@@ -326,6 +328,7 @@ class SiteServer(ThreadingHTTPServer):
     def reset(self) -> None:
         with self.lock:
             self.hits.clear()
+            self.times.clear()
             self.peak.clear()
             self.peak_total = 0
 
@@ -364,6 +367,7 @@ class SiteHandler(BaseHTTPRequestHandler):
         path = parts.path
         with server.lock:
             server.hits.append((host, self.path))
+            server.times.append(time.monotonic())
         try:
             self._route(host, path, parse_qs(parts.query))
         except (BrokenPipeError, ConnectionResetError):
@@ -475,7 +479,11 @@ class SiteHandler(BaseHTTPRequestHandler):
         if path == "/unavailable":
             return self._send(503, b"<h1>Service Unavailable</h1>")
         if path == "/busy":
-            return self._send(429, b"slow down", "text/plain", {"Retry-After": "7"})
+            return self._send(429, b"slow down", "text/plain", {"Retry-After": query.get("after", ["7"])[0]})
+        if path == "/busy-links":  # a link to a page answering 429, then to pages of the same host
+            after = query.get("after", ["7"])[0]
+            links = f'<a href="/busy?after={after}">busy</a>, <a href="/docs/a">a</a> and <a href="/docs/b">b</a>'
+            return self._send(200, f"<html><body><article><h1>Busy links</h1><p>{links}.</p></article></body></html>".encode())
         if path == "/app":  # a single-page application: its text arrives by script
             return self._send(200, b'<html><head><title>Dashboard</title></head><body><div id="root"></div>'
                               b'<script src="/static/app.js"></script></body></html>')

@@ -382,6 +382,31 @@ def test_a_progress_callback_that_never_returns_keeps_the_pages_read(site: Any, 
     )
 
 
+ONE_AT_A_TIME = {"max_depth": 1, "concurrency": 1, "per_host_concurrency": 1}
+
+
+def test_a_host_that_answers_429_gets_no_request_before_its_retry_after(site: Any, local: Config) -> None:
+    envelope = crawl(site.url("/busy-links?after=1"), local, **ONE_AT_A_TIME)
+    arrived = dict(zip(site.paths(), site.times, strict=True))
+    assert arrived["/docs/a"] - arrived["/busy?after=1"] >= 1.0
+    assert [(page["url"], page.get("error_code")) for page in envelope["data"]] == [
+        (site.url("/busy-links?after=1"), None),
+        (site.url("/busy?after=1"), "rate_limited"),
+        (site.url("/docs/a"), None),
+        (site.url("/docs/b"), None),
+    ]
+
+
+def test_pages_of_a_host_paused_past_the_deadline_are_not_requested(site: Any, local: Config) -> None:
+    """/busy asks for 7 s; the call has 4: its host's other pages say so without being asked for."""
+    envelope = crawl(site.url("/busy-links"), local, timeout=4, **ONE_AT_A_TIME)
+    assert [page.get("error_code") for page in envelope["data"]] == [None, "rate_limited", "rate_limited", "rate_limited"]
+    unasked = envelope["data"][2]
+    assert "was not requested: its host answered HTTP 429" in unasked["error"] and unasked["retry_after"] > 5
+    assert "/docs/a" not in site.paths() and "/docs/b" not in site.paths()
+    assert "warnings" not in envelope["meta"]
+
+
 def test_deadline_returns_what_was_crawled(site: Any, local: Config) -> None:
     envelope = dispatch_crawl(
         site.url("/slowlinks"), backend="http", config=local, timeout=2, per_host_concurrency=3, max_depth=1

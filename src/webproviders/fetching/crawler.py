@@ -25,6 +25,7 @@ from ..envelope import page_error
 from ..errors import (
     BlockedError,
     InvalidInputError,
+    RateLimitedError,
     UnsupportedError,
     WebProviderError,
     WebTimeoutError,
@@ -35,7 +36,7 @@ from .charset import decode
 from .fetch import GZIP_MAGIC, FetchResult, fetch, gunzip, status_error
 from .options import FetchLimits, patterns, pick, switch, whole
 from .pages import PageOptions, render
-from .politeness import HostLimiter
+from .politeness import HostLimiter, HostPaused
 from .robots import PARSE_LIMIT, RobotsCache, RobotsRules, whole_lines
 from .sitemap import parse_sitemap
 from .urlsafety import AddressPolicy, check_destination_resolved, resolution_scope
@@ -261,13 +262,20 @@ class Crawler:
         """Fetch and render one page; every failure becomes an error item, never an exception."""
         try:
             await self._obey_robots(entry.url)
-            async with self.limiter.slot(host_of(entry.url)):
+            async with self.limiter.slot(host_of(entry.url), self._stop_at):
                 result = await fetch(
                     entry.url, self.config, timeout=self._url_timeout(), check_hop=partial(self._check_hop, entry)
                 )
             return await self._page(entry, result)
         except LeftScope:
             return Outcome(entry)
+        except HostPaused as exc:
+            paused = RateLimitedError(
+                f"{entry.url} was not requested: its host answered HTTP 429 and asked for a pause that "
+                f"lasts {exc.seconds_left:.0f} s more, past the call's time limit.",
+                retry_after=exc.seconds_left,
+            )
+            return Outcome(entry, item=self._error_item(entry, paused))
         except RobotsRefused as exc:
             return self._skipped(entry, exc, robots=True)
         except UnsupportedError as exc:
@@ -328,6 +336,8 @@ class Crawler:
                 return Outcome(entry)  # a redirect to a page we have
             self._seen.add(final)  # in scope, wanted and allowed by robots.txt: every hop was checked
         error = status_error(result)
+        if isinstance(error, RateLimitedError) and error.retry_after:
+            self.limiter.pause(host_of(final), error.retry_after)  # as the host asked: no request until then
         if error is not None:
             return Outcome(entry, item=self._error_item(entry, error), final_url=final)
         page = await render(result, self.options.page, self.config.web.extraction, want_links=True)

@@ -1,7 +1,8 @@
 """Bounded concurrency overall and per host, with an optional delay between requests to a host.
 
 One limiter serves one extract or crawl call. The per-host slot is taken before the global
-one, so a busy host never holds global slots that other hosts could use.
+one, so a busy host never holds global slots that other hosts could use. A host that asked
+for a pause (``Retry-After``) gets no request until it is over.
 """
 
 from __future__ import annotations
@@ -9,6 +10,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+
+
+class HostPaused(Exception):
+    """The host asked for a pause that lasts past the time the request had to start by."""
+
+    def __init__(self, host: str, seconds_left: float) -> None:
+        super().__init__(host, seconds_left)
+        self.seconds_left = seconds_left
 
 
 class HostLimiter:
@@ -22,28 +31,40 @@ class HostLimiter:
         self._hosts: dict[str, asyncio.Semaphore] = {}
         self._next_start: dict[str, float] = {}
         self._host_delay: dict[str, float] = {}
+        self._paused_until: dict[str, float] = {}
 
     def set_host_delay(self, host: str, delay: float) -> None:
         """A host-specific minimum gap between request starts (e.g. robots ``Crawl-delay``)."""
         self._host_delay[host] = max(0.0, delay)
 
+    def pause(self, host: str, seconds: float) -> None:
+        """Start no request to ``host`` for ``seconds`` (it answered 429 with ``Retry-After``)."""
+        until = asyncio.get_running_loop().time() + seconds
+        self._paused_until[host] = max(until, self._paused_until.get(host, until))
+
     def _gap(self, host: str) -> float:
         return max(self.delay, self._host_delay.get(host, 0.0))
 
     @asynccontextmanager
-    async def slot(self, host: str) -> AsyncIterator[None]:
-        """Wait for a free slot for ``host`` (and the host's delay), hold it while inside."""
+    async def slot(self, host: str, start_by: float | None = None) -> AsyncIterator[None]:
+        """Wait for a free slot for ``host`` (and the host's delay or pause), hold it while inside.
+
+        Raises :class:`HostPaused` when the host's pause lasts past ``start_by`` (a loop time).
+        """
         semaphore = self._hosts.get(host)
         if semaphore is None:
             semaphore = self._hosts[host] = asyncio.Semaphore(self.per_host)
         async with semaphore:
+            loop = asyncio.get_running_loop()
+            now = loop.time()
+            paused = self._paused_until.get(host, now)
+            if start_by is not None and paused > start_by:
+                raise HostPaused(host, paused - now)
+            start = max(now, paused, self._next_start.get(host, now))
             gap = self._gap(host)
             if gap > 0:
-                loop = asyncio.get_running_loop()
-                now = loop.time()
-                start = max(now, self._next_start.get(host, now))
                 self._next_start[host] = start + gap
-                if start > now:
-                    await asyncio.sleep(start - now)
+            if start > now:
+                await asyncio.sleep(start - now)
             async with self._global:
                 yield
