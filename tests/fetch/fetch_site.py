@@ -412,6 +412,10 @@ class SiteHandler(BaseHTTPRequestHandler):
             day = int(path.rsplit("/", 1)[-1]) if path.count("/") > 1 else 0
             links = " ".join(f'<a href="/calendar/{day + n}">{day + n}</a>' for n in range(1, 201))
             return self._send(200, page(f"Day {day}", f"<article><h1>Day {day}</h1><p>Nothing happens on day {day}, as on most days.</p><p>{links}</p></article>").encode())
+        if path.startswith("/facets/"):  # a shop's filter page: 5,000 links, each to another such page
+            at = int(path.rsplit("/", 1)[-1]) * 5_000
+            links = "".join(f'<a href="/facets/{at + n}?color=red&amp;size={n % 7}">{n}</a> ' for n in range(5_000))
+            return self._send(200, page("Filters", f"<article><h1>Filters</h1><p>{links}</p></article>").encode())
         if path == "/moved-links":  # an old address that now redirects into another host's private area
             moved = f"/redirect/to?url=http://other.test:{port}/private/secret"
             links = f'Our <a href="{moved}">planning notes</a> moved; start with <a href="/docs/a">getting started</a>.'

@@ -290,6 +290,17 @@ def test_an_endless_site_keeps_a_queue_of_a_few_urls_per_page_to_read(site: Any,
     assert max(event["queued"] for event in events) <= 2 * 4 * 3
 
 
+def test_pages_of_thousands_of_links_end_by_the_deadline_with_the_pages_read(site: Any, config_for: Any) -> None:
+    """Each page links to 5,000 new ones: handling them held the crawl past its deadline, and the
+    call failed with timeout, every page read lost. (Their text is read whole, which is quick,
+    so that many pages arrive together.)"""
+    config = config_for(allow_private_networks=True, extraction={"max_html_elements": 100})
+    options = {"max_pages": 1000, "max_depth": 20, "per_host_concurrency": 8, "timeout": 8}
+    envelope = crawl(site.url("/facets/0"), config, **options)
+    assert envelope["data"][0]["url"] == site.url("/facets/0")
+    assert "time limit was nearly reached" in envelope["meta"]["warnings"][0]
+
+
 def test_include_and_exclude_patterns(site: Any, local: Config) -> None:
     only_docs = paths(crawl(site.url("/"), local, include=["/docs/*"], max_pages=100), site)
     assert only_docs[0] == "/"

@@ -43,8 +43,8 @@ from .urlsafety import AddressPolicy, check_destination_resolved, resolution_sco
 
 Scope = Literal["host", "domain", "any"]
 MAX_PAGES_CAP = 1000
-#: Links to these are never fetched: they cannot be pages.
-SKIP_EXTENSIONS = frozenset(
+#: Links to these are never fetched: they cannot be pages (a tuple, for one ``str.endswith``).
+SKIP_EXTENSIONS = tuple(
     [".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".ico", ".bmp", ".tif", ".tiff", ".avif", ".css", ".js", ".mjs", ".map", ".json.gz", ".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".7z", ".rar", ".exe", ".msi", ".dmg", ".iso", ".apk", ".deb", ".rpm", ".mp3", ".mp4", ".m4a", ".m4v", ".ogg", ".oga", ".wav", ".flac", ".avi", ".mov", ".mkv", ".webm", ".woff", ".woff2", ".ttf", ".otf", ".eot"]
 )
 #: How many sitemap files (an index and its children) one crawl reads.
@@ -53,6 +53,9 @@ MAX_SITEMAPS = 10
 #: page (disallowed, binary, a redirect to a page we have), without holding every link of an
 #: endless site in memory.
 QUEUE_PER_PAGE = 4
+#: Links handled between two looks at the clock: a page may hold thousands, and the crawl
+#: must stop in time to return its pages.
+LINKS_PER_CLOCK = 256
 
 Progress = Callable[[dict[str, Any]], Any]
 
@@ -189,7 +192,7 @@ class Crawler:
         if parts.scheme not in ("http", "https") or not parts.hostname:
             return False
         path = parts.path.lower()
-        if any(path.endswith(ext) for ext in SKIP_EXTENSIONS):
+        if path.endswith(SKIP_EXTENSIONS):
             return False
         local = parts.path + (f"?{parts.query}" if parts.query else "")
 
@@ -201,8 +204,8 @@ class Crawler:
         return not any(matches(p) for p in self.options.exclude)
 
     # -- queue ------------------------------------------------------------------------
-    def _enqueue(self, url: str, depth: int, key: tuple[int, ...], referrer: str | None) -> None:
-        canon = canonicalize(url)
+    def _enqueue(self, canon: str, depth: int, key: tuple[int, ...], referrer: str | None) -> None:
+        """Queue ``canon`` (a canonical URL), or move it up if it was found earlier in order."""
         entry = Entry(depth, key, canon, referrer)
         waiting = self._pending.get(canon)
         if waiting is not None:
@@ -230,7 +233,11 @@ class Crawler:
         if depth > self.options.max_depth:
             return
         for index, link in enumerate(links):
+            if index % LINKS_PER_CLOCK == 0 and (left := self._left()) is not None and left <= 0:
+                break  # the crawl is over: no link found now would be fetched
             canon = canonicalize(link)
+            if canon in self._seen and canon not in self._pending:
+                continue  # read, or being read (the site's navigation, on every page)
             if self._wanted(canon) and self._in_scope(canon):
                 self._enqueue(canon, depth, parent.key + (rank, index), referrer)
         if len(self._pending) > 2 * QUEUE_PER_PAGE * self.options.max_pages:
