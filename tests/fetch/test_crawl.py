@@ -261,6 +261,15 @@ def test_without_robots_rules_the_sitemap_robots_txt_lists_is_still_read(site: A
     assert len(envelope["data"]) == 3 and "warnings" not in envelope["meta"], envelope["meta"]
 
 
+def test_the_sitemaps_read_are_those_of_the_host_the_seed_redirects_to(site: Any, named: Config) -> None:
+    """The site moved to gz.site.test: its robots.txt names its sitemap; the old host's is not read."""
+    moved = f"http://gz.site.test:{site.port}/docs/a"
+    envelope = crawl(f"http://www.site.test:{site.port}/redirect/to?url={moved}", named, use_sitemap=True)
+    assert ("gz.site.test", "/sitemap.xml.gz") in site.hits
+    assert not [path for host, path in site.hits if host == "www.site.test" and "sitemap" in path]
+    assert f"http://gz.site.test:{site.port}/orphan" in [page["url"] for page in envelope["data"]]
+
+
 def test_a_sitemap_of_many_pages_queues_only_what_max_pages_can_use(site: Any, named: Config) -> None:
     """Queueing all 20,000 listed URLs held up the event loop for seconds, past the deadline."""
     events: list[dict[str, Any]] = []

@@ -359,14 +359,17 @@ class Crawler:
         return Outcome(entry, item=item, links=page.links if follow else [], final_url=final)
 
     async def _read_sitemaps(self, seed: Entry, referrer: str) -> None:
+        """Queue the pages the sitemaps of the seed's site list; ``referrer`` is where the seed
+        landed after its redirects, whose host's sitemaps they are."""
         try:
             # Read for the sitemaps it lists even when its rules are set aside.
-            rules: RobotsRules | None = await self.robots.rules_for(seed.url)
+            rules: RobotsRules | None = await self.robots.rules_for(referrer)
         except WebProviderError:
             if self.options.respect_robots:
                 return  # no robots.txt, no page of this host: the seed's item already says why
             rules = None
-        origin = f"{urlsplit(seed.url).scheme}://{urlsplit(seed.url).netloc}"
+        parts = urlsplit(referrer)
+        origin = f"{parts.scheme}://{parts.netloc}"
         # ``Sitemap: /sitemap.xml`` is common, though the protocol asks for a full URL.
         listed = [urljoin(f"{origin}/robots.txt", url) for url in rules.sitemaps] if rules else []
         queue = list(dict.fromkeys(listed)) or [f"{origin}/sitemap.xml"]
