@@ -310,6 +310,17 @@ def test_pages_of_thousands_of_links_end_by_the_deadline_with_the_pages_read(sit
     assert "time limit was nearly reached" in envelope["meta"]["warnings"][0]
 
 
+def test_include_patterns_that_match_no_link_are_named(site: Any, local: Config) -> None:
+    """``/docs`` matches that path alone, not the section: a crawl of the seed alone says why."""
+    envelope = crawl(site.url("/"), local, include=["/docs"])
+    assert paths(envelope, site) == ["/"]
+    assert envelope["meta"]["warnings"][-1] == (
+        "No link found matched include ['/docs']: a pattern that starts with '/' matches a link's "
+        "whole path and query ('/docs/*' for a section), any other its whole URL."
+    )
+    assert "No link" not in str(crawl(site.url("/"), local, include=["/docs/*"])["meta"])
+
+
 def test_include_and_exclude_patterns(site: Any, local: Config) -> None:
     only_docs = paths(crawl(site.url("/"), local, include=["/docs/*"], max_pages=100), site)
     assert only_docs[0] == "/"

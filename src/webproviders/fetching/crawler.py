@@ -156,6 +156,9 @@ class Crawler:
         self._scope_hosts: set[str] = set()
         self._scope_domains: set[str] = set()
         self._robots_refused = 0
+        #: Links that matched ``include`` and links that did not: none matching is worth a word.
+        self._included = 0
+        self._not_included = 0
         self._stop_at: float | None = None
         self._progress = options.progress
 
@@ -199,8 +202,11 @@ class Crawler:
         def matches(pattern: str) -> bool:
             return fnmatchcase(url, pattern) or (pattern.startswith("/") and fnmatchcase(local, pattern))
 
-        if self.options.include and not any(matches(p) for p in self.options.include):
-            return False
+        if self.options.include:
+            if not any(matches(p) for p in self.options.include):
+                self._not_included += 1
+                return False
+            self._included += 1
         return not any(matches(p) for p in self.options.exclude)
 
     # -- queue ------------------------------------------------------------------------
@@ -464,6 +470,11 @@ class Crawler:
         if self._robots_refused:
             count = self._robots_refused
             warn(f"{count} URL{'s were' if count != 1 else ' was'} skipped because robots.txt disallows {'them' if count != 1 else 'it'}.")
+        if self._not_included and not self._included:
+            warn(
+                f"No link found matched include {list(self.options.include)}: a pattern that starts with '/' "
+                "matches a link's whole path and query ('/docs/*' for a section), any other its whole URL."
+            )
         self._results.sort(key=lambda pair: pair[0])
         return [item for _entry, item in self._results]
 
