@@ -64,8 +64,9 @@ class RobotsRefused(BlockedError):
     """robots.txt disallows a URL: a page is skipped for it, the seed fails with it."""
 
 
-class LeftScope(Exception):
-    """A found link redirects where no link would be followed: it is skipped before that hop."""
+class NotFollowed(Exception):
+    """A found link redirects where no link would be followed, or to a URL the crawl already
+    has: it is skipped before that hop."""
 
 
 @dataclass(frozen=True)
@@ -280,7 +281,7 @@ class Crawler:
                     entry.url, self.config, timeout=self._url_timeout(), check_hop=partial(self._check_hop, entry)
                 )
             return await self._page(entry, result)
-        except LeftScope:
+        except NotFollowed:
             return Outcome(entry)
         except HostPaused as exc:
             paused = RateLimitedError(
@@ -307,11 +308,14 @@ class Crawler:
 
     async def _check_hop(self, entry: Entry, url: str) -> None:
         """A found link's redirect goes only where a link would be followed (the seed's moves
-        the scope instead), and where robots.txt allows, before that hop is requested."""
+        the scope instead), to a URL not read or queued yet (an old address of a page the crawl
+        has), and where robots.txt allows, before that hop is requested."""
         if entry.depth:
             canon = canonicalize(url)
+            if canon != entry.url and canon in self._seen:
+                raise NotFollowed(url)
             if not (self._in_scope(canon) and self._wanted(canon)):
-                raise LeftScope(url)
+                raise NotFollowed(url)
         await self._obey_robots(url)
 
     async def _obey_robots(self, url: str) -> None:
