@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import gzip
 import json
+import re
 import struct
 import threading
 import time
@@ -472,6 +473,9 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, b"\x00\x01\x02\x03binary\x00data" * 50, "application/octet-stream")
         if path == "/doc.pdf":
             return self._send(200, pdf_bytes(), "application/pdf")
+        if path == "/misplaced-xref.pdf":  # readable, but its startxref is off, as in many real PDFs
+            moved = re.sub(rb"startxref\s+(\d+)", lambda m: b"startxref\n%d" % (int(m[1]) + 7), pdf_bytes())
+            return self._send(200, moved, "application/pdf")
         if path == "/report":
             return self._send(200, pdf_bytes(), "application/octet-stream")
         if path == "/missing":

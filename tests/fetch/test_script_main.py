@@ -42,3 +42,16 @@ def test_a_script_without_a_main_guard_runs_once(site: SiteServer, tmp_path: Pat
     assert finished.returncode == 0, finished.stderr
     assert runs.read_text().splitlines() == ["ran"], finished.stderr
     assert '"success": true' in finished.stdout, finished.stdout
+
+
+def test_a_damaged_pdf_read_anyway_leaves_the_scripts_stderr_alone(site: SiteServer, tmp_path: Path) -> None:
+    """pypdf's warnings about a PDF it reads anyway came out on the script's stderr, from the workers."""
+    script = tmp_path / "read_page.py"
+    script.write_text(SCRIPT)
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    finished = subprocess.run(
+        [sys.executable, str(script), site.url("/misplaced-xref.pdf"), str(tmp_path / "runs.txt")],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env=environment,
+    )
+    assert "Quarterly report" in finished.stdout, finished.stdout
+    assert "startxref" not in finished.stderr, finished.stderr

@@ -82,11 +82,12 @@ MAX_LINKS = 5_000
 _quiet_done = False
 
 
-def _quiet_libraries() -> None:
-    """trafilatura logs every page it discards; keep that off stderr unless configured."""
+def quiet_libraries() -> None:
+    """trafilatura logs every page it discards, pypdf every flaw of a PDF it reads anyway; keep
+    that off stderr (a worker's is the caller's) unless configured."""
     global _quiet_done
     if not _quiet_done:
-        for name in ("trafilatura", "htmldate", "courlan"):
+        for name in ("trafilatura", "htmldate", "courlan", "pypdf"):
             logger = logging.getLogger(name)
             if logger.level == logging.NOTSET:
                 logger.setLevel(logging.CRITICAL)
@@ -248,7 +249,7 @@ def html_document(
     from .pagetype import page_type
     from .refresh import refresh_target
 
-    _quiet_libraries()
+    quiet_libraries()
     tree = load_html(html)
     if tree is None:  # a fragment or something barely HTML: give it a document around it
         tree = load_html(f"<html><body><div>{html}</div></body></html>")

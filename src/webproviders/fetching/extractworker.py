@@ -119,5 +119,8 @@ def main() -> None:
     sys.stdout = sys.stderr  # where the pool sent our stdout too; unbuffered, so nothing is lost
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU must not leave core files
     conn = Connection(socket.socket(fileno=int(sys.argv[1])).detach())
+    from .extraction import quiet_libraries
+
+    quiet_libraries()
     _warm(conn)
     serve(conn)
