@@ -487,10 +487,11 @@ class SiteHandler(BaseHTTPRequestHandler):
         if path == "/unavailable":
             return self._send(503, b"<h1>Service Unavailable</h1>")
         if path == "/busy":
-            return self._send(429, b"slow down", "text/plain", {"Retry-After": query.get("after", ["7"])[0]})
-        if path == "/busy-links":  # a link to a page answering 429, then to pages of the same host
-            after = query.get("after", ["7"])[0]
-            links = f'<a href="/busy?after={after}">busy</a>, <a href="/docs/a">a</a> and <a href="/docs/b">b</a>'
+            status = int(query.get("status", ["429"])[0])
+            return self._send(status, b"slow down", "text/plain", {"Retry-After": query.get("after", ["7"])[0]})
+        if path == "/busy-links":  # a link to a page answering 429 (or ?status=503), then to pages of the same host
+            busy = "/busy?" + "&amp;".join(f"{key}={value[0]}" for key, value in query.items())
+            links = f'<a href="{busy}">busy</a>, <a href="/docs/a">a</a> and <a href="/docs/b">b</a>'
             return self._send(200, f"<html><body><article><h1>Busy links</h1><p>{links}.</p></article></body></html>".encode())
         if path == "/app":  # a single-page application: its text arrives by script
             return self._send(200, b'<html><head><title>Dashboard</title></head><body><div id="root"></div>'

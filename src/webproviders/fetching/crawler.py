@@ -31,6 +31,7 @@ from ..errors import (
     WebTimeoutError,
     to_provider_error,
 )
+from ..retry_after import retry_after_from_headers
 from ..urls import canonicalize, host_of, registrable_domain
 from .charset import decode
 from .fetch import GZIP_MAGIC, FetchResult, fetch, gunzip, status_error
@@ -53,6 +54,8 @@ MAX_SITEMAPS = 10
 #: page (disallowed, binary, a redirect to a page we have), without holding every link of an
 #: endless site in memory.
 QUEUE_PER_PAGE = 4
+#: Answers whose ``Retry-After`` pauses their host: too many requests, or down for a while.
+PAUSE_STATUSES = (429, 503)
 #: Links handled between two looks at the clock: a page may hold thousands, and the crawl
 #: must stop in time to return its pages.
 LINKS_PER_CLOCK = 256
@@ -285,8 +288,8 @@ class Crawler:
             return Outcome(entry)
         except HostPaused as exc:
             paused = RateLimitedError(
-                f"{entry.url} was not requested: its host answered HTTP 429 and asked for a pause that "
-                f"lasts {exc.seconds_left:.0f} s more, past the call's time limit.",
+                f"{entry.url} was not requested: its host asked for a pause (Retry-After) that lasts "
+                f"{exc.seconds_left:.0f} s more, past the call's time limit.",
                 retry_after=exc.seconds_left,
             )
             return Outcome(entry, item=self._error_item(entry, paused))
@@ -353,8 +356,8 @@ class Crawler:
                 return Outcome(entry)  # a redirect to a page we have
             self._seen.add(final)  # in scope, wanted and allowed by robots.txt: every hop was checked
         error = status_error(result)
-        if isinstance(error, RateLimitedError) and error.retry_after:
-            self.limiter.pause(host_of(final), error.retry_after)  # as the host asked: no request until then
+        if result.status_code in PAUSE_STATUSES and (wait := retry_after_from_headers(result.headers)):
+            self.limiter.pause(host_of(final), wait)  # as the host asked: no request until then
         if error is not None:
             return Outcome(entry, item=self._error_item(entry, error), final_url=final)
         page = await render(result, self.options.page, self.config.web.extraction, want_links=True)
