@@ -38,7 +38,7 @@ class HostLimiter:
         self._host_delay[host] = max(0.0, delay)
 
     def pause(self, host: str, seconds: float) -> None:
-        """Start no request to ``host`` for ``seconds`` (it answered 429 with ``Retry-After``)."""
+        """Start no request to ``host`` for ``seconds`` (its 429 or 503 said ``Retry-After``)."""
         until = asyncio.get_running_loop().time() + seconds
         self._paused_until[host] = max(until, self._paused_until.get(host, until))
 
