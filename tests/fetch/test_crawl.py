@@ -407,7 +407,7 @@ def test_a_progress_callback_that_never_returns_keeps_the_pages_read(site: Any, 
             await asyncio.sleep(60)
 
     envelope = crawl(site.url("/docs/"), local, max_depth=1, progress=stuck, timeout=3)
-    assert [page["url"] for page in envelope["data"]][:2] == [event["url"] for event in events]
+    assert len(events) == 2 and {event["url"] for event in events} <= {page["url"] for page in envelope["data"]}
     assert "The progress callback did not return before the call's time limit; it was switched off." in (
         envelope["meta"]["warnings"]
     )
