@@ -471,7 +471,7 @@ class Crawler:
             self._results.append((entry, self._error_item(entry, late)))
         elif stopped_early:
             warn(
-                f"The crawl stopped after {len(self._results)} pages because the call's time limit "
+                f"The crawl stopped after {len(self._results)} page{'s' if len(self._results) != 1 else ''} because the call's time limit "
                 "was nearly reached; pass a larger timeout or a smaller max_pages for more."
             )
         if self._robots_refused:
