@@ -253,3 +253,44 @@ def test_a_plugin_that_fails_quoting_its_key_is_listed_without_it(
     assert row["load_error"] == "import failed: RuntimeError: key rejected: ***"
     assert row["reason"] == "its plugin 'quoting' failed to load (import failed: RuntimeError: key rejected: ***)"
     assert ENV_SECRET not in str(_providers(config))
+
+
+def test_a_secret_set_under_the_config_key_a_manifest_names_is_masked(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A plugin's secret variable may stand in for a key other than ``api_key``
+    (``config_key: token``); set in the config instead, its value is as secret as the
+    variable's would be, in the envelope, the log and the config's repr."""
+    token = "tok-cfg-4c1d8e0b7a6f"
+    root = write_plugin(
+        "tokened",
+        """
+        from webproviders import AuthError, WebSearchProvider
+        from webproviders.redact import get_logger
+
+        class Tokened(WebSearchProvider):
+            name = "tokened"
+            def __init__(self, settings):
+                self.settings = settings
+            def is_available(self):
+                return True
+            def search(self, query, limit=5, **options):
+                token = self.settings.option("token")
+                get_logger("webproviders.test").warning("sending token %s", token)
+                raise AuthError("the vendor refused token " + token)
+
+        def register(ctx):
+            ctx.register_web_search_provider(Tokened(ctx.settings("tokened")))
+        """,
+        [{"name": "tokened", "env": [{"key": "TOKENED_TOKEN", "config_key": "token", "secret": True}]}],
+    )
+    config = make_config(
+        plugins={"paths": [str(root)], "enabled": ["tokened"]},
+        web={"providers": {"tokened": {"token": token}}},
+    )
+    with caplog.at_level(logging.WARNING):
+        envelope = dispatch_search("q", backend="tokened", config=config)
+    assert envelope["error_code"] == "auth_error"
+    assert envelope["error"] == "the vendor refused token ***"
+    assert token not in repr(config)
+    assert all(token not in record.getMessage() for record in caplog.records)

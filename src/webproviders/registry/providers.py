@@ -69,9 +69,11 @@ class Registry:
         self._adopt(list(self._providers.values()))
 
     def _adopt(self, entries: list[ProviderEntry]) -> None:
-        """Scrub the secrets entries' manifests declare, and let unloaded ones load their code."""
+        """Scrub the secrets entries' manifests declare (in the environment, and in the config
+        keys that stand in for them), and let unloaded ones load their code."""
         for entry in entries:
             redact.watch_env(*(n for var in entry.manifest.env if var.secret for n in var.names()))
+            redact.remember(*_configured_secrets(entry, self.config))
             redact.watch_url_env(*(n for var in entry.manifest.env if var.config_key == "base_url" for n in var.names()))
             if not entry.record.loaded:
                 record = entry.record
@@ -323,6 +325,20 @@ class Registry:
                 if row[key]:
                     row[key] = redact.scrub(row[key])
         return rows
+
+
+def _configured_secrets(entry: ProviderEntry, config: Config) -> list[str]:
+    """The values of ``web.providers.<name>`` keys that stand in for a secret variable other
+    than ``api_key`` (which :meth:`Config.secrets` knows): a plugin's ``token``, say."""
+    settings = config.provider(entry.manifest.name)
+    found: list[str] = []
+    for var in entry.manifest.env:
+        if var.secret and var.config_key and var.config_key != "api_key":
+            value = settings.option(var.config_key)
+            for item in value if isinstance(value, list) else [value]:
+                if isinstance(item, str):
+                    found.append(item.strip())
+    return found
 
 
 def _ask_provider(entry: ProviderEntry) -> Availability:
