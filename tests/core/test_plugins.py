@@ -227,6 +227,27 @@ def test_entry_point_plugin_is_found(install_entry_point: Any, make_config: Any)
     assert "third" not in _rows(make_config(plugins={"disabled": ["third"]}))
 
 
+def test_a_backend_of_a_package_that_failed_to_import_names_the_error(
+    install_entry_point: Any, write_plugin: Any, make_config: Any
+) -> None:
+    """An installed plugin that raises on import registers nothing, so its provider's name is
+    unknown; the call says that the plugin failed and why, not only which names exist."""
+    install_entry_point("acmefail", "wp_acmefail", "raise ImportError('acme-sdk 3 is needed, 2.1 is installed')\n")
+    root = write_plugin("garbled", GOOD.format(name="garbled"))
+    (root / "garbled" / "plugin.yaml").write_text("name: garbled\nproviders: [\n")
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["garbled"]})
+    named = dispatch_search("q", backend="acmefail", config=config)
+    assert named["error_code"] == "not_configured"
+    assert named["error"] == (
+        "Backend 'acmefail' is not available: its entry point plugin 'acmefail' failed to load "
+        "(import failed: ImportError: acme-sdk 3 is needed, 2.1 is installed)."
+    )
+    other = dispatch_search("q", backend="acme", config=config)
+    assert other["error"].startswith("Unknown backend 'acme'. Known backends: ")
+    assert "Plugins that failed to load, and may provide it: 'acmefail' (import failed: ImportError" in other["error"]
+    assert "'garbled' (" in other["error"] and "plugin.yaml is not valid YAML" in other["error"]
+
+
 def test_dispatch_hooks_see_every_call(write_plugin: Any, make_config: Any) -> None:
     code = GOOD.format(name="hooked") + """
 SEEN = []

@@ -51,8 +51,7 @@ def _parse(spec: BackendSpec) -> tuple[list[str], Mode]:
 
 
 def _unknown(name: str, registry: Registry) -> NotConfiguredError:
-    known = ", ".join(registry.names()) or "none"
-    return NotConfiguredError(f"Unknown backend '{name}'. Known backends: {known}.", provider=name)
+    return NotConfiguredError(registry.why_unknown(name), provider=name)
 
 
 def _capable(registry: Registry, capability: Capability) -> list[str]:

@@ -89,6 +89,21 @@ class Registry:
         providers = self._providers
         return [providers[name] for name in self.names()]
 
+    def why_unknown(self, name: str) -> str:
+        """Why no provider is called ``name``: the plugin of that name failed to load, or some
+        plugin that may have provided it did (an entry point that raised on import, a
+        ``plugin.yaml`` that did not parse), else the names there are."""
+        failed = [record for record in self.plugins if record.error and not record.providers]
+        for record in failed:
+            if record.name == name:
+                return f"Backend '{name}' is not available: its {record.source} plugin '{name}' failed to load ({record.error})."
+        known = ", ".join(self.names()) or "none"
+        sentence = f"Unknown backend '{name}'. Known backends: {known}."
+        if failed:
+            plugins = "; ".join(f"'{record.name}' ({record.error})" for record in failed)
+            sentence += f" Plugins that failed to load, and may provide it: {plugins}."
+        return sentence
+
     def supports(self, entry: ProviderEntry, capability: Capability) -> bool:
         """Whether the provider's manifest lists ``capability``."""
         return capability in entry.manifest.capabilities
