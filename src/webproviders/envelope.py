@@ -152,9 +152,13 @@ def _pick(mapping: Mapping[str, Any], keys: tuple[str, ...]) -> str:
     return sound(value.strip()) if type(value) is str else _text(value)
 
 
-def _unrecognised(what: str, given: Any, wanted: str) -> str:
-    """Say what came instead (a generator, a string): that is what a plugin's author must change."""
-    return f"The provider returned {what} in an unrecognised shape ({type(given).__name__}); return {wanted}."
+def _unrecognised(what: str, given: Any, wanted: str, *, of: Any = None) -> str:
+    """Say what came instead (a generator, a string, a list of strings): that is what a
+    plugin's author must change."""
+    shape = type(given).__name__
+    if of is not None:
+        shape = f"a {shape} of {type(of).__name__}" + (" without a URL as text" if _as_mapping(of) is not None else "")
+    return f"The provider returned {what} in an unrecognised shape ({shape}); return {wanted}."
 
 
 def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[str, Any]]:
@@ -192,7 +196,21 @@ def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[s
         hits.append(hit)
         if len(hits) >= limit:
             break
+    if not hits and items and not any(_a_result(item) for item in items):
+        raise ParseError(_unrecognised("search results", items, _RESULT, of=items[0]))
     return hits, meta
+
+
+#: What a search result is, in the words a plugin's author reads.
+_RESULT = "a list of results, each a mapping with a 'url' (or 'href', 'link', 'uri'), 'title' and 'description'"
+
+
+def _a_result(item: Any) -> bool:
+    """Whether ``item`` is written as a search result: a mapping (or model) with a URL as text.
+    A result whose URL is not ``http(s)`` is one, dropped on purpose; a string, a nested
+    list or a mapping without a URL is not: a list of those is a shape its provider got wrong."""
+    mapping = _as_mapping(item)
+    return mapping is not None and isinstance(_first(mapping, _URL_KEYS), str)
 
 
 def truncate(text: str, limit: int) -> str:

@@ -264,3 +264,48 @@ def test_text_handed_on_as_bytes_is_read_as_utf8() -> None:
     assert (pages[0]["title"], pages[0]["content"]) == ("Café", "café \ufffd")
     hits, _ = normalise_search([{"url": "https://s.example/", "title": b"Caf\xc3\xa9"}], 5)
     assert hits[0]["title"] == "Café"
+
+
+_LISTS = """
+from webproviders import WebSearchProvider
+
+ANSWERS = {
+    "urls": ["https://a.example/", "https://b.example/"],
+    "nested": [[{"title": "t", "url": "https://a.example/"}]],
+    "unlinked": [{"title": "t", "permalink": "https://a.example/"}],
+    "scripts": [{"title": "t", "url": "javascript:alert(1)"}],
+}
+
+
+class Lists(WebSearchProvider):
+    name = "lists"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        return ANSWERS[query]
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Lists(), manifest={"fetch": "none"})
+"""
+
+
+def test_a_list_holding_no_result_is_a_parse_error_not_an_empty_success(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A search that returned URLs as strings (or results without a URL) answered a success
+    with no hit: the caller saw "nothing found", a chain did not move on, and the author of the
+    plugin was told nothing. Results whose URL is not http(s) are still dropped on purpose."""
+    root = write_plugin("lists", _LISTS)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["lists"]})
+    answers = {q: dispatch_search(q, backend="lists", config=config) for q in ("urls", "nested", "unlinked", "scripts")}
+    assert answers["urls"]["error_code"] == "parse_error"
+    assert answers["urls"]["error"] == (
+        "The provider returned search results in an unrecognised shape (a list of str); return a list "
+        "of results, each a mapping with a 'url' (or 'href', 'link', 'uri'), 'title' and 'description'."
+    )
+    assert "(a list of list)" in answers["nested"]["error"]
+    assert "(a list of dict without a URL as text)" in answers["unlinked"]["error"]
+    assert answers["scripts"]["success"] is True and answers["scripts"]["data"]["web"] == []
