@@ -84,6 +84,9 @@ class Package(BaseModel):
     pip: str
     #: What to do after installing it (``run crawl4ai-setup to install its browser``).
     setup: str = ""
+    #: A ``web.providers.<name>`` key (``dsn``) that needs the package: unset, in the config
+    #: and in the variable declared for it, the provider runs without it.
+    when: str | None = None
 
     def installed(self) -> bool:
         try:
@@ -212,25 +215,33 @@ class ProviderManifest(BaseModel):
         A package that is not installed (checked without importing it), or a required
         variable that is neither set nor stood in for by its ``web.providers.<name>`` key.
         """
+        present = _present_keys(settings)
         for package in self.packages:
+            if package.when is not None and not self._given(package.when, present):
+                continue
             if not package.installed():
                 then = f", then {package.setup}" if package.setup else ""
-                return f"the '{package.module}' package is not installed (pip install '{package.pip}'{then})"
-        present = _present_keys(settings)
+                needs = f", which {self._setting(package.when)} needs" if package.when else ""
+                return f"the '{package.module}' package is not installed{needs} (pip install '{package.pip}'{then})"
         for var in self.env:
             if not var.required or var.value() is not None or (var.config_key and var.config_key in present):
                 continue
             names = f"{' or '.join(var.names())} is not set{self._hint(var.config_key)}"
             if var.required_unless is None:
                 return names
-            if var.required_unless in present or any(
-                alt.value() is not None for alt in self.env if alt.config_key == var.required_unless
-            ):
+            if self._given(var.required_unless, present):
                 continue
-            where = [n for alt in self.env if alt.config_key == var.required_unless for n in alt.names()]
-            where.append(f"web.providers.{self.name}.{var.required_unless}")
-            return f"{names}, and no self-hosted instance is set ({' or '.join(where)})"
+            return f"{names}, and no self-hosted instance is set ({self._setting(var.required_unless)})"
         return None
+
+    def _setting(self, key: str) -> str:
+        """Where ``web.providers.<name>.<key>`` is set: the variables declared for it, then the key."""
+        where = [n for var in self.env if var.config_key == key for n in var.names()]
+        return " or ".join([*where, f"web.providers.{self.name}.{key}"])
+
+    def _given(self, key: str, present: set[str]) -> bool:
+        """Whether ``web.providers.<name>.<key>`` is set, in the config or in the variable declared for it."""
+        return key in present or any(var.value() is not None for var in self.env if var.config_key == key)
 
     def _hint(self, config_key: str | None) -> str:
         return f" (or web.providers.{self.name}.{config_key})" if config_key else ""

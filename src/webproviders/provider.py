@@ -66,8 +66,9 @@ class WebSearchProvider(ABC):
         return default if self.manifest is None else capability in self.manifest.capabilities
 
     def packages(self) -> list[Package]:
-        """The optional packages this provider imports on first use (from the manifest)."""
-        return list(self.manifest.packages) if self.manifest is not None else []
+        """The optional packages this provider imports on first use (from the manifest); one
+        needed only with a setting (its ``when``) is the registry's to check, when it is set."""
+        return [p for p in self.manifest.packages if p.when is None] if self.manifest is not None else []
 
     def packages_installed(self) -> bool:
         """Whether every package of :meth:`packages` can be imported, checked without importing."""

@@ -311,6 +311,31 @@ def test_without_psycopg_a_dsn_says_what_to_install(make_config: Any, monkeypatc
         open_store(make_config(web={"providers": {"local": {"dsn": "postgresql://127.0.0.1/x"}}}))
 
 
+def test_without_psycopg_a_dsn_makes_the_index_listed_unavailable(
+    make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``webproviders providers`` listed the index as ready with a ``dsn`` set and psycopg
+    missing, and only a call found out; the listing and the call now agree, naming the extra."""
+    import importlib.util
+
+    from webproviders import list_providers
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "psycopg" else real(name, *a))
+    with_dsn = make_config(web={"providers": {"local": {"dsn": "postgresql://127.0.0.1/x"}}})
+    row = next(row for row in list_providers(with_dsn, load=True) if row["name"] == "local")
+    reason = (
+        "the 'psycopg' package is not installed, which WEBPROVIDERS_INDEX_DSN or web.providers.local.dsn "
+        "needs (pip install 'webproviders[postgres]')"
+    )
+    assert (row["available"], row["reason"]) == (False, reason)
+    envelope = dispatch_search("q", backend="local", config=with_dsn)
+    assert envelope["error_code"] == "not_configured"
+    assert envelope["error"] == f"Backend 'local' is not available: {reason}."
+    sqlite = next(row for row in list_providers(make_config()) if row["name"] == "local")
+    assert sqlite["available"] is True
+
+
 def test_psycopg_loads_only_for_a_postgres_index(tmp_path: Any) -> None:
     script = (
         "import sys, json, webproviders\n"
