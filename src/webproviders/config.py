@@ -591,8 +591,10 @@ def _warn_unknown_keys(data: Any, model: type[BaseModel], where: str, source: st
         field = model.model_fields.get(key)
         path = f"{where}.{key}" if where else str(key)
         if field is None or key == "source":
-            log.warning("Unknown config key '%s' in %s is ignored.", path, source)
+            log.warning("Unknown config key '%s' in %s is ignored.%s", path, source, _did_you_mean(key, model))
             continue
+        if model is WebSettings and key == "providers" and isinstance(value, dict):
+            _warn_near_shared_keys(value, path, source)
         nested = _section_model(field)
         if nested is not None:
             if value is None:  # a section with only comments under it: the defaults
@@ -600,6 +602,25 @@ def _warn_unknown_keys(data: Any, model: type[BaseModel], where: str, source: st
             value = _warn_unknown_keys(value, nested, path, source)
         cleaned[key] = value
     return cleaned
+
+
+def _did_you_mean(key: Any, model: type[BaseModel]) -> str:
+    """`` Did you mean 'backend'?`` for a key one typo away from one ``model`` knows, else ``""``."""
+    import difflib  # here: only a config with a mistake needs it
+
+    known = [name for name in model.model_fields if name != "source"]
+    close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.8)
+    return f" Did you mean '{close[0]}'?" if close else ""
+
+
+def _warn_near_shared_keys(sections: dict[Any, Any], where: str, source: str) -> None:
+    """A key of ``web.providers.<name>`` is the vendor's own unless it is a typo of a shared
+    one (``api_kye``, ``timout``): kept, as vendor keys are, but named, since it does nothing."""
+    for name, section in sections.items():
+        for key in section if isinstance(section, dict) else ():
+            hint = "" if key in ProviderSettings.model_fields else _did_you_mean(key, ProviderSettings)
+            if hint:
+                log.warning("Config key '%s.%s.%s' in %s is not a setting every provider reads.%s", where, name, key, source, hint)
 
 
 def _format_validation_error(exc: ValidationError, source: str) -> str:

@@ -415,6 +415,44 @@ def test_unknown_keys_warn_and_are_ignored(caplog: pytest.LogCaptureFixture) -> 
     assert "'web.bakend'" in messages and "'extra'" in messages
 
 
+def test_a_typo_of_a_key_is_named_with_the_key_it_was_likely_meant_for(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A misspelt key does nothing; the warning says which key it was likely meant to be, in a
+    section, in a provider's shared settings (kept there, as vendor keys are) and in the name of
+    a provider's section. Vendor keys that are no typo are not named."""
+    from webproviders import list_providers
+
+    with caplog.at_level(logging.WARNING):
+        config = config_from_dict(
+            {
+                "web": {
+                    "timout": 5,
+                    "retry": {"max_retry": 3},
+                    "providers": {
+                        "brave": {"api_kye": "k-typo-1234", "timeout": 5},
+                        "tavilly": {"api_key": "k-typo-5678"},
+                        "http": {"url_timeout": 10, "max_depth": 1},
+                        "searxng": {"api_key_header": "X-Key", "accept_language": "en"},
+                    },
+                },
+                "plugin": {"enabled": []},
+            },
+            source="c.yaml",
+        )
+        list_providers(config)
+    messages = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert messages == [
+        "Unknown config key 'web.timout' in c.yaml is ignored. Did you mean 'timeout'?",
+        "Unknown config key 'web.retry.max_retry' in c.yaml is ignored. Did you mean 'max_retries'?",
+        "Config key 'web.providers.brave.api_kye' in c.yaml is not a setting every provider reads. "
+        "Did you mean 'api_key'?",
+        "Unknown config key 'plugin' in c.yaml is ignored. Did you mean 'plugins'?",
+        "Config section 'web.providers.tavilly' in c.yaml names no provider, so it is not used. "
+        "Did you mean 'tavily'?",
+    ]
+
+
 def test_provider_sections_keep_vendor_keys_and_several_api_keys() -> None:
     config = config_from_dict(
         {"web": {"providers": {"xai": {"api_key": ["k1-aaaa", "k2-bbbb, k3-cccc"], "model": "grok-x"}}}}

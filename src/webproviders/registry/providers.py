@@ -67,6 +67,7 @@ class Registry:
         self._callers: dict[str, tuple[Any, frozenset[str]]] = {}
         redact.remember(*config.secrets())
         self._adopt(list(self._providers.values()))
+        self._warn_misnamed_sections()
 
     def _adopt(self, entries: list[ProviderEntry]) -> None:
         """Scrub the secrets entries' manifests declare (in the environment, and in the config
@@ -78,6 +79,22 @@ class Registry:
             if not entry.record.loaded:
                 record = entry.record
                 entry.load = lambda record=record: self.load(record, context.remaining_time())  # type: ignore[misc]
+
+    def _warn_misnamed_sections(self) -> None:
+        """A ``web.providers.<name>`` section one typo away from a provider's name
+        (``tavilly``) configures nothing: say which provider it was likely meant for."""
+        strays = [name for name in self.config.web.providers if name not in self._providers]
+        if not strays:
+            return
+        import difflib  # here: only a config with a stray section needs it
+
+        for name in strays:
+            close = difflib.get_close_matches(name, list(self._providers), n=1, cutoff=0.8)
+            if close:
+                log.warning(
+                    "Config section 'web.providers.%s' in %s names no provider, so it is not used. Did you mean '%s'?",
+                    name, self.config.source, close[0],
+                )
 
     def names(self) -> list[str]:
         return sorted(list(self._providers))
