@@ -152,6 +152,6 @@ def test_a_hook_that_exits_ends_in_an_envelope(write_plugin: Any, make_config: A
     refused = dispatch_search("refuse", backend="stub", config=config)
     assert (refused["error_code"], refused["error"]) == (
         "provider_error",
-        "stub failed: SystemExit: policy",
+        "The before_dispatch hook of user plugin 'exiting-hooks' failed: SystemExit: policy.",
     )
     assert dispatch_search("observe", backend="stub", config=config)["success"] is True

@@ -248,6 +248,50 @@ def test_a_backend_of_a_package_that_failed_to_import_names_the_error(
     assert "'garbled' (" in other["error"] and "plugin.yaml is not valid YAML" in other["error"]
 
 
+def test_a_hook_that_raises_is_named_by_its_plugin_not_blamed_on_the_backend(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A policy plugin's hook failing (not refusing with an error class) read as "stub failed:
+    KeyError: 'tenant'", and an observer's as "An after_dispatch hook failed": neither said
+    which plugin's code to fix. A refusal in the library's error classes keeps its words."""
+    write_plugin("quiet", GOOD.format(name="quiet"))
+    root = write_plugin(
+        "policy",
+        GOOD.format(name="policed")
+        + """
+from webproviders import BlockedError
+from .rules import check
+
+def before_dispatch(backend, arguments):
+    check(arguments["query"])
+
+def after_dispatch(envelope):
+    raise RuntimeError("the spend collector is down")
+""",
+    )
+    (root / "policy" / "rules.py").write_text(
+        "from webproviders import BlockedError\n\n"
+        "def check(query):\n"
+        "    if query == 'refused':\n"
+        "        raise BlockedError('queries about that are not allowed here')\n"
+        "    if query == 'broken':\n"
+        "        raise KeyError('tenant')\n"
+    )
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["quiet", "policy"]})
+    with caplog.at_level(logging.WARNING):
+        broken = dispatch_search("broken", backend="quiet", config=config)
+    assert (broken["error_code"], broken["error"]) == (
+        "provider_error",
+        "The before_dispatch hook of user plugin 'policy' failed: KeyError: 'tenant'.",
+    )
+    assert "The after_dispatch hook of user plugin 'policy' failed: RuntimeError: the spend collector is down." in [
+        record.getMessage() for record in caplog.records
+    ]
+    refused = dispatch_search("refused", backend="quiet", config=config)
+    assert (refused["error_code"], refused["error"]) == ("blocked", "queries about that are not allowed here")
+    assert dispatch_search("fine", backend="quiet", config=config)["success"] is True
+
+
 def test_dispatch_hooks_see_every_call(write_plugin: Any, make_config: Any) -> None:
     code = GOOD.format(name="hooked") + """
 SEEN = []

@@ -21,7 +21,6 @@ from ..errors import (
     InvalidInputError,
     ProviderError,
     WebProviderError,
-    exception_text,
     to_provider_error,
 )
 from ..manifest import Capability
@@ -251,4 +250,4 @@ def after(call: Call, envelope: dict[str, Any]) -> None:
     except KeyboardInterrupt:
         raise  # the caller's Ctrl-C (a sync hook meets no cancellation), not the hook's failure
     except BaseException as exc:  # noqa: BLE001 - an observer (even one calling sys.exit()) must not break the call
-        log.warning("An after_dispatch hook failed: %s: %s", type(exc).__name__, scrub(exception_text(exc)))
+        log.warning("%s.", registry.hook_failure("after_dispatch", exc))

@@ -22,6 +22,7 @@ from ..envelope import normalise_pages, normalise_search
 from ..errors import (
     BudgetExceededError,
     BudgetStoreUnavailableError,
+    ProviderError,
     RateLimitedError,
     UnsupportedError,
     WebProviderError,
@@ -313,8 +314,12 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
         _before(call, entry)
     except KeyboardInterrupt:
         raise  # the caller's Ctrl-C (a sync hook meets no cancellation), not the hook's failure
-    except BaseException as exc:  # noqa: BLE001 - a refusing (or exiting) hook is an envelope
+    except WebProviderError as exc:  # a policy's refusal, in its own words
         error = to_provider_error(exc, name)
+        call.record(name, "error", time.perf_counter(), error)
+        raise error from None
+    except BaseException as exc:  # noqa: BLE001 - a failing (or exiting) hook is an envelope
+        error = ProviderError(call.registry.hook_failure("before_dispatch", exc) + ".", provider=name)
         call.record(name, "error", time.perf_counter(), error)
         raise error from None
     state: DispatchState = call.state  # type: ignore[assignment]

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import threading
 import time
+import types
 from collections import OrderedDict
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -228,6 +229,30 @@ class Registry:
             taken = frozenset(arg for impl in impls for arg in impl.argnames)
             found = self._callers[name] = (caller if impls else None, taken)
         return found
+
+    def hook_failure(self, hook: str, exc: BaseException) -> str:
+        """``exc`` from a dispatch hook as a sentence naming the plugin whose code raised it
+        (the innermost frame of its traceback in a plugin's module): every plugin's hooks run
+        in one hook call, and which one failed is what the operator needs to know."""
+        from ..errors import exception_text  # here: listing providers needs no error class
+
+        modules: dict[str, PluginRecord] = {}
+        for record in self.plugins:
+            plugin = self.hooks.get_plugin(record.plugin_id)
+            module = plugin.__name__ if isinstance(plugin, types.ModuleType) else getattr(plugin, "__module__", None)
+            if isinstance(module, str):
+                modules[module] = record
+        owner: PluginRecord | None = None
+        frame = exc.__traceback__
+        while frame is not None:
+            parts = str(frame.tb_frame.f_globals.get("__name__", "")).split(".")
+            found = next((modules[m] for m in (".".join(parts[:n]) for n in range(len(parts), 0, -1)) if m in modules), None)
+            owner = found or owner
+            frame = frame.tb_next
+        text = exception_text(exc)
+        what = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        who = f"of {owner.source} plugin '{owner.name}' " if owner is not None else ""
+        return redact.scrub(f"The {hook} hook {who}failed: {what}")
 
     def availability(self, entry: ProviderEntry, *, load: bool = False) -> Availability:
         """``(available, reason)``; never raises, never touches the network, never hangs.
