@@ -458,3 +458,35 @@ def test_a_provider_registered_under_a_name_config_cannot_write_says_so_on_one_l
         "register() failed: ManifestError: the manifest of provider 'Acme Search' is invalid: 'name': should be "
         "lowercase letters, digits, '-' or '_', starting with a letter or a digit (such as 'acme-search')"
     )
+
+
+def test_an_is_available_that_raises_says_what_it_said(write_plugin: Any, make_config: Any) -> None:
+    """The reason was only the exception's class (``is_available() failed: ValueError``), which
+    leaves the operator nothing to fix; it now carries the plugin's sentence, scrubbed."""
+    root = write_plugin(
+        "regional",
+        """
+        from webproviders import WebSearchProvider
+
+        class Regional(WebSearchProvider):
+            name = "regional"
+            def __init__(self, settings):
+                self.settings = settings
+            def is_available(self):
+                key = self.settings.api_keys()[0]
+                raise ValueError(f"ACME_REGION must be one of eu, us for key {key}")
+            def search(self, query, limit=5, **options):
+                return []
+
+        def register(ctx):
+            ctx.register_web_search_provider(Regional(ctx.settings("regional")))
+        """,
+    )
+    config = make_config(
+        plugins={"paths": [str(root)], "enabled": ["regional"]},
+        web={"providers": {"regional": {"api_key": "k-region-7d3f9a1c"}}},
+    )
+    reason = "is_available() failed: ValueError: ACME_REGION must be one of eu, us for key ***"
+    envelope = dispatch_search("q", backend="regional", config=config)
+    assert (envelope["error_code"], envelope["error"]) == ("not_configured", f"Backend 'regional' is not available: {reason}.")
+    assert _rows(config)["regional"]["reason"] == reason

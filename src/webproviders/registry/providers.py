@@ -405,7 +405,10 @@ def _ask_provider(entry: ProviderEntry) -> Availability:
             return True, None
         reason = provider.unavailable_reason()
     except BaseException as exc:  # noqa: BLE001 - on a worker thread: a plugin's sys.exit() is its failure
-        return False, f"is_available() failed: {type(exc).__name__}"
+        from ..errors import exception_text
+
+        text = exception_text(exc)  # what to fix, in the plugin's words (scrubbed where it is shown)
+        return False, f"is_available() failed: {type(exc).__name__}" + (f": {text}" if text else "")
     return False, reason or "the provider reports it is not available"
 
 
