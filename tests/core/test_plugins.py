@@ -43,6 +43,24 @@ def test_user_plugin_loads_only_when_enabled(write_plugin: Any, make_config: Any
     assert rows["mine"]["available"] is True
 
 
+def test_a_backend_of_a_plugin_left_off_says_how_to_turn_it_on(write_plugin: Any, make_config: Any) -> None:
+    """A plugin folder written as documented but not yet in plugins.enabled, or a provider in
+    plugins.disabled, answered "Unknown backend", as if it did not exist."""
+    root = write_plugin("acme", GOOD.format(name="acme-search"), [{"name": "acme-search"}])
+    config = make_config(plugins={"paths": [str(root)], "disabled": ["brave"]})
+    idle = dispatch_search("q", backend="acme-search", config=config)
+    assert (idle["error_code"], idle["error"]) == (
+        "not_configured",
+        f"Backend 'acme-search' is not available: its user plugin 'acme' ({root / 'acme'}) is not enabled; "
+        "add 'acme' to plugins.enabled in the config.",
+    )
+    off = dispatch_search("q", backend="brave", config=config)
+    assert (off["error_code"], off["error"]) == (
+        "not_configured",
+        "Backend 'brave' is not available: plugins.disabled turns it off.",
+    )
+
+
 def test_disabled_always_wins(write_plugin: Any, make_config: Any) -> None:
     root = write_plugin("mine", GOOD.format(name="mine"))
     config = make_config(

@@ -19,7 +19,7 @@ import sys
 import types
 from collections.abc import Iterable
 from concurrent.futures import Future
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib.metadata import distributions, entry_points
 from pathlib import Path
 from typing import Any
@@ -120,6 +120,9 @@ class Plugins:
     providers: dict[str, ProviderEntry]
     plugins: list[PluginRecord]
     manager: pluggy.PluginManager
+    #: User plugin folders found but not in ``plugins.enabled``: a backend named after one
+    #: is unknown, and the sentence saying so says how to enable it.
+    idle: list[PluginRecord] = field(default_factory=list)
 
 
 def _plugin_folders(directories: Iterable[Path]) -> list[Path]:
@@ -216,6 +219,8 @@ def _add_folder(found: Plugins, config: Config, folder: Path, source: Source) ->
         return
     disabled = record.name in config.plugins.disabled
     if disabled or (source == "user" and record.name not in config.plugins.enabled):
+        if not disabled:
+            found.idle.append(record)
         return
     if any(r.name == record.name and r.error is None for r in found.plugins):
         log.warning("Plugin '%s' at %s is shadowed by an earlier one.", record.name, folder)

@@ -111,10 +111,19 @@ class Registry:
         """Why no provider is called ``name``: the plugin of that name failed to load, or some
         plugin that may have provided it did (an entry point that raised on import, a
         ``plugin.yaml`` that did not parse), else the names there are."""
+        if name in self.config.plugins.disabled:
+            return f"Backend '{name}' is not available: plugins.disabled turns it off."
         failed = [record for record in self.plugins if record.error and not record.providers]
         for record in failed:
             if record.name == name:
                 return f"Backend '{name}' is not available: its {record.source} plugin '{name}' failed to load ({record.error})."
+        for record in self._found.idle:
+            declared = {item.name for item in record.manifest.providers} if record.manifest else set()
+            if name == record.name or name in declared:
+                return (
+                    f"Backend '{name}' is not available: its user plugin '{record.name}' ({record.location}) is not "
+                    f"enabled; add '{record.name}' to plugins.enabled in the config."
+                )
         known = ", ".join(self.names()) or "none"
         sentence = f"Unknown backend '{name}'. Known backends: {known}."
         if failed:
