@@ -43,6 +43,17 @@ def test_user_plugin_loads_only_when_enabled(write_plugin: Any, make_config: Any
     assert rows["mine"]["available"] is True
 
 
+def test_a_disabled_folder_with_a_broken_manifest_is_not_listed_as_failing(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """plugins.disabled always wins: a folder turned off was still listed (and offered to
+    every unknown backend) as a plugin that failed to load, for a plugin.yaml it should not read."""
+    root = write_plugin("old", GOOD.format(name="old"))
+    (root / "old" / "plugin.yaml").write_text("kind: backend\n")
+    assert "old" in _rows(make_config(plugins={"paths": [str(root)], "enabled": ["old"]}))
+    assert "old" not in _rows(make_config(plugins={"paths": [str(root)], "enabled": ["old"], "disabled": ["old"]}))
+
+
 def test_a_backend_of_a_plugin_left_off_says_how_to_turn_it_on(write_plugin: Any, make_config: Any) -> None:
     """A plugin folder written as documented but not yet in plugins.enabled, or a provider in
     plugins.disabled, answered "Unknown backend", as if it did not exist."""

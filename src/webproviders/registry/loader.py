@@ -213,6 +213,8 @@ def _add_folder(found: Plugins, config: Config, folder: Path, source: Source) ->
         record.manifest = read_manifest(folder)
         record.name = record.manifest.name
     except ManifestError as exc:
+        if folder.name in config.plugins.disabled:  # turned off: its name is all that can be read
+            return
         record.error = str(exc)
         record.loaded = True
         found.plugins.append(record)
