@@ -138,3 +138,36 @@ def test_is_available_is_bounded_by_the_call_deadline(hanging_config: Callable[.
     envelope = returns(lambda: dispatch_search("q", backend="sleepy", config=config, timeout=0.3))
     assert envelope["success"] is False
     assert "deadline passed while is_available() was running" in envelope["error"]
+
+
+def test_a_call_that_gives_up_on_a_slow_import_names_the_plugin(
+    install_entry_point: Any, make_config: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An installed package whose import is slow holds up every call until it is loaded (its
+    import is not bounded); the timeout said only that plugins were loading, not which one."""
+    release = tmp_path / "release"
+    monkeypatch.setenv("SLOWPKG_RELEASE", str(release))
+    install_entry_point(
+        "slowpkg",
+        "wp_slowpkg",
+        """
+        import os, time
+
+        deadline = time.monotonic() + 60
+        while not os.path.exists(os.environ["SLOWPKG_RELEASE"]) and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+        def register(ctx):
+            pass
+        """,
+    )
+    config = make_config(web={"cache": False})
+    try:
+        early = returns(lambda: dispatch_search("q", backend="stub", config=config, timeout=0.3))
+    finally:
+        release.touch()
+    assert early["error_code"] == "timeout"
+    assert early["error"].startswith(
+        "Loading plugins took longer than this call's 0.3 s (entry point plugin 'slowpkg' is still loading)"
+    )
+    assert returns(lambda: dispatch_search("q", backend="stub", config=config))["success"] is True

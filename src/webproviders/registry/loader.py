@@ -165,6 +165,11 @@ def _user_plugin_dirs(config: Config) -> list[Path]:
     return found
 
 
+#: The plugin whose code is being imported or registered, by the id of the config being
+#: built, so that a call that gives up waiting can say which plugin it waited for.
+loading_now: dict[int, PluginRecord] = {}
+
+
 def discover(config: Config) -> Plugins:
     """Find every plugin the config allows, and the providers each declares.
 
@@ -176,13 +181,16 @@ def discover(config: Config) -> Plugins:
     no provider, are imported now: only their code says what they serve.
     """
     found = Plugins({}, [], new_plugin_manager())
-    for folder in _plugin_folders([builtin_plugin_dir()]):
-        _add_folder(found, config, folder, "built-in")
-    for ep in _entry_points():
-        _load_entry_point(found, config, ep)
-    user_dirs = _user_plugin_dirs(config)
-    for folder in _plugin_folders(user_dirs):
-        _add_folder(found, config, folder, "user")
+    try:
+        for folder in _plugin_folders([builtin_plugin_dir()]):
+            _add_folder(found, config, folder, "built-in")
+        for ep in _entry_points():
+            _load_entry_point(found, config, ep)
+        user_dirs = _user_plugin_dirs(config)
+        for folder in _plugin_folders(user_dirs):
+            _add_folder(found, config, folder, "user")
+    finally:
+        loading_now.pop(id(config), None)
     _warn_not_found(found, config, user_dirs)
     return found
 
@@ -231,6 +239,7 @@ def _add_folder(found: Plugins, config: Config, folder: Path, source: Source) ->
     if record.manifest.providers:
         _declare(found, config, record)
     else:
+        loading_now[id(config)] = record
         load_code(found, config, record)
 
 
@@ -281,6 +290,7 @@ def _load_entry_point(found: Plugins, config: Config, ep: Any) -> None:
         return
     record = PluginRecord(name=ep.name, source="entry point", location=ep.value, loaded=True)
     found.plugins.append(record)
+    loading_now[id(config)] = record
     try:
         plugin = ep.load()
     except KeyboardInterrupt:

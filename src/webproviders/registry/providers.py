@@ -27,7 +27,7 @@ import pluggy
 from .. import context, redact
 from ..config import Config, default_config, loaded_default
 from ..manifest import CAPABILITIES, Capability
-from .loader import Plugins, discover, load_code
+from .loader import Plugins, discover, load_code, loading_now
 from .registration import PluginRecord, ProviderEntry
 
 log = redact.get_logger("webproviders.registry")
@@ -506,10 +506,12 @@ def get_registry(config: Config | None = None, *, timeout: float | None = None) 
     except FutureTimeout:
         from ..errors import WebTimeoutError
 
+        record = loading_now.get(key)
+        waited = f" ({record.source} plugin '{record.name}' is still loading)" if record is not None else ""
         raise WebTimeoutError(
-            f"Loading plugins took longer than this call's {timeout:.1f} s; they go on loading in the "
+            f"Loading plugins took longer than this call's {timeout:.1f} s{waited}; they go on loading in the "
             f"background (a plugin's register() may take up to {cfg.plugins.register_timeout:g} s, "
-            "plugins.register_timeout)."
+            "plugins.register_timeout; its import is not bounded)."
         ) from None
 
 
