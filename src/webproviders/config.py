@@ -560,9 +560,8 @@ def _apply_env_overrides(data: dict[str, Any], environ: dict[str, str] | os._Env
     if web is None:
         return
     for var, key in ENV_OVERRIDES.items():
-        raw = (environ.get(var) or "").strip()
-        if raw:
-            names = [part.strip() for part in raw.split(",") if part.strip()]
+        names = [part.strip() for part in (environ.get(var) or "").split(",") if part.strip()]
+        if names:  # only commas or spaces name nothing: not set, as an empty variable is
             web[key] = names[0] if len(names) == 1 else names
     timeout = (environ.get("WEB_TIMEOUT") or "").strip()
     if timeout:

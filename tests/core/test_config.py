@@ -109,6 +109,19 @@ def test_a_backend_named_by_an_unset_variable_is_not_set(tmp_path: Path, monkeyp
     assert load_config(path).web.search_backend == ["stub", "stub"]
 
 
+def test_a_backend_variable_of_only_commas_is_not_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``WEB_BACKEND=","`` failed every call with "Invalid configuration in defaults:
+    'web.backend': a backend list needs ...", blaming a file that says nothing about it; it
+    names no backend, as an empty variable does, and the file's choice stands."""
+    path = tmp_path / "c.yaml"
+    path.write_text("web:\n  search_backend: stub\n")
+    monkeypatch.setenv("WEB_BACKEND", " , ")
+    monkeypatch.setenv("WEB_SEARCH_BACKEND", ",")
+    config = load_config(path)
+    assert (config.web.backend, config.web.search_backend) == (None, "stub")
+    assert dispatch_search("q", config=config)["provider"] == "stub"
+
+
 def test_default_location_is_used_when_present(monkeypatch: pytest.MonkeyPatch) -> None:
     home = Path.home()
     path = home / ".config" / "webproviders" / "config.yaml"
