@@ -43,6 +43,16 @@ def test_user_plugin_loads_only_when_enabled(write_plugin: Any, make_config: Any
     assert rows["mine"]["available"] is True
 
 
+def test_an_unknown_backend_one_typo_away_from_a_provider_names_it(make_config: Any) -> None:
+    """``WEB_SEARCH_BACKEND=Brave`` or ``tavilly`` answered with the list of 25 names to search
+    by eye; the likely one is named first. A name near none gets the list alone."""
+    config = make_config()
+    for given, meant in (("Brave", "brave"), ("tavilly", "tavily"), ("googlecse", "google-cse")):
+        error = dispatch_search("q", backend=given, config=config)["error"]
+        assert error.startswith(f"Unknown backend '{given}'. Did you mean '{meant}'? Known backends: ")
+    assert "Did you mean" not in dispatch_search("q", backend="altavista", config=config)["error"]
+
+
 def test_a_disabled_folder_with_a_broken_manifest_is_not_listed_as_failing(
     write_plugin: Any, make_config: Any
 ) -> None:

@@ -124,8 +124,12 @@ class Registry:
                     f"Backend '{name}' is not available: its user plugin '{record.name}' ({record.location}) is not "
                     f"enabled; add '{record.name}' to plugins.enabled in the config."
                 )
+        import difflib  # here: only a name no provider has needs it
+
         known = ", ".join(self.names()) or "none"
-        sentence = f"Unknown backend '{name}'. Known backends: {known}."
+        close = difflib.get_close_matches(name.lower(), self.names(), n=1, cutoff=0.8)
+        sentence = f"Unknown backend '{name}'." + (f" Did you mean '{close[0]}'?" if close else "")
+        sentence += f" Known backends: {known}."
         if failed:
             plugins = "; ".join(f"'{record.name}' ({record.error})" for record in failed)
             sentence += f" Plugins that failed to load, and may provide it: {plugins}."
