@@ -28,6 +28,7 @@ from pydantic import (
     ValidationError,
     ValidationInfo,
     field_validator,
+    model_validator,
 )
 from pydantic_core import core_schema
 
@@ -167,6 +168,15 @@ def _numbers_only(model: type[BaseModel], name: str) -> bool:
     return bool(kinds & {int, float}) and bool not in kinds
 
 
+@functools.cache
+def _takes_no_text(model: type[BaseModel], name: str) -> bool:
+    """Whether ``model.name`` is a value that takes no text (a number, a switch, a choice, a
+    list), so that an empty string there can only be an unset ``${VAR}``. (A section given as
+    text is a mistake in the file's shape, refused as such.)"""
+    field = model.model_fields[name]
+    return _section_model(field) is None and not _kinds(field.annotation) & {str, SecretStr}
+
+
 class Section(BaseModel):
     """What every config model shares: finite numbers only (``inf`` and ``NaN`` are refused
     with the key named), no true or false for a number, no value echoed in a validation
@@ -182,6 +192,17 @@ class Section(BaseModel):
         if isinstance(value, bool) and info.field_name and _numbers_only(cls, info.field_name):
             raise ValueError("should be a number, not true or false")
         return value
+
+    @model_validator(mode="before")
+    @classmethod
+    def _empty_is_not_set(cls, data: Any) -> Any:
+        """``timeout: ${SECONDS}`` with the variable unset is the empty string, which means not
+        set: the key is left out, as if the line were not there (a key that takes text reads
+        the empty string itself, as not set or, for a token, as a mistake to refuse)."""
+        if type(data) is dict and "" in data.values():
+            fields = cls.model_fields
+            return {k: v for k, v in data.items() if not (v == "" and k in fields and _takes_no_text(cls, k))}
+        return data
 
     def __repr_args__(self) -> Any:
         for name, value in super().__repr_args__():
@@ -356,6 +377,8 @@ class ProviderSettings(Section):
     def _check_rate_limit(cls, value: str | bool | None) -> str | bool | None:
         from .dependable.ratelimit.spec import rate_or_none
 
+        if isinstance(value, str) and not value.strip():
+            return None  # an unset ${VAR}: not set, so the manifest's budget applies
         rate_or_none(value)
         return value
 

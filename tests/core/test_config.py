@@ -109,6 +109,37 @@ def test_a_backend_named_by_an_unset_variable_is_not_set(tmp_path: Path, monkeyp
     assert load_config(path).web.search_backend == ["stub", "stub"]
 
 
+def test_an_unset_variable_is_not_set_for_a_number_a_switch_or_a_choice_too(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unset ``${VAR}`` is the empty string, documented as "not set" for every key; a key
+    taking a number, a switch or a choice refused it ("Input should be a valid number"), so a
+    deployment's ``timeout: ${CALL_TIMEOUT}`` broke every call wherever the variable was unset."""
+    monkeypatch.delenv("UNSET_SETTING", raising=False)
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "web:\n"
+        "  timeout: ${UNSET_SETTING}\n"
+        "  allow_private_networks: ${UNSET_SETTING}\n"
+        "  on_unsupported: ${UNSET_SETTING}\n"
+        "  budget: {daily_usd: '${UNSET_SETTING}'}\n"
+        "  providers:\n"
+        "    brave: {timeout: '${UNSET_SETTING}', rate_limit: '${UNSET_SETTING}', max_retries: '${UNSET_SETTING}'}\n"
+        "plugins:\n"
+        "  register_timeout: ${UNSET_SETTING}\n"
+    )
+    config = load_config(path)
+    assert "timeout" not in config.web.model_fields_set  # unset: a provider may stretch it
+    assert (config.web.timeout, config.web.allow_private_networks, config.web.on_unsupported) == (30.0, False, "warn")
+    assert config.web.budget.daily_usd is None and config.plugins.register_timeout == 5.0
+    brave = config.provider("brave")
+    assert (brave.timeout, brave.rate_limit, brave.max_retries) == (None, None, None)
+    assert dispatch_search("q", backend="stub", config=config)["success"] is True
+    monkeypatch.setenv("UNSET_SETTING", "12")
+    path.write_text("web:\n  timeout: ${UNSET_SETTING}\n")
+    assert load_config(path).web.timeout == 12
+
+
 def test_a_backend_variable_of_only_commas_is_not_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``WEB_BACKEND=","`` failed every call with "Invalid configuration in defaults:
     'web.backend': a backend list needs ...", blaming a file that says nothing about it; it
