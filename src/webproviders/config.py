@@ -745,15 +745,16 @@ def _parse_yaml(text: str, file: Path) -> Any:
         _check_aliases(node, file)
         return loader.construct_document(node)
     except yaml.YAMLError as exc:
-        raise ConfigError(f"Config file {file} is not valid YAML: {_yaml_problem(exc)}.") from None
+        raise ConfigError(f"Config file {file} is not valid YAML: {yaml_problem(exc)}.") from None
     except RecursionError:
         raise ConfigError(f"Config file {file} is nested too deeply to be a configuration.") from None
     finally:
         loader.dispose()
 
 
-def _yaml_problem(exc: yaml.YAMLError) -> str:
-    """What is wrong and where, without the excerpt of the file PyYAML prints (it may hold a key)."""
+def yaml_problem(exc: yaml.YAMLError) -> str:
+    """What is wrong and where, on one line, without the excerpt of the file PyYAML prints (it
+    may hold a key): for a config file and a ``plugin.yaml`` alike."""
     if not isinstance(exc, yaml.MarkedYAMLError):
         return scrub(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     parts = [

@@ -308,10 +308,13 @@ def read_manifest(folder: Path) -> PluginManifest:
             pass  # written by another version of the models: parse the file
     try:
         data: Any = yaml.load(raw.decode("utf-8"), Loader=_loader)
-    except UnicodeDecodeError:
-        raise ManifestError(f"{path} is not UTF-8 text") from None
+    except UnicodeDecodeError as exc:
+        raise ManifestError(f"{path} is not UTF-8 text (byte {exc.start + 1} cannot be read); save it as UTF-8") from None
     except yaml.YAMLError as exc:
-        raise ManifestError(f"{path} is not valid YAML: {exc}") from None
+        # One sentence, as a config file's: a listing shows it on one line.
+        from .config import yaml_problem
+
+        raise ManifestError(f"{path} is not valid YAML: {yaml_problem(exc)}") from None
     try:
         manifest = PluginManifest.model_validate(data or {})
     except ValidationError as exc:

@@ -171,6 +171,24 @@ def test_invalid_manifest_is_recorded(tmp_path: Path, make_config: Any) -> None:
     assert bad and bad[0]["available"] is False
 
 
+def test_a_manifest_that_does_not_parse_is_said_on_one_line_with_where(tmp_path: Path, make_config: Any) -> None:
+    """A plugin.yaml syntax error was PyYAML's text, three lines with 'in "<unicode string>"',
+    which broke the table ``webproviders providers`` prints; a file that is not UTF-8 did not say
+    where. Both now read as a config file's would."""
+    root = tmp_path / "plugins"
+    for name, raw in (("syntax", b"name: syntax\nproviders: [\n  - name: x\n"), ("latin", b"name: latin\ndescription: caf\xe9\n")):
+        (root / name).mkdir(parents=True)
+        (root / name / "plugin.yaml").write_bytes(raw)
+    rows = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["syntax", "latin"]}))
+    assert rows["syntax"]["load_error"] == (
+        f"{root / 'syntax' / 'plugin.yaml'} is not valid YAML: while parsing a flow node (line 3, column 3); "
+        "did not find expected node content (line 3, column 3)"
+    )
+    assert rows["latin"]["load_error"] == (
+        f"{root / 'latin' / 'plugin.yaml'} is not UTF-8 text (byte 29 cannot be read); save it as UTF-8"
+    )
+
+
 def test_a_manifest_value_of_the_wrong_kind_says_which_kinds_the_key_takes(tmp_path: Path, make_config: Any) -> None:
     folder = tmp_path / "plugins" / "oddfetch"
     folder.mkdir(parents=True)
