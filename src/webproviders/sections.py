@@ -86,8 +86,11 @@ class CacheSettings(LazySection):
     @classmethod
     def _shorthand(cls, value: Any) -> Any:
         value = switch_or_settings(value, cls)
-        if isinstance(value, dict) and value.get("url") and "backend" not in value:
-            return {**value, "backend": "redis"}
+        if isinstance(value, dict) and "backend" not in value:
+            if value.get("url"):
+                return {**value, "backend": "redis"}
+            if value.get("path"):  # as a url alone selects redis: a file is not kept in memory
+                return {**value, "backend": "sqlite"}
         return value
 
     @field_validator("url")

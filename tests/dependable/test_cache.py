@@ -342,6 +342,16 @@ def test_sqlite_cache_survives_a_process_restart(tmp_path: Path, counting_server
     assert len(counting_server.requests) == 1
 
 
+def test_a_cache_path_alone_selects_the_sqlite_file(tmp_path: Path) -> None:
+    """A url alone selects redis; a path alone kept answers in memory and never wrote the file,
+    with nothing said, so a cache meant to outlive the process did not."""
+    path = tmp_path / "answers.sqlite3"
+    config = build_config(search_backend="fake-a", cache={"path": str(path)})
+    assert dispatch_search("python", config=config)["success"] is True
+    assert path.is_file()
+    assert len(SQLiteCache(path)) == 1  # the answer is in the file, for the next process
+
+
 def test_a_sqlite_cache_deleted_while_in_use_is_set_up_again(tmp_path: Path) -> None:
     """Clearing the cache by hand (deleting its file) while a process used it left that
     process without a cache until it restarted: its kept connections went on with the deleted
