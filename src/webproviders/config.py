@@ -417,6 +417,12 @@ class PluginSettings(Section):
     #: Seconds a provider's ``is_available()`` may run before the provider is skipped as unavailable.
     availability_timeout: float = Field(default=1.0, gt=0, le=60)
 
+    @field_validator("paths")
+    @classmethod
+    def _no_empty_paths(cls, value: list[str]) -> list[str]:
+        """An unset ``${VAR}`` names no folder; as a path it would be the working directory."""
+        return [path for path in value if path.strip()]
+
 
 class WebSettings(Section):
     backend: BackendSpec | None = None

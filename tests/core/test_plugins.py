@@ -82,6 +82,20 @@ def test_a_backend_of_a_plugin_left_off_says_how_to_turn_it_on(write_plugin: Any
     )
 
 
+def test_a_plugin_path_from_an_unset_variable_is_not_the_working_directory(
+    tmp_path: Path, make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``paths: ["${PLUGIN_DIR}"]`` with the variable unset is an empty path, which read as the
+    working directory: whatever folders sat there were read as plugins (and listed as broken)."""
+    (tmp_path / "junk").mkdir()
+    (tmp_path / "junk" / "plugin.yaml").write_text("kind: backend\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PLUGIN_DIR", raising=False)
+    config = make_config(plugins={"paths": ["${PLUGIN_DIR}"]})
+    assert config.plugins.paths == []
+    assert not [row for row in list_providers(config) if row["source"] == "user"]
+
+
 def test_disabled_always_wins(write_plugin: Any, make_config: Any) -> None:
     root = write_plugin("mine", GOOD.format(name="mine"))
     config = make_config(
