@@ -121,6 +121,30 @@ def _why_unreadable(message: str, value: str) -> str:
     return "it is not a URL"
 
 
+def endpoint_problem(url: str, where: str) -> str | None:
+    """Why no request can go to ``url`` (set at ``where``: a setting or a variable), worded
+    without it; None when it is an ``http(s)`` URL with a host."""
+    try:
+        parts = setting_url(url, where)
+    except ValueError as exc:
+        return str(exc)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        return f"{where} is not an http:// or https:// URL with a host"
+    return None
+
+
+def unsendable_key(keys: list[str], where: str) -> str | None:
+    """Why a key (set at ``where``) cannot be sent, worded without it; None when every key can.
+    A key travels in a header or the URL, which take printable ASCII: a typographic quote or a
+    non-breaking space pasted with it would fail every request as the vendor's fault."""
+    if all(HEADER_TEXT.fullmatch(key) for key in keys):
+        return None
+    return (
+        f"an API key in {where} holds a character a request cannot carry (a typographic quote or a "
+        "non-breaking space, pasted with it?); type it again"
+    )
+
+
 def proxy_problem(value: str) -> str | None:
     """Why no request could go through the proxy URL ``value``, worded without it (it may
     hold a password); None when it can be used. Read for ``web.proxy`` as the config loads

@@ -15,6 +15,7 @@ import importlib.util
 import os
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -232,7 +233,34 @@ class ProviderManifest(BaseModel):
             if self._given(var.required_unless, present):
                 continue
             return f"{names}, and no self-hosted instance is set ({self._setting(var.required_unless)})"
-        return None
+        return self._unusable(settings)
+
+    def _unusable(self, settings: "ProviderSettings") -> str | None:
+        """A key no request can carry, or a base URL no request can go to (in the config, else
+        in the first variable declared for it that is set): the operator's to fix, so the
+        provider cannot run, as its code would find."""
+        from .config import endpoint_problem, unsendable_key
+
+        keys, where = settings.api_keys(), f"web.providers.{self.name}.api_key"
+        if not keys:
+            keys, where = self._from_env("api_key", lambda value: [p.strip() for p in value.split(",") if p.strip()])
+        problem = unsendable_key(keys, where) if keys else None
+        url, where = (settings.base_url or "").strip(), f"web.providers.{self.name}.base_url"
+        if not url:
+            found, where = self._from_env("base_url", lambda value: [value.strip()] if value.strip() else [])
+            url = found[0] if found else ""
+        return problem or (endpoint_problem(url, where) if url else None)
+
+    def _from_env(self, key: str, read: Callable[[str], list[str]]) -> tuple[list[str], str]:
+        """What the first variable declared for ``web.providers.<name>.<key>`` that is set
+        holds (read by ``read``), and its name."""
+        for var in self.env:
+            if var.config_key == key:
+                for name in var.names():
+                    found = read(os.environ.get(name) or "")
+                    if found:
+                        return found, name
+        return [], ""
 
     def _setting(self, key: str) -> str:
         """Where ``web.providers.<name>.<key>`` is set: the variables declared for it, then the key."""

@@ -57,6 +57,39 @@ def test_a_builtin_provider_is_listed_as_its_code_would_say(
             assert listed.availability(listed.get(name)) == asked, (name, asked)
 
 
+@pytest.mark.parametrize("where", ["config", "environment"])
+def test_a_key_or_base_url_no_request_can_use_is_listed_as_the_code_finds_it(
+    where: str, make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key holding a typographic quote, or a base URL that is not http(s), makes a provider
+    unavailable once its code loads; the listing from manifests (what ``list_providers()`` and
+    MCP's ``web_providers`` show a model) called it ready until then."""
+    names = [e.manifest.name for e in get_registry(make_config()).entries() if e.source == "built-in"]
+    checked = 0
+    for name in names:
+        probe = get_registry(make_config()).get(name)
+        declared = {var.config_key: var for var in probe.manifest.env if var.config_key in ("api_key", "base_url")}
+        for key, value in (("api_key", "k-test\u2019123456"), ("base_url", "ftp:/nohost")):
+            if key not in declared:
+                continue
+            with monkeypatch.context() as env:
+                for var in probe.manifest.env:  # everything else it needs is there
+                    env.setenv(var.key, "http://127.0.0.1:9" if var.config_key == "base_url" else "k-test-123456")
+                section = {"api_key": "k-test-123456"} if "api_key" in declared else {}
+                if where == "config":
+                    section[key] = value
+                else:
+                    env.setenv(declared[key].key, value)
+                    section.pop(key, None)
+                listed = get_registry(make_config(web={"providers": {name: section}}))
+                loaded = get_registry(make_config(web={"providers": {name: section}}))
+                asked = loaded.availability(loaded.get(name), load=True)
+                assert asked[0] is False, (name, key)
+                assert listed.availability(listed.get(name)) == asked, (name, key)
+                checked += 1
+    assert checked >= 20
+
+
 def test_listing_then_using_a_provider_loads_only_its_plugin(make_config: Any) -> None:
     config = make_config()
     rows = {row["name"]: row for row in list_providers(config)}

@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 from .. import redact
-from ..config import HEADER_TEXT, Config, ProviderSettings, setting_url
+from ..config import Config, ProviderSettings, endpoint_problem, unsendable_key
 from ..dependable.keyring import AUTH_COOLDOWN, QUOTA_COOLDOWN, KeyRing
 from ..errors import AuthError, NotConfiguredError, QuotaExceededError
 from ..offloop import import_off_loop
@@ -33,18 +33,6 @@ T = TypeVar("T")
 
 #: What a vendor request needs first: httpx and the library's clients on it.
 HTTP_STACK = f"{__package__}.http"
-
-
-def endpoint_problem(url: str, where: str) -> str | None:
-    """Why no request can go to ``url`` (set at ``where``: a setting or a variable), worded
-    without it; None when it is an ``http(s)`` URL with a host."""
-    try:
-        parts = setting_url(url, where)
-    except ValueError as exc:
-        return str(exc)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        return f"{where} is not an http:// or https:// URL with a host"
-    return None
 
 
 class VendorProvider(WebSearchProvider):
@@ -161,13 +149,7 @@ class VendorProvider(WebSearchProvider):
         """Why a configured key cannot be sent, worded without it; None when every key can.
         A key travels in a header or the URL, which take printable ASCII: a typographic quote
         or a non-breaking space pasted with it would fail every request as the vendor's fault."""
-        if all(HEADER_TEXT.fullmatch(key) for key in self.api_keys()):
-            return None
-        return (
-            f"an API key in {self._source('api_key', bool(self.settings.api_keys()), self.key_vars())} holds a "
-            "character a request cannot carry (a typographic quote or a non-breaking space, pasted with it?); "
-            "type it again"
-        )
+        return unsendable_key(self.api_keys(), self._source("api_key", bool(self.settings.api_keys()), self.key_vars()))
 
     def is_available(self) -> bool:
         if not self.packages_installed() or (self.key_required and not self.api_keys()):
