@@ -96,6 +96,23 @@ def test_a_plugin_path_from_an_unset_variable_is_not_the_working_directory(
     assert not [row for row in list_providers(config) if row["source"] == "user"]
 
 
+def test_a_typo_in_plugins_enabled_or_disabled_is_named(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``disabled: [brav]`` left brave running and ``enabled: [acm]`` loaded nothing, with
+    nothing said; a name one typo away from a plugin's or a provider's now says which one. A
+    name that did turn something off (a provider of a plugin that stays) is not named."""
+    root = write_plugin("acme", GOOD.format(name="acme"))
+    with caplog.at_level(logging.WARNING):
+        list_providers(make_config(plugins={"paths": [str(root)], "enabled": ["acm"], "disabled": ["brav", "google-cse"]}))
+    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [
+        "plugins.enabled in <test> names 'acm', which is no plugin folder's name, so it loads nothing. "
+        "Did you mean 'acme'?",
+        "plugins.disabled in <test> names 'brav', which is no plugin's or provider's name, so it turns "
+        "nothing off. Did you mean 'brave'?",
+    ]
+
+
 def test_disabled_always_wins(write_plugin: Any, make_config: Any) -> None:
     root = write_plugin("mine", GOOD.format(name="mine"))
     config = make_config(

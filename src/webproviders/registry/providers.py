@@ -82,20 +82,30 @@ class Registry:
                 entry.load = lambda record=record: self.load(record, context.remaining_time())  # type: ignore[misc]
 
     def _warn_misnamed_sections(self) -> None:
-        """A ``web.providers.<name>`` section one typo away from a provider's name
-        (``tavilly``) configures nothing: say which provider it was likely meant for."""
-        strays = [name for name in self.config.web.providers if name not in self._providers]
+        """A ``web.providers.<name>`` section, or a name in ``plugins.enabled`` or
+        ``plugins.disabled``, one typo away from a provider's or a plugin's name (``tavilly``,
+        ``brav``) does nothing: say which one it was likely meant for."""
+        config = self.config
+        source = config.source
+        providers = set(self._providers)
+        idle = {record.name for record in self._found.idle}
+        records = [*self.plugins, *self._found.idle]
+        # every name that can be turned off, those turned off included (a plugin.yaml declares them)
+        names = {r.name for r in records} | {p.name for r in records if r.manifest for p in r.manifest.providers}
+        checks = [
+            (config.web.providers, providers, f"Config section 'web.providers.{{}}' in {source} names no provider, so it is not used."),
+            (config.plugins.enabled, idle, f"plugins.enabled in {source} names '{{}}', which is no plugin folder's name, so it loads nothing."),
+            (config.plugins.disabled, names | providers, f"plugins.disabled in {source} names '{{}}', which is no plugin's or provider's name, so it turns nothing off."),
+        ]
+        strays = [(name, known, sentence) for names, known, sentence in checks for name in names if name not in known]
         if not strays:
             return
-        import difflib  # here: only a config with a stray section needs it
+        import difflib  # here: only a config with a stray name needs it
 
-        for name in strays:
-            close = difflib.get_close_matches(name, list(self._providers), n=1, cutoff=0.8)
+        for name, known, sentence in strays:
+            close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
             if close:
-                log.warning(
-                    "Config section 'web.providers.%s' in %s names no provider, so it is not used. Did you mean '%s'?",
-                    name, self.config.source, close[0],
-                )
+                log.warning("%s Did you mean '%s'?", sentence.format(name), close[0])
 
     def names(self) -> list[str]:
         return sorted(list(self._providers))
