@@ -201,6 +201,13 @@ def _takes_no_text(model: type[BaseModel], name: str) -> bool:
     return _section_model(field) is None and not _kinds(field.annotation) & {str, SecretStr}
 
 
+class _Shown(str):
+    """Text a repr shows as it is (already scrubbed), without quotes around it."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
 class Section(BaseModel):
     """What every config model shares: finite numbers only (``inf`` and ``NaN`` are refused
     with the key named), no true or false for a number, no value echoed in a validation
@@ -230,7 +237,12 @@ class Section(BaseModel):
 
     def __repr_args__(self) -> Any:
         for name, value in super().__repr_args__():
-            yield name, scrub(value) if isinstance(value, str) else value
+            if isinstance(value, str):
+                yield name, scrub(value)
+            elif type(value) in (dict, list):  # a vendor key's headers or tokens: its text scrubbed too
+                yield name, _Shown(scrub(repr(value)))
+            else:
+                yield name, value
 
     @classmethod
     def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:

@@ -294,3 +294,16 @@ def test_a_secret_set_under_the_config_key_a_manifest_names_is_masked(
     assert envelope["error"] == "the vendor refused token ***"
     assert token not in repr(config)
     assert all(token not in record.getMessage() for record in caplog.records)
+
+
+def test_a_vendor_key_holding_headers_or_tokens_is_masked_in_the_config_repr() -> None:
+    """A provider section's vendor-specific keys are free-form; one holding a mapping (headers
+    for a gateway) or a list was shown in the config's repr as written, credential and all."""
+    from webproviders.config import config_from_dict
+
+    config = config_from_dict(
+        {"web": {"providers": {"gateway": {"headers": {"Authorization": "Bearer gw-7f3a9c1e5b2d8046"}}}}}
+    )
+    for text in (repr(config), str(config), repr(config.provider("gateway"))):
+        assert "gw-7f3a9c1e5b2d8046" not in text
+        assert "'Authorization': 'Bearer ***'" in text
