@@ -38,6 +38,21 @@ def _is_union(annotation: Any) -> bool:
     return typing.get_origin(annotation) in (typing.Union, types.UnionType)
 
 
+def _step(annotation: Any, part: Any) -> Any:
+    """The annotation one key or index below ``annotation`` (None when there is none)."""
+    origin = typing.get_origin(annotation)
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        field = annotation.model_fields.get(str(part))
+        if field is None:
+            return None
+        return field.annotation if not field.metadata else typing.Annotated[(field.annotation, *field.metadata)]
+    if origin is dict:
+        return typing.get_args(annotation)[1]
+    if origin in (list, tuple, set, frozenset):
+        return typing.get_args(annotation)[0]
+    return None
+
+
 def _union_at(model: type[BaseModel], loc: tuple[Any, ...]) -> tuple[int, list[Any]] | None:
     """Where along ``loc`` a field that is a union ends, and its members (None: no union)."""
     annotation: Any = model
@@ -45,17 +60,8 @@ def _union_at(model: type[BaseModel], loc: tuple[Any, ...]) -> tuple[int, list[A
         annotation = _bare(annotation)
         if _is_union(annotation):
             return depth, [member for member in typing.get_args(annotation) if member is not _NONE]
-        origin = typing.get_origin(annotation)
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            field = annotation.model_fields.get(str(part))
-            if field is None:
-                return None
-            annotation = field.annotation if not field.metadata else typing.Annotated[(field.annotation, *field.metadata)]
-        elif origin is dict:
-            annotation = typing.get_args(annotation)[1]
-        elif origin in (list, tuple, set, frozenset):
-            annotation = typing.get_args(annotation)[0]
-        else:
+        annotation = _step(annotation, part)
+        if annotation is None:
             return None
     return None
 
@@ -89,8 +95,31 @@ def _either(members: list[Any]) -> str:
     return unique[0] if len(unique) == 1 else ", ".join(unique[:-1]) + " or " + unique[-1]
 
 
-def _message(err: Any) -> str:
+def _model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The model whose mapping sits at ``loc`` (None when something else does)."""
+    annotation: Any = model
+    for part in loc:
+        annotation = _step(_bare(annotation), part)
+        if annotation is None:
+            return None
+    annotation = _bare(annotation)
+    return annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+
+
+def _unknown_key(model: type[BaseModel], loc: tuple[Any, ...]) -> str:
+    """A key the mapping at ``loc[:-1]`` does not take, with the one it was likely meant to be."""
+    import difflib
+
+    owner = _model_at(model, loc[:-1])
+    known = list(owner.model_fields) if owner is not None else []
+    close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.8)
+    return "is not a key this takes" + (f" (did you mean '{close[0]}'?)" if close else "")
+
+
+def _message(err: Any, model: type[BaseModel]) -> str:
     kind = err["type"]
+    if kind == "extra_forbidden":
+        return _unknown_key(model, tuple(err["loc"]))
     if kind == "value_error":  # our own validators' sentences, without pydantic's "Value error, "
         return str(err.get("ctx", {}).get("error", err["msg"]))
     if kind == "model_type":
@@ -110,7 +139,7 @@ def problems(exc: ValidationError, model: type[BaseModel], prefix: tuple[str, ..
             depth, members = union
             key, sentence = loc[:depth], "should be " + _either(members)
         else:
-            key, sentence = loc, _message(err)
+            key, sentence = loc, _message(err, model)
         path = ".".join(str(part) for part in (*prefix, *key))
         said[path, sentence] = None  # a union's members all land here once
     return [f"'{path}': {sentence}" if path else sentence for path, sentence in said]

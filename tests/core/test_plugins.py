@@ -220,6 +220,24 @@ def test_a_manifest_that_does_not_parse_is_said_on_one_line_with_where(tmp_path:
     )
 
 
+def test_a_misspelt_manifest_key_is_named_with_the_key_it_was_likely_meant_for(
+    tmp_path: Path, make_config: Any
+) -> None:
+    """pydantic's "Extra inputs are not permitted" named the key but not what to write instead."""
+    folder = tmp_path / "plugins" / "typo"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text(
+        "name: typo\nhook: []\nproviders:\n  - name: typo\n    capabilites: [search]\n    colour: blue\n"
+    )
+    rows = _rows(make_config(plugins={"paths": [str(tmp_path / "plugins")], "enabled": ["typo"]}))
+    assert rows["typo"]["load_error"] == (
+        f"{folder / 'plugin.yaml'} is invalid: "
+        "'providers.0.capabilites': is not a key this takes (did you mean 'capabilities'?); "
+        "'providers.0.colour': is not a key this takes; "
+        "'hook': is not a key this takes (did you mean 'hooks'?)"
+    )
+
+
 def test_a_manifest_value_of_the_wrong_kind_says_which_kinds_the_key_takes(tmp_path: Path, make_config: Any) -> None:
     folder = tmp_path / "plugins" / "oddfetch"
     folder.mkdir(parents=True)
