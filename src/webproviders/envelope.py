@@ -155,6 +155,11 @@ def _pick(mapping: Mapping[str, Any], keys: tuple[str, ...]) -> str:
 def _unrecognised(what: str, given: Any, wanted: str, *, of: Any = None) -> str:
     """Say what came instead (a generator, a string, a list of strings): that is what a
     plugin's author must change."""
+    import inspect  # here: only a wrong shape needs it
+
+    if inspect.iscoroutine(given):  # an async method that returned a call instead of awaiting it
+        given.close()  # never to be awaited: closed here, not warned about when collected
+        return f"The provider returned {what} as a coroutine it did not await; await it and return its result."
     shape = type(given).__name__
     if of is not None:
         shape = f"a {shape} of {type(of).__name__}" + (" without a URL as text" if _as_mapping(of) is not None else "")

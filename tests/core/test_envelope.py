@@ -309,3 +309,46 @@ def test_a_list_holding_no_result_is_a_parse_error_not_an_empty_success(
     assert "(a list of list)" in answers["nested"]["error"]
     assert "(a list of dict without a URL as text)" in answers["unlinked"]["error"]
     assert answers["scripts"]["success"] is True and answers["scripts"]["data"]["web"] == []
+
+
+_UNAWAITED = """
+import asyncio
+from webproviders import WebSearchProvider
+
+
+async def _hits():
+    await asyncio.sleep(0)
+    return [{"title": "t", "url": "https://a.example/"}]
+
+
+class Unawaited(WebSearchProvider):
+    name = "unawaited"
+
+    def is_available(self):
+        return True
+
+    async def search(self, query, limit=5, **options):
+        return _hits()  # the await forgotten
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Unawaited(), manifest={"fetch": "none"})
+"""
+
+
+def test_an_async_search_that_returns_a_coroutine_says_to_await_it(
+    write_plugin: Any, make_config: Any, recwarn: pytest.WarningsRecorder
+) -> None:
+    """An ``async def`` that returns another coroutine (``return fetch()``) was "an unrecognised
+    shape (coroutine)", and the coroutine, never awaited, warned when collected."""
+    import gc
+
+    root = write_plugin("unawaited", _UNAWAITED)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["unawaited"]})
+    envelope = dispatch_search("q", backend="unawaited", config=config)
+    assert (envelope["error_code"], envelope["error"]) == (
+        "parse_error",
+        "The provider returned search results as a coroutine it did not await; await it and return its result.",
+    )
+    gc.collect()
+    assert not [w for w in recwarn if "was never awaited" in str(w.message)]
