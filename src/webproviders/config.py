@@ -670,11 +670,9 @@ def _warn_unknown_keys(data: Any, model: type[BaseModel], where: str, source: st
 
 def _did_you_mean(key: Any, model: type[BaseModel]) -> str:
     """`` Did you mean 'backend'?`` for a key one typo away from one ``model`` knows, else ``""``."""
-    import difflib  # here: only a config with a mistake needs it
+    from .suggest import did_you_mean
 
-    known = [name for name in model.model_fields if name != "source"]
-    close = difflib.get_close_matches(str(key), known, n=1, cutoff=0.8)
-    return f" Did you mean '{close[0]}'?" if close else ""
+    return did_you_mean(str(key), [name for name in model.model_fields if name != "source"])
 
 
 def _warn_near_shared_keys(sections: dict[Any, Any], where: str, source: str) -> None:

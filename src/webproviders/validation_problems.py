@@ -16,6 +16,8 @@ from typing import Any
 
 from pydantic import BaseModel, SecretStr, ValidationError
 
+from .suggest import closest
+
 __all__ = ["problems"]
 
 _NONE = type(None)
@@ -108,12 +110,9 @@ def _model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] |
 
 def _unknown_key(model: type[BaseModel], loc: tuple[Any, ...]) -> str:
     """A key the mapping at ``loc[:-1]`` does not take, with the one it was likely meant to be."""
-    import difflib
-
     owner = _model_at(model, loc[:-1])
-    known = list(owner.model_fields) if owner is not None else []
-    close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.8)
-    return "is not a key this takes" + (f" (did you mean '{close[0]}'?)" if close else "")
+    close = closest(str(loc[-1]), owner.model_fields if owner is not None else ())
+    return "is not a key this takes" + (f" (did you mean '{close}'?)" if close else "")
 
 
 def _message(err: Any, model: type[BaseModel]) -> str:

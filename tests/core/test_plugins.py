@@ -105,12 +105,14 @@ def test_a_typo_in_plugins_enabled_or_disabled_is_named(
     root = write_plugin("acme", GOOD.format(name="acme"))
     with caplog.at_level(logging.WARNING):
         list_providers(make_config(plugins={"paths": [str(root)], "enabled": ["acm"], "disabled": ["brav", "google-cse"]}))
-    assert [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING] == [
-        "plugins.enabled in <test> names 'acm', which is no plugin folder's name, so it loads nothing. "
-        "Did you mean 'acme'?",
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warned) == 2
+    assert warned[0].startswith("Plugin 'acm' is enabled (plugins.enabled) but no plugin folder holds it")
+    assert warned[0].endswith("Did you mean 'acme'?")
+    assert warned[1] == (
         "plugins.disabled in <test> names 'brav', which is no plugin's or provider's name, so it turns "
-        "nothing off. Did you mean 'brave'?",
-    ]
+        "nothing off. Did you mean 'brave'?"
+    )
 
 
 def test_disabled_always_wins(write_plugin: Any, make_config: Any) -> None:

@@ -202,16 +202,19 @@ def _warn_not_found(found: Plugins, config: Config, directories: list[Path]) -> 
     seen = {record.name for record in found.plugins}
     for name in config.plugins.enabled:
         if name not in seen and name not in config.plugins.disabled:
+            from ..suggest import did_you_mean  # here: only a name no folder holds needs it
+
             try:
                 here = os.getcwd()
             except OSError:  # the folder was removed while the process stood in it
                 here = "a folder that no longer exists"
             log.warning(
                 "Plugin '%s' is enabled (plugins.enabled) but no plugin folder holds it; looked in %s "
-                "(a relative path is read from the working directory, %s).",
+                "(a relative path is read from the working directory, %s).%s",
                 name,
                 ", ".join(str(d) for d in directories),
                 here,
+                did_you_mean(name, [record.name for record in found.idle]),
             )
 
 

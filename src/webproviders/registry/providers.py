@@ -82,30 +82,28 @@ class Registry:
                 entry.load = lambda record=record: self.load(record, context.remaining_time())  # type: ignore[misc]
 
     def _warn_misnamed_sections(self) -> None:
-        """A ``web.providers.<name>`` section, or a name in ``plugins.enabled`` or
-        ``plugins.disabled``, one typo away from a provider's or a plugin's name (``tavilly``,
-        ``brav``) does nothing: say which one it was likely meant for."""
+        """A ``web.providers.<name>`` section, or a name in ``plugins.disabled``, one typo away
+        from a provider's or a plugin's name (``tavilly``, ``brav``) does nothing: say which one
+        it was likely meant for (a name in ``plugins.enabled`` is checked as plugins are found)."""
         config = self.config
         source = config.source
         providers = set(self._providers)
-        idle = {record.name for record in self._found.idle}
         records = [*self.plugins, *self._found.idle]
         # every name that can be turned off, those turned off included (a plugin.yaml declares them)
         names = {r.name for r in records} | {p.name for r in records if r.manifest for p in r.manifest.providers}
         checks = [
             (config.web.providers, providers, f"Config section 'web.providers.{{}}' in {source} names no provider, so it is not used."),
-            (config.plugins.enabled, idle, f"plugins.enabled in {source} names '{{}}', which is no plugin folder's name, so it loads nothing."),
             (config.plugins.disabled, names | providers, f"plugins.disabled in {source} names '{{}}', which is no plugin's or provider's name, so it turns nothing off."),
         ]
         strays = [(name, known, sentence) for names, known, sentence in checks for name in names if name not in known]
         if not strays:
             return
-        import difflib  # here: only a config with a stray name needs it
+        from ..suggest import did_you_mean  # here: only a config with a stray name needs it
 
         for name, known, sentence in strays:
-            close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
-            if close:
-                log.warning("%s Did you mean '%s'?", sentence.format(name), close[0])
+            hint = did_you_mean(name, known)
+            if hint:
+                log.warning("%s%s", sentence.format(name), hint)
 
     def names(self) -> list[str]:
         return sorted(list(self._providers))
@@ -134,11 +132,10 @@ class Registry:
                     f"Backend '{name}' is not available: its user plugin '{record.name}' ({record.location}) is not "
                     f"enabled; add '{record.name}' to plugins.enabled in the config."
                 )
-        import difflib  # here: only a name no provider has needs it
+        from ..suggest import did_you_mean  # here: only a name no provider has needs it
 
         known = ", ".join(self.names()) or "none"
-        close = difflib.get_close_matches(name.lower(), self.names(), n=1, cutoff=0.8)
-        sentence = f"Unknown backend '{name}'." + (f" Did you mean '{close[0]}'?" if close else "")
+        sentence = f"Unknown backend '{name}'." + did_you_mean(name.lower(), self.names())
         sentence += f" Known backends: {known}."
         if failed:
             plugins = "; ".join(f"'{record.name}' ({record.error})" for record in failed)
