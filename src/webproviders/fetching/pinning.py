@@ -24,6 +24,7 @@ import httpx
 
 from ..config import Config, user_agent
 from ..errors import UnsafeURLError
+from ..loopend import LoopEnd
 from .urlsafety import AddressPolicy, resolve_checked
 
 #: Generous per-operation limits; the fetch itself is bounded by its own total timeout.
@@ -158,15 +159,28 @@ def http2_available() -> bool:
     return importlib.util.find_spec("h2") is not None
 
 
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], httpx.AsyncClient]] = (
-    weakref.WeakKeyDictionary()
-)
+class _LoopClients(dict[tuple[Any, ...], httpx.AsyncClient]):
+    """One event loop's safe-fetching clients, closed and let go of as the loop shuts down."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__()
+
+        async def ended() -> None:
+            if _clients.get(loop) is self:
+                del _clients[loop]
+            await asyncio.gather(*(client.aclose() for client in self.values()), return_exceptions=True)
+
+        self.end = LoopEnd(ended)
+
+
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClients] = weakref.WeakKeyDictionary()
 
 
 async def aclose_loop_clients() -> None:
     """Close the running loop's safe-fetching clients (the loop is about to be closed)."""
-    clients = _clients.pop(asyncio.get_running_loop(), {})
-    await asyncio.gather(*(client.aclose() for client in clients.values()), return_exceptions=True)
+    clients = _clients.get(asyncio.get_running_loop())
+    if clients is not None:
+        await clients.end.run()
 
 
 def safe_client(config: Config | None) -> httpx.AsyncClient:
@@ -181,7 +195,11 @@ def safe_client(config: Config | None) -> httpx.AsyncClient:
     policy = AddressPolicy.from_config(config)
     proxy = config.web.proxy if config is not None else None
     key = (policy, user_agent(config), proxy)
-    per_loop = _clients.setdefault(loop, {})
+    per_loop = _clients.get(loop)
+    if per_loop is None:
+        for old in [old for old in list(_clients) if old.is_closed()]:
+            _clients.pop(old).end.forget()  # closed without shutting down: nothing to run on
+        per_loop = _clients[loop] = _LoopClients(loop)
     client = per_loop.get(key)
     if client is None or client.is_closed:
         http2 = http2_available()

@@ -32,6 +32,7 @@ import httpx
 from .. import context
 from ..config import VENDOR_MAX_BYTES, Config, user_agent
 from ..fetching.pinning import http2_available
+from ..loopend import LoopEnd
 from .proxies import ProxyRoutes, read_environment
 from .transport import VendorTransport
 from .urlauth import URLCredentials
@@ -105,13 +106,28 @@ class _Entry:
 
 @dataclass
 class _LoopClients:
-    """One event loop's clients, and the thread that made them (whose idle loop it is)."""
+    """One event loop's clients, and the thread that made them (whose idle loop it is).
+
+    They are closed once: by the owner, or as their loop shuts down (``end``), which also
+    lets go of them."""
 
     thread: int
     entries: dict[ClientSpec, _Entry] = field(default_factory=dict)
+    end: LoopEnd | None = None
 
     async def aclose(self) -> None:
+        if self.end is None:
+            await self.close_clients()
+        else:
+            await self.end.run()
+
+    async def close_clients(self) -> None:
         await asyncio.gather(*(entry.client.aclose() for entry in self.entries.values()), return_exceptions=True)
+
+    def forget(self) -> None:
+        """Their loop is closed: the connections went with it."""
+        if self.end is not None:
+            self.end.forget()
 
 
 class HTTPClients:
@@ -136,12 +152,32 @@ class HTTPClients:
         loop = asyncio.get_running_loop()
         clients = self._loops.get(loop)
         if clients is None:
-            with self._lock:
-                clients = self._loops.setdefault(loop, _LoopClients(threading.get_ident()))
+            clients = self._clients_of(loop)
         entry = clients.entries.get(spec)
         if entry is None:
             entry = clients.entries[spec] = self._build(spec)
         return entry
+
+    def _clients_of(self, loop: asyncio.AbstractEventLoop) -> _LoopClients:
+        """The running loop's clients, new ones closed and let go of as the loop shuts down."""
+        with self._lock:
+            clients = self._loops.get(loop)
+            if clients is not None:
+                return clients
+            # Loops closed without shutting down (loop.close() alone): nothing to run on.
+            closed = [self._loops.pop(old) for old in list(self._loops) if old.is_closed()]
+            clients = self._loops[loop] = _LoopClients(threading.get_ident())
+        for gone in closed:
+            gone.forget()
+
+        async def ended() -> None:
+            with self._lock:
+                if self._loops.get(loop) is clients:
+                    del self._loops[loop]
+            await clients.close_clients()
+
+        clients.end = LoopEnd(ended)
+        return clients
 
     def _build(self, spec: ClientSpec) -> _Entry:
         """A client for ``spec``; the TLS context and the proxy environment are read for the first."""
@@ -229,7 +265,8 @@ _closing: set[asyncio.Future[Any]] = set()
 def _close_on(loop: asyncio.AbstractEventLoop, clients: _LoopClients) -> None:
     """Close ``clients`` on their own loop, from sync code."""
     if loop.is_closed():
-        return  # its connections went with it
+        clients.forget()
+        return
     try:
         running = asyncio.get_running_loop()
     except RuntimeError:
