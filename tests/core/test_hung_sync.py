@@ -9,6 +9,7 @@ waited in the queue until their own deadlines, reported as their own timeouts.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from typing import Any
 
 from webproviders import adispatch_search, dispatch_search
@@ -65,3 +66,32 @@ def test_a_provider_that_hangs_leaves_threads_for_the_others(
     )
     assert len(refused) == len(answers) - MAX_HUNG
     assert fine["success"] is True, fine
+
+
+def test_calls_their_callers_cancelled_are_not_counted_as_hung(
+    write_plugin: Any, make_config: Any, stuck_provider: tuple[str, Any]
+) -> None:
+    """A caller that stops waiting (``asyncio.wait_for`` with a short bound) leaves the sync
+    call's thread running, well within the call's deadline: not hung, so later callers still
+    reach the provider instead of a ``timeout`` refusal that counts against its health."""
+    code, release = stuck_provider
+    root = write_plugin("sync-pair", code + PAIR)
+    config = make_config(
+        plugins={"paths": [str(root)], "enabled": ["sync-pair"]}, web={"cache": False, "retry": {"max_retries": 0}}
+    )
+
+    async def impatient() -> list[dict[str, Any]]:
+        answered = []
+        for i in range(MAX_HUNG + 2):
+            with contextlib.suppress(asyncio.TimeoutError):
+                answered.append(
+                    await asyncio.wait_for(adispatch_search(f"q{i}", backend="stuck", config=config, timeout=30), 0.2)
+                )
+        return answered
+
+    try:
+        answered = asyncio.run(impatient())
+    finally:
+        release.touch()
+    assert answered == []  # each call was still waiting on the provider when its caller left
+    assert dispatch_search("q", backend="stuck", config=config, timeout=30)["success"] is True

@@ -24,6 +24,7 @@ from webproviders import (
 )
 from webproviders.accounting.usage.spool import spool
 from webproviders.config import Config, ConfigError, config_from_dict
+from webproviders.dispatch.hung import MAX_HUNG
 from webproviders.errors import BadGatewayError, InvalidInputError
 
 from .conftest import PLUGINS, FakeClock, provider, state
@@ -250,6 +251,21 @@ def test_a_cancelled_attempt_does_not_count_against_the_providers_health() -> No
         assert outcomes(envelope) == [("async-1", "cancelled"), ("async-2", "ok")]
     assert state(config).health.cooling("async-1") is None
     assert hung.calls == 3
+
+
+def test_a_slow_sync_provider_that_loses_many_hedges_is_still_asked() -> None:
+    """Each lost hedge leaves the sync member's thread running (a thread cannot be stopped),
+    long before its deadline. That is no stuck call: once MAX_HUNG such threads ran at once,
+    the provider was refused as hung, and the refusals, counted as timeouts, cooled it down."""
+    config = hedge_config(cache=False, health={"failures": 2})
+    slow = provider(config, "sync-1")
+    slow.delay = HANG
+    for n in range(MAX_HUNG + 2):
+        envelope = dispatch_search(f"q{n}", backend=["sync-1", "sync-2"], config=config, hedge_after=0.05, timeout=30)
+        assert outcomes(envelope) == [("sync-1", "cancelled"), ("sync-2", "ok")], envelope
+    slow.release.set()
+    envelope = dispatch_search("last", backend="sync-1", config=config, timeout=30)
+    assert envelope["success"] is True, envelope
 
 
 def test_a_cancelled_trial_call_lets_the_next_call_try_the_provider() -> None:

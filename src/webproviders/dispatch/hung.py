@@ -10,6 +10,7 @@ waited in the queue until their deadlines, reported as their own timeouts.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -20,21 +21,18 @@ T = TypeVar("T")
 #: Threads one provider may keep past its calls' deadlines.
 MAX_HUNG = 8
 
-_counts: dict[int, int] = {}
+#: Per provider, its calls that were given up on and are still running.
+_abandoned: dict[int, set[Watch]] = {}
 _lock = threading.Lock()
-
-
-def _add(owner: int, step: int) -> None:
-    count = _counts.get(owner, 0) + step
-    if count:
-        _counts[owner] = count
-    else:
-        del _counts[owner]
 
 
 def refuse_if_hung(provider: Any) -> None:
     """Raise ``timeout`` at once when ``provider`` keeps :data:`MAX_HUNG` threads already."""
-    hung = _counts.get(id(provider), 0)
+    if id(provider) not in _abandoned:
+        return
+    now = time.monotonic()
+    with _lock:
+        hung = sum(watch.due <= now for watch in _abandoned.get(id(provider), ()))
     if hung >= MAX_HUNG:
         name = getattr(provider, "name", None) or "The provider"
         raise WebTimeoutError(
@@ -44,33 +42,45 @@ def refuse_if_hung(provider: Any) -> None:
 
 
 class Watch:
-    """One sync call of ``provider``'s: run on a worker thread, perhaps abandoned by its caller."""
+    """One sync call of ``provider``'s, given ``timeout`` seconds: run on a worker thread,
+    perhaps abandoned by its caller. It counts as hung while it runs past both its abandonment
+    and its deadline: a call its caller cancelled sooner (a hedged chain's loser, a task
+    cancelled by its caller) is not stuck, only no longer waited for."""
 
-    __slots__ = ("_owner", "_started", "_abandoned", "_ended")
+    __slots__ = ("_owner", "due", "_started", "_abandoned", "_ended")
 
-    def __init__(self, provider: Any) -> None:
+    def __init__(self, provider: Any, timeout: float) -> None:
         self._owner = id(provider)
+        self.due = time.monotonic() + timeout
         self._started = self._abandoned = self._ended = False
 
     def run(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
-        """``fn(*args, **kwargs)``, counted as hung while it runs past :meth:`abandon`."""
+        """``fn(*args, **kwargs)``, watched once :meth:`abandon` has been called."""
         with _lock:
             self._started = True
-            if self._abandoned:  # it left the queue after its deadline
-                _add(self._owner, 1)
+            if self._abandoned:  # it left the queue after its caller gave up on it
+                _abandoned.setdefault(self._owner, set()).add(self)
         try:
             return fn(*args, **kwargs)
         finally:
             with _lock:
                 self._ended = True
                 if self._abandoned:
-                    _add(self._owner, -1)
+                    _forget(self)
 
     def abandon(self) -> None:
-        """The caller gave up on the call (its deadline passed): a running thread now counts."""
+        """The caller gave up on the call (its deadline passed, or it was cancelled)."""
         with _lock:
             if self._abandoned or self._ended:
                 return
             self._abandoned = True
             if self._started:
-                _add(self._owner, 1)
+                _abandoned.setdefault(self._owner, set()).add(self)
+
+
+def _forget(watch: Watch) -> None:
+    watches = _abandoned.get(watch._owner)
+    if watches is not None:
+        watches.discard(watch)
+        if not watches:
+            del _abandoned[watch._owner]

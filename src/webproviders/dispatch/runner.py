@@ -74,7 +74,7 @@ async def call(
         raise PluginRaised(exc) from None
     provider = getattr(fn, "__self__", fn)
     refuse_if_hung(provider)
-    watch = Watch(provider)
+    watch = Watch(provider, timeout)
     loop = asyncio.get_running_loop()
     context = contextvars.copy_context()
     future = loop.run_in_executor(
