@@ -10,6 +10,7 @@ are the parent's: a child that wrote them too would count them twice.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import subprocess
 import sys
@@ -110,3 +111,46 @@ def test_a_multiprocessing_child_s_last_calls_reach_the_ledger(tmp_path: Path) -
     """A ``multiprocessing`` child ends with ``os._exit``, which skips ``atexit``: rows its
     last calls queued must still be written, or its spending goes uncounted."""
     assert _ledger_after(_MULTIPROCESSING_SCRIPT, tmp_path) == [("priced", "ok")] * 3
+
+
+_EPOLL_SCRIPT = """
+import gc, os, sys, time
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+from webproviders.registry.providers import get_registry
+
+config = config_from_dict({{
+    "web": {{"cache": False, "usage": False}},
+    "plugins": {{"paths": [{plugins!r}], "enabled": ["hedgers"]}},
+}})
+
+def call(query):
+    started = time.monotonic()
+    envelope = dispatch_search(query, backend="sync-1", config=config, timeout=10)
+    assert envelope["success"], envelope
+    return time.monotonic() - started
+
+call("warm")
+get_registry(config).get("sync-1").provider.delay = 0.2  # the loop sleeps until its thread answers
+pid = os.fork()
+if pid == 0:
+    gc.collect()  # frees what the child let go of, as any child that goes on working does
+    os._exit(0)
+os.waitpid(pid, 0)
+print(call("after the child"))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_child_leaves_the_parent_s_loop_awake(tmp_path: Path) -> None:
+    """The child inherits the parent's event loops, whose epoll set it shares: a child that
+    closed them (freeing them does) took the parent's wake-up descriptor out of that set, and
+    the parent's next call slept through its worker thread's answer until its deadline."""
+    path = tmp_path / "script.py"
+    path.write_text(_EPOLL_SCRIPT.format(plugins=str(Path(__file__).parents[1] / "dependable" / "plugins")))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    if "PYTHONPATH" in os.environ:  # the code under test, wherever this run takes it from
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert float(done.stdout.split()[-1]) < 5.0  # half its deadline: it did not sleep through

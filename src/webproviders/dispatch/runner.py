@@ -215,10 +215,18 @@ atexit.register(background.close)
 _thread_loops = threading.local()
 
 
+#: In a forked child, the parent's loops it inherited: kept, never closed. Closing one (as
+#: freeing it does) takes its descriptors out of the epoll set it shares with the parent,
+#: whose loop then sleeps through every wake-up from a worker thread (a store operation, a
+#: sync provider's answer) until a timer fires.
+_inherited: list[asyncio.AbstractEventLoop] = []
+
+
 def _forget_loops() -> None:
     """In a forked child, leave the parent's loops alone: their selectors and connections are
     shared with the parent, so the child's calls would steal its events and answers."""
     global _thread_loops, _sweep_lock
+    _inherited.extend(loop for loop in (background._loop, *_loop_threads) if loop is not None)
     background.forget()
     _thread_loops = threading.local()
     _loop_threads.clear()
