@@ -154,3 +154,50 @@ def test_a_child_leaves_the_parent_s_loop_awake(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
     assert float(done.stdout.split()[-1]) < 5.0  # half its deadline: it did not sleep through
+
+
+_MID_BUILD_SCRIPT = """
+import os, sys, threading, time
+from pathlib import Path
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+
+plugin = Path({folder!r}) / "slow-start"
+plugin.mkdir(parents=True)
+(plugin / "plugin.yaml").write_text("name: slow-start\\nkind: backend\\n")
+started = plugin.parent / "started"
+(plugin / "__init__.py").write_text(
+    "import pathlib, time\\n"
+    "def register(ctx):\\n"
+    f"    pathlib.Path({{str(started)!r}}).touch()\\n"
+    "    time.sleep(1)\\n"
+)
+config = config_from_dict({{
+    "web": {{"cache": False, "usage": False}},
+    "plugins": {{"paths": [str(plugin.parent)], "enabled": ["slow-start", "stub"]}},
+}})
+warming = threading.Thread(target=dispatch_search, args=("warm",), kwargs={{"backend": "stub", "config": config}})
+warming.start()  # an application warming the library up in the background as it starts
+while not started.exists():
+    time.sleep(0.01)
+pid = os.fork()  # while the registry is being built on the warming thread
+if pid == 0:
+    envelope = dispatch_search("child", backend="stub", config=config, timeout=10)
+    os._exit(0 if envelope["success"] else 1)
+_, status = os.waitpid(pid, 0)
+warming.join()
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_child_forked_while_plugins_load_loads_them_itself(tmp_path: Path) -> None:
+    """The build the child inherited runs on a thread of the parent's: waiting for it, every
+    call of the child with that config timed out, for as long as the child lived."""
+    path = tmp_path / "script.py"
+    path.write_text(_MID_BUILD_SCRIPT.format(folder=str(tmp_path / "plugins")))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]

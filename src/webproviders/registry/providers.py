@@ -204,6 +204,15 @@ class Registry:
             self._loading.pop(id(record), None)
         future.set_exception(exc)
 
+    def forget_unfinished(self) -> None:
+        """In a forked child: plugin loads and ``is_available()`` calls still under way ran on
+        the parent's threads, which the child does not have. Waited for, they would never end:
+        the child starts them again when it needs them."""
+        self._lock = threading.Lock()
+        self._load_lock = threading.RLock()
+        self._loading = {key: future for key, future in self._loading.items() if future.done()}
+        self._hung = {name: future for name, future in self._hung.items() if future.done()}
+
     def load_all(self) -> None:
         """Load the code of every plugin (``webproviders providers`` shows what fails)."""
         for record in list(self.plugins):
@@ -548,6 +557,21 @@ def _unbuilt(key: int, future: Future[Registry], exc: BaseException) -> None:
         if _building.get(key, (None, None))[1] is future:
             del _building[key]
     future.set_exception(exc)
+
+
+def _forget_builds() -> None:
+    """In a forked child: a registry being built, a plugin being loaded, was the work of one
+    of the parent's threads. Waiting for it failed every call of the child with that config
+    for good ("Loading plugins took longer ..."); the child builds and loads again instead."""
+    global _lock
+    _lock = threading.Lock()
+    _building.clear()
+    for _, registry in list(_cache.values()):
+        registry.forget_unfinished()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_builds)
 
 
 def clear_registry_cache() -> None:
