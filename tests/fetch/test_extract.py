@@ -472,3 +472,30 @@ def test_a_frozen_application_never_starts_itself_as_a_worker(site: Any, tmp_pat
     answer = json.loads(out.stdout.strip().splitlines()[-1])
     assert answer["code"] == "not_configured", answer
     assert "set web.extraction.python" in answer["error"] and answer["workers"] == 0, answer
+
+
+def test_a_worker_whose_process_went_away_mid_page_leaves_quietly() -> None:
+    """A process that ends while a page is being read (its calls still running on daemon
+    threads as it exits) leaves its worker nobody to answer: the worker printed a
+    ``BrokenPipeError`` traceback onto the terminal after the program had ended."""
+    import pickle
+    import socket
+    import subprocess
+    import time
+
+    from webproviders.fetching.extractpool import WORKER_CODE, worker_environment
+
+    ours, theirs = socket.socketpair()
+    with theirs:
+        worker = subprocess.Popen(
+            [sys.executable, "-c", WORKER_CODE, str(theirs.fileno())], pass_fds=(theirs.fileno(),),
+            env=worker_environment(), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        )
+    from multiprocessing.connection import Connection
+
+    conn = Connection(ours.detach())
+    conn.send_bytes(pickle.dumps((time.sleep, (0.5,), {}, 10.0, 1024, False)))  # a page that takes a while
+    conn.close()  # and the process that asked for it ends
+    _, errors = worker.communicate(timeout=60)
+    assert worker.returncode == 0, errors
+    assert b"Traceback" not in errors, errors

@@ -108,7 +108,10 @@ def serve(conn: Connection) -> None:
         if job is None:
             return
         reply = _run(job)
-        conn.send_bytes(pickle.dumps(reply, pickle.HIGHEST_PROTOCOL))
+        try:
+            conn.send_bytes(pickle.dumps(reply, pickle.HIGHEST_PROTOCOL))
+        except OSError:  # it went away while the page was read (a process ending mid-call)
+            return
         if isinstance(reply[1], TooLargeError):
             return
 
