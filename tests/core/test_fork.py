@@ -16,6 +16,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -200,4 +201,50 @@ def test_a_child_forked_while_plugins_load_loads_them_itself(tmp_path: Path) -> 
     if "PYTHONPATH" in os.environ:
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+_HUNG_SCRIPT = """
+import asyncio, os, sys
+from pathlib import Path
+from webproviders import adispatch_search, dispatch_search
+from webproviders.config import config_from_dict
+
+config = config_from_dict({{
+    "web": {{"cache": False, "usage": False, "retry": {{"max_retries": 0}}, "health": {{"failures": 1000}}}},
+    "plugins": {{"paths": [{plugins!r}], "enabled": ["stuck-one"]}},
+}})
+
+async def hang():  # eight calls whose threads stay stuck in the provider past their deadlines
+    return await asyncio.gather(*(adispatch_search(f"q{{i}}", backend="stuck", config=config, timeout=0.5) for i in range(8)))
+
+asyncio.run(hang())
+pid = os.fork()
+if pid == 0:
+    Path(os.environ["STUCK_RELEASE"]).touch()  # the provider answers at once now
+    envelope = dispatch_search("child", backend="stuck", config=config, timeout=5)
+    os._exit(0 if envelope["success"] else 1)
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_child_does_not_inherit_the_parent_s_hung_calls(
+    tmp_path: Path, write_plugin: Any, stuck_provider: tuple[str, Path]
+) -> None:
+    """The parent's stuck calls run on its threads, which the child does not have: counted in
+    the child, they never returned, and the provider was refused there for good ("stuck has
+    8 calls still running past their deadlines")."""
+    code, release = stuck_provider
+    plugins = write_plugin("stuck-one", code + "\n\ndef register(ctx):\n    ctx.register_web_search_provider(Stuck())\n")
+    path = tmp_path / "script.py"
+    path.write_text(_HUNG_SCRIPT.format(plugins=str(plugins)))
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "STUCK_RELEASE": str(release)}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    try:
+        done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND, env=env)
+    finally:
+        release.touch()
     assert done.returncode == 0, done.stderr[-3000:]

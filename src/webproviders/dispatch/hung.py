@@ -9,6 +9,7 @@ waited in the queue until their deadlines, reported as their own timeouts.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -84,3 +85,16 @@ def _forget(watch: Watch) -> None:
         watches.discard(watch)
         if not watches:
             del _abandoned[watch._owner]
+
+
+def _forget_all() -> None:
+    """In a forked child: the calls still running were on the parent's threads, which the
+    child does not have; counted there, they would never return and the provider would be
+    refused in the child for good."""
+    global _lock
+    _lock = threading.Lock()
+    _abandoned.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_all)
