@@ -26,5 +26,8 @@ def require_home(path: Path) -> Path:
 
 
 def xdg_file(variable: str, fallback: str, name: str) -> Path:
-    """``$variable/webproviders/name``, in the ``~`` folder ``fallback`` when it is unset."""
-    return expand_user(os.environ.get(variable) or fallback) / "webproviders" / name
+    """``$variable/webproviders/name``, in the ``~`` folder ``fallback`` when it is unset or
+    relative: the XDG specification has a relative value ignored (else the file would move
+    with the working directory)."""
+    value = os.environ.get(variable) or ""
+    return expand_user(value if os.path.isabs(value) else fallback) / "webproviders" / name

@@ -101,3 +101,21 @@ def test_a_home_directory_this_user_may_not_enter_is_skipped_with_a_warning(tmp_
         "config.yaml cannot be looked at (Permission denied); the defaults are used" in done.stderr
     )
     assert "plugins cannot be read (Permission denied); its plugins are skipped" in done.stderr
+
+
+def test_a_relative_xdg_folder_is_ignored_as_the_specification_says(tmp_path: Path) -> None:
+    """``XDG_CACHE_HOME=cache`` would put the cache file under whatever folder the process
+    happens to start in; the specification says a relative value is to be ignored."""
+    home, work = tmp_path / "home", tmp_path / "work"
+    home.mkdir()
+    work.mkdir()
+    script = (
+        "from webproviders import dispatch_search\n"
+        "from webproviders.config import config_from_dict\n"
+        "config = config_from_dict({'web': {'cache': {'backend': 'sqlite'}}})\n"
+        "assert dispatch_search('hello', 2, backend='stub', config=config)['success']\n"
+    )
+    env = {**os.environ, "HOME": str(home), "XDG_CACHE_HOME": "relative-cache"}
+    subprocess.run([sys.executable, "-c", script], cwd=work, env=env, check=True, timeout=BOUND)
+    assert (home / ".cache" / "webproviders" / "cache.sqlite3").is_file()
+    assert not (work / "relative-cache").exists()
