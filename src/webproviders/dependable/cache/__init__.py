@@ -117,7 +117,7 @@ class ResultCache:
                 return value
             problem = "not an answer"
         # A torn write, another program's key, an older format: a miss, which the answer overwrites.
-        self.guard.warn(StoreUnavailable(f"held an entry it could not read ({problem})"), "this call was answered without it")
+        self.guard.warn(StoreUnavailable(f"held an entry it could not read ({problem})"), "this call goes on without it")
         return None
 
     async def _fetch(
@@ -214,7 +214,7 @@ class ResultCache:
         try:
             return await self.guard.call(fn, *args)
         except StoreUnavailable as problem:  # the cache must never fail or stall a call
-            self.guard.warn(problem, "this call was answered without it")
+            self.guard.warn(problem, "this call goes on without it")
             return default
 
 
