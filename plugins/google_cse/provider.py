@@ -2,17 +2,19 @@
 
 Google serves at most 10 results per request, so a larger ``limit`` is fetched in pages
 with ``start`` (each page is one billed query, and is reported as one request to the cost
-ledger). The key goes in the ``key`` query
+ledger); a later page that fails or would run past the deadline ends the paging with the
+pages read (``kit.later_page``). The key goes in the ``key`` query
 parameter and the engine id in ``cx``.
 """
 
 from __future__ import annotations
 
 import os
+from functools import partial
 from typing import Any
 
 from webproviders import NotConfiguredError, ParseError, report_usage
-from webproviders.kit import GOOGLE_SAFE, VendorProvider, language_code, site_query
+from webproviders.kit import GOOGLE_SAFE, VendorProvider, language_code, later_page, site_query
 
 from .errors import classify
 
@@ -95,10 +97,9 @@ class GoogleCSEProvider(VendorProvider):
                 provider=self.name,
             )
         base = self.base_params(query, options)
-        hits: list[dict[str, Any]] = []
-        start = 1
-        while len(hits) < limit and start + PAGE_SIZE - 1 <= MAX_RESULTS:
-            num = min(PAGE_SIZE, limit - len(hits))
+
+        async def page(start: int, num: int) -> tuple[list[Any], int | None]:
+            """A page's items, and where the next page starts (None: there is none)."""
             answer = await self.call_api(
                 "GET",
                 "/customsearch/v1",
@@ -113,9 +114,16 @@ class GoogleCSEProvider(VendorProvider):
             items = answer.get("items") or []  # absent, not [], when there are no results
             if not isinstance(items, list):
                 raise ParseError("Google Custom Search sent 'items' that is not a list.")
-            hits += [_hit(item) for item in items if isinstance(item, dict)]
             next_page = (answer.get("queries") or {}).get("nextPage") or []
-            if not items or not next_page:
+            following = int(next_page[0].get("startIndex") or start + len(items)) if items and next_page else None
+            return items, following
+
+        items, start = await page(1, min(PAGE_SIZE, limit))
+        hits = [_hit(item) for item in items if isinstance(item, dict)]
+        while start is not None and len(hits) < limit and start + PAGE_SIZE - 1 <= MAX_RESULTS:
+            got = await later_page(self.name, len(hits), partial(page, start, min(PAGE_SIZE, limit - len(hits))))
+            if got is None:
                 break
-            start = int(next_page[0].get("startIndex") or start + len(items))
+            items, start = got
+            hits += [_hit(item) for item in items if isinstance(item, dict)]
         return hits[:limit]

@@ -7,11 +7,13 @@ graph are not web pages, so they go into the envelope's ``meta`` (``answer_box``
 
 Google serves about 10 organic results a page and no longer honours ``num``, so a larger
 ``limit`` is fetched in pages with ``start``, each one a search SerpAPI bills (and reported
-as one request to the cost ledger), stopping when SerpAPI gives no next page.
+as one request to the cost ledger), stopping when SerpAPI gives no next page; a later page that fails or would run past the
+deadline ends the paging with the pages read (``kit.later_page``).
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from webproviders import BadGatewayError, ParseError, ProviderError, report_usage
@@ -21,6 +23,7 @@ from webproviders.kit import (
     google_locale_params,
     google_organic_hit,
     google_results_envelope,
+    later_page,
     site_query,
 )
 
@@ -89,23 +92,29 @@ class SerpApiProvider(VendorProvider):
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> dict[str, Any]:
         params = self.request_params(query, limit, options)
-        envelope: dict[str, Any] = {}
-        start = 0
-        for _ in range(-(-limit // PAGE_SIZE)):
+
+        async def page(start: int) -> Any:
             answer = await self.call_api(
-                "GET",
-                "/search.json",
-                params={**params, "start": start} if start else params,
-                classify=classify,
+                "GET", "/search.json", params={**params, "start": start} if start else params, classify=classify
             )
             report_usage(1, unit="request")  # each page is a search SerpAPI bills
-            if envelope:
-                envelope["data"]["web"] += hits_from(answer)
-            else:
-                envelope = envelope_from(answer)
-            page = answer.get("organic_results") or []
-            more = (answer.get("serpapi_pagination") or {}).get("next")
-            if len(envelope["data"]["web"]) >= limit or not page or not more:
+            return answer
+
+        async def later(start: int) -> tuple[Any, list[dict[str, Any]]]:
+            answer = await page(start)
+            return answer, hits_from(answer)
+
+        answer: Any = await page(0)
+        envelope = envelope_from(answer)
+        hits, start = envelope["data"]["web"], 0
+        for _ in range(-(-limit // PAGE_SIZE) - 1):
+            organic = answer.get("organic_results") or []
+            if len(hits) >= limit or not organic or not (answer.get("serpapi_pagination") or {}).get("next"):
                 break
-            start += len(page)
+            start += len(organic)
+            got = await later_page(self.name, len(hits), partial(later, start))
+            if got is None:
+                break
+            answer, more = got
+            hits += more
         return envelope

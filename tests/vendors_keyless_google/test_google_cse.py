@@ -158,6 +158,18 @@ def test_limit_above_ten_is_fetched_in_pages(keyed, cfg):
     ]
 
 
+def test_a_later_page_refused_leaves_the_pages_read(keyed, cfg):
+    """The first page was read and billed: Google's daily quota running out on the second
+    shortens the answer, said in its warnings, instead of failing the call."""
+    quota = {"error": {"code": 429, "message": "Quota exceeded for quota metric 'Queries'.", "status": "RESOURCE_EXHAUSTED"}}
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).side_effect = [httpx.Response(200, json=_page(1, 10, True)), httpx.Response(429, json=quota)]
+        envelope = _search(cfg, 25)
+    assert envelope["success"] is True, envelope
+    assert len(envelope["data"]["web"]) == 10 and envelope["meta"]["cost"]["units"] == 1
+    assert any("next page of results was not read" in w for w in envelope["meta"]["warnings"])
+
+
 def test_each_page_is_charged_as_the_query_google_bills(keyed, cfg):
     with respx.mock(assert_all_called=False) as mock:
         mock.get(URL).side_effect = [

@@ -202,6 +202,34 @@ def test_a_limit_above_one_google_page_is_fetched_in_pages_each_charged(keyed, c
     assert envelope["meta"]["cost"]["units"] == 3
 
 
+def test_a_later_page_that_fails_leaves_the_pages_read(keyed, cfg):
+    """Page one was read and billed: a 500 on page two shortens the answer, said in its
+    warnings, instead of failing the call."""
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(URL)
+        route.side_effect = [
+            httpx.Response(200, json=_page(1, 10, True)),
+            httpx.Response(500, json={"error": "Internal server error."}),
+        ]
+        envelope = _search(cfg, 25)
+    assert envelope["success"] is True, envelope
+    assert len(envelope["data"]["web"]) == 10 and envelope["meta"]["cost"]["units"] == 1
+    assert any("next page of results was not read" in w and "10 results" in w for w in envelope["meta"]["warnings"])
+
+
+def test_a_later_page_that_hangs_leaves_the_pages_read_by_the_deadline(keyed, cfg):
+    async def hang(request):
+        await asyncio.sleep(30)
+
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(URL)
+        route.side_effect = [httpx.Response(200, json=_page(1, 10, True)), hang]
+        envelope = dispatch_search("coffee", 25, backend="serpapi", config=cfg(), timeout=3)
+    assert envelope["success"] is True, envelope
+    assert len(envelope["data"]["web"]) == 10
+    assert any("deadline" in w for w in envelope["meta"]["warnings"]), envelope["meta"]["warnings"]
+
+
 def test_paging_stops_when_serpapi_has_no_next_page(keyed, cfg):
     with respx.mock(assert_all_called=False) as mock:
         route = mock.get(URL).respond(200, json=_page(1, 7, False))

@@ -63,6 +63,7 @@ _EXPORTS = {
     "url_key": "urls",
     "site_query": "kit.query",
     "capped_count": "kit.count",
+    "later_page": "kit.paging",
     "language_code": "kit.language",
     "duckduckgo_region": "kit.duckduckgo",
     "GOOGLE_SAFE": "kit.google",
@@ -155,6 +156,7 @@ if TYPE_CHECKING:
     from .htmlsearch import HTMLSearchProvider, check_page_status, page_text
     from .http import get_client, request_json
     from .language import language_code
+    from .paging import later_page
     from .query import site_query
     from .sdk import SDKProvider, import_packages
     from .sdkhttp import ResponseLog, hand_client, response_error, sdk_client, transport_error

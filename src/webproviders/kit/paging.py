@@ -1,0 +1,40 @@
+"""Later pages of a search a vendor serves in pages (Google's ten results at a time).
+
+The first page is the answer; each later one only adds to it. So a later page that fails,
+or that would run past the call's deadline, ends the paging with the pages already read
+(and paid for) instead of failing the call, and ``meta.warnings`` says why the answer is
+shorter than asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
+from ..asynctimeout import timeout
+from ..context import remaining_time, warn
+from ..errors import WebProviderError
+
+T = TypeVar("T")
+
+#: Seconds a later page leaves for the rest of the call (its answer normalised, cached, recorded).
+SPARE = 0.5
+
+
+async def later_page(name: str, read: int, fetch: Callable[[], Awaitable[T]]) -> T | None:
+    """``fetch()``'s page, or None with a warning when it failed or did not come in time;
+    ``read`` is how many results the pages before it gave."""
+    left = remaining_time()
+    try:
+        if left is None:
+            return await fetch()
+        if left <= SPARE:
+            raise TimeoutError
+        async with timeout(left - SPARE):
+            return await fetch()
+    except TimeoutError:
+        reason = "there was no time left before the call's deadline"
+    except WebProviderError as exc:
+        reason = f"it failed ({exc.code}: {exc})"
+    warn(f"{name}: the next page of results was not read, as {reason}; the answer holds the {read} results of the pages before it.")
+    return None
