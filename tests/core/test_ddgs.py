@@ -270,10 +270,9 @@ def test_a_hanging_search_ends_at_the_deadline_and_its_worker_with_it(
     assert worker_processes() == []  # killed, not left running until ddgs's own 60 s
 
 
-def test_workers_get_no_secrets(
-    proxy: Proxy, ddgs_config: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("TAVILY_API_KEY", "tvly-secret-0123456789")
+def _worker_environment(proxy: Proxy, ddgs_config: Callable[..., Any]) -> list[bytes]:
+    """The environment a ddgs worker process starts with (``NAME=value`` entries), read
+    from ``/proc`` while a search waits on a proxy that never answers."""
     proxy.mode = "hang"
     config = ddgs_config(timeout=60)
     thread = threading.Thread(target=dispatch_search, args=("q",), kwargs={"backend": "ddgs", "config": config, "timeout": 20})
@@ -285,9 +284,17 @@ def test_workers_get_no_secrets(
             environ = Path(f"/proc/{pids[0]}/environ").read_bytes()
             break
         time.sleep(0.05)
+    thread.join(30)
+    return environ.split(b"\0")
+
+
+def test_workers_get_no_secrets(
+    proxy: Proxy, ddgs_config: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("TAVILY_API_KEY", "tvly-secret-0123456789")
+    environ = b"\0".join(_worker_environment(proxy, ddgs_config))
     assert b"PATH=" in environ and b"SSL_CERT_FILE=" in environ
     assert b"tvly-secret" not in environ and b"TAVILY_API_KEY" not in environ
-    thread.join(30)
 
 
 def test_workers_get_what_the_interpreter_needs_to_start(
@@ -298,20 +305,9 @@ def test_workers_get_what_the_interpreter_needs_to_start(
     worker ended without answering". They get what the extraction workers get."""
     monkeypatch.setenv("LD_LIBRARY_PATH", str(tmp_path))
     monkeypatch.setenv("PYTHONNOUSERSITE", "1")
-    proxy.mode = "hang"
-    config = ddgs_config(timeout=60)
-    thread = threading.Thread(target=dispatch_search, args=("q",), kwargs={"backend": "ddgs", "config": config, "timeout": 20})
-    thread.start()
-    environ = b""
-    for _ in range(200):
-        pids = worker_processes()
-        if pids:
-            environ = Path(f"/proc/{pids[0]}/environ").read_bytes()
-            break
-        time.sleep(0.05)
-    assert f"LD_LIBRARY_PATH={tmp_path}".encode() in environ.split(b"\0")
-    assert b"PYTHONNOUSERSITE=1" in environ.split(b"\0")
-    thread.join(30)
+    environ = _worker_environment(proxy, ddgs_config)
+    assert f"LD_LIBRARY_PATH={tmp_path}".encode() in environ
+    assert b"PYTHONNOUSERSITE=1" in environ
 
 
 _HANGING_SCRIPT = """
