@@ -336,8 +336,8 @@ def proxy_auth_error(who: str, provider: str | None, tail: str = ".", settings: 
     """HTTP 407, which only a proxy sends: its credentials are missing or wrong, whichever
     vendor or page was asked (not retried: the same request would be refused again)."""
     return AuthError(
-        f"A proxy on the way to {who} asks for credentials (HTTP 407){tail} Put its user name and password "
-        f"in its URL, before the host, in {settings}.",
+        f"A proxy on the way to {who} refused the request for want of valid credentials (HTTP 407){tail} Put "
+        f"its user name and password in its URL, before the host, in {settings}, or correct the ones there.",
         provider=provider,
         status_code=407,
     )

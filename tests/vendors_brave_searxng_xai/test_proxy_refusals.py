@@ -72,6 +72,7 @@ def test_a_proxy_asking_for_credentials_is_named_and_not_retried(
     assert envelope["success"] is False
     assert envelope["error_code"] == "auth_error"
     assert "proxy" in envelope["error"] and "HTTP 407" in envelope["error"]
+    assert "or correct the ones there" in envelope["error"]  # given credentials may be the wrong ones
     assert "user name and password" in envelope["error"] and "HTTPS_PROXY" in envelope["error"]
     assert len(proxy.asked) == 1  # the same credentials would be refused again
     assert "API_KEY" not in envelope["error"] and "api_key" not in envelope["error"]  # the vendor's key was not refused
