@@ -41,8 +41,8 @@ class Snapshot(sqlite3.Connection):
 def unwritable_here(path: Path, error: sqlite3.Error) -> bool:
     """Whether ``error`` opening ``path`` comes from this process not being allowed to
     write the file or its folder (then a snapshot may still be read)."""
-    code = getattr(error, "sqlite_errorname", "")
-    refused = code.startswith(_REFUSED) or "unable to open" in str(error)
+    code, text = getattr(error, "sqlite_errorname", ""), str(error)  # the code's name from 3.11 on
+    refused = code.startswith(_REFUSED) or "unable to open" in text or "readonly database" in text
     effective = os.access in os.supports_effective_ids  # the ids files are opened with
     writable = all(os.access(p, os.W_OK, effective_ids=effective) for p in (path, path.parent))
     return refused and path.is_file() and not writable

@@ -293,7 +293,7 @@ class SQLiteStore:
 
     def _mapped(self, exc: Exception) -> WebProviderError:
         text = str(exc)
-        name = getattr(exc, "sqlite_errorname", "")
+        name = getattr(exc, "sqlite_errorname", "")  # from Python 3.11 on; its message before
         if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text or "busy" in text:
             return WebTimeoutError(
                 f"The local index {self.path} stayed locked by another connection for "
@@ -306,7 +306,7 @@ class SQLiteStore:
                 "index the pages again (a new file is made on the next write).",
                 provider="local",
             )
-        if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM")) or "unable to open" in text:
+        if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM")) or "unable to open" in text or "readonly database" in text:
             return NotConfiguredError(
                 f"The local index {self.path} cannot be opened ({text}); check the file's folder "
                 "and permissions, or set web.providers.local.path.",

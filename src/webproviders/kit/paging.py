@@ -8,6 +8,7 @@ shorter than asked.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -29,10 +30,10 @@ async def later_page(name: str, read: int, fetch: Callable[[], Awaitable[T]]) ->
         if left is None:
             return await fetch()
         if left <= SPARE:
-            raise TimeoutError
+            raise asyncio.TimeoutError
         async with timeout(left - SPARE):
             return await fetch()
-    except TimeoutError:
+    except asyncio.TimeoutError:  # its own class before 3.11, the builtin one since
         reason = "there was no time left before the call's deadline"
     except WebProviderError as exc:
         reason = f"it failed ({exc.code}: {exc})"
