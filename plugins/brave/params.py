@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import InvalidInputError
-from webproviders.kit import capped_count, site_query
+from webproviders.kit import capped_count, language_code, site_query
 
 #: Brave's web search returns at most this many results per request.
 MAX_COUNT = 20
@@ -39,7 +39,7 @@ def search_lang(lang: str) -> str:
     if code in _LANG_ALIASES:
         return _LANG_ALIASES[code]
     if "-" in code and code not in _REGIONAL:
-        primary = code.split("-", 1)[0]
+        primary = language_code(code)
         return _LANG_ALIASES.get(primary, primary)
     return code
 
