@@ -3,7 +3,7 @@
 The library keeps separate pools on purpose, each with its own size: sync provider calls
 (which may hang and be abandoned), store I/O (which must never queue behind those) and
 response decompression (which must never hold up an event loop). This is the one way
-they are built. (Page extraction runs in worker processes instead, see
+they are built, and the one way the library's own event loops get theirs (:func:`daemon_loop`). (Page extraction runs in worker processes instead, see
 ``webproviders.fetching.extractpool``.)
 
 Work that may be abandoned at a deadline and never end (a sync provider stuck in a read
@@ -144,3 +144,16 @@ def _forget_pools() -> None:
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_pools)
+
+
+#: Threads of each of the library's own event loops' default executor (its name lookups).
+LOOP_WORKERS = 8
+
+
+def daemon_loop() -> asyncio.AbstractEventLoop:
+    """A new event loop whose default executor has daemon threads: a name lookup that the
+    resolver never answers is abandoned at the deadline and must not hold the process open.
+    Raises ``OSError`` when the process has no descriptors left for one."""
+    loop = asyncio.new_event_loop()
+    loop.set_default_executor(DaemonThreadPool(LOOP_WORKERS, "webproviders-loop"))
+    return loop

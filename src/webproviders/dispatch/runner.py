@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 
 from ..asynctimeout import timeout as asyncio_timeout
 from ..errors import PluginRaised
-from ..pools import DaemonThreadPool, LazyPool
+from ..pools import LazyPool, daemon_loop
 from ..registry.providers import RunsPluginCode, allow_plugin_code, refuse_plugin_code
 from .hung import Watch, refuse_if_hung
 
@@ -35,8 +35,6 @@ _workers = LazyPool(64, "webproviders-sync", daemon=True)
 #: Preparing a call off its loop (loading plugins, asking is_available(), both bounded in
 #: time): never queued behind sync provider calls, of which all 64 may hang past their deadline.
 _preparers = LazyPool(16, "webproviders-prepare", daemon=True)
-#: Threads of each of our loops' default executor (its name lookups, for one).
-_LOOP_WORKERS = 8
 #: Whether a method's function is ``async def``, asked once per function (providers' methods).
 _async_methods: dict[Any, bool] = {}
 
@@ -243,14 +241,11 @@ class NoLoop(Exception):
 
 
 def _new_loop() -> asyncio.AbstractEventLoop:
-    """An event loop whose default executor has daemon threads: a name lookup that the
-    resolver never answers is abandoned at the deadline and must not hold the process open."""
+    """A loop of the library's own (:func:`~webproviders.pools.daemon_loop`), or :class:`NoLoop`."""
     try:
-        loop = asyncio.new_event_loop()
+        return daemon_loop()
     except OSError as exc:
         raise NoLoop(f"no event loop could be made for the call ({exc.strerror})") from None
-    loop.set_default_executor(DaemonThreadPool(_LOOP_WORKERS, "webproviders-loop"))
-    return loop
 
 
 #: Each thread's own loop and the thread (a loop outlives its thread until it is swept).

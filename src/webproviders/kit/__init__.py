@@ -19,6 +19,7 @@ _EXPORTS = {
     "SDKProvider": "kit.sdk",
     "import_packages": "kit.sdk",
     "import_off_loop": "offloop",
+    "on_own_loop": "kit.ownloop",
     "HTMLSearchProvider": "kit.htmlsearch",
     "check_page_status": "kit.htmlsearch",
     "page_text": "kit.htmlsearch",
@@ -156,6 +157,7 @@ if TYPE_CHECKING:
     from .htmlsearch import HTMLSearchProvider, check_page_status, page_text
     from .http import get_client, request_json
     from .language import language_code
+    from .ownloop import on_own_loop
     from .paging import later_page
     from .query import site_query
     from .sdk import SDKProvider, import_packages

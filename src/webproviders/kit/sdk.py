@@ -4,18 +4,26 @@ An SDK is imported on first use only, off the event loop (:func:`import_packages
 :class:`SDKProvider` checks that it is installed without importing it and names the extra
 to install when it is not. Running an SDK on the
 library's HTTP clients, and reading the response it failed on, is in
-:mod:`webproviders.kit.sdkhttp` (imported with the SDK, off the event loop).
+:mod:`webproviders.kit.sdkhttp` (imported with the SDK, off the event loop). Every request
+an SDK provider sends with a key (:meth:`SDKProvider.with_key`) runs on a worker thread's own
+event loop (:mod:`webproviders.kit.ownloop`): an SDK builds its objects from the answer in
+Python, without yielding, and a big answer would otherwise hold the caller's loop, and the
+call, seconds past its deadline.
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from collections.abc import Awaitable, Callable
+from typing import ClassVar, TypeVar
 
 from ..context import remaining_time
 from ..manifest import Package
 from ..offloop import import_off_loop
 from ..provider import WebSearchProvider
+from .ownloop import on_own_loop
 from .vendor import VendorProvider
+
+T = TypeVar("T")
 
 #: The module that runs an SDK on the library's HTTP clients (``sdk_client``, ``hand_client``).
 SDK_HTTP = f"{__package__}.sdkhttp"
@@ -46,6 +54,10 @@ class SDKProvider(VendorProvider):
         if declared or not self.sdk_module:
             return declared
         return [Package(module=self.sdk_module, pip=self.sdk_pip or self.sdk_module)]
+
+    async def with_key(self, send: Callable[[str | None], Awaitable[T]]) -> T:
+        """:meth:`VendorProvider.with_key`, on a worker thread's own event loop (see the module)."""
+        return await on_own_loop(super().with_key, send)
 
     def call_timeout(self) -> float:
         """Seconds for one SDK request: the provider's timeout, cut to what the call has left."""

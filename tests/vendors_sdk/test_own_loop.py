@@ -1,0 +1,162 @@
+"""An SDK vendor's answer is read on a worker thread's own event loop, never on the caller's.
+
+A vendor (or a proxy in front of it) that sends a big but well-formed answer, within the
+body cap, makes an SDK build tens of thousands of objects in Python without yielding. On the
+caller's loop that held the call seconds past its deadline (and returned a success late),
+stopped every other call on that loop and every hedge timer. Each vendor here is a loopback
+server answering in the shape its API documents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import json
+import select
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+import pytest
+
+import webproviders
+from webproviders import adispatch_search, dispatch_search
+from webproviders.config import Config, config_from_dict
+
+#: Hits in the big answer: about 10 MiB, well within the default 32 MiB cap.
+HITS = 50_000
+DEADLINE = 1.0
+SLACK = 1.0
+
+
+def _hit(provider: str, i: int) -> dict[str, Any]:
+    url, title, text = f"https://site{i}.example/page/{i}", f"Result {i}", "a few words of text " * 5
+    if provider == "parallel":
+        return {"url": url, "title": title, "excerpts": [text], "publish_date": None}
+    return {"id": url, "url": url, "title": title, "highlights": [text], "highlightScores": [0.5]}
+
+
+def _answer(provider: str) -> bytes:
+    hits = [_hit(provider, i) for i in range(HITS)]
+    if provider == "parallel":
+        return json.dumps({"search_id": "search_1", "results": hits, "warnings": None}).encode()
+    return json.dumps({"requestId": "r1", "results": hits, "costDollars": {"total": 0.005}}).encode()
+
+
+@pytest.fixture(scope="module")
+def answers() -> dict[str, bytes]:
+    return {provider: _answer(provider) for provider in ("parallel", "exa")}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _sdks_loaded() -> None:
+    """A first import of an SDK takes seconds, which would count against the first deadline."""
+    for module in ("exa_py", "parallel"):
+        importlib.import_module(module)
+
+
+@pytest.fixture(autouse=True)
+def _short_lived() -> Iterator[None]:
+    yield
+    webproviders.close()
+
+
+def big_vendor(http_server: Any, body: bytes) -> str:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            try:
+                self.wfile.write(body)
+            except OSError:
+                pass
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    return f"http://127.0.0.1:{http_server(Handler).server_address[1]}"
+
+
+def config_for(provider: str, url: str) -> Config:
+    section = {"base_url": url, "api_key": f"{provider}-test-key-0001"}
+    web = {"cache": False, "retry": {"max_retries": 0}, "providers": {provider: section}}
+    return config_from_dict({"web": web}, source="<test>")
+
+
+@pytest.mark.parametrize("provider", ["parallel", "exa"])
+def test_a_big_answer_ends_the_call_by_its_deadline(http_server: Any, answers: dict[str, bytes], provider: str) -> None:
+    config = config_for(provider, big_vendor(http_server, answers[provider]))
+    started = time.monotonic()
+    envelope = dispatch_search("q", backend=provider, config=config, timeout=DEADLINE / 2)
+    seconds = time.monotonic() - started
+    assert seconds < DEADLINE / 2 + SLACK, (seconds, envelope)
+    # Read by its deadline or not at all: never a success handed back after it.
+    assert envelope["success"] is False and envelope["error_code"] == "timeout", envelope
+
+
+@pytest.mark.parametrize("provider", ["parallel", "exa"])
+def test_the_callers_loop_runs_on_while_an_sdk_reads_a_big_answer(
+    http_server: Any, answers: dict[str, bytes], provider: str
+) -> None:
+    """A 10 ms ticker on the caller's loop: before, it stopped for the whole read (seconds)."""
+    config = config_for(provider, big_vendor(http_server, answers[provider]))
+
+    async def main() -> float:
+        gaps: list[float] = []
+        done = asyncio.Event()
+
+        async def tick() -> None:
+            last = time.monotonic()
+            while not done.is_set():
+                await asyncio.sleep(0.01)
+                now = time.monotonic()
+                gaps.append(now - last)
+                last = now
+
+        ticker = asyncio.ensure_future(tick())
+        await adispatch_search("q", backend=provider, config=config, timeout=30)
+        done.set()
+        await ticker
+        return max(gaps)
+
+    assert asyncio.run(main()) < 0.5
+
+
+def test_a_cancelled_call_hangs_up_on_the_vendor(http_server: Any) -> None:
+    """The request on the worker thread's loop is cancelled with its call: the connection is
+    closed at once, not held (and its thread with it) until the provider's own timeout."""
+    hung_up = threading.Event()
+
+    class Stalls(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            # No answer: wait for the client to close its end (a read of nothing).
+            while not self.server.released.is_set():  # type: ignore[attr-defined]
+                ready, _, _ = select.select([self.connection], [], [], 0.05)
+                if ready and not self.connection.recv(1):
+                    hung_up.set()
+                    return
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    config = config_for("parallel", f"http://127.0.0.1:{http_server(Stalls).server_address[1]}")
+
+    async def main() -> None:
+        call = asyncio.ensure_future(adispatch_search("q", backend="parallel", config=config, timeout=30))
+        await asyncio.sleep(0.5)
+        call.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await call
+
+    asyncio.run(main())
+    assert hung_up.wait(3), "the vendor's connection was still open 3 s after the call was cancelled"
