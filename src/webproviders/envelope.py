@@ -186,17 +186,20 @@ def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[s
             continue
         url, title, description = mapping.get("url"), mapping.get("title"), mapping.get("description")
         if type(url) is str and url and type(title) is str and title and type(description) is str and description:
-            url, title, description = url.strip(), title.strip(), description.strip()
-            if not (url.isascii() and title.isascii() and description.isascii()):  # ASCII holds no surrogate
-                url, title, description = sound(url), sound(title), sound(description)
+            # ASCII holds no surrogate: only other text is checked
+            url = url.strip() if url.isascii() else sound(url.strip())
+            title = title.strip() if title.isascii() else sound(title.strip())
+            description = description.strip() if description.isascii() else sound(description.strip())
+            plain = len(mapping) == 3  # exactly these three keys: nothing else to carry over
         else:
             url = _pick(mapping, _URL_KEYS)
             title, description = _pick(mapping, _TITLE_KEYS), _pick(mapping, _DESCRIPTION_KEYS)
+            plain = False
         if url in seen or not (url.startswith(_SCHEMES) or url[:8].lower().startswith(_SCHEMES)):
             continue
         seen.add(url)
         hit: dict[str, Any] = {"title": title, "url": url, "description": description, "position": len(hits) + 1}
-        if not mapping.keys() <= _SEARCH_SKIP:
+        if not plain and not mapping.keys() <= _SEARCH_SKIP:
             hit.update(_extras(mapping, _SEARCH_SKIP))
         hits.append(hit)
         if len(hits) >= limit:
