@@ -25,8 +25,8 @@ import webproviders
 from webproviders import adispatch_search, dispatch_search
 from webproviders.config import Config, config_from_dict
 
-#: Hits in the big answer: about 10 MiB, well within the default 32 MiB cap.
-HITS = 50_000
+#: Hits in the big answer: about 12 MiB, well within the default 32 MiB cap.
+HITS = 60_000
 DEADLINE = 1.0
 SLACK = 1.0
 
@@ -91,21 +91,11 @@ def config_for(provider: str, url: str) -> Config:
 
 
 @pytest.mark.parametrize("provider", ["parallel", "exa"])
-def test_a_big_answer_ends_the_call_by_its_deadline(http_server: Any, answers: dict[str, bytes], provider: str) -> None:
-    config = config_for(provider, big_vendor(http_server, answers[provider]))
-    started = time.monotonic()
-    envelope = dispatch_search("q", backend=provider, config=config, timeout=DEADLINE / 2)
-    seconds = time.monotonic() - started
-    assert seconds < DEADLINE / 2 + SLACK, (seconds, envelope)
-    # Read by its deadline or not at all: never a success handed back after it.
-    assert envelope["success"] is False and envelope["error_code"] == "timeout", envelope
-
-
-@pytest.mark.parametrize("provider", ["parallel", "exa"])
 def test_the_callers_loop_runs_on_while_an_sdk_reads_a_big_answer(
     http_server: Any, answers: dict[str, bytes], provider: str
 ) -> None:
-    """A 10 ms ticker on the caller's loop: before, it stopped for the whole read (seconds)."""
+    """A 10 ms ticker on the caller's loop: before, it stopped for the whole read (2-7 s here).
+    (First in this file: the deadline test below leaves answers being read on other threads.)"""
     config = config_for(provider, big_vendor(http_server, answers[provider]))
 
     async def main() -> float:
@@ -126,7 +116,18 @@ def test_the_callers_loop_runs_on_while_an_sdk_reads_a_big_answer(
         await ticker
         return max(gaps)
 
-    assert asyncio.run(main()) < 0.5
+    assert asyncio.run(main()) < 1.0
+
+
+@pytest.mark.parametrize("provider", ["parallel", "exa"])
+def test_a_big_answer_ends_the_call_by_its_deadline(http_server: Any, answers: dict[str, bytes], provider: str) -> None:
+    config = config_for(provider, big_vendor(http_server, answers[provider]))
+    started = time.monotonic()
+    envelope = dispatch_search("q", backend=provider, config=config, timeout=DEADLINE / 2)
+    seconds = time.monotonic() - started
+    assert seconds < DEADLINE / 2 + SLACK, (seconds, envelope)
+    # Read by its deadline or not at all: never a success handed back after it.
+    assert envelope["success"] is False and envelope["error_code"] == "timeout", envelope
 
 
 def test_a_cancelled_call_hangs_up_on_the_vendor(http_server: Any) -> None:
@@ -160,3 +161,56 @@ def test_a_cancelled_call_hangs_up_on_the_vendor(http_server: Any) -> None:
 
     asyncio.run(main())
     assert hung_up.wait(3), "the vendor's connection was still open 3 s after the call was cancelled"
+
+
+def test_calls_one_after_another_reuse_one_connection_after_a_burst(http_server: Any) -> None:
+    """A burst of concurrent calls starts a thread (and a loop, and a connection pool) for
+    each; the calls that follow, one at a time, go to the thread that finished last and its
+    open connection, not round every thread, each with a connection that had expired."""
+    burst = 6
+    seen = {"requests": 0, "connections_after_burst": 0}
+    lock = threading.Lock()
+    body = json.dumps(
+        {"query": "q", "results": [{"url": "https://a.example/", "title": "A", "content": "a", "score": 0.5}],
+         "response_time": 0.1}
+    ).encode()
+
+    class Tavily(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def setup(self) -> None:
+            super().setup()
+            with lock:
+                if seen["requests"] >= burst:
+                    seen["connections_after_burst"] += 1
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            with lock:
+                seen["requests"] += 1
+                in_burst = seen["requests"] <= burst
+            if in_burst:
+                time.sleep(0.3)  # the burst's calls overlap: each takes a thread of its own
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            if in_burst:  # its connection closes, as an idle one expires
+                self.send_header("Connection", "close")
+                self.close_connection = True
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    config = config_for("tavily", f"http://127.0.0.1:{http_server(Tavily).server_address[1]}")
+
+    async def together() -> list[dict[str, Any]]:
+        calls = [adispatch_search(f"q{i}", backend="tavily", config=config, timeout=10) for i in range(burst)]
+        return list(await asyncio.gather(*calls))
+
+    assert all(envelope["success"] for envelope in asyncio.run(together()))
+    for i in range(8):
+        envelope = dispatch_search(f"next {i}", backend="tavily", config=config, timeout=10)
+        assert envelope["success"], envelope
+    assert seen["connections_after_burst"] == 1, seen
