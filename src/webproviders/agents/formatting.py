@@ -152,6 +152,12 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value).strip()
 
 
+def _one_line(value: Any) -> str:
+    """A title or snippet on one line: a vendor's line break would otherwise start a line
+    that reads as another result, a heading or an instruction of our own."""
+    return " ".join(_text(value).split())
+
+
 def _md_link_text(text: str) -> str:
     return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
@@ -221,19 +227,20 @@ def _trailer(
 def _format_search(envelope: Mapping[str, Any], style: str, max_chars: int | None) -> str:
     hits = [h for h in envelope["data"].get("web") or [] if isinstance(h, Mapping)]
     warnings = _warnings(envelope)
-    bodies = [_Body(_text(h.get("description")), cut_end, MIN_SNIPPET_CHARS) for h in hits]
     if style == "json":
+        bodies = [_Body(_text(h.get("description")), cut_end, MIN_SNIPPET_CHARS) for h in hits]
         return _search_json(envelope, hits, bodies, warnings, max_chars)
+    bodies = [_Body(_one_line(h.get("description")), cut_end, MIN_SNIPPET_CHARS) for h in hits]
 
     def entry(number: int, hit: Mapping[str, Any], snippet: str) -> str:
-        title, url = _text(hit.get("title")) or _text(hit.get("url")), _text(hit.get("url"))
+        title, url = _one_line(hit.get("title")) or _text(hit.get("url")), _text(hit.get("url"))
         if style == "markdown":
             lines = [f"{number}. [{_md_link_text(title)}]({url})"]
         else:
             lines = [f"{number}. {title}", f"   {url}"]
         published = hit.get("published_at")
         if isinstance(published, str) and published.strip():
-            lines.append(f"   Published: {published.strip()}")
+            lines.append(f"   Published: {_one_line(published)}")
         if hit.get("description"):
             lines.append(f"   {snippet}")
         return "\n".join(lines)
@@ -291,7 +298,7 @@ def _format_pages(envelope: Mapping[str, Any], style: str, max_chars: int | None
     numbered = len(pages) > 1
 
     def entry(number: int, page: Mapping[str, Any], content: str) -> str:
-        url, title = _text(page.get("url")), _text(page.get("title"))
+        url, title = _text(page.get("url")), _one_line(page.get("title"))
         label = f"{number}. " if numbered else ""
         if style == "markdown":
             head = [f"## {label}{title}", f"URL: {url}"] if title else [f"## {label}{url}"]
