@@ -75,6 +75,11 @@ def check_limit(limit: Any) -> int:
     return limit
 
 
+#: Another address after a space or line break: several URLs pasted into one string, which
+#: would otherwise be fetched as one URL (and be "not found") or refused as unparsable.
+_SEVERAL_URLS = re.compile(r"\s[hH][tT][tT][pP][sS]?://")
+
+
 def check_url(url: Any, what: str = "URL") -> str:
     if not isinstance(url, str):
         raise InvalidInputError(f"Each {what} must be a string, not {type(url).__name__}.")
@@ -88,6 +93,11 @@ def check_url(url: Any, what: str = "URL") -> str:
     if not is_http_url(text) or not host_of(text):
         shown = shorten(text, 80)
         raise InvalidInputError(f"The {what} {shown!r} is not an http:// or https:// address.")
+    if _SEVERAL_URLS.search(text):
+        shown = shorten(mask_userinfo(text), 80)
+        raise InvalidInputError(
+            f"The {what} {shown!r} holds several addresses; give each URL on its own, as a list of URL strings."
+        )
     if not _port_usable(text):
         shown = shorten(mask_userinfo(text), 80)
         raise InvalidInputError(f"The {what} {shown!r} has a port that is not a number from 1 to 65535.")

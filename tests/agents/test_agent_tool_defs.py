@@ -197,6 +197,11 @@ def test_an_api_key_argument_is_refused_without_echoing_it(make_config: Any) -> 
         ),
         ("web_crawl", {"url": "x.io"}, "'url' must be an http:// or https:// address"),
         ("web_extract", {"urls": ["a.com"]}, "'urls.0' must be an http:// or https:// address"),
+        (
+            "web_extract",
+            {"urls": "https://a.example/x\nhttps://b.example/y"},
+            "holds several addresses; give each URL on its own, as a list of URL strings",
+        ),
         ("web_fetch", {"url": "https://example.com/"}, "Unknown tool 'web_fetch'"),
         ("web_search", {}, "'query' is required"),
         ("web_extract", '{"urls": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),

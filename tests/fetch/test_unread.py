@@ -105,6 +105,23 @@ def test_a_malformed_url_fails_only_its_own_item(site: Any, local: Config) -> No
     assert "Retries without outages" in envelope["data"][2]["content"]
 
 
+@pytest.mark.parametrize("between", [" ", ", ", "\n", "\t"])
+def test_several_urls_in_one_string_are_refused_before_any_request(
+    between: str, site: Any, local: Config
+) -> None:
+    """Pasted together, they were fetched as one URL: "not found", or "unsafe" with a line break."""
+    pasted = site.url("/articles/caching") + between + site.url("/articles/retries")
+    for given in (pasted, [pasted]):
+        envelope = dispatch_extract(given, backend="http", config=local)
+        assert envelope["error_code"] == "invalid_input"
+        assert f"The URL {pasted!r} holds several addresses; give each URL on its own" in envelope["error"]
+    crawl = dispatch_crawl(pasted, backend="http", config=local)
+    assert crawl["error_code"] == "invalid_input" and "holds several addresses" in crawl["error"]
+    assert site.paths() == []
+    one = site.url("/articles/caching") + "?next=" + site.url("/articles/retries")
+    assert dispatch_extract(one, backend="http", config=local)["success"] is True
+
+
 def test_a_malformed_url_is_listed_among_the_failures_of_a_failed_call(site: Any, local: Config) -> None:
     urls = ["not a url", site.url("/missing")]
     envelope = dispatch_extract(urls, backend="http", config=local)
