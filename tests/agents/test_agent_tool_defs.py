@@ -112,6 +112,43 @@ def test_a_count_sent_as_text_is_read_as_its_number(make_config: Any) -> None:
     assert len(crawl["data"]) == 2
 
 
+def test_a_list_sent_as_text_is_read_as_its_list(make_config: Any, http_server: Any) -> None:
+    """Models outside strict mode send ``"urls": "[\\"https://...\\"]"`` or one domain as a
+    string; as a count sent as text, they are read as what they say."""
+    from http.server import BaseHTTPRequestHandler
+    from urllib.parse import parse_qs, urlsplit
+
+    asked: list[str] = []
+
+    class Searxng(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.append(parse_qs(urlsplit(self.path).query)["q"][0])
+            hit = {"url": "https://docs.python.org/3/", "title": "Python docs", "content": "Docs."}
+            body = json.dumps({"query": "x", "results": [hit]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    base = f"http://127.0.0.1:{http_server(Searxng).server_address[1]}"
+    searxng = make_config(
+        web={"backend": "searxng", "cache": False, "providers": {"searxng": {"base_url": base}}}
+    )
+    for domains in ("python.org", '["python.org"]'):
+        envelope = call_tool("web_search", {"query": "x", "include_domains": domains}, config=searxng)
+        assert envelope["success"] is True, envelope.get("error")
+    assert asked == ["x site:python.org"] * 2
+    urls = ["https://a.example.com/", "https://b.example.com/"]
+    pages = call_tool("web_extract", {"urls": json.dumps(urls)}, config=make_config(web={"backend": "stub"}))
+    assert [page["url"] for page in pages["data"]] == urls
+    broken = run_tool("web_extract", {"urls": '["https://a.example.com/"'}, config=make_config())
+    assert broken.startswith("Error [invalid_input]:") and "'urls.0' must be an http://" in broken
+
+
 @pytest.mark.parametrize(("name", "arguments"), ARGUMENT_CASES)
 def test_schema_and_runtime_validation_agree(
     name: str, arguments: dict[str, Any], make_config: Any

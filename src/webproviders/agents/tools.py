@@ -80,6 +80,21 @@ def _count(check: Callable[[Any], Any], value: Any) -> Any:
     return value
 
 
+def _listed(value: Any) -> Any:
+    """A list argument a model sent as text: a JSON array written out as a string is read as
+    that array (as a count sent as ``"5"`` is read as 5), any other string as a list of one."""
+    if not isinstance(value, str):
+        return value
+    if value.lstrip().startswith("["):
+        try:
+            decoded = json.loads(value)
+        except (ValueError, RecursionError):
+            decoded = None
+        if isinstance(decoded, list):
+            return decoded
+    return [value]
+
+
 def _code_field(pattern: re.Pattern[str], description: str) -> Any:
     """An optional country or language code whose schema states the pattern
     :func:`~webproviders.validate.check_search_options` checks it with (surrounding spaces
@@ -155,6 +170,11 @@ class SearchArguments(ToolArguments):
     def _limit(cls, value: Any) -> Any:
         return _count(check_limit, value)
 
+    @field_validator("include_domains", "exclude_domains", mode="before")
+    @classmethod
+    def _domain_list(cls, value: Any) -> Any:
+        return _listed(value)
+
     def options(self) -> dict[str, Any]:
         """The common search options that were given, checked as dispatch checks them."""
         given = self.model_dump(exclude={"query", "limit", "backend"}, exclude_none=True)
@@ -172,7 +192,7 @@ class ExtractArguments(ToolArguments):
     @field_validator("urls", mode="before")
     @classmethod
     def _one_url(cls, value: Any) -> Any:
-        return [value] if isinstance(value, str) else value
+        return _listed(value)
 
     @field_validator("urls")
     @classmethod
