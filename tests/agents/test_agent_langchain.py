@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 from typing import Any
@@ -130,6 +131,18 @@ def test_max_chars_is_honoured(stub_config: Any) -> None:
         {"query": "budget", "limit": 30}
     )
     assert len(text) <= 300
+
+
+def test_a_refused_call_is_cut_to_max_chars_and_in_the_tools_style(stub_config: Any) -> None:
+    """LangChain checks the arguments itself; its refusal was handed to the model whole."""
+    many = {"query": "x", **{f"option_{n}": n for n in range(2000)}}
+    call = {"type": "tool_call", "id": "call_9", "name": "web_search", "args": many}
+    tool = WebSearchTool(config=stub_config, max_chars=300)
+    for message in (tool.invoke(call), asyncio.run(tool.ainvoke(call))):
+        assert message.status == "error" and len(message.content) <= 300
+        assert message.content.startswith("Error [invalid_input]: Invalid arguments for web_search:")
+    refused = json.loads(WebSearchTool(config=stub_config, style="json").invoke({"limit": 3}))
+    assert refused["error_code"] == "invalid_input" and "'query' is required" in refused["error"]
 
 
 def test_importing_webproviders_does_not_import_langchain_or_mcp() -> None:

@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..config import Config
 from .formatting import Style, format_results
-from .tools import DEFAULT_MAX_CHARS, TOOLS, acall_tool, call_tool, explain
+from .tools import DEFAULT_MAX_CHARS, TOOLS, acall_tool, call_tool, explain, invalid_call
 
 __all__ = ["WebCrawlTool", "WebExtractTool", "WebSearchTool", "create_langchain_tools"]
 
@@ -55,9 +55,11 @@ class _WebTool(BaseTool):
         data.setdefault("handle_tool_error", True)
         super().__init__(**data)
 
-    @classmethod
-    def _explain_invalid(cls, error: ValidationError) -> str:
-        return f"Error [invalid_input]: {explain(cls.tool, error, TOOLS[cls.tool].arguments)}"
+    def _explain_invalid(self, error: ValidationError) -> str:
+        """LangChain's own check of the arguments failed: the sentence every surface gives,
+        in this tool's style and within its ``max_chars``."""
+        sentence = explain(self.tool, error, TOOLS[self.tool].arguments)
+        return format_results(invalid_call(sentence), self.style, self.max_chars)
 
     def _arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
         """A bare string input arrives positionally; it fills the tool's first argument."""
