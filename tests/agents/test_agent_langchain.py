@@ -60,6 +60,19 @@ def test_a_plain_string_is_the_query(stub_config: Any) -> None:
     assert text.startswith("1. [just words — result 1]") and "5. [just words" in text
 
 
+def test_text_that_is_a_json_object_is_the_arguments(stub_config: Any) -> None:
+    """ReAct-style agents hand a tool its input as text, often the arguments as JSON; it was
+    searched for literally."""
+    search, extract = WebSearchTool(config=stub_config), WebExtractTool(config=stub_config)
+    text = '{"query": "heat pumps", "limit": 2}'
+    expected = search.invoke({"query": "heat pumps", "limit": 2})
+    assert search.invoke(text) == search.run(text) == asyncio.run(search.ainvoke(text)) == expected
+    assert expected.startswith("1. [heat pumps — result 1]") and "3. [" not in expected
+    urls = '{"urls": ["https://a.example.com/"]}'
+    assert asyncio.run(extract.arun(urls)) == extract.invoke({"urls": ["https://a.example.com/"]})
+    assert search.invoke("{not json").startswith("1. [{not json — result 1]")
+
+
 def test_extract_invoke_and_ainvoke(stub_config: Any) -> None:
     tool = WebExtractTool(config=stub_config)
     url = "https://docs.example.com/guide"

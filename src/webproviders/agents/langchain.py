@@ -27,8 +27,17 @@ except ImportError as missing:  # say which extra, as a provider with a missing 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from ..config import Config
+from ..errors import InvalidInputError
 from .formatting import Style, format_results
-from .tools import DEFAULT_MAX_CHARS, TOOLS, acall_tool, call_tool, explain, invalid_call
+from .tools import (
+    DEFAULT_MAX_CHARS,
+    TOOLS,
+    acall_tool,
+    call_tool,
+    decode_arguments,
+    explain,
+    invalid_call,
+)
 
 __all__ = ["WebCrawlTool", "WebExtractTool", "WebSearchTool", "create_langchain_tools"]
 
@@ -60,6 +69,24 @@ class _WebTool(BaseTool):
         in this tool's style and within its ``max_chars``."""
         sentence = explain(self.tool, error, TOOLS[self.tool].arguments)
         return format_results(invalid_call(sentence), self.style, self.max_chars)
+
+    def _input(self, tool_input: Any) -> Any:
+        """Text that is a JSON object is the arguments (ReAct-style agents write a tool's input
+        as text, often as JSON); any other text is the tool's first argument."""
+        if isinstance(tool_input, str) and tool_input.lstrip().startswith("{"):
+            try:
+                decoded = decode_arguments(self.tool, tool_input)
+            except InvalidInputError:
+                return tool_input
+            if isinstance(decoded, dict):
+                return decoded
+        return tool_input
+
+    def run(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        return super().run(self._input(tool_input), *args, **kwargs)
+
+    async def arun(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        return await super().arun(self._input(tool_input), *args, **kwargs)
 
     def _arguments(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
         """A bare string input arrives positionally; it fills the tool's first argument."""
