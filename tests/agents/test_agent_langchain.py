@@ -14,6 +14,7 @@ pytest.importorskip("langchain_core")
 
 from langchain_core.messages import ToolMessage
 from langchain_core.tools import BaseTool
+from pydantic import ValidationError
 
 from webproviders import dispatch_extract, dispatch_search
 from webproviders.agents.langchain import (
@@ -229,6 +230,14 @@ def test_web_tags_reach_the_per_tag_budget(per_user_budget: Any) -> None:
     assert statuses == ["success", "success", "error"]
     assert "budget_exceeded" in alice.invoke(tool_call({"query": "x"})).content
     assert bob.invoke(tool_call({"query": "x"})).status == "success"
+
+
+def test_bad_web_tags_are_refused_when_the_tool_is_built(stub_config: Any) -> None:
+    """They were taken, and then every call answered the model ``invalid_input`` about them."""
+    with pytest.raises(ValidationError, match="tag name 'bad name' is not allowed"):
+        WebSearchTool(config=stub_config, web_tags={"bad name": "alice"})
+    with pytest.raises(ValidationError, match="at most 16 entries"):
+        create_langchain_tools(stub_config, web_tags={f"t{n}": n for n in range(17)})
 
 
 def test_without_the_extra_the_import_names_it() -> None:

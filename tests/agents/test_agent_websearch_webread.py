@@ -162,6 +162,22 @@ def test_an_unknown_setting_is_an_error(make_config: Any) -> None:
         create_websearch_tool({"web_config": make_config(web={"backend": "stub"})})
 
 
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [
+        ({"timeout": 7200}, "timeout"),
+        ({"tags": {"bad name": "x"}}, "tag name 'bad name' is not allowed"),
+        ({"tags": {f"t{n}": n for n in range(17)}}, "at most 16 entries"),
+    ],
+)
+def test_a_setting_no_call_could_take_is_refused_when_the_tool_is_built(
+    setting: dict[str, Any], expected: str, make_config: Any
+) -> None:
+    """It was taken, and then every call answered the model ``invalid_input`` about it."""
+    with pytest.raises(ValidationError, match=expected):
+        create_websearch_tool({"config": make_config(web={"backend": "stub"}), **setting})
+
+
 def test_tags_reach_the_per_tag_budget(per_user_budget: Any) -> None:
     alice = create_websearch_tool({"config": per_user_budget, "tags": {"user": "alice"}})
     bob = create_websearch_tool(WebToolConfig(config=per_user_budget, tags={"user": "bob"}))

@@ -15,7 +15,9 @@ from typing import Any
 
 from pydantic import Field, SecretStr, field_validator
 
-from ..config import Config, ProviderSettings, Section, default_config, interpolate
+from ..accounting.tags import check_tags
+from ..config import MAX_TIMEOUT, Config, ProviderSettings, Section, default_config, interpolate
+from ..errors import InvalidInputError
 from ..validate import MAX_LIMIT, MIN_LIMIT
 from .formatting import format_results
 from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS
@@ -40,7 +42,7 @@ class WebToolConfig(Section):
     base_url: str | None = None
     max_results: int = Field(default=5, ge=MIN_LIMIT, le=MAX_LIMIT)
     max_chars: int = Field(default=DEFAULT_MAX_CHARS, ge=1)
-    timeout: float | None = Field(default=None, gt=0)
+    timeout: float | None = Field(default=None, gt=0, le=MAX_TIMEOUT)
     config: Config | None = None
     tags: dict[str, str | int | float | bool] | None = None
 
@@ -52,6 +54,17 @@ class WebToolConfig(Section):
             value = value.get_secret_value()
         if isinstance(value, str):
             return interpolate(value).strip() or None
+        return value
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        """Checked here as every call would check them: a bad tag is the host's mistake, never
+        an ``invalid_input`` answer to a model that did not send it."""
+        try:
+            check_tags(value)
+        except InvalidInputError as exc:
+            raise ValueError(exc.message) from None
         return value
 
     @field_validator("api_key", "base_url")

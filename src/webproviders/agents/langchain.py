@@ -24,8 +24,9 @@ except ImportError as missing:  # say which extra, as a provider with a missing 
     raise ImportError(
         "webproviders.agents.langchain needs the 'langchain-core' package: pip install 'webproviders[langchain]'"
     ) from missing
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
 
+from ..accounting.tags import check_tags
 from ..config import Config
 from ..errors import InvalidInputError
 from .formatting import Style, format_results
@@ -54,6 +55,17 @@ class _WebTool(BaseTool):
     style: Style = "markdown"
     #: Labels for every call (``{"user": "alice"}``): per-tag budgets and the usage ledger.
     web_tags: dict[str, Any] | None = None
+
+    @field_validator("web_tags")
+    @classmethod
+    def _web_tags(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+        """Checked when the tool is built: a bad tag is the host's mistake, never an
+        ``invalid_input`` answer to a model that did not send it."""
+        try:
+            check_tags(value)
+        except InvalidInputError as exc:
+            raise ValueError(exc.message) from None
+        return value
 
     def __init__(self, **data: Any) -> None:
         spec = TOOLS[self.tool]
