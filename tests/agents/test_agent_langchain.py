@@ -240,6 +240,17 @@ def test_bad_web_tags_are_refused_when_the_tool_is_built(stub_config: Any) -> No
         create_langchain_tools(stub_config, web_tags={f"t{n}": n for n in range(17)})
 
 
+@pytest.mark.parametrize("max_chars", [0, -5, True])
+def test_a_max_chars_no_call_could_take_is_refused_when_the_tool_is_built(
+    max_chars: Any, stub_config: Any
+) -> None:
+    """0 and -5 were taken, and every call then raised ValueError into the framework (``True``
+    was read as 1)."""
+    with pytest.raises(ValidationError, match="max_chars"):
+        WebSearchTool(config=stub_config, max_chars=max_chars)
+    assert create_langchain_tools(stub_config, max_chars=None)[0].invoke({"query": "q"})
+
+
 def test_without_the_extra_the_import_names_it() -> None:
     """Before: a bare ``ModuleNotFoundError: No module named 'langchain_core'``."""
     done = subprocess.run(

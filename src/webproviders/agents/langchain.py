@@ -24,7 +24,7 @@ except ImportError as missing:  # say which extra, as a provider with a missing 
     raise ImportError(
         "webproviders.agents.langchain needs the 'langchain-core' package: pip install 'webproviders[langchain]'"
     ) from missing
-from pydantic import BaseModel, ConfigDict, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..accounting.tags import check_tags
 from ..config import Config
@@ -51,7 +51,8 @@ class _WebTool(BaseTool):
     tool: ClassVar[str]
     #: The library configuration (None: the process-wide one).
     config: Config | None = None
-    max_chars: int | None = DEFAULT_MAX_CHARS
+    #: The longest text handed to the model (None: no limit); checked when the tool is built.
+    max_chars: int | None = Field(default=DEFAULT_MAX_CHARS, ge=1, strict=True)
     style: Style = "markdown"
     #: Labels for every call (``{"user": "alice"}``): per-tag budgets and the usage ledger.
     web_tags: dict[str, Any] | None = None
