@@ -189,6 +189,17 @@ def test_anthropic_calls_round_trip_through_run_tool(make_config: Any) -> None:
     assert len(crawled) == 2 and all(p["url"] in text for p in crawled)
 
 
+def test_arguments_encoded_twice_are_decoded_twice(make_config: Any) -> None:
+    """Some model servers send the arguments as a JSON string holding the JSON object; it was
+    refused as "not dict" (the words of Python, not of JSON)."""
+    config = make_config(web={"backend": "stub"})
+    once = json.dumps({"query": "heat pumps", "limit": 2})
+    expected = run_tool("web_search", once, config=config)
+    assert expected.startswith("1. [heat pumps — result 1]")
+    assert run_tool("web_search", json.dumps(once), config=config) == expected
+    assert asyncio.run(arun_tool("web_search", json.dumps(once).encode(), config=config)) == expected
+
+
 def test_arun_tool_matches_run_tool(make_config: Any) -> None:
     config = make_config(web={"backend": "stub"})
     arguments = {"query": "async twin", "limit": 2}
@@ -221,7 +232,9 @@ def test_an_api_key_argument_is_refused_without_echoing_it(make_config: Any) -> 
         ("web_search", {"query": "   "}, "The query is empty"),
         ("web_search", {"query": "x", "limit": True}, "limit must be a whole number"),
         ("web_search", "{not json", "not valid JSON"),
-        ("web_search", "[1, 2]", "must be a JSON object"),
+        ("web_search", "[1, 2]", "must be a JSON object, not an array"),
+        ("web_search", "null", "must be a JSON object, not null"),
+        ("web_search", '"heat pumps"', "must be a JSON object, not a string"),
         (
             "web_search",
             {"query": "x", "colour": "red"},

@@ -435,15 +435,35 @@ def explain(tool: str, exc: ValidationError, model: type[BaseModel]) -> str:
 
 def decode_arguments(name: str, text: str | bytes) -> Any:
     """Arguments a model sent as JSON text, decoded; JSON that is not valid, or nested too
-    deeply to decode, raises :class:`InvalidInputError` saying so (never ``RecursionError``)."""
+    deeply to decode, raises :class:`InvalidInputError` saying so (never ``RecursionError``).
+    Text encoded twice (a JSON string holding the JSON object, as some model servers send
+    arguments) is decoded twice."""
     try:
-        return json.loads(text or "{}")
+        decoded = json.loads(text or "{}")
+        if isinstance(decoded, str) and decoded.lstrip().startswith("{"):
+            decoded = json.loads(decoded)
+        return decoded
     except ValueError as exc:
         raise InvalidInputError(f"The arguments for {name} are not valid JSON: {exc}.") from None
     except RecursionError:
         raise InvalidInputError(
             f"The arguments for {name} are nested too deeply to be tool arguments."
         ) from None
+
+
+def _json_kind(value: Any) -> str:
+    """What a value is, in the words of JSON, which is what the model wrote."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    return type(value).__name__
 
 
 def parse_arguments(
@@ -461,7 +481,7 @@ def parse_arguments(
             return invalid_call(exc.message)
     if not isinstance(raw, Mapping):
         return invalid_call(
-            f"The arguments for {name} must be a JSON object, not {type(raw).__name__}."
+            f"The arguments for {name} must be a JSON object, not {_json_kind(raw)}."
         )
     try:
         return spec.arguments.model_validate(raw)
