@@ -133,6 +133,14 @@ def test_invalid_arguments_come_back_as_text(
         assert "sk-live-42" not in text
 
 
+@pytest.mark.parametrize(("given", "kind"), [([1], "an array"), (None, "null"), (5, "a number")])
+def test_input_that_is_no_object_is_named_in_json_words(given: Any, kind: str, stub_config: Any) -> None:
+    """It was "Input should be a valid dictionary or instance of SearchArguments"."""
+    assert WebSearchTool(config=stub_config).invoke(given) == (
+        f"Error [invalid_input]: Invalid arguments for web_search: The arguments must be a JSON object, not {kind}."
+    )
+
+
 def test_provider_failure_is_text_not_an_exception(stub_config: Any) -> None:
     text = WebExtractTool(config=stub_config).invoke(
         {"urls": ["https://x.example/"], "backend": "nosuch"}

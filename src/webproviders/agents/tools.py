@@ -424,6 +424,8 @@ def explain(tool: str, exc: ValidationError, model: type[BaseModel]) -> str:
             problems.append(str(err.get("ctx", {}).get("error", err["msg"])))
         elif kind == "missing":
             problems.append(f"'{field}' is required.")
+        elif kind == "model_type" and not err["loc"]:
+            problems.append(f"The arguments must be a JSON object, not {_json_kind(err['input'])}.")
         elif kind == "string_pattern_mismatch":
             pattern = str(err.get("ctx", {}).get("pattern"))
             hint = _PATTERN_HINTS.get(pattern, "{} has the wrong form.")
