@@ -544,3 +544,18 @@ def test_users_are_handed_to_the_server(
     config.write_text(f"mcp:\n  user_keys: true\n  users: {{alice: {ALICE}}}\n", encoding="utf-8")
     assert main(["--config", str(config), "mcp", "--http"]) == 0
     assert no_serving[0]["tokens"] == {SHARED: None, ALICE: "alice"} and no_serving[0]["user_keys"] is True
+
+
+def test_the_providers_list_keeps_to_max_chars(make_config: Any) -> None:
+    """Every other tool's text was cut to ``--max-chars``; the providers list was not."""
+    from webproviders.agents.mcp_server import build_server
+
+    async def providers(max_chars: int) -> Any:
+        async with Client(build_server(make_config(web={"backend": "stub"}), max_chars=max_chars)) as client:
+            return await client.call_tool("web_providers", {})
+
+    whole = asyncio.run(providers(20_000))
+    assert "- stub (search, extract, crawl): ready" in text_of(whole) and len(text_of(whole)) > 300
+    cut = asyncio.run(providers(300))
+    assert len(text_of(cut)) <= 300 and text_of(cut).endswith("…")
+    assert cut.structured_content == whole.structured_content

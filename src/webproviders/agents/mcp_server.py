@@ -36,7 +36,7 @@ from .._version import __version__
 from ..config import Config, ConfigError, ProviderSettings, default_config
 from ..homedir import expand_user, require_home
 from ..redact import get_logger, remember
-from .formatting import format_results
+from .formatting import cut_end, format_results
 from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS, TOOLS, acall_tool, input_schema, invalid_call
 
 if TYPE_CHECKING:
@@ -190,7 +190,7 @@ def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_C
                 return answer(invalid_call(f"{PROVIDERS_TOOL} takes no arguments."))
             rows = await anyio.to_thread.run_sync(_providers, used)
             return types.CallToolResult(
-                content=[types.TextContent(text=_providers_text(rows))],
+                content=[types.TextContent(text=cut_end(_providers_text(rows), max_chars))],
                 structured_content={"providers": rows},
             )
         if params.name not in TOOLS:
