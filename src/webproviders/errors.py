@@ -301,8 +301,8 @@ STATUS_ERRORS: dict[int, type[WebProviderError]] = {
     401: AuthError,
     402: QuotaExceededError,
     403: AuthError,
-    404: InvalidInputError,
-    405: InvalidInputError,
+    404: NotConfiguredError,
+    405: NotConfiguredError,
     408: WebTimeoutError,
     409: InvalidInputError,
     413: InvalidInputError,
@@ -321,7 +321,15 @@ _WORDING: dict[type[WebProviderError], str] = {
     InvalidInputError: "{who} rejected the request (HTTP {status}){tail}",
     WebTimeoutError: "{who} timed out on this request (HTTP {status}){tail}",
     ProviderError: "{who} answered HTTP {status}{tail}",
+    NotConfiguredError: "{who} has no such API at the address it was sent to (HTTP {status}){tail}",
 }
+
+#: Why a 404 or 405 is the set-up's to fix, not the caller's: a vendor API has a fixed
+#: address per call, so the address (a base URL) is wrong, or the vendor moved the API.
+_NO_SUCH_API_HINT = (
+    "Check that {where} is the address of the vendor's API (with the default address, the vendor "
+    "may have moved it)."
+)
 
 
 #: Why a redirect from a vendor's API is an error: a call is never sent on to another
@@ -494,8 +502,11 @@ def error_for_status(
         )
     cls = status_error_class(status, text)
     sentence = _WORDING[cls].format(who=who, status=status, tail=said(text))
+    where = f"web.providers.{provider}.base_url" if provider else "its base URL"
     if 300 <= status < 400:
-        sentence += f" {_REDIRECT_HINT.format(where=f'web.providers.{provider}.base_url' if provider else 'its base URL')}"
+        sentence += f" {_REDIRECT_HINT.format(where=where)}"
+    elif cls is NotConfiguredError:
+        sentence += f" {_NO_SUCH_API_HINT.format(where=where)}"
     wait = None
     if cls is RateLimitedError:
         wait = retry_after_from_headers(headers)

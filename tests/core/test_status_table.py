@@ -18,7 +18,8 @@ CASES = [
     (401, "", "auth_error"),
     (402, "", "quota_exceeded"),
     (403, "", "auth_error"),
-    (404, "", "invalid_input"),
+    (404, "", "not_configured"),
+    (405, "", "not_configured"),
     (408, "", "timeout"),
     (422, "", "invalid_input"),
     (429, "", "rate_limited"),
@@ -75,3 +76,31 @@ def test_a_refused_key_names_where_the_key_is_set(make_config, monkeypatch) -> N
     assert envelope["error"].endswith(
         "Check BRAVE_SEARCH_API_KEY or BRAVE_API_KEY (or web.providers.brave.api_key)."
     )
+
+
+def test_an_api_address_that_is_not_there_fails_over_and_names_the_setting(http_server, make_config) -> None:
+    """A self-hosted SearXNG whose base_url misses its path answers 404: the set-up's to fix,
+    not the caller's. Before, it was ``invalid_input``: a chain stopped at it (another provider
+    "would refuse the input too"), and it never counted against the provider."""
+    from http.server import BaseHTTPRequestHandler
+
+    class NotHere(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            page = b"<html><body><h1>404 Not Found</h1></body></html>"
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(page)))
+            self.end_headers()
+            self.wfile.write(page)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    url = f"http://127.0.0.1:{http_server(NotHere).server_address[1]}/wrong-path"
+    config = make_config(web={"cache": False, "providers": {"searxng": {"base_url": url}}})
+    alone = dispatch_search("q", backend="searxng", config=config)
+    assert alone["error_code"] == "not_configured", alone
+    assert "HTTP 404" in alone["error"] and "web.providers.searxng.base_url" in alone["error"]
+    chained = dispatch_search("q", backend=["searxng", "stub"], config=config)
+    assert chained["success"] is True and chained["provider"] == "stub", chained
+    assert chained["meta"]["attempts"][0]["error_code"] == "not_configured"
