@@ -46,6 +46,13 @@ TEXTS: dict[str, tuple[str, str]] = {
 }
 
 
+#: NEC row 13 (① ㈱ ㌔, where JIS X 0213 has them too) and two NEC-selected IBM kanji (纊 髙, rows
+#: 89 and 92), as EUC-JP and ISO-2022-JP pages written on Windows hold them: browsers read them
+#: from the index Shift_JIS shares with those encodings.
+JIS_EXTENSIONS = "㈱山田商事は①用地の取得、②設備の導入、③人材の採用の三段階で新工場を建設します。駅から約２㌔、纊髙"
+JIS_EXTENSIONS_EUC = JIS_EXTENSIONS[:-2].encode("euc_jis_2004") + b"\xf9\xa1\xfc\xe2"
+
+
 #: 12 KB of inline script: ASCII that says nothing about the page's encoding.
 SCRIPT = "<script>" + "window.dataLayer.push({event: 'page_view', section: 'news'});\n" * 200 + "</script>"
 
@@ -99,6 +106,9 @@ def build_site() -> dict[str, tuple[bytes, str]]:
     pages["/utf-16-declared/feed"] = (feed.encode(), "application/rss+xml")
     pages["/utf-16-declared/xhtml"] = (('<?xml version="1.0" encoding="UTF-16"?>' + page("xhtml", ru)).encode(),
                                        "application/xhtml+xml")
+    jis = b"\x1b$B" + bytes(byte - 0x80 for byte in JIS_EXTENSIONS_EUC) + b"\x1b(B"
+    for label, text in (("euc-jp", JIS_EXTENSIONS_EUC), ("iso-2022-jp", jis)):
+        pages[f"/jis-extensions/{label}"] = (page(label, "TEXT").encode().replace(b"TEXT", text), f"text/html; charset={label}")
     return pages
 
 
@@ -225,3 +235,11 @@ def test_utf8_declaring_utf16_in_its_xml_declaration_is_read_as_utf8(
 def test_a_commented_out_meta_charset_is_not_read(extracted: dict[str, dict[str, Any]], label: str) -> None:
     item = extracted[f"/commented-meta/{label}"]
     assert sentences(TEXTS[label][1])[0] in item["content"], item["content"][:300]
+
+
+@pytest.mark.parametrize("label", ["euc-jp", "iso-2022-jp"])
+def test_nec_and_ibm_characters_of_japanese_pages_are_read(extracted: dict[str, dict[str, Any]], label: str) -> None:
+    """① ㈱ 髙 were lost in EUC-JP and ISO-2022-JP, and in EUC-JP each garbled the characters after it."""
+    item = extracted[f"/jis-extensions/{label}"]
+    assert JIS_EXTENSIONS in item["content"], item["content"][:300]
+    assert "\ufffd" not in item["content"]

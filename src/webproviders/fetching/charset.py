@@ -9,6 +9,8 @@ the encoding named: ``Shift_JIS`` is decoded as windows-31J (cp932, with ㈱ and
 ``EUC-KR`` as windows-949 (cp949, with 똠), ``GB2312``/``GBK`` as GB18030,
 ``ISO-8859-1``/``ASCII`` as windows-1252. A label the standard does not list (``utf-7``,
 EBCDIC, ``zlib``) counts as no label, as in browsers.
+EUC-JP and ISO-2022-JP read the NEC and IBM rows of JIS X 0208 (① ㈱ 髙) as Shift_JIS does;
+a pair no table knows is one U+FFFD, as in browsers, and leaves the characters after it whole.
 
 With nothing declared, a body in UTF-16 without a byte-order mark (a NUL byte beside each
 ASCII character of its markup, on one side) is read as UTF-16 in that byte order, where a
@@ -23,7 +25,9 @@ UTF-8 goes to detection.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import re
+import threading
 
 #: WHATWG encodings (by the Python codec that decodes them as browsers do) and their labels.
 _LABELS: dict[str, str] = {
@@ -99,6 +103,65 @@ _NON_ASCII = re.compile(rb"[\x80-\xff]")
 #: How much of an undeclared body is looked at for UTF-16 without a byte-order mark.
 _UTF16_PROBE = 512
 
+
+
+#: Double-byte codecs whose unknown pairs :func:`_as_browsers_read_it` reads: the bytes that
+#: start a pair, and the bytes not ASCII that end one.
+_PAIRS = {
+    "cp932": ((range(0x81, 0xA0), range(0xE0, 0xFD)), range(0x80, 0xFD)),
+    "euc_jp": ((range(0xA1, 0xFF),), range(0xA1, 0xFF)),
+    "big5hkscs": ((range(0x81, 0xFF),), range(0x80, 0x100)),
+    "cp949": ((range(0x81, 0xFF),), range(0x80, 0x100)),
+}
+#: The error handler :func:`decode` reads those pairs with (registered below), for at most
+#: this many in a body: it is Python, a few µs a call, where ``replace`` is C, and a body of
+#: garbage can hold millions (it is then read with ``replace``).
+_ERRORS = "webproviders-whatwg"
+_ERRORS_READ = 10_000
+_budget = threading.local()
+
+
+class _TooManyErrors(Exception):
+    """A body with more undecodable characters than :data:`_ERRORS_READ`."""
+
+
+def _jis0208(first: int, second: int, offset: int) -> str | None:
+    """A JIS X 0208 pair (row and cell bytes counted from ``offset``) read through the index
+    the WHATWG decoders of EUC-JP, ISO-2022-JP and Shift_JIS share, which cp932 decodes:
+    Python's ``euc_jp`` and ``iso2022_jp`` lack its NEC and IBM rows (① ㈱ ㌔ Ⅱ 纊 髙)."""
+    if not (offset <= first < offset + 94 and offset <= second < offset + 94):
+        return None
+    lead, trail = divmod((first - offset) * 94 + second - offset, 188)
+    sjis = bytes((lead + (0x81 if lead < 0x1F else 0xC1), trail + (0x40 if trail < 0x3F else 0x41)))
+    try:
+        return sjis.decode("cp932")
+    except UnicodeDecodeError:
+        return "\ufffd"
+
+
+def _as_browsers_read_it(exc: UnicodeError) -> tuple[str, int]:
+    """A character a CJK codec cannot decode, read as the WHATWG decoders read it: a JIS X 0208
+    pair from the shared index, else one U+FFFD for a lead byte and the non-ASCII byte after
+    it. Python's codecs drop the lead byte alone, so that byte starts a new pair and the
+    characters after it in the run come out as other characters."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    _budget.left = getattr(_budget, "left", 0) - 1
+    if _budget.left < 0:
+        raise _TooManyErrors
+    data, at, end = exc.object, exc.start, exc.end
+    if exc.encoding == "iso2022_jp" and end - at == 2:
+        return _jis0208(data[at], data[at + 1], 0x21) or "\ufffd", end
+    if exc.encoding in _PAIRS and end - at == 1 and at + 1 < len(data):
+        leads, trails = _PAIRS[exc.encoding]
+        first, second = data[at], data[at + 1]
+        if any(first in lead for lead in leads) and second in trails:
+            char = _jis0208(first, second, 0xA1) if exc.encoding == "euc_jp" else None
+            return char or "\ufffd", at + 2
+    return "\ufffd", end
+
+
+codecs.register_error(_ERRORS, _as_browsers_read_it)
 
 
 def codec_for(label: str | None) -> str | None:
@@ -218,4 +281,10 @@ def decode(body: bytes, content_type: str | None = None, kind: str = "text") -> 
                 codec = declared or _detect(body)
         else:
             codec = declared
-    return body.decode(codec, errors="replace"), codecs.lookup(codec).name
+    text = body.decode(codec, errors="replace")
+    name = codecs.lookup(codec).name
+    if (name in _PAIRS or name == "iso2022_jp") and "\ufffd" in text:
+        _budget.left = _ERRORS_READ
+        with contextlib.suppress(_TooManyErrors):
+            text = body.decode(codec, errors=_ERRORS)
+    return text, name
