@@ -30,6 +30,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     # ㈱ ① ② ③ are NEC extensions: in windows-31J (cp932), not in plain Shift_JIS.
     "shift_jis": ("cp932", "㈱山田商事は新しい工場を建設すると発表しました。計画は①用地の取得、②設備の導入、"
                   "③人材の採用の三段階で進められます。同社の社長は地域経済への貢献を強調しました。"),
+    "big5": ("big5hkscs", "台北市立圖書館總館自下個月起，將延長開放時間至晚上十一點，並在週末舉辦親子共讀活動。"
+             "館方表示，這項措施是為了回應上班族與學生的需求，讓更多市民能在下班或放學後到館閱讀。"),
     "euc-jp": ("euc_jp", "東京の桜は今年も例年より早く咲き始めました。上野公園には多くの花見客が訪れ、"
                "満開の桜の下で食事や会話を楽しんでいます。気象庁によると、見頃は来週まで続く見込みです。"),
     # 똠 is in windows-949 (cp949), not in plain EUC-KR.
@@ -106,6 +108,9 @@ def build_site() -> dict[str, tuple[bytes, str]]:
     pages["/utf-16-declared/feed"] = (feed.encode(), "application/rss+xml")
     pages["/utf-16-declared/xhtml"] = (('<?xml version="1.0" encoding="UTF-16"?>' + page("xhtml", ru)).encode(),
                                        "application/xhtml+xml")
+    # A label no browser knows (Windows' name for Big5): detection, which reads the label as a hint.
+    big5 = TEXTS["big5"][1]
+    pages["/unknown-label/cp950"] = (page("cp950", big5, '<meta charset="cp950">').encode("big5hkscs"), "text/html")
     jis = b"\x1b$B" + bytes(byte - 0x80 for byte in JIS_EXTENSIONS_EUC) + b"\x1b(B"
     for label, text in (("euc-jp", JIS_EXTENSIONS_EUC), ("iso-2022-jp", jis)):
         pages[f"/jis-extensions/{label}"] = (page(label, "TEXT").encode().replace(b"TEXT", text), f"text/html; charset={label}")
@@ -243,3 +248,11 @@ def test_nec_and_ibm_characters_of_japanese_pages_are_read(extracted: dict[str, 
     item = extracted[f"/jis-extensions/{label}"]
     assert JIS_EXTENSIONS in item["content"], item["content"][:300]
     assert "\ufffd" not in item["content"]
+
+
+def test_a_big5_page_labelled_cp950_is_read(extracted: dict[str, dict[str, Any]]) -> None:
+    """Detection names Windows' Big5 (cp950) when a page says so: it was read as windows-1252."""
+    item = extracted["/unknown-label/cp950"]
+    assert item["metadata"]["encoding"] == "big5hkscs"
+    for sentence in sentences(TEXTS["big5"][1]):
+        assert sentence in item["content"], (sentence, item["content"][:300])

@@ -77,8 +77,9 @@ _LABELS: dict[str, str] = {
 _CODEC_BY_LABEL = {label: codec for codec, labels in _LABELS.items() for label in labels.split()}
 #: What a detector's (Python) codec names mean on the web: the superset browsers decode.
 _DETECTED_AS = {
-    "ascii": "cp1252", "latin_1": "cp1252", "shift_jis": "cp932", "euc_kr": "cp949", "gb2312": "gb18030",
-    "gbk": "gb18030", "big5": "big5hkscs", "iso8859_9": "cp1254", "iso8859_11": "cp874", "tis_620": "cp874",
+    "ascii": "cp1252", "iso8859_1": "cp1252", "shift_jis": "cp932", "euc_kr": "cp949", "gb2312": "gb18030",
+    "gbk": "gb18030", "big5": "big5hkscs", "cp950": "big5hkscs", "iso8859_9": "cp1254", "iso8859_11": "cp874",
+    "tis_620": "cp874",
     "euc_jis_2004": "euc_jp", "euc_jisx0213": "euc_jp", "shift_jis_2004": "cp932", "shift_jisx0213": "cp932",
     "utf_8": "utf-8", "utf_16_le": "utf-16-le", "utf_16_be": "utf-16-be",
 }
