@@ -114,6 +114,7 @@ def build_site() -> dict[str, tuple[bytes, str]]:
     jis = b"\x1b$B" + bytes(byte - 0x80 for byte in JIS_EXTENSIONS_EUC) + b"\x1b(B"
     for label, text in (("euc-jp", JIS_EXTENSIONS_EUC), ("iso-2022-jp", jis)):
         pages[f"/jis-extensions/{label}"] = (page(label, "TEXT").encode().replace(b"TEXT", text), f"text/html; charset={label}")
+    pages["/jis-extensions/undeclared-iso-2022-jp"] = (page("jis", "TEXT").encode().replace(b"TEXT", jis), "text/html")
     return pages
 
 
@@ -242,7 +243,7 @@ def test_a_commented_out_meta_charset_is_not_read(extracted: dict[str, dict[str,
     assert sentences(TEXTS[label][1])[0] in item["content"], item["content"][:300]
 
 
-@pytest.mark.parametrize("label", ["euc-jp", "iso-2022-jp"])
+@pytest.mark.parametrize("label", ["euc-jp", "iso-2022-jp", "undeclared-iso-2022-jp"])
 def test_nec_and_ibm_characters_of_japanese_pages_are_read(extracted: dict[str, dict[str, Any]], label: str) -> None:
     """① ㈱ 髙 were lost in EUC-JP and ISO-2022-JP, and in EUC-JP each garbled the characters after it."""
     item = extracted[f"/jis-extensions/{label}"]

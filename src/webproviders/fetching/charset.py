@@ -12,9 +12,10 @@ EBCDIC, ``zlib``) counts as no label, as in browsers.
 EUC-JP and ISO-2022-JP read the NEC and IBM rows of JIS X 0208 (① ㈱ 髙) as Shift_JIS does;
 a pair no table knows is one U+FFFD, as in browsers, and leaves the characters after it whole.
 
-With nothing declared, a body in UTF-16 without a byte-order mark (a NUL byte beside each
-ASCII character of its markup, on one side) is read as UTF-16 in that byte order, where a
-browser shows NULs between the letters; any other undeclared body goes to detection.
+With nothing declared, a 7-bit body holding ISO-2022-JP's escapes is ISO-2022-JP; a body in
+UTF-16 without a byte-order mark (a NUL byte beside each ASCII character of its markup, on one
+side) is read as UTF-16 in that byte order, where a browser shows NULs between the letters;
+any other undeclared body goes to detection.
 
 Pages are often mislabelled: a body that is valid UTF-8 and holds non-ASCII text is read as
 UTF-8 whatever legacy encoding it declares (text really written in a legacy encoding is
@@ -101,6 +102,9 @@ _DETECT_BYTES = 64 * 1024
 #: samples a few stretches of its input, which could all fall inside a long inline script.
 _ASCII_RUN = re.compile(rb"[\x00-\x7f]{256,}")
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
+#: ISO-2022-JP's switch to JIS X 0208 (or half-width katakana): the one 7-bit encoding the
+#: standard has, which browsers' detectors tell by these escapes.
+_JIS_ESCAPE = re.compile(rb"\x1b(?:\$[@B]|\(I)")
 #: How much of an undeclared body is looked at for UTF-16 without a byte-order mark.
 _UTF16_PROBE = 512
 
@@ -275,7 +279,8 @@ def decode(body: bytes, content_type: str | None = None, kind: str = "text") -> 
             elif declared is None and (order := utf16_without_bom(body)) is not None:
                 codec = order
             elif declared is None and not _NON_ASCII.search(body):
-                codec = "utf-8"  # plain ASCII reads the same in every web encoding
+                # Plain ASCII reads the same in every web encoding but ISO-2022-JP.
+                codec = "iso2022_jp" if _JIS_ESCAPE.search(body) else "utf-8"
             elif declared == "utf-8" and _mostly_not_utf8(body):
                 codec = _detect(body)  # a server's default header over a page in a legacy encoding
             else:
