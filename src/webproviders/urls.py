@@ -11,8 +11,9 @@ depend on it. Which addresses a fetch may reach is a different question, answere
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
-from urllib.parse import unquote_plus, urlsplit, urlunsplit
+from urllib.parse import quote, unquote_plus, urlsplit, urlunsplit
 
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 TRACKING_PARAMS = frozenset(
@@ -23,6 +24,7 @@ TRACKING_PARAMS = frozenset(
     }
 )
 _TRACKING_PREFIXES = ("utm_", "pk_", "piwik_", "matomo_", "hsa_")
+_NOT_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
 def is_tracking(name: str) -> bool:
@@ -48,6 +50,22 @@ def canonicalize(url: str) -> str:
         netloc = parts.netloc.rsplit("@", 1)[0] + "@" + netloc
     path = parts.path or "/"
     return urlunsplit((scheme, netloc, path, _untracked(parts.query), ""))
+
+
+def query_in_encoding(url: str, codec: str) -> str:
+    """``url`` as a browser requests it from a page in ``codec`` (a Python codec): the
+    non-ASCII characters of its query percent-encoded in the page's encoding, not UTF-8 (the
+    URL Standard's encoding override), so a site in Shift_JIS reads ``?q=東京`` as it wrote it.
+    A character the encoding lacks is sent as ``&#NNNN;``, as browsers send it."""
+    if codec.startswith("utf"):
+        return url
+    parts = urlsplit(url)
+    if parts.query.isascii():
+        return url
+    query = _NOT_ASCII.sub(
+        lambda run: quote(run.group(), safe="", encoding=codec, errors="xmlcharrefreplace"), parts.query
+    )
+    return urlunsplit(parts._replace(query=query))
 
 
 def _untracked(query: str) -> str:

@@ -161,6 +161,20 @@ def widget_page(head: str = "") -> str:
 SERVICE_UNDATED = widget_page()
 SERVICE_DATED = widget_page('<meta property="article:published_time" content="2024-05-02T10:00:00Z">')
 
+#: A board in Shift_JIS whose link carries Japanese in its query, which the site reads as
+#: Shift_JIS, as browsers send it from such a page.
+BOARD_HTML = (
+    '<!DOCTYPE html><html lang="ja"><head><meta charset="shift_jis"><title>掲示板</title></head><body>'
+    "<main><article><h1>掲示板</h1><p>東京の話題を集めた掲示板です。下のリンクから検索結果を見てください。"
+    "投稿は毎日更新され、地域の行事や交通の情報が寄せられています。</p>"
+    '<ul><li><a href="/board/search?q=東京&amp;page=1">東京の検索</a></li></ul></article></main></body></html>'
+).encode("cp932")
+BOARD_RESULTS_HTML = (
+    '<!DOCTYPE html><html lang="ja"><head><meta charset="shift_jis"><title>検索結果</title></head><body>'
+    "<main><article><h1>検索結果: 東京</h1><p>東京に関する投稿が三件見つかりました。新しい順に並んでいます。"
+    "投稿者の名前を押すと、その人の他の投稿も見られます。</p></article></main></body></html>"
+).encode("cp932")
+
 ENCODING_HTML = (
     '<!DOCTYPE html><html lang="fr"><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252">'
     "<title>Caf\u00e9 cr\u00e8me</title></head><body>" + NAV + "<main><article><h1>Caf\u00e9 cr\u00e8me \u2013 \u00e0 la fran\u00e7aise</h1>"
@@ -450,6 +464,12 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, big_sitemap(self.headers.get("Host") or ""), "application/xml")
         if path == "/sitemap-bomb.xml.gz":
             return self._send(200, sitemap_bomb(), "application/x-gzip")
+        if path == "/board/":
+            return self._send(200, BOARD_HTML, "text/html")
+        if path == "/board/search":  # the query as Shift_JIS bytes, or the site cannot read it
+            if urlsplit(self.path).query == "q=%93%8C%8B%9E&page=1":
+                return self._send(200, BOARD_RESULTS_HTML, "text/html")
+            return self._send(400, "<p>検索語を読めません。</p>".encode("cp932"), "text/html")
         if path == "/articles/encoding":
             return self._send(200, ENCODING_HTML, "text/html")
         if path == "/notes.txt":

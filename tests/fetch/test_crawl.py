@@ -47,6 +47,15 @@ def test_pages_are_extracted_like_extract(site: Any, local: Config) -> None:
     assert caching["metadata"]["referrer"] == site.url("/")
 
 
+def test_a_link_query_on_a_shift_jis_page_is_sent_in_shift_jis(site: Any, local: Config) -> None:
+    """As browsers send it: in UTF-8 the site could not read the query (HTTP 400)."""
+    envelope = crawl(site.url("/board/"), local, max_pages=2)
+    results = envelope["data"][1]
+    assert results["url"] == site.url("/board/search?q=%93%8C%8B%9E&page=1")
+    assert "error" not in results, results
+    assert "東京に関する投稿が三件見つかりました" in results["content"]
+
+
 def test_a_crawl_option_it_does_not_take_is_named(site: Any, local: Config) -> None:
     envelope = crawl(site.url("/"), local, max_pages=2, includ=["/docs/*"], limit=2, max_chars=50)
     assert envelope["meta"]["warnings"] == ["http ignored the option(s) includ: it does not know them."]

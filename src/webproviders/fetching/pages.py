@@ -17,7 +17,7 @@ from ..config import ExtractionSettings
 from ..context import warn
 from ..envelope import truncate
 from ..errors import InvalidInputError, UnsupportedError
-from ..urls import shorten
+from ..urls import query_in_encoding, shorten
 from .charset import decode
 from .extraction import Format, HtmlDocument, html_document
 from .extractpool import extraction_pool
@@ -147,7 +147,9 @@ async def render(
             warn(NO_TEXT)
         item = {"url": url, "title": doc.title, "content": doc.content, "raw_content": doc.raw_text,
                 "metadata": metadata}
-        return RenderedPage(_finish(item), doc.links, html=True, nofollow=doc.nofollow, refresh=doc.refresh)
+        links = [query_in_encoding(link, codec) for link in doc.links]
+        refresh = doc.refresh and query_in_encoding(doc.refresh, codec)
+        return RenderedPage(_finish(item), links, html=True, nofollow=doc.nofollow, refresh=refresh)
     if kind == "xml":  # an RSS or Atom feed reads as its entries; other XML as it is
         feed = await extraction_pool.run(
             limits, feed_document, text, result.final_url, heavy=text.count("<") > HEAVY_HTML_TAGS, fmt=options.format
