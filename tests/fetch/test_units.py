@@ -304,6 +304,8 @@ def test_sniff(content_type: str, body: bytes, kind: str) -> None:
         ("caf\u00e9".encode(), None, "text", "caf\u00e9", "utf-8"),
         ('<meta charset="utf-16"><p>caf\u00e9'.encode(), "text/html", "html", '<meta charset="utf-16"><p>caf\u00e9', "utf-8"),
         ("<?xml version='1.0' encoding='iso-8859-15'?><r>\u20ac</r>".encode("iso-8859-15"), "", "xml", "<?xml version='1.0' encoding='iso-8859-15'?><r>\u20ac</r>", "iso8859-15"),
+        # ISO-2022-JP's half-width katakana (ESC ( I), which browsers read.
+        (b"\x1b$B$\"\x1b(I1234\x1b(B!", "text/plain; charset=iso-2022-jp", "text", "\u3042\uff71\uff72\uff73\uff74!", "iso2022_jp_ext"),
         # A pair the codec does not know is one U+FFFD, and the characters after it stay whole.
         (b"\x87\xa1\xa4\xa4\xa4\xe5", "text/plain; charset=big5", "text", "\ufffd\u4e2d\u6587", "big5hkscs"),
         (b"\x81\xad\x82\xa0\x82\xa2", "text/plain; charset=shift_jis", "text", "\ufffd\u3042\u3044", "cp932"),

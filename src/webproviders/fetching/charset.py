@@ -68,7 +68,7 @@ _LABELS: dict[str, str] = {
     "gb18030": "chinese csgb2312 csiso58gb231280 gb2312 gb_2312 gb_2312-80 gbk iso-ir-58 x-gbk gb18030",
     "big5hkscs": "big5 big5-hkscs cn-big5 csbig5 x-x-big5",
     "euc_jp": "cseucpkdfmtjapanese euc-jp x-euc-jp",
-    "iso2022_jp": "csiso2022jp iso-2022-jp",
+    "iso2022_jp_ext": "csiso2022jp iso-2022-jp",  # with half-width katakana (ESC ( I), as in browsers
     "cp932": "csshiftjis ms932 ms_kanji shift-jis shift_jis sjis windows-31j x-sjis",
     "cp949": "cseuckr csksc56011987 euc-kr iso-ir-149 korean ks_c_5601-1987 ks_c_5601-1989 ksc5601 ksc_5601 "
     "windows-949",
@@ -82,6 +82,7 @@ _DETECTED_AS = {
     "gbk": "gb18030", "big5": "big5hkscs", "cp950": "big5hkscs", "iso8859_9": "cp1254", "iso8859_11": "cp874",
     "tis_620": "cp874",
     "euc_jis_2004": "euc_jp", "euc_jisx0213": "euc_jp", "shift_jis_2004": "cp932", "shift_jisx0213": "cp932",
+    "iso2022_jp": "iso2022_jp_ext",
     "utf_8": "utf-8", "utf_16_le": "utf-16-le", "utf_16_be": "utf-16-be",
 }
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
@@ -155,7 +156,7 @@ def _as_browsers_read_it(exc: UnicodeError) -> tuple[str, int]:
     if _budget.left < 0:
         raise _TooManyErrors
     data, at, end = exc.object, exc.start, exc.end
-    if exc.encoding == "iso2022_jp" and end - at == 2:
+    if exc.encoding == "iso2022_jp_ext" and end - at == 2:
         return _jis0208(data[at], data[at + 1], 0x21) or "\ufffd", end
     if exc.encoding in _PAIRS and end - at == 1 and at + 1 < len(data):
         leads, trails = _PAIRS[exc.encoding]
@@ -280,7 +281,7 @@ def decode(body: bytes, content_type: str | None = None, kind: str = "text") -> 
                 codec = order
             elif declared is None and not _NON_ASCII.search(body):
                 # Plain ASCII reads the same in every web encoding but ISO-2022-JP.
-                codec = "iso2022_jp" if _JIS_ESCAPE.search(body) else "utf-8"
+                codec = "iso2022_jp_ext" if _JIS_ESCAPE.search(body) else "utf-8"
             elif declared == "utf-8" and _mostly_not_utf8(body):
                 codec = _detect(body)  # a server's default header over a page in a legacy encoding
             else:
@@ -289,7 +290,7 @@ def decode(body: bytes, content_type: str | None = None, kind: str = "text") -> 
             codec = declared
     text = body.decode(codec, errors="replace")
     name = codecs.lookup(codec).name
-    if (name in _PAIRS or name == "iso2022_jp") and "\ufffd" in text:
+    if (name in _PAIRS or name == "iso2022_jp_ext") and "\ufffd" in text:
         _budget.left = _ERRORS_READ
         with contextlib.suppress(_TooManyErrors):
             text = body.decode(codec, errors=_ERRORS)
