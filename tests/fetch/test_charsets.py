@@ -42,6 +42,8 @@ TEXTS: dict[str, tuple[str, str]] = {
                      "сказал мэр на церемонии открытия."),
     "koi8-r": ("koi8_r", "В Санкт-Петербурге прошёл традиционный праздник белых ночей. Тысячи жителей и "
                "гостей города собрались на набережной Невы, чтобы увидеть алые паруса и праздничный салют."),
+    "windows-1254": ("cp1254", "İstanbul Büyükşehir Belediyesi, Kağıthane ile havalimanı arasındaki yeni metro hattını "
+                     "bugün hizmete açtı. Yolculuk süresi yarım saate düştü. Yolcular ilk gün ücretsiz seyahat etti."),
     # Pages labelled ISO-8859-1 use windows-1252's € and curly quotes: browsers read them so.
     "iso-8859-1": ("cp1252", "Le café coûte désormais 2 € au comptoir. « C’est trop cher », dit un habitué, "
                    "qui vient ici chaque matin depuis vingt ans. Le patron répond que le prix du lait a doublé."),
@@ -57,6 +59,11 @@ JIS_EXTENSIONS_EUC = JIS_EXTENSIONS[:-2].encode("euc_jis_2004") + b"\xf9\xa1\xfc
 
 #: 12 KB of inline script: ASCII that says nothing about the page's encoding.
 SCRIPT = "<script>" + "window.dataLayer.push({event: 'page_view', section: 'news'});\n" * 200 + "</script>"
+
+
+#: 300 KB of it: a head many pages have, past where the body's bytes used to be looked at.
+LONG_SCRIPT = SCRIPT * 25
+LONG_HEAD_LABELS = ["gbk", "shift_jis", "euc-kr", "windows-1251"]
 
 
 def page(title: str, text: str, head: str = "") -> str:
@@ -85,6 +92,15 @@ def build_site() -> dict[str, tuple[bytes, str]]:
         pages[f"/undeclared-after-script/{label}"] = (page(label, text, SCRIPT).encode(codec), "text/html")
         # Legacy bytes behind a server whose header says utf-8 for every page.
         pages[f"/utf8-header/{label}"] = (page(label, text).encode(codec), "text/html; charset=utf-8")
+    for label in LONG_HEAD_LABELS:
+        codec, text = TEXTS[label]
+        long_head = page(label, text, LONG_SCRIPT).encode(codec)
+        pages[f"/long-head/undeclared/{label}"] = (long_head, "text/html")
+        pages[f"/long-head/utf8-header/{label}"] = (long_head, "text/html; charset=utf-8")
+    # Detection takes Turkish for Baltic (windows-1257): the page's own declaration says better.
+    codec, text = TEXTS["windows-1254"]
+    turkish = page("tr", text, '<meta charset="windows-1254">' + LONG_SCRIPT).encode(codec)
+    pages["/long-head/utf8-header-meta/windows-1254"] = (turkish, "text/html; charset=utf-8")
     # UTF-8 with one stray windows-1252 byte: still UTF-8, or every other character is lost.
     stray = page("stray", TEXTS["windows-1251"][1]).encode().replace(b"</article>", b"\x96</article>")
     pages["/utf8-header/stray-byte"] = (stray, "text/html; charset=utf-8")
@@ -256,4 +272,22 @@ def test_a_big5_page_labelled_cp950_is_read(extracted: dict[str, dict[str, Any]]
     item = extracted["/unknown-label/cp950"]
     assert item["metadata"]["encoding"] == "big5hkscs"
     for sentence in sentences(TEXTS["big5"][1]):
+        assert sentence in item["content"], (sentence, item["content"][:300])
+
+
+@pytest.mark.parametrize("how", ["undeclared", "utf8-header"])
+@pytest.mark.parametrize("label", LONG_HEAD_LABELS)
+def test_a_legacy_page_after_300_kb_of_script_is_read(extracted: dict[str, dict[str, Any]], label: str, how: str) -> None:
+    """Undeclared, or behind a server's ``utf-8`` for every page: its bytes were looked at only in
+    the first KBs, all script, and it came back as windows-1252 or U+FFFD marks."""
+    item = extracted[f"/long-head/{how}/{label}"]
+    for sentence in sentences(TEXTS[label][1]):
+        assert sentence in item["content"], (label, how, sentence, item["content"][:300])
+
+
+def test_a_legacy_page_behind_a_utf8_header_is_read_by_its_own_meta(extracted: dict[str, dict[str, Any]]) -> None:
+    """The header lied; the page's ``<meta>`` is the next thing browsers would read, before detection."""
+    item = extracted["/long-head/utf8-header-meta/windows-1254"]
+    assert item["metadata"]["encoding"] == "cp1254"
+    for sentence in sentences(TEXTS["windows-1254"][1]):
         assert sentence in item["content"], (sentence, item["content"][:300])

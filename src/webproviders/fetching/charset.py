@@ -20,7 +20,8 @@ any other undeclared body goes to detection.
 Pages are often mislabelled: a body that is valid UTF-8 and holds non-ASCII text is read as
 UTF-8 whatever legacy encoding it declares (text really written in a legacy encoding is
 practically never valid UTF-8); a body declared UTF-8 most of whose non-ASCII bytes are not
-UTF-8 goes to detection.
+UTF-8 is read by its own declaration, else by detection. Both checks read the body from its
+first non-ASCII byte, which can come after 100 KB of inline scripts and styles.
 """
 
 from __future__ import annotations
@@ -222,11 +223,20 @@ def _utf8_text(body: bytes) -> bool:
     return True
 
 
+def _sample(body: bytes) -> bytes:
+    """What the checks of a body's bytes read: at most :data:`_DETECT_BYTES` of it, from its
+    first non-ASCII byte (a head of inline scripts and styles can run past 100 KB) and without
+    its long ASCII runs, which say nothing of the encoding."""
+    first = _NON_ASCII.search(body)
+    start = first.start() if first else 0
+    return _ASCII_RUN.sub(b"\n", body[start : start + _DETECT_BYTES * 4])[:_DETECT_BYTES]
+
+
 def _mostly_not_utf8(body: bytes) -> bool:
     """Whether most of the non-ASCII bytes of a body declared UTF-8 are not UTF-8: a page in
     windows-1251 behind a server whose header says ``utf-8`` for every page. A body of UTF-8
     with a stray byte or two stays UTF-8 (read by detection, its real text would be lost)."""
-    sample = body[:_DETECT_BYTES]
+    sample = _sample(body)
     non_ascii = len(sample) - len(sample.decode("ascii", errors="ignore"))
     marks = sample.decode("utf-8", errors="replace").count("\ufffd")
     lost = marks - sample.decode("utf-8", errors="ignore").count("\ufffd")  # not the page's own U+FFFD
@@ -255,7 +265,7 @@ def _detect(body: bytes) -> str:
         from charset_normalizer import from_bytes
     except ImportError:
         return "cp1252"
-    matches = from_bytes(_ASCII_RUN.sub(b"\n", body[: _DETECT_BYTES * 4])[:_DETECT_BYTES])
+    matches = from_bytes(_sample(body))
     best = matches.best()
     if best is None:
         return "cp1252"
@@ -283,7 +293,10 @@ def decode(body: bytes, content_type: str | None = None, kind: str = "text") -> 
                 # Plain ASCII reads the same in every web encoding but ISO-2022-JP.
                 codec = "iso2022_jp_ext" if _JIS_ESCAPE.search(body) else "utf-8"
             elif declared == "utf-8" and _mostly_not_utf8(body):
-                codec = _detect(body)  # a server's default header over a page in a legacy encoding
+                # A server's default header over a page in a legacy encoding: the page's own
+                # declaration, else detection.
+                own = declared_encoding(body, None, kind)
+                codec = own if own and own != "utf-8" else _detect(body)
             else:
                 codec = declared or _detect(body)
         else:
