@@ -101,6 +101,10 @@ def build_site() -> dict[str, tuple[bytes, str]]:
     codec, text = TEXTS["windows-1254"]
     turkish = page("tr", text, '<meta charset="windows-1254">' + LONG_SCRIPT).encode(codec)
     pages["/long-head/utf8-header-meta/windows-1254"] = (turkish, "text/html; charset=utf-8")
+    # A mail archive's index in ISO-2022-JP: an escape (ESC) between each run of Japanese and ASCII.
+    rows = "".join(f"<li>2024年5月{day}日(水) 第{day}回 会議の議事録</li>" for day in range(1, 29))
+    listing = f"<html><head><title>議事録の一覧</title></head><body><h1>議事録の一覧</h1><ul>{rows}</ul></body></html>"
+    pages["/iso-2022-jp/listing"] = (listing.encode("iso2022_jp"), "text/html; charset=iso-2022-jp")
     # UTF-8 with one stray windows-1252 byte: still UTF-8, or every other character is lost.
     stray = page("stray", TEXTS["windows-1251"][1]).encode().replace(b"</article>", b"\x96</article>")
     pages["/utf8-header/stray-byte"] = (stray, "text/html; charset=utf-8")
@@ -291,3 +295,10 @@ def test_a_legacy_page_behind_a_utf8_header_is_read_by_its_own_meta(extracted: d
     assert item["metadata"]["encoding"] == "cp1254"
     for sentence in sentences(TEXTS["windows-1254"][1]):
         assert sentence in item["content"], (sentence, item["content"][:300])
+
+
+def test_an_iso_2022_jp_listing_dense_with_escapes_is_text(extracted: dict[str, dict[str, Any]]) -> None:
+    """One byte in seven of it is ESC, which is no sign of a binary file (it was ``unsupported``)."""
+    item = extracted["/iso-2022-jp/listing"]
+    assert "error" not in item, item
+    assert "2024年5月3日(水) 第3回 会議の議事録" in item["content"]

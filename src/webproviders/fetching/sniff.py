@@ -97,11 +97,13 @@ def _as_utf8(content_type: str | None, head: bytes) -> bytes:
 
 
 def _looks_binary(head: bytes) -> bool:
-    """NUL bytes or many control bytes in the first KiB: not text."""
+    """NUL bytes or many control bytes in the first KiB: not text. ESC is not one of them (as in
+    the WHATWG MIME Sniffing Standard): ISO-2022-JP text switches with it, between each run of
+    Japanese and ASCII (a date such as 2024年5月1日 holds four)."""
     sample = head[:1024]
     if b"\x00" in sample:
         return True
-    controls = sum(1 for b in sample if b < 9 or 13 < b < 32)
+    controls = sum(1 for b in sample if b < 9 or 13 < b < 32 and b != 0x1B)
     return bool(sample) and controls / len(sample) > 0.1
 
 
