@@ -309,6 +309,7 @@ def test_sniff(content_type: str, body: bytes, kind: str) -> None:
         # A pair the codec does not know is one U+FFFD, and the characters after it stay whole.
         (b"\x87\xa1\xa4\xa4\xa4\xe5", "text/plain; charset=big5", "text", "\ufffd\u4e2d\u6587", "big5hkscs"),
         (b"\x81\xad\x82\xa0\x82\xa2", "text/plain; charset=shift_jis", "text", "\ufffd\u3042\u3044", "cp932"),
+        (b"\x81\xfe\x82\xa0", "text/plain; charset=shift_jis", "text", "\ufffd\u3042", "cp932"),
         (b"\xa9\xa1\xa4\xa2\xa4\xa4", "text/plain; charset=euc-jp", "text", "\ufffd\u3042\u3044", "euc_jp"),
     ],
 )

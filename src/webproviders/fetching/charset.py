@@ -115,7 +115,7 @@ _UTF16_PROBE = 512
 #: Double-byte codecs whose unknown pairs :func:`_as_browsers_read_it` reads: the bytes that
 #: start a pair, and the bytes not ASCII that end one.
 _PAIRS = {
-    "cp932": ((range(0x81, 0xA0), range(0xE0, 0xFD)), range(0x80, 0xFD)),
+    "cp932": ((range(0x81, 0xA0), range(0xE0, 0xFD)), range(0x80, 0x100)),
     "euc_jp": ((range(0xA1, 0xFF),), range(0xA1, 0xFF)),
     "big5hkscs": ((range(0x81, 0xFF),), range(0x80, 0x100)),
     "cp949": ((range(0x81, 0xFF),), range(0x80, 0x100)),
