@@ -286,6 +286,9 @@ def test_sitemap_entities_are_not_expanded(tmp_path: Any) -> None:
         ("image/svg+xml", b"<svg/>", "binary"),
         ("application/zip", b"PK\x03\x04rest", "binary"),
         ("", b"\x00\x01\x02binary", "binary"),
+        # A page that starts as one is a page, stray NUL bytes and all (browsers show it).
+        ("text/html; charset=utf-8", b"<!doctype html><p>a byte\x00 of nothing</p>", "html"),
+        ("text/html", b"\x01\x02\x03\x00" * 64 + b"<html>", "binary"),
         ("text/plain", b"GIF89a\x01\x00", "binary"),
         ("text/plain", b"BMW and MZ are just words here", "text"),
     ],

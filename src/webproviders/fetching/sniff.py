@@ -142,6 +142,8 @@ def sniff(content_type: str | None, head: bytes) -> tuple[Kind, str]:
         kind = "html"
     if kind == "pdf":
         return "binary", declared  # labelled PDF but not a PDF: nothing sensible to read
+    if kind == "html" and _HTML_START.match(_strip_prefix(head)):
+        return kind, declared  # a page, whatever stray NUL bytes it holds: browsers show it
     if kind is not None:
         return ("binary", declared) if _looks_binary(head) else (kind, declared)
     if declared and declared not in ("application/octet-stream", "binary/octet-stream", "unknown/unknown"):
