@@ -214,3 +214,47 @@ def test_calls_one_after_another_reuse_one_connection_after_a_burst(http_server:
         envelope = dispatch_search(f"next {i}", backend="tavily", config=config, timeout=10)
         assert envelope["success"], envelope
     assert seen["connections_after_burst"] == 1, seen
+
+
+@pytest.mark.parametrize("closing", ["close", "aclose"])
+def test_closing_the_library_hangs_up_on_an_sdk_vendor(http_server: Any, closing: str) -> None:
+    """``webproviders.close()`` / ``aclose()`` close the connections SDK requests left open on
+    the workers' loops, as they close every other vendor's: before, a worker's loop turned
+    only during calls, and the connection stayed open for good."""
+    hung_up = threading.Event()
+    answer = {"search_id": "search_1", "results": [_hit("parallel", 1)], "warnings": None}
+    body = json.dumps(answer).encode()
+
+    class KeepsAlive(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def finish(self) -> None:  # the client closed its end
+            super().finish()
+            hung_up.set()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    config = config_for("parallel", f"http://127.0.0.1:{http_server(KeepsAlive).server_address[1]}")
+    if closing == "close":
+        assert dispatch_search("q", backend="parallel", config=config, timeout=30)["success"]
+        assert not hung_up.wait(0.5)  # kept open for the next call
+        webproviders.close()
+    else:
+
+        async def main() -> None:
+            envelope = await adispatch_search("q", backend="parallel", config=config, timeout=30)
+            assert envelope["success"], envelope
+            assert not hung_up.is_set()
+            await webproviders.aclose()
+
+        asyncio.run(main())
+    assert hung_up.wait(3), f"the connection was still open 3 s after webproviders.{closing}()"

@@ -3,17 +3,16 @@
 A vendor SDK turns the body it read into its own objects on whichever loop runs it, in
 Python, with no ``await`` between: 20 MiB of Parallel or Exa hits (within the 32 MiB body
 cap) held the caller's loop 4-6 s, and with it the call's deadline, every hedge timer and
-every other call on that loop. :func:`on_own_loop` runs such a coroutine on a worker thread's
-loop instead and waits for it on the caller's: the deadline ends the call on time while the
-thread finishes, and a cancelled call cancels the coroutine there too.
+every other call on that loop. :func:`on_own_loop` runs such a coroutine on a worker's loop
+instead and waits for it on the caller's: the deadline ends the call on time while the
+worker finishes, and a cancelled call cancels the coroutine there too.
 
-Each thread keeps its loop, and that loop its connections, between calls; one call at a time
-runs on it, so one answer that takes long to read holds up no other call. The thread that
-finished last takes the next call: calls made one after another (an agent's searches) reuse
-one thread's warm connections instead of going round every thread a burst of calls started,
-each with a connection that had expired (httpx keeps an idle one 5 s). A task the coroutine
-leaves behind (a job being cancelled at its vendor) runs to its end before the thread takes
-the next call.
+Each worker is a daemon thread whose loop runs for as long as the process, so its
+connections are reused from call to call and ``webproviders.close()`` / ``aclose()`` close
+them there, as for any loop running in another thread (a loop that turned only during calls
+kept them open after a close, for good). One call at a time is given to a worker, so one
+answer that takes long to read holds up no other call; a task a call leaves behind (a job
+being cancelled at its vendor) runs on there beside later calls.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ import asyncio
 import collections
 import contextvars
 import os
-import queue
 import threading
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
@@ -31,151 +29,169 @@ from ..pools import NoThread, daemon_loop
 
 T = TypeVar("T")
 
-#: Calls running on their own loop at once; more wait in line for a thread (within their
-#: deadline). Daemon threads: one still reading an answer its caller gave up on must not hold
-#: the process open at exit.
-THREADS = 64
-#: Seconds the tasks a call left behind get to end before they are cancelled.
-LEFTOVER_WAIT = 30.0
-
-#: One call for a loop thread: runs the caller's coroutine on the loop it is given, and
-#: returns what hands the outcome to the caller (called once the thread is free again).
-_Job = Callable[[asyncio.AbstractEventLoop], Callable[[], None]]
+#: Workers at most; daemon threads, as a worker still reading an answer its caller gave up
+#: on must not hold the process open at exit.
+WORKERS = 64
 
 
-class _LoopThread:
-    """A daemon thread with an event loop of its own, running the calls it is given in turn."""
+class _Worker:
+    """A daemon thread running its own event loop until the process ends."""
 
-    def __init__(self, pool: _Threads, first: _Job, number: int) -> None:
-        self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
-        self._jobs.put(first)
-        self._pool = pool
-        self._loop = daemon_loop()  # here, so that a process out of descriptors fails the call at once
+    __slots__ = ("loop",)
+
+    def __init__(self, number: int) -> None:
         try:
-            threading.Thread(target=self._serve, name=f"webproviders-own-loop_{number}", daemon=True).start()
-        except BaseException:
-            self._loop.close()
-            raise
-
-    def give(self, job: _Job) -> None:
-        self._jobs.put(job)
-
-    def _serve(self) -> None:
-        job: _Job | None = self._jobs.get()
-        while True:
-            hand_over = job(self._loop)  # type: ignore[misc]
-            # Free before the caller hears: its next call finds this thread, and its connections.
-            job = self._pool.returned(self)
-            hand_over()
-            if job is None:
-                job = self._jobs.get()
+            self.loop = daemon_loop()
+        except OSError as exc:
+            raise NoThread(
+                f"no event loop could be made for a worker thread ({exc.strerror})"
+            ) from None
+        thread = threading.Thread(
+            target=self.loop.run_forever, name=f"webproviders-own-loop_{number}", daemon=True
+        )
+        try:
+            thread.start()
+        except RuntimeError as exc:
+            self.loop.close()
+            raise NoThread(f"no worker thread could be started ({exc})") from None
 
 
-class _Threads:
-    """The loop threads: idle ones on a stack (the last to finish is the first to go again),
-    started as calls arrive up to :data:`THREADS`, calls beyond that in line."""
+class _Turn:
+    """A call waiting for a worker; ``worker`` is set (under the pool's lock) when one is handed to it."""
+
+    __slots__ = ("future", "worker")
+
+    def __init__(self, future: asyncio.Future[None]) -> None:
+        self.future = future
+        self.worker: _Worker | None = None
+
+
+def _wake(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+class _Workers:
+    """Up to :data:`WORKERS` workers, started as calls arrive; calls that find them all busy
+    wait their turn, first come first served."""
 
     def __init__(self) -> None:
-        self._idle: list[_LoopThread] = []
-        self._started = 0
-        self._waiting: collections.deque[_Job] = collections.deque()
         self._lock = threading.Lock()
+        self._idle: list[_Worker] = []
+        self._started = 0
+        self._waiting: collections.deque[_Turn] = collections.deque()
 
-    def submit(self, job: _Job) -> None:
+    async def take(self) -> _Worker:
+        """A worker of the caller's own until it gives it back (:meth:`give`)."""
         with self._lock:
             if self._idle:
-                idle = self._idle.pop()
-            elif self._started < THREADS:
+                return self._idle.pop()
+            start = self._started < WORKERS
+            if start:
                 self._started += 1
-                idle, number = None, self._started
+                number = self._started - 1
             else:
-                self._waiting.append(job)
-                return
-        if idle is not None:
-            idle.give(job)
-            return
+                turn = _Turn(asyncio.get_running_loop().create_future())
+                self._waiting.append(turn)
+        if start:
+            try:
+                return _Worker(number)
+            except BaseException:
+                with self._lock:
+                    self._started -= 1
+                raise
         try:
-            _LoopThread(self, job, number)
-        except (RuntimeError, OSError) as exc:  # the process is at its limit of threads or descriptors
+            await turn.future
+        except BaseException:
             with self._lock:
-                self._started -= 1
-            raise NoThread(f"no worker thread with an event loop could be started ({exc})") from None
+                given, turn.worker = turn.worker, None
+                if given is None:
+                    self._waiting.remove(turn)
+            if given is not None:  # handed over just as the caller left: the next call's
+                self.give(given)
+            raise
+        assert turn.worker is not None  # set before the future was woken
+        return turn.worker
 
-    def returned(self, thread: _LoopThread) -> _Job | None:
-        """A thread's call has ended: the next call in line for it, or None (it waits idle)."""
+    def give(self, worker: _Worker) -> None:
+        """``worker`` is free again: to the call waiting longest, else idle."""
         with self._lock:
-            if self._waiting:
-                return self._waiting.popleft()
-            self._idle.append(thread)
-            return None
+            while self._waiting:
+                turn = self._waiting.popleft()
+                turn.worker = worker
+                try:
+                    turn.future.get_loop().call_soon_threadsafe(_wake, turn.future)
+                except RuntimeError:  # its loop is closed: that call is gone
+                    turn.worker = None
+                    continue
+                return
+            self._idle.append(worker)
 
 
-_threads = _Threads()
+_workers = _Workers()
+#: In a forked child, the parent's pool: its loops are kept, never closed (closing one would
+#: take its descriptors out of the epoll set the child shares with the parent).
+_inherited: list[_Workers] = []
 
 
-def _forget_threads() -> None:
-    """In a forked child: the threads stayed in the parent; the child starts its own."""
-    global _threads
-    _threads = _Threads()
+def _forget_workers() -> None:
+    """In a forked child the workers' threads stayed in the parent: the child starts its own."""
+    global _workers
+    _inherited.append(_workers)
+    _workers = _Workers()
 
 
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_threads)
+    os.register_at_fork(after_in_child=_forget_workers)
 
 
 class _Run:
-    """One call's coroutine on a loop thread; :meth:`stop` may come from the caller's thread at
-    any moment (before the task exists, while it runs, after it ended)."""
+    """One call's coroutine as a task on a worker's loop, its outcome handed to the caller's loop."""
 
-    def __init__(self) -> None:
-        self.stopped = False
-        self._cancel: Callable[[], Any] | None = None
+    __slots__ = ("answer", "task", "workers", "worker")
 
-    def run(self, loop: asyncio.AbstractEventLoop, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-        task = loop.create_task(_awaited(fn, *args))
-        self._cancel = lambda: loop.call_soon_threadsafe(task.cancel)
-        if self.stopped:  # stopped while the task was being made: the caller has gone
-            task.cancel()
+    def __init__(self, workers: _Workers, worker: _Worker) -> None:
+        self.workers = workers
+        self.worker = worker
+        self.answer: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self.task: asyncio.Future[Any] | None = None
+
+    def start(self, fn: Callable[..., Awaitable[Any]], args: tuple[Any, ...]) -> None:
+        """On the worker's loop, in the caller's context (its deadline, warnings and usage)."""
+        self.task = asyncio.ensure_future(_awaited(fn, args))  # fn's own failure ends the task too
+        self.task.add_done_callback(self._ended)
+
+    def _ended(self, task: asyncio.Future[Any]) -> None:
+        self.workers.give(self.worker)
+        if self.answer.done():  # the caller has gone: nobody reads the outcome
+            if not task.cancelled():
+                task.exception()  # read, so that it is not logged as never retrieved
+            return
         try:
-            return loop.run_until_complete(task)
-        finally:
-            _finish_leftovers(loop)
+            self.answer.get_loop().call_soon_threadsafe(_settle, self.answer, task)
+        except RuntimeError:  # the caller's loop is closed
+            pass
 
-    def stop(self) -> None:
-        self.stopped = True
-        cancel = self._cancel
-        if cancel is not None:
-            cancel()
+    def cancel(self) -> None:
+        """On the worker's loop, after :meth:`start`."""
+        if self.task is not None:
+            self.task.cancel()
 
 
-async def _awaited(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+async def _awaited(fn: Callable[..., Awaitable[T]], args: tuple[Any, ...]) -> T:
     return await fn(*args)
 
 
-def _finish_leftovers(loop: asyncio.AbstractEventLoop) -> None:
-    """Run the tasks a call started and did not wait for, so they do not sit on a loop that no
-    longer turns until the thread's next call; cancel those still running after a while."""
-    left = asyncio.all_tasks(loop)
-    if not left:
-        return
-    _, pending = loop.run_until_complete(asyncio.wait(left, timeout=LEFTOVER_WAIT))
-    for task in pending:
-        task.cancel()
-    if pending:
-        loop.run_until_complete(asyncio.wait(pending))
-
-
-def _nothing() -> None:
-    return None
-
-
-def _settle(future: asyncio.Future[T], result: T | None, error: BaseException | None) -> None:
-    if future.done():  # the caller stopped waiting
-        return
-    if error is not None:
-        future.set_exception(error)
+def _settle(answer: asyncio.Future[Any], task: asyncio.Future[Any]) -> None:
+    if answer.done():
+        if not task.cancelled():
+            task.exception()
+    elif task.cancelled():
+        answer.cancel()
+    elif task.exception() is not None:
+        answer.set_exception(task.exception())  # type: ignore[arg-type]
     else:
-        future.set_result(result)  # type: ignore[arg-type]
+        answer.set_result(task.result())
 
 
 async def on_own_loop(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
@@ -186,34 +202,18 @@ async def on_own_loop(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
     the coroutine on its loop; code that holds that loop without awaiting finishes there
     first, on a thread no caller waits for.
     """
-    caller = asyncio.get_running_loop()
-    future: asyncio.Future[T] = caller.create_future()
-    run = _Run()
-    context = contextvars.copy_context()
-
-    def job(loop: asyncio.AbstractEventLoop) -> Callable[[], None]:
-        if run.stopped:  # given up on while it waited for a thread
-            return _nothing
-        result: T | None = None
-        error: BaseException | None = None
-        try:
-            result = context.run(run.run, loop, fn, *args)
-        except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
-            error = exc
-
-        def hand_over() -> None:
-            try:
-                caller.call_soon_threadsafe(_settle, future, result, error)
-            except RuntimeError:  # the caller's loop has closed: nobody is waiting
-                pass
-
-        return hand_over
-
-    _threads.submit(job)
+    workers = _workers
+    worker = await workers.take()
     try:
-        return await future
+        run = _Run(workers, worker)
+        worker.loop.call_soon_threadsafe(run.start, fn, args, context=contextvars.copy_context())
+    except BaseException:
+        workers.give(worker)
+        raise
+    try:
+        return await run.answer  # type: ignore[no-any-return]
     except asyncio.CancelledError:
-        run.stop()
+        worker.loop.call_soon_threadsafe(run.cancel)
         raise
 
 
