@@ -50,20 +50,36 @@ _usage: contextvars.ContextVar[Usage | None] = contextvars.ContextVar("webprovid
 _usage_lock = threading.Lock()
 
 
+class Queued:
+    """A request's wait in this process for a thread to send it from: why (``reason``), how
+    many ``seconds``, and whether it was ``sent`` after it or given up on first. The time
+    was this process's, not the provider's."""
+
+    __slots__ = ("reason", "seconds", "sent")
+
+    def __init__(self, reason: str, seconds: float, sent: bool) -> None:
+        self.reason = reason
+        self.seconds = seconds
+        self.sent = sent
+
+
 class Attempt:
     """What one request to a provider ran into that the dispatcher cannot see from outside.
 
     ``repeats`` is the ``detail`` of a failure that would only happen again if the request
     were retried: the vendor transport marks ``slow_answer`` when time ran out while a
     vendor's answer was still arriving (a vendor that drips its answer drips it again), the
-    extraction pool ``cpu_limit`` when a page used up its CPU time. A mutable bucket, like
-    :class:`Usage`, so that a mark made in a worker thread reaches the dispatcher.
+    extraction pool ``cpu_limit`` when a page used up its CPU time. ``queued`` is the wait
+    for a thread to send the request from, when every one was busy (:class:`Queued`). A
+    mutable bucket, like :class:`Usage`, so that a mark made in a worker thread reaches the
+    dispatcher.
     """
 
-    __slots__ = ("repeats", "warnings")
+    __slots__ = ("queued", "repeats", "warnings")
 
     def __init__(self) -> None:
         self.repeats: str | None = None
+        self.queued: Queued | None = None
         #: What provider code said with :func:`warn` during the request (None once the
         #: dispatcher has taken it): it belongs to the answer, and is cached with it.
         self.warnings: list[str] | None = []
@@ -163,6 +179,13 @@ def note_repeating(detail: str) -> None:
     record = _attempt.get()
     if record is not None:
         record.repeats = detail
+
+
+def note_queued(reason: str, seconds: float, sent: bool) -> None:
+    """Record that the current request waited for a thread (see :class:`Queued`)."""
+    record = _attempt.get()
+    if record is not None:
+        record.queued = Queued(reason, seconds, sent)
 
 
 def call_clients() -> object | None:

@@ -16,7 +16,7 @@ import select
 import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -258,3 +258,72 @@ def test_closing_the_library_hangs_up_on_an_sdk_vendor(http_server: Any, closing
 
         asyncio.run(main())
     assert hung_up.wait(3), f"the connection was still open 3 s after webproviders.{closing}()"
+
+
+class _Backlog(ThreadingHTTPServer):
+    request_queue_size = 256  # every call's connection is taken at once
+    daemon_threads = True
+
+
+def test_a_call_that_waited_for_a_worker_is_not_the_vendors_failure(
+    serve: Any, http_server: Any
+) -> None:
+    """With every worker busy (64 Exa calls a vendor holds), Parallel calls that were still
+    waiting for one at their timeout never reached Parallel. They say so, cost nothing and do
+    not cool Parallel down; before, each said "parallel did not answer within 2.0 s" and
+    five of them cooled it down for every later call."""
+    release = threading.Event()
+    held: list[int] = []
+
+    class Holds(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            held.append(1)
+            release.wait(30)
+            self.send_response(503)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    holds = serve(_Backlog(("127.0.0.1", 0), Holds))
+    answers = big_vendor(
+        http_server, json.dumps({"search_id": "s", "results": [_hit("parallel", 1)]}).encode()
+    )
+    providers = {
+        "exa": {"base_url": f"http://127.0.0.1:{holds.server_address[1]}", "api_key": "exa-test-key-0001"},
+        "parallel": {"base_url": answers, "api_key": "parallel-test-key-0001", "timeout": 2},
+    }
+    for section in providers.values():
+        section["rate_limit"] = "off"
+    web = {"cache": False, "retry": {"max_retries": 0}, "providers": providers}
+    config = config_from_dict({"web": web}, source="<test>")
+    waiting = 6
+
+    async def main() -> list[dict[str, Any]]:
+        busy = [
+            asyncio.ensure_future(adispatch_search("q", backend="exa", config=config, timeout=60))
+            for _ in range(64)
+        ]
+        try:
+            for _ in range(200):
+                if len(held) == 64:
+                    break
+                await asyncio.sleep(0.05)
+            assert len(held) == 64
+            calls = [adispatch_search("q", backend="parallel", config=config) for _ in range(waiting)]
+            return await asyncio.gather(*calls)
+        finally:
+            release.set()
+            await asyncio.gather(*busy)
+
+    envelopes = asyncio.run(main())
+    for envelope in envelopes:
+        assert envelope["error_code"] == "timeout" and envelope.get("detail") == "no_thread", envelope
+        assert envelope["error"].startswith("parallel was not asked within 2.0 s: all 64 threads")
+        assert "cost" not in envelope["meta"], envelope["meta"]
+    after = dispatch_search("q", backend="parallel", config=config)
+    assert after["success"], after

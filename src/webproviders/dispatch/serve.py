@@ -20,6 +20,7 @@ from ..dependable.ratelimit import BudgetExhaustedError
 from ..dependable.retry import MIN_REQUEST_TIME
 from ..envelope import normalise_pages, normalise_search
 from ..errors import (
+    NO_THREAD,
     BudgetExceededError,
     BudgetStoreUnavailableError,
     ProviderError,
@@ -121,6 +122,19 @@ def _taken(entry: ProviderEntry, method: Any, options: dict[str, Any], search: b
 
 
 def _timed_out(name: str, timeout: float, record: Attempt) -> WebTimeoutError:
+    queued = record.queued
+    if queued is not None and (not queued.sent or timeout - queued.seconds < GIVEN_SHARE * timeout):
+        # This process's busy moment took the time, not the provider: never counted against it.
+        what = (
+            f"did not answer within {timeout:.1f} s, but was asked only after {queued.seconds:.1f} s of them"
+            if queued.sent
+            else f"was not asked within {timeout:.1f} s"
+        )
+        return WebTimeoutError(
+            f"{name} {what}: {queued.reason}. Make fewer such calls at once, or give them more time.",
+            provider=name,
+            detail=NO_THREAD,
+        )
     if record.repeats is not None:  # e.g. a vendor's answer was still arriving: it will drip again
         return WebTimeoutError(
             f"{name} did not finish within {timeout:.1f} s ({record.repeats.replace('_', ' ')}).",
@@ -245,11 +259,13 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             data, meta = await attempt(call, entry, record)
         except asyncio.CancelledError:  # a hedged chain took another answer (or the caller left)
             cancelled = Cancelled(f"The request to {name} was given up on.", provider=name)
+            sent = sent and (record.queued is None or record.queued.sent)
             call.record(name, "cancelled", started, **meter.stop(spend, error=cancelled, sent=sent))
             state.health.failed(name, cancelled)  # not counted; it only ends a trial call
             raise
         except WebProviderError as error:
             extra = {"retry": retry} if retry else {}
+            sent = sent and (record.queued is None or record.queued.sent)
             call.record(name, "error", started, error, **extra, **meter.stop(spend, error=error, sent=sent))
             if isinstance(error, BudgetExhaustedError):
                 state.health.failed(name, error)  # not counted; it only ends a trial call

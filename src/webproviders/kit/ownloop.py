@@ -22,9 +22,11 @@ import collections
 import contextvars
 import os
 import threading
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
+from ..context import note_queued
 from ..pools import NoThread, daemon_loop
 
 T = TypeVar("T")
@@ -32,6 +34,8 @@ T = TypeVar("T")
 #: Workers at most; daemon threads, as a worker still reading an answer its caller gave up
 #: on must not hold the process open at exit.
 WORKERS = 64
+#: Why a call waited for a worker.
+_BUSY = f"all {WORKERS} threads that send SDK requests were busy with other calls"
 
 
 class _Worker:
@@ -73,7 +77,8 @@ def _wake(future: asyncio.Future[None]) -> None:
 
 class _Workers:
     """Up to :data:`WORKERS` workers, started as calls arrive; calls that find them all busy
-    wait their turn, first come first served."""
+    wait their turn, first come first served. A worker taken is the caller's own until it is
+    given back (:meth:`give`)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -81,25 +86,35 @@ class _Workers:
         self._started = 0
         self._waiting: collections.deque[_Turn] = collections.deque()
 
-    async def take(self) -> _Worker:
-        """A worker of the caller's own until it gives it back (:meth:`give`)."""
+    def free(self) -> _Worker | None:
+        """An idle worker, or a new one while fewer than :data:`WORKERS` run; None when all are busy."""
         with self._lock:
             if self._idle:
                 return self._idle.pop()
-            start = self._started < WORKERS
-            if start:
-                self._started += 1
-                number = self._started - 1
+            if self._started >= WORKERS:
+                return None
+            self._started += 1
+            number = self._started - 1
+        try:
+            return _Worker(number)
+        except BaseException:
+            with self._lock:
+                self._started -= 1
+            raise
+
+    async def wait(self) -> _Worker:
+        """The next worker given back (:meth:`give`), or one free by then."""
+        with self._lock:
+            if self._idle or self._started < WORKERS:
+                turn = None
             else:
                 turn = _Turn(asyncio.get_running_loop().create_future())
                 self._waiting.append(turn)
-        if start:
-            try:
-                return _Worker(number)
-            except BaseException:
-                with self._lock:
-                    self._started -= 1
-                raise
+        if turn is None:
+            worker = self.free()
+            if worker is not None:
+                return worker
+            return await self.wait()
         try:
             await turn.future
         except BaseException:
@@ -203,7 +218,15 @@ async def on_own_loop(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
     first, on a thread no caller waits for.
     """
     workers = _workers
-    worker = await workers.take()
+    worker = workers.free()
+    if worker is None:  # all busy: the wait is this process's time, not the vendor's
+        since = time.monotonic()
+        try:
+            worker = await workers.wait()
+        except asyncio.CancelledError:
+            note_queued(_BUSY, time.monotonic() - since, sent=False)
+            raise
+        note_queued(_BUSY, time.monotonic() - since, sent=True)
     try:
         run = _Run(workers, worker)
         worker.loop.call_soon_threadsafe(run.start, fn, args, context=contextvars.copy_context())
