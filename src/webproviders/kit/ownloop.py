@@ -120,7 +120,7 @@ class _Workers:
         except BaseException:
             with self._lock:
                 given, turn.worker = turn.worker, None
-                if given is None:
+                if turn in self._waiting:
                     self._waiting.remove(turn)
             if given is not None:  # handed over just as the caller left: the next call's
                 self.give(given)
@@ -129,17 +129,18 @@ class _Workers:
         return turn.worker
 
     def give(self, worker: _Worker) -> None:
-        """``worker`` is free again: to the call waiting longest, else idle."""
+        """``worker`` is free again: to the call waiting longest whose loop is turning (one
+        on a loop stopped mid-call would keep it until that loop ran again), else idle."""
         with self._lock:
-            while self._waiting:
-                turn = self._waiting.popleft()
-                turn.worker = worker
-                try:
-                    turn.future.get_loop().call_soon_threadsafe(_wake, turn.future)
-                except RuntimeError:  # its loop is closed: that call is gone
-                    turn.worker = None
-                    continue
-                return
+            for turn in list(self._waiting):
+                loop = turn.future.get_loop()
+                if loop.is_closed():  # that call is gone
+                    self._waiting.remove(turn)
+                elif loop.is_running():
+                    self._waiting.remove(turn)
+                    turn.worker = worker
+                    loop.call_soon_threadsafe(_wake, turn.future)
+                    return
             self._idle.append(worker)
 
 
