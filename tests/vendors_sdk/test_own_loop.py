@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import json
+import os
 import select
 import threading
 import time
@@ -327,3 +328,26 @@ def test_a_call_that_waited_for_a_worker_is_not_the_vendors_failure(
         assert "cost" not in envelope["meta"], envelope["meta"]
     after = dispatch_search("q", backend="parallel", config=config)
     assert after["success"], after
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
+def test_a_forked_child_sends_sdk_requests_from_workers_of_its_own(http_server: Any) -> None:
+    """The parent's workers' threads do not exist in a forked child (a gunicorn worker forked
+    after the app's first call): the child starts its own, and the parent's keep serving it."""
+    body = json.dumps({"search_id": "s", "results": [_hit("parallel", 1)]}).encode()
+    config = config_for("parallel", big_vendor(http_server, body))
+    assert dispatch_search("q", backend="parallel", config=config, timeout=10)["success"]
+    reader, writer = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report, and leave without running the parent's teardown
+        try:
+            envelope = dispatch_search("q", backend="parallel", config=config, timeout=5)
+            os.write(writer, json.dumps(envelope).encode()[:60000])
+        finally:
+            os._exit(0)
+    os.close(writer)
+    with os.fdopen(reader, "rb") as answer:
+        child = json.loads(answer.read() or b"null")
+    os.waitpid(pid, 0)
+    assert child is not None and child["success"], child
+    assert dispatch_search("q", backend="parallel", config=config, timeout=10)["success"]
