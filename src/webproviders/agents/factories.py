@@ -15,12 +15,10 @@ from typing import Any
 
 from pydantic import Field, SecretStr, field_validator
 
-from ..accounting.tags import check_tags
 from ..config import MAX_TIMEOUT, Config, ProviderSettings, Section, default_config, interpolate
-from ..errors import InvalidInputError
 from ..validate import MAX_LIMIT, MIN_LIMIT
 from .formatting import format_results
-from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS
+from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS, host_tags
 
 WebSearch = Callable[[str], Awaitable[str]]
 WebRead = Callable[[str], Awaitable[str]]
@@ -59,13 +57,7 @@ class WebToolConfig(Section):
     @field_validator("tags")
     @classmethod
     def _tags(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        """Checked here as every call would check them: a bad tag is the host's mistake, never
-        an ``invalid_input`` answer to a model that did not send it."""
-        try:
-            check_tags(value)
-        except InvalidInputError as exc:
-            raise ValueError(exc.message) from None
-        return value
+        return host_tags(value)
 
     @field_validator("api_key", "base_url")
     @classmethod

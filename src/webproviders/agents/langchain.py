@@ -26,7 +26,6 @@ except ImportError as missing:  # say which extra, as a provider with a missing 
     ) from missing
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..accounting.tags import check_tags
 from ..config import Config
 from ..errors import InvalidInputError
 from .formatting import Style, format_results
@@ -37,6 +36,7 @@ from .tools import (
     call_tool,
     decode_arguments,
     explain,
+    host_tags,
     invalid_call,
 )
 
@@ -60,13 +60,7 @@ class _WebTool(BaseTool):
     @field_validator("web_tags")
     @classmethod
     def _web_tags(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
-        """Checked when the tool is built: a bad tag is the host's mistake, never an
-        ``invalid_input`` answer to a model that did not send it."""
-        try:
-            check_tags(value)
-        except InvalidInputError as exc:
-            raise ValueError(exc.message) from None
-        return value
+        return host_tags(value)
 
     def __init__(self, **data: Any) -> None:
         spec = TOOLS[self.tool]

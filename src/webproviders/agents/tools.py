@@ -28,6 +28,7 @@ from pydantic import (
     model_validator,
 )
 
+from ..accounting.tags import check_tags
 from ..config import Config
 from ..envelope import failure
 from ..errors import InvalidInputError, WebProviderError
@@ -93,6 +94,17 @@ def _listed(value: Any) -> Any:
         if isinstance(decoded, list):
             return decoded
     return [value]
+
+
+def host_tags(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Tags a host gives a tool, checked when the tool is built as every call would check
+    them: a bad tag is the host's mistake, never an ``invalid_input`` answer to a model that
+    did not send it. Raises ``ValueError``, for a pydantic validator."""
+    try:
+        check_tags(value)
+    except InvalidInputError as exc:
+        raise ValueError(exc.message) from None
+    return value
 
 
 def _code_field(pattern: re.Pattern[str], description: str) -> Any:
