@@ -19,6 +19,8 @@ pytest.importorskip("mcp")
 
 from mcp import Client, MCPError, StdioServerParameters
 
+from webproviders.agents.bounded import json_chars
+
 SECRET_WORDS = ("key", "token", "secret")
 #: Pages the stub backend reads: an address literal, so the server's URL check needs no DNS.
 SITE = "https://93.184.216.34"
@@ -558,4 +560,59 @@ def test_the_providers_list_keeps_to_max_chars(make_config: Any) -> None:
     assert "- stub (search, extract, crawl): ready" in text_of(whole) and len(text_of(whole)) > 300
     cut = asyncio.run(providers(300))
     assert len(text_of(cut)) <= 300 and text_of(cut).endswith("…")
-    assert cut.structured_content == whole.structured_content
+    assert json_chars(cut.structured_content) <= 300 and cut.structured_content["truncated"] is True
+    rows = whole.structured_content["providers"]
+    kept = cut.structured_content["providers"]
+    assert kept == rows[: len(kept)] and cut.structured_content["omitted"] == len(rows) - len(kept)
+    assert "truncated" not in whole.structured_content
+
+
+def test_structured_content_keeps_to_max_chars(make_config: Any, http_server: Any) -> None:
+    """The text was cut to ``--max-chars`` while the structured content beside it carried the
+    whole page (twice: content and raw_content), hundreds of kilobytes to the client."""
+    from http.server import BaseHTTPRequestHandler
+
+    from webproviders.agents.mcp_server import build_server
+
+    paragraph = "words and more words " * 40
+    paragraphs = "".join(f"<p>Paragraph {n}: {paragraph}</p>" for n in range(200))
+    page = f"<html><head><title>Big</title></head><body><article>{paragraphs}</article></body></html>"
+    body = page.encode()
+
+    class Site(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            found = self.path == "/big"
+            self.send_response(200 if found else 404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body) if found else 0))
+            self.end_headers()
+            if found:
+                self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    site = f"http://127.0.0.1:{http_server(Site).server_address[1]}"
+    url = f"{site}/big"
+    config = make_config(
+        web={"allow_private_networks": True, "cache": False, "usage": False, "retry": {"max_retries": 0}}
+    )
+
+    async def call(name: str, arguments: dict[str, Any], max_chars: int = 2000) -> Any:
+        async with Client(build_server(config, max_chars=max_chars)) as client:
+            return await client.call_tool(name, arguments)
+
+    big = asyncio.run(call("web_extract", {"urls": [url], "backend": "http"}))
+    assert not big.is_error and len(text_of(big)) <= 2000
+    content = big.structured_content
+    assert json_chars(content) <= 2000 and content["truncated"] is True
+    assert content["success"] is True and content["data"][0]["url"] == url
+    assert "characters cut ...]" in content["data"][0]["content"]
+    small = asyncio.run(call("web_search", {"query": "fits", "limit": 1, "backend": "stub"}))
+    assert "truncated" not in small.structured_content and "meta" in small.structured_content
+    missing = [f"{site}/missing-page-number-{n}" for n in range(20)]
+    failed = asyncio.run(call("web_extract", {"urls": missing, "backend": "http"}, max_chars=400))
+    content = failed.structured_content
+    assert failed.is_error and json_chars(content) <= 400 and content["truncated"] is True
+    assert content["success"] is False and content["error_code"] == "not_found"
+

@@ -2,7 +2,7 @@
 
 Tools: ``web_search``, ``web_extract``, ``web_crawl`` (schemas from :mod:`webproviders.agents.tools`)
 and ``web_providers``. A result carries the envelope as structured content and a short
-markdown rendering as text; a failure is a tool error (``isError``) whose text is the
+markdown rendering as text, both within ``max_chars``; a failure is a tool error (``isError``) whose text is the
 envelope's sentence. No schema has a key field, and unknown arguments are refused.
 
 Over HTTP every request carries a bearer token. ``mcp.users`` maps tokens to user ids (the
@@ -36,6 +36,7 @@ from .._version import __version__
 from ..config import Config, ConfigError, ProviderSettings, default_config
 from ..homedir import expand_user, require_home
 from ..redact import get_logger, remember
+from .bounded import bounded_envelope, bounded_rows
 from .formatting import cut_end, format_results
 from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS, TOOLS, acall_tool, input_schema, invalid_call
 
@@ -172,10 +173,11 @@ def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_C
     keyed = KeyedConfigs()
 
     def answer(envelope: dict[str, Any]) -> types.CallToolResult:
-        """An envelope as a tool result: structured content, its markdown, a failure an error."""
+        """An envelope as a tool result: structured content, its markdown (both within
+        ``max_chars``), a failure an error."""
         return types.CallToolResult(
             content=[types.TextContent(text=format_results(envelope, "markdown", max_chars))],
-            structured_content=envelope,
+            structured_content=bounded_envelope(envelope, max_chars),
             is_error=not envelope.get("success"),
         )
 
@@ -191,7 +193,7 @@ def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_C
             rows = await anyio.to_thread.run_sync(_providers, used)
             return types.CallToolResult(
                 content=[types.TextContent(text=cut_end(_providers_text(rows), max_chars))],
-                structured_content={"providers": rows},
+                structured_content=bounded_rows("providers", rows, max_chars),
             )
         if params.name not in TOOLS:
             known = ", ".join([*TOOLS, PROVIDERS_TOOL])
