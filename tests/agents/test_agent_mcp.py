@@ -122,6 +122,48 @@ def test_stdio_server_serves_every_tool(tmp_path: Path) -> None:
     asyncio.run(asyncio.wait_for(main(), 120))
 
 
+
+def test_stdio_answers_a_request_holding_a_lone_surrogate(tmp_path: Path) -> None:
+    """A JSON ``"\\ud800"`` escape (JavaScript clients send what a model emits) made the
+    package's line parser fail; the server dropped the request and the client waited forever."""
+    import json
+    import queue
+    import threading
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "webproviders.cli", "mcp"],
+        env=server_env(tmp_path),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    lines: queue.Queue[bytes] = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
+
+    def send(line: str) -> None:
+        assert process.stdin is not None
+        process.stdin.write(line.encode() + b"\n")
+        process.stdin.flush()
+
+    def reply() -> dict[str, Any]:
+        return dict(json.loads(lines.get(timeout=60)))
+
+    try:
+        send(json.dumps(INITIALIZE))
+        assert reply()["id"] == 1
+        send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+        call = '{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"web_search","arguments":{"query":%s}}}'
+        send(call % (2, '"broken \\ud83d emoji"'))
+        refused = reply()
+        assert refused["id"] == 2 and refused["error"]["code"] == -32700
+        assert "lone surrogate (\\ud83d" in refused["error"]["message"]
+        send(call % (3, '"whole \\ud83d\\ude00 emoji"'))
+        served = reply()
+        assert served["id"] == 3 and served["result"]["isError"] is False
+    finally:
+        stop(process)
+
 # --- streamable HTTP ------------------------------------------------------------------------
 
 

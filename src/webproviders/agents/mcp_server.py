@@ -365,11 +365,15 @@ async def _refuse(send: Send, status: int, error: str, description: str) -> None
 
 
 async def serve_stdio(server: Server) -> None:
-    """Serve one client over this process's stdin and stdout."""
+    """Serve one client over this process's stdin and stdout; a request the transport cannot
+    read (a lone surrogate) is answered with a parse error, not left without an answer."""
     from mcp.server.stdio import stdio_server
 
+    from .mcp_stdin import AnsweringReader
+
     async with stdio_server() as (read_stream, write_stream):
-        await server.run(read_stream, write_stream, server.create_initialization_options())
+        reader = AnsweringReader(read_stream, write_stream)
+        await server.run(reader, write_stream, server.create_initialization_options())
 
 
 def _local_only(host: str) -> Any:
