@@ -599,7 +599,8 @@ def test_the_providers_list_keeps_to_max_chars(make_config: Any) -> None:
             return await client.call_tool("web_providers", {})
 
     whole = asyncio.run(providers(20_000))
-    assert "- stub (search, extract, crawl): ready" in text_of(whole) and len(text_of(whole)) > 300
+    assert "- stub (search, extract, crawl): configured" in text_of(whole)
+    assert len(text_of(whole)) > 300
     cut = asyncio.run(providers(300))
     assert len(text_of(cut)) <= 300 and text_of(cut).endswith("…")
     assert json_chars(cut.structured_content) <= 300 and cut.structured_content["truncated"] is True
@@ -658,3 +659,38 @@ def test_structured_content_keeps_to_max_chars(make_config: Any, http_server: An
     assert failed.is_error and json_chars(content) <= 400 and content["truncated"] is True
     assert content["success"] is False and content["error_code"] == "not_found"
 
+
+def test_a_provider_is_ready_only_once_its_code_has_loaded(tmp_path: Path, make_config: Any) -> None:
+    """Listing reads manifests only; a plugin whose module fails to import was listed as
+    ready until something used it."""
+    from webproviders.agents.mcp_server import build_server
+
+    folder = tmp_path / "broken"
+    folder.mkdir()
+    (folder / "plugin.yaml").write_text(
+        "name: broken\nkind: backend\ndescription: Fails to import.\nproviders:\n"
+        "  - name: broken\n    capabilities: [search]\n    fetch: none\n    auto_detect: false\n",
+        encoding="utf-8",
+    )
+    (folder / "__init__.py").write_text("import not_a_module_of_anyone\n", encoding="utf-8")
+    config = make_config(
+        web={"backend": "stub", "cache": False, "usage": False},
+        plugins={"paths": [str(tmp_path)], "enabled": ["broken"]},
+    )
+
+    async def session() -> tuple[Any, Any, Any]:
+        async with Client(build_server(config)) as client:
+            before = await client.call_tool("web_providers", {})
+            await client.call_tool("web_search", {"query": "x", "backend": "stub"})
+            await client.call_tool("web_search", {"query": "x", "backend": "broken"})
+            after = await client.call_tool("web_providers", {})
+            return before, after, text_of(after)
+
+    before, after, text = asyncio.run(session())
+    assert "- broken (search): ready" not in text_of(before)
+    assert "- broken (search): configured (its code loads on first use)" in text_of(before)
+    rows = {row["name"]: row for row in before.structured_content["providers"]}
+    assert rows["broken"]["available"] is True and rows["broken"]["loaded"] is False
+    rows = {row["name"]: row for row in after.structured_content["providers"]}
+    assert rows["broken"]["available"] is False and "not_a_module_of_anyone" in rows["broken"]["reason"]
+    assert rows["stub"]["loaded"] is True and "- stub (search, extract, crawl): ready" in text

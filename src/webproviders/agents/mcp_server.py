@@ -54,7 +54,7 @@ KEY_HEADER = "x-webproviders-key-"
 CALLER_STATE = "webproviders.caller"
 #: Configurations built for clients' own keys, kept for reuse (each has its own registry).
 MAX_KEYED_CONFIGS = 32
-_PROVIDER_FIELDS = ("name", "display_name", "capabilities", "available", "reason")
+_PROVIDER_FIELDS = ("name", "display_name", "capabilities", "available", "loaded", "reason")
 _INSTRUCTIONS = (
     "Web access: web_search finds pages, web_extract reads pages by URL, web_crawl follows a "
     "site's links, web_providers lists the search backends this server can use."
@@ -85,10 +85,18 @@ def _providers(config: Config | None) -> list[dict[str, Any]]:
     ]
 
 
+def _state(row: Mapping[str, Any]) -> str:
+    """Ready only once the provider's code has loaded and agreed; before that the listing is
+    its manifest's view (listing imports no provider code), and says so."""
+    if not row["available"]:
+        return f"not available: {row['reason']}"
+    return "ready" if row["loaded"] else "configured (its code loads on first use)"
+
+
 def _providers_text(rows: list[dict[str, Any]]) -> str:
     lines = []
     for row in rows:
-        state = "ready" if row["available"] else f"not available: {row['reason']}"
+        state = _state(row)
         lines.append(
             f"- {row['name']} ({', '.join(row['capabilities']) or 'no capabilities'}): {state}"
         )
@@ -161,7 +169,10 @@ def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_C
     tools.append(
         types.Tool(
             name=PROVIDERS_TOOL,
-            description="List the web providers this server can use, what each can do and whether it is ready.",
+            description=(
+                "List the web providers this server can use, what each can do and whether it is "
+                "ready, configured (not used yet) or not available and why."
+            ),
             input_schema={"type": "object", "properties": {}, "additionalProperties": False},
             annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
         )

@@ -358,7 +358,9 @@ class Registry:
             )), None
 
     def describe(self, entry: ProviderEntry, load: bool = False) -> dict[str, Any]:
-        """One row of :func:`list_providers`, from the manifest."""
+        """One row of :func:`list_providers`, from the manifest; ``loaded`` says whether the
+        provider's code has loaded, so that ``available`` includes its own ``is_available()``
+        (before that, it is the manifest's view: the code may yet fail to load)."""
         available, reason = self.availability(entry, load=load)
         manifest = entry.manifest
         return {
@@ -371,6 +373,7 @@ class Registry:
             "plugin": entry.plugin,
             "priority": manifest.priority,
             "auto_detect": manifest.auto_detect,
+            "loaded": entry.loaded is not None,
             "load_error": None,
         }
 
@@ -399,6 +402,7 @@ class Registry:
                         "plugin": record.name,
                         "priority": None,
                         "auto_detect": False,
+                        "loaded": False,
                         "load_error": record.error,
                     }
                 )
@@ -582,7 +586,8 @@ def clear_registry_cache() -> None:
 
 
 def list_providers(config: Config | None = None, *, load: bool = False) -> list[dict[str, Any]]:
-    """Name, display name, capabilities, availability (and why not), source and load error.
+    """Name, display name, capabilities, availability (and why not), whether the code has
+    loaded, source and load error.
 
     Read from the plugins' manifests: no plugin code is imported for it (except plugins that
     declare no provider, whose code alone says what they serve). ``load=True`` loads every
