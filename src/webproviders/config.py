@@ -407,6 +407,21 @@ class ProviderSettings(Section):
     #: Cap on one vendor answer, compressed and decoded bytes alike (``too_large`` beyond);
     #: unset, :data:`VENDOR_MAX_BYTES`. Read it with :meth:`answer_cap`.
     max_response_bytes: int | None = Field(default=None, gt=0)
+    #: Where a key a caller handed over came from (see :meth:`with_key`); None: the config.
+    _key_origin: str | None = None
+
+    def with_key(self, key: SecretStr, origin: str) -> "ProviderSettings":
+        """A copy holding ``key``, which a caller gave (an agent tool's ``api_key``, a client's
+        header) rather than the config; ``origin`` names it for the sentence saying it was
+        refused, as the configured names (``TAVILY_API_KEY``) are not what that caller set."""
+        copy = self.model_copy(update={"api_key": key})
+        copy._key_origin = origin
+        return copy
+
+    @property
+    def key_origin(self) -> str | None:
+        """Where the key came from, when a caller gave it (:meth:`with_key`)."""
+        return self._key_origin
 
     @field_validator("rate_limit")
     @classmethod

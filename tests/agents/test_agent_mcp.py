@@ -541,6 +541,48 @@ def test_a_clients_own_vendor_key_serves_only_its_calls(tmp_path: Path, http_ser
     assert own_key not in log and own_key not in json.dumps(theirs.structured_content)
 
 
+def test_a_clients_refused_key_is_named_as_the_key_it_sent(tmp_path: Path, http_server: Any) -> None:
+    """A client's own key refused by the vendor was answered "Check TAVILY_API_KEY", which the
+    client never set: the sentence names the header it sent, never the key."""
+    import json
+    from http.server import BaseHTTPRequestHandler
+
+    class Refusing(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            body = json.dumps({"detail": {"error": "Unauthorized: missing or invalid API key."}})
+            self.send_response(401)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body.encode())
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    vendor = f"http://127.0.0.1:{http_server(Refusing).server_address[1]}"
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        f"web:\n  cache: false\n  retry: {{max_retries: 0}}\n  providers: {{tavily: {{base_url: '{vendor}'}}}}\n"
+        f"mcp:\n  user_keys: true\n  users: {{alice: {ALICE}}}\n",
+        encoding="utf-8",
+    )
+    own_key = "tvly-dev-AliceRefusedKey0123456"
+    process, url = start_http_server(tmp_path, "--config", str(config))
+    try:
+
+        async def run() -> Any:
+            http, client = user_session(url, ALICE, **{"X-Webproviders-Key-Tavily": own_key})
+            async with http, client:
+                return await client.call_tool("web_search", {"query": "q", "backend": "tavily"})
+
+        refused = asyncio.run(asyncio.wait_for(run(), 120))
+    finally:
+        stop(process)
+    assert refused.is_error and refused.structured_content["error_code"] == "auth_error"
+    assert text_of(refused).endswith("Check the key this client sent in X-Webproviders-Key-Tavily.")
+    assert "TAVILY_API_KEY" not in text_of(refused) and own_key not in json.dumps(refused.structured_content)
+
 def test_vendor_keys_are_refused_unless_the_server_takes_them(tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_text(f"web:\n  backend: stub\nmcp:\n  users: {{alice: {ALICE}}}\n", encoding="utf-8")

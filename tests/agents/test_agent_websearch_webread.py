@@ -197,3 +197,18 @@ def test_the_tools_keep_their_descriptions_under_python_oo() -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     search, read = done.stdout.splitlines()
     assert search.startswith("Search the web") and read.startswith("Read one web page")
+
+
+def test_a_refused_tool_key_is_named_as_the_tool_key(make_config: Any) -> None:
+    """The tool's own key was refused with "Check BRAVE_SEARCH_API_KEY", a variable the host
+    never set: the sentence names the key the tool was given, never showing it."""
+    key = "brave-tool-key-0f3c9d2e"
+    websearch = create_websearch_tool(
+        WebToolConfig(provider="brave", api_key=key, config=make_config(web={"cache": False}))
+    )
+    with respx.mock(assert_all_called=True) as mock:
+        mock.get(BRAVE_URL).respond(401, json={"type": "ErrorResponse", "error": {"status": 401}})
+        text = asyncio.run(websearch("httpx"))
+    assert text.startswith("Error [auth_error]:")
+    assert text.endswith("Check the tool's api_key (WebToolConfig).")
+    assert "BRAVE_SEARCH_API_KEY" not in text and key not in text

@@ -71,12 +71,11 @@ class WebToolConfig(Section):
         base = self.config if self.config is not None else default_config()
         if self.provider is None or (self.api_key is None and self.base_url is None):
             return base
-        overrides: dict[str, Any] = {}
+        settings: ProviderSettings = base.provider(self.provider)
         if self.api_key is not None:
-            overrides["api_key"] = self.api_key
+            settings = settings.with_key(self.api_key, "the tool's api_key (WebToolConfig)")
         if self.base_url is not None:
-            overrides["base_url"] = self.base_url
-        settings: ProviderSettings = base.provider(self.provider).model_copy(update=overrides)
+            settings = settings.model_copy(update={"base_url": self.base_url})
         web = base.web.model_copy(
             update={"providers": {**base.web.providers, self.provider: settings}}
         )

@@ -49,7 +49,8 @@ PROVIDERS_TOOL = "web_providers"
 TOKEN_ENV = "WEBPROVIDERS_MCP_TOKEN"
 HTTP_PATH = "/mcp"
 #: Header prefix of a client's own vendor key: ``X-Webproviders-Key-Tavily: tvly-...``.
-KEY_HEADER = "x-webproviders-key-"
+KEY_HEADER_SHOWN = "X-Webproviders-Key-"
+KEY_HEADER = KEY_HEADER_SHOWN.lower()  # as ASGI gives header names
 #: Where the gate leaves the caller for the tool handlers, in the ASGI scope's ``state``.
 CALLER_STATE = "webproviders.caller"
 #: Configurations built for clients' own keys, kept for reuse (each has its own registry).
@@ -138,7 +139,8 @@ class KeyedConfigs:
         providers = dict(base.web.providers)
         for name, key in keys.items():
             settings: ProviderSettings = base.provider(name)
-            providers[name] = settings.model_copy(update={"api_key": SecretStr(key)})
+            origin = f"the key this client sent in {KEY_HEADER_SHOWN}{name.title()}"
+            providers[name] = settings.with_key(SecretStr(key), origin)
         web = base.web.model_copy(update={"providers": providers})
         keyed = base.model_copy(update={"web": web})
         keyed.source = base.source

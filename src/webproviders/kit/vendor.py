@@ -143,6 +143,8 @@ class VendorProvider(WebSearchProvider):
             for var in names:
                 if (os.environ.get(var) or "").strip():
                     return var
+        if config_key == "api_key" and self.settings.key_origin:
+            return self.settings.key_origin
         return f"web.providers.{self.name}.{config_key}"
 
     def key_problem(self) -> str | None:
@@ -207,10 +209,11 @@ class VendorProvider(WebSearchProvider):
     def _name_the_key_setting(self, error: AuthError) -> None:
         """End a refused-key message with where the key is set, unless it already says so."""
         names = self.key_vars()
-        if any(name in error.message for name in names):
+        origin = self.settings.key_origin if self.settings.api_keys() else None
+        if origin is None and any(name in error.message for name in names):
             return
         setting = f"web.providers.{self.name}.api_key"
-        where = f"{' or '.join(names)} (or {setting})" if names else setting
+        where = origin or (f"{' or '.join(names)} (or {setting})" if names else setting)
         error.message = f"{error.message.rstrip()} Check {where}."
         error.args = (error.message,)
 
