@@ -118,6 +118,15 @@ def test_an_extract_of_no_urls_is_an_empty_list(probe_config: Any) -> None:
     assert as_hermes_provider("probe", probe_config()).extract([]) == []
 
 
+def test_no_url_at_all_is_an_error_page_not_silence(make_config: Any) -> None:
+    """``extract(None)`` answered ``[]``, as if there were simply nothing to read: the caller's
+    mistake is one page with an empty URL and the refusal, as Hermes' own tool gives it."""
+    web = as_hermes_provider("stub", make_config(web={"cache": False, "usage": False}))
+    for pages in (web.extract(None), asyncio.run(web.aextract(None)), web.crawl(None)["results"]):
+        assert [(page["url"], page["error_code"]) for page in pages] == [("", "invalid_input")]
+        assert pages[0]["content"] == "" and pages[0]["error"]
+
+
 def test_a_bad_configuration_is_reported_by_every_member_without_raising() -> None:
     provider = as_hermes_provider("stub", {"web": {"timeout": "later"}})
     assert provider.is_available() is False and provider.supports_search() is False

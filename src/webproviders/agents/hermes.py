@@ -226,10 +226,14 @@ class HermesProvider:
         return f"HermesProvider({self._name!r})"
 
 
-def _asked(urls: Any) -> list[str]:
-    """The URLs a call was given, as text, for the pages of a failed call."""
-    items = [urls] if isinstance(urls, str) else urls if isinstance(urls, (list, tuple)) else []
-    return [str(url) for url in items]
+def _asked(urls: Any) -> list[str] | None:
+    """The URLs a call was given, as text, for the pages of a failed call; None when it was
+    given neither a URL nor a list of them."""
+    if isinstance(urls, str):
+        return [urls]
+    if isinstance(urls, (list, tuple)):
+        return [str(url) for url in urls]
+    return None
 
 
 def _hermes_page(item: Mapping[str, Any]) -> dict[str, Any]:
@@ -255,10 +259,12 @@ def _failure_key(url: Any) -> str:
     return url_key(mask_userinfo(str(url)))
 
 
-def hermes_pages(envelope: Mapping[str, Any], asked: list[str]) -> list[dict[str, Any]]:
+def hermes_pages(envelope: Mapping[str, Any], asked: list[str] | None) -> list[dict[str, Any]]:
     """An extract or crawl envelope as Hermes' per-URL page list; a failed call is one error
     page per URL asked for (its own item in ``meta.failures``, else the call's sentence and
-    code), its URL with any ``user:password@`` masked, as the dispatcher gives it back."""
+    code), its URL with any ``user:password@`` masked, as the dispatcher gives it back; when
+    what was asked for is no URL or list of them (``asked`` None: ``extract(None)``), one
+    error page with an empty URL."""
     if envelope.get("success"):
         return [_hermes_page(item) for item in envelope.get("data") or [] if isinstance(item, Mapping)]
     by_url = {
@@ -267,6 +273,8 @@ def hermes_pages(envelope: Mapping[str, Any], asked: list[str]) -> list[dict[str
         if isinstance(item, Mapping)
     }
     failed = {"error": envelope.get("error") or "The call failed.", "error_code": envelope.get("error_code")}
+    if asked is None:  # not URLs at all (None): one page with no URL says so, as Hermes' tool does
+        return [_hermes_page({"url": "", **failed})]
     return [
         _hermes_page(by_url.get(_failure_key(url)) or {"url": mask_userinfo(url.strip()), **failed})
         for url in asked
