@@ -235,6 +235,20 @@ class Section(BaseModel):
             return {k: v for k, v in data.items() if not (v == "" and k in fields and _takes_no_text(cls, k))}
         return data
 
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> core_schema.CoreSchema:
+        """``model_dump`` and ``model_dump_json`` show text as the repr does (a base URL's
+        ``user:password@`` masked), since configs get logged and dumped; keys are
+        ``SecretStr`` already. The attributes keep the real values for the code that connects.
+        Written as a core schema, as :class:`_Given` is: ``model_serializer``'s module would
+        load at start-up."""
+        schema: core_schema.CoreSchema = handler(source)
+        if schema["type"] == "model":
+            schema["serialization"] = core_schema.wrap_serializer_function_ser_schema(
+                _dumped_scrubbed, info_arg=False
+            )
+        return schema
+
     def __repr_args__(self) -> Any:
         for name, value in super().__repr_args__():
             if isinstance(value, str):
@@ -251,6 +265,22 @@ class Section(BaseModel):
         for name, field in cls.model_fields.items():
             if isinstance(field.default, Unread):
                 setattr(cls, name, _ReadOnFirstUse(name))
+
+
+def _dumped_scrubbed(section: BaseModel, handler: Any) -> Any:
+    """A section as dumped, every string in it scrubbed (see ``Section.__get_pydantic_core_schema__``)."""
+    return _scrubbed(handler(section))
+
+
+def _scrubbed(value: Any) -> Any:
+    """``value`` (a dumped section) with every string in it scrubbed."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {key: _scrubbed(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_scrubbed(item) for item in value]
+    return value
 
 
 class LazySection(Section):

@@ -217,6 +217,40 @@ def test_a_config_s_repr_masks_its_secrets_before_any_call(web: dict[str, Any], 
     assert "***" in repr(config)
 
 
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        ("web.providers.searxng.base_url", "https://user:Pw0rdSecret9@127.0.0.1:8080/"),
+        ("web.proxy", "http://u:Pw0rdSecret9@127.0.0.1:3128"),
+        ("web.cache.url", "redis://:Pw0rdSecret9@127.0.0.1:6379/0"),
+        ("web.providers.local.dsn", "host=db port=5432 user=pages password=Pw0rdSecret9"),
+        ("web.providers.gateway.headers", {"Authorization": "Bearer Pw0rdSecret9"}),
+    ],
+)
+def test_a_config_s_dump_masks_what_its_repr_masks(path: str, value: Any) -> None:
+    """The repr hid a base URL's password while model_dump() and model_dump_json(), what a
+    config is logged or saved with, showed it; the code that connects keeps the real value."""
+    from webproviders.config import config_from_dict
+
+    data: dict[str, Any] = {"web": {"providers": {"tavily": {"api_key": "tvly-Dump0Key0123456"}}}}
+    *parents, leaf = path.split(".")
+    node = data
+    for part in parents:
+        node = node.setdefault(part, {})
+    node[leaf] = value
+    config = config_from_dict(data)
+    dumps = (
+        str(config.model_dump()),
+        str(config.model_dump(mode="json")),
+        config.model_dump_json(),
+        config.web.model_dump_json(),
+    )
+    for text in dumps:
+        assert "Pw0rdSecret9" not in text and "tvly-Dump0Key0123456" not in text, text
+        assert "***" in text
+    assert config.setting(path) == value
+
+
 def test_short_query_values_of_a_base_url_are_not_taken_for_secrets() -> None:
     """Only a query value long enough to be a token is masked: ``format=json`` is a setting,
     and masking "json" everywhere would garble error sentences."""
