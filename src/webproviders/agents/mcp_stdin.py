@@ -39,7 +39,7 @@ def _lone_surrogate(value: Any) -> str | None:
 def refusal(exc: Exception) -> Any:
     """The JSON-RPC parse error answering a request on a line the transport could not read,
     or None when the line held no request (a notification, a response, no JSON at all)."""
-    import mcp_types as types
+    from mcp import types
 
     problems = exc.errors() if isinstance(exc, ValidationError) else []
     if not problems or problems[0].get("type") != "json_invalid":
