@@ -7,6 +7,7 @@ even for engines that ignore the operator.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from webproviders import warn
@@ -62,18 +63,18 @@ def _matches(host: str, domain: str) -> bool:
     return host == domain or host.endswith("." + domain)
 
 
-def domain_filter(hits: list[dict[str, Any]], options: dict[str, Any]) -> list[dict[str, Any]]:
-    """Keep hits on an included domain (or a subdomain) and drop hits on an excluded one."""
+def domain_filter(options: dict[str, Any]) -> Callable[[str], bool] | None:
+    """Whether a hit's URL is on an included domain (or a subdomain) and on no excluded one;
+    None when no domain is named."""
     include = options.get("include_domains") or []
     exclude = options.get("exclude_domains") or []
     if not include and not exclude:
-        return hits
-    kept = []
-    for hit in hits:
-        host = host_of(hit["url"])
+        return None
+
+    def wanted(url: str) -> bool:
+        host = host_of(url)
         if include and not any(_matches(host, d) for d in include):
-            continue
-        if any(_matches(host, d) for d in exclude):
-            continue
-        kept.append(hit)
-    return kept
+            return False
+        return not any(_matches(host, d) for d in exclude)
+
+    return wanted

@@ -7,6 +7,7 @@ result is skipped, never allowed to break the call.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from webproviders import ParseError
@@ -34,13 +35,28 @@ def _hit(item: dict[str, Any]) -> dict[str, Any]:
     return hit
 
 
-def parse_results(name: str, body: Any) -> list[dict[str, Any]]:
-    """Hits ordered by SearXNG's score, best first (ties keep SearXNG's order)."""
+def parse_results(
+    name: str, body: Any, limit: int, wanted: Callable[[str], bool] | None = None
+) -> list[dict[str, Any]]:
+    """The best ``limit`` hits by SearXNG's score (ties keep SearXNG's order) whose URL is
+    ``wanted``. Only those are mapped: the caller receives no more, and mapping every hit of
+    a big answer held the call past its deadline."""
     if not isinstance(body, dict):
         raise ParseError(f"{name} answered with JSON that is not a search response.", provider=name)
     results = answer_list(body.get("results"), "results", name, name)
-    usable = [item for item in results if isinstance(item, dict) and is_http_url(item.get("url"))]
-    return [_hit(item) for item in sorted(usable, key=_score, reverse=True)]
+    ranked = sorted((item for item in results if isinstance(item, dict)), key=_score, reverse=True)
+    hits: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for item in ranked:
+        if len(hits) >= limit:
+            break
+        if not is_http_url(item.get("url")):
+            continue
+        url = item["url"].strip()
+        if url not in seen and (wanted is None or wanted(url)):
+            seen.add(url)
+            hits.append(_hit(item))
+    return hits
 
 
 def _engine_and_reason(entry: Any) -> tuple[Any, Any]:

@@ -76,4 +76,4 @@ class SearxngProvider(VendorProvider):
         silent = unresponsive(body)
         if silent:
             warn(f"{self.name}: some engines did not answer: {', '.join(silent)}.")
-        return domain_filter(parse_results(self.name, body), options)
+        return parse_results(self.name, body, limit, domain_filter(options))

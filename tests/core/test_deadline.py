@@ -75,3 +75,28 @@ def test_extract_results_with_a_failed_url_are_not_cached(clock: Any) -> None:
     assert "cached" not in second["meta"] and "failed" not in second["meta"]
     third = dispatch_extract(urls, backend="clock", config=config)
     assert third["meta"].get("cached") is True
+
+
+HOLDER = """
+import time
+from webproviders import WebSearchProvider
+
+class Holder(WebSearchProvider):
+    name = "holder"
+    def is_available(self):
+        return True
+    async def search(self, query, limit=5, **options):
+        time.sleep(0.6)  # work that never yields (a big answer turned into hits): no timer runs
+        return [{"title": "late", "url": "https://holder.example/", "description": "read after the deadline"}]
+
+def register(ctx):
+    ctx.register_web_search_provider(Holder())
+"""
+
+
+def test_an_answer_read_past_the_deadline_is_no_success(write_plugin: Any, make_config: Any) -> None:
+    root = write_plugin("holder", HOLDER, [{"name": "holder", "capabilities": ["search"], "fetch": "none"}])
+    config = make_config(web={"cache": False, "retry": {"max_retries": 0}}, plugins={"paths": [str(root)], "enabled": ["holder"]})
+    envelope = dispatch_search("q", backend="holder", config=config, timeout=0.2)
+    assert envelope["success"] is False and envelope["error_code"] == "timeout", envelope
+    assert "still being read" in envelope["error"]

@@ -144,6 +144,16 @@ def _timed_out(name: str, timeout: float, record: Attempt) -> WebTimeoutError:
     return WebTimeoutError(f"{name} did not answer within {timeout:.1f} s.", provider=name)
 
 
+def _read_late(name: str, timeout: float) -> WebTimeoutError:
+    """An answer that was still being read (parsed, turned into hits) when the time ran out:
+    it is dropped, never handed back as a success after the deadline."""
+    return WebTimeoutError(
+        f"{name} answered, but its answer was still being read when its {timeout:.1f} s ran out, so it "
+        "was dropped: a very large answer takes long to read; give the call more time.",
+        provider=name,
+    )
+
+
 def _normalise(call: Call, raw: Any, name: str) -> tuple[Any, dict[str, Any]]:
     if call.capability == "search":
         hits, meta = normalise_search(raw, call.arguments["limit"])
@@ -181,11 +191,14 @@ async def attempt(call: Call, entry: ProviderEntry, record: Attempt) -> tuple[An
     try:
         if timeout <= 0:
             raise WebTimeoutError("The call's deadline passed before this provider could be tried.")
+        started = time.monotonic()
         try:
             raw = await _request(call, entry, timeout)
         except asyncio.TimeoutError:
             raise _timed_out(name, timeout, record) from None
         data, meta = _normalise(call, raw, name)
+        if time.monotonic() - started > timeout:  # read past it, on a loop no timer could interrupt
+            raise _read_late(name, timeout)
     except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
         call.warn(take_warnings(record))  # a failed request's warnings still reach the call
         error = _repeating(to_provider_error(exc, name), record)
