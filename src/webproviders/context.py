@@ -51,16 +51,18 @@ _usage_lock = threading.Lock()
 
 
 class Queued:
-    """A request's wait in this process for a thread to send it from: why (``reason``), how
-    many ``seconds``, and whether it was ``sent`` after it or given up on first. The time
-    was this process's, not the provider's."""
+    """A request's wait in this process for a thread or a connection to send it from: why
+    (``reason``, and the ``detail`` a timeout it caused carries), how many ``seconds``, and
+    whether it was ``sent`` after it or given up on first. The time was this process's, not
+    the provider's."""
 
-    __slots__ = ("reason", "seconds", "sent")
+    __slots__ = ("detail", "reason", "seconds", "sent")
 
-    def __init__(self, reason: str, seconds: float, sent: bool) -> None:
+    def __init__(self, reason: str, seconds: float, sent: bool, detail: str) -> None:
         self.reason = reason
         self.seconds = seconds
         self.sent = sent
+        self.detail = detail
 
 
 class Attempt:
@@ -70,7 +72,7 @@ class Attempt:
     were retried: the vendor transport marks ``slow_answer`` when time ran out while a
     vendor's answer was still arriving (a vendor that drips its answer drips it again), the
     extraction pool ``cpu_limit`` when a page used up its CPU time. ``queued`` is the wait
-    for a thread to send the request from, when every one was busy (:class:`Queued`). A
+    for a thread or a connection to send the request from, when every one was busy (:class:`Queued`). A
     mutable bucket, like :class:`Usage`, so that a mark made in a worker thread reaches the
     dispatcher.
     """
@@ -181,11 +183,11 @@ def note_repeating(detail: str) -> None:
         record.repeats = detail
 
 
-def note_queued(reason: str, seconds: float, sent: bool) -> None:
-    """Record that the current request waited for a thread (see :class:`Queued`)."""
+def note_queued(reason: str, seconds: float, sent: bool, detail: str) -> None:
+    """Record that the current request waited for a thread or a connection (see :class:`Queued`)."""
     record = _attempt.get()
     if record is not None:
-        record.queued = Queued(reason, seconds, sent)
+        record.queued = Queued(reason, seconds, sent, detail)
 
 
 def call_clients() -> object | None:

@@ -354,6 +354,9 @@ def proxy_auth_error(who: str, provider: str | None, tail: str = ".", settings: 
 #: ``detail`` of a call or attempt that could not run for want of a thread: this process is
 #: at its limit of threads or memory, which says nothing of the provider.
 NO_THREAD = "no_thread"
+#: ``detail`` of a timeout spent waiting for one of the connections a vendor client may open,
+#: all in use by this process's other requests: the request was never sent.
+NO_CONNECTION = "no_connection"
 #: What is wrong and what to do when the process has no room for a call.
 AT_PROCESS_LIMIT = (
     "the process is at its limit of open files (ulimit -n), threads or memory: "
@@ -610,6 +613,7 @@ __all__ = [
     "ERROR_CLASSES",
     "ERROR_CODES",
     "INVALID_CERTIFICATE",
+    "NO_CONNECTION",
     "NO_THREAD",
     "STATUS_ERRORS",
     "UNTRUSTED_CERTIFICATE",

@@ -20,7 +20,6 @@ from ..dependable.ratelimit import BudgetExhaustedError
 from ..dependable.retry import MIN_REQUEST_TIME
 from ..envelope import normalise_pages, normalise_search
 from ..errors import (
-    NO_THREAD,
     BudgetExceededError,
     BudgetStoreUnavailableError,
     ProviderError,
@@ -133,7 +132,7 @@ def _timed_out(name: str, timeout: float, record: Attempt) -> WebTimeoutError:
         return WebTimeoutError(
             f"{name} {what}: {queued.reason}. Make fewer such calls at once, or give them more time.",
             provider=name,
-            detail=NO_THREAD,
+            detail=queued.detail,
         )
     if record.repeats is not None:  # e.g. a vendor's answer was still arriving: it will drip again
         return WebTimeoutError(
@@ -202,6 +201,8 @@ async def attempt(call: Call, entry: ProviderEntry, record: Attempt) -> tuple[An
     except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
         call.warn(take_warnings(record))  # a failed request's warnings still reach the call
         error = _repeating(to_provider_error(exc, name), record)
+        if error.code == "timeout" and record.queued is not None and not record.queued.sent:
+            error = _timed_out(name, timeout, record)  # never sent: whichever timer ended the wait
         if error.code == "timeout" and error.detail is None and timeout < GIVEN_SHARE * (own or call.config.web.timeout):
             error.detail = CALL_DEADLINE  # cut short by the call, not by the provider's own time
         raise error from None

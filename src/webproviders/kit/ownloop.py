@@ -27,6 +27,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 from ..context import note_queued
+from ..errors import NO_THREAD
 from ..pools import NoThread, daemon_loop
 
 T = TypeVar("T")
@@ -225,9 +226,9 @@ async def on_own_loop(fn: Callable[..., Awaitable[T]], *args: Any) -> T:
         try:
             worker = await workers.wait()
         except asyncio.CancelledError:
-            note_queued(_BUSY, time.monotonic() - since, sent=False)
+            note_queued(_BUSY, time.monotonic() - since, sent=False, detail=NO_THREAD)
             raise
-        note_queued(_BUSY, time.monotonic() - since, sent=True)
+        note_queued(_BUSY, time.monotonic() - since, sent=True, detail=NO_THREAD)
     try:
         run = _Run(workers, worker)
         worker.loop.call_soon_threadsafe(run.start, fn, args, context=contextvars.copy_context())

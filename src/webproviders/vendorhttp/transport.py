@@ -16,7 +16,10 @@ the promises of a vendor call:
   call's deadline and within the request's own timeout (its longest phase bounds the whole
   exchange): a vendor that drips its answer, or its headers, is cut off, whatever httpx's
   per-read timeout would allow. A cut answer is marked on the call's record
-  (:func:`~webproviders.context.note_repeating`), so that it is not retried.
+  (:func:`~webproviders.context.note_repeating`), so that it is not retried;
+- a request whose time ran out while it waited for one of the client's connections, all in
+  use by this process's other requests, was never sent: it is marked so on the call's record
+  (:func:`~webproviders.context.note_queued`, ``no_connection``), as no failure of the vendor's.
 
 Vendor I/O is always awaited, sync calls included (they run on their thread's own loop):
 a blocking read cannot be cut short from outside, and httpx looks a request's read timeout
@@ -30,17 +33,20 @@ SDKs, respx and the classifiers see nothing unusual.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import socket
 import ssl
+import time
 from typing import Any
 
 import httpx
 
 from ..asynctimeout import timeout
 from ..config import proxy_problem
-from ..context import note_repeating, remaining_time
+from ..context import note_queued, note_repeating, remaining_time
 from ..errors import (
     CERTIFICATE_DETAILS,
+    NO_CONNECTION,
     PROXY_SETTINGS,
     NetworkError,
     NotConfiguredError,
@@ -72,12 +78,31 @@ _decoding = LazyPool(4, "webproviders-vendor-decode")
 
 
 class _Progress:
-    """Whether the answer of one exchange has started to arrive."""
+    """How far one exchange got: whether one of the client's connections was given to it
+    (httpx reports the first step taken on one, a connect or the request's headers, through
+    the ``trace`` extension) and whether its answer has started to arrive."""
 
-    __slots__ = ("answering",)
+    __slots__ = ("answering", "connected", "extensions", "given", "since")
 
-    def __init__(self) -> None:
+    def __init__(self, request: httpx.Request) -> None:
         self.answering = False
+        self.connected = False
+        self.since = time.monotonic()
+        self.extensions = request.extensions
+        self.given = request.extensions.get("trace")  # a client's own
+        request.extensions["trace"] = self.trace
+
+    async def trace(self, name: str, info: dict[str, Any]) -> None:
+        """The first event: the connection is the request's; the client's own trace (or none)
+        takes over for the rest."""
+        self.connected = True
+        if self.given is None:
+            self.extensions.pop("trace", None)
+            return
+        self.extensions["trace"] = self.given
+        called = self.given(name, info)
+        if inspect.isawaitable(called):
+            await called
 
 
 class VendorTransport(httpx.AsyncBaseTransport):
@@ -121,7 +146,7 @@ class VendorTransport(httpx.AsyncBaseTransport):
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         request.headers["Accept-Encoding"] = ACCEPT_ENCODING
         budget = _budget(request)
-        progress = _Progress()
+        progress = _Progress(request)
         if budget is None:
             return await self._exchange(request, progress)
         if budget <= 0:
@@ -130,10 +155,14 @@ class VendorTransport(httpx.AsyncBaseTransport):
             async with timeout(budget):
                 return await self._exchange(request, progress)
         except asyncio.TimeoutError:
+            if not progress.connected:
+                raise self._no_connection(request.url, progress) from None
             raise _out_of_time(request.url, budget, progress) from None
         except asyncio.CancelledError:
             if progress.answering:  # the dispatcher's own deadline cut the answer
                 note_repeating(SLOW_ANSWER)
+            elif not progress.connected:
+                self._no_connection(request.url, progress)
             raise
 
     async def _exchange(self, request: httpx.Request, progress: _Progress) -> httpx.Response:
@@ -141,6 +170,8 @@ class VendorTransport(httpx.AsyncBaseTransport):
         proxy = self._routes.proxy_for(url.scheme, url.host, url.port) if self._routes.proxies else None
         try:
             response = await self._transport_for(proxy).handle_async_request(request)
+        except httpx.PoolTimeout:
+            raise self._no_connection(url, progress) from None
         except httpx.ConnectError as exc:
             if proxy is not None:
                 raise _marked(proxy_refused(proxy, url.host, exc, self.provider)) from None
@@ -199,6 +230,21 @@ class VendorTransport(httpx.AsyncBaseTransport):
             raise self._too_large(url) from None
         except Undecodable as exc:
             raise NetworkError(f"The answer from {url.host} could not be decoded: {exc}.") from None
+
+    def _no_connection(self, url: httpx.URL, progress: _Progress) -> WebTimeoutError:
+        """Time ran out while the request waited for one of the connections this client may
+        open, all held by other requests of this process: it was never sent, which is no
+        failure of the vendor's (marked on the call's record, so dispatch says so)."""
+        most = self._options.get("limits", httpx.Limits()).max_connections
+        busy = f"all {most} connections" if most else "every connection"
+        reason = f"{busy} this process opens to {self.provider or url.host} at a time were in use by its other requests"
+        waited = time.monotonic() - progress.since
+        note_queued(reason, waited, sent=False, detail=NO_CONNECTION)
+        return WebTimeoutError(
+            f"The request to {url.host} was not sent within {waited:.1f} s: {reason}. "
+            "Make fewer such calls at once, or give them more time.",
+            detail=NO_CONNECTION,
+        )
 
     def _too_large(self, url: httpx.URL, announced: int | None = None) -> TooLargeError:
         told = f" ({announced:,} bytes announced)" if announced else ""

@@ -1,0 +1,103 @@
+"""A vendor request that waits for a connection held by the process's other requests.
+
+Each vendor client opens at most ``DEFAULT_LIMITS.max_connections`` connections; past them a
+request waits in this process for one to be free. A call whose time ran out there was
+reported as the vendor not answering, charged a ledger row, and (with a deadline the vendor
+was given in full) counted towards its cool-down, for a request the vendor never saw.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import threading
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
+from typing import Any
+
+import webproviders
+from webproviders import adispatch_search
+from webproviders.accounting.usage.spool import spool
+from webproviders.vendorhttp.clients import DEFAULT_LIMITS
+
+from .helpers import web
+
+HELD = DEFAULT_LIMITS.max_connections
+WAITING = 3
+ANSWER = json.dumps(
+    {
+        "query": "q",
+        "results": [{"url": "https://a.example/", "title": "A", "content": "a", "score": 1.0}],
+    }
+).encode()
+
+
+def test_a_request_never_sent_for_want_of_a_connection_is_the_processs_wait(
+    http_server: Any, make_config: Any, tmp_path: Path
+) -> None:
+    lock = threading.Lock()
+    arrived = {"held": 0}
+    all_held, release = threading.Event(), threading.Event()
+
+    class SearXNG(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            if "hold" in self.path:
+                with lock:
+                    arrived["held"] += 1
+                    if arrived["held"] == HELD:
+                        all_held.set()
+                release.wait(30)
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(ANSWER)))
+            self.end_headers()
+            self.wfile.write(ANSWER)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    ledger = tmp_path / "usage.sqlite3"
+    url = f"http://127.0.0.1:{http_server(SearXNG).server_address[1]}"
+    config = make_config(
+        web=web(usage={"path": str(ledger)}, providers={"searxng": {"base_url": url}})
+    )
+
+    async def main() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        holding = [
+            asyncio.ensure_future(
+                adispatch_search("hold", backend="searxng", config=config, timeout=30)
+            )
+            for _ in range(HELD)
+        ]
+        assert await asyncio.get_running_loop().run_in_executor(None, all_held.wait, 20)
+        waited = await asyncio.gather(
+            *(
+                adispatch_search(f"q{i}", backend="searxng", config=config, timeout=1)
+                for i in range(WAITING)
+            )
+        )
+        release.set()
+        return waited, list(await asyncio.gather(*holding))
+
+    try:
+        waited, held = asyncio.run(main())
+    finally:
+        release.set()
+        webproviders.close()
+    assert all(envelope["success"] for envelope in held)
+    for envelope in waited:
+        assert envelope["success"] is False and envelope["error_code"] == "timeout", envelope
+        assert envelope["detail"] == "no_connection", envelope
+        assert envelope["error"] == (
+            f"searxng was not asked within 1.0 s: all {HELD} connections this process opens to searxng at a "
+            "time were in use by its other requests. Make fewer such calls at once, or give them more time."
+        )
+    spool.flush()
+    with sqlite3.connect(ledger) as conn:
+        outcomes = dict(
+            conn.execute("SELECT outcome, count(*) FROM usage GROUP BY outcome").fetchall()
+        )
+    assert outcomes == {"ok": HELD}  # no row for a request never sent
