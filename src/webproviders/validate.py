@@ -23,6 +23,9 @@ MAX_QUERY_CHARS = 2_000
 MIN_LIMIT, MAX_LIMIT = 1, 50
 MAX_URLS = 20
 MAX_URL_CHARS = 2_048
+#: Domains an ``include_domains`` or ``exclude_domains`` list may hold: more than any vendor
+#: takes (Exa 1,200; Tavily, Parallel, Perplexity, xAI far fewer), and few enough to check at once.
+MAX_DOMAINS = 2_000
 
 TIME_RANGES = ("day", "week", "month", "year")
 SAFE_SEARCH = ("off", "moderate", "strict")
@@ -164,6 +167,11 @@ def _domain(name: str, position: int, given: str) -> str:
 
 def _domains(name: str, value: Any) -> list[str]:
     items = [value] if isinstance(value, str) else value
+    if isinstance(items, (list, tuple)) and len(items) > MAX_DOMAINS:  # refused before any is read
+        raise InvalidInputError(
+            f"{name} lists {len(items):,} domains; at most {MAX_DOMAINS:,} are taken (no search vendor takes "
+            "more): keep the sites that matter most, or leave the filter out."
+        )
     if not isinstance(items, (list, tuple)) or not all(isinstance(d, str) and d.strip() for d in items):
         raise InvalidInputError(f"{name} must be a list of domain names such as ['example.com'].")
     return [_domain(name, position, item) for position, item in enumerate(items, 1)]

@@ -4,6 +4,7 @@ provider down for everyone else (a loopback SearXNG answering the way the real o
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -12,6 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from webproviders import dispatch_search
+from webproviders.validate import MAX_DOMAINS
 
 from .bodies import SEARX_SUCCESS
 
@@ -161,7 +163,7 @@ def test_a_url_pasted_as_a_domain_filter_filters_by_its_site(searxng: Any) -> No
 
 @pytest.mark.parametrize(
     "domains",
-    [[f"site{n}.example.org" for n in range(3000)], ["x" * 70_000 + ".org"]],
+    [[f"site{n}.a-rather-long-domain-name.example.org" for n in range(MAX_DOMAINS)], ["x" * 70_000 + ".org"]],
     ids=["many-domains", "one-huge-domain"],
 )
 def test_domain_filters_too_long_for_a_url_are_the_callers_mistake(searxng: Any, domains: list[str]) -> None:
@@ -173,3 +175,20 @@ def test_domain_filters_too_long_for_a_url_are_the_callers_mistake(searxng: Any,
     served = dispatch_search("python", config=searxng)
     assert served["success"] is True, served
     assert len(Searxng.seen) == 1
+
+
+@pytest.mark.parametrize("option", ["include_domains", "exclude_domains"])
+def test_more_domains_than_any_vendor_takes_are_refused_at_once(searxng: Any, option: str) -> None:
+    """A million domains took 5-8 s to check, on the caller's loop, before any answer."""
+    domains = [f"site{n}.example" for n in range(1_000_000)]
+    started = time.monotonic()
+    for _ in range(5):  # more than health.failures
+        envelope = dispatch_search("q", config=searxng, **{option: domains})
+        assert envelope["error_code"] == "invalid_input", envelope
+        assert envelope["error"] == (
+            f"{option} lists 1,000,000 domains; at most {MAX_DOMAINS:,} are taken (no search vendor takes "
+            "more): keep the sites that matter most, or leave the filter out."
+        )
+    assert time.monotonic() - started < 5
+    assert Searxng.seen == []
+    assert dispatch_search("python", config=searxng)["success"] is True
