@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -181,6 +182,21 @@ def test_the_password_never_shows(make_index_config: Any, postgres_server: Any) 
     pg_run(make_index_config(), f"CREATE SCHEMA {schema_of(config)}; CREATE TABLE {schema_of(config)}.x (id int)")
     envelope = dispatch_search("alpha", backend="local", config=config)
     assert envelope["error_code"] == "not_configured" and secret not in json.dumps(envelope)
+
+
+@pytest.mark.parametrize("secret", ["hunter2@home-42", "Tr0ub4dor/3xyz-9", "S3cr3t-P@ss:w/rd"])
+def test_a_url_password_holding_an_at_or_slash_as_it_is_is_refused_without_showing_it(
+    make_config: Any, secret: str
+) -> None:
+    """libpq ends such a password at its ``@`` or ``/`` and reads the rest as the host or the
+    database, which the messages about the index name: no piece of it may show anywhere, and
+    the sentence says how to write it."""
+    dsn = f"postgresql://pages:{secret}@127.0.0.1:1/pages"
+    envelope = _refused_setting(make_config, dsn)
+    assert "percent-encoded (%40 for '@', %2F for '/')" in envelope["error"]
+    text = json.dumps(envelope)
+    pieces = [piece for piece in re.split(r"[@/:]", secret) if len(piece) >= 3]
+    assert [piece for piece in pieces if piece in text] == []
 
 
 #: The role :func:`password_login` makes, and its password.

@@ -81,8 +81,32 @@ def _dsn(config: Config, settings: ProviderSettings) -> str | None:
     return None
 
 
+def _password_cut_short(dsn: str) -> str | None:
+    """The password of a ``postgresql://`` DSN as its writer meant it, when it holds an ``@``
+    or ``/`` that is not percent-encoded; else None.
+
+    libpq ends such a password there and reads the rest as the host, port or database, which
+    every message about the index names: the rest of the password would show in them.
+    """
+    _scheme, url, rest = dsn.partition("://")
+    userinfo, at, _host = rest.split("?", 1)[0].rpartition("@")
+    user, colon, password = userinfo.partition(":")
+    if not (url and at and colon) or "/" in user or not ("@" in password or "/" in password):
+        return None
+    return password
+
+
 def _postgres(settings: ProviderSettings, dsn: str) -> tuple[tuple[Any, ...], Any]:
     """The key and maker of a PostgreSQL store; the password is never part of its name."""
+    cut_short = _password_cut_short(dsn)
+    if cut_short is not None:
+        redact.remember(cut_short)
+        raise _problem(
+            "dsn",
+            "is a postgresql:// URL whose password holds '@' or '/' as it is, which ends the password "
+            "there (the rest is read as the host or database): write them percent-encoded (%40 for '@', "
+            "%2F for '/'), or give the DSN as key=value pairs (password='...').",
+        )
     if importlib.util.find_spec("psycopg") is None or importlib.util.find_spec("psycopg_pool") is None:
         raise _problem("dsn", "names a PostgreSQL database, which needs psycopg: pip install 'webproviders[postgres]'.")
     from psycopg import ProgrammingError
