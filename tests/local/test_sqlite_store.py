@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from webproviders import dispatch_search
+from webproviders import dispatch_search, index_urls
 from webproviders.config import Config
 from webproviders.errors import NotConfiguredError
 from webproviders.index.fts_query import match_expression, query_terms
@@ -102,6 +102,31 @@ def test_a_full_disk_is_named_not_hidden_by_a_failed_rollback(tmp_path: Path) ->
         store.add([page(f"https://docs.example.com/{i}", "Long", text) for i in range(5)])
     assert "cannot grow: its disk is full" in caught.value.message and "rollback" not in caught.value.message
     assert [p.url for p in store.get(["https://docs.example.com/a"]).values()] == ["https://docs.example.com/a"]
+
+
+@pytest.mark.parametrize("gone", ["deleted", "moved away"])
+def test_an_index_file_deleted_or_moved_away_while_in_use_is_made_anew_on_the_next_write(
+    make_config: Any, tmp_path: Path, gone: str
+) -> None:
+    """As a damaged index's message advises: the process went on with its connections to the
+    old file, so the pages it then indexed (and said it indexed) went where no one could read
+    them, and no new file was made."""
+    path = tmp_path / "index" / "pages.sqlite3"
+    config = make_config(web={"cache": False, "providers": {"local": {"path": str(path)}}})
+    assert index_urls("https://stub.example.com/first", backend="stub", config=config)["success"] is True
+    assert [hit["url"] for hit in dispatch_search("stub", backend="local", config=config)["data"]["web"]]
+    if gone == "deleted":
+        path.unlink()
+    else:
+        path.rename(tmp_path / "index" / "damaged.sqlite3")
+    assert dispatch_search("stub", backend="local", config=config)["data"]["web"] == []  # not the old file's
+    indexed = index_urls("https://stub.example.com/second", backend="stub", config=config)
+    assert indexed["data"]["indexed"] == ["https://stub.example.com/second"]
+    with sqlite3.connect(path) as conn:  # another process's view: the file at the path
+        assert conn.execute("SELECT url FROM pages").fetchall() == [("https://stub.example.com/second",)]
+    conn.close()
+    hits = dispatch_search("stub", backend="local", config=config)["data"]["web"]
+    assert [hit["url"] for hit in hits] == ["https://stub.example.com/second"]
 
 
 def test_an_index_from_a_newer_version_is_refused(tmp_path: Path) -> None:

@@ -25,6 +25,15 @@ T = TypeVar("T")
 Identity = tuple[int, int] | None
 
 
+def file_identity(path: Path) -> Identity:
+    """The file at ``path`` now (None when there is none)."""
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return found.st_dev, found.st_ino
+
+
 class SQLiteFile:
     """Connections to one file, its schema applied by the first of them (and again to a new
     file at the same path); ``upgrade`` then runs once per file, as the schema does."""
@@ -47,11 +56,7 @@ class SQLiteFile:
 
     def identity(self) -> Identity:
         """The file at the path now."""
-        try:
-            found = os.stat(self.path)
-        except OSError:
-            return None
-        return found.st_dev, found.st_ino
+        return file_identity(self.path)
 
     def connect(self) -> Any:
         """A new autocommit connection usable from any thread (the caller keeps or closes it)."""
@@ -109,9 +114,9 @@ class PerThread:
         held = getattr(self._local, "held", None)
         return None if held is None else held.identity
 
-    def keep(self, conn: Any) -> Any:
-        """Make ``conn`` this thread's connection."""
-        self._local.held = _Held(conn)
+    def keep(self, conn: Any, identity: Identity = None) -> Any:
+        """Make ``conn`` this thread's connection (to the file ``identity``, when known)."""
+        self._local.held = _Held(conn, identity)
         return conn
 
     def fresh(self, file: SQLiteFile) -> Any:

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from ..dependable.sqlite_file import PerThread, retry_while_locked
+from ..dependable.sqlite_file import PerThread, file_identity, retry_while_locked
 from ..errors import NotConfiguredError, ProviderError, WebProviderError, WebTimeoutError
 from ..homedir import expand_user
 from .fts_query import query_terms
@@ -229,9 +229,16 @@ class SQLiteStore:
 
     def _db(self, create: bool) -> Any | None:
         """This thread's connection; None when the file does not exist and ``create`` is False.
-        A read of a file this process may not write goes to a snapshot of it (:mod:`.snapshot`)."""
+        A read of a file this process may not write goes to a snapshot of it (:mod:`.snapshot`).
+
+        A connection to a file that is no longer the one at the path (deleted or moved away,
+        as a damaged index is) is replaced: it would go on reading and writing a file no one
+        else can open, and the next write would not make the new file."""
         conn = self._conns.get()
-        if conn is not None and getattr(conn, "stale", None) is not None and (create or conn.stale()):
+        if conn is not None and (
+            self._conns.identity() != file_identity(self.path)
+            or (getattr(conn, "stale", None) is not None and (create or conn.stale()))
+        ):
             self._conns.close()
             conn = None
         if conn is None:
@@ -240,7 +247,8 @@ class SQLiteStore:
                 return None
             if create:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-            conn = self._conns.keep(self._connect() if create else self._connect_to_read())
+            conn = self._connect() if create else self._connect_to_read()
+            conn = self._conns.keep(conn, file_identity(self.path))  # held open: its inode stays its own
         return conn
 
     def _connect_to_read(self) -> Any:
