@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import errno
 import gc
 import io
 import json
@@ -718,8 +719,10 @@ def _speaks_utf8(stream: Any) -> bool:
 
 
 def _writable(stream: Any) -> bool:
-    """Whether ``stream`` exists and its descriptor may be written (an empty write says so
-    without writing anything); one that is not a file (a test's capture) is taken as is."""
+    """Whether ``stream`` exists and its descriptor is open for writing (an empty write says
+    so without writing anything); one that is not a file (a test's capture) is taken as is.
+    A descriptor that is open but fails (a full disk, ``> /dev/full``) is writable here: what
+    is written to it then fails, and the command says so (:func:`_unwritten`)."""
     if stream is None:
         return False
     try:
@@ -728,8 +731,8 @@ def _writable(stream: Any) -> bool:
         return True
     try:
         os.write(descriptor, b"")
-    except OSError:
-        return False
+    except OSError as exc:
+        return exc.errno != errno.EBADF
     return True
 
 
@@ -790,6 +793,8 @@ def main(argv: Sequence[str] | None = None, *, collector_off: bool = False) -> i
     except BrokenPipeError:
         return _closed_pipe()
     except Exception as exc:
+        if isinstance(exc, OSError) and exc.errno in _OUTPUT_ERRNOS and exc.filename is None:
+            return _unwritten(exc)  # a write's error names no file; opening or reading one would
         if args.debug:
             raise
         from .config import ConfigError
@@ -826,12 +831,30 @@ def run() -> None:
 
 
 def _closed_pipe() -> int:
-    """The reader went away (``| head``): nothing more to say, and nothing left to flush
-    (stdout points at /dev/null so the interpreter's final flush does not fail again)."""
+    """The reader went away (``| head``): nothing more to say, and nothing left to flush."""
+    _stdout_nowhere()
+    return EXIT_OK
+
+
+#: What a write to stdout fails with when its file can take no more: a full disk or quota
+#: (``> /dev/full``), a file over its size limit, a failing device.
+_OUTPUT_ERRNOS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO})
+
+
+def _unwritten(exc: OSError) -> int:
+    """The answer could not be written out: a failure, said on stderr, never an exit with 0
+    and a file cut short or empty."""
+    _stdout_nowhere()
+    reason = exc.strerror or str(exc)
+    sys.stderr.write(f"error: the output could not be written to stdout ({reason}).\n")
+    return EXIT_FAILURE
+
+
+def _stdout_nowhere() -> None:
+    """stdout pointed at /dev/null, so that the interpreter's final flush does not fail again."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, sys.stdout.fileno())
     os.close(devnull)
-    return EXIT_OK
 
 
 if __name__ == "__main__":  # pragma: no cover

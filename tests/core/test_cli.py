@@ -276,6 +276,20 @@ def test_a_command_whose_stderr_cannot_be_written_exits_as_its_work_went() -> No
     assert done.returncode == 0 and done.stdout.startswith("1. x"), done.stdout
 
 
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full, a file that is always full")
+@pytest.mark.parametrize("as_json", [False, True])
+def test_an_answer_that_cannot_be_written_out_fails_saying_so(as_json: bool) -> None:
+    """``webproviders search ... > file`` on a full disk: the answer was dropped without a word
+    and the command exited 0, so a script took the empty file for the answer."""
+    argv = [sys.executable, "-m", "webproviders.cli", "search", "x", "--backend", "stub", "--limit", "50"]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(argv + (["--json"] if as_json else []), stdout=full, stderr=subprocess.PIPE,
+                              timeout=60, text=True)
+    assert done.returncode == 1, done.stderr
+    assert "error: the output could not be written to stdout (No space left on device)." in done.stderr
+    assert "Traceback" not in done.stderr and "Exception ignored" not in done.stderr
+
+
 def _commands() -> dict[str, Any]:
     import argparse
 
