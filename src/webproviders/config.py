@@ -828,6 +828,7 @@ def _parse_yaml(text: str, file: Path) -> Any:
         if node is None:
             return None
         _check_aliases(node, file)
+        _warn_repeated_keys(node, file)
         return loader.construct_document(node)
     except yaml.YAMLError as exc:
         raise ConfigError(f"Config file {file} is not valid YAML: {yaml_problem(exc)}.") from None
@@ -885,6 +886,42 @@ def _check_aliases(root: yaml.Node, file: Path) -> None:
             f"Config file {file} uses YAML aliases that would add {added:,} values to what it writes "
             f"(at most {MAX_ALIAS_EXPANSION:,} are accepted); write the values out instead."
         )
+
+
+#: The tag of YAML's merge key (``<<: *defaults``), which may be given more than once.
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+def _warn_repeated_keys(root: yaml.Node, file: Path) -> None:
+    """Name each key a mapping of the file sets twice: YAML keeps the last one, so all that the
+    first set (a whole ``web:`` section with its budgets) would be dropped without a word."""
+    seen: set[int] = set()
+
+    def walk(node: yaml.Node, where: str) -> None:
+        if id(node) in seen:  # an alias's node, walked where its anchor is
+            return
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                walk(item, f"{where}.{index}" if where else str(index))
+            return
+        if not isinstance(node, yaml.MappingNode):
+            return
+        lines: dict[str, int] = {}
+        for key, value in node.value:
+            name = key.value if isinstance(key, yaml.ScalarNode) else None
+            path = f"{where}.{name}" if where else str(name)
+            if name is not None and key.tag != _MERGE_TAG:
+                first = lines.setdefault(name, key.start_mark.line + 1)
+                if first != key.start_mark.line + 1:
+                    log.warning(
+                        "Config key '%s' is set twice in %s (lines %d and %d); only the one on line %d "
+                        "is used: merge the two.", path, file, first, key.start_mark.line + 1, key.start_mark.line + 1
+                    )
+                    lines[name] = key.start_mark.line + 1
+            walk(value, path)
+
+    walk(root, "")
 
 
 _default: Config | None = None

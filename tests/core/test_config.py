@@ -451,6 +451,27 @@ def test_self_referencing_aliases_and_deep_nesting_are_config_errors(tmp_path: P
         load_config(deep)
 
 
+def test_a_key_set_twice_in_the_file_is_named_with_its_lines(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """YAML keeps the last of two equal keys: a second ``web:`` appended to a file dropped the
+    first one's budget without a word. Merge keys may repeat."""
+    path = tmp_path / "twice.yaml"
+    path.write_text(
+        "base: &b {timeout: 3}\n"
+        "web:\n  budget: {daily_usd: 5}\n  providers:\n    brave: {timeout: 2}\n    brave: {timeout: 4}\n"
+        "    tavily:\n      <<: *b\n      <<: *b\n"
+        "web:\n  backend: stub\n",
+        encoding="utf-8",
+    )
+    with caplog.at_level(logging.WARNING, logger="webproviders.config"):
+        config = load_config(path)
+    assert config.web.backend == "stub"  # YAML's reading, unchanged
+    messages = [r.getMessage() for r in caplog.records if "set twice" in r.getMessage()]
+    assert messages == [
+        f"Config key 'web.providers.brave' is set twice in {path} (lines 5 and 6); only the one on line 6 is used: merge the two.",
+        f"Config key 'web' is set twice in {path} (lines 2 and 10); only the one on line 10 is used: merge the two.",
+    ]
+
+
 def test_unknown_keys_warn_and_are_ignored(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.WARNING, logger="webproviders.config"):
         config = config_from_dict({"web": {"backend": "stub", "bakend": "x"}, "extra": 1}, source="c.yaml")

@@ -89,4 +89,7 @@ def test_every_yaml_example_loads_without_a_warning(
                 path = tmp_path / f"config{number}.yaml"
                 path.write_text(variant, encoding="utf-8")
                 load_config(path)
-        assert not caplog.records, f"{name}, {how}: {[r.getMessage() for r in caplog.records]}"
+        warned = [r.getMessage() for r in caplog.records]
+        if how != "as written":  # an alternative uncommented sets its key twice, on purpose
+            warned = [message for message in warned if " is set twice in " not in message]
+        assert not warned, f"{name}, {how}: {warned}"
