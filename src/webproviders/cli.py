@@ -354,7 +354,7 @@ def _cmd_search(args: argparse.Namespace, config: Any) -> int:
 def _cmd_extract(args: argparse.Namespace, config: Any) -> int:
     from .dispatch.api import dispatch_extract
 
-    envelope = dispatch_extract(args.urls, backend=args.backend, config=config, **_options(args, "max_chars"))
+    envelope = dispatch_extract([_as_typed(url) for url in args.urls], backend=args.backend, config=config, **_options(args, "max_chars"))
     if args.debug:
         _show_decisions("extract", args, envelope, config)
     return _emit(envelope, args.json, _print_pages, partial=True)
@@ -367,7 +367,7 @@ def _cmd_crawl(args: argparse.Namespace, config: Any) -> int:
     progress = None if args.json else _progress_printer()
     if progress is not None:
         options["progress"] = progress
-    envelope = dispatch_crawl(args.url, backend=args.backend, config=config, **options)
+    envelope = dispatch_crawl(_as_typed(args.url), backend=args.backend, config=config, **options)
     if progress is not None:
         sys.stderr.write("\n")
     if args.debug:
@@ -417,7 +417,7 @@ def _index_maintenance(args: argparse.Namespace, config: Any) -> int:
             _print_index_stats(stats, sys.stdout)
         return EXIT_OK
     if args.remove is not None:
-        removed = store.remove(args.remove)
+        removed = store.remove([_as_typed(url) for url in args.remove])
         result = {"removed": removed, "index": store.location}
         line = f"removed {removed} page(s)" if removed is not None else "removal queued"
     else:
@@ -445,7 +445,7 @@ def _cmd_index(args: argparse.Namespace, config: Any) -> int:
             return EXIT_CODES.get(exc.code, EXIT_FAILURE)
     from .index.api import index_urls
 
-    envelope = index_urls(args.urls, crawl=args.crawl, max_pages=args.max_pages, backend=args.backend, config=config)
+    envelope = index_urls([_as_typed(url) for url in args.urls], crawl=args.crawl, max_pages=args.max_pages, backend=args.backend, config=config)
     code = _emit(envelope, args.json, _print_indexed)
     if code == EXIT_OK and envelope["data"]["failed"] and not envelope["data"]["indexed"]:
         return EXIT_FAILURE
@@ -754,9 +754,10 @@ def _streams_that_never_fail() -> None:
 
 
 def _as_typed(argument: str) -> str:
-    """A query as the terminal sent it: under a locale Python reads as ASCII (``LC_ALL=C``
-    without UTF-8 mode) its UTF-8 bytes arrive as lone surrogates, which no query may hold.
-    (Paths stay as they came: the operating system takes them back in that form.)"""
+    """A query or URL as the terminal sent it: under a locale Python reads as ASCII
+    (``LC_ALL=C`` without UTF-8 mode) its UTF-8 bytes arrive as lone surrogates, which no
+    query or URL may hold (``https://ja.wikipedia.org/wiki/東京``). (Paths stay as they came:
+    the operating system takes them back in that form.)"""
     try:
         return os.fsencode(argument).decode("utf-8")
     except UnicodeError:

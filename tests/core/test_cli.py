@@ -79,6 +79,22 @@ def test_an_ascii_locale_without_utf8_mode_reads_the_query_and_escapes_the_resul
     assert done.stdout.decode("ascii").splitlines()[0] == "1. caf\\xe9 \\u6771\\u4eac \\u2014 result 1"
 
 
+@pytest.mark.parametrize("command", ["extract", "crawl"])
+def test_an_ascii_locale_without_utf8_mode_reads_a_url_as_typed(command: str) -> None:
+    """The same for a URL: ``webproviders extract https://.../wiki/東京`` was refused as
+    ``invalid_input`` ("a lone surrogate") where the same word as a query was read."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LC_", "LANG", "PYTHONIOENCODING"))}
+    env.update({"LC_ALL": "C", "PYTHONUTF8": "0", "PYTHONCOERCECLOCALE": "0"})
+    done = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", command, "https://stub.example.com/wiki/東京", "--backend", "stub", "--json"],
+        capture_output=True,
+        timeout=60,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["data"][0]["url"] == "https://stub.example.com/wiki/東京"
+
+
 def test_failure_is_one_line_and_non_zero() -> None:
     result = run("search", "   ", "--backend", "stub")
     assert result.returncode == 2
