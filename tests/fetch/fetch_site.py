@@ -441,6 +441,11 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, b"User-agent: *\nCrawl-delay: 0.5\n", "text/plain")
         if path == "/robots.txt" and host == "loopbots.site.test":  # never arrives
             return self._redirect("/robots.txt")
+        if path == "/robots.txt" and host == "slowbots.site.test":  # arrives after the slow page's time
+            deadline = time.monotonic() + server.slow_seconds
+            while time.monotonic() < deadline and not server.stopping.is_set():
+                time.sleep(0.05)
+            return self._send(200, b"User-agent: *\nAllow: /\n", "text/plain")
         if path == "/robots.txt" and host == "slowmap.site.test":  # its sitemap waits 10 s
             return self._send(200, b"User-agent: *\nCrawl-delay: 10\n", "text/plain")
         if path == "/robots.txt" and host == "relmap.site.test":  # a path, not the full URL

@@ -475,6 +475,18 @@ def test_a_seed_that_does_not_arrive_in_time_is_a_timeout_of_that_page(site: Any
     assert crawl(site.url("/docs/a"), local, max_depth=0)["data"][0]["title"] == "Getting started"
 
 
+def test_a_seed_whose_robots_txt_does_not_arrive_in_time_says_so(site: Any, named: Config) -> None:
+    """The page itself answers at once: the timeout named only the page, which a person then
+    found quick in a browser."""
+    seed = f"http://slowbots.site.test:{site.port}/docs/a"
+    envelope = dispatch_crawl(seed, backend="http", config=named, timeout=1)
+    assert envelope["error_code"] == "timeout", envelope
+    assert envelope["error"] == (
+        f"{seed} could not be read before the call's time limit "
+        "(its site's robots.txt, asked for first, had not arrived)."
+    )
+
+
 @pytest.mark.parametrize(
     "options",
     [{"scope": "planet"}, {"max_pages": 0}, {"max_depth": -1}, {"include": 5}, {"progress": "bar"}, {"delay": -1}],

@@ -461,13 +461,15 @@ class Crawler:
         self._enqueue(seed, 0, (), None)
         try:
             stopped_early = await self._loop()
+            robots_late = self.robots.loading(seed)
         finally:
             self.robots.close()
         if stopped_early and not self._results:
             # Not even the seed arrived in time: that page timed out, as it would in an
             # extract (a per-URL failure), rather than the crawler returning nothing.
             entry = Entry(0, (), seed)
-            late = WebTimeoutError(f"{seed} could not be read before the call's time limit.", provider="http")
+            why = " (its site's robots.txt, asked for first, had not arrived)" if robots_late else ""
+            late = WebTimeoutError(f"{seed} could not be read before the call's time limit{why}.", provider="http")
             self._results.append((entry, self._error_item(entry, late)))
         elif stopped_early:
             warn(

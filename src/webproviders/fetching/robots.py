@@ -96,6 +96,12 @@ class RobotsCache:
             task = self._origins[origin] = asyncio.ensure_future(self._load(origin))
         return await asyncio.shield(task)
 
+    def loading(self, url: str) -> bool:
+        """Whether the robots.txt of ``url``'s origin is being fetched still."""
+        parts = urlsplit(url)
+        task = self._origins.get(f"{parts.scheme}://{parts.netloc}")
+        return task is not None and not task.done()
+
     async def allowed(self, url: str) -> bool:
         return (await self.rules_for(url)).allowed(url)
 
