@@ -691,7 +691,9 @@ def _apply_env_overrides(data: dict[str, Any], environ: dict[str, str] | os._Env
         web["allow_private_networks"] = private in _TRUE
 
 
-def _warn_unknown_keys(data: Any, model: type[BaseModel], where: str, source: str) -> dict[str, Any]:
+def _warn_unknown_keys(
+    data: Any, model: type[BaseModel], where: str, source: str, lines: dict[str, int]
+) -> dict[str, Any]:
     """Drop and warn about keys a model does not know, recursively; returns the cleaned tree."""
     if not isinstance(data, dict):
         return data
@@ -700,7 +702,9 @@ def _warn_unknown_keys(data: Any, model: type[BaseModel], where: str, source: st
         field = model.model_fields.get(key)
         path = f"{where}.{key}" if where else str(key)
         if field is None or key == "source":
-            log.warning("Unknown config key '%s' in %s is ignored.%s", path, source, _did_you_mean(key, model))
+            log.warning(
+                "Unknown config key '%s' in %s%s is ignored.%s", path, source, _on_line(lines, path), _did_you_mean(key, model)
+            )
             continue
         if model is WebSettings and key == "providers" and isinstance(value, dict):
             _warn_near_shared_keys(value, path, source)
@@ -708,7 +712,7 @@ def _warn_unknown_keys(data: Any, model: type[BaseModel], where: str, source: st
         if nested is not None:
             if value is None:  # a section with only comments under it: the defaults
                 continue
-            value = _warn_unknown_keys(value, nested, path, source)
+            value = _warn_unknown_keys(value, nested, path, source, lines)
         cleaned[key] = value
     return cleaned
 
@@ -730,10 +734,16 @@ def _warn_near_shared_keys(sections: dict[Any, Any], where: str, source: str) ->
                 log.warning("Config key '%s.%s.%s' in %s is not a setting every provider reads.%s", where, name, key, source, hint)
 
 
-def _format_validation_error(exc: ValidationError, source: str) -> str:
+def _format_validation_error(exc: ValidationError, source: str, lines: dict[str, int]) -> str:
     from .validation_problems import problems
 
-    return f"Invalid configuration in {source}: " + "; ".join(problems(exc, Config))
+    return f"Invalid configuration in {source}: " + "; ".join(problems(exc, Config, lines=lines))
+
+
+def _on_line(lines: dict[str, int], path: str) -> str:
+    """`` (line 7)`` where the file sets ``path``; ``""`` for a key of no file (a dict, the environment)."""
+    line = lines.get(path)
+    return f" (line {line})" if line else ""
 
 
 def _nothing_set(tree: dict[str, Any]) -> bool:
@@ -756,16 +766,22 @@ def config_from_dict(
     environ: dict[str, str] | os._Environ[str] | None = None,
 ) -> Config:
     """Validate a parsed config tree (interpolation and env overrides applied here)."""
-    env = os.environ if environ is None else environ
+    return _validated(data, source, os.environ if environ is None else environ, {})
+
+
+def _validated(
+    data: dict[str, Any] | None, source: str, env: dict[str, str] | os._Environ[str], lines: dict[str, int]
+) -> Config:
+    """:func:`config_from_dict`; ``lines`` says where each key of a file is, for the messages."""
     tree = interpolate(dict(data or {}), env)
     if not isinstance(tree, dict):
         raise ConfigError(f"Invalid configuration in {source}: the top level must be a mapping.")
     _apply_env_overrides(tree, env)
-    tree = _warn_unknown_keys(tree, Config, "", source)
+    tree = _warn_unknown_keys(tree, Config, "", source, lines)
     try:
         config = _defaults(tree) if _nothing_set(tree) else Config.model_validate(tree)
     except ValidationError as exc:
-        raise ConfigError(_format_validation_error(exc, source)) from None
+        raise ConfigError(_format_validation_error(exc, source, lines)) from None
     config.source = source
     remember(*config.secrets())  # masked from now on: in its repr, before any call reads them
     return config
@@ -804,10 +820,10 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
         raise ConfigError(
             f"Config file {file} is not UTF-8 text (byte {exc.start + 1} cannot be read); save it as UTF-8."
         ) from None
-    data = _parse_yaml(text, file) or {}
-    if not isinstance(data, dict):
+    data, lines = _parse_yaml(text, file)
+    if not isinstance(data or {}, dict):
         raise ConfigError(f"Invalid configuration in {file}: the top level must be a mapping.")
-    return config_from_dict(data, source=str(file))
+    return _validated(data, str(file), os.environ, lines)
 
 
 #: How many more values YAML aliases may add to a config than the file itself writes.
@@ -820,16 +836,17 @@ _YAML_LOADER = yaml.SafeLoader
 _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 
 
-def _parse_yaml(text: str, file: Path) -> Any:
-    """Parse a config file, refusing alias bombs before anything is built from them."""
+def _parse_yaml(text: str, file: Path) -> tuple[Any, dict[str, int]]:
+    """Parse a config file, refusing alias bombs before anything is built from them; with
+    the line of each key (:func:`_key_lines`)."""
     loader = _YAML_LOADER(text)
     try:
         node = loader.get_single_node()
         if node is None:
-            return None
+            return None, {}
         _check_aliases(node, file)
-        _warn_repeated_keys(node, file)
-        return loader.construct_document(node)
+        lines = _key_lines(node, file)
+        return loader.construct_document(node), lines
     except yaml.YAMLError as exc:
         raise ConfigError(f"Config file {file} is not valid YAML: {yaml_problem(exc)}.") from None
     except RecursionError:
@@ -892,9 +909,12 @@ def _check_aliases(root: yaml.Node, file: Path) -> None:
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 
 
-def _warn_repeated_keys(root: yaml.Node, file: Path) -> None:
-    """Name each key a mapping of the file sets twice: YAML keeps the last one, so all that the
-    first set (a whole ``web:`` section with its budgets) would be dropped without a word."""
+def _key_lines(root: yaml.Node, file: Path) -> dict[str, int]:
+    """The line of each key of the file, by its dotted path (``web.providers.brave``), for
+    the warnings and errors that name a key. A key a mapping sets twice is named too: YAML
+    keeps the last one, so all that the first set (a whole ``web:`` section with its budgets)
+    would be dropped without a word."""
+    lines: dict[str, int] = {}
     seen: set[int] = set()
 
     def walk(node: yaml.Node, where: str) -> None:
@@ -907,21 +927,23 @@ def _warn_repeated_keys(root: yaml.Node, file: Path) -> None:
             return
         if not isinstance(node, yaml.MappingNode):
             return
-        lines: dict[str, int] = {}
+        here: dict[str, int] = {}  # this mapping's keys: the same path in two mappings is no repeat
         for key, value in node.value:
             name = key.value if isinstance(key, yaml.ScalarNode) else None
             path = f"{where}.{name}" if where else str(name)
             if name is not None and key.tag != _MERGE_TAG:
-                first = lines.setdefault(name, key.start_mark.line + 1)
-                if first != key.start_mark.line + 1:
+                line = key.start_mark.line + 1
+                first = here.setdefault(name, line)
+                if first != line:
                     log.warning(
                         "Config key '%s' is set twice in %s (lines %d and %d); only the one on line %d "
-                        "is used: merge the two.", path, file, first, key.start_mark.line + 1, key.start_mark.line + 1
+                        "is used: merge the two.", path, file, first, line, line
                     )
-                    lines[name] = key.start_mark.line + 1
+                here[name] = lines[path] = line
             walk(value, path)
 
     walk(root, "")
+    return lines
 
 
 _default: Config | None = None

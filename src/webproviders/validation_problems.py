@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import types
 import typing
+from collections.abc import Mapping
 from typing import Any
 
 from pydantic import BaseModel, SecretStr, ValidationError
@@ -128,8 +129,11 @@ def _message(err: Any, model: type[BaseModel]) -> str:
     return str(err["msg"])
 
 
-def problems(exc: ValidationError, model: type[BaseModel], prefix: tuple[str, ...] = ()) -> list[str]:
-    """Each problem of ``exc`` (raised validating ``model``) as ``'key.path': sentence``."""
+def problems(
+    exc: ValidationError, model: type[BaseModel], prefix: tuple[str, ...] = (), *, lines: Mapping[str, int] | None = None
+) -> list[str]:
+    """Each problem of ``exc`` (raised validating ``model``) as ``'key.path': sentence``, or
+    ``'key.path' (line 7): sentence`` where ``lines`` says which line of a file sets it."""
     said: dict[tuple[str, str], None] = {}
     for err in exc.errors():
         loc = tuple(err["loc"])
@@ -141,4 +145,8 @@ def problems(exc: ValidationError, model: type[BaseModel], prefix: tuple[str, ..
             key, sentence = loc, _message(err, model)
         path = ".".join(str(part) for part in (*prefix, *key))
         said[path, sentence] = None  # a union's members all land here once
-    return [f"'{path}': {sentence}" if path else sentence for path, sentence in said]
+    lines = lines or {}
+    return [
+        f"'{path}'{f' (line {lines[path]})' if path in lines else ''}: {sentence}" if path else sentence
+        for path, sentence in said
+    ]

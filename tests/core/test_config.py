@@ -407,7 +407,7 @@ def test_a_web_timeout_over_an_hour_is_refused_when_the_file_loads(tmp_path: Pat
     caller gave a timeout."""
     path = tmp_path / "config.yaml"
     path.write_text("web:\n  timeout: 5000\n")
-    with pytest.raises(ConfigError, match="'web.timeout': Input should be less than or equal to 3600"):
+    with pytest.raises(ConfigError, match=r"'web.timeout' \(line 2\): Input should be less than or equal to 3600"):
         load_config(path)
     path.write_text("web:\n  timeout: 3600\n")
     assert load_config(path).web.timeout == 3600
@@ -470,6 +470,28 @@ def test_a_key_set_twice_in_the_file_is_named_with_its_lines(tmp_path: Path, cap
         f"Config key 'web.providers.brave' is set twice in {path} (lines 5 and 6); only the one on line 6 is used: merge the two.",
         f"Config key 'web' is set twice in {path} (lines 2 and 10); only the one on line 10 is used: merge the two.",
     ]
+
+
+def test_a_file_s_unknown_keys_and_wrong_values_are_named_with_their_lines(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """In a long file, 'web.providers.brave.timeout' alone sent a person looking for it."""
+    path = tmp_path / "lines.yaml"
+    path.write_text(
+        "# my settings\nweb:\n  serch_backend: stub\n  providers:\n    brave:\n      timeout: soon\n"
+        "  retry: {max_retries: many}\n",
+        encoding="utf-8",
+    )
+    with caplog.at_level(logging.WARNING, logger="webproviders.config"), pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert [r.getMessage() for r in caplog.records] == [
+        f"Unknown config key 'web.serch_backend' in {path} (line 3) is ignored. Did you mean 'search_backend'?"
+    ]
+    assert str(caught.value) == (
+        f"Invalid configuration in {path}: 'web.providers.brave.timeout' (line 6): Input should be a valid number, "
+        "unable to parse string as a number; 'web.retry.max_retries' (line 7): Input should be a valid integer, "
+        "unable to parse string as an integer"
+    )
 
 
 def test_unknown_keys_warn_and_are_ignored(caplog: pytest.LogCaptureFixture) -> None:
@@ -556,5 +578,5 @@ def test_non_finite_numbers_are_refused_with_the_key_named(web: dict[str, Any], 
 def test_non_finite_numbers_in_a_yaml_file_are_refused(tmp_path: Path) -> None:
     path = tmp_path / "config.yaml"
     path.write_text("web:\n  budget:\n    daily_usd: .inf\n", encoding="utf-8")
-    with pytest.raises(ConfigError, match="'web.budget.daily_usd': Input should be a finite number"):
+    with pytest.raises(ConfigError, match=r"'web.budget.daily_usd' \(line 3\): Input should be a finite number"):
         load_config(path)
