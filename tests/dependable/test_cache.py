@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 import warnings
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -446,6 +447,51 @@ def test_configs_sharing_a_store_with_a_provider_set_up_differently_do_not_share
     finally:
         for server in servers:
             server.close()
+
+
+class _AgentEcho(BaseHTTPRequestHandler):
+    """A page that names the User-Agent it was asked with, long enough to be cut off."""
+
+    def do_GET(self) -> None:
+        paragraph = "the quick brown fox jumps over the lazy dog " * 8
+        article = "".join(f"<p>Paragraph {n}: {paragraph}</p>" for n in range(40))
+        agent = self.headers.get("User-Agent", "")
+        body = f"<html><body><article><h1>Asked by {agent}</h1>{article}</article></body></html>".encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_configs_sharing_a_store_with_other_extraction_limits_or_user_agent_do_not_share_answers(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest, namespace: str, http_server: Any
+) -> None:
+    """A page read under another ``web.extraction`` limit or another ``web.user_agent`` was
+    served to a worker sharing the cache: the whole page where this one cuts it short, a page
+    asked for by another agent."""
+    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
+    cache = _backend_settings(kind, tmp_path, redis_url, namespace)
+    url = f"http://127.0.0.1:{http_server(_AgentEcho).server_address[1]}/page"
+
+    def read(**web: Any) -> tuple[bool, str]:
+        config = build_config(cache=cache, allow_private_networks=True, **web)
+        envelope = dispatch_extract([url], backend="http", config=config)
+        assert envelope["success"], envelope
+        return bool(envelope["meta"].get("cached")), envelope["data"][0]["content"]
+
+    cached, whole = read()
+    assert not cached and "Paragraph 39" in whole
+    cached, cut = read(extraction={"max_html_chars": 3000})
+    assert not cached and "Paragraph 39" not in cut
+    cached, other = read(user_agent="OtherAgent/2.0")
+    assert not cached and "Asked by OtherAgent/2.0" in other
+    # how many workers extract does not change a page's text: the answer is shared
+    assert read(extraction={"workers": 3}) == (True, whole)
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "redis"])

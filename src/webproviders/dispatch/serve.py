@@ -367,7 +367,7 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
         fetched = True
         return await _upstream(call, entry, failover)
 
-    setup = provider_setup(state.settings_setup(name), entry.manifest.env)
+    setup = provider_setup(state.config_setup(entry.manifest, call.capability), entry.manifest.env)
     key = cache_key(call.capability, name, call.arguments, setup)
     try:
         value, cached = await cache.get_or_fetch(  # type: ignore[union-attr]

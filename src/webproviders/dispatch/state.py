@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..accounting.book import Accounts
 from ..dependable.cache import ResultCache, build_cache
-from ..dependable.cache.fingerprint import settings_setup
+from ..dependable.cache.fingerprint import config_setup
 from ..dependable.health import HealthBoard
 from ..dependable.ratelimit import RateLimits
 from ..dependable.retry import RetryPolicy
@@ -24,6 +24,7 @@ from .plan import Planner
 
 if TYPE_CHECKING:
     from ..config import Config
+    from ..manifest import Capability, ProviderManifest
     from ..registry.providers import Registry
     from ..vendorhttp.clients import HTTPClients
 
@@ -58,7 +59,7 @@ class DispatchState:
         self.sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep
         self._policies: dict[str, RetryPolicy] = {}
         self._timeouts: dict[str, float | None] = {}
-        self._setups: dict[str, dict[str, Any]] = {}
+        self._setups: dict[tuple[str, Capability], dict[str, Any]] = {}
 
     def clients(self) -> HTTPClients:
         """The long-lived vendor clients every call of this registry sends through (made on
@@ -95,13 +96,14 @@ class DispatchState:
             found = self._timeouts[name] = self.registry.config.provider(name).timeout
             return found
 
-    def settings_setup(self, name: str) -> dict[str, Any]:
-        """What ``web.providers.<name>`` sets that can change the provider's answers (a part of
-        its cache keys), worked out once: a config does not change."""
+    def config_setup(self, manifest: ProviderManifest, capability: Capability) -> dict[str, Any]:
+        """What the config sets that can change a provider's answers for ``capability`` (a part
+        of its cache keys), worked out once: a config does not change."""
+        key = (manifest.name, capability)
         try:
-            return self._setups[name]
+            return self._setups[key]
         except KeyError:
-            found = self._setups[name] = settings_setup(self.registry.config.provider(name))
+            found = self._setups[key] = config_setup(self.registry.config, manifest, capability)
             return found
 
 

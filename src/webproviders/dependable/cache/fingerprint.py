@@ -4,7 +4,9 @@ Whitespace in a query is collapsed and option order does not matter; options who
 a credential (``api_key``, ``token``) are left out, so two callers with different keys share
 answers and no key ever reaches the store. A provider's set-up (its ``base_url``, a vendor
 option such as Google's ``cx``) is part of the key: configs sharing one SQLite file or Redis
-with the same provider pointed elsewhere must not be served each other's answers.
+with the same provider pointed elsewhere must not be served each other's answers. So are the
+settings every request of a provider goes out with (``web.user_agent``) and, where it reads pages
+on this machine, the ``web.extraction`` limits that decide a page's text.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 from ...redact import mask_userinfo
 
 if TYPE_CHECKING:
-    from ...config import ProviderSettings
-    from ...manifest import EnvVar
+    from ...config import Config, ProviderSettings
+    from ...manifest import Capability, EnvVar, ProviderManifest
 
 #: Option names that are a credential as a whole (``api_key``, ``x-api-key``, ``access_token``),
 #: not names that merely contain such a word: ``max_tokens`` or ``include_cookies`` change the
@@ -34,6 +36,8 @@ _encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=F
 
 #: ``web.providers.<name>`` keys that change how a provider is called, not what it answers.
 _HOW_CALLED = frozenset({"api_key", "timeout", "rate_limit", "max_retries", "backoff", "price", "max_response_bytes"})
+#: ``web.extraction`` keys that say where and how many workers extract, not what a page's text is.
+_HOW_EXTRACTED = frozenset({"workers", "python"})
 
 
 def _public(options: dict[str, Any]) -> dict[str, Any]:
@@ -56,9 +60,24 @@ def settings_setup(settings: ProviderSettings) -> dict[str, Any]:
     return found
 
 
+def config_setup(config: Config, manifest: ProviderManifest, capability: Capability) -> dict[str, Any]:
+    """What ``config`` sets that can change ``manifest``'s provider's answers for
+    ``capability``: its :func:`settings_setup`, ``web.user_agent`` when set (sent with every
+    request; a site or a results page may answer another agent otherwise) and, for an extract
+    or crawl it fetches on this machine, the ``web.extraction`` limits (a page cut off at
+    ``max_html_chars``, a PDF read to ``max_pdf_pages``)."""
+    found = settings_setup(config.provider(manifest.name))
+    web = config.web
+    if web.user_agent is not None:
+        found["web.user_agent"] = web.user_agent
+    if capability != "search" and manifest.fetch_place(capability) == "local":
+        found["web.extraction"] = web.extraction.model_dump(exclude=_HOW_EXTRACTED)
+    return found
+
+
 def provider_setup(settings: dict[str, Any], env: Iterable[EnvVar]) -> str:
     """What a provider is set up with that can change its answers, for :func:`cache_key`:
-    ``settings`` (from :func:`settings_setup`) and the non-secret variables its manifest
+    ``settings`` (from :func:`config_setup`) and the non-secret variables its manifest
     declares (``SEARXNG_URL``), read now; URL passwords masked. Empty when none is set."""
     setup = dict(settings)
     setup.update((var.key, value) for var in env if not var.secret and (value := var.value()) is not None)
