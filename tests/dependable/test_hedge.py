@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import math
 import sqlite3
@@ -326,7 +327,10 @@ def test_a_provider_that_hangs_through_the_whole_default_deadline_still_cools_do
     assert "cooling down" in envelope["error"] and hung.calls == 2
 
 
-def test_a_request_cancelled_while_it_waited_for_its_request_budget_costs_nothing(tmp_path: Path) -> None:
+def test_a_request_that_would_wait_for_its_request_budget_costs_nothing(tmp_path: Path) -> None:
+    """A member whose next slot is further off than ``hedge_after`` is skipped at once (it
+    used to wait, holding the chain until the hedge fired); a request cancelled while it
+    waits for its slot costs nothing either."""
     path = tmp_path / "usage.sqlite3"
     price = {"search": {"usd": 0.01, "per": "request"}}
     config = hedge_config(
@@ -335,9 +339,15 @@ def test_a_request_cancelled_while_it_waited_for_its_request_budget_costs_nothin
     )
     dispatch_search("a", backend=["async-1", "async-2"], config=config, hedge_after=0.1)
     envelope = dispatch_search("b", backend=["async-1", "async-2"], config=config, hedge_after=0.1, timeout=10)
-    cancelled, answered = envelope["meta"]["attempts"]
-    assert (cancelled["provider"], cancelled["outcome"], answered["provider"]) == ("async-1", "cancelled", "async-2")
-    assert "cost" not in cancelled and envelope["meta"]["cost"]["usd"] == 0.01
+    skipped, answered = envelope["meta"]["attempts"]
+    assert (skipped["provider"], skipped["outcome"], answered["provider"]) == ("async-1", "skipped", "async-2")
+    assert skipped["error_code"] == "rate_limited" and "cost" not in skipped and envelope["meta"]["cost"]["usd"] == 0.01
+
+    async def leave_while_it_waits() -> None:
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(adispatch_search("c", backend="async-1", config=config, timeout=10), 0.3)
+
+    asyncio.run(leave_while_it_waits())
     assert provider(config, "async-1").calls == 1
     assert [row[:2] for row in ledger(path)] == [("async-1", "ok"), ("async-2", "ok")]
 

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -111,6 +112,48 @@ def test_a_chain_moves_on_when_its_first_budget_is_spent() -> None:
     envelope = dispatch_search("q", config=config, timeout=5)
     assert envelope["provider"] == "fake-b"
     assert envelope["meta"]["attempts"][0]["error_code"] == "rate_limited"
+
+
+@pytest.mark.parametrize("hedge_after", [None, 0.5])
+def test_a_chain_asks_its_next_member_rather_than_wait_long_for_a_budget_slot(hedge_after: float | None) -> None:
+    """A chain waited for its first member's slot (up to its deadline) while the next could
+    answer at once; now it waits at most a second (``hedge_after`` when shorter), and the
+    member is skipped, nothing sent."""
+    config = build_config(cache=False, providers={"fake-a": {"rate_limit": "1/5s"}, "fake-c": {"rate_limit": "1/s"}})
+    _, sleeps = _clocked(config)
+    ask = {"backend": ["fake-a", "fake-b"], "config": config, "timeout": 10, "hedge_after": hedge_after}
+    assert dispatch_search("q", **ask)["provider"] == "fake-a"
+    envelope = dispatch_search("q", **ask)
+    assert envelope["provider"] == "fake-b" and sleeps.waits == []
+    skipped = envelope["meta"]["attempts"][0]
+    assert skipped["provider"] == "fake-a" and skipped["outcome"] == "skipped"
+    assert skipped["error_code"] == "rate_limited" and "next free slot in 5.0 s" in skipped["reason"]
+    assert provider(config, "fake-a").calls == 1
+    # fusion leaves it out the same way
+    fused = dispatch_search("q", **ask, mode="fuse")
+    assert fused["meta"]["fused"] == ["fake-b"] and sleeps.waits == []
+    # a slot within the wait is waited for: the chain keeps its order
+    ask["backend"] = ["fake-c", "fake-b"]
+    dispatch_search("q", **ask)
+    served = dispatch_search("q", **ask)["provider"]
+    assert (served, sleeps.waits) == (("fake-c", [1.0]) if hedge_after is None else ("fake-b", []))
+
+
+def test_a_stalled_shared_limiter_does_not_stretch_the_wait_past_the_deadline(
+    freezable_redis: tuple[str, Callable[[], None]],
+) -> None:
+    """The time a frozen Redis took before the call fell back to this process's budget came
+    on top of the wait that budget gave, so the call slept past its deadline."""
+    url, freeze = freezable_redis
+    config = build_config(search_backend="fake-a", cache=False, rate_limit={"url": url})
+    _, sleeps = _clocked(config)
+    state(config).limits.local.pause("fake-a", 2.6)  # a wait the deadline allows, but not after the stall
+    freeze()
+    started = time.monotonic()
+    envelope = dispatch_search("q", config=config, timeout=3)
+    took = time.monotonic() - started
+    assert took + sum(sleeps.waits) < 3, (took, sleeps.waits, envelope)
+    assert envelope["error_code"] == "rate_limited" and provider(config, "fake-a").calls == 0
 
 
 def test_the_manifest_default_budget_applies_and_config_can_switch_it_off() -> None:

@@ -41,9 +41,13 @@ from .call import Call
 from .per_url import nothing_read
 from .state import DispatchState
 
+#: Seconds a member of a chain or fusion waits for its request budget's next slot; a slot
+#: further off skips it, so a rate-limited provider never holds a call that another could answer.
+SLOT_PATIENCE = 1.0
+
 
 class Skipped(Exception):
-    """A provider was left out without a request (cooling down, paused); carries the error."""
+    """A provider was left out without a request (cooling down, paused, no budget slot soon); carries the error."""
 
     def __init__(self, error: WebProviderError) -> None:
         super().__init__(error)
@@ -235,6 +239,14 @@ def _cooling_error(name: str, cooling: Cooling) -> WebProviderError:
     )
 
 
+def _slot_patience(call: Call) -> float:
+    """Seconds a provider with others to stand in for it (in a chain or fusion) waits for a
+    slot of its request budget: :data:`SLOT_PATIENCE`, or ``hedge_after`` when less (a
+    hedged chain would start the next member by then anyway)."""
+    hedge_after = call.hedge_after
+    return SLOT_PATIENCE if hedge_after is None else min(SLOT_PATIENCE, hedge_after)
+
+
 async def _check_pause(name: str, state: DispatchState) -> None:
     """In a chain or fusion, a provider paused by a 429 is skipped rather than waited for."""
     paused = await state.limits.paused_for(name)
@@ -268,7 +280,8 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
         sent = False
         try:
             if not state.limits.unlimited(name):
-                await state.limits.acquire(name, call.remaining() - MIN_REQUEST_TIME, state.sleep)
+                patience = _slot_patience(call) if failover else None
+                await state.limits.acquire(name, call.remaining() - MIN_REQUEST_TIME, state.sleep, patience)
             sent = True
             data, meta = await attempt(call, entry, record)
         except asyncio.CancelledError:  # a hedged chain took another answer (or the caller left)
@@ -278,6 +291,10 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             state.health.failed(name, cancelled)  # not counted; it only ends a trial call
             raise
         except WebProviderError as error:
+            if failover and isinstance(error, BudgetExhaustedError):  # no slot soon: another provider is asked
+                meter.stop(spend, error=error, sent=False)
+                state.health.failed(name, error)  # not counted; it only ends a trial call
+                raise Skipped(error) from None
             extra = {"retry": retry} if retry else {}
             sent = sent and (record.queued is None or record.queued.sent)
             call.record(name, "error", started, error, **extra, **meter.stop(spend, error=error, sent=sent))

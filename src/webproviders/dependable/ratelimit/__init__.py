@@ -1,8 +1,9 @@
 """Request budgets per provider: ``rate_limit: "1/s"`` in config (or the manifest's default).
 
-Callers wait for a slot as long as their deadline allows, otherwise they get
-``rate_limited`` at once without a request being sent. A vendor's 429 with ``Retry-After``
-pauses the provider for every caller. Budgets live in this process unless
+Callers wait for a slot as long as their deadline allows (a caller with other providers to
+ask, only as long as its ``patience``), otherwise they get ``rate_limited`` at once without a
+request being sent; time a shared store takes to answer comes out of that wait. A vendor's
+429 with ``Retry-After`` pauses the provider for every caller. Budgets live in this process unless
 ``web.rate_limit.url`` names a Redis server, which makes one budget for a whole fleet.
 Every Redis operation is bounded (``web.rate_limit.timeout``, see :mod:`..offload`); when
 Redis fails or overruns, the call uses this process's budget and says so in
@@ -71,19 +72,32 @@ class RateLimits:
         """True when ``name`` has no budget and no pause here, so :meth:`acquire` can be skipped."""
         return self._url is None and self.rate(name) is None and self.local.paused_for(name) <= 0
 
-    async def acquire(self, name: str, max_wait: float, sleep: Callable[[float], Awaitable[Any]]) -> None:
-        """Wait for a slot of ``name``; raise :class:`BudgetExhaustedError` if it is too far off."""
+    async def acquire(
+        self,
+        name: str,
+        max_wait: float,
+        sleep: Callable[[float], Awaitable[Any]],
+        patience: float | None = None,
+    ) -> None:
+        """Wait for a slot of ``name`` at most ``max_wait`` seconds (what the call's deadline
+        leaves), or ``patience`` when that is less (the caller could ask another provider);
+        raise :class:`BudgetExhaustedError` if the slot is further off."""
         rate = self.rate(name)
+        limit = max_wait if patience is None else min(max_wait, patience)
         if self._url is None:
-            wait, taken = self.local.reserve(name, rate, max_wait)
+            wait, taken = self.local.reserve(name, rate, limit)
         else:
-            wait, taken = await self._shared("reserve", name, rate, max_wait)
-        if not taken:
+            asked = time.monotonic()
+
+            def here() -> tuple[float, bool]:  # the store failed: this process's budget, in the time left
+                return self.local.reserve(name, rate, limit - (time.monotonic() - asked))
+
+            wait, taken = await self._shared("reserve", name, rate, limit, here=here)
+            max_wait -= time.monotonic() - asked  # the store's delay came out of the call's time
+        if not taken or wait > max_wait:
             if wait <= 0:  # a slot is free, but the call has no time left to use it
-                raise WebTimeoutError(  # the caller's deadline, not the provider's doing
-                    f"The call's deadline passed before {name} could be asked.", provider=name, detail=CALL_DEADLINE
-                )
-            raise self._exhausted(name, rate, wait)
+                raise self._no_time(name)
+            raise self._exhausted(name, rate, wait, patience if wait <= max_wait else None)
         if wait > 0:
             await sleep(wait)
 
@@ -100,15 +114,16 @@ class RateLimits:
             return local
         return float(await self._shared("paused_for", name))
 
-    async def _shared(self, method: str, *args: Any) -> Any:
-        """Run a Redis limiter method, bounded; fall back to this process on failure."""
+    async def _shared(self, method: str, *args: Any, here: Callable[[], Any] | None = None) -> Any:
+        """Run a Redis limiter method, bounded; fall back to this process on failure (``here``,
+        else the same method of the local limiter)."""
         try:
             if self._remote is None:  # importing the client is slow once, and never hangs: unbounded
                 self._remote = await offload(self._connect)
             return await self._guard.call(self._call_remote, method, args)
         except StoreUnavailable as problem:  # a store outage must not fail or stall searches
             self._guard.warn(problem, "this call used this process's budget instead")
-            return getattr(self.local, method)(*args)
+            return here() if here is not None else getattr(self.local, method)(*args)
 
     def _connect(self) -> Any:
         from .redis_limiter import RedisLimiter
@@ -119,8 +134,19 @@ class RateLimits:
         return getattr(self._remote, method)(*args)
 
     @staticmethod
-    def _exhausted(name: str, rate: Rate | None, wait: float) -> BudgetExhaustedError:
-        if rate is None:
+    def _no_time(name: str) -> WebTimeoutError:
+        """The caller's deadline, not the provider's doing: a slot was there, the time was not."""
+        return WebTimeoutError(
+            f"The call's deadline passed before {name} could be asked.", provider=name, detail=CALL_DEADLINE
+        )
+
+    @staticmethod
+    def _exhausted(name: str, rate: Rate | None, wait: float, patience: float | None) -> BudgetExhaustedError:
+        """The refusal of a slot ``wait`` s off: past the deadline, or past ``patience`` (when given)."""
+        if patience is not None:
+            waiting = f"{name} asked callers to wait" if rate is None else f"{name}'s request budget ({rate.text}) has its next free slot in"
+            message = f"{waiting} {wait:.1f} s; other providers are asked rather than wait more than {patience:g} s."
+        elif rate is None:
             message = f"{name} asked callers to wait {wait:.1f} s, longer than this call's deadline allows."
         else:
             message = (
