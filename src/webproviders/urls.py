@@ -4,7 +4,9 @@
 fragment goes, the host is lower-cased, a default port is dropped, an empty path becomes
 ``/``, and common tracking parameters (``utm_*``, ``gclid``, ``fbclid``, …) are removed.
 Everything else, including the order of the remaining parameters, is kept: some sites
-depend on it. Which addresses a fetch may reach is a different question, answered by
+depend on it. :func:`page_identity` goes one step further, to compare pages only (the
+crawler's and the page index's one page per URL): spellings that RFC 3986 calls equal
+(``%7e``, ``%7E`` and ``~``) are one page, though each is requested as it was written. Which addresses a fetch may reach is a different question, answered by
 :mod:`webproviders.fetching.urlsafety`.
 """
 
@@ -25,6 +27,14 @@ TRACKING_PARAMS = frozenset(
 )
 _TRACKING_PREFIXES = ("utm_", "pk_", "piwik_", "matomo_", "hsa_")
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]+")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+#: RFC 3986 §2.3: percent-encoding one of these changes nothing.
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+#: Characters a path or a query keeps as they are (RFC 3986 reserved ones, and escapes).
+_PATH_SAFE = "/:@!$&'()*+,;=%"
+_QUERY_SAFE = _PATH_SAFE + "?"
+#: A URL with nothing :func:`page_identity` would change (no escape, nothing to escape).
+_ONE_SPELLING = re.compile(r"[A-Za-z0-9\-._~/:@!$&'()*+,;=?]*")
 
 
 def is_tracking(name: str) -> bool:
@@ -50,6 +60,37 @@ def canonicalize(url: str) -> str:
         netloc = parts.netloc.rsplit("@", 1)[0] + "@" + netloc
     path = parts.path or "/"
     return urlunsplit((scheme, netloc, path, _untracked(parts.query), ""))
+
+
+def page_identity(url: str) -> str:
+    """What every spelling of one page shares, to tell pages apart (never to request one):
+    ``url`` (a canonical URL) with one spelling of percent-escapes, as RFC 3986 §6.2.2 gives
+    it: escapes of unreserved characters (letters, digits, ``-._~``) decoded, the others in
+    upper case, and characters that must be escaped (non-ASCII, spaces) escaped as UTF-8. So
+    ``/a%2fb`` and ``/a%2Fb``, ``/%7Eu`` and ``/~u``, ``/caf%c3%a9`` and ``/café`` are each
+    one page. Servers are sent the spelling they linked to."""
+    if _ONE_SPELLING.fullmatch(url):
+        return url  # most links: splitting and joining them would change nothing
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return url
+    if parts.scheme not in _DEFAULT_PORTS:
+        return url
+    path, query = _escapes(parts.path, _PATH_SAFE), _escapes(parts.query, _QUERY_SAFE)
+    return urlunsplit((parts.scheme, parts.netloc, path, query, ""))
+
+
+def _escapes(part: str, safe: str) -> str:
+    """One spelling of a path or query (see :func:`page_identity`)."""
+    part = _ESCAPE.sub(_normal_escape, part)
+    part = re.sub(r"%(?![0-9A-F]{2})", "%25", part)
+    return quote(part, safe=safe)
+
+
+def _normal_escape(match: re.Match[str]) -> str:
+    char = chr(int(match.group(1), 16))
+    return char if char in _UNRESERVED else "%" + match.group(1).upper()
 
 
 def query_in_encoding(url: str, codec: str) -> str:

@@ -419,6 +419,13 @@ class SiteHandler(BaseHTTPRequestHandler):
             }
             tag = f'<meta http-equiv="refresh" content="{refreshes[path.rsplit("/", 1)[-1]]}">'
             return self._send(200, page("Moved", "<p>This page has moved.</p>", head=tag).encode())
+        if path == "/spellings/":  # one page linked in three spellings RFC 3986 calls equal, and another
+            links = " ".join(
+                f'<a href="/spellings/{link}">{n}</a>' for n, link in enumerate(["%7Euser/a%2fb", "~user/a%2Fb", "%7euser/a%2FB"])
+            )
+            return self._send(200, page("Spellings", f"<article><h1>Spellings</h1><p>A user's pages, linked as they come: {links}.</p></article>").encode())
+        if path.startswith("/spellings/"):
+            return self._send(200, page("A user page", f"<article><h1>A user page</h1><p>This page was asked for as {path} and says a little about its user.</p></article>").encode())
         if path == "/slowlinks":
             links = '<a href="/slow?n=1">one</a> <a href="/slow?n=2">two</a> <a href="/docs/a">fast</a>'
             body = f"<html><body><article><h1>Slow links</h1><p>Two of these pages take a long time to answer: {links}.</p></article></body></html>"

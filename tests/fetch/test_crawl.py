@@ -56,6 +56,15 @@ def test_a_link_query_on_a_shift_jis_page_is_sent_in_shift_jis(site: Any, local:
     assert "東京に関する投稿が三件見つかりました" in results["content"]
 
 
+def test_spellings_of_one_url_that_rfc_3986_calls_equal_are_one_page(site: Any, local: Config) -> None:
+    """``%7e``, ``%7E`` and ``~`` (an unreserved character encoded or not), and ``%2f`` and
+    ``%2F``, were crawled as different pages; a page is read once, requested as its first link
+    spelled it. A different letter is a different page."""
+    envelope = crawl(site.url("/spellings/"), local, use_sitemap=False, include=["/spellings/*"])
+    assert paths(envelope, site) == ["/spellings/", "/spellings/%7Euser/a%2fb", "/spellings/%7euser/a%2FB"]
+    assert [p for p in site.paths() if p.startswith("/spellings/")] == paths(envelope, site)
+
+
 def test_a_crawl_option_it_does_not_take_is_named(site: Any, local: Config) -> None:
     envelope = crawl(site.url("/"), local, max_pages=2, includ=["/docs/*"], limit=2, max_chars=50)
     assert envelope["meta"]["warnings"] == ["http ignored the option(s) includ: it does not know them."]

@@ -25,7 +25,7 @@ from webproviders.fetching.urlsafety import (
     nat64_local_readings,
     resolve_checked,
 )
-from webproviders.urls import canonicalize, registrable_domain
+from webproviders.urls import canonicalize, page_identity, registrable_domain
 
 from .fetch_site import pdf_bytes, png_bytes
 
@@ -133,6 +133,21 @@ def test_config_builds_the_policy(config_for: Any) -> None:
 )
 def test_canonicalize(url: str, canonical: str) -> None:
     assert canonicalize(url) == canonical
+
+
+@pytest.mark.parametrize(
+    ("url", "identity"),
+    [
+        ("https://x.test/%7euser/a%2fb?q=%7E%2b", "https://x.test/~user/a%2Fb?q=~%2B"),  # RFC 3986 §6.2.2
+        ("https://x.test/caf%c3%a9/A%2DZ", "https://x.test/caf%C3%A9/A-Z"),
+        ("https://x.test/café?q=a b", "https://x.test/caf%C3%A9?q=a%20b"),  # as it is requested
+        ("https://x.test/100%/a", "https://x.test/100%25/a"),  # a % that starts no escape
+        ("https://x.test/a/b?q=1&r=(2)", "https://x.test/a/b?q=1&r=(2)"),
+        ("mailto:a%7eb@x.test", "mailto:a%7eb@x.test"),
+    ],
+)
+def test_page_identity(url: str, identity: str) -> None:
+    assert page_identity(url) == identity
 
 
 def test_canonicalize_keeps_user_info_for_the_safety_check() -> None:

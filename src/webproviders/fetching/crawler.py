@@ -32,7 +32,7 @@ from ..errors import (
     to_provider_error,
 )
 from ..retry_after import retry_after_from_headers
-from ..urls import canonicalize, host_of, registrable_domain
+from ..urls import canonicalize, host_of, page_identity, registrable_domain
 from .charset import decode
 from .fetch import GZIP_MAGIC, FetchResult, fetch, gunzip, status_error
 from .options import FetchLimits, patterns, pick, switch, whole
@@ -128,6 +128,8 @@ class Entry:
     key: tuple[int, ...]
     url: str = field(compare=False)
     referrer: str | None = field(compare=False, default=None)
+    #: Which page it is (:func:`~webproviders.urls.page_identity`): the crawl reads each once.
+    page: str = field(compare=False, default="")
 
 
 @dataclass
@@ -154,6 +156,7 @@ class Crawler:
         )
         self.robots = RobotsCache(self._fetch_robots, user_agent(config), self._robots_read)
         self._heap: list[Entry] = []
+        #: Waiting entries and the pages read or queued, by page (not by spelling).
         self._pending: dict[str, Entry] = {}
         self._seen: set[str] = set()
         self._results: list[tuple[Entry, dict[str, Any]]] = []
@@ -214,26 +217,26 @@ class Crawler:
         return not any(matches(p) for p in self.options.exclude)
 
     # -- queue ------------------------------------------------------------------------
-    def _enqueue(self, canon: str, depth: int, key: tuple[int, ...], referrer: str | None) -> None:
-        """Queue ``canon`` (a canonical URL), or move it up if it was found earlier in order."""
-        entry = Entry(depth, key, canon, referrer)
-        waiting = self._pending.get(canon)
+    def _enqueue(self, canon: str, page: str, depth: int, key: tuple[int, ...], referrer: str | None) -> None:
+        """Queue ``canon`` (a canonical URL of ``page``), or move it up if it was found earlier in order."""
+        entry = Entry(depth, key, canon, referrer, page)
+        waiting = self._pending.get(page)
         if waiting is not None:
             if entry < waiting:  # found again, earlier in breadth-first order
-                self._pending[canon] = entry
+                self._pending[page] = entry
                 heapq.heappush(self._heap, entry)
             return
-        if canon in self._seen:
+        if page in self._seen:
             return
-        self._seen.add(canon)
-        self._pending[canon] = entry
+        self._seen.add(page)
+        self._pending[page] = entry
         heapq.heappush(self._heap, entry)
 
     def _pop(self) -> Entry | None:
         while self._heap:
             entry = heapq.heappop(self._heap)
-            if self._pending.get(entry.url) is entry:
-                del self._pending[entry.url]
+            if self._pending.get(entry.page) is entry:
+                del self._pending[entry.page]
                 return entry
         return None
 
@@ -246,18 +249,19 @@ class Crawler:
             if index % LINKS_PER_CLOCK == 0 and (left := self._left()) is not None and left <= 0:
                 break  # the crawl is over: no link found now would be fetched
             canon = canonicalize(link)
-            if canon in self._seen and canon not in self._pending:
+            page = page_identity(canon)
+            if page in self._seen and page not in self._pending:
                 continue  # read, or being read (the site's navigation, on every page)
             if self._wanted(canon) and self._in_scope(canon):
-                self._enqueue(canon, depth, parent.key + (rank, index), referrer)
+                self._enqueue(canon, page, depth, parent.key + (rank, index), referrer)
         if len(self._pending) > 2 * QUEUE_PER_PAGE * self.options.max_pages:
             self._trim()
 
     def _trim(self) -> None:
         """Keep the URLs that come first in breadth-first order; the others may be found again."""
         keep = heapq.nsmallest(QUEUE_PER_PAGE * self.options.max_pages, self._pending.values())
-        self._seen.difference_update(self._pending.keys() - {entry.url for entry in keep})
-        self._pending = {entry.url: entry for entry in keep}
+        self._seen.difference_update(self._pending.keys() - {entry.page for entry in keep})
+        self._pending = {entry.page: entry for entry in keep}
         self._heap = keep  # sorted, so already a heap
 
     # -- fetching ---------------------------------------------------------------------
@@ -315,7 +319,8 @@ class Crawler:
         has), and where robots.txt allows, before that hop is requested."""
         if entry.depth:
             canon = canonicalize(url)
-            if canon != entry.url and canon in self._seen:
+            page = page_identity(canon)
+            if page != entry.page and page in self._seen:
                 raise NotFollowed(url)
             if not (self._in_scope(canon) and self._wanted(canon)):
                 raise NotFollowed(url)
@@ -351,10 +356,11 @@ class Crawler:
         final = canonicalize(result.final_url)
         if entry.depth == 0:
             self._add_scope(final)  # a seed that redirects (to www., to https) moves the scope
-        if final != entry.url:
-            if final in self._seen:
+        page = page_identity(final)
+        if page != entry.page:
+            if page in self._seen:
                 return Outcome(entry)  # a redirect to a page we have
-            self._seen.add(final)  # in scope, wanted and allowed by robots.txt: every hop was checked
+            self._seen.add(page)  # in scope, wanted and allowed by robots.txt: every hop was checked
         error = status_error(result)
         if result.status_code in PAUSE_STATUSES and (wait := retry_after_from_headers(result.headers)):
             self.limiter.pause(host_of(final), wait)  # as the host asked: no request until then
@@ -368,7 +374,7 @@ class Crawler:
         follow = page.html and not (page.nofollow and self.options.respect_robots)
         canonical = item["metadata"].get("canonical_url")
         if canonical and self._in_scope(canonical):
-            self._seen.add(canonicalize(canonical))
+            self._seen.add(page_identity(canonicalize(canonical)))
         return Outcome(entry, item=item, links=page.links if follow else [], final_url=final)
 
     async def _read_sitemaps(self, seed: Entry, referrer: str) -> None:
@@ -458,7 +464,7 @@ class Crawler:
         seed = canonicalize(url)
         await check_destination_resolved(seed, self.policy)
         self._add_scope(seed)
-        self._enqueue(seed, 0, (), None)
+        self._enqueue(seed, page_identity(seed), 0, (), None)
         try:
             stopped_early = await self._loop()
             robots_late = self.robots.loading(seed)
@@ -467,7 +473,7 @@ class Crawler:
         if stopped_early and not self._results:
             # Not even the seed arrived in time: that page timed out, as it would in an
             # extract (a per-URL failure), rather than the crawler returning nothing.
-            entry = Entry(0, (), seed)
+            entry = Entry(0, (), seed, page=page_identity(seed))
             why = " (its site's robots.txt, asked for first, had not arrived)" if robots_late else ""
             late = WebTimeoutError(f"{seed} could not be read before the call's time limit{why}.", provider="http")
             self._results.append((entry, self._error_item(entry, late)))

@@ -4,15 +4,13 @@ one interface every store implements.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Protocol
-from urllib.parse import quote, urlsplit, urlunsplit
 
-from ..urls import canonicalize, host_of, is_http_url
+from ..urls import canonicalize, host_of, is_http_url, page_identity
 
 #: ``time_range`` as seconds before now, applied to when a page was fetched.
 TIME_RANGE_SECONDS = {"day": 86_400, "week": 7 * 86_400, "month": 30 * 86_400, "year": 365 * 86_400}
@@ -20,39 +18,13 @@ TIME_RANGE_SECONDS = {"day": 86_400, "week": 7 * 86_400, "month": 30 * 86_400, "
 _PUBLISHED_KEYS = ("published_at", "published_date", "publishedDate", "date")
 #: Where it may carry its language (``<html lang>`` for the http provider).
 _LANGUAGE_KEYS = ("language", "lang")
-_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
-_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-#: Characters a path or a query keeps as they are (RFC 3986 reserved ones, and escapes).
-_PATH_SAFE = "/:@!$&'()*+,;=%"
-_QUERY_SAFE = _PATH_SAFE + "?"
-
-
-def _escapes(part: str, safe: str) -> str:
-    """One spelling of a path or query: escapes of unreserved characters decoded, other
-    escapes in upper case, characters that must be escaped (non-ASCII, spaces) escaped."""
-
-    def escape(match: re.Match[str]) -> str:
-        char = chr(int(match.group(1), 16))
-        return char if char in _UNRESERVED else "%" + match.group(1).upper()
-
-    part = _ESCAPE.sub(escape, part)
-    part = re.sub(r"%(?![0-9A-F]{2})", "%25", part)
-    return quote(part, safe=safe)
 
 
 def page_url(url: str) -> str:
     """The key a page is stored under: the canonical URL (:func:`~webproviders.urls.canonicalize`)
-    with one spelling of percent-escapes, so ``/caf%c3%a9``, ``/café`` and ``/caf%C3%A9`` are
-    one page."""
-    url = canonicalize(url)
-    try:
-        parts = urlsplit(url)
-    except ValueError:
-        return url
-    if parts.scheme not in ("http", "https"):
-        return url
-    path, query = _escapes(parts.path, _PATH_SAFE), _escapes(parts.query, _QUERY_SAFE)
-    return urlunsplit((parts.scheme, parts.netloc, path, query, ""))
+    with one spelling of percent-escapes (:func:`~webproviders.urls.page_identity`), so
+    ``/caf%c3%a9``, ``/café`` and ``/caf%C3%A9`` are one page."""
+    return page_identity(canonicalize(url))
 
 
 @dataclass(frozen=True)
