@@ -36,25 +36,32 @@ def _hit(item: dict[str, Any]) -> dict[str, Any]:
 
 
 def parse_results(
-    name: str, body: Any, limit: int, wanted: Callable[[str], bool] | None = None
+    name: str,
+    body: Any,
+    limit: int,
+    wanted: Callable[[str], bool] | None = None,
+    seen: set[str] | None = None,
 ) -> list[dict[str, Any]]:
     """The best ``limit`` hits by SearXNG's score (ties keep SearXNG's order) whose URL is
-    ``wanted``. Only those are mapped: the caller receives no more, and mapping every hit of
-    a big answer held the call past its deadline."""
+    ``wanted`` and not in ``seen`` (the URLs of earlier pages; each URL looked at is added).
+    Only those are mapped: the caller receives no more, and mapping every hit of a big
+    answer held the call past its deadline."""
     if not isinstance(body, dict):
         raise ParseError(f"{name} answered with JSON that is not a search response.", provider=name)
     results = answer_list(body.get("results"), "results", name, name)
     ranked = sorted((item for item in results if isinstance(item, dict)), key=_score, reverse=True)
     hits: list[dict[str, Any]] = []
-    seen: set[str] = set()
+    seen = set() if seen is None else seen
     for item in ranked:
         if len(hits) >= limit:
             break
         if not is_http_url(item.get("url")):
             continue
         url = item["url"].strip()
-        if url not in seen and (wanted is None or wanted(url)):
-            seen.add(url)
+        if url in seen:
+            continue
+        seen.add(url)
+        if wanted is None or wanted(url):
             hits.append(_hit(item))
     return hits
 

@@ -1,4 +1,10 @@
-"""The SearXNG provider: ``GET <instance>/search?format=json``."""
+"""The SearXNG provider: ``GET <instance>/search?format=json``.
+
+An instance answers a page of results at a time (10 to 20 or so, merged from its engines),
+so a larger ``limit`` reads the next pages (``pageno``) until it is met, a page brings
+nothing new, or :data:`MAX_PAGES` were read; a later page that fails or would miss the
+deadline ends the paging with the pages read (``kit.later_page``).
+"""
 
 from __future__ import annotations
 
@@ -7,7 +13,7 @@ from functools import partial
 from typing import Any, ClassVar
 
 from webproviders import warn
-from webproviders.kit import VendorProvider, get_logger
+from webproviders.kit import VendorProvider, get_logger, later_page
 
 from .errors import classify
 from .params import build_params, domain_filter
@@ -19,6 +25,8 @@ log = get_logger("webproviders.searxng")
 TIMEOUT_ENV = ("SEARXNG_TIMEOUT_MS", "WEB_SEARCH_TIMEOUT_MS")
 #: SearXNG's bot limiter refuses requests without Accept-Language; sent when no lang is given.
 DEFAULT_ACCEPT_LANGUAGE = "en-US,en;q=0.9"
+#: Pages one search reads at most: each asks every engine of the instance again.
+MAX_PAGES = 5
 
 
 class SearxngProvider(VendorProvider):
@@ -66,14 +74,24 @@ class SearxngProvider(VendorProvider):
             "Accept-Language": options.get("lang")
             or self.settings.option("accept_language", DEFAULT_ACCEPT_LANGUAGE),
         }
-        body = await self.call_api(
-            "GET",
-            "/search",
-            headers=headers,
-            params=params,
-            classify=partial(classify, self.name, self.base_url(), bool(self.api_keys())),
-        )
-        silent = unresponsive(body)
+        check = partial(classify, self.name, self.base_url(), bool(self.api_keys()))
+        silent: dict[str, None] = {}  # engines that did not answer, in order, across pages
+        wanted = domain_filter(options)
+        seen: set[str] = set()  # every URL the pages read so far held
+        hits: list[dict[str, Any]] = []
+
+        async def page(number: int) -> bool:
+            """Read page ``number`` into ``hits``; whether it held any URL not read before."""
+            body = await self.call_api("GET", "/search", headers=headers, params={**params, "pageno": number}, classify=check)
+            silent.update(dict.fromkeys(unresponsive(body)))
+            before = len(seen)
+            hits.extend(parse_results(self.name, body, limit - len(hits), wanted, seen))
+            return len(seen) > before
+
+        fresh, number = await page(1), 1
+        while fresh and len(hits) < limit and number < MAX_PAGES:  # a page of repeats ends it
+            number += 1
+            fresh = bool(await later_page(self.name, len(hits), partial(page, number)))
         if silent:
             warn(f"{self.name}: some engines did not answer: {', '.join(silent)}.")
-        return parse_results(self.name, body, limit, domain_filter(options))
+        return hits

@@ -122,7 +122,9 @@ def test_a_list_sent_as_text_is_read_as_its_list(make_config: Any, http_server: 
 
     class Searxng(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            asked.append(parse_qs(urlsplit(self.path).query)["q"][0])
+            params = parse_qs(urlsplit(self.path).query)
+            if params["pageno"] == ["1"]:  # a search, not the next page it reads for more hits
+                asked.append(params["q"][0])
             hit = {"url": "https://docs.python.org/3/", "title": "Python docs", "content": "Docs."}
             body = json.dumps({"query": "x", "results": [hit]}).encode()
             self.send_response(200)

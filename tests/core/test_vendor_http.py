@@ -206,8 +206,8 @@ def test_sync_and_async_dispatch_read_the_vendor_alike(recorder: Any) -> None:
     """The sync call runs on its thread's own loop, the async one on the caller's; same answer."""
     server = recorder(results=True)
     config = _config(providers={"searxng": {"base_url": server.url}})
-    sync = dispatch_search("q", backend="searxng", config=config, cache=False)
-    async_ = asyncio.run(adispatch_search("q", backend="searxng", config=config, cache=False))
+    sync = dispatch_search("q", backend="searxng", config=config, cache=False, limit=1)
+    async_ = asyncio.run(adispatch_search("q", backend="searxng", config=config, cache=False, limit=1))
     for envelope in (sync, async_):
         assert envelope["success"], envelope
         assert envelope["data"]["web"][0]["description"] == "from the vendor"
@@ -222,8 +222,8 @@ def test_web_proxy_carries_vendor_calls(recorder: Any) -> None:
     proxy = recorder(results=True)
     config = _config(proxy=proxy.url, providers={"searxng": {"base_url": "http://searx.internal:8888"}})
     for envelope in (
-        dispatch_search("q", backend="searxng", config=config, cache=False),
-        asyncio.run(adispatch_search("q", backend="searxng", config=config, cache=False)),
+        dispatch_search("q", backend="searxng", config=config, cache=False, limit=1),
+        asyncio.run(adispatch_search("q", backend="searxng", config=config, cache=False, limit=1)),
     ):
         assert envelope["success"], envelope
     assert [seen["path"].split("?")[0] for seen in proxy.seen] == ["http://searx.internal:8888/search"] * 2
@@ -280,8 +280,8 @@ def test_a_cidr_range_spares_a_loopback_vendor_from_web_proxy(recorder: Any, mon
     monkeypatch.setenv("NO_PROXY", "127.0.0.0/8")
     config = _config(proxy=proxy.url, providers={"searxng": {"base_url": vendor.url}})
     for envelope in (
-        dispatch_search("q", backend="searxng", config=config, cache=False),
-        asyncio.run(adispatch_search("q", backend="searxng", config=config, cache=False)),
+        dispatch_search("q", backend="searxng", config=config, cache=False, limit=1),
+        asyncio.run(adispatch_search("q", backend="searxng", config=config, cache=False, limit=1)),
     ):
         assert envelope["success"], envelope
     assert len(vendor.seen) == 2 and not proxy.seen

@@ -185,7 +185,7 @@ def test_an_https_proxy_s_own_certificate_is_checked_against_ssl_cert_file(
         },
         source="<test>",
     )
-    envelope = dispatch_search("q", backend="searxng", config=config, cache=False)
+    envelope = dispatch_search("q", backend="searxng", config=config, cache=False, limit=1)
     assert envelope["success"], envelope
     page = dispatch_extract("http://127.0.0.1:9/a", backend="http", config=config, cache=False)
     assert page["success"], page

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 import respx
@@ -45,11 +48,71 @@ def test_success_orders_by_score_and_skips_non_pages(config: Any, search: Any) -
     assert envelope["meta"]["warnings"] == [
         "searxng: some engines did not answer: google (CAPTCHA), bing (timeout)."
     ]
-    request = route.calls.last.request
+    request = route.calls[0].request
     assert dict(request.url.params) == {"q": "searxng", "format": "json", "pageno": "1"}
     assert request.headers["Accept"] == "application/json"
     assert request.headers["Accept-Language"]  # the bot limiter refuses requests without it
     assert "Authorization" not in request.headers
+
+
+def _searx_page(number: int) -> dict[str, Any]:
+    """Page ``number`` of an instance holding 18 results for a query: ten a page, the second
+    repeating two of the first (engines page differently), nothing after it."""
+    urls = {1: range(10), 2: [*range(8, 18)]}.get(number, [])
+    results = [
+        _searx_result(f"https://site{n}.example/page", f"Result {n}", f"About result {n}.", ["brave"], 20.0 - n)
+        for n in urls
+    ]
+    silent = {1: [["google", "CAPTCHA"]], 2: [["google", "CAPTCHA"], ["bing", "timeout"]]}.get(number, [])
+    return {"query": "q", "number_of_results": 0, "results": results, "answers": [], "corrections": [],
+            "infoboxes": [], "suggestions": [], "unresponsive_engines": silent}
+
+
+class _PagedSearxng(BaseHTTPRequestHandler):
+    """A SearXNG instance on 127.0.0.1 answering ``/search?pageno=N`` with its page N."""
+
+    asked: list[str] = []
+    failing: set[int] = set()
+
+    def do_GET(self) -> None:
+        number = int(parse_qs(urlsplit(self.path).query)["pageno"][0])
+        type(self).asked.append(str(number))
+        status, body = (500, {"error": "search error"}) if number in self.failing else (200, _searx_page(number))
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def paged(http_server: Any, make_config: Any) -> Any:
+    _PagedSearxng.asked, _PagedSearxng.failing = [], set()
+    port = http_server(_PagedSearxng).server_address[1]
+    return make_config(web=web(providers={"searxng": {"base_url": f"http://127.0.0.1:{port}"}}))
+
+
+@pytest.mark.parametrize(("limit", "pages", "found"), [(5, ["1"], 5), (15, ["1", "2"], 15), (30, ["1", "2", "3"], 18)])
+def test_a_limit_above_one_page_reads_the_next_pages(paged: Any, search: Any, limit: int, pages: list[str], found: int) -> None:
+    """An instance answers ten results or so a page; a limit above that got one page only."""
+    envelope = search(paged, "q", backend="searxng", limit=limit)
+    assert envelope["success"] is True, envelope
+    assert [hit["url"] for hit in envelope["data"]["web"]] == [f"https://site{n}.example/page" for n in range(found)]
+    assert _PagedSearxng.asked == pages
+    engines = "google (CAPTCHA), bing (timeout)" if len(pages) > 1 else "google (CAPTCHA)"
+    assert envelope["meta"]["warnings"] == [f"searxng: some engines did not answer: {engines}."]
+
+
+def test_a_later_page_that_fails_leaves_the_pages_read(paged: Any, search: Any) -> None:
+    _PagedSearxng.failing = {2}
+    envelope = search(paged, "q", backend="searxng", limit=15)
+    assert envelope["success"] is True, envelope
+    assert len(envelope["data"]["web"]) == 10 and _PagedSearxng.asked == ["1", "2"]
+    assert "the next page of results was not read, as it failed (bad_gateway" in envelope["meta"]["warnings"][0]
 
 
 def test_async_dispatch(config: Any, asearch: Any) -> None:
