@@ -494,6 +494,45 @@ def test_configs_sharing_a_store_with_other_extraction_limits_or_user_agent_do_n
     assert read(extraction={"workers": 3}) == (True, whole)
 
 
+class _ToLocalhost(BaseHTTPRequestHandler):
+    """``/go`` redirects to this server under the name ``localhost``, where ``/secret`` is."""
+
+    def do_GET(self) -> None:
+        if self.path == "/go":
+            self.send_response(302)
+            self.send_header("Location", f"http://localhost:{self.server.server_address[1]}/secret")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        text = "".join(f"<p>Internal figure {n}: the numbers of the quarter before it was published.</p>" for n in range(20))
+        body = f"<html><body><article><h1>Internal only</h1>{text}</article></body></html>".encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_page_one_config_may_reach_is_not_served_to_a_config_whose_url_screen_refuses_it(
+    tmp_path: Path, namespace: str, http_server: Any
+) -> None:
+    """A worker allowed private networks read a page behind a redirect to one; a worker
+    sharing the cache that allows only the first host must meet its own screen's refusal,
+    not the other's cached page."""
+    cache = _backend_settings("sqlite", tmp_path, None, namespace)
+    url = f"http://127.0.0.1:{http_server(_ToLocalhost).server_address[1]}/go"
+    opened = dispatch_extract([url], backend="http", config=build_config(cache=cache, allow_private_networks=True))
+    assert opened["success"] and "Internal figure 19" in opened["data"][0]["content"], opened
+    narrow = build_config(cache=cache, allowed_hosts=["127.0.0.1"])
+    refused = dispatch_extract([url], backend="http", config=narrow)
+    assert "cached" not in refused["meta"], refused
+    assert refused["error_code"] == "unsafe_url", refused
+    assert "Internal figure" not in json.dumps(refused)
+
+
 @pytest.mark.parametrize("kind", ["sqlite", "redis"])
 def test_workers_waiting_on_an_answer_that_is_not_cached_share_it(
     kind: str, tmp_path: Path, counting_server: Any, request: pytest.FixtureRequest, namespace: str
