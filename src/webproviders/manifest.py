@@ -157,6 +157,19 @@ class ProviderManifest(BaseModel):
     #: Short labels a setup wizard shows beside the name ("free", "paid", "keyless").
     badge: str = ""
     tag: str = ""
+    #: The keys of ``web.providers.<name>`` this provider reads besides the shared ones
+    #: (``model``, ``cx``, ``concurrency``); declared, any other key there is named as doing
+    #: nothing (a typo, another provider's key). Undeclared: not checked.
+    options: list[str] | None = None
+
+    def read_keys(self) -> frozenset[str]:
+        """Every provider-specific key this provider reads: its ``options``, the config keys
+        its variables stand in for, and ``max_pages`` for a crawl (which the cost of a crawl
+        is worked out from, whoever runs it)."""
+        keys = {*(self.options or ()), *(var.config_key for var in self.env if var.config_key)}
+        if "crawl" in self.capabilities:
+            keys.add("max_pages")
+        return frozenset(keys)
 
     def setup_schema(self, display_name: str) -> dict[str, Any]:
         """What :meth:`WebSearchProvider.get_setup_schema` returns for this provider."""

@@ -540,6 +540,49 @@ def test_a_typo_of_a_key_is_named_with_the_key_it_was_likely_meant_for(
     ]
 
 
+def test_a_key_a_provider_does_not_read_is_named_where_its_manifest_lists_what_it_reads(
+    caplog: pytest.LogCaptureFixture, tmp_path: Path
+) -> None:
+    """``concurency`` under the http provider did nothing, silently: the run used 8 at once.
+    A key outside what the provider's manifest lists is named, with the key it was likely
+    meant to be; keys it reads, shared keys, and providers whose manifest lists nothing (a
+    third-party plugin) are not."""
+    from webproviders import list_providers
+
+    plugin = tmp_path / "plugins" / "quiet"
+    plugin.mkdir(parents=True)
+    (plugin / "plugin.yaml").write_text(
+        "name: quiet\nkind: backend\nproviders:\n  - name: quiet\n    capabilities: [search]\n"
+    )
+    (plugin / "__init__.py").write_text("def register(ctx):\n    pass\n")
+    with caplog.at_level(logging.WARNING):
+        config = config_from_dict(
+            {
+                "web": {
+                    "providers": {
+                        "http": {"concurency": 4, "url_timeout": 10, "max_pages": 5, "timeout": 9},
+                        "tavily": {"serch_depth": "advanced", "search_depth": "basic"},
+                        "brave": {"model": "x"},
+                        "exa": {"type": "neural", "contents": "text"},
+                        "quiet": {"anything": 1},
+                    },
+                },
+                "plugins": {"paths": [str(tmp_path / "plugins")], "enabled": ["quiet"]},
+            },
+            source="c.yaml",
+        )
+        names = [row["name"] for row in list_providers(config)]
+    assert "quiet" in names
+    messages = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert sorted(messages) == [
+        "Config key 'web.providers.brave.model' in c.yaml is not one brave reads, so it does nothing.",
+        "Config key 'web.providers.http.concurency' in c.yaml is not one http reads, so it does nothing. "
+        "Did you mean 'concurrency'?",
+        "Config key 'web.providers.tavily.serch_depth' in c.yaml is not one tavily reads, so it does "
+        "nothing. Did you mean 'search_depth'?",
+    ]
+
+
 def test_provider_sections_keep_vendor_keys_and_several_api_keys() -> None:
     config = config_from_dict(
         {"web": {"providers": {"xai": {"api_key": ["k1-aaaa", "k2-bbbb, k3-cccc"], "model": "grok-x"}}}}
@@ -552,10 +595,13 @@ def test_provider_sections_keep_vendor_keys_and_several_api_keys() -> None:
 
 def test_the_example_config_loads_without_warnings(caplog: pytest.LogCaptureFixture) -> None:
     example = Path(__file__).resolve().parents[2] / "config.example.yaml"
-    with caplog.at_level(logging.WARNING, logger="webproviders.config"):
+    from webproviders import list_providers
+
+    with caplog.at_level(logging.WARNING, logger="webproviders"):
         config = load_config(example)
+        list_providers(config)  # every provider key it shows is one its provider reads
     assert config.web.timeout == 30
-    assert not [r for r in caplog.records if r.name == "webproviders.config"]
+    assert not [r.getMessage() for r in caplog.records if r.name in ("webproviders.config", "webproviders.registry")]
 
 
 @pytest.mark.parametrize(
@@ -580,3 +626,21 @@ def test_non_finite_numbers_in_a_yaml_file_are_refused(tmp_path: Path) -> None:
     path.write_text("web:\n  budget:\n    daily_usd: .inf\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"'web.budget.daily_usd' \(line 3\): Input should be a finite number"):
         load_config(path)
+
+
+def test_every_key_a_built_in_provider_reads_is_in_its_manifest() -> None:
+    """The warning above is only as right as the manifests' ``options``: every
+    ``.option("key")`` a built-in plugin's code reads is listed (keys read in a loop are
+    listed by hand)."""
+    import re
+
+    from webproviders.manifest import read_manifest
+
+    plugins = Path(__file__).resolve().parents[2] / "plugins"
+    for folder in sorted(p for p in plugins.iterdir() if (p / "plugin.yaml").exists()):
+        manifest = read_manifest(folder)
+        code = " ".join(path.read_text() for path in folder.rglob("*.py"))
+        read = set(re.findall(r"\.option\(\s*\"([a-z_]+)\"", code))
+        for provider in manifest.providers:
+            assert provider.options is not None, provider.name
+            assert read <= provider.read_keys(), (provider.name, sorted(read - provider.read_keys()))

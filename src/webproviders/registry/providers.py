@@ -25,7 +25,7 @@ from typing import Any
 import pluggy
 
 from .. import context, redact
-from ..config import Config, default_config, loaded_default
+from ..config import Config, ProviderSettings, default_config, loaded_default
 from ..manifest import CAPABILITIES, Capability
 from .loader import Plugins, discover, load_code, loading_now
 from .registration import PluginRecord, ProviderEntry
@@ -69,6 +69,7 @@ class Registry:
         redact.remember(*config.secrets())
         self._adopt(list(self._providers.values()))
         self._warn_misnamed_sections()
+        self._warn_unread_keys()
 
     def _adopt(self, entries: list[ProviderEntry]) -> None:
         """Scrub the secrets entries' manifests declare (in the environment, and in the config
@@ -104,6 +105,33 @@ class Registry:
             hint = did_you_mean(name, known)
             if hint:
                 log.warning("%s%s", sentence.format(name), hint)
+
+    def _warn_unread_keys(self) -> None:
+        """A key of ``web.providers.<name>`` its provider does not read (``concurency``, or
+        another provider's key) does nothing: name it, with the key it was likely meant to be,
+        where the provider's manifest lists what it reads (``options``). A typo of a shared key
+        (``timout``) was named as the config was read."""
+        for name, settings in self.config.web.providers.items():
+            entry = self._providers.get(name)
+            extra = settings.model_extra
+            if entry is None or not extra or entry.manifest.options is None:
+                continue
+            known = entry.manifest.read_keys()
+            unread = [key for key in extra if key not in known]
+            if not unread:
+                continue
+            # here: only a config with a stray key needs it
+            from ..suggest import closest, did_you_mean
+
+            for key in unread:
+                if closest(key, ProviderSettings.model_fields):
+                    continue
+                own = sorted(known.difference(ProviderSettings.model_fields))
+                hint = did_you_mean(key, known) or (f" Its own keys: {', '.join(own)}." if own else "")
+                log.warning(
+                    "Config key 'web.providers.%s.%s' in %s is not one %s reads, so it does nothing.%s",
+                    name, key, self.config.source, name, hint,
+                )
 
     def names(self) -> list[str]:
         return sorted(list(self._providers))
