@@ -221,6 +221,45 @@ def test_collection_keeps_its_items_and_leaves_out_the_filter_panel() -> None:
     assert "Northwind" not in content and "Add to cart" not in content
 
 
+HOMES = [
+    ("2 Elm Court", "a three-bedroom ranch on a quiet cul-de-sac, with a new roof, a fenced yard and a two-car garage."),
+    ("118 Pyramid Way", "a renovated townhouse near the lake trail, with an open kitchen, two baths and a private patio."),
+    ("57 Sierra Vista Drive", "a hillside home with mountain views from every room, solar panels and a finished basement."),
+    ("940 Prater Lane", "a starter home close to the schools and the park, with hardwood floors and a sunny breakfast nook."),
+]
+NEARBY = ["Reno", "Sun Valley", "Spanish Springs", "Verdi", "Fernley", "Carson City", "Dayton", "Minden", "Gardnerville",
+          "Truckee", "Incline Village", "Washoe Valley", "Cold Springs", "Lemmon Valley", "Silver Springs", "Fallon",
+          "Virginia City", "Stead", "Golden Valley", "Wadsworth"]
+ZIPS = ["89431", "89434", "89436", "89441", "89502", "89506", "89509", "89511", "89521", "89523", "89501", "89503"]
+HOME_TYPES = ["Condos", "Townhouses", "Land", "Multi-family", "New construction", "Open houses", "Price reduced",
+              "Luxury", "Pool", "Waterfront", "Single-story", "Fixer-upper", "55+ communities"]
+
+
+def test_collection_whose_main_text_the_baseline_confirms_keeps_it_without_the_link_lists() -> None:
+    """A city's homes for sale: an introduction and every listing in paragraphs, which
+    trafilatura keeps, then long lists of links to other searches. The page's text is more
+    than twice as long, but trafilatura's baseline finds as many words as its main text: the
+    main text is the content, and the link lists stay out."""
+    listings = "".join(f'<div class="home"><p><b>{address}</b>: {text}</p></div>' for address, text in HOMES)
+    intro = ("<p>Sparks sits just east of Reno along the Truckee River, and its neighbourhoods range from older "
+             "ranch homes near Victorian Square to new subdivisions in the foothills to the north.</p>")
+    searches = "".join(
+        f'<div class="links"><h4>{heading}</h4><ul>'
+        + "".join(f'<li><a href="/{word.lower().replace(" ", "-")}">{word} homes for sale</a></li>' for word in words)
+        + "</ul></div>"
+        for heading, words in (("Nearby cities", NEARBY), ("Zip codes", ZIPS), ("Home types", HOME_TYPES))
+    )
+    head = ld({"@context": "https://schema.org", "@type": "CollectionPage", "name": "Sparks homes"})
+    page = shell(f'<div class="content"><h1>Sparks, NV homes for sale</h1>{intro}<div class="results">{listings}'
+                 f"</div></div>{searches}", head=head)
+    document = html_document(page, "https://homes.example.org/city/sparks-nv")
+    assert document.metadata["page_type"] == "collection"
+    content = document.content
+    assert all(address in content and text in content for address, text in HOMES)
+    assert "Victorian Square" in content
+    assert "Nearby cities" not in content and "Fernley homes for sale" not in content and "89509" not in content
+
+
 def test_closed_tab_and_accordion_panels_are_kept_and_other_hidden_text_is_not() -> None:
     """A reader opens a tab or an accordion panel (its button names it in ``aria-controls``);
     a hidden message nothing opens is not page text."""

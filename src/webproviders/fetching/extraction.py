@@ -10,7 +10,7 @@ read back an :class:`HtmlDocument` (and ``import webproviders`` imports nothing 
 
 Pages are not all articles: the page's type (:mod:`.pagetype`) adjusts trafilatura's settings
 (:data:`TYPE_OPTIONS`) and whether another reading may stand in for a main text that kept
-one part of a page made of many (:data:`RESCUE_SHARE`, :data:`UNDATED_RECALL_SHARE`);
+one part of a page made of many (:data:`RESCUE_SHARE`, :data:`AGREED_FACTOR`, :data:`UNDATED_RECALL_SHARE`);
 ``docs/performance.md`` has the measurements behind each choice.
 """
 
@@ -55,6 +55,13 @@ TYPE_OPTIONS: dict[str, dict[str, Any]] = {
 #: pages the extra text is mostly comments, menus and recommendations (measured on all
 #: three evaluation sets).
 RESCUE_SHARE = 0.4
+#: The page text does not stand in when trafilatura's baseline (a reading that makes no
+#: main-block choice) finds as many words as the main text, within this factor, and those
+#: are at least :data:`AGREED_MIN_WORDS`: two readings agreeing on a block of content found
+#: the content, and the rest of the page is filters, facets and teasers (checked with
+#: five-fold cross-validation, ``docs/performance.md``).
+AGREED_FACTOR = 1.1
+AGREED_MIN_WORDS = 50
 #: Which reading stands in, by page type: the page's text without its furniture
 #: (:func:`.pagetext.page_text`) where the parts are cards and sections side by side, or
 #: trafilatura's baseline (its paragraph-like blocks) where they are posts or prose, which
@@ -201,7 +208,7 @@ def _trafilatura_text(tree: Any, url: str, fmt: Format, options: dict[str, Any])
 
 def _main_text(html: str, tree: Any, url: str, fmt: Format, kind: PageType, dated: bool) -> str | None:
     """trafilatura's main text, or another reading of the page when that holds much more
-    (see :data:`RESCUE_SHARE` and :data:`UNDATED_RECALL_SHARE`)."""
+    (see :data:`RESCUE_SHARE`, :data:`AGREED_FACTOR` and :data:`UNDATED_RECALL_SHARE`)."""
     import trafilatura
 
     from .pagetext import page_text
@@ -218,9 +225,14 @@ def _main_text(html: str, tree: Any, url: str, fmt: Format, kind: PageType, date
     if by is None:
         return extracted
     rescue = page_text(tree) if by == "page" else trafilatura.baseline(html)[1]
-    if rescue and _words(extracted or "") < RESCUE_SHARE * _words(rescue):
-        return rescue
-    return extracted
+    found = _words(extracted or "")
+    if not rescue or found >= RESCUE_SHARE * _words(rescue):
+        return extracted
+    if by == "page" and found >= AGREED_MIN_WORDS:
+        baseline = _words(trafilatura.baseline(html)[1])
+        if found / AGREED_FACTOR <= baseline <= found * AGREED_FACTOR:
+            return extracted
+    return rescue
 
 
 def _more_elements_than(tree: Any, limit: int) -> bool:
