@@ -137,6 +137,21 @@ def test_article_hidden_until_a_script_shows_it_is_read() -> None:
     assert "session has expired" not in content
 
 
+
+def test_content_hidden_until_a_script_shows_it_is_read_beside_a_large_script() -> None:
+    """A page streamed by its framework: the content arrives in a hidden element that a script
+    moves into place, beside the page's data in a script many times the text's size. Most of
+    the text a reader sees is the hidden element, whatever the scripts hold."""
+    body = " ".join(POSTS)
+    data = json.dumps({"props": {"posts": [{"id": n, "text": body} for n in range(20)]}})
+    page = shell(
+        f'<main><div id="loading">Loading…</div></main><div hidden id="S:0"><article><h1>Case review</h1>'
+        f"<p>{body}</p><p>{body}</p></article></div>"
+        f'<script id="__NEXT_DATA__" type="application/json">{data}</script>'
+    )
+    content = html_document(page, "https://example.org/2024/case-review").content
+    assert POSTS[0] in content and POSTS[3] in content
+
 FEATURES = [
     ("Send campaigns that land", "Write once and reach every inbox, with templates that look right on any screen."),
     ("Automate the follow-up", "Welcome series, abandoned carts and birthday notes go out on their own."),

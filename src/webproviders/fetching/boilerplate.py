@@ -15,9 +15,12 @@ import re
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from .pagetext import NON_TEXT
+
 #: Elements a browser never renders: their text is not page text.
 _UNRENDERED = "//template | //*[@hidden]"
-#: A hidden element with more than this share of the page's text is the page, shown by a script.
+#: A hidden element with more than this share of the page's text is the page, shown by a script
+#: (the text a reader sees: a page's scripts and styles can hold many times more).
 _REVEALED_SHARE = 0.3
 #: A class word naming an article's body container (trafilatura starts from the first one).
 _BODY_NAME = re.compile(
@@ -90,6 +93,25 @@ def _opened_by_reader(element: Any, controlled: set[str]) -> bool:
     return element.get("id") in controlled or (element.get("hidden") or "").strip().lower() == "until-found"
 
 
+def _shown_chars(root: Any, wanted: set[Any]) -> dict[Any, int]:
+    """The length of the text a reader would see (scripts, styles and the like left out) of
+    ``root`` and of each element of ``wanted`` within it, in one pass over the tree."""
+    found: dict[Any, int] = {}
+
+    def walk(element: Any) -> int:
+        if not isinstance(element.tag, str) or element.tag.lower() in NON_TEXT:
+            return 0  # a comment, or an element whose text is never shown (its tail is)
+        chars = len(element.text or "")
+        for child in element:
+            chars += walk(child) + len(child.tail or "")
+        if element is root or element in wanted:
+            found[element] = chars
+        return chars
+
+    walk(root)
+    return found
+
+
 def drop_unrendered(tree: Any) -> None:
     """Remove ``<template>`` and ``hidden`` elements, which no reader sees, from ``tree``.
 
@@ -101,12 +123,15 @@ def drop_unrendered(tree: Any) -> None:
     hidden = tree.xpath(_UNRENDERED)
     if not hidden:
         return
-    most = _REVEALED_SHARE * len(tree.text_content())
+    body = tree.find(".//body")
+    body = body if body is not None else tree
+    shown = _shown_chars(body, set(hidden))
+    most = _REVEALED_SHARE * shown.get(body, 0)
     controlled = {name for value in tree.xpath("//@aria-controls") for name in str(value).split()}
     for element in hidden:
         if (
             element.getparent() is not None  # the root cannot be dropped
-            and len(element.text_content()) <= most
+            and shown.get(element, 0) <= most
             and not _opened_by_reader(element, controlled)
         ):
             element.drop_tree()
