@@ -12,6 +12,7 @@ import asyncio
 import json
 import sqlite3
 import threading
+import time
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -33,59 +34,73 @@ ANSWER = json.dumps(
 ).encode()
 
 
+class _Instance:
+    """A SearXNG stand-in whose ``hold`` searches wait for :attr:`release` once all
+    ``HELD`` have arrived (:attr:`all_held`), and whose ``slow`` searches answer after 10 s."""
+
+    def __init__(self, http_server: Any) -> None:
+        lock = threading.Lock()
+        arrived = {"held": 0}
+        self.all_held, self.release = threading.Event(), threading.Event()
+        instance = self
+
+        class SearXNG(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:
+                if "hold" in self.path:
+                    with lock:
+                        arrived["held"] += 1
+                        if arrived["held"] == HELD:
+                            instance.all_held.set()
+                    instance.release.wait(30)
+                elif "slow" in self.path:
+                    time.sleep(10)
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(ANSWER)))
+                self.end_headers()
+                self.wfile.write(ANSWER)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.url = f"http://127.0.0.1:{http_server(SearXNG).server_address[1]}"
+
+    async def holding(self, config: Any) -> list[asyncio.Future[dict[str, Any]]]:
+        """``HELD`` searches holding every connection, once all have arrived."""
+        held = [
+            asyncio.ensure_future(adispatch_search("hold", backend="searxng", config=config, timeout=30))
+            for _ in range(HELD)
+        ]
+        assert await asyncio.get_running_loop().run_in_executor(None, self.all_held.wait, 20)
+        return held
+
+
 def test_a_request_never_sent_for_want_of_a_connection_is_the_processs_wait(
     http_server: Any, make_config: Any, tmp_path: Path
 ) -> None:
-    lock = threading.Lock()
-    arrived = {"held": 0}
-    all_held, release = threading.Event(), threading.Event()
-
-    class SearXNG(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-
-        def do_GET(self) -> None:
-            if "hold" in self.path:
-                with lock:
-                    arrived["held"] += 1
-                    if arrived["held"] == HELD:
-                        all_held.set()
-                release.wait(30)
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(ANSWER)))
-            self.end_headers()
-            self.wfile.write(ANSWER)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
+    instance = _Instance(http_server)
     ledger = tmp_path / "usage.sqlite3"
-    url = f"http://127.0.0.1:{http_server(SearXNG).server_address[1]}"
     config = make_config(
-        web=web(usage={"path": str(ledger)}, providers={"searxng": {"base_url": url}})
+        web=web(usage={"path": str(ledger)}, providers={"searxng": {"base_url": instance.url}})
     )
 
     async def main() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        holding = [
-            asyncio.ensure_future(
-                adispatch_search("hold", backend="searxng", config=config, timeout=30)
-            )
-            for _ in range(HELD)
-        ]
-        assert await asyncio.get_running_loop().run_in_executor(None, all_held.wait, 20)
+        holding = await instance.holding(config)
         waited = await asyncio.gather(
             *(
                 adispatch_search(f"q{i}", backend="searxng", config=config, timeout=1)
                 for i in range(WAITING)
             )
         )
-        release.set()
+        instance.release.set()
         return waited, list(await asyncio.gather(*holding))
 
     try:
         waited, held = asyncio.run(main())
     finally:
-        release.set()
+        instance.release.set()
         webproviders.close()
     assert all(envelope["success"] for envelope in held)
     for envelope in waited:
@@ -101,3 +116,34 @@ def test_a_request_never_sent_for_want_of_a_connection_is_the_processs_wait(
             conn.execute("SELECT outcome, count(*) FROM usage GROUP BY outcome").fetchall()
         )
     assert outcomes == {"ok": HELD}  # no row for a request never sent
+
+
+def test_a_request_sent_late_for_want_of_a_connection_is_not_the_vendors_timeout(
+    http_server: Any, make_config: Any
+) -> None:
+    """A request that waited most of its time for a connection, then was sent and timed out,
+    was reported as the vendor not answering (and, given its full time, counted against it)."""
+    instance = _Instance(http_server)
+    config = make_config(web=web(providers={"searxng": {"base_url": instance.url}}))
+
+    async def main() -> list[dict[str, Any]]:
+        holding = await instance.holding(config)
+        late = [
+            asyncio.ensure_future(adispatch_search(f"slow{i}", backend="searxng", config=config, timeout=4))
+            for i in range(WAITING)
+        ]
+        await asyncio.sleep(2)  # half their time, waiting for a connection
+        instance.release.set()
+        await asyncio.gather(*holding)
+        return list(await asyncio.gather(*late))
+
+    try:
+        late = asyncio.run(main())
+    finally:
+        instance.release.set()
+        webproviders.close()
+    for envelope in late:
+        assert envelope["error_code"] == "timeout", envelope
+        assert envelope["detail"] == "no_connection", envelope
+        assert "did not answer within 4.0 s, but was asked only after" in envelope["error"], envelope
+        assert f"all {HELD} connections this process opens to searxng" in envelope["error"], envelope

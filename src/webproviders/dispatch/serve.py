@@ -124,9 +124,17 @@ def _taken(entry: ProviderEntry, method: Any, options: dict[str, Any], search: b
     return {key: value for key, value in options.items() if key in names}
 
 
+def _process_waited(record: Attempt, timeout: float) -> bool:
+    """Whether this process's busy moment (no thread, no connection free) took the time of an
+    attempt that timed out: its request never went out, or the provider had too little of
+    the time to be blamed."""
+    queued = record.queued
+    return queued is not None and (not queued.sent or timeout - queued.seconds < GIVEN_SHARE * timeout)
+
+
 def _timed_out(name: str, timeout: float, record: Attempt) -> WebTimeoutError:
     queued = record.queued
-    if queued is not None and (not queued.sent or timeout - queued.seconds < GIVEN_SHARE * timeout):
+    if queued is not None and _process_waited(record, timeout):
         # This process's busy moment took the time, not the provider: never counted against it.
         what = (
             f"did not answer within {timeout:.1f} s, but was asked only after {queued.seconds:.1f} s of them"
@@ -205,8 +213,8 @@ async def attempt(call: Call, entry: ProviderEntry, record: Attempt) -> tuple[An
     except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
         call.warn(take_warnings(record))  # a failed request's warnings still reach the call
         error = _repeating(to_provider_error(exc, name), record)
-        if error.code == "timeout" and record.queued is not None and not record.queued.sent:
-            error = _timed_out(name, timeout, record)  # never sent: whichever timer ended the wait
+        if error.code == "timeout" and _process_waited(record, timeout):
+            error = _timed_out(name, timeout, record)  # whichever timer ended it, the wait was ours
         if error.code == "timeout" and error.detail is None and timeout < GIVEN_SHARE * (own or call.config.web.timeout):
             error.detail = CALL_DEADLINE  # cut short by the call, not by the provider's own time
         raise error from None

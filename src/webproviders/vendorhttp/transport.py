@@ -82,12 +82,14 @@ class _Progress:
     (httpx reports the first step taken on one, a connect or the request's headers, through
     the ``trace`` extension) and whether its answer has started to arrive."""
 
-    __slots__ = ("answering", "connected", "extensions", "given", "since")
+    __slots__ = ("answering", "connected", "extensions", "given", "since", "waited")
 
     def __init__(self, request: httpx.Request) -> None:
         self.answering = False
         self.connected = False
         self.since = time.monotonic()
+        #: Seconds the request waited for its connection (known once it has one).
+        self.waited = 0.0
         self.extensions = request.extensions
         self.given = request.extensions.get("trace")  # a client's own
         request.extensions["trace"] = self.trace
@@ -96,6 +98,7 @@ class _Progress:
         """The first event: the connection is the request's; the client's own trace (or none)
         takes over for the rest."""
         self.connected = True
+        self.waited = time.monotonic() - self.since
         if self.given is None:
             self.extensions.pop("trace", None)
             return
@@ -157,12 +160,15 @@ class VendorTransport(httpx.AsyncBaseTransport):
         except asyncio.TimeoutError:
             if not progress.connected:
                 raise self._no_connection(request.url, progress) from None
+            self._asked_late(request.url, progress)
             raise _out_of_time(request.url, budget, progress) from None
         except asyncio.CancelledError:
             if progress.answering:  # the dispatcher's own deadline cut the answer
                 note_repeating(SLOW_ANSWER)
-            elif not progress.connected:
+            if not progress.connected:
                 self._no_connection(request.url, progress)
+            else:
+                self._asked_late(request.url, progress)
             raise
 
     async def _exchange(self, request: httpx.Request, progress: _Progress) -> httpx.Response:
@@ -231,13 +237,24 @@ class VendorTransport(httpx.AsyncBaseTransport):
         except Undecodable as exc:
             raise NetworkError(f"The answer from {url.host} could not be decoded: {exc}.") from None
 
+    def _busy(self, url: httpx.URL) -> str:
+        """Why a request waited for a connection: its client's were all in use."""
+        most = self._options.get("limits", httpx.Limits()).max_connections
+        busy = f"all {most} connections" if most else "every connection"
+        return f"{busy} this process opens to {self.provider or url.host} at a time were in use by its other requests"
+
+    def _asked_late(self, url: httpx.URL, progress: _Progress) -> None:
+        """Time ran out after the request waited for a connection and was sent: the wait is
+        marked on the call's record, so that a vendor given too little of its time is not
+        blamed (dispatch weighs it as it weighs a wait for a thread)."""
+        if progress.waited > 0:
+            note_queued(self._busy(url), progress.waited, sent=True, detail=NO_CONNECTION)
+
     def _no_connection(self, url: httpx.URL, progress: _Progress) -> WebTimeoutError:
         """Time ran out while the request waited for one of the connections this client may
         open, all held by other requests of this process: it was never sent, which is no
         failure of the vendor's (marked on the call's record, so dispatch says so)."""
-        most = self._options.get("limits", httpx.Limits()).max_connections
-        busy = f"all {most} connections" if most else "every connection"
-        reason = f"{busy} this process opens to {self.provider or url.host} at a time were in use by its other requests"
+        reason = self._busy(url)
         waited = time.monotonic() - progress.since
         note_queued(reason, waited, sent=False, detail=NO_CONNECTION)
         return WebTimeoutError(
