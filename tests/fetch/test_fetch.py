@@ -468,3 +468,35 @@ def test_an_environment_proxy_is_not_used_for_pages_and_the_error_says_what_to_s
     assert envelope["error_code"] == "network_error", envelope
     assert "HTTPS_PROXY is set" in envelope["error"] and "set web.proxy" in envelope["error"]
 
+
+
+def test_a_redirect_to_an_address_written_in_the_sites_own_encoding_is_followed_as_browsers_do(
+    http_server: Any, local: Config
+) -> None:
+    """A Shift_JIS site's Location holds its path's bytes as they are; they went out decoded as
+    Latin-1 and re-encoded as UTF-8 (``/%C2%93...``), a page the site does not have."""
+    tokyo = "東京".encode("shift_jis")
+
+    class Site(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if self.path == "/old":
+                self.send_response(301)
+                self.send_header("Location", "/" + tokyo.decode("latin-1"))  # the raw bytes
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            found = self.path == "/" + quote(tokyo)
+            body = ("<html><body><article><p>" + "Tokyo page text. " * 20 + "</p></article></body></html>").encode()
+            self.send_response(200 if found else 404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    url = f"http://127.0.0.1:{http_server(Site).server_address[1]}/old"
+    envelope = dispatch_extract([url], backend="http", config=local, cache=False)
+    assert envelope["success"] is True, envelope
+    assert "Tokyo page text." in envelope["data"][0]["content"]

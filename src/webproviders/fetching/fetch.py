@@ -240,8 +240,7 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
         try:
             if response.status_code == 407 and asked.proxy:  # only a proxy asks this
                 raise proxy_auth_error(shorten(request_url), None, settings=PAGE_PROXY_SETTING)
-            location = response.headers.get("location")
-            if response.status_code in REDIRECT_STATUSES and location:
+            if response.status_code in REDIRECT_STATUSES and (location := _location(response.headers)):
                 if len(redirects) >= MAX_REDIRECTS:
                     raise ProviderError(
                         f"{shorten(url)} redirected more than {MAX_REDIRECTS} times; giving up."
@@ -321,6 +320,24 @@ async def fetch(
         except asyncio.TimeoutError:
             raise WebTimeoutError(f"{shorten(url)} did not finish loading within {timeout:.1f} s.") from None
 
+
+
+#: Bytes a Location header keeps as they are; any other is percent-encoded.
+_LOCATION_SAFE = "".join(map(chr, range(0x21, 0x7F)))
+
+
+def _location(headers: httpx.Headers) -> str | None:
+    """The ``Location`` header as browsers follow it: bytes outside ASCII percent-encoded as
+    they came. Decoded as text first, a Shift_JIS path (not UTF-8, so read as Latin-1) went
+    out re-encoded as UTF-8 (``%C2%93…``), an address the site does not have."""
+    raw = next((value for key, value in headers.raw if key.lower() == b"location"), None)
+    if raw is None:
+        return None
+    if raw.isascii():
+        return raw.decode("ascii")
+    from urllib.parse import quote
+
+    return quote(raw.strip(), safe=_LOCATION_SAFE)
 
 def status_error(result: FetchResult) -> WebProviderError | None:
     """The error a page fetch ended in, from its final status; None for a 2xx answer."""
