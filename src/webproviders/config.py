@@ -702,8 +702,11 @@ def _warn_unknown_keys(
         field = model.model_fields.get(key)
         path = f"{where}.{key}" if where else str(key)
         if field is None or key == "source":
+            # here: only a config with a stray key needs it
+            from .validation_problems import on_line
+
             log.warning(
-                "Unknown config key '%s' in %s%s is ignored.%s", path, source, _on_line(lines, path), _did_you_mean(key, model)
+                "Unknown config key '%s' in %s%s is ignored.%s", path, source, on_line(lines, path), _did_you_mean(key, model)
             )
             continue
         if model is WebSettings and key == "providers" and isinstance(value, dict):
@@ -738,12 +741,6 @@ def _format_validation_error(exc: ValidationError, source: str, lines: dict[str,
     from .validation_problems import problems
 
     return f"Invalid configuration in {source}: " + "; ".join(problems(exc, Config, lines=lines))
-
-
-def _on_line(lines: dict[str, int], path: str) -> str:
-    """`` (line 7)`` where the file sets ``path``; ``""`` for a key of no file (a dict, the environment)."""
-    line = lines.get(path)
-    return f" (line {line})" if line else ""
 
 
 def _nothing_set(tree: dict[str, Any]) -> bool:

@@ -6,7 +6,8 @@ fragment goes, the host is lower-cased, a default port is dropped, an empty path
 Everything else, including the order of the remaining parameters, is kept: some sites
 depend on it. :func:`page_identity` goes one step further, to compare pages only (the
 crawler's and the page index's one page per URL): spellings that RFC 3986 calls equal
-(``%7e``, ``%7E`` and ``~``) are one page, though each is requested as it was written. Which addresses a fetch may reach is a different question, answered by
+(``%7e``, ``%7E`` and ``~``) are one page, though each is requested as it was written.
+Which addresses a fetch may reach is a different question, answered by
 :mod:`webproviders.fetching.urlsafety`.
 """
 

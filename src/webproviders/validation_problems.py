@@ -146,7 +146,11 @@ def problems(
         path = ".".join(str(part) for part in (*prefix, *key))
         said[path, sentence] = None  # a union's members all land here once
     lines = lines or {}
-    return [
-        f"'{path}'{f' (line {lines[path]})' if path in lines else ''}: {sentence}" if path else sentence
-        for path, sentence in said
-    ]
+    return [f"'{path}'{on_line(lines, path)}: {sentence}" if path else sentence for path, sentence in said]
+
+
+def on_line(lines: Mapping[str, int], path: str) -> str:
+    """`` (line 7)`` where a config file sets ``path``; ``""`` for a key of no file (a dict,
+    the environment)."""
+    line = lines.get(path)
+    return f" (line {line})" if line else ""
