@@ -89,8 +89,7 @@ class RobotsCache:
         self._origins: dict[str, asyncio.Task[RobotsRules]] = {}
 
     async def rules_for(self, url: str) -> RobotsRules:
-        parts = urlsplit(url)
-        origin = f"{parts.scheme}://{parts.netloc}"
+        origin = _origin(url)
         task = self._origins.get(origin)
         if task is None:
             task = self._origins[origin] = asyncio.ensure_future(self._load(origin))
@@ -98,8 +97,7 @@ class RobotsCache:
 
     def loading(self, url: str) -> bool:
         """Whether the robots.txt of ``url``'s origin is being fetched still."""
-        parts = urlsplit(url)
-        task = self._origins.get(f"{parts.scheme}://{parts.netloc}")
+        task = self._origins.get(_origin(url))
         return task is not None and not task.done()
 
     async def allowed(self, url: str) -> bool:
@@ -122,3 +120,9 @@ class RobotsCache:
     def close(self) -> None:
         for task in self._origins.values():
             task.cancel()
+
+
+def _origin(url: str) -> str:
+    """The origin whose robots.txt rules ``url`` (``https://host:port``)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
