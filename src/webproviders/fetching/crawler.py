@@ -467,7 +467,7 @@ class Crawler:
         self._enqueue(seed, page_identity(seed), 0, (), None)
         try:
             stopped_early = await self._loop()
-            robots_late = self.robots.loading(seed)
+            robots_late = self.robots.unanswered(seed)
         finally:
             self.robots.close()
         if stopped_early and not self._results:

@@ -95,10 +95,11 @@ class RobotsCache:
             task = self._origins[origin] = asyncio.ensure_future(self._load(origin))
         return await asyncio.shield(task)
 
-    def loading(self, url: str) -> bool:
-        """Whether the robots.txt of ``url``'s origin is being fetched still."""
+    def unanswered(self, url: str) -> bool:
+        """Whether the robots.txt of ``url``'s origin was asked for and gave no rules: it is
+        being fetched still, or its fetch ran out of time a moment before the crawl did."""
         task = self._origins.get(_origin(url))
-        return task is not None and not task.done()
+        return task is not None and (not task.done() or task.cancelled() or task.exception() is not None)
 
     async def allowed(self, url: str) -> bool:
         return (await self.rules_for(url)).allowed(url)
