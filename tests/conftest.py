@@ -235,6 +235,38 @@ def _start_redis(directory: Path) -> tuple[subprocess.Popen[bytes], str]:
     return process, f"redis://127.0.0.1:{port}/0"
 
 
+@pytest.fixture
+def start_together() -> Iterator[Callable[..., list[subprocess.Popen[str]]]]:
+    """Start worker processes that begin their work at one moment, once every one is ready.
+
+    A start time fixed a few seconds ahead fails on a loaded machine, where one interpreter
+    can take longer than that to import the library and the others finish first. Each
+    worker prints ``ready`` and waits for the moment on its stdin (``wait_for_the_others``
+    in the worker scripts); more ``Popen`` keywords (``env``, ``stderr``) are passed on.
+    """
+    started: list[subprocess.Popen[str]] = []
+
+    def start(commands: list[list[str]], **popen: Any) -> list[subprocess.Popen[str]]:
+        for command in commands:
+            started.append(subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, **popen))
+        processes = started[-len(commands):]
+        for process in processes:
+            assert process.stdout is not None and process.stdout.readline().strip() == "ready", "a worker ended early"
+        at = time.time() + 0.2
+        for process in processes:
+            assert process.stdin is not None
+            process.stdin.write(f"{at}\n")
+            process.stdin.close()
+            process.stdin = None  # ``communicate`` then waits for stdout alone
+        return processes
+
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real ``redis-server`` on a free loopback port, in a temporary directory."""

@@ -200,7 +200,9 @@ def test_with_on_store_error_local_an_unreachable_redis_leaves_a_budget_per_proc
     assert dispatch_search("b", backend="priced", config=config)["error_code"] == "budget_exceeded"
 
 
-def test_two_processes_cannot_both_spend_the_last_cent(redis_server: str, namespace: str, tmp_path: Path) -> None:
+def test_two_processes_cannot_both_spend_the_last_cent(
+    redis_server: str, namespace: str, tmp_path: Path, start_together: Any
+) -> None:
     import redis
 
     web = {
@@ -208,15 +210,11 @@ def test_two_processes_cannot_both_spend_the_last_cent(redis_server: str, namesp
         "rate_limit": {"url": redis_server, "namespace": namespace},
         "usage": False,
     }
-    start_at = time.time() + 3.0
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    workers = [
-        subprocess.Popen(
-            [sys.executable, str(WORKER), json.dumps({"web": web, "start_at": start_at, "calls": 4, "name": name})],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
-        )
-        for name in ("one", "two")
-    ]
+    workers = start_together(
+        [[sys.executable, str(WORKER), json.dumps({"web": web, "calls": 4, "name": name})] for name in ("one", "two")],
+        stderr=subprocess.PIPE, env=env,
+    )
     results: list[dict[str, Any]] = []
     for worker in workers:
         out, err = worker.communicate(timeout=120)

@@ -320,8 +320,12 @@ def test_an_interrupted_sync_call_lets_go_of_its_flight() -> None:
     assert time.monotonic() - started < 5
 
 
+def _worker_command(job: dict[str, Any]) -> list[str]:
+    return [sys.executable, str(WORKER), json.dumps(job)]
+
+
 def _run_worker(job: dict[str, Any]) -> subprocess.Popen[str]:
-    return subprocess.Popen([sys.executable, str(WORKER), json.dumps(job)], stdout=subprocess.PIPE, text=True)
+    return subprocess.Popen(_worker_command(job), stdout=subprocess.PIPE, text=True)
 
 
 def _result(process: subprocess.Popen[str]) -> dict[str, Any]:
@@ -335,7 +339,7 @@ def test_sqlite_cache_survives_a_process_restart(tmp_path: Path, counting_server
         "cache": {"backend": "sqlite", "path": str(tmp_path / "cache.sqlite3")},
         "providers": {"fake-counter": {"base_url": counting_server.url}},
     }
-    job = {"web": web, "mode": "once", "query": "python", "backend": "fake-counter", "start_at": 0}
+    job = {"web": web, "mode": "once", "query": "python", "backend": "fake-counter"}
     first = _result(_run_worker(job))
     second = _result(_run_worker(job))
     assert first == {"success": True, "cached": None, "error": None}
@@ -403,7 +407,8 @@ def test_a_damaged_sqlite_cache_is_set_up_again(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("kind", ["sqlite", "redis"])
 def test_two_processes_sharing_a_cache_make_one_upstream_call(
-    kind: str, tmp_path: Path, counting_server: Any, request: pytest.FixtureRequest, namespace: str
+    kind: str, tmp_path: Path, counting_server: Any, request: pytest.FixtureRequest, namespace: str,
+    start_together: Any,
 ) -> None:
     redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
     counting_server.delay = 0.5  # both processes ask while the first answer is on its way
@@ -411,9 +416,8 @@ def test_two_processes_sharing_a_cache_make_one_upstream_call(
         "cache": _backend_settings(kind, tmp_path, redis_url, namespace),
         "providers": {"fake-counter": {"base_url": counting_server.url}},
     }
-    job = {"web": web, "mode": "once", "query": "python", "backend": "fake-counter", "start_at": time.time() + 3}
-    workers = [_run_worker(job), _run_worker(job)]
-    results = [_result(w) for w in workers]
+    job = {"web": web, "mode": "once", "query": "python", "backend": "fake-counter", "together": True}
+    results = [_result(w) for w in start_together([_worker_command(job)] * 2)]
     assert all(r["success"] for r in results)
     assert sorted(bool(r["cached"]) for r in results) == [False, True], results
     assert len(counting_server.requests) == 1
@@ -570,8 +574,8 @@ def _four_workers_at_once(
         "cache": _backend_settings(kind, tmp_path, redis_url, namespace),
         "providers": {"fake-counter": {"base_url": server.url}},
     }
-    job = {"web": web, "mode": "once", "query": "python", "backend": "fake-counter", "start_at": time.time() + 3}
-    return [_result(w) for w in [_run_worker(job) for _ in range(4)]]
+    job = {"web": web, "mode": "once", "query": "python", "backend": "fake-counter", "together": True}
+    return [_result(w) for w in request.getfixturevalue("start_together")([_worker_command(job)] * 4)]
 
 
 def _spoil_entries(kind: str, tmp_path: Path, redis_url: str | None, namespace: str, payload: bytes) -> int:

@@ -4,7 +4,6 @@ budget shared by two OS processes."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import time
 from collections.abc import Callable
@@ -199,7 +198,9 @@ def test_a_pause_longer_than_the_deadline_fails_at_once() -> None:
     assert provider(config, "fake-a").calls == 0
 
 
-def test_two_processes_share_one_redis_budget(redis_server: str, namespace: str, counting_server: Any) -> None:
+def test_two_processes_share_one_redis_budget(
+    redis_server: str, namespace: str, counting_server: Any, start_together: Any
+) -> None:
     """5 requests/s shared by two processes for 3 s: at most 5 in any second, so at most 20
     reach upstream (two budgets of their own would let 40 through)."""
     web = {
@@ -207,10 +208,8 @@ def test_two_processes_share_one_redis_budget(redis_server: str, namespace: str,
         "rate_limit": {"url": redis_server, "namespace": namespace},
         "providers": {"fake-counter": {"base_url": counting_server.url, "rate_limit": "5/s"}},
     }
-    start_at = time.time() + 3
-    job = {"web": web, "mode": "loop", "query": "q", "backend": "fake-counter", "start_at": start_at, "duration": 3}
-    workers = [subprocess.Popen([sys.executable, str(WORKER), json.dumps(job)], stdout=subprocess.PIPE, text=True)
-               for _ in range(2)]
+    job = {"web": web, "mode": "loop", "query": "q", "backend": "fake-counter", "together": True, "duration": 3}
+    workers = start_together([[sys.executable, str(WORKER), json.dumps(job)]] * 2)
     results = []
     for worker in workers:
         out, _ = worker.communicate(timeout=60)
@@ -219,7 +218,7 @@ def test_two_processes_share_one_redis_budget(redis_server: str, namespace: str,
     upstream = len(counting_server.requests)
     assert upstream == sum(r["sent"] for r in results)
     assert upstream <= 20
-    assert all(r["sent"] >= 2 for r in results)  # both processes got slots
+    assert all(r["sent"] >= 2 for r in results), results  # both processes got slots
 
 
 def test_a_redis_budget_lets_calls_under_it_start_at_once(redis_server: str, namespace: str) -> None:

@@ -1,7 +1,7 @@
 """Run in a separate OS process by the multi-process tests: ``python worker.py '<json>'``.
 
 It builds a config with the scriptable providers plus the given ``web`` settings, waits
-until ``start_at`` (wall clock) so several workers begin together, then either searches
+for the others when the job says ``together`` (the ``start_together`` fixture), then either searches
 once (``"once"``) or keeps searching with fresh queries until ``duration`` has passed
 (``"loop"``), each call with a deadline that ends with the run. Prints one JSON line.
 """
@@ -17,18 +17,26 @@ from webproviders import dispatch_search
 from webproviders.config import config_from_dict
 
 
+def wait_for_the_others() -> None:
+    """Say this process is ready, then sleep until the moment the test sends once all are."""
+    print("ready", flush=True)
+    time.sleep(max(0.0, float(sys.stdin.readline()) - time.time()))
+
+
 def main() -> None:
     job = json.loads(sys.argv[1])
     plugins = str(Path(__file__).parent / "plugins")
     config = config_from_dict({"web": job["web"], "plugins": {"paths": [plugins], "enabled": ["fakes"]}})
     dispatch_search("warm-up", backend="stub", config=config, cache=False)
-    time.sleep(max(0.0, job["start_at"] - time.time()))
+    if job.get("together"):
+        wait_for_the_others()
+    started = time.time()
     if job["mode"] == "once":
         envelope = dispatch_search(job["query"], backend=job["backend"], config=config)
         print(json.dumps({"success": envelope["success"], "cached": envelope["meta"].get("cached"),
                           "error": envelope.get("error")}))
         return
-    end = job["start_at"] + job["duration"]
+    end = started + job["duration"]
     sent = refused = 0
     while (left := end - time.time()) > 0.01:
         envelope = dispatch_search(f"{job['query']}-{sent}-{refused}", backend=job["backend"], config=config,

@@ -26,21 +26,19 @@ def contents(n: int) -> str:
 
 
 def test_eight_processes_index_at_once_and_every_page_is_there_once(
-    make_index_config: Any, index_section: dict[str, Any]
+    make_index_config: Any, index_section: dict[str, Any], start_together: Any
 ) -> None:
     section = {**index_section, "busy_timeout": 30} if "path" in index_section else index_section
     config: Config = make_index_config(store=section)
     shared = [[f"https://shared.example.com/{n}", f"Shared {n}", contents(DISTINCT + n)] for n in range(SHARED)]
-    start_at = time.time() + 2.0
     jobs = []
     for worker in range(PROCESSES):
         own = range(worker, DISTINCT, PROCESSES)
         pages = [[f"https://w{worker}.example.com/{n}", f"Page {n}", contents(n)] for n in own]
         # Each writer also writes every shared page, interleaved with its own, in its own order.
         mixed = [p for pair in zip(pages, shared[worker:] + shared[:worker], strict=False) for p in pair] + pages[len(shared):]
-        jobs.append({"mode": "add", "section": section, "pages": mixed, "batch": 20, "start_at": start_at})
-    workers = [subprocess.Popen([sys.executable, str(WORKER), json.dumps(job)], stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True) for job in jobs]
+        jobs.append({"mode": "add", "section": section, "pages": mixed, "batch": 20})
+    workers = start_together([[sys.executable, str(WORKER), json.dumps(job)] for job in jobs], stderr=subprocess.PIPE)
 
     searches = []
     while any(worker.poll() is None for worker in workers):  # searching while they write

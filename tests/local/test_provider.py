@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -172,12 +171,11 @@ def test_a_file_locked_by_another_process_is_a_retryable_timeout(
     assert [hit["url"] for hit in after["data"]["web"]] == ["https://locked.example.com/"]
 
 
-def test_two_processes_index_and_search_one_index(index_config: Config, index_section: dict[str, Any]) -> None:
-    start_at = time.time() + 1.5
-    jobs = [{"mode": "fill", "section": index_section, "prefix": prefix, "count": 25, "start_at": start_at}
-            for prefix in ("one", "two")]
-    workers = [subprocess.Popen([sys.executable, str(WORKER), json.dumps(job)], stdout=subprocess.PIPE, text=True)
-               for job in jobs]
+def test_two_processes_index_and_search_one_index(
+    index_config: Config, index_section: dict[str, Any], start_together: Any
+) -> None:
+    jobs = [{"mode": "fill", "section": index_section, "prefix": prefix, "count": 25} for prefix in ("one", "two")]
+    workers = start_together([[sys.executable, str(WORKER), json.dumps(job)] for job in jobs])
     reports = []
     for worker in workers:
         out, _ = worker.communicate(timeout=120)

@@ -1,7 +1,7 @@
 """Run in a separate OS process by the multi-process tests: ``python worker.py '<json>'``.
 
 The job's ``section`` is the ``web.providers.local`` section of the index to use.
-``"fill"``: waits until ``start_at`` (wall clock) so several workers begin together, then
+``"fill"``: waits for the other workers (the ``start_together`` fixture), then
 adds ``count`` pages one write at a time through ``index_urls`` (the ``stub`` backend, so
 nothing leaves the machine), searching the same index through dispatch after every write;
 prints one JSON line with what it saw. ``"add"``: waits likewise, then writes its
@@ -26,8 +26,14 @@ from webproviders.index.pages import IndexedPage
 from webproviders.index.stores import open_store
 
 
+def wait_for_the_others() -> None:
+    """Say this process is ready, then sleep until the moment the test sends once all are."""
+    print("ready", flush=True)
+    time.sleep(max(0.0, float(sys.stdin.readline()) - time.time()))
+
+
 def fill(job: dict, config: object) -> None:
-    time.sleep(max(0.0, job["start_at"] - time.time()))
+    wait_for_the_others()
     indexed = searched = 0
     errors = []
     for i in range(job["count"]):
@@ -47,7 +53,7 @@ def fill(job: dict, config: object) -> None:
 def add(job: dict, config: object) -> None:
     store = open_store(config)
     pages = [IndexedPage(url, title, content, time.time(), "worker") for url, title, content in job["pages"]]
-    time.sleep(max(0.0, job["start_at"] - time.time()))
+    wait_for_the_others()
     written = 0
     for i in range(0, len(pages), job["batch"]):
         written += store.add(pages[i:i + job["batch"]])
