@@ -387,7 +387,10 @@ def _scrub_sentences(value: Any) -> Any:
 
 
 class ScrubFilter(logging.Filter):
-    """A logging filter that scrubs the formatted message (and traceback) of every record."""
+    """A logging filter that scrubs the formatted message (and traceback) of every record.
+
+    A record whose exception holds a secret keeps only the scrubbed traceback text
+    (``exc_text``): the exception itself (``exc_info``) is dropped from it."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         try:
@@ -397,8 +400,13 @@ class ScrubFilter(logging.Filter):
         cleaned = scrub(message)
         if cleaned != message:
             record.msg, record.args = cleaned, None
-        if record.exc_info and not record.exc_text:
-            record.exc_text = scrub(logging.Formatter().formatException(record.exc_info))
+        if record.exc_info:
+            raw = record.exc_text or logging.Formatter().formatException(record.exc_info)
+            record.exc_text = scrub(raw)
+            if record.exc_text != raw:
+                # A formatter that formats the exception itself (JSON loggers, structlog) would
+                # show it unscrubbed: only the scrubbed text stays, which every formatter prints.
+                record.exc_info = None
         elif record.exc_text:
             record.exc_text = scrub(record.exc_text)
         if record.stack_info:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import logging
+import traceback
 from datetime import date, timedelta
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import httpx
@@ -306,3 +310,51 @@ def test_a_limit_above_parallels_forty_asks_for_forty_and_says_so(config: Any) -
         "parallel returns at most 40 results per request; 50 were asked for."
         in envelope["meta"]["warnings"]
     )
+
+
+def test_a_logged_exception_shows_no_gateway_password_to_formatters_that_format_it_themselves(
+    make_config: Any, http_server: Any
+) -> None:
+    """The SDK logs the ``httpx.HTTPStatusError`` it met (``exc_info``), whose message holds the
+    request URL with the gateway's ``user:password@``; JSON loggers and structlog format that
+    exception themselves rather than the scrubbed ``exc_text``."""
+    password = "Gw-Pass-0123456789-xyz"
+
+    class Refusing(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.dumps(parallel_error("Unauthorized")).encode()
+            self.send_response(401)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    port = http_server(Refusing).server_address[1]
+    base_url = f"http://gateway:{password}@127.0.0.1:{port}"
+    config = make_config(**settings("parallel", api_key=KEY, base_url=base_url))
+    seen: list[str] = []
+
+    class FormatsExceptions(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            info = record.exc_info
+            exception = "".join(traceback.format_exception(*info)) if info else ""
+            seen.append(f"{record.getMessage()}\n{exception}\n{logging.Formatter().format(record)}")
+
+    handler, root = FormatsExceptions(), logging.getLogger()
+    level = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG)
+    try:
+        envelope = dispatch_search("q", backend="parallel", config=config)
+    finally:
+        root.removeHandler(handler)
+        root.setLevel(level)
+    assert envelope["error_code"] == "auth_error"
+    logged = [text for text in seen if "HTTPStatusError" in text]
+    assert logged, "the SDK logged no exception"
+    # The traceback is still shown, scrubbed.
+    assert all("for url 'http://***@127.0.0.1" in text for text in logged)
+    assert [text for text in seen if password in text] == []
