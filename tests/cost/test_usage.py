@@ -66,6 +66,20 @@ def test_queries_are_kept_only_when_asked(tmp_path: Path) -> None:
     assert [r["query"] for r in _rows(path)] == ["solar tariffs", "https://a.example/x https://a.example/y"]
 
 
+def test_recorded_urls_keep_no_credential_a_caller_put_in_them(tmp_path: Path) -> None:
+    """A page behind a key in its query (a signed or shared link) is read as asked; the
+    ledger keeps its URL as a log line would show it."""
+    path = tmp_path / "usage.sqlite3"
+    config = cost_config(usage={"path": str(path), "record_queries": True})
+    token = "Tok-0123456789-abcdefghij"
+    urls = ["https://a.example/x", f"https://a.example/report?api_key={token}&page=2"]
+    envelope = dispatch_extract(urls, backend="priced", config=config)
+    assert envelope["data"][1]["url"] == urls[1]  # the caller gets back what it asked for
+    assert [r["query"] for r in _rows(path)] == [
+        "https://a.example/x https://a.example/report?api_key=***&page=2"
+    ]
+
+
 def test_only_requests_that_reached_a_vendor_are_recorded(tmp_path: Path) -> None:
     path = tmp_path / "usage.sqlite3"
     config = cost_config(usage={"path": str(path)}, budget={"daily_usd": 0.004}, cache={"backend": "memory"})

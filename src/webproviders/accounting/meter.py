@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from .. import context
 from ..errors import WebProviderError
+from ..redact import scrub
 from .book import Accounts
 from .cost import Cost, charge, planned_units
 from .prices import Tariff
@@ -163,9 +164,11 @@ class Meter:
             telemetry.end_call(self.span, self.capability, envelope, self.total, seconds, requests)
 
     def _query(self) -> str:
+        """The call's query or URLs as the ledger keeps them: scrubbed, as a log line is (a
+        caller's ``?api_key=`` or ``user:password@`` in a URL is no business of the ledger's)."""
         arguments = self.arguments
         if self.capability == "search":
-            return str(arguments["query"])
+            return scrub(str(arguments["query"]))
         if self.capability == "extract":
-            return " ".join(arguments["urls"])
-        return str(arguments["url"])
+            return scrub(" ".join(arguments["urls"]))
+        return scrub(str(arguments["url"]))
