@@ -313,6 +313,11 @@ def scrub(text: str) -> str:
     return clean
 
 
+def holds_secret(text: str) -> bool:
+    """Whether :func:`scrub` would mask anything in ``text`` (a URL with ``?api_key=`` in it)."""
+    return scrub(text) != text
+
+
 def _may_hold_credentials(text: str) -> bool:
     """Whether any credential pattern could match: each needs a ``:`` or ``=`` after its
     name, or the word ``bearer``. Most sentences have neither, and listing providers then

@@ -114,3 +114,15 @@ def test_a_page_holding_nul_or_a_lone_surrogate_does_not_keep_its_batch_out(fill
     assert set(hits) == {"https://a.example.com/fine", "https://a.example.com/nul", "https://a.example.com/half"}
     assert hits["https://a.example.com/nul"]["title"] == "Zebra herds"
     assert hits["https://a.example.com/half"]["title"] == "Zebra \ufffd foals"
+
+
+def test_a_page_whose_url_carries_a_credential_is_not_indexed(filling: Config) -> None:
+    """A signed or shared link is one caller's: the index answers every caller, and a hit
+    would hand them its key (and the page it opens)."""
+    token = "Tok-0123456789-abcdefghij"
+    urls = ["https://a.example.com/open", f"https://a.example.com/report?api_key={token}&page=2"]
+    envelope = dispatch_extract(urls, backend="stub", config=filling)
+    assert [item["url"] for item in envelope["data"]] == urls  # the caller reads both
+    assert stored(filling)["pages"] == 1
+    hits = dispatch_search("offline content", 10, backend="local", config=filling)["data"]["web"]
+    assert [hit["url"] for hit in hits] == ["https://a.example.com/open"]

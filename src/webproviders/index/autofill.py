@@ -20,7 +20,7 @@ from typing import Any
 
 from ..config import Config
 from ..pools import LazyPool
-from ..redact import get_logger, scrub
+from ..redact import get_logger, holds_secret, scrub
 from .pages import IndexedPage, pages_from_items
 from .stores import INDEX_PROVIDER, open_store
 
@@ -39,8 +39,10 @@ MAX_PENDING = 256
 def index_envelope(config: Config, capability: str, envelope: dict[str, Any]) -> int:
     """Queue the pages of a successful, freshly fetched extract or crawl; returns how many.
 
-    Left out: failures, cached answers (nothing new was read), failed items and pages the
-    index itself served.
+    Left out: failures, cached answers (nothing new was read), failed items, pages the index
+    itself served, and pages whose URL carries a credential (``?api_key=``, ``user:password@``,
+    a configured key): every caller searches the index, and its hits would hand them the
+    credential along with a page that needed it.
     """
     if not config.web.local.index or capability not in ("extract", "crawl") or not envelope.get("success"):
         return 0
@@ -48,6 +50,7 @@ def index_envelope(config: Config, capability: str, envelope: dict[str, Any]) ->
         return 0
     data = envelope.get("data")
     pages = pages_from_items(data if isinstance(data, list) else [], envelope.get("provider"), INDEX_PROVIDER, time.time())
+    pages = [page for page in pages if not holds_secret(page.url)]
     if pages:
         submit(config, pages)
     return len(pages)
