@@ -243,8 +243,11 @@ class Section(BaseModel):
         Written as a core schema, as :class:`_Given` is: ``model_serializer``'s module would
         load at start-up."""
         schema: core_schema.CoreSchema = handler(source)
-        if schema["type"] == "model":
-            schema["serialization"] = core_schema.wrap_serializer_function_ser_schema(
+        # A model validator run after the fields wraps the model (``web.cache``), and a model
+        # used twice puts it among definitions: the dump is the outermost's to make.
+        outer: Any = schema["schema"] if schema["type"] == "definitions" else schema
+        if outer["type"] in ("model", "function-after", "function-before", "function-wrap"):
+            outer["serialization"] = core_schema.wrap_serializer_function_ser_schema(
                 _dumped_scrubbed, info_arg=False
             )
         return schema

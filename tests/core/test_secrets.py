@@ -223,6 +223,8 @@ def test_a_config_s_repr_masks_its_secrets_before_any_call(web: dict[str, Any], 
         ("web.providers.searxng.base_url", "https://user:Pw0rdSecret9@127.0.0.1:8080/"),
         ("web.proxy", "http://u:Pw0rdSecret9@127.0.0.1:3128"),
         ("web.cache.url", "redis://:Pw0rdSecret9@127.0.0.1:6379/0"),
+        ("web.rate_limit.url", "redis://:Pw0rdSecret9@127.0.0.1:6379/1"),
+        ("web.usage.url", "rediss://u:Pw0rdSecret9@127.0.0.1:6379/2"),
         ("web.providers.local.dsn", "host=db port=5432 user=pages password=Pw0rdSecret9"),
         ("web.providers.gateway.headers", {"Authorization": "Bearer Pw0rdSecret9"}),
     ],
@@ -239,11 +241,14 @@ def test_a_config_s_dump_masks_what_its_repr_masks(path: str, value: Any) -> Non
         node = node.setdefault(part, {})
     node[leaf] = value
     config = config_from_dict(data)
+    section = config.setting(".".join(parents))  # dumped on its own too (web.cache)
     dumps = (
         str(config.model_dump()),
         str(config.model_dump(mode="json")),
         config.model_dump_json(),
         config.web.model_dump_json(),
+        str(section.model_dump()),
+        section.model_dump_json(),
     )
     for text in dumps:
         assert "Pw0rdSecret9" not in text and "tvly-Dump0Key0123456" not in text, text
