@@ -48,10 +48,21 @@ class _Patterns:
 
     def __init__(self) -> None:
         self.credentials = (
-            # Authorization / Proxy-Authorization headers, also as a JSON key echoed in a body.
+            # Authorization / Proxy-Authorization headers, also as a JSON key echoed in a body:
+            # a scheme this list does not know (ApiKey, SSWS, Negotiate) goes with its credentials,
+            re.compile(
+                r"(?i)(authorization['\"]?\s*[:=]\s*\[?\s*['\"]?)(?!(?:bearer|bot|basic|token|digest)\b)"
+                r"[^\s'\",;\]}]+[ \t]+[^\s'\",;\]}]+"
+            ),
+            # and a known one is kept before them.
             re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*\[?\s*['\"]?(?:bearer|bot|basic|token|digest)?\s*)[^\s'\",;\]}]+"),
             re.compile(r"(?i)((?:x-subscription-token|x-api-key|api-key|x-goog-api-key)['\"]?\s*[:=]\s*['\"]?)[^\s'\",;}]+"),
-            re.compile(r"(?i)([?&;](?:api_key|apikey|key|token|access_token|auth|password)=)[^&\s'\"]+"),
+            # A key in a query, and the signature of a signed link (S3, Google Cloud Storage, Azure SAS).
+            re.compile(
+                r"(?i)([?&;](?:api_key|apikey|key|token|access_token|auth|password|client_secret|sig|signature"
+                r"|x-amz-signature|x-amz-security-token|x-amz-credential|x-goog-signature|x-goog-credential)=)"
+                r"[^&\s'\"]+"
+            ),
             re.compile(
                 r"(?i)(['\"](?:api_key|apikey|api-key|token|access_token|x-api-key|password|secret)['\"]\s*:\s*['\"])[^'\"]+"
             ),

@@ -87,6 +87,14 @@ def test_reprs_do_not_show_keys(leaky_config: Any) -> None:
         "https://api.example/search?q=x&api_key=abcdefghijklmnop",
         "https://www.googleapis.com/customsearch/v1?key=abcdefghijklmnop&cx=1",
         '{"api_key": "abcdefghijklmnop"}',
+        # a scheme other than Bearer, Basic, Bot, Token and Digest: not taken for the credential
+        "Authorization: ApiKey abcdefghijklmnop",
+        "Proxy-Authorization: Negotiate abcdefghijklmnop",
+        '{"authorization": "DeepL-Auth-Key abcdefghijklmnop"}',
+        "Authorization: SSWS abcdefghijklmnop",
+        # the signature of a signed link (S3, Azure SAS)
+        "https://b.s3.amazonaws.com/k?X-Amz-Credential=AKIA&X-Amz-Signature=abcdefghijklmnop",
+        "https://acct.blob.core.windows.net/c/f?sv=2022&sig=abcdefghijklmnop",
     ],
 )
 def test_credential_shapes_are_masked_whatever_the_value(text: str) -> None:
@@ -118,6 +126,7 @@ def test_every_form_of_a_known_secret_is_masked(form: str) -> None:
         ("searxng at http://user:pa55word@127.0.0.1:8783 said no", "searxng at http://***@127.0.0.1:8783 said no"),
         ('{"headers": {"authorization": "Basic dXNlcjpwYXNz"}}', '{"headers": {"authorization": "Basic ***"}}'),
         ("Invalid token: Bearer abcdefgh12345678", "Invalid token: Bearer ***"),
+        ("Authorization: ApiKey abcdefgh12345678 was refused", "Authorization: *** was refused"),
     ],
 )
 def test_credential_shapes_in_echoed_bodies_are_masked(text: str, kept: str) -> None:
