@@ -66,6 +66,11 @@ class _Patterns:
             re.compile(
                 r"(?i)(['\"](?:api_key|apikey|api-key|token|access_token|x-api-key|password|secret)['\"]\s*:\s*['\"])[^'\"]+"
             ),
+            # A ``NAME=value`` line of a .env file, pasted where a key was meant (``TAVILY_API_KEY=...``).
+            re.compile(
+                r"(?i)((?<![A-Za-z0-9])(?:(?:[A-Za-z0-9]+_)*(?:api_key|apikey|secret_key|client_secret|password)"
+                r"|(?:[A-Za-z0-9]+_)+token)\s*=\s*)[^\s'\",;&}]+"
+            ),
             re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
         )
         #: ``scheme://user:password@`` (or ``scheme://token@``): everything before the ``@`` goes.

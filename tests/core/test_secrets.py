@@ -95,6 +95,10 @@ def test_reprs_do_not_show_keys(leaky_config: Any) -> None:
         # the signature of a signed link (S3, Azure SAS)
         "https://b.s3.amazonaws.com/k?X-Amz-Credential=AKIA&X-Amz-Signature=abcdefghijklmnop",
         "https://acct.blob.core.windows.net/c/f?sv=2022&sig=abcdefghijklmnop",
+        # a .env line
+        "TAVILY_API_KEY=abcdefghijklmnop",
+        "password = abcdefghijklmnop",
+        "WEBPROVIDERS_MCP_TOKEN=abcdefghijklmnop",
     ],
 )
 def test_credential_shapes_are_masked_whatever_the_value(text: str) -> None:
@@ -355,3 +359,27 @@ def test_a_vendor_key_holding_headers_or_tokens_is_masked_in_the_config_repr() -
     for text in (repr(config), str(config), repr(config.provider("gateway"))):
         assert "gw-7f3a9c1e5b2d8046" not in text
         assert "'Authorization': 'Bearer ***'" in text
+
+
+def test_a_key_pasted_as_a_dotenv_line_is_not_named_in_the_warning_about_it(
+    tmp_path: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``TAVILY_API_KEY=tvly-...`` pasted from a .env file makes a key name the config does
+    not read: the warning that names the stray key must not print the key it holds."""
+    from webproviders import list_providers
+    from webproviders.config import load_config
+
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "web:\n"
+        "  providers:\n"
+        "    tavily: {api_key=tvly-Pasted0Key0123456789}\n"
+        "    brave:\n"
+        "      BRAVE_API_KEY=Pasted1Key0123456789:\n",
+        encoding="utf-8",
+    )
+    with caplog.at_level(logging.WARNING):
+        list_providers(config=load_config(str(path)))
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert "'web.providers.tavily.api_key=***'" in logged  # still named, as far as is safe
+    assert "Pasted0Key" not in logged and "Pasted1Key" not in logged
