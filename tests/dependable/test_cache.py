@@ -99,6 +99,25 @@ def test_a_warning_about_the_call_is_not_cached_with_the_answer() -> None:
     assert second["meta"]["cached"] is True and "warnings" not in second["meta"], second["meta"]
 
 
+def test_a_page_read_through_a_url_carrying_a_credential_is_not_cached(
+    cache_config: Any, cache_kind: str, tmp_path: Path
+) -> None:
+    """A signed or shared link is one caller's: the cache is a store every process sharing it
+    (a fleet on one Redis) can read, and its answer quotes the link."""
+    config = cache_config()
+    token = "Sig-0123456789-abcdefghij"
+    signed = f"https://files.example/report.pdf?X-Amz-Signature={token}"
+    for _ in range(2):
+        envelope = dispatch_extract(signed, backend="fake-a", config=config)
+        assert envelope["data"][0]["url"] == signed and envelope["meta"].get("cached") is None
+    assert provider(config, "fake-a").calls == 2
+    dispatch_extract("https://files.example/open.pdf", backend="fake-a", config=config)
+    assert dispatch_extract("https://files.example/open.pdf", backend="fake-a", config=config)["meta"]["cached"]
+    if cache_kind == "sqlite":
+        stored = b"".join(path.read_bytes() for path in tmp_path.glob("cache.sqlite3*"))
+        assert b"open.pdf" in stored and token.encode() not in stored
+
+
 def test_an_empty_search_is_not_cached(cache_config: Any) -> None:
     """Keyless engines answer a rate limit or a bot check with an empty page: a cached empty
     answer would outlast the engine's recovery."""

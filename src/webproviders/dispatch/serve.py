@@ -14,7 +14,7 @@ from typing import Any
 from ..accounting.meter import Meter
 from ..context import Attempt, start_attempt, take_warnings, warn
 from ..dependable.cache import cache_key
-from ..dependable.cache.fingerprint import provider_setup
+from ..dependable.cache.fingerprint import carries_credential, provider_setup
 from ..dependable.health import CALL_DEADLINE, GIVEN_SHARE, Cooling
 from ..dependable.ratelimit import BudgetExhaustedError
 from ..dependable.retry import MIN_REQUEST_TIME
@@ -379,7 +379,10 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
         raise error from None
     state: DispatchState = call.state  # type: ignore[assignment]
     cache = state.cache
-    cacheable = cache is not None and call.use_cache and entry.manifest.cache
+    cacheable = (
+        cache is not None and call.use_cache and entry.manifest.cache
+        and not carries_credential(call.capability, call.arguments)
+    )
     ttl = cache.ttl_for(call.capability) if cacheable else 0.0  # type: ignore[union-attr]
     if not ttl:
         value = await _upstream(call, entry, failover)

@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from ...redact import mask_userinfo
+from ...redact import holds_secret, mask_userinfo
 
 if TYPE_CHECKING:
     from ...config import Config, ProviderSettings
@@ -91,15 +91,29 @@ def provider_setup(settings: dict[str, Any], env: Iterable[EnvVar]) -> str:
     return mask_userinfo(_encode(setup)) if setup else ""
 
 
+def _subject(capability: str, arguments: dict[str, Any]) -> Any:
+    """What a call asks about: its query and limit, its URLs or its start URL."""
+    if capability == "search":
+        return [" ".join(arguments["query"].split()), arguments["limit"]]
+    if capability == "extract":
+        return arguments["urls"]
+    return arguments["url"]
+
+
+def carries_credential(capability: str, arguments: dict[str, Any]) -> bool:
+    """Whether a call's URLs (or query) carry a credential, as a log line would mask it (a
+    signed link's ``?X-Amz-Signature=``, ``?api_key=``): its answer, which quotes them, is
+    then kept out of the cache, a store every process sharing it can read."""
+    subject = _subject(capability, arguments)
+    if capability == "search":
+        subject = subject[0]
+    texts = subject if isinstance(subject, list) else [subject]
+    return any(holds_secret(text) for text in texts if isinstance(text, str))
+
+
 def cache_key(capability: str, provider: str, arguments: dict[str, Any], setup: str = "") -> str:
     """A stable hex digest for one provider, set up as ``setup`` says, answering one set of arguments."""
-    if capability == "search":
-        subject: Any = [" ".join(arguments["query"].split()), arguments["limit"]]
-    elif capability == "extract":
-        subject = arguments["urls"]
-    else:
-        subject = arguments["url"]
-    parts = [capability, provider, subject, _public(arguments["options"])]
+    parts = [capability, provider, _subject(capability, arguments), _public(arguments["options"])]
     if setup:  # a provider set up by nothing keeps the key it always had
         parts.append(setup)
     payload = _encode(parts)
