@@ -79,6 +79,8 @@ class _Patterns:
         self.echo = re.compile(r"(?<![\w-])([\w-]{0,12})(?:\*{2,}|•{2,}|\.{3,}|…)([\w-]{0,8})(?![\w-])")
         #: ``password=...`` in a libpq ``key=value`` connection string (quoted, or up to a space).
         self.dsn_password = re.compile(r"(?:^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)")
+        #: A percent-escape, to write its hex in lower case.
+        self.escape = re.compile(r"%[0-9A-F]{2}")
         #: A run of ASCII letters and digits: every form of a secret (percent-encoded,
         #: escaped) keeps such runs of it as they are.
         self.alnum_run = re.compile(r"[A-Za-z0-9]+")
@@ -226,15 +228,21 @@ def _escaped(text: str) -> set[str]:
 
 
 def _forms(secret: str) -> set[str]:
-    """The ways ``secret`` can appear in text: raw, percent-encoded, and escaped once or twice
-    (the repr of an exception whose message holds a repr, a JSON body quoted in JSON)."""
+    """The ways ``secret`` can appear in text: raw, percent-encoded (with upper- or lower-case
+    hex: .NET's ``UrlEncode`` writes ``%2f``), and escaped once or twice (the repr of an
+    exception whose message holds a repr, a JSON body quoted in JSON)."""
     raw = _utf8(secret)
-    found = {secret, quote(raw, safe=""), quote_plus(raw, safe=""), quote(raw)}
+    encoded = {quote(raw, safe=""), quote_plus(raw, safe=""), quote(raw)}
+    found = {secret, *encoded, *(_patterns().escape.sub(_lower, form) for form in encoded)}
     once = _escaped(secret)
     found |= once
     for form in once:
         found |= _escaped(form)
     return {form for form in found if len(form) >= _MIN_SECRET_LEN}
+
+
+def _lower(match: re.Match[str]) -> str:
+    return match.group(0).lower()
 
 
 def _cores(secrets: tuple[str, ...]) -> tuple[str, ...]:

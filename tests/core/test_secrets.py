@@ -113,6 +113,7 @@ KNOWN = "kN0wn/Key+with=chars\r\n0123"
     [
         KNOWN,
         "kN0wn%2FKey%2Bwith%3Dchars%0D%0A0123",  # percent-encoded
+        "kN0wn%2fKey%2bwith%3dchars%0d%0a0123",  # percent-encoded in lower case, as .NET's UrlEncode does
         "kN0wn/Key+with=chars\\r\\n0123",  # JSON or repr escaped
         "kN0wn/Key+with=chars\\\\r\\\\n0123",  # escaped twice: the repr of a message holding a repr
     ],
