@@ -479,8 +479,10 @@ def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
 
 
 def _unknown_backends(registry: Any) -> list[str]:
-    """A sentence for each configured backend name no provider has, naming where it is set."""
+    """A sentence for each configured backend name no provider has, naming where it is set;
+    scrubbed, as the name may be anything (a key given where a backend name was meant)."""
     from .config import ENV_OVERRIDES
+    from .redact import scrub
 
     web = registry.config.web
     problems = []
@@ -491,8 +493,10 @@ def _unknown_backends(registry: Any) -> list[str]:
         if unknown:
             where = f"${var}" if os.environ.get(var, "").strip() else f"web.{key}"
             problems.append(
-                f"{where} names {', '.join(repr(n) for n in unknown)}, which no installed provider is "
-                f"(known: {', '.join(sorted(e.manifest.name for e in registry.entries()))})."
+                scrub(
+                    f"{where} names {', '.join(repr(n) for n in unknown)}, which no installed provider is "
+                    f"(known: {', '.join(sorted(e.manifest.name for e in registry.entries()))})."
+                )
             )
     return problems
 

@@ -352,6 +352,21 @@ def test_an_unknown_web_backend_is_an_error_naming_it(command: list[str], tmp_pa
     assert "error: $WEB_BACKEND names 'nosuch', which no installed provider is (known: " in result.stderr
 
 
+@pytest.mark.parametrize("command", [["config"], ["config", "--json"], ["search", "q"]])
+def test_a_key_given_where_a_backend_name_was_meant_is_not_printed(
+    command: list[str], tmp_path: Path
+) -> None:
+    """``search_backend: ${TAVILY_API_KEY}`` (or the key set in $WEB_SEARCH_BACKEND): the
+    error naming the unknown backend must not print the key it is."""
+    key = "tvly-Mixed0Up0Key0123456789"
+    path = tmp_path / "c.yaml"
+    path.write_text('web:\n  search_backend: [stub, "${TAVILY_API_KEY}"]\n')
+    result = run("--config", str(path), *command, env={"TAVILY_API_KEY": key})
+    assert result.returncode == 3
+    assert "web.search_backend names '***', which no installed provider is" in result.stdout + result.stderr
+    assert "Mixed0Up0Key" not in result.stdout + result.stderr
+
+
 def test_money_is_shown_with_the_precision_of_the_cap(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     path.write_text(
