@@ -78,7 +78,9 @@ class WebProviderError(Exception):
         message = scrub(str(message))
         super().__init__(message)
         self.message = message
-        self.provider = provider
+        #: Scrubbed too: a name no provider has may be anything (a key set where a backend
+        #: name was meant), and it goes into the envelope beside the sentence that names it.
+        self.provider = scrub(provider) if provider else provider
         self.detail = scrub(detail) if detail else detail
         #: Seconds to wait before trying again, clamped to ``0 .. retry_after_ceiling``.
         self.retry_after = clamp_retry_after(retry_after, self.retry_after_ceiling)

@@ -384,3 +384,19 @@ def test_a_key_pasted_as_a_dotenv_line_is_not_named_in_the_warning_about_it(
     logged = "\n".join(record.getMessage() for record in caplog.records)
     assert "'web.providers.tavily.api_key=***'" in logged  # still named, as far as is safe
     assert "Pasted0Key" not in logged and "Pasted1Key" not in logged
+
+
+def test_a_key_set_where_a_backend_name_was_meant_is_not_in_the_envelope(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``search_backend: ${TAVILY_API_KEY}``: the call fails naming an unknown backend, and
+    neither the sentence nor the envelope's ``provider`` beside it holds the key."""
+    from webproviders.config import config_from_dict
+
+    key = "tvly-Wrong0Place0Key0123456789"
+    monkeypatch.setenv("TAVILY_API_KEY", key)
+    config = config_from_dict({"web": {"search_backend": key}}, source="<test>")
+    envelope = dispatch_search("q", config=config)
+    assert envelope["error_code"] == "not_configured" and "Unknown backend '***'" in envelope["error"]
+    assert envelope["provider"] == "***"
+    assert "Wrong0Place0Key" not in repr(envelope)
