@@ -357,3 +357,19 @@ def test_input_schema_matches_the_rules() -> None:
         schema["properties"]["max_results"]["maximum"],
     ) == (1, 10)
     assert schema["required"] == ["query"]
+
+
+def test_a_key_set_as_the_backend_is_not_shown_lower_cased(
+    monkeypatch: pytest.MonkeyPatch, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """WEB_SEARCH_BACKEND set to a key by mistake: the warning naming the unknown backend
+    quoted it lower-cased, a spelling the scrub does not know."""
+    key = "tvly-Mixed0Case0Key0123456789"
+    monkeypatch.setenv("TAVILY_API_KEY", key)
+    monkeypatch.setenv("WEB_SEARCH_BACKEND", key)
+    with caplog.at_level(logging.WARNING, logger="webproviders.agents.search_contract"):
+        tool = WebSearchContract(make_config())
+    result = run(tool, {"query": "x"})
+    texts = [r.getMessage() for r in caplog.records] + result["meta"]["warnings"]
+    assert any("WEB_SEARCH_BACKEND names unknown search backend(s) '***'" in text for text in texts)
+    assert not any("mixed0case0key" in text.lower() for text in texts)

@@ -27,7 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, f
 
 from ..config import BackendSpec, Config, default_config
 from ..errors import InvalidInputError
-from ..redact import get_logger
+from ..redact import get_logger, scrub
 from ..urls import is_http_url
 from ..validate import MAX_QUERY_CHARS, MAX_URL_CHARS
 from .formatting import cut_end
@@ -198,24 +198,27 @@ def contract_backend(config: Config, environ: Mapping[str, str]) -> tuple[Backen
     """
     from ..registry.providers import get_registry
 
-    raw = (environ.get(BACKEND_ENV) or "").strip().lower()
+    raw = (environ.get(BACKEND_ENV) or "").strip()
     if not raw:
         return DEFAULT_BACKEND, []
     registry = get_registry(config)
     names = [part.strip() for part in raw.split(",") if part.strip()]
     known = [
-        n
+        n.lower()
         for n in names
-        if (entry := registry.get(n)) is not None and registry.supports(entry, "search")
+        if (entry := registry.get(n.lower())) is not None and registry.supports(entry, "search")
     ]
-    unknown = [n for n in names if n not in known]
+    # Named as written, and scrubbed: a key set here by mistake is then recognised and masked.
+    unknown = [n for n in names if n.lower() not in known]
     warnings: list[str] = []
     if unknown:
         fallback = "" if known else f"; answering with '{DEFAULT_BACKEND}'"
         able = ", ".join(e.manifest.name for e in registry.entries() if registry.supports(e, "search"))
         warnings.append(
-            f"{BACKEND_ENV} names unknown search backend(s) {', '.join(repr(n) for n in unknown)}"
-            f"{fallback}. Known: {able}."
+            scrub(
+                f"{BACKEND_ENV} names unknown search backend(s) {', '.join(repr(n) for n in unknown)}"
+                f"{fallback}. Known: {able}."
+            )
         )
     if not known:
         return DEFAULT_BACKEND, warnings
