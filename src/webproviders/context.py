@@ -143,7 +143,11 @@ def _amount(value: float | None) -> float | None:
     """A reported quantity, or None when it is missing or not a finite number >= 0."""
     if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return float(value) if math.isfinite(value) and value >= 0 else None
+    try:
+        amount = float(value)
+    except OverflowError:  # an int beyond any float (a vendor's 400-digit figure): nonsense too
+        return None
+    return amount if math.isfinite(amount) and amount >= 0 else None
 
 
 def report_usage(units: float | None = None, *, unit: str = "credit", usd: float | None = None) -> None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from webproviders import dispatch_crawl, dispatch_extract, dispatch_search
+from pathlib import Path
+
+from webproviders import dispatch_crawl, dispatch_extract, dispatch_search, usage_summary
 from webproviders.config import config_from_dict
 from webproviders.errors import AuthError, BadGatewayError, ParseError, WebTimeoutError
 from webproviders.models import SearchEnvelope
@@ -95,6 +97,19 @@ def test_reported_credits_use_the_credit_price_and_reported_dollars_are_taken_as
     provider.steps = [{"units": -1, "usd": float("nan")}]  # nonsense is ignored: the list price applies
     listed = dispatch_search("batteries 3", backend="pricey", config=config)
     assert listed["meta"]["cost"]["usd"] == 0.05
+
+
+def test_reports_beyond_any_float_are_ignored_and_the_answer_kept(tmp_path: Path) -> None:
+    """A 400-digit figure raised OverflowError in the provider (its answer lost as a
+    provider_error), and reports summing to infinity failed the call and lost its ledger row."""
+    config = cost_config(usage={"path": str(tmp_path / "usage.sqlite3")}, budget={"daily_usd": 5})
+    provider = scripted(config, "pricey")
+    provider.steps = [{"units": 10**400}, {"usd": 10**400}, [{"usd": 1e308}, {"usd": 1e308}]]
+    for n in range(3):
+        envelope = dispatch_search(f"batteries {n}", backend="pricey", config=config)
+        assert envelope["success"] is True, envelope.get("error")
+        assert envelope["meta"]["cost"]["usd"] == 0.05  # the list price, as for any nonsense
+    assert usage_summary("1d", config=config)["total"]["usd"] == 0.15
 
 
 def test_tags_are_not_passed_to_the_provider() -> None:

@@ -9,6 +9,7 @@ and the cost is marked ``estimated``.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -79,7 +80,10 @@ def charge(
     """The cost of one request that reached the vendor."""
     rate = tariff.rate(capability)
     if reported is not None and (reported.usd is not None or reported.units is not None):
-        return _reported(tariff, rate.usd, rate.per, rate.estimated, reported, data, error)
+        cost = _reported(tariff, rate.usd, rate.per, rate.estimated, reported, data, error)
+        # Reports that add up, or price out, beyond any float are nonsense, ignored as one is.
+        if math.isfinite(cost.usd) and math.isfinite(cost.units):
+            return cost
     if error is None:
         units = counted_units(rate.per, data)
         return Cost(units * rate.usd, units, rate.per, rate.estimated and rate.usd > 0)

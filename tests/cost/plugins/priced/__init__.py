@@ -1,7 +1,7 @@
 """Offline providers that answer from a script: each call pops the next step.
 
 A step is an exception (raised), a dict of ``report_usage`` arguments (reported, then the
-default answer), a float (seconds the request takes, then the default answer) or None (the
+default answer), a list of such dicts (each reported in turn), a float (seconds the request takes, then the default answer) or None (the
 default answer). ``calls`` counts calls and ``seen`` keeps
 the options each call received.
 """
@@ -41,8 +41,8 @@ class Scripted(WebSearchProvider):
         step = self.steps.pop(0) if self.steps else None
         if isinstance(step, BaseException):
             raise step
-        if isinstance(step, dict):
-            report_usage(**step)
+        for report in [step] if isinstance(step, dict) else step if isinstance(step, list) else []:
+            report_usage(**report)
         if isinstance(step, float):  # seconds the request takes
             time.sleep(step)
 
