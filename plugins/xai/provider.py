@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from functools import partial
 from typing import Any, ClassVar
 from urllib.parse import urlsplit
@@ -67,7 +68,9 @@ class XaiProvider(VendorProvider):
         usage = answer.get("usage") if isinstance(answer, dict) else None
         ticks = usage.get("cost_in_usd_ticks") if isinstance(usage, dict) else None
         if isinstance(ticks, (int, float)):
-            report_usage(usd=ticks / USD_TICKS)
+            # A figure beyond any float is nonsense, ignored as report_usage ignores any.
+            with contextlib.suppress(OverflowError):
+                report_usage(usd=ticks / USD_TICKS)
         hits, source = parse_response(self.name, answer)
         if source in _FALLBACK_NOTES:
             warn(_FALLBACK_NOTES[source].format(name=self.name))
