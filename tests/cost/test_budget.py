@@ -15,6 +15,9 @@ import pytest
 
 from webproviders import adispatch_search, dispatch_crawl, dispatch_extract, dispatch_search
 from webproviders.accounting.usage.spool import spool
+from webproviders.errors import WebTimeoutError
+from webproviders.index.pages import IndexedPage
+from webproviders.index.stores import open_store
 
 from .conftest import cost_config, scripted
 
@@ -118,6 +121,25 @@ def test_the_reservation_is_corrected_to_what_the_request_really_cost() -> None:
     assert dispatch_extract(urls, backend="priced", config=cheaper)["meta"]["cost"]["usd"] == 0.004
     # 0.006 was reserved for three URLs, 0.004 was spent: 0.004 + 0.006 still fits in 0.01.
     assert dispatch_extract(urls, backend="priced", config=cheaper)["success"] is True
+
+
+def test_an_extract_chain_estimates_only_the_urls_it_passes_on(tmp_path: Path) -> None:
+    """The index holds 9 of 10 URLs, so priced is asked for one ($0.002): it was estimated
+    (and, timing out, charged) for all ten, and a $0.005 budget refused it."""
+    config = cost_config(
+        budget={"daily_usd": 0.005},
+        usage=False,
+        retry={"max_retries": 0},
+        providers={"local": {"path": str(tmp_path / "index.sqlite3")}},
+    )
+    urls = [f"https://docs.example/p{n}" for n in range(10)]
+    open_store(config).add([IndexedPage(url, "t", f"text of {url}", time.time(), "http") for url in urls[:9]])
+    priced = scripted(config, "priced")
+    priced.steps = [WebTimeoutError("slow", provider="priced")]
+    envelope = dispatch_extract(urls, backend=["local", "priced"], config=config)
+    attempts = [(a["provider"], a["outcome"], a.get("error_code")) for a in envelope["meta"]["attempts"]]
+    assert attempts == [("local", "ok", None), ("priced", "error", "timeout")]
+    assert envelope["meta"]["attempts"][1]["cost"] == {"usd": 0.002, "units": 1, "unit": "url", "estimated": True}
 
 
 def test_a_crawl_is_estimated_from_its_max_pages() -> None:

@@ -97,14 +97,18 @@ class Meter:
             self.span = span
             yield span
 
-    async def start(self, provider: str) -> Spend:
-        """Before a request: reserve its estimated cost (may raise ``BudgetExceededError``)."""
+    async def start(self, provider: str, arguments: dict[str, Any]) -> Spend:
+        """Before a request: reserve its estimated cost (may raise ``BudgetExceededError``).
+
+        ``arguments`` are the request's own, which may ask for fewer URLs than the call: an
+        extract chain passes on only those the index could not answer, a provider is given
+        only the URLs it may fetch."""
         accounts = self.accounts
         tariff = accounts.tariff(provider)
         rate = tariff.rate(self.capability)
         capability = self.capability
         settings = accounts.registry.config.provider(provider) if capability == "crawl" else None  # only a crawl reads it
-        planned = planned_units(capability, rate.per, self.arguments, settings)
+        planned = planned_units(capability, rate.per, arguments, settings)
         hold = None
         if rate.usd and accounts.budgets is not None:
             hold = await accounts.budgets.reserve(provider, self.tags, planned * rate.usd)

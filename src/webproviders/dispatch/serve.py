@@ -280,7 +280,7 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
     retry = 0
     while True:
         try:
-            spend = await meter.start(name)  # a budget refuses here, before anything is sent
+            spend = await meter.start(name, call.arguments)  # a budget refuses here, before anything is sent
         except (BudgetExceededError, BudgetStoreUnavailableError) as error:
             raise Skipped(error) from None
         started = time.perf_counter()
