@@ -16,7 +16,7 @@ import pytest
 
 import webproviders
 from webproviders import dispatch_extract, dispatch_search
-from webproviders.accounting.usage import Ledger
+from webproviders.accounting.usage import Ledger, UsageRecord
 from webproviders.accounting.usage.report import UsageQueryError, parse_since
 from webproviders.accounting.usage.spool import spool
 from webproviders.cli import main
@@ -296,3 +296,22 @@ def test_a_fleet_ledger_in_redis(redis_server: str, namespace: str) -> None:
     ]
     assert summary["ledger"] == redis_server
 
+
+
+def test_a_fleet_ledger_is_trimmed_by_the_servers_clock(redis_server: str, namespace: str) -> None:
+    """A worker whose clock ran 500 days ahead trimmed the stream at its now minus the
+    retention: every other worker's rows (and its own, whose ids are the server's) were gone."""
+    import redis
+
+    client = redis.Redis.from_url(redis_server)
+    old = {"p": "priced", "c": "search", "o": "ok", "n": "1", "u": "request", "usd": "0.004", "e": "0", "l": "1",
+           "t": "1000.0", "s": "1"}
+    for n in range(1, 301):  # older than the retention by the server's clock: trimmed
+        client.xadd(f"{namespace}:usage", old, id=f"{n}-0")
+    config = cost_config(usage={"url": redis_server, "namespace": namespace})
+    dispatch_search("a", backend="priced", config=config)
+    spool.flush()
+    ahead = time.time() + 500 * 86400
+    Ledger(config.web.usage).write([UsageRecord(ahead, "priced", "search", "ok", 1, "request", 0.004, False, 1.0)])
+    assert client.xlen(f"{namespace}:usage") < 100  # most old ones gone (trimmed a node at a time)
+    assert [row.time > time.time() for row in Ledger(config.web.usage).rows(time.time() - 3600)] == [False, True]

@@ -9,6 +9,8 @@ from typing import Any
 
 from ..periods import scopes, stamps
 
+#: Every this many batches a store deletes the rows older than the retention period.
+PRUNE_EVERY = 64
 #: One encoder for every row (``json.dumps`` with options builds a new one per call).
 _encode_tags = json.JSONEncoder(separators=(",", ":"), sort_keys=True).encode
 

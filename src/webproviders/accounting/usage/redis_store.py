@@ -1,7 +1,9 @@
 """The usage ledger in a Redis stream, for a fleet: every worker appends to one stream.
 
 Stream ids are millisecond timestamps, so a report reads exactly the range it needs;
-entries older than the retention period are trimmed as new ones arrive. Running totals of
+entries older than the retention period are trimmed as new ones arrive, by the server's
+clock (the ids it gave them), not the worker's: a worker whose clock runs ahead would
+otherwise trim every other worker's rows. Running totals of
 dollars per ``(period, scope)`` live in one hash per period, updated in the same
 ``MULTI`` transaction as the rows they add up, so a budget reads what was spent with one
 round trip. Rows written before the totals existed (they lack the ``s`` field) are added to
@@ -16,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..periods import keep_for, starts_at
-from .record import UsageRecord, running_totals
+from .record import PRUNE_EVERY, UsageRecord, running_totals
 
 #: Entries read per round trip when reading the stream back.
 _PAGE = 2000
@@ -41,6 +43,7 @@ class RedisUsage:
         self._client: Any = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
         self.key = f"{namespace}:usage"
         self.retention_ms = retention_days * 86_400_000
+        self._batches = 0
 
     def close(self) -> None:
         """Let go of the server's connections (a process keeps a few ledgers open, see
@@ -61,9 +64,13 @@ class RedisUsage:
                 fields["g"] = r.tags_json() or ""
             if r.query is not None:
                 fields["q"] = r.query
-            pipe.xadd(self.key, fields, minid=max(0, int(r.time * 1000) - self.retention_ms), approximate=True)
+            pipe.xadd(self.key, fields)
         self._add_totals(pipe, running_totals(records))
-        pipe.execute()
+        added = pipe.execute()
+        self._batches += 1
+        if records and self._batches % PRUNE_EVERY == 1:
+            newest = int(added[len(records) - 1].split(b"-")[0])  # the server's clock, in ms
+            self._client.xtrim(self.key, minid=max(0, newest - self.retention_ms), approximate=True)
 
     def _add_totals(self, pipe: Any, sums: dict[tuple[str, str], float]) -> None:
         for (period, scope), usd in sums.items():

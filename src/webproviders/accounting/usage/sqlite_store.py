@@ -21,7 +21,7 @@ from typing import Any
 from ...dependable.sqlite_file import Identity, SQLiteFile
 from ...homedir import expand_user, xdg_file
 from ..periods import KEEP, stamps
-from .record import UsageRecord, running_totals
+from .record import PRUNE_EVERY, UsageRecord, running_totals
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS usage (time REAL NOT NULL, provider TEXT NOT NULL, capability TEXT NOT NULL, "
@@ -42,8 +42,6 @@ _CHUNK = 64
 _ROW_PLACES = ("?",) * len(_COLUMNS.split(", "))
 #: ``PRAGMA user_version`` once the running totals hold every row.
 _TOTALS_VERSION = 1
-#: Every this many batches, rows older than the retention period are deleted.
-_PRUNE_EVERY = 64
 
 
 def default_path() -> Path:
@@ -78,7 +76,7 @@ class SQLiteUsage:
                 raise
             conn.execute("COMMIT")
             self._batches += 1
-            if self._batches % _PRUNE_EVERY == 1 and records:
+            if self._batches % PRUNE_EVERY == 1 and records:
                 newest = records[-1].time
                 conn.execute("DELETE FROM usage WHERE time < ?", (newest - self.retention,))
                 conn.execute("DELETE FROM usage_totals WHERE period < ?", (stamps(newest - KEEP["monthly"])[1],))
