@@ -43,7 +43,7 @@ COMMON_SEARCH_OPTIONS = frozenset(
 )
 
 
-def _encodable(text: str, what: str) -> str:
+def encodable(text: str, what: str) -> str:
     """``text`` if it can be sent as UTF-8; a lone surrogate (half a UTF-16 pair) cannot."""
     try:
         text.encode("utf-8")
@@ -58,7 +58,7 @@ def _encodable(text: str, what: str) -> str:
 def check_query(query: Any) -> str:
     if not isinstance(query, str):
         raise InvalidInputError(f"The query must be a string, not {type(query).__name__}.")
-    text = _encodable(query, "query").strip()
+    text = encodable(query, "query").strip()
     if not text:
         raise InvalidInputError("The query is empty; pass the words to search for.")
     if len(text) > MAX_QUERY_CHARS:
@@ -86,7 +86,7 @@ _SEVERAL_URLS = re.compile(r"\s[hH][tT][tT][pP][sS]?://")
 def check_url(url: Any, what: str = "URL") -> str:
     if not isinstance(url, str):
         raise InvalidInputError(f"Each {what} must be a string, not {type(url).__name__}.")
-    text = _encodable(url, what).strip()
+    text = encodable(url, what).strip()
     if not text:
         raise InvalidInputError(f"The {what} is empty.")
     if len(text) > MAX_URL_CHARS:
@@ -154,7 +154,7 @@ def _domain(name: str, position: int, given: str) -> str:
     is its host and path without the scheme, as vendors' filters and the local index read
     them; text that names no site is the caller's mistake, refused before a vendor is asked
     (and blamed for it)."""
-    text = _encodable(given, name).strip()
+    text = encodable(given, name).strip()
     text = text.split("://", 1)[1] if "://" in text else text
     host, slash, path = text.rstrip("/").partition("/")
     # A leading "." or "*." is kept: some vendors read ".gov" as every domain under it.
@@ -272,7 +272,7 @@ def _code(key: str, value: Any, pattern: re.Pattern[str], example: str) -> str:
         raise InvalidInputError(f"{key} must be a code such as {example} (a string), not {type(value).__name__}.")
     text = value.strip()
     if not pattern.fullmatch(text):
-        shown = shorten(_encodable(value, key), 40)
+        shown = shorten(encodable(value, key), 40)
         raise InvalidInputError(f"{key} must be a code such as {example} in ASCII letters, not {shown!r}.")
     return text
 

@@ -112,6 +112,25 @@ def test_reports_beyond_any_float_are_ignored_and_the_answer_kept(tmp_path: Path
     assert usage_summary("1d", config=config)["total"]["usd"] == 0.15
 
 
+def test_a_tag_no_store_can_hold_is_refused_and_other_callers_keep_their_ledger_and_budget(
+    tmp_path: Path,
+) -> None:
+    """A lone surrogate in one caller's tag failed the ledger batch it was in (others' rows
+    lost) and the ledger was skipped, so every other caller's priced call was refused with
+    budget_store_unavailable; a 5,000-digit number failed as provider_error."""
+    config = cost_config(
+        usage={"path": str(tmp_path / "usage.sqlite3")}, budget={"per_tag": {"user": {"daily_usd": 1}}}
+    )
+    assert dispatch_search("warm", backend="priced", config=config, tags={"user": "bob"})["success"] is True
+    for value in ("caf\udce9", 10**5000):
+        refused = dispatch_search("q", backend="priced", config=config, tags={"user": value})
+        assert refused["error_code"] == "invalid_input" and "tag 'user'" in refused["error"]
+    assert scripted(config, "priced").calls == 1
+    other = dispatch_search("q", backend="priced", config=config, tags={"user": "alice"})
+    assert other["success"] is True and "warnings" not in other["meta"]
+    assert [row["key"] for row in usage_summary("1d", by="tag:user", config=config)["rows"]] == ["alice", "bob"]
+
+
 def test_tags_are_not_passed_to_the_provider() -> None:
     config = cost_config()
     dispatch_search("heat pumps", backend="priced", config=config, tags={"user": "alice"}, safe_search="strict")
@@ -120,7 +139,7 @@ def test_tags_are_not_passed_to_the_provider() -> None:
 
 def test_bad_tags_are_invalid_input_before_anything_is_sent() -> None:
     config = cost_config()
-    for tags in ({"user": ["a"]}, {"no spaces": "x"}, "user=alice", {"user": ""}):
+    for tags in ({"user": ["a"]}, {"no spaces": "x"}, "user=alice", {"user": ""}, {"user\n": "x"}):
         envelope = dispatch_search("x", backend="priced", config=config, tags=tags)
         assert envelope["error_code"] == "invalid_input" and "tag" in envelope["error"]
     assert scripted(config, "priced").calls == 0
