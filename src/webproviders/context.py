@@ -163,7 +163,9 @@ def report_usage(units: float | None = None, *, unit: str = "credit", usd: float
         return
     counted, paid = _amount(units), _amount(usd)
     if counted is not None or paid is not None:
-        bucket.add(counted, str(unit), paid)
+        # A unit named from a vendor's text may hold a lone surrogate, which the ledger
+        # cannot store: the batch holding its row would be lost.
+        bucket.add(counted, sound(str(unit)), paid)
 
 
 def start_usage() -> Usage:

@@ -131,6 +131,17 @@ def test_a_tag_no_store_can_hold_is_refused_and_other_callers_keep_their_ledger_
     assert [row["key"] for row in usage_summary("1d", by="tag:user", config=config)["rows"]] == ["alice", "bob"]
 
 
+def test_a_reported_unit_with_a_lone_surrogate_is_recorded(tmp_path: Path) -> None:
+    """A unit named from a vendor's text (``"\\udced"`` in its JSON) failed the ledger batch
+    holding its row, and the rows of every other call in it."""
+    config = cost_config(usage={"path": str(tmp_path / "usage.sqlite3")})
+    scripted(config, "pricey").steps = [{"units": 2, "unit": "cr\udcedits"}]
+    assert dispatch_search("a", backend="pricey", config=config)["success"] is True
+    assert dispatch_search("b", backend="priced", config=config)["success"] is True
+    units = usage_summary("1d", config=config)["total"]["units"]
+    assert units == {"cr\ufffdits": 2, "request": 1}
+
+
 def test_tags_are_not_passed_to_the_provider() -> None:
     config = cost_config()
     dispatch_search("heat pumps", backend="priced", config=config, tags={"user": "alice"}, safe_search="strict")
