@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import sqlite3
 import subprocess
@@ -102,6 +103,34 @@ def test_a_full_disk_is_named_not_hidden_by_a_failed_rollback(tmp_path: Path) ->
         store.add([page(f"https://docs.example.com/{i}", "Long", text) for i in range(5)])
     assert "cannot grow: its disk is full" in caught.value.message and "rollback" not in caught.value.message
     assert [p.url for p in store.get(["https://docs.example.com/a"]).values()] == ["https://docs.example.com/a"]
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="SQLite's error name reaches Python from 3.11 on")
+def test_a_file_size_limit_or_quota_is_named(tmp_path: Path) -> None:
+    """Past the file size limit (as past a disk quota) SQLite says only "disk I/O error", which
+    the index passed on as a provider_error, as if the store itself had failed."""
+    script = (
+        "import sys, time\n"
+        "from webproviders.index.pages import IndexedPage\n"
+        "from webproviders.index.sqlite_store import SQLiteStore\n"
+        "from webproviders.errors import WebProviderError\n"
+        "store = SQLiteStore(sys.argv[1])\n"
+        "try:\n"
+        "    for n in range(40):\n"
+        "        store.add([IndexedPage(f'https://a.example/{n}', 'T', 'word ' * 5000, time.time())])\n"
+        "except WebProviderError as exc:\n"
+        "    print(exc.code, exc.message)\n"
+    )
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (128 * 1024, resource.RLIM_INFINITY))
+
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "index.sqlite3")],
+        capture_output=True, text=True, timeout=60, preexec_fn=limit, check=False,
+    )
+    assert done.stdout.startswith("not_configured "), done.stdout + done.stderr
+    assert "file size limit (ulimit -f)" in done.stdout
 
 
 @pytest.mark.parametrize("gone", ["deleted", "moved away"])

@@ -326,6 +326,13 @@ class SQLiteStore:
                 "prune old pages (webproviders index --prune --older-than 30d), or set web.providers.local.path.",
                 provider="local",
             )
+        if name.startswith("SQLITE_IOERR_WRITE"):  # EFBIG, EDQUOT, EIO: SQLite tells them apart from ENOSPC only
+            return NotConfiguredError(
+                f"The local index {self.path} cannot be written ({text}): a disk quota or this process's "
+                "file size limit (ulimit -f) is reached, or the disk is failing; raise the limit, prune old "
+                "pages (webproviders index --prune --older-than 30d), or set web.providers.local.path.",
+                provider="local",
+            )
         return ProviderError(f"The local index {self.path} failed: {text}.", provider="local")
 
     # -- the store ---------------------------------------------------------------------
