@@ -369,3 +369,47 @@ def test_a_missing_index_where_this_process_may_not_write_is_named_as_such() -> 
         f"The local index {result['folder']}/more/index.sqlite3 cannot be created (this process "
         f"may not write in {result['folder']}); check the folder, or set web.providers.local.path."
     )
+
+
+#: Makes an index of schema 1, then searches it from a process that may not write it.
+_OLD_READ_ONLY_SCRIPT = """
+import json, os, sqlite3, sys
+from webproviders.errors import NotConfiguredError
+from webproviders.index.pages import Filters
+from webproviders.index.sqlite_store import SQLiteStore
+import webproviders.context, webproviders.index.snapshot  # from folders the other user may not read
+
+folder, schema = sys.argv[1], json.loads(sys.argv[2])
+path = os.path.join(folder, "index.sqlite3")
+conn = sqlite3.connect(path)
+for statement in schema:
+    conn.execute(statement)
+conn.commit()
+conn.close()
+os.chmod(path, 0o444)
+os.chmod(folder, 0o555)
+if os.geteuid() == 0:
+    os.setegid(65534)
+    os.seteuid(65534)
+try:
+    SQLiteStore(path).search("tokyo", 5, Filters())
+except NotConfiguredError as exc:
+    print(exc.message)
+"""
+
+
+def test_an_older_index_this_process_may_not_write_says_it_needs_one_write() -> None:
+    """It said only "cannot be opened (attempt to write a readonly database); check the
+    file's folder and permissions", though reading it needs the upgrade a write makes."""
+    folder = tempfile.mkdtemp()
+    os.chmod(folder, 0o755)
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", _OLD_READ_ONLY_SCRIPT, folder, json.dumps(SCHEMA_1)],
+            capture_output=True, text=True, timeout=60, check=False,
+        )
+    finally:
+        os.chmod(folder, 0o755)
+        shutil.rmtree(folder)
+    assert "made by an older version of webproviders (schema 1)" in done.stdout, done.stdout + done.stderr
+    assert "open it once where it can be written" in done.stdout

@@ -262,8 +262,17 @@ class SQLiteStore:
             if not unwritable_here(self.path, exc):
                 raise
             snapshot = open_snapshot(self.path)
-            if self._marks(snapshot) != (APPLICATION_ID, SCHEMA_VERSION):  # it could not be brought up to date
+            app_id, version = self._marks(snapshot)
+            if (app_id, version) != (APPLICATION_ID, SCHEMA_VERSION):  # it could not be brought up to date
                 snapshot.close()
+                if app_id == APPLICATION_ID and version in _UPGRADES:
+                    raise NotConfiguredError(
+                        f"The local index {self.path} was made by an older version of webproviders "
+                        f"(schema {version}) and is brought up to date on first use, which needs a write "
+                        f"this process may not make ({exc}); open it once where it can be written (a "
+                        "process of its owner, or a writable copy), or set web.providers.local.path.",
+                        provider="local",
+                    ) from None
                 raise exc from None
             return snapshot
 
