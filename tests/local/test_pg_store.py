@@ -100,6 +100,28 @@ def test_an_index_of_schema_1_is_migrated_and_its_pages_are_still_found(index_co
     assert counts_are_true(index_config)
 
 
+@POSTGRES_ONLY
+def test_an_older_index_a_read_only_role_searches_says_it_needs_one_write(
+    index_config: Config, make_index_config: Any
+) -> None:
+    """It said "permission denied for database ...; the role needs to create and write the
+    index schema", though a read-only role searches an index of the current schema."""
+    from psycopg.conninfo import make_conninfo
+
+    s = schema_of(index_config)
+    pg_run(index_config, f"CREATE SCHEMA {s}; " + str(MIGRATIONS[0]).replace("{s}", s).replace("{shards}", str(SHARDS)))
+    pg_run(index_config, f"INSERT INTO {s}.meta VALUES ('application', 'webproviders page index'), "
+                         f"('schema_version', '1'); INSERT INTO {s}.configs VALUES ('english')")
+    reader = f"reader_{uuid.uuid4().hex[:8]}"
+    pg_run(index_config, f"CREATE ROLE {reader} LOGIN PASSWORD 'pw'; GRANT USAGE ON SCHEMA {s} TO {reader}; "
+                         f"GRANT SELECT ON ALL TABLES IN SCHEMA {s} TO {reader}")
+    dsn = make_conninfo(str(index_config.provider("local").option("dsn")), user=reader, password="pw")
+    envelope = dispatch_search("retries", backend="local", config=make_index_config(store={"dsn": dsn}))
+    assert envelope["error_code"] == "not_configured"
+    assert "made by an older version of webproviders (schema 1)" in envelope["error"]
+    assert "run one call with a role that may write the schema" in envelope["error"]
+
+
 def _schema_2(index_config: Config, configs: str) -> str:
     """An empty index as schema 2 made it, with the text search ``configs`` it knew; its schema name."""
     s = schema_of(index_config)

@@ -343,14 +343,32 @@ class PostgresStore:
         if version is None and not create:
             return False
         if version != SCHEMA_VERSION:
-            with conn.transaction():
-                conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"webproviders:{self.schema}",))
-                version = self._version(conn)
-                conn.execute(statements("CREATE SCHEMA IF NOT EXISTS {s}", self.schema))
-                migrate(conn, self.schema, version or 0)
+            try:
+                with conn.transaction():
+                    conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"webproviders:{self.schema}",))
+                    version = self._version(conn)
+                    conn.execute(statements("CREATE SCHEMA IF NOT EXISTS {s}", self.schema))
+                    migrate(conn, self.schema, version or 0)
+            except self._denied() as exc:
+                if not version:
+                    raise
+                raise NotConfiguredError(  # a read-only role could search it once it is brought up to date
+                    f"The page index in {self.location} was made by an older "
+                    f"version of webproviders (schema {version}) and is brought up to date on first use, "
+                    f"which the role in web.providers.local.dsn may not do ({scrub(str(exc).strip().splitlines()[0])}); "
+                    "run one call with a role that may write the schema.",
+                    provider=PROVIDER,
+                ) from None
         self._server_configs = frozenset(row[0] for row in conn.execute("SELECT cfgname FROM pg_ts_config"))
         self._ready = True
         return True
+
+    @staticmethod
+    def _denied() -> tuple[type[Exception], ...]:
+        """The errors of a role that may not change the schema."""
+        from psycopg import errors
+
+        return (errors.InsufficientPrivilege, errors.ReadOnlySqlTransaction)
 
     def _version(self, conn: Any) -> int | None:
         """The schema version of the index; None when the schema is missing or empty; raises
@@ -435,7 +453,7 @@ class PostgresStore:
                 "or raise web.providers.local.timeout.",
                 provider=PROVIDER,
             )
-        if isinstance(exc, (errors.InsufficientPrivilege, errors.InvalidSchemaName, errors.ReadOnlySqlTransaction)):
+        if isinstance(exc, (*self._denied(), errors.InvalidSchemaName)):
             return NotConfiguredError(
                 f"The local index at {self.location} cannot be used ({text}); the role in "
                 "web.providers.local.dsn needs to create and write the index schema.",
