@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from webproviders import dispatch_search
 from webproviders.config import Config
 from webproviders.index.pages import Filters
 from webproviders.index.stores import open_store
@@ -127,6 +128,19 @@ def test_a_domain_covers_its_subdomains_at_any_depth_and_no_other_host(index_con
     assert found(Filters(exclude_domains=("example.com",))) == {"badexample.com", "example.com.evil.test", "example.co"}
     assert found(Filters(include_domains=("example.com",), exclude_domains=("b.example.com",))) == {
         "example.com", "docs.example.com"}
+
+
+def test_a_domain_filter_matches_both_idna_spellings_of_a_host(index_config: Config) -> None:
+    """Pages keep their host as their URL spelled it, and vendors give either spelling: a
+    filter in one spelling missed the pages stored in the other."""
+    store = open_store(index_config)
+    store.add([page("https://münchen.example/a", "A", "Retries."), page("https://xn--mnchen-3ya.example/b", "B", "Retries."),
+               page("https://other.example/c", "C", "Retries.")])
+    for domain in ("münchen.example", "XN--MNCHEN-3YA.example"):
+        hits = dispatch_search("retries", backend="local", config=index_config, include_domains=[domain])["data"]["web"]
+        assert {hit["url"].rsplit("/", 1)[1] for hit in hits} == {"a", "b"}
+    hits = dispatch_search("retries", backend="local", config=index_config, exclude_domains=["münchen.example"])
+    assert [hit["url"] for hit in hits["data"]["web"]] == ["https://other.example/c"]
 
 
 def test_time_range_is_measured_on_the_fetch_time() -> None:

@@ -72,11 +72,7 @@ class Filters:
         """From the validated common search options (``time_range``, ``*_domains``)."""
         window = TIME_RANGE_SECONDS.get(options.get("time_range") or "")
         start = None if window is None else (time.time() if now is None else now) - window
-        return cls(
-            tuple(_domain(d) for d in options.get("include_domains") or ()),
-            tuple(_domain(d) for d in options.get("exclude_domains") or ()),
-            start,
-        )
+        return cls(_domains(options.get("include_domains")), _domains(options.get("exclude_domains")), start)
 
 
 class PageStore(Protocol):
@@ -126,8 +122,28 @@ def held(urls: Sequence[str], pages: Mapping[str, IndexedPage]) -> dict[str, Ind
     return {url: page for url, page in found.items() if page is not None}
 
 
-def _domain(value: str) -> str:
-    return value.strip().lower().rstrip(".")
+def _domains(values: Iterable[str] | None) -> tuple[str, ...]:
+    """Each domain as given and in its other IDNA spelling (``münchen.example``,
+    ``xn--mnchen-3ya.example``): a page keeps its host as its URL spelled it, and a vendor may
+    give either, so a filter in one spelling missed the pages stored in the other."""
+    found: dict[str, None] = {}
+    for value in values or ():
+        name = value.strip().lower().rstrip(".")
+        found[name] = None
+        other = _other_spelling(name)
+        if other:
+            found[other] = None
+    return tuple(found)
+
+
+def _other_spelling(name: str) -> str | None:
+    import idna  # httpx's, which spells hosts this way (UTS 46) when it sends them
+
+    try:
+        other = idna.decode(name) if name.isascii() else idna.encode(name, uts46=True).decode("ascii")
+    except UnicodeError:  # idna.IDNAError: not a name IDNA can spell otherwise (an underscore, say)
+        return None
+    return other if other != name else None
 
 
 def iso_utc(timestamp: float) -> str:
