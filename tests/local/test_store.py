@@ -143,6 +143,26 @@ def test_a_domain_filter_matches_both_idna_spellings_of_a_host(index_config: Con
     assert [hit["url"] for hit in hits["data"]["web"]] == ["https://other.example/c"]
 
 
+def test_domain_filters_in_the_forms_vendors_take_are_not_silently_ignored(index_config: Config) -> None:
+    """'*.example.com', '.example.com' and 'docs.example.com/guide' pass the input check, as
+    vendors read them; the index matched them against no host: an include found nothing and
+    an exclude removed nothing, and neither said so."""
+    store = open_store(index_config)
+    store.add([page("https://docs.example.com/guide/a", "A", "Retries."), page("https://other.org/b", "B", "Retries.")])
+
+    def search(**options: Any) -> tuple[list[str], list[str]]:
+        envelope = dispatch_search("retries", backend="local", config=index_config, **options)
+        return [hit["url"] for hit in envelope["data"]["web"]], envelope["meta"].get("warnings", [])
+
+    for form in ("*.example.com", ".example.com"):
+        assert search(include_domains=[form]) == (["https://docs.example.com/guide/a"], [])
+        assert search(exclude_domains=[form]) == (["https://other.org/b"], [])
+    hits, warnings = search(exclude_domains=["docs.example.com/guide"])
+    assert hits == ["https://other.org/b"]
+    assert warnings == ["The local index filters by domain only: 'docs.example.com/guide' was applied as "
+                        "'docs.example.com', all its pages."]
+
+
 def test_time_range_is_measured_on_the_fetch_time() -> None:
     assert Filters.from_options({"time_range": "week"}, now=1_000_000.0).fetched_after == 1_000_000.0 - 7 * DAY
     assert Filters.from_options({}).fetched_after is None

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Protocol
 
+from ..context import warn
 from ..urls import canonicalize, host_of, is_http_url, page_identity
 
 #: ``time_range`` as seconds before now, applied to when a page was fetched.
@@ -128,7 +129,11 @@ def _domains(values: Iterable[str] | None) -> tuple[str, ...]:
     give either, so a filter in one spelling missed the pages stored in the other."""
     found: dict[str, None] = {}
     for value in values or ():
-        name = value.strip().lower().rstrip(".")
+        host, _, path = value.strip().lower().partition("/")
+        # "*.gov" and ".gov" (every domain under it, to some vendors) are what a domain means here.
+        name = host.removeprefix("*").removeprefix(".").rstrip(".")
+        if path:
+            warn(f"The local index filters by domain only: {value!r} was applied as {name!r}, all its pages.")
         found[name] = None
         other = _other_spelling(name)
         if other:
