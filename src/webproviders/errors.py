@@ -411,6 +411,14 @@ def certificate_error(exc: BaseException, failing: str, host: str, provider: str
     )
 
 
+#: ``detail`` of a request whose proxy took no connection: nothing reached the provider, and
+#: the fix is this machine's (start the proxy, or correct its address).
+PROXY_UNREACHABLE = "proxy_unreachable"
+#: ``detail`` of a tunnel the proxy refused to open with a 4xx of its own (its policy on
+#: destinations, most often): the provider was never asked.
+PROXY_DENIED = "proxy_denied"
+
+
 def proxy_refused(proxy: str, who: str, exc: BaseException, provider: str | None = None,
                   settings: str = PROXY_SETTINGS, host: str | None = None) -> NetworkError:
     """A request went to a proxy that took no connection: say which (never its credentials),
@@ -436,6 +444,7 @@ def proxy_refused(proxy: str, who: str, exc: BaseException, provider: str | None
         f"{who} could not be reached: the proxy at {parts.hostname}:{port} did not take the connection "
         f"({type(exc).__name__}). Check that it runs, or the proxy in {settings}.",
         provider=provider,
+        detail=PROXY_UNREACHABLE,
     )
 
 
@@ -455,12 +464,15 @@ def _tls_failure(exc: BaseException) -> ssl.SSLError | None:
 
 def proxy_error(exc: BaseException, who: str, provider: str | None = None,
                 settings: str = PROXY_SETTINGS) -> WebProviderError:
-    """httpx's ``ProxyError``: the proxy would not open a tunnel to ``who`` ("407 Proxy ...")."""
-    if str(exc).startswith("407"):
+    """httpx's ``ProxyError``: the proxy would not open a tunnel to ``who`` ("407 Proxy ...").
+    A 5xx may be the destination's (the proxy could not reach it); a 4xx is the proxy's own."""
+    status = str(exc)[:3]
+    if status == "407":
         return proxy_auth_error(who, provider, settings=settings)
     return NetworkError(
         f"{who} could not be reached through the proxy, which answered {exc}. Check the proxy in {settings}.",
         provider=provider,
+        detail=PROXY_DENIED if status.startswith("4") else None,
     )
 
 
@@ -617,6 +629,8 @@ __all__ = [
     "INVALID_CERTIFICATE",
     "NO_CONNECTION",
     "NO_THREAD",
+    "PROXY_DENIED",
+    "PROXY_UNREACHABLE",
     "STATUS_ERRORS",
     "UNTRUSTED_CERTIFICATE",
     "AuthError",

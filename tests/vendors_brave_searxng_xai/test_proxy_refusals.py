@@ -227,3 +227,25 @@ def test_a_proxy_that_takes_no_connection_is_named(backend: str, make_config: Ca
     assert f"the proxy at 127.0.0.1:{proxy.port} did not take the connection" in envelope["error"]
     assert "HTTPS_PROXY" in envelope["error"]
     assert PASSWORD not in json.dumps(envelope)
+
+
+@pytest.mark.parametrize(("backend", "refusal"), [("brave", "no connection"), ("searxng", "no connection"), ("brave", "403")])
+def test_a_proxy_that_is_down_or_refuses_the_tunnel_does_not_cool_the_vendor_down(
+    backend: str, refusal: str, serve: Callable[[Any], Any], make_config: Callable[..., Any]
+) -> None:
+    """A proxy that takes no connection, or will not open a tunnel by its own policy (a 4xx),
+    never let the request reach the vendor: every vendor would fail alike. Before, each
+    counted, and once the proxy was back every vendor was skipped as cooling down."""
+    proxy = _NoProxy() if refusal == "no connection" else serve(RefusingProxy(403, "Forbidden"))
+    config = make_config(web={
+        "proxy": proxy.url(),
+        "cache": False,
+        "usage": False,
+        "retry": {"backoff": 0},
+        "health": {"failures": 1},
+        "providers": {"brave": {"api_key": "brave-key-for-test"}, "searxng": {"base_url": "http://searx.corp.test:8080"}},
+    })
+    for _ in range(2):
+        envelope = dispatch_search("proxy refusals", backend=backend, config=config, timeout=10)
+        assert envelope["error_code"] == "network_error", envelope
+        assert "proxy" in envelope["error"] and "cooling down" not in envelope["error"], envelope

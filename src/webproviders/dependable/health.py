@@ -18,7 +18,14 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ..errors import NO_CONNECTION, NO_THREAD, UNTRUSTED_CERTIFICATE, WebProviderError
+from ..errors import (
+    NO_CONNECTION,
+    NO_THREAD,
+    PROXY_DENIED,
+    PROXY_UNREACHABLE,
+    UNTRUSTED_CERTIFICATE,
+    WebProviderError,
+)
 
 #: Failures that say something about the provider (not about the caller's input or config).
 COUNTED_CODES = frozenset(
@@ -38,8 +45,11 @@ CALL_DEADLINE = "call_deadline"
 #: ``detail`` values of failures that belong to this machine's setup, not to the provider: a
 #: certificate whose issuer is not trusted here is fixed here (SSL_CERT_FILE / SSL_CERT_DIR),
 #: a process at its limit of threads has no room for any provider's call, and a request that
-#: waited for a connection its other requests held was never sent.
-ENVIRONMENT_DETAILS = frozenset({CALL_DEADLINE, UNTRUSTED_CERTIFICATE, NO_THREAD, NO_CONNECTION})
+#: waited for a connection its other requests held was never sent; a proxy that took no
+#: connection, or refused the tunnel by its own policy, never let the request reach the provider.
+ENVIRONMENT_DETAILS = frozenset(
+    {CALL_DEADLINE, UNTRUSTED_CERTIFICATE, NO_THREAD, NO_CONNECTION, PROXY_UNREACHABLE, PROXY_DENIED}
+)
 #: The share of that time an attempt must have had for its timeout to count against the
 #: provider (a call spends a little of its deadline before the attempt starts).
 GIVEN_SHARE = 0.9
