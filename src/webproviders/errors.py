@@ -429,9 +429,11 @@ def proxy_refused(proxy: str, who: str, exc: BaseException, provider: str | None
     host name) instead, most often a certificate signed by a TLS-inspecting proxy's own CA."""
     parts = urlsplit(proxy)
     port = parts.port or {"https": 443, "socks5": 1080, "socks5h": 1080}.get(parts.scheme, 80)
+    host_name = parts.hostname or ""
+    address = f"[{host_name}]:{port}" if ":" in host_name else f"{host_name}:{port}"
     failed = _tls_failure(exc)
     if failed is not None:
-        through = f"{who} could not be reached through the proxy at {parts.hostname}:{port}"
+        through = f"{who} could not be reached through the proxy at {address}"
         refused = certificate_error(exc, through, host or who, provider, through_proxy=parts.scheme)
         if refused is not None:
             return refused
@@ -440,12 +442,34 @@ def proxy_refused(proxy: str, who: str, exc: BaseException, provider: str | None
             f"Check the proxy in {settings}.",
             provider=provider,
         )
+    unresolved = lookup_failure(exc)
+    if unresolved is not None:
+        return NetworkError(
+            f"{who} could not be reached: the proxy's name, {host_name}, does not resolve on this machine "
+            f"({unresolved}). Check the proxy's address in {settings}.",
+            provider=provider,
+            detail=PROXY_UNREACHABLE,
+        )
     return NetworkError(
-        f"{who} could not be reached: the proxy at {parts.hostname}:{port} did not take the connection "
+        f"{who} could not be reached: the proxy at {address} did not take the connection "
         f"({type(exc).__name__}). Check that it runs, or the proxy in {settings}.",
         provider=provider,
         detail=PROXY_UNREACHABLE,
     )
+
+
+def lookup_failure(exc: BaseException) -> str | None:
+    """The resolver's words when a connection failed because a host name did not resolve
+    (a machine without DNS of its own); None for any other failure."""
+    sockets = sys.modules.get("socket")  # loaded whenever a lookup failed
+    seen: BaseException | None = exc
+    for _ in range(8):  # httpx's error wraps httpcore's, which wraps the socket's
+        if seen is None or sockets is None:
+            return None
+        if isinstance(seen, sockets.gaierror):
+            return seen.strerror or str(seen)
+        seen = seen.__cause__ or seen.__context__
+    return None
 
 
 def _tls_failure(exc: BaseException) -> ssl.SSLError | None:
@@ -656,6 +680,7 @@ __all__ = [
     "error_for_code",
     "error_for_status",
     "is_retryable",
+    "lookup_failure",
     "mentions_bad_key",
     "mentions_no_credit",
     "quote",

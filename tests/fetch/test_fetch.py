@@ -360,6 +360,15 @@ def test_a_proxy_that_takes_no_connection_is_named(url: str, config_for: Any) ->
     assert "Pw0rdSecret" not in str(envelope)
 
 
+def test_a_proxy_whose_name_does_not_resolve_is_named_as_such(config_for: Any) -> None:
+    config = config_for(proxy="http://user:Pw0rdSecret@proxy.corp.invalid:3128")
+    envelope = dispatch_extract("http://public.test/page", backend="http", config=config)
+    assert envelope["error_code"] == "network_error", envelope
+    assert "the proxy's name, proxy.corp.invalid, does not resolve on this machine" in envelope["error"]
+    assert "Check the proxy's address in web.proxy." in envelope["error"]
+    assert "Pw0rdSecret" not in str(envelope)
+
+
 # -- a proxy that tunnels https (CONNECT), as a TLS-inspecting one does ----------------------
 
 @pytest.fixture

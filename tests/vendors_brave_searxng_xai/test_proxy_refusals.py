@@ -249,3 +249,34 @@ def test_a_proxy_that_is_down_or_refuses_the_tunnel_does_not_cool_the_vendor_dow
         envelope = dispatch_search("proxy refusals", backend=backend, config=config, timeout=10)
         assert envelope["error_code"] == "network_error", envelope
         assert "proxy" in envelope["error"] and "cooling down" not in envelope["error"], envelope
+
+
+@pytest.mark.parametrize("backend", ["brave", "searxng"])
+def test_a_proxy_whose_name_does_not_resolve_says_so(backend: str, make_config: Callable[..., Any]) -> None:
+    """A proxy named by a host this machine cannot look up never ran out of anything: the
+    sentence says its name does not resolve, not that it may not be running."""
+    config = make_config(web={
+        "proxy": f"http://office:{PASSWORD}@proxy.corp.invalid:3128",
+        "cache": False,
+        "usage": False,
+        "providers": {"brave": {"api_key": "brave-key-for-test"}, "searxng": {"base_url": "http://searx.corp.test:8080"}},
+    })
+    envelope = dispatch_search("proxy refusals", backend=backend, config=config, timeout=10)
+    assert envelope["error_code"] == "network_error", envelope
+    assert "the proxy's name, proxy.corp.invalid, does not resolve on this machine" in envelope["error"], envelope
+    assert "Check that it runs" not in envelope["error"] and "web.proxy" in envelope["error"]
+    assert PASSWORD not in json.dumps(envelope)
+
+
+def test_a_proxy_at_an_ipv6_address_is_named_with_brackets(make_config: Callable[..., Any]) -> None:
+    """``::1:8`` reads as an address without a port; ``[::1]:8`` is the one to look for."""
+    port = _NoProxy().port  # free on 127.0.0.1, and so most likely on ::1 (or IPv6 is off)
+    config = make_config(web={
+        "proxy": f"http://office:{PASSWORD}@[::1]:{port}",
+        "cache": False,
+        "usage": False,
+        "providers": {"searxng": {"base_url": "http://searx.corp.test:8080"}},
+    })
+    envelope = dispatch_search("proxy refusals", backend="searxng", config=config, timeout=10)
+    assert envelope["error_code"] == "network_error", envelope
+    assert f"the proxy at [::1]:{port} did not take the connection" in envelope["error"], envelope

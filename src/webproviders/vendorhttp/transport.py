@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-import socket
 import ssl
 import time
 from typing import Any
@@ -54,6 +53,7 @@ from ..errors import (
     TooLargeError,
     WebTimeoutError,
     certificate_error,
+    lookup_failure,
     proxy_refused,
 )
 from ..fetching.decompress import BodyDecoder, BodyTooLarge, Undecodable
@@ -184,7 +184,7 @@ class VendorTransport(httpx.AsyncBaseTransport):
             refused = certificate_error(exc, f"{url.host} could not be reached", url.host, self.provider)
             if refused is not None:
                 raise _marked(refused) from None
-            unresolved = _lookup_failure(exc)
+            unresolved = lookup_failure(exc)
             if unresolved is None:
                 raise
             # A proxy is set, but NO_PROXY sent this host past it: asking for a proxy would mislead.
@@ -283,19 +283,6 @@ def _marked(error: NetworkError) -> NetworkError:
     if error.detail in CERTIFICATE_DETAILS:
         note_repeating(error.detail)
     return error
-
-
-def _lookup_failure(exc: BaseException) -> str | None:
-    """The resolver's words when a connection failed because the host name did not resolve
-    (a machine without DNS of its own); None for any other failure."""
-    seen: BaseException | None = exc
-    for _ in range(8):  # httpx's error wraps httpcore's, which wraps the socket's
-        if seen is None:
-            return None
-        if isinstance(seen, socket.gaierror):
-            return seen.strerror or str(seen)
-        seen = seen.__cause__ or seen.__context__
-    return None
 
 
 def _decoded(response: httpx.Response, body: bytes) -> httpx.Response:
