@@ -255,6 +255,11 @@ def test_proxy_environment_variables_are_honoured_and_no_proxy_spares_a_host(
         ("search.example:8080", "http://search.example:8080/x", "http://search.example:9090/x"),
         # ... also the scheme's own port, which a URL does not write
         ("search.example:80", "http://search.example/x", "http://search.example:8080/x"),
+        # a name in its ASCII (IDNA) form spares the same name written in Unicode, and back
+        ("xn--bcher-kva.example", "http://bücher.example/x", "http://buecher.example/x"),
+        ("bücher.example", "http://xn--bcher-kva.example/x", "http://buecher.example/x"),
+        # a fully qualified name (a trailing dot) is the same host
+        ("search.example.", "http://search.example/x", "http://search.example.org/x"),
     ],
 )
 def test_no_proxy_is_read_as_curl_reads_it(

@@ -4,7 +4,9 @@ never one for a host ``NO_PROXY`` names.
 ``NO_PROXY`` is read as curl and requests read it: a host name (which also covers its
 subdomains; a leading ``.`` or ``*.`` changes nothing), an IP address, a CIDR range
 (``10.0.0.0/8``, ``fd00::/8``; it matches a URL whose host is an address in it, names are
-not resolved), an optional ``:port``, or ``*`` for every host. httpx reads the same variable
+not resolved), an optional ``:port``, or ``*`` for every host. Names are compared in their
+ASCII (IDNA) form without a trailing dot, so ``xn--bcher-kva.example`` and ``bücher.example``
+are one host, as they are to DNS. httpx reads the same variable
 but drops CIDR ranges, and its mount patterns cannot express one, so the choice is made here;
 the proxying itself (``CONNECT`` tunnels, SOCKS, proxy credentials) is httpx's.
 """
@@ -15,6 +17,8 @@ import ipaddress
 import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+import idna
 
 from ..redact import remember, url_credentials
 
@@ -47,7 +51,7 @@ class NoProxy:
             except ValueError:
                 pass
             name, port = _split_port(entry)
-            name = name.lstrip("*").lstrip(".")
+            name = _comparable(name.lstrip("*").lstrip("."))
             if name:
                 names.append((name, port))
         return cls(names=tuple(names), networks=tuple(networks))
@@ -56,7 +60,7 @@ class NoProxy:
         """Whether a request to ``host:port`` goes direct."""
         if self.everything:
             return True
-        host = host.lower().rstrip(".")
+        host = _comparable(host)
         if self.networks:
             try:
                 address = ipaddress.ip_address(host)
@@ -69,6 +73,18 @@ class NoProxy:
             (host == name or host.endswith("." + name)) and (wanted is None or wanted == port)
             for name, wanted in self.names
         )
+
+
+def _comparable(name: str) -> str:
+    """A host name as DNS compares it: lower case, no trailing dot, in its ASCII (IDNA) form
+    (a name that is not valid IDNA is left as it is)."""
+    name = name.lower().rstrip(".")
+    if name.isascii():
+        return name
+    try:
+        return idna.encode(name, uts46=True).decode("ascii")
+    except idna.IDNAError:
+        return name
 
 
 def _split_port(entry: str) -> tuple[str, int | None]:
