@@ -13,7 +13,7 @@ warning. The package is imported only inside the methods that use it.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import urldefrag, urljoin, urlsplit
+from urllib.parse import unquote, urldefrag, urljoin, urlsplit
 
 from webproviders import (
     Config,
@@ -64,6 +64,16 @@ def _whole_number(
     return value
 
 
+
+def browser_proxy(proxy: str) -> dict[str, str]:
+    """``web.proxy`` as the browser takes it: the server without ``user:pass@`` (Playwright
+    refuses or drops credentials in it), and those as ``username`` / ``password``."""
+    parts = urlsplit(proxy)
+    server = {"server": f"{parts.scheme}://{parts.netloc.rpartition('@')[2]}"}
+    if parts.username is None:
+        return server
+    return {**server, "username": unquote(parts.username), "password": unquote(parts.password or "")}
+
 class Crawl4AIProvider(WebSearchProvider):
     def __init__(self, config: Config) -> None:
         self.config = config
@@ -93,7 +103,7 @@ class Crawl4AIProvider(WebSearchProvider):
         if self.config.web.user_agent:
             browser["user_agent"] = self.config.web.user_agent
         if self.config.web.proxy:
-            browser["proxy_config"] = {"server": self.config.web.proxy}
+            browser["proxy_config"] = browser_proxy(self.config.web.proxy)
         run = CrawlerRunConfig(
             cache_mode=CacheMode.BYPASS, page_timeout=self._page_timeout_ms(), verbose=False
         )

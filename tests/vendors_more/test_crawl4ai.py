@@ -136,6 +136,21 @@ def test_network_settings_reach_the_browser(install: Any, make_config: Any) -> N
     assert kwargs["proxy_config"] == {"server": "http://proxy.example.net:3128"}
 
 
+def test_a_proxy_s_credentials_reach_the_browser_apart_from_its_address(install: Any, make_config: Any) -> None:
+    """Playwright takes a proxy's user name and password as fields of their own; in the server
+    URL they are refused or dropped, and every page then met the proxy's 407."""
+    site = install(Site(SITE))
+    config = make_config(web={"proxy": "http://office%40corp:p%3Ass%20w@[fd00::5]:3128"})
+
+    dispatch_extract("https://docs.example.com/a", backend="crawl4ai", config=config)
+
+    assert site.crawlers[0].config.kwargs["proxy_config"] == {
+        "server": "http://[fd00::5]:3128",
+        "username": "office@corp",
+        "password": "p:ss w",
+    }
+
+
 def test_fit_markdown_is_preferred_when_a_filter_made_one(install: Any) -> None:
     result = Result(
         url="https://example.com/",
