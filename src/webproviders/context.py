@@ -72,16 +72,19 @@ class Attempt:
     were retried: the vendor transport marks ``slow_answer`` when time ran out while a
     vendor's answer was still arriving (a vendor that drips its answer drips it again), the
     extraction pool ``cpu_limit`` when a page used up its CPU time. ``queued`` is the wait
-    for a thread or a connection to send the request from, when every one was busy (:class:`Queued`). A
+    for a thread or a connection to send the request from, when every one was busy (:class:`Queued`).
+    ``stalled`` says where a request stood when its time ran out short of the provider (a
+    proxy that had not opened its tunnel), so the timeout names what kept it. A
     mutable bucket, like :class:`Usage`, so that a mark made in a worker thread reaches the
     dispatcher.
     """
 
-    __slots__ = ("queued", "repeats", "warnings")
+    __slots__ = ("queued", "repeats", "stalled", "warnings")
 
     def __init__(self) -> None:
         self.repeats: str | None = None
         self.queued: Queued | None = None
+        self.stalled: str | None = None
         #: What provider code said with :func:`warn` during the request (None once the
         #: dispatcher has taken it): it belongs to the answer, and is cached with it.
         self.warnings: list[str] | None = []
@@ -187,6 +190,14 @@ def note_repeating(detail: str) -> None:
     record = _attempt.get()
     if record is not None:
         record.repeats = detail
+
+
+def note_stalled(where: str | None) -> None:
+    """Record where the current request stands, short of the provider, should its time run
+    out there (see :class:`Attempt`); None once it has moved on."""
+    record = _attempt.get()
+    if record is not None:
+        record.stalled = where
 
 
 def note_queued(reason: str, seconds: float, sent: bool, detail: str) -> None:

@@ -419,6 +419,15 @@ PROXY_UNREACHABLE = "proxy_unreachable"
 PROXY_DENIED = "proxy_denied"
 
 
+def proxy_address(proxy: str) -> str:
+    """Where a proxy listens, as a sentence names it (``host:port``, ``[v6]:port``), without
+    its credentials."""
+    parts = urlsplit(proxy)
+    port = parts.port or {"https": 443, "socks5": 1080, "socks5h": 1080}.get(parts.scheme, 80)
+    host = parts.hostname or ""
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
 def proxy_refused(proxy: str, who: str, exc: BaseException, provider: str | None = None,
                   settings: str = PROXY_SETTINGS, host: str | None = None) -> NetworkError:
     """A request went to a proxy that took no connection: say which (never its credentials),
@@ -428,9 +437,8 @@ def proxy_refused(proxy: str, who: str, exc: BaseException, provider: str | None
     the proxy took the connection, and the sentence says what failed on ``host`` (``who``'s
     host name) instead, most often a certificate signed by a TLS-inspecting proxy's own CA."""
     parts = urlsplit(proxy)
-    port = parts.port or {"https": 443, "socks5": 1080, "socks5h": 1080}.get(parts.scheme, 80)
     host_name = parts.hostname or ""
-    address = f"[{host_name}]:{port}" if ":" in host_name else f"{host_name}:{port}"
+    address = proxy_address(proxy)
     failed = _tls_failure(exc)
     if failed is not None:
         through = f"{who} could not be reached through the proxy at {address}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -280,3 +281,55 @@ def test_a_proxy_at_an_ipv6_address_is_named_with_brackets(make_config: Callable
     envelope = dispatch_search("proxy refusals", backend="searxng", config=config, timeout=10)
     assert envelope["error_code"] == "network_error", envelope
     assert f"the proxy at [::1]:{port} did not take the connection" in envelope["error"], envelope
+
+
+class _HoldingProxy(ThreadingHTTPServer):
+    """A proxy that takes the connection and never answers ``CONNECT``."""
+
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), _Hold)
+        self.asked: list[str] = []
+        self.released = threading.Event()
+
+
+class _Hold(BaseHTTPRequestHandler):
+    server: _HoldingProxy
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_CONNECT(self) -> None:
+        self.server.asked.append(self.path)
+        self.server.released.wait(30)
+
+
+@pytest.mark.parametrize(("backend", "run"), [("brave", "sync"), ("brave", "async"), ("exa", "sync")])
+def test_a_proxy_that_never_opens_the_tunnel_is_named_when_time_runs_out(
+    backend: str, run: str, serve: Callable[[Any], Any], make_config: Callable[..., Any]
+) -> None:
+    """The vendor was never reached: the timeout says the proxy had not opened its tunnel,
+    rather than blaming the vendor for not answering."""
+    if backend == "exa":
+        pytest.importorskip("exa_py")  # loaded now: its import can take seconds of a cold machine
+    proxy = serve(_HoldingProxy())
+    config = make_config(web={
+        "proxy": f"http://office:{PASSWORD}@127.0.0.1:{proxy.server_address[1]}",
+        "cache": False,
+        "usage": False,
+        "retry": {"max_retries": 0},
+        "providers": {backend: {"api_key": "key-for-test", "timeout": 3}},
+    })
+    try:
+        if run == "sync":
+            envelope = dispatch_search("proxy refusals", backend=backend, config=config, timeout=20)
+        else:
+            envelope = asyncio.run(adispatch_search("proxy refusals", backend=backend, config=config, timeout=20))
+    finally:
+        proxy.released.set()
+    host = {"brave": "api.search.brave.com", "exa": "api.exa.ai"}[backend]
+    assert envelope["error_code"] == "timeout", envelope
+    assert f"the proxy at 127.0.0.1:{proxy.server_address[1]} had not opened its tunnel to {host}" in envelope["error"]
+    assert "web.proxy" in envelope["error"] and PASSWORD not in json.dumps(envelope)
+    assert proxy.asked and proxy.asked[0] == f"{host}:443"

@@ -146,6 +146,8 @@ def _timed_out(name: str, timeout: float, record: Attempt) -> WebTimeoutError:
             provider=name,
             detail=queued.detail,
         )
+    if record.stalled is not None:  # e.g. a proxy that had not opened its tunnel to the vendor
+        return WebTimeoutError(f"{name} did not answer within {timeout:.1f} s: {record.stalled}", provider=name)
     if record.repeats is not None:  # e.g. a vendor's answer was still arriving: it will drip again
         return WebTimeoutError(
             f"{name} did not finish within {timeout:.1f} s ({record.repeats.replace('_', ' ')}).",

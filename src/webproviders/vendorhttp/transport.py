@@ -42,7 +42,7 @@ import httpx
 
 from ..asynctimeout import timeout
 from ..config import proxy_problem
-from ..context import note_queued, note_repeating, remaining_time
+from ..context import note_queued, note_repeating, note_stalled, remaining_time
 from ..errors import (
     CERTIFICATE_DETAILS,
     NO_CONNECTION,
@@ -54,6 +54,7 @@ from ..errors import (
     WebTimeoutError,
     certificate_error,
     lookup_failure,
+    proxy_address,
     proxy_refused,
 )
 from ..fetching.decompress import BodyDecoder, BodyTooLarge, Undecodable
@@ -77,16 +78,27 @@ _TRAVEL_HEADERS = frozenset({b"content-encoding", b"content-length", b"transfer-
 _decoding = LazyPool(4, "webproviders-vendor-decode")
 
 
+#: httpcore's trace events around a request: its headers sent, the answer's headers read.
+_ASKING = "http11.send_request_headers.started"
+_ANSWERED = "http11.receive_response_headers.complete"
+
+
 class _Progress:
     """How far one exchange got: whether one of the client's connections was given to it
     (httpx reports the first step taken on one, a connect or the request's headers, through
-    the ``trace`` extension) and whether its answer has started to arrive."""
+    the ``trace`` extension), whether it waits for a proxy to open its tunnel to the vendor
+    (a ``CONNECT`` sent and not yet answered: marked on the call's record, so a timeout then
+    names the proxy), and whether its answer has started to arrive."""
 
-    __slots__ = ("answering", "connected", "extensions", "given", "since", "waited")
+    __slots__ = ("answering", "connected", "extensions", "given", "since", "tunnel", "via", "waited")
 
     def __init__(self, request: httpx.Request) -> None:
         self.answering = False
         self.connected = False
+        #: The sentence for a tunnel this request may have to ask a proxy for (None: none).
+        self.via: str | None = None
+        #: ``via`` while its ``CONNECT`` is unanswered.
+        self.tunnel: str | None = None
         self.since = time.monotonic()
         #: Seconds the request waited for its connection (known once it has one).
         self.waited = 0.0
@@ -95,17 +107,31 @@ class _Progress:
         request.extensions["trace"] = self.trace
 
     async def trace(self, name: str, info: dict[str, Any]) -> None:
-        """The first event: the connection is the request's; the client's own trace (or none)
-        takes over for the rest."""
-        self.connected = True
-        self.waited = time.monotonic() - self.since
-        if self.given is None:
-            self.extensions.pop("trace", None)
-            return
-        self.extensions["trace"] = self.given
-        called = self.given(name, info)
-        if inspect.isawaitable(called):
-            await called
+        """The first event: the connection is the request's. Through a proxy's tunnel, the
+        ``CONNECT`` asked and answered, or the request itself sent on a tunnel already open.
+        Then the client's own trace (or none) takes over for the rest."""
+        if not self.connected:
+            self.connected = True
+            self.waited = time.monotonic() - self.since
+        method = getattr(info.get("request"), "method", None)
+        if self.via is not None and method is not None:
+            if method != b"CONNECT":
+                self.via = None  # sent on an open tunnel
+            elif name == _ASKING:
+                self.tunnel = self.via
+                note_stalled(self.tunnel)
+            elif name == _ANSWERED:
+                self.via = self.tunnel = None
+                note_stalled(None)
+        if self.via is None:
+            if self.given is None:
+                self.extensions.pop("trace", None)
+            else:
+                self.extensions["trace"] = self.given
+        if self.given is not None:
+            called = self.given(name, info)
+            if inspect.isawaitable(called):
+                await called
 
 
 class VendorTransport(httpx.AsyncBaseTransport):
@@ -161,6 +187,10 @@ class VendorTransport(httpx.AsyncBaseTransport):
             if not progress.connected:
                 raise self._no_connection(request.url, progress) from None
             self._asked_late(request.url, progress)
+            if progress.tunnel is not None:
+                raise WebTimeoutError(
+                    f"{request.url.host} did not answer within {budget:.1f} s: {progress.tunnel}"
+                ) from None
             raise _out_of_time(request.url, budget, progress) from None
         except asyncio.CancelledError:
             if progress.answering:  # the dispatcher's own deadline cut the answer
@@ -174,8 +204,14 @@ class VendorTransport(httpx.AsyncBaseTransport):
     async def _exchange(self, request: httpx.Request, progress: _Progress) -> httpx.Response:
         url = request.url
         proxy = self._routes.proxy_for(url.scheme, url.host, url.port) if self._routes.proxies else None
+        transport = self._transport_for(proxy)
+        if proxy is not None and url.scheme == "https":  # through a tunnel, opened by CONNECT
+            progress.via = (
+                f"the proxy at {proxy_address(proxy)} had not opened its tunnel to {url.host}. "
+                f"Check the proxy in {PROXY_SETTINGS}."
+            )
         try:
-            response = await self._transport_for(proxy).handle_async_request(request)
+            response = await transport.handle_async_request(request)
         except httpx.PoolTimeout:
             raise self._no_connection(url, progress) from None
         except httpx.ConnectError as exc:
