@@ -333,3 +333,33 @@ def test_a_proxy_that_never_opens_the_tunnel_is_named_when_time_runs_out(
     assert f"the proxy at 127.0.0.1:{proxy.server_address[1]} had not opened its tunnel to {host}" in envelope["error"]
     assert "web.proxy" in envelope["error"] and PASSWORD not in json.dumps(envelope)
     assert proxy.asked and proxy.asked[0] == f"{host}:443"
+
+
+class _HangUp(BaseHTTPRequestHandler):
+    """A proxy (or something else listening where one is configured) that drops ``CONNECT``."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_CONNECT(self) -> None:
+        self.close_connection = True  # no answer at all
+
+
+def test_a_proxy_that_drops_the_tunnel_request_is_named_and_does_not_cool_the_vendor_down(
+    serve: Callable[[Any], Any], make_config: Callable[..., Any]
+) -> None:
+    server = serve(ThreadingHTTPServer(("127.0.0.1", 0), _HangUp))
+    port = server.server_address[1]
+    config = make_config(web={
+        "proxy": f"http://office:{PASSWORD}@127.0.0.1:{port}",
+        "cache": False,
+        "usage": False,
+        "retry": {"backoff": 0},
+        "health": {"failures": 1},
+        "providers": {"brave": {"api_key": "brave-key-for-test"}},
+    })
+    for _ in range(2):
+        envelope = dispatch_search("proxy refusals", backend="brave", config=config, timeout=10)
+        assert envelope["error_code"] == "network_error", envelope
+        assert f"the proxy at 127.0.0.1:{port} ended the connection before opening its tunnel" in envelope["error"]
+        assert "cooling down" not in envelope["error"] and PASSWORD not in json.dumps(envelope)

@@ -47,6 +47,7 @@ from ..errors import (
     CERTIFICATE_DETAILS,
     NO_CONNECTION,
     PROXY_SETTINGS,
+    PROXY_UNREACHABLE,
     NetworkError,
     NotConfiguredError,
     ParseError,
@@ -214,6 +215,15 @@ class VendorTransport(httpx.AsyncBaseTransport):
             response = await transport.handle_async_request(request)
         except httpx.PoolTimeout:
             raise self._no_connection(url, progress) from None
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+            if progress.tunnel is None or proxy is None:
+                raise
+            raise NetworkError(  # the vendor was never reached: the proxy dropped its CONNECT
+                f"{url.host} could not be reached: the proxy at {proxy_address(proxy)} ended the connection "
+                f"before opening its tunnel ({type(exc).__name__}: {exc}). Check the proxy in {PROXY_SETTINGS}.",
+                provider=self.provider,
+                detail=PROXY_UNREACHABLE,
+            ) from None
         except httpx.ConnectError as exc:
             if proxy is not None:
                 raise _marked(proxy_refused(proxy, url.host, exc, self.provider)) from None
