@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
+import threading
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import quote
@@ -358,6 +359,39 @@ def test_a_proxy_that_takes_no_connection_is_named(url: str, config_for: Any) ->
     assert f"the proxy at 127.0.0.1:{port} did not take the connection" in envelope["error"]
     assert "Check that it runs, or the proxy in web.proxy." in envelope["error"]
     assert "Pw0rdSecret" not in str(envelope)
+
+
+@pytest.mark.parametrize("answer", ["none", "hang up"])
+def test_a_proxy_that_does_not_open_the_tunnel_is_named_not_the_page(
+    answer: str, http_server: Any, config_for: Any
+) -> None:
+    """A ``CONNECT`` never answered, or dropped: the page was never reached, so the sentence
+    names the proxy (before: "did not finish loading", or "Server disconnected", of the page)."""
+    release = threading.Event()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_CONNECT(self) -> None:
+            if answer == "none":
+                release.wait(30)
+            self.close_connection = True
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    proxy = http_server(Handler)
+    port = proxy.server_address[1]
+    config = config_for(proxy=f"http://user:Pw0rdSecret@127.0.0.1:{port}")
+    expected = WebTimeoutError if answer == "none" else NetworkError
+    try:
+        with pytest.raises(expected) as caught:
+            run(fetch("https://public.test/page", config, timeout=1))
+    finally:
+        release.set()
+    if answer == "none":
+        assert f"the proxy at 127.0.0.1:{port} had not opened its tunnel to public.test" in caught.value.message
+    else:
+        assert f"the proxy at 127.0.0.1:{port} ended the connection before opening its tunnel" in caught.value.message
+    assert "web.proxy" in caught.value.message and "Pw0rdSecret" not in caught.value.message
 
 
 def test_a_proxy_whose_name_does_not_resolve_is_named_as_such(config_for: Any) -> None:

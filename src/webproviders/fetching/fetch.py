@@ -23,6 +23,7 @@ from ..config import Config
 from ..context import note_repeating
 from ..errors import (
     CERTIFICATE_DETAILS,
+    PROXY_UNREACHABLE,
     BadGatewayError,
     BlockedError,
     InvalidInputError,
@@ -36,12 +37,14 @@ from ..errors import (
     WebProviderError,
     WebTimeoutError,
     certificate_error,
+    proxy_address,
     proxy_auth_error,
     proxy_error,
     proxy_refused,
 )
 from ..pools import LazyPool
 from ..retry_after import retry_after_from_headers
+from ..tunnel import TunnelWatch, dropped_tunnel, no_tunnel
 from ..urls import shorten
 from .decompress import (
     CUT_SHORT,
@@ -166,7 +169,16 @@ async def gunzip(content: bytes, url: str, limit: int) -> bytes:
 PAGE_PROXY_SETTING = "web.proxy"
 
 
-def _network_error(exc: Exception, url: str, proxy: str | None) -> WebProviderError:
+def _network_error(exc: Exception, url: str, proxy: str | None, tunnel: TunnelWatch | None) -> WebProviderError:
+    if proxy and tunnel is not None and tunnel.waiting:  # the page was never reached
+        if isinstance(exc, httpx.TimeoutException):
+            return WebTimeoutError(
+                f"{shorten(url)} did not answer in time ({type(exc).__name__}): "
+                f"{no_tunnel(proxy_address(proxy), tunnel.host, PAGE_PROXY_SETTING)}"
+            )
+        if isinstance(exc, (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError)):
+            text = dropped_tunnel(proxy_address(proxy), shorten(url), exc, PAGE_PROXY_SETTING)
+            return NetworkError(text, detail=PROXY_UNREACHABLE)
     if isinstance(exc, httpx.TimeoutException):
         return WebTimeoutError(f"{shorten(url)} did not answer in time ({type(exc).__name__}).")
     if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol)):
@@ -203,6 +215,8 @@ class _Request(NamedTuple):
     check_hop: Callable[[str], Awaitable[None]] | None
     #: ``web.proxy``, which every hop goes through when set.
     proxy: str | None
+    #: With ``proxy``: whether an ``https://`` hop still waits for the proxy's tunnel.
+    tunnel: TunnelWatch | None
 
 
 async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, asked: _Request) -> FetchResult:
@@ -213,6 +227,9 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
         try:
             headers = {**asked.headers, "Accept": asked.accept, "Accept-Encoding": accept_encoding()}
             request = client.build_request("GET", target.url, headers=headers)
+            if asked.tunnel is not None and target.url.scheme == "https":
+                asked.tunnel.host, asked.tunnel.waiting = target.url.host, False
+                request.extensions["trace"] = asked.tunnel
             response = await client.send(request, stream=True)
         except UnsafeURLError as exc:
             # The connection-time check: the name now resolves somewhere it must not go.
@@ -236,7 +253,7 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
                     f"({str(exc).removeprefix(_UNREADABLE_LOCATION).strip(' :.')}).",
                     detail="bad redirect",
                 ) from None
-            raise _network_error(exc, request_url, asked.proxy) from None
+            raise _network_error(exc, request_url, asked.proxy, asked.tunnel) from None
         try:
             if response.status_code == 407 and asked.proxy:  # only a proxy asks this
                 raise proxy_auth_error(shorten(request_url), None, settings=PAGE_PROXY_SETTING)
@@ -269,7 +286,7 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
                 try:
                     body = await _read_body(response, request_url, asked.limit, asked.truncate)
                 except httpx.HTTPError as exc:
-                    raise _network_error(exc, request_url, asked.proxy) from None
+                    raise _network_error(exc, request_url, asked.proxy, asked.tunnel) from None
                 result.content, result.truncated = body.body, body.full
             return result
         finally:
@@ -308,7 +325,8 @@ async def fetch(
     client = safe_client(config)
     with resolution_scope():  # the check and the connection share one lookup per host
         proxy = config.web.proxy if config is not None else None
-        asked = _Request(limit, accept, truncate, headers or {}, on_redirect, check_hop, proxy)
+        tunnel = TunnelWatch() if proxy else None
+        asked = _Request(limit, accept, truncate, headers or {}, on_redirect, check_hop, proxy, tunnel)
         work = _follow(client, url, policy, asked)
         if timeout is None:
             return await work
@@ -318,7 +336,12 @@ async def fetch(
         try:
             return await asyncio.wait_for(work, timeout)
         except asyncio.TimeoutError:
-            raise WebTimeoutError(f"{shorten(url)} did not finish loading within {timeout:.1f} s.") from None
+            kept = (  # the proxy, not the page, kept it
+                f": {no_tunnel(proxy_address(proxy), tunnel.host, PAGE_PROXY_SETTING)}"
+                if proxy and tunnel is not None and tunnel.waiting
+                else "."
+            )
+            raise WebTimeoutError(f"{shorten(url)} did not finish loading within {timeout:.1f} s{kept}") from None
 
 
 

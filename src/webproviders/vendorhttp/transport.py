@@ -60,6 +60,7 @@ from ..errors import (
 )
 from ..fetching.decompress import BodyDecoder, BodyTooLarge, Undecodable
 from ..pools import LazyPool
+from ..tunnel import dropped_tunnel, no_tunnel, tunnel_news
 from .proxies import ProxyRoutes
 
 #: The codings vendor requests accept: every vendor API offers gzip, and both decode with a bound.
@@ -77,11 +78,6 @@ SLOW_ANSWER = "slow_answer"
 _TRAVEL_HEADERS = frozenset({b"content-encoding", b"content-length", b"transfer-encoding"})
 
 _decoding = LazyPool(4, "webproviders-vendor-decode")
-
-
-#: httpcore's trace events around a request: its headers sent, the answer's headers read.
-_ASKING = "http11.send_request_headers.started"
-_ANSWERED = "http11.receive_response_headers.complete"
 
 
 class _Progress:
@@ -114,16 +110,14 @@ class _Progress:
         if not self.connected:
             self.connected = True
             self.waited = time.monotonic() - self.since
-        method = getattr(info.get("request"), "method", None)
-        if self.via is not None and method is not None:
-            if method != b"CONNECT":
-                self.via = None  # sent on an open tunnel
-            elif name == _ASKING:
-                self.tunnel = self.via
-                note_stalled(self.tunnel)
-            elif name == _ANSWERED:
-                self.via = self.tunnel = None
+        news = tunnel_news(name, info) if self.via is not None else None
+        if news:
+            self.tunnel = self.via
+            note_stalled(self.tunnel)
+        elif news is False:  # open: answered, or the request went on a tunnel already open
+            if self.tunnel is not None:
                 note_stalled(None)
+            self.via = self.tunnel = None
         if self.via is None:
             if self.given is None:
                 self.extensions.pop("trace", None)
@@ -207,10 +201,7 @@ class VendorTransport(httpx.AsyncBaseTransport):
         proxy = self._routes.proxy_for(url.scheme, url.host, url.port) if self._routes.proxies else None
         transport = self._transport_for(proxy)
         if proxy is not None and url.scheme == "https":  # through a tunnel, opened by CONNECT
-            progress.via = (
-                f"the proxy at {proxy_address(proxy)} had not opened its tunnel to {url.host}. "
-                f"Check the proxy in {PROXY_SETTINGS}."
-            )
+            progress.via = no_tunnel(proxy_address(proxy), url.host, PROXY_SETTINGS)
         try:
             response = await transport.handle_async_request(request)
         except httpx.PoolTimeout:
@@ -219,8 +210,7 @@ class VendorTransport(httpx.AsyncBaseTransport):
             if progress.tunnel is None or proxy is None:
                 raise
             raise NetworkError(  # the vendor was never reached: the proxy dropped its CONNECT
-                f"{url.host} could not be reached: the proxy at {proxy_address(proxy)} ended the connection "
-                f"before opening its tunnel ({type(exc).__name__}: {exc}). Check the proxy in {PROXY_SETTINGS}.",
+                dropped_tunnel(proxy_address(proxy), url.host, exc, PROXY_SETTINGS),
                 provider=self.provider,
                 detail=PROXY_UNREACHABLE,
             ) from None

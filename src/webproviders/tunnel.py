@@ -1,0 +1,61 @@
+"""Whether a request sent through a proxy's tunnel still waits for the proxy to open it.
+
+httpcore reports each step of a request through the ``trace`` extension, the ``CONNECT``
+it sends a proxy for an ``https://`` URL included. Until the proxy answers it, the
+destination has not been reached: a timeout or a dropped connection then is the proxy's to
+explain, and the sentence names the proxy, not the vendor or the page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+#: httpcore's trace events around a request: its headers sent, the answer's headers read.
+_ASKING = "http11.send_request_headers.started"
+_ANSWERED = "http11.receive_response_headers.complete"
+
+
+def tunnel_news(name: str, info: dict[str, Any]) -> bool | None:
+    """What a trace event says of the tunnel: True, ``CONNECT`` sent (now waiting); False,
+    the tunnel is open (its answer read, or the request itself sent on an open one); None,
+    nothing."""
+    method = getattr(info.get("request"), "method", None)
+    if method is None:
+        return None
+    if method != b"CONNECT":
+        return False
+    if name == _ASKING:
+        return True
+    return False if name == _ANSWERED else None
+
+
+def no_tunnel(address: str, host: str, settings: str) -> str:
+    """The sentence for a tunnel the proxy at ``address`` has not opened to ``host``."""
+    return f"the proxy at {address} had not opened its tunnel to {host}. Check the proxy in {settings}."
+
+
+def dropped_tunnel(address: str, host: str, exc: BaseException, settings: str) -> str:
+    """The sentence for a proxy that ended the connection instead of answering ``CONNECT``."""
+    return (
+        f"{host} could not be reached: the proxy at {address} ended the connection before opening its "
+        f"tunnel ({type(exc).__name__}: {exc}). Check the proxy in {settings}."
+    )
+
+
+class TunnelWatch:
+    """A ``trace`` callback that knows whether a ``CONNECT`` is waiting for its answer, and
+    for which host (set by the sender, as one request may be followed by its redirects)."""
+
+    __slots__ = ("host", "waiting")
+
+    def __init__(self) -> None:
+        self.host = ""
+        self.waiting = False
+
+    async def __call__(self, name: str, info: dict[str, Any]) -> None:
+        news = tunnel_news(name, info)
+        if news is not None:
+            self.waiting = news
+
+
+__all__ = ["TunnelWatch", "dropped_tunnel", "no_tunnel", "tunnel_news"]
