@@ -50,19 +50,24 @@ _usage: contextvars.ContextVar[Usage | None] = contextvars.ContextVar("webprovid
 _usage_lock = threading.Lock()
 
 
+#: What to do about a wait for a thread or a connection that took a call's time.
+FEWER_CALLS = "Make fewer such calls at once, or give them more time."
+
+
 class Queued:
-    """A request's wait in this process for a thread or a connection to send it from: why
-    (``reason``, and the ``detail`` a timeout it caused carries), how many ``seconds``, and
-    whether it was ``sent`` after it or given up on first. The time was this process's, not
-    the provider's."""
+    """A request's wait in this process before it could be sent (for a thread, a connection,
+    the provider's code to load): why (``reason``, the ``detail`` a timeout it caused
+    carries, and the ``advice`` it gives), how many ``seconds``, and whether it was ``sent``
+    after it or given up on first. The time was this process's, not the provider's."""
 
-    __slots__ = ("detail", "reason", "seconds", "sent")
+    __slots__ = ("advice", "detail", "reason", "seconds", "sent")
 
-    def __init__(self, reason: str, seconds: float, sent: bool, detail: str) -> None:
+    def __init__(self, reason: str, seconds: float, sent: bool, detail: str, advice: str = FEWER_CALLS) -> None:
         self.reason = reason
         self.seconds = seconds
         self.sent = sent
         self.detail = detail
+        self.advice = advice
 
 
 class Attempt:
@@ -200,11 +205,11 @@ def note_stalled(where: str | None) -> None:
         record.stalled = where
 
 
-def note_queued(reason: str, seconds: float, sent: bool, detail: str) -> None:
-    """Record that the current request waited for a thread or a connection (see :class:`Queued`)."""
+def note_queued(reason: str, seconds: float, sent: bool, detail: str, advice: str = FEWER_CALLS) -> None:
+    """Record that the current request waited in this process before it was sent (see :class:`Queued`)."""
     record = _attempt.get()
     if record is not None:
-        record.queued = Queued(reason, seconds, sent, detail)
+        record.queued = Queued(reason, seconds, sent, detail, advice)
 
 
 def call_clients() -> object | None:

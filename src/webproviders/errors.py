@@ -359,6 +359,9 @@ NO_THREAD = "no_thread"
 #: ``detail`` of a timeout spent waiting for one of the connections a vendor client may open,
 #: all in use by this process's other requests: the request was never sent.
 NO_CONNECTION = "no_connection"
+#: ``detail`` of a timeout spent waiting for a provider's code (its SDK, the HTTP stack) to
+#: load, on its first use in this process: the request was never sent, or sent late.
+LOADING = "loading"
 #: What is wrong and what to do when the process has no room for a call.
 AT_PROCESS_LIMIT = (
     "the process is at its limit of open files (ulimit -n), threads or memory: "
@@ -659,6 +662,7 @@ __all__ = [
     "ERROR_CLASSES",
     "ERROR_CODES",
     "INVALID_CERTIFICATE",
+    "LOADING",
     "NO_CONNECTION",
     "NO_THREAD",
     "PROXY_DENIED",

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+import webproviders
 from webproviders import adispatch_search, dispatch_search
 
 SLOW_SDK = """
@@ -87,6 +88,31 @@ def test_sync_call_ends_at_its_deadline_while_the_sdk_imports(
     again = dispatch_search("q", backend="slowsdk", config=config, timeout=0.5)
     assert again["success"] is True and again["data"]["web"][0]["title"] == "q"
     assert sys.modules[slow_sdk].IMPORTS == 1
+
+
+def test_a_call_whose_time_ran_out_while_the_sdk_loaded_sent_nothing_and_costs_nothing(
+    slow_sdk: str, make_config: Any, tmp_path: Any
+) -> None:
+    """No request went out: the envelope says the provider was not asked and why, and nothing
+    is charged, written to the usage ledger or counted against the provider's health."""
+    config = make_config(
+        web={
+            "cache": False,
+            "retry": {"max_retries": 0},
+            "usage": {"path": str(tmp_path / "usage.sqlite3")},
+            "providers": {"slowsdk": {"price": {"search": {"usd": 0.01, "per": "request"}}}},
+        }
+    )
+    envelope = dispatch_search("q", backend="slowsdk", config=config, timeout=0.5)
+    assert envelope["error_code"] == "timeout" and envelope.get("detail") == "loading", envelope
+    assert envelope["error"].startswith("slowsdk was not asked within"), envelope["error"]
+    assert f"{slow_sdk} was still loading" in envelope["error"]
+    assert "cost" not in envelope["meta"] and "cost" not in envelope["meta"]["attempts"][0]
+    webproviders.close()
+    assert webproviders.usage_summary("1d", config=config)["total"]["requests"] == 0
+    assert _imported(slow_sdk)
+    again = dispatch_search("q", backend="slowsdk", config=config, timeout=5)
+    assert again["success"] is True and again["meta"]["cost"]["usd"] == 0.01
 
 
 def test_async_callers_loop_keeps_running_while_the_sdk_imports(

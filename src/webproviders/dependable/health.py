@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ..errors import (
+    LOADING,
     NO_CONNECTION,
     NO_THREAD,
     PROXY_DENIED,
@@ -45,10 +46,11 @@ CALL_DEADLINE = "call_deadline"
 #: ``detail`` values of failures that belong to this machine's setup, not to the provider: a
 #: certificate whose issuer is not trusted here is fixed here (SSL_CERT_FILE / SSL_CERT_DIR),
 #: a process at its limit of threads has no room for any provider's call, and a request that
-#: waited for a connection its other requests held was never sent; a proxy that took no
-#: connection, or refused the tunnel by its own policy, never let the request reach the provider.
+#: waited for a connection its other requests held, or for the provider's code to load, was
+#: never sent; a proxy that took no connection, or refused the tunnel by its own policy, never
+#: let the request reach the provider.
 ENVIRONMENT_DETAILS = frozenset(
-    {CALL_DEADLINE, UNTRUSTED_CERTIFICATE, NO_THREAD, NO_CONNECTION, PROXY_UNREACHABLE, PROXY_DENIED}
+    {CALL_DEADLINE, UNTRUSTED_CERTIFICATE, NO_THREAD, NO_CONNECTION, LOADING, PROXY_UNREACHABLE, PROXY_DENIED}
 )
 #: The share of that time an attempt must have had for its timeout to count against the
 #: provider (a call spends a little of its deadline before the attempt starts).

@@ -142,7 +142,7 @@ def _timed_out(name: str, timeout: float, record: Attempt) -> WebTimeoutError:
             else f"was not asked within {timeout:.1f} s"
         )
         return WebTimeoutError(
-            f"{name} {what}: {queued.reason}. Make fewer such calls at once, or give them more time.",
+            f"{name} {what}: {queued.reason}. {queued.advice}",
             provider=name,
             detail=queued.detail,
         )

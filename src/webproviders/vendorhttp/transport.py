@@ -42,7 +42,7 @@ import httpx
 
 from ..asynctimeout import timeout
 from ..config import proxy_problem
-from ..context import note_queued, note_repeating, note_stalled, remaining_time
+from ..context import FEWER_CALLS, note_queued, note_repeating, note_stalled, remaining_time
 from ..errors import (
     CERTIFICATE_DETAILS,
     NO_CONNECTION,
@@ -294,8 +294,7 @@ class VendorTransport(httpx.AsyncBaseTransport):
         waited = time.monotonic() - progress.since
         note_queued(reason, waited, sent=False, detail=NO_CONNECTION)
         return WebTimeoutError(
-            f"The request to {url.host} was not sent within {waited:.1f} s: {reason}. "
-            "Make fewer such calls at once, or give them more time.",
+            f"The request to {url.host} was not sent within {waited:.1f} s: {reason}. {FEWER_CALLS}",
             detail=NO_CONNECTION,
         )
 
