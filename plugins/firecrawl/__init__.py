@@ -8,8 +8,10 @@ the SDK turns a result that carries ``markdown`` into a document and loses its `
 no HTTP client argument: the provider puts a client of ours where the SDK keeps the one it
 made (:func:`webproviders.kit.hand_client`), so its requests get the shared transport's proxy
 settings, body cap, deadline and ``web.user_agent``. Its errors carry the response, which
-``errors.py`` reads. Its own retries (on 502) are off:
-the dispatcher retries. A crawl is a job, polled every ``poll_interval`` seconds until it
+``errors.py`` reads. Its own retries are off: on 502, and its resume of a scrape Firecrawl
+answered with a 408 whose document "keeps processing" (a sleep of 5 s to 10 min, then the
+same request), which held the call to its deadline and then blamed Firecrawl for not
+answering; the dispatcher retries. A crawl is a job, polled every ``poll_interval`` seconds until it
 ends or the call's deadline nears (see ``job.py``).
 """
 
@@ -109,7 +111,8 @@ class FirecrawlProvider(SDKProvider):
             async def one(url: str) -> dict[str, Any]:
                 async with gate:
                     try:
-                        return page(await firecrawl.scrape(url, **request), requested=url)
+                        scraped = await firecrawl.scrape(url, auto_resume=False, **request)
+                        return page(scraped, requested=url)
                     except Exception as exc:  # noqa: BLE001 - one URL's failure is that URL's item
                         error = failure(exc)
                         if error.code in ACCOUNT_CODES:

@@ -274,6 +274,25 @@ def test_extract_stops_on_an_account_error(config: Any) -> None:
     assert envelope["success"] is False and envelope["error_code"] == "quota_exceeded"
 
 
+def test_a_scrape_still_processing_is_a_timeout_at_once_not_a_wait_to_the_deadline(
+    config: Any,
+) -> None:
+    """Firecrawl's 408 for a document that keeps processing: its SDK would sleep the
+    Retry-After (at least 5 s) and ask again, holding the call to its deadline."""
+    still = firecrawl_error(
+        "Scrape timed out; the document is still processing.",
+        code="SCRAPE_TIMEOUT",
+        details={"state": "processing_continues", "retryAfterSeconds": 30},
+    )
+    started = time.monotonic()
+    with respx.mock() as router:
+        route = router.post(f"{API}/v2/scrape").respond(408, json=still, headers={"Retry-After": "30"})
+        envelope = dispatch_extract(["https://example.com"], backend="firecrawl", config=config, timeout=8)
+    assert time.monotonic() - started < 4, envelope
+    assert route.call_count == 1
+    assert envelope["error_code"] == "timeout" and "408" in envelope["error"], envelope
+
+
 def _crawl_routes(router: respx.MockRouter, statuses: list[dict[str, Any]]) -> tuple[Any, Any, Any]:
     start = router.post(f"{API}/v2/crawl").respond(200, json=FIRECRAWL_CRAWL_STARTED)
     poll = router.get(f"{API}/v2/crawl/{CRAWL_ID}").mock(
