@@ -7,13 +7,22 @@ would wait for it. In a worker thread, the deadline ends the call on time and th
 finishes for the next one. The wait is marked on the call's record
 (:func:`~webproviders.context.note_queued`, ``loading``): a request that time ran out on
 before it was sent is no failure of the provider's, and costs nothing.
+
+The interpreter's exit waits for an import still under way (at most :data:`EXIT_WAIT`): a
+daemon thread cut off in the middle of one, inside an extension module's native code, could
+abort the process ("FATAL: exception not rethrown", status 134) after a script's first call
+had timed out and the script had ended.
 """
 
 from __future__ import annotations
 
 import asyncio
+import atexit
 import importlib
+import os
+import threading
 import time
+from concurrent.futures import Future, wait
 
 from .context import note_queued
 from .errors import LOADING
@@ -22,8 +31,13 @@ from .pools import LazyPool
 #: Modules whose import through here has finished in this process (a module only begun by
 #: another thread is in ``sys.modules`` already, so that is not the test).
 _imported: set[str] = set()
-#: Threads that import; daemon ones, so an import still running at exit holds nothing open.
+#: Threads that import; daemon ones, so an import that never ends does not hold the exit open.
 _importers = LazyPool(2, "webproviders-import", daemon=True)
+#: Imports under way, which the interpreter's exit waits for.
+_under_way: set[Future[None]] = set()
+_under_way_lock = threading.Lock()
+#: Seconds the interpreter's exit waits for imports under way (a cold SDK import takes 0.15-0.7 s).
+EXIT_WAIT = 10.0
 
 
 def _import_all(modules: list[str]) -> None:
@@ -39,8 +53,12 @@ async def import_off_loop(*modules: str) -> None:
     if not missing:
         return
     since = time.monotonic()
+    future = _importers.executor().submit(_import_all, missing)
+    with _under_way_lock:
+        _under_way.add(future)
+    future.add_done_callback(_done)
     try:
-        await _importers.run(_import_all, missing)
+        await asyncio.wrap_future(future)
     except asyncio.CancelledError:
         _note_wait(missing, since, sent=False)
         raise
@@ -58,3 +76,27 @@ def _note_wait(modules: list[str], since: float, sent: bool) -> None:
         detail=LOADING,
         advice="Later calls find it loaded; give the first call more time.",
     )
+
+
+def _done(future: Future[None]) -> None:
+    with _under_way_lock:
+        _under_way.discard(future)
+
+
+def _finish_before_exit() -> None:
+    with _under_way_lock:
+        under_way = list(_under_way)
+    if under_way:
+        wait(under_way, EXIT_WAIT)
+
+
+def _forget_under_way() -> None:
+    """In a forked child the imports under way stayed in the parent: its exit waits for none."""
+    global _under_way_lock
+    _under_way.clear()
+    _under_way_lock = threading.Lock()
+
+
+atexit.register(_finish_before_exit)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_under_way)

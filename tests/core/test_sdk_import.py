@@ -9,6 +9,8 @@ uses the SDK once its import has finished.
 from __future__ import annotations
 
 import asyncio
+import os
+import subprocess
 import sys
 import time
 import uuid
@@ -141,3 +143,29 @@ def test_a_hedge_starts_on_time_while_the_first_members_sdk_imports(
     assert envelope["success"] is True and envelope["provider"] == "stub", envelope
     assert elapsed < 0.2 + 1.0, elapsed  # the import alone takes 2 s
     assert _imported(slow_sdk)
+
+
+def test_the_exit_waits_for_an_sdk_import_under_way(slow_sdk: str, tmp_path: Any) -> None:
+    """A script whose first call timed out while the SDK imported ends: the import is not cut
+    off (a daemon thread killed inside an extension's native code could abort the process,
+    "FATAL: exception not rethrown", status 134)."""
+    finished = tmp_path / "imported"
+    module = tmp_path / "site" / f"{slow_sdk}.py"
+    module.write_text(f"{SLOW_SDK}\nopen({str(finished)!r}, 'w').close()\n", encoding="utf-8")
+    script = (
+        "from webproviders import dispatch_search\n"
+        "from webproviders.config import config_from_dict\n"
+        "config = config_from_dict({'web': {'cache': False, 'usage': False}})\n"
+        "print(dispatch_search('q', backend='slowsdk', config=config, timeout=0.3)['error_code'])\n"
+    )
+    source = os.path.dirname(os.path.dirname(sys.modules["webproviders"].__file__))
+    path = os.pathsep.join([str(tmp_path / "site"), source, os.environ.get("PYTHONPATH", "")])
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": path},
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "timeout", done
+    assert finished.exists()
