@@ -43,12 +43,13 @@ class FirecrawlProvider(SDKProvider):
         """Only the hosted API needs a key; a self-hosted instance usually does not."""
         return self.base_url() == self.default_base_url
 
-    async def _sdk(self, key: str | None) -> Any:
+    async def _sdk(self, key: str | None) -> tuple[Any, Any]:
         """An ``AsyncFirecrawl`` sending through our client (which needs no closing: it only
-        borrows the shared transport)."""
+        borrows the shared transport), and the ``ResponseLog`` of that client (whether
+        Firecrawl has answered at all, see ``errors.failure``)."""
         await import_packages(self)
         from firecrawl import AsyncFirecrawl
-        from webproviders.kit import hand_client
+        from webproviders.kit import ResponseLog, hand_client
 
         # An empty key (not None) keeps the SDK from reading FIRECRAWL_API_KEY behind our back.
         try:
@@ -63,26 +64,28 @@ class FirecrawlProvider(SDKProvider):
                 f"({type(exc).__name__}: {exc}). Correct or unset HTTPS_PROXY / HTTP_PROXY / ALL_PROXY.",
                 provider=self.name,
             ) from None
+        log = ResponseLog()
         await hand_client(
             firecrawl,
             "_v2_client.async_http_client._client",
             self.config,
             provider=self.name,
             timeout=self.call_timeout(),
+            log=log,
         )
-        return firecrawl
+        return firecrawl, log
 
     def _timeout_ms(self) -> int:
         return int(self.call_timeout() * SERVER_SHARE * 1000)
 
-    async def _guarded(self, call: Any) -> Any:
+    async def _guarded(self, call: Any, log: Any) -> Any:
         """Await an SDK call, mapping its failure to ours."""
         from .errors import failure
 
         try:
             return await call
         except Exception as exc:  # noqa: BLE001 - every SDK failure is mapped to ours
-            raise failure(exc) from None
+            raise failure(exc, answered=log.last is not None) from None
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         from .errors import classify
@@ -106,7 +109,7 @@ class FirecrawlProvider(SDKProvider):
         gate = asyncio.Semaphore(int(self.settings.option("concurrency", DEFAULT_CONCURRENCY)))
 
         async def send(key: str | None) -> list[dict[str, Any]]:
-            firecrawl = await self._sdk(key)
+            firecrawl, log = await self._sdk(key)
 
             async def one(url: str) -> dict[str, Any]:
                 async with gate:
@@ -114,7 +117,7 @@ class FirecrawlProvider(SDKProvider):
                         scraped = await firecrawl.scrape(url, auto_resume=False, **request)
                         return page(scraped, requested=url)
                     except Exception as exc:  # noqa: BLE001 - one URL's failure is that URL's item
-                        error = failure(exc)
+                        error = failure(exc, answered=log.last is not None)
                         if error.code in ACCOUNT_CODES:
                             raise error from None
                         return page_error(url, error)
@@ -139,7 +142,7 @@ class FirecrawlProvider(SDKProvider):
         interval = float(self.settings.option("poll_interval", DEFAULT_POLL_INTERVAL))
 
         async def send(key: str | None) -> list[dict[str, Any]]:
-            firecrawl = await self._sdk(key)
+            firecrawl, log = await self._sdk(key)
             # Measured once the SDK is loaded: its first import eats into the call's time.
             limits = [t for t in (remaining_time(), self.settings.timeout) if t is not None]
             budget = min(limits) if limits else self.timeout()
@@ -151,7 +154,7 @@ class FirecrawlProvider(SDKProvider):
                 poll_interval=interval,
                 request_timeout=self.timeout(),
             )
-            return [page(document) for document in await self._guarded(run)]
+            return [page(document) for document in await self._guarded(run, log)]
 
         return await self.with_key(send)
 

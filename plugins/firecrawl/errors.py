@@ -9,11 +9,18 @@ scrape, 408 for a scrape that timed out, 429 with "please retry after 42s" in th
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from webproviders import ParseError, ProviderError, UnsupportedError, WebProviderError
+from webproviders import (
+    InvalidInputError,
+    ParseError,
+    ProviderError,
+    UnsupportedError,
+    WebProviderError,
+)
 from webproviders.kit import (
     error_for_status,
     mentions_bad_key,
@@ -28,8 +35,9 @@ if TYPE_CHECKING:
 
 NAME = "firecrawl"
 _RETRY_AFTER = re.compile(r"retry after (\d+(?:\.\d+)?)\s*s", re.IGNORECASE)
-#: Errors about the account, not one URL: an extract stops on them instead of listing them per URL.
-ACCOUNT_CODES = frozenset({"auth_error", "quota_exceeded", "rate_limited", "not_configured"})
+#: Errors about the account or the whole request, not one URL: an extract stops on them
+#: instead of listing them per URL.
+ACCOUNT_CODES = frozenset({"auth_error", "quota_exceeded", "rate_limited", "not_configured", "invalid_input"})
 
 
 def vendor_message(body: Any) -> str:
@@ -62,10 +70,24 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
     )
 
 
-def failure(exc: BaseException) -> WebProviderError:
-    """Our error for an exception the SDK raised, read from its response when it has one."""
+def _refusal(exc: ValueError) -> str:
+    """What the SDK said of the argument it refused: the first problem pydantic found, or its text."""
     from pydantic import ValidationError
 
+    if isinstance(exc, ValidationError) and exc.errors():
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first.get("loc", ()))
+        return f"{where}: {first.get('msg', '')}" if where else str(first.get("msg", ""))
+    return str(exc)
+
+
+def failure(exc: BaseException, answered: bool = True) -> WebProviderError:
+    """Our error for an exception the SDK raised, read from its response when it has one.
+
+    ``answered``: whether Firecrawl had answered anything in this call. The SDK checks the
+    arguments it is given (a negative ``wait_for``, a ``proxy`` it does not know) with
+    ``ValueError`` before it sends anything: without an answer that is the caller's
+    mistake, not JSON of the wrong shape."""
     from firecrawl.v2.utils.error_handler import FirecrawlError
 
     # Loaded with the SDK, off the event loop; a search (raw HTTP) has no need of it.
@@ -81,7 +103,14 @@ def failure(exc: BaseException) -> WebProviderError:
         error = response_error(response, NAME, classify)
         if error is not None:
             return error
-    if isinstance(exc, (ValidationError, KeyError, TypeError, AttributeError)):
+    if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):  # a body that is no JSON at all
+        return to_provider_error(exc, NAME)
+    if isinstance(exc, ValueError) and not answered:
+        return InvalidInputError(
+            f"Firecrawl's SDK refused this request before sending it{said(quote(_refusal(exc)))}",
+            provider=NAME,
+        )
+    if isinstance(exc, (ValueError, KeyError, TypeError, AttributeError)):
         return ParseError(
             "Firecrawl answered with JSON that does not have the documented shape.", provider=NAME
         )

@@ -293,6 +293,34 @@ def test_a_scrape_still_processing_is_a_timeout_at_once_not_a_wait_to_the_deadli
     assert envelope["error_code"] == "timeout" and "408" in envelope["error"], envelope
 
 
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"wait_for": -5}, "wait_for must be non-negative"),
+        ({"proxy": "nonsense"}, "proxy: Input should be 'basic'"),
+    ],
+)
+def test_an_extract_option_the_sdk_refuses_is_the_caller_s_mistake(
+    config: Any, options: dict[str, Any], said: str
+) -> None:
+    """The SDK refuses it before sending (a ValueError): it was a provider_error quoting
+    Python ('firecrawl failed: ValueError: ...'), or a parse_error blaming Firecrawl's answer."""
+    with respx.mock(assert_all_called=False) as router:
+        route = router.post(f"{API}/v2/scrape").respond(200, json=FIRECRAWL_SCRAPE)
+        refused = dispatch_extract(["https://example.com"], backend="firecrawl", config=config, **options)
+    assert route.call_count == 0
+    assert refused["error_code"] == "invalid_input" and said in refused["error"], refused
+
+
+def test_a_scrape_answer_of_the_wrong_shape_is_a_parse_error(config: Any) -> None:
+    """``data`` as text made the SDK raise a ValueError that read as 'firecrawl failed:
+    ValueError: dictionary update sequence element ...'."""
+    with respx.mock() as router:
+        router.post(f"{API}/v2/scrape").respond(200, json={"success": True, "data": "x"})
+        envelope = dispatch_extract(["https://example.com"], backend="firecrawl", config=config)
+    assert envelope["error_code"] == "parse_error" and "documented shape" in envelope["error"], envelope
+
+
 def _crawl_routes(router: respx.MockRouter, statuses: list[dict[str, Any]]) -> tuple[Any, Any, Any]:
     start = router.post(f"{API}/v2/crawl").respond(200, json=FIRECRAWL_CRAWL_STARTED)
     poll = router.get(f"{API}/v2/crawl/{CRAWL_ID}").mock(
