@@ -206,9 +206,16 @@ def note_stalled(where: str | None) -> None:
 
 
 def note_queued(reason: str, seconds: float, sent: bool, detail: str, advice: str = FEWER_CALLS) -> None:
-    """Record that the current request waited in this process before it was sent (see :class:`Queued`)."""
+    """Record that the current request waited in this process before it was sent (see :class:`Queued`).
+
+    The longest wait is kept (a request sent after its SDK loaded for most of its time, then
+    given a connection at once, waited for the SDK), unless this one ended with the request
+    not sent at all."""
     record = _attempt.get()
-    if record is not None:
+    if record is None:
+        return
+    kept = record.queued
+    if kept is None or not sent or seconds >= kept.seconds:
         record.queued = Queued(reason, seconds, sent, detail, advice)
 
 

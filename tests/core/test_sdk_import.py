@@ -169,3 +169,48 @@ def test_the_exit_waits_for_an_sdk_import_under_way(slow_sdk: str, tmp_path: Any
     )
     assert done.returncode == 0 and done.stdout.strip() == "timeout", done
     assert finished.exists()
+
+
+CALLING_PROVIDER = """
+from webproviders.kit import SDKProvider, import_packages
+
+
+class SlowSDK(SDKProvider):
+    provider_name = "slowsdk"
+    default_base_url = "{url}"
+    needs_key = False
+    sdk_module = "{module}"
+
+    async def search(self, query, limit=5, **options):
+        await import_packages(self)
+        return await self.call_api("GET", "/search")
+
+
+def register(ctx):
+    ctx.register_web_search_provider(SlowSDK(ctx.config))
+"""
+
+
+def test_a_vendor_asked_only_after_the_sdk_loaded_is_not_blamed_for_the_time_it_took(
+    install_entry_point: Any, tmp_path: Any, http_server: Any, make_config: Any
+) -> None:
+    """The import took 2 s of the provider's 2.5 s; the vendor, which never answers, had the
+    rest. That timeout is this process's (not counted), and says so."""
+    from http.server import BaseHTTPRequestHandler
+
+    class Silent(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.server.released.wait(30)  # type: ignore[attr-defined]
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    url = f"http://127.0.0.1:{http_server(Silent).server_address[1]}"
+    unique = uuid.uuid4().hex
+    module = f"wp_slow_sdk_{unique}"
+    install_entry_point("slowsdk", f"wp_slowsdk_plugin_{unique}", CALLING_PROVIDER.format(module=module, url=url))
+    (tmp_path / "site" / f"{module}.py").write_text(SLOW_SDK, encoding="utf-8")
+    config = make_config(web={"cache": False, "retry": {"max_retries": 0}, "timeout": 2.5})
+    envelope = dispatch_search("q", backend="slowsdk", config=config)
+    assert envelope["error_code"] == "timeout" and envelope.get("detail") == "loading", envelope
+    assert "but was asked only after" in envelope["error"] and f"{module} was still loading" in envelope["error"]
