@@ -36,6 +36,7 @@ from ._lazy import lazy_getattr
 from ._version import __version__
 from .homedir import expand_user, require_home
 from .redact import dsn_password, get_logger, remember, scrub, url_credentials
+from .useryaml import YAMLShapeError, compose
 
 if TYPE_CHECKING:
     from .price import PriceSheet
@@ -826,8 +827,6 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     return _validated(data, str(file), os.environ, lines)
 
 
-#: How many more values YAML aliases may add to a config than the file itself writes.
-MAX_ALIAS_EXPANSION = 10_000
 #: The pure-Python loader on purpose: libyaml's composer recurses in C and crashes the
 #: process on a deeply nested file, where this one raises RecursionError.
 _YAML_LOADER = yaml.SafeLoader
@@ -841,16 +840,15 @@ def _parse_yaml(text: str, file: Path) -> tuple[Any, dict[str, int]]:
     the line of each key (:func:`_key_lines`)."""
     loader = _YAML_LOADER(text)
     try:
-        node = loader.get_single_node()
+        node = compose(loader)
         if node is None:
             return None, {}
-        _check_aliases(node, file)
         lines = _key_lines(node, file)
         return loader.construct_document(node), lines
     except yaml.YAMLError as exc:
         raise ConfigError(f"Config file {file} is not valid YAML: {yaml_problem(exc)}.") from None
-    except RecursionError:
-        raise ConfigError(f"Config file {file} is nested too deeply to be a configuration.") from None
+    except YAMLShapeError as exc:
+        raise ConfigError(f"Config file {file} {exc}.") from None
     finally:
         loader.dispose()
 
@@ -873,36 +871,6 @@ def _masked(quoted: re.Match[str]) -> str:
     characters PyYAML quotes to say what it expected or found (``','``, ``'<stream end>'``) as they are."""
     text = quoted.group(0)
     return text if len(text) < 6 or text.startswith(("'<", '"<')) else "'***'"
-
-
-def _check_aliases(root: yaml.Node, file: Path) -> None:
-    """Refuse a file whose aliases expand into far more values than it writes (a billion laughs)."""
-    sizes: dict[int, int] = {}
-    open_nodes: set[int] = set()
-
-    def size(node: yaml.Node) -> int:
-        known = sizes.get(id(node))
-        if known is not None:
-            return known
-        if id(node) in open_nodes:
-            raise ConfigError(f"Config file {file} has a YAML alias that refers to its own anchor.")
-        open_nodes.add(id(node))
-        children: list[yaml.Node] = []
-        if isinstance(node, yaml.MappingNode):
-            children = [part for pair in node.value for part in pair]
-        elif isinstance(node, yaml.SequenceNode):
-            children = node.value
-        total = 1 + sum(size(child) for child in children)
-        open_nodes.discard(id(node))
-        sizes[id(node)] = total
-        return total
-
-    added = size(root) - len(sizes)
-    if added > MAX_ALIAS_EXPANSION:
-        raise ConfigError(
-            f"Config file {file} uses YAML aliases that would add {added:,} values to what it writes "
-            f"(at most {MAX_ALIAS_EXPANSION:,} are accepted); write the values out instead."
-        )
 
 
 #: The tag of YAML's merge key (``<<: *defaults``), which may be given more than once.

@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
+from . import useryaml
+
 if TYPE_CHECKING:
     from .config import ProviderSettings
     from .price import PriceSheet
@@ -40,9 +42,6 @@ Hook = Literal["before_dispatch", "after_dispatch"]
 PRIORITY_KEYED = 20
 PRIORITY_SELF_HOSTED = 50
 PRIORITY_KEYLESS = 80
-
-_loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
 
 class EnvVar(BaseModel):
     """A credential or setting read from the environment."""
@@ -348,7 +347,7 @@ def read_manifest(folder: Path) -> PluginManifest:
         except ValidationError:
             pass  # written by another version of the models: parse the file
     try:
-        data: Any = yaml.load(raw.decode("utf-8"), Loader=_loader)
+        data: Any = useryaml.load(raw.decode("utf-8"))
     except UnicodeDecodeError as exc:
         raise ManifestError(f"{path} is not UTF-8 text (byte {exc.start + 1} cannot be read); save it as UTF-8") from None
     except yaml.YAMLError as exc:
@@ -356,6 +355,8 @@ def read_manifest(folder: Path) -> PluginManifest:
         from .config import yaml_problem
 
         raise ManifestError(f"{path} is not valid YAML: {yaml_problem(exc)}") from None
+    except useryaml.YAMLShapeError as exc:
+        raise ManifestError(f"{path} {exc}") from None
     try:
         manifest = PluginManifest.model_validate(data or {})
     except ValidationError as exc:

@@ -26,6 +26,7 @@ ALLOWED = {
     "webproviders.registry", "webproviders.registry.hookspecs", "webproviders.registry.loader",
     "webproviders.registry.providers", "webproviders.registry.registration",
     "webproviders.surrogates",  # what context.warn repairs a vendor's sentence with: re only
+    "webproviders.useryaml",  # the guards every user-written YAML file is read through: yaml only
 }
 
 

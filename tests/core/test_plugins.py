@@ -7,7 +7,10 @@ that a user plugin can register the name instead.
 
 from __future__ import annotations
 
+import json
 import logging
+import subprocess
+import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
@@ -219,6 +222,42 @@ def test_a_manifest_that_does_not_parse_is_said_on_one_line_with_where(tmp_path:
     )
     assert rows["latin"]["load_error"] == (
         f"{root / 'latin' / 'plugin.yaml'} is not UTF-8 text (byte 29 cannot be read); save it as UTF-8"
+    )
+
+
+def test_a_manifest_shaped_to_exhaust_the_process_is_a_load_error(tmp_path: Path) -> None:
+    """A plugin.yaml is read by every listing, CLI start and MCP server start. One nested
+    200,000 levels deep crashed the process (libyaml's composer recursed in C: SIGSEGV), and
+    one of 1 KB whose aliases expand into a billion values held the listing for a minute and
+    ended in MemoryError. Each is now one plugin's load error, as a config file's would be."""
+    root = tmp_path / "plugins"
+    levels = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for name, previous in zip("bcdefgh", "abcdefg", strict=True):
+        levels.append(f"{name}: &{name} [" + ",".join(f"*{previous}" for _ in range(10)) + "]")
+    files = {
+        "deep": "name: deep\ndescription: " + "[" * 200_000 + "]" * 200_000 + "\n",
+        # kept small (10**6 values once expanded) so that the code before the check still ends
+        "laughs": "name: laughs\nproviders:\n  - name: laughs\n    price:\n"
+        + "".join(f"      {line}\n" for line in levels[:6]),
+    }
+    for name, text in files.items():
+        (root / name).mkdir(parents=True)
+        (root / name / "plugin.yaml").write_text(text, encoding="utf-8")
+    script = (
+        "import json, sys\n"
+        "from webproviders import list_providers\n"
+        "from webproviders.config import config_from_dict\n"
+        f"config = config_from_dict({{'plugins': {{'paths': [{str(root)!r}], 'enabled': ['deep', 'laughs']}}}})\n"
+        "rows = {r['name']: r['load_error'] for r in list_providers(config)}\n"
+        "print(json.dumps([rows.get('deep'), rows.get('laughs')]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    deep, laughs = json.loads(done.stdout)
+    assert deep == f"{root / 'deep' / 'plugin.yaml'} is nested too deeply to be read"
+    assert laughs == (
+        f"{root / 'laughs' / 'plugin.yaml'} uses YAML aliases that would add 1,234,550 values to what it "
+        "writes (at most 10,000 are accepted); write the values out instead"
     )
 
 

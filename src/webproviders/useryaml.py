@@ -1,0 +1,95 @@
+"""YAML a user wrote (a config file, a ``plugin.yaml``), read so that its shape cannot take
+the process down: aliases that would expand a tiny file into billions of values, and
+nesting deep enough to overflow a C stack, are refused before anything is built from them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+from yaml.composer import Composer
+from yaml.constructor import SafeConstructor
+from yaml.resolver import Resolver
+
+#: How many more values YAML aliases may add to a file than the file itself writes.
+MAX_ALIAS_EXPANSION = 10_000
+
+
+class YAMLShapeError(ValueError):
+    """A file that parses but is shaped to exhaust the process. Its text completes a
+    sentence that names the file: ``f"{file} {error}"``."""
+
+
+def compose(loader: Any) -> yaml.Node | None:
+    """The loader's single document as nodes, refused (:class:`YAMLShapeError`) when its
+    aliases expand too far or its nesting is too deep for Python's recursion limit."""
+    try:
+        node = loader.get_single_node()
+        if node is not None:
+            _check_aliases(node)
+    except RecursionError:
+        raise YAMLShapeError("is nested too deeply to be read") from None
+    return node  # type: ignore[no-any-return]
+
+
+def load(text: str) -> Any:
+    """``text`` parsed as :func:`yaml.safe_load` would, through :func:`compose`'s checks.
+
+    The events come from libyaml (its parser keeps its own stack on the heap) when it is
+    installed; the nodes are built in Python, which raises :class:`RecursionError` where
+    libyaml's own composer recursed in C and crashed the process on a file nested 200,000
+    levels deep. Raises :class:`yaml.YAMLError` for a file that does not parse.
+    """
+    loader = _Loader(text)
+    try:
+        node = compose(loader)
+        return None if node is None else loader.construct_document(node)
+    finally:
+        loader.dispose()
+
+
+try:
+    from yaml.cyaml import CParser
+
+    class _Loader(Composer, CParser, SafeConstructor, Resolver):  # type: ignore[misc]
+        """libyaml's events, composed and constructed in Python (Composer first in the MRO)."""
+
+        def __init__(self, stream: str) -> None:
+            CParser.__init__(self, stream)
+            Composer.__init__(self)
+            SafeConstructor.__init__(self)
+            Resolver.__init__(self)
+
+except ImportError:  # PyYAML built without libyaml
+    _Loader = yaml.SafeLoader  # type: ignore[misc,assignment]
+
+
+def _check_aliases(root: yaml.Node) -> None:
+    """Refuse a file whose aliases expand into far more values than it writes (a billion laughs)."""
+    sizes: dict[int, int] = {}
+    open_nodes: set[int] = set()
+
+    def size(node: yaml.Node) -> int:
+        known = sizes.get(id(node))
+        if known is not None:
+            return known
+        if id(node) in open_nodes:
+            raise YAMLShapeError("has a YAML alias that refers to its own anchor")
+        open_nodes.add(id(node))
+        children: list[yaml.Node] = []
+        if isinstance(node, yaml.MappingNode):
+            children = [part for pair in node.value for part in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            children = node.value
+        total = 1 + sum(size(child) for child in children)
+        open_nodes.discard(id(node))
+        sizes[id(node)] = total
+        return total
+
+    added = size(root) - len(sizes)
+    if added > MAX_ALIAS_EXPANSION:
+        raise YAMLShapeError(
+            f"uses YAML aliases that would add {added:,} values to what it writes "
+            f"(at most {MAX_ALIAS_EXPANSION:,} are accepted); write the values out instead"
+        )
