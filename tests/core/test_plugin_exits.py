@@ -8,14 +8,18 @@ the caller's program, or an MCP server serving every client.
 
 from __future__ import annotations
 
+import asyncio
+import sys
 import time
 from typing import Any
 
 import pytest
 
-from webproviders import dispatch_search, list_providers
+from webproviders import adispatch_search, dispatch_search, list_providers
 
 CODE = """
+import asyncio
+import concurrent.futures
 import os
 from webproviders import WebSearchProvider
 
@@ -29,6 +33,8 @@ RAISES = {
     "interrupt": KeyboardInterrupt,
     "own": lambda: Own("the plugin's own"),
     "stop": StopIteration,
+    "cancelled": asyncio.CancelledError,  # a task of its own that was cancelled, awaited
+    "futures-cancelled": concurrent.futures.CancelledError,
 }
 
 
@@ -58,10 +64,26 @@ class Async(WebSearchProvider):
         return [{"title": "ok", "url": "https://ok.example/"}]
 
 
+class Deferred(WebSearchProvider):  # a plain def returning a coroutine, which raises
+    name = "deferred-raiser"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        return Async().search(query, limit)
+
+
 def register(ctx):
     ctx.register_web_search_provider(Sync())
     ctx.register_web_search_provider(Async())
+    ctx.register_web_search_provider(Deferred())
 """
+
+#: ``Task.cancelling()`` tells a provider's own ``CancelledError`` from the call's cancellation.
+_CANCELLING = pytest.mark.skipif(
+    sys.version_info < (3, 11), reason="Python 3.10 cannot tell them apart"
+)
 
 
 @pytest.fixture
@@ -79,6 +101,13 @@ def config(write_plugin: Any, make_config: Any) -> Any:
         ("sync-raiser", "stop", "StopIteration"),
         ("async-raiser", "exit", "SystemExit: 3"),
         ("async-raiser", "own", "Own: the plugin's own"),
+        # Each was raised out of dispatch_search: a CancelledError as the caller's own
+        # cancellation, the SystemExit of a returned coroutine as the program's end.
+        ("sync-raiser", "futures-cancelled", "CancelledError"),
+        pytest.param("async-raiser", "cancelled", "CancelledError", marks=_CANCELLING),
+        ("deferred-raiser", "exit", "SystemExit: 3"),
+        ("deferred-raiser", "own", "Own: the plugin's own"),
+        pytest.param("deferred-raiser", "cancelled", "CancelledError", marks=_CANCELLING),
     ],
 )
 def test_a_provider_that_exits_fails_its_call_only(
@@ -91,6 +120,22 @@ def test_a_provider_that_exits_fails_its_call_only(
     assert envelope["error_code"] == "provider_error"
     assert envelope["error"] == f"{backend} failed: {named}"
     assert dispatch_search("fine", backend=backend, config=config)["success"] is True
+
+
+@_CANCELLING
+def test_a_provider_s_own_cancelled_error_is_its_failure_on_the_caller_s_loop(config: Any) -> None:
+    """An async call runs the provider in the caller's task: its own ``CancelledError`` ended
+    ``adispatch_search`` as if the caller had been cancelled, and the caller's code after it
+    still ran (nothing had cancelled it)."""
+
+    async def main() -> dict[str, Any]:
+        return await adispatch_search("cancelled", backend="async-raiser", config=config)
+
+    envelope = asyncio.run(main())
+    assert (envelope["error_code"], envelope["error"]) == (
+        "provider_error",
+        "async-raiser failed: CancelledError",
+    )
 
 
 def test_an_is_available_that_exits_makes_the_provider_unavailable(

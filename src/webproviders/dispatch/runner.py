@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import concurrent.futures
 import contextvars
 import functools
 import inspect
@@ -64,12 +65,24 @@ async def call(
         if inline:
             result = fn(*args, **kwargs)
             return await _within(result, timeout) if _awaitable(result) else result
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        raise  # on the caller's thread: a real Ctrl-C or cancellation
+        return await _in_thread(fn, args, kwargs, timeout)
+    except KeyboardInterrupt:
+        raise  # on the caller's thread: a real Ctrl-C
+    except asyncio.CancelledError as exc:
+        if _cancelled_here():
+            raise
+        raise PluginRaised(exc) from None
     except Exception:
         raise
     except BaseException as exc:  # noqa: BLE001 - a plugin's SystemExit ends one call, not the program
         raise PluginRaised(exc) from None
+
+
+async def _in_thread(
+    fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], timeout: float
+) -> Any:
+    """A sync ``fn`` on a worker thread, abandoned at ``timeout``; a coroutine it returned is
+    awaited within what is left."""
     provider = getattr(fn, "__self__", fn)
     refuse_if_hung(provider)
     watch = Watch(provider, timeout)
@@ -90,13 +103,22 @@ async def call(
     return result
 
 
+def _cancelled_here() -> bool:
+    """Whether a ``CancelledError`` is this task's own cancellation (its deadline, a hedge
+    won elsewhere, its caller) rather than one the provider's code raised (a task of its own
+    that was cancelled, an SDK's). Python 3.10 cannot tell: there every one is a cancellation."""
+    cancelling = getattr(asyncio.current_task(), "cancelling", None)
+    return cancelling is None or cancelling() > 0
+
+
 def _in_worker(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     """``fn(*args, **kwargs)`` on a worker thread, where no signal or cancellation arrives:
     whatever it raises that is not an ordinary exception (``SystemExit``, ``KeyboardInterrupt``,
-    ``StopIteration``, which a future cannot hold) is the provider's failure."""
+    ``StopIteration``, which a future cannot hold, and ``CancelledError``, which the future
+    would pass on to the caller's task as its own cancellation) is the provider's failure."""
     try:
         return fn(*args, **kwargs)
-    except StopIteration as exc:
+    except (StopIteration, concurrent.futures.CancelledError) as exc:
         raise PluginRaised(exc) from None
     except Exception:
         raise
