@@ -173,6 +173,8 @@ def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[s
     envelope's ``meta``. A hit written in the public shape already (``url``, ``title``,
     ``description`` as text) takes the short way; any other is read key by key.
     """
+    if raw is None:  # a method that ended without ``return``: no answer, not "nothing found"
+        raise ParseError("The provider returned None for search results; return a list of results ([] for none).")
     items, meta = _unwrap(raw, "web")
     if items is None:
         items = []

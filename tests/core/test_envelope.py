@@ -352,3 +352,61 @@ def test_an_async_search_that_returns_a_coroutine_says_to_await_it(
     )
     gc.collect()
     assert not [w for w in recwarn if "was never awaited" in str(w.message)]
+
+
+_SLOPPY = '''
+from webproviders import WebSearchProvider
+
+
+class NoReturn(WebSearchProvider):
+    name = "noreturn"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        hits = [{"title": "t", "url": "https://t.example/"}]  # and no ``return hits``
+
+
+class Many(WebSearchProvider):
+    name = "many"
+
+    def is_available(self):
+        return True
+
+    def supports_extract(self):
+        return True
+
+    def extract(self, urls, **kwargs):
+        return [{"url": urls[0], "content": f"copy {n}"} for n in range(100_000)]
+
+
+def register(ctx):
+    ctx.register_web_search_provider(NoReturn())
+    ctx.register_web_search_provider(Many(), manifest={"capabilities": ["extract"], "fetch": "none"})
+'''
+
+
+def test_a_search_that_returns_none_is_a_parse_error_a_chain_moves_on_from(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A ``search`` that ends without ``return`` was a success with no hits: cached, and the
+    end of a chain, though the provider had said nothing about the query."""
+    root = write_plugin("sloppy", _SLOPPY)
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["sloppy"]})
+    envelope = dispatch_search("q", backend="noreturn", config=config)
+    assert (envelope["error_code"], envelope["error"]) == (
+        "parse_error",
+        "The provider returned None for search results; return a list of results ([] for none).",
+    )
+    chained = dispatch_search("q", backend=["noreturn", "stub"], config=config)
+    assert chained["success"] is True and chained["provider"] == "stub"
+
+
+def test_an_extract_answer_is_held_to_one_item_per_url(write_plugin: Any, make_config: Any) -> None:
+    """As a crawl is held to its ``max_pages``: 100,000 items for 2 URLs were all returned and cached."""
+    root = write_plugin("sloppy", _SLOPPY)
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["sloppy"]})
+    envelope = dispatch_extract(["https://a.example/", "https://b.example/"], backend="many", config=config)
+    assert [page["content"] for page in envelope["data"]] == ["copy 0", "copy 1"]
+    assert envelope["meta"]["warnings"] == ["many returned 100000 pages for 2 URLs; the first 2 are kept."]

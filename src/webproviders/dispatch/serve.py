@@ -173,9 +173,13 @@ def _normalise(call: Call, raw: Any, name: str) -> tuple[Any, dict[str, Any]]:
         return {"web": hits}, meta
     options = call.arguments["options"]
     pages, meta = normalise_pages(raw, options.get("max_chars"))
-    most = options.get("max_pages", options.get("limit")) if call.capability == "crawl" else None
+    if call.capability == "crawl":
+        most, asked = options.get("max_pages", options.get("limit")), "a crawl of at most {}"
+    else:  # one item per URL: a provider's 100,000 items for 2 URLs were all kept and cached
+        most = len(call.arguments["urls"])
+        asked = "{} URL" if most == 1 else "{} URLs"
     if isinstance(most, int) and len(pages) > most:  # as a search is held to its limit
-        warn(f"{name} returned {len(pages)} pages for a crawl of at most {most}; the first {most} are kept.")
+        warn(f"{name} returned {len(pages)} pages for {asked.format(most)}; the first {most} are kept.")
         pages = pages[:most]
     return pages, meta
 
