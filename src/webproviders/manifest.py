@@ -321,6 +321,11 @@ def _endpoint(key: str) -> bool:
     return key == "url" or key.endswith("_url")
 
 
+#: The most a ``plugin.yaml`` may hold: a built-in one is 2 KB at most, and a 60 MB one (a
+#: pasted log) cost every listing, CLI start and MCP server start 3 s and 380 MB.
+MAX_MANIFEST_BYTES = 256 * 1024
+
+
 class ManifestError(ValueError):
     """A ``plugin.yaml`` is missing or invalid."""
 
@@ -336,9 +341,15 @@ def read_manifest(folder: Path) -> PluginManifest:
     """
     path = folder / "plugin.yaml"
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as file:
+            raw = file.read(MAX_MANIFEST_BYTES + 1)
     except OSError as exc:
         raise ManifestError(f"cannot read {path}: {exc.strerror}") from None
+    if len(raw) > MAX_MANIFEST_BYTES:
+        raise ManifestError(
+            f"{path} is larger than {MAX_MANIFEST_BYTES // 1024} KiB; a plugin.yaml declares facts (its "
+            "providers, their variables and prices), and every listing and start reads it"
+        )
     digest = hashlib.blake2b(raw, digest_size=16).hexdigest().encode()
     stored = _parsed_copy(folder)
     if stored is not None and stored.startswith(digest + b"\n"):

@@ -227,7 +227,7 @@ def test_a_manifest_that_does_not_parse_is_said_on_one_line_with_where(tmp_path:
 
 def test_a_manifest_shaped_to_exhaust_the_process_is_a_load_error(tmp_path: Path) -> None:
     """A plugin.yaml is read by every listing, CLI start and MCP server start. One nested
-    200,000 levels deep crashed the process (libyaml's composer recursed in C: SIGSEGV), and
+    50,000 levels deep crashed the process (libyaml's composer recursed in C: SIGSEGV), and
     one of 1 KB whose aliases expand into a billion values held the listing for a minute and
     ended in MemoryError. Each is now one plugin's load error, as a config file's would be."""
     root = tmp_path / "plugins"
@@ -235,7 +235,7 @@ def test_a_manifest_shaped_to_exhaust_the_process_is_a_load_error(tmp_path: Path
     for name, previous in zip("bcdefgh", "abcdefg", strict=True):
         levels.append(f"{name}: &{name} [" + ",".join(f"*{previous}" for _ in range(10)) + "]")
     files = {
-        "deep": "name: deep\ndescription: " + "[" * 200_000 + "]" * 200_000 + "\n",
+        "deep": "name: deep\ndescription: " + "[" * 50_000 + "]" * 50_000 + "\n",
         # kept small (10**6 values once expanded) so that the code before the check still ends
         "laughs": "name: laughs\nproviders:\n  - name: laughs\n    price:\n"
         + "".join(f"      {line}\n" for line in levels[:6]),
@@ -259,6 +259,22 @@ def test_a_manifest_shaped_to_exhaust_the_process_is_a_load_error(tmp_path: Path
         f"{root / 'laughs' / 'plugin.yaml'} uses YAML aliases that would add 1,234,550 values to what it "
         "writes (at most 10,000 are accepted); write the values out instead"
     )
+
+
+def test_a_manifest_past_its_size_cap_is_a_load_error_read_no_further(tmp_path: Path, make_config: Any) -> None:
+    """A 60 MB plugin.yaml (a pasted log in its description) cost every listing 3 s and 380 MB."""
+    root = tmp_path / "plugins"
+    for name, size in (("big", 256 * 1024), ("fits", 200 * 1024)):
+        (root / name).mkdir(parents=True)
+        (root / name / "plugin.yaml").write_text(
+            f"name: {name}\nhooks: []\nproviders: [{{name: {name}}}]\ndescription: {'x' * size}\n", encoding="utf-8"
+        )
+    rows = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["big", "fits"]}))
+    assert rows["big"]["load_error"] == (
+        f"{root / 'big' / 'plugin.yaml'} is larger than 256 KiB; a plugin.yaml declares facts (its providers, "
+        "their variables and prices), and every listing and start reads it"
+    )
+    assert rows["fits"]["load_error"] is None
 
 
 def test_a_misspelt_manifest_key_is_named_with_the_key_it_was_likely_meant_for(
