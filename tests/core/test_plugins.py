@@ -490,6 +490,32 @@ def before_dispatch(capability, backend, arguments):
     assert dispatch_search("fine", backend="stub", config=config)["success"] is True
 
 
+def test_arguments_a_hook_left_invalid_fail_the_call_naming_it_and_cool_no_provider_down(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A hook may edit the arguments; one that wrote a limit of the wrong kind made the stub
+    fail with ``stub failed: TypeError: ...``, counted against the stub's health until it
+    cooled down for every caller. What a hook wrote is checked as the caller's input is."""
+    code = GOOD.format(name="rewriter") + """
+def before_dispatch(capability, backend, arguments):
+    if arguments.get("query") == "cap it":
+        arguments["limit"] = "five"
+    elif arguments.get("query") == "fine":
+        arguments["limit"] = 2  # an edit that is valid is kept
+"""
+    root = write_plugin("rewriter", code)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["rewriter"]})
+    for _ in range(6):  # more than health.failures
+        envelope = dispatch_search("cap it", backend="stub", config=config)
+        assert (envelope["error_code"], envelope["error"]) == (
+            "provider_error",
+            "The before_dispatch hook of user plugin 'rewriter' left the call's arguments invalid: "
+            "limit must be a whole number from 1 to 50, not 'five'.",
+        )
+    fine = dispatch_search("fine", backend="stub", config=config)
+    assert fine["success"] is True and len(fine["data"]["web"]) == 2
+
+
 def test_setup_schema_comes_from_the_manifest(write_plugin: Any, make_config: Any) -> None:
     providers = [
         {

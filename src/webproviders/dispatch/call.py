@@ -125,7 +125,9 @@ def _requested_repr(backend: Any) -> Any:
     return f"<{type(backend).__name__}>"
 
 
-def _validate(capability: Capability, arguments: dict[str, Any]) -> tuple[dict[str, Any], list[SetAside]]:
+def validate_arguments(
+    capability: Capability, arguments: dict[str, Any]
+) -> tuple[dict[str, Any], list[SetAside]]:
     """The checked arguments, plus the URLs of an extract batch set aside: the malformed ones
     as error items, the repeats by the URL they repeat."""
     if capability == "search":
@@ -205,7 +207,7 @@ def prepare(
             raise InvalidInputError(f"cache must be True or False, not {cache!r}.")
         chosen = check_backend(backend)
         call.hedge_after = _hedge_after(hedge_after, cfg.web.hedge_after)
-        call.arguments, call.set_aside = _validate(capability, arguments)
+        call.arguments, call.set_aside = validate_arguments(capability, arguments)
         if tags is not None:
             call.tags = check_tags(tags)
         token = set_deadline(deadline)

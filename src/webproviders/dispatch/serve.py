@@ -22,6 +22,7 @@ from ..envelope import normalise_pages, normalise_search
 from ..errors import (
     BudgetExceededError,
     BudgetStoreUnavailableError,
+    InvalidInputError,
     ProviderError,
     RateLimitedError,
     UnsupportedError,
@@ -37,7 +38,7 @@ from ..validate import (
     warn_unknown,
 )
 from . import runner, urlgate
-from .call import Call
+from .call import Call, validate_arguments
 from .per_url import nothing_read
 from .state import DispatchState
 
@@ -189,6 +190,15 @@ def _before(call: Call, entry: ProviderEntry) -> None:
     hook = call.registry.hook("before_dispatch")
     if hook is not None:
         hook(capability=call.capability, backend=entry.manifest.name, arguments=call.arguments)
+        try:  # what a hook wrote is checked as the caller's was: its mistake is not the provider's
+            checked, _ = validate_arguments(call.capability, call.arguments)
+        except InvalidInputError as exc:
+            raise ProviderError(
+                f"The before_dispatch hook of {call.registry.hook_plugins('before_dispatch')} left the "
+                f"call's arguments invalid: {exc.message}",
+                provider=entry.manifest.name,
+            ) from None
+        call.arguments.update(checked)
     _option_warnings(call, entry)
 
 

@@ -311,6 +311,12 @@ class Registry:
         who = f"of {owner.source} plugin '{owner.name}' " if owner is not None else ""
         return redact.scrub(f"The {hook} hook {who}failed: {what}")
 
+    def hook_plugins(self, hook: str) -> str:
+        """The plugins implementing ``hook``, for a sentence about what its calls did
+        (``user plugin 'policy'``)."""
+        ids = {impl.plugin_name for impl in getattr(self.hooks.hook, hook).get_hookimpls()}
+        return " or ".join(f"{r.source} plugin '{r.name}'" for r in self.plugins if r.plugin_id in ids)
+
     def availability(self, entry: ProviderEntry, *, load: bool = False) -> Availability:
         """``(available, reason)``; never raises, never touches the network, never hangs.
 
