@@ -14,6 +14,7 @@ import hashlib
 import importlib.util
 import os
 import re
+import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -341,6 +342,8 @@ def read_manifest(folder: Path) -> PluginManifest:
     """
     path = folder / "plugin.yaml"
     try:
+        if not stat.S_ISREG(path.stat().st_mode):  # a pipe would hold the reader until written to
+            raise ManifestError(f"{path} is not a file; a plugin.yaml is a file of text")
         with path.open("rb") as file:
             raw = file.read(MAX_MANIFEST_BYTES + 1)
     except OSError as exc:

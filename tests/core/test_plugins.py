@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import subprocess
 import sys
 from importlib.metadata import entry_points
@@ -275,6 +276,23 @@ def test_a_manifest_past_its_size_cap_is_a_load_error_read_no_further(tmp_path: 
         "their variables and prices), and every listing and start reads it"
     )
     assert rows["fits"]["load_error"] is None
+
+
+def test_a_manifest_that_is_not_a_file_is_named_not_called_missing(tmp_path: Path, make_config: Any) -> None:
+    """A plugin.yaml that is a link to a file since moved, a pipe or a folder made its plugin
+    "enabled (plugins.enabled) but no plugin folder holds it", which sent the operator to
+    look for a typo in the name; a pipe must still not be opened (the read would wait for a
+    writer, at every listing)."""
+    root = tmp_path / "plugins"
+    for name in ("moved", "piped", "nested"):
+        (root / name).mkdir(parents=True)
+    (root / "moved" / "plugin.yaml").symlink_to(tmp_path / "elsewhere.yaml")
+    os.mkfifo(root / "piped" / "plugin.yaml")
+    (root / "nested" / "plugin.yaml").mkdir()
+    rows = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["moved", "piped", "nested"]}))
+    assert rows["moved"]["load_error"] == f"cannot read {root / 'moved' / 'plugin.yaml'}: No such file or directory"
+    for name in ("piped", "nested"):
+        assert rows[name]["load_error"] == f"{root / name / 'plugin.yaml'} is not a file; a plugin.yaml is a file of text"
 
 
 def test_a_misspelt_manifest_key_is_named_with_the_key_it_was_likely_meant_for(

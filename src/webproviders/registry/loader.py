@@ -145,10 +145,11 @@ def _plugin_folders(directories: Iterable[Path]) -> list[Path]:
 
 
 def _holds_manifest(folder: Path) -> bool:
-    """Whether ``folder`` has a ``plugin.yaml``; one that cannot be looked at counts, so
-    that its plugin is recorded with the reason (:func:`read_manifest` gives it)."""
+    """Whether ``folder`` has a ``plugin.yaml``; one that cannot be looked at or read (a
+    link to nothing, a pipe, a folder) counts, so that its plugin is recorded with the
+    reason (:func:`read_manifest` gives it) instead of being called missing."""
     try:
-        return (folder / "plugin.yaml").is_file()
+        return folder.is_dir() and os.path.lexists(folder / "plugin.yaml")
     except OSError:
         return True
 
