@@ -578,6 +578,26 @@ def test_an_entry_point_loads_before_user_folders(
     assert "already registered by entry point plugin 'installed'" in failed["nearby"]["load_error"]
 
 
+def test_a_user_folder_whose_plugin_name_an_installed_package_has_says_so(
+    install_entry_point: Any, write_plugin: Any, make_config: Any
+) -> None:
+    """Plugin names collide as provider names do: the folder was dropped with a log line, and
+    its own provider was an "Unknown backend" with no word of why."""
+    install_entry_point("acme", "wp_acme", GOOD.format(name="acme-installed"))
+    root = write_plugin("acme", GOOD.format(name="acme-mine"), [{"name": "acme-mine"}])
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["acme"]})
+    reason = (
+        "plugin name 'acme' is taken by the entry point plugin at wp_acme, found first; give this one "
+        "another name in its plugin.yaml"
+    )
+    assert [(r["source"], r["load_error"]) for r in list_providers(config) if r["plugin"] == "acme"] == [
+        ("entry point", None),
+        ("user", reason),
+    ]
+    envelope = dispatch_search("q", backend="acme-mine", config=config)
+    assert envelope["error"] == f"Backend 'acme-mine' is not available: its user plugin 'acme' failed to load ({reason})."
+
+
 def test_an_installed_package_cannot_take_over_a_built_in_name(
     install_entry_point: Any, make_config: Any
 ) -> None:

@@ -236,10 +236,17 @@ def _add_folder(found: Plugins, config: Config, folder: Path, source: Source) ->
         if not disabled:
             found.idle.append(record)
         return
-    if any(r.name == record.name and r.error is None for r in found.plugins):
-        log.warning("Plugin '%s' at %s is shadowed by an earlier one.", record.name, folder)
-        return
+    holder = next((r for r in found.plugins if r.name == record.name and r.error is None), None)
+    if holder is not None:  # recorded, so that a backend of this one says why it is unknown
+        record.error = (
+            f"plugin name '{record.name}' is taken by the {holder.source} plugin at {holder.location}, found "
+            "first; give this one another name in its plugin.yaml"
+        )
+        record.loaded = True
+        log.warning("Plugin '%s' at %s is not loaded: %s.", record.name, folder, record.error)
     found.plugins.append(record)
+    if holder is not None:
+        return
     if record.manifest.providers:
         _declare(found, config, record)
     else:

@@ -151,8 +151,12 @@ class Registry:
             return f"Backend '{name}' is not available: plugins.disabled turns it off."
         failed = [record for record in self.plugins if record.error and not record.providers]
         for record in failed:
-            if record.name == name:
-                return f"Backend '{name}' is not available: its {record.source} plugin '{name}' failed to load ({record.error})."
+            declared = {item.name for item in record.manifest.providers} if record.manifest else set()
+            if name == record.name or name in declared:
+                return (
+                    f"Backend '{name}' is not available: its {record.source} plugin '{record.name}' failed to load "
+                    f"({record.error})."
+                )
         for record in self._found.idle:
             declared = {item.name for item in record.manifest.providers} if record.manifest else set()
             if name == record.name or name in declared:
