@@ -633,7 +633,15 @@ def _map(exc: BaseException, provider: str | None) -> WebProviderError:
     if isinstance(exc, PluginRaised):
         exc = exc.raised
     if isinstance(exc, WebProviderError):
-        return exc
+        if exc.code in ERROR_CODES:
+            return exc
+        # A plugin's own subclass with a code of its own: callers act on the documented codes only.
+        return ProviderError(
+            f"{who} failed: {type(exc).__name__} (error code '{exc.code}', which is not one of the library's): "
+            f"{exc.message}",
+            provider=exc.provider or provider,
+            detail=exc.detail,
+        )
     if isinstance(exc, NotImplementedError):
         return UnsupportedError(f"{who} does not support this operation.", provider=provider)
     if isinstance(exc, TimeoutError) or _is_asyncio_timeout(exc):

@@ -534,6 +534,32 @@ def before_dispatch(capability, backend, arguments):
     assert fine["success"] is True and len(fine["data"]["web"]) == 2
 
 
+def test_an_error_class_of_a_plugin_with_a_code_of_its_own_is_a_provider_error(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """``error_code`` is a closed set callers switch on (and the envelope models' ``Literal``):
+    a plugin's ``class AcmeDown(WebProviderError): code = "acme_down"`` reached the envelope as
+    ``acme_down``, which ``FailureEnvelope`` itself refused to read."""
+    from webproviders.models import FailureEnvelope
+
+    code = GOOD.format(name="coded") + """
+from webproviders.errors import WebProviderError
+
+class AcmeDown(WebProviderError):
+    code = "acme_down"
+
+P.search = lambda self, query, limit=5, **options: (_ for _ in ()).throw(AcmeDown("the index is rebuilding"))
+"""
+    root = write_plugin("coded", code)
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["coded"]})
+    envelope = dispatch_search("q", backend="coded", config=config)
+    assert (envelope["error_code"], envelope["error"]) == (
+        "provider_error",
+        "coded failed: AcmeDown (error code 'acme_down', which is not one of the library's): the index is rebuilding",
+    )
+    FailureEnvelope.model_validate(envelope)
+
+
 def test_setup_schema_comes_from_the_manifest(write_plugin: Any, make_config: Any) -> None:
     providers = [
         {
