@@ -743,3 +743,34 @@ def test_an_is_available_that_raises_says_what_it_said(write_plugin: Any, make_c
     envelope = dispatch_search("q", backend="regional", config=config)
     assert (envelope["error_code"], envelope["error"]) == ("not_configured", f"Backend 'regional' is not available: {reason}.")
     assert _rows(config)["regional"]["reason"] == reason
+
+
+def test_an_async_is_available_is_not_taken_as_a_yes(
+    write_plugin: Any, make_config: Any, recwarn: pytest.WarningsRecorder
+) -> None:
+    """``async def is_available(self): return False`` gave a coroutine, which is true: the
+    provider counted as available (and the coroutine warned, never awaited)."""
+    import gc
+
+    root = write_plugin(
+        "eager",
+        """
+        from webproviders import WebSearchProvider
+
+        class Eager(WebSearchProvider):
+            name = "eager"
+            async def is_available(self):
+                return False
+            def search(self, query, limit=5, **options):
+                return [{"title": "t", "url": "https://t.example/"}]
+
+        def register(ctx):
+            ctx.register_web_search_provider(Eager())
+        """,
+    )
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["eager"]})
+    reason = "is_available() is an async def; write it as a plain def answering at once (offline)"
+    envelope = dispatch_search("q", backend="eager", config=config)
+    assert (envelope["error_code"], envelope["error"]) == ("not_configured", f"Backend 'eager' is not available: {reason}.")
+    gc.collect()
+    assert not [w for w in recwarn if "was never awaited" in str(w.message)]

@@ -12,6 +12,7 @@ answer is remembered briefly, so plugin code that hangs never stalls a call.
 
 from __future__ import annotations
 
+import inspect
 import os
 import threading
 import time
@@ -472,7 +473,11 @@ def _configured_secrets(entry: ProviderEntry, config: Config) -> list[str]:
 def _ask_provider(entry: ProviderEntry) -> Availability:
     provider = entry.provider
     try:
-        if provider.is_available():
+        answer = provider.is_available()
+        if inspect.iscoroutine(answer):  # a coroutine is true: an ``async def`` saying False counted as yes
+            answer.close()
+            return False, "is_available() is an async def; write it as a plain def answering at once (offline)"
+        if answer:
             return True, None
         reason = provider.unavailable_reason()
     except BaseException as exc:  # noqa: BLE001 - on a worker thread: a plugin's sys.exit() is its failure
