@@ -774,3 +774,21 @@ def test_an_async_is_available_is_not_taken_as_a_yes(
     assert (envelope["error_code"], envelope["error"]) == ("not_configured", f"Backend 'eager' is not available: {reason}.")
     gc.collect()
     assert not [w for w in recwarn if "was never awaited" in str(w.message)]
+
+
+def test_an_async_register_is_a_load_error_not_a_plugin_with_nothing_in_it(
+    write_plugin: Any, make_config: Any, recwarn: pytest.WarningsRecorder
+) -> None:
+    """``async def register(ctx)`` made a coroutine nobody awaited: no provider, no load
+    error, and its backend an "Unknown backend" with no word of the plugin."""
+    import gc
+
+    code = GOOD.format(name="eagerreg").replace("def register(ctx):", "async def register(ctx):")
+    root = write_plugin("eagerreg", code)
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["eagerreg"]})
+    reason = "register() is an async def, which registers nothing when called; write it as a plain def"
+    assert _rows(config)["eagerreg"]["load_error"] == reason
+    envelope = dispatch_search("q", backend="eagerreg", config=config)
+    assert envelope["error"] == f"Backend 'eagerreg' is not available: its user plugin 'eagerreg' failed to load ({reason})."
+    gc.collect()
+    assert not [w for w in recwarn if "was never awaited" in str(w.message)]

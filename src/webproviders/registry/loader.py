@@ -348,6 +348,13 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
         record.error = "the plugin defines no register(ctx) function"
     limit = config.plugins.register_timeout
     for impl in impls:
+        if inspect.iscoroutinefunction(impl.function):  # called, it would only make a coroutine
+            ctx.close()
+            record.error = "register() is an async def, which registers nothing when called; write it as a plain def"
+            log.warning("Plugin '%s' failed to register: %s", record.name, record.error)
+            _withdraw(providers, record)
+            manager.unregister(name=plugin_id)
+            return
         try:
             _call_register(impl.function, ctx, limit)
         except DuplicateProvider as exc:
