@@ -18,6 +18,10 @@ import re
 from typing import Any
 from urllib.parse import quote, unquote_plus, urlsplit, urlunsplit
 
+#: The longest URL taken: one a caller gives, and one a crawl finds on a page or in a sitemap.
+#: A longer link is a trap or junk (a query that grows on every page), and 5,000 links under
+#: a long ``<base href>`` would otherwise hold gigabytes.
+MAX_URL_CHARS = 2_048
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 TRACKING_PARAMS = frozenset(
     {

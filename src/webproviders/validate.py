@@ -17,12 +17,11 @@ from .context import warn
 from .countries import alpha2
 from .errors import InvalidInputError
 from .redact import mask_userinfo
-from .urls import host_of, is_http_url, shorten
+from .urls import MAX_URL_CHARS, host_of, is_http_url, shorten
 
 MAX_QUERY_CHARS = 2_000
 MIN_LIMIT, MAX_LIMIT = 1, 50
 MAX_URLS = 20
-MAX_URL_CHARS = 2_048
 #: Domains an ``include_domains`` or ``exclude_domains`` list may hold: more than any vendor
 #: takes (Exa 1,200; Tavily, Parallel, Perplexity, xAI far fewer), and few enough to check at once.
 MAX_DOMAINS = 2_000

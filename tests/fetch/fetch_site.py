@@ -438,6 +438,14 @@ class SiteHandler(BaseHTTPRequestHandler):
             at = int(path.rsplit("/", 1)[-1]) * 5_000
             links = "".join(f'<a href="/facets/{at + n}?color=red&amp;size={n % 7}">{n}</a> ' for n in range(5_000))
             return self._send(200, page("Filters", f"<article><h1>Filters</h1><p>{links}</p></article>").encode())
+        if path == "/grow":  # a trap: each page links to itself with a query twice as long
+            grown = query.get("q", ["a"])[0] * 2
+            links = f'<a href="/grow?q={grown}">more</a>'
+            return self._send(200, page("Grow", f"<article><h1>Grow</h1><p>Each page of this trap: {links}.</p></article>").encode())
+        if path == "/long-base":  # relative links under a <base href> longer than any URL taken
+            head = f'<base href="/{"b" * 2_100}/">'
+            links = '<a href="next">next</a> <a href="/docs/a">getting started</a>'
+            return self._send(200, page("Long base", f"<article><h1>Long base</h1><p>{links}.</p></article>", head=head).encode())
         if path == "/moved-links":  # an old address that now redirects into another host's private area
             moved = f"/redirect/to?url=http://other.test:{port}/private/secret"
             links = f'Our <a href="{moved}">planning notes</a> moved; start with <a href="/docs/a">getting started</a>.'

@@ -32,7 +32,7 @@ from ..errors import (
     to_provider_error,
 )
 from ..retry_after import retry_after_from_headers
-from ..urls import canonicalize, host_of, page_identity, registrable_domain
+from ..urls import MAX_URL_CHARS, canonicalize, host_of, page_identity, registrable_domain
 from .charset import decode
 from .fetch import GZIP_MAGIC, FetchResult, fetch, gunzip, status_error
 from .options import FetchLimits, patterns, pick, switch, whole
@@ -199,7 +199,7 @@ class Crawler:
             parts = urlsplit(url)
         except ValueError:  # a sitemap's <loc> is not checked before it gets here (``http://[::1``)
             return False
-        if parts.scheme not in ("http", "https") or not parts.hostname:
+        if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > MAX_URL_CHARS:
             return False
         path = parts.path.lower()
         if path.endswith(SKIP_EXTENSIONS):

@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urljoin, urlsplit
 
+from ..urls import MAX_URL_CHARS
+
 if TYPE_CHECKING:
     from .pagetype import PageType
 
@@ -145,9 +147,11 @@ def _links(tree: Any, url: str) -> list[str]:
         if not href or href.startswith("#"):
             continue
         try:
-            seen.setdefault(urljoin(base, href), None)
+            link = urljoin(base, href)
         except ValueError:
             continue
+        if len(link) <= MAX_URL_CHARS:  # not followed: never sent back to the crawl
+            seen.setdefault(link, None)
     return list(seen)
 
 
