@@ -33,6 +33,7 @@ TEST_NAMES: dict[str, list[list[str]]] = {
     "slowmap.site.test": [["127.0.0.1"]],
     "loopmap.site.test": [["127.0.0.1"]],
     "loopbots.site.test": [["127.0.0.1"]],
+    "busybots.site.test": [["127.0.0.1"]],
     "slowbots.site.test": [["127.0.0.1"]],
     "badloc.site.test": [["127.0.0.1"]],
     "other.test": [["127.0.0.1"]],

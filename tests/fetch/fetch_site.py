@@ -454,6 +454,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, page("Host echo", f"<article><h1>Host echo</h1><p>You asked for host {self.headers.get('Host')} and this sentence makes the page long enough to keep.</p></article>").encode())
         if path == "/robots.txt" and host == "delay.site.test":
             return self._send(200, b"User-agent: *\nCrawl-delay: 0.5\n", "text/plain")
+        if path == "/robots.txt" and host == "busybots.site.test":  # too many requests: come back in a minute
+            return self._send(429, b"Too many requests", "text/plain", {"Retry-After": "60"})
         if path == "/robots.txt" and host == "loopbots.site.test":  # never arrives
             return self._redirect("/robots.txt")
         if path == "/robots.txt" and host == "slowbots.site.test":  # arrives after the slow page's time

@@ -144,6 +144,14 @@ def test_a_site_whose_robots_txt_cannot_be_read_never_cools_http_down_with_sitem
     assert crawl(other, named, max_depth=0)["data"][0]["title"] == "Getting started"
 
 
+def test_a_robots_txt_answering_429_allows_nothing(site: Any, named: Config) -> None:
+    """A site too busy to serve its robots.txt was sent the whole crawl at once, as if it had none."""
+    envelope = dispatch_crawl(f"http://busybots.site.test:{site.port}/docs/", backend="http", config=named)
+    assert (envelope["error_code"], envelope["detail"]) == ("blocked", "robots_txt")
+    assert "robots.txt answered HTTP 429" in envelope["error"]
+    assert site.paths() == ["/robots.txt"]
+
+
 def test_a_redirect_into_a_path_robots_txt_disallows_is_never_requested(site: Any, named: Config) -> None:
     """Each hop is checked against its own host's robots.txt before it is requested."""
     seed = f"http://www.site.test:{site.port}"

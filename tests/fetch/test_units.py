@@ -220,7 +220,7 @@ def test_robots_group_named_inside_a_browser_style_user_agent() -> None:
 
 @pytest.mark.parametrize(
     ("status", "allowed"),
-    [(200, False), (404, True), (401, True), (500, False), (503, False)],
+    [(200, False), (404, True), (401, True), (429, False), (500, False), (503, False)],
 )
 def test_robots_fetch_outcomes(status: int, allowed: bool) -> None:
     async def fetcher(url: str) -> tuple[int, str]:

@@ -4,7 +4,8 @@ The whole User-Agent goes to protego, which finds a group's product token in it 
 boundary, so ``Mozilla/5.0 (compatible; MyBot/1.0)`` is ruled by the ``MyBot`` group.
 
 An unavailable file (HTTP 4xx) allows everything; a server error (5xx) allows nothing, as the
-RFC asks. A file longer than :data:`PARSE_LIMIT` is read up to there (the fetch stops at that
+RFC asks, and so does 429: a site that says it has too many requests is not unavailable but
+busy, and is not sent a whole crawl at once (Google reads 429 so too). A file longer than :data:`PARSE_LIMIT` is read up to there (the fetch stops at that
 size) and its cut last line dropped, as the RFC allows.
 """
 
@@ -110,7 +111,7 @@ class RobotsCache:
         status, text = await self._fetcher(f"{origin}/robots.txt")
         if 200 <= status < 300:
             rules = parse(text, self._user_agent)
-        elif 400 <= status < 500:
+        elif 400 <= status < 500 and status != 429:
             rules = RobotsRules(note=f"{origin}/robots.txt answered HTTP {status}; all paths allowed")
         else:
             rules = RobotsRules(disallow_all=True, note=f"{origin}/robots.txt answered HTTP {status}")
