@@ -467,6 +467,19 @@ def test_a_host_that_answers_with_retry_after_gets_no_request_before_it(
     ]
 
 
+def test_a_sitemap_of_a_host_paused_past_the_deadline_is_not_waited_for(site: Any, local: Config) -> None:
+    """The seed asks for an hour's pause: its sitemap waited for it, and held the call until its
+    deadline, which a warning then blamed for a crawl that had ended at once."""
+    started = time.monotonic()
+    envelope = dispatch_crawl(site.url("/busy?after=3600"), backend="http", config=local, use_sitemap=True, timeout=10)
+    assert time.monotonic() - started < 5
+    assert (envelope["error_code"], envelope["retry_after"]) == ("rate_limited", 3600)
+    assert envelope["meta"]["warnings"] == [
+        f"The sitemap {site.url('/sitemap.xml')} was not requested: its host asked for a pause (Retry-After) "
+        "that lasts 3600 s more, past the call's time limit; crawling from links only."
+    ]
+
+
 def test_pages_of_a_host_paused_past_the_deadline_are_not_requested(site: Any, local: Config) -> None:
     """/busy asks for 7 s; the call has 4: its host's other pages say so without being asked for."""
     envelope = crawl(site.url("/busy-links"), local, timeout=4, **ONE_AT_A_TIME)

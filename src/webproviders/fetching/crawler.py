@@ -400,7 +400,7 @@ class Crawler:
             url = queue.pop(0)
             read.add(url)
             try:
-                async with self.limiter.slot(host_of(url)):
+                async with self.limiter.slot(host_of(url), self._stop_at):
                     result = await fetch(url, self.config, timeout=min(10.0, self._url_timeout()),
                                          accept="application/xml,text/xml;q=0.9,*/*;q=0.5")
                 if status_error(result) is not None:
@@ -411,6 +411,12 @@ class Crawler:
                     content = await gunzip(content, url, self.config.web.max_response_bytes)
             except WebProviderError as exc:
                 warn(f"The sitemap {url} could not be read ({exc.code}: {exc.message}); crawling from links only.")
+                continue
+            except HostPaused as exc:  # waiting for it would only hold the call until its deadline
+                warn(
+                    f"The sitemap {url} was not requested: its host asked for a pause (Retry-After) that lasts "
+                    f"{exc.seconds_left:.0f} s more, past the call's time limit; crawling from links only."
+                )
                 continue
             found = parse_sitemap(content)
             if found is None:
