@@ -142,6 +142,14 @@ def test_failures_are_per_url_and_order_is_kept(site: Any, local: Config) -> Non
     assert all(page["error"] for page in data if page.get("error_code"))
 
 
+def test_a_page_answering_503_with_retry_after_is_not_asked_again_before_then(site: Any, local: Config) -> None:
+    """Down for an hour, the site says: the call was retried at once, twice, and did not say when to come back."""
+    envelope = unread(site.url("/busy?status=503&after=3600"), local)
+    assert (envelope["error_code"], envelope["retry_after"]) == ("bad_gateway", 3600)
+    assert envelope["error"].endswith("failed on its side (HTTP 503). Retry after 3600 s.")
+    assert site.paths() == ["/busy?status=503&after=3600"]
+
+
 def test_duplicate_urls_are_fetched_once(site: Any, local: Config) -> None:
     url = site.url("/articles/retries")
     data = extract([url, url], local)["data"]

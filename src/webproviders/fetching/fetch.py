@@ -388,7 +388,12 @@ def status_error(result: FetchResult) -> WebProviderError | None:
             f"{url} is rate limiting requests (HTTP 429).{when}", retry_after=retry_after, status_code=status
         )
     if status >= 500:
-        return BadGatewayError(f"{url} failed on its side (HTTP {status}).", status_code=status)
+        # A 503's Retry-After says when the site is back: not retried before, and the caller told.
+        retry_after = retry_after_from_headers(result.headers) if status == 503 else None
+        when = f" Retry after {retry_after:.0f} s." if retry_after else ""
+        return BadGatewayError(
+            f"{url} failed on its side (HTTP {status}).{when}", retry_after=retry_after, status_code=status
+        )
     if status >= 400:
         return InvalidInputError(f"{url} rejected the request (HTTP {status}).", status_code=status)
     return ProviderError(f"{url} answered HTTP {status} without a page to read.", status_code=status)
