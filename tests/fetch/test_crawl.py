@@ -178,6 +178,14 @@ def test_a_link_that_redirects_out_of_scope_or_into_an_excluded_path_is_never_re
     assert {host for host, _ in site.hits} == {"www.site.test"}
 
 
+def test_a_link_that_redirects_out_of_scope_to_a_refused_address_is_skipped_too(site: Any, named: Config) -> None:
+    """Out of scope, it is no page of the crawl whatever its address: it was an ``unsafe_url`` item."""
+    seed = f"http://www.site.test:{site.port}"
+    envelope = crawl(f"{seed}/sso-links", named, max_depth=1)
+    assert [page["url"] for page in envelope["data"]] == [f"{seed}/sso-links", f"{seed}/docs/a"]
+    assert "failed" not in envelope["meta"]
+
+
 def test_each_host_is_paced_by_the_crawl_delay_of_its_own_robots_txt(site: Any, named: Config) -> None:
     """The seed redirects to delay.site.test, whose robots.txt asks for 0.5 s between requests."""
     moved = f"http://delay.site.test:{site.port}/docs/"

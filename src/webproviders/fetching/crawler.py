@@ -285,7 +285,8 @@ class Crawler:
             await self._obey_robots(entry.url)
             async with self.limiter.slot(host_of(entry.url), self._stop_at):
                 result = await fetch(
-                    entry.url, self.config, timeout=self._url_timeout(), check_hop=partial(self._check_hop, entry)
+                    entry.url, self.config, timeout=self._url_timeout(),
+                    on_redirect=partial(self._check_redirect, entry), check_hop=self._obey_robots,
                 )
             return await self._page(entry, result)
         except NotFollowed:
@@ -313,10 +314,11 @@ class Crawler:
         except Exception as exc:  # noqa: BLE001 - one bad page must not end the crawl
             return Outcome(entry, item=self._error_item(entry, to_provider_error(exc, "http")))
 
-    async def _check_hop(self, entry: Entry, url: str) -> None:
+    def _check_redirect(self, entry: Entry, url: str) -> None:
         """A found link's redirect goes only where a link would be followed (the seed's moves
         the scope instead), to a URL not read or queued yet (an old address of a page the crawl
-        has), and where robots.txt allows, before that hop is requested."""
+        has). Judged before the target's address is checked: a hop out of scope is skipped
+        unseen, whatever it points to. robots.txt is then asked before the hop is requested."""
         if entry.depth:
             canon = canonicalize(url)
             page = page_identity(canon)
@@ -324,7 +326,6 @@ class Crawler:
                 raise NotFollowed(url)
             if not (self._in_scope(canon) and self._wanted(canon)):
                 raise NotFollowed(url)
-        await self._obey_robots(url)
 
     async def _obey_robots(self, url: str) -> None:
         """Raise :class:`RobotsRefused` when the crawl respects robots.txt and it disallows ``url``."""
