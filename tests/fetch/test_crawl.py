@@ -537,7 +537,11 @@ def test_a_seed_whose_robots_txt_does_not_arrive_in_time_says_so(site: Any, name
 
 @pytest.mark.parametrize(
     "options",
-    [{"scope": "planet"}, {"max_pages": 0}, {"max_depth": -1}, {"include": 5}, {"progress": "bar"}, {"delay": -1}],
+    [
+        {"scope": "planet"}, {"max_pages": 0}, {"max_depth": -1}, {"include": 5}, {"progress": "bar"}, {"delay": -1},
+        # Every link is matched against every pattern: 5,000 held a crawl seconds past its deadline.
+        {"exclude": [f"/nothing{n}/*" for n in range(101)]}, {"include": ["/" + "a" * 2_048 + "*"]},
+    ],
 )
 def test_bad_options_are_invalid_input(options: dict[str, Any], site: Any, local: Config) -> None:
     envelope = dispatch_crawl(site.url("/"), backend="http", config=local, **options)

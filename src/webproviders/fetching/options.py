@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from ..config import ProviderSettings
 from ..context import remaining_time
 from ..errors import InvalidInputError
+from ..urls import MAX_URL_CHARS
 
 
 def pick(kwargs: dict[str, Any], settings: ProviderSettings, name: str, default: Any) -> Any:
@@ -41,12 +42,21 @@ def switch(name: str, value: Any) -> bool:
     return value
 
 
+#: Patterns an ``include`` or ``exclude`` list may hold. Every link of every page is matched
+#: against each, between two looks at the clock: 5,000 held a crawl 4 s past its deadline.
+MAX_PATTERNS = 100
+
+
 def patterns(name: str, value: Any) -> tuple[str, ...]:
     items = [value] if isinstance(value, str) else value
     if items is None:
         return ()
     if not isinstance(items, (list, tuple)) or not all(isinstance(p, str) and p.strip() for p in items):
         raise InvalidInputError(f"{name} must be a list of URL patterns such as ['/docs/*'].")
+    if len(items) > MAX_PATTERNS:
+        raise InvalidInputError(f"{name} lists {len(items):,} patterns; at most {MAX_PATTERNS} are taken.")
+    if any(len(p) > MAX_URL_CHARS for p in items):
+        raise InvalidInputError(f"{name} holds a pattern longer than a URL may be ({MAX_URL_CHARS:,} characters).")
     return tuple(p.strip() for p in items)
 
 
