@@ -478,9 +478,10 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, sitemap(port, self.headers.get("Host") or ""), "application/xml")
         if path == "/sitemap.xml.gz":
             return self._send(200, gzip.compress(sitemap(port, self.headers.get("Host") or "")), "application/x-gzip")
-        if path == "/sitemap-loop.xml":  # an index that lists itself, then the real sitemap
+        if path == "/sitemap-loop.xml":  # an index that lists itself (also under fragments), then the real sitemap
             here = f"http://{self.headers.get('Host')}"
-            children = "".join(f"<sitemap><loc>{here}{p}</loc></sitemap>" for p in ["/sitemap-loop.xml"] * 10 + ["/sitemap.xml"])
+            itself = ["/sitemap-loop.xml"] * 5 + [f"/sitemap-loop.xml#{n}" for n in range(10)]
+            children = "".join(f"<sitemap><loc>{here}{p}</loc></sitemap>" for p in [*itself, "/sitemap.xml"])
             return self._send(200, f"<sitemapindex>{children}</sitemapindex>".encode(), "application/xml")
         if path == "/sitemap-badloc.xml":  # a <loc> that is no URL before a good one
             here = f"http://{self.headers.get('Host')}"

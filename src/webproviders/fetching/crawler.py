@@ -391,7 +391,8 @@ class Crawler:
         parts = urlsplit(referrer)
         origin = f"{parts.scheme}://{parts.netloc}"
         # ``Sitemap: /sitemap.xml`` is common, though the protocol asks for a full URL.
-        listed = [urljoin(f"{origin}/robots.txt", url) for url in rules.sitemaps] if rules else []
+        # Each file once, however it is spelled (a fragment is never sent: ``#2`` is the same file).
+        listed = [canonicalize(urljoin(f"{origin}/robots.txt", url)) for url in rules.sitemaps] if rules else []
         queue = list(dict.fromkeys(listed)) or [f"{origin}/sitemap.xml"]
         pages: list[str] = []
         # A sitemap may list 50,000 URLs; queueing them all would hold up the event loop.
@@ -425,7 +426,8 @@ class Crawler:
                 continue
             pages += found.pages[: wanted - len(pages)]
             # An index that lists itself (or a child twice) does not use up the reads.
-            fresh = [child for child in dict.fromkeys(found.children) if child not in read and child not in queue]
+            children = dict.fromkeys(canonicalize(child) for child in found.children)
+            fresh = [child for child in children if child not in read and child not in queue]
             queue += fresh[: MAX_SITEMAPS - len(read) - len(queue)]
         self._discover(seed, pages, referrer, rank=1)
 
