@@ -145,8 +145,10 @@ def test_a_site_whose_robots_txt_cannot_be_read_never_cools_http_down_with_sitem
 
 
 def test_a_robots_txt_answering_429_allows_nothing(site: Any, named: Config) -> None:
-    """A site too busy to serve its robots.txt was sent the whole crawl at once, as if it had none."""
-    envelope = dispatch_crawl(f"http://busybots.site.test:{site.port}/docs/", backend="http", config=named)
+    """A site too busy to serve its robots.txt was sent the whole crawl at once, as if it had none
+    (nor is its sitemap asked for: nothing it lists could be read)."""
+    seed = f"http://busybots.site.test:{site.port}/docs/"
+    envelope = dispatch_crawl(seed, backend="http", config=named, use_sitemap=True)
     assert (envelope["error_code"], envelope["detail"]) == ("blocked", "robots_txt")
     assert "robots.txt answered HTTP 429" in envelope["error"]
     assert site.paths() == ["/robots.txt"]

@@ -388,6 +388,8 @@ class Crawler:
             if self.options.respect_robots:
                 return  # no robots.txt, no page of this host: the seed's item already says why
             rules = None
+        if rules is not None and rules.disallow_all and self.options.respect_robots:
+            return  # a host that answered 429 or 5xx for robots.txt: nothing listed could be read
         parts = urlsplit(referrer)
         origin = f"{parts.scheme}://{parts.netloc}"
         # ``Sitemap: /sitemap.xml`` is common, though the protocol asks for a full URL.
