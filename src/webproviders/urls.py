@@ -2,7 +2,8 @@
 
 :func:`canonicalize` gives one spelling per page, so a crawler fetches each page once: the
 fragment goes, the host is lower-cased, a default port is dropped, an empty path becomes
-``/``, and common tracking parameters (``utm_*``, ``gclid``, ``fbclid``, …) are removed.
+``/``, and common tracking parameters (``utm_*``, ``gclid``, ``fbclid``, …) and session ids
+(``;jsessionid=``, ``PHPSESSID``) are removed.
 Everything else, including the order of the remaining parameters, is kept: some sites
 depend on it. :func:`page_identity` goes one step further, to compare pages only (the
 crawler's and the page index's one page per URL): spellings that RFC 3986 calls equal
@@ -31,6 +32,11 @@ TRACKING_PARAMS = frozenset(
     }
 )
 _TRACKING_PREFIXES = ("utm_", "pk_", "piwik_", "matomo_", "hsa_")
+#: Session ids a server writes into its links for a client without cookies, as a crawler is:
+#: a new one on every visit puts each page under endless URLs (Java's ``;jsessionid=`` path
+#: parameter, PHP's and ColdFusion's query parameters).
+SESSION_PARAMS = frozenset({"jsessionid", "phpsessid", "aspsessionid", "cfid", "cftoken"})
+_PATH_SESSION = re.compile(r";(?:jsessionid|phpsessid)=[^;/]*", re.IGNORECASE)
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]+")
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 #: RFC 3986 §2.3: percent-encoding one of these changes nothing.
@@ -43,8 +49,9 @@ _ONE_SPELLING = re.compile(r"[A-Za-z0-9\-._~/:@!$&'()*+,;=?]*")
 
 
 def is_tracking(name: str) -> bool:
+    """Whether a query parameter says who sent the reader or which session it is, not which page."""
     key = name.lower()
-    return key in TRACKING_PARAMS or key.startswith(_TRACKING_PREFIXES)
+    return key in TRACKING_PARAMS or key in SESSION_PARAMS or key.startswith(_TRACKING_PREFIXES)
 
 
 def canonicalize(url: str) -> str:
@@ -63,7 +70,7 @@ def canonicalize(url: str) -> str:
     netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
     if "@" in parts.netloc:  # kept so the safety check still sees (and refuses) it
         netloc = parts.netloc.rsplit("@", 1)[0] + "@" + netloc
-    path = parts.path or "/"
+    path = _PATH_SESSION.sub("", parts.path) or "/"
     return urlunsplit((scheme, netloc, path, _untracked(parts.query), ""))
 
 

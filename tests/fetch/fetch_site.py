@@ -336,6 +336,8 @@ class SiteServer(ThreadingHTTPServer):
         self.peak_total = 0
         self.stopping = threading.Event()
         self.slow_seconds = 10.0
+        #: Session ids handed out by /jsp/ pages.
+        self.sessions = 0
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # a client that hangs up early (a body cap, a timeout) is expected here
@@ -438,6 +440,12 @@ class SiteHandler(BaseHTTPRequestHandler):
             at = int(path.rsplit("/", 1)[-1]) * 5_000
             links = "".join(f'<a href="/facets/{at + n}?color=red&amp;size={n % 7}">{n}</a> ' for n in range(5_000))
             return self._send(200, page("Filters", f"<article><h1>Filters</h1><p>{links}</p></article>").encode())
+        if path.startswith("/jsp/"):  # a Java shop that puts a new session id in every link of a client without cookies
+            with server.lock:
+                server.sessions += 1
+                session = f"{server.sessions:08X}"
+            links = " ".join(f'<a href="/jsp/{n};jsessionid={session}?PHPSESSID={session}">page {n}</a>' for n in range(3))
+            return self._send(200, page("Shop", f"<article><h1>Shop</h1><p>Our pages: {links}.</p></article>").encode())
         if path == "/grow":  # a trap: each page links to itself with a query twice as long
             grown = query.get("q", ["a"])[0] * 2
             links = f'<a href="/grow?q={grown}">more</a>'

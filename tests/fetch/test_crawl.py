@@ -335,6 +335,12 @@ def test_an_endless_site_keeps_a_queue_of_a_few_urls_per_page_to_read(site: Any,
     assert max(event["queued"] for event in events) <= 2 * 4 * 3
 
 
+def test_session_ids_in_links_do_not_make_one_page_many(site: Any, local: Config) -> None:
+    """Each answer puts a new session id into every link: each page came back under every one."""
+    envelope = crawl(site.url("/jsp/0"), local, max_pages=20, max_depth=5, include=["/jsp/*"])
+    assert paths(envelope, site) == ["/jsp/0", "/jsp/1", "/jsp/2"]
+
+
 def test_links_longer_than_the_url_limit_are_not_followed(site: Any, local: Config) -> None:
     """A query that doubles on every page, and links under a long ``<base href>``: such URLs
     were requested (5,000 of them under a 60 KB base held 600 MB in the calling process)."""

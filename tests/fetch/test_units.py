@@ -129,6 +129,11 @@ def test_config_builds_the_policy(config_for: Any) -> None:
         ("http://example.com:8080/a", "http://example.com:8080/a"),
         ("http://[2001:db8::1]:80/x", "http://[2001:db8::1]/x"),
         ("http://Example.com./p", "http://example.com/p"),
+        # Session ids of a server that sees no cookie: one page, a new URL on every visit.
+        ("http://h.example/shop/item.jsp;jsessionid=0A1B2C?id=7", "http://h.example/shop/item.jsp?id=7"),
+        ("http://h.example/;JSESSIONID=0A1B2C", "http://h.example/"),
+        ("http://h.example/forum.php?PHPSESSID=9f8e7d&t=5", "http://h.example/forum.php?t=5"),
+        ("http://h.example/a.cfm?CFID=12&CFTOKEN=34&x=1", "http://h.example/a.cfm?x=1"),
     ],
 )
 def test_canonicalize(url: str, canonical: str) -> None:
