@@ -229,8 +229,10 @@ SITEMAPS = {
 
 
 def big_sitemap(host: str) -> bytes:
-    """A sitemap of 20,000 pages, as large sites list them (the protocol allows 50,000)."""
-    entries = "".join(f"<url><loc>http://{host}/listed/{n}</loc></url>" for n in range(20_000))
+    """A sitemap of 20,000 pages, as large sites list them (the protocol allows 50,000), and one
+    more page after them."""
+    listed = [f"/listed/{n}" for n in range(20_000)] + ["/orphan"]
+    entries = "".join(f"<url><loc>http://{host}{path}</loc></url>" for path in listed)
     return f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{entries}</urlset>'.encode()
 
 

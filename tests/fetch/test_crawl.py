@@ -316,6 +316,15 @@ def test_a_sitemap_of_many_pages_queues_only_what_max_pages_can_use(site: Any, n
     assert max(event["queued"] for event in events) < 100
 
 
+def test_the_sitemap_urls_taken_are_those_the_crawl_would_follow(site: Any, named: Config) -> None:
+    """The first URLs listed, left out by ``include``, used up what was taken; the page after
+    them was never read, and a warning said that no link matched."""
+    seed = f"http://bigmap.site.test:{site.port}/docs/a"
+    envelope = crawl(seed, named, use_sitemap=True, max_pages=3, include=["/orphan"])
+    assert [page["url"] for page in envelope["data"]] == [seed, f"http://bigmap.site.test:{site.port}/orphan"]
+    assert "warnings" not in envelope["meta"]
+
+
 def test_a_sitemap_still_waiting_for_its_crawl_delay_at_the_deadline_keeps_the_pages_read(
     site: Any, named: Config
 ) -> None:

@@ -426,12 +426,23 @@ class Crawler:
             if found is None:
                 warn(f"The sitemap {url} is not a sitemap (no <urlset> or <sitemapindex> in XML); crawling from links only.")
                 continue
-            pages += found.pages[: wanted - len(pages)]
+            await self._take_listed(found.pages, pages, wanted)
             # An index that lists itself (or a child twice) does not use up the reads.
             children = dict.fromkeys(canonicalize(child) for child in found.children)
             fresh = [child for child in children if child not in read and child not in queue]
             queue += fresh[: MAX_SITEMAPS - len(read) - len(queue)]
         self._discover(seed, pages, referrer, rank=1)
+
+    async def _take_listed(self, listed: list[str], pages: list[str], wanted: int) -> None:
+        """Add to ``pages`` the ``listed`` URLs a link would be followed to, up to ``wanted``:
+        counting those it would not (another host, left out by ``include``) took a sitemap's
+        first blog posts and never reached its docs. The event loop runs on between batches."""
+        for start in range(0, len(listed), LINKS_PER_CLOCK):
+            if len(pages) >= wanted:
+                return
+            batch = (canonicalize(url) for url in listed[start : start + LINKS_PER_CLOCK])
+            pages += [url for url in batch if self._in_scope(url) and self._wanted(url)][: wanted - len(pages)]
+            await asyncio.sleep(0)
 
     # -- progress ---------------------------------------------------------------------
     async def _report(self, outcome: Outcome, in_flight: int) -> None:
