@@ -460,9 +460,10 @@ class SiteHandler(BaseHTTPRequestHandler):
             moved = f"/redirect/to?url=http://other.test:{port}/private/secret"
             links = f'Our <a href="{moved}">planning notes</a> moved; start with <a href="/docs/a">getting started</a>.'
             return self._send(200, f"<html><body><article><h1>Moved links</h1><p>{links}</p></article></body></html>".encode())
-        if path == "/sso-links":  # a link that redirects to a sign-in page on the intranet
+        if path == "/sso-links":  # a link that redirects to a sign-in page on the intranet, one with a password
             sso = f"/redirect/to?url=http://private.test:{port}/login"
-            links = f'<a href="{sso}">Sign in</a> or <a href="/docs/a">get started</a>.'
+            signed = f"http://guest:guest@{self.headers.get('Host')}/members"
+            links = f'<a href="{sso}">Sign in</a>, <a href="{signed}">enter as a guest</a> or <a href="/docs/a">get started</a>.'
             return self._send(200, f"<html><body><article><h1>Members</h1><p>{links}</p></article></body></html>".encode())
         if path == "/echo-host":
             return self._send(200, page("Host echo", f"<article><h1>Host echo</h1><p>You asked for host {self.headers.get('Host')} and this sentence makes the page long enough to keep.</p></article>").encode())

@@ -181,7 +181,9 @@ def test_a_link_that_redirects_out_of_scope_or_into_an_excluded_path_is_never_re
 
 
 def test_a_link_that_redirects_out_of_scope_to_a_refused_address_is_skipped_too(site: Any, named: Config) -> None:
-    """Out of scope, it is no page of the crawl whatever its address: it was an ``unsafe_url`` item."""
+    """Out of scope, it is no page of the crawl whatever its address: it was an ``unsafe_url`` item.
+    So was a link with a user name and password, which is never fetched (its robots.txt was
+    named as the URL refused)."""
     seed = f"http://www.site.test:{site.port}"
     envelope = crawl(f"{seed}/sso-links", named, max_depth=1)
     assert [page["url"] for page in envelope["data"]] == [f"{seed}/sso-links", f"{seed}/docs/a"]

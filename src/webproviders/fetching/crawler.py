@@ -201,6 +201,8 @@ class Crawler:
             return False
         if parts.scheme not in ("http", "https") or not parts.hostname or len(url) > MAX_URL_CHARS:
             return False
+        if "@" in parts.netloc:  # user info: never fetched (docs/security.md), so not followed
+            return False
         path = parts.path.lower()
         if path.endswith(SKIP_EXTENSIONS):
             return False
