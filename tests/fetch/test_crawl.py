@@ -265,7 +265,7 @@ def test_sitemap_seeding(site: Any, local: Config) -> None:
     ("host", "warning"),
     [
         ("gz.site.test", None),
-        ("gzbomb.site.test", "could not be read (too_large: "),
+        ("gzbomb.site.test", "the URLs in its first 5,000,000 bytes were read"),
         ("nomap.site.test", "is not a sitemap"),
         ("relmap.site.test", None),  # ``Sitemap: /sitemap.xml``: read from the robots.txt's host
         ("loopmap.site.test", None),  # an index listing itself ten times before its sitemap
@@ -316,6 +316,17 @@ def test_a_sitemap_of_many_pages_queues_only_what_max_pages_can_use(site: Any, n
     assert len(envelope["data"]) == 3
     # The pages' own links, and a few times max_pages of the sitemap's.
     assert max(event["queued"] for event in events) < 100
+
+
+def test_a_sitemap_longer_than_the_body_cap_gives_the_urls_at_its_beginning(site: Any, config_for: Any) -> None:
+    """Of the 20,000 pages listed, a crawl takes a few: a sitemap over the cap gave none before."""
+    config = config_for(allowed_hosts=["*.site.test"], max_response_bytes=100_000)
+    envelope = crawl(f"http://bigmap.site.test:{site.port}/docs/a", config, use_sitemap=True, max_pages=3, include=["/listed/*"])
+    assert [page["url"].rsplit("/", 2)[-2:] for page in envelope["data"]] == [["docs", "a"], ["listed", "0"], ["listed", "1"]]
+    assert envelope["meta"]["warnings"] == [
+        f"The sitemap http://bigmap.site.test:{site.port}/sitemap-big.xml is longer than web.max_response_bytes "
+        "(100,000 bytes); the URLs in its first 100,000 bytes were read."
+    ]
 
 
 def test_the_sitemap_urls_taken_are_those_the_crawl_would_follow(site: Any, named: Config) -> None:

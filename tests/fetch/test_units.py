@@ -268,6 +268,12 @@ def test_sitemap_urlset_and_index() -> None:
     assert index.children == ["https://example.com/s1.xml"] and index.pages == []
 
 
+def test_the_beginning_of_a_sitemap_gives_its_whole_urls() -> None:
+    """The first bytes of a longer file: its last entry may stop mid-URL (``/lon``)."""
+    head = b"<urlset><url><loc>https://example.com/a</loc></url><url><loc>https://example.com/lon"
+    assert parse_sitemap(head, cut=True).pages == ["https://example.com/a"]
+
+
 def test_sitemap_entities_are_not_expanded(tmp_path: Any) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("TOP-SECRET")

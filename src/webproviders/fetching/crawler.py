@@ -407,14 +407,15 @@ class Crawler:
             read.add(url)
             try:
                 async with self.limiter.slot(host_of(url), self._stop_at):
+                    # Its beginning is read when it is longer than the cap: few of its URLs are taken.
                     result = await fetch(url, self.config, timeout=min(10.0, self._url_timeout()),
-                                         accept="application/xml,text/xml;q=0.9,*/*;q=0.5")
+                                         accept="application/xml,text/xml;q=0.9,*/*;q=0.5", truncate=True)
                 if status_error(result) is not None:
                     warn(f"The sitemap {url} answered HTTP {result.status_code}; crawling from links only.")
                     continue
-                content = result.content
+                content, cut = result.content, result.truncated
                 if content.startswith(GZIP_MAGIC):  # a .xml.gz file, whatever its Content-Type says
-                    content = await gunzip(content, url, self.config.web.max_response_bytes)
+                    content, cut = await gunzip(content, url, self.config.web.max_response_bytes, truncate=True)
             except WebProviderError as exc:
                 warn(f"The sitemap {url} could not be read ({exc.code}: {exc.message}); crawling from links only.")
                 continue
@@ -424,10 +425,13 @@ class Crawler:
                     f"{exc.seconds_left:.0f} s more, past the call's time limit; crawling from links only."
                 )
                 continue
-            found = parse_sitemap(content)
+            found = parse_sitemap(content, cut)
             if found is None:
                 warn(f"The sitemap {url} is not a sitemap (no <urlset> or <sitemapindex> in XML); crawling from links only.")
                 continue
+            if cut:
+                limit = self.config.web.max_response_bytes
+                warn(f"The sitemap {url} is longer than web.max_response_bytes ({limit:,} bytes); the URLs in its first {limit:,} bytes were read.")
             await self._take_listed(found.pages, pages, wanted)
             # An index that lists itself (or a child twice) does not use up the reads.
             children = dict.fromkeys(canonicalize(child) for child in found.children)

@@ -155,14 +155,16 @@ async def _read_body(response: httpx.Response, url: str, limit: int, truncate: b
 GZIP_MAGIC = b"\x1f\x8b"
 
 
-async def gunzip(content: bytes, url: str, limit: int) -> bytes:
-    """A gzip file's content (a ``.xml.gz`` sitemap), decoded off the event loop under the
-    same cap as a body: a gzip bomb is ``too_large``, a corrupt or cut file ``network_error``."""
-    body = BodyDecoder("gzip", limit)
+async def gunzip(content: bytes, url: str, limit: int, *, truncate: bool = False) -> tuple[bytes, bool]:
+    """A gzip file's content (a ``.xml.gz`` sitemap) and whether it was cut, decoded off the
+    event loop under the same cap as a body: beyond it a gzip bomb is ``too_large`` (with
+    ``truncate``, its first ``limit`` bytes); a corrupt or cut file is ``network_error``."""
+    body = BodyDecoder("gzip", limit, truncate=truncate)
     with _decoding(url, limit, "gzip"):
         await _decoders.run(body.feed, content)
-        await _decoders.run(body.finish)
-    return body.body
+        if not body.full:
+            await _decoders.run(body.finish)
+    return body.body, body.full
 
 
 #: Where page fetches take their proxy from (the environment's are not used for them).

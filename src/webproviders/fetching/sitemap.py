@@ -16,9 +16,11 @@ class Sitemap:
     children: list[str] = field(default_factory=list)
 
 
-def parse_sitemap(content: bytes) -> Sitemap | None:
+def parse_sitemap(content: bytes, cut: bool = False) -> Sitemap | None:
     """The ``<loc>`` entries of a sitemap; None when ``content`` is no sitemap (not XML, or
-    neither a ``<urlset>`` nor a ``<sitemapindex>``), so the crawl can say it was not read."""
+    neither a ``<urlset>`` nor a ``<sitemapindex>``), so the crawl can say it was not read.
+    ``cut``: ``content`` is the beginning of a longer file, whose last entry may stop mid-URL
+    (it is left out)."""
     from lxml import etree
 
     parser = etree.XMLParser(
@@ -37,4 +39,6 @@ def parse_sitemap(content: bytes) -> Sitemap | None:
         text = (element.text or "").strip()
         if text:
             (result.children if is_index else result.pages).append(text)
+    if cut:
+        del (result.children if is_index else result.pages)[-1:]
     return result
