@@ -415,7 +415,7 @@ class Crawler:
                     continue
                 content, cut = result.content, result.truncated
                 if content.startswith(GZIP_MAGIC):  # a .xml.gz file, whatever its Content-Type says
-                    content, cut = await gunzip(content, url, self.config.web.max_response_bytes, truncate=True)
+                    content, cut = await gunzip(content, url, self.config.web.max_response_bytes)
             except WebProviderError as exc:
                 warn(f"The sitemap {url} could not be read ({exc.code}: {exc.message}); crawling from links only.")
                 continue

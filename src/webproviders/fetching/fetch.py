@@ -155,11 +155,11 @@ async def _read_body(response: httpx.Response, url: str, limit: int, truncate: b
 GZIP_MAGIC = b"\x1f\x8b"
 
 
-async def gunzip(content: bytes, url: str, limit: int, *, truncate: bool = False) -> tuple[bytes, bool]:
-    """A gzip file's content (a ``.xml.gz`` sitemap) and whether it was cut, decoded off the
-    event loop under the same cap as a body: beyond it a gzip bomb is ``too_large`` (with
-    ``truncate``, its first ``limit`` bytes); a corrupt or cut file is ``network_error``."""
-    body = BodyDecoder("gzip", limit, truncate=truncate)
+async def gunzip(content: bytes, url: str, limit: int) -> tuple[bytes, bool]:
+    """A gzip file's content (a ``.xml.gz`` sitemap) up to the same cap as a body, decoded off
+    the event loop, and whether it was cut there (a gzip bomb stops at it); a corrupt file, or
+    one that ends before its stream does, is ``network_error``."""
+    body = BodyDecoder("gzip", limit, truncate=True)
     with _decoding(url, limit, "gzip"):
         await _decoders.run(body.feed, content)
         if not body.full:

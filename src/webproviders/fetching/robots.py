@@ -5,8 +5,9 @@ boundary, so ``Mozilla/5.0 (compatible; MyBot/1.0)`` is ruled by the ``MyBot`` g
 
 An unavailable file (HTTP 4xx) allows everything; a server error (5xx) allows nothing, as the
 RFC asks, and so does 429: a site that says it has too many requests is not unavailable but
-busy, and is not sent a whole crawl at once (Google reads 429 so too). A file longer than :data:`PARSE_LIMIT` is read up to there (the fetch stops at that
-size) and its cut last line dropped, as the RFC allows.
+busy, and is not sent a whole crawl at once (Google reads 429 so too). A file longer than
+:data:`PARSE_LIMIT` is read up to there (the fetch stops at that size) and its cut last line
+dropped, as the RFC allows.
 """
 
 from __future__ import annotations
