@@ -33,6 +33,7 @@ from webproviders.kit import (
     import_packages,
     page_error,
     warn_unknown,
+    within,
 )
 
 from .pages import internal_links, to_page
@@ -178,7 +179,7 @@ class Crawl4AIProvider(WebSearchProvider):
                     break
                 try:
                     results = list(
-                        await asyncio.wait_for(crawler.arun_many(urls=batch, config=run), budget)
+                        await within(crawler.arun_many(urls=batch, config=run), budget)
                     )
                 except asyncio.TimeoutError:
                     warn(f"crawl4ai stopped at the call deadline after {len(pages)} pages.")

@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 from webproviders import ProviderError, warn
+from webproviders.kit import within
 
 #: Time kept back from the deadline to cancel the job and return: at most this, at most a quarter.
 CANCEL_RESERVE = 2.0
@@ -28,7 +29,7 @@ _abandoned: set[asyncio.Task[Any]] = set()
 async def _cancel(firecrawl: Any, job_id: str, timeout: float) -> bool:
     """Ask Firecrawl to stop the job; False when that did not work in time."""
     try:
-        return bool(await asyncio.wait_for(firecrawl.cancel_crawl(job_id), timeout))
+        return bool(await within(firecrawl.cancel_crawl(job_id), timeout))
     except Exception:  # noqa: BLE001 - cancelling is best effort; the pages are still returned
         return False
 

@@ -24,6 +24,7 @@ from webproviders.kit import (
     time_budget,
     to_provider_error,
     warn_unknown,
+    within,
 )
 
 NAME = "http"
@@ -63,7 +64,7 @@ async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[
         try:
             if stop_at is None:
                 return await read(url)
-            return await asyncio.wait_for(read(url), max(0.0, stop_at - loop.time()))
+            return await within(read(url), max(0.0, stop_at - loop.time()))
         except asyncio.TimeoutError:
             return page_error(url, WebTimeoutError(
                 f"{url} could not be read before the call's time limit.", provider=NAME))

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from typing import Any, TypeVar
 
 from .. import context
+from ..asynctimeout import within
 from ..pools import LazyPool
 from ..redact import get_logger, scrub
 
@@ -176,7 +177,7 @@ class StoreGuard:
             self._released(probe)
             raise StoreUnavailable("was skipped: the call had no time left for it")
         try:
-            result = await asyncio.wait_for(offload(fn, *args), bound)
+            result = await within(offload(fn, *args), bound)
         except asyncio.TimeoutError:
             reason = f"did not answer within {bound:.2f} s"
             if bound < min(self.timeout, MIN_BOUND):  # the call ran out of time; no verdict on the store

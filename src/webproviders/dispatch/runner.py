@@ -17,10 +17,10 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from ..asynctimeout import timeout as asyncio_timeout
+from ..asynctimeout import within
 from ..errors import PluginRaised
 from ..pools import LazyPool, daemon_loop
 from ..registry.providers import RunsPluginCode, allow_plugin_code, refuse_plugin_code
@@ -61,10 +61,10 @@ async def call(
     """
     try:
         if _is_async(fn):
-            return await _within(fn(*args, **kwargs), timeout)
+            return await within(fn(*args, **kwargs), timeout)
         if inline:
             result = fn(*args, **kwargs)
-            return await _within(result, timeout) if _awaitable(result) else result
+            return await within(result, timeout) if _awaitable(result) else result
         return await _in_thread(fn, args, kwargs, timeout)
     except KeyboardInterrupt:
         raise  # on the caller's thread: a real Ctrl-C
@@ -93,13 +93,13 @@ async def _in_thread(
     )
     started = time.monotonic()
     try:
-        result = await asyncio.wait_for(future, timeout)
+        result = await within(future, timeout)
     except BaseException:
         watch.abandon()  # a thread that ended already, or never started, does not count
         raise
     if _awaitable(result):  # a plain def that returned a coroutine
         left = max(0.0, timeout - (time.monotonic() - started))
-        result = await _within(result, left)
+        result = await within(result, left)
     return result
 
 
@@ -153,13 +153,6 @@ def _awaitable(result: Any) -> bool:
 
 
 _PLAIN = frozenset({dict, list, tuple, str, type(None)})
-
-
-async def _within(awaitable: Awaitable[T], timeout: float) -> T:
-    """Await in the current task under a timeout: no extra task per call, unlike ``wait_for``,
-    and a provider's ``SystemExit`` reaches the call's own handling."""
-    async with asyncio_timeout(timeout):
-        return await awaitable
 
 
 class BackgroundLoop:
@@ -312,7 +305,7 @@ def _close_loops(loops: list[asyncio.AbstractEventLoop]) -> None:
     for loop in loops:
         try:
             if not loop.is_closed():
-                loop.run_until_complete(asyncio.wait_for(_close_clients(), _SWEEP_CLOSE_WAIT))
+                loop.run_until_complete(within(_close_clients(), _SWEEP_CLOSE_WAIT))
         except Exception:  # noqa: BLE001 - a client that fails to close is dropped all the same
             pass
         finally:

@@ -25,6 +25,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..asynctimeout import within
 from ..config import Config
 from ..envelope import page_error
 from ..errors import NetworkError, WebProviderError, WebTimeoutError
@@ -117,7 +118,7 @@ async def screen(call: Call, entry: ProviderEntry) -> Screened:
         problems = screen_urls_offline(urls, policy)
     else:
         try:
-            problems = await asyncio.wait_for(screen_urls(urls, policy), max(0.0, call.remaining()))
+            problems = await within(screen_urls(urls, policy), max(0.0, call.remaining()))
         except asyncio.TimeoutError:
             raise WebTimeoutError("The call's deadline passed while the URLs' host names were being checked.") from None
         if self_hosted:

@@ -19,6 +19,7 @@ from functools import partial
 from typing import Any, Literal
 from urllib.parse import urljoin, urlsplit
 
+from ..asynctimeout import within
 from ..config import Config, ProviderSettings, user_agent
 from ..context import warn
 from ..envelope import page_error
@@ -467,7 +468,7 @@ class Crawler:
             result = self._progress(event)
             if inspect.isawaitable(result):
                 # One that never returns would hold the crawl past its deadline, and lose every page.
-                await asyncio.wait_for(result, self._left())
+                await within(result, self._left())
         except Exception as exc:  # noqa: BLE001 - a broken progress bar must not end the crawl
             left = self._left()
             if isinstance(exc, asyncio.TimeoutError) and left is not None and left <= 0.05:
@@ -561,7 +562,7 @@ class Crawler:
                         if self.options.use_sitemap and self.options.max_depth >= 1:
                             # Its fetches wait for the host's slot and Crawl-delay: bounded too.
                             try:
-                                await asyncio.wait_for(self._read_sitemaps(entry, found_on), self._left())
+                                await within(self._read_sitemaps(entry, found_on), self._left())
                             except asyncio.TimeoutError:
                                 cut_short = True
                 if cut_short:

@@ -19,6 +19,7 @@ from typing import NamedTuple
 
 import httpx
 
+from ..asynctimeout import within
 from ..config import Config
 from ..context import note_repeating
 from ..errors import (
@@ -336,7 +337,7 @@ async def fetch(
             work.close()
             raise WebTimeoutError(f"No time was left to fetch {shorten(url)}.")
         try:
-            return await asyncio.wait_for(work, timeout)
+            return await within(work, timeout)
         except asyncio.TimeoutError:
             kept = (  # the proxy, not the page, kept it
                 f": {no_tunnel(proxy_address(proxy), tunnel.host, PAGE_PROXY_SETTING)}"

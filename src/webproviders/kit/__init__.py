@@ -20,6 +20,7 @@ _EXPORTS = {
     "import_packages": "kit.sdk",
     "import_off_loop": "offloop",
     "on_own_loop": "kit.ownloop",
+    "within": "asynctimeout",
     "HTMLSearchProvider": "kit.htmlsearch",
     "check_page_status": "kit.htmlsearch",
     "page_text": "kit.htmlsearch",
@@ -117,6 +118,7 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
+    from ..asynctimeout import within
     from ..config import user_agent
     from ..envelope import page_error, truncate
     from ..errors import (

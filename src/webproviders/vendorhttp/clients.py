@@ -30,6 +30,7 @@ from typing import Any
 import httpx
 
 from .. import context
+from ..asynctimeout import within
 from ..config import VENDOR_MAX_BYTES, Config, user_agent
 from ..fetching.pinning import http2_available
 from ..loopend import LoopEnd
@@ -220,7 +221,7 @@ class HTTPClients:
             elif loop.is_running():
                 waiting = asyncio.run_coroutine_threadsafe(clients.aclose(), loop)
                 try:
-                    await asyncio.wait_for(asyncio.wrap_future(waiting), CLOSE_WAIT)
+                    await within(asyncio.wrap_future(waiting), CLOSE_WAIT)
                 except asyncio.TimeoutError:
                     pass
             else:

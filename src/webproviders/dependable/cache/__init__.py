@@ -15,6 +15,7 @@ import copy
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from ...asynctimeout import within
 from ...errors import WebProviderError, WebTimeoutError
 from ...redact import get_logger
 from ..health import CALL_DEADLINE
@@ -76,7 +77,7 @@ class ResultCache:
             future, leader = self.flights.join(key)
             if not leader:
                 try:
-                    payload, shared = await asyncio.wait_for(
+                    payload, shared = await within(
                         asyncio.shield(asyncio.wrap_future(future)), max(0.0, remaining())
                     )
                 except _LeaderGone:

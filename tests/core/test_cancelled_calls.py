@@ -1,0 +1,132 @@
+"""An async call its caller cancels ends as cancelled, wherever it was.
+
+``asyncio.wait_for`` before Python 3.12 returns the result of what it waits on when that
+finishes just as the waiting task is cancelled, dropping the cancellation: an extract
+cancelled while its URLs were being screened, or a search while its sync provider's thread
+was answering, went on and returned an envelope (a caller's ``asyncio.timeout`` around it
+fired and was ignored). Real pages on a loopback server; a sync provider in a plugin.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable, Coroutine
+from http.server import BaseHTTPRequestHandler
+from typing import Any
+
+import pytest
+
+from webproviders import adispatch_crawl, adispatch_extract, adispatch_search
+from webproviders.config import Config
+
+PAGE = b"<html><head><title>T</title></head><body><article><p>" + b"Some words of text. " * 40 + b"</p></article></body></html>"
+#: Turns of the caller's loop after which each call is cancelled: every point from its start
+#: to well into its requests.
+TURNS = 40
+
+_SYNC_PROVIDER = """
+import time
+
+from webproviders import WebSearchProvider
+
+
+class Quick(WebSearchProvider):
+    name = "quick"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        time.sleep(0.02)
+        return [{"title": "t", "url": "https://a.example/" + query, "description": "d"}]
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Quick())
+"""
+
+
+@pytest.fixture
+def site(http_server: Any) -> str:
+    """A site whose pages take a moment to answer (so a call is still running when cancelled)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if self.path != "/robots.txt":
+                self.server.released.wait(0.5)  # type: ignore[attr-defined]
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", str(len(PAGE)))
+            self.end_headers()
+            try:
+                self.wfile.write(PAGE)
+            except OSError:
+                pass  # the call was cancelled, its connection closed
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    return f"http://127.0.0.1:{http_server(Handler).server_address[1]}"
+
+
+async def _cancelled_after_each_turn(make: Callable[[int], Coroutine[Any, Any, dict[str, Any]]]) -> list[int]:
+    """The turns after which a cancelled call returned an envelope instead of raising."""
+    ignored = []
+    for turns in range(TURNS):
+        task = asyncio.ensure_future(make(turns))
+        for _ in range(turns):
+            await asyncio.sleep(0)
+        if not task.cancel():
+            continue  # it had finished already
+        try:
+            await task
+        except asyncio.CancelledError:
+            continue
+        ignored.append(turns)
+    return ignored
+
+
+def test_a_cancelled_extract_or_crawl_ends_as_cancelled_at_every_point(site: str, make_config: Any) -> None:
+    config: Config = make_config(web={"allowed_hosts": ["127.0.0.1"], "usage": False, "cache": False})
+
+    async def main() -> tuple[list[int], list[int]]:
+        warm = await adispatch_extract(f"{site}/warm", backend="http", config=config, timeout=10)
+        assert warm["success"], warm
+        extracts = await _cancelled_after_each_turn(
+            lambda n: adispatch_extract([f"{site}/a{n}", f"{site}/b{n}"], backend="http", config=config, timeout=10)
+        )
+        crawls = await _cancelled_after_each_turn(
+            lambda n: adispatch_crawl(f"{site}/c{n}", backend="http", config=config, timeout=10, max_pages=2)
+        )
+        return extracts, crawls
+
+    assert asyncio.run(main()) == ([], [])
+
+
+def test_a_search_cancelled_as_its_sync_provider_answers_ends_as_cancelled(write_plugin: Any, make_config: Any) -> None:
+    plugins = write_plugin("quick", _SYNC_PROVIDER)
+    config = make_config(
+        web={"search_backend": "quick", "usage": False, "cache": False},
+        plugins={"paths": [str(plugins)], "enabled": ["quick"]},
+    )
+    answered = threading.Event()
+
+    async def main() -> list[int]:
+        assert (await adispatch_search("warm", config=config))["success"]
+        ignored = []
+        for n in range(100):  # the thread answers at a moment of its own: try around it
+            task = asyncio.ensure_future(adispatch_search(f"q{n}", config=config, timeout=10))
+            await asyncio.sleep(0.02 + 0.0005 * (n % 20))
+            if not task.cancel():
+                continue
+            try:
+                await task
+            except asyncio.CancelledError:
+                answered.set()
+                continue
+            ignored.append(n)
+        return ignored
+
+    assert asyncio.run(main()) == []
+    assert answered.is_set()  # some calls were cancelled while running
