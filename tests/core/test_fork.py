@@ -65,13 +65,15 @@ def test_a_forked_child_calls_again_and_its_usage_is_counted_once(tmp_path: Path
     assert rows == [("priced", "ok")] * 5  # three calls of the parent, two of the child, each once
 
 
-def _ledger_after(script: str, tmp_path: Path) -> list[tuple[str, str]]:
+def _ledger_after(script: str, tmp_path: Path, *arguments: str) -> list[tuple[str, str]]:
     """The usage ledger's rows once ``script`` has run in a fresh process and succeeded."""
     path = tmp_path / "script.py"
     path.write_text(textwrap.dedent(script.format(plugins=str(PLUGINS))))
+    env = {"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)}
+    if "PYTHONPATH" in os.environ:  # the code under test, wherever this run takes it from
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     done = subprocess.run(
-        [sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND,
-        env={"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)},
+        [sys.executable, str(path), *arguments], capture_output=True, text=True, timeout=BOUND, env=env
     )
     assert done.returncode == 0, done.stderr[-3000:]
     ledger = sqlite3.connect(tmp_path / "data" / "webproviders" / "usage.sqlite3")
@@ -112,6 +114,34 @@ def test_a_multiprocessing_child_s_last_calls_reach_the_ledger(tmp_path: Path) -
     """A ``multiprocessing`` child ends with ``os._exit``, which skips ``atexit``: rows its
     last calls queued must still be written, or its spending goes uncounted."""
     assert _ledger_after(_MULTIPROCESSING_SCRIPT, tmp_path) == [("priced", "ok")] * 3
+
+
+_POOL_SCRIPT = """
+import multiprocessing, sys
+
+def call(query):
+    from webproviders import dispatch_search  # the worker is the first to load the library
+    from webproviders.config import config_from_dict
+
+    config = config_from_dict({{"plugins": {{"paths": [{plugins!r}], "enabled": ["priced"]}}}})
+    envelope = dispatch_search(query, backend="priced", config=config, timeout=3)
+    assert envelope["success"], envelope
+
+if __name__ == "__main__":
+    with multiprocessing.get_context(sys.argv[1]).Pool(1) as pool:
+        pool.map(call, ["one", "two"])
+        pool.close()
+        pool.join()
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+@pytest.mark.parametrize("method", ["fork", "forkserver"])
+def test_a_pool_worker_that_loads_the_library_itself_writes_its_last_rows(tmp_path: Path, method: str) -> None:
+    """Pool workers often import the library in their task, not the parent before the fork:
+    such a worker also leaves through ``os._exit``, and the rows of its last call must be
+    written all the same. Before, only a child whose parent had loaded the library flushed."""
+    assert _ledger_after(_POOL_SCRIPT, tmp_path, method) == [("priced", "ok")] * 2
 
 
 _EPOLL_SCRIPT = """

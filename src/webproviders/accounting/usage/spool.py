@@ -126,8 +126,7 @@ class Spool:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="webproviders-usage", daemon=True)
                 self._thread.start()
-                if os.getpid() != _FIRST_PID:
-                    _flush_as_child_ends()
+                _flush_as_child_ends()
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until everything queued so far is written; False if ``timeout`` ran out."""
@@ -192,18 +191,18 @@ class Spool:
 
 
 spool = Spool()
-#: The process that loaded this module: a different one is a forked child.
-_FIRST_PID = os.getpid()
 #: The process whose exit flush has run.
 _exit_flushed: int | None = None
 
 
 def _flush_as_child_ends() -> None:
-    """In a forked child: a ``multiprocessing`` child leaves through ``os._exit``, which skips
-    ``atexit``, after running ``multiprocessing``'s exit finalizers; the flush is one of them.
-    Registered when the child first queues work, as the child's start clears the parent's."""
-    util = sys.modules.get("multiprocessing.util")
-    if util is not None:
+    """In a ``multiprocessing`` child: one started by ``fork`` or ``forkserver`` leaves through
+    ``os._exit``, which skips ``atexit``, after running ``multiprocessing``'s exit finalizers;
+    the flush is one of them. Registered when the child first queues work (its start clears
+    the parent's finalizers), whether the parent had loaded the library or the child's own
+    work was the first to: a pool's workers often import it themselves."""
+    process, util = sys.modules.get("multiprocessing.process"), sys.modules.get("multiprocessing.util")
+    if process is not None and util is not None and process.parent_process() is not None:
         util.Finalize(None, _flush_at_exit, exitpriority=0)
 
 
