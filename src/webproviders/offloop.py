@@ -32,7 +32,7 @@ from .pools import LazyPool
 #: another thread is in ``sys.modules`` already, so that is not the test).
 _imported: set[str] = set()
 #: Threads that import; daemon ones, so an import that never ends does not hold the exit open.
-_importers = LazyPool(2, "webproviders-import", daemon=True)
+_importers = LazyPool(2, "webproviders-import")
 #: Imports under way, which the interpreter's exit waits for.
 _under_way: set[Future[None]] = set()
 _under_way_lock = threading.Lock()

@@ -6,11 +6,14 @@ response decompression (which must never hold up an event loop). This is the one
 they are built, and the one way the library's own event loops get theirs (:func:`daemon_loop`). (Page extraction runs in worker processes instead, see
 ``webproviders.fetching.extractpool``.)
 
-Work that may be abandoned at a deadline and never end (a sync provider stuck in a read
-without a timeout, a name lookup on a resolver that does not answer) runs in a pool of
-daemon threads: ``ThreadPoolExecutor`` joins its threads when the interpreter exits, so one
-abandoned call would hold a script or the ``webproviders`` command open long after its
-answer was printed, for as long as the stuck call lasts.
+Every pool has daemon threads (:class:`DaemonThreadPool`), for two reasons.
+``ThreadPoolExecutor`` joins its threads when the interpreter exits, so work abandoned at a
+deadline that never ends (a sync provider stuck in a read without a timeout, a name lookup
+on a resolver that does not answer) would hold a script or the ``webproviders`` command
+open long after its answer was printed, for as long as the stuck call lasts. And it refuses
+new work once the interpreter starts to shut down (as the main thread returns, before the
+other threads are joined), so a call still running in another of the caller's threads then
+failed: a compressed page as the provider's error, a store operation as the store's.
 """
 
 from __future__ import annotations
@@ -104,13 +107,11 @@ class DaemonThreadPool(ThreadPoolExecutor):
 
 
 class LazyPool:
-    """A named pool of ``workers`` threads, created on first use; ``daemon`` for work that may
-    be abandoned and never end (see the module's note)."""
+    """A named pool of up to ``workers`` daemon threads, created on first use (see the module's note)."""
 
-    def __init__(self, workers: int, name: str, daemon: bool = False) -> None:
+    def __init__(self, workers: int, name: str) -> None:
         self._workers = workers
         self._name = name
-        self._daemon = daemon
         self._pool: Executor | None = None
         self._lock = threading.Lock()
         _lazy_pools.add(self)
@@ -125,8 +126,7 @@ class LazyPool:
         if self._pool is None:
             with self._lock:
                 if self._pool is None:
-                    kind = DaemonThreadPool if self._daemon else ThreadPoolExecutor
-                    self._pool = kind(self._workers, self._name)
+                    self._pool = DaemonThreadPool(self._workers, self._name)
         return self._pool
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:

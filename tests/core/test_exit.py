@@ -10,6 +10,7 @@ for ``STUCK`` seconds if it did; the bound checked is generous.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -117,3 +118,53 @@ def test_a_lookup_the_resolver_never_answers_does_not_hold_the_script_open(tmp_p
     """, prelude=_SILENT_RESOLVER))
     assert result.stdout.split() == ["timeout", "timeout"], result.stderr
     assert took < BOUND
+
+
+_CALLS_AT_SHUTDOWN = """
+import gzip, json, os, sys, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from webproviders import dispatch_extract, dispatch_search
+from webproviders.config import config_from_dict
+
+# Text that does not shrink much: its gzip body is over the size that is decoded in a thread.
+PAGE = gzip.compress(("<html><body><article><p>" + os.urandom(3000).hex() + "</p></article></body></html>").encode())
+
+class Handler(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(PAGE)))
+        self.end_headers()
+        self.wfile.write(PAGE)
+    def log_message(self, *args):
+        pass
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+config = config_from_dict({"web": {
+    "allowed_hosts": ["127.0.0.1"], "usage": False,
+    "cache": {"backend": "sqlite", "path": sys.argv[1]},
+    "providers": {"http": {"respect_robots": False}},
+}})
+
+def late():
+    threading.main_thread().join()  # the interpreter is shutting down, this thread still runs
+    answers = [
+        dispatch_extract(f"http://127.0.0.1:{server.server_address[1]}/page", backend="http", config=config, timeout=10),
+        dispatch_search("a query", backend="stub", config=config, timeout=10),
+    ]
+    print(json.dumps([[a["success"], a.get("error"), [w for w in a["meta"].get("warnings", []) if "cache" in w]]
+                      for a in answers]))
+
+threading.Thread(target=late).start()
+"""
+
+
+def test_calls_in_another_thread_work_as_the_interpreter_shuts_down(tmp_path: Path) -> None:
+    """A script whose main thread returns while its other threads still call (the interpreter
+    joins them): the library's pools took no more work then, as ``ThreadPoolExecutor`` does
+    not, and a compressed page failed as the provider's error, the cache as failing."""
+    result, _ = _finishes([*_script(tmp_path, _CALLS_AT_SHUTDOWN), str(tmp_path / "cache.sqlite3")])
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert json.loads(result.stdout) == [[True, None, []], [True, None, []]], result.stderr[-3000:]

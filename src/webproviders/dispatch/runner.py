@@ -32,10 +32,10 @@ __all__ = ["BackgroundLoop", "NoLoop", "call", "off_loop", "run_sync", "unless_p
 
 #: Sync provider calls that hang (``ddgs`` is known to) keep a thread; allow plenty. Daemon
 #: threads: one abandoned at its deadline must not hold the process open at exit.
-_workers = LazyPool(64, "webproviders-sync", daemon=True)
+_workers = LazyPool(64, "webproviders-sync")
 #: Preparing a call off its loop (loading plugins, asking is_available(), both bounded in
 #: time): never queued behind sync provider calls, of which all 64 may hang past their deadline.
-_preparers = LazyPool(16, "webproviders-prepare", daemon=True)
+_preparers = LazyPool(16, "webproviders-prepare")
 #: Whether a method's function is ``async def``, asked once per function (providers' methods).
 _async_methods: dict[Any, bool] = {}
 
@@ -271,7 +271,7 @@ _LET_GO_WAIT = 0.5
 #: Seconds an ended thread's clients get to close.
 _SWEEP_CLOSE_WAIT = 0.5
 #: Where ended threads' loops are closed (daemon: a close that hangs holds no exit).
-_sweeper = LazyPool(1, "webproviders-sweep", daemon=True)
+_sweeper = LazyPool(1, "webproviders-sweep")
 
 
 def _thread_loop() -> asyncio.AbstractEventLoop:

@@ -383,7 +383,7 @@ async def system_resolver(host: str, port: int) -> list[str]:
 
     global _lookups
     if _lookups is None:
-        _lookups = LazyPool(16, "webproviders-dns", daemon=True)
+        _lookups = LazyPool(16, "webproviders-dns")
     try:
         infos = await _lookups.run(socket.getaddrinfo, host, port, 0, socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:

@@ -27,7 +27,7 @@ from .stores import INDEX_PROVIDER, open_store
 log = get_logger("webproviders.index")
 
 #: Daemon: a write stuck on an index that never answers must not keep the interpreter alive.
-_writer = LazyPool(1, "webproviders-index", daemon=True)
+_writer = LazyPool(1, "webproviders-index")
 _pending: set[Future[None]] = set()
 _pending_lock = threading.Lock()
 #: Seconds the interpreter's exit waits for queued writes (milliseconds on an index that answers).
