@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import _thread
 import asyncio
+import gc
 import threading
 import time
 from typing import Any
@@ -101,6 +102,46 @@ def test_a_sync_call_interrupted_while_waiting_leaves_the_next_one_whole(write_p
     timer.join()
     second = dispatch_search("second", backend="slow", config=config)
     assert second["success"] is True and second["data"]["web"][0]["title"] == "second"
+
+
+INTERRUPTED = """
+import asyncio
+import os
+import signal
+from webproviders import WebSearchProvider
+
+class Interrupted(WebSearchProvider):
+    name = "interrupted"
+    def is_available(self):
+        return True
+    async def search(self, query, limit=5, **options):
+        os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C lands while the call's own task runs
+        await asyncio.sleep(5)
+        return []
+
+def register(ctx):
+    ctx.register_web_search_provider(Interrupted())
+"""
+
+
+@pytest.mark.usefixtures("ctrl_c")
+def test_ctrl_c_inside_a_sync_call_s_task_logs_no_error(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The interrupt that ends the call's task is the one the caller catches: asyncio must not
+    log it again as "Task exception was never retrieved", with its traceback, once the task
+    is collected (it did, after each Ctrl-C that landed while the task ran)."""
+    root = write_plugin("interrupted", INTERRUPTED)
+    config = make_config(web={"cache": False, "usage": False}, plugins={"paths": [str(root)], "enabled": ["interrupted"]})
+    for _ in range(2):
+        try:
+            dispatch_search("q", backend="interrupted", config=config, timeout=10)
+        except KeyboardInterrupt:
+            pass
+        else:
+            pytest.fail("the call was not interrupted")
+    gc.collect()
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []
 
 
 INLINE_WAITING = """

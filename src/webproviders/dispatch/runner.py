@@ -397,12 +397,15 @@ def _run_sync(coro: Coroutine[Any, Any, T]) -> T:
 def _let_go(task: asyncio.Task[Any], loop: asyncio.AbstractEventLoop) -> None:
     """Cancel an interrupted call's task and give it a moment to clean up: left pending on a
     loop that no longer runs, it would hold what it holds (the flight that identical calls
-    wait on, its claims) until this thread's next call."""
-    if task.done():
-        return
-    task.cancel()
-    timer = loop.call_later(_LET_GO_WAIT, loop.stop)
-    try:
-        loop.run_forever()  # the task stops the loop as it ends
-    finally:
-        timer.cancel()
+    wait on, its claims) until this thread's next call. A task the interrupt itself ended
+    (Ctrl-C landed while it ran) holds it as its exception: taken here, as the caller gets it
+    already, or asyncio logs it again with its traceback when the task is collected."""
+    if not task.done():
+        task.cancel()
+        timer = loop.call_later(_LET_GO_WAIT, loop.stop)
+        try:
+            loop.run_forever()  # the task stops the loop as it ends
+        finally:
+            timer.cancel()
+    if task.done() and not task.cancelled():
+        task.exception()
