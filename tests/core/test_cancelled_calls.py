@@ -117,7 +117,7 @@ def test_a_search_cancelled_as_its_sync_provider_answers_ends_as_cancelled(write
         ignored = []
         for n in range(100):  # the thread answers at a moment of its own: try around it
             task = asyncio.ensure_future(adispatch_search(f"q{n}", config=config, timeout=10))
-            await asyncio.sleep(0.02 + 0.0005 * (n % 20))
+            await asyncio.sleep(0.015 + 0.0005 * (n % 25))  # from well before its 20 ms sleep ends
             if not task.cancel():
                 continue
             try:

@@ -7,6 +7,7 @@ Calls run in a helper thread only so a regression fails instead of hanging the s
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -153,6 +154,7 @@ def test_a_call_that_gives_up_on_a_slow_import_names_the_plugin(
         """
         import os, time
 
+        open(os.environ["SLOWPKG_RELEASE"] + ".started", "w").close()
         deadline = time.monotonic() + 60
         while not os.path.exists(os.environ["SLOWPKG_RELEASE"]) and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -162,7 +164,15 @@ def test_a_call_that_gives_up_on_a_slow_import_names_the_plugin(
         """,
     )
     config = make_config(web={"cache": False})
+    started = tmp_path / "release.started"
     try:
+        first = returns(lambda: dispatch_search("q", backend="stub", config=config, timeout=0.3))
+        assert first["error_code"] == "timeout"
+        # Finding the installed packages may itself take longer than 0.3 s on a busy machine:
+        # the call that names the plugin is made once its import has begun.
+        deadline = time.monotonic() + 30
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
         early = returns(lambda: dispatch_search("q", backend="stub", config=config, timeout=0.3))
     finally:
         release.touch()
