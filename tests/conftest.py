@@ -332,7 +332,15 @@ def namespace() -> str:
     return f"t{uuid.uuid4().hex[:12]}"
 
 
-class _TLSServer(ThreadingHTTPServer):
+class _LoopbackServer(ThreadingHTTPServer):
+    """A test server that takes a client's whole pool of connections at once: with the
+    default backlog of 5, connections past it wait for their SYN to be sent again (1, 2, 4,
+    8 s), and on a busy machine 100 of them had not all arrived after 20 s."""
+
+    request_queue_size = 128
+
+
+class _TLSServer(_LoopbackServer):
     """An HTTPS server: each connection is wrapped; the handshake runs in its handler thread."""
 
     def __init__(self, tls: ssl.SSLContext, handler: type[BaseHTTPRequestHandler]) -> None:
@@ -375,7 +383,7 @@ def http_server(serve: Callable[[Any], Any]) -> Iterator[Callable[..., Threading
     released = threading.Event()
 
     def start(handler: type[BaseHTTPRequestHandler], tls: ssl.SSLContext | None = None) -> ThreadingHTTPServer:
-        server = ThreadingHTTPServer(("127.0.0.1", 0), handler) if tls is None else _TLSServer(tls, handler)
+        server = _LoopbackServer(("127.0.0.1", 0), handler) if tls is None else _TLSServer(tls, handler)
         server.daemon_threads = True
         server.released = released  # type: ignore[attr-defined]
         return serve(server)  # type: ignore[no-any-return]
