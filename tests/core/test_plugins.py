@@ -255,7 +255,9 @@ def test_a_manifest_shaped_to_exhaust_the_process_is_a_load_error(tmp_path: Path
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-2000:]
     deep, laughs = json.loads(done.stdout)
-    assert deep == f"{root / 'deep' / 'plugin.yaml'} is nested too deeply to be read"
+    # Refused by our composer, or by libyaml's own nesting limit (PyYAML 6.0.4 and later).
+    assert deep.startswith(f"{root / 'deep' / 'plugin.yaml'} ")
+    assert "nested too deeply" in deep or "exceeded maximum nesting depth" in deep, deep
     assert laughs == (
         f"{root / 'laughs' / 'plugin.yaml'} uses YAML aliases that would add 1,234,550 values to what it "
         "writes (at most 10,000 are accepted); write the values out instead"
