@@ -29,6 +29,15 @@ found is a false positive, one not found a true negative; counts are summed over
     git clone --depth 1 https://github.com/adbar/trafilatura /tmp/trafilatura
     cp -r /tmp/trafilatura/tests ~/.cache/webproviders/bench/trafilatura-tests
 
+``cleaning``: five older boilerplate-removal sets in one layout (``input/*.html`` beside
+``GoldStandard/*.txt``), each reported as its own page type: CleanEval's development and
+final sets, CleanPortalEval (portal pages, several per site), Dragnet's news and blog pages,
+page-signal's Google News pages and Mozilla Readability's test pages; scored by word F1 as
+WCXB is. No rule was chosen on these pages: like ``wcxb-test``, it runs only when named, to
+check that what was tuned elsewhere holds on pages nobody tuned on::
+
+    git clone https://github.com/j-szulc/html-cleaning-dataset-merged ~/.cache/webproviders/bench/cleaning
+
 ``--data`` names one set's folder instead; ``$WEBPROVIDERS_BENCH_DATA`` is looked at before
 ``~/.cache/webproviders/bench``. Markdown output is scored on what a reader sees: it is
 rendered (markdown-it-py) and its text taken, so link targets and emphasis marks neither help
@@ -61,6 +70,9 @@ _SPACE = re.compile(r"\s+")
 #: Words as the article-extraction benchmark counts them, and its shingle length.
 _WORD = re.compile(r"\w+")
 _SHINGLE_WORDS = 4
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*>")
+#: The line by which Dragnet's references separate a page's comments from its content.
+_COMMENTS_MARK = re.compile(r"^[ \t]*[!@#$%^&*()][ \t!@#$%^&*()]{3,}COMMENTS[ \t\r]*$", re.MULTILINE)
 
 
 @dataclass
@@ -383,6 +395,40 @@ def wcxb_pages(folder: Path, split: str) -> list[Page]:
     return pages
 
 
+def gold_text(path: Path) -> str:
+    """A CleanEval-layout reference as text: its ``URL:`` line dropped, its markup (CleanEval's
+    ``<p>``/``<h>``/``<l>`` marks, or a whole HTML page) read as a browser shows it. Dragnet's
+    references list a page's comments after a marker line: the main content is what precedes it."""
+    import lxml.html
+
+    from webproviders.fetching.charset import decode
+
+    text = decode(path.read_bytes(), None, "text")[0].lstrip()
+    if text.startswith("URL:"):
+        text = text.partition("\n")[2]
+    text = _COMMENTS_MARK.split(text, maxsplit=1)[0]
+    if not text.strip():
+        return ""
+    root = lxml.html.fromstring(f"<div>{text}</div>")
+    for hidden in root.xpath("//script | //style | //noscript | //head | //title"):
+        hidden.drop_tree()
+    return root.text_content()
+
+
+def cleaning_pages(folder: Path) -> list[Page]:
+    """Every page of the merged boilerplate-removal sets; the page type is the set it comes from."""
+    pages = []
+    for path in sorted(folder.glob("*/input/*.html")):
+        gold = path.parent.parent / "GoldStandard" / f"{path.stem}.txt"
+        if not gold.is_file():
+            continue
+        head = gold.read_bytes()[:300].decode("utf-8", "replace").lstrip()
+        url = head[4:].split()[0] if head.startswith("URL:") and head[4:].split() else None
+        kind = path.parent.parent.name.removesuffix("-master").removesuffix("_data")
+        pages.append(Page(f"{kind}/{path.stem}", {"main_content": gold_text(gold)}, path, url, kind))
+    return pages
+
+
 @dataclass(frozen=True)
 class EvalSet:
     """A public evaluation set: where its data lies, how its pages load, how they are scored."""
@@ -397,7 +443,7 @@ class EvalSet:
     score: Callable[[dict[str, Any], str], Score]
     #: Table headings of :meth:`Score.counts`.
     count_names: tuple[str, ...]
-    #: Run only when named: the held-out split, scored once when every decision is frozen.
+    #: Run only when named: a held-out split or a set never tuned on, scored once every decision is frozen.
     held_out: bool = False
 
     def describe(self, pages: list[Page]) -> str:
@@ -451,6 +497,16 @@ SETS = {
         ("empty or no match",),
         held_out=True,
     ),
+    "cleaning": EvalSet(
+        "Older boilerplate-removal sets, never tuned on (word F1, mean over pages)",
+        "strip.py",
+        CACHE / "cleaning",
+        "git clone https://github.com/j-szulc/html-cleaning-dataset-merged ~/.cache/webproviders/bench/cleaning",
+        cleaning_pages,
+        score_words,
+        ("empty or no match",),
+        held_out=True,
+    ),
 }
 
 
@@ -483,7 +539,9 @@ def page_url(page: Page, html: str) -> str:
         return page.key
     import lxml.html
 
-    stated = lxml.html.fromstring(html).xpath("//link[@rel='canonical']/@href | //meta[@property='og:url']/@content")
+    # lxml refuses text that declares its own encoding; the declaration says nothing here
+    root = lxml.html.fromstring(_XML_DECLARATION.sub("", html, count=1))
+    stated = root.xpath("//link[@rel='canonical']/@href | //meta[@property='og:url']/@content")
     return next((url for url in stated if url.startswith(("http://", "https://"))), page.key)
 
 
@@ -562,7 +620,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
         "--set", nargs="+", choices=list(SETS), dest="sets",
-        help="evaluation sets (default: every one found, except the held-out wcxb-test)",
+        help="evaluation sets (default: every one found, except the held-out wcxb-test and cleaning)",
     )
     parser.add_argument("--data", help="with one --set: its folder (trafilatura's tests/, a benchmark checkout)")
     parser.add_argument("--limit", type=int, help="score only the first N pages of each set (sorted by key)")
