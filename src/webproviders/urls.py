@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import re
 from typing import Any
-from urllib.parse import quote, unquote_plus, urlsplit, urlunsplit
+from urllib.parse import quote, unquote_plus, urljoin, urlsplit, urlunsplit
 
 #: The longest URL taken: one a caller gives, and one a crawl finds on a page or in a sitemap.
 #: A longer link is a trap or junk (a query that grows on every page), and 5,000 links under
@@ -132,6 +132,16 @@ def _untracked(query: str) -> str:
 def is_http_url(value: Any) -> bool:
     """True for a string that starts with ``http://`` or ``https://`` (any case)."""
     return isinstance(value, str) and value[:8].lower().startswith(("http://", "https://"))
+
+
+def join_url(base: str, href: str) -> str | None:
+    """The address ``href`` names on the page at ``base``; None when it cannot be parsed. Pages
+    hold such links (a template's unfilled ``https://[site-url]/``), and browsers pass them by:
+    one must not cost the reader the page."""
+    try:
+        return urljoin(base, href)
+    except ValueError:
+        return None
 
 
 def host_of(url: str) -> str:

@@ -30,6 +30,7 @@ TEST_NAMES: dict[str, list[list[str]]] = {
     "nomap.site.test": [["127.0.0.1"]],
     "bigmap.site.test": [["127.0.0.1"]],
     "relmap.site.test": [["127.0.0.1"]],
+    "tmplmap.site.test": [["127.0.0.1"]],
     "slowmap.site.test": [["127.0.0.1"]],
     "loopmap.site.test": [["127.0.0.1"]],
     "loopbots.site.test": [["127.0.0.1"]],

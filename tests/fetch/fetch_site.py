@@ -314,6 +314,11 @@ FEED_PODCAST = """<?xml version="1.0"?><rss version="2.0" xmlns:atom="http://www
 <item><title>Episode 2</title><guid isPermaLink="false">pod-2</guid></item>
 <item><atom:link href="https://pod.example/self/3" rel="self"/><title>Episode 3</title><link>/episodes/3</link></item>
 </channel></rss>"""
+#: An address a site's template left unfilled: no URL parser reads a host in brackets that is no IPv6 address.
+PLACEHOLDER = "https://[site-url]/post"
+FEED_PLACEHOLDER = f"""<?xml version="1.0"?><rss version="2.0"><channel><title>Template feed</title>
+<item><title>Unlinked entry</title><link>{PLACEHOLDER}</link><description>Its link was never filled in.</description></item>
+</channel></rss>"""
 FEED_HOSTILE = """<?xml version="1.0"?><!DOCTYPE r [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;">
 <!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;"><!ENTITY d "&c;&c;&c;&c;&c;&c;&c;&c;&c;&c;"><!ENTITY file SYSTEM "file:///etc/hostname">]>
 <rss version="2.0"><channel><title>Hostile &d;</title><item><title>Entry &file;</title><link>https://x.example/1</link></item></channel></rss>"""
@@ -423,6 +428,14 @@ class SiteHandler(BaseHTTPRequestHandler):
             }
             tag = f'<meta http-equiv="refresh" content="{refreshes[path.rsplit("/", 1)[-1]]}">'
             return self._send(200, page("Moved", "<p>This page has moved.</p>", head=tag).encode())
+        if path.startswith("/placeholder/"):  # a page whose canonical link, <base> or refresh names no parsable URL
+            heads = {
+                "canonical": f'<link rel="canonical" href="{PLACEHOLDER}">',
+                "base": f'<base href="{PLACEHOLDER}">',
+                "refresh": f'<meta http-equiv="refresh" content="0; url={PLACEHOLDER}">',
+            }
+            text = '<article><h1>Template page</h1><p>A page whose template left an address unfilled is still read: see <a href="/docs/a">getting started</a>.</p></article>'
+            return self._send(200, page("Template page", text, head=heads[path.rsplit("/", 1)[-1]]).encode())
         if path == "/spellings/":  # one page linked in three spellings RFC 3986 calls equal, and another
             links = " ".join(
                 f'<a href="/spellings/{link}">{n}</a>' for n, link in enumerate(["%7Euser/a%2fb", "~user/a%2Fb", "%7euser/a%2FB"])
@@ -480,6 +493,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, b"User-agent: *\nAllow: /\n", "text/plain")
         if path == "/robots.txt" and host == "slowmap.site.test":  # its sitemap waits 10 s
             return self._send(200, b"User-agent: *\nCrawl-delay: 10\n", "text/plain")
+        if path == "/robots.txt" and host == "tmplmap.site.test":  # a Sitemap line no URL parser reads, then a good one
+            return self._send(200, ROBOTS + f"Sitemap: {PLACEHOLDER}\nSitemap: /sitemap.xml\n".encode(), "text/plain")
         if path == "/robots.txt" and host == "relmap.site.test":  # a path, not the full URL
             return self._send(200, ROBOTS + b"Sitemap: /sitemap.xml\n", "text/plain")
         if path == "/robots.txt":
@@ -564,6 +579,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, FEED_ATOM.encode(), "application/atom+xml")
         if path == "/podcast.xml":
             return self._send(200, FEED_PODCAST.encode(), "application/rss+xml")
+        if path == "/placeholder.xml":
+            return self._send(200, FEED_PLACEHOLDER.encode(), "application/rss+xml")
         if path == "/hostile.xml":  # entity expansion and an external entity naming a local file
             return self._send(200, FEED_HOSTILE.encode(), "application/rss+xml")
         if path == "/footer-only":

@@ -270,6 +270,7 @@ def test_sitemap_seeding(site: Any, local: Config) -> None:
         ("relmap.site.test", None),  # ``Sitemap: /sitemap.xml``: read from the robots.txt's host
         ("loopmap.site.test", None),  # an index listing itself ten times before its sitemap
         ("badloc.site.test", None),  # a <loc> that is no URL (``http://[::1``) is passed over
+        ("tmplmap.site.test", None),  # so is a ``Sitemap:`` line that is none (``https://[site-url]/``)
     ],
 )
 def test_a_gzipped_sitemap_is_read_and_one_that_cannot_be_is_named(
@@ -370,6 +371,9 @@ def test_links_longer_than_the_url_limit_are_not_followed(site: Any, local: Conf
     assert [len(page["url"]) - len(site.url("/grow?q=")) for page in envelope["data"]] == [300, 600, 1200]
     envelope = crawl(site.url("/long-base"), local, max_depth=1)
     assert "/docs/a" in paths(envelope, site) and all("bbb" not in path for path in paths(envelope, site))
+    # A <base> that names no parsable URL (a template's ``https://[site-url]/``) is passed by, as in browsers.
+    envelope = crawl(site.url("/placeholder/base"), local, max_depth=1)
+    assert paths(envelope, site)[0] == "/placeholder/base" and "/docs/a" in paths(envelope, site)
     assert max(len(path) for path in site.paths()) <= 2_048
 
 

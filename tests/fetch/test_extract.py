@@ -299,6 +299,21 @@ def test_a_hostile_feed_expands_no_entity_and_reads_no_file(site: Any, local: Co
     assert page["content"] == "# Hostile &d;\n\n## [Entry &file;](https://x.example/1)"  # the references, as written
 
 
+@pytest.mark.parametrize("which", ["canonical", "refresh"])
+def test_a_page_naming_an_address_no_parser_reads_is_still_read(which: str, site: Any, local: Config) -> None:
+    """A template's unfilled ``https://[site-url]/`` in a canonical link or a refresh failed the whole page with ``provider_error`` ("Extraction failed: ValueError"); browsers
+    pass such an address by, and so does the reader."""
+    [item] = extract(site.url(f"/placeholder/{which}"), local)["data"]
+    assert item["title"] == "Template page" and "still read" in item["content"]
+    assert item["metadata"]["final_url"] == site.url(f"/placeholder/{which}")
+    assert "canonical_url" not in item["metadata"]
+
+
+def test_a_feed_entry_whose_link_no_parser_reads_is_kept_without_it(site: Any, local: Config) -> None:
+    [item] = extract(site.url("/placeholder.xml"), local)["data"]
+    assert item["content"] == "# Template feed\n\n## Unlinked entry\n\nIts link was never filled in."
+
+
 def test_an_option_the_reader_does_not_take_is_named_not_ignored_unsaid(site: Any, local: Config) -> None:
     """Before, ``max_char=100`` (a typo) was dropped without a word and the whole page came back."""
     envelope = extract(site.url("/articles/caching"), local, max_char=100, max_pages=3)

@@ -13,8 +13,9 @@ from __future__ import annotations
 import html
 import re
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
+from ..urls import join_url
 from .pagetext import NON_TEXT
 
 #: Elements a browser never renders: their text is not page text.
@@ -319,9 +320,11 @@ def _same_site_page(href: str, page_url: str) -> bool:
     href = href.strip("<>")
     if href.startswith(("mailto:", "javascript:", "tel:")):
         return False
-    target = urljoin(page_url, href)
+    target = join_url(page_url, href)
     site = _site(page_url)
-    return bool(site) and _site(target) == site and not _FILE_LINK.search(urlsplit(target).path)
+    if target is None or not site or _site(target) != site:
+        return False
+    return not _FILE_LINK.search(urlsplit(target).path)
 
 
 def _is_teaser_line(line: str, page_url: str) -> bool:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import partial
 from typing import Any, Literal
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from ..asynctimeout import within
 from ..config import Config, ProviderSettings, user_agent
@@ -33,7 +33,7 @@ from ..errors import (
     to_provider_error,
 )
 from ..retry_after import retry_after_from_headers
-from ..urls import MAX_URL_CHARS, canonicalize, host_of, page_identity, registrable_domain
+from ..urls import MAX_URL_CHARS, canonicalize, host_of, join_url, page_identity, registrable_domain
 from .charset import decode
 from .fetch import GZIP_MAGIC, FetchResult, fetch, gunzip, status_error
 from .options import FetchLimits, patterns, pick, switch, whole
@@ -397,7 +397,8 @@ class Crawler:
         origin = f"{parts.scheme}://{parts.netloc}"
         # ``Sitemap: /sitemap.xml`` is common, though the protocol asks for a full URL.
         # Each file once, however it is spelled (a fragment is never sent: ``#2`` is the same file).
-        listed = [canonicalize(urljoin(f"{origin}/robots.txt", url)) for url in rules.sitemaps] if rules else []
+        joined = (join_url(f"{origin}/robots.txt", url) for url in rules.sitemaps) if rules else ()
+        listed = [canonicalize(url) for url in joined if url is not None]
         queue = list(dict.fromkeys(listed)) or [f"{origin}/sitemap.xml"]
         pages: list[str] = []
         # A sitemap may list 50,000 URLs; queueing them all would hold up the event loop.

@@ -21,9 +21,9 @@ import logging
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
-from ..urls import MAX_URL_CHARS
+from ..urls import MAX_URL_CHARS, join_url
 
 if TYPE_CHECKING:
     from .pagetype import PageType
@@ -138,7 +138,7 @@ def _links(tree: Any, url: str) -> list[str]:
     base = url
     base_el = tree.find(".//base[@href]")
     if base_el is not None:
-        base = urljoin(url, base_el.get("href", "").strip())
+        base = join_url(url, base_el.get("href", "").strip()) or url
     seen: dict[str, None] = {}
     for element in tree.iter("a", "area"):
         if len(seen) >= MAX_LINKS:
@@ -146,11 +146,8 @@ def _links(tree: Any, url: str) -> list[str]:
         href = (element.get("href") or "").strip()
         if not href or href.startswith("#"):
             continue
-        try:
-            link = urljoin(base, href)
-        except ValueError:
-            continue
-        if len(link) <= MAX_URL_CHARS:  # not followed: never sent back to the crawl
+        link = join_url(base, href)  # a longer one is not followed: never sent back to the crawl
+        if link is not None and len(link) <= MAX_URL_CHARS:
             seen.setdefault(link, None)
     return list(seen)
 
@@ -177,7 +174,7 @@ def _canonical(tree: Any, url: str) -> str | None:
         rels = (element.get("rel") or "").lower().split()
         href = (element.get("href") or "").strip()
         if "canonical" in rels and href:
-            return urljoin(url, href)
+            return join_url(url, href)
     return None
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urljoin
 
+from ..urls import join_url
 from .extraction import Format, HtmlDocument
 
 #: The XML declaration: the text is decoded already, and lxml refuses a string that has one.
@@ -86,7 +86,7 @@ def _link(entry: Any, kind: str, base: str) -> str:
         links = [child for child in entry if _local(child) == "link" and child.get("href")]
         chosen = next((link for link in links if link.get("rel", "alternate") == "alternate"), None)
         href = chosen.get("href", "").strip() if chosen is not None else ""
-    return urljoin(base, href) if href else ""
+    return (join_url(base, href) or "") if href else ""
 
 
 def _entry(entry: Any, kind: str, base: str, marks: bool) -> tuple[str, str, str, str]:

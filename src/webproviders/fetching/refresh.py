@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
+
+from ..urls import join_url
 
 #: Seconds of delay up to which a refresh is taken as a redirect.
 MAX_DELAY = 10.0
@@ -28,8 +30,8 @@ def refresh_target(tree: Any, url: str) -> str | None:
         if found is None or not found.group("url").strip():
             return None
         delay = float(found.group(1) or 0)
-        target = urljoin(url, found.group("url").strip())
-        if delay > MAX_DELAY or urlsplit(target).scheme not in ("http", "https"):
+        target = join_url(url, found.group("url").strip())
+        if target is None or delay > MAX_DELAY or urlsplit(target).scheme not in ("http", "https"):
             return None
         return None if target.split("#")[0] == url.split("#")[0] else target
     return None
