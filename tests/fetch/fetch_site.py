@@ -527,6 +527,10 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, ENCODING_HTML, "text/html")
         if path == "/notes.txt":
             return self._send(200, "Plain notes.\nLine two with caf\u00e9.\n".encode(), "text/plain; charset=utf-8")
+        if path == "/openapi.yaml":  # text under an application/ type, as API servers send their specs
+            return self._send(200, b"openapi: 3.1.0\ninfo:\n  title: Orders API\n", "application/x-yaml")
+        if path == "/legacy.js":
+            return self._send(200, b"var answer = 42;\n", "application/x-javascript")
         if path == "/readme.md":
             return self._send(200, b"# Read me\n\nThis file is *markdown* and passes through. See [the orphan](/orphan).\n", "text/markdown")
         if path == "/untyped":  # no Content-Type, and the markup starts as many fragments do

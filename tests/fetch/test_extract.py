@@ -81,6 +81,15 @@ def test_plain_text_markdown_and_json(site: Any, local: Config) -> None:
     assert plain_json["content"].startswith('{\n  "name": "example"')
 
 
+def test_text_served_under_an_application_type_is_read_not_refused(site: Any, local: Config) -> None:
+    """A YAML OpenAPI spec (``application/x-yaml``) and older servers' JavaScript were
+    ``unsupported``, "not a page with text"."""
+    spec, script = extract([site.url("/openapi.yaml"), site.url("/legacy.js")], local)["data"]
+    assert spec["content"] == "openapi: 3.1.0\ninfo:\n  title: Orders API"
+    assert spec["metadata"]["content_type"] == "application/x-yaml"
+    assert script["content"] == "var answer = 42;"
+
+
 def test_html_served_without_a_content_type_is_read_as_a_browser_renders_it(site: Any, local: Config) -> None:
     [page] = extract(site.url("/untyped"), local)["data"]
     assert page["metadata"]["content_type"] == "text/html"

@@ -55,6 +55,18 @@ _DECLARED: dict[str, Kind] = {
     "text/css": "text",
     "text/javascript": "text",
     "application/javascript": "text",
+    # Text under an application/ type (a YAML OpenAPI file, older servers' JavaScript): read as
+    # it came, not refused as binary. Other application/ types are binary, or markup such as
+    # RTF and PostScript that would only be garbage to a reader.
+    "application/x-javascript": "text",
+    "application/ecmascript": "text",
+    "application/yaml": "text",
+    "application/x-yaml": "text",
+    "application/toml": "text",
+    "application/x-ndjson": "text",
+    "application/jsonl": "text",
+    "application/sql": "text",
+    "application/x-sh": "text",
     "application/json": "json",
     "text/json": "json",
     "application/xml": "xml",
