@@ -123,8 +123,10 @@ def test_pdf_without_pypdf_is_unsupported(site: Any, local: Config, monkeypatch:
     ]
 
 
-@pytest.mark.parametrize("path", ["/image.png", "/mislabelled", "/download"])
+@pytest.mark.parametrize("path", ["/image.png", "/mislabelled", "/download", "/utf16-binary"])
 def test_images_and_binaries_are_unsupported(path: str, site: Any, local: Config) -> None:
+    """Before, bytes labelled ``charset=utf-16`` were read as that text, a page of random CJK
+    characters that was a success."""
     envelope = unread(site.url(path), local)
     assert envelope["error_code"] == "unsupported"
     assert envelope["retryable"] is False

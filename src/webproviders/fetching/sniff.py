@@ -6,6 +6,7 @@ turning an image into "text" would hand a model garbage, so magic bytes win over
 
 from __future__ import annotations
 
+import codecs
 import re
 from typing import Literal
 
@@ -105,7 +106,10 @@ def _as_utf8(content_type: str | None, head: bytes) -> bytes:
         codec = utf16_without_bom(head)
     if codec is None or not codec.startswith("utf-16"):
         return head
-    return head[: len(head) // 2 * 2].decode(codec, errors="replace").encode("utf-8")
+    try:  # a cut last character is awaited, not an error
+        return codecs.getincrementaldecoder(codec)().decode(head, final=False).encode("utf-8")
+    except UnicodeDecodeError:  # a lone surrogate: no UTF-16 text, so judged by its own bytes
+        return head
 
 
 def _looks_binary(head: bytes) -> bool:
