@@ -377,6 +377,12 @@ def test_links_longer_than_the_url_limit_are_not_followed(site: Any, local: Conf
     assert max(len(path) for path in site.paths()) <= 2_048
 
 
+def test_a_frameset_site_is_crawled_through_its_frames(site: Any, local: Config) -> None:
+    """A frameset page has no links of its own but its frames: the crawl ended at its seed."""
+    envelope = crawl(site.url("/frames/"), local, max_depth=1)
+    assert paths(envelope, site) == ["/frames/", "/docs/a", "/docs/b"]
+
+
 def test_pages_of_thousands_of_links_end_by_the_deadline_with_the_pages_read(site: Any, config_for: Any) -> None:
     """Each page links to 5,000 new ones: handling them held the crawl past its deadline, and the
     call failed with timeout, every page read lost. (Their text is read whole, which is quick,

@@ -258,6 +258,17 @@ def test_an_empty_body_is_said_to_be_empty_not_built_by_a_script(site: Any, loca
     assert "answered with an empty body" in warning and "script" not in warning
 
 
+def test_a_frameset_page_names_its_frames_and_reads_its_notice_as_text(site: Any, local: Config) -> None:
+    """Before, its ``<noframes>`` came back as markup (``<h2>Frame Alert</h2><p>...``), and
+    nothing said that the text was in the frames."""
+    envelope = extract(site.url("/frames/"), local)
+    [item] = envelope["data"]
+    assert item["content"].startswith("## Frame Alert\n\nThis document is designed") and "<" not in item["content"]
+    assert item["metadata"]["frames"] == [site.url("/docs/a"), site.url("/docs/b")]
+    [warning] = envelope["meta"]["warnings"]
+    assert "frameset" in warning and site.url("/docs/b") in warning and "script" not in warning
+
+
 def test_a_meta_refresh_is_followed_as_a_browser_would(site: Any, local: Config) -> None:
     """A moved page that answers 200 with a refresh tag: the reader wants where it goes."""
     urls = [site.url("/refresh/now"), site.url("/refresh/chain"), site.url("/refresh/later"), site.url("/refresh/loop")]

@@ -87,6 +87,8 @@ _WORD = re.compile(r"\w+")
 _LINK_TARGET = re.compile(r"\]\([^)]*\)")
 #: Links collected from one page at most (a crawl needs far fewer; each costs a URL join).
 MAX_LINKS = 5_000
+#: Frames a frameset page's item lists (a crawl follows them as links, up to MAX_LINKS).
+MAX_FRAMES = 100
 
 _quiet_done = False
 
@@ -125,6 +127,8 @@ class HtmlDocument:
     scripted: bool = False
     #: Where the page's ``<meta http-equiv="refresh">`` sends a reader soon (:mod:`.refresh`).
     refresh: str | None = None
+    #: The pages a frameset page shows in its ``<frame>``s: its text is there, not in it.
+    frames: list[str] = field(default_factory=list)
 
 
 def _text_of(tree: Any) -> str:
@@ -134,22 +138,47 @@ def _text_of(tree: Any) -> str:
     return visible_text(body if body is not None else tree)
 
 
-def _links(tree: Any, url: str) -> list[str]:
-    base = url
+def _base(tree: Any, url: str) -> str:
+    """The address the page's relative links are read against (its ``<base href>``, if any)."""
     base_el = tree.find(".//base[@href]")
-    if base_el is not None:
-        base = join_url(url, base_el.get("href", "").strip()) or url
+    if base_el is None:
+        return url
+    return join_url(url, base_el.get("href", "").strip()) or url
+
+
+def _links(tree: Any, url: str) -> list[str]:
+    base = _base(tree, url)
     seen: dict[str, None] = {}
-    for element in tree.iter("a", "area"):
+    for element in tree.iter("a", "area", "frame"):  # a frameset's pages are followed as links are
         if len(seen) >= MAX_LINKS:
             break
-        href = (element.get("href") or "").strip()
+        href = (element.get("src" if element.tag == "frame" else "href") or "").strip()
         if not href or href.startswith("#"):
             continue
         link = join_url(base, href)  # a longer one is not followed: never sent back to the crawl
         if link is not None and len(link) <= MAX_URL_CHARS:
             seen.setdefault(link, None)
     return list(seen)
+
+
+def _frames(tree: Any, url: str) -> list[str]:
+    """The pages a ``<frameset>`` shows, in order; none for any other page."""
+    if tree.find(".//frameset") is None:
+        return []
+    base = _base(tree, url)
+    found = (join_url(base, (frame.get("src") or "").strip()) for frame in tree.iter("frame"))
+    return list(dict.fromkeys(link for link in found if link and len(link) <= MAX_URL_CHARS))[:MAX_FRAMES]
+
+
+def _read_noframes(tree: Any) -> None:
+    """A frameset page's ``<noframes>`` markup as elements: parsed as raw text, its tags came
+    back as the page's text (``<p>Your browser does not support frames.</p>``)."""
+    from lxml import html as lxml_html
+
+    for holder in tree.iter("noframes"):
+        if holder.text and "<" in holder.text:
+            holder.append(lxml_html.fragment_fromstring(holder.text, create_parent="div"))
+            holder.text = None
 
 
 def _meta(tree: Any, name: str) -> str:
@@ -269,6 +298,9 @@ def html_document(
         if tree is None:
             return HtmlDocument(content="", title="", metadata={}, fallback=True)
     links = _links(tree, url) if want_links else []
+    frames = _frames(tree, url)
+    if frames:
+        _read_noframes(tree)
     robots = _meta(tree, "robots").lower()
     nofollow = "nofollow" in robots or robots.strip() == "none"
     raw = _text_of(tree) if include_raw else None
@@ -302,5 +334,5 @@ def html_document(
         "page_type": kind,
     }
     return HtmlDocument(
-        content or "", title, metadata, raw, links, nofollow, fallback, scripted, refresh_target(tree, url)
+        content or "", title, metadata, raw, links, nofollow, fallback, scripted, refresh_target(tree, url), frames
     )

@@ -42,6 +42,8 @@ NO_TEXT = (
     "not run): it may build its text with a script, which is not run when a page is read this "
     "way. A backend that renders pages in a browser (crawl4ai, firecrawl) can read such pages."
 )
+#: Frames named in the sentence about a frameset page (a crawl follows all of them).
+FRAMES_NAMED = 5
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
@@ -143,7 +145,13 @@ async def render(
         metadata.update(doc.metadata)
         if doc.fallback:
             metadata["extraction"] = "full_text"
-        if doc.scripted or not doc.content.strip():
+        if doc.frames:
+            metadata["frames"] = doc.frames
+            named = ", ".join(map(shorten, doc.frames[:FRAMES_NAMED]))
+            named += ", ..." if len(doc.frames) > FRAMES_NAMED else ""
+            warn(f"{shorten(url)} is a frameset: its text is in the pages its frames show, which were not "
+                 f"read with it ({named}; all in metadata.frames): extract those, or crawl it.")
+        elif doc.scripted or not doc.content.strip():
             warn(NO_TEXT)
         item = {"url": url, "title": doc.title, "content": doc.content, "raw_content": doc.raw_text,
                 "metadata": metadata}
