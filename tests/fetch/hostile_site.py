@@ -139,6 +139,9 @@ class HostileHandler(BaseHTTPRequestHandler):
 
                 whole = zstandard.ZstdCompressor().compress(ARTICLE)
             return self._send(whole[: len(whole) // 2], "text/html; charset=utf-8", {"Content-Encoding": coding})
+        if path == "/members":  # the article gzipped in three pieces, one member each, as a server streaming it sends
+            thirds = [ARTICLE[i : i + len(ARTICLE) // 3 + 1] for i in range(0, len(ARTICLE), len(ARTICLE) // 3 + 1)]
+            return self._send(b"".join(map(gzip.compress, thirds)), "text/html; charset=utf-8", {"Content-Encoding": "gzip"})
         if path == "/hangup":  # the connection closed with no answer at all
             self.close_connection = True
             return None

@@ -27,7 +27,7 @@ from webproviders import adispatch_extract, dispatch_crawl, dispatch_extract
 from webproviders.config import Config
 from webproviders.errors import TooLargeError
 from webproviders.fetching import fetch as fetch_module
-from webproviders.fetching.decompress import BodyDecoder
+from webproviders.fetching.decompress import BodyDecoder, Undecodable
 from webproviders.fetching.extractpool import extraction_pool
 from webproviders.fetching.fetch import fetch
 
@@ -160,6 +160,29 @@ def test_decoder_round_trip_in_small_and_large_chunks(coding: str) -> None:
             decoder.feed(wire[start:start + size])
         decoder.finish()
         assert decoder.body == body
+
+
+def test_a_gzip_body_of_several_members_is_read_whole(hostile: HostileServer, capped: Config) -> None:
+    """zlib stops at the end of the first member: the page was cut there, and was a success."""
+    page = only_page(dispatch_extract(hostile.url("/members"), backend="http", config=capped))
+    assert "before eight o'clock on most weekdays of the year." in page["content"], page
+
+
+@pytest.mark.parametrize("size", [1, 7, 4096, 65_536, 1_000_000])
+def test_gzip_members_decode_in_any_chunks_with_padding_after_them_ignored(size: int) -> None:
+    import gzip
+
+    parts = [os.urandom(20_000), b"", "caf\u00e9 ".encode() * 5_000]
+    wire = b"".join(map(gzip.compress, parts))
+    decoder = BodyDecoder("gzip", 100_000)
+    for start in range(0, len(wire + b"\0" * 9), size):
+        decoder.feed((wire + b"\0" * 9)[start : start + size])
+    decoder.finish()
+    assert decoder.body == b"".join(parts)
+    cut = BodyDecoder("gzip", 100_000)  # a later member that stops before its end is cut short
+    cut.feed(wire[:-5])
+    with pytest.raises(Undecodable):
+        cut.finish()
 
 
 def test_truncating_decoder_keeps_the_first_bytes() -> None:

@@ -35,7 +35,8 @@ from ..errors import (
 from ..retry_after import retry_after_from_headers
 from ..urls import MAX_URL_CHARS, canonicalize, host_of, join_url, page_identity, registrable_domain
 from .charset import decode
-from .fetch import GZIP_MAGIC, FetchResult, fetch, gunzip, status_error
+from .decompress import GZIP_MAGIC
+from .fetch import FetchResult, fetch, gunzip, status_error
 from .options import FetchLimits, patterns, pick, switch, whole
 from .pages import PageOptions, render
 from .politeness import HostLimiter, HostPaused

@@ -28,6 +28,10 @@ ZSTD_BLOCK_RATIO = 128 * 1024 // 4
 #: The smallest slice of zstd input decoded at once (at most about two blocks' output).
 ZSTD_MIN_SLICE = 4
 
+#: The most input given to zlib at once.
+ZLIB_SLICE = 4096
+#: How a gzip member begins.
+GZIP_MAGIC = b"\x1f\x8b"
 Sink = Callable[[bytes], None]
 #: Why a body whose compressed stream has no end is refused (a page cut mid-word otherwise).
 CUT_SHORT = "its compressed data stops before the end of the stream, so the transfer was cut short; trying again may help"
@@ -56,13 +60,23 @@ class _Stage(Protocol):
 
 
 class _Zlib:
-    """gzip, or deflate with the zlib wrapper or without it (servers send both)."""
+    """gzip, or deflate with the zlib wrapper or without it (servers send both).
+
+    A gzip body may be several members one after another (RFC 1952 2.2; a server that
+    compresses a page in pieces sends it so): each is decoded, where zlib stops at the end of
+    the first. Bytes after the last member that begin none (padding), like bytes after
+    deflate's one stream, are ignored.
+    """
 
     def __init__(self, gzip: bool) -> None:
+        self._gzip = gzip
         self._decompressor = zlib.decompressobj(zlib.MAX_WBITS | 16 if gzip else zlib.MAX_WBITS)
         # Until deflate's 2-byte zlib header has been accepted, the bytes are kept so that
         # they can be read again as raw deflate.
         self._header: bytearray | None = None if gzip else bytearray()
+        #: gzip, after a member's end: the bytes after it, until they show whether another begins.
+        self._between: bytes | None = None
+        self._ignoring = False
 
     def feed(self, data: bytes, sink: Sink) -> None:
         if self._header is None:
@@ -80,21 +94,43 @@ class _Zlib:
             self._header = None
 
     def _drain(self, data: bytes, sink: Sink) -> None:
-        decompressor = self._decompressor
-        try:
-            while not decompressor.eof:  # bytes after the end of the stream are ignored
-                out = decompressor.decompress(data, PIECE)
-                data = decompressor.unconsumed_tail
-                if out:
-                    sink(out)
-                if not data and len(out) < PIECE:
-                    return  # input used up and nothing left pending inside zlib
-        except zlib.error as exc:
-            raise Undecodable(str(exc)) from None
+        # In slices: zlib copies the input left over after each call (the rest of a member, the
+        # members after it), which over a whole sitemap of many members took time quadratic in its size.
+        view = memoryview(data)
+        for start in range(0, len(view), ZLIB_SLICE):
+            self._drain_slice(bytes(view[start : start + ZLIB_SLICE]), sink)
+        if not view:
+            self._drain_slice(b"", sink)
+
+    def _drain_slice(self, data: bytes, sink: Sink) -> None:
+        while True:
+            if self._between is not None:
+                data = self._between + data
+                if self._ignoring or len(data) < len(GZIP_MAGIC):
+                    self._between = b"" if self._ignoring else data
+                    return
+                if not data.startswith(GZIP_MAGIC):
+                    self._ignoring = True
+                    return
+                self._decompressor, self._between = zlib.decompressobj(zlib.MAX_WBITS | 16), None
+            decompressor = self._decompressor
+            try:
+                while not decompressor.eof:
+                    out = decompressor.decompress(data, PIECE)
+                    data = decompressor.unconsumed_tail
+                    if out:
+                        sink(out)
+                    if not decompressor.eof and not data and len(out) < PIECE:
+                        return  # input used up and nothing left pending inside zlib
+            except zlib.error as exc:
+                raise Undecodable(str(exc)) from None
+            if not self._gzip:
+                return
+            self._between, data = b"", decompressor.unused_data
 
     def finish(self, sink: Sink) -> None:
         self._drain(b"", sink)
-        if not self._decompressor.eof:
+        if self._between is None and not self._decompressor.eof:
             raise Undecodable(CUT_SHORT)
 
 
@@ -310,4 +346,4 @@ class BodyDecoder:
         raise _Full()
 
 
-__all__ = ["PIECE", "BodyDecoder", "BodyTooLarge", "Undecodable", "UnsupportedCoding", "accept_encoding"]
+__all__ = ["GZIP_MAGIC", "PIECE", "BodyDecoder", "BodyTooLarge", "Undecodable", "UnsupportedCoding", "accept_encoding"]

@@ -152,10 +152,6 @@ async def _read_body(response: httpx.Response, url: str, limit: int, truncate: b
     return body
 
 
-#: The first bytes of a gzip file.
-GZIP_MAGIC = b"\x1f\x8b"
-
-
 async def gunzip(content: bytes, url: str, limit: int) -> tuple[bytes, bool]:
     """A gzip file's content (a ``.xml.gz`` sitemap) up to the same cap as a body, decoded off
     the event loop, and whether it was cut there (a gzip bomb stops at it); a corrupt file, or
@@ -402,4 +398,4 @@ def status_error(result: FetchResult) -> WebProviderError | None:
     return ProviderError(f"{url} answered HTTP {status} without a page to read.", status_code=status)
 
 
-__all__ = ["ACCEPT_PAGE", "GZIP_MAGIC", "MAX_REDIRECTS", "FetchResult", "fetch", "gunzip", "status_error"]
+__all__ = ["ACCEPT_PAGE", "MAX_REDIRECTS", "FetchResult", "fetch", "gunzip", "status_error"]
