@@ -588,6 +588,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, FEED_RSS.encode("cp1252"), "application/rss+xml; charset=windows-1252")
         if path == "/atom.xml":
             return self._send(200, FEED_ATOM.encode(), "application/atom+xml")
+        if path in ("/feed.php", "/feed.txt"):  # a feed script that sets no type of its own, and a feed saved as text
+            return self._send(200, FEED_ATOM.encode(), "text/html; charset=UTF-8" if path == "/feed.php" else "text/plain")
         if path == "/podcast.xml":
             return self._send(200, FEED_PODCAST.encode(), "application/rss+xml")
         if path == "/placeholder.xml":

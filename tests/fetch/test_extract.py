@@ -308,6 +308,16 @@ def test_an_atom_feed_links_each_entry_to_its_page(site: Any, local: Config) -> 
     assert "Faster start-up." in page["content"] and "edit" not in page["content"]
 
 
+@pytest.mark.parametrize("path", ["/feed.php", "/feed.txt"])
+def test_a_feed_served_as_a_page_or_as_text_reads_as_its_entries(path: str, site: Any, local: Config) -> None:
+    """PHP's default type is text/html: a feed script that sets none came back as the text of
+    its elements one per line (links as bare addresses, summaries' markup escaped), and a feed
+    served as text/plain as its XML."""
+    page = extract(site.url(path), local)["data"][0]
+    assert page["metadata"]["feed"] == "atom" and page["title"] == "Release notes"
+    assert "## [Version 2.0](https://example.org/releases/2.0)" in page["content"]
+
+
 def test_a_podcast_feed_links_each_episode_to_its_page_not_its_audio_or_feed(site: Any, local: Config) -> None:
     content = extract(site.url("/podcast.xml"), local)["data"][0]["content"]
     assert content == (

@@ -317,6 +317,9 @@ def test_sitemap_entities_are_not_expanded(tmp_path: Any) -> None:
         ("text/html", b"\x01\x02\x03\x00" * 64 + b"<html>", "binary"),
         ("text/plain", b"GIF89a\x01\x00", "binary"),
         ("text/plain", b"BMW and MZ are just words here", "text"),
+        ("text/html; charset=utf-8", b'<?xml version="1.0"?>\n<?xml-stylesheet href="s.xsl"?><rss version="2.0">', "xml"),
+        ("text/plain", b'<feed xmlns="http://www.w3.org/2005/Atom">', "xml"),
+        ("text/html", b'<?xml version="1.0"?><html xmlns="http://www.w3.org/1999/xhtml">', "html"),
         # Bytes that are no UTF-16 (a lone surrogate) are judged as bytes, whatever the label says.
         pytest.param("text/html; charset=utf-16", b"\x01\xd8<\x00p\x00" * 64, "binary", id="not-utf16"),
         pytest.param("text/html; charset=utf-16", "<p>\U0001f600</p>".encode("utf-16"), "html", id="utf16"),

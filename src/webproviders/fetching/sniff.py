@@ -44,6 +44,9 @@ _HTML_START = re.compile(
 )
 #: An XHTML root element: browsers render such a document as a page whatever XML type it is served as.
 _XHTML_ROOT = re.compile(rb"""<html[^>]*\sxmlns\s*=\s*["']http://www\.w3\.org/1999/xhtml["']""")
+#: An RSS, RSS 1.0 (RDF) or Atom root, after an XML declaration, comments and processing
+#: instructions (a style sheet): a feed, even where the server calls it a page or plain text.
+_FEED_START = re.compile(rb"(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*|<\?[^>]*\?>\s*)*<(?:rss|feed|rdf:rdf)[\s>]", re.DOTALL)
 _UTF8_BOM = b"\xef\xbb\xbf"
 
 _DECLARED: dict[str, Kind] = {
@@ -158,6 +161,8 @@ def sniff(content_type: str | None, head: bytes) -> tuple[Kind, str]:
         kind = "html"
     if kind == "pdf":
         return "binary", declared  # labelled PDF but not a PDF: nothing sensible to read
+    if kind in ("html", "text") and _FEED_START.match(_strip_prefix(head)):
+        kind = "xml"  # a script that sets no type (PHP's default is text/html) sends its feed so
     if kind == "html" and _HTML_START.match(_strip_prefix(head)):
         return kind, declared  # a page, whatever stray NUL bytes it holds: browsers show it
     if kind is not None:
