@@ -419,6 +419,10 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, pages[path].encode())
         if path == "/empty":  # a 200 with no body at all
             return self._send(200, b"")
+        if path == "/empty.json":  # an API that answers with nothing
+            return self._send(200, b"\n", "application/json")
+        if path == "/no-content":
+            return self._send(204, b"", "")
         if path.startswith("/refresh/"):  # a page that sends its reader on with <meta http-equiv="refresh">
             refreshes = {
                 "now": "0; url=/articles/caching",

@@ -250,9 +250,12 @@ def test_a_page_whose_only_text_is_its_noscript_notice_warns_as_an_empty_one(sit
     assert "warnings" not in extract(site.url("/articles/caching"), local)["meta"]
 
 
-def test_an_empty_body_is_said_to_be_empty_not_built_by_a_script(site: Any, local: Config) -> None:
-    """A browser would show nothing either: pointing the reader at a browser backend misleads."""
-    envelope = extract(site.url("/empty"), local)
+@pytest.mark.parametrize("path", ["/empty", "/empty.json", "/no-content"])
+def test_an_empty_body_is_said_to_be_empty_not_built_by_a_script(path: str, site: Any, local: Config) -> None:
+    """A browser would show nothing either: pointing the reader at a browser backend misleads.
+    Before, an empty body of another type than HTML (a 204, an empty JSON answer) was an empty
+    ``content`` with nothing said."""
+    envelope = extract(site.url(path), local)
     assert envelope["data"][0]["content"] == ""
     [warning] = envelope["meta"]["warnings"]
     assert "answered with an empty body" in warning and "script" not in warning

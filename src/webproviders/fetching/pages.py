@@ -129,11 +129,11 @@ async def render(
         return RenderedPage(_finish(item), [])
     text, codec = decode(result.content, result.content_type, kind)
     metadata["encoding"] = codec
-    if kind == "html" and not text.strip():
+    if not text.strip():  # whatever its type (a 204, an empty JSON answer): said, not left to guess
         warn(f"{shorten(url)} answered with an empty body: the site sent no page to read.")
         item = {"url": url, "title": "", "content": "", "raw_content": "" if options.include_raw else None,
                 "metadata": metadata}
-        return RenderedPage(_finish(item), [], html=True)
+        return RenderedPage(_finish(item), [], html=kind == "html")
     if kind == "html":
         if len(text) > limits.max_html_chars:
             text = text[: limits.max_html_chars]
