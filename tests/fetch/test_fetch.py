@@ -184,6 +184,8 @@ def _result(status: int, headers: dict[str, str] | None = None) -> FetchResult:
         (410, {}, NotFoundError, None),
         (403, {}, BlockedError, "http_403"),
         (401, {}, BlockedError, "http_401"),
+        # Not "failed on its side" (bad_gateway, retried): LinkedIn refusing a client it takes for a robot.
+        (999, {}, BlockedError, "http_999"),
         (503, {"cf-mitigated": "challenge"}, BlockedError, "captcha_required"),
         (500, {}, BadGatewayError, None),
         (502, {}, BadGatewayError, None),

@@ -378,6 +378,13 @@ def status_error(result: FetchResult) -> WebProviderError | None:
         return BlockedError(
             f"{url} refused access (HTTP {status}).", detail=f"http_{status}", status_code=status
         )
+    if status == 999:  # no HTTP status: LinkedIn's answer to a client it takes for a robot
+        return BlockedError(
+            f"{url} refused access (HTTP 999, the status LinkedIn and a few other sites answer "
+            "automated requests with).",
+            detail="http_999",
+            status_code=status,
+        )
     if status in (404, 410):
         return NotFoundError(f"{url} was not found (HTTP {status}).", status_code=status)
     if status == 429:
