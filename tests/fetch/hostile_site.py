@@ -142,6 +142,14 @@ class HostileHandler(BaseHTTPRequestHandler):
         if path == "/members":  # the article gzipped in three pieces, one member each, as a server streaming it sends
             thirds = [ARTICLE[i : i + len(ARTICLE) // 3 + 1] for i in range(0, len(ARTICLE), len(ARTICLE) // 3 + 1)]
             return self._send(b"".join(map(gzip.compress, thirds)), "text/html; charset=utf-8", {"Content-Encoding": "gzip"})
+        if path == "/cookies":  # a site whose cookies have grown past what any client reads in one header section
+            self.send_response(200)
+            for n in range(1_000):
+                self.send_header("Set-Cookie", f"pref{n}={'v' * 100}; Path=/")
+            self.send_header("Content-Length", str(len(ARTICLE)))
+            self.end_headers()
+            self.wfile.write(ARTICLE)
+            return None
         if path == "/hangup":  # the connection closed with no answer at all
             self.close_connection = True
             return None

@@ -207,6 +207,17 @@ def test_a_server_that_hangs_up_is_one_sentence(hostile: HostileServer, capped: 
     assert page["error"].endswith("without sending a response.") and not page["error"].endswith(".."), page["error"]
 
 
+def test_headers_too_large_to_read_are_said_so_and_not_fetched_again(
+    hostile: HostileServer, config_for: Callable[..., Config]
+) -> None:
+    """Before: a network_error, "RemoteProtocolError: Receive buffer too long.", asked for again."""
+    config = config_for(allow_private_networks=True, retry={"max_retries": 2, "backoff": 0}, cache=False)
+    envelope = dispatch_extract(hostile.url("/cookies"), backend="http", config=config)
+    assert envelope["error_code"] == "too_large", envelope
+    assert "response headers larger than the 100 KiB" in envelope["error"]
+    assert hostile.served.count("/cookies") == 1
+
+
 def test_an_empty_compressed_body_is_an_empty_body() -> None:
     decoder = BodyDecoder("gzip", 1000)
     decoder.finish()
