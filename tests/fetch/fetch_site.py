@@ -544,6 +544,9 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, b"# Read me\n\nThis file is *markdown* and passes through. See [the orphan](/orphan).\n", "text/markdown")
         if path == "/untyped":  # no Content-Type, and the markup starts as many fragments do
             return self._send(200, b"<script>var page = 1;</script><h1>Untyped</h1><p>Served with no type at all.</p>", "")
+        if path in ("/two-types", "/any-type"):  # a server and a script both set the type; a type that names none
+            types = ("text/html", {"Content-Type": "text/html; charset=utf-8"}) if path == "/two-types" else ("*/*", {})
+            return self._send(200, DOCS_A.encode(), types[0], types[1])
         if path == "/xhtml-as-xml":  # XHTML served with an XML type, which browsers render as a page
             xhtml = ('<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head>'
                     "<title>Served as XML</title></head><body><h1>Served as XML</h1><p>Rendered as a page by browsers.</p>"

@@ -97,6 +97,16 @@ def test_html_served_without_a_content_type_is_read_as_a_browser_renders_it(site
     assert "<script>" not in page["content"] and "var page" not in page["content"]
 
 
+@pytest.mark.parametrize("path", ["/two-types", "/any-type"])
+def test_a_page_whose_content_type_a_browser_reads_is_read_as_a_page(path: str, site: Any, local: Config) -> None:
+    """Two Content-Type headers came as one value that named no type (``text/html,
+    text/html; charset=utf-8``), and ``*/*`` none either: the page came back as its markup,
+    or as unsupported. Browsers take the last type given, and sniff the bytes when none is."""
+    [page] = extract(site.url(path), local)["data"]
+    assert page["title"] == "Getting started"
+    assert page["content"].startswith("# Getting started") and "<" not in page["content"]
+
+
 def test_xhtml_served_as_xml_is_read_as_a_page(site: Any, local: Config) -> None:
     [page] = extract(site.url("/xhtml-as-xml"), local)["data"]
     assert "Rendered as a page by browsers." in page["content"]

@@ -56,7 +56,7 @@ from .decompress import (
     accept_encoding,
 )
 from .pinning import safe_client
-from .sniff import Kind, sniff
+from .sniff import Kind, effective_content_type, sniff
 from .urlsafety import (
     AddressPolicy,
     check_destination,
@@ -92,8 +92,8 @@ class FetchResult:
 
     @property
     def content_type(self) -> str:
-        """The raw ``Content-Type`` header ('' when absent)."""
-        return self.headers.get("content-type", "")
+        """The ``Content-Type`` a browser goes by ('' when absent or no MIME type)."""
+        return effective_content_type(self.headers.get_list("content-type", split_commas=True))
 
     def sniff(self) -> tuple[Kind, str]:
         """``(kind, mime)`` from the header checked against the first bytes."""

@@ -80,6 +80,27 @@ _DECLARED: dict[str, Kind] = {
 }
 
 
+#: A MIME type as the WHATWG Fetch Standard parses one: ``type/subtype``, parameters after ``;``.
+_MIME_TYPE = re.compile(r"\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+/[!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*(?:;.*)?", re.DOTALL)
+
+
+def effective_content_type(values: list[str]) -> str:
+    """The ``Content-Type`` a browser goes by, among ``values`` (each header's, commas split):
+    the last that is a MIME type other than ``*/*``, keeping an earlier one's charset when it
+    names the same type without one (WHATWG Fetch, "extract a MIME type"); '' when none is, so
+    that the body's bytes decide. Two headers (``text/html`` and ``text/html; charset=utf-8``,
+    a server and a script both setting it) came as one value no type matched, and a page as
+    its markup."""
+    chosen, essence = "", ""
+    for value in values:
+        match = _MIME_TYPE.fullmatch(value)
+        if match is None or match.group(1) == "*/*":
+            continue
+        if match.group(1).lower() != essence or "charset" in value.lower():
+            chosen, essence = value.strip(), match.group(1).lower()
+    return chosen
+
+
 def mime_type(content_type: str | None) -> str:
     """``text/html; charset=utf-8`` -> ``text/html`` (lower case, '' when absent)."""
     return (content_type or "").split(";", 1)[0].strip().lower()
