@@ -128,6 +128,8 @@ def build_site() -> dict[str, tuple[bytes, str]]:
     pages["/utf-16-declared/feed"] = (feed.encode(), "application/rss+xml")
     pages["/utf-16-declared/xhtml"] = (('<?xml version="1.0" encoding="UTF-16"?>' + page("xhtml", ru)).encode(),
                                        "application/xhtml+xml")
+    # The same from the server's header: its page is UTF-8 all the same, with no NUL beside its markup.
+    pages["/utf-16-declared/header"] = (page("header", ru).encode(), "text/html; charset=utf-16")
     # A label no browser knows (Windows' name for Big5): detection, which reads the label as a hint.
     big5 = TEXTS["big5"][1]
     pages["/unknown-label/cp950"] = (page("cp950", big5, '<meta charset="cp950">').encode("big5hkscs"), "text/html")
@@ -248,8 +250,8 @@ def test_utf16_pages(extracted: dict[str, dict[str, Any]], path: str) -> None:
     assert sentences(TEXTS["gb2312"][1])[0] in item["content"]
 
 
-@pytest.mark.parametrize("path", ["/utf-16-declared/feed", "/utf-16-declared/xhtml"])
-def test_utf8_declaring_utf16_in_its_xml_declaration_is_read_as_utf8(
+@pytest.mark.parametrize("path", ["/utf-16-declared/feed", "/utf-16-declared/xhtml", "/utf-16-declared/header"])
+def test_utf8_declaring_utf16_in_its_xml_declaration_or_header_is_read_as_utf8(
     extracted: dict[str, dict[str, Any]], path: str
 ) -> None:
     item = extracted[path]

@@ -185,15 +185,23 @@ def _from_bom(body: bytes) -> str | None:
     return None
 
 
-def header_encoding(content_type: str | None) -> str | None:
-    """The usable encoding a ``Content-Type`` header names, if any."""
+def header_encoding(content_type: str | None, body: bytes) -> str | None:
+    """The usable encoding a ``Content-Type`` header names for ``body``, if any. A UTF-16 label
+    over bytes that are UTF-8 (or ASCII) with no NUL is a server's mistake, not a usable one:
+    UTF-16 writes a NUL beside each ASCII character, and markup is full of them (read as
+    UTF-16, such a page was a run of CJK characters)."""
     match = _HEADER_CHARSET.search(content_type or "")
-    return codec_for(match.group(1)) if match else None
+    codec = codec_for(match.group(1)) if match else None
+    if codec is not None and codec.startswith("utf-16"):
+        probe = body[:_UTF16_PROBE]
+        if b"\x00" not in probe and (not _NON_ASCII.search(probe) or _utf8_text(probe)):
+            return None
+    return codec
 
 
 def declared_encoding(body: bytes, content_type: str | None, kind: str) -> str | None:
     """The encoding the response declares (header, then document), if any is usable."""
-    codec = header_encoding(content_type)
+    codec = header_encoding(content_type, body)
     if codec:
         return codec
     end = _HEAD_END.search(body, 0, _HEAD_LIMIT) if kind == "html" else None

@@ -125,7 +125,7 @@ def _as_utf8(content_type: str | None, head: bytes) -> bytes:
     """``head`` re-encoded as UTF-8 when it is UTF-16 (by its BOM, its header, or with neither,
     by where its NUL bytes are), else as it is: UTF-16 text is full of NUL bytes, which would
     make it look binary."""
-    codec = "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else header_encoding(content_type)
+    codec = "utf-16" if head.startswith((b"\xff\xfe", b"\xfe\xff")) else header_encoding(content_type, head)
     if codec is None:
         codec = utf16_without_bom(head)
     if codec is None or not codec.startswith("utf-16"):
