@@ -160,6 +160,9 @@ class HostileHandler(BaseHTTPRequestHandler):
             return self._send(ARTICLE, f"text/html; charset={query['label'][0]}")
         if path == "/scripted":
             return self._send(scripted_article(int(query["chars"][0])), "text/html; charset=utf-8")
+        if path == "/head-state":  # the page's state in a script before its text
+            state = b"<script>window.__STATE__ = [" + b"0, " * 3_000 + b"0];</script></head>"
+            return self._send(ARTICLE.replace(b"</head>", state), "text/html; charset=utf-8")
         if path == "/links":
             return self._send(link_farm(int(query["n"][0])), "text/html; charset=utf-8")
         if path == "/nested.json":  # arrays nested `depth` deep, `n` of them side by side

@@ -374,6 +374,18 @@ def test_heavy_pages_leave_a_worker_for_ordinary_pages(hostile: HostileServer, s
     assert [page["error_code"] for page in farm_pages] == ["timeout", "timeout"]
 
 
+def test_a_page_cut_before_its_text_says_so_not_that_a_script_builds_it(
+    hostile: HostileServer, config_for: Callable[..., Config]
+) -> None:
+    """Its beginning, all inline script, came back empty with the sentence for pages built by
+    script, which sent the reader to a browser backend instead of the limit that cut it."""
+    config = config_for(allow_private_networks=True, extraction={"max_html_chars": 5_000})
+    envelope = dispatch_extract(hostile.url("/head-state"), backend="http", config=config)
+    assert envelope["data"][0]["content"] == "" and envelope["data"][0]["metadata"]["html_truncated"] is True
+    [warning] = envelope["meta"]["warnings"]
+    assert "web.extraction.max_html_chars (5,000 characters)" in warning and "crawl4ai" not in warning
+
+
 def test_a_large_page_of_few_elements_is_an_ordinary_page(hostile: HostileServer, strict: Config) -> None:
     """1.2 MB of HTML that is mostly one inline script, as news pages are served, costs what its
     few elements cost: its worker is kept for the next page, not replaced as after a heavy one."""

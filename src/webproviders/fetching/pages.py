@@ -151,6 +151,10 @@ async def render(
             named += ", ..." if len(doc.frames) > FRAMES_NAMED else ""
             warn(f"{shorten(url)} is a frameset: its text is in the pages its frames show, which were not "
                  f"read with it ({named}; all in metadata.frames): extract those, or crawl it.")
+        elif metadata.get("html_truncated") and not doc.content.strip():
+            warn(f"{shorten(url)} is longer than web.extraction.max_html_chars ({limits.max_html_chars:,} "
+                 "characters), and its beginning, the part read, holds no text (inline scripts and styles, "
+                 "most often): raise the limit to read the rest.")
         elif doc.scripted or not doc.content.strip():
             warn(NO_TEXT)
         item = {"url": url, "title": doc.title, "content": doc.content, "raw_content": doc.raw_text,
