@@ -445,6 +445,10 @@ class SiteHandler(BaseHTTPRequestHandler):
             frames = '<frameset cols="20%,80%"><frame src="/docs/a" name="nav"><frame src="../docs/b" name="main">'
             notice = '<noframes><h2>Frame Alert</h2><p>This document is designed to be viewed using frames. Link to <a href="/docs/b">Non-frame version</a>.</p></noframes>'
             return self._send(200, f"<!DOCTYPE html><html><head><title>API docs</title></head>{frames}{notice}</frameset></html>".encode())
+        if path == "/oversized-meta":  # a canonical link and a language no page means, 100 KB each
+            head = f'<link rel="canonical" href="/{"c" * 100_000}">'
+            text = "<article><h1>Oversized</h1><p>The page itself is short, whatever its head says of it.</p></article>"
+            return self._send(200, page("Oversized", text, head=head, lang="x" * 100_000).encode())
         if path == "/spellings/":  # one page linked in three spellings RFC 3986 calls equal, and another
             links = " ".join(
                 f'<a href="/spellings/{link}">{n}</a>' for n, link in enumerate(["%7Euser/a%2fb", "~user/a%2Fb", "%7euser/a%2FB"])

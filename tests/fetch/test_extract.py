@@ -354,6 +354,13 @@ def test_a_page_naming_an_address_no_parser_reads_is_still_read(which: str, site
     assert "canonical_url" not in item["metadata"]
 
 
+def test_a_canonical_link_or_language_longer_than_any_real_one_is_left_out(site: Any, local: Config) -> None:
+    """Both came into ``metadata`` whole, 100,000 characters each beside a short page."""
+    [item] = extract(site.url("/oversized-meta"), local)["data"]
+    assert "whatever its head says" in item["content"]
+    assert "canonical_url" not in item["metadata"] and "language" not in item["metadata"]
+
+
 def test_a_feed_entry_whose_link_no_parser_reads_is_kept_without_it(site: Any, local: Config) -> None:
     [item] = extract(site.url("/placeholder.xml"), local)["data"]
     assert item["content"] == "# Template feed\n\n## Unlinked entry\n\nIts link was never filled in."

@@ -188,6 +188,10 @@ def _meta(tree: Any, name: str) -> str:
     return ""
 
 
+#: Longer than any language tag a page means (RFC 5646 asks room for 35 characters).
+MAX_LANGUAGE_CHARS = 64
+
+
 def _language(tree: Any) -> str | None:
     lang = (tree.get("lang") or tree.get("{http://www.w3.org/XML/1998/namespace}lang") or "").strip()
     if not lang:
@@ -195,7 +199,7 @@ def _language(tree: Any) -> str | None:
             if (element.get("http-equiv") or "").strip().lower() == "content-language":
                 lang = (element.get("content") or "").strip()
                 break
-    return lang or None
+    return lang if 0 < len(lang) <= MAX_LANGUAGE_CHARS else None
 
 
 def _canonical(tree: Any, url: str) -> str | None:
@@ -203,7 +207,8 @@ def _canonical(tree: Any, url: str) -> str | None:
         rels = (element.get("rel") or "").lower().split()
         href = (element.get("href") or "").strip()
         if "canonical" in rels and href:
-            return join_url(url, href)
+            canonical = join_url(url, href)
+            return canonical if canonical is not None and len(canonical) <= MAX_URL_CHARS else None
     return None
 
 
