@@ -442,7 +442,7 @@ class SiteHandler(BaseHTTPRequestHandler):
             text = '<article><h1>Template page</h1><p>A page whose template left an address unfilled is still read: see <a href="/docs/a">getting started</a>.</p></article>'
             return self._send(200, page("Template page", text, head=heads[path.rsplit("/", 1)[-1]]).encode())
         if path == "/frames/":  # an old documentation site: its pages in frames, a notice for browsers without them
-            frames = '<frameset cols="20%,80%"><frame src="/docs/a" name="nav"><frame src="../docs/b" name="main">'
+            frames = '<frameset cols="20%,80%"><frame src="/docs/a" name="nav"><frame src="../docs/b" name="main"><frame src="about:blank">'
             notice = '<noframes><h2>Frame Alert</h2><p>This document is designed to be viewed using frames. Link to <a href="/docs/b">Non-frame version</a>.</p></noframes>'
             return self._send(200, f"<!DOCTYPE html><html><head><title>API docs</title></head>{frames}{notice}</frameset></html>".encode())
         if path == "/oversized-meta":  # a canonical link and a language no page means, 100 KB each

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from ..urls import MAX_URL_CHARS, join_url
+from ..urls import MAX_URL_CHARS, is_http_url, join_url
 
 if TYPE_CHECKING:
     from .pagetype import PageType
@@ -167,7 +167,8 @@ def _frames(tree: Any, url: str) -> list[str]:
         return []
     base = _base(tree, url)
     found = (join_url(base, (frame.get("src") or "").strip()) for frame in tree.iter("frame"))
-    return list(dict.fromkeys(link for link in found if link and len(link) <= MAX_URL_CHARS))[:MAX_FRAMES]
+    pages = (link for link in found if is_http_url(link) and len(link) <= MAX_URL_CHARS)  # not about:blank
+    return list(dict.fromkeys(pages))[:MAX_FRAMES]
 
 
 def _read_noframes(tree: Any) -> None:
