@@ -566,6 +566,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, b"\x00\x01\x02\x03binary\x00data" * 50, "application/octet-stream")
         if path == "/utf16-binary":  # compressed or encrypted bytes, labelled as a page in UTF-16
             return self._send(200, random.Random(7).randbytes(4096), "text/html; charset=utf-16")
+        if path == "/scan.pdf":  # two pages with no text on them, as a scanner's images are
+            return self._send(200, pdf_bytes("", ""), "application/pdf")
         if path == "/doc.pdf":
             return self._send(200, pdf_bytes(), "application/pdf")
         if path == "/misplaced-xref.pdf":  # readable, but its startxref is off, as in many real PDFs

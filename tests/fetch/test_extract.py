@@ -123,6 +123,15 @@ def test_pdf_is_read_as_text(site: Any, local: Config) -> None:
         assert page["metadata"]["pages"] == 1
 
 
+def test_a_pdf_with_no_text_says_so(site: Any, local: Config) -> None:
+    """A scanned document's pages are images: it came back as an empty content, nothing said."""
+    pytest.importorskip("pypdf")
+    envelope = extract(site.url("/scan.pdf"), local)
+    assert envelope["data"][0]["content"] == "" and envelope["data"][0]["metadata"]["pages"] == 2
+    [warning] = envelope["meta"]["warnings"]
+    assert "PDF whose pages read hold no text" in warning and "scanned" in warning
+
+
 def test_pdf_without_pypdf_is_unsupported(site: Any, local: Config, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pypdf", None)  # what an installation without it looks like
     envelope = unread(site.url("/doc.pdf"), local)

@@ -124,6 +124,9 @@ async def render(
             limits, pdf_text, result.content, url, heavy=True,
             max_pages=limits.max_pdf_pages, cpu_budget=limits.cpu_timeout / 2,
         )
+        if not text.strip():  # an empty content alone would leave a reader guessing why
+            warn(f"{shorten(url)} is a PDF whose pages read hold no text: a scanned document, most often, "
+                 "whose pages are images (no text is read from images here).")
         item = {"url": url, "title": title, "content": text, "raw_content": text if options.include_raw else None,
                 "metadata": {**metadata, **extra}}
         return RenderedPage(_finish(item), [])
