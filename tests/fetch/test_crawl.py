@@ -381,6 +381,7 @@ def test_a_frameset_site_is_crawled_through_its_frames(site: Any, local: Config)
     """A frameset page has no links of its own but its frames: the crawl ended at its seed."""
     envelope = crawl(site.url("/frames/"), local, max_depth=1)
     assert paths(envelope, site) == ["/frames/", "/docs/a", "/docs/b"]
+    assert "warnings" not in envelope["meta"]  # the frames were read: nothing to tell
 
 
 def test_pages_of_thousands_of_links_end_by_the_deadline_with_the_pages_read(site: Any, config_for: Any) -> None:

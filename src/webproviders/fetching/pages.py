@@ -150,10 +150,11 @@ async def render(
             metadata["extraction"] = "full_text"
         if doc.frames:
             metadata["frames"] = doc.frames
-            named = ", ".join(map(shorten, doc.frames[:FRAMES_NAMED]))
-            named += ", ..." if len(doc.frames) > FRAMES_NAMED else ""
-            warn(f"{shorten(url)} is a frameset: its text is in the pages its frames show, which were not "
-                 f"read with it ({named}; all in metadata.frames): extract those, or crawl it.")
+            if not want_links:  # a crawl follows them as links: nothing to say there
+                named = ", ".join(map(shorten, doc.frames[:FRAMES_NAMED]))
+                named += ", ..." if len(doc.frames) > FRAMES_NAMED else ""
+                warn(f"{shorten(url)} is a frameset: its text is in the pages its frames show, which were "
+                     f"not read with it ({named}; all in metadata.frames): extract those, or crawl it.")
         elif metadata.get("html_truncated") and not doc.content.strip():
             warn(f"{shorten(url)} is longer than web.extraction.max_html_chars ({limits.max_html_chars:,} "
                  "characters), and its beginning, the part read, holds no text (inline scripts and styles, "
