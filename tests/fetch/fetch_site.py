@@ -566,6 +566,9 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, b"\x00\x01\x02\x03binary\x00data" * 50, "application/octet-stream")
         if path == "/utf16-binary":  # compressed or encrypted bytes, labelled as a page in UTF-16
             return self._send(200, random.Random(7).randbytes(4096), "text/html; charset=utf-16")
+        if path == "/partial":  # a cache that answers a request for the whole page with its first part
+            whole = DOCS_A.encode()
+            return self._send(206, whole[:700], headers={"Content-Range": f"bytes 0-699/{len(whole)}"})
         if path == "/scan.pdf":  # two pages with no text on them, as a scanner's images are
             return self._send(200, pdf_bytes("", ""), "application/pdf")
         if path == "/doc.pdf":

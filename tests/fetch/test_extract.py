@@ -123,6 +123,14 @@ def test_pdf_is_read_as_text(site: Any, local: Config) -> None:
         assert page["metadata"]["pages"] == 1
 
 
+def test_a_part_of_a_page_never_asked_for_is_said_to_be_a_part(site: Any, local: Config) -> None:
+    """No Range is sent; a 206 came back as the page, only its status code telling otherwise."""
+    envelope = extract(site.url("/partial"), local)
+    assert envelope["data"][0]["metadata"]["status_code"] == 206
+    [warning] = envelope["meta"]["warnings"]
+    assert "206 Partial Content" in warning and "only part of the page" in warning
+
+
 def test_a_pdf_with_no_text_says_so(site: Any, local: Config) -> None:
     """A scanned document's pages are images: it came back as an empty content, nothing said."""
     pytest.importorskip("pypdf")
