@@ -569,6 +569,8 @@ class SiteHandler(BaseHTTPRequestHandler):
         if path == "/partial":  # a cache that answers a request for the whole page with its first part
             whole = DOCS_A.encode()
             return self._send(206, whole[:700], headers={"Content-Range": f"bytes 0-699/{len(whole)}"})
+        if path in ("/generated.pdf", "/generated"):  # a script's PDF after a stray line break, labelled or not
+            return self._send(200, b"\r\n" + pdf_bytes(), "application/pdf" if path.endswith(".pdf") else "application/octet-stream")
         if path == "/scan.pdf":  # two pages with no text on them, as a scanner's images are
             return self._send(200, pdf_bytes("", ""), "application/pdf")
         if path == "/doc.pdf":

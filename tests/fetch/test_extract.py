@@ -131,6 +131,16 @@ def test_a_part_of_a_page_never_asked_for_is_said_to_be_a_part(site: Any, local:
     assert "206 Partial Content" in warning and "only part of the page" in warning
 
 
+@pytest.mark.parametrize("path", ["/generated.pdf", "/generated"])
+def test_a_pdf_after_a_stray_line_break_is_read_as_a_pdf(path: str, site: Any, local: Config) -> None:
+    """PDF readers find the header in the first KiB. Labelled a PDF, it was ``unsupported`` ("not
+    a page with text"); as application/octet-stream, its source came back as the text."""
+    pytest.importorskip("pypdf")
+    [page] = extract(site.url(path), local)["data"]
+    assert page["content"] == "Quarterly report: revenue grew by twelve percent."
+    assert page["metadata"]["content_type"] == "application/pdf"
+
+
 def test_a_pdf_with_no_text_says_so(site: Any, local: Config) -> None:
     """A scanned document's pages are images: it came back as an empty content, nothing said."""
     pytest.importorskip("pypdf")

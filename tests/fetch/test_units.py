@@ -294,6 +294,8 @@ def test_sitemap_entities_are_not_expanded(tmp_path: Any) -> None:
         ("text/html; charset=utf-8", b"<!doctype html><p>x", "html"),
         ("text/html", png_bytes(), "binary"),
         ("application/octet-stream", pdf_bytes(), "pdf"),
+        ("application/pdf", b"<br />\n<b>Notice</b>: stray output\n" + pdf_bytes(), "pdf"),
+        ("text/html", b"<p>A page on the %PDF- header</p>", "html"),
         ("application/pdf", b"<html>not a pdf</html>", "binary"),
         ("", b"  <!DOCTYPE html><html>", "html"),
         ("", b"<script>var x = 1;</script><h1>Title</h1>", "html"),

@@ -48,6 +48,9 @@ _XHTML_ROOT = re.compile(rb"""<html[^>]*\sxmlns\s*=\s*["']http://www\.w3\.org/19
 #: instructions (a style sheet): a feed, even where the server calls it a page or plain text.
 _FEED_START = re.compile(rb"(?:<\?xml[^>]*\?>\s*)?(?:<!--.*?-->\s*|<\?[^>]*\?>\s*)*<(?:rss|feed|rdf:rdf)[\s>]", re.DOTALL)
 _UTF8_BOM = b"\xef\xbb\xbf"
+_PDF_MAGIC = b"%PDF-"
+#: Where PDF readers look for a PDF's header.
+_PDF_HEADER_WITHIN = 1024
 
 _DECLARED: dict[str, Kind] = {
     "text/html": "html",
@@ -165,7 +168,10 @@ def sniff(content_type: str | None, head: bytes) -> tuple[Kind, str]:
     absent or generic label (``application/octet-stream``) is decided from the bytes.
     """
     declared = mime_type(content_type)
-    if head.startswith(b"%PDF-"):
+    # A script that writes a PDF often sends a line break or some spaces before it, and PDF
+    # readers look for the header in the first KiB: a PDF so labelled is read, not refused.
+    labelled_pdf = _DECLARED.get(declared) == "pdf" and _PDF_MAGIC in head[:_PDF_HEADER_WITHIN]
+    if head.lstrip().startswith(_PDF_MAGIC) or labelled_pdf:
         return "pdf", "application/pdf"
     magic = _binary_magic(head)
     if magic is not None:
