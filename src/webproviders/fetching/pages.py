@@ -113,13 +113,13 @@ async def render(
     kind, mime = result.sniff()
     url = result.url
     metadata = _base_metadata(result, mime)
-    if result.status_code == 206:  # no Range is ever sent: a cache's or a server's mistake
-        warn(f"{shorten(url)} answered 206 Partial Content though no part of it was asked for: "
-             "its text may be only part of the page.")
     if kind == "binary":
         raise UnsupportedError(
             f"{url} is {mime or 'binary content'}, not a page with text; it cannot be extracted."
         )
+    if result.status_code == 206:  # no Range is ever sent: a cache's or a server's mistake
+        warn(f"{shorten(url)} answered 206 Partial Content though no part of it was asked for: "
+             "its text may be only part of the page.")
     if kind == "pdf":
         if not pypdf_installed():
             raise missing_pypdf(url)
