@@ -12,7 +12,7 @@ import os
 from functools import partial
 from typing import Any, ClassVar
 
-from webproviders import warn
+from webproviders import BadGatewayError, warn
 from webproviders.kit import VendorProvider, get_logger, later_page
 
 from .errors import classify
@@ -89,6 +89,15 @@ class SearxngProvider(VendorProvider):
             return len(seen) > before
 
         fresh, number = await page(1), 1
+        if not seen and silent:
+            # SearXNG lists the engines that failed, never those that answered: an empty
+            # page beside failed engines cannot say that nothing matched.
+            raise BadGatewayError(
+                f"{self.name} at {self.base_url()} found no results, and its engines did not answer: "
+                f"{', '.join(silent)}. Wait for them (SearXNG suspends an engine after a CAPTCHA "
+                "or a rate limit) or enable other engines in the instance's settings.yml.",
+                provider=self.name,
+            )
         while fresh and len(hits) < limit and number < MAX_PAGES:  # a page of repeats ends it
             number += 1
             fresh = bool(await later_page(self.name, len(hits), partial(page, number)))

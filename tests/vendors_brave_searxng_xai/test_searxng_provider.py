@@ -156,6 +156,7 @@ def test_odd_shapes_never_break_the_call(config: Any, search: Any) -> None:
 def test_dict_shaped_unresponsive_engines_are_reported(config: Any, search: Any) -> None:
     body = {
         **SEARX_EMPTY,
+        "results": [_searx_result("https://ok.example/", "Ok", "An answer.", ["qwant"], 1.0)],
         "unresponsive_engines": [
             {"engine": "google", "error": "CAPTCHA"},
             {"engine": "duckduckgo", "reason": "timeout"},
@@ -172,6 +173,25 @@ def test_dict_shaped_unresponsive_engines_are_reported(config: Any, search: Any)
         "searxng: some engines did not answer: google (CAPTCHA), duckduckgo (timeout), brave, "
         "bing (HTTP error)."
     ]
+
+
+@pytest.mark.parametrize("run", ["search", "asearch"])
+def test_no_results_while_engines_failed_is_a_failure(
+    config: Any, run: str, request: pytest.FixtureRequest
+) -> None:
+    """Every engine that was asked hit a CAPTCHA or a limit: SearXNG answers 200 with no
+    results, which is no evidence that nothing matched; a chain moves on to its next member."""
+    body = {
+        **SEARX_EMPTY,
+        "unresponsive_engines": [["google", "CAPTCHA"], ["duckduckgo", "too many requests"]],
+    }
+    with respx.mock() as mock:
+        mock.get(SEARCH_URL).respond(200, json=body)
+        envelope = request.getfixturevalue(run)(config, "x", backend="searxng")
+    assert envelope["success"] is False, envelope
+    assert envelope["error_code"] == "bad_gateway"
+    named = "google (CAPTCHA), duckduckgo (too many requests)"
+    assert f"found no results, and its engines did not answer: {named}" in envelope["error"]
 
 
 def test_option_mapping(config: Any, search: Any) -> None:
