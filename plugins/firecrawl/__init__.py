@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import NotConfiguredError, PluginContext
+from webproviders import NotConfiguredError, PluginContext, report_usage
 from webproviders.kit import SDKProvider, import_packages
 
 #: Seconds between two polls of a crawl job (``web.providers.firecrawl.poll_interval``).
@@ -95,6 +95,8 @@ class FirecrawlProvider(SDKProvider):
         answer = await self.call_api(
             "POST", "/v2/search", json=body, classify=classify, timeout=self.call_timeout()
         )
+        # Firecrawl bills a search by the results it returns and says how much it billed.
+        report_usage(answer.get("creditsUsed") if isinstance(answer, dict) else None, unit="credit")
         return hits(answer)
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:

@@ -552,3 +552,21 @@ def test_missing_sdk_is_reported_by_its_extra(config: Any, hide_module: Any) -> 
         envelope["error_code"] == "not_configured"
         and "webproviders[firecrawl]" in envelope["error"]
     )
+
+
+def test_search_is_charged_the_credits_firecrawl_states(config: Any) -> None:
+    """Firecrawl bills a search by the results it returns (2 credits per 10) and says so in
+    ``creditsUsed``; a flat 2 credits a request under-counted every limit above 10."""
+    web = [
+        {"url": f"https://site{n}.example/", "title": f"Site {n}", "description": "A result."}
+        for n in range(30)
+    ]
+    with respx.mock() as router:
+        router.post(f"{API}/v2/search").respond(
+            200, json={"success": True, "data": {"web": web}, "creditsUsed": 6}
+        )
+        envelope = dispatch_search("firecrawl", backend="firecrawl", config=config, limit=30)
+    assert envelope["success"] is True and len(envelope["data"]["web"]) == 30
+    cost = envelope["meta"]["cost"]
+    assert (cost["units"], cost["unit"]) == (6, "credit")
+    assert cost["usd"] == pytest.approx(6 * 0.00533)
