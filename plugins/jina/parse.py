@@ -7,6 +7,7 @@ status, and ``message`` / ``readableMessage``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from webproviders import (
     AuthError,
     BlockedError,
+    NotFoundError,
     ParseError,
     ProviderError,
     QuotaExceededError,
@@ -32,6 +34,11 @@ _QUOTA_NAMES = {
     "FreeFeatureLimitError",
     "BudgetExceededError",
 }
+
+
+#: How the reader says, in ``data.warning``, that the page itself answered an error status
+#: (its answer is still HTTP 200, with the error page's text as ``content``).
+_TARGET_ERROR = re.compile(r"Target URL returned error (\d{3})")
 
 
 class NoResults(ProviderError):
@@ -141,9 +148,27 @@ def parse_hits(body: Any, with_content: bool) -> list[dict[str, Any]]:
     return hits
 
 
+def _target_failure(warning: Any) -> WebProviderError | None:
+    """The error for a page that answered the reader with an error status, or None."""
+    found = _TARGET_ERROR.search(warning) if isinstance(warning, str) else None
+    status = int(found.group(1)) if found else 0
+    if status < 400:
+        return None
+    said = f"The site answered HTTP {status} to Jina's reader ({warning.strip()})."
+    if status in (404, 410):
+        return NotFoundError(said, provider=PROVIDER)
+    if status in (401, 403, 429, 451):
+        return BlockedError(said, provider=PROVIDER, detail=f"http_{status}")
+    return PageFailed(said, provider=PROVIDER)
+
+
 def parse_page(body: Any, requested_url: str) -> dict[str, Any]:
-    """One reader page; the requested URL stays ``url`` (the final one goes to metadata)."""
+    """One reader page; the requested URL stays ``url`` (the final one goes to metadata).
+    A page that answered an error status is that URL's error, not its error page's text."""
     data = _data(body, Mapping)
+    failure = _target_failure(data.get("warning"))
+    if failure is not None:
+        raise failure
     content = data.get("content")
     if not isinstance(content, str) or not content.strip():
         raise PageFailed("Jina returned no content for this page.", provider=PROVIDER)

@@ -450,3 +450,41 @@ def test_reader_down_for_every_url_fails_the_call(mock: respx.MockRouter) -> Non
     envelope = dispatch_extract(["https://example.com", "https://example.org"], backend="jina")
 
     assert_failure(envelope, "bad_gateway")
+
+
+def _target_answered(status: str) -> dict[str, Any]:
+    """The reader's answer (HTTP 200) for a page that itself answered ``status``: the error
+    page's text as content and the status in ``data.warning``."""
+    data = {**PAGE_BODY["data"], "title": "Error", "content": "# Error\n\nSorry.", "warning": status}
+    return {**PAGE_BODY, "data": data}
+
+
+def test_a_page_that_answered_an_error_status_is_that_url_s_error(mock: respx.MockRouter) -> None:
+    """Before, the error page's text came back as the page's content, a success."""
+    answers = {
+        "https://example.com": PAGE_BODY,
+        "https://example.com/gone": _target_answered("Target URL returned error 404: Not Found"),
+        "https://example.com/private": _target_answered(
+            "Target URL returned error 403: Forbidden\nThis page maybe requiring CAPTCHA, "
+            "please make sure you are authorized to access this page."
+        ),
+        "https://example.com/broken": _target_answered(
+            "Target URL returned error 500: Internal Server Error"
+        ),
+    }
+    mock.post(READER).mock(
+        side_effect=lambda request: httpx.Response(200, json=answers[json.loads(request.content)["url"]])
+    )
+
+    envelope = dispatch_extract(list(answers), backend="jina", cache=False)
+
+    assert envelope["success"] is True, envelope
+    ok, gone, private, broken = envelope["data"]
+    assert "error" not in ok and ok["content"]
+    assert (gone["error_code"], private["error_code"], broken["error_code"]) == (
+        "not_found",
+        "blocked",
+        "provider_error",
+    )
+    assert private["detail"] == "http_403"
+    assert "HTTP 404 to Jina's reader" in gone["error"] and not gone["content"]
