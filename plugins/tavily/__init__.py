@@ -49,14 +49,16 @@ class TavilyProvider(SDKProvider):
             ) as client:
                 tavily = AsyncTavilyClient(api_key=key, api_base_url=self.base_url(), client=client)
                 try:
-                    body = await getattr(tavily, method)(**request)
+                    # Tavily states the credits a request used only when asked: an advanced
+                    # search costs two, an extract one per five URLs.
+                    body = await getattr(tavily, method)(**request, include_usage=True)
                 except Exception as exc:  # noqa: BLE001 - every SDK failure is mapped to ours
                     raise failure(exc, log.last) from None
             error = response_error(log.last, NAME, classify) if log.last is not None else None
             if error is not None:
                 raise error
             usage = body.get("usage") if isinstance(body, dict) else None
-            if isinstance(usage, dict):  # present when the call asked for include_usage
+            if isinstance(usage, dict):
                 report_usage(usage.get("credits"), unit="credit")
             return body
 

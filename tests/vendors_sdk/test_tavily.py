@@ -67,7 +67,7 @@ def test_search_returns_hits_with_score(run: Any, config: Any) -> None:
     ]
     request = route.calls.last.request
     assert request.headers["authorization"] == f"Bearer {KEY}"
-    assert body_of(route) == {"query": "who won the tour", "max_results": 2}
+    assert body_of(route) == {"query": "who won the tour", "max_results": 2, "include_usage": True}
     assert_no_secret(envelope, KEY)
 
 
@@ -205,6 +205,7 @@ def test_common_options_are_mapped_and_the_rest_warned(
         "include_domains": ["letour.fr"],
         "exclude_domains": ["reddit.com"],
         "country": "germany",
+        "include_usage": True,
     }
     warnings = envelope["meta"]["warnings"]
     assert "tavily does not support lang, safe_search; ignored." in warnings
@@ -436,3 +437,35 @@ def test_a_limit_above_tavilys_twenty_asks_for_twenty_and_says_so(config: Any) -
         "tavily returns at most 20 results per request; 30 were asked for."
         in envelope["meta"]["warnings"]
     )
+
+
+@pytest.mark.parametrize(
+    ("capability", "path", "args", "units"),
+    [
+        ("search", "/search", ("q",), 2),
+        ("extract", "/extract", (["https://example.com/a"],), 1),
+        ("crawl", "/crawl", ("https://docs.tavily.com",), 3),
+    ],
+)
+def test_each_request_is_charged_the_credits_tavily_states(
+    make_config: Any,
+    monkeypatch: pytest.MonkeyPatch,
+    capability: str,
+    path: str,
+    args: tuple[Any, ...],
+    units: int,
+) -> None:
+    """Tavily states a request's credits only when asked (``include_usage``); an advanced search
+    costs two, yet it was charged as one basic search."""
+    monkeypatch.setenv("TAVILY_API_KEY", KEY)
+    config = make_config(**settings("tavily", search_depth="advanced"))
+    body = {"search": TAVILY_SEARCH, "extract": TAVILY_EXTRACT, "crawl": TAVILY_CRAWL}[capability]
+    dispatch = {"search": dispatch_search, "extract": dispatch_extract, "crawl": dispatch_crawl}[capability]
+    with respx.mock() as router:
+        route = router.post(f"{API}{path}").respond(200, json={**body, "usage": {"credits": units}})
+        envelope = dispatch(*args, backend="tavily", config=config)
+    assert envelope["success"] is True, envelope
+    assert body_of(route)["include_usage"] is True
+    cost = envelope["meta"]["cost"]
+    assert (cost["units"], cost["unit"]) == (units, "credit")
+    assert cost["usd"] == pytest.approx(units * 0.008)
