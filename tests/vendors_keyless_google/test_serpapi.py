@@ -264,6 +264,42 @@ def test_options_map_to_google_parameters(keyed, cfg):
     assert "warnings" not in envelope["meta"]
 
 
+#: Some of the codes in Google's ``hl`` list (SerpAPI's google-languages.json).
+GOOGLE_HL = {"en", "iw", "jw", "tl", "no", "nn", "pt", "pt-br", "pt-pt", "es-419", "zh-cn", "zh-tw"}
+
+
+def _google_hl_only(request: httpx.Request) -> httpx.Response:
+    """SerpAPI refuses an ``hl`` outside Google's list, as the caller's mistake."""
+    hl = request.url.params.get("hl")
+    if hl not in GOOGLE_HL:
+        error = f"Unsupported `{hl}` interface language - hl parameter."
+        return httpx.Response(400, json={"error": error})
+    return httpx.Response(200, json=SUCCESS)
+
+
+@pytest.mark.parametrize(
+    ("lang", "hl"),
+    [
+        ("en-US", "en"),
+        ("he", "iw"),
+        ("nb", "no"),
+        ("zh", "zh-cn"),
+        ("zh-Hant", "zh-tw"),
+        ("zh-HK", "zh-tw"),
+        ("pt-BR", "pt-br"),
+        ("es-419", "es-419"),
+        ("jv", "jw"),
+    ],
+)
+def test_a_language_tag_is_sent_as_googles_interface_language(keyed, cfg, lang, hl):
+    """Before, the tag went as given: SerpAPI refused en-US, he or zh-Hant (HTTP 400)."""
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(URL).mock(side_effect=_google_hl_only)
+        envelope = _search(cfg, lang=lang)
+    assert envelope["success"] is True, envelope
+    assert route.calls[0].request.url.params["hl"] == hl
+
+
 @pytest.mark.parametrize(("level", "expected"), [("off", "off"), ("moderate", None)])
 def test_safe_search_levels(keyed, cfg, level, expected):
     with respx.mock(assert_all_called=False) as mock:

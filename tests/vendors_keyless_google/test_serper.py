@@ -135,6 +135,13 @@ def test_options_map_to_serper_fields(keyed, cfg):
     assert "warnings" not in envelope["meta"]
 
 
+def test_a_regional_language_tag_is_sent_as_googles_hl(keyed, cfg):
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).respond(200, json=SUCCESS)
+        _search(cfg, lang="en-GB", country="gb")
+    assert json.loads(route.calls.last.request.content)["hl"] == "en"
+
+
 def test_safe_search_is_a_warning(keyed, cfg):
     with respx.mock(assert_all_called=False) as mock:
         mock.post(URL).respond(200, json=SUCCESS)

@@ -12,11 +12,32 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from .language import language_code
+
 #: ``tbs``: results from the past day, week, month or year.
 GOOGLE_TBS = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
 #: ``safe``: Google knows only "active" and "off"; moderate sends nothing (the default applies).
 GOOGLE_SAFE = {"strict": "active", "off": "off"}
 _DATE_FORMATS = ("%b %d, %Y", "%d %b %Y", "%Y-%m-%d")
+#: The regional interface languages in Google's ``hl`` list; any other region is dropped.
+_HL_REGIONAL = frozenset({"pt-br", "pt-pt", "es-419", "sr-me", "zh-cn", "zh-tw"})
+#: Google's ``hl`` codes where they are not the ISO 639-1 code (its older names).
+_HL_NAMES = {"he": "iw", "jv": "jw", "fil": "tl", "nb": "no"}
+#: Subtags that mark traditional Chinese (``zh-tw``); other Chinese is ``zh-cn``.
+_TRADITIONAL = frozenset({"hant", "tw", "hk", "mo"})
+
+
+def google_language(lang: str) -> str:
+    """Google's ``hl`` for a language tag: ``en`` for ``en-US``, ``iw`` for ``he``, ``zh-tw``
+    for ``zh-Hant``. SerpAPI refuses a code outside Google's list ("Unsupported `zh-Hant`
+    interface language - hl parameter.")."""
+    tag = lang.strip().replace("_", "-").lower()
+    if tag in _HL_REGIONAL:
+        return tag
+    code = language_code(tag)
+    if code == "zh":
+        return "zh-tw" if _TRADITIONAL.intersection(tag.split("-")[1:]) else "zh-cn"
+    return _HL_NAMES.get(code, code)
 
 
 def google_locale_params(options: dict[str, Any]) -> dict[str, Any]:
@@ -25,7 +46,7 @@ def google_locale_params(options: dict[str, Any]) -> dict[str, Any]:
     if options.get("country"):
         params["gl"] = options["country"].lower()
     if options.get("lang"):
-        params["hl"] = options["lang"]
+        params["hl"] = google_language(options["lang"])
     if options.get("time_range"):
         params["tbs"] = GOOGLE_TBS[options["time_range"]]
     return params
