@@ -40,10 +40,29 @@ _RETRY_AFTER = re.compile(r"retry after (\d+(?:\.\d+)?)\s*s", re.IGNORECASE)
 ACCOUNT_CODES = frozenset({"auth_error", "quota_exceeded", "rate_limited", "not_configured", "invalid_input"})
 
 
+#: Problems of a refused request body named at most (each a field and what is wrong with it).
+_MOST_DETAILS = 3
+
+
+def _detail(problem: Any) -> str:
+    """One entry of a 400's ``details`` (a zod issue): ``tbs: Invalid tbs value``."""
+    if not isinstance(problem, Mapping) or not problem.get("message"):
+        return ""
+    path = problem.get("path")
+    where = ".".join(str(part) for part in path) if isinstance(path, list) else ""
+    return f"{where}: {problem['message']}" if where else str(problem["message"])
+
+
 def vendor_message(body: Any) -> str:
+    """Firecrawl's ``error`` (or ``message``), with the fields its ``details`` name: a 400
+    says only "Invalid request body" and lists what is wrong there."""
     if not isinstance(body, Mapping):
         return ""
-    return quote(body.get("error") or body.get("message") or "")
+    text = str(body.get("error") or body.get("message") or "")
+    details = body.get("details")
+    named = [_detail(p) for p in details[:_MOST_DETAILS]] if isinstance(details, list) else []
+    named = [n for n in named if n]
+    return quote(f"{text.rstrip('.')} ({'; '.join(named)})" if named else text)
 
 
 def classify(response: httpx.Response, body: Any) -> WebProviderError | None:

@@ -570,3 +570,23 @@ def test_search_is_charged_the_credits_firecrawl_states(config: Any) -> None:
     cost = envelope["meta"]["cost"]
     assert (cost["units"], cost["unit"]) == (6, "credit")
     assert cost["usd"] == pytest.approx(6 * 0.00533)
+
+
+def test_a_refused_request_names_the_fields_firecrawl_lists(config: Any) -> None:
+    """Firecrawl's 400 says "Invalid request body" and lists the fields in ``details``;
+    before, the envelope said only "Invalid request body"."""
+    body = {
+        "success": False,
+        "error": "Invalid request body",
+        "details": [
+            {"code": "invalid_string", "path": ["tbs"], "message": "Invalid tbs value"},
+            {"code": "too_big", "maximum": 100, "path": ["limit"], "message": "Too big"},
+        ],
+    }
+    with respx.mock() as router:
+        router.post(f"{API}/v2/search").respond(400, json=body)
+        envelope = dispatch_search("firecrawl", backend="firecrawl", config=config, tbs="x")
+    assert envelope["error_code"] == "invalid_input"
+    assert envelope["error"].endswith(
+        "Invalid request body (tbs: Invalid tbs value; limit: Too big)."
+    ), envelope["error"]
