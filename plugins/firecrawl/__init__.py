@@ -117,6 +117,9 @@ class FirecrawlProvider(SDKProvider):
                 async with gate:
                     try:
                         scraped = await firecrawl.scrape(url, auto_resume=False, **request)
+                        # A page costs more than one credit with the stealth proxy, or per PDF page.
+                        metadata = getattr(scraped, "metadata", None)
+                        report_usage(getattr(metadata, "credits_used", None), unit="credit")
                         return page(scraped, requested=url)
                     except Exception as exc:  # noqa: BLE001 - one URL's failure is that URL's item
                         error = failure(exc, answered=log.last is not None)

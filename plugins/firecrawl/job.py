@@ -17,7 +17,7 @@ import contextvars
 import time
 from typing import Any
 
-from webproviders import ProviderError, warn
+from webproviders import ProviderError, report_usage, warn
 from webproviders.kit import within
 
 #: Time kept back from the deadline to cancel the job and return: at most this, at most a quarter.
@@ -94,6 +94,7 @@ async def run(
         # The call itself was cancelled: the job is cancelled in the background.
         _cancel_later(firecrawl, started.id)
         raise
+    report_usage(getattr(job, "credits_used", None), unit="credit")  # the job's, so far
     if job.status == "completed":
         return list(job.data)
     if job.status in ("failed", "cancelled"):

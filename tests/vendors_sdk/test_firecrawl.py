@@ -590,3 +590,24 @@ def test_a_refused_request_names_the_fields_firecrawl_lists(config: Any) -> None
     assert envelope["error"].endswith(
         "Invalid request body (tbs: Invalid tbs value; limit: Too big)."
     ), envelope["error"]
+
+
+def test_scrapes_and_crawls_are_charged_the_credits_firecrawl_states(config: Any) -> None:
+    """A page read with the stealth proxy costs 5 credits, a PDF one per page, and a crawl
+    job says what it cost in all; before, each URL or page was charged one credit."""
+    pdf = firecrawl_document("https://example.com/report.pdf", "Report", "# Report")
+    pdf["metadata"]["creditsUsed"] = 12
+    with respx.mock() as router:
+        router.post(f"{API}/v2/scrape").respond(200, json={"success": True, "data": pdf})
+        extracted = dispatch_extract("https://example.com/report.pdf", backend="firecrawl", config=config)
+    with respx.mock() as router:
+        router.post(f"{API}/v2/crawl").respond(200, json=FIRECRAWL_CRAWL_STARTED)
+        router.get(f"{API}/v2/crawl/{CRAWL_ID}").respond(
+            200, json={**firecrawl_status("completed", PAGES), "creditsUsed": 15}
+        )
+        crawled = dispatch_crawl("https://example.com", backend="firecrawl", config=config)
+    for envelope, credits in ((extracted, 12), (crawled, 15)):
+        assert envelope["success"] is True, envelope
+        cost = envelope["meta"]["cost"]
+        assert (cost["units"], cost["unit"]) == (credits, "credit")
+        assert cost["usd"] == pytest.approx(credits * 0.00533)
