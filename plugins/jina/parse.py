@@ -94,7 +94,8 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         PROVIDER,
         response.headers,
         vendor="Jina",
-        message=f"{name}: {text}" if name else text,
+        # ``readableMessage`` already begins with the error's name.
+        message=f"{name}: {text}" if name and not text.startswith(name) else text,
         retry_after=float(wait) if isinstance(wait, (int, float)) else None,
     )
 

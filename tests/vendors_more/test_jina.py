@@ -488,3 +488,13 @@ def test_a_page_that_answered_an_error_status_is_that_url_s_error(mock: respx.Mo
     )
     assert private["detail"] == "http_403"
     assert "HTTP 404 to Jina's reader" in gone["error"] and not gone["content"]
+
+
+def test_a_vendor_error_names_its_class_once(keyed: None, mock: respx.MockRouter) -> None:
+    body = jina_error(524, "DownstreamServiceFailureError", 52400, "Search(web) failed")
+    mock.post(SEARCH).respond(524, json=body)
+
+    envelope = dispatch_search("x", backend="jina")
+
+    assert_failure(envelope, "bad_gateway")
+    assert envelope["error"].count("DownstreamServiceFailureError") == 1, envelope["error"]
