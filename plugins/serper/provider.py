@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import ParseError
+from webproviders import ParseError, report_usage
 from webproviders.kit import (
     VendorProvider,
     google_locale_params,
@@ -62,4 +62,6 @@ class SerperProvider(VendorProvider):
         answer = await self.call_api(
             "POST", "/search", json=self.request_body(query, limit, options), classify=classify
         )
+        # Serper states what each search cost: more credits for a page of more than 10 results.
+        report_usage(answer.get("credits") if isinstance(answer, dict) else None, unit="credit")
         return envelope_from(answer)

@@ -265,3 +265,14 @@ def test_async_dispatch(keyed, cfg):
         envelope = asyncio.run(run())
     assert envelope["success"] is True and len(envelope["data"]["web"]) == 2
     assert envelope["meta"]["knowledge_graph"]["type"] == "Technology company"
+
+
+def test_a_search_is_charged_the_credits_serper_states(keyed, cfg):
+    """Serper answers with the credits a search used (more for a page of more than 10
+    results); before, every search was charged one credit."""
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(200, json={**SUCCESS, "credits": 2})
+        envelope = _search(cfg, 30)
+    cost = envelope["meta"]["cost"]
+    assert (cost["units"], cost["unit"]) == (2, "credit")
+    assert cost["usd"] == pytest.approx(0.002)
