@@ -17,6 +17,7 @@ from webproviders.kit import (
     capped_count,
     endpoint_problem,
     fetch_each,
+    google_language,
     site_query,
     warn_unknown,
 )
@@ -64,8 +65,8 @@ class JinaProvider(VendorProvider):
             body["site"] = list(options["include_domains"])
         if options.get("country"):
             body["gl"] = str(options["country"]).lower()
-        if options.get("lang"):
-            body["hl"] = str(options["lang"]).lower()
+        if options.get("lang"):  # Jina checks hl against Google's interface languages
+            body["hl"] = google_language(str(options["lang"]))
         headers = {"Accept": "application/json"}
         if not with_content:
             headers["X-Respond-With"] = "no-content"

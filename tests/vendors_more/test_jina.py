@@ -498,3 +498,17 @@ def test_a_vendor_error_names_its_class_once(keyed: None, mock: respx.MockRouter
 
     assert_failure(envelope, "bad_gateway")
     assert envelope["error"].count("DownstreamServiceFailureError") == 1, envelope["error"]
+
+
+@pytest.mark.parametrize(("lang", "hl"), [("en-US", "en"), ("he", "iw"), ("zh", "zh-cn"), ("pt-BR", "pt-br")])
+def test_lang_is_sent_as_one_of_googles_interface_languages(
+    keyed: None, mock: respx.MockRouter, lang: str, hl: str
+) -> None:
+    """Jina's search takes only the codes of Google's ``hl`` list: ``en-us`` or ``he`` was
+    refused as a ParamValidationError, the caller's invalid_input."""
+    route = mock.post(SEARCH).respond(200, json=SEARCH_BODY)
+
+    envelope = dispatch_search("x", backend="jina", lang=lang)
+
+    assert envelope["success"] is True, envelope
+    assert sent_json(route)["hl"] == hl

@@ -70,6 +70,7 @@ _EXPORTS = {
     "duckduckgo_region": "kit.duckduckgo",
     "GOOGLE_SAFE": "kit.google",
     "GOOGLE_TBS": "kit.google",
+    "google_language": "kit.google",
     "google_locale_params": "kit.google",
     "google_organic_hit": "kit.google",
     "google_results_envelope": "kit.google",
@@ -152,6 +153,7 @@ if TYPE_CHECKING:
     from .google import (
         GOOGLE_SAFE,
         GOOGLE_TBS,
+        google_language,
         google_locale_params,
         google_organic_hit,
         google_results_envelope,
