@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import InvalidInputError
+from webproviders import InvalidInputError, warn
 from webproviders.kit import capped_count, language_code, site_query
 
 #: Brave's web search returns at most this many results per request.
@@ -31,6 +31,16 @@ _LANG_ALIASES = {
 }
 #: Regional variants Brave knows as languages of their own; other regions are dropped.
 _REGIONAL = {"en-gb", "pt-br", "pt-pt", "zh-hans", "zh-hant"}
+#: The countries and languages Brave's ``country`` and ``search_lang`` take (enums: any other
+#: value is refused with HTTP 422, which would fail a search another provider can serve).
+COUNTRIES = frozenset(
+    "AR AU AT BE BR CA CL DK FI FR DE HK IN ID IT JP KR MY MX NL NZ NO CN PL PT PH RU SA ZA "
+    "ES SE CH TW TR GB US".split()
+)
+LANGUAGES = frozenset(
+    "ar eu bn bg ca zh-hans zh-hant hr cs da nl en en-gb et fi fr gl de gu he hi hu is it jp kn "
+    "ko lv lt ms ml mr nb pl pt-br pt-pt pa ro ru sr sk sl es sv ta te th tr uk vi".split()
+)
 
 
 def search_lang(lang: str) -> str:
@@ -60,9 +70,17 @@ def build_params(name: str, query: str, limit: int, options: dict[str, Any]) -> 
     if options.get("time_range"):
         params["freshness"] = _FRESHNESS[options["time_range"]]
     if options.get("country"):
-        params["country"] = options["country"].strip().upper()
+        country = options["country"].strip().upper()
+        if country in COUNTRIES:
+            params["country"] = country
+        else:
+            warn(f"{name} does not offer results for the country '{country}'; country ignored.")
     if options.get("lang"):
-        params["search_lang"] = search_lang(options["lang"])
+        lang = search_lang(options["lang"])
+        if lang in LANGUAGES:
+            params["search_lang"] = lang
+        else:
+            warn(f"{name} does not search in the language '{options['lang']}'; lang ignored.")
     if options.get("safe_search"):
         params["safesearch"] = options["safe_search"]
     return params

@@ -457,3 +457,25 @@ def test_setup_schema(config: Any) -> None:
     assert paid["env_vars"][0]["key"] == free["env_vars"][0]["key"] == "BRAVE_SEARCH_API_KEY"
     assert paid["env_vars"][0]["url"].startswith("https://")
     assert (paid["name"], free["name"]) == ("Brave Search", "Brave Search (free plan)")
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "warning"),
+    [
+        ("country", "GR", "brave does not offer results for the country 'GR'; country ignored."),
+        ("lang", "el", "brave does not search in the language 'el'; lang ignored."),
+    ],
+)
+def test_a_country_or_language_outside_brave_s_lists_is_warned_not_sent(
+    config: Any, search: Any, option: str, value: str, warning: str
+) -> None:
+    """Brave's ``country`` and ``search_lang`` are enums: a valid code it does not list was
+    sent, and its 422 failed the call as the caller's invalid_input (ending a chain that
+    another provider could serve)."""
+    with respx.mock() as mock:
+        route = mock.get(BRAVE_URL).respond(200, json=BRAVE_SUCCESS)
+        envelope = search(config, backend="brave", **{option: value})
+    assert envelope["success"] is True, envelope
+    params = route.calls.last.request.url.params
+    assert "country" not in params and "search_lang" not in params
+    assert envelope["meta"]["warnings"] == [warning]
