@@ -6,7 +6,7 @@ from functools import partial
 from typing import Any, ClassVar
 
 from webproviders import Config, warn
-from webproviders.kit import VendorProvider
+from webproviders.kit import VendorProvider, warn_unknown
 
 from .errors import classify
 from .params import build_params
@@ -42,6 +42,7 @@ class BraveProvider(VendorProvider):
         )
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        warn_unknown(self.name, options, frozenset(), search=True)
         params = build_params(self.name, query, limit, options)
         body = await self.call_api(
             "GET",

@@ -14,7 +14,14 @@ from functools import partial
 from typing import Any
 
 from webproviders import NotConfiguredError, ParseError, report_usage
-from webproviders.kit import GOOGLE_SAFE, VendorProvider, language_code, later_page, site_query
+from webproviders.kit import (
+    GOOGLE_SAFE,
+    VendorProvider,
+    language_code,
+    later_page,
+    site_query,
+    warn_unknown,
+)
 
 from .errors import classify
 
@@ -90,6 +97,7 @@ class GoogleCSEProvider(VendorProvider):
         return params
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        warn_unknown(self.name, options, frozenset(), search=True)
         if not self.engine_id():
             raise NotConfiguredError(
                 "google-cse needs GOOGLE_CSE_ID (or web.providers.google-cse.cx), "

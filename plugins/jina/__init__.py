@@ -50,6 +50,7 @@ class JinaProvider(VendorProvider):
         return super().base_url_problem() or endpoint_problem(self.reader_url(), "web.providers.jina.reader_url")
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        warn_unknown(self.name, options, frozenset({"include_content"}), search=True)
         if not self.api_keys():
             raise NotConfiguredError(
                 "Jina search needs JINA_API_KEY (or web.providers.jina.api_key); "

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import PluginContext
-from webproviders.kit import VendorProvider, site_query
+from webproviders.kit import VendorProvider, site_query, warn_unknown
 
 from .parse import classify, parse
 
@@ -24,6 +24,7 @@ class KagiProvider(VendorProvider):
         return {"Authorization": f"Bot {key}"}
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> dict[str, Any]:
+        warn_unknown(self.name, options, frozenset(), search=True)
         q = site_query(
             query,
             options.get("include_domains") or [],

@@ -40,6 +40,7 @@ class LinkupProvider(VendorProvider):
         return str(depth)
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        warn_unknown(self.name, options, frozenset({"depth"}), search=True)
         body: dict[str, Any] = {
             "q": query,
             "depth": self._depth(options),

@@ -13,7 +13,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from webproviders import PluginContext, warn
-from webproviders.kit import VendorProvider, language_code
+from webproviders.kit import VendorProvider, language_code, warn_unknown
 
 from .parse import classify, parse_hits
 
@@ -34,6 +34,7 @@ class MojeekProvider(VendorProvider):
     search_options = frozenset({"time_range", "include_domains", "country", "lang"})
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        warn_unknown(self.name, options, frozenset(), search=True)
         params: dict[str, Any] = {"q": query, "t": limit, "fmt": "json"}
         include = options.get("include_domains") or []
         if include:

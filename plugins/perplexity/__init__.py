@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import InvalidInputError, PluginContext, warn
-from webproviders.kit import VendorProvider, capped_count, language_code
+from webproviders.kit import VendorProvider, capped_count, language_code, warn_unknown
 
 from .parse import classify, parse_hits
 
@@ -44,6 +44,7 @@ class PerplexityProvider(VendorProvider):
     )
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        warn_unknown(self.name, options, frozenset(), search=True)
         body: dict[str, Any] = {
             "query": query,
             "max_results": capped_count(self.name, limit, MAX_RESULTS),

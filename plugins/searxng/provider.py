@@ -13,7 +13,7 @@ from functools import partial
 from typing import Any, ClassVar
 
 from webproviders import BadGatewayError, warn
-from webproviders.kit import VendorProvider, get_logger, later_page
+from webproviders.kit import VendorProvider, get_logger, later_page, warn_unknown
 
 from .errors import classify
 from .params import build_params, domain_filter
@@ -68,6 +68,7 @@ class SearxngProvider(VendorProvider):
         return {str(header): key} if header else {"Authorization": f"Bearer {key}"}
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        warn_unknown(self.name, options, frozenset({"categories", "engines"}), search=True)
         params = build_params(self.name, query, options, self.settings.option)
         headers = {
             "Accept": "application/json",

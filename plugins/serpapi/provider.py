@@ -25,6 +25,7 @@ from webproviders.kit import (
     google_results_envelope,
     later_page,
     site_query,
+    warn_unknown,
 )
 
 from .errors import classify, is_no_results
@@ -91,6 +92,7 @@ class SerpApiProvider(VendorProvider):
         return params
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> dict[str, Any]:
+        warn_unknown(self.name, options, frozenset({"location"}), search=True)
         params = self.request_params(query, limit, options)
 
         async def page(start: int) -> Any:

@@ -15,6 +15,7 @@ from webproviders.kit import (
     google_organic_hit,
     google_results_envelope,
     site_query,
+    warn_unknown,
 )
 
 from .errors import classify
@@ -59,6 +60,7 @@ class SerperProvider(VendorProvider):
         return body
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> dict[str, Any]:
+        warn_unknown(self.name, options, frozenset({"location"}), search=True)
         answer = await self.call_api(
             "POST", "/search", json=self.request_body(query, limit, options), classify=classify
         )

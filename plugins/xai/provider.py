@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from webproviders import report_usage, warn
-from webproviders.kit import VendorProvider
+from webproviders.kit import VendorProvider, warn_unknown
 
 from .errors import classify
 from .parse import incomplete_reason, parse_response
@@ -53,6 +53,7 @@ class XaiProvider(VendorProvider):
         return "/v1/responses" if urlsplit(self.base_url()).path in ("", "/") else "/responses"
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        warn_unknown(self.name, options, frozenset(), search=True)
         body = build_body(
             self.model(), query, limit, options, self.name, self.settings.option("max_tool_calls")
         )

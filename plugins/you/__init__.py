@@ -38,6 +38,7 @@ class YouProvider(VendorProvider):
         return {"X-API-Key": key}
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
+        warn_unknown(self.name, options, frozenset({"include_news"}), search=True)
         include_news = bool(options.get("include_news", False))
         body: dict[str, Any] = {"query": query, "count": min(limit, MAX_COUNT)}
         if options.get("time_range"):

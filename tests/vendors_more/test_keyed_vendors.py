@@ -100,3 +100,14 @@ def test_requests_carry_the_configured_user_agent(name: str) -> None:
         dispatch_search("user agent", backend=name, config=config)
     assert route.called
     assert {call.request.headers["user-agent"] for call in route.calls} == {"ExampleAgent/2.0"}
+
+
+@pytest.mark.parametrize("name", KEYED)
+def test_an_option_the_vendor_does_not_read_is_named(name: str) -> None:
+    """A typo (serper's ``locaton=``) did nothing unsaid on the raw-HTTP vendors, while the
+    SDK vendors named it; every keyed vendor names it now."""
+    with respx.mock(assert_all_called=False) as router:
+        router.route().respond(503, text="down for maintenance")
+        envelope = dispatch_search("q", backend=name, config=_config(name), colour="blue")
+    said = f"{name} ignored the option(s) colour: it does not know them."
+    assert said in envelope["meta"].get("warnings", []), envelope["meta"]
