@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders.kit import HTMLSearchProvider, check_page_status, page_text
+from webproviders.kit import HTMLSearchProvider, check_page_status, page_text, warn_unknown
 
 from .markup import captcha_error, is_verification_url
 from .request import search_params
@@ -39,6 +39,7 @@ class BaiduHTMLProvider(HTMLSearchProvider):
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         from .parse import parse_page  # lxml loads on first search, not when listing providers
+        warn_unknown(self.name, options, frozenset(), search=True)
 
         hits = parse_page(await self._page_html(search_params(query, limit, options)))
         return hits[:limit]

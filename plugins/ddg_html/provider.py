@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from webproviders import BlockedError
-from webproviders.kit import HTMLSearchProvider, check_page_status, page_text
+from webproviders.kit import HTMLSearchProvider, check_page_status, page_text, warn_unknown
 
 from .form import first_page_form
 
@@ -49,6 +49,7 @@ class DuckDuckGoHTMLProvider(HTMLSearchProvider):
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         from .parse import parse_page  # lxml loads on first search, not when listing providers
+        warn_unknown(self.name, options, frozenset(), search=True)
 
         form = first_page_form(query, options)
         sticky = {key: form[key] for key in ("df", "kp") if key in form}

@@ -30,7 +30,7 @@ from webproviders import (
     remaining_time,
     warn,
 )
-from webproviders.kit import duckduckgo_region, site_query
+from webproviders.kit import duckduckgo_region, site_query, warn_unknown
 
 _TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
 _SAFESEARCH = {"off": "off", "moderate": "moderate", "strict": "on"}
@@ -86,6 +86,7 @@ class DDGSProvider(WebSearchProvider):
 
         from .workers import AnswerTooLarge, Busy, Search, WorkerEnded, pool
 
+        warn_unknown(self.name, options, frozenset(), search=True)
         settings = self.config.provider(self.name)
         request = {
             "query": site_query(query, options.get("include_domains", []), options.get("exclude_domains", [])),

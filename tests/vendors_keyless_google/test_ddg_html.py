@@ -316,3 +316,13 @@ def test_a_page_that_names_its_charset_only_in_a_meta_tag_is_read_in_it(cfg, pag
         mock.post(URL).respond(200, content=text.encode("cp1252", "replace"), headers={"Content-Type": "text/html"})
         envelope = dispatch_search("rust", 1, backend="ddg_html", config=cfg())
     assert envelope["data"]["web"][0]["title"].startswith("Café crème — naïve"), envelope
+
+
+def test_an_option_it_does_not_read_is_named(cfg, page):
+    """``region=`` (a ddgs config key, not a search option) did nothing unsaid."""
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(200, text=page("ddg_results.html"))
+        envelope = dispatch_search("q", 3, backend="ddg_html", config=cfg(), region="de-de")
+    assert envelope["success"] is True
+    said = "ddg_html ignored the option(s) region: it does not know them."
+    assert said in envelope["meta"]["warnings"]
