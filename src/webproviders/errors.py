@@ -367,6 +367,19 @@ AT_PROCESS_LIMIT = (
     "the process is at its limit of open files (ulimit -n), threads or memory: "
     "make fewer calls at once, or raise the limit."
 )
+#: What is wrong and what to do when no thread could start because the interpreter is exiting:
+#: Python 3.12.0 to 3.12.2 start none once the main thread has returned, in the threads it
+#: still waits for and in atexit handlers alike (CPython gh-113964, lifted in 3.12.3).
+AT_SHUTDOWN = (
+    "the interpreter is exiting, and Python 3.12.0 to 3.12.2 start no thread once its main thread "
+    "has returned: finish the calls before the main thread returns (join the threads that make "
+    "them), or use Python 3.12.3 or later."
+)
+
+
+def no_room(exc: BaseException) -> str:
+    """Why a call found no thread or event loop to run on, and what to do about it."""
+    return AT_SHUTDOWN if "at interpreter shutdown" in str(exc) else AT_PROCESS_LIMIT
 
 
 #: What to do when a certificate cannot be verified through a proxy: trust the CA it signs with.
@@ -651,7 +664,7 @@ def _map(exc: BaseException, provider: str | None) -> WebProviderError:
         return mapped
     pools = sys.modules.get(f"{__package__}.pools")  # loaded whenever a NoThread exists
     if pools is not None and isinstance(exc, pools.NoThread):
-        message = f"{who} could not be called: {exc}; {AT_PROCESS_LIMIT}"
+        message = f"{who} could not be called: {exc}; {no_room(exc)}"
         return ProviderError(message, provider=provider, detail=NO_THREAD)
     config = sys.modules.get(f"{__package__}.config")  # loaded whenever a ConfigError exists
     if config is not None and isinstance(exc, config.ConfigError):
@@ -666,6 +679,7 @@ def _map(exc: BaseException, provider: str | None) -> WebProviderError:
 
 __all__ = [
     "AT_PROCESS_LIMIT",
+    "AT_SHUTDOWN",
     "CERTIFICATE_DETAILS",
     "ERROR_CLASSES",
     "ERROR_CODES",
@@ -703,6 +717,7 @@ __all__ = [
     "lookup_failure",
     "mentions_bad_key",
     "mentions_no_credit",
+    "no_room",
     "quote",
     "said",
     "status_error_class",

@@ -161,6 +161,11 @@ threading.Thread(target=late).start()
 """
 
 
+#: Python 3.12.0 to 3.12.2 start no thread once the main thread has returned (CPython gh-113964).
+NO_THREADS_AT_EXIT = (3, 12, 0) <= sys.version_info[:3] < (3, 12, 3)
+
+
+@pytest.mark.skipif(NO_THREADS_AT_EXIT, reason="this Python starts no thread once the main thread has returned")
 def test_calls_in_another_thread_work_as_the_interpreter_shuts_down(tmp_path: Path) -> None:
     """A script whose main thread returns while its other threads still call (the interpreter
     joins them): the library's pools took no more work then, as ``ThreadPoolExecutor`` does
@@ -168,3 +173,15 @@ def test_calls_in_another_thread_work_as_the_interpreter_shuts_down(tmp_path: Pa
     result, _ = _finishes([*_script(tmp_path, _CALLS_AT_SHUTDOWN), str(tmp_path / "cache.sqlite3")])
     assert result.returncode == 0, result.stderr[-3000:]
     assert json.loads(result.stdout) == [[True, None, []], [True, None, []]], result.stderr[-3000:]
+
+
+@pytest.mark.skipif(not NO_THREADS_AT_EXIT, reason="threads start while the interpreter waits for others")
+def test_a_call_that_finds_no_thread_as_the_interpreter_exits_says_so(tmp_path: Path) -> None:
+    """Where Python refuses the call its threads, the sentence says why and what to do: before,
+    it blamed the process's limits of open files and threads, which were nowhere near."""
+    result, _ = _finishes([*_script(tmp_path, _CALLS_AT_SHUTDOWN), str(tmp_path / "cache.sqlite3")])
+    assert result.returncode == 0, result.stderr[-3000:]
+    for success, error, _warnings in json.loads(result.stdout):
+        assert success is False, error
+        assert "Python 3.12.0 to 3.12.2 start no thread once its main thread has returned" in error, error
+        assert "ulimit" not in error, error

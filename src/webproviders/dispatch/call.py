@@ -17,10 +17,10 @@ from ..config import BackendSpec, Config, default_config
 from ..context import reset_deadline, set_deadline
 from ..envelope import failure
 from ..errors import (
-    AT_PROCESS_LIMIT,
     InvalidInputError,
     ProviderError,
     WebProviderError,
+    no_room,
     to_provider_error,
 )
 from ..manifest import Capability
@@ -154,7 +154,7 @@ def _no_call_meta(requested: Any, started: float) -> dict[str, Any]:
 def could_not_start(exc: Exception) -> ProviderError:
     """The process had no room for the call (a descriptor for its loop, a worker thread):
     nothing was sent, so no provider is named."""
-    return ProviderError(f"The call could not start: {exc}; {AT_PROCESS_LIMIT}", provider=None)
+    return ProviderError(f"The call could not start: {exc}; {no_room(exc)}", provider=None)
 
 
 def never_started(error: WebProviderError, backend: BackendSpec | None) -> dict[str, Any]:
