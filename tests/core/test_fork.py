@@ -10,6 +10,7 @@ are the parent's: a child that wrote them too would count them twice.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 import subprocess
@@ -278,3 +279,85 @@ def test_a_child_does_not_inherit_the_parent_s_hung_calls(
     finally:
         release.touch()
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+#: A thread makes the first vendor client, reading the CA bundle (a FIFO that answers only when
+#: the script writes to it), as the main thread forks; the child then makes a call of its own.
+_CLIENT_BEING_MADE_SCRIPT = """
+import json, os, sys, threading, time, warnings
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+import certifi
+
+warnings.simplefilter("ignore", DeprecationWarning)  # fork() with threads: the point here
+fifo = sys.argv[1]
+os.mkfifo(fifo)
+os.environ["SSL_CERT_FILE"] = fifo
+
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+
+ANSWER = json.dumps({"results": [{"url": "https://a.example/", "title": "A", "content": "a"}]}).encode()
+
+class Vendor(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(ANSWER)))
+        self.end_headers()
+        self.wfile.write(ANSWER)
+    def log_message(self, *args):
+        pass
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Vendor)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+config = config_from_dict({"web": {"usage": False, "cache": False, "providers": {
+    "searxng": {"base_url": f"http://127.0.0.1:{server.server_address[1]}"}}}})
+
+first = threading.Thread(target=dispatch_search, args=("first",), kwargs={"backend": "searxng", "config": config, "timeout": 30})
+first.start()
+while True:  # until that thread reads the CA bundle: a writer opens only once a reader waits
+    try:
+        writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        break
+    except OSError:
+        time.sleep(0.01)
+time.sleep(0.2)
+pid = os.fork()
+if pid == 0:
+    os.close(writer)
+    os.environ["SSL_CERT_FILE"] = certifi.where()
+    started = time.monotonic()
+    answer = dispatch_search("child", backend="searxng", config=config, timeout=5)
+    print(json.dumps([answer["success"], answer.get("error"), round(time.monotonic() - started, 2)]), flush=True)
+    os._exit(0)
+given_up = time.monotonic() + 20
+while os.waitpid(pid, os.WNOHANG) == (0, 0):
+    if time.monotonic() > given_up:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        print(json.dumps([False, "the child's call had not returned after 20 s", 20]), flush=True)
+        break
+    time.sleep(0.05)
+with open(certifi.where(), "rb") as bundle:
+    os.set_blocking(writer, True)
+    os.write(writer, bundle.read())
+os.close(writer)
+first.join()
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_child_forked_while_a_client_is_made_calls_by_its_deadline(tmp_path: Path) -> None:
+    """The lock the parent's thread held as it read the CA bundle stayed held in the child,
+    where no thread would let go of it: the child's call waited on it for good."""
+    path = tmp_path / "script.py"
+    path.write_text(_CLIENT_BEING_MADE_SCRIPT)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    done = subprocess.run(
+        [sys.executable, str(path), str(tmp_path / "ca.fifo")], capture_output=True, text=True, timeout=BOUND, env=env
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    success, error, _seconds = json.loads(done.stdout)
+    assert success, error

@@ -19,6 +19,7 @@ lifetimes. A closed owner stays usable: the next request opens new connections.
 from __future__ import annotations
 
 import asyncio
+import os
 import ssl
 import threading
 import weakref
@@ -293,6 +294,22 @@ def _start_closing(loop: asyncio.AbstractEventLoop, clients: _LoopClients) -> No
 _owners: weakref.WeakSet[HTTPClients] = weakref.WeakSet()
 _outside: HTTPClients | None = None
 _outside_lock = threading.Lock()
+
+
+def _forget_locks() -> None:
+    """In a forked child: a lock held by one of the parent's threads as it forked (making the
+    first client reads the CA bundle from disk) stays held in the child, where no thread will
+    let go of it, and every vendor request of the child waited on it for good, past its
+    deadline. Each owner gets a new lock and reads the TLS context and the proxy environment
+    again, which that thread may have left half set."""
+    global _outside_lock
+    _outside_lock = threading.Lock()
+    for owner in list(_owners):
+        owner._lock = threading.Lock()
+        owner._tls = owner._environment = None
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_locks)
 
 
 def current() -> HTTPClients:
