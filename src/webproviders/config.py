@@ -933,6 +933,19 @@ def loaded_default() -> Config | None:
     return _default
 
 
+def _forget_locks() -> None:
+    """In a forked child: a parent's thread that was reading the config file as the process
+    forked holds these locks in the child for good, and every call of the child with the
+    default config waited on them past its deadline. The child reads the file again."""
+    global _default_lock, _first_read
+    _default_lock = threading.Lock()
+    _first_read = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_locks)
+
+
 def set_default_config(config: Config | None) -> None:
     """Replace (or with None, forget) the process-wide config."""
     global _default

@@ -346,18 +346,70 @@ first.join()
 """
 
 
-@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
-def test_a_child_forked_while_a_client_is_made_calls_by_its_deadline(tmp_path: Path) -> None:
-    """The lock the parent's thread held as it read the CA bundle stayed held in the child,
-    where no thread would let go of it: the child's call waited on it for good."""
+#: A thread loads the default config (its file a FIFO that answers only when the script writes
+#: to it) as the main thread forks; the child then makes a call of its own with the default config.
+_CONFIG_BEING_READ_SCRIPT = """
+import json, os, sys, threading, time, warnings
+
+warnings.simplefilter("ignore", DeprecationWarning)  # fork() with threads: the point here
+fifo = sys.argv[1]
+os.mkfifo(fifo)
+os.environ["WEBPROVIDERS_CONFIG"] = fifo
+
+from webproviders import dispatch_search
+
+first = threading.Thread(target=dispatch_search, args=("first",), kwargs={"backend": "stub", "timeout": 30})
+first.start()
+while True:  # until that thread reads the file: a writer opens only once a reader waits
+    try:
+        writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        break
+    except OSError:
+        time.sleep(0.01)
+time.sleep(0.2)
+pid = os.fork()
+if pid == 0:
+    os.close(writer)
+    del os.environ["WEBPROVIDERS_CONFIG"]
+    started = time.monotonic()
+    answer = dispatch_search("child", backend="stub", timeout=5)
+    print(json.dumps([answer["success"], answer.get("error"), round(time.monotonic() - started, 2)]), flush=True)
+    os._exit(0)
+given_up = time.monotonic() + 20
+while os.waitpid(pid, os.WNOHANG) == (0, 0):
+    if time.monotonic() > given_up:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        print(json.dumps([False, "the child's call had not returned after 20 s", 20]), flush=True)
+        break
+    time.sleep(0.05)
+os.set_blocking(writer, True)
+os.write(writer, b"web: {usage: false}")
+os.close(writer)
+first.join()
+"""
+
+
+def _child_s_call(script: str, tmp_path: Path) -> tuple[bool, str | None]:
+    """Whether the child's call in ``script`` succeeded, and its error."""
     path = tmp_path / "script.py"
-    path.write_text(_CLIENT_BEING_MADE_SCRIPT)
+    path.write_text(script)
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     if "PYTHONPATH" in os.environ:
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     done = subprocess.run(
-        [sys.executable, str(path), str(tmp_path / "ca.fifo")], capture_output=True, text=True, timeout=BOUND, env=env
+        [sys.executable, str(path), str(tmp_path / "blocks.fifo")], capture_output=True, text=True, timeout=BOUND, env=env
     )
     assert done.returncode == 0, done.stderr[-3000:]
     success, error, _seconds = json.loads(done.stdout)
+    return success, error
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+@pytest.mark.parametrize("script", [_CLIENT_BEING_MADE_SCRIPT, _CONFIG_BEING_READ_SCRIPT], ids=["vendor client", "config"])
+def test_a_child_forked_while_a_thread_holds_a_lock_calls_by_its_deadline(script: str, tmp_path: Path) -> None:
+    """A lock the parent's thread held as it read a file (the CA bundle for its first vendor
+    client, the default config) stayed held in the child, where no thread would let go of it:
+    the child's call waited on it for good."""
+    success, error = _child_s_call(script, tmp_path)
     assert success, error
