@@ -323,14 +323,16 @@ class Registry:
         return " or ".join(f"{r.source} plugin '{r.name}'" for r in self.plugins if r.plugin_id in ids)
 
     def availability(self, entry: ProviderEntry, *, load: bool = False) -> Availability:
-        """``(available, reason)``; never raises, never touches the network, never hangs.
+        """``(available, reason)``; never touches the network, never hangs.
 
         What the manifest requires comes first (packages installed, variables or config keys
         set), read without importing anything. A provider whose code is loaded (or, with
         ``load``, gets loaded now) must then agree through its ``is_available()``, which runs
         for at most ``plugins.availability_timeout`` seconds (less when the current call's
         deadline is nearer); a provider that overruns is reported unavailable, and is not
-        asked again until that call returns. An answer is reused for
+        asked again until that call returns. When the current call's deadline cut the check
+        short, :class:`~webproviders.errors.WebTimeoutError` is raised instead: the call ran out
+        of time, which says nothing of whether the provider can run. An answer is reused for
         :data:`AVAILABILITY_TTL` seconds unless one of the environment variables its
         manifest declares changes.
         """
@@ -388,8 +390,15 @@ class Registry:
             return call_bounded(_ask_provider, bound, entry), True
         except Overran as overran:
             self._hung[name] = overran.future
-            if bound < limit:
-                return (False, "the call's deadline passed while is_available() was running"), None
+            if bound < limit:  # the call ran out of time, not the provider: a timeout, no verdict
+                from ..errors import WebTimeoutError
+
+                raise WebTimeoutError(
+                    f"{name}'s is_available() had not answered by this call's deadline, {bound:.1f} s after it "
+                    f"was asked; it goes on in the background (it may take up to {limit:g} s, "
+                    "plugins.availability_timeout).",
+                    provider=name,
+                ) from None
             log.warning("Provider '%s': is_available() did not return within %g s; it is skipped.", name, limit)
             return (False, (
                 f"is_available() did not return within {limit:g} s (plugins.availability_timeout); "
