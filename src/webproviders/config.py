@@ -24,6 +24,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     SecretStr,
     ValidationError,
     ValidationInfo,
@@ -583,6 +584,33 @@ class WebSettings(Section):
         return value
 
 
+def _nothing() -> None:
+    return None
+
+
+class Attached:
+    """What dispatch builds for one config object (its registry), kept on that object so that
+    it lives as long as the config does. It is no part of what the config says: copies and
+    pickles of the config start without it, and it never makes two configs unequal."""
+
+    __slots__ = ("owner", "value")
+
+    def __init__(self, owner: "Config", value: Any) -> None:
+        self.owner = owner  # a shallow copy shares this object: ``owner`` tells it is not its own
+        self.value = value
+
+    def __eq__(self, other: object) -> bool:
+        return True
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> None:
+        return None
+
+    def __reduce__(self) -> tuple[Any, tuple[()]]:
+        return _nothing, ()
+
+
 class Config(Section):
     """The whole configuration. Build one with :func:`load_config` or directly."""
 
@@ -591,6 +619,16 @@ class Config(Section):
     mcp: Lazy["McpSettings"] = section("McpSettings")
     #: Where this config came from (a path, or None for defaults / code).
     source: str | None = Field(default=None, exclude=True)
+    #: This config's registry (see :func:`webproviders.registry.providers.get_registry`).
+    _attached: Attached | None = PrivateAttr(default=None)
+
+    def attached(self) -> Any:
+        """What was attached to this very object, or None (a copy has none of its own)."""
+        found = self._attached
+        return found.value if found is not None and found.owner is self else None
+
+    def attach(self, value: Any) -> None:
+        self._attached = Attached(self, value)
 
     def provider(self, name: str) -> ProviderSettings:
         """Settings for one provider (empty settings when the section is absent)."""

@@ -1,7 +1,9 @@
 """The registry: every provider, what it can do, and whether it can run now.
 
 One registry is built per :class:`~webproviders.config.Config` (plugins enabled, disabled
-and provider settings all come from it) and cached, so dispatch does not read plugins again.
+and provider settings all come from it) and kept on that config object for as long as it
+lives, so dispatch does not read plugins again and its state (cache, cool-downs, request
+budgets) lasts as long as the config, however many configs a process uses.
 It is built from the plugins' manifests: a plugin's code is imported when one of its
 providers is first used (or, for a plugin with dispatch hooks, before the first dispatch),
 never to list providers. Whether a provider can run is one verdict (:meth:`Registry.availability`):
@@ -17,7 +19,7 @@ import os
 import threading
 import time
 import types
-from collections import OrderedDict
+import weakref
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextvars import ContextVar, Token
@@ -497,11 +499,22 @@ def _ask_provider(entry: ProviderEntry) -> Availability:
     return False, reason or "the provider reports it is not available"
 
 
-_CACHE_SIZE = 8
-_cache: OrderedDict[int, tuple[Config, Registry]] = OrderedDict()
+#: Bumped by :func:`clear_registry_cache`: a registry built before is not used again.
+_generation = 0
+#: Every registry still in use, for a forked child to reset (held weakly: a registry goes with its config).
+_live: weakref.WeakSet[Registry] = weakref.WeakSet()
 #: Registries being built, so that concurrent callers wait for one build.
 _building: dict[int, tuple[Config, Future[Registry]]] = {}
 _lock = threading.Lock()
+
+
+def _built(cfg: Config) -> Registry | None:
+    """The registry built for this config object, unless the registries were cleared since."""
+    found = cfg.attached()
+    if found is None or found[0] != _generation:
+        return None
+    registry: Registry = found[1]
+    return registry
 
 
 class RunsPluginCode(BaseException):
@@ -534,10 +547,8 @@ def ready_registry(config: Config | None) -> Registry | None:
     """The registry for ``config`` if it is built and has loaded the plugins a dispatch needs
     first (so that starting a call loads nothing), else None; never builds or loads."""
     cfg = config if config is not None else loaded_default()
-    hit = _cache.get(id(cfg)) if cfg is not None else None
-    if hit is None or hit[0] is not cfg or not hit[1].dispatch_ready:
-        return None
-    return hit[1]
+    registry = _built(cfg) if cfg is not None else None
+    return registry if registry is not None and registry.dispatch_ready else None
 
 
 def get_registry(config: Config | None = None, *, timeout: float | None = None) -> Registry:
@@ -549,18 +560,13 @@ def get_registry(config: Config | None = None, *, timeout: float | None = None) 
     """
     cfg = config if config is not None else default_config()
     key = id(cfg)
-    hit = _cache.get(key)  # the common case, without the lock (an OrderedDict's methods are atomic)
-    if hit is not None and hit[0] is cfg:
-        try:
-            _cache.move_to_end(key)
-        except KeyError:  # just dropped by another thread: it still serves this call
-            pass
-        return hit[1]
+    built = _built(cfg)  # the common case, without the lock
+    if built is not None:
+        return built
     with _lock:
-        hit = _cache.get(key)
-        if hit is not None and hit[0] is cfg:
-            _cache.move_to_end(key)
-            return hit[1]
+        built = _built(cfg)
+        if built is not None:
+            return built
         pending = _building.get(key)
         builder = pending is None or pending[0] is not cfg
         if builder:
@@ -601,9 +607,8 @@ def _build(cfg: Config, future: Future[Registry]) -> None:
     with _lock:
         if _building.get(key, (None, None))[1] is future:
             del _building[key]
-            _cache[key] = (cfg, registry)
-            while len(_cache) > _CACHE_SIZE:
-                _cache.popitem(last=False)
+            cfg.attach((_generation, registry))
+            _live.add(registry)
     future.set_result(registry)
 
 
@@ -622,7 +627,7 @@ def _forget_builds() -> None:
     global _lock
     _lock = threading.Lock()
     _building.clear()
-    for _, registry in list(_cache.values()):
+    for registry in list(_live):
         registry.forget_unfinished()
 
 
@@ -632,8 +637,10 @@ if hasattr(os, "register_at_fork"):
 
 def clear_registry_cache() -> None:
     """Forget every built registry (after installing a plugin, or in tests)."""
+    global _generation
     with _lock:
-        _cache.clear()
+        _generation += 1
+        _live.clear()
         _building.clear()
 
 
