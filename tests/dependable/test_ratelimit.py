@@ -7,6 +7,7 @@ import json
 import sys
 import time
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -261,3 +262,47 @@ def test_a_free_slot_with_no_time_left_is_a_timeout_not_rate_limited() -> None:
     limits = state(config).limits
     with pytest.raises(WebTimeoutError, match="deadline passed before fake-a could be asked"):
         asyncio.run(limits.acquire("fake-a", -0.5, state(config).sleep))
+
+
+def test_a_shared_pause_holds_back_the_key_that_got_the_429_not_other_configs_keys(
+    redis_server: str, namespace: str, http_server: Any
+) -> None:
+    """A vendor counts requests, and answers 429, per key. Before, one tenant's 429 paused the
+    provider in Redis for every config on it: another tenant, with a key of its own the vendor
+    had never refused, got `rate_limited` for a minute without a request being sent."""
+    asked: list[str] = []
+
+    class Vendor(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            key = self.headers.get("X-Api-Key", "")
+            asked.append(key)
+            refused = key == "fv-tenant-a-123456"
+            body = b"{}" if refused else json.dumps({"results": [{"title": "t", "link": "https://example.com/", "snippet": "s"}]}).encode()
+            self.send_response(429 if refused else 200)
+            if refused:
+                self.send_header("Retry-After", "60")
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http_server(Vendor)
+    base = f"http://127.0.0.1:{server.server_address[1]}"
+
+    def tenant(key: str) -> Any:
+        section = {"api_key": key, "base_url": base}
+        return build_config(
+            cache=False, retry={"max_retries": 0}, providers={"fake-vendor": section},
+            rate_limit={"url": redis_server, "namespace": namespace},
+        )
+
+    assert dispatch_search("q", backend="fake-vendor", config=tenant("fv-tenant-a-123456"))["error_code"] == "rate_limited"
+    other = dispatch_search("q", backend="fake-vendor", config=tenant("fv-tenant-b-123456"), timeout=5)
+    assert other["success"] is True, other
+    # Another worker with the refused key still waits out the pause the vendor asked for.
+    same = dispatch_search("q", backend="fake-vendor", config=tenant("fv-tenant-a-123456"), timeout=5)
+    assert same["error_code"] == "rate_limited"
+    assert asked == ["fv-tenant-a-123456", "fv-tenant-b-123456"]

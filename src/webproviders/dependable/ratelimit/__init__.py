@@ -4,7 +4,8 @@ Callers wait for a slot as long as their deadline allows (a caller with other pr
 ask, only as long as its ``patience``), otherwise they get ``rate_limited`` at once without a
 request being sent; time a shared store takes to answer comes out of that wait. A vendor's
 429 with ``Retry-After`` pauses the provider for every caller. Budgets live in this process unless
-``web.rate_limit.url`` names a Redis server, which makes one budget for a whole fleet.
+``web.rate_limit.url`` names a Redis server, which makes one budget for a whole fleet (per
+provider and set of configured keys: a vendor counts requests and answers 429 per key).
 Every Redis operation is bounded (``web.rate_limit.timeout``, see :mod:`..offload`); when
 Redis fails or overruns, the call uses this process's budget and says so in
 ``meta.warnings``.
@@ -12,6 +13,7 @@ Redis fails or overruns, the call uses this process's budget and says so in
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -56,6 +58,7 @@ class RateLimits:
         self._guard = StoreGuard("the shared rate limiter (redis)", timeout, location=url)
         self._remote: Any = None
         self._rates: dict[str, Rate | None] = {}
+        self._shared_names: dict[str, str] = {}
 
     def rate(self, name: str) -> Rate | None:
         """The budget of ``name``: ``web.providers.<name>.rate_limit``, else the manifest's."""
@@ -92,7 +95,7 @@ class RateLimits:
             def here() -> tuple[float, bool]:  # the store failed: this process's budget, in the time left
                 return self.local.reserve(name, rate, limit - (time.monotonic() - asked))
 
-            wait, taken = await self._shared("reserve", name, rate, limit, here=here)
+            wait, taken = await self._shared("reserve", self.shared_name(name), rate, limit, here=here)
             max_wait -= time.monotonic() - asked  # the store's delay came out of the call's time
         if not taken or wait > max_wait:
             if wait <= 0:  # a slot is free, but the call has no time left to use it
@@ -105,25 +108,36 @@ class RateLimits:
         """Hold every caller of ``name`` back for ``seconds`` (shared when Redis is set)."""
         self.local.pause(name, seconds)
         if self._url is not None:
-            await self._shared("pause", name, seconds)
+            await self._shared("pause", self.shared_name(name), seconds, here=lambda: None)
 
     async def paused_for(self, name: str) -> float:
         """Seconds left in a pause of ``name`` (asks Redis when budgets are shared)."""
         local = self.local.paused_for(name)
         if self._url is None or local > 0:
             return local
-        return float(await self._shared("paused_for", name))
+        return float(await self._shared("paused_for", self.shared_name(name), here=lambda: local))
 
-    async def _shared(self, method: str, *args: Any, here: Callable[[], Any] | None = None) -> Any:
-        """Run a Redis limiter method, bounded; fall back to this process on failure (``here``,
-        else the same method of the local limiter)."""
+    def shared_name(self, name: str) -> str:
+        """The name ``name``'s budget and pauses have in Redis. A vendor counts requests, and
+        answers 429, per key: configs with keys of their own (a tenant's, an MCP client's)
+        each have their own, and processes with the same keys (or keys from the environment
+        alone) share one."""
+        shared = self._shared_names.get(name)
+        if shared is None:
+            keys = self._registry.config.provider(name).api_keys()
+            digest = hashlib.sha256("\n".join(sorted(keys)).encode()).hexdigest()[:16]
+            shared = self._shared_names[name] = f"{name}@{digest}" if keys else name
+        return shared
+
+    async def _shared(self, method: str, *args: Any, here: Callable[[], Any]) -> Any:
+        """Run a Redis limiter method, bounded; fall back to this process on failure (``here``)."""
         try:
             if self._remote is None:  # importing the client is slow once, and never hangs: unbounded
                 self._remote = await offload(self._connect)
             return await self._guard.call(self._call_remote, method, args)
         except StoreUnavailable as problem:  # a store outage must not fail or stall searches
             self._guard.warn(problem, "this call used this process's budget instead")
-            return here() if here is not None else getattr(self.local, method)(*args)
+            return here()
 
     def _connect(self) -> Any:
         from .redis_limiter import RedisLimiter
