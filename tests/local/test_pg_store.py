@@ -658,3 +658,23 @@ def test_pool_size_bounds_the_connections_a_process_opens(make_index_config: Any
     first.join(30)
     assert envelope["error_code"] == "timeout", envelope
     assert held == 1
+
+
+def test_a_server_that_takes_no_more_connections_says_so_not_that_it_is_down(
+    make_config: Any, postgres_server: pg_server.PostgresServer
+) -> None:
+    """Before, a server at its connection limit was reported as one to check is running."""
+    import psycopg
+
+    role = "index_one_connection"
+    with psycopg.connect(postgres_server.dsn, autocommit=True) as conn:
+        conn.execute(f"DROP ROLE IF EXISTS {role}")
+        conn.execute(f"CREATE ROLE {role} LOGIN CONNECTION LIMIT 1")
+    dsn = f"{postgres_server.dsn} user={role}"
+    config = make_config(web={"cache": False, "retry": {"max_retries": 0}, "providers": {"local": {"dsn": dsn}}})
+    with psycopg.connect(dsn):
+        envelope = dispatch_search("anything", backend="local", config=config)
+    close_stores()
+    assert envelope["error_code"] == "network_error" and envelope["retryable"]
+    assert "took no more connections" in envelope["error"] and "too many connections for role" in envelope["error"]
+    assert "web.providers.local.pool_size" in envelope["error"] and "is running" not in envelope["error"]

@@ -86,6 +86,9 @@ _NO_DATABASE = re.compile(r'database "[^"]*" does not exist|permission denied fo
 #: What libpq says of a connection option it cannot read (``port=notaport``, ``sslmode=bogus``)
 #: before it connects, and the server of a setting in ``options`` it refuses.
 _BAD_OPTION = re.compile(r"invalid [\w ]*value[ :]|invalid port number|invalid value for parameter")
+#: What the server says when it is running but takes no more connections (its
+#: ``max_connections``, or a role's or database's ``CONNECTION LIMIT``).
+_NO_SLOT = re.compile(r"too many clients already|too many connections for (role|database)|connection slots are reserved")
 
 _UPSERT = f"""
 INSERT INTO {{s}}.pages AS p (url, host, title, content, digest, fetched_at, provider, published_at,
@@ -436,6 +439,13 @@ class PostgresStore:
 
     def _unreachable(self, exc: Exception) -> WebProviderError:
         reason = scrub(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+        if _NO_SLOT.search(reason):  # running, and full: "check that it is running" would mislead
+            return NetworkError(
+                f"The local index at {self.location} took no more connections ({reason}); lower "
+                "web.providers.local.pool_size on the processes that share it, or raise the server's "
+                "max_connections (or the role's or database's CONNECTION LIMIT).",
+                provider=PROVIDER,
+            )
         return NetworkError(
             f"The local index at {self.location} cannot be reached ({reason}); check that PostgreSQL is "
             "running there and web.providers.local.dsn.",
