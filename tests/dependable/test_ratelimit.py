@@ -190,6 +190,24 @@ def test_a_429_with_retry_after_pauses_the_provider_for_every_caller() -> None:
     assert sleeps.waits == pytest.approx([7.0], abs=0.05)
 
 
+def test_a_refusal_during_a_vendors_pause_names_the_pause_not_the_request_budget() -> None:
+    """Before, a provider with a budget (`100/min`) paused by a 429 was refused with "its request
+    budget (100/min) has no free slot", as if the budget were spent."""
+    config = build_config(
+        cache=False,
+        retry={"max_retries": 0},
+        providers={"fake-vendor": {"api_key": "fv-key-123456", "rate_limit": "100/min"}},
+    )
+    with respx.mock() as mock:
+        mock.get("https://api.fake-vendor.test/v1/search").mock(
+            return_value=httpx.Response(429, headers={"Retry-After": "60"})
+        )
+        assert dispatch_search("q", backend="fake-vendor", config=config)["error_code"] == "rate_limited"
+        envelope = dispatch_search("q", backend="fake-vendor", config=config, timeout=5)
+    assert envelope["error_code"] == "rate_limited" and envelope["retry_after"] > 55
+    assert "fake-vendor asked callers to wait" in envelope["error"] and "request budget" not in envelope["error"]
+
+
 def test_a_pause_longer_than_the_deadline_fails_at_once() -> None:
     config = build_config(search_backend="fake-a", cache=False)
     _clocked(config)

@@ -33,6 +33,9 @@ __all__ = ["BudgetExhaustedError", "LocalLimiter", "Rate", "RateLimits", "parse_
 log = get_logger("webproviders.dependable.ratelimit")
 
 _UNSET: Any = object()
+#: Seconds a slot may lie past a vendor's pause and still be the pause's doing (the time
+#: the store took, the caller's own clock): such a refusal names the pause, not the budget.
+PAUSE_SLACK = 0.5
 
 
 class BudgetExhaustedError(RateLimitedError):
@@ -100,7 +103,9 @@ class RateLimits:
         if not taken or wait > max_wait:
             if wait <= 0:  # a slot is free, but the call has no time left to use it
                 raise self._no_time(name)
-            raise self._exhausted(name, rate, wait, patience if wait <= max_wait else None)
+            paused = self.local.paused_for(name) if self._url is None else await self.paused_for(name)
+            by_pause = paused > 0 and wait <= paused + PAUSE_SLACK  # the 429's wait, not the budget's
+            raise self._exhausted(name, None if by_pause else rate, wait, patience if wait <= max_wait else None)
         if wait > 0:
             await sleep(wait)
 
