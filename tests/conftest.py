@@ -207,15 +207,16 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _start_redis(directory: Path) -> tuple[subprocess.Popen[bytes], str]:
-    """A real ``redis-server`` on a free loopback port, in ``directory``: ``(process, url)``."""
+def _start_redis(directory: Path, *options: str) -> tuple[subprocess.Popen[bytes], str]:
+    """A real ``redis-server`` on a free loopback port, in ``directory``: ``(process, url)``
+    (``options``: more of its command-line settings)."""
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server is not installed (apt-get install redis-server); .ci/run installs it")
     port = _free_port()
     process = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
-         "--save", "", "--appendonly", "no", "--protected-mode", "yes"],
+         "--save", "", "--appendonly", "no", "--protected-mode", "yes", *options],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
@@ -274,6 +275,24 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     yield url
     process.terminate()
     process.wait(timeout=10)
+
+
+@pytest.fixture
+def cluster_redis(tmp_path: Path) -> Iterator[str]:
+    """A ``redis-server`` in cluster mode, serving every slot itself: a cluster of one node."""
+    process, url = _start_redis(tmp_path, "--cluster-enabled", "yes", "--cluster-config-file", str(tmp_path / "nodes.conf"))
+    import redis
+
+    client = redis.Redis.from_url(url)
+    client.execute_command("CLUSTER", "ADDSLOTSRANGE", "0", "16383")
+    for _ in range(400):  # the node takes a moment to call its cluster up
+        if client.cluster("info")["cluster_state"] == "ok":
+            break
+        time.sleep(0.025)
+    client.close()
+    yield url
+    process.kill()
+    process.wait()
 
 
 @pytest.fixture

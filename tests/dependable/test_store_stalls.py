@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from webproviders import dispatch_search
+from webproviders.accounting.usage.spool import spool
 
 from .conftest import build_config, provider
 
@@ -127,3 +128,15 @@ def test_a_locked_sqlite_cache_is_bypassed_with_a_warning(
     warnings = envelope["meta"]["warnings"]
     assert any(w.startswith("The cache (sqlite) ") and w.endswith("; this call goes on without it.") for w in warnings), warnings
     assert provider(config, "fake-a").calls == (2 if journal == "wal" else 1)
+
+
+def test_a_redis_cluster_node_is_named_as_one_in_the_warning(cluster_redis: str) -> None:
+    """Redis Cluster spreads keys a script or transaction must find together; before, the
+    warning only quoted `ClusterCrossSlotError: Keys in request don't hash to the same slot`."""
+    price = {"price": {"search": {"usd": 0.01, "per": "request"}}}
+    config = build_config(search_backend="fake-a", cache=False, usage={"url": cluster_redis}, providers={"fake-a": price})
+    assert returns(lambda: dispatch_search("q", config=config, timeout=5))["success"] is True
+    spool.flush()  # the ledger row is written off the call path: its transaction spans slots
+    envelope = returns(lambda: dispatch_search("q", config=config, timeout=5))
+    said = " ".join(envelope["meta"]["warnings"])
+    assert "Redis Cluster node, which webproviders cannot use: point the URL at a standalone Redis" in said

@@ -67,6 +67,24 @@ def _refused_one_command(exc: Exception) -> bool:
     return redis is not None and type(exc) is redis.exceptions.ResponseError
 
 
+def _cluster_node(exc: Exception) -> bool:
+    """Whether a Redis server refused a command as a Redis Cluster node does (a slot served
+    elsewhere, keys in different slots, no slots served), which only a cluster client could use."""
+    redis = sys.modules.get("redis")
+    if redis is None:
+        return False
+    errors = redis.exceptions
+    return isinstance(exc, (errors.ClusterError, errors.ClusterCrossSlotError, errors.AskError, errors.TryAgainError))
+
+
+def _failure(exc: Exception, waited: str = "") -> str:
+    """How a failed operation is named in warnings and logs (scrubbed), with what to do about a Redis Cluster."""
+    said = f"failed{waited} ({type(exc).__name__}: {scrub(str(exc))})"
+    if _cluster_node(exc):
+        said += "; the server is a Redis Cluster node, which webproviders cannot use: point the URL at a standalone Redis"
+    return said
+
+
 class StoreUnavailable(Exception):
     """A store operation failed, overran its bound, or was skipped after a recent failure."""
 
@@ -188,7 +206,7 @@ class StoreGuard:
             self._released(probe)
             raise
         except Exception as exc:  # noqa: BLE001 - any store failure is reported the same way
-            raise self._verdict(probe, exc, f"failed ({type(exc).__name__}: {scrub(str(exc))})") from None
+            raise self._verdict(probe, exc, _failure(exc)) from None
         self._succeeded(probe)
         return result
 
@@ -200,9 +218,7 @@ class StoreGuard:
             result = fn(*args)
         except Exception as exc:  # noqa: BLE001
             waited = time.monotonic() - started
-            raise self._verdict(
-                probe, exc, f"failed after {waited:.2f} s ({type(exc).__name__}: {scrub(str(exc))})"
-            ) from None
+            raise self._verdict(probe, exc, _failure(exc, f" after {waited:.2f} s")) from None
         self._succeeded(probe)
         return result
 
