@@ -140,3 +140,32 @@ def test_a_redis_cluster_node_is_named_as_one_in_the_warning(cluster_redis: str)
     envelope = returns(lambda: dispatch_search("q", config=config, timeout=5))
     said = " ".join(envelope["meta"]["warnings"])
     assert "Redis Cluster node, which webproviders cannot use: point the URL at a standalone Redis" in said
+
+
+def test_a_cache_given_less_time_than_the_budget_store_does_not_get_it_skipped(
+    freezable_redis: tuple[str, Callable[[], None]],
+) -> None:
+    """One server holds both; its writes are held up for 0.5 s (as a server 0.1 s away, or
+    busy, holds them past a tight cache timeout). Before, the cache's overrun of its 0.05 s
+    had the budget counters, allowed 5 s, skipped too: the priced provider was refused with
+    budget_store_unavailable, call after call, from a server that answered within 5 s."""
+    import redis
+
+    url, _ = freezable_redis
+    price = {"price": {"search": {"usd": 0.01, "per": "request"}}}
+    config = build_config(
+        search_backend=["fake-a", "fake-b"],
+        cache={"url": url, "timeout": 0.05},
+        rate_limit={"url": url},
+        budget={"daily_usd": 1, "timeout": 5},
+        usage=False,
+        providers={"fake-a": price},
+    )
+    assert returns(lambda: dispatch_search("warm up", config=config, timeout=10))["provider"] == "fake-a"
+    with redis.Redis.from_url(url) as client:
+        client.execute_command("CLIENT", "PAUSE", "500", "WRITE")
+    envelope = returns(lambda: dispatch_search("held up", config=config, timeout=10))
+    assert envelope["provider"] == "fake-a", envelope["meta"]["attempts"]
+    warnings = envelope["meta"]["warnings"]
+    assert any(w.startswith("The cache (redis) did not answer within 0.05 s") for w in warnings), warnings
+    assert not any("budget" in w for w in warnings), warnings

@@ -85,6 +85,11 @@ def _failure(exc: Exception, waited: str = "") -> str:
     return said
 
 
+#: How many times an overrun bound an operation must be given to go on asking a store that
+#: overran it (see :meth:`StoreGuard._allowed_longer`).
+LONGER_BOUND = 2.0
+
+
 class StoreUnavailable(Exception):
     """A store operation failed, overran its bound, or was skipped after a recent failure."""
 
@@ -98,6 +103,10 @@ class _Breaker:
         self.reason = ""
         self.probing = False
         self.logged = float("-inf")
+        #: The bound an operation overran, when that opened the breaker (None: an error did).
+        #: It says nothing of guards allowed longer: a cache given 0.05 s must not leave the
+        #: budget counters beside it, given 1 s, skipped on a server 80 ms away.
+        self.overrun: float | None = None
 
 
 #: Breakers by store location: the cache, the rate limiter, the budget counters and the
@@ -144,7 +153,13 @@ class StoreGuard:
     def skipped_because(self) -> str | None:
         """Why the store is being left alone right now ("failed (...)"); None when it is not."""
         state = self._state
-        return state.reason if self.clock() < state.skip_until else None
+        return state.reason if self.clock() < state.skip_until and not self._allowed_longer() else None
+
+    def _allowed_longer(self) -> bool:
+        """Whether the breaker is open for an overrun of a bound well short of this operation's
+        (at most half of it: one about as long would most likely be overrun as well)."""
+        overrun = self._state.overrun
+        return overrun is not None and self.bound() >= LONGER_BOUND * overrun
 
     def _admit(self) -> bool:
         """Let an operation through, or raise while skipping; True when it is the half-open probe."""
@@ -152,7 +167,7 @@ class StoreGuard:
         if not state.skip_until:  # closed: the common case, without the lock
             return False
         with state.lock:
-            if not state.skip_until:
+            if not state.skip_until or self._allowed_longer():
                 return False
             if self.clock() < state.skip_until or state.probing:
                 raise StoreUnavailable(f"is skipped for now: it {state.reason}")
@@ -161,16 +176,17 @@ class StoreGuard:
 
     def _succeeded(self, probe: bool) -> None:
         state = self._state
-        if probe or state.skip_until:
+        if probe or (state.skip_until and not self._allowed_longer()):
             with state.lock:
-                state.skip_until, state.probing = 0.0, False
+                state.skip_until, state.probing, state.overrun = 0.0, False, None
 
-    def _failed(self, reason: str) -> StoreUnavailable:
+    def _failed(self, reason: str, overrun: float | None = None) -> StoreUnavailable:
         state = self._state
         with state.lock:
             state.skip_until = self.clock() + self.skip_for
             state.reason = reason
             state.probing = False
+            state.overrun = overrun
         return StoreUnavailable(reason)
 
     def _verdict(self, probe: bool, exc: Exception, reason: str) -> StoreUnavailable:
@@ -201,7 +217,7 @@ class StoreGuard:
             if bound < min(self.timeout, MIN_BOUND):  # the call ran out of time; no verdict on the store
                 self._released(probe)
                 raise StoreUnavailable(reason) from None
-            raise self._failed(reason) from None
+            raise self._failed(reason, bound) from None
         except asyncio.CancelledError:
             self._released(probe)
             raise
