@@ -62,7 +62,8 @@ def test_spellings_of_one_url_that_rfc_3986_calls_equal_are_one_page(site: Any, 
     spelled it. A different letter is a different page."""
     envelope = crawl(site.url("/spellings/"), local, use_sitemap=False, include=["/spellings/*"])
     assert paths(envelope, site) == ["/spellings/", "/spellings/%7Euser/a%2fb", "/spellings/%7euser/a%2FB"]
-    assert [p for p in site.paths() if p.startswith("/spellings/")] == paths(envelope, site)
+    # each requested once, as spelled; two at a time, they may reach the server in either order
+    assert sorted(p for p in site.paths() if p.startswith("/spellings/")) == sorted(paths(envelope, site))
 
 
 def test_a_crawl_option_it_does_not_take_is_named(site: Any, local: Config) -> None:
