@@ -82,7 +82,9 @@ def check_limit(limit: Any) -> int:
 _SEVERAL_URLS = re.compile(r"\s[hH][tT][tT][pP][sS]?://")
 
 
-def check_url(url: Any, what: str = "URL") -> str:
+def check_url(url: Any, what: str = "URL", *, single: bool = False) -> str:
+    """The URL, trimmed; ``single`` when the caller takes exactly one URL (a crawl's start,
+    ``webread``), so the advice for several pasted addresses is one call each, not a list."""
     if not isinstance(url, str):
         raise InvalidInputError(f"Each {what} must be a string, not {type(url).__name__}.")
     text = encodable(url, what).strip()
@@ -97,9 +99,12 @@ def check_url(url: Any, what: str = "URL") -> str:
         raise InvalidInputError(f"The {what} {shown!r} is not an http:// or https:// address.")
     if _SEVERAL_URLS.search(text):
         shown = shorten(mask_userinfo(text), 80)
-        raise InvalidInputError(
-            f"The {what} {shown!r} holds several addresses; give each URL on its own, as a list of URL strings."
+        advice = (
+            "this takes one URL: make one call per address"
+            if single
+            else "give each URL on its own, as a list of URL strings"
         )
+        raise InvalidInputError(f"The {what} {shown!r} holds several addresses; {advice}.")
     if not _port_usable(text):
         shown = shorten(mask_userinfo(text), 80)
         raise InvalidInputError(f"The {what} {shown!r} has a port that is not a number from 1 to 65535.")

@@ -254,6 +254,11 @@ def test_an_api_key_argument_is_refused_without_echoing_it(make_config: Any) -> 
             {"urls": "https://a.example/x\nhttps://b.example/y"},
             "holds several addresses; give each URL on its own, as a list of URL strings",
         ),
+        (  # a crawl has one start URL, which a list would not be
+            "web_crawl",
+            {"url": "https://a.example/x https://b.example/y"},
+            "holds several addresses; this takes one URL: make one call per address",
+        ),
         ("web_fetch", {"url": "https://example.com/"}, "Unknown tool 'web_fetch'"),
         ("web_search", {}, "'query' is required"),
         ("web_extract", '{"urls": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),

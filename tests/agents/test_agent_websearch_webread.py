@@ -70,6 +70,11 @@ def test_webread_returns_the_page_markdown(make_config: Any) -> None:
             "Error [invalid_input]: The URL 'ftp://files.example.com/a' is not an http",
         ),
         ("", "Error [invalid_input]: The URL is empty."),
+        (  # webread takes one URL: a list is no remedy for several pasted together
+            "https://a.example/x https://b.example/y",
+            "Error [invalid_input]: The URL 'https://a.example/x https://b.example/y' holds several "
+            "addresses; this takes one URL: make one call per address.",
+        ),
     ],
 )
 def test_webread_gives_a_readable_error_for_bad_urls(

@@ -16,9 +16,10 @@ from typing import Any
 from pydantic import Field, SecretStr, field_validator
 
 from ..config import MAX_TIMEOUT, Config, ProviderSettings, Section, default_config, interpolate
-from ..validate import MAX_LIMIT, MIN_LIMIT
+from ..errors import InvalidInputError
+from ..validate import MAX_LIMIT, MIN_LIMIT, check_url
 from .formatting import format_results
-from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS, host_tags
+from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS, host_tags, invalid_call
 
 WebSearch = Callable[[str], Awaitable[str]]
 WebRead = Callable[[str], Awaitable[str]]
@@ -129,6 +130,10 @@ def create_webread_tool(config: ToolConfig = None) -> WebRead:
     library = settings.library_config()
 
     async def webread(url: str) -> str:
+        try:
+            check_url(url, single=True)  # one page: several pasted addresses need one call each
+        except InvalidInputError as exc:
+            return format_results(invalid_call(exc.message), "markdown", settings.max_chars)
         envelope = await adispatch_extract(
             [url], backend=settings.provider, config=library, timeout=settings.timeout, tags=settings.tags
         )

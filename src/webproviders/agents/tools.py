@@ -236,7 +236,7 @@ class CrawlArguments(ToolArguments):
     @field_validator("url")
     @classmethod
     def _url(cls, value: str) -> str:
-        return _reraise(check_url, value)
+        return _reraise(lambda url: check_url(url, single=True), value)
 
 
 @dataclass(frozen=True)

@@ -139,7 +139,7 @@ def validate_arguments(
         refused = [refused_item(position, url, error) for position, url, error in bad]
         distinct, repeats = set_apart_repeats(urls, refused)
         return {"urls": distinct, "options": check_page_options(arguments["options"])}, [*refused, *repeats]
-    return {"url": check_url(arguments["url"]), "options": check_crawl_options(arguments["options"])}, []
+    return {"url": check_url(arguments["url"], single=True), "options": check_crawl_options(arguments["options"])}, []
 
 
 def _no_call_meta(requested: Any, started: float) -> dict[str, Any]:
