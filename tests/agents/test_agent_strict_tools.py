@@ -93,6 +93,24 @@ def test_a_null_required_argument_is_still_refused(make_config: Any) -> None:
     assert "'query' is required" in envelope["error"]
 
 
+def test_optional_arguments_sent_as_blank_text_are_left_out(make_config: Any) -> None:
+    """Models often send "" for an argument they leave out; refused, they would pick a
+    country or a backend nobody asked for."""
+    config = make_config(web={"backend": "stub"})
+    blank = {"limit": "", "time_range": "", "country": "", "lang": " ", "safe_search": "", "backend": ""}
+
+    searched = call_tool("web_search", {"query": "heat pumps", **blank}, config=config)
+    crawled = call_tool(
+        "web_crawl", {"url": "https://93.184.216.34/", "max_pages": "", "max_depth": " ", "backend": ""}, config=config
+    )
+
+    assert searched["success"] is True, searched.get("error")
+    assert searched["data"] == call_tool("web_search", {"query": "heat pumps"}, config=config)["data"]
+    assert crawled["success"] is True, crawled.get("error")
+    for name, required in (("web_search", {"query": " "}), ("web_crawl", {"url": ""})):
+        assert call_tool(name, required, config=config)["error_code"] == "invalid_input"
+
+
 def test_tags_reach_the_per_tag_budget(per_user_budget: Any) -> None:
     def search(user: str) -> str:
         return run_tool("web_search", {"query": "tags"}, config=per_user_budget, tags={"user": user})

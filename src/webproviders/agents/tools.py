@@ -120,7 +120,7 @@ def _code_field(pattern: re.Pattern[str], description: str) -> Any:
 
 class ToolArguments(BaseModel):
     """Base of every tool's arguments: unknown keys (an ``api_key`` above all) are refused,
-    and an argument sent as ``null`` is left out.
+    and an argument sent as ``null`` (or an optional one as blank text) is left out.
 
     Each tool declares its own arguments first (a bare string input fills the first one)
     and the optional ``backend`` last.
@@ -132,10 +132,20 @@ class ToolArguments(BaseModel):
     @classmethod
     def _null_is_left_out(cls, data: Any) -> Any:
         """Drop ``null`` arguments, so every surface (LangChain validates with these models
-        itself) reads a strict-mode model's ``null`` as the default."""
+        itself) reads a strict-mode model's ``null`` as the default; and optional ones sent
+        as blank text (``"country": ""``), how models often leave one out, which refused would
+        have them pick a country or a backend nobody asked for."""
         if isinstance(data, Mapping):
-            return {key: value for key, value in data.items() if value is not None}
+            return {key: value for key, value in data.items() if not cls._left_out(key, value)}
         return data
+
+    @classmethod
+    def _left_out(cls, key: Any, value: Any) -> bool:
+        if value is None:
+            return True
+        field = cls.model_fields.get(key) if isinstance(key, str) else None
+        blank = isinstance(value, str) and not value.strip()
+        return blank and field is not None and not field.is_required()
 
 
 def _backend_field() -> Any:
