@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from typing import Any
 
 import pytest
@@ -46,6 +47,21 @@ def test_definitions_cover_the_three_capabilities() -> None:
     assert [t["name"] for t in anthropic_tools(["web_search"])] == ["web_search"]
     with pytest.raises(KeyError):
         anthropic_tools(["web_fetch"])
+
+
+@pytest.mark.parametrize(
+    "offered",
+    [openai_tools(), openai_tools(api="responses", strict=True), anthropic_tools()],
+    ids=["chat", "responses", "anthropic"],
+)
+def test_the_definitions_name_only_tools_that_are_offered(offered: list[dict[str, Any]]) -> None:
+    """A model told to look a name up with a tool it was not given cannot act on that."""
+    text = json.dumps(offered)
+    names = {tool.get("name") or tool["function"]["name"] for tool in offered}
+    assert set(re.findall(r"\bweb_[a-z]+", text)) == names
+    backend = input_schema("web_search")["properties"]["backend"]["description"]
+    refused = run_tool("web_search", {"query": "x", "backend": "Brave"})
+    assert "web_providers" not in backend + refused
 
 
 @pytest.mark.parametrize("schema", schemas(), ids=lambda s: ",".join(s["required"]))

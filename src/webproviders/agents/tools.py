@@ -152,7 +152,10 @@ def _backend_field() -> Any:
     return Field(
         default=None,
         pattern=BACKEND_PATTERN,
-        description="Provider to use, as listed by web_providers. Omit to use the configured one.",
+        description=(
+            "Provider to use for this call, by name (e.g. 'brave'); an unknown name is answered "
+            "with the names there are. Omit to use the configured one."
+        ),
     )
 
 
@@ -418,7 +421,7 @@ def invalid_call(message: str) -> dict[str, Any]:
 
 _PATTERN_HINTS = {
     HTTP_URL_PATTERN: "{} must be an http:// or https:// address.",
-    BACKEND_PATTERN: "{} must be a provider name as listed by web_providers, e.g. 'brave'.",
+    BACKEND_PATTERN: "{} must be a provider name such as 'brave' (lowercase letters, digits, - and _).",
 }
 
 
