@@ -23,7 +23,7 @@ from webproviders.agents.langchain import (
     WebSearchTool,
     create_langchain_tools,
 )
-from webproviders.agents.tools import run_tool
+from webproviders.agents.tools import openai_tools, run_tool
 
 
 @pytest.fixture
@@ -114,6 +114,22 @@ def test_null_arguments_are_left_out_as_on_every_surface(stub_config: Any) -> No
     start = {"url": "https://site.example.com/", "max_pages": 2}
     assert crawl.invoke({**start, "max_depth": None}) == crawl.invoke(start)
     assert search.invoke({"query": None}).startswith("Error [invalid_input]: Invalid arguments for web_search: 'query' is required.")
+
+
+def test_strict_definitions_bound_through_langchain_are_run_by_the_tools(stub_config: Any) -> None:
+    """The documented way to OpenAI strict mode: LangChain's own schemas of the tools keep
+    keywords strict mode refuses, so the strict definitions are bound and the tools run the calls."""
+    from langchain_core.utils.function_calling import convert_to_openai_tool
+
+    tools = {tool.name: tool for tool in create_langchain_tools(stub_config, crawl=True)}
+    given = {"web_search": {"query": "q"}, "web_extract": {"urls": ["https://site.example.com/"]}}
+    given["web_crawl"] = {"url": "https://site.example.com/"}
+    for definition in openai_tools(strict=True):
+        assert convert_to_openai_tool(definition, strict=True) == definition  # as bind_tools sends it
+        name, schema = definition["function"]["name"], definition["function"]["parameters"]
+        args = {prop: None for prop in schema["properties"]} | given[name]  # a strict model's call
+        message = tools[name].invoke({"name": name, "args": args, "id": "c1", "type": "tool_call"})
+        assert message.status == "success", message.content
 
 
 @pytest.mark.parametrize(
