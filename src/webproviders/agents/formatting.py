@@ -14,6 +14,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
+from urllib.parse import quote
 
 Style = Literal["markdown", "text", "json"]
 STYLES: tuple[str, ...] = ("markdown", "text", "json")
@@ -162,6 +163,30 @@ def _md_link_text(text: str) -> str:
     return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
+def _url_line(value: Any, markdown: bool = False) -> str:
+    """A URL on one line, as the same address: whitespace and control characters in a
+    vendor's URL are percent-encoded, so a line break never starts a line that reads as
+    another result; in a markdown link, so are ``<``, ``>`` and parentheses that do not
+    pair up, which would otherwise end the link before the URL does."""
+    url = _text(value)
+    ends_link = ("<>" + ("" if _parens_pair(url) else "()")) if markdown else ""
+    return "".join(
+        quote(char, safe="")
+        if not char.isprintable() or char.isspace() or char in ends_link
+        else char
+        for char in url
+    )
+
+
+def _parens_pair(url: str) -> bool:
+    depth = 0
+    for char in url:
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
 # --- failures ---------------------------------------------------------------------------
 
 
@@ -188,7 +213,7 @@ def _format_failure(envelope: Mapping[str, Any], style: str, max_chars: int | No
     sentence = _text(envelope.get("error")) or "The call failed without a message."
     failures = _failures(envelope)
     if len(failures) > 1 and style != "json":
-        sentence += "".join(f"\n- {_text(f.get('url'))}: {_page_error(f)}" for f in failures)
+        sentence += "".join(f"\n- {_url_line(f.get('url'))}: {_page_error(f)}" for f in failures)
     body = [_Body(sentence, cut_end, MIN_SNIPPET_CHARS)]
     if style == "json":
         view = {k: v for k, v in envelope.items() if k != "meta"}
@@ -233,7 +258,8 @@ def _format_search(envelope: Mapping[str, Any], style: str, max_chars: int | Non
     bodies = [_Body(_one_line(h.get("description")), cut_end, MIN_SNIPPET_CHARS) for h in hits]
 
     def entry(number: int, hit: Mapping[str, Any], snippet: str) -> str:
-        title, url = _one_line(hit.get("title")) or _text(hit.get("url")), _text(hit.get("url"))
+        url = _url_line(hit.get("url"), markdown=style == "markdown")
+        title = _one_line(hit.get("title")) or _url_line(hit.get("url"))
         if style == "markdown":
             lines = [f"{number}. [{_md_link_text(title)}]({url})"]
         else:
@@ -298,7 +324,7 @@ def _format_pages(envelope: Mapping[str, Any], style: str, max_chars: int | None
     numbered = len(pages) > 1
 
     def entry(number: int, page: Mapping[str, Any], content: str) -> str:
-        url, title = _text(page.get("url")), _one_line(page.get("title"))
+        url, title = _url_line(page.get("url")), _one_line(page.get("title"))
         label = f"{number}. " if numbered else ""
         if style == "markdown":
             head = [f"## {label}{title}", f"URL: {url}"] if title else [f"## {label}{url}"]
