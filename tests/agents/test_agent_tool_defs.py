@@ -51,8 +51,14 @@ def test_definitions_cover_the_three_capabilities() -> None:
 
 @pytest.mark.parametrize(
     "offered",
-    [openai_tools(), openai_tools(api="responses", strict=True), anthropic_tools()],
-    ids=["chat", "responses", "anthropic"],
+    [
+        openai_tools(),
+        openai_tools(api="responses", strict=True),
+        anthropic_tools(),
+        anthropic_tools(["web_search"]),
+        openai_tools(["web_search", "web_crawl"]),
+    ],
+    ids=["chat", "responses", "anthropic", "search-only", "search-and-crawl"],
 )
 def test_the_definitions_name_only_tools_that_are_offered(offered: list[dict[str, Any]]) -> None:
     """A model told to look a name up with a tool it was not given cannot act on that."""

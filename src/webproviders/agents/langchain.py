@@ -65,7 +65,7 @@ class _WebTool(BaseTool):
     def __init__(self, **data: Any) -> None:
         spec = TOOLS[self.tool]
         data.setdefault("name", spec.name)
-        data.setdefault("description", spec.description)
+        data.setdefault("description", spec.describe())
         data.setdefault("args_schema", spec.arguments)
         data.setdefault("handle_validation_error", self._explain_invalid)
         data.setdefault("handle_tool_error", True)

@@ -162,7 +162,7 @@ def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_C
     tools = [
         types.Tool(
             name=spec.name,
-            description=spec.description,
+            description=spec.describe(),
             input_schema=input_schema(spec.name),
             annotations=annotations,
         )

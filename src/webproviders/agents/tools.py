@@ -254,12 +254,20 @@ class CrawlArguments(ToolArguments):
 
 @dataclass(frozen=True)
 class ToolSpec:
-    """One tool: its name, what the model is told, and its argument model."""
+    """One tool: its name, what the model is told, and its argument model; ``next_step``
+    (another tool's name and a sentence naming it) is told only beside that tool."""
 
     name: str
     capability: Literal["search", "extract", "crawl"]
     description: str
     arguments: type[ToolArguments]
+    next_step: tuple[str, str] | None = None
+
+    def describe(self, offered: list[str] | tuple[str, ...] | None = None) -> str:
+        """The description for a model given ``offered`` (None: every tool)."""
+        if self.next_step is None or (offered is not None and self.next_step[0] not in offered):
+            return self.description
+        return f"{self.description} {self.next_step[1]}"
 
 
 TOOLS: dict[str, ToolSpec] = {
@@ -268,9 +276,9 @@ TOOLS: dict[str, ToolSpec] = {
         ToolSpec(
             "web_search",
             "search",
-            "Search the web. Returns numbered results with title, URL and a short snippet; "
-            "read a result in full with web_extract.",
+            "Search the web. Returns numbered results with title, URL and a short snippet.",
             SearchArguments,
+            ("web_extract", "Read a result in full with web_extract."),
         ),
         ToolSpec(
             "web_extract",
@@ -380,10 +388,11 @@ def openai_tools(
     """OpenAI function-calling definitions (Chat Completions shape, or the flat Responses
     shape); ``strict=True`` marks them ``strict`` with strict-mode schemas."""
     tools = []
-    for name in _names(names):
+    offered = _names(names)
+    for name in offered:
         function: dict[str, Any] = {
             "name": name,
-            "description": TOOLS[name].description,
+            "description": TOOLS[name].describe(offered),
             "parameters": input_schema(name, strict=strict),
         }
         if strict:
@@ -398,9 +407,14 @@ def openai_tools(
 
 def anthropic_tools(names: list[str] | tuple[str, ...] | None = None) -> list[dict[str, Any]]:
     """Anthropic Messages API tool definitions."""
+    offered = _names(names)
     return [
-        {"name": name, "description": TOOLS[name].description, "input_schema": input_schema(name)}
-        for name in _names(names)
+        {
+            "name": name,
+            "description": TOOLS[name].describe(offered),
+            "input_schema": input_schema(name),
+        }
+        for name in offered
     ]
 
 
