@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
+import select
 import socket
 import subprocess
 import sys
@@ -277,6 +279,31 @@ def test_http_client_with_token_can_use_every_tool(token_server: str) -> None:
             await exercise_tools(client)
 
     asyncio.run(asyncio.wait_for(main(), 120))
+
+
+def test_http_announces_the_port_it_listens_on_or_why_it_cannot(tmp_path: Path) -> None:
+    """--port 0 was announced as port 0, and a port in use as a server about to serve on it."""
+    command = [sys.executable, "-m", "webproviders.cli", "mcp", "--http", "--port"]
+    process = subprocess.Popen(
+        [*command, "0"], env=server_env(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    try:
+        assert process.stderr is not None
+        assert select.select([process.stderr], [], [], 60)[0], "no announcement in 60 s"
+        banner = process.stderr.readline().decode()
+        found = re.match(r"webproviders MCP server on http://127\.0\.0\.1:(\d+)/mcp ", banner)
+        assert found and found.group(1) != "0", banner
+        port = int(found.group(1))
+        answer = httpx.post(f"http://127.0.0.1:{port}/mcp", json=INITIALIZE, headers=MCP_HEADERS, timeout=30)
+        assert answer.status_code == 200
+        taken = subprocess.run(
+            [*command, str(port)], env=server_env(tmp_path), capture_output=True, text=True, timeout=60
+        )
+    finally:
+        stop(process)
+    assert taken.returncode == 3
+    assert taken.stderr.startswith(f"error: The MCP server cannot listen on 127.0.0.1:{port}: "), taken.stderr
+    assert "server on" not in taken.stderr
 
 
 def test_http_without_a_configured_token_needs_none(tmp_path: Path) -> None:

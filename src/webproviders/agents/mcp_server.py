@@ -23,6 +23,7 @@ import hmac
 import ipaddress
 import os
 import re
+import socket
 import sys
 import threading
 from collections import OrderedDict
@@ -415,6 +416,25 @@ def http_app(
     return BearerAuth(app, tokens or {}, user_keys=user_keys) if tokens or user_keys else app
 
 
+def _listen(host: str, port: int) -> socket.socket:
+    """The server's socket, bound before the server is announced: a port in use or an
+    address this machine does not have is a :class:`ConfigError` saying so, and port 0 is
+    announced as the port it got."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host.strip("[]"), port))
+    except OSError as exc:
+        sock.close()
+        shown = f"[{host}]" if ":" in host else host
+        raise ConfigError(
+            f"The MCP server cannot listen on {shown}:{port}: {exc.strerror or exc}. "
+            "Choose another --port (0: any free one) or --host."
+        ) from None
+    return sock
+
+
 async def serve_http(
     server: Server,
     *,
@@ -427,10 +447,12 @@ async def serve_http(
     import uvicorn
 
     app = http_app(server, host=host, tokens=tokens, user_keys=user_keys)
+    sock = _listen(host, port)
     shown = f"[{host}]" if ":" in host else host
     users = sum(1 for user in (tokens or {}).values() if user is not None)
     required = f"bearer token required, {users} user(s)" if tokens else "no token"
-    sys.stderr.write(f"webproviders MCP server on http://{shown}:{port}{HTTP_PATH} ({required})\n")
+    bound = sock.getsockname()[1]
+    sys.stderr.write(f"webproviders MCP server on http://{shown}:{bound}{HTTP_PATH} ({required})\n")
     sys.stderr.flush()
-    settings = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="on")
-    await uvicorn.Server(settings).serve()
+    settings = uvicorn.Config(app, host=host, port=bound, log_level="warning", lifespan="on")
+    await uvicorn.Server(settings).serve(sockets=[sock])
