@@ -163,10 +163,33 @@ def _domain(name: str, position: int, given: str) -> str:
     host, slash, path = text.rstrip("/").partition("/")
     # A leading "." or "*." is kept: some vendors read ".gov" as every domain under it.
     if not _FILTER_HOST.fullmatch(host.removeprefix("*").removeprefix(".")) or any(char.isspace() or not char.isprintable() for char in path):
+        several = _several_domains(name, position, given)
+        if several:
+            raise InvalidInputError(
+                f"{name} item {position} holds several domain names; give each as its own list item: "
+                f"{shorten(repr(several), 200)}."
+            )
         raise InvalidInputError(
             f"{name} item {position} is not a domain name; give names such as 'example.com' or 'docs.example.com'."
         )
     return host.lower() + slash + path
+
+
+#: What separates names written into one string: ``"python.org, docs.python.org"``.
+_NAME_SEPARATORS = re.compile(r"[\s,;]+")
+
+
+def _several_domains(name: str, position: int, given: str) -> list[str]:
+    """The domain names a string holds when it is several of them written together (the way
+    a model often writes a list), else nothing; each must have a dot (``exa mple.com`` is a
+    typo, not the names ``exa`` and ``mple.com``)."""
+    parts = [part for part in _NAME_SEPARATORS.split(given) if part]
+    if len(parts) < 2 or not all("." in part for part in parts):
+        return []
+    try:
+        return [_domain(name, position, part) for part in parts]
+    except InvalidInputError:
+        return []
 
 
 def _domains(name: str, value: Any) -> list[str]:

@@ -150,6 +150,17 @@ def test_a_domain_filter_that_names_no_site_never_reaches_the_provider(searxng: 
     assert Searxng.seen == []
 
 
+@pytest.mark.parametrize("written", ["python.org, docs.python.org", "python.org docs.python.org", "python.org;docs.python.org"])
+def test_several_domains_written_into_one_string_are_named_as_a_list(searxng: Any, written: str) -> None:
+    """A model writes a list as one string: the refusal shows the list it meant, to send instead."""
+    envelope = dispatch_search("q", config=searxng, include_domains=["pypi.org", written])
+    assert envelope["error"] == (
+        "include_domains item 2 holds several domain names; give each as its own list item: "
+        "['python.org', 'docs.python.org']."
+    )
+    assert Searxng.seen == []
+
+
 def test_a_url_pasted_as_a_domain_filter_filters_by_its_site(searxng: Any) -> None:
     """Agents paste addresses where a domain goes; the vendor gets the site, not a scheme."""
     envelope = dispatch_search(
