@@ -130,3 +130,48 @@ def test_a_search_cancelled_as_its_sync_provider_answers_ends_as_cancelled(write
 
     assert asyncio.run(main()) == []
     assert answered.is_set()  # some calls were cancelled while running
+
+
+def test_a_call_cancelled_by_an_anyio_scope_closes_its_connections(http_server: Any, make_config: Any) -> None:
+    """An anyio cancel scope (an MCP server's cancelled request, ``move_on_after``) cancels again
+    at every await: the call's clean-up was cancelled in turn, leaving each half-read
+    connection open past the call's deadline (until the event loop itself closed)."""
+    import anyio
+
+    closed: list[str] = []
+
+    class Silent(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # never answers; notes when the client lets go
+            self.connection.settimeout(20)
+            try:
+                if self.connection.recv(1) == b"":
+                    closed.append(self.path)
+            except OSError:
+                pass
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    site = f"http://127.0.0.1:{http_server(Silent).server_address[1]}"
+    config: Config = make_config(
+        web={
+            "allowed_hosts": ["127.0.0.1"],
+            "usage": False,
+            "cache": False,
+            "providers": {"searxng": {"base_url": site}},
+        }
+    )
+
+    async def main() -> list[str]:
+        assert (await adispatch_extract(f"{site}/warm", backend="http", config=config, timeout=0.5))["error_code"]
+        for n in range(3):
+            with anyio.move_on_after(0.5):
+                await adispatch_extract(f"{site}/p{n}", backend="http", config=config, timeout=30)
+        with anyio.move_on_after(0.5):  # a vendor's request, as a page's
+            await adispatch_search("q", backend="searxng", config=config, timeout=30)
+        with anyio.move_on_after(10):  # well before the calls' own 30 s
+            while len(closed) < 5:
+                await anyio.sleep(0.05)
+        return sorted(path.partition("?")[0] for path in closed)  # while the loop still runs
+
+    assert anyio.run(main) == ["/p0", "/p1", "/p2", "/search", "/warm"]

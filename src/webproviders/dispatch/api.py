@@ -16,6 +16,7 @@ import contextlib
 import functools
 import inspect
 import sys
+from collections.abc import Coroutine
 from typing import Any
 
 from .. import context
@@ -90,7 +91,45 @@ async def _dispatch(
             prepared = await runner.off_loop(prepare, *how)
         except NoThread as exc:
             return never_started(could_not_start(exc), backend)
-    return prepared if isinstance(prepared, dict) else await _execute(prepared)
+    if isinstance(prepared, dict):
+        return prepared
+    if _ANYIO_ASYNCIO in sys.modules:  # a caller may be inside an anyio cancel scope
+        return await _cancelled_once(_execute(prepared))
+    return await _execute(prepared)
+
+
+#: Loaded once anything runs under anyio on asyncio, the only way the level-triggered
+#: cancellation :func:`_cancelled_once` guards against reaches a call (plain asyncio callers
+#: do not pay for the extra task).
+_ANYIO_ASYNCIO = "anyio._backends._asyncio"
+
+
+#: Calls whose caller left while they unwind (a task is kept only while it runs).
+_unwinding: set[asyncio.Task[Any]] = set()
+
+
+async def _cancelled_once(work: Coroutine[Any, Any, dict[str, Any]]) -> dict[str, Any]:
+    """``await work`` in a task of its own, which a caller's cancellation cancels once.
+
+    An anyio cancel scope (an MCP server's cancelled request, a ``move_on_after``) cancels
+    the task inside it again at every await until it leaves the scope, so the awaits of the
+    call's own clean-up (closing a half-read connection) were cancelled in turn and the
+    connection stayed open. Here the call unwinds as asyncio cancels: once, to its end.
+    """
+    task = asyncio.ensure_future(work)
+    _unwinding.add(task)
+    task.add_done_callback(_unwound)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+
+
+def _unwound(task: asyncio.Task[Any]) -> None:
+    _unwinding.discard(task)
+    if not task.cancelled():
+        task.exception()  # taken: a caller who left is not told of it, nor is the log
 
 
 async def _in_a_thread(how: tuple[Any, ...]) -> dict[str, Any]:
