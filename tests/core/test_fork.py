@@ -281,9 +281,22 @@ def test_a_child_does_not_inherit_the_parent_s_hung_calls(
     assert done.returncode == 0, done.stderr[-3000:]
 
 
+#: The parent's side of the two scripts below: the child's call must return within 20 s.
+_WAIT_FOR_CHILD = """given_up = time.monotonic() + 20
+while os.waitpid(pid, os.WNOHANG) == (0, 0):
+    if time.monotonic() > given_up:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        print(json.dumps([False, "the child's call had not returned after 20 s", 20]), flush=True)
+        break
+    time.sleep(0.05)
+"""
+
+
 #: A thread makes the first vendor client, reading the CA bundle (a FIFO that answers only when
 #: the script writes to it), as the main thread forks; the child then makes a call of its own.
-_CLIENT_BEING_MADE_SCRIPT = """
+_CLIENT_BEING_MADE_SCRIPT = (
+    """
 import json, os, sys, threading, time, warnings
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import certifi
@@ -330,25 +343,21 @@ if pid == 0:
     answer = dispatch_search("child", backend="searxng", config=config, timeout=5)
     print(json.dumps([answer["success"], answer.get("error"), round(time.monotonic() - started, 2)]), flush=True)
     os._exit(0)
-given_up = time.monotonic() + 20
-while os.waitpid(pid, os.WNOHANG) == (0, 0):
-    if time.monotonic() > given_up:
-        os.kill(pid, 9)
-        os.waitpid(pid, 0)
-        print(json.dumps([False, "the child's call had not returned after 20 s", 20]), flush=True)
-        break
-    time.sleep(0.05)
-with open(certifi.where(), "rb") as bundle:
+"""
+    + _WAIT_FOR_CHILD
+    + """with open(certifi.where(), "rb") as bundle:
     os.set_blocking(writer, True)
     os.write(writer, bundle.read())
 os.close(writer)
 first.join()
 """
+)
 
 
 #: A thread loads the default config (its file a FIFO that answers only when the script writes
 #: to it) as the main thread forks; the child then makes a call of its own with the default config.
-_CONFIG_BEING_READ_SCRIPT = """
+_CONFIG_BEING_READ_SCRIPT = (
+    """
 import json, os, sys, threading, time, warnings
 
 warnings.simplefilter("ignore", DeprecationWarning)  # fork() with threads: the point here
@@ -375,19 +384,14 @@ if pid == 0:
     answer = dispatch_search("child", backend="stub", timeout=5)
     print(json.dumps([answer["success"], answer.get("error"), round(time.monotonic() - started, 2)]), flush=True)
     os._exit(0)
-given_up = time.monotonic() + 20
-while os.waitpid(pid, os.WNOHANG) == (0, 0):
-    if time.monotonic() > given_up:
-        os.kill(pid, 9)
-        os.waitpid(pid, 0)
-        print(json.dumps([False, "the child's call had not returned after 20 s", 20]), flush=True)
-        break
-    time.sleep(0.05)
-os.set_blocking(writer, True)
+"""
+    + _WAIT_FOR_CHILD
+    + """os.set_blocking(writer, True)
 os.write(writer, b"web: {usage: false}")
 os.close(writer)
 first.join()
 """
+)
 
 
 def _child_s_call(script: str, tmp_path: Path) -> tuple[bool, str | None]:
