@@ -624,7 +624,9 @@ class Config(Section):
 
     def attached(self) -> Any:
         """What was attached to this very object, or None (a copy has none of its own)."""
-        found = self._attached
+        # read from pydantic's store of private values: ``self._attached`` goes through two
+        # ``__getattr__`` fallbacks (3 us), and every dispatch asks
+        found = self.__pydantic_private__.get("_attached") if self.__pydantic_private__ else None
         return found.value if found is not None and found.owner is self else None
 
     def attach(self, value: Any) -> None:
