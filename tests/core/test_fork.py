@@ -281,6 +281,16 @@ def test_a_child_does_not_inherit_the_parent_s_hung_calls(
     assert done.returncode == 0, done.stderr[-3000:]
 
 
+#: The two scripts below fork once a thread of theirs is blocked reading ``fifo``.
+_FORK_WHILE_FIFO_READ = """while True:  # until that thread reads the FIFO: a writer opens only once a reader waits
+    try:
+        writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+        break
+    except OSError:
+        time.sleep(0.01)
+time.sleep(0.2)
+pid = os.fork()
+"""
 #: The parent's side of the two scripts below: the child's call must return within 20 s.
 _WAIT_FOR_CHILD = """given_up = time.monotonic() + 20
 while os.waitpid(pid, os.WNOHANG) == (0, 0):
@@ -328,15 +338,9 @@ config = config_from_dict({"web": {"usage": False, "cache": False, "providers": 
 
 first = threading.Thread(target=dispatch_search, args=("first",), kwargs={"backend": "searxng", "config": config, "timeout": 30})
 first.start()
-while True:  # until that thread reads the CA bundle: a writer opens only once a reader waits
-    try:
-        writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-        break
-    except OSError:
-        time.sleep(0.01)
-time.sleep(0.2)
-pid = os.fork()
-if pid == 0:
+"""
+    + _FORK_WHILE_FIFO_READ
+    + """if pid == 0:
     os.close(writer)
     os.environ["SSL_CERT_FILE"] = certifi.where()
     started = time.monotonic()
@@ -369,15 +373,9 @@ from webproviders import dispatch_search
 
 first = threading.Thread(target=dispatch_search, args=("first",), kwargs={"backend": "stub", "timeout": 30})
 first.start()
-while True:  # until that thread reads the file: a writer opens only once a reader waits
-    try:
-        writer = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-        break
-    except OSError:
-        time.sleep(0.01)
-time.sleep(0.2)
-pid = os.fork()
-if pid == 0:
+"""
+    + _FORK_WHILE_FIFO_READ
+    + """if pid == 0:
     os.close(writer)
     del os.environ["WEBPROVIDERS_CONFIG"]
     started = time.monotonic()
