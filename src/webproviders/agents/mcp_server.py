@@ -416,8 +416,12 @@ def http_app(
     return BearerAuth(app, tokens or {}, user_keys=user_keys) if tokens or user_keys else app
 
 
+#: Connections held until the server accepts them (uvicorn's own default).
+_BACKLOG = 2048
+
+
 def _listen(host: str, port: int) -> socket.socket:
-    """The server's socket, bound before the server is announced: a port in use or an
+    """The server's socket, bound and listening before the server is announced: a port in use or an
     address this machine does not have is a :class:`ConfigError` saying so, and port 0 is
     announced as the port it got."""
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
@@ -425,6 +429,7 @@ def _listen(host: str, port: int) -> socket.socket:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host.strip("[]"), port))
+        sock.listen(_BACKLOG)  # a client that connects once the server is announced waits, not refused
     except OSError as exc:
         sock.close()
         shown = f"[{host}]" if ":" in host else host
