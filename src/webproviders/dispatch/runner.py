@@ -24,6 +24,7 @@ from ..asynctimeout import within
 from ..errors import PluginRaised
 from ..pools import LazyPool, daemon_loop
 from ..registry.providers import RunsPluginCode, allow_plugin_code, refuse_plugin_code
+from .bounded import bounded
 from .hung import Watch, refuse_if_hung
 
 T = TypeVar("T")
@@ -61,10 +62,10 @@ async def call(
     """
     try:
         if _is_async(fn):
-            return await within(fn(*args, **kwargs), timeout)
+            return await bounded(fn(*args, **kwargs), timeout, _owner(fn))
         if inline:
             result = fn(*args, **kwargs)
-            return await within(result, timeout) if _awaitable(result) else result
+            return await bounded(result, timeout, _owner(fn)) if _awaitable(result) else result
         return await _in_thread(fn, args, kwargs, timeout)
     except KeyboardInterrupt:
         raise  # on the caller's thread: a real Ctrl-C
@@ -99,8 +100,13 @@ async def _in_thread(
         raise
     if _awaitable(result):  # a plain def that returned a coroutine
         left = max(0.0, timeout - (time.monotonic() - started))
-        result = await within(result, left)
+        result = await bounded(result, left, _owner(fn))
     return result
+
+
+def _owner(fn: Callable[..., Any]) -> str:
+    """The provider a method belongs to, as a log line names it."""
+    return getattr(getattr(fn, "__self__", None), "name", None) or getattr(fn, "__qualname__", "A provider")
 
 
 def _cancelled_here() -> bool:

@@ -1,0 +1,92 @@
+"""Awaiting a provider's coroutine for a bounded time, in a task of its own.
+
+Awaited in the call's own task, a coroutine that catches its cancellation and goes on (a
+bare ``except:`` around a retry loop, an SDK's shielded clean-up that waits on the network)
+held the call until it chose to end, far past the deadline. In a task of its own it is
+cancelled at the deadline, given :data:`UNWIND_GRACE` to unwind (close its connections), and
+left behind if it ignores that, as a sync provider's thread is abandoned.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable
+from typing import Any, TypeVar
+
+from ..errors import PluginRaised
+from ..redact import get_logger
+
+T = TypeVar("T")
+
+log = get_logger("webproviders.dispatch")
+
+#: Seconds a provider cancelled at its deadline (or by its caller) is given to unwind before
+#: the call goes on without it.
+UNWIND_GRACE = 0.25
+
+#: Coroutines that ignored their cancellation, referenced until they end (a task nothing
+#: references may be collected while it runs).
+_left_running: set[asyncio.Task[Any]] = set()
+
+
+async def _contained(awaitable: Awaitable[T]) -> T:
+    """``await awaitable``, with what a provider raises that is not an ordinary exception
+    (``SystemExit``, a ``BaseException`` of its own) made its failure: raised out of a task,
+    it would leave the event loop instead of reaching the call. A ``KeyboardInterrupt``
+    is the user's Ctrl-C and goes on."""
+    try:
+        return await awaitable
+    except (Exception, KeyboardInterrupt, asyncio.CancelledError):
+        raise
+    except BaseException as exc:  # noqa: BLE001 - see the docstring
+        raise PluginRaised(exc) from None
+
+
+async def bounded(awaitable: Awaitable[T], seconds: float, owner: str) -> T:
+    """``await awaitable`` for at most ``seconds``; ``asyncio.TimeoutError`` past them.
+
+    The caller's cancellation cancels it too and is passed on, whatever it had come to. A
+    ``CancelledError`` that nothing here asked for (a task of the provider's own that was
+    cancelled, awaited) is the provider's failure. ``owner`` names it in the log line said
+    when it has to be left running.
+    """
+    task = asyncio.ensure_future(_contained(awaitable))
+    try:
+        await asyncio.wait((task,), timeout=max(0.0, seconds))
+    except asyncio.CancelledError:
+        await _stop(task, owner)
+        raise
+    if not task.done():
+        await _stop(task, owner)
+        raise asyncio.TimeoutError
+    if task.cancelled():
+        raise PluginRaised(asyncio.CancelledError())
+    return task.result()
+
+
+async def _stop(task: asyncio.Task[Any], owner: str) -> None:
+    """Cancel ``task`` and wait for it to unwind, at most :data:`UNWIND_GRACE`."""
+    task.cancel()
+    try:
+        await asyncio.wait((task,), timeout=UNWIND_GRACE)
+    finally:
+        if task.done():
+            _taken(task)
+        else:
+            log.warning(
+                "%s went on after it was cancelled at its deadline; the call ended without it, and it is "
+                "left running.", owner,
+            )
+            _left_running.add(task)
+            task.add_done_callback(_ended)
+
+
+def _ended(task: asyncio.Task[Any]) -> None:
+    _left_running.discard(task)
+    _taken(task)
+
+
+def _taken(task: asyncio.Task[Any]) -> None:
+    """Its outcome taken: a call that left is not told of it, nor is asyncio's log."""
+    if not task.cancelled():
+        task.exception()
