@@ -91,6 +91,12 @@ def _patterns() -> _Patterns:
     return _Patterns()
 
 
+def compile_patterns() -> None:
+    """Compile the scrubber's patterns now, off an event loop, rather than when something is
+    first scrubbed: on a loop that is every other task held for some milliseconds."""
+    _patterns()
+
+
 def remember(*secrets: str | None) -> None:
     """Add values to scrub from now on (a provider's key once it has read it)."""
     with _lock:

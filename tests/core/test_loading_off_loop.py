@@ -327,6 +327,50 @@ def test_the_first_request_imports_the_http_stack_off_the_loop(first: str, tmp_p
         assert answer["on_loop"]["tavily"] is False, answer
 
 
+# -- what the first call builds --------------------------------------------------------------
+
+FIRST_BUILDS = r"""
+import asyncio, json, sys
+from webproviders import adispatch_search
+from webproviders.config import config_from_dict
+
+config = config_from_dict({})
+built = []
+
+
+def watch(frame, event, arg):  # what starts on the loop's thread while the call runs
+    code = frame.f_code
+    if event == "call" and code.co_name in ("compile", "complete_model_class"):
+        if "re/_compiler" in code.co_filename or "pydantic" in code.co_filename:
+            built.append(code.co_filename.rsplit("/", 2)[-2] + "." + code.co_name)
+
+
+async def main():
+    sys.setprofile(watch)  # this thread's only
+    try:
+        return await adispatch_search("q", backend="stub", config=config)
+    finally:
+        sys.setprofile(None)
+
+
+envelope = asyncio.run(main())
+print(json.dumps({"success": envelope["success"], "built": built}))
+"""
+
+
+def test_the_first_call_builds_nothing_on_the_callers_loop(tmp_path: Any) -> None:
+    """The first call of a process compiled the scrubber's patterns and built the provider
+    settings' serializer (for its cache key) as it ran, on an async caller's loop: 30-80 ms
+    with every other task held. Its preparation, which runs off the loop, builds them now."""
+    script = tmp_path / "first_builds.py"
+    script.write_text(FIRST_BUILDS, encoding="utf-8")
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, env=env)
+    assert out.returncode == 0, out.stderr[-2000:]
+    answer = json.loads(out.stdout.strip().splitlines()[-1])
+    assert answer == {"success": True, "built": []}, answer
+
+
 STUCK_REGISTERED = """
 def register(ctx):
     ctx.register_web_search_provider(Stuck())

@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Any
 
 from ..accounting.book import Accounts
 from ..dependable.cache import ResultCache, build_cache
-from ..dependable.cache.fingerprint import config_setup
+from ..dependable.cache.fingerprint import config_setup, settings_setup
 from ..dependable.health import HealthBoard
 from ..dependable.ratelimit import RateLimits
 from ..dependable.retry import RetryPolicy
+from ..redact import compile_patterns
 from .plan import Planner
 
 if TYPE_CHECKING:
@@ -60,6 +61,12 @@ class DispatchState:
         self._policies: dict[str, RetryPolicy] = {}
         self._timeouts: dict[str, float | None] = {}
         self._setups: dict[tuple[str, Capability], dict[str, Any]] = {}
+        # What the first call would otherwise build as it runs, on an async caller's event
+        # loop (tens of milliseconds, every other task held): built here, in its preparation,
+        # which runs off the loop while the registry is new.
+        compile_patterns()
+        if self.cache is not None:
+            settings_setup(registry.config.provider(""))  # the settings' serializer, for cache keys
 
     def clients(self) -> HTTPClients:
         """The long-lived vendor clients every call of this registry sends through (made on
