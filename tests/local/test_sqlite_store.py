@@ -232,7 +232,7 @@ def test_bad_settings_are_named(make_config: Any, settings: dict[str, Any], mess
         ('the "exact phrase" matters', '"exact phrase" OR "matters"'),
         ("what is it", '"what" OR "is" OR "it"'),  # only common words: keep them
         ('say "hi"" folks', '"hi" OR "say" OR "folks"'),
-        ("retry_policy NEAR(a b) AND -x*", '"retry_policy" OR "near" OR "b" OR "x"'),
+        ("retry_policy NEAR(a b) AND -x*", '"retry_policy" OR "NEAR" OR "b" OR "x"'),
         ("東京 tower", '"東\x1f京" OR "tower"'),
         ("?!", None),
     ],

@@ -3,6 +3,7 @@ canonical URL, BM25 ranking, snippets, filters, CJK text, remove, prune and stat
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 import pytest
@@ -234,6 +235,22 @@ def test_words_and_digits_touching_cjk_text_are_found(index_config: Config) -> N
     assert set(urls(store.search("人", 5, Filters()))) == {"https://ja.example.com/python", "https://ja.example.com/other"}
     [hit] = store.search("Python入門", 5, Filters())
     assert "**Python入門**" in hit.snippet
+
+
+def test_words_written_with_combining_marks_or_a_dotted_capital_are_found(index_config: Config) -> None:
+    store = open_store(index_config)
+    store.add([
+        page("https://hi.example.com/kolkata", "भारत", "हिन्दी भाषा भारत में बोली जाती है। कोलकाता एक शहर है।"),
+        page("https://hi.example.com/delhi", "दिल्ली", "दिल्ली में कई किले हैं, कला और कविता।"),
+        page("https://th.example.com/here", "ที่นี่", "ที่นี่ ประเทศไทย"),
+        page("https://tr.example.com/istanbul", "İstanbul", "İstanbul is a big city."),
+        page("https://fr.example.com/cv", "Résumé", "How to write a résumé."),
+    ])
+    decomposed = unicodedata.normalize("NFD", "résumé")  # as some keyboards and pasted text give it
+    for question, expected in [("कोलकाता", "https://hi.example.com/kolkata"), ("हिन्दी", "https://hi.example.com/kolkata"),
+                               ("ที่นี่", "https://th.example.com/here"), ("İstanbul", "https://tr.example.com/istanbul"),
+                               ("İSTANBUL", "https://tr.example.com/istanbul"), (decomposed, "https://fr.example.com/cv")]:
+        assert urls(store.search(question, 5, Filters())) == [expected], question
 
 
 def test_emails_paths_versions_and_urls_in_text_are_found_by_their_words(index_config: Config) -> None:
