@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import yaml
 
 from webproviders.cli import EXIT_CONFIG, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE, main
 from webproviders.config import Config
+from webproviders.index.pages import Filters, IndexedPage
 from webproviders.index.stores import open_store
 
 from .conftest import spoil
@@ -73,6 +75,25 @@ def test_a_page_that_cannot_be_read_fails_the_command(cli: Any, site: Any) -> No
     code, out, err = cli("index", site.url("/missing"))
     assert code == EXIT_NOT_FOUND
     assert out == "" and err.startswith(f"error [not_found]: {site.url('/missing')} was not found (HTTP 404).")
+
+
+def test_a_page_now_gone_is_removed_when_indexed_again(cli: Any, site: Any, index_config: Config) -> None:
+    """Indexing a URL again replaces its page; one that is gone (404) is not served on from
+    its old copy."""
+    gone, kept = site.url("/missing"), site.url("/articles/caching")
+    store = open_store(index_config)
+    store.add([IndexedPage(gone, "Old", "an old copy of the zeppelin page", time.time())])
+    code, out, err = cli("index", gone, kept, "--json")
+    envelope = json.loads(out)
+    assert code == EXIT_OK and envelope["data"]["removed"] == [gone]
+    assert envelope["meta"]["warnings"] == [
+        f"Removed from the local index, as the source no longer has them: {gone}."
+    ]
+    assert store.get([gone]) == {} and store.search("zeppelin", 5, Filters()) == []
+    store.add([IndexedPage(gone, "Old", "an old copy of the zeppelin page", time.time())])
+    code, _, err = cli("index", gone)  # read no page at all: still a failure, and still removed
+    assert code == EXIT_NOT_FOUND and "warning: Removed from the local index" in err
+    assert store.get([gone]) == {}
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,7 @@ from ..envelope import failure
 from ..errors import InvalidInputError, WebProviderError, to_provider_error
 from ..manifest import Capability
 from ..validate import MAX_URLS, check_url
-from .pages import IndexedPage, pages_from_items
+from .pages import IndexedPage, PageStore, pages_from_items
 from .stores import INDEX_PROVIDER, open_store
 
 _AGE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhdw])\s*$")
@@ -114,10 +114,36 @@ def index_urls(
             raise InvalidInputError(f"max_pages must be a whole number above 0, not {max_pages!r}.")
         store = open_store(cfg)
         pages, failed, whole = _read(checked, crawl, max_pages, backend, cfg, timeout)
+        removed = _remove_gone(store, failed)
         if whole is not None:
-            return whole
+            return _said(whole, removed)
         store.add(pages)
     except Exception as exc:  # noqa: BLE001 - like dispatch, a failure is an envelope
         return failure(to_provider_error(exc, INDEX_PROVIDER), INDEX_PROVIDER, meta())
-    data = {"indexed": [page.url for page in pages], "failed": failed, "index": store.location}
-    return {"success": True, "data": data, "provider": INDEX_PROVIDER, "meta": meta()}
+    data = {
+        "indexed": [page.url for page in pages],
+        "failed": failed,
+        "removed": removed,
+        "index": store.location,
+    }
+    return _said({"success": True, "data": data, "provider": INDEX_PROVIDER, "meta": meta()}, removed)
+
+
+def _remove_gone(store: PageStore, failed: list[dict[str, Any]]) -> list[str]:
+    """Remove the pages the source no longer has (read as ``not_found``: HTTP 404 or 410):
+    indexing a URL again replaces its page, and a page that is gone is replaced by none,
+    where the index would go on serving its old copy. Returns the URLs it held."""
+    gone = list(dict.fromkeys(item["url"] for item in failed if item.get("error_code") == "not_found"))
+    held = list(store.get(gone)) if gone else []
+    if held:
+        store.remove(held)
+    return held
+
+
+def _said(envelope: dict[str, Any], removed: list[str]) -> dict[str, Any]:
+    """``envelope`` with a warning naming the pages removed as gone, if any."""
+    if removed:
+        warnings = envelope.setdefault("meta", {}).setdefault("warnings", [])
+        names = ", ".join(removed)
+        warnings.append(f"Removed from the local index, as the source no longer has them: {names}.")
+    return envelope
