@@ -91,6 +91,20 @@ def test_a_file_where_the_index_folder_should_be_is_named_as_such(tmp_path: Path
     assert searched.value.message == caught.value.message
 
 
+def test_a_folder_given_as_the_index_path_is_named_as_such(tmp_path: Path) -> None:
+    """``path: ~/indexes`` (a folder, not the file): every call said "cannot be opened; check the
+    file's folder and permissions", which were fine."""
+    store = SQLiteStore(tmp_path)
+    for call in (lambda: store.add([page("https://docs.example.com/a", "A", "Some text.")]),
+                 lambda: store.search("some text", 5, Filters()), store.stats):
+        with pytest.raises(NotConfiguredError) as caught:
+            call()
+        assert caught.value.message == (
+            f"The local index {tmp_path} is a folder; web.providers.local.path names the index file "
+            f"itself, such as {tmp_path / 'index.sqlite3'}."
+        )
+
+
 def test_a_full_disk_is_named_not_hidden_by_a_failed_rollback(tmp_path: Path) -> None:
     """SQLite ends a transaction itself when the disk is full; the ROLLBACK that followed
     failed ("cannot rollback - no transaction is active"), and that was all the caller saw."""

@@ -324,6 +324,13 @@ class SQLiteStore:
                 provider="local",
             )
         if name.startswith(("SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_PERM")) or "unable to open" in text or "readonly database" in text:
+            # "check the file's folder and permissions" would send one looking elsewhere
+            if self.path.is_dir():
+                return NotConfiguredError(
+                    f"The local index {self.path} is a folder; web.providers.local.path names the "
+                    f"index file itself, such as {self.path / 'index.sqlite3'}.",
+                    provider="local",
+                )
             return NotConfiguredError(
                 f"The local index {self.path} cannot be opened ({text}); check the file's folder "
                 "and permissions, or set web.providers.local.path.",
