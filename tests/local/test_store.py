@@ -253,6 +253,13 @@ def test_words_written_with_combining_marks_or_a_dotted_capital_are_found(index_
         assert urls(store.search(question, 5, Filters())) == [expected], question
 
 
+def test_a_cjk_snippet_bolds_the_word_asked_for_not_each_of_its_characters(index_config: Config) -> None:
+    store = open_store(index_config)
+    store.add([page("https://ja.example.com/a", "天気", "京都は雨。東京都で雨が降っています。京都と東北。")])
+    [hit] = store.search("東京", 5, Filters())
+    assert hit.snippet == "京都は雨。**東京**都で雨が降っています。京都と東北。"
+
+
 def test_emails_paths_versions_and_urls_in_text_are_found_by_their_words(index_config: Config) -> None:
     store = open_store(index_config)
     store.add([

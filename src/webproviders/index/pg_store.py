@@ -580,7 +580,8 @@ class PostgresStore:
             rows = conn.execute(statement, {**values, "first": first, "then": then, "then_budget": then_budget},
                                 prepare=False if names else None).fetchall()
         return [
-            Hit(IndexedPage(row[0], shown(row[1]), "", row[2], row[3], row[4], row[5]), snippet(row[6]), float(row[7]))
+            Hit(IndexedPage(row[0], shown(row[1]), "", row[2], row[3], row[4], row[5]), snippet(row[6], terms=terms),
+                float(row[7]))
             for row in rows
         ]
 

@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from itertools import islice
 
-from .text import SEGMENT, TOKEN
+from .text import CJK_CHARS, SEGMENT, TOKEN, shown
 
 #: Marks around a match in a store's highlighted text (private-use characters).
 START, END = "\ue000", "\ue001"
@@ -31,6 +31,7 @@ _LONG_RUN = 60
 MAX_CHARS = 1_000
 _RUN = re.compile(rf"[^\s*]{{{_LONG_RUN + 1},}}")
 _MARK = re.compile(f"([{START}{END}])")
+_CJK = re.compile(f"[{CJK_CHARS}]")
 _TICKS = re.compile(r"`+")
 
 Span = tuple[int, int]
@@ -132,9 +133,25 @@ def _hoisted(spans: list[Span], code: list[Span], window: Span) -> list[Span]:
     return grown
 
 
-def snippet(marked: str, words: int = SNIPPET_WORDS) -> str:
-    """The snippet of a page's marked text: one line, matches in bold, ``…`` where cut."""
+def _whole_terms(text: str, spans: list[Span], terms: list[str]) -> list[Span]:
+    """The matches that hold a whole term where the term is CJK text (a phrase of characters).
+
+    PostgreSQL's ``ts_headline`` marks each word of a phrase wherever it is, and a word of CJK
+    text is one character: every ``京`` of a page was bold for ``東京``. Other matches are kept
+    (their words may be stemmed)."""
+    whole = [shown(term).casefold() for term in terms]
+    return [
+        (start, end) for start, end in spans
+        if not _CJK.search(text, start, end) or any(term in text[start:end].casefold() for term in whole)
+    ]
+
+
+def snippet(marked: str, words: int = SNIPPET_WORDS, terms: list[str] | None = None) -> str:
+    """The snippet of a page's marked text: one line, matches in bold, ``…`` where cut.
+    With the question's ``terms``, a match in CJK text is shown only where a whole term is."""
     text, spans = _parse(marked)
+    if terms is not None:
+        spans = _whole_terms(text, spans, terms)
     code = _code_spans(text)
     start, end = _widen(_best_window(text, spans, words), code)
     if not TOKEN.search(text, 0, start):
