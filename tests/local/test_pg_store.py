@@ -24,7 +24,7 @@ from webproviders import adispatch_search, dispatch_extract, dispatch_search, in
 from webproviders.config import Config
 from webproviders.errors import NotConfiguredError, WebProviderError
 from webproviders.index.pages import Filters
-from webproviders.index.pg_schema import MIGRATIONS, SCHEMA_VERSION, SHARDS
+from webproviders.index.pg_schema import MIGRATIONS, SCHEMA_VERSION, SHARDS, statements
 from webproviders.index.sqlite_store import digest
 from webproviders.index.stores import close_stores, open_store
 
@@ -166,6 +166,34 @@ def test_a_page_indexed_before_schema_4_gets_its_emails_split_when_written_again
     assert [hit.page.url for hit in store.search("help", 5, Filters())] == [old.url]  # found as before
     store.add([old])  # the same text written again
     assert [hit.page.url for hit in store.search("acmewidgets", 5, Filters())] == [old.url]
+    assert counts_are_true(index_config)
+
+
+@POSTGRES_ONLY
+def test_an_index_of_schema_4_gets_thai_text_set_apart(index_config: Config) -> None:
+    import psycopg
+
+    s = schema_of(index_config)
+    with psycopg.connect(index_config.provider("local").option("dsn"), autocommit=True) as conn:
+        conn.execute(statements("CREATE SCHEMA {s}", s))
+        for step in MIGRATIONS[:4]:  # an empty index as schema 4 made it
+            step(conn, s) if callable(step) else conn.execute(statements(step, s))
+    pg_run(index_config, f"INSERT INTO {s}.meta VALUES ('application', 'webproviders page index'), "
+                         f"('schema_version', '4'); INSERT INTO {s}.configs VALUES ('simple')")
+    # Pages as schema 4 kept them: Thai text as given.
+    for n, (title, text) in enumerate([("ไทย", "เมืองหลวงของประเทศไทย"), ("Retries", "Configure retries.")]):
+        pg_run(index_config, f"""
+            INSERT INTO {s}.pages (url, host, title, content, digest, fetched_at, config, length, search)
+            SELECT 'https://a.example.com/{n}', 'a.example.com', t, c, 'd{n}', {NOW}, 'simple', 9,
+                   setweight(to_tsvector('simple', t), 'A') || to_tsvector('simple', c)
+            FROM (VALUES ('{title}', '{text}')) AS v (t, c)""")
+
+    store = open_store(index_config)
+    assert [hit.page.url for hit in store.search("ประเทศไทย", 5, Filters())] == ["https://a.example.com/0"]
+    assert [hit.page.url for hit in store.search("retries", 5, Filters())] == ["https://a.example.com/1"]
+    [kept] = store.get(["https://a.example.com/0"]).values()
+    assert (kept.title, kept.content) == ("ไทย", "เมืองหลวงของประเทศไทย")
+    assert pg_run(index_config, f"SELECT value FROM {s}.meta WHERE key = 'schema_version'") == [(str(SCHEMA_VERSION),)]
     assert counts_are_true(index_config)
 
 

@@ -292,6 +292,30 @@ def test_an_index_of_schema_2_gets_words_touching_cjk_text_set_apart(tmp_path: P
         conn.execute("INSERT INTO pages_fts (pages_fts, rank) VALUES ('integrity-check', 1)")
 
 
+def test_an_index_of_schema_3_gets_thai_text_set_apart(tmp_path: Path) -> None:
+    path = tmp_path / "v3.sqlite3"
+    SQLiteStore(path).add([page("https://th.example.com/a", "ไทย", "เมืองหลวงของประเทศไทย"),
+                           page("https://en.example.com/b", "Retries", "Configure retries.")])
+    with sqlite3.connect(path) as conn:  # the Thai page as schema 3 kept it: as given
+        conn.execute("INSERT INTO pages_fts (pages_fts, rowid, title, content) "
+                     "SELECT 'delete', id, title, content FROM pages WHERE url LIKE '%th.example%'")
+        conn.execute("UPDATE pages SET title = ?, content = ? WHERE url LIKE '%th.example%'",
+                     ("ไทย", "เมืองหลวงของประเทศไทย"))
+        conn.execute("INSERT INTO pages_fts (rowid, title, content) "
+                     "SELECT id, title, content FROM pages WHERE url LIKE '%th.example%'")
+        conn.execute("PRAGMA user_version = 3")
+    conn.close()
+    store = SQLiteStore(path)
+    assert urls(store.search("ประเทศไทย", 5, Filters())) == ["https://th.example.com/a"]
+    assert urls(store.search("retries", 5, Filters())) == ["https://en.example.com/b"]
+    [kept] = store.get(["https://th.example.com/a"]).values()
+    assert (kept.title, kept.content) == ("ไทย", "เมืองหลวงของประเทศไทย")
+    store.close()
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        conn.execute("INSERT INTO pages_fts (pages_fts, rank) VALUES ('integrity-check', 1)")
+
+
 @SQLITE_ONLY
 def test_a_long_page_naming_a_word_many_times_is_searched_in_time(index_config: Config) -> None:
     # FTS5's highlight() costs the square of a page's matches: a 3.6 MB page naming "lorem"

@@ -253,6 +253,26 @@ def test_words_written_with_combining_marks_or_a_dotted_capital_are_found(index_
         assert urls(store.search(question, 5, Filters())) == [expected], question
 
 
+def test_thai_lao_khmer_and_myanmar_words_are_found_inside_unspaced_text(index_config: Config) -> None:
+    """Written without spaces between words, as Chinese is: a word inside a sentence was never
+    found, in either store."""
+    store = open_store(index_config)
+    store.add([
+        page("https://th.example.com/bangkok", "กรุงเทพ", "กรุงเทพมหานครเป็นเมืองหลวงของประเทศไทย"),
+        page("https://th.example.com/other", "อื่น", "ทะเลสวยมากในฤดูร้อน"),
+        page("https://km.example.com/a", "ខ្មែរ", "ភាសាខ្មែរជាភាសាផ្លូវការ"),
+    ])
+    for question, expected in [("ประเทศไทย", "https://th.example.com/bangkok"),
+                               ("เมืองหลวง", "https://th.example.com/bangkok"),
+                               ("ภาษาไทย", None), ("ខ្មែរ", "https://km.example.com/a")]:
+        assert urls(store.search(question, 5, Filters())) == ([expected] if expected else []), question
+    [hit] = store.search("เมืองหลวง", 5, Filters())
+    assert "**เมืองหลวง**" in hit.snippet and "\x1f" not in hit.snippet
+    assert hit.snippet.count("**") == 2  # the word, not each of its letters wherever they are
+    [kept] = store.get(["https://th.example.com/bangkok"]).values()
+    assert kept.content == "กรุงเทพมหานครเป็นเมืองหลวงของประเทศไทย"
+
+
 def test_a_cjk_snippet_bolds_the_word_asked_for_not_each_of_its_characters(index_config: Config) -> None:
     store = open_store(index_config)
     store.add([page("https://ja.example.com/a", "天気", "京都は雨。東京都で雨が降っています。京都と東北。")])

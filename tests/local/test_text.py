@@ -80,6 +80,12 @@ def test_a_snippet_is_where_most_different_words_matched() -> None:
     assert len(line.strip("…").split()) == 12
 
 
+def test_a_bold_word_takes_in_the_marks_written_on_its_last_letter() -> None:
+    """FTS5 ends a Hindi or Thai word before a vowel sign, which was left outside the bold."""
+    assert snippet(f"शहर {START}कोलकात{END}ा है") == "शहर **कोलकाता** है"
+    assert snippet(f"{START}ท{END}ี่{START}น{END}ี่ ok") == "**ที่นี่** ok"
+
+
 def test_a_snippet_of_a_short_page_is_the_page_on_one_line() -> None:
     assert snippet(marked("# Title\n\nSome  text\nwith retries.", "retries")) == "# Title Some text with **retries**."
 

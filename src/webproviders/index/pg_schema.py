@@ -136,10 +136,11 @@ WHERE p.id = r.id
 _COUNT = "SELECT {s}.count(array_agg(search), array_agg(length), array_agg(%(sign)s)) FROM {s}.pages WHERE id = ANY(%(id)s)"
 
 
-def _cjk_set_apart(conn: Any, schema: str) -> None:
+def _set_apart(conn: Any, schema: str, count: bool = True) -> None:
     """Version 3: pages holding CJK characters kept as this version sets them apart
     (:func:`.text.stored`: also from the Latin words and digits they touch), indexed and
-    counted so; the others are not touched."""
+    counted so (by hand: ``count``; this version's trigger counts only a change of ``digest``);
+    the others are not touched."""
     rows = conn.execute(
         statements("SELECT id, title, content FROM {s}.pages WHERE title ~ %(cjk)s OR content ~ %(cjk)s", schema),
         {"cjk": f"[{CJK_CHARS}]"},
@@ -151,9 +152,17 @@ def _cjk_set_apart(conn: Any, schema: str) -> None:
     ]
     for start in range(0, len(changed), _BATCH):
         ids, titles, contents, lengths = (list(column) for column in zip(*changed[start:start + _BATCH], strict=True))
-        conn.execute(statements(_COUNT, schema), {"id": ids, "sign": -1})
+        if count:
+            conn.execute(statements(_COUNT, schema), {"id": ids, "sign": -1})
         conn.execute(statements(_RESTORE, schema), {"id": ids, "title": titles, "content": contents, "length": lengths})
-        conn.execute(statements(_COUNT, schema), {"id": ids, "sign": 1})
+        if count:
+            conn.execute(statements(_COUNT, schema), {"id": ids, "sign": 1})
+
+
+def _thai_set_apart(conn: Any, schema: str) -> None:
+    """Version 5: Thai, Lao, Myanmar and Khmer text set apart as CJK text is; counted by the
+    trigger of version 4, which counts a page whose words changed."""
+    _set_apart(conn, schema, count=False)
 
 
 #: Version 4: a page written again with the same text is counted again when its words were
@@ -174,7 +183,9 @@ END $$;
 
 #: Step i takes a schema from version i to i + 1 (SQL, or a function of the connection and
 #: the schema's name); a new schema runs them all.
-MIGRATIONS: list[str | Callable[[Any, str], None]] = [_PAGES, _ROWS_AND_DOMAINS, _cjk_set_apart, _RECOUNT_REINDEXED]
+MIGRATIONS: list[str | Callable[[Any, str], None]] = [
+    _PAGES, _ROWS_AND_DOMAINS, _set_apart, _RECOUNT_REINDEXED, _thai_set_apart,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

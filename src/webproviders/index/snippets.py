@@ -11,6 +11,7 @@ CJK characters next to each other make one bold run.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from itertools import islice
 
@@ -38,24 +39,32 @@ Span = tuple[int, int]
 
 
 def _parse(marked: str) -> tuple[str, list[Span]]:
-    """The plain text and where the matches are in it; touching matches are one."""
-    text: list[str] = []
-    spans: list[Span] = []
+    """The plain text and where the matches are in it; touching matches are one, and a match
+    takes in the marks written on its last letter (FTS5 ends a Hindi or Thai word before a
+    vowel sign: ``**कोलकात**ा``)."""
+    pieces: list[str] = []
+    found: list[Span] = []
     position, start = 0, None
     for piece in _MARK.split(marked.replace(SEGMENT, "")):
         if piece == START:
             start = position
         elif piece == END:
             if start is not None and position > start:
-                if spans and spans[-1][1] == start:
-                    spans[-1] = (spans[-1][0], position)
-                else:
-                    spans.append((start, position))
+                found.append((start, position))
             start = None
         else:
-            text.append(piece)
+            pieces.append(piece)
             position += len(piece)
-    return "".join(text), spans
+    text = "".join(pieces)
+    spans: list[Span] = []
+    for start, end in found:
+        while end < len(text) and unicodedata.category(text[end]).startswith("M"):
+            end += 1
+        if spans and spans[-1][1] >= start:
+            spans[-1] = (spans[-1][0], max(spans[-1][1], end))
+        else:
+            spans.append((start, end))
+    return text, spans
 
 
 def _code_spans(text: str) -> list[Span]:
@@ -137,8 +146,8 @@ def _whole_terms(text: str, spans: list[Span], terms: list[str]) -> list[Span]:
     """The matches that hold a whole term where the term is CJK text (a phrase of characters).
 
     PostgreSQL's ``ts_headline`` marks each word of a phrase wherever it is, and a word of CJK
-    text is one character: every ``京`` of a page was bold for ``東京``. Other matches are kept
-    (their words may be stemmed)."""
+    or Thai text is one character: every ``京`` of a page was bold for ``東京``, and for a Thai
+    question most of the page. Other matches are kept (their words may be stemmed)."""
     whole = [shown(term).casefold() for term in terms]
     return [
         (start, end) for start, end in spans

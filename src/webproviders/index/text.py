@@ -7,7 +7,9 @@ it (``Python入門``, ``2024年``). The stores therefore keep such text with :da
 ASCII unit separator, a word break to both tokenizers and never part of page text) after and
 before every CJK character that touches another word character: each CJK character is a
 token, ``Python`` and ``2024`` stay words of their own, and a question's ``東京`` becomes the
-phrase ``東 京``. :func:`shown` takes the separators out again on read.
+phrase ``東 京``. :func:`shown` takes the separators out again on read. Thai, Lao, Khmer and
+Myanmar, also written without spaces between words, are kept the same way, each letter with
+the vowel and tone marks written on it (``ประเทศไทย`` is found inside a sentence).
 
 Characters no store can hold are not kept: NUL (PostgreSQL's text refuses it, failing the
 whole batch of pages it came in) and lone surrogates (not UTF-8 at all), which a vendor's
@@ -20,17 +22,19 @@ import re
 
 SEGMENT = "\x1f"
 #: Scripts written without spaces between words: kana, CJK ideographs, Hangul syllables,
-#: and the ideographic marks 々 〆 〇 written among them.
+#: and the ideographic marks 々 〆 〇 written among them; Thai, Lao, Myanmar and Khmer.
 CJK_CHARS = (
     "\u3005-\u3007\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-    "\uff66-\uff9f\U00020000-\U0002fa1f"
+    "\uff66-\uff9f\U00020000-\U0002fa1f\u0e01-\u0eff\u1000-\u109f\u1780-\u17ff"
 )
-#: Where a CJK character and another word character (CJK or not) touch, either way round.
-_CJK_EDGE = re.compile(rf"(?<=[{CJK_CHARS}])(?=\w)|(?<=\w)(?=[{CJK_CHARS}])")
+#: Where a CJK character and another word character (CJK or not) touch, either way round; a
+#: mark written on a letter (Thai ``ี``, not a word character) stays with it.
+_CJK_EDGE = re.compile(rf"(?<=[{CJK_CHARS}])(?=\w)|(?=[{CJK_CHARS}])(?=\w)(?<=\w)")
 #: NUL, dropped, and lone surrogates, each kept as U+FFFD.
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
-#: What a store counts as one token: a CJK character, or a run of other word characters.
-TOKEN = re.compile(rf"[{CJK_CHARS}]|[^\W{CJK_CHARS}]+")
+#: What a store counts as one token: a CJK character (with the marks written on it), or a run
+#: of other word characters.
+TOKEN = re.compile(rf"[{CJK_CHARS}](?:(?!\w)[{CJK_CHARS}])*|[^\W{CJK_CHARS}]+")
 
 
 def stored(text: str) -> str:
