@@ -147,6 +147,41 @@ def test_a_file_size_limit_or_quota_is_named(tmp_path: Path) -> None:
     assert "file size limit (ulimit -f)" in done.stdout
 
 
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="SQLite's error name reaches Python from 3.11 on")
+def test_a_removal_that_finds_no_room_does_not_advise_pruning(tmp_path: Path) -> None:
+    """Out of room, the index advised pruning old pages; the prune, which needs room in the
+    write-ahead log too, failed with the same advice."""
+    script = (
+        "import sys, time\n"
+        "from webproviders.index.pages import IndexedPage\n"
+        "from webproviders.index.sqlite_store import SQLiteStore\n"
+        "from webproviders.errors import WebProviderError\n"
+        "store = SQLiteStore(sys.argv[1])\n"
+        "try:\n"
+        "    for n in range(400):\n"
+        "        text = ' '.join(f'w{n}x{j}' for j in range(800))\n"
+        "        store.add([IndexedPage(f'https://a.example/{n}', 'T', text, time.time() - 86400 * 60)])\n"
+        "except WebProviderError as exc:\n"
+        "    print(exc.code, 'prune old pages' in exc.message)\n"
+        "try:\n"
+        "    store.prune(time.time())\n"
+        "except WebProviderError as exc:\n"
+        "    print(exc.code, exc.message)\n"
+    )
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (512 * 1024, resource.RLIM_INFINITY))
+
+    done = subprocess.run(
+        [sys.executable, "-c", script, str(tmp_path / "index.sqlite3")],
+        capture_output=True, text=True, timeout=120, preexec_fn=limit, check=False,
+    )
+    wrote, pruned = done.stdout.splitlines()
+    assert wrote == "not_configured True", done.stdout + done.stderr
+    assert pruned.startswith("not_configured ") and "prune" not in pruned.split(" ", 1)[1]
+    assert pruned.endswith("(removing pages takes room too: SQLite writes them to its write-ahead log first).")
+
+
 @pytest.mark.parametrize("gone", ["deleted", "moved away"])
 def test_an_index_file_deleted_or_moved_away_while_in_use_is_made_anew_on_the_next_write(
     make_config: Any, tmp_path: Path, gone: str

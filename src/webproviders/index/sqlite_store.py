@@ -293,8 +293,9 @@ class SQLiteStore:
             raise PermissionError(errno.EACCES, f"this process may not write in {folder}", str(folder))
 
     @contextmanager
-    def _errors(self) -> Iterator[None]:
-        """SQLite's errors as ours, each saying what to do about this file."""
+    def _errors(self, removing: bool = False) -> Iterator[None]:
+        """SQLite's errors as ours, each saying what to do about this file (``removing``: for
+        a removal, which cannot be told to remove pages to make room)."""
         import sqlite3
 
         try:
@@ -302,7 +303,7 @@ class SQLiteStore:
         except WebProviderError:
             raise
         except sqlite3.Error as exc:
-            raise self._mapped(exc) from None
+            raise self._mapped(exc, removing) from None
         except OSError as exc:
             # mkdir of a folder where a file is: "File exists", which reads as if all were well
             reason = "a file stands where a folder of its path should be" if isinstance(exc, FileExistsError) else exc.strerror
@@ -312,8 +313,15 @@ class SQLiteStore:
                 provider="local",
             ) from None
 
-    def _mapped(self, exc: Exception) -> WebProviderError:
+    def _mapped(self, exc: Exception, removing: bool = False) -> WebProviderError:
         text = str(exc)
+        # Pruning frees room for writes; a removal that failed for want of room was told to
+        # prune, which failed the same way.
+        prune, why = (
+            ("", " (removing pages takes room too: SQLite writes them to its write-ahead log first)")
+            if removing
+            else ("prune old pages (webproviders index --prune --older-than 30d), ", "")
+        )
         name = getattr(exc, "sqlite_errorname", "")  # from Python 3.11 on; its message before
         if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text or "busy" in text:
             return WebTimeoutError(
@@ -343,14 +351,14 @@ class SQLiteStore:
         if name.startswith("SQLITE_FULL") or "disk is full" in text:
             return NotConfiguredError(
                 f"The local index {self.path} cannot grow: its disk is full ({text}); free some space, "
-                "prune old pages (webproviders index --prune --older-than 30d), or set web.providers.local.path.",
+                f"{prune}or set web.providers.local.path{why}.",
                 provider="local",
             )
         if name.startswith("SQLITE_IOERR_WRITE"):  # EFBIG, EDQUOT, EIO: SQLite tells them apart from ENOSPC only
             return NotConfiguredError(
                 f"The local index {self.path} cannot be written ({text}): a disk quota or this process's "
-                "file size limit (ulimit -f) is reached, or the disk is failing; raise the limit, prune old "
-                "pages (webproviders index --prune --older-than 30d), or set web.providers.local.path.",
+                f"file size limit (ulimit -f) is reached, or the disk is failing; raise the limit, {prune}or "
+                f"set web.providers.local.path{why}.",
                 provider="local",
             )
         return ProviderError(f"The local index {self.path} failed: {text}.", provider="local")
@@ -469,7 +477,7 @@ class SQLiteStore:
 
     def remove(self, urls: Sequence[str]) -> int:
         wanted = list(dict.fromkeys(page_url(url) for url in urls))
-        with self._errors():
+        with self._errors(removing=True):
             db = self._db(create=False)
             if db is None or not wanted:
                 return 0
@@ -477,7 +485,7 @@ class SQLiteStore:
             return int(db.execute(f"DELETE FROM pages WHERE url IN ({marks})", wanted).rowcount)
 
     def prune(self, before: float) -> int:
-        with self._errors():
+        with self._errors(removing=True):
             db = self._db(create=False)
             if db is None:
                 return 0
