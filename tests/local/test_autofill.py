@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from webproviders import dispatch_crawl, dispatch_extract, dispatch_search
 from webproviders.config import Config
 from webproviders.index.autofill import index_envelope, wait_for_writes
+from webproviders.index.pages import Filters, IndexedPage
 from webproviders.index.stores import open_store
 
 from .conftest import created, spoil
@@ -126,3 +128,25 @@ def test_a_page_whose_url_carries_a_credential_is_not_indexed(filling: Config) -
     assert stored(filling)["pages"] == 1
     hits = dispatch_search("offline content", 10, backend="local", config=filling)["data"]["web"]
     assert [hit["url"] for hit in hits] == ["https://a.example.com/open"]
+
+
+def test_a_page_now_gone_is_removed_by_the_read_that_finds_it_gone(make_index_config: Any, site: Any) -> None:
+    """A fresh read answered 404 left the stored copy in the index, which served it on."""
+    site.reset()
+    config = make_index_config(local={"index": True}, allow_private_networks=True)
+    gone, kept = site.url("/missing"), site.url("/articles/caching")
+    store = open_store(config)
+    store.add([IndexedPage(gone, "Old", "an old copy of the zeppelin page", time.time())])
+    envelope = dispatch_extract([gone, kept], backend="http", config=config)
+    assert envelope["success"] and envelope["data"][0]["error_code"] == "not_found"
+    assert wait_for_writes(10)
+    assert list(store.get([gone, kept])) == [kept] and store.search("zeppelin", 5, Filters()) == []
+    store.add([IndexedPage(gone, "Old", "an old copy of the zeppelin page", time.time())])
+    assert dispatch_extract(gone, backend="http", config=config)["error_code"] == "not_found"  # the call fails
+    assert wait_for_writes(10)
+    assert store.get([gone]) == {}
+    store.add([IndexedPage(gone, "Old", "an old copy of the zeppelin page", time.time())])
+    assert dispatch_extract(gone, backend="local", config=config)["success"]  # the index's own answers
+    assert dispatch_extract(site.url("/elsewhere"), backend="local", config=config)["error_code"] == "not_found"
+    assert wait_for_writes(10)
+    assert list(store.get([gone])) == [gone]

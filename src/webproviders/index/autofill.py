@@ -42,13 +42,25 @@ def index_envelope(config: Config, capability: str, envelope: dict[str, Any]) ->
     Left out: failures, cached answers (nothing new was read), failed items, pages the index
     itself served, and pages whose URL carries a credential (``?api_key=``, ``user:password@``,
     a configured key): every caller searches the index, and its hits would hand them the
-    credential along with a page that needed it.
+    credential along with a page that needed it. A page read as ``not_found`` (HTTP 404 or
+    410) is removed, in a failed call too: the index would go on serving its old copy.
     """
-    if not config.web.local.index or capability not in ("extract", "crawl") or not envelope.get("success"):
+    if not config.web.local.index or capability not in ("extract", "crawl"):
         return 0
-    if (envelope.get("meta") or {}).get("cached"):
+    meta = envelope.get("meta") or {}
+    if meta.get("cached"):
         return 0
     data = envelope.get("data")
+    items = data if envelope.get("success") and isinstance(data, list) else meta.get("failures") or []
+    gone = [
+        item["url"] for item in items
+        if isinstance(item, dict) and item.get("error_code") == "not_found" and isinstance(item.get("url"), str)
+        and item.get("provider", envelope.get("provider")) != INDEX_PROVIDER  # "not in the index"
+    ]
+    if gone:
+        _queue(config, "remove", gone, f"remove {len(gone)} page(s) the source no longer has from")
+    if not envelope.get("success"):
+        return 0
     pages = pages_from_items(data if isinstance(data, list) else [], envelope.get("provider"), INDEX_PROVIDER, time.time())
     pages = [page for page in pages if not holds_secret(page.url)]
     if pages:
@@ -58,14 +70,20 @@ def index_envelope(config: Config, capability: str, envelope: dict[str, Any]) ->
 
 def submit(config: Config, pages: list[IndexedPage]) -> None:
     """Write ``pages`` to the config's index in the background."""
+    _queue(config, "add", pages, f"add {len(pages)} page(s) to")
+
+
+def _queue(config: Config, method: str, argument: list[Any], what: str) -> None:
+    """Call the store's ``method`` with ``argument`` on the writer thread; ``what`` names the
+    write in a warning when it cannot be made ("add 3 page(s) to")."""
     with _pending_lock:
         if len(_pending) >= MAX_PENDING:
             log.warning(
-                "Could not add %d page(s) to the local index: %d earlier writes are still waiting "
-                "(the index is not answering).", len(pages), len(_pending),
+                "Could not %s the local index: %d earlier writes are still waiting "
+                "(the index is not answering).", what, len(_pending),
             )
             return
-        future = _writer.executor().submit(_write, config, pages)
+        future = _writer.executor().submit(_write, config, method, argument, what)
         _pending.add(future)
     future.add_done_callback(_forget)
 
@@ -75,11 +93,11 @@ def _forget(future: Future[None]) -> None:
         _pending.discard(future)
 
 
-def _write(config: Config, pages: list[IndexedPage]) -> None:
+def _write(config: Config, method: str, argument: list[Any], what: str) -> None:
     try:
-        open_store(config).add(pages)
+        getattr(open_store(config), method)(argument)
     except Exception as exc:  # noqa: BLE001 - the index must never fail a call
-        log.warning("Could not add %d page(s) to the local index: %s", len(pages), scrub(str(exc)))
+        log.warning("Could not %s the local index: %s", what, scrub(str(exc)))
 
 
 def wait_for_writes(timeout: float | None = None) -> bool:
