@@ -96,6 +96,15 @@ def test_a_page_now_gone_is_removed_when_indexed_again(cli: Any, site: Any, inde
     assert store.get([gone]) == {}
 
 
+def test_reading_with_the_index_itself_is_refused(cli: Any, site: Any) -> None:
+    """--backend local read the pages with whatever auto-detection found (a paid vendor with a
+    key set would do), and said nothing."""
+    code, out, err = cli("index", site.url("/articles/caching"), "--backend", "local")
+    assert code == EXIT_USAGE and out == ""
+    assert err.startswith("error [invalid_input]: The index cannot read pages into itself: name the backend")
+    assert site.hits == []  # nothing was read
+
+
 @pytest.mark.parametrize(
     ("argv", "message"),
     [

@@ -45,6 +45,11 @@ def _fetchers(capability: Capability, backend: BackendSpec | None, config: Confi
     names = [name for name in plan.candidates if name != INDEX_PROVIDER]
     if names == plan.candidates:
         return backend
+    if not names and backend is not None:  # asked for: auto-detection could pick a paid vendor
+        raise InvalidInputError(
+            f"The index cannot read pages into itself: name the backend to {capability} them with "
+            "(such as http), or leave the backend out to use the configured one."
+        )
     return names or None  # None: auto-detection, which never picks the index
 
 
