@@ -280,6 +280,18 @@ def test_a_cjk_snippet_bolds_the_word_asked_for_not_each_of_its_characters(index
     assert hit.snippet == "京都は雨。**東京**都で雨が降っています。京都と東北。"
 
 
+def test_private_use_characters_in_a_page_are_not_taken_for_match_marks(index_config: Config) -> None:
+    """An icon font's U+E000 and U+E001 in page text were the marks around a match: words
+    between them were bold, the icons were gone."""
+    store = open_store(index_config)
+    text = "Menu \ue001 Home \ue000 Settings. Configure retries here \ue000 and backoff \ue001 done."
+    store.add([page("https://a.example.com/icons", "Icons", text)])
+    [hit] = store.search("retries", 5, Filters())
+    assert hit.snippet == text.replace("retries", "**retries**")
+    store.add([page("https://a.example.com/marks", "Marks", "control \x1d marks \x1e gone")])
+    assert store.get(["https://a.example.com/marks"])["https://a.example.com/marks"].content == "control  marks  gone"
+
+
 def test_emails_paths_versions_and_urls_in_text_are_found_by_their_words(index_config: Config) -> None:
     store = open_store(index_config)
     store.add([

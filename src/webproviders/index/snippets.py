@@ -15,10 +15,8 @@ import unicodedata
 from collections import Counter
 from itertools import islice
 
-from .text import CJK_CHARS, SEGMENT, TOKEN, shown
+from .text import CJK_CHARS, END, SEGMENT, START, TOKEN, shown
 
-#: Marks around a match in a store's highlighted text (private-use characters).
-START, END = "\ue000", "\ue001"
 SNIPPET_WORDS = 32
 BOLD = "**"
 ELLIPSIS = "…"

@@ -13,7 +13,8 @@ the vowel and tone marks written on it (``ประเทศไทย`` is found
 
 Characters no store can hold are not kept: NUL (PostgreSQL's text refuses it, failing the
 whole batch of pages it came in) and lone surrogates (not UTF-8 at all), which a vendor's
-JSON can carry (``"\\u0000"``, ``"\\ud800"``).
+JSON can carry (``"\\u0000"``, ``"\\ud800"``); nor are the two control characters that mark
+matches (:data:`START`, :data:`END`), which no page means.
 """
 
 from __future__ import annotations
@@ -21,6 +22,10 @@ from __future__ import annotations
 import re
 
 SEGMENT = "\x1f"
+#: Marks around a match in a store's highlighted text (:mod:`.snippets`): control characters,
+#: left out of stored text as :data:`SEGMENT` is. (Private-use characters served before, and
+#: an icon font's U+E000 in a page's text was taken for a mark: words were bold at random.)
+START, END = "\x1d", "\x1e"
 #: Scripts written without spaces between words: kana, CJK ideographs, Hangul syllables,
 #: and the ideographic marks 々 〆 〇 written among them; Thai, Lao, Myanmar and Khmer.
 CJK_CHARS = (
@@ -30,8 +35,8 @@ CJK_CHARS = (
 #: Where a CJK character and another word character (CJK or not) touch, either way round; a
 #: mark written on a letter (Thai ``ี``, not a word character) stays with it.
 _CJK_EDGE = re.compile(rf"(?<=[{CJK_CHARS}])(?=\w)|(?=[{CJK_CHARS}])(?=\w)(?<=\w)")
-#: NUL, dropped, and lone surrogates, each kept as U+FFFD.
-_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+#: NUL and the match marks, dropped, and lone surrogates, each kept as U+FFFD.
+_UNSTORABLE = re.compile(f"[\x00{START}{END}\ud800-\udfff]")
 #: What a store counts as one token: a CJK character (with the marks written on it), or a run
 #: of other word characters.
 TOKEN = re.compile(rf"[{CJK_CHARS}](?:(?!\w)[{CJK_CHARS}])*|[^\W{CJK_CHARS}]+")
@@ -41,7 +46,7 @@ def stored(text: str) -> str:
     """``text`` as a store keeps it: each CJK character set apart by :data:`SEGMENT` from
     the word characters it touches, so that each is found on its own; characters no store
     can hold left out (NUL) or replaced (lone surrogates)."""
-    text = _UNSTORABLE.sub(lambda m: "" if m.group() == "\x00" else "\ufffd", text)
+    text = _UNSTORABLE.sub(lambda m: "\ufffd" if "\ud800" <= m.group() <= "\udfff" else "", text)
     return _CJK_EDGE.sub(SEGMENT, text.replace(SEGMENT, ""))
 
 
