@@ -104,7 +104,7 @@ class FirecrawlProvider(SDKProvider):
 
         from webproviders.kit import page_error
 
-        from .errors import ACCOUNT_CODES, failure
+        from .errors import ACCOUNT_CODES, failure, refuses_only_the_url
         from .mapping import page, scrape_request
 
         request = scrape_request(kwargs, self.settings, self._timeout_ms())
@@ -123,7 +123,7 @@ class FirecrawlProvider(SDKProvider):
                         return page(scraped, requested=url)
                     except Exception as exc:  # noqa: BLE001 - one URL's failure is that URL's item
                         error = failure(exc, answered=log.last is not None)
-                        if error.code in ACCOUNT_CODES:
+                        if error.code in ACCOUNT_CODES and not refuses_only_the_url(exc):
                             raise error from None
                         return page_error(url, error)
 

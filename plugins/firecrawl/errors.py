@@ -89,6 +89,30 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
     )
 
 
+def refuses_only_the_url(exc: BaseException) -> bool:
+    """Whether Firecrawl refused a request for its URL alone (a 400 whose ``details`` name only
+    ``url``, such as a host without a top-level domain): in an extract that is the URL's
+    failure, not one that should cost the other URLs their pages."""
+    import httpx  # loaded on a failure path only; listing providers stays light
+
+    response = getattr(exc, "response", None)
+    if not isinstance(response, httpx.Response) or response.status_code != 400:
+        return False
+    try:
+        body = response.json()
+    except ValueError:
+        return False
+    details = body.get("details") if isinstance(body, Mapping) else None
+    return (
+        isinstance(details, list)
+        and bool(details)
+        and all(
+            isinstance(p, Mapping) and isinstance(p.get("path"), list) and p["path"][:1] == ["url"]
+            for p in details
+        )
+    )
+
+
 def _refusal(exc: ValueError) -> str:
     """What the SDK said of the argument it refused: the first problem pydantic found, or its text."""
     from pydantic import ValidationError

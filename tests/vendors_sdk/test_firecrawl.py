@@ -274,6 +274,49 @@ def test_extract_stops_on_an_account_error(config: Any) -> None:
     assert envelope["success"] is False and envelope["error_code"] == "quota_exceeded"
 
 
+def test_a_url_firecrawl_refuses_is_that_url_s_item_not_the_call_s_failure(config: Any) -> None:
+    """Firecrawl's schema refuses a host without a top-level domain with a 400 naming ``url``;
+    that cost every other URL of the extract its page (the whole call was invalid_input)."""
+    refused = firecrawl_error(
+        "Bad Request",
+        code="BAD_REQUEST",
+        details=[
+            {
+                "code": "custom",
+                "path": ["url"],
+                "message": "URL must have a valid top-level domain or be a valid path",
+            }
+        ],
+    )
+
+    def scrape(request: httpx.Request) -> httpx.Response:
+        if json.loads(request.content)["url"] == "https://example.com":
+            return httpx.Response(200, json=FIRECRAWL_SCRAPE)
+        return httpx.Response(400, json=refused)
+
+    with respx.mock() as router:
+        router.post(f"{API}/v2/scrape").mock(side_effect=scrape)
+        envelope = dispatch_extract(
+            ["https://example.com", "http://intranet/wiki"], backend="firecrawl", config=config
+        )
+    assert envelope["success"] is True, envelope
+    page, bad = envelope["data"]
+    assert page["title"] == "Example Domain" and "error" not in page
+    assert bad["url"] == "http://intranet/wiki" and bad["error_code"] == "invalid_input"
+    assert "top-level domain" in bad["error"]
+
+
+def test_a_refused_option_still_fails_the_whole_extract(config: Any) -> None:
+    """A 400 about the request's options (not its URL) would fail every URL alike."""
+    with respx.mock() as router:
+        route = router.post(f"{API}/v2/scrape").respond(400, json=FIRECRAWL_BAD_REQUEST)
+        envelope = dispatch_extract(
+            ["https://example.com", "https://example.org"], backend="firecrawl", config=config
+        )
+    assert envelope["success"] is False and envelope["error_code"] == "invalid_input", envelope
+    assert route.call_count >= 1
+
+
 def test_a_scrape_still_processing_is_a_timeout_at_once_not_a_wait_to_the_deadline(
     config: Any,
 ) -> None:
