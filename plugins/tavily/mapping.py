@@ -49,6 +49,9 @@ CRAWL_FIELDS = {
     "allow_external": "allow_external",
     "extract_depth": "extract_depth",
 }
+#: Pages a crawl asks for when neither the call nor ``web.providers.tavily.max_pages`` says
+#: (Tavily's own default is 50; a budget reserves the library's 25).
+DEFAULT_MAX_PAGES = 25
 
 
 def search_request(
@@ -126,7 +129,11 @@ def extract_request(
 def crawl_request(url: str, options: dict[str, Any], settings: ProviderSettings) -> dict[str, Any]:
     """Keyword arguments for ``AsyncTavilyClient.crawl``."""
     warn_unknown("tavily", options, frozenset(CRAWL_FIELDS))
-    request: dict[str, Any] = {"url": url, "format": "markdown"}
+    request: dict[str, Any] = {
+        "url": url,
+        "format": "markdown",
+        "limit": int(settings.option("max_pages", DEFAULT_MAX_PAGES)),
+    }
     depth = settings.option("extract_depth")
     if depth:
         request["extract_depth"] = depth

@@ -365,6 +365,21 @@ def test_crawl_maps_depth_limit_instructions_and_paths(config: Any) -> None:
     assert envelope["data"][1]["content"] == "# SDK\n\nPython and JS."
 
 
+@pytest.mark.parametrize(("section", "sent"), [({}, 25), ({"max_pages": 10}, 10)])
+def test_a_crawl_without_max_pages_asks_for_the_pages_its_budget_reserves(
+    make_config: Any, monkeypatch: pytest.MonkeyPatch, section: dict[str, Any], sent: int
+) -> None:
+    """No ``limit`` was sent, so Tavily crawled its own 50 pages while a budget reserved 25 (or
+    the provider's ``max_pages``, which the crawl itself never read)."""
+    monkeypatch.setenv("TAVILY_API_KEY", KEY)
+    config = make_config(**settings("tavily", **section))
+    with respx.mock() as router:
+        route = router.post(f"{API}/crawl").respond(200, json=TAVILY_CRAWL)
+        envelope = dispatch_crawl("https://docs.tavily.com", backend="tavily", config=config)
+    assert envelope["success"] is True, envelope
+    assert body_of(route)["limit"] == sent
+
+
 def test_crawl_errors_are_read_from_the_response(config: Any) -> None:
     with respx.mock() as router:
         router.post(f"{API}/crawl").respond(432, json=TAVILY_PLAN_LIMIT)
