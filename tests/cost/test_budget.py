@@ -150,6 +150,14 @@ def test_a_crawl_is_estimated_from_its_max_pages() -> None:
     assert crawled["success"] is True and crawled["meta"]["cost"]["usd"] == 0.003  # three pages came back
 
 
+def test_a_crawl_is_estimated_from_its_limit_alias_too() -> None:
+    """``limit`` is ``max_pages`` for every crawler, but the estimate read only ``max_pages``:
+    a 50-page crawl was reserved as 25 and sent past a budget that could not pay for it."""
+    config = cost_config(budget={"daily_usd": 0.03}, usage=False)
+    refused = dispatch_crawl("https://a.example/", backend="priced", config=config, limit=50)
+    assert refused["error_code"] == "budget_exceeded" and "about $0.0500" in refused["error"]
+
+
 def test_a_new_process_starts_from_what_the_ledger_recorded(tmp_path: Path) -> None:
     web = {"budget": {"daily_usd": 0.01}, "usage": {"path": str(tmp_path / "usage.sqlite3")}}
     first = cost_config(**web)

@@ -56,7 +56,8 @@ def planned_units(capability: str, per: str, arguments: dict[str, Any], settings
         return float(len(arguments["urls"]))
     if capability == "search":
         return float(arguments["limit"])
-    pages = arguments["options"].get("max_pages") or settings.option("max_pages") or DEFAULT_CRAWL_PAGES
+    options = arguments["options"]  # ``limit`` is ``max_pages``'s alias for every crawler
+    pages = options.get("max_pages") or options.get("limit") or settings.option("max_pages") or DEFAULT_CRAWL_PAGES
     return float(pages) if isinstance(pages, int) and not isinstance(pages, bool) and pages > 0 else DEFAULT_CRAWL_PAGES
 
 
