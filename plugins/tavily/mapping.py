@@ -7,8 +7,13 @@ from typing import Any
 
 from webproviders import ProviderError, ProviderSettings, WebProviderError, warn
 from webproviders.kit import (
+    LIST,
+    SWITCH,
+    TEXT,
+    WHOLE,
     answer_list,
     capped_count,
+    check_kinds,
     one_item_per_url,
     quote,
     said,
@@ -34,7 +39,19 @@ SEARCH_KWARGS = frozenset(
         "auto_parameters",
     }
 )
-EXTRACT_KWARGS = frozenset({"extract_depth", "query", "chunks_per_source"})
+#: What each of them must be, checked before sending (``include_answer`` takes a switch or a
+#: name, so the vendor judges it).
+SEARCH_KINDS = {
+    "topic": TEXT,
+    "search_depth": TEXT,
+    "chunks_per_source": WHOLE,
+    "start_date": TEXT,
+    "end_date": TEXT,
+    "exact_match": SWITCH,
+    "auto_parameters": SWITCH,
+}
+EXTRACT_KINDS = {"extract_depth": TEXT, "query": TEXT, "chunks_per_source": WHOLE}
+EXTRACT_KWARGS = frozenset(EXTRACT_KINDS)
 #: Crawl options: ours (left) to Tavily's request fields (right).
 CRAWL_FIELDS = {
     "max_depth": "max_depth",
@@ -49,6 +66,17 @@ CRAWL_FIELDS = {
     "allow_external": "allow_external",
     "extract_depth": "extract_depth",
 }
+#: What the crawl options Tavily reads must be (the counts are checked for every backend).
+CRAWL_KINDS = {
+    "max_breadth": WHOLE,
+    "instructions": TEXT,
+    "include_paths": LIST,
+    "exclude_paths": LIST,
+    "include_domains": LIST,
+    "exclude_domains": LIST,
+    "allow_external": SWITCH,
+    "extract_depth": TEXT,
+}
 #: Pages a crawl asks for when neither the call nor ``web.providers.tavily.max_pages`` says
 #: (Tavily's own default is 50; a budget reserves the library's 25).
 DEFAULT_MAX_PAGES = 25
@@ -59,6 +87,7 @@ def search_request(
 ) -> dict[str, Any]:
     """Keyword arguments for ``AsyncTavilyClient.search``."""
     warn_unknown("tavily", options, SEARCH_KWARGS, search=True)
+    check_kinds("tavily", options, SEARCH_KINDS)
     request: dict[str, Any] = {
         "query": query,
         "max_results": capped_count("tavily", limit, MAX_RESULTS),
@@ -118,6 +147,7 @@ def extract_request(
 ) -> dict[str, Any]:
     """Keyword arguments for ``AsyncTavilyClient.extract`` (markdown, one request for all URLs)."""
     warn_unknown("tavily", options, EXTRACT_KWARGS)
+    check_kinds("tavily", options, EXTRACT_KINDS)
     request: dict[str, Any] = {"urls": urls, "format": "markdown"}
     depth = options.get("extract_depth", settings.option("extract_depth"))
     if depth:
@@ -129,6 +159,7 @@ def extract_request(
 def crawl_request(url: str, options: dict[str, Any], settings: ProviderSettings) -> dict[str, Any]:
     """Keyword arguments for ``AsyncTavilyClient.crawl``."""
     warn_unknown("tavily", options, frozenset(CRAWL_FIELDS))
+    check_kinds("tavily", options, CRAWL_KINDS)
     request: dict[str, Any] = {
         "url": url,
         "format": "markdown",

@@ -380,6 +380,34 @@ def test_a_crawl_without_max_pages_asks_for_the_pages_its_budget_reserves(
     assert body_of(route)["limit"] == sent
 
 
+@pytest.mark.parametrize(
+    ("capability", "options", "sentence"),
+    [
+        ("crawl", {"include_paths": "^/docs"}, "tavily's option include_paths must be a list, not str."),
+        ("crawl", {"max_breadth": "20"}, "tavily's option max_breadth must be a whole number, not str."),
+        ("crawl", {"allow_external": "no"}, "tavily's option allow_external must be true or false, not str."),
+        ("extract", {"chunks_per_source": "3"}, "tavily's option chunks_per_source must be a whole number, not str."),
+        ("search", {"exact_match": "yes"}, "tavily's option exact_match must be true or false, not str."),
+    ],
+)
+def test_an_option_of_the_wrong_kind_is_refused_before_sending(
+    config: Any, capability: str, options: dict[str, Any], sentence: str
+) -> None:
+    """They were sent as given, so Tavily refused (or read) what the caller got wrong, and
+    a crawl's ``include_paths="^/docs"`` was not refused before sending as documented."""
+    call = {
+        "crawl": lambda: dispatch_crawl("https://docs.tavily.com", backend="tavily", config=config, **options),
+        "extract": lambda: dispatch_extract(["https://example.com"], backend="tavily", config=config, **options),
+        "search": lambda: dispatch_search("q", backend="tavily", config=config, **options),
+    }[capability]
+    with respx.mock(assert_all_called=False) as router:
+        route = router.post(f"{API}/{capability}").respond(400, json={"detail": {"error": "Bad request"}})
+        for _ in range(6):
+            refused = call()
+            assert refused["error_code"] == "invalid_input" and refused["error"] == sentence, refused
+    assert route.call_count == 0
+
+
 def test_crawl_errors_are_read_from_the_response(config: Any) -> None:
     with respx.mock() as router:
         router.post(f"{API}/crawl").respond(432, json=TAVILY_PLAN_LIMIT)
