@@ -11,7 +11,7 @@ import os
 from typing import Any
 
 from webproviders import NotConfiguredError, ParseError
-from webproviders.kit import VendorProvider, answer_list, warn_unknown
+from webproviders.kit import SWITCH, TEXT, VendorProvider, answer_list, check_kinds, warn_unknown
 
 from .errors import classify
 
@@ -101,6 +101,7 @@ class BochaProvider(VendorProvider):
         self, query: str, limit: int | None = None, **options: Any
     ) -> list[dict[str, Any]]:
         warn_unknown(self.name, options, frozenset({"summary", "freshness"}), search=True)
+        check_kinds(self.name, options, {"summary": SWITCH, "freshness": TEXT})
         body = self.request_body(query, limit or self.top_k_default(), options)
         answer = await self.call_api("POST", "/v1/web-search", json=body, classify=classify)
         return hits_from(answer)

@@ -13,8 +13,10 @@ from typing import Any
 
 from webproviders import NotConfiguredError, PluginContext
 from webproviders.kit import (
+    SWITCH,
     VendorProvider,
     capped_count,
+    check_kinds,
     endpoint_problem,
     fetch_each,
     google_language,
@@ -51,6 +53,7 @@ class JinaProvider(VendorProvider):
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         warn_unknown(self.name, options, frozenset({"include_content"}), search=True)
+        check_kinds(self.name, options, {"include_content": SWITCH})
         if not self.api_keys():
             raise NotConfiguredError(
                 "Jina search needs JINA_API_KEY (or web.providers.jina.api_key); "

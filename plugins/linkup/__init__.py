@@ -12,7 +12,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from webproviders import InvalidInputError, PluginContext
-from webproviders.kit import VendorProvider, fetch_each, warn_unknown
+from webproviders.kit import SWITCH, VendorProvider, check_kinds, fetch_each, warn_unknown
 
 from .parse import NoResults, classify, parse_hits, parse_page
 
@@ -61,6 +61,8 @@ class LinkupProvider(VendorProvider):
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
         warn_unknown(self.name, kwargs, frozenset({"render_js"}))
+        # bool("false") is True: JavaScript rendering at five times the price
+        check_kinds(self.name, kwargs, {"render_js": SWITCH})
         render_js = kwargs.get("render_js", self.settings.option("render_js"))
 
         async def fetch(url: str) -> dict[str, Any]:

@@ -12,7 +12,9 @@ from typing import Any
 
 from webproviders import PluginContext, ProviderError, WebProviderError, warn
 from webproviders.kit import (
+    SWITCH,
     VendorProvider,
+    check_kinds,
     gather_or_cancel,
     per_url_error,
     settle,
@@ -39,6 +41,7 @@ class YouProvider(VendorProvider):
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         warn_unknown(self.name, options, frozenset({"include_news"}), search=True)
+        check_kinds(self.name, options, {"include_news": SWITCH})
         include_news = bool(options.get("include_news", False))
         body: dict[str, Any] = {"query": query, "count": min(limit, MAX_COUNT)}
         if options.get("time_range"):

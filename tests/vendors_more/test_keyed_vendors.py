@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import respx
 
-from webproviders import dispatch_search
+from webproviders import dispatch_extract, dispatch_search
 from webproviders.config import Config
 from webproviders.registry.providers import get_registry
 
@@ -111,3 +111,22 @@ def test_an_option_the_vendor_does_not_read_is_named(name: str) -> None:
         envelope = dispatch_search("q", backend=name, config=_config(name), colour="blue")
     said = f"{name} ignored the option(s) colour: it does not know them."
     assert said in envelope["meta"].get("warnings", []), envelope["meta"]
+
+
+@pytest.mark.parametrize(
+    ("name", "option"),
+    [("bocha", "summary"), ("you", "include_news"), ("jina", "include_content"), ("linkup", "render_js")],
+)
+def test_a_switch_given_as_text_is_refused_before_sending(name: str, option: str) -> None:
+    """They were read with ``bool()``, and ``bool("false")`` is True: ``render_js="false"``
+    turned Linkup's JavaScript rendering on (five times the price), ``include_content="false"``
+    had Jina read the page of every hit."""
+    with respx.mock(assert_all_called=False) as router:
+        route = router.route().respond(200, json={})
+        if name == "linkup":
+            envelope = dispatch_extract(["https://example.com"], backend=name, config=_config(name), render_js="false")
+        else:
+            envelope = dispatch_search("q", backend=name, config=_config(name), **{option: "false"})
+    assert envelope["error_code"] == "invalid_input", envelope
+    assert envelope["error"] == f"{name}'s option {option} must be true or false, not str."
+    assert route.call_count == 0
