@@ -73,6 +73,8 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         return UnsupportedError(f"Exa has not enabled this feature for the account {where}")
     if tag in CONTENT_TAGS:
         return BlockedError(f"Exa refused to fetch this content {where}", detail="http_403")
+    if status == 422:  # Exa's "well-formed, but a URL could not be fetched" (/contents)
+        return ProviderError(f"Exa could not fetch or read the page(s) asked for {where}")
     return error_for_status(status, NAME, response.headers, vendor="Exa", message=text)
 
 

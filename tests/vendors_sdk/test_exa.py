@@ -242,6 +242,25 @@ def test_extract_failure_of_the_whole_call(config: Any) -> None:
     assert envelope["success"] is False and envelope["error_code"] == "auth_error"
 
 
+def test_a_url_exa_could_not_fetch_is_not_the_caller_s_mistake(config: Any) -> None:
+    """Exa documents a 422 from /contents as a URL it failed to fetch; it read as
+    invalid_input ("Exa rejected the request"), which tells a caller not to try again and
+    stops a chain before the next backend may read the page. It is not Exa's ill health."""
+    failed = {"requestId": "4a1c9e", "error": "Failed to fetch content for the requested URL(s)."}
+    with respx.mock() as router:
+        route = router.post(f"{API}/contents").respond(422, json=failed)
+        for _ in range(6):
+            envelope = dispatch_extract(["https://example.com/gone"], backend="exa", config=config)
+            assert envelope["error_code"] == "provider_error", envelope
+            assert envelope["error"] == (
+                "Exa could not fetch or read the page(s) asked for (HTTP 422): "
+                "Failed to fetch content for the requested URL(s)."
+            )
+        route.respond(200, json=EXA_CONTENTS)
+        served = dispatch_extract(["https://example.com"], backend="exa", config=config)
+    assert served["success"] is True, served  # six of them did not cool Exa down
+
+
 def test_unavailable_without_a_key(make_config: Any) -> None:
     config = make_config(**settings("exa"))
     row = next(r for r in list_providers(config) if r["name"] == "exa")
