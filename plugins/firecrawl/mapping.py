@@ -8,6 +8,7 @@ from typing import Any
 
 from webproviders import (
     BlockedError,
+    InvalidInputError,
     NotFoundError,
     ParseError,
     ProviderError,
@@ -29,6 +30,8 @@ from webproviders.kit import (
 MAX_RESULTS = 100
 #: The longest ``timeout`` (ms) Firecrawl accepts for a search.
 MAX_TIMEOUT_MS = 300_000
+#: The longest ``waitFor`` (ms) Firecrawl accepts; it must also be at most half the ``timeout``.
+MAX_WAIT_FOR_MS = 60_000
 SEARCH_KWARGS = {"location": TEXT, "categories": LIST, "tbs": TEXT}
 EXTRACT_KWARGS = {"only_main_content": SWITCH, "wait_for": WHOLE, "max_age": WHOLE, "mobile": SWITCH, "proxy": TEXT}
 #: Crawl options: ours (left) to ``start_crawl`` keyword arguments (right).
@@ -130,6 +133,16 @@ def scrape_request(
         "timeout": timeout_ms,
     }
     request.update({key: options[key] for key in EXTRACT_KWARGS if options.get(key) is not None})
+    wait = request.get("wait_for")
+    if isinstance(wait, int) and wait > min(MAX_WAIT_FOR_MS, timeout_ms // 2):
+        # Firecrawl refuses it with a 400 naming a ``timeout`` the caller never set.
+        most = min(MAX_WAIT_FOR_MS, timeout_ms // 2)
+        raise InvalidInputError(
+            f"firecrawl's option wait_for ({wait} ms) may be at most {most} ms here: Firecrawl "
+            f"waits at most {MAX_WAIT_FOR_MS} ms, and at most half the time it is given for the "
+            f"page ({timeout_ms} ms within this call's deadline). Give a shorter wait_for, or the "
+            "call a longer timeout."
+        )
     return request
 
 

@@ -355,6 +355,25 @@ def test_an_extract_option_the_sdk_refuses_is_the_caller_s_mistake(
     assert refused["error_code"] == "invalid_input" and said in refused["error"], refused
 
 
+def test_a_wait_for_firecrawl_would_refuse_names_what_to_change(config: Any) -> None:
+    """Firecrawl refuses a ``waitFor`` above half the ``timeout`` it is sent, which the
+    library derives from the call's deadline: the 400 said "waitFor must not exceed half of
+    timeout", a timeout the caller never set."""
+    with respx.mock(assert_all_called=False) as router:
+        route = router.post(f"{API}/v2/scrape").respond(200, json=FIRECRAWL_SCRAPE)
+        refused = dispatch_extract(
+            ["https://example.com"], backend="firecrawl", config=config, timeout=30, wait_for=20000
+        )
+        served = dispatch_extract(
+            ["https://example.com"], backend="firecrawl", config=config, timeout=30, wait_for=5000
+        )
+    assert refused["error_code"] == "invalid_input", refused
+    assert refused["error"].startswith("firecrawl's option wait_for (20000 ms) may be at most ")
+    assert refused["error"].endswith("Give a shorter wait_for, or the call a longer timeout.")
+    assert served["success"] is True and route.call_count == 1
+    assert body_of(route)["waitFor"] == 5000
+
+
 def test_a_scrape_answer_of_the_wrong_shape_is_a_parse_error(config: Any) -> None:
     """``data`` as text made the SDK raise a ValueError that read as 'firecrawl failed:
     ValueError: dictionary update sequence element ...'."""
