@@ -61,10 +61,14 @@ class ExaProvider(SDKProvider):
         return hits(response.results)
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        from webproviders.kit import say_empty_pages
+
         from .mapping import extract_items, extract_request
 
         request = extract_request(kwargs, self.settings)
-        return extract_items(urls, await self._call("get_contents", list(urls), **request))
+        items = extract_items(urls, await self._call("get_contents", list(urls), **request))
+        say_empty_pages("exa", items)
+        return items
 
 
 def register(ctx: PluginContext) -> None:

@@ -102,7 +102,7 @@ class FirecrawlProvider(SDKProvider):
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
         import asyncio  # here, not at import: listing providers stays light
 
-        from webproviders.kit import page_error
+        from webproviders.kit import page_error, say_empty_pages
 
         from .errors import ACCOUNT_CODES, failure, refuses_only_the_url
         from .mapping import page, scrape_request
@@ -129,7 +129,9 @@ class FirecrawlProvider(SDKProvider):
 
             tasks = [asyncio.ensure_future(one(url)) for url in urls]
             try:
-                return list(await asyncio.gather(*tasks))
+                items = list(await asyncio.gather(*tasks))
+                say_empty_pages("firecrawl", items)
+                return items
             except BaseException:
                 for task in tasks:
                     task.cancel()
@@ -139,6 +141,7 @@ class FirecrawlProvider(SDKProvider):
 
     async def crawl(self, url: str, **kwargs: Any) -> list[dict[str, Any]]:
         from webproviders import remaining_time
+        from webproviders.kit import say_empty_pages
 
         from . import job
         from .mapping import crawl_request, page
@@ -159,7 +162,9 @@ class FirecrawlProvider(SDKProvider):
                 poll_interval=interval,
                 request_timeout=self.timeout(),
             )
-            return [page(document) for document in await self._guarded(run, log)]
+            found = [page(document) for document in await self._guarded(run, log)]
+            say_empty_pages("firecrawl", found)
+            return found
 
         return await self.with_key(send)
 

@@ -64,11 +64,15 @@ class ParallelProvider(SDKProvider):
         return hits(result)
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        from webproviders.kit import say_empty_pages
+
         from .mapping import extract_items, extract_request, forward_warnings
 
         result = await self._call("extract", extract_request(urls, kwargs, self.settings))
         forward_warnings(result)
-        return extract_items(urls, result)
+        items = extract_items(urls, result)
+        say_empty_pages("parallel", items)
+        return items
 
 
 def register(ctx: PluginContext) -> None:

@@ -72,18 +72,26 @@ class TavilyProvider(SDKProvider):
         return hits(await self._call("search", request))
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        from webproviders.kit import say_empty_pages
+
         from .mapping import extract_items, extract_request
 
         request = extract_request(urls, kwargs, self.settings)
         request["timeout"] = _clamp(self.call_timeout(), EXTRACT_TIMEOUT)
-        return extract_items(urls, await self._call("extract", request))
+        items = extract_items(urls, await self._call("extract", request))
+        say_empty_pages("tavily", items)
+        return items
 
     async def crawl(self, url: str, **kwargs: Any) -> list[dict[str, Any]]:
+        from webproviders.kit import say_empty_pages
+
         from .mapping import crawl_request, pages
 
         request = crawl_request(url, kwargs, self.settings)
         request["timeout"] = _clamp(self.call_timeout(), CRAWL_TIMEOUT)
-        return pages(await self._call("crawl", request))
+        found = pages(await self._call("crawl", request))
+        say_empty_pages("tavily", found)
+        return found
 
 
 def register(ctx: PluginContext) -> None:

@@ -80,6 +80,7 @@ _EXPORTS = {
     "per_url_error": "kit.batch",
     "settle": "kit.batch",
     "one_item_per_url": "kit.batch",
+    "say_empty_pages": "kit.batch",
     # safe fetching of URLs that arrive at run time
     "AddressPolicy": "fetching.urlsafety",
     "check_destination_resolved": "fetching.urlsafety",
@@ -147,7 +148,14 @@ if TYPE_CHECKING:
     from ..retry_after import parse_retry_after, retry_after_from_headers
     from ..urls import canonicalize, host_of, is_http_url, url_key
     from ..validate import LIST, NUMBER, SWITCH, TEXT, TEXTS, WHOLE, check_kinds, warn_unknown
-    from .batch import fetch_each, gather_or_cancel, one_item_per_url, per_url_error, settle
+    from .batch import (
+        fetch_each,
+        gather_or_cancel,
+        one_item_per_url,
+        per_url_error,
+        say_empty_pages,
+        settle,
+    )
     from .count import capped_count
     from .duckduckgo import duckduckgo_region
     from .google import (

@@ -24,7 +24,7 @@ from ..errors import (
     RateLimitedError,
     WebProviderError,
 )
-from ..urls import url_key
+from ..urls import shorten, url_key
 
 T = TypeVar("T")
 
@@ -100,3 +100,15 @@ def one_item_per_url(
         error = failed.get(key) or ProviderError(f"{vendor} returned nothing for this URL.")
         items.append(page_error(url, error))
     return items
+
+
+def say_empty_pages(vendor: str, pages: Iterable[dict[str, Any]]) -> None:
+    """Say in ``meta.warnings`` which pages a vendor returned without any text: an empty
+    ``content`` alone leaves an agent guessing (the ``http`` provider says the same of its own)."""
+    empty = [page.get("url") or "" for page in pages if not page.get("error") and not str(page.get("content") or "").strip()]
+    if not empty:
+        return
+    from ..context import warn
+
+    which = shorten(empty[0]) if len(empty) == 1 else f"{len(empty)} pages (the first {shorten(empty[0])})"
+    warn(f"{vendor} returned no text for {which}: the page may be empty, or its text put there by a script.")
