@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from webproviders import ProviderSettings
+from webproviders import NotConfiguredError, ProviderSettings
 from webproviders.kit import (
     LIST,
     NUMBER,
@@ -60,9 +60,14 @@ def search_request(
     warn_unknown("exa", options, SEARCH_KWARGS, search=True)
     check_kinds("exa", options, SEARCH_KWARGS)
     contents = str(settings.option("contents", "highlights"))
+    if contents not in CONTENTS:  # a typo asked for highlights unsaid
+        raise NotConfiguredError(
+            f"web.providers.exa.contents must be one of {', '.join(CONTENTS)}; it is {contents!r}.",
+            provider="exa",
+        )
     request: dict[str, Any] = {
         "num_results": min(limit, MAX_RESULTS),
-        "contents": CONTENTS.get(contents, CONTENTS["highlights"]),
+        "contents": CONTENTS[contents],
     }
     if settings.option("type"):
         request["type"] = settings.option("type")

@@ -190,6 +190,20 @@ def test_contents_setting_changes_what_is_asked(
     assert body_of(route)["type"] == "fast"
 
 
+def test_a_contents_setting_exa_has_not_is_named(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``contents: summaries`` (for ``summary``) asked for highlights, unsaid."""
+    monkeypatch.setenv("EXA_API_KEY", KEY)
+    config = make_config(**settings("exa", contents="summaries"))
+    with respx.mock(assert_all_called=False) as router:
+        route = router.post(f"{API}/search").respond(200, json=EXA_EMPTY)
+        envelope = dispatch_search("q", backend="exa", config=config)
+    assert envelope["error_code"] == "not_configured", envelope
+    assert envelope["error"] == (
+        "web.providers.exa.contents must be one of highlights, summary, text, none; it is 'summaries'."
+    )
+    assert route.call_count == 0
+
+
 def test_base_url_override(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("EXA_API_KEY", KEY)
     config = make_config(**settings("exa", base_url="https://exa-proxy.example.net/exa"))
