@@ -6,7 +6,9 @@ graph are not web pages, so they go into the envelope's ``meta`` (``answer_box``
 ``knowledge_graph``); an organic result's ``sitelinks`` stay on its hit.
 
 Google serves about 10 organic results a page and no longer honours ``num``, so a larger
-``limit`` is fetched in pages with ``start``, each one a search SerpAPI bills (and reported
+``limit`` is fetched in pages with ``start`` (Google's offset, from SerpAPI's
+``serpapi_pagination.next``: a page's organic results may be fewer than the 10 results it
+counts), each one a search SerpAPI bills (and reported
 as one request to the cost ledger), stopping when SerpAPI gives no next page; a later page that fails or would run past the
 deadline ends the paging with the pages read (``kit.later_page``).
 """
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from functools import partial
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 from webproviders import BadGatewayError, ParseError, ProviderError, report_usage
 from webproviders.kit import (
@@ -34,6 +37,18 @@ from .errors import classify, is_no_results
 DONE = ("Success", "Cached")
 #: Organic results on one Google page.
 PAGE_SIZE = 10
+
+
+def next_start(body: Any, start: int) -> int | None:
+    """Where SerpAPI's next page starts (the ``start`` of ``serpapi_pagination.next``), or
+    None when there is no next page. Google counts results that are not organic (a video, a
+    block of stories), so the organic results read say nothing of the offset."""
+    pagination = body.get("serpapi_pagination") if isinstance(body, dict) else None
+    link = pagination.get("next") if isinstance(pagination, dict) else None
+    if not isinstance(link, str) or not link:
+        return None
+    given = parse_qs(urlsplit(link).query).get("start", [""])[0]
+    return int(given) if given.isdigit() and int(given) > start else start + PAGE_SIZE
 
 
 def _hit(item: dict[str, Any]) -> dict[str, Any]:
@@ -110,10 +125,10 @@ class SerpApiProvider(VendorProvider):
         envelope = envelope_from(answer)
         hits, start = envelope["data"]["web"], 0
         for _ in range(-(-limit // PAGE_SIZE) - 1):
-            organic = answer.get("organic_results") or []
-            if len(hits) >= limit or not organic or not (answer.get("serpapi_pagination") or {}).get("next"):
+            following = next_start(answer, start)
+            if len(hits) >= limit or not answer.get("organic_results") or following is None:
                 break
-            start += len(organic)
+            start = following
             got = await later_page(self.name, len(hits), partial(later, start))
             if got is None:
                 break

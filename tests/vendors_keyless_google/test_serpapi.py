@@ -202,6 +202,31 @@ def test_a_limit_above_one_google_page_is_fetched_in_pages_each_charged(keyed, c
     assert envelope["meta"]["cost"]["units"] == 3
 
 
+def test_pages_start_where_serpapi_s_next_link_says(keyed, cfg):
+    """``start`` is Google's offset, which counts results that are not organic (a video, a
+    block of stories): asking from the number of organic results read (8 of page one's 10)
+    served two results of page one again, and 22 unique hits came back for 25, unsaid."""
+    features = {4, 9, 15, 22, 28}  # ranks Google shows as blocks, not organic results
+
+    def google(request):
+        start = int(request.url.params.get("start") or 0)
+        ranks = [r for r in range(start + 1, start + 11) if r not in features]
+        organic = [
+            {"position": n + 1, "title": f"R{r}", "link": f"https://example.com/r{r}", "snippet": "s"}
+            for n, r in enumerate(ranks)
+        ]
+        following = f"https://serpapi.com/search.json?engine=google&q=coffee&start={start + 10}"
+        return httpx.Response(
+            200, json={**SUCCESS, "organic_results": organic, "serpapi_pagination": {"next": following}}
+        )
+
+    with respx.mock() as mock:
+        route = mock.get(URL).mock(side_effect=google)
+        envelope = _search(cfg, 25)
+    assert [call.request.url.params.get("start") for call in route.calls] == [None, "10", "20"]
+    assert len(envelope["data"]["web"]) == 25, envelope
+
+
 def test_a_later_page_that_fails_leaves_the_pages_read(keyed, cfg):
     """Page one was read and billed: a 500 on page two shortens the answer, said in its
     warnings, instead of failing the call."""
