@@ -171,6 +171,10 @@ def crawl_request(url: str, options: dict[str, Any], settings: ProviderSettings)
     for ours, theirs in CRAWL_FIELDS.items():
         if options.get(ours) is not None:
             request[theirs] = options[ours]
+    if request.get("max_depth") == 0:
+        # The start page alone, which every crawler here takes; Tavily's depth starts at 1
+        # (the start page and its links), and its first page processed is the start page.
+        request.update(max_depth=1, limit=1)
     return request
 
 

@@ -408,6 +408,16 @@ def test_an_option_of_the_wrong_kind_is_refused_before_sending(
     assert route.call_count == 0
 
 
+def test_a_crawl_of_the_start_page_alone_asks_tavily_for_one_page(config: Any) -> None:
+    """``max_depth=0`` (taken by every crawler here) went to Tavily as 0, which it refuses:
+    its depth starts at 1, the start page and its links."""
+    with respx.mock() as router:
+        route = router.post(f"{API}/crawl").respond(200, json=TAVILY_CRAWL)
+        envelope = dispatch_crawl("https://docs.tavily.com", backend="tavily", config=config, max_depth=0)
+    assert envelope["success"] is True, envelope
+    assert (body_of(route)["max_depth"], body_of(route)["limit"]) == (1, 1)
+
+
 def test_crawl_errors_are_read_from_the_response(config: Any) -> None:
     with respx.mock() as router:
         router.post(f"{API}/crawl").respond(432, json=TAVILY_PLAN_LIMIT)
