@@ -158,6 +158,10 @@ def crawl_request(options: dict[str, Any], settings: ProviderSettings) -> dict[s
     for ours, theirs in CRAWL_FIELDS.items():
         if options.get(ours) is not None:
             request[theirs] = options[ours]
+    if request.get("max_discovery_depth") == 0:
+        # The start page alone: Firecrawl counts every page of the site's sitemap as depth 0
+        # too, so depth 0 alone crawled (and billed) up to ``limit`` pages.
+        request["limit"] = 1
     return request
 
 

@@ -394,6 +394,17 @@ def _crawl_routes(router: respx.MockRouter, statuses: list[dict[str, Any]]) -> t
     return start, poll, cancel
 
 
+def test_a_crawl_of_the_start_page_alone_asks_firecrawl_for_one_page(config: Any) -> None:
+    """Firecrawl counts the pages of a site's sitemap as discovery depth 0, like the start
+    page: ``max_depth=0`` alone crawled and billed up to 25 of them."""
+    with respx.mock(assert_all_called=False) as router:
+        start, _, _ = _crawl_routes(router, [firecrawl_status("completed", PAGES[:1])])
+        envelope = dispatch_crawl("https://example.com", backend="firecrawl", config=config, max_depth=0)
+    assert envelope["success"] is True, envelope
+    sent = body_of(start)
+    assert (sent["maxDiscoveryDepth"], sent["limit"]) == (0, 1)
+
+
 def test_crawl_job_completes_after_several_polls(run: Any, config: Any) -> None:
     statuses = [
         firecrawl_status("scraping", []),
