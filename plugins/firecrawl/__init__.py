@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import NotConfiguredError, PluginContext, report_usage
+from webproviders import NotConfiguredError, PluginContext, WebTimeoutError, report_usage
 from webproviders.kit import SDKProvider, import_packages
 
 #: Seconds between two polls of a crawl job (``web.providers.firecrawl.poll_interval``).
@@ -101,26 +101,39 @@ class FirecrawlProvider(SDKProvider):
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
         import asyncio  # here, not at import: listing providers stays light
+        import time
 
-        from webproviders.kit import page_error, say_empty_pages
+        from webproviders.kit import page_error, say_empty_pages, time_budget, within
 
         from .errors import ACCOUNT_CODES, failure, refuses_only_the_url
         from .mapping import page, scrape_request
 
         request = scrape_request(kwargs, self.settings, self._timeout_ms())
-        gate = asyncio.Semaphore(int(self.settings.option("concurrency", DEFAULT_CONCURRENCY)))
+        at_once = int(self.settings.option("concurrency", DEFAULT_CONCURRENCY))
+        gate = asyncio.Semaphore(at_once)
 
         async def send(key: str | None) -> list[dict[str, Any]]:
             firecrawl, log = await self._sdk(key)
+            # Measured once the SDK is loaded; each page stops a little before the deadline, so
+            # that the pages scraped by then are returned rather than lost with the call.
+            budget = time_budget(self.settings)
+            end = None if budget is None else time.monotonic() + budget
 
             async def one(url: str) -> dict[str, Any]:
                 async with gate:
+                    left = None if end is None else end - time.monotonic()
                     try:
-                        scraped = await firecrawl.scrape(url, auto_resume=False, **request)
+                        scraped = await within(
+                            firecrawl.scrape(url, auto_resume=False, **request), left
+                        )
                         # A page costs more than one credit with the stealth proxy, or per PDF page.
                         metadata = getattr(scraped, "metadata", None)
                         report_usage(getattr(metadata, "credits_used", None), unit="credit")
                         return page(scraped, requested=url)
+                    except asyncio.TimeoutError:
+                        if end is None or time.monotonic() < end:
+                            raise  # not the deadline's: the SDK's own, mapped as any failure
+                        return page_error(url, self._late(left, at_once))
                     except Exception as exc:  # noqa: BLE001 - one URL's failure is that URL's item
                         error = failure(exc, answered=log.last is not None)
                         if error.code in ACCOUNT_CODES and not refuses_only_the_url(exc):
@@ -138,6 +151,19 @@ class FirecrawlProvider(SDKProvider):
                 raise
 
         return await self.with_key(send)
+
+    def _late(self, left: float | None, at_once: int) -> WebTimeoutError:
+        """A page of an extract the call's deadline came for (its scrape unfinished, or its
+        turn not come: ``at_once`` scrapes run together)."""
+        if left is not None and left <= 0:
+            return WebTimeoutError(
+                f"Firecrawl was not asked for this page: its turn (Firecrawl scrapes {at_once} at "
+                "once, web.providers.firecrawl.concurrency) came at the call's deadline.",
+                provider=self.name,
+            )
+        return WebTimeoutError(
+            "Firecrawl had not scraped this page by the call's deadline.", provider=self.name
+        )
 
     async def crawl(self, url: str, **kwargs: Any) -> list[dict[str, Any]]:
         from webproviders import remaining_time

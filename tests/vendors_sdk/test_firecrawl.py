@@ -374,6 +374,30 @@ def test_a_wait_for_firecrawl_would_refuse_names_what_to_change(config: Any) -> 
     assert body_of(route)["waitFor"] == 5000
 
 
+def test_pages_scraped_before_the_deadline_are_kept(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Four scrapes run at once; when the call's deadline came while some hung or waited
+    their turn, the call was a timeout and the pages already scraped were lost."""
+    monkeypatch.setenv("FIRECRAWL_API_KEY", KEY)
+    config = make_config(**settings("firecrawl", concurrency=2))
+    quick = {"https://example.com/a", "https://example.com/b"}
+
+    async def scrape(request: httpx.Request) -> httpx.Response:
+        target = json.loads(request.content)["url"]
+        if target not in quick:
+            await asyncio.sleep(30)
+        return httpx.Response(200, json={"success": True, "data": firecrawl_document(target, "T", "# Page")})
+
+    urls = ["https://example.com/a", "https://example.com/b", *(f"https://example.com/slow{n}" for n in range(4))]
+    with respx.mock() as router:
+        router.post(f"{API}/v2/scrape").mock(side_effect=scrape)
+        envelope = dispatch_extract(urls, backend="firecrawl", config=config, timeout=5)
+    assert envelope["success"] is True, envelope
+    items = envelope["data"]
+    assert [item.get("error_code") for item in items] == [None, None, *["timeout"] * 4]
+    assert items[2]["error"] == "Firecrawl had not scraped this page by the call's deadline."
+    assert items[5]["error"].startswith("Firecrawl was not asked for this page: its turn (Firecrawl scrapes 2 at once")
+
+
 def test_a_scrape_answer_of_the_wrong_shape_is_a_parse_error(config: Any) -> None:
     """``data`` as text made the SDK raise a ValueError that read as 'firecrawl failed:
     ValueError: dictionary update sequence element ...'."""
