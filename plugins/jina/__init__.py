@@ -96,7 +96,7 @@ class JinaProvider(VendorProvider):
             )
             return parse_page(data, url)
 
-        return await fetch_each(urls, read, provider=self.name, concurrency=READER_CONCURRENCY)
+        return await fetch_each(urls, read, provider=self.name, concurrency=READER_CONCURRENCY, settings=self.settings)
 
 
 def register(ctx: PluginContext) -> None:

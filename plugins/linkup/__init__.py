@@ -72,7 +72,7 @@ class LinkupProvider(VendorProvider):
             data = await self.call_api("POST", "/fetch", json=body, classify=classify)
             return parse_page(data, url)
 
-        return await fetch_each(urls, fetch, provider=self.name, concurrency=FETCH_CONCURRENCY)
+        return await fetch_each(urls, fetch, provider=self.name, concurrency=FETCH_CONCURRENCY, settings=self.settings)
 
 
 def register(ctx: PluginContext) -> None:

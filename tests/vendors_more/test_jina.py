@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -512,3 +513,21 @@ def test_lang_is_sent_as_one_of_googles_interface_languages(
 
     assert envelope["success"] is True, envelope
     assert sent_json(route)["hl"] == hl
+
+
+def test_pages_read_before_the_deadline_are_kept(mock: respx.MockRouter) -> None:
+    """Five pages are read at once; when the call's deadline came while some were still
+    being read, the call was a timeout and the pages already read were lost."""
+
+    async def reader(request: httpx.Request) -> httpx.Response:
+        url = json.loads(request.content)["url"]
+        if "slow" in url:
+            await asyncio.sleep(30)
+        return httpx.Response(200, json={"code": 200, "status": 20000, "data": {"title": "T", "url": url, "content": "# Page"}})
+
+    mock.post(READER).mock(side_effect=reader)
+    urls = ["https://example.com/a", "https://example.com/b", "https://example.com/slow1", "https://example.com/slow2"]
+    envelope = dispatch_extract(urls, backend="jina", timeout=4)
+    assert envelope["success"] is True, envelope
+    assert [item.get("error_code") for item in envelope["data"]] == [None, None, "timeout", "timeout"]
+    assert envelope["data"][2]["error"] == "jina had not read this page by the call's deadline."

@@ -13,7 +13,7 @@ when a call runs.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..envelope import page_error
 from ..errors import (
@@ -23,8 +23,12 @@ from ..errors import (
     QuotaExceededError,
     RateLimitedError,
     WebProviderError,
+    WebTimeoutError,
 )
 from ..urls import shorten, url_key
+
+if TYPE_CHECKING:
+    from ..config import ProviderSettings
 
 T = TypeVar("T")
 
@@ -67,20 +71,48 @@ async def fetch_each(
     *,
     provider: str,
     concurrency: int,
+    settings: ProviderSettings | None = None,
 ) -> list[dict[str, Any]]:
-    """Run ``fetch`` for every URL (at most ``concurrency`` at once), results in input order."""
+    """Run ``fetch`` for every URL (at most ``concurrency`` at once), results in input order.
+
+    Each fetch ends a little before the call's deadline (and the provider's own ``timeout``
+    in ``settings``): a URL not read by then, or whose turn had not come, is a ``timeout``
+    item, and the pages read are returned instead of being lost with the call."""
     import asyncio
+    import time
+
+    from ..asynctimeout import within
+    from ..config import ProviderSettings
+    from ..fetching.options import time_budget
 
     gate = asyncio.Semaphore(max(1, concurrency))
+    budget = time_budget(settings or ProviderSettings())
+    end = None if budget is None else time.monotonic() + budget
 
     async def one(url: str) -> dict[str, Any] | WebProviderError:
         async with gate:
+            left = None if end is None else end - time.monotonic()
             try:
-                return await fetch(url)
+                return await within(fetch(url), left)
+            except asyncio.TimeoutError as exc:
+                if end is None or time.monotonic() < end:
+                    return per_url_error(exc, provider)  # the fetch's own, not the deadline's
+                return _late(provider, left, concurrency)
             except Exception as exc:  # noqa: BLE001 - sorted into call-level or per-URL
                 return per_url_error(exc, provider)
 
     return settle(urls, await gather_or_cancel(one(url) for url in urls))
+
+
+def _late(provider: str, left: float | None, concurrency: int) -> WebTimeoutError:
+    """A URL of an extract the call's deadline came for: still being read, or not yet asked."""
+    if left is not None and left <= 0:
+        return WebTimeoutError(
+            f"{provider} was not asked for this page: its turn ({concurrency} pages are read at once) "
+            "came at the call's deadline.",
+            provider=provider,
+        )
+    return WebTimeoutError(f"{provider} had not read this page by the call's deadline.", provider=provider)
 
 
 def one_item_per_url(
