@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import PluginContext, ProviderError, WebProviderError, warn
+from webproviders import PluginContext, ProviderError, WebProviderError, WebTimeoutError, warn
 from webproviders.kit import (
     SWITCH,
     VendorProvider,
@@ -88,10 +88,26 @@ class YouProvider(VendorProvider):
             outcomes.append({**page, "url": url} if page else missing)
         return outcomes
 
+    async def _in_time(self, urls: list[str], budget: float | None) -> list[dict[str, Any] | WebProviderError]:
+        """One Contents request, ended a little before the call's deadline: its URLs are then
+        ``timeout`` items, and the other requests' pages are kept."""
+        import asyncio
+
+        from webproviders.kit import within
+
+        try:
+            return await within(self._contents(urls), budget)
+        except asyncio.TimeoutError:
+            late = WebTimeoutError("You.com had not read this page by the call's deadline.", provider=self.name)
+            return [late for _ in urls]
+
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
+        from webproviders.kit import time_budget
+
         warn_unknown(self.name, kwargs, frozenset())
         batches = [urls[i : i + CONTENTS_BATCH] for i in range(0, len(urls), CONTENTS_BATCH)]
-        results = await gather_or_cancel(self._contents(batch) for batch in batches)
+        budget = time_budget(self.settings)
+        results = await gather_or_cancel(self._in_time(batch, budget) for batch in batches)
         return settle(urls, [outcome for batch in results for outcome in batch])
 
 

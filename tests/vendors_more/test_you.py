@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -372,3 +373,20 @@ def test_without_either_key_the_sentence_names_both(monkeypatch: pytest.MonkeyPa
 
     assert envelope["error_code"] == "not_configured"
     assert "YDC_API_KEY" in envelope["error"] and "YOU_API_KEY" in envelope["error"]
+
+
+def test_pages_of_a_request_answered_before_the_deadline_are_kept(mock: respx.MockRouter) -> None:
+    """Contents reads ten URLs a request, the requests at once: one still unanswered at the
+    call's deadline made the call a timeout, and the other request's pages were lost."""
+
+    async def contents(request: httpx.Request) -> httpx.Response:
+        asked = json.loads(request.content)["urls"]
+        if any("slow" in url for url in asked):
+            await asyncio.sleep(30)
+        return httpx.Response(200, json=[{"url": url, "title": "T", "markdown": "# Page"} for url in asked])
+
+    mock.post(CONTENTS).mock(side_effect=contents)
+    urls = [f"https://example.com/{n}" for n in range(10)] + ["https://example.com/slow"]
+    envelope = dispatch_extract(urls, backend="you", timeout=4)
+    assert envelope["success"] is True, envelope
+    assert [item.get("error_code") for item in envelope["data"]] == [None] * 10 + ["timeout"]
