@@ -417,6 +417,15 @@ class SiteHandler(BaseHTTPRequestHandler):
         }
         if path in pages:
             return self._send(200, pages[path].encode())
+        if path.startswith("/nofollow/"):  # nofollow said in a header, to another crawler, or in a second tag
+            says = {
+                "header": ({"X-Robots-Tag": "noindex, nofollow"}, ""),
+                "header-for-another": ({"X-Robots-Tag": "otherbot: nofollow"}, ""),
+                "second-meta": ({}, '<meta name="robots" content="max-image-preview:large"><meta name="robots" content="nofollow">'),
+            }
+            headers, head = says[path.rsplit("/", 1)[-1]]
+            text = '<article><h1>Robots directives</h1><p>This page says in its own way whether its links may be followed: <a href="/docs/a">getting started</a>.</p></article>'
+            return self._send(200, page("Robots directives", text, head=head).encode(), headers=headers)
         if path == "/empty":  # a 200 with no body at all
             return self._send(200, b"")
         if path == "/empty.json":  # an API that answers with nothing

@@ -214,6 +214,17 @@ def test_nofollow_meta_is_obeyed(site: Any, local: Config) -> None:
     assert "/docs/a" in followed
 
 
+@pytest.mark.parametrize("said", ["header", "second-meta"])
+def test_nofollow_in_an_x_robots_tag_header_or_a_second_robots_meta_is_obeyed(
+    said: str, site: Any, local: Config
+) -> None:
+    assert paths(crawl(site.url(f"/nofollow/{said}"), local), site) == [f"/nofollow/{said}"]
+
+
+def test_an_x_robots_tag_for_another_crawler_is_not_ours(site: Any, local: Config) -> None:
+    assert "/docs/a" in paths(crawl(site.url("/nofollow/header-for-another"), local), site)
+
+
 @pytest.mark.parametrize("depth", [0, 1])
 def test_max_depth(depth: int, site: Any, local: Config) -> None:
     envelope = crawl(site.url("/"), local, max_depth=depth, max_pages=100)

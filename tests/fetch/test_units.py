@@ -13,7 +13,7 @@ from webproviders.errors import UnsafeURLError
 from webproviders.fetching.charset import decode
 from webproviders.fetching.pages import truncate
 from webproviders.fetching.politeness import HostLimiter
-from webproviders.fetching.robots import RobotsCache, parse
+from webproviders.fetching.robots import RobotsCache, parse, says_nofollow
 from webproviders.fetching.sitemap import parse_sitemap
 from webproviders.fetching.sniff import sniff
 from webproviders.fetching.urlsafety import (
@@ -250,6 +250,22 @@ def test_robots_fetched_once_per_origin() -> None:
 
     assert asyncio.run(ask()) == [True, False, True]
     assert calls == ["https://example.com/robots.txt"]
+
+
+@pytest.mark.parametrize(
+    ("values", "nofollow"),
+    [
+        (["noindex, nofollow"], True),
+        (["NONE"], True),
+        (["index", "nofollow"], True),
+        (["unavailable_after: 25 Jun 2030 15:00:00 PST, nofollow"], True),
+        (["googlebot: nofollow"], False),
+        (["noindex", "max-snippet: 20"], False),
+        ([], False),
+    ],
+)
+def test_robots_directives_that_forbid_following_links(values: list[str], nofollow: bool) -> None:
+    assert says_nofollow(values) is nofollow
 
 
 # -- sitemaps -----------------------------------------------------------------------------

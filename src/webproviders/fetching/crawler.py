@@ -3,7 +3,7 @@
 Shallow pages first; a page's place is its depth and the position of the link that found
 it, so results come back in a stable discovery order whatever order the fetches finish in.
 It stays in scope (host, registrable domain, or anywhere), obeys robots.txt (and
-``Crawl-delay``, and ``<meta name="robots" content="nofollow">``), follows only HTML pages,
+``Crawl-delay``, and ``nofollow`` in a page's robots ``<meta>`` tags or ``X-Robots-Tag``), follows only HTML pages,
 and stops in time to return what it has before the call's deadline.
 """
 
@@ -40,7 +40,7 @@ from .fetch import FetchResult, fetch, gunzip, status_error
 from .options import FetchLimits, patterns, pick, switch, whole
 from .pages import PageOptions, render
 from .politeness import HostLimiter, HostPaused
-from .robots import PARSE_LIMIT, RobotsCache, RobotsRules, whole_lines
+from .robots import PARSE_LIMIT, RobotsCache, RobotsRules, says_nofollow, whole_lines
 from .sitemap import parse_sitemap
 from .urlsafety import AddressPolicy, check_destination_resolved, resolution_scope
 
@@ -376,7 +376,8 @@ class Crawler:
         item["url"] = final
         item["metadata"]["depth"] = entry.depth
         item["metadata"]["referrer"] = entry.referrer
-        follow = page.html and not (page.nofollow and self.options.respect_robots)
+        nofollow = page.nofollow or says_nofollow(result.headers.get_list("x-robots-tag"))
+        follow = page.html and not (nofollow and self.options.respect_robots)
         canonical = item["metadata"].get("canonical_url")
         if canonical and self._in_scope(canonical):
             self._seen.add(page_identity(canonicalize(canonical)))

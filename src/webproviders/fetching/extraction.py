@@ -19,11 +19,13 @@ from __future__ import annotations
 import itertools
 import logging
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from ..urls import MAX_URL_CHARS, is_http_url, join_url
+from .robots import says_nofollow
 
 if TYPE_CHECKING:
     from .pagetype import PageType
@@ -118,7 +120,7 @@ class HtmlDocument:
     metadata: dict[str, Any]
     raw_text: str | None = None
     links: list[str] = field(default_factory=list)
-    #: ``<meta name="robots" content="nofollow">``: a polite crawler does not follow links.
+    #: ``<meta name="robots" content="nofollow">`` (in any of its robots tags): a polite crawler does not follow links.
     nofollow: bool = False
     #: True when trafilatura found no main content and the page text stands in for it.
     fallback: bool = False
@@ -183,10 +185,15 @@ def _read_noframes(tree: Any) -> None:
 
 
 def _meta(tree: Any, name: str) -> str:
+    return next(_metas(tree, name), "")
+
+
+def _metas(tree: Any, name: str) -> Iterator[str]:
+    """The contents of every ``<meta name=...>`` tag of that name, in order (a page may give
+    its robots directives in several)."""
     for element in tree.iter("meta"):
         if (element.get("name") or "").strip().lower() == name:
-            return (element.get("content") or "").strip()
-    return ""
+            yield (element.get("content") or "").strip()
 
 
 #: Longer than any language tag a page means (RFC 5646 asks room for 35 characters).
@@ -307,8 +314,7 @@ def html_document(
     frames = _frames(tree, url)
     if frames:
         _read_noframes(tree)
-    robots = _meta(tree, "robots").lower()
-    nofollow = "nofollow" in robots or robots.strip() == "none"
+    nofollow = says_nofollow(_metas(tree, "robots"))
     raw = _text_of(tree) if include_raw else None
     kind: PageType | None = None
     if max_elements is not None and _more_elements_than(tree, max_elements):

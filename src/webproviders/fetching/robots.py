@@ -13,7 +13,8 @@ dropped, as the RFC allows.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+import re
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -60,6 +61,26 @@ def parse(text: str, user_agent: str) -> RobotsRules:
         crawl_delay=None if delay is None else min(MAX_CRAWL_DELAY, max(0.0, float(delay))),
         sitemaps=list(parsed.sitemaps),
     )
+
+
+#: Robots directives that take a value after a colon (``max-snippet: 20``): a line that starts
+#: with any other word and a colon names the crawler it is for (``googlebot: nofollow``).
+_VALUED_DIRECTIVES = frozenset({"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"})
+_NAMED = re.compile(r"\s*([\w.-]+)\s*:")
+
+
+def says_nofollow(values: Iterable[str]) -> bool:
+    """Whether robots directives for every crawler forbid following a page's links: the
+    contents of its ``<meta name="robots">`` tags or the values of its ``X-Robots-Tag`` headers,
+    each a comma-separated list (``noindex, nofollow``; ``none`` means both). A value addressed
+    to one named crawler is for it alone, as a ``<meta name="googlebot">`` tag is."""
+    for value in values:
+        named = _NAMED.match(value)
+        if named and named.group(1).lower() not in _VALUED_DIRECTIVES:
+            continue
+        if {part.strip().lower() for part in value.split(",")} & {"nofollow", "none"}:
+            return True
+    return False
 
 
 #: ``async (robots_url) -> (status, text)``; raises a WebProviderError when it cannot fetch.
