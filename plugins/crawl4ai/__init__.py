@@ -175,14 +175,14 @@ class Crawl4AIProvider(WebSearchProvider):
                 left = remaining_time()
                 budget = None if left is None else left - DEADLINE_MARGIN
                 if budget is not None and budget <= 0:
-                    warn(f"crawl4ai stopped at the call deadline after {len(pages)} pages.")
+                    warn(f"crawl4ai stopped at the call deadline after {len(pages)} pages.", partial=True)
                     break
                 try:
                     results = list(
                         await within(crawler.arun_many(urls=batch, config=run), budget)
                     )
                 except asyncio.TimeoutError:
-                    warn(f"crawl4ai stopped at the call deadline after {len(pages)} pages.")
+                    warn(f"crawl4ai stopped at the call deadline after {len(pages)} pages.", partial=True)
                     break
                 by_url = {_key(getattr(r, "url", None)): r for r in results}
                 following: list[str] = []

@@ -104,7 +104,8 @@ async def run(
     warn(
         f"firecrawl crawl job {started.id} did not finish before the call's deadline; "
         f"it {how}, and "
-        f"the {len(job.data)} page(s) crawled so far ({job.completed} of {job.total}) are returned."
+        f"the {len(job.data)} page(s) crawled so far ({job.completed} of {job.total}) are returned.",
+        partial=True,
     )
     return list(job.data)
 
@@ -117,6 +118,7 @@ def _ended_early(job_id: str, job: Any) -> list[Any]:
         )
     warn(
         f"firecrawl crawl job {job_id} {job.status} after {len(job.data)} page(s); "
-        "those pages are returned."
+        "those pages are returned.",
+        partial=True,
     )
     return list(job.data)

@@ -79,14 +79,17 @@ class Attempt:
     extraction pool ``cpu_limit`` when a page used up its CPU time. ``queued`` is the wait
     for a thread or a connection to send the request from, when every one was busy (:class:`Queued`).
     ``stalled`` says where a request stood when its time ran out short of the provider (a
-    proxy that had not opened its tunnel), so the timeout names what kept it. A
+    proxy that had not opened its tunnel), so the timeout names what kept it. ``partial``:
+    the answer holds only what was gathered before time ran out or a later part failed (see
+    :func:`warn`), so it is not cached. A
     mutable bucket, like :class:`Usage`, so that a mark made in a worker thread reaches the
     dispatcher.
     """
 
-    __slots__ = ("queued", "repeats", "stalled", "warnings")
+    __slots__ = ("partial", "queued", "repeats", "stalled", "warnings")
 
     def __init__(self) -> None:
+        self.partial = False
         self.repeats: str | None = None
         self.queued: Queued | None = None
         self.stalled: str | None = None
@@ -110,13 +113,18 @@ def remaining_time() -> float | None:
     return None if deadline is None else max(0.0, deadline - time.monotonic())
 
 
-def warn(message: str) -> None:
+def warn(message: str, *, partial: bool = False) -> None:
     """Add a sentence to the current call's ``meta.warnings`` (providers call this).
 
     Said during a request, it is part of that request's answer: the answer is cached with
     it, and a cache hit says it again (an empty result that may be a rate limit stays one).
+    ``partial=True`` says the answer is only what was gathered before the call's time ran out
+    (a crawl stopped early) or a later part failed: it is not cached, since the same call
+    with more time, or a moment later, gets the whole of it.
     """
     record = _attempt.get()
+    if partial and record is not None:
+        record.partial = True
     bucket = record.warnings if record is not None and record.warnings is not None else _warnings.get()
     if isinstance(message, str):  # a provider's sentence may quote its vendor's text
         message = sound(message)

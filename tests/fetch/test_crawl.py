@@ -562,6 +562,17 @@ def test_deadline_returns_what_was_crawled(site: Any, local: Config) -> None:
     assert any("time limit" in w for w in envelope["meta"]["warnings"])
 
 
+def test_a_crawl_cut_short_by_its_deadline_is_not_cached(site: Any, config_for: Any) -> None:
+    """Its warning says to pass a larger timeout: that call must not get the same pages back."""
+    cached = config_for(allow_private_networks=True, cache={"ttl": {"crawl": 600}})
+    for _ in range(2):
+        envelope = crawl(site.url("/slowlinks"), cached, timeout=4, per_host_concurrency=3, max_depth=1)
+        assert "cached" not in envelope["meta"] and any("time limit" in w for w in envelope["meta"]["warnings"])
+    assert site.paths().count("/slowlinks") == 2
+    whole = [crawl(site.url("/docs/a"), cached, max_depth=0) for _ in range(2)]
+    assert whole[1]["meta"]["cached"] is True  # a crawl that ended of itself still is
+
+
 def test_a_seed_that_does_not_arrive_in_time_is_a_timeout_of_that_page(site: Any, local: Config) -> None:
     # Before, the crawl returned nothing and the call was a provider_error, which counted
     # towards http's cool-down: a few slow sites cooled it down for every caller.

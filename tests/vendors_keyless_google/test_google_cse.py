@@ -170,6 +170,18 @@ def test_a_later_page_refused_leaves_the_pages_read(keyed, cfg):
     assert any("next page of results was not read" in w for w in envelope["meta"]["warnings"])
 
 
+def test_an_answer_shortened_by_a_later_page_that_failed_is_not_cached(keyed, cfg):
+    """The quota comes back; an hour of cache hits would keep the answer short."""
+    quota = {"error": {"code": 429, "message": "Quota exceeded for quota metric 'Queries'.", "status": "RESOURCE_EXHAUSTED"}}
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(URL)
+        route.side_effect = [httpx.Response(200, json=_page(1, 10, True)), httpx.Response(429, json=quota)] * 2
+        config = cfg(web={"cache": {"ttl": {"search": 3600}}})
+        answers = [dispatch_search("python", 25, backend="google-cse", config=config) for _ in range(2)]
+    assert route.call_count == 4
+    assert all(len(a["data"]["web"]) == 10 and "cached" not in a["meta"] for a in answers)
+
+
 def test_each_page_is_charged_as_the_query_google_bills(keyed, cfg):
     with respx.mock(assert_all_called=False) as mock:
         mock.get(URL).side_effect = [

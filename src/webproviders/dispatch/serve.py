@@ -347,7 +347,10 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
         else:
             call.record(name, "ok", started, **cost)
         state.health.succeeded(name)
-        return {"data": data, "meta": meta}
+        value = {"data": data, "meta": meta}
+        if record.partial:  # only what was gathered in time (see context.warn): never cached
+            value["partial"] = True
+        return value
 
 
 def serve(call: Call, entry: ProviderEntry, failover: bool = False) -> Awaitable[tuple[Any, dict[str, Any], bool]]:
@@ -415,7 +418,8 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
     key = cache_key(call.capability, name, call.arguments, setup)
     try:
         value, cached = await cache.get_or_fetch(  # type: ignore[union-attr]
-            key, ttl, fetch, call.remaining, keep=lambda value: worth_keeping(value["data"]),
+            key, ttl, fetch, call.remaining,
+            keep=lambda value: not value.get("partial") and worth_keeping(value["data"]),
             own=callers_own,
         )
     except WebProviderError as error:

@@ -512,7 +512,8 @@ class Crawler:
         elif stopped_early:
             warn(
                 f"The crawl stopped after {len(self._results)} page{'s' if len(self._results) != 1 else ''} because the call's time limit "
-                "was nearly reached; pass a larger timeout or a smaller max_pages for more."
+                "was nearly reached; pass a larger timeout or a smaller max_pages for more.",
+                partial=True,
             )
         if self._robots_refused:
             count = self._robots_refused

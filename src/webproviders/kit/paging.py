@@ -37,5 +37,5 @@ async def later_page(name: str, read: int, fetch: Callable[[], Awaitable[T]]) ->
         reason = "there was no time left before the call's deadline"
     except WebProviderError as exc:
         reason = f"it failed ({exc.code}: {exc})"
-    warn(f"{name}: the next page of results was not read, as {reason}; the answer holds the {read} results of the pages before it.")
+    warn(f"{name}: the next page of results was not read, as {reason}; the answer holds the {read} results of the pages before it.", partial=True)
     return None
