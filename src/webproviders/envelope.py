@@ -235,8 +235,10 @@ def truncate(text: str, limit: int) -> str:
     return cut
 
 
-def _cut(page: dict[str, Any], max_chars: int) -> None:
-    """A page's ``content`` (and ``raw_content``) held to ``max_chars``, saying so in its metadata."""
+def cut_page(page: dict[str, Any], max_chars: int) -> None:
+    """A page's ``content`` (and ``raw_content``) held to ``max_chars``, saying so in its metadata.
+    A page cut already keeps what its first cut said: a reader that cuts its pages as it reads
+    them (so that a crawl holds no more than it returns) agrees with the dispatcher's cut."""
     content = page["content"]
     if len(content) > max_chars:
         page["content"] = truncate(content, max_chars)
@@ -280,7 +282,7 @@ def normalise_pages(raw: Any, max_chars: int | None = None) -> tuple[list[dict[s
             page["error_code"] = code if isinstance(code, str) else "provider_error"
         page.update(_extras(mapping, _PAGE_SKIP | set(page)))
         if max_chars is not None:
-            _cut(page, max_chars)
+            cut_page(page, max_chars)
         pages.append(page)
     return pages, meta
 

@@ -316,6 +316,8 @@ FEED_PODCAST = """<?xml version="1.0"?><rss version="2.0" xmlns:atom="http://www
 <item><atom:link href="https://pod.example/self/3" rel="self"/><title>Episode 3</title><link>/episodes/3</link></item>
 </channel></rss>"""
 #: An address a site's template left unfilled: no URL parser reads a host in brackets that is no IPv6 address.
+#: A plain-text book of a mirror's shelf (``/books/``): a megabyte of prose.
+BOOK = ("It was a dark and stormy night; the rain fell in torrents.\n" * 18_000).encode()
 PLACEHOLDER = "https://[site-url]/post"
 FEED_PLACEHOLDER = f"""<?xml version="1.0"?><rss version="2.0"><channel><title>Template feed</title>
 <item><title>Unlinked entry</title><link>{PLACEHOLDER}</link><description>Its link was never filled in.</description></item>
@@ -417,6 +419,11 @@ class SiteHandler(BaseHTTPRequestHandler):
         }
         if path in pages:
             return self._send(200, pages[path].encode())
+        if path == "/books/":  # a mirror's shelf: links to 40 plain-text books
+            shelf = "".join(f'<li><a href="/books/{n}.txt">Book {n}</a></li>' for n in range(40))
+            return self._send(200, page("Books", f"<article><h1>Books</h1><p>Every book on the shelf, as plain text:</p><ul>{shelf}</ul></article>").encode())
+        if path.startswith("/books/"):
+            return self._send(200, BOOK, "text/plain; charset=utf-8")
         if path.startswith("/nofollow/"):  # nofollow said in a header, to another crawler, or in a second tag
             says = {
                 "header": ({"X-Robots-Tag": "noindex, nofollow"}, ""),

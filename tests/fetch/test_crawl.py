@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import time
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +13,8 @@ import pytest
 
 from webproviders import adispatch_crawl, dispatch_crawl
 from webproviders.config import Config
+
+from .fetch_site import BOOK
 
 
 def crawl(url: str, config: Config, **kwargs: Any) -> dict[str, Any]:
@@ -253,6 +256,22 @@ def test_limit_is_max_pages_as_for_every_crawling_backend(site: Any, local: Conf
 def test_max_pages_has_a_hard_cap(site: Any, local: Config) -> None:
     envelope = crawl(site.url("/docs/a"), local, max_pages=5000)
     assert any("limit of 1000" in w for w in envelope["meta"]["warnings"])
+
+
+def test_a_crawl_holds_only_max_chars_of_each_page_while_it_runs(site: Any, local: Config) -> None:
+    """40 books of a megabyte each, max_chars 1,000: before, the crawl held all 40 MB of text
+    until the dispatcher cut each page to its first 1,000 characters at the end."""
+    tracemalloc.start()
+    try:
+        envelope = crawl(site.url("/books/"), local, max_pages=60, max_depth=1, max_chars=1_000)
+        _now, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    books = [page for page in envelope["data"] if page["url"].endswith(".txt")]
+    assert len(books) == 40 and peak < 20_000_000
+    book = books[0]
+    assert len(book["content"]) <= 1_000
+    assert book["metadata"]["truncated"] is True and book["metadata"]["content_chars"] == len(BOOK) - 1
 
 
 def test_only_html_pages_are_followed(site: Any, local: Config) -> None:

@@ -15,9 +15,10 @@ from typing import Any, NamedTuple
 
 from ..config import ExtractionSettings
 from ..context import warn
-from ..envelope import truncate
+from ..envelope import cut_page, truncate
 from ..errors import InvalidInputError, UnsupportedError
 from ..urls import query_in_encoding, shorten
+from ..validate import check_page_options
 from .charset import decode
 from .extraction import Format, HtmlDocument, html_document
 from .extractpool import extraction_pool
@@ -48,11 +49,14 @@ _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
 class PageOptions(NamedTuple):
-    """How pages are rendered: the ``format`` and ``include_raw`` options (``max_chars`` is the
-    dispatcher's, for every provider: :func:`webproviders.envelope.normalise_pages`)."""
+    """How pages are rendered: the ``format``, ``include_raw`` and ``max_chars`` options.
+    The dispatcher cuts every provider's pages to ``max_chars``
+    (:func:`webproviders.envelope.normalise_pages`); pages are cut here too, as they are read,
+    so that a crawl of a thousand long pages holds their first ``max_chars`` characters only."""
 
     format: Format = "markdown"
     include_raw: bool = False
+    max_chars: int | None = None
 
     @classmethod
     def from_kwargs(cls, kwargs: dict[str, Any]) -> PageOptions:
@@ -63,7 +67,8 @@ class PageOptions(NamedTuple):
         include_raw = kwargs.get("include_raw", False)
         if not isinstance(include_raw, bool):
             raise InvalidInputError(f"include_raw must be true or false, not {include_raw!r}.")
-        return cls(fmt, include_raw)  # type: ignore[arg-type]  # fmt checked above
+        max_chars = check_page_options(kwargs).get("max_chars")
+        return cls(fmt, include_raw, max_chars)  # type: ignore[arg-type]  # fmt checked above
 
 
 @dataclass
@@ -95,13 +100,14 @@ def _passthrough_title(text: str, kind: str) -> str:
     return ""
 
 
-def _finish(item: dict[str, Any]) -> dict[str, Any]:
-    """The item with its raw text bounded; ``max_chars`` is the dispatcher's, for every provider
-    (:func:`webproviders.envelope.normalise_pages`)."""
+def _finish(item: dict[str, Any], options: PageOptions) -> dict[str, Any]:
+    """The item with its raw text bounded, and its texts cut to ``max_chars`` when asked."""
     raw = item.get("raw_content")
     if raw is not None:
         item["raw_content"] = truncate(raw, RAW_LIMIT)
     item["metadata"] = {k: v for k, v in item["metadata"].items() if v is not None}
+    if options.max_chars is not None:
+        cut_page(item, options.max_chars)
     return item
 
 
@@ -132,14 +138,14 @@ async def render(
                  "whose pages are images (no text is read from images here).")
         item = {"url": url, "title": title, "content": text, "raw_content": text if options.include_raw else None,
                 "metadata": {**metadata, **extra}}
-        return RenderedPage(_finish(item), [])
+        return RenderedPage(_finish(item, options), [])
     text, codec = decode(result.content, result.content_type, kind)
     metadata["encoding"] = codec
     if not text.strip():  # whatever its type (a 204, an empty JSON answer): said, not left to guess
         warn(f"{shorten(url)} answered with an empty body: the site sent no page to read.")
         item = {"url": url, "title": "", "content": "", "raw_content": "" if options.include_raw else None,
                 "metadata": metadata}
-        return RenderedPage(_finish(item), [], html=kind == "html")
+        return RenderedPage(_finish(item, options), [], html=kind == "html")
     if kind == "html":
         if len(text) > limits.max_html_chars:
             text = text[: limits.max_html_chars]
@@ -168,7 +174,7 @@ async def render(
                 "metadata": metadata}
         links = [query_in_encoding(link, codec) for link in doc.links]
         refresh = doc.refresh and query_in_encoding(doc.refresh, codec)
-        return RenderedPage(_finish(item), links, html=True, nofollow=doc.nofollow, refresh=refresh)
+        return RenderedPage(_finish(item, options), links, html=True, nofollow=doc.nofollow, refresh=refresh)
     if kind == "xml":  # an RSS or Atom feed reads as its entries; other XML as it is
         feed = await extraction_pool.run(
             limits, feed_document, text, result.final_url, heavy=text.count("<") > HEAVY_HTML_TAGS, fmt=options.format
@@ -176,7 +182,7 @@ async def render(
         if feed is not None:
             item = {"url": url, "title": feed.title, "content": feed.content,
                     "raw_content": text if options.include_raw else None, "metadata": {**metadata, **feed.metadata}}
-            return RenderedPage(_finish(item), [])
+            return RenderedPage(_finish(item, options), [])
     if kind == "json":
         content = await extraction_pool.run(
             limits, json_text, text, options.format, heavy=len(text) > HEAVY_JSON_CHARS
@@ -185,4 +191,4 @@ async def render(
         content = text.strip()
     item = {"url": url, "title": _passthrough_title(text, kind), "content": content,
             "raw_content": text if options.include_raw else None, "metadata": metadata}
-    return RenderedPage(_finish(item), [])
+    return RenderedPage(_finish(item, options), [])
