@@ -211,10 +211,12 @@ def home(port: int) -> str:
 def sitemap(port: int, host: str) -> bytes:
     base = f"http://{host}"
     urls = ["/", "/articles/caching", "/orphan", "/docs/a"]
-    entries = "".join(f"<url><loc>{base}{u}</loc></url>" for u in urls)
+    # A page's picture, as image sitemaps list them: an address of no page (a shop's photo).
+    photo = f"<image:image><image:loc>{base}/media/photo/1</image:loc></image:image>"
+    entries = "".join(f"<url><loc>{base}{u}</loc>{photo if u == '/orphan' else ''}</url>" for u in urls)
     return (
-        '<?xml version="1.0" encoding="UTF-8"?>'
-        f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{entries}</urlset>'
+        '<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" '
+        f'xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">{entries}</urlset>'
     ).encode()
 
 

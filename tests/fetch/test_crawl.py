@@ -290,6 +290,7 @@ def test_sitemap_seeding(site: Any, local: Config) -> None:
     orphan = envelope["data"][found.index("/orphan")]
     assert orphan["metadata"]["depth"] == 1
     assert "/sitemap.xml" in site.paths()
+    assert "/media/photo/1" not in site.paths()  # the <image:loc> of its picture is no page
 
 
 @pytest.mark.parametrize(

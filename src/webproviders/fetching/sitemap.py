@@ -35,7 +35,8 @@ def parse_sitemap(content: bytes, cut: bool = False) -> Sitemap | None:
         return None
     result = Sitemap()
     is_index = kind == "sitemapindex"
-    for element in root.iter("{*}loc"):
+    # Each entry's own <loc>, not the <image:loc> of a picture on the page (image sitemaps).
+    for element in root.iterfind("{*}sitemap/{*}loc" if is_index else "{*}url/{*}loc"):
         text = (element.text or "").strip()
         if text:
             (result.children if is_index else result.pages).append(text)
