@@ -515,6 +515,12 @@ class Crawler:
                 "was nearly reached; pass a larger timeout or a smaller max_pages for more.",
                 partial=True,
             )
+        elif self._pending and len(self._results) >= self.options.max_pages:
+            # As a crawl that read the whole site would look the same, say there was more.
+            warn(
+                f"The crawl stopped at max_pages ({self.options.max_pages:,}) with more pages found "
+                f"and not read ({len(self._pending):,} URLs waiting); pass a larger max_pages for more."
+            )
         if self._robots_refused:
             count = self._robots_refused
             warn(f"{count} URL{'s were' if count != 1 else ' was'} skipped because robots.txt disallows {'them' if count != 1 else 'it'}.")
