@@ -421,6 +421,11 @@ class SiteHandler(BaseHTTPRequestHandler):
         }
         if path in pages:
             return self._send(200, pages[path].encode())
+        if path == "/shoes":  # a shop's filters, as Drupal writes them: ?f[0]=color:red
+            if query:
+                return self._send(200, page("Shoes", "<article><h1>Red shoes</h1><p>Every red shoe we sell.</p></article>").encode())
+            filters = "".join(f'<li><a href="/shoes?f[0]=color:{color}">{color}</a></li>' for color in ("red", "blue"))
+            return self._send(200, page("Shoes", f"<article><h1>Shoes</h1><p>Pick a color:</p><ul>{filters}</ul></article>").encode())
         if path == "/books/":  # a mirror's shelf: links to 40 plain-text books
             shelf = "".join(f'<li><a href="/books/{n}.txt">Book {n}</a></li>' for n in range(40))
             return self._send(200, page("Books", f"<article><h1>Books</h1><p>Every book on the shelf, as plain text:</p><ul>{shelf}</ul></article>").encode())

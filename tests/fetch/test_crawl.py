@@ -458,6 +458,19 @@ def test_include_and_exclude_patterns(site: Any, local: Config) -> None:
     assert "/articles/retries" not in site.paths()
 
 
+def test_only_a_star_is_a_wildcard_in_patterns(site: Any, local: Config) -> None:
+    """A filter's brackets and query mark stand for themselves: as a glob's class, ``[0]``
+    matched no link, and the exclude left every filter page in."""
+    filters = ["/shoes?f[0]=color:red", "/shoes?f[0]=color:blue"]
+    assert set(filters) <= set(paths(crawl(site.url("/shoes"), local, max_depth=1, max_pages=100), site))
+    site.reset()
+    excluded = crawl(site.url("/shoes"), local, max_depth=1, max_pages=100, exclude=["*f[0]=*"])
+    assert not set(filters) & set(paths(excluded, site))
+    site.reset()
+    red = paths(crawl(site.url("/shoes"), local, max_depth=1, include=["/shoes?f[0]=color:r*"]), site)
+    assert red == ["/shoes", filters[0]]
+
+
 @pytest.fixture
 def named(config_for: Any) -> Config:
     return config_for(allowed_hosts=["*.site.test", "other.test"])

@@ -65,6 +65,13 @@ LINKS_PER_CLOCK = 256
 Progress = Callable[[dict[str, Any]], Any]
 
 
+def _only_star_wild(pattern: str) -> str:
+    """``pattern`` for :func:`fnmatchcase` with ``*`` its only wildcard: ``?`` and ``[`` stand
+    for themselves, as they do in URLs (a shop's filter ``?f[0]=color:red`` read as a glob's
+    character class matched no link)."""
+    return "".join(f"[{char}]" if char in "?[" else char for char in pattern)
+
+
 class RobotsRefused(BlockedError):
     """robots.txt disallows a URL: a page is skipped for it, the seed fails with it."""
 
@@ -170,6 +177,8 @@ class Crawler:
         self._not_included = 0
         self._stop_at: float | None = None
         self._progress = options.progress
+        self._include = tuple(map(_only_star_wild, options.include))
+        self._exclude = tuple(map(_only_star_wild, options.exclude))
 
     # -- time -------------------------------------------------------------------------
     def _left(self) -> float | None:
@@ -213,12 +222,12 @@ class Crawler:
         def matches(pattern: str) -> bool:
             return fnmatchcase(url, pattern) or (pattern.startswith("/") and fnmatchcase(local, pattern))
 
-        if self.options.include:
-            if not any(matches(p) for p in self.options.include):
+        if self._include:
+            if not any(matches(p) for p in self._include):
                 self._not_included += 1
                 return False
             self._included += 1
-        return not any(matches(p) for p in self.options.exclude)
+        return not any(matches(p) for p in self._exclude)
 
     # -- queue ------------------------------------------------------------------------
     def _enqueue(self, canon: str, page: str, depth: int, key: tuple[int, ...], referrer: str | None) -> None:
