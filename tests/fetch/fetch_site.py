@@ -421,6 +421,14 @@ class SiteHandler(BaseHTTPRequestHandler):
         }
         if path in pages:
             return self._send(200, pages[path].encode())
+        if path == "/moving/":  # three old addresses of one page, which moved
+            old = "".join(f'<li><a href="/moving/old{n}">Old address {n}</a></li>' for n in range(3))
+            return self._send(200, page("Moving", f"<article><h1>Moving</h1><p>Links from before the move:</p><ul>{old}</ul></article>").encode())
+        if path.startswith("/moving/old"):
+            return self._redirect("/moving/new", 301)
+        if path == "/moving/new":  # read a while: every redirect to it arrives before it is read
+            time.sleep(0.3)
+            return self._send(200, page("Moved", "<article><h1>Moved</h1><p>The page that moved.</p></article>").encode())
         if path == "/shoes":  # a shop's filters, as Drupal writes them: ?f[0]=color:red
             if query:
                 return self._send(200, page("Shoes", "<article><h1>Red shoes</h1><p>Every red shoe we sell.</p></article>").encode())

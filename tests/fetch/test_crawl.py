@@ -203,6 +203,14 @@ def test_each_host_is_paced_by_the_crawl_delay_of_its_own_robots_txt(site: Any, 
     assert time.monotonic() - started >= 1.0  # the three pages after the seed: two gaps
 
 
+def test_a_page_that_links_redirect_to_at_once_is_read_once(site: Any, local: Config) -> None:
+    """Three old addresses of one page, followed at the same time: each hop went on to it, and
+    it was read three times (returned once)."""
+    envelope = crawl(site.url("/moving/"), local, max_depth=1, per_host_concurrency=3)
+    assert paths(envelope, site).count("/moving/new") == 1
+    assert site.paths().count("/moving/new") == 1
+
+
 def test_referrer_is_the_page_the_link_was_found_on_after_its_redirects(site: Any, local: Config) -> None:
     envelope = crawl(site.url("/redirect/to?url=/docs/"), local, max_depth=1)
     seed, *found = envelope["data"]

@@ -168,6 +168,9 @@ class Crawler:
         #: Waiting entries and the pages read or queued, by page (not by spelling).
         self._pending: dict[str, Entry] = {}
         self._seen: set[str] = set()
+        #: Pages a redirect is on its way to, by page, with the entry whose fetch follows it
+        #: there: another link redirecting to one of them is not followed (it would read it twice).
+        self._redirected: dict[str, Entry] = {}
         self._results: list[tuple[Entry, dict[str, Any]]] = []
         self._scope_hosts: set[str] = set()
         self._scope_domains: set[str] = set()
@@ -335,10 +338,13 @@ class Crawler:
         if entry.depth:
             canon = canonicalize(url)
             page = page_identity(canon)
-            if page != entry.page and page in self._seen:
+            if page != entry.page and page in self._seen and self._redirected.get(page) is not entry:
                 raise NotFollowed(url)
             if not (self._in_scope(canon) and self._wanted(canon)):
                 raise NotFollowed(url)
+            if page != entry.page:  # this fetch goes there: a link on its way there too stops here
+                self._seen.add(page)
+                self._redirected[page] = entry
 
     async def _obey_robots(self, url: str) -> None:
         """Raise :class:`RobotsRefused` when the crawl respects robots.txt and it disallows ``url``."""
@@ -372,7 +378,7 @@ class Crawler:
             self._add_scope(final)  # a seed that redirects (to www., to https) moves the scope
         page = page_identity(final)
         if page != entry.page:
-            if page in self._seen:
+            if page in self._seen and self._redirected.get(page) is not entry:
                 return Outcome(entry)  # a redirect to a page we have
             self._seen.add(page)  # in scope, wanted and allowed by robots.txt: every hop was checked
         error = status_error(result)
