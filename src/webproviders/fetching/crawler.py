@@ -532,9 +532,11 @@ class Crawler:
             )
         elif self._pending and len(self._results) >= self.options.max_pages:
             # As a crawl that read the whole site would look the same, say there was more.
+            waiting = len(self._pending)
             warn(
                 f"The crawl stopped at max_pages ({self.options.max_pages:,}) with more pages found "
-                f"and not read ({len(self._pending):,} URLs waiting); pass a larger max_pages for more."
+                f"and not read ({waiting:,} URL{'s' if waiting != 1 else ''} waiting); pass a larger "
+                "max_pages for more."
             )
         if self._robots_refused:
             count = self._robots_refused
