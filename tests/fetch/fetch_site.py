@@ -443,6 +443,7 @@ class SiteHandler(BaseHTTPRequestHandler):
             says = {
                 "header": ({"X-Robots-Tag": "noindex, nofollow"}, ""),
                 "header-for-another": ({"X-Robots-Tag": "otherbot: nofollow"}, ""),
+                "header-for-us": ({"X-Robots-Tag": "webproviders: noindex, nofollow"}, ""),
                 "second-meta": ({}, '<meta name="robots" content="max-image-preview:large"><meta name="robots" content="nofollow">'),
             }
             headers, head = says[path.rsplit("/", 1)[-1]]

@@ -225,7 +225,7 @@ def test_nofollow_meta_is_obeyed(site: Any, local: Config) -> None:
     assert "/docs/a" in followed
 
 
-@pytest.mark.parametrize("said", ["header", "second-meta"])
+@pytest.mark.parametrize("said", ["header", "header-for-us", "second-meta"])
 def test_nofollow_in_an_x_robots_tag_header_or_a_second_robots_meta_is_obeyed(
     said: str, site: Any, local: Config
 ) -> None:

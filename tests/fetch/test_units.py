@@ -268,6 +268,12 @@ def test_robots_directives_that_forbid_following_links(values: list[str], nofoll
     assert says_nofollow(values) is nofollow
 
 
+def test_robots_directives_addressed_to_this_crawler_are_obeyed() -> None:
+    agent = "Mozilla/5.0 (compatible; MyBot/1.0)"
+    assert says_nofollow(["mybot: noindex, nofollow"], agent)
+    assert not says_nofollow(["bot: nofollow", "MyBotX: nofollow", "googlebot: nofollow"], agent)
+
+
 # -- sitemaps -----------------------------------------------------------------------------
 
 

@@ -391,7 +391,7 @@ class Crawler:
         item["url"] = final
         item["metadata"]["depth"] = entry.depth
         item["metadata"]["referrer"] = entry.referrer
-        nofollow = page.nofollow or says_nofollow(result.headers.get_list("x-robots-tag"))
+        nofollow = page.nofollow or says_nofollow(result.headers.get_list("x-robots-tag"), self.robots.user_agent)
         follow = page.html and not (nofollow and self.options.respect_robots)
         canonical = item["metadata"].get("canonical_url")
         if canonical and self._in_scope(canonical):

@@ -69,18 +69,28 @@ _VALUED_DIRECTIVES = frozenset({"unavailable_after", "max-snippet", "max-image-p
 _NAMED = re.compile(r"\s*([\w.-]+)\s*:")
 
 
-def says_nofollow(values: Iterable[str]) -> bool:
-    """Whether robots directives for every crawler forbid following a page's links: the
-    contents of its ``<meta name="robots">`` tags or the values of its ``X-Robots-Tag`` headers,
-    each a comma-separated list (``noindex, nofollow``; ``none`` means both). A value addressed
-    to one named crawler is for it alone, as a ``<meta name="googlebot">`` tag is."""
+def says_nofollow(values: Iterable[str], user_agent: str = "") -> bool:
+    """Whether robots directives forbid following a page's links: the contents of its
+    ``<meta name="robots">`` tags or the values of its ``X-Robots-Tag`` headers, each a
+    comma-separated list (``noindex, nofollow``; ``none`` means both). A value addressed to one
+    named crawler (``googlebot: nofollow``) is for it alone: ours when the name is a product
+    token of ``user_agent``, as a robots.txt group's is."""
     for value in values:
         named = _NAMED.match(value)
         if named and named.group(1).lower() not in _VALUED_DIRECTIVES:
-            continue
+            if not _names(user_agent, named.group(1)):
+                continue
+            value = value[named.end() :]
         if {part.strip().lower() for part in value.split(",")} & {"nofollow", "none"}:
             return True
     return False
+
+
+def _names(user_agent: str, name: str) -> bool:
+    """Whether ``name`` stands in ``user_agent`` as a whole product token (``MyBot`` in
+    ``Mozilla/5.0 (compatible; MyBot/1.0)``, not ``bot`` in it)."""
+    pattern = rf"(?<![\w-]){re.escape(name)}(?![\w-])"
+    return re.search(pattern, user_agent, re.IGNORECASE) is not None
 
 
 #: ``async (robots_url) -> (status, text)``; raises a WebProviderError when it cannot fetch.
@@ -107,7 +117,7 @@ class RobotsCache:
         on_read: Callable[[str, RobotsRules], None] | None = None,
     ) -> None:
         self._fetcher = fetcher
-        self._user_agent = user_agent
+        self.user_agent = user_agent
         self._on_read = on_read
         self._origins: dict[str, asyncio.Task[RobotsRules]] = {}
 
@@ -132,7 +142,7 @@ class RobotsCache:
         # the origin: the page would fail the same way, and says why better than "disallowed".
         status, text = await self._fetcher(f"{origin}/robots.txt")
         if 200 <= status < 300:
-            rules = parse(text, self._user_agent)
+            rules = parse(text, self.user_agent)
         elif 400 <= status < 500 and status != 429:
             rules = RobotsRules(note=f"{origin}/robots.txt answered HTTP {status}; all paths allowed")
         else:
