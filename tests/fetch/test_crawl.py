@@ -309,6 +309,12 @@ def test_sitemap_seeding(site: Any, local: Config) -> None:
     assert "/media/photo/1" not in site.paths()  # the <image:loc> of its picture is no page
 
 
+def test_no_sitemap_is_read_when_the_seed_is_all_max_pages_allows(site: Any, local: Config) -> None:
+    """Nothing it lists could be read: its requests (and its host's Crawl-delay) were spent for nothing."""
+    assert paths(crawl(site.url("/docs/a"), local, use_sitemap=True, max_pages=1), site) == ["/docs/a"]
+    assert "/sitemap.xml" not in site.paths()
+
+
 @pytest.mark.parametrize(
     ("host", "warning"),
     [

@@ -586,7 +586,8 @@ class Crawler:
                         await self._report(outcome, len(in_flight))
                     if entry.depth == 0 and not seed_done:
                         seed_done = True
-                        if self.options.use_sitemap and self.options.max_depth >= 1:
+                        more = len(self._results) < self.options.max_pages  # else nothing listed is read
+                        if self.options.use_sitemap and self.options.max_depth >= 1 and more:
                             # Its fetches wait for the host's slot and Crawl-delay: bounded too.
                             try:
                                 await within(self._read_sitemaps(entry, found_on), self._left())
