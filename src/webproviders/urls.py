@@ -34,8 +34,9 @@ TRACKING_PARAMS = frozenset(
 _TRACKING_PREFIXES = ("utm_", "pk_", "piwik_", "matomo_", "hsa_")
 #: Session ids a server writes into its links for a client without cookies, as a crawler is:
 #: a new one on every visit puts each page under endless URLs (Java's ``;jsessionid=`` path
-#: parameter, PHP's and ColdFusion's query parameters).
-SESSION_PARAMS = frozenset({"jsessionid", "phpsessid", "aspsessionid", "cfid", "cftoken"})
+#: parameter, PHP's and ColdFusion's query parameters, and those of the shop software that
+#: writes its own: osCommerce's ``osCsid``, Zen Cart's ``zenid``).
+SESSION_PARAMS = frozenset({"jsessionid", "phpsessid", "aspsessionid", "cfid", "cftoken", "oscsid", "zenid"})
 _PATH_SESSION = re.compile(r";(?:jsessionid|phpsessid)=[^;/]*", re.IGNORECASE)
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]+")
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")

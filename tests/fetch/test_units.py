@@ -134,6 +134,9 @@ def test_config_builds_the_policy(config_for: Any) -> None:
         ("http://h.example/;JSESSIONID=0A1B2C", "http://h.example/"),
         ("http://h.example/forum.php?PHPSESSID=9f8e7d&t=5", "http://h.example/forum.php?t=5"),
         ("http://h.example/a.cfm?CFID=12&CFTOKEN=34&x=1", "http://h.example/a.cfm?x=1"),
+        # Shops that write their own: osCommerce, Zen Cart.
+        ("http://h.example/product_info.php?products_id=28&osCsid=5f1c2e", "http://h.example/product_info.php?products_id=28"),
+        ("http://h.example/index.php?main_page=index&cPath=3&zenid=a81b", "http://h.example/index.php?main_page=index&cPath=3"),
     ],
 )
 def test_canonicalize(url: str, canonical: str) -> None:
