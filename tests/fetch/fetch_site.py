@@ -350,12 +350,15 @@ class SiteServer(ThreadingHTTPServer):
         self.slow_seconds = 10.0
         #: Session ids handed out by /jsp/ pages.
         self.sessions = 0
+        #: When /throttled/ last served a page: it answers 429 to one asked for within 0.5 s.
+        self.throttled_at = 0.0
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # a client that hangs up early (a body cap, a timeout) is expected here
 
     def reset(self) -> None:
         with self.lock:
+            self.throttled_at = 0.0
             self.hits.clear()
             self.times.clear()
             self.peak.clear()
@@ -421,6 +424,14 @@ class SiteHandler(BaseHTTPRequestHandler):
         }
         if path in pages:
             return self._send(200, pages[path].encode())
+        if path.startswith("/throttled/"):  # a rate limit that says no more than 429 (no Retry-After)
+            with server.lock:
+                now = time.monotonic()
+                too_soon, server.throttled_at = now - server.throttled_at < 0.5, max(now, server.throttled_at)
+            if too_soon:
+                return self._send(429, b"<h1>Too many requests</h1>")
+            pages = "".join(f'<li><a href="/throttled/{n}">Page {n}</a></li>' for n in range(6))
+            return self._send(200, f"<html><body><article><h1>Throttled</h1><p>Read slowly, please.</p><ul>{pages}</ul></article></body></html>".encode())
         if path == "/moving/":  # three old addresses of one page, which moved
             old = "".join(f'<li><a href="/moving/old{n}">Old address {n}</a></li>' for n in range(3))
             return self._send(200, page("Moving", f"<article><h1>Moving</h1><p>Links from before the move:</p><ul>{old}</ul></article>").encode())

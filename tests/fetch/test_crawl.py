@@ -584,6 +584,16 @@ def test_a_host_that_answers_with_retry_after_gets_no_request_before_it(
     ]
 
 
+def test_a_host_that_answers_429_without_retry_after_is_slowed_down_and_asked_again(
+    site: Any, local: Config
+) -> None:
+    """It serves one page per 0.5 s: before, the crawl went on at full speed, and most of its
+    pages were rate_limited items."""
+    envelope = crawl(site.url("/throttled/"), local, max_depth=1, timeout=30)
+    assert [page.get("error_code") for page in envelope["data"]] == [None] * 7
+    assert site.paths().count("/throttled/") == 1
+
+
 def test_a_sitemap_of_a_host_paused_past_the_deadline_is_not_waited_for(site: Any, local: Config) -> None:
     """The seed asks for an hour's pause: its sitemap waited for it, and held the call until its
     deadline, which a warning then blamed for a crawl that had ended at once."""

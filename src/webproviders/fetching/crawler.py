@@ -150,6 +150,8 @@ class Outcome:
     robots_refused: bool = False
     #: The fetch was cut off by the call's deadline (not by its own timeout): not a result.
     cut_short: bool = False
+    #: The host asked for a pause (429, 503): the page is asked for again once it is over.
+    again: bool = False
 
 
 class Crawler:
@@ -171,6 +173,8 @@ class Crawler:
         #: Pages a redirect is on its way to, by page, with the entry whose fetch follows it
         #: there: another link redirecting to one of them is not followed (it would read it twice).
         self._redirected: dict[str, Entry] = {}
+        #: Pages asked for again after their host's pause (each once).
+        self._asked_again: set[str] = set()
         self._results: list[tuple[Entry, dict[str, Any]]] = []
         self._scope_hosts: set[str] = set()
         self._scope_domains: set[str] = set()
@@ -382,8 +386,8 @@ class Crawler:
                 return Outcome(entry)  # a redirect to a page we have
             self._seen.add(page)  # in scope, wanted and allowed by robots.txt: every hop was checked
         error = status_error(result)
-        if result.status_code in PAUSE_STATUSES and (wait := retry_after_from_headers(result.headers)):
-            self.limiter.pause(host_of(final), wait)  # as the host asked: no request until then
+        if result.status_code in PAUSE_STATUSES and self._pause(entry, final, result):
+            return Outcome(entry, again=True)
         if error is not None:
             return Outcome(entry, item=self._error_item(entry, error), final_url=final)
         page = await render(result, self.options.page, self.config.web.extraction, want_links=True)
@@ -397,6 +401,24 @@ class Crawler:
         if canonical and self._in_scope(canonical):
             self._seen.add(page_identity(canonicalize(canonical)))
         return Outcome(entry, item=item, links=page.links if follow else [], final_url=final)
+
+    def _pause(self, entry: Entry, final: str, result: FetchResult) -> bool:
+        """Pause the host that answered 429 or 503 as it asked (``Retry-After``), or slow it
+        down after a 429 that does not say for how long; True when the page is to be asked for
+        again once the pause is over (once, and when the call's time allows)."""
+        host = host_of(final)
+        wait = retry_after_from_headers(result.headers)
+        if wait:
+            self.limiter.pause(host, wait)  # as the host asked: no request until then
+        elif result.status_code == 429:
+            wait = self.limiter.slow_down(host)
+        else:
+            return False  # a 503 that says nothing more: a page that is down
+        left = self._left()
+        if entry.page in self._asked_again or (left is not None and wait >= left):
+            return False
+        self._asked_again.add(entry.page)
+        return True
 
     async def _read_sitemaps(self, seed: Entry, referrer: str) -> None:
         """Queue the pages the sitemaps of the seed's site list; ``referrer`` is where the seed
@@ -576,6 +598,10 @@ class Crawler:
                 for task in done:
                     entry = in_flight.pop(task)
                     outcome = task.result()
+                    if outcome.again:  # after its host's pause, in its place in the order
+                        self._pending[entry.page] = entry
+                        heapq.heappush(self._heap, entry)
+                        continue
                     found_on = outcome.final_url or entry.url
                     cut_short = cut_short or outcome.cut_short
                     if outcome.robots_refused:

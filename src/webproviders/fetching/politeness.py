@@ -2,7 +2,8 @@
 
 One limiter serves one extract or crawl call. The per-host slot is taken before the global
 one, so a busy host never holds global slots that other hosts could use. A host that asked
-for a pause (``Retry-After``) gets no request until it is over.
+for a pause (``Retry-After``) gets no request until it is over; one that answers 429
+without one is slowed down.
 """
 
 from __future__ import annotations
@@ -10,6 +11,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+
+#: The longest gap :meth:`HostLimiter.slow_down` sets (as long as the longest ``Crawl-delay`` obeyed).
+MAX_GAP = 10.0
 
 
 class HostPaused(Exception):
@@ -32,6 +36,7 @@ class HostLimiter:
         self._next_start: dict[str, float] = {}
         self._host_delay: dict[str, float] = {}
         self._paused_until: dict[str, float] = {}
+        self._slowed_until: dict[str, float] = {}
 
     def set_host_delay(self, host: str, delay: float) -> None:
         """A host-specific minimum gap between request starts (e.g. robots ``Crawl-delay``)."""
@@ -41,6 +46,20 @@ class HostLimiter:
         """Start no request to ``host`` for ``seconds`` (its 429 or 503 said ``Retry-After``)."""
         until = asyncio.get_running_loop().time() + seconds
         self._paused_until[host] = max(until, self._paused_until.get(host, until))
+
+    def slow_down(self, host: str) -> float:
+        """``host`` answered 429 without saying for how long: twice the gap between its request
+        starts (1 s the first time, at most :data:`MAX_GAP`), and no request for that long.
+        A 429 within twice that gap of the last slow-down answers a request sent before it,
+        and says nothing new. Returns the gap."""
+        now = asyncio.get_running_loop().time()
+        if now < self._slowed_until.get(host, 0.0):
+            return self._gap(host)
+        gap = min(MAX_GAP, max(1.0, 2 * self._gap(host)))
+        self._host_delay[host] = gap
+        self.pause(host, gap)
+        self._slowed_until[host] = now + 2 * gap  # the requests already on their way answer by then
+        return gap
 
     def _gap(self, host: str) -> float:
         return max(self.delay, self._host_delay.get(host, 0.0))
