@@ -23,6 +23,7 @@ PUBLIC = "93.184.216.34"  # a public address; tests only use it where no connect
 TEST_NAMES: dict[str, list[list[str]]] = {
     "site.test": [["127.0.0.1"]],
     "www.site.test": [["127.0.0.1"]],
+    "moved.site.test": [["127.0.0.1"]],
     "blog.site.test": [["127.0.0.1"]],
     "delay.site.test": [["127.0.0.1"]],
     "gz.site.test": [["127.0.0.1"]],

@@ -408,6 +408,8 @@ class SiteHandler(BaseHTTPRequestHandler):
     def _route(self, host: str, path: str, query: dict[str, list[str]]) -> None:
         server = self.server
         port = server.port
+        if host == "moved.site.test":  # a site that moved to site.test, every address with it
+            return self._redirect(f"http://site.test:{port}{path}", 301)
         pages = {
             "/": home(port),
             "/articles/caching": CACHING,

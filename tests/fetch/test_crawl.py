@@ -364,6 +364,15 @@ def test_the_sitemaps_read_are_those_of_the_host_the_seed_redirects_to(site: Any
     assert f"http://gz.site.test:{site.port}/orphan" in [page["url"] for page in envelope["data"]]
 
 
+def test_a_robots_txt_that_redirects_to_another_hosts_is_read_once(site: Any, config_for: Any) -> None:
+    """moved.site.test sends every address to site.test, its robots.txt too: that answer is
+    site.test's, which was asked for again when the crawl got there."""
+    config = config_for(allowed_hosts=["moved.site.test", "site.test"])
+    envelope = crawl(f"http://moved.site.test:{site.port}/docs/a", config, max_depth=0)
+    assert envelope["data"][0]["url"] == f"http://site.test:{site.port}/docs/a"
+    assert site.hits.count(("site.test", "/robots.txt")) == 1
+
+
 def test_a_sitemap_of_many_pages_queues_only_what_max_pages_can_use(site: Any, named: Config) -> None:
     """Queueing all 20,000 listed URLs held up the event loop for seconds, past the deadline."""
     events: list[dict[str, Any]] = []

@@ -175,6 +175,8 @@ class Crawler:
         self._redirected: dict[str, Entry] = {}
         #: Pages asked for again after their host's pause (each once).
         self._asked_again: set[str] = set()
+        #: robots.txt answers read at the end of another origin's redirect, by their URL.
+        self._robots_of: dict[str, tuple[int, str]] = {}
         self._results: list[tuple[Entry, dict[str, Any]]] = []
         self._scope_hosts: set[str] = set()
         self._scope_domains: set[str] = set()
@@ -286,13 +288,24 @@ class Crawler:
 
     # -- fetching ---------------------------------------------------------------------
     async def _fetch_robots(self, url: str) -> tuple[int, str]:
-        """robots.txt, outside the limiter: a redirect's check must not wait for the slot its page holds."""
+        """robots.txt, outside the limiter: a redirect's check must not wait for the slot its page holds.
+
+        One that redirects to another origin's robots.txt (``www.`` to the bare host) is that
+        origin's answer too: it is not asked for again when a page of that origin is."""
+        read = self._robots_of.pop(url, None)
+        if read is not None:
+            return read
         timeout = min(10.0, self._url_timeout())
         result = await fetch(
             url, self.config, timeout=timeout, max_bytes=PARSE_LIMIT, accept="text/plain", truncate=True
         )
         text, _codec = decode(result.content, result.content_type, "text")
-        return result.status_code, whole_lines(text, result.truncated)
+        answer = result.status_code, whole_lines(text, result.truncated)
+        final = urlsplit(canonicalize(result.final_url))
+        moved = f"{final.scheme}://{final.netloc}/robots.txt"
+        if final.path == "/robots.txt" and not final.query and moved != url:
+            self._robots_of[moved] = answer
+        return answer
 
     def _robots_read(self, origin: str, rules: RobotsRules) -> None:
         """A host's ``Crawl-delay`` paces that host from when its robots.txt is read (when obeyed)."""
