@@ -794,3 +794,32 @@ def test_an_async_register_is_a_load_error_not_a_plugin_with_nothing_in_it(
     assert envelope["error"] == f"Backend 'eagerreg' is not available: its user plugin 'eagerreg' failed to load ({reason})."
     gc.collect()
     assert not [w for w in recwarn if "was never awaited" in str(w.message)]
+
+
+@pytest.mark.parametrize("hook", ["before_dispatch", "after_dispatch"])
+def test_an_async_dispatch_hook_is_a_load_error_not_a_hook_that_never_runs(
+    hook: str, write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture, recwarn: pytest.WarningsRecorder
+) -> None:
+    """Hooks are called, not awaited: a policy's ``async def before_dispatch`` that refuses
+    every call made a coroutine nobody awaited, and every call went through as if it had
+    allowed it, with no word of the plugin anywhere."""
+    import gc
+
+    code = f"""
+from webproviders import BlockedError
+
+def register(ctx):
+    pass
+
+async def {hook}(capability):
+    raise BlockedError("nothing is allowed here")
+"""
+    root = write_plugin("asyncpolicy", code)
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["asyncpolicy"]})
+    reason = f"{hook}() is an async def, which does nothing when called; write it as a plain def"
+    with caplog.at_level(logging.WARNING):
+        dispatch_search("q", backend="stub", config=config)
+    assert f"Plugin 'asyncpolicy' failed to register: {reason}" in [r.getMessage() for r in caplog.records]
+    assert _rows(config)["asyncpolicy"]["load_error"] == reason
+    gc.collect()
+    assert not [w for w in recwarn if "was never awaited" in str(w.message)]

@@ -347,14 +347,15 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
     if not impls:
         record.error = "the plugin defines no register(ctx) function"
     limit = config.plugins.register_timeout
+    asynchronous = _async_hook(manager, plugin_id)
+    if asynchronous is not None:  # called, it would only make a coroutine
+        ctx.close()
+        record.error = asynchronous
+        log.warning("Plugin '%s' failed to register: %s", record.name, record.error)
+        _withdraw(providers, record)
+        manager.unregister(name=plugin_id)
+        return
     for impl in impls:
-        if inspect.iscoroutinefunction(impl.function):  # called, it would only make a coroutine
-            ctx.close()
-            record.error = "register() is an async def, which registers nothing when called; write it as a plain def"
-            log.warning("Plugin '%s' failed to register: %s", record.name, record.error)
-            _withdraw(providers, record)
-            manager.unregister(name=plugin_id)
-            return
         try:
             _call_register(impl.function, ctx, limit)
         except DuplicateProvider as exc:
@@ -378,6 +379,17 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
             _withdraw(providers, record)
             manager.unregister(name=plugin_id)
             return
+
+
+def _async_hook(manager: pluggy.PluginManager, plugin_id: str) -> str | None:
+    """Why the plugin cannot load when one of its hooks is an ``async def``: hooks are called,
+    never awaited, so such a hook does nothing (a policy's ``before_dispatch`` refused no call)."""
+    for name in ("register", *sorted(_HOOK_NAMES - {"register"})):
+        for impl in getattr(manager.hook, name).get_hookimpls():
+            if impl.plugin_name == plugin_id and inspect.iscoroutinefunction(impl.function):
+                does = "registers nothing" if name == "register" else "does nothing"
+                return f"{name}() is an async def, which {does} when called; write it as a plain def"
+    return None
 
 
 def _withdraw(providers: dict[str, ProviderEntry], record: PluginRecord) -> None:
