@@ -823,3 +823,38 @@ async def {hook}(capability):
     assert _rows(config)["asyncpolicy"]["load_error"] == reason
     gc.collect()
     assert not [w for w in recwarn if "was never awaited" in str(w.message)]
+
+
+def test_what_an_after_dispatch_hook_changes_in_the_envelope_never_reaches_the_caller(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """``after_dispatch`` observes (logging, spend, indexing), but it was handed the very
+    envelope returned: a hook that set ``success`` on a failure made it a success with an
+    ``error``, one that cleared it returned ``{}`` (the CLI printed ``error [None]: None``),
+    and one that stored a datetime in ``meta`` made the envelope something JSON cannot hold."""
+    code = """
+import datetime
+
+SEEN = []
+
+def register(ctx):
+    pass
+
+def after_dispatch(envelope):
+    SEEN.append(envelope["success"])
+    envelope["success"] = not envelope["success"]
+    envelope["meta"]["when"] = datetime.datetime(2026, 1, 1)
+    envelope.pop("error", None)
+    if isinstance(envelope.get("data"), dict):
+        envelope["data"]["web"].clear()
+"""
+    root = write_plugin("meddler", code)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["meddler"]})
+    found = dispatch_search("q", backend="stub", config=config)
+    failed = dispatch_search("q", backend="not-a-backend", config=config)
+    assert found["success"] is True and found["data"]["web"]
+    assert failed["success"] is False and failed["error"].startswith("Unknown backend 'not-a-backend'")
+    assert "when" not in found["meta"] and "when" not in failed["meta"]
+    json.dumps([found, failed])
+    module = next(m for name, m in sys.modules.items() if name.startswith("_webproviders_plugins.user.meddler"))
+    assert module.SEEN == [True, False]

@@ -41,7 +41,8 @@ def after_dispatch(
     config: Config,
     cost: dict[str, Any] | None,
 ) -> None:
-    """Called with every envelope before it is returned (logging, cost accounting, indexing).
+    """Called with every envelope before it is returned (logging, cost accounting, indexing);
+    ``envelope`` is a copy, so what the hook changes in it never reaches the caller.
 
     ``config`` is the call's configuration. ``cost`` is what the call spent, ``{usd, units,
     unit, estimated}`` summed over every request it sent (zero when it spent nothing; the
