@@ -858,3 +858,42 @@ def after_dispatch(envelope):
     json.dumps([found, failed])
     module = next(m for name, m in sys.modules.items() if name.startswith("_webproviders_plugins.user.meddler"))
     assert module.SEEN == [True, False]
+
+
+def test_an_unavailable_reason_that_is_not_text_or_fails_keeps_the_listing_usable(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """``unavailable_reason()`` answering a dict made ``webproviders providers`` and
+    ``list_providers()`` fail for every provider (``unhashable type: 'dict'``, exit 1); one
+    that raised was reported as ``is_available()`` failing."""
+    code = """
+from webproviders import WebSearchProvider
+
+class Odd(WebSearchProvider):
+    name = "odd-reason"
+    def is_available(self):
+        return False
+    def unavailable_reason(self):
+        return {"missing": "ODD_KEY"}
+
+class Failing(WebSearchProvider):
+    name = "failing-reason"
+    def is_available(self):
+        return False
+    def unavailable_reason(self):
+        raise LookupError("no region table")
+
+def register(ctx):
+    ctx.register_web_search_provider(Odd())
+    ctx.register_web_search_provider(Failing())
+"""
+    root = write_plugin("reasons", code)
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["reasons"]})
+    rows = _rows(config)
+    assert rows["odd-reason"]["reason"] == (
+        "the provider reports it is not available (its unavailable_reason() gave a dict, not text)"
+    )
+    assert rows["failing-reason"]["reason"] == "unavailable_reason() failed: LookupError: no region table"
+    assert rows["stub"]["available"] is True
+    envelope = dispatch_search("q", backend="odd-reason", config=config)
+    assert envelope["error_code"] == "not_configured" and "gave a dict, not text" in envelope["error"]

@@ -483,6 +483,7 @@ def _configured_secrets(entry: ProviderEntry, config: Config) -> list[str]:
 
 def _ask_provider(entry: ProviderEntry) -> Availability:
     provider = entry.provider
+    method = "is_available"
     try:
         answer = provider.is_available()
         if inspect.iscoroutine(answer):  # a coroutine is true: an ``async def`` saying False counted as yes
@@ -490,12 +491,16 @@ def _ask_provider(entry: ProviderEntry) -> Availability:
             return False, "is_available() is an async def; write it as a plain def answering at once (offline)"
         if answer:
             return True, None
+        method = "unavailable_reason"
         reason = provider.unavailable_reason()
     except BaseException as exc:  # noqa: BLE001 - on a worker thread: a plugin's sys.exit() is its failure
         from ..errors import exception_text
 
         text = exception_text(exc)  # what to fix, in the plugin's words (scrubbed where it is shown)
-        return False, f"is_available() failed: {type(exc).__name__}" + (f": {text}" if text else "")
+        return False, f"{method}() failed: {type(exc).__name__}" + (f": {text}" if text else "")
+    if reason is not None and not isinstance(reason, str):  # the listing and every error quote it as text
+        kind = type(reason).__name__
+        return False, f"the provider reports it is not available (its unavailable_reason() gave a {kind}, not text)"
     return False, reason or "the provider reports it is not available"
 
 
