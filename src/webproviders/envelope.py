@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import ParseError, WebProviderError, error_for_code
+from .errors import ERROR_CODES, ParseError, WebProviderError, error_for_code
 from .redact import mask_userinfo
 from .surrogates import sound
 from .urls import is_http_url
@@ -23,7 +23,7 @@ _PAGE_CONTENT_KEYS = ("content", "markdown", "text", "body")
 #: A hit's URL starts with one of these (in any case).
 _SCHEMES = ("http://", "https://")
 _SEARCH_SKIP = {"position", *_URL_KEYS, *_TITLE_KEYS, *_DESCRIPTION_KEYS}
-_PAGE_SKIP = {"error", "error_code", *_URL_KEYS, *_TITLE_KEYS, *_PAGE_CONTENT_KEYS}
+_PAGE_SKIP = {"error", "error_code", "detail", "retry_after", *_URL_KEYS, *_TITLE_KEYS, *_PAGE_CONTENT_KEYS}
 
 
 def _as_mapping(item: Any) -> Mapping[str, Any] | None:
@@ -118,16 +118,34 @@ def _failure_from(raw: Mapping[str, Any]) -> WebProviderError:
     code = raw.get("error_code")
     message = _text(raw.get("error")) or "The provider reported a failure without a message."
     detail = raw.get("detail")
-    wait = raw.get("retry_after")
-    retry_after: float | None = None
-    if isinstance(wait, (int, float)) and not isinstance(wait, bool) and 0 <= wait < float("inf"):
-        retry_after = float(wait)
     return error_for_code(
         code if isinstance(code, str) else "provider_error",
         message,
         detail=detail if isinstance(detail, str) else None,
-        retry_after=retry_after,
+        retry_after=_wait(raw.get("retry_after")),
     )
+
+
+def _wait(value: Any) -> float | None:
+    """A provider's ``retry_after``: seconds as a finite number from 0, else None."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and 0 <= value < float("inf"):
+        return float(value)
+    return None
+
+
+def _page_failure(page: dict[str, Any], mapping: Mapping[str, Any]) -> None:
+    """A failed item's fields in the envelope's terms: ``error_code`` one of the library's
+    (callers switch on the closed set, and the envelope models refuse another), ``detail``
+    text and ``retry_after`` seconds, whatever the provider wrote."""
+    page["error"] = _text(mapping.get("error")) or "The provider reported a failure without a message."
+    code = mapping.get("error_code")
+    page["error_code"] = code if code in ERROR_CODES else "provider_error"
+    detail = mapping.get("detail")
+    if isinstance(detail, str) and detail:
+        page["detail"] = sound(detail)
+    wait = _wait(mapping.get("retry_after"))
+    if wait is not None:
+        page["retry_after"] = wait
 
 
 def _unwrap(raw: Any, list_key: str | None) -> tuple[Any, dict[str, Any]]:
@@ -276,10 +294,8 @@ def normalise_pages(raw: Any, max_chars: int | None = None) -> tuple[list[dict[s
             "raw_content": _text(mapping.get("raw_content")) or None,
             "metadata": dict(metadata) if isinstance(metadata, Mapping) else {},
         }
-        if mapping.get("error"):
-            page["error"] = _text(mapping["error"])
-            code = mapping.get("error_code")
-            page["error_code"] = code if isinstance(code, str) else "provider_error"
+        if mapping.get("error") or mapping.get("error_code"):
+            _page_failure(page, mapping)
         page.update(_extras(mapping, _PAGE_SKIP | set(page)))
         if max_chars is not None:
             cut_page(page, max_chars)

@@ -410,3 +410,46 @@ def test_an_extract_answer_is_held_to_one_item_per_url(write_plugin: Any, make_c
     envelope = dispatch_extract(["https://a.example/", "https://b.example/"], backend="many", config=config)
     assert [page["content"] for page in envelope["data"]] == ["copy 0", "copy 1"]
     assert envelope["meta"]["warnings"] == ["many returned 100000 pages for 2 URLs; the first 2 are kept."]
+
+
+def test_a_failed_item_in_a_provider_s_own_words_is_held_to_the_envelope_s_terms(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A per-URL failure written by hand (``{"url", "error", "error_code": "acme_down"}``)
+    reached the envelope as it was: an ``error_code`` outside the closed set callers switch
+    on, a ``detail`` that is a number and a ``retry_after`` of ``"soon"``, which the envelope
+    models refused to read; an item with only an ``error_code`` read as a page with no text."""
+    root = write_plugin(
+        "handmade",
+        """
+        from webproviders import WebSearchProvider
+
+        class Handmade(WebSearchProvider):
+            name = "handmade"
+            def is_available(self):
+                return True
+            def supports_extract(self):
+                return True
+            def extract(self, urls, **kwargs):
+                return [
+                    {"url": urls[0], "error": "Acme is rebuilding", "error_code": "acme_down", "detail": 5,
+                     "retry_after": "soon"},
+                    {"url": urls[1], "error_code": "not_found", "retry_after": 30},
+                    {"url": urls[2], "content": "read", "detail": {"took": 3}},
+                ]
+
+        def register(ctx):
+            ctx.register_web_search_provider(Handmade(), manifest={"fetch": "none"})
+        """,
+    )
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["handmade"]})
+    urls = ["https://a.example/", "https://b.example/", "https://c.example/"]
+    envelope = dispatch_extract(urls, backend="handmade", config=config)
+    PagesEnvelope.model_validate(envelope)
+    first, second, third = envelope["data"]
+    assert (first["error_code"], first["error"]) == ("provider_error", "Acme is rebuilding")
+    assert "detail" not in first and "retry_after" not in first
+    assert (second["error_code"], second["retry_after"]) == ("not_found", 30.0)
+    assert second["error"] == "The provider reported a failure without a message."
+    assert third["content"] == "read" and "detail" not in third and "error" not in third
+    assert envelope["meta"]["failed"] == 2
