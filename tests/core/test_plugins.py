@@ -897,3 +897,28 @@ def register(ctx):
     assert rows["stub"]["available"] is True
     envelope = dispatch_search("q", backend="odd-reason", config=config)
     assert envelope["error_code"] == "not_configured" and "gave a dict, not text" in envelope["error"]
+
+
+def test_arguments_a_hook_removed_or_reshaped_are_named_with_its_plugin(write_plugin: Any, make_config: Any) -> None:
+    """A hook that removed the query or made ``options`` a list failed the call as "The
+    before_dispatch hook failed: KeyError: 'query'." or "ValueError: dictionary update
+    sequence element #0 ...": the library's own code raised, so no plugin was named, and
+    nothing said what the hook had done."""
+    code = """
+def register(ctx):
+    pass
+
+def before_dispatch(arguments):
+    if arguments.get("query") == "drop it":
+        del arguments["query"]
+    elif arguments.get("query") == "reshape":
+        arguments["options"] = ["time_range", "week"]
+"""
+    root = write_plugin("reshaper", code)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["reshaper"]})
+    prefix = "The before_dispatch hook of user plugin 'reshaper' left the call's arguments invalid: "
+    dropped = dispatch_search("drop it", backend="stub", config=config)
+    assert (dropped["error_code"], dropped["error"]) == ("provider_error", prefix + "it removed 'query'.")
+    reshaped = dispatch_search("reshape", backend="stub", config=config)
+    assert reshaped["error"] == prefix + "'options' is a list, not a mapping of option names to values."
+    assert dispatch_search("fine", backend="stub", config=config)["success"] is True

@@ -190,16 +190,38 @@ def _before(call: Call, entry: ProviderEntry) -> None:
     hook = call.registry.hook("before_dispatch")
     if hook is not None:
         hook(capability=call.capability, backend=entry.manifest.name, arguments=call.arguments)
-        try:  # what a hook wrote is checked as the caller's was: its mistake is not the provider's
-            checked, _ = validate_arguments(call.capability, call.arguments)
-        except InvalidInputError as exc:
+        # What a hook wrote is checked as the caller's was: its mistake is not the provider's.
+        checked: dict[str, Any] = {}
+        problem = _unshaped(call.capability, call.arguments)
+        if problem is None:
+            try:
+                checked, _ = validate_arguments(call.capability, call.arguments)
+            except InvalidInputError as exc:
+                problem = exc.message
+        if problem is not None:
             raise ProviderError(
                 f"The before_dispatch hook of {call.registry.hook_plugins('before_dispatch')} left the "
-                f"call's arguments invalid: {exc.message}",
+                f"call's arguments invalid: {problem}",
                 provider=entry.manifest.name,
-            ) from None
+            )
         call.arguments.update(checked)
     _option_warnings(call, entry)
+
+
+#: The arguments each capability's call holds, which a ``before_dispatch`` hook may edit but not remove.
+_ARGUMENTS = {"search": ("query", "limit", "options"), "extract": ("urls", "options"), "crawl": ("url", "options")}
+
+
+def _unshaped(capability: str, arguments: dict[str, Any]) -> str | None:
+    """What a hook did to the arguments' shape that no check of a value would name: a key it
+    removed, or ``options`` that are no longer a mapping (a ``KeyError`` in the library's code)."""
+    missing = [key for key in _ARGUMENTS[capability] if key not in arguments]
+    if missing:
+        return f"it removed {', '.join(repr(key) for key in missing)}."
+    options = arguments["options"]
+    if not isinstance(options, dict):
+        return f"'options' is a {type(options).__name__}, not a mapping of option names to values."
+    return None
 
 
 async def attempt(call: Call, entry: ProviderEntry, record: Attempt) -> tuple[Any, dict[str, Any]]:
