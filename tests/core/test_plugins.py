@@ -922,3 +922,23 @@ def before_dispatch(arguments):
     reshaped = dispatch_search("reshape", backend="stub", config=config)
     assert reshaped["error"] == prefix + "'options' is a list, not a mapping of option names to values."
     assert dispatch_search("fine", backend="stub", config=config)["success"] is True
+
+
+def test_an_enabled_plugin_whose_manifest_is_invalid_is_said_in_the_log(
+    tmp_path: Path, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A policy plugin of hooks alone, enabled, whose plugin.yaml had a wrong value was left
+    out without a line in the log: every call went through unpoliced, and only
+    ``webproviders providers`` said why. A folder that is not enabled stays quiet."""
+    root = tmp_path / "plugins"
+    for name in ("policy", "idle"):
+        (root / name).mkdir(parents=True)
+        (root / name / "plugin.yaml").write_text(f"name: {name}\nkind: hooks\nproviders: []\n")
+        (root / name / "__init__.py").write_text("def register(ctx):\n    pass\n")
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["policy"]})
+    with caplog.at_level(logging.WARNING, logger="webproviders.registry.loader"):
+        assert dispatch_search("q", backend="stub", config=config)["success"] is True
+    said = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert said == [
+        f"Plugin 'policy' is not loaded: {root / 'policy' / 'plugin.yaml'} is invalid: 'kind': Input should be 'backend'."
+    ]

@@ -230,6 +230,10 @@ def _add_folder(found: Plugins, config: Config, folder: Path, source: Source) ->
         record.error = str(exc)
         record.loaded = True
         found.plugins.append(record)
+        if source != "user" or folder.name in config.plugins.enabled:
+            # Said where calls are made too: a plugin of hooks alone has no backend whose
+            # failure would name it, and its policy would be off without a word.
+            log.warning("Plugin '%s' is not loaded: %s.", record.name, record.error)
         return
     disabled = record.name in config.plugins.disabled
     if disabled or (source == "user" and record.name not in config.plugins.enabled):
