@@ -658,7 +658,8 @@ def _map(exc: BaseException, provider: str | None) -> WebProviderError:
     if isinstance(exc, NotImplementedError):
         return UnsupportedError(f"{who} does not support this operation.", provider=provider)
     if isinstance(exc, TimeoutError) or _is_asyncio_timeout(exc):
-        return WebTimeoutError(f"{who} timed out.", provider=provider)
+        text = exception_text(exc)  # a socket's "timed out", an SDK's own words
+        return WebTimeoutError(f"{who} timed out{': ' + text if text else '.'}", provider=provider)
     mapped = _from_httpx(exc, who, provider)
     if mapped is not None:
         return mapped

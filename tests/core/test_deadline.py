@@ -100,3 +100,32 @@ def test_an_answer_read_past_the_deadline_is_no_success(write_plugin: Any, make_
     envelope = dispatch_search("q", backend="holder", config=config, timeout=0.2)
     assert envelope["success"] is False and envelope["error_code"] == "timeout", envelope
     assert "still being read" in envelope["error"]
+
+
+@pytest.mark.parametrize("kind", ["def", "async def"])
+def test_a_time_limit_of_the_provider_s_own_is_not_told_as_the_call_s(
+    kind: str, write_plugin: Any, make_config: Any
+) -> None:
+    """A provider whose socket or SDK gave up after its own time limit (a ``TimeoutError``
+    raised at once) was reported as "limited did not answer within 9.9 s.": the call's
+    deadline, which had not passed, and nothing of what the provider said."""
+    code = f"""
+from webproviders import WebSearchProvider
+
+class Limited(WebSearchProvider):
+    name = "limited"
+    def is_available(self):
+        return True
+    {kind} search(self, query, limit=5, **options):
+        raise TimeoutError("the vendor's 2 s read limit ran out")
+
+def register(ctx):
+    ctx.register_web_search_provider(Limited())
+"""
+    root = write_plugin("limited", code)
+    config = make_config(web={"timeout": 10, "cache": False}, plugins={"paths": [str(root)], "enabled": ["limited"]})
+    envelope = dispatch_search("q", backend="limited", config=config)
+    assert (envelope["error_code"], envelope["error"]) == (
+        "timeout",
+        "limited timed out: the vendor's 2 s read limit ran out",
+    )

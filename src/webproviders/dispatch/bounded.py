@@ -33,9 +33,13 @@ async def _contained(awaitable: Awaitable[T]) -> T:
     """``await awaitable``, with what a provider raises that is not an ordinary exception
     (``SystemExit``, a ``BaseException`` of its own) made its failure: raised out of a task,
     it would leave the event loop instead of reaching the call. A ``KeyboardInterrupt``
-    is the user's Ctrl-C and goes on."""
+    is the user's Ctrl-C and goes on. A ``TimeoutError`` it raises is its own failure too:
+    only the call's bound running out is the call's timeout ("did not answer within 9.4 s"),
+    not an SDK's or a socket's time limit that ran out after 50 ms."""
     try:
         return await awaitable
+    except (TimeoutError, asyncio.TimeoutError) as exc:
+        raise PluginRaised(exc) from None
     except (Exception, KeyboardInterrupt, asyncio.CancelledError):
         raise
     except BaseException as exc:  # noqa: BLE001 - see the docstring

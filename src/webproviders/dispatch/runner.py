@@ -124,8 +124,8 @@ def _in_worker(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
     would pass on to the caller's task as its own cancellation) is the provider's failure."""
     try:
         return fn(*args, **kwargs)
-    except (StopIteration, concurrent.futures.CancelledError) as exc:
-        raise PluginRaised(exc) from None
+    except (StopIteration, concurrent.futures.CancelledError, TimeoutError, asyncio.TimeoutError) as exc:
+        raise PluginRaised(exc) from None  # a TimeoutError: as :func:`.bounded._contained` says
     except Exception:
         raise
     except BaseException as exc:  # noqa: BLE001 - see the docstring
