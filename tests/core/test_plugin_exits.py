@@ -155,6 +155,10 @@ def test_a_package_that_exits_on_import_is_recorded_and_the_others_work(
     [
         ("import sys\nsys.exit(4)\n", "import failed: SystemExit: 4"),
         ("def register(ctx):\n    raise SystemExit(4)\n", "register() failed: SystemExit: 4"),
+        # Loaded on a thread of its own, where no Ctrl-C arrives: the plugin's, not the user's.
+        # It was passed on there as one, and the plugin was said not to register its provider.
+        ("raise KeyboardInterrupt\n", "import failed: KeyboardInterrupt"),
+        ("def register(ctx):\n    raise KeyboardInterrupt\n", "register() failed: KeyboardInterrupt"),
     ],
 )
 def test_a_plugin_folder_that_exits_is_recorded(

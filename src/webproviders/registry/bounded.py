@@ -22,6 +22,15 @@ from ..pools import NoThread
 T = TypeVar("T")
 
 
+class Raised(Exception):
+    """A ``KeyboardInterrupt`` the plugin's code raised on the worker: handed to the waiting
+    caller as this, so that it is the plugin's failure, not taken for the user's Ctrl-C."""
+
+    def __init__(self, raised: BaseException) -> None:
+        super().__init__(raised)
+        self.raised = raised
+
+
 class Overran(Exception):
     """The call did not return in time; ``future`` resolves if it ever does."""
 
@@ -42,6 +51,8 @@ class _Worker:
             fn, args, future = self.jobs.get()
             try:
                 future.set_result(fn(*args))
+            except KeyboardInterrupt as exc:
+                future.set_exception(Raised(exc))
             except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller
                 future.set_exception(exc)
 

@@ -16,6 +16,7 @@ import inspect
 import os
 import re
 import sys
+import threading
 import types
 from collections.abc import Iterable
 from concurrent.futures import Future
@@ -109,8 +110,18 @@ def _import_folder(folder: Path, source: Source) -> types.ModuleType:
 def _describe(exc: BaseException) -> str:
     from ..errors import exception_text  # here: reading manifests needs no error class
 
+    bounded = sys.modules.get(f"{__package__}.bounded")  # loaded whenever a Raised exists
+    if bounded is not None and isinstance(exc, bounded.Raised):
+        exc = exc.raised
     text = exception_text(exc)
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def _users_interrupt(exc: BaseException) -> bool:
+    """Whether ``exc`` may be the user's Ctrl-C, to pass on: a ``KeyboardInterrupt`` on the
+    main thread. On a thread loading a plugin in the background it is the plugin's own
+    (signals reach only the main thread), recorded as its failure like any other."""
+    return isinstance(exc, KeyboardInterrupt) and threading.current_thread() is threading.main_thread()
 
 
 @dataclass
@@ -285,9 +296,9 @@ def load_code(found: Plugins, config: Config, record: PluginRecord) -> None:
     loaded = True
     try:
         module = _import_folder(Path(record.location), record.source)
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # noqa: BLE001 - a broken plugin (a sys.exit() too) must not stop the others
+    except BaseException as exc:  # a broken plugin (a sys.exit() too) must not stop the others
+        if _users_interrupt(exc):
+            raise
         record.error = f"import failed: {_describe(exc)}"
         log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
     else:
@@ -308,9 +319,9 @@ def _load_entry_point(found: Plugins, config: Config, ep: Any) -> None:
     loading_now[id(config)] = record
     try:
         plugin = ep.load()
-    except KeyboardInterrupt:
-        raise
-    except BaseException as exc:  # noqa: BLE001 - as a plugin folder's import
+    except BaseException as exc:  # as a plugin folder's import
+        if _users_interrupt(exc):
+            raise
         record.error = f"import failed: {_describe(exc)}"
         log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
         return
