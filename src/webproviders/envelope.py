@@ -300,7 +300,13 @@ def normalise_pages(raw: Any, max_chars: int | None = None) -> tuple[list[dict[s
         if max_chars is not None:
             cut_page(page, max_chars)
         pages.append(page)
+    if not pages and items and not any(_a_result(item) for item in items):
+        raise ParseError(_unrecognised("pages", items, _PAGE, of=items[0]))
     return pages, meta
+
+
+#: What a page is, in the words a plugin's author reads.
+_PAGE = "a list of pages, each a mapping with a 'url' (or 'href', 'link', 'uri') and its 'content'"
 
 
 def success(data: Any, provider: str | None, meta: dict[str, Any]) -> dict[str, Any]:

@@ -453,3 +453,38 @@ def test_a_failed_item_in_a_provider_s_own_words_is_held_to_the_envelope_s_terms
     assert second["error"] == "The provider reported a failure without a message."
     assert third["content"] == "read" and "detail" not in third and "error" not in third
     assert envelope["meta"]["failed"] == 2
+
+
+def test_pages_in_a_shape_not_understood_are_a_parse_error_naming_it(write_plugin: Any, make_config: Any) -> None:
+    """An extract that returned its pages' markdown as strings (or pages without a URL) read
+    as "returned no page for the URLs asked for", a provider_error not tried again, and said
+    nothing of the shape, where a search answering so is a parse_error naming it."""
+    root = write_plugin(
+        "texts",
+        """
+        from webproviders import WebSearchProvider
+
+        class Texts(WebSearchProvider):
+            name = "texts"
+            def is_available(self):
+                return True
+            def supports_extract(self):
+                return True
+            def extract(self, urls, **kwargs):
+                if kwargs.get("format") == "text":
+                    return [{"content": "the page"} for url in urls]
+                return ["# the page" for url in urls]
+
+        def register(ctx):
+            ctx.register_web_search_provider(Texts(), manifest={"fetch": "none"})
+        """,
+    )
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["texts"]})
+    strings = dispatch_extract(["https://a.example/"], backend="texts", config=config)
+    assert (strings["error_code"], strings["error"]) == (
+        "parse_error",
+        "The provider returned pages in an unrecognised shape (a list of str); return a list of pages, each a "
+        "mapping with a 'url' (or 'href', 'link', 'uri') and its 'content'.",
+    )
+    unlinked = dispatch_extract(["https://a.example/"], backend="texts", config=config, format="text")
+    assert "(a list of dict without a URL as text)" in unlinked["error"]
