@@ -942,3 +942,36 @@ def test_an_enabled_plugin_whose_manifest_is_invalid_is_said_in_the_log(
     assert said == [
         f"Plugin 'policy' is not loaded: {root / 'policy' / 'plugin.yaml'} is invalid: 'kind': Input should be 'backend'."
     ]
+
+
+def test_capabilities_declared_and_methods_written_that_disagree_are_named(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A plugin.yaml listing extract for a class without ``extract()`` answered every extract
+    with "half does not support this operation.", and a ``crawl()`` it did not list was never
+    asked for: nothing said the manifest and the code disagree."""
+    code = """
+from webproviders import WebSearchProvider
+
+class Half(WebSearchProvider):
+    name = "half"
+    def is_available(self):
+        return True
+    def search(self, query, limit=5, **options):
+        return []
+    def crawl(self, url, **kwargs):
+        return []
+
+def register(ctx):
+    ctx.register_web_search_provider(Half())
+"""
+    root = write_plugin("half", code, providers=[{"name": "half", "capabilities": ["search", "extract"]}])
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["half"]})
+    with caplog.at_level(logging.WARNING, logger="webproviders.registry.registration"):
+        list_providers(config, load=True)
+    assert [r.getMessage() for r in caplog.records] == [
+        "Provider 'half' of plugin 'half' declares extract but has no extract() method of its own: calls to it "
+        "for extract fail as unsupported; write extract() or take it out of its manifest's capabilities.",
+        "Provider 'half' of plugin 'half' has a crawl() method but does not declare crawl: it is never asked to "
+        "crawl; add crawl to its manifest's capabilities.",
+    ]

@@ -15,7 +15,14 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..config import Config, ProviderSettings
-from ..manifest import PRIORITY_KEYED, EnvVar, PluginManifest, ProviderManifest, provider_manifest
+from ..manifest import (
+    CAPABILITIES,
+    PRIORITY_KEYED,
+    EnvVar,
+    PluginManifest,
+    ProviderManifest,
+    provider_manifest,
+)
 from ..provider import WebSearchProvider
 from ..redact import get_logger
 
@@ -163,6 +170,7 @@ class PluginContext:
         if existing is not None and existing.record is self._record and existing.loaded is None:
             existing.manifest = provider.manifest = self._facts_for(provider, manifest)  # declared: fill it in
             existing.loaded = provider
+            self._check_methods(provider, existing.manifest)
             return
         if existing is not None:
             message = (
@@ -176,6 +184,29 @@ class PluginContext:
         provider.manifest = facts
         self._providers[name] = ProviderEntry(facts, self._record, provider)
         self._record.providers.append(name)
+        if manifest is not None or self.declared_manifest(name) is not None:  # else read from the provider itself
+            self._check_methods(provider, facts)
+
+    def _check_methods(self, provider: WebSearchProvider, facts: ProviderManifest) -> None:
+        """Say when the capabilities declared and the methods written disagree: a call to one
+        declared but not written fails as ``unsupported`` with no word of the manifest, and
+        one written but not declared is never asked for."""
+        for capability in CAPABILITIES:
+            written = getattr(type(provider), capability, None) is not getattr(WebSearchProvider, capability)
+            declared = capability in facts.capabilities
+            if declared != written:
+                log.warning(
+                    "Provider '%s' of plugin '%s' %s: %s.",
+                    provider.name,
+                    self._record.name,
+                    f"declares {capability} but has no {capability}() method of its own"
+                    if declared
+                    else f"has a {capability}() method but does not declare {capability}",
+                    f"calls to it for {capability} fail as unsupported; write {capability}() or take it out of "
+                    "its manifest's capabilities"
+                    if declared
+                    else f"it is never asked to {capability}; add {capability} to its manifest's capabilities",
+                )
 
     def _facts_for(
         self, provider: WebSearchProvider, given: ProviderManifest | dict[str, Any] | None
