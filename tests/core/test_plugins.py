@@ -975,3 +975,20 @@ def register(ctx):
         "Provider 'half' of plugin 'half' has a crawl() method but does not declare crawl: it is never asked to "
         "crawl; add crawl to its manifest's capabilities.",
     ]
+
+
+def test_a_hook_that_names_an_argument_its_hook_does_not_pass_is_said_on_one_line(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``def before_dispatch(args)`` was recorded as pluggy's three-line message (naming the
+    plugin ``user:renamed``), which broke the table ``webproviders providers`` prints, and
+    the plugin was left out without a line in the log."""
+    root = write_plugin("renamed", "def register(ctx):\n    pass\n\ndef before_dispatch(args):\n    pass\n")
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["renamed"]})
+    reason = (
+        "before_dispatch() takes 'args', which the hook does not pass; "
+        "it may take any of capability, backend, arguments, by those names"
+    )
+    with caplog.at_level(logging.WARNING, logger="webproviders.registry.loader"):
+        assert _rows(config)["renamed"]["load_error"] == reason
+    assert f"Plugin 'renamed' failed to register: {reason}" in [r.getMessage() for r in caplog.records]

@@ -355,7 +355,9 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
     try:
         manager.register(plugin, name=plugin_id)
     except Exception as exc:  # noqa: BLE001
-        record.error = f"invalid plugin: {_describe(exc)}"
+        problem = _hook_arguments_problem(plugin)
+        record.error = problem or f"invalid plugin: {' '.join(_describe(exc).split())}"  # one line, as listed
+        log.warning("Plugin '%s' failed to register: %s", record.name, record.error)
         return
     ctx = PluginContext(config, record, providers)
     impls = [i for i in manager.hook.register.get_hookimpls() if i.plugin_name == plugin_id]
@@ -394,6 +396,34 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
             _withdraw(providers, record)
             manager.unregister(name=plugin_id)
             return
+
+
+def _required(function: Any) -> list[str]:
+    """The arguments ``function`` must be given (pluggy passes a hook only those it names)."""
+    try:
+        parameters = inspect.signature(function).parameters.values()
+    except (TypeError, ValueError):
+        return []
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    return [p.name for p in parameters if p.kind in kinds and p.default is inspect.Parameter.empty]
+
+
+def _hook_arguments_problem(plugin: Any) -> str | None:
+    """A hook of the plugin's that names an argument its hook does not pass (``def
+    register(context)``), said on one line with the names it may take: pluggy's own message
+    spans three lines and names the plugin by its internal id."""
+    for name in sorted(_HOOK_NAMES):
+        function = getattr(plugin, name, None)
+        if not inspect.isroutine(function):
+            continue
+        passed = _required(getattr(hookspecs, name))
+        unknown = [arg for arg in _required(function) if arg not in passed]
+        if unknown:
+            return (
+                f"{name}() takes {', '.join(repr(arg) for arg in unknown)}, which the hook does not pass; "
+                f"it may take any of {', '.join(passed)}, by those names"
+            )
+    return None
 
 
 def _async_hook(manager: pluggy.PluginManager, plugin_id: str) -> str | None:
