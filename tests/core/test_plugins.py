@@ -992,3 +992,17 @@ def test_a_hook_that_names_an_argument_its_hook_does_not_pass_is_said_on_one_lin
     with caplog.at_level(logging.WARNING, logger="webproviders.registry.loader"):
         assert _rows(config)["renamed"]["load_error"] == reason
     assert f"Plugin 'renamed' failed to register: {reason}" in [r.getMessage() for r in caplog.records]
+
+
+def test_a_manifest_given_as_text_says_what_manifest_takes(write_plugin: Any, make_config: Any) -> None:
+    """``manifest="fetch: none"`` (the plugin.yaml line pasted as it reads) failed the
+    registration with ``TypeError: 'str' object is not a mapping``: no word of which argument."""
+    code = GOOD.format(name="pasted").replace(
+        "ctx.register_web_search_provider(P())", "ctx.register_web_search_provider(P(), manifest='fetch: none')"
+    )
+    root = write_plugin("pasted", code)
+    rows = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["pasted"]}))
+    assert rows["pasted"]["load_error"] == (
+        "register() failed: TypeError: register_web_search_provider()'s manifest= takes a mapping of "
+        "plugin.yaml's provider keys (such as {'fetch': 'none'}), not a str"
+    )

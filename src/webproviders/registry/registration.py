@@ -157,6 +157,11 @@ class PluginContext:
                 f"register_web_search_provider() needs a WebSearchProvider, "
                 f"got {type(provider).__name__}"
             )
+        if manifest is not None and not isinstance(manifest, (ProviderManifest, dict)):
+            raise TypeError(
+                "register_web_search_provider()'s manifest= takes a mapping of plugin.yaml's provider keys "
+                f"(such as {{'fetch': 'none'}}), not a {type(manifest).__name__}"
+            )
         with self._lock:
             if self._closed:
                 raise RuntimeError(f"plugin '{self._record.name}' registered a provider after its register() timed out")
