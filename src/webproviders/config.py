@@ -489,6 +489,26 @@ class ProviderSettings(Section):
 
 
 @functools.lru_cache(maxsize=1)
+def unknown_setting(path: str) -> str | None:
+    """Why dotted ``path`` names no setting a config can hold (with the key it was likely meant
+    to be), else None. Below ``web.providers.<name>`` every key is a provider's own."""
+    model: type[BaseModel] | None = Config
+    parts = path.split(".")
+    for depth, part in enumerate(parts):
+        if model is None:  # below a setting that holds a value, not a section
+            return f"'{'.'.join(parts[:depth])}' is a setting, not a section"
+        if model is WebSettings and part == "providers":
+            return None
+        names = [name for name in model.model_fields if name != "source"]  # where it was read from
+        if part not in names:
+            from .suggest import did_you_mean  # here: only a path that names nothing needs it
+
+            where = ".".join(parts[:depth]) or "the config"
+            return f"{where} has no key '{part}'.{did_you_mean(part, names)}"
+        model = _section_model(model.model_fields[part])
+    return None
+
+
 def _no_settings() -> ProviderSettings:
     """The settings of a provider without a section (shared: settings are read-only)."""
     return ProviderSettings.model_construct()

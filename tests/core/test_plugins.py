@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from webproviders import dispatch_search, get_registry, list_providers
+from webproviders.config import unknown_setting
 
 GOOD = """
 from webproviders import WebSearchProvider
@@ -1006,3 +1007,27 @@ def test_a_manifest_given_as_text_says_what_manifest_takes(write_plugin: Any, ma
         "register() failed: TypeError: register_web_search_provider()'s manifest= takes a mapping of "
         "plugin.yaml's provider keys (such as {'fetch': 'none'}), not a str"
     )
+
+
+def test_a_hooks_when_that_names_no_setting_is_said(
+    tmp_path: Path, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``hooks_when: web.local.indx`` (a typo) is never true, so the plugin's hooks never ran
+    and nothing said why; a setting of a provider's own section is any key its author likes."""
+    root = tmp_path / "plugins"
+    for name, when in (("typo", "web.local.indx"), ("own", "web.providers.own.audit")):
+        (root / name).mkdir(parents=True)
+        (root / name / "plugin.yaml").write_text(
+            f"name: {name}\nkind: backend\nhooks: [after_dispatch]\nhooks_when: {when}\nproviders: []\n"
+        )
+        (root / name / "__init__.py").write_text("def register(ctx):\n    pass\n\ndef after_dispatch(envelope):\n    pass\n")
+    with caplog.at_level(logging.WARNING, logger="webproviders.registry.loader"):
+        list_providers(make_config(plugins={"paths": [str(root)], "enabled": ["typo", "own"]}))
+    assert [r.getMessage() for r in caplog.records] == [
+        "Plugin 'typo' runs its hooks only while web.local.indx is true (hooks_when in its plugin.yaml), which "
+        "names no setting, so they never run: web.local has no key 'indx'. Did you mean 'index'?"
+    ]
+    # Built-in manifests are not checked at load (listing stays light): here instead.
+    built_in = [r.manifest for r in get_registry(make_config()).plugins if r.source == "built-in" and r.manifest]
+    whens = [m.hooks_when for m in built_in if m.hooks_when]
+    assert whens and all(unknown_setting(when) is None for when in whens)

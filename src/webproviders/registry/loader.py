@@ -27,7 +27,7 @@ from typing import Any
 
 import pluggy
 
-from ..config import DEFAULT_PLUGIN_DIR, Config
+from ..config import DEFAULT_PLUGIN_DIR, Config, unknown_setting
 from ..homedir import expand_user, require_home
 from ..manifest import ManifestError, read_manifest
 from ..redact import get_logger
@@ -262,11 +262,28 @@ def _add_folder(found: Plugins, config: Config, folder: Path, source: Source) ->
     found.plugins.append(record)
     if holder is not None:
         return
+    if source != "built-in":  # a built-in's is held by the project's tests, and listing stays light
+        _check_hooks_when(record)
     if record.manifest.providers:
         _declare(found, config, record)
     else:
         loading_now[id(config)] = record
         load_code(found, config, record)
+
+
+def _check_hooks_when(record: PluginRecord) -> None:
+    """Say when a plugin's ``hooks_when`` names no setting: nothing could ever turn it on, so
+    its hooks would never run, without a word."""
+    when = record.manifest.hooks_when if record.manifest is not None else None
+    problem = unknown_setting(when) if when else None
+    if problem is not None:
+        log.warning(
+            "Plugin '%s' runs its hooks only while %s is true (hooks_when in its plugin.yaml), which names no "
+            "setting, so they never run: %s",
+            record.name,
+            when,
+            problem,
+        )
 
 
 def _declare(found: Plugins, config: Config, record: PluginRecord) -> None:
