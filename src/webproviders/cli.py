@@ -470,10 +470,11 @@ def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
         state = "ready" if row["available"] else "unavailable"
         caps = ",".join(row["capabilities"]) or "-"
         line = f"{row['name']:<14} {state:<12} {caps:<21} {row['source']}"
+        # One row per provider: a plugin's reason may span lines ("...\nSet it to one of: eu, us").
         if row["load_error"]:
-            line += f"  load error: {row['load_error']}"
+            line += f"  load error: {' '.join(row['load_error'].split())}"
         elif not row["available"]:
-            line += f"  ({row['reason']})"
+            line += f"  ({' '.join(str(row['reason']).split())})"
         sys.stdout.write(_shown(line) + "\n")
     return EXIT_OK
 

@@ -640,3 +640,30 @@ def test_control_characters_in_results_reach_the_terminal_as_escapes(
         json.loads(as_json.stdout)["data"]["web"][0]["title"]
         == "a\x1b]0;pwned\x07\x1b[2J\x9b31m\rfake"
     )
+
+
+def test_providers_keeps_one_row_per_provider_when_a_reason_spans_lines(tmp_path: Path) -> None:
+    """A plugin's ``unavailable_reason()`` (or what its ``is_available()`` raised) written over
+    several lines broke the table: its rows continued at the start of the next lines."""
+    folder = tmp_path / "plugins" / "regional"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text("name: regional\nkind: backend\nproviders: []\n")
+    (folder / "__init__.py").write_text(
+        "from webproviders import WebSearchProvider\n\n"
+        "class P(WebSearchProvider):\n"
+        "    name = 'regional'\n"
+        "    def is_available(self):\n"
+        "        return False\n"
+        "    def unavailable_reason(self):\n"
+        "        return 'ACME_REGION is not set.\\nSet it to one of:\\n  eu\\n  us'\n\n"
+        "def register(ctx):\n"
+        "    ctx.register_web_search_provider(P())\n"
+    )
+    config = tmp_path / "c.yaml"
+    config.write_text(f"plugins:\n  paths: [{tmp_path / 'plugins'}]\n  enabled: [regional]\n")
+    result = run("--config", str(config), "providers")
+    assert result.returncode == 0
+    assert [line for line in result.stdout.splitlines() if "ACME_REGION" in line or line.startswith(" ")] == [
+        "regional       unavailable  search                user  "
+        "(ACME_REGION is not set. Set it to one of: eu us)"
+    ]
