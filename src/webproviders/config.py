@@ -37,7 +37,7 @@ from ._lazy import lazy_getattr
 from ._version import __version__
 from .homedir import expand_user, require_home
 from .redact import dsn_password, get_logger, remember, scrub, url_credentials
-from .useryaml import YAMLShapeError, compose
+from .useryaml import TooLarge, YAMLShapeError, compose, read_bytes
 
 if TYPE_CHECKING:
     from .price import PriceSheet
@@ -874,9 +874,14 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     if file is None:
         return config_from_dict({}, source="defaults")
     try:
-        text = file.read_text(encoding="utf-8")
+        text = read_bytes(file).decode("utf-8")
     except OSError as exc:
         raise ConfigError(f"Cannot read config file {file}: {exc.strerror}.") from None
+    except TooLarge as exc:
+        raise ConfigError(
+            f"Config file {file} {exc}; a config sets a few dozen keys (the commented example is 14 KB): "
+            "is it the right file?"
+        ) from None
     except UnicodeDecodeError as exc:
         raise ConfigError(
             f"Config file {file} is not UTF-8 text (byte {exc.start + 1} cannot be read); save it as UTF-8."

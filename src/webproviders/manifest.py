@@ -322,11 +322,6 @@ def _endpoint(key: str) -> bool:
     return key == "url" or key.endswith("_url")
 
 
-#: The most a ``plugin.yaml`` may hold: a built-in one is 2 KB at most, and a 60 MB one (a
-#: pasted log) cost every listing, CLI start and MCP server start 3 s and 380 MB.
-MAX_MANIFEST_BYTES = 256 * 1024
-
-
 class ManifestError(ValueError):
     """A ``plugin.yaml`` is missing or invalid."""
 
@@ -344,15 +339,15 @@ def read_manifest(folder: Path) -> PluginManifest:
     try:
         if not stat.S_ISREG(path.stat().st_mode):  # a pipe would hold the reader until written to
             raise ManifestError(f"{path} is not a file; a plugin.yaml is a file of text")
-        with path.open("rb") as file:
-            raw = file.read(MAX_MANIFEST_BYTES + 1)
+        raw = useryaml.read_bytes(path)
     except OSError as exc:
         raise ManifestError(f"cannot read {path}: {exc.strerror}") from None
-    if len(raw) > MAX_MANIFEST_BYTES:
+    except useryaml.TooLarge as exc:
+        # A 60 MB one (a pasted log) cost every listing, CLI start and MCP server start 3 s and 380 MB.
         raise ManifestError(
-            f"{path} is larger than {MAX_MANIFEST_BYTES // 1024} KiB; a plugin.yaml declares facts (its "
-            "providers, their variables and prices), and every listing and start reads it"
-        )
+            f"{path} {exc}; a plugin.yaml declares facts (its providers, their variables and prices), "
+            "and every listing and start reads it"
+        ) from None
     digest = hashlib.blake2b(raw, digest_size=16).hexdigest().encode()
     stored = _parsed_copy(folder)
     if stored is not None and stored.startswith(digest + b"\n"):

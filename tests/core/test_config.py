@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import logging
+import os
 from pathlib import Path
 from typing import Any
 
@@ -390,6 +391,34 @@ def test_a_config_file_that_is_not_utf8_is_a_config_error(tmp_path: Path) -> Non
     path.write_bytes("web:\n  user_agent: café\n".encode("latin-1"))
     with pytest.raises(ConfigError, match=f"Config file {path} is not UTF-8 text .*save it as UTF-8"):
         load_config(path)
+
+
+def test_a_config_path_naming_something_huge_is_refused_unread(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 10 MB file (a log, a data set named by mistake) held the first call 8 s in the YAML
+    parser, and ``WEBPROVIDERS_CONFIG=/dev/zero`` read until memory ran out (the call then
+    answered provider_error, MemoryError). A pipe of a few lines still reads as a file."""
+    big = tmp_path / "big.yaml"
+    big.write_text("web:\n  timeout: 5\n" + "# padding\n" * 30_000, encoding="utf-8")
+    from webproviders.config import set_default_config
+
+    for path in (big, Path("/dev/zero")):
+        monkeypatch.setenv("WEBPROVIDERS_CONFIG", str(path))
+        set_default_config(None)
+        envelope = dispatch_search("x", backend="stub", timeout=30)
+        assert envelope["error_code"] == "not_configured"
+        assert envelope["error"] == (
+            f"Config file {path} is larger than 256 KiB; a config sets a few dozen keys (the commented "
+            "example is 14 KB): is it the right file?"
+        )
+    read, write = os.pipe()
+    os.write(write, b"web:\n  timeout: 7\n")
+    os.close(write)
+    try:
+        assert load_config(f"/dev/fd/{read}").web.timeout == 7
+    finally:
+        os.close(read)
 
 
 @pytest.mark.parametrize("value", ["thirty", "-1", "0", "5000", "inf", "nan"])
