@@ -340,6 +340,34 @@ def test_a_proxy_that_asks_for_credentials_is_named_not_the_page(
     assert "Pw0rdSecret" not in str(envelope)
 
 
+def test_a_proxy_407_is_logged_as_the_proxy_s_and_only_when_the_next_backend_runs(
+    refusing_proxy: Any, config_for: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The default extract plan (http, then jina on standby) stays with http on a 407, yet
+    the log said "Provider 'http' rejected its credentials; trying the next backend": http
+    holds no credentials, and no next backend ran. A named chain does move on, and the line
+    names the proxy."""
+    import logging
+
+    refusing_proxy.status = 407
+    proxy = f"http://user:Pw0rdSecret@127.0.0.1:{refusing_proxy.server_address[1]}"
+    with caplog.at_level(logging.WARNING, logger="webproviders"):
+        envelope = dispatch_extract("http://public.test/page", config=config_for(proxy=proxy))
+    assert envelope["error_code"] == "auth_error", envelope
+    assert [attempt["provider"] for attempt in envelope["meta"]["attempts"]] == ["http"]
+    assert "trying the next backend" not in caplog.text
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="webproviders"):
+        envelope = dispatch_extract(
+            "http://public.test/page", config=config_for(proxy=proxy, extract_backend=["http", "stub"])
+        )
+    assert envelope["provider"] == "stub", envelope
+    assert (
+        "A proxy on the way to provider 'http' refused its proxy credentials (HTTP 407); trying the next backend."
+        in caplog.text
+    )
+
+
 def test_a_proxy_that_cannot_open_the_tunnel_says_so(refusing_proxy: Any, config_for: Any) -> None:
     refusing_proxy.status = 502
     config = config_for(proxy=f"http://127.0.0.1:{refusing_proxy.server_address[1]}")

@@ -40,6 +40,14 @@ def _should_fail_over(error: WebProviderError, plan: Plan) -> bool:
     return error.retryable or error.code in FAILOVER_CODES
 
 
+def _refused(name: str, error: WebProviderError) -> str:
+    """Who refused whose credentials: a 407 comes from a proxy on the way, which refused its
+    own, never from the provider (a keyless one has none)."""
+    if error.status_code == 407:
+        return f"A proxy on the way to provider '{name}' refused its proxy credentials (HTTP 407)"
+    return f"Provider '{name}' rejected its credentials"
+
+
 def _is_empty(data: Any) -> bool:
     """No hits (an extract or crawl that read no page never gets here: it is a failure)."""
     items = data.get("web") if isinstance(data, dict) else data
@@ -123,9 +131,11 @@ class _Chain:
             error = outcome if isinstance(outcome, WebProviderError) else to_provider_error(outcome, name)
             if not self.stopped:
                 self.last, self.last_name = error, name
-            if error.code == "auth_error" and more:
-                log.warning("Provider '%s' rejected its credentials; trying the next backend.", name)
-            if not _should_fail_over(error, plan) or call.remaining() <= 0:
+            moves_on = _should_fail_over(error, plan) and call.remaining() > 0
+            if error.code == "auth_error" and more and moves_on:
+                # said only when the next member runs (a standby chain stays with its first)
+                log.warning("%s; trying the next backend.", _refused(name, error))
+            if not moves_on:
                 self.stopped = True
             return False
         data, provider_meta, cached = outcome
