@@ -784,6 +784,30 @@ def _warn_unknown_keys(
     return cleaned
 
 
+#: ``web.cache`` keys only one backend reads, by backend.
+_CACHE_KEY_OF = {"redis": "url", "sqlite": "path"}
+
+
+def _warn_unread_cache_keys(tree: dict[str, Any], source: str, lines: dict[str, int]) -> None:
+    """``web.cache.url`` (or ``path``) beside a ``backend`` that does not read it: left out,
+    a url selects redis, so a ``backend: memory`` kept from the example while its ``url`` line
+    is uncommented gave a fleet a cache per process, without a word."""
+    web = tree.get("web")
+    cache = web.get("cache") if isinstance(web, dict) else None
+    if not isinstance(cache, dict) or cache.get("backend") not in ("memory", "sqlite", "redis"):
+        return
+    from .validation_problems import on_line
+
+    backend = cache["backend"]
+    for wanted, key in _CACHE_KEY_OF.items():
+        if backend != wanted and cache.get(key):
+            log.warning(
+                "Config key 'web.cache.%s' in %s%s is not used: web.cache.backend is %s, and only the %s "
+                "backend reads it. Set backend: %s (or leave backend out) to use it.",
+                key, source, on_line(lines, f"web.cache.{key}"), backend, wanted, wanted,
+            )
+
+
 def _did_you_mean(key: Any, model: type[BaseModel]) -> str:
     """`` Did you mean 'backend'?`` for a key one typo away from one ``model`` knows, else ``""``."""
     from .suggest import did_you_mean
@@ -843,6 +867,7 @@ def _validated(
         config = _defaults(tree) if _nothing_set(tree) else Config.model_validate(tree)
     except ValidationError as exc:
         raise ConfigError(_format_validation_error(exc, source, lines)) from None
+    _warn_unread_cache_keys(tree, source, lines)
     config.source = source
     remember(*config.secrets())  # masked from now on: in its repr, before any call reads them
     return config

@@ -421,6 +421,27 @@ def test_a_config_path_naming_something_huge_is_refused_unread(
         os.close(read)
 
 
+def test_the_example_s_cache_url_line_uncommented_selects_redis(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """config.example.yaml kept ``backend: memory`` above its commented ``url:`` line: a fleet
+    that uncommented the URL, as the comment beside it says to, got a cache per process, and
+    nothing said the URL went unread. A backend that does not read the key now says so."""
+    example = (Path(__file__).resolve().parents[2] / "config.example.yaml").read_text(encoding="utf-8")
+    line = "    # url: redis://cache.internal:6379/0"
+    assert line in example
+    path = tmp_path / "config.yaml"
+    path.write_text(example.replace(line, line.replace("# ", "", 1)), encoding="utf-8")
+    assert load_config(path).web.cache.backend == "redis"
+    path.write_text("web:\n  cache:\n    backend: memory\n    url: redis://:Pw0rdSecret@cache.internal:6379/0\n")
+    with caplog.at_level(logging.WARNING, logger="webproviders.config"):
+        assert load_config(path).web.cache.backend == "memory"
+    assert caplog.messages == [
+        f"Config key 'web.cache.url' in {path} (line 4) is not used: web.cache.backend is memory, and only "
+        "the redis backend reads it. Set backend: redis (or leave backend out) to use it."
+    ]
+
+
 @pytest.mark.parametrize("value", ["thirty", "-1", "0", "5000", "inf", "nan"])
 def test_a_web_timeout_out_of_range_names_the_variable(monkeypatch: pytest.MonkeyPatch, value: str) -> None:
     """Before, an out-of-range value was blamed on the config file ("Invalid configuration in
