@@ -726,7 +726,8 @@ ENV_OVERRIDES = {
 
 #: ``WEB_ALLOW_PRIVATE_NETWORKS``: fetches from untrusted input may reach private addresses.
 ALLOW_PRIVATE_ENV = "WEB_ALLOW_PRIVATE_NETWORKS"
-_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+#: How a switch is written in text (an environment variable, a ``${VAR}`` in the file).
+SWITCH_ON, SWITCH_OFF = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
 def _apply_env_overrides(data: dict[str, Any], environ: dict[str, str] | os._Environ[str]) -> None:
@@ -748,11 +749,11 @@ def _apply_env_overrides(data: dict[str, Any], environ: dict[str, str] | os._Env
         web["timeout"] = timeout
     private = (environ.get(ALLOW_PRIVATE_ENV) or "").strip().lower()
     if private:
-        if private not in _TRUE + _FALSE:
+        if private not in SWITCH_ON + SWITCH_OFF:
             raise ConfigError(
-                f"{ALLOW_PRIVATE_ENV} must be one of {', '.join(_TRUE + _FALSE)}, not {private!r}."
+                f"{ALLOW_PRIVATE_ENV} must be one of {', '.join(SWITCH_ON + SWITCH_OFF)}, not {private!r}."
             )
-        web["allow_private_networks"] = private in _TRUE
+        web["allow_private_networks"] = private in SWITCH_ON
 
 
 def _warn_unknown_keys(

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 
-from .config import LazySection, setting_url
+from .config import SWITCH_OFF, SWITCH_ON, LazySection, setting_url
 from .redact import scrub
 
 #: What a Redis client reads: ``redis://`` and ``rediss://`` (TLS) addresses, ``unix://`` sockets.
@@ -47,7 +47,15 @@ def redis_url(value: str | None, what: str) -> str | None:
 
 def switch_or_settings(value: Any, model: type) -> Any:
     """A section that ``true``/``false`` turns on or off: a boolean becomes ``{enabled: …}``,
-    and a value that is neither that nor a mapping is refused naming both forms."""
+    and a value that is neither that nor a mapping is refused naming both forms. ``${VAR}``
+    always gives text: ``cache: ${CACHE}`` reads ``false``, ``off``, ``0`` as a plain switch
+    does, and an unset variable (the empty string) as not set, the defaults."""
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if not word:
+            return {}
+        if word in SWITCH_ON + SWITCH_OFF:
+            return {"enabled": word in SWITCH_ON}
     if isinstance(value, bool):
         return {"enabled": value}
     if not isinstance(value, (dict, model)):

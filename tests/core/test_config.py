@@ -209,7 +209,7 @@ def test_bad_values_name_their_key(tree: dict[str, Any], key: str) -> None:
         ({"web": {"providers": {"brave": {"rate_limit": 5}}}}, "'web.providers.brave.rate_limit': should be text, true or false"),
         ({"web": {"providers": {"brave": 5}}}, "'web.providers.brave': should be a mapping of settings"),
         ({"web": ["brave"]}, "'web': should be a mapping of settings"),
-        ({"web": {"cache": "on"}}, "'web.cache': should be true, false or a mapping of settings"),
+        ({"web": {"cache": "sometimes"}}, "'web.cache': should be true, false or a mapping of settings"),
         ({"web": {"usage": 1.5}}, "'web.usage': should be true, false or a mapping of settings"),
         ({"mcp": {"users": {"alice": 5}}}, "'mcp.users.alice': should be the user's token (text) or a mapping"),
         ({"web": {"proxy": "ftp://proxy.internal"}}, "'web.proxy': the proxy must be an http://"),
@@ -440,6 +440,17 @@ def test_the_example_s_cache_url_line_uncommented_selects_redis(
         f"Config key 'web.cache.url' in {path} (line 4) is not used: web.cache.backend is memory, and only "
         "the redis backend reads it. Set backend: redis (or leave backend out) to use it."
     ]
+
+
+@pytest.mark.parametrize(("value", "on"), [("false", False), ("Off", False), ("0", False), ("true", True), ("", True)])
+def test_cache_and_usage_switched_by_a_variable(value: str, on: bool) -> None:
+    """``${VAR}`` always gives text: ``cache: ${CACHE}`` with CACHE=false was refused as
+    "should be true, false or a mapping", so no deployment could turn the cache or the ledger
+    off from its environment; unset, it is not set (the defaults), as for every other key."""
+    config = config_from_dict(
+        {"web": {"cache": "${CACHE}", "usage": "${USAGE}"}}, environ={"CACHE": value, "USAGE": value}
+    )
+    assert (config.web.cache.enabled, config.web.usage.enabled) == (on, on)
 
 
 @pytest.mark.parametrize("value", ["thirty", "-1", "0", "5000", "inf", "nan"])
