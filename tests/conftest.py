@@ -98,6 +98,9 @@ class DNS:
         self.table: dict[str, list[list[str]]] = {}
         self.lookups: Counter[str] = Counter()
         self.unreachable: list[object] = []
+        #: Undeclared names fail as where no DNS server answers (``EAI_AGAIN``, a sandbox
+        #: without DNS) rather than as names that do not exist (``EAI_NONAME``).
+        self.no_server = False
 
     def answer(self, host: str, *addresses: str) -> None:
         """``host`` resolves to ``addresses`` from now on."""
@@ -111,7 +114,8 @@ class DNS:
         if answers is None:
             if _loopback(name):
                 return None
-            raise socket.gaierror(socket.EAI_NONAME, f"test tried to look up {host!r}: only loopback names are allowed")
+            code = socket.EAI_AGAIN if self.no_server else socket.EAI_NONAME
+            raise socket.gaierror(code, f"test tried to look up {host!r}: only loopback names are allowed")
         addresses = answers.pop(0) if len(answers) > 1 else answers[0]
         number = int(str(port)) if str(port).isdigit() else 0
         kind = type_ or socket.SOCK_STREAM

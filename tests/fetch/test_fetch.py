@@ -368,6 +368,24 @@ def test_a_proxy_407_is_logged_as_the_proxy_s_and_only_when_the_next_backend_run
     )
 
 
+@pytest.mark.parametrize("no_server", [True, False])
+def test_a_machine_without_dns_is_told_how_to_reach_pages_through_a_proxy(
+    no_server: bool, dns: Any, config_for: Any
+) -> None:
+    """In a sandbox whose DNS does not answer (and no proxy set anywhere), every page failed
+    with "Temporary failure in name resolution" and nothing more; the sentence now names the
+    settings that reach pages through a proxy. A name that does not exist gets no such advice."""
+    dns.no_server = no_server
+    envelope = dispatch_extract("https://docs.nowhere.test/page", backend="http", config=config_for())
+    assert envelope["error_code"] == "network_error", envelope
+    assert envelope["error"].startswith("Could not resolve the host name 'docs.nowhere.test'")
+    advice = (
+        "No DNS server answered this machine; where only a proxy reaches the internet, set web.proxy "
+        "(and web.proxy_resolves_names: true)."
+    )
+    assert envelope["error"].endswith(advice) == no_server
+
+
 def test_a_proxy_that_cannot_open_the_tunnel_says_so(refusing_proxy: Any, config_for: Any) -> None:
     refusing_proxy.status = 502
     config = config_for(proxy=f"http://127.0.0.1:{refusing_proxy.server_address[1]}")

@@ -372,6 +372,11 @@ def check_destination(url: str | httpx.URL, policy: AddressPolicy) -> Target:
 _lookups: LazyPool | None = None
 
 
+class NoNameServer(NetworkError):
+    """The system resolver got no answer at all (``EAI_AGAIN``): this machine has no DNS it
+    can reach, as in a sandbox that reaches out only through a proxy. Not the page's fault."""
+
+
 async def system_resolver(host: str, port: int) -> list[str]:
     """Every address the operating system gives for ``host`` (TCP).
 
@@ -387,7 +392,8 @@ async def system_resolver(host: str, port: int) -> list[str]:
     try:
         infos = await _lookups.run(socket.getaddrinfo, host, port, 0, socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
-        raise NetworkError(f"Could not resolve the host name '{host}': {exc}.") from None
+        failed = NoNameServer if getattr(exc, "errno", None) == socket.EAI_AGAIN else NetworkError
+        raise failed(f"Could not resolve the host name '{host}': {exc}.") from None
     seen: list[str] = []
     for _family, _type, _proto, _name, sockaddr in infos:
         address = str(sockaddr[0])
@@ -443,7 +449,7 @@ class ResolvedNames:
             await asyncio.shield(task)  # a cancelled waiter leaves the lookup to the others
         answer = self._answers[host]
         if isinstance(answer, NetworkError):
-            raise NetworkError(answer.message)
+            raise type(answer)(answer.message)  # a fresh one per waiter, of the same kind
         return answer
 
     async def _resolve(self, host: str, port: int) -> None:
@@ -534,6 +540,11 @@ def _unresolved_without_proxy(error: NetworkError) -> NetworkError:
 
     named = sorted({scheme for scheme in getproxies_environment() if scheme in ("http", "https", "all")})
     if not named:
+        if isinstance(error, NoNameServer):
+            return NetworkError(
+                f"{error.message} No DNS server answered this machine; where only a proxy reaches the "
+                "internet, set web.proxy (and web.proxy_resolves_names: true)."
+            )
         return error
     variables = ", ".join(f"{scheme.upper()}_PROXY" for scheme in named)
     return NetworkError(
