@@ -444,6 +444,8 @@ class ProviderSettings(Section):
     max_response_bytes: int | None = Field(default=None, gt=0)
     #: Where a key a caller handed over came from (see :meth:`with_key`); None: the config.
     _key_origin: str | None = None
+    #: This section's own key (``web.providers.http``), for sentences about its values.
+    _section: str = "web.providers.<name>"
 
     def with_key(self, key: SecretStr, origin: str) -> "ProviderSettings":
         """A copy holding ``key``, which a caller gave (an agent tool's ``api_key``, a client's
@@ -457,6 +459,10 @@ class ProviderSettings(Section):
     def key_origin(self) -> str | None:
         """Where the key came from, when a caller gave it (:meth:`with_key`)."""
         return self._key_origin
+
+    def key(self, option: str) -> str:
+        """The config key of ``option`` in this section (``web.providers.http.concurrency``)."""
+        return f"{self._section}.{option}"
 
     @field_validator("rate_limit")
     @classmethod
@@ -566,6 +572,13 @@ class WebSettings(Section):
         if isinstance(value, dict):
             return {name: {} if section is None else section for name, section in value.items()}
         return value
+
+    @model_validator(mode="after")
+    def _name_sections(self) -> "WebSettings":
+        """Each provider section knows its key, so a bad vendor value names where it is set."""
+        for name, settings in self.providers.items():
+            settings._section = f"web.providers.{name}"
+        return self
 
     @field_validator("user_agent")
     @classmethod

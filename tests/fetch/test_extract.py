@@ -259,6 +259,26 @@ def test_bad_options_are_invalid_input(options: dict[str, Any], site: Any, local
     assert "/articles/caching" not in site.paths() and "/robots.txt" not in site.paths()
 
 
+@pytest.mark.parametrize(
+    ("setting", "expected"),
+    [
+        ({"concurrency": 0}, "web.providers.http.concurrency (in the config) must be a whole number from 1 to 64, not 0."),
+        ({"delay": "1s"}, "web.providers.http.delay (in the config) must be a number of seconds of at least 0.0, not '1s'."),
+    ],
+)
+def test_a_bad_option_in_the_config_is_named_by_its_key(
+    setting: dict[str, Any], expected: str, site: Any, config_for: Any
+) -> None:
+    """``concurrency must be a whole number from 1 to 64, not 0`` sent a caller who gave no
+    such option looking through the call; the value came from web.providers.http. A call's own
+    value wins over it, so the call can still be made."""
+    config = config_for(allow_private_networks=True, providers={"http": setting})
+    envelope = dispatch_extract(site.url("/articles/caching"), backend="http", config=config)
+    assert (envelope["error_code"], envelope["error"]) == ("invalid_input", expected)
+    good = {"concurrency": 4, "delay": 0.0}
+    assert dispatch_extract(site.url("/articles/caching"), backend="http", config=config, **good)["success"]
+
+
 def test_page_without_main_content_falls_back_to_its_text(site: Any, local: Config) -> None:
     [page] = extract(site.url("/footer-only"), local)["data"]
     assert page["content"] == "Contact us at the main office during weekday hours."

@@ -37,7 +37,7 @@ from ..urls import MAX_URL_CHARS, canonicalize, host_of, join_url, page_identity
 from .charset import decode
 from .decompress import GZIP_MAGIC
 from .fetch import FetchResult, fetch, gunzip, status_error
-from .options import FetchLimits, patterns, pick, switch, whole
+from .options import FetchLimits, patterns, pick, refused, switch, whole
 from .pages import PageOptions, render
 from .politeness import HostLimiter, HostPaused
 from .robots import PARSE_LIMIT, RobotsCache, RobotsRules, says_nofollow, whole_lines
@@ -102,25 +102,25 @@ class CrawlOptions:
         notes: list[str] = []
         # ``limit`` is the alias every crawling backend takes for ``max_pages``.
         asked = kwargs if kwargs.get("max_pages") is not None else {"max_pages": kwargs.get("limit")}
-        max_pages = whole("max_pages", pick(asked, settings, "max_pages", 25), 1)
+        max_pages = whole(*pick(asked, settings, "max_pages", 25), 1)
         if max_pages > MAX_PAGES_CAP:
             notes.append(f"max_pages {max_pages} is above the limit of {MAX_PAGES_CAP}; {MAX_PAGES_CAP} is used.")
             max_pages = MAX_PAGES_CAP
-        scope = pick(kwargs, settings, "scope", "host")
+        where, scope = pick(kwargs, settings, "scope", "host")
         if scope not in ("host", "domain", "any"):
-            raise InvalidInputError(f"scope must be 'host', 'domain' or 'any', not {scope!r}.")
+            raise refused(where, f"must be 'host', 'domain' or 'any', not {scope!r}.")
         progress = kwargs.get("progress")
         if progress is not None and not callable(progress):
             raise InvalidInputError("progress must be a function that receives a dict per page.")
         return (
             cls(
-                max_depth=whole("max_depth", pick(kwargs, settings, "max_depth", 2), 0, 20),
+                max_depth=whole(*pick(kwargs, settings, "max_depth", 2), 0, 20),
                 max_pages=max_pages,
                 scope=scope,
                 include=patterns("include", kwargs.get("include")),
                 exclude=patterns("exclude", kwargs.get("exclude")),
-                respect_robots=switch("respect_robots", pick(kwargs, settings, "respect_robots", True)),
-                use_sitemap=switch("use_sitemap", pick(kwargs, settings, "use_sitemap", False)),
+                respect_robots=switch(*pick(kwargs, settings, "respect_robots", True)),
+                use_sitemap=switch(*pick(kwargs, settings, "use_sitemap", False)),
                 limits=FetchLimits.from_kwargs(kwargs, settings),
                 page=PageOptions.from_kwargs(kwargs),
                 progress=progress,

@@ -1,7 +1,8 @@
 """Checking the numeric and switch options of extract and crawl calls.
 
 A call's own keyword wins, then ``web.providers.<name>.<key>``, then the built-in default;
-a bad value from either place is an ``invalid_input`` that names the option.
+a bad value from either place is an ``invalid_input`` that names the option (from the
+config, by its key: ``web.providers.http.concurrency``).
 """
 
 from __future__ import annotations
@@ -15,30 +16,48 @@ from ..errors import InvalidInputError
 from ..urls import MAX_URL_CHARS
 
 
-def pick(kwargs: dict[str, Any], settings: ProviderSettings, name: str, default: Any) -> Any:
-    """The value for option ``name``: the call's, the config's, or ``default``."""
+class Setting(str):
+    """The config key an option's value came from (``web.providers.http.concurrency``), as
+    opposed to a call's keyword: a bad value there is the set-up's to fix."""
+
+
+def pick(kwargs: dict[str, Any], settings: ProviderSettings, name: str, default: Any) -> tuple[str, Any]:
+    """``(where, value)`` for option ``name``: the call's (``name``), the config's (its
+    :class:`Setting`), or ``default``."""
     value = kwargs.get(name)
-    if value is None:
-        value = settings.option(name, default)
-    return default if value is None else value
+    if value is not None:
+        return name, value
+    value = settings.option(name)
+    if value is not None:
+        return Setting(settings.key(name)), value
+    return name, default
+
+
+def refused(where: str, sentence: str) -> InvalidInputError:
+    """A bad option value, named where it was set: a caller who gave no such option would
+    otherwise look for it in the call. Still ``invalid_input`` from the config: a chain does not
+    hand the URLs to another backend (a third-party reader) for a typo in this one's section."""
+    if isinstance(where, Setting):
+        return InvalidInputError(f"{where} (in the config) {sentence}")
+    return InvalidInputError(f"{where} {sentence}")
 
 
 def whole(name: str, value: Any, low: int, high: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < low or (high is not None and value > high):
         bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
-        raise InvalidInputError(f"{name} must be a whole number {bounds}, not {value!r}.")
+        raise refused(name, f"must be a whole number {bounds}, not {value!r}.")
     return value
 
 
 def seconds(name: str, value: Any, low: float = 0.0) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < low:
-        raise InvalidInputError(f"{name} must be a number of seconds of at least {low}, not {value!r}.")
+        raise refused(name, f"must be a number of seconds of at least {low}, not {value!r}.")
     return float(value)
 
 
 def switch(name: str, value: Any) -> bool:
     if not isinstance(value, bool):
-        raise InvalidInputError(f"{name} must be true or false, not {value!r}.")
+        raise refused(name, f"must be true or false, not {value!r}.")
     return value
 
 
@@ -73,13 +92,12 @@ class FetchLimits(NamedTuple):
     def from_kwargs(cls, kwargs: dict[str, Any], settings: ProviderSettings) -> FetchLimits:
         base = cls()
         return cls(
-            concurrency=whole("concurrency", pick(kwargs, settings, "concurrency", base.concurrency), 1, 64),
+            concurrency=whole(*pick(kwargs, settings, "concurrency", base.concurrency), 1, 64),
             per_host_concurrency=whole(
-                "per_host_concurrency",
-                pick(kwargs, settings, "per_host_concurrency", base.per_host_concurrency), 1, 64,
+                *pick(kwargs, settings, "per_host_concurrency", base.per_host_concurrency), 1, 64
             ),
-            delay=seconds("delay", pick(kwargs, settings, "delay", base.delay)),
-            url_timeout=seconds("url_timeout", pick(kwargs, settings, "url_timeout", base.url_timeout), 0.1),
+            delay=seconds(*pick(kwargs, settings, "delay", base.delay)),
+            url_timeout=seconds(*pick(kwargs, settings, "url_timeout", base.url_timeout), 0.1),
         )
 
 
