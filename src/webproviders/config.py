@@ -942,7 +942,12 @@ _QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")
 def _parse_yaml(text: str, file: Path) -> tuple[Any, dict[str, int]]:
     """Parse a config file, refusing alias bombs before anything is built from them; with
     the line of each key (:func:`_key_lines`)."""
-    loader = _YAML_LOADER(text)
+    try:
+        # the reader checks every character as it is made: a NUL (a UTF-16 file without its
+        # byte-order mark) raised from here, outside the ConfigError below
+        loader = _YAML_LOADER(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"Config file {file} is not valid YAML: {yaml_problem(exc, text)}.") from None
     try:
         node = compose(loader)
         if node is None:
@@ -957,9 +962,18 @@ def _parse_yaml(text: str, file: Path) -> tuple[Any, dict[str, int]]:
         loader.dispose()
 
 
-def yaml_problem(exc: yaml.YAMLError) -> str:
+def yaml_problem(exc: yaml.YAMLError, file_text: str | None = None) -> str:
     """What is wrong and where, on one line, without the excerpt of the file PyYAML prints (it
-    may hold a key): for a config file and a ``plugin.yaml`` alike."""
+    may hold a key): for a config file and a ``plugin.yaml`` alike. ``file_text``: the file's, to
+    say where a character YAML refuses is."""
+    if isinstance(exc, yaml.reader.ReaderError) and isinstance(exc.character, int):
+        where = ""
+        if file_text is not None:
+            line_start = file_text.rfind("\n", 0, exc.position) + 1
+            line = file_text.count("\n", 0, exc.position) + 1
+            where = f" (line {line}, column {exc.position - line_start + 1})"
+        utf16 = " (a file saved as UTF-16 holds many: save it as UTF-8)" if exc.character == 0 else ""
+        return f"it holds U+{exc.character:04X}{where}, a character YAML does not allow{utf16}"
     if not isinstance(exc, yaml.MarkedYAMLError):
         return scrub(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
     parts = [

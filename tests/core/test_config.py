@@ -386,6 +386,30 @@ def test_a_config_that_is_no_config_object_is_invalid_input(config: Any) -> None
     assert "config must be a Config (from load_config or config_from_dict)" in envelope["error"]
 
 
+def test_a_character_yaml_refuses_is_a_config_error_saying_where(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A NUL (a file saved as UTF-16 without its byte-order mark reads as UTF-8 full of them)
+    or a stray control character raised PyYAML's ReaderError out of load_config, the CLI
+    exited 1, and a call that loads the config itself answered provider_error."""
+    from webproviders.config import set_default_config
+
+    path = tmp_path / "config.yaml"
+    path.write_bytes("web:\n  timeout: 5\n".encode("utf-16-le"))
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value) == (
+        f"Config file {path} is not valid YAML: it holds U+0000 (line 1, column 2), a character YAML "
+        "does not allow (a file saved as UTF-16 holds many: save it as UTF-8)."
+    )
+    path.write_bytes(b"web:\n  user_agent: agent\x07/1.0\n")
+    monkeypatch.setenv("WEBPROVIDERS_CONFIG", str(path))
+    set_default_config(None)
+    envelope = dispatch_search("x", backend="stub")
+    assert envelope["error_code"] == "not_configured"
+    assert envelope["error"].endswith("it holds U+0007 (line 2, column 20), a character YAML does not allow.")
+
+
 def test_a_config_file_that_is_not_utf8_is_a_config_error(tmp_path: Path) -> None:
     path = tmp_path / "config.yaml"
     path.write_bytes("web:\n  user_agent: café\n".encode("latin-1"))
