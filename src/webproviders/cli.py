@@ -484,8 +484,10 @@ def _unknown_backends(registry: Any) -> list[str]:
     scrubbed, as the name may be anything (a key given where a backend name was meant)."""
     from .config import ENV_OVERRIDES
     from .redact import scrub
+    from .suggest import did_you_mean
 
     web = registry.config.web
+    known = sorted(e.manifest.name for e in registry.entries())
     problems = []
     for var, key in ENV_OVERRIDES.items():
         spec = getattr(web, key)
@@ -493,10 +495,11 @@ def _unknown_backends(registry: Any) -> list[str]:
         unknown = [n for n in names if n is not None and registry.get(n) is None]
         if unknown:
             where = f"${var}" if os.environ.get(var, "").strip() else f"web.{key}"
+            hints = "".join(did_you_mean(str(name), known) for name in unknown)
             problems.append(
                 scrub(
                     f"{where} names {', '.join(repr(n) for n in unknown)}, which no installed provider is "
-                    f"(known: {', '.join(sorted(e.manifest.name for e in registry.entries()))})."
+                    f"(known: {', '.join(known)}).{hints}"
                 )
             )
     return problems

@@ -352,6 +352,17 @@ def test_an_unknown_web_backend_is_an_error_naming_it(command: list[str], tmp_pa
     assert "error: $WEB_BACKEND names 'nosuch', which no installed provider is (known: " in result.stderr
 
 
+def test_an_unknown_backend_name_a_typo_away_says_which_one_was_meant(tmp_path: Path) -> None:
+    """The table line said "Did you mean 'brave'?"; the error the command stops on (exit 3)
+    listed 25 names and left the reader to spot the typo."""
+    path = tmp_path / "c.yaml"
+    path.write_text("web:\n  search_backend: [bravee, stub]\n")
+    result = run("--config", str(path), "search", "q")
+    assert result.returncode == 3
+    assert "error: web.search_backend names 'bravee', which no installed provider is (known: " in result.stderr
+    assert "stub, tavily, xai, you). Did you mean 'brave'?\n" in result.stderr
+
+
 @pytest.mark.parametrize("command", [["config"], ["config", "--json"], ["search", "q"]])
 def test_a_key_given_where_a_backend_name_was_meant_is_not_printed(
     command: list[str], tmp_path: Path
