@@ -15,6 +15,7 @@ detail is scrubbed of secrets (:mod:`.redact`) when the error is made, so its ``
 from __future__ import annotations
 
 import json
+import os
 import re
 import sys
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
@@ -496,6 +497,41 @@ def lookup_failure(exc: BaseException) -> str | None:
     return None
 
 
+def _request_url(exc: Any) -> Any:
+    """The URL of the request an httpx error is about, or None (one made without a request)."""
+    try:
+        return exc.request.url
+    except RuntimeError:  # httpx: "The .request property has not been set."
+        return None
+
+
+def _not_connected(exc: BaseException, url: Any, who: str, provider: str | None) -> NetworkError:
+    """A connection that failed, with the address it went to and the setting that names it:
+    "could not be reached: ConnectError: All connection attempts failed" said neither, so a
+    base_url with the wrong port was hard to tell from a vendor that is down."""
+    host = f"[{url.host}]" if ":" in url.host else url.host
+    port = url.port or (443 if url.scheme == "https" else 80)
+    setting = f"its address in web.providers.{provider}" if provider else "the address it was sent to"
+    return NetworkError(
+        f"{who} could not be reached at {host}:{port}: {connect_failure(exc)}. Check that it answers "
+        f"there, or {setting}.",
+        provider=provider,
+    )
+
+
+def connect_failure(exc: BaseException) -> str:
+    """Why a connection failed, in the system's words (``Connection refused``), from the
+    ``OSError`` under httpx's and anyio's wrappers ("All connection attempts failed")."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            break
+        if isinstance(seen, OSError) and seen.errno:
+            return os.strerror(seen.errno)  # asyncio's own strerror is "Connect call failed (...)"
+        seen = seen.__cause__ or seen.__context__
+    return f"{type(exc).__name__}: {exc}"
+
+
 def _tls_failure(exc: BaseException) -> ssl.SSLError | None:
     """The ``ssl.SSLError`` a connection failed on (httpx's error wraps httpcore's, which
     wraps the TLS layer's), or None; an SSL error means ``ssl`` is loaded, so this never loads it."""
@@ -634,6 +670,8 @@ def _from_httpx(exc: BaseException, who: str, provider: str | None) -> WebProvid
         )
     if isinstance(exc, httpx.ProxyError):
         return proxy_error(exc, who, provider)
+    if isinstance(exc, httpx.ConnectError) and _request_url(exc) is not None:
+        return _not_connected(exc, _request_url(exc), who, provider)
     if isinstance(exc, (httpx.NetworkError, httpx.RemoteProtocolError)):
         return NetworkError(f"{who} could not be reached: {type(exc).__name__}: {exc}", provider=provider)
     if isinstance(exc, httpx.DecodingError):

@@ -370,10 +370,17 @@ def _closed_port() -> int:
 def test_a_refused_connection_is_a_network_error() -> None:
     with pytest.raises(httpx.ConnectError):  # what httpx.Client raises; dispatch maps it
         _call(f"http://127.0.0.1:{_closed_port()}/x")
-    config = _config(providers={"searxng": {"base_url": f"http://127.0.0.1:{_closed_port()}"}})
+    port = _closed_port()
+    config = _config(providers={"searxng": {"base_url": f"http://user:Pw0rdSecret@127.0.0.1:{port}"}})
     envelope = dispatch_search("q", backend="searxng", config=config, cache=False)
     assert envelope["success"] is False
     assert envelope["error_code"] == "network_error", envelope
+    # "searxng could not be reached: ConnectError: All connection attempts failed" named neither
+    # the address nor the setting: a base_url's wrong port read as a vendor that is down.
+    assert envelope["error"] == (
+        f"searxng could not be reached at 127.0.0.1:{port}: Connection refused. Check that it answers "
+        "there, or its address in web.providers.searxng."
+    )
 
 
 def test_a_vendor_that_does_not_answer_in_time_is_a_timeout(recorder: Any) -> None:
