@@ -15,6 +15,7 @@ docs/providers.md), never a silent nothing.
 from __future__ import annotations
 
 import os
+import re
 import signal
 from typing import Any
 
@@ -30,10 +31,12 @@ from webproviders import (
     remaining_time,
     warn,
 )
-from webproviders.kit import duckduckgo_region, site_query, warn_unknown
+from webproviders.kit import duckduckgo_region, error_for_status, site_query, warn_unknown
 
 _TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
 _SAFESEARCH = {"off": "off", "moderate": "moderate", "strict": "on"}
+#: How ddgs's HTTP client reports a proxy that refused its credentials.
+_PROXY_REFUSED_CREDENTIALS = re.compile(r"HTTP/\S+ 407\b|\b407 Proxy Authentication Required")
 NO_RESULTS_WARNING = (
     "ddgs found no results. ddgs reports rate limits the same way, so if this query should "
     "have results, wait a minute or use another backend."
@@ -149,6 +152,9 @@ class DDGSProvider(WebSearchProvider):
             if "no results" in message.lower():
                 warn(NO_RESULTS_WARNING)
                 return []
+            if _PROXY_REFUSED_CREDENTIALS.search(message):
+                # the proxy's own credentials: not ddgs's failure, and not network_error
+                raise error_for_status(407, self.name, vendor="ddgs's search engines")
             raise NetworkError(f"ddgs could not get results: {message}", provider=self.name)
         if error is not None:
             raise ProviderError(f"ddgs failed: {message}", provider=self.name)

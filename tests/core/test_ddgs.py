@@ -73,7 +73,7 @@ class Proxy:
     """A loopback HTTP proxy that terminates TLS for ``HOST`` and answers with ``page``.
 
     ``mode``: ``answer`` (the page), ``hang`` (accept, then never answer), ``refuse``
-    (answer CONNECT with 502), ``endless`` (a page that never ends). ``forms`` holds the form of each search it saw.
+    (answer CONNECT with 502), ``credentials`` (answer it with 407), ``endless`` (a page that never ends). ``forms`` holds the form of each search it saw.
     """
 
     url: str
@@ -102,6 +102,12 @@ def proxy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Proxy]:
                 return
             if state.mode == "refuse":
                 conn.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
+                return
+            if state.mode == "credentials":
+                conn.sendall(
+                    b"HTTP/1.1 407 Proxy Authentication Required\r\nProxy-Authenticate: Basic realm=\"p\"\r\n"
+                    b"Content-Length: 0\r\n\r\n"
+                )
                 return
             if state.mode == "endless":
                 conn.sendall(b"HTTP/1.1 200 Connection established\r\n\r\n")
@@ -214,6 +220,27 @@ def test_errors_are_mapped(proxy: Proxy, ddgs_config: Callable[..., Any], mode: 
     proxy.mode = mode
     envelope = dispatch_search("q", backend="ddgs", config=ddgs_config(timeout=1), timeout=20)
     assert envelope["error_code"] == code and envelope["retryable"] is True, envelope
+
+
+def test_a_proxy_that_refuses_its_credentials_is_named_and_not_held_against_ddgs(
+    proxy: Proxy, ddgs_config: Callable[..., Any], make_config: Any
+) -> None:
+    """A 407 read "ddgs could not get results: RequestError(... proxy CONNECT failed: HTTP/1.1 407
+    ...)", a network_error counted against ddgs: five of them cooled it down, and fixing the
+    proxy's password left it cooling. It is the proxy's refusal of its own credentials."""
+    proxy.mode = "credentials"
+    config = make_config(web={
+        "proxy": proxy.url.replace("http://", "http://user:Pw0rdSecret@"), "cache": False,
+        "health": {"failures": 1}, "providers": {"ddgs": {"backend": "duckduckgo", "max_retries": 0}},
+    })
+    for _ in range(2):
+        envelope = dispatch_search("q", backend="ddgs", config=config, timeout=20)
+        assert envelope["error_code"] == "auth_error", envelope
+        assert envelope["error"].startswith(
+            "A proxy on the way to ddgs's search engines refused the request for want of valid credentials (HTTP 407)."
+        )
+        assert "in web.proxy, or HTTPS_PROXY" in envelope["error"]
+        assert "Pw0rdSecret" not in str(envelope)
 
 
 def test_results_past_the_answer_cap_are_too_large_and_never_read_whole(
