@@ -6,11 +6,17 @@ from collections.abc import Iterable
 
 
 def closest(name: str, names: Iterable[str]) -> str | None:
-    """The one of ``names`` a single typo away from ``name`` (``tavilly`` for ``tavily``), if any."""
+    """The one of ``names`` a single typo away from ``name`` (``tavilly`` for ``tavily``), or the
+    only one that is ``name`` with a suffix (``daily_usd`` for ``daily``), if any."""
     import difflib  # here: only a name that matches nothing needs it
 
-    found = difflib.get_close_matches(name, sorted(names), n=1, cutoff=0.8)
-    return found[0] if found else None
+    names = sorted(names)
+    found = difflib.get_close_matches(name, names, n=1, cutoff=0.8)
+    if found:
+        return found[0]
+    # a name without its unit (``daily`` for ``daily_usd``, ``retention`` for ``retention_days``)
+    completed = [known for known in names if known.startswith(f"{name}_")]
+    return completed[0] if len(completed) == 1 else None
 
 
 def did_you_mean(name: str, names: Iterable[str]) -> str:

@@ -625,6 +625,20 @@ def test_a_typo_of_a_key_is_named_with_the_key_it_was_likely_meant_for(
     ]
 
 
+def test_a_key_written_without_its_unit_is_named_with_the_key_meant(caplog: pytest.LogCaptureFixture) -> None:
+    """``budget: {daily: 5}`` was "ignored" with no hint, so the cap the operator meant to set
+    did nothing; a name that only one key completes (``daily_usd``) is now suggested."""
+    with caplog.at_level(logging.WARNING, logger="webproviders.config"):
+        config = config_from_dict(
+            {"web": {"budget": {"daily": 5}, "usage": {"retention": 40}}}, source="c.yaml"
+        )
+    assert config.web.budget.daily_usd is None
+    assert caplog.messages == [
+        "Unknown config key 'web.budget.daily' in c.yaml is ignored. Did you mean 'daily_usd'?",
+        "Unknown config key 'web.usage.retention' in c.yaml is ignored. Did you mean 'retention_days'?",
+    ]
+
+
 def test_a_key_a_provider_does_not_read_is_named_where_its_manifest_lists_what_it_reads(
     caplog: pytest.LogCaptureFixture, tmp_path: Path
 ) -> None:
