@@ -628,6 +628,10 @@ def test_vendor_keys_are_refused_unless_the_server_takes_them(tmp_path: Path) ->
         ("{alice: '${UNSET_MCP_TOKEN}'}", "mcp.users.alice"),
         ("{alice: {token_file: /nonexistent/alice.token}}", "cannot be read"),
         ("{alice: same-token, bob: same-token}", "same token as another user"),
+        # a file that is not text raised UnicodeDecodeError out of the CLI, and /dev/zero read
+        # until memory ran out
+        ("{alice: {token_file: /dev/zero}}", "the token file /dev/zero is larger than 64 KiB"),
+        ("{alice: {token_file: TOKEN_FILE}}", "is not UTF-8 text (byte 1 cannot be read)"),
     ],
 )
 def test_bad_user_tokens_refuse_to_start(
@@ -641,8 +645,9 @@ def test_bad_user_tokens_refuse_to_start(
     from webproviders.cli import main
 
     monkeypatch.delenv("UNSET_MCP_TOKEN", raising=False)
+    (tmp_path / "binary.token").write_bytes(b"\xff\xfeT\x00O\x00K\x00")
     config = tmp_path / "config.yaml"
-    config.write_text(f"mcp:\n  users: {users}\n", encoding="utf-8")
+    config.write_text(f"mcp:\n  users: {users.replace('TOKEN_FILE', str(tmp_path / 'binary.token'))}\n", encoding="utf-8")
     assert main(["--config", str(config), "mcp", "--http"]) != 0
     assert message in capsys.readouterr().err and no_serving == []
 

@@ -266,6 +266,10 @@ def _shared_token(config: Config) -> str | None:
     return None
 
 
+#: The most a ``token_file`` may hold: a bearer token is a line of text.
+MAX_TOKEN_FILE_BYTES = 64 * 1024
+
+
 def _user_token(config: Config, user: str) -> str:
     """A user's token, from the config or their ``token_file``; empty or unreadable is an error."""
     settings = config.mcp.users[user]
@@ -276,9 +280,21 @@ def _user_token(config: Config, user: str) -> str:
         except OSError as exc:
             raise ConfigError(f"{where}: the token file {exc.filename} cannot be read ({exc.strerror}).") from None
         try:
-            token = path.read_text(encoding="utf-8").strip()
+            with path.open("rb") as file:  # a bounded read: a path naming /dev/zero never ends
+                raw = file.read(MAX_TOKEN_FILE_BYTES + 1)
         except OSError as exc:
             raise ConfigError(f"{where}: the token file {path} cannot be read ({exc.strerror}).") from None
+        if len(raw) > MAX_TOKEN_FILE_BYTES:
+            raise ConfigError(
+                f"{where}: the token file {path} is larger than {MAX_TOKEN_FILE_BYTES // 1024} KiB; it should "
+                "hold the token alone."
+            )
+        try:
+            token = raw.decode("utf-8").strip()
+        except UnicodeDecodeError as exc:
+            raise ConfigError(
+                f"{where}: the token file {path} is not UTF-8 text (byte {exc.start + 1} cannot be read)."
+            ) from None
     else:
         token = settings.token.get_secret_value().strip() if settings.token is not None else ""
     if not token:
