@@ -101,6 +101,9 @@ class DNS:
         #: Undeclared names fail as where no DNS server answers (``EAI_AGAIN``, a sandbox
         #: without DNS) rather than as names that do not exist (``EAI_NONAME``).
         self.no_server = False
+        #: Set: a lookup of an undeclared name waits for it, as where the DNS server's answers
+        #: never come (a firewall dropping them); the test's end sets it.
+        self.silent: threading.Event | None = None
 
     def answer(self, host: str, *addresses: str) -> None:
         """``host`` resolves to ``addresses`` from now on."""
@@ -114,7 +117,9 @@ class DNS:
         if answers is None:
             if _loopback(name):
                 return None
-            code = socket.EAI_AGAIN if self.no_server else socket.EAI_NONAME
+            if self.silent is not None:
+                self.silent.wait(30)
+            code = socket.EAI_AGAIN if self.no_server or self.silent else socket.EAI_NONAME
             raise socket.gaierror(code, f"test tried to look up {host!r}: only loopback names are allowed")
         addresses = answers.pop(0) if len(answers) > 1 else answers[0]
         number = int(str(port)) if str(port).isdigit() else 0
@@ -137,6 +142,8 @@ def dns() -> Iterator[DNS]:
     global _dns
     _dns = DNS()
     yield _dns
+    if _dns.silent is not None:
+        _dns.silent.set()  # lets the lookups still waiting end
 
 
 def _loopback(host: object) -> bool:

@@ -393,6 +393,26 @@ def test_a_vendor_that_does_not_answer_in_time_is_a_timeout(recorder: Any) -> No
     assert envelope["error_code"] == "timeout", envelope
 
 
+def test_a_vendor_whose_name_lookup_never_answers_says_so_not_that_it_was_slow(dns: Any) -> None:
+    """Where the DNS server's answers never come (a firewall dropping them), every vendor's
+    call ran to its deadline as "brave did not answer within 2.0 s", as if each were slow."""
+    import threading
+    import time
+
+    dns.silent = threading.Event()
+    config = _config(providers={"brave": {"api_key": "k-test-000001"}})
+    started = time.monotonic()
+    envelope = dispatch_search("q", backend="brave", config=config, cache=False, timeout=2)
+    assert time.monotonic() - started < 15  # ended by its deadline, not by the lookup
+    assert envelope["error_code"] == "timeout", envelope
+    assert envelope["error"].startswith("brave did not answer within "), envelope
+    assert (
+        " s: the connection to api.search.brave.com was not open yet (looking up its name or connecting "
+        "took the time"
+    ) in envelope["error"]
+    assert "set it: web.proxy, or HTTPS_PROXY" in envelope["error"]
+
+
 @pytest.mark.parametrize("provider", ["searxng", "serper", "brave", "bocha", "you", "jina"])
 def test_a_vendor_that_redirects_is_an_error_not_an_empty_answer(http_server: Any, provider: str) -> None:
     """An API that answers a redirect (a moved endpoint, a login page in front of it) with a

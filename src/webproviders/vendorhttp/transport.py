@@ -87,7 +87,9 @@ class _Progress:
     (a ``CONNECT`` sent and not yet answered: marked on the call's record, so a timeout then
     names the proxy), and whether its answer has started to arrive."""
 
-    __slots__ = ("answering", "connected", "extensions", "given", "since", "tunnel", "via", "waited")
+    __slots__ = (
+        "answering", "connected", "dial", "dialing", "extensions", "given", "since", "tunnel", "via", "waited"
+    )
 
     def __init__(self, request: httpx.Request) -> None:
         self.answering = False
@@ -96,6 +98,10 @@ class _Progress:
         self.via: str | None = None
         #: ``via`` while its ``CONNECT`` is unanswered.
         self.tunnel: str | None = None
+        #: The sentence for a direct connection still being opened (its name looked up, then
+        #: connected), should the time run out there; None: through a proxy, or open.
+        self.dial: str | None = None
+        self.dialing = False
         self.since = time.monotonic()
         #: Seconds the request waited for its connection (known once it has one).
         self.waited = 0.0
@@ -110,6 +116,16 @@ class _Progress:
         if not self.connected:
             self.connected = True
             self.waited = time.monotonic() - self.since
+        if self.dial is not None:
+            if name == _DIAL_STARTED:
+                self.dialing = True
+                note_stalled(self.dial)
+            elif name != _DIAL_FAILED:  # connected, or given a connection already open
+                if self.dialing:
+                    note_stalled(None)
+                self.dial, self.dialing = None, False
+            # failed: cancelled there, when the time ran out (the note says why), or refused
+            # (its own error says so)
         news = tunnel_news(name, info) if self.via is not None else None
         if news:
             self.tunnel = self.via
@@ -118,7 +134,7 @@ class _Progress:
             if self.tunnel is not None:
                 note_stalled(None)
             self.via = self.tunnel = None
-        if self.via is None:
+        if self.via is None and not self.dialing:
             if self.given is None:
                 self.extensions.pop("trace", None)
             else:
@@ -182,10 +198,9 @@ class VendorTransport(httpx.AsyncBaseTransport):
             if not progress.connected:
                 raise self._no_connection(request.url, progress) from None
             self._asked_late(request.url, progress)
-            if progress.tunnel is not None:
-                raise WebTimeoutError(
-                    f"{request.url.host} did not answer within {budget:.1f} s: {progress.tunnel}"
-                ) from None
+            stalled = progress.tunnel or (progress.dial if progress.dialing else None)
+            if stalled is not None:
+                raise WebTimeoutError(f"{request.url.host} did not answer within {budget:.1f} s: {stalled}") from None
             raise _out_of_time(request.url, budget, progress) from None
         except asyncio.CancelledError:
             if progress.answering:  # the dispatcher's own deadline cut the answer
@@ -202,6 +217,8 @@ class VendorTransport(httpx.AsyncBaseTransport):
         transport = self._transport_for(proxy)
         if proxy is not None and url.scheme == "https":  # through a tunnel, opened by CONNECT
             progress.via = no_tunnel(proxy_address(proxy), url.host, PROXY_SETTINGS)
+        elif proxy is None:
+            progress.dial = not_dialled(url.host)
         try:
             response = await transport.handle_async_request(request)
         except httpx.PoolTimeout:
@@ -326,6 +343,21 @@ def _decoded(response: httpx.Response, body: bytes) -> httpx.Response:
     headers = [(name, value) for name, value in response.headers.raw if name.lower() not in _TRAVEL_HEADERS]
     kept = {key: response.extensions[key] for key in ("http_version", "reason_phrase") if key in response.extensions}
     return httpx.Response(response.status_code, headers=headers, content=body, extensions=kept)
+
+
+#: The trace event of a direct connection starting: its name lookup, then the connect.
+_DIAL_STARTED, _DIAL_FAILED = "connection.connect_tcp.started", "connection.connect_tcp.failed"
+
+
+def not_dialled(host: str) -> str:
+    """Why a request whose time ran out while its connection was being opened never reached
+    ``host``: where the lookup hangs (no DNS server answers, a firewall drops the packets), every
+    vendor times out alike, which read as each one being slow."""
+    return (
+        f"the connection to {host} was not open yet (looking up its name or connecting took the time: a DNS "
+        f"server that does not answer, or a firewall that drops packets?). Where only a proxy reaches the "
+        f"internet, set it: {PROXY_SETTINGS}."
+    )
 
 
 def _out_of_time(url: httpx.URL, budget: float, progress: _Progress) -> WebTimeoutError:
