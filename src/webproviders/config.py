@@ -899,7 +899,12 @@ def config_path(path: str | os.PathLike[str] | None = None) -> Path | None:
     except OSError:  # no home directory, so no config file in it
         return None
     try:
-        return default if default.is_file() else None
+        if default.is_file():
+            return default
+        if os.path.lexists(default):  # a folder (a container's bind mount of a file it lacked), a dead link
+            what = "a link to nothing" if default.is_symlink() and not default.exists() else "not a file"
+            log.warning("The config file %s is %s, so it is not read; the defaults are used.", default, what)
+        return None
     except OSError as exc:  # a home this user may not enter (HOME=/root under another user id)
         log.warning(
             "The config file %s cannot be looked at (%s); the defaults are used.", default, exc.strerror

@@ -410,6 +410,25 @@ def test_a_character_yaml_refuses_is_a_config_error_saying_where(
     assert envelope["error"].endswith("it holds U+0007 (line 2, column 20), a character YAML does not allow.")
 
 
+def test_a_default_config_path_that_is_no_file_is_named(caplog: pytest.LogCaptureFixture) -> None:
+    """A container's bind mount of a config.yaml its host lacked makes a folder there, and a
+    moved file leaves a dead link: both were passed over in silence, and the process ran on
+    the defaults with nothing saying the file was never read."""
+    default = Path("~/.config/webproviders/config.yaml").expanduser()
+    default.mkdir(parents=True)
+    with caplog.at_level(logging.WARNING, logger="webproviders.config"):
+        assert load_config().source == "defaults"
+    assert caplog.messages == [f"The config file {default} is not a file, so it is not read; the defaults are used."]
+    default.rmdir()
+    default.symlink_to(default.parent / "moved.yaml")
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="webproviders.config"):
+        assert load_config().source == "defaults"
+    assert caplog.messages == [
+        f"The config file {default} is a link to nothing, so it is not read; the defaults are used."
+    ]
+
+
 def test_a_config_file_that_is_not_utf8_is_a_config_error(tmp_path: Path) -> None:
     path = tmp_path / "config.yaml"
     path.write_bytes("web:\n  user_agent: café\n".encode("latin-1"))
