@@ -95,9 +95,19 @@ PROXY_SCHEMES = ("http", "https", "socks5", "socks5h")
 SOCKS_MISSING = "a SOCKS proxy needs the socksio package: pip install 'webproviders[socks]'"
 
 
+#: What no URL may hold: control characters. The URL parser drops tabs and line breaks
+#: without a word, so a check of its parts passed a URL the HTTP client then refused.
+_NOT_IN_A_URL = re.compile(r"[\x00-\x1f\x7f]")
+
+
 def setting_url(value: str, what: str) -> SplitResult:
     """``value`` split, with its port read; a ``ValueError`` naming ``what`` when either fails,
     worded without the URL (a setting's URL may hold a password)."""
+    if _NOT_IN_A_URL.search(value):
+        raise ValueError(
+            f"{what} holds a line break, a tab or another control character, which no URL may (a value "
+            "read from a file may end with its line break)"
+        )
     try:
         parts = urlsplit(value)
         parts.port  # noqa: B018 - reading it checks it: a port that is not a number raises
@@ -464,6 +474,12 @@ class ProviderSettings(Section):
         """The config key of ``option`` in this section (``web.providers.http.concurrency``)."""
         return f"{self._section}.{option}"
 
+    @field_validator("base_url")
+    @classmethod
+    def _trimmed(cls, value: str | None) -> str | None:
+        """``base_url: ${URL}`` read from a file ends with its line break: not part of the URL."""
+        return value.strip() if value is not None else None
+
     @field_validator("rate_limit")
     @classmethod
     def _check_rate_limit(cls, value: str | bool | None) -> str | bool | None:
@@ -594,6 +610,7 @@ class WebSettings(Section):
     def _check_proxy(cls, value: str | None) -> str | None:
         """A proxy every request could be sent through, checked without echoing it (it may
         hold a password): a typo is a config error, not a failure of every later call."""
+        value = value.strip() if value is not None else None  # a ${VAR} read from a file: its line break
         problem = proxy_problem(value) if value else None
         if problem is not None:
             raise ValueError(problem)

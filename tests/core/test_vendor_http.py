@@ -551,6 +551,26 @@ def test_a_proxy_variable_no_request_could_use_is_not_configured_not_the_vendor_
         assert "Pw0rd" not in json.dumps(envelope)
 
 
+def test_a_proxy_or_base_url_read_with_its_line_break_is_trimmed_or_named(
+    recorder: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``proxy: ${PROXY}`` or ``base_url: ${URL}`` from a file ends with its line break: the URL
+    parser dropped it without a word, so the config loaded, and every call then failed as the
+    caller's invalid_input ("this call's request would not be a URL that can be sent ...
+    shorten the query"). The config's own values are trimmed; a variable is named."""
+    server = recorder()
+    config = _config(providers={"searxng": {"base_url": f"{server.url}\n"}})
+    assert config.provider("searxng").base_url == server.url
+    assert dispatch_search("q", backend="searxng", config=config, cache=False)["success"] is True
+    assert _config(proxy="http://proxy.internal:3128\n").web.proxy == "http://proxy.internal:3128"
+    monkeypatch.setenv("HTTPS_PROXY", "http://user:Pw0rdSecret@proxy.internal:3128\n")
+    config = _config(providers={"brave": {"api_key": "k-test-000001"}})
+    envelope = dispatch_search("q", backend="brave", config=config, cache=False)
+    assert envelope["error_code"] == "not_configured", envelope
+    assert "the proxy holds a line break, a tab or another control character, which no URL may" in envelope["error"]
+    assert "Pw0rdSecret" not in str(envelope)
+
+
 def test_a_vendor_whose_name_does_not_resolve_here_says_a_proxy_is_needed() -> None:
     """On a machine without DNS of its own (a sandbox that reaches the internet only through
     a proxy), every vendor's failure says so and names the proxy settings. Before, it read
