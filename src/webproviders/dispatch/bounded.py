@@ -54,6 +54,8 @@ async def bounded(awaitable: Awaitable[T], seconds: float, owner: str) -> T:
     cancelled, awaited) is the provider's failure. ``owner`` names it in the log line said
     when it has to be left running.
     """
+    loop = asyncio.get_running_loop()
+    ends = loop.time() + max(0.0, seconds)
     task = asyncio.ensure_future(_contained(awaitable))
     try:
         await asyncio.wait((task,), timeout=max(0.0, seconds))
@@ -65,6 +67,10 @@ async def bounded(awaitable: Awaitable[T], seconds: float, owner: str) -> T:
         raise asyncio.TimeoutError
     if task.cancelled():
         raise PluginRaised(asyncio.CancelledError())
+    if loop.time() >= ends and task.exception() is not None:
+        # It failed as the bound ran out, its own limit set to the same deadline (a vendor
+        # request's): the call's timeout is told, as of two nested timeouts the outer is.
+        raise asyncio.TimeoutError
     return task.result()
 
 
