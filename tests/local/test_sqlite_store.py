@@ -53,6 +53,19 @@ def urls(hits: list[Any]) -> list[str]:
     return [hit.page.url for hit in hits]
 
 
+def _run_with_file_size_limit(script: str, index: Path, limit: int, timeout: float) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` with ``index`` as its argument in a process that may write files of at
+    most ``limit`` bytes (``ulimit -f``): a disk that fills up, without filling one."""
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, resource.RLIM_INFINITY))
+
+    return subprocess.run(
+        [sys.executable, "-c", script, str(index)],
+        capture_output=True, text=True, timeout=timeout, preexec_fn=cap, check=False,
+    )
+
+
 @SQLITE_ONLY
 def test_the_file_is_in_wal_mode_and_stamped(filled: Config, index_path: Path) -> None:
     with sqlite3.connect(index_path) as conn:
@@ -136,13 +149,7 @@ def test_a_file_size_limit_or_quota_is_named(tmp_path: Path) -> None:
         "    print(exc.code, exc.message)\n"
     )
 
-    def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (128 * 1024, resource.RLIM_INFINITY))
-
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path / "index.sqlite3")],
-        capture_output=True, text=True, timeout=60, preexec_fn=limit, check=False,
-    )
+    done = _run_with_file_size_limit(script, tmp_path / "index.sqlite3", 128 * 1024, 60)
     assert done.stdout.startswith("not_configured "), done.stdout + done.stderr
     assert "file size limit (ulimit -f)" in done.stdout
 
@@ -169,13 +176,7 @@ def test_a_removal_that_finds_no_room_does_not_advise_pruning(tmp_path: Path) ->
         "    print(exc.code, exc.message)\n"
     )
 
-    def limit() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (512 * 1024, resource.RLIM_INFINITY))
-
-    done = subprocess.run(
-        [sys.executable, "-c", script, str(tmp_path / "index.sqlite3")],
-        capture_output=True, text=True, timeout=120, preexec_fn=limit, check=False,
-    )
+    done = _run_with_file_size_limit(script, tmp_path / "index.sqlite3", 512 * 1024, 120)
     wrote, pruned = done.stdout.splitlines()
     assert wrote == "not_configured True", done.stdout + done.stderr
     assert pruned.startswith("not_configured ") and "prune" not in pruned.split(" ", 1)[1]
