@@ -218,13 +218,13 @@ def _free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def _start_redis(directory: Path, *options: str) -> tuple[subprocess.Popen[bytes], str]:
-    """A real ``redis-server`` on a free loopback port, in ``directory``: ``(process, url)``
-    (``options``: more of its command-line settings)."""
+def _start_redis(directory: Path, *options: str, port: int | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    """A real ``redis-server`` on a free loopback port (or ``port``), in ``directory``:
+    ``(process, url)`` (``options``: more of its command-line settings)."""
     binary = shutil.which("redis-server")
     if binary is None:
         pytest.skip("redis-server is not installed (apt-get install redis-server); .ci/run installs it")
-    port = _free_port()
+    port = port or _free_port()
     process = subprocess.Popen(
         [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(directory),
          "--save", "", "--appendonly", "no", "--protected-mode", "yes", *options],
@@ -232,17 +232,22 @@ def _start_redis(directory: Path, *options: str) -> tuple[subprocess.Popen[bytes
         stderr=subprocess.DEVNULL,
     )
     import redis
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
 
-    client = redis.Redis(host="127.0.0.1", port=port)
-    for _ in range(200):
+    # One try per ping: the client's own retries (with back-off) made 200 pings of a server
+    # that had exited take ten minutes.
+    client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=1, retry=Retry(NoBackoff(), 0))
+    ends = time.monotonic() + 15
+    while True:
         try:
             client.ping()
             break
         except redis.ConnectionError:
+            if process.poll() is not None or time.monotonic() > ends:
+                process.kill()
+                pytest.fail(f"redis-server did not start on port {port} (exit status {process.poll()})")
             time.sleep(0.025)
-    else:
-        process.kill()
-        pytest.fail("redis-server did not start")
     client.close()
     return process, f"redis://127.0.0.1:{port}/0"
 
@@ -291,7 +296,11 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.fixture
 def cluster_redis(tmp_path: Path) -> Iterator[str]:
     """A ``redis-server`` in cluster mode, serving every slot itself: a cluster of one node."""
-    process, url = _start_redis(tmp_path, "--cluster-enabled", "yes", "--cluster-config-file", str(tmp_path / "nodes.conf"))
+    port = _free_port()
+    while port > 65535 - 10000:  # its cluster bus listens on the port + 10000
+        port = _free_port()
+    options = ("--cluster-enabled", "yes", "--cluster-config-file", str(tmp_path / "nodes.conf"))
+    process, url = _start_redis(tmp_path, *options, port=port)
     import redis
 
     client = redis.Redis.from_url(url)
