@@ -53,6 +53,16 @@ def urls(hits: list[Any]) -> list[str]:
     return [hit.page.url for hit in hits]
 
 
+#: The start of a script given an index file's path: the store open, what it raises importable.
+_OPEN_STORE = (
+    "import sys, time\n"
+    "from webproviders.index.pages import IndexedPage\n"
+    "from webproviders.index.sqlite_store import SQLiteStore\n"
+    "from webproviders.errors import WebProviderError\n"
+    "store = SQLiteStore(sys.argv[1])\n"
+)
+
+
 def _run_with_file_size_limit(script: str, index: Path, limit: int, timeout: float) -> subprocess.CompletedProcess[str]:
     """Run ``script`` with ``index`` as its argument in a process that may write files of at
     most ``limit`` bytes (``ulimit -f``): a disk that fills up, without filling one."""
@@ -136,12 +146,7 @@ def test_a_full_disk_is_named_not_hidden_by_a_failed_rollback(tmp_path: Path) ->
 def test_a_file_size_limit_or_quota_is_named(tmp_path: Path) -> None:
     """Past the file size limit (as past a disk quota) SQLite says only "disk I/O error", which
     the index passed on as a provider_error, as if the store itself had failed."""
-    script = (
-        "import sys, time\n"
-        "from webproviders.index.pages import IndexedPage\n"
-        "from webproviders.index.sqlite_store import SQLiteStore\n"
-        "from webproviders.errors import WebProviderError\n"
-        "store = SQLiteStore(sys.argv[1])\n"
+    script = _OPEN_STORE + (
         "try:\n"
         "    for n in range(40):\n"
         "        store.add([IndexedPage(f'https://a.example/{n}', 'T', 'word ' * 5000, time.time())])\n"
@@ -158,12 +163,7 @@ def test_a_file_size_limit_or_quota_is_named(tmp_path: Path) -> None:
 def test_a_removal_that_finds_no_room_does_not_advise_pruning(tmp_path: Path) -> None:
     """Out of room, the index advised pruning old pages; the prune, which needs room in the
     write-ahead log too, failed with the same advice."""
-    script = (
-        "import sys, time\n"
-        "from webproviders.index.pages import IndexedPage\n"
-        "from webproviders.index.sqlite_store import SQLiteStore\n"
-        "from webproviders.errors import WebProviderError\n"
-        "store = SQLiteStore(sys.argv[1])\n"
+    script = _OPEN_STORE + (
         "try:\n"
         "    for n in range(400):\n"
         "        text = ' '.join(f'w{n}x{j}' for j in range(800))\n"
