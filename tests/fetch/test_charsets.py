@@ -65,6 +65,16 @@ SCRIPT = "<script>" + "window.dataLayer.push({event: 'page_view', section: 'news
 LONG_SCRIPT = SCRIPT * 25
 LONG_HEAD_LABELS = ["gbk", "shift_jis", "euc-kr", "windows-1251"]
 
+#: An English shop's paragraph: pages in a legacy encoding often hold more English than their
+#: own language, and Shift_JIS writes curly quotes as two bytes the second of which is ASCII.
+ENGLISH = ("<p>Our store ships worldwide. Prices include tax; delivery takes three to five days. "
+           "Read the reviews below before you buy.</p>") * 4
+
+
+def symbol(codec: str) -> str:
+    """A sign the page's encoding holds, as a script early in a head writes one."""
+    return next(sign for sign in "×·«" if sign.encode(codec, errors="ignore"))
+
 
 def page(title: str, text: str, head: str = "") -> str:
     return (
@@ -97,6 +107,15 @@ def build_site() -> dict[str, tuple[bytes, str]]:
         long_head = page(label, text, LONG_SCRIPT).encode(codec)
         pages[f"/long-head/undeclared/{label}"] = (long_head, "text/html")
         pages[f"/long-head/utf8-header/{label}"] = (long_head, "text/html; charset=utf-8")
+        # One sign in a script at the head's start, then 300 KB of script before the text.
+        early = f"<script>var sep = '{symbol(codec)}';</script>{LONG_SCRIPT}"
+        pages[f"/long-head/sign-first/{label}"] = (page(label, text, early).encode(codec), "text/html")
+    for label, (codec, text) in TEXTS.items():
+        mixed = f"<html><head><title>Shop</title></head><body>{ENGLISH}<p>{text}</p>{ENGLISH}</body></html>"
+        pages[f"/mostly-english/{label}"] = (mixed.encode(codec), "text/html")
+    # EUC-JP whose pairs are half of them valid UTF-8, behind a server's utf-8 for every page.
+    japanese = "日本語の文章を書くときは、漢字と平仮名と片仮名を使い分けることが大切です。"
+    pages["/utf8-header/half-utf8-euc-jp"] = (page("euc-jp", japanese).encode("euc_jp"), "text/html; charset=utf-8")
     # Detection takes Turkish for Baltic (windows-1257): the page's own declaration says better.
     codec, text = TEXTS["windows-1254"]
     turkish = page("tr", text, '<meta charset="windows-1254">' + LONG_SCRIPT).encode(codec)
@@ -218,7 +237,7 @@ def test_an_undeclared_page_after_a_long_script_is_detected(extracted: dict[str,
     assert sentences(TEXTS[label][1])[0] in content, (label, content[:300])
 
 
-@pytest.mark.parametrize("label", ["gbk", "shift_jis", "euc-jp", "euc-kr", "windows-1251", "koi8-r"])
+@pytest.mark.parametrize("label", list(TEXTS))
 def test_undeclared_pages_are_detected(extracted: dict[str, dict[str, Any]], label: str) -> None:
     content = extracted[f"/undeclared/{label}"]["content"]
     assert sentences(TEXTS[label][1])[0] in content
@@ -233,6 +252,46 @@ def test_a_page_in_a_legacy_encoding_behind_a_utf8_header_is_detected(
     for sentence in sentences(TEXTS[label][1]):
         assert sentence in item["content"], (label, sentence, item["content"][:300])
     assert "\ufffd" not in item["content"]
+
+
+@pytest.mark.parametrize("label", list(TEXTS))
+def test_an_undeclared_page_mostly_in_english_is_detected(extracted: dict[str, dict[str, Any]], label: str) -> None:
+    """Its bytes were read with the ASCII runs cut out, which cut Shift_JIS and Big5 characters
+    in two: the page came back as windows-1252."""
+    item = extracted[f"/mostly-english/{label}"]
+    for sentence in sentences(TEXTS[label][1]):
+        assert sentence in item["content"], (label, sentence, item["content"][:300])
+
+
+@pytest.mark.parametrize("label", LONG_HEAD_LABELS)
+def test_an_undeclared_page_with_a_sign_before_300_kb_of_script_is_detected(
+    extracted: dict[str, dict[str, Any]], label: str
+) -> None:
+    """Its bytes were read from the sign on, for 256 KB of script: the text was never looked at."""
+    item = extracted[f"/long-head/sign-first/{label}"]
+    for sentence in sentences(TEXTS[label][1]):
+        assert sentence in item["content"], (label, sentence, item["content"][:300])
+
+
+@pytest.mark.parametrize(
+    ("text", "codec", "url"),
+    [("日本語", "cp932", "http://example.jp/"), ("価格", "euc_jp", "https://shop.example.jp/a"),
+     ("서울", "cp949", "http://example.kr/")],
+)
+def test_a_short_undeclared_page_is_read_as_its_domain_suggests(text: str, codec: str, url: str) -> None:
+    """Two or three characters say too little; the address's top-level domain, as Firefox weighs
+    it, says the rest (without it these read as windows-1250, windows-949 or ISO-8859-5)."""
+    from webproviders.fetching.charset import decode
+
+    assert decode(f"<p>{text}</p>".encode(codec), None, "html", url) == (f"<p>{text}</p>", codec)
+
+
+def test_euc_jp_half_of_whose_pairs_are_valid_utf8_is_not_read_as_utf8(extracted: dict[str, dict[str, Any]]) -> None:
+    """Behind a header saying utf-8: 49% of its non-ASCII bytes are not UTF-8, short of the most
+    once asked for, and it came back as U+FFFD marks and stray letters."""
+    item = extracted["/utf8-header/half-utf8-euc-jp"]
+    assert item["metadata"]["encoding"] == "euc_jp"
+    assert "日本語の文章を書くときは、漢字と平仮名と片仮名を使い分けることが大切です。" in item["content"]
 
 
 def test_utf8_with_a_stray_byte_stays_utf8(extracted: dict[str, dict[str, Any]]) -> None:

@@ -2,9 +2,9 @@
 
 Order: a byte-order mark; the ``Content-Type`` charset; for HTML a ``<meta charset>`` or
 ``<meta http-equiv="Content-Type">`` in the head or the first KiBs (for XML its declaration;
-either naming UTF-16 in a document readable as ASCII means UTF-8); then detection, which
-skips long ASCII stretches (markup, scripts). A declared label is read as the WHATWG
-Encoding Standard says browsers read it, which for several legacy labels is a superset of
+either naming UTF-16 in a document readable as ASCII means UTF-8); then detection by
+Firefox's own detector (chardetng), given the address's top-level domain as Firefox gives it.
+A declared label is read as the WHATWG Encoding Standard says browsers read it, which for several legacy labels is a superset of
 the encoding named: ``Shift_JIS`` is decoded as windows-31J (cp932, with ㈱ and ①),
 ``EUC-KR`` as windows-949 (cp949, with 똠), ``GB2312``/``GBK`` as GB18030,
 ``ISO-8859-1``/``ASCII`` as windows-1252. A label the standard does not list (``utf-7``,
@@ -19,9 +19,10 @@ any other undeclared body goes to detection.
 
 Pages are often mislabelled: a body that is valid UTF-8 and holds non-ASCII text is read as
 UTF-8 whatever legacy encoding it declares (text really written in a legacy encoding is
-practically never valid UTF-8); a body declared UTF-8 most of whose non-ASCII bytes are not
-UTF-8 is read by its own declaration, else by detection. Both checks read the body from its
-first non-ASCII byte, which can come after 100 KB of inline scripts and styles.
+practically never valid UTF-8); a body declared UTF-8 a quarter or more of whose non-ASCII
+bytes are not UTF-8 is read by its own declaration, else by detection. Both checks read the body from its
+first non-ASCII byte, which can come after 100 KB of inline scripts and styles, and read
+the rest of the body as far as 64 KiB of bytes that are not long ASCII runs take them.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ import codecs
 import contextlib
 import re
 import threading
+from urllib.parse import urlsplit
 
 #: WHATWG encodings (by the Python codec that decodes them as browsers do) and their labels.
 _LABELS: dict[str, str] = {
@@ -77,15 +79,6 @@ _LABELS: dict[str, str] = {
     "utf-16-le": "csunicode iso-10646-ucs-2 ucs-2 unicode unicodefeff utf-16 utf-16le",
 }
 _CODEC_BY_LABEL = {label: codec for codec, labels in _LABELS.items() for label in labels.split()}
-#: What a detector's (Python) codec names mean on the web: the superset browsers decode.
-_DETECTED_AS = {
-    "ascii": "cp1252", "iso8859_1": "cp1252", "shift_jis": "cp932", "euc_kr": "cp949", "gb2312": "gb18030",
-    "gbk": "gb18030", "big5": "big5hkscs", "cp950": "big5hkscs", "iso8859_9": "cp1254", "iso8859_11": "cp874",
-    "tis_620": "cp874",
-    "euc_jis_2004": "euc_jp", "euc_jisx0213": "euc_jp", "shift_jis_2004": "cp932", "shift_jisx0213": "cp932",
-    "iso2022_jp": "iso2022_jp_ext",
-    "utf_8": "utf-8", "utf_16_le": "utf-16-le", "utf_16_be": "utf-16-be",
-}
 _BOMS = ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
 #: How much of an HTML document is searched for a ``<meta>`` charset at least (browsers use
 #: 1024), and more while its head lasts, up to :data:`_HEAD_LIMIT`: browsers honour a
@@ -98,11 +91,16 @@ _COMMENT = re.compile(rb"<!--.*?(?:-->|$)", re.DOTALL)
 _META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
 _XML_DECL = re.compile(rb"""^<\?xml[^>]+encoding\s*=\s*["']([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
 _HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
-#: Detection reads at most this much (it is slow on big bodies).
-_DETECT_BYTES = 64 * 1024
-#: A run of this many ASCII bytes is markup or script, which tells detection nothing: it
-#: samples a few stretches of its input, which could all fall inside a long inline script.
-_ASCII_RUN = re.compile(rb"[\x00-\x7f]{256,}")
+#: The checks of a body's bytes read at most this much of it, taken from windows this long.
+_SAMPLE_BYTES = 64 * 1024
+_SAMPLE_WINDOW = 256 * 1024
+#: A run of ASCII bytes is markup or script, which tells the checks nothing, past its first
+#: 16 bytes: those stay, since the second byte of a Shift_JIS, GBK or Big5 character can be
+#: ASCII (cut from its first, the character read as no Shift_JIS at all, and such pages as
+#: windows-1252).
+_ASCII_RUN = re.compile(rb"([\x00-\x7f]{16})[\x00-\x7f]{64,}")
+#: A top-level domain as chardetng takes it (anything else is no hint).
+_TLD = re.compile(r"[a-z][a-z0-9-]*")
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
 #: ISO-2022-JP's switch to JIS X 0208 (or half-width katakana): the one 7-bit encoding the
 #: standard has, which browsers' detectors tell by these escapes.
@@ -232,23 +230,32 @@ def _utf8_text(body: bytes) -> bool:
 
 
 def _sample(body: bytes) -> bytes:
-    """What the checks of a body's bytes read: at most :data:`_DETECT_BYTES` of it, from its
-    first non-ASCII byte (a head of inline scripts and styles can run past 100 KB) and without
-    its long ASCII runs, which say nothing of the encoding."""
+    """What the checks of a body's bytes read: at most :data:`_SAMPLE_BYTES` of it, from its
+    first non-ASCII byte (a head of inline scripts and styles can run past 100 KB) to as far
+    as it takes, without the long ASCII runs between, which say nothing of the encoding."""
     first = _NON_ASCII.search(body)
     start = first.start() if first else 0
-    return _ASCII_RUN.sub(b"\n", body[start : start + _DETECT_BYTES * 4])[:_DETECT_BYTES]
+    parts: list[bytes] = []
+    size = 0
+    while start < len(body) and size < _SAMPLE_BYTES:
+        part = _ASCII_RUN.sub(rb"\1\n", body[start : start + _SAMPLE_WINDOW])
+        parts.append(part)
+        size += len(part)
+        start += _SAMPLE_WINDOW
+    return b"".join(parts)[:_SAMPLE_BYTES]
 
 
-def _mostly_not_utf8(body: bytes) -> bool:
-    """Whether most of the non-ASCII bytes of a body declared UTF-8 are not UTF-8: a page in
-    windows-1251 behind a server whose header says ``utf-8`` for every page. A body of UTF-8
-    with a stray byte or two stays UTF-8 (read by detection, its real text would be lost)."""
+def _not_utf8(body: bytes) -> bool:
+    """Whether a quarter or more of the non-ASCII bytes of a body declared UTF-8 are not UTF-8:
+    a page in windows-1251 behind a server whose header says ``utf-8`` for every page. EUC-JP
+    and GBK pairs are valid UTF-8 about half the time, so "most" let half such pages through,
+    read as UTF-8; a body of UTF-8 with a stray byte or two stays UTF-8 (read by detection, its
+    real text would be lost)."""
     sample = _sample(body)
     non_ascii = len(sample) - len(sample.decode("ascii", errors="ignore"))
     marks = sample.decode("utf-8", errors="replace").count("\ufffd")
     lost = marks - sample.decode("utf-8", errors="ignore").count("\ufffd")  # not the page's own U+FFFD
-    return lost * 2 > non_ascii
+    return lost * 4 > non_ascii
 
 
 def utf16_without_bom(body: bytes) -> str | None:
@@ -268,27 +275,32 @@ def utf16_without_bom(body: bytes) -> str | None:
     return None
 
 
-def _detect(body: bytes) -> str:
+def _detect(body: bytes, tld: bytes | None) -> str:
+    """The encoding Firefox's detector (chardetng) reads ``body``'s sample in, given the
+    address's top-level domain, which it weighs as Firefox does (``jp`` leans to the Japanese
+    encodings)."""
+    from chardetng_py import EncodingDetector
+
+    detector = EncodingDetector()
+    detector.feed(_sample(body), last=True)
+    return codec_for(detector.guess(tld=tld, allow_utf8=False)) or "cp1252"
+
+
+def _tld(url: str | None) -> bytes | None:
+    """The last label of ``url``'s host as chardetng takes it (lower-case ASCII), if it is a name."""
     try:
-        from charset_normalizer import from_bytes
-    except ImportError:
-        return "cp1252"
-    matches = from_bytes(_sample(body))
-    best = matches.best()
-    if best is None:
-        return "cp1252"
-    # Detection often cannot tell the Latin code pages apart; on a tie, windows-1252 (the
-    # web's usual legacy encoding) wins, as it does in browsers.
-    tied = {m.encoding for m in matches if (m.chaos, m.coherence) == (best.chaos, best.coherence)}
-    if "cp1252" in tied:
-        return "cp1252"
-    name = codecs.lookup(best.encoding).name.replace("-", "_")
-    codec = _DETECTED_AS.get(name, name)
-    return codec if codec in _LABELS else "cp1252"
+        host = (urlsplit(url).hostname or "") if url else ""
+    except ValueError:  # an address no parser reads is no hint
+        return None
+    label = host.rstrip(".").rsplit(".", 1)[-1]
+    return label.encode("ascii") if _TLD.fullmatch(label) else None
 
 
-def decode(body: bytes, content_type: str | None = None, kind: str = "text") -> tuple[str, str]:
-    """``(text, codec)``: ``body`` decoded with the best known encoding (never raises)."""
+def decode(
+    body: bytes, content_type: str | None = None, kind: str = "text", url: str | None = None
+) -> tuple[str, str]:
+    """``(text, codec)``: ``body`` decoded with the best known encoding (never raises); ``url``,
+    the address it came from, is a hint for detection."""
     codec = _from_bom(body)
     if codec is None:
         declared = declared_encoding(body, content_type, kind)
@@ -300,13 +312,13 @@ def decode(body: bytes, content_type: str | None = None, kind: str = "text") -> 
             elif declared is None and not _NON_ASCII.search(body):
                 # Plain ASCII reads the same in every web encoding but ISO-2022-JP.
                 codec = "iso2022_jp_ext" if _JIS_ESCAPE.search(body) else "utf-8"
-            elif declared == "utf-8" and _mostly_not_utf8(body):
+            elif declared == "utf-8" and _not_utf8(body):
                 # A server's default header over a page in a legacy encoding: the page's own
                 # declaration, else detection.
                 own = declared_encoding(body, None, kind)
-                codec = own if own and own != "utf-8" else _detect(body)
+                codec = own if own and own != "utf-8" else _detect(body, _tld(url))
             else:
-                codec = declared or _detect(body)
+                codec = declared or _detect(body, _tld(url))
         else:
             codec = declared
     text = body.decode(codec, errors="replace")

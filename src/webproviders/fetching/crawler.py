@@ -299,7 +299,7 @@ class Crawler:
         result = await fetch(
             url, self.config, timeout=timeout, max_bytes=PARSE_LIMIT, accept="text/plain", truncate=True
         )
-        text, _codec = decode(result.content, result.content_type, "text")
+        text, _codec = decode(result.content, result.content_type, "text", result.final_url)
         answer = result.status_code, whole_lines(text, result.truncated)
         final = urlsplit(canonicalize(result.final_url))
         moved = f"{final.scheme}://{final.netloc}/robots.txt"

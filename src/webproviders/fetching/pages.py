@@ -139,7 +139,7 @@ async def render(
         item = {"url": url, "title": title, "content": text, "raw_content": text if options.include_raw else None,
                 "metadata": {**metadata, **extra}}
         return RenderedPage(_finish(item, options), [])
-    text, codec = decode(result.content, result.content_type, kind)
+    text, codec = decode(result.content, result.content_type, kind, result.final_url)
     metadata["encoding"] = codec
     if not text.strip():  # whatever its type (a 204, an empty JSON answer): said, not left to guess
         warn(f"{shorten(url)} answered with an empty body: the site sent no page to read.")

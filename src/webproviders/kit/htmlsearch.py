@@ -108,7 +108,7 @@ def page_text(response: httpx.Response) -> str:
     only in a ``<meta>`` tag as UTF-8, and garble a windows-1252 or GBK page)."""
     from ..fetching.charset import decode
 
-    return decode(response.content, response.headers.get("content-type"), "html")[0]
+    return decode(response.content, response.headers.get("content-type"), "html", str(response.url))[0]
 
 
 def check_page_status(response: httpx.Response, site: str, what: str = "the search") -> None:
