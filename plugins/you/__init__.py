@@ -22,6 +22,7 @@ from webproviders.kit import (
     warn_unknown,
 )
 
+from .codes import locale_fields
 from .parse import classify, parse_contents, parse_hits
 
 #: ``count`` is per section (web, news) and at most 100.
@@ -46,10 +47,7 @@ class YouProvider(VendorProvider):
         body: dict[str, Any] = {"query": query, "count": min(limit, MAX_COUNT)}
         if options.get("time_range"):
             body["freshness"] = options["time_range"]
-        if options.get("country"):
-            body["country"] = str(options["country"]).upper()
-        if options.get("lang"):
-            body["language"] = str(options["lang"]).upper()
+        body.update(locale_fields(options))
         if options.get("safe_search"):
             body["safesearch"] = options["safe_search"]
         include, exclude = (

@@ -148,6 +148,54 @@ def test_all_common_options_are_mapped(mock: respx.MockRouter) -> None:
     assert "warnings" not in envelope["meta"]
 
 
+def _you_locale_enums(request: httpx.Request) -> httpx.Response:
+    """You.com's ``country`` and ``language`` are enums (its SDK's ``Country`` and ``Language``
+    models); any other value gets FastAPI's 422, as its API sends it."""
+    body = json.loads(request.content)
+    languages = "AR EU BN BG CA ZH-HANS ZH-HANT HR CS DA NL EN EN-GB ET FI FR GL DE EL GU HE HI HU IS IT JA KN KO LV LT MS ML MR NB PL PT-BR PT-PT PA RO RU SR SK SL ES SV TA TE TH TR UK VI"
+    countries = "AR AU AT BE BR CA CL DK FI FR DE HK IN ID IT JP KR MY MX NL NZ NO CN PL PT PH RU SA ZA ES SE CH TW TR GB US"
+    for field, allowed in (("language", languages.split()), ("country", countries.split())):
+        if field in body and body[field] not in allowed:
+            detail = [{"type": "enum", "loc": ["body", field], "msg": "Input should be one of the listed values", "input": body[field]}]
+            return httpx.Response(422, json={"detail": detail})
+    return httpx.Response(200, json=BODY)
+
+
+@pytest.mark.parametrize(
+    ("lang", "sent"),
+    [("en-US", "EN"), ("en-GB", "EN-GB"), ("pt-BR", "PT-BR"), ("pt", "PT-PT"), ("zh", "ZH-HANS"), ("zh-TW", "ZH-HANT"), ("zh-Hant-HK", "ZH-HANT"), ("ja", "JA"), ("nn", "NB")],
+)
+def test_a_language_tag_is_sent_as_you_s_own_code(mock: respx.MockRouter, lang: str, sent: str) -> None:
+    """An ``en-US`` was sent as ``EN-US``, which You.com refuses: the call failed as the
+    caller's invalid_input, and a chain stopped there."""
+    route = mock.post(SEARCH).mock(side_effect=_you_locale_enums)
+
+    envelope = dispatch_search("x", backend="you", lang=lang, country="us")
+
+    assert envelope["success"] is True, envelope
+    assert (sent_json(route)["language"], sent_json(route)["country"]) == (sent, "US")
+    assert "warnings" not in envelope["meta"]
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "warning"),
+    [
+        ("country", "ie", "you does not offer results for the country 'IE'; country ignored."),
+        ("lang", "ga", "you does not search in the language 'ga'; lang ignored."),
+    ],
+)
+def test_a_country_or_language_you_does_not_list_is_warned_not_sent(
+    mock: respx.MockRouter, option: str, value: str, warning: str
+) -> None:
+    route = mock.post(SEARCH).mock(side_effect=_you_locale_enums)
+
+    envelope = dispatch_search("x", backend="you", **{option: value})
+
+    assert envelope["success"] is True, envelope
+    assert "country" not in sent_json(route) and "language" not in sent_json(route)
+    assert envelope["meta"]["warnings"] == [warning]
+
+
 def test_include_and_exclude_cannot_be_combined(mock: respx.MockRouter) -> None:
     route = mock.post(SEARCH).respond(200, json=BODY)
 
