@@ -14,6 +14,8 @@ from webproviders import warn
 from webproviders.kit import host_of, site_query
 
 _SAFESEARCH = {"off": 0, "moderate": 1, "strict": 2}
+#: The region a script subtag stands for where SearXNG's languages have no script (``zh-Hant``).
+_SCRIPT_REGIONS = {"zh-hant": "TW", "zh-hans": "CN"}
 
 
 def _csv(value: Any) -> str | None:
@@ -25,16 +27,19 @@ def _csv(value: Any) -> str | None:
 
 
 def language(name: str, options: dict[str, Any]) -> str | None:
-    """``language``: ``en`` or ``en-US``; a country alone cannot be expressed, so it warns."""
+    """``language``: ``en`` or ``en-US``, the only shapes SearXNG takes (it answers any other
+    tag, ``EN``, ``zh-Hans-CN`` or ``es-419``, with HTTP 400); a country alone cannot be
+    expressed, so it warns. A tag's own region wins over ``country``."""
     lang, country = options.get("lang"), options.get("country")
     if not lang:
         if country:
             warn(f"{name} filters by language, not by country; pass lang with country (ignored).")
         return None
-    code = lang.strip().replace("_", "-")
-    if country and "-" not in code:
-        code = f"{code.lower()}-{country.strip().upper()}"
-    return code
+    primary, *subtags = lang.strip().lower().replace("_", "-").split("-")
+    regions = [tag for tag in subtags if len(tag) == 2 and tag.isalpha()]
+    scripts = [_SCRIPT_REGIONS.get(f"{primary}-{tag}") for tag in subtags]
+    region = next(iter(regions), None) or country or next(filter(None, scripts), None)
+    return f"{primary}-{region.strip().upper()}" if region else primary
 
 
 def build_params(

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+import httpx
 import pytest
 import respx
 
@@ -222,6 +224,40 @@ def test_option_mapping(config: Any, search: Any) -> None:
     }
     assert route.calls.last.request.headers["Accept-Language"] == "de"
     assert "warnings" not in envelope["meta"]
+
+
+def _searxng_language_check(request: Any) -> Any:
+    """SearXNG takes ``language`` only as ``xx`` or ``xx-YY`` (``VALID_LANGUAGE_CODE`` in
+    searx/webutils.py); any other value is its ``SearxParameterException``, answered as
+    HTTP 400 ``{"error": "Invalid value ... for parameter language"}`` (searx/webapp.py)."""
+    value = request.url.params.get("language", "auto")
+    if value != "auto" and not re.match(r"^[a-z]{2,3}(-[a-zA-Z]{2})?$", value):
+        return httpx.Response(400, json={"error": f"Invalid value {value} for parameter language"})
+    return httpx.Response(200, json=SEARX_EMPTY)
+
+
+@pytest.mark.parametrize(
+    ("lang", "country", "sent"),
+    [
+        ("EN", None, "en"),
+        ("zh-Hans-CN", None, "zh-CN"),
+        ("zh-Hant", None, "zh-TW"),
+        ("es-419", None, "es"),
+        ("es-419", "mx", "es-MX"),
+        ("sr-Latn-RS", "at", "sr-RS"),
+        ("pt_BR", None, "pt-BR"),
+    ],
+)
+def test_a_language_tag_is_sent_in_the_shape_searxng_takes(
+    config: Any, search: Any, lang: str, country: str | None, sent: str
+) -> None:
+    """A valid tag SearXNG does not take (``zh-Hans-CN``, ``es-419``, ``EN``) was sent as
+    given: its 400 failed the search as the caller's invalid_input, ending a chain."""
+    with respx.mock() as mock:
+        route = mock.get(SEARCH_URL).mock(side_effect=_searxng_language_check)
+        envelope = search(config, backend="searxng", lang=lang, country=country)
+    assert envelope["success"] is True, envelope
+    assert route.calls.last.request.url.params["language"] == sent
 
 
 @pytest.mark.parametrize(("safe", "value"), [("off", "0"), ("moderate", "1"), ("strict", "2")])
