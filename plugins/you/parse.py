@@ -9,6 +9,7 @@ each; the status decides the class.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 
 from webproviders import ParseError, ProviderError, WebProviderError
@@ -63,18 +64,18 @@ def _hit(item: Mapping[str, Any], source: str) -> dict[str, Any]:
 
 
 def parse_hits(body: Any, include_news: bool) -> list[dict[str, Any]]:
-    """Web hits, then news hits when the caller asked for them."""
+    """Web hits; with news asked for, web and news hits in turn. You.com sends up to ``count``
+    of each, so news put after the web hits were cut by the call's limit and never seen."""
     results = body.get("results") if isinstance(body, Mapping) else None
     if not isinstance(results, Mapping):
         raise ParseError("You.com answered without a 'results' object.", provider=PROVIDER)
-    sections = ["web", "news"] if include_news else ["web"]
-    hits: list[dict[str, Any]] = []
-    for section in sections:
+    sections: list[list[dict[str, Any]]] = []
+    for section in ["web", "news"] if include_news else ["web"]:
         items = results.get(section) or []
         if not isinstance(items, list):
             raise ParseError(f"You.com's 'results.{section}' is not a list.", provider=PROVIDER)
-        hits += [_hit(item, section) for item in items if isinstance(item, Mapping)]
-    return hits
+        sections.append([_hit(item, section) for item in items if isinstance(item, Mapping)])
+    return [hit for turn in zip_longest(*sections) for hit in turn if hit is not None]
 
 
 def parse_contents(body: Any) -> dict[str, dict[str, Any]]:

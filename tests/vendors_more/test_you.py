@@ -111,15 +111,33 @@ def test_search_returns_web_hits_only_by_default(mock: respx.MockRouter, dispatc
     assert sent_json(route) == {"query": "you.com api", "count": 5}
 
 
-def test_news_hits_follow_the_web_hits_when_asked(mock: respx.MockRouter) -> None:
+def test_news_hits_take_turns_with_the_web_hits_when_asked(mock: respx.MockRouter) -> None:
     mock.post(SEARCH).respond(200, json=BODY)
 
     envelope = dispatch_search("you.com api", 10, backend="you", include_news=True)
 
     hits = envelope["data"]["web"]
-    assert [h["source"] for h in hits] == ["web", "web", "news"]
-    assert hits[2]["url"] == "https://news.example.com/youcom"
-    assert hits[2]["published_at"] == "2026-09-20T08:00:00"
+    assert [h["source"] for h in hits] == ["web", "news", "web"]
+    assert hits[1]["url"] == "https://news.example.com/youcom"
+    assert hits[1]["published_at"] == "2026-09-20T08:00:00"
+
+
+def test_news_hits_are_kept_when_the_web_hits_alone_fill_the_limit(mock: respx.MockRouter) -> None:
+    """You.com answers up to ``count`` hits in each section (its docs' response sample has
+    both); with the news appended after the web hits, the call's limit cut every one of them."""
+    web = [{**BODY["results"]["web"][0], "url": f"https://you.com/{n}"} for n in range(4)]
+    news = [{**BODY["results"]["news"][0], "url": f"https://news.example.com/{n}"} for n in range(4)]
+    mock.post(SEARCH).respond(200, json={**BODY, "results": {"web": web, "news": news}})
+
+    envelope = dispatch_search("election results", 4, backend="you", include_news=True)
+
+    hits = envelope["data"]["web"]
+    assert [h["url"] for h in hits] == [
+        "https://you.com/0",
+        "https://news.example.com/0",
+        "https://you.com/1",
+        "https://news.example.com/1",
+    ]
 
 
 def test_all_common_options_are_mapped(mock: respx.MockRouter) -> None:
