@@ -29,6 +29,8 @@ _LANG_ALIASES = {
     "no": "nb",
     "nn": "nb",
 }
+#: Subtags that mark traditional Chinese (``zh-hant``); other Chinese is ``zh-hans``.
+_TRADITIONAL = frozenset({"hant", "tw", "hk", "mo"})
 #: Regional variants Brave knows as languages of their own; other regions are dropped.
 _REGIONAL = {"en-gb", "pt-br", "pt-pt", "zh-hans", "zh-hant"}
 #: The countries and languages Brave's ``country`` and ``search_lang`` take (enums: any other
@@ -50,6 +52,8 @@ def search_lang(lang: str) -> str:
         return _LANG_ALIASES[code]
     if "-" in code and code not in _REGIONAL:
         primary = language_code(code)
+        if primary == "zh":  # zh-Hant-TW is traditional Chinese, whatever comes after the script
+            return "zh-hant" if _TRADITIONAL.intersection(code.split("-")[1:]) else "zh-hans"
         return _LANG_ALIASES.get(primary, primary)
     return code
 

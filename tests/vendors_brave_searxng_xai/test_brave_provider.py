@@ -146,7 +146,18 @@ def test_time_range_to_freshness(config: Any, search: Any, time_range: str, fres
 
 @pytest.mark.parametrize(
     ("lang", "expected"),
-    [("en-US", "en"), ("en-GB", "en-gb"), ("pt_BR", "pt-br"), ("zh-TW", "zh-hant"), ("de", "de")],
+    [
+        ("en-US", "en"),
+        ("en-GB", "en-gb"),
+        ("pt_BR", "pt-br"),
+        ("zh-TW", "zh-hant"),
+        ("de", "de"),
+        # A script subtag before the region: traditional Chinese was sent as simplified.
+        ("zh-Hant-TW", "zh-hant"),
+        ("zh-Hant-HK", "zh-hant"),
+        ("zh-MO", "zh-hant"),
+        ("zh-Hans-CN", "zh-hans"),
+    ],
 )
 def test_language_codes_follow_brave(config: Any, search: Any, lang: str, expected: str) -> None:
     with respx.mock() as mock:
