@@ -9,10 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from webproviders import InvalidInputError, warn
-from webproviders.kit import capped_count, language_code, site_query
+from webproviders.kit import language_code, site_query
 
-#: Brave's web search returns at most this many results per request.
+#: Brave's web search returns at most this many results per request (a page).
 MAX_COUNT = 20
+#: The last page ``offset`` reaches (Brave's maximum, counted in pages of ``count``).
+MAX_OFFSET = 9
 MAX_QUERY_CHARS = 400
 MAX_QUERY_WORDS = 50
 
@@ -58,8 +60,9 @@ def search_lang(lang: str) -> str:
     return code
 
 
-def build_params(name: str, query: str, limit: int, options: dict[str, Any]) -> dict[str, Any]:
-    """Query parameters for ``GET /res/v1/web/search``; raises for a query Brave would refuse."""
+def build_params(name: str, query: str, count: int, options: dict[str, Any]) -> dict[str, Any]:
+    """Query parameters for ``GET /res/v1/web/search`` (``count`` results a page); raises for a
+    query Brave would refuse."""
     q = site_query(
         query, options.get("include_domains") or [], options.get("exclude_domains") or []
     )
@@ -70,7 +73,7 @@ def build_params(name: str, query: str, limit: int, options: dict[str, Any]) -> 
             f"words, domain filters included; this one has {len(q)} characters and {words} words.",
             provider=name,
         )
-    params: dict[str, Any] = {"q": q, "count": capped_count(name, limit, MAX_COUNT)}
+    params: dict[str, Any] = {"q": q, "count": count}
     if options.get("time_range"):
         params["freshness"] = _FRESHNESS[options["time_range"]]
     if options.get("country"):

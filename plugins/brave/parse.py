@@ -51,3 +51,15 @@ def altered_query(body: Any) -> str | None:
     query = body.get("query") if isinstance(body, dict) else None
     altered = query.get("altered") if isinstance(query, dict) else None
     return altered if isinstance(altered, str) and altered.strip() else None
+
+
+def more_results(body: Any, count: int) -> bool:
+    """Whether a next page may hold more: Brave says so in ``query.more_results_available``;
+    without it, a full page says so."""
+    query = body.get("query") if isinstance(body, dict) else None
+    more = query.get("more_results_available") if isinstance(query, dict) else None
+    if isinstance(more, bool):
+        return more
+    web = body.get("web") if isinstance(body, dict) else None
+    results = web.get("results") if isinstance(web, dict) else None
+    return isinstance(results, list) and len(results) >= count

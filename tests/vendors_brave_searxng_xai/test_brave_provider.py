@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import httpx
 import pytest
 import respx
 
@@ -166,10 +167,63 @@ def test_language_codes_follow_brave(config: Any, search: Any, lang: str, expect
     assert route.calls.last.request.url.params["search_lang"] == expected
 
 
-def test_count_is_capped_at_20_with_a_warning(config: Any, search: Any) -> None:
+def _brave_pages(total: int, failing: int | None = None) -> Any:
+    """Brave holding ``total`` results for the query: ``offset`` counts pages of ``count``
+    (Brave's docs), ``query.more_results_available`` says whether a later page holds more."""
+    first = BRAVE_SUCCESS["web"]["results"][0]
+
+    def answer(request: Any) -> Any:
+        count = int(request.url.params["count"])
+        offset = int(request.url.params.get("offset", "0"))
+        if offset == failing:
+            return httpx.Response(500, json=brave_error(500, "SERVER_ERROR", "Unable to serve."))
+        start = offset * count
+        results = [{**first, "url": f"https://site{n}.example/", "title": f"Result {n}"} for n in range(start, min(total, start + count))]
+        query = {**BRAVE_SUCCESS["query"], "more_results_available": start + count < total}
+        return httpx.Response(200, json={**BRAVE_SUCCESS, "query": query, "web": {**BRAVE_SUCCESS["web"], "results": results}})
+
+    return answer
+
+
+def test_a_limit_above_20_reads_the_next_pages(config: Any, search: Any) -> None:
+    """Brave serves 20 results a request: a limit of 35 got 20 and a warning, although Brave
+    pages with ``offset`` (up to 9)."""
     with respx.mock() as mock:
-        route = mock.get(BRAVE_URL).respond(200, json=BRAVE_SUCCESS)
+        route = mock.get(BRAVE_URL).mock(side_effect=_brave_pages(100))
         envelope = search(config, backend="brave", limit=35)
+    assert envelope["success"] is True, envelope
+    assert [h["url"] for h in envelope["data"]["web"]] == [f"https://site{n}.example/" for n in range(35)]
+    sent = [dict(call.request.url.params) for call in route.calls]
+    assert [(p["count"], p.get("offset")) for p in sent] == [("20", None), ("20", "1")]
+    assert "warnings" not in envelope["meta"]
+    assert envelope["meta"]["cost"]["units"] == 2  # each page is a request Brave bills
+
+
+def test_paging_stops_when_brave_has_no_more_results(config: Any, search: Any) -> None:
+    with respx.mock() as mock:
+        route = mock.get(BRAVE_URL).mock(side_effect=_brave_pages(30))
+        envelope = search(config, backend="brave", limit=50)
+        assert len(envelope["data"]["web"]) == 30 and route.call_count == 2
+        # A limit one request covers is not paged for, though Brave may deliver fewer.
+        search(config, backend="brave", limit=10)
+        assert route.call_count == 3
+
+
+def test_a_later_page_that_fails_keeps_the_pages_read(config: Any, search: Any) -> None:
+    with respx.mock() as mock:
+        mock.get(BRAVE_URL).mock(side_effect=_brave_pages(100, failing=2))
+        envelope = search(config, backend="brave", limit=50)
+    assert envelope["success"] is True, envelope
+    assert len(envelope["data"]["web"]) == 40
+    assert any("next page of results was not read" in w for w in envelope["meta"]["warnings"])
+
+
+def test_brave_free_reads_one_page_with_a_warning(config: Any, search: Any) -> None:
+    """The free plan takes one request a second: a second page at once would be its 429."""
+    with respx.mock() as mock:
+        route = mock.get(BRAVE_URL).mock(side_effect=_brave_pages(100))
+        envelope = search(config, backend="brave-free", limit=35)
+    assert route.call_count == 1
     assert route.calls.last.request.url.params["count"] == "20"
     assert any("at most 20 results" in w for w in envelope["meta"]["warnings"])
 
