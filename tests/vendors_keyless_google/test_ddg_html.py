@@ -99,6 +99,9 @@ def test_region_table(plugin_module):
     assert form.region("tw", "zh") == "tw-tzh"
     assert form.region(None, "ja") == "jp-jp"
     assert form.region(None, "de") == "de-de"
+    # Traditional Chinese without a region: the mainland's cn-zh region is simplified Chinese.
+    assert form.region(None, "zh-Hant") == "tw-tzh"
+    assert form.region(None, "zh-Hans") == "cn-zh"
     assert form.region(None, None) is None
 
 

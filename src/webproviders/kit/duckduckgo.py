@@ -126,6 +126,8 @@ def duckduckgo_region(
             )
             return choices[0]
         return next((c for c in choices if c.split("-")[1] == c.split("-")[0]), choices[0])
+    if lang_code == "zh" and "hant" in (tag.lower() for tag in tags):
+        return "tw-tzh"  # traditional Chinese without a region: mainland China's region is simplified
     found = _LANG_REGIONS.get(lang_code) or (
         f"{lang_code}-{lang_code}" if f"{lang_code}-{lang_code}" in REGIONS else None
     )
