@@ -1,8 +1,8 @@
 """The ``linkup`` provider: Linkup ``/search`` (raw ``searchResults``) and ``/fetch`` for extract.
 
 Search depth is ``standard`` unless the call passes ``depth=`` or the config sets
-``web.providers.linkup.depth`` (``fast``, ``standard`` or ``deep``; deep costs more and is
-slower). ``time_range`` becomes ``fromDate``; there is no country, language or safe-search
+``web.providers.linkup.depth`` (``flash``, ``fast``, ``standard`` or ``deep``; deep costs
+more and is slower). ``time_range`` becomes ``fromDate``; there is no country, language or safe-search
 control.
 """
 
@@ -16,7 +16,7 @@ from webproviders.kit import SWITCH, VendorProvider, check_kinds, fetch_each, wa
 
 from .parse import NoResults, classify, parse_hits, parse_page
 
-DEPTHS = ("fast", "standard", "deep")
+DEPTHS = ("flash", "fast", "standard", "deep")
 _DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 FETCH_CONCURRENCY = 5
 

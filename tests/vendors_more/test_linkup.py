@@ -122,6 +122,17 @@ def test_depth_comes_from_config_and_is_validated(mock: respx.MockRouter, make_c
     assert route.call_count == 1
 
 
+def test_flash_depth_is_sent(mock: respx.MockRouter) -> None:
+    """Linkup's search has four depths, ``flash`` the fastest (its search endpoint docs): a
+    call asking for it failed as invalid_input before anything was sent."""
+    route = mock.post(SEARCH).respond(200, json=SEARCH_BODY)
+
+    envelope = dispatch_search("x", backend="linkup", depth="flash")
+
+    assert envelope["success"] is True, envelope
+    assert sent_json(route)["depth"] == "flash"
+
+
 def test_no_result_error_is_an_empty_success(mock: respx.MockRouter) -> None:
     mock.post(SEARCH).respond(
         400, json=linkup_error("SEARCH_QUERY_NO_RESULT", "The query did not yield any result")
