@@ -3,31 +3,35 @@
 The reader works without a key (at a low, per-IP rate), so the provider is always
 available; search needs ``JINA_API_KEY`` and says so when it is missing. Search asks for
 the SERP only (``X-Respond-With: no-content``) unless ``include_content=True`` (then each
-hit carries the page markdown as ``raw_content``). The reader is called with
+hit carries the page markdown as ``raw_content``); it serves 20 hits a request, so a larger
+``limit`` reads the next pages (``page``). The reader is called with
 ``POST {"url": ...}`` so the target URL never has to be escaped into a path.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
-from webproviders import NotConfiguredError, PluginContext
+from webproviders import NotConfiguredError, PluginContext, report_usage
 from webproviders.kit import (
     SWITCH,
     VendorProvider,
-    capped_count,
     check_kinds,
     endpoint_problem,
     fetch_each,
     google_language,
+    later_page,
     site_query,
     warn_unknown,
 )
 
 from .parse import NoResults, classify, classify_search, parse_hits, parse_page
 
-#: Jina's search returns at most 20 hits per request.
+#: Jina's search returns at most 20 hits per request (a page).
 MAX_NUM = 20
+#: Pages one search reads at most: enough for the largest limit a call may ask.
+MAX_PAGES = 3
 DEFAULT_READER_URL = "https://r.jina.ai"
 #: Reader requests in flight at once for one extract call.
 READER_CONCURRENCY = 5
@@ -61,9 +65,10 @@ class JinaProvider(VendorProvider):
                 provider=self.name,
             )
         with_content = bool(options.get("include_content", False))
+        num = min(limit, MAX_NUM)
         body: dict[str, Any] = {
             "q": site_query(query, exclude=options.get("exclude_domains") or []),
-            "num": capped_count(self.name, limit, MAX_NUM),
+            "num": num,
         }
         if options.get("include_domains"):
             body["site"] = list(options["include_domains"])
@@ -74,13 +79,32 @@ class JinaProvider(VendorProvider):
         headers = {"Accept": "application/json"}
         if not with_content:
             headers["X-Respond-With"] = "no-content"
-        try:
-            data = await self.call_api(
-                "POST", "/", json=body, headers=headers, classify=classify_search
-            )
-        except NoResults:
-            return []
-        return parse_hits(data, with_content)
+
+        async def page(number: int) -> list[dict[str, Any]]:
+            """Page ``number`` of ``num`` hits (1 is the first); none past the last one."""
+            try:
+                data = await self.call_api(
+                    "POST",
+                    "/",
+                    json={**body, "page": number} if number > 1 else body,
+                    headers=headers,
+                    classify=classify_search,
+                )
+            except NoResults:
+                return []
+            report_usage(1, unit="request")  # each page is a search Jina bills
+            return parse_hits(data, with_content)
+
+        hits = await page(1)
+        # Jina serves 20 hits a request: a larger limit reads the next pages, each one billed.
+        for number in range(2, MAX_PAGES + 1):
+            if len(hits) >= limit or len(hits) < num * (number - 1):  # a short page was the last
+                break
+            more = await later_page(self.name, len(hits), partial(page, number))
+            if not more:
+                break
+            hits += more
+        return hits
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
         # The reader takes a URL and nothing else: its markdown is what comes back.

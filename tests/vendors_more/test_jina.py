@@ -162,15 +162,47 @@ def test_unsupported_option_fails_when_configured_to(
     assert not route.called
 
 
-def test_more_than_twenty_results_is_capped_with_a_warning(
-    keyed: None, mock: respx.MockRouter
-) -> None:
-    route = mock.post(SEARCH).respond(200, json=SEARCH_BODY)
+def _jina_pages(total: int) -> Any:
+    """Jina's search holding ``total`` hits: ``num`` a page (at most 20), ``page`` from 1
+    (its reader's searcher), and a page past the last one its "No search results" 422."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        body = json.loads(request.content)
+        num, number = body["num"], body.get("page", 1)
+        first = (number - 1) * num
+        hits = [
+            {**SEARCH_BODY["data"][1], "url": f"https://site{n}.example/", "title": f"Result {n}"}
+            for n in range(first, min(total, first + num))
+        ]
+        if not hits:
+            no_results = f"No search results available for query {body['q']}"
+            return httpx.Response(422, json=jina_error(422, "AssertionFailureError", 42206, no_results))
+        return httpx.Response(200, json={**SEARCH_BODY, "data": hits})
+
+    return answer
+
+
+def test_more_than_twenty_results_reads_the_next_pages(keyed: None, mock: respx.MockRouter) -> None:
+    """Jina serves 20 hits a request: a limit of 30 got 20 and a warning, although its
+    search takes ``page``."""
+    route = mock.post(SEARCH).mock(side_effect=_jina_pages(100))
 
     envelope = dispatch_search("x", 30, backend="jina")
 
-    assert sent_json(route)["num"] == 20
-    assert any("at most 20" in w for w in envelope["meta"]["warnings"])
+    assert envelope["success"] is True, envelope
+    assert [h["url"] for h in envelope["data"]["web"]] == [f"https://site{n}.example/" for n in range(30)]
+    assert [(sent_json(route, i)["num"], sent_json(route, i).get("page")) for i in range(2)] == [(20, None), (20, 2)]
+    assert "warnings" not in envelope["meta"]
+
+
+def test_paging_stops_at_the_last_page(keyed: None, mock: respx.MockRouter) -> None:
+    route = mock.post(SEARCH).mock(side_effect=_jina_pages(40))
+
+    envelope = dispatch_search("x", 50, backend="jina")
+
+    # The third page is Jina's "No search results": the end, not a failure.
+    assert len(envelope["data"]["web"]) == 40 and route.call_count == 3
+    assert "warnings" not in envelope["meta"]
 
 
 def test_no_search_results_is_an_empty_success(keyed: None, mock: respx.MockRouter) -> None:
