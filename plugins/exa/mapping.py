@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from webproviders import NotConfiguredError, ProviderSettings
+from webproviders import NotConfiguredError, ProviderSettings, warn
 from webproviders.kit import (
     LIST,
     NUMBER,
@@ -45,6 +45,9 @@ SEARCH_KWARGS = {
     "end_published_date": TEXT,
 }
 EXTRACT_KWARGS = {"max_age_hours": NUMBER, "max_characters": WHOLE}
+#: Categories Exa filters by neither date nor excluded domain: a search of one that sends
+#: ``startPublishedDate`` or ``excludeDomains`` is refused with HTTP 400 (Exa's search docs).
+NARROW_CATEGORIES = frozenset({"company", "people"})
 
 
 def since(time_range: str, now: datetime | None = None) -> str:
@@ -80,6 +83,11 @@ def search_request(
         request["user_location"] = str(options["country"]).upper()
     if options.get("safe_search") in ("moderate", "strict"):
         request["moderation"] = True
+    category = options.get("category")
+    if category in NARROW_CATEGORIES:
+        for option, field in (("time_range", "start_published_date"), ("exclude_domains", "exclude_domains")):
+            if request.pop(field, None) is not None:
+                warn(f"exa filters the {category} category by neither date nor excluded domain; {option} ignored.")
     request.update({key: options[key] for key in SEARCH_KWARGS if options.get(key) is not None})
     return request
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
@@ -176,6 +177,34 @@ def test_common_options_are_mapped_and_lang_is_warned(config: Any) -> None:
     )
     assert abs((datetime.now(timezone.utc) - start) - timedelta(weeks=1)) < timedelta(minutes=5)
     assert envelope["meta"]["warnings"] == ["exa does not support lang; ignored."]
+
+
+def _exa_narrow_categories(request: httpx.Request) -> httpx.Response:
+    """Exa's search docs: the company and people categories take no date or excluded-domain
+    filter, "Using unsupported parameters will result in a 400 error"."""
+    body = json.loads(request.content)
+    if body.get("category") in ("company", "people") and ({"startPublishedDate", "excludeDomains"} & body.keys()):
+        message = "Invalid request body | excludeDomains and startPublishedDate are not supported for this category"
+        return httpx.Response(400, json=exa_error(message, "INVALID_REQUEST_BODY"))
+    return httpx.Response(200, json=EXA_SEARCH)
+
+
+@pytest.mark.parametrize("category", ["company", "people"])
+def test_common_filters_a_category_cannot_take_are_warned_not_sent(config: Any, category: str) -> None:
+    """A time_range or exclude_domains with category="company" went to Exa as its date and
+    domain filters, and its 400 failed the search as the caller's invalid_input."""
+    with respx.mock() as router:
+        route = router.post(f"{API}/search").mock(side_effect=_exa_narrow_categories)
+        envelope = dispatch_search(
+            "acme", backend="exa", config=config, category=category, time_range="year", exclude_domains=["x.example"]
+        )
+    assert envelope["success"] is True, envelope
+    sent = body_of(route)
+    assert sent["category"] == category and "startPublishedDate" not in sent and "excludeDomains" not in sent
+    assert envelope["meta"]["warnings"] == [
+        f"exa filters the {category} category by neither date nor excluded domain; time_range ignored.",
+        f"exa filters the {category} category by neither date nor excluded domain; exclude_domains ignored.",
+    ]
 
 
 def test_contents_setting_changes_what_is_asked(
