@@ -202,14 +202,32 @@ def _no_internet() -> Iterator[None]:
                 return answer
         return real_getaddrinfo(host, port, family, type, *args, **kwargs)  # type: ignore[arg-type]
 
-    socket.socket.connect = connect  # type: ignore[method-assign]
-    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
-    socket.getaddrinfo = getaddrinfo  # type: ignore[assignment]
+    _guards.update(connect=connect, connect_ex=connect_ex, getaddrinfo=getaddrinfo)
+    _put_guards()
     try:
         yield
     finally:
+        _guards.clear()
         socket.socket.connect, socket.socket.connect_ex = real_connect, real_connect_ex  # type: ignore[method-assign]
         socket.getaddrinfo = real_getaddrinfo  # type: ignore[assignment]
+
+
+#: The guarded ``connect``, ``connect_ex`` and ``getaddrinfo`` of :func:`_no_internet`.
+_guards: dict[str, Callable[..., Any]] = {}
+
+
+def _put_guards() -> None:
+    socket.socket.connect = _guards["connect"]  # type: ignore[method-assign]
+    socket.socket.connect_ex = _guards["connect_ex"]  # type: ignore[method-assign]
+    socket.getaddrinfo = _guards["getaddrinfo"]  # type: ignore[assignment]
+
+
+@pytest.fixture(autouse=True)
+def _guards_in_place(_no_internet: None) -> None:
+    """The guards again before each test: another installed pytest plugin may put the real
+    functions back (pytest-socket, which langchain-tests brings, does so before every test, and
+    the tests then reached any address unseen)."""
+    _put_guards()
 
 
 def _free_port() -> int:
