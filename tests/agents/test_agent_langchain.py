@@ -183,6 +183,17 @@ def test_a_refused_call_is_cut_to_max_chars_and_in_the_tools_style(stub_config: 
     assert refused["error_code"] == "invalid_input" and "'query' is required" in refused["error"]
 
 
+def test_a_tool_can_be_printed(stub_config: Any) -> None:
+    """Printing the tools (a notebook, a debug log, an agent listing its tools) never ended:
+    the refusal handler's repr held the tool's repr, which held the handler's."""
+    tools = create_langchain_tools(stub_config, crawl=True)
+    shown = repr(tools)
+    for tool in tools:
+        assert f"name='{tool.name}'" in str(tool)
+        assert f"handle_validation_error=<{tool.name} invalid-arguments answer>" in repr(tool)
+    assert shown.count("WebSearchTool(") == 1
+
+
 def test_importing_webproviders_does_not_import_langchain_or_mcp() -> None:
     code = (
         "import sys, webproviders; webproviders.list_providers(); import webproviders.agents.tools, "

@@ -43,6 +43,24 @@ from .tools import (
 __all__ = ["WebCrawlTool", "WebExtractTool", "WebSearchTool", "create_langchain_tools"]
 
 
+class _ExplainInvalid:
+    """A tool's ``handle_validation_error``: when LangChain's own check of the arguments
+    fails, the sentence every surface gives, in the tool's style and within its
+    ``max_chars``. Its repr names the tool only (a bound method's repr holds the tool's,
+    which holds this field's: printing the tool never ended)."""
+
+    def __init__(self, tool: _WebTool) -> None:
+        self._tool = tool
+
+    def __call__(self, error: ValidationError) -> str:
+        tool = self._tool
+        sentence = explain(tool.tool, error, TOOLS[tool.tool].arguments)
+        return format_results(invalid_call(sentence), tool.style, tool.max_chars)
+
+    def __repr__(self) -> str:
+        return f"<{self._tool.tool} invalid-arguments answer>"
+
+
 class _WebTool(BaseTool):
     """Shared plumbing: the tool's name picks its :data:`webproviders.agents.tools.TOOLS` entry."""
 
@@ -67,15 +85,9 @@ class _WebTool(BaseTool):
         data.setdefault("name", spec.name)
         data.setdefault("description", spec.describe())
         data.setdefault("args_schema", spec.arguments)
-        data.setdefault("handle_validation_error", self._explain_invalid)
+        data.setdefault("handle_validation_error", _ExplainInvalid(self))
         data.setdefault("handle_tool_error", True)
         super().__init__(**data)
-
-    def _explain_invalid(self, error: ValidationError) -> str:
-        """LangChain's own check of the arguments failed: the sentence every surface gives,
-        in this tool's style and within its ``max_chars``."""
-        sentence = explain(self.tool, error, TOOLS[self.tool].arguments)
-        return format_results(invalid_call(sentence), self.style, self.max_chars)
 
     def _input(self, tool_input: Any) -> Any:
         """Text that is a JSON object is the arguments (ReAct-style agents write a tool's input
