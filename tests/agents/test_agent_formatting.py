@@ -7,11 +7,13 @@ import re
 from typing import Any
 
 import pytest
+import respx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webproviders import dispatch_extract, dispatch_search, format_results
 from webproviders.agents.formatting import cut_middle, fair_shares
+from webproviders.agents.tools import run_tool
 
 STYLES = ("markdown", "text", "json")
 MARKER = re.compile(r"\[\.\.\. ([\d,]+) characters cut \.\.\.\]")
@@ -151,6 +153,63 @@ def test_a_vendors_line_breaks_never_start_a_line_of_their_own(style: str) -> No
         if style == "markdown"
         else ["Title ## Fake", "URL: https://a.example/", ""]
     )
+
+
+#: Tavily's answers for a PDF, with the control characters such text carries: NULs and a
+#: form feed from the PDF, ANSI colour and an OSC 8 hyperlink, a bell, a C1 CSI.
+CONTROL_TITLE = "Annual\x00 report \x1b[31m2024\x1b[0m"
+CONTROL_SNIPPET = "Revenue\x00 grew\x07 \x1b]8;;https://evil.example\x07by\x1b]8;;\x07 4%\x9b2J."
+CONTROL_PAGE = "Page 1\x00\x00 Revenue table\x0c\r\nPage 2 \x1b[2Jcleared\x7f"
+REPORT = "https://example.org/report.pdf"
+TAVILY_CONTROL_SEARCH = {
+    "query": "annual report",
+    "follow_up_questions": None,
+    "answer": None,
+    "images": [],
+    "results": [
+        {"url": REPORT, "title": CONTROL_TITLE, "content": CONTROL_SNIPPET, "score": 0.9, "raw_content": None}
+    ],
+    "response_time": 0.51,
+    "usage": {"credits": 1},
+    "request_id": "8a1c0b7e-2f7e-4f61-9d0a-3c5b2e1d4f00",
+}
+TAVILY_CONTROL_EXTRACT = {
+    "results": [{"url": REPORT, "raw_content": CONTROL_PAGE, "images": []}],
+    "failed_results": [],
+    "response_time": 0.62,
+    "usage": {"credits": 1},
+    "request_id": "8a1c0b7e-2f7e-4f61-9d0a-3c5b2e1d4f01",
+}
+CONTROL_CHARS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+@pytest.mark.parametrize("style", STYLES)
+def test_a_vendors_control_characters_never_reach_the_text(make_config: Any, style: str) -> None:
+    """A NUL in a tool's text made PostgreSQL refuse an agent's checkpoint of it, and an ESC
+    or a C1 CSI drove the terminal that printed it; json escapes them and keeps the values."""
+    config = make_config(
+        web={
+            "backend": "tavily",
+            "cache": False,
+            "usage": False,
+            "providers": {"tavily": {"api_key": "tvly-dev-7Qk2Zx90Lm"}},
+        }
+    )
+    with respx.mock() as router:
+        router.post("https://api.tavily.com/search").respond(200, json=TAVILY_CONTROL_SEARCH)
+        router.post("https://api.tavily.com/extract").respond(200, json=TAVILY_CONTROL_EXTRACT)
+        found = run_tool("web_search", {"query": "annual report"}, config=config, style=style)
+        read = run_tool("web_extract", {"urls": [REPORT]}, config=config, style=style)
+
+    assert not CONTROL_CHARS.search(found) and not CONTROL_CHARS.search(read)
+    if style == "json":
+        hit = json.loads(found)["data"]["web"][0]
+        assert (hit["title"], hit["description"]) == (CONTROL_TITLE, CONTROL_SNIPPET)
+        assert json.loads(read)["data"][0]["content"] == CONTROL_PAGE
+    else:
+        assert "Revenue grew ]8;;https://evil.exampleby]8;; 4%2J." in found
+        assert "Annual report" in found and "2024" in found
+        assert read.endswith("Page 1 Revenue table\n\nPage 2 [2Jcleared")
 
 
 def test_search_json_is_the_envelope_without_meta(make_config: Any) -> None:

@@ -11,6 +11,7 @@ fit, trailing items are left out with a note saying how many.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -27,6 +28,12 @@ MIN_SNIPPET_CHARS = 40
 #: How far back (as a share of the kept text) a cut may move to land on whitespace.
 SNAP_SHARE = 0.2
 ELLIPSIS = "…"
+#: Control characters (C0 but tab and line feed, DEL, C1), never passed on in markdown or
+#: text: a NUL makes PostgreSQL refuse the text (an agent's checkpoint of the tool message),
+#: an ESC or a C1 CSI drives the terminal that prints it. ``json`` escapes them instead.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Line breaks other than ``\n`` (a PDF's form feed between pages), read as ``\n``.
+_BREAK = re.compile("\r\n?|[\x0b\x0c]")
 
 
 def _marker(cut: int) -> str:
@@ -153,10 +160,15 @@ def _text(value: Any) -> str:
     return "" if value is None else str(value).strip()
 
 
+def _clean(value: Any) -> str:
+    """A vendor's text for markdown or text: its line breaks as ``\n``, no control characters."""
+    return _CONTROL.sub("", _BREAK.sub("\n", _text(value))).strip()
+
+
 def _one_line(value: Any) -> str:
     """A title or snippet on one line: a vendor's line break would otherwise start a line
     that reads as another result, a heading or an instruction of our own."""
-    return " ".join(_text(value).split())
+    return " ".join(_clean(value).split())
 
 
 def _md_link_text(text: str) -> str:
@@ -209,8 +221,9 @@ def _failures(envelope: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 
 
 def _format_failure(envelope: Mapping[str, Any], style: str, max_chars: int | None) -> str:
-    code = _text(envelope.get("error_code")) or "provider_error"
-    sentence = _text(envelope.get("error")) or "The call failed without a message."
+    text = _text if style == "json" else _clean
+    code = _clean(envelope.get("error_code")) or "provider_error"
+    sentence = text(envelope.get("error")) or "The call failed without a message."
     failures = _failures(envelope)
     if len(failures) > 1 and style != "json":
         sentence += "".join(f"\n- {_url_line(f.get('url'))}: {_page_error(f)}" for f in failures)
@@ -245,7 +258,7 @@ def _trailer(
     if omitted:
         lines.append(_omitted_note(omitted, what))
     prefix = "> Note: " if style == "markdown" else "Note: "
-    lines.extend(prefix + w for w in warnings)
+    lines.extend(prefix + _clean(w) for w in warnings)
     return lines
 
 
@@ -308,15 +321,16 @@ def _search_json(
 
 
 def _page_error(page: Mapping[str, Any]) -> str:
-    code = _text(page.get("error_code")) or "provider_error"
-    return f"Error [{code}]: {_text(page.get('error'))}"
+    code = _clean(page.get("error_code")) or "provider_error"
+    return f"Error [{code}]: {_clean(page.get('error'))}"
 
 
 def _format_pages(envelope: Mapping[str, Any], style: str, max_chars: int | None) -> str:
     pages = [p for p in envelope["data"] if isinstance(p, Mapping)]
     warnings = _warnings(envelope)
+    text = _text if style == "json" else _clean
     bodies = [
-        _Body("" if page.get("error") else _text(page.get("content")), cut_middle, MIN_PAGE_CHARS)
+        _Body("" if page.get("error") else text(page.get("content")), cut_middle, MIN_PAGE_CHARS)
         for page in pages
     ]
     if style == "json":
@@ -372,7 +386,10 @@ def _pages_json(
 
 
 def _dumps(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    """Compact JSON whose text holds no control character: ``json`` escapes C0 itself, and
+    DEL and C1 are escaped here (``\\u009b``), so the values read back exactly as they came."""
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return re.sub("[\x7f-\x9f]", lambda found: f"\\u{ord(found.group()):04x}", text)
 
 
 def _json_fallback(limit: int) -> str:
