@@ -306,6 +306,50 @@ def test_http_announces_the_port_it_listens_on_or_why_it_cannot(tmp_path: Path) 
     assert "server on" not in taken.stderr
 
 
+def test_a_stopped_http_server_ends_within_its_grace_with_a_call_in_flight(
+    tmp_path: Path, probe_dir: Path
+) -> None:
+    """SIGTERM (docker stop, systemd) waited for every call in flight to end: with a provider
+    answering in 30 s the server took 29 s to stop, and a crawl may have minutes."""
+    from mcp.client.streamable_http import streamable_http_client
+
+    from webproviders.agents.mcp_server import SHUTDOWN_GRACE
+
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        f"web:\n  timeout: 120\nplugins:\n  paths: [{probe_dir}]\n  enabled: [probe]\n",
+        encoding="utf-8",
+    )
+    process, url = start_http_server(tmp_path, "--config", str(config))
+
+    async def main() -> float:
+        async with (
+            http_client() as http,
+            Client(streamable_http_client(url, http_client=http)) as client,
+        ):
+            ready = await client.call_tool("web_search", {"query": "ready", "backend": "probe"})
+            assert not ready.is_error
+            slow = {"query": "slow", "backend": "probe"}
+            call = asyncio.create_task(client.call_tool("web_search", slow))
+            await asyncio.sleep(1)  # the call is in flight: the probe answers it in 30 s
+            process.terminate()
+            started = time.monotonic()
+            while process.poll() is None and time.monotonic() - started < 25:
+                await asyncio.sleep(0.1)
+            call.cancel()
+            return time.monotonic() - started
+
+    try:
+        took = asyncio.run(asyncio.wait_for(main(), 120))
+        assert process.poll() is not None, "the server was still running 25 s after SIGTERM"
+        assert took < SHUTDOWN_GRACE + 5
+        assert process.stderr is not None
+        logged = process.stderr.read().decode()
+        assert "Traceback" not in logged, logged
+    finally:
+        stop(process)
+
+
 def test_http_without_a_configured_token_needs_none(tmp_path: Path) -> None:
     from mcp.client.streamable_http import streamable_http_client
 

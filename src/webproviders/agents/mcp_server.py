@@ -18,9 +18,11 @@ The ``mcp`` package (extra ``mcp``) is imported here only, when a server is buil
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import ipaddress
+import logging
 import os
 import re
 import socket
@@ -434,6 +436,18 @@ def http_app(
 
 #: Connections held until the server accepts them (uvicorn's own default).
 _BACKLOG = 2048
+#: Seconds a stopped HTTP server (Ctrl-C, SIGTERM) gives the calls in flight before it cancels
+#: them: uvicorn's default waits for every one to end, a crawl's whole deadline.
+SHUTDOWN_GRACE = 5.0
+
+
+class _CancelledAtShutdown(logging.Filter):
+    """Leaves out uvicorn's traceback for a call it cancelled past :data:`SHUTDOWN_GRACE`:
+    no fault of the app, and its own line already says how many it cancelled."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        error = record.exc_info[1] if record.exc_info else None
+        return not isinstance(error, asyncio.CancelledError)
 
 
 def _listen(host: str, port: int) -> socket.socket:
@@ -475,5 +489,13 @@ async def serve_http(
     bound = sock.getsockname()[1]
     sys.stderr.write(f"webproviders MCP server on http://{shown}:{bound}{HTTP_PATH} ({required})\n")
     sys.stderr.flush()
-    settings = uvicorn.Config(app, host=host, port=bound, log_level="warning", lifespan="on")
+    settings = uvicorn.Config(
+        app,
+        host=host,
+        port=bound,
+        log_level="warning",
+        lifespan="on",
+        timeout_graceful_shutdown=SHUTDOWN_GRACE,
+    )
+    logging.getLogger("uvicorn.error").addFilter(_CancelledAtShutdown())
     await uvicorn.Server(settings).serve(sockets=[sock])
