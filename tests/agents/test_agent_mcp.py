@@ -166,6 +166,44 @@ def test_stdio_answers_a_request_holding_a_lone_surrogate(tmp_path: Path) -> Non
     finally:
         stop(process)
 
+def test_ctrl_c_stops_the_stdio_server(tmp_path: Path, probe_dir: Path) -> None:
+    """The transport read stdin in a thread no cancellation reaches: on Ctrl-C the server
+    waited for the client's next line, for ever when none came (a server tried in a terminal)."""
+    import json
+    import signal
+
+    config = tmp_path / "config.yaml"
+    config.write_text(f"plugins:\n  paths: [{probe_dir}]\n  enabled: [probe]\n", encoding="utf-8")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "webproviders.cli", "--config", str(config), "mcp"],
+        env=server_env(tmp_path),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        call = {"name": "web_search", "arguments": {"query": "slow", "backend": "probe"}}
+        for message in (
+            INITIALIZE,
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call},
+        ):
+            process.stdin.write(json.dumps(message).encode() + b"\n")
+            process.stdin.flush()
+        assert json.loads(process.stdout.readline())["id"] == 1
+        time.sleep(1)  # the call is in flight: the probe answers it in 30 s
+        process.send_signal(signal.SIGINT)
+        try:
+            code = process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            raise AssertionError("the server was still running 15 s after Ctrl-C") from None
+        assert process.stderr is not None
+        assert code == 130 and process.stderr.read().decode().endswith("interrupted\n")
+    finally:
+        stop(process)
+
+
 # --- streamable HTTP ------------------------------------------------------------------------
 
 

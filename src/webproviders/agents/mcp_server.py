@@ -398,12 +398,14 @@ async def _refuse(send: Send, status: int, error: str, description: str) -> None
 
 async def serve_stdio(server: Server) -> None:
     """Serve one client over this process's stdin and stdout; a request the transport cannot
-    read (a lone surrogate) is answered with a parse error, not left without an answer."""
+    read (a lone surrogate) is answered with a parse error, not left without an answer, and
+    Ctrl-C stops the server without waiting for the client's next line."""
     from mcp.server.stdio import stdio_server
 
     from .mcp_stdin import AnsweringReader
+    from .mcp_wire import wire_lines
 
-    async with stdio_server() as (read_stream, write_stream):
+    async with wire_lines() as lines, stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
         reader = AnsweringReader(read_stream, write_stream)
         await server.run(reader, write_stream, server.create_initialization_options())
 
