@@ -12,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webproviders import dispatch_extract, dispatch_search, format_results
+from webproviders.agents.bounded import bounded_envelope, json_chars
 from webproviders.agents.formatting import cut_middle, fair_shares
 from webproviders.agents.tools import run_tool
 
@@ -334,6 +335,28 @@ def test_one_huge_page_is_cut_head_and_tail_and_small_pages_stay_whole(style: st
     assert "h199998 h199999" in content  # tail kept
     cut = int(MARKER.search(content).group(1).replace(",", ""))
     assert cut > len(huge) - 6_000
+
+
+def test_megabytes_of_pages_are_cut_without_copying_them_whole() -> None:
+    """Every rendering tried on the way to the budget held the pages whole or nearly: twenty
+    pages of 5 MB took seconds of CPU and three times their size in memory, after the call's
+    deadline, and the MCP server's structured content as much again."""
+    import tracemalloc
+
+    pages = [page(n, prose(200_000, seed=f"p{n}-")) for n in range(20)]
+    envelope = pages_envelope(pages)
+    size = sum(len(p["content"]) for p in pages)
+    renders = [lambda style=style: format_results(envelope, style, 20_000) for style in STYLES]
+    renders.append(lambda: bounded_envelope(envelope, 20_000))
+    for render in renders:
+        tracemalloc.start()
+        try:
+            shown = render()
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert (len(shown) if isinstance(shown, str) else json_chars(shown)) <= 20_000
+        assert peak < size // 10, f"{peak:,} bytes at the peak for {size:,} characters of pages"
 
 
 def test_cut_note_counts_exactly_what_was_removed() -> None:

@@ -26,11 +26,27 @@ def json_chars(value: Any) -> int:
     return len(json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str))
 
 
+def _strings_exceed(value: Any, limit: int) -> bool:
+    """Whether the strings in ``value`` alone are longer than ``limit``, so its JSON is too:
+    a look that stops once past it, before a dump of what may be megabytes of pages."""
+    pending, total, seen = [value], 0, set()
+    while pending:
+        item = pending.pop()
+        if isinstance(item, str):
+            total += len(item)
+            if total > limit:
+                return True
+        elif isinstance(item, (Mapping, list, tuple)) and id(item) not in seen:
+            seen.add(id(item))  # a container met again is not JSON: the dump says so
+            pending.extend([*item.keys(), *item.values()] if isinstance(item, Mapping) else item)
+    return False
+
+
 def bounded_envelope(envelope: Mapping[str, Any], max_chars: int) -> dict[str, Any]:
     """The envelope when its JSON fits in ``max_chars``; else its ``json`` rendering (no
     ``meta`` or ``raw_content``, page contents and snippets cut fairly, trailing items left
     out with an ``omitted`` count) marked ``truncated``."""
-    if json_chars(envelope) <= max_chars:
+    if not _strings_exceed(envelope, max_chars) and json_chars(envelope) <= max_chars:
         return dict(envelope)
     room = max_chars - _TRUNCATED_CHARS
     view = json.loads(format_results(envelope, "json", room) or "{}") if room > 0 else {}

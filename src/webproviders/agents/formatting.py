@@ -104,11 +104,18 @@ _Render = Callable[[int, list[str]], str]
 def _fit(
     render: _Render, bodies: list[_Body], max_chars: int | None, fallback: Callable[[int], str]
 ) -> str:
-    """The longest rendering within ``max_chars``: fair cuts first, then fewer items."""
-    full = render(len(bodies), [b.text for b in bodies])
-    if max_chars is None or len(full) <= max_chars:
-        return full
+    """The longest rendering within ``max_chars``: fair cuts first, then fewer items.
+
+    Only renderings that might fit are built: bodies longer than the budget cannot be shown
+    whole, and a cut body keeps at least four fifths of its share (a snap to a word boundary
+    moves a cut back a fifth at most), so shares past twice the budget never fit. Building
+    them copied every page whole, many times over (seconds, and several times the pages'
+    size in memory, for a few megabytes of pages)."""
     lengths = [len(b.text) for b in bodies]
+    if max_chars is None or sum(lengths) <= max_chars:
+        full = render(len(bodies), [b.text for b in bodies])
+        if max_chars is None or len(full) <= max_chars:
+            return full
 
     def build(kept: int, total: int) -> str:
         shares = fair_shares(lengths[:kept], total)
@@ -127,7 +134,8 @@ def _fit(
     kept = low
     if kept < 0:
         return fallback(max_chars)
-    lo, hi = floor_total(kept), sum(lengths[:kept])
+    lo = floor_total(kept)
+    hi = max(lo, min(sum(lengths[:kept]), 2 * max_chars))
     best = build(kept, lo)
     while lo < hi:
         mid = (lo + hi + 1) // 2
@@ -328,9 +336,8 @@ def _page_error(page: Mapping[str, Any]) -> str:
 def _format_pages(envelope: Mapping[str, Any], style: str, max_chars: int | None) -> str:
     pages = [p for p in envelope["data"] if isinstance(p, Mapping)]
     warnings = _warnings(envelope)
-    text = _text if style == "json" else _clean
     bodies = [
-        _Body("" if page.get("error") else text(page.get("content")), cut_middle, MIN_PAGE_CHARS)
+        _Body("" if page.get("error") else _text(page.get("content")), cut_middle, MIN_PAGE_CHARS)
         for page in pages
     ]
     if style == "json":
@@ -349,7 +356,7 @@ def _format_pages(envelope: Mapping[str, Any], style: str, max_chars: int | None
         if page.get("error"):
             body = _page_error(page)
         else:
-            body = content or "(no content)"
+            body = _clean(content) or "(no content)"  # once cut: a page may be megabytes
         return "\n".join(head) + "\n\n" + body
 
     def render(kept: int, texts: list[str]) -> str:
