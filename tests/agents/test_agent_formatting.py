@@ -359,6 +359,24 @@ def test_megabytes_of_pages_are_cut_without_copying_them_whole() -> None:
         assert peak < size // 10, f"{peak:,} bytes at the peak for {size:,} characters of pages"
 
 
+@pytest.mark.parametrize("style", STYLES)
+def test_an_endless_title_is_cut_and_hides_no_result(style: str) -> None:
+    """Titles are never cut to fit the budget: one hit or page whose title was longer than
+    the budget left every result out, and the model read only that they were left out."""
+    endless = "Breaking news " * 3000
+    hits = [{"title": endless, "url": "https://a.example/", "description": "first", "position": 1}]
+    hits += [
+        {"title": f"Result {n}", "url": f"https://r{n}.example/", "description": "fine", "position": n}
+        for n in range(2, 6)
+    ]
+    pages = [page(1, "a" * 500) | {"title": endless}, page(2, "b" * 500)]
+    for envelope, shown in ((search_envelope(hits), "Result 5"), (pages_envelope(pages), "Article 2")):
+        text = format_results(envelope, style, 8000)
+        assert "left out" not in text and '"omitted"' not in text
+        assert shown in text and len(text) < 2000
+        assert endless[:299].rstrip() + "…" in text  # cut to 300 characters
+
+
 def test_cut_note_counts_exactly_what_was_removed() -> None:
     text = prose(5_000)
     clipped = cut_middle(text, 1_000)

@@ -25,6 +25,9 @@ HEAD_SHARE = 2 / 3
 #: Below these many characters a body is not cut further; items are dropped instead.
 MIN_PAGE_CHARS = 200
 MIN_SNIPPET_CHARS = 40
+#: A longer title is cut to this, in every style: titles are never shortened to fit the
+#: budget, so one vendor's endless title left every result out.
+MAX_TITLE_CHARS = 300
 #: How far back (as a share of the kept text) a cut may move to land on whitespace.
 SNAP_SHARE = 0.2
 ELLIPSIS = "…"
@@ -179,6 +182,16 @@ def _one_line(value: Any) -> str:
     return " ".join(_clean(value).split())
 
 
+def _title(text: str) -> str:
+    return cut_end(text, MAX_TITLE_CHARS)
+
+
+def _json_title(item: Mapping[str, Any]) -> dict[str, Any]:
+    """The item's title for ``json``, cut as in the other styles (nothing when it has none)."""
+    title = item.get("title")
+    return {"title": _title(title)} if isinstance(title, str) else {}
+
+
 def _md_link_text(text: str) -> str:
     return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
@@ -280,7 +293,7 @@ def _format_search(envelope: Mapping[str, Any], style: str, max_chars: int | Non
 
     def entry(number: int, hit: Mapping[str, Any], snippet: str) -> str:
         url = _url_line(hit.get("url"), markdown=style == "markdown")
-        title = _one_line(hit.get("title")) or _url_line(hit.get("url"))
+        title = _title(_one_line(hit.get("title"))) or _url_line(hit.get("url"))
         if style == "markdown":
             lines = [f"{number}. [{_md_link_text(title)}]({url})"]
         else:
@@ -310,7 +323,7 @@ def _search_json(
     max_chars: int | None,
 ) -> str:
     def render(kept: int, texts: list[str]) -> str:
-        web = [{**hits[i], "description": texts[i]} for i in range(kept)]
+        web = [{**hits[i], **_json_title(hits[i]), "description": texts[i]} for i in range(kept)]
         view: dict[str, Any] = {
             "success": True,
             "data": {"web": web},
@@ -345,7 +358,7 @@ def _format_pages(envelope: Mapping[str, Any], style: str, max_chars: int | None
     numbered = len(pages) > 1
 
     def entry(number: int, page: Mapping[str, Any], content: str) -> str:
-        url, title = _url_line(page.get("url")), _one_line(page.get("title"))
+        url, title = _url_line(page.get("url")), _title(_one_line(page.get("title")))
         label = f"{number}. " if numbered else ""
         if style == "markdown":
             head = [f"## {label}{title}", f"URL: {url}"] if title else [f"## {label}{url}"]
@@ -379,7 +392,7 @@ def _pages_json(
     def render(kept: int, texts: list[str]) -> str:
         data = []
         for page, content in zip(pages[:kept], texts, strict=False):
-            item = {k: v for k, v in page.items() if k != "raw_content"}
+            item = {k: v for k, v in page.items() if k != "raw_content"} | _json_title(page)
             item["content"] = content if not page.get("error") else item.get("content", "")
             data.append(item)
         view: dict[str, Any] = {"success": True, "data": data, "provider": envelope.get("provider")}
