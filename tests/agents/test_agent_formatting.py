@@ -377,6 +377,19 @@ def test_an_endless_title_is_cut_and_hides_no_result(style: str) -> None:
         assert endless[:299].rstrip() + "…" in text  # cut to 300 characters
 
 
+@pytest.mark.parametrize("style", STYLES)
+def test_an_endless_published_date_is_cut_and_hides_no_result(style: str) -> None:
+    endless = "2024-05-01 " + "and again " * 5000
+    hits = [
+        {"title": "First", "url": "https://a.example/", "description": "x", "position": 1, "published_at": endless},
+        {"title": "Second", "url": "https://b.example/", "description": "y", "position": 2},
+    ]
+    text = format_results(search_envelope(hits), style, 8000)
+    assert "left out" not in text and '"omitted"' not in text
+    assert "Second" in text and len(text) < 1000
+    assert endless[:299].rstrip() + "…" in text  # cut to 300 characters
+
+
 def test_cut_note_counts_exactly_what_was_removed() -> None:
     text = prose(5_000)
     clipped = cut_middle(text, 1_000)

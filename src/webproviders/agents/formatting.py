@@ -25,9 +25,11 @@ HEAD_SHARE = 2 / 3
 #: Below these many characters a body is not cut further; items are dropped instead.
 MIN_PAGE_CHARS = 200
 MIN_SNIPPET_CHARS = 40
-#: A longer title is cut to this, in every style: titles are never shortened to fit the
-#: budget, so one vendor's endless title left every result out.
+#: A longer title or published date is cut to this, in every style: they are never shortened
+#: to fit the budget, so one vendor's endless title left every result out.
 MAX_TITLE_CHARS = 300
+#: The one-line fields of an item cut to :data:`MAX_TITLE_CHARS`.
+_LINE_FIELDS = ("title", "published_at")
 #: How far back (as a share of the kept text) a cut may move to land on whitespace.
 SNAP_SHARE = 0.2
 ELLIPSIS = "…"
@@ -186,10 +188,9 @@ def _title(text: str) -> str:
     return cut_end(text, MAX_TITLE_CHARS)
 
 
-def _json_title(item: Mapping[str, Any]) -> dict[str, Any]:
-    """The item's title for ``json``, cut as in the other styles (nothing when it has none)."""
-    title = item.get("title")
-    return {"title": _title(title)} if isinstance(title, str) else {}
+def _json_lines(item: Mapping[str, Any]) -> dict[str, Any]:
+    """The item's title and published date for ``json``, cut as in the other styles."""
+    return {key: _title(item[key]) for key in _LINE_FIELDS if isinstance(item.get(key), str)}
 
 
 def _md_link_text(text: str) -> str:
@@ -300,7 +301,7 @@ def _format_search(envelope: Mapping[str, Any], style: str, max_chars: int | Non
             lines = [f"{number}. {title}", f"   {url}"]
         published = hit.get("published_at")
         if isinstance(published, str) and published.strip():
-            lines.append(f"   Published: {_one_line(published)}")
+            lines.append(f"   Published: {_title(_one_line(published))}")
         if hit.get("description"):
             lines.append(f"   {snippet}")
         return "\n".join(lines)
@@ -323,7 +324,7 @@ def _search_json(
     max_chars: int | None,
 ) -> str:
     def render(kept: int, texts: list[str]) -> str:
-        web = [{**hits[i], **_json_title(hits[i]), "description": texts[i]} for i in range(kept)]
+        web = [{**hits[i], **_json_lines(hits[i]), "description": texts[i]} for i in range(kept)]
         view: dict[str, Any] = {
             "success": True,
             "data": {"web": web},
@@ -392,7 +393,7 @@ def _pages_json(
     def render(kept: int, texts: list[str]) -> str:
         data = []
         for page, content in zip(pages[:kept], texts, strict=False):
-            item = {k: v for k, v in page.items() if k != "raw_content"} | _json_title(page)
+            item = {k: v for k, v in page.items() if k != "raw_content"} | _json_lines(page)
             item["content"] = content if not page.get("error") else item.get("content", "")
             data.append(item)
         view: dict[str, Any] = {"success": True, "data": data, "provider": envelope.get("provider")}
