@@ -587,6 +587,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, "Plain notes.\nLine two with caf\u00e9.\n".encode(), "text/plain; charset=utf-8")
         if path == "/openapi.yaml":  # text under an application/ type, as API servers send their specs
             return self._send(200, b"openapi: 3.1.0\ninfo:\n  title: Orders API\n", "application/x-yaml")
+        if path == "/dump.txt":  # a server's text/plain over bytes that are no text
+            return self._send(200, bytes(range(32)) * 8, "text/plain")
         if path == "/legacy.js":
             return self._send(200, b"var answer = 42;\n", "application/x-javascript")
         if path == "/readme.md":

@@ -90,6 +90,13 @@ def test_text_served_under_an_application_type_is_read_not_refused(site: Any, lo
     assert script["content"] == "var answer = 42;"
 
 
+def test_binary_bytes_served_as_text_are_named_so(site: Any, local: Config) -> None:
+    """The refusal said the file "is text/plain, not a page with text", which contradicts itself."""
+    envelope = unread(site.url("/dump.txt"), local)
+    assert envelope["error_code"] == "unsupported"
+    assert "is served as text/plain, but its bytes are binary" in envelope["error"], envelope["error"]
+
+
 def test_html_served_without_a_content_type_is_read_as_a_browser_renders_it(site: Any, local: Config) -> None:
     [page] = extract(site.url("/untyped"), local)["data"]
     assert page["metadata"]["content_type"] == "text/html"

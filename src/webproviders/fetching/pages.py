@@ -26,6 +26,7 @@ from .feeds import feed_document
 from .fetch import FetchResult
 from .jsontext import json_text
 from .pdf import missing_pypdf, pdf_text, pypdf_installed
+from .sniff import textual
 
 #: ``raw_content`` is bounded: the page text before main-content selection can be huge.
 RAW_LIMIT = 100_000
@@ -120,6 +121,11 @@ async def render(
     url = result.url
     metadata = _base_metadata(result, mime)
     if kind == "binary":
+        if textual(mime):  # "is text/plain, not a page with text" contradicted itself
+            raise UnsupportedError(
+                f"{url} is served as {mime}, but its bytes are binary (NUL or control bytes), not text; "
+                "it cannot be extracted."
+            )
         raise UnsupportedError(
             f"{url} is {mime or 'binary content'}, not a page with text; it cannot be extracted."
         )

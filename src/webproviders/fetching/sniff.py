@@ -139,6 +139,11 @@ def _as_utf8(content_type: str | None, head: bytes) -> bytes:
         return head
 
 
+def textual(mime: str) -> bool:
+    """Whether ``mime`` names a type of text, which a body of binary bytes then only claims to be."""
+    return mime.startswith("text/") or mime in _DECLARED or mime.endswith(("+json", "+xml"))
+
+
 def _looks_binary(head: bytes) -> bool:
     """NUL bytes or many control bytes in the first KiB: not text. ESC is not one of them (as in
     the WHATWG MIME Sniffing Standard): ISO-2022-JP text switches with it, between each run of
