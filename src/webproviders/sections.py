@@ -85,6 +85,8 @@ class CacheSettings(LazySection):
     ttl: CacheTTL = Field(default_factory=CacheTTL.model_construct)
     #: Entries kept by the memory LRU and the SQLite file.
     max_entries: int = Field(default=10_000, gt=0)
+    #: MiB the memory LRU's answers may take together (one extract answer can weigh megabytes).
+    max_mb: float = Field(default=256.0, gt=0)
     #: Key prefix in a shared Redis.
     namespace: str = "webproviders"
     #: Seconds one SQLite or Redis operation may take before the call goes on without the cache.

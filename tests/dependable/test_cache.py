@@ -667,3 +667,23 @@ def test_the_sqlite_cache_closes_each_thread_s_connection_when_done_with_it(tmp_
         del cache
         gc.collect()
     assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
+def test_the_memory_cache_holds_no_more_than_its_size_cap() -> None:
+    config = build_config(extract_backend="fake-a", cache={"max_mb": 1})
+    fake = provider(config, "fake-a")
+    fake.page = "x" * 400_000
+    urls = [f"https://example.com/{n}" for n in range(3)]
+    for url in urls:
+        dispatch_extract(url, config=config)
+    store = state(config).cache.store  # type: ignore[union-attr]
+    assert 0 < store.size <= 2**20
+    assert dispatch_extract(urls[2], config=config)["meta"]["cached"] is True
+    assert dispatch_extract(urls[0], config=config)["meta"].get("cached") is None  # pushed out by the later two
+    assert fake.calls == 4
+
+    fake.page = "x" * 2_000_000  # larger than the whole cache: answered, never kept
+    for _ in range(2):
+        assert dispatch_extract("https://example.com/big", config=config)["meta"].get("cached") is None
+    assert fake.calls == 6
+    assert store.size <= 2**20

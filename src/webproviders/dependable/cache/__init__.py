@@ -233,7 +233,7 @@ def build_cache(settings: CacheSettings) -> ResultCache | None:
 
         store = SQLiteCache(settings.path, settings.max_entries, timeout=settings.timeout)
     else:
-        store = MemoryCache(settings.max_entries)
+        store = MemoryCache(settings.max_entries, int(settings.max_mb * 2**20))
     location = settings.url if settings.backend == "redis" else str(getattr(store, "path", "")) or None
     guard = StoreGuard(f"the cache ({settings.backend})", settings.timeout, location=location)
     return ResultCache(store, settings.ttl.model_dump(), guard)

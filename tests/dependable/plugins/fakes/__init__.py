@@ -1,7 +1,8 @@
 """Scriptable providers: each call takes the next scripted outcome, then a default answer.
 
 A scripted outcome is an exception instance (raised), a callable (called with the query)
-or a value (returned). ``delay`` makes every call slow; ``calls`` counts them.
+or a value (returned). ``delay`` makes every call slow; ``calls`` counts them; ``page``
+(text) is what extract reads on every page.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ class Fake(WebSearchProvider):
         self._name = name
         self.script: list[Any] = []
         self.hits: list[dict[str, Any]] | None = None
+        self.page: str | None = None
         self.delay = 0.0
         self.calls = 0
         self.queries: list[str] = []
@@ -69,7 +71,7 @@ class Fake(WebSearchProvider):
         if self.delay:
             time.sleep(self.delay)
         self._next(" ".join(urls))
-        return [{"url": u, "title": "T", "content": f"body of {u}"} for u in urls]
+        return [{"url": u, "title": "T", "content": self.page or f"body of {u}"} for u in urls]
 
     def crawl(self, url: str, **kwargs: Any) -> Any:
         self._next(url)
