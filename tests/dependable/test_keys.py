@@ -87,3 +87,29 @@ def test_comma_separated_environment_variable_gives_several_keys(monkeypatch: py
         for _ in range(4):
             dispatch_search("python", config=config)
     assert answer.seen == [KEY_ONE, KEY_TWO, KEY_ONE, KEY_TWO]  # round-robin
+
+
+def test_a_rate_limited_key_rests_while_the_other_serves_and_the_provider_is_not_paused() -> None:
+    config = build_config(search_backend="fake-vendor", cache=False, providers={"fake-vendor": {"api_key": [KEY_ONE, KEY_TWO]}})
+    answer = _by_key({
+        KEY_ONE: httpx.Response(429, headers={"Retry-After": "30"}, json={"error": "Too many requests"}),
+        KEY_TWO: httpx.Response(200, json=BODY),
+    })
+    with respx.mock() as mock:
+        mock.get(URL).mock(side_effect=answer)
+        envelopes = [dispatch_search("python", config=config, timeout=5) for _ in range(3)]
+    assert [e["success"] for e in envelopes] == [True, True, True]
+    assert answer.seen == [KEY_ONE, KEY_TWO, KEY_TWO, KEY_TWO]
+
+
+def test_every_key_rate_limited_pauses_the_provider() -> None:
+    config = build_config(search_backend="fake-vendor", cache=False, providers={"fake-vendor": {"api_key": [KEY_ONE, KEY_TWO]}})
+    limited = httpx.Response(429, headers={"Retry-After": "30"}, json={"error": "Too many requests"})
+    answer = _by_key({KEY_ONE: limited, KEY_TWO: limited})
+    with respx.mock() as mock:
+        mock.get(URL).mock(side_effect=answer)
+        first = dispatch_search("python", config=config, timeout=5)
+        second = dispatch_search("rust", config=config, timeout=5)
+    assert first["error_code"] == second["error_code"] == "rate_limited"
+    assert answer.seen == [KEY_ONE, KEY_TWO]  # the second call waits out the pause without a request
+    assert KEY_ONE not in json.dumps([first, second]) and KEY_TWO not in json.dumps([first, second])

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 from .. import redact
 from ..config import Config, ProviderSettings, endpoint_problem, unsendable_key
 from ..dependable.keyring import AUTH_COOLDOWN, QUOTA_COOLDOWN, KeyRing
-from ..errors import AuthError, NotConfiguredError, QuotaExceededError
+from ..errors import AuthError, NotConfiguredError, QuotaExceededError, RateLimitedError
 from ..offloop import import_off_loop
 from ..provider import WebSearchProvider
 
@@ -180,10 +180,11 @@ class VendorProvider(WebSearchProvider):
         return {self.key_param: key} if self.key_param else {}
 
     async def with_key(self, send: Callable[[str | None], Awaitable[T]]) -> T:
-        """Run ``send(key)`` with a key from the ring; a key refused for auth or quota rests
-        and the next one is tried. ``key`` is None when the provider works without one. A
-        proxy's 407 goes up as it is: every key would meet the same proxy, and the key is not
-        what it refused."""
+        """Run ``send(key)`` with a key from the ring; a key refused for auth or quota, or
+        rate limited (a vendor counts requests per key), rests and the next one is tried: the
+        provider is paused only once every key is. ``key`` is None when the provider works
+        without one. A proxy's 407 goes up as it is: every key would meet the same proxy, and
+        the key is not what it refused."""
         keys = self.api_keys()
         if self.key_required and not keys:
             raise NotConfiguredError(
@@ -196,6 +197,10 @@ class VendorProvider(WebSearchProvider):
             tries -= 1
             try:
                 return await send(key)
+            except RateLimitedError as exc:
+                if key is None or tries <= 0:
+                    raise
+                self._ring.rest(key, exc.retry_after or self.config.web.health.rate_limit_cooldown)
             except (AuthError, QuotaExceededError) as exc:
                 if exc.status_code == PROXY_AUTH_STATUS:
                     raise  # the proxy's credentials, not the key: no key rests, none is named
