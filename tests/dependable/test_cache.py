@@ -290,6 +290,31 @@ def test_waiters_share_the_leaders_failure_and_nothing_is_stored() -> None:
     assert dispatch_search("python", config=config)["meta"].get("cached") is None
 
 
+@pytest.mark.parametrize("leader_fails", [True, False])
+def test_a_waiter_that_left_a_flight_leaves_no_error_in_the_log(leader_fails: bool, caplog: pytest.LogCaptureFixture) -> None:
+    """A waiter out of time stops waiting; what the flight ends with later (the provider's
+    failure, or the leader's own deadline) is nobody's, and asyncio must not log it as an
+    error that was never retrieved."""
+    config = build_config(search_backend="fake-a", retry={"max_retries": 0})
+    assert dispatch_search("warm up", config=config)["success"] is True
+    fake = provider(config, "fake-a")
+    fake.delay, fake.script = 0.6, [NetworkError("down")] if leader_fails else []
+
+    async def together() -> list[dict[str, Any]]:
+        leader_timeout = 5 if leader_fails else 0.4
+        return await asyncio.gather(
+            adispatch_search("python", config=config, timeout=leader_timeout),
+            adispatch_search("python", config=config, timeout=0.2),
+        )
+
+    with caplog.at_level("ERROR", logger="asyncio"):
+        leader, waiter = asyncio.run(together())
+        gc.collect()
+    assert leader["error_code"] == ("network_error" if leader_fails else "timeout")
+    assert waiter["error_code"] == "timeout"
+    assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []
+
+
 def test_a_waiter_with_time_left_asks_again_when_the_leaders_deadline_cuts_it_short() -> None:
     """The leader's 0.5 s deadline is its own: the waiters with 10 s are answered, not timed out."""
     config = build_config(search_backend="fake-a")

@@ -11,6 +11,7 @@ a ``meta.warnings`` line and skipped for a few seconds: it never fails or stalls
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import copy
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -77,9 +78,7 @@ class ResultCache:
             future, leader = self.flights.join(key)
             if not leader:
                 try:
-                    payload, shared = await within(
-                        asyncio.shield(asyncio.wrap_future(future)), max(0.0, remaining())
-                    )
+                    payload, shared = await within(asyncio.shield(_awaitable(future)), max(0.0, remaining()))
                 except _LeaderGone:
                     continue
                 except asyncio.TimeoutError:
@@ -217,6 +216,15 @@ class ResultCache:
         except StoreUnavailable as problem:  # the cache must never fail or stall a call
             self.guard.warn(problem, "this call goes on without it")
             return default
+
+
+def _awaitable(flight: concurrent.futures.Future[Any]) -> asyncio.Future[Any]:
+    """``flight`` on this loop. A waiter that stops waiting (its deadline, its cancellation)
+    leaves it behind, shielded so as not to cancel the flight: what the flight ends with is
+    then taken here, or asyncio logs it as an error nobody retrieved."""
+    waited = asyncio.wrap_future(flight)
+    waited.add_done_callback(lambda done: done.cancelled() or done.exception())
+    return waited
 
 
 def build_cache(settings: CacheSettings) -> ResultCache | None:
