@@ -315,6 +315,24 @@ def test_a_waiter_that_left_a_flight_leaves_no_error_in_the_log(leader_fails: bo
     assert [r.getMessage() for r in caplog.records if r.name == "asyncio"] == []
 
 
+def test_a_waiter_out_of_time_says_its_own_deadline_ended_it() -> None:
+    """A caller with 0.3 s joins an identical call's flight to a provider given 30 s: its
+    timeout is its own deadline, not the provider hanging, nor a failure it shared."""
+    config = build_config(search_backend="fake-a")
+    assert dispatch_search("warm up", config=config)["success"] is True
+    provider(config, "fake-a").delay = 1.0
+
+    async def together() -> list[dict[str, Any]]:
+        return await asyncio.gather(
+            adispatch_search("python", config=config, timeout=5), adispatch_search("python", config=config, timeout=0.3)
+        )
+
+    leader, waiter = asyncio.run(together())
+    assert leader["success"] is True
+    assert waiter["error_code"] == "timeout" and waiter["detail"] == "call_deadline"
+    assert [(a["outcome"], a.get("shared")) for a in waiter["meta"]["attempts"]] == [("error", None)]
+
+
 def test_a_waiter_with_time_left_asks_again_when_the_leaders_deadline_cuts_it_short() -> None:
     """The leader's 0.5 s deadline is its own: the waiters with 10 s are answered, not timed out."""
     config = build_config(search_backend="fake-a")

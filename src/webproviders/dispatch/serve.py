@@ -445,8 +445,8 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
             own=callers_own,
         )
     except WebProviderError as error:
-        if not fetched:  # another caller's identical request failed; it is ours too
-            call.record(name, "error", started, error, shared=True)
+        if not fetched:  # another caller's identical request failed (it is ours too), or our time ran out waiting
+            call.record(name, "error", started, error, **({} if callers_own(error) else {"shared": True}))
         raise
     if cached:
         call.record(name, "ok", started, cached=True)

@@ -83,7 +83,8 @@ class ResultCache:
                     continue
                 except asyncio.TimeoutError:
                     raise WebTimeoutError(
-                        "The call's deadline passed while an identical call was still being answered."
+                        "The call's deadline passed while an identical call was still being answered.",
+                        detail=CALL_DEADLINE,
                     ) from None
                 except Exception as exc:  # noqa: BLE001 - the leader's failure is ours too; raise a copy
                     raise copy.copy(exc) from None
