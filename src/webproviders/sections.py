@@ -85,7 +85,8 @@ class CacheSettings(LazySection):
     ttl: CacheTTL = Field(default_factory=CacheTTL.model_construct)
     #: Entries kept by the memory LRU and the SQLite file.
     max_entries: int = Field(default=10_000, gt=0)
-    #: MiB the memory LRU's answers may take together (one extract answer can weigh megabytes).
+    #: MiB the memory LRU's answers may take together, and the SQLite file's (one extract
+    #: answer can weigh megabytes).
     max_mb: float = Field(default=256.0, gt=0)
     #: Key prefix in a shared Redis.
     namespace: str = "webproviders"

@@ -7,6 +7,7 @@ import asyncio
 import gc
 import json
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
@@ -712,15 +713,23 @@ def test_the_sqlite_cache_closes_each_thread_s_connection_when_done_with_it(tmp_
     assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
 
 
-def test_the_memory_cache_holds_no_more_than_its_size_cap() -> None:
-    config = build_config(extract_backend="fake-a", cache={"max_mb": 1})
+def _stored_bytes(config: Any, tmp_path: Path) -> int:
+    store = state(config).cache.store  # type: ignore[union-attr]
+    if not store.shared:
+        return int(store.size)
+    with sqlite3.connect(tmp_path / "cache.sqlite3") as db:
+        return int(db.execute("SELECT coalesce(sum(length(CAST(value AS BLOB))), 0) FROM entries").fetchone()[0])
+
+
+@pytest.mark.parametrize("kind", ["memory", "sqlite"])
+def test_the_cache_holds_no_more_than_its_size_cap(kind: str, tmp_path: Path) -> None:
+    config = build_config(extract_backend="fake-a", cache={"max_mb": 1} | _backend_settings(kind, tmp_path, None, ""))
     fake = provider(config, "fake-a")
     fake.page = "x" * 400_000
     urls = [f"https://example.com/{n}" for n in range(3)]
     for url in urls:
         dispatch_extract(url, config=config)
-    store = state(config).cache.store  # type: ignore[union-attr]
-    assert 0 < store.size <= 2**20
+    assert 0 < _stored_bytes(config, tmp_path) <= 2**20
     assert dispatch_extract(urls[2], config=config)["meta"]["cached"] is True
     assert dispatch_extract(urls[0], config=config)["meta"].get("cached") is None  # pushed out by the later two
     assert fake.calls == 4
@@ -729,4 +738,4 @@ def test_the_memory_cache_holds_no_more_than_its_size_cap() -> None:
     for _ in range(2):
         assert dispatch_extract("https://example.com/big", config=config)["meta"].get("cached") is None
     assert fake.calls == 6
-    assert store.size <= 2**20
+    assert _stored_bytes(config, tmp_path) <= 2**20

@@ -233,6 +233,7 @@ def build_cache(settings: CacheSettings) -> ResultCache | None:
     if not settings.enabled:
         return None
     store: Any
+    max_bytes = int(settings.max_mb * 2**20)
     if settings.backend == "redis":
         from .redis_backend import RedisCache
 
@@ -240,9 +241,9 @@ def build_cache(settings: CacheSettings) -> ResultCache | None:
     elif settings.backend == "sqlite":
         from .sqlite_backend import SQLiteCache
 
-        store = SQLiteCache(settings.path, settings.max_entries, timeout=settings.timeout)
+        store = SQLiteCache(settings.path, settings.max_entries, timeout=settings.timeout, max_bytes=max_bytes)
     else:
-        store = MemoryCache(settings.max_entries, int(settings.max_mb * 2**20))
+        store = MemoryCache(settings.max_entries, max_bytes)
     location = settings.url if settings.backend == "redis" else str(getattr(store, "path", "")) or None
     guard = StoreGuard(f"the cache ({settings.backend})", settings.timeout, location=location)
     return ResultCache(store, settings.ttl.model_dump(), guard)

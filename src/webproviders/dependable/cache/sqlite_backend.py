@@ -30,8 +30,10 @@ _DAMAGED = frozenset({"file is not a database", "database disk image is malforme
 #: The first bytes of every SQLite database file.
 _MAGIC = b"SQLite format 3\x00"
 
-#: Every this many writes, expired rows are deleted and the table trimmed to size.
+#: Every this many writes, expired rows are deleted and the table trimmed to size; also
+#: once the answers written since the last trim weigh this share of ``max_bytes``.
 _PRUNE_EVERY = 256
+_PRUNE_SHARE = 0.125
 _SCHEMA = (
     ("CREATE TABLE IF NOT EXISTS entries (key TEXT PRIMARY KEY, value TEXT NOT NULL, "
     "expires REAL NOT NULL, stored REAL NOT NULL)"),
@@ -65,18 +67,22 @@ class SQLiteCache:
         max_entries: int = 10_000,
         clock: Callable[[], float] = time.time,
         timeout: float = 1.0,
+        max_bytes: int = 256 * 2**20,
     ) -> None:
         self.path = expand_user(path) if path else default_path()
         self.max_entries = max_entries
+        self.max_bytes = max_bytes
         self.clock = clock
         self._conns = PerThread()
         self._writes = 0
+        self._written = 0  # bytes of answers written since the last trim
         #: Each operation waits at most ``timeout`` seconds for another connection's lock.
         self._file = SQLiteFile(self.path, _SCHEMA, timeout)
 
     @staticmethod
-    def encode(value: Any) -> str:
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+    def encode(value: Any) -> bytes:
+        # Stored as a BLOB: SQLite gives its length without reading it (the trim to max_bytes).
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
     @staticmethod
     def decode(payload: str | bytes) -> Any:
@@ -105,13 +111,15 @@ class SQLiteCache:
             with contextlib.suppress(FileNotFoundError):
                 os.remove(f"{self.path}{suffix}")
 
-    def get(self, key: str) -> str | None:
+    def get(self, key: str) -> str | bytes | None:
         row = self._run(
             lambda db: db.execute("SELECT value FROM entries WHERE key = ? AND expires > ?", (key, self.clock())).fetchone()
         )
         return None if row is None else row[0]
 
-    def set(self, key: str, payload: str, ttl: float) -> None:
+    def set(self, key: str, payload: bytes, ttl: float) -> None:
+        if len(payload) > self.max_bytes:  # it would push out every other answer and still not fit
+            return
         now = self.clock()
         self._run(
             lambda db: db.execute(
@@ -120,11 +128,12 @@ class SQLiteCache:
             )
         )
         self._writes += 1
-        if self._writes % _PRUNE_EVERY == 0:
+        self._written += len(payload)
+        if self._writes % _PRUNE_EVERY == 0 or self._written > self.max_bytes * _PRUNE_SHARE:
             self.prune()
 
     def prune(self) -> None:
-        """Delete expired rows, then the oldest beyond ``max_entries``."""
+        """Delete expired rows, then the oldest beyond ``max_entries`` or ``max_bytes``."""
 
         def work(db: Any) -> None:
             db.execute("DELETE FROM entries WHERE expires <= ?", (self.clock(),))
@@ -132,8 +141,14 @@ class SQLiteCache:
                 "DELETE FROM entries WHERE key IN (SELECT key FROM entries ORDER BY stored DESC LIMIT -1 OFFSET ?)",
                 (self.max_entries,),
             )
+            db.execute(
+                "DELETE FROM entries WHERE key IN (SELECT key FROM (SELECT key, SUM(length(value)) "
+                "OVER (ORDER BY stored DESC) AS total FROM entries) WHERE total > ?)",
+                (self.max_bytes,),
+            )
 
         self._run(work)
+        self._written = 0
 
     def claim(self, key: str, seconds: float) -> str | None:
         """Take the right to fetch ``key`` for ``seconds``; a token, or None if someone has it."""
