@@ -119,6 +119,21 @@ def test_a_page_read_through_a_url_carrying_a_credential_is_not_cached(
         assert b"open.pdf" in stored and token.encode() not in stored
 
 
+def test_an_extract_answer_that_leaves_a_url_out_says_so_and_is_not_cached() -> None:
+    config = build_config(extract_backend="fake-a")
+    fake = provider(config, "fake-a")
+    fake.leaves_out = {"https://example.com/b"}
+    urls = ["https://example.com/b", "https://example.com/a"]
+    envelope = dispatch_extract(urls, config=config)
+    assert envelope["success"] is True and envelope["meta"]["failed"] == 1
+    left_out, read = envelope["data"]
+    assert (left_out["url"], left_out["error_code"]) == ("https://example.com/b", "provider_error")
+    assert left_out["error"] == "fake-a returned nothing for this URL."
+    assert read["content"] == "body of https://example.com/a"
+    assert dispatch_extract(urls, config=config)["meta"].get("cached") is None
+    assert fake.calls == 2
+
+
 def test_an_empty_search_is_not_cached(cache_config: Any) -> None:
     """Keyless engines answer a rate limit or a bot check with an empty page: a cached empty
     answer would outlast the engine's recovery."""

@@ -18,7 +18,7 @@ from ..dependable.cache.fingerprint import carries_credential, provider_setup
 from ..dependable.health import CALL_DEADLINE, GIVEN_SHARE, Cooling
 from ..dependable.ratelimit import BudgetExhaustedError
 from ..dependable.retry import MIN_REQUEST_TIME
-from ..envelope import normalise_pages, normalise_search
+from ..envelope import normalise_pages, normalise_search, page_error
 from ..errors import (
     BudgetExceededError,
     BudgetStoreUnavailableError,
@@ -33,6 +33,7 @@ from ..errors import (
 )
 from ..redact import scrub, scrub_data
 from ..registry.registration import ProviderEntry
+from ..urls import url_key
 from ..validate import (
     COMMON_SEARCH_OPTIONS,
     warn_unknown,
@@ -182,7 +183,23 @@ def _normalise(call: Call, raw: Any, name: str) -> tuple[Any, dict[str, Any]]:
     if isinstance(most, int) and len(pages) > most:  # as a search is held to its limit
         warn(f"{name} returned {len(pages)} pages for {asked.format(most)}; the first {most} are kept.")
         pages = pages[:most]
+    if call.capability == "extract" and 0 < len(pages) < most:
+        pages = _one_item_per_url(call.arguments["urls"], pages, name)
     return pages, meta
+
+
+def _one_item_per_url(urls: list[str], pages: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
+    """An extract answer that left URLs out, in the order asked, each URL it did not mention an
+    item saying so: a success silent about them was cached as whole. Left as it is when some
+    page is for a URL not asked for (read behind a redirect, say): which one it stands for is
+    not known."""
+    by_key: dict[str, dict[str, Any]] = {}
+    for page in pages:
+        by_key.setdefault(url_key(page["url"]), page)
+    if len(by_key) < len(pages) or not by_key.keys() <= {url_key(url) for url in urls}:
+        return pages
+    nothing = ProviderError(f"{name} returned nothing for this URL.", provider=name)
+    return [by_key.get(url_key(url)) or page_error(url, nothing) for url in urls]
 
 
 def _before(call: Call, entry: ProviderEntry) -> None:

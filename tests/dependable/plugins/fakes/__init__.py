@@ -2,7 +2,7 @@
 
 A scripted outcome is an exception instance (raised), a callable (called with the query)
 or a value (returned). ``delay`` makes every call slow; ``calls`` counts them; ``page``
-(text) is what extract reads on every page.
+(text) is what extract reads on every page, and ``leaves_out`` the URLs its answer omits.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ class Fake(WebSearchProvider):
         self.script: list[Any] = []
         self.hits: list[dict[str, Any]] | None = None
         self.page: str | None = None
+        self.leaves_out: set[str] = set()
         self.delay = 0.0
         self.calls = 0
         self.queries: list[str] = []
@@ -71,7 +72,7 @@ class Fake(WebSearchProvider):
         if self.delay:
             time.sleep(self.delay)
         self._next(" ".join(urls))
-        return [{"url": u, "title": "T", "content": self.page or f"body of {u}"} for u in urls]
+        return [{"url": u, "title": "T", "content": self.page or f"body of {u}"} for u in urls if u not in self.leaves_out]
 
     def crawl(self, url: str, **kwargs: Any) -> Any:
         self._next(url)
