@@ -223,6 +223,34 @@ def test_an_option_that_only_names_a_credential_word_is_part_of_the_key(name: st
     assert one != cache_key("search", "fake-a", {**base, "options": {name: 20}})
 
 
+class _Unprintable:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+def _nested(depth: int) -> list[Any]:
+    top: list[Any] = []
+    inner = top
+    for _ in range(depth):
+        inner.append([])
+        inner = inner[0]
+    return top
+
+
+@pytest.mark.parametrize(
+    "option", [{1: "one", "1": "one as text"}, _nested(100_000), _Unprintable()], ids=["mixed_keys", "deep", "unprintable"]
+)
+def test_options_no_cache_key_can_be_written_from_are_answered_uncached_not_failed(option: Any) -> None:
+    """Before, the key's failure was the call's: 'The provider failed: TypeError: '<' not
+    supported between instances of 'str' and 'int'', though the provider never saw the call."""
+    config = build_config(search_backend="fake-a")
+    for _ in range(2):
+        envelope = dispatch_search("python", config=config, weights=option)
+        assert envelope["success"] is True, envelope
+        assert envelope["meta"].get("cached") is None
+    assert provider(config, "fake-a").calls == 2
+
+
 def test_cache_key_ignores_secret_looking_options_and_option_order() -> None:
     base = {"query": "python", "limit": 5}
     one = cache_key("search", "fake-a", {**base, "options": {"lang": "en", "country": "us", "api_key": "sk-one"}})

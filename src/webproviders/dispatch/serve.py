@@ -442,7 +442,11 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
         and not carries_credential(call.capability, call.arguments)
     )
     ttl = cache.ttl_for(call.capability) if cacheable else 0.0  # type: ignore[union-attr]
-    if not ttl:
+    key = None
+    if ttl:
+        setup = provider_setup(state.config_setup(entry.manifest, call.capability), entry.manifest.env)
+        key = cache_key(call.capability, name, call.arguments, setup)
+    if key is None:
         value = await _upstream(call, entry, failover)
         return value["data"], value["meta"], False
     started = time.perf_counter()
@@ -453,8 +457,6 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
         fetched = True
         return await _upstream(call, entry, failover)
 
-    setup = provider_setup(state.config_setup(entry.manifest, call.capability), entry.manifest.env)
-    key = cache_key(call.capability, name, call.arguments, setup)
     try:
         value, cached = await cache.get_or_fetch(  # type: ignore[union-attr]
             key, ttl, fetch, call.remaining,

@@ -111,10 +111,16 @@ def carries_credential(capability: str, arguments: dict[str, Any]) -> bool:
     return any(holds_secret(text) for text in texts if isinstance(text, str))
 
 
-def cache_key(capability: str, provider: str, arguments: dict[str, Any], setup: str = "") -> str:
-    """A stable hex digest for one provider, set up as ``setup`` says, answering one set of arguments."""
+def cache_key(capability: str, provider: str, arguments: dict[str, Any], setup: str = "") -> str | None:
+    """A stable hex digest for one provider, set up as ``setup`` says, answering one set of
+    arguments; None for options no key can be written from (a mapping with keys of mixed types,
+    nesting deeper than Python recurses, a value whose ``repr`` fails): that call is not cached,
+    as a store that fails is bypassed, rather than failed as the provider's doing."""
     parts = [capability, provider, _subject(capability, arguments), _public(arguments["options"])]
     if setup:  # a provider set up by nothing keeps the key it always had
         parts.append(setup)
-    payload = _encode(parts)
+    try:
+        payload = _encode(parts)
+    except Exception:  # noqa: BLE001 - an option's own repr() may raise anything
+        return None
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
