@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import httpx
 import pytest
 import respx
 
-from webproviders import adispatch_search, dispatch_search
+from webproviders import adispatch_search, dispatch_extract, dispatch_search
 
-from .conftest import SleepLog, build_config, state
+from .conftest import SleepLog, build_config, provider, state
 
 URL = "https://api.fake-vendor.test/v1/search"
 BODY = {
@@ -156,3 +157,40 @@ def test_zero_max_retries_switches_retries_off() -> None:
         envelope = dispatch_search("python", backend="fake-vendor", config=config)
     assert envelope["error_code"] == "bad_gateway"
     assert route.call_count == 1
+
+
+class _DrippingPage(BaseHTTPRequestHandler):
+    """A page that arrives a few bytes at a time, for longer than any call here lasts."""
+
+    def do_GET(self) -> None:
+        self.server.asked += 1  # type: ignore[attr-defined]
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", "100000")
+        self.end_headers()
+        released = self.server.released  # type: ignore[attr-defined]
+        try:
+            while not released.wait(0.1):
+                self.wfile.write(b"<p>more</p>")
+                self.wfile.flush()
+        except OSError:
+            pass
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def test_a_timeout_is_not_tried_again_with_less_time_than_it_had(http_server: Any) -> None:
+    """A page that drips until the call's time runs out: before, http was tried twice more in the
+    last moments (9.3 s, then 0.46 s and 0.02 s of a 10 s call) and the chain's next provider
+    was left 0.1 s."""
+    server = http_server(_DrippingPage)
+    server.asked = 0
+    url = f"http://127.0.0.1:{server.server_address[1]}/page"
+    config = build_config(allow_private_networks=True, cache=False)
+    envelope = dispatch_extract([url], backend=["http", "fake-b"], config=config, timeout=3)
+    assert envelope["success"] is True and envelope["provider"] == "fake-b", envelope
+    http, answered = envelope["meta"]["attempts"]
+    assert (http["provider"], http["error_code"], http.get("retry")) == ("http", "timeout", None)
+    assert answered["provider"] == "fake-b"
+    assert server.asked == 1 and provider(config, "fake-b").calls == 1

@@ -6,7 +6,8 @@ a rate limit. A failure that would only happen again is not: an answer over its 
 was still arriving (a vendor that drips its answer drips it again) and a page that used up
 its CPU time (both marked on the attempt's record, :class:`webproviders.context.Attempt`). Waits grow exponentially with jitter, follow the vendor's ``Retry-After`` when it
 gave one, and never reach past the call's deadline: a wait that would is not taken, and the
-failure is returned at once.
+failure is returned at once. Nor is a timeout tried again with less time than the try that
+ran out of it had.
 """
 
 from __future__ import annotations
@@ -37,12 +38,14 @@ class RetryPolicy(NamedTuple):
         return error.code != "bad_gateway" or error.status_code in (None, *RETRY_STATUSES)
 
     def delay(
-        self, retry: int, error: WebProviderError, remaining: float, *, repeating: bool = False
+        self, retry: int, error: WebProviderError, remaining: float, *, repeating: bool = False, took: float = 0.0
     ) -> float | None:
         """Seconds to wait before retry number ``retry`` (0-based), or None to give up now.
 
         ``repeating``: the attempt met a failure that would only happen again
         (:class:`webproviders.context.Attempt`), so it is not retried whatever its code.
+        ``took``: seconds the failed try ran; a timeout is not tried again in less time than
+        that (a try that used up the call's time would only run out of it again, sooner).
         """
         if repeating or retry >= self.max_retries or not self.retryable(error):
             return None
@@ -51,5 +54,7 @@ class RetryPolicy(NamedTuple):
         if error.retry_after is not None:
             wait = max(wait, float(error.retry_after))
         if wait + MIN_REQUEST_TIME >= remaining:
+            return None
+        if error.code == "timeout" and remaining - wait < took:
             return None
         return wait

@@ -338,14 +338,14 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             spend = await meter.start(name, call.arguments)  # a budget refuses here, before anything is sent
         except (BudgetExceededError, BudgetStoreUnavailableError) as error:
             raise Skipped(error) from None
-        started = time.perf_counter()
+        started = asked = time.perf_counter()
         record = start_attempt()
         sent = False
         try:
             if not state.limits.unlimited(name):
                 patience = _slot_patience(call) if failover else None
                 await state.limits.acquire(name, call.remaining() - MIN_REQUEST_TIME, state.sleep, patience)
-            sent = True
+            sent, asked = True, time.perf_counter()
             data, meta = await attempt(call, entry, record)
         except asyncio.CancelledError:  # a hedged chain took another answer (or the caller left)
             cancelled = Cancelled(f"The request to {name} was given up on.", provider=name)
@@ -370,7 +370,8 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             if failover and error.code == "rate_limited":
                 delay = None
             else:
-                delay = policy.delay(retry, error, call.remaining(), repeating=record.repeats is not None)
+                took = time.perf_counter() - asked  # the request's time, not its wait for a budget slot
+                delay = policy.delay(retry, error, call.remaining(), repeating=record.repeats is not None, took=took)
             if delay is None:
                 if error.failures is None:
                     state.health.failed(name, error)
