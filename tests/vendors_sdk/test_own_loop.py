@@ -134,13 +134,14 @@ def test_a_big_answer_ends_the_call_by_its_deadline(http_server: Any, answers: d
 def test_a_cancelled_call_hangs_up_on_the_vendor(http_server: Any) -> None:
     """The request on the worker thread's loop is cancelled with its call: the connection is
     closed at once, not held (and its thread with it) until the provider's own timeout."""
-    hung_up = threading.Event()
+    hung_up, asked = threading.Event(), threading.Event()
 
     class Stalls(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            asked.set()
             # No answer: wait for the client to close its end (a read of nothing).
             while not self.server.released.is_set():  # type: ignore[attr-defined]
                 ready, _, _ = select.select([self.connection], [], [], 0.05)
@@ -155,7 +156,8 @@ def test_a_cancelled_call_hangs_up_on_the_vendor(http_server: Any) -> None:
 
     async def main() -> None:
         call = asyncio.ensure_future(adispatch_search("q", backend="parallel", config=config, timeout=30))
-        await asyncio.sleep(0.5)
+        # Cancelled once the request is on its way (a busy machine's SDK import outlasted a fixed 0.5 s).
+        assert await asyncio.to_thread(asked.wait, 20), "the request never reached the vendor"
         call.cancel()
         with pytest.raises(asyncio.CancelledError):
             await call
