@@ -6,6 +6,7 @@ from pathlib import Path
 
 from webproviders import dispatch_crawl, dispatch_extract, dispatch_search, usage_summary
 from webproviders.config import config_from_dict
+from webproviders.dispatch.hung import MAX_HUNG
 from webproviders.errors import AuthError, BadGatewayError, ParseError, WebTimeoutError
 from webproviders.models import SearchEnvelope
 from webproviders.registry.providers import get_registry
@@ -49,6 +50,26 @@ def test_a_retry_after_a_timeout_is_paid_again_but_one_after_a_5xx_is_not() -> N
     refused = dispatch_search("tide", backend="priced", config=config)
     assert [a["outcome"] for a in refused["meta"]["attempts"]] == ["error", "ok"]
     assert refused["meta"]["cost"] == REQUEST
+
+
+def test_a_call_refused_because_the_provider_keeps_hung_threads_costs_nothing(tmp_path: Path) -> None:
+    """Once a sync provider keeps MAX_HUNG threads past their deadlines, later calls fail
+    with ``timeout`` without reaching it: no request, so no cost, no ledger row, no budget."""
+    config = cost_config(
+        usage={"path": str(tmp_path / "usage.sqlite3")}, budget={"daily_usd": 1}, retry={"max_retries": 0}
+    )
+    provider = scripted(config, "priced")
+    provider.steps = [1.0] * MAX_HUNG  # each request takes a second; the calls give up sooner
+    hung = [dispatch_search(f"hung {n}", backend="priced", config=config, timeout=0.1) for n in range(MAX_HUNG)]
+    refused = [dispatch_search(f"refused {n}", backend="priced", config=config, timeout=0.1) for n in range(3)]
+    assert provider.calls == MAX_HUNG
+    assert all(envelope["meta"]["cost"]["usd"] == 0.004 for envelope in hung)
+    assert [envelope["error_code"] for envelope in refused] == ["timeout"] * 3
+    assert all("still running past their deadlines" in envelope["error"] for envelope in refused)
+    assert [envelope["meta"].get("cost") for envelope in refused] == [None] * 3
+    assert [attempt.get("cost") for envelope in refused for attempt in envelope["meta"]["attempts"]] == [None] * 3
+    total = usage_summary("1d", config=config)["total"]
+    assert (total["requests"], total["usd"]) == (MAX_HUNG, 0.004 * MAX_HUNG)
 
 
 def test_a_chain_sums_what_every_provider_it_tried_spent() -> None:

@@ -27,8 +27,14 @@ _abandoned: dict[int, set[Watch]] = {}
 _lock = threading.Lock()
 
 
+class HungRefusal(WebTimeoutError):
+    """A call refused because its provider keeps too many hung threads: nothing was sent,
+    so nothing is charged, recorded in the usage ledger or held against a budget."""
+
+
 def refuse_if_hung(provider: Any) -> None:
-    """Raise ``timeout`` at once when ``provider`` keeps :data:`MAX_HUNG` threads already."""
+    """Raise ``timeout`` (:class:`HungRefusal`) at once when ``provider`` keeps
+    :data:`MAX_HUNG` threads already."""
     if id(provider) not in _abandoned:
         return
     now = time.monotonic()
@@ -36,7 +42,7 @@ def refuse_if_hung(provider: Any) -> None:
         hung = sum(watch.due <= now for watch in _abandoned.get(id(provider), ()))
     if hung >= MAX_HUNG:
         name = getattr(provider, "name", None) or "The provider"
-        raise WebTimeoutError(
+        raise HungRefusal(
             f"{name} has {hung} calls still running past their deadlines; it is not called "
             "again until one of them returns."
         )

@@ -40,6 +40,7 @@ from ..validate import (
 )
 from . import runner, urlgate
 from .call import Call, validate_arguments
+from .hung import HungRefusal
 from .per_url import nothing_read
 from .state import DispatchState
 
@@ -359,7 +360,7 @@ async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
                 state.health.failed(name, error)  # not counted; it only ends a trial call
                 raise Skipped(error) from None
             extra = {"retry": retry} if retry else {}
-            sent = sent and (record.queued is None or record.queued.sent)
+            sent = sent and (record.queued is None or record.queued.sent) and not isinstance(error, HungRefusal)
             call.record(name, "error", started, error, **extra, **meter.stop(spend, error=error, sent=sent))
             if isinstance(error, BudgetExhaustedError):
                 state.health.failed(name, error)  # not counted; it only ends a trial call
