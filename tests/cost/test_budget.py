@@ -13,13 +13,19 @@ from typing import Any
 
 import pytest
 
-from webproviders import adispatch_search, dispatch_crawl, dispatch_extract, dispatch_search
+from webproviders import (
+    adispatch_search,
+    dispatch_crawl,
+    dispatch_extract,
+    dispatch_search,
+    usage_summary,
+)
 from webproviders.accounting.usage.spool import spool
 from webproviders.errors import WebTimeoutError
 from webproviders.index.pages import IndexedPage
 from webproviders.index.stores import open_store
 
-from .conftest import cost_config, scripted
+from .conftest import PLUGINS, cost_config, scripted
 
 WORKER = Path(__file__).parent / "budget_worker.py"
 
@@ -165,6 +171,49 @@ def test_a_new_process_starts_from_what_the_ledger_recorded(tmp_path: Path) -> N
     assert dispatch_search("b", backend="priced", config=first)["success"] is True
     restarted = cost_config(**web)  # a fresh registry: its counters start from the ledger, not zero
     assert dispatch_search("c", backend="priced", config=restarted)["error_code"] == "budget_exceeded"
+
+
+def test_configs_of_one_process_that_share_a_ledger_share_its_budgets(tmp_path: Path) -> None:
+    """The same settings loaded twice in one process (two ``load_config`` calls, a tool built
+    from its own copy) spend against one cap: each counted only its own spending, and two
+    configs took a $0.02 budget to $0.04."""
+    web = {"budget": {"daily_usd": 0.02}, "usage": {"path": str(tmp_path / "usage.sqlite3")}}
+    first, second = cost_config(**web), cost_config(**web)
+    served = [
+        dispatch_search(f"q {n}", backend="priced", config=config)["success"]
+        for n in range(6)
+        for config in (first, second)
+    ]
+    assert served.count(True) == 5  # $0.004 each
+    assert usage_summary("1d", config=first)["total"]["usd"] == 0.02
+
+
+_FORK_SCRIPT = """
+import os, signal, sys
+from webproviders import dispatch_search
+from webproviders.accounting.budget import local
+from webproviders.config import config_from_dict
+
+config = config_from_dict({"web": {"budget": {"daily_usd": 1}, "usage": {"path": sys.argv[1]}},
+                           "plugins": {"paths": [sys.argv[2]], "enabled": ["priced"]}})
+assert dispatch_search("parent", backend="priced", config=config)["success"]
+(counters,) = local._by_ledger.values()
+counters._lock.acquire()  # as a parent's thread reserving at the moment of the fork
+pid = os.fork()
+if pid == 0:
+    signal.alarm(20)  # a child stuck on the lock ends here, not never
+    os._exit(0 if dispatch_search("child", backend="priced", config=config, timeout=3)["success"] else 1)
+sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+"""
+
+
+def test_a_child_forked_while_a_budget_counter_was_in_use_can_still_spend(tmp_path: Path) -> None:
+    """The lock of the counters a process's configs share, held by a parent's thread at the
+    fork, stayed held in the child: its first priced call waited for good."""
+    script = [sys.executable, "-c", _FORK_SCRIPT, str(tmp_path / "usage.sqlite3"), str(PLUGINS)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(script, capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr
 
 
 def test_what_a_cancelled_async_call_spent_is_in_the_ledger(tmp_path: Path) -> None:

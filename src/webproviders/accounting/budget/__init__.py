@@ -6,8 +6,9 @@ is sent (a chain moves on to its next, perhaps free, provider). After the answer
 reservation is corrected to what the request really cost.
 
 Days and months are UTC. With ``web.rate_limit.url`` set, the counters live in that Redis
-and are shared by every process; otherwise they live in this process, each starting from
-the usage ledger's running total for its period (one lookup, not a scan of the ledger).
+and are shared by every process; otherwise they live in this process (shared by every config
+that records to the same ledger), each starting from the usage ledger's running total for its
+period (one lookup, not a scan of the ledger).
 
 The store that holds spending (the Redis counters, or the ledger a counter starts from)
 follows the one store policy (:mod:`webproviders.dependable.offload`): each operation has a
@@ -32,7 +33,7 @@ from ...errors import BudgetExceededError, BudgetStoreUnavailableError
 from ...redact import get_logger, scrub
 from ..periods import ALL, KEEP, periods, provider_scope, tag_scope
 from ..usage.spool import spool
-from .local import LocalCounters
+from .local import counters_for
 from .redis_backend import MISSING
 
 if TYPE_CHECKING:
@@ -143,7 +144,7 @@ class Budgets:
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.settings = settings
-        self.local = LocalCounters(settings.max_counters)
+        self.local = counters_for(None if ledger is None else ledger.identity, settings.max_counters)
         self._url = url
         self._prefix = f"{namespace}:{{budget}}"
         self._ledger = ledger

@@ -4,13 +4,18 @@ Memory stays flat however many tag values come by: a counter is dropped when its
 ends, and beyond ``max_keys`` the least recently used one is evicted. An evicted counter
 starts again from the usage ledger's running total when its key comes back (see
 :class:`~webproviders.accounting.budget.Budgets`).
+
+Every config of a process that records to one ledger counts on the same counters
+(:func:`counters_for`): what one of them spends is spent for the others too.
 """
 
 from __future__ import annotations
 
+import os
 import threading
+import weakref
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 
 #: Counters kept by default (``web.budget.max_counters``).
 MAX_KEYS = 10_000
@@ -74,3 +79,37 @@ class LocalCounters:
         for key in [k for k, (_, ends) in self._used.items() if ends <= now]:
             del self._used[key]
         self._next_expiry = min((ends for _, ends in self._used.values()), default=float("inf"))
+
+
+_by_ledger: weakref.WeakValueDictionary[Hashable, LocalCounters] = weakref.WeakValueDictionary()
+_by_ledger_lock = threading.Lock()
+
+
+def counters_for(ledger: Hashable | None, max_keys: int = MAX_KEYS) -> LocalCounters:
+    """The counters of the configs that record to ``ledger`` (their spending is one), kept while
+    one of them is in use; a config without a ledger gets its own, starting from zero.
+
+    Each config had its own: a config loaded twice in one process (two ``load_config`` calls,
+    a tool built from the settings it was given) counted only its own spending against the
+    same caps, and together they spent each cap twice."""
+    if ledger is None:
+        return LocalCounters(max_keys)
+    with _by_ledger_lock:
+        counters = _by_ledger.get(ledger)
+        if counters is None:
+            counters = _by_ledger[ledger] = LocalCounters(max_keys)
+        counters.max_keys = max(counters.max_keys, max_keys)
+        return counters
+
+
+def _forget_locks() -> None:
+    """In a forked child: a lock a parent's thread held as the process forked stays held there
+    for good, and every priced call of the child would wait on it."""
+    global _by_ledger_lock
+    _by_ledger_lock = threading.Lock()
+    for counters in list(_by_ledger.values()):
+        counters._lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_locks)

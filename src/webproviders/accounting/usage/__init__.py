@@ -120,6 +120,12 @@ class Ledger:
             self._unwritten = _unwritten.setdefault((self.kind, self.location), _Unwritten())
 
     @property
+    def identity(self) -> tuple[str, str, str]:
+        """Which ledger this is: configs that write to the same one share what they spent (a
+        Redis ledger is one stream per namespace; a SQLite file is one ledger whatever it says)."""
+        return self.kind, self.location, self.settings.namespace if self.kind == "redis" else ""
+
+    @property
     def record_queries(self) -> bool:
         return self.settings.record_queries
 
