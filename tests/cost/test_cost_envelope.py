@@ -34,6 +34,26 @@ def test_extract_is_charged_per_url_read_and_crawl_per_page_returned() -> None:
     assert crawled["meta"]["cost"] == {"usd": 0.003, "units": 3, "unit": "page", "estimated": False}
 
 
+def test_an_extract_whose_every_page_failed_at_the_vendor_costs_nothing() -> None:
+    """The vendor answered URL by URL and read none: nothing to bill, as one page read is
+    billed for one URL. Each page's own timeout made it a ``timeout`` of the call, charged
+    for every URL as if the request had gone unanswered: more than when one page was read."""
+    config = cost_config(retry={"max_retries": 0})
+    urls = ["https://a.example/1", "https://a.example/2", "https://a.example/3"]
+
+    def answer(code: str, read: int) -> tuple[list[dict[str, str]]]:
+        pages = [{"url": url, "title": "T", "content": f"text of {url}"} for url in urls[:read]]
+        return ([*pages, *({"url": url, "error": "it did not load", "error_code": code} for url in urls[read:])],)
+
+    scripted(config, "priced").steps = [answer("timeout", 1), answer("timeout", 0), answer("parse_error", 0)]
+    one_read = dispatch_extract(urls, backend="priced", config=config)
+    assert one_read["meta"]["cost"] == {"usd": 0.002, "units": 1, "unit": "url", "estimated": False}
+    for code in ("timeout", "parse_error"):
+        none_read = dispatch_extract(urls, backend="priced", config=config)
+        assert none_read["error_code"] == code and none_read["meta"]["failed"] == 3
+        assert "cost" not in none_read["meta"] and "cost" not in none_read["meta"]["attempts"][0]
+
+
 def test_a_call_that_spent_nothing_carries_no_cost() -> None:
     envelope = dispatch_search("solar panels", backend="free", config=cost_config())
     assert envelope["success"] is True

@@ -4,7 +4,9 @@ A success is charged for what it returned (one request, the URLs read, the pages
 unless the provider reported the vendor's own figure. A failure is charged nothing, as
 vendors do not bill refused or failed requests, except when the vendor may have done the
 work anyway (a timeout, an answer we could not read): then the planned units are charged
-and the cost is marked ``estimated``.
+and the cost is marked ``estimated``. An extract or crawl answer whose every page failed
+(each page's own timeout included) is a failure of the pages, not of the request: the vendor
+answered, and read nothing to bill.
 """
 
 from __future__ import annotations
@@ -88,7 +90,7 @@ def charge(
     if error is None:
         units = counted_units(rate.per, data)
         return Cost(units * rate.usd, units, rate.per, rate.estimated and rate.usd > 0)
-    if error.code in BILLED_FAILURES:
+    if error.code in BILLED_FAILURES and error.failures is None:  # else it answered URL by URL: none read
         return Cost(planned * rate.usd, planned, rate.per, rate.usd > 0)
     return Cost(unit=rate.per)
 

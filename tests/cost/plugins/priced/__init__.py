@@ -35,7 +35,8 @@ class Scripted(WebSearchProvider):
     def supports_crawl(self) -> bool:
         return "crawl" in self._capabilities
 
-    def _step(self, options: dict[str, Any]) -> None:
+    def _step(self, options: dict[str, Any]) -> Any:
+        """Run the next step; the answer it gives instead of the default one, if any."""
         self.calls += 1
         self.seen.append(dict(options))
         step = self.steps.pop(0) if self.steps else None
@@ -45,13 +46,16 @@ class Scripted(WebSearchProvider):
             report_usage(**report)
         if isinstance(step, float):  # seconds the request takes
             time.sleep(step)
+        return step[0] if isinstance(step, tuple) else None
 
     def search(self, query: str, limit: int = 5, **options: Any) -> Any:
         self._step(options)
         return [{"title": f"{self._name} {i}", "url": f"https://{self._name}.example/{i}"} for i in range(1, limit + 1)]
 
     def extract(self, urls: list[str], **kwargs: Any) -> Any:
-        self._step(kwargs)
+        given = self._step(kwargs)
+        if given is not None:
+            return given
         pages = [{"url": url, "title": "T", "content": f"text of {url}"} for url in urls[1:]]
         return [{"url": urls[0], "error": "could not read it", "error_code": "blocked"}, *pages]
 
