@@ -159,6 +159,22 @@ def test_usage_summary_groups_totals(tmp_path: Path) -> None:
     assert later["rows"] == [] and later["total"]["requests"] == 0
 
 
+def _recorded(config: Any, *spends: tuple[float, float]) -> None:
+    """Ledger rows of ``(seconds ago, dollars)``, written."""
+    ledger = Ledger(config.web.usage)
+    for ago, usd in spends:
+        ledger.record(UsageRecord(time.time() - ago, "priced", "search", "ok", 1.0, "request", usd, False, 1.0))
+    assert spool.flush(10)
+
+
+def test_usage_by_day_lists_the_days_in_calendar_order(tmp_path: Path) -> None:
+    """Sorted by spend like the other groupings, a week's days read as a shuffled calendar."""
+    config = cost_config(usage={"path": str(tmp_path / "usage.sqlite3")})
+    _recorded(config, (2 * 86400, 0.01), (86400, 0.03), (0, 0.02))
+    days = [row["key"] for row in webproviders.usage_summary("3d", by="day", config=config)["rows"]]
+    assert len(days) == 3 and days == sorted(days)
+
+
 def test_since_and_by_are_checked() -> None:
     now = 1_000_000.0
     assert parse_since("7d", now) == now - 7 * 86400

@@ -81,7 +81,8 @@ def _add(total: dict[str, Any], row: UsageRecord) -> None:
 
 
 def summarize(rows: Iterable[UsageRecord], by: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """``(groups, total)``: requests, errors, units per unit and dollars, biggest spend first."""
+    """``(groups, total)``: requests, errors, units per unit and dollars, biggest spend first
+    (days in calendar order: a month's days sorted by spend read as a shuffled calendar)."""
     key_of = _key_of(by)
     groups: dict[Any, dict[str, Any]] = {}
     total = _empty(None)
@@ -89,7 +90,10 @@ def summarize(rows: Iterable[UsageRecord], by: str) -> tuple[list[dict[str, Any]
         key = key_of(row)
         _add(groups.setdefault(key, _empty(key)), row)
         _add(total, row)
-    ordered = sorted(groups.values(), key=lambda g: (-g["usd"], -g["requests"], str(g["key"])))
+    if by == "day":
+        ordered = sorted(groups.values(), key=lambda g: g["key"])
+    else:
+        ordered = sorted(groups.values(), key=lambda g: (-g["usd"], -g["requests"], str(g["key"])))
     del total["key"]
     for group in [*ordered, total]:
         group["usd"] = round(group["usd"], 6)
