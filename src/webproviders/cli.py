@@ -180,6 +180,9 @@ def _parser() -> argparse.ArgumentParser:
 
     usage = command("usage", "show what calls cost, from the usage ledger")
     usage.add_argument("--since", default="7d", help="how far back: 7d, 24h, 30m, 2w or a date")
+    usage.add_argument(
+        "--until", default=None, help="up to when, not included: a date or a span back as for --since (default: now)"
+    )
     usage.add_argument("--by", default="provider", help="group by provider, capability, outcome, day or tag:<name>")
     as_json(usage, "the totals")
 
@@ -589,7 +592,7 @@ def _cmd_usage(args: argparse.Namespace, config: Any) -> int:
     from .errors import WebProviderError
 
     try:
-        summary = usage_summary(args.since, args.by, config=config)
+        summary = usage_summary(args.since, args.by, until=args.until, config=config)
     except UsageQueryError as exc:
         _fail("invalid_input", str(exc), args.json)
         return EXIT_USAGE

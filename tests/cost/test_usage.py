@@ -221,6 +221,22 @@ def test_the_usage_command_prints_a_table_and_json(tmp_path: Path, capsys: pytes
     assert "since 'soon' is not understood" in capsys.readouterr().err
 
 
+def test_the_usage_command_reads_a_closed_range_with_until(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What two past days cost, without today's spending: ``--since`` alone always ran to now."""
+    file = _config_file(tmp_path, {"usage": {"path": str(tmp_path / "usage.sqlite3")}})
+    _recorded(config_from_dict(json.loads(file.read_text())), (2 * 86400, 0.01), (86400, 0.03), (0, 0.02))
+    today = datetime.datetime.now(datetime.timezone.utc).date()
+    since = (today - datetime.timedelta(days=2)).isoformat()
+    assert main(["--config", str(file), "usage", "--since", since, "--until", today.isoformat(), "--json"]) == 0
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["until"] == f"{today.isoformat()}T00:00:00+00:00"
+    assert (summary["total"]["requests"], summary["total"]["usd"]) == (2, 0.04)
+    assert main(["--config", str(file), "usage", "--since", today.isoformat(), "--until", since]) == 2
+    assert "is before since" in capsys.readouterr().err
+    assert main(["--config", str(file), "usage", "--until", "someday"]) == 2
+    assert "until 'someday' is not understood" in capsys.readouterr().err
+
+
 def test_a_ledger_that_stays_broken_is_said_by_calls_after_its_skip_window(tmp_path: Path) -> None:
     """The ledger is written off the call path, so only its writer meets a broken file. Before,
     calls made once the skip window was over (an agent searching every ten seconds) said

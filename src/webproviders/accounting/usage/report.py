@@ -26,17 +26,17 @@ _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
 
 
 class UsageQueryError(ValueError):
-    """``since`` or ``by`` is not understood; the message says what is."""
+    """``since``, ``until`` or ``by`` is not understood; the message says what is."""
 
 
-def parse_since(value: Any, now: float | None = None) -> float:
-    """``since`` as wall-clock seconds; one before 1970 (``99999999d``) is 1970, as no row
-    is older, rather than a year Python's dates cannot hold."""
+def parse_since(value: Any, now: float | None = None, what: str = "since") -> float:
+    """``since`` (or ``until``, named by ``what``) as wall-clock seconds; one before 1970
+    (``99999999d``) is 1970, as no row is older, rather than a year Python's dates cannot hold."""
     now = time.time() if now is None else now
-    return max(0.0, _seconds(value, now))
+    return max(0.0, _seconds(value, now, what))
 
 
-def _seconds(value: Any, now: float) -> float:
+def _seconds(value: Any, now: float, what: str) -> float:
     if isinstance(value, datetime.timedelta):
         return now - value.total_seconds()
     if isinstance(value, datetime.datetime):
@@ -48,11 +48,11 @@ def _seconds(value: Any, now: float) -> float:
         if match:
             return now - float(match.group(1)) * _SECONDS[match.group(2).lower()]
         try:
-            return _seconds(datetime.datetime.fromisoformat(value.strip()), now)
+            return _seconds(datetime.datetime.fromisoformat(value.strip()), now, what)
         except ValueError:
             pass
     raise UsageQueryError(
-        f"since {value!r} is not understood; write a span such as '7d', '24h', '30m' or '2w', or a date such as '2026-10-01'."
+        f"{what} {value!r} is not understood; write a span such as '7d', '24h', '30m' or '2w', or a date such as '2026-10-01'."
     )
 
 
@@ -121,7 +121,9 @@ def usage_summary(
     cfg = config if config is not None else default_config()
     now = time.time()
     start = parse_since(since, now)
-    end = now if until is None else parse_since(until, now)
+    end = now if until is None else parse_since(until, now, "until")
+    if until is not None and end < start:
+        raise UsageQueryError(f"until ({_iso(end)}) is before since ({_iso(start)}); no row can be in between.")
     _key_of(by)
     settings = cfg.web.usage
     ledger = Ledger(settings) if settings.enabled else None
