@@ -330,6 +330,15 @@ def test_a_fleet_ledger_in_redis(redis_server: str, namespace: str) -> None:
 
 
 
+def test_a_fleet_ledger_range_holds_a_long_call_written_after_it_ends(redis_server: str, namespace: str) -> None:
+    """A row carries the time its request started and reaches the stream when the call ends,
+    up to an hour later: a range that ended between the two left it out."""
+    config = cost_config(usage={"url": redis_server, "namespace": namespace})
+    _recorded(config, (1000, 0.02))  # a crawl that ran 1,000 s, written now
+    summary = webproviders.usage_summary("2000s", until="500s", config=config)
+    assert (summary["total"]["requests"], summary["total"]["usd"]) == (1, 0.02)
+
+
 def test_a_fleet_ledger_is_trimmed_by_the_servers_clock(redis_server: str, namespace: str) -> None:
     """A worker whose clock ran 500 days ahead trimmed the stream at its now minus the
     retention: every other worker's rows (and its own, whose ids are the server's) were gone."""

@@ -17,13 +17,17 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ...config import MAX_TIMEOUT
 from ..periods import keep_for, starts_at
 from .record import PRUNE_EVERY, UsageRecord, running_totals
 
 #: Entries read per round trip when reading the stream back.
 _PAGE = 2000
-#: Seconds between a row's own time and its stream id that reading allows for.
-_SLACK = 300.0
+#: Seconds between a row's own time (its request's start) and its stream id (when the call
+#: ended and the row was written) that reading allows for: the longest call, and a while for
+#: the spool and the clocks. Five minutes left out the rows of longer crawls from a range
+#: that ended while they ran.
+_SLACK = MAX_TIMEOUT + 300.0
 
 
 def _record(fields: dict[str, str]) -> UsageRecord:
