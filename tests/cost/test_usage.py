@@ -5,8 +5,11 @@ from __future__ import annotations
 import collections
 import datetime
 import json
+import os
 import socket
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -280,6 +283,33 @@ def test_a_ledger_deleted_while_in_use_is_started_again(tmp_path: Path) -> None:
     assert envelope["success"] and "warnings" not in envelope["meta"], envelope
     assert [row["provider"] for row in _rows(path)] == ["priced"]
     assert webproviders.usage_summary("1d", config=config)["total"]["usd"] == 0.004
+
+
+def test_a_ledger_in_a_read_only_place_can_be_reported(tmp_path: Path) -> None:
+    """A ledger on a read-only mount (a copy for the accounts, another user's folder): WAL
+    mode needs an index file beside it, which the report could not make, and the command
+    said the ledger could not be read, though it could. A mount namespace of its own makes
+    the folder read-only; the host's files are untouched."""
+    from webproviders.accounting.usage.sqlite_store import SQLiteUsage
+
+    folder = tmp_path / "ledger"
+    folder.mkdir()
+    store = SQLiteUsage(folder / "usage.sqlite3", retention_days=400)
+    store.append([UsageRecord(time.time(), "priced", "search", "ok", 1.0, "request", 0.004, False, 1.0)] * 2)
+    store.close()
+    sqlite3.connect(folder / "usage.sqlite3").close()  # the last connection out folds the WAL in
+    assert sorted(p.name for p in folder.iterdir()) == ["usage.sqlite3"]
+    file = _config_file(tmp_path, {"usage": {"path": str(folder / "usage.sqlite3")}})
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    setup = f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder}"
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", f"{setup} && ! touch {folder}/x"], capture_output=True, env=env)
+    if probe.returncode != 0:
+        pytest.skip(f"no read-only mount here: {probe.stderr.decode(errors='replace').strip()}")
+    command = f"{setup} && exec {sys.executable} -m webproviders.cli --config {file} usage --json"
+    done = subprocess.run(["unshare", "-rm", "sh", "-c", command], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    total = json.loads(done.stdout)["total"]
+    assert (total["requests"], total["usd"]) == (2, 0.008)
 
 
 def test_a_ledger_that_cannot_be_read_is_named_without_its_password(

@@ -95,7 +95,7 @@ class SQLiteUsage:
     def rows(self, since: float, until: float | None = None) -> Iterator[UsageRecord]:
         if not self.path.exists():
             return
-        conn = self._file.connect()
+        conn = self._connect_to_read()
         try:
             cursor = conn.execute(
                 f"SELECT {_COLUMNS} FROM usage WHERE time >= ? AND time < ? ORDER BY time",
@@ -105,6 +105,20 @@ class SQLiteUsage:
                 yield _record(row)
         finally:
             conn.close()
+
+    def _connect_to_read(self) -> Any:
+        """A connection for a report. A ledger in a place this process may not write (a
+        read-only mount, another user's folder) cannot be opened in WAL mode without the
+        index file WAL keeps beside it; one closed cleanly (no ``-wal`` or ``-shm`` file:
+        every row is in the file itself, and no one has it open) is then read as it is."""
+        import sqlite3
+
+        try:
+            return self._file.connect()
+        except sqlite3.OperationalError:
+            if any(Path(f"{self.path}{tail}").exists() for tail in ("-wal", "-shm")):
+                raise  # rows may wait in the WAL, or a writer has it open: reading past it would miss or tear them
+            return sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, check_same_thread=False)
 
     def totals(self, keys: list[tuple[str, str]]) -> list[float]:
         """The running total of dollars for each ``(period, scope)``."""
