@@ -16,6 +16,8 @@ import asyncio
 import gzip
 import importlib
 import json
+import subprocess
+import sys
 import threading
 import time
 import zlib
@@ -34,6 +36,9 @@ DEADLINE = 1.5
 SLACK = 1.0  # a loaded machine's scheduling, not the call: 2.16 s was seen once in a full run
 #: A small cap, so that an endless body reaches it fast.
 CAP = 256 * 1024
+
+#: 60,000 empty objects in 180 KB: under CAP, over the 16,384 values CAP allows (one per 16 bytes).
+MANY_VALUES = b"[" + b",".join([b"{}"] * 60_000) + b"]"
 
 SEARX_JSON = json.dumps(
     {"query": "q", "results": [{"url": "https://a.example/", "title": "A", "content": "a"}]}
@@ -147,6 +152,12 @@ class Hostile:
         chunk = b"%x\r\n%s\r\n" % (65536, b"[" * 65536)
         while not released.is_set():
             handler.wfile.write(chunk)
+
+    def _many_values(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        """Within the test's cap, but each ``{}`` a Python object once parsed."""
+        body = MANY_VALUES
+        self._head(handler, Content_Length=str(len(body)))
+        handler.wfile.write(body)
 
     def _endless_gzip(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
         """A single gzip stream of zeros that never ends (each raw chunk expands ~1000 times)."""
@@ -367,3 +378,105 @@ def test_a_vendor_option_of_the_wrong_kind_is_the_caller_s_mistake(
     assert vendor.requests == 0
     assert ask(target, backend=provider, config=config)["error_code"] == "parse_error"  # asked, not cooling down
     assert vendor.requests == 1
+
+
+# -- values ---------------------------------------------------------------------------------
+
+#: Every other vendor with a base_url, each with the keys its section needs.
+RAW_VENDORS: dict[str, dict[str, Any]] = {
+    "brave": {"api_key": "brave-test-key-0001"},
+    "bocha": {"api_key": "bocha-test-key-0001"},
+    "google-cse": {"api_key": "cse-test-key-0001", "cx": "cx-0001"},
+    "jina": {"api_key": "jina-test-key-0001"},
+    "kagi": {"api_key": "kagi-test-key-0001"},
+    "linkup": {"api_key": "linkup-test-key-0001"},
+    "mojeek": {"api_key": "mojeek-test-key-0001"},
+    "perplexity": {"api_key": "pplx-test-key-0001"},
+    "serpapi": {"api_key": "serpapi-test-key-0001"},
+    "serper": {"api_key": "serper-test-key-0001"},
+    "xai": {"api_key": "xai-test-key-0001"},
+    "you": {"api_key": "you-test-key-0001"},
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("provider", [*PROVIDERS, *RAW_VENDORS])
+def test_an_answer_of_countless_small_values_is_refused_unparsed(hostile: Any, provider: str, mode: str) -> None:
+    """Each ``{}`` is 2 bytes of body and a Python object of 64: 10 million of them in 30 MB,
+    within the default cap, grew a search by 756 MB (searxng, brave) or 1.5 GB (tavily, exa,
+    which parse it twice), and held parallel's 5 s call 7 s; every vendor got a parse_error
+    after that."""
+    vendor = hostile("many_values")
+    if provider in PROVIDERS:
+        config = config_for(provider, vendor.url, max_response_bytes=CAP)
+        envelope, seconds = call(provider, config, mode)
+    else:
+        section = {**RAW_VENDORS[provider], "base_url": vendor.url, "max_response_bytes": CAP}
+        web = {"cache": False, "retry": {"max_retries": 0}, "providers": {provider: section}}
+        config = config_from_dict({"web": web}, source="<test>")
+        started = time.monotonic()
+        if mode == "sync":
+            envelope = dispatch_search("q", backend=provider, config=config, timeout=DEADLINE)
+        else:
+            envelope = asyncio.run(adispatch_search("q", backend=provider, config=config, timeout=DEADLINE))
+        seconds = time.monotonic() - started
+    assert seconds < DEADLINE + SLACK, envelope
+    assert envelope["success"] is False and envelope["error_code"] == "too_large", envelope
+    assert "holds up to 120,000 JSON values, more than the 16,384 its 262,144-byte cap allows" in envelope["error"]
+    assert f"web.providers.{provider}.max_response_bytes" in envelope["error"]
+
+
+#: A process's peak memory growth while a vendor answers 1.3 million ``{}`` (3.9 MB) under a
+#: 4 MiB cap: the answer is read, held and counted, never parsed.
+_MEMORY_SCRIPT = """
+import json, resource, sys, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+
+provider, key = sys.argv[1], sys.argv[2]
+small = json.dumps({"results": []}).encode()
+bomb = b"[" + b",".join([b"{}"] * 1_300_000) + b"]"
+asked = []
+
+class Vendor(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def _answer(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        asked.append(1)
+        body = small if len(asked) == 1 else bomb
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    do_GET = do_POST = _answer
+    def log_message(self, *args):
+        pass
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Vendor)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+section = {"base_url": f"http://127.0.0.1:{server.server_address[1]}", "max_response_bytes": 4 << 20}
+if key:
+    section["api_key"] = key
+config = config_from_dict({"web": {"cache": False, "retry": {"max_retries": 0}, "providers": {provider: section}}}, source="<t>")
+dispatch_search("q", backend=provider, config=config, timeout=30)  # loads the stack and the SDK
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+envelope = dispatch_search("q", backend=provider, config=config, timeout=30)
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(json.dumps({"code": envelope.get("error_code"), "grown_kb": grown}))
+"""
+
+
+@pytest.mark.parametrize(("provider", "key"), [("searxng", ""), ("tavily", "tvly-test-key-0001")])
+def test_countless_small_values_cost_about_the_cap_in_memory(provider: str, key: str) -> None:
+    """Measured in a process of its own: before, tavily's search grew by 110 MB for a 3.9 MB
+    answer (and searxng's parsed it into a parse_error); now nothing is parsed, and what is
+    held is the body, well under 10 times the 4 MiB cap."""
+    done = subprocess.run(
+        [sys.executable, "-c", _MEMORY_SCRIPT, provider, key], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    measured = json.loads(done.stdout.strip().splitlines()[-1])
+    assert measured["grown_kb"] < 40 * 1024, measured
+    assert measured["code"] == "too_large", measured

@@ -12,6 +12,8 @@ the promises of a vendor call:
   with the compressed and the decoded bytes both capped (``too_large`` beyond; an announced
   ``Content-Length`` over the cap is refused before reading); steps that may expand a lot run
   in a thread, off the event loop;
+- a JSON answer holding more values than the cap allows (:mod:`.jsonvalues`) is refused
+  unparsed (``too_large``): parsing 30 MB of ``{}`` took 25 times that in memory;
 - the whole request, connect to last byte, runs under ``asyncio.timeout`` and ends by the
   call's deadline and within the request's own timeout (its longest phase bounds the whole
   exchange): a vendor that drips its answer, or its headers, is cut off, whatever httpx's
@@ -61,6 +63,7 @@ from ..errors import (
 from ..fetching.decompress import BodyDecoder, BodyTooLarge, Undecodable
 from ..pools import LazyPool
 from ..tunnel import dropped_tunnel, no_tunnel, tunnel_news
+from .jsonvalues import BYTES_PER_VALUE, most_values, values_over
 from .proxies import ProxyRoutes
 
 #: The codings vendor requests accept: every vendor API offers gzip, and both decode with a bound.
@@ -72,6 +75,8 @@ _CODINGS = _OFFERED | {"br", "zstd", "compress", "x-compress"}
 #: Compressed bytes one decoding step may take on the event loop (deflate expands at most
 #: about 1,000 times, so such a step yields about a megabyte); larger steps run in a thread.
 INLINE_DECODE = 1024
+#: Decoded bytes whose JSON values are counted on the event loop (about a millisecond's work).
+INLINE_COUNT = 1024 * 1024
 #: ``detail`` of a timeout that cut off a vendor's answer while it was still arriving.
 SLOW_ANSWER = "slow_answer"
 #: Headers that describe the body as it travelled, not the decoded body handed up.
@@ -265,7 +270,13 @@ class VendorTransport(httpx.AsyncBaseTransport):
             raise _stopped(request.url, exc) from None
         finally:
             await response.aclose()
-        return _decoded(response, body.body)
+        decoded = body.body
+        # counting a big body takes milliseconds: off the event loop, as big decoding steps are
+        small = len(decoded) <= INLINE_COUNT
+        values = values_over(decoded, self.max_bytes) if small else await _decoding.run(values_over, decoded, self.max_bytes)
+        if values is not None:
+            raise self._too_many_values(request.url, values)
+        return _decoded(response, decoded)
 
     def _decoder(self, response: httpx.Response, url: httpx.URL) -> BodyDecoder:
         """A capped decoder for ``response``; refuses a coding that was not offered, and an
@@ -321,6 +332,14 @@ class VendorTransport(httpx.AsyncBaseTransport):
         return TooLargeError(
             f"The answer from {url.host} is larger than the {self.max_bytes:,}-byte cap{told}; "
             f"it was not read (raise {setting} to read it)."
+        )
+
+    def _too_many_values(self, url: httpx.URL, values: int) -> TooLargeError:
+        setting = f"web.providers.{self.provider}.max_response_bytes" if self.provider else "the body cap"
+        return TooLargeError(
+            f"The answer from {url.host} holds up to {values:,} JSON values, more than the {most_values(self.max_bytes):,} "
+            f"its {self.max_bytes:,}-byte cap allows (one per {BYTES_PER_VALUE} bytes): parsing it would take many "
+            f"times the cap in memory, so it was not parsed (raise {setting} to read it)."
         )
 
     async def aclose(self) -> None:
