@@ -10,7 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders.kit import HTMLSearchProvider, check_page_status, page_text, warn_unknown
+from webproviders.kit import (
+    HTMLSearchProvider,
+    check_page_status,
+    import_off_loop,
+    page_text,
+    warn_unknown,
+)
 
 from .markup import captcha_error, is_verification_url
 from .request import search_params
@@ -38,7 +44,9 @@ class BaiduHTMLProvider(HTMLSearchProvider):
         return page_text(response)
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
-        from .parse import parse_page  # lxml loads on first search, not when listing providers
+        await import_off_loop(f"{__package__}.parse")  # lxml: on first search, off the event loop
+        from .parse import parse_page
+
         warn_unknown(self.name, options, frozenset(), search=True)
 
         hits = parse_page(await self._page_html(search_params(query, limit, options)))

@@ -10,7 +10,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from webproviders import BlockedError
-from webproviders.kit import HTMLSearchProvider, check_page_status, page_text, warn_unknown
+from webproviders.kit import (
+    HTMLSearchProvider,
+    check_page_status,
+    import_off_loop,
+    page_text,
+    warn_unknown,
+)
 
 from .form import first_page_form
 
@@ -48,7 +54,9 @@ class DuckDuckGoHTMLProvider(HTMLSearchProvider):
         return page_text(response)
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
-        from .parse import parse_page  # lxml loads on first search, not when listing providers
+        await import_off_loop(f"{__package__}.parse")  # lxml: on first search, off the event loop
+        from .parse import parse_page
+
         warn_unknown(self.name, options, frozenset(), search=True)
 
         form = first_page_form(query, options)
