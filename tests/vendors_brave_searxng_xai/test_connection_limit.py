@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import sqlite3
+import subprocess
+import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler
@@ -147,3 +150,47 @@ def test_a_request_sent_late_for_want_of_a_connection_is_not_the_vendors_timeout
         assert envelope["detail"] == "no_connection", envelope
         assert "did not answer within 4.0 s, but was asked only after" in envelope["error"], envelope
         assert f"all {HELD} connections this process opens to searxng" in envelope["error"], envelope
+
+
+#: A first search in a process whose disk is slow: the HTTP stack's asyncio backend, which
+#: httpcore imports as the first request takes its connection, takes 1 s to load, and the
+#: vendor never answers.
+SLOW_FIRST_STEP = """
+import importlib.abc, json, socket, sys, time
+import httpx  # loaded: only what httpcore loads as a request starts is left
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+
+
+class SlowDisk(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name == "anyio._backends._asyncio":
+            time.sleep(1.0)
+        return None
+
+
+sys.meta_path.insert(0, SlowDisk())
+silent = socket.socket()
+silent.bind(("127.0.0.1", 0))
+silent.listen(8)  # takes connections, never answers
+url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+config = config_from_dict({"web": {"cache": False, "retry": {"max_retries": 0}, "providers": {"searxng": {"base_url": url}}}})
+envelope = dispatch_search("q", backend="searxng", config=config, timeout=2.5)
+print(json.dumps({key: envelope.get(key) for key in ("error_code", "detail", "error")}))
+"""
+
+
+def test_a_request_alone_on_its_client_never_waited_for_a_connection(tmp_path: Path) -> None:
+    """Whatever held the request before its first step (here a slow import; in an async app,
+    its loop busy with other work) read as a wait for a connection, with no other request in
+    flight: "all 100 connections ... were in use by its other requests. Make fewer such calls
+    at once", and the vendor's silence was not counted against it."""
+    script = tmp_path / "slow_first_step.py"
+    script.write_text(SLOW_FIRST_STEP, encoding="utf-8")
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 0, done.stderr[-2000:]
+    envelope = json.loads(done.stdout.strip().splitlines()[-1])
+    assert envelope["error_code"] == "timeout", envelope
+    assert envelope["detail"] != "no_connection", envelope
+    assert "connections" not in envelope["error"] and "searxng did not answer within" in envelope["error"], envelope

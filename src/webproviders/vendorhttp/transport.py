@@ -93,12 +93,16 @@ class _Progress:
     names the proxy), and whether its answer has started to arrive."""
 
     __slots__ = (
-        "answering", "connected", "dial", "dialing", "extensions", "given", "since", "tunnel", "via", "waited"
+        "answering", "connected", "contended", "dial", "dialing", "extensions", "given", "since", "tunnel", "via",
+        "waited",
     )
 
     def __init__(self, request: httpx.Request) -> None:
         self.answering = False
         self.connected = False
+        #: Whether all the connections its client may open were taken when it was sent, so
+        #: that the time to its first step was a wait for one (else: the loop was busy).
+        self.contended = False
         #: The sentence for a tunnel this request may have to ask a proxy for (None: none).
         self.via: str | None = None
         #: ``via`` while its ``CONNECT`` is unanswered.
@@ -120,7 +124,8 @@ class _Progress:
         Then the client's own trace (or none) takes over for the rest."""
         if not self.connected:
             self.connected = True
-            self.waited = time.monotonic() - self.since
+            if self.contended:
+                self.waited = time.monotonic() - self.since
         if self.dial is not None:
             if name == _DIAL_STARTED:
                 self.dialing = True
@@ -166,6 +171,10 @@ class VendorTransport(httpx.AsyncBaseTransport):
     ) -> None:
         self.max_bytes = max_bytes
         self.provider = provider
+        #: The connections one pool may open (None: no limit), and the requests each pool
+        #: (one per proxy route) is serving now.
+        self._most = (limits or httpx.Limits()).max_connections
+        self._serving: dict[str | None, int] = {}
         self._routes = routes
         self._options: dict[str, Any] = {"verify": tls, "http2": http2}
         if limits is not None:
@@ -200,7 +209,7 @@ class VendorTransport(httpx.AsyncBaseTransport):
             async with timeout(budget):
                 return await self._exchange(request, progress)
         except asyncio.TimeoutError:
-            if not progress.connected:
+            if not progress.connected and progress.contended:
                 raise self._no_connection(request.url, progress) from None
             self._asked_late(request.url, progress)
             stalled = progress.tunnel or (progress.dial if progress.dialing else None)
@@ -210,7 +219,7 @@ class VendorTransport(httpx.AsyncBaseTransport):
         except asyncio.CancelledError:
             if progress.answering:  # the dispatcher's own deadline cut the answer
                 note_repeating(SLOW_ANSWER)
-            if not progress.connected:
+            if not progress.connected and progress.contended:
                 self._no_connection(request.url, progress)
             else:
                 self._asked_late(request.url, progress)
@@ -224,6 +233,19 @@ class VendorTransport(httpx.AsyncBaseTransport):
             progress.via = no_tunnel(proxy_address(proxy), url.host, PROXY_SETTINGS)
         elif proxy is None:
             progress.dial = not_dialled(url.host)
+        serving = self._serving.get(proxy, 0)
+        progress.contended = self._most is not None and serving >= self._most
+        self._serving[proxy] = serving + 1
+        try:
+            return await self._exchange_on(transport, proxy, request, progress)
+        finally:
+            self._serving[proxy] -= 1
+
+    async def _exchange_on(
+        self, transport: httpx.AsyncHTTPTransport, proxy: str | None, request: httpx.Request, progress: _Progress
+    ) -> httpx.Response:
+        """The exchange itself, on the pool of ``proxy``'s route."""
+        url = request.url
         try:
             response = await transport.handle_async_request(request)
         except httpx.PoolTimeout:
@@ -303,8 +325,7 @@ class VendorTransport(httpx.AsyncBaseTransport):
 
     def _busy(self, url: httpx.URL) -> str:
         """Why a request waited for a connection: its client's were all in use."""
-        most = self._options.get("limits", httpx.Limits()).max_connections
-        busy = f"all {most} connections" if most else "every connection"
+        busy = f"all {self._most} connections" if self._most else "every connection"
         return f"{busy} this process opens to {self.provider or url.host} at a time were in use by its other requests"
 
     def _asked_late(self, url: httpx.URL, progress: _Progress) -> None:
