@@ -483,6 +483,12 @@ def proxy_refused(proxy: str, who: str, exc: BaseException, provider: str | None
     )
 
 
+#: How h11 words an answer whose header section is longer than httpcore reads (100 KiB), and
+#: the ``detail`` of the ``too_large`` it is.
+HEADERS_TOO_LONG = "Receive buffer too long"
+HEADERS = "headers"
+
+
 def lookup_failure(exc: BaseException) -> str | None:
     """The resolver's words when a connection failed because a host name did not resolve
     (a machine without DNS of its own); None for any other failure."""
@@ -672,6 +678,13 @@ def _from_httpx(exc: BaseException, who: str, provider: str | None) -> WebProvid
         return proxy_error(exc, who, provider)
     if isinstance(exc, httpx.ConnectError) and _request_url(exc) is not None:
         return _not_connected(exc, _request_url(exc), who, provider)
+    if isinstance(exc, httpx.RemoteProtocolError) and str(exc) == HEADERS_TOO_LONG:
+        return TooLargeError(  # sent so every time: not retried, as a body too large is not
+            f"{who} answered with response headers larger than the 100 KiB that can be read; it would send "
+            "them so again.",
+            provider=provider,
+            detail=HEADERS,
+        )
     if isinstance(exc, (httpx.NetworkError, httpx.RemoteProtocolError)):
         return NetworkError(f"{who} could not be reached: {type(exc).__name__}: {exc}", provider=provider)
     if isinstance(exc, httpx.DecodingError):
@@ -720,6 +733,8 @@ __all__ = [
     "AT_PROCESS_LIMIT",
     "AT_SHUTDOWN",
     "CERTIFICATE_DETAILS",
+    "HEADERS",
+    "HEADERS_TOO_LONG",
     "ERROR_CLASSES",
     "ERROR_CODES",
     "INVALID_CERTIFICATE",

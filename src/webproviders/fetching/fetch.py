@@ -24,6 +24,8 @@ from ..config import Config
 from ..context import note_repeating
 from ..errors import (
     CERTIFICATE_DETAILS,
+    HEADERS,
+    HEADERS_TOO_LONG,
     PROXY_UNREACHABLE,
     BadGatewayError,
     BlockedError,
@@ -168,10 +170,6 @@ async def gunzip(content: bytes, url: str, limit: int) -> tuple[bytes, bool]:
 PAGE_PROXY_SETTING = "web.proxy"
 
 
-#: How h11 words an answer whose header section is longer than httpcore reads (100 KiB).
-_HEADERS_TOO_LONG = "Receive buffer too long"
-
-
 def _network_error(exc: Exception, url: str, proxy: str | None, tunnel: TunnelWatch | None) -> WebProviderError:
     if proxy and tunnel is not None and tunnel.waiting:  # the page was never reached
         if isinstance(exc, httpx.TimeoutException):
@@ -184,11 +182,11 @@ def _network_error(exc: Exception, url: str, proxy: str | None, tunnel: TunnelWa
             return NetworkError(text, detail=PROXY_UNREACHABLE)
     if isinstance(exc, httpx.TimeoutException):
         return WebTimeoutError(f"{shorten(url)} did not answer in time ({type(exc).__name__}).")
-    if isinstance(exc, httpx.RemoteProtocolError) and str(exc) == _HEADERS_TOO_LONG:
+    if isinstance(exc, httpx.RemoteProtocolError) and str(exc) == HEADERS_TOO_LONG:
         return TooLargeError(  # the site sends them so every time: not retried, as a body too large is not
             f"{shorten(url)} answered with response headers larger than the 100 KiB that can be read "
             "(a pile of cookies, most often); the site would send them so again.",
-            detail="headers",
+            detail=HEADERS,
         )
     if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol)):
         return UnsafeURLError(f"Refused to fetch {shorten(url)}: {exc}.", detail=str(exc))
