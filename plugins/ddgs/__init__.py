@@ -31,12 +31,20 @@ from webproviders import (
     remaining_time,
     warn,
 )
-from webproviders.kit import duckduckgo_region, error_for_status, site_query, warn_unknown
+from webproviders.kit import (
+    duckduckgo_region,
+    error_for_status,
+    proxy_refused,
+    site_query,
+    warn_unknown,
+)
 
 _TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
 _SAFESEARCH = {"off": "off", "moderate": "moderate", "strict": "on"}
 #: How ddgs's HTTP client reports a proxy that refused its credentials.
 _PROXY_REFUSED_CREDENTIALS = re.compile(r"HTTP/\S+ 407\b|\b407 Proxy Authentication Required")
+#: How it reports a connection refused: through a proxy, the proxy's refusal.
+_CONNECTION_REFUSED = re.compile(r"Connection refused|os error 111\b")
 NO_RESULTS_WARNING = (
     "ddgs found no results. ddgs reports rate limits the same way, so if this query should "
     "have results, wait a minute or use another backend."
@@ -132,6 +140,14 @@ class DDGSProvider(WebSearchProvider):
             raise
         return self._results(answer, request["memory_mb"])
 
+    def _proxy(self) -> str | None:
+        """The proxy ddgs's worker sends through: ``web.proxy``, else the environment's."""
+        from .worker import (
+            PROXY_VARIABLES,  # the worker's own list (its module imports only the stdlib)
+        )
+
+        return self.config.web.proxy or next((os.environ[v] for v in PROXY_VARIABLES if os.environ.get(v)), None)
+
     def _results(self, answer: dict[str, Any], memory_mb: int) -> list[dict[str, Any]]:
         error, message = answer.get("error"), str(answer.get("message", ""))
         if error == "memory":
@@ -155,6 +171,10 @@ class DDGSProvider(WebSearchProvider):
             if _PROXY_REFUSED_CREDENTIALS.search(message):
                 # the proxy's own credentials: not ddgs's failure, and not network_error
                 raise error_for_status(407, self.name, vendor="ddgs's search engines")
+            proxy = self._proxy()
+            if proxy and _CONNECTION_REFUSED.search(message):
+                # every connection goes to the proxy: not an engine's refusal, as it read
+                raise proxy_refused(proxy, "ddgs's search engines", ConnectionRefusedError(message), self.name)
             raise NetworkError(f"ddgs could not get results: {message}", provider=self.name)
         if error is not None:
             raise ProviderError(f"ddgs failed: {message}", provider=self.name)

@@ -439,3 +439,24 @@ def test_country_and_lang_become_one_of_duckduckgos_regions(
     envelope = dispatch_search("rust", 3, backend="ddgs", config=ddgs_config(), timeout=20, **options)
     assert envelope["success"] is True and "warnings" not in envelope["meta"], envelope
     assert proxy.forms[0]["l"] == region
+
+
+def test_a_proxy_that_takes_no_connection_is_named_not_a_search_engine(make_config: Any) -> None:
+    """Every connection goes to the proxy, yet its refusal read as the engine's: "ddgs could not
+    get results: ConnectError('error sending request for url (https://search.brave.com/...) >
+    Connection refused')", sending the user to look at Brave."""
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()
+    config = make_config(web={
+        "proxy": f"http://user:Pw0rdSecret@127.0.0.1:{port}", "cache": False,
+        "providers": {"ddgs": {"backend": "duckduckgo", "max_retries": 0}},
+    })
+    envelope = dispatch_search("q", backend="ddgs", config=config, timeout=20)
+    assert envelope["error_code"] == "network_error" and envelope["detail"] == "proxy_unreachable", envelope
+    assert envelope["error"].startswith(
+        f"ddgs's search engines could not be reached: the proxy at 127.0.0.1:{port} did not take the connection"
+    ), envelope
+    assert "in web.proxy, or HTTPS_PROXY" in envelope["error"]
+    assert "Pw0rdSecret" not in str(envelope)

@@ -43,6 +43,7 @@ _EXPORTS = {
     "transport_error": "kit.sdkhttp",
     # reading a vendor's failures
     "error_for_status": "errors",
+    "proxy_refused": "errors",
     "to_provider_error": "errors",
     "quote": "errors",
     "said": "errors",
@@ -127,6 +128,7 @@ if TYPE_CHECKING:
         error_for_status,
         mentions_bad_key,
         mentions_no_credit,
+        proxy_refused,
         quote,
         said,
         to_provider_error,
