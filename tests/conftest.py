@@ -6,12 +6,14 @@ import contextlib
 import datetime
 import importlib
 import ipaddress
+import json
 import os
 import shutil
 import signal
 import socket
 import ssl
 import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -228,6 +230,24 @@ def _guards_in_place(_no_internet: None) -> None:
     functions back (pytest-socket, which langchain-tests brings, does so before every test, and
     the tests then reached any address unseen)."""
     _put_guards()
+
+
+@pytest.fixture
+def run_script(tmp_path: Path) -> Callable[..., dict[str, Any]]:
+    """``run_script(source, *args)``: ``source`` run as a script in a fresh interpreter (its data
+    and config under ``tmp_path``), and the JSON object its last line of output prints. A
+    process's first call is measured so."""
+
+    def run(source: str, *args: str) -> dict[str, Any]:
+        script = tmp_path / "script.py"
+        script.write_text(source, encoding="utf-8")
+        env = {**os.environ, "XDG_DATA_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
+        done = subprocess.run([sys.executable, str(script), *args], capture_output=True, text=True, timeout=60, env=env)
+        assert done.returncode == 0, done.stderr[-2000:]
+        answer: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+        return answer
+
+    return run
 
 
 def _free_port() -> int:

@@ -11,12 +11,9 @@ member on time, and a later call finds the plugin loaded.
 from __future__ import annotations
 
 import asyncio
-import json
-import os
-import subprocess
-import sys
 import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -312,7 +309,7 @@ print(json.dumps({"success": envelope["success"], "error": envelope.get("error")
 
 
 @pytest.mark.parametrize("first", ["searxng", "tavily", "extract", "crawl", "ddg_html", "baidu_html"])
-def test_the_first_request_imports_the_http_stack_off_the_loop(first: str, tmp_path: Any) -> None:
+def test_the_first_request_imports_the_http_stack_off_the_loop(first: str, run_script: Callable[..., Any]) -> None:
     """A cold import of httpx and what it pulls in takes 80-350 ms; on the event loop it would
     stop every other task of an async caller (a server's other requests, a hedge's timer).
     The first vendor request, the first page fetch and the first crawl of a fresh process
@@ -320,12 +317,7 @@ def test_the_first_request_imports_the_http_stack_off_the_loop(first: str, tmp_p
     on the loop: the first search of a raw-HTTP vendor held the loop for 330-350 ms). So do
     the keyless results-page scrapers, with the page fetcher and lxml: their first search,
     timeout=1.5, took 3-5 s on a busy machine."""
-    script = tmp_path / "first_request.py"
-    script.write_text(FIRST_REQUEST, encoding="utf-8")
-    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
-    out = subprocess.run([sys.executable, str(script), first], capture_output=True, text=True, timeout=60, env=env)
-    assert out.returncode == 0, out.stderr[-2000:]
-    answer = json.loads(out.stdout.strip().splitlines()[-1])
+    answer = run_script(FIRST_REQUEST, first)
     if first.endswith("_html"):  # this site's page is no results page: only where it loaded is asked
         assert answer["on_loop"]["lxml"] is False, answer
     else:
@@ -366,16 +358,11 @@ print(json.dumps({"success": envelope["success"], "built": built}))
 """
 
 
-def test_the_first_call_builds_nothing_on_the_callers_loop(tmp_path: Any) -> None:
+def test_the_first_call_builds_nothing_on_the_callers_loop(run_script: Callable[..., Any]) -> None:
     """The first call of a process compiled the scrubber's patterns and built the provider
     settings' serializer (for its cache key) as it ran, on an async caller's loop: 30-80 ms
     with every other task held. Its preparation, which runs off the loop, builds them now."""
-    script = tmp_path / "first_builds.py"
-    script.write_text(FIRST_BUILDS, encoding="utf-8")
-    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
-    out = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, env=env)
-    assert out.returncode == 0, out.stderr[-2000:]
-    answer = json.loads(out.stdout.strip().splitlines()[-1])
+    answer = run_script(FIRST_BUILDS)
     assert answer == {"success": True, "built": []}, answer
 
 

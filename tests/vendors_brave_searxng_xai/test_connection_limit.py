@@ -10,12 +10,10 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -180,17 +178,12 @@ print(json.dumps({key: envelope.get(key) for key in ("error_code", "detail", "er
 """
 
 
-def test_a_request_alone_on_its_client_never_waited_for_a_connection(tmp_path: Path) -> None:
+def test_a_request_alone_on_its_client_never_waited_for_a_connection(run_script: Callable[..., Any]) -> None:
     """Whatever held the request before its first step (here a slow import; in an async app,
     its loop busy with other work) read as a wait for a connection, with no other request in
     flight: "all 100 connections ... were in use by its other requests. Make fewer such calls
     at once", and the vendor's silence was not counted against it."""
-    script = tmp_path / "slow_first_step.py"
-    script.write_text(SLOW_FIRST_STEP, encoding="utf-8")
-    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path), "XDG_CONFIG_HOME": str(tmp_path)}
-    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, env=env)
-    assert done.returncode == 0, done.stderr[-2000:]
-    envelope = json.loads(done.stdout.strip().splitlines()[-1])
+    envelope = run_script(SLOW_FIRST_STEP)
     assert envelope["error_code"] == "timeout", envelope
     assert envelope["detail"] != "no_connection", envelope
     assert "connections" not in envelope["error"] and "searxng did not answer within" in envelope["error"], envelope
