@@ -3,9 +3,10 @@
 Extraction treats kinds differently (:mod:`webproviders.fetching.extraction`): a forum thread
 keeps every post, a product page its structured description, a listing or a collection its
 items. The signals, strongest first: the schema.org types in the page's JSON-LD and
-microdata, its ``og:type``, then words in its URL path. Pages that state nothing are
-articles, the kind trafilatura is tuned for (``og:type: article`` says nothing: most sites state it
-on every page). The kinds are those of the WCXB benchmark.
+microdata, its ``og:type``, then its address: a documentation host, a site's front page (a
+listing of its sections, stories or offers, seldom one article), words in its path. Pages
+that state nothing are articles, the kind trafilatura is tuned for (``og:type: article`` says
+nothing: most sites state it on every page). The kinds are those of the WCXB benchmark.
 """
 
 from __future__ import annotations
@@ -115,6 +116,8 @@ def _address_kind(url: str) -> PageType | None:
     if _DOCS_HOST.match(parts.hostname or ""):
         return "documentation"
     path = parts.path or "/"
+    if path == "/" and parts.hostname and not parts.query:
+        return "listing"  # a front page
     for kind, words in _URL_WORDS:
         if words.search(path):
             return kind
