@@ -302,10 +302,11 @@ def _worker_environment(proxy: Proxy, ddgs_config: Callable[..., Any]) -> list[b
     from ``/proc`` while a search waits on a proxy that never answers."""
     proxy.mode = "hang"
     config = ddgs_config(timeout=60)
-    thread = threading.Thread(target=dispatch_search, args=("q",), kwargs={"backend": "ddgs", "config": config, "timeout": 20})
+    # The call waits out its deadline on the silent proxy: long enough for a worker to start.
+    thread = threading.Thread(target=dispatch_search, args=("q",), kwargs={"backend": "ddgs", "config": config, "timeout": 8})
     thread.start()
     environ = b""
-    for _ in range(200):
+    for _ in range(160):
         pids = worker_processes()
         if pids:
             environ = Path(f"/proc/{pids[0]}/environ").read_bytes()
