@@ -378,6 +378,27 @@ def test_an_endless_title_is_cut_and_hides_no_result(style: str) -> None:
 
 
 @pytest.mark.parametrize("style", STYLES)
+def test_an_endless_url_is_cut_and_hides_no_result(style: str) -> None:
+    """A URL of 50,000 characters from a vendor left every other result out; one a tool could
+    read again (2,048 characters) is still shown whole, for the model to cite or read."""
+    endless = "https://evil.example/?q=" + "a" * 50_000
+    longest = "https://long.example/?q=" + "b" * (2_048 - 24)
+    hits = [
+        {"title": f"Result {n}", "url": f"https://r{n}.example/", "description": "fine", "position": n}
+        for n in range(1, 6)
+    ]
+    hits.insert(1, {"title": "Endless", "url": endless, "description": "x", "position": 6})
+    hits.append({"title": "Longest", "url": longest, "description": "y", "position": 7})
+    pages = [page(1, "a" * 500) | {"url": endless}, page(2, "b" * 500)]
+    for envelope, shown in ((search_envelope(hits), "Result 5"), (pages_envelope(pages), "Article 2")):
+        text = format_results(envelope, style, 20_000)
+        assert "left out" not in text and '"omitted"' not in text
+        assert shown in text and len(text) < 10_000
+        assert endless[:2_047] + "…" in text
+    assert longest in format_results(search_envelope(hits), style, 20_000)
+
+
+@pytest.mark.parametrize("style", STYLES)
 def test_an_endless_published_date_is_cut_and_hides_no_result(style: str) -> None:
     endless = "2024-05-01 " + "and again " * 5000
     hits = [

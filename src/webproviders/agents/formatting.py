@@ -17,6 +17,8 @@ from dataclasses import dataclass
 from typing import Any, Literal
 from urllib.parse import quote
 
+from ..urls import MAX_URL_CHARS
+
 Style = Literal["markdown", "text", "json"]
 STYLES: tuple[str, ...] = ("markdown", "text", "json")
 
@@ -189,8 +191,18 @@ def _title(text: str) -> str:
 
 
 def _json_lines(item: Mapping[str, Any]) -> dict[str, Any]:
-    """The item's title and published date for ``json``, cut as in the other styles."""
-    return {key: _title(item[key]) for key in _LINE_FIELDS if isinstance(item.get(key), str)}
+    """The item's title, published date and URL for ``json``, cut as in the other styles."""
+    lines = {key: _title(item[key]) for key in _LINE_FIELDS if isinstance(item.get(key), str)}
+    if isinstance(item.get("url"), str):
+        lines["url"] = _bounded_url(item["url"])
+    return lines
+
+
+def _bounded_url(url: str) -> str:
+    """A URL longer than any tool takes (:data:`MAX_URL_CHARS`) cut, ending with an ellipsis:
+    like a title, it is never shortened to fit the budget, so one vendor's endless URL left
+    every other result out. Every URL a tool could read again is shown whole."""
+    return cut_end(url, MAX_URL_CHARS)
 
 
 def _md_link_text(text: str) -> str:
@@ -202,7 +214,7 @@ def _url_line(value: Any, markdown: bool = False) -> str:
     vendor's URL are percent-encoded, so a line break never starts a line that reads as
     another result; in a markdown link, so are ``<``, ``>`` and parentheses that do not
     pair up, which would otherwise end the link before the URL does."""
-    url = _text(value)
+    url = _bounded_url(_text(value))
     ends_link = ("<>" + ("" if _parens_pair(url) else "()")) if markdown else ""
     return "".join(
         quote(char, safe="")
