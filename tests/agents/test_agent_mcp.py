@@ -204,6 +204,37 @@ def test_ctrl_c_stops_the_stdio_server(tmp_path: Path, probe_dir: Path) -> None:
         stop(process)
 
 
+def test_stdio_answers_a_piped_batch_before_it_stops(tmp_path: Path, probe_dir: Path) -> None:
+    """A batch piped in and stdin closed (``cat calls.jsonl | webproviders mcp``): the server
+    stopped at end-of-file and every call still running was answered ``Connection closed``.
+    A call the client cancelled is not waited for (the probe would answer it in 30 s)."""
+    import json
+
+    config = tmp_path / "config.yaml"
+    config.write_text(f"plugins:\n  paths: [{probe_dir}]\n  enabled: [probe]\n", encoding="utf-8")
+    slow = {"name": "web_search", "arguments": {"query": "slow", "backend": "probe"}}
+    batch = [INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    batch.append({"jsonrpc": "2.0", "id": "slow", "method": "tools/call", "params": slow})
+    batch += [
+        {"jsonrpc": "2.0", "id": n, "method": "tools/call",
+         "params": {"name": "web_search", "arguments": {"query": f"batch {n}", "limit": 1}}}
+        for n in range(2, 12)
+    ]
+    batch.append({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "slow"}})
+    done = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", "--config", str(config), "mcp"],
+        env=server_env(tmp_path),
+        input="".join(json.dumps(message) + "\n" for message in batch).encode(),
+        capture_output=True,
+        timeout=25,
+    )
+    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.decode().splitlines())}
+    assert done.returncode == 0 and set(answers) == {1, *range(2, 12)}
+    for n in range(2, 12):
+        assert "error" not in answers[n], answers[n]
+        assert answers[n]["result"]["structuredContent"]["data"]["web"][0]["title"]
+
+
 # --- streamable HTTP ------------------------------------------------------------------------
 
 

@@ -398,16 +398,20 @@ async def _refuse(send: Send, status: int, error: str, description: str) -> None
 
 async def serve_stdio(server: Server) -> None:
     """Serve one client over this process's stdin and stdout; a request the transport cannot
-    read (a lone surrogate) is answered with a parse error, not left without an answer, and
-    Ctrl-C stops the server without waiting for the client's next line."""
+    read (a lone surrogate) is answered with a parse error, not left without an answer, the
+    requests read before stdin ends are answered before the server stops, and Ctrl-C stops
+    the server without waiting for the client's next line."""
     from mcp.server.stdio import stdio_server
 
+    from .mcp_drain import DrainingReader, NotingWriter, Unanswered
     from .mcp_stdin import AnsweringReader
     from .mcp_wire import wire_lines
 
     async with wire_lines() as lines, stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
-        reader = AnsweringReader(read_stream, write_stream)
-        await server.run(reader, write_stream, server.create_initialization_options())
+        unanswered = Unanswered()
+        reader = DrainingReader(AnsweringReader(read_stream, write_stream), unanswered)
+        writer = NotingWriter(write_stream, unanswered)
+        await server.run(reader, writer, server.create_initialization_options())
 
 
 def _local_only(host: str) -> Any:
