@@ -415,6 +415,7 @@ def test_a_stopped_http_server_ends_within_its_grace_with_a_call_in_flight(
         assert process.stderr is not None
         logged = process.stderr.read().decode()
         assert "Traceback" not in logged, logged
+        assert "WARNING:  Cancel 1 running task(s)" in logged and "ERROR" not in logged, logged
     finally:
         stop(process)
 

@@ -447,13 +447,22 @@ _BACKLOG = 2048
 SHUTDOWN_GRACE = 5.0
 
 
+#: uvicorn's line when :data:`SHUTDOWN_GRACE` is over and it cancels the calls still running.
+_CANCEL_LINE = "Cancel %s running task(s)"
+
+
 class _CancelledAtShutdown(logging.Filter):
-    """Leaves out uvicorn's traceback for a call it cancelled past :data:`SHUTDOWN_GRACE`:
-    no fault of the app, and its own line already says how many it cancelled."""
+    """Leaves out uvicorn's traceback for a call it cancelled past :data:`SHUTDOWN_GRACE`,
+    and gives its line saying how many at WARNING, not ERROR: a stop that cuts calls short is
+    what the grace is for, no fault to page anyone about."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         error = record.exc_info[1] if record.exc_info else None
-        return not isinstance(error, asyncio.CancelledError)
+        if isinstance(error, asyncio.CancelledError):
+            return False
+        if record.levelno > logging.WARNING and str(record.msg).startswith(_CANCEL_LINE):
+            record.levelno, record.levelname = logging.WARNING, logging.getLevelName(logging.WARNING)
+        return True
 
 
 def _listen(host: str, port: int) -> socket.socket:
