@@ -420,6 +420,35 @@ def test_a_stopped_http_server_ends_within_its_grace_with_a_call_in_flight(
         stop(process)
 
 
+def test_a_stopped_http_server_ends_a_clients_event_stream(tmp_path: Path) -> None:
+    """A client holding its standalone event stream open (``GET /mcp``) made every SIGTERM log
+    ``ASGI callable returned without completing response`` at ERROR, and the client read a
+    broken chunked body (httpx: RemoteProtocolError) instead of the stream's end."""
+    process, url = start_http_server(tmp_path)
+    version = {"mcp-protocol-version": "2025-06-18"}
+
+    async def main() -> str:
+        async with httpx.AsyncClient(timeout=60) as http:
+            opened = await http.post(url, json=INITIALIZE, headers=MCP_HEADERS)
+            session = {"mcp-session-id": opened.headers["mcp-session-id"], **version}
+            ready = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+            assert (await http.post(url, json=ready, headers={**MCP_HEADERS, **session})).status_code == 202
+            listen = {"accept": "text/event-stream", **session}
+            async with http.stream("GET", url, headers=listen) as stream:
+                assert stream.status_code == 200
+                process.terminate()
+                return "".join([chunk async for chunk in stream.aiter_text()])
+
+    try:
+        assert asyncio.run(asyncio.wait_for(main(), 60)) == ""  # the stream ended, not broken
+        process.wait(timeout=30)
+        assert process.stderr is not None
+        logged = process.stderr.read().decode()
+        assert "ERROR" not in logged, logged
+    finally:
+        stop(process)
+
+
 def test_http_without_a_configured_token_needs_none(tmp_path: Path) -> None:
     from mcp.client.streamable_http import streamable_http_client
 

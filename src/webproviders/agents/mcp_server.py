@@ -431,11 +431,13 @@ def http_app(
 ) -> ASGIApp:
     """The streamable HTTP app at ``/mcp``, behind the bearer check when tokens are set
     (``{token: user id or None}``)."""
+    from .mcp_streams import EndedStreams
+
     if tokens and any(not token.strip() for token in tokens):
         raise ValueError("An empty bearer token would leave the server open; pass no tokens to serve without one.")
     security = _local_only(host) if is_loopback(host) else None
-    app: ASGIApp = server.streamable_http_app(
-        streamable_http_path=HTTP_PATH, host=host, transport_security=security
+    app: ASGIApp = EndedStreams(
+        server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host, transport_security=security)
     )
     return BearerAuth(app, tokens or {}, user_keys=user_keys) if tokens or user_keys else app
 
