@@ -398,6 +398,22 @@ def test_an_endless_url_is_cut_and_hides_no_result(style: str) -> None:
     assert longest in format_results(search_envelope(hits), style, 20_000)
 
 
+def test_json_leaves_out_a_search_hits_raw_content() -> None:
+    """A hit carrying its page's whole text (``raw_content``, Jina's ``include_content``) was
+    kept in ``json`` and in the MCP server's structured content, where no hit then fitted:
+    every result was left out."""
+    hits = [
+        {"title": f"Result {n}", "url": f"https://r{n}.example/", "description": "fine",
+         "position": n, "raw_content": "page text " * 3_000}
+        for n in range(1, 6)
+    ]
+    shown = json.loads(format_results(search_envelope(hits), "json", 20_000))
+    assert [hit["title"] for hit in shown["data"]["web"]] == [f"Result {n}" for n in range(1, 6)]
+    assert "omitted" not in shown and all("raw_content" not in hit for hit in shown["data"]["web"])
+    structured = bounded_envelope(search_envelope(hits), 20_000)
+    assert len(structured["data"]["web"]) == 5 and structured["truncated"] is True
+
+
 @pytest.mark.parametrize("style", STYLES)
 def test_an_endless_published_date_is_cut_and_hides_no_result(style: str) -> None:
     endless = "2024-05-01 " + "and again " * 5000

@@ -336,7 +336,10 @@ def _search_json(
     max_chars: int | None,
 ) -> str:
     def render(kept: int, texts: list[str]) -> str:
-        web = [{**hits[i], **_json_lines(hits[i]), "description": texts[i]} for i in range(kept)]
+        web = [
+            {**_without_raw(hits[i]), **_json_lines(hits[i]), "description": texts[i]}
+            for i in range(kept)
+        ]
         view: dict[str, Any] = {
             "success": True,
             "data": {"web": web},
@@ -405,7 +408,7 @@ def _pages_json(
     def render(kept: int, texts: list[str]) -> str:
         data = []
         for page, content in zip(pages[:kept], texts, strict=False):
-            item = {k: v for k, v in page.items() if k != "raw_content"} | _json_lines(page)
+            item = _without_raw(page) | _json_lines(page)
             item["content"] = content if not page.get("error") else item.get("content", "")
             data.append(item)
         view: dict[str, Any] = {"success": True, "data": data, "provider": envelope.get("provider")}
@@ -416,6 +419,12 @@ def _pages_json(
         return _dumps(view)
 
     return _fit(render, bodies, max_chars, _json_fallback)
+
+
+def _without_raw(item: Mapping[str, Any]) -> dict[str, Any]:
+    """An item without its ``raw_content``: a page's whole text, which a search hit carries
+    too when the vendor was asked for it (Jina's ``include_content``), is never cut to fit."""
+    return {key: value for key, value in item.items() if key != "raw_content"}
 
 
 def _dumps(value: Any) -> str:
