@@ -235,6 +235,36 @@ def test_stdio_answers_a_piped_batch_before_it_stops(tmp_path: Path, probe_dir: 
         assert answers[n]["result"]["structuredContent"]["data"]["web"][0]["title"]
 
 
+def test_a_client_that_goes_away_ends_the_stdio_server_quietly(tmp_path: Path) -> None:
+    """A client that exits (its end of stdout closed) before its answers are written made the
+    server fail with exit code 1 and ``error: unhandled errors in a TaskGroup (1 sub-exception)``
+    in the host's log."""
+    import json
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "webproviders.cli", "mcp"],
+        env=server_env(tmp_path),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+    try:
+        process.stdout.close()
+        search = {"name": "web_search", "arguments": {"query": "gone"}}
+        for message in (
+            INITIALIZE,
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": search},
+        ):
+            process.stdin.write(json.dumps(message).encode() + b"\n")
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+        assert process.stderr.read().decode() == ""
+    finally:
+        stop(process)
+
+
 # --- streamable HTTP ------------------------------------------------------------------------
 
 

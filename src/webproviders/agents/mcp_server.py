@@ -407,11 +407,24 @@ async def serve_stdio(server: Server) -> None:
     from .mcp_stdin import AnsweringReader
     from .mcp_wire import wire_lines
 
-    async with wire_lines() as lines, stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
-        unanswered = Unanswered()
-        reader = DrainingReader(AnsweringReader(read_stream, write_stream), unanswered)
-        writer = NotingWriter(write_stream, unanswered)
-        await server.run(reader, writer, server.create_initialization_options())
+    try:
+        async with wire_lines() as lines, stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+            unanswered = Unanswered()
+            reader = DrainingReader(AnsweringReader(read_stream, write_stream), unanswered)
+            writer = NotingWriter(write_stream, unanswered)
+            await server.run(reader, writer, server.create_initialization_options())
+    except Exception as exc:
+        if not _client_gone(exc):
+            raise
+
+
+def _client_gone(exc: BaseException) -> bool:
+    """Whether stdout failing is all that went wrong (a group of them, as the transport's task
+    group raises it): the client has exited, so there is no one left to answer and no fault."""
+    inner = getattr(exc, "exceptions", None)
+    if isinstance(inner, tuple):
+        return all(_client_gone(error) for error in inner)
+    return isinstance(exc, (BrokenPipeError, ConnectionResetError))
 
 
 def _local_only(host: str) -> Any:
