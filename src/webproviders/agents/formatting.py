@@ -35,10 +35,17 @@ _LINE_FIELDS = ("title", "published_at")
 #: How far back (as a share of the kept text) a cut may move to land on whitespace.
 SNAP_SHARE = 0.2
 ELLIPSIS = "…"
-#: Control characters (C0 but tab and line feed, DEL, C1), never passed on in markdown or
-#: text: a NUL makes PostgreSQL refuse the text (an agent's checkpoint of the tool message),
-#: an ESC or a C1 CSI drives the terminal that prints it. ``json`` escapes them instead.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+#: Unicode's tag characters (U+E0000-U+E007F): an invisible copy of ASCII, so a page can hide
+#: instructions that a model reads and a person checking the tool's text does not see. Their
+#: one other use, the regional flags (England's), shows as a plain black flag without them.
+_TAGS = "\U000e0000-\U000e007f"
+#: Control characters (C0 but tab and line feed, DEL, C1) and tag characters, never passed on
+#: in markdown or text: a NUL makes PostgreSQL refuse the text (an agent's checkpoint of the
+#: tool message), an ESC or a C1 CSI drives the terminal that prints it. ``json`` escapes them
+#: instead.
+_CONTROL = re.compile(f"[\x00-\x08\x0b-\x1f\x7f-\x9f{_TAGS}]")
+#: What ``json`` escapes beyond what the ``json`` module does (C0).
+_ESCAPED = re.compile(f"[\x7f-\x9f{_TAGS}]")
 #: Line breaks other than ``\n`` (a PDF's form feed between pages), read as ``\n``.
 _BREAK = re.compile("\r\n?|[\x0b\x0c]")
 
@@ -428,10 +435,11 @@ def _without_raw(item: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _dumps(value: Any) -> str:
-    """Compact JSON whose text holds no control character: ``json`` escapes C0 itself, and
-    DEL and C1 are escaped here (``\\u009b``), so the values read back exactly as they came."""
+    """Compact JSON whose text holds no control or tag character: ``json`` escapes C0 itself,
+    and DEL, C1 (``\\u009b``) and tag characters (``\\udb40\\udc41``) are escaped here, so the
+    values read back exactly as they came."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
-    return re.sub("[\x7f-\x9f]", lambda found: f"\\u{ord(found.group()):04x}", text)
+    return _ESCAPED.sub(lambda found: json.dumps(found.group())[1:-1], text)
 
 
 def _json_fallback(limit: int) -> str:
