@@ -246,6 +246,18 @@ def test_max_depth(depth: int, site: Any, local: Config) -> None:
         assert [p for p in site.paths() if p != "/robots.txt"] == ["/"]
 
 
+def test_a_crawl_that_stops_at_max_depth_with_deeper_links_says_how_many(site: Any, local: Config) -> None:
+    """Before, a site deeper than max_depth read as one that had been read whole."""
+    deeper = paths(crawl(site.url("/"), local, max_depth=2, max_pages=100), site)
+    shallow = crawl(site.url("/"), local, max_depth=1, max_pages=100)
+    past = {p for p in deeper if p not in paths(shallow, site)}
+    assert past, deeper
+    said = [w for w in shallow["meta"]["warnings"] if "max_depth (1)" in w]
+    assert said and f"link to {len(past)} more pages past it" in said[0], shallow["meta"]["warnings"]
+    whole = crawl(site.url("/docs/a"), local, max_depth=5, max_pages=100)
+    assert not any("max_depth" in w for w in whole["meta"].get("warnings", []))
+
+
 def test_max_pages_keeps_the_first_pages(site: Any, local: Config) -> None:
     full = paths(crawl(site.url("/"), local, max_pages=100), site)
     site.reset()
@@ -445,7 +457,7 @@ def test_a_frameset_site_is_crawled_through_its_frames(site: Any, local: Config)
     """A frameset page has no links of its own but its frames: the crawl ended at its seed."""
     envelope = crawl(site.url("/frames/"), local, max_depth=1)
     assert paths(envelope, site) == ["/frames/", "/docs/a", "/docs/b"]
-    assert "warnings" not in envelope["meta"]  # the frames were read: nothing to tell
+    assert not any("frame" in w for w in envelope["meta"].get("warnings", []))  # they were read: nothing to tell
 
 
 def test_pages_of_thousands_of_links_end_by_the_deadline_with_the_pages_read(site: Any, config_for: Any) -> None:

@@ -181,6 +181,9 @@ class Crawler:
         self._scope_hosts: set[str] = set()
         self._scope_domains: set[str] = set()
         self._robots_refused = 0
+        #: Pages linked from the deepest pages, one depth past ``max_depth``: a crawl that read
+        #: everything within it says there was more (at most as many as the queue holds).
+        self._past_depth: set[str] = set()
         #: Links that matched ``include`` and links that did not: none matching is worth a word.
         self._included = 0
         self._not_included = 0
@@ -214,7 +217,8 @@ class Crawler:
             return host in self._scope_hosts
         return registrable_domain(host) in self._scope_domains
 
-    def _wanted(self, url: str) -> bool:
+    def _wanted(self, url: str, *, count: bool = True) -> bool:
+        """Whether a link to ``url`` is followed; ``count`` tallies it for the ``include`` warning."""
         try:
             parts = urlsplit(url)
         except ValueError:  # a sitemap's <loc> is not checked before it gets here (``http://[::1``)
@@ -232,10 +236,12 @@ class Crawler:
             return fnmatchcase(url, pattern) or (pattern.startswith("/") and fnmatchcase(local, pattern))
 
         if self._include:
-            if not any(matches(p) for p in self._include):
-                self._not_included += 1
+            included = any(matches(p) for p in self._include)
+            if count:
+                self._included += included
+                self._not_included += not included
+            if not included:
                 return False
-            self._included += 1
         return not any(matches(p) for p in self._exclude)
 
     # -- queue ------------------------------------------------------------------------
@@ -266,6 +272,7 @@ class Crawler:
         """Queue ``links`` found on ``parent``, whose final URL (after redirects) is ``referrer``."""
         depth = parent.depth + 1
         if depth > self.options.max_depth:
+            self._note_past_depth(links)
             return
         for index, link in enumerate(links):
             if index % LINKS_PER_CLOCK == 0 and (left := self._left()) is not None and left <= 0:
@@ -278,6 +285,19 @@ class Crawler:
                 self._enqueue(canon, page, depth, parent.key + (rank, index), referrer)
         if len(self._pending) > 2 * QUEUE_PER_PAGE * self.options.max_pages:
             self._trim()
+
+    def _note_past_depth(self, links: list[str]) -> None:
+        """Remember the pages ``links`` would lead to were the crawl allowed one depth more."""
+        room = QUEUE_PER_PAGE * self.options.max_pages
+        for index, link in enumerate(links):
+            if len(self._past_depth) >= room:
+                return
+            if index % LINKS_PER_CLOCK == 0 and (left := self._left()) is not None and left <= 0:
+                return
+            canon = canonicalize(link)
+            page = page_identity(canon)
+            if page not in self._seen and self._in_scope(canon) and self._wanted(canon, count=False):
+                self._past_depth.add(page)
 
     def _trim(self) -> None:
         """Keep the URLs that come first in breadth-first order; the others may be found again."""
@@ -572,6 +592,15 @@ class Crawler:
                 f"The crawl stopped at max_pages ({self.options.max_pages:,}) with more pages found "
                 f"and not read ({waiting:,} URL{'s' if waiting != 1 else ''} waiting); pass a larger "
                 "max_pages for more."
+            )
+        elif past := len(self._past_depth - self._seen):
+            # Else a site deeper than max_depth read as one that had been read whole.
+            room = QUEUE_PER_PAGE * self.options.max_pages
+            many = "at least " if len(self._past_depth) >= room else ""
+            warn(
+                f"The crawl read every page it found within max_depth ({self.options.max_depth}); the deepest "
+                f"of them link to {many}{past:,} more page{'s' if past != 1 else ''} past it, not read; "
+                "pass a larger max_depth for more."
             )
         if self._robots_refused:
             count = self._robots_refused
