@@ -154,6 +154,10 @@ def _parser() -> argparse.ArgumentParser:
     backend(crawl, "crawl")
     crawl.add_argument("--max-pages", type=int, dest="max_pages", help="stop after this many pages (default: the backend's)")
     crawl.add_argument("--max-depth", type=int, dest="max_depth", help="how many links deep to follow (default: the backend's)")
+    crawl.add_argument(
+        "--timeout", type=float,
+        help="seconds the whole crawl may take; the pages read by then are printed (default: web.timeout)",
+    )
     as_json(crawl)
 
     index = command(
@@ -370,7 +374,9 @@ def _cmd_crawl(args: argparse.Namespace, config: Any) -> int:
     progress = None if args.json else _progress_printer()
     if progress is not None:
         options["progress"] = progress
-    envelope = dispatch_crawl(_as_typed(args.url), backend=args.backend, config=config, **options)
+    envelope = dispatch_crawl(
+        _as_typed(args.url), backend=args.backend, config=config, timeout=args.timeout, **options
+    )
     if progress is not None:
         sys.stderr.write("\n")
     if args.debug:

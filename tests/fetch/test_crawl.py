@@ -726,3 +726,23 @@ def test_cli_progress_bar(site: Any, tmp_path: Path, monkeypatch: pytest.MonkeyP
     assert "crawled 1/3 pages" in terminal.getvalue()
     assert "crawled 3/3 pages" in terminal.getvalue()
     assert "Everything you need to run the service" in capsys.readouterr().out
+
+
+def test_cli_crawl_takes_a_timeout(site: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before, a crawl from the command line had web.timeout and nothing else: the config
+    file was edited for one longer (or shorter) crawl."""
+    import json
+
+    from webproviders import cli
+
+    config = tmp_path / "config.yaml"
+    config.write_text("web:\n  allow_private_networks: true\n  timeout: 60\n")
+    started = time.monotonic()
+    argv = ["--config", str(config), "crawl", site.url("/slowlinks"), "--max-depth", "1", "--timeout", "2", "--json"]
+    code = cli.main(argv)
+    assert time.monotonic() - started < 2 + 1.5
+    envelope = json.loads(capsys.readouterr().out)
+    assert code == 0 and envelope["data"][0]["url"] == site.url("/slowlinks")
+    assert any("time limit" in warning for warning in envelope["meta"]["warnings"])
+    assert cli.main(["--config", str(config), "crawl", site.url("/docs/a"), "--timeout", "0", "--json"]) == 2
+    assert "timeout must be a number of seconds above 0" in json.loads(capsys.readouterr().out)["error"]
