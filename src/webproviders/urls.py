@@ -38,6 +38,8 @@ _TRACKING_PREFIXES = ("utm_", "pk_", "piwik_", "matomo_", "hsa_")
 #: writes its own: osCommerce's ``osCsid``, Zen Cart's ``zenid``).
 SESSION_PARAMS = frozenset({"jsessionid", "phpsessid", "aspsessionid", "cfid", "cftoken", "oscsid", "zenid"})
 _PATH_SESSION = re.compile(r";(?:jsessionid|phpsessid)=[^;/]*", re.IGNORECASE)
+#: A ``.`` or ``..`` path segment (RFC 3986 §5.2.4).
+_DOT_SEGMENT = re.compile(r"/\.\.?(?:/|$)")
 _NOT_ASCII = re.compile(r"[^\x00-\x7f]+")
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 #: RFC 3986 §2.3: percent-encoding one of these changes nothing.
@@ -71,8 +73,16 @@ def canonicalize(url: str) -> str:
     netloc = host if port in (None, _DEFAULT_PORTS[scheme]) else f"{host}:{port}"
     if "@" in parts.netloc:  # kept so the safety check still sees (and refuses) it
         netloc = parts.netloc.rsplit("@", 1)[0] + "@" + netloc
-    path = _PATH_SESSION.sub("", parts.path) or "/"
+    path = _without_dot_segments(_PATH_SESSION.sub("", parts.path)) or "/"
     return urlunsplit((scheme, netloc, path, _untracked(parts.query), ""))
+
+
+def _without_dot_segments(path: str) -> str:
+    """``path`` with its ``.`` and ``..`` segments resolved (``/a/../b`` is ``/b``), as browsers
+    go and httpx sends it: an absolute link keeps them as a template joined its parts."""
+    if not _DOT_SEGMENT.search(path) or path.startswith("//"):  # ``//`` would be read as a host
+        return path
+    return urlsplit(urljoin("http://host/", path)).path
 
 
 def page_identity(url: str) -> str:

@@ -499,6 +499,15 @@ class SiteHandler(BaseHTTPRequestHandler):
                 f'<a href="/spellings/{link}">{n}</a>' for n, link in enumerate(["%7Euser/a%2fb", "~user/a%2Fb", "%7euser/a%2FB"])
             )
             return self._send(200, page("Spellings", f"<article><h1>Spellings</h1><p>A user's pages, linked as they come: {links}.</p></article>").encode())
+        if path == "/dots/":  # one page linked in absolute URLs with dot segments, as templates write them
+            here = f"http://{self.headers.get('Host')}"
+            links = " ".join(
+                f'<a href="{link}">{n}</a>'
+                for n, link in enumerate([f"{here}/dots/old/../page", f"{here}/dots/./page", "/dots/page", f"{here}/dots/a/./b/../../page"])
+            )
+            return self._send(200, page("Dots", f"<article><h1>Dots</h1><p>One page, linked as a template joins its paths: {links}.</p></article>").encode())
+        if path.startswith("/dots/"):
+            return self._send(200, page("The page", f"<article><h1>The page</h1><p>This page was asked for as {path} and is one page however its link was spelled.</p></article>").encode())
         if path.startswith("/spellings/"):
             return self._send(200, page("A user page", f"<article><h1>A user page</h1><p>This page was asked for as {path} and says a little about its user.</p></article>").encode())
         if path == "/slowlinks":

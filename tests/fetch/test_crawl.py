@@ -69,6 +69,14 @@ def test_spellings_of_one_url_that_rfc_3986_calls_equal_are_one_page(site: Any, 
     assert sorted(p for p in site.paths() if p.startswith("/spellings/")) == sorted(paths(envelope, site))
 
 
+def test_an_absolute_link_with_dot_segments_is_the_page_they_lead_to(site: Any, local: Config) -> None:
+    """``/dots/old/../page`` is requested as ``/dots/page`` (and browsers go there too): each
+    spelling cost the site a request for a page the crawl then dropped as one it had."""
+    envelope = crawl(site.url("/dots/"), local, include=["/dots/*"])
+    assert paths(envelope, site) == ["/dots/", "/dots/page"]
+    assert sorted(p for p in site.paths() if p.startswith("/dots/")) == ["/dots/", "/dots/page"]
+
+
 def test_a_crawl_option_it_does_not_take_is_named(site: Any, local: Config) -> None:
     envelope = crawl(site.url("/"), local, max_pages=2, includ=["/docs/*"], limit=2, max_chars=50)
     assert envelope["meta"]["warnings"][0] == "http ignored the option(s) includ: it does not know them."
