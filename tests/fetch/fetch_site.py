@@ -228,6 +228,7 @@ SITEMAPS = {
     "bigmap.site.test": "/sitemap-big.xml",
     "loopmap.site.test": "/sitemap-loop.xml",
     "badloc.site.test": "/sitemap-badloc.xml",
+    "slowmaps.site.test": "/sitemap-slow-index.xml",
 }
 
 
@@ -580,6 +581,15 @@ class SiteHandler(BaseHTTPRequestHandler):
             here = f"http://{self.headers.get('Host')}"
             entries = f"<url><loc>http://[::1</loc></url><url><loc>{here}/orphan</loc></url>"
             return self._send(200, f"<urlset>{entries}</urlset>".encode(), "application/xml")
+        if path == "/sitemap-slow-index.xml":  # ten sitemaps, each a second and a half in coming
+            here = f"http://{self.headers.get('Host')}"
+            children = "".join(f"<sitemap><loc>{here}/sitemap-slow.xml?n={n}</loc></sitemap>" for n in range(10))
+            return self._send(200, f"<sitemapindex>{children}</sitemapindex>".encode(), "application/xml")
+        if path == "/sitemap-slow.xml":
+            deadline = time.monotonic() + 1.5
+            while time.monotonic() < deadline and not server.stopping.is_set():
+                time.sleep(0.05)
+            return self._send(200, sitemap(port, self.headers.get("Host") or ""), "application/xml")
         if path == "/sitemap-big.xml":
             return self._send(200, big_sitemap(self.headers.get("Host") or ""), "application/xml")
         if path == "/sitemap-bomb.xml.gz":

@@ -56,6 +56,9 @@ MAX_SITEMAPS = 10
 #: page (disallowed, binary, a redirect to a page we have), without holding every link of an
 #: endless site in memory.
 QUEUE_PER_PAGE = 4
+#: The part of the time left when the seed arrives that its sitemaps may take: ten large
+#: files took it all, and the pages its links lead to were never read.
+SITEMAP_SHARE = 0.5
 #: Answers whose ``Retry-After`` pauses their host: too many requests, or down for a while.
 PAUSE_STATUSES = (429, 503)
 #: Links handled between two looks at the clock: a page may hold thousands, and the crawl
@@ -473,9 +476,25 @@ class Crawler:
         listed = [canonicalize(url) for url in joined if url is not None]
         queue = list(dict.fromkeys(listed)) or [f"{origin}/sitemap.xml"]
         pages: list[str] = []
+        read: set[str] = set()
+        left = self._left()
+        share = None if left is None else left * SITEMAP_SHARE
+        try:
+            await within(self._read_listed(queue, read, pages), share)
+        except asyncio.TimeoutError:
+            taken = len(pages)
+            warn(
+                f"The sitemaps of {origin} were read for {share:.1f} s, half the time the crawl had left, "
+                f"and no longer ({len(read)} of at most {MAX_SITEMAPS} files asked for); the {taken:,} "
+                f"URL{'s' if taken != 1 else ''} taken from them by then are crawled with the links' pages."
+            )
+        self._discover(seed, pages, referrer, rank=1)
+
+    async def _read_listed(self, queue: list[str], read: set[str], pages: list[str]) -> None:
+        """Read the sitemaps in ``queue`` (and those their indexes list) into ``pages``, adding
+        each file asked for to ``read``."""
         # A sitemap may list 50,000 URLs; queueing them all would hold up the event loop.
         wanted = self.options.max_pages * QUEUE_PER_PAGE
-        read: set[str] = set()
         while queue and len(read) < MAX_SITEMAPS and len(pages) < wanted:
             url = queue.pop(0)
             read.add(url)
@@ -511,7 +530,6 @@ class Crawler:
             children = dict.fromkeys(canonicalize(child) for child in found.children)
             fresh = [child for child in children if child not in read and child not in queue]
             queue += fresh[: MAX_SITEMAPS - len(read) - len(queue)]
-        self._discover(seed, pages, referrer, rank=1)
 
     async def _take_listed(self, listed: list[str], pages: list[str], wanted: int) -> None:
         """Add to ``pages`` the ``listed`` URLs a link would be followed to, up to ``wanted``:
