@@ -34,6 +34,7 @@ TEST_NAMES: dict[str, list[list[str]]] = {
     "tmplmap.site.test": [["127.0.0.1"]],
     "slowmap.site.test": [["127.0.0.1"]],
     "slowmaps.site.test": [["127.0.0.1"]],
+    "hugemap.site.test": [["127.0.0.1"]],
     "loopmap.site.test": [["127.0.0.1"]],
     "loopbots.site.test": [["127.0.0.1"]],
     "busybots.site.test": [["127.0.0.1"]],

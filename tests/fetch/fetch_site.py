@@ -229,6 +229,7 @@ SITEMAPS = {
     "loopmap.site.test": "/sitemap-loop.xml",
     "badloc.site.test": "/sitemap-badloc.xml",
     "slowmaps.site.test": "/sitemap-slow-index.xml",
+    "hugemap.site.test": "/sitemap-huge.xml",
 }
 
 
@@ -238,6 +239,12 @@ def big_sitemap(host: str) -> bytes:
     listed = [f"/listed/{n}" for n in range(20_000)] + ["/orphan"]
     entries = "".join(f"<url><loc>http://{host}{path}</loc></url>" for path in listed)
     return f'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">{entries}</urlset>'.encode()
+
+
+@functools.cache
+def huge_sitemap() -> bytes:
+    """20 MB of short entries (the protocol allows 50 MB): seconds of parsing."""
+    return b"<urlset>" + b"<url><loc>http://x.test/</loc></url>" * 540_000 + b"</urlset>"
 
 
 @functools.cache
@@ -590,6 +597,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             while time.monotonic() < deadline and not server.stopping.is_set():
                 time.sleep(0.05)
             return self._send(200, sitemap(port, self.headers.get("Host") or ""), "application/xml")
+        if path == "/sitemap-huge.xml":
+            return self._send(200, huge_sitemap(), "application/xml")
         if path == "/sitemap-big.xml":
             return self._send(200, big_sitemap(self.headers.get("Host") or ""), "application/xml")
         if path == "/sitemap-bomb.xml.gz":

@@ -445,6 +445,17 @@ def test_sitemaps_slow_to_come_leave_half_the_time_to_the_links_pages(site: Any,
     assert sum(path.startswith("/sitemap-slow.xml") for path in site.paths()) < 10
 
 
+def test_a_sitemap_that_takes_seconds_to_parse_ends_by_the_deadline(site: Any, config_for: Any) -> None:
+    """It was parsed on the event loop, which nothing could interrupt: 20 MB of short entries
+    held a 3 s crawl for seconds past its deadline."""
+    roomy = config_for(allowed_hosts=["*.site.test"], max_response_bytes=25_000_000)
+    seed = f"http://hugemap.site.test:{site.port}/docs/a"
+    started = time.monotonic()
+    envelope = crawl(seed, roomy, use_sitemap=True, max_depth=1, timeout=3)
+    assert time.monotonic() - started < 3 + 1
+    assert envelope["data"][0]["url"] == seed
+
+
 def test_an_endless_site_keeps_a_queue_of_a_few_urls_per_page_to_read(site: Any, local: Config) -> None:
     """Every day of the calendar links to the next 200 days: the crawl holds no more than it can use."""
     events: list[dict[str, Any]] = []
