@@ -456,6 +456,15 @@ def test_a_sitemap_that_takes_seconds_to_parse_ends_by_the_deadline(site: Any, c
     assert envelope["data"][0]["url"] == seed
 
 
+def test_a_crawl_stopped_by_its_deadline_names_the_crawl_delay_that_paced_it(site: Any, named: Config) -> None:
+    """Its robots.txt asks for 10 s between requests: one page in 4 s read as a slow crawler."""
+    seed = f"http://slowmap.site.test:{site.port}/docs/"
+    envelope = crawl(seed, named, timeout=4)
+    assert [page["url"] for page in envelope["data"]] == [seed]
+    said = [w for w in envelope["meta"]["warnings"] if "time limit" in w]
+    assert said and "Crawl-delay, kept between requests to a host: slowmap.site.test 10 s" in said[0], said
+
+
 def test_an_endless_site_keeps_a_queue_of_a_few_urls_per_page_to_read(site: Any, local: Config) -> None:
     """Every day of the calendar links to the next 200 days: the crawl holds no more than it can use."""
     events: list[dict[str, Any]] = []

@@ -185,6 +185,8 @@ class Crawler:
         self._scope_hosts: set[str] = set()
         self._scope_domains: set[str] = set()
         self._robots_refused = 0
+        #: Hosts whose robots.txt ``Crawl-delay`` paces them, and the seconds between requests.
+        self._paced: dict[str, float] = {}
         #: Pages linked from the deepest pages, one depth past ``max_depth``: a crawl that read
         #: everything within it says there was more (at most as many as the queue holds).
         self._past_depth: set[str] = set()
@@ -335,6 +337,7 @@ class Crawler:
         """A host's ``Crawl-delay`` paces that host from when its robots.txt is read (when obeyed)."""
         if rules.crawl_delay and self.options.respect_robots:
             self.limiter.set_host_delay(host_of(origin), rules.crawl_delay)
+            self._paced[host_of(origin)] = rules.crawl_delay
 
     async def _visit(self, entry: Entry) -> Outcome:
         """Fetch and render one page; every failure becomes an error item, never an exception."""
@@ -605,7 +608,7 @@ class Crawler:
         elif stopped_early:
             warn(
                 f"The crawl stopped after {len(self._results)} page{'s' if len(self._results) != 1 else ''} because the call's time limit "
-                "was nearly reached; pass a larger timeout or a smaller max_pages for more.",
+                f"was nearly reached{self._pacing()}; pass a larger timeout or a smaller max_pages for more.",
                 partial=True,
             )
         elif self._pending and len(self._results) >= self.options.max_pages:
@@ -635,6 +638,15 @@ class Crawler:
             )
         self._results.sort(key=lambda pair: pair[0])
         return [item for _entry, item in self._results]
+
+    def _pacing(self) -> str:
+        """Why a crawl may have been slow: the hosts whose robots.txt asked for a pause between
+        requests (without it, a few pages in a minute read as a slow library)."""
+        if not self._paced:
+            return ""
+        named = [f"{host} {delay:g} s" for host, delay in list(self._paced.items())[:3]]
+        more = ", ..." if len(self._paced) > 3 else ""
+        return f" (robots.txt Crawl-delay, kept between requests to a host: {', '.join(named)}{more})"
 
     async def _loop(self) -> bool:
         """Run fetches until the queue is empty or ``max_pages`` is reached; True if time ran out."""
