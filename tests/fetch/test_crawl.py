@@ -564,6 +564,18 @@ def test_scope_host_is_the_default(site: Any, named: Config) -> None:
     assert {host for host, _ in site.hits} == {"www.site.test"}
 
 
+def test_a_crawl_kept_to_its_host_names_the_other_hosts_of_the_site_it_links_to(site: Any, named: Config) -> None:
+    """A site whose links all name ``www.`` (or its blog's host) read as a site of one page."""
+    envelope = crawl(f"http://www.site.test:{site.port}/", named, max_pages=100)
+    said = [w for w in envelope["meta"]["warnings"] if "other hosts of the site" in w]
+    assert said == [
+        "1 page linked on other hosts of the site (blog.site.test) was not followed: scope 'host' keeps to "
+        "www.site.test; pass scope='domain' to crawl them too."
+    ]
+    wider = crawl(f"http://www.site.test:{site.port}/", named, scope="domain", max_pages=100)
+    assert not any("other hosts" in w for w in wider["meta"]["warnings"])
+
+
 def test_scope_domain(site: Any, named: Config) -> None:
     envelope = crawl(f"http://www.site.test:{site.port}/", named, scope="domain", max_pages=100)
     assert hosts(envelope) == {"www.site.test", "blog.site.test"}

@@ -185,6 +185,9 @@ class Crawler:
         self._scope_hosts: set[str] = set()
         self._scope_domains: set[str] = set()
         self._robots_refused = 0
+        #: Pages linked on other hosts of the seed's domain, not followed with scope ``host``
+        #: (by page, their host): a site whose links all name ``www.`` read as one page.
+        self._nearby: dict[str, str] = {}
         #: Hosts whose robots.txt ``Crawl-delay`` paces them, and the seconds between requests.
         self._paced: dict[str, float] = {}
         #: Pages linked from the deepest pages, one depth past ``max_depth``: a crawl that read
@@ -287,10 +290,20 @@ class Crawler:
             page = page_identity(canon)
             if page in self._seen and page not in self._pending:
                 continue  # read, or being read (the site's navigation, on every page)
-            if self._wanted(canon) and self._in_scope(canon):
+            if not self._wanted(canon):
+                continue
+            if self._in_scope(canon):
                 self._enqueue(canon, page, depth, parent.key + (rank, index), referrer)
+            elif self.options.scope == "host":
+                self._note_nearby(canon, page)
         if len(self._pending) > 2 * QUEUE_PER_PAGE * self.options.max_pages:
             self._trim()
+
+    def _note_nearby(self, canon: str, page: str) -> None:
+        """Remember a page on another host of a domain in scope (``www.`` for the bare host)."""
+        room = QUEUE_PER_PAGE * self.options.max_pages
+        if len(self._nearby) < room and registrable_domain(host_of(canon)) in self._scope_domains:
+            self._nearby[page] = host_of(canon)
 
     def _note_past_depth(self, links: list[str]) -> None:
         """Remember the pages ``links`` would lead to were the crawl allowed one depth more."""
@@ -627,6 +640,15 @@ class Crawler:
                 f"The crawl read every page it found within max_depth ({self.options.max_depth}); the deepest "
                 f"of them link to {many}{past:,} more page{'s' if past != 1 else ''} past it, not read; "
                 "pass a larger max_depth for more."
+            )
+        finished = not stopped_early and not (self._pending and len(self._results) >= self.options.max_pages)
+        if finished and (nearby := {page: host for page, host in self._nearby.items() if page not in self._seen}):
+            others = list(dict.fromkeys(nearby.values()))
+            named = ", ".join(others[:3]) + (", ..." if len(others) > 3 else "")
+            warn(
+                f"{len(nearby):,} page{'s' if len(nearby) != 1 else ''} linked on other hosts of the site ({named}) "
+                f"{'were' if len(nearby) != 1 else 'was'} not followed: scope 'host' keeps to "
+                f"{', '.join(sorted(self._scope_hosts))}; pass scope='domain' to crawl them too."
             )
         if self._robots_refused:
             count = self._robots_refused
