@@ -30,6 +30,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import Any, TypeVar
 
 from .. import context
@@ -56,6 +57,11 @@ log = get_logger("webproviders.dependable")
 async def offload(fn: Callable[..., T], *args: Any) -> T:
     """Run ``fn(*args)`` in the store pool and await its result on the running loop."""
     return await _store.run(fn, *args)
+
+
+def begin(fn: Callable[..., T], *args: Any) -> Future[T]:
+    """Start ``fn(*args)`` in the store pool without awaiting it (work a batch of callers awaits)."""
+    return _store.executor().submit(fn, *args)
 
 
 def _refused_one_command(exc: Exception) -> bool:
@@ -205,13 +211,28 @@ class StoreGuard:
 
     async def call(self, fn: Callable[..., T], *args: Any) -> T:
         """``fn(*args)`` off the loop within :meth:`bound`; raises :class:`StoreUnavailable`."""
+        return await self.wait(lambda: begin(fn, *args))
+
+    async def wait(self, start: Callable[[], Future[T]]) -> T:
+        """The store operation ``start()`` hands to a store thread, awaited within :meth:`bound`
+        (not started when the store is skipped); raises :class:`StoreUnavailable`.
+
+        An operation found answered once the bound is up is taken: the store answered, and
+        this event loop, busy with other calls, was late to hear it. Blaming the store opened
+        its breaker, and a healthy Redis failed every call of a loaded process for a while."""
         probe = self._admit()
         bound = self.bound()
         if bound <= 0:
             self._released(probe)
             raise StoreUnavailable("was skipped: the call had no time left for it")
         try:
-            result = await within(offload(fn, *args), bound)
+            operation = start()
+            try:
+                await within(asyncio.wrap_future(operation), bound)
+            except asyncio.TimeoutError:
+                if not operation.done() or operation.cancelled():
+                    raise
+            result = operation.result()
         except asyncio.TimeoutError:
             reason = f"did not answer within {bound:.2f} s"
             if bound < min(self.timeout, MIN_BOUND):  # the call ran out of time; no verdict on the store
