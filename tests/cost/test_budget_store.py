@@ -8,6 +8,7 @@ import asyncio
 import json
 import sqlite3
 import time
+from collections import Counter
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from http.server import BaseHTTPRequestHandler
@@ -467,6 +468,29 @@ def test_a_shared_reservation_that_lands_after_its_store_deadline_is_given_back(
     key = f"webproviders:{{budget}}:{time.strftime('%Y-%m-%d', time.gmtime())}:all"
     assert _until(lambda: client.exists(key) == 1)
     assert _until(lambda: int(client.get(key) or 0) == 0), int(client.get(key) or 0)
+    client.close()
+
+
+def test_three_thousand_concurrent_priced_calls_on_a_healthy_redis_are_all_checked(
+    redis_server: str, namespace: str, tmp_path: Path
+) -> None:
+    """A fleet's process with thousands of priced calls in flight: each reservation took a
+    store thread of its own (8 of them), waited for the interpreter the event loop held, and
+    most overran the store's deadline, so a healthy Redis refused them as unavailable. They
+    now go to Redis together, and the cap still holds to the cent."""
+    import redis
+
+    config = cost_config(
+        budget={"daily_usd": 8.0},  # room for 2,000 priced searches at $0.004
+        rate_limit={"url": redis_server, "namespace": namespace},
+        usage={"path": str(tmp_path / "usage.sqlite3")},
+    )
+    envelopes, _ = gather(3000, backend="priced", config=config)
+    outcomes = Counter(envelope.get("error_code") for envelope in envelopes)
+    assert outcomes == {None: 2000, "budget_exceeded": 1000}, outcomes
+    key = f"{namespace}:{{budget}}:{time.strftime('%Y-%m-%d', time.gmtime())}:all"
+    client = redis.Redis.from_url(redis_server)
+    assert int(client.get(key) or 0) == 8_000_000
     client.close()
 
 

@@ -33,8 +33,9 @@ from ...errors import BudgetExceededError, BudgetStoreUnavailableError
 from ...redact import get_logger, scrub
 from ..periods import ALL, KEEP, periods, provider_scope, tag_scope
 from ..usage.spool import spool
+from .batch import Batcher
 from .local import counters_for
-from .redis_backend import MISSING
+from .redis_backend import MISSING, Reservation
 
 if TYPE_CHECKING:
     from ...config import BudgetLimits, BudgetSettings
@@ -150,6 +151,7 @@ class Budgets:
         self._ledger = ledger
         self._clock = clock
         self._remote: Any = None
+        self._batcher: Batcher[tuple[_Handoff, Reservation], tuple[int, int] | None] | None = None
         #: The shared counters' store (the ledger has its own guard).
         self.guard = StoreGuard("the shared budget store (redis)", settings.timeout, location=url)
         self._known: OrderedDict[tuple[Any, ...], list[Check]] = OrderedDict()
@@ -203,15 +205,11 @@ class Budgets:
             ttls = [c.ttl for c in checks]
             try:
                 # Asked to: a counter Redis lacks must start from the ledger, not from zero.
-                refused = await self.guard.call(
-                    self._reserve_shared, handoff, keys, limits, ttls, amount, self._ledger is not None
-                )
+                refused = await self._reserve_shared(handoff, (keys, limits, ttls, amount, self._ledger is not None))
                 if refused == MISSING and self._ledger is not None:
                     starts = await self._ledger_totals(self._ledger, checks, provider)
                     if starts is not None:
-                        refused = await self.guard.call(
-                            self._reserve_shared, handoff, keys, limits, ttls, amount, starts
-                        )
+                        refused = await self._reserve_shared(handoff, (keys, limits, ttls, amount, starts))
             except asyncio.CancelledError:
                 self._give_back(handoff, keys, amount)
                 raise
@@ -226,28 +224,29 @@ class Budgets:
         self._refuse(checks, self.local.reserve(keys, limits, amount, now), amount, provider)
         return Hold(tuple(keys), amount, False)
 
-    def _reserve_shared(
-        self,
-        handoff: _Handoff,
-        keys: list[str],
-        limits: list[int],
-        ttls: list[int],
-        amount: int,
-        starts: list[int] | bool,
-    ) -> tuple[int, int] | None:
-        """On a store thread: the shared reservation (``starts`` as for
-        :meth:`.redis_backend.RedisCounters.reserve`). Made after its caller stopped waiting
-        (cancelled, or past the store's deadline), it is given back at once, on this thread:
-        the store has just answered, though its guard may be skipping it for that overrun."""
+    async def _reserve_shared(self, handoff: _Handoff, request: Reservation) -> tuple[int, int] | None:
+        """The shared reservation, sent with those asked for meanwhile (:mod:`.batch`);
+        raises :class:`StoreUnavailable`."""
+        if self._batcher is None:
+            self._batcher = Batcher(self._reserve_batch)
+        batcher = self._batcher
+        return await self.guard.wait(lambda: batcher.submit((handoff, request)))
+
+    def _reserve_batch(self, batch: list[tuple[_Handoff, Reservation]]) -> list[tuple[int, int] | None | Exception]:
+        """On a store thread: the reservations of a batch (``starts`` as for
+        :meth:`.redis_backend.RedisCounters.reserve`). One made after its caller stopped waiting
+        (cancelled, or past the store's deadline) is given back at once, on this thread: the
+        store has just answered, though its guard may be skipping it for that overrun."""
         counters = self._remote_counters()
-        refused = counters.reserve(keys, limits, ttls, amount, starts)
-        if refused is None and not handoff.hand_over():
-            try:
-                counters.add(keys, -amount)
-            except Exception as exc:  # noqa: BLE001 - nobody awaits this thread's answer any more
-                problem = StoreUnavailable(f"failed ({type(exc).__name__}: {scrub(str(exc))})")
-                self.guard.warn(problem, "a reservation its request never used could not be given back")
-        return refused
+        answers = counters.reserve([request for _, request in batch])
+        for (handoff, (keys, *_, amount, _starts)), refused in zip(batch, answers, strict=True):
+            if refused is None and not handoff.hand_over():
+                try:
+                    counters.add(keys, -amount)
+                except Exception as exc:  # noqa: BLE001 - nobody awaits this thread's answer any more
+                    problem = StoreUnavailable(f"failed ({type(exc).__name__}: {scrub(str(exc))})")
+                    self.guard.warn(problem, "a reservation its request never used could not be given back")
+        return answers
 
     def _give_back(self, handoff: _Handoff, keys: list[str], amount: int) -> None:
         """The caller stops waiting for a shared reservation: one already made is given back

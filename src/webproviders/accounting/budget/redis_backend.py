@@ -48,9 +48,20 @@ return 0
 #: What :meth:`RedisCounters.reserve` answers, asked to, when the server lacks a counter.
 MISSING = (-1, 0)
 
+#: One reservation: ``(keys, limits, ttls, amount, starts)`` (see :meth:`RedisCounters.reserve`).
+Reservation = tuple[Sequence[str], Sequence[int], Sequence[int], int, Sequence[int] | bool]
+
+
+def _refused(index: Any, used: Any) -> tuple[int, int] | None:
+    """The script's answer: None (reserved), :data:`MISSING`, or ``(index, used)`` of the budget that refused."""
+    if int(index) == -1:
+        return MISSING
+    return None if int(index) == 0 else (int(index) - 1, int(used))
+
 
 class RedisCounters:
-    """The :class:`~.local.LocalCounters` interface on a Redis server; every call is one round trip.
+    """The :class:`~.local.LocalCounters` interface on a Redis server; every call is one round trip
+    (:meth:`reserve` for many reservations at once).
 
     A counter the server does not hold (a new period, a server restarted empty, a key evicted
     under ``maxmemory``) is started from the usage ledger's running total when the caller has
@@ -65,29 +76,25 @@ class RedisCounters:
         self._reserve = self._client.register_script(_RESERVE)
         self._add = self._client.register_script(_ADD)
 
-    def reserve(
-        self,
-        keys: Sequence[str],
-        limits: Sequence[int],
-        ttls: Sequence[int],
-        amount: int,
-        starts: Sequence[int] | bool = False,
-    ) -> tuple[int, int] | None:
-        """Take ``amount`` from every counter, or ``(index, used)`` of the first that would go over.
+    def reserve(self, requests: Sequence[Reservation]) -> list[tuple[int, int] | None | Exception]:
+        """Each request's answer, all sent in one round trip: None when ``amount`` was taken
+        from every counter, else ``(index, used)`` of the first that would go over, or the
+        error the server gave that script alone (every script is atomic on its own).
 
         ``starts``: False counts a missing counter from zero; True answers :data:`MISSING`
         instead (nothing reserved); a list of values starts missing counters at them.
         """
-        if starts is False:
-            missing: list[Any] = ["count"]
-        elif starts is True:
-            missing = ["ask"]
-        else:
-            missing = ["seed", *starts]
-        index, used = self._reserve(keys=list(keys), args=[amount, *limits, *ttls, *missing])
-        if int(index) == -1:
-            return MISSING
-        return None if int(index) == 0 else (int(index) - 1, int(used))
+        pipe = self._client.pipeline(transaction=False)
+        for keys, limits, ttls, amount, starts in requests:
+            if starts is False:
+                missing: list[Any] = ["count"]
+            elif starts is True:
+                missing = ["ask"]
+            else:
+                missing = ["seed", *starts]
+            self._reserve(keys=list(keys), args=[amount, *limits, *ttls, *missing], client=pipe)
+        return [answer if isinstance(answer, Exception) else _refused(*answer)
+                for answer in pipe.execute(raise_on_error=False)]
 
     def add(self, keys: Sequence[str], delta: int) -> None:
         self._add(keys=list(keys), args=[delta])
