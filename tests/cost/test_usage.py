@@ -189,6 +189,17 @@ def test_since_and_by_are_checked() -> None:
         webproviders.usage_summary("1d", by="colour", config=cost_config())
 
 
+@pytest.mark.parametrize(
+    "written", ["2026-10-01T12:00:00Z", "2026-10-01T12:00z", "2026-10-01T12:00:00.000Z", "2026-10-01T14:00:00+0200"]
+)
+def test_an_iso_time_in_utc_or_with_a_colonless_offset_is_read_on_every_python(written: str) -> None:
+    """Python 3.10's ``fromisoformat`` refuses a ``Z`` (what ``date -u +%FT%TZ`` and
+    JavaScript's ``toISOString`` write) and ``+0200``: ``--since`` said it was not understood."""
+    noon = datetime.datetime(2026, 10, 1, 12, tzinfo=datetime.timezone.utc).timestamp()
+    assert parse_since(written) == noon
+    assert parse_since(written, what="until") == noon
+
+
 @pytest.mark.parametrize("since", ["99999999d", "10000000000000000000000m", datetime.timedelta(days=999_999_999)])
 def test_a_span_reaching_before_1970_reports_everything(tmp_path: Path, since: Any) -> None:
     """It raised "year -271764 is out of range" (a ValueError, or an OverflowError) out of

@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 GROUPINGS = ("provider", "capability", "outcome", "day")
 _SPAN = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d|w)\s*$", re.IGNORECASE)
 _SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+#: A ``Z`` for UTC, or an offset without its colon (``+0200``): Python 3.10 reads neither.
+_OFFSET = re.compile(r"(?:[Zz]|([+-]\d{2})(\d{2}))$")
 
 
 class UsageQueryError(ValueError):
@@ -48,12 +50,25 @@ def _seconds(value: Any, now: float, what: str) -> float:
         if match:
             return now - float(match.group(1)) * _SECONDS[match.group(2).lower()]
         try:
-            return _seconds(datetime.datetime.fromisoformat(value.strip()), now, what)
+            return _seconds(_from_iso(value.strip()), now, what)
         except ValueError:
             pass
     raise UsageQueryError(
         f"{what} {value!r} is not understood; write a span such as '7d', '24h', '30m' or '2w', or a date such as '2026-10-01'."
     )
+
+
+def _from_iso(text: str) -> datetime.datetime:
+    """An ISO date or date-time as Python 3.11 reads it, on 3.10 too: ``2026-11-01T00:00Z``
+    (what ``date -u +%FT%TZ`` and JavaScript write) was refused there as not understood."""
+    try:
+        return datetime.datetime.fromisoformat(text)
+    except ValueError:
+        offset = _OFFSET.search(text)
+        if offset is None:
+            raise
+        written = "+00:00" if offset[1] is None else f"{offset[1]}:{offset[2]}"
+        return datetime.datetime.fromisoformat(text[: offset.start()] + written)
 
 
 def _key_of(by: str) -> Any:
