@@ -350,3 +350,30 @@ def test_a_call_waiting_on_an_identical_one_refused_by_its_tag_budget_asks_under
     assert bob["success"] is True, bob
     assert "alice" not in json.dumps(bob)
     assert scripted(config, "priced").calls == 2
+
+
+def test_a_call_that_read_the_clock_just_before_midnight_leaves_the_new_day_its_own_budgets() -> None:
+    """Two threads at midnight: one starts the new day (the remembered budget lists are
+    dropped), then the other, whose clock read 23:59:59.999, looks its list up. That list,
+    yesterday's, was remembered for the whole new day: its calls were counted on
+    yesterday's counter, and refusals said the budget reset at a midnight already past."""
+    import calendar
+
+    from webproviders.accounting.budget import Budgets
+    from webproviders.errors import BudgetExceededError
+    from webproviders.sections import BudgetSettings
+
+    midnight = calendar.timegm((2026, 11, 27, 0, 0, 0))
+    now = [midnight]
+    budgets = Budgets(BudgetSettings(per_tag={"user": {"daily_usd": 0.01}}), clock=lambda: now[0])
+
+    def reserve(user: str, at: float) -> None:
+        now[0] = at
+        asyncio.run(budgets.reserve("priced", {"user": user}, 0.01))
+
+    reserve("a", midnight + 0.001)  # the new day's first call
+    reserve("b", midnight - 0.001)  # read the clock before it, looked up after it
+    reserve("b", midnight + 3600)
+    with pytest.raises(BudgetExceededError) as refused:
+        reserve("b", midnight + 7200)
+    assert "It resets at 2026-11-28 00:00 UTC" in str(refused.value)

@@ -155,19 +155,24 @@ class Budgets:
         #: The shared counters' store (the ledger has its own guard).
         self.guard = StoreGuard("the shared budget store (redis)", settings.timeout, location=url)
         self._known: OrderedDict[tuple[Any, ...], list[Check]] = OrderedDict()
-        self._known_until = 0.0
+        #: When the UTC day the remembered budget lists belong to starts and ends.
+        self._known_from = self._known_until = 0.0
 
     def checks(self, provider: str, tags: dict[str, str], now: float) -> list[Check]:
         """Every budget a request to ``provider`` with ``tags`` must fit in (remembered until midnight UTC)."""
         if now >= self._known_until:
             self._known.clear()
-            self._known_until = periods(now)["daily"][2]
+            _stamp, self._known_from, self._known_until = periods(now)["daily"]
         key = (provider, *sorted(tags.items()))
         found = self._known.get(key)
         if found is None:
-            found = self._known[key] = self._build_checks(provider, tags, now)
-            if len(self._known) > _KNOWN_COMBINATIONS:
-                self._known.popitem(last=False)
+            found = self._build_checks(provider, tags, now)
+            # A caller that read the clock before another thread started the new day gets
+            # its own day's budgets, which are not remembered for the calls of the new one.
+            if now >= self._known_from:
+                self._known[key] = found
+                if len(self._known) > _KNOWN_COMBINATIONS:
+                    self._known.popitem(last=False)
         return found
 
     def _build_checks(self, provider: str, tags: dict[str, str], now: float) -> list[Check]:
