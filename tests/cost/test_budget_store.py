@@ -507,3 +507,29 @@ def test_a_store_that_answered_while_the_event_loop_was_busy_is_not_blamed() -> 
 
     assert asyncio.run(run()) == "answer"
     assert guard.skipped_because() is None
+
+
+def test_a_store_not_asked_because_the_store_threads_were_busy_is_not_blamed() -> None:
+    """Operations on a frozen store held every store thread; one for another, healthy store
+    waited behind them past its bound, and that store was skipped for 5 s as if it had not
+    answered (a loaded process's rate limiter so had its budget corrections dropped)."""
+    import threading
+
+    release = threading.Event()
+    frozen = StoreGuard("the frozen store", 30.0)
+    healthy = StoreGuard("the healthy store", 0.2)
+
+    async def run() -> str:
+        held = [asyncio.ensure_future(frozen.call(release.wait, 30)) for _ in range(8)]
+        await asyncio.sleep(0)  # the eight take the pool's threads
+        try:
+            with pytest.raises(StoreUnavailable) as refused:
+                await healthy.call(lambda: "answer")
+        finally:
+            release.set()
+            await asyncio.gather(*held)
+        return str(refused.value)
+
+    assert "was not asked within 0.20 s" in asyncio.run(run())
+    assert healthy.skipped_because() is None
+    assert asyncio.run(healthy.call(lambda: "answer")) == "answer"

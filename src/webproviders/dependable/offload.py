@@ -234,6 +234,9 @@ class StoreGuard:
                     raise
             result = operation.result()
         except asyncio.TimeoutError:
+            if operation.cancel():  # still queued: no verdict on a store this process did not ask
+                self._released(probe)
+                raise StoreUnavailable(f"was not asked within {bound:.2f} s, behind operations still under way") from None
             reason = f"did not answer within {bound:.2f} s"
             if bound < min(self.timeout, MIN_BOUND):  # the call ran out of time; no verdict on the store
                 self._released(probe)
