@@ -472,7 +472,7 @@ def test_a_shared_reservation_that_lands_after_its_store_deadline_is_given_back(
 
 
 def test_three_thousand_concurrent_priced_calls_on_a_healthy_redis_are_all_checked(
-    redis_server: str, namespace: str, tmp_path: Path
+    freezable_redis: tuple[str, Callable[[], None]], namespace: str, tmp_path: Path
 ) -> None:
     """A fleet's process with thousands of priced calls in flight: each reservation took a
     store thread of its own (8 of them), waited for the interpreter the event loop held, and
@@ -480,6 +480,7 @@ def test_three_thousand_concurrent_priced_calls_on_a_healthy_redis_are_all_check
     now go to Redis together, and the cap still holds to the cent."""
     import redis
 
+    redis_server, _ = freezable_redis  # a server of its own: no other test's outage is still skipped
     config = cost_config(
         budget={"daily_usd": 8.0},  # room for 2,000 priced searches at $0.004
         rate_limit={"url": redis_server, "namespace": namespace},
