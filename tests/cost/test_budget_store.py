@@ -534,3 +534,43 @@ def test_a_store_not_asked_because_the_store_threads_were_busy_is_not_blamed() -
     assert "was not asked within 0.20 s" in asyncio.run(run())
     assert healthy.skipped_because() is None
     assert asyncio.run(healthy.call(lambda: "answer")) == "answer"
+
+
+_FORKED_MID_RESERVATION = """
+import json, os, sys, threading, time
+import redis
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+
+url, plugins = sys.argv[1], sys.argv[2]
+config = config_from_dict({
+    "web": {"cache": False, "usage": False, "retry": {"backoff": 0.0},
+            "budget": {"daily_usd": 1, "timeout": 5}, "rate_limit": {"url": url}},
+    "plugins": {"paths": [plugins], "enabled": ["priced"]},
+})
+dispatch_search("warm up", backend="priced", config=config)
+redis.Redis.from_url(url).execute_command("CLIENT", "PAUSE", 1500, "WRITE")
+kwargs = {"backend": "priced", "config": config, "timeout": 20}
+parent = threading.Thread(target=dispatch_search, args=("parent",), kwargs=kwargs)
+parent.start()
+time.sleep(0.5)  # its reservation is on its way to the paused server
+read, write = os.pipe()
+if os.fork() == 0:
+    os.write(write, json.dumps(dispatch_search("child", **kwargs).get("error_code")).encode())
+    os._exit(0)
+os.wait()
+parent.join()
+print(json.dumps({"child": json.loads(os.read(read, 1000))}))
+"""
+
+
+def test_a_process_forked_while_a_reservation_was_on_its_way_can_reserve(
+    freezable_redis: tuple[str, Callable[[], None]], run_script: Callable[..., dict[str, Any]]
+) -> None:
+    """A worker forked (a pre-forking server) while its parent's reservations were on their
+    way to Redis inherits the batch as being sent, by a thread it does not have: none of its
+    priced calls would ever be sent."""
+    from .conftest import PLUGINS
+
+    url, _ = freezable_redis  # paused for a moment: a server of its own
+    assert run_script(_FORKED_MID_RESERVATION, url, str(PLUGINS)) == {"child": None}
