@@ -491,7 +491,7 @@ def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
 def _unknown_backends(registry: Any) -> list[str]:
     """A sentence for each configured backend name no provider has, naming where it is set;
     scrubbed, as the name may be anything (a key given where a backend name was meant)."""
-    from .config import ENV_OVERRIDES
+    from .config import ENV_OVERRIDES, backend_names
     from .redact import scrub
     from .suggest import did_you_mean
 
@@ -500,8 +500,7 @@ def _unknown_backends(registry: Any) -> list[str]:
     problems = []
     for var, key in ENV_OVERRIDES.items():
         spec = getattr(web, key)
-        names = spec.get("fuse", []) if isinstance(spec, dict) else spec if isinstance(spec, list) else [spec]
-        unknown = [n for n in names if n is not None and registry.get(n) is None]
+        unknown = [n for n in backend_names(spec) if registry.get(n) is None] if spec is not None else []
         if unknown:
             where = f"${var}" if os.environ.get(var, "").strip() else f"web.{key}"
             hints = "".join(did_you_mean(str(name), known) for name in unknown)

@@ -179,6 +179,17 @@ def proxy_problem(value: str) -> str | None:
 BackendSpec = str | list[str] | dict[str, list[str]]
 
 
+def backend_names(spec: BackendSpec) -> list[str]:
+    """The provider names a backend choice lists, in order. A string is split at its commas:
+    ``search_backend: ${CHAIN}`` with ``CHAIN=brave,ddgs`` is a chain, as the variable
+    ``WEB_SEARCH_BACKEND=brave,ddgs`` is."""
+    if isinstance(spec, dict):
+        return [str(n).strip() for n in spec.get("fuse", [])]
+    if isinstance(spec, str):
+        return [part.strip() for part in spec.split(",") if part.strip()]
+    return [str(n).strip() for n in spec]
+
+
 #: The longest deadline a call may have, in seconds (``web.timeout``, a call's ``timeout``).
 MAX_TIMEOUT = 3600
 

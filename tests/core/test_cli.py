@@ -363,6 +363,20 @@ def test_an_unknown_backend_name_a_typo_away_says_which_one_was_meant(tmp_path: 
     assert "stub, tavily, xai, you). Did you mean 'brave'?\n" in result.stderr
 
 
+@pytest.mark.parametrize("command", [["config"], ["search", "q", "--limit", "1"]])
+def test_a_chain_written_with_commas_in_the_file_is_read_as_the_chain_it_is(command: list[str], tmp_path: Path) -> None:
+    """``search_backend: ${CHAIN}`` with ``CHAIN=stub,ddgs``: the library ran it as the chain
+    stub -> ddgs, but the command stopped with exit 3 saying 'stub,ddgs' was no provider."""
+    path = tmp_path / "c.yaml"
+    path.write_text("web:\n  search_backend: ${CHAIN}\n")
+    result = run("--config", str(path), *command, env={"CHAIN": "stub, ddgs"})
+    assert result.returncode == 0, result.stderr
+    assert "which no installed provider is" not in result.stderr
+    misspelt = run("--config", str(path), *command, env={"CHAIN": "stub,ddgss"})
+    assert misspelt.returncode == 3
+    assert "web.search_backend names 'ddgss', which no installed provider is" in misspelt.stderr
+
+
 @pytest.mark.parametrize("command", [["config"], ["config", "--json"], ["search", "q"]])
 def test_a_key_given_where_a_backend_name_was_meant_is_not_printed(
     command: list[str], tmp_path: Path

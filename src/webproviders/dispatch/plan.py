@@ -12,7 +12,7 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..config import MAX_TIMEOUT, BackendSpec
+from ..config import MAX_TIMEOUT, BackendSpec, backend_names
 from ..errors import InvalidInputError, NotConfiguredError, UnsupportedError
 from ..manifest import PRIORITY_KEYLESS, Capability
 from ..registry.providers import Registry
@@ -42,12 +42,12 @@ class Plan:
 
 
 def _parse(spec: BackendSpec) -> tuple[list[str], Mode]:
+    names = backend_names(spec)
     if isinstance(spec, dict):
-        return [str(n).strip() for n in spec.get("fuse", [])], "fuse"
+        return names, "fuse"
     if isinstance(spec, str):
-        names = [part.strip() for part in spec.split(",") if part.strip()]
         return names, "single" if len(names) == 1 else "chain"
-    return [str(n).strip() for n in spec], "chain"
+    return names, "chain"
 
 
 def _unknown(name: str, registry: Registry) -> NotConfiguredError:
