@@ -781,6 +781,15 @@ def _as_typed(argument: str) -> str:
 
 
 def main(argv: Sequence[str] | None = None, *, collector_off: bool = False) -> int:
+    try:
+        return _command(argv, collector_off)
+    except KeyboardInterrupt:  # during the call, or while the command starts (modules still loading)
+        sys.stderr.write("interrupted\n")  # one line for a person; no envelope, even with --json
+        return EXIT_INTERRUPTED
+
+
+def _command(argv: Sequence[str] | None, collector_off: bool) -> int:
+    """:func:`main` but for Ctrl-C."""
     _streams_that_never_fail()
     given = list(sys.argv[1:] if argv is None else argv)
     try:
@@ -804,9 +813,6 @@ def main(argv: Sequence[str] | None = None, *, collector_off: bool = False) -> i
         code = _run(args)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
         return code
-    except KeyboardInterrupt:
-        sys.stderr.write("interrupted\n")  # one line for a person; no envelope, even with --json
-        return EXIT_INTERRUPTED
     except BrokenPipeError:
         return _closed_pipe()
     except Exception as exc:

@@ -587,6 +587,38 @@ def test_ctrl_c_during_a_call_ends_it_at_once_with_130_and_one_line(output: list
     assert out == "" and err == "interrupted\n"
 
 
+#: Ctrl-C pressed while the command is still starting: a real SIGINT, sent as the module of
+#: the extraction workers (which ``extract`` loads before its call) begins to load.
+_CTRL_C_AT_START = """
+import os, signal, sys
+
+class CtrlC:
+    def find_spec(self, name, path=None, target=None):
+        if name == "webproviders.fetching.extractpool":
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+sys.meta_path.insert(0, CtrlC())
+from webproviders.cli import run
+sys.argv = ["webproviders", "--allow-private", "extract", "http://127.0.0.1:9/", "--backend", "http"]
+run()
+"""
+
+
+def test_ctrl_c_while_the_command_starts_is_one_line_and_130_not_a_traceback() -> None:
+    """Pressed before the call began (a typo seen at once, on a machine where the start takes
+    a second), Ctrl-C ended the command with a KeyboardInterrupt traceback through the
+    modules it was loading."""
+    import signal
+
+    done = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_AT_START], capture_output=True, text=True, timeout=60,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as a terminal starts it
+    )
+    assert done.returncode == 130
+    assert done.stdout == "" and done.stderr == "interrupted\n"
+
+
 _COLLECTOR_PROBE = """
 import gc
 from pathlib import Path
