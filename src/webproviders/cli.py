@@ -135,7 +135,7 @@ def _parser() -> argparse.ArgumentParser:
         cmd.add_argument("--json", action="store_true", help=f"print {what} as JSON")
 
     search = command("search", "search the web")
-    search.add_argument("query", help="what to search for")
+    search.add_argument("query", nargs="+", help="what to search for: quoted, or as words, which are joined with spaces")
     search.add_argument("--limit", type=int, default=5, help="how many results (1-50)")
     backend(search, "search")
     as_json(search)
@@ -352,7 +352,7 @@ def _show_decisions(capability: str, args: argparse.Namespace, envelope: dict[st
 def _cmd_search(args: argparse.Namespace, config: Any) -> int:
     from .dispatch.api import dispatch_search
 
-    envelope = dispatch_search(_as_typed(args.query), args.limit, backend=args.backend, config=config)
+    envelope = dispatch_search(_as_typed(" ".join(args.query)), args.limit, backend=args.backend, config=config)
     if args.debug:
         _show_decisions("search", args, envelope, config)
     return _emit(envelope, args.json, _print_search)

@@ -35,6 +35,13 @@ def test_search_prints_numbered_results() -> None:
     assert "2. hello world — result 2" in result.stdout
 
 
+def test_a_query_typed_as_several_words_is_one_query() -> None:
+    """``webproviders search hello world`` stopped with exit 2: 'unrecognized arguments: world'."""
+    result = run("search", "hello", "world", "--limit", "1", "--backend", "stub")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[0] == "1. hello world — result 1"
+
+
 def test_search_json_is_the_envelope() -> None:
     result = run("search", "q", "--backend", "stub", "--json")
     envelope = json.loads(result.stdout)
