@@ -34,6 +34,7 @@ from webproviders import (
 from webproviders.kit import (
     duckduckgo_region,
     error_for_status,
+    proxy_error,
     proxy_refused,
     site_query,
     warn_unknown,
@@ -43,6 +44,9 @@ _TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
 _SAFESEARCH = {"off": "off", "moderate": "moderate", "strict": "on"}
 #: How ddgs's HTTP client reports a proxy that refused its credentials.
 _PROXY_REFUSED_CREDENTIALS = re.compile(r"HTTP/\S+ 407\b|\b407 Proxy Authentication Required")
+#: How it reports a proxy that would not open a tunnel: its status and reason, up to the
+#: headers that follow them (escaped in the message: ``\\r\\n``).
+_TUNNEL_REFUSED = re.compile(r"proxy CONNECT failed: HTTP/\S+ (\d{3})([^\\\r\n']*)")
 #: How it reports a connection refused: through a proxy, the proxy's refusal.
 _CONNECTION_REFUSED = re.compile(r"Connection refused|os error 111\b")
 NO_RESULTS_WARNING = (
@@ -171,6 +175,10 @@ class DDGSProvider(WebSearchProvider):
             if _PROXY_REFUSED_CREDENTIALS.search(message):
                 # the proxy's own credentials: not ddgs's failure, and not network_error
                 raise error_for_status(407, self.name, vendor="ddgs's search engines")
+            tunnel = _TUNNEL_REFUSED.search(message)
+            if tunnel:  # the proxy's own answer (a 403 for engines it does not allow, a 502)
+                answered = ConnectionError(f"{tunnel[1]}{tunnel[2].rstrip()}")
+                raise proxy_error(answered, "ddgs's search engines", self.name)
             proxy = self._proxy()
             if proxy and _CONNECTION_REFUSED.search(message):
                 # every connection goes to the proxy: not an engine's refusal, as it read

@@ -222,6 +222,20 @@ def test_errors_are_mapped(proxy: Proxy, ddgs_config: Callable[..., Any], mode: 
     assert envelope["error_code"] == code and envelope["retryable"] is True, envelope
 
 
+def test_a_proxy_that_will_not_open_the_tunnel_is_said_with_its_answer(
+    proxy: Proxy, ddgs_config: Callable[..., Any]
+) -> None:
+    """It read "ddgs could not get results: RequestError(RequestError('error sending request for
+    url (https://...) > proxy CONNECT failed: HTTP/1.1 502 Bad Gateway\\r\\nContent-Length: 0'))"."""
+    proxy.mode = "refuse"
+    envelope = dispatch_search("q", backend="ddgs", config=ddgs_config(), timeout=20)
+    assert envelope["error_code"] == "network_error", envelope
+    assert envelope["error"] == (
+        "ddgs's search engines could not be reached through the proxy, which answered 502 Bad Gateway. "
+        "Check the proxy in web.proxy, or HTTPS_PROXY / HTTP_PROXY / ALL_PROXY and NO_PROXY."
+    )
+
+
 def test_a_proxy_that_refuses_its_credentials_is_named_and_not_held_against_ddgs(
     proxy: Proxy, ddgs_config: Callable[..., Any], make_config: Any
 ) -> None:

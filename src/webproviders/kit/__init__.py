@@ -44,6 +44,7 @@ _EXPORTS = {
     # reading a vendor's failures
     "error_for_status": "errors",
     "proxy_refused": "errors",
+    "proxy_error": "errors",
     "to_provider_error": "errors",
     "quote": "errors",
     "said": "errors",
@@ -128,6 +129,7 @@ if TYPE_CHECKING:
         error_for_status,
         mentions_bad_key,
         mentions_no_credit,
+        proxy_error,
         proxy_refused,
         quote,
         said,
