@@ -46,6 +46,8 @@ EXIT_NOT_FOUND = 7
 EXIT_PARTIAL = 8
 #: Interrupted (Ctrl-C): what a shell reports for a command ended by SIGINT.
 EXIT_INTERRUPTED = 130
+#: Asked to stop (SIGTERM: ``timeout 10 webproviders ...``, a service manager): 128 + 15.
+EXIT_TERMINATED = 143
 #: Exit code of each error code; any other is :data:`EXIT_FAILURE`.
 EXIT_CODES = {
     "invalid_input": EXIT_USAGE,
@@ -66,7 +68,8 @@ _EXIT_HELP = """exit codes:
   1  any other failure            6  network, timeout or the vendor's side (5xx)
   2  bad usage or invalid input   7  not found
   3  configuration                8  extract read only some of the URLs
-  4  credentials refused          130  interrupted (Ctrl-C)"""
+  4  credentials refused          130  interrupted (Ctrl-C)
+                                  143  terminated (SIGTERM)"""
 
 
 class _Help(argparse.ArgumentDefaultsHelpFormatter, argparse.RawDescriptionHelpFormatter):
@@ -783,9 +786,20 @@ def _as_typed(argument: str) -> str:
 def main(argv: Sequence[str] | None = None, *, collector_off: bool = False) -> int:
     try:
         return _command(argv, collector_off)
+    except _Terminated:
+        sys.stderr.write("terminated\n")
+        return EXIT_TERMINATED
     except KeyboardInterrupt:  # during the call, or while the command starts (modules still loading)
         sys.stderr.write("interrupted\n")  # one line for a person; no envelope, even with --json
         return EXIT_INTERRUPTED
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, raised where Ctrl-C is, so that it ends the command as Ctrl-C does."""
+
+
+def _terminate(signum: int, frame: Any) -> NoReturn:
+    raise _Terminated()
 
 
 def _command(argv: Sequence[str] | None, collector_off: bool) -> int:
@@ -845,7 +859,16 @@ def run() -> None:
     reference counts; only the cycles among them are left to the operating system. The
     workers are killed as the command returns, so that they end while the ledger is written.
     """
+    import signal
+
+    # SIGTERM ends the command as Ctrl-C does: its call is cancelled, the ddgs and extraction
+    # workers it started are killed and the usage ledger is written. Its default action ended
+    # the process alone, and a ddgs worker went on searching until its own timeout.
+    given = signal.getsignal(signal.SIGTERM)
+    if given is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _terminate)
     code = main(collector_off=True)
+    signal.signal(signal.SIGTERM, given)  # nothing is left to end but the exit: no traceback from it
     pool = sys.modules.get("webproviders.fetching.extractpool")
     if pool is not None:  # the command read pages: its workers end while the exit goes on
         pool.extraction_pool.close(wait=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -592,6 +593,36 @@ def test_ctrl_c_during_a_call_ends_it_at_once_with_130_and_one_line(output: list
     out, err = command.communicate(timeout=30)  # not the page's 60 s, nor the call's deadline
     assert command.returncode == 130
     assert out == "" and err == "interrupted\n"
+
+
+def test_sigterm_ends_the_call_as_ctrl_c_does_and_its_ddgs_worker_with_it(tmp_path: Path) -> None:
+    """``timeout 10 webproviders search ...`` sends SIGTERM: its default action ended the command
+    alone, and the ddgs worker it had started went on searching, holding its connection open
+    until its own 60 s timeout."""
+    import signal
+    import socket
+
+    pytest.importorskip("ddgs")
+    proxy = socket.create_server(("127.0.0.1", 0))  # takes the connection, never answers
+    proxy.settimeout(30)
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        f"web:\n  proxy: http://127.0.0.1:{proxy.getsockname()[1]}\n  cache: false\n  usage: false\n"
+        "  providers:\n    ddgs: {backend: duckduckgo, timeout: 60, max_retries: 0}\n"
+    )
+    command = subprocess.Popen(
+        [sys.executable, "-m", "webproviders.cli", "--config", str(path), "search", "q", "--backend", "ddgs"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    with proxy, proxy.accept()[0] as worker_connection:  # the ddgs worker is searching
+        command.send_signal(signal.SIGTERM)
+        out, err = command.communicate(timeout=30)
+        assert command.returncode == 143
+        assert out == "" and err == "terminated\n"
+        worker_connection.settimeout(20)
+        assert worker_connection.recv(1024).startswith(b"CONNECT ")
+        with contextlib.suppress(ConnectionResetError):
+            assert worker_connection.recv(1024) == b""  # closed: the worker is gone
 
 
 #: Ctrl-C pressed while the command is still starting: a real SIGINT, sent as the module of
