@@ -251,6 +251,21 @@ def test_the_usage_command_reads_a_closed_range_with_until(tmp_path: Path, capsy
     assert "until 'someday' is not understood" in capsys.readouterr().err
 
 
+def test_a_range_that_ends_where_it_starts_is_refused_not_a_day_without_spending(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--since 2026-11-27 --until 2026-11-27`` (the bill of one day, as a person writes it)
+    printed zero requests and $0 with exit 0: until is not included, so the range held nothing."""
+    file = _config_file(tmp_path, {"usage": {"path": str(tmp_path / "usage.sqlite3")}})
+    _recorded(config_from_dict(json.loads(file.read_text())), (0, 0.02))
+    today = datetime.datetime.now(datetime.timezone.utc).date().isoformat()
+    assert main(["--config", str(file), "usage", "--since", today, "--until", today]) == 2
+    said = capsys.readouterr()
+    assert said.out == ""
+    assert f"until ({today}T00:00:00+00:00) is the same moment as since" in said.err
+    assert "one day runs from that date to the next" in said.err
+
+
 def test_a_ledger_that_stays_broken_is_said_by_calls_after_its_skip_window(tmp_path: Path) -> None:
     """The ledger is written off the call path, so only its writer meets a broken file. Before,
     calls made once the skip window was over (an agent searching every ten seconds) said

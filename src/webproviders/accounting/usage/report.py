@@ -137,8 +137,12 @@ def usage_summary(
     now = time.time()
     start = parse_since(since, now)
     end = now if until is None else parse_since(until, now, "until")
-    if until is not None and end < start:
-        raise UsageQueryError(f"until ({_iso(end)}) is before since ({_iso(start)}); no row can be in between.")
+    if until is not None and end <= start:  # the same day for both is no day: until is not included
+        when = "is before" if end < start else "is the same moment as"
+        raise UsageQueryError(
+            f"until ({_iso(end)}) {when} since ({_iso(start)}); no row can be in between "
+            "(until is not included: one day runs from that date to the next)."
+        )
     _key_of(by)
     settings = cfg.web.usage
     ledger = Ledger(settings) if settings.enabled else None
