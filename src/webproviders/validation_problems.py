@@ -124,6 +124,10 @@ def _message(err: Any, model: type[BaseModel]) -> str:
         return str(err.get("ctx", {}).get("error", err["msg"]))
     if kind == "model_type":
         return "should be a mapping of settings (key: value lines indented beneath it)"
+    if kind == "dict_type":
+        return "should be a mapping (name: value lines indented beneath it)"
+    if kind == "list_type":  # ``enabled: myplugin``: one item is a list too
+        return "should be a list, such as [a, b] (a single item too: [a]), or one '- item' line each"
     if kind == "missing":
         return "is required"
     return str(err["msg"])

@@ -232,6 +232,22 @@ def test_a_value_of_the_wrong_kind_says_which_kinds_the_key_takes(tree: dict[str
         assert jargon not in message
 
 
+@pytest.mark.parametrize(
+    ("tree", "expected"),
+    [
+        ({"plugins": {"enabled": "myplugin"}}, "'plugins.enabled': should be a list, such as [a, b] (a single item too: [a])"),
+        ({"web": {"allowed_hosts": "example.com"}}, "'web.allowed_hosts': should be a list, such as [a, b]"),
+        ({"web": {"providers": ["brave"]}}, "'web.providers': should be a mapping (name: value lines indented beneath it)"),
+    ],
+)
+def test_one_name_where_a_list_goes_says_how_a_list_is_written(tree: dict[str, Any], expected: str) -> None:
+    """It was pydantic's "Input should be a valid list" (or "dictionary"): true, but not what to write."""
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict(tree, source="x.yaml")
+    assert expected in str(caught.value)
+    assert "Input should be" not in str(caught.value)
+
+
 def test_a_wrong_kind_under_a_union_key_keeps_its_siblings_problems() -> None:
     with pytest.raises(ConfigError) as caught:
         config_from_dict({"web": {"backend": 5, "timeout": "soon"}}, source="x.yaml")
