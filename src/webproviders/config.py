@@ -811,9 +811,8 @@ def _warn_unknown_keys(
             # here: only a config with a stray key needs it
             from .validation_problems import on_line
 
-            log.warning(
-                "Unknown config key '%s' in %s%s is ignored.%s", path, source, on_line(lines, path), _did_you_mean(key, model)
-            )
+            hint = _did_you_mean(key, model) or _placed_elsewhere(str(key), path)
+            log.warning("Unknown config key '%s' in %s%s is ignored.%s", path, source, on_line(lines, path), hint)
             continue
         if model is WebSettings and key == "providers" and isinstance(value, dict):
             _warn_near_shared_keys(value, path, source)
@@ -855,6 +854,31 @@ def _did_you_mean(key: Any, model: type[BaseModel]) -> str:
     from .suggest import did_you_mean
 
     return did_you_mean(str(key), [name for name in model.model_fields if name != "source"])
+
+
+def _placed_elsewhere(key: str, path: str) -> str:
+    """`` Did you mean 'web.search_backend'?`` for a key written at the wrong level (without
+    its ``web:``, or ``plugins:`` indented under ``web:``): the shallowest setting of that name,
+    when only one is that shallow; else ``""``."""
+    found = sorted((p.count("."), p) for p in _setting_paths(Config, "") if p.rsplit(".", 1)[-1] == key and p != path)
+    if not found or (len(found) > 1 and found[0][0] == found[1][0]):
+        return ""
+    return f" Did you mean '{found[0][1]}'?"
+
+
+def _setting_paths(model: type[BaseModel], where: str) -> list[str]:
+    """The dotted path of every setting below ``model`` (not below ``web.providers``, whose
+    keys are each provider's own)."""
+    paths = []
+    for name, field in model.model_fields.items():
+        if name == "source":
+            continue
+        path = f"{where}.{name}" if where else name
+        paths.append(path)
+        nested = _section_model(field)
+        if nested is not None:
+            paths.extend(_setting_paths(nested, path))
+    return paths
 
 
 def _warn_near_shared_keys(sections: dict[Any, Any], where: str, source: str) -> None:

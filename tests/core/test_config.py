@@ -660,6 +660,25 @@ def test_a_typo_of_a_key_is_named_with_the_key_it_was_likely_meant_for(
     ]
 
 
+def test_a_key_written_at_the_wrong_level_is_named_with_where_it_goes(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``search_backend:`` and ``providers:`` without their ``web:`` (or ``plugins:`` indented
+    under it) were "ignored" without a hint, and the search ran on an auto-detected backend."""
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "search_backend: stub\nproviders:\n  tavily: {api_key: k}\nweb:\n  plugins: {enabled: []}\n",
+        encoding="utf-8",
+    )
+    with caplog.at_level(logging.WARNING, logger="webproviders.config"):
+        load_config(path)
+    assert caplog.messages == [
+        f"Unknown config key 'search_backend' in {path} (line 1) is ignored. Did you mean 'web.search_backend'?",
+        f"Unknown config key 'providers' in {path} (line 2) is ignored. Did you mean 'web.providers'?",
+        f"Unknown config key 'web.plugins' in {path} (line 5) is ignored. Did you mean 'plugins'?",
+    ]
+
+
 def test_a_key_written_without_its_unit_is_named_with_the_key_meant(caplog: pytest.LogCaptureFixture) -> None:
     """``budget: {daily: 5}`` was "ignored" with no hint, so the cap the operator meant to set
     did nothing; a name that only one key completes (``daily_usd``) is now suggested."""
