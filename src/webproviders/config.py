@@ -1038,6 +1038,8 @@ def yaml_problem(exc: yaml.YAMLError, file_text: str | None = None) -> str:
         for text, mark in ((exc.context, exc.context_mark), (exc.problem, exc.problem_mark))
         if text
     ]
+    if exc.problem and "'\\t'" in exc.problem:  # an editor's tab, which the message alone leaves a puzzle
+        parts.append("YAML takes spaces there, not a tab: indent with spaces, and write a space after a colon")
     return scrub("; ".join(parts) or "a syntax error")
 
 

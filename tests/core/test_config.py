@@ -310,6 +310,19 @@ def test_invalid_yaml_is_a_config_error(tmp_path: Path) -> None:
         load_config(path)
 
 
+@pytest.mark.parametrize("text", ["web:\n\tbackend: stub\n", "web:\n  backend:\tstub\n"], ids=["indent", "after colon"])
+def test_a_tab_in_the_file_is_named_as_one_with_what_to_write(text: str, tmp_path: Path) -> None:
+    """An editor's tab read only as "found character '\\t' that cannot start any token"."""
+    path = tmp_path / "config.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value).endswith(
+        "(line 2, column " + str(text.splitlines()[1].index("\t") + 1) + "); YAML takes spaces there, not a tab: "
+        "indent with spaces, and write a space after a colon."
+    )
+
+
 SECRET = "sk-live-9f8e7d6c5b4a3f2e1d0c"
 BROKEN_KEY_LINES = {
     "mapping on the key line": f"web:\n  providers:\n    brave:\n      api_key: {SECRET}: oops\n",
