@@ -487,6 +487,8 @@ def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
             line += f"  load error: {' '.join(row['load_error'].split())}"
         elif not row["available"]:
             line += f"  ({' '.join(str(row['reason']).split())})"
+        else:
+            line += "".join(f"  ({capability}: {why})" for capability, why in row["unavailable_for"].items())
         sys.stdout.write(_shown(line) + "\n")
     return EXIT_OK
 

@@ -63,6 +63,9 @@ class EnvVar(BaseModel):
     #: A ``web.providers.<name>`` key (``base_url``) whose being set, in the config or in the
     #: variable declared for it, makes this one unneeded: a self-hosted instance needs no key.
     required_unless: str | None = None
+    #: Capabilities that need this value though the provider serves its others without it
+    #: (jina's search needs its key, its reader does not): listed as unavailable while it is unset.
+    needed_for: list[Capability] = []
 
     def names(self) -> list[str]:
         return [self.key, *self.aliases]
@@ -247,6 +250,17 @@ class ProviderManifest(BaseModel):
                 continue
             return f"{names}, and no self-hosted instance is set ({self._setting(var.required_unless)})"
         return self._unusable(settings)
+
+    def unavailable_for(self, settings: "ProviderSettings") -> dict[str, str]:
+        """Why each capability that needs a value not set (``needed_for``) cannot run, by capability."""
+        present = _present_keys(settings)
+        found: dict[str, str] = {}
+        for var in self.env:
+            if not var.needed_for or var.value() is not None or (var.config_key and var.config_key in present):
+                continue
+            for capability in var.needed_for:
+                found.setdefault(capability, f"{' or '.join(var.names())} is not set{self._hint(var.config_key)}")
+        return found
 
     def _unusable(self, settings: "ProviderSettings") -> str | None:
         """A key no request can carry, or a base URL no request can go to (in the config, else

@@ -132,6 +132,24 @@ def test_providers_json_lists_builtins_without_importing_sdks() -> None:
     assert rows["ddgs"]["capabilities"] == ["search"]
 
 
+def test_providers_says_which_capability_still_needs_a_key() -> None:
+    """jina's reader works without a key, its search does not: the listing said "ready" for
+    search and extract alike, and a search on it then failed with not_configured."""
+    keyless = {k: v for k, v in os.environ.items() if k != "JINA_API_KEY"}
+    table = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", "providers"], capture_output=True, text=True, timeout=60, env=keyless
+    )
+    jina = next(line for line in table.stdout.splitlines() if line.startswith("jina "))
+    assert " ready " in jina and jina.endswith("  (search: JINA_API_KEY is not set (or web.providers.jina.api_key))")
+    rows = {row["name"]: row for row in json.loads(run("providers", "--json", env={"JINA_API_KEY": "jina_k"}).stdout)}
+    assert rows["jina"]["available"] is True and rows["jina"]["unavailable_for"] == {}
+    rows = {row["name"]: row for row in json.loads(
+        subprocess.run([sys.executable, "-m", "webproviders.cli", "providers", "--json"],
+                       capture_output=True, text=True, timeout=60, env=keyless).stdout
+    )}
+    assert rows["jina"]["unavailable_for"] == {"search": "JINA_API_KEY is not set (or web.providers.jina.api_key)"}
+
+
 def test_config_command_explains_choices(tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
     path.write_text("web:\n  search_backend: [stub, ddgs]\n  extract_backend: stub\n")

@@ -419,6 +419,8 @@ class Registry:
             "capabilities": [c for c in CAPABILITIES if c in manifest.capabilities],
             "available": available,
             "reason": reason,
+            # an available provider's capabilities that still need a value (jina's search, its key)
+            "unavailable_for": manifest.unavailable_for(self.config.provider(manifest.name)) if available else {},
             "source": entry.source,
             "plugin": entry.plugin,
             "priority": manifest.priority,
@@ -448,6 +450,7 @@ class Registry:
                         "capabilities": [],
                         "available": False,
                         "reason": "the plugin failed to load",
+                        "unavailable_for": {},
                         "source": record.source,
                         "plugin": record.name,
                         "priority": None,
