@@ -756,6 +756,31 @@ def interpolate(value: Any, environ: dict[str, str] | os._Environ[str] | None = 
     return value
 
 
+#: A value that is a variable as a shell writes it (``$TAVILY_API_KEY``; a ``$`` inside a
+#: value may be a password's), or a form of ``${...}`` that :func:`interpolate` does not take
+#: (``${KEY:?unset}``, ``${KEY-x}``, ``${KEY`` unclosed).
+_UNEXPANDED = r"\s*\$[A-Za-z_][A-Za-z0-9_]*\s*$|.*\$\{(?![A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\})"
+
+
+def _warn_unexpanded(value: Any, path: str, source: str, lines: dict[str, int]) -> None:
+    """A value of the file holding a variable it does not expand is sent as written (an API
+    key ``$TAVILY_API_KEY``, refused by the vendor as a wrong key): named, never quoted."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            _warn_unexpanded(item, f"{path}.{key}" if path else str(key), source, lines)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _warn_unexpanded(item, f"{path}.{index}", source, lines)
+    elif isinstance(value, str) and "$" in value and re.match(_UNEXPANDED, value, re.DOTALL):
+        from .validation_problems import on_line
+
+        log.warning(
+            "Config key '%s' in %s%s holds a variable written in a form the config does not expand, so it "
+            "is used as written: write ${NAME} (or ${NAME:-default}), not $NAME or ${NAME:?...}.",
+            path, source, on_line(lines, path),
+        )
+
+
 #: Environment variables that override a ``web`` key (a comma-separated value is a chain).
 ENV_OVERRIDES = {
     "WEB_BACKEND": "backend",
@@ -924,6 +949,7 @@ def _validated(
     data: dict[str, Any] | None, source: str, env: dict[str, str] | os._Environ[str], lines: dict[str, int]
 ) -> Config:
     """:func:`config_from_dict`; ``lines`` says where each key of a file is, for the messages."""
+    _warn_unexpanded(data, "", source, lines)
     tree = interpolate(dict(data or {}), env)
     if not isinstance(tree, dict):
         raise ConfigError(f"Invalid configuration in {source}: the top level must be a mapping.")

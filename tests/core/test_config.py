@@ -692,6 +692,31 @@ def test_a_key_written_at_the_wrong_level_is_named_with_where_it_goes(
     ]
 
 
+def test_a_variable_the_config_does_not_expand_is_named_not_sent_unsaid(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``api_key: $TAVILY_API_KEY`` (a shell's way) was sent as the key itself, and the vendor's
+    refusal read as a wrong key; so was ``${KEY:?unset}``. A ``$`` inside a password is no variable."""
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "web:\n  providers:\n    tavily:\n      api_key: $MY_TAVILY_KEY\n"
+        "    brave:\n      api_key: ${MY_BRAVE_KEY:?set it}\n"
+        "    exa:\n      api_key: ${EXA_KEY:-exa-Default0Key0Given}\n"
+        "    local:\n      dsn: postgresql://pages:pa$Word@db.internal/pages\n",
+        encoding="utf-8",
+    )
+    with caplog.at_level(logging.WARNING, logger="webproviders.config"):
+        load_config(path)
+    said = (
+        "holds a variable written in a form the config does not expand, so it is used as written: "
+        "write ${NAME} (or ${NAME:-default}), not $NAME or ${NAME:?...}."
+    )
+    assert caplog.messages == [
+        f"Config key 'web.providers.tavily.api_key' in {path} (line 4) {said}",
+        f"Config key 'web.providers.brave.api_key' in {path} (line 6) {said}",
+    ]
+
+
 def test_a_key_written_without_its_unit_is_named_with_the_key_meant(caplog: pytest.LogCaptureFixture) -> None:
     """``budget: {daily: 5}`` was "ignored" with no hint, so the cap the operator meant to set
     did nothing; a name that only one key completes (``daily_usd``) is now suggested."""
