@@ -130,7 +130,13 @@ def _message(err: Any, model: type[BaseModel]) -> str:
         return "should be a list, such as [a, b] (a single item too: [a]), or one '- item' line each"
     if kind == "missing":
         return "is required"
+    if kind == "string_type":
+        return "should be text"
     return str(err["msg"])
+
+
+#: Said of text YAML read as something else: a key of digits, a name such as ``yes`` or ``off``.
+_QUOTE = ": YAML reads this value as a number or as true or false, so put it in quotes"
 
 
 def problems(
@@ -139,6 +145,7 @@ def problems(
     """Each problem of ``exc`` (raised validating ``model``) as ``'key.path': sentence``, or
     ``'key.path' (line 7): sentence`` where ``lines`` says which line of a file sets it."""
     said: dict[tuple[str, str], None] = {}
+    unquoted: set[str] = set()
     for err in exc.errors():
         loc = tuple(err["loc"])
         union = _union_at(model, loc)
@@ -149,8 +156,13 @@ def problems(
             key, sentence = loc, _message(err, model)
         path = ".".join(str(part) for part in (*prefix, *key))
         said[path, sentence] = None  # a union's members all land here once
+        if err["type"] == "string_type" and isinstance(err.get("input"), (bool, int, float)):
+            unquoted.add(path)  # ``api_key: 12345``: YAML read it as a number; quoted, it is text
     lines = lines or {}
-    return [f"'{path}'{on_line(lines, path)}: {sentence}" if path else sentence for path, sentence in said]
+    return [
+        f"'{path}'{on_line(lines, path)}: {sentence}{_QUOTE if path in unquoted else ''}" if path else sentence
+        for path, sentence in said
+    ]
 
 
 def on_line(lines: Mapping[str, int], path: str) -> str:

@@ -235,6 +235,22 @@ def test_a_value_of_the_wrong_kind_says_which_kinds_the_key_takes(tree: dict[str
 @pytest.mark.parametrize(
     ("tree", "expected"),
     [
+        ({"web": {"providers": {"brave": {"api_key": 1234567890}}}}, "'web.providers.brave.api_key': should be text or a list of text: "),
+        ({"web": {"user_agent": 1.5}}, "'web.user_agent': should be text: "),
+        ({"web": {"providers": {"brave": {"api_key": ["k1", True]}}}}, "'web.providers.brave.api_key': should be text or a list of text: "),
+    ],
+)
+def test_text_yaml_read_as_a_number_says_to_quote_it(tree: dict[str, Any], expected: str) -> None:
+    """``api_key: 1234567890`` said only that the key should be text, which it was in the file."""
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict(tree, source="x.yaml")
+    assert f"{expected}YAML reads this value as a number or as true or false, so put it in quotes" in str(caught.value)
+    assert "1234567890" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("tree", "expected"),
+    [
         ({"plugins": {"enabled": "myplugin"}}, "'plugins.enabled': should be a list, such as [a, b] (a single item too: [a])"),
         ({"web": {"allowed_hosts": "example.com"}}, "'web.allowed_hosts': should be a list, such as [a, b]"),
         ({"web": {"providers": ["brave"]}}, "'web.providers': should be a mapping (name: value lines indented beneath it)"),
