@@ -493,9 +493,10 @@ def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
     return EXIT_OK
 
 
-def _unknown_backends(registry: Any) -> list[str]:
+def _unknown_backends(registry: Any, capability: str | None = None) -> list[str]:
     """A sentence for each configured backend name no provider has, naming where it is set;
-    scrubbed, as the name may be anything (a key given where a backend name was meant)."""
+    scrubbed, as the name may be anything (a key given where a backend name was meant). With
+    ``capability``, only the keys a call of it reads: ``web.backend`` and its own."""
     from .config import ENV_OVERRIDES, backend_names
     from .redact import scrub
     from .suggest import did_you_mean
@@ -504,6 +505,8 @@ def _unknown_backends(registry: Any) -> list[str]:
     known = sorted(e.manifest.name for e in registry.entries())
     problems = []
     for var, key in ENV_OVERRIDES.items():
+        if capability is not None and key not in ("backend", f"{capability}_backend"):
+            continue
         spec = getattr(web, key)
         unknown = [n for n in backend_names(spec) if registry.get(n) is None] if spec is not None else []
         if unknown:
@@ -705,6 +708,16 @@ def _said_by_the_envelope(record: logging.LogRecord) -> bool:
     return not in_call()
 
 
+def _reads_backend_of(args: argparse.Namespace) -> str | None:
+    """The capability whose configured backend the command's call reads, if any: none when
+    ``--backend`` names it, nor for the index's upkeep (``--stats``, ``--remove``, ``--prune``)."""
+    if args.command not in ("search", "extract", "crawl", "index") or args.backend:
+        return None
+    if args.command == "index":
+        return ("crawl" if args.crawl else "extract") if args.urls else None
+    return str(args.command)
+
+
 def _with_private_networks(config: Any) -> Any:
     """``--allow-private``: the config with ``web.allow_private_networks`` on."""
     web = config.web.model_copy(update={"allow_private_networks": True})
@@ -725,10 +738,11 @@ def _run(args: argparse.Namespace) -> int:
         return EXIT_CONFIG
     if args.allow_private:
         config = _with_private_networks(config)
-    if args.command in ("search", "extract", "crawl", "index"):
+    capability = _reads_backend_of(args)
+    if capability is not None:
         from .registry.providers import get_registry
 
-        problems = _unknown_backends(get_registry(config))
+        problems = _unknown_backends(get_registry(config), capability)
         if problems:
             _fail_plainly("not_configured", "\n".join(problems), args)
             return EXIT_CONFIG

@@ -378,6 +378,17 @@ def test_an_unknown_web_backend_is_an_error_naming_it(command: list[str], tmp_pa
     assert "error: $WEB_BACKEND names 'nosuch', which no installed provider is (known: " in result.stderr
 
 
+def test_an_unknown_backend_stops_only_the_commands_that_read_it() -> None:
+    """A typo in $WEB_CRAWL_BACKEND stopped every search with exit 3, though no search reads it
+    (the library served it); so did one in $WEB_BACKEND with --backend naming another."""
+    env = {"WEB_CRAWL_BACKEND": "nosuch", "WEB_SEARCH_BACKEND": "stub"}
+    assert run("search", "q", "--limit", "1", env=env).returncode == 0
+    assert run("search", "q", "--limit", "1", "--backend", "stub", env={"WEB_BACKEND": "nosuch"}).returncode == 0
+    crawl = run("crawl", "https://93.184.216.34/", env=env)
+    assert crawl.returncode == 3
+    assert "error: $WEB_CRAWL_BACKEND names 'nosuch', which no installed provider is" in crawl.stderr
+
+
 def test_an_unknown_backend_name_a_typo_away_says_which_one_was_meant(tmp_path: Path) -> None:
     """The table line said "Did you mean 'brave'?"; the error the command stops on (exit 3)
     listed 25 names and left the reader to spot the typo."""
