@@ -82,6 +82,10 @@ def check_limit(limit: Any) -> int:
 _SEVERAL_URLS = re.compile(r"\s[hH][tT][tT][pP][sS]?://")
 
 
+#: A host name and maybe a path, without a scheme (``example.com/docs``): typed as a browser takes it.
+_SCHEMELESS = re.compile(r"(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}(?::\d+)?(?:[/?#]\S*)?$")
+
+
 def check_url(url: Any, what: str = "URL", *, single: bool = False) -> str:
     """The URL, trimmed; ``single`` when the caller takes exactly one URL (a crawl's start,
     ``webread``), so the advice for several pasted addresses is one call each, not a list."""
@@ -96,7 +100,8 @@ def check_url(url: Any, what: str = "URL", *, single: bool = False) -> str:
         )
     if not is_http_url(text) or not host_of(text):
         shown = shorten(text, 80)
-        raise InvalidInputError(f"The {what} {shown!r} is not an http:// or https:// address.")
+        hint = f": write it with its scheme, {shorten('https://' + text, 88)!r}" if _SCHEMELESS.match(text) else ""
+        raise InvalidInputError(f"The {what} {shown!r} is not an http:// or https:// address{hint}.")
     if _SEVERAL_URLS.search(text):
         shown = shorten(mask_userinfo(text), 80)
         advice = (

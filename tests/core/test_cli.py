@@ -43,6 +43,14 @@ def test_a_query_typed_as_several_words_is_one_query() -> None:
     assert result.stdout.splitlines()[0] == "1. hello world — result 1"
 
 
+def test_a_url_typed_without_its_scheme_is_refused_saying_what_to_write() -> None:
+    """``webproviders extract example.com`` said only "is not an http:// or https:// address"."""
+    result = run("extract", "example.com/docs", "--backend", "stub")
+    assert result.returncode == 2
+    assert "The URL 'example.com/docs' is not an http:// or https:// address: write it with its scheme, " \
+        "'https://example.com/docs'." in result.stderr
+
+
 def test_search_json_is_the_envelope() -> None:
     result = run("search", "q", "--backend", "stub", "--json")
     envelope = json.loads(result.stdout)
