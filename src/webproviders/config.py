@@ -1005,8 +1005,10 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
             "is it the right file?"
         ) from None
     except UnicodeDecodeError as exc:
+        line = exc.object.count(b"\n", 0, exc.start) + 1  # where an editor shows it: a file has lines
         raise ConfigError(
-            f"Config file {file} is not UTF-8 text (byte {exc.start + 1} cannot be read); save it as UTF-8."
+            f"Config file {file} is not UTF-8 text (line {line}: byte {exc.start + 1}, "
+            f"0x{exc.object[exc.start]:02X}, cannot be read); save it as UTF-8."
         ) from None
     data, lines = _parse_yaml(text, file)
     if not isinstance(data or {}, dict):

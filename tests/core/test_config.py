@@ -481,6 +481,17 @@ def test_a_config_file_that_is_not_utf8_is_a_config_error(tmp_path: Path) -> Non
         load_config(path)
 
 
+def test_a_byte_that_is_not_utf8_is_named_with_its_line(tmp_path: Path) -> None:
+    """It said only "byte 23 cannot be read", and editors count lines, not bytes."""
+    path = tmp_path / "config.yaml"
+    path.write_bytes("# settings\nweb:\n  user_agent: café\n".encode("latin-1"))
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value) == (
+        f"Config file {path} is not UTF-8 text (line 3: byte 34, 0xE9, cannot be read); save it as UTF-8."
+    )
+
+
 def test_a_config_path_naming_something_huge_is_refused_unread(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
