@@ -141,7 +141,9 @@ def endpoint_problem(url: str, where: str) -> str | None:
     except ValueError as exc:
         return str(exc)
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        return f"{where} is not an http:// or https:// URL with a host"
+        # ``localhost:8888``, ``searx.internal/``: typed as a browser takes it
+        missing = "" if "://" in url else ": it has no scheme, so write http:// or https:// before its host"
+        return f"{where} is not an http:// or https:// URL with a host{missing}"
     return None
 
 

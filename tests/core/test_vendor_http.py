@@ -462,7 +462,8 @@ def _vendors_with_a_base_url() -> list[str]:
     ("base_url", "why"),
     [
         ("ftp://user:Pw0rdSecret@searx.example", "is not an http:// or https:// URL with a host"),
-        ("api.vendor.example/v1", "is not an http:// or https:// URL with a host"),
+        ("api.vendor.example/v1", "is not an http:// or https:// URL with a host: it has no scheme, so write http:// or https:// before its host"),
+        ("localhost:8888", "is not an http:// or https:// URL with a host: it has no scheme, so write http://"),
         ("https://user:Pw0rdSecret@127.0.0.1:99999/v1", "cannot be read as a URL (its port is outside 0 to 65535)"),
         ("https://127.0.0.1:80a/v1", "cannot be read as a URL (its port is not a number)"),
         ("https://[::1/v1", "cannot be read as a URL (its host in [ ] is not an IP address)"),
