@@ -168,7 +168,9 @@ def proxy_problem(value: str) -> str | None:
     except ValueError as exc:
         return str(exc)
     if parts.scheme not in PROXY_SCHEMES or not parts.hostname:
-        return "the proxy must be an http://, https://, socks5:// or socks5h:// URL with a host"
+        # ``proxy.corp:3128``, as HTTPS_PROXY may be written (the HTTP client reads that as http://)
+        missing = "" if "://" in value else ": it has no scheme, so write http:// before its host"
+        return f"the proxy must be an http://, https://, socks5:// or socks5h:// URL with a host{missing}"
     if parts.scheme.startswith("socks"):
         from importlib.util import find_spec
 

@@ -264,6 +264,16 @@ def test_one_name_where_a_list_goes_says_how_a_list_is_written(tree: dict[str, A
     assert "Input should be" not in str(caught.value)
 
 
+def test_a_proxy_without_its_scheme_is_refused_saying_what_to_write() -> None:
+    """``proxy: proxy.corp:3128``, as HTTPS_PROXY takes it, was refused without saying why."""
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict({"web": {"proxy": "proxy.corp:3128"}}, source="x.yaml")
+    assert str(caught.value).endswith(
+        "'web.proxy': the proxy must be an http://, https://, socks5:// or socks5h:// URL with a host: "
+        "it has no scheme, so write http:// before its host"
+    )
+
+
 def test_a_wrong_kind_under_a_union_key_keeps_its_siblings_problems() -> None:
     with pytest.raises(ConfigError) as caught:
         config_from_dict({"web": {"backend": 5, "timeout": "soon"}}, source="x.yaml")
