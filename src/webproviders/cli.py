@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import contextlib
 import errno
 import gc
 import io
@@ -352,10 +353,18 @@ def _show_decisions(capability: str, args: argparse.Namespace, envelope: dict[st
     say(f"debug: served by {meta.get('served_by')} in {meta.get('latency_ms')} ms\n")
 
 
+def _prints_aside() -> contextlib.AbstractContextManager[Any]:
+    """While plugin and vendor code runs (loading, answering), what it prints goes to stderr:
+    stdout holds the answer alone, so that ``--json`` output parses (a plugin's ``print``, or an
+    SDK's progress lines, went into it)."""
+    return contextlib.redirect_stdout(sys.stderr)
+
+
 def _cmd_search(args: argparse.Namespace, config: Any) -> int:
     from .dispatch.api import dispatch_search
 
-    envelope = dispatch_search(_as_typed(" ".join(args.query)), args.limit, backend=args.backend, config=config)
+    with _prints_aside():
+        envelope = dispatch_search(_as_typed(" ".join(args.query)), args.limit, backend=args.backend, config=config)
     if args.debug:
         _show_decisions("search", args, envelope, config)
     return _emit(envelope, args.json, _print_search)
@@ -364,7 +373,10 @@ def _cmd_search(args: argparse.Namespace, config: Any) -> int:
 def _cmd_extract(args: argparse.Namespace, config: Any) -> int:
     from .dispatch.api import dispatch_extract
 
-    envelope = dispatch_extract([_as_typed(url) for url in args.urls], backend=args.backend, config=config, **_options(args, "max_chars"))
+    with _prints_aside():
+        envelope = dispatch_extract(
+            [_as_typed(url) for url in args.urls], backend=args.backend, config=config, **_options(args, "max_chars")
+        )
     if args.debug:
         _show_decisions("extract", args, envelope, config)
     return _emit(envelope, args.json, _print_pages, partial=True)
@@ -377,9 +389,10 @@ def _cmd_crawl(args: argparse.Namespace, config: Any) -> int:
     progress = None if args.json else _progress_printer()
     if progress is not None:
         options["progress"] = progress
-    envelope = dispatch_crawl(
-        _as_typed(args.url), backend=args.backend, config=config, timeout=args.timeout, **options
-    )
+    with _prints_aside():
+        envelope = dispatch_crawl(
+            _as_typed(args.url), backend=args.backend, config=config, timeout=args.timeout, **options
+        )
     if progress is not None:
         sys.stderr.write("\n")
     if args.debug:
@@ -457,7 +470,11 @@ def _cmd_index(args: argparse.Namespace, config: Any) -> int:
             return EXIT_CODES.get(exc.code, EXIT_FAILURE)
     from .index.api import index_urls
 
-    envelope = index_urls([_as_typed(url) for url in args.urls], crawl=args.crawl, max_pages=args.max_pages, backend=args.backend, config=config)
+    with _prints_aside():
+        envelope = index_urls(
+            [_as_typed(url) for url in args.urls], crawl=args.crawl, max_pages=args.max_pages, backend=args.backend,
+            config=config,
+        )
     code = _emit(envelope, args.json, _print_indexed)
     if code == EXIT_OK and envelope["data"]["failed"] and not envelope["data"]["indexed"]:
         return EXIT_FAILURE
@@ -474,7 +491,8 @@ def _print_indexed(envelope: dict[str, Any], out: TextIO) -> None:
 def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
     from .registry.providers import list_providers
 
-    rows = list_providers(config, load=True)  # every plugin's code, so that one that fails shows
+    with _prints_aside():
+        rows = list_providers(config, load=True)  # every plugin's code, so that one that fails shows
     if args.json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return EXIT_OK
@@ -535,8 +553,9 @@ def _budgets(config: Any) -> list[dict[str, Any]]:
     ]
 
 
-def _cmd_config(args: argparse.Namespace, config: Any) -> int:
-    from .accounting.budget import dollars
+def _config_report(config: Any) -> tuple[dict[str, Any], list[str], list[str]]:
+    """What ``webproviders config`` shows: the plan of each capability, the search contract's
+    backend, the budgets; with the warnings and the errors found on the way."""
     from .agents.search_contract import BACKEND_ENV, contract_backend
     from .dispatch.plan import resolve
     from .errors import WebProviderError
@@ -569,6 +588,17 @@ def _cmd_config(args: argparse.Namespace, config: Any) -> int:
 
         errors += caps_without_provider(registry.config.web.budget, [e.manifest.name for e in registry.entries()])
     report["warnings"], report["errors"] = warnings, errors
+    return report, warnings, errors
+
+
+def _cmd_config(args: argparse.Namespace, config: Any) -> int:
+    from .accounting.budget import dollars
+    from .agents.search_contract import BACKEND_ENV
+
+    with _prints_aside():  # a plan may load a plugin's code
+        report, warnings, errors = _config_report(config)
+    from_env = report["search_contract"]["from"] is not None
+    names = report["search_contract"]["backends"]
     if args.json:
         sys.stdout.write(json.dumps(report, indent=2) + "\n")
     else:
@@ -742,7 +772,8 @@ def _run(args: argparse.Namespace) -> int:
     if capability is not None:
         from .registry.providers import get_registry
 
-        problems = _unknown_backends(get_registry(config), capability)
+        with _prints_aside():
+            problems = _unknown_backends(get_registry(config), capability)
         if problems:
             _fail_plainly("not_configured", "\n".join(problems), args)
             return EXIT_CONFIG

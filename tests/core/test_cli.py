@@ -774,6 +774,47 @@ def test_control_characters_in_results_reach_the_terminal_as_escapes(
     )
 
 
+_NOISY = """
+from webproviders import WebSearchProvider
+
+print("noisy: loading")
+
+
+class Noisy(WebSearchProvider):
+    name = "noisy"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        print("noisy: searching", query)
+        return [{"title": "t", "url": "https://a.example/", "description": "d"}]
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Noisy())
+"""
+
+
+@pytest.mark.parametrize(
+    "command", [["search", "q", "--backend", "noisy"], ["providers"], ["config"]], ids=["search", "providers", "config"]
+)
+def test_what_a_plugin_prints_goes_to_stderr_so_json_output_parses(
+    command: list[str], write_plugin: Any, tmp_path: Path
+) -> None:
+    """A plugin's ``print`` (or an SDK's progress lines) went to stdout before the JSON, which
+    then did not parse."""
+    root = write_plugin("noisy", _NOISY)
+    config = tmp_path / "config.yaml"
+    config.write_text(f"plugins:\n  paths: [{root}]\n  enabled: [noisy]\n", encoding="utf-8")
+    done = run(*command, "--json", env={"WEBPROVIDERS_CONFIG": str(config)})
+    assert done.returncode == 0, done.stderr
+    json.loads(done.stdout)
+    assert "noisy: loading" in done.stderr
+    if command[0] == "search":
+        assert "noisy: searching q" in done.stderr
+
+
 def test_providers_keeps_one_row_per_provider_when_a_reason_spans_lines(tmp_path: Path) -> None:
     """A plugin's ``unavailable_reason()`` (or what its ``is_available()`` raised) written over
     several lines broke the table: its rows continued at the start of the next lines."""
