@@ -72,7 +72,9 @@ def kind_of(page: str, url: str = "https://example.org/page") -> str:
         ("", "https://www.e.org", "listing"),
         ("", "https://docs.e.org/", "documentation"),
         (ld({"@type": "Service", "name": "Email marketing"}), "https://e.org/", "service"),
+        ("", "https://www.e.org/?utm_source=news&srsltid=AfmBOo", "listing"),  # who sent the reader
         ("", "https://e.org/?p=3289", "article"),  # one post of a blog, addressed by its number
+        ("", "https://e.org/?p=3289&utm_source=news", "article"),
         ("", "", "article"),  # no address
     ],
 )
