@@ -370,6 +370,30 @@ def test_a_long_page_naming_a_word_many_times_is_searched_in_time(index_config: 
     assert hit["description"].startswith("…") and hit["description"].endswith("…")
 
 
+@SQLITE_ONLY
+def test_a_very_long_page_is_searched_within_the_deadline(index_config: Config) -> None:
+    # Each search that hit a long page indexed all of it again to pick its snippet's piece: this
+    # 52 MB page took 5 s a search here (a 60 MB one 12 s), so every search for it timed out.
+    filler = " ".join(f"word{i % 5000} item{i % 3001}" for i in range(1_000_000)) + "\n"
+    text = filler + "the needle is here at last " + filler + "lorem needles " * 2_000 + filler
+    open_store(index_config).add([page("https://big.example.com/dump", "Data dump", text)])
+    envelope = dispatch_search("needle", backend="local", config=index_config, timeout=3)
+    assert envelope["success"] is True, envelope
+    [hit] = envelope["data"]["web"]
+    assert "lorem **needles** lorem" in hit["description"] and hit["description"].startswith("…")
+
+
+@SQLITE_ONLY
+def test_a_very_long_cjk_page_gets_its_snippet_where_the_word_asked_for_is(index_config: Config) -> None:
+    # Of a page over 1 MB only the pieces likeliest to match are ranked: told by each character
+    # of 東京, every piece of this page was as likely as the one holding 東京.
+    filler = "東の空と京の町。" * 150_000
+    text = filler + "東京タワーの話。" + filler
+    open_store(index_config).add([page("https://ja.example.com/long", "長い", text)])
+    [hit] = dispatch_search("東京", backend="local", config=index_config, timeout=10)["data"]["web"]
+    assert "**東京**タワーの話" in hit["description"]
+
+
 #: Builds an index, closes it, then searches it from a process that may not write it (root
 #: first takes another user id, once a first search has imported what searching needs).
 _READ_ONLY_SCRIPT = """
