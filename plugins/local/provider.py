@@ -42,7 +42,10 @@ def _hit(hit: Hit) -> dict[str, Any]:
 
 
 def search(config: Config, query: str, limit: int, options: dict[str, Any]) -> list[dict[str, Any]]:
-    """Best matches first (BM25; a title match weighs more), each with a highlighted snippet."""
+    """Best matches first (BM25; a title match weighs more), each with a highlighted snippet.
+    An option it does not read (``offset``, a misspelt ``include_domain``) is named in
+    ``meta.warnings``: the same hits without a word would read as its answer."""
+    warn_unknown(NAME, options, frozenset(), search=True)
     hits = open_store(config).search(query, limit, Filters.from_options(options))
     return [_hit(hit) for hit in hits]
 

@@ -53,6 +53,13 @@ def test_options_it_cannot_honour_are_named(filled: Config) -> None:
     assert envelope["meta"]["warnings"] == ["local does not support country, safe_search; ignored."]
 
 
+def test_options_it_does_not_know_are_named(filled: Config) -> None:
+    """``offset=10`` gave the first hits again, and a misspelt filter filtered nothing, unsaid."""
+    envelope = dispatch_search("retries", 2, backend="local", config=filled, offset=10, include_domain=["example.org"])
+    assert envelope["success"] is True and len(envelope["data"]["web"]) == 2
+    assert envelope["meta"]["warnings"] == ["local ignored the option(s) include_domain, offset: it does not know them."]
+
+
 def test_an_index_never_filled_is_an_empty_success_that_says_why(index_config: Config) -> None:
     """An agent told nothing would take the empty answer for "no page matches"."""
     envelope = dispatch_search("anything at all", backend="local", config=index_config)
