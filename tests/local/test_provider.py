@@ -60,6 +60,28 @@ def test_options_it_does_not_know_are_named(filled: Config) -> None:
     assert envelope["meta"]["warnings"] == ["local ignored the option(s) include_domain, offset: it does not know them."]
 
 
+_OFFLINE_SCRIPT = """
+import json, sys, time
+from webproviders import dispatch_extract, dispatch_search
+from webproviders.config import config_from_dict
+from webproviders.index.pages import IndexedPage
+from webproviders.index.stores import open_store
+config = config_from_dict({"web": {"providers": {"local": {"path": sys.argv[1]}}}})
+open_store(config).add([IndexedPage("https://docs.example.com/a", "Retries", "How to configure retries.", time.time())])
+found = dispatch_search("retries", backend="local", config=config)["success"]
+read = dispatch_extract(["https://docs.example.com/a"], backend="local", config=config, format="text")["success"]
+stack = sorted({name.split(".")[0] for name in sys.modules} & {"httpx", "httpcore", "h2", "anyio", "trafilatura", "lxml"})
+print(json.dumps({"found": found, "read": read, "stack": stack}))
+"""
+
+
+def test_a_search_and_an_extract_load_no_http_stack(run_script: Any, tmp_path: Path) -> None:
+    """The index reads pages from a file: its first call loaded httpx and the page renderer (348
+    modules, 1 s; 4 s in each of 8 workers starting at once, past a 5 s search's deadline)."""
+    answer = run_script(_OFFLINE_SCRIPT, str(tmp_path / "index.sqlite3"))
+    assert answer == {"found": True, "read": True, "stack": []}
+
+
 def test_an_index_never_filled_is_an_empty_success_that_says_why(index_config: Config) -> None:
     """An agent told nothing would take the empty answer for "no page matches"."""
     envelope = dispatch_search("anything at all", backend="local", config=index_config)

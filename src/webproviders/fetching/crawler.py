@@ -38,8 +38,8 @@ from .charset import decode
 from .decompress import GZIP_MAGIC
 from .extractpool import extraction_pool
 from .fetch import FetchResult, fetch, gunzip, status_error
-from .options import FetchLimits, patterns, pick, refused, switch, whole
-from .pages import HEAVY_HTML_TAGS, PageOptions, render
+from .options import FetchLimits, PageOptions, patterns, pick, refused, switch, whole
+from .pages import HEAVY_HTML_TAGS, render
 from .politeness import HostLimiter, HostPaused
 from .robots import PARSE_LIMIT, RobotsCache, RobotsRules, says_nofollow, whole_lines
 from .sitemap import parse_sitemap

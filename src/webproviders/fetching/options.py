@@ -1,4 +1,6 @@
-"""Checking the numeric and switch options of extract and crawl calls.
+"""Checking the numeric and switch options of extract and crawl calls, and the page options
+(:class:`PageOptions`), kept apart from the page renderer so that a provider that fetches
+nothing (``local``) reads them without loading the HTTP stack.
 
 A call's own keyword wins, then ``web.providers.<name>.<key>``, then the built-in default;
 a bad value from either place is an ``invalid_input`` that names the option (from the
@@ -8,12 +10,16 @@ config, by its key: ``web.providers.http.concurrency``).
 from __future__ import annotations
 
 import math
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..config import ProviderSettings
 from ..context import remaining_time
 from ..errors import InvalidInputError
 from ..urls import MAX_URL_CHARS
+from ..validate import check_page_options
+
+if TYPE_CHECKING:
+    from .extraction import Format
 
 
 class Setting(str):
@@ -116,7 +122,7 @@ def time_budget(settings: ProviderSettings) -> float | None:
 
 
 #: The options an extract through the kit's page reading takes: those
-#: :class:`~webproviders.fetching.pages.PageOptions` and :class:`FetchLimits` read (a test
+#: :class:`PageOptions` and :class:`FetchLimits` read (a test
 #: holds the names to their fields), and ``max_chars``, which the dispatcher applies.
 EXTRACT_OPTIONS = frozenset({"format", "include_raw", "max_chars", *FetchLimits._fields})
 #: ... and the kit's :class:`~webproviders.fetching.crawler.CrawlOptions` (``limit`` is the
@@ -124,3 +130,26 @@ EXTRACT_OPTIONS = frozenset({"format", "include_raw", "max_chars", *FetchLimits.
 CRAWL_OPTIONS = EXTRACT_OPTIONS | {
     "max_depth", "max_pages", "limit", "scope", "include", "exclude", "respect_robots", "use_sitemap", "progress"
 }
+
+
+class PageOptions(NamedTuple):
+    """How pages are rendered: the ``format``, ``include_raw`` and ``max_chars`` options.
+    The dispatcher cuts every provider's pages to ``max_chars``
+    (:func:`webproviders.envelope.normalise_pages`); pages are cut here too, as they are read,
+    so that a crawl of a thousand long pages holds their first ``max_chars`` characters only."""
+
+    format: Format = "markdown"
+    include_raw: bool = False
+    max_chars: int | None = None
+
+    @classmethod
+    def from_kwargs(cls, kwargs: dict[str, Any]) -> PageOptions:
+        """Validate the page options a caller passed (unknown keys are ignored)."""
+        fmt = kwargs.get("format") or "markdown"
+        if fmt not in ("markdown", "text"):
+            raise InvalidInputError(f"format must be 'markdown' or 'text', not {fmt!r}.")
+        include_raw = kwargs.get("include_raw", False)
+        if not isinstance(include_raw, bool):
+            raise InvalidInputError(f"include_raw must be true or false, not {include_raw!r}.")
+        max_chars = check_page_options(kwargs).get("max_chars")
+        return cls(fmt, include_raw, max_chars)  # type: ignore[arg-type]  # fmt checked above

@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..config import ExtractionSettings
 from ..context import warn
 from ..envelope import cut_page, truncate
-from ..errors import InvalidInputError, UnsupportedError
+from ..errors import UnsupportedError
 from ..urls import query_in_encoding, shorten
-from ..validate import check_page_options
 from .charset import decode
-from .extraction import Format, HtmlDocument, html_document
+from .extraction import HtmlDocument, html_document
 from .extractpool import extraction_pool
 from .feeds import feed_document
 from .fetch import FetchResult
 from .jsontext import json_text
+from .options import PageOptions
 from .pdf import missing_pypdf, pdf_text, pypdf_installed
 from .sniff import textual
 
@@ -47,29 +47,6 @@ NO_TEXT = (
 #: Frames named in the sentence about a frameset page (a crawl follows all of them).
 FRAMES_NAMED = 5
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
-
-
-class PageOptions(NamedTuple):
-    """How pages are rendered: the ``format``, ``include_raw`` and ``max_chars`` options.
-    The dispatcher cuts every provider's pages to ``max_chars``
-    (:func:`webproviders.envelope.normalise_pages`); pages are cut here too, as they are read,
-    so that a crawl of a thousand long pages holds their first ``max_chars`` characters only."""
-
-    format: Format = "markdown"
-    include_raw: bool = False
-    max_chars: int | None = None
-
-    @classmethod
-    def from_kwargs(cls, kwargs: dict[str, Any]) -> PageOptions:
-        """Validate the page options a caller passed (unknown keys are ignored)."""
-        fmt = kwargs.get("format") or "markdown"
-        if fmt not in ("markdown", "text"):
-            raise InvalidInputError(f"format must be 'markdown' or 'text', not {fmt!r}.")
-        include_raw = kwargs.get("include_raw", False)
-        if not isinstance(include_raw, bool):
-            raise InvalidInputError(f"include_raw must be true or false, not {include_raw!r}.")
-        max_chars = check_page_options(kwargs).get("max_chars")
-        return cls(fmt, include_raw, max_chars)  # type: ignore[arg-type]  # fmt checked above
 
 
 @dataclass

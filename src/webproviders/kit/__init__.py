@@ -92,7 +92,7 @@ _EXPORTS = {
     "time_budget": "fetching.options",
     "EXTRACT_OPTIONS": "fetching.options",
     "CRAWL_OPTIONS": "fetching.options",
-    "PageOptions": "fetching.pages",
+    "PageOptions": "fetching.options",
     "render": "fetching.pages",
     "HostLimiter": "fetching.politeness",
     "Crawler": "fetching.crawler",
@@ -138,8 +138,14 @@ if TYPE_CHECKING:
     from ..fetching.crawler import Crawler, CrawlOptions
     from ..fetching.extractpool import worker_environment
     from ..fetching.fetch import fetch, status_error
-    from ..fetching.options import CRAWL_OPTIONS, EXTRACT_OPTIONS, FetchLimits, time_budget
-    from ..fetching.pages import PageOptions, render
+    from ..fetching.options import (
+        CRAWL_OPTIONS,
+        EXTRACT_OPTIONS,
+        FetchLimits,
+        PageOptions,
+        time_budget,
+    )
+    from ..fetching.pages import render
     from ..fetching.politeness import HostLimiter
     from ..fetching.urlsafety import AddressPolicy, check_destination_resolved
     from ..index.autofill import index_envelope
