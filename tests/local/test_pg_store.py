@@ -656,6 +656,20 @@ def test_a_search_matching_a_very_long_page_ends_within_the_store_timeout(make_i
 
 
 @POSTGRES_ONLY
+def test_a_crawl_s_thousands_of_pages_are_written_within_the_store_timeout(make_index_config: Any) -> None:
+    # One statement wrote every page: a crawl's 5,000 pages of 4 KB took longer than the 10 s
+    # timeout, and not one was written; "try again" failed the same way.
+    config = make_index_config(store={"timeout": 4})
+    vocabulary = [f"term{n}" for n in range(20_000)]
+    pages = [page(f"https://docs.example.com/p/{n}", f"Page {n}",
+                  " ".join(vocabulary[(n * 7919 + k * 104_729) % 20_000] for k in range(450)))
+             for n in range(3_000)]
+    store = open_store(config)
+    assert store.add(pages) == 3_000
+    assert store.stats()["pages"] == 3_000 and counts_are_true(config)
+
+
+@POSTGRES_ONLY
 def test_pool_size_bounds_the_connections_a_process_opens(make_index_config: Any) -> None:
     # A call that found every pooled connection in use opened one of its own: a burst of
     # calls from one process with pool_size 2 held 47 connections to the server.

@@ -106,6 +106,28 @@ class PageStore(Protocol):
         ...
 
 
+#: Pages, and characters of their text, written per statement at most: a store bounds each
+#: statement by its timeout, and a crawl's 5,000 pages of 4 KB in one took longer than 10 s.
+BATCH_PAGES = 500
+BATCH_CHARS = 1_000_000
+
+
+def batches(pages: Sequence[IndexedPage], chars_per_page: int | None = None) -> list[list[IndexedPage]]:
+    """``pages`` in order, in batches of at most :data:`BATCH_PAGES` pages and about
+    :data:`BATCH_CHARS` characters (each page counted up to ``chars_per_page``, the part a
+    store indexes; a longer page is a batch of its own)."""
+    found: list[list[IndexedPage]] = []
+    size = 0
+    for page in pages:
+        chars = len(page.title) + min(len(page.content), chars_per_page or len(page.content))
+        if not found or len(found[-1]) >= BATCH_PAGES or size + chars > BATCH_CHARS:
+            found.append([])
+            size = 0
+        found[-1].append(page)
+        size += chars
+    return found
+
+
 def never_filled(location: str) -> list[Hit]:
     """The answer to a search of an index nothing was ever added to: none, said so in
     ``meta.warnings``, since a caller (an agent) would take an empty answer for "no page matches"."""

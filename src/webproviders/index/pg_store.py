@@ -47,7 +47,7 @@ from ..errors import (
 )
 from ..redact import scrub
 from .language import CONFIGS, page_language
-from .pages import Filters, Hit, IndexedPage, held, never_filled, page_url
+from .pages import Filters, Hit, IndexedPage, batches, held, never_filled, page_url
 from .pg_schema import (
     APPLICATION,
     INDEXED_CHARS,
@@ -485,39 +485,45 @@ class PostgresStore:
         return config if config in self._server_configs else "simple"
 
     def add(self, pages: Sequence[IndexedPage]) -> int:
-        from psycopg import errors
-
+        """Write ``pages`` in batches (:func:`.pages.batches`), each one statement and one
+        transaction within ``timeout``: a failure leaves the batches before it written."""
         unique = sorted({page.url: page for page in pages}.values(), key=lambda page: page.url)
         if not unique:
             return 0
         with self._connection(create=True) as conn:
             assert conn is not None
-            configs = [self._config(page) for page in unique]
-            rows = {
-                "url": [p.url for p in unique], "host": [p.host for p in unique],
-                "title": [stored(p.title) for p in unique], "content": [stored(p.content) for p in unique],
-                "digest": [digest(p) for p in unique], "fetched_at": [p.fetched_at for p in unique],
-                "provider": [p.provider for p in unique], "published_at": [p.published_at for p in unique],
-                "language": [p.language for p in unique], "config": configs,
-                "length": [token_count(p.title) + token_count(p.content) for p in unique],
-            }
-            new_configs = sorted(set(configs) - self._known_configs)
-            for attempt in range(_WRITE_TRIES):
-                try:
-                    with conn.transaction():
-                        if new_configs:
-                            conn.execute(
-                                self._sql("INSERT INTO {s}.configs SELECT unnest(%s::regconfig[]) ON CONFLICT DO NOTHING"),
-                                (new_configs,),
-                            )
-                        conn.execute(self._sql(_UPSERT), rows)
-                    break
-                except errors.DeadlockDetected:
-                    if attempt == _WRITE_TRIES - 1:
-                        raise
-                    time.sleep(0.01 * (attempt + 1))
-            self._known_configs.update(new_configs)
+            for batch in batches(unique, INDEXED_CHARS):
+                self._write(conn, batch)
         return len(unique)
+
+    def _write(self, conn: Any, pages: list[IndexedPage]) -> None:
+        from psycopg import errors
+
+        configs = [self._config(page) for page in pages]
+        rows = {
+            "url": [p.url for p in pages], "host": [p.host for p in pages],
+            "title": [stored(p.title) for p in pages], "content": [stored(p.content) for p in pages],
+            "digest": [digest(p) for p in pages], "fetched_at": [p.fetched_at for p in pages],
+            "provider": [p.provider for p in pages], "published_at": [p.published_at for p in pages],
+            "language": [p.language for p in pages], "config": configs,
+            "length": [token_count(p.title) + token_count(p.content) for p in pages],
+        }
+        new_configs = sorted(set(configs) - self._known_configs)
+        for attempt in range(_WRITE_TRIES):
+            try:
+                with conn.transaction():
+                    if new_configs:
+                        conn.execute(
+                            self._sql("INSERT INTO {s}.configs SELECT unnest(%s::regconfig[]) ON CONFLICT DO NOTHING"),
+                            (new_configs,),
+                        )
+                    conn.execute(self._sql(_UPSERT), rows)
+                break
+            except errors.DeadlockDetected:
+                if attempt == _WRITE_TRIES - 1:
+                    raise
+                time.sleep(0.01 * (attempt + 1))
+        self._known_configs.update(new_configs)
 
     def get(self, urls: Sequence[str]) -> dict[str, IndexedPage]:
         wanted = list(dict.fromkeys(page_url(url) for url in urls))
