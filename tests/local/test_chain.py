@@ -99,3 +99,18 @@ def test_local_fuses_with_brave(make_index_config: Any, monkeypatch: pytest.Monk
     assert hits["https://notes.example.com/runtime"]["providers"] == ["local"]
     assert hits["https://async.rs/"]["providers"] == ["brave"]
     brave_helpers.assert_no_secret(envelope, BRAVE_KEY)
+
+
+def test_a_url_carrying_a_credential_is_read_but_not_indexed(config: Config, site: Any) -> None:
+    """Every search of the index would hand out the key with the page's URL, as the filling
+    from every call already knows."""
+    signed, retries = site.url("/articles/caching") + "?api_key=sk-live-a1b2c3d4e5", site.url("/articles/retries")
+    envelope = index_urls([signed, retries], backend="http", config=config)
+    assert envelope["success"] is True, envelope
+    assert envelope["data"]["indexed"] == [retries]
+    [refused] = envelope["data"]["failed"]
+    assert refused["error_code"] == "invalid_input" and "carries a credential" in refused["error"]
+    assert "sk-live" not in str(envelope)
+    assert list(open_store(config).get([signed])) == []
+    hits = dispatch_search("caching time to live", backend="local", config=config)["data"]["web"]
+    assert "sk-live" not in str(hits)

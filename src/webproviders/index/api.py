@@ -15,6 +15,7 @@ from ..config import BackendSpec, Config, default_config
 from ..envelope import failure
 from ..errors import InvalidInputError, WebProviderError, to_provider_error
 from ..manifest import Capability
+from ..redact import holds_secret, scrub
 from ..validate import MAX_URLS, check_url
 from .pages import IndexedPage, PageStore, pages_from_items
 from .stores import INDEX_PROVIDER, open_store
@@ -119,6 +120,8 @@ def index_urls(
             raise InvalidInputError(f"max_pages must be a whole number above 0, not {max_pages!r}.")
         store = open_store(cfg)
         pages, failed, whole = _read(checked, crawl, max_pages, backend, cfg, timeout)
+        pages, refused = _without_credentials(pages)
+        failed += refused
         removed = _remove_gone(store, failed)
         if whole is not None:
             return _said(whole, removed)
@@ -132,6 +135,21 @@ def index_urls(
         "index": store.location,
     }
     return _said({"success": True, "data": data, "provider": INDEX_PROVIDER, "meta": meta()}, removed)
+
+
+def _without_credentials(pages: list[IndexedPage]) -> tuple[list[IndexedPage], list[dict[str, Any]]]:
+    """The pages whose URL carries no credential (``?api_key=``, a configured key), and a
+    failure for each other: as the filling from every call does, since whoever searches the
+    index would be handed the credential with the page's URL."""
+    kept = [page for page in pages if not holds_secret(page.url)]
+    refused = [
+        {"url": scrub(page.url), "error_code": "invalid_input", "error": (
+            f"Not indexed: {scrub(page.url)} carries a credential, which every search of the index "
+            "would show with the page; index the page under a URL without it."
+        )}
+        for page in pages if holds_secret(page.url)
+    ]
+    return kept, refused
 
 
 def _remove_gone(store: PageStore, failed: list[dict[str, Any]]) -> list[str]:
