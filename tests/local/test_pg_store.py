@@ -4,7 +4,9 @@ someone else's or newer), its term counts, its settings, and a server that stops
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import hashlib
 import json
 import os
 import re
@@ -22,7 +24,7 @@ import pytest
 
 from webproviders import adispatch_search, dispatch_extract, dispatch_search, index_urls
 from webproviders.config import Config
-from webproviders.errors import NotConfiguredError, WebProviderError
+from webproviders.errors import InvalidInputError, NotConfiguredError, WebProviderError
 from webproviders.index.pages import Filters
 from webproviders.index.pg_schema import MIGRATIONS, SCHEMA_VERSION, SHARDS, statements
 from webproviders.index.sqlite_store import digest
@@ -641,6 +643,21 @@ def test_writes_past_the_queue_s_bound_are_dropped_and_logged_while_the_index_is
     assert len(dropped) >= 2, [r.getMessage() for r in caplog.records]
     assert wait_for_writes(60)  # the queued ones are written once the server answers again
     assert open_store(config).get([f"https://q.example.com/{MAX_PENDING - 1}"])
+
+
+@POSTGRES_ONLY
+def test_a_page_whose_url_is_too_long_to_key_leaves_the_others_written(index_config: Config) -> None:
+    # A URL of 6,000 characters that do not compress well (a signed token, a state blob) is past
+    # what PostgreSQL's index of URLs holds (2,704 bytes). The whole batch failed with it, as a
+    # network_error ("stopped answering; try again"), which no retry could change.
+    blob = b"".join(hashlib.sha256(str(n).encode()).digest() for n in range(150))
+    long_url = "https://ru.example.com/?state=" + base64.urlsafe_b64encode(blob).decode()
+    store = open_store(index_config)
+    with pytest.raises(InvalidInputError) as caught:
+        store.add([page(long_url, "Long", "zebra crossing"), page("https://ru.example.com/short", "Short", "zebra")])
+    message = caught.value.message
+    assert "1 page(s) could not be added" in message and "index row size" in message and "the other 1 were added" in message
+    assert list(store.get(["https://ru.example.com/short"])) == ["https://ru.example.com/short"]
 
 
 @POSTGRES_ONLY

@@ -39,6 +39,7 @@ from typing import Any
 from ..context import remaining_time
 from ..errors import (
     AuthError,
+    InvalidInputError,
     NetworkError,
     NotConfiguredError,
     ProviderError,
@@ -46,6 +47,7 @@ from ..errors import (
     WebTimeoutError,
 )
 from ..redact import scrub
+from ..urls import shorten
 from .language import CONFIGS, page_language
 from .pages import Filters, Hit, IndexedPage, batches, held, never_filled, page_url
 from .pg_schema import (
@@ -486,14 +488,38 @@ class PostgresStore:
 
     def add(self, pages: Sequence[IndexedPage]) -> int:
         """Write ``pages`` in batches (:func:`.pages.batches`), each one statement and one
-        transaction within ``timeout``: a failure leaves the batches before it written."""
+        transaction within ``timeout``: a failure leaves the batches before it written.
+        A page past one of PostgreSQL's limits (a long URL that does not fit the index of
+        URLs) is left out, the others are written, then the call fails as ``invalid_input``."""
+        from psycopg import errors
+
         unique = sorted({page.url: page for page in pages}.values(), key=lambda page: page.url)
         if not unique:
             return 0
+        refused: list[tuple[str, str]] = []
         with self._connection(create=True) as conn:
             assert conn is not None
             for batch in batches(unique, INDEXED_CHARS):
-                self._write(conn, batch)
+                try:
+                    self._write(conn, batch)
+                except errors.ProgramLimitExceeded as exc:
+                    if len(batch) == 1:
+                        refused.append((batch[0].url, str(exc)))
+                        continue
+                    for one in batch:  # which of them it was
+                        try:
+                            self._write(conn, [one])
+                        except errors.ProgramLimitExceeded as again:
+                            refused.append((one.url, str(again)))
+        if refused:
+            url, reason = refused[0]
+            raise InvalidInputError(
+                f"{len(refused)} page(s) could not be added to the local index at {self.location}, "
+                f"past a limit of PostgreSQL (such as {shorten(scrub(url))}, {len(url):,} characters "
+                f"as kept: {scrub(reason.strip().splitlines()[0])}); the other "
+                f"{len(unique) - len(refused)} were added.",
+                provider=PROVIDER,
+            )
         return len(unique)
 
     def _write(self, conn: Any, pages: list[IndexedPage]) -> None:
