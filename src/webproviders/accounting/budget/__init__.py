@@ -28,12 +28,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ...dependable.batch import Batcher
 from ...dependable.offload import StoreGuard, StoreUnavailable
 from ...errors import BudgetExceededError, BudgetStoreUnavailableError
 from ...redact import get_logger, scrub
 from ..periods import ALL, KEEP, periods, provider_scope, tag_scope
 from ..usage.spool import spool
-from .batch import Batcher
 from .local import counters_for
 from .redis_backend import MISSING, Reservation
 
@@ -230,7 +230,7 @@ class Budgets:
         return Hold(tuple(keys), amount, False)
 
     async def _reserve_shared(self, handoff: _Handoff, request: Reservation) -> tuple[int, int] | None:
-        """The shared reservation, sent with those asked for meanwhile (:mod:`.batch`);
+        """The shared reservation, sent with those asked for meanwhile (:mod:`...dependable.batch`);
         raises :class:`StoreUnavailable`."""
         if self._batcher is None:
             self._batcher = Batcher(self._reserve_batch)

@@ -6,7 +6,8 @@ request being sent; time a shared store takes to answer comes out of that wait. 
 429 with ``Retry-After`` pauses the provider for every caller. Budgets live in this process unless
 ``web.rate_limit.url`` names a Redis server, which makes one budget for a whole fleet (per
 provider and set of configured keys: a vendor counts requests and answers 429 per key).
-Every Redis operation is bounded (``web.rate_limit.timeout``, see :mod:`..offload`); when
+Every Redis operation is bounded (``web.rate_limit.timeout``, see :mod:`..offload`), and
+those asked for together go in one round trip (:mod:`..batch`); when
 Redis fails or overruns, the call uses this process's budget and says so in
 ``meta.warnings``.
 """
@@ -14,12 +15,14 @@ Redis fails or overruns, the call uses this process's budget and says so in
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import RateLimitedError, WebTimeoutError
 from ...redact import get_logger
+from ..batch import Batcher
 from ..health import CALL_DEADLINE
 from ..offload import StoreGuard, StoreUnavailable, offload
 from .local import LocalLimiter
@@ -59,7 +62,8 @@ class RateLimits:
         self._namespace = namespace
         self._timeout = timeout
         self._guard = StoreGuard("the shared rate limiter (redis)", timeout, location=url)
-        self._remote: Any = None
+        self._batcher: Batcher[tuple[str, tuple[Any, ...]], Any] | None = None
+        self._connecting = threading.Lock()
         self._rates: dict[str, Rate | None] = {}
         self._shared_names: dict[str, str] = {}
 
@@ -137,20 +141,22 @@ class RateLimits:
     async def _shared(self, method: str, *args: Any, here: Callable[[], Any]) -> Any:
         """Run a Redis limiter method, bounded; fall back to this process on failure (``here``)."""
         try:
-            if self._remote is None:  # importing the client is slow once, and never hangs: unbounded
-                self._remote = await offload(self._connect)
-            return await self._guard.call(self._call_remote, method, args)
+            batcher = self._batcher
+            if batcher is None:  # importing the client is slow once, and never hangs: unbounded
+                batcher = await offload(self._connect)
+            return await self._guard.wait(lambda: batcher.submit((method, args)))
         except StoreUnavailable as problem:  # a store outage must not fail or stall searches
             self._guard.warn(problem, "this call used this process's budget instead")
             return here()
 
-    def _connect(self) -> Any:
-        from .redis_limiter import RedisLimiter
+    def _connect(self) -> Batcher[tuple[str, tuple[Any, ...]], Any]:
+        """The one batcher (and Redis client) of this limiter, however many first calls ask at once."""
+        with self._connecting:
+            if self._batcher is None:
+                from .redis_limiter import RedisLimiter
 
-        return RedisLimiter(self._url or "", self._namespace, self._timeout)
-
-    def _call_remote(self, method: str, args: tuple[Any, ...]) -> Any:
-        return getattr(self._remote, method)(*args)
+                self._batcher = Batcher(RedisLimiter(self._url or "", self._namespace, self._timeout).run)
+            return self._batcher
 
     @staticmethod
     def _no_time(name: str) -> WebTimeoutError:

@@ -58,10 +58,15 @@ return math.max(0, tonumber(redis.call('GET', KEYS[1]) or '0') - now)
 """
 
 
+#: One limiter operation: ``(method, args)``, e.g. ``("reserve", (name, rate, max_wait))``.
+Operation = tuple[str, tuple[Any, ...]]
+
+
 class RedisLimiter:
     """The :class:`~webproviders.dependable.ratelimit.local.LocalLimiter` interface, stored in Redis.
 
-    Calls block for one round trip; the async front end runs them off the event loop.
+    Calls block for one round trip; the async front end runs them off the event loop, many
+    at once through :meth:`run` (see :mod:`webproviders.dependable.batch`).
     """
 
     def __init__(self, url: str, namespace: str = "webproviders", timeout: float = 1.0) -> None:
@@ -70,27 +75,66 @@ class RedisLimiter:
         # A frozen server must not hold a store thread longer than one operation's bound.
         self._client: Any = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
         self._namespace = namespace
-        self._reserve = self._client.register_script(_RESERVE)
-        self._pause = self._client.register_script(_PAUSE)
-        self._paused_for = self._client.register_script(_PAUSED_FOR)
+        self._scripts = {
+            "reserve": self._client.register_script(_RESERVE),
+            "pause": self._client.register_script(_PAUSE),
+            "paused_for": self._client.register_script(_PAUSED_FOR),
+        }
 
     def _keys(self, name: str) -> list[str]:
         base = f"{self._namespace}:ratelimit:{{{name}}}"
         return [f"{base}:slots", f"{base}:pause"]
 
+    def run(self, operations: list[Operation]) -> list[Any]:
+        """Each operation's answer (or the error the server gave its script alone), all sent
+        in one round trip; each script stays atomic on its own."""
+        pipe = self._client.pipeline(transaction=False)
+        for method, args in operations:
+            keys, argv = getattr(self, f"_{method}_args")(*args)
+            self._scripts[method](keys=keys, args=argv, client=pipe)
+        answers = pipe.execute(raise_on_error=False)
+        return [answer if isinstance(answer, Exception) else getattr(self, f"_{method}_answer")(answer)
+                for (method, _), answer in zip(operations, answers, strict=True)]
+
+    def _one(self, method: str, *args: Any) -> Any:
+        answer = self.run([(method, args)])[0]
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
     def reserve(self, name: str, rate: Rate | None, max_wait: float) -> tuple[float, bool]:
+        return self._one("reserve", name, rate, max_wait)  # type: ignore[no-any-return]
+
+    def pause(self, name: str, seconds: float) -> None:
+        self._one("pause", name, seconds)
+
+    def paused_for(self, name: str) -> float:
+        return self._one("paused_for", name)  # type: ignore[no-any-return]
+
+    def _reserve_args(self, name: str, rate: Rate | None, max_wait: float) -> tuple[list[str], list[int]]:
         count, span = (0, 0.0) if rate is None else rate.window
-        args = [count, max(1, round(span * 1000)), max(0, int(max_wait * 1000))]
-        result = int(self._reserve(keys=self._keys(name), args=args))
+        return self._keys(name), [count, max(1, round(span * 1000)), max(0, int(max_wait * 1000))]
+
+    @staticmethod
+    def _reserve_answer(answer: Any) -> tuple[float, bool]:
+        result = int(answer)
         if result < 0:
             return (-result - 1) / 1000, False
         return result / 1000, True
 
-    def pause(self, name: str, seconds: float) -> None:
-        self._pause(keys=self._keys(name)[1:], args=[max(1, round(seconds * 1000))])
+    def _pause_args(self, name: str, seconds: float) -> tuple[list[str], list[int]]:
+        return self._keys(name)[1:], [max(1, round(seconds * 1000))]
 
-    def paused_for(self, name: str) -> float:
-        return int(self._paused_for(keys=self._keys(name)[1:])) / 1000
+    @staticmethod
+    def _pause_answer(answer: Any) -> None:
+        return None
+
+    def _paused_for_args(self, name: str) -> tuple[list[str], list[int]]:
+        return self._keys(name)[1:], []
+
+    @staticmethod
+    def _paused_for_answer(answer: Any) -> float:
+        return int(answer) / 1000
 
     def close(self) -> None:
         self._client.close()

@@ -1,12 +1,13 @@
-"""Shared reservations asked for together go to Redis together: one round trip for many.
+"""Store operations asked for together go to Redis together: one round trip for many.
 
-A reservation made on its own costs a store thread two hand-overs of the interpreter (one to
+An operation made on its own costs a store thread two hand-overs of the interpreter (one to
 send, one to read the answer). Under a fleet's load the event loop holds the interpreter
-most of the time, each hand-over waits up to Python's switch interval (5 ms), and a
-thousand concurrent priced calls queued on the store threads past their deadline: a
-healthy Redis refused them as unavailable. Here requests that arrive while a batch is on
-its way wait for the next one, which sends them all in one redis-py pipeline; each stays
-its own atomic script, so no budget is overspent.
+most of the time, each hand-over waits up to Python's switch interval (5 ms), and thousands
+of concurrent calls queued on the store threads past their deadline: a healthy Redis was
+refused as unavailable. Here requests that arrive while a batch is on its way wait for the
+next one, which sends them all in one redis-py pipeline; each stays its own atomic script,
+so no budget (of money or of requests) is overspent. The budget counters and the shared
+rate limiter each keep one :class:`Batcher`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from typing import Any, Generic, TypeVar
 
-from ...dependable.offload import begin
+from .offload import begin
 
 T = TypeVar("T")
 R = TypeVar("R")
