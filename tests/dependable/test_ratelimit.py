@@ -248,10 +248,10 @@ def test_a_redis_budget_lets_calls_under_it_start_at_once(redis_server: str, nam
     limiter = RedisLimiter(redis_server, namespace)
     rate = parse_rate("3/min")
     try:
-        assert [limiter.reserve("p", rate, 1.0) for _ in range(3)] == [(0.0, True)] * 3
-        wait, taken = limiter.reserve("p", rate, 1.0)
+        assert [limiter.reserve("p", rate, 1.0)[:2] for _ in range(3)] == [(0.0, True)] * 3
+        wait, taken, _slot = limiter.reserve("p", rate, 1.0)
         assert not taken and 59 <= wait <= 60  # the fourth only when the first is a minute old
-        assert limiter.reserve("other", rate, 1.0) == (0.0, True)  # budgets are per provider
+        assert limiter.reserve("other", rate, 1.0)[:2] == (0.0, True)  # budgets are per provider
     finally:
         limiter.close()
 
@@ -359,3 +359,29 @@ def test_three_thousand_concurrent_calls_all_use_a_healthy_shared_limiter(
     client = redis.Redis.from_url(url)
     assert client.llen(f"{namespace}:ratelimit:{{fake-a}}:slots") == 500  # the budget held, shared
     client.close()
+
+
+def test_a_shared_slot_whose_caller_left_goes_to_the_next_caller(
+    freezable_redis: tuple[str, Callable[[], None]], namespace: str
+) -> None:
+    """A caller that stops waiting for its slot (a hedged chain took another answer, the
+    caller's task was cancelled) sent nothing: the slot it held in the fleet's budget is
+    taken by the next caller. Before, it stayed spent, and the next caller's slot came a
+    whole window later, past its deadline."""
+    url, _ = freezable_redis
+    config = build_config(rate_limit={"url": url, "namespace": namespace},
+                          providers={"fake-a": {"rate_limit": "1/4s"}}, cache=False, usage=False)
+
+    async def run() -> dict[str, Any]:
+        first = await adispatch_search("first", backend="fake-a", config=config, timeout=20)
+        assert first["success"] is True, first
+        waiting = asyncio.ensure_future(adispatch_search("left", backend="fake-a", config=config, timeout=20))
+        await asyncio.sleep(0.5)  # it holds the next slot, 4 s after the first, and sleeps
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        return await adispatch_search("next", backend="fake-a", config=config, timeout=6)  # 4 + 4 s is too far
+
+    envelope = asyncio.run(run())
+    assert envelope["success"] is True, envelope
+    assert provider(config, "fake-a").calls == 2

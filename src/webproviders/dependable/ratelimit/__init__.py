@@ -14,6 +14,8 @@ Redis fails or overruns, the call uses this process's budget and says so in
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import threading
 import time
@@ -94,24 +96,40 @@ class RateLimits:
         raise :class:`BudgetExhaustedError` if the slot is further off."""
         rate = self.rate(name)
         limit = max_wait if patience is None else min(max_wait, patience)
+        slot = None
         if self._url is None:
             wait, taken = self.local.reserve(name, rate, limit)
         else:
             asked = time.monotonic()
 
-            def here() -> tuple[float, bool]:  # the store failed: this process's budget, in the time left
-                return self.local.reserve(name, rate, limit - (time.monotonic() - asked))
+            def here() -> tuple[float, bool, None]:  # the store failed: this process's budget, in the time left
+                return (*self.local.reserve(name, rate, limit - (time.monotonic() - asked)), None)
 
-            wait, taken = await self._shared("reserve", self.shared_name(name), rate, limit, here=here)
+            wait, taken, slot = await self._shared("reserve", self.shared_name(name), rate, limit, here=here)
             max_wait -= time.monotonic() - asked  # the store's delay came out of the call's time
         if not taken or wait > max_wait:
+            if slot is not None:  # taken, but the store's delay left no time to use it
+                self._give_back(name, slot)
             if wait <= 0:  # a slot is free, but the call has no time left to use it
                 raise self._no_time(name)
             paused = self.local.paused_for(name) if self._url is None else await self.paused_for(name)
             by_pause = paused > 0 and wait <= paused + PAUSE_SLACK  # the 429's wait, not the budget's
             raise self._exhausted(name, None if by_pause else rate, wait, patience if wait <= max_wait else None)
         if wait > 0:
-            await sleep(wait)
+            try:
+                await sleep(wait)
+            except asyncio.CancelledError:  # the caller left (a hedged chain took another answer)
+                if slot is not None:
+                    self._give_back(name, slot)
+                raise
+
+    def _give_back(self, name: str, slot: int) -> None:
+        """Offer a shared slot taken for a request that will not be sent to the next caller
+        (not awaited; while the store is skipped, or failing, the slot is simply unused)."""
+        batcher = self._batcher
+        if batcher is not None and self._guard.skipped_because() is None:
+            with contextlib.suppress(RuntimeError):  # the store threads are gone: the process is exiting
+                batcher.submit(("give_back", (self.shared_name(name), slot)))
 
     async def pause(self, name: str, seconds: float) -> None:
         """Hold every caller of ``name`` back for ``seconds`` (shared when Redis is set)."""

@@ -2,7 +2,8 @@
 
 The sliding window of slots (see :mod:`.local`) is a list of the latest slots, newest first,
 kept and read inside one Lua script on the Redis server with the server's clock, so it is
-atomic and independent of clock skew between workers.
+atomic and independent of clock skew between workers. A slot taken for a request that was
+not sent is given back (a sorted set beside the list) and taken by the next caller it suits.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from typing import Any
 
 from .spec import Rate
 
-#: KEYS: slots key, pause key. ARGV: window count (0 = no budget), window ms, max wait ms.
-#: Returns the wait in ms when a slot was taken, or -(wait + 1) when it was too far away.
+#: KEYS: slots key, pause key, given-back key. ARGV: window count (0 = no budget), window ms,
+#: max wait ms. Returns {wait ms, slot ms} when a slot was taken (the earliest of the next one
+#: and one given back), or {-(wait + 1), 0} when it was too far away.
 _RESERVE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -22,8 +24,8 @@ local span = tonumber(ARGV[2])
 local max_wait = tonumber(ARGV[3])
 if count <= 0 then
   local wait = start - now
-  if wait > max_wait then return -wait - 1 end
-  return wait
+  if wait > max_wait then return {-wait - 1, 0} end
+  return {wait, 0}
 end
 local slot = start
 local held = redis.call('LLEN', KEYS[1])
@@ -31,12 +33,31 @@ if held >= count then
   local oldest = redis.call('LINDEX', KEYS[1], held == count and -1 or count - 1)
   slot = math.max(slot, tonumber(oldest) + span)
 end
+redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. start)
+local back = redis.call('ZRANGEBYSCORE', KEYS[3], start, slot, 'LIMIT', 0, 1)
+if #back > 0 and tonumber(back[1]) - now <= max_wait then
+  redis.call('ZREM', KEYS[3], back[1])
+  return {tonumber(back[1]) - now, tonumber(back[1])}
+end
 local wait = slot - now
-if wait > max_wait then return -wait - 1 end
+if wait > max_wait then return {-wait - 1, 0} end
 redis.call('LPUSH', KEYS[1], string.format('%d', slot))
 redis.call('LTRIM', KEYS[1], 0, count - 1)
 redis.call('PEXPIRE', KEYS[1], math.max(1000, slot - now + span + 1000))
-return wait
+return {wait, slot}
+"""
+
+#: KEYS: given-back key. ARGV: slot ms. A slot taken for a request that was not sent, for
+#: the next caller to take: it stays counted in the window, so the budget holds.
+_GIVE_BACK = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local slot = tonumber(ARGV[1])
+if slot > now then
+  redis.call('ZADD', KEYS[1], slot, ARGV[1])
+  redis.call('PEXPIRE', KEYS[1], slot - now + 1000)
+end
+return 0
 """
 
 #: KEYS: pause key. ARGV: pause ms. Extends, never shortens, a pause.
@@ -79,11 +100,12 @@ class RedisLimiter:
             "reserve": self._client.register_script(_RESERVE),
             "pause": self._client.register_script(_PAUSE),
             "paused_for": self._client.register_script(_PAUSED_FOR),
+            "give_back": self._client.register_script(_GIVE_BACK),
         }
 
     def _keys(self, name: str) -> list[str]:
         base = f"{self._namespace}:ratelimit:{{{name}}}"
-        return [f"{base}:slots", f"{base}:pause"]
+        return [f"{base}:slots", f"{base}:pause", f"{base}:given-back"]
 
     def run(self, operations: list[Operation]) -> list[Any]:
         """Each operation's answer (or the error the server gave its script alone), all sent
@@ -102,8 +124,13 @@ class RedisLimiter:
             raise answer
         return answer
 
-    def reserve(self, name: str, rate: Rate | None, max_wait: float) -> tuple[float, bool]:
+    def reserve(self, name: str, rate: Rate | None, max_wait: float) -> tuple[float, bool, int | None]:
+        """As :meth:`.local.LocalLimiter.reserve`, and the slot taken (for :meth:`give_back`)."""
         return self._one("reserve", name, rate, max_wait)  # type: ignore[no-any-return]
+
+    def give_back(self, name: str, slot: int) -> None:
+        """Offer a slot :meth:`reserve` took, for a request that was not sent, to the next caller."""
+        self._one("give_back", name, slot)
 
     def pause(self, name: str, seconds: float) -> None:
         self._one("pause", name, seconds)
@@ -116,21 +143,28 @@ class RedisLimiter:
         return self._keys(name), [count, max(1, round(span * 1000)), max(0, int(max_wait * 1000))]
 
     @staticmethod
-    def _reserve_answer(answer: Any) -> tuple[float, bool]:
-        result = int(answer)
+    def _reserve_answer(answer: Any) -> tuple[float, bool, int | None]:
+        result, slot = (int(value) for value in answer)
         if result < 0:
-            return (-result - 1) / 1000, False
-        return result / 1000, True
+            return (-result - 1) / 1000, False, None
+        return result / 1000, True, slot or None
+
+    def _give_back_args(self, name: str, slot: int) -> tuple[list[str], list[int]]:
+        return self._keys(name)[2:], [slot]
+
+    @staticmethod
+    def _give_back_answer(answer: Any) -> None:
+        return None
 
     def _pause_args(self, name: str, seconds: float) -> tuple[list[str], list[int]]:
-        return self._keys(name)[1:], [max(1, round(seconds * 1000))]
+        return self._keys(name)[1:2], [max(1, round(seconds * 1000))]
 
     @staticmethod
     def _pause_answer(answer: Any) -> None:
         return None
 
     def _paused_for_args(self, name: str) -> tuple[list[str], list[int]]:
-        return self._keys(name)[1:], []
+        return self._keys(name)[1:2], []
 
     @staticmethod
     def _paused_for_answer(answer: Any) -> float:
