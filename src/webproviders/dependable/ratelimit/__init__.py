@@ -96,7 +96,7 @@ class RateLimits:
         raise :class:`BudgetExhaustedError` if the slot is further off."""
         rate = self.rate(name)
         limit = max_wait if patience is None else min(max_wait, patience)
-        slot = None
+        slot, spare = None, 0.0
         if self._url is None:
             wait, taken = self.local.reserve(name, rate, limit)
         else:
@@ -105,8 +105,14 @@ class RateLimits:
             def here() -> tuple[float, bool, None]:  # the store failed: this process's budget, in the time left
                 return (*self.local.reserve(name, rate, limit - (time.monotonic() - asked)), None)
 
-            wait, taken, slot = await self._shared("reserve", self.shared_name(name), rate, limit, here=here)
-            max_wait -= time.monotonic() - asked  # the store's delay came out of the call's time
+            # Only a slot the call can still wait for once the store has answered (within its
+            # bound) is taken: one taken at the edge of the wait was given up, late, by most
+            # callers of a loaded process, and the fleet's budget went mostly unused.
+            spare = self._guard.bound()
+            ask = max(0.0, limit - spare)
+            wait, taken, slot = await self._shared("reserve", self.shared_name(name), rate, ask, here=here)
+            took = time.monotonic() - asked  # the store's delay came out of the call's time
+            max_wait, limit = max_wait - took, limit - took
         if not taken or wait > max_wait:
             if slot is not None:  # taken, but the store's delay left no time to use it
                 self._give_back(name, slot)
@@ -114,6 +120,8 @@ class RateLimits:
                 raise self._no_time(name)
             paused = self.local.paused_for(name) if self._url is None else await self.paused_for(name)
             by_pause = paused > 0 and wait <= paused + PAUSE_SLACK  # the 429's wait, not the budget's
+            if spare and wait <= limit:  # within reach, but not with the store's time to spare
+                raise self._too_near(name, None if by_pause else rate, wait, spare)
             raise self._exhausted(name, None if by_pause else rate, wait, patience if wait <= max_wait else None)
         if wait > 0:
             try:
@@ -182,6 +190,14 @@ class RateLimits:
         return WebTimeoutError(
             f"The call's deadline passed before {name} could be asked.", provider=name, detail=CALL_DEADLINE
         )
+
+    @staticmethod
+    def _too_near(name: str, rate: Rate | None, wait: float, spare: float) -> BudgetExhaustedError:
+        """The refusal of a shared slot the call could reach only without the store's time to answer."""
+        waiting = f"{name} asked callers to wait" if rate is None else f"{name}'s request budget ({rate.text}) has its next free slot in"
+        message = (f"{waiting} {wait:.1f} s, too near this call's deadline, which must also leave the shared rate "
+                   f"limiter up to {spare:.2f} s to answer.")
+        return BudgetExhaustedError(message, provider=name, retry_after=wait)
 
     @staticmethod
     def _exhausted(name: str, rate: Rate | None, wait: float, patience: float | None) -> BudgetExhaustedError:
