@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import codecs
-import contextlib
 import errno
 import gc
 import io
@@ -25,6 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NoReturn, TextIO
 
 from ._version import __version__
+from .printsaside import prints_aside
 
 EXIT_OK = 0
 #: Anything not below: the provider failed, answered something unreadable, was blocked, ...
@@ -353,17 +353,10 @@ def _show_decisions(capability: str, args: argparse.Namespace, envelope: dict[st
     say(f"debug: served by {meta.get('served_by')} in {meta.get('latency_ms')} ms\n")
 
 
-def _prints_aside() -> contextlib.AbstractContextManager[Any]:
-    """While plugin and vendor code runs (loading, answering), what it prints goes to stderr:
-    stdout holds the answer alone, so that ``--json`` output parses (a plugin's ``print``, or an
-    SDK's progress lines, went into it)."""
-    return contextlib.redirect_stdout(sys.stderr)
-
-
 def _cmd_search(args: argparse.Namespace, config: Any) -> int:
     from .dispatch.api import dispatch_search
 
-    with _prints_aside():
+    with prints_aside():
         envelope = dispatch_search(_as_typed(" ".join(args.query)), args.limit, backend=args.backend, config=config)
     if args.debug:
         _show_decisions("search", args, envelope, config)
@@ -373,7 +366,7 @@ def _cmd_search(args: argparse.Namespace, config: Any) -> int:
 def _cmd_extract(args: argparse.Namespace, config: Any) -> int:
     from .dispatch.api import dispatch_extract
 
-    with _prints_aside():
+    with prints_aside():
         envelope = dispatch_extract(
             [_as_typed(url) for url in args.urls], backend=args.backend, config=config, **_options(args, "max_chars")
         )
@@ -389,7 +382,7 @@ def _cmd_crawl(args: argparse.Namespace, config: Any) -> int:
     progress = None if args.json else _progress_printer()
     if progress is not None:
         options["progress"] = progress
-    with _prints_aside():
+    with prints_aside():
         envelope = dispatch_crawl(
             _as_typed(args.url), backend=args.backend, config=config, timeout=args.timeout, **options
         )
@@ -470,7 +463,7 @@ def _cmd_index(args: argparse.Namespace, config: Any) -> int:
             return EXIT_CODES.get(exc.code, EXIT_FAILURE)
     from .index.api import index_urls
 
-    with _prints_aside():
+    with prints_aside():
         envelope = index_urls(
             [_as_typed(url) for url in args.urls], crawl=args.crawl, max_pages=args.max_pages, backend=args.backend,
             config=config,
@@ -491,7 +484,7 @@ def _print_indexed(envelope: dict[str, Any], out: TextIO) -> None:
 def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
     from .registry.providers import list_providers
 
-    with _prints_aside():
+    with prints_aside():
         rows = list_providers(config, load=True)  # every plugin's code, so that one that fails shows
     if args.json:
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
@@ -595,7 +588,7 @@ def _cmd_config(args: argparse.Namespace, config: Any) -> int:
     from .accounting.budget import dollars
     from .agents.search_contract import BACKEND_ENV
 
-    with _prints_aside():  # a plan may load a plugin's code
+    with prints_aside():  # a plan may load a plugin's code
         report, warnings, errors = _config_report(config)
     from_env = report["search_contract"]["from"] is not None
     names = report["search_contract"]["backends"]
@@ -772,7 +765,7 @@ def _run(args: argparse.Namespace) -> int:
     if capability is not None:
         from .registry.providers import get_registry
 
-        with _prints_aside():
+        with prints_aside():
             problems = _unknown_backends(get_registry(config), capability)
         if problems:
             _fail_plainly("not_configured", "\n".join(problems), args)

@@ -20,6 +20,7 @@ import pytest
 pytest.importorskip("mcp")
 
 from mcp import Client, MCPError, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 from webproviders.agents.bounded import json_chars
 
@@ -263,6 +264,80 @@ def test_a_client_that_goes_away_ends_the_stdio_server_quietly(tmp_path: Path) -
         assert process.stderr.read().decode() == ""
     finally:
         stop(process)
+
+
+LOUD_MANIFEST = """\
+name: loud
+kind: backend
+description: A provider that prints, as some plugins and SDKs do.
+providers:
+  - name: loud
+    display_name: Loud
+    capabilities: [search]
+    fetch: none
+    auto_detect: false
+"""
+
+LOUD_CODE = """\
+import sys
+
+from webproviders import WebSearchProvider
+
+print("loud: imported")
+
+
+class Loud(WebSearchProvider):
+    name = "loud"
+
+    def is_available(self):
+        return True
+
+    async def search(self, query, limit=5, **options):
+        print("loud: searching", query)
+        sys.__stdout__.write("loud: progress 100%\\n")
+        return [{"title": "Loud", "url": "https://loud.example.org/", "description": query}]
+
+
+def register(ctx):
+    print("loud: registered")
+    ctx.register_web_search_provider(Loud())
+"""
+
+
+def test_what_a_plugin_prints_goes_to_stderr_not_the_wire(tmp_path: Path) -> None:
+    """A plugin's ``print`` was held in stdout's buffer and written onto the wire, after the
+    answers (when stdout is a pipe, as a client's is), where the client reads protocol only."""
+    import json
+
+    folder = tmp_path / "plugins" / "loud"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text(LOUD_MANIFEST, encoding="utf-8")
+    (folder / "__init__.py").write_text(LOUD_CODE, encoding="utf-8")
+    config = tmp_path / "config.yaml"
+    config.write_text(f"plugins:\n  paths: [{tmp_path / 'plugins'}]\n  enabled: [loud]\n", encoding="utf-8")
+    env = server_env(tmp_path)
+    del env["PYTHONUNBUFFERED"]  # a client starts the server without it: stdout is block-buffered
+    command = [sys.executable, "-m", "webproviders.cli", "--config", str(config), "mcp"]
+    errlog = (tmp_path / "stderr.txt").open("w+", encoding="utf-8")
+    params = StdioServerParameters(command=command[0], args=command[1:], env=env)
+
+    async def main() -> Any:
+        async with Client(stdio_client(params, errlog=errlog), read_timeout_seconds=60) as client:
+            return await client.call_tool("web_search", {"query": "hello", "backend": "loud"})
+
+    result = asyncio.run(asyncio.wait_for(main(), 120))
+    assert not result.is_error and result.structured_content["data"]["web"][0]["description"] == "hello"
+    call = {"name": "web_search", "arguments": {"query": "piped", "backend": "loud"}}
+    batch = [INITIALIZE, {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call}]
+    done = subprocess.run(
+        command, env=env, input="".join(json.dumps(m) + "\n" for m in batch).encode(),
+        capture_output=True, timeout=60,
+    )
+    assert [json.loads(line)["id"] for line in done.stdout.decode().splitlines()] == [1, 2]
+    printed = "loud: imported\nloud: registered\nloud: searching piped\nloud: progress 100%\n"
+    assert printed in done.stderr.decode()
+    errlog.seek(0)
+    assert "loud: searching hello" in errlog.read()
 
 
 # --- streamable HTTP ------------------------------------------------------------------------

@@ -400,19 +400,23 @@ async def serve_stdio(server: Server) -> None:
     """Serve one client over this process's stdin and stdout; a request the transport cannot
     read (a lone surrogate) is answered with a parse error, not left without an answer, the
     requests read before stdin ends are answered before the server stops, and Ctrl-C stops
-    the server without waiting for the client's next line."""
+    the server without waiting for the client's next line. What plugin or vendor code prints
+    while serving goes to stderr: the real stdout carries protocol messages alone."""
     from mcp.server.stdio import stdio_server
 
+    from ..printsaside import prints_aside
     from .mcp_drain import DrainingReader, NotingWriter, Unanswered
     from .mcp_stdin import AnsweringReader
     from .mcp_wire import wire_lines
 
     try:
         async with wire_lines() as lines, stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
-            unanswered = Unanswered()
-            reader = DrainingReader(AnsweringReader(read_stream, write_stream), unanswered)
-            writer = NotingWriter(write_stream, unanswered)
-            await server.run(reader, writer, server.create_initialization_options())
+            # the transport holds the real stdout from here on: sys.stdout may be put aside
+            with prints_aside():
+                unanswered = Unanswered()
+                reader = DrainingReader(AnsweringReader(read_stream, write_stream), unanswered)
+                writer = NotingWriter(write_stream, unanswered)
+                await server.run(reader, writer, server.create_initialization_options())
     except Exception as exc:
         if not _client_gone(exc):
             raise
