@@ -1016,3 +1016,30 @@ def test_a_provider_is_ready_only_once_its_code_has_loaded(tmp_path: Path, make_
     rows = {row["name"]: row for row in after.structured_content["providers"]}
     assert rows["broken"]["available"] is False and "not_a_module_of_anyone" in rows["broken"]["reason"]
     assert rows["stub"]["loaded"] is True and "- stub (search, extract, crawl): ready" in text
+
+
+def test_the_providers_list_says_what_a_provider_cannot_do_without_its_key(
+    make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """jina reads pages without a key but searches only with one: it was listed as ready for
+    both, and a model sent it searches that could only fail."""
+    from webproviders.agents.mcp_server import build_server
+
+    monkeypatch.delenv("JINA_API_KEY", raising=False)
+
+    async def jina(**settings: Any) -> tuple[str, dict[str, Any]]:
+        config = make_config(web={"backend": "stub", "providers": {"jina": settings}})
+        async with Client(build_server(config)) as client:
+            listed = await client.call_tool("web_providers", {})
+        line = next(line for line in text_of(listed).splitlines() if line.startswith("- jina "))
+        return line, next(row for row in listed.structured_content["providers"] if row["name"] == "jina")
+
+    line, row = asyncio.run(jina())
+    assert line == (
+        "- jina (search, extract): configured (its code loads on first use); not for search: "
+        "JINA_API_KEY is not set (or web.providers.jina.api_key)"
+    )
+    assert row["available"] is True and set(row["unavailable_for"]) == {"search"}
+    line, row = asyncio.run(jina(api_key="jina_0123456789abcdef"))
+    assert line == "- jina (search, extract): configured (its code loads on first use)"
+    assert row["unavailable_for"] == {}

@@ -58,7 +58,7 @@ KEY_HEADER = KEY_HEADER_SHOWN.lower()  # as ASGI gives header names
 CALLER_STATE = "webproviders.caller"
 #: Configurations built for clients' own keys, kept for reuse (each has its own registry).
 MAX_KEYED_CONFIGS = 32
-_PROVIDER_FIELDS = ("name", "display_name", "capabilities", "available", "loaded", "reason")
+_PROVIDER_FIELDS = ("name", "display_name", "capabilities", "available", "loaded", "reason", "unavailable_for")
 _INSTRUCTIONS = (
     "Web access: web_search finds pages, web_extract reads pages by URL, web_crawl follows a "
     "site's links, web_providers lists the search backends this server can use."
@@ -94,7 +94,9 @@ def _state(row: Mapping[str, Any]) -> str:
     its manifest's view (listing imports no provider code), and says so."""
     if not row["available"]:
         return f"not available: {row['reason']}"
-    return "ready" if row["loaded"] else "configured (its code loads on first use)"
+    state = "ready" if row["loaded"] else "configured (its code loads on first use)"
+    # a provider that runs without a key may need one for part of what it does (jina's search)
+    return state + "".join(f"; not for {capability}: {why}" for capability, why in row["unavailable_for"].items())
 
 
 def _providers_text(rows: list[dict[str, Any]]) -> str:
