@@ -340,6 +340,65 @@ def test_what_a_plugin_prints_goes_to_stderr_not_the_wire(tmp_path: Path) -> Non
     assert "loud: searching hello" in errlog.read()
 
 
+def test_stdio_refuses_a_request_line_over_the_size_limit(tmp_path: Path) -> None:
+    """The stdio reader held a whole line whatever its size (a 200 MB line took 656 MB and
+    18 s); the HTTP transport refuses a body over 4 MiB with 413."""
+    import json
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "webproviders.cli", "mcp"],
+        env=server_env(tmp_path),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert process.stdin is not None and process.stdout is not None and process.stderr is not None
+
+    def send(data: bytes) -> None:
+        assert process.stdin is not None
+        process.stdin.write(data + b"\n")
+        process.stdin.flush()
+
+    def search(request_id: int, query: str) -> bytes:
+        call = {"name": "web_search", "arguments": {"query": query, "limit": 1}}
+        return json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": call}).encode()
+
+    def peak_bytes() -> int:
+        status = Path(f"/proc/{process.pid}/status").read_text(encoding="ascii")
+        return int(re.search(r"VmHWM:\s+(\d+) kB", status).group(1)) * 1024  # type: ignore[union-attr]
+
+    size = 30 * 1024 * 1024
+    query = b"a" * size
+    try:
+        send(json.dumps(INITIALIZE).encode())
+        send(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        send(search(2, "warm up"))
+        assert [json.loads(process.stdout.readline())["id"] for _ in range(2)] == [1, 2]
+        before = peak_bytes()
+        line = search(3, "QUERY").replace(b"QUERY", query)
+        send(line)
+        refused = json.loads(process.stdout.readline())
+        assert refused["id"] == 3 and refused["error"]["code"] == -32600
+        assert refused["error"]["message"] == (
+            f"Request too large: its line holds {len(line) + 1} bytes, over the 4 MiB this server reads; "
+            "send shorter arguments."
+        )
+        # the id after the arguments: not known from the line's first bytes, so not answered
+        unnamed = b'{"jsonrpc": "2.0", "params": {"name": "web_search", "arguments": {"query": "'
+        line = unnamed + query + b'"}}, "id": 4, "method": "tools/call"}'
+        send(line)
+        send(search(5, "still serving"))
+        served = json.loads(process.stdout.readline())
+        assert served["id"] == 5 and served["result"]["isError"] is False
+        assert peak_bytes() - before < size  # the long lines were never held whole
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0
+        assert process.stdout.read() == b""
+        assert f"Dropped a {len(line) + 1}-byte line on stdin, over the 4194304 bytes" in process.stderr.read().decode()
+    finally:
+        stop(process)
+
+
 # --- streamable HTTP ------------------------------------------------------------------------
 
 

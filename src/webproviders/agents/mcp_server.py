@@ -19,6 +19,7 @@ The ``mcp`` package (extra ``mcp``) is imported here only, when a server is buil
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import hmac
 import ipaddress
@@ -405,14 +406,19 @@ async def serve_stdio(server: Server) -> None:
     the server without waiting for the client's next line. What plugin or vendor code prints
     while serving goes to stderr: the real stdout carries protocol messages alone."""
     from mcp.server.stdio import stdio_server
+    from mcp.server.transport_security import DEFAULT_MAX_REQUEST_BODY_SIZE
 
     from ..printsaside import prints_aside
     from .mcp_drain import DrainingReader, NotingWriter, Unanswered
-    from .mcp_stdin import AnsweringReader
+    from .mcp_stdin import AnsweringReader, refuse_oversized
     from .mcp_wire import wire_lines
 
     try:
-        async with wire_lines() as lines, stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+        async with (
+            wire_lines(DEFAULT_MAX_REQUEST_BODY_SIZE) as lines,
+            stdio_server(stdin=lines) as (read_stream, write_stream),  # type: ignore[arg-type]
+        ):
+            lines.on_oversized = functools.partial(refuse_oversized, write_stream)
             # the transport holds the real stdout from here on: sys.stdout may be put aside
             with prints_aside():
                 unanswered = Unanswered()

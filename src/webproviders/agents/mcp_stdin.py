@@ -5,6 +5,9 @@ holding half of a UTF-16 pair (``"\\ud800"``, what a model may emit for a cut em
 hands the server the failure, which only logs it: the client would wait for its answer
 forever. Python's own ``json`` reads such a line, so its request id is known and an error
 can be sent back under it (the HTTP transport answers the same line with a parse error).
+
+A line too long to read (see :mod:`.mcp_wire`) is answered from its first bytes when they
+hold its request id and method, else dropped with a log line.
 """
 
 from __future__ import annotations
@@ -15,11 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from ..redact import get_logger
 from ..surrogates import sound
+
+log = get_logger("webproviders.mcp")
 
 if TYPE_CHECKING:
     from mcp.shared._stream_protocols import ReadStream, WriteStream
     from mcp.shared.message import SessionMessage
+
+_BLANK = " \t\r\n"
 
 
 def _lone_surrogate(value: Any) -> str | None:
@@ -66,6 +74,75 @@ def refusal(exc: Exception) -> Any:
         request_id = sound(request_id)
     error = types.ErrorData(code=types.PARSE_ERROR, message=text)
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+
+
+def _leading_members(head: str) -> dict[str, Any]:
+    """The top-level members of a JSON object that come whole in ``head``, the start of it,
+    up to the first one that does not (a long ``params``); empty when it is no object or a
+    name comes twice (which of the two counts cannot be known from a part)."""
+    decoder = json.JSONDecoder()
+    members: dict[str, Any] = {}
+    at = len(head) - len(head.lstrip(_BLANK))
+    if not head.startswith("{", at):
+        return members
+    at += 1
+    try:
+        while True:
+            while head[at] in _BLANK:
+                at += 1
+            name, at = decoder.raw_decode(head, at)
+            while head[at] in _BLANK:
+                at += 1
+            if not isinstance(name, str) or head[at] != ":" or name in members:
+                return {}
+            at += 1
+            while head[at] in _BLANK:
+                at += 1
+            value, at = decoder.raw_decode(head, at)
+            while head[at] in _BLANK:
+                at += 1
+            if head[at] not in ",}":  # a value cut where the part ends (a number) is not whole
+                return members
+            members[name] = value
+            if head[at] == "}":
+                return members
+            at += 1
+    except (ValueError, IndexError):  # the part ends here
+        return members
+
+
+def oversized_refusal(head: bytes, size: int, limit: int) -> Any:
+    """The JSON-RPC error answering a request on a line over ``limit`` bytes, read from the
+    line's first bytes, or None when they do not say it is a request and under which id."""
+    from mcp import types
+
+    members = _leading_members(head.decode("utf-8", errors="replace"))
+    request_id = members.get("id")
+    if not isinstance(members.get("method"), str):
+        return None
+    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+        return None
+    text = (
+        f"Request too large: its line holds {size} bytes, over the {limit // (1024 * 1024)} MiB this "
+        "server reads; send shorter arguments."
+    )
+    error = types.ErrorData(code=types.INVALID_REQUEST, message=text)
+    return types.JSONRPCError(jsonrpc="2.0", id=sound(request_id) if isinstance(request_id, str) else request_id,
+                              error=error)
+
+
+async def refuse_oversized(replies: WriteStream[SessionMessage], head: bytes, size: int, limit: int) -> None:
+    """Answer a request on a line too long to read, or log that it was dropped."""
+    from mcp.shared.message import SessionMessage
+
+    reply = oversized_refusal(head, size, limit)
+    if reply is None:
+        log.warning(
+            "Dropped a %d-byte line on stdin, over the %d bytes this server reads; its first bytes hold "
+            "no request id, so it is not answered.", size, limit,
+        )
+        return
+    await replies.send(SessionMessage(reply))
 
 
 class AnsweringReader:
