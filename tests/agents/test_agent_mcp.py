@@ -167,6 +167,34 @@ def test_stdio_answers_a_request_holding_a_lone_surrogate(tmp_path: Path) -> Non
     finally:
         stop(process)
 
+@pytest.mark.parametrize("depth", [600, 100_000])
+def test_stdio_answers_a_request_nested_too_deep(tmp_path: Path, depth: int) -> None:
+    """Arguments nested deeper than Python's JSON reader goes (a 200 KB line of brackets)
+    crashed the whole server (``RecursionError``) while it read the request's id."""
+    import json
+
+    nested = "[" * depth + "]" * depth
+    call = '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"web_search","arguments":%s}}'
+    batch = [
+        json.dumps(INITIALIZE),
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        call % (2, '{"query":"deep","extra":' + nested + "}"),
+        call % (3, '{"query":"still serving","limit":1}'),
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", "mcp"],
+        env=server_env(tmp_path),
+        input="".join(line + "\n" for line in batch).encode(),
+        capture_output=True,
+        timeout=60,
+    )
+    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.decode().splitlines())}
+    assert done.returncode == 0 and set(answers) == {1, 2, 3}, done.stderr.decode()[-500:]
+    assert answers[2]["error"]["code"] == -32700
+    assert "recursion limit exceeded" in answers[2]["error"]["message"]
+    assert answers[3]["result"]["isError"] is False
+
+
 def test_ctrl_c_stops_the_stdio_server(tmp_path: Path, probe_dir: Path) -> None:
     """The transport read stdin in a thread no cancellation reaches: on Ctrl-C the server
     waited for the client's next line, for ever when none came (a server tried in a terminal)."""

@@ -53,16 +53,21 @@ def refusal(exc: Exception) -> Any:
     if not problems or problems[0].get("type") != "json_invalid":
         return None
     line = problems[0].get("input")
+    if not isinstance(line, (str, bytes)):
+        return None
     try:
-        message = json.loads(line) if isinstance(line, (str, bytes)) else None
+        message = json.loads(line)
+        surrogate = _lone_surrogate(message)
     except ValueError:
         return None
+    except RecursionError:  # nested deeper than Python reads: its leading members may say
+        message = _leading_members(line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line)
+        surrogate = None
     if not isinstance(message, dict) or not isinstance(message.get("method"), str):
         return None
     request_id = message.get("id")
     if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
         return None
-    surrogate = _lone_surrogate(message)
     if surrogate is None:
         text = f"Parse error: {problems[0]['msg']}"
     else:
@@ -107,7 +112,7 @@ def _leading_members(head: str) -> dict[str, Any]:
             if head[at] == "}":
                 return members
             at += 1
-    except (ValueError, IndexError):  # the part ends here
+    except (ValueError, IndexError, RecursionError):  # the part ends here, or nests too deep to read
         return members
 
 
