@@ -167,6 +167,39 @@ def test_stdio_answers_a_request_holding_a_lone_surrogate(tmp_path: Path) -> Non
     finally:
         stop(process)
 
+def test_stdio_answers_requests_that_are_not_json_rpc_2(tmp_path: Path) -> None:
+    """JSON the package reads but will not take, a batch or an object without ``"jsonrpc":
+    "2.0"``, was dropped without a word: the client waited for its answers forever."""
+    import json
+
+    listing = {"jsonrpc": "2.0", "method": "tools/list"}
+    lines = [
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        [{**listing, "id": "a"}, {**listing, "id": "b"}, {"jsonrpc": "2.0", "method": "notifications/x"}],
+        {**listing, "jsonrpc": "1.0", "id": 3},
+        {"id": 4, "method": "tools/list"},
+        {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": "web_search"},
+        {"jsonrpc": "2.0", "id": 6, "method": "tools/call",
+         "params": {"name": "web_search", "arguments": {"query": "still serving", "limit": 1}}},
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", "mcp"],
+        env=server_env(tmp_path),
+        input="".join(json.dumps(line) + "\n" for line in lines).encode(),
+        capture_output=True,
+        timeout=60,
+    )
+    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.decode().splitlines())}
+    assert done.returncode == 0 and set(answers) == {1, "a", "b", 3, 4, 5, 6}
+    batch = "Invalid request: this server reads one JSON-RPC message per line, not a batch (a JSON array); "
+    assert answers["a"]["error"]["message"].startswith(batch) and answers["b"]["error"]["code"] == -32600
+    version = 'Invalid request: a JSON-RPC request holds "jsonrpc": "2.0".'
+    assert answers[3]["error"]["message"] == answers[4]["error"]["message"] == version
+    assert answers[5]["error"] == {"code": -32600, "message": "Invalid request: params: Input should be an object."}
+    assert answers[6]["result"]["isError"] is False
+
+
 @pytest.mark.parametrize("depth", [600, 100_000])
 def test_stdio_answers_a_request_nested_too_deep(tmp_path: Path, depth: int) -> None:
     """Arguments nested deeper than Python's JSON reader goes (a 200 KB line of brackets)

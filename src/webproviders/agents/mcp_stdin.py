@@ -5,6 +5,9 @@ holding half of a UTF-16 pair (``"\\ud800"``, what a model may emit for a cut em
 hands the server the failure, which only logs it: the client would wait for its answer
 forever. Python's own ``json`` reads such a line, so its request id is known and an error
 can be sent back under it (the HTTP transport answers the same line with a parse error).
+JSON the package reads but will not take (a batch, which this protocol version dropped; an
+object without ``"jsonrpc": "2.0"``) was dropped the same way: each request in it is answered
+with an invalid-request error (the HTTP transport answers it with one under a null id).
 
 A line too long to read (see :mod:`.mcp_wire`) is answered from its first bytes when they
 hold its request id and method, else dropped with a log line.
@@ -44,14 +47,65 @@ def _lone_surrogate(value: Any) -> str | None:
     return next((found for item in items if (found := _lone_surrogate(item))), None)
 
 
-def refusal(exc: Exception) -> Any:
-    """The JSON-RPC parse error answering a request on a line the transport could not read,
-    or None when the line held no request (a notification, a response, no JSON at all)."""
+def _answerable_id(message: Any) -> str | int | None:
+    """The id to answer ``message`` under: None when it is no request (no method, or an id
+    that is not a string or an integer, which cannot be echoed back as sent)."""
+    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+        return None
+    request_id = message.get("id")
+    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+        return None
+    return sound(request_id) if isinstance(request_id, str) else request_id
+
+
+def _invalid(problems: list[Any]) -> list[Any]:
+    """The errors answering the requests in JSON the transport read but would not take: a
+    batch (a JSON array, which this protocol version dropped), or an object that is not a
+    JSON-RPC 2.0 message (``"jsonrpc"`` missing, ``params`` not an object, ...)."""
     from mcp import types
 
+    # the message itself is the input of a problem with the whole of it (a missing field)
+    whole = next((p["input"] for p in problems if isinstance(p.get("input"), (dict, list))), None)
+    if isinstance(whole, list):
+        text = (
+            "Invalid request: this server reads one JSON-RPC message per line, not a batch "
+            "(a JSON array); send each request on its own line."
+        )
+        messages = whole
+    elif isinstance(whole, dict) and whole.get("jsonrpc") != "2.0":
+        text = 'Invalid request: a JSON-RPC request holds "jsonrpc": "2.0".'
+        messages = [whole]
+    else:
+        found = next((p for p in problems if p.get("loc", ())[:1] == ("JSONRPCRequest",)), problems[0])
+        where = ".".join(str(part) for part in found.get("loc", ())[1:])
+        text = f"Invalid request: {where + ': ' if where else ''}{found.get('msg')}."
+        messages = [whole]
+    error = types.ErrorData(code=types.INVALID_REQUEST, message=text)
+    return [
+        types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
+        for request_id in map(_answerable_id, messages)
+        if request_id is not None
+    ]
+
+
+def refusals(exc: Exception) -> list[Any]:
+    """The JSON-RPC errors answering the requests on a line the transport could not read or
+    would not take; empty when the line held no request (a notification, a response, no
+    JSON at all)."""
     problems = exc.errors() if isinstance(exc, ValidationError) else []
-    if not problems or problems[0].get("type") != "json_invalid":
-        return None
+    if not problems:
+        return []
+    if problems[0].get("type") != "json_invalid":
+        return _invalid(problems)
+    reply = _parse_refusal(problems)
+    return [] if reply is None else [reply]
+
+
+def _parse_refusal(problems: list[Any]) -> Any:
+    """The JSON-RPC parse error answering a request on a line that is not JSON to the
+    transport's parser, or None when Python's own reading of it finds no request."""
+    from mcp import types
+
     line = problems[0].get("input")
     if not isinstance(line, (str, bytes)):
         return None
@@ -63,10 +117,8 @@ def refusal(exc: Exception) -> Any:
     except RecursionError:  # nested deeper than Python reads: its leading members may say
         message = _leading_members(line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line)
         surrogate = None
-    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
-        return None
-    request_id = message.get("id")
-    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+    request_id = _answerable_id(message)
+    if request_id is None:
         return None
     if surrogate is None:
         text = f"Parse error: {problems[0]['msg']}"
@@ -75,8 +127,6 @@ def refusal(exc: Exception) -> Any:
             f"Parse error: the request holds a lone surrogate ({surrogate}, half of a UTF-16 "
             "pair), which is not text; send whole characters."
         )
-    if isinstance(request_id, str):
-        request_id = sound(request_id)
     error = types.ErrorData(code=types.PARSE_ERROR, message=text)
     return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
 
@@ -121,19 +171,15 @@ def oversized_refusal(head: bytes, size: int, limit: int) -> Any:
     line's first bytes, or None when they do not say it is a request and under which id."""
     from mcp import types
 
-    members = _leading_members(head.decode("utf-8", errors="replace"))
-    request_id = members.get("id")
-    if not isinstance(members.get("method"), str):
-        return None
-    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
+    request_id = _answerable_id(_leading_members(head.decode("utf-8", errors="replace")))
+    if request_id is None:
         return None
     text = (
         f"Request too large: its line holds {size} bytes, over the {limit // (1024 * 1024)} MiB this "
         "server reads; send shorter arguments."
     )
     error = types.ErrorData(code=types.INVALID_REQUEST, message=text)
-    return types.JSONRPCError(jsonrpc="2.0", id=sound(request_id) if isinstance(request_id, str) else request_id,
-                              error=error)
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
 
 
 async def refuse_oversized(replies: WriteStream[SessionMessage], head: bytes, size: int, limit: int) -> None:
@@ -172,10 +218,11 @@ class AnsweringReader:
 
         while True:
             item = await self._inner.receive()
-            reply = refusal(item) if isinstance(item, Exception) else None
-            if reply is None:
+            replies = refusals(item) if isinstance(item, Exception) else []
+            if not replies:
                 return item
-            await self._replies.send(SessionMessage(reply))
+            for reply in replies:
+                await self._replies.send(SessionMessage(reply))
 
     async def aclose(self) -> None:
         await self._inner.aclose()
