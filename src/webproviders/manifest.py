@@ -268,7 +268,8 @@ class ProviderManifest(BaseModel):
         provider cannot run, as its code would find."""
         from .config import endpoint_problem, unsendable_key
 
-        keys, where = settings.api_keys(), f"web.providers.{self.name}.api_key"
+        # a key a caller gave (a client's header, a tool's api_key) is named as what they set
+        keys, where = settings.api_keys(), settings.key_origin or f"web.providers.{self.name}.api_key"
         if not keys:
             keys, where = self._from_env("api_key", lambda value: [p.strip() for p in value.split(",") if p.strip()])
         problem = unsendable_key(keys, where) if keys else None

@@ -978,6 +978,32 @@ def test_a_clients_refused_key_is_named_as_the_key_it_sent(tmp_path: Path, http_
     assert text_of(refused).endswith("Check the key this client sent in X-Webproviders-Key-Tavily.")
     assert "TAVILY_API_KEY" not in text_of(refused) and own_key not in json.dumps(refused.structured_content)
 
+def test_a_clients_unsendable_key_is_named_as_the_key_it_sent(tmp_path: Path) -> None:
+    """A client's own key holding a character no request can carry (a typographic quote pasted
+    with it) was named as web.providers.tavily.api_key, a setting of the server's, not the
+    client's to fix."""
+    import json
+
+    config = tmp_path / "config.yaml"
+    config.write_text(f"mcp:\n  user_keys: true\n  users: {{alice: {ALICE}}}\n", encoding="utf-8")
+    own_key = "tvly-dev-AliceQuotedKey0123456\u2019"
+    process, url = start_http_server(tmp_path, "--config", str(config))
+    try:
+
+        async def run() -> Any:
+            http, client = user_session(url, ALICE, **{"X-Webproviders-Key-Tavily": own_key.encode()})  # type: ignore[arg-type]
+            async with http, client:
+                return await client.call_tool("web_search", {"query": "q", "backend": "tavily"})
+
+        refused = asyncio.run(asyncio.wait_for(run(), 120))
+    finally:
+        stop(process)
+    assert refused.is_error and refused.structured_content["error_code"] == "not_configured"
+    assert "an API key in the key this client sent in X-Webproviders-Key-Tavily holds a character" in text_of(refused)
+    assert "web.providers.tavily" not in text_of(refused)
+    assert own_key[:-1] not in json.dumps(refused.structured_content)
+
+
 def test_vendor_keys_are_refused_unless_the_server_takes_them(tmp_path: Path) -> None:
     config = tmp_path / "config.yaml"
     config.write_text(f"web:\n  backend: stub\nmcp:\n  users: {{alice: {ALICE}}}\n", encoding="utf-8")
