@@ -936,6 +936,57 @@ def test_a_clients_own_vendor_key_serves_only_its_calls(tmp_path: Path, http_ser
     assert own_key not in log and own_key not in json.dumps(theirs.structured_content)
 
 
+def test_a_clients_key_for_no_provider_is_refused_not_replaced_by_the_servers(
+    tmp_path: Path, http_server: Any
+) -> None:
+    """A client's key sent under a misspelt provider (``X-Webproviders-Key-Tavly``) was set
+    aside, and its calls went to the vendor with the server's own key."""
+    from http.server import BaseHTTPRequestHandler
+
+    seen: list[str] = []
+
+    class Tavily(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers["Content-Length"]))
+            seen.append(self.headers.get("Authorization", ""))
+            body = b'{"query": "q", "results": [], "response_time": 0.1}'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    vendor = f"http://127.0.0.1:{http_server(Tavily).server_address[1]}"
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        f"web:\n  cache: false\n  providers: {{tavily: {{base_url: '{vendor}'}}}}\n"
+        f"mcp:\n  user_keys: true\n  users: {{alice: {ALICE}}}\n",
+        encoding="utf-8",
+    )
+    own_key = "tvly-dev-AliceMisnamedKey01234"
+    process, url = start_http_server(tmp_path, "--config", str(config), TAVILY_API_KEY="tvly-dev-TheServersOwnKey0123")
+    try:
+
+        async def run() -> Any:
+            http, client = user_session(url, ALICE, **{"X-Webproviders-Key-Tavly": own_key})
+            async with http, client:
+                return await client.call_tool("web_search", {"query": "q", "backend": "tavily"})
+
+        refused = asyncio.run(asyncio.wait_for(run(), 120))
+    finally:
+        stop(process)
+    assert seen == []
+    assert refused.is_error and refused.structured_content["error_code"] == "invalid_input"
+    assert text_of(refused) == (
+        "Error [invalid_input]: X-Webproviders-Key-Tavly names no provider of this server (web_providers lists "
+        "them). Did you mean 'tavily'? The call was not made, so that the server's own key does not serve it "
+        "in place of yours."
+    )
+
+
 def test_a_clients_refused_key_is_named_as_the_key_it_sent(tmp_path: Path, http_server: Any) -> None:
     """A client's own key refused by the vendor was answered "Check TAVILY_API_KEY", which the
     client never set: the sentence names the header it sent, never the key."""

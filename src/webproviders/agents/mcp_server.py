@@ -80,6 +80,24 @@ def mcp_missing_reason() -> str | None:
     return None
 
 
+def _unknown_key_providers(config: Config, keys: Mapping[str, str]) -> str | None:
+    """Why a client's keys are refused: a header naming no installed provider (a typo, such as
+    ``X-Webproviders-Key-Tavly``) would leave the server's own key to serve its calls."""
+    from ..registry.providers import get_registry
+    from ..suggest import did_you_mean
+
+    known = {entry.manifest.name for entry in get_registry(config).entries()}
+    unknown = sorted(name for name in keys if name not in known)
+    if not unknown:
+        return None
+    named = ", ".join(f"{KEY_HEADER_SHOWN}{name.title()}" for name in unknown)
+    hints = "".join(did_you_mean(name, known) for name in unknown)
+    return (
+        f"{named} names no provider of this server (web_providers lists them).{hints} The call was not "
+        "made, so that the server's own key does not serve it in place of yours."
+    )
+
+
 def _providers(config: Config | None) -> list[dict[str, Any]]:
     from ..registry.providers import list_providers
 
@@ -206,6 +224,10 @@ def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_C
         base = config if config is not None else default_config()
         used = keyed.get(base, caller.keys) if caller.keys else config
         tags = {base.mcp.user_tag: caller.user} if caller.user is not None else None
+        if caller.keys and params.name in TOOLS:
+            refused = await anyio.to_thread.run_sync(_unknown_key_providers, base, caller.keys)
+            if refused is not None:
+                return answer(invalid_call(refused))
         if params.name == PROVIDERS_TOOL:
             if arguments:
                 return answer(invalid_call(f"{PROVIDERS_TOOL} takes no arguments."))
