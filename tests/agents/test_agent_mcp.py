@@ -1067,6 +1067,22 @@ def test_vendor_keys_are_refused_unless_the_server_takes_them(tmp_path: Path) ->
     assert refused.status_code == 400 and "mcp.user_keys is off" in refused.json()["error_description"]
 
 
+def test_an_empty_vendor_key_header_is_refused(tmp_path: Path) -> None:
+    """A client whose key variable was unset sent ``X-Webproviders-Key-Tavily:`` empty; the
+    header was skipped and the server's own key served the client's calls."""
+    config = tmp_path / "config.yaml"
+    config.write_text(f"web:\n  backend: stub\nmcp:\n  user_keys: true\n  users: {{alice: {ALICE}}}\n", encoding="utf-8")
+    process, url = start_http_server(tmp_path, "--config", str(config))
+    try:
+        headers = {**MCP_HEADERS, "authorization": f"Bearer {ALICE}", "x-webproviders-key-tavily": ""}
+        refused = httpx.post(url, json=INITIALIZE, headers=headers, timeout=30)
+    finally:
+        stop(process)
+    assert refused.status_code == 400 and refused.json()["error_description"] == (
+        "X-Webproviders-Key-Tavily is empty; send the key in it, or leave the header out to use the server's own key."
+    )
+
+
 @pytest.mark.parametrize(
     ("users", "message"),
     [

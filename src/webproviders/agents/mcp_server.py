@@ -390,8 +390,12 @@ class BearerAuth:
             if not re.match(BACKEND_PATTERN, provider):
                 return f"'{provider}' in a {KEY_HEADER}<provider> header is not a provider name."
             key = value.decode("latin-1").strip()
-            if key:
-                keys[provider] = key
+            if not key:  # a client's ${VARIABLE} that is not set: the server's key must not serve instead
+                return (
+                    f"{KEY_HEADER_SHOWN}{provider.title()} is empty; send the key in it, or leave the header "
+                    "out to use the server's own key."
+                )
+            keys[provider] = key
         return keys
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
