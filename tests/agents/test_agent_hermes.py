@@ -193,3 +193,17 @@ def test_sync_calls_work_from_inside_a_running_event_loop(make_config: Any) -> N
         return provider.search("called from async code", 2)
 
     assert asyncio.run(agent_step())["success"] is True
+
+
+def test_a_capability_that_needs_a_key_not_set_is_not_offered(
+    make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """jina reads pages without a key but searches only with one: it offered search all the
+    same, and a framework that picks the first backend offering search sent it searches that
+    could only fail."""
+    monkeypatch.delenv("JINA_API_KEY", raising=False)
+    keyless = as_hermes_provider("jina", make_config())
+    assert keyless.is_available() is True
+    assert (keyless.supports_search(), keyless.supports_extract()) == (False, True)
+    keyed = as_hermes_provider("jina", make_config(web={"providers": {"jina": {"api_key": "jina_0123456789abcdef"}}}))
+    assert (keyed.supports_search(), keyed.supports_extract()) == (True, True)

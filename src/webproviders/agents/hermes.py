@@ -122,9 +122,13 @@ class HermesProvider:
         return self._safely(check, False)
 
     def _supports(self, capability: Capability) -> bool:
+        """Whether the backend does ``capability`` as configured: not a capability that needs a
+        value not set (jina searches only with its key, though it reads pages without one)."""
+
         def check() -> bool:
             registry, entry = self._entry()
-            return registry.supports(entry, capability)
+            needs = entry.manifest.unavailable_for(registry.config.provider(self._name))
+            return registry.supports(entry, capability) and capability not in needs
 
         return self._safely(check, False)
 
