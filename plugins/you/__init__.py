@@ -28,6 +28,8 @@ from .parse import classify, parse_contents, parse_hits
 #: ``count`` is per section (web, news) and at most 100.
 MAX_COUNT = 100
 CONTENTS_BATCH = 10
+#: You.com's bounds for ``crawl_timeout``, the seconds it waits for each page (10 unsaid).
+CRAWL_TIMEOUT = (1, 60)
 
 
 class YouProvider(VendorProvider):
@@ -66,15 +68,15 @@ class YouProvider(VendorProvider):
         data = await self.call_api("POST", "/v1/search", json=body, classify=classify)
         return parse_hits(data, include_news)
 
-    async def _contents(self, urls: list[str]) -> list[dict[str, Any] | WebProviderError]:
+    async def _contents(self, urls: list[str], budget: float | None) -> list[dict[str, Any] | WebProviderError]:
         """One Contents request: a page or an error per URL (account errors fail the call)."""
+        body: dict[str, Any] = {"urls": urls, "formats": ["markdown", "metadata"]}
+        if budget is not None:
+            # Each page's wait ends within the call's time, so that one slow page leaves
+            # You.com time to answer with the others rather than losing the whole request.
+            body["crawl_timeout"] = max(CRAWL_TIMEOUT[0], min(CRAWL_TIMEOUT[1], int(budget * 0.8)))
         try:
-            data = await self.call_api(
-                "POST",
-                "/v1/contents",
-                json={"urls": urls, "formats": ["markdown", "metadata"]},
-                classify=classify,
-            )
+            data = await self.call_api("POST", "/v1/contents", json=body, classify=classify)
             pages = parse_contents(data)
         except Exception as exc:  # noqa: BLE001 - account errors fail the call, others each URL
             error = per_url_error(exc, self.name)
@@ -94,7 +96,7 @@ class YouProvider(VendorProvider):
         from webproviders.kit import within
 
         try:
-            return await within(self._contents(urls), budget)
+            return await within(self._contents(urls, budget), budget)
         except asyncio.TimeoutError:
             late = WebTimeoutError("You.com had not read this page by the call's deadline.", provider=self.name)
             return [late for _ in urls]

@@ -337,7 +337,9 @@ def test_extract_reads_contents_markdown(mock: respx.MockRouter, dispatch: Any) 
     assert about["title"] == "About You.com" and about["content"].startswith("# About")
     assert about["metadata"]["site_name"] == "You.com"
     assert example["url"] == "https://example.com" and example["title"] == "Example Domain"
-    assert sent_json(route) == {
+    sent = sent_json(route)
+    assert isinstance(sent.pop("crawl_timeout"), int)
+    assert sent == {
         "urls": ["https://you.com/about", "https://example.com"],
         "formats": ["markdown", "metadata"],
     }
@@ -456,3 +458,17 @@ def test_pages_of_a_request_answered_before_the_deadline_are_kept(mock: respx.Mo
     envelope = dispatch_extract(urls, backend="you", timeout=4)
     assert envelope["success"] is True, envelope
     assert [item.get("error_code") for item in envelope["data"]] == [None] * 10 + ["timeout"]
+
+
+@pytest.mark.parametrize(("timeout", "most"), [(4, 3), (8, 7), (300, 60)])
+def test_contents_waits_for_each_page_within_the_call(mock: respx.MockRouter, timeout: int, most: int) -> None:
+    """You.com waits 10 s for each page unless told (``crawl_timeout``, 1-60 s, its Contents
+    docs): on a shorter call one slow page kept the request, and its batch's other pages,
+    past the deadline."""
+    route = mock.post(CONTENTS).respond(200, json=PAGES[:1])
+
+    envelope = dispatch_extract("https://you.com/about", backend="you", timeout=timeout)
+
+    assert envelope["success"] is True, envelope
+    sent = sent_json(route)["crawl_timeout"]
+    assert isinstance(sent, int) and 1 <= sent <= most
