@@ -61,11 +61,11 @@ class ExaProvider(SDKProvider):
         return hits(response.results)
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
-        from webproviders.kit import say_empty_pages
+        from webproviders.kit import say_empty_pages, time_budget
 
         from .mapping import extract_items, extract_request
 
-        request = extract_request(kwargs, self.settings)
+        request = extract_request(kwargs, self.settings, time_budget(self.settings))
         items = extract_items(urls, await self._call("get_contents", list(urls), **request))
         say_empty_pages("exa", items)
         return items

@@ -45,6 +45,10 @@ SEARCH_KWARGS = {
     "end_published_date": TEXT,
 }
 EXTRACT_KWARGS = {"max_age_hours": NUMBER, "max_characters": WHOLE}
+#: Share of the call's time left that a live crawl may take (``livecrawl_timeout``), so that
+#: Exa answers with the other pages before the call's deadline; and the least it is given.
+SERVER_SHARE = 0.8
+MIN_LIVECRAWL_MS = 1000
 #: Categories Exa filters by neither date nor excluded domain: a search of one that sends
 #: ``startPublishedDate`` or ``excludeDomains`` is refused with HTTP 400 (Exa's search docs).
 NARROW_CATEGORIES = frozenset({"company", "people"})
@@ -122,14 +126,21 @@ def hits(results: list[Any]) -> list[dict[str, Any]]:
     return found
 
 
-def extract_request(options: dict[str, Any], settings: ProviderSettings) -> dict[str, Any]:
-    """Keyword arguments for ``AsyncExa.get_contents`` (after the URLs): the whole page text."""
+def extract_request(
+    options: dict[str, Any], settings: ProviderSettings, budget: float | None = None
+) -> dict[str, Any]:
+    """Keyword arguments for ``AsyncExa.get_contents`` (after the URLs): the whole page text.
+    ``budget`` is the seconds the call has left: a page Exa crawls live waits for part of it."""
     warn_unknown("exa", options, EXTRACT_KWARGS)
     check_kinds("exa", options, EXTRACT_KWARGS)
     limit = options.get("max_characters", settings.option("max_characters"))
     request: dict[str, Any] = {"text": {"max_characters": int(limit)} if limit else True}
     if options.get("max_age_hours") is not None:
         request["max_age_hours"] = options["max_age_hours"]
+    if budget is not None:
+        # Exa waits 10 s for a live crawl unless told; a page it gives up on is its own
+        # CRAWL_TIMEOUT status, and the others come back within the call's time.
+        request["livecrawl_timeout"] = max(MIN_LIVECRAWL_MS, int(budget * SERVER_SHARE * 1000))
     return request
 
 

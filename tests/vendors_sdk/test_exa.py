@@ -269,13 +269,28 @@ def test_extract_reads_contents_with_per_url_statuses(config: Any) -> None:
     with respx.mock() as router:
         route = router.post(f"{API}/contents").respond(200, json=EXA_CONTENTS)
         envelope = dispatch_extract(urls, backend="exa", config=config)
-    assert body_of(route) == {"urls": urls, "text": True}
+    sent = body_of(route)
+    assert isinstance(sent.pop("livecrawlTimeout"), int)
+    assert sent == {"urls": urls, "text": True}
     page, gone, slow, absent = envelope["data"]
     assert page["title"] == "Example" and page["content"].startswith("Example Domain.")
     assert page["metadata"] == {"published_at": "2026-01-02T00:00:00.000Z"}
     assert gone["error_code"] == "not_found" and "CRAWL_NOT_FOUND" in gone["error"]
     assert slow["error_code"] == "timeout"
     assert absent["error"] and absent["url"] == "https://absent.example"
+
+
+@pytest.mark.parametrize(("timeout", "most_ms"), [(3, 3000), (8, 8000)])
+def test_a_live_crawl_waits_within_the_call(config: Any, timeout: int, most_ms: int) -> None:
+    """Exa waits 10 s for a page it crawls live unless told (``livecrawlTimeout``, ms, its
+    /contents reference): on a shorter call one slow page held the request past the deadline,
+    and the call was a timeout for every URL, the pages Exa had read with it."""
+    with respx.mock() as router:
+        route = router.post(f"{API}/contents").respond(200, json=EXA_CONTENTS)
+        envelope = dispatch_extract(["https://example.com"], backend="exa", config=config, timeout=timeout)
+    assert envelope["success"] is True, envelope
+    sent = body_of(route)["livecrawlTimeout"]
+    assert isinstance(sent, int) and 1000 <= sent < most_ms
 
 
 def test_extract_failure_of_the_whole_call(config: Any) -> None:
