@@ -9,18 +9,35 @@ exception and hides the response of a 429, so the provider reads the last respon
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Any
 
 from webproviders import PluginContext, report_usage
 from webproviders.kit import SDKProvider, import_packages
 
+if TYPE_CHECKING:
+    import httpx
+
 #: Tavily's bounds for the server-side ``timeout`` of extract and crawl, in seconds.
 EXTRACT_TIMEOUT = (1.0, 60.0)
 CRAWL_TIMEOUT = (10.0, 150.0)
+#: Share of a request's time given to Tavily's own ``timeout``: Tavily answers when it runs
+#: out, with the pages it has read, and that answer must reach us before the request ends.
+SERVER_SHARE = 0.8
 
 
-def _clamp(value: float, bounds: tuple[float, float]) -> float:
-    return round(max(bounds[0], min(bounds[1], value)), 1)
+def _server_timeout(value: float, bounds: tuple[float, float]) -> float:
+    """Tavily's ``timeout`` for a request that has ``value`` seconds, within its bounds."""
+    return round(max(bounds[0], min(bounds[1], value * SERVER_SHARE)), 1)
+
+
+def _whole_time(timeout: httpx.Timeout) -> Callable[[httpx.Request], Awaitable[None]]:
+    """An httpx request hook that gives a request ``timeout`` whatever the SDK set on it."""
+
+    async def hook(request: httpx.Request) -> None:
+        request.extensions["timeout"] = timeout.as_dict()
+
+    return hook
 
 
 class TavilyProvider(SDKProvider):
@@ -47,6 +64,9 @@ class TavilyProvider(SDKProvider):
                 timeout=self.call_timeout(),
                 log=log,
             ) as client:
+                # The SDK times its request out at the ``timeout`` it tells Tavily, the moment
+                # Tavily answers with the pages it has read: the request keeps the client's time.
+                client.event_hooks["request"].append(_whole_time(client.timeout))
                 tavily = AsyncTavilyClient(api_key=key, api_base_url=self.base_url(), client=client)
                 try:
                     # Tavily states the credits a request used only when asked: an advanced
@@ -77,7 +97,7 @@ class TavilyProvider(SDKProvider):
         from .mapping import extract_items, extract_request
 
         request = extract_request(urls, kwargs, self.settings)
-        request["timeout"] = _clamp(self.call_timeout(), EXTRACT_TIMEOUT)
+        request["timeout"] = _server_timeout(self.call_timeout(), EXTRACT_TIMEOUT)
         items = extract_items(urls, await self._call("extract", request))
         say_empty_pages("tavily", items)
         return items
@@ -88,7 +108,7 @@ class TavilyProvider(SDKProvider):
         from .mapping import crawl_request, pages
 
         request = crawl_request(url, kwargs, self.settings)
-        request["timeout"] = _clamp(self.call_timeout(), CRAWL_TIMEOUT)
+        request["timeout"] = _server_timeout(self.call_timeout(), CRAWL_TIMEOUT)
         found = pages(await self._call("crawl", request))
         say_empty_pages("tavily", found)
         return found

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 import httpx
@@ -296,6 +297,25 @@ def test_extract_keeps_one_item_per_url_in_order(
     assert "error" not in page
     assert missing["error_code"] == "provider_error" and "Failed to fetch url" in missing["error"]
     assert never["url"] == "https://example.com/never" and never["error"]
+
+
+def test_a_slow_page_leaves_tavily_time_to_answer_with_the_others(config: Any) -> None:
+    """Tavily waits its ``timeout`` (1-60 s, Extract reference) for a page, then answers with
+    the pages read and the slow one in ``failed_results``. Told the whole time the request had,
+    it answered as the request ended: the call was a timeout and the pages read were lost."""
+
+    async def tavily(request: httpx.Request) -> httpx.Response:
+        asked = json.loads(request.content)
+        await asyncio.sleep(asked["timeout"])  # the slow page, waited for as long as told
+        return httpx.Response(200, json=TAVILY_EXTRACT)
+
+    urls = ["https://example.com/a", "https://example.com/missing"]
+    with respx.mock() as router:
+        router.post(f"{API}/extract").mock(side_effect=tavily)
+        envelope = dispatch_extract(urls, backend="tavily", config=config, timeout=5)
+    assert envelope["success"] is True, envelope
+    page, missing = envelope["data"]
+    assert page["content"] == "# Title A\n\nBody of page A." and missing["error_code"] == "provider_error"
 
 
 def test_a_url_asked_for_twice_is_sent_and_charged_once(config: Any) -> None:
