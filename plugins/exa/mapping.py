@@ -146,11 +146,13 @@ def extract_request(
 
 def page(result: Any) -> dict[str, Any]:
     """One extracted page from a ``Result``."""
-    metadata = {
-        key: value
-        for key, value in (("published_at", result.published_date), ("author", result.author))
-        if value
+    found = {
+        "published_at": result.published_date,
+        "author": result.author,
+        "image": getattr(result, "image", None),
+        "favicon": getattr(result, "favicon", None),
     }
+    metadata = {key: value for key, value in found.items() if value}
     return {
         "url": result.url,
         "title": result.title or "",

@@ -293,6 +293,25 @@ def test_a_live_crawl_waits_within_the_call(config: Any, timeout: int, most_ms: 
     assert isinstance(sent, int) and 1000 <= sent < most_ms
 
 
+def test_extract_keeps_the_page_image_and_favicon(config: Any) -> None:
+    """Exa's /contents results carry ``image`` and ``favicon`` (its reference); both were dropped."""
+    result = {
+        **EXA_CONTENTS["results"][0],
+        "author": "Jane Roe",
+        "image": "https://example.com/og.png",
+        "favicon": "https://example.com/favicon.ico",
+    }
+    with respx.mock() as router:
+        router.post(f"{API}/contents").respond(200, json={**EXA_CONTENTS, "results": [result]})
+        envelope = dispatch_extract(["https://example.com"], backend="exa", config=config)
+    assert envelope["data"][0]["metadata"] == {
+        "published_at": "2026-01-02T00:00:00.000Z",
+        "author": "Jane Roe",
+        "image": "https://example.com/og.png",
+        "favicon": "https://example.com/favicon.ico",
+    }
+
+
 def test_extract_failure_of_the_whole_call(config: Any) -> None:
     with respx.mock() as router:
         router.post(f"{API}/contents").respond(401, json=EXA_INVALID_KEY)
