@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from webproviders import ProviderError, ProviderSettings, WebProviderError, warn
+from webproviders import InvalidInputError, ProviderError, ProviderSettings, WebProviderError, warn
 from webproviders.kit import (
     LIST,
     SWITCH,
@@ -50,7 +50,9 @@ SEARCH_KINDS = {
     "exact_match": SWITCH,
     "auto_parameters": SWITCH,
 }
-EXTRACT_KINDS = {"extract_depth": TEXT, "query": TEXT, "chunks_per_source": WHOLE}
+EXTRACT_KINDS = {"extract_depth": TEXT, "query": TEXT, "chunks_per_source": WHOLE, "format": TEXT}
+#: The page formats Tavily returns, as the library's ``format`` option names them.
+FORMATS = ("markdown", "text")
 EXTRACT_KWARGS = frozenset(EXTRACT_KINDS)
 #: Crawl options: ours (left) to Tavily's request fields (right).
 CRAWL_FIELDS = {
@@ -142,13 +144,21 @@ def hits(body: Mapping[str, Any]) -> dict[str, Any]:
     return {"web": found, "meta": {"answer": answer}} if answer else {"web": found}
 
 
+def page_format(options: dict[str, Any]) -> str:
+    """The call's ``format``, which Tavily returns itself (plain text or markdown)."""
+    chosen = options.get("format") or "markdown"
+    if chosen not in FORMATS:
+        raise InvalidInputError(f"format must be 'markdown' or 'text', not {str(chosen)[:40]!r}.")
+    return str(chosen)
+
+
 def extract_request(
     urls: list[str], options: dict[str, Any], settings: ProviderSettings
 ) -> dict[str, Any]:
     """Keyword arguments for ``AsyncTavilyClient.extract`` (markdown, one request for all URLs)."""
     warn_unknown("tavily", options, EXTRACT_KWARGS)
     check_kinds("tavily", options, EXTRACT_KINDS)
-    request: dict[str, Any] = {"urls": urls, "format": "markdown"}
+    request: dict[str, Any] = {"urls": urls, "format": page_format(options)}
     depth = options.get("extract_depth", settings.option("extract_depth"))
     if depth:
         request["extract_depth"] = depth
@@ -158,11 +168,11 @@ def extract_request(
 
 def crawl_request(url: str, options: dict[str, Any], settings: ProviderSettings) -> dict[str, Any]:
     """Keyword arguments for ``AsyncTavilyClient.crawl``."""
-    warn_unknown("tavily", options, frozenset(CRAWL_FIELDS))
-    check_kinds("tavily", options, CRAWL_KINDS)
+    warn_unknown("tavily", options, frozenset({*CRAWL_FIELDS, "format"}))
+    check_kinds("tavily", options, {**CRAWL_KINDS, "format": TEXT})
     request: dict[str, Any] = {
         "url": url,
-        "format": "markdown",
+        "format": page_format(options),
         "limit": int(settings.option("max_pages", DEFAULT_MAX_PAGES)),
     }
     depth = settings.option("extract_depth")

@@ -330,6 +330,28 @@ def test_a_url_asked_for_twice_is_sent_and_charged_once(config: Any) -> None:
     assert envelope["meta"]["failed"] == 1 and len(route.calls) == 1
 
 
+@pytest.mark.parametrize("capability", ["extract", "crawl"])
+def test_format_text_is_asked_of_tavily(config: Any, capability: str) -> None:
+    """Tavily returns plain text with ``format: text`` (Extract and Crawl references): the
+    call's format="text" was named as unknown, and markdown came back."""
+    route_path, body = {"extract": ("/extract", TAVILY_EXTRACT), "crawl": ("/crawl", TAVILY_CRAWL)}[capability]
+    call = {"extract": dispatch_extract, "crawl": dispatch_crawl}[capability]
+    with respx.mock() as router:
+        route = router.post(f"{API}{route_path}").respond(200, json=body)
+        envelope = call("https://example.com/a", backend="tavily", config=config, format="text")
+    assert envelope["success"] is True, envelope
+    assert body_of(route)["format"] == "text"
+    assert "warnings" not in envelope["meta"]
+
+
+def test_a_format_tavily_has_not_is_refused_before_sending(config: Any) -> None:
+    with respx.mock(assert_all_called=False) as router:
+        route = router.post(f"{API}/extract").respond(200, json=TAVILY_EXTRACT)
+        envelope = dispatch_extract("https://example.com/a", backend="tavily", config=config, format="html")
+    assert envelope["error_code"] == "invalid_input" and not route.called
+    assert envelope["error"] == "format must be 'markdown' or 'text', not 'html'."
+
+
 def test_max_chars_cuts_its_pages_and_is_not_called_unknown(config: Any) -> None:
     """The dispatcher applies max_chars to every provider's pages: the SDK vendor neither
     ignores it nor says it does not know it; a typo beside it is still named."""
