@@ -10,8 +10,9 @@ that will not wait sends SIGTERM, as the transport says it should.
 
 from __future__ import annotations
 
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
+
+from .mcp_wrap import ReaderAround, WriterAround
 
 if TYPE_CHECKING:
     from mcp.shared._stream_protocols import ReadStream, WriteStream
@@ -64,17 +65,12 @@ class Unanswered:
             await self._none_left.wait()
 
 
-class DrainingReader:
+class DrainingReader(ReaderAround):
     """The server's read stream, whose end comes only once every request read is answered."""
 
     def __init__(self, inner: ReadStream[SessionMessage | Exception], unanswered: Unanswered) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._unanswered = unanswered
-
-    @property
-    def last_context(self) -> Any:
-        """The sender's context of the last item, as the transport's own stream gives it."""
-        return getattr(self._inner, "last_context", None)
 
     async def receive(self) -> SessionMessage | Exception:
         import anyio
@@ -87,37 +83,12 @@ class DrainingReader:
         self._unanswered.read(item)
         return item
 
-    async def aclose(self) -> None:
-        await self._inner.aclose()
 
-    def __aiter__(self) -> DrainingReader:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        import anyio
-
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> DrainingReader:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-
-class NotingWriter:
+class NotingWriter(WriterAround):
     """The server's write stream, noting each answer it carries."""
 
     def __init__(self, inner: WriteStream[SessionMessage], unanswered: Unanswered) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._unanswered = unanswered
 
     async def send(self, item: SessionMessage, /) -> None:
@@ -125,17 +96,3 @@ class NotingWriter:
             await self._inner.send(item)
         finally:  # an answer that cannot be written is not waited for either
             self._unanswered.written(item)
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    async def __aenter__(self) -> NotingWriter:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()

@@ -16,13 +16,13 @@ hold its request id and method, else dropped with a log line.
 from __future__ import annotations
 
 import json
-from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
 from ..redact import get_logger
 from ..surrogates import sound
+from .mcp_wrap import ReaderAround
 
 log = get_logger("webproviders.mcp")
 
@@ -196,7 +196,7 @@ async def refuse_oversized(replies: WriteStream[SessionMessage], head: bytes, si
     await replies.send(SessionMessage(reply))
 
 
-class AnsweringReader:
+class AnsweringReader(ReaderAround):
     """The transport's read stream, with each unreadable request answered on the write
     stream (and not passed on) rather than logged and dropped by the server."""
 
@@ -205,13 +205,8 @@ class AnsweringReader:
         inner: ReadStream[SessionMessage | Exception],
         replies: WriteStream[SessionMessage],
     ) -> None:
-        self._inner = inner
+        super().__init__(inner)
         self._replies = replies
-
-    @property
-    def last_context(self) -> Any:
-        """The sender's context of the last item, as the transport's own stream gives it."""
-        return getattr(self._inner, "last_context", None)
 
     async def receive(self) -> SessionMessage | Exception:
         from mcp.shared.message import SessionMessage
@@ -223,28 +218,3 @@ class AnsweringReader:
                 return item
             for reply in replies:
                 await self._replies.send(SessionMessage(reply))
-
-    async def aclose(self) -> None:
-        await self._inner.aclose()
-
-    def __aiter__(self) -> AnsweringReader:
-        return self
-
-    async def __anext__(self) -> SessionMessage | Exception:
-        import anyio
-
-        try:
-            return await self.receive()
-        except anyio.EndOfStream:
-            raise StopAsyncIteration from None
-
-    async def __aenter__(self) -> AnsweringReader:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc_val: BaseException | None,
-        exc_tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
