@@ -878,25 +878,18 @@ def test_two_users_have_separate_budgets(tmp_path: Path) -> None:
         stop(process)
 
 
-def test_a_clients_own_vendor_key_serves_only_its_calls(tmp_path: Path, http_server: Any) -> None:
+def recording_tavily(http_server: Any, answer: dict[str, Any]) -> tuple[str, list[str]]:
+    """A loopback Tavily search answering ``answer``, and the Authorization header of each request it got."""
     import json
     from http.server import BaseHTTPRequestHandler
 
     seen: list[str] = []
+    body = json.dumps(answer).encode()
 
     class Tavily(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             self.rfile.read(int(self.headers["Content-Length"]))
             seen.append(self.headers.get("Authorization", ""))
-            body = json.dumps(
-                {
-                    "query": "own key",
-                    "results": [
-                        {"url": "https://docs.tavily.com/", "title": "Tavily Docs", "content": "Docs.", "score": 0.9}
-                    ],
-                    "response_time": 0.4,
-                }
-            ).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
@@ -906,7 +899,14 @@ def test_a_clients_own_vendor_key_serves_only_its_calls(tmp_path: Path, http_ser
         def log_message(self, *args: Any) -> None:
             pass
 
-    vendor = f"http://127.0.0.1:{http_server(Tavily).server_address[1]}"
+    return f"http://127.0.0.1:{http_server(Tavily).server_address[1]}", seen
+
+
+def test_a_clients_own_vendor_key_serves_only_its_calls(tmp_path: Path, http_server: Any) -> None:
+    import json
+
+    hit = {"url": "https://docs.tavily.com/", "title": "Tavily Docs", "content": "Docs.", "score": 0.9}
+    vendor, seen = recording_tavily(http_server, {"query": "own key", "results": [hit], "response_time": 0.4})
     config = tmp_path / "config.yaml"
     config.write_text(
         f"web:\n  cache: false\n  retry: {{max_retries: 0}}\n  providers: {{tavily: {{base_url: '{vendor}'}}}}\n"
@@ -941,25 +941,7 @@ def test_a_clients_key_for_no_provider_is_refused_not_replaced_by_the_servers(
 ) -> None:
     """A client's key sent under a misspelt provider (``X-Webproviders-Key-Tavly``) was set
     aside, and its calls went to the vendor with the server's own key."""
-    from http.server import BaseHTTPRequestHandler
-
-    seen: list[str] = []
-
-    class Tavily(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            self.rfile.read(int(self.headers["Content-Length"]))
-            seen.append(self.headers.get("Authorization", ""))
-            body = b'{"query": "q", "results": [], "response_time": 0.1}'
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    vendor = f"http://127.0.0.1:{http_server(Tavily).server_address[1]}"
+    vendor, seen = recording_tavily(http_server, {"query": "q", "results": [], "response_time": 0.1})
     config = tmp_path / "config.yaml"
     config.write_text(
         f"web:\n  cache: false\n  providers: {{tavily: {{base_url: '{vendor}'}}}}\n"
