@@ -7,7 +7,6 @@ import asyncio
 import json
 import sys
 import time
-from collections import Counter
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
@@ -326,44 +325,6 @@ def test_a_shared_pause_holds_back_the_key_that_got_the_429_not_other_configs_ke
     same = dispatch_search("q", backend="fake-vendor", config=tenant("fv-tenant-a-123456"), timeout=5)
     assert same["error_code"] == "rate_limited"
     assert asked == ["fv-tenant-a-123456", "fv-tenant-b-123456"]
-
-
-def test_three_thousand_concurrent_calls_all_use_a_healthy_shared_limiter(
-    freezable_redis: tuple[str, Callable[[], None]], namespace: str
-) -> None:
-    """A fleet's process with thousands of async calls in flight: each call's slot took a
-    store thread of its own and waited for the interpreter the event loop held; hundreds
-    overran the limiter's 1 s and used this process's budget instead, which is how a shared
-    budget gets overspent. Operations asked for together now go to Redis together."""
-    import redis
-
-    url, _ = freezable_redis  # a server of its own: no other test's outage is still skipped
-    config = build_config(
-        rate_limit={"url": url, "namespace": namespace},
-        providers={"fake-a": {"rate_limit": "500/min"}},
-        cache=False,
-        usage=False,
-    )
-
-    async def run() -> list[dict[str, Any]]:
-        calls = [adispatch_search(f"q{i}", backend="fake-a" if i % 2 else "fake-b", config=config, timeout=20)
-                 for i in range(3000)]
-        return await asyncio.gather(*calls)
-
-    envelopes = asyncio.run(asyncio.wait_for(run(), 60))
-    outcomes = Counter((e["provider"] if e["success"] else e["meta"]["attempts"][-1]["provider"], e.get("error_code"))
-                       for e in envelopes)
-    fell_back = sum("used this process's budget instead" in w for e in envelopes for w in e["meta"].get("warnings", []))
-    # Before, hundreds fell back (370 of 3,000 here, and 793 requests were sent on a budget of
-    # 500). A process on a loaded machine can still have a few calls overrun the limiter's 1 s.
-    assert fell_back < 100, fell_back
-    assert outcomes[("fake-b", None)] == 1500, outcomes
-    sent = outcomes[("fake-a", None)]
-    assert 500 <= sent <= 500 + fell_back, outcomes  # every call the limiter answered kept to the shared budget
-    assert sent + outcomes[("fake-a", "rate_limited")] == 1500, outcomes
-    client = redis.Redis.from_url(url)
-    assert client.llen(f"{namespace}:ratelimit:{{fake-a}}:slots") == 500  # the budget held, shared
-    client.close()
 
 
 def test_a_shared_slot_whose_caller_left_goes_to_the_next_caller(
