@@ -3,11 +3,11 @@
 Extraction treats kinds differently (:mod:`webproviders.fetching.extraction`): a forum thread
 keeps every post, a product page its structured description, a listing or a collection its
 items. The signals, strongest first: the schema.org types in the page's JSON-LD and
-microdata, its ``og:type``, then its address: a documentation host, a site's front page (a
-listing of its sections, stories or offers, seldom one article; tracking parameters such as
-``utm_source`` or ``srsltid`` after it name no other page), words in its path. Pages
+microdata, its ``og:type``, then its address: a documentation host, words in its path. Pages
 that state nothing are articles, the kind trafilatura is tuned for (``og:type: article`` says
-nothing: most sites state it on every page). The kinds are those of the WCXB benchmark.
+nothing: most sites state it on every page), a site's front page among them: read as a listing,
+it lowered the evaluation sets other than the one it was chosen on (docs/performance.md).
+The kinds are those of the WCXB benchmark.
 """
 
 from __future__ import annotations
@@ -17,9 +17,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any, Literal
-from urllib.parse import parse_qsl, urlsplit
-
-from ..urls import is_tracking
+from urllib.parse import urlsplit
 
 PageType = Literal["article", "forum", "product", "collection", "listing", "documentation", "service"]
 
@@ -119,8 +117,6 @@ def _address_kind(url: str) -> PageType | None:
     if _DOCS_HOST.match(parts.hostname or ""):
         return "documentation"
     path = parts.path or "/"
-    if path == "/" and parts.hostname and all(is_tracking(name) for name, _ in parse_qsl(parts.query, True)):
-        return "listing"  # a front page (a link's tracking parameters name no other page)
     for kind, words in _URL_WORDS:
         if words.search(path):
             return kind
