@@ -3,6 +3,7 @@ canonical URL, BM25 ranking, snippets, filters, CJK text, remove, prune and stat
 
 from __future__ import annotations
 
+import time
 import unicodedata
 from typing import Any
 
@@ -10,6 +11,8 @@ import pytest
 
 from webproviders import dispatch_search
 from webproviders.config import Config
+from webproviders.context import reset_deadline, set_deadline
+from webproviders.errors import WebTimeoutError
 from webproviders.index.pages import Filters
 from webproviders.index.stores import open_store
 
@@ -379,3 +382,25 @@ def test_a_page_in_another_language_is_found_by_its_own_words(index_config: Conf
     assert urls(store.search("wiederholungen", 5, Filters())) == ["https://de.example.com/retries"]
     assert set(urls(store.search("max_retries", 5, Filters()))) == {
         "https://de.example.com/retries", "https://en.example.com/retries"}
+
+
+def test_a_search_still_running_at_the_calls_deadline_is_stopped_then(index_config: Config) -> None:
+    # The dispatcher answers `timeout` at the deadline whatever the store does; a search left
+    # running after it held its worker thread (eight such made the provider refused as hung)
+    # and its connection for as long as the store took.
+    store = open_store(index_config)
+    store.add([page(f"https://site{n}.example.com/notes", f"Notes {n}", "common words and more words " * 50 + f"tag{n}")
+               for n in range(3000)])
+    token = set_deadline(time.monotonic())  # the call's deadline has come
+    try:
+        with pytest.raises(WebTimeoutError, match="still searching at the call's deadline") as raised:
+            store.search("common words", 10, Filters())
+        assert raised.value.code == "timeout"
+    finally:
+        reset_deadline(token)
+    assert len(store.search("common words", 10, Filters())) == 10  # the store, and its connection, carry on
+    token = set_deadline(time.monotonic() + 60)  # a deadline far off stops nothing
+    try:
+        assert len(store.search("common words", 10, Filters())) == 10
+    finally:
+        reset_deadline(token)

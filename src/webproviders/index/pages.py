@@ -12,6 +12,7 @@ from datetime import datetime, timezone
 from typing import Any, Protocol
 
 from ..context import warn
+from ..errors import WebTimeoutError
 from ..urls import canonicalize, host_of, is_http_url, page_identity
 
 #: ``time_range`` as seconds before now, applied to when a page was fetched.
@@ -138,6 +139,16 @@ def never_filled(location: str) -> list[Hit]:
         "by extracts and crawls with web.local.index: true, or by: webproviders index URL."
     )
     return []
+
+
+def still_searching(location: str) -> WebTimeoutError:
+    """What a search a store stopped at the call's deadline fails with (the dispatcher, which
+    gave up on it then, has answered already; a caller of the store itself reads this)."""
+    return WebTimeoutError(
+        f"The local index ({location}) was still searching at the call's deadline; give the call "
+        "more time (timeout=), or search with fewer or rarer words.",
+        provider="local",
+    )
 
 
 def held(urls: Sequence[str], pages: Mapping[str, IndexedPage]) -> dict[str, IndexedPage]:

@@ -49,7 +49,7 @@ from ..errors import (
 from ..redact import scrub
 from ..urls import shorten
 from .language import CONFIGS, page_language
-from .pages import Filters, Hit, IndexedPage, batches, held, never_filled, page_url
+from .pages import Filters, Hit, IndexedPage, batches, held, never_filled, page_url, still_searching
 from .pg_schema import (
     APPLICATION,
     INDEXED_CHARS,
@@ -584,33 +584,55 @@ class PostgresStore:
         return "".join(f" AND {condition}" for condition in where), values
 
     def search(self, query: str, limit: int, filters: Filters) -> list[Hit]:
-        from psycopg import sql
-
         terms = question_terms(query)
         if not terms:
             return []
         with self._connection(create=False) as conn:
             if conn is None:
                 return never_filled(self.location)
-            question = _Question(conn.execute(self._sql(_TERMS), {"terms": terms}).fetchall())
-            if not question.terms:
-                return []
-            where, names = self._filters(filters)
-            statement = sql.SQL(_SEARCH.replace("{filters}", where)).format(s=sql.Identifier(self.schema))
-            lexemes = list(question.idf)
-            values = {
-                "budget": CANDIDATE_BUDGET, "k1": K1, "k1_1": K1 + 1, "b": B, "average": question.average,
-                "title_extra": TITLE_WEIGHT - 1, "lexemes": [_lexeme_query(x) for x in lexemes],
-                "idfs": [question.idf[x] for x in lexemes],
-                "limit": limit, "every": question.every, "headline": _HEADLINE, **names,
-            }
-            first, then = question.candidates()
-            then_budget = CANDIDATE_BUDGET if then != first else 0
-            # A filtered search is planned for its own values: a small site's pages are read
-            # through the domain index, a domain holding most pages through the word index
-            # (a prepared, generic plan takes the domain index for every domain).
-            rows = conn.execute(statement, {**values, "first": first, "then": then, "then_budget": then_budget},
-                                prepare=False if names else None).fetchall()
+            with self._until_deadline(conn):
+                return self._ranked(conn, terms, limit, filters)
+
+    @contextmanager
+    def _until_deadline(self, conn: Any) -> Iterator[None]:
+        """The search's statements cancelled by the server at the current call's deadline when
+        that comes before the store's own ``timeout``: a search the dispatcher gave up on ends
+        then, rather than holding its worker thread and a pooled connection."""
+        left = remaining_time()
+        if left is None or left >= self.timeout:
+            yield
+            return
+        from psycopg import errors
+
+        try:
+            with conn.transaction():  # SET LOCAL: the pooled connection keeps its own timeout
+                conn.execute(f"SET LOCAL statement_timeout = {max(1, int(left * 1000))}")
+                yield
+        except errors.QueryCanceled:
+            raise still_searching(self.location) from None
+
+    def _ranked(self, conn: Any, terms: list[str], limit: int, filters: Filters) -> list[Hit]:
+        from psycopg import sql
+
+        question = _Question(conn.execute(self._sql(_TERMS), {"terms": terms}).fetchall())
+        if not question.terms:
+            return []
+        where, names = self._filters(filters)
+        statement = sql.SQL(_SEARCH.replace("{filters}", where)).format(s=sql.Identifier(self.schema))
+        lexemes = list(question.idf)
+        values = {
+            "budget": CANDIDATE_BUDGET, "k1": K1, "k1_1": K1 + 1, "b": B, "average": question.average,
+            "title_extra": TITLE_WEIGHT - 1, "lexemes": [_lexeme_query(x) for x in lexemes],
+            "idfs": [question.idf[x] for x in lexemes],
+            "limit": limit, "every": question.every, "headline": _HEADLINE, **names,
+        }
+        first, then = question.candidates()
+        then_budget = CANDIDATE_BUDGET if then != first else 0
+        # A filtered search is planned for its own values: a small site's pages are read
+        # through the domain index, a domain holding most pages through the word index
+        # (a prepared, generic plan takes the domain index for every domain).
+        rows = conn.execute(statement, {**values, "first": first, "then": then, "then_budget": then_budget},
+                            prepare=False if names else None).fetchall()
         return [
             Hit(IndexedPage(row[0], shown(row[1]), "", row[2], row[3], row[4], row[5]), snippet(row[6], terms=terms),
                 float(row[7]))

@@ -16,17 +16,19 @@ import hashlib
 import os
 import re
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ..context import remaining_time
 from ..dependable.sqlite_file import PerThread, file_identity, retry_while_locked
 from ..errors import NotConfiguredError, ProviderError, WebProviderError, WebTimeoutError
 from ..homedir import expand_user
 from .fts_query import query_terms
 from .long_pages import LONG_PAGE, TOKENIZE, best_piece
-from .pages import Filters, Hit, IndexedPage, held, never_filled, page_url
+from .pages import Filters, Hit, IndexedPage, held, never_filled, page_url, still_searching
 from .snippets import ELLIPSIS, END, START, snippet
 from .text import CJK_CHARS, shown, stored
 
@@ -150,6 +152,28 @@ def _transaction(conn: Any) -> Iterator[None]:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+
+
+#: SQLite virtual-machine steps between two looks at the clock during a search (about a
+#: millisecond of work: the look itself costs nothing beside it).
+_STEPS_PER_CHECK = 10_000
+
+
+@contextmanager
+def _until_deadline(db: Any) -> Iterator[None]:
+    """The connection's statements interrupted at the current call's deadline: a search the
+    dispatcher gave up on ends then, rather than holding its worker thread (and, counted as
+    hung, the provider) for as long as SQLite takes."""
+    left = remaining_time()
+    if left is None:
+        yield
+        return
+    end = time.monotonic() + left
+    db.set_progress_handler(lambda: time.monotonic() >= end, _STEPS_PER_CHECK)
+    try:
+        yield
+    finally:
+        db.set_progress_handler(None, _STEPS_PER_CHECK)
 
 
 class SQLiteStore:
@@ -323,6 +347,8 @@ class SQLiteStore:
             else ("prune old pages (webproviders index --prune --older-than 30d), ", "")
         )
         name = getattr(exc, "sqlite_errorname", "")  # from Python 3.11 on; its message before
+        if name == "SQLITE_INTERRUPT" or text == "interrupted":
+            return still_searching(self.location)
         if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "locked" in text or "busy" in text:
             return WebTimeoutError(
                 f"The local index {self.path} stayed locked by another connection for "
@@ -452,13 +478,14 @@ class SQLiteStore:
             if db is None:
                 return never_filled(self.location)
             rows: list[Any] = []
-            for expression in self._expressions(db, terms):
-                params[0] = expression
-                rows = db.execute(sql, [START, END, *params, limit]).fetchall()
-                if len(rows) >= limit:
-                    break
-            snippets = [snippet(row[7]) if row[7] is not None else self._long_snippet(db, row[0], terms)
-                        for row in rows]
+            with _until_deadline(db):
+                for expression in self._expressions(db, terms):
+                    params[0] = expression
+                    rows = db.execute(sql, [START, END, *params, limit]).fetchall()
+                    if len(rows) >= limit:
+                        break
+                snippets = [snippet(row[7]) if row[7] is not None else self._long_snippet(db, row[0], terms)
+                            for row in rows]
         return [Hit(_page(row), text, -row[8]) for row, text in zip(rows, snippets, strict=True)]
 
     @staticmethod
