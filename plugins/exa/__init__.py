@@ -63,10 +63,11 @@ class ExaProvider(SDKProvider):
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
         from webproviders.kit import say_empty_pages, time_budget
 
-        from .mapping import extract_items, extract_request
+        from .mapping import extract_items, extract_request, text_limit
 
         request = extract_request(kwargs, self.settings, time_budget(self.settings))
-        items = extract_items(urls, await self._call("get_contents", list(urls), **request))
+        response = await self._call("get_contents", list(urls), **request)
+        items = extract_items(urls, response, text_limit(kwargs, self.settings))
         say_empty_pages("exa", items)
         return items
 

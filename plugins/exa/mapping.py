@@ -14,6 +14,7 @@ from webproviders.kit import (
     answer_texts,
     check_kinds,
     one_item_per_url,
+    truncate,
     url_key,
     warn_unknown,
 )
@@ -133,8 +134,9 @@ def extract_request(
     ``budget`` is the seconds the call has left: a page Exa crawls live waits for part of it."""
     warn_unknown("exa", options, EXTRACT_KWARGS)
     check_kinds("exa", options, EXTRACT_KWARGS)
-    limit = options.get("max_characters", settings.option("max_characters"))
-    request: dict[str, Any] = {"text": {"max_characters": int(limit)} if limit else True}
+    limit = text_limit(options, settings)
+    # one character past the cap: a page Exa cut is told from one exactly that long (``page``)
+    request: dict[str, Any] = {"text": {"max_characters": limit + 1} if limit else True}
     if options.get("max_age_hours") is not None:
         request["max_age_hours"] = options["max_age_hours"]
     if budget is not None:
@@ -144,24 +146,34 @@ def extract_request(
     return request
 
 
-def page(result: Any) -> dict[str, Any]:
-    """One extracted page from a ``Result``."""
+def text_limit(options: dict[str, Any], settings: ProviderSettings) -> int | None:
+    """The characters of page text asked for (``max_characters``), if capped."""
+    limit = options.get("max_characters", settings.option("max_characters"))
+    return int(limit) if limit else None
+
+
+def page(result: Any, limit: int | None = None) -> dict[str, Any]:
+    """One extracted page from a ``Result``; text past ``limit`` (Exa's cut, one character
+    over it) cut to it and said so (``metadata.truncated``), as the dispatcher's own cut says."""
     found = {
         "published_at": result.published_date,
         "author": result.author,
         "image": getattr(result, "image", None),
         "favicon": getattr(result, "favicon", None),
     }
-    metadata = {key: value for key, value in found.items() if value}
+    metadata: dict[str, Any] = {key: value for key, value in found.items() if value}
+    text = result.text or ""
+    if limit is not None and len(text) > limit:
+        text, metadata["truncated"] = truncate(text, limit), True
     return {
         "url": result.url,
         "title": result.title or "",
-        "content": result.text or "",
+        "content": text,
         "metadata": metadata,
     }
 
 
-def extract_items(urls: list[str], response: Any) -> list[dict[str, Any]]:
+def extract_items(urls: list[str], response: Any, limit: int | None = None) -> list[dict[str, Any]]:
     """One item per URL asked for: the page (matched by ``id`` or ``url``), or the error
     ``statuses`` gives for it."""
     from .errors import status_error
@@ -170,7 +182,7 @@ def extract_items(urls: list[str], response: Any) -> list[dict[str, Any]]:
     for result in response.results:
         for name in (result.id, result.url):
             if isinstance(name, str):
-                found.setdefault(url_key(name), page(result))
+                found.setdefault(url_key(name), page(result, limit))
     failed = {
         url_key(status.id): status_error(
             status.error.tag if status.error else None,

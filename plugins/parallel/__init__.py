@@ -66,11 +66,11 @@ class ParallelProvider(SDKProvider):
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
         from webproviders.kit import say_empty_pages
 
-        from .mapping import extract_items, extract_request, forward_warnings
+        from .mapping import extract_items, extract_request, forward_warnings, text_limit
 
         result = await self._call("extract", extract_request(urls, kwargs, self.settings))
         forward_warnings(result)
-        items = extract_items(urls, result)
+        items = extract_items(urls, result, text_limit(kwargs, self.settings))
         say_empty_pages("parallel", items)
         return items
 

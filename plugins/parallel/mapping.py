@@ -17,6 +17,7 @@ from webproviders.kit import (
     capped_count,
     check_kinds,
     one_item_per_url,
+    truncate,
     url_key,
     warn_unknown,
 )
@@ -137,11 +138,12 @@ def extract_request(
     """Keyword arguments for ``AsyncParallel.extract``: the full content of each page."""
     warn_unknown("parallel", options, EXTRACT_KWARGS)
     check_kinds("parallel", options, EXTRACT_KWARGS)
-    limit = options.get("max_chars_per_result", settings.option("max_chars_per_result"))
+    limit = text_limit(options, settings)
     request: dict[str, Any] = {
         "urls": list(urls),
         "advanced_settings": {
-            "full_content": {"max_chars_per_result": int(limit)} if limit else True
+            # one character past the cap: a page Parallel cut is told from one exactly that long
+            "full_content": {"max_chars_per_result": limit + 1} if limit else True
         },
     }
     if options.get("objective"):
@@ -157,14 +159,25 @@ def extract_request(
     return request
 
 
-def page(item: Any) -> dict[str, Any]:
-    """One page from an ``ExtractResult``: the full content, else the excerpts."""
+def text_limit(options: dict[str, Any], settings: ProviderSettings) -> int | None:
+    """The characters of full content asked for per page (``max_chars_per_result``), if capped."""
+    limit = options.get("max_chars_per_result", settings.option("max_chars_per_result"))
+    return int(limit) if limit else None
+
+
+def page(item: Any, limit: int | None = None) -> dict[str, Any]:
+    """One page from an ``ExtractResult``: the full content, else the excerpts. Full content
+    past ``limit`` (Parallel's cut, one character over it) is cut to it and said so
+    (``metadata.truncated``), as the dispatcher's own cut says."""
     excerpts = answer_texts(getattr(item, "excerpts", None))
-    metadata = {"published_at": item.publish_date} if getattr(item, "publish_date", None) else {}
+    metadata: dict[str, Any] = {"published_at": item.publish_date} if getattr(item, "publish_date", None) else {}
+    content = item.full_content or ""
+    if limit is not None and len(content) > limit:
+        content, metadata["truncated"] = truncate(content, limit), True
     return {
         "url": item.url,
         "title": item.title or "",
-        "content": item.full_content or "\n\n".join(excerpts),
+        "content": content or "\n\n".join(excerpts),
         "metadata": metadata,
     }
 
@@ -178,12 +191,12 @@ def forward_warnings(result: Any) -> None:
             warn(f"parallel: {message}")
 
 
-def extract_items(urls: list[str], result: Any) -> list[dict[str, Any]]:
+def extract_items(urls: list[str], result: Any, limit: int | None = None) -> list[dict[str, Any]]:
     """One item per URL asked for: the page, or the error ``errors`` gives for it."""
     from .errors import url_error
 
     found = {
-        url_key(item.url): page(item) for item in _results(result) if isinstance(item.url, str)
+        url_key(item.url): page(item, limit) for item in _results(result) if isinstance(item.url, str)
     }
     failed = {
         url_key(item.url): url_error(

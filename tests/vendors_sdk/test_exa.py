@@ -350,3 +350,21 @@ def test_missing_sdk_is_reported_by_its_extra(config: Any, hide_module: Any) -> 
     assert row["available"] is False and "webproviders[exa]" in row["reason"]
     envelope = dispatch_search("q", backend="exa", config=config)
     assert envelope["error_code"] == "not_configured" and "webproviders[exa]" in envelope["error"]
+
+
+def test_a_page_exa_cut_at_the_cap_asked_for_says_it_was_cut(config: Any) -> None:
+    """``max_characters`` has Exa cut each page; a page cut so said nothing, and read as the
+    whole page. One character more is asked for: a page reaching it was cut, one exactly as
+    long as the cap was not."""
+    long_page = {**EXA_CONTENTS["results"][0], "id": "https://example.com/long", "url": "https://example.com/long",
+                 "text": "word " * 8 + "w"}  # 41 characters: Exa's cut at the 41 asked for
+    exact = {**EXA_CONTENTS["results"][0], "text": "x" * 40}
+    with respx.mock() as router:
+        route = router.post(f"{API}/contents").respond(200, json={**EXA_CONTENTS, "results": [long_page, exact]})
+        envelope = dispatch_extract(["https://example.com/long", "https://example.com"], backend="exa",
+                                    config=config, max_characters=40)
+    assert body_of(route)["text"] == {"maxCharacters": 41}
+    cut, whole = envelope["data"]
+    assert cut["metadata"]["truncated"] is True and len(cut["content"]) <= 40
+    assert cut["content"] == ("word " * 8).strip()
+    assert whole["content"] == "x" * 40 and "truncated" not in whole["metadata"]

@@ -358,3 +358,21 @@ def test_a_logged_exception_shows_no_gateway_password_to_formatters_that_format_
     # The traceback is still shown, scrubbed.
     assert all("for url 'http://***@127.0.0.1" in text for text in logged)
     assert [text for text in seen if password in text] == []
+
+
+def test_full_content_parallel_cut_at_the_cap_asked_for_says_it_was_cut(config: Any) -> None:
+    """``max_chars_per_result`` has Parallel cut each page's full content; a page cut so said
+    nothing. One character more is asked for: a page reaching it was cut, one exactly as long
+    as the cap was not."""
+    results = [
+        {**PARALLEL_EXTRACT["results"][0], "url": "https://example.com/long", "full_content": "word " * 8 + "w"},
+        {**PARALLEL_EXTRACT["results"][0], "full_content": "x" * 40},
+    ]
+    with respx.mock() as router:
+        route = router.post(f"{API}/v1/extract").respond(200, json={**PARALLEL_EXTRACT, "results": results})
+        envelope = dispatch_extract(["https://example.com/long", "https://example.com/a"], backend="parallel",
+                                    config=config, max_chars_per_result=40)
+    assert body_of(route)["advanced_settings"] == {"full_content": {"max_chars_per_result": 41}}
+    cut, whole = envelope["data"]
+    assert cut["metadata"]["truncated"] is True and cut["content"] == ("word " * 8).strip()
+    assert whole["content"] == "x" * 40 and "truncated" not in whole["metadata"]
