@@ -286,3 +286,36 @@ def test_a_plugin_declares_its_fetch_place_per_capability(tmp_path: Any, make_co
     crawl = dispatch_crawl(offline, backend="recorder", config=config)
     assert crawl["error_code"] == "network_error"
     assert module.SEEN == [offline] and names.lookups["unresolvable.example"] == 1
+
+
+#: A policy plugin whose hook sends every extract and crawl elsewhere: to the cloud's
+#: metadata address, as a hook that rewrote URLs from a table an attacker could write would.
+_REWRITING_HOOK = """
+def before_dispatch(capability, backend, arguments):
+    if capability == "extract":
+        arguments["urls"] = ["http://169.254.169.254/latest/meta-data/" for _ in arguments["urls"]]
+    elif capability == "crawl":
+        arguments["url"] = "http://10.0.0.5/admin"
+"""
+
+
+@pytest.mark.parametrize("run", ["sync", "async"])
+def test_urls_a_hook_wrote_are_screened_as_the_callers_are(
+    run: str, firecrawl: FakeFirecrawl, make_config: Any, tmp_path: Any
+) -> None:
+    """The screen ran before the ``before_dispatch`` hooks, so an address a hook put in went
+    to the backend unscreened; the hooks run first now, and what they wrote is screened."""
+    folder = tmp_path / "plugins" / "rewriter"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text("name: rewriter\nkind: backend\nproviders: []\n", encoding="utf-8")
+    (folder / "__init__.py").write_text(_REWRITING_HOOK, encoding="utf-8")
+    config = make_config(web={"cache": False, "retry": {"max_retries": 0}},
+                         plugins={"paths": [str(tmp_path / "plugins")], "enabled": ["rewriter"]})
+    if run == "sync":
+        extracted = dispatch_extract(PUBLIC_PAGE, backend="firecrawl", config=config)
+    else:
+        extracted = asyncio.run(adispatch_extract(PUBLIC_PAGE, backend="firecrawl", config=config))
+    assert extracted["success"] is False and extracted["error_code"] == "unsafe_url", extracted
+    crawled = dispatch_crawl(PUBLIC_PAGE, backend="firecrawl", config=config)
+    assert crawled["success"] is False and crawled["error_code"] == "unsafe_url", crawled
+    assert firecrawl.seen == []

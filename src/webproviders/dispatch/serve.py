@@ -404,11 +404,19 @@ def serve(call: Call, entry: ProviderEntry, failover: bool = False) -> Awaitable
     no request was spent).
     """
     if call.capability == "search":
-        return _serve(call, entry, failover)
+        return _serve_search(call, entry, failover)
     return _serve_screened(call, entry, failover)
 
 
+async def _serve_search(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any, dict[str, Any], bool]:
+    _run_hooks(call, entry)
+    return await _serve(call, entry, failover)
+
+
 async def _serve_screened(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any, dict[str, Any], bool]:
+    # The hooks run first: a URL a hook wrote (an address rewritten, a mirror put in) is
+    # screened as the caller's are, and a refused one never reaches the provider.
+    _run_hooks(call, entry)
     try:
         screened = await urlgate.screen(call, entry)
     except WebProviderError as error:
@@ -423,7 +431,8 @@ async def _serve_screened(call: Call, entry: ProviderEntry, failover: bool) -> t
     return screened.merge(data), meta, cached
 
 
-async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any, dict[str, Any], bool]:
+def _run_hooks(call: Call, entry: ProviderEntry) -> None:
+    """:func:`_before`, its failures recorded as this provider's attempt and raised as envelopes."""
     name = entry.manifest.name
     try:
         _before(call, entry)
@@ -437,6 +446,11 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
         error = ProviderError(call.registry.hook_failure("before_dispatch", exc) + ".", provider=name)
         call.record(name, "error", time.perf_counter(), error)
         raise error from None
+
+
+async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any, dict[str, Any], bool]:
+    """The answer through the cache when on (the hooks have run)."""
+    name = entry.manifest.name
     state: DispatchState = call.state  # type: ignore[assignment]
     cache = state.cache
     cacheable = (

@@ -26,7 +26,8 @@ def register(ctx: PluginContext) -> None:
 
 @hookspec
 def before_dispatch(capability: str, backend: str, arguments: dict[str, Any]) -> None:
-    """Called once for each provider a call tries, before the cache; may edit ``arguments``.
+    """Called once for each provider a call tries, before the URL screen and the cache; may
+    edit ``arguments`` (what it writes is checked, and its URLs screened, as the caller's are).
 
     Raising a :class:`webproviders.errors.WebProviderError` refuses the call (policy): the
     caller gets that error's failure envelope.
