@@ -7,18 +7,20 @@ that a user plugin can register the name instead.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
 import subprocess
 import sys
+import time
 from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from webproviders import dispatch_search, get_registry, list_providers
+from webproviders import adispatch_search, dispatch_search, get_registry, list_providers
 from webproviders.config import unknown_setting
 
 GOOD = """
@@ -1031,3 +1033,74 @@ def test_a_hooks_when_that_names_no_setting_is_said(
     built_in = [r.manifest for r in get_registry(make_config()).plugins if r.source == "built-in" and r.manifest]
     whens = [m.hooks_when for m in built_in if m.hooks_when]
     assert whens and all(unknown_setting(when) is None for when in whens)
+
+
+#: Hooks that wait on a gate the test opens at its end: a policy server that never answers.
+_BLOCKING_HOOKS = GOOD.format(name="slowhooks") + """
+import threading
+
+GATE = threading.Event()
+SEEN = []
+
+def before_dispatch(capability, backend, arguments):
+    if arguments.get("query") == "ask the policy server":
+        GATE.wait(30)
+
+def after_dispatch(capability, arguments, envelope):
+    if arguments.get("query") == "ship the log":
+        GATE.wait(30)
+        SEEN.append(envelope["success"])
+"""
+
+
+def _hook_module(name: str) -> Any:
+    return next(m for key, m in sys.modules.items() if key.startswith(f"_webproviders_plugins.user.{name}"))
+
+
+def test_a_hook_that_blocks_ends_its_call_by_the_deadline_and_leaves_the_loop_free(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A hook ran on the caller's thread: one asking a policy server that never answered held
+    the call past its deadline, and an async caller's loop (every call on it) with it."""
+    root = write_plugin("slowhooks", _BLOCKING_HOOKS)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["slowhooks"]})
+    assert dispatch_search("warm up", backend="stub", config=config)["success"] is True
+    module = _hook_module("slowhooks")
+    try:
+        started = time.monotonic()
+        refused = dispatch_search("ask the policy server", backend="stub", config=config, timeout=0.5)
+        assert time.monotonic() - started < 10  # the gate holds the hook 30 s
+        assert (refused["error_code"], refused["error"]) == (
+            "timeout", "The before_dispatch hook of user plugin 'slowhooks' had not returned by the call's deadline."
+        )
+        assert refused["meta"]["attempts"][0]["error_code"] == "timeout"
+
+        async def beside() -> tuple[dict[str, Any], int]:
+            ticks = 0
+
+            async def tick() -> None:
+                nonlocal ticks
+                while True:
+                    await asyncio.sleep(0.01)
+                    ticks += 1
+
+            ticker = asyncio.ensure_future(tick())
+            envelope = await adispatch_search("ask the policy server", backend="stub", config=config, timeout=0.5)
+            ticker.cancel()
+            return envelope, ticks
+
+        envelope, ticks = asyncio.run(beside())
+        assert envelope["error_code"] == "timeout"
+        assert ticks >= 5  # the loop ran on while the hook waited
+
+        shipped = dispatch_search("ship the log", backend="stub", config=config, timeout=0.5)
+        assert shipped["success"] is True and module.SEEN == []  # answered without waiting for the observer
+        assert time.monotonic() - started < 20
+    finally:
+        module.GATE.set()
+    for _ in range(200):  # the observer goes on to its end on its own thread
+        if module.SEEN:
+            break
+        time.sleep(0.05)
+    assert module.SEEN == [True]
+    assert dispatch_search("fine", backend="stub", config=config)["success"] is True  # the provider is not held to blame

@@ -29,8 +29,9 @@ from ..manifest import Capability
 from ..pools import NoThread
 from ..registry.providers import ready_registry
 from . import runner
-from .call import Call, after, could_not_start, never_started, prepare
+from .call import Call, could_not_start, never_started, prepare
 from .chain import run_plan
+from .hooks import after, after_on_loop
 from .per_url import merge_set_aside
 from .serve import Cancelled
 
@@ -61,7 +62,7 @@ async def _execute(call: Call) -> dict[str, Any]:
         if call.set_aside:
             merge_set_aside(envelope, call.set_aside)
         meter.finish(envelope)
-    after(call, envelope)
+    await after_on_loop(call, envelope)
     return envelope
 
 

@@ -221,6 +221,8 @@ def prepare(
     except Exception as exc:  # noqa: BLE001
         error = could_not_start(exc) if isinstance(exc, NoThread) else to_provider_error(exc, None)
         envelope = failure(error, error.provider, call.meta(None))
+        from .hooks import after  # here: hooks are built on the call
+
         after(call, envelope)
         return envelope
     return call
@@ -237,34 +239,3 @@ def _hedge_after(value: Any, configured: float | None) -> float | None:
             f"hedge_after must be a number of seconds above 0 and at most {MAX_TIMEOUT}, not {shown}."
         )
     return float(value)
-
-
-def after(call: Call, envelope: dict[str, Any]) -> None:
-    """The ``after_dispatch`` hooks, when a loaded plugin has any. They observe: they are
-    handed a copy, so what one changes (``success``, a key it removed, an object JSON cannot
-    hold) never reaches the caller."""
-    registry = call.registry
-    hook = registry.hook("after_dispatch")
-    if hook is None:
-        return
-    meter = call.meter
-    cost = meter.total.as_dict() if meter is not None and registry.hook_takes("after_dispatch", "cost") else None
-    try:
-        hook(
-            capability=call.capability, arguments=call.arguments, envelope=_copy(envelope), config=call.config, cost=cost
-        )
-    except KeyboardInterrupt:
-        raise  # the caller's Ctrl-C (a sync hook meets no cancellation), not the hook's failure
-    except BaseException as exc:  # noqa: BLE001 - an observer (even one calling sys.exit()) must not break the call
-        log.warning("%s.", registry.hook_failure("after_dispatch", exc))
-
-
-def _copy(value: Any) -> Any:
-    """An envelope's dicts and lists copied, its text and numbers shared: they cannot be
-    changed in place, and a page of megabytes costs nothing to hand on."""
-    kind = type(value)
-    if kind is dict:
-        return {key: _copy(item) for key, item in value.items()}
-    if kind is list:
-        return [_copy(item) for item in value]
-    return value

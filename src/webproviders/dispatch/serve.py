@@ -22,7 +22,6 @@ from ..envelope import normalise_pages, normalise_search, page_error
 from ..errors import (
     BudgetExceededError,
     BudgetStoreUnavailableError,
-    InvalidInputError,
     ProviderError,
     RateLimitedError,
     UnsupportedError,
@@ -38,8 +37,8 @@ from ..validate import (
     COMMON_SEARCH_OPTIONS,
     warn_unknown,
 )
-from . import runner, urlgate
-from .call import Call, validate_arguments
+from . import hooks, runner, urlgate
+from .call import Call
 from .hung import HungRefusal
 from .per_url import nothing_read
 from .state import DispatchState
@@ -201,45 +200,6 @@ def _one_item_per_url(urls: list[str], pages: list[dict[str, Any]], name: str) -
         return pages
     nothing = ProviderError(f"{name} returned nothing for this URL.", provider=name)
     return [by_key.get(url_key(url)) or page_error(url, nothing) for url in urls]
-
-
-def _before(call: Call, entry: ProviderEntry) -> None:
-    """Policy hooks and option checks, once per provider (a cache hit included)."""
-    hook = call.registry.hook("before_dispatch")
-    if hook is not None:
-        hook(capability=call.capability, backend=entry.manifest.name, arguments=call.arguments)
-        # What a hook wrote is checked as the caller's was: its mistake is not the provider's.
-        checked: dict[str, Any] = {}
-        problem = _unshaped(call.capability, call.arguments)
-        if problem is None:
-            try:
-                checked, _ = validate_arguments(call.capability, call.arguments)
-            except InvalidInputError as exc:
-                problem = exc.message
-        if problem is not None:
-            raise ProviderError(
-                f"The before_dispatch hook of {call.registry.hook_plugins('before_dispatch')} left the "
-                f"call's arguments invalid: {problem}",
-                provider=entry.manifest.name,
-            )
-        call.arguments.update(checked)
-    _option_warnings(call, entry)
-
-
-#: The arguments each capability's call holds, which a ``before_dispatch`` hook may edit but not remove.
-_ARGUMENTS = {"search": ("query", "limit", "options"), "extract": ("urls", "options"), "crawl": ("url", "options")}
-
-
-def _unshaped(capability: str, arguments: dict[str, Any]) -> str | None:
-    """What a hook did to the arguments' shape that no check of a value would name: a key it
-    removed, or ``options`` that are no longer a mapping (a ``KeyError`` in the library's code)."""
-    missing = [key for key in _ARGUMENTS[capability] if key not in arguments]
-    if missing:
-        return f"it removed {', '.join(repr(key) for key in missing)}."
-    options = arguments["options"]
-    if not isinstance(options, dict):
-        return f"'options' is a {type(options).__name__}, not a mapping of option names to values."
-    return None
 
 
 async def attempt(call: Call, entry: ProviderEntry, record: Attempt) -> tuple[Any, dict[str, Any]]:
@@ -409,14 +369,14 @@ def serve(call: Call, entry: ProviderEntry, failover: bool = False) -> Awaitable
 
 
 async def _serve_search(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any, dict[str, Any], bool]:
-    _run_hooks(call, entry)
+    await _checked(call, entry)
     return await _serve(call, entry, failover)
 
 
 async def _serve_screened(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any, dict[str, Any], bool]:
     # The hooks run first: a URL a hook wrote (an address rewritten, a mirror put in) is
     # screened as the caller's are, and a refused one never reaches the provider.
-    _run_hooks(call, entry)
+    await _checked(call, entry)
     try:
         screened = await urlgate.screen(call, entry)
     except WebProviderError as error:
@@ -431,21 +391,15 @@ async def _serve_screened(call: Call, entry: ProviderEntry, failover: bool) -> t
     return screened.merge(data), meta, cached
 
 
-def _run_hooks(call: Call, entry: ProviderEntry) -> None:
-    """:func:`_before`, its failures recorded as this provider's attempt and raised as envelopes."""
-    name = entry.manifest.name
+async def _checked(call: Call, entry: ProviderEntry) -> None:
+    """Policy hooks and option checks, once per provider (a cache hit included); an option
+    refused (``web.on_unsupported: error``) is recorded as this provider's attempt."""
+    await hooks.before(call, entry)
     try:
-        _before(call, entry)
-    except KeyboardInterrupt:
-        raise  # the caller's Ctrl-C (a sync hook meets no cancellation), not the hook's failure
-    except WebProviderError as exc:  # a policy's refusal, in its own words
-        error = to_provider_error(exc, name)
-        call.record(name, "error", time.perf_counter(), error)
-        raise error from None
-    except BaseException as exc:  # noqa: BLE001 - a failing (or exiting) hook is an envelope
-        error = ProviderError(call.registry.hook_failure("before_dispatch", exc) + ".", provider=name)
-        call.record(name, "error", time.perf_counter(), error)
-        raise error from None
+        _option_warnings(call, entry)
+    except WebProviderError as exc:
+        call.record(entry.manifest.name, "error", time.perf_counter(), exc)
+        raise
 
 
 async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any, dict[str, Any], bool]:

@@ -1,0 +1,167 @@
+"""The dispatch hooks plugins implement (``before_dispatch``, ``after_dispatch``), bounded by
+the call's deadline.
+
+A hook is plugin code that may block: a policy asked over the network, a log shipped to a
+server. Run on the caller's thread, one that hung held the call past its deadline, and on
+an event loop every other call on that loop with it. Each runs on a thread of its own pool
+(:data:`.runner.hooks`) and is waited for until the call's deadline at most; one still
+running then is left to finish on its own, and the call answers in time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextvars
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..asynctimeout import within
+from ..errors import (
+    InvalidInputError,
+    ProviderError,
+    WebProviderError,
+    WebTimeoutError,
+    to_provider_error,
+)
+from ..pools import NoThread
+from ..redact import get_logger
+from ..registry.registration import ProviderEntry
+from . import runner
+from .call import Call, validate_arguments
+
+log = get_logger("webproviders.dispatch")
+
+#: The arguments each capability's call holds, which a ``before_dispatch`` hook may edit but not remove.
+_ARGUMENTS = {"search": ("query", "limit", "options"), "extract": ("urls", "options"), "crawl": ("url", "options")}
+
+
+async def before(call: Call, entry: ProviderEntry) -> None:
+    """The ``before_dispatch`` hooks for one provider of the call (once per provider, a cache
+    hit included). A refusal or failure is raised as this provider's error and recorded as
+    its attempt; it is the hook's, never counted against the provider."""
+    if call.registry.hook("before_dispatch") is None:
+        return
+    name = entry.manifest.name
+    try:
+        problem = await within(asyncio.wrap_future(_started(_edit, call, entry)), max(0.0, call.remaining()))
+    except asyncio.TimeoutError:
+        problem = WebTimeoutError(
+            f"The before_dispatch hook of {call.registry.hook_plugins('before_dispatch')} had not "
+            "returned by the call's deadline.",
+            provider=name,
+        )
+    if problem is not None:
+        call.record(name, "error", time.perf_counter(), problem)
+        raise problem
+
+
+def _edit(call: Call, entry: ProviderEntry) -> WebProviderError | None:
+    """Run the hooks (on a hook thread) and check what they left as the caller's input is
+    checked: their mistake is not the provider's. Returns the call's failure, if any."""
+    registry, name = call.registry, entry.manifest.name
+    try:
+        registry.hook("before_dispatch")(capability=call.capability, backend=name, arguments=call.arguments)
+    except WebProviderError as exc:  # a policy's refusal, in its own words
+        return to_provider_error(exc, name)
+    except BaseException as exc:  # noqa: BLE001 - a failing (or exiting) hook is an envelope
+        return ProviderError(registry.hook_failure("before_dispatch", exc) + ".", provider=name)
+    checked: dict[str, Any] = {}
+    problem = _unshaped(call.capability, call.arguments)
+    if problem is None:
+        try:
+            checked, _ = validate_arguments(call.capability, call.arguments)
+        except InvalidInputError as exc:
+            problem = exc.message
+    if problem is not None:
+        return ProviderError(
+            f"The before_dispatch hook of {registry.hook_plugins('before_dispatch')} left the call's "
+            f"arguments invalid: {problem}",
+            provider=name,
+        )
+    call.arguments.update(checked)
+    return None
+
+
+def _unshaped(capability: str, arguments: dict[str, Any]) -> str | None:
+    """What a hook did to the arguments' shape that no check of a value would name: a key it
+    removed, or ``options`` that are no longer a mapping (a ``KeyError`` in the library's code)."""
+    missing = [key for key in _ARGUMENTS[capability] if key not in arguments]
+    if missing:
+        return f"it removed {', '.join(repr(key) for key in missing)}."
+    options = arguments["options"]
+    if not isinstance(options, dict):
+        return f"'options' is a {type(options).__name__}, not a mapping of option names to values."
+    return None
+
+
+def after(call: Call, envelope: dict[str, Any]) -> None:
+    """The ``after_dispatch`` hooks, from code that is not on an event loop's turn (a call
+    refused before it ran): waited for until the call's deadline."""
+    running = _observing(call, envelope)
+    if running is not None and not concurrent.futures.wait([running], max(0.0, call.remaining())).done:
+        _not_waited(call)
+
+
+async def after_on_loop(call: Call, envelope: dict[str, Any]) -> None:
+    """:func:`after` for a call that ran: the caller's loop runs on while the hooks do."""
+    running = _observing(call, envelope)
+    if running is not None:
+        done, _ = await asyncio.wait([asyncio.wrap_future(running)], timeout=max(0.0, call.remaining()))
+        if not done:
+            _not_waited(call)
+
+
+def _observing(call: Call, envelope: dict[str, Any]) -> concurrent.futures.Future[None] | None:
+    """The ``after_dispatch`` hooks started, when a loaded plugin has any. They observe: they
+    are handed a copy, so what one changes (``success``, a key it removed, an object JSON
+    cannot hold) never reaches the caller, nor does what it does once the caller has it."""
+    registry = call.registry
+    hook = registry.hook("after_dispatch")
+    if hook is None:
+        return None
+    meter = call.meter
+    cost = meter.total.as_dict() if meter is not None and registry.hook_takes("after_dispatch", "cost") else None
+    arguments = {
+        "capability": call.capability, "arguments": call.arguments, "envelope": _copy(envelope),
+        "config": call.config, "cost": cost,
+    }
+
+    def observe() -> None:
+        try:
+            hook(**arguments)
+        except BaseException as exc:  # noqa: BLE001 - an observer (even one calling sys.exit()) must not break the call
+            log.warning("%s.", registry.hook_failure("after_dispatch", exc))
+
+    return _started(observe)
+
+
+def _not_waited(call: Call) -> None:
+    log.warning(
+        "The after_dispatch hook of %s had not returned by the call's deadline; the answer went "
+        "out without waiting for it.",
+        call.registry.hook_plugins("after_dispatch"),
+    )
+
+
+def _started(fn: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
+    """``fn(*args)`` started on a hook thread, in a copy of the caller's context; run here
+    when no thread can be started (the process is at its limit: better late than never)."""
+    try:
+        return runner.hooks.executor().submit(contextvars.copy_context().run, fn, *args)
+    except (NoThread, RuntimeError):
+        done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+        done.set_result(fn(*args))
+        return done
+
+
+def _copy(value: Any) -> Any:
+    """An envelope's dicts and lists copied, its text and numbers shared: they cannot be
+    changed in place, and a page of megabytes costs nothing to hand on."""
+    kind = type(value)
+    if kind is dict:
+        return {key: _copy(item) for key, item in value.items()}
+    if kind is list:
+        return [_copy(item) for item in value]
+    return value
