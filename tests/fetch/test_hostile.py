@@ -531,3 +531,18 @@ print("printed by the caller")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     assert done.stdout == "printed by the caller\n"
     assert "printed in a worker" in done.stderr
+
+
+def test_a_worker_loads_what_extraction_needs_and_no_more() -> None:
+    """A worker's start is on the path of a command line's first extract: it is an
+    interpreter, trafilatura and our extraction, not the caller's machinery (asyncio came
+    with the robots.txt cache, 13 ms of every worker's start)."""
+    script = """
+import json, sys
+import webproviders.fetching.extractworker
+from webproviders.fetching.extraction import html_document
+html_document("<html><body><article><p>" + "Words here. " * 30 + "</p></article></body></html>", "https://e.org/")
+print(json.dumps(sorted(m for m in ("asyncio", "httpx", "httpcore", "protego", "pydantic", "yaml") if m in sys.modules)))
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == []

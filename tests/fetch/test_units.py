@@ -13,7 +13,8 @@ from webproviders.errors import UnsafeURLError
 from webproviders.fetching.charset import decode
 from webproviders.fetching.pages import truncate
 from webproviders.fetching.politeness import HostLimiter
-from webproviders.fetching.robots import RobotsCache, parse, says_nofollow
+from webproviders.fetching.robots import RobotsCache, parse
+from webproviders.fetching.robotsmeta import says_nofollow
 from webproviders.fetching.sitemap import parse_sitemap
 from webproviders.fetching.sniff import sniff
 from webproviders.fetching.urlsafety import (

@@ -41,7 +41,8 @@ from .fetch import FetchResult, fetch, gunzip, status_error
 from .options import FetchLimits, PageOptions, patterns, pick, refused, switch, whole
 from .pages import HEAVY_HTML_TAGS, render
 from .politeness import HostLimiter, HostPaused
-from .robots import PARSE_LIMIT, RobotsCache, RobotsRules, says_nofollow, whole_lines
+from .robots import PARSE_LIMIT, RobotsCache, RobotsRules, whole_lines
+from .robotsmeta import says_nofollow
 from .sitemap import parse_sitemap
 from .urlsafety import AddressPolicy, check_destination_resolved, resolution_scope
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from ..urls import MAX_URL_CHARS, is_http_url, join_url
-from .robots import says_nofollow
+from .robotsmeta import says_nofollow
 
 if TYPE_CHECKING:
     from .pagetype import PageType

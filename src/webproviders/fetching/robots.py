@@ -13,8 +13,7 @@ dropped, as the RFC allows.
 from __future__ import annotations
 
 import asyncio
-import re
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -61,36 +60,6 @@ def parse(text: str, user_agent: str) -> RobotsRules:
         crawl_delay=None if delay is None else min(MAX_CRAWL_DELAY, max(0.0, float(delay))),
         sitemaps=list(parsed.sitemaps),
     )
-
-
-#: Robots directives that take a value after a colon (``max-snippet: 20``): a line that starts
-#: with any other word and a colon names the crawler it is for (``googlebot: nofollow``).
-_VALUED_DIRECTIVES = frozenset({"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"})
-_NAMED = re.compile(r"\s*([\w.-]+)\s*:")
-
-
-def says_nofollow(values: Iterable[str], user_agent: str = "") -> bool:
-    """Whether robots directives forbid following a page's links: the contents of its
-    ``<meta name="robots">`` tags or the values of its ``X-Robots-Tag`` headers, each a
-    comma-separated list (``noindex, nofollow``; ``none`` means both). A value addressed to one
-    named crawler (``googlebot: nofollow``) is for it alone: ours when the name is a product
-    token of ``user_agent``, as a robots.txt group's is."""
-    for value in values:
-        named = _NAMED.match(value)
-        if named and named.group(1).lower() not in _VALUED_DIRECTIVES:
-            if not _names(user_agent, named.group(1)):
-                continue
-            value = value[named.end() :]
-        if {part.strip().lower() for part in value.split(",")} & {"nofollow", "none"}:
-            return True
-    return False
-
-
-def _names(user_agent: str, name: str) -> bool:
-    """Whether ``name`` stands in ``user_agent`` as a whole product token (``MyBot`` in
-    ``Mozilla/5.0 (compatible; MyBot/1.0)``, not ``bot`` in it)."""
-    pattern = rf"(?<![\w-]){re.escape(name)}(?![\w-])"
-    return re.search(pattern, user_agent, re.IGNORECASE) is not None
 
 
 #: ``async (robots_url) -> (status, text)``; raises a WebProviderError when it cannot fetch.
