@@ -38,6 +38,7 @@ TEST_NAMES: dict[str, list[list[str]]] = {
     "loopmap.site.test": [["127.0.0.1"]],
     "loopbots.site.test": [["127.0.0.1"]],
     "busybots.site.test": [["127.0.0.1"]],
+    "bigbots.site.test": [["127.0.0.1"]],
     "slowbots.site.test": [["127.0.0.1"]],
     "badloc.site.test": [["127.0.0.1"]],
     "other.test": [["127.0.0.1"]],

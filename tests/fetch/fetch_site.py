@@ -253,6 +253,9 @@ def sitemap_bomb() -> bytes:
     return gzip.compress(b"<urlset>" + b" " * (16 << 20) + b"</urlset>")
 
 
+#: A robots.txt of the size some large sites serve, each rule a pattern: ``/private/`` among them.
+BIG_ROBOTS = ("User-agent: *\nDisallow: /private/\n" + "".join(
+    f"Disallow: /archive/{n}/*/print.php$\n" for n in range(20_000))).encode()
 ROBOTS = b"""# robots for the example site
 User-agent: *
 Disallow: /private/
@@ -559,6 +562,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, b"User-agent: *\nCrawl-delay: 0.5\n", "text/plain")
         if path == "/robots.txt" and host == "busybots.site.test":  # too many requests: come back in a minute
             return self._send(429, b"Too many requests", "text/plain", {"Retry-After": "60"})
+        if path == "/robots.txt" and host == "bigbots.site.test":  # 20,000 rules, 500 KiB: the parse takes a while
+            return self._send(200, BIG_ROBOTS, "text/plain")
         if path == "/robots.txt" and host == "loopbots.site.test":  # never arrives
             return self._redirect("/robots.txt")
         if path == "/robots.txt" and host == "slowbots.site.test":  # arrives after the slow page's time

@@ -409,7 +409,7 @@ class Crawler:
         if not self.options.respect_robots:
             return
         rules = await self.robots.rules_for(url)
-        if not rules.allowed(url):
+        if not await rules.permits(url):
             note = f" ({rules.note})" if rules.note else ""
             raise RobotsRefused(
                 f"robots.txt does not allow crawling {url}{note}; pass respect_robots=False "

@@ -18,10 +18,19 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from ..pools import LazyPool
+
 #: The RFC asks crawlers to parse at least 500 KiB; anything after that is ignored.
 PARSE_LIMIT = 512 * 1024
 #: A ``Crawl-delay`` above this is capped (the call deadline would end the crawl anyway).
 MAX_CRAWL_DELAY = 10.0
+#: A file longer than this (characters) is parsed, and URLs matched against it, on a thread
+#: of :data:`_readers`: protego took 330 ms to parse a 512 KiB file of 20,000 rules and 15 ms
+#: to match one URL against it, time in which the crawl's event loop, and every other call
+#: on it, stood still. A file of ordinary size is read where it arrives (no thread hop).
+BIG_FILE = 32 * 1024
+
+_readers = LazyPool(2, "webproviders-robots")
 
 
 @dataclass
@@ -38,6 +47,8 @@ class RobotsRules:
     disallow_all: bool = False
     #: Why the rules are what they are, for warnings ("robots.txt answered HTTP 503").
     note: str = ""
+    #: Whether the file is over :data:`BIG_FILE`: URLs are matched off the event loop.
+    big: bool = False
 
     def allowed(self, url: str) -> bool:
         """Whether ``url`` may be fetched under these rules (``/robots.txt`` itself always may)."""
@@ -46,6 +57,10 @@ class RobotsRules:
         if self.parsed is None or (urlsplit(url).path == "/robots.txt"):
             return True
         return bool(self.parsed.can_fetch(url, self.user_agent))
+
+    async def permits(self, url: str) -> bool:
+        """:meth:`allowed`, on a robots thread when the file is big."""
+        return await _readers.run(self.allowed, url) if self.big else self.allowed(url)
 
 
 def parse(text: str, user_agent: str) -> RobotsRules:
@@ -59,6 +74,7 @@ def parse(text: str, user_agent: str) -> RobotsRules:
         user_agent,
         crawl_delay=None if delay is None else min(MAX_CRAWL_DELAY, max(0.0, float(delay))),
         sitemaps=list(parsed.sitemaps),
+        big=len(text) > BIG_FILE,
     )
 
 
@@ -104,14 +120,14 @@ class RobotsCache:
         return task is not None and (not task.done() or task.cancelled() or task.exception() is not None)
 
     async def allowed(self, url: str) -> bool:
-        return (await self.rules_for(url)).allowed(url)
+        return await (await self.rules_for(url)).permits(url)
 
     async def _load(self, origin: str) -> RobotsRules:
         # A failure to fetch (unsafe host, no connection, timeout) is raised to every page of
         # the origin: the page would fail the same way, and says why better than "disallowed".
         status, text = await self._fetcher(f"{origin}/robots.txt")
         if 200 <= status < 300:
-            rules = parse(text, self.user_agent)
+            rules = await _readers.run(parse, text, self.user_agent) if len(text) > BIG_FILE else parse(text, self.user_agent)
         elif 400 <= status < 500 and status != 429:
             rules = RobotsRules(note=f"{origin}/robots.txt answered HTTP {status}; all paths allowed")
         else:
