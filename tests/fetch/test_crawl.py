@@ -570,7 +570,7 @@ def test_a_crawl_kept_to_its_host_names_the_other_hosts_of_the_site_it_links_to(
     said = [w for w in envelope["meta"]["warnings"] if "other hosts of the site" in w]
     assert said == [
         "1 page linked on other hosts of the site (blog.site.test) was not followed: scope 'host' keeps to "
-        "www.site.test; pass scope='domain' to crawl them too."
+        f"www.site.test:{site.port}; pass scope='domain' to crawl them too."  # the port is not http's own
     ]
     wider = crawl(f"http://www.site.test:{site.port}/", named, scope="domain", max_pages=100)
     assert not any("other hosts" in w for w in wider["meta"]["warnings"])
@@ -826,3 +826,42 @@ def test_a_big_robots_txt_is_read_off_the_event_loop(site: Any, named: Config) -
     read = [page["url"] for page in envelope["data"]]
     assert len(read) == 10 and not any("/private/" in url for url in read)
     assert longest_gap < 0.25, longest_gap  # the parse alone held the loop 0.33 s or more
+
+
+def test_scope_host_keeps_to_the_seeds_port(serve: Any, local: Config) -> None:
+    """A link to another port of the seed's host is another service (an administrator's
+    console, a search engine's API), not more of the site: scope ``host`` read it as the
+    site's own. Scope ``domain`` is the whole site, every port of it."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Pages(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            self.server.seen.append(self.path)  # type: ignore[attr-defined]
+            if self.path == "/robots.txt":
+                body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
+            else:
+                links = "".join(f'<li><a href="{href}">{href}</a></li>' for href in self.server.links)  # type: ignore[attr-defined]
+                text = f"This page at {self.path} is part of a small site that talks about crawling politely. " * 3
+                body, kind = f"<html><body><article><h1>Page</h1><p>{text}</p><ul>{links}</ul></article></body></html>".encode(), "text/html"
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    def server() -> Any:
+        made = serve(ThreadingHTTPServer(("127.0.0.1", 0), Pages))
+        made.seen, made.links = [], []
+        return made
+
+    site, console = server(), server()
+    site.links = ["/about", f"http://127.0.0.1:{console.server_address[1]}/admin"]
+    seed = f"http://127.0.0.1:{site.server_address[1]}/"
+    envelope = crawl(seed, local, max_pages=10)
+    assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}about"]
+    assert console.seen == []
+    wide = crawl(seed, local, max_pages=10, scope="domain")
+    assert f"http://127.0.0.1:{console.server_address[1]}/admin" in [page["url"] for page in wide["data"]]

@@ -159,6 +159,23 @@ class Outcome:
     again: bool = False
 
 
+
+def _host_and_port(url: str) -> str:
+    """``url``'s host, with its port when that is not its scheme's own: scope ``host`` keeps to
+    the service the seed is on (``http`` and ``https`` on their usual ports are one site, and
+    a link to ``:8080`` or ``:9200`` on the same name is another service, perhaps an
+    administrator's, not more of the site)."""
+    host = host_of(url)
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return host
+    return host if port is None or port == _SCHEME_PORTS.get(parts.scheme) else f"{host}:{port}"
+
+
+_SCHEME_PORTS = {"http": 80, "https": 443}
+
 class Crawler:
     """One crawl: call :meth:`run` once."""
 
@@ -215,17 +232,15 @@ class Crawler:
 
     # -- scope and filters ------------------------------------------------------------
     def _add_scope(self, url: str) -> None:
-        host = host_of(url)
-        self._scope_hosts.add(host)
-        self._scope_domains.add(registrable_domain(host))
+        self._scope_hosts.add(_host_and_port(url))
+        self._scope_domains.add(registrable_domain(host_of(url)))
 
     def _in_scope(self, url: str) -> bool:
         if self.options.scope == "any":
             return True
-        host = host_of(url)
         if self.options.scope == "host":
-            return host in self._scope_hosts
-        return registrable_domain(host) in self._scope_domains
+            return _host_and_port(url) in self._scope_hosts
+        return registrable_domain(host_of(url)) in self._scope_domains
 
     def _wanted(self, url: str, *, count: bool = True) -> bool:
         """Whether a link to ``url`` is followed; ``count`` tallies it for the ``include`` warning."""
