@@ -1058,7 +1058,7 @@ def _hook_module(name: str) -> Any:
 
 
 def test_a_hook_that_blocks_ends_its_call_by_the_deadline_and_leaves_the_loop_free(
-    write_plugin: Any, make_config: Any
+    write_plugin: Any, make_config: Any, ticking: Any
 ) -> None:
     """A hook ran on the caller's thread: one asking a policy server that never answered held
     the call past its deadline, and an async caller's loop (every call on it) with it."""
@@ -1075,21 +1075,9 @@ def test_a_hook_that_blocks_ends_its_call_by_the_deadline_and_leaves_the_loop_fr
         )
         assert refused["meta"]["attempts"][0]["error_code"] == "timeout"
 
-        async def beside() -> tuple[dict[str, Any], int]:
-            ticks = 0
-
-            async def tick() -> None:
-                nonlocal ticks
-                while True:
-                    await asyncio.sleep(0.01)
-                    ticks += 1
-
-            ticker = asyncio.ensure_future(tick())
-            envelope = await adispatch_search("ask the policy server", backend="stub", config=config, timeout=0.5)
-            ticker.cancel()
-            return envelope, ticks
-
-        envelope, ticks = asyncio.run(beside())
+        envelope, _, ticks = asyncio.run(
+            ticking(adispatch_search("ask the policy server", backend="stub", config=config, timeout=0.5))
+        )
         assert envelope["error_code"] == "timeout"
         assert ticks >= 5  # the loop ran on while the hook waited
 
