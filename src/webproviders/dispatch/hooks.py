@@ -4,7 +4,8 @@ the call's deadline.
 A hook is plugin code that may block: a policy asked over the network, a log shipped to a
 server. Run on the caller's thread, one that hung held the call past its deadline, and on
 an event loop every other call on that loop with it. Each runs on a thread of its own pool
-(:data:`.runner.hooks`) and is waited for until the call's deadline at most; one still
+(:data:`.runner.hooks`) and is waited for until the call's deadline at most (an
+``after_dispatch`` hook, which only observes, for :data:`AFTER_WAIT` at most); one still
 running then is left to finish on its own, and the call answers in time.
 """
 
@@ -33,6 +34,10 @@ from .call import Call, validate_arguments
 
 log = get_logger("webproviders.dispatch")
 
+#: Seconds an answer waits at most for its ``after_dispatch`` hooks (and never past the call's
+#: deadline). They observe, and a call's answer does not depend on them: one that hangs (a log
+#: server that stopped answering) costs each call this long, not the rest of its time.
+AFTER_WAIT = 1.0
 #: The arguments each capability's call holds, which a ``before_dispatch`` hook may edit but not remove.
 _ARGUMENTS = {"search": ("query", "limit", "options"), "extract": ("urls", "options"), "crawl": ("url", "options")}
 
@@ -98,9 +103,9 @@ def _unshaped(capability: str, arguments: dict[str, Any]) -> str | None:
 
 def after(call: Call, envelope: dict[str, Any]) -> None:
     """The ``after_dispatch`` hooks, from code that is not on an event loop's turn (a call
-    refused before it ran): waited for until the call's deadline."""
+    refused before it ran): waited for :data:`AFTER_WAIT` at most, and not past the deadline."""
     running = _observing(call, envelope)
-    if running is not None and not concurrent.futures.wait([running], max(0.0, call.remaining())).done:
+    if running is not None and not concurrent.futures.wait([running], _after_wait(call)).done:
         _not_waited(call)
 
 
@@ -108,9 +113,13 @@ async def after_on_loop(call: Call, envelope: dict[str, Any]) -> None:
     """:func:`after` for a call that ran: the caller's loop runs on while the hooks do."""
     running = _observing(call, envelope)
     if running is not None:
-        done, _ = await asyncio.wait([asyncio.wrap_future(running)], timeout=max(0.0, call.remaining()))
+        done, _ = await asyncio.wait([asyncio.wrap_future(running)], timeout=_after_wait(call))
         if not done:
             _not_waited(call)
+
+
+def _after_wait(call: Call) -> float:
+    return max(0.0, min(AFTER_WAIT, call.remaining()))
 
 
 def _observing(call: Call, envelope: dict[str, Any]) -> concurrent.futures.Future[None] | None:
@@ -139,9 +148,10 @@ def _observing(call: Call, envelope: dict[str, Any]) -> concurrent.futures.Futur
 
 def _not_waited(call: Call) -> None:
     log.warning(
-        "The after_dispatch hook of %s had not returned by the call's deadline; the answer went "
-        "out without waiting for it.",
+        "The after_dispatch hook of %s had not returned within %.1f s, or by the call's deadline; "
+        "the answer went out without waiting for it.",
         call.registry.hook_plugins("after_dispatch"),
+        AFTER_WAIT,
     )
 
 
