@@ -4,7 +4,7 @@ the call's deadline.
 A hook is plugin code that may block: a policy asked over the network, a log shipped to a
 server. Run on the caller's thread, one that hung held the call past its deadline, and on
 an event loop every other call on that loop with it. Each runs on a thread of its own pool
-(:data:`.runner.hooks`) and is waited for until the call's deadline at most (an
+(:data:`_threads`) and is waited for until the call's deadline at most (an
 ``after_dispatch`` hook, which only observes, for :data:`AFTER_WAIT` at most); one still
 running then is left to finish on its own, and the call answers in time.
 """
@@ -26,13 +26,15 @@ from ..errors import (
     WebTimeoutError,
     to_provider_error,
 )
-from ..pools import NoThread
+from ..pools import LazyPool
 from ..redact import get_logger
 from ..registry.registration import ProviderEntry
-from . import runner
 from .call import Call, validate_arguments
 
 log = get_logger("webproviders.dispatch")
+
+#: The hooks' own threads: never queued behind sync provider calls or a call's preparation.
+_threads = LazyPool(16, "webproviders-hooks")
 
 #: Seconds an answer waits at most for its ``after_dispatch`` hooks (and never past the call's
 #: deadline). They observe, and a call's answer does not depend on them: one that hangs (a log
@@ -159,8 +161,8 @@ def _started(fn: Callable[..., Any], *args: Any) -> concurrent.futures.Future[An
     """``fn(*args)`` started on a hook thread, in a copy of the caller's context; run here
     when no thread can be started (the process is at its limit: better late than never)."""
     try:
-        return runner.hooks.executor().submit(contextvars.copy_context().run, fn, *args)
-    except (NoThread, RuntimeError):
+        return _threads.executor().submit(contextvars.copy_context().run, fn, *args)
+    except RuntimeError:  # NoThread: the process is at its limit of threads
         done: concurrent.futures.Future[Any] = concurrent.futures.Future()
         done.set_result(fn(*args))
         return done

@@ -29,7 +29,7 @@ from .hung import Watch, refuse_if_hung
 
 T = TypeVar("T")
 
-__all__ = ["BackgroundLoop", "NoLoop", "call", "hooks", "off_loop", "run_sync", "unless_plugin_code"]
+__all__ = ["BackgroundLoop", "NoLoop", "call", "off_loop", "run_sync", "unless_plugin_code"]
 
 #: Sync provider calls that hang (``ddgs`` is known to) keep a thread; allow plenty. Daemon
 #: threads: one abandoned at its deadline must not hold the process open at exit.
@@ -37,9 +37,6 @@ _workers = LazyPool(64, "webproviders-sync")
 #: Preparing a call off its loop (loading plugins, asking is_available(), both bounded in
 #: time): never queued behind sync provider calls, of which all 64 may hang past their deadline.
 _preparers = LazyPool(16, "webproviders-prepare")
-#: Dispatch hooks (``before_dispatch``, ``after_dispatch``): plugin code that may block (a
-#: policy asked over the network), run beside the caller and waited for until the deadline.
-hooks = LazyPool(16, "webproviders-hooks")
 #: Whether a method's function is ``async def``, asked once per function (providers' methods).
 _async_methods: dict[Any, bool] = {}
 
