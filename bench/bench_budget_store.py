@@ -4,6 +4,7 @@ Run:
   python bench/bench_budget_store.py spend-check [--rows 1000000] [--calls 2000]
   python bench/bench_budget_store.py tags [--tags 100000]
   python bench/bench_budget_store.py frozen [--calls 50]
+  python bench/bench_budget_store.py busy [--calls 3000] [--busy 1] [--runs 5]
 
 ``spend-check``: a SQLite usage ledger holding ``--rows`` rows of this month (with tags). The
 spend check a budget counter starts from is timed two ways on the same file: reading the
@@ -21,6 +22,13 @@ Target: flat once the counters reach ``web.budget.max_counters``.
 counters is stopped (SIGSTOP); the wall time of the whole batch is printed.
 Target: about one store deadline (``web.budget.timeout``, 1 s), not one per call.
 
+``busy``: ``--calls`` concurrent priced async calls on a healthy Redis that holds the budget
+counters and the shared rate limits, while ``--busy`` other threads of the process keep the
+interpreter busy (a loaded process: the store threads wait for it each time they hand it
+back); ``--runs`` times, each on a fresh Redis. The outcomes are printed: every call should
+be checked (``ok``, then ``budget_exceeded`` past the cap), none refused as
+``budget_store_unavailable``.
+
 Each subcommand uses only the public API, so the same script measures an older checkout
 (``PYTHONPATH=<old>/src``) for comparison; ``spend-check`` needs this version's ledger.
 """
@@ -35,6 +43,7 @@ import random
 import sqlite3
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -171,6 +180,49 @@ def frozen(calls: int) -> None:
         print(f"the next call, inside the skip window: {(time.perf_counter() - started) * 1000:.1f} ms")
 
 
+def busy(calls: int, threads: int, runs: int) -> None:
+    for run in range(runs):
+        with redis_server() as url:
+            if url is None:
+                print("skipped: redis-server is not installed")
+                return
+            took, codes = _beside_busy_threads(url, calls, threads)
+            print(f"run {run + 1}: {calls} concurrent priced calls beside {threads} busy thread(s): "
+                  f"{took:.2f} s; outcomes {json.dumps(codes, sort_keys=True)}")
+
+
+def _beside_busy_threads(url: str, calls: int, threads: int) -> tuple[float, dict[str, int]]:
+    """``calls`` concurrent priced calls (room for 60% of them) while ``threads`` threads spin."""
+    cfg = config(usage=False, budget={"daily_usd": calls * 0.6 * 0.001}, rate_limit={"url": url}, providers=PRICED)
+    dispatch_search("warm up", backend="stub", config=cfg)
+    stop = threading.Event()
+
+    def spin() -> None:
+        while not stop.is_set():
+            sum(range(300))
+
+    async def batch() -> list[dict[str, Any]]:
+        return await asyncio.gather(*(adispatch_search(f"q{n}", backend="stub", config=cfg, timeout=60)
+                                      for n in range(calls)))
+
+    spinners = [threading.Thread(target=spin) for _ in range(threads)]
+    for spinner in spinners:
+        spinner.start()
+    started = time.perf_counter()
+    try:
+        envelopes = asyncio.run(batch())
+    finally:
+        stop.set()
+        for spinner in spinners:
+            spinner.join()
+    took = time.perf_counter() - started
+    codes: dict[str, int] = {}
+    for envelope in envelopes:
+        code = envelope.get("error_code", "ok")
+        codes[code] = codes.get(code, 0) + 1
+    return took, codes
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     sub = parser.add_subparsers(dest="what", required=True)
@@ -179,11 +231,17 @@ def main() -> None:
     check.add_argument("--calls", type=int, default=2000)
     sub.add_parser("tags").add_argument("--tags", type=int, default=100_000)
     sub.add_parser("frozen").add_argument("--calls", type=int, default=50)
+    loaded = sub.add_parser("busy")
+    loaded.add_argument("--calls", type=int, default=3000)
+    loaded.add_argument("--busy", type=int, default=1)
+    loaded.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
     if args.what == "spend-check":
         spend_check(args.rows, args.calls)
     elif args.what == "tags":
         tags(args.tags)
+    elif args.what == "busy":
+        busy(args.calls, args.busy, args.runs)
     else:
         frozen(args.calls)
 

@@ -35,6 +35,7 @@ from typing import Any, TypeVar
 
 from .. import context
 from ..asynctimeout import within
+from ..handback import awaitable
 from ..pools import LazyPool
 from ..redact import get_logger, scrub
 
@@ -81,6 +82,12 @@ def _cluster_node(exc: Exception) -> bool:
         return False
     errors = redis.exceptions
     return isinstance(exc, (errors.ClusterError, errors.ClusterCrossSlotError, errors.AskError, errors.TryAgainError))
+
+
+def _timed_out(exc: Exception) -> bool:
+    """Whether an operation failed by its store client's socket timeout (the guard's ``timeout``)."""
+    redis = sys.modules.get("redis")
+    return isinstance(exc, TimeoutError) or (redis is not None and isinstance(exc, redis.exceptions.TimeoutError))
 
 
 def _failure(exc: Exception, waited: str = "") -> str:
@@ -197,10 +204,15 @@ class StoreGuard:
 
     def _verdict(self, probe: bool, exc: Exception, reason: str) -> StoreUnavailable:
         """The failure of one operation; the store is skipped for a while unless the failure
-        was that operation's alone (see :func:`_refused_one_command`)."""
+        was that operation's alone (see :func:`_refused_one_command`). A client's socket
+        timeout is this guard's ``timeout`` overrun, as when the guard's own bound runs out
+        first (the two race): a cache given 0.05 s must not have the budget counters beside
+        it skipped."""
         if _refused_one_command(exc):
             self._released(probe)
             return StoreUnavailable(reason)
+        if _timed_out(exc):
+            return self._failed(f"did not answer within {self.timeout:.2f} s", self.timeout)
         return self._failed(reason)
 
     def _released(self, probe: bool) -> None:
@@ -228,7 +240,7 @@ class StoreGuard:
         try:
             operation = start()
             try:
-                await within(asyncio.wrap_future(operation), bound)
+                await within(awaitable(operation), bound)
             except asyncio.TimeoutError:
                 if not operation.done() or operation.cancelled():
                     raise

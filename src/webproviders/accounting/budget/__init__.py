@@ -239,18 +239,20 @@ class Budgets:
 
     def _reserve_batch(self, batch: list[tuple[_Handoff, Reservation]]) -> list[tuple[int, int] | None | Exception]:
         """On a store thread: the reservations of a batch (``starts`` as for
-        :meth:`.redis_backend.RedisCounters.reserve`). One made after its caller stopped waiting
-        (cancelled, or past the store's deadline) is given back at once, on this thread: the
-        store has just answered, though its guard may be skipping it for that overrun."""
+        :meth:`.redis_backend.RedisCounters.reserve`). Those made after their callers stopped
+        waiting (cancelled, or past the store's deadline) are given back at once, together, on
+        this thread: the store has just answered, though its guard may be skipping it for that
+        overrun. One round trip, however many: the next batch waits behind this one."""
         counters = self._remote_counters()
         answers = counters.reserve([request for _, request in batch])
-        for (handoff, (keys, *_, amount, _starts)), refused in zip(batch, answers, strict=True):
-            if refused is None and not handoff.hand_over():
-                try:
-                    counters.add(keys, -amount)
-                except Exception as exc:  # noqa: BLE001 - nobody awaits this thread's answer any more
-                    problem = StoreUnavailable(f"failed ({type(exc).__name__}: {scrub(str(exc))})")
-                    self.guard.warn(problem, "a reservation its request never used could not be given back")
+        unused = [(keys, -amount) for (handoff, (keys, *_, amount, _starts)), refused in zip(batch, answers, strict=True)
+                  if refused is None and not handoff.hand_over()]
+        if unused:
+            try:
+                counters.add(unused)
+            except Exception as exc:  # noqa: BLE001 - nobody awaits this thread's answer any more
+                problem = StoreUnavailable(f"failed ({type(exc).__name__}: {scrub(str(exc))})")
+                self.guard.warn(problem, "reservations their requests never used could not be given back")
         return answers
 
     def _give_back(self, handoff: _Handoff, keys: list[str], amount: int) -> None:
@@ -274,7 +276,7 @@ class Budgets:
     def _settle_shared(self, keys: tuple[str, ...], delta: int) -> None:
         """On the spool thread: correct the shared counters (lost, and said so, if Redis is down)."""
         try:
-            self.guard.run(self._remote_counters().add, keys, delta)
+            self.guard.run(self._remote_counters().add, [(keys, delta)])
         except StoreUnavailable as problem:
             self.guard.warn(problem, "a reservation could not be corrected to what the request cost")
 

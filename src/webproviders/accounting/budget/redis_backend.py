@@ -1,13 +1,16 @@
 """Spending counters in Redis, shared by every process that points at the same server.
 
-Checking every budget and adding to all of them happens in one Lua script, so two workers
-can never both take the last cent.
+Checking every budget and adding to all of them happens in one Lua operation, so two workers
+can never both take the last cent; the operations of a batch go in one script call
+(:mod:`webproviders.dependable.scriptbatch`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+
+from ...dependable.scriptbatch import ScriptBatch
 
 #: KEYS: counters. ARGV: amount, one limit per key, one TTL (seconds) per key, then how to
 #: treat a counter the server does not hold: ``count`` (from zero), ``ask`` (reserve nothing,
@@ -60,8 +63,8 @@ def _refused(index: Any, used: Any) -> tuple[int, int] | None:
 
 
 class RedisCounters:
-    """The :class:`~.local.LocalCounters` interface on a Redis server; every call is one round trip
-    (:meth:`reserve` for many reservations at once).
+    """Spending counters on a Redis server; every call is one round trip, whatever the number
+    of reservations (:meth:`reserve`) or corrections (:meth:`add`) it carries.
 
     A counter the server does not hold (a new period, a server restarted empty, a key evicted
     under ``maxmemory``) is started from the usage ledger's running total when the caller has
@@ -73,18 +76,17 @@ class RedisCounters:
 
         # A frozen server must not hold a store thread longer than one operation's deadline.
         self._client: Any = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
-        self._reserve = self._client.register_script(_RESERVE)
-        self._add = self._client.register_script(_ADD)
+        self._batch = ScriptBatch(self._client, {"reserve": _RESERVE, "add": _ADD})
 
     def reserve(self, requests: Sequence[Reservation]) -> list[tuple[int, int] | None | Exception]:
-        """Each request's answer, all sent in one round trip: None when ``amount`` was taken
+        """Each request's answer, all sent in one script call: None when ``amount`` was taken
         from every counter, else ``(index, used)`` of the first that would go over, or the
-        error the server gave that script alone (every script is atomic on its own).
+        error the server gave that reservation alone (each is atomic on its own).
 
         ``starts``: False counts a missing counter from zero; True answers :data:`MISSING`
         instead (nothing reserved); a list of values starts missing counters at them.
         """
-        pipe = self._client.pipeline(transaction=False)
+        batch = []
         for keys, limits, ttls, amount, starts in requests:
             if starts is False:
                 missing: list[Any] = ["count"]
@@ -92,12 +94,15 @@ class RedisCounters:
                 missing = ["ask"]
             else:
                 missing = ["seed", *starts]
-            self._reserve(keys=list(keys), args=[amount, *limits, *ttls, *missing], client=pipe)
-        return [answer if isinstance(answer, Exception) else _refused(*answer)
-                for answer in pipe.execute(raise_on_error=False)]
+            batch.append(("reserve", keys, [amount, *limits, *ttls, *missing]))
+        return [answer if isinstance(answer, Exception) else _refused(*answer) for answer in self._batch.run(batch)]
 
-    def add(self, keys: Sequence[str], delta: int) -> None:
-        self._add(keys=list(keys), args=[delta])
+    def add(self, corrections: Sequence[tuple[Sequence[str], int]]) -> None:
+        """Add each ``delta`` to its ``keys`` (the counters the server still holds), in one
+        script call; raises the first error met."""
+        for answer in self._batch.run([("add", keys, [delta]) for keys, delta in corrections]):
+            if isinstance(answer, Exception):
+                raise answer
 
     def used(self, key: str) -> int:
         return int(self._client.get(key) or 0)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..scriptbatch import ScriptBatch
 from .spec import Rate
 
 #: KEYS: slots key, pause key, given-back key. ARGV: window count (0 = no budget), window ms,
@@ -96,25 +97,19 @@ class RedisLimiter:
         # A frozen server must not hold a store thread longer than one operation's bound.
         self._client: Any = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
         self._namespace = namespace
-        self._scripts = {
-            "reserve": self._client.register_script(_RESERVE),
-            "pause": self._client.register_script(_PAUSE),
-            "paused_for": self._client.register_script(_PAUSED_FOR),
-            "give_back": self._client.register_script(_GIVE_BACK),
-        }
+        self._batch = ScriptBatch(self._client, {
+            "reserve": _RESERVE, "pause": _PAUSE, "paused_for": _PAUSED_FOR, "give_back": _GIVE_BACK,
+        })
 
     def _keys(self, name: str) -> list[str]:
         base = f"{self._namespace}:ratelimit:{{{name}}}"
         return [f"{base}:slots", f"{base}:pause", f"{base}:given-back"]
 
     def run(self, operations: list[Operation]) -> list[Any]:
-        """Each operation's answer (or the error the server gave its script alone), all sent
-        in one round trip; each script stays atomic on its own."""
-        pipe = self._client.pipeline(transaction=False)
-        for method, args in operations:
-            keys, argv = getattr(self, f"_{method}_args")(*args)
-            self._scripts[method](keys=keys, args=argv, client=pipe)
-        answers = pipe.execute(raise_on_error=False)
+        """Each operation's answer (or the error the server gave that operation alone), all
+        sent in one script call (:mod:`..scriptbatch`); each stays atomic on its own."""
+        batch = [(method, *getattr(self, f"_{method}_args")(*args)) for method, args in operations]
+        answers = self._batch.run(batch)
         return [answer if isinstance(answer, Exception) else getattr(self, f"_{method}_answer")(answer)
                 for (method, _), answer in zip(operations, answers, strict=True)]
 
