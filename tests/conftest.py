@@ -435,11 +435,15 @@ class _TLSServer(_LoopbackServer):
 @pytest.fixture
 def serve() -> Iterator[Callable[[Any], Any]]:
     """``serve(server)`` runs a built loopback server in a thread and returns it; each is shut
-    at teardown."""
+    at teardown.
+
+    ``shutdown()`` waits for the serving loop to look again: at the default half-second poll
+    that was half a second of every test's teardown.
+    """
     servers: list[ThreadingHTTPServer] = []
 
     def start(server: Any) -> Any:
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         servers.append(server)
         return server
 

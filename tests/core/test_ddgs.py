@@ -10,6 +10,7 @@ import datetime
 import json
 import os
 import re
+import signal
 import socket
 import ssl
 import subprocess
@@ -313,10 +314,14 @@ def test_a_hanging_search_ends_at_the_deadline_and_its_worker_with_it(
 
 def _worker_environment(proxy: Proxy, ddgs_config: Callable[..., Any]) -> list[bytes]:
     """The environment a ddgs worker process starts with (``NAME=value`` entries), read
-    from ``/proc`` while a search waits on a proxy that never answers."""
+    from ``/proc`` while a search waits on a proxy that never answers.
+
+    Once read, the worker is killed: the call then ends at once instead of waiting out the
+    deadline that only had to be long enough for a worker to start.
+    """
     proxy.mode = "hang"
     config = ddgs_config(timeout=60)
-    # The call waits out its deadline on the silent proxy: long enough for a worker to start.
+    # The call waits on the silent proxy up to its deadline: long enough for a worker to start.
     thread = threading.Thread(target=dispatch_search, args=("q",), kwargs={"backend": "ddgs", "config": config, "timeout": 8})
     thread.start()
     environ = b""
@@ -324,6 +329,8 @@ def _worker_environment(proxy: Proxy, ddgs_config: Callable[..., Any]) -> list[b
         pids = worker_processes()
         if pids:
             environ = Path(f"/proc/{pids[0]}/environ").read_bytes()
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pids[0], signal.SIGKILL)
             break
         time.sleep(0.05)
     thread.join(30)

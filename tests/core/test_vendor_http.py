@@ -478,16 +478,18 @@ def test_a_base_url_no_request_can_go_to_makes_the_vendor_not_configured(base_ur
     ``provider_error`` with httpx's words (for port 99999, "unhandled errors in a TaskGroup")."""
     vendors = _vendors_with_a_base_url()
     assert len(vendors) >= 15, vendors
+    settings = {"api_key": "k-test-000001", "cx": "engine"}
+    # One config for every vendor (health is kept per vendor within it): a config per vendor
+    # built a registry and its HTTP clients each time, most of this test's time.
+    config = _config(providers={name: {**settings, "base_url": base_url} for name in vendors}, health={"failures": 1})
+    fixed = _config(providers={name: {**settings, "base_url": "http://127.0.0.1:9"} for name in vendors}, health={"failures": 1})
     for name in vendors:
-        settings = {"base_url": base_url, "api_key": "k-test-000001", "cx": "engine"}
-        config = _config(providers={name: settings}, health={"failures": 1})
         for _ in range(2):
             envelope = dispatch_search("q", backend=name, config=config, cache=False)
             assert envelope["error_code"] == "not_configured", envelope
             assert f"web.providers.{name}.base_url {why}" in envelope["error"], envelope
             assert "Pw0rd" not in json.dumps(envelope)
             assert envelope["meta"]["attempts"] == [] or envelope["meta"]["attempts"][0]["error_code"] == "not_configured"
-        fixed = _config(providers={name: {**settings, "base_url": "http://127.0.0.1:9"}}, health={"failures": 1})
         envelope = dispatch_search("q", backend=name, config=fixed, cache=False)
         assert envelope["error_code"] == "network_error", envelope  # tried: no cool-down was started
         assert "cooling down" not in envelope["error"], envelope
@@ -499,8 +501,10 @@ def test_a_key_no_request_can_carry_makes_the_vendor_not_configured(key: str, mo
     as ``provider_error`` ("UnicodeEncodeError: 'ascii' codec can't encode ..."), counted
     against the vendor's health. Now the vendor is unavailable and the sentence names where
     the key came from, without it."""
-    for name in _vendors_with_a_base_url():
-        config = _config(providers={name: {"api_key": key, "base_url": "http://127.0.0.1:9", "cx": "engine"}})
+    vendors = _vendors_with_a_base_url()
+    # One config for every vendor: a config per vendor built a registry for each.
+    config = _config(providers={name: {"api_key": key, "base_url": "http://127.0.0.1:9", "cx": "engine"} for name in vendors})
+    for name in vendors:
         envelope = dispatch_search("q", backend=name, config=config, cache=False)
         assert envelope["error_code"] == "not_configured", (name, envelope)
         assert f"an API key in web.providers.{name}.api_key holds a character" in envelope["error"], envelope
@@ -577,11 +581,13 @@ def test_a_vendor_whose_name_does_not_resolve_here_says_a_proxy_is_needed() -> N
     a proxy), every vendor's failure says so and names the proxy settings. Before, it read
     "brave could not be reached: ConnectError: [Errno -2] Name or service not known". The
     tests' resolver answers no public name, as such a machine's does."""
-    for name in _vendors_with_a_base_url():
-        settings = {"api_key": "k-test-000001", "cx": "engine"}
-        if name == "searxng":  # it has no default: an instance's address is always given
-            settings["base_url"] = "https://searx.vendor.example"
-        envelope = dispatch_search("q", backend=name, config=_config(providers={name: settings}), cache=False)
+    vendors = _vendors_with_a_base_url()
+    providers: dict[str, dict[str, str]] = {name: {"api_key": "k-test-000001", "cx": "engine"} for name in vendors}
+    # searxng has no default: an instance's address is always given.
+    providers["searxng"]["base_url"] = "https://searx.vendor.example"
+    config = _config(providers=providers)  # one for every vendor: a config per vendor built a registry for each
+    for name in vendors:
+        envelope = dispatch_search("q", backend=name, config=config, cache=False)
         assert envelope["error_code"] == "network_error", (name, envelope)
         assert "could not be reached: its name does not resolve on this machine" in envelope["error"], envelope
         assert "set it: web.proxy, or HTTPS_PROXY" in envelope["error"], envelope
@@ -762,3 +768,4 @@ def test_get_client_keeps_one_client_per_set_of_options_and_caps_answers(
             get_client(config, proxy="http://127.0.0.1:1")
 
     asyncio.run(main())
+
