@@ -16,12 +16,14 @@ import asyncio
 import functools
 import gzip
 import json
+import os
 import socket
 import ssl
 import sys
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -769,3 +771,28 @@ def test_get_client_keeps_one_client_per_set_of_options_and_caps_answers(
 
     asyncio.run(main())
 
+
+def test_configs_share_the_certificates_read_once_per_trust_setting(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Each config (a tenant's, an MCP client's) read the CA bundle again for its first vendor
+    call, about 40 ms. It is read once per trust setting now, and a new setting is read."""
+    read: list[tuple[str | None, str | None]] = []
+    create = httpx.create_ssl_context
+
+    def reading(*args: Any, **kwargs: Any) -> Any:
+        read.append((os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")))
+        return create(*args, **kwargs)
+
+    monkeypatch.setattr(httpx, "create_ssl_context", reading)
+    monkeypatch.setenv("SSL_CERT_DIR", str(tmp_path))  # a setting no earlier test used
+    for _ in range(3):  # three tenants' configs
+        config = _config(providers={"searxng": {"base_url": "http://127.0.0.1:9"}})
+        assert dispatch_search("q", backend="searxng", config=config, cache=False)["error_code"] == "network_error"
+    assert read == [(os.environ.get("SSL_CERT_FILE"), str(tmp_path))]
+    other = tmp_path / "other"
+    other.mkdir()
+    monkeypatch.setenv("SSL_CERT_DIR", str(other))
+    config = _config(providers={"searxng": {"base_url": "http://127.0.0.1:9"}})
+    dispatch_search("q", backend="searxng", config=config, cache=False)
+    assert read[1:] == [(os.environ.get("SSL_CERT_FILE"), str(other))]

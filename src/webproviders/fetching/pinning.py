@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import os
 import ssl
+import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Iterable
@@ -112,8 +114,6 @@ class OriginPools(httpx.AsyncBaseTransport):
     def __init__(self, policy: AddressPolicy, *, http2: bool = False) -> None:
         self.policy = policy
         self._http2 = http2
-        #: Shared by the https origins, built for the first one (loading the CA bundle takes 20-30 ms).
-        self._ssl: ssl.SSLContext | None = None
         self._pools: OrderedDict[tuple[bytes, bytes, int | None], PinnedTransport] = OrderedDict()
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -121,17 +121,12 @@ class OriginPools(httpx.AsyncBaseTransport):
         origin = (url.raw_scheme, url.raw_host, url.port)
         pool = self._pools.get(origin)
         if pool is None:
-            tls = self._tls() if url.raw_scheme == b"https" else None
+            tls = trusted_tls() if url.raw_scheme == b"https" else None
             pool = self._pools[origin] = PinnedTransport(self.policy, http2=self._http2, ssl_context=tls)
             await self._evict()
         else:
             self._pools.move_to_end(origin)
         return await pool.handle_async_request(request)
-
-    def _tls(self) -> ssl.SSLContext:
-        if self._ssl is None:
-            self._ssl = page_tls()
-        return self._ssl
 
     async def _evict(self) -> None:
         for origin in list(self._pools)[: max(0, len(self._pools) - MAX_ORIGINS)]:
@@ -146,12 +141,39 @@ class OriginPools(httpx.AsyncBaseTransport):
             await pool.aclose()
 
 
-def page_tls() -> ssl.SSLContext:
-    """The certificates page fetches trust: the vendor calls' own, certifi's bundle, or
-    ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` when set (an internal CA, a proxy that inspects TLS).
-    Read here rather than by the transport, which takes ``trust_env=False`` so that no
-    environment proxy or ``.netrc`` reaches a page fetch."""
-    return httpx.create_ssl_context()
+#: The TLS context of each trust setting (``SSL_CERT_FILE``, ``SSL_CERT_DIR``) met so far.
+_tls_by_trust: dict[tuple[str | None, str | None], ssl.SSLContext] = {}
+_tls_lock = threading.Lock()
+
+
+def trusted_tls() -> ssl.SSLContext:
+    """The certificates every client trusts, vendor calls and page fetches alike: certifi's
+    bundle, or ``SSL_CERT_FILE`` / ``SSL_CERT_DIR`` when set (an internal CA, a proxy that
+    inspects TLS). Read here rather than by a transport, since page fetches take
+    ``trust_env=False`` so that no environment proxy or ``.netrc`` reaches them.
+
+    One context per trust setting for the process: loading the bundle takes about 40 ms, and
+    each config (a tenant's, an MCP client's) paid it again on its first call. Every client
+    asks the same ALPN protocols of it (HTTP/2 is on for all or none), so sharing it is safe."""
+    trust = (os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+    context = _tls_by_trust.get(trust)
+    if context is None:
+        with _tls_lock:
+            context = _tls_by_trust.get(trust)
+            if context is None:
+                context = _tls_by_trust[trust] = httpx.create_ssl_context()
+    return context
+
+
+def _forget_tls_lock() -> None:
+    """In a forked child: the lock a parent's thread held while loading the CA bundle as it
+    forked would be held there for good, and every first request of the child wait on it."""
+    global _tls_lock
+    _tls_lock = threading.Lock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_tls_lock)
 
 
 def http2_available() -> bool:
@@ -188,7 +210,7 @@ def safe_client(config: Config | None) -> httpx.AsyncClient:
 
     Redirects are not followed here: the fetcher checks every hop. Environment proxies and
     ``.netrc`` are ignored (``trust_env=False``) so no credential follows a URL from a page;
-    the certificates trusted are the vendor calls' (:func:`page_tls`).
+    the certificates trusted are the vendor calls' (:func:`trusted_tls`).
     With ``web.proxy`` the proxy resolves names itself; URLs are still checked before sending.
     """
     loop = asyncio.get_running_loop()
@@ -206,7 +228,7 @@ def safe_client(config: Config | None) -> httpx.AsyncClient:
         transport: httpx.AsyncBaseTransport
         if proxy:
             transport = httpx.AsyncHTTPTransport(
-                proxy=proxy, verify=page_tls(), http2=http2, limits=CLIENT_LIMITS, trust_env=False
+                proxy=proxy, verify=trusted_tls(), http2=http2, limits=CLIENT_LIMITS, trust_env=False
             )
         else:
             transport = OriginPools(policy, http2=http2)

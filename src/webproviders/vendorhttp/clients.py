@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import asyncio
 import os
-import ssl
 import threading
 import weakref
 from collections.abc import Mapping
@@ -33,7 +32,7 @@ import httpx
 from .. import context
 from ..asynctimeout import within
 from ..config import VENDOR_MAX_BYTES, Config, user_agent
-from ..fetching.pinning import http2_available
+from ..fetching.pinning import http2_available, trusted_tls
 from ..loopend import LoopEnd
 from .proxies import ProxyRoutes, read_environment
 from .transport import VendorTransport
@@ -138,7 +137,6 @@ class HTTPClients:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._loops: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClients] = weakref.WeakKeyDictionary()
-        self._tls: ssl.SSLContext | None = None
         self._environment: dict[str, str] | None = None
         _owners.add(self)
 
@@ -182,15 +180,14 @@ class HTTPClients:
         return clients
 
     def _build(self, spec: ClientSpec) -> _Entry:
-        """A client for ``spec``; the TLS context and the proxy environment are read for the first."""
+        """A client for ``spec``; the proxy environment is read for the first."""
         with self._lock:
-            if self._tls is None:
-                self._tls = httpx.create_ssl_context()  # certifi, or SSL_CERT_FILE / SSL_CERT_DIR
+            if self._environment is None:
                 self._environment = read_environment()
-            tls, environment = self._tls, self._environment or {}
+            environment = self._environment
         transport = VendorTransport(
             routes=ProxyRoutes.build(spec.proxy, environment),
-            tls=tls,
+            tls=trusted_tls(),
             max_bytes=spec.max_bytes,
             provider=spec.provider,
             http2=http2_available(),
@@ -203,7 +200,7 @@ class HTTPClients:
         with self._lock:
             taken = list(self._loops.items())
             self._loops.clear()
-            self._tls = self._environment = None
+            self._environment = None
         return taken
 
     def close(self) -> None:
@@ -298,15 +295,15 @@ _outside_lock = threading.Lock()
 
 def _forget_locks() -> None:
     """In a forked child: a lock held by one of the parent's threads as it forked (making the
-    first client reads the CA bundle from disk) stays held in the child, where no thread will
+    first client reads the proxy environment) stays held in the child, where no thread will
     let go of it, and every vendor request of the child waited on it for good, past its
-    deadline. Each owner gets a new lock and reads the TLS context and the proxy environment
-    again, which that thread may have left half set."""
+    deadline. Each owner gets a new lock and reads the proxy environment again, which that
+    thread may have left half set (the TLS contexts' lock: :mod:`..fetching.pinning`)."""
     global _outside_lock
     _outside_lock = threading.Lock()
     for owner in list(_owners):
         owner._lock = threading.Lock()
-        owner._tls = owner._environment = None
+        owner._environment = None
 
 if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_forget_locks)
