@@ -11,6 +11,7 @@ Here results that arrive while a wake-up is pending join it.
 from __future__ import annotations
 
 import asyncio
+import os
 import threading
 import weakref
 from concurrent.futures import Future
@@ -67,6 +68,18 @@ def _inbox(loop: asyncio.AbstractEventLoop) -> _Inbox:
         if inbox is None:
             inbox = _inboxes[loop] = _Inbox(loop)
         return inbox
+
+
+def _forget() -> None:
+    """In a forked child: a lock a parent's thread held as it forked would stay held there
+    for good; the parent's loops' inboxes (and their locks) are not the child's to use."""
+    global _inboxes_lock
+    _inboxes_lock = threading.Lock()
+    _inboxes.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget)
 
 
 def awaitable(work: Future[T]) -> asyncio.Future[T]:
