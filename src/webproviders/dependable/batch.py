@@ -5,8 +5,8 @@ send, one to read the answer). Under a fleet's load the event loop holds the int
 most of the time, each hand-over waits up to Python's switch interval (5 ms), and thousands
 of concurrent calls queued on the store threads past their deadline: a healthy Redis was
 refused as unavailable. Here requests that arrive while a batch is on its way wait for the
-next one, which sends them all in one redis-py pipeline; each stays its own atomic script,
-so no budget (of money or of requests) is overspent. The budget counters and the shared
+next one, which sends them all in one script call (:mod:`.scriptbatch`); each stays its own
+atomic operation, so no budget (of money or of requests) is overspent. The budget counters and the shared
 rate limiter each keep one :class:`Batcher`.
 """
 
