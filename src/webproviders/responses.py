@@ -23,19 +23,66 @@ if TYPE_CHECKING:
 Classifier = Callable[["httpx.Response", Any], "WebProviderError | None"]
 
 
+#: Bytes of a vendor's JSON answer parsed at once (a few milliseconds' work); a bigger answer
+#: is parsed in steps of ``PARSE_STEP``, with the event loop's turn between them.
+PARSE_AT_ONCE = 256 * 1024
+PARSE_STEP = 64 * 1024
+
+
 def _decode(response: httpx.Response, provider: str) -> Any:
     if not response.content:
         return None
     try:
         return json.loads(response.content)
     except (ValueError, UnicodeDecodeError, RecursionError) as exc:
-        kind = response.headers.get("content-type", "unknown content type").split(";")[0]
-        why = "it is nested too deeply to read" if isinstance(exc, RecursionError) else "the body is not valid JSON"
-        raise ParseError(
-            f"{provider} answered HTTP {response.status_code} with {kind} where JSON was expected ({why}).",
-            provider=provider,
-            status_code=response.status_code,
-        ) from None
+        raise _unreadable(response, provider, exc) from None
+
+
+async def _decode_in_steps(response: httpx.Response, provider: str) -> Any:
+    """:func:`_decode`, in steps for a big body, so that parsing it neither holds the event
+    loop nor runs past the call's deadline: ``json.loads`` is C code that no timer or thread
+    can interrupt, and 31 MiB of small values took it 0.5-2 s; ijson's parser (yajl) is fed
+    the body a step at a time, and a cancelled call stops between steps."""
+    content = response.content
+    if len(content) <= PARSE_AT_ONCE:
+        return _decode(response, provider)
+    import asyncio
+
+    import ijson  # here: only a big answer needs it
+
+    parsed: list[Any] = []
+    parser = ijson.items_coro(_Collect(parsed), "", use_float=True)
+    try:
+        encoding = json.detect_encoding(content)
+        if encoding != "utf-8":  # yajl reads UTF-8 only: UTF-16 and -32, or a byte-order mark
+            content = content.decode(encoding, "surrogatepass").encode("utf-8", "surrogatepass")
+        view = memoryview(content)
+        for start in range(0, len(view), PARSE_STEP):
+            parser.send(view[start : start + PARSE_STEP])
+            await asyncio.sleep(0)
+        parser.close()
+    except (ijson.JSONError, UnicodeError):
+        # yajl refuses what Python reads (integers past 64 bits, NaN, 1e400): rare, read at
+        # once; and what neither reads gets json.loads' verdict, so both say the same
+        return _decode(response, provider)
+    return parsed[0]
+
+
+class _Collect:
+    """Where ijson hands the parsed top-level value."""
+
+    def __init__(self, into: list[Any]) -> None:
+        self.send = into.append
+
+
+def _unreadable(response: httpx.Response, provider: str, exc: BaseException) -> ParseError:
+    kind = response.headers.get("content-type", "unknown content type").split(";")[0]
+    why = "it is nested too deeply to read" if isinstance(exc, RecursionError) else "the body is not valid JSON"
+    return ParseError(
+        f"{provider} answered HTTP {response.status_code} with {kind} where JSON was expected ({why}).",
+        provider=provider,
+        status_code=response.status_code,
+    )
 
 
 def read_response(
@@ -52,21 +99,35 @@ def read_response(
     """
     import httpx  # loaded already: the response is one of its objects
 
-    body: Any = None
-    parse_failure: ParseError | None = None
     try:
-        response.content  # noqa: B018 - raises ResponseNotRead for a body never read
         body = _decode(response, provider)
-        if body is None and 200 <= response.status_code < 300:  # an answer with nothing in it
-            parse_failure = ParseError(
-                f"{provider} answered HTTP {response.status_code} with no JSON in the body where an answer was expected.",
-                provider=provider,
-                status_code=response.status_code,
-            )
     except httpx.ResponseNotRead:
-        pass
+        return _verdict(response, provider, classify, None, None)
     except ParseError as exc:
-        parse_failure = exc
+        return _verdict(response, provider, classify, None, exc)
+    return _verdict(response, provider, classify, body, _empty(response, provider, body))
+
+
+async def aread_response(
+    response: httpx.Response, provider: str, classify: Classifier | None = None
+) -> tuple[Any, WebProviderError | None]:
+    """:func:`read_response` for a response read whole, awaited: a big body is parsed in
+    steps, each call's deadline and the event loop's other work going on between them."""
+    try:
+        body = await _decode_in_steps(response, provider)
+    except ParseError as exc:
+        return _verdict(response, provider, classify, None, exc)
+    return _verdict(response, provider, classify, body, _empty(response, provider, body))
+
+
+def _verdict(
+    response: httpx.Response,
+    provider: str,
+    classify: Classifier | None,
+    body: Any,
+    parse_failure: ParseError | None,
+) -> tuple[Any, WebProviderError | None]:
+    """What the parsed ``body`` (or the ``parse_failure``) of ``response`` means."""
     error = classify(response, body) if classify is not None else None
     if error is not None:
         error.provider = error.provider or provider
@@ -78,6 +139,17 @@ def read_response(
     if parse_failure is not None:
         _quote_text_body(error, response)
     return body, error
+
+
+def _empty(response: httpx.Response, provider: str, body: Any) -> ParseError | None:
+    """A 2xx answer with nothing in it (an empty body, JSON ``null``): no vendor answers so."""
+    if body is not None or not 200 <= response.status_code < 300:
+        return None
+    return ParseError(
+        f"{provider} answered HTTP {response.status_code} with no JSON in the body where an answer was expected.",
+        provider=provider,
+        status_code=response.status_code,
+    )
 
 
 def _quote_text_body(error: WebProviderError, response: httpx.Response) -> None:

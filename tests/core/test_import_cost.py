@@ -14,7 +14,7 @@ HEAVY = [
     "ddgs", "tavily", "exa_py", "firecrawl", "parallel", "crawl4ai", "openai", "primp",
     "mcp", "langchain_core", "langchain", "hermes_cli", "agent",
     # parsers, the HTTP stack, stores, tracing
-    "trafilatura", "lxml", "pypdf", "chardetng_py", "httpx", "httpcore", "h2", "redis", "psycopg",
+    "trafilatura", "lxml", "pypdf", "chardetng_py", "ijson", "httpx", "httpcore", "h2", "redis", "psycopg",
     "psycopg_pool", "sqlite3", "opentelemetry", "asyncio",
     # every provider module, built-in or user plugin
     "_webproviders_plugins",

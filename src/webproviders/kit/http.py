@@ -15,7 +15,7 @@ from typing import Any
 import httpx
 
 from ..config import Config
-from ..responses import Classifier, read_response
+from ..responses import Classifier, aread_response
 from ..vendorhttp.clients import DEFAULT_TIMEOUT, ClientSpec, current
 
 
@@ -48,7 +48,8 @@ async def request_json(
 
     ``timeout`` bounds the whole request (and each phase of it), within the call's deadline.
     ``params`` are merged into the URL's own query (a name given again replaces its value);
-    parameters whose value is None are left out. Errors are
+    parameters whose value is None are left out. A JSON answer over 256 KiB is parsed in
+    steps, between which the call's deadline can end it. Errors are
     :func:`~webproviders.responses.read_response`'s, the transport's (``too_large``,
     ``timeout``, ``parse_error`` for an answer in a coding that was not asked for) and httpx's
     (mapped to ``network_error`` / ``timeout``). A 2xx with an error object must be caught by
@@ -68,7 +69,7 @@ async def request_json(
         data=data,
         timeout=DEFAULT_TIMEOUT if timeout is None else timeout,
     )
-    body, error = read_response(response, provider, classify)
+    body, error = await aread_response(response, provider, classify)
     if error is not None:
         raise error
     return body

@@ -1,0 +1,138 @@
+"""A big vendor answer is parsed in steps: the caller's event loop runs between them, a
+cancelled call stops there, and the answer read is the one ``json.loads`` would give."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+from webproviders.kit import aread_response, read_response
+from webproviders.responses import PARSE_AT_ONCE, PARSE_STEP
+
+
+def hits_answer(count: int) -> dict[str, Any]:
+    return {
+        "query": "q",
+        "results": [
+            {"url": f"https://site{i}.example/{i}", "title": f"Result {i}", "score": 1.0 / (i + 1), "rank": i, "tags": ["a", None, True]}
+            for i in range(count)
+        ],
+    }
+
+
+BIG = hits_answer(40_000)
+
+
+def response(content: bytes, status: int = 200) -> httpx.Response:
+    return httpx.Response(status, content=content, headers={"Content-Type": "application/json"})
+
+
+def read_in_steps(content: bytes, status: int = 200) -> tuple[Any, Any]:
+    return asyncio.run(aread_response(response(content, status), "searxng"))
+
+
+def test_a_big_answer_reads_as_json_loads_reads_it() -> None:
+    content = json.dumps(BIG).encode()
+    assert len(content) > 4 * PARSE_AT_ONCE
+    body, error = read_in_steps(content)
+    assert error is None
+    assert body == json.loads(content)
+    assert type(body["results"][3]["score"]) is float  # not the Decimal a streaming parser makes
+
+
+def test_the_event_loop_runs_while_a_big_answer_is_parsed() -> None:
+    """Before, the whole body was parsed in one C call: nothing else on the loop ran."""
+    content = json.dumps(BIG).encode()
+    turns = 0
+
+    async def main() -> tuple[Any, Any]:
+        nonlocal turns
+        done = asyncio.Event()
+
+        async def ticker() -> None:
+            nonlocal turns
+            while not done.is_set():
+                turns += 1
+                await asyncio.sleep(0)
+
+        ticking = asyncio.create_task(ticker())
+        await asyncio.sleep(0)
+        turns = 0
+        try:
+            return await aread_response(response(content), "searxng")
+        finally:
+            done.set()
+            await ticking
+
+    body, error = asyncio.run(main())
+    assert error is None and len(body["results"]) == 40_000
+    assert turns >= len(content) // PARSE_STEP - 1
+
+
+def test_a_cancelled_call_stops_between_steps() -> None:
+    """A call whose deadline ends while its answer is parsed ends there, not after the parse."""
+    content = json.dumps(hits_answer(200_000)).encode()
+
+    async def main() -> int:
+        task = asyncio.create_task(aread_response(response(content), "searxng"))
+        for _ in range(3):  # a few steps in
+            await asyncio.sleep(0)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return 0
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("coding", ["utf-16", "utf-8-sig", "utf-32"])
+def test_a_big_answer_in_another_unicode_coding_reads_as_json_loads_reads_it(coding: str) -> None:
+    content = json.dumps({"text": "déjà vu ✓ 😀", "results": BIG["results"]}).encode(coding)
+    body, error = read_in_steps(content)
+    assert error is None and body == json.loads(content)
+
+
+def test_what_the_stepped_parser_refuses_and_python_reads_is_still_read() -> None:
+    """Integers past 64 bits, NaN and an overflowing exponent: read at once instead."""
+    filler = json.dumps(BIG["results"])
+    content = f'{{"id": 123456789012345678901234567890, "score": NaN, "big": 1e400, "results": {filler}}}'.encode()
+    body, error = read_in_steps(content)
+    assert error is None
+    assert body["id"] == 123456789012345678901234567890
+    assert body["score"] != body["score"] and body["big"] == float("inf")
+    assert len(body["results"]) == 40_000
+
+
+def test_a_big_answer_that_is_not_json_is_a_parse_error_as_a_small_one_is() -> None:
+    content = json.dumps(BIG).encode()[:-1]  # cut short
+    body, error = read_in_steps(content)
+    small_body, small_error = read_response(response(b'{"results": ['), "searxng")
+    assert body is None and small_body is None
+    assert error is not None and error.code == "parse_error"
+    assert str(error) == str(small_error) == (
+        "searxng answered HTTP 200 with application/json where JSON was expected (the body is not valid JSON)."
+    )
+
+
+def test_a_big_error_answer_is_the_status_error() -> None:
+    content = json.dumps({"error": "x" * (2 * PARSE_AT_ONCE)}).encode()
+    body, error = read_in_steps(content, status=503)
+    assert body == json.loads(content)
+    assert error is not None and error.code == "bad_gateway" and error.status_code == 503
+
+
+def test_an_empty_answer_is_still_a_parse_error() -> None:
+    for content in (b"", b"null"):
+        body, error = read_in_steps(content)
+        assert body is None and error is not None and error.code == "parse_error"
+        assert "no JSON in the body" in str(error)
+
+
+def test_a_big_answer_in_broken_utf_16_is_a_parse_error() -> None:
+    content = json.dumps(BIG).encode("utf-16")[:-1]  # an odd number of bytes
+    body, error = read_in_steps(content)
+    assert body is None and error is not None and error.code == "parse_error"
