@@ -546,8 +546,10 @@ def unknown_setting(path: str) -> str | None:
     return None
 
 
+@functools.cache
 def _no_settings() -> ProviderSettings:
-    """The settings of a provider without a section (shared: settings are read-only)."""
+    """The settings of a provider without a section: one instance for all (settings are
+    frozen; a key handed over goes on a copy), since listing asks for them 80 times."""
     return ProviderSettings.model_construct()
 
 

@@ -10,7 +10,6 @@ its providers and hooks is imported when one of them is first used.
 
 import contextlib
 import datetime
-import hashlib
 import importlib.util
 import os
 import re
@@ -345,9 +344,10 @@ def read_manifest(folder: Path) -> PluginManifest:
     """Parse and validate ``folder/plugin.yaml``.
 
     Parsing YAML is most of the cost of listing providers at start-up (the constructor runs
-    in Python), so the parsed file is kept as JSON beside the plugin's bytecode, under the
-    digest of the YAML it came from: a changed file is parsed again (a copy of an older
-    version is never used), and the copy is validated as the file would be. It is trusted as
+    in Python), so the parsed file is kept as JSON beside the plugin's bytecode, after the
+    very YAML it came from: a changed file is parsed again (a copy of an older version is
+    never used: the bytes are compared, no digest is trusted), and the copy is validated as
+    the file would be. It is trusted as
     the bytecode beside it is: whoever may write one may write the other.
     """
     path = folder / "plugin.yaml"
@@ -363,11 +363,11 @@ def read_manifest(folder: Path) -> PluginManifest:
             f"{path} {exc}; a plugin.yaml declares facts (its providers, their variables and prices), "
             "and every listing and start reads it"
         ) from None
-    digest = hashlib.blake2b(raw, digest_size=16).hexdigest().encode()
+    head = b"%d\n" % len(raw)  # the copy: the YAML's length, the YAML, then its JSON
     stored = _parsed_copy(folder)
-    if stored is not None and stored.startswith(digest + b"\n"):
+    if stored is not None and stored.startswith(head) and stored.startswith(raw, len(head)):
         try:
-            return PluginManifest.model_validate_json(stored[len(digest) + 1 :])
+            return PluginManifest.model_validate_json(stored[len(head) + len(raw) :])
         except ValidationError:
             pass  # written by another version of the models: parse the file
     try:
@@ -385,7 +385,7 @@ def read_manifest(folder: Path) -> PluginManifest:
         manifest = PluginManifest.model_validate(data or {})
     except ValidationError as exc:
         raise ManifestError(f"{path} is invalid: {_problems(exc, PluginManifest)}") from None
-    _keep_parsed_copy(folder, digest, data or {}, manifest)
+    _keep_parsed_copy(folder, head + raw, data or {}, manifest)
     return manifest
 
 
@@ -401,7 +401,7 @@ def _parsed_copy(folder: Path) -> bytes | None:
         return None
 
 
-def _keep_parsed_copy(folder: Path, digest: bytes, data: Any, manifest: PluginManifest) -> None:
+def _keep_parsed_copy(folder: Path, source: bytes, data: Any, manifest: PluginManifest) -> None:
     """Write the parsed file where Python would write bytecode, when it would (not under
     ``PYTHONDONTWRITEBYTECODE``; a folder that cannot be written is left alone). A file whose
     JSON would read differently is not kept (a YAML type JSON lacks; a date is kept as the
@@ -425,7 +425,7 @@ def _keep_parsed_copy(folder: Path, digest: bytes, data: Any, manifest: PluginMa
         return
     try:
         with os.fdopen(handle, "wb") as out:
-            out.write(digest + b"\n" + text.encode("utf-8"))
+            out.write(source + text.encode("utf-8"))
         os.replace(temporary, target)  # readers see the old copy or the new one, never half
     except OSError:
         with contextlib.suppress(OSError):

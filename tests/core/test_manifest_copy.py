@@ -45,7 +45,7 @@ def test_the_copy_is_written_and_read_while_the_file_is_unchanged(tmp_path: Path
     first = read_manifest(folder)
     copy = _copy(folder)
     assert copy.is_file()
-    # What the copy says is what a read returns while the file's digest matches it.
+    # What the copy says is what a read returns while the file is the one it was made from.
     copy.write_bytes(copy.read_bytes().replace(b'"first"', b'"kept"'))
     assert read_manifest(folder).description == "kept"
     again = read_manifest(folder)
@@ -65,8 +65,10 @@ def test_a_copy_the_models_refuse_is_ignored(tmp_path: Path, writes_bytecode: No
     folder = _plugin(tmp_path, "first")
     read_manifest(folder)
     copy = _copy(folder)
-    digest = copy.read_bytes().split(b"\n", 1)[0]
-    copy.write_bytes(digest + b'\n{"name": "acme", "unknown_key": 1}')
+    head, rest = copy.read_bytes().split(b"\n", 1)
+    source = rest[: int(head)]
+    assert source == (folder / "plugin.yaml").read_bytes()
+    copy.write_bytes(head + b"\n" + source + b'{"name": "acme", "unknown_key": 1}')
     assert read_manifest(folder).description == "first"
 
 
@@ -84,3 +86,19 @@ def test_no_copy_where_python_writes_no_bytecode(tmp_path: Path, monkeypatch: py
     folder = _plugin(tmp_path, "first")
     assert read_manifest(folder).description == "first"
     assert not _copy(folder).exists()
+
+
+def test_a_copy_made_from_other_bytes_is_not_used(tmp_path: Path, writes_bytecode: None) -> None:
+    """Only the very bytes the copy was made from select it: a copy headed by anything else
+    (an earlier version's digest line, another file of the same length) is parsed over."""
+    folder = _plugin(tmp_path, "first")
+    read_manifest(folder)
+    copy = _copy(folder)
+    head, rest = copy.read_bytes().split(b"\n", 1)
+    source, parsed = rest[: int(head)], rest[int(head) :]
+    changed = source.replace(b"first", b"other")
+    copy.write_bytes(head + b"\n" + changed + parsed.replace(b'"first"', b'"kept"'))
+    assert read_manifest(folder).description == "first"
+    copy.write_bytes(b"0123456789abcdef0123456789abcdef\n" + parsed.replace(b'"first"', b'"kept"'))
+    assert read_manifest(folder).description == "first"
+    assert copy.read_bytes().startswith(head + b"\n" + source)  # written again
