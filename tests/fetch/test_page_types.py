@@ -101,6 +101,54 @@ def test_every_post_of_a_forum_thread_is_kept() -> None:
     assert "All rights reserved" not in document.content
 
 
+WORDS = ("fan", "screw", "panel", "case", "noise", "speed", "batch", "support", "driver", "board", "cable", "power")
+
+
+def comment_thread(count: int, words: int) -> tuple[list[str], str]:
+    """``count`` readers' comments of about ``words`` words each, distinct, and their markup."""
+    texts = [
+        " ".join(f"{WORDS[(n * 7 + i * 3) % len(WORDS)]}{n}x{i}" for i in range(words)).capitalize() + "."
+        for n in range(count)
+    ]
+    items = "".join(
+        f'<li class="comment" id="c-{n}"><div class="comment-byline"><a href="/u/reader{n}">reader{n}</a> 2 hours ago</div>'
+        f'<div class="comment-text"><p>{text}</p></div></li>'
+        for n, text in enumerate(texts)
+    )
+    return texts, f'<section id="comments"><ol class="comment-tree">{items}</ol></section>'
+
+
+def test_a_link_aggregators_thread_keeps_its_discussion() -> None:
+    """A thread on a link aggregator states no kind and its address names none: read as an
+    article, its text was the title and a byline, and every comment, its content, was dropped."""
+    texts, comments = comment_thread(60, 25)
+    page = shell(
+        '<div class="story"><h1><a href="https://blog.example.com/goals-2024">Project goals for 2024</a></h1>'
+        '<p>blog.example.com via scvalex 1 year ago | 60 comments</p></div>' + comments
+    )
+    document = html_document(page, "https://links.example.org/s/dwip3v/project_goals_for_2024")
+    assert document.metadata["page_type"] == "article"
+    assert all(text in document.content for text in texts)
+    assert "All rights reserved" not in document.content
+
+
+def test_a_news_article_with_a_long_comment_section_keeps_only_the_article() -> None:
+    """Readers' comments under an article are not its content (annotated sets leave them out),
+    even when there are many: only comments that dwarf the text make a page a discussion."""
+    paragraphs = [
+        f"{name} matters in every report. {text} Auditors check it paragraph {n} of the annual review, "
+        f"and the board signs off on it once the figures for quarter {n} are final and published."
+        for n, (name, text) in enumerate(PRINCIPLES * 3)
+    ]
+    texts, comments = comment_thread(60, 25)  # five times the article's words
+    head = '<meta property="article:published_time" content="2024-05-02T10:00:00Z">'
+    body = "".join(f"<p>{paragraph}</p>" for paragraph in paragraphs)
+    page = shell(f"<article><h1>Why the books balance</h1>{body}</article>{comments}", head=head)
+    document = html_document(page, "https://news.example.org/2024/05/02/why-the-books-balance")
+    assert all(paragraph in document.content for paragraph in paragraphs)
+    assert not any(text in document.content for text in texts)
+
+
 def test_documentation_keeps_code_blocks_tables_and_inline_code_readable() -> None:
     """Code stays code, and a reference table reads as the names it shows (documentation is
     taken without links, which would wrap every cell in link syntax)."""
