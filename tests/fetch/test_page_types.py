@@ -126,8 +126,9 @@ def test_a_link_aggregators_thread_keeps_its_discussion() -> None:
         '<div class="story"><h1><a href="https://blog.example.com/goals-2024">Project goals for 2024</a></h1>'
         '<p>blog.example.com via scvalex 1 year ago | 60 comments</p></div>' + comments
     )
+    assert kind_of(page, "https://links.example.org/s/dwip3v/project_goals_for_2024") == "article"
     document = html_document(page, "https://links.example.org/s/dwip3v/project_goals_for_2024")
-    assert document.metadata["page_type"] == "article"
+    assert document.metadata["page_type"] == "forum"  # how it was read
     assert all(text in document.content for text in texts)
     assert "All rights reserved" not in document.content
 
@@ -147,6 +148,7 @@ def test_a_news_article_with_a_long_comment_section_keeps_only_the_article() -> 
     document = html_document(page, "https://news.example.org/2024/05/02/why-the-books-balance")
     assert all(paragraph in document.content for paragraph in paragraphs)
     assert not any(text in document.content for text in texts)
+    assert document.metadata["page_type"] == "article"
 
 
 def test_documentation_keeps_code_blocks_tables_and_inline_code_readable() -> None:

@@ -261,17 +261,19 @@ def _trafilatura_text(tree: Any, url: str, fmt: Format, options: dict[str, Any])
     return extracted
 
 
-def _main_text(html: str, tree: Any, url: str, fmt: Format, kind: PageType, dated: bool) -> str | None:
+def _main_text(
+    html: str, tree: Any, url: str, fmt: Format, kind: PageType, dated: bool
+) -> tuple[str | None, PageType]:
     """The page's main text as its kind reads it, or as a forum's when an article's comments
-    dwarf it (see :data:`DISCUSSION_SHARE`)."""
+    dwarf it (see :data:`DISCUSSION_SHARE`); and the kind it was read as."""
     discussion = kind == "article" and tree.xpath(_COMMENT_BLOCKS) >= DISCUSSION_COMMENTS
     text = _reading(html, tree, url, fmt, kind, dated)
     if not discussion:
-        return text
+        return text, kind
     thread = _reading(html, tree, url, fmt, "forum", dated)
     if thread and _read_words(thread) >= DISCUSSION_SHARE * max(_read_words(text or ""), 1):
-        return thread
-    return text
+        return thread, "forum"
+    return text, kind
 
 
 def _reading(html: str, tree: Any, url: str, fmt: Format, kind: PageType, dated: bool) -> str | None:
@@ -351,7 +353,7 @@ def html_document(
         # extensive=False: dates only from markup that states them, never guessed from a
         # copyright line in the footer.
         found = extract_metadata(tree, default_url=url, extensive=False)
-        content = _main_text(html, tree, url, fmt, kind, dated=bool(found.date))
+        content, kind = _main_text(html, tree, url, fmt, kind, dated=bool(found.date))
     fallback = not content
     if fallback:
         content = raw if raw is not None else _text_of(tree)
