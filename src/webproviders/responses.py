@@ -56,9 +56,8 @@ async def _decode_in_steps(response: httpx.Response, provider: str) -> Any:
         encoding = json.detect_encoding(content)
         if encoding != "utf-8":  # yajl reads UTF-8 only: UTF-16 and -32, or a byte-order mark
             content = content.decode(encoding, "surrogatepass").encode("utf-8", "surrogatepass")
-        view = memoryview(content)
-        for start in range(0, len(view), PARSE_STEP):
-            parser.send(view[start : start + PARSE_STEP])
+        for start in range(0, len(content), PARSE_STEP):
+            parser.send(content[start : start + PARSE_STEP])
             await asyncio.sleep(0)
         parser.close()
     except (ijson.JSONError, UnicodeError):
