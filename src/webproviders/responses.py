@@ -110,10 +110,14 @@ def read_response(
 async def aread_response(
     response: httpx.Response, provider: str, classify: Classifier | None = None
 ) -> tuple[Any, WebProviderError | None]:
-    """:func:`read_response` for a response read whole, awaited: a big body is parsed in
-    steps, each call's deadline and the event loop's other work going on between them."""
+    """:func:`read_response`, awaited: a big body is parsed in steps, each call's deadline
+    and the event loop's other work going on between them."""
+    import httpx  # loaded already: the response is one of its objects
+
     try:
         body = await _decode_in_steps(response, provider)
+    except httpx.ResponseNotRead:
+        return _verdict(response, provider, classify, None, None)
     except ParseError as exc:
         return _verdict(response, provider, classify, None, exc)
     return _verdict(response, provider, classify, body, _empty(response, provider, body))

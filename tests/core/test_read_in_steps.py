@@ -136,3 +136,14 @@ def test_a_big_answer_in_broken_utf_16_is_a_parse_error() -> None:
     content = json.dumps(BIG).encode("utf-16")[:-1]  # an odd number of bytes
     body, error = read_in_steps(content)
     assert body is None and error is not None and error.code == "parse_error"
+
+
+def test_a_body_never_read_is_no_error_as_with_read_response() -> None:
+    """An SDK's streamed response that was never read counts as empty, and is no error."""
+
+    async def main() -> tuple[Any, Any]:
+        unread = httpx.Response(200, stream=httpx.ByteStream(b'{"a": 1}'))
+        return await aread_response(unread, "tavily")
+
+    assert asyncio.run(main()) == (None, None)
+    assert read_response(httpx.Response(200, stream=httpx.ByteStream(b'{"a": 1}')), "tavily") == (None, None)
