@@ -347,8 +347,8 @@ def read_manifest(folder: Path) -> PluginManifest:
     in Python), so the parsed file is kept as JSON beside the plugin's bytecode, after the
     very YAML it came from: a changed file is parsed again (a copy of an older version is
     never used: the bytes are compared, no digest is trusted), and the copy is validated as
-    the file would be. It is trusted as
-    the bytecode beside it is: whoever may write one may write the other.
+    the file would be. It is trusted as the bytecode beside it is: whoever may write one may
+    write the other.
     """
     path = folder / "plugin.yaml"
     try:
