@@ -162,6 +162,45 @@ def widget_page(head: str = "") -> str:
 SERVICE_UNDATED = widget_page()
 SERVICE_DATED = widget_page('<meta property="article:published_time" content="2024-05-02T10:00:00Z">')
 
+#: A shop's product page: its price and stock stated in JSON-LD (in a ``@graph`` beside the
+#: breadcrumbs, as shop themes write it), the visible price built by a script.
+TENT = page(
+    "Trail Tent 2P",
+    """<article><h1>Trail Tent 2P</h1>
+<p>A two-person tent for three seasons: it pitches in four minutes, weighs 1.9 kg packed and
+stands through wind that flattens domes twice its weight. The fly and the inner tent pitch
+together, so the inner stays dry when you set up in the rain.</p>
+<p class="price" data-sku="TT-2"></p><script>document.querySelector('.price').textContent = '€249'</script>
+<h2>Reviews</h2><p>Rated 4.6 of 5 by 1,234 campers.</p></article>""",
+    head='<script type="application/ld+json">'
+    + json.dumps({
+        "@context": "https://schema.org",
+        "@graph": [
+            {"@type": "BreadcrumbList", "itemListElement": [{"@type": "ListItem", "position": 1, "name": "Tents"}]},
+            {"@type": "Product", "name": "Trail Tent 2P", "brand": {"@type": "Brand", "name": "Acme Outdoor"},
+             "sku": "TT-2", "gtin13": "4006381333931",
+             "offers": {"@type": "Offer", "price": 249.0, "priceCurrency": "EUR",
+                        "availability": "https://schema.org/InStock"},
+             "aggregateRating": {"@type": "AggregateRating", "ratingValue": 4.6, "reviewCount": 1234}},
+        ],
+    })
+    + "</script>",
+)
+#: An older shop theme's product page, stated in microdata: a review beside it is an item of
+#: its own, whose name is not the product's.
+LAMP = page(
+    "Desk lamp",
+    """<div itemscope itemtype="http://schema.org/Product"><h1 itemprop="name">Lumo Desk Lamp</h1>
+<p itemprop="description">A desk lamp with a warm dimmable light and a weighted base that does not tip
+when you swing the arm over a drawing board.</p>
+<div itemprop="brand" itemscope itemtype="https://schema.org/Brand"><span itemprop="name">Lumo</span></div>
+<div itemprop="offers" itemscope itemtype="https://schema.org/Offer"><span itemprop="priceCurrency" content="USD">$</span>
+<span itemprop="price" content="39.50">39.50</span><link itemprop="availability" href="https://schema.org/OutOfStock">
+<span>Out of stock</span></div>
+<div itemscope itemtype="https://schema.org/Review"><span itemprop="name">Bright enough for night work</span></div>
+</div>""",
+)
+
 #: A board in Shift_JIS whose link carries Japanese in its query, which the site reads as
 #: Shift_JIS, as browsers send it from such a page.
 BOARD_HTML = (
@@ -434,6 +473,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             "/nofollow": NOFOLLOW,
             "/services/gaap-compliance": SERVICE_UNDATED,
             "/2024/05/gaap-compliance": SERVICE_DATED,
+            "/products/trail-tent": TENT,
+            "/products/desk-lamp": LAMP,
         }
         if path in pages:
             return self._send(200, pages[path].encode())

@@ -369,6 +369,30 @@ def _page_error(page: Mapping[str, Any]) -> str:
     return f"Error [{code}]: {_clean(page.get('error'))}"
 
 
+def _product_line(page: Mapping[str, Any]) -> str:
+    """What a product page states of its product (``metadata.product``), on one line: a model
+    asked for a price reads it here, where the page's text may lack it (a script shows it)."""
+    metadata = page.get("metadata")
+    product = metadata.get("product") if isinstance(metadata, Mapping) else None
+    if not isinstance(product, Mapping):
+        return ""
+
+    def fact(key: str) -> str:
+        return _one_line(product.get(key))
+
+    price = fact("price") or " to ".join(filter(None, (fact("low_price"), fact("high_price"))))
+    rating = fact("rating") and f"rated {fact('rating')}" + (f" ({fact('review_count')} reviews)" if fact("review_count") else "")
+    parts = (
+        fact("name"),
+        fact("brand") and f"by {fact('brand')}",
+        price and " ".join(filter(None, (price, fact("currency")))),
+        fact("availability"),
+        rating,
+    )
+    line = " · ".join(part for part in parts if part)
+    return f"Product: {_title(line)}" if line else ""
+
+
 def _format_pages(envelope: Mapping[str, Any], style: str, max_chars: int | None) -> str:
     pages = [p for p in envelope["data"] if isinstance(p, Mapping)]
     warnings = _warnings(envelope)
@@ -389,6 +413,9 @@ def _format_pages(envelope: Mapping[str, Any], style: str, max_chars: int | None
             head = [f"[{number}] {title or url}" if numbered else title or url]
             if title:
                 head.append(f"URL: {url}")
+        product = _product_line(page)
+        if product:
+            head.append(product)
         if page.get("error"):
             body = _page_error(page)
         else:

@@ -338,6 +338,7 @@ def html_document(
 
     from .boilerplate import drop_unrendered, join_split_body
     from .pagetype import page_type
+    from .product import product_facts
     from .refresh import refresh_target
 
     quiet_libraries()
@@ -353,10 +354,13 @@ def html_document(
     nofollow = says_nofollow(_metas(tree, "robots"))
     raw = _text_of(tree) if include_raw else None
     kind: PageType | None = None
+    product: dict[str, str] = {}
     if max_elements is not None and _more_elements_than(tree, max_elements):
         content, found = None, Document()
     else:
         kind = page_type(tree, url)
+        if kind == "product":
+            product = product_facts(tree)
         drop_unrendered(tree)
         join_split_body(tree)
         # extensive=False: dates only from markup that states them, never guessed from a
@@ -381,6 +385,8 @@ def html_document(
         "canonical_url": _canonical(tree, url),
         "page_type": kind,
     }
+    if product:
+        metadata["product"] = product
     return HtmlDocument(
         content or "", title, metadata, raw, links, nofollow, fallback, scripted, refresh_target(tree, url), frames
     )

@@ -1,9 +1,10 @@
 """What kind of page this is, from what the page states about itself and from its address.
 
 Extraction treats kinds differently (:mod:`webproviders.fetching.extraction`): a forum thread
-keeps every post, a product page its structured description, a listing or a collection its
-items. The signals, strongest first: the schema.org types in the page's JSON-LD and
-microdata, its ``og:type``, then its address: a documentation host, words in its path. Pages
+keeps every post, a listing or a collection its items, and a product page states its
+product's facts (:mod:`.product`). The signals, strongest first: the schema.org types in the
+page's JSON-LD and microdata, its ``og:type``, then its address: a documentation host, words
+in its path. Pages
 that state nothing are articles, the kind trafilatura is tuned for (``og:type: article`` says
 nothing: most sites state it on every page), a site's front page among them: read as a listing,
 it lowered the evaluation sets other than the one it was chosen on (docs/performance.md).
@@ -21,13 +22,14 @@ from urllib.parse import urlsplit
 
 PageType = Literal["article", "forum", "product", "collection", "listing", "documentation", "service"]
 
-_PRODUCTS = frozenset({"product", "productgroup", "productmodel", "individualproduct", "vehicle", "car"})
+#: schema.org types of one product (or a model, a group of variants, a vehicle).
+PRODUCTS = frozenset({"product", "productgroup", "productmodel", "individualproduct", "vehicle", "car"})
 #: A page stating this many products is a collection of them.
 _MANY_PRODUCTS = 3
 #: schema.org types that name a page's kind (the first match in this order wins).
 _SCHEMA_TYPES: tuple[tuple[PageType, frozenset[str]], ...] = (
     ("forum", frozenset({"discussionforumposting", "qapage"})),
-    ("product", _PRODUCTS),
+    ("product", PRODUCTS),
     ("documentation", frozenset({"techarticle", "apireference", "softwaresourcecode"})),
     ("collection", frozenset({"collectionpage", "offercatalog", "searchresultspage"})),
     ("article", frozenset({"article", "newsarticle", "blogposting", "reportagenewsarticle", "analysisnewsarticle",
@@ -53,21 +55,25 @@ _MAX_BLOCKS = 20
 _MAX_BLOCK_CHARS = 200_000
 
 
-def _types_in(value: Any, depth: int = 0) -> Iterator[str]:
-    """Every ``@type`` in a JSON-LD value, outermost first (nesting is bounded)."""
+def stated_items(value: Any, depth: int = 0) -> Iterator[dict[str, Any]]:
+    """Every item a JSON-LD value states, outermost first: itself, and what its ``@graph``,
+    ``mainEntity`` and ``itemListElement`` hold (nesting and list lengths are bounded)."""
     if depth > 6:
         return
     if isinstance(value, list):
         for item in value[:50]:
-            yield from _types_in(item, depth + 1)
+            yield from stated_items(item, depth + 1)
     elif isinstance(value, dict):
-        kind = value.get("@type")
-        for name in kind if isinstance(kind, list) else [kind]:
-            if isinstance(name, str):
-                yield name.rsplit("/", 1)[-1].lower()
+        yield value
         for key in ("@graph", "mainEntity", "itemListElement"):
             if key in value:
-                yield from _types_in(value[key], depth + 1)
+                yield from stated_items(value[key], depth + 1)
+
+
+def types_of(item: dict[str, Any]) -> list[str]:
+    """An item's schema.org types, lower case, without their ``https://schema.org/`` prefix."""
+    kind = item.get("@type")
+    return [name.rsplit("/", 1)[-1].lower() for name in (kind if isinstance(kind, list) else [kind]) if isinstance(name, str)]
 
 
 def json_ld(tree: Any) -> list[Any]:
@@ -88,7 +94,7 @@ def json_ld(tree: Any) -> list[Any]:
 
 def stated_types(tree: Any) -> Counter[str]:
     """The schema.org types the page states in JSON-LD or microdata (lower case), counted."""
-    types = Counter(name for block in json_ld(tree) for name in _types_in(block))
+    types = Counter(name for block in json_ld(tree) for item in stated_items(block) for name in types_of(item))
     for element in tree.iterfind(".//*[@itemtype]"):
         for item in (element.get("itemtype") or "").split():
             types[item.rstrip("/").rsplit("/", 1)[-1].lower()] += 1
@@ -98,7 +104,7 @@ def stated_types(tree: Any) -> Counter[str]:
 def page_type(tree: Any, url: str) -> PageType:
     """The page's kind (see the module docstring)."""
     types = stated_types(tree)
-    if sum(types[name] for name in _PRODUCTS) >= _MANY_PRODUCTS:
+    if sum(types[name] for name in PRODUCTS) >= _MANY_PRODUCTS:
         return "collection"  # a grid of products, each stating itself
     for kind, names in _SCHEMA_TYPES:
         if not names.isdisjoint(types):
