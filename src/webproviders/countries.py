@@ -1,4 +1,5 @@
-"""ISO 3166-1 alpha-3 country codes (``deu``) as the alpha-2 codes (``de``) every vendor takes.
+"""ISO 3166-1 alpha-3 country codes (``deu``) as the alpha-2 codes (``de``) every vendor takes,
+and the United Kingdom's reserved ``uk`` as its ``gb``.
 
 The dispatcher accepts either form; every search API it speaks to (Brave's ``country``,
 Google's ``gl``, You.com, Perplexity, Exa, ...) takes two letters only, so a three-letter
@@ -25,11 +26,18 @@ def _alpha2_by_alpha3() -> dict[str, str]:
     }
 
 
+#: ``uk``: the code ISO 3166 reserves for the United Kingdom (its ``.uk`` domain), which people
+#: write for it; every vendor's own code is ``gb`` (Brave refuses ``UK`` with a 422).
+_RESERVED = {"uk": "gb"}
+
+
 def alpha2(country: str) -> str:
-    """``country`` as two letters: an alpha-2 code as given, an alpha-3 code mapped to its
-    alpha-2 one; an unknown three-letter code is the caller's error, said as such."""
+    """``country`` as two letters: an alpha-2 code as given (``uk`` as ``gb``), an alpha-3
+    code mapped to its alpha-2 one; an unknown three-letter code is the caller's error, said
+    as such."""
     if len(country) != 3:
-        return country
+        code = _RESERVED.get(country.lower())
+        return country if code is None else code if country.islower() else code.upper()
     code = _alpha2_by_alpha3().get(country.lower())
     if code is None:
         raise InvalidInputError(

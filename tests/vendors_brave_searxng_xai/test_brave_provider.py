@@ -117,15 +117,16 @@ def test_option_mapping(config: Any, search: Any) -> None:
 
 
 def _brave_country_enum(request: Any) -> Any:
-    """Brave's ``country`` is an enum of two-letter codes: anything else is its 422."""
+    """Brave's ``country`` is an enum of two-letter codes (the United Kingdom's is ``GB``):
+    anything else is its 422."""
     country = request.url.params.get("country", "ALL")
-    if len(country) != 2 and country != "ALL":
+    if (len(country) != 2 or country.upper() == "UK") and country != "ALL":
         return respx.MockResponse(422, json=BRAVE_BAD_COUNTRY)
     return respx.MockResponse(200, json=BRAVE_SUCCESS)
 
 
-@pytest.mark.parametrize(("given", "sent"), [("deu", "DE"), ("GBR", "GB"), ("usa", "US")])
-def test_a_three_letter_country_is_sent_as_brave_two_letter_code(
+@pytest.mark.parametrize(("given", "sent"), [("deu", "DE"), ("GBR", "GB"), ("usa", "US"), ("uk", "GB"), ("UK", "GB")])
+def test_a_three_letter_country_or_uk_is_sent_as_brave_two_letter_code(
     config: Any, search: Any, given: str, sent: str
 ) -> None:
     with respx.mock() as mock:
