@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from webproviders.kit import aread_response, read_response
-from webproviders.responses import PARSE_AT_ONCE, PARSE_STEP
+from webproviders.responses import MAX_NESTING, PARSE_AT_ONCE, PARSE_STEP
 
 
 def hits_answer(count: int) -> dict[str, Any]:
@@ -147,3 +147,53 @@ def test_a_body_never_read_is_no_error_as_with_read_response() -> None:
 
     assert asyncio.run(main()) == (None, None)
     assert read_response(httpx.Response(200, stream=httpx.ByteStream(b'{"a": 1}')), "tavily") == (None, None)
+
+
+def _nested_inside_big_answer(depth: int) -> bytes:
+    """A big answer whose last hit holds ``depth`` lists inside one another."""
+    hits = json.dumps(hits_answer(3_000)["results"])[1:-1]
+    return f'{{"results": [{hits}, {"[" * depth}{"]" * depth}]}}'.encode()
+
+
+def test_a_big_answer_nested_past_what_json_loads_reads_is_refused_in_little_memory() -> None:
+    """The stepped parser keeps the path to each value it reads, whose size grows with the
+    square of the depth: 10,000 nested lists in a 332 KB answer took 300 MB, 100,000 took
+    the process down. Such an answer is now refused as ``json.loads`` refuses it."""
+    import tracemalloc
+
+    content = _nested_inside_big_answer(5_000)
+    assert len(content) > PARSE_AT_ONCE
+    tracemalloc.start()
+    try:
+        body, error = read_in_steps(content)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert body is None and error is not None and error.code == "parse_error"
+    assert str(error) == (
+        "searxng answered HTTP 200 with application/json where JSON was expected (it is nested too deeply to read)."
+    )
+    assert peak < 30 * 2**20, f"{peak / 2**20:.0f} MiB held to read a {len(content) / 2**10:.0f} KiB answer"
+    _, small_error = read_response(response(b"[" * 5_000 + b"]" * 5_000), "searxng")
+    assert str(small_error) == str(error)
+
+
+def test_a_big_answer_nested_within_reach_is_read() -> None:
+    content = _nested_inside_big_answer(MAX_NESTING - 5)
+    body, error = read_in_steps(content)
+    assert error is None
+    assert len(body["results"]) == 3_001
+    deepest, depth = body["results"][-1], 1
+    while deepest:
+        deepest, depth = deepest[0], depth + 1
+    assert depth == MAX_NESTING - 5
+
+
+def test_brackets_and_escaped_quotes_inside_strings_do_not_count_as_nesting() -> None:
+    """A code snippet full of brackets, cut by the steps anywhere, is text, not depth."""
+    snippet = '[[[{"quote \\" [[["' * 200 + "\\\\" + "]" * 900
+    hits = [{"url": f"https://code{i}.example/", "title": "Snippet", "content": snippet} for i in range(150)]
+    content = json.dumps({"results": hits}).encode()
+    assert len(content) > 2 * PARSE_STEP and content.count(b"[") > 10 * MAX_NESTING
+    body, error = read_in_steps(content)
+    assert error is None and body == json.loads(content)

@@ -67,6 +67,9 @@ def kind_of(page: str, url: str = "https://example.org/page") -> str:
         (ld({"@type": "Article", "headline": "Install"}), "https://e.org/docs/install", "documentation"),
         (ld({"@type": "Article", "headline": "Bridge"}), "https://e.org/2024/05/bridge", "article"),
         ("<script type='application/ld+json'>{not json</script>", "https://e.org/2024/05/news", "article"),
+        # nested past the JSON parser's recursion limit: before, the whole extraction failed
+        ("<script type='application/ld+json'>" + "[" * 100_000 + "</script>" + ld({"@type": "Product", "name": "Tent"}),
+         "https://e.org/x", "product"),
         ("", "https://www.e.org/", "article"),  # a front page that states nothing (docs/performance.md)
     ],
 )

@@ -85,7 +85,7 @@ def json_ld(tree: Any) -> list[Any]:
             continue
         try:
             blocks.append(json.loads(text))
-        except ValueError:
+        except (ValueError, RecursionError):  # a block nested past the parser's recursion limit is as unreadable
             continue
         if len(blocks) >= _MAX_BLOCKS:
             break
