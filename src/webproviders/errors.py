@@ -723,6 +723,10 @@ def _map(exc: BaseException, provider: str | None) -> WebProviderError:
         return NotConfiguredError(str(exc), provider=provider)
     if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):
         return ParseError(f"{who} sent a response that is not valid JSON: {exc}", provider=provider)
+    if isinstance(exc, RecursionError) and "JSON" in str(exc):
+        # json's C decoder, in an SDK reading an answer nested past the recursion limit: the
+        # answer cannot be read, as the library's own reading says of it
+        return ParseError(f"{who} sent a response nested too deeply to read as JSON.", provider=provider)
     if isinstance(exc, ConnectionError):
         return NetworkError(f"{who} could not be reached: {exc}", provider=provider)
     text = exception_text(exc)

@@ -40,6 +40,10 @@ CAP = 256 * 1024
 #: 60,000 empty objects in 180 KB: under CAP, over the 16,384 values CAP allows (one per 16 bytes).
 MANY_VALUES = b"[" + b",".join([b"{}"] * 60_000) + b"]"
 
+DEEP = b"[" * 100_000 + b"]" * 100_000
+_HITS = b",".join([b'{"url": "https://a.example/", "title": "A", "content": "a"}'] * 16_000)
+DEEP_BIG = b'{"results": [' + _HITS + b", " + DEEP + b"]}"
+
 SEARX_JSON = json.dumps(
     {"query": "q", "results": [{"url": "https://a.example/", "title": "A", "content": "a"}]}
 ).encode()
@@ -156,6 +160,18 @@ class Hostile:
     def _many_values(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
         """Within the test's cap, but each ``{}`` a Python object once parsed."""
         body = MANY_VALUES
+        self._head(handler, Content_Length=str(len(body)))
+        handler.wfile.write(body)
+
+    def _deep(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        """An answer of 100,000 lists nested in one another: 200 KB, parsed at once."""
+        body = DEEP
+        self._head(handler, Content_Length=str(len(body)))
+        handler.wfile.write(body)
+
+    def _deep_big(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        """Well-formed hits, then 100,000 nested lists: 1.2 MB, parsed in steps."""
+        body = DEEP_BIG
         self._head(handler, Content_Length=str(len(body)))
         handler.wfile.write(body)
 
@@ -319,6 +335,20 @@ def test_an_endless_body_stops_at_the_cap(hostile: Any, provider: str, mode: str
         assert envelope["meta"]["failures"][0]["error_code"] == "too_large", envelope
     assert envelope["success"] is False and envelope["error_code"] == "too_large", envelope
     assert f"{CAP:,}-byte cap" in envelope["error"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("provider", [*EVERY_CASE, "exa", "parallel", "firecrawl"])
+@pytest.mark.parametrize("how", ["deep", "deep_big"])
+def test_an_answer_nested_past_what_json_reads_is_a_parse_error(hostile: Any, provider: str, mode: str, how: str) -> None:
+    """Parsed at once (``json.loads``, in the library or in the SDK) or in steps, an answer of
+    100,000 nested lists is refused as unreadable; before, Parallel's SDK said "RecursionError"
+    as its own failure, and the stepped parser held the process until it was killed."""
+    vendor = hostile(how)
+    envelope, seconds = call(provider, config_for(provider, vendor.url), mode)
+    assert seconds < DEADLINE + SLACK, envelope
+    assert envelope["success"] is False and envelope["error_code"] == "parse_error", envelope
+    assert "nested too deeply" in envelope["error"] and "RecursionError" not in envelope["error"]
 
 
 def test_the_default_cap_holds_without_any_setting(hostile: Any) -> None:
