@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
 from typing import Any
-from urllib.parse import quote, unquote_plus, urljoin, urlsplit, urlunsplit
+from urllib.parse import SplitResult, quote, unquote_plus, urljoin, urlsplit, urlunsplit
 
 #: The longest URL taken: one a caller gives, and one a crawl finds on a page or in a sitemap.
 #: A longer link is a trap or junk (a query that grows on every page), and 5,000 links under
@@ -145,12 +146,38 @@ def is_http_url(value: Any) -> bool:
     return isinstance(value, str) and value[:8].lower().startswith(("http://", "https://"))
 
 
+if sys.version_info >= (3, 11):
+    split_url = urlsplit
+else:
+    #: An IPvFuture literal (RFC 3986 §3.2.2), the other thing brackets may hold.
+    _IP_FUTURE = re.compile(r"v[0-9A-Fa-f]+\..+\Z")
+
+    def split_url(url: str) -> SplitResult:
+        """:func:`urlsplit`, refusing (``ValueError``) brackets around anything but an IPv6
+        or IPvFuture address, as Python 3.11 and newer do: 3.10 read a template's unfilled
+        ``https://[site-url]/`` as the host ``site-url``, which a crawl then looked up."""
+        import ipaddress
+
+        parts = urlsplit(url)
+        if "[" in parts.netloc and "]" in parts.netloc:
+            inside = parts.netloc.partition("[")[2].partition("]")[0]
+            if inside.startswith("v"):
+                if not _IP_FUTURE.match(inside):
+                    raise ValueError("IPvFuture address is invalid")
+            elif not isinstance(ipaddress.ip_address(inside), ipaddress.IPv6Address):
+                raise ValueError("An IPv4 address cannot be in brackets")
+        return parts
+
+
 def join_url(base: str, href: str) -> str | None:
     """The address ``href`` names on the page at ``base``; None when it cannot be parsed. Pages
     hold such links (a template's unfilled ``https://[site-url]/``), and browsers pass them by:
     one must not cost the reader the page."""
     try:
-        return urljoin(base, href)
+        url = urljoin(base, href)
+        if "[" in url:
+            split_url(url)
+        return url
     except ValueError:
         return None
 
@@ -159,7 +186,7 @@ def host_of(url: str) -> str:
     """The lower-cased host name of ``url`` without a final dot; empty when it has none or
     cannot be parsed."""
     try:
-        return (urlsplit(url).hostname or "").lower().rstrip(".")
+        return (split_url(url).hostname or "").lower().rstrip(".")
     except ValueError:
         return ""
 

@@ -124,3 +124,19 @@ def test_a_lone_surrogate_in_a_query_is_invalid_input(chaos_config: Any, query: 
 def test_a_lone_surrogate_in_a_url_is_invalid_input(chaos_config: Any) -> None:
     envelope = dispatch_extract(["https://a.example/\ud800"], backend="chaos", config=chaos_config)
     assert envelope["error_code"] == "invalid_input" and "lone surrogate" in envelope["error"]
+
+
+@pytest.mark.parametrize("url", ["https://[site-url]/post", "http://[127.0.0.1]/", "http://[v1]/"])
+def test_brackets_around_anything_but_an_ipv6_address_are_invalid_input_on_every_python(
+    chaos_config: Any, url: str
+) -> None:
+    """Python 3.10's URL parser read a template's unfilled ``https://[site-url]/`` as the host
+    ``site-url`` (a crawl looked it up and warned of it; a caller's such URL was ``unsafe_url``
+    at fetch time); 3.11 and newer refuse it. Every version now refuses it as 3.11 does."""
+    from webproviders.urls import host_of, join_url
+
+    envelope = dispatch_extract([url], backend="chaos", config=chaos_config)
+    assert envelope["error_code"] == "invalid_input", envelope
+    assert join_url("https://a.example/robots.txt", url) is None and host_of(url) == ""
+    assert join_url("https://a.example/", "http://[::1]:8080/x") == "http://[::1]:8080/x"
+    assert host_of("http://[v1.fe]/") == "v1.fe"
