@@ -20,7 +20,7 @@ import logging
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, NoReturn, TextIO
 
 from ._version import __version__
@@ -643,8 +643,6 @@ def _cmd_usage(args: argparse.Namespace, config: Any) -> int:
 
 
 def _cmd_mcp(args: argparse.Namespace, config: Any) -> int:
-    import anyio
-
     from .agents.mcp_server import (
         build_server,
         http_tokens,
@@ -666,7 +664,7 @@ def _cmd_mcp(args: argparse.Namespace, config: Any) -> int:
         return EXIT_USAGE
     server = build_server(config, **({"max_chars": args.max_chars} if args.max_chars else {}))
     if not args.http:
-        anyio.run(serve_stdio, server)
+        _serve(lambda: serve_stdio(server))
         return EXIT_OK
     host = args.host or "127.0.0.1"
     port = 8000 if args.port is None else args.port
@@ -686,8 +684,25 @@ def _cmd_mcp(args: argparse.Namespace, config: Any) -> int:
             "set WEBPROVIDERS_MCP_TOKEN, mcp.token or mcp.users in the config.\n"
         )
     user_keys = config.mcp.user_keys
-    anyio.run(lambda: serve_http(server, host=host, port=port, tokens=tokens, user_keys=user_keys))
+    _serve(lambda: serve_http(server, host=host, port=port, tokens=tokens, user_keys=user_keys))
     return EXIT_OK
+
+
+def _serve(serving: Callable[[], Awaitable[None]]) -> None:
+    """``anyio.run(serving)``, ended by Ctrl-C as every command is, on every Python: on 3.10
+    anyio's runner cannot tell the cancellation it made of Ctrl-C from another (there is no
+    ``Task.uncancel``) and raises the server task's ``CancelledError``, and the server ended
+    with a traceback and exit status 1 instead of "interrupted" and 130."""
+    import asyncio
+
+    import anyio
+
+    try:
+        anyio.run(serving)
+    except asyncio.CancelledError:
+        if sys.version_info >= (3, 11):
+            raise
+        raise KeyboardInterrupt from None
 
 
 _COMMANDS: dict[str, Callable[[argparse.Namespace, Any], int]] = {
