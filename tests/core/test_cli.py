@@ -651,13 +651,15 @@ def test_sigterm_ends_the_call_as_ctrl_c_does_and_its_ddgs_worker_with_it(tmp_pa
         [sys.executable, "-m", "webproviders.cli", "--config", str(path), "search", "q", "--backend", "ddgs"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
-    with proxy, proxy.accept()[0] as worker_connection:  # the ddgs worker is searching
+    with proxy, proxy.accept()[0] as worker_connection:
+        worker_connection.settimeout(20)
+        # the ddgs worker is searching once it has asked the proxy (connected is not enough:
+        # a signal between the two closed the connection before it said anything)
+        assert worker_connection.recv(1024).startswith(b"CONNECT ")
         command.send_signal(signal.SIGTERM)
         out, err = command.communicate(timeout=30)
         assert command.returncode == 143
         assert out == "" and err == "terminated\n"
-        worker_connection.settimeout(20)
-        assert worker_connection.recv(1024).startswith(b"CONNECT ")
         with contextlib.suppress(ConnectionResetError):
             assert worker_connection.recv(1024) == b""  # closed: the worker is gone
 
