@@ -84,7 +84,7 @@ def _facts(item: dict[str, Any]) -> dict[str, str]:
 def _offer(item: dict[str, Any]) -> dict[str, Any] | None:
     """The item's first offer with a price; for a group of variants without one, its first
     variant's. An aggregate offer is one (its low and high prices)."""
-    candidates = _list(item.get("offers"))
+    candidates = [*_list(item.get("offers"))]  # a copy: the page's own list is left as it was
     for variant in _list(item.get("hasVariant"))[:20]:
         if isinstance(variant, dict):
             candidates += _list(variant.get("offers"))
@@ -107,10 +107,12 @@ def _text(value: Any) -> str:
     """A stated value as one line of text; a number in its shortest form (``8700.0`` as ``8700``)."""
     if isinstance(value, bool):
         return ""
-    if isinstance(value, int):
-        return str(value)
     if isinstance(value, float):
-        return "" if not math.isfinite(value) else str(int(value)) if value.is_integer() else repr(value)
+        if not math.isfinite(value):
+            return ""
+        value = int(value) if value.is_integer() else repr(value)
+    if isinstance(value, int):
+        value = str(value)  # a 300-digit integer (1e300 written out) is cut as text is
     if not isinstance(value, str):
         return ""
     text = _SPACE.sub(" ", value).strip()
