@@ -11,6 +11,7 @@ import functools
 import math
 import os
 import re
+import stat
 import sys
 import threading
 import types
@@ -982,18 +983,23 @@ def config_path(path: str | os.PathLike[str] | None = None) -> Path | None:
         default = require_home(expand_user(DEFAULT_CONFIG_PATH))
     except OSError:  # no home directory, so no config file in it
         return None
+    # os.stat, not Path.is_file: from Python 3.14 on, that answers False where this user may not look
     try:
-        if default.is_file():
-            return default
-        if os.path.lexists(default):  # a folder (a container's bind mount of a file it lacked), a dead link
-            what = "a link to nothing" if default.is_symlink() and not default.exists() else "not a file"
-            log.warning("The config file %s is %s, so it is not read; the defaults are used.", default, what)
+        mode = os.stat(default).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        if os.path.lexists(default):
+            log.warning("The config file %s is a link to nothing, so it is not read; the defaults are used.", default)
         return None
     except OSError as exc:  # a home this user may not enter (HOME=/root under another user id)
         log.warning(
             "The config file %s cannot be looked at (%s); the defaults are used.", default, exc.strerror
         )
         return None
+    if stat.S_ISREG(mode):
+        return default
+    # a folder (a container's bind mount of a file it lacked), a pipe
+    log.warning("The config file %s is not a file, so it is not read; the defaults are used.", default)
+    return None
 
 
 def load_config(path: str | os.PathLike[str] | None = None) -> Config:

@@ -337,7 +337,7 @@ def test_async_and_json_string_arguments(make_config: Any) -> None:
 
 @pytest.mark.parametrize(
     "arguments",
-    ["[" * 100_000, '{"query": ' + '{"a": ' * 50_000 + "1" + "}" * 50_001],
+    ["[" * 100_000, '{"query": ' + '{"a": ' * 100_000 + "1" + "}" * 100_001],
     ids=["lists", "objects"],
 )
 def test_arguments_nested_too_deeply_are_invalid_input(make_config: Any, arguments: str) -> None:

@@ -284,7 +284,7 @@ def test_an_api_key_argument_is_refused_without_echoing_it(make_config: Any) -> 
         ("web_fetch", {"url": "https://example.com/"}, "Unknown tool 'web_fetch'"),
         ("web_search", {}, "'query' is required"),
         ("web_extract", '{"urls": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
-        ("web_search", '{"query": ' + '{"a": ' * 50_000 + "1" + "}" * 50_001, "nested too deeply"),
+        ("web_search", '{"query": ' + '{"a": ' * 100_000 + "1" + "}" * 100_001, "nested too deeply"),
         ("web_search", '{"query": "caf\\ud800 menu"}', "query"),
     ],
     ids=lambda value: value if isinstance(value, str) and len(value) < 40 else None,

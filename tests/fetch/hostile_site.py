@@ -27,6 +27,30 @@ def _streamed(compressor: Any, finish: str) -> bytes:
 
 
 @functools.cache
+def zstd_module() -> Any:
+    """What compresses zstd here: Python's own (3.14 on) or zstandard (before it, with the
+    ``compression`` extra); None when neither is installed."""
+    try:
+        from compression import zstd  # type: ignore[import-not-found]
+    except ImportError:
+        try:
+            import zstandard
+        except ImportError:
+            return None
+        return zstandard
+    return zstd
+
+
+def zstd_compress(data: bytes) -> bytes:
+    return zstd_module().compress(data)  # type: ignore[no-any-return]
+
+
+def zstd_compressor() -> Any:
+    """A streaming zstd compressor with ``compress`` and ``flush``."""
+    module = zstd_module()
+    return module.ZstdCompressor() if module.__name__ != "zstandard" else module.ZstdCompressor().compressobj()
+
+
 def bomb(coding: str) -> bytes:
     """A body that decodes to BOMB_SIZE bytes under ``Content-Encoding: coding``."""
     if coding == "gzip, gzip":
@@ -36,9 +60,7 @@ def bomb(coding: str) -> bytes:
     if coding == "deflate":
         return _streamed(zlib.compressobj(1), "flush")
     if coding == "zstd":
-        import zstandard
-
-        return _streamed(zstandard.ZstdCompressor().compressobj(), "flush")
+        return _streamed(zstd_compressor(), "flush")
     if coding == "br":
         import brotli
 
@@ -135,9 +157,7 @@ class HostileHandler(BaseHTTPRequestHandler):
 
                 whole = brotli.compress(ARTICLE)
             if coding == "zstd":
-                import zstandard
-
-                whole = zstandard.ZstdCompressor().compress(ARTICLE)
+                whole = zstd_compress(ARTICLE)
             return self._send(whole[: len(whole) // 2], "text/html; charset=utf-8", {"Content-Encoding": coding})
         if path == "/members":  # the article gzipped in three pieces, one member each, as a server streaming it sends
             thirds = [ARTICLE[i : i + len(ARTICLE) // 3 + 1] for i in range(0, len(ARTICLE), len(ARTICLE) // 3 + 1)]

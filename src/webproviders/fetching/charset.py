@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import functools
 import re
 import threading
 from urllib.parse import urlsplit
@@ -278,12 +279,54 @@ def utf16_without_bom(body: bytes) -> str | None:
 def _detect(body: bytes, tld: bytes | None) -> str:
     """The encoding Firefox's detector (chardetng) reads ``body``'s sample in, given the
     address's top-level domain, which it weighs as Firefox does (``jp`` leans to the Japanese
-    encodings)."""
-    from chardetng_py import EncodingDetector
-
-    detector = EncodingDetector()
+    encodings); charset-normalizer's guess where chardetng is not installed."""
+    detector_class = _chardetng()
+    if detector_class is None:
+        return _detect_without_chardetng(body)
+    detector = detector_class()
     detector.feed(_sample(body), last=True)
     return codec_for(detector.guess(tld=tld, allow_utf8=False)) or "cp1252"
+
+
+@functools.cache
+def _chardetng() -> type | None:
+    """chardetng's detector, or None: its package publishes wheels only for the Pythons it
+    was released for (3.9 to 3.14), and the project's requirements leave it out on newer ones."""
+    try:
+        from chardetng_py import EncodingDetector
+    except ImportError:
+        return None
+    return EncodingDetector  # type: ignore[no-any-return]
+
+
+#: What charset-normalizer's (Python) codec names mean on the web: the superset browsers decode.
+_DETECTED_AS = {
+    "ascii": "cp1252", "latin_1": "cp1252", "iso8859_1": "cp1252", "shift_jis": "cp932", "euc_kr": "cp949",
+    "gb2312": "gb18030", "gbk": "gb18030", "big5": "big5hkscs", "cp950": "big5hkscs", "iso8859_9": "cp1254",
+    "iso8859_11": "cp874", "tis_620": "cp874", "euc_jis_2004": "euc_jp", "euc_jisx0213": "euc_jp",
+    "shift_jis_2004": "cp932", "shift_jisx0213": "cp932", "iso2022_jp": "iso2022_jp_ext",
+}
+
+
+def _detect_without_chardetng(body: bytes) -> str:
+    """charset-normalizer's best guess for ``body``'s sample, as the codec browsers use for it.
+
+    Weaker than chardetng on pages that mix a CJK encoding with English (docs/performance.md,
+    "Pages that do not declare their encoding"). As with chardetng, the answer is a legacy
+    encoding (a body read as UTF-8 was tried before detection)."""
+    from charset_normalizer import from_bytes
+
+    matches = from_bytes(_sample(body))
+    best = matches.best()
+    if best is None:
+        return "cp1252"
+    # windows-1252 (browsers' default) is the best guess too where it reads the sample as the
+    # same language: a French page is no Baltic one for its é
+    if any(m.encoding == "cp1252" and (m.language, m.coherence) == (best.language, best.coherence) for m in matches):
+        return "cp1252"
+    name = codecs.lookup(best.encoding).name.replace("-", "_")
+    codec = _DETECTED_AS.get(name, name)
+    return codec if codec in _LABELS and not codec.startswith("utf") else "cp1252"
 
 
 def _tld(url: str | None) -> bytes | None:

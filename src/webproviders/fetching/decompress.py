@@ -3,8 +3,8 @@
 httpx decodes each network read in one go, so a few kilobytes of ``gzip, gzip`` can expand to
 gigabytes before a size check sees them. Here every coding is a streaming decompressor asked
 for at most :data:`PIECE` bytes at a time (zlib's ``max_length``, brotli's
-``output_buffer_limit``; zstandard is fed slices of input too short to expand far past the
-cap), and the output of every stage of a stacked encoding is counted against the cap, so decoding ends as soon as the body is
+``output_buffer_limit``; a zstd decoder is fed slices of input too short to expand far past
+the cap), and the output of every stage of a stacked encoding is counted against the cap, so decoding ends as soon as the body is
 known to be too large, having held little more than the cap in memory.
 
 This module is pure computation; :mod:`webproviders.fetching.fetch` runs it off the event loop.
@@ -13,6 +13,7 @@ This module is pure computation; :mod:`webproviders.fetching.fetch` runs it off 
 from __future__ import annotations
 
 import functools
+import importlib
 import zlib
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -162,26 +163,26 @@ class _Brotli:
             raise Undecodable(CUT_SHORT)
 
 
-class _Zstd:
-    """``zstd`` through zstandard's ``decompressobj``, which knows where a frame ends (its
-    ``stream_writer`` does not, so a cut stream would pass for a whole one).
+#: How to start decoding a zstd frame (with the window capped), and what its errors are.
+_ZstdFrames = tuple[Callable[[], Any], type[Exception]]
 
-    ``decompressobj`` returns all the output of the input it is given, and a 4-byte block can
-    decode to 128 KiB; so the input goes in slices small enough that their output cannot take
-    this stage more than a block or so past ``limit``.
+
+class _Zstd:
+    """``zstd`` through a decompressor that knows where a frame ends: Python's own
+    (``compression.zstd``, 3.14 on) or zstandard's ``decompressobj`` (its ``stream_writer``
+    does not know, so a cut stream would pass for a whole one).
+
+    Either returns all the output of the input it is given, and a 4-byte block can decode to
+    128 KiB; so the input goes in slices small enough that their output cannot take this
+    stage more than a block or so past ``limit``.
     """
 
-    def __init__(self, module: Any, limit: int) -> None:
-        self._module = module
-        self._error = module.ZstdError
+    def __init__(self, frames: _ZstdFrames, limit: int) -> None:
+        self._new_frame, self._error = frames
         self._limit = limit
         self._produced = 0
         self._frame = self._new_frame()
         self._in_frame = False  # a frame has begun and has not reached its end
-
-    def _new_frame(self) -> Any:
-        decompressor = self._module.ZstdDecompressor(max_window_size=ZSTD_MAX_WINDOW)
-        return decompressor.decompressobj(write_size=PIECE)
 
     def feed(self, data: bytes, sink: Sink) -> None:
         view = memoryview(data)
@@ -206,14 +207,30 @@ class _Zstd:
                 sink(out)
 
     def finish(self, sink: Sink) -> None:
-        # decompressobj hands out everything as it goes; only the end of the frame is left.
+        # the decompressor hands out everything as it goes; only the end of the frame is left.
         if self._in_frame:
             raise Undecodable(CUT_SHORT)
 
 
+def _zstd_frames() -> _ZstdFrames | None:
+    """Python's own zstd (3.14 on), else zstandard's, else None (zstd is then not offered)."""
+    standard = _import("compression.zstd")
+    if standard is not None:
+        options = {standard.DecompressionParameter.window_log_max: ZSTD_MAX_WINDOW.bit_length() - 1}
+        return functools.partial(standard.ZstdDecompressor, options=options), standard.ZstdError
+    zstandard = _import("zstandard")
+    if zstandard is not None:
+
+        def frame() -> Any:  # a decompressor of its own: one is not to be shared by two bodies
+            return zstandard.ZstdDecompressor(max_window_size=ZSTD_MAX_WINDOW).decompressobj(write_size=PIECE)
+
+        return frame, zstandard.ZstdError
+    return None
+
+
 def _import(name: str) -> Any:
     try:
-        return __import__(name)
+        return importlib.import_module(name)
     except ImportError:
         return None
 
@@ -225,9 +242,9 @@ def _optional_codings() -> dict[str, Callable[[int], _Stage]]:
     brotli = _import("brotli")
     if brotli is not None and hasattr(brotli.Decompressor, "can_accept_more_data"):
         found["br"] = lambda _limit: _Brotli(brotli)
-    zstandard = _import("zstandard")
-    if zstandard is not None:
-        found["zstd"] = functools.partial(_Zstd, zstandard)
+    frames = _zstd_frames()
+    if frames is not None:
+        found["zstd"] = functools.partial(_Zstd, frames)
     return found
 
 
@@ -242,8 +259,8 @@ def _stage_for(coding: str, limit: int) -> _Stage | None:
         return make(limit)
     if coding in ("br", "zstd"):
         raise UnsupportedCoding(
-            f"it is compressed with '{coding}', which needs brotli>=1.2 or zstandard "
-            "(pip install 'webproviders[compression]')"
+            f"it is compressed with '{coding}', which needs brotli>=1.2 or, before Python 3.14, "
+            "zstandard (pip install 'webproviders[compression]')"
         )
     if coding in ("compress", "x-compress"):
         raise UnsupportedCoding(f"it is compressed with '{coding}', which cannot be decoded")
