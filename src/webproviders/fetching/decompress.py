@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import sys
 import zlib
 from collections.abc import Callable
 from typing import Any, Protocol
@@ -214,7 +215,7 @@ class _Zstd:
 
 def _zstd_frames() -> _ZstdFrames | None:
     """Python's own zstd (3.14 on), else zstandard's, else None (zstd is then not offered)."""
-    standard = _import("compression.zstd")
+    standard = _import("compression.zstd") if sys.version_info >= (3, 14) else None  # no import to fail
     if standard is not None:
         options = {standard.DecompressionParameter.window_log_max: ZSTD_MAX_WINDOW.bit_length() - 1}
         return functools.partial(standard.ZstdDecompressor, options=options), standard.ZstdError
