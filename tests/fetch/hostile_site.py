@@ -51,6 +51,7 @@ def zstd_compressor() -> Any:
     return module.ZstdCompressor() if module.__name__ != "zstandard" else module.ZstdCompressor().compressobj()
 
 
+@functools.cache
 def bomb(coding: str) -> bytes:
     """A body that decodes to BOMB_SIZE bytes under ``Content-Encoding: coding``."""
     if coding == "gzip, gzip":

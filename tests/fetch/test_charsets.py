@@ -385,8 +385,6 @@ def test_an_iso_2022_jp_listing_dense_with_escapes_is_text(extracted: dict[str, 
     assert "2024年5月3日(水) 第3回 会議の議事録" in item["content"]
 
 
-
-
 def test_undeclared_pages_are_detected_where_chardetng_is_not_installed() -> None:
     """chardetng publishes no wheel for Python 3.15, where it is not installed: detection is then
     charset-normalizer's, and a page in its own language still reads right (before, the first
