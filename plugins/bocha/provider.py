@@ -8,10 +8,11 @@ Settings come from ``web.providers.bocha`` first, then the environment: ``api_ke
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from webproviders import NotConfiguredError, ParseError
-from webproviders.kit import SWITCH, TEXT, VendorProvider, answer_list, check_kinds, warn_unknown
+from webproviders.kit import SWITCH, TEXT, VendorProvider, answer_objects, check_kinds, warn_unknown
 
 from .errors import classify
 
@@ -31,7 +32,7 @@ def _whole_number(value: Any, name: str) -> int:
     return number
 
 
-def _hit(item: dict[str, Any]) -> dict[str, Any]:
+def _hit(item: Mapping[str, Any]) -> dict[str, Any]:
     hit: dict[str, Any] = {
         "title": item.get("name"),
         "url": item.get("url"),
@@ -52,7 +53,7 @@ def hits_from(body: Any) -> list[dict[str, Any]]:
         raise ParseError("Bocha answered without the documented 'data' object.")
     pages = body["data"].get("webPages") or {}
     values = pages.get("value") if isinstance(pages, dict) else None
-    return [_hit(item) for item in answer_list(values, "webPages.value", "Bocha") if isinstance(item, dict)]
+    return [_hit(item) for item in answer_objects(values, "webPages.value", "Bocha")]
 
 
 class BochaProvider(VendorProvider):

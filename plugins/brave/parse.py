@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from webproviders import ParseError
-from webproviders.kit import answer_list, answer_texts
+from webproviders.kit import answer_objects, answer_texts
 
 #: Brave marks query words in titles and descriptions with ``<strong>`` (text_decorations).
 _HIGHLIGHT = re.compile(r"</?strong>", re.IGNORECASE)
@@ -20,7 +21,7 @@ def clean_text(value: Any) -> str:
     return html.unescape(_HIGHLIGHT.sub("", value)).strip()
 
 
-def _hit(item: dict[str, Any]) -> dict[str, Any]:
+def _hit(item: Mapping[str, Any]) -> dict[str, Any]:
     hit: dict[str, Any] = {
         "title": clean_text(item.get("title")),
         "url": item.get("url") if isinstance(item.get("url"), str) else "",
@@ -43,7 +44,7 @@ def parse_results(name: str, body: Any) -> list[dict[str, Any]]:
     if web is None:
         return []
     results = web.get("results") if isinstance(web, dict) else None
-    return [_hit(item) for item in answer_list(results, "web.results", name, name) if isinstance(item, dict)]
+    return [_hit(item) for item in answer_objects(results, "web.results", name, name)]
 
 
 def altered_query(body: Any) -> str | None:

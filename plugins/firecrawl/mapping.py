@@ -21,6 +21,7 @@ from webproviders.kit import (
     SWITCH,
     TEXT,
     WHOLE,
+    answer_objects,
     check_kinds,
     site_query,
     warn_unknown,
@@ -100,16 +101,11 @@ def hits(body: Any) -> list[dict[str, Any]]:
     result) come before the scraped page's."""
     data = body.get("data") if isinstance(body, Mapping) else None
     items = data.get("web") if isinstance(data, Mapping) else data
-    if items is None:
-        return []
-    if not isinstance(items, list):
+    if items is not None and not isinstance(items, list):
         raise ParseError("Firecrawl sent search results that are not a list.", provider="firecrawl")
+    urls_or_items = [{"url": item} if isinstance(item, str) else item for item in items or []]
     found = []
-    for item in items:
-        if isinstance(item, str):
-            item = {"url": item}
-        if not isinstance(item, Mapping):
-            continue
+    for item in answer_objects(urls_or_items, "data.web", "Firecrawl", "firecrawl"):
         metadata = item.get("metadata") if isinstance(item.get("metadata"), Mapping) else {}
         found.append(
             {

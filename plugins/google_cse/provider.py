@@ -10,6 +10,7 @@ parameter and the engine id in ``cx``.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from functools import partial
 from typing import Any
 
@@ -17,6 +18,7 @@ from webproviders import NotConfiguredError, ParseError, report_usage
 from webproviders.kit import (
     GOOGLE_SAFE,
     VendorProvider,
+    answer_objects,
     language_code,
     later_page,
     site_query,
@@ -45,7 +47,7 @@ def language_restrict(lang: str) -> str:
     return f"lang_{_LR_NAMES.get(code, code)}"
 
 
-def _hit(item: dict[str, Any]) -> dict[str, Any]:
+def _hit(item: Mapping[str, Any]) -> dict[str, Any]:
     hit: dict[str, Any] = {
         "title": item.get("title"),
         "url": item.get("link"),
@@ -106,7 +108,7 @@ class GoogleCSEProvider(VendorProvider):
             )
         base = self.base_params(query, options)
 
-        async def page(start: int, num: int) -> tuple[list[Any], int | None]:
+        async def page(start: int, num: int) -> tuple[list[Mapping[str, Any]], int | None]:
             """A page's items, and where the next page starts (None: there is none)."""
             answer = await self.call_api(
                 "GET",
@@ -119,19 +121,18 @@ class GoogleCSEProvider(VendorProvider):
                 raise ParseError(
                     "Google Custom Search answered with something other than a JSON object."
                 )
-            items = answer.get("items") or []  # absent, not [], when there are no results
-            if not isinstance(items, list):
-                raise ParseError("Google Custom Search sent 'items' that is not a list.")
+            # absent, not [], when there are no results
+            items = answer_objects(answer.get("items") or [], "items", "Google Custom Search")
             next_page = (answer.get("queries") or {}).get("nextPage") or []
             following = int(next_page[0].get("startIndex") or start + len(items)) if items and next_page else None
             return items, following
 
         items, start = await page(1, min(PAGE_SIZE, limit))
-        hits = [_hit(item) for item in items if isinstance(item, dict)]
+        hits = [_hit(item) for item in items]
         while start is not None and len(hits) < limit and start + PAGE_SIZE - 1 <= MAX_RESULTS:
             got = await later_page(self.name, len(hits), partial(page, start, min(PAGE_SIZE, limit - len(hits))))
             if got is None:
                 break
             items, start = got
-            hits += [_hit(item) for item in items if isinstance(item, dict)]
+            hits += [_hit(item) for item in items]
         return hits[:limit]

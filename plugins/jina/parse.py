@@ -21,7 +21,7 @@ from webproviders import (
     QuotaExceededError,
     WebProviderError,
 )
-from webproviders.kit import error_for_status
+from webproviders.kit import answer_objects, error_for_status
 
 if TYPE_CHECKING:
     import httpx
@@ -132,9 +132,7 @@ def _data(body: Any, kind: type) -> Any:
 def parse_hits(body: Any, with_content: bool) -> list[dict[str, Any]]:
     """Search hits from ``data``; the page markdown becomes ``raw_content`` when asked for."""
     hits: list[dict[str, Any]] = []
-    for item in _data(body, list):
-        if not isinstance(item, Mapping):
-            continue
+    for item in answer_objects(_data(body, list), "data", "Jina", PROVIDER):
         hit: dict[str, Any] = {
             "title": item.get("title") or "",
             "url": item.get("url") or "",

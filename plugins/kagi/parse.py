@@ -19,7 +19,7 @@ from webproviders import (
     QuotaExceededError,
     WebProviderError,
 )
-from webproviders.kit import error_for_status
+from webproviders.kit import answer_objects, error_for_status
 
 if TYPE_CHECKING:
     import httpx
@@ -77,8 +77,8 @@ def parse(body: Any) -> dict[str, Any]:
     if not isinstance(data, list):
         raise ParseError("Kagi answered without a 'data' list.", provider=PROVIDER)
     hits: list[dict[str, Any]] = []
-    for item in data:
-        if not isinstance(item, Mapping) or item.get("t") != SEARCH_RESULT:
+    for item in answer_objects(data, "data", "Kagi", PROVIDER):
+        if item.get("t") != SEARCH_RESULT:
             continue
         hit: dict[str, Any] = {
             "title": item.get("title") or "",

@@ -18,7 +18,7 @@ from webproviders import (
     UnsupportedError,
     WebProviderError,
 )
-from webproviders.kit import error_for_status
+from webproviders.kit import answer_objects, error_for_status
 
 if TYPE_CHECKING:
     import httpx
@@ -80,8 +80,8 @@ def parse_hits(body: Any) -> list[dict[str, Any]]:
     if not isinstance(results, list):
         raise ParseError("Linkup answered without a 'results' list.", provider=PROVIDER)
     hits: list[dict[str, Any]] = []
-    for item in results:
-        if not isinstance(item, Mapping) or item.get("type", "text") != "text":
+    for item in answer_objects(results, "results", "Linkup", PROVIDER):
+        if item.get("type", "text") != "text":
             continue
         hits.append(
             {

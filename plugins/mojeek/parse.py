@@ -12,7 +12,7 @@ from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any
 
 from webproviders import AuthError, ParseError, ProviderError, QuotaExceededError, WebProviderError
-from webproviders.kit import error_for_status
+from webproviders.kit import answer_objects, error_for_status
 
 if TYPE_CHECKING:
     import httpx
@@ -68,9 +68,7 @@ def parse_hits(body: Any) -> list[dict[str, Any]]:
     if not isinstance(results, list):
         raise ParseError("Mojeek's 'response.results' is not a list.", provider=PROVIDER)
     hits: list[dict[str, Any]] = []
-    for item in results:
-        if not isinstance(item, Mapping):
-            continue
+    for item in answer_objects(results, "response.results", "Mojeek", PROVIDER):
         hit: dict[str, Any] = {
             "title": item.get("title") or "",
             "url": item.get("url") or "",

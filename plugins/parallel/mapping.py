@@ -13,6 +13,7 @@ from webproviders.kit import (
     TEXTS,
     WHOLE,
     answer_list,
+    answer_objects,
     answer_texts,
     capped_count,
     check_kinds,
@@ -96,7 +97,7 @@ def search_request(
 def _listed(result: Any, field: str) -> list[Any]:
     """The objects of ``result.<field>``. The SDK builds its models without checking the
     answer, so a field that is not a list is ``parse_error``, and an item that is not an
-    object is skipped, as any vendor's malformed hit is."""
+    object is skipped."""
     items = answer_list(getattr(result, field, None), field, "Parallel", "parallel")
     return [item for item in items if isinstance(item, BaseModel)]
 
@@ -113,7 +114,8 @@ def _results(result: Any) -> list[Any]:
                 f"Parallel answered with an error: {said.strip()[:300]}", provider="parallel"
             )
         raise ParseError("Parallel's answer has no 'results' list.", provider="parallel")
-    return _listed(result, "results")
+    # results of which none is an object are out of shape, never "nothing found"
+    return answer_objects(result.results, "results", "Parallel", "parallel", kind=BaseModel)
 
 
 def hits(result: Any) -> list[dict[str, Any]]:

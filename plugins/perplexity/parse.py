@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from webproviders import ParseError, QuotaExceededError, WebProviderError
-from webproviders.kit import error_for_status
+from webproviders.kit import answer_objects, error_for_status
 
 if TYPE_CHECKING:
     import httpx
@@ -60,9 +60,7 @@ def parse_hits(body: Any) -> list[dict[str, Any]]:
     if not isinstance(results, list):
         raise ParseError("Perplexity answered without a 'results' list.", provider=PROVIDER)
     hits: list[dict[str, Any]] = []
-    for item in _flatten(results):
-        if not isinstance(item, Mapping):
-            continue
+    for item in answer_objects(_flatten(results), "results", "Perplexity", PROVIDER):
         hit: dict[str, Any] = {
             "title": item.get("title") or "",
             "url": item.get("url") or "",

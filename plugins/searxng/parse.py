@@ -7,19 +7,19 @@ result is skipped, never allowed to break the call.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from webproviders import ParseError
-from webproviders.kit import answer_list, is_http_url
+from webproviders.kit import answer_objects, is_http_url
 
 
-def _score(item: dict[str, Any]) -> float:
+def _score(item: Mapping[str, Any]) -> float:
     score = item.get("score")
     return float(score) if isinstance(score, (int, float)) and not isinstance(score, bool) else 0.0
 
 
-def _hit(item: dict[str, Any]) -> dict[str, Any]:
+def _hit(item: Mapping[str, Any]) -> dict[str, Any]:
     hit: dict[str, Any] = {
         "title": item.get("title") if isinstance(item.get("title"), str) else "",
         "url": item["url"].strip(),
@@ -48,8 +48,7 @@ def parse_results(
     answer held the call past its deadline."""
     if not isinstance(body, dict):
         raise ParseError(f"{name} answered with JSON that is not a search response.", provider=name)
-    results = answer_list(body.get("results"), "results", name, name)
-    ranked = sorted((item for item in results if isinstance(item, dict)), key=_score, reverse=True)
+    ranked = sorted(answer_objects(body.get("results"), "results", name, name), key=_score, reverse=True)
     hits: list[dict[str, Any]] = []
     seen = set() if seen is None else seen
     for item in ranked:

@@ -15,6 +15,7 @@ deadline ends the paging with the pages read (``kit.later_page``).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import partial
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -23,6 +24,7 @@ from webproviders import BadGatewayError, ParseError, ProviderError, report_usag
 from webproviders.kit import (
     GOOGLE_SAFE,
     VendorProvider,
+    answer_objects,
     google_locale_params,
     google_organic_hit,
     google_results_envelope,
@@ -51,7 +53,7 @@ def next_start(body: Any, start: int) -> int | None:
     return int(given) if given.isdigit() and int(given) > start else start + PAGE_SIZE
 
 
-def _hit(item: dict[str, Any]) -> dict[str, Any]:
+def _hit(item: Mapping[str, Any]) -> dict[str, Any]:
     hit = google_organic_hit(item)
     if item.get("source"):
         hit["source"] = item["source"]
@@ -78,10 +80,7 @@ def hits_from(body: Any) -> list[dict[str, Any]]:
         )
     if status not in (None, *DONE, "Error"):
         raise BadGatewayError(f"SerpAPI returned the search before it finished (status {status}).")
-    organic = body.get("organic_results") or []
-    if not isinstance(organic, list):
-        raise ParseError("SerpAPI sent 'organic_results' that is not a list.")
-    return [_hit(item) for item in organic if isinstance(item, dict)]
+    return [_hit(item) for item in answer_objects(body.get("organic_results") or [], "organic_results", "SerpAPI")]
 
 
 class SerpApiProvider(VendorProvider):

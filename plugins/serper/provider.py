@@ -11,6 +11,7 @@ from typing import Any
 from webproviders import ParseError, report_usage
 from webproviders.kit import (
     VendorProvider,
+    answer_objects,
     google_locale_params,
     google_organic_hit,
     google_results_envelope,
@@ -28,10 +29,7 @@ def envelope_from(body: Any) -> dict[str, Any]:
     """Organic hits as the list, answer box and knowledge graph as meta."""
     if not isinstance(body, dict):
         raise ParseError("Serper answered with something other than a JSON object.")
-    organic = body.get("organic") or []
-    if not isinstance(organic, list):
-        raise ParseError("Serper sent 'organic' that is not a list.")
-    hits = [google_organic_hit(item) for item in organic if isinstance(item, dict)]
+    hits = [google_organic_hit(item) for item in answer_objects(body.get("organic") or [], "organic", "Serper")]
     return google_results_envelope(
         hits, answer_box=body.get("answerBox"), knowledge_graph=body.get("knowledgeGraph")
     )

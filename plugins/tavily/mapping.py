@@ -12,6 +12,7 @@ from webproviders.kit import (
     TEXT,
     WHOLE,
     answer_list,
+    answer_objects,
     capped_count,
     check_kinds,
     one_item_per_url,
@@ -119,17 +120,16 @@ def _add_country(request: dict[str, Any], country: str) -> None:
     request["country"] = name
 
 
-def _listed(body: Mapping[str, Any], field: str) -> list[Mapping[str, Any]]:
-    """The objects of ``body[field]`` (one that is not a list is ``parse_error``); an item
-    that is not an object is skipped."""
-    items = answer_list(body.get(field), field, "Tavily", "tavily")
-    return [item for item in items if isinstance(item, Mapping)]
+def _results(body: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The objects of ``body["results"]``: results of which none is an object are out of
+    shape (``parse_error``), never "nothing found"."""
+    return answer_objects(body.get("results"), "results", "Tavily", "tavily")
 
 
 def hits(body: Mapping[str, Any]) -> dict[str, Any]:
     """``{"web": [...]}`` from a search answer, with Tavily's answer (when asked) in ``meta``."""
     found = []
-    for item in _listed(body, "results"):
+    for item in _results(body):
         hit = {
             "title": item.get("title"),
             "url": item.get("url"),
@@ -200,15 +200,15 @@ def _page(item: Mapping[str, Any]) -> dict[str, Any]:
 
 def pages(body: Mapping[str, Any]) -> list[dict[str, Any]]:
     """Pages from an extract or crawl answer (``results[].raw_content`` is the markdown)."""
-    return [_page(item) for item in _listed(body, "results")]
+    return [_page(item) for item in _results(body)]
 
 
 def extract_items(urls: list[str], body: Mapping[str, Any]) -> list[dict[str, Any]]:
     """One item per URL asked for: the page, or Tavily's reason (``failed_results``) it has none."""
     found = {url_key(str(page["url"])): page for page in pages(body)}
     failed: dict[str, WebProviderError] = {}
-    for item in _listed(body, "failed_results"):
-        if isinstance(item.get("url"), str):
+    for item in answer_list(body.get("failed_results"), "failed_results", "Tavily", "tavily"):
+        if isinstance(item, Mapping) and isinstance(item.get("url"), str):
             reason = f"Tavily could not extract this URL{said(quote(item.get('error')))}"
             failed[url_key(item["url"])] = ProviderError(reason, provider="tavily")
     return one_item_per_url(urls, found, failed, "Tavily")

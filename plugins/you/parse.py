@@ -13,7 +13,7 @@ from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 
 from webproviders import ParseError, ProviderError, WebProviderError
-from webproviders.kit import answer_texts, error_for_status, url_key
+from webproviders.kit import answer_objects, answer_texts, error_for_status, url_key
 
 if TYPE_CHECKING:
     import httpx
@@ -71,10 +71,8 @@ def parse_hits(body: Any, include_news: bool) -> list[dict[str, Any]]:
         raise ParseError("You.com answered without a 'results' object.", provider=PROVIDER)
     sections: list[list[dict[str, Any]]] = []
     for section in ["web", "news"] if include_news else ["web"]:
-        items = results.get(section) or []
-        if not isinstance(items, list):
-            raise ParseError(f"You.com's 'results.{section}' is not a list.", provider=PROVIDER)
-        sections.append([_hit(item, section) for item in items if isinstance(item, Mapping)])
+        items = answer_objects(results.get(section) or [], f"results.{section}", "You.com", PROVIDER)
+        sections.append([_hit(item, section) for item in items])
     return [hit for turn in zip_longest(*sections) for hit in turn if hit is not None]
 
 

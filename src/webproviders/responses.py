@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import re
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
@@ -225,6 +225,25 @@ def answer_list(value: Any, field: str, vendor: str, provider: str | None = None
     if not isinstance(value, list):
         raise ParseError(f"{vendor} sent '{field}' that is not a list.", provider=provider)
     return value
+
+
+def answer_objects(
+    value: Any, field: str, vendor: str, provider: str | None = None, kind: type = Mapping
+) -> list[Any]:
+    """The objects of ``value``, a list of them a vendor's answer holds at ``field`` (read as
+    :func:`answer_list` reads it; ``kind`` is what an object is: an SDK's model class). An
+    item that is not one is skipped, so one stray item costs only itself; but items none of
+    which is an object are the answer out of shape (``parse_error``): read as holding
+    nothing, they would tell the caller that the web has nothing for the query."""
+    items = answer_list(value, field, vendor, provider)
+    objects = [item for item in items if isinstance(item, kind)]
+    if items and not objects:
+        raise ParseError(
+            f"{vendor} sent '{field}' with {len(items)} item(s), none of them an object; "
+            "its answer is not in the shape it documents.",
+            provider=provider,
+        )
+    return objects
 
 
 def answer_texts(value: Any) -> list[str]:

@@ -36,6 +36,7 @@ _EXPORTS = {
     "read_response": "responses",
     "aread_response": "responses",
     "answer_list": "responses",
+    "answer_objects": "responses",
     "answer_texts": "responses",
     "sdk_client": "kit.sdkhttp",
     "hand_client": "kit.sdkhttp",
@@ -155,7 +156,14 @@ if TYPE_CHECKING:
     from ..manifest import PRIORITY_KEYED, PRIORITY_KEYLESS, PRIORITY_SELF_HOSTED
     from ..offloop import import_off_loop
     from ..redact import get_logger
-    from ..responses import Classifier, answer_list, answer_texts, aread_response, read_response
+    from ..responses import (
+        Classifier,
+        answer_list,
+        answer_objects,
+        answer_texts,
+        aread_response,
+        read_response,
+    )
     from ..retry_after import parse_retry_after, retry_after_from_headers
     from ..urls import canonicalize, host_of, is_http_url, url_key
     from ..validate import LIST, NUMBER, SWITCH, TEXT, TEXTS, WHOLE, check_kinds, warn_unknown

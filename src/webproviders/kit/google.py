@@ -9,6 +9,7 @@ once here; each provider adds only what is its own.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -62,7 +63,7 @@ def iso_date(text: Any) -> str | None:
     return None
 
 
-def google_organic_hit(item: dict[str, Any]) -> dict[str, Any]:
+def google_organic_hit(item: Mapping[str, Any]) -> dict[str, Any]:
     """One organic result as a hit; Google's own ``date`` text is kept beside the ISO one,
     and the result's ``sitelinks`` (its site's other pages) stay with it."""
     hit: dict[str, Any] = {
