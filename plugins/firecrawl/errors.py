@@ -146,6 +146,12 @@ def failure(exc: BaseException, answered: bool = True) -> WebProviderError:
         error = response_error(response, NAME, classify)
         if error is not None:
             return error
+        if response.is_success:  # every answer it documents says "success": true, or false and why
+            return ParseError(
+                f"Firecrawl answered HTTP {response.status_code} without its 'success' flag; "
+                "the answer is not in the shape it documents.",
+                provider=NAME,
+            )
     if isinstance(exc, (json.JSONDecodeError, UnicodeDecodeError)):  # a body that is no JSON at all
         return to_provider_error(exc, NAME)
     if isinstance(exc, ValueError) and not answered:

@@ -306,6 +306,19 @@ def test_a_url_firecrawl_refuses_is_that_url_s_item_not_the_call_s_failure(confi
     assert "top-level domain" in bad["error"]
 
 
+@pytest.mark.parametrize("body", [{"data": FIRECRAWL_SCRAPE["data"]}, {"status": "ok"}])
+def test_a_200_without_firecrawl_s_success_flag_is_a_parse_error(config: Any, body: dict[str, Any]) -> None:
+    """The SDK raises its generic error on a 200 that lacks ``"success": true``; that was
+    ``provider_error`` ("Unexpected error during scrape: Status code 200"), which names no
+    fault and reads as Firecrawl failing the page. The answer is out of shape."""
+    with respx.mock() as router:
+        router.post(f"{API}/v2/scrape").respond(200, json=body)
+        envelope = dispatch_extract(["https://example.com"], backend="firecrawl", config=config)
+    assert envelope["success"] is False, envelope
+    assert envelope["error_code"] == "parse_error", envelope
+    assert "without its 'success' flag" in envelope["error"]
+
+
 def test_a_refused_option_still_fails_the_whole_extract(config: Any) -> None:
     """A 400 about the request's options (not its URL) would fail every URL alike."""
     with respx.mock() as router:
