@@ -49,6 +49,10 @@ def parse_results(
     if not isinstance(body, dict):
         raise ParseError(f"{name} answered with JSON that is not a search response.", provider=name)
     ranked = sorted(answer_objects(body.get("results"), "results", name, name), key=_score, reverse=True)
+    if ranked and not any(isinstance(item.get("url"), str) for item in ranked):
+        # A result whose URL is not http(s) is dropped on purpose; results without any URL are
+        # the answer out of shape, as every other vendor's are (not "nothing found").
+        raise ParseError(f"{name} sent results none of which has a 'url'.", provider=name)
     hits: list[dict[str, Any]] = []
     seen = set() if seen is None else seen
     for item in ranked:

@@ -98,3 +98,14 @@ def test_a_stray_item_beside_a_result_costs_only_itself(name: str) -> None:
     assert envelope["success"] is True, envelope
     assert [(h["url"], h["title"]) for h in envelope["data"]["web"]] == [(URL, "A")]
 
+
+
+@pytest.mark.parametrize("name", sorted(VENDORS))
+def test_results_none_of_which_has_a_url_are_a_parse_error(name: str) -> None:
+    """Objects without a URL are not results either: every vendor says so, SearXNG included,
+    which drops a result whose URL is not http(s) before its hits are read."""
+    _, hit = VENDORS[name]
+    without_url = {key: value for key, value in hit.items() if key not in ("url", "link", "id")}
+    envelope = _search(name, [without_url, dict(without_url)])
+    assert envelope["success"] is False, envelope
+    assert envelope["error_code"] == "parse_error", envelope
