@@ -10,7 +10,8 @@ shared machine it moves less than the wall-clock time.
 
 A third command gives the floor under ours: a script that only loads our configuration
 (pydantic, the YAML file) and fetches the page with httpx's async client under asyncio (what
-the ``http`` provider sends through), then exits as our command does (``gc.freeze()``). It
+the ``http`` provider sends through), then exits as our command does (``gc.freeze()``), and
+like it without loading httpx's own command line (see ``webproviders.cli.run``). It
 extracts nothing; what ours takes beyond it is our own code, the registry, the URL screen,
 the extraction worker's round trip and the usage ledger.
 
@@ -46,7 +47,8 @@ text = trafilatura.extract(html, url=sys.argv[1], output_format="markdown", incl
 print(text[:200])
 """
 FLOOR = """
-import asyncio, gc, sys, httpx
+import sys; sys.modules["httpx._main"] = None  # as our command does: httpx's own CLI unloaded
+import asyncio, gc, httpx
 from webproviders.config import load_config
 load_config()
 async def fetch():

@@ -913,8 +913,15 @@ def run() -> None:
     such as a tracing SDK's export), streams are flushed, and objects are freed by their
     reference counts; only the cycles among them are left to the operating system. The
     workers are killed as the command returns, so that they end while the ledger is written.
+
+    ``import httpx`` also tries to load httpx's own command line (its ``_main`` module, which
+    brings click, and rich and pygments where installed) and keeps going when that fails:
+    20-80 ms of an extract's start. This process never runs httpx's command line, so the
+    module is marked absent (the import system's own ``None`` entry) before httpx loads.
     """
     import signal
+
+    sys.modules.setdefault("httpx._main", None)
 
     # SIGTERM ends the command as Ctrl-C does: its call is cancelled, the ddgs and extraction
     # workers it started are killed and the usage ledger is written. Its default action ended

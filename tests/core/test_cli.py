@@ -504,6 +504,22 @@ def test_an_extract_leaves_the_page_parsers_to_the_workers(http_server: Any) -> 
                "webproviders.fetching.pagetext", "webproviders.fetching.mdtidy")
     assert not {m for m in loaded for p in parsers if m == p or m.startswith(p + ".")}
 
+def test_the_command_does_not_load_the_http_clients_own_command_line(http_server: Any) -> None:
+    """``import httpx`` loads httpx's command line (click, and rich where installed) unless
+    that fails: a cost on every extract's start for a command this process never runs."""
+    url = f"http://127.0.0.1:{http_server(Page).server_address[1]}/page"
+    script = (
+        "import atexit, json, sys\nfrom webproviders.cli import run\n"
+        "atexit.register(lambda: sys.stderr.write(json.dumps(sorted(k for k, v in sys.modules.items() if v))))\n"
+        f"sys.argv = ['webproviders', '--allow-private', 'extract', {url!r}, '--backend', 'http']\nrun()"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and "Words on a page" in done.stdout, done.stderr
+    loaded = set(json.loads(done.stderr.strip().splitlines()[-1]))
+    assert "httpx" in loaded  # the page was fetched through it
+    assert not {m for m in loaded if m in ("httpx._main", "click", "rich") or m.startswith(("click.", "rich."))}
+
+
 def test_allow_private_by_flag_or_environment(http_server: Any) -> None:
     url = f"http://127.0.0.1:{http_server(Page).server_address[1]}/page"
     refused = run("extract", url, "--backend", "http")
