@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from itertools import zip_longest
 from typing import TYPE_CHECKING, Any
 
-from webproviders import ParseError, ProviderError, WebProviderError
+from webproviders import ParseError, ProviderError, WebProviderError, warn
 from webproviders.kit import answer_objects, answer_texts, error_for_status, url_key
 
 if TYPE_CHECKING:
@@ -69,11 +69,18 @@ def parse_hits(body: Any, include_news: bool) -> list[dict[str, Any]]:
     results = body.get("results") if isinstance(body, Mapping) else None
     if not isinstance(results, Mapping):
         raise ParseError("You.com answered without a 'results' object.", provider=PROVIDER)
-    sections: list[list[dict[str, Any]]] = []
-    for section in ["web", "news"] if include_news else ["web"]:
-        items = answer_objects(results.get(section) or [], f"results.{section}", "You.com", PROVIDER)
-        sections.append([_hit(item, section) for item in items])
-    return [hit for turn in zip_longest(*sections) for hit in turn if hit is not None]
+    web = [_hit(item, "web") for item in answer_objects(results.get("web") or [], "results.web", "You.com", PROVIDER)]
+    if not include_news:
+        return web
+    try:
+        news = [_hit(item, "news") for item in answer_objects(results.get("news") or [], "results.news", "You.com", PROVIDER)]
+    except ParseError as out_of_shape:
+        if not web:  # nothing else to answer with: the answer is out of shape
+            raise
+        # The web hits stand: a news section out of shape costs only itself, and says so.
+        warn(f"{out_of_shape} The news section was left out; the web hits are kept.")
+        return web
+    return [hit for turn in zip_longest(web, news) for hit in turn if hit is not None]
 
 
 def parse_contents(body: Any) -> dict[str, dict[str, Any]]:

@@ -140,6 +140,29 @@ def test_news_hits_are_kept_when_the_web_hits_alone_fill_the_limit(mock: respx.M
     ]
 
 
+@pytest.mark.parametrize("news", [["junk", 7, None], "not a list"])
+def test_a_news_section_out_of_shape_costs_only_itself(mock: respx.MockRouter, news: Any) -> None:
+    """The news section is the call's extra: out of shape, it was the whole answer's
+    parse_error, and the web hits beside it were lost."""
+    mock.post(SEARCH).respond(200, json={**BODY, "results": {"web": BODY["results"]["web"], "news": news}})
+
+    envelope = dispatch_search("you.com api", 10, backend="you", include_news=True)
+
+    assert envelope["success"] is True
+    assert [h["url"] for h in envelope["data"]["web"]] == ["https://you.com", "https://docs.you.com"]
+    warning = next(w for w in envelope["meta"]["warnings"] if "results.news" in w)
+    assert "news section was left out" in warning and KEY not in warning
+
+
+def test_a_news_section_out_of_shape_beside_no_web_hits_is_parse_error(mock: respx.MockRouter) -> None:
+    mock.post(SEARCH).respond(200, json={**BODY, "results": {"web": [], "news": ["junk"]}})
+
+    envelope = dispatch_search("you.com api", 10, backend="you", include_news=True)
+
+    assert_failure(envelope, "parse_error")
+    assert "results.news" in envelope["error"]
+
+
 def test_all_common_options_are_mapped(mock: respx.MockRouter) -> None:
     route = mock.post(SEARCH).respond(200, json=BODY)
 
