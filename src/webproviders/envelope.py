@@ -179,8 +179,15 @@ def _unrecognised(what: str, given: Any, wanted: str, *, of: Any = None) -> str:
         given.close()  # never to be awaited: closed here, not warned about when collected
         return f"The provider returned {what} as a coroutine it did not await; await it and return its result."
     shape = type(given).__name__
+    if of is not None and _as_mapping(of) is not None:
+        # Results as objects, none with a URL: most often a vendor's answer mapped as it came,
+        # so the sentence says what is missing before what a plugin returns.
+        return (
+            f"The provider returned {what} none of which has a URL as text ({len(given)} item(s), "
+            f"a {shape} of {type(of).__name__}), so none can be given; a provider returns {wanted}."
+        )
     if of is not None:
-        shape = f"a {shape} of {type(of).__name__}" + (" without a URL as text" if _as_mapping(of) is not None else "")
+        shape = f"a {shape} of {type(of).__name__}"
     return f"The provider returned {what} in an unrecognised shape ({shape}); return {wanted}."
 
 

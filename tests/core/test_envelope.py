@@ -307,7 +307,11 @@ def test_a_list_holding_no_result_is_a_parse_error_not_an_empty_success(
         "of results, each a mapping with a 'url' (or 'href', 'link', 'uri'), 'title' and 'description'."
     )
     assert "(a list of list)" in answers["nested"]["error"]
-    assert "(a list of dict without a URL as text)" in answers["unlinked"]["error"]
+    assert answers["unlinked"]["error"] == (
+        "The provider returned search results none of which has a URL as text (1 item(s), a list of dict), so "
+        "none can be given; a provider returns a list of results, each a mapping with a 'url' (or 'href', 'link', "
+        "'uri'), 'title' and 'description'."
+    )
     assert answers["scripts"]["success"] is True and answers["scripts"]["data"]["web"] == []
 
 
@@ -487,4 +491,4 @@ def test_pages_in_a_shape_not_understood_are_a_parse_error_naming_it(write_plugi
         "mapping with a 'url' (or 'href', 'link', 'uri') and its 'content'.",
     )
     unlinked = dispatch_extract(["https://a.example/"], backend="texts", config=config, format="text")
-    assert "(a list of dict without a URL as text)" in unlinked["error"]
+    assert unlinked["error"].startswith("The provider returned pages none of which has a URL as text (1 item(s), a list")
