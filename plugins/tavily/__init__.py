@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-from webproviders import PluginContext, report_usage
+from webproviders import ParseError, PluginContext, report_usage
 from webproviders.kit import SDKProvider, import_packages
 
 if TYPE_CHECKING:
@@ -54,6 +54,7 @@ class TavilyProvider(SDKProvider):
         from webproviders.kit import ResponseLog, response_error, sdk_client
 
         from .errors import NAME, classify, failure
+        from .mapping import states_results
 
         async def send(key: str | None) -> Any:
             log = ResponseLog()
@@ -80,6 +81,11 @@ class TavilyProvider(SDKProvider):
             usage = body.get("usage") if isinstance(body, dict) else None
             if isinstance(usage, dict):
                 report_usage(usage.get("credits"), unit="credit")
+            if log.last is not None and not states_results(body, log.last):
+                raise ParseError(
+                    f"Tavily answered its {method} without a 'results' list; its answer is not in the shape it documents.",
+                    provider=self.name,
+                )
             return body
 
         return await self.with_key(send)

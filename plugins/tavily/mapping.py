@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from webproviders import InvalidInputError, ProviderError, ProviderSettings, WebProviderError, warn
 from webproviders.kit import (
@@ -23,6 +23,9 @@ from webproviders.kit import (
 )
 
 from .countries import tavily_country
+
+if TYPE_CHECKING:
+    import httpx
 
 #: Most results Tavily returns for one search.
 MAX_RESULTS = 20
@@ -118,6 +121,19 @@ def _add_country(request: dict[str, Any], country: str) -> None:
         warn(f"tavily does not know the country code '{country}'; country ignored.")
         return
     request["country"] = name
+
+
+def states_results(body: Any, response: httpx.Response) -> bool:
+    """Whether Tavily's answer held its ``results`` list. Its SDK puts ``[]`` in place of a
+    missing one (search, extract), so an empty or missing list is looked up in the response
+    itself: an answer without it is out of shape, never "nothing found"."""
+    if isinstance(body, Mapping) and body.get("results"):
+        return True  # something is there: _results reads it (a list, or parse_error)
+    try:
+        raw = response.json()
+    except ValueError:
+        return False
+    return isinstance(raw, Mapping) and isinstance(raw.get("results"), list)
 
 
 def _results(body: Mapping[str, Any]) -> list[Mapping[str, Any]]:

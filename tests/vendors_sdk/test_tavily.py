@@ -511,6 +511,33 @@ def test_an_answer_out_of_shape_is_a_parse_error_a_chain_moves_on_from(
     assert chained["meta"]["attempts"][0]["error_code"] == "parse_error"
 
 
+@pytest.mark.parametrize(
+    ("capability", "answer"),
+    [
+        ("search", {}),
+        ("search", {"query": "q", "results": None, "response_time": 0.1}),
+        ("extract", {"failed_results": [], "response_time": 0.1}),
+        ("crawl", {"base_url": "example.com", "response_time": 0.1}),
+    ],
+)
+def test_an_answer_without_its_results_list_is_a_parse_error(
+    config: Any, capability: str, answer: dict[str, Any]
+) -> None:
+    """Tavily's SDK puts ``[]`` where a search's or an extract's ``results`` is missing: a
+    ``{}`` from Tavily (or from whatever stood in for it) read as "nothing found"."""
+    dispatch = {"search": dispatch_search, "extract": dispatch_extract, "crawl": dispatch_crawl}
+    given = {"search": "q", "extract": ["https://example.com/a"], "crawl": "https://example.com/"}
+    with respx.mock() as router:
+        router.post(f"{API}/{capability}").respond(200, json=answer)
+        alone = dispatch[capability](given[capability], backend="tavily", config=config)
+        chained = dispatch[capability](given[capability], backend=["tavily", "stub"], config=config)
+    assert alone["error_code"] == "parse_error"
+    assert alone["error"] == (
+        f"Tavily answered its {capability} without a 'results' list; its answer is not in the shape it documents."
+    )
+    assert chained["success"] is True and chained["provider"] == "stub"
+
+
 def test_a_crawl_is_held_to_max_pages_when_the_vendor_returns_more(run: Any, config: Any) -> None:
     """As a search is held to its limit: the caller (a model's context) asked for one page."""
     with respx.mock() as router:
