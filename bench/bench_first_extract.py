@@ -21,7 +21,11 @@ one running this script) is measured: its ``bin/webproviders`` against the plain
 by its ``bin/python``. A base environment is ``python3 -m venv DIR`` then ``DIR/bin/pip
 install .``: the package and its declared dependencies only.
 
-    python bench/bench_first_extract.py [--runs 15] [--env DIR ...]
+    python bench/bench_first_extract.py [--runs 15] [--env DIR ...] [--only-ours]
+
+``--only-ours`` times the command alone in each environment (a before/after of two trees),
+the environments' order turned round every run, and prints the median difference between
+runs taken side by side, which moves less than either median.
 
 Target: ours at most 1.5 x the plain script. The extract's text must hold the article.
 """
@@ -80,6 +84,7 @@ def main() -> None:
         "--env", action="append", type=Path, metavar="DIR",
         help="a virtual environment to measure (repeatable; default: the one running this script)",
     )
+    parser.add_argument("--only-ours", action="store_true", help="the command alone in each environment, paired")
     args = parser.parse_args()
     envs = args.env or [Path(sys.prefix)]
     server = subprocess.Popen([sys.executable, str(HERE / "localsite.py"), "articles", "0", "1"], stdout=subprocess.PIPE, text=True)
@@ -88,8 +93,9 @@ def main() -> None:
     url = f"http://127.0.0.1:{port}/p/0"
     commands: dict[str, list[str]] = {}
     for env_dir in envs:
-        commands[f"{env_dir}: plain"] = [str(env_dir / "bin" / "python"), "-c", PLAIN, url]
-        commands[f"{env_dir}: floor"] = [str(env_dir / "bin" / "python"), "-c", FLOOR, url]
+        if not args.only_ours:
+            commands[f"{env_dir}: plain"] = [str(env_dir / "bin" / "python"), "-c", PLAIN, url]
+            commands[f"{env_dir}: floor"] = [str(env_dir / "bin" / "python"), "-c", FLOOR, url]
         commands[f"{env_dir}: ours"] = [str(env_dir / "bin" / "webproviders"), "extract", url, "--backend", "http"]
     times: dict[str, list[float]] = {name: [] for name in commands}
     cpu: dict[str, list[float]] = {name: [] for name in commands}
@@ -101,8 +107,8 @@ def main() -> None:
             for name, command in commands.items():  # warm the file cache and the .pyc files
                 *_, out = _once(command, env)
                 assert not name.endswith("ours") or ("Copyright" not in out and len(out) > 500), out[:500]
-            for _ in range(args.runs):
-                for name, command in commands.items():
+            for run in range(args.runs):
+                for name, command in list(commands.items())[:: -1 if args.only_ours and run % 2 else 1]:
                     wall, used, _ = _once(command, env)
                     times[name].append(wall)
                     cpu[name].append(used)
@@ -110,6 +116,14 @@ def main() -> None:
             server.terminate()
             server.wait()
     first = statistics.median(times[f"{envs[0]}: ours"])
+    if args.only_ours:
+        for env_dir in envs:
+            ours = times[f"{env_dir}: ours"]
+            paired = statistics.median(b - a for a, b in zip(times[f"{envs[0]}: ours"], ours, strict=True))
+            print(f"{env_dir}: median {statistics.median(ours) * 1000:.0f} ms (min {min(ours) * 1000:.0f}), "
+                  f"{statistics.median(ours) / first:.3f} x the first; paired median difference {paired * 1000:+.1f} ms")
+        print(f"{args.runs} runs, order turned round each run; load average {os.getloadavg()[0]:.1f} at the end")
+        return
     for env_dir in envs:
         plain, floor, ours = (times[f"{env_dir}: {kind}"] for kind in ("plain", "floor", "ours"))
         o, f, p = statistics.median(ours), statistics.median(floor), statistics.median(plain)
