@@ -516,6 +516,7 @@ def test_an_answer_out_of_shape_is_a_parse_error_a_chain_moves_on_from(
     [
         ("search", {}),
         ("search", {"query": "q", "results": None, "response_time": 0.1}),
+        ("search", {"query": "q", "data": {"results": []}}),
         ("extract", {"failed_results": [], "response_time": 0.1}),
         ("crawl", {"base_url": "example.com", "response_time": 0.1}),
     ],
