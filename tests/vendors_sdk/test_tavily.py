@@ -485,6 +485,17 @@ def test_missing_sdk_is_reported_by_its_extra(config: Any, hide_module: Any) -> 
     )
 
 
+def _alone_and_chained(config: Any, capability: str, answer: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The call answered by Tavily with ``answer``, alone and in a chain ``[tavily, stub]``."""
+    dispatch = {"search": dispatch_search, "extract": dispatch_extract, "crawl": dispatch_crawl}
+    given = {"search": "q", "extract": ["https://example.com/a"], "crawl": "https://example.com/"}
+    with respx.mock() as router:
+        router.post(f"{API}/{capability}").respond(200, json=answer)
+        alone = dispatch[capability](given[capability], backend="tavily", config=config)
+        chained = dispatch[capability](given[capability], backend=["tavily", "stub"], config=config)
+    return alone, chained
+
+
 @pytest.mark.parametrize(
     ("capability", "answer"),
     [
@@ -499,12 +510,7 @@ def test_an_answer_out_of_shape_is_a_parse_error_a_chain_moves_on_from(
 ) -> None:
     """A list that is not one is Tavily's answer out of shape: never an empty success, and a
     chain asks its next provider."""
-    dispatch = {"search": dispatch_search, "extract": dispatch_extract, "crawl": dispatch_crawl}
-    given = {"search": "q", "extract": ["https://example.com/a"], "crawl": "https://example.com/"}
-    with respx.mock() as router:
-        router.post(f"{API}/{capability}").respond(200, json=answer)
-        alone = dispatch[capability](given[capability], backend="tavily", config=config)
-        chained = dispatch[capability](given[capability], backend=["tavily", "stub"], config=config)
+    alone, chained = _alone_and_chained(config, capability, answer)
     assert alone["error_code"] == "parse_error"
     assert "Tavily sent '" in alone["error"] and "that is not a list" in alone["error"]
     assert chained["success"] is True and chained["provider"] == "stub"
@@ -526,12 +532,7 @@ def test_an_answer_without_its_results_list_is_a_parse_error(
 ) -> None:
     """Tavily's SDK puts ``[]`` where a search's or an extract's ``results`` is missing: a
     ``{}`` from Tavily (or from whatever stood in for it) read as "nothing found"."""
-    dispatch = {"search": dispatch_search, "extract": dispatch_extract, "crawl": dispatch_crawl}
-    given = {"search": "q", "extract": ["https://example.com/a"], "crawl": "https://example.com/"}
-    with respx.mock() as router:
-        router.post(f"{API}/{capability}").respond(200, json=answer)
-        alone = dispatch[capability](given[capability], backend="tavily", config=config)
-        chained = dispatch[capability](given[capability], backend=["tavily", "stub"], config=config)
+    alone, chained = _alone_and_chained(config, capability, answer)
     assert alone["error_code"] == "parse_error"
     assert alone["error"] == (
         f"Tavily answered its {capability} without a 'results' list; its answer is not in the shape it documents."
