@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -126,19 +127,18 @@ def _add_country(request: dict[str, Any], country: str) -> None:
 def states_results(body: Any, response: httpx.Response) -> bool:
     """Whether Tavily's answer held its ``results`` list. Its SDK puts ``[]`` in place of a
     missing one (search, extract), so an empty or missing list is looked up in the response
-    itself: an answer without it is out of shape, never "nothing found". The body is read as
-    a stream of events, up to that key: a second copy of a big answer is never built."""
+    itself: an answer without it is out of shape, never "nothing found". A body without the
+    key's text anywhere is told by one scan of its bytes; only one that has it is parsed."""
     if isinstance(body, Mapping) and body.get("results"):
         return True  # something is there: _results reads it (a list, or parse_error)
-    import ijson  # here: only an answer without results needs it
-
-    try:
-        for path, event, _value in ijson.parse(response.content):
-            if path == "results" and event == "start_array":  # the top-level key's value
-                return True
-    except (ijson.JSONError, UnicodeError):
+    content = response.content
+    if b'"results"' not in content:  # a JSON string holding those words escapes their quotes
         return False
-    return False
+    try:
+        raw = json.loads(content)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(raw, Mapping) and isinstance(raw.get("results"), list)
 
 
 def _results(body: Mapping[str, Any]) -> list[Mapping[str, Any]]:
