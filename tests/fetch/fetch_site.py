@@ -162,6 +162,47 @@ def widget_page(head: str = "") -> str:
 SERVICE_UNDATED = widget_page()
 SERVICE_DATED = widget_page('<meta property="article:published_time" content="2024-05-02T10:00:00Z">')
 
+#: A product's features, each a card with a heading and a line, side by side.
+PLANNER_FEATURES = [
+    ("Plan your week in minutes", "Drag tasks onto any day of the calendar and the planner moves the rest of your week around them."),
+    ("Share lists with your team", "Invite colleagues to a shared list, assign each task to one person and see who finished what."),
+    ("Reminders that find you", "Get a reminder on your phone, your watch or your desktop at the moment a task is due."),
+    ("Works offline", "Every change you make on a plane or in a tunnel is kept on your device and sent once you are back online."),
+    ("Bring your calendar", "Connect the calendars you already use and see meetings and tasks side by side, coloured by project."),
+    ("Private by design", "Your lists are encrypted on your device before they reach the servers, where nobody can read them."),
+    ("Templates for every team", "Start from a board made for sales, support, hiring or events and change it to fit the way you work."),
+    ("Recurring tasks", "Set a task to come back every Monday, every month or every second Friday and never write it again."),
+    ("Comments on every task", "Talk about the work where it lives, with files, mentions and a history of every change."),
+    ("Focus mode", "Hide everything but today's tasks and a timer, and let the planner hold your notifications until you are done."),
+    ("Reports for managers", "See how much each project moved this week and which tasks have waited longest, without asking anyone."),
+    ("Import in one click", "Bring your lists from spreadsheets and other planners with their due dates, owners and comments intact."),
+]
+#: A customer story, the one part of the features page that is written like an article.
+PLANNER_STORY = [
+    "Northwind's support team of forty moved from spreadsheets to the planner in a single weekend, and by the end of "
+    "the first month every open ticket had an owner and a due date that the whole team could see.",
+    "Their lead says the biggest change was not speed but calm: nobody asks any more who is handling what, because the "
+    "answer is on the shared board, and the weekly status meeting was cancelled for good.",
+    "A year on, the team closes tickets in half the time it took before, and two other departments have asked to join.",
+]
+
+
+def features_page(head: str = "") -> str:
+    """A product's features page: a hero, a dozen feature cards side by side and a customer
+    story in an ``<article>``, which is the block trafilatura takes for the main text."""
+    cards = "".join(f'<div class="feature"><div class="card"><h2>{title}</h2><p>{text}</p></div></div>'
+                    for title, text in PLANNER_FEATURES)
+    story = "<article class='story'><h3>Customer story</h3>" + "".join(f"<p>{p}</p>" for p in PLANNER_STORY) + "</article>"
+    return f"""<!doctype html><html lang="en"><head><title>Planner features</title>{head}</head><body>
+<header><nav><ul><li><a href="/">Home</a></li><li><a href="/pricing">Pricing</a></li></ul></nav></header>
+<div class="page"><div class="hero"><h1>The planner for busy teams</h1><p>One place for every task, list and
+reminder your team has, on every device you own, free for up to five people.</p></div>{cards}{story}</div>
+<footer><p>Copyright Example Planner.</p></footer></body></html>"""
+
+
+FEATURES_UNDATED = features_page()
+FEATURES_DATED = features_page('<meta property="article:published_time" content="2024-05-02T10:00:00Z">')
+
 #: A shop's product page: its price and stock stated in JSON-LD (in a ``@graph`` beside the
 #: breadcrumbs, as shop themes write it), the visible price built by a script.
 TENT = page(
@@ -473,6 +514,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             "/nofollow": NOFOLLOW,
             "/services/gaap-compliance": SERVICE_UNDATED,
             "/2024/05/gaap-compliance": SERVICE_DATED,
+            "/features": FEATURES_UNDATED,
+            "/2024/05/features": FEATURES_DATED,
             "/products/trail-tent": TENT,
             "/products/desk-lamp": LAMP,
         }

@@ -17,7 +17,7 @@ from webproviders.fetching.mdtidy import tidy_markdown
 from webproviders.fetching.pagetext import page_text
 from webproviders.fetching.pagetype import page_type
 
-from .fetch_site import PRINCIPLES
+from .fetch_site import PLANNER_FEATURES, PLANNER_STORY, PRINCIPLES
 
 POSTS = [
     "I bought the new case last week and the front fan rattles at low speed, has anyone else seen this?",
@@ -365,6 +365,46 @@ def test_undated_page_that_states_no_type_keeps_its_lists(site: Any, local: Conf
     assert "Contact" not in undated  # the header's links
     assert "assembled and reported objectively" in dated
     assert "Principle of" not in dated
+
+def test_undated_page_of_sections_is_read_whole(site: Any, local: Config) -> None:
+    """An undated features page stating no kind: a hero, a dozen cards side by side and a
+    customer story in an ``<article>``, which trafilatura keeps alone (a fifth of the page).
+    The page's own text stands in, every card with its heading, the menus and footer still
+    out. The same page with a date is read as an article: the story alone."""
+    urls = [site.url("/features"), site.url("/2024/05/features")]
+    envelope = dispatch_extract(urls, backend="http", config=local, timeout=60)
+    assert envelope["success"] is True, envelope
+    undated, dated = (item["content"] for item in envelope["data"])
+    for title, text in PLANNER_FEATURES:
+        assert f"## {title}" in undated and text in undated
+    assert "# The planner for busy teams" in undated and PLANNER_STORY[0] in undated
+    assert "Pricing" not in undated and "Copyright" not in undated
+    assert PLANNER_STORY[0] in dated
+    assert not any(text in dated for _, text in PLANNER_FEATURES)
+
+
+def test_undated_story_beside_lists_of_headlines_keeps_its_article() -> None:
+    """An undated news story beside forty other stories' headlines (in the page, not in its
+    navigation): the story is a sixth of the page's text, but that text is mostly list items,
+    the teasers a news page carries, and the story stands alone."""
+    story = [
+        "The city council voted on Tuesday to turn the old rail yard into a park, ending a decade of arguments over "
+        "whether the land should hold offices, homes or trees.",
+        "Work on the first section, a meadow along the river, begins in the spring, and the council expects the whole "
+        "park to open within four years if the state grant arrives on time.",
+        "Residents who had campaigned for the park filled the chamber and applauded when the vote was read out.",
+    ]
+    headlines = "".join(
+        f"<li><a href='/news/{n}'>Story {n} about the harbour, the schools and the weather this week</a></li>"
+        for n in range(40)
+    )
+    article = "<article><h1>Rail yard to become a park</h1>" + "".join(f"<p>{p}</p>" for p in story) + "</article>"
+    page = shell(f"<div class='page'>{article}<div class='more'><h2>More news</h2><ul>{headlines}</ul></div></div>")
+    document = html_document(page, "https://news.example.com/rail-yard-park")
+    assert document.metadata["date"] is None and document.metadata["page_type"] == "article"
+    assert all(paragraph in document.content for paragraph in story)
+    assert "Story 7 about the harbour" not in document.content and "More news" not in document.content
+
 
 # -- the page's text without its furniture ------------------------------------------------------
 

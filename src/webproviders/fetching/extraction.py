@@ -10,7 +10,8 @@ read back an :class:`HtmlDocument` (and ``import webproviders`` imports nothing 
 
 Pages are not all articles: the page's type (:mod:`.pagetype`) adjusts trafilatura's settings
 (:data:`TYPE_OPTIONS`) and whether another reading may stand in for a main text that kept
-one part of a page made of many (:data:`RESCUE_SHARE`, :data:`AGREED_FACTOR`, :data:`UNDATED_RECALL_SHARE`);
+one part of a page made of many (:data:`RESCUE_SHARE`, :data:`AGREED_FACTOR`, :data:`UNDATED_RECALL_SHARE`,
+:data:`SECTIONS_SHARE`);
 ``docs/performance.md`` has the measurements behind each choice.
 """
 
@@ -84,6 +85,16 @@ RESCUE_WITH: dict[str, Literal["page", "baseline"]] = {
 #: The page's own text would gain more on such pages but fills undated articles with
 #: menus and teasers (measured on all three evaluation sets).
 UNDATED_RECALL_SHARE = 0.8
+#: An undated page read as an article whose main text (after the reading above) holds
+#: fewer than this share of the words of the page's own text is a page of sections side by
+#: side (a service's, a category's, a listing's), of which trafilatura kept one: the page
+#: text stands in, when at most :data:`SECTIONS_LIST_SHARE` of its lines are list items.
+#: News pages whose text trafilatura cut as short keep their menus and teasers in lists,
+#: which is what the page text would add to them, and a page with a comment section (see
+#: :data:`DISCUSSION_COMMENTS`) would get its comments: both keep their main text
+#: (measured on all three evaluation sets, and checked by five-fold cross-validation).
+SECTIONS_SHARE = 1 / 3
+SECTIONS_LIST_SHARE = 0.01
 #: A page read as an article whose comments hold this many times its own words is a
 #: discussion (a link aggregator's thread: a title, a link, a line, then the discussion),
 #: and is read as a forum is, posts kept. Asked only of pages with at least
@@ -261,15 +272,31 @@ def _main_text(
     html: str, tree: Any, url: str, fmt: Format, kind: PageType, dated: bool
 ) -> tuple[str | None, PageType]:
     """The page's main text as its kind reads it, or as a forum's when an article's comments
-    dwarf it (see :data:`DISCUSSION_SHARE`); and the kind it was read as."""
+    dwarf it (see :data:`DISCUSSION_SHARE`), or the page's own text when an undated article
+    turns out to be one section of many (see :data:`SECTIONS_SHARE`); and the kind it was
+    read as."""
     discussion = kind == "article" and _comment_blocks(tree, DISCUSSION_COMMENTS)
     text = _reading(html, tree, url, fmt, kind, dated)
-    if not discussion:
-        return text, kind
-    thread = _reading(html, tree, url, fmt, "forum", dated)
-    if thread and _read_words(thread) >= DISCUSSION_SHARE * max(_read_words(text or ""), 1):
-        return thread, "forum"
+    if discussion:
+        thread = _reading(html, tree, url, fmt, "forum", dated)
+        if thread and _read_words(thread) >= DISCUSSION_SHARE * max(_read_words(text or ""), 1):
+            return thread, "forum"
+    if text and kind == "article" and not dated and not discussion:
+        return _sections_or(text, tree), kind
     return text, kind
+
+
+def _sections_or(text: str, tree: Any) -> str:
+    """``text``, or the page's own text when that shows a page of sections of which ``text``
+    is one (see :data:`SECTIONS_SHARE`)."""
+    from .pagetext import page_text
+
+    page = page_text(tree)
+    if _read_words(text) >= SECTIONS_SHARE * _words(page):
+        return text
+    lines = [line for line in page.split("\n") if line]
+    listed = sum(1 for line in lines if line.startswith("- "))
+    return page if listed <= SECTIONS_LIST_SHARE * len(lines) else text
 
 
 def _comment_blocks(tree: Any, least: int) -> bool:
