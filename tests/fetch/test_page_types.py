@@ -366,6 +366,7 @@ def test_undated_page_that_states_no_type_keeps_its_lists(site: Any, local: Conf
     assert "assembled and reported objectively" in dated
     assert "Principle of" not in dated
 
+
 def test_undated_page_of_sections_is_read_whole(site: Any, local: Config) -> None:
     """An undated features page stating no kind: a hero, a dozen cards side by side and a
     customer story in an ``<article>``, which trafilatura keeps alone (a fifth of the page).
@@ -404,6 +405,30 @@ def test_undated_story_beside_lists_of_headlines_keeps_its_article() -> None:
     assert document.metadata["date"] is None and document.metadata["page_type"] == "article"
     assert all(paragraph in document.content for paragraph in story)
     assert "Story 7 about the harbour" not in document.content and "More news" not in document.content
+
+
+def test_undated_post_with_a_comment_section_keeps_its_article() -> None:
+    """An undated blog post followed by twenty readers' comments: its page text is four times
+    the post and not made of lists, but a page with a comment section (50 or more elements
+    named for comments) keeps its article; the page text would bring the comments."""
+    story = [
+        "We spent the long weekend walking the coast path from the lighthouse to the old harbour, about forty "
+        "kilometres in three easy days.",
+        "The first day was the hardest, with steep steps down to every cove, but the views from the headland made "
+        "up for each one of them.",
+        "On the last morning the fog lifted just as we reached the harbour, and we ate breakfast on the wall.",
+    ]
+    comments = "".join(
+        f"<div class='comment' id='comment-{n}'><p class='comment-author'>Reader {n}</p><div class='comment-body'>"
+        "<p>Lovely write-up, we did the same walk in May and loved every day of it.</p></div></div>"
+        for n in range(20)
+    )
+    article = "<article><h1>Three days on the coast path</h1>" + "".join(f"<p>{p}</p>" for p in story) + "</article>"
+    page = shell(f"<div class='page'>{article}<div class='comments'><h2>Comments</h2>{comments}</div></div>")
+    document = html_document(page, "https://blog.example.com/coast-path")
+    assert document.metadata["date"] is None and document.metadata["page_type"] == "article"
+    assert all(paragraph in document.content for paragraph in story)
+    assert "Reader 3" not in document.content and "Lovely write-up" not in document.content
 
 
 # -- the page's text without its furniture ------------------------------------------------------
