@@ -384,51 +384,63 @@ def test_undated_page_of_sections_is_read_whole(site: Any, local: Config) -> Non
     assert not any(text in dated for _, text in PLANNER_FEATURES)
 
 
-def test_undated_story_beside_lists_of_headlines_keeps_its_article() -> None:
-    """An undated news story beside forty other stories' headlines (in the page, not in its
-    navigation): the story is a sixth of the page's text, but that text is mostly list items,
-    the teasers a news page carries, and the story stands alone."""
-    story = [
-        "The city council voted on Tuesday to turn the old rail yard into a park, ending a decade of arguments over "
-        "whether the land should hold offices, homes or trees.",
-        "Work on the first section, a meadow along the river, begins in the spring, and the council expects the whole "
-        "park to open within four years if the state grant arrives on time.",
-        "Residents who had campaigned for the park filled the chamber and applauded when the vote was read out.",
-    ]
-    headlines = "".join(
-        f"<li><a href='/news/{n}'>Story {n} about the harbour, the schools and the weather this week</a></li>"
-        for n in range(40)
-    )
-    article = "<article><h1>Rail yard to become a park</h1>" + "".join(f"<p>{p}</p>" for p in story) + "</article>"
-    page = shell(f"<div class='page'>{article}<div class='more'><h2>More news</h2><ul>{headlines}</ul></div></div>")
-    document = html_document(page, "https://news.example.com/rail-yard-park")
-    assert document.metadata["date"] is None and document.metadata["page_type"] == "article"
-    assert all(paragraph in document.content for paragraph in story)
-    assert "Story 7 about the harbour" not in document.content and "More news" not in document.content
+HEADLINES = "".join(
+    f"<li><a href='/news/{n}'>Story {n} about the harbour, the schools and the weather this week</a></li>"
+    for n in range(40)
+)
+COMMENTS = "".join(
+    f"<div class='comment' id='comment-{n}'><p class='comment-author'>Reader {n}</p><div class='comment-body'>"
+    "<p>Lovely write-up, we did the same walk in May and loved every day of it.</p></div></div>"
+    for n in range(20)
+)
 
 
-def test_undated_post_with_a_comment_section_keeps_its_article() -> None:
-    """An undated blog post followed by twenty readers' comments: its page text is four times
-    the post and not made of lists, but a page with a comment section (50 or more elements
-    named for comments) keeps its article; the page text would bring the comments."""
-    story = [
-        "We spent the long weekend walking the coast path from the lighthouse to the old harbour, about forty "
-        "kilometres in three easy days.",
-        "The first day was the hardest, with steep steps down to every cove, but the views from the headland made "
-        "up for each one of them.",
-        "On the last morning the fog lifted just as we reached the harbour, and we ate breakfast on the wall.",
-    ]
-    comments = "".join(
-        f"<div class='comment' id='comment-{n}'><p class='comment-author'>Reader {n}</p><div class='comment-body'>"
-        "<p>Lovely write-up, we did the same walk in May and loved every day of it.</p></div></div>"
-        for n in range(20)
-    )
-    article = "<article><h1>Three days on the coast path</h1>" + "".join(f"<p>{p}</p>" for p in story) + "</article>"
-    page = shell(f"<div class='page'>{article}<div class='comments'><h2>Comments</h2>{comments}</div></div>")
-    document = html_document(page, "https://blog.example.com/coast-path")
+@pytest.mark.parametrize(
+    ("title", "story", "beside", "url", "left_out"),
+    [
+        pytest.param(
+            "Rail yard to become a park",
+            [
+                "The city council voted on Tuesday to turn the old rail yard into a park, ending a decade of "
+                "arguments over whether the land should hold offices, homes or trees.",
+                "Work on the first section, a meadow along the river, begins in the spring, and the council expects "
+                "the whole park to open within four years if the state grant arrives on time.",
+                "Residents who had campaigned for the park filled the chamber and applauded when the vote was read out.",
+            ],
+            f"<div class='more'><h2>More news</h2><ul>{HEADLINES}</ul></div>",
+            "https://news.example.com/rail-yard-park",
+            ("Story 7 about the harbour", "More news"),
+            id="beside-a-list-of-headlines",
+        ),
+        pytest.param(
+            "Three days on the coast path",
+            [
+                "We spent the long weekend walking the coast path from the lighthouse to the old harbour, about "
+                "forty kilometres in three easy days.",
+                "The first day was the hardest, with steep steps down to every cove, but the views from the headland "
+                "made up for each one of them.",
+                "On the last morning the fog lifted just as we reached the harbour, and we ate breakfast on the wall.",
+            ],
+            f"<div class='comments'><h2>Comments</h2>{COMMENTS}</div>",
+            "https://blog.example.com/coast-path",
+            ("Reader 3", "Lovely write-up"),
+            id="with-a-comment-section",
+        ),
+    ],
+)
+def test_undated_story_keeps_its_article_when_its_page_text_would_bring_teasers_or_comments(
+    title: str, story: list[str], beside: str, url: str, left_out: tuple[str, ...]
+) -> None:
+    """An undated story whose page's text is four to six times the story keeps its article
+    when that text is mostly list items (forty other stories' headlines in the page, not in
+    its navigation: the teasers a news page carries) or when the page has a comment section
+    (twenty readers' comments, 50 or more elements named for comments, which the page text
+    would bring)."""
+    article = f"<article><h1>{title}</h1>" + "".join(f"<p>{p}</p>" for p in story) + "</article>"
+    document = html_document(shell(f"<div class='page'>{article}{beside}</div>"), url)
     assert document.metadata["date"] is None and document.metadata["page_type"] == "article"
     assert all(paragraph in document.content for paragraph in story)
-    assert "Reader 3" not in document.content and "Lovely write-up" not in document.content
+    assert not any(text in document.content for text in left_out)
 
 
 # -- the page's text without its furniture ------------------------------------------------------
