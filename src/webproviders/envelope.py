@@ -66,11 +66,21 @@ def _jsonable(value: Any, depth: int = 0) -> Any:
     if kind is dict or kind is list:
         if depth > 8:
             return _DROP
+        # Plain loops: on the few keys of a provider's ``meta`` a comprehension's own call costs
+        # more than the work, and every answer's ``meta`` comes through here.
         if kind is list:
-            items = [sound(v) if type(v) is str else _jsonable(v, depth + 1) for v in value]
-            return [v for v in items if v is not _DROP]
-        pairs = {sound(k) if type(k) is str else sound(str(k)): _jsonable(v, depth + 1) for k, v in value.items()}
-        return {k: v for k, v in pairs.items() if v is not _DROP}
+            items: list[Any] = []
+            for item in value:
+                item = sound(item) if type(item) is str else _jsonable(item, depth + 1)
+                if item is not _DROP:
+                    items.append(item)
+            return items
+        pairs: dict[str, Any] = {}
+        for key, item in value.items():
+            item = _jsonable(item, depth + 1)
+            if item is not _DROP:
+                pairs[sound(key) if type(key) is str else sound(str(key))] = item
+        return pairs
     if isinstance(value, str):
         return sound(value)
     if isinstance(value, (bool, int)):

@@ -171,14 +171,14 @@ class Ledger:
         """A ``meta.warnings`` line while the ledger is being skipped (this call's rows will be
         lost), or, once that window is over, until a write succeeds again: the next write is
         the first to try it, so a ledger that stays broken loses the rows of calls made later too."""
+        reason = self.guard.skipped_because()
+        if reason is None and self._failing is None:
+            return None  # every call asks: the sentence is written only when there is one to say
         what = self.guard.what
         subject = f"{what[0].upper()}{what[1:]}"
-        reason = self.guard.skipped_because()
         if reason is not None:
             return f"{subject} is skipped for now: it {reason}; this call's usage is not recorded."
-        if self._failing is not None:
-            return f"{subject} has not been written since it {self._failing}; this call's usage may not be recorded."
-        return None
+        return f"{subject} has not been written since it {self._failing}; this call's usage may not be recorded."
 
     def store(self) -> Any:
         return _open_store(self.kind, self.location, self.settings)
