@@ -2,7 +2,9 @@
 
 Every set whose data is found runs by default, each reported overall and per page type, with
 trafilatura's default settings and its ``include_comments=False`` setting in the same run;
-``--set`` picks sets. None of the data is part of this repository.
+``--set`` picks sets. None of the data is part of this repository. Ours reads each page as an
+extract does under the default ``web.extraction`` limits (the HTML budget, then the element
+budget), so a figure here is what a caller gets.
 
 ``wcxb-dev`` (and ``wcxb-test``): the WCXB benchmark, 2,008 real pages of seven types
 (article, forum, product, collection, listing, documentation, service) with their main
@@ -272,10 +274,20 @@ def markdown_text(markdown: str) -> str:
 # -- the extractors compared ------------------------------------------------------------
 
 
-def ours(html: str, url: str) -> str:
+def ours_markdown(html: str, url: str) -> str:
+    """The page as an extract reads it under the default ``web.extraction`` limits: held to
+    the HTML budget, and read as plain text past the element budget."""
+    from webproviders.config import ExtractionSettings
     from webproviders.fetching.extraction import html_document
+    from webproviders.fetching.htmlbudget import fit_html
 
-    return markdown_text(html_document(html, url).content)
+    limits = ExtractionSettings()
+    text, _ = fit_html(html, limits.max_html_chars)
+    return html_document(text, url, max_elements=limits.max_html_elements).content
+
+
+def ours(html: str, url: str) -> str:
+    return markdown_text(ours_markdown(html, url))
 
 
 def trafilatura_markdown(html: str, url: str) -> str:

@@ -227,6 +227,18 @@ together, so the inner stays dry when you set up in the rain.</p>
     })
     + "</script>",
 )
+#: The tent's page as an app-built shop serves it: ahead of its text, its scripts' state (about
+#: 300 KB of JSON), a stylesheet, SVG icons and build comments, with the JSON-LD among them.
+TENT_APP = TENT.replace(
+    "</head>",
+    '<script id="__NEXT_DATA__" type="application/json">'
+    + json.dumps({"props": {"reviews": [{"id": n, "text": f"review {n} of the tent"} for n in range(8_000)]}})
+    + "</script><style>" + "".join(f".c{n}{{margin:{n}px}}" for n in range(3_000)) + "</style><!-- build 7f3a -->"
+    + "</head>",
+).replace(
+    "<main>",
+    "".join(f'<svg viewBox="0 0 24 24"><path d="M{n} 0L{n} 24Z"/></svg><!-- icon {n} -->' for n in range(400)) + "<main>",
+)
 #: An older shop theme's product page, stated in microdata: a review beside it is an item of
 #: its own, whose name is not the product's.
 LAMP = page(
@@ -518,6 +530,7 @@ class SiteHandler(BaseHTTPRequestHandler):
             "/2024/05/features": FEATURES_DATED,
             "/products/trail-tent": TENT,
             "/products/desk-lamp": LAMP,
+            "/products/trail-tent-app": TENT_APP,
         }
         if path in pages:
             return self._send(200, pages[path].encode())

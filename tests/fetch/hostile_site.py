@@ -181,9 +181,9 @@ class HostileHandler(BaseHTTPRequestHandler):
             return self._send(ARTICLE, f"text/html; charset={query['label'][0]}")
         if path == "/scripted":
             return self._send(scripted_article(int(query["chars"][0])), "text/html; charset=utf-8")
-        if path == "/head-state":  # the page's state in a script before its text
-            state = b"<script>window.__STATE__ = [" + b"0, " * 3_000 + b"0];</script></head>"
-            return self._send(ARTICLE.replace(b"</head>", state), "text/html; charset=utf-8")
+        if path == "/head-links":  # markup without text before the page's text: links to its assets
+            links = b"".join(b'<link rel="preload" as="script" href="/assets/chunk-%d.js">' % n for n in range(300))
+            return self._send(ARTICLE.replace(b"</head>", links + b"</head>"), "text/html; charset=utf-8")
         if path == "/links":
             return self._send(link_farm(int(query["n"][0])), "text/html; charset=utf-8")
         if path == "/nested.json":  # arrays nested `depth` deep, `n` of them side by side

@@ -395,10 +395,10 @@ def test_heavy_pages_leave_a_worker_for_ordinary_pages(hostile: HostileServer, s
 def test_a_page_cut_before_its_text_says_so_not_that_a_script_builds_it(
     hostile: HostileServer, config_for: Callable[..., Config]
 ) -> None:
-    """Its beginning, all inline script, came back empty with the sentence for pages built by
-    script, which sent the reader to a browser backend instead of the limit that cut it."""
+    """Its beginning, all markup without text, came back empty with the sentence for pages
+    built by script, which sent the reader to a browser backend instead of the limit that cut it."""
     config = config_for(allow_private_networks=True, extraction={"max_html_chars": 5_000})
-    envelope = dispatch_extract(hostile.url("/head-state"), backend="http", config=config)
+    envelope = dispatch_extract(hostile.url("/head-links"), backend="http", config=config)
     assert envelope["data"][0]["content"] == "" and envelope["data"][0]["metadata"]["html_truncated"] is True
     [warning] = envelope["meta"]["warnings"]
     assert "web.extraction.max_html_chars (5,000 characters)" in warning and "crawl4ai" not in warning

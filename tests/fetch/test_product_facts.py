@@ -5,6 +5,7 @@ model beside the page's text."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -44,6 +45,22 @@ def test_a_shops_product_pages_state_their_price_stock_and_rating(site: Any, loc
     assert "Product: Trail Tent 2P · by Acme Outdoor · 249 EUR · InStock · rated 4.6 (1234 reviews)" in shown
     assert "Product: Lumo Desk Lamp · by Lumo · 39.50 USD · OutOfStock" in shown
     assert shown.count("Product:") == 2
+
+
+def test_a_shop_page_over_the_html_budget_keeps_its_text_and_its_stated_facts(
+    site: Any, config_for: Callable[..., Config]
+) -> None:
+    """An app-built shop page carries hundreds of KB of script state, styles, icons and comments
+    before its text. Cut at the HTML budget as it came, it kept only its head: the description
+    and the price were lost. Those parts are set aside first, the JSON-LD kept."""
+    config = config_for(allow_private_networks=True, extraction={"max_html_chars": 100_000})
+    envelope = dispatch_extract(site.url("/products/trail-tent-app"), backend="http", config=config)
+    assert envelope["success"] is True, envelope
+    [tent] = envelope["data"]
+    assert "pitches in four minutes" in tent["content"] and "Rated 4.6 of 5" in tent["content"]
+    assert "review 7999" not in tent["content"] and "margin" not in tent["content"]
+    assert tent["metadata"]["product"]["price"] == "249" and tent["metadata"]["page_type"] == "product"
+    assert "html_truncated" not in tent["metadata"] and "warnings" not in envelope["meta"]
 
 
 def test_an_aggregate_offer_gives_its_price_range() -> None:

@@ -23,6 +23,7 @@ from .extraction import HtmlDocument, html_document
 from .extractpool import extraction_pool
 from .feeds import feed_document
 from .fetch import FetchResult
+from .htmlbudget import fit_html
 from .jsontext import json_text
 from .options import PageOptions
 from .pdf import missing_pypdf, pdf_text, pypdf_installed
@@ -130,8 +131,8 @@ async def render(
                 "metadata": metadata}
         return RenderedPage(_finish(item, options), [], html=kind == "html")
     if kind == "html":
-        if len(text) > limits.max_html_chars:
-            text = text[: limits.max_html_chars]
+        text, cut = fit_html(text, limits.max_html_chars)
+        if cut:
             metadata["html_truncated"] = True
         doc: HtmlDocument = await extraction_pool.run(
             limits, html_document, text, result.final_url, heavy=text.count("<") > HEAVY_HTML_TAGS, fmt=options.format,
@@ -149,8 +150,8 @@ async def render(
                      f"not read with it ({named}; all in metadata.frames): extract those, or crawl it.")
         elif metadata.get("html_truncated") and not doc.content.strip():
             warn(f"{shorten(url)} is longer than web.extraction.max_html_chars ({limits.max_html_chars:,} "
-                 "characters), and its beginning, the part read, holds no text (inline scripts and styles, "
-                 "most often): raise the limit to read the rest.")
+                 "characters) even without its inline scripts, styles and drawings, and its beginning, the "
+                 "part read, holds no text: raise the limit to read the rest.")
         elif doc.scripted or not doc.content.strip():
             warn(NO_TEXT)
         item = {"url": url, "title": doc.title, "content": doc.content, "raw_content": doc.raw_text,
