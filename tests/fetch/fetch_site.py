@@ -576,6 +576,9 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, b"\n", "application/json")
         if path == "/no-content":
             return self._send(204, b"", "")
+        if path == "/refresh/noscript":  # a story that sends readers without scripts to a "turn them on" page
+            tag = '<noscript><meta http-equiv="refresh" content="0; url=/docs/a"></noscript>'
+            return self._send(200, CACHING.replace("</head>", f"{tag}</head>").encode())
         if path.startswith("/refresh/"):  # a page that sends its reader on with <meta http-equiv="refresh">
             refreshes = {
                 "now": "0; url=/articles/caching",

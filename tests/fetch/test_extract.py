@@ -347,6 +347,16 @@ def test_a_meta_refresh_is_followed_as_a_browser_would(site: Any, local: Config)
     assert site.paths().count("/docs/a") == 0 and site.paths().count("/refresh/loop") == 1
 
 
+def test_a_refresh_only_for_readers_without_scripts_is_not_followed(site: Any, local: Config) -> None:
+    """``<noscript><meta http-equiv="refresh" ...>`` sends a browser whose scripts are off to a
+    "please turn on JavaScript" page; every other browser reads the story. Followed, the extract
+    of such a news page was that notice instead of the story."""
+    [item] = extract(site.url("/refresh/noscript"), local)["data"]
+    assert item["title"] == "Caching in practice" and "Caching in practice" in item["content"]
+    assert item["metadata"]["final_url"] == site.url("/refresh/noscript")
+    assert site.paths().count("/docs/a") == 0
+
+
 def test_a_meta_refresh_to_a_private_address_is_refused(site: Any, local: Config) -> None:
     """Each refresh hop is screened as a redirect is."""
     [item] = unread(site.url("/refresh/metadata"), local)["meta"]["failures"]

@@ -3,7 +3,9 @@
 Moved pages, link shorteners and consent interstitials answer 200 with this tag and little
 else; a browser goes on to the target, so a reader does too. Only a short delay counts: a
 news page that reloads itself (or goes to its home page) every few minutes says
-``content="300; url=/"``, which is no redirect.
+``content="300; url=/"``, which is no redirect. A refresh inside ``<noscript>`` is for browsers
+whose scripts are off (most often to a "turn on JavaScript" page); a browser running scripts
+never reads it and shows the page, and so does a reader.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ def refresh_target(tree: Any, url: str) -> str | None:
     """The http(s) address the page's refresh sends a reader to soon, or None."""
     for element in tree.iter("meta"):
         if (element.get("http-equiv") or "").strip().lower() != "refresh":
+            continue
+        if next(element.iterancestors("noscript"), None) is not None:
             continue
         found = _CONTENT.match(element.get("content") or "")
         if found is None or not found.group("url").strip():
