@@ -4,7 +4,7 @@ and compared with the benchmark's own reading of the same bytes at the same addr
 
 Run: python bench/bench_extract_path.py [--set wcxb-dev] [--limit N]
 Prints how many pages read the same, differently, or failed (with their error codes), and
-the first differing pages. The sets are those of ``bench_extraction_quality.py``.
+the first pages that did not read the same. The sets are those of ``bench_extraction_quality.py``.
 """
 
 from __future__ import annotations
@@ -88,6 +88,7 @@ def main() -> None:
             path = item["url"][len(base):]
             if item.get("error"):
                 tally[f"failed ({item.get('error_code')})"] += 1
+                differing.append(f"{pages[int(path[2:])].key}: {item['error']}")
                 continue
             body, kind = bodies[path]
             expected = quality.ours_markdown(decode(body, kind, "html")[0], item["url"])

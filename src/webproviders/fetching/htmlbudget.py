@@ -37,7 +37,7 @@ def _without_hidden(html: str) -> str:
     """``html`` without its comments, styles, SVG drawings and scripts other than JSON-LD."""
     kept: list[str] = []
     position = 0
-    #: Where, for each kind of element, no closing tag follows any more.
+    # Where, for each kind of element, no closing tag follows any more.
     unclosed: dict[str, int] = {}
     while (found := _HIDDEN.search(html, position)) is not None:
         name = found.group(1)

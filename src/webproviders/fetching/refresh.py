@@ -18,9 +18,22 @@ from ..urls import join_url
 
 #: Seconds of delay up to which a refresh is taken as a redirect.
 MAX_DELAY = 10.0
-#: ``N; url=target`` (the WHATWG form, also with a comma, without ``url=``, quoted).
-_CONTENT = re.compile(r"^\s*(\d+(?:\.\d*)?)?\s*[;,]?\s*(?:url\s*=\s*)?(?P<quote>['\"]?)(?P<url>.*?)(?P=quote)\s*$",
-                      re.IGNORECASE | re.DOTALL)
+#: ``N; url=target`` as the WHATWG refresh steps read it: a time first (digits, or a dot),
+#: then a ``;``, a ``,`` or a space before the target (also without ``url=``, quoted). Content
+#: that does not start with a time is no refresh at all: browsers ignore it. No part of the
+#: pattern can match what the next one does, so a long content is read in one pass.
+_CONTENT = re.compile(
+    r"^\s*(?=[\d.])(?P<delay>\d*)(?:\.[\d.]*)?(?:(?:\s*[;,]|\s)\s*(?:url\s*=)?(?P<target>.*))?$",
+    re.IGNORECASE | re.DOTALL,
+)
+
+
+def _target(found: re.Match[str]) -> str:
+    """The address a refresh names: up to its closing quote when it is quoted."""
+    target = (found.group("target") or "").strip()
+    if target[:1] in ("'", '"'):
+        target = target[1:].split(target[0], 1)[0]
+    return target.strip()
 
 
 def refresh_target(tree: Any, url: str) -> str | None:
@@ -31,10 +44,10 @@ def refresh_target(tree: Any, url: str) -> str | None:
         if next(element.iterancestors("noscript"), None) is not None:
             continue
         found = _CONTENT.match(element.get("content") or "")
-        if found is None or not found.group("url").strip():
+        if found is None or not _target(found):
             return None
-        delay = float(found.group(1) or 0)
-        target = join_url(url, found.group("url").strip())
+        delay = float(found.group("delay") or 0)
+        target = join_url(url, _target(found))
         if target is None or delay > MAX_DELAY or urlsplit(target).scheme not in ("http", "https"):
             return None
         return None if target.split("#")[0] == url.split("#")[0] else target
