@@ -279,11 +279,9 @@ def ours_markdown(html: str, url: str) -> str:
     the HTML budget, and read as plain text past the element budget."""
     from webproviders.config import ExtractionSettings
     from webproviders.fetching.extraction import html_document
-    from webproviders.fetching.htmlbudget import fit_html
 
     limits = ExtractionSettings()
-    text, _ = fit_html(html, limits.max_html_chars)
-    return html_document(text, url, max_elements=limits.max_html_elements).content
+    return html_document(html, url, max_elements=limits.max_html_elements, max_chars=limits.max_html_chars).content
 
 
 def ours(html: str, url: str) -> str:

@@ -150,6 +150,8 @@ class HtmlDocument:
     refresh: str | None = None
     #: The pages a frameset page shows in its ``<frame>``s: its text is there, not in it.
     frames: list[str] = field(default_factory=list)
+    #: True when the HTML was over its budget even without what no reader sees, and was cut.
+    truncated: bool = False
 
 
 def _text_of(tree: Any) -> str:
@@ -353,27 +355,34 @@ def html_document(
     include_raw: bool = False,
     want_links: bool = False,
     max_elements: int | None = None,
+    max_chars: int | None = None,
 ) -> HtmlDocument:
     """Extract one page (blocking and CPU-heavy: the extraction workers call it).
 
-    A tree of more than ``max_elements`` elements skips trafilatura's main-content selection
-    and metadata search, whose cost grows with the element count: its plain text stands in.
+    HTML over ``max_chars`` characters is held to them (:mod:`.htmlbudget`: here, under the
+    worker's limits, since a page can make that pass slow). A tree of more than
+    ``max_elements`` elements skips trafilatura's main-content selection and metadata search,
+    whose cost grows with the element count: its plain text stands in.
     """
     from trafilatura.metadata import extract_metadata
     from trafilatura.settings import Document
     from trafilatura.utils import load_html
 
     from .boilerplate import drop_unrendered, join_split_body
+    from .htmlbudget import fit_html
     from .pagetype import page_type
     from .product import product_facts
     from .refresh import refresh_target
 
     quiet_libraries()
+    truncated = False
+    if max_chars is not None:
+        html, truncated = fit_html(html, max_chars)
     tree = load_html(html)
     if tree is None:  # a fragment or something barely HTML: give it a document around it
         tree = load_html(f"<html><body><div>{html}</div></body></html>")
         if tree is None:
-            return HtmlDocument(content="", title="", metadata={}, fallback=True)
+            return HtmlDocument(content="", title="", metadata={}, fallback=True, truncated=truncated)
     links = _links(tree, url) if want_links else []
     frames = _frames(tree, url)
     if frames:
@@ -415,5 +424,6 @@ def html_document(
     if product:
         metadata["product"] = product
     return HtmlDocument(
-        content or "", title, metadata, raw, links, nofollow, fallback, scripted, refresh_target(tree, url), frames
+        content or "", title, metadata, raw, links, nofollow, fallback, scripted, refresh_target(tree, url), frames,
+        truncated,
     )

@@ -9,7 +9,9 @@ product facts are read from; only what is still over the budget is cut.
 
 The scan is linear in the page's length whatever it holds (an unclosed element or comment
 runs to the end of the page, as a browser reads it), and a page within the budget is parsed
-exactly as it came.
+exactly as it came. It runs in the extraction worker, under the page's CPU and memory limits:
+a page of a million empty elements takes it most of a second, which no caller's event loop
+should wait for.
 """
 
 from __future__ import annotations

@@ -23,7 +23,6 @@ from .extraction import HtmlDocument, html_document
 from .extractpool import extraction_pool
 from .feeds import feed_document
 from .fetch import FetchResult
-from .htmlbudget import fit_html
 from .jsontext import json_text
 from .options import PageOptions
 from .pdf import missing_pypdf, pdf_text, pypdf_installed
@@ -131,13 +130,16 @@ async def render(
                 "metadata": metadata}
         return RenderedPage(_finish(item, options), [], html=kind == "html")
     if kind == "html":
-        text, cut = fit_html(text, limits.max_html_chars)
-        if cut:
-            metadata["html_truncated"] = True
+        # The tags of the part that will be parsed at most (counted in C; the worker holds the
+        # page to its budget, which the caller's loop does not wait for).
+        tags = text.count("<", 0, limits.max_html_chars)
         doc: HtmlDocument = await extraction_pool.run(
-            limits, html_document, text, result.final_url, heavy=text.count("<") > HEAVY_HTML_TAGS, fmt=options.format,
+            limits, html_document, text, result.final_url, heavy=tags > HEAVY_HTML_TAGS, fmt=options.format,
             include_raw=options.include_raw, want_links=want_links, max_elements=limits.max_html_elements,
+            max_chars=limits.max_html_chars,
         )
+        if doc.truncated:
+            metadata["html_truncated"] = True
         metadata.update(doc.metadata)
         if doc.fallback:
             metadata["extraction"] = "full_text"
