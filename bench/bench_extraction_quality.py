@@ -2,9 +2,9 @@
 
 Every set whose data is found runs by default, each reported overall and per page type, with
 trafilatura's default settings and its ``include_comments=False`` setting in the same run;
-``--set`` picks sets. None of the data is part of this repository. Ours reads each page as an
-extract does under the default ``web.extraction`` limits (the HTML budget, then the element
-budget), so a figure here is what a caller gets.
+``--set`` picks sets. None of the data is part of this repository. The library (``ours``)
+reads each page as an extract does under the default ``web.extraction`` limits (the HTML
+budget, then the element budget), so a figure here is what a caller gets.
 
 ``wcxb-dev`` (and ``wcxb-test``): the WCXB benchmark, 2,008 real pages of seven types
 (article, forum, product, collection, listing, documentation, service) with their main
