@@ -119,7 +119,7 @@ class Handler(BaseHTTPRequestHandler):
         time.sleep(self.server.latency)
         path = self.path.split("?", 1)[0]
         body: bytes | None = None
-        content_type = self.server.content_type
+        content_type = self.server.types.get(path, self.server.content_type)
         if path == "/robots.txt":
             body, content_type = b"User-agent: *\nDisallow: /private/\n", "text/plain"
         elif path == "/hostile/report.pdf":
@@ -138,6 +138,8 @@ class Handler(BaseHTTPRequestHandler):
 class Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 128
+    #: A page's own ``Content-Type``, where it is not the server's.
+    types: dict[str, str] = {}
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass
