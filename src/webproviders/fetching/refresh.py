@@ -20,8 +20,8 @@ from ..urls import join_url
 MAX_DELAY = 10.0
 #: ``N; url=target`` as the WHATWG refresh steps read it: a time first (digits, or a dot),
 #: then a ``;``, a ``,`` or a space before the target (also without ``url=``, quoted). Content
-#: that does not start with a time is no refresh at all: browsers ignore it. No part of the
-#: pattern can match what the next one does, so a long content is read in one pass.
+#: that does not start with a time is no refresh at all: browsers ignore it. A long content is
+#: read in one pass: no two open-ended parts of the pattern take the same characters.
 _CONTENT = re.compile(
     r"^\s*(?=[\d.])(?P<delay>\d*)(?:\.[\d.]*)?(?:(?:\s*[;,]|\s)\s*(?:url\s*=)?(?P<target>.*))?$",
     re.IGNORECASE | re.DOTALL,
@@ -44,10 +44,10 @@ def refresh_target(tree: Any, url: str) -> str | None:
         if next(element.iterancestors("noscript"), None) is not None:
             continue
         found = _CONTENT.match(element.get("content") or "")
-        if found is None or not _target(found):
+        if found is None or not (address := _target(found)):
             return None
         delay = float(found.group("delay") or 0)
-        target = join_url(url, _target(found))
+        target = join_url(url, address)
         if target is None or delay > MAX_DELAY or urlsplit(target).scheme not in ("http", "https"):
             return None
         return None if target.split("#")[0] == url.split("#")[0] else target
