@@ -36,7 +36,9 @@ from webproviders.kit import (
     error_for_status,
     proxy_error,
     proxy_refused,
+    remember,
     site_query,
+    url_credentials,
     warn_unknown,
 )
 
@@ -102,6 +104,9 @@ class DDGSProvider(WebSearchProvider):
         from .workers import AnswerTooLarge, Busy, Search, WorkerEnded, pool
 
         warn_unknown(self.name, options, frozenset(), search=True)
+        # The worker sends through this proxy (web.proxy, else DDGS_PROXY, HTTPS_PROXY...): a
+        # password in it is scrubbed from the proxy's refusal, which may quote what it was sent.
+        remember(*url_credentials(self._proxy()))
         settings = self.config.provider(self.name)
         request = {
             "query": site_query(query, options.get("include_domains", []), options.get("exclude_domains", [])),

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import atexit
 import json
+import os
 import subprocess
 import sys
 import threading
@@ -32,6 +33,11 @@ PASSED_ENV = (
     "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
     "DDGS_PROXY",
 )
+
+
+def passed_now() -> tuple[str | None, ...]:
+    """The values of :data:`PASSED_ENV` now: a proxy set at run time is used from the next search."""
+    return tuple(os.environ.get(name) for name in PASSED_ENV)
 
 
 class Busy(Exception):
@@ -58,6 +64,9 @@ class Worker:
         from webproviders.kit import worker_environment
 
         env = worker_environment(PASSED_ENV)
+        #: What it was started with of the variables it is passed (a proxy, say): a worker
+        #: whose are no longer the process's is not asked again.
+        self.passed = passed_now()
         self.process = subprocess.Popen(
             [sys.executable, "-u", str(WORKER_SCRIPT)],
             stdin=subprocess.PIPE,
@@ -170,10 +179,11 @@ class WorkerPool:
         """An idle worker or a new one; raises :class:`Busy` if none is free within ``wait`` s."""
         if not self._slots.acquire(timeout=max(0.0, wait)):
             raise Busy()
+        passed = passed_now()
         with self._lock:
             while self._idle:
                 worker = self._idle.pop()
-                if worker.process.poll() is None:
+                if worker.process.poll() is None and worker.passed == passed:
                     return worker
                 worker.kill()
         try:

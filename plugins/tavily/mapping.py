@@ -10,6 +10,7 @@ from webproviders import InvalidInputError, ProviderError, ProviderSettings, Web
 from webproviders.kit import (
     LIST,
     SWITCH,
+    SWITCH_OR_TEXT,
     TEXT,
     WHOLE,
     answer_list,
@@ -45,9 +46,10 @@ SEARCH_KWARGS = frozenset(
     }
 )
 #: What each of them must be, checked before sending (``include_answer`` takes a switch or a
-#: name, so the vendor judges it).
+#: name, ``basic`` or ``advanced``, which the vendor judges).
 SEARCH_KINDS = {
     "topic": TEXT,
+    "include_answer": SWITCH_OR_TEXT,
     "search_depth": TEXT,
     "chunks_per_source": WHOLE,
     "start_date": TEXT,

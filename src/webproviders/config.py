@@ -16,6 +16,7 @@ import sys
 import threading
 import types
 import typing
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 from urllib.parse import SplitResult, urlsplit
@@ -38,6 +39,7 @@ from ._lazy import lazy_getattr
 from ._version import __version__
 from .homedir import expand_user, require_home
 from .redact import dsn_password, get_logger, remember, scrub, url_credentials
+from .surrogates import sound
 from .useryaml import TooLarge, YAMLShapeError, compose, read_bytes
 
 if TYPE_CHECKING:
@@ -137,6 +139,8 @@ def _why_unreadable(message: str, value: str) -> str:
 def endpoint_problem(url: str, where: str) -> str | None:
     """Why no request can go to ``url`` (set at ``where``: a setting or a variable), worded
     without it; None when it is an ``http(s)`` URL with a host."""
+    if not url.isascii() and sound(url) != url:  # a variable holding a byte that is not UTF-8
+        return f"{where} holds a character that is not text (a byte that is not UTF-8?); set it again"
     try:
         parts = setting_url(url, where)
     except ValueError as exc:
@@ -956,6 +960,8 @@ def _validated(
     data: dict[str, Any] | None, source: str, env: dict[str, str] | os._Environ[str], lines: dict[str, int]
 ) -> Config:
     """:func:`config_from_dict`; ``lines`` says where each key of a file is, for the messages."""
+    if data is not None and not isinstance(data, Mapping):  # a string, a list of pairs: no config
+        raise ConfigError(f"Invalid configuration in {source}: the top level must be a mapping, not {type(data).__name__}.")
     _warn_unexpanded(data, "", source, lines)
     tree = interpolate(dict(data or {}), env)
     if not isinstance(tree, dict):

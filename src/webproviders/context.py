@@ -126,10 +126,18 @@ def warn(message: str, *, partial: bool = False) -> None:
     if partial and record is not None:
         record.partial = True
     bucket = record.warnings if record is not None and record.warnings is not None else _warnings.get()
-    if isinstance(message, str):  # a provider's sentence may quote its vendor's text
-        message = sound(message)
+    # A provider's sentence may quote its vendor's text; a plugin may pass the exception
+    # itself, or a number: a warning is text, whatever was passed.
+    message = sound(message if isinstance(message, str) else _as_text(message))
     if bucket is not None and message not in bucket:
         bucket.append(message)
+
+
+def _as_text(value: object) -> str:
+    try:
+        return str(value)
+    except Exception:  # noqa: BLE001 - a __str__ that fails still leaves a warning
+        return f"<{type(value).__name__}>"
 
 
 def warn_call(message: str, *, once_for: str | None = None) -> None:

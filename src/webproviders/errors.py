@@ -76,13 +76,15 @@ class WebProviderError(Exception):
         retry_after: float | None = None,
         status_code: int | None = None,
     ) -> None:
-        message = scrub(str(message))
+        # Text an envelope holds: masked, and UTF-8 whatever it quotes (a backend name read
+        # from a variable holding a byte that is not UTF-8 is a lone surrogate).
+        message = sound(scrub(str(message)))
         super().__init__(message)
         self.message = message
         #: Scrubbed too: a name no provider has may be anything (a key set where a backend
         #: name was meant), and it goes into the envelope beside the sentence that names it.
-        self.provider = scrub(provider) if provider else provider
-        self.detail = scrub(detail) if detail else detail
+        self.provider = sound(scrub(provider)) if provider else provider
+        self.detail = sound(scrub(detail)) if detail else detail
         #: Seconds to wait before trying again, clamped to ``0 .. retry_after_ceiling``.
         self.retry_after = clamp_retry_after(retry_after, self.retry_after_ceiling)
         self.status_code = status_code
@@ -263,6 +265,11 @@ def is_retryable(code: str) -> bool:
 
 #: Longest vendor message quoted in an error sentence.
 _QUOTE_CHARS = 300
+#: Characters of a vendor's text read to quote it: many times the quote, so that a secret
+#: starting within the quote is whole in what is scrubbed. Scrubbed whole, an error body of
+#: 30 MB held the caller's event loop 3.5 s, to be cut to one line.
+QUOTE_READ = 16_384
+_LAST_WORD = re.compile(r"\S*\Z")
 _BAD_KEY = re.compile(
     r"api[ _-]?key|unauthori[sz]ed|invalid (?:auth|token|credential)|authenticat", re.IGNORECASE
 )
@@ -274,7 +281,10 @@ _OUT_OF_CREDITS = re.compile(
 
 def quote(text: Any) -> str:
     """A vendor's own error text, fit to quote in a sentence: scrubbed of secrets, shortened."""
-    clean = " ".join(scrub(sound(str(text or ""))).split())
+    raw = str(text or "")
+    if len(raw) > QUOTE_READ:  # the word cut at the end goes: it may be part of a secret
+        raw = _LAST_WORD.sub("", raw[:QUOTE_READ])
+    clean = " ".join(scrub(sound(raw)).split())
     return clean if len(clean) <= _QUOTE_CHARS else clean[: _QUOTE_CHARS - 1] + "…"
 
 

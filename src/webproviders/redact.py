@@ -75,8 +75,10 @@ class _Patterns:
         )
         #: ``scheme://user:password@`` (or ``scheme://token@``): everything before the ``@`` goes.
         self.userinfo = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#\s@'\"<>]+@")
-        #: A vendor's masked echo of a key: a few characters, a run of stars or dots, a few more.
-        self.echo = re.compile(r"(?<![\w-])([\w-]{0,12})(?:\*{2,}|•{2,}|\.{3,}|…)([\w-]{0,8})(?![\w-])")
+        #: A vendor's masked echo of a key: some characters, a run of stars or dots, a few more.
+        #: The head runs to 64 characters (``tvly-dev-Ab3xQ7rT0123***9kQz`` shows 21), and no
+        #: match starts inside the run, which would leave the head standing before ``***``.
+        self.echo = re.compile(r"(?<![\w*•-])([\w-]{0,64})(?:\*{2,}|•{2,}|\.{3,}|…)([\w-]{0,12})(?![\w-])")
         #: ``password=...`` in a libpq ``key=value`` connection string (quoted, or up to a space).
         self.dsn_password = re.compile(r"(?:^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)")
         #: A percent-escape, to write its hex in lower case.

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from itertools import accumulate
 from typing import TYPE_CHECKING, Any
 
-from .errors import ParseError, WebProviderError, error_for_status, quote
+from .errors import QUOTE_READ, ParseError, WebProviderError, error_for_status, quote
 
 if TYPE_CHECKING:
     import httpx
@@ -210,11 +210,23 @@ def _quote_text_body(error: WebProviderError, response: httpx.Response) -> None:
     ("Too many requests", a proxy's "upstream connect error") is lost; an HTML page is not
     quoted (its markup says nothing a person can act on)."""
     kind = response.headers.get("content-type", "").lower()
-    text = quote(response.text)
-    if not text or "html" in kind or text.startswith("<") or text in error.message:
+    if "html" in kind:
+        return
+    text = quote(_head_text(response))
+    if not text or text.startswith("<") or text in error.message:
         return
     error.message = f'{error.message} The response said: "{text}".'
     error.args = (error.message,)
+
+
+def _head_text(response: httpx.Response) -> str:
+    """The start of a body as text, all a quote reads: an error body of megabytes decoded
+    whole is as much again in memory, up to four times as much."""
+    head = response.content[: 4 * QUOTE_READ]
+    try:
+        return head.decode(response.charset_encoding or "utf-8", "replace")
+    except LookupError:  # a charset Python does not know
+        return head.decode("utf-8", "replace")
 
 
 def answer_list(value: Any, field: str, vendor: str, provider: str | None = None) -> list[Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -17,6 +17,7 @@ from .context import warn
 from .countries import alpha2
 from .errors import InvalidInputError
 from .redact import mask_userinfo
+from .surrogates import sound
 from .urls import MAX_URL_CHARS, host_of, is_http_url, shorten
 
 MAX_QUERY_CHARS = 2_000
@@ -40,6 +41,17 @@ MAX_BACKEND_CHARS = 64
 COMMON_SEARCH_OPTIONS = frozenset(
     {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
 )
+
+
+def shown(value: Any, most: int = 40) -> str:
+    """A refused value as a sentence quotes it: its repr, cut short (a megabyte string passed
+    as ``limit=`` came back whole in the error), or its type where it has none to give (an int
+    of thousands of digits refuses to be written out)."""
+    try:
+        text = repr(value)
+    except Exception:  # noqa: BLE001 - ValueError for a huge int, anything for a caller's object
+        return f"a value of type {type(value).__name__}"
+    return shorten(text, most)
 
 
 def encodable(text: str, what: str) -> str:
@@ -70,10 +82,10 @@ def check_query(query: Any) -> str:
 def check_limit(limit: Any) -> int:
     if isinstance(limit, bool) or not isinstance(limit, int):
         raise InvalidInputError(
-            f"limit must be a whole number from {MIN_LIMIT} to {MAX_LIMIT}, not {limit!r}."
+            f"limit must be a whole number from {MIN_LIMIT} to {MAX_LIMIT}, not {shown(limit)}."
         )
     if not MIN_LIMIT <= limit <= MAX_LIMIT:
-        raise InvalidInputError(f"limit must be from {MIN_LIMIT} to {MAX_LIMIT}; got {limit}.")
+        raise InvalidInputError(f"limit must be from {MIN_LIMIT} to {MAX_LIMIT}; got {shown(limit)}.")
     return limit
 
 
@@ -209,6 +221,40 @@ def _domains(name: str, value: Any) -> list[str]:
     return [_domain(name, position, item) for position, item in enumerate(items, 1)]
 
 
+#: How deep into an option's value its text is looked at (a list of mappings of lists...).
+_OPTION_DEPTH = 16
+
+
+def check_option_values(options: dict[str, Any]) -> None:
+    """Refuse, as the caller's ``invalid_input`` before any provider sees them, an option named
+    ``self`` (its method's own object: a second one failed the provider as it was called) and
+    text in an option that is not valid Unicode (a lone surrogate no request, cache or
+    envelope can hold: a vendor failed building its request, counted against it for every
+    caller). Any other value is the provider's to judge (:func:`check_kinds` for a vendor's):
+    a plugin of one's own may take objects."""
+    for name, value in options.items():
+        if name == "self":
+            raise InvalidInputError("No option is named 'self'; leave it out.")
+        if _broken_text(value, 0):
+            raise InvalidInputError(
+                f"The option {name} holds text that is not valid Unicode (a lone surrogate, half a UTF-16 "
+                "pair); decode the input properly or drop that character."
+            )
+
+
+def _broken_text(value: Any, depth: int) -> bool:
+    """Whether ``value`` holds a string with a lone surrogate (looked for :data:`_OPTION_DEPTH` deep)."""
+    if isinstance(value, str):
+        return not value.isascii() and sound(value) != value
+    if depth >= _OPTION_DEPTH:
+        return False
+    if isinstance(value, (list, tuple)):
+        return any(_broken_text(item, depth + 1) for item in value)
+    if isinstance(value, Mapping):
+        return any(_broken_text(key, depth + 1) or _broken_text(item, depth + 1) for key, item in value.items())
+    return False
+
+
 def check_search_options(options: dict[str, Any]) -> dict[str, Any]:
     """Validate and tidy the common search options; other options pass through untouched."""
     if not options:
@@ -216,11 +262,11 @@ def check_search_options(options: dict[str, Any]) -> dict[str, Any]:
     clean = dict(options)
     if clean.get("time_range") is not None and clean["time_range"] not in TIME_RANGES:
         raise InvalidInputError(
-            f"time_range must be one of {', '.join(TIME_RANGES)}; got {clean['time_range']!r}."
+            f"time_range must be one of {', '.join(TIME_RANGES)}; got {shown(clean['time_range'])}."
         )
     if clean.get("safe_search") is not None and clean["safe_search"] not in SAFE_SEARCH:
         raise InvalidInputError(
-            f"safe_search must be one of {', '.join(SAFE_SEARCH)}; got {clean['safe_search']!r}."
+            f"safe_search must be one of {', '.join(SAFE_SEARCH)}; got {shown(clean['safe_search'])}."
         )
     for key in ("include_domains", "exclude_domains"):
         if clean.get(key) is not None:
@@ -243,16 +289,34 @@ DISPATCH_PAGE_OPTIONS = frozenset({"max_chars"})
 
 
 #: What a vendor's own option may be (:func:`check_kinds`), by the words its sentence uses.
-TEXT, TEXTS, WHOLE, NUMBER, SWITCH, LIST = (
-    "text", "text or a list of text", "a whole number", "a number", "true or false", "a list"
+TEXT, TEXTS, WHOLE, NUMBER, SWITCH, LIST, SWITCH_OR_TEXT = (
+    "text", "text or a list of text", "a whole number", "a number", "true or false", "a list", "true or false, or text"
 )
+
+
+def _json_value(value: Any, depth: int = 0) -> bool:
+    """Whether a request's JSON can carry ``value`` (bytes, a set or an object it cannot)."""
+    if value is None or isinstance(value, (str, bool, int)):
+        return True
+    if isinstance(value, float):
+        return math.isfinite(value)
+    if depth >= _OPTION_DEPTH:
+        return False
+    if isinstance(value, (list, tuple)):
+        return all(_json_value(item, depth + 1) for item in value)
+    if isinstance(value, Mapping):
+        return all(isinstance(key, str) and _json_value(item, depth + 1) for key, item in value.items())
+    return False
+
+
 _KIND_TESTS: dict[str, Any] = {
     TEXT: lambda v: isinstance(v, str),
     TEXTS: lambda v: isinstance(v, str) or (isinstance(v, (list, tuple)) and all(isinstance(i, str) for i in v)),
     WHOLE: lambda v: isinstance(v, int) and not isinstance(v, bool),
     NUMBER: lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v),
     SWITCH: lambda v: isinstance(v, bool),
-    LIST: lambda v: isinstance(v, (list, tuple)),
+    LIST: lambda v: isinstance(v, (list, tuple)) and _json_value(v),
+    SWITCH_OR_TEXT: lambda v: isinstance(v, (bool, str)),
 }
 
 
@@ -263,6 +327,12 @@ def check_kinds(provider: str, options: dict[str, Any], kinds: dict[str, str]) -
     for name, kind in kinds.items():
         value = options.get(name)
         if value is not None and not _KIND_TESTS[kind](value):
+            if kind == LIST and isinstance(value, (list, tuple)):  # a list, holding what JSON cannot
+                held = next((type(i).__name__ for i in value if not _json_value(i)), "values nested too deep")
+                raise InvalidInputError(
+                    f"{provider}'s option {name} must be a list of text, numbers, true or false, and lists "
+                    f"and mappings of them, not a list holding {held}."
+                )
             raise InvalidInputError(f"{provider}'s option {name} must be {kind}, not {type(value).__name__}.")
 
 
@@ -283,7 +353,7 @@ def check_page_options(options: dict[str, Any]) -> dict[str, Any]:
     dispatcher cuts each page to it, whichever provider read the page."""
     value = options.get("max_chars")
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-        raise InvalidInputError(f"max_chars must be a whole number above 0, not {shorten(repr(value), 40)}.")
+        raise InvalidInputError(f"max_chars must be a whole number above 0, not {shown(value)}.")
     return dict(options)
 
 
@@ -294,7 +364,7 @@ def check_crawl_options(options: dict[str, Any]) -> dict[str, Any]:
     for key, low in CRAWL_COUNTS.items():
         value = options.get(key)
         if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < low):
-            raise InvalidInputError(f"{key} must be a whole number of at least {low}, not {shorten(repr(value), 40)}.")
+            raise InvalidInputError(f"{key} must be a whole number of at least {low}, not {shown(value)}.")
     return dict(options)
 
 

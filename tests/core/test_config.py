@@ -46,6 +46,14 @@ def test_a_config_that_sets_nothing_is_the_validated_defaults(tree: dict[str, An
 FEATURE_SECTIONS = ["cache", "rate_limit", "health", "retry", "budget", "usage", "local", "extraction"]
 
 
+@pytest.mark.parametrize("data", ["web: {backend: stub}", 5, [("web", {"backend": "stub"})]], ids=["yaml-text", "int", "pairs"])
+def test_a_config_that_is_not_a_mapping_is_refused_as_a_config_error(data: Any) -> None:
+    """As load_config() refuses a file whose top level is not a mapping: a string was a raw
+    ValueError, an int a TypeError, and a list of pairs was read as if it were a mapping."""
+    with pytest.raises(ConfigError, match="the top level must be a mapping"):
+        config_from_dict(data)
+
+
 def test_a_section_no_config_gave_reads_as_its_validated_defaults() -> None:
     """Built when first read: the same object on every read, equal to what validating an
     empty section gives, in copies and dumps alike."""

@@ -5,6 +5,7 @@ saved DuckDuckGo pages (over TLS, with a test CA the worker trusts through SSL_C
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import datetime
 import json
@@ -74,7 +75,8 @@ class Proxy:
     """A loopback HTTP proxy that terminates TLS for ``HOST`` and answers with ``page``.
 
     ``mode``: ``answer`` (the page), ``hang`` (accept, then never answer), ``refuse``
-    (answer CONNECT with 502), ``credentials`` (answer it with 407), ``endless`` (a page that never ends). ``forms`` holds the form of each search it saw.
+    (answer CONNECT with 502), ``echo`` (with 403, quoting the credentials sent), ``credentials``
+    (answer it with 407), ``endless`` (a page that never ends). ``forms`` holds the form of each search it saw.
     """
 
     url: str
@@ -103,6 +105,12 @@ def proxy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Proxy]:
                 return
             if state.mode == "refuse":
                 conn.sendall(b"HTTP/1.1 502 Bad Gateway\r\nContent-Length: 0\r\n\r\n")
+                return
+            if state.mode == "echo":  # a refusal quoting the credentials it was sent
+                sent = re.search(rb"(?im)^proxy-authorization:\s*basic\s+(\S+)", head)
+                basic = sent.group(1) if sent else b"-"
+                quoted = base64.b64decode(basic) if sent else b"-"
+                conn.sendall(b"HTTP/1.1 403 Denied " + quoted + b" (Basic " + basic + b")\r\nContent-Length: 0\r\n\r\n")
                 return
             if state.mode == "credentials":
                 conn.sendall(
@@ -235,6 +243,22 @@ def test_a_proxy_that_will_not_open_the_tunnel_is_said_with_its_answer(
         "ddgs's search engines could not be reached through the proxy, which answered 502 Bad Gateway. "
         "Check the proxy in web.proxy, or HTTPS_PROXY / HTTP_PROXY / ALL_PROXY and NO_PROXY."
     )
+
+
+@pytest.mark.parametrize("variable", ["HTTPS_PROXY", "DDGS_PROXY"])
+def test_a_proxy_from_the_environment_quoting_its_credentials_is_masked(
+    proxy: Proxy, make_config: Any, monkeypatch: pytest.MonkeyPatch, variable: str
+) -> None:
+    """ddgs's worker sends through the environment's proxy itself; set just before the call,
+    its password (and the Basic credential it becomes) is masked in the proxy's refusal."""
+    proxy.mode = "echo"
+    monkeypatch.setenv(variable, proxy.url.replace("http://", "http://alice:Env0ProxyPass99@"))
+    config = make_config(web={"cache": False, "providers": {"ddgs": {"backend": "duckduckgo", "max_retries": 0}}})
+    envelope = dispatch_search("q", backend="ddgs", config=config, timeout=20)
+    assert envelope["error_code"] == "network_error", envelope
+    assert "which answered 403 Denied alice:*** (Basic ***)" in envelope["error"]
+    basic = base64.b64encode(b"alice:Env0ProxyPass99").decode()
+    assert "Env0ProxyPass99" not in str(envelope) and basic not in str(envelope)
 
 
 def test_a_proxy_that_refuses_its_credentials_is_named_and_not_held_against_ddgs(

@@ -121,6 +121,62 @@ def test_a_lone_surrogate_in_a_query_is_invalid_input(chaos_config: Any, query: 
     assert whole["success"] is True
 
 
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"include_text": ["caf\udce9"]}, "not valid Unicode"),
+        ({"filters": {"site": {"name": "\ud800"}}}, "not valid Unicode"),
+        ({"type": "\ud800"}, "not valid Unicode"),
+        ({"self": "x"}, "'self'"),
+    ],
+)
+def test_an_option_no_provider_can_take_is_the_callers_mistake(
+    write_plugin: Any, make_config: Any, options: dict[str, Any], said: str
+) -> None:
+    """The provider failed as it built its request (a lone surrogate in UTF-8) or was called
+    (a second ``self``), a failure counted against it: five such calls cooled Exa down for
+    every caller. Refused before any provider is asked, it is nobody's failure but the call's."""
+    root = write_plugin("chaos", CHAOS)
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["chaos"]}, web={"health": {"failures": 1}})
+    envelope = dispatch_search("q", backend="chaos", config=config, **options)
+    assert envelope["error_code"] == "invalid_input" and said in envelope["error"], envelope
+    assert envelope["meta"]["attempts"] == []
+    json.dumps(envelope, allow_nan=False).encode("utf-8")
+    assert dispatch_search("q", backend="chaos", config=config, payload="[]")["success"] is True  # not cooling down
+
+
+@pytest.mark.parametrize(
+    ("argument", "value"),
+    [("limit", "x" * 100_000), ("timeout", "x" * 100_000), ("mode", "x" * 100_000), ("time_range", "x" * 100_000), ("cache", 10**5000)],
+    ids=["limit", "timeout", "mode", "time_range", "cache"],
+)
+def test_a_refused_value_is_quoted_short(chaos_config: Any, argument: str, value: Any) -> None:
+    """An agent reads the sentence: a megabyte passed as ``limit=`` came back whole in it, and
+    an int of thousands of digits (which refuses to be written out) failed the call as ours."""
+    envelope = dispatch_search("q", backend="chaos", config=chaos_config, **{argument: value})
+    assert envelope["error_code"] == "invalid_input" and len(envelope["error"]) < 200, envelope["error"][:300]
+
+
+@pytest.mark.parametrize(
+    "backend",
+    [{"fuse": [b"stub"]}, {"fuse": [float("nan")]}, "\ud800", ["stub", "\udcff"], "y" * 100_000],
+    ids=["fuse-bytes", "fuse-nan", "surrogate", "list-surrogate", "long"],
+)
+def test_meta_repeats_any_backend_argument_as_json_text(chaos_config: Any, backend: Any) -> None:
+    envelope = dispatch_search("q", backend=backend, config=chaos_config)
+    assert not envelope["success"]
+    assert len(json.dumps(envelope, allow_nan=False).encode("utf-8")) < 2_000
+
+
+def test_a_backend_name_read_as_a_lone_surrogate_is_said_in_utf8(make_config: Any) -> None:
+    """``WEB_BACKEND`` holding a byte that is not UTF-8 (read as a lone surrogate) named an
+    unknown backend in a sentence no UTF-8 encoder took."""
+    config = make_config(web={"search_backend": ["x\udcff"]})
+    envelope = dispatch_search("q", config=config)
+    assert envelope["error_code"] == "not_configured" and "x\ufffd" in envelope["error"], envelope
+    json.dumps(envelope).encode("utf-8")
+
+
 def test_a_lone_surrogate_in_a_url_is_invalid_input(chaos_config: Any) -> None:
     envelope = dispatch_extract(["https://a.example/\ud800"], backend="chaos", config=chaos_config)
     assert envelope["error_code"] == "invalid_input" and "lone surrogate" in envelope["error"]

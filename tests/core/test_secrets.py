@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -144,6 +145,32 @@ def test_a_masked_echo_of_a_known_key_is_masked_and_other_stars_are_not() -> Non
     redact.remember("banana-split-0123456789na")
     assert scrub("Incorrect API key provided: ba***na.") == "Incorrect API key provided: ***."
     assert scrub("rated ***** by 5 users; see x***y") == "rated ***** by 5 users; see x***y"
+
+
+def test_a_quote_of_a_huge_body_reads_its_start_and_cuts_no_secret_in_half() -> None:
+    """A vendor's error body of megabytes is quoted from its start (scrubbed whole, 30 MB held
+    the caller's loop 3.5 s); the word cut where reading stops is left out, as it may be the
+    start of a secret that is masked only whole."""
+    from webproviders import redact
+    from webproviders.errors import QUOTE_READ, quote
+
+    redact.remember("Quote0Secret0Value0123")
+    assert quote("said: Quote0Secret0Value0123 " + "y " * 3_000_000).startswith("said: *** y y")
+    straddling = " " * (QUOTE_READ - 6) + "Quote0Secret0Value0123 and more " + "x" * 100_000
+    assert "Quote0" not in quote(straddling)
+
+
+@pytest.mark.parametrize(
+    "echo", ["tvly-dev-Ab3x...9kQz", "tvly-dev-Ab3xQ7rT0123***9kQz", "tvly-dev-Ab3xQ7rT0123456789…Qz"]
+)
+def test_an_echo_showing_a_long_head_of_a_known_key_is_masked_whole(echo: str) -> None:
+    """Keys with a vendor prefix (``tvly-dev-``, ``sk-proj-``) leave few characters of their
+    own in a short head; an echo showing more of the key than that is masked all the same,
+    and never by masking only the stars after the head it shows."""
+    from webproviders import redact
+
+    redact.remember("tvly-dev-Ab3xQ7rT0123456789Zz9kQz")
+    assert scrub(f"Invalid API key: {echo}. Check it.") == "Invalid API key: ***. Check it."
 
 
 def test_provider_data_keeps_words_that_a_short_secret_would_mangle() -> None:
@@ -400,3 +427,19 @@ def test_a_key_set_where_a_backend_name_was_meant_is_not_in_the_envelope(
     assert envelope["error_code"] == "not_configured" and "Unknown backend '***'" in envelope["error"]
     assert envelope["provider"] == "***"
     assert "Wrong0Place0Key" not in repr(envelope)
+
+
+@pytest.mark.parametrize("shape", ["name", "chain", "fuse"])
+def test_a_key_passed_as_backend_is_masked_in_meta_too(monkeypatch: pytest.MonkeyPatch, shape: str) -> None:
+    """``meta.requested_backend`` repeats what the caller asked for: a key pasted there is
+    masked as the error beside it masks it (the CLI's ``--json`` and MCP results show meta)."""
+    from webproviders.config import config_from_dict
+
+    key = "tvly-Wrong1Place1Key0123456789"
+    monkeypatch.setenv("TAVILY_API_KEY", key)
+    config = config_from_dict({"web": {"cache": False}}, source="<test>")
+    backend = {"name": key, "chain": ["stub", key], "fuse": {"fuse": [key, "stub"]}}[shape]
+    envelope = dispatch_search("q", backend=backend, config=config)
+    assert not envelope["success"] and "Wrong1Place1Key" not in json.dumps(envelope)
+    shown = {"name": "***", "chain": ["stub", "***"], "fuse": {"fuse": ["***", "stub"]}}[shape]
+    assert envelope["meta"]["requested_backend"] == shown

@@ -87,6 +87,22 @@ def test_a_providers_warning_is_cached_with_its_answer(cache_config: Any) -> Non
         assert envelope["meta"]["warnings"] == ["fake-a returns at most 5 results per search; 9 were asked for."]
 
 
+def test_a_warning_given_as_an_object_is_said_as_text(cache_config: Any) -> None:
+    """A plugin may pass the exception it caught, or a number: the answer stands, and the
+    warning is its text (it turned the answer into a failure with no attempt recorded)."""
+    config = cache_config()
+
+    def warned(query: str) -> list[dict[str, Any]]:
+        warn(ValueError("engine 2 of 3 did not answer"))  # type: ignore[arg-type]
+        warn(3)  # type: ignore[arg-type]
+        return hits_for("fake-a", query)
+
+    provider(config, "fake-a").script = [warned]
+    envelope = dispatch_search("python", config=config)
+    assert envelope["success"] and envelope["meta"]["attempts"][0]["outcome"] == "ok", envelope
+    assert envelope["meta"]["warnings"] == ["engine 2 of 3 did not answer", "3"]
+
+
 def test_a_warning_about_the_call_is_not_cached_with_the_answer() -> None:
     """A store that is down is this call's news, not the answer's: a hit does not repeat it."""
     config = build_config(

@@ -614,9 +614,13 @@ def test_progress_events(site: Any, local: Config) -> None:
     assert {e["url"] for e in events} == {p["url"] for p in envelope["data"]}
 
 
-def test_a_broken_progress_callback_does_not_end_the_crawl(site: Any, local: Config) -> None:
+@pytest.mark.parametrize("failure", [RuntimeError("terminal gone"), SystemExit(2)], ids=["error", "exit"])
+def test_a_broken_progress_callback_does_not_end_the_crawl(site: Any, local: Config, failure: BaseException) -> None:
+    """The callback is the caller's: one that fails, or calls ``sys.exit()``, is switched off
+    and the crawl goes on (an exit ended it as the provider's failure, which cooled ``http`` down)."""
+
     def broken(event: dict[str, Any]) -> None:
-        raise RuntimeError("terminal gone")
+        raise failure
 
     envelope = crawl(site.url("/docs/"), local, progress=broken)
     assert len(envelope["data"]) > 1

@@ -12,6 +12,7 @@ import httpx
 import pytest
 import respx
 
+from webproviders import dispatch_search
 from webproviders.registry.providers import get_registry
 
 from .bodies import SEARX_403_HTML, SEARX_EMPTY, SEARX_SUCCESS, _searx_result
@@ -463,6 +464,39 @@ def test_base_url_sources(
         envelope = search(config, backend="searxng")
     assert envelope["success"] is True
     assert route.called
+
+
+def test_a_password_in_a_url_variable_set_at_run_time_is_masked_at_once(
+    make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Watched variables are read again once a second; a base URL the provider reads is
+    handed to the scrubber as it is read, as a key is, so the next call masks its password
+    (a gateway's 400 quoting it read in full for up to a second)."""
+    monkeypatch.setenv("SEARXNG_URL", SEARX_URL)
+    config = make_config(web=web())
+    gateway = "http://alice:Runtime0Pass99@127.0.0.1:8871"
+    quoted = "upstream rejected user alice with password Runtime0Pass99"
+    with respx.mock() as mock:
+        mock.get(SEARCH_URL).respond(200, json=SEARX_EMPTY)
+        mock.get(url__startswith="http://127.0.0.1:8871/search").respond(400, text=quoted)
+        dispatch_search("warm up", backend="searxng", config=config)  # the variables read now
+        monkeypatch.setenv("SEARXNG_URL", gateway)
+        envelope = dispatch_search("q", backend="searxng", config=config)
+    assert envelope["error_code"] == "invalid_input", envelope
+    assert "password ***" in envelope["error"] and "Runtime0Pass99" not in str(envelope)
+
+
+def test_a_base_url_holding_a_byte_that_is_not_utf8_is_named_not_crashed_on(
+    make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A variable set from a file in another encoding reads as a lone surrogate: the provider
+    is unavailable, naming the variable, as for a URL with no scheme (it was "The provider
+    failed: UnicodeEncodeError", with no provider named)."""
+    monkeypatch.setenv("SEARXNG_URL", "http://searx\udcff.example/")
+    envelope = dispatch_search("q", backend="searxng", config=make_config(web=web()))
+    assert envelope["error_code"] == "not_configured", envelope
+    assert "SEARXNG_URL holds a character that is not text" in envelope["error"]
+    json.dumps(envelope).encode("utf-8")
 
 
 def test_unavailable_without_url_and_keyless_with_one(

@@ -49,6 +49,23 @@ def test_form_and_shared_network_settings(cfg, page):
     assert request.extensions["timeout"]["read"] == 7
 
 
+def test_a_results_page_over_its_cap_is_too_large_unparsed(cfg, page):
+    """A results page is tens of kilobytes; one of megabytes (parsed, some twenty times its
+    size in memory, and seconds of the caller's loop) is refused at its cap, which
+    ``max_response_bytes`` raises."""
+    real = page("ddg_results.html")
+    padded = real.replace("</body>", "<div>" + "<p>filler</p>" * 200_000 + "</div></body>")
+    assert len(padded.encode()) > 2_000_000
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(200, text=padded, headers={"Content-Type": "text/html; charset=UTF-8"})
+        refused = dispatch_search("rust async await", 5, backend="ddg_html", config=cfg())
+        raised = cfg(web={"providers": {"ddg_html": {"max_response_bytes": 4_000_000}}})
+        read = dispatch_search("rust async await", 5, backend="ddg_html", config=raised)
+    assert refused["error_code"] == "too_large"
+    assert "web.providers.ddg_html.max_response_bytes" in refused["error"]
+    assert read["success"] and read["data"]["web"][0]["url"] == "https://doc.rust-lang.org/book/ch17-00-async-await.html"
+
+
 def test_own_timeout_beats_the_http_provider_one(cfg, page):
     config = cfg(web={"providers": {"http": {"timeout": 7}, "ddg_html": {"timeout": 4}}})
     with respx.mock(assert_all_called=False) as mock:

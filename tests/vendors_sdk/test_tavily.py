@@ -430,6 +430,14 @@ def test_a_crawl_without_max_pages_asks_for_the_pages_its_budget_reserves(
         ("crawl", {"allow_external": "no"}, "tavily's option allow_external must be true or false, not str."),
         ("extract", {"chunks_per_source": "3"}, "tavily's option chunks_per_source must be a whole number, not str."),
         ("search", {"exact_match": "yes"}, "tavily's option exact_match must be true or false, not str."),
+        # bytes in the request's JSON failed the SDK, read as a malformed answer and counted
+        ("search", {"include_answer": b"basic"}, "tavily's option include_answer must be true or false, or text, not bytes."),
+        (
+            "crawl",
+            {"include_paths": [b"/docs"]},
+            "tavily's option include_paths must be a list of text, numbers, true or false, and lists and "
+            "mappings of them, not a list holding bytes.",
+        ),
     ],
 )
 def test_an_option_of_the_wrong_kind_is_refused_before_sending(

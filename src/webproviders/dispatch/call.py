@@ -27,15 +27,18 @@ from ..manifest import Capability
 from ..pools import NoThread
 from ..redact import get_logger, scrub
 from ..registry.providers import Registry, get_registry
+from ..surrogates import sound
 from ..validate import (
     check_backend,
     check_crawl_options,
     check_limit,
+    check_option_values,
     check_page_options,
     check_query,
     check_search_options,
     check_url,
     check_urls,
+    shown,
 )
 from .per_url import SetAside, refused_item, set_apart_repeats
 from .plan import MAX_TIMEOUT, Plan
@@ -114,15 +117,38 @@ class Call:
         return self.deadline - time.monotonic()
 
 
-def _requested_repr(backend: Any) -> Any:
-    """The ``backend=`` argument as ``meta.requested_backend`` shows it (JSON-able, whatever it was)."""
-    if backend is None or isinstance(backend, str):
-        return backend
+#: Longest backend name ``meta.requested_backend`` repeats, and the most names of a list it shows.
+_SHOWN_NAME = 100
+_SHOWN_NAMES = 20
+
+
+def _requested_repr(backend: Any, registry: Registry | None = None) -> Any:
+    """The ``backend=`` argument as ``meta.requested_backend`` shows it: JSON and UTF-8 whatever
+    it was, a secret in it masked (a key pasted where a backend's name goes is masked in the
+    error, and must be here too) and its size bounded. A provider's name is shown as it is."""
+    if backend is None:
+        return None
+    if isinstance(backend, str):
+        return backend if registry is not None and registry.get(backend) is not None else _shown_name(backend)
     if isinstance(backend, (list, tuple)) and all(isinstance(name, str) for name in backend):
-        return list(backend)
-    if isinstance(backend, dict) and isinstance(backend.get("fuse"), list) and len(backend) == 1:
-        return backend
+        return _shown_names(backend)
+    if isinstance(backend, dict) and len(backend) == 1:
+        names = backend.get("fuse")
+        if isinstance(names, list) and all(isinstance(name, str) for name in names):
+            return {"fuse": _shown_names(names)}
     return f"<{type(backend).__name__}>"
+
+
+def _shown_name(name: str) -> str:
+    shown = scrub(sound(name))  # masked before it is cut: a cut secret would not be found
+    return shown if len(shown) <= _SHOWN_NAME else shown[:_SHOWN_NAME] + "…"
+
+
+def _shown_names(names: list[str] | tuple[str, ...]) -> list[str]:
+    shown = [_shown_name(name) for name in names[:_SHOWN_NAMES]]
+    if len(names) > _SHOWN_NAMES:
+        shown.append(f"… ({len(names) - _SHOWN_NAMES} more)")
+    return shown
 
 
 def validate_arguments(
@@ -130,6 +156,7 @@ def validate_arguments(
 ) -> tuple[dict[str, Any], list[SetAside]]:
     """The checked arguments, plus the URLs of an extract batch set aside: the malformed ones
     as error items, the repeats by the URL they repeat."""
+    check_option_values(arguments["options"])
     if capability == "search":
         options = check_search_options(arguments["options"])
         checked = {"query": check_query(arguments["query"]), "limit": check_limit(arguments["limit"]), "options": options}
@@ -181,7 +208,6 @@ def prepare(
     between calls (whether its provider can run now).
     """
     started = time.perf_counter()
-    requested = _requested_repr(backend)
     try:
         cfg = config if config is not None else default_config()
         if not isinstance(cfg, Config):
@@ -195,16 +221,17 @@ def prepare(
         registry.ready_for_dispatch(max(0.0, deadline - time.monotonic()))
     except Exception as exc:  # noqa: BLE001 - a broken config or a slow plugin is still an envelope
         error = could_not_start(exc) if isinstance(exc, NoThread) else to_provider_error(exc, None)
-        return failure(error, None, _no_call_meta(requested, started))
+        return failure(error, None, _no_call_meta(_requested_repr(backend), started))
+    requested = _requested_repr(backend, registry)  # once the registry has named the keys to mask in it
     call = Call(capability, arguments, cfg, registry, requested, deadline, started, use_cache=cache)
     try:
         call.state = state = state_for(registry)
         if not budget_ok:
             raise InvalidInputError(
-                f"timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT}, not {budget!r}."
+                f"timeout must be a number of seconds above 0 and at most {MAX_TIMEOUT}, not {shown(budget)}."
             )
         if cache is not True and cache is not False:
-            raise InvalidInputError(f"cache must be True or False, not {cache!r}.")
+            raise InvalidInputError(f"cache must be True or False, not {shown(cache)}.")
         chosen = check_backend(backend)
         call.hedge_after = _hedge_after(hedge_after, cfg.web.hedge_after)
         call.arguments, call.set_aside = validate_arguments(capability, arguments)
@@ -234,8 +261,7 @@ def _hedge_after(value: Any, configured: float | None) -> float | None:
     if value is None:
         return configured
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT:
-        shown = repr(value) if len(repr(value)) <= 40 else f"{type(value).__name__} {repr(value)[:20]}…"
         raise InvalidInputError(
-            f"hedge_after must be a number of seconds above 0 and at most {MAX_TIMEOUT}, not {shown}."
+            f"hedge_after must be a number of seconds above 0 and at most {MAX_TIMEOUT}, not {shown(value)}."
         )
     return float(value)

@@ -17,6 +17,7 @@ from ..errors import InvalidInputError, NotConfiguredError, UnsupportedError
 from ..manifest import PRIORITY_KEYLESS, Capability
 from ..registry.providers import Registry
 from ..registry.registration import ProviderEntry
+from ..validate import shown
 
 #: ``mode=`` values a call may pass.
 MODES = ("chain", "fuse")
@@ -173,7 +174,7 @@ def with_mode(plan: Plan, mode: str | None) -> Plan:
     if mode is None:
         return plan
     if mode not in MODES:
-        raise InvalidInputError(f"mode must be 'chain' or 'fuse', not {mode!r}.")
+        raise InvalidInputError(f"mode must be 'chain' or 'fuse', not {shown(mode)}.")
     if mode == "fuse" and plan.capability != "search":
         raise InvalidInputError("mode='fuse' merges search results; extract and crawl take a chain instead.")
     if mode == "fuse" or len(plan.candidates) > 1:

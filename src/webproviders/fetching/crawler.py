@@ -597,7 +597,9 @@ class Crawler:
             if inspect.isawaitable(result):
                 # One that never returns would hold the crawl past its deadline, and lose every page.
                 await within(result, self._left())
-        except Exception as exc:  # noqa: BLE001 - a broken progress bar must not end the crawl
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            raise  # a Ctrl-C, or the crawl's own end (its deadline): not the callback's failure
+        except BaseException as exc:  # noqa: BLE001 - a broken progress bar (one calling sys.exit() too) must not end the crawl
             left = self._left()
             if isinstance(exc, asyncio.TimeoutError) and left is not None and left <= 0.05:
                 warn("The progress callback did not return before the call's time limit; it was switched off.")

@@ -62,6 +62,7 @@ _EXPORTS = {
     "NUMBER": "validate",
     "SWITCH": "validate",
     "LIST": "validate",
+    "SWITCH_OR_TEXT": "validate",
     # building results
     "page_error": "envelope",
     "is_http_url": "urls",
@@ -110,8 +111,10 @@ _EXPORTS = {
     "Filters": "index.pages",
     "iso_utc": "index.pages",
     "index_envelope": "index.autofill",
-    # logging with secrets scrubbed
+    # secrets: logging with them scrubbed, and one a plugin reads itself made known
     "get_logger": "redact",
+    "remember": "redact",
+    "url_credentials": "redact",
 }
 
 __all__ = list(_EXPORTS)
@@ -155,7 +158,7 @@ if TYPE_CHECKING:
     from ..index.stores import open_store
     from ..manifest import PRIORITY_KEYED, PRIORITY_KEYLESS, PRIORITY_SELF_HOSTED
     from ..offloop import import_off_loop
-    from ..redact import get_logger
+    from ..redact import get_logger, remember, url_credentials
     from ..responses import (
         Classifier,
         answer_list,
@@ -166,7 +169,17 @@ if TYPE_CHECKING:
     )
     from ..retry_after import parse_retry_after, retry_after_from_headers
     from ..urls import canonicalize, host_of, is_http_url, url_key
-    from ..validate import LIST, NUMBER, SWITCH, TEXT, TEXTS, WHOLE, check_kinds, warn_unknown
+    from ..validate import (
+        LIST,
+        NUMBER,
+        SWITCH,
+        SWITCH_OR_TEXT,
+        TEXT,
+        TEXTS,
+        WHOLE,
+        check_kinds,
+        warn_unknown,
+    )
     from .batch import (
         fetch_each,
         gather_or_cancel,

@@ -52,8 +52,10 @@ class VendorProvider(WebSearchProvider):
     key_env: ClassVar[tuple[str, ...]] = ()
     base_url_env: ClassVar[tuple[str, ...]] = ()
     needs_key: ClassVar[bool] = True
-    #: The keys last handed to the scrubber (it keeps them; handing them again is wasted work).
+    #: The keys, and the base URL from the environment, last handed to the scrubber (it keeps
+    #: them; handing them again is wasted work).
     _remembered_keys: list[str] | None = None
+    _remembered_url: str | None = None
 
     def __init__(self, config: Config, name: str | None = None) -> None:
         self.config = config
@@ -123,6 +125,9 @@ class VendorProvider(WebSearchProvider):
             for var in self.base_url_vars():
                 value = (os.environ.get(var) or "").strip()
                 if value:
+                    if value != self._remembered_url:  # a password in it is scrubbed from this request on
+                        redact.remember(*redact.url_credentials(value))
+                        self._remembered_url = value
                     return value.rstrip("/")
         return (configured or self.default_base_url).rstrip("/")
 
