@@ -172,7 +172,11 @@ else:
 def join_url(base: str, href: str) -> str | None:
     """The address ``href`` names on the page at ``base``; None when it cannot be parsed. Pages
     hold such links (a template's unfilled ``https://[site-url]/``), and browsers pass them by:
-    one must not cost the reader the page."""
+    one must not cost the reader the page. On an http(s) page a backslash before the query
+    is a slash, as browsers read it (``sub\\page.html``, ``\\docs\\intro.html``)."""
+    if "\\" in href and base[:5].lower() in ("http:", "https"):
+        cut = min((at for at in (href.find("?"), href.find("#")) if at >= 0), default=len(href))
+        href = href[:cut].replace("\\", "/") + href[cut:]
     try:
         url = urljoin(base, href)
         if "[" in url:

@@ -285,6 +285,30 @@ def test_description_that_the_page_does_not_show_is_not_added() -> None:
     assert "Everything you need to know" not in content
 
 
+def test_relative_links_are_read_against_the_page_and_its_base_address() -> None:
+    """trafilatura joins a relative link to the site's root (``install.html`` on
+    ``/2024/05/bridge-repairs`` pointed at ``/install.html``); a browser reads it against the
+    page, or against its ``<base href>``, as the page's canonical address is read."""
+    links = '<p>See <a href="detour.html">the detour</a>, <a href="../maps/">the maps</a> and <a href="?page=2">more</a>.</p>'
+    content = markdown(page(f"<h1>Bridge to close</h1>{paragraphs(BODY)}{links}"))
+    assert "[the detour](https://news.example.org/2024/05/detour.html)" in content
+    assert "[the maps](https://news.example.org/2024/maps/)" in content
+    assert "[more](https://news.example.org/2024/05/bridge-repairs?page=2)" in content
+    based = page(f"<h1>Bridge to close</h1>{paragraphs(BODY)}{links}", head='<base href="/static/"><link rel="canonical" href="story">')
+    document = html_document(based, PAGE_URL)
+    assert "[the detour](https://news.example.org/static/detour.html)" in document.content
+    assert document.metadata["canonical_url"] == "https://news.example.org/static/story"
+
+
+def test_lead_whose_markdown_escapes_its_underscores_is_not_repeated() -> None:
+    """trafilatura writes the lead's ``snake_case`` as ``snake\\_case``; it was not found
+    in the text so, and went in a second time."""
+    lead = "Variables are named in snake_case and constants in UPPER_CASE, as the style guide asks."
+    head = f'<meta name="description" content="{lead}">'
+    content = markdown(page(f"<h1>Bridge to close</h1>{paragraphs([lead, *BODY])}", head=head))
+    assert content.count("snake") == 1, content
+
+
 def test_lead_kept_by_trafilatura_is_not_repeated() -> None:
     head = f'<meta property="og:description" content="{LEAD}">'
     content = markdown(page(f"<h1>Bridge to close</h1>{paragraphs([LEAD, *BODY])}", head=head))

@@ -237,6 +237,26 @@ def test_declared_label_is_decoded_as_its_browser_superset(extracted: dict[str, 
     assert extracted["/mislabelled-meta/gb2312"]["metadata"]["encoding"] == "utf-8"
 
 
+@pytest.mark.parametrize("label", ["koi8-u", "KOI8-RU"])
+def test_a_koi8_u_page_reads_the_belarusian_letters_browsers_read(label: str) -> None:
+    """Browsers' KOI8-U (the WHATWG table, which takes in KOI8-RU) has ў and Ў at 0xAE and
+    0xBE, where Python's has box-drawing characters: ``ўсё`` read ``╝сё``."""
+    from webproviders.fetching.charset import decode
+
+    body = "Беларуская мова: ".encode("koi8_u") + b"\xae" + "сё добра. ".encode("koi8_u") + b"\xbe" + "зор, ґанок, їжак.".encode("koi8_u")
+    assert decode(body, f"text/html; charset={label}", "html") == ("Беларуская мова: ўсё добра. Ўзор, ґанок, їжак.", "koi8-u")
+
+
+@pytest.mark.parametrize("label", ["gbk", "gb2312", "GB18030"])
+def test_the_euro_sign_of_a_gbk_page_is_read_as_browsers_read_it(label: str) -> None:
+    """Code page 936 writes € as the single byte 0x80, which browsers' GBK decoder reads and
+    Python's gb18030 refuses (it came back as U+FFFD)."""
+    from webproviders.fetching.charset import decode
+
+    body = "售价：100".encode("gbk") + b"\x80" + "，包邮。".encode("gbk")
+    assert decode(body, f"text/html; charset={label}", "html") == ("售价：100€，包邮。", "gb18030")
+
+
 @pytest.mark.parametrize("label", list(TEXTS))
 def test_a_meta_charset_after_a_long_script_in_the_head_is_read(
     extracted: dict[str, dict[str, Any]], label: str

@@ -477,7 +477,28 @@ def test_page_text_keeps_furniture_that_holds_the_whole_page() -> None:
         ("1. Chapter\n          [About version control](https://e.org/a)", "1. Chapter\n[About version control](https://e.org/a)"),
         ("Example:\n\n```\n    indented = True\n```\nDone.", "Example:\n\n```\n    indented = True\n```\nDone."),
         ("- item\n    - nested item", "- item\n    - nested item"),
+        # trafilatura fences code holding a ``` line with ````: one block, left as it is
+        (
+            "Intro.\n\n````\nIn the README:\n```python\n    print(1)\n```\n````\nThen this.\n\n```\n    return 2\n```",
+            "Intro.\n\n````\nIn the README:\n```python\n    print(1)\n```\n````\nThen this.\n\n```\n    return 2\n```",
+        ),
+        # a command wrapped into a list item's text is inline code; the next item stays an item
+        ("1. Install it:```\npip install foo\n    --upgrade\n```\n2. Run it.", "1. Install it: `pip install foo --upgrade`\n2. Run it."),
     ],
 )
 def test_tidy_markdown(broken: str, repaired: str) -> None:
     assert tidy_markdown(broken) == repaired
+
+
+def test_page_text_escapes_the_pages_own_markup_and_keeps_code_as_it_is() -> None:
+    """A page's ``*pro*`` is its words, not emphasis, and ``# of sites`` no heading; a
+    ``<pre>`` keeps its lines and indentation (YAML means something else without them)."""
+    page = shell(
+        "<main><h1>Plans</h1><p>Plan_1 *pro* for [teams]</p><p># of sites is per account</p>"
+        "<pre>server:\n    port: 80\n```\n</pre><ul><li>1. first</li></ul></main>"
+    )
+    text = page_text(lxml_html.fromstring(page))
+    assert text == (
+        "# Plans\n\nPlan\\_1 \\*pro\\* for \\[teams\\]\n\n\\# of sites is per account\n\n"
+        "````\nserver:\n    port: 80\n```\n````\n\n- 1\\. first"
+    )

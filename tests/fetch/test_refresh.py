@@ -16,7 +16,7 @@ PAGE = "https://example.org/story"
 
 def target(content: str, *, around: str = "{}") -> str | None:
     tag = around.format(f"<meta http-equiv='refresh' content='{content}'>")
-    return refresh_target(lxml_html.fromstring(f"<html><head>{tag}</head><body><p>Story.</p></body></html>"), PAGE)
+    return refresh_target(lxml_html.fromstring(f"<html><head>{tag}</head><body><p>Story.</p></body></html>"), PAGE, PAGE)
 
 
 @pytest.mark.parametrize(
@@ -40,6 +40,16 @@ def test_a_refresh_a_browser_follows_at_once(content: str) -> None:
 )
 def test_a_refresh_that_is_no_redirect(content: str) -> None:
     assert target(content) is None
+
+
+def test_a_refresh_is_read_against_the_pages_base_address() -> None:
+    """A browser reads a refresh's address, as every relative address on the page, against
+    its ``<base href>``: followed against the page's own, it read another page."""
+    page = lxml_html.fromstring(
+        "<html><head><base href='/static/v2/'><meta http-equiv='refresh' content='0; url=target.html'></head>"
+        "<body><p>Moved.</p></body></html>"
+    )
+    assert refresh_target(page, PAGE, "https://example.org/static/v2/") == "https://example.org/static/v2/target.html"
 
 
 def test_a_refresh_for_readers_without_scripts_is_not_followed() -> None:

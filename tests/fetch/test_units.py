@@ -441,3 +441,19 @@ def test_robots_fetch_failure_reaches_every_asker() -> None:
         return await asyncio.gather(cache.allowed("https://example.com/a"), cache.allowed("https://example.com/b"), return_exceptions=True)
 
     assert [type(r).__name__ for r in asyncio.run(ask())] == ["NetworkError", "NetworkError"]
+
+
+@pytest.mark.parametrize(
+    ("href", "expected"),
+    [
+        ("sub\\page.html", "https://a.example/site/sub/page.html"),
+        ("\\docs\\intro.html", "https://a.example/docs/intro.html"),
+        ("x.html?path=a\\b#part\\c", "https://a.example/site/x.html?path=a\\b#part\\c"),
+    ],
+)
+def test_a_backslash_in_a_link_is_a_slash_before_its_query(href: str, expected: str) -> None:
+    """Browsers read ``\\`` in an http(s) link's path as ``/``; a crawl requested
+    ``/site/sub\\page.html`` and found nothing where the page's reader finds its next page."""
+    from webproviders.urls import join_url
+
+    assert join_url("https://a.example/site/index.html", href) == expected

@@ -60,7 +60,9 @@ _ANCHOR_MIN_CHARS = 15
 _PARAGRAPH_MIN_WORDS = 8
 
 _MD_LINK = re.compile(r"!?\[((?:[^\[\]]|\[[^\]]*\])*)\]\((<[^>]*>|[^)\s]*)(?:\s+\"[^\"]*\")?\)")
-_MD_MARKUP = re.compile(r"(?<!\\)[*_`]|\\(?=[^\s])|^\s*(?:#{1,6}|[-*+]|\d+\.)\s+", re.MULTILINE)
+#: Markup, and the characters markdown escapes, gone alike: the lead is found in the text
+#: whether its ``snake_case`` came out as ``snake\_case`` or not (it was put in twice).
+_MD_MARKUP = re.compile(r"[*_`\\]|^\s*(?:#{1,6}|[-*+]|\d+\.)\s+", re.MULTILINE)
 _LIST_MARKER = re.compile(r"^\s*(?:[-*+]|\d+\.)\s+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s")
 #: A heading run into the line before it (a list item's standfirst, as trafilatura writes it).

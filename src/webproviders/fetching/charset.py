@@ -35,6 +35,29 @@ import threading
 from urllib.parse import urlsplit
 
 #: WHATWG encodings (by the Python codec that decodes them as browsers do) and their labels.
+#: KOI8-U as browsers decode it (:func:`_koi8_u`).
+KOI8_U = "webproviders_koi8_u"
+
+
+def _koi8_u(name: str) -> codecs.CodecInfo | None:
+    """KOI8-U with the WHATWG table, which takes in KOI8-RU: Belarusian ``ў`` and ``Ў`` at 0xAE
+    and 0xBE, where Python's ``koi8_u`` has box-drawing characters (``╝сё`` for ``ўсё``)."""
+    if name != KOI8_U:
+        return None
+    from encodings import koi8_u
+
+    table = koi8_u.decoding_table
+    table = table[:0xAE] + "\u045e" + table[0xAF:0xBE] + "\u040e" + table[0xBF:]
+    encoding_table = codecs.charmap_build(table)
+    return codecs.CodecInfo(
+        name="koi8-u",
+        encode=lambda text, errors="strict": codecs.charmap_encode(text, errors, encoding_table),
+        decode=lambda data, errors="strict": codecs.charmap_decode(data, errors, table),
+    )
+
+
+codecs.register(_koi8_u)
+
 _LABELS: dict[str, str] = {
     "utf-8": "unicode-1-1-utf-8 unicode11utf8 unicode20utf8 utf-8 utf8 x-unicode20utf8",
     "cp866": "866 cp866 csibm866 ibm866",
@@ -54,7 +77,7 @@ _LABELS: dict[str, str] = {
     "iso8859_15": "csisolatin9 iso-8859-15 iso8859-15 iso885915 iso_8859-15 l9",
     "iso8859_16": "iso-8859-16",
     "koi8_r": "cskoi8r koi koi8 koi8-r koi8_r",
-    "koi8_u": "koi8-ru koi8-u",
+    KOI8_U: "koi8-ru koi8-u",
     "mac_roman": "csmacintosh mac macintosh x-mac-roman",
     "cp874": "dos-874 iso-8859-11 iso8859-11 iso885911 tis-620 windows-874",
     "cp1250": "cp1250 windows-1250 x-cp1250",
@@ -123,6 +146,9 @@ _PAIRS = {
 #: this many in a body: it is Python, a few µs a call, where ``replace`` is C, and a body of
 #: garbage can hold millions (it is then read with ``replace``).
 _ERRORS = "webproviders-whatwg"
+#: Codecs besides those of :data:`_PAIRS` whose failures the handler reads: ISO-2022-JP's
+#: JIS X 0208 rows, and GBK's single byte 0x80 (the euro sign, which ``gb18030`` refuses).
+_ALSO_READ = frozenset({"iso2022_jp_ext", "gb18030"})
 _ERRORS_READ = 10_000
 _budget = threading.local()
 
@@ -147,9 +173,9 @@ def _jis0208(first: int, second: int, offset: int) -> str | None:
 
 def _as_browsers_read_it(exc: UnicodeError) -> tuple[str, int]:
     """A character a CJK codec cannot decode, read as the WHATWG decoders read it: a JIS X 0208
-    pair from the shared index, else one U+FFFD for a lead byte and the non-ASCII byte after
-    it. Python's codecs drop the lead byte alone, so that byte starts a new pair and the
-    characters after it in the run come out as other characters."""
+    pair from the shared index, GBK's byte 0x80 as the euro sign, else one U+FFFD for a lead
+    byte and the non-ASCII byte after it. Python's codecs drop the lead byte alone, so that
+    byte starts a new pair and the characters after it in the run come out as other characters."""
     if not isinstance(exc, UnicodeDecodeError):
         raise exc
     _budget.left = getattr(_budget, "left", 0) - 1
@@ -158,6 +184,8 @@ def _as_browsers_read_it(exc: UnicodeError) -> tuple[str, int]:
     data, at, end = exc.object, exc.start, exc.end
     if exc.encoding == "iso2022_jp_ext" and end - at == 2:
         return _jis0208(data[at], data[at + 1], 0x21) or "\ufffd", end
+    if exc.encoding == "gb18030" and data[at] == 0x80:  # the euro sign as code page 936 writes it
+        return "\u20ac", at + 1
     if exc.encoding in _PAIRS and end - at == 1 and at + 1 < len(data):
         leads, trails = _PAIRS[exc.encoding]
         first, second = data[at], data[at + 1]
@@ -304,7 +332,7 @@ _DETECTED_AS = {
     "ascii": "cp1252", "latin_1": "cp1252", "iso8859_1": "cp1252", "shift_jis": "cp932", "euc_kr": "cp949",
     "gb2312": "gb18030", "gbk": "gb18030", "big5": "big5hkscs", "cp950": "big5hkscs", "iso8859_9": "cp1254",
     "iso8859_11": "cp874", "tis_620": "cp874", "euc_jis_2004": "euc_jp", "euc_jisx0213": "euc_jp",
-    "shift_jis_2004": "cp932", "shift_jisx0213": "cp932", "iso2022_jp": "iso2022_jp_ext",
+    "shift_jis_2004": "cp932", "shift_jisx0213": "cp932", "iso2022_jp": "iso2022_jp_ext", "koi8_u": KOI8_U,
 }
 
 
@@ -366,7 +394,7 @@ def decode(
             codec = declared
     text = body.decode(codec, errors="replace")
     name = codecs.lookup(codec).name
-    if (name in _PAIRS or name == "iso2022_jp_ext") and "\ufffd" in text:
+    if (name in _PAIRS or name in _ALSO_READ) and "\ufffd" in text:
         _budget.left = _ERRORS_READ
         with contextlib.suppress(_TooManyErrors):
             text = body.decode(codec, errors=_ERRORS)

@@ -169,8 +169,7 @@ def _base(tree: Any, url: str) -> str:
     return join_url(url, base_el.get("href", "").strip()) or url
 
 
-def _links(tree: Any, url: str) -> list[str]:
-    base = _base(tree, url)
+def _links(tree: Any, base: str) -> list[str]:
     seen: dict[str, None] = {}
     for element in tree.iter("a", "area", "frame"):  # a frameset's pages are followed as links are
         if len(seen) >= MAX_LINKS:
@@ -184,14 +183,29 @@ def _links(tree: Any, url: str) -> list[str]:
     return list(seen)
 
 
-def _frames(tree: Any, url: str) -> list[str]:
+def _frames(tree: Any, base: str) -> list[str]:
     """The pages a ``<frameset>`` shows, in order; none for any other page."""
     if tree.find(".//frameset") is None:
         return []
-    base = _base(tree, url)
     found = (join_url(base, (frame.get("src") or "").strip()) for frame in tree.iter("frame"))
     pages = (link for link in found if is_http_url(link) and len(link) <= MAX_URL_CHARS)  # not about:blank
     return list(dict.fromkeys(pages))[:MAX_FRAMES]
+
+
+#: An href that names its scheme (``mailto:``, ``https:``) or only a place on the page.
+_NOT_RELATIVE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|#")
+
+
+def _absolute_hrefs(tree: Any, base: str) -> None:
+    """Every link's target read against the page's address (or its ``<base href>``), as a
+    browser reads it: trafilatura joins a relative one to the site's root, so ``install.html``
+    on ``/blog/2024/page.html`` pointed at ``/install.html`` in the markdown."""
+    for element in tree.iter("a"):
+        href = element.get("href")
+        if href and not _NOT_RELATIVE.match(href := href.strip()):
+            joined = join_url(base, href)
+            if joined is not None:
+                element.set("href", joined)
 
 
 def _read_noframes(tree: Any) -> None:
@@ -231,12 +245,12 @@ def _language(tree: Any) -> str | None:
     return lang if 0 < len(lang) <= MAX_LANGUAGE_CHARS else None
 
 
-def _canonical(tree: Any, url: str) -> str | None:
+def _canonical(tree: Any, base: str) -> str | None:
     for element in tree.iter("link"):
         rels = (element.get("rel") or "").lower().split()
         href = (element.get("href") or "").strip()
         if "canonical" in rels and href:
-            canonical = join_url(url, href)
+            canonical = join_url(base, href)
             return canonical if canonical is not None and len(canonical) <= MAX_URL_CHARS else None
     return None
 
@@ -383,8 +397,9 @@ def html_document(
         tree = load_html(f"<html><body><div>{html}</div></body></html>")
         if tree is None:
             return HtmlDocument(content="", title="", metadata={}, fallback=True, truncated=truncated)
-    links = _links(tree, url) if want_links else []
-    frames = _frames(tree, url)
+    base = _base(tree, url)
+    links = _links(tree, base) if want_links else []
+    frames = _frames(tree, base)
     if frames:
         _read_noframes(tree)
     nofollow = says_nofollow(_metas(tree, "robots"))
@@ -399,6 +414,8 @@ def html_document(
             product = product_facts(tree)
         drop_unrendered(tree)
         join_split_body(tree)
+        if fmt == "markdown":  # the only format that keeps links
+            _absolute_hrefs(tree, base)
         # extensive=False: dates only from markup that states them, never guessed from a
         # copyright line in the footer.
         found = extract_metadata(tree, default_url=url, extensive=False)
@@ -418,12 +435,12 @@ def html_document(
         "date": found.date or None,
         "site_name": found.sitename if found.sitename and found.sitename != urlsplit(url).netloc else None,
         "language": _language(tree),
-        "canonical_url": _canonical(tree, url),
+        "canonical_url": _canonical(tree, base),
         "page_type": kind,
     }
     if product:
         metadata["product"] = product
     return HtmlDocument(
-        content or "", title, metadata, raw, links, nofollow, fallback, scripted, refresh_target(tree, url), frames,
+        content or "", title, metadata, raw, links, nofollow, fallback, scripted, refresh_target(tree, url, base), frames,
         truncated,
     )

@@ -40,21 +40,58 @@ _CELLS = frozenset({"td", "th"})
 _HEADINGS = {f"h{level}": "#" * level for level in range(1, 7)}
 _SPACES = re.compile(r"[ \t\r\f\v\u00a0]+")
 _BLANK_LINES = re.compile(r"\n\s*\n+")
+#: With marks, what markdown would read as markup in a page's own words: emphasis, code and
+#: link characters anywhere, and a heading, quote or list mark where a text starts.
+_INLINE_MARKUP = re.compile(r"([\\`*_\[\]])")
+_BLOCK_MARK = re.compile(r"^(\s*)(#|>|[-+](?=\s))|^(\s*\d{1,9})(?=[.)]\s)")
+#: Stands in for a code block while the text around it has its spaces squeezed.
+_KEPT = "\x00{}\x00"
+_KEPT_AT = re.compile("\x00(\\d+)\x00")
+
+
+def _escaped(text: str) -> str:
+    return _BLOCK_MARK.sub(_unmarked, _INLINE_MARKUP.sub(r"\\\1", text))
+
+
+def _unmarked(found: re.Match[str]) -> str:
+    """A block mark escaped: ``\\#``, ``\\-``; a number's full stop, ``1\\.`` (``\\1`` is a backslash)."""
+    if found.group(3) is not None:
+        return found.group(3) + "\\"
+    return found.group(1) + "\\" + found.group(2)
+
+
+def _fenced(code: str) -> str:
+    """``code`` as a fenced block, its fence longer than any run of backticks in it."""
+    longest = max((len(run) for run in re.findall(r"`+", code)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}\n{code.strip(chr(10))}\n{fence}"
 
 
 def visible_text(root: Any, *, marks: bool = False) -> str:
     """The text of ``root`` with block boundaries as line breaks.
 
-    With ``marks``, headings start with ``#`` marks and list items with ``-``, and blocks are
-    separated by blank lines: markdown a reader sees with the page's structure.
+    With ``marks``, headings start with ``#`` marks and list items with ``-``, blocks are
+    separated by blank lines, ``<pre>`` is a fenced code block with its spaces and lines as
+    they were, and the page's own ``*``, ``_``, ``#``... are escaped: markdown a reader sees
+    with the page's structure, and its words as written.
     """
     parts: list[str] = []
+    kept: list[str] = []
+    own = _escaped if marks else str
 
     def walk(element: Any) -> None:
         tag = element.tag.lower() if isinstance(element.tag, str) else ""
         if tag in NON_TEXT:
             if element.tail:
-                parts.append(element.tail)
+                parts.append(own(element.tail))
+            return
+        if marks and tag == "pre":
+            code = element.text_content()
+            if code.strip():
+                kept.append(_fenced(code))
+                parts.append("\n\n" + _KEPT.format(len(kept) - 1) + "\n\n")
+            if element.tail:
+                parts.append(own(element.tail))
             return
         block = tag in _BLOCK
         if block:
@@ -64,7 +101,7 @@ def visible_text(root: Any, *, marks: bool = False) -> str:
             elif marks and tag == "li":
                 parts.append("- ")
         if element.text and tag:
-            parts.append(element.text)
+            parts.append(own(element.text))
         for child in element:
             walk(child)
         if block:
@@ -72,14 +109,15 @@ def visible_text(root: Any, *, marks: bool = False) -> str:
         elif tag in _CELLS:
             parts.append(" ")
         if element.tail:
-            parts.append(element.tail)
+            parts.append(own(element.tail))
 
     walk(root)
     text = _SPACES.sub(" ", "".join(parts))
     lines = (line.strip() for line in text.split("\n"))
     if marks:  # a mark with nothing after it is no block
         lines = (line for line in lines if line not in ("-", *_HEADINGS.values()))
-    return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
+    text = _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
+    return _KEPT_AT.sub(lambda found: kept[int(found.group(1))], text) if kept else text
 
 
 def _is_furniture(element: Any) -> bool:

@@ -36,8 +36,9 @@ def _target(found: re.Match[str]) -> str:
     return target.strip()
 
 
-def refresh_target(tree: Any, url: str) -> str | None:
-    """The http(s) address the page's refresh sends a reader to soon, or None."""
+def refresh_target(tree: Any, url: str, base: str) -> str | None:
+    """The http(s) address the page at ``url`` sends a reader to soon with its refresh (read
+    against ``base``, the page's ``<base href>`` or its address), or None."""
     for element in tree.iter("meta"):
         if (element.get("http-equiv") or "").strip().lower() != "refresh":
             continue
@@ -47,7 +48,7 @@ def refresh_target(tree: Any, url: str) -> str | None:
         if found is None or not (address := _target(found)):
             return None
         delay = float(found.group("delay") or 0)
-        target = join_url(url, address)
+        target = join_url(base, address)
         if target is None or delay > MAX_DELAY or urlsplit(target).scheme not in ("http", "https"):
             return None
         return None if target.split("#")[0] == url.split("#")[0] else target
