@@ -34,7 +34,6 @@ import re
 import threading
 from urllib.parse import urlsplit
 
-#: WHATWG encodings (by the Python codec that decodes them as browsers do) and their labels.
 #: KOI8-U as browsers decode it (:func:`_koi8_u`).
 KOI8_U = "webproviders_koi8_u"
 
@@ -58,6 +57,7 @@ def _koi8_u(name: str) -> codecs.CodecInfo | None:
 
 codecs.register(_koi8_u)
 
+#: WHATWG encodings (by the Python codec that decodes them as browsers do) and their labels.
 _LABELS: dict[str, str] = {
     "utf-8": "unicode-1-1-utf-8 unicode11utf8 unicode20utf8 utf-8 utf8 x-unicode20utf8",
     "cp866": "866 cp866 csibm866 ibm866",
