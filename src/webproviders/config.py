@@ -39,7 +39,7 @@ from ._lazy import lazy_getattr
 from ._version import __version__
 from .homedir import expand_user, require_home
 from .redact import dsn_password, get_logger, remember, scrub, url_credentials
-from .surrogates import sound
+from .surrogates import is_sound
 from .useryaml import TooLarge, YAMLShapeError, compose, read_bytes
 
 if TYPE_CHECKING:
@@ -139,7 +139,7 @@ def _why_unreadable(message: str, value: str) -> str:
 def endpoint_problem(url: str, where: str) -> str | None:
     """Why no request can go to ``url`` (set at ``where``: a setting or a variable), worded
     without it; None when it is an ``http(s)`` URL with a host."""
-    if not url.isascii() and sound(url) != url:  # a variable holding a byte that is not UTF-8
+    if not is_sound(url):  # a variable holding a byte that is not UTF-8
         return f"{where} holds a character that is not text (a byte that is not UTF-8?); set it again"
     try:
         parts = setting_url(url, where)

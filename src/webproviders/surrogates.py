@@ -15,6 +15,11 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 REPLACEMENT = "\ufffd"
 
 
+def is_sound(text: str) -> bool:
+    """Whether ``text`` holds no lone surrogate (any UTF-8 encoder takes it)."""
+    return sound(text) is text
+
+
 def sound(text: str) -> str:
     """``text`` with each lone surrogate replaced by U+FFFD (``text`` itself when it has none)."""
     if text.isascii():

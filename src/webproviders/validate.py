@@ -17,7 +17,7 @@ from .context import warn
 from .countries import alpha2
 from .errors import InvalidInputError
 from .redact import mask_userinfo
-from .surrogates import sound
+from .surrogates import is_sound
 from .urls import MAX_URL_CHARS, host_of, is_http_url, shorten
 
 MAX_QUERY_CHARS = 2_000
@@ -245,7 +245,7 @@ def check_option_values(options: dict[str, Any]) -> None:
 def _broken_text(value: Any, depth: int) -> bool:
     """Whether ``value`` holds a string with a lone surrogate (looked for :data:`_OPTION_DEPTH` deep)."""
     if isinstance(value, str):
-        return not value.isascii() and sound(value) != value
+        return not is_sound(value)
     if depth >= _OPTION_DEPTH:
         return False
     if isinstance(value, (list, tuple)):

@@ -93,7 +93,7 @@ class HTMLSearchProvider(VendorProvider):
         for hops in range(MAX_REDIRECTS + 1):
             location = response.headers.get("location")
             if not (response.is_redirect and location):
-                return self._within_cap(response)
+                return response  # read by this provider's client, which stops at the cap
             if hops == MAX_REDIRECTS:
                 break
             target = response.url.join(location)
@@ -105,10 +105,10 @@ class HTMLSearchProvider(VendorProvider):
             response = await client.get(target, headers=headers, timeout=self.timeout(), follow_redirects=False)
         raise ProviderError(f"{shorten(url)} redirected more than {MAX_REDIRECTS} times; giving up.")
 
-
     def _within_cap(self, response: httpx.Response) -> httpx.Response:
-        """``response``, unless its page is larger than a results page is read at (then
-        ``too_large``, unparsed)."""
+        """``response`` read by a local fetch (held to the ``http`` provider's cap, not this
+        one's), unless its page is larger than a results page is read at (then ``too_large``,
+        unparsed)."""
         cap = self._page_cap()
         size = len(response.content)
         if size > cap:
