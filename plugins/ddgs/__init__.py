@@ -104,6 +104,7 @@ class DDGSProvider(WebSearchProvider):
         from .workers import AnswerTooLarge, Busy, Search, WorkerEnded, pool
 
         warn_unknown(self.name, options, frozenset(), search=True)
+        self._check_environment_proxy()
         # The worker sends through this proxy (web.proxy, else DDGS_PROXY, HTTPS_PROXY...): a
         # password in it is scrubbed from the proxy's refusal, which may quote what it was sent.
         remember(*url_credentials(self._proxy()))
@@ -150,12 +151,32 @@ class DDGSProvider(WebSearchProvider):
         return self._results(answer, request["memory_mb"])
 
     def _proxy(self) -> str | None:
-        """The proxy ddgs's worker sends through: ``web.proxy``, else the environment's."""
+        """The proxy ddgs's worker sends through: ``web.proxy``, else the environment's (one
+        written ``proxy.corp:3128`` is an HTTP proxy to ddgs's client, as to curl)."""
         from .worker import (
             PROXY_VARIABLES,  # the worker's own list (its module imports only the stdlib)
         )
 
-        return self.config.web.proxy or next((os.environ[v] for v in PROXY_VARIABLES if os.environ.get(v)), None)
+        if self.config.web.proxy:
+            return self.config.web.proxy
+        found = next((os.environ[v] for v in PROXY_VARIABLES if os.environ.get(v)), None)
+        return found if found is None or "://" in found else f"http://{found}"
+
+    def _check_environment_proxy(self) -> None:
+        """Refuse a proxy from the environment that no request could go through (no host,
+        another scheme, a line break read from a file): ddgs's HTTP client would pass it by
+        without a word and go direct, or fail on it as ddgs's own error. ``web.proxy`` was
+        checked as the config loaded."""
+        from webproviders.kit import proxy_problem
+
+        proxy = None if self.config.web.proxy else self._proxy()
+        problem = proxy_problem(proxy, speaks_socks=True) if proxy is not None else None
+        if problem is not None:
+            raise NotConfiguredError(
+                f"The proxy for ddgs's search engines cannot be used: {problem} "
+                "(set web.proxy, or correct DDGS_PROXY / HTTPS_PROXY / ALL_PROXY).",
+                provider=self.name,
+            )
 
     def _results(self, answer: dict[str, Any], memory_mb: int) -> list[dict[str, Any]]:
         error, message = answer.get("error"), str(answer.get("message", ""))

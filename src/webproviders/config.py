@@ -164,10 +164,11 @@ def unsendable_key(keys: list[str], where: str) -> str | None:
     )
 
 
-def proxy_problem(value: str) -> str | None:
+def proxy_problem(value: str, *, speaks_socks: bool = False) -> str | None:
     """Why no request could go through the proxy URL ``value``, worded without it (it may
     hold a password); None when it can be used. Read for ``web.proxy`` as the config loads
-    and for a proxy from the environment as a request first takes it."""
+    and for a proxy from the environment as a request first takes it. ``speaks_socks``: the
+    client has SOCKS of its own (ddgs's), so it needs no socksio."""
     try:
         parts = setting_url(value, "the proxy")
     except ValueError as exc:
@@ -176,7 +177,7 @@ def proxy_problem(value: str) -> str | None:
         # ``proxy.corp:3128``, as HTTPS_PROXY may be written (the HTTP client reads that as http://)
         missing = "" if "://" in value else ": it has no scheme, so write http:// before its host"
         return f"the proxy must be an http://, https://, socks5:// or socks5h:// URL with a host{missing}"
-    if parts.scheme.startswith("socks"):
+    if parts.scheme.startswith("socks") and not speaks_socks:
         from importlib.util import find_spec
 
         if find_spec("socksio") is None:

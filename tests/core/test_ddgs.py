@@ -420,33 +420,88 @@ print(json.dumps(dispatch_search("python", backend="ddgs", timeout=float(sys.arg
 """
 
 
-def test_a_machine_whose_resolver_refuses_gets_a_network_error_at_once(tmp_path: Path) -> None:
-    """A resolver that is configured but not running (``127.0.0.53`` without its daemon, as in
-    many containers): ddgs's own resolver would wait out its timeout on every engine, so the
-    search used to end only at the call's deadline, as ``timeout``. It runs in a network and
-    mount namespace of its own, with loopback up and a ``resolv.conf`` naming a loopback port
-    where nothing listens; the host's network and files are untouched."""
+def _without_network(tmp_path: Path, script: str, argument: str) -> subprocess.CompletedProcess[str]:
+    """Run ``script`` with ``argument`` in a network and mount namespace of its own, with
+    loopback up and a ``resolv.conf`` naming a loopback port where nothing listens (a resolver
+    configured but not running); the host's network and files are untouched. Skips where
+    namespaces cannot be made."""
     (tmp_path / "resolv.conf").write_text("nameserver 127.0.0.9\n", encoding="utf-8")
-    script = tmp_path / "search.py"
-    script.write_text(_NO_RESOLVER_SCRIPT, encoding="utf-8")
+    path = tmp_path / "search.py"
+    path.write_text(script, encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if "proxy" not in k.lower()}
     env["PYTHONPATH"] = os.pathsep.join(sys.path)
     setup = f"ip link set lo up && mount --bind {tmp_path / 'resolv.conf'} /etc/resolv.conf"
     probe = subprocess.run(["unshare", "-rnm", "sh", "-c", setup], capture_output=True, env=env)
     if probe.returncode != 0:
         pytest.skip(f"no network and mount namespaces here: {probe.stderr.decode(errors='replace').strip()}")
-    deadline = 20.0
-    started = time.monotonic()
-    done = subprocess.run(
-        ["unshare", "-rnm", "sh", "-c", f"{setup} && exec {sys.executable} {script} {deadline}"],
+    return subprocess.run(
+        ["unshare", "-rnm", "sh", "-c", f'{setup} && exec "$0" "$1" "$2"', sys.executable, str(path), argument],
         capture_output=True, text=True, env=env, timeout=120,
     )
+
+
+def test_a_machine_whose_resolver_refuses_gets_a_network_error_at_once(tmp_path: Path) -> None:
+    """A resolver that is configured but not running (``127.0.0.53`` without its daemon, as in
+    many containers): ddgs's own resolver would wait out its timeout on every engine, so the
+    search used to end only at the call's deadline, as ``timeout``."""
+    deadline = 20.0
+    started = time.monotonic()
+    done = _without_network(tmp_path, _NO_RESOLVER_SCRIPT, str(deadline))
     elapsed = time.monotonic() - started
     assert done.returncode == 0, done.stderr
     envelope = json.loads(done.stdout)
     assert envelope["error_code"] == "network_error", envelope
     assert "do not resolve" in envelope["error"] and "HTTPS_PROXY" in envelope["error"]
     assert elapsed < deadline / 2, elapsed
+
+
+_PROXY_VARIABLE_SCRIPT = """
+import json, os, sys
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+config = config_from_dict({"web": {"cache": False, "providers": {"ddgs": {"max_retries": 0}}}})
+envelopes = []
+for value in json.loads(sys.argv[1]):
+    os.environ["HTTPS_PROXY"] = value
+    envelopes.append(dispatch_search("python", backend="ddgs", config=config, timeout=20))
+print(json.dumps(envelopes))
+"""
+
+
+def test_a_proxy_variable_no_request_can_use_is_not_configured(tmp_path: Path) -> None:
+    """ddgs's HTTP client passes such a variable by without a word and goes direct: a machine
+    that reaches out only through its proxy read "ddgs could not get results: DNSError(...)",
+    a network_error counted against ddgs (or waited for the deadline), and one that can go
+    direct went past the proxy.
+    A port that is not a number read "ddgs failed: ValueError: ...", a provider_error.
+    Run without a network, so that going direct reaches nothing."""
+    values = [
+        "http://", "ftp://proxy.corp.example:21", "http://proxy.corp.example:3128\n", "http://proxy.corp.example:abc",
+    ]
+    done = _without_network(tmp_path, _PROXY_VARIABLE_SCRIPT, json.dumps(values))
+    assert done.returncode == 0, done.stderr
+    for envelope in json.loads(done.stdout):
+        assert envelope["error_code"] == "not_configured", envelope
+        assert envelope["error"].startswith("The proxy for ddgs's search engines cannot be used: "), envelope
+        assert envelope["error"].endswith("(set web.proxy, or correct DDGS_PROXY / HTTPS_PROXY / ALL_PROXY).")
+
+
+def test_a_proxy_variable_without_its_scheme_is_named_by_its_address(
+    make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``HTTPS_PROXY=127.0.0.1:3128`` is an HTTP proxy to ddgs's client, as to curl; one that
+    takes no connection was named "the proxy at :80"."""
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    port = closed.getsockname()[1]
+    closed.close()
+    monkeypatch.setenv("HTTPS_PROXY", f"127.0.0.1:{port}")
+    config = make_config(web={"cache": False, "providers": {"ddgs": {"backend": "duckduckgo", "max_retries": 0}}})
+    envelope = dispatch_search("q", backend="ddgs", config=config, timeout=20)
+    assert envelope["error_code"] == "network_error" and envelope["detail"] == "proxy_unreachable", envelope
+    assert envelope["error"].startswith(
+        f"ddgs's search engines could not be reached: the proxy at 127.0.0.1:{port} did not take the connection"
+    ), envelope
 
 
 def test_engine_names_are_looked_up_until_one_resolves() -> None:

@@ -30,6 +30,7 @@ _EXPORTS = {
     "PRIORITY_KEYLESS": "manifest",
     # calling a vendor API on the shared HTTP stack
     "user_agent": "config",
+    "proxy_problem": "config",
     "Classifier": "responses",
     "get_client": "kit.http",
     "request_json": "kit.http",
@@ -128,7 +129,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from ..asynctimeout import within
-    from ..config import user_agent
+    from ..config import proxy_problem, user_agent
     from ..envelope import page_error, truncate
     from ..errors import (
         error_for_status,
