@@ -161,8 +161,10 @@ class FirecrawlProvider(SDKProvider):
                 "once, web.providers.firecrawl.concurrency) came at the call's deadline.",
                 provider=self.name,
             )
-        return WebTimeoutError(
-            "Firecrawl had not scraped this page by the call's deadline.", provider=self.name
+        from webproviders.kit import unread_by_deadline
+
+        return unread_by_deadline(
+            "Firecrawl had not scraped this page by the call's deadline.", self.name, "Firecrawl"
         )
 
     async def crawl(self, url: str, **kwargs: Any) -> list[dict[str, Any]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import PluginContext, ProviderError, WebProviderError, WebTimeoutError, warn
+from webproviders import PluginContext, ProviderError, WebProviderError, warn
 from webproviders.kit import (
     SWITCH,
     VendorProvider,
@@ -93,12 +93,12 @@ class YouProvider(VendorProvider):
         ``timeout`` items, and the other requests' pages are kept."""
         import asyncio
 
-        from webproviders.kit import within
+        from webproviders.kit import unread_by_deadline, within
 
         try:
             return await within(self._contents(urls, budget), budget)
         except asyncio.TimeoutError:
-            late = WebTimeoutError("You.com had not read this page by the call's deadline.", provider=self.name)
+            late = unread_by_deadline("You.com had not read this page by the call's deadline.", self.name, "You.com")
             return [late for _ in urls]
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:

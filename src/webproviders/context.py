@@ -221,6 +221,13 @@ def note_stalled(where: str | None) -> None:
         record.stalled = where
 
 
+def stalled_at() -> str | None:
+    """Where the current request stood short of the provider when it was last noted (see
+    :func:`note_stalled`); None when it reached the provider, or outside a dispatch."""
+    record = _attempt.get()
+    return None if record is None else record.stalled
+
+
 def note_queued(reason: str, seconds: float, sent: bool, detail: str, advice: str = FEWER_CALLS) -> None:
     """Record that the current request waited in this process before it was sent (see :class:`Queued`).
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from webproviders import adispatch_search, dispatch_search
+from webproviders import adispatch_search, dispatch_extract, dispatch_search
 
 PASSWORD = "proxy-pass-5f1c9a"
 
@@ -333,6 +333,38 @@ def test_a_proxy_that_never_opens_the_tunnel_is_named_when_time_runs_out(
     assert f"the proxy at 127.0.0.1:{proxy.server_address[1]} had not opened its tunnel to {host}" in envelope["error"]
     assert "web.proxy" in envelope["error"] and PASSWORD not in json.dumps(envelope)
     assert proxy.asked and proxy.asked[0] == f"{host}:443"
+
+
+@pytest.mark.parametrize(
+    ("backend", "who", "host"),
+    [("jina", "jina", "r.jina.ai"), ("firecrawl", "Firecrawl", "api.firecrawl.dev"), ("you", "You.com", "ydc-index.io")],
+)
+def test_a_page_whose_tunnel_the_proxy_never_opens_names_the_proxy(
+    backend: str, who: str, host: str, serve: Callable[[Any], Any], make_config: Callable[..., Any]
+) -> None:
+    """Extracts that ask for each page on its own end each one a little before the deadline:
+    such a page read "jina had not read this page by the call's deadline.", blaming a vendor
+    that never saw the request."""
+    if backend == "firecrawl":
+        pytest.importorskip("firecrawl")
+    proxy = serve(_HoldingProxy())
+    config = make_config(web={
+        "proxy": f"http://office:{PASSWORD}@127.0.0.1:{proxy.server_address[1]}",
+        "cache": False,
+        "usage": False,
+        "retry": {"max_retries": 0},
+        "providers": {backend: {"api_key": "key-for-test", "timeout": 3}},
+    })
+    try:
+        envelope = dispatch_extract("https://docs.example.com/page", backend=backend, config=config, timeout=20)
+    finally:
+        proxy.released.set()
+    assert envelope["error_code"] == "timeout", envelope
+    assert envelope["error"].startswith(
+        f"{who} was not reached for this page by the call's deadline: the proxy at "
+        f"127.0.0.1:{proxy.server_address[1]} had not opened its tunnel to {host}."
+    ), envelope
+    assert PASSWORD not in json.dumps(envelope)
 
 
 class _HangUp(BaseHTTPRequestHandler):

@@ -87,6 +87,7 @@ _EXPORTS = {
     "settle": "kit.batch",
     "one_item_per_url": "kit.batch",
     "say_empty_pages": "kit.batch",
+    "unread_by_deadline": "kit.batch",
     # safe fetching of URLs that arrive at run time
     "AddressPolicy": "fetching.urlsafety",
     "check_destination_resolved": "fetching.urlsafety",
@@ -188,6 +189,7 @@ if TYPE_CHECKING:
         per_url_error,
         say_empty_pages,
         settle,
+        unread_by_deadline,
     )
     from .count import capped_count
     from .duckduckgo import duckduckgo_region

@@ -112,7 +112,22 @@ def _late(provider: str, left: float | None, concurrency: int) -> WebTimeoutErro
             "came at the call's deadline.",
             provider=provider,
         )
-    return WebTimeoutError(f"{provider} had not read this page by the call's deadline.", provider=provider)
+    return unread_by_deadline(f"{provider} had not read this page by the call's deadline.", provider)
+
+
+def unread_by_deadline(sentence: str, provider: str, who: str | None = None) -> WebTimeoutError:
+    """A page the call's deadline came for while it was being asked for: ``sentence`` says so,
+    unless the request stood short of the vendor (a proxy that had not opened its tunnel, a
+    name still being looked up), which is said instead, naming ``who`` (the provider by
+    default): the vendor never saw that request."""
+    from ..context import stalled_at
+
+    where = stalled_at()
+    if where is not None:
+        return WebTimeoutError(
+            f"{who or provider} was not reached for this page by the call's deadline: {where}", provider=provider
+        )
+    return WebTimeoutError(sentence, provider=provider)
 
 
 def one_item_per_url(
