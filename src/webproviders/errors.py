@@ -353,11 +353,15 @@ _REDIRECT_HINT = "API calls do not follow redirects: check that {where} is the a
 PROXY_SETTINGS = "web.proxy, or HTTPS_PROXY / HTTP_PROXY / ALL_PROXY and NO_PROXY"
 
 
-def proxy_auth_error(who: str, provider: str | None, tail: str = ".", settings: str = PROXY_SETTINGS) -> AuthError:
+def proxy_auth_error(
+    who: str, provider: str | None, tail: str = ".", settings: str = PROXY_SETTINGS, refusal: str = "HTTP 407"
+) -> AuthError:
     """HTTP 407, which only a proxy sends: its credentials are missing or wrong, whichever
-    vendor or page was asked (not retried: the same request would be refused again)."""
+    vendor or page was asked (not retried: the same request would be refused again). A SOCKS
+    proxy's refusal of them (``refusal`` says how it came) is the same failure, and carries the
+    same status, so that it is kept from the vendor's health and keys as a 407 is."""
     return AuthError(
-        f"A proxy on the way to {who} refused the request for want of valid credentials (HTTP 407){tail} Put "
+        f"A proxy on the way to {who} refused the request for want of valid credentials ({refusal}){tail} Put "
         f"its user name and password in its URL, before the host, in {settings}, or correct the ones there.",
         provider=provider,
         status_code=407,
@@ -562,6 +566,11 @@ def _tls_failure(exc: BaseException) -> ssl.SSLError | None:
     return None
 
 
+#: How httpx words a SOCKS proxy that wants a user name and password it was not given, or
+#: refused the ones it was given (an HTTP proxy answers 407 to both).
+_SOCKS_CREDENTIALS = re.compile(r"Requested NO AUTHENTICATION REQUIRED .* but got USERNAME/PASSWORD|Invalid username/password")
+
+
 def proxy_error(exc: BaseException, who: str, provider: str | None = None,
                 settings: str = PROXY_SETTINGS) -> WebProviderError:
     """httpx's ``ProxyError``: the proxy would not open a tunnel to ``who`` ("407 Proxy ...").
@@ -569,8 +578,11 @@ def proxy_error(exc: BaseException, who: str, provider: str | None = None,
     status = str(exc)[:3]
     if status == "407":
         return proxy_auth_error(who, provider, settings=settings)
+    if _SOCKS_CREDENTIALS.match(str(exc)):
+        return proxy_auth_error(who, provider, settings=settings, refusal="SOCKS5 user name and password")
     return NetworkError(
-        f"{who} could not be reached through the proxy, which answered {exc}. Check the proxy in {settings}.",
+        f"{who} could not be reached through the proxy, which answered {str(exc).rstrip('.')}. "
+        f"Check the proxy in {settings}.",
         provider=provider,
         detail=PROXY_DENIED if status.startswith("4") else None,
     )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
+import socketserver
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -395,3 +396,92 @@ def test_a_proxy_that_drops_the_tunnel_request_is_named_and_does_not_cool_the_ve
         assert envelope["error_code"] == "network_error", envelope
         assert f"the proxy at 127.0.0.1:{port} ended the connection before opening its tunnel" in envelope["error"]
         assert "cooling down" not in envelope["error"] and PASSWORD not in json.dumps(envelope)
+
+
+class _SocksLogin(socketserver.StreamRequestHandler):
+    """A SOCKS5 proxy that wants a user name and password and refuses every one (RFC 1929)."""
+
+    server: Any
+
+    def handle(self) -> None:
+        _version, count = self.rfile.read(2)
+        self.rfile.read(count)  # the methods offered
+        self.wfile.write(b"\x05\x02")  # user name and password, whatever was offered
+        if self.rfile.read(1) != b"\x01":
+            return  # the client offered no credentials, and gives up
+        user = self.rfile.read(self.rfile.read(1)[0])
+        self.rfile.read(self.rfile.read(1)[0])
+        self.server.logins.append(user.decode())
+        self.wfile.write(b"\x01\x01")  # refused
+
+
+@pytest.mark.parametrize("credentials", ["office:wrong-pass-0d1e@", ""])
+def test_a_socks_proxy_refusing_its_credentials_is_the_proxy_s_refusal(
+    credentials: str, serve: Callable[[Any], Any], make_config: Callable[..., Any]
+) -> None:
+    """As a 407 is: ``auth_error`` naming the proxy settings, not retried, not held against
+    the vendor. It read "brave could not be reached through the proxy, which answered Invalid
+    username/password.", a network_error retried three times that cooled brave down, and a
+    page's fetch said the same."""
+    pytest.importorskip("socksio")
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _SocksLogin)
+    server.daemon_threads = True
+    server.logins = []  # type: ignore[attr-defined]
+    serve(server)
+    config = make_config(web={
+        "proxy": f"socks5h://{credentials}127.0.0.1:{server.server_address[1]}",
+        "cache": False,
+        "usage": False,
+        "retry": {"backoff": 0},
+        "health": {"failures": 1},
+        "proxy_resolves_names": True,
+        "providers": {"brave": {"api_key": "brave-key-for-test"}},
+    })
+    for _ in range(2):
+        envelope = dispatch_search("proxy refusals", backend="brave", config=config, timeout=10)
+        assert envelope["error_code"] == "auth_error" and envelope["retryable"] is False, envelope
+        assert envelope["error"].startswith(
+            "A proxy on the way to brave refused the request for want of valid credentials (SOCKS5 user name and "
+            "password). Put its user name and password in its URL"
+        ), envelope
+        assert "wrong-pass-0d1e" not in json.dumps(envelope)
+    page = dispatch_extract("https://docs.example.com/page", backend="http", config=config, timeout=10)
+    assert page["error_code"] == "auth_error" and "(SOCKS5 user name and password)" in page["error"], page
+    assert server.logins == (["office"] * 3 if credentials else [])  # type: ignore[attr-defined]
+
+
+class _SocksUnreachable(socketserver.StreamRequestHandler):
+    """A SOCKS5 proxy that takes the client in, then cannot reach any host it is asked for."""
+
+    def handle(self) -> None:
+        _version, count = self.rfile.read(2)
+        self.rfile.read(count)
+        self.wfile.write(b"\x05\x00")  # no login
+        _version, _command, _reserved, kind = self.rfile.read(4)
+        self.rfile.read(self.rfile.read(1)[0] if kind == 3 else {1: 4, 4: 16}[kind])
+        self.rfile.read(2)  # the port
+        self.wfile.write(b"\x05\x04\x00\x01\x00\x00\x00\x00\x00\x00")  # host unreachable
+
+
+def test_a_socks_proxy_that_cannot_reach_the_vendor_is_said_in_one_sentence(
+    serve: Callable[[Any], Any], make_config: Callable[..., Any]
+) -> None:
+    """httpx ends its words with a full stop: the sentence read "… which answered Proxy Server
+    could not connect: Host unreachable.. Check the proxy …"."""
+    pytest.importorskip("socksio")
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _SocksUnreachable)
+    server.daemon_threads = True
+    serve(server)
+    config = make_config(web={
+        "proxy": f"socks5h://127.0.0.1:{server.server_address[1]}",
+        "cache": False,
+        "usage": False,
+        "retry": {"max_retries": 0},
+        "providers": {"brave": {"api_key": "brave-key-for-test"}},
+    })
+    envelope = dispatch_search("proxy refusals", backend="brave", config=config, timeout=10)
+    assert envelope["error_code"] == "network_error", envelope
+    assert envelope["error"] == (
+        "brave could not be reached through the proxy, which answered Proxy Server could not connect: Host "
+        "unreachable. Check the proxy in web.proxy, or HTTPS_PROXY / HTTP_PROXY / ALL_PROXY and NO_PROXY."
+    )
