@@ -34,6 +34,7 @@ from webproviders import (
 from webproviders.kit import (
     duckduckgo_region,
     error_for_status,
+    proxy_auth_error,
     proxy_error,
     proxy_refused,
     remember,
@@ -49,8 +50,21 @@ _PROXY_REFUSED_CREDENTIALS = re.compile(r"HTTP/\S+ 407\b|\b407 Proxy Authenticat
 #: How it reports a proxy that would not open a tunnel: its status and reason, up to the
 #: headers that follow them (escaped in the message: ``\\r\\n``).
 _TUNNEL_REFUSED = re.compile(r"proxy CONNECT failed: HTTP/\S+ (\d{3})([^\\\r\n']*)")
+#: How it reports a SOCKS5 proxy that wants a user name and password it was not given, or
+#: refused the ones given (an HTTP proxy answers 407 to both).
+_SOCKS_REFUSED_CREDENTIALS = re.compile(
+    r"socks5 proxy (?:rejected the credentials|chose an unexpected authentication method)"
+)
+#: How it reports a name it looked up itself for a ``socks5://`` proxy (``socks5h://`` leaves
+#: names to the proxy, as every other provider's client does with either).
+_SOCKS_LOCAL_LOOKUP = re.compile(r"error resolving for socks proxy")
 #: How it reports a connection refused: through a proxy, the proxy's refusal.
 _CONNECTION_REFUSED = re.compile(r"Connection refused|os error 111\b")
+_SOCKS5_LOOKS_UP_HERE = (
+    "ddgs cannot reach its search engines: with a socks5:// proxy its HTTP client looks their names up "
+    "on this machine, where they do not resolve. Write socks5h:// instead, so that the proxy looks them "
+    "up (in web.proxy, or DDGS_PROXY / HTTPS_PROXY / ALL_PROXY)."
+)
 NO_RESULTS_WARNING = (
     "ddgs found no results. ddgs reports rate limits the same way, so if this query should "
     "have results, wait a minute or use another backend."
@@ -186,6 +200,8 @@ class DDGSProvider(WebSearchProvider):
                 "(web.providers.ddgs.max_memory_mb).",
                 provider=self.name,
             )
+        if error == "dns" and answer.get("via_socks5"):
+            raise NetworkError(_SOCKS5_LOOKS_UP_HERE, provider=self.name)
         if error == "dns":
             raise NetworkError(
                 "ddgs cannot reach its search engines: their host names do not resolve on this "
@@ -201,6 +217,12 @@ class DDGSProvider(WebSearchProvider):
             if _PROXY_REFUSED_CREDENTIALS.search(message):
                 # the proxy's own credentials: not ddgs's failure, and not network_error
                 raise error_for_status(407, self.name, vendor="ddgs's search engines")
+            if _SOCKS_REFUSED_CREDENTIALS.search(message):
+                raise proxy_auth_error(
+                    "ddgs's search engines", self.name, refusal="SOCKS5 user name and password"
+                )
+            if _SOCKS_LOCAL_LOOKUP.search(message):
+                raise NetworkError(_SOCKS5_LOOKS_UP_HERE, provider=self.name)
             tunnel = _TUNNEL_REFUSED.search(message)
             if tunnel:  # the proxy's own answer (a 403 for engines it does not allow, a 502)
                 answered = ConnectionError(f"{tunnel[1]}{tunnel[2].rstrip()}")

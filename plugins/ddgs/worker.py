@@ -82,10 +82,13 @@ def search(request: dict[str, Any]) -> dict[str, Any]:
     limit_memory(request["memory_mb"])
 
     global _names_resolved
-    if not (_names_resolved or request["proxy"] or any(os.environ.get(v) for v in PROXY_VARIABLES)):
+    proxy = request["proxy"] or next((os.environ[v] for v in PROXY_VARIABLES if os.environ.get(v)), None)
+    # A socks5:// proxy is given addresses, looked up here (socks5h:// leaves names to the proxy).
+    via_socks5 = proxy is not None and proxy.lower().startswith("socks5://")
+    if not _names_resolved and (proxy is None or via_socks5):
         why = unresolvable(ENGINE_HOSTS)
         if why is not None:
-            return {"error": "dns", "message": why}
+            return {"error": "dns", "message": why, "via_socks5": via_socks5}
         _names_resolved = True
     try:
         client = DDGS(proxy=request["proxy"], timeout=request["timeout"], verify=request["verify"])

@@ -13,6 +13,7 @@ import os
 import re
 import signal
 import socket
+import socketserver
 import ssl
 import subprocess
 import sys
@@ -561,3 +562,67 @@ def test_a_proxy_that_takes_no_connection_is_named_not_a_search_engine(make_conf
     ), envelope
     assert "in web.proxy, or HTTPS_PROXY" in envelope["error"]
     assert "Pw0rdSecret" not in str(envelope)
+
+
+class _SocksLogin(socketserver.StreamRequestHandler):
+    """A SOCKS5 proxy that wants a user name and password and refuses every one (RFC 1929)."""
+
+    def handle(self) -> None:
+        _version, count = self.rfile.read(2)
+        self.rfile.read(count)  # the methods offered
+        self.wfile.write(b"\x05\x02")  # user name and password, whatever was offered
+        if self.rfile.read(1) == b"\x01":
+            self.rfile.read(self.rfile.read(1)[0])
+            self.rfile.read(self.rfile.read(1)[0])
+            self.wfile.write(b"\x01\x01")  # refused
+
+
+@pytest.mark.parametrize("credentials", ["office:wrong-pass-0d1e@", ""])
+def test_a_socks_proxy_refusing_its_credentials_is_named_and_not_held_against_ddgs(
+    credentials: str, make_config: Any
+) -> None:
+    """As a 407 is. It read "ddgs could not get results: RequestError(... socks5 proxy rejected
+    the credentials')" (or "... chose an unexpected authentication method" with none given), a
+    network_error counted against ddgs."""
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _SocksLogin)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        config = make_config(web={
+            "proxy": f"socks5h://{credentials}127.0.0.1:{server.server_address[1]}", "cache": False,
+            "health": {"failures": 1}, "providers": {"ddgs": {"backend": "duckduckgo", "max_retries": 0}},
+        })
+        for _ in range(2):
+            envelope = dispatch_search("q", backend="ddgs", config=config, timeout=20)
+            assert envelope["error_code"] == "auth_error", envelope
+            assert envelope["error"].startswith(
+                "A proxy on the way to ddgs's search engines refused the request for want of valid credentials "
+                "(SOCKS5 user name and password)."
+            ), envelope
+            assert "wrong-pass-0d1e" not in str(envelope)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+_SOCKS5_SCRIPT = """
+import json, sys
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+config = config_from_dict({"web": {"proxy": sys.argv[1], "cache": False, "providers": {"ddgs": {"max_retries": 0}}}})
+print(json.dumps(dispatch_search("python", backend="ddgs", config=config, timeout=20)))
+"""
+
+
+def test_a_socks5_proxy_on_a_machine_without_dns_is_told_to_be_socks5h(tmp_path: Path) -> None:
+    """With ``socks5://`` ddgs's HTTP client looks names up itself (the library's own client
+    leaves them to the proxy with either scheme): on a machine without DNS it read "ddgs could
+    not get results: DNSError(... error resolving for socks proxy > ...)"."""
+    done = _without_network(tmp_path, _SOCKS5_SCRIPT, "socks5://127.0.0.1:9")
+    assert done.returncode == 0, done.stderr
+    envelope = json.loads(done.stdout)
+    assert envelope["error_code"] == "network_error", envelope
+    assert envelope["error"].startswith(
+        "ddgs cannot reach its search engines: with a socks5:// proxy its HTTP client looks their names up on "
+        "this machine, where they do not resolve. Write socks5h:// instead"
+    ), envelope

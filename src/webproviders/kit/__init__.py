@@ -47,6 +47,7 @@ _EXPORTS = {
     # reading a vendor's failures
     "error_for_status": "errors",
     "proxy_refused": "errors",
+    "proxy_auth_error": "errors",
     "proxy_error": "errors",
     "to_provider_error": "errors",
     "quote": "errors",
@@ -136,6 +137,7 @@ if TYPE_CHECKING:
         error_for_status,
         mentions_bad_key,
         mentions_no_credit,
+        proxy_auth_error,
         proxy_error,
         proxy_refused,
         quote,
