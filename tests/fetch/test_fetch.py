@@ -560,6 +560,14 @@ def test_an_environment_proxy_is_not_used_for_pages_and_the_error_says_what_to_s
     assert "HTTPS_PROXY is set" in envelope["error"] and "set web.proxy" in envelope["error"]
 
 
+def test_several_environment_proxies_are_named_in_one_sentence(config_for: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """It read "HTTP_PROXY, HTTPS_PROXY is set, but pages ..."."""
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")
+    monkeypatch.setenv("HTTPS_PROXY", "http://127.0.0.1:9")
+    envelope = dispatch_extract("https://news.unresolvable.org/story", backend="http", config=config_for())
+    assert "HTTP_PROXY and HTTPS_PROXY are set, but pages are fetched through web.proxy only" in envelope["error"]
+
+
 
 def test_a_redirect_to_an_address_written_in_the_sites_own_encoding_is_followed_as_browsers_do(
     http_server: Any, local: Config

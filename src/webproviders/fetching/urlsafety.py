@@ -546,9 +546,10 @@ def _unresolved_without_proxy(error: NetworkError) -> NetworkError:
                 "internet, set web.proxy (and web.proxy_resolves_names: true)."
             )
         return error
-    variables = ", ".join(f"{scheme.upper()}_PROXY" for scheme in named)
+    names = [f"{scheme.upper()}_PROXY" for scheme in named]
+    variables = f"{', '.join(names[:-1])} and {names[-1]} are" if len(names) > 1 else f"{names[0]} is"
     return NetworkError(
-        f"{error.message} {variables} is set, but pages are fetched through web.proxy only: set "
+        f"{error.message} {variables} set, but pages are fetched through web.proxy only: set "
         "web.proxy (and web.proxy_resolves_names: true if this machine has no DNS)."
     )
 
