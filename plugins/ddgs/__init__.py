@@ -58,6 +58,19 @@ _SOCKS_REFUSED_CREDENTIALS = re.compile(
 #: How it reports a name it looked up itself for a ``socks5://`` proxy (``socks5h://`` leaves
 #: names to the proxy, as every other provider's client does with either).
 _SOCKS_LOCAL_LOOKUP = re.compile(r"error resolving for socks proxy")
+#: How it reports a SOCKS5 proxy that would not connect to an engine, by its reply code.
+_SOCKS_CONNECT_FAILED = re.compile(r"socks5 proxy connect failed with status (\d+)")
+#: What a SOCKS5 reply code means (RFC 1928), worded as the library's own HTTP client words it.
+_SOCKS_REPLIES = {
+    "1": "General SOCKS server failure",
+    "2": "Connection not allowed by ruleset",
+    "3": "Network unreachable",
+    "4": "Host unreachable",
+    "5": "Connection refused",
+    "6": "TTL expired",
+    "7": "Command not supported",
+    "8": "Address type not supported",
+}
 #: How it reports a connection refused: through a proxy, the proxy's refusal.
 _CONNECTION_REFUSED = re.compile(r"Connection refused|os error 111\b")
 _SOCKS5_LOOKS_UP_HERE = (
@@ -223,6 +236,11 @@ class DDGSProvider(WebSearchProvider):
                 )
             if _SOCKS_LOCAL_LOOKUP.search(message):
                 raise NetworkError(_SOCKS5_LOOKS_UP_HERE, provider=self.name)
+            socks = _SOCKS_CONNECT_FAILED.search(message)
+            if socks:  # the proxy's own answer, as for a tunnel an HTTP proxy would not open
+                reply = _SOCKS_REPLIES.get(socks[1], f"reply code {socks[1]}")
+                answered = ConnectionError(f"Proxy Server could not connect: {reply}")
+                raise proxy_error(answered, "ddgs's search engines", self.name)
             tunnel = _TUNNEL_REFUSED.search(message)
             if tunnel:  # the proxy's own answer (a 403 for engines it does not allow, a 502)
                 answered = ConnectionError(f"{tunnel[1]}{tunnel[2].rstrip()}")

@@ -626,3 +626,38 @@ def test_a_socks5_proxy_on_a_machine_without_dns_is_told_to_be_socks5h(tmp_path:
         "ddgs cannot reach its search engines: with a socks5:// proxy its HTTP client looks their names up on "
         "this machine, where they do not resolve. Write socks5h:// instead"
     ), envelope
+
+
+class _SocksUnreachable(socketserver.StreamRequestHandler):
+    """A SOCKS5 proxy that takes the client in, then cannot reach any host it is asked for."""
+
+    def handle(self) -> None:
+        _version, count = self.rfile.read(2)
+        self.rfile.read(count)
+        self.wfile.write(b"\x05\x00")  # no login
+        _version, _command, _reserved, kind = self.rfile.read(4)
+        self.rfile.read(self.rfile.read(1)[0] if kind == 3 else {1: 4, 4: 16}[kind])
+        self.rfile.read(2)  # the port
+        self.wfile.write(b"\x05\x04\x00\x01\x00\x00\x00\x00\x00\x00")  # host unreachable
+
+
+def test_a_socks_proxy_that_cannot_reach_the_engines_is_said_with_its_answer(make_config: Any) -> None:
+    """As for every other provider. It read "ddgs could not get results: RequestError(... (https://...)
+    > error connecting to socks proxy > socks5 proxy connect failed with status 4')"."""
+    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _SocksUnreachable)
+    server.daemon_threads = True
+    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+    try:
+        config = make_config(web={
+            "proxy": f"socks5h://127.0.0.1:{server.server_address[1]}", "cache": False,
+            "providers": {"ddgs": {"backend": "duckduckgo", "max_retries": 0}},
+        })
+        envelope = dispatch_search("q", backend="ddgs", config=config, timeout=20)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert envelope["error_code"] == "network_error", envelope
+    assert envelope["error"] == (
+        "ddgs's search engines could not be reached through the proxy, which answered Proxy Server could not "
+        "connect: Host unreachable. Check the proxy in web.proxy, or HTTPS_PROXY / HTTP_PROXY / ALL_PROXY and NO_PROXY."
+    )
