@@ -16,6 +16,7 @@ from webproviders.kit import (
     FetchLimits,
     HostLimiter,
     PageOptions,
+    cut_short_at,
     fetch,
     host_of,
     page_error,
@@ -66,8 +67,9 @@ async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[
                 return await read(url)
             return await within(read(url), max(0.0, stop_at - loop.time()))
         except asyncio.TimeoutError:
+            kept = cut_short_at()  # a proxy that had not opened its tunnel: the page was never reached
             return page_error(url, WebTimeoutError(
-                f"{url} could not be read before the call's time limit.", provider=NAME))
+                f"{url} could not be read before the call's time limit{f': {kept}' if kept else '.'}", provider=NAME))
         except WebProviderError as exc:
             exc.provider = exc.provider or NAME
             item = page_error(url, exc)

@@ -442,6 +442,32 @@ def test_a_proxy_that_does_not_open_the_tunnel_is_named_not_the_page(
     assert "web.proxy" in caught.value.message and "Pw0rdSecret" not in caught.value.message
 
 
+def test_a_tunnel_never_opened_by_the_call_s_deadline_names_the_proxy(http_server: Any, config_for: Any) -> None:
+    """The call's deadline before the page's own ``url_timeout``: the page read "… could not be
+    read before the call's time limit.", though the proxy had never let the request reach it."""
+    release = threading.Event()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_CONNECT(self) -> None:
+            release.wait(30)
+            self.close_connection = True
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    port = http_server(Handler).server_address[1]
+    config = config_for(proxy=f"http://user:Pw0rdSecret@127.0.0.1:{port}", proxy_resolves_names=True)
+    try:
+        envelope = dispatch_extract("https://docs.unresolvable.org/page", backend="http", config=config, timeout=2)
+    finally:
+        release.set()
+    assert envelope["error_code"] == "timeout", envelope
+    assert envelope["error"].startswith("https://docs.unresolvable.org/page "), envelope
+    assert envelope["error"].endswith(  # whichever deadline, the page's or the call's, came first
+        f": the proxy at 127.0.0.1:{port} had not opened its tunnel to docs.unresolvable.org. Check the proxy in web.proxy."
+    ), envelope
+
+
 def test_a_proxy_whose_name_does_not_resolve_is_named_as_such(config_for: Any) -> None:
     config = config_for(proxy="http://user:Pw0rdSecret@proxy.corp.invalid:3128")
     envelope = dispatch_extract("http://public.test/page", backend="http", config=config)

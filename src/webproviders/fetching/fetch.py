@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -300,6 +301,18 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
             await response.aclose()
 
 
+#: Where this task's last fetch stood when the caller's own deadline cut it short, if that was
+#: short of the page (a proxy that had not opened its tunnel); set in the fetching task only.
+_cut_short: ContextVar[str | None] = ContextVar("webproviders_fetch_cut_short", default=None)
+
+
+def cut_short_at() -> str | None:
+    """Why this task's last fetch, cut short by the caller's deadline, never reached its page
+    (the proxy had not opened its tunnel), so that the caller's timeout can say so; None when
+    nothing kept it short of the page."""
+    return _cut_short.get()
+
+
 async def fetch(
     url: str,
     config: Config | None = None,
@@ -322,6 +335,7 @@ async def fetch(
     it is checked, and may raise to stop there; ``check_hop(target)`` is awaited after the
     check, before the target is requested, and may raise too (a crawl's robots.txt).
     """
+    _cut_short.set(None)  # what an earlier fetch of this task met is not this one's
     policy = AddressPolicy.from_config(config)
     check_destination(url, policy)  # fail fast, before any pool or DNS work
     if accept == ACCEPT_PAGE:  # a page to extract: a worker starts while it downloads
@@ -349,6 +363,10 @@ async def fetch(
                 else "."
             )
             raise WebTimeoutError(f"{shorten(url)} did not finish loading within {timeout:.1f} s{kept}") from None
+        except asyncio.CancelledError:  # a deadline of the caller's came first
+            if proxy and tunnel is not None and tunnel.waiting:
+                _cut_short.set(no_tunnel(proxy_address(proxy), tunnel.host, PAGE_PROXY_SETTING))
+            raise
 
 
 

@@ -94,6 +94,7 @@ _EXPORTS = {
     "check_destination_resolved": "fetching.urlsafety",
     "fetch": "fetching.fetch",
     "status_error": "fetching.fetch",
+    "cut_short_at": "fetching.fetch",
     "FetchLimits": "fetching.options",
     "time_budget": "fetching.options",
     "EXTRACT_OPTIONS": "fetching.options",
@@ -146,7 +147,7 @@ if TYPE_CHECKING:
     )
     from ..fetching.crawler import Crawler, CrawlOptions
     from ..fetching.extractpool import worker_environment
-    from ..fetching.fetch import fetch, status_error
+    from ..fetching.fetch import cut_short_at, fetch, status_error
     from ..fetching.options import (
         CRAWL_OPTIONS,
         EXTRACT_OPTIONS,
