@@ -150,3 +150,18 @@ def test_a_page_now_gone_is_removed_by_the_read_that_finds_it_gone(make_index_co
     assert dispatch_extract(site.url("/elsewhere"), backend="local", config=config)["error_code"] == "not_found"
     assert wait_for_writes(10)
     assert list(store.get([gone])) == [gone]
+
+
+def test_a_page_cut_to_max_chars_is_not_indexed_in_place_of_the_whole(filling: Config) -> None:
+    """A page read with ``max_chars`` was indexed as its first characters, which the index then
+    served as the whole page (no ``truncated`` said), in place of the whole copy it held."""
+    url = "https://a.example.com/x"
+    assert dispatch_extract(url, backend="stub", config=filling, max_chars=20)["success"]
+    assert stored(filling)["pages"] == 0
+    assert dispatch_extract(url, backend="stub", config=filling)["success"]
+    assert stored(filling)["pages"] == 1
+    whole = dispatch_extract(url, backend="local", config=filling)["data"][0]["content"]
+    assert dispatch_crawl("https://a.example.com/", backend="stub", config=filling, max_pages=2, max_chars=20)["success"]
+    assert stored(filling)["pages"] == 1
+    assert dispatch_extract(url, backend="local", config=filling)["data"][0]["content"] == whole
+    assert len(whole) > 20

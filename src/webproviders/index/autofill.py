@@ -40,9 +40,9 @@ def index_envelope(config: Config, capability: str, envelope: dict[str, Any]) ->
     """Queue the pages of a successful, freshly fetched extract or crawl; returns how many.
 
     Left out: failures, cached answers (nothing new was read), failed items, pages the index
-    itself served, and pages whose URL carries a credential (``?api_key=``, ``user:password@``,
-    a configured key): every caller searches the index, and its hits would hand them the
-    credential along with a page that needed it. A page read as ``not_found`` (HTTP 404 or
+    itself served, pages cut to the call's ``max_chars``, and pages whose URL carries a
+    credential (``?api_key=``, ``user:password@``, a configured key): every caller searches the
+    index, and its hits would hand them the credential along with a page that needed it. A page read as ``not_found`` (HTTP 404 or
     410) is removed, in a failed call too: the index would go on serving its old copy.
     """
     if not config.web.local.index or capability not in ("extract", "crawl"):

@@ -204,17 +204,25 @@ def _item_text(item: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
     return None
 
 
+def _cut(item: Mapping[str, Any]) -> bool:
+    """Whether the item's text was cut to the call's ``max_chars`` (``metadata.truncated``)."""
+    metadata = item.get("metadata")
+    return isinstance(metadata, Mapping) and metadata.get("truncated") is True
+
+
 def pages_from_items(
     items: Iterable[Any], provider: str | None, skip: str, fetched_at: float
 ) -> list[IndexedPage]:
     """The pages worth indexing among extract / crawl items.
 
-    Failed items, items without content and items served by ``skip`` (the index itself)
-    are left out. ``provider`` names who served items that do not say so themselves.
+    Failed items, items without content, items served by ``skip`` (the index itself) and
+    pages cut to a call's ``max_chars`` are left out: the index would hand such a beginning
+    back as the whole page, in place of the whole copy it may hold. ``provider`` names who
+    served items that do not say so themselves.
     """
     pages: dict[str, IndexedPage] = {}
     for item in items:
-        if not isinstance(item, Mapping) or item.get("error") or not is_http_url(item.get("url")):
+        if not isinstance(item, Mapping) or item.get("error") or not is_http_url(item.get("url")) or _cut(item):
             continue
         content = item.get("content")
         source = item.get("provider") or provider
