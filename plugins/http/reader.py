@@ -57,6 +57,10 @@ async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[
                 raise error
             rendered = await render(result, options, config.web.extraction)
             target = rendered.refresh or ""
+            if target and (target in seen or len(seen) > MAX_REFRESHES):
+                why = "back to a page read before" if target in seen else f"after {MAX_REFRESHES} such hops"
+                warn(f"{url} sends its reader on with <meta http-equiv=\"refresh\"> to {target}, not followed "
+                     f"({why}); its item is the page that sends it there.")
             if not target or target in seen or len(seen) > MAX_REFRESHES:
                 return {**rendered.item, "url": url}
             seen.add(target)

@@ -589,6 +589,11 @@ class SiteHandler(BaseHTTPRequestHandler):
             }
             tag = f'<meta http-equiv="refresh" content="{refreshes[path.rsplit("/", 1)[-1]]}">'
             return self._send(200, page("Moved", "<p>This page has moved.</p>", head=tag).encode())
+        if path.startswith("/alias/"):  # a site generator's alias of a moved page: no body, its target named twice
+            target = {"old": "/articles/caching", "ping": "/alias/pong", "pong": "/alias/ping"}[path.rsplit("/", 1)[-1]]
+            head = (f'<title>{target}</title><link rel="canonical" href="{target}"><meta name="robots" content="noindex">'
+                    f'<meta http-equiv="refresh" content="0; url={target}">')
+            return self._send(200, f"<!DOCTYPE html><html><head>{head}</head></html>".encode())
         if path.startswith("/placeholder/"):  # a page whose canonical link, <base> or refresh names no parsable URL
             heads = {
                 "canonical": f'<link rel="canonical" href="{PLACEHOLDER}">',

@@ -226,6 +226,15 @@ def test_referrer_is_the_page_the_link_was_found_on_after_its_redirects(site: An
     assert found and {page["metadata"]["referrer"] for page in found} == {site.url("/docs/")}
 
 
+def test_a_page_that_sends_its_reader_on_with_a_refresh_leads_the_crawl_there(site: Any, local: Config) -> None:
+    """A site generator's alias (a Hugo site's root sends readers to ``/en/``) has no text and no
+    link, and names its target as its canonical too: the crawl ended at it, with one empty page."""
+    envelope = crawl(site.url("/alias/old"), local, max_depth=1, max_pages=3)
+    assert paths(envelope, site)[:2] == ["/alias/old", "/articles/caching"]
+    assert envelope["data"][1]["title"] == "Caching in practice"
+    assert not any("script" in warning for warning in envelope["meta"].get("warnings", []))
+
+
 def test_nofollow_meta_is_obeyed(site: Any, local: Config) -> None:
     assert paths(crawl(site.url("/nofollow"), local), site) == ["/nofollow"]
     site.reset()

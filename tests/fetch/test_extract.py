@@ -347,6 +347,18 @@ def test_a_meta_refresh_is_followed_as_a_browser_would(site: Any, local: Config)
     assert site.paths().count("/docs/a") == 0 and site.paths().count("/refresh/loop") == 1
 
 
+def test_a_page_that_only_sends_its_reader_on_is_not_said_to_be_built_by_a_script(site: Any, local: Config) -> None:
+    """A site generator's alias has no text of its own: the page it sends its reader to was
+    read, yet the envelope said the page may be built by a script and named browser backends.
+    A refresh that is not followed (a loop) is said instead."""
+    envelope = extract([site.url("/alias/old"), site.url("/alias/ping")], local)
+    moved, loop = envelope["data"]
+    assert moved["title"] == "Caching in practice"
+    [warning] = envelope["meta"]["warnings"]
+    assert "script" not in warning and "refresh" in warning and site.url("/alias/ping") in warning
+    assert loop["metadata"]["final_url"] == site.url("/alias/pong")
+
+
 def test_a_refresh_only_for_readers_without_scripts_is_not_followed(site: Any, local: Config) -> None:
     """``<noscript><meta http-equiv="refresh" ...>`` sends a browser whose scripts are off to a
     "please turn on JavaScript" page; every other browser reads the story. Followed, the extract

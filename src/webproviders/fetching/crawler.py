@@ -466,10 +466,16 @@ class Crawler:
         item["metadata"]["referrer"] = entry.referrer
         nofollow = page.nofollow or says_nofollow(result.headers.get_list("x-robots-tag"), self.robots.user_agent)
         follow = page.html and not (nofollow and self.options.respect_robots)
+        links = page.links if follow else []
         canonical = item["metadata"].get("canonical_url")
-        if canonical and self._in_scope(canonical):
+        if page.refresh:
+            # It sends its reader on at once (a moved page, a site generator's alias, which names
+            # its target as its canonical too): that page is followed as its redirect would be,
+            # and is not taken for read already, as the page a duplicate names is.
+            links = [page.refresh, *links]
+        elif canonical and self._in_scope(canonical):
             self._seen.add(page_identity(canonicalize(canonical)))
-        return Outcome(entry, item=item, links=page.links if follow else [], final_url=final)
+        return Outcome(entry, item=item, links=links, final_url=final)
 
     def _pause(self, entry: Entry, final: str, result: FetchResult) -> bool:
         """Pause the host that answered 429 or 503 as it asked (``Retry-After``), or slow it

@@ -154,7 +154,7 @@ async def render(
             warn(f"{shorten(url)} is longer than web.extraction.max_html_chars ({limits.max_html_chars:,} "
                  "characters) even without its inline scripts, styles and drawings, and its beginning, the "
                  "part read, holds no text: raise the limit to read the rest.")
-        elif doc.scripted or not doc.content.strip():
+        elif (doc.scripted or not doc.content.strip()) and not doc.refresh:  # its text is where it sends its reader
             warn(NO_TEXT)
         item = {"url": url, "title": doc.title, "content": doc.content, "raw_content": doc.raw_text,
                 "metadata": metadata}
