@@ -589,6 +589,10 @@ class SiteHandler(BaseHTTPRequestHandler):
             }
             tag = f'<meta http-equiv="refresh" content="{refreshes[path.rsplit("/", 1)[-1]]}">'
             return self._send(200, page("Moved", "<p>This page has moved.</p>", head=tag).encode())
+        if path == "/idn/":  # a site under a name outside ASCII, whose links spell its host both ways
+            links = "".join(f'<li><a href="http://{name}.site.test:{port}{to}">{to}</a></li>' for name, to in (
+                ("münchen", "/docs/a"), ("xn--mnchen-3ya", "/docs/b"), ("münchen", "/docs/b"), ("xn--mnchen-3ya", "/docs/a")))
+            return self._send(200, page("Ein Ort", f"<article><h1>Ein Ort</h1><ul>{links}</ul></article>").encode())
         if path.startswith("/alias/"):  # a site generator's alias of a moved page: no body, its target named twice
             target = {"old": "/articles/caching", "ping": "/alias/pong", "pong": "/alias/ping"}[path.rsplit("/", 1)[-1]]
             head = (f'<title>{target}</title><link rel="canonical" href="{target}"><meta name="robots" content="noindex">'

@@ -573,6 +573,17 @@ def test_scope_host_is_the_default(site: Any, named: Config) -> None:
     assert {host for host, _ in site.hits} == {"www.site.test"}
 
 
+@pytest.mark.parametrize("name", ["münchen", "xn--mnchen-3ya"])
+def test_a_host_outside_ascii_is_one_host_however_a_link_spells_it(name: str, site: Any, named: Config) -> None:
+    """``münchen.site.test`` and ``xn--mnchen-3ya.site.test`` are one host, the second how it is
+    sent: a crawl of the ASCII spelling passed by every link written the other way, and one of
+    the other read each page twice."""
+    envelope = crawl(f"http://{name}.site.test:{site.port}/idn/", named, max_depth=1, include=["/docs/a", "/docs/b"])
+    seen = [page["url"].replace(f":{site.port}", "") for page in envelope["data"]]
+    assert seen == [f"http://xn--mnchen-3ya.site.test{path}" for path in ("/idn/", "/docs/a", "/docs/b")]
+    assert sorted(path for _, path in site.hits) == ["/docs/a", "/docs/b", "/idn/", "/robots.txt"]
+
+
 def test_a_crawl_kept_to_its_host_names_the_other_hosts_of_the_site_it_links_to(site: Any, named: Config) -> None:
     """A site whose links all name ``www.`` (or its blog's host) read as a site of one page."""
     envelope = crawl(f"http://www.site.test:{site.port}/", named, max_pages=100)

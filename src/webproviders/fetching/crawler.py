@@ -19,6 +19,8 @@ from functools import partial
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+import httpx
+
 from ..asynctimeout import within
 from ..config import Config, ProviderSettings, user_agent
 from ..context import warn
@@ -158,6 +160,26 @@ class Outcome:
     #: The host asked for a pause (429, 503): the page is asked for again once it is over.
     again: bool = False
 
+
+
+def _canonical(url: str) -> str:
+    """``url``'s canonical form (:func:`~webproviders.urls.canonicalize`) with a host outside
+    ASCII in its IDNA spelling (``münchen.de`` is ``xn--mnchen-3ya.de``), as httpx sends it and
+    spells a page's final URL: a link written either way is one host and one page to the crawl
+    (a crawl of the ASCII spelling passed by every link written the other way, and one of the
+    other read each page twice)."""
+    canon = canonicalize(url)
+    if canon.isascii():
+        return canon
+    try:
+        parts = urlsplit(canon)
+        host, port = parts.hostname, parts.port
+        if not host or host.isascii() or "@" in parts.netloc:
+            return canon  # a link with user info is never followed, whatever its host
+        spelled = httpx.URL(f"http://{host}/").raw_host.decode("ascii")
+    except (ValueError, httpx.InvalidURL, UnicodeError):
+        return canon  # refused when it is fetched, as it would have been
+    return parts._replace(netloc=spelled if port is None else f"{spelled}:{port}").geturl()
 
 
 def _host_and_port(url: str) -> str:
@@ -302,7 +324,7 @@ class Crawler:
         for index, link in enumerate(links):
             if index % LINKS_PER_CLOCK == 0 and (left := self._left()) is not None and left <= 0:
                 break  # the crawl is over: no link found now would be fetched
-            canon = canonicalize(link)
+            canon = _canonical(link)
             page = page_identity(canon)
             if page in self._seen and page not in self._pending:
                 continue  # read, or being read (the site's navigation, on every page)
@@ -329,7 +351,7 @@ class Crawler:
                 return
             if index % LINKS_PER_CLOCK == 0 and (left := self._left()) is not None and left <= 0:
                 return
-            canon = canonicalize(link)
+            canon = _canonical(link)
             page = page_identity(canon)
             if page not in self._seen and self._in_scope(canon) and self._wanted(canon, count=False):
                 self._past_depth.add(page)
@@ -356,7 +378,7 @@ class Crawler:
         )
         text, _codec = decode(result.content, result.content_type, "text", result.final_url)
         answer = result.status_code, whole_lines(text, result.truncated)
-        final = urlsplit(canonicalize(result.final_url))
+        final = urlsplit(_canonical(result.final_url))
         moved = f"{final.scheme}://{final.netloc}/robots.txt"
         if final.path == "/robots.txt" and not final.query and moved != url:
             self._robots_of[moved] = answer
@@ -409,7 +431,7 @@ class Crawler:
         has). Judged before the target's address is checked: a hop out of scope is skipped
         unseen, whatever it points to. robots.txt is then asked before the hop is requested."""
         if entry.depth:
-            canon = canonicalize(url)
+            canon = _canonical(url)
             page = page_identity(canon)
             if page != entry.page and page in self._seen and self._redirected.get(page) is not entry:
                 raise NotFollowed(url)
@@ -446,7 +468,7 @@ class Crawler:
         return item
 
     async def _page(self, entry: Entry, result: FetchResult) -> Outcome:
-        final = canonicalize(result.final_url)
+        final = _canonical(result.final_url)
         if entry.depth == 0:
             self._add_scope(final)  # a seed that redirects (to www., to https) moves the scope
         page = page_identity(final)
@@ -474,7 +496,7 @@ class Crawler:
             # and is not taken for read already, as the page a duplicate names is.
             links = [page.refresh, *links]
         elif canonical and self._in_scope(canonical):
-            self._seen.add(page_identity(canonicalize(canonical)))
+            self._seen.add(page_identity(_canonical(canonical)))
         return Outcome(entry, item=item, links=links, final_url=final)
 
     def _pause(self, entry: Entry, final: str, result: FetchResult) -> bool:
@@ -512,7 +534,7 @@ class Crawler:
         # ``Sitemap: /sitemap.xml`` is common, though the protocol asks for a full URL.
         # Each file once, however it is spelled (a fragment is never sent: ``#2`` is the same file).
         joined = (join_url(f"{origin}/robots.txt", url) for url in rules.sitemaps) if rules else ()
-        listed = [canonicalize(url) for url in joined if url is not None]
+        listed = [_canonical(url) for url in joined if url is not None]
         queue = list(dict.fromkeys(listed)) or [f"{origin}/sitemap.xml"]
         pages: list[str] = []
         read: set[str] = set()
@@ -570,7 +592,7 @@ class Crawler:
                 warn(f"The sitemap {url} is longer than web.max_response_bytes ({limit:,} bytes); the URLs in its first {limit:,} bytes were read.")
             await self._take_listed(found.pages, pages, wanted)
             # An index that lists itself (or a child twice) does not use up the reads.
-            children = dict.fromkeys(canonicalize(child) for child in found.children)
+            children = dict.fromkeys(_canonical(child) for child in found.children)
             fresh = [child for child in children if child not in read and child not in queue]
             queue += fresh[: MAX_SITEMAPS - len(read) - len(queue)]
 
@@ -581,7 +603,7 @@ class Crawler:
         for start in range(0, len(listed), LINKS_PER_CLOCK):
             if len(pages) >= wanted:
                 return
-            batch = (canonicalize(url) for url in listed[start : start + LINKS_PER_CLOCK])
+            batch = (_canonical(url) for url in listed[start : start + LINKS_PER_CLOCK])
             pages += [url for url in batch if self._in_scope(url) and self._wanted(url)][: wanted - len(pages)]
             await asyncio.sleep(0)
 
@@ -626,7 +648,7 @@ class Crawler:
     async def _crawl(self, url: str) -> list[dict[str, Any]]:
         loop = asyncio.get_running_loop()
         self._stop_at = None if self.budget is None else loop.time() + self.budget
-        seed = canonicalize(url)
+        seed = _canonical(url)
         await check_destination_resolved(seed, self.policy)
         self._add_scope(seed)
         self._enqueue(seed, page_identity(seed), 0, (), None)
