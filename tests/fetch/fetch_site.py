@@ -589,6 +589,13 @@ class SiteHandler(BaseHTTPRequestHandler):
             }
             tag = f'<meta http-equiv="refresh" content="{refreshes[path.rsplit("/", 1)[-1]]}">'
             return self._send(200, page("Moved", "<p>This page has moved.</p>", head=tag).encode())
+        if path == "/unreadable/":  # links to a page that cannot be read here and to no page at all
+            links = '<li><a href="/unreadable/page">an old page</a></li><li><a href="/unreadable/logo">our logo</a></li>'
+            return self._send(200, page("Unreadable", f"<article><h1>Unreadable</h1><ul>{links}</ul></article>").encode())
+        if path == "/unreadable/page":  # a page in a coding no reader decodes any more (and none asked for)
+            return self._send(200, b"\x1f\x9d\x90<html>", headers={"Content-Encoding": "compress"})
+        if path == "/unreadable/logo":  # an image under an address that does not say so
+            return self._send(200, b"\x89PNG\r\n\x1a\n" + bytes(64), "application/octet-stream")
         if path == "/idn/":  # a site under a name outside ASCII, whose links spell its host both ways
             links = "".join(f'<li><a href="http://{name}.site.test:{port}{to}">{to}</a></li>' for name, to in (
                 ("münchen", "/docs/a"), ("xn--mnchen-3ya", "/docs/b"), ("münchen", "/docs/b"), ("xn--mnchen-3ya", "/docs/a")))

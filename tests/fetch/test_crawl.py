@@ -328,6 +328,15 @@ def test_only_html_pages_are_followed(site: Any, local: Config) -> None:
     assert "/image.png" not in site.paths()
 
 
+def test_a_linked_page_that_cannot_be_read_is_an_item_and_no_page_is_none(site: Any, local: Config) -> None:
+    """A page in a coding that cannot be decoded here (or a locked PDF) is ``unsupported`` in an
+    extract, and was dropped from a crawl without a word, as an image is."""
+    envelope = crawl(site.url("/unreadable/"), local, max_depth=1, include=["/unreadable/*"])
+    assert paths(envelope, site) == ["/unreadable/", "/unreadable/page"]
+    assert envelope["data"][1]["error_code"] == "unsupported" and envelope["meta"]["failed"] == 1
+    assert "/unreadable/logo" in site.paths()
+
+
 def test_sitemap_seeding(site: Any, local: Config) -> None:
     envelope = crawl(site.url("/docs/a"), local, use_sitemap=True)
     found = paths(envelope, site)

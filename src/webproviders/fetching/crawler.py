@@ -29,7 +29,6 @@ from ..errors import (
     BlockedError,
     InvalidInputError,
     RateLimitedError,
-    UnsupportedError,
     WebProviderError,
     WebTimeoutError,
     to_provider_error,
@@ -41,7 +40,7 @@ from .decompress import GZIP_MAGIC
 from .extractpool import extraction_pool
 from .fetch import FetchResult, fetch, gunzip, status_error
 from .options import FetchLimits, PageOptions, patterns, pick, refused, switch, whole
-from .pages import HEAVY_HTML_TAGS, render
+from .pages import HEAVY_HTML_TAGS, NotAPage, render
 from .politeness import HostLimiter, HostPaused
 from .robots import PARSE_LIMIT, RobotsCache, RobotsRules, whole_lines
 from .robotsmeta import says_nofollow
@@ -411,8 +410,8 @@ class Crawler:
             return Outcome(entry, item=self._error_item(entry, paused))
         except RobotsRefused as exc:
             return self._skipped(entry, exc, robots=True)
-        except UnsupportedError as exc:
-            return self._skipped(entry, exc)  # not a page (an image, a PDF without pypdf)
+        except NotAPage as exc:
+            return self._skipped(entry, exc)  # an image, an archive: a page that cannot be read is an item
         except WebTimeoutError as exc:
             left = self._left()
             if left is not None and left <= 0.05:

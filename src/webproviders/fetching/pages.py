@@ -49,6 +49,12 @@ FRAMES_NAMED = 5
 _HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
 
 
+class NotAPage(UnsupportedError):
+    """The body is binary (an image, an archive): no page at all, which a crawl passes by
+    without an item. A page that cannot be read here (a locked PDF) is ``unsupported`` too, and
+    stays a failed page of the crawl."""
+
+
 @dataclass
 class RenderedPage:
     """A page item plus what a crawler needs from it."""
@@ -99,11 +105,11 @@ async def render(
     metadata = _base_metadata(result, mime)
     if kind == "binary":
         if textual(mime):  # "is text/plain, not a page with text" contradicted itself
-            raise UnsupportedError(
+            raise NotAPage(
                 f"{url} is served as {mime}, but its bytes are binary (NUL or control bytes), not text; "
                 "it cannot be extracted."
             )
-        raise UnsupportedError(
+        raise NotAPage(
             f"{url} is {mime or 'binary content'}, not a page with text; it cannot be extracted."
         )
     if result.status_code == 206:  # no Range is ever sent: a cache's or a server's mistake
