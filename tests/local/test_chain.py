@@ -114,3 +114,11 @@ def test_a_url_carrying_a_credential_is_read_but_not_indexed(config: Config, sit
     assert list(open_store(config).get([signed])) == []
     hits = dispatch_search("caching time to live", backend="local", config=config)["data"]["web"]
     assert "sk-live" not in str(hits)
+
+
+def test_indexing_a_crawl_says_what_the_crawl_said(config: Config, site: Any) -> None:
+    """A crawl that stopped with pages left (at max_pages, or its deadline) read as a whole
+    site indexed: its warnings were left out of the answer and the command's output."""
+    envelope = index_urls(site.url("/"), crawl=True, max_pages=2, backend="http", config=config)
+    assert envelope["success"] is True and envelope["data"]["indexed"] == [site.url("/")]
+    assert any("stopped at max_pages (2)" in warning for warning in envelope["meta"]["warnings"])

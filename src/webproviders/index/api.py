@@ -57,8 +57,9 @@ def _fetchers(capability: Capability, backend: BackendSpec | None, config: Confi
 def _read(
     urls: list[str], crawl: bool, max_pages: int | None, backend: BackendSpec | None, config: Config,
     timeout: float | None,
-) -> tuple[list[IndexedPage], list[dict[str, Any]], dict[str, Any] | None]:
-    """Pages read, per-URL failures, and a failure envelope when every call failed whole."""
+) -> tuple[list[IndexedPage], list[dict[str, Any]], dict[str, Any] | None, list[str]]:
+    """Pages read, per-URL failures, a failure envelope when every call failed whole, and the
+    warnings of the calls that read pages (a crawl stopped by its deadline, with pages left)."""
     from ..dispatch.api import dispatch_crawl, dispatch_extract
 
     capability: Capability = "crawl" if crawl else "extract"
@@ -73,19 +74,21 @@ def _read(
                  for batch in batches]
     pages: dict[str, IndexedPage] = {}
     failed: list[dict[str, Any]] = []
+    warnings: dict[str, None] = {}
     for asked, envelope in calls:
         if not envelope.get("success"):
             per_url = envelope.get("meta", {}).get("failures")  # an extract or crawl that read no page
             failed += per_url or [{"url": url, "error": envelope.get("error"), "error_code": envelope.get("error_code")}
                                   for url in asked]
             continue
+        warnings.update(dict.fromkeys(envelope.get("meta", {}).get("warnings") or []))
         items = envelope.get("data") or []
         failed += [{"url": item["url"], "error": item["error"], "error_code": item.get("error_code")}
                    for item in items if item.get("error")]
         for page in pages_from_items(items, envelope.get("provider"), INDEX_PROVIDER, time.time()):
             pages[page.url] = page
     whole = [envelope for _, envelope in calls if not envelope.get("success")]
-    return list(pages.values()), failed, whole[-1] if len(whole) == len(calls) else None
+    return list(pages.values()), failed, whole[-1] if len(whole) == len(calls) else None, list(warnings)
 
 
 def index_urls(
@@ -119,7 +122,7 @@ def index_urls(
         if max_pages is not None and (isinstance(max_pages, bool) or not isinstance(max_pages, int) or max_pages < 1):
             raise InvalidInputError(f"max_pages must be a whole number above 0, not {max_pages!r}.")
         store = open_store(cfg)
-        pages, failed, whole = _read(checked, crawl, max_pages, backend, cfg, timeout)
+        pages, failed, whole, warnings = _read(checked, crawl, max_pages, backend, cfg, timeout)
         pages, refused = _without_credentials(pages)
         failed += refused
         removed = _remove_gone(store, failed)
@@ -134,7 +137,8 @@ def index_urls(
         "removed": removed,
         "index": store.location,
     }
-    return _said({"success": True, "data": data, "provider": INDEX_PROVIDER, "meta": meta()}, removed)
+    said = {**meta(), "warnings": warnings} if warnings else meta()
+    return _said({"success": True, "data": data, "provider": INDEX_PROVIDER, "meta": said}, removed)
 
 
 def _without_credentials(pages: list[IndexedPage]) -> tuple[list[IndexedPage], list[dict[str, Any]]]:
