@@ -134,6 +134,22 @@ def test_a_domain_covers_its_subdomains_at_any_depth_and_no_other_host(index_con
         "example.com", "docs.example.com"}
 
 
+def test_a_filter_of_as_many_domains_as_a_search_takes_is_applied(index_config: Config) -> None:
+    """2,000 domains are taken (the most a vendor takes): in the SQLite file a search with
+    1,000 of them failed with ``provider_error`` ("Expression tree is too large")."""
+    open_store(index_config).add([page("https://docs.example.com/p", "P", "Retries."), page("https://other.org/q", "Q", "Retries.")])
+    many = [f"site{n}.example.net" for n in range(1_999)]
+
+    def search(**options: Any) -> list[str]:
+        envelope = dispatch_search("retries", backend="local", config=index_config, **options)
+        assert envelope["success"] is True, envelope
+        return [hit["url"] for hit in envelope["data"]["web"]]
+
+    assert search(include_domains=[*many, "example.com"]) == ["https://docs.example.com/p"]
+    assert search(exclude_domains=[*many, "example.com"]) == ["https://other.org/q"]
+    assert search(include_domains=many) == []
+
+
 def test_a_domain_filter_matches_both_idna_spellings_of_a_host(index_config: Config) -> None:
     """Pages keep their host as their URL spelled it, and vendors give either spelling: a
     filter in one spelling missed the pages stored in the other."""

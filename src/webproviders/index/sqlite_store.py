@@ -88,6 +88,16 @@ _DOMAIN_MATCH = "(p.host = ? OR substr(p.host, -length(?) - 1) = '.' || ?)"
 _HOLDS_CJK = re.compile(f"[{CJK_CHARS}]")
 
 
+def _any_of(conditions: list[str]) -> str:
+    """``conditions`` joined by ``OR`` as a balanced tree: SQLite refuses an expression nested
+    more than 1,000 deep, and the chain of a filter of 1,000 domains (2,000 are
+    taken) failed the search with "Expression tree is too large"."""
+    if len(conditions) == 1:
+        return conditions[0]
+    middle = len(conditions) // 2
+    return f"({_any_of(conditions[:middle])} OR {_any_of(conditions[middle:])})"
+
+
 def digest(page: IndexedPage) -> str:
     """What says whether a page's text changed (re-indexing the same text rewrites nothing)."""
     text = f"{page.title}\0{page.content}"
@@ -462,11 +472,11 @@ class SQLiteStore:
             where.append("p.fetched_at >= ?")
             params.append(filters.fetched_after)  # type: ignore[arg-type]
         if filters.include_domains:
-            where.append("(" + " OR ".join([_DOMAIN_MATCH] * len(filters.include_domains)) + ")")
+            where.append(_any_of([_DOMAIN_MATCH] * len(filters.include_domains)))
             params += [d for domain in filters.include_domains for d in (domain,) * 3]
-        for domain in filters.exclude_domains:
-            where.append(f"NOT {_DOMAIN_MATCH}")
-            params += [domain] * 3
+        if filters.exclude_domains:
+            where.append(f"NOT {_any_of([_DOMAIN_MATCH] * len(filters.exclude_domains))}")
+            params += [d for domain in filters.exclude_domains for d in (domain,) * 3]
         sql = (
             f"SELECT p.url, p.title, '', p.fetched_at, p.provider, p.published_at, p.language, "
             f"CASE WHEN length(p.content) <= {LONG_PAGE} THEN highlight(pages_fts, 1, ?, ?) END, pages_fts.rank "
