@@ -20,7 +20,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     from async_timeout import timeout
 
-__all__ = ["timeout", "within"]
+__all__ = ["cancelled_here", "timeout", "within"]
 
 T = TypeVar("T")
 
@@ -40,3 +40,11 @@ async def within(awaitable: Awaitable[T], seconds: float | None) -> T:
         return future.result()
     async with timeout(seconds):
         return await awaitable
+
+
+def cancelled_here() -> bool:
+    """Whether a ``CancelledError`` is the current task's own cancellation (its deadline, its
+    caller) rather than one that code it runs raised (a task of its own that was cancelled).
+    Python 3.10 cannot tell: there every one is a cancellation."""
+    cancelling = getattr(asyncio.current_task(), "cancelling", None)
+    return cancelling is None or cancelling() > 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import sys
 import time
 import tracemalloc
 from pathlib import Path
@@ -654,6 +655,24 @@ def test_a_broken_progress_callback_does_not_end_the_crawl(site: Any, local: Con
     envelope = crawl(site.url("/docs/"), local, progress=broken)
     assert len(envelope["data"]) > 1
     assert any("progress callback failed" in w for w in envelope["meta"]["warnings"])
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="a task's own cancellation is told apart from 3.11 on")
+def test_a_progress_callback_raising_a_cancellation_of_its_own_does_not_end_the_crawl(
+    site: Any, local: Config
+) -> None:
+    """A coroutine callback awaiting a task of the caller's that was cancelled raises
+    ``CancelledError``: taken for the crawl's own end, it failed the crawl as ``http``'s
+    ``provider_error``, every page lost (five such cooled ``http`` down)."""
+
+    async def awaits_a_cancelled_task(event: dict[str, Any]) -> None:
+        task = asyncio.ensure_future(asyncio.sleep(10))
+        task.cancel()
+        await task
+
+    envelope = crawl(site.url("/docs/"), local, progress=awaits_a_cancelled_task)
+    assert len(envelope["data"]) > 1
+    assert any("progress callback failed (CancelledError)" in w for w in envelope["meta"]["warnings"])
 
 
 def test_a_progress_callback_that_never_returns_keeps_the_pages_read(site: Any, local: Config) -> None:

@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any, TypeVar
 
-from ..asynctimeout import within
+from ..asynctimeout import cancelled_here, within
 from ..errors import PluginRaised
 from ..pools import LazyPool, daemon_loop
 from ..registry.providers import RunsPluginCode, allow_plugin_code, refuse_plugin_code
@@ -70,7 +70,7 @@ async def call(
     except KeyboardInterrupt:
         raise  # on the caller's thread: a real Ctrl-C
     except asyncio.CancelledError as exc:
-        if _cancelled_here():
+        if cancelled_here():  # a hedge won elsewhere, too; else the provider's code raised it
             raise
         raise PluginRaised(exc) from None
     except Exception:
@@ -107,14 +107,6 @@ async def _in_thread(
 def _owner(fn: Callable[..., Any]) -> str:
     """The provider a method belongs to, as a log line names it."""
     return getattr(getattr(fn, "__self__", None), "name", None) or getattr(fn, "__qualname__", "A provider")
-
-
-def _cancelled_here() -> bool:
-    """Whether a ``CancelledError`` is this task's own cancellation (its deadline, a hedge
-    won elsewhere, its caller) rather than one the provider's code raised (a task of its own
-    that was cancelled, an SDK's). Python 3.10 cannot tell: there every one is a cancellation."""
-    cancelling = getattr(asyncio.current_task(), "cancelling", None)
-    return cancelling is None or cancelling() > 0
 
 
 def _in_worker(fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:

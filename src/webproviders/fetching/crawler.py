@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ..asynctimeout import within
+from ..asynctimeout import cancelled_here, within
 from ..config import Config, ProviderSettings, user_agent
 from ..context import warn
 from ..envelope import page_error
@@ -624,8 +624,13 @@ class Crawler:
             if inspect.isawaitable(result):
                 # One that never returns would hold the crawl past its deadline, and lose every page.
                 await within(result, self._left())
-        except (KeyboardInterrupt, asyncio.CancelledError):
-            raise  # a Ctrl-C, or the crawl's own end (its deadline): not the callback's failure
+        except KeyboardInterrupt:
+            raise  # a Ctrl-C: not the callback's failure
+        except asyncio.CancelledError:
+            if cancelled_here():
+                raise  # the crawl's own end (its deadline, its caller leaving)
+            warn("The progress callback failed (CancelledError); it was switched off.")
+            self._progress = None
         except BaseException as exc:  # noqa: BLE001 - a broken progress bar (one calling sys.exit() too) must not end the crawl
             left = self._left()
             if isinstance(exc, asyncio.TimeoutError) and left is not None and left <= 0.05:
