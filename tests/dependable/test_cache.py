@@ -685,6 +685,59 @@ def test_workers_waiting_on_a_failing_provider_share_its_failure(
     assert len(counting_server.requests) == 1
 
 
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_a_failure_met_with_one_tenant_s_key_is_not_handed_to_a_tenant_with_another(
+    kind: str, tmp_path: Path, namespace: str, http_server: Any, request: pytest.FixtureRequest
+) -> None:
+    """The cache key leaves keys out, so tenants sharing a cache wait on each other's claims;
+    the tenant whose key the vendor accepts was handed the other's ``auth_error`` instead of
+    asking with its own key."""
+    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
+    refused_arrived, release = threading.Event(), threading.Event()
+
+    class Vendor(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            if self.headers.get("X-Api-Key") == "fv-refused-111":
+                refused_arrived.set()
+                release.wait(10)
+                status, body = 401, b'{"error": "Invalid API key"}'
+            else:
+                hit = {"title": "Python", "link": "https://www.python.org/", "snippet": "The official home."}
+                status, body = 200, json.dumps({"results": [hit]}).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    base = f"http://127.0.0.1:{http_server(Vendor).server_address[1]}/v1"
+    cache = _backend_settings(kind, tmp_path, redis_url, namespace)
+    results: dict[str, dict[str, Any]] = {}
+
+    def tenant(label: str, key: str) -> threading.Thread:
+        config = build_config(cache=cache, providers={"fake-vendor": {"api_key": key, "base_url": base}})
+        def ask() -> None:
+            results[label] = dispatch_search("python", backend="fake-vendor", config=config)
+
+        thread = threading.Thread(target=ask)
+        thread.start()
+        return thread
+
+    refused = tenant("refused", "fv-refused-111")
+    assert refused_arrived.wait(10)  # the first tenant holds the claim
+    accepted = tenant("accepted", "fv-accepted-222")
+    time.sleep(0.5)  # the second tenant waits on the first one's claim
+    release.set()
+    refused.join(10)
+    accepted.join(10)
+    assert results["refused"]["error_code"] == "auth_error", results["refused"]
+    assert results["accepted"]["success"] is True, results["accepted"]
+    assert results["accepted"]["data"]["web"][0]["url"] == "https://www.python.org/"
+
+
 def _four_workers_at_once(
     kind: str, tmp_path: Path, server: Any, request: pytest.FixtureRequest, namespace: str
 ) -> list[dict[str, Any]]:

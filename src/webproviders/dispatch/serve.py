@@ -14,7 +14,7 @@ from typing import Any
 from ..accounting.meter import Meter
 from ..context import Attempt, start_attempt, take_warnings, warn
 from ..dependable.cache import cache_key
-from ..dependable.cache.fingerprint import carries_credential, provider_setup
+from ..dependable.cache.fingerprint import carries_credential, key_scope, provider_setup
 from ..dependable.health import CALL_DEADLINE, GIVEN_SHARE, Cooling
 from ..dependable.ratelimit import BudgetExhaustedError
 from ..dependable.retry import MIN_REQUEST_TIME
@@ -432,6 +432,7 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
             key, ttl, fetch, call.remaining,
             keep=lambda value: not value.get("partial") and worth_keeping(value["data"]),
             own=callers_own,
+            scope=key_scope(key, call.config.provider(name).api_keys(), entry.manifest.env),
         )
     except WebProviderError as error:
         if not fetched:  # another caller's identical request failed (it is ours too), or our time ran out waiting

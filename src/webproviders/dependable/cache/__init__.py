@@ -63,13 +63,16 @@ class ResultCache:
         remaining: Callable[[], float],
         keep: Callable[[Any], bool] | None = None,
         own: Callable[[Exception], bool] | None = None,
+        scope: str = "",
     ) -> tuple[Any, bool]:
         """``(value, cached)``: the stored value, a flight's shared one, or ``fetch()``'s.
 
         ``keep`` says whether a fetched value may be stored (it is shared with identical
         calls in flight either way). ``own`` says whether a failure of ``fetch()`` belongs to
         its caller alone (its deadline, its budget): identical calls waiting for it do not
-        share it but try again themselves, each within its own deadline.
+        share it but try again themselves, each within its own deadline. ``scope`` names the
+        keys the provider is asked with: workers of other processes share a failure only
+        with the same scope.
         """
         value = await self.lookup(key)
         if value is not None:
@@ -90,7 +93,7 @@ class ResultCache:
                     raise copy.copy(exc) from None
                 return (self.store.decode(payload) if payload is not None else copy.deepcopy(shared)), True
             try:
-                value, cached = await self._fetch(key, ttl, fetch, remaining, keep, own)
+                value, cached = await self._fetch(key, ttl, fetch, remaining, keep, own, scope)
                 future.set_result((self._encode(value), value))
                 return value, cached
             except BaseException as exc:
@@ -129,12 +132,13 @@ class ResultCache:
         remaining: Callable[[], float],
         keep: Callable[[Any], bool] | None,
         own: Callable[[Exception], bool] | None,
+        scope: str,
     ) -> tuple[Any, bool]:
         token = None
         if self.store.shared:
             token = await self._safe(self.store.claim, "", key, max(1.0, remaining()))
             if token is None:
-                found, token = await self._wait_for_other(key, remaining)
+                found, token = await self._wait_for_other(key, remaining, scope)
                 if found is not None:
                     return found, True
         try:
@@ -148,7 +152,7 @@ class ResultCache:
                 value = await fetch()
             except WebProviderError as exc:
                 if token and not (own is not None and own(exc)):  # the provider's: waiting workers share it
-                    await self._hand_over(key, handover.failure(exc))
+                    await self._hand_over(key, handover.failure(exc, scope))
                 raise
             payload = self._encode(value) if keep is None or keep(value) else None
             if payload is not None:
@@ -163,7 +167,7 @@ class ResultCache:
             if token:
                 await self._safe(self.store.release, None, key, token)
 
-    async def _wait_for_other(self, key: str, remaining: Callable[[], float]) -> tuple[Any, str | None]:
+    async def _wait_for_other(self, key: str, remaining: Callable[[], float], scope: str) -> tuple[Any, str | None]:
         """Another process is fetching ``key``: wait for its answer, or take over if it gives up."""
         delay = _POLL_FIRST
         while remaining() > delay:
@@ -173,7 +177,7 @@ class ResultCache:
             if value is not None:
                 return value, None
             if not await self._safe(self.store.claimed, False, key):
-                left = await self._handed_over(key)
+                left = await self._handed_over(key, scope)
                 if left is not None:
                     return left, None
                 token = await self._safe(self.store.claim, "", key, max(1.0, remaining()))
@@ -191,9 +195,9 @@ class ResultCache:
         if payload is not None:
             await self._safe(self.store.set, None, handover.PREFIX + key, payload, handover.TTL)
 
-    async def _handed_over(self, key: str) -> Any:
+    async def _handed_over(self, key: str, scope: str) -> Any:
         """What the worker that held the claim left for its waiters, or None; a provider's
-        failure left there is raised."""
+        failure met with the keys ``scope`` names is raised."""
         payload = await self._safe(self.store.get, None, handover.PREFIX + key)
         if payload is None:
             return None
@@ -201,7 +205,7 @@ class ResultCache:
             value = self.store.decode(payload)
         except ValueError:
             return None
-        return handover.taken(value)
+        return handover.taken(value, scope)
 
     def _encode(self, value: Any) -> Any:
         try:

@@ -2,7 +2,9 @@
 when it is not cached: an answer (an empty search, an extract where a URL failed) or the
 provider's failure. It is left beside the key for a moment, and only waiting workers read it,
 so they share it as calls in one process share a flight, instead of each taking the claim in
-turn and asking again."""
+turn and asking again. A failure is taken only by workers whose provider holds the same keys
+(``scope``): the cache key leaves keys out, and one tenant's refused or exhausted key says
+nothing of another's."""
 
 from __future__ import annotations
 
@@ -16,9 +18,10 @@ PREFIX = "handover:"
 TTL = 2.0
 
 
-def failure(error: WebProviderError) -> dict[str, Any]:
-    """A provider's failure, in a form a store keeps."""
+def failure(error: WebProviderError, scope: str = "") -> dict[str, Any]:
+    """A provider's failure met with the keys ``scope`` names, in a form a store keeps."""
     return {
+        "scope": scope,
         "failure": {
             "code": error.code,
             "message": error.message,
@@ -31,13 +34,15 @@ def failure(error: WebProviderError) -> dict[str, Any]:
     }
 
 
-def taken(value: Any) -> Any:
-    """The answer left, or None when what is there is neither an answer nor a failure; a
-    failure is raised."""
+def taken(value: Any, scope: str = "") -> Any:
+    """The answer left, or None when what is there is neither an answer nor a failure met with
+    the keys ``scope`` names; such a failure is raised."""
     if not isinstance(value, dict):
         return None
     given = value.get("failure")
     if isinstance(given, dict) and isinstance(given.get("code"), str):
+        if value.get("scope", "") != scope:  # met with other keys: this worker asks with its own
+            return None
         error = error_for_code(
             given["code"],
             str(given.get("message") or ""),
