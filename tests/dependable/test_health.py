@@ -75,6 +75,29 @@ def test_a_failed_trial_call_reopens_at_once() -> None:
     assert provider(config, "fake-a").calls == 4  # cooling again after a single failure
 
 
+def test_a_trial_call_its_budget_refuses_lets_the_next_caller_try() -> None:
+    """The caller let through after the cool-down sent nothing (its own per-tag budget refused
+    it); every other caller then skipped the provider for a minute, told a trial call was
+    under way."""
+    config, clock = _setup(
+        usage=False,
+        budget={"per_tag": {"user": {"daily_usd": 0.001}}},
+        providers={"fake-a": {"price": {"search": {"usd": 0.01, "per": "request"}}}},
+    )
+    _fail_a(config, 3)
+    for _ in range(3):
+        dispatch_search("q", config=config)
+    clock.advance(31)
+    refused = dispatch_search("q", config=config, tags={"user": "alice"})
+    assert [(a["provider"], a["outcome"], a.get("error_code")) for a in refused["meta"]["attempts"]] == [
+        ("fake-a", "skipped", "budget_exceeded"),
+        ("fake-b", "ok", None),
+    ]
+    envelope = dispatch_search("q", config=config)
+    assert envelope["provider"] == "fake-a", envelope["meta"]["attempts"]
+    assert provider(config, "fake-a").calls == 4
+
+
 def test_failures_outside_the_window_do_not_add_up() -> None:
     config, clock = _setup()
     _fail_a(config, 4)

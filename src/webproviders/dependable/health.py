@@ -138,7 +138,7 @@ class HealthBoard:
             self._cool(name, self.quota_cooldown, error.code, "it is out of quota")
             return
         if says_nothing_about_health(error):
-            self._end_probe(name)
+            self.end_trial(name)
             return
         with self._lock:
             now = self.clock()
@@ -153,8 +153,9 @@ class HealthBoard:
                 reason = f"{len(state.failures)} failures within {self.window:g} s"
                 self._open(state, now, self.cooldown, error.code, reason)
 
-    def _end_probe(self, name: str) -> None:
-        """A trial call ended in a way that says nothing about health: let the next one try."""
+    def end_trial(self, name: str) -> None:
+        """A trial call ended in a way that says nothing about health (or sent nothing): let
+        the next one try."""
         if name in self._states:
             with self._lock:
                 state = self._states.get(name)

@@ -283,12 +283,26 @@ async def _check_pause(name: str, state: DispatchState) -> None:
 
 
 async def _upstream(call: Call, entry: ProviderEntry, failover: bool) -> dict[str, Any]:
-    """Requests to one provider: budget, retries with back-off, health bookkeeping."""
+    """Requests to one provider: cool-downs, budget, retries with back-off, health bookkeeping."""
     name = entry.manifest.name
     state: DispatchState = call.state  # type: ignore[assignment]
     cooling = state.health.cooling(name)
     if cooling is not None:
         raise Skipped(_cooling_error(name, cooling))
+    try:
+        return await _requests(call, entry, failover)
+    except BaseException:
+        # This call may have been the trial after a cool-down and left without an answer that
+        # says anything of the provider (its budget or a pause refused it, it was cancelled):
+        # the next caller tries, rather than every caller skipping it for PROBE_TIMEOUT.
+        state.health.end_trial(name)
+        raise
+
+
+async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[str, Any]:
+    """Requests to one provider: budget, retries with back-off, health bookkeeping."""
+    name = entry.manifest.name
+    state: DispatchState = call.state  # type: ignore[assignment]
     if failover and not state.limits.unlimited(name):
         await _check_pause(name, state)
     policy = state.retry_policy(name)
