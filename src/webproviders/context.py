@@ -79,20 +79,23 @@ class Attempt:
     extraction pool ``cpu_limit`` when a page used up its CPU time. ``queued`` is the wait
     for a thread or a connection to send the request from, when every one was busy (:class:`Queued`).
     ``stalled`` says where a request stood when its time ran out short of the provider (a
-    proxy that had not opened its tunnel), so the timeout names what kept it. ``partial``:
+    proxy that had not opened its tunnel), so the timeout names what kept it; ``reached``, that
+    a request of the attempt got past that point to the vendor: one that ended stalled with
+    none past it sent the vendor nothing, which bills nothing. ``partial``:
     the answer holds only what was gathered before time ran out or a later part failed (see
     :func:`warn`), so it is not cached. A
     mutable bucket, like :class:`Usage`, so that a mark made in a worker thread reaches the
     dispatcher.
     """
 
-    __slots__ = ("partial", "queued", "repeats", "stalled", "warnings")
+    __slots__ = ("partial", "queued", "reached", "repeats", "stalled", "warnings")
 
     def __init__(self) -> None:
         self.partial = False
         self.repeats: str | None = None
         self.queued: Queued | None = None
         self.stalled: str | None = None
+        self.reached = False
         #: What provider code said with :func:`warn` during the request (None once the
         #: dispatcher has taken it): it belongs to the answer, and is cached with it.
         self.warnings: list[str] | None = []
@@ -226,6 +229,13 @@ def stalled_at() -> str | None:
     :func:`note_stalled`); None when it reached the provider, or outside a dispatch."""
     record = _attempt.get()
     return None if record is None else record.stalled
+
+
+def note_reached() -> None:
+    """Record that a request of the current attempt got past connecting (see :class:`Attempt`)."""
+    record = _attempt.get()
+    if record is not None:
+        record.reached = True
 
 
 def note_queued(reason: str, seconds: float, sent: bool, detail: str, advice: str = FEWER_CALLS) -> None:

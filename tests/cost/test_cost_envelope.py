@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
+from typing import Any
 
 from webproviders import dispatch_crawl, dispatch_extract, dispatch_search, usage_summary
 from webproviders.config import config_from_dict
@@ -70,6 +72,26 @@ def test_a_retry_after_a_timeout_is_paid_again_but_one_after_a_5xx_is_not() -> N
     refused = dispatch_search("tide", backend="priced", config=config)
     assert [a["outcome"] for a in refused["meta"]["attempts"]] == ["error", "ok"]
     assert refused["meta"]["cost"] == REQUEST
+
+
+def test_a_request_whose_connection_to_the_vendor_never_opened_costs_nothing(dns: Any, tmp_path: Path) -> None:
+    """A vendor whose name's lookup never answers (a firewall dropping packets) never got the
+    request, timed out or cancelled by a hedge; it was charged its planned units all the same,
+    held against budgets and written to the ledger as a request that reached the vendor."""
+    dns.silent = threading.Event()
+    config = cost_config(
+        usage={"path": str(tmp_path / "usage.sqlite3")},
+        retry={"max_retries": 0},
+        providers={"brave": {"api_key": "k-test-000001"}},
+    )
+    timed_out = dispatch_search("wind", backend="brave", config=config, timeout=1)
+    assert timed_out["error_code"] == "timeout" and "was not open yet" in timed_out["error"], timed_out
+    assert "cost" not in timed_out["meta"] and "cost" not in timed_out["meta"]["attempts"][0]
+    hedged = dispatch_search("tide", backend=["brave", "stub"], hedge_after=0.3, config=config, timeout=5)
+    outcomes = [(a["provider"], a["outcome"]) for a in hedged["meta"]["attempts"]]
+    assert outcomes == [("brave", "cancelled"), ("stub", "ok")], hedged
+    assert "cost" not in hedged["meta"] and "cost" not in hedged["meta"]["attempts"][0]
+    assert [row["key"] for row in usage_summary("1d", config=config)["rows"]] == ["stub"]
 
 
 def test_a_call_refused_because_the_provider_keeps_hung_threads_costs_nothing(tmp_path: Path) -> None:

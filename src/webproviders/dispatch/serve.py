@@ -134,6 +134,17 @@ def _process_waited(record: Attempt, timeout: float) -> bool:
     return queued is not None and (not queued.sent or timeout - queued.seconds < GIVEN_SHARE * timeout)
 
 
+def _went_out(record: Attempt) -> bool:
+    """Whether an attempt that ended without an answer may have reached the vendor (and be
+    billed): not one that waited for a thread or a connection and never got it, nor one whose
+    connection (or proxy tunnel) to the vendor was still being opened, with no request of it
+    past that point."""
+    queued = record.queued
+    if queued is not None and not queued.sent:
+        return False
+    return record.stalled is None or record.reached
+
+
 def _timed_out(name: str, timeout: float, record: Attempt) -> WebTimeoutError:
     queued = record.queued
     if queued is not None and _process_waited(record, timeout):
@@ -324,7 +335,7 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             data, meta = await attempt(call, entry, record)
         except asyncio.CancelledError:  # a hedged chain took another answer (or the caller left)
             cancelled = Cancelled(f"The request to {name} was given up on.", provider=name)
-            sent = sent and (record.queued is None or record.queued.sent)
+            sent = sent and _went_out(record)
             call.record(name, "cancelled", started, **meter.stop(spend, error=cancelled, sent=sent))
             state.health.failed(name, cancelled)  # not counted; it only ends a trial call
             raise
@@ -334,7 +345,7 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
                 state.health.failed(name, error)  # not counted; it only ends a trial call
                 raise Skipped(error) from None
             extra = {"retry": retry} if retry else {}
-            sent = sent and (record.queued is None or record.queued.sent) and not isinstance(error, HungRefusal)
+            sent = sent and _went_out(record) and not isinstance(error, HungRefusal)
             call.record(name, "error", started, error, **extra, **meter.stop(spend, error=error, sent=sent))
             if isinstance(error, BudgetExhaustedError):
                 state.health.failed(name, error)  # not counted; it only ends a trial call

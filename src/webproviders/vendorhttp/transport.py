@@ -44,7 +44,14 @@ import httpx
 
 from ..asynctimeout import timeout
 from ..config import proxy_problem
-from ..context import FEWER_CALLS, note_queued, note_repeating, note_stalled, remaining_time
+from ..context import (
+    FEWER_CALLS,
+    note_queued,
+    note_reached,
+    note_repeating,
+    note_stalled,
+    remaining_time,
+)
 from ..errors import (
     CERTIFICATE_DETAILS,
     NO_CONNECTION,
@@ -144,7 +151,8 @@ class _Progress:
             if self.tunnel is not None:
                 note_stalled(None)
             self.via = self.tunnel = None
-        if self.via is None and not self.dialing:
+        if self.via is None and not self.dialing:  # on a connection open to the vendor (or its proxy)
+            note_reached()
             if self.given is None:
                 self.extensions.pop("trace", None)
             else:
