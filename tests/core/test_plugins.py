@@ -50,6 +50,35 @@ def test_user_plugin_loads_only_when_enabled(write_plugin: Any, make_config: Any
     assert rows["mine"]["available"] is True
 
 
+def test_configs_loading_one_plugin_from_two_threads_at_once_both_get_it(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """Two configs (two tenants) first used at the same moment from two threads: the second
+    took the module the first was still importing, found no ``register()`` in it, and recorded
+    the plugin as broken, so every call of that config failed ``not_configured``."""
+    import threading
+
+    code = "import time\ntime.sleep(1.0)  # a plugin whose import takes a while (a vendor SDK)\n" + GOOD.format(
+        name="slowload"
+    )
+    root = write_plugin("slowload", code, providers=[{"name": "slowload", "capabilities": ["search"]}])
+    plugins = {"paths": [str(root)], "enabled": ["slowload"]}
+    configs = [make_config(web={"cache": False}, plugins=plugins) for _ in range(2)]
+    start = threading.Barrier(2)
+    results: list[dict[str, Any]] = []
+
+    def search(config: Any) -> None:
+        start.wait()
+        results.append(dispatch_search("q", backend="slowload", config=config))
+
+    threads = [threading.Thread(target=search, args=(config,)) for config in configs]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert [envelope["success"] for envelope in results] == [True, True], results
+
+
 def test_an_unknown_backend_one_typo_away_from_a_provider_names_it(make_config: Any) -> None:
     """``WEB_SEARCH_BACKEND=Brave`` or ``tavilly`` answered with the list of 25 names to search
     by eye; the likely one is named first. A name near none gets the list alone."""

@@ -76,6 +76,18 @@ def new_plugin_manager() -> pluggy.PluginManager:
     return manager
 
 
+#: One lock per plugin module: another thread loading the same plugin (for another config's
+#: registry) waits for the import under way, rather than taking the half-run module it finds in
+#: ``sys.modules`` (no ``register()`` yet) and recording the plugin as broken for that config.
+_import_locks: dict[str, threading.RLock] = {}
+_import_locks_guard = threading.Lock()
+
+
+def _import_lock(module_name: str) -> threading.RLock:
+    with _import_locks_guard:
+        return _import_locks.setdefault(module_name, threading.RLock())
+
+
 def _import_folder(folder: Path, source: Source) -> types.ModuleType:
     """Import ``folder/__init__.py`` as a package, so the plugin's relative imports work."""
     parent = f"{_MODULE_ROOT}.{'builtin' if source == 'built-in' else 'user'}"
@@ -91,21 +103,22 @@ def _import_folder(folder: Path, source: Source) -> types.ModuleType:
 
         digest = hashlib.sha1(str(folder.resolve()).encode()).hexdigest()[:10]
         module_name += f"_{digest}"
-    if module_name in sys.modules:
-        return sys.modules[module_name]
-    spec = importlib.util.spec_from_file_location(
-        module_name, folder / "__init__.py", submodule_search_locations=[str(folder)]
-    )
-    if spec is None or spec.loader is None:
-        raise ImportError(f"{folder} has no __init__.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[module_name] = module
-    try:
-        spec.loader.exec_module(module)
-    except BaseException:
-        sys.modules.pop(module_name, None)
-        raise
-    return module
+    with _import_lock(module_name):
+        if module_name in sys.modules:
+            return sys.modules[module_name]
+        spec = importlib.util.spec_from_file_location(
+            module_name, folder / "__init__.py", submodule_search_locations=[str(folder)]
+        )
+        if spec is None or spec.loader is None:
+            raise ImportError(f"{folder} has no __init__.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            sys.modules.pop(module_name, None)
+            raise
+        return module
 
 
 def _describe(exc: BaseException) -> str:
