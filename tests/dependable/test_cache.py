@@ -738,6 +738,27 @@ def test_a_failure_met_with_one_tenant_s_key_is_not_handed_to_a_tenant_with_anot
     assert results["accepted"]["data"]["web"][0]["url"] == "https://www.python.org/"
 
 
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_a_shared_answer_is_served_no_longer_than_the_reading_config_keeps_answers(
+    kind: str, tmp_path: Path, namespace: str, request: pytest.FixtureRequest
+) -> None:
+    """Configs sharing a store may keep answers for different times; one that keeps searches a
+    minute was served the hour-old answer of one that keeps them an hour, marked cached."""
+    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
+    shared = _backend_settings(kind, tmp_path, redis_url, namespace)
+    hourly = build_config(search_backend="fake-a", cache={**shared, "ttl": {"search": 3600}})
+    minutely = build_config(search_backend="fake-a", cache={**shared, "ttl": {"search": 60}})
+    clock = FakeClock(start=time.time())
+    state(hourly).cache.clock = state(minutely).cache.clock = clock  # type: ignore[union-attr]
+    assert "cached" not in dispatch_search("python", config=hourly)["meta"]
+    clock.advance(120)
+    fresh = dispatch_search("python", config=minutely)
+    assert "cached" not in fresh["meta"], fresh["meta"]
+    assert provider(minutely, "fake-a").calls == 1
+    assert dispatch_search("python", config=minutely)["meta"]["cached"] is True  # its own answer is kept
+    assert dispatch_search("python", config=hourly)["meta"]["cached"] is True
+
+
 def _four_workers_at_once(
     kind: str, tmp_path: Path, server: Any, request: pytest.FixtureRequest, namespace: str
 ) -> list[dict[str, Any]]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import copy
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -35,6 +36,10 @@ log = get_logger("webproviders.dependable.cache")
 
 #: Polling interval bounds while another process fetches the same key.
 _POLL_FIRST, _POLL_MAX = 0.02, 0.2
+#: When an answer was stored in a shared store (seconds since the epoch, by the writer's
+#: clock): configs sharing it may keep answers for different times, and each is served
+#: none older than its own ``web.cache.ttl`` allows.
+STORED_AT = "stored_at"
 
 
 class _LeaderGone(Exception):
@@ -51,6 +56,8 @@ class ResultCache:
         self.flights = Flights()
         #: Bounds every operation of a shared store (the in-process store needs no bound).
         self.guard = guard
+        #: The clock shared-store answers are stamped and aged by.
+        self.clock: Callable[[], float] = time.time
 
     def ttl_for(self, capability: str) -> float:
         return self.ttl.get(capability, 0.0)
@@ -74,7 +81,7 @@ class ResultCache:
         keys the provider is asked with: workers of other processes share a failure only
         with the same scope.
         """
-        value = await self.lookup(key)
+        value = await self.lookup(key, ttl)
         if value is not None:
             return value, True
         while True:
@@ -105,9 +112,10 @@ class ResultCache:
             finally:
                 self.flights.land(key, future)
 
-    async def lookup(self, key: str) -> Any:
+    async def lookup(self, key: str, ttl: float) -> Any:
         """The stored answer for ``key`` (a fresh copy), or None; an entry that is not an answer
-        (``{"data", "meta"}``) is a miss, with a warning."""
+        (``{"data", "meta"}``) is a miss, with a warning, and so is one stored longer ago than
+        ``ttl`` (by a config that keeps answers longer)."""
         store = self.store
         payload = await self._safe(store.get, None, key) if store.shared else store.get(key)
         if payload is None:
@@ -118,6 +126,9 @@ class ResultCache:
             problem = type(exc).__name__
         else:
             if isinstance(value, dict) and "data" in value and isinstance(value.get("meta"), dict):
+                stored = value.pop(STORED_AT, None)
+                if isinstance(stored, (int, float)) and self.clock() - stored > ttl:
+                    return None  # older than this config keeps answers: the fresh one replaces it
                 return value
             problem = "not an answer"
         # A torn write, another program's key, an older format: a miss, which the answer overwrites.
@@ -138,14 +149,14 @@ class ResultCache:
         if self.store.shared:
             token = await self._safe(self.store.claim, "", key, max(1.0, remaining()))
             if token is None:
-                found, token = await self._wait_for_other(key, remaining, scope)
+                found, token = await self._wait_for_other(key, ttl, remaining, scope)
                 if found is not None:
                     return found, True
         try:
             # Looked up again (an identical flight may have just landed), and only once the
             # claim is held: a worker stores its answer before it lets go of its claim, so an
             # answer stored between an earlier look and the claim is found, not fetched again.
-            found = await self.lookup(key)
+            found = await self.lookup(key, ttl)
             if found is not None:
                 return found, True
             try:
@@ -154,7 +165,8 @@ class ResultCache:
                 if token and not (own is not None and own(exc)):  # the provider's: waiting workers share it
                     await self._hand_over(key, handover.failure(exc, scope))
                 raise
-            payload = self._encode(value) if keep is None or keep(value) else None
+            kept = keep is None or keep(value)
+            payload = self._encode({**value, STORED_AT: self.clock()} if self.store.shared else value) if kept else None
             if payload is not None:
                 if self.store.shared:
                     await self._safe(self.store.set, None, key, payload, ttl)
@@ -167,13 +179,15 @@ class ResultCache:
             if token:
                 await self._safe(self.store.release, None, key, token)
 
-    async def _wait_for_other(self, key: str, remaining: Callable[[], float], scope: str) -> tuple[Any, str | None]:
+    async def _wait_for_other(
+        self, key: str, ttl: float, remaining: Callable[[], float], scope: str
+    ) -> tuple[Any, str | None]:
         """Another process is fetching ``key``: wait for its answer, or take over if it gives up."""
         delay = _POLL_FIRST
         while remaining() > delay:
             await asyncio.sleep(delay)
             delay = min(_POLL_MAX, delay * 1.5)
-            value = await self.lookup(key)
+            value = await self.lookup(key, ttl)
             if value is not None:
                 return value, None
             if not await self._safe(self.store.claimed, False, key):
