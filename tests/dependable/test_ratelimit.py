@@ -86,7 +86,7 @@ def test_no_span_of_the_period_ever_holds_more_than_the_budget() -> None:
     rng = random.Random(7)
     for _ in range(400):
         now[0] += rng.expovariate(1.0)  # about twice the budget's pace, in bursts
-        wait, taken = limiter.reserve("p", rate, max_wait=30.0)
+        wait, taken, _slot = limiter.reserve("p", rate, max_wait=30.0)
         if taken:
             starts.append(now[0] + wait)
     assert len(starts) > 150
@@ -347,6 +347,26 @@ def test_a_shared_slot_whose_caller_left_goes_to_the_next_caller(
         with pytest.raises(asyncio.CancelledError):
             await waiting
         return await adispatch_search("next", backend="fake-a", config=config, timeout=6)  # 4 + 4 s is too far
+
+    envelope = asyncio.run(run())
+    assert envelope["success"] is True, envelope
+    assert provider(config, "fake-a").calls == 2
+
+
+def test_a_slot_whose_caller_left_goes_to_the_next_caller_in_this_process() -> None:
+    """The same as the shared budget's, for the budget this process keeps: the slot of a caller
+    that stopped waiting stayed spent, and the next caller's came a whole window later."""
+    config = build_config(providers={"fake-a": {"rate_limit": "1/2s"}}, cache=False, usage=False)
+
+    async def run() -> dict[str, Any]:
+        first = await adispatch_search("first", backend="fake-a", config=config, timeout=20)
+        assert first["success"] is True, first
+        waiting = asyncio.ensure_future(adispatch_search("left", backend="fake-a", config=config, timeout=20))
+        await asyncio.sleep(0.5)  # it holds the next slot, 2 s after the first, and sleeps
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        return await adispatch_search("next", backend="fake-a", config=config, timeout=3)  # 2 + 2 s is too far
 
     envelope = asyncio.run(run())
     assert envelope["success"] is True, envelope

@@ -96,14 +96,14 @@ class RateLimits:
         raise :class:`BudgetExhaustedError` if the slot is further off."""
         rate = self.rate(name)
         limit = max_wait if patience is None else min(max_wait, patience)
-        slot, spare = None, 0.0
+        slot, spare, own_slot = None, 0.0, None
         if self._url is None:
-            wait, taken = self.local.reserve(name, rate, limit)
+            wait, taken, own_slot = self.local.reserve(name, rate, limit)
         else:
             asked = time.monotonic()
 
             def here() -> tuple[float, bool, None]:  # the store failed: this process's budget, in the time left
-                return (*self.local.reserve(name, rate, limit - (time.monotonic() - asked)), None)
+                return (*self.local.reserve(name, rate, limit - (time.monotonic() - asked))[:2], None)
 
             # Only a slot the call can still wait for once the store has answered (within its
             # bound) is taken: one taken at the edge of the wait was given up, late, by most
@@ -129,6 +129,8 @@ class RateLimits:
             except asyncio.CancelledError:  # the caller left (a hedged chain took another answer)
                 if slot is not None:
                     self._give_back(name, slot)
+                elif own_slot is not None:
+                    self.local.give_back(name, own_slot)
                 raise
 
     def _give_back(self, name: str, slot: int) -> None:
