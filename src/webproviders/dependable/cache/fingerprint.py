@@ -94,12 +94,13 @@ def provider_setup(settings: dict[str, Any], env: Iterable[EnvVar]) -> str:
 def key_scope(key: str, keys: Iterable[str], env: Iterable[EnvVar]) -> str:
     """Which keys a provider is asked with (``keys`` from its config, else the secret variables
     its manifest declares), so that a failure one worker met with its keys is shared only with
-    workers holding the same (see :mod:`.handover`). A digest salted with the cache ``key``:
-    the store holds nothing a key could be matched against elsewhere. Empty without keys."""
+    workers holding the same (see :mod:`.handover`). A short digest salted with the cache
+    ``key``: enough to tell key sets apart, and nothing a key could be matched against in
+    another store or log. Empty without keys."""
     found = sorted(keys) or sorted(value for var in env if var.secret and (value := var.value()) is not None)
     if not found:
         return ""
-    return hashlib.sha256("\n".join([key, *found]).encode("utf-8", "surrogatepass")).hexdigest()
+    return hashlib.sha256("\n".join([key, *found]).encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def _subject(capability: str, arguments: dict[str, Any]) -> Any:
