@@ -353,6 +353,38 @@ def test_a_shared_slot_whose_caller_left_goes_to_the_next_caller(
     assert provider(config, "fake-a").calls == 2
 
 
+def test_a_shared_slot_the_server_took_after_its_caller_left_goes_to_the_next_caller(
+    redis_server: str, namespace: str
+) -> None:
+    """A caller cancelled while its reservation was on its way to Redis (a hedged chain took
+    another answer) sent nothing, but the server took the slot anyway once it answered: it
+    stayed spent for the fleet, and the next caller's slot came a whole window later."""
+    import redis
+
+    config = build_config(rate_limit={"url": redis_server, "namespace": namespace, "timeout": 2.0},
+                          providers={"fake-a": {"rate_limit": "1/3s"}}, cache=False, usage=False)
+    client = redis.Redis.from_url(redis_server)
+
+    async def run() -> dict[str, Any]:
+        first = await adispatch_search("first", backend="fake-a", config=config, timeout=20)
+        assert first["success"] is True, first
+        client.execute_command("CLIENT", "PAUSE", 1000, "ALL")  # the next reservation waits on the server
+        left = asyncio.ensure_future(adispatch_search("left", backend="fake-a", config=config, timeout=20))
+        await asyncio.sleep(0.3)
+        left.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await left
+        await asyncio.sleep(1.0)  # the server answers it: the slot 3 s after the first is taken
+        return await adispatch_search("next", backend="fake-a", config=config, timeout=5)  # 3 + 3 s is too far
+
+    try:
+        envelope = asyncio.run(run())
+    finally:
+        client.close()
+    assert envelope["success"] is True, envelope
+    assert provider(config, "fake-a").calls == 2
+
+
 def test_a_slot_whose_caller_left_goes_to_the_next_caller_in_this_process() -> None:
     """The same as the shared budget's, for the budget this process keeps: the slot of a caller
     that stopped waiting stayed spent, and the next caller's came a whole window later."""

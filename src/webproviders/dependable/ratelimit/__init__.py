@@ -20,6 +20,7 @@ import hashlib
 import threading
 import time
 from collections.abc import Awaitable, Callable
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from ...errors import RateLimitedError, WebTimeoutError
@@ -168,14 +169,42 @@ class RateLimits:
 
     async def _shared(self, method: str, *args: Any, here: Callable[[], Any]) -> Any:
         """Run a Redis limiter method, bounded; fall back to this process on failure (``here``)."""
+        sent: list[Future[Any]] = []
+
+        def submit(batcher: Batcher[tuple[str, tuple[Any, ...]], Any]) -> Future[Any]:
+            sent.append(batcher.submit((method, args)))
+            return sent[-1]
+
         try:
             batcher = self._batcher
             if batcher is None:  # importing the client is slow once, and never hangs: unbounded
                 batcher = await offload(self._connect)
-            return await self._guard.wait(lambda: batcher.submit((method, args)))
+            return await self._guard.wait(lambda: submit(batcher))
         except StoreUnavailable as problem:  # a store outage must not fail or stall searches
+            self._unwanted(method, args, sent)
             self._guard.warn(problem, "this call used this process's budget instead")
             return here()
+        except asyncio.CancelledError:
+            self._unwanted(method, args, sent)
+            raise
+
+    def _unwanted(self, method: str, args: tuple[Any, ...], sent: list[Future[Any]]) -> None:
+        """A reservation its caller stopped waiting for (cancelled, or past the store's bound)
+        that the server makes anyway is given back once it answers, so the slot goes to the next
+        caller instead of staying spent for the whole fleet."""
+        batcher = self._batcher
+        if method != "reserve" or not sent or batcher is None:
+            return
+
+        def give_back(answer: Future[Any]) -> None:
+            if answer.cancelled() or answer.exception() is not None:
+                return
+            _wait, taken, slot = answer.result()
+            if taken and slot is not None:
+                with contextlib.suppress(RuntimeError):  # the store threads are gone: the process is exiting
+                    batcher.submit(("give_back", (args[0], slot)))
+
+        sent[-1].add_done_callback(give_back)
 
     def _connect(self) -> Batcher[tuple[str, tuple[Any, ...]], Any]:
         """The one batcher (and Redis client) of this limiter, however many first calls ask at once."""
