@@ -759,6 +759,34 @@ def test_a_shared_answer_is_served_no_longer_than_the_reading_config_keeps_answe
     assert dispatch_search("python", config=hourly)["meta"]["cached"] is True
 
 
+def test_a_claim_the_store_made_after_its_caller_left_does_not_hold_the_others_up(
+    redis_server: str, namespace: str
+) -> None:
+    """A caller cancelled while its claim was on its way to Redis never answered it, yet the
+    server made the claim, for the whole of the caller's time: every worker asking the same
+    waited on it until its own deadline and failed ``timeout``, "another worker was answering"."""
+    import redis
+
+    config = build_config(search_backend="fake-a", cache={"url": redis_server, "namespace": namespace, "timeout": 2.0})
+    client = redis.Redis.from_url(redis_server)
+
+    async def run() -> dict[str, Any]:
+        client.execute_command("CLIENT", "PAUSE", 800, "WRITE")  # the lookup is answered, the claim waits
+        left = asyncio.ensure_future(adispatch_search("python", config=config, timeout=30))
+        await asyncio.sleep(0.3)
+        left.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await left
+        await asyncio.sleep(1.0)  # the server has made the claim by now
+        return await adispatch_search("python", config=config, timeout=3)
+
+    try:
+        envelope = asyncio.run(run())
+    finally:
+        client.close()
+    assert envelope["success"] is True, envelope
+
+
 def _four_workers_at_once(
     kind: str, tmp_path: Path, server: Any, request: pytest.FixtureRequest, namespace: str
 ) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import copy
 import time
 from collections.abc import Awaitable, Callable
@@ -21,7 +22,7 @@ from ...asynctimeout import within
 from ...errors import WebProviderError, WebTimeoutError
 from ...redact import get_logger
 from ..health import CALL_DEADLINE
-from ..offload import StoreGuard, StoreUnavailable
+from ..offload import StoreGuard, StoreUnavailable, begin
 from . import handover
 from .fingerprint import cache_key
 from .flight import Flights
@@ -147,7 +148,7 @@ class ResultCache:
     ) -> tuple[Any, bool]:
         token = None
         if self.store.shared:
-            token = await self._safe(self.store.claim, "", key, max(1.0, remaining()))
+            token = await self._claim(key, max(1.0, remaining()))
             if token is None:
                 found, token = await self._wait_for_other(key, ttl, remaining, scope)
                 if found is not None:
@@ -194,13 +195,47 @@ class ResultCache:
                 left = await self._handed_over(key, scope)
                 if left is not None:
                     return left, None
-                token = await self._safe(self.store.claim, "", key, max(1.0, remaining()))
+                token = await self._claim(key, max(1.0, remaining()))
                 if token is not None:
                     return None, token
         raise WebTimeoutError(
             "The call's deadline passed while another worker was answering the same call.",
             detail=CALL_DEADLINE,
         )
+
+    async def _claim(self, key: str, seconds: float) -> str | None:
+        """A claim on ``key`` for ``seconds``: its token, None when another worker holds one,
+        or "" when the store could not be asked (the call goes on without a claim)."""
+        sent: list[concurrent.futures.Future[Any]] = []
+
+        def start() -> concurrent.futures.Future[Any]:
+            sent.append(begin(self.store.claim, key, seconds))
+            return sent[-1]
+
+        try:
+            return await self.guard.wait(start)  # type: ignore[no-any-return]
+        except StoreUnavailable as problem:
+            self._unclaimed(key, sent)
+            self.guard.warn(problem, "this call goes on without it")
+            return ""
+        except asyncio.CancelledError:
+            self._unclaimed(key, sent)
+            raise
+
+    def _unclaimed(self, key: str, sent: list[concurrent.futures.Future[Any]]) -> None:
+        """A claim its caller stopped waiting for (cancelled, or past the store's bound) that the
+        store makes anyway is let go as soon as it is made: no worker will answer it, and the
+        others asking the same would wait on it until their deadlines."""
+        if not sent:
+            return
+
+        def release(claimed: concurrent.futures.Future[Any]) -> None:
+            if claimed.cancelled() or claimed.exception() is not None or not claimed.result():
+                return
+            with contextlib.suppress(RuntimeError):  # the store threads are gone: the process is exiting
+                begin(self.store.release, key, claimed.result())
+
+        sent[-1].add_done_callback(release)
 
     async def _hand_over(self, key: str, value: Any) -> None:
         """Leave what the workers waiting on this claim would otherwise ask for again (see
