@@ -600,6 +600,33 @@ def test_http_announces_the_port_it_listens_on_or_why_it_cannot(tmp_path: Path) 
     assert "server on" not in taken.stderr
 
 
+def _has_ipv6_loopback() -> bool:
+    try:
+        with socket.socket(socket.AF_INET6, socket.SOCK_STREAM) as probe:
+            probe.bind(("::1", 0))
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.skipif(not _has_ipv6_loopback(), reason="no IPv6 loopback on this machine")
+def test_http_announces_an_ipv6_host_given_in_brackets_as_a_url(tmp_path: Path) -> None:
+    """``--host [::1]`` (an address as a URL writes it) was announced as
+    ``http://[[::1]]:PORT/mcp``, an address no client can use."""
+    command = [sys.executable, "-m", "webproviders.cli", "mcp", "--http", "--port", "0", "--host", "[::1]"]
+    process = subprocess.Popen(command, env=server_env(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        assert process.stderr is not None
+        assert select.select([process.stderr], [], [], 60)[0], "no announcement in 60 s"
+        banner = process.stderr.readline().decode()
+        found = re.match(r"webproviders MCP server on (http://\[::1\]:\d+/mcp) ", banner)
+        assert found, banner
+        answer = httpx.post(found.group(1), json=INITIALIZE, headers=MCP_HEADERS, timeout=30)
+        assert answer.status_code == 200
+    finally:
+        stop(process)
+
+
 def test_a_stopped_http_server_ends_within_its_grace_with_a_call_in_flight(
     tmp_path: Path, probe_dir: Path
 ) -> None:

@@ -546,9 +546,11 @@ async def serve_http(
     tokens: Mapping[str, str | None] | None,
     user_keys: bool = False,
 ) -> None:
-    """Serve streamable HTTP on ``host:port`` until interrupted."""
+    """Serve streamable HTTP on ``host:port`` until interrupted. An IPv6 address may be given
+    as a URL writes it (``[::1]``): the server line brackets it once."""
     import uvicorn
 
+    host = host.strip("[]")
     app = http_app(server, host=host, tokens=tokens, user_keys=user_keys)
     sock = _listen(host, port)
     shown = f"[{host}]" if ":" in host else host
