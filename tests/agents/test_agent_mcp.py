@@ -200,6 +200,37 @@ def test_stdio_answers_requests_that_are_not_json_rpc_2(tmp_path: Path) -> None:
     assert answers[6]["result"]["isError"] is False
 
 
+def test_stdio_answers_a_request_its_parser_refuses_for_a_raw_control_character(tmp_path: Path) -> None:
+    """A raw control character in a string (a NUL or a tab a client did not escape) or a
+    byte-order mark before the request made the package's parser refuse the line, and Python's
+    strict reader as well: the request was dropped and the client waited for it forever."""
+    import json
+
+    call = '{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"web_search","arguments":%s}}'
+    lines = [
+        json.dumps(INITIALIZE).encode(),
+        b'{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        (call % (2, '{"query":"raw\x00nul"}')).encode(),
+        (call % (3, '{"query":"raw\ttab"}')).encode(),
+        "\ufeff".encode() + (call % (4, '{"query":"marked"}')).encode(),
+        (call % (5, '{"query":"still serving","limit":1}')).encode(),
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", "mcp"],
+        env=server_env(tmp_path),
+        input=b"".join(line + b"\n" for line in lines),
+        capture_output=True,
+        timeout=60,
+    )
+    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.decode().splitlines())}
+    assert done.returncode == 0 and set(answers) == {1, 2, 3, 4, 5}, done.stderr.decode()[-500:]
+    for request_id in (2, 3):
+        assert answers[request_id]["error"]["code"] == -32700
+        assert "control character" in answers[request_id]["error"]["message"]
+    assert answers[4]["error"]["code"] == -32700
+    assert answers[5]["result"]["isError"] is False
+
+
 @pytest.mark.parametrize("depth", [600, 100_000])
 def test_stdio_answers_a_request_nested_too_deep(tmp_path: Path, depth: int) -> None:
     """Arguments nested deeper than Python's JSON reader goes (a 200 KB line of brackets)

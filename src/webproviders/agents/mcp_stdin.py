@@ -4,7 +4,9 @@ The package reads each stdin line with pydantic's strict JSON parser, which refu
 holding half of a UTF-16 pair (``"\\ud800"``, what a model may emit for a cut emoji), and
 hands the server the failure, which only logs it: the client would wait for its answer
 forever. Python's own ``json`` reads such a line, so its request id is known and an error
-can be sent back under it (the HTTP transport answers the same line with a parse error).
+can be sent back under it (the HTTP transport answers the same line with a parse error); read
+leniently, it finds the id of a line refused for a raw control character in a string or a
+leading byte-order mark as well.
 JSON the package reads but will not take (a batch, which this protocol version dropped; an
 object without ``"jsonrpc": "2.0"``) was dropped the same way: each request in it is answered
 with an invalid-request error (the HTTP transport answers it with one under a null id).
@@ -110,7 +112,10 @@ def _parse_refusal(problems: list[Any]) -> Any:
     if not isinstance(line, (str, bytes)):
         return None
     try:
-        message = json.loads(line)
+        # lenient where the transport's parser is strict, so the id of such a request is read
+        # too: a raw control character in a string (a NUL, a tab), a byte-order mark before it
+        text = line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line
+        message = json.loads(text.removeprefix("\ufeff"), strict=False)
         surrogate = _lone_surrogate(message)
     except ValueError:
         return None
