@@ -175,3 +175,45 @@ def test_a_call_cancelled_by_an_anyio_scope_closes_its_connections(http_server: 
         return sorted(path.partition("?")[0] for path in closed)  # while the loop still runs
 
     assert anyio.run(main) == ["/p0", "/p1", "/p2", "/search", "/warm"]
+
+
+@pytest.mark.parametrize("caller", ["sync", "async"])
+def test_a_vendor_request_cut_off_at_the_call_s_deadline_closes_its_connection(
+    http_server: Any, make_config: Any, caller: str
+) -> None:
+    """At a call's deadline two cancellations come together, the request's own time limit and
+    the dispatcher's bound: the second cut httpcore's clean-up short, and the connection stayed
+    in the provider's pool as active, open and never reused (once the pool's 100 were all such,
+    every request of that provider waited for a connection in vain)."""
+    from webproviders import dispatch_search
+
+    closed = threading.Event()
+
+    class Silent(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # never answers; notes when the client lets go
+            self.connection.settimeout(20)
+            try:
+                if self.connection.recv(1) == b"":
+                    closed.set()
+            except OSError:
+                pass
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    site = f"http://127.0.0.1:{http_server(Silent).server_address[1]}"
+    config: Config = make_config(
+        web={"usage": False, "cache": False, "retry": {"max_retries": 0}, "providers": {"searxng": {"base_url": site}}}
+    )
+
+    async def in_a_loop() -> tuple[dict[str, Any], bool]:
+        envelope = await adispatch_search("q", backend="searxng", config=config, timeout=0.5)
+        # waited for while the loop still runs: its end closes every connection it had
+        return envelope, await asyncio.get_running_loop().run_in_executor(None, closed.wait, 10)
+
+    if caller == "sync":
+        envelope, let_go = dispatch_search("q", backend="searxng", config=config, timeout=0.5), closed.wait(10)
+    else:
+        envelope, let_go = asyncio.run(in_a_loop())
+    assert envelope["error_code"] == "timeout"
+    assert let_go, "the connection to the vendor was left open"

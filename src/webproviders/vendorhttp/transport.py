@@ -18,7 +18,9 @@ the promises of a vendor call:
   call's deadline and within the request's own timeout (its longest phase bounds the whole
   exchange): a vendor that drips its answer, or its headers, is cut off, whatever httpx's
   per-read timeout would allow. A cut answer is marked on the call's record
-  (:func:`~webproviders.context.note_repeating`), so that it is not retried;
+  (:func:`~webproviders.context.note_repeating`), so that it is not retried. The exchange
+  runs in a task of its own, cancelled once however many cancellations reach the request, so
+  that the connection of an exchange cut off is closed, not left open in its pool;
 - a request whose time ran out while it waited for one of the client's connections, all in
   use by this process's other requests, was never sent: it is marked so on the call's record
   (:func:`~webproviders.context.note_queued`, ``no_connection``), as no failure of the vendor's.
@@ -38,6 +40,7 @@ import asyncio
 import inspect
 import ssl
 import time
+from collections.abc import Coroutine
 from typing import Any
 
 import httpx
@@ -210,12 +213,12 @@ class VendorTransport(httpx.AsyncBaseTransport):
         budget = _budget(request)
         progress = _Progress(request)
         if budget is None:
-            return await self._exchange(request, progress)
+            return await _cancelled_once(self._exchange(request, progress))
         if budget <= 0:
             raise WebTimeoutError(f"No time was left to send the request to {request.url.host}.")
         try:
             async with timeout(budget):
-                return await self._exchange(request, progress)
+                return await _cancelled_once(self._exchange(request, progress))
         except asyncio.TimeoutError:
             if not progress.connected and progress.contended:
                 raise self._no_connection(request.url, progress) from None
@@ -432,6 +435,39 @@ def _check_coding(header: str, url: httpx.URL) -> None:
             f"{url.host} answered with Content-Encoding '{header}', which was not asked for "
             f"(Accept-Encoding: {ACCEPT_ENCODING}); the answer was not read."
         )
+
+
+#: Seconds a cut-off exchange is waited for while it closes its connection.
+UNWIND_GRACE = 0.25
+#: Cut-off exchanges still closing their connection (a task is kept only while referenced).
+_unwinding: set[asyncio.Task[Any]] = set()
+
+
+async def _cancelled_once(exchange: Coroutine[Any, Any, httpx.Response]) -> httpx.Response:
+    """``await exchange`` in a task of its own, which the caller's cancellation cancels once.
+
+    httpcore closes the connection of an exchange cut off in a clean-up that a second
+    cancellation interrupts, and the connection then stays in its pool as active, neither
+    reused nor closed. At the call's deadline two come together, the request's own time
+    limit and the dispatcher's bound (an MCP client's cancel scope repeats its own), and
+    each timed-out request left an open socket behind; once the pool's 100 connections were
+    all such, every request of that provider waited for a connection in vain.
+    """
+    task = asyncio.ensure_future(exchange)
+    try:
+        return await asyncio.shield(task)
+    except asyncio.CancelledError:
+        task.cancel()
+        _unwinding.add(task)
+        task.add_done_callback(_unwound)
+        await asyncio.wait((task,), timeout=UNWIND_GRACE)  # cancelled again, it unwinds on its own
+        raise
+
+
+def _unwound(task: asyncio.Task[Any]) -> None:
+    _unwinding.discard(task)
+    if not task.cancelled():
+        task.exception()  # taken: the caller has gone, and asyncio's log need not say it
 
 
 def _budget(request: httpx.Request) -> float | None:
