@@ -457,7 +457,7 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
             key, ttl, fetch, call.remaining,
             keep=lambda value: not value.get("partial") and worth_keeping(value["data"]),
             own=callers_own,
-            scope=key_scope(key, call.config.provider(name).api_keys(), entry.manifest.env),
+            scope=lambda: key_scope(key, call.config.provider(name).api_keys(), entry.manifest.env),
         )
     except WebProviderError as error:
         if not fetched:  # another caller's identical request failed (it is ours too), or our time ran out waiting

@@ -71,16 +71,16 @@ class ResultCache:
         remaining: Callable[[], float],
         keep: Callable[[Any], bool] | None = None,
         own: Callable[[Exception], bool] | None = None,
-        scope: str = "",
+        scope: Callable[[], str] = str,
     ) -> tuple[Any, bool]:
         """``(value, cached)``: the stored value, a flight's shared one, or ``fetch()``'s.
 
         ``keep`` says whether a fetched value may be stored (it is shared with identical
         calls in flight either way). ``own`` says whether a failure of ``fetch()`` belongs to
         its caller alone (its deadline, its budget): identical calls waiting for it do not
-        share it but try again themselves, each within its own deadline. ``scope`` names the
+        share it but try again themselves, each within its own deadline. ``scope()`` names the
         keys the provider is asked with: workers of other processes share a failure only
-        with the same scope.
+        with the same scope (asked for only then: a hit needs no digest of the keys).
         """
         value = await self.lookup(key, ttl)
         if value is not None:
@@ -144,7 +144,7 @@ class ResultCache:
         remaining: Callable[[], float],
         keep: Callable[[Any], bool] | None,
         own: Callable[[Exception], bool] | None,
-        scope: str,
+        scope: Callable[[], str],
     ) -> tuple[Any, bool]:
         token = None
         if self.store.shared:
@@ -164,7 +164,7 @@ class ResultCache:
                 value = await fetch()
             except WebProviderError as exc:
                 if token and not (own is not None and own(exc)):  # the provider's: waiting workers share it
-                    await self._hand_over(key, handover.failure(exc, scope))
+                    await self._hand_over(key, handover.failure(exc, scope()))
                 raise
             kept = keep is None or keep(value)
             payload = self._encode({**value, STORED_AT: self.clock()} if self.store.shared else value) if kept else None
@@ -181,7 +181,7 @@ class ResultCache:
                 await self._safe(self.store.release, None, key, token)
 
     async def _wait_for_other(
-        self, key: str, ttl: float, remaining: Callable[[], float], scope: str
+        self, key: str, ttl: float, remaining: Callable[[], float], scope: Callable[[], str]
     ) -> tuple[Any, str | None]:
         """Another process is fetching ``key``: wait for its answer, or take over if it gives up."""
         delay = _POLL_FIRST
@@ -244,7 +244,7 @@ class ResultCache:
         if payload is not None:
             await self._safe(self.store.set, None, handover.PREFIX + key, payload, handover.TTL)
 
-    async def _handed_over(self, key: str, scope: str) -> Any:
+    async def _handed_over(self, key: str, scope: Callable[[], str]) -> Any:
         """What the worker that held the claim left for its waiters, or None; a provider's
         failure met with the keys ``scope`` names is raised."""
         payload = await self._safe(self.store.get, None, handover.PREFIX + key)
@@ -254,7 +254,7 @@ class ResultCache:
             value = self.store.decode(payload)
         except ValueError:
             return None
-        return handover.taken(value, scope)
+        return handover.taken(value, scope())
 
     def _encode(self, value: Any) -> Any:
         try:
