@@ -27,6 +27,7 @@ from .retry_after import (
     MAX_RETRY_AFTER,
     clamp_retry_after,
     retry_after_from_headers,
+    retry_after_header,
 )
 from .surrogates import sound
 
@@ -640,7 +641,12 @@ def error_for_status(
     if cls is RateLimitedError:
         wait = retry_after_from_headers(headers)
         wait = retry_after if wait is None else wait
-        sentence += f" Retry after {wait:.0f} s." if wait else ""
+    elif status == 503:
+        # A 503's Retry-After says how long the outage lasts (RFC 9110, 10.2.3): a retry
+        # before then is wasted. Its rate-limit reset headers are about another matter.
+        wait = retry_after_header(headers)
+    if wait:
+        sentence = sentence.removesuffix(" Try again later.") + f" Retry after {wait:.0f} s."
     return cls(sentence, provider=provider, retry_after=wait, status_code=status)
 
 

@@ -92,16 +92,22 @@ def _parse_reset(value: str, now: float) -> float | None:
     return clamp_retry_after(number)
 
 
-def retry_after_from_headers(headers: Any, now: float | None = None) -> float | None:
-    """Seconds to wait, from ``retry-after-ms``, ``Retry-After`` or a vendor reset header."""
-    current = time.time() if now is None else now
+def retry_after_header(headers: Any, now: float | None = None) -> float | None:
+    """Seconds to wait from ``retry-after-ms`` or ``Retry-After`` alone: what a 503 says of
+    its outage, where a vendor's rate-limit reset headers (sent on every answer) say nothing."""
     millis = _get(headers, "retry-after-ms")
     if millis:
         try:
             return clamp_retry_after(float(millis) / 1000)
         except ValueError:
             pass
-    seconds = parse_retry_after(_get(headers, "retry-after"), current)
+    return parse_retry_after(_get(headers, "retry-after"), now)
+
+
+def retry_after_from_headers(headers: Any, now: float | None = None) -> float | None:
+    """Seconds to wait, from ``retry-after-ms``, ``Retry-After`` or a vendor reset header."""
+    current = time.time() if now is None else now
+    seconds = retry_after_header(headers, current)
     if seconds is not None:
         return seconds
     for name in _RESET_HEADERS:

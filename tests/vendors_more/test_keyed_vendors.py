@@ -83,6 +83,41 @@ def test_plain_text_error_body_is_quoted(name: str, status: int, text: str, code
     assert f'"{expected}"' in envelope["error"], envelope["error"]
 
 
+@pytest.mark.parametrize("name", KEYED)
+def test_a_503_with_retry_after_is_not_asked_again_before_then(name: str) -> None:
+    """Down for two minutes, the vendor says: the call was retried at once and did not say
+    when to come back (a 429's Retry-After was read, a 503's was not)."""
+    config = _config(name, retry={"max_retries": 2, "backoff": 0.01})
+    with respx.mock(assert_all_called=False) as router:
+        route = router.route().respond(
+            503,
+            text="Service Unavailable: down for maintenance",
+            headers={"Content-Type": "text/plain", "Retry-After": "120"},
+        )
+        envelope = dispatch_search("maintenance", backend=name, config=config, timeout=5)
+    assert_failure(envelope, "bad_gateway")
+    assert envelope["retry_after"] == 120
+    assert "Retry after 120 s." in envelope["error"], envelope["error"]
+    assert route.call_count == 1
+
+
+@pytest.mark.parametrize("name", KEYED)
+def test_a_503_s_rate_limit_headers_do_not_hold_its_retry(name: str) -> None:
+    """Rate-limit reset headers, which some vendors send on every answer, say when a request
+    budget refills, not when an outage ends: a 503 carrying only them is retried as before."""
+    config = _config(name, retry={"max_retries": 1, "backoff": 0.01})
+    with respx.mock(assert_all_called=False) as router:
+        route = router.route().respond(
+            503,
+            text="Service Unavailable",
+            headers={"Content-Type": "text/plain", "x-ratelimit-reset-requests": "6m0s"},
+        )
+        envelope = dispatch_search("overloaded", backend=name, config=config, timeout=5)
+    assert_failure(envelope, "bad_gateway")
+    assert envelope.get("retry_after") is None
+    assert route.call_count == 2
+
+
 def test_an_html_error_page_is_not_quoted() -> None:
     page = "<html><head><title>502 Bad Gateway</title></head><body><h1>502</h1></body></html>"
     with respx.mock(assert_all_called=False) as router:
