@@ -46,7 +46,7 @@ class ParallelProvider(SDKProvider):
                 try:
                     result = await getattr(client, method)(**request)
                 except Exception as exc:  # noqa: BLE001 - every SDK failure is mapped to ours
-                    raise failure(exc) from None
+                    raise failure(exc, log.last) from None
             # The SDK accepts a 200 carrying an error object, and hands back the text of a
             # body that is not JSON: the response itself says which.
             error = response_error(log.last, NAME, classify) if log.last is not None else None

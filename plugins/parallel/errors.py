@@ -58,9 +58,11 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
     return error_for_status(status, NAME, response.headers, vendor="Parallel", message=message)
 
 
-def failure(exc: BaseException) -> WebProviderError:
-    """Our error for an exception the SDK raised, read from its response when it has one (or
-    the library's own, when the transport refused the answer or cut it off)."""
+def failure(exc: BaseException, last: httpx.Response | None = None) -> WebProviderError:
+    """Our error for an exception the SDK raised, read from its response when it has one, or
+    else from ``last``, the response it failed on (an answer its JSON reader refused raises a
+    bare ``ValueError``); or the library's own, when the transport refused the answer or cut
+    it off."""
     import parallel
 
     own = transport_error(exc)
@@ -70,6 +72,8 @@ def failure(exc: BaseException) -> WebProviderError:
     response = getattr(exc, "response", None)
     import httpx  # loaded on a failure path only; listing providers stays light
 
+    if not isinstance(response, httpx.Response):
+        response = last
     if isinstance(response, httpx.Response):
         error = response_error(response, NAME, classify)
         if error is not None:

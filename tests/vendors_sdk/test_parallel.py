@@ -276,6 +276,22 @@ def test_an_answer_out_of_shape_is_a_parse_error_a_chain_moves_on_from(
     assert chained["meta"]["attempts"][0]["error_code"] == "parse_error"
 
 
+def test_an_answer_json_cannot_read_is_a_parse_error_a_chain_moves_on_from(config: Any) -> None:
+    """A number longer than Python reads (its 4,300-digit limit) made the SDK's JSON reader
+    raise a bare ``ValueError``, which was ``provider_error`` ("parallel failed: ValueError"),
+    not retried or failed over for, where every other vendor says ``parse_error``."""
+    body = json.dumps(PARALLEL_SEARCH)[:-1] + ', "total": ' + "9" * 5000 + "}"
+    with respx.mock() as router:
+        router.post(f"{API}/v1/search").respond(
+            200, content=body.encode(), headers={"Content-Type": "application/json"}
+        )
+        alone = dispatch_search("q", backend="parallel", config=config)
+        chained = dispatch_search("q", backend=["parallel", "stub"], config=config)
+    assert alone["error_code"] == "parse_error" and alone["retryable"] is True
+    assert "not valid JSON" in alone["error"]
+    assert chained["success"] is True and chained["provider"] == "stub"
+
+
 @pytest.mark.parametrize("capability", ["search", "extract"])
 @pytest.mark.parametrize(
     ("answer", "code", "words"),
