@@ -100,6 +100,11 @@ def hits(body: Any) -> list[dict[str, Any]]:
     with or without ``metadata``). The item's own ``title`` / ``description`` (the search
     result) come before the scraped page's."""
     data = body.get("data") if isinstance(body, Mapping) else None
+    if data is None:  # every search answer holds ``data``: one without it is not "nothing found"
+        raise ParseError(
+            "Firecrawl answered its search without 'data'; its answer is not in the shape it documents.",
+            provider="firecrawl",
+        )
     items = data.get("web") if isinstance(data, Mapping) else data
     if items is not None and not isinstance(items, list):
         raise ParseError("Firecrawl sent search results that are not a list.", provider="firecrawl")

@@ -103,6 +103,21 @@ def test_search_results_carrying_markdown_are_kept(config: Any) -> None:
     ]
 
 
+@pytest.mark.parametrize("answer", [{}, {"success": True}, {"success": True, "data": None}])
+def test_a_search_answer_without_data_is_a_parse_error_a_chain_moves_on_from(
+    config: Any, answer: dict[str, Any]
+) -> None:
+    """Every search answer of Firecrawl's holds ``data``: one without it (a gateway's ``{}``)
+    read as "nothing found", an empty success a chain stopped at."""
+    with respx.mock() as router:
+        router.post(f"{API}/v2/search").respond(200, json=answer)
+        alone = dispatch_search("q", backend="firecrawl", config=config)
+        chained = dispatch_search("q", backend=["firecrawl", "stub"], config=config)
+    assert alone["success"] is False and alone["error_code"] == "parse_error"
+    assert "without 'data'" in alone["error"]
+    assert chained["success"] is True and chained["provider"] == "stub"
+
+
 def test_search_falls_back_to_the_scraped_metadata(config: Any) -> None:
     bare = {
         "markdown": "# Pricing",
