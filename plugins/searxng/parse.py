@@ -48,6 +48,14 @@ def parse_results(
     answer held the call past its deadline."""
     if not isinstance(body, dict):
         raise ParseError(f"{name} answered with JSON that is not a search response.", provider=name)
+    if body.get("results") is None:
+        # SearXNG's JSON always holds ``results`` (``[]`` when nothing matched): an answer
+        # without it is another service's at that address, not "nothing found".
+        raise ParseError(
+            f"{name} answered without a 'results' list, which every SearXNG search answer holds; "
+            f"check that web.providers.{name}.base_url is the address of a SearXNG instance.",
+            provider=name,
+        )
     ranked = sorted(answer_objects(body.get("results"), "results", name, name), key=_score, reverse=True)
     if ranked and not any(isinstance(item.get("url"), str) for item in ranked):
         # A result whose URL is not http(s) is dropped on purpose; results without any URL are

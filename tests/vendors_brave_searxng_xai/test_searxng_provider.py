@@ -135,6 +135,19 @@ def test_empty_result(config: Any, search: Any) -> None:
     assert "warnings" not in envelope["meta"]
 
 
+@pytest.mark.parametrize("answer", [{}, {"query": "x"}, {"query": "x", "results": None}])
+def test_an_answer_without_results_is_a_parse_error_not_nothing_found(
+    config: Any, search: Any, answer: dict[str, Any]
+) -> None:
+    """Every SearXNG answer holds ``results``; another JSON service at the base URL answering
+    ``{}`` read as "nothing found", an empty success a chain stopped at."""
+    with respx.mock() as mock:
+        mock.get(SEARCH_URL).respond(200, json=answer)
+        envelope = search(config, "x", backend="searxng")
+    assert envelope["success"] is False and envelope["error_code"] == "parse_error"
+    assert "without a 'results' list" in envelope["error"]
+
+
 def test_odd_shapes_never_break_the_call(config: Any, search: Any) -> None:
     body = {
         "query": "x",
