@@ -139,6 +139,13 @@ def parse_response(name: str, body: Any) -> tuple[list[dict[str, Any]], str]:
         raise ParseError(
             f"{name} answered with JSON that is not a Responses API object.", provider=name
         )
+    if body.get("output") is None:
+        # Every Responses API answer holds ``output``: one without it (``{}`` from another
+        # service at the base URL) is out of shape, not a search that found nothing.
+        raise ParseError(
+            f"{name} answered without an 'output' list, which every Responses API answer holds.",
+            provider=name,
+        )
     parts = _output_texts(body, name)
     text = "\n".join(p["text"] for p in parts if isinstance(p.get("text"), str))
     annotated = _annotation_hits(parts, name)

@@ -155,6 +155,19 @@ def test_empty_result(config: Any, search: Any, body: dict[str, Any]) -> None:
     assert envelope["data"]["web"] == []
 
 
+@pytest.mark.parametrize("body", [{}, {"id": "resp_1", "status": "completed"}, {"output": None}])
+def test_an_answer_without_output_is_a_parse_error_not_nothing_found(
+    config: Any, search: Any, body: dict[str, Any]
+) -> None:
+    """Every Responses API answer holds ``output``; ``{}`` (another service at the base URL)
+    read as a search that found nothing, an empty success a chain stopped at."""
+    with respx.mock() as mock:
+        mock.post(XAI_URL).respond(200, json=body)
+        envelope = search(config, "q", backend="xai")
+    assert envelope["success"] is False and envelope["error_code"] == "parse_error", envelope
+    assert "without an 'output' list" in envelope["error"]
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [
