@@ -19,13 +19,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from webproviders import NotConfiguredError, PluginContext, WebTimeoutError, report_usage
+from webproviders import (
+    NotConfiguredError,
+    ParseError,
+    PluginContext,
+    WebTimeoutError,
+    report_usage,
+)
 from webproviders.kit import SDKProvider, import_packages
 
 #: Seconds between two polls of a crawl job (``web.providers.firecrawl.poll_interval``).
 DEFAULT_POLL_INTERVAL = 2.0
 #: Pages scraped at once by one extract call (``web.providers.firecrawl.concurrency``).
 DEFAULT_CONCURRENCY = 4
+#: A scrape answered without its page (no ``data``).
+NO_PAGE = "Firecrawl answered the scrape without the page ('data'); its answer is not in the shape it documents."
 #: Share of a request's time given to Firecrawl's own ``timeout``, so that it can answer 408
 #: before our side gives up on the request.
 SERVER_SHARE = 0.9
@@ -129,6 +137,10 @@ class FirecrawlProvider(SDKProvider):
                         # A page costs more than one credit with the stealth proxy, or per PDF page.
                         metadata = getattr(scraped, "metadata", None)
                         report_usage(getattr(metadata, "credits_used", None), unit="credit")
+                        if metadata is None and getattr(scraped, "markdown", None) is None:
+                            # Every scraped page carries its metadata: an answer with neither it
+                            # nor text (``{"success": true}``) holds no page, not an empty one.
+                            return page_error(url, ParseError(NO_PAGE, provider=self.name))
                         return page(scraped, requested=url)
                     except asyncio.TimeoutError:
                         if end is None or time.monotonic() < end:

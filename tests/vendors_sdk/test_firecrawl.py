@@ -321,6 +321,26 @@ def test_a_url_firecrawl_refuses_is_that_url_s_item_not_the_call_s_failure(confi
     assert "top-level domain" in bad["error"]
 
 
+@pytest.mark.parametrize("body", [{"success": True}, {"success": True, "data": {}}])
+def test_a_scrape_answered_without_its_page_is_a_parse_error_item(config: Any, body: dict[str, Any]) -> None:
+    """The SDK builds an empty document from an answer without ``data``: the URL read as a
+    page with no text ("the page may be empty"), not as an answer out of shape."""
+    def scrape(request: httpx.Request) -> httpx.Response:
+        if json.loads(request.content)["url"] == "https://example.com":
+            return httpx.Response(200, json=FIRECRAWL_SCRAPE)
+        return httpx.Response(200, json=body)
+
+    with respx.mock() as router:
+        router.post(f"{API}/v2/scrape").mock(side_effect=scrape)
+        envelope = dispatch_extract(
+            ["https://example.com", "https://example.org"], backend="firecrawl", config=config
+        )
+    page, empty = envelope["data"]
+    assert page["title"] == "Example Domain" and "error" not in page
+    assert empty["url"] == "https://example.org" and empty["error_code"] == "parse_error"
+    assert "without the page" in empty["error"]
+
+
 @pytest.mark.parametrize("body", [{"data": FIRECRAWL_SCRAPE["data"]}, {"status": "ok"}])
 def test_a_200_without_firecrawl_s_success_flag_is_a_parse_error(config: Any, body: dict[str, Any]) -> None:
     """The SDK raises its generic error on a 200 that lacks ``"success": true``; that was
