@@ -123,9 +123,8 @@ def _published(value: Any) -> str | None:
 
 def _data(body: Any, kind: type) -> Any:
     if not isinstance(body, Mapping) or not isinstance(body.get("data"), kind):
-        raise ParseError(
-            f"Jina answered without the expected 'data' {kind.__name__}.", provider=PROVIDER
-        )
+        what = "list" if kind is list else "object"  # in JSON's words, not Python's (``Mapping``)
+        raise ParseError(f"Jina answered without the expected 'data' {what}.", provider=PROVIDER)
     return body["data"]
 
 

@@ -320,6 +320,15 @@ def test_bodies_that_are_not_the_documented_json_are_parse_errors(
     assert_failure(envelope, "parse_error")
 
 
+def test_a_reader_answer_without_its_page_says_so_in_json_s_words(mock: respx.MockRouter) -> None:
+    mock.post(READER).respond(200, json={"code": 200, "status": 20000})
+
+    envelope = dispatch_extract(["https://example.com/a"], backend="jina")
+
+    assert_failure(envelope, "parse_error")
+    assert "without the expected 'data' object" in envelope["error"], envelope["error"]
+
+
 def test_base_url_and_reader_url_overrides(
     keyed: None, mock: respx.MockRouter, make_config: Any, dns: Any
 ) -> None:
