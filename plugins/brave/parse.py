@@ -42,6 +42,14 @@ def parse_results(name: str, body: Any) -> list[dict[str, Any]]:
         raise ParseError(f"{name} answered with JSON that is not a search response.", provider=name)
     web = body.get("web")
     if web is None:
+        if body.get("type") != "search":
+            # Every web-search answer is ``"type": "search"`` (its sections are optional): an
+            # answer without either (``{}`` from another service) is not "nothing found".
+            raise ParseError(
+                f"{name} answered without 'type': 'search' or a 'web' section; its answer is not "
+                "in the shape Brave documents.",
+                provider=name,
+            )
         return []
     results = web.get("results") if isinstance(web, dict) else None
     return [_hit(item) for item in answer_objects(results, "web.results", name, name)]

@@ -88,6 +88,19 @@ def test_empty_result_is_an_empty_success(config: Any, search: Any, body: dict[s
     assert envelope["data"]["web"] == []
 
 
+@pytest.mark.parametrize("body", [{}, {"status": "ok"}])
+def test_an_answer_that_is_not_a_web_search_is_a_parse_error(config: Any, search: Any, body: dict[str, Any]) -> None:
+    """Brave's sections are optional, but every web-search answer is ``"type": "search"``:
+    ``{}`` (another service at the base URL) read as "nothing found", a chain stopping at it."""
+    with respx.mock() as mock:
+        mock.get(BRAVE_URL).respond(200, json=body)
+        alone = search(config, "rust", backend="brave")
+        chained = search(config, "rust", backend=["brave", "stub"])
+    assert alone["success"] is False and alone["error_code"] == "parse_error", alone
+    assert "without 'type': 'search'" in alone["error"]
+    assert chained["success"] is True and chained["provider"] == "stub"
+
+
 def test_option_mapping(config: Any, search: Any) -> None:
     with respx.mock() as mock:
         route = mock.get(BRAVE_URL).respond(200, json=BRAVE_SUCCESS)
