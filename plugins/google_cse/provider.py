@@ -121,6 +121,14 @@ class GoogleCSEProvider(VendorProvider):
                 raise ParseError(
                     "Google Custom Search answered with something other than a JSON object."
                 )
+            if "items" not in answer and answer.get("kind") != "customsearch#search":
+                # ``items`` is left out when nothing matched, but every answer is a
+                # ``customsearch#search``: ``{}`` (another service) is not "nothing found".
+                raise ParseError(
+                    "Google Custom Search answered without 'kind': 'customsearch#search' or "
+                    "'items'; its answer is not in the shape Google documents.",
+                    provider=self.name,
+                )
             # absent, not [], when there are no results
             items = answer_objects(answer.get("items") or [], "items", "Google Custom Search")
             next_page = (answer.get("queries") or {}).get("nextPage") or []

@@ -224,6 +224,17 @@ def test_no_items_is_an_empty_success(keyed, cfg):
     assert envelope["success"] is True and envelope["data"]["web"] == []
 
 
+@pytest.mark.parametrize("body", [{}, {"status": "ok"}])
+def test_an_answer_that_is_not_a_custom_search_is_a_parse_error(keyed, cfg, body):
+    """``items`` is absent when nothing matched, so ``{}`` (another service at the base URL)
+    read as "nothing found"; every answer of Google's is a ``customsearch#search``."""
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).respond(200, json=body)
+        envelope = _search(cfg, 5)
+    assert envelope["success"] is False and envelope["error_code"] == "parse_error", envelope
+    assert "customsearch#search" in envelope["error"]
+
+
 def test_options_map_to_cse_parameters(keyed, cfg):
     with respx.mock(assert_all_called=False) as mock:
         route = mock.get(URL).respond(200, json=SUCCESS)
