@@ -29,6 +29,13 @@ def envelope_from(body: Any) -> dict[str, Any]:
     """Organic hits as the list, answer box and knowledge graph as meta."""
     if not isinstance(body, dict):
         raise ParseError("Serper answered with something other than a JSON object.")
+    if "organic" not in body and "searchParameters" not in body:
+        # Every answer of Serper's echoes its ``searchParameters``: ``{}`` (another service at
+        # the base URL) is not a search that found nothing.
+        raise ParseError(
+            "Serper answered without 'searchParameters' or 'organic'; its answer is not in the "
+            "shape Serper documents."
+        )
     hits = [google_organic_hit(item) for item in answer_objects(body.get("organic") or [], "organic", "Serper")]
     return google_results_envelope(
         hits, answer_box=body.get("answerBox"), knowledge_graph=body.get("knowledgeGraph")

@@ -150,6 +150,17 @@ def test_safe_search_is_a_warning(keyed, cfg):
     assert envelope["meta"]["warnings"] == ["serper does not support safe_search; ignored."]
 
 
+@pytest.mark.parametrize("body", [{}, {"status": "ok"}])
+def test_an_answer_that_is_not_a_serper_search_is_a_parse_error(keyed, cfg, body):
+    """``{}`` (another service at the base URL) read as "nothing found"; every answer of
+    Serper's echoes its ``searchParameters``."""
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(200, json=body)
+        envelope = _search(cfg)
+    assert envelope["success"] is False and envelope["error_code"] == "parse_error", envelope
+    assert "searchParameters" in envelope["error"]
+
+
 def test_empty_result(keyed, cfg):
     body = {"searchParameters": SUCCESS["searchParameters"], "organic": [], "credits": 1}
     with respx.mock(assert_all_called=False) as mock:
