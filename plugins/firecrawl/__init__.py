@@ -93,7 +93,7 @@ class FirecrawlProvider(SDKProvider):
         try:
             return await call
         except Exception as exc:  # noqa: BLE001 - every SDK failure is mapped to ours
-            raise failure(exc, answered=log.last is not None) from None
+            raise failure(exc, answered=log.last is not None, last=log.last) from None
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         from .errors import classify

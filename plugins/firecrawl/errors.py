@@ -124,17 +124,21 @@ def _refusal(exc: ValueError) -> str:
     return str(exc)
 
 
-def failure(exc: BaseException, answered: bool = True) -> WebProviderError:
+def failure(
+    exc: BaseException, answered: bool = True, last: httpx.Response | None = None
+) -> WebProviderError:
     """Our error for an exception the SDK raised, read from its response when it has one.
 
     ``answered``: whether Firecrawl had answered anything in this call. The SDK checks the
     arguments it is given (a negative ``wait_for``, a ``proxy`` it does not know) with
     ``ValueError`` before it sends anything: without an answer that is the caller's
-    mistake, not JSON of the wrong shape."""
+    mistake, not JSON of the wrong shape. ``last``: the answer the SDK last read, for a call
+    that sends one request at a time (a crawl), whose ``FirecrawlError`` does not carry it
+    (``{}`` raised "Unknown error occurred", read as Firecrawl reporting an error)."""
     from firecrawl.v2.utils.error_handler import FirecrawlError
 
     # Loaded with the SDK, off the event loop; a search (raw HTTP) has no need of it.
-    from webproviders.kit import response_error, transport_error
+    from webproviders.kit import read_response, transport_error
 
     own = transport_error(exc)
     if own is not None:
@@ -142,11 +146,14 @@ def failure(exc: BaseException, answered: bool = True) -> WebProviderError:
     response = getattr(exc, "response", None)
     import httpx  # loaded on a failure path only; listing providers stays light
 
+    if not isinstance(response, httpx.Response) and isinstance(exc, FirecrawlError):
+        response = last
     if isinstance(response, httpx.Response):
-        error = response_error(response, NAME, classify)
+        body, error = read_response(response, NAME, classify)
         if error is not None:
             return error
-        if response.is_success:  # every answer it documents says "success": true, or false and why
+        # every answer it documents says "success": true, or false and why
+        if response.is_success and not (isinstance(body, Mapping) and "success" in body):
             return ParseError(
                 f"Firecrawl answered HTTP {response.status_code} without its 'success' flag; "
                 "the answer is not in the shape it documents.",

@@ -681,6 +681,27 @@ def test_crawl_start_errors_are_mapped(config: Any) -> None:
     assert envelope["error_code"] == "rate_limited" and envelope["retry_after"] == 42
 
 
+@pytest.mark.parametrize(
+    ("answer", "code", "words"),
+    [
+        ({}, "parse_error", "without its 'success' flag"),
+        ({"status": "ok"}, "parse_error", "without its 'success' flag"),
+        ({"success": False, "error": "Crawl limit reached."}, "provider_error", "Crawl limit reached."),
+    ],
+)
+def test_a_crawl_start_answered_without_its_success_flag_is_a_parse_error(
+    config: Any, answer: dict[str, Any], code: str, words: str
+) -> None:
+    """The SDK raises its ``FirecrawlError("Unknown error occurred")`` without the response
+    for ``{}``: that read as Firecrawl reporting an error, where a scrape's ``{}`` is
+    ``parse_error``; the answer it read says which."""
+    with respx.mock() as router:
+        router.post(f"{API}/v2/crawl").respond(200, json=answer)
+        envelope = dispatch_crawl("https://example.com", backend="firecrawl", config=config)
+    assert envelope["error_code"] == code, envelope
+    assert words in envelope["error"]
+
+
 def test_unavailable_without_a_key_or_url(make_config: Any) -> None:
     config = make_config(**settings("firecrawl"))
     row = next(r for r in list_providers(config) if r["name"] == "firecrawl")
