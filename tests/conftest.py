@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import socket
+import socketserver
 import ssl
 import subprocess
 import sys
@@ -541,6 +542,52 @@ def tunnel_proxy(http_server: Callable[..., ThreadingHTTPServer]) -> Callable[[i
                 pass
 
         return http_server(Tunnel)
+
+    return start
+
+
+class _SocksRefusingLogin(socketserver.StreamRequestHandler):
+    """A SOCKS5 proxy that wants a user name and password and refuses every one (RFC 1929),
+    recording the user names it was offered in ``server.logins``."""
+
+    server: Any
+
+    def handle(self) -> None:
+        _version, count = self.rfile.read(2)
+        self.rfile.read(count)  # the methods offered
+        self.wfile.write(b"\x05\x02")  # user name and password, whatever was offered
+        if self.rfile.read(1) != b"\x01":
+            return  # the client offered no credentials, and gives up
+        user = self.rfile.read(self.rfile.read(1)[0])
+        self.rfile.read(self.rfile.read(1)[0])
+        self.server.logins.append(user.decode())
+        self.wfile.write(b"\x01\x01")  # refused
+
+
+class _SocksUnreachable(socketserver.StreamRequestHandler):
+    """A SOCKS5 proxy that takes the client in, then cannot reach any host it is asked for."""
+
+    def handle(self) -> None:
+        _version, count = self.rfile.read(2)
+        self.rfile.read(count)
+        self.wfile.write(b"\x05\x00")  # no login
+        _version, _command, _reserved, kind = self.rfile.read(4)
+        self.rfile.read(self.rfile.read(1)[0] if kind == 3 else {1: 4, 4: 16}[kind])
+        self.rfile.read(2)  # the port
+        self.wfile.write(b"\x05\x04\x00\x01\x00\x00\x00\x00\x00\x00")  # host unreachable
+
+
+@pytest.fixture
+def socks_proxy(serve: Callable[[Any], Any]) -> Callable[[str], Any]:
+    """``socks_proxy("refusing_login")`` (user names offered in ``.logins``) or
+    ``socks_proxy("unreachable")``: a SOCKS5 proxy on 127.0.0.1 that fails that way, serving."""
+    handlers = {"refusing_login": _SocksRefusingLogin, "unreachable": _SocksUnreachable}
+
+    def start(kind: str) -> Any:
+        server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handlers[kind])
+        server.daemon_threads = True
+        server.logins = []  # type: ignore[attr-defined]
+        return serve(server)
 
     return start
 

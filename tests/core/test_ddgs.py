@@ -13,7 +13,6 @@ import os
 import re
 import signal
 import socket
-import socketserver
 import ssl
 import subprocess
 import sys
@@ -564,45 +563,26 @@ def test_a_proxy_that_takes_no_connection_is_named_not_a_search_engine(make_conf
     assert "Pw0rdSecret" not in str(envelope)
 
 
-class _SocksLogin(socketserver.StreamRequestHandler):
-    """A SOCKS5 proxy that wants a user name and password and refuses every one (RFC 1929)."""
-
-    def handle(self) -> None:
-        _version, count = self.rfile.read(2)
-        self.rfile.read(count)  # the methods offered
-        self.wfile.write(b"\x05\x02")  # user name and password, whatever was offered
-        if self.rfile.read(1) == b"\x01":
-            self.rfile.read(self.rfile.read(1)[0])
-            self.rfile.read(self.rfile.read(1)[0])
-            self.wfile.write(b"\x01\x01")  # refused
-
-
 @pytest.mark.parametrize("credentials", ["office:wrong-pass-0d1e@", ""])
 def test_a_socks_proxy_refusing_its_credentials_is_named_and_not_held_against_ddgs(
-    credentials: str, make_config: Any
+    credentials: str, make_config: Any, socks_proxy: Callable[[str], Any]
 ) -> None:
     """As a 407 is. It read "ddgs could not get results: RequestError(... socks5 proxy rejected
     the credentials')" (or "... chose an unexpected authentication method" with none given), a
     network_error counted against ddgs."""
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _SocksLogin)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    try:
-        config = make_config(web={
-            "proxy": f"socks5h://{credentials}127.0.0.1:{server.server_address[1]}", "cache": False,
-            "health": {"failures": 1}, "providers": {"ddgs": {"backend": "duckduckgo", "max_retries": 0}},
-        })
-        for _ in range(2):
-            envelope = dispatch_search("q", backend="ddgs", config=config, timeout=20)
-            assert envelope["error_code"] == "auth_error", envelope
-            assert envelope["error"].startswith(
-                "A proxy on the way to ddgs's search engines refused the request for want of valid credentials "
-                "(SOCKS5 user name and password)."
-            ), envelope
-            assert "wrong-pass-0d1e" not in str(envelope)
-    finally:
-        server.shutdown()
-        server.server_close()
+    server = socks_proxy("refusing_login")
+    config = make_config(web={
+        "proxy": f"socks5h://{credentials}127.0.0.1:{server.server_address[1]}", "cache": False,
+        "health": {"failures": 1}, "providers": {"ddgs": {"backend": "duckduckgo", "max_retries": 0}},
+    })
+    for _ in range(2):
+        envelope = dispatch_search("q", backend="ddgs", config=config, timeout=20)
+        assert envelope["error_code"] == "auth_error", envelope
+        assert envelope["error"].startswith(
+            "A proxy on the way to ddgs's search engines refused the request for want of valid credentials "
+            "(SOCKS5 user name and password)."
+        ), envelope
+        assert "wrong-pass-0d1e" not in str(envelope)
 
 
 _SOCKS5_SCRIPT = """
@@ -628,34 +608,17 @@ def test_a_socks5_proxy_on_a_machine_without_dns_is_told_to_be_socks5h(tmp_path:
     ), envelope
 
 
-class _SocksUnreachable(socketserver.StreamRequestHandler):
-    """A SOCKS5 proxy that takes the client in, then cannot reach any host it is asked for."""
-
-    def handle(self) -> None:
-        _version, count = self.rfile.read(2)
-        self.rfile.read(count)
-        self.wfile.write(b"\x05\x00")  # no login
-        _version, _command, _reserved, kind = self.rfile.read(4)
-        self.rfile.read(self.rfile.read(1)[0] if kind == 3 else {1: 4, 4: 16}[kind])
-        self.rfile.read(2)  # the port
-        self.wfile.write(b"\x05\x04\x00\x01\x00\x00\x00\x00\x00\x00")  # host unreachable
-
-
-def test_a_socks_proxy_that_cannot_reach_the_engines_is_said_with_its_answer(make_config: Any) -> None:
+def test_a_socks_proxy_that_cannot_reach_the_engines_is_said_with_its_answer(
+    make_config: Any, socks_proxy: Callable[[str], Any]
+) -> None:
     """As for every other provider. It read "ddgs could not get results: RequestError(... (https://...)
     > error connecting to socks proxy > socks5 proxy connect failed with status 4')"."""
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _SocksUnreachable)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
-    try:
-        config = make_config(web={
-            "proxy": f"socks5h://127.0.0.1:{server.server_address[1]}", "cache": False,
-            "providers": {"ddgs": {"backend": "duckduckgo", "max_retries": 0}},
-        })
-        envelope = dispatch_search("q", backend="ddgs", config=config, timeout=20)
-    finally:
-        server.shutdown()
-        server.server_close()
+    server = socks_proxy("unreachable")
+    config = make_config(web={
+        "proxy": f"socks5h://127.0.0.1:{server.server_address[1]}", "cache": False,
+        "providers": {"ddgs": {"backend": "duckduckgo", "max_retries": 0}},
+    })
+    envelope = dispatch_search("q", backend="ddgs", config=config, timeout=20)
     assert envelope["error_code"] == "network_error", envelope
     assert envelope["error"] == (
         "ddgs's search engines could not be reached through the proxy, which answered Proxy Server could not "

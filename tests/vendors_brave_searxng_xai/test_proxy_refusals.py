@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import socketserver
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -306,6 +305,17 @@ class _Hold(BaseHTTPRequestHandler):
         self.server.released.wait(30)
 
 
+def _through_holding_proxy(make_config: Callable[..., Any], proxy: Any, backend: str) -> Any:
+    """A config sending ``backend``'s requests through ``proxy`` (with a password), no retry."""
+    return make_config(web={
+        "proxy": f"http://office:{PASSWORD}@127.0.0.1:{proxy.server_address[1]}",
+        "cache": False,
+        "usage": False,
+        "retry": {"max_retries": 0},
+        "providers": {backend: {"api_key": "key-for-test", "timeout": 3}},
+    })
+
+
 @pytest.mark.parametrize(("backend", "run"), [("brave", "sync"), ("brave", "async"), ("exa", "sync")])
 def test_a_proxy_that_never_opens_the_tunnel_is_named_when_time_runs_out(
     backend: str, run: str, serve: Callable[[Any], Any], make_config: Callable[..., Any]
@@ -315,13 +325,7 @@ def test_a_proxy_that_never_opens_the_tunnel_is_named_when_time_runs_out(
     if backend == "exa":
         pytest.importorskip("exa_py")  # loaded now: its import can take seconds of a cold machine
     proxy = serve(_HoldingProxy())
-    config = make_config(web={
-        "proxy": f"http://office:{PASSWORD}@127.0.0.1:{proxy.server_address[1]}",
-        "cache": False,
-        "usage": False,
-        "retry": {"max_retries": 0},
-        "providers": {backend: {"api_key": "key-for-test", "timeout": 3}},
-    })
+    config = _through_holding_proxy(make_config, proxy, backend)
     try:
         if run == "sync":
             envelope = dispatch_search("proxy refusals", backend=backend, config=config, timeout=20)
@@ -349,13 +353,7 @@ def test_a_page_whose_tunnel_the_proxy_never_opens_names_the_proxy(
     if backend == "firecrawl":
         pytest.importorskip("firecrawl")
     proxy = serve(_HoldingProxy())
-    config = make_config(web={
-        "proxy": f"http://office:{PASSWORD}@127.0.0.1:{proxy.server_address[1]}",
-        "cache": False,
-        "usage": False,
-        "retry": {"max_retries": 0},
-        "providers": {backend: {"api_key": "key-for-test", "timeout": 3}},
-    })
+    config = _through_holding_proxy(make_config, proxy, backend)
     try:
         envelope = dispatch_extract("https://docs.example.com/page", backend=backend, config=config, timeout=20)
     finally:
@@ -398,36 +396,16 @@ def test_a_proxy_that_drops_the_tunnel_request_is_named_and_does_not_cool_the_ve
         assert "cooling down" not in envelope["error"] and PASSWORD not in json.dumps(envelope)
 
 
-class _SocksLogin(socketserver.StreamRequestHandler):
-    """A SOCKS5 proxy that wants a user name and password and refuses every one (RFC 1929)."""
-
-    server: Any
-
-    def handle(self) -> None:
-        _version, count = self.rfile.read(2)
-        self.rfile.read(count)  # the methods offered
-        self.wfile.write(b"\x05\x02")  # user name and password, whatever was offered
-        if self.rfile.read(1) != b"\x01":
-            return  # the client offered no credentials, and gives up
-        user = self.rfile.read(self.rfile.read(1)[0])
-        self.rfile.read(self.rfile.read(1)[0])
-        self.server.logins.append(user.decode())
-        self.wfile.write(b"\x01\x01")  # refused
-
-
 @pytest.mark.parametrize("credentials", ["office:wrong-pass-0d1e@", ""])
 def test_a_socks_proxy_refusing_its_credentials_is_the_proxy_s_refusal(
-    credentials: str, serve: Callable[[Any], Any], make_config: Callable[..., Any]
+    credentials: str, socks_proxy: Callable[[str], Any], make_config: Callable[..., Any]
 ) -> None:
     """As a 407 is: ``auth_error`` naming the proxy settings, not retried, not held against
     the vendor. It read "brave could not be reached through the proxy, which answered Invalid
     username/password.", a network_error retried three times that cooled brave down, and a
     page's fetch said the same."""
     pytest.importorskip("socksio")
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _SocksLogin)
-    server.daemon_threads = True
-    server.logins = []  # type: ignore[attr-defined]
-    serve(server)
+    server = socks_proxy("refusing_login")
     config = make_config(web={
         "proxy": f"socks5h://{credentials}127.0.0.1:{server.server_address[1]}",
         "cache": False,
@@ -450,28 +428,13 @@ def test_a_socks_proxy_refusing_its_credentials_is_the_proxy_s_refusal(
     assert server.logins == (["office"] * 3 if credentials else [])  # type: ignore[attr-defined]
 
 
-class _SocksUnreachable(socketserver.StreamRequestHandler):
-    """A SOCKS5 proxy that takes the client in, then cannot reach any host it is asked for."""
-
-    def handle(self) -> None:
-        _version, count = self.rfile.read(2)
-        self.rfile.read(count)
-        self.wfile.write(b"\x05\x00")  # no login
-        _version, _command, _reserved, kind = self.rfile.read(4)
-        self.rfile.read(self.rfile.read(1)[0] if kind == 3 else {1: 4, 4: 16}[kind])
-        self.rfile.read(2)  # the port
-        self.wfile.write(b"\x05\x04\x00\x01\x00\x00\x00\x00\x00\x00")  # host unreachable
-
-
 def test_a_socks_proxy_that_cannot_reach_the_vendor_is_said_in_one_sentence(
-    serve: Callable[[Any], Any], make_config: Callable[..., Any]
+    socks_proxy: Callable[[str], Any], make_config: Callable[..., Any]
 ) -> None:
     """httpx ends its words with a full stop: the sentence read "… which answered Proxy Server
     could not connect: Host unreachable.. Check the proxy …"."""
     pytest.importorskip("socksio")
-    server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _SocksUnreachable)
-    server.daemon_threads = True
-    serve(server)
+    server = socks_proxy("unreachable")
     config = make_config(web={
         "proxy": f"socks5h://127.0.0.1:{server.server_address[1]}",
         "cache": False,
