@@ -566,7 +566,7 @@ def test_a_proxy_or_base_url_read_with_its_line_break_is_trimmed_or_named(
     parser dropped it without a word, so the config loaded, and every call then failed as the
     caller's invalid_input ("this call's request would not be a URL that can be sent ...
     shorten the query"). The config's own values are trimmed; a variable is named."""
-    server = recorder()
+    server = recorder(results=True)
     config = _config(providers={"searxng": {"base_url": f"{server.url}\n"}})
     assert config.provider("searxng").base_url == server.url
     assert dispatch_search("q", backend="searxng", config=config, cache=False)["success"] is True
