@@ -303,3 +303,18 @@ def test_private_networks_opt_in_reaches_the_canary(canary_server: Any, local: C
     assert "error" not in envelope["data"][0]
     assert canary_server.hits == ["/ok"]
     canary_server.hits.clear()
+
+
+def test_a_name_lookup_that_never_answers_is_said_to_be_the_dns(dns: Any, config_for: Any) -> None:
+    """Where this machine's DNS never answers (a firewall dropping its packets), an extract ran
+    to its deadline saying only that "the URLs' host names were being checked"; the sentence
+    names the resolver and what to do."""
+    import threading
+
+    dns.silent = threading.Event()
+    envelope = dispatch_extract("https://docs.example.com/page", backend="http", config=config_for(), timeout=1.5)
+    assert envelope["error_code"] == "timeout", envelope
+    assert envelope["error"].startswith(
+        "The call's deadline passed while this machine's DNS was still looking up the URLs' host names"
+    ), envelope
+    assert "Check this machine's DNS settings, or give the call more time." in envelope["error"]

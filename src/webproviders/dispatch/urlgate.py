@@ -120,7 +120,11 @@ async def screen(call: Call, entry: ProviderEntry) -> Screened:
         try:
             problems = await within(screen_urls(urls, policy), max(0.0, call.remaining()))
         except asyncio.TimeoutError:
-            raise WebTimeoutError("The call's deadline passed while the URLs' host names were being checked.") from None
+            raise WebTimeoutError(
+                "The call's deadline passed while this machine's DNS was still looking up the URLs' host "
+                "names, which are checked before any page is fetched: a resolver that does not answer "
+                "holds every page this long. Check this machine's DNS settings, or give the call more time."
+            ) from None
         if self_hosted:
             problems = [_checked_here(problem, entry.manifest.name) for problem in problems]
     seed = problems[0]
