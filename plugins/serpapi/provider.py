@@ -72,6 +72,13 @@ def hits_from(body: Any) -> list[dict[str, Any]]:
     """Organic results of a finished search; a search that failed or did not finish raises."""
     if not isinstance(body, dict):
         raise ParseError("SerpAPI answered with something other than a JSON object.")
+    if not isinstance(body.get("search_metadata"), dict) and "organic_results" not in body:
+        # Every SerpAPI answer, an empty one too, carries its ``search_metadata``: ``{}``
+        # (another service at the base URL) is not a search that found nothing.
+        raise ParseError(
+            "SerpAPI answered without 'search_metadata' or 'organic_results'; its answer is not "
+            "in the shape SerpAPI documents."
+        )
     error = str(body.get("error") or "")
     status = (body.get("search_metadata") or {}).get("status")
     if status == "Error" and not is_no_results(error):

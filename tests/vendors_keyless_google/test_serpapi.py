@@ -333,6 +333,19 @@ def test_safe_search_levels(keyed, cfg, level, expected):
     assert route.calls.last.request.url.params.get("safe") == expected
 
 
+@pytest.mark.parametrize(
+    "body", [{}, {"status": "ok"}, {"error": "Google hasn't returned any results for this query."}]
+)
+def test_an_answer_that_is_not_a_serpapi_search_is_a_parse_error(keyed, cfg, body):
+    """``{}`` (another service at the base URL) read as "nothing found"; every SerpAPI answer,
+    an empty one too, carries its ``search_metadata``."""
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).respond(200, json=body)
+        envelope = _search(cfg)
+    assert envelope["success"] is False and envelope["error_code"] == "parse_error", envelope
+    assert "search_metadata" in envelope["error"]
+
+
 def test_no_results_error_is_an_empty_success(keyed, cfg):
     with respx.mock(assert_all_called=False) as mock:
         mock.get(URL).respond(200, json=NO_RESULTS)
