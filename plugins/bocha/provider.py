@@ -51,6 +51,13 @@ def hits_from(body: Any) -> list[dict[str, Any]]:
     """The web results of a successful answer (``data.webPages.value``)."""
     if not isinstance(body, dict) or not isinstance(body.get("data"), dict):
         raise ParseError("Bocha answered without the documented 'data' object.")
+    if not {"_type", "queryContext", "webPages"} & body["data"].keys():
+        # Bocha's ``data`` is a Bing-style ``SearchResponse`` that names itself and echoes the
+        # query, one that found nothing too: ``data: {}`` is not a search.
+        raise ParseError(
+            "Bocha answered with a 'data' object without '_type', 'queryContext' or 'webPages'; "
+            "its answer is not in the shape Bocha documents."
+        )
     pages = body["data"].get("webPages") or {}
     values = pages.get("value") if isinstance(pages, dict) else None
     return [_hit(item) for item in answer_objects(values, "webPages.value", "Bocha")]

@@ -179,6 +179,17 @@ def test_empty_result(keyed, cfg, web_pages):
     assert envelope["success"] is True and envelope["data"]["web"] == []
 
 
+@pytest.mark.parametrize("data", [{}, {"status": "ok"}])
+def test_a_data_object_that_is_not_a_search_response_is_a_parse_error(keyed, cfg, data):
+    """``data: {}`` (another service at the base URL) read as "nothing found"; Bocha's ``data``
+    always names its ``_type`` and echoes the ``queryContext``."""
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(200, json={"code": 200, "log_id": "d718", "msg": None, "data": data})
+        envelope = _search(cfg)
+    assert envelope["success"] is False and envelope["error_code"] == "parse_error", envelope
+    assert "queryContext" in envelope["error"]
+
+
 @pytest.mark.parametrize(
     ("response", "code"),
     [
