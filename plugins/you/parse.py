@@ -69,6 +69,14 @@ def parse_hits(body: Any, include_news: bool) -> list[dict[str, Any]]:
     results = body.get("results") if isinstance(body, Mapping) else None
     if not isinstance(results, Mapping):
         raise ParseError("You.com answered without a 'results' object.", provider=PROVIDER)
+    if not {"web", "news"} & results.keys() and "metadata" not in body:
+        # Every search You.com answers, one that found nothing too, carries its ``metadata``
+        # (``request_uuid``, ``query``): ``{"results": {}}`` alone is not a search.
+        raise ParseError(
+            "You.com answered without 'metadata' or a 'results.web' section; its answer is not "
+            "in the shape You.com documents.",
+            provider=PROVIDER,
+        )
     web = [_hit(item, "web") for item in answer_objects(results.get("web") or [], "results.web", "You.com", PROVIDER)]
     if not include_news:
         return web

@@ -337,6 +337,20 @@ def test_unexpected_bodies_are_parse_errors(
     assert_failure(dispatch_search("x", backend="you"), "parse_error")
 
 
+@pytest.mark.parametrize("body", [{"results": {}}, {"results": {"status": "ok"}}])
+def test_an_answer_that_is_not_a_you_search_is_a_parse_error(
+    mock: respx.MockRouter, body: dict[str, Any]
+) -> None:
+    """Every search You.com answers carries its ``metadata``; ``{"results": {}}`` (another
+    service at the base URL) read as "nothing found"."""
+    mock.post(SEARCH).respond(200, json=body)
+
+    envelope = dispatch_search("x", backend="you")
+
+    assert_failure(envelope, "parse_error")
+    assert "metadata" in envelope["error"]
+
+
 def test_base_url_override(mock: respx.MockRouter, make_config: Any, dns: Any) -> None:
     dns.answer("you.com", "93.184.216.34")  # an endpoint on this machine: URLs are screened here
     config = make_config(web={"providers": {"you": {"base_url": "http://127.0.0.1:8501"}}})
