@@ -64,6 +64,14 @@ def parse_hits(body: Any) -> list[dict[str, Any]]:
     response = body.get("response") if isinstance(body, Mapping) else None
     if not isinstance(response, Mapping):
         raise ParseError("Mojeek answered without a 'response' object.", provider=PROVIDER)
+    if "head" not in response and "results" not in response:
+        # Every search Mojeek answers, one that found nothing too, carries its ``head`` (the
+        # query, counts): a bare ``{"response": {"status": "OK"}}`` is not a search.
+        raise ParseError(
+            "Mojeek answered without 'response.head' or 'response.results'; its answer is not "
+            "in the shape Mojeek documents.",
+            provider=PROVIDER,
+        )
     results = response.get("results", [])
     if not isinstance(results, list):
         raise ParseError("Mojeek's 'response.results' is not a list.", provider=PROVIDER)

@@ -134,6 +134,20 @@ def test_empty_results(mock: respx.MockRouter) -> None:
     assert envelope["success"] is True and envelope["data"]["web"] == []
 
 
+@pytest.mark.parametrize("body", [status("OK"), {"response": {}}])
+def test_an_ok_status_without_head_or_results_is_a_parse_error(
+    mock: respx.MockRouter, body: dict[str, Any]
+) -> None:
+    """Every search Mojeek answers carries its ``head``; a bare OK status (another service
+    at the base URL) read as "nothing found"."""
+    mock.get(URL).respond(200, json=body)
+
+    envelope = dispatch_search("x", backend="mojeek")
+
+    assert_failure(envelope, "parse_error")
+    assert "response.head" in envelope["error"]
+
+
 @pytest.mark.parametrize(
     ("http", "text", "code"),
     [
