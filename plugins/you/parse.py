@@ -60,6 +60,9 @@ def _hit(item: Mapping[str, Any], source: str) -> dict[str, Any]:
         hit["snippets"] = snippets
     if item.get("page_age"):
         hit["published_at"] = item["page_age"]
+    authors = [a.strip() for a in answer_texts(item.get("authors")) if a.strip()]
+    if authors:  # ``author`` as Exa's hits carry it: one line of text
+        hit["author"] = ", ".join(authors)
     return hit
 
 

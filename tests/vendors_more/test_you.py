@@ -104,6 +104,7 @@ def test_search_returns_web_hits_only_by_default(mock: respx.MockRouter, dispatc
         "Second snippet.",
     ]
     assert first["source"] == "web"
+    assert first["author"] == "John Doe" and "author" not in second
     assert second["description"] == "Reference for the Search API."
     assert "thumbnail_url" not in first and "favicon_url" not in first
     request = route.calls.last.request
@@ -349,6 +350,15 @@ def test_an_answer_that_is_not_a_you_search_is_a_parse_error(
 
     assert_failure(envelope, "parse_error")
     assert "metadata" in envelope["error"]
+
+
+def test_a_result_s_authors_are_one_author_line(mock: respx.MockRouter) -> None:
+    web = [{**BODY["results"]["web"][0], "authors": ["John Doe", "Jane Roe"]}]
+    mock.post(SEARCH).respond(200, json={**BODY, "results": {"web": web}})
+
+    (hit,) = dispatch_search("x", backend="you")["data"]["web"]
+
+    assert hit["author"] == "John Doe, Jane Roe"
 
 
 def test_base_url_override(mock: respx.MockRouter, make_config: Any, dns: Any) -> None:
