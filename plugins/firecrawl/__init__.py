@@ -44,7 +44,7 @@ class FirecrawlProvider(SDKProvider):
 
     provider_name = "firecrawl"
     default_base_url = "https://api.firecrawl.dev"
-    search_options = frozenset({"time_range", "include_domains", "exclude_domains", "country"})
+    search_options = frozenset({"time_range", "include_domains", "exclude_domains", "country", "lang"})
 
     @property
     def key_required(self) -> bool:  # type: ignore[override]

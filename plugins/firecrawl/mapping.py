@@ -23,6 +23,7 @@ from webproviders.kit import (
     WHOLE,
     answer_objects,
     check_kinds,
+    language_code,
     site_query,
     warn_unknown,
 )
@@ -76,6 +77,8 @@ def search_body(query: str, limit: int, options: dict[str, Any], timeout_ms: int
         body["tbs"] = GOOGLE_TBS[options["time_range"]]
     if options.get("country"):
         body["country"] = str(options["country"]).lower()
+    if options.get("lang"):  # Firecrawl's search takes the language code (``en`` by default)
+        body["lang"] = language_code(str(options["lang"]))
     for key in ("tbs", "location"):
         if options.get(key) is not None:
             body[key] = options[key]

@@ -219,13 +219,13 @@ def test_common_options_are_mapped_and_the_rest_warned(config: Any) -> None:
             include_domains=["a.com", "b.org"],
             exclude_domains=["c.net"],
             country="DE",
-            lang="de",
+            lang="de-AT",
             safe_search="off",
         )
     sent = body_of(route)
     assert sent["query"] == "gpu prices site:a.com OR site:b.org -site:c.net"
-    assert sent["tbs"] == "qdr:m" and sent["country"] == "de"
-    assert "firecrawl does not support lang, safe_search; ignored." in envelope["meta"]["warnings"]
+    assert sent["tbs"] == "qdr:m" and sent["country"] == "de" and sent["lang"] == "de"
+    assert "firecrawl does not support safe_search; ignored." in envelope["meta"]["warnings"]
 
 
 def test_self_hosted_url_needs_no_key(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
