@@ -589,6 +589,32 @@ def proxy_error(exc: BaseException, who: str, provider: str | None = None,
     )
 
 
+#: ``error`` of an RFC 9209 ``Proxy-Status`` header: the proxy that sets it answered itself.
+_PROXY_STATUS_ERROR = re.compile(r'(?:^|;)\s*error\s*=\s*"?([\w.-]+)', re.IGNORECASE)
+
+
+def forwarded_refusal(status: int, reason: str, headers: Any, proxy: str, who: str,
+                      provider: str | None = None, settings: str = PROXY_SETTINGS) -> NetworkError | None:
+    """A plain-HTTP request a forward proxy answered itself with a 4xx of its own (its policy
+    on destinations, most often), or None. Only a proxy's own marks tell its answer from the
+    destination's: Squid's ``X-Squid-Error`` and ``Proxy-Status`` with an ``error``. Read as
+    the destination's, a proxy's 403 was "the API key was rejected". A 407 is left to
+    :func:`proxy_auth_error`."""
+    if not 400 <= status < 500 or status == 407:
+        return None
+    marked = _PROXY_STATUS_ERROR.search(headers.get("proxy-status") or "")
+    why = (headers.get("x-squid-error") or "").split(" ", 1)[0] or (marked.group(1) if marked else "")
+    if not why:
+        return None
+    return NetworkError(
+        f"{who} could not be reached through the proxy at {proxy_address(proxy)}, which refused the request "
+        f"itself (HTTP {status} {reason}, {why}). Check the proxy in "
+        f"{settings}, or have the proxy allow {who}.",
+        provider=provider,
+        detail=PROXY_DENIED,
+    )
+
+
 def status_error_class(status: int, message: str = "") -> type[WebProviderError]:
     """The class :data:`STATUS_ERRORS` gives ``status``, refined by what the vendor said:
     a message about the key makes a 4xx an auth error, one about credit a quota error."""

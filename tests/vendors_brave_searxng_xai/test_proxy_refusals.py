@@ -206,6 +206,63 @@ def test_a_proxy_refusing_the_tunnel_says_so(serve: Callable[[Any], Any], make_c
     assert PASSWORD not in json.dumps(envelope)
 
 
+class _ForwardingRefusal(BaseHTTPRequestHandler):
+    """A forward proxy refusing a plain-HTTP request by its own rules, with no body (or a text
+    one) and the marks only a proxy's own answer carries."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.server.asked.append(self.path)  # type: ignore[attr-defined]
+        self.send_response(403, "Forbidden")
+        for name, value in self.server.marks.items():  # type: ignore[attr-defined]
+            self.send_header(name, value)
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    do_POST = do_GET
+
+
+@pytest.mark.parametrize("backend", ["brave", "searxng"])
+@pytest.mark.parametrize(
+    ("marks", "why"),
+    [
+        ({"Server": "squid/6.10", "X-Squid-Error": "ERR_ACCESS_DENIED 0"}, "ERR_ACCESS_DENIED"),
+        ({"Proxy-Status": 'egress.corp; error=http_request_denied; details="host not allowed"'}, "http_request_denied"),
+    ],
+)
+def test_a_proxy_refusing_a_forwarded_request_itself_is_not_the_vendor_refusing_the_key(
+    backend: str, marks: dict[str, str], why: str, serve: Callable[[Any], Any], make_config: Callable[..., Any]
+) -> None:
+    """A vendor at an ``http://`` address is reached by a request the proxy forwards, and a
+    proxy's own 403 came back as an answer: read as the vendor's, it was "brave rejected the
+    API key", and the vendor was cooled down for the proxy's rule."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _ForwardingRefusal)
+    server.daemon_threads = True
+    server.asked, server.marks = [], marks  # type: ignore[attr-defined]
+    serve(server)
+    config = make_config(web={
+        "proxy": f"http://office:{PASSWORD}@127.0.0.1:{server.server_address[1]}",
+        "cache": False,
+        "usage": False,
+        "retry": {"max_retries": 0},
+        "health": {"failures": 1},
+        "providers": {
+            "brave": {"api_key": "brave-key-for-test", "base_url": "http://brave.corp.test"},
+            "searxng": {"base_url": "http://searx.corp.test:8080"},
+        },
+    })
+    for _ in range(2):
+        envelope = dispatch_search("proxy refusals", backend=backend, config=config, timeout=10)
+        assert envelope["error_code"] == "network_error", envelope
+        assert "through the proxy at 127.0.0.1" in envelope["error"] and why in envelope["error"], envelope
+        assert "API key" not in envelope["error"] and "JSON format" not in envelope["error"], envelope
+        assert PASSWORD not in json.dumps(envelope)
+    assert len(server.asked) == 2  # type: ignore[attr-defined]  # the second call was sent, not skipped
+
+
 class _NoProxy:
     """A proxy address where nothing listens (a port that was free a moment ago)."""
 

@@ -66,6 +66,7 @@ from ..errors import (
     TooLargeError,
     WebTimeoutError,
     certificate_error,
+    forwarded_refusal,
     lookup_failure,
     proxy_address,
     proxy_refused,
@@ -290,6 +291,12 @@ class VendorTransport(httpx.AsyncBaseTransport):
                 f"{advice}.",
                 provider=self.provider,
             ) from None
+        if proxy is not None and url.scheme == "http":  # forwarded: the proxy may answer itself
+            reason = response.extensions.get("reason_phrase", b"").decode("ascii", "replace")
+            refused = forwarded_refusal(response.status_code, reason, response.headers, proxy, url.host, self.provider)
+            if refused is not None:
+                await response.aclose()
+                raise refused
         progress.answering = True
         try:
             body = self._decoder(response, request.url)
