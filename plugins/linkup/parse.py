@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from webproviders import (
+    AuthError,
     ParseError,
     ProviderError,
     QuotaExceededError,
@@ -64,6 +65,13 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
     if code in _QUOTA_CODES:
         return QuotaExceededError(
             f"Linkup says the account cannot pay for this request: {said}", provider=PROVIDER
+        )
+    if code == "IP_NOT_WHITELISTED":  # the key is valid; this machine's address is not listed
+        return AuthError(
+            f"Linkup refused the request from this machine's address, which is not on the API key's "
+            f"allow list of IP addresses (HTTP {status}): {said}. Add this machine's public address to "
+            "the key's allow list in Linkup's dashboard, or use a key without one.",
+            provider=PROVIDER,
         )
     if code == "FETCH_RESPONSE_TOO_LARGE":
         return TooLargeError(f"Linkup could not fetch the page: {said}", provider=PROVIDER)

@@ -183,6 +183,18 @@ def test_errors_follow_linkup_codes_before_statuses(
     assert_no_secret(envelope, KEY)
 
 
+def test_an_address_off_the_key_s_allow_list_is_named_not_the_key(mock: respx.MockRouter) -> None:
+    """403 ``IP_NOT_WHITELISTED``: the key is good, this machine's address is not on its list.
+    Before, the sentence was "Linkup rejected the API key"."""
+    mock.post(SEARCH).respond(403, json=linkup_error("IP_NOT_WHITELISTED", "Your IP is not whitelisted"))
+
+    envelope = dispatch_search("x", backend="linkup")
+
+    assert_failure(envelope, "auth_error")
+    assert "this machine's address" in envelope["error"] and "allow list" in envelope["error"], envelope
+    assert "rejected the API key" not in envelope["error"]
+
+
 def test_validation_details_reach_the_message(mock: respx.MockRouter) -> None:
     body = linkup_error(
         "VALIDATION_ERROR",
