@@ -45,9 +45,10 @@ def register(ctx: PluginContext) -> None:
     ctx.register_web_search_provider(LocalProvider(ctx.config))
 
 
-def after_dispatch(capability: str, envelope: dict[str, Any], config: Config) -> None:
+def after_dispatch(capability: str, arguments: dict[str, Any], envelope: dict[str, Any], config: Config) -> None:
     """Queue the pages of a successful extract or crawl (called only with ``web.local.index:
-    true``: its ``plugin.yaml`` says ``hooks_when``)."""
+    true``: its ``plugin.yaml`` says ``hooks_when``); the call's options say the format read."""
     from webproviders.kit import index_envelope
 
-    index_envelope(config, capability, envelope)
+    options = arguments.get("options")
+    index_envelope(config, capability, envelope, options if isinstance(options, dict) else None)

@@ -165,3 +165,21 @@ def test_a_page_cut_to_max_chars_is_not_indexed_in_place_of_the_whole(filling: C
     assert stored(filling)["pages"] == 1
     assert dispatch_extract(url, backend="local", config=filling)["data"][0]["content"] == whole
     assert len(whole) > 20
+
+
+def test_a_page_read_as_plain_text_is_not_indexed_as_the_markdown_the_index_serves(
+    make_index_config: Any, site: Any
+) -> None:
+    """A ``format="text"`` reading was indexed, and the index then served it to a markdown
+    extract (headings, links and lists gone), in place of the markdown copy it held."""
+    site.reset()
+    config = make_index_config(local={"index": True}, allow_private_networks=True)
+    url = site.url("/articles/caching")
+    assert dispatch_extract(url, backend="http", config=config, format="text")["success"]
+    assert dispatch_crawl(site.url("/"), backend="http", config=config, format="text", max_pages=3)["success"]
+    assert stored(config)["pages"] == 0
+    markdown = dispatch_extract(url, backend="http", config=config)["data"][0]["content"]
+    assert dispatch_extract(url, backend="http", config=config, format="text")["success"]
+    assert stored(config)["pages"] == 1
+    assert dispatch_extract(url, backend="local", config=config)["data"][0]["content"] == markdown
+    assert dispatch_extract(url, backend="http", config=config, format="text")["data"][0]["content"] != markdown

@@ -36,11 +36,15 @@ EXIT_WAIT = 3.0
 MAX_PENDING = 256
 
 
-def index_envelope(config: Config, capability: str, envelope: dict[str, Any]) -> int:
+def index_envelope(
+    config: Config, capability: str, envelope: dict[str, Any], options: dict[str, Any] | None = None
+) -> int:
     """Queue the pages of a successful, freshly fetched extract or crawl; returns how many.
 
     Left out: failures, cached answers (nothing new was read), failed items, pages the index
-    itself served, pages cut to the call's ``max_chars``, and pages whose URL carries a
+    itself served, pages cut to the call's ``max_chars``, pages read in another format than
+    markdown (``options``, the call's: the index keeps and serves markdown, and a plain-text
+    reading would replace the markdown copy an extract is served), and pages whose URL carries a
     credential (``?api_key=``, ``user:password@``, a configured key): every caller searches the
     index, and its hits would hand them the credential along with a page that needed it. A page read as ``not_found`` (HTTP 404 or
     410) is removed, in a failed call too: the index would go on serving its old copy.
@@ -59,7 +63,7 @@ def index_envelope(config: Config, capability: str, envelope: dict[str, Any]) ->
     ]
     if gone:
         _queue(config, "remove", gone, f"remove {len(gone)} page(s) the source no longer has from")
-    if not envelope.get("success"):
+    if not envelope.get("success") or (options or {}).get("format", "markdown") not in (None, "markdown"):
         return 0
     pages = pages_from_items(data if isinstance(data, list) else [], envelope.get("provider"), INDEX_PROVIDER, time.time())
     pages = [page for page in pages if not holds_secret(page.url)]
