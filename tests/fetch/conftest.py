@@ -41,6 +41,7 @@ TEST_NAMES: dict[str, list[list[str]]] = {
     "bigbots.site.test": [["127.0.0.1"]],
     "slowbots.site.test": [["127.0.0.1"]],
     "badloc.site.test": [["127.0.0.1"]],
+    "relloc.site.test": [["127.0.0.1"]],
     "xn--mnchen-3ya.site.test": [["127.0.0.1"]],  # münchen.site.test
     "other.test": [["127.0.0.1"]],
     "a.hosts.test": [["127.0.0.1"]],

@@ -320,6 +320,7 @@ SITEMAPS = {
     "bigmap.site.test": "/sitemap-big.xml",
     "loopmap.site.test": "/sitemap-loop.xml",
     "badloc.site.test": "/sitemap-badloc.xml",
+    "relloc.site.test": "/maps/index.xml",
     "slowmaps.site.test": "/sitemap-slow-index.xml",
     "hugemap.site.test": "/sitemap-huge.xml",
 }
@@ -709,6 +710,10 @@ class SiteHandler(BaseHTTPRequestHandler):
             here = f"http://{self.headers.get('Host')}"
             entries = f"<url><loc>http://[::1</loc></url><url><loc>{here}/orphan</loc></url>"
             return self._send(200, f"<urlset>{entries}</urlset>".encode(), "application/xml")
+        if path == "/maps/index.xml":  # an index and its sitemap listing paths, not full URLs
+            return self._send(200, b"<sitemapindex><sitemap><loc>pages.xml</loc></sitemap></sitemapindex>", "application/xml")
+        if path == "/maps/pages.xml":
+            return self._send(200, b"<urlset><url><loc>/orphan</loc></url></urlset>", "application/xml")
         if path == "/sitemap-slow-index.xml":  # ten sitemaps, each a second and a half in coming
             here = f"http://{self.headers.get('Host')}"
             children = "".join(f"<sitemap><loc>{here}/sitemap-slow.xml?n={n}</loc></sitemap>" for n in range(10))

@@ -364,6 +364,7 @@ def test_no_sitemap_is_read_when_the_seed_is_all_max_pages_allows(site: Any, loc
         ("loopmap.site.test", None),  # an index listing itself ten times before its sitemap
         ("badloc.site.test", None),  # a <loc> that is no URL (``http://[::1``) is passed over
         ("tmplmap.site.test", None),  # so is a ``Sitemap:`` line that is none (``https://[site-url]/``)
+        ("relloc.site.test", None),  # a <loc> that is a path is read against its sitemap's URL
     ],
 )
 def test_a_gzipped_sitemap_is_read_and_one_that_cannot_be_is_named(

@@ -161,6 +161,13 @@ class Outcome:
 
 
 
+def _absolute(sitemap: str, listed: list[str]) -> list[str]:
+    """The ``<loc>`` entries of the sitemap at ``sitemap`` (where it was read, after redirects),
+    each read against that URL as a link is: the protocol asks for full URLs, but ``/docs/a``
+    is common, and was passed over unsaid."""
+    return [url for url in (join_url(sitemap, loc) for loc in listed) if url is not None]
+
+
 def _canonical(url: str) -> str:
     """``url``'s canonical form (:func:`~webproviders.urls.canonicalize`) with a host outside
     ASCII in its IDNA spelling (``münchen.de`` is ``xn--mnchen-3ya.de``), as httpx sends it and
@@ -589,9 +596,9 @@ class Crawler:
             if cut:
                 limit = self.config.web.max_response_bytes
                 warn(f"The sitemap {url} is longer than web.max_response_bytes ({limit:,} bytes); the URLs in its first {limit:,} bytes were read.")
-            await self._take_listed(found.pages, pages, wanted)
+            await self._take_listed(_absolute(result.final_url, found.pages), pages, wanted)
             # An index that lists itself (or a child twice) does not use up the reads.
-            children = dict.fromkeys(_canonical(child) for child in found.children)
+            children = dict.fromkeys(_canonical(child) for child in _absolute(result.final_url, found.children))
             fresh = [child for child in children if child not in read and child not in queue]
             queue += fresh[: MAX_SITEMAPS - len(read) - len(queue)]
 
