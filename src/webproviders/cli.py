@@ -425,6 +425,7 @@ def _index_maintenance(args: argparse.Namespace, config: Any) -> int:
 
     from .index.api import parse_age
     from .index.stores import open_store
+    from .validate import check_url
 
     store = open_store(config)
     if args.stats:
@@ -435,7 +436,8 @@ def _index_maintenance(args: argparse.Namespace, config: Any) -> int:
             _print_index_stats(stats, sys.stdout)
         return EXIT_OK
     if args.remove is not None:
-        removed = store.remove([_as_typed(url) for url in args.remove])
+        # A page is stored under an http(s) URL: "notaurl" matched none and read as done.
+        removed = store.remove([check_url(_as_typed(url), "URL to remove") for url in args.remove])
         result = {"removed": removed, "index": store.location}
         line = f"removed {removed} page(s)" if removed is not None else "removal queued"
     else:

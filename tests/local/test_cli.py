@@ -71,6 +71,19 @@ def test_remove_and_prune(cli: Any, site: Any) -> None:
     assert code == EXIT_OK and json.loads(out)["removed"] == 1
 
 
+def test_removing_what_is_no_url_is_refused_not_reported_done(cli: Any, site: Any) -> None:
+    """``--remove notaurl`` said "removed 0 page(s)", as if the page were not there."""
+    url = site.url("/articles/caching")
+    cli("index", url)
+    code, out, err = cli("index", "--remove", "notaurl", url)
+    assert code == EXIT_USAGE and out == ""
+    assert err.startswith("error [invalid_input]: The URL to remove 'notaurl' is not an http:// or https:// address")
+    code, out, err = cli("index", "--remove", "example.com/a", "--json")
+    assert code == EXIT_USAGE and "write it with its scheme, 'https://example.com/a'" in json.loads(out)["error"]
+    code, out, _ = cli("index", "--remove", url)  # nothing was removed by the refused command
+    assert code == EXIT_OK and out.startswith("removed 1 page(s) from ")
+
+
 def test_a_page_that_cannot_be_read_fails_the_command(cli: Any, site: Any) -> None:
     code, out, err = cli("index", site.url("/missing"))
     assert code == EXIT_NOT_FOUND
