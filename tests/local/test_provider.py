@@ -93,6 +93,18 @@ def test_an_index_never_filled_is_an_empty_success_that_says_why(index_config: C
     ]
 
 
+def test_a_question_of_punctuation_alone_says_it_held_no_word(filled: Config) -> None:
+    """``*`` or ``""`` was an empty success saying nothing, read as "no page matches"."""
+    for query in ("*", "-", '""', "+++ ---"):
+        envelope = dispatch_search(query, backend="local", config=filled)
+        assert envelope["success"] is True and envelope["data"]["web"] == []
+        assert envelope["meta"]["warnings"] == [
+            f"The query {query!r} holds no word to search for: the local index matches words (letters "
+            "or digits), and punctuation and operators are not searched; ask with words."
+        ]
+    assert dispatch_search("* retries", backend="local", config=filled)["data"]["web"]
+
+
 def test_a_filled_index_that_matches_nothing_says_nothing_more(filled: Config) -> None:
     envelope = dispatch_search("zebra xylophone", backend="local", config=filled)
     assert envelope["success"] is True and envelope["data"]["web"] == []

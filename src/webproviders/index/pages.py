@@ -13,7 +13,7 @@ from typing import Any, Protocol
 
 from ..context import warn
 from ..errors import WebTimeoutError
-from ..urls import canonicalize, host_of, is_http_url, page_identity
+from ..urls import canonicalize, host_of, is_http_url, page_identity, shorten
 
 #: ``time_range`` as seconds before now, applied to when a page was fetched.
 TIME_RANGE_SECONDS = {"day": 86_400, "week": 7 * 86_400, "month": 30 * 86_400, "year": 365 * 86_400}
@@ -137,6 +137,16 @@ def never_filled(location: str) -> list[Hit]:
     warn(
         f"The local index ({location}) holds no pages yet, so nothing can match: pages are added "
         "by extracts and crawls with web.local.index: true, or by: webproviders index URL."
+    )
+    return []
+
+
+def no_words(query: str) -> list[Hit]:
+    """The answer to a question holding no word (``*``, ``-``, ``""``): none, said so in
+    ``meta.warnings``, since a caller would take an empty answer for "no page matches"."""
+    warn(
+        f"The query {shorten(query, 80)!r} holds no word to search for: the local index matches words (letters "
+        "or digits), and punctuation and operators are not searched; ask with words."
     )
     return []
 

@@ -49,7 +49,17 @@ from ..errors import (
 from ..redact import scrub
 from ..urls import shorten
 from .language import CONFIGS, page_language
-from .pages import Filters, Hit, IndexedPage, batches, held, never_filled, page_url, still_searching
+from .pages import (
+    Filters,
+    Hit,
+    IndexedPage,
+    batches,
+    held,
+    never_filled,
+    no_words,
+    page_url,
+    still_searching,
+)
 from .pg_schema import (
     APPLICATION,
     INDEXED_CHARS,
@@ -586,7 +596,7 @@ class PostgresStore:
     def search(self, query: str, limit: int, filters: Filters) -> list[Hit]:
         terms = question_terms(query)
         if not terms:
-            return []
+            return no_words(query)
         with self._connection(create=False) as conn:
             if conn is None:
                 return never_filled(self.location)

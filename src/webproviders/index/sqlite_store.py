@@ -28,7 +28,16 @@ from ..errors import NotConfiguredError, ProviderError, WebProviderError, WebTim
 from ..homedir import expand_user
 from .fts_query import query_terms
 from .long_pages import LONG_PAGE, TOKENIZE, best_piece
-from .pages import Filters, Hit, IndexedPage, held, never_filled, page_url, still_searching
+from .pages import (
+    Filters,
+    Hit,
+    IndexedPage,
+    held,
+    never_filled,
+    no_words,
+    page_url,
+    still_searching,
+)
 from .snippets import ELLIPSIS, END, START, snippet
 from .text import CJK_CHARS, shown, stored
 
@@ -466,7 +475,7 @@ class SQLiteStore:
     def search(self, query: str, limit: int, filters: Filters) -> list[Hit]:
         terms = query_terms(query)
         if not terms:
-            return []
+            return no_words(query)
         where, params = ["pages_fts MATCH ?"], [""]
         if filters.fetched_after is not None:
             where.append("p.fetched_at >= ?")
