@@ -127,6 +127,24 @@ def test_no_url_at_all_is_an_error_page_not_silence(make_config: Any) -> None:
         assert pages[0]["content"] == "" and pages[0]["error"]
 
 
+def test_what_is_no_url_in_a_list_is_refused_with_an_empty_url_and_each_url_its_own_sentence(
+    make_config: Any,
+) -> None:
+    """``extract([None])`` gave a page whose URL was "None", and when every URL of a batch was
+    refused each page carried the first one's sentence (``notaurl`` was told of ``None``)."""
+    web = as_hermes_provider("stub", make_config(web={"cache": False, "usage": False}))
+    for pages in (web.extract([None, "notaurl"]), asyncio.run(web.aextract([None, "notaurl"]))):
+        assert [(page["url"], page["error_code"], page["error"]) for page in pages] == [
+            ("", "invalid_input", "Each URL must be a string, not NoneType."),
+            ("notaurl", "invalid_input", "The URL 'notaurl' is not an http:// or https:// address."),
+        ]
+    pages = web.extract([7, "https://a.example.com/x"])
+    assert [(page["url"], page.get("error_code")) for page in pages] == [("", "invalid_input"), ("https://a.example.com/x", None)]
+    assert pages[0]["error"] == "Each URL must be a string, not int."
+    pages = web.extract(["https://a.example.com/x"], max_chars=-1)  # the URL is fine: the call's sentence
+    assert pages[0]["error"] == "max_chars must be a whole number above 0, not -1."
+
+
 def test_a_bad_configuration_is_reported_by_every_member_without_raising() -> None:
     provider = as_hermes_provider("stub", {"web": {"timeout": "later"}})
     assert provider.is_available() is False and provider.supports_search() is False

@@ -230,13 +230,13 @@ class HermesProvider:
         return f"HermesProvider({self._name!r})"
 
 
-def _asked(urls: Any) -> list[str] | None:
-    """The URLs a call was given, as text, for the pages of a failed call; None when it was
-    given neither a URL nor a list of them."""
+def _asked(urls: Any) -> list[Any] | None:
+    """The URLs a call was given, each as given, for the pages of a failed call; None when it
+    was given neither a URL nor a list of them."""
     if isinstance(urls, str):
         return [urls]
     if isinstance(urls, (list, tuple)):
-        return [str(url) for url in urls]
+        return list(urls)
     return None
 
 
@@ -263,14 +263,21 @@ def _failure_key(url: Any) -> str:
     return url_key(mask_userinfo(str(url)))
 
 
-def hermes_pages(envelope: Mapping[str, Any], asked: list[str] | None) -> list[dict[str, Any]]:
+def hermes_pages(envelope: Mapping[str, Any], asked: list[Any] | None) -> list[dict[str, Any]]:
     """An extract or crawl envelope as Hermes' per-URL page list; a failed call is one error
-    page per URL asked for (its own item in ``meta.failures``, else the call's sentence and
-    code), its URL with any ``user:password@`` masked, as the dispatcher gives it back; when
-    what was asked for is no URL or list of them (``asked`` None: ``extract(None)``), one
-    error page with an empty URL."""
+    page per URL asked for (its own item in ``meta.failures``, else the sentence the input
+    check gives that URL, else the call's sentence and code), its URL with any
+    ``user:password@`` masked, as the dispatcher gives it back. What is no URL at all (``None``
+    in a list, a number) is a page with an empty URL, as is the one error page of a call given
+    no URL or list of them (``asked`` None: ``extract(None)``): its text is no address asked for."""
     if envelope.get("success"):
-        return [_hermes_page(item) for item in envelope.get("data") or [] if isinstance(item, Mapping)]
+        data = [item for item in envelope.get("data") or [] if isinstance(item, Mapping)]
+        pages = [_hermes_page(item) for item in data]
+        if asked is not None and len(asked) == len(pages):  # an extract: one item per URL, in order
+            for page, url in zip(pages, asked, strict=True):
+                if not isinstance(url, str):
+                    page["url"] = ""
+        return pages
     by_url = {
         _failure_key(item.get("url")): item
         for item in (envelope.get("meta") or {}).get("failures") or []
@@ -279,10 +286,30 @@ def hermes_pages(envelope: Mapping[str, Any], asked: list[str] | None) -> list[d
     failed = {"error": envelope.get("error") or "The call failed.", "error_code": envelope.get("error_code")}
     if asked is None:  # not URLs at all (None): one page with no URL says so, as Hermes' tool does
         return [_hermes_page({"url": "", **failed})]
-    return [
-        _hermes_page(by_url.get(_failure_key(url)) or {"url": mask_userinfo(url.strip()), **failed})
-        for url in asked
-    ]
+    return [_failed_page(url, by_url, failed) for url in asked]
+
+
+def _failed_page(url: Any, by_url: Mapping[str, Any], failed: Mapping[str, Any]) -> dict[str, Any]:
+    """The page of ``url`` in a failed call. A call whose every URL was refused names only the
+    first one's problem (``None of the 2 URLs is usable: ...``), which was given to each URL."""
+    if not isinstance(url, str):
+        return _hermes_page({"url": "", **failed, **_refusal(url)})
+    own = by_url.get(_failure_key(url))
+    if own is not None:
+        return _hermes_page(own)
+    refusal = _refusal(url) if failed.get("error_code") == "invalid_input" else {}
+    return _hermes_page({"url": mask_userinfo(url.strip()), **failed, **refusal})
+
+
+def _refusal(url: Any) -> dict[str, Any]:
+    """What the input check says of ``url`` (error and code), or nothing when it passes."""
+    from ..validate import check_url
+
+    try:
+        check_url(url)
+    except InvalidInputError as exc:
+        return {"error": exc.message, "error_code": exc.code}
+    return {}
 
 
 def as_hermes_provider(
