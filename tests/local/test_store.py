@@ -183,6 +183,19 @@ def test_domain_filters_in_the_forms_vendors_take_are_not_silently_ignored(index
                         "'docs.example.com', all its pages."]
 
 
+def test_a_domain_filter_with_a_port_is_applied_to_its_host_not_to_no_page(index_config: Config) -> None:
+    """'docs.example.com:8443' passes the input check; pages are kept by host without their
+    port, so an include found nothing and an exclude removed nothing, unsaid."""
+    store = open_store(index_config)
+    store.add([page("https://docs.example.com:8443/a", "A", "Retries."), page("https://other.org/b", "B", "Retries.")])
+    said = ["The local index filters by domain only: 'docs.example.com:8443' was applied as "
+            "'docs.example.com', all its pages."]
+    for option, kept in (("include_domains", "https://docs.example.com:8443/a"), ("exclude_domains", "https://other.org/b")):
+        envelope = dispatch_search("retries", backend="local", config=index_config, **{option: ["docs.example.com:8443"]})
+        assert [hit["url"] for hit in envelope["data"]["web"]] == [kept]
+        assert envelope["meta"]["warnings"] == said
+
+
 def test_time_range_is_measured_on_the_fetch_time() -> None:
     assert Filters.from_options({"time_range": "week"}, now=1_000_000.0).fetched_after == 1_000_000.0 - 7 * DAY
     assert Filters.from_options({}).fetched_after is None

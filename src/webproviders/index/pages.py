@@ -173,10 +173,11 @@ def _domains(values: Iterable[str] | None) -> tuple[str, ...]:
     give either, so a filter in one spelling missed the pages stored in the other."""
     found: dict[str, None] = {}
     for value in values or ():
-        host, _, path = value.strip().lower().partition("/")
+        address, _, path = value.strip().lower().partition("/")
+        host, _, port = address.partition(":")  # a page's host is kept without its port
         # "*.gov" and ".gov" (every domain under it, to some vendors) are what a domain means here.
         name = host.removeprefix("*").removeprefix(".").rstrip(".")
-        if path:
+        if path or port:
             warn(f"The local index filters by domain only: {value!r} was applied as {name!r}, all its pages.")
         found[name] = None
         other = _other_spelling(name)
