@@ -57,6 +57,19 @@ def test_reindexing_a_url_replaces_its_text(index_config: Config) -> None:
     assert store.stats()["pages"] == 1
 
 
+def test_a_copy_read_before_the_held_one_does_not_replace_it(index_config: Config) -> None:
+    """Writers race (a long ``index --crawl`` writes its pages after it read them, a fleet's
+    workers write in their own time): the last write won, so an older reading replaced a newer
+    one and the page's fetch time went back."""
+    store = open_store(index_config)
+    store.add([page("https://docs.example.com/a", "New title", "the giraffe section", age_days=1)])
+    store.add([page("https://docs.example.com/a", "Old title", "the zebra section", age_days=2)])
+    assert urls(store.search("zebra", 5, Filters())) == []
+    [hit] = store.search("giraffe", 5, Filters())
+    assert hit.page.title == "New title" and hit.page.fetched_at == pytest.approx(NOW - DAY)
+    assert store.prune(NOW - DAY - 60) == 0
+
+
 def test_reindexing_unchanged_text_moves_the_fetch_time(index_config: Config) -> None:
     store = open_store(index_config)
     store.add([page("https://docs.example.com/a", "Same", "unchanged words", age_days=10)])

@@ -118,6 +118,7 @@ ON CONFLICT (url) DO UPDATE SET
     published_at = coalesce(excluded.published_at, p.published_at),
     language = coalesce(excluded.language, p.language), config = excluded.config,
     length = excluded.length, search = excluded.search
+WHERE excluded.fetched_at >= p.fetched_at
 """
 #: Per term and configuration: the term as a query, its lexemes and how many pages hold each.
 _TERMS = """

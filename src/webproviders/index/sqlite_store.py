@@ -86,7 +86,8 @@ _UPSERT = """INSERT INTO pages (url, host, title, content, digest, fetched_at, p
     ON CONFLICT (url) DO UPDATE SET host = excluded.host, title = excluded.title,
         content = excluded.content, digest = excluded.digest, fetched_at = excluded.fetched_at,
         provider = excluded.provider, published_at = coalesce(excluded.published_at, published_at),
-        language = coalesce(excluded.language, language)"""
+        language = coalesce(excluded.language, language)
+    WHERE excluded.fetched_at >= pages.fetched_at"""
 #: Bounded merge work after each write (about 100 pages of 4 KB): the small index segments
 #: every write adds are merged early, so a search reads a term from fewer of them.
 _MERGE = "INSERT INTO pages_fts (pages_fts, rank) VALUES ('merge', 100)"
