@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,20 @@ def test_a_question_of_punctuation_alone_says_it_held_no_word(filled: Config) ->
             "or digits), and punctuation and operators are not searched; ask with words."
         ]
     assert dispatch_search("* retries", backend="local", config=filled)["data"]["web"]
+
+
+def test_an_index_whose_every_page_went_says_so_as_one_never_filled_does(filled: Config) -> None:
+    """Pruned or removed to nothing, it answered an empty success that said nothing, read as
+    "no page matches", where an index never filled said that it held no pages."""
+    store = open_store(filled)
+    assert store.prune(time.time() + 60) == 4
+    envelope = dispatch_search("retries", backend="local", config=filled)
+    assert envelope["success"] is True and envelope["data"]["web"] == []
+    assert envelope["meta"]["warnings"] == [
+        f"The local index ({scrub(store.location)}) holds no pages (every page was removed or pruned), so "
+        "nothing can match: pages are added by extracts and crawls with web.local.index: true, or by: "
+        "webproviders index URL."
+    ]
 
 
 def test_a_filled_index_that_matches_nothing_says_nothing_more(filled: Config) -> None:

@@ -129,13 +129,15 @@ def batches(pages: Sequence[IndexedPage], chars_per_page: int | None = None) -> 
     return found
 
 
-def never_filled(location: str) -> list[Hit]:
-    """The answer to a search of an index nothing was ever added to: none, said so in
-    ``meta.warnings``, since a caller (an agent) would take an empty answer for "no page matches"."""
+def never_filled(location: str, emptied: bool = False) -> list[Hit]:
+    """The answer to a search of an index nothing was ever added to (or, ``emptied``, whose
+    every page was removed or pruned): none, said so in ``meta.warnings``, since a caller (an
+    agent) would take an empty answer for "no page matches"."""
     from ..context import warn
 
+    state = "no pages (every page was removed or pruned)" if emptied else "no pages yet"
     warn(
-        f"The local index ({location}) holds no pages yet, so nothing can match: pages are added "
+        f"The local index ({location}) holds {state}, so nothing can match: pages are added "
         "by extracts and crawls with web.local.index: true, or by: webproviders index URL."
     )
     return []

@@ -602,7 +602,10 @@ class PostgresStore:
             if conn is None:
                 return never_filled(self.location)
             with self._until_deadline(conn):
-                return self._ranked(conn, terms, limit, filters)
+                hits = self._ranked(conn, terms, limit, filters)
+                if not hits and conn.execute(self._sql("SELECT 1 FROM {s}.pages LIMIT 1")).fetchone() is None:
+                    return never_filled(self.location, emptied=True)
+                return hits
 
     @contextmanager
     def _until_deadline(self, conn: Any) -> Iterator[None]:

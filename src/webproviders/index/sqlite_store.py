@@ -506,6 +506,8 @@ class SQLiteStore:
                         break
                 snippets = [snippet(row[7]) if row[7] is not None else self._long_snippet(db, row[0], terms)
                             for row in rows]
+            if not rows and db.execute("SELECT 1 FROM pages LIMIT 1").fetchone() is None:
+                return never_filled(self.location, emptied=True)
         return [Hit(_page(row), text, -row[8]) for row, text in zip(rows, snippets, strict=True)]
 
     @staticmethod
