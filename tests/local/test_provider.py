@@ -96,7 +96,7 @@ def test_an_index_never_filled_is_an_empty_success_that_says_why(index_config: C
 
 def test_a_question_of_punctuation_alone_says_it_held_no_word(filled: Config) -> None:
     """``*`` or ``""`` was an empty success saying nothing, read as "no page matches"."""
-    for query in ("*", "-", '""', "+++ ---"):
+    for query in ("*", "-", '""', "+++ ---", "___"):
         envelope = dispatch_search(query, backend="local", config=filled)
         assert envelope["success"] is True and envelope["data"]["web"] == []
         assert envelope["meta"]["warnings"] == [

@@ -28,7 +28,8 @@ STOP_WORDS = frozenset(
 
 def _words(text: str) -> list[str]:
     """Runs of word characters (``\\w``) with the combining marks that follow one inside them
-    (``\\w`` leaves marks out, which cut ``हिन्दी`` into ``ह``, ``न`` and ``द``)."""
+    (``\\w`` leaves marks out, which cut ``हिन्दी`` into ``ह``, ``न`` and ``द``); a run of
+    underscores alone is none (both stores index ``_`` as punctuation: ``___`` matched nothing)."""
     words: list[str] = []
     word: list[str] = []
     for char in text:
@@ -39,7 +40,7 @@ def _words(text: str) -> list[str]:
             word = []
     if word:
         words.append("".join(word))
-    return words
+    return [word for word in words if word.strip("_")]
 
 
 def question_terms(query: str) -> list[str]:
