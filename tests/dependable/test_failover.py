@@ -3,12 +3,20 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
 
-from webproviders import adispatch_extract, adispatch_search, dispatch_crawl, dispatch_search
+from webproviders import (
+    adispatch_extract,
+    adispatch_search,
+    dispatch_crawl,
+    dispatch_extract,
+    dispatch_search,
+)
 from webproviders.errors import (
     AuthError,
     BadGatewayError,
@@ -168,3 +176,68 @@ def test_an_empty_answer_beats_a_later_failure() -> None:
     assert envelope["success"] is True
     assert envelope["provider"] == "fake-a"
     assert envelope["data"]["web"] == []
+
+
+class _JinaReader(BaseHTTPRequestHandler):
+    """Jina's reader: reads ``/found`` pages, answers every other one with its 503 error body."""
+
+    def do_POST(self) -> None:
+        url = json.loads(self.rfile.read(int(self.headers["Content-Length"])))["url"]
+        if url.endswith("/found"):
+            status = 200
+            answer: dict[str, Any] = {
+                "code": 200,
+                "status": 20000,
+                "data": {"title": "Found", "description": "", "url": url, "content": "The found page."},
+                "meta": {"usage": {"tokens": 4}},
+            }
+        else:
+            status = 503
+            answer = {"data": None, "code": 503, "name": "ServiceUnavailableError", "status": 50301,
+                      "message": "Service unavailable", "readableMessage": "ServiceUnavailableError: unavailable"}
+        body = json.dumps(answer).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class _NoSuchPage(BaseHTTPRequestHandler):
+    def do_GET(self) -> None:
+        self.send_response(404)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("hedge_after", [None, 5.0])
+def test_a_url_no_provider_of_an_extract_chain_could_read_keeps_the_last_error(
+    http_server: Any, hedge_after: float | None
+) -> None:
+    """Jina fails a URL with 503, ``http`` then finds the page gone (404): the item says 404 from
+    ``http``. Before, when ``http`` read none of the URLs passed on, the item kept Jina's 503."""
+    reader, site = http_server(_JinaReader), http_server(_NoSuchPage)
+    config = build_config(
+        usage=False,
+        allow_private_networks=True,
+        retry={"max_retries": 0},
+        providers={"jina": {"api_key": "jina_test_0123456789abcdef", "base_url": f"http://127.0.0.1:{reader.server_port}"}},
+    )
+    found, gone = f"http://127.0.0.1:{site.server_port}/found", f"http://127.0.0.1:{site.server_port}/gone"
+    envelope = dispatch_extract([found, gone], backend=["jina", "http"], hedge_after=hedge_after, config=config)
+    assert envelope["success"] is True and envelope["provider"] == "jina", envelope
+    read, unread = envelope["data"]
+    assert (read["provider"], read["content"]) == ("jina", "The found page.")
+    assert (unread["url"], unread["provider"], unread["error_code"]) == (gone, "http", "not_found"), unread
+    assert envelope["meta"]["failed"] == 1
+    assert [(a["provider"], a.get("error_code")) for a in envelope["meta"]["attempts"]] == [
+        ("jina", None),
+        ("http", "not_found"),
+    ]

@@ -245,6 +245,8 @@ async def _fill_gaps(call: Call, plan: Plan, start: int, served_by: str, data: l
         envelope = await run_plan(dataclasses.replace(call, arguments={**call.arguments, "urls": asked}), rest)
         if envelope["success"]:
             filled, filler = envelope["data"], envelope["provider"]
+        elif envelope["provider"] and envelope["meta"].get("failures"):
+            filled, filler = gaps.failed_items(envelope["meta"]["failures"]), envelope["provider"]
     return gaps.merge(data, asked, filled, served_by, filler)
 
 

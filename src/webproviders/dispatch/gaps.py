@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..dependable.fusion import same_page_key
+from ..envelope import page_error
 from ..errors import WebProviderError, error_for_code
 
 
@@ -23,6 +24,23 @@ def missing(items: list[dict[str, Any]], fails_over: Callable[[WebProviderError]
             if item["url"] not in urls:
                 urls.append(item["url"])
     return urls
+
+
+def failed_items(failures: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The items of a follow-up that read none of its URLs (its ``meta.failures``): the later
+    provider's error is the one a URL no provider could read keeps."""
+    return [
+        page_error(
+            str(failure["url"]),
+            error_for_code(
+                str(failure["error_code"]),
+                str(failure["error"]),
+                detail=failure.get("detail"),
+                retry_after=failure.get("retry_after"),
+            ),
+        )
+        for failure in failures
+    ]
 
 
 def merge(
