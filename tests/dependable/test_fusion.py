@@ -172,3 +172,26 @@ def test_fusion_treats_spellings_of_one_page_alike(left: str, right: str) -> Non
 )
 def test_fusion_keeps_different_pages_apart(left: str, right: str) -> None:
     assert same_page_key(left) != same_page_key(right)
+
+
+def test_a_provider_named_twice_is_asked_paid_and_fused_once() -> None:
+    """``{fuse: [fake-a, fake-b, fake-a]}`` (a composed ``${PRIMARY},fake-b,fake-a``): before,
+    fake-a was asked twice and its list fused twice, each hit scored as if two providers agreed."""
+    config = build_config(search_backend={"fuse": ["fake-a", "fake-b", "fake-a"]})
+    provider(config, "fake-a").hits = A
+    provider(config, "fake-b").hits = B
+    envelope = dispatch_search("q", limit=10, config=config)
+    assert envelope["success"] is True
+    assert envelope["meta"]["fused"] == ["fake-a", "fake-b"]
+    assert [a["provider"] for a in envelope["meta"]["attempts"]].count("fake-a") == 1
+    assert provider(config, "fake-a").calls == 1
+    assert all(len(set(hit["providers"])) == len(hit["providers"]) for hit in envelope["data"]["web"])
+
+
+def test_a_provider_named_twice_in_a_chain_is_asked_once() -> None:
+    config = build_config(retry={"max_retries": 0})
+    provider(config, "fake-a").script = [NetworkError("down"), NetworkError("down")]
+    envelope = dispatch_search("q", backend=["fake-a", "fake-a", "fake-b"], config=config)
+    assert envelope["provider"] == "fake-b"
+    assert [(a["provider"], a["outcome"]) for a in envelope["meta"]["attempts"]] == [("fake-a", "error"), ("fake-b", "ok")]
+    assert provider(config, "fake-a").calls == 1

@@ -43,7 +43,9 @@ class Plan:
 
 
 def _parse(spec: BackendSpec) -> tuple[list[str], Mode]:
-    names = backend_names(spec)
+    """The names a backend choice lists, each once (a provider named twice, as a composed
+    ``${PRIMARY},brave`` may, is asked and paid for once, and fused once), and its mode."""
+    names = list(dict.fromkeys(backend_names(spec)))
     if isinstance(spec, dict):
         return names, "fuse"
     if isinstance(spec, str):
