@@ -135,6 +135,16 @@ def test_mode_fuse_is_refused_for_extract_and_bad_modes() -> None:
     assert dispatch_search("q", mode="merge", config=config)["error_code"] == "invalid_input"
 
 
+@pytest.mark.parametrize("mode", [["fuse"], {"fuse": True}], ids=["list", "dict"])
+@pytest.mark.parametrize("backend", [None, "fake-a"])
+def test_a_mode_that_is_no_text_is_invalid_input(mode: Any, backend: str | None) -> None:
+    """Before, a list or a dict (no key for the kept plans) failed as ``provider_error``: "The
+    provider failed: TypeError: unhashable type", though no provider was asked."""
+    envelope = dispatch_search("q", backend=backend, mode=mode, config=_fused_config())
+    assert envelope["error_code"] == "invalid_input", envelope
+    assert envelope["error"] == f"mode must be 'chain' or 'fuse', not {mode!r}."
+
+
 def test_fused_pieces_are_cached_per_provider() -> None:
     config = _fused_config()
     dispatch_search("q", limit=10, config=config)

@@ -171,12 +171,18 @@ def resolve(
     return auto_detect(capability, registry, candidates)
 
 
+def check_mode(mode: Any) -> None:
+    """A call's ``mode=`` is None, ``"chain"`` or ``"fuse"`` (checked before it keys a kept plan:
+    a list or a dict there is no key)."""
+    if mode is not None and (not isinstance(mode, str) or mode not in MODES):
+        raise InvalidInputError(f"mode must be 'chain' or 'fuse', not {shown(mode)}.")
+
+
 def with_mode(plan: Plan, mode: str | None) -> Plan:
     """``mode="fuse"`` merges the resolved providers; ``mode="chain"`` tries them in turn."""
+    check_mode(mode)
     if mode is None:
         return plan
-    if mode not in MODES:
-        raise InvalidInputError(f"mode must be 'chain' or 'fuse', not {shown(mode)}.")
     if mode == "fuse" and plan.capability != "search":
         raise InvalidInputError("mode='fuse' merges search results; extract and crawl take a chain instead.")
     if mode == "fuse" or len(plan.candidates) > 1:
@@ -218,6 +224,7 @@ class Planner:
 
     def plan(self, capability: Capability, backend: BackendSpec | None, mode: str | None) -> tuple[Plan, float]:
         """The call's plan and the deadline allowance of its slow providers (raises like :func:`resolve`)."""
+        check_mode(mode)
         registry = self.registry
         if self._version != registry.version:
             self._plans, self._ranked, self._version = {}, {}, registry.version
