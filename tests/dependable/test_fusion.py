@@ -82,6 +82,17 @@ def test_fusion_succeeds_when_one_provider_fails() -> None:
     assert all("fake-b" not in h["providers"] for h in envelope["data"]["web"])
 
 
+def test_a_provider_that_found_nothing_is_not_said_to_have_contributed() -> None:
+    config = _fused_config()
+    provider(config, "fake-b").script = [[]]
+    envelope = dispatch_search("q", limit=10, config=config)
+    assert envelope["success"] is True
+    assert envelope["meta"]["fused"] == ["fake-a", "fake-c"]
+    empty = {a["provider"]: a.get("empty", False) for a in envelope["meta"]["attempts"]}
+    assert empty == {"fake-a": False, "fake-b": True, "fake-c": False}
+    assert all("fake-b" not in h["providers"] for h in envelope["data"]["web"])
+
+
 def test_fusion_fails_only_when_every_provider_fails() -> None:
     config = _fused_config(retry={"max_retries": 0})
     for name in ("fake-a", "fake-b", "fake-c"):

@@ -280,10 +280,21 @@ async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
             call.warn(provider_meta.get("warnings") or ())
             ranked.append((name, data["web"]))
             all_cached = all_cached and cached
+            if not data["web"]:
+                _mark_empty(call.attempts, name)
     if not ranked:
         error = last[1] if last else ProviderError("No backend could be tried.")
         return failure(error, last[0] if last else None, call.meta(None))
     hits = fuse(ranked, call.arguments["limit"])
-    return success({"web": hits}, "fuse", call.meta("fuse", all_cached, fused=[name for name, _ in ranked]))
+    fused = [name for name, listed in ranked if listed]
+    return success({"web": hits}, "fuse", call.meta("fuse", all_cached, fused=fused))
+
+
+def _mark_empty(attempts: list[dict[str, Any]], name: str) -> None:
+    """Mark ``name``'s answering attempt ``empty``: fusion asks at once, so its records interleave."""
+    for attempt in reversed(attempts):
+        if attempt["provider"] == name and attempt["outcome"] == "ok":
+            attempt["empty"] = True
+            return
 
 
