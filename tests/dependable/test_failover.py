@@ -241,3 +241,31 @@ def test_a_url_no_provider_of_an_extract_chain_could_read_keeps_the_last_error(
         ("jina", None),
         ("http", "not_found"),
     ]
+
+
+@pytest.mark.parametrize("hedge_after", [None, 5.0])
+def test_with_on_unsupported_error_a_chain_moves_on_to_a_provider_that_honours_the_option(
+    hedge_after: float | None,
+) -> None:
+    """Before, the chain ended on its first provider's ``unsupported`` though the next one
+    honours the option (fusion of the same providers used it)."""
+    config = _chain_config(on_unsupported="error")
+    provider(config, "fake-b").search_options = frozenset({"safe_search"})
+    envelope = dispatch_search("q", backend=["fake-a", "fake-b"], safe_search="strict", hedge_after=hedge_after, config=config)
+    assert envelope["success"] is True and envelope["provider"] == "fake-b", envelope
+    skipped, served = envelope["meta"]["attempts"]
+    assert (skipped["provider"], skipped["outcome"], skipped["error_code"]) == ("fake-a", "skipped", "unsupported")
+    assert "safe_search" in skipped["reason"]
+    assert (served["provider"], served["outcome"]) == ("fake-b", "ok")
+    assert provider(config, "fake-a").calls == 0
+
+
+def test_with_on_unsupported_error_a_chain_none_of_whose_providers_honours_the_option_fails_unsupported() -> None:
+    config = _chain_config(on_unsupported="error")
+    envelope = dispatch_search("q", backend=["fake-a", "fake-b"], safe_search="strict", config=config)
+    assert envelope["success"] is False and envelope["error_code"] == "unsupported", envelope
+    assert [(a["provider"], a["outcome"]) for a in envelope["meta"]["attempts"]] == [
+        ("fake-a", "skipped"),
+        ("fake-b", "error"),
+    ]
+    assert provider(config, "fake-a").calls == provider(config, "fake-b").calls == 0

@@ -394,7 +394,7 @@ def serve(call: Call, entry: ProviderEntry, failover: bool = False) -> Awaitable
 
 
 async def _serve_search(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any, dict[str, Any], bool]:
-    await _checked(call, entry)
+    await _checked(call, entry, failover)
     return await _serve(call, entry, failover)
 
 
@@ -416,13 +416,16 @@ async def _serve_screened(call: Call, entry: ProviderEntry, failover: bool) -> t
     return screened.merge(data), meta, cached
 
 
-async def _checked(call: Call, entry: ProviderEntry) -> None:
+async def _checked(call: Call, entry: ProviderEntry, failover: bool = False) -> None:
     """Policy hooks and option checks, once per provider (a cache hit included); an option
-    refused (``web.on_unsupported: error``) is recorded as this provider's attempt."""
+    refused (``web.on_unsupported: error``) is recorded as this provider's attempt. With
+    ``failover`` the provider is skipped instead: another provider may honour the option."""
     await hooks.before(call, entry)
     try:
         _option_warnings(call, entry)
     except WebProviderError as exc:
+        if failover:
+            raise Skipped(exc) from None
         call.record(entry.manifest.name, "error", time.perf_counter(), exc)
         raise
 
