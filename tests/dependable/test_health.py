@@ -167,6 +167,20 @@ def test_429_with_retry_after_pauses_the_provider_for_chains() -> None:
     assert dispatch_search("q", config=config)["provider"] == "fake-a"
 
 
+def test_503_with_retry_after_pauses_the_provider_for_chains_and_says_why() -> None:
+    """An outage with a Retry-After: the next chain asked the provider again at once."""
+    config, clock = _setup()
+    _fail_a(config, 1, BadGatewayError("down for maintenance", retry_after=20, status_code=503))
+    assert dispatch_search("q", config=config)["provider"] == "fake-b"
+    envelope = dispatch_search("q", config=config)
+    assert envelope["provider"] == "fake-b"
+    skipped = envelope["meta"]["attempts"][0]
+    assert skipped["outcome"] == "skipped" and "Retry-After" in skipped["reason"]
+    assert provider(config, "fake-a").calls == 1
+    clock.advance(21)
+    assert dispatch_search("q", config=config)["provider"] == "fake-a"
+
+
 def test_cool_downs_are_per_config() -> None:
     config, _clock = _setup()
     _fail_a(config, 3)

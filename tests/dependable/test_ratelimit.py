@@ -191,6 +191,28 @@ def test_a_429_with_retry_after_pauses_the_provider_for_every_caller() -> None:
     assert sleeps.waits == pytest.approx([7.0], abs=0.05)
 
 
+def test_a_503_with_retry_after_pauses_the_provider_for_every_caller_as_a_429_does() -> None:
+    """An outage's Retry-After (RFC 9110) held back only the call that got it: the next call
+    in the process asked the vendor again at once."""
+    config = build_config(
+        search_backend="fake-vendor",
+        cache=False,
+        retry={"max_retries": 0},
+        providers={"fake-vendor": {"api_key": "fv-key-123456"}},
+    )
+    _, sleeps = _clocked(config)
+    body = {"results": [{"title": "t", "link": "https://example.com/", "snippet": "s"}]}
+    with respx.mock() as mock:
+        route = mock.get("https://api.fake-vendor.test/v1/search").mock(
+            side_effect=[httpx.Response(503, headers={"Retry-After": "7"}), httpx.Response(200, json=body)]
+        )
+        first = dispatch_search("q", config=config)
+        assert first["error_code"] == "bad_gateway" and first["retry_after"] == 7
+        assert dispatch_search("q", config=config)["success"] is True
+    assert route.call_count == 2
+    assert sleeps.waits == pytest.approx([7.0], abs=0.05)  # the next caller waited out the outage
+
+
 def test_a_refusal_during_a_vendors_pause_names_the_pause_not_the_request_budget() -> None:
     """Before, a provider with a budget (`100/min`) paused by a 429 was refused with "its request
     budget (100/min) has no free slot", as if the budget were spent."""

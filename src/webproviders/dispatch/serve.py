@@ -282,8 +282,18 @@ def _slot_patience(call: Call) -> float:
     return SLOT_PATIENCE if hedge_after is None else min(SLOT_PATIENCE, hedge_after)
 
 
+def _pause_asked(error: WebProviderError) -> float | None:
+    """Seconds a vendor's answer holds the provider back for every caller: a 429's, or a
+    503's (an outage, RFC 9110), Retry-After. A site's, read URL by URL, holds back only that
+    call's retry."""
+    if error.failures is not None or not (error.code == "rate_limited" or error.status_code == 503):
+        return None
+    return error.retry_after
+
+
 async def _check_pause(name: str, state: DispatchState) -> None:
-    """In a chain or fusion, a provider paused by a 429 is skipped rather than waited for."""
+    """In a chain or fusion, a provider paused by a 429's or 503's Retry-After is skipped
+    rather than waited for."""
     paused = await state.limits.paused_for(name)
     if paused > 0:
         raise Skipped(
@@ -350,9 +360,9 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             if isinstance(error, BudgetExhaustedError):
                 state.health.failed(name, error)  # not counted; it only ends a trial call
                 raise
-            if error.code == "rate_limited" and error.retry_after and error.failures is None:
-                # A site's 429 read URL by URL pauses that call's retry, not the provider.
-                await state.limits.pause(name, error.retry_after)
+            pause = _pause_asked(error)
+            if pause:
+                await state.limits.pause(name, pause)
             if failover and error.code == "rate_limited":
                 delay = None
             else:

@@ -3,7 +3,7 @@
 Callers wait for a slot as long as their deadline allows (a caller with other providers to
 ask, only as long as its ``patience``), otherwise they get ``rate_limited`` at once without a
 request being sent; time a shared store takes to answer comes out of that wait. A vendor's
-429 with ``Retry-After`` pauses the provider for every caller. Budgets live in this process unless
+429 or 503 with ``Retry-After`` pauses the provider for every caller. Budgets live in this process unless
 ``web.rate_limit.url`` names a Redis server, which makes one budget for a whole fleet (per
 provider and set of configured keys: a vendor counts requests and answers 429 per key).
 Every Redis operation is bounded (``web.rate_limit.timeout``, see :mod:`..offload`), and
