@@ -427,6 +427,30 @@ def test_a_slot_whose_caller_left_goes_to_the_next_caller_in_this_process() -> N
     assert provider(config, "fake-a").calls == 2
 
 
+def test_a_slot_whose_caller_left_goes_to_the_next_caller_while_redis_is_down() -> None:
+    """With the shared limiter down, the budget this process keeps stands in for it: the slot of
+    a caller that stopped waiting stayed spent there, and the next caller's came a whole window
+    later."""
+    from .conftest import free_port
+
+    config = build_config(rate_limit={"url": f"redis://127.0.0.1:{free_port()}/0"},
+                          providers={"fake-a": {"rate_limit": "1/2s"}}, cache=False, usage=False)
+
+    async def run() -> dict[str, Any]:
+        first = await adispatch_search("first", backend="fake-a", config=config, timeout=20)
+        assert first["success"] is True, first
+        waiting = asyncio.ensure_future(adispatch_search("left", backend="fake-a", config=config, timeout=20))
+        await asyncio.sleep(0.5)  # it holds the next slot, 2 s after the first, and sleeps
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        return await adispatch_search("next", backend="fake-a", config=config, timeout=3)  # 2 + 2 s is too far
+
+    envelope = asyncio.run(run())
+    assert envelope["success"] is True, envelope
+    assert provider(config, "fake-a").calls == 2
+
+
 def test_a_shared_slot_the_call_could_not_wait_for_once_the_store_answered_is_not_taken(
     freezable_redis: tuple[str, Callable[[], None]], namespace: str
 ) -> None:

@@ -104,7 +104,9 @@ class RateLimits:
             asked = time.monotonic()
 
             def here() -> tuple[float, bool, None]:  # the store failed: this process's budget, in the time left
-                return (*self.local.reserve(name, rate, limit - (time.monotonic() - asked))[:2], None)
+                nonlocal own_slot
+                wait, taken, own_slot = self.local.reserve(name, rate, limit - (time.monotonic() - asked))
+                return wait, taken, None
 
             # Only a slot the call can still wait for once the store has answered (within its
             # bound) is taken: one taken at the edge of the wait was given up, late, by most
@@ -117,6 +119,8 @@ class RateLimits:
         if not taken or wait > max_wait:
             if slot is not None:  # taken, but the store's delay left no time to use it
                 self._give_back(name, slot)
+            elif own_slot is not None:
+                self.local.give_back(name, own_slot)
             if wait <= 0:  # a slot is free, but the call has no time left to use it
                 raise self._no_time(name)
             paused = self.local.paused_for(name) if self._url is None else await self.paused_for(name)
