@@ -197,6 +197,58 @@ def test_a_proxy_quoting_its_credentials_back_shows_neither_password_nor_basic_f
     assert password not in json.dumps(envelope) and basic not in json.dumps(envelope)
 
 
+class _DrippingRefusal(BaseHTTPRequestHandler):
+    """A proxy refusing a forwarded request with 407, then sending its page a byte at a time
+    until the test ends."""
+
+    server: Any
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.send_response(407, "Proxy Authentication Required")
+        self.send_header("Proxy-Authenticate", 'Basic realm="office"')
+        self.send_header("Content-Type", "text/plain")
+        self.send_header("Content-Length", "100000")
+        self.end_headers()
+        try:
+            self.wfile.write(b"Sign in to the office proxy first. ")
+            self.wfile.flush()
+            while not self.server.done.wait(0.2):
+                self.wfile.write(b"x")
+                self.wfile.flush()
+        except OSError:  # the client has gone
+            pass
+
+
+@pytest.mark.parametrize("run", ["sync", "async"])
+def test_a_proxy_dripping_the_page_of_its_407_is_still_an_auth_error(
+    run: str, serve: Callable[[Any], Any], make_config: Callable[..., Any]
+) -> None:
+    """The refusal is in the status line: the body is only quoted, from what arrived. Before,
+    the whole body was waited for, and the call ended as a ``timeout`` (slow answer)."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _DrippingRefusal)
+    server.daemon_threads, server.done = True, threading.Event()  # type: ignore[attr-defined]
+    serve(server)
+    config = make_config(web={
+        "proxy": f"http://office:{PASSWORD}@127.0.0.1:{server.server_address[1]}",
+        "cache": False,
+        "usage": False,
+        "providers": {"searxng": {"base_url": "http://searx.corp.test:8080"}},
+    })
+    try:
+        if run == "sync":
+            envelope = dispatch_search("q", backend="searxng", config=config, timeout=5)
+        else:
+            envelope = asyncio.run(adispatch_search("q", backend="searxng", config=config, timeout=5))
+    finally:
+        server.done.set()  # type: ignore[attr-defined]
+    assert envelope["error_code"] == "auth_error", envelope
+    assert "HTTP 407" in envelope["error"] and '"Sign in to the office proxy first."' in envelope["error"], envelope
+    assert PASSWORD not in json.dumps(envelope)
+
+
 def test_a_proxy_refusing_the_tunnel_says_so(serve: Callable[[Any], Any], make_config: Callable[..., Any]) -> None:
     proxy = serve(RefusingProxy(502, "Bad Gateway"))
     envelope = _search("brave", proxy, make_config)

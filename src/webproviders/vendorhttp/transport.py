@@ -12,6 +12,8 @@ the promises of a vendor call:
   with the compressed and the decoded bytes both capped (``too_large`` beyond; an announced
   ``Content-Length`` over the cap is refused before reading); steps that may expand a lot run
   in a thread, off the event loop;
+- a proxy's 407 is decided by its status line: its body, quoted in the error, is read only
+  within a short bound (:func:`_refusal`), so a proxy that drips it is no timeout;
 - a JSON answer holding more values than the cap allows (:mod:`.jsonvalues`) is refused
   unparsed (``too_large``): parsing 30 MB of ``{}`` took 25 times that in memory;
 - the whole request, connect to last byte, runs under ``asyncio.timeout`` and ends by the
@@ -38,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import re
 import ssl
 import time
 from collections.abc import Coroutine
@@ -71,7 +74,7 @@ from ..errors import (
     proxy_address,
     proxy_refused,
 )
-from ..fetching.decompress import BodyDecoder, BodyTooLarge, Undecodable
+from ..fetching.decompress import BodyDecoder, BodyTooLarge, Undecodable, UnsupportedCoding
 from ..pools import LazyPool
 from ..tunnel import dropped_tunnel, no_tunnel, tunnel_news
 from .jsonvalues import BYTES_PER_VALUE, most_values, values_over
@@ -90,6 +93,12 @@ INLINE_DECODE = 1024
 INLINE_COUNT = 1024 * 1024
 #: ``detail`` of a timeout that cut off a vendor's answer while it was still arriving.
 SLOW_ANSWER = "slow_answer"
+#: A proxy's refusal of its credentials: decided by the status line, whatever its body does.
+PROXY_AUTH = 407
+#: Seconds, and decoded bytes, of a 407's body read for its error to quote.
+REFUSAL_READ = 1.0
+REFUSAL_BYTES = 16 * 1024
+_LAST_WORD = re.compile(rb"\S*\Z")
 #: Headers that describe the body as it travelled, not the decoded body handed up.
 _TRAVEL_HEADERS = frozenset({b"content-encoding", b"content-length", b"transfer-encoding"})
 
@@ -298,6 +307,8 @@ class VendorTransport(httpx.AsyncBaseTransport):
                 await response.aclose()
                 raise refused
         progress.answering = True
+        if response.status_code == PROXY_AUTH:
+            return await _refusal(response)
         try:
             body = self._decoder(response, request.url)
             async for raw in response.aiter_raw():
@@ -385,6 +396,40 @@ class VendorTransport(httpx.AsyncBaseTransport):
         transports, self._via = list(self._via.values()), {}
         for transport in transports:
             await transport.aclose()
+
+
+async def _refusal(response: httpx.Response) -> httpx.Response:
+    """A proxy's 407, decided by its status line. Of its body, quoted in the error, only what
+    arrives within :data:`REFUSAL_READ` seconds (half the call's time left, when less) and
+    :data:`REFUSAL_BYTES` bytes is read: a proxy that dripped its page turned a refusal of its
+    credentials into a timeout. A body cut short loses its last word, which may be part of a
+    secret the proxy quoted back."""
+    left = remaining_time()
+    bound = REFUSAL_READ if left is None else min(REFUSAL_READ, left / 2)
+    try:
+        body = BodyDecoder(response.headers.get("content-encoding", ""), REFUSAL_BYTES, truncate=True)
+    except UnsupportedCoding:
+        body = None
+    whole = False
+    try:
+        async with timeout(bound):
+            async for raw in response.aiter_raw():
+                if body is not None:
+                    body.feed(raw)
+                if body is None or body.full:
+                    break
+            else:
+                whole = True
+    except (asyncio.TimeoutError, httpx.HTTPError, Undecodable):
+        pass
+    finally:
+        await response.aclose()
+    if body is None:
+        return _decoded(response, b"")
+    text = body.body
+    if not whole or body.full:
+        text = _LAST_WORD.sub(b"", text)
+    return _decoded(response, text)
 
 
 def _marked(error: NetworkError) -> NetworkError:
