@@ -181,6 +181,18 @@ def test_503_with_retry_after_pauses_the_provider_for_chains_and_says_why() -> N
     assert dispatch_search("q", config=config)["provider"] == "fake-a"
 
 
+def test_a_chain_asks_its_next_member_rather_than_wait_out_a_503_s_retry_after() -> None:
+    """A chain of ``[fake-a, fake-b]`` waited the 503's Retry-After and asked ``fake-a`` again,
+    while ``fake-b`` could answer at once (as after a 429, a pause is not waited for in a chain)."""
+    config, _clock = _setup(retry={"max_retries": 2})
+    _fail_a(config, 1, BadGatewayError("down for maintenance", retry_after=3, status_code=503))
+    envelope = dispatch_search("q", config=config)
+    assert envelope["provider"] == "fake-b"
+    assert [a["outcome"] for a in envelope["meta"]["attempts"]] == ["error", "ok"]
+    assert provider(config, "fake-a").calls == 1
+    assert state(config).sleep.waits == []  # type: ignore[attr-defined]
+
+
 def test_cool_downs_are_per_config() -> None:
     config, _clock = _setup()
     _fail_a(config, 3)

@@ -363,7 +363,7 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             pause = _pause_asked(error)
             if pause:
                 await state.limits.pause(name, pause)
-            if failover and error.code == "rate_limited":
+            if failover and (error.code == "rate_limited" or pause):  # another provider is asked instead
                 delay = None
             else:
                 took = time.perf_counter() - asked  # the request's time, not its wait for a budget slot
@@ -395,8 +395,8 @@ def serve(call: Call, entry: ProviderEntry, failover: bool = False) -> Awaitable
     Extract and crawl URLs are screened for this provider first (:mod:`.urlgate`): it is
     given only those it may fetch, and the refused ones join its answer in their places.
     ``failover`` says another provider could answer instead: a paused provider is skipped and
-    a 429 is not retried. The awaitable raises :class:`WebProviderError` (``Skipped`` when
-    no request was spent).
+    a 429 (or a 503 that paused it) is not retried. The awaitable raises
+    :class:`WebProviderError` (``Skipped`` when no request was spent).
     """
     if call.capability == "search":
         return _serve_search(call, entry, failover)
