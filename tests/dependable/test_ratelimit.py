@@ -231,6 +231,19 @@ def test_a_refusal_during_a_vendors_pause_names_the_pause_not_the_request_budget
     assert "fake-vendor asked callers to wait" in envelope["error"] and "request budget" not in envelope["error"]
 
 
+def test_a_budget_refusal_hours_off_says_when_its_next_slot_is() -> None:
+    """``10/day`` spent: the sentence said the next slot was a day off, and ``retry_after`` an
+    hour (the ceiling of a vendor's wait), so a caller that followed it was refused again."""
+    config = build_config(search_backend="fake-a", cache=False, providers={"fake-a": {"rate_limit": "10/day"}})
+    _clocked(config)
+    for _ in range(10):
+        assert dispatch_search("q", config=config)["success"] is True
+    envelope = dispatch_search("q", config=config, timeout=10)
+    assert envelope["error_code"] == "rate_limited" and "the next one is in 86400.0 s" in envelope["error"]
+    assert envelope["retry_after"] == pytest.approx(86400.0)
+    assert provider(config, "fake-a").calls == 10
+
+
 def test_a_pause_longer_than_the_deadline_fails_at_once() -> None:
     config = build_config(search_backend="fake-a", cache=False)
     _clocked(config)

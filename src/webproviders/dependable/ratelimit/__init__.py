@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ...errors import RateLimitedError, WebTimeoutError
 from ...redact import get_logger
+from ...retry_after import MAX_QUOTA_RESET
 from ..batch import Batcher
 from ..health import CALL_DEADLINE
 from ..offload import StoreGuard, StoreUnavailable, offload
@@ -46,6 +47,10 @@ PAUSE_SLACK = 0.5
 
 class BudgetExhaustedError(RateLimitedError):
     """Our own budget (or a vendor's pause) has no slot before the deadline; nothing was sent."""
+
+    #: ``retry_after`` is when the budget's next slot is, known exactly (``10/day``: hours
+    #: off): information for the caller, never a pause, so not held to an hour.
+    retry_after_ceiling = MAX_QUOTA_RESET
 
 
 class RateLimits:
