@@ -243,6 +243,22 @@ def test_5xx_is_bad_gateway(cfg):
     assert envelope["error_code"] == "bad_gateway"
 
 
+def test_a_503_with_retry_after_is_not_asked_again_before_then(cfg):
+    """The outage's end was ignored: the call asked twice more within a second, and the next
+    call three times again."""
+    config = cfg()
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).respond(
+            503, text="<html><body>Service Unavailable</body></html>", headers={"Retry-After": "120"}
+        )
+        envelope = dispatch_search("rust", 5, backend="ddg_html", config=config, timeout=10)
+        assert envelope["error_code"] == "bad_gateway" and envelope["retry_after"] == 120
+        assert "retry after 120 s" in envelope["error"]
+        again = dispatch_search("rust", 5, backend="ddg_html", config=config, timeout=10)
+    assert again["error_code"] == "rate_limited" and again["retry_after"] > 100
+    assert route.call_count == 1
+
+
 def test_unrecognised_page_is_a_parse_error_not_an_empty_success(cfg):
     with respx.mock(assert_all_called=False) as mock:
         mock.post(URL).respond(

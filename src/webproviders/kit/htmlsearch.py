@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import BadGatewayError, BlockedError, ProviderError, TooLargeError
 from ..offloop import import_off_loop
-from ..retry_after import retry_after_from_headers
+from ..retry_after import retry_after_from_headers, retry_after_header
 from ..urls import shorten
 from .vendor import HTTP_STACK, VendorProvider
 
@@ -158,8 +158,11 @@ def check_page_status(response: httpx.Response, site: str, what: str = "the sear
             status_code=status,
         )
     if status >= 500:
+        # A 503's Retry-After says when the outage ends: no request before then, from any caller.
+        wait = retry_after_header(response.headers) if status == 503 else None
+        when = f"retry after {wait:.0f} s" if wait else "try again later"
         raise BadGatewayError(
-            f"{site} failed on its side (HTTP {status}); try again later.", status_code=status
+            f"{site} failed on its side (HTTP {status}); {when}.", retry_after=wait, status_code=status
         )
     if status >= 400:
         raise ProviderError(f"{site} answered HTTP {status} to {what}.", status_code=status)
