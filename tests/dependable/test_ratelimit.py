@@ -213,6 +213,46 @@ def test_a_503_with_retry_after_pauses_the_provider_for_every_caller_as_a_429_do
     assert sleeps.waits == pytest.approx([7.0], abs=0.05)  # the next caller waited out the outage
 
 
+@pytest.mark.parametrize("chain", [False, True])
+def test_a_caller_waiting_for_its_slot_when_a_429_pauses_the_provider_is_not_sent_into_the_pause(chain: bool) -> None:
+    """Under ``1/s`` a caller waits a second for its slot; meanwhile another call meets a 429
+    asking for 30 s. The waiting caller was sent at its slot all the same, into the pause; in
+    a chain, its next member is asked instead."""
+    config = build_config(
+        cache=False,
+        retry={"max_retries": 0},
+        providers={"fake-vendor": {"api_key": "fv-key-123456", "rate_limit": "1/s"}},
+    )
+    clock, _ = _clocked(config)
+    met: list[dict[str, Any]] = []
+
+    async def sleep(seconds: float) -> None:  # while the first sleeper waits, another call meets the 429
+        if not met:
+            met.append({})
+            met[0] = await adispatch_search("other", backend="fake-vendor", config=config, timeout=10)
+        clock.advance(seconds)
+
+    state(config).sleep = sleep
+    body = {"results": [{"title": "t", "link": "https://example.com/", "snippet": "s"}]}
+    with respx.mock() as mock:
+        route = mock.get("https://api.fake-vendor.test/v1/search").mock(
+            side_effect=[httpx.Response(200, json=body), httpx.Response(429, headers={"Retry-After": "30"})]
+            + [httpx.Response(200, json=body)] * 2
+        )
+        assert dispatch_search("first", backend="fake-vendor", config=config)["success"] is True
+        backend = ["fake-vendor", "fake-a"] if chain else "fake-vendor"
+        waiting = dispatch_search("waiting", backend=backend, config=config, timeout=10)
+    assert met[0]["error_code"] == "rate_limited" and "HTTP 429" in met[0]["error"]
+    assert route.call_count == 2  # the first call and the one that met the 429
+    if chain:
+        assert waiting["provider"] == "fake-a", waiting
+        skipped = waiting["meta"]["attempts"][0]
+        assert skipped["outcome"] == "skipped" and "fake-vendor asked callers to wait" in skipped["reason"]
+    else:
+        assert waiting["error_code"] == "rate_limited", waiting
+        assert "fake-vendor asked callers to wait" in waiting["error"]
+
+
 def test_a_refusal_during_a_vendors_pause_names_the_pause_not_the_request_budget() -> None:
     """Before, a provider with a budget (`100/min`) paused by a 429 was refused with "its request
     budget (100/min) has no free slot", as if the budget were spent."""

@@ -99,7 +99,9 @@ class RateLimits:
     ) -> None:
         """Wait for a slot of ``name`` at most ``max_wait`` seconds (what the call's deadline
         leaves), or ``patience`` when that is less (the caller could ask another provider);
-        raise :class:`BudgetExhaustedError` if the slot is further off."""
+        raise :class:`BudgetExhaustedError` if the slot is further off. A vendor's pause that
+        began in this process while the caller waited is waited out as well (or, with
+        ``patience``, refused: the provider is skipped)."""
         rate = self.rate(name)
         limit = max_wait if patience is None else min(max_wait, patience)
         slot, spare, own_slot = None, 0.0, None
@@ -134,6 +136,7 @@ class RateLimits:
                 raise self._too_near(name, None if by_pause else rate, wait, spare)
             raise self._exhausted(name, None if by_pause else rate, wait, patience if wait <= max_wait else None)
         if wait > 0:
+            unpaused = self.local.paused_for(name) <= 0  # else the slot already lies past the pause
             try:
                 await sleep(wait)
             except asyncio.CancelledError:  # the caller left (a hedged chain took another answer)
@@ -142,6 +145,11 @@ class RateLimits:
                 elif own_slot is not None:
                     self.local.give_back(name, own_slot)
                 raise
+            paused = self.local.paused_for(name) if unpaused else 0.0
+            if paused > 0:  # a vendor's 429 or 503 paused the provider while this caller waited for its slot
+                if patience is not None:  # another provider is asked, as a paused one is skipped
+                    raise self._exhausted(name, None, paused, patience)
+                await self.acquire(name, max_wait - wait, sleep)
 
     def _give_back(self, name: str, slot: int) -> None:
         """Offer a shared slot taken for a request that will not be sent to the next caller
