@@ -224,7 +224,8 @@ class Planner:
 
     def plan(self, capability: Capability, backend: BackendSpec | None, mode: str | None) -> tuple[Plan, float]:
         """The call's plan and the deadline allowance of its slow providers (raises like :func:`resolve`)."""
-        check_mode(mode)
+        if mode is not None:
+            check_mode(mode)
         registry = self.registry
         if self._version != registry.version:
             self._plans, self._ranked, self._version = {}, {}, registry.version

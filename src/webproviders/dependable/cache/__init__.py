@@ -127,9 +127,10 @@ class ResultCache:
             problem = type(exc).__name__
         else:
             if isinstance(value, dict) and "data" in value and isinstance(value.get("meta"), dict):
-                stored = value.pop(STORED_AT, None)
-                if isinstance(stored, (int, float)) and self.clock() - stored > ttl:
-                    return None  # older than this config keeps answers: the fresh one replaces it
+                if store.shared:  # stamped when stored there (see STORED_AT)
+                    stored = value.pop(STORED_AT, None)
+                    if isinstance(stored, (int, float)) and self.clock() - stored > ttl:
+                        return None  # older than this config keeps answers: the fresh one replaces it
                 return value
             problem = "not an answer"
         # A torn write, another program's key, an older format: a miss, which the answer overwrites.
