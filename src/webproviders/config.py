@@ -571,7 +571,11 @@ class PluginSettings(Section):
     @field_validator("paths")
     @classmethod
     def _no_empty_paths(cls, value: list[str]) -> list[str]:
-        """An unset ``${VAR}`` names no folder; as a path it would be the working directory."""
+        """An unset ``${VAR}`` names no folder; as a path it would be the working directory.
+        A NUL (``"\\0"`` in YAML) names no folder either: the operating system refuses it,
+        which failed every call as a provider's error."""
+        if any("\x00" in path for path in value):
+            raise ValueError("a folder path cannot hold a NUL character (\\0); write the folder's path")
         return [path for path in value if path.strip()]
 
 

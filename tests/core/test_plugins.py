@@ -132,6 +132,17 @@ def test_a_plugin_path_from_an_unset_variable_is_not_the_working_directory(
     assert not [row for row in list_providers(config) if row["source"] == "user"]
 
 
+def test_a_plugin_path_holding_a_nul_is_a_config_error(tmp_path: Path) -> None:
+    """``paths: ["plugins\\0"]`` (an escape YAML reads as a NUL) failed every call, whatever its
+    backend, as ``provider_error`` "ValueError: embedded null byte"."""
+    from webproviders.config import ConfigError, load_config
+
+    file = tmp_path / "webproviders.yaml"
+    file.write_text('plugins:\n  paths: ["plugins\\0"]\n')
+    with pytest.raises(ConfigError, match=r"'plugins.paths' \(line 2\): a folder path cannot hold a NUL character"):
+        load_config(file)
+
+
 def test_a_typo_in_plugins_enabled_or_disabled_is_named(
     write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
