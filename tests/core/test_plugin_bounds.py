@@ -185,3 +185,45 @@ def test_a_call_that_gives_up_on_a_slow_import_names_the_plugin(
         "Loading plugins took longer than this call's 0.3 s (entry point plugin 'slowpkg' is still loading)"
     )
     assert returns(lambda: dispatch_search("q", backend="stub", config=config))["success"] is True
+
+
+_HANGING_CAPABILITIES = """
+import threading
+from webproviders import WebSearchProvider
+
+RELEASE = threading.Event()
+
+
+class Stuck(WebSearchProvider):
+    name = "stuck"
+
+    def is_available(self):
+        return True
+
+    def supports_extract(self):
+        RELEASE.wait()
+        return False
+
+    def search(self, query, limit=5, **options):
+        return []
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Stuck())
+"""
+
+
+def test_a_provider_whose_own_code_hangs_while_registering_is_skipped(
+    hanging_config: Callable[..., Any],
+) -> None:
+    """The registration reads the provider's capabilities; one that never returned there held
+    every listing and every call for as long as it hung, whatever ``plugins.register_timeout`` said."""
+    config = hanging_config(_HANGING_CAPABILITIES, "stuckplugin", register_timeout=0.3)
+    pool = ThreadPoolExecutor(1)
+    try:
+        rows = {row["name"]: row for row in pool.submit(list_providers, config).result(timeout=SAFETY_NET)}
+    finally:
+        pool.shutdown(wait=False)  # a regression leaves the listing waiting until teardown's release
+    assert "stuck" not in rows
+    assert "did not finish within 0.3 s" in rows["stuckplugin"]["load_error"]
+    assert returns(lambda: dispatch_search("q", backend="stub", config=config))["success"] is True

@@ -162,22 +162,15 @@ class PluginContext:
                 "register_web_search_provider()'s manifest= takes a mapping of plugin.yaml's provider keys "
                 f"(such as {{'fetch': 'none'}}), not a {type(manifest).__name__}"
             )
-        with self._lock:
-            if self._closed:
-                raise RuntimeError(f"plugin '{self._record.name}' registered a provider after its register() timed out")
-            self._add(provider, manifest)
-
-    def _add(self, provider: WebSearchProvider, manifest: ProviderManifest | dict[str, Any] | None) -> None:
+        # The provider's own code (its name, capabilities, setup schema) runs outside the lock:
+        # close() takes it, and a provider whose code never returns held the loader (every
+        # call, every listing) past plugins.register_timeout, for as long as it hung.
         name = provider.name
         if self._record.source != "user" and name in self.config.plugins.disabled:
             return  # turned off; a user plugin may register the name instead
         existing = self._providers.get(name)
-        if existing is not None and existing.record is self._record and existing.loaded is None:
-            existing.manifest = provider.manifest = self._facts_for(provider, manifest)  # declared: fill it in
-            existing.loaded = provider
-            self._check_methods(provider, existing.manifest)
-            return
-        if existing is not None:
+        declared = existing is not None and existing.record is self._record and existing.loaded is None
+        if existing is not None and not declared:
             message = (
                 f"provider name '{name}' from {self._record.source} plugin "
                 f"'{self._record.name}' is already registered by {existing.source} plugin "
@@ -186,11 +179,18 @@ class PluginContext:
             log.warning("Duplicate provider: %s.", message)
             raise DuplicateProvider(message)
         facts = self._facts_for(provider, manifest)
-        provider.manifest = facts
-        self._providers[name] = ProviderEntry(facts, self._record, provider)
-        self._record.providers.append(name)
-        if manifest is not None or self.declared_manifest(name) is not None:  # else read from the provider itself
-            self._check_methods(provider, facts)
+        with self._lock:
+            if self._closed:
+                raise RuntimeError(f"plugin '{self._record.name}' registered a provider after its register() timed out")
+            provider.manifest = facts
+            if existing is not None:  # declared: fill it in
+                existing.manifest = facts
+                existing.loaded = provider
+            else:
+                self._providers[name] = ProviderEntry(facts, self._record, provider)
+                self._record.providers.append(name)
+        if declared or manifest is not None or self.declared_manifest(name) is not None:
+            self._check_methods(provider, facts)  # else the facts were read from the provider itself
 
     def _check_methods(self, provider: WebSearchProvider, facts: ProviderManifest) -> None:
         """Say when the capabilities declared and the methods written disagree: a call to one
