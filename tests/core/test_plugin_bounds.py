@@ -227,3 +227,40 @@ def test_a_provider_whose_own_code_hangs_while_registering_is_skipped(
     assert "stuck" not in rows
     assert "did not finish within 0.3 s" in rows["stuckplugin"]["load_error"]
     assert returns(lambda: dispatch_search("q", backend="stub", config=config))["success"] is True
+
+
+_HANGING_REASON = """
+import threading
+from webproviders import WebSearchProvider
+
+RELEASE = threading.Event()
+
+
+class Vague(WebSearchProvider):
+    name = "vague"
+
+    def is_available(self):
+        return False
+
+    def unavailable_reason(self):
+        RELEASE.wait()
+        return "no"
+
+    def search(self, query, limit=5, **options):
+        return []
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Vague())
+"""
+
+
+def test_a_hanging_unavailable_reason_is_the_method_named(hanging_config: Callable[..., Any]) -> None:
+    """``is_available()`` answered False at once; the sentence blamed it for the
+    ``unavailable_reason()`` that hung, sending the plugin's author to the wrong method."""
+    config = hanging_config(_HANGING_REASON, "vague-plugin", availability_timeout=0.3)
+    named = returns(lambda: dispatch_search("q", backend="vague", config=config))
+    assert named["error_code"] == "not_configured"
+    assert "unavailable_reason() did not return within 0.3 s" in named["error"]
+    rows = {row["name"]: row for row in returns(lambda: list_providers(config))}
+    assert rows["vague"]["reason"].startswith("unavailable_reason() has not returned yet")

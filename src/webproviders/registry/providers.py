@@ -60,8 +60,9 @@ class Registry:
         #: Recent answers: name -> (environment fingerprint, expiry, answer, whether the
         #: provider's own ``is_available()`` is in it).
         self._answers: dict[str, tuple[tuple[str | None, ...], float, Availability, bool]] = {}
-        #: ``is_available()`` calls that overran and have not returned yet.
-        self._hung: dict[str, Future[Availability]] = {}
+        #: ``is_available()`` calls that overran and have not returned yet, with the method
+        #: of the provider's they were in (``unavailable_reason`` once it said no).
+        self._hung: dict[str, tuple[Future[Availability], list[str]]] = {}
         #: Plugin loads under way or done, by record.
         self._loading: dict[int, Future[None]] = {}
         self._lock = threading.Lock()
@@ -246,7 +247,7 @@ class Registry:
         self._lock = threading.Lock()
         self._load_lock = threading.RLock()
         self._loading = {key: future for key, future in self._loading.items() if future.done()}
-        self._hung = {name: future for name, future in self._hung.items() if future.done()}
+        self._hung = {name: hung for name, hung in self._hung.items() if hung[0].done()}
 
     def load_all(self) -> None:
         """Load the code of every plugin (``webproviders providers`` shows what fails)."""
@@ -380,30 +381,32 @@ class Registry:
         name = entry.manifest.name
         hung = self._hung.get(name)
         if hung is not None:
-            if not hung.done():
-                return (False, "is_available() has not returned yet; the provider is skipped until it does"), None
+            if not hung[0].done():
+                return (False, f"{hung[1][0]}() has not returned yet; the provider is skipped until it does"), None
             self._hung.pop(name, None)
         if _on_loop.get():
             raise RunsPluginCode()
         limit = self.config.plugins.availability_timeout
         left = context.remaining_time()
         bound = limit if left is None else min(limit, left)
+        asking = ["is_available"]
         try:
-            return call_bounded(_ask_provider, bound, entry), True
+            return call_bounded(_ask_provider, bound, entry, asking), True
         except Overran as overran:
-            self._hung[name] = overran.future
+            self._hung[name] = (overran.future, asking)
+            method = asking[0]
             if bound < limit:  # the call ran out of time, not the provider: a timeout, no verdict
                 from ..errors import WebTimeoutError
 
                 raise WebTimeoutError(
-                    f"{name}'s is_available() had not answered by this call's deadline, {bound:.1f} s after it "
+                    f"{name}'s {method}() had not answered by this call's deadline, {bound:.1f} s after it "
                     f"was asked; it goes on in the background (it may take up to {limit:g} s, "
                     "plugins.availability_timeout).",
                     provider=name,
                 ) from None
-            log.warning("Provider '%s': is_available() did not return within %g s; it is skipped.", name, limit)
+            log.warning("Provider '%s': %s() did not return within %g s; it is skipped.", name, method, limit)
             return (False, (
-                f"is_available() did not return within {limit:g} s (plugins.availability_timeout); "
+                f"{method}() did not return within {limit:g} s (plugins.availability_timeout); "
                 "the provider is skipped until it does"
             )), None
 
@@ -484,7 +487,9 @@ def _configured_secrets(entry: ProviderEntry, config: Config) -> list[str]:
     return found
 
 
-def _ask_provider(entry: ProviderEntry) -> Availability:
+def _ask_provider(entry: ProviderEntry, asking: list[str]) -> Availability:
+    """The provider's verdict; ``asking`` is set to the method being called, so that a call
+    that overruns names the one that hung."""
     provider = entry.provider
     method = "is_available"
     try:
@@ -494,7 +499,7 @@ def _ask_provider(entry: ProviderEntry) -> Availability:
             return False, "is_available() is an async def; write it as a plain def answering at once (offline)"
         if answer:
             return True, None
-        method = "unavailable_reason"
+        method = asking[0] = "unavailable_reason"
         reason = provider.unavailable_reason()
     except BaseException as exc:  # noqa: BLE001 - on a worker thread: a plugin's sys.exit() is its failure
         from ..errors import exception_text
