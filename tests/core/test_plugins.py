@@ -422,6 +422,22 @@ def test_entry_points_are_the_ones_importlib_metadata_reads(
     assert any(record.name == "spaced" for record in get_registry(config).plugins) is found
 
 
+def test_an_entry_point_that_names_no_module_says_what_to_write(
+    install_entry_point: Any, make_config: Any, tmp_path: Path
+) -> None:
+    """A value such as ``acme = acme webproviders`` made the plugin's load error
+    "AttributeError: 'NoneType' object has no attribute 'group'", which says nothing to fix."""
+    install_entry_point("typo", "wp_typo", GOOD.format(name="typo"))
+    (tmp_path / "site" / "wp_typo-1.0.dist-info" / "entry_points.txt").write_text("[webproviders]\ntypo = wp typo\n")
+    config = make_config()
+    envelope = dispatch_search("q", backend="typo", config=config)
+    assert envelope["error_code"] == "not_configured"
+    assert "its entry point reads 'wp typo', which is not a 'module' or 'module:attribute' reference" in (
+        envelope["error"]
+    )
+    assert dispatch_search("q", backend="stub", config=config)["success"] is True
+
+
 def test_entry_point_plugin_is_found(install_entry_point: Any, make_config: Any) -> None:
     install_entry_point(
         "third",

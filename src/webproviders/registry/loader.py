@@ -350,6 +350,14 @@ def _load_entry_point(found: Plugins, config: Config, ep: Any) -> None:
     record = PluginRecord(name=ep.name, source="entry point", location=ep.value, loaded=True)
     found.plugins.append(record)
     loading_now[id(config)] = record
+    if ep.pattern.match(ep.value) is None:  # else load() fails as "'NoneType' object has no attribute 'group'"
+        record.error = (
+            f"its entry point reads {ep.value!r}, which is not a 'module' or 'module:attribute' reference; "
+            f"the package's [project.entry-points.{ENTRY_POINT_GROUP}] table should name its module, "
+            f"such as {ep.name} = \"package_name\""
+        )
+        log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
+        return
     try:
         plugin = ep.load()
     except BaseException as exc:  # as a plugin folder's import
