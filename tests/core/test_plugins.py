@@ -884,6 +884,31 @@ async def {hook}(capability):
     assert not [w for w in recwarn if "was never awaited" in str(w.message)]
 
 
+def test_a_dispatch_hook_that_yields_is_a_load_error_not_a_hook_that_never_runs(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A ``before_dispatch`` written with ``yield`` (a pytest hookwrapper's habit) but not
+    marked as a wrapper made a generator nobody iterated: the policy it held refused no call,
+    with no word of the plugin anywhere."""
+    code = """
+from webproviders import BlockedError
+
+def register(ctx):
+    pass
+
+def before_dispatch(capability):
+    raise BlockedError("nothing is allowed here")
+    yield
+"""
+    root = write_plugin("yieldpolicy", code)
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["yieldpolicy"]})
+    reason = "before_dispatch() yields, which does nothing when called; write it as a plain def that returns"
+    with caplog.at_level(logging.WARNING):
+        dispatch_search("q", backend="stub", config=config)
+    assert f"Plugin 'yieldpolicy' failed to register: {reason}" in [r.getMessage() for r in caplog.records]
+    assert _rows(config)["yieldpolicy"]["load_error"] == reason
+
+
 def test_what_an_after_dispatch_hook_changes_in_the_envelope_never_reaches_the_caller(
     write_plugin: Any, make_config: Any
 ) -> None:

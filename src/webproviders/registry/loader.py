@@ -468,13 +468,19 @@ def _hook_arguments_problem(plugin: Any) -> str | None:
 
 
 def _async_hook(manager: pluggy.PluginManager, plugin_id: str) -> str | None:
-    """Why the plugin cannot load when one of its hooks is an ``async def``: hooks are called,
-    never awaited, so such a hook does nothing (a policy's ``before_dispatch`` refused no call)."""
+    """Why the plugin cannot load when one of its hooks is an ``async def`` or, unmarked as
+    a wrapper, yields: hooks are called, never awaited or iterated, so such a hook does
+    nothing (a policy's ``before_dispatch`` refused no call)."""
     for name in ("register", *sorted(_HOOK_NAMES - {"register"})):
         for impl in getattr(manager.hook, name).get_hookimpls():
-            if impl.plugin_name == plugin_id and inspect.iscoroutinefunction(impl.function):
-                does = "registers nothing" if name == "register" else "does nothing"
+            if impl.plugin_name != plugin_id:
+                continue
+            does = "registers nothing" if name == "register" else "does nothing"
+            if inspect.iscoroutinefunction(impl.function):
                 return f"{name}() is an async def, which {does} when called; write it as a plain def"
+            wrapper = impl.hookwrapper or impl.wrapper
+            if not wrapper and (inspect.isgeneratorfunction(impl.function) or inspect.isasyncgenfunction(impl.function)):
+                return f"{name}() yields, which {does} when called; write it as a plain def that returns"
     return None
 
 
