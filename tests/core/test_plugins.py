@@ -143,6 +143,22 @@ def test_a_plugin_path_holding_a_nul_is_a_config_error(tmp_path: Path) -> None:
         load_config(file)
 
 
+def test_plugins_paths_naming_the_plugin_folder_itself_says_to_name_its_parent(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``paths: [.../plugins/acme]`` (the plugin's own folder, not the one holding it) found
+    nothing, and the warning only listed that folder as searched."""
+    root = write_plugin("acme", GOOD.format(name="acme"))
+    with caplog.at_level(logging.WARNING):
+        list_providers(make_config(plugins={"paths": [str(root / "acme")], "enabled": ["acme"]}))
+    warned = [r.getMessage() for r in caplog.records if "no plugin folder holds it" in r.getMessage()]
+    assert len(warned) == 1
+    assert warned[0].endswith(
+        f"{root / 'acme'} is itself a plugin folder: plugins.paths names the folders that hold plugin folders, "
+        f"so write {root} there."
+    )
+
+
 def test_a_typo_in_plugins_enabled_or_disabled_is_named(
     write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
 ) -> None:

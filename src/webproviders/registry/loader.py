@@ -238,12 +238,25 @@ def _warn_not_found(found: Plugins, config: Config, directories: list[Path]) -> 
                 here = "a folder that no longer exists"
             log.warning(
                 "Plugin '%s' is enabled (plugins.enabled) but no plugin folder holds it; looked in %s "
-                "(a relative path is read from the working directory, %s).%s",
+                "(a relative path is read from the working directory, %s).%s%s",
                 name,
                 ", ".join(str(d) for d in directories),
                 here,
                 did_you_mean(name, [record.name for record in found.idle]),
+                _plugin_folder_named(directories),
             )
+
+
+def _plugin_folder_named(directories: list[Path]) -> str:
+    """A sentence for a folder of ``plugins.paths`` that is itself a plugin folder (it holds
+    a ``plugin.yaml``): only the folders inside it are read, so its own plugin is never found."""
+    for directory in directories:
+        if _holds_manifest(directory):
+            return (
+                f" {directory} is itself a plugin folder: plugins.paths names the folders that hold plugin "
+                f"folders, so write {directory.parent} there."
+            )
+    return ""
 
 
 def _add_folder(found: Plugins, config: Config, folder: Path, source: Source) -> None:
