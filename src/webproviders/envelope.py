@@ -11,7 +11,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
-from .errors import ERROR_CODES, ParseError, WebProviderError, error_for_code
+from .errors import ERROR_CODES, ParseError, WebProviderError, bounded, error_for_code
 from .redact import mask_userinfo
 from .surrogates import sound
 from .urls import is_http_url
@@ -147,7 +147,7 @@ def _page_failure(page: dict[str, Any], mapping: Mapping[str, Any]) -> None:
     """A failed item's fields in the envelope's terms: ``error_code`` one of the library's
     (callers switch on the closed set, and the envelope models refuse another), ``detail``
     text and ``retry_after`` seconds, whatever the provider wrote."""
-    page["error"] = _text(mapping.get("error")) or "The provider reported a failure without a message."
+    page["error"] = bounded(_text(mapping.get("error"))) or "The provider reported a failure without a message."
     code = mapping.get("error_code")
     page["error_code"] = code if code in ERROR_CODES else "provider_error"
     detail = mapping.get("detail")

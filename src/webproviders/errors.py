@@ -289,6 +289,21 @@ def quote(text: Any) -> str:
     return clean if len(clean) <= _QUOTE_CHARS else clean[: _QUOTE_CHARS - 1] + "…"
 
 
+#: Longest error sentence an envelope carries: a plugin's exception (or a failed item it
+#: wrote) may hold megabytes of text, a dumped response, which would reach the model whole
+#: and be scrubbed whole first.
+MESSAGE_CHARS = 4_000
+
+
+def bounded(text: str) -> str:
+    """``text`` held to :data:`MESSAGE_CHARS`, saying how much was left out; the word cut at
+    the end goes, as it may be the start of a secret that the scrub would no longer know."""
+    if len(text) <= MESSAGE_CHARS:
+        return text
+    kept = _LAST_WORD.sub("", text[:MESSAGE_CHARS]).rstrip()
+    return f"{kept} … ({len(text) - len(kept):,} more characters left out)"
+
+
 def said(message: str) -> str:
     """``: <vendor text>.`` to end one of our sentences with, or just the full stop."""
     if not message:
@@ -700,7 +715,7 @@ def exception_text(exc: BaseException) -> str:
 def to_provider_error(exc: BaseException, provider: str | None) -> WebProviderError:
     """Map an exception to our hierarchy, scrubbing secrets from the message."""
     error = _map(exc, provider)
-    error.message = scrub(error.message)
+    error.message = scrub(bounded(error.message))
     error.args = (error.message,)
     if error.provider is None:
         error.provider = provider
