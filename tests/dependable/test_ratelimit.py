@@ -402,6 +402,24 @@ def test_a_shared_pause_holds_back_the_key_that_got_the_429_not_other_configs_ke
     assert asked == ["fv-tenant-a-123456", "fv-tenant-b-123456"]
 
 
+def _next_caller_after_one_left(config: Any, period: int) -> dict[str, Any]:
+    """With a budget of one request per ``period`` seconds of ``fake-a`` spent by a first call,
+    a second caller takes the next slot and leaves while it waits; the third call's deadline
+    (``period`` + 1 s) reaches that slot, not the one a whole window after it."""
+
+    async def run() -> dict[str, Any]:
+        first = await adispatch_search("first", backend="fake-a", config=config, timeout=20)
+        assert first["success"] is True, first
+        waiting = asyncio.ensure_future(adispatch_search("left", backend="fake-a", config=config, timeout=20))
+        await asyncio.sleep(0.5)  # it holds the next slot, a period after the first, and sleeps
+        waiting.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await waiting
+        return await adispatch_search("next", backend="fake-a", config=config, timeout=period + 1)
+
+    return asyncio.run(run())
+
+
 def test_a_shared_slot_whose_caller_left_goes_to_the_next_caller(
     freezable_redis: tuple[str, Callable[[], None]], namespace: str
 ) -> None:
@@ -413,17 +431,7 @@ def test_a_shared_slot_whose_caller_left_goes_to_the_next_caller(
     config = build_config(rate_limit={"url": url, "namespace": namespace},
                           providers={"fake-a": {"rate_limit": "1/4s"}}, cache=False, usage=False)
 
-    async def run() -> dict[str, Any]:
-        first = await adispatch_search("first", backend="fake-a", config=config, timeout=20)
-        assert first["success"] is True, first
-        waiting = asyncio.ensure_future(adispatch_search("left", backend="fake-a", config=config, timeout=20))
-        await asyncio.sleep(0.5)  # it holds the next slot, 4 s after the first, and sleeps
-        waiting.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await waiting
-        return await adispatch_search("next", backend="fake-a", config=config, timeout=6)  # 4 + 4 s is too far
-
-    envelope = asyncio.run(run())
+    envelope = _next_caller_after_one_left(config, period=4)
     assert envelope["success"] is True, envelope
     assert provider(config, "fake-a").calls == 2
 
@@ -465,17 +473,7 @@ def test_a_slot_whose_caller_left_goes_to_the_next_caller_in_this_process() -> N
     that stopped waiting stayed spent, and the next caller's came a whole window later."""
     config = build_config(providers={"fake-a": {"rate_limit": "1/2s"}}, cache=False, usage=False)
 
-    async def run() -> dict[str, Any]:
-        first = await adispatch_search("first", backend="fake-a", config=config, timeout=20)
-        assert first["success"] is True, first
-        waiting = asyncio.ensure_future(adispatch_search("left", backend="fake-a", config=config, timeout=20))
-        await asyncio.sleep(0.5)  # it holds the next slot, 2 s after the first, and sleeps
-        waiting.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await waiting
-        return await adispatch_search("next", backend="fake-a", config=config, timeout=3)  # 2 + 2 s is too far
-
-    envelope = asyncio.run(run())
+    envelope = _next_caller_after_one_left(config, period=2)
     assert envelope["success"] is True, envelope
     assert provider(config, "fake-a").calls == 2
 
@@ -489,17 +487,7 @@ def test_a_slot_whose_caller_left_goes_to_the_next_caller_while_redis_is_down() 
     config = build_config(rate_limit={"url": f"redis://127.0.0.1:{free_port()}/0"},
                           providers={"fake-a": {"rate_limit": "1/2s"}}, cache=False, usage=False)
 
-    async def run() -> dict[str, Any]:
-        first = await adispatch_search("first", backend="fake-a", config=config, timeout=20)
-        assert first["success"] is True, first
-        waiting = asyncio.ensure_future(adispatch_search("left", backend="fake-a", config=config, timeout=20))
-        await asyncio.sleep(0.5)  # it holds the next slot, 2 s after the first, and sleeps
-        waiting.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await waiting
-        return await adispatch_search("next", backend="fake-a", config=config, timeout=3)  # 2 + 2 s is too far
-
-    envelope = asyncio.run(run())
+    envelope = _next_caller_after_one_left(config, period=2)
     assert envelope["success"] is True, envelope
     assert provider(config, "fake-a").calls == 2
 
