@@ -26,6 +26,7 @@ limit, a refused priced request) and says so with :meth:`StoreGuard.warn`: a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
 import threading
 import time
@@ -63,6 +64,20 @@ async def offload(fn: Callable[..., T], *args: Any) -> T:
 def begin(fn: Callable[..., T], *args: Any) -> Future[T]:
     """Start ``fn(*args)`` in the store pool without awaiting it (work a batch of callers awaits)."""
     return _store.executor().submit(fn, *args)
+
+
+def when_done(future: Future[T], then: Callable[[T], object]) -> None:
+    """``then(result)`` once ``future``, a store operation its caller stopped waiting for, has
+    a result (not when it failed): how what the store did anyway (a claim, a slot) is undone.
+    Nothing once the store threads are gone, as the process exits."""
+
+    def done(finished: Future[T]) -> None:
+        if finished.cancelled() or finished.exception() is not None:
+            return
+        with contextlib.suppress(RuntimeError):
+            then(finished.result())
+
+    future.add_done_callback(done)
 
 
 def _refused_one_command(exc: Exception) -> bool:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import copy
 import time
 from collections.abc import Awaitable, Callable
@@ -22,7 +21,7 @@ from ...asynctimeout import within
 from ...errors import WebProviderError, WebTimeoutError
 from ...redact import get_logger
 from ..health import CALL_DEADLINE
-from ..offload import StoreGuard, StoreUnavailable, begin
+from ..offload import StoreGuard, StoreUnavailable, begin, when_done
 from . import handover
 from .fingerprint import cache_key
 from .flight import Flights
@@ -227,16 +226,8 @@ class ResultCache:
         """A claim its caller stopped waiting for (cancelled, or past the store's bound) that the
         store makes anyway is let go as soon as it is made: no worker will answer it, and the
         others asking the same would wait on it until their deadlines."""
-        if not sent:
-            return
-
-        def release(claimed: concurrent.futures.Future[Any]) -> None:
-            if claimed.cancelled() or claimed.exception() is not None or not claimed.result():
-                return
-            with contextlib.suppress(RuntimeError):  # the store threads are gone: the process is exiting
-                begin(self.store.release, key, claimed.result())
-
-        sent[-1].add_done_callback(release)
+        if sent:
+            when_done(sent[-1], lambda token: token and begin(self.store.release, key, token))
 
     async def _hand_over(self, key: str, value: Any) -> None:
         """Leave what the workers waiting on this claim would otherwise ask for again (see

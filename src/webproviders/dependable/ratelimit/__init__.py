@@ -28,7 +28,7 @@ from ...redact import get_logger
 from ...retry_after import MAX_QUOTA_RESET
 from ..batch import Batcher
 from ..health import CALL_DEADLINE
-from ..offload import StoreGuard, StoreUnavailable, offload
+from ..offload import StoreGuard, StoreUnavailable, offload, when_done
 from .local import LocalLimiter
 from .spec import Rate, parse_rate, rate_or_none
 
@@ -213,15 +213,12 @@ class RateLimits:
         if method != "reserve" or not sent or batcher is None:
             return
 
-        def give_back(answer: Future[Any]) -> None:
-            if answer.cancelled() or answer.exception() is not None:
-                return
-            _wait, taken, slot = answer.result()
+        def give_back(answer: tuple[float, bool, int | None]) -> None:
+            _wait, taken, slot = answer
             if taken and slot is not None:
-                with contextlib.suppress(RuntimeError):  # the store threads are gone: the process is exiting
-                    batcher.submit(("give_back", (args[0], slot)))
+                batcher.submit(("give_back", (args[0], slot)))
 
-        sent[-1].add_done_callback(give_back)
+        when_done(sent[-1], give_back)
 
     def _connect(self) -> Batcher[tuple[str, tuple[Any, ...]], Any]:
         """The one batcher (and Redis client) of this limiter, however many first calls ask at once."""
