@@ -47,6 +47,25 @@ def register(ctx):
 """
 
 
+def _silent(let_go: Callable[[str], object]) -> type[BaseHTTPRequestHandler]:
+    """A handler that never answers and calls ``let_go(path)`` when the client closes the
+    connection of a request to ``path``."""
+
+    class Silent(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.connection.settimeout(20)
+            try:
+                if self.connection.recv(1) == b"":
+                    let_go(self.path)
+            except OSError:
+                pass
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    return Silent
+
+
 @pytest.fixture
 def site(http_server: Any) -> str:
     """A site whose pages take a moment to answer (so a call is still running when cancelled)."""
@@ -140,19 +159,7 @@ def test_a_call_cancelled_by_an_anyio_scope_closes_its_connections(http_server: 
 
     closed: list[str] = []
 
-    class Silent(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # never answers; notes when the client lets go
-            self.connection.settimeout(20)
-            try:
-                if self.connection.recv(1) == b"":
-                    closed.append(self.path)
-            except OSError:
-                pass
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    site = f"http://127.0.0.1:{http_server(Silent).server_address[1]}"
+    site = f"http://127.0.0.1:{http_server(_silent(closed.append)).server_address[1]}"
     config: Config = make_config(
         web={
             "allowed_hosts": ["127.0.0.1"],
@@ -189,19 +196,7 @@ def test_a_vendor_request_cut_off_at_the_call_s_deadline_closes_its_connection(
 
     closed = threading.Event()
 
-    class Silent(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # never answers; notes when the client lets go
-            self.connection.settimeout(20)
-            try:
-                if self.connection.recv(1) == b"":
-                    closed.set()
-            except OSError:
-                pass
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    site = f"http://127.0.0.1:{http_server(Silent).server_address[1]}"
+    site = f"http://127.0.0.1:{http_server(_silent(lambda _path: closed.set())).server_address[1]}"
     config: Config = make_config(
         web={"usage": False, "cache": False, "retry": {"max_retries": 0}, "providers": {"searxng": {"base_url": site}}}
     )

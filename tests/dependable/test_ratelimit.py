@@ -171,7 +171,9 @@ def test_the_manifest_default_budget_applies_and_config_can_switch_it_off() -> N
     assert sleeps.waits == []
 
 
-def test_a_429_with_retry_after_pauses_the_provider_for_every_caller() -> None:
+def _fake_vendor_on_a_clock() -> tuple[Any, Any, dict[str, Any]]:
+    """A config searching ``fake-vendor`` once per call (no retry, no cache), the sleeps its
+    waits go to, and a vendor answer with one hit."""
     config = build_config(
         search_backend="fake-vendor",
         cache=False,
@@ -179,7 +181,11 @@ def test_a_429_with_retry_after_pauses_the_provider_for_every_caller() -> None:
         providers={"fake-vendor": {"api_key": "fv-key-123456"}},
     )
     _, sleeps = _clocked(config)
-    body = {"results": [{"title": "t", "link": "https://example.com/", "snippet": "s"}]}
+    return config, sleeps, {"results": [{"title": "t", "link": "https://example.com/", "snippet": "s"}]}
+
+
+def test_a_429_with_retry_after_pauses_the_provider_for_every_caller() -> None:
+    config, sleeps, body = _fake_vendor_on_a_clock()
     with respx.mock() as mock:
         route = mock.get("https://api.fake-vendor.test/v1/search").mock(
             side_effect=[httpx.Response(429, headers={"Retry-After": "7"}), httpx.Response(200, json=body)]
@@ -194,14 +200,7 @@ def test_a_429_with_retry_after_pauses_the_provider_for_every_caller() -> None:
 def test_a_503_with_retry_after_pauses_the_provider_for_every_caller_as_a_429_does() -> None:
     """An outage's Retry-After (RFC 9110) held back only the call that got it: the next call
     in the process asked the vendor again at once."""
-    config = build_config(
-        search_backend="fake-vendor",
-        cache=False,
-        retry={"max_retries": 0},
-        providers={"fake-vendor": {"api_key": "fv-key-123456"}},
-    )
-    _, sleeps = _clocked(config)
-    body = {"results": [{"title": "t", "link": "https://example.com/", "snippet": "s"}]}
+    config, sleeps, body = _fake_vendor_on_a_clock()
     with respx.mock() as mock:
         route = mock.get("https://api.fake-vendor.test/v1/search").mock(
             side_effect=[httpx.Response(503, headers={"Retry-After": "7"}), httpx.Response(200, json=body)]
