@@ -32,7 +32,7 @@ EXIT_FAILURE = 1
 #: A bad command line or invalid input: a malformed query or URL, an unsafe URL, an option
 #: the backend cannot honour.
 EXIT_USAGE = 2
-#: The configuration: a bad config file, an unknown backend, a backend that is not set up.
+#: The configuration: a bad config file, a configured backend no provider has, one that is not set up.
 EXIT_CONFIG = 3
 #: The vendor refused the credentials.
 EXIT_AUTH = 4
@@ -521,10 +521,10 @@ def _unknown_backends(registry: Any, capability: str | None = None) -> list[str]
         if capability is not None and key not in ("backend", f"{capability}_backend"):
             continue
         spec = getattr(web, key)
-        unknown = [n for n in backend_names(spec) if registry.get(n) is None] if spec is not None else []
+        unknown = [n for n in backend_names(spec) if registry.get(registry.named(n)) is None] if spec is not None else []
         if unknown:
             where = f"${var}" if os.environ.get(var, "").strip() else f"web.{key}"
-            hints = "".join(did_you_mean(str(name), known) for name in unknown)
+            hints = "".join(did_you_mean(str(name).lower(), known) for name in unknown)
             problems.append(
                 scrub(
                     f"{where} names {', '.join(repr(n) for n in unknown)}, which no installed provider is "

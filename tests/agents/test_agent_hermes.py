@@ -83,9 +83,9 @@ def test_an_unknown_name_answers_and_never_raises(make_config: Any) -> None:
     assert not (nobody.supports_search() or nobody.supports_extract() or nobody.supports_crawl())
     assert nobody.get_setup_schema() == {"name": "altavista", "badge": "", "tag": "", "env_vars": []}
     refused = nobody.search("q")
-    assert refused["success"] is False and refused["error_code"] == "not_configured"
+    assert refused["success"] is False and refused["error_code"] == "invalid_input"
     for page in (nobody.extract(["https://a.example/"])[0], nobody.crawl("https://a.example/")["results"][0]):
-        assert page["url"] == "https://a.example/" and page["error_code"] == "not_configured"
+        assert page["url"] == "https://a.example/" and page["error_code"] == "invalid_input"
         assert "Unknown backend 'altavista'" in page["error"]
 
 

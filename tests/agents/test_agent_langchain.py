@@ -161,7 +161,7 @@ def test_provider_failure_is_text_not_an_exception(stub_config: Any) -> None:
     text = WebExtractTool(config=stub_config).invoke(
         {"urls": ["https://x.example/"], "backend": "nosuch"}
     )
-    assert text.startswith("Error [not_configured]: Unknown backend 'nosuch'")
+    assert text.startswith("Error [invalid_input]: Unknown backend 'nosuch'")
 
 
 def test_max_chars_is_honoured(stub_config: Any) -> None:

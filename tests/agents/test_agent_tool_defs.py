@@ -314,5 +314,5 @@ def test_backend_argument_chooses_the_provider(make_config: Any) -> None:
     assert envelope["success"] and envelope["provider"] == "stub"
     unknown = call_tool("web_search", {"query": "x", "backend": "nosuch"}, config=make_config())
     assert (
-        unknown["error_code"] == "not_configured" and "Unknown backend 'nosuch'" in unknown["error"]
+        unknown["error_code"] == "invalid_input" and "Unknown backend 'nosuch'" in unknown["error"]
     )

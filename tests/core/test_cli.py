@@ -120,8 +120,8 @@ def test_failure_is_one_line_and_non_zero() -> None:
 
 def test_failure_with_json_still_exits_non_zero() -> None:
     result = run("search", "q", "--backend", "no-such-backend", "--json")
-    assert result.returncode == 3
-    assert json.loads(result.stdout)["error_code"] == "not_configured"
+    assert result.returncode == 2  # a name no provider has, on the command line: bad usage
+    assert json.loads(result.stdout)["error_code"] == "invalid_input"
 
 
 def test_extract_and_crawl() -> None:
@@ -613,7 +613,7 @@ def test_handlers_registered_before_the_command_still_run_at_exit(tmp_path: Path
     )
     env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env)
-    assert result.returncode == 3  # a configuration error, as without the quick exit
+    assert result.returncode == 2  # bad usage (an unknown --backend), as without the quick exit
     assert result.stdout.splitlines()[-1] == "registered before the command"
 
 

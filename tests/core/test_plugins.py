@@ -80,13 +80,22 @@ def test_configs_loading_one_plugin_from_two_threads_at_once_both_get_it(
 
 
 def test_an_unknown_backend_one_typo_away_from_a_provider_names_it(make_config: Any) -> None:
-    """``WEB_SEARCH_BACKEND=Brave`` or ``tavilly`` answered with the list of 25 names to search
-    by eye; the likely one is named first. A name near none gets the list alone."""
+    """``tavilly`` answered with the list of 25 names to search by eye; the likely one is
+    named first, and the caller's mistake is ``invalid_input``. A name near none gets the list alone."""
     config = make_config()
-    for given, meant in (("Brave", "brave"), ("tavilly", "tavily"), ("googlecse", "google-cse")):
-        error = dispatch_search("q", backend=given, config=config)["error"]
-        assert error.startswith(f"Unknown backend '{given}'. Did you mean '{meant}'? Known backends: ")
+    for given, meant in (("Tavilly", "tavily"), ("tavilly", "tavily"), ("googlecse", "google-cse")):
+        envelope = dispatch_search("q", backend=given, config=config)
+        assert envelope["error_code"] == "invalid_input"
+        assert envelope["error"].startswith(f"Unknown backend '{given}'. Did you mean '{meant}'? Known backends: ")
     assert "Did you mean" not in dispatch_search("q", backend="altavista", config=config)["error"]
+
+
+def test_a_backend_written_as_its_vendor_spells_it_is_that_provider(make_config: Any) -> None:
+    """Provider names are lower case; ``backend="Stub"`` or ``search_backend: [STUB]`` was an
+    "Unknown backend" that named the very provider meant."""
+    for config, backend in ((make_config(), "Stub"), (make_config(), ["STUB"]), (make_config(web={"search_backend": ["Stub"]}), None)):
+        envelope = dispatch_search("q", backend=backend, config=config)
+        assert envelope["success"] is True and envelope["provider"] == "stub", envelope
 
 
 def test_a_disabled_folder_with_a_broken_manifest_is_not_listed_as_failing(

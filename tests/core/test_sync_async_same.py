@@ -200,6 +200,6 @@ def test_the_next_call_follows_a_changed_default_config(pair_config: Any, make_c
         set_default_config(make_config(web={"cache": False, "search_backend": "stub"}))
         answer = dispatch_search("q")
         assert answer["provider"] == "stub" and answer["meta"]["requested_backend"] is None
-        assert dispatch_search("q", backend="sync-search")["error_code"] == "not_configured"
+        assert dispatch_search("q", backend="sync-search")["error_code"] == "invalid_input"
     finally:
         set_default_config(None)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from ..config import MAX_TIMEOUT, BackendSpec, backend_names
-from ..errors import InvalidInputError, NotConfiguredError, UnsupportedError
+from ..errors import InvalidInputError, NotConfiguredError, UnsupportedError, WebProviderError
 from ..manifest import PRIORITY_KEYLESS, Capability
 from ..registry.providers import Registry
 from ..registry.registration import ProviderEntry
@@ -42,10 +42,11 @@ class Plan:
     standby: bool = False
 
 
-def _parse(spec: BackendSpec) -> tuple[list[str], Mode]:
-    """The names a backend choice lists, each once (a provider named twice, as a composed
-    ``${PRIMARY},brave`` may, is asked and paid for once, and fused once), and its mode."""
-    names = list(dict.fromkeys(backend_names(spec)))
+def _parse(spec: BackendSpec, registry: Registry) -> tuple[list[str], Mode]:
+    """The providers a backend choice names (``Brave`` is ``brave``), each once (a provider
+    named twice, as a composed ``${PRIMARY},brave`` may, is asked and paid for once, and fused
+    once), and its mode."""
+    names = list(dict.fromkeys(registry.named(name) for name in backend_names(spec)))
     if isinstance(spec, dict):
         return names, "fuse"
     if isinstance(spec, str):
@@ -53,18 +54,24 @@ def _parse(spec: BackendSpec) -> tuple[list[str], Mode]:
     return names, "chain"
 
 
-def _unknown(name: str, registry: Registry) -> NotConfiguredError:
-    return NotConfiguredError(registry.why_unknown(name), provider=name)
+def _unknown(name: str, registry: Registry, source: str) -> WebProviderError:
+    """A name no provider has: the caller's mistake (``invalid_input``) when the call's own
+    ``backend=`` gave it and no plugin could provide it; else a set-up to fix (a plugin turned
+    off, not enabled or failing to load, a config naming no provider): ``not_configured``."""
+    sentence, mistaken = registry.why_unknown(name)
+    if mistaken and source == "argument":
+        return InvalidInputError(sentence, provider=name)
+    return NotConfiguredError(sentence, provider=name)
 
 
 def _capable(registry: Registry, capability: Capability) -> list[str]:
     return [e.manifest.name for e in registry.entries() if registry.supports(e, capability)]
 
 
-def _check_single(name: str, capability: Capability, registry: Registry) -> None:
+def _check_single(name: str, capability: Capability, registry: Registry, source: str) -> None:
     entry = registry.get(name)
     if entry is None:
-        raise _unknown(name, registry)
+        raise _unknown(name, registry, source)
     available, reason = registry.availability(entry, load=True)  # its code may state its facts anew
     if not registry.supports(entry, capability):
         able = ", ".join(_capable(registry, capability)) or "none installed"
@@ -78,17 +85,17 @@ def _check_single(name: str, capability: Capability, registry: Registry) -> None
 def _explicit(
     spec: BackendSpec, capability: Capability, registry: Registry, source: str
 ) -> Plan:
-    names, mode = _parse(spec)
+    names, mode = _parse(spec, registry)
     if not names:
         raise NotConfiguredError(f"The backend given in {source} names no provider.")
     if mode == "single":
-        _check_single(names[0], capability, registry)
+        _check_single(names[0], capability, registry, source)
         return Plan(capability, names, mode, source, spec)
     plan = Plan(capability, [], mode, source, spec)
     for name in names:
         entry = registry.get(name)
         if entry is None:
-            raise _unknown(name, registry)
+            raise _unknown(name, registry, source)
         if not registry.supports(entry, capability):
             plan.skipped.append((name, "unsupported", f"'{name}' cannot {capability}"))
             continue
@@ -102,10 +109,10 @@ def _explicit(
 
 def _shared_fallback(spec: BackendSpec, capability: Capability, registry: Registry) -> Plan | None:
     """``web.backend`` applies only to capabilities its providers have."""
-    names, _ = _parse(spec)
+    names, _ = _parse(spec, registry)
     for name in names:
         if registry.get(name) is None:
-            raise _unknown(name, registry)
+            raise _unknown(name, registry, "web.backend")
     capable = [n for n in names if registry.supports(registry.get(n), capability)]  # type: ignore[arg-type]
     if not capable:
         return None
@@ -234,7 +241,7 @@ class Planner:
         if kept is not None:
             plan = kept[0]
             if plan.mode == "single":
-                _check_single(plan.candidates[0], capability, registry)
+                _check_single(plan.candidates[0], capability, registry, plan.source)
             return kept
         candidates = self._ranked.get(capability)
         if candidates is None:

@@ -143,40 +143,52 @@ class Registry:
     def get(self, name: str) -> ProviderEntry | None:
         return self._providers.get(name)
 
+    def named(self, name: str) -> str:
+        """The provider ``name`` stands for: provider names are lower case (the manifest's rule),
+        and a config often writes a vendor as it spells itself (``Brave``, ``BRAVE``), so such a
+        name is the provider's; a name no provider has is kept as written, for the sentence
+        that says so."""
+        if name in self._providers or not name.isascii():
+            return name
+        lower = name.lower()
+        return lower if lower in self._providers else name
+
     def entries(self) -> list[ProviderEntry]:
         providers = self._providers
         return [providers[name] for name in self.names()]
 
-    def why_unknown(self, name: str) -> str:
+    def why_unknown(self, name: str) -> tuple[str, bool]:
         """Why no provider is called ``name``: the plugin of that name failed to load, or some
         plugin that may have provided it did (an entry point that raised on import, a
-        ``plugin.yaml`` that did not parse), else the names there are."""
-        if name in self.config.plugins.disabled:
-            return f"Backend '{name}' is not available: plugins.disabled turns it off."
+        ``plugin.yaml`` that did not parse), else the names there are. With whether the name
+        is simply no provider's (a mistake in the name, not a plugin to set up or repair)."""
+        key = name.lower() if name.isascii() else name  # names are lower case: ``Acme`` is acme's
+        if key in self.config.plugins.disabled:
+            return f"Backend '{name}' is not available: plugins.disabled turns it off.", False
         failed = [record for record in self.plugins if record.error and not record.providers]
         for record in failed:
             declared = {item.name for item in record.manifest.providers} if record.manifest else set()
-            if name == record.name or name in declared:
+            if key == record.name or key in declared:
                 return (
                     f"Backend '{name}' is not available: its {record.source} plugin '{record.name}' failed to load "
                     f"({record.error})."
-                )
+                ), False
         for record in self._found.idle:
             declared = {item.name for item in record.manifest.providers} if record.manifest else set()
-            if name == record.name or name in declared:
+            if key == record.name or key in declared:
                 return (
                     f"Backend '{name}' is not available: its user plugin '{record.name}' ({record.location}) is not "
                     f"enabled; add '{record.name}' to plugins.enabled in the config."
-                )
+                ), False
         from ..suggest import did_you_mean  # here: only a name no provider has needs it
 
         known = ", ".join(self.names()) or "none"
-        sentence = f"Unknown backend '{name}'." + did_you_mean(name.lower(), self.names())
+        sentence = f"Unknown backend '{name}'." + did_you_mean(key, self.names())
         sentence += f" Known backends: {known}."
         if failed:
             plugins = "; ".join(f"'{record.name}' ({record.error})" for record in failed)
             sentence += f" Plugins that failed to load, and may provide it: {plugins}."
-        return sentence
+        return sentence, not failed
 
     def supports(self, entry: ProviderEntry, capability: Capability) -> bool:
         """Whether the provider's manifest lists ``capability``."""
