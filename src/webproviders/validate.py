@@ -387,11 +387,18 @@ _good_backends: set[str] = set()
 def check_backend(backend: Any) -> str | list[str] | dict[str, list[str]] | None:
     """A call's ``backend=``: a name (or ``"a,b"``), a list of names, or ``{"fuse": [names]}``.
 
-    Anything else is refused with its type named, before any provider is asked; no or an
-    empty choice is None (the configured backend applies).
+    Anything else is refused with its type named, before any provider is asked. None or ``""``
+    (an unset variable's) is None: the configured backend applies. An empty list is refused:
+    a list the caller built that came out empty, answered by whatever the config chooses,
+    would be another vendor than any it listed (as ``search_backend: []`` is refused).
     """
-    if backend is None or backend == "" or backend == [] or backend == ():
+    if backend is None or backend == "":
         return None
+    if isinstance(backend, (list, tuple)) and not backend:
+        raise InvalidInputError(
+            f"backend={shown(backend)} names no provider: list at least one, or leave backend out "
+            "(None) for the configured choice."
+        )
     if type(backend) is str:
         if backend not in _good_backends:  # a name checked once is good for every call
             parts = [part for part in backend.split(",") if part.strip()]

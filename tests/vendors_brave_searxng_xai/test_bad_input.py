@@ -76,6 +76,8 @@ def searxng(http_server: Callable[..., Any], make_config: Any) -> Any:
         (["stub", 7], "item 2 is int"),
         ([None], "item 1 is NoneType"),
         (" , ", "names no provider"),
+        ([], "backend=[] names no provider: list at least one"),  # a list that came out empty
+        ((), "backend=() names no provider"),
         (["x" * 65], "item 1 is not a provider name"),
     ],
 )
