@@ -38,9 +38,12 @@ from pydantic_core import core_schema
 from ._lazy import lazy_getattr
 from ._version import __version__
 from .homedir import expand_user, require_home
+from .pydanticplugins import look_up_plugins
 from .redact import dsn_password, get_logger, remember, scrub, url_credentials
 from .surrogates import is_sound
 from .useryaml import TooLarge, YAMLShapeError, compose, read_bytes
+
+look_up_plugins()  # before the first model: another package's broken entry points fail it
 
 if TYPE_CHECKING:
     from .price import PriceSheet

@@ -23,6 +23,9 @@ import yaml
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from . import useryaml
+from .pydanticplugins import look_up_plugins
+
+look_up_plugins()  # before the first model: another package's broken entry points fail it
 
 if TYPE_CHECKING:
     from .config import ProviderSettings

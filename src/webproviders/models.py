@@ -11,6 +11,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import ErrorCode
+from .pydanticplugins import look_up_plugins
+
+look_up_plugins()  # before the first model: another package's broken entry points fail it
 
 
 class _Open(BaseModel):

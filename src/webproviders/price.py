@@ -15,6 +15,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .pydanticplugins import look_up_plugins
+
+look_up_plugins()  # before the first model: another package's broken entry points fail it
+
 Unit = Literal["request", "url", "page"]
 
 

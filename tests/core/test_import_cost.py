@@ -25,6 +25,7 @@ ALLOWED = {
     "webproviders.context", "webproviders.manifest", "webproviders.provider", "webproviders.redact",
     "webproviders.registry", "webproviders.registry.hookspecs", "webproviders.registry.loader",
     "webproviders.registry.providers", "webproviders.registry.registration",
+    "webproviders.pydanticplugins",  # pydantic's plugin lookup, made before the first model
     "webproviders.surrogates",  # what context.warn repairs a vendor's sentence with: re only
     "webproviders.useryaml",  # the guards every user-written YAML file is read through: yaml only
 }

@@ -447,6 +447,53 @@ def test_entry_points_are_the_ones_importlib_metadata_reads(
     assert any(record.name == "spaced" for record in get_registry(config).plugins) is found
 
 
+#: The ``entry_points.txt`` of an unrelated installed package that no parser reads: a line
+#: without ``=``, and a file that is not UTF-8.
+UNREADABLE_ENTRY_POINTS = [b"[console_scripts]\nthis line has no equals sign\n", b"[console_scripts]\ncaf\xe9 = x:y\n"]
+
+
+def _install_unreadable(site: Path, content: bytes) -> None:
+    dist = site / "broken_pkg-1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: broken-pkg\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_bytes(content)
+
+
+@pytest.mark.parametrize("content", UNREADABLE_ENTRY_POINTS, ids=["no-equals-sign", "not-utf-8"])
+def test_another_packages_unreadable_entry_points_leave_ours_found(
+    content: bytes, install_entry_point: Any, make_config: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The standard lookup raises for every group when one package's file does not parse: a
+    registry was not built, and every call raised its TypeError. The plugins of the other
+    packages are found, and the broken one is named."""
+    install_entry_point("sturdy", "wp_sturdy", GOOD.format(name="sturdy"))
+    _install_unreadable(tmp_path / "site", content)
+    with caplog.at_level(logging.WARNING):
+        envelope = dispatch_search("q", backend="sturdy", config=make_config())
+    assert envelope["success"] is True and envelope["provider"] == "sturdy", envelope
+    assert any("entry_points.txt of the installed package broken-pkg" in r.getMessage() for r in caplog.records)
+
+
+@pytest.mark.parametrize("content", UNREADABLE_ENTRY_POINTS, ids=["no-equals-sign", "not-utf-8"])
+def test_another_packages_unreadable_entry_points_do_not_stop_the_import(content: bytes, tmp_path: Path) -> None:
+    """pydantic reads every package's entry points as it builds its first validator, looking for
+    its own plugins, and raised from there: ``list_providers()`` raised a TypeError from
+    importlib's internals, and so did every ``dispatch_*`` call and the CLI. The library loads,
+    and a warning names the package to repair."""
+    _install_unreadable(tmp_path / "site", content)
+    script = (
+        f"import sys; sys.path.insert(0, {str(tmp_path / 'site')!r})\n"
+        "import webproviders\n"
+        "assert webproviders.list_providers()\n"
+        "print(webproviders.dispatch_search('q', backend='stub')['success'])\n"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "PYDANTIC_DISABLE_PLUGINS"}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 0 and result.stdout.strip() == "True", result.stderr
+    assert "pydantic could not look for its plugins" in result.stderr
+    assert "the entry_points.txt of the installed package 'broken-pkg 1.0' cannot be read" in result.stderr
+
+
 def test_an_entry_point_that_names_no_module_says_what_to_write(
     install_entry_point: Any, make_config: Any, tmp_path: Path
 ) -> None:

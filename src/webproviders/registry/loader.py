@@ -395,9 +395,48 @@ def _entry_points() -> list[Any]:
     opens our group is cheaper, and most environments have none. When one does, the standard
     lookup decides, shadowed distributions and all.
     """
-    if not any(re.search(_GROUP_LINE, dist.read_text("entry_points.txt") or "") for dist in distributions()):
+    if not any(re.search(_GROUP_LINE, _entry_points_text(dist)) for dist in distributions()):
         return []
-    return sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
+    try:
+        found = list(entry_points(group=ENTRY_POINT_GROUP))
+    except Exception:  # noqa: BLE001 - another package's file that does not parse: whatever its parser meets
+        found = _readable_entry_points()
+    return sorted(found, key=lambda ep: ep.name)
+
+
+def _entry_points_text(dist: Any) -> str:
+    """A distribution's ``entry_points.txt``, or nothing for one that is not UTF-8 text."""
+    try:
+        return dist.read_text("entry_points.txt") or ""  # type: ignore[no-any-return]
+    except (OSError, ValueError):
+        return ""
+
+
+def _readable_entry_points() -> list[Any]:
+    """Our group's entry points, read distribution by distribution, when another installed
+    package's ``entry_points.txt`` does not parse (a line without ``=``): the standard lookup
+    raises for all of them, and the plugins of every other package were lost with it. The first
+    distribution of a name on the path wins, as in the standard lookup; the broken ones are
+    named in a warning."""
+    found: list[Any] = []
+    seen: set[str] = set()
+    broken: list[str] = []
+    for dist in distributions():
+        name = ""
+        try:
+            name = re.sub(r"[-_.]+", "-", dist.metadata["Name"] or "").lower()
+            if name in seen:
+                continue
+            seen.add(name)
+            found.extend(ep for ep in dist.entry_points if ep.group == ENTRY_POINT_GROUP)
+        except Exception as exc:  # noqa: BLE001 - as above
+            broken.append(f"{name or 'without a name'} ({type(exc).__name__}: {exc})")
+    if broken:
+        log.warning(
+            "The entry_points.txt of the installed package %s cannot be read, so its plugins are skipped; "
+            "repair or remove it.", ", ".join(broken)
+        )
+    return found
 
 
 def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config) -> None:
