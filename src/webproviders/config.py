@@ -970,6 +970,7 @@ def _validated(
     """:func:`config_from_dict`; ``lines`` says where each key of a file is, for the messages."""
     if data is not None and not isinstance(data, Mapping):  # a string, a list of pairs: no config
         raise ConfigError(f"Invalid configuration in {source}: the top level must be a mapping, not {type(data).__name__}.")
+    _text_keys(data, "", source)
     _warn_unexpanded(data, "", source, lines)
     tree = interpolate(dict(data or {}), env)
     if not isinstance(tree, dict):
@@ -1063,6 +1064,7 @@ def _parse_yaml(text: str, file: Path) -> tuple[Any, dict[str, int]]:
         node = compose(loader)
         if node is None:
             return None, {}
+        _not_text(node, file)
         lines = _key_lines(node, file)
         return loader.construct_document(node), lines
     except yaml.YAMLError as exc:
@@ -1106,6 +1108,73 @@ def _masked(quoted: re.Match[str]) -> str:
 
 #: The tag of YAML's merge key (``<<: *defaults``), which may be given more than once.
 _MERGE_TAG = "tag:yaml.org,2002:merge"
+_TEXT_TAG = "tag:yaml.org,2002:str"
+#: What YAML reads a key as, by its tag, where every key of a config is a name, and how to
+#: write it as one.
+_KEY_KINDS = {
+    "tag:yaml.org,2002:int": ("a number", "put it in quotes"),
+    "tag:yaml.org,2002:float": ("a number", "put it in quotes"),
+    "tag:yaml.org,2002:bool": ("true or false", "put it in quotes"),
+    "tag:yaml.org,2002:null": ("null", "put it in quotes"),
+    "tag:yaml.org,2002:timestamp": ("a date", "put it in quotes"),
+    "tag:yaml.org,2002:binary": ("binary data (!!binary)", "write the name as text"),
+}
+#: Values of a YAML type no config key takes, by tag, with what to write instead.
+_VALUE_KINDS = {
+    "tag:yaml.org,2002:binary": "binary data (!!binary), not text: write it as text",
+    "tag:yaml.org,2002:set": "a set (!!set), which keeps no order: write a list",
+}
+
+
+def _not_text(root: yaml.Node, file: Path) -> None:
+    """Refuse a key YAML does not read as text (``1:``, ``yes:``, ``!!binary ...:``) and a
+    value of a type no key takes (``!!binary``, ``!!set``), naming the key and its line. Such
+    a key was dropped as unknown, or taken as the name it decodes to (a ``!!binary`` provider
+    name), or refused as ``'mcp.users.123.[key]'``; a binary value was decoded into text."""
+    seen: set[int] = set()
+
+    def walk(node: yaml.Node, where: str) -> None:
+        if id(node) in seen:  # an alias's node, checked where its anchor is
+            return
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            for index, item in enumerate(node.value):
+                walk(item, f"{where}.{index}" if where else str(index))
+            return
+        if not isinstance(node, yaml.MappingNode):
+            return
+        for key, value in node.value:
+            line = key.start_mark.line + 1
+            if isinstance(key, yaml.ScalarNode) and key.tag not in (_TEXT_TAG, _MERGE_TAG):
+                kind, fix = _KEY_KINDS.get(key.tag, ("not text", "write it as text"))
+                place = f"under '{where}'" if where else "at the top level"
+                raise ConfigError(
+                    f"Invalid configuration in {file}: a key {place} (line {line}) is read by YAML as {kind}, not "
+                    f"text; every key is a name: {fix}."
+                )
+            path = f"{where}.{key.value}" if where else str(key.value)
+            if value.tag in _VALUE_KINDS:
+                raise ConfigError(f"Invalid configuration in {file}: '{path}' (line {line}) is {_VALUE_KINDS[value.tag]}.")
+            walk(value, path)
+
+    walk(root, "")
+
+
+def _text_keys(data: Any, where: str, source: str) -> None:
+    """Refuse a key of a config tree that is not text (a dict built in code, or parsed by the
+    caller): every key is a name, and another kind was dropped as unknown or taken as the text
+    it converts to (``b"brave"`` as ``brave``)."""
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if not isinstance(key, str):
+                place = f"under '{where}'" if where else "at the top level"
+                raise ConfigError(
+                    f"Invalid configuration in {source}: a key {place} is {type(key).__name__}, not text; every key is a name."
+                )
+            _text_keys(value, f"{where}.{key}" if where else key, source)
+    elif isinstance(data, list):
+        for index, item in enumerate(data):
+            _text_keys(item, f"{where}.{index}", source)
 
 
 def _key_lines(root: yaml.Node, file: Path) -> dict[str, int]:

@@ -650,6 +650,60 @@ def test_a_key_set_twice_in_the_file_is_named_with_its_lines(tmp_path: Path, cap
     ]
 
 
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # a provider name given as !!binary was taken as the name it decodes to, without a word
+        ("web:\n  providers:\n    !!binary c2VhcnhuZw==: {base_url: 'http://127.0.0.1:1'}\n",
+         "a key under 'web.providers' (line 3) is read by YAML as binary data (!!binary), not text; every key is a name: "
+         "write the name as text."),
+        ("? !!binary d2Vi\n: {timeout: 5}\n",
+         "a key at the top level (line 1) is read by YAML as binary data (!!binary), not text"),
+        # a user id of digits: 'mcp.users.123.[key]': should be text
+        ("mcp:\n  users:\n    123: {token_file: /run/token}\n",
+         "a key under 'mcp.users' (line 3) is read by YAML as a number, not text; every key is a name: put it in quotes."),
+        ("web:\n  timeout: 5\n  yes: 3\n", "a key under 'web' (line 3) is read by YAML as true or false"),
+        ("web:\n  ~: 3\n", "a key under 'web' (line 2) is read by YAML as null"),
+        # a binary value was decoded into text, and sent as the key
+        ("web:\n  providers:\n    brave:\n      api_key: !!binary aGVsbG8=\n",
+         "'web.providers.brave.api_key' (line 4) is binary data (!!binary), not text: write it as text."),
+        ("web:\n  search_backend: !!set {brave, ddgs}\n",
+         "'web.search_backend' (line 2) is a set (!!set), which keeps no order: write a list."),
+    ],
+    ids=["binary-provider-name", "binary-section", "number-user-id", "switch", "null", "binary-value", "set-value"],
+)
+def test_a_key_that_is_not_text_or_a_value_of_a_yaml_only_type_is_named_with_its_line(
+    text: str, expected: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value).startswith(f"Invalid configuration in {path}: {expected}")
+    assert "aGVsbG8" not in str(caught.value) and "hello" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("tree", "expected"),
+    [
+        ({"web": {"providers": {b"searxng": {"base_url": "http://127.0.0.1:1"}}}}, "a key under 'web.providers' is bytes"),
+        ({"mcp": {"users": {123: {"token_file": "/run/token"}}}}, "a key under 'mcp.users' is int"),
+        ({1: {}}, "a key at the top level is int"),
+    ],
+)
+def test_a_dict_s_key_that_is_not_text_is_named(tree: dict[Any, Any], expected: str) -> None:
+    with pytest.raises(ConfigError, match=f"^Invalid configuration in <dict>: {expected}, not text; every key is a name.$"):
+        config_from_dict(tree)
+
+
+def test_quoted_keys_and_merge_keys_are_text(tmp_path: Path) -> None:
+    path = tmp_path / "c.yaml"
+    path.write_text(
+        "base: &b {token_file: /run/token}\nmcp:\n  users:\n    '123': {<<: *b}\n", encoding="utf-8"
+    )
+    assert list(load_config(path).mcp.users) == ["123"]
+
+
 def test_a_file_s_unknown_keys_and_wrong_values_are_named_with_their_lines(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
