@@ -4,7 +4,8 @@ pydantic looks for plugins (entry-point group ``pydantic``) in the ``entry_point
 every installed distribution when it builds its first validator, and a file it cannot parse
 (another package's, with a line lacking ``=``, or not UTF-8) makes that build raise: this
 package would not import, and ``list_providers()`` or a ``dispatch_*`` call raised a
-``TypeError`` from deep inside pydantic. pydantic keeps no plugin after such a lookup, so the
+``TypeError`` from deep inside pydantic. So did a pydantic plugin that raised anything but an
+``ImportError`` as it loaded. pydantic keeps no plugin after such a lookup, so the
 lookup is made here first, its failure named in a warning with the distribution to repair,
 and the models are built as usual.
 """
@@ -35,19 +36,21 @@ def look_up_plugins() -> None:
 
 
 def _unreadable() -> str:
-    """The installed distributions whose entry points cannot be read, named."""
+    """The installed distributions whose entry points cannot be read, named; else the pydantic
+    plugins installed, one of which raised as it loaded (pydantic lets only an ImportError or
+    an AttributeError pass)."""
     from importlib.metadata import distributions
 
-    names = []
+    names, plugins = [], []
     for dist in distributions():
         try:
-            dist.entry_points  # noqa: B018 - parsed to see whether it can be
+            name = f"{dist.metadata['Name']} {dist.version}"
+        except Exception:  # noqa: BLE001 - its metadata may be as broken
+            name = "one whose name cannot be read either"
+        try:
+            plugins.extend(f"'{ep.name}' of {name}" for ep in dist.entry_points if ep.group == "pydantic")
         except Exception:  # noqa: BLE001 - a malformed file raises whatever its parser meets
-            try:
-                name = f"'{dist.metadata['Name']} {dist.version}'"
-            except Exception:  # noqa: BLE001 - its metadata may be as broken
-                name = "one whose name cannot be read either"
-            names.append(name)
-    if not names:
-        return "no installed package's entry_points.txt was found unreadable"
-    return f"the entry_points.txt of the installed package {', '.join(names)} cannot be read"
+            names.append(f"'{name}'")
+    if names:
+        return f"the entry_points.txt of the installed package {', '.join(names)} cannot be read"
+    return f"a pydantic plugin raised as it loaded (installed: {', '.join(plugins) or 'none found'})"

@@ -494,6 +494,26 @@ def test_another_packages_unreadable_entry_points_do_not_stop_the_import(content
     assert "the entry_points.txt of the installed package 'broken-pkg 1.0' cannot be read" in result.stderr
 
 
+def test_a_pydantic_plugin_that_raises_as_it_loads_does_not_stop_the_import(tmp_path: Path) -> None:
+    """pydantic lets only an ImportError or an AttributeError of a plugin pass: another package's
+    pydantic plugin that raised anything else as it loaded made the library fail to import."""
+    site = tmp_path / "site"
+    dist = site / "pyd_boom-1.0.dist-info"
+    dist.mkdir(parents=True)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: pyd-boom\nVersion: 1.0\n")
+    (dist / "entry_points.txt").write_text("[pydantic]\nboom = pyd_boom_plugin\n")
+    (site / "pyd_boom_plugin.py").write_text("raise RuntimeError('not configured')\n")
+    script = (
+        f"import sys; sys.path.insert(0, {str(site)!r})\n"
+        "import webproviders\n"
+        "print(webproviders.dispatch_search('q', backend='stub')['success'])\n"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "PYDANTIC_DISABLE_PLUGINS"}
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env)
+    assert result.returncode == 0 and result.stdout.strip() == "True", result.stderr
+    assert "a pydantic plugin raised as it loaded (installed: 'boom' of pyd-boom 1.0)" in result.stderr
+
+
 def test_an_entry_point_that_names_no_module_says_what_to_write(
     install_entry_point: Any, make_config: Any, tmp_path: Path
 ) -> None:
