@@ -649,8 +649,9 @@ class WebSettings(Section):
     @field_validator("backend", "search_backend", "extract_backend", "crawl_backend")
     @classmethod
     def _check_backend(cls, value: BackendSpec | None) -> BackendSpec | None:
-        # A name from an unset ${VAR} is not set, as WEB_SEARCH_BACKEND=a,,b drops its empty item.
-        if isinstance(value, str) and not value.strip():
+        # A name from an unset ${VAR} is not set, as WEB_SEARCH_BACKEND=a,,b drops its empty item;
+        # so is a chain of them all unset ("${PRIMARY},${SECONDARY}" is ",").
+        if isinstance(value, str) and not backend_names(value):
             return None
         if isinstance(value, list) and value and not all(isinstance(n, str) and n.strip() for n in value):
             value = [n for n in value if not isinstance(n, str) or n.strip()] or None

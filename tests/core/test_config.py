@@ -118,6 +118,19 @@ def test_a_backend_named_by_an_unset_variable_is_not_set(tmp_path: Path, monkeyp
     assert load_config(path).web.search_backend == ["stub", "stub"]
 
 
+def test_a_chain_of_unset_variables_in_one_string_is_not_set(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``search_backend: ${PRIMARY},${SECONDARY}`` with both unset is ``,``: every search failed
+    with "The backend given in web.search_backend names no provider", where the list form and
+    ``WEB_SEARCH_BACKEND=,`` count as not set, and ``web.backend`` stands."""
+    monkeypatch.delenv("PRIMARY", raising=False)
+    monkeypatch.delenv("SECONDARY", raising=False)
+    path = tmp_path / "config.yaml"
+    path.write_text("web:\n  backend: stub\n  search_backend: ${PRIMARY},${SECONDARY}\n")
+    config = load_config(path)
+    assert config.web.search_backend is None
+    assert dispatch_search("q", config=config)["provider"] == "stub"
+
+
 def test_an_unset_variable_is_not_set_for_a_number_a_switch_or_a_choice_too(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
