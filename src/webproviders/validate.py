@@ -392,14 +392,13 @@ def check_backend(backend: Any) -> str | list[str] | dict[str, list[str]] | None
     a list the caller built that came out empty, answered by whatever the config chooses,
     would be another vendor than any it listed (as ``search_backend: []`` is refused).
     """
-    if backend is None or backend == "":
+    # Kinds first: ``==`` on whatever was given (an array-like) may raise instead of answering.
+    if backend is None:
         return None
-    if isinstance(backend, (list, tuple)) and not backend:
-        raise InvalidInputError(
-            f"backend={shown(backend)} names no provider: list at least one, or leave backend out "
-            "(None) for the configured choice."
-        )
-    if type(backend) is str:
+    if isinstance(backend, str):
+        backend = str.__str__(backend)  # a subclass's own methods (a StrEnum's) are not called
+        if not backend:
+            return None
         if backend not in _good_backends:  # a name checked once is good for every call
             parts = [part for part in backend.split(",") if part.strip()]
             if not parts:
@@ -409,9 +408,12 @@ def check_backend(backend: Any) -> str | list[str] | dict[str, list[str]] | None
                 _good_backends.clear()
             _good_backends.add(backend)
         return backend
-    if isinstance(backend, str):
-        return check_backend(str(backend))
     if isinstance(backend, (list, tuple)):
+        if not backend:
+            raise InvalidInputError(
+                f"backend={shown(backend)} names no provider: list at least one, or leave backend out "
+                "(None) for the configured choice."
+            )
         return _backend_names(backend, "backend")
     if isinstance(backend, dict):
         if set(backend) != {"fuse"}:
@@ -433,7 +435,7 @@ def _backend_names(items: Any, what: str) -> list[str]:
     for position, item in enumerate(items, 1):
         if not isinstance(item, str):
             raise InvalidInputError(f"{what} must list provider names; item {position} is {type(item).__name__}.")
-        name = item.strip()
+        name = str.__str__(item).strip()
         if not name or len(name) > MAX_BACKEND_CHARS or not name.isprintable():
             raise InvalidInputError(
                 f"{what} item {position} is not a provider name (1 to {MAX_BACKEND_CHARS} printable characters)."

@@ -64,10 +64,35 @@ def searxng(http_server: Callable[..., Any], make_config: Any) -> Any:
     )
 
 
+class ArrayLike:
+    """Compares as an array does: ``==`` answers something whose truth cannot be told."""
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __eq__(self, other: object) -> Any:
+        return self
+
+    def __bool__(self) -> bool:
+        raise ValueError("The truth value of an array with more than one element is ambiguous.")
+
+
+class OddName(str):
+    """A str subclass whose own methods fail: a caller's class, never called by the check."""
+
+    __hash__ = str.__hash__
+
+    def __eq__(self, other: object) -> bool:
+        raise RuntimeError("compared")
+
+    def strip(self, chars: str | None = None) -> str:
+        raise RuntimeError("stripped")
+
+
 @pytest.mark.parametrize(
     ("backend", "said"),
     [
         (123, "not int"),
+        (ArrayLike(), "not ArrayLike"),  # was provider_error: "The provider failed: ValueError: ..."
         (b"stub", "not bytes"),
         (1.5, "not float"),
         ({"fuse": "stub"}, "list of provider names, not str"),
@@ -92,6 +117,18 @@ def test_a_backend_of_the_wrong_shape_is_invalid_input_that_names_it(make_config
 def test_every_documented_backend_form_still_works(make_config: Any, backend: Any) -> None:
     envelope = dispatch_search("q", backend=backend, config=make_config())
     assert envelope["success"] is True, envelope
+
+
+@pytest.mark.parametrize("backend", [OddName("stub"), [OddName("stub")], {"fuse": [OddName("stub")]}, OddName("nosuch")])
+def test_a_name_of_a_str_subclass_is_read_as_its_text(make_config: Any, backend: Any) -> None:
+    """A str subclass (a StrEnum member, a caller's own class) is the text it holds: one whose
+    ``__eq__`` raised escaped ``dispatch_search`` as that exception."""
+    envelope = dispatch_search("q", backend=backend, config=make_config())
+    json.dumps(envelope)
+    if envelope["success"] is False:
+        assert envelope["error_code"] == "invalid_input" and "Unknown backend 'nosuch'" in envelope["error"]
+    else:
+        assert envelope["provider"] == "fuse" if isinstance(backend, dict) else envelope["provider"] == "stub"
 
 
 @pytest.mark.parametrize(

@@ -129,6 +129,7 @@ def _requested_repr(backend: Any, registry: Registry | None = None) -> Any:
     if backend is None:
         return None
     if isinstance(backend, str):
+        backend = str.__str__(backend)  # a subclass's own methods (its __eq__) are not called
         return backend if registry is not None and registry.get(backend) is not None else _shown_name(backend)
     if isinstance(backend, (list, tuple)) and all(isinstance(name, str) for name in backend):
         return _shown_names(backend)
@@ -140,7 +141,7 @@ def _requested_repr(backend: Any, registry: Registry | None = None) -> Any:
 
 
 def _shown_name(name: str) -> str:
-    shown = scrub(sound(name))  # masked before it is cut: a cut secret would not be found
+    shown = scrub(sound(str.__str__(name)))  # masked before it is cut: a cut secret would not be found
     return shown if len(shown) <= _SHOWN_NAME else shown[:_SHOWN_NAME] + "…"
 
 
