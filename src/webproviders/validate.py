@@ -260,14 +260,14 @@ def check_search_options(options: dict[str, Any]) -> dict[str, Any]:
     if not options:
         return {}
     clean = dict(options)
-    if clean.get("time_range") is not None and clean["time_range"] not in TIME_RANGES:
-        raise InvalidInputError(
-            f"time_range must be one of {', '.join(TIME_RANGES)}; got {shown(clean['time_range'])}."
-        )
-    if clean.get("safe_search") is not None and clean["safe_search"] not in SAFE_SEARCH:
-        raise InvalidInputError(
-            f"safe_search must be one of {', '.join(SAFE_SEARCH)}; got {shown(clean['safe_search'])}."
-        )
+    for key, choices in (("time_range", TIME_RANGES), ("safe_search", SAFE_SEARCH)):
+        value = clean.get(key)
+        if value is None:
+            continue
+        # text first: ``in`` compares with ``==``, which an array-like answers with no truth value
+        if not isinstance(value, str) or str.__str__(value) not in choices:
+            raise InvalidInputError(f"{key} must be one of {', '.join(choices)}; got {shown(value)}.")
+        clean[key] = str.__str__(value)
     for key in ("include_domains", "exclude_domains"):
         if clean.get(key) is not None:
             clean[key] = _domains(key, clean[key])

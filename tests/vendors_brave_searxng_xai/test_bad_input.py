@@ -142,6 +142,9 @@ def test_a_name_of_a_str_subclass_is_read_as_its_text(make_config: Any, backend:
         ({"country": "日本"}, "country must be a code"),
         ({"country": True}, "not bool"),
         ({"country": "xyz"}, "country 'xyz' is not an ISO 3166-1 country code"),
+        # was provider_error, "The provider failed: ValueError: The truth value ... is ambiguous."
+        ({"time_range": ArrayLike()}, "time_range must be one of day, week, month, year; got"),
+        ({"safe_search": ArrayLike()}, "safe_search must be one of off, moderate, strict; got"),
     ],
 )
 def test_a_bad_lang_or_country_never_reaches_the_provider(searxng: Any, options: dict[str, Any], said: str) -> None:
