@@ -76,6 +76,13 @@ def test_a_self_hosted_instance_without_a_key_is_keyless(make_config: Any, monke
     assert as_hermes_provider("ddgs", make_config()).is_keyless_available() is True
 
 
+def test_a_name_in_another_case_is_that_provider(make_config: Any) -> None:
+    """``Stub`` searched as stub, while the same object said it was unavailable and searched nothing."""
+    provider = as_hermes_provider("Stub", make_config())
+    assert provider.is_available() is True and provider.supports_search() is True
+    assert provider.search("q")["success"] is True
+
+
 def test_an_unknown_name_answers_and_never_raises(make_config: Any) -> None:
     nobody = as_hermes_provider("altavista", make_config())
     assert nobody.name == nobody.display_name == "altavista"

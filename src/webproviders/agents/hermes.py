@@ -81,7 +81,7 @@ class HermesProvider:
         if self._config_error is not None:
             raise self._config_error
         registry = get_registry(self._config)
-        entry = registry.get(self._name)
+        entry = registry.get(registry.named(self._name))  # ``Brave`` is brave, as in a call
         if entry is None:
             raise LookupError(self._name)
         return registry, entry
@@ -116,7 +116,7 @@ class HermesProvider:
             secrets = [var for var in entry.manifest.env if var.secret]
             if not any(var.required for var in secrets):
                 return True
-            keys = registry.config.provider(self._name).api_keys()
+            keys = registry.config.provider(entry.manifest.name).api_keys()
             return not keys and not any(var.value() for var in secrets)
 
         return self._safely(check, False)
@@ -127,7 +127,7 @@ class HermesProvider:
 
         def check() -> bool:
             registry, entry = self._entry()
-            needs = entry.manifest.unavailable_for(registry.config.provider(self._name))
+            needs = entry.manifest.unavailable_for(registry.config.provider(entry.manifest.name))
             return registry.supports(entry, capability) and capability not in needs
 
         return self._safely(check, False)
