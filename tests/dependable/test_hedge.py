@@ -145,6 +145,20 @@ def test_the_first_success_wins_whoever_started_first(how: str) -> None:
     assert outcomes(envelope) == [(f"{how}-1", "cancelled"), (f"{how}-2", "ok")]
 
 
+@pytest.mark.parametrize("how", ["sync", "async"])
+def test_what_a_cancelled_member_said_of_its_request_stays_in_the_warnings(how: str) -> None:
+    """The cancelled member was asked: a sentence about how (an option it left out) is true of
+    a request that was made, and may have been billed. It was dropped with the member."""
+    config = hedge_config(cache=False)
+    hung, quick = provider(config, f"{how}-1"), provider(config, f"{how}-2")
+    hung.delay = HANG
+    hung.said = [f"{how}-1 searched without time_range, which its plan lacks."]
+    quick.said = [f"{how}-2 searched without time_range, which its plan lacks."]
+    envelope = call("search", how, [f"{how}-1", f"{how}-2"], config, hedge_after=0.1, timeout=10)
+    assert outcomes(envelope) == [(f"{how}-1", "cancelled"), (f"{how}-2", "ok")]
+    assert envelope["meta"]["warnings"] == [*hung.said, *quick.said]
+
+
 def test_a_failure_before_the_hedge_delay_starts_the_next_provider_at_once() -> None:
     config = hedge_config(retry={"max_retries": 0, "backoff": 0.0})
     provider(config, "async-1").fail = [BadGatewayError("down", status_code=503)]

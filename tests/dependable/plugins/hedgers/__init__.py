@@ -2,7 +2,8 @@
 
 ``delay`` of a minute is a provider that hangs. A sync one waits on ``release`` (so a test
 can let its worker thread go); an async one notes in ``cancelled`` that it was cancelled.
-``missing`` URLs get a ``not_found`` item from extract.
+``missing`` URLs get a ``not_found`` item from extract; ``said`` sentences are said with
+:func:`webproviders.warn` as each request starts.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import asyncio
 import threading
 from typing import Any
 
-from webproviders import WebSearchProvider
+from webproviders import WebSearchProvider, warn
 
 
 class Timed(WebSearchProvider):
@@ -23,6 +24,7 @@ class Timed(WebSearchProvider):
         self.delay = 0.0
         self.fail: list[BaseException] = []
         self.missing: set[str] = set()
+        self.said: list[str] = []
         self.calls = 0
         self.cancelled = 0
         self.finished = threading.Event()
@@ -54,6 +56,8 @@ class Timed(WebSearchProvider):
 class SyncTimed(Timed):
     def _run(self, capability: str, subject: Any) -> Any:
         self.calls += 1
+        for sentence in self.said:
+            warn(sentence)
         self.finished.clear()
         self.release.wait(self.delay)
         return self._answer(capability, subject)
@@ -71,6 +75,8 @@ class SyncTimed(Timed):
 class AsyncTimed(Timed):
     async def _run(self, capability: str, subject: Any) -> Any:
         self.calls += 1
+        for sentence in self.said:
+            warn(sentence)
         try:
             await asyncio.sleep(self.delay)
         except asyncio.CancelledError:
