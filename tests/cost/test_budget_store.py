@@ -382,7 +382,7 @@ def test_a_shared_budget_counter_redis_lost_starts_again_from_the_ledger(
     spool.flush()
     refused = dispatch_search("q2", backend="priced", config=config)
     assert refused.get("error_code") == "budget_exceeded", refused
-    assert "$0.0080 is already spent" in refused["error"]
+    assert "$0.0080 is already spent or reserved by requests still under way." in refused["error"]
     assert int(client.get(key) or 0) == 8000  # started again from the ledger, for every worker
     client.close()
 

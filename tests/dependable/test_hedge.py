@@ -220,6 +220,13 @@ def test_a_budget_is_checked_before_a_hedge_starts() -> None:
         ("sync-2", "skipped", "budget_exceeded"),
     ]
     assert provider(config, "sync-2").calls == 0
+    # sync-1 was still under way: its $0.01 was reserved, not spent (it might have cost nothing).
+    reason = envelope["meta"]["attempts"][1]["reason"]
+    assert "over: $0.0100 is reserved by requests still under way in this process (not spent yet) " in reason
+    assert "and $0.0000 is already spent." in reason
+    # Once it has answered, its cost is spent.
+    refused = dispatch_search("q2", backend="sync-2", config=config)
+    assert "over: $0.0100 is already spent." in refused["error"]
 
 
 @pytest.mark.parametrize("how", ["sync", "async"])

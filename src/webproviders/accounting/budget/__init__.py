@@ -34,7 +34,7 @@ from ...errors import BudgetExceededError, BudgetStoreUnavailableError
 from ...redact import get_logger, scrub
 from ..periods import ALL, KEEP, periods, provider_scope, tag_scope
 from ..usage.spool import spool
-from .local import counters_for
+from .local import LocalCounters, counters_for
 from .redis_backend import MISSING, Reservation
 
 if TYPE_CHECKING:
@@ -223,10 +223,10 @@ class Budgets:
                 self._store_failed(self.guard, problem, provider)
             else:
                 if refused != MISSING:  # else the ledger is down and this process's counters decide
-                    self._refuse(checks, refused, amount, provider)
+                    self._refuse(checks, refused, amount, provider, None)
                     return Hold(tuple(keys), amount, True)
         await self._seed([c for c in checks if not self.local.known(c.key)], provider)
-        self._refuse(checks, self.local.reserve(keys, limits, amount, now), amount, provider)
+        self._refuse(checks, self.local.reserve(keys, limits, amount, now), amount, provider, self.local)
         return Hold(tuple(keys), amount, False)
 
     async def _reserve_shared(self, handoff: _Handoff, request: Reservation) -> tuple[int, int] | None:
@@ -265,6 +265,8 @@ class Budgets:
         """Correct a reservation to what the request really cost."""
         if hold is None:
             return
+        if not hold.shared:
+            self.local.release(hold.keys, hold.amount)
         delta = micros(usd) - hold.amount
         if not delta:
             return
@@ -315,10 +317,15 @@ class Budgets:
         )
 
     @staticmethod
-    def _refuse(checks: list[Check], refused: tuple[int, int] | None, amount: int, provider: str) -> None:
+    def _refuse(
+        checks: list[Check], refused: tuple[int, int] | None, amount: int, provider: str, local: LocalCounters | None
+    ) -> None:
+        """Raise the refusal of the budget that would go over. ``local``: the counters that
+        know which part of it requests still under way hold; a shared counter does not tell."""
         if refused is not None:
             index, used = refused
-            raise _exceeded(checks[index], used, amount, provider)
+            held = None if local is None else local.held(checks[index].key)
+            raise _exceeded(checks[index], used, held, amount, provider)
 
     def _remote_counters(self) -> Any:
         if self._remote is None:
@@ -328,11 +335,23 @@ class Budgets:
         return self._remote
 
 
-def _exceeded(check: Check, used: int, amount: int, provider: str) -> BudgetExceededError:
+def _exceeded(check: Check, used: int, held: int | None, amount: int, provider: str) -> BudgetExceededError:
+    """The refusal. ``held``: how much of ``used`` requests still under way have reserved
+    (None: not known, as in a shared counter); a reservation is not money spent, and the
+    request holding it may end up costing nothing."""
     resets = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(check.ends))
+    if held is None:
+        taken = f"${used / 1e6:.4f} is already spent or reserved by requests still under way"
+    elif held:
+        taken = (
+            f"${held / 1e6:.4f} is reserved by requests still under way in this process (not spent yet) "
+            f"and ${(used - held) / 1e6:.4f} is already spent"
+        )
+    else:
+        taken = f"${used / 1e6:.4f} is already spent"
     return BudgetExceededError(
         f"{provider} would cost about ${amount / 1e6:.4f}, which would take the {check.period} budget{check.scope} "
-        f"({dollars(check.limit / 1e6)}, {check.setting}) over: ${used / 1e6:.4f} is already spent. "
+        f"({dollars(check.limit / 1e6)}, {check.setting}) over: {taken}. "
         f"It resets at {resets}; a free provider can still answer, or raise the budget.",
         provider=provider,
     )

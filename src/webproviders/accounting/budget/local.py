@@ -28,6 +28,8 @@ class LocalCounters:
         self.max_keys = max_keys
         #: key -> (micro-dollars used, when the key's period ends), least recently used first.
         self._used: OrderedDict[str, tuple[int, float]] = OrderedDict()
+        #: key -> micro-dollars of the used that requests still under way hold (not spent yet).
+        self._held: dict[str, int] = {}
         self._next_expiry = float("inf")
         self._lock = threading.Lock()
 
@@ -61,7 +63,23 @@ class LocalCounters:
                 used, ends = self._used.get(key, (0, float("inf")))
                 self._used[key] = (used + amount, ends)
                 self._used.move_to_end(key)
+                self._held[key] = self._held.get(key, 0) + amount
             return None
+
+    def release(self, keys: Sequence[str], amount: int) -> None:
+        """A request that reserved ``amount`` has ended: it holds none of the counters any more
+        (what it cost stays used, corrected by :meth:`add`)."""
+        with self._lock:
+            for key in keys:
+                left = self._held.get(key, 0) - amount
+                if left > 0:
+                    self._held[key] = left
+                else:
+                    self._held.pop(key, None)
+
+    def held(self, key: str) -> int:
+        """Micro-dollars of ``key``'s counter reserved by requests still under way, not spent."""
+        return min(self._held.get(key, 0), self.used(key))
 
     def add(self, keys: Sequence[str], delta: int) -> None:
         """Correct counters that are still kept (an evicted one restarts from the ledger)."""
