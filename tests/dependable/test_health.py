@@ -144,6 +144,25 @@ def test_a_single_backend_that_is_cooling_fails_fast_with_retry_after() -> None:
     assert provider(config, "fake-a").calls == 3
 
 
+def test_the_cool_down_sentence_says_when_the_provider_is_tried_again() -> None:
+    """Read by a person: it said "(1 failures ...)", "tried again in 0 s" with half a second
+    left, and "it will be being tried" while another call was the trial."""
+    config, clock = _setup(search_backend="fake-a", health={"failures": 1, "window": 60, "cooldown": 30})
+    _fail_a(config, 1, BadGatewayError("503", status_code=503))
+    dispatch_search("q", config=config)
+    clock.advance(29.5)
+    envelope = dispatch_search("q", config=config)
+    assert envelope["error"] == "fake-a is cooling down (1 failure within 60 s); it will be tried again in 1 s."
+    clock.advance(1)
+    assert state(config).health.cooling("fake-a") is None  # another call takes the trial
+    envelope = dispatch_search("q", config=config)
+    assert envelope["error"] == (
+        "fake-a is cooling down (1 failure within 60 s; a trial call is under way); "
+        "it will be tried again once that trial call has ended without failing."
+    )
+    assert provider(config, "fake-a").calls == 1
+
+
 def test_429_without_retry_after_cools_down_by_default() -> None:
     config, clock = _setup(health={"rate_limit_cooldown": 10})
     _fail_a(config, 1, RateLimitedError("slow down"))

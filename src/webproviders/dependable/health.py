@@ -150,7 +150,8 @@ class HealthBoard:
             while state.failures and now - state.failures[0] > self.window:
                 state.failures.popleft()
             if len(state.failures) >= self.failures:
-                reason = f"{len(state.failures)} failures within {self.window:g} s"
+                count = len(state.failures)
+                reason = f"{count} failure{'' if count == 1 else 's'} within {self.window:g} s"
                 self._open(state, now, self.cooldown, error.code, reason)
 
     def end_trial(self, name: str) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import math
 import time
 from collections.abc import Awaitable
 from typing import Any
@@ -268,10 +269,14 @@ def _repeating(error: WebProviderError, record: Attempt) -> WebProviderError:
 
 
 def _cooling_error(name: str, cooling: Cooling) -> WebProviderError:
-    when = f"tried again in {cooling.seconds_left:.0f} s" if cooling.seconds_left else "being tried"
+    """Why the provider is left out, and when it is asked again: in whole seconds rounded up (0.4 s
+    left is not "in 0 s"), or, once the cool-down is over and another call is its trial, when
+    that call has ended."""
+    left = cooling.seconds_left
+    when = f"in {math.ceil(left)} s" if left > 0 else "once that trial call has ended without failing"
     return error_for_code(
         cooling.code,
-        f"{name} is cooling down ({cooling.reason}); it will be {when}.",
+        f"{name} is cooling down ({cooling.reason}); it will be tried again {when}.",
         provider=name,
         retry_after=cooling.seconds_left or None,
     )
