@@ -88,7 +88,7 @@ class Attempt:
     dispatcher.
     """
 
-    __slots__ = ("partial", "queued", "reached", "repeats", "stalled", "warnings")
+    __slots__ = ("given_up", "partial", "queued", "reached", "repeats", "stalled", "warnings")
 
     def __init__(self) -> None:
         self.partial = False
@@ -99,6 +99,9 @@ class Attempt:
         #: What provider code said with :func:`warn` during the request (None once the
         #: dispatcher has taken it): it belongs to the answer, and is cached with it.
         self.warnings: list[str] | None = []
+        #: The dispatcher no longer waits for the request (it failed, timed out or was
+        #: cancelled): what its code says later reaches no one (see :func:`take_warnings`).
+        self.given_up = False
 
 
 _attempt: contextvars.ContextVar[Attempt | None] = contextvars.ContextVar("webproviders_attempt", default=None)
@@ -126,6 +129,8 @@ def warn(message: str, *, partial: bool = False) -> None:
     with more time, or a moment later, gets the whole of it.
     """
     record = _attempt.get()
+    if record is not None and record.given_up:
+        return
     if partial and record is not None:
         record.partial = True
     bucket = record.warnings if record is not None and record.warnings is not None else _warnings.get()
@@ -160,9 +165,14 @@ def in_call() -> bool:
     return _warnings.get() is not None
 
 
-def take_warnings(record: Attempt) -> list[str]:
-    """What provider code said during ``record``'s request; later sentences go to the call."""
+def take_warnings(record: Attempt, given_up: bool = False) -> list[str]:
+    """What provider code said during ``record``'s request; later sentences go to the call.
+
+    ``given_up``: the request ended without its answer (failed, timed out, cancelled), and its
+    code may run on in a worker thread left behind; what that says later is dropped. It went
+    to the call's warnings, the very list of the envelope its caller already held."""
     said, record.warnings = record.warnings or [], None
+    record.given_up = given_up
     return said
 
 

@@ -159,6 +159,26 @@ def test_what_a_cancelled_member_said_of_its_request_stays_in_the_warnings(how: 
     assert envelope["meta"]["warnings"] == [*hung.said, *quick.said]
 
 
+@pytest.mark.parametrize("given_up", ["hedged", "timed_out"])
+def test_what_an_abandoned_thread_says_later_does_not_change_the_envelope_already_returned(given_up: str) -> None:
+    """A sync member left running (a hedge took another answer, or its time ran out) went on
+    adding its sentences to ``meta.warnings`` of the envelope its caller already held."""
+    config = hedge_config(cache=False, retry={"max_retries": 0})
+    slow = provider(config, "sync-1")
+    slow.delay = 0.5
+    slow.said, slow.said_late = ["sync-1 asked without region."], ["sync-1 answered after the call was over."]
+    if given_up == "hedged":
+        envelope = dispatch_search("q", backend=["sync-1", "sync-2"], config=config, hedge_after=0.05, timeout=10)
+        assert outcomes(envelope) == [("sync-1", "cancelled"), ("sync-2", "ok")]
+    else:
+        envelope = dispatch_search("q", backend="sync-1", config=config, timeout=0.2)
+        assert envelope["error_code"] == "timeout"
+    returned = list(envelope["meta"]["warnings"])
+    assert "sync-1 asked without region." in returned
+    assert slow.finished.wait(10)  # set once its late sentence was said
+    assert envelope["meta"]["warnings"] == returned
+
+
 def test_a_failure_before_the_hedge_delay_starts_the_next_provider_at_once() -> None:
     config = hedge_config(retry={"max_retries": 0, "backoff": 0.0})
     provider(config, "async-1").fail = [BadGatewayError("down", status_code=503)]

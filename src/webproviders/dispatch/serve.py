@@ -239,10 +239,10 @@ async def attempt(call: Call, entry: ProviderEntry, record: Attempt) -> tuple[An
         if time.monotonic() - started > timeout:  # read past it, on a loop no timer could interrupt
             raise _read_late(name, timeout)
     except asyncio.CancelledError:  # another member of a hedged chain answered: this request was made all the same
-        call.warn(take_warnings(record))
+        call.warn(take_warnings(record, given_up=True))
         raise
     except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
-        call.warn(take_warnings(record))  # a failed request's warnings still reach the call
+        call.warn(take_warnings(record, given_up=True))  # a failed request's warnings still reach the call
         error = _repeating(to_provider_error(exc, name), record)
         if error.code == "timeout" and _process_waited(record, timeout):
             error = _timed_out(name, timeout, record)  # whichever timer ended it, the wait was ours

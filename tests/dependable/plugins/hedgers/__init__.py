@@ -3,7 +3,8 @@
 ``delay`` of a minute is a provider that hangs. A sync one waits on ``release`` (so a test
 can let its worker thread go); an async one notes in ``cancelled`` that it was cancelled.
 ``missing`` URLs get a ``not_found`` item from extract; ``said`` sentences are said with
-:func:`webproviders.warn` as each request starts.
+:func:`webproviders.warn` as each request starts, ``said_late`` ones as its answer is made
+(by a sync provider's thread also when the call is over).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ class Timed(WebSearchProvider):
         self.fail: list[BaseException] = []
         self.missing: set[str] = set()
         self.said: list[str] = []
+        self.said_late: list[str] = []
         self.calls = 0
         self.cancelled = 0
         self.finished = threading.Event()
@@ -38,6 +40,8 @@ class Timed(WebSearchProvider):
         return True
 
     def _answer(self, capability: str, subject: Any) -> Any:
+        for sentence in self.said_late:
+            warn(sentence)
         self.finished.set()
         if self.fail:
             raise self.fail.pop(0)
