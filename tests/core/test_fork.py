@@ -415,3 +415,38 @@ def test_a_child_forked_while_a_thread_holds_a_lock_calls_by_its_deadline(script
     the child's call waited on it for good."""
     success, error = _child_s_call(script, tmp_path)
     assert success, error
+
+
+_IN_FLIGHT_SCRIPT = """
+import os, sys, threading, time
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+from webproviders.registry.providers import get_registry
+
+config = config_from_dict({{
+    "web": {{"retry": {{"backoff": 0.0}}, "budget": {{"daily_usd": 0.006}}}},
+    "plugins": {{"paths": [{plugins!r}], "enabled": ["priced"]}},
+}})
+priced = get_registry(config).get("priced").provider
+priced.steps = [1.0]  # the parent's request takes a second
+out = threading.Thread(target=dispatch_search, args=("parent",), kwargs={{"backend": "priced", "config": config}})
+out.start()
+while not priced.calls:  # its $0.004 is reserved, not spent
+    time.sleep(0.01)
+pid = os.fork()
+if pid == 0:
+    refused = dispatch_search("child", backend="priced", config=config, timeout=3)
+    said = refused.get("error", "")
+    os._exit(0 if refused.get("error_code") == "budget_exceeded" and "in this process" not in said else 1)
+out.join()
+_, status = os.waitpid(pid, 0)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="no os.fork here")
+def test_a_child_does_not_count_the_parent_s_requests_under_way_as_its_own(tmp_path: Path) -> None:
+    """A budget refusal tells what requests under way in this process reserved from what is
+    spent; a child forked while the parent's request was out said that request was its own,
+    still under way, for the rest of the day."""
+    assert _ledger_after(_IN_FLIGHT_SCRIPT, tmp_path) == [("priced", "ok")]

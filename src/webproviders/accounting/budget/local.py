@@ -122,11 +122,13 @@ def counters_for(ledger: Hashable | None, max_keys: int = MAX_KEYS) -> LocalCoun
 
 def _forget_locks() -> None:
     """In a forked child: a lock a parent's thread held as the process forked stays held there
-    for good, and every priced call of the child would wait on it."""
+    for good, and every priced call of the child would wait on it. The parent's requests under
+    way are not the child's to end: what they reserved is never released there."""
     global _by_ledger_lock
     _by_ledger_lock = threading.Lock()
     for counters in list(_by_ledger.values()):
         counters._lock = threading.Lock()
+        counters._held = {}
 
 
 if hasattr(os, "register_at_fork"):
