@@ -218,6 +218,9 @@ class BudgetExceededError(WebProviderError):
     """The call would take spending over a configured ``web.budget``; nothing was sent."""
 
     code = "budget_exceeded"
+    #: Whether requests still under way may hold some of the room it lacks (a shared counter
+    #: does not tell, so it may): they give back what they do not cost when they end.
+    held: bool = False
 
 
 class BudgetStoreUnavailableError(WebProviderError):

@@ -250,6 +250,46 @@ def test_a_budget_is_checked_before_a_hedge_starts() -> None:
 
 
 @pytest.mark.parametrize("how", ["sync", "async"])
+def test_a_member_the_budget_refused_for_a_running_member_s_reservation_is_asked_once_that_one_fails(how: str) -> None:
+    """The running member's failure cost nothing and gave its reservation back: a plain chain
+    asks the next member then, and so does a hedged one. It ended the call with the first
+    member's failure, the second left skipped."""
+    price = {"price": {"search": {"usd": 0.01, "per": "request"}}}
+    config = hedge_config(
+        budget={"daily_usd": 0.015}, cache=False, retry={"max_retries": 0},
+        providers={f"{how}-1": price, f"{how}-2": price},
+    )
+    first = provider(config, f"{how}-1")
+    first.delay, first.fail = 0.5, [BadGatewayError("down", status_code=503)]
+    envelope = call("search", how, [f"{how}-1", f"{how}-2"], config, hedge_after=0.05, timeout=10)
+    assert envelope["success"] is True and envelope["provider"] == f"{how}-2", envelope
+    assert [(a["provider"], a["outcome"], a.get("error_code")) for a in envelope["meta"]["attempts"]] == [
+        (f"{how}-1", "error", "bad_gateway"),
+        (f"{how}-2", "skipped", "budget_exceeded"),
+        (f"{how}-2", "ok", None),
+    ]
+    assert provider(config, f"{how}-2").calls == 1
+
+
+def test_a_member_over_its_own_cap_is_not_asked_again_when_a_running_member_ends() -> None:
+    price = {"price": {"search": {"usd": 0.01, "per": "request"}}}
+    config = hedge_config(
+        budget={"per_provider": {"async-2": {"daily_usd": 0.001}}}, cache=False, retry={"max_retries": 0},
+        providers={"async-2": price},
+    )
+    first = provider(config, "async-1")
+    first.delay, first.fail = 0.3, [BadGatewayError("down", status_code=503)]
+    provider(config, "async-3").delay = 1.0  # still running when async-1 fails
+    envelope = dispatch_search("q", backend=["async-1", "async-2", "async-3"], config=config, hedge_after=0.05)
+    assert envelope["provider"] == "async-3"
+    assert [(a["provider"], a["outcome"]) for a in envelope["meta"]["attempts"]] == [
+        ("async-1", "error"),
+        ("async-2", "skipped"),  # once: no running member held the room its own cap lacks
+        ("async-3", "ok"),
+    ]
+
+
+@pytest.mark.parametrize("how", ["sync", "async"])
 def test_the_chains_deadline_still_holds(how: str) -> None:
     config = hedge_config()
     for n in (1, 2):

@@ -12,6 +12,7 @@ from typing import Any
 from ..dependable.fusion import fuse
 from ..envelope import failure, success
 from ..errors import (
+    BudgetExceededError,
     NotConfiguredError,
     ProviderError,
     WebProviderError,
@@ -200,19 +201,29 @@ async def _run_hedged(chain: _Chain, delay: float) -> None:
     call, plan = chain.call, chain.plan
     count = len(plan.candidates)
     members: dict[int, tuple[Call, float]] = {}
+    active = 0
 
     async def run(index: int, member: Call) -> Any:
-        entry = await chain.entry(index, member)
-        if entry is None:
-            raise hedge.NotTried()
+        nonlocal active
+        active += 1
         try:
-            return await serve(member, entry, failover=index + 1 < count)
-        except Skipped as skipped:  # nothing was sent: it holds no hedge slot
-            chain.skip(index, skipped.error, member.attempts)
-            raise hedge.NotTried() from None
+            entry = await chain.entry(index, member)
+            if entry is None:
+                raise hedge.NotTried()
+            try:
+                return await serve(member, entry, failover=index + 1 < count)
+            except Skipped as skipped:  # nothing was sent: it holds no hedge slot
+                chain.skip(index, skipped.error, member.attempts)
+                if isinstance(skipped.error, BudgetExceededError) and skipped.error.held and active > 1:
+                    # The members running beside it may hold the room it lacks, and give it
+                    # back when they end without a cost: then it is asked, as in a plain chain.
+                    raise hedge.Deferred() from None
+                raise hedge.NotTried() from None
+        finally:
+            active -= 1
 
     def start(index: int) -> Awaitable[Any]:
-        member = dataclasses.replace(call, attempts=[])
+        member = members[index][0] if index in members else dataclasses.replace(call, attempts=[])
         members[index] = (member, time.perf_counter())
         return run(index, member)
 

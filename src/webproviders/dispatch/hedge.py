@@ -26,6 +26,12 @@ class NotTried(Exception):
     no answer to judge, and the next member starts at once."""
 
 
+class Deferred(NotTried):
+    """A member that could not be tried because of what the members running beside it hold
+    (a budget their reservations fill): the next member starts at once, and this one is
+    started again when one of them has ended without winning (and may have given it back)."""
+
+
 def _outcome(future: asyncio.Future[Any]) -> Any:
     """A finished member's answer, or the exception it ended with."""
     if future.cancelled():
@@ -44,7 +50,9 @@ async def race(
     """Run members ``0 .. count-1`` staggered by ``delay``; returns ``(winner, cancelled)``.
 
     ``start(index)`` returns the member's awaitable; one that ends with :class:`NotTried`
-    could not be tried, and the next one is started at once. ``accept(index, outcome,
+    could not be tried, and the next one is started at once; one that ends with
+    :class:`Deferred` is started again, before any later one, once another member has ended
+    without winning. ``accept(index, outcome,
     others)`` judges a finished member (``others``: another may still answer) and says
     whether it wins. No member starts once ``stopped()``. ``cancelled`` lists the members
     that were still running at the end: the winner's rivals, or those that outlived the
@@ -53,13 +61,16 @@ async def race(
     running: dict[asyncio.Future[Any], int] = {}
     upcoming = 0
     last_start = 0.0
+    deferred: list[int] = []
 
-    def launch() -> None:
+    def launch(index: int | None = None) -> None:
         nonlocal upcoming, last_start
-        if upcoming < count and not stopped():
-            running[asyncio.ensure_future(start(upcoming))] = upcoming
-            upcoming += 1
-            last_start = time.monotonic()
+        if stopped() or (index is None and upcoming >= count):
+            return
+        if index is None:
+            index, upcoming = upcoming, upcoming + 1
+        running[asyncio.ensure_future(start(index))] = index
+        last_start = time.monotonic()
 
     def more() -> bool:
         return upcoming < count and not stopped()
@@ -82,9 +93,14 @@ async def race(
             untried = sum(isinstance(outcome, NotTried) for _, outcome in outcomes)
             judged = [(index, outcome) for index, outcome in outcomes if not isinstance(outcome, NotTried)]
             for position, (index, outcome) in enumerate(judged):
-                others = bool(running) or position + 1 < len(judged) or more()
+                others = bool(running) or position + 1 < len(judged) or bool(deferred) or more()
                 if accept(index, outcome, others):
                     return index, sorted(running.values())
+            again = deferred[:] if any(not isinstance(outcome, Deferred) for _, outcome in outcomes) else []
+            deferred[:] = [index for index in deferred if index not in again]
+            deferred.extend(index for index, outcome in outcomes if isinstance(outcome, Deferred))
+            for index in again:
+                launch(index)
             for _ in range(max(untried, 0 if running else 1)):
                 launch()
         return None, sorted(running.values())

@@ -349,9 +349,11 @@ def _exceeded(check: Check, used: int, held: int | None, amount: int, provider: 
         )
     else:
         taken = f"${used / 1e6:.4f} is already spent"
-    return BudgetExceededError(
+    error = BudgetExceededError(
         f"{provider} would cost about ${amount / 1e6:.4f}, which would take the {check.period} budget{check.scope} "
         f"({dollars(check.limit / 1e6)}, {check.setting}) over: {taken}. "
         f"It resets at {resets}; a free provider can still answer, or raise the budget.",
         provider=provider,
     )
+    error.held = held is None or held > 0
+    return error
