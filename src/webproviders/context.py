@@ -169,8 +169,8 @@ def take_warnings(record: Attempt, given_up: bool = False) -> list[str]:
     """What provider code said during ``record``'s request; later sentences go to the call.
 
     ``given_up``: the request ended without its answer (failed, timed out, cancelled), and its
-    code may run on in a worker thread left behind; what that says later is dropped. It went
-    to the call's warnings, the very list of the envelope its caller already held."""
+    code may run on in a worker thread left behind; what that says later is dropped. Before,
+    it went to the call's warnings, the very list of the envelope its caller already held."""
     said, record.warnings = record.warnings or [], None
     record.given_up = given_up
     return said

@@ -238,7 +238,7 @@ async def attempt(call: Call, entry: ProviderEntry, record: Attempt) -> tuple[An
         data, meta = _normalise(call, raw, name)
         if time.monotonic() - started > timeout:  # read past it, on a loop no timer could interrupt
             raise _read_late(name, timeout)
-    except asyncio.CancelledError:  # another member of a hedged chain answered: this request was made all the same
+    except asyncio.CancelledError:  # a hedged chain took another answer (or the caller left): it was asked all the same
         call.warn(take_warnings(record, given_up=True))
         raise
     except Exception as exc:  # noqa: BLE001 - every failure becomes an envelope
