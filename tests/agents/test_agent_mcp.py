@@ -200,6 +200,45 @@ def test_stdio_answers_requests_that_are_not_json_rpc_2(tmp_path: Path) -> None:
     assert answers[6]["result"]["isError"] is False
 
 
+BAD_IDS = {"1.5": "a number with a fraction or an exponent", "true": "true", "null": "null",
+           '{"n": 1}': "an object", "[1]": "a list"}
+
+
+def test_stdio_answers_a_request_whose_id_is_no_string_or_integer(tmp_path: Path) -> None:
+    """The package read a request with an id such as ``1.5`` or ``true`` as a notification,
+    its id dropped: the server never answered it and the client waited forever."""
+    import json
+
+    listing = '{"jsonrpc":"2.0","id":%s,"method":"tools/list"}'
+    lines = [
+        json.dumps(INITIALIZE),
+        '{"jsonrpc":"2.0","method":"notifications/initialized"}',
+        *(listing % request_id for request_id in BAD_IDS),
+        '[{"jsonrpc":"2.0","id":2.5,"method":"tools/list"}]',  # in a batch
+        '{"jsonrpc":"2.0","id":3.5,"method":"tools/call","params":{"name":"web_search",'
+        '"arguments":{"query":"half \\ud83d"}}}',  # beside a lone surrogate
+        listing % 7,
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", "mcp"],
+        env=server_env(tmp_path),
+        input="".join(line + "\n" for line in lines).encode(),
+        capture_output=True,
+        timeout=60,
+    )
+    answers = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    assert done.returncode == 0 and [answer["id"] for answer in answers] == [1, *[None] * 7, 7]
+    for answer, kind in zip(answers[1:6], BAD_IDS.values(), strict=True):
+        assert answer["error"] == {
+            "code": -32600,
+            "message": f"Invalid request: its id is {kind}; a JSON-RPC request id is a string or an "
+            "integer, and the answer names the request by it.",
+        }
+    assert answers[6]["error"]["message"].startswith("Invalid request: this server reads one JSON-RPC message")
+    assert answers[7]["error"]["code"] == -32700 and "lone surrogate" in answers[7]["error"]["message"]
+    assert answers[8]["result"]["tools"]
+
+
 def test_stdio_answers_a_request_its_parser_refuses_for_a_raw_control_character(tmp_path: Path) -> None:
     """A raw control character in a string (a NUL or a tab a client did not escape) or a
     byte-order mark before the request made the package's parser refuse the line, and Python's
@@ -760,6 +799,33 @@ def test_http_without_a_configured_token_needs_none(tmp_path: Path) -> None:
             timeout=30,
         )
         assert foreign.status_code == 403
+    finally:
+        stop(process)
+
+
+def test_http_answers_a_request_whose_id_is_no_string_or_integer(tmp_path: Path) -> None:
+    """The package took a request with an id such as ``1.5`` for a notification: ``202
+    Accepted`` and no answer, ever, to a client waiting for one."""
+    process, url = start_http_server(tmp_path)
+    try:
+        opened = httpx.post(url, json=INITIALIZE, headers=MCP_HEADERS, timeout=30)
+        session = {**MCP_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"],
+                   "mcp-protocol-version": "2025-06-18"}
+        for request_id, kind in BAD_IDS.items():
+            body = f'{{"jsonrpc":"2.0","id":{request_id},"method":"tools/list"}}'
+            refused = httpx.post(url, content=body, headers=session, timeout=30)
+            assert refused.status_code == 400
+            assert refused.json() == {"jsonrpc": "2.0", "id": None, "error": {
+                "code": -32600,
+                "message": f"Invalid request: its id is {kind}; a JSON-RPC request id is a string or an "
+                "integer, and the answer names the request by it.",
+            }}
+        listed = httpx.post(url, content='{"jsonrpc":"2.0","id":7,"method":"tools/list"}', headers=session, timeout=30)
+        assert listed.status_code == 200 and '"id":7' in listed.text
+        # the package's own header checks come first
+        rebound = httpx.post(url, content='{"jsonrpc":"2.0","id":1.5,"method":"tools/list"}',
+                             headers={**session, "host": "attacker.example"}, timeout=30)
+        assert rebound.status_code == 421
     finally:
         stop(process)
 

@@ -427,7 +427,8 @@ async def _refuse(send: Send, status: int, error: str, description: str) -> None
 
 async def serve_stdio(server: Server) -> None:
     """Serve one client over this process's stdin and stdout; a request the transport cannot
-    read (a lone surrogate) is answered with a parse error, not left without an answer, the
+    read (a lone surrogate) is answered with a parse error, and one whose id no answer can carry
+    (``1.5``) with an invalid-request error, not left without an answer, the
     requests read before stdin ends are answered before the server stops, and Ctrl-C stops
     the server without waiting for the client's next line. What plugin or vendor code prints
     while serving goes to stderr: the real stdout carries protocol messages alone."""
@@ -436,21 +437,22 @@ async def serve_stdio(server: Server) -> None:
 
     from ..printsaside import prints_aside
     from .mcp_drain import DrainingReader, NotingWriter, Unanswered
+    from .mcp_ids import ScreenedLines
     from .mcp_stdin import AnsweringReader, refuse_oversized
     from .mcp_wire import wire_lines
 
     try:
-        async with (
-            wire_lines(DEFAULT_MAX_REQUEST_BODY_SIZE) as lines,
-            stdio_server(stdin=lines) as (read_stream, write_stream),  # type: ignore[arg-type]
-        ):
-            lines.on_oversized = functools.partial(refuse_oversized, write_stream)
-            # the transport holds the real stdout from here on: sys.stdout may be put aside
-            with prints_aside():
-                unanswered = Unanswered()
-                reader = DrainingReader(AnsweringReader(read_stream, write_stream), unanswered)
-                writer = NotingWriter(write_stream, unanswered)
-                await server.run(reader, writer, server.create_initialization_options())
+        async with wire_lines(DEFAULT_MAX_REQUEST_BODY_SIZE) as lines:
+            screened = ScreenedLines(lines)
+            async with stdio_server(stdin=screened) as (read_stream, write_stream):  # type: ignore[arg-type]
+                lines.on_oversized = functools.partial(refuse_oversized, write_stream)
+                screened.replies = write_stream
+                # the transport holds the real stdout from here on: sys.stdout may be put aside
+                with prints_aside():
+                    unanswered = Unanswered()
+                    reader = DrainingReader(AnsweringReader(read_stream, write_stream), unanswered)
+                    writer = NotingWriter(write_stream, unanswered)
+                    await server.run(reader, writer, server.create_initialization_options())
     except Exception as exc:
         if not _client_gone(exc):
             raise
@@ -482,13 +484,18 @@ def http_app(
 ) -> ASGIApp:
     """The streamable HTTP app at ``/mcp``, behind the bearer check when tokens are set
     (``{token: user id or None}``)."""
+    from .mcp_ids import AnsweringBadIds
     from .mcp_streams import EndedStreams
 
     if tokens and any(not token.strip() for token in tokens):
         raise ValueError("An empty bearer token would leave the server open; pass no tokens to serve without one.")
     security = _local_only(host) if is_loopback(host) else None
     app: ASGIApp = EndedStreams(
-        server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host, transport_security=security)
+        AnsweringBadIds(
+            server.streamable_http_app(streamable_http_path=HTTP_PATH, host=host, transport_security=security),
+            path=HTTP_PATH,
+            security=security,
+        )
     )
     return BearerAuth(app, tokens or {}, user_keys=user_keys) if tokens or user_keys else app
 

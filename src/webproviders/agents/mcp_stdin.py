@@ -24,6 +24,7 @@ from pydantic import ValidationError
 
 from ..redact import get_logger
 from ..surrogates import sound
+from .mcp_ids import reply_id
 from .mcp_wrap import ReaderAround
 
 log = get_logger("webproviders.mcp")
@@ -47,17 +48,6 @@ def _lone_surrogate(value: Any) -> str | None:
     elif isinstance(value, list):
         items = value
     return next((found for item in items if (found := _lone_surrogate(item))), None)
-
-
-def _answerable_id(message: Any) -> str | int | None:
-    """The id to answer ``message`` under: None when it is no request (no method, or an id
-    that is not a string or an integer, which cannot be echoed back as sent)."""
-    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
-        return None
-    request_id = message.get("id")
-    if isinstance(request_id, bool) or not isinstance(request_id, (str, int)):
-        return None
-    return sound(request_id) if isinstance(request_id, str) else request_id
 
 
 def _invalid(problems: list[Any]) -> list[Any]:
@@ -85,8 +75,8 @@ def _invalid(problems: list[Any]) -> list[Any]:
     error = types.ErrorData(code=types.INVALID_REQUEST, message=text)
     return [
         types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
-        for request_id in map(_answerable_id, messages)
-        if request_id is not None
+        for is_request, request_id in map(reply_id, messages)
+        if is_request
     ]
 
 
@@ -122,8 +112,8 @@ def _parse_refusal(problems: list[Any]) -> Any:
     except RecursionError:  # nested deeper than Python reads: its leading members may say
         message = _leading_members(line.decode("utf-8", errors="replace") if isinstance(line, bytes) else line)
         surrogate = None
-    request_id = _answerable_id(message)
-    if request_id is None:
+    is_request, request_id = reply_id(message)
+    if not is_request:
         return None
     if surrogate is None:
         text = f"Parse error: {problems[0]['msg']}"
@@ -176,8 +166,8 @@ def oversized_refusal(head: bytes, size: int, limit: int) -> Any:
     line's first bytes, or None when they do not say it is a request and under which id."""
     from mcp import types
 
-    request_id = _answerable_id(_leading_members(head.decode("utf-8", errors="replace")))
-    if request_id is None:
+    is_request, request_id = reply_id(_leading_members(head.decode("utf-8", errors="replace")))
+    if not is_request:
         return None
     text = (
         f"Request too large: its line holds {size} bytes, over the {limit // (1024 * 1024)} MiB this "
