@@ -157,9 +157,9 @@ def test_usage_summary_groups_totals(tmp_path: Path) -> None:
     assert [(r["key"], r["usd"]) for r in by_user["rows"]] == [("bob", 0.05), ("alice", 0.008), (None, 0.002)]
     by_capability = webproviders.usage_summary(datetime.timedelta(hours=1), by="capability", config=config)
     assert {r["key"]: r["requests"] for r in by_capability["rows"]} == {"search": 4, "extract": 1}
-    later = webproviders.usage_summary(datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1),
-                                       config=config)
-    assert later["rows"] == [] and later["total"]["requests"] == 0
+    within = webproviders.usage_summary(datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(hours=1),
+                                        until=datetime.timedelta(hours=1), config=config)
+    assert within["rows"] == [] and within["total"]["requests"] == 0
 
 
 def _recorded(config: Any, *spends: tuple[float, float]) -> None:
@@ -208,6 +208,24 @@ def test_a_span_reaching_before_1970_reports_everything(tmp_path: Path, since: A
     webproviders.dispatch_search("q", backend="priced", config=config)
     summary = webproviders.usage_summary(since, config=config)
     assert summary["since"].startswith("1970-01-01") and summary["total"]["requests"] == 1
+
+
+@pytest.mark.parametrize("since", ["2099-01-01", "9999-12-31T23:59:59-14:00"])
+def test_a_since_in_the_future_is_refused_saying_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], since: str
+) -> None:
+    """``--since 2099-01-01`` printed an empty table "from 2099 to today" with exit code 0, read
+    as nothing spent; a date past the year 9999 in UTC failed with "year 10000 is out of range"."""
+    file = tmp_path / "config.yaml"
+    file.write_text(json.dumps({"web": {"usage": {"path": str(tmp_path / "usage.sqlite3")}}}), encoding="utf-8")
+    assert main(["--config", str(file), "usage", "--since", since]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error [invalid_input]: since (") and "is in the future (it is now " in error
+    assert "give a past date, or a span back such as '7d'." in error
+    with pytest.raises(UsageQueryError, match="is in the future"):
+        webproviders.usage_summary(datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(hours=1))
+    assert main(["--config", str(file), "usage", "--until", since, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["until"] in ("2099-01-01T00:00:00+00:00", "9999-12-31T23:59:59+00:00")
 
 
 def _config_file(tmp_path: Path, web: dict[str, Any]) -> Path:

@@ -31,11 +31,16 @@ class UsageQueryError(ValueError):
     """``since``, ``until`` or ``by`` is not understood; the message says what is."""
 
 
+#: The last second a date can be written in (``9999-12-31T23:59:59Z``).
+_LATEST = datetime.datetime(9999, 12, 31, 23, 59, 59, tzinfo=datetime.timezone.utc).timestamp()
+
+
 def parse_since(value: Any, now: float | None = None, what: str = "since") -> float:
     """``since`` (or ``until``, named by ``what``) as wall-clock seconds; one before 1970
-    (``99999999d``) is 1970, as no row is older, rather than a year Python's dates cannot hold."""
+    (``99999999d``) is 1970, as no row is older, and one after the year 9999 (an offset past
+    ``9999-12-31T23:59:59``) is its last second, rather than a year Python's dates cannot hold."""
     now = time.time() if now is None else now
-    return max(0.0, _seconds(value, now, what))
+    return min(max(0.0, _seconds(value, now, what)), _LATEST)
 
 
 def _seconds(value: Any, now: float, what: str) -> float:
@@ -137,6 +142,11 @@ def usage_summary(
     now = time.time()
     start = parse_since(since, now)
     end = now if until is None else parse_since(until, now, "until")
+    if until is None and start > now:  # an empty summary "from 2099 to today" read as nothing spent
+        raise UsageQueryError(
+            f"since ({_iso(start)}) is in the future (it is now {_iso(now)}), so there is no usage to "
+            "report yet; give a past date, or a span back such as '7d'."
+        )
     if until is not None and end <= start:  # the same day for both is no day: until is not included
         when = "is before" if end < start else "is the same moment as"
         raise UsageQueryError(
