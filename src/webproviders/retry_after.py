@@ -29,6 +29,8 @@ _RESET_HEADERS = (
 _DURATION = re.compile(r"(?:(\d+(?:\.\d+)?)h)?(?:(\d+(?:\.\d+)?)m(?!s))?(?:(\d+(?:\.\d+)?)s)?(?:(\d+)ms)?$")
 #: A reset value above this is an epoch timestamp rather than a number of seconds.
 _EPOCH_THRESHOLD = 1_000_000_000
+#: A reset value above this is an epoch timestamp in milliseconds (as seconds, the year 5138).
+_EPOCH_MS_THRESHOLD = 100_000_000_000
 #: The longest wait any vendor answer can impose, in seconds (one hour).
 MAX_RETRY_AFTER = 3600.0
 #: The longest quota reset an out-of-quota error reports (a monthly window), in seconds.
@@ -87,6 +89,8 @@ def _parse_reset(value: str, now: float) -> float | None:
             return None
         hours, minutes, seconds, millis = (float(g) if g else 0.0 for g in match.groups())
         return clamp_retry_after(hours * 3600 + minutes * 60 + seconds + millis / 1000)
+    if number > _EPOCH_MS_THRESHOLD and math.isfinite(number):  # read as seconds: an hour's pause
+        return clamp_retry_after(number / 1000 - now)
     if number > _EPOCH_THRESHOLD and math.isfinite(number):
         return clamp_retry_after(number - now)
     return clamp_retry_after(number)

@@ -791,7 +791,14 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(503, b"<h1>Service Unavailable</h1>")
         if path == "/busy":
             status = int(query.get("status", ["429"])[0])
-            return self._send(status, b"slow down", "text/plain", {"Retry-After": query.get("after", ["7"])[0]})
+            waits = {"Retry-After": query.get("after", ["7"])[0]} if query.get("after") != ["none"] else {}
+            # a rate-limit reset (?reset=30, or an epoch ?reset=epoch+600 / epoch-ms+600) as many sites
+            # send it on every answer, in the header ?reset_header names
+            for reset in query.get("reset", []):
+                kind, _, ahead = reset.rpartition("+")
+                at = {"epoch": time.time() + float(ahead), "epoch-ms": (time.time() + float(ahead)) * 1000}
+                waits[query.get("reset_header", ["RateLimit-Reset"])[0]] = str(int(at[kind])) if kind else ahead
+            return self._send(status, b"slow down", "text/plain", waits)
         if path == "/busy-links":  # a link to a page answering 429 (or ?status=503), then to pages of the same host
             busy = "/busy?" + "&amp;".join(f"{key}={value[0]}" for key, value in query.items())
             links = f'<a href="{busy}">busy</a>, <a href="/docs/a">a</a> and <a href="/docs/b">b</a>'

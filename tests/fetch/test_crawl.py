@@ -710,6 +710,24 @@ def test_a_host_that_answers_with_retry_after_gets_no_request_before_it(
     ]
 
 
+@pytest.mark.parametrize("header", ["RateLimit-Reset", "X-RateLimit-Reset"])
+def test_a_host_that_answers_503_with_a_rate_limit_reset_alone_is_not_paused(
+    header: str, site: Any, local: Config
+) -> None:
+    """Its reset says when a quota renews: it was taken for the outage's Retry-After, and the
+    host's other pages were never requested (``rate_limited`` items)."""
+    busy = f"/busy?status=503&after=none&reset=30&reset_header={header}"
+    envelope = crawl(site.url(f"/busy-links?status=503&after=none&reset=30&reset_header={header}"), local,
+                     timeout=10, **ONE_AT_A_TIME)
+    assert [(page["url"], page.get("error_code")) for page in envelope["data"]] == [
+        (site.url(f"/busy-links?status=503&after=none&reset=30&reset_header={header}"), None),
+        (site.url(busy), "bad_gateway"),
+        (site.url("/docs/a"), None),
+        (site.url("/docs/b"), None),
+    ]
+    assert "retry_after" not in envelope["data"][1] and site.paths().count(busy) == 1
+
+
 def test_a_host_that_answers_429_without_retry_after_is_slowed_down_and_asked_again(
     site: Any, local: Config
 ) -> None:

@@ -205,6 +205,21 @@ def test_a_page_answering_503_with_retry_after_is_not_asked_again_before_then(si
     assert site.paths() == ["/busy?status=503&after=3600"]
 
 
+@pytest.mark.parametrize("reset", ["30", "epoch%2B600", "epoch-ms%2B600"])
+@pytest.mark.parametrize("header", ["RateLimit-Reset", "X-RateLimit-Reset"])
+def test_a_page_answering_503_with_a_rate_limit_reset_alone_says_no_wait(
+    site: Any, local: Config, header: str, reset: str
+) -> None:
+    """A 503's rate-limit reset says when a quota renews, not when the outage ends: it was read
+    as the wait ("Retry after 600 s.", an hour for an epoch in milliseconds)."""
+    envelope = unread(site.url(f"/busy?status=503&after=none&reset={reset}&reset_header={header}"), local)
+    assert envelope["error_code"] == "bad_gateway" and "retry_after" not in envelope
+    assert envelope["error"].endswith("failed on its side (HTTP 503).")
+    # beside a Retry-After, the wait is the Retry-After's
+    envelope = unread(site.url(f"/busy?status=503&after=3600&reset={reset}&reset_header={header}"), local)
+    assert envelope["retry_after"] == 3600
+
+
 def test_duplicate_urls_are_fetched_once(site: Any, local: Config) -> None:
     url = site.url("/articles/retries")
     data = extract([url, url], local)["data"]

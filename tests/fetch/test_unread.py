@@ -71,6 +71,15 @@ def test_a_rate_limited_page_gives_its_retry_after_and_is_not_tried_again_sooner
     assert dispatch_extract(site.url("/articles/caching"), backend="http", config=local, timeout=3)["success"] is True
 
 
+def test_a_rate_limited_page_with_a_reset_in_epoch_milliseconds_gives_that_wait(site: Any, local: Config) -> None:
+    """``X-RateLimit-Reset: 1764400000000`` (an epoch in milliseconds) was read as an epoch in
+    seconds 55,000 years away: an hour's wait, the most any answer may impose."""
+    envelope = dispatch_extract(
+        site.url("/busy?after=none&reset=epoch-ms%2B600&reset_header=X-RateLimit-Reset"), backend="http", config=local
+    )
+    assert envelope["error_code"] == "rate_limited" and 500 < envelope["retry_after"] <= 600
+
+
 def test_a_page_that_fails_with_500_is_not_retried(site: Any, local: Config) -> None:
     envelope = dispatch_extract(site.url("/error"), backend="http", config=local)
     assert envelope["error_code"] == "bad_gateway"

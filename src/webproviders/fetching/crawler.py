@@ -33,7 +33,7 @@ from ..errors import (
     WebTimeoutError,
     to_provider_error,
 )
-from ..retry_after import retry_after_from_headers
+from ..retry_after import retry_after_from_headers, retry_after_header
 from ..urls import MAX_URL_CHARS, canonicalize, host_of, join_url, page_identity, registrable_domain
 from .charset import decode
 from .decompress import GZIP_MAGIC
@@ -510,10 +510,13 @@ class Crawler:
         down after a 429 that does not say for how long; True when the page is to be asked for
         again once the pause is over (once, and when the call's time allows)."""
         host = host_of(final)
-        wait = retry_after_from_headers(result.headers)
+        # a 503 says how long its outage lasts in Retry-After alone: its rate-limit reset headers
+        # say when a quota renews, which paused a host that had the quota left
+        limited = result.status_code == 429
+        wait = retry_after_from_headers(result.headers) if limited else retry_after_header(result.headers)
         if wait:
             self.limiter.pause(host, wait)  # as the host asked: no request until then
-        elif result.status_code == 429:
+        elif limited:
             wait = self.limiter.slow_down(host)
         else:
             return False  # a 503 that says nothing more: a page that is down

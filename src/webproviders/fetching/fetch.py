@@ -47,7 +47,7 @@ from ..errors import (
     proxy_refused,
 )
 from ..pools import LazyPool
-from ..retry_after import retry_after_from_headers
+from ..retry_after import retry_after_from_headers, retry_after_header
 from ..tunnel import TunnelWatch, dropped_tunnel, no_tunnel
 from ..urls import shorten
 from .decompress import (
@@ -421,7 +421,8 @@ def status_error(result: FetchResult) -> WebProviderError | None:
         )
     if status >= 500:
         # A 503's Retry-After says when the site is back: not retried before, and the caller told.
-        retry_after = retry_after_from_headers(result.headers) if status == 503 else None
+        # Its rate-limit reset headers (sent on every answer) say when a quota renews, not that.
+        retry_after = retry_after_header(result.headers) if status == 503 else None
         when = f" Retry after {retry_after:.0f} s." if retry_after else ""
         return BadGatewayError(
             f"{url} failed on its side (HTTP {status}).{when}", retry_after=retry_after, status_code=status
