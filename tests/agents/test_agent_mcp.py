@@ -180,6 +180,7 @@ def test_stdio_answers_requests_that_are_not_json_rpc_2(tmp_path: Path) -> None:
         {**listing, "jsonrpc": "1.0", "id": 3},
         {"id": 4, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": "web_search"},
+        {"jsonrpc": "2.0", "id": "m", "method": 7},  # a method that is no string: dropped as well
         {"jsonrpc": "2.0", "id": 6, "method": "tools/call",
          "params": {"name": "web_search", "arguments": {"query": "still serving", "limit": 1}}},
     ]
@@ -191,12 +192,13 @@ def test_stdio_answers_requests_that_are_not_json_rpc_2(tmp_path: Path) -> None:
         timeout=60,
     )
     answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.decode().splitlines())}
-    assert done.returncode == 0 and set(answers) == {1, "a", "b", 3, 4, 5, 6}
+    assert done.returncode == 0 and set(answers) == {1, "a", "b", 3, 4, 5, "m", 6}
     batch = "Invalid request: this server reads one JSON-RPC message per line, not a batch (a JSON array); "
     assert answers["a"]["error"]["message"].startswith(batch) and answers["b"]["error"]["code"] == -32600
     version = 'Invalid request: a JSON-RPC request holds "jsonrpc": "2.0".'
     assert answers[3]["error"]["message"] == answers[4]["error"]["message"] == version
     assert answers[5]["error"] == {"code": -32600, "message": "Invalid request: params: Input should be an object."}
+    assert answers["m"]["error"] == {"code": -32600, "message": "Invalid request: method: Input should be a valid string."}
     assert answers[6]["result"]["isError"] is False
 
 

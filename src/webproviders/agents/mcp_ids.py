@@ -25,8 +25,9 @@ if TYPE_CHECKING:
 
 def reply_id(message: Any) -> tuple[bool, str | int | None]:
     """``(is a request, the id to answer it under)``: a request is an object with a ``method``
-    and an ``id`` member, answered under None (sent as null) when that id is no string or integer."""
-    if not isinstance(message, dict) or not isinstance(message.get("method"), str) or "id" not in message:
+    (of any type: one that is no string is refused, not left unanswered) and an ``id`` member,
+    answered under None (sent as null) when that id is no string or integer."""
+    if not isinstance(message, dict) or "method" not in message or "id" not in message:
         return False, None
     request_id = message["id"]
     if isinstance(request_id, str):
