@@ -255,6 +255,9 @@ def test_an_api_key_argument_is_refused_without_echoing_it(make_config: Any) -> 
     [
         ("web_search", {"query": "   "}, "The query is empty"),
         ("web_search", {"query": "x", "limit": True}, "limit must be a whole number"),
+        # a large count as JavaScript writes it: not "Unable to parse input string as an integer"
+        ("web_search", {"query": "x", "limit": 1e20}, "limit: Input should be less than or equal to 50."),
+        ("web_crawl", {"url": "https://a.example/", "max_pages": -1e300}, "max_pages: Input should be greater"),
         ("web_search", "{not json", "not valid JSON"),
         ("web_search", "[1, 2]", "must be a JSON object, not an array"),
         ("web_search", "null", "must be a JSON object, not null"),

@@ -75,9 +75,14 @@ def _reraise(check: Any, value: Any, *args: Any) -> Any:
 def _count(check: Callable[[Any], Any], value: Any) -> Any:
     """A count: ``true``, which pydantic would read as 1, is refused by ``check`` with
     dispatch's sentence. A count a model sent as text (``"5"``) is read as its number, as
-    every surface has always read it, though the schema asks for a JSON number."""
+    every surface has always read it, though the schema asks for a JSON number. A whole
+    number written with an exponent (``1e20``, as JavaScript writes a large one) is that
+    number, so it is held to the count's range: pydantic said "Unable to parse input string
+    as an integer, exceeded maximum size" of it."""
     if isinstance(value, bool):
         _reraise(check, value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
     return value
 
 
