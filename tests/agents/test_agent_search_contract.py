@@ -101,6 +101,13 @@ def test_max_results_outside_1_to_10_is_invalid(bad: Any, make_config: Any) -> N
     assert "max_results" in error.message
 
 
+def test_max_results_written_with_an_exponent_is_held_to_the_range(make_config: Any) -> None:
+    """``1e20`` (how JavaScript writes a large number) was refused with "Unable to parse input
+    string as an integer, exceeded maximum size"."""
+    error = error_of(WebSearchContract(make_config()), {"query": "x", "max_results": 1e20})
+    assert error.message == "Invalid web.search input: max_results: Input should be less than or equal to 10."
+
+
 @pytest.mark.parametrize("count", [1, 10])
 def test_max_results_bounds_are_honoured(count: int, make_config: Any) -> None:
     assert (

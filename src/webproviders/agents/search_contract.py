@@ -113,6 +113,8 @@ class WebSearchInput(BaseModel):
     def _whole(cls, value: Any) -> Any:
         if isinstance(value, bool):
             raise ValueError("max_results must be a whole number")  # noqa: TRY004 - pydantic needs ValueError
+        if isinstance(value, float) and value.is_integer():  # 1e20: held to the range, not "unable to parse"
+            return int(value)
         return value
 
 
