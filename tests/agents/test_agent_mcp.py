@@ -216,6 +216,7 @@ def test_stdio_answers_a_request_whose_id_is_no_string_or_integer(tmp_path: Path
         json.dumps(INITIALIZE),
         '{"jsonrpc":"2.0","method":"notifications/initialized"}',
         *(listing % request_id for request_id in BAD_IDS),
+        '{"jsonrpc":"2.0","id":null,"method":"notifications/initialized"}',  # a notification: no answer
         '[{"jsonrpc":"2.0","id":2.5,"method":"tools/list"}]',  # in a batch
         '{"jsonrpc":"2.0","id":3.5,"method":"tools/call","params":{"name":"web_search",'
         '"arguments":{"query":"half \\ud83d"}}}',  # beside a lone surrogate

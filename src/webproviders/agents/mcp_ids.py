@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 def reply_id(message: Any) -> tuple[bool, str | int | None]:
     """``(is a request, the id to answer it under)``: a request is an object with a ``method``
     (of any type: one that is no string is refused, not left unanswered) and an ``id`` member,
-    answered under None (sent as null) when that id is no string or integer."""
+    answered under None (sent as null) when that id is no string or integer, unless its method
+    names a notification (``notifications/...``), which is passed on as the package reads it."""
     if not isinstance(message, dict) or "method" not in message or "id" not in message:
         return False, None
     request_id = message["id"]
@@ -34,6 +35,9 @@ def reply_id(message: Any) -> tuple[bool, str | int | None]:
         return True, sound(request_id)
     if isinstance(request_id, int) and not isinstance(request_id, bool):
         return True, request_id
+    method = message["method"]
+    if isinstance(method, str) and method.startswith("notifications/"):
+        return False, None  # a notification written with an id (null, as JSON-RPC 1.0 had it) awaits no answer
     return True, None
 
 
