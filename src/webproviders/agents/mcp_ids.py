@@ -92,10 +92,11 @@ class ScreenedLines:
 
         while True:
             line = await self._lines.__anext__()
-            refusal = id_refusal(_read(line)) if self.replies is not None else None
-            if refusal is None:
+            replies = self.replies
+            refusal = id_refusal(_read(line)) if replies is not None else None
+            if replies is None or refusal is None:
                 return line
-            await self.replies.send(SessionMessage(refusal))  # type: ignore[union-attr]
+            await replies.send(SessionMessage(refusal))
 
 
 class AnsweringBadIds:
