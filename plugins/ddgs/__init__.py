@@ -143,7 +143,7 @@ class DDGSProvider(WebSearchProvider):
             "timelimit": _TIMELIMIT.get(options.get("time_range", "")),
             "max_results": limit,
             "backend": str(settings.option("backend", "auto")),
-            "proxy": self.config.web.proxy,
+            "proxy": self._proxy(),
             "timeout": int(settings.timeout or 10),
             # TLS trusts what the environment says, as httpx does (a proxy's own CA, say).
             "verify": os.environ.get("SSL_CERT_FILE") or True,
@@ -178,16 +178,21 @@ class DDGSProvider(WebSearchProvider):
         return self._results(answer, request["memory_mb"])
 
     def _proxy(self) -> str | None:
-        """The proxy ddgs's worker sends through: ``web.proxy``, else the environment's (one
-        written ``proxy.corp:3128`` is an HTTP proxy to ddgs's client, as to curl)."""
+        """The proxy ddgs's worker sends through: ``web.proxy``, else ``DDGS_PROXY`` (ddgs's
+        own), else the environment's by the rule every other vendor request follows (lower-case
+        names win; direct only where ``NO_PROXY`` spares every engine). It is handed to ddgs:
+        its HTTP client would read the environment otherwise, ``HTTPS_PROXY`` first. One
+        written ``proxy.corp:3128`` is an HTTP proxy, as to curl."""
+        from webproviders.kit import shared_proxy
+
         from .worker import (
-            PROXY_VARIABLES,  # the worker's own list (its module imports only the stdlib)
+            ENGINE_HOSTS,  # the worker's own list (its module imports only the stdlib)
         )
 
-        if self.config.web.proxy:
-            return self.config.web.proxy
-        found = next((os.environ[v] for v in PROXY_VARIABLES if os.environ.get(v)), None)
-        return found if found is None or "://" in found else f"http://{found}"
+        own = None if self.config.web.proxy else os.environ.get("DDGS_PROXY")
+        if own:
+            return own if "://" in own else f"http://{own}"
+        return shared_proxy(self.config.web.proxy, ENGINE_HOSTS)
 
     def _check_environment_proxy(self) -> None:
         """Refuse a proxy from the environment that no request could go through (no host,

@@ -23,8 +23,6 @@ from typing import Any
 ENGINE_HOSTS = ("duckduckgo.com", "www.bing.com", "search.brave.com")
 #: Seconds to wait for those lookups: a resolver that has not answered by then is left to ddgs.
 LOOKUP_WAIT = 3.0
-#: Proxy variables that send ddgs's https requests through a proxy, which looks names up itself.
-PROXY_VARIABLES = ("DDGS_PROXY", "HTTPS_PROXY", "https_proxy", "ALL_PROXY", "all_proxy")
 #: Whether an engine's name resolved in this process (then it is not asked again).
 _names_resolved = False
 
@@ -82,7 +80,7 @@ def search(request: dict[str, Any]) -> dict[str, Any]:
     limit_memory(request["memory_mb"])
 
     global _names_resolved
-    proxy = request["proxy"] or next((os.environ[v] for v in PROXY_VARIABLES if os.environ.get(v)), None)
+    proxy = request["proxy"]  # the library's choice; this process has no proxy variables
     # A socks5:// proxy is given addresses, looked up here (socks5h:// leaves names to the proxy).
     via_socks5 = proxy is not None and proxy.lower().startswith("socks5://")
     if not _names_resolved and (proxy is None or via_socks5):
@@ -91,7 +89,7 @@ def search(request: dict[str, Any]) -> dict[str, Any]:
             return {"error": "dns", "message": why, "via_socks5": via_socks5}
         _names_resolved = True
     try:
-        client = DDGS(proxy=request["proxy"], timeout=request["timeout"], verify=request["verify"])
+        client = DDGS(proxy=proxy, timeout=request["timeout"], verify=request["verify"])
         results = client.text(
             request["query"],
             region=request["region"],

@@ -27,16 +27,14 @@ MAX_WORKERS = 4
 #: Workers kept waiting for the next search.
 MAX_IDLE = 2
 #: Environment variables a worker sees besides those of every worker interpreter
-#: (``kit.worker_environment``: what Python needs to start, no keys): TLS and proxies.
-PASSED_ENV = (
-    "SYSTEMROOT", "VIRTUAL_ENV", "SSL_CERT_FILE", "SSL_CERT_DIR",
-    "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "http_proxy", "https_proxy", "all_proxy", "no_proxy",
-    "DDGS_PROXY",
-)
+#: (``kit.worker_environment``: what Python needs to start, no keys): TLS. No proxy variable:
+#: each search names its proxy, chosen by the library, which ddgs's client would otherwise
+#: choose from the environment by a rule of its own.
+PASSED_ENV = ("SYSTEMROOT", "VIRTUAL_ENV", "SSL_CERT_FILE", "SSL_CERT_DIR")
 
 
 def passed_now() -> tuple[str | None, ...]:
-    """The values of :data:`PASSED_ENV` now: a proxy set at run time is used from the next search."""
+    """The values of :data:`PASSED_ENV` now: a CA file set at run time is used from the next search."""
     return tuple(os.environ.get(name) for name in PASSED_ENV)
 
 
@@ -64,7 +62,7 @@ class Worker:
         from webproviders.kit import worker_environment
 
         env = worker_environment(PASSED_ENV)
-        #: What it was started with of the variables it is passed (a proxy, say): a worker
+        #: What it was started with of the variables it is passed (a CA file, say): a worker
         #: whose are no longer the process's is not asked again.
         self.passed = passed_now()
         self.process = subprocess.Popen(

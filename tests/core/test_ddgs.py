@@ -261,6 +261,24 @@ def test_a_proxy_from_the_environment_quoting_its_credentials_is_masked(
     assert "Env0ProxyPass99" not in str(envelope) and basic not in str(envelope)
 
 
+def test_the_lower_case_proxy_variable_wins_as_for_every_other_vendor(
+    proxy: Proxy, make_config: Any, monkeypatch: pytest.MonkeyPatch, tunnel_proxy: Callable[..., Any]
+) -> None:
+    """With ``https_proxy`` and ``HTTPS_PROXY`` naming two proxies, ddgs's own client sent
+    its searches through ``HTTPS_PROXY``, where every other vendor goes through ``https_proxy``."""
+    asked: list[str] = []
+    closed = socket.socket()
+    closed.bind(("127.0.0.1", 0))
+    other = tunnel_proxy(closed.getsockname()[1], asked)
+    closed.close()
+    monkeypatch.setenv("https_proxy", proxy.url)
+    monkeypatch.setenv("HTTPS_PROXY", f"http://127.0.0.1:{other.server_port}")
+    config = make_config(web={"cache": False, "providers": {"ddgs": {"backend": "duckduckgo", "max_retries": 0}}})
+    envelope = dispatch_search("rust async", backend="ddgs", config=config, timeout=20)
+    assert envelope["success"] is True, envelope
+    assert [form["q"] for form in proxy.forms] == ["rust async"] and asked == []
+
+
 def test_a_proxy_that_refuses_its_credentials_is_named_and_not_held_against_ddgs(
     proxy: Proxy, ddgs_config: Callable[..., Any], make_config: Any
 ) -> None:

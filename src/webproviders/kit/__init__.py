@@ -31,6 +31,7 @@ _EXPORTS = {
     # calling a vendor API on the shared HTTP stack
     "user_agent": "config",
     "proxy_problem": "config",
+    "shared_proxy": "vendorhttp.proxies",
     "Classifier": "responses",
     "get_client": "kit.http",
     "request_json": "kit.http",
@@ -185,6 +186,7 @@ if TYPE_CHECKING:
         check_kinds,
         warn_unknown,
     )
+    from ..vendorhttp.proxies import shared_proxy
     from .batch import (
         fetch_each,
         gather_or_cancel,

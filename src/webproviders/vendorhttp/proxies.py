@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import ipaddress
 import urllib.request
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 import idna
@@ -138,10 +138,19 @@ class ProxyRoutes:
         return proxy
 
 
+def shared_proxy(configured: str | None, hosts: Iterable[str], scheme: str = "https") -> str | None:
+    """The one proxy of an HTTP client that is not httpx and reaches all of ``hosts`` (ddgs's):
+    chosen by the rule every vendor request follows, and handed to it, rather than left to
+    that client's own reading of the environment (which may let ``HTTPS_PROXY`` win over
+    ``https_proxy``). None, for direct, only when ``NO_PROXY`` spares every one of ``hosts``."""
+    routes = ProxyRoutes.build(configured, read_environment())
+    return next((proxy for host in hosts if (proxy := routes.proxy_for(scheme, host, None))), None)
+
+
 def read_environment() -> dict[str, str]:
     """``*_proxy`` variables by scheme (``no`` for ``NO_PROXY``), lower-case names winning, as
     the standard library reads them (``HTTP_PROXY`` is ignored in a CGI request)."""
     return urllib.request.getproxies_environment()
 
 
-__all__ = ["NoProxy", "ProxyRoutes", "read_environment"]
+__all__ = ["NoProxy", "ProxyRoutes", "read_environment", "shared_proxy"]
