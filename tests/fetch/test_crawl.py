@@ -5,8 +5,10 @@ from __future__ import annotations
 import asyncio
 import io
 import sys
+import threading
 import time
 import tracemalloc
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
 
@@ -809,6 +811,38 @@ def test_a_seed_whose_robots_txt_does_not_arrive_in_time_says_so(site: Any, name
         f"{seed} could not be read before the call's time limit "
         "(its site's robots.txt, asked for first, had not arrived)."
     )
+
+
+@pytest.mark.parametrize("respect_robots", [True, False])
+def test_a_seed_behind_a_proxy_that_never_opens_its_tunnel_names_the_proxy(
+    http_server: Any, config_for: Any, respect_robots: bool
+) -> None:
+    """Neither robots.txt nor the page itself was reached: the timeout said robots.txt (or
+    the page) had not arrived, where an extract of the same page names the proxy."""
+    release = threading.Event()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_CONNECT(self) -> None:
+            release.wait(30)
+            self.close_connection = True
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    port = http_server(Handler).server_address[1]
+    config = config_for(proxy=f"http://user:Pw0rdSecret@127.0.0.1:{port}", proxy_resolves_names=True)
+    seed = "https://docs.unresolvable.org/"
+    try:
+        envelope = dispatch_crawl(seed, backend="http", config=config, timeout=2, respect_robots=respect_robots)
+    finally:
+        release.set()
+    assert envelope["error_code"] == "timeout", envelope
+    robots = " (its site's robots.txt, asked for first, had not arrived)" if respect_robots else ""
+    assert envelope["error"] == (
+        f"{seed} could not be read before the call's time limit{robots}: the proxy at 127.0.0.1:{port} "
+        "had not opened its tunnel to docs.unresolvable.org. Check the proxy in web.proxy."
+    ), envelope
+    assert "Pw0rdSecret" not in str(envelope)
 
 
 @pytest.mark.parametrize(

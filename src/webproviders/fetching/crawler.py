@@ -38,7 +38,7 @@ from ..urls import MAX_URL_CHARS, canonicalize, host_of, join_url, page_identity
 from .charset import decode
 from .decompress import GZIP_MAGIC
 from .extractpool import extraction_pool
-from .fetch import FetchResult, fetch, gunzip, status_error
+from .fetch import FetchResult, cut_short_at, fetch, gunzip, status_error
 from .options import FetchLimits, PageOptions, patterns, pick, refused, switch, whole
 from .pages import HEAVY_HTML_TAGS, NotAPage, render
 from .politeness import HostLimiter, HostPaused
@@ -227,6 +227,9 @@ class Crawler:
         self._asked_again: set[str] = set()
         #: robots.txt answers read at the end of another origin's redirect, by their URL.
         self._robots_of: dict[str, tuple[int, str]] = {}
+        #: Why a fetch the crawl's deadline cut short never reached its host (a proxy that had
+        #: not opened its tunnel), by host: the seed's timeout names it, as an extract's does.
+        self._held: dict[str, str] = {}
         self._results: list[tuple[Entry, dict[str, Any]]] = []
         self._scope_hosts: set[str] = set()
         self._scope_domains: set[str] = set()
@@ -370,6 +373,15 @@ class Crawler:
         self._heap = keep  # sorted, so already a heap
 
     # -- fetching ---------------------------------------------------------------------
+    async def _fetch(self, url: str, **options: Any) -> FetchResult:
+        """:func:`fetch`, noting what held a fetch cut short by the crawl's end short of its host."""
+        try:
+            return await fetch(url, self.config, **options)
+        except asyncio.CancelledError:
+            if (kept := cut_short_at()) is not None:
+                self._held[host_of(url)] = kept
+            raise
+
     async def _fetch_robots(self, url: str) -> tuple[int, str]:
         """robots.txt, outside the limiter: a redirect's check must not wait for the slot its page holds.
 
@@ -379,9 +391,7 @@ class Crawler:
         if read is not None:
             return read
         timeout = min(10.0, self._url_timeout())
-        result = await fetch(
-            url, self.config, timeout=timeout, max_bytes=PARSE_LIMIT, accept="text/plain", truncate=True
-        )
+        result = await self._fetch(url, timeout=timeout, max_bytes=PARSE_LIMIT, accept="text/plain", truncate=True)
         text, _codec = decode(result.content, result.content_type, "text", result.final_url)
         answer = result.status_code, whole_lines(text, result.truncated)
         final = urlsplit(_canonical(result.final_url))
@@ -401,8 +411,8 @@ class Crawler:
         try:
             await self._obey_robots(entry.url)
             async with self.limiter.slot(host_of(entry.url), self._stop_at):
-                result = await fetch(
-                    entry.url, self.config, timeout=self._url_timeout(),
+                result = await self._fetch(
+                    entry.url, timeout=self._url_timeout(),
                     on_redirect=partial(self._check_redirect, entry), check_hop=self._obey_robots,
                 )
             return await self._page(entry, result)
@@ -669,6 +679,8 @@ class Crawler:
         try:
             stopped_early = await self._loop()
             robots_late = self.robots.unanswered(seed)
+            if stopped_early and not self._results:
+                await self.robots.aclose()  # a robots.txt fetch cut short notes what held it
         finally:
             self.robots.close()
         if stopped_early and not self._results:
@@ -676,7 +688,11 @@ class Crawler:
             # extract (a per-URL failure), rather than the crawler returning nothing.
             entry = Entry(0, (), seed, page=page_identity(seed))
             why = " (its site's robots.txt, asked for first, had not arrived)" if robots_late else ""
-            late = WebTimeoutError(f"{seed} could not be read before the call's time limit{why}.", provider="http")
+            kept = self._held.get(host_of(seed))
+            late = WebTimeoutError(
+                f"{seed} could not be read before the call's time limit{why}{f': {kept}' if kept else '.'}",
+                provider="http",
+            )
             self._results.append((entry, self._error_item(entry, late)))
         elif stopped_early:
             warn(

@@ -140,6 +140,11 @@ class RobotsCache:
         for task in self._origins.values():
             task.cancel()
 
+    async def aclose(self) -> None:
+        """:meth:`close`, waiting for the fetches under way to end (each has its say as it does)."""
+        self.close()
+        await asyncio.gather(*self._origins.values(), return_exceptions=True)
+
 
 def _origin(url: str) -> str:
     """The origin whose robots.txt rules ``url`` (``https://host:port``)."""
