@@ -520,3 +520,47 @@ def test_a_shared_slot_the_call_could_not_wait_for_once_the_store_answered_is_no
         client.close()
     assert envelope["success"] is True, envelope  # the slot the late call did not use was free
     assert provider(config, "fake-a").calls == 2
+
+
+_FIRST_TWO_REQUESTS = """
+import json, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+arrivals = []
+ANSWER = json.dumps({"type": "search", "web": {"type": "search", "results": [
+    {"title": "Tokio", "url": "https://tokio.rs/", "description": "An asynchronous runtime."}]}}).encode()
+
+class Brave(BaseHTTPRequestHandler):
+    def do_GET(self):
+        arrivals.append(time.monotonic())
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(ANSWER)))
+        self.end_headers()
+        self.wfile.write(ANSWER)
+
+    def log_message(self, *args):
+        pass
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Brave)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+
+config = config_from_dict({"web": {"cache": False, "providers": {"brave": {
+    "base_url": "http://127.0.0.1:%d" % server.server_port, "api_key": "BSA-test-key", "rate_limit": "1/s"}}}})
+ok = [dispatch_search(query, backend="brave", config=config, timeout=10)["success"] for query in ("tokio", "rust")]
+print(json.dumps({"ok": ok, "arrivals": arrivals}))
+"""
+
+
+def test_a_process_s_first_two_requests_reach_the_vendor_no_closer_than_its_budget(
+    run_script: Callable[..., dict[str, Any]],
+) -> None:
+    """With ``1/s``, a fresh process's first two requests reached the vendor about 0.35-0.8 s
+    apart: the first request's set-up (the HTTP stack's import, the TLS trust store) ran
+    inside its slot, so it went out late while the second went out on time."""
+    answer = run_script(_FIRST_TWO_REQUESTS)
+    assert answer["ok"] == [True, True], answer
+    first, second = answer["arrivals"]
+    assert second - first >= 1.0 - 0.1, answer  # the budget's interval, less scheduling jitter

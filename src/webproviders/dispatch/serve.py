@@ -40,6 +40,7 @@ from ..validate import (
 )
 from . import hooks, runner, urlgate
 from .call import Call
+from .firstsend import set_up_first_request
 from .hung import HungRefusal
 from .per_url import nothing_read
 from .state import DispatchState
@@ -347,6 +348,8 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
         sent = False
         try:
             if not state.limits.unlimited(name):
+                if state.limits.rate(name) is not None:  # its slots are spaced as the vendor sees them
+                    await set_up_first_request(entry)
                 patience = _slot_patience(call) if failover else None
                 await state.limits.acquire(name, call.remaining() - MIN_REQUEST_TIME, state.sleep, patience)
             sent, asked = True, time.perf_counter()

@@ -322,6 +322,15 @@ def current() -> HTTPClients:
     return _outside
 
 
+def ready_to_send() -> None:
+    """Load, on the running loop, what a client's first request would load as it goes out:
+    the TLS trust store, and the backend of the locks httpcore's pools take (anyio's)."""
+    import anyio  # httpx's own dependency, loaded with it
+
+    trusted_tls()
+    anyio.Event()
+
+
 def close() -> None:
     """Close every vendor client the library holds (see :meth:`HTTPClients.close`)."""
     for owner in list(_owners):
@@ -349,4 +358,5 @@ __all__ = [
     "aclose_loop_clients",
     "close",
     "current",
+    "ready_to_send",
 ]
