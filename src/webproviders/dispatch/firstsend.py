@@ -1,7 +1,7 @@
 """A budgeted provider's first request in a process, set up before its slot is taken.
 
 A request budget (``rate_limit: 1/s``) promises requests at most that often at the vendor.
-A process's first request also loads the vendor HTTP stack (or the vendor's SDK), the TLS
+A process's first request also loads the vendor HTTP stack (and the vendor's SDK), the TLS
 trust store and the loop's lock backend, 0.3-0.8 s on a busy machine: done after the slot
 was taken, it sent the first request that much past its slot while the second went out on
 time, so the vendor saw the two closer together than the budget allows. Done before, it is
@@ -26,8 +26,14 @@ async def set_up_first_request(entry: ProviderEntry) -> None:
     name = entry.manifest.name
     if name in _ready:
         return
+    # Here: only a budgeted provider's first call needs them.
+    from ..kit.sdk import SDKProvider, import_packages
+
     try:
-        await import_off_loop(_HTTP_STACK, *(package.module for package in entry.provider.packages()))
+        provider = entry.provider
+        if isinstance(provider, SDKProvider):  # its SDK, loaded in this process on first use
+            await import_packages(provider)
+        await import_off_loop(_HTTP_STACK)
         from ..vendorhttp.clients import ready_to_send
 
         ready_to_send()
