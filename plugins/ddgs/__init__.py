@@ -45,6 +45,8 @@ from webproviders.kit import (
 
 _TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
 _SAFESEARCH = {"off": "off", "moderate": "moderate", "strict": "on"}
+#: The variables that name a proxy for ``https://`` requests (``DDGS_PROXY`` is never spared).
+_HTTPS_PROXY_VARIABLES = ("https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY")
 #: How ddgs's HTTP client reports a proxy that refused its credentials.
 _PROXY_REFUSED_CREDENTIALS = re.compile(r"HTTP/\S+ 407\b|\b407 Proxy Authentication Required")
 #: How it reports a proxy that would not open a tunnel: its status and reason, up to the
@@ -194,6 +196,11 @@ class DDGSProvider(WebSearchProvider):
             return own if "://" in own else f"http://{own}"
         return shared_proxy(self.config.web.proxy, ENGINE_HOSTS)
 
+    def _spared_by_no_proxy(self) -> bool:
+        """Whether a proxy is set that ``NO_PROXY`` sent ddgs's engines past."""
+        named = self.config.web.proxy or any(os.environ.get(v) for v in _HTTPS_PROXY_VARIABLES)
+        return bool(named) and self._proxy() is None
+
     def _check_environment_proxy(self) -> None:
         """Refuse a proxy from the environment that no request could go through (no host,
         another scheme, a line break read from a file): ddgs's HTTP client would pass it by
@@ -221,9 +228,14 @@ class DDGSProvider(WebSearchProvider):
         if error == "dns" and answer.get("via_socks5"):
             raise NetworkError(_SOCKS5_LOOKS_UP_HERE, provider=self.name)
         if error == "dns":
+            what = (
+                "NO_PROXY names them, so ddgs went direct instead of through the proxy; where only the "
+                "proxy reaches the internet, take them out of NO_PROXY."
+                if self._spared_by_no_proxy()
+                else "It needs DNS, or a proxy (web.proxy or HTTPS_PROXY)."
+            )
             raise NetworkError(
-                "ddgs cannot reach its search engines: their host names do not resolve on this "
-                f"machine ({message}). It needs DNS, or a proxy (web.proxy or HTTPS_PROXY).",
+                f"ddgs cannot reach its search engines: their host names do not resolve on this machine ({message}). {what}",
                 provider=self.name,
             )
         if error == "timeout":

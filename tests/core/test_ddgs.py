@@ -473,6 +473,21 @@ def test_a_machine_whose_resolver_refuses_gets_a_network_error_at_once(tmp_path:
     assert elapsed < deadline / 2, elapsed
 
 
+def test_a_machine_without_dns_whose_no_proxy_spares_the_engines_says_so(tmp_path: Path) -> None:
+    """``NO_PROXY=*`` beside a proxy: the search went direct to a resolver that refuses, and
+    the sentence asked for a proxy that was set."""
+    script = "import os\nos.environ.update(HTTPS_PROXY='http://127.0.0.1:9', NO_PROXY='*')\n" + _NO_RESOLVER_SCRIPT
+    done = _without_network(tmp_path, script, "20")
+    assert done.returncode == 0, done.stderr
+    envelope = json.loads(done.stdout)
+    assert envelope["error_code"] == "network_error", envelope
+    assert "do not resolve on this machine" in envelope["error"]
+    assert envelope["error"].endswith(
+        "NO_PROXY names them, so ddgs went direct instead of through the proxy; where only the proxy "
+        "reaches the internet, take them out of NO_PROXY."
+    ), envelope
+
+
 _PROXY_VARIABLE_SCRIPT = """
 import json, os, sys
 from webproviders import dispatch_search
