@@ -127,6 +127,20 @@ class DDGSProvider(WebSearchProvider):
         )
         return found or default
 
+    async def set_up(self) -> None:
+        """A worker started and ddgs loaded in it (0.4 s or more), before a rate limit's first
+        slot: inside it, the first search reached the engines that much past its slot."""
+        import asyncio
+
+        from .workers import Search, pool
+
+        ready = Search(pool, {"ready": True}, 30.0, 100)
+        try:
+            await asyncio.to_thread(ready.run)
+        except BaseException:  # the deadline passed (cancelled), or the worker broke
+            ready.abandon()
+            raise
+
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         import asyncio
 

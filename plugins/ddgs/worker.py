@@ -109,12 +109,22 @@ def search(request: dict[str, Any]) -> dict[str, Any]:
     return {"results": [{k: r.get(k, "") for k in ("title", "href", "body")} for r in results or []]}
 
 
+def ready() -> dict[str, Any]:
+    """ddgs loaded, before the first search asks for it (see the provider's ``set_up``): the
+    first ``DDGS()`` loads its implementation, about 0.1 s."""
+    from ddgs import DDGS
+
+    DDGS()
+    return {"ready": True}
+
+
 def main() -> None:
     # The protocol owns the real stdout; anything ddgs or its HTTP client prints goes to stderr.
     answers = os.fdopen(os.dup(sys.stdout.fileno()), "w", encoding="utf-8")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
     for line in sys.stdin:
-        answers.write(json.dumps(search(json.loads(line))) + "\n")
+        request = json.loads(line)
+        answers.write(json.dumps(ready() if request.get("ready") else search(request)) + "\n")
         answers.flush()
 
 

@@ -74,6 +74,12 @@ class WebSearchProvider(ABC):
         """Whether every package of :meth:`packages` can be imported, checked without importing."""
         return all(package.installed() for package in self.packages())
 
+    async def set_up(self) -> None:  # noqa: B027 - optional, nothing to do by default
+        """Optional: make ready what this provider's first request in the process would
+        otherwise set up once its rate-limit slot was taken (a worker process to start), so
+        the slot spaces requests as the vendor sees them. Awaited once, before the first slot
+        of a provider with a request budget; what it raises is ignored."""
+
     def search(self, query: str, limit: int = 5, **options: Any) -> Any:
         raise NotImplementedError(f"{self.name} does not support search")
 

@@ -76,13 +76,15 @@ class Proxy:
 
     ``mode``: ``answer`` (the page), ``hang`` (accept, then never answer), ``refuse``
     (answer CONNECT with 502), ``echo`` (with 403, quoting the credentials sent), ``credentials``
-    (answer it with 407), ``endless`` (a page that never ends). ``forms`` holds the form of each search it saw.
+    (answer it with 407), ``endless`` (a page that never ends). ``forms`` holds the form of each search it saw,
+    ``times`` when each request (its ``CONNECT``) arrived (``time.monotonic()``).
     """
 
     url: str
     page: str = "ddg_results.html"
     mode: str = "answer"
     forms: list[dict[str, str]] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)
 
 
 @pytest.fixture
@@ -99,6 +101,7 @@ def proxy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Proxy]:
     def handle(conn: socket.socket) -> None:
         with conn:
             head = _read_head(conn)
+            state.times.append(time.monotonic())
             if state.mode == "hang" or not head:
                 held.append(conn)
                 stop.wait()
@@ -277,6 +280,27 @@ def test_the_lower_case_proxy_variable_wins_as_for_every_other_vendor(
     envelope = dispatch_search("rust async", backend="ddgs", config=config, timeout=20)
     assert envelope["success"] is True, envelope
     assert [form["q"] for form in proxy.forms] == ["rust async"] and asked == []
+
+
+_TWO_SEARCHES = """
+import json, sys
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+config = config_from_dict({"web": {"proxy": sys.argv[1], "cache": False, "providers": {"ddgs": {
+    "backend": "duckduckgo", "max_retries": 0, "rate_limit": "1/s"}}}})
+print(json.dumps({"ok": [dispatch_search(q, backend="ddgs", config=config, timeout=20)["success"] for q in ("a", "b")]}))
+"""
+
+
+def test_a_process_s_first_two_searches_reach_the_engine_no_closer_than_its_budget(
+    proxy: Proxy, run_script: Callable[..., dict[str, Any]]
+) -> None:
+    """With ``rate_limit: 1/s``, a fresh process's first two searches reached DuckDuckGo
+    0.55-0.85 s apart: starting the first worker, and loading ddgs in it, ran inside the
+    first slot."""
+    assert run_script(_TWO_SEARCHES, proxy.url) == {"ok": [True, True]}
+    first, second = proxy.times
+    assert second - first >= 1.0 - 0.05, proxy.times  # the budget's interval, less scheduling jitter
 
 
 def test_a_proxy_that_refuses_its_credentials_is_named_and_not_held_against_ddgs(

@@ -1,11 +1,12 @@
 """A budgeted provider's first request in a process, set up before its slot is taken.
 
 A request budget (``rate_limit: 1/s``) promises requests at most that often at the vendor.
-A process's first request also loads the vendor HTTP stack (and the vendor's SDK), the TLS
-trust store and the loop's lock backend, 0.3-0.8 s on a busy machine: done after the slot
-was taken, it sent the first request that much past its slot while the second went out on
-time, so the vendor saw the two closer together than the budget allows. Done before, it is
-no part of the interval; later calls find it done and skip it.
+A process's first request also loads the vendor HTTP stack, the TLS trust store, the loop's
+lock backend and what the provider sets up itself (``WebSearchProvider.set_up``: an SDK, a
+worker process), 0.3-0.8 s on a busy machine: done after the slot was taken, it sent the
+first request that much past its slot while the second went out on time, so the vendor saw
+the two closer together than the budget allows. Done before, it is no part of the interval;
+later calls find it done and skip it.
 """
 
 from __future__ import annotations
@@ -26,17 +27,13 @@ async def set_up_first_request(entry: ProviderEntry) -> None:
     name = entry.manifest.name
     if name in _ready:
         return
-    # Here: only a budgeted provider's first call needs them.
-    from ..kit.sdk import SDKProvider, import_packages
-
     try:
         provider = entry.provider
-        if isinstance(provider, SDKProvider):  # its SDK, loaded in this process on first use
-            await import_packages(provider)
         await import_off_loop(_HTTP_STACK)
         from ..vendorhttp.clients import ready_to_send
 
         ready_to_send()
+        await provider.set_up()  # its own: an SDK to load, a worker to start
     except Exception:  # noqa: BLE001 - see above
         return
     _ready.add(name)

@@ -55,6 +55,10 @@ class SDKProvider(VendorProvider):
             return declared
         return [Package(module=self.sdk_module, pip=self.sdk_pip or self.sdk_module)]
 
+    async def set_up(self) -> None:
+        """The SDK loaded before a rate limit's first slot (see :meth:`WebSearchProvider.set_up`)."""
+        await import_packages(self)
+
     async def with_key(self, send: Callable[[str | None], Awaitable[T]]) -> T:
         """:meth:`VendorProvider.with_key`, on a worker thread's own event loop (see the module)."""
         return await on_own_loop(super().with_key, send)
