@@ -129,3 +129,46 @@ def register(ctx):
         "timeout",
         "limited timed out: the vendor's 2 s read limit ran out",
     )
+
+
+@pytest.mark.parametrize("kind", ["def", "async def"])
+def test_a_set_up_that_never_ends_does_not_hold_the_call_past_its_deadline(
+    kind: str, write_plugin: Any, make_config: Any
+) -> None:
+    """A provider with a request budget has its ``set_up()`` awaited before its first slot:
+    one that never returned (a worker that never started, a lock never let go) held the call
+    for as long as it hung, far past the call's deadline."""
+    import threading
+
+    pause = "time.sleep(3600)" if kind == "def" else "await asyncio.sleep(3600)"
+    code = f"""
+import asyncio
+import time
+
+from webproviders import WebSearchProvider
+
+class Slow(WebSearchProvider):
+    name = "slowsetup"
+    def is_available(self):
+        return True
+    {kind} set_up(self):
+        {pause}
+    def search(self, query, limit=5, **options):
+        return [{{"title": "t", "url": "https://slow.example/", "description": "d"}}]
+
+def register(ctx):
+    ctx.register_web_search_provider(Slow())
+"""
+    root = write_plugin("slowsetup", code)
+    config = make_config(
+        web={"cache": False, "providers": {"slowsetup": {"rate_limit": "1/s"}}},
+        plugins={"paths": [str(root)], "enabled": ["slowsetup"]},
+    )
+    answers: list[dict[str, Any]] = []
+    caller = threading.Thread(
+        target=lambda: answers.append(dispatch_search("q", backend="slowsetup", config=config, timeout=1)), daemon=True
+    )
+    caller.start()
+    caller.join(30)  # the guarantee, not a speed: a call that hangs is still running here
+    assert not caller.is_alive(), "the call was still waiting for set_up() 30 s after its 1 s deadline"
+    assert answers[0]["success"] is False and answers[0]["error_code"] == "timeout", answers

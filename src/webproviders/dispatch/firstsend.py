@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from ..offloop import import_off_loop
 from ..registry.registration import ProviderEntry
+from . import runner
 
 #: Every vendor request is sent through it (httpx and the library's vendor clients).
 _HTTP_STACK = "webproviders.kit.http"
@@ -20,10 +21,12 @@ _HTTP_STACK = "webproviders.kit.http"
 _ready: set[str] = set()
 
 
-async def set_up_first_request(entry: ProviderEntry) -> None:
+async def set_up_first_request(entry: ProviderEntry, timeout: float) -> None:
     """Load, off the event loop, what ``entry``'s first request would load once its slot was
     taken; at once after the first time. A failure here is left to the request, which meets
-    it again and says what it is."""
+    it again and says what it is. The provider's own ``set_up()`` is plugin code, run as its
+    requests are: for at most ``timeout`` seconds (what is left of the call), abandoned then,
+    and a ``def`` one on a worker thread."""
     name = entry.manifest.name
     if name in _ready:
         return
@@ -33,7 +36,7 @@ async def set_up_first_request(entry: ProviderEntry) -> None:
         from ..vendorhttp.clients import ready_to_send
 
         ready_to_send()
-        await provider.set_up()  # its own: an SDK to load, a worker to start
-    except Exception:  # noqa: BLE001 - see above
+        await runner.call(provider.set_up, timeout=timeout)  # its own: an SDK to load, a worker to start
+    except Exception:  # noqa: BLE001 - see above (the request then meets the deadline itself)
         return
     _ready.add(name)

@@ -349,7 +349,7 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
         try:
             if not state.limits.unlimited(name):
                 if state.limits.rate(name) is not None:  # its slots are spaced as the vendor sees them
-                    await set_up_first_request(entry)
+                    await set_up_first_request(entry, call.remaining())
                 patience = _slot_patience(call) if failover else None
                 await state.limits.acquire(name, call.remaining() - MIN_REQUEST_TIME, state.sleep, patience)
             sent, asked = True, time.perf_counter()
