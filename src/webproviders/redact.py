@@ -43,10 +43,33 @@ _lock = threading.Lock()
 #: When the watched variables were last read, and the secrets they held then.
 _env_read: tuple[float, frozenset[str]] = (float("-inf"), frozenset())
 
+#: Query parameter names whose value is a credential, compared without case: one list for
+#: error sentences and log lines (``HTTP Request: GET ...?key=***``). Keys as vendors take
+#: them in a query (Google's ``key``, SerpAPI's ``api_key``, Azure's ``subscription-key``,
+#: GitLab's ``private_token``), OAuth and session tokens, passwords, and the signature of a
+#: signed link (S3, Google Cloud Storage, Azure SAS).
+CREDENTIAL_QUERY_NAMES = (
+    "api_key", "apikey", "api-key", "key", "x-api-key", "subscription-key", "hapikey",
+    "token", "access_token", "auth_token", "id_token", "refresh_token", "private_token", "session_token",
+    "auth", "password", "passwd", "pwd", "secret", "client_secret", "app_secret", "api_secret", "secret_key",
+    "session", "sessionid", "session_id", "jsessionid", "phpsessid",
+    "sig", "signature", "x-amz-signature", "x-amz-security-token", "x-amz-credential",
+    "x-goog-signature", "x-goog-credential",
+)
+#: A credential's value in a query: up to the next parameter, fragment or quote, and not the
+#: punctuation after it (``?api_key=XYZ: refused`` keeps its colon).
+_QUERY_VALUE = r"[^&\s'\"#<>]*[^&\s'\"#<>:;,.)\]]"
+
+
 class _Patterns:
     """The scrubber's patterns, compiled the first time something is scrubbed (not at import)."""
 
     def __init__(self) -> None:
+        names = "|".join(re.escape(name) for name in CREDENTIAL_QUERY_NAMES)
+        words = "|".join(re.escape(name) for name in CREDENTIAL_QUERY_NAMES if name != "key")
+        #: A credential in a URL's query: everything up to the next parameter, but the
+        #: punctuation that ends a sentence (``...?api_key=***: refused``) stays.
+        self.query = re.compile(rf"(?i)([?&;](?:{names})=){_QUERY_VALUE}")
         self.credentials = (
             # Authorization / Proxy-Authorization headers, also as a JSON key echoed in a body:
             # a scheme this list does not know (ApiKey, SSWS, Negotiate) goes with its credentials,
@@ -57,19 +80,18 @@ class _Patterns:
             # and a known one is kept before them.
             re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*\[?\s*['\"]?(?:bearer|bot|basic|token|digest)?\s*)[^\s'\",;\]}]+"),
             re.compile(r"(?i)((?:x-subscription-token|x-api-key|api-key|x-goog-api-key)['\"]?\s*[:=]\s*['\"]?)[^\s'\",;}]+"),
-            # A key in a query, and the signature of a signed link (S3, Google Cloud Storage, Azure SAS).
-            re.compile(
-                r"(?i)([?&;](?:api_key|apikey|key|token|access_token|auth|password|client_secret|sig|signature"
-                r"|x-amz-signature|x-amz-security-token|x-amz-credential|x-goog-signature|x-goog-credential)=)"
-                r"[^&\s'\"]+"
-            ),
+            self.query,
+            # The same written as text (a query asked for: ``hello token=...``), or percent-encoded
+            # into a URL's query (``q=hello+token%3D...``), but for ``key``, an ordinary word there.
+            re.compile(rf"(?i)((?<![\w.-])(?:{words})=){_QUERY_VALUE}"),
+            re.compile(rf"(?i)((?:(?<![\w.%-])|(?<=%2[06]))(?:{words})%3D)(?:(?!%2[06])[^&\s'\"#<>+])+"),
             re.compile(
                 r"(?i)(['\"](?:api_key|apikey|api-key|token|access_token|x-api-key|password|secret)['\"]\s*:\s*['\"])[^'\"]+"
             ),
             # A ``NAME=value`` line of a .env file, pasted where a key was meant (``TAVILY_API_KEY=...``).
             re.compile(
                 r"(?i)((?<![A-Za-z0-9])(?:(?:[A-Za-z0-9]+_)*(?:api_key|apikey|secret_key|client_secret|password)"
-                r"|(?:[A-Za-z0-9]+_)+token)\s*=\s*)[^\s'\",;&}]+"
+                r"|(?:[A-Za-z0-9]+_)+token)\s*=\s*)[^\s'\",;&}]*[^\s'\",;&}:.)\]]"
             ),
             re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
         )

@@ -1,0 +1,137 @@
+"""Credentials in a query: masked in log lines, error sentences and the URLs an envelope gives back.
+
+A loopback server plays Google Programmable Search (its key goes in the ``key`` parameter)
+and a site whose pages a caller asks for with a credential in their query (``?secret=``,
+``?session=``, ``?api_key=``). httpx's own ``HTTP Request: GET ...`` lines, the error
+sentences and the envelope are searched for the values.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+
+from webproviders import dispatch_extract, dispatch_search
+from webproviders.config import config_from_dict
+from webproviders.redact import scrub
+
+GOOGLE_KEY = "AIzaSyTestKey0123456789abcdefghij"
+#: Values of credential-named parameters a caller's URLs carry, by name.
+CALLER_VALUES = {
+    "secret": "secret-val-4711",
+    "session": "session-val-4712",
+    "sessionid": "sessionid-val-4713",
+    "access_token": "access-val-4714",
+    "api_key": "apikey-val-4715",
+    "password": "password-val-4716",
+    "sig": "sig-val-4717",
+}
+GOOGLE_BODY = {
+    "kind": "customsearch#search",
+    "searchInformation": {"totalResults": "1"},
+    "items": [
+        {
+            "kind": "customsearch#result",
+            "title": "Example",
+            "link": "https://example.org/a",
+            "displayLink": "example.org",
+            "snippet": "An example page.",
+        }
+    ],
+}
+PAGE = b"<html><head><title>Page</title></head><body><p>Some text of the page to read.</p></body></html>"
+
+
+class Site(BaseHTTPRequestHandler):
+    """``/customsearch/v1`` answers as Google does; ``/fail...`` with a 500; anything else a page."""
+
+    queries: list[str] = []
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        path = urlsplit(self.path).path
+        if path == "/customsearch/v1":
+            Site.queries.append(parse_qs(urlsplit(self.path).query)["q"][0])
+            self.answer(200, json.dumps(GOOGLE_BODY).encode(), "application/json")
+        elif path.startswith("/fail"):
+            self.answer(500, b"Internal Server Error", "text/plain")
+        else:
+            self.answer(200, PAGE, "text/html; charset=utf-8")
+
+    def answer(self, status: int, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.fixture
+def site() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Site)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def _config(site: str) -> Any:
+    return config_from_dict(
+        {
+            "web": {
+                "allow_private_networks": True,
+                "cache": False,
+                "providers": {"google-cse": {"api_key": GOOGLE_KEY, "cx": "engine-1", "base_url": site}},
+            }
+        },
+        source="<test>",
+    )
+
+
+def _records(caplog: pytest.LogCaptureFixture) -> str:
+    return "\n".join(record.getMessage() for record in caplog.records)
+
+
+@pytest.mark.parametrize("name", sorted(CALLER_VALUES))
+def test_every_credential_named_query_value_is_masked_in_text(name: str) -> None:
+    value = CALLER_VALUES[name]
+    assert scrub(f"GET https://h.example/p?q=1&{name}={value}&x=2") == f"GET https://h.example/p?q=1&{name}=***&x=2"
+
+
+def test_a_batch_that_read_nothing_names_its_first_url_and_keeps_the_colon(site: str) -> None:
+    """The sentence of a batch that read no page quotes its most telling URL, then a colon:
+    a masked query value at the end of that URL took the colon with it."""
+    urls = [f"{site}/fail-a?api_key={CALLER_VALUES['api_key']}", f"{site}/fail-b?session={CALLER_VALUES['session']}"]
+    envelope = dispatch_extract(urls, backend="http", config=_config(site), timeout=20)
+    assert envelope["success"] is False
+    assert f"; {site}/fail-a?api_key=***: {site}/fail-a?api_key=*** failed" in envelope["error"], envelope["error"]
+
+
+def test_a_credential_written_in_a_search_query_is_masked_in_the_log_but_sent_as_asked(
+    site: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A query holding ``token=...`` went into httpx's log line percent-encoded
+    (``q=...token%3D...``), where no pattern looked; the vendor still gets the query as asked."""
+    query = "status page token=tok-val-4721 api_key=apikey-val-4722"
+    Site.queries.clear()
+    with caplog.at_level(logging.DEBUG):
+        envelope = dispatch_search(query, backend="google-cse", config=_config(site), timeout=20)
+    assert envelope["success"] is True, envelope
+    assert Site.queries == [query]
+    lines = _records(caplog)
+    assert "customsearch/v1?" in lines
+    assert "tok-val-4721" not in lines and "apikey-val-4722" not in lines and GOOGLE_KEY not in lines, lines
+    assert "token%3D***" in lines and "&key=***" in lines
