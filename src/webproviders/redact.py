@@ -44,10 +44,11 @@ _lock = threading.Lock()
 _env_read: tuple[float, frozenset[str]] = (float("-inf"), frozenset())
 
 #: Query parameter names whose value is a credential, compared without case: one list for
-#: error sentences and log lines (``HTTP Request: GET ...?key=***``). Keys as vendors take
-#: them in a query (Google's ``key``, SerpAPI's ``api_key``, Azure's ``subscription-key``,
-#: GitLab's ``private_token``), OAuth and session tokens, passwords, and the signature of a
-#: signed link (S3, Google Cloud Storage, Azure SAS).
+#: error sentences, log lines (``HTTP Request: GET ...?key=***``) and the URLs an envelope
+#: gives back (:func:`mask_url`). Keys as vendors take them in a query (Google's ``key``,
+#: SerpAPI's ``api_key``, Azure's ``subscription-key``, GitLab's ``private_token``), OAuth
+#: and session tokens, passwords, and the signature of a signed link (S3, Google Cloud
+#: Storage, Azure SAS).
 CREDENTIAL_QUERY_NAMES = (
     "api_key", "apikey", "api-key", "key", "x-api-key", "subscription-key", "hapikey",
     "token", "access_token", "auth_token", "id_token", "refresh_token", "private_token", "session_token",
@@ -368,8 +369,16 @@ def scrub(text: str) -> str:
 
 
 def holds_secret(text: str) -> bool:
-    """Whether :func:`scrub` would mask anything in ``text`` (a URL with ``?api_key=`` in it)."""
-    return scrub(text) != text
+    """Whether :func:`scrub` would mask anything in ``text`` (a URL with ``?api_key=`` in it),
+    or has: an envelope gives a caller's URL back as ``?api_key=***``, which still names no
+    page to keep (the local index reads its pages from envelopes)."""
+    if scrub(text) != text:
+        return True
+    return MASK in text and scrub(text.replace(MASK, _STAND_IN)) != text.replace(MASK, _STAND_IN)
+
+
+#: What a mask is read as to tell whether it stands for a credential: a value long enough to be one.
+_STAND_IN = "x" * _MIN_TOKEN_USER
 
 
 def _may_hold_credentials(text: str) -> bool:
@@ -384,6 +393,16 @@ def mask_userinfo(text: str) -> str:
     if "@" not in text:
         return text
     return _patterns().userinfo.sub(lambda m: m.group(1) + MASK + "@", text)
+
+
+def mask_url(url: str) -> str:
+    """``url`` as an envelope gives it back: its ``user:password@`` and the values of its
+    credential-named query parameters (:data:`CREDENTIAL_QUERY_NAMES`) masked, the rest as
+    written (a page's link that merely quotes a known key is masked by :func:`scrub_data`)."""
+    url = mask_userinfo(url)
+    if "=" not in url:
+        return url
+    return _patterns().query.sub(lambda m: m.group(1) + MASK, url)
 
 
 #: Keys of a provider's answer that hold a sentence about a failure: scrubbed in full.

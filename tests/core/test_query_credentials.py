@@ -19,6 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from webproviders import dispatch_extract, dispatch_search
+from webproviders.agents.hermes import hermes_pages
 from webproviders.config import config_from_dict
 from webproviders.redact import scrub
 
@@ -111,6 +112,27 @@ def test_every_credential_named_query_value_is_masked_in_text(name: str) -> None
     assert scrub(f"GET https://h.example/p?q=1&{name}={value}&x=2") == f"GET https://h.example/p?q=1&{name}=***&x=2"
 
 
+def test_a_caller_s_url_credentials_are_masked_in_httpx_lines_and_the_envelope(
+    site: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """httpx logs every request (``HTTP Request: GET <url>``) at INFO: its ``?secret=`` and
+    ``?session=`` showed whole there, beside an ``api_key`` it masked; and the envelope gave
+    the URL back whole although its error sentences mask it."""
+    query = "&".join(f"{name}={value}" for name, value in CALLER_VALUES.items())
+    urls = [f"{site}/page?lang=en&{query}", f"{site}/fail?{query}"]
+    with caplog.at_level(logging.DEBUG):
+        envelope = dispatch_extract(urls, backend="http", config=_config(site), timeout=20)
+    assert envelope["success"] is True, envelope
+    assert "HTTP Request: GET" in _records(caplog)
+    text = _records(caplog) + json.dumps(envelope)
+    assert [value for value in CALLER_VALUES.values() if value in text] == []
+    masked = "&".join(f"{name}=***" for name in CALLER_VALUES)
+    # one item per URL, in order, each URL as asked but for its credentials
+    assert [item["url"] for item in envelope["data"]] == [f"{site}/page?lang=en&{masked}", f"{site}/fail?{masked}"]
+    assert envelope["data"][0]["metadata"]["final_url"] == f"{site}/page?lang=en&{masked}"
+    assert envelope["data"][1]["error_code"] == "bad_gateway"
+
+
 def test_a_batch_that_read_nothing_names_its_first_url_and_keeps_the_colon(site: str) -> None:
     """The sentence of a batch that read no page quotes its most telling URL, then a colon:
     a masked query value at the end of that URL took the colon with it."""
@@ -118,6 +140,12 @@ def test_a_batch_that_read_nothing_names_its_first_url_and_keeps_the_colon(site:
     envelope = dispatch_extract(urls, backend="http", config=_config(site), timeout=20)
     assert envelope["success"] is False
     assert f"; {site}/fail-a?api_key=***: {site}/fail-a?api_key=*** failed" in envelope["error"], envelope["error"]
+    assert [f["url"] for f in envelope["meta"]["failures"]] == [f"{site}/fail-a?api_key=***", f"{site}/fail-b?session=***"]
+    assert CALLER_VALUES["api_key"] not in json.dumps(envelope)
+    # Hermes' pages still find each URL's own sentence in the failures
+    pages = hermes_pages(envelope, urls)
+    assert [page["url"] for page in pages] == [f"{site}/fail-a?api_key=***", f"{site}/fail-b?session=***"]
+    assert all("failed on its side" in page["error"] for page in pages), pages
 
 
 def test_a_credential_written_in_a_search_query_is_masked_in_the_log_but_sent_as_asked(

@@ -26,7 +26,7 @@ from ..config import Config, config_from_dict
 from ..envelope import failure
 from ..errors import InvalidInputError, WebProviderError
 from ..manifest import Capability
-from ..redact import mask_userinfo
+from ..redact import mask_url
 from ..urls import url_key
 
 if TYPE_CHECKING:
@@ -258,16 +258,16 @@ def _hermes_page(item: Mapping[str, Any]) -> dict[str, Any]:
 
 def _failure_key(url: Any) -> str:
     """How a URL asked for finds its item in ``meta.failures``, whose URLs are trimmed and
-    have their ``user:password@`` masked: the dispatcher's :func:`~webproviders.urls.url_key`
-    of the masked URL."""
-    return url_key(mask_userinfo(str(url)))
+    have their credentials masked (``user:password@``, ``?api_key=``): the dispatcher's
+    :func:`~webproviders.urls.url_key` of the masked URL."""
+    return url_key(mask_url(str(url)))
 
 
 def hermes_pages(envelope: Mapping[str, Any], asked: list[Any] | None) -> list[dict[str, Any]]:
     """An extract or crawl envelope as Hermes' per-URL page list; a failed call is one error
     page per URL asked for (its own item in ``meta.failures``, else the sentence the input
     check gives that URL, else the call's sentence and code), its URL with any
-    ``user:password@`` masked, as the dispatcher gives it back. What is no URL at all (``None``
+    ``user:password@`` and credential in its query masked, as the dispatcher gives it back. What is no URL at all (``None``
     in a list, a number) is a page with an empty URL, as is the one error page of a call given
     no URL or list of them (``asked`` None: ``extract(None)``): its text is no address asked for."""
     if envelope.get("success"):
@@ -298,7 +298,7 @@ def _failed_page(url: Any, by_url: Mapping[str, Any], failed: Mapping[str, Any])
     if own is not None:
         return _hermes_page(own)
     refusal = _refusal(url) if failed.get("error_code") == "invalid_input" else {}
-    return _hermes_page({"url": mask_userinfo(url.strip()), **failed, **refusal})
+    return _hermes_page({"url": mask_url(url.strip()), **failed, **refusal})
 
 
 def _refusal(url: Any) -> dict[str, Any]:

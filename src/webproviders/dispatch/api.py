@@ -32,7 +32,7 @@ from . import runner
 from .call import Call, could_not_start, never_started, prepare
 from .chain import run_plan
 from .hooks import after, after_on_loop
-from .per_url import merge_set_aside
+from .per_url import mask_urls, merge_set_aside
 from .serve import Cancelled
 
 _UNSCOPED = contextlib.nullcontext()
@@ -61,6 +61,8 @@ async def _execute(call: Call) -> dict[str, Any]:
             envelope = failure(error, error.provider, call.meta(None))
         if call.set_aside:
             merge_set_aside(envelope, call.set_aside)
+        if call.capability != "search":
+            mask_urls(envelope)
         meter.finish(envelope)
     await after_on_loop(call, envelope)
     return envelope

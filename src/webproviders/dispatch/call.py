@@ -40,7 +40,7 @@ from ..validate import (
     check_urls,
     shown,
 )
-from .per_url import SetAside, refused_item, set_apart_repeats
+from .per_url import SetAside, mask_urls, refused_item, set_apart_repeats
 from .plan import MAX_TIMEOUT, Plan
 from .state import DispatchState, state_for
 
@@ -249,6 +249,8 @@ def prepare(
     except Exception as exc:  # noqa: BLE001
         error = could_not_start(exc) if isinstance(exc, NoThread) else to_provider_error(exc, None)
         envelope = failure(error, error.provider, call.meta(None))
+        if capability != "search":
+            mask_urls(envelope)
         from .hooks import after  # here: hooks are built on the call
 
         after(call, envelope)

@@ -16,6 +16,7 @@ from typing import Any
 
 from ..envelope import page_error
 from ..errors import InvalidInputError, ProviderError, WebProviderError, error_for_code
+from ..redact import mask_url
 
 #: Which per-URL code speaks for a call that read no page. First the codes about the backend
 #: (another backend can help), then transient ones (trying again can help), then those that
@@ -154,3 +155,32 @@ def merge_set_aside(envelope: dict[str, Any], set_aside: list[SetAside]) -> None
             entry = summary(entry)
         items.insert(position, entry)
     meta["failed"] = failed_count(items) if succeeded else len(items)
+
+
+def mask_urls(envelope: dict[str, Any]) -> None:
+    """Mask the credentials in the URLs an extract or crawl envelope gives back (``url``,
+    ``metadata.final_url``, ``meta.failures[].url``): a caller's ``?api_key=`` is masked there
+    as in its error sentence, since envelopes reach models and logs. Done once the call is
+    over: the URLs a chain passes on to its next provider, and a repeat's match to its first
+    answer, use them as asked. Items keep their places, one per URL asked, in order; a
+    changed item is a copy (the one a cache holds stays as it is)."""
+    if isinstance(envelope.get("data"), list):
+        envelope["data"] = [_masked(item) for item in envelope["data"]]
+    meta = envelope.get("meta")
+    if isinstance(meta, dict) and isinstance(meta.get("failures"), list):
+        meta["failures"] = [_masked(item) for item in meta["failures"]]
+
+
+def _masked(item: Any) -> Any:
+    if not isinstance(item, dict):
+        return item
+    url, metadata = item.get("url"), item.get("metadata")
+    final = metadata.get("final_url") if isinstance(metadata, dict) else None
+    shown = mask_url(url) if isinstance(url, str) else url
+    final_shown = mask_url(final) if isinstance(final, str) else final
+    if shown == url and final_shown == final:
+        return item
+    masked = {**item, "url": shown}
+    if final_shown != final:
+        masked["metadata"] = {**metadata, "final_url": final_shown}
+    return masked
