@@ -68,9 +68,10 @@ class _Patterns:
     def __init__(self) -> None:
         names = "|".join(re.escape(name) for name in CREDENTIAL_QUERY_NAMES)
         words = "|".join(re.escape(name) for name in CREDENTIAL_QUERY_NAMES if name != "key")
-        #: A credential in a URL's query: everything up to the next parameter, but the
-        #: punctuation that ends a sentence (``...?api_key=***: refused``) stays.
-        self.query = re.compile(rf"(?i)([?&;](?:{names})=){_QUERY_VALUE}")
+        #: A credential in a URL's query, or in its fragment (OAuth's ``#access_token=``):
+        #: everything up to the next parameter, but the punctuation that ends a sentence
+        #: (``...?api_key=***: refused``) stays.
+        self.query = re.compile(rf"(?i)([?&;#](?:{names})=){_QUERY_VALUE}")
         self.credentials = (
             # Authorization / Proxy-Authorization headers, also as a JSON key echoed in a body:
             # a scheme this list does not know (ApiKey, SSWS, Negotiate) goes with its credentials,

@@ -163,3 +163,13 @@ def test_a_credential_written_in_a_search_query_is_masked_in_the_log_but_sent_as
     assert "customsearch/v1?" in lines
     assert "tok-val-4721" not in lines and "apikey-val-4722" not in lines and GOOGLE_KEY not in lines, lines
     assert "token%3D***" in lines and "&key=***" in lines
+
+
+def test_a_token_in_a_url_s_fragment_is_masked_in_the_envelope(site: str) -> None:
+    """OAuth's implicit flow hands its token back in the fragment (``#access_token=``): the
+    envelope's URLs mask it there as in the query."""
+    url = f"{site}/callback#access_token=frag-val-4731&token_type=bearer"
+    envelope = dispatch_extract([url], backend="http", config=_config(site), timeout=20)
+    assert envelope["success"] is True, envelope
+    assert envelope["data"][0]["url"] == f"{site}/callback#access_token=***&token_type=bearer"
+    assert "frag-val-4731" not in json.dumps(envelope)
