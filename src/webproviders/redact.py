@@ -57,6 +57,7 @@ CREDENTIAL_QUERY_NAMES = (
     "sig", "signature", "x-amz-signature", "x-amz-security-token", "x-amz-credential",
     "x-goog-signature", "x-goog-credential",
 )
+_CREDENTIAL_NAMES = frozenset(CREDENTIAL_QUERY_NAMES)
 #: A credential's value in a query: up to the next parameter, fragment or quote, and not the
 #: punctuation after it (``?api_key=XYZ: refused`` keeps its colon).
 _QUERY_VALUE = r"[^&\s'\"#<>]*[^&\s'\"#<>:;,.)\]]"
@@ -183,13 +184,16 @@ def url_credentials(url: Any) -> list[str]:
 
 def _query_tokens(query: str) -> list[str]:
     """The values in a URL's query long enough to be tokens (a short one, ``format=json``, is
-    a setting, and masking it everywhere would garble ordinary words)."""
+    a setting, and masking it everywhere would garble ordinary words), and those of its
+    credential-named parameters (:data:`CREDENTIAL_QUERY_NAMES`) whatever their length: a
+    gateway's ``?token=`` of 8 characters, echoed by it without its name, is still its token."""
     if not query:
         return []
     found: list[str] = []
     for pair in query.split("&"):
-        value = pair.partition("=")[2]
-        if len(unquote(value)) >= _MIN_TOKEN_USER:
+        name, _, value = pair.partition("=")
+        length = len(unquote(value))
+        if length >= _MIN_TOKEN_USER or (length and unquote(name).lower() in _CREDENTIAL_NAMES):
             found += [value, unquote(value)]
     return found
 

@@ -51,7 +51,8 @@ PAGE = b"<html><head><title>Page</title></head><body><p>Some text of the page to
 
 
 class Site(BaseHTTPRequestHandler):
-    """``/customsearch/v1`` answers as Google does; ``/fail...`` with a 500; anything else a page."""
+    """``/customsearch/v1`` answers as Google does (a gateway asked with a ``?token=`` refuses
+    it); ``/fail...`` with a 500; anything else a page."""
 
     queries: list[str] = []
 
@@ -60,7 +61,12 @@ class Site(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
-        if path == "/customsearch/v1":
+        if "token" in parse_qs(urlsplit(self.path).query):
+            # a gateway in front of Google, refusing its token and quoting it without its name
+            token = parse_qs(urlsplit(self.path).query)["token"][0]
+            error = {"code": 403, "message": f"gateway token {token} is not valid", "status": "PERMISSION_DENIED"}
+            self.answer(403, json.dumps({"error": error}).encode(), "application/json")
+        elif path == "/customsearch/v1":
             Site.queries.append(parse_qs(urlsplit(self.path).query)["q"][0])
             self.answer(200, json.dumps(GOOGLE_BODY).encode(), "application/json")
         elif path.startswith("/fail"):
@@ -173,3 +179,26 @@ def test_a_token_in_a_url_s_fragment_is_masked_in_the_envelope(site: str) -> Non
     assert envelope["success"] is True, envelope
     assert envelope["data"][0]["url"] == f"{site}/callback#access_token=***&token_type=bearer"
     assert "frag-val-4731" not in json.dumps(envelope)
+
+
+def test_a_short_token_in_a_configured_url_s_query_is_masked_where_its_gateway_echoes_it(
+    site: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A configured URL's query values were taken for secrets from 16 characters on; a
+    gateway's ``?token=`` of 8, quoted back without its name, showed whole in the sentence."""
+    config = config_from_dict(
+        {
+            "web": {
+                "cache": False,
+                "providers": {
+                    "google-cse": {"api_key": GOOGLE_KEY, "cx": "engine-1", "base_url": f"{site}/gw?token=tk4741ab"}
+                },
+            }
+        },
+        source="<test>",
+    )
+    with caplog.at_level(logging.DEBUG):
+        envelope = dispatch_search("status", backend="google-cse", config=config, timeout=20)
+    assert envelope["error_code"] == "auth_error", envelope
+    assert "gateway token ***" in envelope["error"], envelope["error"]
+    assert "tk4741ab" not in json.dumps(envelope) + _records(caplog)
