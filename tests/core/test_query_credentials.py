@@ -52,7 +52,7 @@ PAGE = b"<html><head><title>Page</title></head><body><p>Some text of the page to
 
 class Site(BaseHTTPRequestHandler):
     """``/customsearch/v1`` answers as Google does (a gateway asked with a ``?token=`` refuses
-    it); ``/fail...`` with a 500; anything else a page."""
+    it); ``/bykey`` as its ``api_key`` says, ``/fail...`` with a 500; anything else a page."""
 
     queries: list[str] = []
 
@@ -69,6 +69,9 @@ class Site(BaseHTTPRequestHandler):
         elif path == "/customsearch/v1":
             Site.queries.append(parse_qs(urlsplit(self.path).query)["q"][0])
             self.answer(200, json.dumps(GOOGLE_BODY).encode(), "application/json")
+        elif path == "/bykey":  # the key picks the answer: a 404 for one, a 500 for another
+            gone = "gone" in parse_qs(urlsplit(self.path).query)["api_key"][0]
+            self.answer(404 if gone else 500, b"Not Found" if gone else b"Internal Server Error", "text/plain")
         elif path.startswith("/fail"):
             self.answer(500, b"Internal Server Error", "text/plain")
         else:
@@ -202,3 +205,15 @@ def test_a_short_token_in_a_configured_url_s_query_is_masked_where_its_gateway_e
     assert envelope["error_code"] == "auth_error", envelope
     assert "gateway token ***" in envelope["error"], envelope["error"]
     assert "tk4741ab" not in json.dumps(envelope) + _records(caplog)
+
+
+def test_hermes_pages_of_urls_differing_only_in_a_masked_key_keep_their_own_sentences(site: str) -> None:
+    """Two URLs that differ only in their ``?api_key=`` look the same once masked: each
+    Hermes page still gets its own URL's sentence and code, in the order asked."""
+    urls = [f"{site}/bykey?api_key=gone-4751", f"{site}/bykey?api_key=fail-4752"]
+    envelope = dispatch_extract(urls, backend="http", config=_config(site), timeout=20)
+    assert envelope["success"] is False, envelope
+    assert [f["error_code"] for f in envelope["meta"]["failures"]] == ["not_found", "bad_gateway"]
+    pages = hermes_pages(envelope, urls)
+    assert [page["error_code"] for page in pages] == ["not_found", "bad_gateway"], pages
+    assert [page["url"] for page in pages] == [f"{site}/bykey?api_key=***"] * 2

@@ -267,9 +267,10 @@ def hermes_pages(envelope: Mapping[str, Any], asked: list[Any] | None) -> list[d
     """An extract or crawl envelope as Hermes' per-URL page list; a failed call is one error
     page per URL asked for (its own item in ``meta.failures``, else the sentence the input
     check gives that URL, else the call's sentence and code), its URL with any
-    ``user:password@`` and credential in its query masked, as the dispatcher gives it back. What is no URL at all (``None``
-    in a list, a number) is a page with an empty URL, as is the one error page of a call given
-    no URL or list of them (``asked`` None: ``extract(None)``): its text is no address asked for."""
+    ``user:password@`` and credential in its query masked, as the dispatcher gives it back.
+    What is no URL at all (``None`` in a list, a number) is a page with an empty URL, as is the
+    one error page of a call given no URL or list of them (``asked`` None: ``extract(None)``):
+    its text is no address asked for."""
     if envelope.get("success"):
         data = [item for item in envelope.get("data") or [] if isinstance(item, Mapping)]
         pages = [_hermes_page(item) for item in data]
@@ -278,25 +279,28 @@ def hermes_pages(envelope: Mapping[str, Any], asked: list[Any] | None) -> list[d
                 if not isinstance(url, str):
                     page["url"] = ""
         return pages
-    by_url = {
-        _failure_key(item.get("url")): item
-        for item in (envelope.get("meta") or {}).get("failures") or []
-        if isinstance(item, Mapping)
-    }
+    by_url: dict[str, list[Mapping[str, Any]]] = {}
+    for item in (envelope.get("meta") or {}).get("failures") or []:
+        if isinstance(item, Mapping):
+            by_url.setdefault(_failure_key(item.get("url")), []).append(item)
     failed = {"error": envelope.get("error") or "The call failed.", "error_code": envelope.get("error_code")}
     if asked is None:  # not URLs at all (None): one page with no URL says so, as Hermes' tool does
         return [_hermes_page({"url": "", **failed})]
     return [_failed_page(url, by_url, failed) for url in asked]
 
 
-def _failed_page(url: Any, by_url: Mapping[str, Any], failed: Mapping[str, Any]) -> dict[str, Any]:
+def _failed_page(
+    url: Any, by_url: dict[str, list[Mapping[str, Any]]], failed: Mapping[str, Any]
+) -> dict[str, Any]:
     """The page of ``url`` in a failed call. A call whose every URL was refused names only the
-    first one's problem (``None of the 2 URLs is usable: ...``), which was given to each URL."""
+    first one's problem (``None of the 2 URLs is usable: ...``), which was given to each URL.
+    URLs that differ only in a masked credential (``?api_key=***``) share a key: their items
+    are taken in the order asked, the last one kept for a URL asked again."""
     if not isinstance(url, str):
         return _hermes_page({"url": "", **failed, **_refusal(url)})
     own = by_url.get(_failure_key(url))
-    if own is not None:
-        return _hermes_page(own)
+    if own:
+        return _hermes_page(own.pop(0) if len(own) > 1 else own[0])
     refusal = _refusal(url) if failed.get("error_code") == "invalid_input" else {}
     return _hermes_page({"url": mask_url(url.strip()), **failed, **refusal})
 
