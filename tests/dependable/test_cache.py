@@ -126,7 +126,8 @@ def test_a_page_read_through_a_url_carrying_a_credential_is_not_cached(
     signed = f"https://files.example/report.pdf?X-Amz-Signature={token}"
     for _ in range(2):
         envelope = dispatch_extract(signed, backend="fake-a", config=config)
-        assert envelope["data"][0]["url"] == signed and envelope["meta"].get("cached") is None
+        shown = "https://files.example/report.pdf?X-Amz-Signature=***"  # masked as in its sentences
+        assert envelope["data"][0]["url"] == shown and envelope["meta"].get("cached") is None
     assert provider(config, "fake-a").calls == 2
     dispatch_extract("https://files.example/open.pdf", backend="fake-a", config=config)
     assert dispatch_extract("https://files.example/open.pdf", backend="fake-a", config=config)["meta"]["cached"]
