@@ -58,6 +58,8 @@ CREDENTIAL_QUERY_NAMES = (
     "x-goog-signature", "x-goog-credential",
 )
 _CREDENTIAL_NAMES = frozenset(CREDENTIAL_QUERY_NAMES)
+#: A credential's value percent-encoded into a query: up to an encoded space or ``&``.
+_ENCODED_VALUE = r"(?:(?!%2[06])[^&\s'\"#<>+])+"
 #: A credential's value in a query: up to the next parameter, fragment or quote, and not the
 #: punctuation after it (``?api_key=XYZ: refused`` keeps its colon).
 _QUERY_VALUE = r"[^&\s'\"#<>]*[^&\s'\"#<>:;,.)\]]"
@@ -73,6 +75,9 @@ class _Patterns:
         #: everything up to the next parameter, but the punctuation that ends a sentence
         #: (``...?api_key=***: refused``) stays.
         self.query = re.compile(rf"(?i)([?&;#](?:{names})=){_QUERY_VALUE}")
+        #: The same in a URL percent-encoded into another one's query (a login page's
+        #: ``?next=https%3A%2F%2Fhost%2Fdoc%3Ftoken%3D...``).
+        self.nested = re.compile(rf"(?i)((?:%3F|%26|%3B|%23)(?:{names})%3D){_ENCODED_VALUE}")
         self.credentials = (
             # Authorization / Proxy-Authorization headers, also as a JSON key echoed in a body:
             # a scheme this list does not know (ApiKey, SSWS, Negotiate) goes with its credentials,
@@ -87,7 +92,8 @@ class _Patterns:
             # The same written as text (a query asked for: ``hello token=...``), or percent-encoded
             # into a URL's query (``q=hello+token%3D...``), but for ``key``, an ordinary word there.
             re.compile(rf"(?i)((?<![\w.-])(?:{words})=){_QUERY_VALUE}"),
-            re.compile(rf"(?i)((?:(?<![\w.%-])|(?<=%2[06]))(?:{words})%3D)(?:(?!%2[06])[^&\s'\"#<>+])+"),
+            self.nested,
+            re.compile(rf"(?i)((?:(?<![\w.%-])|(?<=%20))(?:{words})%3D){_ENCODED_VALUE}"),
             re.compile(
                 r"(?i)(['\"](?:api_key|apikey|api-key|token|access_token|x-api-key|password|secret)['\"]\s*:\s*['\"])[^'\"]+"
             ),
@@ -407,7 +413,12 @@ def mask_url(url: str) -> str:
     url = mask_userinfo(url)
     if "=" not in url:
         return url
-    return _patterns().query.sub(lambda m: m.group(1) + MASK, url)
+    patterns = _patterns()
+    return patterns.nested.sub(_keep_name, patterns.query.sub(_keep_name, url))
+
+
+def _keep_name(match: re.Match[str]) -> str:
+    return match.group(1) + MASK
 
 
 #: Keys of a provider's answer that hold a sentence about a failure: scrubbed in full.

@@ -217,3 +217,18 @@ def test_hermes_pages_of_urls_differing_only_in_a_masked_key_keep_their_own_sent
     pages = hermes_pages(envelope, urls)
     assert [page["error_code"] for page in pages] == ["not_found", "bad_gateway"], pages
     assert [page["url"] for page in pages] == [f"{site}/bykey?api_key=***"] * 2
+
+
+def test_a_credential_in_a_url_encoded_into_another_s_query_is_masked(
+    site: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A login page's ``?next=`` holds the page to go back to, percent-encoded with its own
+    query (``%3Ftoken%3D...``): httpx's line and the envelope showed that token whole."""
+    url = f"{site}/login?next=https%3A%2F%2Fdocs.example%2Fdoc%3Ftoken%3Dnest-val-4761%26page%3D2"
+    with caplog.at_level(logging.DEBUG):
+        envelope = dispatch_extract([url], backend="http", config=_config(site), timeout=20)
+    assert envelope["success"] is True, envelope
+    shown = f"{site}/login?next=https%3A%2F%2Fdocs.example%2Fdoc%3Ftoken%3D***%26page%3D2"
+    assert envelope["data"][0]["url"] == shown
+    assert "HTTP Request: GET" in _records(caplog)
+    assert "nest-val-4761" not in json.dumps(envelope) + _records(caplog)
