@@ -89,10 +89,11 @@ class _Patterns:
             re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*\[?\s*['\"]?(?:bearer|bot|basic|token|digest)?\s*)[^\s'\",;\]}]+"),
             re.compile(r"(?i)((?:x-subscription-token|x-api-key|api-key|x-goog-api-key)['\"]?\s*[:=]\s*['\"]?)[^\s'\",;}]+"),
             self.query,
-            # The same written as text (a query asked for: ``hello token=...``), or percent-encoded
-            # into a URL's query (``q=hello+token%3D...``), but for ``key``, an ordinary word there.
-            re.compile(rf"(?i)((?<![\w.-])(?:{words})=){_QUERY_VALUE}"),
             self.nested,
+            # The same written as text (a query asked for: ``hello token=...``), also once
+            # percent-encoded into a request's query (``q=hello+token%3D...``), but for ``key``,
+            # an ordinary word there.
+            re.compile(rf"(?i)((?<![\w.-])(?:{words})=){_QUERY_VALUE}"),
             re.compile(rf"(?i)((?:(?<![\w.%-])|(?<=%20))(?:{words})%3D){_ENCODED_VALUE}"),
             re.compile(
                 r"(?i)(['\"](?:api_key|apikey|api-key|token|access_token|x-api-key|password|secret)['\"]\s*:\s*['\"])[^'\"]+"
