@@ -221,12 +221,13 @@ def _quote_text_body(error: WebProviderError, response: httpx.Response) -> None:
 
 def _head_text(response: httpx.Response) -> str:
     """The start of a body as text, all a quote reads: an error body of megabytes decoded
-    whole is as much again in memory, up to four times as much."""
-    head = response.content[: 4 * QUOTE_READ]
-    try:
-        return head.decode(response.charset_encoding or "utf-8", "replace")
-    except LookupError:  # a charset Python does not know
-        return head.decode("utf-8", "replace")
+    whole is as much again in memory, up to four times as much. Its charset label is read as
+    browsers read it (:func:`~webproviders.fetching.charset.decode`): Python's own names
+    include codecs that fail whatever the error handler (``undefined``, ``idna``), whose
+    ``UnicodeError`` turned a vendor's 500 or 429 into ``provider_error``."""
+    from .fetching.charset import decode
+
+    return decode(response.content[: 4 * QUOTE_READ], response.headers.get("content-type"))[0]
 
 
 def answer_list(value: Any, field: str, vendor: str, provider: str | None = None) -> list[Any]:

@@ -407,6 +407,20 @@ def test_errors(
     assert words in envelope["error"]
 
 
+@pytest.mark.parametrize("label", ["undefined", "idna", "x-foo", "shift_jis"])
+@pytest.mark.parametrize(("status", "code"), [(500, "bad_gateway"), (429, "rate_limited")])
+def test_an_error_body_is_quoted_whatever_its_charset_label(
+    config: Any, search: Any, label: str, status: int, code: str
+) -> None:
+    """Python's codecs ``undefined`` and ``idna`` fail whatever the error handler: a proxy's
+    500 labelled so was ``provider_error`` ("UnicodeError"), not ``bad_gateway``. An unknown
+    label counts as none, as in browsers, and the text is read in its own encoding."""
+    body = "サーバーが混雑しています".encode("cp932")
+    envelope = _failure(config, search, status, content=body, headers={"Content-Type": f"text/plain; charset={label}"})
+    assert envelope["error_code"] == code, envelope
+    assert 'The response said: "サーバーが混雑しています".' in envelope["error"]
+
+
 def test_429_retry_after_header(config: Any, search: Any) -> None:
     envelope = _failure(
         config, search, 429, text="Too Many Requests", headers={"Retry-After": "30"}
