@@ -586,12 +586,13 @@ class Crawler:
                 if status_error(result) is not None:
                     warn(f"The sitemap {url} answered HTTP {result.status_code}; crawling from links only.")
                     continue
-                content, cut = result.content, result.truncated
+                content, cut, content_type = result.content, result.truncated, result.content_type
                 if content.startswith(GZIP_MAGIC):  # a .xml.gz file, whatever its Content-Type says
                     content, cut = await gunzip(content, url, self.config.web.max_response_bytes)
+                    content_type = None  # the header's charset, if any, was the archive's
                 # Parsed in a worker, as pages are: 5 MB of short entries held the event loop 1.8 s.
                 found = await extraction_pool.run(
-                    self.config.web.extraction, parse_sitemap, content, cut,
+                    self.config.web.extraction, parse_sitemap, content, cut, content_type,
                     heavy=content.count(b"<") > HEAVY_HTML_TAGS,
                 )
             except WebProviderError as exc:

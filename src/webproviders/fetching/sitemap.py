@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from .charset import decode, header_encoding
+
 
 @dataclass
 class Sitemap:
@@ -16,15 +18,20 @@ class Sitemap:
     children: list[str] = field(default_factory=list)
 
 
-def parse_sitemap(content: bytes, cut: bool = False) -> Sitemap | None:
+def parse_sitemap(content: bytes, cut: bool = False, content_type: str | None = None) -> Sitemap | None:
     """The ``<loc>`` entries of a sitemap; None when ``content`` is no sitemap (not XML, or
     neither a ``<urlset>`` nor a ``<sitemapindex>``), so the crawl can say it was not read.
     ``cut``: ``content`` is the beginning of a longer file, whose last entry may stop mid-URL
-    (it is left out)."""
+    (it is left out). ``content_type``: the file's own ``Content-Type``, whose charset comes
+    before the XML declaration, as browsers read it (lxml alone went by the declaration, else
+    UTF-8, and a file in ISO-8859-1 said so by its header only listed ``/na\ufffdve``)."""
     from lxml import etree
 
+    encoding = None
+    if header_encoding(content_type, content) is not None:
+        content, encoding = decode(content, content_type, "xml")[0].encode("utf-8"), "utf-8"
     parser = etree.XMLParser(
-        resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, recover=True
+        resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, recover=True, encoding=encoding
     )
     try:
         root = etree.fromstring(content, parser=parser)
