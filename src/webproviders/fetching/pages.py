@@ -150,10 +150,11 @@ async def render(
         if doc.fallback:
             metadata["extraction"] = "full_text"
         if doc.frames:
-            metadata["frames"] = doc.frames
+            # As a browser requests them, as the links a crawl follows are (``?cat=東京`` in Shift_JIS).
+            frames = metadata["frames"] = [query_in_encoding(frame, codec) for frame in doc.frames]
             if not want_links:  # a crawl follows them as links: nothing to say there
-                named = ", ".join(map(shorten, doc.frames[:FRAMES_NAMED]))
-                named += ", ..." if len(doc.frames) > FRAMES_NAMED else ""
+                named = ", ".join(map(shorten, frames[:FRAMES_NAMED]))
+                named += ", ..." if len(frames) > FRAMES_NAMED else ""
                 warn(f"{shorten(url)} is a frameset: its text is in the pages its frames show, which were "
                      f"not read with it ({named}; all in metadata.frames): extract those, or crawl it.")
         elif metadata.get("html_truncated") and not doc.content.strip():

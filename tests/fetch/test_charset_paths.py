@@ -1,5 +1,6 @@
-"""What a crawl reads besides pages, served from 127.0.0.1 in the encodings sites use:
-sitemaps whose charset only their ``Content-Type`` header states."""
+"""What is read from a site besides a page's text, served from 127.0.0.1 in the encodings sites
+use: the addresses a page in a legacy encoding names, sitemaps whose charset only their
+``Content-Type`` header states."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from webproviders import dispatch_crawl
+from webproviders import dispatch_crawl, dispatch_extract
 from webproviders.config import config_from_dict
 
 from .fetch_site import serve
@@ -67,3 +68,21 @@ def test_a_sitemap_in_the_charset_its_header_names_lists_the_pages_it_names(orig
     assert envelope["success"] is True, envelope
     assert {item["url"] for item in envelope["data"]} == {f"{origin}/", f"{origin}/na%C3%AFve", f"{origin}/caf%C3%A9"}
     assert not [path for path in Site.asked if "%EF%BF%BD" in path]
+
+
+def test_the_frames_of_a_shift_jis_page_are_named_as_a_browser_requests_them(origin: str) -> None:
+    """A browser sends a frame's query in its page's encoding (as a crawl sends a link's):
+    ``metadata.frames`` and the warning named ``?cat=東京``, which an extract sends as UTF-8."""
+    frameset = ('<html><head><meta charset="shift_jis"><title>目次</title></head><frameset cols="30%,70%">'
+                '<frame src="menu.cgi?cat=東京㈱"><frame src="/本文.html"></frameset></html>')
+    Site.ROUTES.update({
+        "/": ("text/html", frameset.encode("cp932")),
+        "/menu.cgi?cat=%93%8C%8B%9E%87%8A": ("text/html; charset=shift_jis", "<p>東京㈱の目次です。</p>".encode("cp932")),
+    })
+    config = config_from_dict({"web": {"allow_private_networks": True}}, source="<test>")
+    envelope = dispatch_extract([f"{origin}/"], backend="http", config=config, timeout=60)
+    frames = envelope["data"][0]["metadata"]["frames"]
+    assert frames == [f"{origin}/menu.cgi?cat=%93%8C%8B%9E%87%8A", f"{origin}/本文.html"]
+    assert frames[0] in envelope["meta"]["warnings"][0]
+    menu = dispatch_extract(frames[:1], backend="http", config=config, timeout=60)["data"][0]
+    assert "東京㈱の目次です。" in menu["content"], menu
