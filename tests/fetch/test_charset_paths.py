@@ -86,3 +86,20 @@ def test_the_frames_of_a_shift_jis_page_are_named_as_a_browser_requests_them(ori
     assert frames[0] in envelope["meta"]["warnings"][0]
     menu = dispatch_extract(frames[:1], backend="http", config=config, timeout=60)["data"][0]
     assert "東京㈱の目次です。" in menu["content"], menu
+
+
+def test_a_shift_jis_page_read_under_another_address_is_not_read_again_under_its_canonical_one(origin: str) -> None:
+    """Its ``<link rel="canonical">`` is compared with the links a crawl follows, whose query is
+    sent in the page's encoding: compared as UTF-8, it matched none, and the page was read twice."""
+    article = ('<html><head><meta charset="shift_jis"><title>天気</title><link rel="canonical" href="/tenki?city=東京">'
+               '</head><body><p>東京都の天気は晴れです。</p><a href="/tenki?city=東京">天気</a></body></html>')
+    Site.ROUTES.update({
+        "/robots.txt": ("text/plain", b"User-agent: *\nDisallow:\n"),
+        "/tenki?city=%93%8C%8B%9E&from=top": ("text/html", article.encode("cp932")),
+        "/tenki?city=%93%8C%8B%9E": ("text/html", article.encode("cp932")),
+    })
+    config = config_from_dict({"web": {"allow_private_networks": True}}, source="<test>")
+    envelope = dispatch_crawl(f"{origin}/tenki?city=%93%8C%8B%9E&from=top", backend="http", config=config, timeout=60)
+    assert envelope["success"] is True, envelope
+    assert envelope["data"][0]["metadata"]["canonical_url"] == f"{origin}/tenki?city=%93%8C%8B%9E"
+    assert [path for path in Site.asked if path != "/robots.txt"] == ["/tenki?city=%93%8C%8B%9E&from=top"]

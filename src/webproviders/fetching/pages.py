@@ -147,6 +147,8 @@ async def render(
         if doc.truncated:
             metadata["html_truncated"] = True
         metadata.update(doc.metadata)
+        if metadata.get("canonical_url"):  # as a browser requests it, as the links a crawl compares it with
+            metadata["canonical_url"] = query_in_encoding(metadata["canonical_url"], codec)
         if doc.fallback:
             metadata["extraction"] = "full_text"
         if doc.frames:
