@@ -103,3 +103,22 @@ def test_a_shift_jis_page_read_under_another_address_is_not_read_again_under_its
     assert envelope["success"] is True, envelope
     assert envelope["data"][0]["metadata"]["canonical_url"] == f"{origin}/tenki?city=%93%8C%8B%9E"
     assert [path for path in Site.asked if path != "/robots.txt"] == ["/tenki?city=%93%8C%8B%9E&from=top"]
+
+
+def test_the_links_in_the_markdown_of_a_shift_jis_page_are_the_addresses_a_browser_requests(origin: str) -> None:
+    """``[詳細](…/detail?city=東京)``, followed by an extract, asked for the query in UTF-8: a
+    page the Shift_JIS site does not have (``%E6%9D%B1%E4%BA%AC`` for ``%93%8C%8B%9E``)."""
+    paragraph = "<p>東京都の天気は晴れです。明日は曇りのち雨となるでしょう。詳しくは<a href='{}'>詳細</a>をご覧ください。</p>"
+    links = ["/detail?city=東京", f"{origin}/detail?city=東京&full=1"]
+    article = ('<html><head><meta charset="shift_jis"><title>天気</title></head><body><article><h1>天気</h1>'
+               + "".join(paragraph.format(link) for link in links * 3) + "</article></body></html>")
+    Site.ROUTES.update({
+        "/": ("text/html", article.encode("cp932")),
+        "/detail?city=%93%8C%8B%9E": ("text/html; charset=shift_jis", "<p>東京の詳しい予報です。</p>".encode("cp932")),
+    })
+    config = config_from_dict({"web": {"allow_private_networks": True}}, source="<test>")
+    content = dispatch_extract([f"{origin}/"], backend="http", config=config, timeout=60)["data"][0]["content"]
+    assert f"[詳細]({origin}/detail?city=%93%8C%8B%9E)" in content, content
+    assert f"[詳細]({origin}/detail?city=%93%8C%8B%9E&full=1)" in content, content
+    detail = dispatch_extract([f"{origin}/detail?city=%93%8C%8B%9E"], backend="http", config=config, timeout=60)
+    assert "東京の詳しい予報です。" in detail["data"][0]["content"]

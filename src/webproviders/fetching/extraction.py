@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-from ..urls import MAX_URL_CHARS, is_http_url, join_url
+from ..urls import MAX_URL_CHARS, is_http_url, join_url, query_in_encoding
 from .robotsmeta import says_nofollow
 
 if TYPE_CHECKING:
@@ -196,16 +196,27 @@ def _frames(tree: Any, base: str) -> list[str]:
 _NOT_RELATIVE = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*:|#")
 
 
-def _absolute_hrefs(tree: Any, base: str) -> None:
+def _absolute_hrefs(tree: Any, base: str, encoding: str) -> None:
     """Every link's target read against the page's address (or its ``<base href>``), as a
     browser reads it: trafilatura joins a relative one to the site's root, so ``install.html``
-    on ``/blog/2024/page.html`` pointed at ``/install.html`` in the markdown."""
+    on ``/blog/2024/page.html`` pointed at ``/install.html`` in the markdown. Its query is
+    written as a browser sends it from a page in ``encoding`` (a Python codec): ``?q=東京`` on a
+    Shift_JIS page is ``?q=%93%8C%8B%9E``, which an extract of the link then asks for."""
     for element in tree.iter("a"):
         href = element.get("href")
-        if href and not _NOT_RELATIVE.match(href := href.strip()):
-            joined = join_url(base, href)
-            if joined is not None:
-                element.set("href", joined)
+        if not href:
+            continue
+        absolute = bool(_NOT_RELATIVE.match(href := href.strip()))
+        joined = href if absolute else join_url(base, href)
+        if joined is None:
+            continue
+        if not joined.isascii() and is_http_url(joined):
+            try:
+                joined = query_in_encoding(joined, encoding)
+            except ValueError:  # an address no parser reads (``http://[x``) is left as written
+                pass
+        if not absolute or joined != href:
+            element.set("href", joined)
 
 
 def _read_noframes(tree: Any) -> None:
@@ -370,8 +381,10 @@ def html_document(
     want_links: bool = False,
     max_elements: int | None = None,
     max_chars: int | None = None,
+    encoding: str = "utf-8",
 ) -> HtmlDocument:
-    """Extract one page (blocking and CPU-heavy: the extraction workers call it).
+    """Extract one page (blocking and CPU-heavy: the extraction workers call it); ``encoding``
+    is the Python codec the page was decoded with, in which its links' queries are sent.
 
     HTML over ``max_chars`` characters is held to them (:mod:`.htmlbudget`: here, under the
     worker's limits, since a page can make that pass slow). A tree of more than
@@ -415,7 +428,7 @@ def html_document(
         drop_unrendered(tree)
         join_split_body(tree)
         if fmt == "markdown":  # the only format that keeps links
-            _absolute_hrefs(tree, base)
+            _absolute_hrefs(tree, base, encoding)
         # extensive=False: dates only from markup that states them, never guessed from a
         # copyright line in the footer.
         found = extract_metadata(tree, default_url=url, extensive=False)

@@ -142,7 +142,7 @@ async def render(
         doc: HtmlDocument = await extraction_pool.run(
             limits, html_document, text, result.final_url, heavy=tags > HEAVY_HTML_TAGS, fmt=options.format,
             include_raw=options.include_raw, want_links=want_links, max_elements=limits.max_html_elements,
-            max_chars=limits.max_html_chars,
+            max_chars=limits.max_html_chars, encoding=codec,
         )
         if doc.truncated:
             metadata["html_truncated"] = True
