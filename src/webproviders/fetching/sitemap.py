@@ -28,7 +28,7 @@ def parse_sitemap(content: bytes, cut: bool = False, content_type: str | None = 
     from lxml import etree
 
     encoding = None
-    if header_encoding(content_type, content) is not None:
+    if header_encoding(content_type, content) not in (None, "utf-8"):  # UTF-8, lxml's own default, costs no copy
         content, encoding = decode(content, content_type, "xml")[0].encode("utf-8"), "utf-8"
     parser = etree.XMLParser(
         resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False, recover=True, encoding=encoding
