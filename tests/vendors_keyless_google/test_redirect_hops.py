@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler
 from typing import Any
 
+import httpx
 import pytest
 import respx
 
@@ -111,6 +112,27 @@ def test_a_public_hop_is_followed_with_one_lookup(name: str, cfg: Any, dns: Any,
     assert envelope["success"] is True and envelope["data"]["web"], envelope
     assert results.called
     assert dns.lookups == {"results.test": 1}
+
+
+@pytest.mark.parametrize("name", sorted(ENGINES))
+def test_a_hop_within_the_engine_whose_location_is_not_utf8_is_requested_as_sent(
+    name: str, cfg: Any, page: Any
+) -> None:
+    """Browsers percent-encode a ``Location``'s bytes as they came; read as Latin-1 and sent
+    as UTF-8, a Shift_JIS ``/結果?wd=東京`` went out as ``/%C2%8C%C2%8B…``, a page of no engine."""
+    method, url, saved = ENGINES[name]
+    origin = f"https://{httpx.URL(url).host}"
+    location = "/結果?wd=東京".encode("cp932")
+    with respx.mock(assert_all_called=False) as mock:
+        mock.route(method=method, url=url).mock(
+            return_value=httpx.Response(302, headers=[(b"Location", location)])
+        )
+        results = mock.get(f"{origin}/%8C%8B%89%CA?wd=%93%8C%8B%9E").respond(
+            200, text=page(saved), headers={"Content-Type": "text/html; charset=utf-8"}
+        )
+        envelope = dispatch_search("python", 3, backend=name, config=cfg())
+    assert results.called, [str(call.request.url) for call in mock.calls]
+    assert envelope["success"] is True and envelope["data"]["web"], envelope
 
 
 #: Each engine behind the proxy: its configured address, and where it sends the first request.

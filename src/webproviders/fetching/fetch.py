@@ -265,7 +265,7 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
         try:
             if response.status_code == 407 and asked.proxy:  # only a proxy asks this
                 raise proxy_auth_error(shorten(request_url), None, settings=PAGE_PROXY_SETTING)
-            if response.status_code in REDIRECT_STATUSES and (location := _location(response.headers)):
+            if response.status_code in REDIRECT_STATUSES and (location := redirect_location(response.headers)):
                 if len(redirects) >= MAX_REDIRECTS:
                     raise ProviderError(
                         f"{shorten(url)} redirected more than {MAX_REDIRECTS} times; giving up."
@@ -374,7 +374,7 @@ async def fetch(
 _LOCATION_SAFE = "".join(map(chr, range(0x21, 0x7F)))
 
 
-def _location(headers: httpx.Headers) -> str | None:
+def redirect_location(headers: httpx.Headers) -> str | None:
     """The ``Location`` header as browsers follow it: bytes outside ASCII percent-encoded as
     they came. Decoded as text first, a Shift_JIS path (not UTF-8, so read as Latin-1) went
     out re-encoded as UTF-8 (``%C2%93…``), an address the site does not have."""

@@ -84,14 +84,14 @@ class HTMLSearchProvider(VendorProvider):
         (a hop to a CAPTCHA page, say). Hops are requested with GET, as browsers do after a form.
         """
         await import_off_loop(*_PAGE_STACK)
-        from ..fetching.fetch import MAX_REDIRECTS, fetch
+        from ..fetching.fetch import MAX_REDIRECTS, fetch, redirect_location
 
         client = self.client()
         response = await client.request(
             method, url, headers=headers, timeout=self.timeout(), follow_redirects=False, **request
         )
         for hops in range(MAX_REDIRECTS + 1):
-            location = response.headers.get("location")
+            location = redirect_location(response.headers)  # its bytes as browsers send them, not re-encoded
             if not (response.is_redirect and location):
                 return response  # read by this provider's client, which stops at the cap
             if hops == MAX_REDIRECTS:
