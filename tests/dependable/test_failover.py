@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+import webproviders
 from webproviders import (
     adispatch_extract,
     adispatch_search,
@@ -269,3 +270,84 @@ def test_with_on_unsupported_error_a_chain_none_of_whose_providers_honours_the_o
         ("fake-b", "error"),
     ]
     assert provider(config, "fake-a").calls == provider(config, "fake-b").calls == 0
+
+
+class _Vendors(BaseHTTPRequestHandler):
+    """SearXNG answering 200 hits (some 56 KB, over the cap the test sets), a page over the
+    fetch cap at ``/big``, a small one at ``/small``, and Tavily answering within its cap."""
+
+    protocol_version = "HTTP/1.1"
+
+    def _send(self, body: bytes, content_type: str) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/search"):
+            hits = [
+                {"url": f"https://a{i}.example/", "title": "A", "content": "x" * 200, "engines": ["google"], "score": 1.0}
+                for i in range(200)
+            ]
+            self._send(json.dumps({"query": "q", "results": hits, "unresponsive_engines": []}).encode(), "application/json")
+            return
+        words = "word " * (5000 if self.path == "/big" else 100)
+        self._send(f"<html><head><title>T</title></head><body><p>{words}</p></body></html>".encode(), "text/html")
+
+    def do_POST(self) -> None:
+        asked = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if self.path.endswith("/extract"):
+            pages = [{"url": url, "raw_content": "# Tavily\n\nThe page, read by Tavily."} for url in asked["urls"]]
+            body = {"results": pages, "failed_results": [], "response_time": 0.2}
+        else:
+            hit = {"title": "B", "url": "https://b.example/", "content": "small", "score": 0.9, "raw_content": None}
+            body = {"query": asked["query"], "answer": None, "images": [], "results": [hit], "response_time": 0.2}
+        self._send(json.dumps(body).encode(), "application/json")
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def vendors(http_server: Any, make_config: Any) -> Any:
+    """A config whose searxng answers over its 5,000-byte cap, whose ``http`` pages over
+    10,000 bytes are too large, and whose tavily answers within its cap."""
+    url = f"http://127.0.0.1:{http_server(_Vendors).server_address[1]}"
+    providers = {
+        "searxng": {"base_url": url, "max_response_bytes": 5000},
+        "tavily": {"base_url": url, "api_key": "tvly-test-0123456789abcdef"},
+    }
+    web = {
+        "cache": False,
+        "allow_private_networks": True,
+        "max_response_bytes": 10_000,
+        "health": {"failures": 1},
+        "providers": providers,
+    }
+    yield url, make_config(web=web)
+    webproviders.close()
+
+
+def test_an_answer_over_the_cap_fails_over_and_does_not_cool_the_provider(vendors: Any) -> None:
+    _, config = vendors
+    for _ in range(2):  # one counted failure would cool searxng down: the second call skips it
+        envelope = dispatch_search("q", backend=["searxng", "tavily"], config=config)
+        assert envelope["success"] is True, envelope
+        assert envelope["provider"] == "tavily"
+        assert [hit["url"] for hit in envelope["data"]["web"]] == ["https://b.example/"]
+        first, second = envelope["meta"]["attempts"]
+        assert (first["provider"], first["outcome"], first["error_code"]) == ("searxng", "error", "too_large")
+        assert (second["provider"], second["outcome"]) == ("tavily", "ok")
+
+
+def test_an_extract_chain_asks_the_next_provider_for_a_page_over_the_cap(vendors: Any) -> None:
+    url, config = vendors
+    envelope = dispatch_extract([f"{url}/small", f"{url}/big"], backend=["http", "tavily"], config=config)
+    assert envelope["success"] is True, envelope
+    small, big = envelope["data"]
+    assert small["provider"] == "http" and "word word" in small["content"]
+    assert big["provider"] == "tavily" and big["content"] == "# Tavily\n\nThe page, read by Tavily."
+    alone = dispatch_extract([f"{url}/big"], backend=["http", "tavily"], config=config)
+    assert alone["success"] is True and alone["provider"] == "tavily", alone

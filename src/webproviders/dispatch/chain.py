@@ -30,7 +30,11 @@ from .serve import Skipped, serve
 log = get_logger("webproviders.dispatch")
 
 #: Errors after which a chain moves on to its next provider (besides retryable ones).
-FAILOVER_CODES = frozenset({"not_configured", "quota_exceeded", "auth_error", "not_found", "budget_exceeded"})
+#: ``too_large`` is about one provider's answer (or its read of a page) passing a cap on this
+#: side: another provider may well answer within it.
+FAILOVER_CODES = frozenset(
+    {"not_configured", "quota_exceeded", "auth_error", "not_found", "budget_exceeded", "too_large"}
+)
 
 
 def _should_fail_over(error: WebProviderError, plan: Plan) -> bool:
