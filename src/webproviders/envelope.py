@@ -11,10 +11,11 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from .context import warn
 from .errors import ERROR_CODES, ParseError, WebProviderError, bounded, error_for_code
 from .redact import mask_userinfo
 from .surrogates import sound
-from .urls import is_http_url
+from .urls import MAX_URL_CHARS, is_http_url
 
 _URL_KEYS = ("url", "href", "link", "uri")
 _TITLE_KEYS = ("title", "name")
@@ -23,6 +24,10 @@ _PAGE_CONTENT_KEYS = ("content", "markdown", "text", "body")
 #: A hit's URL starts with one of these (in any case).
 _SCHEMES = ("http://", "https://")
 _SEARCH_SKIP = {"position", *_URL_KEYS, *_TITLE_KEYS, *_DESCRIPTION_KEYS}
+#: A search hit's title and its description are each cut to this many characters, and its
+#: other fields together held to it: a snippet is a few hundred, and a plugin's hit (never
+#: read under a byte cap) with a 200 MB description went whole into the envelope and the cache.
+MAX_HIT_CHARS = 100_000
 _PAGE_SKIP = {"error", "error_code", "detail", "retry_after", *_URL_KEYS, *_TITLE_KEYS, *_PAGE_CONTENT_KEYS}
 
 
@@ -115,6 +120,54 @@ def _extras(mapping: Mapping[str, Any], skip: set[str]) -> dict[str, Any]:
     return extras
 
 
+def _held_extras(mapping: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
+    """A hit's other fields, their keys and texts together within :data:`MAX_HIT_CHARS`, and
+    True when some did not fit: the shorter ones are kept first, a text that passes what is
+    left is cut there, any other value left out."""
+    sizes: dict[str, int | None] = {}
+    total = 0
+    for key, value in mapping.items():
+        if key in _SEARCH_SKIP or value is None or not isinstance(key, str):
+            continue
+        size = len(value) if type(value) is str else 1 if type(value) in _PLAIN else _size(value, MAX_HIT_CHARS)
+        sizes[key] = size
+        total += len(key) + (MAX_HIT_CHARS if size is None else size)
+    if total <= MAX_HIT_CHARS:  # the common case: every field fits
+        return _extras(mapping, _SEARCH_SKIP), False
+    budget, kept = MAX_HIT_CHARS, {}
+    for key in sorted(sizes, key=lambda key: (sizes[key] is None, sizes[key] or 0)):
+        budget -= len(key)
+        size, value = sizes[key], mapping[key]
+        if size is None or size > budget:
+            if type(value) is not str or budget <= 0:
+                continue
+            value = truncate(value, budget)
+            size = len(value)
+        budget -= size
+        kept[key] = value
+    return _extras({key: kept[key] for key in sizes if key in kept}, _SEARCH_SKIP), True
+
+
+def _size(value: Any, budget: int) -> int | None:
+    """About the characters ``value`` takes as JSON (a text its length, anything else one), or
+    None as soon as that passes ``budget``: the walk stops there, whatever the value holds."""
+    size = 0
+    pending: list[Any] = [iter((value,))]
+    while pending:
+        item = next(pending[-1], _DROP)
+        if item is _DROP:
+            pending.pop()
+            continue
+        size += len(item) if isinstance(item, str) else 1
+        if size > budget:
+            return None
+        if isinstance(item, Mapping):
+            pending.append(iter(item.items()))
+        elif isinstance(item, (list, tuple)):
+            pending.append(iter(item))
+    return size
+
+
 def _first(item: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
     for key in keys:
         value = item.get(key)
@@ -174,10 +227,18 @@ def _unwrap(raw: Any, list_key: str | None) -> tuple[Any, dict[str, Any]]:
     return raw, meta
 
 
-def _pick(mapping: Mapping[str, Any], keys: tuple[str, ...]) -> str:
-    """The text of the first of ``keys`` that is set, stripped."""
+def _pick(mapping: Mapping[str, Any], keys: tuple[str, ...], most: int | None = None) -> str:
+    """The text of the first of ``keys`` that is set, stripped; with ``most``, a longer one is
+    cut to about that many characters first (at a break, so that cleaning it costs no more)."""
     value = _first(mapping, keys)
+    if most is not None and type(value) is str and len(value) > most:
+        value = truncate(value, most)
     return sound(value.strip()) if type(value) is str else _text(value)
+
+
+def _long(value: Any) -> bool:
+    """Whether ``value`` is a text :func:`_pick` cuts for a hit."""
+    return type(value) is str and len(value) > MAX_HIT_CHARS
 
 
 def _unrecognised(what: str, given: Any, wanted: str, *, of: Any = None) -> str:
@@ -217,32 +278,52 @@ def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[s
         raise ParseError(_unrecognised("search results", items, "a list of results or {'web': [...]}"))
     hits: list[dict[str, Any]] = []
     seen: set[str] = set()
+    held = 0
     for item in items:
         mapping = item if type(item) is dict else _as_mapping(item)
         if mapping is None:
             continue
         url, title, description = mapping.get("url"), mapping.get("title"), mapping.get("description")
-        if type(url) is str and url and type(title) is str and title and type(description) is str and description:
+        if (
+            type(url) is str and url and type(title) is str and title and type(description) is str and description
+            and len(url) + len(title) + len(description) <= MAX_HIT_CHARS  # longer: cut on the long way
+        ):
             # ASCII holds no surrogate: only other text is checked
             url = url.strip() if url.isascii() else sound(url.strip())
             title = title.strip() if title.isascii() else sound(title.strip())
             description = description.strip() if description.isascii() else sound(description.strip())
-            plain = len(mapping) == 3  # exactly these three keys: nothing else to carry over
+            plain, cut = len(mapping) == 3, False  # exactly these three keys: nothing else to carry over
         else:
+            url = _first(mapping, _URL_KEYS)
+            if type(url) is str and len(url) > MAX_URL_CHARS:  # no URL a caller could read next: left out
+                held += 1
+                continue
+            cut = _long(_first(mapping, _TITLE_KEYS)) or _long(_first(mapping, _DESCRIPTION_KEYS))
             url = _pick(mapping, _URL_KEYS)
-            title, description = _pick(mapping, _TITLE_KEYS), _pick(mapping, _DESCRIPTION_KEYS)
+            title = _pick(mapping, _TITLE_KEYS, MAX_HIT_CHARS)
+            description = _pick(mapping, _DESCRIPTION_KEYS, MAX_HIT_CHARS)
             plain = False
         if url in seen or not (url.startswith(_SCHEMES) or url[:8].lower().startswith(_SCHEMES)):
             continue
         seen.add(url)
         hit: dict[str, Any] = {"title": title, "url": url, "description": description, "position": len(hits) + 1}
-        if not plain and not mapping.keys() <= _SEARCH_SKIP:
-            hit.update(_extras(mapping, _SEARCH_SKIP))
+        if not plain:
+            if not mapping.keys() <= _SEARCH_SKIP:
+                extras, over = _held_extras(mapping)
+                hit.update(extras)
+                cut = cut or over
+            held += cut
         hits.append(hit)
         if len(hits) >= limit:
             break
     if not hits and items and not any(_a_result(item) for item in items):
         raise ParseError(_unrecognised("search results", items, _RESULT, of=items[0]))
+    if held:
+        warn(
+            f"{held} search result(s) held more text than is kept ({MAX_HIT_CHARS:,} characters for a title, "
+            f"a description, and the other fields together; {MAX_URL_CHARS:,} for a URL): cut there, "
+            "or left out where a URL or a value that is not text was longer."
+        )
     return hits, meta
 
 

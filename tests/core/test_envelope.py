@@ -9,7 +9,7 @@ import pytest
 from pydantic import BaseModel
 
 from webproviders import dispatch_crawl, dispatch_extract, dispatch_search
-from webproviders.envelope import normalise_pages, normalise_search
+from webproviders.envelope import MAX_HIT_CHARS, normalise_pages, normalise_search
 from webproviders.errors import ParseError, RateLimitedError
 from webproviders.models import FailureEnvelope, PagesEnvelope, SearchEnvelope
 
@@ -492,3 +492,79 @@ def test_pages_in_a_shape_not_understood_are_a_parse_error_naming_it(write_plugi
     )
     unlinked = dispatch_extract(["https://a.example/"], backend="texts", config=config, format="text")
     assert unlinked["error"].startswith("The provider returned pages none of which has a URL as text (1 item(s), a list")
+
+
+_LONG_HITS = """
+from webproviders import WebSearchProvider
+
+BIG = "word " * 4_000_000  # 20 MB of text
+
+
+class Long(WebSearchProvider):
+    name = "long"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        hit = {"url": "https://long.example/", "title": "Long", "description": "short"}
+        return {
+            "description": [{**hit, "description": BIG}],
+            "title": [{**hit, "title": BIG}],
+            "text_extra": [{**hit, "full_text": BIG, "lang": "en"}],
+            "nested_extra": [{**hit, "chunks": [BIG[:1000]] * 20_000, "lang": "en"}],
+            "url": [{**hit, "url": "https://long.example/" + "a" * 10_000_000}, {**hit, "url": "https://ok.example/"}],
+            "short": [{**hit, "lang": "en"}],
+        }[query]
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Long())
+"""
+
+
+@pytest.fixture
+def long_hits(write_plugin: Any, make_config: Any) -> Any:
+    plugins = write_plugin("long", _LONG_HITS)
+    return make_config(web={"cache": False}, plugins={"paths": [str(plugins)], "enabled": ["long"]})
+
+
+def _held_warning(envelope: dict[str, Any]) -> bool:
+    return any("held more text than is kept" in line for line in envelope["meta"].get("warnings", []))
+
+
+@pytest.mark.parametrize("field", ["description", "title"])
+def test_a_plugins_hit_text_is_cut_at_the_hit_cap(long_hits: Any, field: str) -> None:
+    envelope = dispatch_search(field, backend="long", config=long_hits)
+    assert envelope["success"] is True, envelope
+    (hit,) = envelope["data"]["web"]
+    assert 80_000 <= len(hit[field]) <= MAX_HIT_CHARS
+    assert hit[field].startswith("word word")
+    assert _held_warning(envelope)
+
+
+def test_a_plugins_hit_extras_are_held_to_the_hit_cap_together(long_hits: Any) -> None:
+    text = dispatch_search("text_extra", backend="long", config=long_hits)
+    (hit,) = text["data"]["web"]
+    assert hit["lang"] == "en" and 80_000 <= len(hit["full_text"]) <= MAX_HIT_CHARS
+    assert _held_warning(text)
+    nested = dispatch_search("nested_extra", backend="long", config=long_hits)
+    (hit,) = nested["data"]["web"]
+    assert "chunks" not in hit and hit["lang"] == "en"
+    assert len(json.dumps(nested)) < MAX_HIT_CHARS
+    assert _held_warning(nested)
+
+
+def test_a_plugins_hit_with_a_url_longer_than_any_url_read_is_left_out(long_hits: Any) -> None:
+    envelope = dispatch_search("url", backend="long", config=long_hits)
+    assert [hit["url"] for hit in envelope["data"]["web"]] == ["https://ok.example/"]
+    assert envelope["data"]["web"][0]["position"] == 1
+    assert _held_warning(envelope)
+
+
+def test_a_short_hit_is_kept_whole_without_a_warning(long_hits: Any) -> None:
+    envelope = dispatch_search("short", backend="long", config=long_hits)
+    assert envelope["data"]["web"] == [
+        {"title": "Long", "url": "https://long.example/", "description": "short", "position": 1, "lang": "en"}
+    ]
+    assert not _held_warning(envelope)
