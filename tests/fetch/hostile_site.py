@@ -188,6 +188,15 @@ class HostileHandler(BaseHTTPRequestHandler):
             return self._send(link_farm(int(query["n"][0])), "text/html; charset=utf-8")
         if path == "/nested.json":  # arrays nested `depth` deep, `n` of them side by side
             return self._send(nested_json(int(query["depth"][0]), int(query.get("n", ["1"])[0])), "application/json")
+        if path == "/nested.html":  # text inside and after `depth` nested <div>s, and before them with `before`
+            depth = int(query["depth"][0])
+            before = "<p>The text before the nest.</p>" if "before" in query else ""
+            page = (
+                "<html><head><title>Nested</title></head><body>" + before
+                + "<div>" * depth + "<p>The text in the middle of the nest, as a page that never closes its "
+                "elements holds it.</p>" + "</div>" * depth + "<p>The text after the nest.</p></body></html>"
+            )
+            return self._send(page.encode(), "text/html; charset=utf-8")
         if path == "/report.pdf":
             pages = int(query["pages"][0])
             return self._send(pdf_bytes(*(f"Page {n} of the report" for n in range(1, pages + 1))), "application/pdf")

@@ -461,6 +461,34 @@ def test_huge_html_is_cut_and_a_huge_tree_gets_its_plain_text(
     assert "link number 2999" not in page["content"]  # past the first 60,000 characters
 
 
+@pytest.mark.parametrize("depth", [300, 1_000])
+def test_a_page_nested_deeper_than_256_levels_is_read_whole(hostile: HostileServer, capped: Config, depth: int) -> None:
+    page = only_page(dispatch_extract(hostile.url(f"/nested.html?depth={depth}"), backend="http", config=capped))
+    assert "The text in the middle of the nest" in page["content"], page
+    assert "The text after the nest." in page["content"]
+    assert "html_truncated" not in page["metadata"]
+
+
+def test_a_page_nested_past_what_is_parsed_gives_its_text_before_and_says_so(
+    hostile: HostileServer, capped: Config
+) -> None:
+    envelope = dispatch_extract(hostile.url("/nested.html?depth=3000&before=1"), backend="http", config=capped)
+    page = only_page(envelope)
+    assert page["content"] == "The text before the nest.", page
+    assert page["metadata"]["html_truncated"] is True
+    [warning] = envelope["meta"]["warnings"]
+    assert "more than 2,048 levels deep" in warning
+
+
+def test_a_page_nested_past_what_is_parsed_with_no_text_before_is_too_large(
+    hostile: HostileServer, capped: Config
+) -> None:
+    envelope = dispatch_extract(hostile.url("/nested.html?depth=3000"), backend="http", config=capped)
+    assert envelope["success"] is False
+    assert (envelope["error_code"], envelope["detail"]) == ("too_large", "nesting"), envelope
+    assert "more than 2,048 levels deep" in envelope["error"]
+
+
 def test_pdf_pages_past_the_cap_are_not_read(hostile: HostileServer, config_for: Callable[..., Config]) -> None:
     pytest.importorskip("pypdf")
     config = config_for(allow_private_networks=True, extraction={"max_pdf_pages": 2})

@@ -152,6 +152,8 @@ class HtmlDocument:
     frames: list[str] = field(default_factory=list)
     #: True when the HTML was over its budget even without what no reader sees, and was cut.
     truncated: bool = False
+    #: True when the page nests deeper than :data:`.htmltree.MAX_HTML_DEPTH`: read up to there.
+    too_deep: bool = False
 
 
 def _text_of(tree: Any) -> str:
@@ -393,10 +395,10 @@ def html_document(
     """
     from trafilatura.metadata import extract_metadata
     from trafilatura.settings import Document
-    from trafilatura.utils import load_html
 
     from .boilerplate import drop_unrendered, join_split_body
     from .htmlbudget import fit_html
+    from .htmltree import load_tree
     from .pagetype import page_type
     from .product import product_facts
     from .refresh import refresh_target
@@ -405,9 +407,9 @@ def html_document(
     truncated = False
     if max_chars is not None:
         html, truncated = fit_html(html, max_chars)
-    tree = load_html(html)
+    tree, too_deep = load_tree(html)
     if tree is None:  # a fragment or something barely HTML: give it a document around it
-        tree = load_html(f"<html><body><div>{html}</div></body></html>")
+        tree, too_deep = load_tree(f"<html><body><div>{html}</div></body></html>")
         if tree is None:
             return HtmlDocument(content="", title="", metadata={}, fallback=True, truncated=truncated)
     base = _base(tree, url)
@@ -455,5 +457,5 @@ def html_document(
         metadata["product"] = product
     return HtmlDocument(
         content or "", title, metadata, raw, links, nofollow, fallback, scripted, refresh_target(tree, url, base), frames,
-        truncated,
+        truncated, too_deep,
     )

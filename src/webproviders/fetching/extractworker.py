@@ -23,12 +23,16 @@ from multiprocessing.connection import Connection
 from typing import Any
 
 from ..errors import ProviderError, TooLargeError, WebProviderError
+from .htmltree import MAX_HTML_DEPTH
 
 #: A job: ``(function, args, kwargs, cpu_seconds, memory_mb, heavy)``; ``None`` asks the worker to exit.
 Job = tuple[Any, tuple[Any, ...], dict[str, Any], float, int, bool]
 #: How much a heavy page steps back for other work on a busy machine (the pool replaces the
 #: worker afterwards, as a process cannot raise its priority again).
 HEAVY_NICENESS = 10
+#: Room for the readers that walk a page's tree level by level (its text, trafilatura's):
+#: a page may nest :data:`.htmltree.MAX_HTML_DEPTH` levels deep, a few frames each.
+RECURSION_LIMIT = 5 * MAX_HTML_DEPTH + 1_000
 _MIB = 1024 * 1024
 
 
@@ -121,6 +125,7 @@ def main() -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the parent, which stops us
     sys.stdout = sys.stderr  # where the pool sent our stdout too; unbuffered, so nothing is lost
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU must not leave core files
+    sys.setrecursionlimit(RECURSION_LIMIT)
     conn = Connection(socket.socket(fileno=int(sys.argv[1])).detach())
     from .extraction import quiet_libraries
 

@@ -16,13 +16,14 @@ from typing import Any
 from ..config import ExtractionSettings
 from ..context import warn
 from ..envelope import cut_page, truncate
-from ..errors import UnsupportedError
+from ..errors import TooLargeError, UnsupportedError
 from ..urls import query_in_encoding, shorten
 from .charset import decode
 from .extraction import HtmlDocument, html_document
 from .extractpool import extraction_pool
 from .feeds import feed_document
 from .fetch import FetchResult
+from .htmltree import MAX_HTML_DEPTH, NESTING
 from .jsontext import json_text
 from .options import PageOptions
 from .pdf import missing_pypdf, pdf_text, pypdf_installed
@@ -144,8 +145,10 @@ async def render(
             include_raw=options.include_raw, want_links=want_links, max_elements=limits.max_html_elements,
             max_chars=limits.max_html_chars, encoding=codec,
         )
-        if doc.truncated:
+        if doc.truncated or doc.too_deep:
             metadata["html_truncated"] = True
+        if doc.too_deep:
+            _too_deep(url, doc)
         metadata.update(doc.metadata)
         if metadata.get("canonical_url"):  # as a browser requests it, as the links a crawl compares it with
             metadata["canonical_url"] = query_in_encoding(metadata["canonical_url"], codec)
@@ -159,11 +162,11 @@ async def render(
                 named += ", ..." if len(frames) > FRAMES_NAMED else ""
                 warn(f"{shorten(url)} is a frameset: its text is in the pages its frames show, which were "
                      f"not read with it ({named}; all in metadata.frames): extract those, or crawl it.")
-        elif metadata.get("html_truncated") and not doc.content.strip():
+        elif metadata.get("html_truncated") and not doc.content.strip() and not doc.too_deep:
             warn(f"{shorten(url)} is longer than web.extraction.max_html_chars ({limits.max_html_chars:,} "
                  "characters) even without its inline scripts, styles and drawings, and its beginning, the "
                  "part read, holds no text: raise the limit to read the rest.")
-        elif (doc.scripted or not doc.content.strip()) and not doc.refresh:  # its text is where it sends its reader
+        elif (doc.scripted or not doc.content.strip()) and not doc.refresh and not doc.too_deep:  # its text is where it sends its reader
             warn(NO_TEXT)
         item = {"url": url, "title": doc.title, "content": doc.content, "raw_content": doc.raw_text,
                 "metadata": metadata}
@@ -187,3 +190,14 @@ async def render(
     item = {"url": url, "title": _passthrough_title(text, kind), "content": content,
             "raw_content": text if options.include_raw else None, "metadata": metadata}
     return RenderedPage(_finish(item, options), [])
+
+
+def _too_deep(url: str, doc: HtmlDocument) -> None:
+    """A page nested past :data:`MAX_HTML_DEPTH`: its text up to there, said to be cut; no text
+    at all is a failure (another reader may cope), never an empty success."""
+    where = (
+        f"{shorten(url)} nests its elements more than {MAX_HTML_DEPTH:,} levels deep, past what is parsed"
+    )
+    if not doc.content.strip():
+        raise TooLargeError(f"{where}, and holds no text before that depth.", detail=NESTING)
+    warn(f"{where}: its text is read up to there; what lies deeper, and everything after it, is not.")
