@@ -119,6 +119,11 @@ def remaining_time() -> float | None:
     return None if deadline is None else max(0.0, deadline - time.monotonic())
 
 
+#: Warnings one answer keeps, each held to :data:`.errors.MESSAGE_CHARS`: a plugin's warning
+#: may quote megabytes of its vendor's text, or be said once per item of a long answer.
+MAX_WARNINGS = 100
+
+
 def warn(message: str, *, partial: bool = False) -> None:
     """Add a sentence to the current call's ``meta.warnings`` (providers call this).
 
@@ -136,9 +141,15 @@ def warn(message: str, *, partial: bool = False) -> None:
     bucket = record.warnings if record is not None and record.warnings is not None else _warnings.get()
     # A provider's sentence may quote its vendor's text; a plugin may pass the exception
     # itself, or a number: a warning is text, whatever was passed.
-    message = sound(message if isinstance(message, str) else _as_text(message))
-    if bucket is not None and message not in bucket:
+    from .errors import bounded  # loaded by then (a call's errors); listing providers loads no more
+
+    message = bounded(sound(message if isinstance(message, str) else _as_text(message)))
+    if bucket is None or message in bucket:
+        return
+    if len(bucket) < MAX_WARNINGS:
         bucket.append(message)
+    elif len(bucket) == MAX_WARNINGS:
+        bucket.append(f"More warnings were left out (at most {MAX_WARNINGS} are kept).")
 
 
 def _as_text(value: object) -> str:

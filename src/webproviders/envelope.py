@@ -28,6 +28,9 @@ _SEARCH_SKIP = {"position", *_URL_KEYS, *_TITLE_KEYS, *_DESCRIPTION_KEYS}
 #: other fields together held to it: a snippet is a few hundred, and a plugin's hit (never
 #: read under a byte cap) with a 200 MB description went whole into the envelope and the cache.
 MAX_HIT_CHARS = 100_000
+#: The ``meta`` a provider returns in its own envelope, as :data:`MAX_HIT_CHARS` counts a hit's
+#: fields: it says how a request went (usage, an id), and is carried into the answer whole.
+MAX_META_CHARS = 100_000
 _PAGE_SKIP = {"error", "error_code", "detail", "retry_after", *_URL_KEYS, *_TITLE_KEYS, *_PAGE_CONTENT_KEYS}
 
 
@@ -219,7 +222,10 @@ def _unwrap(raw: Any, list_key: str | None) -> tuple[Any, dict[str, Any]]:
             raise _failure_from(raw)
         given = raw.get("meta")
         if given is not None and isinstance(given, Mapping):
-            meta = _jsonable(given)  # the envelope is JSON: a NaN or an object() would break it
+            if _size(given, MAX_META_CHARS) is None:
+                warn(f"The provider's meta was larger than {MAX_META_CHARS:,} characters; it was left out.")
+            else:
+                meta = _jsonable(given)  # the envelope is JSON: a NaN or an object() would break it
         if "data" in raw:
             raw = raw["data"]
     if list_key and (type(raw) is dict or isinstance(raw, Mapping)) and list_key in raw:

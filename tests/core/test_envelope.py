@@ -495,7 +495,7 @@ def test_pages_in_a_shape_not_understood_are_a_parse_error_naming_it(write_plugi
 
 
 _LONG_HITS = """
-from webproviders import WebSearchProvider
+from webproviders import WebSearchProvider, warn
 
 BIG = "word " * 4_000_000  # 20 MB of text
 
@@ -508,6 +508,12 @@ class Long(WebSearchProvider):
 
     def search(self, query, limit=5, **options):
         hit = {"url": "https://long.example/", "title": "Long", "description": "short"}
+        if query == "meta":
+            return {"success": True, "data": {"web": [hit]}, "meta": {"dump": BIG, "request_id": "r1"}}
+        if query == "warn":
+            for n in range(1_000):
+                warn(f"Result {n} came without a date: " + BIG[: 100 * n])
+            return [hit]
         return {
             "description": [{**hit, "description": BIG}],
             "title": [{**hit, "title": BIG}],
@@ -568,3 +574,20 @@ def test_a_short_hit_is_kept_whole_without_a_warning(long_hits: Any) -> None:
         {"title": "Long", "url": "https://long.example/", "description": "short", "position": 1, "lang": "en"}
     ]
     assert not _held_warning(envelope)
+
+
+def test_a_plugins_meta_over_the_cap_is_left_out_and_said(long_hits: Any) -> None:
+    envelope = dispatch_search("meta", backend="long", config=long_hits)
+    assert envelope["success"] is True, envelope
+    assert "dump" not in envelope["meta"] and "request_id" not in envelope["meta"]
+    assert any("meta was larger than 100,000 characters" in line for line in envelope["meta"]["warnings"])
+    assert len(json.dumps(envelope)) < 10_000
+
+
+def test_a_plugins_warnings_are_held_in_length_and_number(long_hits: Any) -> None:
+    envelope = dispatch_search("warn", backend="long", config=long_hits)
+    warnings = envelope["meta"]["warnings"]
+    assert len(warnings) == 101 and warnings[-1] == "More warnings were left out (at most 100 are kept)."
+    assert all(len(line) <= 4_100 for line in warnings)
+    assert warnings[0] == "Result 0 came without a date: "
+    assert warnings[99].endswith("more characters left out)")
