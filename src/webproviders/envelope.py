@@ -153,21 +153,30 @@ def _held_extras(mapping: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
 
 def _size(value: Any, budget: int) -> int | None:
     """About the characters ``value`` takes as JSON (a text its length, anything else one), or
-    None as soon as that passes ``budget``: the walk stops there, whatever the value holds."""
+    None as soon as that passes ``budget``: a container longer than what is left stops the walk
+    before its items are gone through, whatever it holds."""
     size = 0
-    pending: list[Any] = [iter((value,))]
+    pending = [value]
     while pending:
-        item = next(pending[-1], _DROP)
-        if item is _DROP:
-            pending.pop()
-            continue
-        size += len(item) if isinstance(item, str) else 1
+        item = pending.pop()
+        kind = type(item)
+        if kind is str:  # exact types first: a provider's meta is a few of them
+            size += len(item)
+        elif kind is dict or (kind is not list and kind is not tuple and isinstance(item, Mapping)):
+            size += 1 + len(item)  # each key counts one at least
+            if size > budget:
+                return None
+            pending += item.keys()
+            pending += item.values()
+        elif kind is list or kind is tuple or isinstance(item, (list, tuple)):
+            size += 1 + len(item)
+            if size > budget:
+                return None
+            pending += item
+        else:
+            size += 1
         if size > budget:
             return None
-        if isinstance(item, Mapping):
-            pending.append(iter(item.items()))
-        elif isinstance(item, (list, tuple)):
-            pending.append(iter(item))
     return size
 
 
@@ -292,7 +301,7 @@ def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[s
         url, title, description = mapping.get("url"), mapping.get("title"), mapping.get("description")
         if (
             type(url) is str and url and type(title) is str and title and type(description) is str and description
-            and len(url) + len(title) + len(description) <= MAX_HIT_CHARS  # longer: cut on the long way
+            and len(url) + len(title) + len(description) <= MAX_URL_CHARS  # longer: held on the long way
         ):
             # ASCII holds no surrogate: only other text is checked
             url = url.strip() if url.isascii() else sound(url.strip())

@@ -520,6 +520,7 @@ class Long(WebSearchProvider):
             "text_extra": [{**hit, "full_text": BIG, "lang": "en"}],
             "nested_extra": [{**hit, "chunks": [BIG[:1000]] * 20_000, "lang": "en"}],
             "url": [{**hit, "url": "https://long.example/" + "a" * 10_000_000}, {**hit, "url": "https://ok.example/"}],
+            "plain_url": [{**hit, "url": "https://long.example/" + "a" * 5_000}, {**hit, "url": "https://ok.example/"}],
             "short": [{**hit, "lang": "en"}],
         }[query]
 
@@ -561,8 +562,9 @@ def test_a_plugins_hit_extras_are_held_to_the_hit_cap_together(long_hits: Any) -
     assert _held_warning(nested)
 
 
-def test_a_plugins_hit_with_a_url_longer_than_any_url_read_is_left_out(long_hits: Any) -> None:
-    envelope = dispatch_search("url", backend="long", config=long_hits)
+@pytest.mark.parametrize("query", ["url", "plain_url"])  # plain_url: a hit of the three keys only, its text short
+def test_a_plugins_hit_with_a_url_longer_than_any_url_read_is_left_out(long_hits: Any, query: str) -> None:
+    envelope = dispatch_search(query, backend="long", config=long_hits)
     assert [hit["url"] for hit in envelope["data"]["web"]] == ["https://ok.example/"]
     assert envelope["data"]["web"][0]["position"] == 1
     assert _held_warning(envelope)
