@@ -69,6 +69,11 @@ async def _decode_in_steps(response: httpx.Response, provider: str) -> Any:
             step = content[start : start + PARSE_STEP]
             if nesting.deepest(step) > MAX_NESTING:
                 raise _unreadable(response, provider, RecursionError())
+            if step.isdigit():
+                # One number longer than a step: yajl reads a number cut between steps again
+                # from its start, so each step costs more (a 10 MB number took 5 s); json.loads
+                # reads it, or refuses it, at once
+                return _decode(response, provider)
             parser.send(step)
             await asyncio.sleep(0)
         parser.close()

@@ -40,6 +40,9 @@ CAP = 256 * 1024
 #: 60,000 empty objects in 180 KB: under CAP, over the 16,384 values CAP allows (one per 16 bytes).
 MANY_VALUES = b"[" + b",".join([b"{}"] * 60_000) + b"]"
 
+#: One JSON number of 16 million digits: within the default cap, and no answer at all.
+LONG_NUMBER = b"1" * 16_000_000
+
 DEEP = b"[" * 100_000 + b"]" * 100_000
 _HITS = b",".join([b'{"url": "https://a.example/", "title": "A", "content": "a"}'] * 16_000)
 DEEP_BIG = b'{"results": [' + _HITS + b", " + DEEP + b"]}"
@@ -171,6 +174,11 @@ class Hostile:
         body = DEEP
         self._head(handler, Content_Length=str(len(body)))
         handler.wfile.write(body)
+
+    def _long_number(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        """16 MB of a single number, sent at once."""
+        self._head(handler, Content_Length=str(len(LONG_NUMBER)))
+        handler.wfile.write(LONG_NUMBER)
 
     def _deep_big(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
         """Well-formed hits, then 100,000 nested lists: 1.2 MB, parsed in steps."""
@@ -352,6 +360,21 @@ def test_an_answer_nested_past_what_json_reads_is_a_parse_error(hostile: Any, pr
     assert seconds < DEADLINE + SLACK, envelope
     assert envelope["success"] is False and envelope["error_code"] == "parse_error", envelope
     assert "nested too deeply" in envelope["error"] and "RecursionError" not in envelope["error"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("provider", ["searxng", "firecrawl"])
+def test_an_answer_of_one_endless_number_is_a_parse_error_not_a_timeout(hostile: Any, provider: str, mode: str) -> None:
+    """A search, through the shared client (searxng) or an SDK's (firecrawl). Parsed in steps, each step re-read the number from its start: the call ran out its
+    deadline and said the vendor "did not answer within 3.0 s", a timeout asked for again,
+    when the vendor had answered with something that is no answer."""
+    config = config_for(provider, hostile("long_number").url)
+    if mode == "sync":
+        envelope = dispatch_search("q", backend=provider, config=config, timeout=3)
+    else:
+        envelope = asyncio.run(adispatch_search("q", backend=provider, config=config, timeout=3))
+    assert envelope["success"] is False and envelope["error_code"] == "parse_error", envelope
+    assert envelope["error"].lower().startswith(f"{provider} answered"), envelope
 
 
 def test_the_default_cap_holds_without_any_setting(hostile: Any) -> None:
