@@ -542,6 +542,70 @@ def test_countless_small_values_cost_about_the_cap_in_memory(provider: str, key:
     assert measured["code"] == "too_large", measured
 
 
+#: A process's peak memory growth while a Firecrawl crawl job's poll, and then its
+#: cancellation, are each answered with an endless body (a 16 MiB cap).
+_JOB_MEMORY_SCRIPT = """
+import json, resource, sys, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from webproviders import dispatch_crawl
+from webproviders.config import config_from_dict
+
+JOB = "0b2b5a4e-1111-4222-8333-944445555666"
+started = json.dumps({"success": True, "id": JOB, "url": "https://api.firecrawl.dev/v2/crawl/" + JOB}).encode()
+done = json.dumps({"success": True, "status": "completed", "completed": 1, "total": 1, "creditsUsed": 1,
+    "expiresAt": "2030-01-01T00:00:00Z", "next": None,
+    "data": [{"markdown": "a", "metadata": {"sourceURL": "https://a.example/", "statusCode": 200}}]}).encode()
+endless = False
+
+class Vendor(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    def _answer(self):
+        self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        if self.command == "POST" or not endless:
+            body = started if self.command == "POST" else done
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+            return
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        chunk = b"%x\\r\\n%s\\r\\n" % (65536, b"x" * 65536)
+        try:
+            for _ in range(1024):
+                self.wfile.write(chunk)
+        except OSError:
+            pass
+    do_GET = do_POST = do_DELETE = _answer
+    def log_message(self, *args):
+        pass
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Vendor)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+section = {"base_url": f"http://127.0.0.1:{server.server_address[1]}", "api_key": "fc-test-key-0001",
+           "max_response_bytes": 16 << 20}
+config = config_from_dict({"web": {"cache": False, "retry": {"max_retries": 0}, "providers": {"firecrawl": section}}}, source="<t>")
+dispatch_crawl("https://93.184.216.34/", backend="firecrawl", config=config, timeout=30)  # loads the SDK
+endless = True
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+envelope = dispatch_crawl("https://93.184.216.34/", backend="firecrawl", config=config, timeout=30)
+grown = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(json.dumps({"code": envelope.get("error_code"), "grown_kb": grown}))
+"""
+
+
+def test_an_answer_over_the_cap_is_let_go_before_the_next_request() -> None:
+    """Measured in a process of its own. The refused poll's 16 MiB were held while the job was
+    cancelled, and the cancellation's answer took another 16 MiB beside them: two caps at once
+    (85 MB at the default cap, for one answer's 50)."""
+    done = subprocess.run([sys.executable, "-c", _JOB_MEMORY_SCRIPT], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    measured = json.loads(done.stdout.strip().splitlines()[-1])
+    assert measured["code"] == "too_large", measured
+    assert measured["grown_kb"] < (16 << 10) * 7 // 4, measured  # one cap and the reading around it
+
+
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("provider", [*PROVIDERS, "brave", "serper"])
 def test_an_answer_with_too_many_headers_is_too_large_not_a_vendor_out_of_reach(

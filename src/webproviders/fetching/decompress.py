@@ -351,7 +351,7 @@ class BodyDecoder:
         room = self.limit - self._size
         if len(data) > room:
             if not self.truncate:
-                raise BodyTooLarge()
+                self._refuse()
             self._chunks.append(data[:room])
             self._size = self.limit
             raise _Full()
@@ -360,8 +360,16 @@ class BodyDecoder:
 
     def _over(self) -> None:
         if not self.truncate:
-            raise BodyTooLarge()
+            self._refuse()
         raise _Full()
+
+    def _refuse(self) -> None:
+        """Past the cap: what was kept goes at once, since the error's traceback holds this
+        decoder for as long as the error is handled (a request sent meanwhile, such as a job's
+        cancellation, would otherwise hold a second capped body beside it)."""
+        self._chunks.clear()
+        self._size = 0
+        raise BodyTooLarge()
 
 
 __all__ = ["GZIP_MAGIC", "PIECE", "BodyDecoder", "BodyTooLarge", "Undecodable", "UnsupportedCoding", "accept_encoding"]
