@@ -1065,7 +1065,6 @@ def _parse_yaml(text: str, file: Path) -> tuple[Any, dict[str, int]]:
         node = compose(loader)
         if node is None:
             return None, {}
-        _not_text(node, file)
         lines = _key_lines(node, file)
         return loader.construct_document(node), lines
     except yaml.YAMLError as exc:
@@ -1127,40 +1126,6 @@ _VALUE_KINDS = {
 }
 
 
-def _not_text(root: yaml.Node, file: Path) -> None:
-    """Refuse a key YAML does not read as text (``1:``, ``yes:``, ``!!binary ...:``) and a
-    value of a type no key takes (``!!binary``, ``!!set``), naming the key and its line. Such
-    a key was dropped as unknown, or taken as the name it decodes to (a ``!!binary`` provider
-    name), or refused as ``'mcp.users.123.[key]'``; a binary value was decoded into text."""
-    seen: set[int] = set()
-
-    def walk(node: yaml.Node, where: str) -> None:
-        if id(node) in seen:  # an alias's node, checked where its anchor is
-            return
-        seen.add(id(node))
-        if isinstance(node, yaml.SequenceNode):
-            for index, item in enumerate(node.value):
-                walk(item, f"{where}.{index}" if where else str(index))
-            return
-        if not isinstance(node, yaml.MappingNode):
-            return
-        for key, value in node.value:
-            line = key.start_mark.line + 1
-            if isinstance(key, yaml.ScalarNode) and key.tag not in (_TEXT_TAG, _MERGE_TAG):
-                kind, fix = _KEY_KINDS.get(key.tag, ("not text", "write it as text"))
-                place = f"under '{where}'" if where else "at the top level"
-                raise ConfigError(
-                    f"Invalid configuration in {file}: a key {place} (line {line}) is read by YAML as {kind}, not "
-                    f"text; every key is a name: {fix}."
-                )
-            path = f"{where}.{key.value}" if where else str(key.value)
-            if value.tag in _VALUE_KINDS:
-                raise ConfigError(f"Invalid configuration in {file}: '{path}' (line {line}) is {_VALUE_KINDS[value.tag]}.")
-            walk(value, path)
-
-    walk(root, "")
-
-
 def _text_keys(data: Any, where: str, source: str) -> None:
     """Refuse a key of a config tree that is not text (a dict built in code, or parsed by the
     caller): every key is a name, and another kind was dropped as unknown or taken as the text
@@ -1182,7 +1147,12 @@ def _key_lines(root: yaml.Node, file: Path) -> dict[str, int]:
     """The line of each key of the file, by its dotted path (``web.providers.brave``), for
     the warnings and errors that name a key. A key a mapping sets twice is named too: YAML
     keeps the last one, so all that the first set (a whole ``web:`` section with its budgets)
-    would be dropped without a word."""
+    would be dropped without a word.
+
+    A key YAML does not read as text (``1:``, ``yes:``, ``!!binary ...:``) and a value of a
+    type no key takes (``!!binary``, ``!!set``) are refused on the way, naming the key and its
+    line: such a key was dropped as unknown, taken as the name it decodes to (a ``!!binary``
+    provider name), or refused as ``'mcp.users.123.[key]'``; a binary value was decoded into text."""
     lines: dict[str, int] = {}
     seen: set[int] = set()
 
@@ -1198,10 +1168,19 @@ def _key_lines(root: yaml.Node, file: Path) -> dict[str, int]:
             return
         here: dict[str, int] = {}  # this mapping's keys: the same path in two mappings is no repeat
         for key, value in node.value:
+            line = key.start_mark.line + 1
+            if isinstance(key, yaml.ScalarNode) and key.tag not in (_TEXT_TAG, _MERGE_TAG):
+                kind, fix = _KEY_KINDS.get(key.tag, ("not text", "write it as text"))
+                place = f"under '{where}'" if where else "at the top level"
+                raise ConfigError(
+                    f"Invalid configuration in {file}: a key {place} (line {line}) is read by YAML as {kind}, not "
+                    f"text; every key is a name: {fix}."
+                )
             name = key.value if isinstance(key, yaml.ScalarNode) else None
             path = f"{where}.{name}" if where else str(name)
+            if value.tag in _VALUE_KINDS:
+                raise ConfigError(f"Invalid configuration in {file}: '{path}' (line {line}) is {_VALUE_KINDS[value.tag]}.")
             if name is not None and key.tag != _MERGE_TAG:
-                line = key.start_mark.line + 1
                 first = here.setdefault(name, line)
                 if first != line:
                     log.warning(

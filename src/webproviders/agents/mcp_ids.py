@@ -53,17 +53,22 @@ def _kind(value: Any) -> str:
 def id_refusal(message: Any) -> Any:
     """The error answering a request whose id is no string or integer, or None for any other
     message (a request with a sound id, a notification, a response, no object at all)."""
-    from mcp import types
-
     is_request, request_id = reply_id(message)
     if not is_request or request_id is not None:
         return None
-    text = (
+    return invalid_request(
+        None,
         f"Invalid request: its id is {_kind(message['id'])}; a JSON-RPC request id is a string or an "
-        "integer, and the answer names the request by it."
+        "integer, and the answer names the request by it.",
     )
+
+
+def invalid_request(request_id: str | int | None, text: str) -> Any:
+    """The JSON-RPC invalid-request error (-32600) saying ``text``, under ``request_id``."""
+    from mcp import types
+
     error = types.ErrorData(code=types.INVALID_REQUEST, message=text)
-    return types.JSONRPCError(jsonrpc="2.0", id=None, error=error)
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
 
 
 def _read(raw: str | bytes) -> Any:

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from ..redact import get_logger
 from ..surrogates import sound
-from .mcp_ids import reply_id
+from .mcp_ids import invalid_request, reply_id
 from .mcp_wrap import ReaderAround
 
 log = get_logger("webproviders.mcp")
@@ -54,8 +54,6 @@ def _invalid(problems: list[Any]) -> list[Any]:
     """The errors answering the requests in JSON the transport read but would not take: a
     batch (a JSON array, which this protocol version dropped), or an object that is not a
     JSON-RPC 2.0 message (``"jsonrpc"`` missing, ``params`` not an object, ...)."""
-    from mcp import types
-
     # the message itself is the input of a problem with the whole of it (a missing field)
     whole = next((p["input"] for p in problems if isinstance(p.get("input"), (dict, list))), None)
     if isinstance(whole, list):
@@ -72,12 +70,7 @@ def _invalid(problems: list[Any]) -> list[Any]:
         where = ".".join(str(part) for part in found.get("loc", ())[1:])
         text = f"Invalid request: {where + ': ' if where else ''}{found.get('msg')}."
         messages = [whole]
-    error = types.ErrorData(code=types.INVALID_REQUEST, message=text)
-    return [
-        types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
-        for is_request, request_id in map(reply_id, messages)
-        if is_request
-    ]
+    return [invalid_request(request_id, text) for is_request, request_id in map(reply_id, messages) if is_request]
 
 
 def refusals(exc: Exception) -> list[Any]:
@@ -164,17 +157,14 @@ def _leading_members(head: str) -> dict[str, Any]:
 def oversized_refusal(head: bytes, size: int, limit: int) -> Any:
     """The JSON-RPC error answering a request on a line over ``limit`` bytes, read from the
     line's first bytes, or None when they do not say it is a request and under which id."""
-    from mcp import types
-
     is_request, request_id = reply_id(_leading_members(head.decode("utf-8", errors="replace")))
     if not is_request:
         return None
-    text = (
+    return invalid_request(
+        request_id,
         f"Request too large: its line holds {size} bytes, over the {limit // (1024 * 1024)} MiB this "
-        "server reads; send shorter arguments."
+        "server reads; send shorter arguments.",
     )
-    error = types.ErrorData(code=types.INVALID_REQUEST, message=text)
-    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error)
 
 
 async def refuse_oversized(replies: WriteStream[SessionMessage], head: bytes, size: int, limit: int) -> None:
