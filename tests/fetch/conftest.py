@@ -7,7 +7,9 @@ refused URL may ever reach. No test touches DNS: test names (``site.test``, ``re
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -119,3 +121,21 @@ def config_for() -> Callable[..., Config]:
 def local(config_for: Callable[..., Config]) -> Config:
     """A config that may reach the test server on 127.0.0.1."""
     return config_for(allow_private_networks=True)
+
+
+@pytest.fixture
+def stalled_proxy(http_server: Any) -> Iterator[int]:
+    """The port of a forward proxy on 127.0.0.1 that takes each ``CONNECT`` and never opens
+    its tunnel (let go when the test ends)."""
+    release = threading.Event()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_CONNECT(self) -> None:
+            release.wait(30)
+            self.close_connection = True
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    yield http_server(Handler).server_address[1]
+    release.set()

@@ -815,27 +815,14 @@ def test_a_seed_whose_robots_txt_does_not_arrive_in_time_says_so(site: Any, name
 
 @pytest.mark.parametrize("respect_robots", [True, False])
 def test_a_seed_behind_a_proxy_that_never_opens_its_tunnel_names_the_proxy(
-    http_server: Any, config_for: Any, respect_robots: bool
+    stalled_proxy: int, config_for: Any, respect_robots: bool
 ) -> None:
     """Neither robots.txt nor the page itself was reached: the timeout said robots.txt (or
     the page) had not arrived, where an extract of the same page names the proxy."""
-    release = threading.Event()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_CONNECT(self) -> None:
-            release.wait(30)
-            self.close_connection = True
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    port = http_server(Handler).server_address[1]
+    port = stalled_proxy
     config = config_for(proxy=f"http://user:Pw0rdSecret@127.0.0.1:{port}", proxy_resolves_names=True)
     seed = "https://docs.unresolvable.org/"
-    try:
-        envelope = dispatch_crawl(seed, backend="http", config=config, timeout=2, respect_robots=respect_robots)
-    finally:
-        release.set()
+    envelope = dispatch_crawl(seed, backend="http", config=config, timeout=2, respect_robots=respect_robots)
     assert envelope["error_code"] == "timeout", envelope
     robots = " (its site's robots.txt, asked for first, had not arrived)" if respect_robots else ""
     assert envelope["error"] == (
@@ -912,7 +899,6 @@ def test_a_big_robots_txt_is_read_off_the_event_loop(site: Any, named: Config, m
     sites serve) and 15 ms to match each URL against it, all on the crawl's event loop: every
     other call on that loop stood still meanwhile. A big file is read on a thread now; a small
     one where it arrives. Which thread protego works on is watched, not timed."""
-    import threading
 
     from protego import Protego
 
@@ -950,7 +936,7 @@ def test_scope_host_keeps_to_the_seeds_port(serve: Any, local: Config) -> None:
     """A link to another port of the seed's host is another service (an administrator's
     console, a search engine's API), not more of the site: scope ``host`` read it as the
     site's own. Scope ``domain`` is the whole site, every port of it."""
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+    from http.server import ThreadingHTTPServer
 
     class Pages(BaseHTTPRequestHandler):
         def log_message(self, *args: Any) -> None:

@@ -442,25 +442,12 @@ def test_a_proxy_that_does_not_open_the_tunnel_is_named_not_the_page(
     assert "web.proxy" in caught.value.message and "Pw0rdSecret" not in caught.value.message
 
 
-def test_a_tunnel_never_opened_by_the_call_s_deadline_names_the_proxy(http_server: Any, config_for: Any) -> None:
+def test_a_tunnel_never_opened_by_the_call_s_deadline_names_the_proxy(stalled_proxy: int, config_for: Any) -> None:
     """The call's deadline before the page's own ``url_timeout``: the page read "… could not be
     read before the call's time limit.", though the proxy had never let the request reach it."""
-    release = threading.Event()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_CONNECT(self) -> None:
-            release.wait(30)
-            self.close_connection = True
-
-        def log_message(self, *args: Any) -> None:
-            pass
-
-    port = http_server(Handler).server_address[1]
+    port = stalled_proxy
     config = config_for(proxy=f"http://user:Pw0rdSecret@127.0.0.1:{port}", proxy_resolves_names=True)
-    try:
-        envelope = dispatch_extract("https://docs.unresolvable.org/page", backend="http", config=config, timeout=2)
-    finally:
-        release.set()
+    envelope = dispatch_extract("https://docs.unresolvable.org/page", backend="http", config=config, timeout=2)
     assert envelope["error_code"] == "timeout", envelope
     assert envelope["error"].startswith("https://docs.unresolvable.org/page "), envelope
     assert envelope["error"].endswith(  # whichever deadline, the page's or the call's, came first
