@@ -348,12 +348,25 @@ def warn_unknown(
         warn(f"{provider} ignored the option(s) {', '.join(unknown)}: it does not know them.")
 
 
+#: The ``format`` a page is given back in, by every provider that reads it.
+PAGE_FORMATS = ("markdown", "text")
+
+
 def check_page_options(options: dict[str, Any]) -> dict[str, Any]:
-    """Refuse a ``max_chars`` that is no count of characters, for every extract and crawl: the
-    dispatcher cuts each page to it, whichever provider read the page."""
+    """Refuse, for every extract and crawl, a ``max_chars`` that is no count of characters (the
+    dispatcher cuts each page to it, whichever provider read the page), and a ``format`` or
+    ``include_raw`` no provider reads. Checked before any URL is screened: a provider checking
+    them itself came after the screen, so on a machine without DNS a bad ``format`` was the
+    host's ``network_error``."""
     value = options.get("max_chars")
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
         raise InvalidInputError(f"max_chars must be a whole number above 0, not {shown(value)}.")
+    fmt = options.get("format")
+    if fmt is not None and fmt != "" and not (isinstance(fmt, str) and str.__str__(fmt) in PAGE_FORMATS):
+        raise InvalidInputError(f"format must be 'markdown' or 'text', not {shown(fmt)}.")
+    raw = options.get("include_raw")
+    if raw is not None and not isinstance(raw, bool):
+        raise InvalidInputError(f"include_raw must be true or false, not {shown(raw)}.")
     return dict(options)
 
 

@@ -666,3 +666,25 @@ def test_a_worker_whose_process_went_away_mid_page_leaves_quietly() -> None:
     _, errors = worker.communicate(timeout=60)
     assert worker.returncode == 0, errors
     assert b"Traceback" not in errors, errors
+
+
+@pytest.mark.parametrize("url", ["http://nowhere.invalid/page", "http://127.0.0.1:9/page"], ids=["no-dns", "private"])
+@pytest.mark.parametrize(
+    ("options", "said"),
+    [
+        ({"format": "html"}, "format must be 'markdown' or 'text', not 'html'."),
+        ({"include_raw": "yes"}, "include_raw must be true or false, not 'yes'."),
+    ],
+)
+@pytest.mark.parametrize("capability", ["extract", "crawl"])
+def test_a_bad_page_option_is_invalid_input_before_any_url_is_screened(
+    config_for: Any, url: str, options: dict[str, Any], said: str, capability: str
+) -> None:
+    """A caller's bad ``format`` was checked only by the provider, after the URL screen: on a
+    machine without DNS it came back as the ``network_error`` of the host's lookup, and for an
+    internal address as ``unsafe_url``, neither saying what to change."""
+    from webproviders import dispatch_crawl
+
+    call = dispatch_extract if capability == "extract" else dispatch_crawl
+    envelope = call(url, backend="http", config=config_for(), **options)
+    assert (envelope["error_code"], envelope["error"]) == ("invalid_input", said), envelope

@@ -145,11 +145,6 @@ class PageOptions(NamedTuple):
     @classmethod
     def from_kwargs(cls, kwargs: dict[str, Any]) -> PageOptions:
         """Validate the page options a caller passed (unknown keys are ignored)."""
-        fmt = kwargs.get("format") or "markdown"
-        if fmt not in ("markdown", "text"):
-            raise InvalidInputError(f"format must be 'markdown' or 'text', not {fmt!r}.")
-        include_raw = kwargs.get("include_raw", False)
-        if not isinstance(include_raw, bool):
-            raise InvalidInputError(f"include_raw must be true or false, not {include_raw!r}.")
-        max_chars = check_page_options(kwargs).get("max_chars")
-        return cls(fmt, include_raw, max_chars)  # type: ignore[arg-type]  # fmt checked above
+        checked = check_page_options(kwargs)
+        fmt = str(checked.get("format") or "markdown")
+        return cls(fmt, bool(checked.get("include_raw", False)), checked.get("max_chars"))  # type: ignore[arg-type]  # fmt checked
