@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Collection, Mapping
 from typing import Any
 from urllib.parse import urlsplit
@@ -72,6 +73,12 @@ def check_query(query: Any) -> str:
     text = encodable(query, "query").strip()
     if not text:
         raise InvalidInputError("The query is empty; pass the words to search for.")
+    if not text.isprintable() and not any(unicodedata.category(char)[0] not in "CZ" for char in text):
+        # isprintable() first: a query of words never gets here
+        raise InvalidInputError(
+            "The query has no character to search for, only control or invisible ones (a NUL, a "
+            "zero-width space, a byte-order mark); pass the words to search for."
+        )
     if len(text) > MAX_QUERY_CHARS:
         raise InvalidInputError(
             f"The query is {len(text)} characters long; the limit is {MAX_QUERY_CHARS}."

@@ -246,3 +246,17 @@ def test_more_domains_than_any_vendor_takes_are_refused_at_once(searxng: Any, op
     assert time.monotonic() - started < 5
     assert Searxng.seen == []
     assert dispatch_search("python", config=searxng)["success"] is True
+
+
+@pytest.mark.parametrize("query", ["\x00", "\u200b", "\ufeff", "\u200b \u200d\u2060", "\x07\t\x1b"])
+def test_a_query_with_no_character_to_search_for_never_reaches_the_provider(searxng: Any, query: str) -> None:
+    """A query of control or invisible characters only (a NUL, a zero-width space, a stray
+    byte-order mark) passed the empty-query check, which strips whitespace only, and was sent."""
+    envelope = dispatch_search(query, config=searxng)
+    assert envelope["error_code"] == "invalid_input", envelope
+    assert envelope["error"].startswith("The query has no character to search for"), envelope
+    assert Searxng.seen == []
+
+
+def test_a_query_with_an_invisible_character_among_its_words_is_searched(searxng: Any) -> None:
+    assert dispatch_search("python\u200basyncio", config=searxng)["success"] is True
