@@ -177,6 +177,12 @@ def check_urls(urls: Any) -> tuple[list[str], list[tuple[int, Any, InvalidInputE
 _FILTER_HOST = re.compile(r"[^\W_](?:[\w.-]*[^\W_])?(?::\d{1,5})?")
 
 
+def _within_dns_lengths(host: str) -> bool:
+    """Whether ``host`` keeps to DNS's lengths: at most 253 characters, 63 a label (no name
+    longer is any site's, and a vendor refusing it would be blamed)."""
+    return len(host) <= 253 and all(len(label) <= 63 for label in host.split("."))
+
+
 def _domain(name: str, position: int, given: str) -> str:
     """``given`` as a domain filter: a URL pasted for its site (``https://docs.python.org/``)
     is its host and path without the scheme, as vendors' filters and the local index read
@@ -186,7 +192,12 @@ def _domain(name: str, position: int, given: str) -> str:
     text = text.split("://", 1)[1] if "://" in text else text
     host, slash, path = text.rstrip("/").partition("/")
     # A leading "." or "*." is kept: some vendors read ".gov" as every domain under it.
-    if not _FILTER_HOST.fullmatch(host.removeprefix("*").removeprefix(".")) or any(char.isspace() or not char.isprintable() for char in path):
+    bare = host.removeprefix("*").removeprefix(".")
+    if (
+        not _FILTER_HOST.fullmatch(bare)
+        or not _within_dns_lengths(bare.rsplit(":", 1)[0] if ":" in bare else bare)
+        or any(char.isspace() or not char.isprintable() for char in path)
+    ):
         several = _several_domains(name, position, given)
         if several:
             raise InvalidInputError(

@@ -182,7 +182,11 @@ def test_the_provider_failing_on_its_side_still_cools_it_down(searxng: Any) -> N
 
 
 @pytest.mark.parametrize(
-    "domains", [["exa mple.com"], ["docs.python.org", "http://user:secret@example.com/"], ["*"], ["https://"], ["-x.com"]]
+    "domains",
+    [
+        ["exa mple.com"], ["docs.python.org", "http://user:secret@example.com/"], ["*"], ["https://"], ["-x.com"],
+        ["a" * 64 + ".com"], [".".join(["abc"] * 70)],  # a label, or a name, longer than DNS allows
+    ],
 )
 def test_a_domain_filter_that_names_no_site_never_reaches_the_provider(searxng: Any, domains: list[str]) -> None:
     envelope = dispatch_search("q", config=searxng, include_domains=domains)
@@ -217,8 +221,8 @@ def test_a_url_pasted_as_a_domain_filter_filters_by_its_site(searxng: Any) -> No
 
 @pytest.mark.parametrize(
     "domains",
-    [[f"site{n}.a-rather-long-domain-name.example.org" for n in range(MAX_DOMAINS)], ["x" * 70_000 + ".org"]],
-    ids=["many-domains", "one-huge-domain"],
+    [[f"site{n}.a-rather-long-domain-name.example.org" for n in range(MAX_DOMAINS)], ["example.org/" + "x" * 70_000]],
+    ids=["many-domains", "one-huge-filter"],  # a name longer than DNS allows is no domain (above)
 )
 def test_domain_filters_too_long_for_a_url_are_the_callers_mistake(searxng: Any, domains: list[str]) -> None:
     """httpx refuses to send a URL that long; that is this call's input, not the provider failing."""
