@@ -13,6 +13,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from webproviders import PluginContext, WebSearchProvider
+from webproviders.kit import mask_url
 
 _WORD = re.compile(r"[a-z0-9]+")
 _STUB_SITE = "https://stub.example.com"
@@ -68,11 +69,12 @@ class StubProvider(WebSearchProvider):
         metadata: dict[str, Any] = {"source": "stub", "digest": _digest(url)}
         if depth is not None:
             metadata["depth"] = depth
+        shown = mask_url(url)  # the page text repeats no credential of the caller's URL
         return {
             "url": url,
             "title": f"Stub page for {host}",
-            "content": f"# Stub page\n\nThis is offline content for {url} ({_digest(url)}).",
-            "raw_content": f"Stub page. This is offline content for {url}.",
+            "content": f"# Stub page\n\nThis is offline content for {shown} ({_digest(url)}).",
+            "raw_content": f"Stub page. This is offline content for {shown}.",
             "metadata": metadata,
         }
 

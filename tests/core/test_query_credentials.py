@@ -232,3 +232,19 @@ def test_a_credential_in_a_url_encoded_into_another_s_query_is_masked(
     assert envelope["data"][0]["url"] == shown
     assert "HTTP Request: GET" in _records(caplog)
     assert "nest-val-4761" not in json.dumps(envelope) + _records(caplog)
+
+
+@pytest.mark.parametrize("capability", ["extract", "crawl"])
+def test_the_stub_s_placeholder_never_repeats_a_caller_s_credential(capability: str) -> None:
+    """``stub`` wrote the caller's whole URL into its placeholder page, so the ``?api_key=``
+    masked in ``url`` stood in clear in ``content`` beside it."""
+    from webproviders import dispatch_crawl
+
+    url = "https://reports.example/q3?api_key=Cr3dentialValue77&lang=en"
+    if capability == "extract":
+        envelope = dispatch_extract(url, backend="stub")
+    else:
+        envelope = dispatch_crawl(url, backend="stub")
+    assert envelope["success"] is True, envelope
+    assert "Cr3dentialValue77" not in json.dumps(envelope), envelope
+    assert "https://reports.example/q3?api_key=***&lang=en" in envelope["data"][0]["content"]

@@ -22,17 +22,17 @@ the library. Hermes' package is imported only when ``register`` runs.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from ..redact import get_logger
 from .hermes import HermesProvider
 
 if TYPE_CHECKING:
     from ..manifest import Capability
 
-log = logging.getLogger("webproviders.hermes")
+log = get_logger("webproviders.hermes")
 
 
 @dataclass(frozen=True)

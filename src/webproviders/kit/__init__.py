@@ -118,6 +118,7 @@ _EXPORTS = {
     "index_envelope": "index.autofill",
     # secrets: logging with them scrubbed, and one a plugin reads itself made known
     "get_logger": "redact",
+    "mask_url": "redact",
     "remember": "redact",
     "url_credentials": "redact",
 }
@@ -164,7 +165,7 @@ if TYPE_CHECKING:
     from ..index.stores import open_store
     from ..manifest import PRIORITY_KEYED, PRIORITY_KEYLESS, PRIORITY_SELF_HOSTED
     from ..offloop import import_off_loop
-    from ..redact import get_logger, remember, url_credentials
+    from ..redact import get_logger, mask_url, remember, url_credentials
     from ..responses import (
         Classifier,
         answer_list,
