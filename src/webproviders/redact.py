@@ -95,9 +95,8 @@ class _Patterns:
             # an ordinary word there.
             re.compile(rf"(?i)((?<![\w.-])(?:{words})=){_QUERY_VALUE}"),
             re.compile(rf"(?i)((?:(?<![\w.%-])|(?<=%20))(?:{words})%3D){_ENCODED_VALUE}"),
-            re.compile(
-                r"(?i)(['\"](?:api_key|apikey|api-key|token|access_token|x-api-key|password|secret)['\"]\s*:\s*['\"])[^'\"]+"
-            ),
+            # A JSON body echoing the request (``{"session": "..."}``), by the same names.
+            re.compile(rf"(?i)(['\"](?:{words})['\"]\s*:\s*['\"])[^'\"]+"),
             # A ``NAME=value`` line of a .env file, pasted where a key was meant (``TAVILY_API_KEY=...``).
             re.compile(
                 r"(?i)((?<![A-Za-z0-9])(?:(?:[A-Za-z0-9]+_)*(?:api_key|apikey|secret_key|client_secret|password)"

@@ -248,3 +248,11 @@ def test_the_stub_s_placeholder_never_repeats_a_caller_s_credential(capability: 
     assert envelope["success"] is True, envelope
     assert "Cr3dentialValue77" not in json.dumps(envelope), envelope
     assert "https://reports.example/q3?api_key=***&lang=en" in envelope["data"][0]["content"]
+
+
+@pytest.mark.parametrize("name", ["session", "sessionid", "signature", "client_secret", "refresh_token", "passwd"])
+def test_a_credential_named_key_of_an_echoed_json_body_is_masked(name: str) -> None:
+    """A vendor's error body quoting the request as JSON (``{"session": "..."}``): only six
+    names were masked there, not the rest of the list a query's are masked by."""
+    text = f'The vendor answered 400: {{"query": "q", "{name}": "s3ssi0nV4lue9", "page": 2}}'
+    assert scrub(text) == f'The vendor answered 400: {{"query": "q", "{name}": "***", "page": 2}}'
