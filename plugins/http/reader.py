@@ -15,6 +15,7 @@ from webproviders.kit import (
     EXTRACT_OPTIONS,
     FetchLimits,
     HostLimiter,
+    HostPaused,
     PageOptions,
     cut_short_at,
     fetch,
@@ -49,9 +50,10 @@ async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[
         at once (as a redirect is followed: each hop screened, at most a few)."""
         target, seen = url, {url}
         while True:
-            async with limiter.slot(host_of(target)):
+            async with limiter.slot(host_of(target), stop_at):  # a host's pause past it: HostPaused
                 left = limits.url_timeout if stop_at is None else min(limits.url_timeout, stop_at - loop.time())
                 result = await fetch(target, config, timeout=left)
+            limiter.answered(host_of(result.final_url), result.status_code, result.headers)  # as a crawl's pages do
             error = status_error(result)
             if error is not None:
                 raise error
@@ -70,6 +72,8 @@ async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[
             if stop_at is None:
                 return await read(url)
             return await within(read(url), max(0.0, stop_at - loop.time()))
+        except HostPaused as exc:
+            return page_error(url, exc.refusal(url))
         except asyncio.TimeoutError:
             kept = cut_short_at()  # a proxy that had not opened its tunnel: the page was never reached
             return page_error(url, WebTimeoutError(

@@ -688,3 +688,22 @@ def test_a_bad_page_option_is_invalid_input_before_any_url_is_screened(
     call = dispatch_extract if capability == "extract" else dispatch_crawl
     envelope = call(url, backend="http", config=config_for(), **options)
     assert (envelope["error_code"], envelope["error"]) == ("invalid_input", said), envelope
+
+
+@pytest.mark.parametrize("status", [429, 503])
+def test_a_host_that_asks_for_a_pause_is_not_asked_again_within_the_batch(
+    site: Any, config_for: Any, status: int
+) -> None:
+    """A 429 or 503 with ``Retry-After`` paused a crawl's host but not an extract's: the
+    batch's other pages of that host were requested at once, as if it had not asked."""
+    config = config_for(allow_private_networks=True, providers={"http": {"per_host_concurrency": 1}})
+    urls = [site.url(f"/busy?status={status}&after=600"), site.url("/articles/caching"), site.url("/articles/retries")]
+    envelope = dispatch_extract(urls, backend="http", config=config, timeout=5)
+    assert [path.split("?")[0] for path in site.paths()] == ["/busy"], site.paths()
+    assert envelope["error_code"] == "rate_limited", envelope  # no page read: the call's failure
+    busy, *held = envelope["meta"]["failures"]
+    assert busy["retry_after"] == 600
+    for item in held:
+        assert item["error_code"] == "rate_limited", item
+        assert item["error"].startswith(f"{item['url']} was not requested: its host asked for a pause (Retry-After)")
+        assert 590 < item["retry_after"] <= 600

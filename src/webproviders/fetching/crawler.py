@@ -28,12 +28,10 @@ from ..envelope import page_error
 from ..errors import (
     BlockedError,
     InvalidInputError,
-    RateLimitedError,
     WebProviderError,
     WebTimeoutError,
     to_provider_error,
 )
-from ..retry_after import retry_after_from_headers, retry_after_header
 from ..urls import MAX_URL_CHARS, canonicalize, host_of, join_url, page_identity, registrable_domain
 from .charset import decode
 from .decompress import GZIP_MAGIC
@@ -62,8 +60,6 @@ QUEUE_PER_PAGE = 4
 #: The part of the time left when the seed arrives that its sitemaps may take: ten large
 #: files took it all, and the pages its links lead to were never read.
 SITEMAP_SHARE = 0.5
-#: Answers whose ``Retry-After`` pauses their host: too many requests, or down for a while.
-PAUSE_STATUSES = (429, 503)
 #: Links handled between two looks at the clock: a page may hold thousands, and the crawl
 #: must stop in time to return its pages.
 LINKS_PER_CLOCK = 256
@@ -419,12 +415,7 @@ class Crawler:
         except NotFollowed:
             return Outcome(entry)
         except HostPaused as exc:
-            paused = RateLimitedError(
-                f"{entry.url} was not requested: its host asked for a pause (Retry-After) that lasts "
-                f"{exc.seconds_left:.0f} s more, past the call's time limit.",
-                retry_after=exc.seconds_left,
-            )
-            return Outcome(entry, item=self._error_item(entry, paused))
+            return Outcome(entry, item=self._error_item(entry, exc.refusal(entry.url)))
         except RobotsRefused as exc:
             return self._skipped(entry, exc, robots=True)
         except NotAPage as exc:
@@ -493,7 +484,7 @@ class Crawler:
                 return Outcome(entry)  # a redirect to a page we have
             self._seen.add(page)  # in scope, wanted and allowed by robots.txt: every hop was checked
         error = status_error(result)
-        if result.status_code in PAUSE_STATUSES and self._pause(entry, final, result):
+        if self._pause(entry, final, result):
             return Outcome(entry, again=True)
         if error is not None:
             return Outcome(entry, item=self._error_item(entry, error), final_url=final)
@@ -516,20 +507,12 @@ class Crawler:
         return Outcome(entry, item=item, links=links, final_url=final)
 
     def _pause(self, entry: Entry, final: str, result: FetchResult) -> bool:
-        """Pause the host that answered 429 or 503 as it asked (``Retry-After``), or slow it
-        down after a 429 that does not say for how long; True when the page is to be asked for
-        again once the pause is over (once, and when the call's time allows)."""
-        host = host_of(final)
-        # a 503 says how long its outage lasts in Retry-After alone: its rate-limit reset headers
-        # say when a quota renews, which paused a host that had the quota left
-        limited = result.status_code == 429
-        wait = retry_after_from_headers(result.headers) if limited else retry_after_header(result.headers)
-        if wait:
-            self.limiter.pause(host, wait)  # as the host asked: no request until then
-        elif limited:
-            wait = self.limiter.slow_down(host)
-        else:
-            return False  # a 503 that says nothing more: a page that is down
+        """Hold the host back as a 429 or 503 asked (:meth:`HostLimiter.answered`); True when
+        the page is to be asked for again once the pause is over (once, and when the call's
+        time allows)."""
+        wait = self.limiter.answered(host_of(final), result.status_code, result.headers)
+        if wait is None:
+            return False
         left = self._left()
         if entry.page in self._asked_again or (left is not None and wait >= left):
             return False

@@ -9,11 +9,16 @@ without one is slowed down.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+
+from ..errors import RateLimitedError
+from ..retry_after import retry_after_from_headers, retry_after_header
 
 #: The longest gap :meth:`HostLimiter.slow_down` sets (as long as the longest ``Crawl-delay`` obeyed).
 MAX_GAP = 10.0
+#: Answers whose ``Retry-After`` pauses their host: too many requests, or down for a while.
+PAUSE_STATUSES = (429, 503)
 
 
 class HostPaused(Exception):
@@ -22,6 +27,14 @@ class HostPaused(Exception):
     def __init__(self, host: str, seconds_left: float) -> None:
         super().__init__(host, seconds_left)
         self.seconds_left = seconds_left
+
+    def refusal(self, url: str) -> RateLimitedError:
+        """The failure of ``url``, which was not requested for its host's pause."""
+        return RateLimitedError(
+            f"{url} was not requested: its host asked for a pause (Retry-After) that lasts "
+            f"{self.seconds_left:.0f} s more, past the call's time limit.",
+            retry_after=self.seconds_left,
+        )
 
 
 class HostLimiter:
@@ -46,6 +59,20 @@ class HostLimiter:
         """Start no request to ``host`` for ``seconds`` (its 429 or 503 said ``Retry-After``)."""
         until = asyncio.get_running_loop().time() + seconds
         self._paused_until[host] = max(until, self._paused_until.get(host, until))
+
+    def answered(self, host: str, status: int, headers: Mapping[str, str]) -> float | None:
+        """Hold ``host`` back as its answer asks: a 429's or 503's ``Retry-After`` pauses it (a
+        503's rate-limit reset headers say when a quota renews, not when an outage ends, and
+        are not read), a 429 that does not say for how long slows it down. Returns the wait,
+        or None (another answer, or a 503 that says nothing more: a page that is down)."""
+        if status not in PAUSE_STATUSES:
+            return None
+        limited = status == 429
+        wait = retry_after_from_headers(headers) if limited else retry_after_header(headers)
+        if wait:
+            self.pause(host, wait)
+            return wait
+        return self.slow_down(host) if limited else None
 
     def slow_down(self, host: str) -> float:
         """``host`` answered 429 without saying for how long: twice the gap between its request

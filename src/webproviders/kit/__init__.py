@@ -103,6 +103,7 @@ _EXPORTS = {
     "PageOptions": "fetching.options",
     "render": "fetching.pages",
     "HostLimiter": "fetching.politeness",
+    "HostPaused": "fetching.politeness",
     "Crawler": "fetching.crawler",
     "CrawlOptions": "fetching.crawler",
     "worker_environment": "fetching.extractpool",
@@ -158,7 +159,7 @@ if TYPE_CHECKING:
         time_budget,
     )
     from ..fetching.pages import render
-    from ..fetching.politeness import HostLimiter
+    from ..fetching.politeness import HostLimiter, HostPaused
     from ..fetching.urlsafety import AddressPolicy, check_destination_resolved
     from ..index.autofill import index_envelope
     from ..index.pages import Filters, Hit, IndexedPage, PageStore, iso_utc
