@@ -382,7 +382,7 @@ def _load_entry_point(found: Plugins, config: Config, ep: Any) -> None:
     _register(found, plugin, record, config)
 
 
-#: A line of ``entry_points.txt`` that opens our group: the name between brackets, which
+#: A line of ``entry_points.txt`` that opens the plugin group: the name between brackets, which
 #: :mod:`importlib.metadata` strips from both ends (``[webproviders]``, ``[[webproviders]]``).
 _GROUP_LINE = rf"[][]{ENTRY_POINT_GROUP}[][]"
 
@@ -392,7 +392,7 @@ def _entry_points() -> list[Any]:
 
     ``entry_points()`` parses the ``entry_points.txt`` of every installed distribution (a few
     milliseconds with a couple of hundred installed); reading the files to see whether one
-    opens our group is cheaper, and most environments have none. When one does, the standard
+    opens the plugin group is cheaper, and most environments have none. When one does, the standard
     lookup decides, shadowed distributions and all.
     """
     if not any(re.search(_GROUP_LINE, _entry_points_text(dist)) for dist in distributions()):
@@ -413,7 +413,7 @@ def _entry_points_text(dist: Any) -> str:
 
 
 def _readable_entry_points() -> list[Any]:
-    """Our group's entry points, read distribution by distribution, when another installed
+    """The plugin group's entry points, read distribution by distribution, when another installed
     package's ``entry_points.txt`` does not parse (a line without ``=``): the standard lookup
     raises for all of them, and the plugins of every other package were lost with it. The first
     distribution of a name on the path wins, as in the standard lookup; the broken ones are
