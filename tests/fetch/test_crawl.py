@@ -822,9 +822,7 @@ def test_a_seed_behind_a_proxy_that_never_opens_its_tunnel_names_the_proxy(
     port = stalled_proxy
     config = config_for(proxy=f"http://user:Pw0rdSecret@127.0.0.1:{port}", proxy_resolves_names=True)
     seed = "https://docs.unresolvable.org/"
-    # time enough for the crawl to reach the proxy on a loaded machine (its first crawl loads
-    # the crawler's modules): cut short before it asked, the proxy is rightly not named
-    envelope = dispatch_crawl(seed, backend="http", config=config, timeout=5, respect_robots=respect_robots)
+    envelope = dispatch_crawl(seed, backend="http", config=config, timeout=2, respect_robots=respect_robots)
     assert envelope["error_code"] == "timeout", envelope
     robots = " (its site's robots.txt, asked for first, had not arrived)" if respect_robots else ""
     assert envelope["error"] == (

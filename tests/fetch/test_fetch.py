@@ -447,8 +447,7 @@ def test_a_tunnel_never_opened_by_the_call_s_deadline_names_the_proxy(stalled_pr
     read before the call's time limit.", though the proxy had never let the request reach it."""
     port = stalled_proxy
     config = config_for(proxy=f"http://user:Pw0rdSecret@127.0.0.1:{port}", proxy_resolves_names=True)
-    # time enough to reach the proxy on a loaded machine: cut short before, it is rightly not named
-    envelope = dispatch_extract("https://docs.unresolvable.org/page", backend="http", config=config, timeout=5)
+    envelope = dispatch_extract("https://docs.unresolvable.org/page", backend="http", config=config, timeout=2)
     assert envelope["error_code"] == "timeout", envelope
     assert envelope["error"].startswith("https://docs.unresolvable.org/page "), envelope
     assert envelope["error"].endswith(  # whichever deadline, the page's or the call's, came first

@@ -370,10 +370,12 @@ class Crawler:
 
     # -- fetching ---------------------------------------------------------------------
     async def _fetch(self, url: str, **options: Any) -> FetchResult:
-        """:func:`fetch`, noting what held a fetch cut short by the crawl's end short of its host."""
+        """:func:`fetch`, noting what held a fetch cut short short of its host: by the crawl's
+        end, or by its own time, which runs out with the crawl's (a robots.txt's timeout may
+        fire a moment before the crawl stops, and the seed's failure says it had not arrived)."""
         try:
             return await fetch(url, self.config, **options)
-        except asyncio.CancelledError:
+        except (asyncio.CancelledError, WebTimeoutError):
             if (kept := cut_short_at()) is not None:
                 self._held[host_of(url)] = kept
             raise

@@ -301,15 +301,17 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
             await response.aclose()
 
 
-#: Where this task's last fetch stood when the caller's own deadline cut it short, if that was
-#: short of the page (a proxy that had not opened its tunnel); set in the fetching task only.
+#: Where this task's last fetch stood when its time or the caller's own deadline cut it short,
+#: if that was short of the page (a proxy that had not opened its tunnel); set in the fetching
+#: task only.
 _cut_short: ContextVar[str | None] = ContextVar("webproviders_fetch_cut_short", default=None)
 
 
 def cut_short_at() -> str | None:
-    """Why this task's last fetch, cut short by the caller's deadline, never reached its page
-    (the proxy had not opened its tunnel), so that the caller's timeout can say so; None when
-    nothing kept it short of the page."""
+    """Why this task's last fetch, cut short by its own time or the caller's deadline, never
+    reached its page (the proxy had not opened its tunnel), so that the caller's timeout can say
+    so; None when nothing kept it short of the page. Both are asked: the two run out together
+    when a fetch is given what is left of the call, and either may fire first."""
     return _cut_short.get()
 
 
@@ -357,16 +359,20 @@ async def fetch(
         try:
             return await within(work, timeout)
         except asyncio.TimeoutError:
-            kept = (  # the proxy, not the page, kept it
-                f": {no_tunnel(proxy_address(proxy), tunnel.host, PAGE_PROXY_SETTING)}"
-                if proxy and tunnel is not None and tunnel.waiting
-                else "."
-            )
+            held = _held_by_proxy(proxy, tunnel)
+            _cut_short.set(held)
+            kept = f": {held}" if held else "."
             raise WebTimeoutError(f"{shorten(url)} did not finish loading within {timeout:.1f} s{kept}") from None
         except asyncio.CancelledError:  # a deadline of the caller's came first
-            if proxy and tunnel is not None and tunnel.waiting:
-                _cut_short.set(no_tunnel(proxy_address(proxy), tunnel.host, PAGE_PROXY_SETTING))
+            _cut_short.set(_held_by_proxy(proxy, tunnel))
             raise
+
+
+def _held_by_proxy(proxy: str | None, tunnel: TunnelWatch | None) -> str | None:
+    """The sentence naming the proxy when it, not the page, kept a fetch: its tunnel not opened."""
+    if proxy and tunnel is not None and tunnel.waiting:
+        return no_tunnel(proxy_address(proxy), tunnel.host, PAGE_PROXY_SETTING)
+    return None
 
 
 
