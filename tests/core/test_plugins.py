@@ -481,8 +481,17 @@ def test_another_packages_unreadable_entry_points_do_not_stop_the_import(content
     importlib's internals, and so did every ``dispatch_*`` call and the CLI. The library loads,
     and a warning names the package to repair."""
     _install_unreadable(tmp_path / "site", content)
+    stderr = _search_with_site_on_path(tmp_path / "site")
+    assert "pydantic could not look for its plugins" in stderr
+    assert "the entry_points.txt of the installed package 'broken-pkg 1.0' cannot be read" in stderr
+
+
+def _search_with_site_on_path(site: Path) -> str:
+    """Import the library in a fresh process with ``site`` first on its path (pydantic's plugins
+    looked for, as they are by default), list the providers and search through ``stub``, which
+    must succeed; returns what the process wrote to stderr."""
     script = (
-        f"import sys; sys.path.insert(0, {str(tmp_path / 'site')!r})\n"
+        f"import sys; sys.path.insert(0, {str(site)!r})\n"
         "import webproviders\n"
         "assert webproviders.list_providers()\n"
         "print(webproviders.dispatch_search('q', backend='stub')['success'])\n"
@@ -490,8 +499,7 @@ def test_another_packages_unreadable_entry_points_do_not_stop_the_import(content
     env = {key: value for key, value in os.environ.items() if key != "PYDANTIC_DISABLE_PLUGINS"}
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env)
     assert result.returncode == 0 and result.stdout.strip() == "True", result.stderr
-    assert "pydantic could not look for its plugins" in result.stderr
-    assert "the entry_points.txt of the installed package 'broken-pkg 1.0' cannot be read" in result.stderr
+    return result.stderr
 
 
 def test_a_pydantic_plugin_that_raises_as_it_loads_does_not_stop_the_import(tmp_path: Path) -> None:
@@ -503,15 +511,7 @@ def test_a_pydantic_plugin_that_raises_as_it_loads_does_not_stop_the_import(tmp_
     (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: pyd-boom\nVersion: 1.0\n")
     (dist / "entry_points.txt").write_text("[pydantic]\nboom = pyd_boom_plugin\n")
     (site / "pyd_boom_plugin.py").write_text("raise RuntimeError('not configured')\n")
-    script = (
-        f"import sys; sys.path.insert(0, {str(site)!r})\n"
-        "import webproviders\n"
-        "print(webproviders.dispatch_search('q', backend='stub')['success'])\n"
-    )
-    env = {key: value for key, value in os.environ.items() if key != "PYDANTIC_DISABLE_PLUGINS"}
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env=env)
-    assert result.returncode == 0 and result.stdout.strip() == "True", result.stderr
-    assert "a pydantic plugin raised as it loaded (installed: 'boom' of pyd-boom 1.0)" in result.stderr
+    assert "a pydantic plugin raised as it loaded (installed: 'boom' of pyd-boom 1.0)" in _search_with_site_on_path(site)
 
 
 def test_an_entry_point_that_names_no_module_says_what_to_write(
