@@ -45,8 +45,6 @@ from webproviders.kit import (
 
 _TIMELIMIT = {"day": "d", "week": "w", "month": "m", "year": "y"}
 _SAFESEARCH = {"off": "off", "moderate": "moderate", "strict": "on"}
-#: The variables that name a proxy for ``https://`` requests (``DDGS_PROXY`` is never spared).
-_HTTPS_PROXY_VARIABLES = ("https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY")
 #: How ddgs's HTTP client reports a proxy that refused its credentials.
 _PROXY_REFUSED_CREDENTIALS = re.compile(r"HTTP/\S+ 407\b|\b407 Proxy Authentication Required")
 #: How it reports a proxy that would not open a tunnel: its status and reason, up to the
@@ -211,8 +209,12 @@ class DDGSProvider(WebSearchProvider):
         return shared_proxy(self.config.web.proxy, ENGINE_HOSTS)
 
     def _spared_by_no_proxy(self) -> bool:
-        """Whether a proxy is set that ``NO_PROXY`` sent ddgs's engines past."""
-        named = self.config.web.proxy or any(os.environ.get(v) for v in _HTTPS_PROXY_VARIABLES)
+        """Whether a proxy is set that ``NO_PROXY`` sent ddgs's engines past (``DDGS_PROXY`` is
+        never spared); the environment read as :func:`webproviders.kit.shared_proxy` reads it."""
+        import urllib.request
+
+        found = urllib.request.getproxies_environment()
+        named = self.config.web.proxy or found.get("https") or found.get("all")
         return bool(named) and self._proxy() is None
 
     def _check_environment_proxy(self) -> None:
