@@ -34,6 +34,7 @@ _EXPORTS = {
     "hookimpl": "registry.hookspecs",
     "warn": "context",
     "remaining_time": "context",
+    "next_request_slot": "context",
     "report_usage": "context",
     # configuration
     "Config": "config",
@@ -91,7 +92,7 @@ if TYPE_CHECKING:
     from .agents.formatting import format_results
     from .agents.tools import arun_tool, run_tool
     from .config import Config, ConfigError, ProviderSettings, load_config
-    from .context import remaining_time, report_usage, warn
+    from .context import next_request_slot, remaining_time, report_usage, warn
     from .dispatch.api import (
         adispatch_crawl,
         adispatch_extract,

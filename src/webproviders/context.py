@@ -10,7 +10,7 @@ import contextvars
 import math
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 from .surrogates import sound
 
@@ -88,7 +88,7 @@ class Attempt:
     dispatcher.
     """
 
-    __slots__ = ("given_up", "partial", "queued", "reached", "repeats", "stalled", "warnings")
+    __slots__ = ("given_up", "pace", "partial", "queued", "reached", "repeats", "stalled", "warnings")
 
     def __init__(self) -> None:
         self.partial = False
@@ -102,6 +102,10 @@ class Attempt:
         #: The dispatcher no longer waits for the request (it failed, timed out or was
         #: cancelled): what its code says later reaches no one (see :func:`take_warnings`).
         self.given_up = False
+        #: Waits (at most the seconds given) for the provider's next slot of its request
+        #: budget, set by the dispatcher when the provider has one: what a further request of
+        #: the attempt (a paged search's next page) takes, as its first request took one.
+        self.pace: Callable[[float], Awaitable[None]] | None = None
 
 
 _attempt: contextvars.ContextVar[Attempt | None] = contextvars.ContextVar("webproviders_attempt", default=None)
@@ -228,6 +232,16 @@ def start_attempt() -> Attempt:
     record = Attempt()
     _attempt.set(record)
     return record
+
+
+async def next_request_slot(max_wait: float) -> None:
+    """Wait for the current provider's next request slot before a further request of the
+    same attempt (nothing to wait for without a request budget, or outside a dispatch).
+    Raises :class:`~webproviders.errors.RateLimitedError` when the slot is more than
+    ``max_wait`` seconds off: a vendor counts every request against its limit."""
+    record = _attempt.get()
+    if record is not None and record.pace is not None:
+        await record.pace(max_wait)
 
 
 def note_repeating(detail: str) -> None:

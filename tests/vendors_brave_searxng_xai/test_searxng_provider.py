@@ -118,6 +118,31 @@ def test_a_later_page_that_fails_leaves_the_pages_read(paged: Any, search: Any) 
     assert "the next page of results was not read, as it failed (bad_gateway" in envelope["meta"]["warnings"][0]
 
 
+@pytest.mark.parametrize("how", ["sync", "async"])
+def test_each_later_page_takes_a_slot_of_the_request_budget(
+    http_server: Any, make_config: Any, search: Any, asearch: Any, how: str
+) -> None:
+    """A budget counts requests as the instance sees them: with two a minute, a search that
+    would read three pages reads two, says why, and the next call finds the budget spent.
+    Before, the whole paged search took one slot and sent three requests."""
+    _PagedSearxng.asked, _PagedSearxng.failing = [], set()
+    port = http_server(_PagedSearxng).server_address[1]
+    config = make_config(
+        web=web(providers={"searxng": {"base_url": f"http://127.0.0.1:{port}", "rate_limit": "2/min"}})
+    )
+    run = search if how == "sync" else asearch
+    envelope = run(config, "q", backend="searxng", limit=30, timeout=5)
+    assert envelope["success"] is True, envelope
+    assert _PagedSearxng.asked == ["1", "2"]
+    assert len(envelope["data"]["web"]) == 18
+    said = [w for w in envelope["meta"]["warnings"] if "next page" in w]
+    assert len(said) == 1 and "request budget had no slot for it in time" in said[0], envelope["meta"]
+    assert "(2/min)" in said[0] and "the answer holds the 18 results" in said[0]
+    again = run(config, "other", backend="searxng", limit=5, timeout=1)
+    assert again["success"] is False and again["error_code"] == "rate_limited", again
+    assert _PagedSearxng.asked == ["1", "2"]
+
+
 def test_async_dispatch(config: Any, asearch: Any) -> None:
     with respx.mock() as mock:
         mock.get(SEARCH_URL).respond(200, json=SEARX_SUCCESS)

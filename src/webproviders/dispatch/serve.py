@@ -6,6 +6,7 @@ Every provider gets this for free, built-in or third-party.
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import math
 import time
@@ -352,6 +353,7 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
                     await set_up_first_request(entry, call.remaining())
                 patience = _slot_patience(call) if failover else None
                 await state.limits.acquire(name, call.remaining() - MIN_REQUEST_TIME, state.sleep, patience)
+                record.pace = functools.partial(_next_slot, state, name)
             sent, asked = True, time.perf_counter()
             data, meta = await attempt(call, entry, record)
         except asyncio.CancelledError:  # a hedged chain took another answer (or the caller left)
@@ -398,6 +400,12 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
         if record.partial:  # only what was gathered in time (see context.warn): never cached
             value["partial"] = True
         return value
+
+
+def _next_slot(state: DispatchState, name: str, max_wait: float) -> Awaitable[None]:
+    """The slot a further request of an attempt takes (a paged search's next page): waited
+    for within ``max_wait``, or refused as ``rate_limited``, as the first request's would be."""
+    return state.limits.acquire(name, max_wait, state.sleep)
 
 
 def serve(call: Call, entry: ProviderEntry, failover: bool = False) -> Awaitable[tuple[Any, dict[str, Any], bool]]:

@@ -13,7 +13,8 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from ..asynctimeout import timeout
-from ..context import remaining_time, warn
+from ..context import next_request_slot, remaining_time, warn
+from ..dependable.retry import MIN_REQUEST_TIME
 from ..errors import WebProviderError
 
 T = TypeVar("T")
@@ -24,7 +25,9 @@ SPARE = 0.5
 
 async def later_page(name: str, read: int, fetch: Callable[[], Awaitable[T]]) -> T | None:
     """``fetch()``'s page, or None with a warning when it failed or did not come in time;
-    ``read`` is how many results the pages before it gave."""
+    ``read`` is how many results the pages before it gave. Each page is a request the vendor
+    counts, so it first takes its own slot of the provider's request budget (``rate_limit``),
+    waited for only while the page can still be read."""
     left = remaining_time()
     try:
         if left is None:
@@ -32,7 +35,12 @@ async def later_page(name: str, read: int, fetch: Callable[[], Awaitable[T]]) ->
         if left <= SPARE:
             raise asyncio.TimeoutError
         async with timeout(left - SPARE):
-            return await fetch()
+            try:
+                await next_request_slot(left - SPARE - MIN_REQUEST_TIME)
+            except WebProviderError as exc:
+                reason = f"the provider's request budget had no slot for it in time ({exc})"
+            else:
+                return await fetch()
     except asyncio.TimeoutError:  # its own class before 3.11, the builtin one since
         reason = "there was no time left before the call's deadline"
     except WebProviderError as exc:
