@@ -23,6 +23,7 @@ from webproviders import (
     NotConfiguredError,
     ParseError,
     PluginContext,
+    WebProviderError,
     WebTimeoutError,
     report_usage,
 )
@@ -111,7 +112,7 @@ class FirecrawlProvider(SDKProvider):
         import asyncio  # here, not at import: listing providers stays light
         import time
 
-        from webproviders.kit import page_error, say_empty_pages, time_budget, within
+        from webproviders.kit import Pacer, page_error, say_empty_pages, time_budget, within
 
         from .errors import ACCOUNT_CODES, failure, refuses_only_the_url
         from .mapping import page, scrape_request
@@ -126,9 +127,14 @@ class FirecrawlProvider(SDKProvider):
             # that the pages scraped by then are returned rather than lost with the call.
             budget = time_budget(self.settings)
             end = None if budget is None else time.monotonic() + budget
+            pacer = Pacer()  # each scrape is a request Firecrawl counts against its rate limit
 
             async def one(url: str) -> dict[str, Any]:
                 async with gate:
+                    try:
+                        await pacer.slot(None if end is None else end - time.monotonic())
+                    except WebProviderError as exc:  # no slot of the request budget in time: not asked
+                        return page_error(url, exc)
                     left = None if end is None else end - time.monotonic()
                     try:
                         scraped = await within(

@@ -13,6 +13,7 @@ from typing import Any
 from webproviders import PluginContext, ProviderError, WebProviderError, warn
 from webproviders.kit import (
     SWITCH,
+    Pacer,
     VendorProvider,
     check_kinds,
     gather_or_cancel,
@@ -88,15 +89,25 @@ class YouProvider(VendorProvider):
             outcomes.append({**page, "url": url} if page else missing)
         return outcomes
 
-    async def _in_time(self, urls: list[str], budget: float | None) -> list[dict[str, Any] | WebProviderError]:
+    async def _in_time(
+        self, urls: list[str], budget: float | None, pacer: Pacer
+    ) -> list[dict[str, Any] | WebProviderError]:
         """One Contents request, ended a little before the call's deadline: its URLs are then
-        ``timeout`` items, and the other requests' pages are kept."""
+        ``timeout`` items, and the other requests' pages are kept. Each request after the
+        first waits for its slot of the request budget; with none in time its URLs are not asked."""
         import asyncio
 
         from webproviders.kit import unread_by_deadline, within
 
+        async def paced() -> list[dict[str, Any] | WebProviderError]:
+            try:
+                await pacer.slot(budget)
+            except WebProviderError as exc:
+                return [exc for _ in urls]
+            return await self._contents(urls, budget)
+
         try:
-            return await within(self._contents(urls, budget), budget)
+            return await within(paced(), budget)
         except asyncio.TimeoutError:
             late = unread_by_deadline("You.com had not read this page by the call's deadline.", self.name, "You.com")
             return [late for _ in urls]
@@ -107,7 +118,8 @@ class YouProvider(VendorProvider):
         warn_unknown(self.name, kwargs, frozenset())
         batches = [urls[i : i + CONTENTS_BATCH] for i in range(0, len(urls), CONTENTS_BATCH)]
         budget = time_budget(self.settings)
-        results = await gather_or_cancel(self._in_time(batch, budget) for batch in batches)
+        pacer = Pacer()
+        results = await gather_or_cancel(self._in_time(batch, budget, pacer) for batch in batches)
         return settle(urls, [outcome for batch in results for outcome in batch])
 
 

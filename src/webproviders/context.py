@@ -234,13 +234,16 @@ def start_attempt() -> Attempt:
     return record
 
 
-async def next_request_slot(max_wait: float) -> None:
+async def next_request_slot(max_wait: float | None = None) -> None:
     """Wait for the current provider's next request slot before a further request of the
     same attempt (nothing to wait for without a request budget, or outside a dispatch).
     Raises :class:`~webproviders.errors.RateLimitedError` when the slot is more than
-    ``max_wait`` seconds off: a vendor counts every request against its limit."""
+    ``max_wait`` seconds off (by default, when it lies past the call's deadline): a vendor
+    counts every request against its limit."""
     record = _attempt.get()
     if record is not None and record.pace is not None:
+        if max_wait is None:
+            max_wait = remaining_time() or 0.0
         await record.pace(max_wait)
 
 

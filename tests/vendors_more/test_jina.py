@@ -393,6 +393,27 @@ def test_extract_works_without_a_key(mock: respx.MockRouter, dispatch: Any) -> N
     assert json.loads(request.content) == {"url": "https://example.com"}
 
 
+def test_each_reader_request_takes_a_slot_of_the_request_budget(
+    mock: respx.MockRouter, dispatch: Any, make_config: Any
+) -> None:
+    """The reader is asked once per URL, and each request counts against a rate limit as the
+    vendor counts it: with two a minute, the third URL is not asked for but says why, and
+    the pages read are kept. Before, the whole extract took one slot and sent three requests."""
+    config = make_config(web={"cache": False, "usage": False, "providers": {"jina": {"rate_limit": "2/min"}}})
+    route = mock.post(READER).respond(200, json=PAGE_BODY)
+    urls = ["https://example.com/a", "https://example.com/b", "https://example.com/c"]
+
+    envelope = dispatch("extract", urls, backend="jina", config=config, timeout=5)
+
+    assert envelope["success"] is True, envelope
+    assert route.call_count == 2
+    read = [page for page in envelope["data"] if "error" not in page]
+    [refused] = [page for page in envelope["data"] if "error" in page]
+    assert len(read) == 2 and envelope["meta"]["failed"] == 1
+    assert refused["error_code"] == "rate_limited" and refused["retry_after"] > 50
+    assert "(2/min)" in refused["error"]
+
+
 def test_max_chars_holds_a_vendor_s_whole_page_to_it(mock: respx.MockRouter) -> None:
     """Before, max_chars was read only by the local readers: a vendor's page came back whole
     (an agent bounding its context with max_chars=200 got 6,000 characters)."""

@@ -434,6 +434,29 @@ def test_contents_are_requested_ten_urls_at_a_time(mock: respx.MockRouter) -> No
     assert [p["url"] for p in envelope["data"]] == urls
 
 
+def test_each_contents_request_takes_a_slot_of_the_request_budget(
+    mock: respx.MockRouter, dispatch: Any, make_config: Any
+) -> None:
+    """Ten URLs a request: 13 URLs are two requests, each counted against a rate limit as
+    You.com counts it. With one a minute the second batch is not sent, its URLs say why, and
+    the pages read are kept. Before, the whole extract took one slot and sent two requests."""
+    def answer(request: httpx.Request) -> httpx.Response:
+        urls = json.loads(request.content)["urls"]
+        return httpx.Response(200, json=[{"url": u, "title": u, "markdown": f"# {u}"} for u in urls])
+
+    route = mock.post(CONTENTS).mock(side_effect=answer)
+    config = make_config(web={"cache": False, "usage": False, "providers": {"you": {"rate_limit": "1/min"}}})
+    urls = [f"https://example.com/{i}" for i in range(13)]
+
+    envelope = dispatch("extract", urls, backend="you", config=config, timeout=5)
+
+    assert envelope["success"] is True, envelope
+    assert route.call_count == 1
+    refused = [page for page in envelope["data"] if "error" in page]
+    assert [page["error_code"] for page in refused] == ["rate_limited"] * 3 and envelope["meta"]["failed"] == 3
+    assert "(1/min)" in refused[0]["error"]
+
+
 def test_contents_auth_error_fails_the_call(mock: respx.MockRouter) -> None:
     mock.post(CONTENTS).respond(401, json={"message": "Unauthorized"})
 

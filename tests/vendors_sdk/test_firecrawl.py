@@ -280,6 +280,29 @@ def test_extract_scrapes_markdown_per_url(config: Any) -> None:
     assert blocked["error_code"] == "unsupported" and "no longer supported" in blocked["error"]
 
 
+@pytest.mark.parametrize("how", ["sync", "async"])
+def test_each_scrape_takes_a_slot_of_the_request_budget(
+    make_config: Any, monkeypatch: pytest.MonkeyPatch, how: str
+) -> None:
+    """Firecrawl scrapes a URL per request and rate-limits scrapes: with two a minute, the third
+    URL is not sent but says why, and the pages scraped are kept. Before, the whole extract
+    took one slot of the budget and sent three scrapes."""
+    monkeypatch.setenv("FIRECRAWL_API_KEY", KEY)
+    config = make_config(**settings("firecrawl", rate_limit="2/min"))
+    urls = ["https://example.com", "https://example.com/a", "https://example.com/b"]
+    with respx.mock() as router:
+        route = router.post(f"{API}/v2/scrape").respond(200, json=FIRECRAWL_SCRAPE)
+        if how == "sync":
+            envelope = dispatch_extract(urls, backend="firecrawl", config=config, timeout=5)
+        else:
+            envelope = asyncio.run(webproviders.adispatch_extract(urls, backend="firecrawl", config=config, timeout=5))
+    assert envelope["success"] is True, envelope
+    assert route.call_count == 2
+    refused = [page for page in envelope["data"] if "error" in page]
+    assert [page["error_code"] for page in refused] == ["rate_limited"] and envelope["meta"]["failed"] == 1
+    assert "(2/min)" in refused[0]["error"] and refused[0]["retry_after"] > 50
+
+
 def test_extract_stops_on_an_account_error(config: Any) -> None:
     with respx.mock() as router:
         router.post(f"{API}/v2/scrape").respond(402, json=FIRECRAWL_NO_CREDITS)

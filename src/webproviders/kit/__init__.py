@@ -90,6 +90,7 @@ _EXPORTS = {
     "one_item_per_url": "kit.batch",
     "say_empty_pages": "kit.batch",
     "unread_by_deadline": "kit.batch",
+    "Pacer": "kit.pacing",
     # safe fetching of URLs that arrive at run time
     "AddressPolicy": "fetching.urlsafety",
     "check_destination_resolved": "fetching.urlsafety",
@@ -212,6 +213,7 @@ if TYPE_CHECKING:
     from .http import get_client, request_json
     from .language import language_code
     from .ownloop import on_own_loop
+    from .pacing import Pacer
     from .paging import later_page
     from .query import site_query
     from .sdk import SDKProvider, import_packages

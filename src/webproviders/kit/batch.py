@@ -75,7 +75,8 @@ async def fetch_each(
 ) -> list[dict[str, Any]]:
     """Run ``fetch`` for every URL (at most ``concurrency`` at once), results in input order.
 
-    Each fetch ends a little before the call's deadline (and the provider's own ``timeout``
+    Each fetch after the first waits for its slot of the provider's request budget
+    (:class:`.pacing.Pacer`). Each fetch ends a little before the call's deadline (and the provider's own ``timeout``
     in ``settings``): a URL not read by then, or whose turn had not come, is a ``timeout``
     item, and the pages read are returned instead of being lost with the call."""
     import asyncio
@@ -84,13 +85,19 @@ async def fetch_each(
     from ..asynctimeout import within
     from ..config import ProviderSettings
     from ..fetching.options import time_budget
+    from .pacing import Pacer
 
     gate = asyncio.Semaphore(max(1, concurrency))
     budget = time_budget(settings or ProviderSettings())
     end = None if budget is None else time.monotonic() + budget
+    pacer = Pacer()
 
     async def one(url: str) -> dict[str, Any] | WebProviderError:
         async with gate:
+            try:
+                await pacer.slot(None if end is None else end - time.monotonic())
+            except WebProviderError as exc:  # no slot of the request budget in time: not asked
+                return exc
             left = None if end is None else end - time.monotonic()
             try:
                 return await within(fetch(url), left)
