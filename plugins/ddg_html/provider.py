@@ -2,11 +2,14 @@
 
 Network settings and the timeout are the ``http`` provider's, and a redirect to another origin
 is followed as a screened local fetch (see :mod:`webproviders.kit.htmlsearch`); only the 202 challenge is
-DuckDuckGo's own status.
+DuckDuckGo's own status. A larger ``limit`` reads the next pages through ``kit.later_page``:
+each takes its own slot of the request budget (1/s by default), and one that fails, is
+challenged or would miss the deadline ends the paging with the pages read.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from webproviders import BlockedError
@@ -14,6 +17,7 @@ from webproviders.kit import (
     HTMLSearchProvider,
     check_page_status,
     import_off_loop,
+    later_page,
     page_text,
     warn_unknown,
 )
@@ -47,28 +51,31 @@ class DuckDuckGoHTMLProvider(HTMLSearchProvider):
         {"time_range", "include_domains", "exclude_domains", "country", "lang", "safe_search"}
     )
 
-    async def _page_html(self, form: dict[str, str]) -> str:
+    async def _page(self, form: dict[str, str]) -> Any:
+        """One results page, read (its hits and the form that asks for the next one)."""
+        from .parse import parse_page
+
         base = self.base_url()
         response = await self.results_page("POST", f"{base}/html/", data=form, headers={"Referer": f"{base}/"})
         check_status(response)
-        return page_text(response)
+        return parse_page(page_text(response))
 
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         await import_off_loop(f"{__package__}.parse")  # lxml: on first search, off the event loop
-        from .parse import parse_page
-
         warn_unknown(self.name, options, frozenset(), search=True)
 
         form = first_page_form(query, options)
         sticky = {key: form[key] for key in ("df", "kp") if key in form}
         hits: list[dict[str, Any]] = []
         seen: set[str] = set()
-        for _ in range(MAX_PAGES):
-            page = parse_page(await self._page_html(form))
+        page = await self._page(form)
+        for number in range(1, MAX_PAGES + 1):
             fresh = [hit for hit in page.hits if hit["url"] not in seen]
             seen.update(hit["url"] for hit in fresh)
             hits += fresh
-            if len(hits) >= limit or not fresh or page.next_form is None:
+            if len(hits) >= limit or not fresh or page.next_form is None or number == MAX_PAGES:
                 break
-            form = {**sticky, **page.next_form}
+            page = await later_page(self.name, len(hits), partial(self._page, {**sticky, **page.next_form}))
+            if page is None:
+                break
         return hits[:limit]
