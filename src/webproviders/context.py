@@ -88,7 +88,7 @@ class Attempt:
     dispatcher.
     """
 
-    __slots__ = ("given_up", "pace", "partial", "queued", "reached", "repeats", "stalled", "warnings")
+    __slots__ = ("given_up", "later_failure", "pace", "partial", "queued", "reached", "repeats", "stalled", "warnings")
 
     def __init__(self) -> None:
         self.partial = False
@@ -106,6 +106,10 @@ class Attempt:
         #: budget, set by the dispatcher when the provider has one: what a further request of
         #: the attempt (a paged search's next page) takes, as its first request took one.
         self.pace: Callable[[float], Awaitable[None]] | None = None
+        #: How a further request failed that the answer went without (a paged search's next
+        #: page): a 429's or 503's Retry-After in it holds the provider back for every caller,
+        #: as the first request's would.
+        self.later_failure: Exception | None = None
 
 
 _attempt: contextvars.ContextVar[Attempt | None] = contextvars.ContextVar("webproviders_attempt", default=None)
@@ -245,6 +249,14 @@ async def next_request_slot(max_wait: float | None = None) -> None:
         if max_wait is None:
             max_wait = remaining_time() or 0.0
         await record.pace(max_wait)
+
+
+def note_later_failure(error: Exception) -> None:
+    """Record that a further request of the current attempt failed while the answer stands
+    without it (see :class:`Attempt`); outside a dispatch this does nothing."""
+    record = _attempt.get()
+    if record is not None:
+        record.later_failure = error
 
 
 def note_repeating(detail: str) -> None:

@@ -143,6 +143,38 @@ def test_each_later_page_takes_a_slot_of_the_request_budget(
     assert _PagedSearxng.asked == ["1", "2"]
 
 
+def test_a_later_page_s_429_pauses_the_provider_for_the_next_callers(
+    http_server: Any, make_config: Any, search: Any
+) -> None:
+    """A 429 with Retry-After on the second page leaves the first page's hits as the answer,
+    and holds the instance back as a 429 on a first page does: the next call is refused
+    without a request. Before, the pause was lost with the page, and the next call was sent
+    straight into the instance's limit."""
+
+    class Limited(_PagedSearxng):
+        def do_GET(self) -> None:
+            number = int(parse_qs(urlsplit(self.path).query)["pageno"][0])
+            if number == 1:
+                super().do_GET()
+                return
+            type(self).asked.append(str(number))
+            self.send_response(429)
+            self.send_header("Retry-After", "60")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    Limited.asked = []
+    port = http_server(Limited).server_address[1]
+    config = make_config(web=web(providers={"searxng": {"base_url": f"http://127.0.0.1:{port}"}}))
+    envelope = search(config, "q", backend="searxng", limit=15)
+    assert envelope["success"] is True and len(envelope["data"]["web"]) == 10, envelope
+    assert any("(rate_limited: " in said for said in envelope["meta"]["warnings"]), envelope["meta"]
+    again = search(config, "other", backend="searxng", limit=5, timeout=1)
+    assert again["success"] is False and again["error_code"] == "rate_limited", again
+    assert again["retry_after"] > 50
+    assert Limited.asked == ["1", "2"]
+
+
 def test_async_dispatch(config: Any, asearch: Any) -> None:
     with respx.mock() as mock:
         mock.get(SEARCH_URL).respond(200, json=SEARX_SUCCESS)

@@ -390,6 +390,11 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             retry += 1
             await state.sleep(delay)
             continue
+        later = record.later_failure
+        if isinstance(later, WebProviderError):  # a later page's 429 or 503 asked every caller to wait
+            pause = _pause_asked(later)
+            if pause:
+                await state.limits.pause(name, pause)
         cost = meter.stop(spend, data=data)
         if retry:
             call.record(name, "ok", started, retry=retry, **cost)

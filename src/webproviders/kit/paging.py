@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from ..asynctimeout import timeout
-from ..context import next_request_slot, remaining_time, warn
+from ..context import next_request_slot, note_later_failure, remaining_time, warn
 from ..dependable.retry import MIN_REQUEST_TIME
 from ..errors import WebProviderError
 
@@ -44,6 +44,7 @@ async def later_page(name: str, read: int, fetch: Callable[[], Awaitable[T]]) ->
     except asyncio.TimeoutError:  # its own class before 3.11, the builtin one since
         reason = "there was no time left before the call's deadline"
     except WebProviderError as exc:
+        note_later_failure(exc)  # a 429's Retry-After holds the provider back all the same
         reason = f"it failed ({exc.code}: {exc})"
     warn(f"{name}: the next page of results was not read, as {reason}; the answer holds the {read} results of the pages before it.", partial=True)
     return None
