@@ -75,10 +75,10 @@ async def fetch_each(
 ) -> list[dict[str, Any]]:
     """Run ``fetch`` for every URL (at most ``concurrency`` at once), results in input order.
 
-    Each fetch after the first waits for its slot of the provider's request budget
-    (:class:`.pacing.Pacer`). Each fetch ends a little before the call's deadline (and the provider's own ``timeout``
+    Each fetch ends a little before the call's deadline (and the provider's own ``timeout``
     in ``settings``): a URL not read by then, or whose turn had not come, is a ``timeout``
-    item, and the pages read are returned instead of being lost with the call."""
+    item, and the pages read are returned instead of being lost with the call. Each fetch
+    after the first waits for its slot of the provider's request budget (:class:`.pacing.Pacer`)."""
     import asyncio
     import time
 
