@@ -593,3 +593,84 @@ def test_a_plugins_warnings_are_held_in_length_and_number(long_hits: Any) -> Non
     assert all(len(line) <= 4_100 for line in warnings)
     assert warnings[0] == "Result 0 came without a date: "
     assert warnings[99].endswith("more characters left out)")
+
+
+_LONG_PAGES = """
+from webproviders import WebSearchProvider
+
+BIG = "word " * 4_000_000  # 20 MB of text
+
+
+class LongPages(WebSearchProvider):
+    name = "longpages"
+
+    def is_available(self):
+        return True
+
+    def supports_extract(self):
+        return True
+
+    def supports_crawl(self):
+        return True
+
+    def extract(self, urls, **kwargs):
+        page = {"url": urls[0], "title": "Long", "content": "short", "metadata": {"lang": "en"}}
+        if urls[0].endswith("/short"):
+            return [{**page, "raw_content": "short", "score": 1}]
+        return [{**page, "title": BIG, "content": BIG, "raw_content": BIG, "metadata": {"dump": BIG, "lang": "en"},
+                 "html": BIG, "score": 1}]
+
+    def crawl(self, url, **kwargs):
+        return [{"url": url, "title": "Seed", "content": BIG}, {"url": url + "a" * 10_000_000, "content": "x"}]
+
+
+def register(ctx):
+    ctx.register_web_search_provider(LongPages(), manifest={"fetch": "none"})
+"""
+
+
+@pytest.fixture
+def long_pages(write_plugin: Any, make_config: Any) -> Any:
+    plugins = write_plugin("longpages", _LONG_PAGES)
+    return make_config(web={"cache": False}, plugins={"paths": [str(plugins)], "enabled": ["longpages"]})
+
+
+def _pages_held(envelope: dict[str, Any]) -> bool:
+    return any("page(s) held more text than is kept" in line for line in envelope["meta"].get("warnings", []))
+
+
+def test_a_plugins_page_is_held_to_the_response_cap_without_max_chars(long_pages: Any) -> None:
+    envelope = dispatch_extract(["https://long.example/"], backend="longpages", config=long_pages)
+    assert envelope["success"] is True, envelope
+    (page,) = envelope["data"]
+    assert 4_000_000 <= len(page["content"]) <= 5_000_000 and page["content"].startswith("word word")
+    assert 4_000_000 <= len(page["raw_content"]) <= 5_000_000
+    assert page["metadata"]["truncated"] is True and page["metadata"]["content_chars"] == 19_999_999
+    assert 80_000 <= len(page["title"]) <= MAX_HIT_CHARS
+    assert page["metadata"]["lang"] == "en" and len(page["metadata"]["dump"]) <= MAX_HIT_CHARS
+    assert page["score"] == 1 and len(page["html"]) <= MAX_HIT_CHARS
+    assert len(json.dumps(envelope)) < 10_500_000
+    assert _pages_held(envelope)
+    PagesEnvelope.model_validate(envelope)
+
+
+def test_a_plugins_crawl_page_with_a_url_longer_than_any_url_read_is_left_out(long_pages: Any) -> None:
+    envelope = dispatch_crawl("https://long.example/", backend="longpages", config=long_pages)
+    assert [page["url"] for page in envelope["data"]] == ["https://long.example/"]
+    assert len(envelope["data"][0]["content"]) <= 5_000_000
+    assert _pages_held(envelope)
+
+
+def test_a_callers_max_chars_decides_a_pages_length(long_pages: Any) -> None:
+    envelope = dispatch_extract(["https://long.example/"], backend="longpages", config=long_pages, max_chars=6_000_000)
+    (page,) = envelope["data"]
+    assert 5_000_000 < len(page["content"]) <= 6_000_000 and page["metadata"]["truncated"] is True
+
+
+def test_a_short_page_is_kept_whole_without_a_warning(long_pages: Any) -> None:
+    envelope = dispatch_extract(["https://long.example/short"], backend="longpages", config=long_pages)
+    assert envelope["data"] == [
+        {"url": "https://long.example/short", "title": "Long", "content": "short", "raw_content": "short",
+         "metadata": {"lang": "en"}, "score": 1}
+    ]
+    assert not _pages_held(envelope)

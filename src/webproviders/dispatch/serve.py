@@ -187,7 +187,7 @@ def _normalise(call: Call, raw: Any, name: str) -> tuple[Any, dict[str, Any]]:
         hits, meta = normalise_search(raw, call.arguments["limit"])
         return {"web": hits}, meta
     options = call.arguments["options"]
-    pages, meta = normalise_pages(raw, options.get("max_chars"))
+    pages, meta = normalise_pages(raw, options.get("max_chars"), most_chars=call.config.web.max_response_bytes)
     if call.capability == "crawl":
         most, asked = options.get("max_pages", options.get("limit")), "a crawl of at most {}"
     else:  # one item per URL: a provider's 100,000 items for 2 URLs were all kept and cached
