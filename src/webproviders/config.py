@@ -1038,6 +1038,11 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
             f"Config file {file} is not UTF-8 text (line {line}: byte {exc.start + 1}, "
             f"0x{exc.object[exc.start]:02X}, cannot be read); save it as UTF-8."
         ) from None
+    except ValueError:  # open() refuses a path no file can have, where other mistakes are OSErrors
+        held = "a NUL character (\\0)" if "\x00" in str(file) else "text that is not valid Unicode (a lone surrogate)"
+        raise ConfigError(
+            f"The config file's path {str(file)!r} holds {held}, so it names no file; give the file's path."
+        ) from None
     data, lines = _parse_yaml(text, file)
     if not isinstance(data or {}, dict):
         raise ConfigError(f"Invalid configuration in {file}: the top level must be a mapping.")
