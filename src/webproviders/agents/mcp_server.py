@@ -42,6 +42,7 @@ from ..homedir import expand_user, require_home
 from ..redact import get_logger, remember
 from .bounded import bounded_envelope, bounded_rows
 from .formatting import cut_end, format_results
+from .mcp_params import SayingWhatParams
 from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS, TOOLS, acall_tool, input_schema, invalid_call
 
 if TYPE_CHECKING:
@@ -243,13 +244,22 @@ def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_C
             )
         return answer(await acall_tool(params.name, arguments, config=used, tags=tags))
 
-    return Server(
+    def example(name: str) -> str:
+        """The arguments ``name`` needs, as a client sends them: ``{"query": ...}``."""
+        schema = next(tool.input_schema for tool in tools if tool.name == name)
+        return "{" + ", ".join(f'"{key}": ...' for key in schema.get("required", [])) + "}"
+
+    server = Server(
         "webproviders",
         version=__version__,
         instructions=_INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+    server.middleware.append(
+        SayingWhatParams([tool.name for tool in tools], example, lambda text: answer(invalid_call(text)))
+    )
+    return server
 
 
 # --- transports ---------------------------------------------------------------------------
