@@ -384,10 +384,16 @@ class Many(WebSearchProvider):
     def extract(self, urls, **kwargs):
         return [{"url": urls[0], "content": f"copy {n}"} for n in range(100_000)]
 
+    def supports_crawl(self):
+        return True
+
+    def crawl(self, url, **kwargs):
+        return [{"url": f"{url}{n}", "content": f"page {n}"} for n in range(100_000)]
+
 
 def register(ctx):
     ctx.register_web_search_provider(NoReturn())
-    ctx.register_web_search_provider(Many(), manifest={"capabilities": ["extract"], "fetch": "none"})
+    ctx.register_web_search_provider(Many(), manifest={"capabilities": ["extract", "crawl"], "fetch": "none"})
 '''
 
 
@@ -414,6 +420,21 @@ def test_an_extract_answer_is_held_to_one_item_per_url(write_plugin: Any, make_c
     envelope = dispatch_extract(["https://a.example/", "https://b.example/"], backend="many", config=config)
     assert [page["content"] for page in envelope["data"]] == ["copy 0", "copy 1"]
     assert envelope["meta"]["warnings"] == ["many returned 100000 pages for 2 URLs; the first 2 are kept."]
+
+
+def test_a_crawl_without_max_pages_is_held_to_the_providers_setting_or_to_what_http_crawls(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A plugin's crawl of 100,000 pages, asked without ``max_pages``, was returned and cached whole."""
+    root = write_plugin("sloppy", _SLOPPY)
+    plugins = {"paths": [str(root)], "enabled": ["sloppy"]}
+    envelope = dispatch_crawl("https://a.example/", backend="many", config=make_config(plugins=plugins))
+    assert [page["content"] for page in envelope["data"]] == [f"page {n}" for n in range(1000)]
+    assert envelope["meta"]["warnings"] == [
+        "many returned 100000 pages for a crawl without max_pages (pass it for more than 1000); the first 1000 are kept."
+    ]
+    configured = make_config(plugins=plugins, web={"providers": {"many": {"max_pages": 1500}}})
+    assert len(dispatch_crawl("https://a.example/", backend="many", config=configured)["data"]) == 1500
 
 
 def test_a_failed_item_in_a_provider_s_own_words_is_held_to_the_envelope_s_terms(
