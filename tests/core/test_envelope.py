@@ -531,6 +531,12 @@ class Long(WebSearchProvider):
         hit = {"url": "https://long.example/", "title": "Long", "description": "short"}
         if query == "meta":
             return {"success": True, "data": {"web": [hit]}, "meta": {"dump": BIG, "request_id": "r1"}}
+        if query == "detail":
+            return {"success": False, "error": "Blocked.", "error_code": "blocked", "detail": BIG}
+        if query == "raised_detail":
+            from webproviders.errors import BlockedError
+
+            raise BlockedError("Blocked.", detail=BIG)
         if query == "warn":
             for n in range(1_000):
                 warn(f"Result {n} came without a date: " + BIG[: 100 * n])
@@ -604,6 +610,15 @@ def test_a_plugins_meta_over_the_cap_is_left_out_and_said(long_hits: Any) -> Non
     assert envelope["success"] is True, envelope
     assert "dump" not in envelope["meta"] and "request_id" not in envelope["meta"]
     assert any("meta was larger than 100,000 characters" in line for line in envelope["meta"]["warnings"])
+    assert len(json.dumps(envelope)) < 10_000
+
+
+@pytest.mark.parametrize("query", ["detail", "raised_detail"])
+def test_a_plugins_failure_detail_is_held_as_its_sentence_is(long_hits: Any, query: str) -> None:
+    """A 20 MB ``detail`` (meant for a code such as ``captcha_required``) went whole into the envelope."""
+    envelope = dispatch_search(query, backend="long", config=long_hits)
+    assert envelope["error_code"] == "blocked" and envelope["error"] == "Blocked."
+    assert envelope["detail"].startswith("word word") and envelope["detail"].endswith("more characters left out)")
     assert len(json.dumps(envelope)) < 10_000
 
 
