@@ -202,6 +202,33 @@ def test_stdio_answers_requests_that_are_not_json_rpc_2(tmp_path: Path) -> None:
     assert answers[6]["result"]["isError"] is False
 
 
+def test_stdio_answers_a_request_whose_params_is_a_list(tmp_path: Path) -> None:
+    """``params`` by position (a JSON array, as JSON-RPC allows and MCP does not) was taken for
+    a batch holding no request: never answered, and the client waited forever."""
+    import json
+
+    lines = [
+        INITIALIZE,
+        {"jsonrpc": "2.0", "method": "notifications/initialized"},
+        {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": []},
+        {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": ["web_search", {"query": "x"}]},
+        {"jsonrpc": "2.0", "id": 4, "method": "ping"},
+    ]
+    done = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", "mcp"],
+        env=server_env(tmp_path),
+        input="".join(json.dumps(line) + "\n" for line in lines).encode(),
+        capture_output=True,
+        timeout=60,
+    )
+    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.decode().splitlines())}
+    assert done.returncode == 0 and set(answers) == {1, 2, 3, 4}
+    for request_id in (2, 3):
+        assert answers[request_id]["error"] == {
+            "code": -32600, "message": "Invalid request: params: Input should be an object."
+        }
+
+
 def test_stdio_says_what_was_wrong_with_a_tool_calls_params(tmp_path: Path) -> None:
     """``arguments`` that is not an object (or a ``name`` that is no string) got the ``mcp``
     package's -32602 ``Invalid request parameters`` and nothing more."""

@@ -35,7 +35,8 @@ def _kind(value: Any) -> str:
 def _problem(method: str, exc: ValidationError) -> str:
     """The first problem pydantic found with ``method``'s params, in one sentence."""
     found = exc.errors()[0] if exc.errors() else {}
-    where = ".".join(str(part) for part in found.get("loc", ())[1:])[:_SAID_CHARS]  # past "params"
+    loc = found.get("loc", ())
+    where = ".".join(str(part) for part in loc[1:] or loc)[:_SAID_CHARS]  # past "params", unless it is the problem
     said = str(found.get("msg", "not what the protocol takes"))[:_SAID_CHARS]
     return sound(f"Invalid params for {method[:_SAID_CHARS]}: {where + ': ' if where else ''}{said}.")
 
@@ -63,7 +64,9 @@ class SayingWhatParams:
             from mcp.shared.exceptions import MCPError
 
             params = ctx.params
-            if ctx.method == "tools/call" and isinstance(params, Mapping):
+            # a tool answers only once the client has said who it is (``initialize``), as the package has it
+            greeted = getattr(ctx.session, "client_params", None) is not None
+            if ctx.method == "tools/call" and isinstance(params, Mapping) and greeted:
                 name, arguments = params.get("name"), params.get("arguments")
                 if name in self._tools and arguments is not None and not isinstance(arguments, Mapping):
                     return self._refuse(
