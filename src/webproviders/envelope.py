@@ -393,8 +393,8 @@ def normalise_pages(
     """Extract / crawl pages in the public shape; per-URL failures keep ``error``. With
     ``max_chars`` (the call's option), each page's text is cut to it here, whichever provider
     read it: a vendor that returns whole pages is held to it as a local reader is. Without it,
-    to ``most_chars`` (the dispatcher gives ``web.max_response_bytes``, past which no page is
-    read here), with a warning: a plugin's 50 MB page went whole into the envelope and the cache.
+    to ``most_chars`` (the dispatcher gives ``web.max_response_bytes``, the bytes a page read
+    here may have), with a warning: a plugin's 50 MB page went whole into the envelope and the cache.
     A page's title, ``metadata`` and other fields are held as a hit's are, whatever the call."""
     items, meta = _unwrap(raw, "pages")
     if isinstance(items, Mapping) and items:
