@@ -646,6 +646,19 @@ class WebSettings(Section):
             raise ValueError(problem)
         return value or None
 
+    @field_validator("backend", "search_backend", "extract_backend", "crawl_backend", mode="before")
+    @classmethod
+    def _ordered_backend(cls, value: Any) -> Any:
+        """A chain is tried in its order: a set (``{"brave", "ddgs"}`` in a dict built in code)
+        was taken as a list in the order of its hashes, which changes from one process to the
+        next; a YAML ``!!set`` and a call's ``backend=`` set are refused as well."""
+        if isinstance(value, (set, frozenset)) or (
+            isinstance(value, dict) and isinstance(value.get("fuse"), (set, frozenset))
+        ):
+            # a ValueError: pydantic reports it as the key's problem
+            raise ValueError("a set keeps no order, and a chain is tried in its order: write a list")  # noqa: TRY004
+        return value
+
     @field_validator("backend", "search_backend", "extract_backend", "crawl_backend")
     @classmethod
     def _check_backend(cls, value: BackendSpec | None) -> BackendSpec | None:

@@ -541,6 +541,18 @@ def test_a_store_path_holding_a_nul_is_a_config_error_naming_its_key(section: st
     )
 
 
+@pytest.mark.parametrize("web", [{"search_backend": {"brave", "ddgs"}}, {"backend": {"fuse": frozenset({"brave", "ddgs"})}}])
+def test_a_backend_chain_given_as_a_set_is_refused(web: dict[str, Any]) -> None:
+    """A set was taken as a list in its hash order, which changes from one process to the next."""
+    key = next(iter(web))
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict({"web": web}, source="<test>")
+    assert str(caught.value) == (
+        f"Invalid configuration in <test>: 'web.{key}': a set keeps no order, and a chain is tried in its order: "
+        "write a list"
+    )
+
+
 def test_a_byte_that_is_not_utf8_is_named_with_its_line(tmp_path: Path) -> None:
     """It said only "byte 23 cannot be read", and editors count lines, not bytes."""
     path = tmp_path / "config.yaml"
