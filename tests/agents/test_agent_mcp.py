@@ -256,16 +256,9 @@ def test_stdio_says_what_was_wrong_with_a_tool_calls_params(tmp_path: Path) -> N
     )
     answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.decode().splitlines())}
     assert done.returncode == 0 and set(answers) == {1, 2, 3, 4, 5, 6}
-    for request_id, tool, example, kind in [
-        (2, "web_search", '{"query": ...}', "a list"),
-        (3, "web_extract", '{"urls": ...}', "text"),
-        (4, "web_search", '{"query": ...}', "a number"),
-    ]:
+    for request_id, tool, kind in [(2, "web_search", "an array"), (3, "web_extract", "a string"), (4, "web_search", "a number")]:
         result = answers[request_id]["result"]
-        sentence = (
-            f"Invalid arguments for {tool}: the arguments are an object of named values, such as {example}, "
-            f"not {kind}."
-        )
+        sentence = f"The arguments for {tool} must be a JSON object, not {kind}."  # as every surface says it
         assert result["isError"] is True and result["content"][0]["text"] == f"Error [invalid_input]: {sentence}"
         assert result["structuredContent"]["error"] == sentence
     assert answers[5]["error"] == {
@@ -918,7 +911,7 @@ def test_http_says_what_was_wrong_with_a_tool_calls_arguments(tmp_path: Path) ->
         answered = httpx.post(url, json=body, headers=session, timeout=30)
         text = answered.text
         assert answered.status_code == 200 and '"isError":true' in text
-        assert "Invalid arguments for web_search: the arguments are an object of named values" in text
+        assert "The arguments for web_search must be a JSON object, not an array." in text
     finally:
         stop(process)
 

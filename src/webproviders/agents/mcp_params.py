@@ -4,8 +4,9 @@ The package checks a request's params against the protocol's models and answers 
 with -32602 ``Invalid request parameters`` and nothing else: a client that sent a tool call's
 ``arguments`` as a list, a string or a number could not tell what to change. A tool call of
 one of this server's tools whose ``arguments`` is not an object gets a tool error, as any bad
-argument does (the model that wrote them reads it and can try again); other params the
-package refuses get -32602 naming the field and what it should be.
+argument does (the model that wrote them reads it and can try again), in the words every
+surface uses; other params the package refuses get -32602 naming the field and what it
+should be.
 """
 
 from __future__ import annotations
@@ -21,17 +22,6 @@ from ..surrogates import sound
 _SAID_CHARS = 200
 
 
-def _kind(value: Any) -> str:
-    """What a JSON value is, in a few words (never the value itself, which may be long)."""
-    if isinstance(value, bool):
-        return "true or false"
-    if isinstance(value, str):
-        return "text"
-    if isinstance(value, (int, float)):
-        return "a number"
-    return "a list" if isinstance(value, list) else f"a {type(value).__name__}"
-
-
 def _problem(method: str, exc: ValidationError) -> str:
     """The first problem pydantic found with ``method``'s params, in one sentence."""
     found = exc.errors()[0] if exc.errors() else {}
@@ -43,17 +33,11 @@ def _problem(method: str, exc: ValidationError) -> str:
 
 class SayingWhatParams:
     """Server middleware (``Server.middleware``): a refusal of a request's params says what
-    was wrong. ``refuse`` turns a sentence into a tool call's error result; ``example`` gives
-    the arguments a tool takes, written as a client would send them."""
+    was wrong. ``refuse(name, arguments)`` is the error result of a call of tool ``name``
+    (one of ``tools``) whose arguments are not an object."""
 
-    def __init__(
-        self,
-        tools: Collection[str],
-        example: Callable[[str], str],
-        refuse: Callable[[str], Any],
-    ) -> None:
+    def __init__(self, tools: Collection[str], refuse: Callable[[str, Any], Any]) -> None:
         self._tools = tools
-        self._example = example
         self._refuse = refuse
 
     async def __call__(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
@@ -69,8 +53,5 @@ class SayingWhatParams:
             if ctx.method == "tools/call" and isinstance(params, Mapping) and greeted:
                 name, arguments = params.get("name"), params.get("arguments")
                 if name in self._tools and arguments is not None and not isinstance(arguments, Mapping):
-                    return self._refuse(
-                        f"Invalid arguments for {name}: the arguments are an object of named values, "
-                        f"such as {self._example(name)}, not {_kind(arguments)}."
-                    )
+                    return self._refuse(name, arguments)
             raise MCPError(types.INVALID_PARAMS, _problem(str(ctx.method), exc)) from None

@@ -43,7 +43,15 @@ from ..redact import get_logger, remember
 from .bounded import bounded_envelope, bounded_rows
 from .formatting import cut_end, format_results
 from .mcp_params import SayingWhatParams
-from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS, TOOLS, acall_tool, input_schema, invalid_call
+from .tools import (
+    BACKEND_PATTERN,
+    DEFAULT_MAX_CHARS,
+    TOOLS,
+    acall_tool,
+    input_schema,
+    invalid_call,
+    not_an_object,
+)
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -244,11 +252,6 @@ def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_C
             )
         return answer(await acall_tool(params.name, arguments, config=used, tags=tags))
 
-    def example(name: str) -> str:
-        """The arguments ``name`` needs, as a client sends them: ``{"query": ...}``."""
-        schema = next(tool.input_schema for tool in tools if tool.name == name)
-        return "{" + ", ".join(f'"{key}": ...' for key in schema.get("required", [])) + "}"
-
     server = Server(
         "webproviders",
         version=__version__,
@@ -256,9 +259,10 @@ def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_C
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
-    server.middleware.append(
-        SayingWhatParams([tool.name for tool in tools], example, lambda text: answer(invalid_call(text)))
-    )
+    def refuse(name: str, arguments: Any) -> types.CallToolResult:
+        return answer(invalid_call(not_an_object(name, arguments)))
+
+    server.middleware.append(SayingWhatParams([tool.name for tool in tools], refuse))
     return server
 
 
