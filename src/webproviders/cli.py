@@ -20,6 +20,7 @@ import json
 import logging
 import os
 import re
+import stat
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, NoReturn, TextIO
@@ -825,14 +826,52 @@ def _streams_that_never_fail() -> None:
     rather than failing the command with an ``AttributeError``; so does one whose descriptor
     cannot be written (``2>&-`` through a launcher that is a shell script, such as pyenv's:
     the descriptor is the script, open for reading). An answer written to such a stdout is
-    lost, and the command says so (:func:`_command`)."""
+    lost, and the command says so (:func:`_command`). A stderr on a pipe whose reader goes
+    away (``2>&1 | head``) then writes nowhere too: a warning is no answer the command lost."""
     if not _writable(sys.stdout):
         sys.stdout = _Nowhere(open(os.devnull, "wb"), encoding="utf-8")
     if not _writable(sys.stderr):
         sys.stderr = open(os.devnull, "w", encoding="utf-8")
+    elif _piped(sys.stderr):
+        sys.stderr = _Unheard(
+            open(sys.stderr.fileno(), "wb", closefd=False), encoding=sys.stderr.encoding,
+            errors=sys.stderr.errors, line_buffering=True,
+        )
     for stream in (sys.stdout, sys.stderr):  # surrogateescape: a C locale without UTF-8 mode
         if getattr(stream, "errors", None) in ("strict", "surrogateescape") and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+
+
+def _piped(stream: Any) -> bool:
+    """Whether ``stream`` writes to a pipe or a socket, whose reader may go away."""
+    try:
+        mode = os.fstat(stream.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+class _Unheard(io.TextIOWrapper):
+    """stderr on a pipe: once its reader has gone, what is written goes to the null device,
+    rather than a ``BrokenPipeError`` that ended a command whose answer was written."""
+
+    def write(self, text: str) -> int:
+        try:
+            return super().write(text)
+        except BrokenPipeError:
+            self._gone()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            super().flush()
+        except BrokenPipeError:
+            self._gone()
+
+    def _gone(self) -> None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self.fileno())
+        os.close(devnull)
 
 
 class _Nowhere(io.TextIOWrapper):

@@ -301,6 +301,22 @@ def test_a_closed_pipe_ends_quietly_with_141() -> None:
     assert "Broken pipe" not in err and "Traceback" not in err and "Exception ignored" not in err
 
 
+def test_a_closed_pipe_on_stderr_loses_only_the_warnings(tmp_path: Path) -> None:
+    """The stub's warning met stderr's closed pipe after the answer was written, and the
+    command exited as if its answer had been lost."""
+    answer = tmp_path / "answer.txt"
+    with answer.open("w") as out:
+        reader = subprocess.Popen(
+            [sys.executable, "-m", "webproviders.cli", "search", "pipes", "--backend", "stub"],
+            stdout=out,
+            stderr=subprocess.PIPE,
+        )
+        assert reader.stderr is not None
+        reader.stderr.close()  # `2>&1 >answer.txt | head -0`
+        assert reader.wait(timeout=60) == 0
+    assert answer.read_text().startswith("1. pipes")
+
+
 @pytest.mark.parametrize(("argv", "code"), [(("search", "", "--json"), 2), (("search", "x", "--backend", "stub"), 1)])
 def test_a_command_started_without_stdout_fails_saying_its_answer_was_lost(argv: tuple[str, ...], code: int) -> None:
     """``webproviders search ... >&-``: an AttributeError on the None stdout, a traceback and
