@@ -429,7 +429,10 @@ def normalise_pages(
     if not pages and items and not any(_a_result(item) for item in items):
         raise ParseError(_unrecognised("pages", items, _PAGE, of=items[0]))
     if held:
-        most = "the call's max_chars" if most_chars is None else f"{most_chars:,} (web.max_response_bytes)"
+        most = (
+            f"{max_chars:,} (max_chars)" if max_chars is not None
+            else f"{most_chars:,} (web.max_response_bytes)" if most_chars is not None else "all"
+        )
         warn(
             f"{held} page(s) held more text than is kept, and were cut there (or left out, where a URL or a "
             f"value that is not text was longer): a page keeps {most} characters of its content and of its "
