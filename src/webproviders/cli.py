@@ -5,8 +5,9 @@ clear line (a traceback only with ``--debug``) and exits with the code of its cl
 (:data:`EXIT_CODES`). Results go to stdout; warnings and the URLs that failed, one line each,
 go to stderr. A closed pipe (``webproviders search ... | head -0``) ends the command quietly
 with 141, as a shell reports a command a closed pipe ended, and an answer that cannot be
-written (stdout closed, a full disk) with 1 and a line saying so. ``--debug`` shows this library's decisions (the backend plan, each attempt, the
-cache, the URL screen) and its debug log, and keeps other libraries at warnings.
+written (stdout closed, a full disk) with 1 and a line saying so. ``--debug`` shows this
+library's decisions (the backend plan, each attempt, the cache, the URL screen) and its
+debug log, and keeps other libraries at warnings.
 """
 
 from __future__ import annotations
