@@ -249,10 +249,16 @@ def _unwrap(raw: Any, list_key: str | None) -> tuple[Any, dict[str, Any]]:
     return raw, meta
 
 
+def _decoded(value: Any) -> Any:
+    """Text handed on as bytes, as the text it encodes (as :func:`_text` reads it), so that it
+    is measured as text is; any other value as it is."""
+    return value.decode("utf-8", "replace") if isinstance(value, (bytes, bytearray)) else value
+
+
 def _pick(mapping: Mapping[str, Any], keys: tuple[str, ...], most: int | None = None) -> str:
     """The text of the first of ``keys`` that is set, stripped; with ``most``, a longer one is
     cut to about that many characters first (at a break, so that cleaning it costs no more)."""
-    value = _first(mapping, keys)
+    value = _decoded(_first(mapping, keys))
     if most is not None and type(value) is str and len(value) > most:
         value = truncate(value, most)
     return sound(value.strip()) if type(value) is str else _text(value)
@@ -260,6 +266,7 @@ def _pick(mapping: Mapping[str, Any], keys: tuple[str, ...], most: int | None = 
 
 def _long(value: Any) -> bool:
     """Whether ``value`` is a text :func:`_pick` cuts for a hit."""
+    value = _decoded(value)
     return type(value) is str and len(value) > MAX_HIT_CHARS
 
 
@@ -316,7 +323,7 @@ def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[s
             description = description.strip() if description.isascii() else sound(description.strip())
             plain, cut = len(mapping) == 3, False  # exactly these three keys: nothing else to carry over
         else:
-            url = _first(mapping, _URL_KEYS)
+            url = _decoded(_first(mapping, _URL_KEYS))
             if type(url) is str and len(url) > MAX_URL_CHARS:  # no URL a caller could read next: left out
                 held += 1
                 continue
@@ -409,7 +416,7 @@ def normalise_pages(
         mapping = _as_mapping(item)
         if mapping is None:
             continue
-        url = _first(mapping, _URL_KEYS)
+        url = _decoded(_first(mapping, _URL_KEYS))
         if type(url) is str and len(url) > MAX_URL_CHARS:  # no URL a caller could read again: left out
             held += 1
             continue

@@ -549,6 +549,8 @@ class Long(WebSearchProvider):
             "url": [{**hit, "url": "https://long.example/" + "a" * 10_000_000}, {**hit, "url": "https://ok.example/"}],
             "plain_url": [{**hit, "url": "https://long.example/" + "a" * 5_000}, {**hit, "url": "https://ok.example/"}],
             "short": [{**hit, "lang": "en"}],
+            "bytes": [{**hit, "title": BIG.encode(), "description": BIG.encode()}],
+            "bytes_url": [{**hit, "url": b"https://long.example/" + b"a" * 10_000_000}, {**hit, "url": "https://ok.example/"}],
         }[query]
 
 
@@ -565,6 +567,16 @@ def long_hits(write_plugin: Any, make_config: Any) -> Any:
 
 def _held_warning(envelope: dict[str, Any]) -> bool:
     return any("held more text than is kept" in line for line in envelope["meta"].get("warnings", []))
+
+
+def test_a_plugins_hit_text_handed_on_as_bytes_is_held_as_text_is(long_hits: Any) -> None:
+    """Bytes were decoded whole, after the length check: a 20 MB title went into the envelope."""
+    envelope = dispatch_search("bytes", backend="long", config=long_hits)
+    (hit,) = envelope["data"]["web"]
+    assert 80_000 <= len(hit["title"]) <= MAX_HIT_CHARS and 80_000 <= len(hit["description"]) <= MAX_HIT_CHARS
+    assert _held_warning(envelope)
+    long_url = dispatch_search("bytes_url", backend="long", config=long_hits)
+    assert [hit["url"] for hit in long_url["data"]["web"]] == ["https://ok.example/"]
 
 
 @pytest.mark.parametrize("field", ["description", "title"])
@@ -653,6 +665,8 @@ class LongPages(WebSearchProvider):
         page = {"url": urls[0], "title": "Long", "content": "short", "metadata": {"lang": "en"}}
         if urls[0].endswith("/short"):
             return [{**page, "raw_content": "short", "score": 1}]
+        if urls[0].endswith("/bytes"):
+            return [{**page, "title": BIG.encode()}]
         return [{**page, "title": BIG, "content": BIG, "raw_content": BIG, "metadata": {"dump": BIG, "lang": "en"},
                  "html": BIG, "score": 1}]
 
@@ -688,6 +702,12 @@ def test_a_plugins_page_is_held_to_the_response_cap_without_max_chars(long_pages
     assert len(json.dumps(envelope)) < 10_500_000
     assert _pages_held(envelope)
     PagesEnvelope.model_validate(envelope)
+
+
+def test_a_plugins_page_title_handed_on_as_bytes_is_held_as_text_is(long_pages: Any) -> None:
+    envelope = dispatch_extract(["https://long.example/bytes"], backend="longpages", config=long_pages)
+    (page,) = envelope["data"]
+    assert 80_000 <= len(page["title"]) <= MAX_HIT_CHARS and _pages_held(envelope)
 
 
 def test_a_plugins_crawl_page_with_a_url_longer_than_any_url_read_is_left_out(long_pages: Any) -> None:
