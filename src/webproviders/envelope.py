@@ -255,19 +255,20 @@ def _decoded(value: Any) -> Any:
     return value.decode("utf-8", "replace") if isinstance(value, (bytes, bytearray)) else value
 
 
-def _pick(mapping: Mapping[str, Any], keys: tuple[str, ...], most: int | None = None) -> str:
-    """The text of the first of ``keys`` that is set, stripped; with ``most``, a longer one is
-    cut to about that many characters first (at a break, so that cleaning it costs no more)."""
+def _pick(mapping: Mapping[str, Any], keys: tuple[str, ...], most: int | None = None) -> tuple[str, bool]:
+    """The text of the first of ``keys`` that is set, stripped, and whether it was cut: with
+    ``most``, a longer one is cut to about that many characters first (at a break, so that
+    cleaning it costs no more), and so is the rendering of a value that is not text (a list of
+    snippets given as a description read as its 100 MB ``repr``)."""
     value = _decoded(_first(mapping, keys))
-    if most is not None and type(value) is str and len(value) > most:
-        value = truncate(value, most)
-    return sound(value.strip()) if type(value) is str else _text(value)
-
-
-def _long(value: Any) -> bool:
-    """Whether ``value`` is a text :func:`_pick` cuts for a hit."""
-    value = _decoded(value)
-    return type(value) is str and len(value) > MAX_HIT_CHARS
+    if type(value) is str:
+        if most is not None and len(value) > most:
+            return sound(truncate(value, most).strip()), True
+        return sound(value.strip()), False
+    text = _text(value)
+    if most is not None and len(text) > most:
+        return truncate(text, most), True
+    return text, False
 
 
 def _unrecognised(what: str, given: Any, wanted: str, *, of: Any = None) -> str:
@@ -327,11 +328,10 @@ def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[s
             if type(url) is str and len(url) > MAX_URL_CHARS:  # no URL a caller could read next: left out
                 held += 1
                 continue
-            cut = _long(_first(mapping, _TITLE_KEYS)) or _long(_first(mapping, _DESCRIPTION_KEYS))
-            url = _pick(mapping, _URL_KEYS)
-            title = _pick(mapping, _TITLE_KEYS, MAX_HIT_CHARS)
-            description = _pick(mapping, _DESCRIPTION_KEYS, MAX_HIT_CHARS)
-            plain = False
+            url = _pick(mapping, _URL_KEYS)[0]
+            title, long_title = _pick(mapping, _TITLE_KEYS, MAX_HIT_CHARS)
+            description, cut = _pick(mapping, _DESCRIPTION_KEYS, MAX_HIT_CHARS)
+            cut, plain = cut or long_title, False
         if url in seen or not (url.startswith(_SCHEMES) or url[:8].lower().startswith(_SCHEMES)):
             continue
         seen.add(url)
@@ -453,7 +453,7 @@ def normalise_pages(
 def _page(mapping: Mapping[str, Any], url: str) -> tuple[dict[str, Any], bool]:
     """The page ``mapping`` describes, its title, metadata and other fields held as a hit's are,
     and whether any of them was cut."""
-    cut = _long(_first(mapping, _TITLE_KEYS))
+    title, cut = _pick(mapping, _TITLE_KEYS, MAX_HIT_CHARS)
     metadata = mapping.get("metadata")
     if isinstance(metadata, Mapping):
         kept = _held(metadata, set(), MAX_META_CHARS)
@@ -461,7 +461,7 @@ def _page(mapping: Mapping[str, Any], url: str) -> tuple[dict[str, Any], bool]:
         metadata = _jsonable(metadata if kept is None else kept)
     page: dict[str, Any] = {
         "url": url,
-        "title": _pick(mapping, _TITLE_KEYS, MAX_HIT_CHARS),
+        "title": title,
         "content": _text(_first(mapping, _PAGE_CONTENT_KEYS)),
         "raw_content": _text(mapping.get("raw_content")) or None,
         "metadata": dict(metadata) if isinstance(metadata, Mapping) else {},

@@ -550,6 +550,7 @@ class Long(WebSearchProvider):
             "plain_url": [{**hit, "url": "https://long.example/" + "a" * 5_000}, {**hit, "url": "https://ok.example/"}],
             "short": [{**hit, "lang": "en"}],
             "bytes": [{**hit, "title": BIG.encode(), "description": BIG.encode()}],
+            "listed": [{**hit, "description": [BIG[:1000]] * 20_000}],
             "bytes_url": [{**hit, "url": b"https://long.example/" + b"a" * 10_000_000}, {**hit, "url": "https://ok.example/"}],
         }[query]
 
@@ -577,6 +578,13 @@ def test_a_plugins_hit_text_handed_on_as_bytes_is_held_as_text_is(long_hits: Any
     assert _held_warning(envelope)
     long_url = dispatch_search("bytes_url", backend="long", config=long_hits)
     assert [hit["url"] for hit in long_url["data"]["web"]] == ["https://ok.example/"]
+
+
+def test_a_plugins_hit_description_that_is_no_text_is_held_as_text_is(long_hits: Any) -> None:
+    """A list of snippets given as the description read as its 20 MB rendering, uncut."""
+    envelope = dispatch_search("listed", backend="long", config=long_hits)
+    (hit,) = envelope["data"]["web"]
+    assert len(hit["description"]) <= MAX_HIT_CHARS and _held_warning(envelope)
 
 
 @pytest.mark.parametrize("field", ["description", "title"])
