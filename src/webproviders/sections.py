@@ -289,6 +289,11 @@ class McpUser(LazySection):
             raise ValueError("should be the user's token (text) or a mapping with token or token_file")  # noqa: TRY004
         return value
 
+    @field_validator("token_file")
+    @classmethod
+    def _check_token_file(cls, value: str | None) -> str | None:
+        return file_path(value)
+
     @model_validator(mode="after")
     def _one_source(self) -> "McpUser":
         if (self.token is None) == (self.token_file is None):

@@ -1284,6 +1284,9 @@ def test_an_empty_vendor_key_header_is_refused(tmp_path: Path) -> None:
         # until memory ran out
         ("{alice: {token_file: /dev/zero}}", "the token file /dev/zero is larger than 64 KiB"),
         ("{alice: {token_file: TOKEN_FILE}}", "is not UTF-8 text (byte 1 cannot be read)"),
+        # it said only "error: embedded null byte"
+        ('{alice: {token_file: "/tmp/alice\\0.token"}}',
+         "'mcp.users.alice.token_file' (line 2): a file's path cannot hold a NUL character"),
     ],
 )
 def test_bad_user_tokens_refuse_to_start(
