@@ -259,6 +259,7 @@ def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_C
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
+
     def refuse(name: str, arguments: Any) -> types.CallToolResult:
         return answer(invalid_call(not_an_object(name, arguments)))
 
