@@ -3,9 +3,11 @@
 Human-readable output on a terminal, the raw envelope with ``--json``; a failure prints one
 clear line (a traceback only with ``--debug``) and exits with the code of its class
 (:data:`EXIT_CODES`). Results go to stdout; warnings and the URLs that failed, one line each,
-go to stderr. A closed pipe (``webproviders search ... | head``) ends the command quietly
-with 0. ``--debug`` shows this library's decisions (the backend plan, each attempt, the
-cache, the URL screen) and its debug log, and keeps other libraries at warnings.
+go to stderr. A closed pipe (``webproviders search ... | head -0``) ends the command quietly
+with 141, as a shell reports a command a closed pipe ended, and an answer that cannot be
+written (stdout closed, a full disk) with 1 and a line saying so. ``--debug`` shows this
+library's decisions (the backend plan, each attempt, the cache, the URL screen) and its
+debug log, and keeps other libraries at warnings.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import json
 import logging
 import os
 import re
+import stat
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, NoReturn, TextIO
@@ -49,6 +52,9 @@ EXIT_PARTIAL = 8
 EXIT_INTERRUPTED = 130
 #: Asked to stop (SIGTERM: ``timeout 10 webproviders ...``, a service manager): 128 + 15.
 EXIT_TERMINATED = 143
+#: The reader of stdout went away before the answer was written (``| head -0``): what a shell
+#: reports for a command ended by SIGPIPE (128 + 13), as tools that do not catch it end.
+EXIT_CLOSED_PIPE = 141
 #: Exit code of each error code; any other is :data:`EXIT_FAILURE`.
 EXIT_CODES = {
     "invalid_input": EXIT_USAGE,
@@ -70,6 +76,7 @@ _EXIT_HELP = """exit codes:
   2  bad usage or invalid input   7  not found
   3  configuration                8  extract read only some of the URLs
   4  credentials refused          130  interrupted (Ctrl-C)
+                                  141  stdout's reader went away
                                   143  terminated (SIGTERM)"""
 
 
@@ -817,16 +824,66 @@ def _streams_that_never_fail() -> None:
     does not switch to UTF-8, ``PYTHONIOENCODING=latin-1``) is escaped, not a
     ``UnicodeEncodeError`` that ends a command whose work was done as if it had failed. A
     stream the command was started without (``>&-``: Python makes it None) writes nowhere,
-    as a closed pipe does, rather than failing the command with an ``AttributeError``; so
-    does one whose descriptor cannot be written (``2>&-`` through a launcher that is a shell
-    script, such as pyenv's: the descriptor is the script, open for reading)."""
+    rather than failing the command with an ``AttributeError``; so does one whose descriptor
+    cannot be written (``2>&-`` through a launcher that is a shell script, such as pyenv's:
+    the descriptor is the script, open for reading). An answer written to such a stdout is
+    lost, and the command says so (:func:`_command`). A stderr on a pipe whose reader goes
+    away (``2>&1 | head``) then writes nowhere too: a warning is no answer the command lost."""
     if not _writable(sys.stdout):
-        sys.stdout = open(os.devnull, "w", encoding="utf-8")
+        sys.stdout = _Nowhere(open(os.devnull, "wb"), encoding="utf-8")
     if not _writable(sys.stderr):
         sys.stderr = open(os.devnull, "w", encoding="utf-8")
+    elif _piped(sys.stderr):
+        sys.stderr = _Unheard(
+            open(sys.stderr.fileno(), "wb", closefd=False), encoding=sys.stderr.encoding,
+            errors=sys.stderr.errors, line_buffering=True,
+        )
     for stream in (sys.stdout, sys.stderr):  # surrogateescape: a C locale without UTF-8 mode
         if getattr(stream, "errors", None) in ("strict", "surrogateescape") and hasattr(stream, "reconfigure"):
             stream.reconfigure(errors="backslashreplace")
+
+
+def _piped(stream: Any) -> bool:
+    """Whether ``stream`` writes to a pipe or a socket, whose reader may go away."""
+    try:
+        mode = os.fstat(stream.fileno()).st_mode
+    except (AttributeError, OSError, ValueError):
+        return False
+    return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+class _Unheard(io.TextIOWrapper):
+    """stderr on a pipe: once its reader has gone, what is written goes to the null device,
+    rather than a ``BrokenPipeError`` that ended a command whose answer was written."""
+
+    def write(self, text: str) -> int:
+        try:
+            return super().write(text)
+        except BrokenPipeError:
+            self._gone()
+            return len(text)
+
+    def flush(self) -> None:
+        try:
+            super().flush()
+        except BrokenPipeError:
+            self._gone()
+
+    def _gone(self) -> None:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, self.fileno())
+        os.close(devnull)
+
+
+class _Nowhere(io.TextIOWrapper):
+    """stdout when the command has none it can write to: what is written goes to the null
+    device, and whether anything was is remembered (:attr:`lost`)."""
+
+    lost = False
+
+    def write(self, text: str) -> int:
+        self.lost = self.lost or bool(text)
+        return super().write(text)
 
 
 def _as_typed(argument: str) -> str:
@@ -883,6 +940,9 @@ def _command(argv: Sequence[str] | None, collector_off: bool) -> int:
     try:
         code = _run(args)
         sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+        if isinstance(sys.stdout, _Nowhere) and sys.stdout.lost:
+            sys.stderr.write("error: the output could not be written: the command has no stdout to write to.\n")
+            return code or EXIT_FAILURE
         return code
     except BrokenPipeError:
         return _closed_pipe()
@@ -942,9 +1002,10 @@ def run() -> None:
 
 
 def _closed_pipe() -> int:
-    """The reader went away (``| head``): nothing more to say, and nothing left to flush."""
+    """The reader went away (``| head -0``): nothing more to say (as a command SIGPIPE ends
+    says nothing), nothing left to flush, and not an exit with 0 for an answer not all read."""
     _stdout_nowhere()
-    return EXIT_OK
+    return EXIT_CLOSED_PIPE
 
 
 #: What a write to stdout fails with when its file can take no more: a full disk or quota

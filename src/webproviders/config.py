@@ -41,7 +41,7 @@ from .homedir import expand_user, require_home
 from .pydanticplugins import look_up_plugins
 from .redact import dsn_password, get_logger, remember, scrub, url_credentials
 from .surrogates import is_sound
-from .useryaml import TooLarge, YAMLShapeError, compose, read_bytes
+from .useryaml import MERGE_TAG, NotAName, TooLarge, YAMLShapeError, compose, read_bytes
 
 look_up_plugins()  # before the first model: another package's broken entry points fail it
 
@@ -646,6 +646,19 @@ class WebSettings(Section):
             raise ValueError(problem)
         return value or None
 
+    @field_validator("backend", "search_backend", "extract_backend", "crawl_backend", mode="before")
+    @classmethod
+    def _ordered_backend(cls, value: Any) -> Any:
+        """A chain is tried in its order: a set (``{"brave", "ddgs"}`` in a dict built in code)
+        was taken as a list in the order of its hashes, which changes from one process to the
+        next; a YAML ``!!set`` and a call's ``backend=`` set are refused as well."""
+        if isinstance(value, (set, frozenset)) or (
+            isinstance(value, dict) and isinstance(value.get("fuse"), (set, frozenset))
+        ):
+            # a ValueError: pydantic reports it as the key's problem
+            raise ValueError("a set keeps no order, and a chain is tried in its order: write a list")  # noqa: TRY004
+        return value
+
     @field_validator("backend", "search_backend", "extract_backend", "crawl_backend")
     @classmethod
     def _check_backend(cls, value: BackendSpec | None) -> BackendSpec | None:
@@ -1038,6 +1051,11 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
             f"Config file {file} is not UTF-8 text (line {line}: byte {exc.start + 1}, "
             f"0x{exc.object[exc.start]:02X}, cannot be read); save it as UTF-8."
         ) from None
+    except ValueError:  # open() refuses a path no file can have, where other mistakes are OSErrors
+        held = "a NUL character (\\0)" if "\x00" in str(file) else "text that is not valid Unicode (a lone surrogate)"
+        raise ConfigError(
+            f"The config file's path {str(file)!r} holds {held}, so it names no file; give the file's path."
+        ) from None
     data, lines = _parse_yaml(text, file)
     if not isinstance(data or {}, dict):
         raise ConfigError(f"Invalid configuration in {file}: the top level must be a mapping.")
@@ -1069,6 +1087,8 @@ def _parse_yaml(text: str, file: Path) -> tuple[Any, dict[str, int]]:
         return loader.construct_document(node), lines
     except yaml.YAMLError as exc:
         raise ConfigError(f"Config file {file} is not valid YAML: {yaml_problem(exc)}.") from None
+    except NotAName as exc:
+        raise ConfigError(f"Invalid configuration in {file}: {exc}.") from None
     except YAMLShapeError as exc:
         raise ConfigError(f"Config file {file} {exc}.") from None
     finally:
@@ -1106,26 +1126,6 @@ def _masked(quoted: re.Match[str]) -> str:
     return text if len(text) < 6 or text.startswith(("'<", '"<')) else "'***'"
 
 
-#: The tag of YAML's merge key (``<<: *defaults``), which may be given more than once.
-_MERGE_TAG = "tag:yaml.org,2002:merge"
-_TEXT_TAG = "tag:yaml.org,2002:str"
-#: What YAML reads a key as, by its tag, where every key of a config is a name, and how to
-#: write it as one.
-_KEY_KINDS = {
-    "tag:yaml.org,2002:int": ("a number", "put it in quotes"),
-    "tag:yaml.org,2002:float": ("a number", "put it in quotes"),
-    "tag:yaml.org,2002:bool": ("true or false", "put it in quotes"),
-    "tag:yaml.org,2002:null": ("null", "put it in quotes"),
-    "tag:yaml.org,2002:timestamp": ("a date", "put it in quotes"),
-    "tag:yaml.org,2002:binary": ("binary data (!!binary)", "write the name as text"),
-}
-#: Values of a YAML type no config key takes, by tag, with what to write instead.
-_VALUE_KINDS = {
-    "tag:yaml.org,2002:binary": "binary data (!!binary), not text: write it as text",
-    "tag:yaml.org,2002:set": "a set (!!set), which keeps no order: write a list",
-}
-
-
 def _text_keys(data: Any, where: str, source: str) -> None:
     """Refuse a key of a config tree that is not text (a dict built in code, or parsed by the
     caller): every key is a name, and another kind was dropped as unknown or taken as the text
@@ -1149,10 +1149,8 @@ def _key_lines(root: yaml.Node, file: Path) -> dict[str, int]:
     keeps the last one, so all that the first set (a whole ``web:`` section with its budgets)
     would be dropped without a word.
 
-    A key YAML does not read as text (``1:``, ``yes:``, ``!!binary ...:``) and a value of a
-    type no key takes (``!!binary``, ``!!set``) are refused on the way, naming the key and its
-    line: such a key was dropped as unknown, taken as the name it decodes to (a ``!!binary``
-    provider name), or refused as ``'mcp.users.123.[key]'``; a binary value was decoded into text."""
+    A key YAML does not read as text and a value of a type no key takes are refused before
+    (:func:`webproviders.useryaml.compose`), as in a ``plugin.yaml``."""
     lines: dict[str, int] = {}
     seen: set[int] = set()
 
@@ -1169,18 +1167,9 @@ def _key_lines(root: yaml.Node, file: Path) -> dict[str, int]:
         here: dict[str, int] = {}  # this mapping's keys: the same path in two mappings is no repeat
         for key, value in node.value:
             line = key.start_mark.line + 1
-            if isinstance(key, yaml.ScalarNode) and key.tag not in (_TEXT_TAG, _MERGE_TAG):
-                kind, fix = _KEY_KINDS.get(key.tag, ("not text", "write it as text"))
-                place = f"under '{where}'" if where else "at the top level"
-                raise ConfigError(
-                    f"Invalid configuration in {file}: a key {place} (line {line}) is read by YAML as {kind}, not "
-                    f"text; every key is a name: {fix}."
-                )
             name = key.value if isinstance(key, yaml.ScalarNode) else None
             path = f"{where}.{name}" if where else str(name)
-            if value.tag in _VALUE_KINDS:
-                raise ConfigError(f"Invalid configuration in {file}: '{path}' (line {line}) is {_VALUE_KINDS[value.tag]}.")
-            if name is not None and key.tag != _MERGE_TAG:
+            if name is not None and key.tag != MERGE_TAG:
                 first = here.setdefault(name, line)
                 if first != line:
                     log.warning(

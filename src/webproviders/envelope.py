@@ -125,19 +125,26 @@ def _extras(mapping: Mapping[str, Any], skip: set[str]) -> dict[str, Any]:
 
 def _held_extras(mapping: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
     """A hit's other fields, their keys and texts together within :data:`MAX_HIT_CHARS`, and
-    True when some did not fit: the shorter ones are kept first, a text that passes what is
-    left is cut there, any other value left out."""
+    True when some did not fit (see :func:`_held`)."""
+    kept = _held(mapping, _SEARCH_SKIP, MAX_HIT_CHARS)
+    return _extras(mapping if kept is None else kept, _SEARCH_SKIP), kept is not None
+
+
+def _held(mapping: Mapping[str, Any], skip: set[str], most: int) -> dict[str, Any] | None:
+    """None when the fields of ``mapping`` not in ``skip``, their keys and texts together, fit
+    within ``most`` characters (the common case: one length check a field); else the fields
+    kept: the shorter first, a text that passes what is left cut there, any other value left out."""
     sizes: dict[str, int | None] = {}
     total = 0
     for key, value in mapping.items():
-        if key in _SEARCH_SKIP or value is None or not isinstance(key, str):
+        if key in skip or value is None or not isinstance(key, str):
             continue
-        size = len(value) if type(value) is str else 1 if type(value) in _PLAIN else _size(value, MAX_HIT_CHARS)
+        size = len(value) if type(value) is str else 1 if type(value) in _PLAIN else _size(value, most)
         sizes[key] = size
-        total += len(key) + (MAX_HIT_CHARS if size is None else size)
-    if total <= MAX_HIT_CHARS:  # the common case: every field fits
-        return _extras(mapping, _SEARCH_SKIP), False
-    budget, kept = MAX_HIT_CHARS, {}
+        total += len(key) + (most if size is None else size)
+    if total <= most:
+        return None
+    budget, kept = most, {}
     for key in sorted(sizes, key=lambda key: (sizes[key] is None, sizes[key] or 0)):
         budget -= len(key)
         size, value = sizes[key], mapping[key]
@@ -148,7 +155,7 @@ def _held_extras(mapping: Mapping[str, Any]) -> tuple[dict[str, Any], bool]:
             size = len(value)
         budget -= size
         kept[key] = value
-    return _extras({key: kept[key] for key in sizes if key in kept}, _SEARCH_SKIP), True
+    return {key: kept[key] for key in sizes if key in kept}
 
 
 def _size(value: Any, budget: int) -> int | None:
@@ -217,7 +224,7 @@ def _page_failure(page: dict[str, Any], mapping: Mapping[str, Any]) -> None:
     page["error_code"] = code if code in ERROR_CODES else "provider_error"
     detail = mapping.get("detail")
     if isinstance(detail, str) and detail:
-        page["detail"] = sound(detail)
+        page["detail"] = bounded(sound(detail))
     wait = _wait(mapping.get("retry_after"))
     if wait is not None:
         page["retry_after"] = wait
@@ -242,18 +249,26 @@ def _unwrap(raw: Any, list_key: str | None) -> tuple[Any, dict[str, Any]]:
     return raw, meta
 
 
-def _pick(mapping: Mapping[str, Any], keys: tuple[str, ...], most: int | None = None) -> str:
-    """The text of the first of ``keys`` that is set, stripped; with ``most``, a longer one is
-    cut to about that many characters first (at a break, so that cleaning it costs no more)."""
-    value = _first(mapping, keys)
-    if most is not None and type(value) is str and len(value) > most:
-        value = truncate(value, most)
-    return sound(value.strip()) if type(value) is str else _text(value)
+def _decoded(value: Any) -> Any:
+    """Text handed on as bytes, as the text it encodes (as :func:`_text` reads it), so that it
+    is measured as text is; any other value as it is."""
+    return value.decode("utf-8", "replace") if isinstance(value, (bytes, bytearray)) else value
 
 
-def _long(value: Any) -> bool:
-    """Whether ``value`` is a text :func:`_pick` cuts for a hit."""
-    return type(value) is str and len(value) > MAX_HIT_CHARS
+def _pick(mapping: Mapping[str, Any], keys: tuple[str, ...], most: int | None = None) -> tuple[str, bool]:
+    """The text of the first of ``keys`` that is set, stripped, and whether it was cut: with
+    ``most``, a longer one is cut to about that many characters first (at a break, so that
+    cleaning it costs no more), and so is the rendering of a value that is not text (a list of
+    snippets given as a description read as its 100 MB ``repr``)."""
+    value = _decoded(_first(mapping, keys))
+    if type(value) is str:
+        if most is not None and len(value) > most:
+            return sound(truncate(value, most).strip()), True
+        return sound(value.strip()), False
+    text = _text(value)
+    if most is not None and len(text) > most:
+        return truncate(text, most), True
+    return text, False
 
 
 def _unrecognised(what: str, given: Any, wanted: str, *, of: Any = None) -> str:
@@ -309,15 +324,14 @@ def normalise_search(raw: Any, limit: int) -> tuple[list[dict[str, Any]], dict[s
             description = description.strip() if description.isascii() else sound(description.strip())
             plain, cut = len(mapping) == 3, False  # exactly these three keys: nothing else to carry over
         else:
-            url = _first(mapping, _URL_KEYS)
+            url = _decoded(_first(mapping, _URL_KEYS))
             if type(url) is str and len(url) > MAX_URL_CHARS:  # no URL a caller could read next: left out
                 held += 1
                 continue
-            cut = _long(_first(mapping, _TITLE_KEYS)) or _long(_first(mapping, _DESCRIPTION_KEYS))
-            url = _pick(mapping, _URL_KEYS)
-            title = _pick(mapping, _TITLE_KEYS, MAX_HIT_CHARS)
-            description = _pick(mapping, _DESCRIPTION_KEYS, MAX_HIT_CHARS)
-            plain = False
+            url = _pick(mapping, _URL_KEYS)[0]
+            title, long_title = _pick(mapping, _TITLE_KEYS, MAX_HIT_CHARS)
+            description, cut = _pick(mapping, _DESCRIPTION_KEYS, MAX_HIT_CHARS)
+            cut, plain = cut or long_title, False
         if url in seen or not (url.startswith(_SCHEMES) or url[:8].lower().startswith(_SCHEMES)):
             continue
         seen.add(url)
@@ -380,10 +394,15 @@ def cut_page(page: dict[str, Any], max_chars: int) -> None:
         page["raw_content"] = truncate(raw, max_chars)
 
 
-def normalise_pages(raw: Any, max_chars: int | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def normalise_pages(
+    raw: Any, max_chars: int | None = None, *, most_chars: int | None = None
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Extract / crawl pages in the public shape; per-URL failures keep ``error``. With
     ``max_chars`` (the call's option), each page's text is cut to it here, whichever provider
-    read it: a vendor that returns whole pages is held to it as a local reader is."""
+    read it: a vendor that returns whole pages is held to it as a local reader is. Without it,
+    to ``most_chars`` (the dispatcher gives ``web.max_response_bytes``, the bytes a page read
+    here may have), with a warning: a plugin's 50 MB page went whole into the envelope and the cache.
+    A page's title, ``metadata`` and other fields are held as a hit's are, whatever the call."""
     items, meta = _unwrap(raw, "pages")
     if isinstance(items, Mapping) and items:
         items = [items] if _first(items, _URL_KEYS) else items.get("results", [])
@@ -392,30 +411,69 @@ def normalise_pages(raw: Any, max_chars: int | None = None) -> tuple[list[dict[s
     if not isinstance(items, (list, tuple)):
         raise ParseError(_unrecognised("pages", items, "a list of pages or {'pages': [...]}"))
     pages: list[dict[str, Any]] = []
+    held = 0
     for item in items:
         mapping = _as_mapping(item)
         if mapping is None:
             continue
-        url = _text(_first(mapping, _URL_KEYS))
+        url = _decoded(_first(mapping, _URL_KEYS))
+        if type(url) is str and len(url) > MAX_URL_CHARS:  # no URL a caller could read again: left out
+            held += 1
+            continue
+        url = _text(url)
         if not is_http_url(url):
             continue
-        metadata = _jsonable(mapping.get("metadata"))
-        page: dict[str, Any] = {
-            "url": url,
-            "title": _text(_first(mapping, _TITLE_KEYS)),
-            "content": _text(_first(mapping, _PAGE_CONTENT_KEYS)),
-            "raw_content": _text(mapping.get("raw_content")) or None,
-            "metadata": dict(metadata) if isinstance(metadata, Mapping) else {},
-        }
-        if mapping.get("error") or mapping.get("error_code"):
-            _page_failure(page, mapping)
-        page.update(_extras(mapping, _PAGE_SKIP | set(page)))
+        page, cut = _page(mapping, url)
         if max_chars is not None:
             cut_page(page, max_chars)
+        elif most_chars is not None and (
+            len(page["content"]) > most_chars or len(page["raw_content"] or "") > most_chars
+        ):
+            cut_page(page, most_chars)
+            cut = True
+        held += cut
         pages.append(page)
     if not pages and items and not any(_a_result(item) for item in items):
         raise ParseError(_unrecognised("pages", items, _PAGE, of=items[0]))
+    if held:
+        most = (
+            f"{max_chars:,} (max_chars)" if max_chars is not None
+            else f"{most_chars:,} (web.max_response_bytes)" if most_chars is not None else "all"
+        )
+        warn(
+            f"{held} page(s) held more text than is kept, and were cut there (or left out, where a URL or a "
+            f"value that is not text was longer): a page keeps {most} characters of its content and of its "
+            "raw content (metadata.truncated says so; pass max_chars to choose), "
+            f"{MAX_HIT_CHARS:,} of its title, of its metadata and of its other fields together, "
+            f"and a URL of {MAX_URL_CHARS:,}."
+        )
     return pages, meta
+
+
+def _page(mapping: Mapping[str, Any], url: str) -> tuple[dict[str, Any], bool]:
+    """The page ``mapping`` describes, its title, metadata and other fields held as a hit's are,
+    and whether any of them was cut."""
+    title, cut = _pick(mapping, _TITLE_KEYS, MAX_HIT_CHARS)
+    metadata = mapping.get("metadata")
+    if isinstance(metadata, Mapping):
+        kept = _held(metadata, set(), MAX_META_CHARS)
+        cut = cut or kept is not None
+        metadata = _jsonable(metadata if kept is None else kept)
+    page: dict[str, Any] = {
+        "url": url,
+        "title": title,
+        "content": _text(_first(mapping, _PAGE_CONTENT_KEYS)),
+        "raw_content": _text(mapping.get("raw_content")) or None,
+        "metadata": dict(metadata) if isinstance(metadata, Mapping) else {},
+    }
+    if mapping.get("error") or mapping.get("error_code"):
+        _page_failure(page, mapping)
+    skip = _PAGE_SKIP | page.keys()
+    if not mapping.keys() <= skip:
+        extras = _held(mapping, skip, MAX_HIT_CHARS)
+        cut = cut or extras is not None
+        page.update(_extras(mapping if extras is None else extras, skip))
+    return page, cut
 
 
 #: What a page is, in the words a plugin's author reads.

@@ -720,6 +720,8 @@ def to_provider_error(exc: BaseException, provider: str | None) -> WebProviderEr
     error = _map(exc, provider)
     error.message = scrub(bounded(error.message))
     error.args = (error.message,)
+    if error.detail:  # a code such as ``captcha_required``; a plugin's went whole into the envelope
+        error.detail = scrub(bounded(error.detail))
     if error.provider is None:
         error.provider = provider
     return error

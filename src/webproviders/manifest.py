@@ -382,6 +382,8 @@ def read_manifest(folder: Path) -> PluginManifest:
         from .config import yaml_problem
 
         raise ManifestError(f"{path} is not valid YAML: {yaml_problem(exc)}") from None
+    except useryaml.NotAName as exc:  # as a config file's is: a !!binary value was decoded
+        raise ManifestError(f"{path} is invalid: {exc}") from None
     except useryaml.YAMLShapeError as exc:
         raise ManifestError(f"{path} {exc}") from None
     try:

@@ -73,6 +73,14 @@ class CacheTTL(LazySection):
     crawl: float = Field(default=0.0, ge=0)
 
 
+def file_path(value: str | None) -> str | None:
+    """``value``, refused when it holds a NUL, which no file's path can: checked when the config
+    loads, else every call went on without the store, warning ``embedded null byte``."""
+    if value and "\x00" in value:
+        raise ValueError("a file's path cannot hold a NUL character (\\0); write the file's path")
+    return value
+
+
 class CacheSettings(LazySection):
     """``web.cache``: where answers are cached (``web.cache: false`` turns caching off)."""
 
@@ -108,6 +116,11 @@ class CacheSettings(LazySection):
     @classmethod
     def _check_url(cls, value: str | None) -> str | None:
         return redis_url(value, "the cache URL")
+
+    @field_validator("path")
+    @classmethod
+    def _check_path(cls, value: str | None) -> str | None:
+        return file_path(value)
 
     @model_validator(mode="after")
     def _check_backend(self) -> "CacheSettings":
@@ -219,10 +232,15 @@ class UsageSettings(LazySection):
     @classmethod
     def _check_url(cls, value: str | None) -> str | None:
         if value and value.startswith("sqlite:///"):
-            return value
+            return file_path(value)
         if value and not value.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("the usage ledger URL must start with redis://, rediss://, unix:// or sqlite:///")
         return redis_url(value, "the usage ledger URL")
+
+    @field_validator("path")
+    @classmethod
+    def _check_path(cls, value: str | None) -> str | None:
+        return file_path(value)
 
 
 class LocalIndexSettings(LazySection):
@@ -270,6 +288,11 @@ class McpUser(LazySection):
         if not isinstance(value, (dict, cls)):
             raise ValueError("should be the user's token (text) or a mapping with token or token_file")  # noqa: TRY004
         return value
+
+    @field_validator("token_file")
+    @classmethod
+    def _check_token_file(cls, value: str | None) -> str | None:
+        return file_path(value)
 
     @model_validator(mode="after")
     def _one_source(self) -> "McpUser":

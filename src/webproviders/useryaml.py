@@ -30,6 +30,31 @@ class TooLarge(YAMLShapeError):
     """The file holds more than :data:`MAX_YAML_BYTES`; the rest is not read."""
 
 
+class NotAName(YAMLShapeError):
+    """A key YAML does not read as text, or a value of a type no setting takes. Its text names
+    the key and its line; it completes a sentence such as ``f"Invalid configuration in {file}: {error}."``."""
+
+
+#: The tag of YAML's merge key (``<<: *defaults``), which may be given more than once.
+MERGE_TAG = "tag:yaml.org,2002:merge"
+_TEXT_TAG = "tag:yaml.org,2002:str"
+#: What YAML reads a key as, by its tag, where every key of a file a user writes is a name,
+#: and how to write it as one.
+_KEY_KINDS = {
+    "tag:yaml.org,2002:int": ("a number", "put it in quotes"),
+    "tag:yaml.org,2002:float": ("a number", "put it in quotes"),
+    "tag:yaml.org,2002:bool": ("true or false", "put it in quotes"),
+    "tag:yaml.org,2002:null": ("null", "put it in quotes"),
+    "tag:yaml.org,2002:timestamp": ("a date", "put it in quotes"),
+    "tag:yaml.org,2002:binary": ("binary data (!!binary)", "write the name as text"),
+}
+#: Values of a YAML type no setting takes, by tag, with what to write instead.
+_VALUE_KINDS = {
+    "tag:yaml.org,2002:binary": "binary data (!!binary), not text: write it as text",
+    "tag:yaml.org,2002:set": "a set (!!set), which keeps no order: write a list",
+}
+
+
 def read_bytes(path: Path) -> bytes:
     """The bytes of the YAML file at ``path``, refused (:class:`TooLarge`) before the process
     fills its memory (a path that names ``/dev/zero`` never ends); ``OSError`` as ``open``
@@ -43,11 +68,13 @@ def read_bytes(path: Path) -> bytes:
 
 def compose(loader: Any) -> yaml.Node | None:
     """The loader's single document as nodes, refused (:class:`YAMLShapeError`) when its
-    aliases expand too far or its nesting is too deep for Python's recursion limit."""
+    aliases expand too far or its nesting is too deep for Python's recursion limit, and
+    (:class:`NotAName`) when a key is not text or a value is of a type no setting takes."""
     try:
         node = loader.get_single_node()
         if node is not None:
             _check_aliases(node)
+            _check_kinds(node)
     except RecursionError:
         raise YAMLShapeError("is nested too deeply to be read") from None
     return node  # type: ignore[no-any-return]
@@ -83,6 +110,39 @@ try:
 
 except ImportError:  # PyYAML built without libyaml
     _Loader = yaml.SafeLoader  # type: ignore[misc,assignment]
+
+
+def _check_kinds(root: yaml.Node) -> None:
+    """Refuse a key YAML does not read as text (``1:``, ``yes:``, ``!!binary ...:``) and a value
+    of a type no setting takes (``!!binary``, ``!!set``), naming the key and its line: such a
+    key was dropped as unknown, taken as the name it decodes to, or refused under a path such
+    as ``'providers.0.1'``; a binary value was decoded into text."""
+    seen: set[int] = set()
+    pending: list[tuple[yaml.Node, str]] = [(root, "")]
+    while pending:
+        node, where = pending.pop()
+        if id(node) in seen:  # an alias's node, checked where its anchor is
+            continue
+        seen.add(id(node))
+        if isinstance(node, yaml.SequenceNode):
+            items = [(item, f"{where}.{index}" if where else str(index)) for index, item in enumerate(node.value)]
+            pending += reversed(items)  # taken in the file's order
+            continue
+        if not isinstance(node, yaml.MappingNode):
+            continue
+        values: list[tuple[yaml.Node, str]] = []
+        for key, value in node.value:
+            line = key.start_mark.line + 1
+            if isinstance(key, yaml.ScalarNode) and key.tag not in (_TEXT_TAG, MERGE_TAG):
+                kind, fix = _KEY_KINDS.get(key.tag, ("not text", "write it as text"))
+                place = f"under '{where}'" if where else "at the top level"
+                raise NotAName(f"a key {place} (line {line}) is read by YAML as {kind}, not text; every key is a name: {fix}")
+            name = key.value if isinstance(key, yaml.ScalarNode) else None
+            path = f"{where}.{name}" if where else str(name)
+            if value.tag in _VALUE_KINDS:
+                raise NotAName(f"'{path}' (line {line}) is {_VALUE_KINDS[value.tag]}")
+            values.append((value, path))
+        pending += reversed(values)
 
 
 def _check_aliases(root: yaml.Node) -> None:

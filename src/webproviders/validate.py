@@ -300,6 +300,9 @@ def check_search_options(options: dict[str, Any]) -> dict[str, Any]:
 #: The crawl options every crawling backend reads (``limit`` is an alias of ``max_pages``),
 #: with the least each may be; each backend applies its own ceiling.
 CRAWL_COUNTS = {"max_pages": 1, "limit": 1, "max_depth": 0}
+#: The most pages a crawl returns when the call sets no ``max_pages``, whichever provider
+#: crawled: the most ``http`` ever crawls. A plugin's crawl of 100,000 pages was kept whole.
+MAX_CRAWL_PAGES = 1000
 
 
 #: Page options the dispatcher applies itself, to whichever provider's pages.

@@ -286,7 +286,9 @@ def test_a_usage_error_with_json_is_json_and_without_it_argparse_s_line() -> Non
     assert "webproviders search: error: argument --limit: invalid int value: 'many'" in plain.stderr
 
 
-def test_a_closed_pipe_ends_quietly_with_0() -> None:
+def test_a_closed_pipe_ends_quietly_with_141() -> None:
+    """``webproviders search ... | head -0`` exited 0, so a script could not tell that the answer
+    was never read; 141 is what a shell reports for a command a closed pipe ended."""
     reader = subprocess.Popen(
         [sys.executable, "-m", "webproviders.cli", "search", "pipes", "--backend", "stub", "--limit", "50"],
         stdout=subprocess.PIPE,
@@ -295,18 +297,38 @@ def test_a_closed_pipe_ends_quietly_with_0() -> None:
     assert reader.stdout is not None and reader.stderr is not None
     reader.stdout.close()  # what `| head` does once it has its lines
     err = reader.stderr.read().decode()
-    assert reader.wait(timeout=60) == 0
+    assert reader.wait(timeout=60) == 141
     assert "Broken pipe" not in err and "Traceback" not in err and "Exception ignored" not in err
 
 
-@pytest.mark.parametrize(("argv", "code"), [(("search", "", "--json"), 2), (("search", "x", "--backend", "stub"), 0)])
-def test_a_command_started_without_stdout_exits_as_its_work_went(argv: tuple[str, ...], code: int) -> None:
-    """``webproviders search ... >&-``: an AttributeError on the None stdout, a traceback and exit 1."""
+def test_a_closed_pipe_on_stderr_loses_only_the_warnings(tmp_path: Path) -> None:
+    """The stub's warning met stderr's closed pipe after the answer was written, and the
+    command exited as if its answer had been lost."""
+    answer = tmp_path / "answer.txt"
+    with answer.open("w") as out:
+        reader = subprocess.Popen(
+            [sys.executable, "-m", "webproviders.cli", "search", "pipes", "--backend", "stub"],
+            stdout=out,
+            stderr=subprocess.PIPE,
+        )
+        assert reader.stderr is not None
+        reader.stderr.close()  # `2>&1 >answer.txt | head -0`
+        assert reader.wait(timeout=60) == 0
+    assert answer.read_text().startswith("1. pipes")
+
+
+@pytest.mark.parametrize(("argv", "code"), [(("search", "", "--json"), 2), (("search", "x", "--backend", "stub"), 1)])
+def test_a_command_started_without_stdout_fails_saying_its_answer_was_lost(argv: tuple[str, ...], code: int) -> None:
+    """``webproviders search ... >&-``: an AttributeError on the None stdout, a traceback and
+    exit 1; then an exit with 0 for an answer written nowhere. A failure keeps its own code."""
     done = subprocess.run(
         [sys.executable, "-m", "webproviders.cli", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
         timeout=60, text=True, preexec_fn=lambda: os.close(1),
     )
     assert done.returncode == code and "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.endswith(
+        "error: the output could not be written: the command has no stdout to write to.\n"
+    ), done.stderr
 
 
 def _stderr_open_for_reading() -> None:

@@ -512,6 +512,47 @@ def test_a_config_file_that_is_not_utf8_is_a_config_error(tmp_path: Path) -> Non
         load_config(path)
 
 
+@pytest.mark.parametrize(
+    ("path", "held"),
+    [
+        ("config\x00.yaml", "a NUL character (\\0)"),
+        ("config\ud800.yaml", "text that is not valid Unicode (a lone surrogate)"),
+    ],
+)
+def test_a_config_path_no_file_can_have_is_a_config_error(path: str, held: str) -> None:
+    """``open()`` refuses these with a ValueError, which came out of ``load_config`` bare."""
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value) == f"The config file's path {path!r} holds {held}, so it names no file; give the file's path."
+
+
+@pytest.mark.parametrize(
+    ("section", "key"),
+    [("cache", "path"), ("usage", "path"), ("usage", "url")],
+)
+def test_a_store_path_holding_a_nul_is_a_config_error_naming_its_key(section: str, key: str) -> None:
+    """It loaded, and every call then went on without its cache or ledger, warning ``embedded null byte``."""
+    value = "sqlite:////tmp/store\x00.db" if key == "url" else "/tmp/store\x00.db"
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict({"web": {section: {key: value}}}, source="<test>")
+    assert str(caught.value) == (
+        f"Invalid configuration in <test>: 'web.{section}.{key}': a file's path cannot hold a NUL character (\\0); "
+        "write the file's path"
+    )
+
+
+@pytest.mark.parametrize("web", [{"search_backend": {"brave", "ddgs"}}, {"backend": {"fuse": frozenset({"brave", "ddgs"})}}])
+def test_a_backend_chain_given_as_a_set_is_refused(web: dict[str, Any]) -> None:
+    """A set was taken as a list in its hash order, which changes from one process to the next."""
+    key = next(iter(web))
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict({"web": web}, source="<test>")
+    assert str(caught.value) == (
+        f"Invalid configuration in <test>: 'web.{key}': a set keeps no order, and a chain is tried in its order: "
+        "write a list"
+    )
+
+
 def test_a_byte_that_is_not_utf8_is_named_with_its_line(tmp_path: Path) -> None:
     """It said only "byte 23 cannot be read", and editors count lines, not bytes."""
     path = tmp_path / "config.yaml"

@@ -384,10 +384,16 @@ class Many(WebSearchProvider):
     def extract(self, urls, **kwargs):
         return [{"url": urls[0], "content": f"copy {n}"} for n in range(100_000)]
 
+    def supports_crawl(self):
+        return True
+
+    def crawl(self, url, **kwargs):
+        return [{"url": f"{url}{n}", "content": f"page {n}"} for n in range(100_000)]
+
 
 def register(ctx):
     ctx.register_web_search_provider(NoReturn())
-    ctx.register_web_search_provider(Many(), manifest={"capabilities": ["extract"], "fetch": "none"})
+    ctx.register_web_search_provider(Many(), manifest={"capabilities": ["extract", "crawl"], "fetch": "none"})
 '''
 
 
@@ -414,6 +420,21 @@ def test_an_extract_answer_is_held_to_one_item_per_url(write_plugin: Any, make_c
     envelope = dispatch_extract(["https://a.example/", "https://b.example/"], backend="many", config=config)
     assert [page["content"] for page in envelope["data"]] == ["copy 0", "copy 1"]
     assert envelope["meta"]["warnings"] == ["many returned 100000 pages for 2 URLs; the first 2 are kept."]
+
+
+def test_a_crawl_without_max_pages_is_held_to_the_providers_setting_or_to_what_http_crawls(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A plugin's crawl of 100,000 pages, asked without ``max_pages``, was returned and cached whole."""
+    root = write_plugin("sloppy", _SLOPPY)
+    plugins = {"paths": [str(root)], "enabled": ["sloppy"]}
+    envelope = dispatch_crawl("https://a.example/", backend="many", config=make_config(plugins=plugins))
+    assert [page["content"] for page in envelope["data"]] == [f"page {n}" for n in range(1000)]
+    assert envelope["meta"]["warnings"] == [
+        "many returned 100000 pages for a crawl without max_pages (pass it for more than 1000); the first 1000 are kept."
+    ]
+    configured = make_config(plugins=plugins, web={"providers": {"many": {"max_pages": 1500}}})
+    assert len(dispatch_crawl("https://a.example/", backend="many", config=configured)["data"]) == 1500
 
 
 def test_a_failed_item_in_a_provider_s_own_words_is_held_to_the_envelope_s_terms(
@@ -510,6 +531,12 @@ class Long(WebSearchProvider):
         hit = {"url": "https://long.example/", "title": "Long", "description": "short"}
         if query == "meta":
             return {"success": True, "data": {"web": [hit]}, "meta": {"dump": BIG, "request_id": "r1"}}
+        if query == "detail":
+            return {"success": False, "error": "Blocked.", "error_code": "blocked", "detail": BIG}
+        if query == "raised_detail":
+            from webproviders.errors import BlockedError
+
+            raise BlockedError("Blocked.", detail=BIG)
         if query == "warn":
             for n in range(1_000):
                 warn(f"Result {n} came without a date: " + BIG[: 100 * n])
@@ -522,6 +549,9 @@ class Long(WebSearchProvider):
             "url": [{**hit, "url": "https://long.example/" + "a" * 10_000_000}, {**hit, "url": "https://ok.example/"}],
             "plain_url": [{**hit, "url": "https://long.example/" + "a" * 5_000}, {**hit, "url": "https://ok.example/"}],
             "short": [{**hit, "lang": "en"}],
+            "bytes": [{**hit, "title": BIG.encode(), "description": BIG.encode()}],
+            "listed": [{**hit, "description": [BIG[:1000]] * 20_000}],
+            "bytes_url": [{**hit, "url": b"https://long.example/" + b"a" * 10_000_000}, {**hit, "url": "https://ok.example/"}],
         }[query]
 
 
@@ -538,6 +568,23 @@ def long_hits(write_plugin: Any, make_config: Any) -> Any:
 
 def _held_warning(envelope: dict[str, Any]) -> bool:
     return any("held more text than is kept" in line for line in envelope["meta"].get("warnings", []))
+
+
+def test_a_plugins_hit_text_handed_on_as_bytes_is_held_as_text_is(long_hits: Any) -> None:
+    """Bytes were decoded whole, after the length check: a 20 MB title went into the envelope."""
+    envelope = dispatch_search("bytes", backend="long", config=long_hits)
+    (hit,) = envelope["data"]["web"]
+    assert 80_000 <= len(hit["title"]) <= MAX_HIT_CHARS and 80_000 <= len(hit["description"]) <= MAX_HIT_CHARS
+    assert _held_warning(envelope)
+    long_url = dispatch_search("bytes_url", backend="long", config=long_hits)
+    assert [hit["url"] for hit in long_url["data"]["web"]] == ["https://ok.example/"]
+
+
+def test_a_plugins_hit_description_that_is_no_text_is_held_as_text_is(long_hits: Any) -> None:
+    """A list of snippets given as the description read as its 20 MB rendering, uncut."""
+    envelope = dispatch_search("listed", backend="long", config=long_hits)
+    (hit,) = envelope["data"]["web"]
+    assert len(hit["description"]) <= MAX_HIT_CHARS and _held_warning(envelope)
 
 
 @pytest.mark.parametrize("field", ["description", "title"])
@@ -586,6 +633,15 @@ def test_a_plugins_meta_over_the_cap_is_left_out_and_said(long_hits: Any) -> Non
     assert len(json.dumps(envelope)) < 10_000
 
 
+@pytest.mark.parametrize("query", ["detail", "raised_detail"])
+def test_a_plugins_failure_detail_is_held_as_its_sentence_is(long_hits: Any, query: str) -> None:
+    """A 20 MB ``detail`` (meant for a code such as ``captcha_required``) went whole into the envelope."""
+    envelope = dispatch_search(query, backend="long", config=long_hits)
+    assert envelope["error_code"] == "blocked" and envelope["error"] == "Blocked."
+    assert envelope["detail"].startswith("word word") and envelope["detail"].endswith("more characters left out)")
+    assert len(json.dumps(envelope)) < 10_000
+
+
 def test_a_plugins_warnings_are_held_in_length_and_number(long_hits: Any) -> None:
     envelope = dispatch_search("warn", backend="long", config=long_hits)
     warnings = envelope["meta"]["warnings"]
@@ -593,3 +649,92 @@ def test_a_plugins_warnings_are_held_in_length_and_number(long_hits: Any) -> Non
     assert all(len(line) <= 4_100 for line in warnings)
     assert warnings[0] == "Result 0 came without a date: "
     assert warnings[99].endswith("more characters left out)")
+
+
+_LONG_PAGES = """
+from webproviders import WebSearchProvider
+
+BIG = "word " * 4_000_000  # 20 MB of text
+
+
+class LongPages(WebSearchProvider):
+    name = "longpages"
+
+    def is_available(self):
+        return True
+
+    def supports_extract(self):
+        return True
+
+    def supports_crawl(self):
+        return True
+
+    def extract(self, urls, **kwargs):
+        page = {"url": urls[0], "title": "Long", "content": "short", "metadata": {"lang": "en"}}
+        if urls[0].endswith("/short"):
+            return [{**page, "raw_content": "short", "score": 1}]
+        if urls[0].endswith("/bytes"):
+            return [{**page, "title": BIG.encode()}]
+        return [{**page, "title": BIG, "content": BIG, "raw_content": BIG, "metadata": {"dump": BIG, "lang": "en"},
+                 "html": BIG, "score": 1}]
+
+    def crawl(self, url, **kwargs):
+        return [{"url": url, "title": "Seed", "content": BIG}, {"url": url + "a" * 10_000_000, "content": "x"}]
+
+
+def register(ctx):
+    ctx.register_web_search_provider(LongPages(), manifest={"fetch": "none"})
+"""
+
+
+@pytest.fixture
+def long_pages(write_plugin: Any, make_config: Any) -> Any:
+    plugins = write_plugin("longpages", _LONG_PAGES)
+    return make_config(web={"cache": False}, plugins={"paths": [str(plugins)], "enabled": ["longpages"]})
+
+
+def _pages_held(envelope: dict[str, Any]) -> bool:
+    return any("page(s) held more text than is kept" in line for line in envelope["meta"].get("warnings", []))
+
+
+def test_a_plugins_page_is_held_to_the_response_cap_without_max_chars(long_pages: Any) -> None:
+    envelope = dispatch_extract(["https://long.example/"], backend="longpages", config=long_pages)
+    assert envelope["success"] is True, envelope
+    (page,) = envelope["data"]
+    assert 4_000_000 <= len(page["content"]) <= 5_000_000 and page["content"].startswith("word word")
+    assert 4_000_000 <= len(page["raw_content"]) <= 5_000_000
+    assert page["metadata"]["truncated"] is True and page["metadata"]["content_chars"] == 19_999_999
+    assert 80_000 <= len(page["title"]) <= MAX_HIT_CHARS
+    assert page["metadata"]["lang"] == "en" and len(page["metadata"]["dump"]) <= MAX_HIT_CHARS
+    assert page["score"] == 1 and len(page["html"]) <= MAX_HIT_CHARS
+    assert len(json.dumps(envelope)) < 10_500_000
+    assert _pages_held(envelope)
+    PagesEnvelope.model_validate(envelope)
+
+
+def test_a_plugins_page_title_handed_on_as_bytes_is_held_as_text_is(long_pages: Any) -> None:
+    envelope = dispatch_extract(["https://long.example/bytes"], backend="longpages", config=long_pages)
+    (page,) = envelope["data"]
+    assert 80_000 <= len(page["title"]) <= MAX_HIT_CHARS and _pages_held(envelope)
+
+
+def test_a_plugins_crawl_page_with_a_url_longer_than_any_url_read_is_left_out(long_pages: Any) -> None:
+    envelope = dispatch_crawl("https://long.example/", backend="longpages", config=long_pages)
+    assert [page["url"] for page in envelope["data"]] == ["https://long.example/"]
+    assert len(envelope["data"][0]["content"]) <= 5_000_000
+    assert _pages_held(envelope)
+
+
+def test_a_callers_max_chars_decides_a_pages_length(long_pages: Any) -> None:
+    envelope = dispatch_extract(["https://long.example/"], backend="longpages", config=long_pages, max_chars=6_000_000)
+    (page,) = envelope["data"]
+    assert 5_000_000 < len(page["content"]) <= 6_000_000 and page["metadata"]["truncated"] is True
+
+
+def test_a_short_page_is_kept_whole_without_a_warning(long_pages: Any) -> None:
+    envelope = dispatch_extract(["https://long.example/short"], backend="longpages", config=long_pages)
+    assert envelope["data"] == [
+        {"url": "https://long.example/short", "title": "Long", "content": "short", "raw_content": "short",
+         "metadata": {"lang": "en"}, "score": 1}
+    ]
+    assert not _pages_held(envelope)

@@ -294,6 +294,30 @@ def test_a_manifest_that_does_not_parse_is_said_on_one_line_with_where(tmp_path:
     )
 
 
+def test_a_manifest_key_or_value_yaml_does_not_read_as_text_is_named_as_in_a_config_file(
+    tmp_path: Path, make_config: Any
+) -> None:
+    """A ``!!binary`` description was decoded and shown as text, and a ``yes:`` key read as
+    true, refused as ``'providers.0.1': Keys should be strings``; a config file refuses both."""
+    root = tmp_path / "plugins"
+    files = {
+        "binary": "name: binary\nkind: backend\ndescription: !!binary YmluYXJ5IGRlc2NyaXB0aW9u\n",
+        "yeskey": "name: yeskey\nkind: backend\nproviders:\n  - name: yeskey\n    yes: 1\n",
+    }
+    for name, text in files.items():
+        (root / name).mkdir(parents=True)
+        (root / name / "plugin.yaml").write_text(text, encoding="utf-8")
+    rows = _rows(make_config(plugins={"paths": [str(root)], "enabled": list(files)}))
+    assert rows["binary"]["load_error"] == (
+        f"{root / 'binary' / 'plugin.yaml'} is invalid: 'description' (line 3) is binary data (!!binary), "
+        "not text: write it as text"
+    )
+    assert rows["yeskey"]["load_error"] == (
+        f"{root / 'yeskey' / 'plugin.yaml'} is invalid: a key under 'providers.0' (line 5) is read by YAML as "
+        "true or false, not text; every key is a name: put it in quotes"
+    )
+
+
 def test_a_manifest_shaped_to_exhaust_the_process_is_a_load_error(tmp_path: Path) -> None:
     """A plugin.yaml is read by every listing, CLI start and MCP server start. One nested
     50,000 levels deep crashed the process (libyaml's composer recursed in C: SIGSEGV), and

@@ -54,8 +54,10 @@ def _invalid(problems: list[Any]) -> list[Any]:
     """The errors answering the requests in JSON the transport read but would not take: a
     batch (a JSON array, which this protocol version dropped), or an object that is not a
     JSON-RPC 2.0 message (``"jsonrpc"`` missing, ``params`` not an object, ...)."""
-    # the message itself is the input of a problem with the whole of it (a missing field)
-    whole = next((p["input"] for p in problems if isinstance(p.get("input"), (dict, list))), None)
+    # The message itself is the input of a problem with the whole of it: its type (a batch), or
+    # a field missing from it. Not that of any problem: ``params`` given as a list (by position,
+    # as JSON-RPC allows and MCP does not) was taken for a batch holding no request, unanswered.
+    whole = next((p["input"] for p in problems if _of_the_whole(p) and isinstance(p.get("input"), (dict, list))), None)
     if isinstance(whole, list):
         text = (
             "Invalid request: this server reads one JSON-RPC message per line, not a batch "
@@ -71,6 +73,13 @@ def _invalid(problems: list[Any]) -> list[Any]:
         text = f"Invalid request: {where + ': ' if where else ''}{found.get('msg')}."
         messages = [whole]
     return [invalid_request(request_id, text) for is_request, request_id in map(reply_id, messages) if is_request]
+
+
+def _of_the_whole(problem: Any) -> bool:
+    """Whether a problem pydantic found (under the name of the message model it tried) is
+    about the message as a whole: its own type, or a field missing from it."""
+    depth = len(problem.get("loc", ()))
+    return depth == 1 or (depth == 2 and problem.get("type") == "missing")
 
 
 def refusals(exc: Exception) -> list[Any]:

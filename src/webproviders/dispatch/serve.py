@@ -37,6 +37,7 @@ from ..registry.registration import ProviderEntry
 from ..urls import url_key
 from ..validate import (
     COMMON_SEARCH_OPTIONS,
+    MAX_CRAWL_PAGES,
     warn_unknown,
 )
 from . import hooks, runner, urlgate
@@ -188,9 +189,14 @@ def _normalise(call: Call, raw: Any, name: str) -> tuple[Any, dict[str, Any]]:
         hits, meta = normalise_search(raw, call.arguments["limit"])
         return {"web": hits}, meta
     options = call.arguments["options"]
-    pages, meta = normalise_pages(raw, options.get("max_chars"))
+    pages, meta = normalise_pages(raw, options.get("max_chars"), most_chars=call.config.web.max_response_bytes)
     if call.capability == "crawl":
         most, asked = options.get("max_pages", options.get("limit")), "a crawl of at most {}"
+        if most is None:  # the provider's own default, as its settings give it, else the most http crawls
+            settings = call.config.provider(name)
+            most = settings.option("max_pages", settings.option("limit"))
+            if not isinstance(most, int) or isinstance(most, bool) or most < 1:
+                most, asked = MAX_CRAWL_PAGES, "a crawl without max_pages (pass it for more than {})"
     else:  # one item per URL: a provider's 100,000 items for 2 URLs were all kept and cached
         most = len(call.arguments["urls"])
         asked = "{} URL" if most == 1 else "{} URLs"

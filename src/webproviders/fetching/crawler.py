@@ -33,6 +33,7 @@ from ..errors import (
     to_provider_error,
 )
 from ..urls import MAX_URL_CHARS, canonicalize, host_of, join_url, page_identity, registrable_domain
+from ..validate import MAX_CRAWL_PAGES
 from .charset import decode
 from .decompress import GZIP_MAGIC
 from .extractpool import extraction_pool
@@ -46,7 +47,7 @@ from .sitemap import parse_sitemap
 from .urlsafety import AddressPolicy, check_destination_resolved, resolution_scope
 
 Scope = Literal["host", "domain", "any"]
-MAX_PAGES_CAP = 1000
+MAX_PAGES_CAP = MAX_CRAWL_PAGES
 #: Links to these are never fetched: they cannot be pages (a tuple, for one ``str.endswith``).
 SKIP_EXTENSIONS = tuple(
     [".png", ".jpg", ".jpeg", ".gif", ".webp", ".svg", ".ico", ".bmp", ".tif", ".tiff", ".avif", ".css", ".js", ".mjs", ".map", ".json.gz", ".zip", ".gz", ".tgz", ".tar", ".bz2", ".xz", ".7z", ".rar", ".exe", ".msi", ".dmg", ".iso", ".apk", ".deb", ".rpm", ".mp3", ".mp4", ".m4a", ".m4v", ".ogg", ".oga", ".wav", ".flac", ".avi", ".mov", ".mkv", ".webm", ".woff", ".woff2", ".ttf", ".otf", ".eot"]
