@@ -229,44 +229,6 @@ def test_stdio_answers_a_request_whose_params_is_a_list(tmp_path: Path) -> None:
         }
 
 
-def test_stdio_says_what_was_wrong_with_a_tool_calls_params(tmp_path: Path) -> None:
-    """``arguments`` that is not an object (or a ``name`` that is no string) got the ``mcp``
-    package's -32602 ``Invalid request parameters`` and nothing more."""
-    import json
-
-    def call(request_id: int, name: Any, arguments: Any) -> dict[str, Any]:
-        return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
-                "params": {"name": name, "arguments": arguments}}
-
-    lines = [
-        INITIALIZE,
-        {"jsonrpc": "2.0", "method": "notifications/initialized"},
-        call(2, "web_search", ["model context protocol"]),
-        call(3, "web_extract", "https://93.184.216.34/"),
-        call(4, "web_search", 5),
-        call(5, 7, {"query": "x"}),
-        call(6, "web_search", {"query": "still serving", "limit": 1}),
-    ]
-    done = subprocess.run(
-        [sys.executable, "-m", "webproviders.cli", "mcp"],
-        env=server_env(tmp_path),
-        input="".join(json.dumps(line) + "\n" for line in lines).encode(),
-        capture_output=True,
-        timeout=60,
-    )
-    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.decode().splitlines())}
-    assert done.returncode == 0 and set(answers) == {1, 2, 3, 4, 5, 6}
-    for request_id, tool, kind in [(2, "web_search", "an array"), (3, "web_extract", "a string"), (4, "web_search", "a number")]:
-        result = answers[request_id]["result"]
-        sentence = f"The arguments for {tool} must be a JSON object, not {kind}."  # as every surface says it
-        assert result["isError"] is True and result["content"][0]["text"] == f"Error [invalid_input]: {sentence}"
-        assert result["structuredContent"]["error"] == sentence
-    assert answers[5]["error"] == {
-        "code": -32602, "message": "Invalid params for tools/call: name: Input should be a valid string."
-    }
-    assert answers[6]["result"]["isError"] is False
-
-
 BAD_IDS = {"1.5": "a number with a fraction or an exponent", "true": "true", "null": "null",
            '{"n": 1}': "an object", "[1]": "a list"}
 
@@ -897,23 +859,6 @@ def test_http_answers_a_request_whose_id_is_no_string_or_integer(tmp_path: Path)
     finally:
         stop(process)
 
-
-
-def test_http_says_what_was_wrong_with_a_tool_calls_arguments(tmp_path: Path) -> None:
-    process, url = start_http_server(tmp_path)
-    try:
-        opened = httpx.post(url, json=INITIALIZE, headers=MCP_HEADERS, timeout=30)
-        session = {**MCP_HEADERS, "mcp-session-id": opened.headers["mcp-session-id"],
-                   "mcp-protocol-version": "2025-06-18"}
-        httpx.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session, timeout=30)
-        body = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
-                "params": {"name": "web_search", "arguments": ["model context protocol"]}}
-        answered = httpx.post(url, json=body, headers=session, timeout=30)
-        text = answered.text
-        assert answered.status_code == 200 and '"isError":true' in text
-        assert "The arguments for web_search must be a JSON object, not an array." in text
-    finally:
-        stop(process)
 
 # --- the command line, without starting a server -------------------------------------------
 

@@ -42,16 +42,7 @@ from ..homedir import expand_user, require_home
 from ..redact import get_logger, remember
 from .bounded import bounded_envelope, bounded_rows
 from .formatting import cut_end, format_results
-from .mcp_params import SayingWhatParams
-from .tools import (
-    BACKEND_PATTERN,
-    DEFAULT_MAX_CHARS,
-    TOOLS,
-    acall_tool,
-    input_schema,
-    invalid_call,
-    not_an_object,
-)
+from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS, TOOLS, acall_tool, input_schema, invalid_call
 
 if TYPE_CHECKING:
     from mcp.server import Server
@@ -252,19 +243,13 @@ def build_server(config: Config | None = None, *, max_chars: int = DEFAULT_MAX_C
             )
         return answer(await acall_tool(params.name, arguments, config=used, tags=tags))
 
-    server = Server(
+    return Server(
         "webproviders",
         version=__version__,
         instructions=_INSTRUCTIONS,
         on_list_tools=list_tools,
         on_call_tool=call_tool,
     )
-
-    def refuse(name: str, arguments: Any) -> types.CallToolResult:
-        return answer(invalid_call(not_an_object(name, arguments)))
-
-    server.middleware.append(SayingWhatParams([tool.name for tool in tools], refuse))
-    return server
 
 
 # --- transports ---------------------------------------------------------------------------

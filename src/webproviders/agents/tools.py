@@ -512,11 +512,6 @@ def _json_kind(value: Any) -> str:
     return type(value).__name__
 
 
-def not_an_object(name: str, arguments: Any) -> str:
-    """The sentence refusing a call's arguments that are not a JSON object, on every surface."""
-    return f"The arguments for {name} must be a JSON object, not {_json_kind(arguments)}."
-
-
 def parse_arguments(
     name: str, arguments: Mapping[str, Any] | str | None
 ) -> ToolArguments | dict[str, Any]:
@@ -531,7 +526,9 @@ def parse_arguments(
         except InvalidInputError as exc:
             return invalid_call(exc.message)
     if not isinstance(raw, Mapping):
-        return invalid_call(not_an_object(name, raw))
+        return invalid_call(
+            f"The arguments for {name} must be a JSON object, not {_json_kind(raw)}."
+        )
     try:
         return spec.arguments.model_validate(raw)
     except ValidationError as exc:
