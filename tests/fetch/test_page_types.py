@@ -386,9 +386,9 @@ def test_undated_page_of_sections_is_read_whole(site: Any, local: Config) -> Non
 
 @pytest.mark.parametrize("og_type", ["website", None])
 def test_dated_page_of_sections_that_names_itself_no_article_is_read_whole(og_type: str | None) -> None:
-    """The features page dated by its site's ``WebPage`` JSON-LD (as SEO plugins date every
-    page), with an ``og:type`` of ``website`` or none: nothing names it an article, and it is
-    read whole as the undated one is. Named an article in its ``og:type``, it stays one."""
+    """The features page dated by its site's ``WebPage`` JSON-LD (which many sites write on
+    every page), with an ``og:type`` of ``website`` or none: nothing names it an article, and it
+    is read whole as the undated one is. Named an article in its ``og:type``, it stays one."""
     webpage = ld({"@context": "https://schema.org", "@type": "WebPage", "name": "Planner features",
                   "datePublished": "2024-05-02T10:00:00+00:00", "dateModified": "2024-06-01T08:00:00+00:00"})
     og = f'<meta property="og:type" content="{og_type}">' if og_type else ""
