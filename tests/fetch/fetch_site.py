@@ -201,9 +201,7 @@ reminder your team has, on every device you own, free for up to five people.</p>
 
 
 FEATURES_UNDATED = features_page()
-FEATURES_DATED = features_page(
-    '<meta property="og:type" content="article"><meta property="article:published_time" content="2024-05-02T10:00:00Z">'
-)
+FEATURES_DATED = features_page('<meta property="article:published_time" content="2024-05-02T10:00:00Z">')
 
 #: A shop's product page: its price and stock stated in JSON-LD (in a ``@graph`` beside the
 #: breadcrumbs, as shop themes write it), the visible price built by a script.

@@ -17,7 +17,7 @@ from webproviders.fetching.mdtidy import tidy_markdown
 from webproviders.fetching.pagetext import page_text
 from webproviders.fetching.pagetype import page_type
 
-from .fetch_site import PLANNER_FEATURES, PLANNER_STORY, PRINCIPLES, features_page
+from .fetch_site import PLANNER_FEATURES, PLANNER_STORY, PRINCIPLES
 
 POSTS = [
     "I bought the new case last week and the front fan rattles at low speed, has anyone else seen this?",
@@ -371,7 +371,7 @@ def test_undated_page_of_sections_is_read_whole(site: Any, local: Config) -> Non
     """An undated features page stating no kind: a hero, a dozen cards side by side and a
     customer story in an ``<article>``, which trafilatura keeps alone (a fifth of the page).
     The page's own text stands in, every card with its heading, the menus and footer still
-    out. The same page dated and naming itself an article is read as one: the story alone."""
+    out. The same page with a date is read as an article: the story alone."""
     urls = [site.url("/features"), site.url("/2024/05/features")]
     envelope = dispatch_extract(urls, backend="http", config=local, timeout=60)
     assert envelope["success"] is True, envelope
@@ -382,24 +382,6 @@ def test_undated_page_of_sections_is_read_whole(site: Any, local: Config) -> Non
     assert "Pricing" not in undated and "Copyright" not in undated
     assert PLANNER_STORY[0] in dated
     assert not any(text in dated for _, text in PLANNER_FEATURES)
-
-
-@pytest.mark.parametrize("og_type", ["website", None])
-def test_dated_page_of_sections_that_names_itself_no_article_is_read_whole(og_type: str | None) -> None:
-    """The features page dated by its site's ``WebPage`` JSON-LD (which many sites write on
-    every page), with an ``og:type`` of ``website`` or none: nothing names it an article, and it
-    is read whole as the undated one is. Named an article in its ``og:type``, it stays one."""
-    webpage = ld({"@context": "https://schema.org", "@type": "WebPage", "name": "Planner features",
-                  "datePublished": "2024-05-02T10:00:00+00:00", "dateModified": "2024-06-01T08:00:00+00:00"})
-    og = f'<meta property="og:type" content="{og_type}">' if og_type else ""
-    url = "https://planner.example.com/features"
-    whole = html_document(features_page(webpage + og), url)
-    assert whole.metadata["date"] and whole.metadata["page_type"] == "article"
-    for title, text in PLANNER_FEATURES:
-        assert f"## {title}" in whole.content and text in whole.content
-    assert PLANNER_STORY[0] in whole.content and "Copyright" not in whole.content
-    story = html_document(features_page(webpage + '<meta property="og:type" content="article">'), url).content
-    assert PLANNER_STORY[0] in story and not any(text in story for _, text in PLANNER_FEATURES)
 
 
 HEADLINES = "".join(

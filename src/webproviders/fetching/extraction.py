@@ -85,12 +85,10 @@ RESCUE_WITH: dict[str, Literal["page", "baseline"]] = {
 #: The page's own text would gain more on such pages but fills undated articles with
 #: menus and teasers (measured on all three evaluation sets).
 UNDATED_RECALL_SHARE = 0.8
-#: A page read as an article that is undated, or dated but names itself no article (no
-#: schema.org article type, an ``og:type`` of ``website`` or none), whose main text (after
-#: the reading above) holds fewer than this share of the words of the page's own text is a
-#: page of sections side by side (a service's, a category's, a listing's, a site's front
-#: page), of which trafilatura kept one: the page text stands in, when at most
-#: :data:`SECTIONS_LIST_SHARE` of its lines are list items.
+#: An undated page read as an article whose main text (after the reading above) holds
+#: fewer than this share of the words of the page's own text is a page of sections side by
+#: side (a service's, a category's, a listing's), of which trafilatura kept one: the page
+#: text stands in, when at most :data:`SECTIONS_LIST_SHARE` of its lines are list items.
 #: News pages whose text trafilatura cut as short keep their menus and teasers in lists,
 #: which is what the page text would add to them, and a page with a comment section (see
 #: :data:`DISCUSSION_COMMENTS`) would get its comments: both keep their main text
@@ -303,18 +301,16 @@ def _main_text(
     html: str, tree: Any, url: str, fmt: Format, kind: PageType, dated: bool
 ) -> tuple[str | None, PageType]:
     """The page's main text as its kind reads it, or as a forum's when an article's comments
-    dwarf it (see :data:`DISCUSSION_SHARE`), or the page's own text when an article that is
-    undated, or names itself no article (:func:`.pagetype.calls_itself_article`), turns out to
-    be one section of many (see :data:`SECTIONS_SHARE`); and the kind it was read as."""
-    from .pagetype import calls_itself_article
-
+    dwarf it (see :data:`DISCUSSION_SHARE`), or the page's own text when an undated article
+    turns out to be one section of many (see :data:`SECTIONS_SHARE`); and the kind it was
+    read as."""
     discussion = kind == "article" and _comment_blocks(tree, DISCUSSION_COMMENTS)
     text = _reading(html, tree, url, fmt, kind, dated)
     if discussion:
         thread = _reading(html, tree, url, fmt, "forum", dated)
         if thread and _read_words(thread) >= DISCUSSION_SHARE * max(_read_words(text or ""), 1):
             return thread, "forum"
-    if text and kind == "article" and not discussion and (not dated or not calls_itself_article(tree)):
+    if text and kind == "article" and not dated and not discussion:
         return _sections_or(text, tree), kind
     return text, kind
 

@@ -26,18 +26,14 @@ PageType = Literal["article", "forum", "product", "collection", "listing", "docu
 PRODUCTS = frozenset({"product", "productgroup", "productmodel", "individualproduct", "vehicle", "car"})
 #: A page stating this many products is a collection of them.
 _MANY_PRODUCTS = 3
-#: schema.org types of an article (news, a blog post, a report, a recipe).
-ARTICLES = frozenset({"article", "newsarticle", "blogposting", "reportagenewsarticle", "analysisnewsarticle",
-                      "opinionnewsarticle", "reviewnewsarticle", "scholarlyarticle", "report", "recipe"})
-#: ``og:type`` values that say nothing of a page's kind (the protocol's default, or none given).
-_OG_UNSAID = frozenset({"", "website"})
 #: schema.org types that name a page's kind (the first match in this order wins).
 _SCHEMA_TYPES: tuple[tuple[PageType, frozenset[str]], ...] = (
     ("forum", frozenset({"discussionforumposting", "qapage"})),
     ("product", PRODUCTS),
     ("documentation", frozenset({"techarticle", "apireference", "softwaresourcecode"})),
     ("collection", frozenset({"collectionpage", "offercatalog", "searchresultspage"})),
-    ("article", ARTICLES),
+    ("article", frozenset({"article", "newsarticle", "blogposting", "reportagenewsarticle", "analysisnewsarticle",
+                           "opinionnewsarticle", "reviewnewsarticle", "scholarlyarticle", "report", "recipe"})),
     ("service", frozenset({"service", "softwareapplication"})),
 )
 #: Words in a URL path, matched as whole path segments (or their prefix before a dash).
@@ -119,16 +115,6 @@ def page_type(tree: Any, url: str) -> PageType:
     if og is not None and (og.get("content") or "").strip().lower() in _OG_TYPES:
         return _OG_TYPES[(og.get("content") or "").strip().lower()]
     return _address_kind(url) or "article"
-
-
-def calls_itself_article(tree: Any) -> bool:
-    """Whether the page names itself an article or another medium (a schema.org article type, an
-    ``og:type`` such as ``article`` or ``video``): a page taken for an article by default that says
-    neither may as well be a service's, a listing's or a collection's sections."""
-    if not ARTICLES.isdisjoint(stated_types(tree)):
-        return True
-    og = tree.find(".//meta[@property='og:type']")
-    return og is not None and (og.get("content") or "").strip().lower() not in _OG_UNSAID
 
 
 def _address_kind(url: str) -> PageType | None:
