@@ -844,6 +844,26 @@ def test_a_stored_entry_that_is_not_an_answer_is_a_miss_not_a_failure(
     assert dispatch_search("python", config=config)["meta"]["cached"] is True
 
 
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_a_stored_answer_whose_meta_names_the_envelope_s_own_fields_is_served_with_ours(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest, namespace: str
+) -> None:
+    """An answer another version or program stored, its meta holding ``served_by`` (and other
+    names of the envelope's own): every hit failed as provider_error, 'The provider failed:
+    TypeError: Call.meta() got multiple values for argument 'served_by'', until it expired."""
+    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
+    config = build_config(search_backend="fake-a", cache=_backend_settings(kind, tmp_path, redis_url, namespace))
+    first = dispatch_search("python", config=config)
+    answer = {**first, "meta": {"served_by": "elsewhere", "self": "x", "latency_ms": -1, "region": "eu"}}
+    assert _spoil_entries(kind, tmp_path, redis_url, namespace, json.dumps(answer).encode()) == 1
+
+    hit = dispatch_search("python", config=config)
+    assert hit["success"] is True and hit["data"] == first["data"], hit
+    assert hit["meta"]["served_by"] == "fake-a" and hit["meta"]["cached"] is True
+    assert hit["meta"]["latency_ms"] >= 0 and hit["meta"]["region"] == "eu"
+    assert provider(config, "fake-a").calls == 1
+
+
 def test_a_broken_shared_store_never_fails_a_call(caplog: pytest.LogCaptureFixture) -> None:
     config = build_config(search_backend="fake-a", cache={"backend": "redis", "url": f"redis://127.0.0.1:{free_port()}/0"})
     first = dispatch_search("python", config=config)
