@@ -826,7 +826,16 @@ def _spoil_entries(kind: str, tmp_path: Path, redis_url: str | None, namespace: 
         client.close()
 
 
-@pytest.mark.parametrize("payload", [b"\xff\x00torn", b'{"data": [1, 2', b"42", b'{"rows": []}'])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"\xff\x00torn", b'{"data": [1, 2', b"42", b'{"rows": []}',
+        # Another program's or version's entry: JSON with data and meta, yet no answer.
+        b'{"data": null, "meta": {}}', b'{"data": "python", "meta": {}}', b'{"data": {"web": "x"}, "meta": {}}',
+        b'{"data": {"web": [1, 2]}, "meta": {}}', b'{"data": {"web": [{"url": 5}]}, "meta": {}}',
+        b'{"data": {"web": [{"url": "https://a.example/"}]}, "meta": {"warnings": "stale"}}',
+    ],
+)
 @pytest.mark.parametrize("kind", ["sqlite", "redis"])
 def test_a_stored_entry_that_is_not_an_answer_is_a_miss_not_a_failure(
     kind: str, payload: bytes, tmp_path: Path, request: pytest.FixtureRequest, namespace: str
