@@ -405,6 +405,37 @@ def test_a_fleet_ledger_in_redis(redis_server: str, namespace: str) -> None:
 
 
 
+def test_entries_of_a_fleet_ledger_holding_no_row_are_left_out_of_a_report_saying_so(
+    redis_server: str, namespace: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Another program's entry in the stream (or another version's): one such entry failed
+    every report as network_error, '... could not be read (KeyError: 't'); check that the
+    server is running there', the server running fine."""
+    import redis
+
+    client = redis.Redis.from_url(redis_server)
+    config = cost_config(usage={"url": redis_server, "namespace": namespace})
+    dispatch_search("a", backend="priced", config=config)
+    spool.flush()
+    now = repr(time.time())
+    row = {"p": "priced", "c": "search", "o": "ok", "n": "1", "u": "request", "e": "0", "l": "1", "t": now, "s": "1"}
+    for fields in ({"event": "login"}, {**row, "usd": "a lot"}, {**row, "usd": "nan"}, {**row, "usd": "1", "g": "{"}):
+        client.xadd(f"{namespace}:usage", fields)
+    client.close()
+
+    summary = webproviders.usage_summary("1h", config=config)
+    assert (summary["total"]["requests"], summary["total"]["usd"]) == (1, 0.004)
+    assert summary["warnings"] == [
+        "4 entries of the ledger held no usage row this version can read (another program's, or another "
+        "version's): they are left out of these totals."
+    ]
+    file = _config_file(tmp_path, {"usage": {"url": redis_server, "namespace": namespace}})
+    assert main(["--config", str(file), "usage", "--since", "1h"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[2].split() == ["priced", "1", "0", "1", "request", "0.0040"]
+    assert "warning: 4 entries of the ledger held no usage row" in out
+
+
 def test_a_fleet_ledger_range_holds_a_long_call_written_after_it_ends(redis_server: str, namespace: str) -> None:
     """A row carries the time its request started and reaches the stream when the call ends,
     up to an hour later: a range that ended between the two left it out."""
