@@ -547,6 +547,58 @@ def test_two_processes_sharing_a_cache_make_one_upstream_call(
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_a_worker_killed_while_fetching_holds_identical_calls_up_for_a_moment_only(
+    kind: str, tmp_path: Path, counting_server: Any, request: pytest.FixtureRequest, namespace: str
+) -> None:
+    """Its claim lasted its whole deadline (30 s here): every identical call in the fleet
+    waited on it and failed as timeout, the provider answering fine. Now a claim is a short
+    lease its holder renews while it fetches, and lapses soon after the holder is gone."""
+    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
+    web = {
+        "cache": _backend_settings(kind, tmp_path, redis_url, namespace),
+        "providers": {"fake-counter": {"base_url": counting_server.url}},
+    }
+    counting_server.delay = 60.0  # the first worker's request never comes back
+    worker = _run_worker({"web": web, "mode": "once", "query": "python", "backend": "fake-counter"})
+    try:
+        for _ in range(600):
+            if counting_server.requests:
+                break
+            time.sleep(0.05)
+        assert counting_server.requests, "the worker never asked"
+    finally:
+        worker.kill()
+        worker.communicate(timeout=60)
+    counting_server.delay = 0.0
+
+    config = build_config(**web)
+    envelope = dispatch_search("python", backend="fake-counter", config=config, timeout=15)
+    assert envelope["success"] is True, envelope
+    assert len(counting_server.requests) == 2
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_a_claim_is_renewed_while_its_holder_is_still_fetching(
+    kind: str, tmp_path: Path, counting_server: Any, request: pytest.FixtureRequest, namespace: str,
+    start_together: Any,
+) -> None:
+    """A fetch that outlasts a lease keeps its claim: the other worker waits for its answer."""
+    from webproviders.dependable.cache import CLAIM_LEASE
+
+    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
+    counting_server.delay = 2 * CLAIM_LEASE
+    web = {
+        "cache": _backend_settings(kind, tmp_path, redis_url, namespace),
+        "providers": {"fake-counter": {"base_url": counting_server.url}},
+    }
+    job = {"web": web, "mode": "once", "query": "python", "backend": "fake-counter", "together": True}
+    results = [_result(w) for w in start_together([_worker_command(job)] * 2)]
+    assert all(r["success"] for r in results), results
+    assert sorted(bool(r["cached"]) for r in results) == [False, True], results
+    assert len(counting_server.requests) == 1
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
 def test_configs_sharing_a_store_with_a_provider_set_up_differently_do_not_share_answers(
     kind: str, tmp_path: Path, request: pytest.FixtureRequest, namespace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:

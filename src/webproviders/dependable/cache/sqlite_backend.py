@@ -170,6 +170,12 @@ class SQLiteCache:
         )
         return row is not None
 
+    def renew(self, key: str, token: str, seconds: float) -> None:
+        """Hold the claim ``token`` on ``key`` for ``seconds`` from now, if it is still ours."""
+        self._run(lambda db: db.execute(
+            "UPDATE claims SET expires = ? WHERE key = ? AND token = ?", (self.clock() + seconds, key, token)
+        ))
+
     def release(self, key: str, token: str) -> None:
         self._run(lambda db: db.execute("DELETE FROM claims WHERE key = ? AND token = ?", (key, token)))
 
