@@ -315,6 +315,46 @@ def test_a_ledger_that_stays_broken_is_said_by_calls_after_its_skip_window(tmp_p
     assert [row["provider"] for row in _rows(blocker / "usage.sqlite3")] == ["free", "free"]
 
 
+def _another_programs_database(path: Path) -> None:
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE history (url TEXT, visits INTEGER)")
+    db.execute("INSERT INTO history VALUES ('https://example.com/', 3)")
+    db.commit()
+    db.close()
+
+
+def _tables(path: Path) -> tuple[list[str], str]:
+    db = sqlite3.connect(path)
+    try:
+        names = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return names, db.execute("PRAGMA journal_mode").fetchone()[0]
+    finally:
+        db.close()
+
+
+def test_a_ledger_path_set_to_another_program_s_database_leaves_it_unaltered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its usage tables were added to that database (switched to WAL mode), unsaid."""
+    path = tmp_path / "places.sqlite"
+    _another_programs_database(path)
+    config = cost_config(usage={"path": str(path)})
+    first = dispatch_search("a", backend="priced", config=config)
+    spool.flush()
+    again = dispatch_search("b", backend="priced", config=config)
+    assert first["success"] is True and again["success"] is True
+    assert any(
+        "holding tables of another program (history); it is left as it is: point web.usage.path at another file" in w
+        for w in again["meta"]["warnings"]
+    ), again["meta"]
+    assert _tables(path) == (["history"], "delete")
+
+    file = _config_file(tmp_path, {"usage": {"path": str(path)}})
+    assert main(["--config", str(file), "usage"]) == 1
+    assert "point web.usage.path at another file" in capsys.readouterr().err
+    assert _tables(path) == (["history"], "delete")
+
+
 def test_a_ledger_deleted_while_in_use_is_started_again(tmp_path: Path) -> None:
     """Deleting the ledger to start usage afresh while a process wrote to it: its kept
     connections went on writing to the deleted file, where no report could read the rows."""

@@ -925,6 +925,31 @@ def test_a_stored_answer_whose_meta_names_the_envelope_s_own_fields_is_served_wi
     assert provider(config, "fake-a").calls == 1
 
 
+def test_a_cache_path_set_to_another_program_s_database_leaves_it_unaltered(tmp_path: Path) -> None:
+    """The cache's tables were added to that database (switched to WAL mode), unsaid; one
+    that had a table named as the cache's failed with 'no such column: stored'."""
+    import sqlite3
+
+    path = tmp_path / "places.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE history (url TEXT, visits INTEGER)")
+    db.commit()
+    db.close()
+    config = build_config(search_backend="fake-a", cache={"backend": "sqlite", "path": str(path)})
+    envelope = dispatch_search("python", config=config)
+    assert envelope["success"] is True
+    assert envelope["meta"]["warnings"] == [
+        f"The cache (sqlite) failed (ForeignDatabase: {path} is a SQLite database holding tables of another "
+        "program (history); it is left as it is: point web.cache.path at another file); this call goes on without it."
+    ]
+    db = sqlite3.connect(path)
+    try:
+        assert [n for (n,) in db.execute("SELECT name FROM sqlite_master")] == ["history"]
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    finally:
+        db.close()
+
+
 def test_a_broken_shared_store_never_fails_a_call(caplog: pytest.LogCaptureFixture) -> None:
     config = build_config(search_backend="fake-a", cache={"backend": "redis", "url": f"redis://127.0.0.1:{free_port()}/0"})
     first = dispatch_search("python", config=config)

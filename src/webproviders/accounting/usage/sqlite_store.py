@@ -55,7 +55,10 @@ class SQLiteUsage:
     def __init__(self, path: str | os.PathLike[str] | None, retention_days: int, timeout: float = 10.0) -> None:
         self.path = expand_user(path) if path else default_path()
         self.retention = retention_days * 86400.0
-        self._file = SQLiteFile(self.path, _SCHEMA, timeout, upgrade=_add_missing_totals)
+        self._file = SQLiteFile(
+            self.path, _SCHEMA, timeout, upgrade=_add_missing_totals,
+            tables=frozenset({"usage", "usage_totals"}), setting="web.usage.path",
+        )
         self._lock = threading.Lock()
         self._batches = 0
         self._writer: tuple[Any, Identity] | None = None

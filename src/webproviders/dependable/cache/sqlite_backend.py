@@ -77,7 +77,7 @@ class SQLiteCache:
         self._writes = 0
         self._written = 0  # bytes of answers written since the last trim
         #: Each operation waits at most ``timeout`` seconds for another connection's lock.
-        self._file = SQLiteFile(self.path, _SCHEMA, timeout)
+        self._file = SQLiteFile(self.path, _SCHEMA, timeout, tables=frozenset({"entries", "claims"}), setting="web.cache.path")
 
     @staticmethod
     def encode(value: Any) -> bytes:
