@@ -719,6 +719,25 @@ def test_pool_size_bounds_the_connections_a_process_opens(make_index_config: Any
     assert held == 1
 
 
+@POSTGRES_ONLY
+def test_a_search_its_store_timed_out_well_before_the_call_s_deadline_is_not_said_cut_short_by_the_call(
+    make_index_config: Any
+) -> None:
+    """The index's statement timeout (10 s, web.providers.local.timeout left unset) ended the
+    search with more than half the call's time left: the envelope said detail call_deadline,
+    as if the caller's timeout had been too short."""
+    config = make_index_config(store={"timeout": None})
+    open_store(config).add([page("https://a.example.com/x", "Zebra", "zebra stripes")])
+    import psycopg
+
+    with psycopg.connect(config.provider("local").option("dsn")) as locker:
+        locker.execute(f"LOCK TABLE {schema_of(config)}.pages IN ACCESS EXCLUSIVE MODE")  # searches wait on it
+        envelope = dispatch_search("zebra", backend="local", config=config, timeout=25)
+        locker.rollback()
+    assert envelope["error_code"] == "timeout" and "took longer than 10 s" in envelope["error"], envelope
+    assert "detail" not in envelope, envelope
+
+
 def test_a_server_that_takes_no_more_connections_says_so_not_that_it_is_down(
     make_config: Any, postgres_server: pg_server.PostgresServer
 ) -> None:
