@@ -358,14 +358,19 @@ def test_the_right_password_is_let_in(make_config: Any, password_login: pg_serve
     ("settings", "message"),
     [
         ({"dsn": "host=127.0.0.1 port=notaport ="}, "dsn is not a PostgreSQL connection string"),
+        # Before, each was "is not a PostgreSQL connection string", though it was one.
+        ({"dsn": "postgresql://u:Pw0rd@127.0.0.1/x?sslmod=require"}, r"dsn has an option PostgreSQL does not know \(sslmod\)"),
+        ({"dsn": "host=127.0.0.1 password=Pw0rd sslmod=require"}, r"dsn has an option PostgreSQL does not know \(sslmod\)"),
+        ({"dsn": "postgresql://u:Pw0rd%zz@127.0.0.1/x"}, "dsn holds a '%' that two hexadecimal digits do not follow"),
         ({"dsn": "postgresql://127.0.0.1/x", "schema": "Bad-Name"}, "schema may hold only lower-case letters"),
         ({"dsn": "postgresql://127.0.0.1/x", "pool_size": "many"}, "pool_size must be a whole number above 0"),
         ({"dsn": "postgresql://127.0.0.1/x", "pool_size": 0.5}, "pool_size must be a whole number above 0"),
     ],
 )
 def test_bad_settings_are_named(make_config: Any, settings: dict[str, Any], message: str) -> None:
-    with pytest.raises(NotConfiguredError, match=message):
+    with pytest.raises(NotConfiguredError, match=message) as refused:
         open_store(make_config(web={"providers": {"local": settings}}))
+    assert "Pw0rd" not in str(refused.value)
 
 
 def test_without_psycopg_a_dsn_says_what_to_install(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
