@@ -738,6 +738,59 @@ def test_workers_waiting_on_a_failing_provider_share_its_failure(
     assert len(counting_server.requests) == 1
 
 
+def _left_over_by_another(kind: str, tmp_path: Path, redis_url: str | None, namespace: str, payload: bytes) -> None:
+    """The stored answer taken away, and in its place what a worker that held the key's claim
+    a moment ago left for its waiters: ``payload`` (another version's or program's), its claim
+    still standing for a moment."""
+    if kind == "sqlite":
+        db = sqlite3.connect(tmp_path / "cache.sqlite3", isolation_level=None)
+        try:
+            (key,) = db.execute("SELECT key FROM entries").fetchone()
+            db.execute("DELETE FROM entries")
+            db.execute("INSERT INTO entries VALUES (?, ?, ?, ?)", (f"handover:{key}", payload, time.time() + 60, time.time()))
+            db.execute("INSERT INTO claims VALUES (?, 'another', ?)", (key, time.time() + 0.3))
+        finally:
+            db.close()
+        return
+    import redis
+
+    client = redis.Redis.from_url(redis_url or "")
+    try:
+        (stored,) = [k.decode() for k in client.scan_iter(f"{namespace}:cache:*")]
+        key = stored[len(f"{namespace}:cache:"):]
+        client.delete(stored)
+        client.set(f"{namespace}:cache:handover:{key}", payload, px=60000)
+        client.set(f"{namespace}:cache:claim:{key}", "another", px=300)
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        {"code": "no_such_code", "message": "x"},
+        {"code": "rate_limited", "message": "slow", "retry_after": "soon"},
+        {"code": "timeout", "message": "m", "detail": {"why": 1}},
+        {"code": "provider_error", "message": "m", "provider": ["fake-a"]},
+        {"code": "auth_error", "message": 5, "failures": [1, "a"]},
+    ],
+)
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_a_handed_over_failure_of_another_shape_is_not_taken(
+    kind: str, failure: dict[str, Any], tmp_path: Path, request: pytest.FixtureRequest, namespace: str
+) -> None:
+    """Such an entry failed the waiting call as provider_error, 'The provider failed: TypeError:
+    must be real number, not str' (or took its code, message and failures as they were)."""
+    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
+    config = build_config(search_backend="fake-a", cache=_backend_settings(kind, tmp_path, redis_url, namespace))
+    first = dispatch_search("python", config=config)
+    _left_over_by_another(kind, tmp_path, redis_url, namespace, json.dumps({"scope": "", "failure": failure}).encode())
+
+    envelope = dispatch_search("python", config=config, timeout=10)
+    assert envelope["success"] is True and envelope["data"] == first["data"], envelope
+    assert provider(config, "fake-a").calls == 2
+
+
 @pytest.mark.parametrize("kind", ["sqlite", "redis"])
 def test_a_failure_met_with_one_tenant_s_key_is_not_handed_to_a_tenant_with_another(
     kind: str, tmp_path: Path, namespace: str, http_server: Any, request: pytest.FixtureRequest

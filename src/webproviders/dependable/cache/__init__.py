@@ -26,6 +26,7 @@ from . import handover
 from .fingerprint import cache_key
 from .flight import Flights
 from .memory import MemoryCache
+from .shape import an_answer
 
 if TYPE_CHECKING:
     from ...config import CacheSettings
@@ -119,7 +120,7 @@ class ResultCache:
 
     async def lookup(self, key: str, ttl: float) -> Any:
         """The stored answer for ``key`` (a fresh copy), or None; an entry that is not an answer
-        (see :func:`_an_answer`) is a miss, with a warning, and so is one stored longer ago than
+        (see :func:`.shape.an_answer`) is a miss, with a warning, and so is one stored longer ago than
         ``ttl`` (by a config that keeps answers longer)."""
         store = self.store
         payload = await self._safe(store.get, None, key) if store.shared else store.get(key)
@@ -130,7 +131,7 @@ class ResultCache:
         except ValueError as exc:
             problem = type(exc).__name__
         else:
-            if _an_answer(value):
+            if an_answer(value):
                 if store.shared:  # stamped when stored there (see STORED_AT)
                     stored = value.pop(STORED_AT, None)
                     if isinstance(stored, (int, float)) and self.clock() - stored > ttl:
@@ -287,22 +288,6 @@ def _lease(remaining: float) -> float:
     """How long a new claim lasts: :data:`CLAIM_LEASE`, or the caller's time left when that is
     less (a second at least)."""
     return max(1.0, min(CLAIM_LEASE, remaining))
-
-
-def _an_answer(value: Any) -> bool:
-    """Whether a stored value has an answer's shape: ``data`` a search's ``{"web": [...]}`` or
-    an extract's or crawl's pages, each item a mapping with its URL as text, and ``meta`` a
-    mapping whose ``warnings`` are sentences. Another program's or version's entry in a shared
-    store was served as it was: a success whose ``data`` was null or a string, or whose
-    warnings came out one character each."""
-    if not isinstance(value, dict) or not isinstance(value.get("meta"), dict):
-        return False
-    warnings = value["meta"].get("warnings", [])
-    if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
-        return False
-    data = value.get("data")
-    items = data.get("web") if isinstance(data, dict) else data
-    return isinstance(items, list) and all(isinstance(i, dict) and isinstance(i.get("url"), str) for i in items)
 
 
 def _awaitable(flight: concurrent.futures.Future[Any]) -> asyncio.Future[Any]:
