@@ -45,16 +45,28 @@ def test_the_schema_is_made_on_the_first_write_and_stamped(index_config: Config)
 
 
 @POSTGRES_ONLY
-def test_a_schema_holding_something_else_is_refused_and_left_alone(index_config: Config) -> None:
+@pytest.mark.parametrize(
+    "meta",
+    [
+        "",
+        # Another program's table named meta, as in a schema such as public: before, 'failed:
+        # column "key" does not exist' (provider_error).
+        "CREATE TABLE {s}.meta (id integer);",
+    ],
+)
+def test_a_schema_holding_something_else_is_refused_and_left_alone(index_config: Config, meta: str) -> None:
     s = schema_of(index_config)
     pg_run(index_config, f"CREATE SCHEMA {s}; CREATE TABLE {s}.pages (id integer); INSERT INTO {s}.pages VALUES (7)")
+    if meta:
+        pg_run(index_config, meta.format(s=s))
     store = open_store(index_config)
     for call in (lambda: store.add([page("https://a.example.com/", "A", "alpha")]), store.stats,
                  lambda: store.search("alpha", 5, Filters())):
         with pytest.raises(NotConfiguredError, match=f"schema '{s}' .* holds something other than"):
             call()
     assert pg_run(index_config, f"SELECT * FROM {s}.pages") == [(7,)]
-    assert pg_run(index_config, f"SELECT count(*) FROM pg_class WHERE relnamespace = '{s}'::regnamespace") == [(1,)]
+    tables = 2 if meta else 1
+    assert pg_run(index_config, f"SELECT count(*) FROM pg_class WHERE relnamespace = '{s}'::regnamespace") == [(tables,)]
 
 
 @POSTGRES_ONLY
