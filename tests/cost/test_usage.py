@@ -476,6 +476,25 @@ def test_entries_of_a_fleet_ledger_holding_no_row_are_left_out_of_a_report_sayin
     assert "warning: 4 entries of the ledger held no usage row" in out
 
 
+def test_a_row_of_a_sqlite_ledger_holding_no_usage_is_left_out_of_a_report_saying_so(tmp_path: Path) -> None:
+    """A row another program wrote into the file (text where a number belongs) failed every
+    report: 'could not be read (TypeError: unsupported operand type(s) for +=: 'float' and 'str')'."""
+    path = tmp_path / "usage.sqlite3"
+    config = cost_config(usage={"path": str(path)})
+    dispatch_search("a", backend="priced", config=config)
+    spool.flush()
+    db = sqlite3.connect(path)
+    db.execute(
+        "INSERT INTO usage (time, provider, capability, outcome, units, unit, usd, estimated, latency_ms) "
+        "VALUES (?, 'priced', 'search', 'ok', 1, 'request', 'a lot', 0, 1)", (time.time(),)
+    )
+    db.commit()
+    db.close()
+    summary = webproviders.usage_summary("1h", config=config)
+    assert (summary["total"]["requests"], summary["total"]["usd"]) == (1, 0.004)
+    assert summary["warnings"][0].startswith("1 entry of the ledger held no usage row this version can read")
+
+
 def test_a_fleet_ledger_range_holds_a_long_call_written_after_it_ends(redis_server: str, namespace: str) -> None:
     """A row carries the time its request started and reaches the stream when the call ends,
     up to an hour later: a range that ended between the two left it out."""
