@@ -355,6 +355,18 @@ def test_a_ledger_path_set_to_another_program_s_database_leaves_it_unaltered(
     assert _tables(path) == (["history"], "delete")
 
 
+def test_a_ledger_path_naming_a_folder_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """SQLite said only 'unable to open database file' (here and in every priced call's
+    refusal, with a budget set)."""
+    config = cost_config(usage={"path": str(tmp_path)}, budget={"daily_usd": 1})
+    refused = dispatch_search("a", backend="priced", config=config)
+    assert refused["error_code"] == "budget_store_unavailable"
+    assert f"(IsADirectoryError: {tmp_path} is a folder; web.usage.path names the file itself" in refused["error"]
+    file = _config_file(tmp_path, {"usage": {"path": str(tmp_path)}})
+    assert main(["--config", str(file), "usage"]) == 1
+    assert "is a folder; web.usage.path names the file itself" in capsys.readouterr().err
+
+
 def test_a_ledger_deleted_while_in_use_is_started_again(tmp_path: Path) -> None:
     """Deleting the ledger to start usage afresh while a process wrote to it: its kept
     connections went on writing to the deleted file, where no report could read the rows."""

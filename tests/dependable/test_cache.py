@@ -1003,6 +1003,17 @@ def test_a_cache_path_set_to_another_program_s_database_leaves_it_unaltered(tmp_
         db.close()
 
 
+def test_a_cache_path_naming_a_folder_says_so(tmp_path: Path) -> None:
+    """SQLite said only 'unable to open database file'."""
+    config = build_config(search_backend="fake-a", cache={"backend": "sqlite", "path": str(tmp_path)})
+    envelope = dispatch_search("python", config=config)
+    assert envelope["success"] is True
+    assert envelope["meta"]["warnings"] == [
+        f"The cache (sqlite) failed (IsADirectoryError: {tmp_path} is a folder; web.cache.path names the file "
+        "itself (one inside it will do)); this call goes on without it."
+    ]
+
+
 def test_a_broken_shared_store_never_fails_a_call(caplog: pytest.LogCaptureFixture) -> None:
     config = build_config(search_backend="fake-a", cache={"backend": "redis", "url": f"redis://127.0.0.1:{free_port()}/0"})
     first = dispatch_search("python", config=config)

@@ -76,6 +76,8 @@ class SQLiteFile:
         import sqlite3
 
         require_home(self.path).parent.mkdir(parents=True, exist_ok=True)
+        if self.path.is_dir():  # SQLite says only "unable to open database file"
+            raise IsADirectoryError(f"{self.path} is a folder; {self._setting} names the file itself (one inside it will do)")
         conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout = {max(1, round(self.timeout * 1000))}")
         if self._prepared is None or self._prepared != self.identity():
