@@ -39,8 +39,9 @@ def redis_url(value: str | None, what: str) -> str | None:
     import redis
 
     try:  # reads the URL's settings (?socket_timeout=, ?db=) as the stores' client will; no connection
-        redis.ConnectionPool.from_url(value)
-    except ValueError as exc:  # the client's words name the setting, never its value
+        # A connection object is made, not opened: TLS settings (?ssl_cert_reqs=) are read only then.
+        redis.ConnectionPool.from_url(value).make_connection()
+    except (ValueError, redis.RedisError) as exc:  # the client's words name the setting, never its value
         raise ValueError(f"{what} has a setting the Redis client cannot read ({scrub(str(exc))})") from None
     return value
 
@@ -232,6 +233,8 @@ class UsageSettings(LazySection):
     @classmethod
     def _check_url(cls, value: str | None) -> str | None:
         if value and value.startswith("sqlite:///"):
+            if value == "sqlite:///" or value.endswith("/"):
+                raise ValueError("the usage ledger URL names no file (sqlite:///path/to/usage.sqlite3)")
             return file_path(value)
         if value and not value.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("the usage ledger URL must start with redis://, rediss://, unix:// or sqlite:///")

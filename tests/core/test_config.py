@@ -312,6 +312,12 @@ def test_a_wrong_kind_under_a_union_key_keeps_its_siblings_problems() -> None:
         ({"rate_limit": {"url": "redis://:Pw0rdSecret@limits.internal:99999"}}, "web.rate_limit.url", "its port is outside 0 to 65535"),
         ({"usage": {"url": "redis://:Pw0rdSecret@usage.internal:port/0"}}, "web.usage.url", "its port is not a number"),
         ({"usage": {"url": "unix://"}}, "web.usage.url", "names no socket"),
+        ({"usage": {"url": "sqlite:///"}}, "web.usage.url", "names no file"),
+        ({"usage": {"url": "sqlite:///var/lib/webproviders/"}}, "web.usage.url", "names no file"),
+        (
+            {"cache": {"url": "rediss://:Pw0rdSecret@cache.internal:6380/0?ssl_cert_reqs=sometimes"}},
+            "web.cache.url", "has a setting the Redis client cannot read (Invalid SSL Certificate Requirements Flag",
+        ),
         ({"proxy": "ftp://user:Pw0rdSecret@proxy.internal:3128"}, "web.proxy", "http://, https://, socks5://"),
         ({"proxy": "proxy.internal:3128"}, "web.proxy", "http://, https://, socks5://"),
         ({"proxy": "http://user:Pw0rdSecret@proxy.internal:31x8"}, "web.proxy", "its port is not a number"),

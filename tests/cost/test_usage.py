@@ -315,6 +315,58 @@ def test_a_ledger_that_stays_broken_is_said_by_calls_after_its_skip_window(tmp_p
     assert [row["provider"] for row in _rows(blocker / "usage.sqlite3")] == ["free", "free"]
 
 
+def _another_programs_database(path: Path) -> None:
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE history (url TEXT, visits INTEGER)")
+    db.execute("INSERT INTO history VALUES ('https://example.com/', 3)")
+    db.commit()
+    db.close()
+
+
+def _tables(path: Path) -> tuple[list[str], str]:
+    db = sqlite3.connect(path)
+    try:
+        names = [name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")]
+        return names, db.execute("PRAGMA journal_mode").fetchone()[0]
+    finally:
+        db.close()
+
+
+def test_a_ledger_path_set_to_another_program_s_database_leaves_it_unaltered(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its usage tables were added to that database (switched to WAL mode), unsaid."""
+    path = tmp_path / "places.sqlite"
+    _another_programs_database(path)
+    config = cost_config(usage={"path": str(path)})
+    first = dispatch_search("a", backend="priced", config=config)
+    spool.flush()
+    again = dispatch_search("b", backend="priced", config=config)
+    assert first["success"] is True and again["success"] is True
+    assert any(
+        "holding tables of another program (history); it is left as it is: point web.usage.path at another file" in w
+        for w in again["meta"]["warnings"]
+    ), again["meta"]
+    assert _tables(path) == (["history"], "delete")
+
+    file = _config_file(tmp_path, {"usage": {"path": str(path)}})
+    assert main(["--config", str(file), "usage"]) == 1
+    assert "point web.usage.path at another file" in capsys.readouterr().err
+    assert _tables(path) == (["history"], "delete")
+
+
+def test_a_ledger_path_naming_a_folder_says_so(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """SQLite said only 'unable to open database file' (here and in every priced call's
+    refusal, with a budget set)."""
+    config = cost_config(usage={"path": str(tmp_path)}, budget={"daily_usd": 1})
+    refused = dispatch_search("a", backend="priced", config=config)
+    assert refused["error_code"] == "budget_store_unavailable"
+    assert f"(IsADirectoryError: {tmp_path} is a folder; web.usage.path names the file itself" in refused["error"]
+    file = _config_file(tmp_path, {"usage": {"path": str(tmp_path)}})
+    assert main(["--config", str(file), "usage"]) == 1
+    assert "is a folder; web.usage.path names the file itself" in capsys.readouterr().err
+
+
 def test_a_ledger_deleted_while_in_use_is_started_again(tmp_path: Path) -> None:
     """Deleting the ledger to start usage afresh while a process wrote to it: its kept
     connections went on writing to the deleted file, where no report could read the rows."""
@@ -403,6 +455,56 @@ def test_a_fleet_ledger_in_redis(redis_server: str, namespace: str) -> None:
     ]
     assert summary["ledger"] == redis_server
 
+
+
+def test_entries_of_a_fleet_ledger_holding_no_row_are_left_out_of_a_report_saying_so(
+    redis_server: str, namespace: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Another program's entry in the stream (or another version's): one such entry failed
+    every report as network_error, '... could not be read (KeyError: 't'); check that the
+    server is running there', the server running fine."""
+    import redis
+
+    client = redis.Redis.from_url(redis_server)
+    config = cost_config(usage={"url": redis_server, "namespace": namespace})
+    dispatch_search("a", backend="priced", config=config)
+    spool.flush()
+    now = repr(time.time())
+    row = {"p": "priced", "c": "search", "o": "ok", "n": "1", "u": "request", "e": "0", "l": "1", "t": now, "s": "1"}
+    for fields in ({"event": "login"}, {**row, "usd": "a lot"}, {**row, "usd": "nan"}, {**row, "usd": "1", "g": "{"}):
+        client.xadd(f"{namespace}:usage", fields)
+    client.close()
+
+    summary = webproviders.usage_summary("1h", config=config)
+    assert (summary["total"]["requests"], summary["total"]["usd"]) == (1, 0.004)
+    assert summary["warnings"] == [
+        "4 entries of the ledger held no usage row this version can read (another program's, or another "
+        "version's): they are left out of these totals."
+    ]
+    file = _config_file(tmp_path, {"usage": {"url": redis_server, "namespace": namespace}})
+    assert main(["--config", str(file), "usage", "--since", "1h"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[2].split() == ["priced", "1", "0", "1", "request", "0.0040"]
+    assert "warning: 4 entries of the ledger held no usage row" in out
+
+
+def test_a_row_of_a_sqlite_ledger_holding_no_usage_is_left_out_of_a_report_saying_so(tmp_path: Path) -> None:
+    """A row another program wrote into the file (text where a number belongs) failed every
+    report: 'could not be read (TypeError: unsupported operand type(s) for +=: 'float' and 'str')'."""
+    path = tmp_path / "usage.sqlite3"
+    config = cost_config(usage={"path": str(path)})
+    dispatch_search("a", backend="priced", config=config)
+    spool.flush()
+    db = sqlite3.connect(path)
+    db.execute(
+        "INSERT INTO usage (time, provider, capability, outcome, units, unit, usd, estimated, latency_ms) "
+        "VALUES (?, 'priced', 'search', 'ok', 1, 'request', 'a lot', 0, 1)", (time.time(),)
+    )
+    db.commit()
+    db.close()
+    summary = webproviders.usage_summary("1h", config=config)
+    assert (summary["total"]["requests"], summary["total"]["usd"]) == (1, 0.004)
+    assert summary["warnings"][0].startswith("1 entry of the ledger held no usage row this version can read")
 
 
 def test_a_fleet_ledger_range_holds_a_long_call_written_after_it_ends(redis_server: str, namespace: str) -> None:

@@ -547,6 +547,58 @@ def test_two_processes_sharing_a_cache_make_one_upstream_call(
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_a_worker_killed_while_fetching_holds_identical_calls_up_for_a_moment_only(
+    kind: str, tmp_path: Path, counting_server: Any, request: pytest.FixtureRequest, namespace: str
+) -> None:
+    """Its claim lasted its whole deadline (30 s here): every identical call in the fleet
+    waited on it and failed as timeout, the provider answering fine. Now a claim is a short
+    lease its holder renews while it fetches, and lapses soon after the holder is gone."""
+    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
+    web = {
+        "cache": _backend_settings(kind, tmp_path, redis_url, namespace),
+        "providers": {"fake-counter": {"base_url": counting_server.url}},
+    }
+    counting_server.delay = 60.0  # the first worker's request never comes back
+    worker = _run_worker({"web": web, "mode": "once", "query": "python", "backend": "fake-counter"})
+    try:
+        for _ in range(600):
+            if counting_server.requests:
+                break
+            time.sleep(0.05)
+        assert counting_server.requests, "the worker never asked"
+    finally:
+        worker.kill()
+        worker.communicate(timeout=60)
+    counting_server.delay = 0.0
+
+    config = build_config(**web)
+    envelope = dispatch_search("python", backend="fake-counter", config=config, timeout=15)
+    assert envelope["success"] is True, envelope
+    assert len(counting_server.requests) == 2
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_a_claim_is_renewed_while_its_holder_is_still_fetching(
+    kind: str, tmp_path: Path, counting_server: Any, request: pytest.FixtureRequest, namespace: str,
+    start_together: Any,
+) -> None:
+    """A fetch that outlasts a lease keeps its claim: the other worker waits for its answer."""
+    from webproviders.dependable.cache import CLAIM_LEASE
+
+    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
+    counting_server.delay = 2 * CLAIM_LEASE
+    web = {
+        "cache": _backend_settings(kind, tmp_path, redis_url, namespace),
+        "providers": {"fake-counter": {"base_url": counting_server.url}},
+    }
+    job = {"web": web, "mode": "once", "query": "python", "backend": "fake-counter", "together": True}
+    results = [_result(w) for w in start_together([_worker_command(job)] * 2)]
+    assert all(r["success"] for r in results), results
+    assert sorted(bool(r["cached"]) for r in results) == [False, True], results
+    assert len(counting_server.requests) == 1
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
 def test_configs_sharing_a_store_with_a_provider_set_up_differently_do_not_share_answers(
     kind: str, tmp_path: Path, request: pytest.FixtureRequest, namespace: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -684,6 +736,59 @@ def test_workers_waiting_on_a_failing_provider_share_its_failure(
     results = _four_workers_at_once(kind, tmp_path, counting_server, request, namespace)
     assert len({r["error"] for r in results}) == 1 and "HTTP Error 500" in results[0]["error"], results
     assert len(counting_server.requests) == 1
+
+
+def _left_over_by_another(kind: str, tmp_path: Path, redis_url: str | None, namespace: str, payload: bytes) -> None:
+    """The stored answer taken away, and in its place what a worker that held the key's claim
+    a moment ago left for its waiters: ``payload`` (another version's or program's), its claim
+    still standing for a moment."""
+    if kind == "sqlite":
+        db = sqlite3.connect(tmp_path / "cache.sqlite3", isolation_level=None)
+        try:
+            (key,) = db.execute("SELECT key FROM entries").fetchone()
+            db.execute("DELETE FROM entries")
+            db.execute("INSERT INTO entries VALUES (?, ?, ?, ?)", (f"handover:{key}", payload, time.time() + 60, time.time()))
+            db.execute("INSERT INTO claims VALUES (?, 'another', ?)", (key, time.time() + 0.3))
+        finally:
+            db.close()
+        return
+    import redis
+
+    client = redis.Redis.from_url(redis_url or "")
+    try:
+        (stored,) = [k.decode() for k in client.scan_iter(f"{namespace}:cache:*")]
+        key = stored[len(f"{namespace}:cache:"):]
+        client.delete(stored)
+        client.set(f"{namespace}:cache:handover:{key}", payload, px=60000)
+        client.set(f"{namespace}:cache:claim:{key}", "another", px=300)
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize(
+    "failure",
+    [
+        {"code": "no_such_code", "message": "x"},
+        {"code": "rate_limited", "message": "slow", "retry_after": "soon"},
+        {"code": "timeout", "message": "m", "detail": {"why": 1}},
+        {"code": "provider_error", "message": "m", "provider": ["fake-a"]},
+        {"code": "auth_error", "message": 5, "failures": [1, "a"]},
+    ],
+)
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_a_handed_over_failure_of_another_shape_is_not_taken(
+    kind: str, failure: dict[str, Any], tmp_path: Path, request: pytest.FixtureRequest, namespace: str
+) -> None:
+    """Such an entry failed the waiting call as provider_error, 'The provider failed: TypeError:
+    must be real number, not str' (or took its code, message and failures as they were)."""
+    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
+    config = build_config(search_backend="fake-a", cache=_backend_settings(kind, tmp_path, redis_url, namespace))
+    first = dispatch_search("python", config=config)
+    _left_over_by_another(kind, tmp_path, redis_url, namespace, json.dumps({"scope": "", "failure": failure}).encode())
+
+    envelope = dispatch_search("python", config=config, timeout=10)
+    assert envelope["success"] is True and envelope["data"] == first["data"], envelope
+    assert provider(config, "fake-a").calls == 2
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "redis"])
@@ -826,7 +931,16 @@ def _spoil_entries(kind: str, tmp_path: Path, redis_url: str | None, namespace: 
         client.close()
 
 
-@pytest.mark.parametrize("payload", [b"\xff\x00torn", b'{"data": [1, 2', b"42", b'{"rows": []}'])
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"\xff\x00torn", b'{"data": [1, 2', b"42", b'{"rows": []}',
+        # Another program's or version's entry: JSON with data and meta, yet no answer.
+        b'{"data": null, "meta": {}}', b'{"data": "python", "meta": {}}', b'{"data": {"web": "x"}, "meta": {}}',
+        b'{"data": {"web": [1, 2]}, "meta": {}}', b'{"data": {"web": [{"url": 5}]}, "meta": {}}',
+        b'{"data": {"web": [{"url": "https://a.example/"}]}, "meta": {"warnings": "stale"}}',
+    ],
+)
 @pytest.mark.parametrize("kind", ["sqlite", "redis"])
 def test_a_stored_entry_that_is_not_an_answer_is_a_miss_not_a_failure(
     kind: str, payload: bytes, tmp_path: Path, request: pytest.FixtureRequest, namespace: str
@@ -842,6 +956,62 @@ def test_a_stored_entry_that_is_not_an_answer_is_a_miss_not_a_failure(
     assert any(w.startswith(f"The cache ({kind}) held an entry it could not read") for w in spoiled["meta"]["warnings"])
     # The answer took the spoiled entry's place.
     assert dispatch_search("python", config=config)["meta"]["cached"] is True
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_a_stored_answer_whose_meta_names_the_envelope_s_own_fields_is_served_with_ours(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest, namespace: str
+) -> None:
+    """An answer another version or program stored, its meta holding ``served_by`` (and other
+    names of the envelope's own): every hit failed as provider_error, 'The provider failed:
+    TypeError: Call.meta() got multiple values for argument 'served_by'', until it expired."""
+    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
+    config = build_config(search_backend="fake-a", cache=_backend_settings(kind, tmp_path, redis_url, namespace))
+    first = dispatch_search("python", config=config)
+    answer = {**first, "meta": {"served_by": "elsewhere", "self": "x", "latency_ms": -1, "region": "eu"}}
+    assert _spoil_entries(kind, tmp_path, redis_url, namespace, json.dumps(answer).encode()) == 1
+
+    hit = dispatch_search("python", config=config)
+    assert hit["success"] is True and hit["data"] == first["data"], hit
+    assert hit["meta"]["served_by"] == "fake-a" and hit["meta"]["cached"] is True
+    assert hit["meta"]["latency_ms"] >= 0 and hit["meta"]["region"] == "eu"
+    assert provider(config, "fake-a").calls == 1
+
+
+def test_a_cache_path_set_to_another_program_s_database_leaves_it_unaltered(tmp_path: Path) -> None:
+    """The cache's tables were added to that database (switched to WAL mode), unsaid; one
+    that had a table named as the cache's failed with 'no such column: stored'."""
+    import sqlite3
+
+    path = tmp_path / "places.sqlite"
+    db = sqlite3.connect(path)
+    db.execute("CREATE TABLE history (url TEXT, visits INTEGER)")
+    db.commit()
+    db.close()
+    config = build_config(search_backend="fake-a", cache={"backend": "sqlite", "path": str(path)})
+    envelope = dispatch_search("python", config=config)
+    assert envelope["success"] is True
+    assert envelope["meta"]["warnings"] == [
+        f"The cache (sqlite) failed (ForeignDatabase: {path} is a SQLite database holding tables of another "
+        "program (history); it is left as it is: point web.cache.path at another file); this call goes on without it."
+    ]
+    db = sqlite3.connect(path)
+    try:
+        assert [n for (n,) in db.execute("SELECT name FROM sqlite_master")] == ["history"]
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    finally:
+        db.close()
+
+
+def test_a_cache_path_naming_a_folder_says_so(tmp_path: Path) -> None:
+    """SQLite said only 'unable to open database file'."""
+    config = build_config(search_backend="fake-a", cache={"backend": "sqlite", "path": str(tmp_path)})
+    envelope = dispatch_search("python", config=config)
+    assert envelope["success"] is True
+    assert envelope["meta"]["warnings"] == [
+        f"The cache (sqlite) failed (IsADirectoryError: {tmp_path} is a folder; web.cache.path names the file "
+        "itself (one inside it will do)); this call goes on without it."
+    ]
 
 
 def test_a_broken_shared_store_never_fails_a_call(caplog: pytest.LogCaptureFixture) -> None:

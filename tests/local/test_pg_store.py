@@ -45,16 +45,28 @@ def test_the_schema_is_made_on_the_first_write_and_stamped(index_config: Config)
 
 
 @POSTGRES_ONLY
-def test_a_schema_holding_something_else_is_refused_and_left_alone(index_config: Config) -> None:
+@pytest.mark.parametrize(
+    "meta",
+    [
+        "",
+        # Another program's table named meta, as in a schema such as public: before, 'failed:
+        # column "key" does not exist' (provider_error).
+        "CREATE TABLE {s}.meta (id integer);",
+    ],
+)
+def test_a_schema_holding_something_else_is_refused_and_left_alone(index_config: Config, meta: str) -> None:
     s = schema_of(index_config)
     pg_run(index_config, f"CREATE SCHEMA {s}; CREATE TABLE {s}.pages (id integer); INSERT INTO {s}.pages VALUES (7)")
+    if meta:
+        pg_run(index_config, meta.format(s=s))
     store = open_store(index_config)
     for call in (lambda: store.add([page("https://a.example.com/", "A", "alpha")]), store.stats,
                  lambda: store.search("alpha", 5, Filters())):
         with pytest.raises(NotConfiguredError, match=f"schema '{s}' .* holds something other than"):
             call()
     assert pg_run(index_config, f"SELECT * FROM {s}.pages") == [(7,)]
-    assert pg_run(index_config, f"SELECT count(*) FROM pg_class WHERE relnamespace = '{s}'::regnamespace") == [(1,)]
+    tables = 2 if meta else 1
+    assert pg_run(index_config, f"SELECT count(*) FROM pg_class WHERE relnamespace = '{s}'::regnamespace") == [(tables,)]
 
 
 @POSTGRES_ONLY
@@ -358,14 +370,19 @@ def test_the_right_password_is_let_in(make_config: Any, password_login: pg_serve
     ("settings", "message"),
     [
         ({"dsn": "host=127.0.0.1 port=notaport ="}, "dsn is not a PostgreSQL connection string"),
+        # Before, each was "is not a PostgreSQL connection string", though it was one.
+        ({"dsn": "postgresql://u:Pw0rd@127.0.0.1/x?sslmod=require"}, r"dsn has an option PostgreSQL does not know \(sslmod\)"),
+        ({"dsn": "host=127.0.0.1 password=Pw0rd sslmod=require"}, r"dsn has an option PostgreSQL does not know \(sslmod\)"),
+        ({"dsn": "postgresql://u:Pw0rd%zz@127.0.0.1/x"}, "dsn holds a '%' that two hexadecimal digits do not follow"),
         ({"dsn": "postgresql://127.0.0.1/x", "schema": "Bad-Name"}, "schema may hold only lower-case letters"),
         ({"dsn": "postgresql://127.0.0.1/x", "pool_size": "many"}, "pool_size must be a whole number above 0"),
         ({"dsn": "postgresql://127.0.0.1/x", "pool_size": 0.5}, "pool_size must be a whole number above 0"),
     ],
 )
 def test_bad_settings_are_named(make_config: Any, settings: dict[str, Any], message: str) -> None:
-    with pytest.raises(NotConfiguredError, match=message):
+    with pytest.raises(NotConfiguredError, match=message) as refused:
         open_store(make_config(web={"providers": {"local": settings}}))
+    assert "Pw0rd" not in str(refused.value)
 
 
 def test_without_psycopg_a_dsn_says_what_to_install(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -717,6 +734,25 @@ def test_pool_size_bounds_the_connections_a_process_opens(make_index_config: Any
     first.join(30)
     assert envelope["error_code"] == "timeout", envelope
     assert held == 1
+
+
+@POSTGRES_ONLY
+def test_a_search_its_store_timed_out_well_before_the_call_s_deadline_is_not_said_cut_short_by_the_call(
+    make_index_config: Any
+) -> None:
+    """The index's statement timeout (10 s, web.providers.local.timeout left unset) ended the
+    search with more than half the call's time left: the envelope said detail call_deadline,
+    as if the caller's timeout had been too short."""
+    config = make_index_config(store={"timeout": None})
+    open_store(config).add([page("https://a.example.com/x", "Zebra", "zebra stripes")])
+    import psycopg
+
+    with psycopg.connect(config.provider("local").option("dsn")) as locker:
+        locker.execute(f"LOCK TABLE {schema_of(config)}.pages IN ACCESS EXCLUSIVE MODE")  # searches wait on it
+        envelope = dispatch_search("zebra", backend="local", config=config, timeout=25)
+        locker.rollback()
+    assert envelope["error_code"] == "timeout" and "took longer than 10 s" in envelope["error"], envelope
+    assert "detail" not in envelope, envelope
 
 
 def test_a_server_that_takes_no_more_connections_says_so_not_that_it_is_down(

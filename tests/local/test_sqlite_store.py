@@ -95,8 +95,12 @@ def test_another_sqlite_database_is_refused_and_not_written_to(tmp_path: Path, m
     calls = (lambda: store.search("x", 5, Filters()), lambda: store.add([page("https://a.example.com/", "A", "a")]),
              store.stats, lambda: store.get(["https://a.example.com/"]))
     for call in calls:
-        with pytest.raises(NotConfiguredError, match="not a webproviders page index"):
+        with pytest.raises(NotConfiguredError) as refused:
             call()
+        assert refused.value.message == (
+            f"{path} is a SQLite database but not a webproviders page index; it is left as it is: "
+            "point web.providers.local.path at another file."
+        )
     store.close()
     assert path.read_bytes() == before  # the journal mode too: still a rollback journal
     assert not Path(f"{path}-wal").exists()

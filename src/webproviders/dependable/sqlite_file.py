@@ -34,9 +34,17 @@ def file_identity(path: Path) -> Identity:
     return found.st_dev, found.st_ino
 
 
+class ForeignDatabase(Exception):
+    """The file is a SQLite database holding another program's tables: it is left unaltered."""
+
+
 class SQLiteFile:
     """Connections to one file, its schema applied by the first of them (and again to a new
-    file at the same path); ``upgrade`` then runs once per file, as the schema does."""
+    file at the same path); ``upgrade`` then runs once per file, as the schema does.
+
+    ``tables`` are the tables the schema makes; a file holding any other (the path set to
+    another program's database, or to another of these stores' files, by mistake) is refused
+    with :class:`ForeignDatabase` naming ``setting``, before anything is written to it."""
 
     def __init__(
         self,
@@ -44,10 +52,15 @@ class SQLiteFile:
         schema: Sequence[str],
         timeout: float = 10.0,
         upgrade: Callable[[Any], None] | None = None,
+        *,
+        tables: frozenset[str],
+        setting: str,
     ) -> None:
         self.path = path
         self._schema = schema
         self._upgrade = upgrade
+        self._tables = tables
+        self._setting = setting
         #: Seconds a statement waits for another connection's lock before it fails.
         self.timeout = timeout
         #: The file the schema was applied to (another one at the path needs it again).
@@ -63,6 +76,8 @@ class SQLiteFile:
         import sqlite3
 
         require_home(self.path).parent.mkdir(parents=True, exist_ok=True)
+        if self.path.is_dir():  # SQLite says only "unable to open database file"
+            raise IsADirectoryError(f"{self.path} is a folder; {self._setting} names the file itself (one inside it will do)")
         conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
         conn.execute(f"PRAGMA busy_timeout = {max(1, round(self.timeout * 1000))}")
         if self._prepared is None or self._prepared != self.identity():
@@ -88,6 +103,7 @@ class SQLiteFile:
 
     def _prepare(self, conn: Any) -> None:
         def apply() -> None:
+            self._refuse_others(conn)
             conn.execute("PRAGMA journal_mode = WAL")
             for statement in self._schema:
                 conn.execute(statement)
@@ -95,6 +111,17 @@ class SQLiteFile:
                 self._upgrade(conn)
 
         retry_while_locked(apply, self.timeout)
+
+    def _refuse_others(self, conn: Any) -> None:
+        """Raise :class:`ForeignDatabase` when the file holds tables its schema does not make."""
+        names = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        others = sorted(name for name in names - self._tables if not name.startswith("sqlite_"))
+        if others:
+            held = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+            raise ForeignDatabase(
+                f"{self.path} is a SQLite database holding tables of another program ({held}); "
+                f"it is left as it is: point {self._setting} at another file"
+            )
 
 
 class PerThread:

@@ -7,7 +7,7 @@ cannot run becomes a failure envelope before anything is sent.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,8 +72,10 @@ class Call:
     #: Seconds of silence after which a chain also starts its next provider (None: in turn).
     hedge_after: float | None = None
 
-    def meta(self, served_by: str | None, cached: bool = False, **extra: Any) -> dict[str, Any]:
+    def meta(self, served_by: str | None, cached: bool = False, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The envelope's ``meta``; ``extra`` (e.g. a provider's own meta) never overrides ours.
+        It is a mapping, not keywords: a provider's (or a shared cache entry's) key named
+        ``served_by`` must be overridden, not fail the call.
 
         ``cached: True`` appears only on an answer served without an upstream request.
         """

@@ -62,7 +62,7 @@ def _is_empty(data: Any) -> bool:
 def _succeed(call: Call, name: str, data: Any, provider_meta: dict[str, Any], cached: bool) -> dict[str, Any]:
     call.warn(provider_meta.pop("warnings", None) or ())
     provider_meta.pop("cached", None)
-    meta = call.meta(name, cached, **provider_meta)
+    meta = call.meta(name, cached, provider_meta)
     failed = failed_count(data)
     if failed:
         meta["failed"] = failed
@@ -302,7 +302,7 @@ async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
         return failure(error, last[0] if last else None, call.meta(None))
     hits = fuse(ranked, call.arguments["limit"])
     fused = [name for name, listed in ranked if listed]
-    return success({"web": hits}, "fuse", call.meta("fuse", all_cached, fused=fused))
+    return success({"web": hits}, "fuse", call.meta("fuse", all_cached, {"fused": fused}))
 
 
 def _mark_empty(attempts: list[dict[str, Any]], name: str) -> None:

@@ -235,10 +235,10 @@ async def attempt(call: Call, entry: ProviderEntry, record: Attempt) -> tuple[An
     own = call.state.own_timeout(name)  # type: ignore[union-attr]
     if own is not None:
         timeout = min(timeout, own)
+    started = time.monotonic()
     try:
         if timeout <= 0:
             raise WebTimeoutError("The call's deadline passed before this provider could be tried.")
-        started = time.monotonic()
         try:
             raw = await _request(call, entry, timeout)
         except asyncio.TimeoutError:
@@ -254,7 +254,10 @@ async def attempt(call: Call, entry: ProviderEntry, record: Attempt) -> tuple[An
         error = _repeating(to_provider_error(exc, name), record)
         if error.code == "timeout" and _process_waited(record, timeout):
             error = _timed_out(name, timeout, record)  # whichever timer ended it, the wait was ours
-        if error.code == "timeout" and error.detail is None and timeout < GIVEN_SHARE * (own or call.config.web.timeout):
+        if (
+            error.code == "timeout" and error.detail is None and timeout < GIVEN_SHARE * (own or call.config.web.timeout)
+            and time.monotonic() - started >= GIVEN_SHARE * timeout  # not a timeout of the provider's own, sooner
+        ):
             error.detail = CALL_DEADLINE  # cut short by the call, not by the provider's own time
         raise error from None
     said = take_warnings(record)

@@ -399,7 +399,7 @@ class PostgresStore:
         exists, has_meta, has_objects = row
         if not exists or not (has_meta or has_objects):
             return None
-        marks = dict(conn.execute(statements("SELECT key, value FROM {s}.meta", self.schema)).fetchall()) if has_meta else {}
+        marks = self._marks(conn) if has_meta else {}
         version = marks.get("schema_version", "")
         if marks.get("application") != APPLICATION or not version.isdigit():
             raise NotConfiguredError(
@@ -414,6 +414,17 @@ class PostgresStore:
                 provider=PROVIDER,
             )
         return int(version)
+
+    def _marks(self, conn: Any) -> dict[Any, Any]:
+        """What the schema's ``meta`` table says; nothing when it is another program's table
+        of that name, without the ``key`` and ``value`` columns an index's has."""
+        from psycopg import errors
+
+        try:
+            with conn.transaction():  # inside a transaction already, only this savepoint fails
+                return dict(conn.execute(statements("SELECT key, value FROM {s}.meta", self.schema)).fetchall())
+        except errors.UndefinedColumn:
+            return {}
 
     def _misconfigured(self, exc: Exception) -> WebProviderError | None:
         """A connection option that cannot be used (:data:`_BAD_OPTION`), or None: a setting

@@ -248,11 +248,11 @@ class SQLiteStore:
         if marks == (0, 0) or (app_id == APPLICATION_ID and (version == SCHEMA_VERSION or version in _UPGRADES)):
             return
         if app_id == APPLICATION_ID and version > SCHEMA_VERSION:
-            problem = f"was made by a newer version of webproviders (schema {version}); upgrade webproviders"
-        else:
-            problem = "is a SQLite database but not a webproviders page index"
+            problem = f"was made by a newer version of webproviders (schema {version}); upgrade webproviders, or"
+        else:  # "..., or point ..." after this read as if a remedy were missing before it
+            problem = "is a SQLite database but not a webproviders page index; it is left as it is:"
         raise NotConfiguredError(
-            f"{self.path} {problem}, or point web.providers.local.path at another file.", provider="local"
+            f"{self.path} {problem} point web.providers.local.path at another file.", provider="local"
         )
 
     def _set_up(self, conn: Any) -> None:

@@ -96,6 +96,24 @@ def _password_cut_short(dsn: str) -> str | None:
     return password
 
 
+#: libpq's words for an option it does not know, in a URL's query or in key=value pairs.
+_UNKNOWN_OPTION = re.compile(r'^invalid (?:URI query parameter: |connection option )"(\w{1,40})"$')
+
+
+def _unreadable_dsn(said: str) -> str:
+    """Why libpq could not read the DSN, in words that hold no part of it but an option's
+    name (its other messages quote the text around the fault, which may be the password)."""
+    unknown = _UNKNOWN_OPTION.match(said.strip())
+    if unknown:
+        return (
+            f"has an option PostgreSQL does not know ({unknown.group(1)}); remove it, or write it as one of "
+            "libpq's connection parameters (host, port, dbname, user, password, sslmode, connect_timeout, ...)."
+        )
+    if said.startswith("invalid percent-encoded token"):
+        return "holds a '%' that two hexadecimal digits do not follow; write a '%' of the password as %25."
+    return "is not a PostgreSQL connection string (postgresql://user@host:5432/dbname, or key=value pairs)."
+
+
 def _postgres(settings: ProviderSettings, dsn: str) -> tuple[tuple[Any, ...], Any]:
     """The key and maker of a PostgreSQL store; the password is never part of its name."""
     cut_short = _password_cut_short(dsn)
@@ -116,10 +134,8 @@ def _postgres(settings: ProviderSettings, dsn: str) -> tuple[tuple[Any, ...], An
 
     try:
         parts = conninfo_to_dict(dsn)
-    except ProgrammingError:
-        raise _problem(
-            "dsn", "is not a PostgreSQL connection string (postgresql://user@host:5432/dbname, or key=value pairs)."
-        ) from None
+    except ProgrammingError as exc:
+        raise _problem("dsn", _unreadable_dsn(str(exc))) from None
     redact.remember(str(parts.get("password") or ""))
     schema = _text(settings, "schema") or DEFAULT_SCHEMA
     if not _SCHEMA_NAME.match(schema):

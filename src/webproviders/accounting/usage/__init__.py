@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ...dependable.offload import StoreGuard, StoreUnavailable
 from ...redact import get_logger, scrub
 from ..periods import stamps
-from .record import UsageRecord, running_totals
+from .record import Unread, UsageRecord, running_totals
 from .spool import spool
 
 if TYPE_CHECKING:
@@ -183,10 +183,11 @@ class Ledger:
     def store(self) -> Any:
         return _open_store(self.kind, self.location, self.settings)
 
-    def rows(self, since: float, until: float | None = None) -> Iterator[UsageRecord]:
-        """Rows recorded in ``[since, until)`` (wall-clock seconds), oldest first."""
+    def rows(self, since: float, until: float | None = None, unread: Unread | None = None) -> Iterator[UsageRecord]:
+        """Rows recorded in ``[since, until)`` (wall-clock seconds), oldest first; entries
+        holding no row this version reads are left out, counted in ``unread``."""
         spool.flush()
-        return self.store().rows(since, until)
+        return self.store().rows(since, until, unread)
 
     def totals(self, keys: list[tuple[str, str]]) -> list[float]:
         """The running total of dollars for each ``(period, scope)``: what is written, plus

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+import math
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,6 +42,27 @@ class UsageRecord:
             return {}
         loaded = json.loads(text)
         return {str(k): str(v) for k, v in loaded.items()} if isinstance(loaded, dict) else {}
+
+
+@dataclass(slots=True)
+class Unread:
+    """How many entries a read of the ledger left out: ones holding no row this version can
+    read (another program's entry in a shared Redis stream, another version's format)."""
+
+    count: int = 0
+
+
+def readable(make: Callable[[], UsageRecord]) -> UsageRecord | None:
+    """The row ``make()`` reads from an entry, or None when the entry holds none: a field
+    missing, or one that is not a finite number. One such entry failed every report."""
+    try:
+        row = make()
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+    numbers = (row.time, row.units, row.usd, row.latency_ms)
+    if not all(isinstance(n, (int, float)) and math.isfinite(n) for n in numbers):
+        return None
+    return row
 
 
 def running_totals(records: Iterable[UsageRecord]) -> dict[tuple[str, str], float]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from ...config import MAX_TIMEOUT
 from ..periods import keep_for, starts_at
-from .record import PRUNE_EVERY, UsageRecord, running_totals
+from .record import PRUNE_EVERY, Unread, UsageRecord, readable, running_totals
 
 #: Entries read per round trip when reading the stream back.
 _PAGE = 2000
@@ -30,12 +30,12 @@ _PAGE = 2000
 _SLACK = MAX_TIMEOUT + 300.0
 
 
-def _record(fields: dict[str, str]) -> UsageRecord:
-    return UsageRecord(
+def _record(fields: dict[str, str]) -> UsageRecord | None:
+    return readable(lambda: UsageRecord(
         float(fields["t"]), fields["p"], fields["c"], fields["o"], float(fields["n"]), fields["u"],
         float(fields["usd"]), fields["e"] == "1", float(fields["l"]),
         UsageRecord.parse_tags(fields.get("g")), fields.get("q"),
-    )
+    ))
 
 
 class RedisUsage:
@@ -81,11 +81,14 @@ class RedisUsage:
             pipe.hincrbyfloat(self._totals_key(period), scope, usd)
             pipe.expire(self._totals_key(period), keep_for(period))
 
-    def rows(self, since: float, until: float | None = None) -> Iterator[UsageRecord]:
+    def rows(self, since: float, until: float | None = None, unread: Unread | None = None) -> Iterator[UsageRecord]:
         stop = float("inf") if until is None else until
         for fields in self._entries(since, until):
             row = _record(fields)
-            if since <= row.time < stop:
+            if row is None:
+                if unread is not None:
+                    unread.count += 1
+            elif since <= row.time < stop:
                 yield row
 
     def _entries(self, since: float, until: float | None = None) -> Iterator[dict[str, str]]:
@@ -97,7 +100,7 @@ class RedisUsage:
         while True:
             page = self._client.xrange(self.key, min=start, max=end, count=_PAGE)
             for _, raw in page:
-                yield {k.decode(): v.decode() for k, v in raw.items()}
+                yield {k.decode(errors="replace"): v.decode(errors="replace") for k, v in raw.items()}
             if len(page) < _PAGE:
                 return
             start = "(" + page[-1][0].decode()
@@ -116,7 +119,8 @@ class RedisUsage:
             if not self._client.set(marker, 1, nx=True, ex=keep_for(period)):
                 continue
             starts = starts_at(period)
-            older = [_record(f) for f in self._entries(starts) if "s" not in f and float(f["t"]) >= starts]
+            rows = (_record(f) for f in self._entries(starts) if "s" not in f)
+            older = [row for row in rows if row is not None and row.time >= starts]
             sums = {key: usd for key, usd in running_totals(older).items() if key[0] == period}
             if sums:
                 pipe = self._client.pipeline(transaction=True)

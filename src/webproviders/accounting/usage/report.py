@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import NetworkError, ProviderError, WebProviderError
-from .record import UsageRecord
+from .record import Unread, UsageRecord
 
 if TYPE_CHECKING:
     from ...config import Config
@@ -131,7 +131,8 @@ def usage_summary(
     """Totals from the usage ledger of ``config`` (the default config when None).
 
     Returns ``{"since", "until", "by", "ledger", "rows": [{"key", "requests", "errors",
-    "units", "usd", "estimated"}, ...], "total": {...}}``. Raises :class:`UsageQueryError`
+    "units", "usd", "estimated"}, ...], "total": {...}}``, and ``"warnings"`` when entries of
+    the ledger held no row this version reads (they are left out). Raises :class:`UsageQueryError`
     for a ``since`` or ``by`` it cannot read, and a ``network_error`` (a Redis ledger) or
     ``provider_error`` (a SQLite file) naming the ledger when it cannot be read.
     """
@@ -156,13 +157,14 @@ def usage_summary(
     _key_of(by)
     settings = cfg.web.usage
     ledger = Ledger(settings) if settings.enabled else None
+    unread = Unread()
     try:
-        groups, total = summarize(ledger.rows(start, end) if ledger is not None else (), by)
+        groups, total = summarize(ledger.rows(start, end, unread) if ledger is not None else (), by)
     except Exception as exc:  # any store failure is reported the same way
         if ledger is None:
             raise
         raise _unreadable(ledger, exc) from None
-    return {
+    summary = {
         "since": _iso(start),
         "until": _iso(end),
         "by": by,
@@ -170,6 +172,13 @@ def usage_summary(
         "rows": groups,
         "total": total,
     }
+    if unread.count:
+        one = unread.count == 1
+        summary["warnings"] = [
+            f"{unread.count} {'entry' if one else 'entries'} of the ledger held no usage row this version can read "
+            f"(another program's, or another version's): {'it is' if one else 'they are'} left out of these totals."
+        ]
+    return summary
 
 
 def _unreadable(ledger: Any, exc: Exception) -> WebProviderError:
@@ -204,4 +213,5 @@ def format_table(summary: dict[str, Any]) -> str:
         lines.append("  ".join(cells).rstrip())
     if any(g["estimated"] for g in summary["rows"]):
         lines.append("~ built on list prices that could not be confirmed, or on requests whose outcome is unknown")
+    lines.extend(f"warning: {warning}" for warning in summary.get("warnings", ()))
     return "\n".join(lines) + "\n"

@@ -21,7 +21,7 @@ from typing import Any
 from ...dependable.sqlite_file import Identity, SQLiteFile
 from ...homedir import expand_user, xdg_file
 from ..periods import KEEP, stamps
-from .record import PRUNE_EVERY, UsageRecord, running_totals
+from .record import PRUNE_EVERY, Unread, UsageRecord, readable, running_totals
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS usage (time REAL NOT NULL, provider TEXT NOT NULL, capability TEXT NOT NULL, "
@@ -55,7 +55,10 @@ class SQLiteUsage:
     def __init__(self, path: str | os.PathLike[str] | None, retention_days: int, timeout: float = 10.0) -> None:
         self.path = expand_user(path) if path else default_path()
         self.retention = retention_days * 86400.0
-        self._file = SQLiteFile(self.path, _SCHEMA, timeout, upgrade=_add_missing_totals)
+        self._file = SQLiteFile(
+            self.path, _SCHEMA, timeout, upgrade=_add_missing_totals,
+            tables=frozenset({"usage", "usage_totals"}), setting="web.usage.path",
+        )
         self._lock = threading.Lock()
         self._batches = 0
         self._writer: tuple[Any, Identity] | None = None
@@ -92,7 +95,7 @@ class SQLiteUsage:
                 self._reader[0].close()
                 self._reader = None
 
-    def rows(self, since: float, until: float | None = None) -> Iterator[UsageRecord]:
+    def rows(self, since: float, until: float | None = None, unread: Unread | None = None) -> Iterator[UsageRecord]:
         if not self.path.exists():
             return
         conn = self._connect_to_read()
@@ -101,8 +104,12 @@ class SQLiteUsage:
                 f"SELECT {_COLUMNS} FROM usage WHERE time >= ? AND time < ? ORDER BY time",
                 (since, float("inf") if until is None else until),
             )
-            for row in cursor:
-                yield _record(row)
+            for entry in cursor:
+                row = _record(entry)
+                if row is not None:
+                    yield row
+                elif unread is not None:
+                    unread.count += 1
         finally:
             conn.close()
 
@@ -163,11 +170,11 @@ def _insert_sql(rows: int) -> str:
 _INSERT_CHUNK = _insert_sql(_CHUNK)
 
 
-def _record(row: Any) -> UsageRecord:
-    return UsageRecord(
+def _record(row: Any) -> UsageRecord | None:
+    return readable(lambda: UsageRecord(
         row[0], row[1], row[2], row[3], row[4], row[5], row[6], bool(row[7]), row[8],
         UsageRecord.parse_tags(row[9]), row[10],
-    )
+    ))
 
 
 def _add_missing_totals(conn: Any) -> None:

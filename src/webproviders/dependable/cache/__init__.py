@@ -26,6 +26,7 @@ from . import handover
 from .fingerprint import cache_key
 from .flight import Flights
 from .memory import MemoryCache
+from .shape import an_answer
 
 if TYPE_CHECKING:
     from ...config import CacheSettings
@@ -36,6 +37,11 @@ log = get_logger("webproviders.dependable.cache")
 
 #: Polling interval bounds while another process fetches the same key.
 _POLL_FIRST, _POLL_MAX = 0.02, 0.2
+#: Seconds a claim in a shared store lasts unless its holder, still fetching, renews it (a
+#: third of this apart): a worker killed while fetching holds the others up this long at most.
+#: A claim that lasted the holder's whole deadline failed every identical call in the fleet
+#: as ``timeout`` for that long (30 s by default) after the holder was killed.
+CLAIM_LEASE = 3.0
 #: When an answer was stored in a shared store (seconds since the epoch, by the writer's
 #: clock): configs sharing it may keep answers for different times, and each is served
 #: none older than its own ``web.cache.ttl`` allows.
@@ -114,7 +120,7 @@ class ResultCache:
 
     async def lookup(self, key: str, ttl: float) -> Any:
         """The stored answer for ``key`` (a fresh copy), or None; an entry that is not an answer
-        (``{"data", "meta"}``) is a miss, with a warning, and so is one stored longer ago than
+        (see :func:`.shape.an_answer`) is a miss, with a warning, and so is one stored longer ago than
         ``ttl`` (by a config that keeps answers longer)."""
         store = self.store
         payload = await self._safe(store.get, None, key) if store.shared else store.get(key)
@@ -125,7 +131,7 @@ class ResultCache:
         except ValueError as exc:
             problem = type(exc).__name__
         else:
-            if isinstance(value, dict) and "data" in value and isinstance(value.get("meta"), dict):
+            if an_answer(value):
                 if store.shared:  # stamped when stored there (see STORED_AT)
                     stored = value.pop(STORED_AT, None)
                     if isinstance(stored, (int, float)) and self.clock() - stored > ttl:
@@ -148,7 +154,7 @@ class ResultCache:
     ) -> tuple[Any, bool]:
         token = None
         if self.store.shared:
-            token = await self._claim(key, max(1.0, remaining()))
+            token = await self._claim(key, _lease(remaining()))
             if token is None:
                 found, token = await self._wait_for_other(key, ttl, remaining, scope)
                 if found is not None:
@@ -161,7 +167,7 @@ class ResultCache:
             if found is not None:
                 return found, True
             try:
-                value = await fetch()
+                value = await (self._leased(key, token, fetch) if token else fetch())
             except WebProviderError as exc:
                 if token and not (own is not None and own(exc)):  # the provider's: waiting workers share it
                     await self._hand_over(key, handover.failure(exc, scope()))
@@ -195,7 +201,7 @@ class ResultCache:
                 left = await self._handed_over(key, scope)
                 if left is not None:
                     return left, None
-                token = await self._claim(key, max(1.0, remaining()))
+                token = await self._claim(key, _lease(remaining()))
                 if token is not None:
                     return None, token
         raise WebTimeoutError(
@@ -221,6 +227,20 @@ class ResultCache:
         except asyncio.CancelledError:
             self._unclaimed(key, sent)
             raise
+
+    async def _leased(self, key: str, token: str, fetch: Callable[[], Awaitable[Any]]) -> Any:
+        """``fetch()``, the claim ``token`` on ``key`` renewed while it runs (see :data:`CLAIM_LEASE`)."""
+        renewing = asyncio.ensure_future(self._renew(key, token))
+        try:
+            return await fetch()
+        finally:
+            renewing.cancel()
+            await asyncio.wait([renewing])  # ended here, not left pending on a loop that may close
+
+    async def _renew(self, key: str, token: str) -> None:
+        while True:
+            await asyncio.sleep(CLAIM_LEASE / 3)
+            await self._safe(self.store.renew, None, key, token, CLAIM_LEASE)
 
     def _unclaimed(self, key: str, sent: list[concurrent.futures.Future[Any]]) -> None:
         """A claim its caller stopped waiting for (cancelled, or past the store's bound) that the
@@ -262,6 +282,12 @@ class ResultCache:
         except StoreUnavailable as problem:  # the cache must never fail or stall a call
             self.guard.warn(problem, "this call goes on without it")
             return default
+
+
+def _lease(remaining: float) -> float:
+    """How long a new claim lasts: :data:`CLAIM_LEASE`, or the caller's time left when that is
+    less (a second at least)."""
+    return max(1.0, min(CLAIM_LEASE, remaining))
 
 
 def _awaitable(flight: concurrent.futures.Future[Any]) -> asyncio.Future[Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import WebProviderError, error_for_code
+from .shape import a_failure, an_answer
 
 #: Where it is left: beside the key's own entry.
 PREFIX = "handover:"
@@ -36,11 +37,11 @@ def failure(error: WebProviderError, scope: str = "") -> dict[str, Any]:
 
 def taken(value: Any, scope: str = "") -> Any:
     """The answer left, or None when what is there is neither an answer nor a failure met with
-    the keys ``scope`` names; such a failure is raised."""
+    the keys ``scope`` names (nor one of their shapes, see :mod:`.shape`); such a failure is raised."""
     if not isinstance(value, dict):
         return None
     given = value.get("failure")
-    if isinstance(given, dict) and isinstance(given.get("code"), str):
+    if a_failure(given):
         if value.get("scope", "") != scope:  # met with other keys: this worker asks with its own
             return None
         error = error_for_code(
@@ -54,4 +55,4 @@ def taken(value: Any, scope: str = "") -> Any:
         if isinstance(given.get("failures"), list):
             error.failures = given["failures"]
         raise error
-    return value if "data" in value and isinstance(value.get("meta"), dict) else None
+    return value if an_answer(value) else None

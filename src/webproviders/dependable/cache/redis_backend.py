@@ -15,6 +15,12 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """
 
+#: Holds a claim longer (ARGV[2] ms) only if it is still ours (a lapsed one may be another's now).
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+
 
 class RedisCache:
     """``get`` / ``set`` / ``claim`` against a Redis server; every call blocks for a round trip."""
@@ -28,6 +34,7 @@ class RedisCache:
         self._client: Any = redis.Redis.from_url(url, socket_timeout=timeout, socket_connect_timeout=timeout)
         self._prefix = f"{namespace}:cache:"
         self._release = self._client.register_script(_RELEASE)
+        self._renew = self._client.register_script(_RENEW)
 
     @staticmethod
     def encode(value: Any) -> str:
@@ -50,6 +57,9 @@ class RedisCache:
 
     def claimed(self, key: str) -> bool:
         return bool(self._client.exists(self._prefix + "claim:" + key))
+
+    def renew(self, key: str, token: str, seconds: float) -> None:
+        self._renew(keys=[self._prefix + "claim:" + key], args=[token, max(1, round(seconds * 1000))])
 
     def release(self, key: str, token: str) -> None:
         self._release(keys=[self._prefix + "claim:" + key], args=[token])

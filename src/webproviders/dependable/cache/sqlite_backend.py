@@ -77,7 +77,7 @@ class SQLiteCache:
         self._writes = 0
         self._written = 0  # bytes of answers written since the last trim
         #: Each operation waits at most ``timeout`` seconds for another connection's lock.
-        self._file = SQLiteFile(self.path, _SCHEMA, timeout)
+        self._file = SQLiteFile(self.path, _SCHEMA, timeout, tables=frozenset({"entries", "claims"}), setting="web.cache.path")
 
     @staticmethod
     def encode(value: Any) -> bytes:
@@ -169,6 +169,12 @@ class SQLiteCache:
             lambda db: db.execute("SELECT 1 FROM claims WHERE key = ? AND expires > ?", (key, self.clock())).fetchone()
         )
         return row is not None
+
+    def renew(self, key: str, token: str, seconds: float) -> None:
+        """Hold the claim ``token`` on ``key`` for ``seconds`` from now, if it is still ours."""
+        self._run(lambda db: db.execute(
+            "UPDATE claims SET expires = ? WHERE key = ? AND token = ?", (self.clock() + seconds, key, token)
+        ))
 
     def release(self, key: str, token: str) -> None:
         self._run(lambda db: db.execute("DELETE FROM claims WHERE key = ? AND token = ?", (key, token)))
