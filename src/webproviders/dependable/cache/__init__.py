@@ -119,9 +119,9 @@ class ResultCache:
                 self.flights.land(key, future)
 
     async def lookup(self, key: str, ttl: float) -> Any:
-        """The stored answer for ``key`` (a fresh copy), or None; an entry that is not an answer
-        (see :func:`.shape.an_answer`) is a miss, with a warning, and so is one stored longer ago than
-        ``ttl`` (by a config that keeps answers longer)."""
+        """The stored answer for ``key`` (a fresh copy), or None; an entry of a shared store that
+        is not an answer (see :func:`.shape.an_answer`) is a miss, with a warning, and so is one
+        stored longer ago than ``ttl`` (by a config that keeps answers longer)."""
         store = self.store
         payload = await self._safe(store.get, None, key) if store.shared else store.get(key)
         if payload is None:
@@ -131,11 +131,12 @@ class ResultCache:
         except ValueError as exc:
             problem = type(exc).__name__
         else:
+            if not store.shared:  # this process's memory holds only the answers it stored
+                return value
             if an_answer(value):
-                if store.shared:  # stamped when stored there (see STORED_AT)
-                    stored = value.pop(STORED_AT, None)
-                    if isinstance(stored, (int, float)) and self.clock() - stored > ttl:
-                        return None  # older than this config keeps answers: the fresh one replaces it
+                stored = value.pop(STORED_AT, None)  # stamped when stored there (see STORED_AT)
+                if isinstance(stored, (int, float)) and self.clock() - stored > ttl:
+                    return None  # older than this config keeps answers: the fresh one replaces it
                 return value
             problem = "not an answer"
         # A torn write, another program's key, an older format: a miss, which the answer overwrites.
