@@ -152,6 +152,29 @@ def test_what_is_no_url_in_a_list_is_refused_with_an_empty_url_and_each_url_its_
     assert pages[0]["error"] == "max_chars must be a whole number above 0, not -1."
 
 
+@pytest.mark.parametrize("keyword", ["backend", "config"])
+def test_a_call_naming_the_backend_or_configuration_is_refused_with_a_sentence(
+    keyword: str, make_config: Any
+) -> None:
+    """``search(q, backend="brave")`` answered ``stub failed: TypeError: dispatch_search() got
+    multiple values for keyword argument 'backend'``, a ``provider_error`` blamed on the
+    backend: the object's backend and configuration are set when it is made."""
+    config = make_config(web={"cache": False, "usage": False})
+    web = as_hermes_provider("stub", config)
+    value = {"backend": "brave", "config": config}[keyword]
+    answers = [
+        web.search("q", 3, **{keyword: value}),
+        web.extract(["https://a.example/"], **{keyword: value})[0],
+        asyncio.run(web.aextract(["https://a.example/"], **{keyword: value}))[0],
+        web.crawl("https://a.example/", **{keyword: value})["results"][0],
+        asyncio.run(web.acrawl("https://a.example/", **{keyword: value}))["results"][0],
+    ]
+    for answer in answers:
+        assert answer["error_code"] == "invalid_input"
+        assert answer["error"].startswith(f"'{keyword}' cannot be given to a call: this object is the 'stub' backend")
+        assert "TypeError" not in answer["error"]
+
+
 def test_a_bad_configuration_is_reported_by_every_member_without_raising() -> None:
     provider = as_hermes_provider("stub", {"web": {"timeout": "later"}})
     assert provider.is_available() is False and provider.supports_search() is False
