@@ -74,6 +74,14 @@ def test_text_that_is_a_json_object_is_the_arguments(stub_config: Any) -> None:
     assert search.invoke("{not json").startswith("1. [{not json — result 1]")
 
 
+def test_json_text_holding_an_integer_too_long_for_python_is_still_the_arguments(stub_config: Any) -> None:
+    """The decoder refused an integer of over 4300 digits, so the whole JSON text was searched
+    for as the query; it is the arguments, and the count is refused as out of range."""
+    search = WebSearchTool(config=stub_config)
+    out = search.invoke('{"query": "heat pumps", "limit": ' + "9" * 5000 + "}")
+    assert out == "Error [invalid_input]: Invalid arguments for web_search: limit: Input should be a finite number."
+
+
 def test_extract_invoke_and_ainvoke(stub_config: Any) -> None:
     tool = WebExtractTool(config=stub_config)
     url = "https://docs.example.com/guide"

@@ -289,6 +289,14 @@ def test_an_api_key_argument_is_refused_without_echoing_it(make_config: Any) -> 
         ("web_extract", '{"urls": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
         ("web_search", '{"query": ' + '{"a": ' * 100_000 + "1" + "}" * 100_001, "nested too deeply"),
         ("web_search", '{"query": "caf\\ud800 menu"}', "query"),
+        # an integer longer than Python reads (4300 digits) is out of range, not "not valid JSON"
+        # with the advice to call sys.set_int_max_str_digits()
+        pytest.param(
+            "web_search",
+            '{"query": "x", "limit": ' + "9" * 5000 + "}",
+            "limit: Input should be a finite number.",
+            id="a-5000-digit-limit",
+        ),
     ],
     ids=lambda value: value if isinstance(value, str) and len(value) < 40 else None,
 )

@@ -479,15 +479,26 @@ def explain(tool: str, exc: ValidationError, model: type[BaseModel]) -> str:
     return f"Invalid arguments for {tool}: " + " ".join(problems)
 
 
+def _json_int(digits: str) -> int | float:
+    """A JSON integer; one too long for Python's ``int`` (over 4300 digits) is read as a
+    float, infinite, as JavaScript reads it, so it is refused as any number out of range
+    (``Input should be a finite number``), where the decoder said the arguments were not
+    valid JSON and told the model to call ``sys.set_int_max_str_digits()``."""
+    try:
+        return int(digits)
+    except ValueError:
+        return float(digits)
+
+
 def decode_arguments(name: str, text: str | bytes) -> Any:
     """Arguments a model sent as JSON text, decoded; JSON that is not valid, or nested too
     deeply to decode, raises :class:`InvalidInputError` saying so (never ``RecursionError``).
     Text encoded twice (a JSON string holding the JSON object, as some model servers send
     arguments) is decoded twice."""
     try:
-        decoded = json.loads(text or "{}")
+        decoded = json.loads(text or "{}", parse_int=_json_int)
         if isinstance(decoded, str) and decoded.lstrip().startswith("{"):
-            decoded = json.loads(decoded)
+            decoded = json.loads(decoded, parse_int=_json_int)
         return decoded
     except ValueError as exc:
         raise InvalidInputError(f"The arguments for {name} are not valid JSON: {exc}.") from None
