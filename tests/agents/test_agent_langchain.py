@@ -229,6 +229,18 @@ def test_config_is_one_spelling_and_an_unknown_keyword_is_an_error(stub_config: 
         create_langchain_tools(stub_config, confg=stub_config)
 
 
+def test_a_config_given_as_a_mapping_is_read_as_a_config_file_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``config={"web": ...}`` was made a ``Config`` by pydantic alone: ``${VAR}`` stayed as
+    written (here the backend, ``Unknown backend '${SEARCH_BACKEND}'``), and a refused mapping
+    was quoted whole in the error, keys and all."""
+    monkeypatch.setenv("SEARCH_BACKEND", "stub")
+    search = WebSearchTool(config={"web": {"backend": "${SEARCH_BACKEND}", "cache": False, "usage": False}})
+    assert search.invoke({"query": "heat pumps", "limit": 1}).startswith("1. [heat pumps — result 1]")
+    with pytest.raises(ValidationError, match="'web.timeout'") as refused:
+        WebSearchTool(config={"web": {"timeout": "soon", "providers": {"brave": {"api_key": "brave-k-77"}}}})
+    assert "brave-k-77" not in str(refused.value)
+
+
 def test_the_given_config_chooses_the_backend(probe_config: Any) -> None:
     config = probe_config(backend="probe")
     for tool in (WebSearchTool(config=config), create_langchain_tools(config)[0]):

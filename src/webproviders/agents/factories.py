@@ -19,7 +19,7 @@ from ..config import MAX_TIMEOUT, Config, ProviderSettings, Section, default_con
 from ..errors import InvalidInputError
 from ..validate import MAX_LIMIT, MIN_LIMIT, check_url
 from .formatting import format_results
-from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS, host_tags, invalid_call
+from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS, host_config, host_tags, invalid_call
 
 WebSearch = Callable[[str], Awaitable[str]]
 WebRead = Callable[[str], Awaitable[str]]
@@ -59,6 +59,11 @@ class WebToolConfig(Section):
     @classmethod
     def _tags(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         return host_tags(value)
+
+    @field_validator("config", mode="before")
+    @classmethod
+    def _config(cls, value: Any) -> Any:
+        return host_config(value)
 
     @field_validator("api_key", "base_url")
     @classmethod

@@ -36,6 +36,7 @@ from .tools import (
     call_tool,
     decode_arguments,
     explain,
+    host_config,
     host_tags,
     invalid_call,
 )
@@ -64,7 +65,7 @@ class _ExplainInvalid:
 class _WebTool(BaseTool):
     """Shared plumbing: the tool's name picks its :data:`webproviders.agents.tools.TOOLS` entry."""
 
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, hide_input_in_errors=True)
 
     tool: ClassVar[str]
     #: The library configuration (None: the process-wide one).
@@ -79,6 +80,11 @@ class _WebTool(BaseTool):
     @classmethod
     def _web_tags(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         return host_tags(value)
+
+    @field_validator("config", mode="before")
+    @classmethod
+    def _config(cls, value: Any) -> Any:
+        return host_config(value)
 
     def __init__(self, **data: Any) -> None:
         spec = TOOLS[self.tool]

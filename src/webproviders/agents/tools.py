@@ -112,6 +112,18 @@ def host_tags(value: dict[str, Any] | None) -> dict[str, Any] | None:
     return value
 
 
+def host_config(value: Any) -> Any:
+    """A configuration a host gives a tool as a mapping, read as :func:`config_from_dict` reads
+    one (``${VAR}`` interpolation, environment overrides); pydantic alone made a ``Config`` of
+    it that sent ``${BRAVE_API_KEY}`` to the vendor as the key. A ``Config`` passes as it is;
+    a bad mapping raises ``ConfigError``, a ``ValueError``, for a pydantic validator."""
+    if isinstance(value, Mapping):
+        from ..config import config_from_dict
+
+        return config_from_dict(dict(value), source="the tool's config")
+    return value
+
+
 def _code_field(pattern: re.Pattern[str], description: str) -> Any:
     """An optional country or language code whose schema states the pattern
     :func:`~webproviders.validate.check_search_options` checks it with (surrounding spaces
