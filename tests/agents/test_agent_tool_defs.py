@@ -122,6 +122,9 @@ ARGUMENT_CASES = [
     ("web_crawl", {"url": "https://example.com/", "max_pages": 0}),
     ("web_crawl", {"url": "https://example.com/", "max_depth": True}),
     ("web_crawl", {"url": "javascript:alert(1)"}),
+    ("web_crawl", {"url": "\nhttps://example.com/\n"}),
+    ("web_extract", {"urls": [" https://example.com/"]}),
+    ("web_extract", {"urls": [" example.com"]}),
     ("web_crawl", {"url": "https://example.com/", "token": "abc"}),
 ]
 
@@ -171,6 +174,17 @@ def test_a_list_sent_as_text_is_read_as_its_list(make_config: Any, http_server: 
     assert [page["url"] for page in pages["data"]] == urls
     broken = run_tool("web_extract", {"urls": '["https://a.example.com/"'}, config=make_config())
     assert broken.startswith("Error [invalid_input]:") and "'urls.0' must be an http://" in broken
+
+
+def test_a_url_after_whitespace_is_read_as_every_surface_reads_it(make_config: Any) -> None:
+    """A URL a model wrote after a space or a line break was refused as no http(s) address by
+    the tools' schemas, where dispatch, ``webread`` and the Hermes objects trim it."""
+    config = make_config(web={"backend": "stub", "cache": False, "usage": False})
+    pages = call_tool("web_extract", {"urls": [" https://a.example.com/x", "\nhttps://b.example.com/\n"]}, config=config)
+    assert [page["url"] for page in pages["data"]] == ["https://a.example.com/x", "https://b.example.com/"]
+    crawl = call_tool("web_crawl", {"url": "\thttps://a.example.com/", "max_pages": 1}, config=config)
+    assert [page["url"] for page in crawl["data"]] == ["https://a.example.com/"]
+    assert Draft202012Validator(input_schema("web_crawl")).is_valid({"url": " https://a.example.com/"})
 
 
 @pytest.mark.parametrize(("name", "arguments"), ARGUMENT_CASES)

@@ -57,8 +57,9 @@ MAX_CRAWL_PAGES = 100
 MAX_CRAWL_DEPTH = 5
 #: A provider id as used in config: lowercase letters, digits, hyphens and underscores.
 BACKEND_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
-#: Matches http:// or https:// in any case, in both pydantic's and JSON Schema's regex dialects.
-HTTP_URL_PATTERN = r"^[hH][tT][tT][pP][sS]?://"
+#: Matches http:// or https:// in any case, in both pydantic's and JSON Schema's regex dialects,
+#: after any leading whitespace, which the URL check trims as it trims trailing whitespace.
+HTTP_URL_PATTERN = r"^\s*[hH][tT][tT][pP][sS]?://"
 _SECRET_WORDS = ("key", "token", "secret", "password", "auth", "credential")
 
 HttpUrl = Annotated[str, Field(max_length=MAX_URL_CHARS, pattern=HTTP_URL_PATTERN)]
