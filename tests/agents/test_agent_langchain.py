@@ -239,6 +239,8 @@ def test_a_config_given_as_a_mapping_is_read_as_a_config_file_is(monkeypatch: py
     with pytest.raises(ValidationError, match="'web.timeout'") as refused:
         WebSearchTool(config={"web": {"timeout": "soon", "providers": {"brave": {"api_key": "brave-k-77"}}}})
     assert "brave-k-77" not in str(refused.value)
+    tools = create_langchain_tools({"web": {"backend": "${SEARCH_BACKEND}"}}, crawl=True)
+    assert tools[0].config is tools[1].config is tools[2].config  # one cache, health and budget
 
 
 def test_the_given_config_chooses_the_backend(probe_config: Any) -> None:

@@ -16,6 +16,7 @@ budgets and usage (LangChain's own ``tags`` are its callback tags).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 try:
@@ -157,7 +158,7 @@ class WebCrawlTool(_WebTool):
 
 
 def create_langchain_tools(
-    config: Config | None = None,
+    config: Config | Mapping[str, Any] | None = None,
     *,
     max_chars: int | None = DEFAULT_MAX_CHARS,
     crawl: bool = False,
@@ -169,4 +170,5 @@ def create_langchain_tools(
     kinds: list[type[_WebTool]] = [WebSearchTool, WebExtractTool] + (
         [WebCrawlTool] if crawl else []
     )
-    return [kind(config=config, max_chars=max_chars, **settings) for kind in kinds]
+    shared = host_config(config)  # a mapping read once: one Config, so one cache, health and budget
+    return [kind(config=shared, max_chars=max_chars, **settings) for kind in kinds]
