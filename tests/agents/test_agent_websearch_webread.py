@@ -139,6 +139,14 @@ def test_a_config_given_as_a_mapping_is_read_as_a_config_file_is(monkeypatch: py
     assert "brave-k-77" not in str(refused.value)
 
 
+@pytest.mark.parametrize("given", ["config.yaml", ["provider", "stub"], 5])
+def test_a_config_that_is_no_mapping_is_refused_with_a_sentence(given: Any) -> None:
+    """A path given as ``config`` raised ``dictionary update sequence element #0 has length 1``."""
+    for create in (create_websearch_tool, create_webread_tool):
+        with pytest.raises(TypeError, match=r"^config must be a WebToolConfig, a mapping of its fields or a library Config \(load_config\(path\) reads a file\), not "):
+            create(given)
+
+
 def test_url_credentials_are_masked_in_the_repr_and_kept_for_the_library() -> None:
     url = "http://admin:hunter3pass@127.0.0.1:8888"
     config = WebToolConfig(provider="searxng", base_url=url)

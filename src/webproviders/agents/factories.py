@@ -96,6 +96,11 @@ def _settings(config: ToolConfig) -> WebToolConfig:
         return config
     if isinstance(config, Config):
         return WebToolConfig(config=config)
+    if config is not None and not isinstance(config, Mapping):  # a path: dict() said "sequence element #0"
+        raise TypeError(
+            "config must be a WebToolConfig, a mapping of its fields or a library Config "
+            f"(load_config(path) reads a file), not {type(config).__name__}."
+        )
     return WebToolConfig.model_validate(dict(config or {}))
 
 
