@@ -473,6 +473,34 @@ def test_json_holds_a_pages_long_meta_description_and_leaves_no_page_out(
     assert len(structured["data"]) == 2 and structured["truncated"] is True
 
 
+def test_json_keeps_a_failures_sentence_when_its_urls_failures_do_not_fit(
+    make_config: Any, http_server: Any
+) -> None:
+    """An extract of 20 URLs none of which could be read came, in ``json`` within 2,000
+    characters, to ``{"truncated":true}``: not even that it failed. The per-URL failures are
+    cut and left out from the end with an ``omitted`` count, as results are."""
+    from http.server import BaseHTTPRequestHandler
+
+    class Gone(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    base = f"http://127.0.0.1:{http_server(Gone).server_address[1]}"
+    urls = [f"{base}/a-page-that-is-gone-{n}/with/a/path/of/some/length" for n in range(20)]
+    config = make_config(web={"allow_private_networks": True, "cache": False, "usage": False})
+    out = run_tool("web_extract", {"urls": urls, "backend": "http"}, config=config, style="json", max_chars=2_000)
+    shown = json.loads(out)
+    assert len(out) <= 2_000 and shown["success"] is False and shown["error_code"] == "not_found"
+    assert shown["error"].startswith("None of the 20 URLs could be read")
+    listed = [failure["url"] for failure in shown["failures"]]
+    assert listed and listed == urls[: len(listed)] and shown["omitted"] == 20 - len(listed)
+
+
 @pytest.mark.parametrize("style", STYLES)
 def test_an_endless_published_date_is_cut_and_hides_no_result(style: str) -> None:
     endless = "2024-05-01 " + "and again " * 5000

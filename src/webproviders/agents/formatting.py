@@ -291,20 +291,34 @@ def _format_failure(envelope: Mapping[str, Any], style: str, max_chars: int | No
         sentence += "".join(f"\n- {_url_line(f.get('url'))}: {_page_error(f)}" for f in failures)
     body = [_Body(sentence, cut_end, MIN_SNIPPET_CHARS)]
     if style == "json":
-        view = {k: v for k, v in envelope.items() if k != "meta"}
-        if failures:
-            view["failures"] = failures
-
-        def render_json(kept: int, texts: list[str]) -> str:
-            return _dumps({**view, "error": texts[0] if kept else ""})
-
-        return _fit(render_json, body, max_chars, _json_fallback)
+        return _failure_json(envelope, body, failures, max_chars)
     prefix, suffix = f"Error [{code}]: ", _failure_suffix(envelope)
 
     def render(kept: int, texts: list[str]) -> str:
         return prefix + (texts[0] if kept else "") + suffix
 
     return _fit(render, body, max_chars, lambda limit: cut_end(prefix + sentence, limit))
+
+
+def _failure_json(
+    envelope: Mapping[str, Any], body: list[_Body], failures: list[Mapping[str, Any]], max_chars: int | None
+) -> str:
+    """A failure in ``json``: the call's sentence and each URL's failure, cut as a search's
+    snippets are and trailing ones left out with an ``omitted`` count, so the sentence always
+    fits where 20 URLs' failures left only ``{"truncated":true}``."""
+    view = {k: v for k, v in envelope.items() if k != "meta"}
+    bodies = [*body, *(_Body(_text(f.get("error")), cut_end, MIN_SNIPPET_CHARS) for f in failures)]
+
+    def render(kept: int, texts: list[str]) -> str:
+        shown = {**view, "error": texts[0] if kept else ""}
+        if failures:
+            listed = [{**f, "error": text} for f, text in zip(failures, texts[1:kept], strict=False)]
+            shown["failures"] = listed
+            if len(listed) < len(failures):
+                shown["omitted"] = len(failures) - len(listed)
+        return _dumps(shown)
+
+    return _fit(render, bodies, max_chars, _json_fallback)
 
 
 # --- search ----------------------------------------------------------------------------
