@@ -49,6 +49,12 @@ def test_definitions_cover_the_three_capabilities() -> None:
         anthropic_tools(["web_fetch"])
 
 
+def test_one_tool_named_as_text_is_that_tool() -> None:
+    """``anthropic_tools("web_search")`` read the name letter by letter: ``Unknown tool 'w'``."""
+    assert anthropic_tools("web_search") == anthropic_tools(["web_search"])
+    assert openai_tools("web_crawl", api="responses") == openai_tools(["web_crawl"], api="responses")
+
+
 @pytest.mark.parametrize(
     "offered",
     [

@@ -393,12 +393,16 @@ def _spec(name: str) -> ToolSpec:
         raise KeyError(f"Unknown tool {name!r}; known tools: {', '.join(TOOLS)}.") from None
 
 
-def _names(names: list[str] | tuple[str, ...] | None) -> list[str]:
+def _names(names: list[str] | tuple[str, ...] | str | None) -> list[str]:
+    """The tools offered; one name given as text is that tool (it was read letter by letter:
+    ``Unknown tool 'w'``)."""
+    if isinstance(names, str):
+        names = [names]
     return list(TOOLS) if names is None else [_spec(n).name for n in names]
 
 
 def openai_tools(
-    names: list[str] | tuple[str, ...] | None = None,
+    names: list[str] | tuple[str, ...] | str | None = None,
     *,
     api: Literal["chat", "responses"] = "chat",
     strict: bool = False,
@@ -423,7 +427,7 @@ def openai_tools(
     return tools
 
 
-def anthropic_tools(names: list[str] | tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+def anthropic_tools(names: list[str] | tuple[str, ...] | str | None = None) -> list[dict[str, Any]]:
     """Anthropic Messages API tool definitions."""
     offered = _names(names)
     return [
