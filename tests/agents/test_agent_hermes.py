@@ -173,6 +173,7 @@ def test_a_call_naming_the_backend_or_configuration_is_refused_with_a_sentence(
         assert answer["error_code"] == "invalid_input"
         assert answer["error"].startswith(f"'{keyword}' cannot be given to a call: this object is the 'stub' backend")
         assert "TypeError" not in answer["error"]
+    assert web.search("q", 1, **{keyword: None})["success"] is True  # None is left out, as any option
 
 
 def test_a_bad_configuration_is_reported_by_every_member_without_raising() -> None:

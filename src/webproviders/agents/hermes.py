@@ -177,7 +177,7 @@ class HermesProvider:
     def _options(self, options: dict[str, Any]) -> dict[str, Any]:
         """Dispatch keywords: Hermes-only ones dropped, unset ones left out, tags added; raises
         :class:`InvalidInputError` for ``backend`` or ``config``, which the object sets itself."""
-        fixed = [key for key in _FIXED if key in options]
+        fixed = [key for key in _FIXED if options.get(key) is not None]  # None: left out, as any
         if fixed:
             raise InvalidInputError(
                 f"{' and '.join(repr(key) for key in fixed)} cannot be given to a call: this "
