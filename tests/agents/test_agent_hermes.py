@@ -176,6 +176,19 @@ def test_a_call_naming_the_backend_or_configuration_is_refused_with_a_sentence(
     assert web.search("q", 1, **{keyword: None})["success"] is True  # None is left out, as any option
 
 
+def test_a_password_in_an_address_without_its_scheme_is_masked(make_config: Any) -> None:
+    """``alice:pw@host/x`` was refused as no http(s) address with its password quoted, in the
+    sentence and as the page's URL: the masking looked for ``user:password@`` after a scheme."""
+    from webproviders import create_webread_tool
+
+    config = make_config(web={"cache": False, "usage": False})
+    pages = as_hermes_provider("stub", config).extract(["alice:Hunter2pass@a.example/x?token=t0k3nvalue"])
+    said = asyncio.run(create_webread_tool({"provider": "stub", "config": config})("alice:Hunter2pass@a.example/x"))
+    assert [(page["url"], page["error_code"]) for page in pages] == [("***@a.example/x?token=***", "invalid_input")]
+    assert pages[0]["error"] == "The URL '***@a.example/x?token=***' is not an http:// or https:// address."
+    assert said == "Error [invalid_input]: The URL '***@a.example/x' is not an http:// or https:// address."
+
+
 def test_a_bad_configuration_is_reported_by_every_member_without_raising() -> None:
     provider = as_hermes_provider("stub", {"web": {"timeout": "later"}})
     assert provider.is_available() is False and provider.supports_search() is False
