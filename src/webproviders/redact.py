@@ -406,11 +406,16 @@ def mask_userinfo(text: str) -> str:
     return _patterns().userinfo.sub(lambda m: m.group(1) + MASK + "@", text)
 
 
+#: The ``user:password@`` that starts an address written without its scheme (``alice:pw@host/x``).
+_SCHEMELESS_USERINFO = re.compile(r"^(\s*)[^\s/?#@:]*:[^\s/?#@]*@")
+
+
 def mask_url(url: str) -> str:
-    """``url`` as an envelope gives it back: its ``user:password@`` and the values of its
-    credential-named query parameters (:data:`CREDENTIAL_QUERY_NAMES`) masked, the rest as
-    written (a page's link that merely quotes a known key is masked by :func:`scrub_data`)."""
-    url = mask_userinfo(url)
+    """``url`` as an envelope gives it back: its ``user:password@`` (written without a scheme
+    too) and the values of its credential-named query parameters
+    (:data:`CREDENTIAL_QUERY_NAMES`) masked, the rest as written (a page's link that merely
+    quotes a known key is masked by :func:`scrub_data`)."""
+    url = mask_userinfo(_SCHEMELESS_USERINFO.sub(lambda m: m.group(1) + MASK + "@", url, count=1))
     if "=" not in url:
         return url
     patterns = _patterns()

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from .context import warn
 from .countries import alpha2
 from .errors import InvalidInputError
-from .redact import mask_userinfo
+from .redact import mask_url, mask_userinfo
 from .surrogates import is_sound
 from .urls import MAX_URL_CHARS, host_of, is_http_url, shorten
 
@@ -118,7 +118,7 @@ def check_url(url: Any, what: str = "URL", *, single: bool = False) -> str:
             f"The {what} is {len(text)} characters long; the limit is {MAX_URL_CHARS}."
         )
     if not is_http_url(text) or not host_of(text):
-        shown = shorten(text, 80)
+        shown = shorten(mask_url(text), 80)  # a scheme left out still leaves ``user:password@``
         hint = f": write it with its scheme, {shorten('https://' + text, 88)!r}" if _SCHEMELESS.match(text) else ""
         raise InvalidInputError(f"The {what} {shown!r} is not an http:// or https:// address{hint}.")
     if _SEVERAL_URLS.search(text):

@@ -434,6 +434,73 @@ def test_json_leaves_out_a_search_hits_raw_content() -> None:
     assert len(structured["data"]["web"]) == 5 and structured["truncated"] is True
 
 
+def test_json_holds_a_pages_long_meta_description_and_leaves_no_page_out(
+    make_config: Any, http_server: Any
+) -> None:
+    """``json`` (and the MCP server's structured content) kept each page's ``metadata`` whole,
+    which the budget never cuts: two pages whose meta description ran to 10,000 characters
+    came to ``{"data": [], "omitted": 2}`` in 8,000 characters. Each text there is held to
+    2,048 characters, the longest URL a tool takes."""
+    from http.server import BaseHTTPRequestHandler
+
+    described = "A description. " * 700
+    body = (
+        f"<html><head><title>Page</title><meta name='description' content='{described}'></head>"
+        f"<body><article><p>{prose(1_500)}</p></article></body></html>"
+    ).encode()
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    base = f"http://127.0.0.1:{http_server(Page).server_address[1]}"
+    config = make_config(web={"allow_private_networks": True, "cache": False, "usage": False})
+    envelope = dispatch_extract([f"{base}/a", f"{base}/b"], backend="http", config=config)
+    assert len(envelope["data"][0]["metadata"]["description"]) > 8_000
+    shown = json.loads(format_results(envelope, "json", 8_000))
+    assert [page["url"] for page in shown["data"]] == [f"{base}/a", f"{base}/b"] and "omitted" not in shown
+    for page in shown["data"]:
+        assert page["metadata"]["description"] == described.strip()[:2_047].rstrip() + "…"
+        assert MARKER.search(page["content"])
+    structured = bounded_envelope(envelope, 8_000)
+    assert len(structured["data"]) == 2 and structured["truncated"] is True
+
+
+def test_json_keeps_a_failures_sentence_when_its_urls_failures_do_not_fit(
+    make_config: Any, http_server: Any
+) -> None:
+    """An extract of 20 URLs none of which could be read came, in ``json`` within 2,000
+    characters, to ``{"truncated":true}``: not even that it failed. The per-URL failures are
+    cut and left out from the end with an ``omitted`` count, as results are."""
+    from http.server import BaseHTTPRequestHandler
+
+    class Gone(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(404)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    base = f"http://127.0.0.1:{http_server(Gone).server_address[1]}"
+    urls = [f"{base}/a-page-that-is-gone-{n}/with/a/path/of/some/length" for n in range(20)]
+    config = make_config(web={"allow_private_networks": True, "cache": False, "usage": False})
+    out = run_tool("web_extract", {"urls": urls, "backend": "http"}, config=config, style="json", max_chars=2_000)
+    shown = json.loads(out)
+    assert len(out) <= 2_000 and shown["success"] is False and shown["error_code"] == "not_found"
+    assert shown["error"].startswith("None of the 20 URLs could be read")
+    listed = [failure["url"] for failure in shown["failures"]]
+    assert listed and listed == urls[: len(listed)] and shown["omitted"] == 20 - len(listed)
+
+
 @pytest.mark.parametrize("style", STYLES)
 def test_an_endless_published_date_is_cut_and_hides_no_result(style: str) -> None:
     endless = "2024-05-01 " + "and again " * 5000

@@ -152,6 +152,43 @@ def test_what_is_no_url_in_a_list_is_refused_with_an_empty_url_and_each_url_its_
     assert pages[0]["error"] == "max_chars must be a whole number above 0, not -1."
 
 
+@pytest.mark.parametrize("keyword", ["backend", "config"])
+def test_a_call_naming_the_backend_or_configuration_is_refused_with_a_sentence(
+    keyword: str, make_config: Any
+) -> None:
+    """``search(q, backend="brave")`` answered ``stub failed: TypeError: dispatch_search() got
+    multiple values for keyword argument 'backend'``, a ``provider_error`` blamed on the
+    backend: the object's backend and configuration are set when it is made."""
+    config = make_config(web={"cache": False, "usage": False})
+    web = as_hermes_provider("stub", config)
+    value = {"backend": "brave", "config": config}[keyword]
+    answers = [
+        web.search("q", 3, **{keyword: value}),
+        web.extract(["https://a.example/"], **{keyword: value})[0],
+        asyncio.run(web.aextract(["https://a.example/"], **{keyword: value}))[0],
+        web.crawl("https://a.example/", **{keyword: value})["results"][0],
+        asyncio.run(web.acrawl("https://a.example/", **{keyword: value}))["results"][0],
+    ]
+    for answer in answers:
+        assert answer["error_code"] == "invalid_input"
+        assert answer["error"].startswith(f"'{keyword}' cannot be given to a call: this object is the 'stub' backend")
+        assert "TypeError" not in answer["error"]
+    assert web.search("q", 1, **{keyword: None})["success"] is True  # None is left out, as any option
+
+
+def test_a_password_in_an_address_without_its_scheme_is_masked(make_config: Any) -> None:
+    """``alice:pw@host/x`` was refused as no http(s) address with its password quoted, in the
+    sentence and as the page's URL: the masking looked for ``user:password@`` after a scheme."""
+    from webproviders import create_webread_tool
+
+    config = make_config(web={"cache": False, "usage": False})
+    pages = as_hermes_provider("stub", config).extract(["alice:Hunter2pass@a.example/x?token=t0k3nvalue"])
+    said = asyncio.run(create_webread_tool({"provider": "stub", "config": config})("alice:Hunter2pass@a.example/x"))
+    assert [(page["url"], page["error_code"]) for page in pages] == [("***@a.example/x?token=***", "invalid_input")]
+    assert pages[0]["error"] == "The URL '***@a.example/x?token=***' is not an http:// or https:// address."
+    assert said == "Error [invalid_input]: The URL '***@a.example/x' is not an http:// or https:// address."
+
+
 def test_a_bad_configuration_is_reported_by_every_member_without_raising() -> None:
     provider = as_hermes_provider("stub", {"web": {"timeout": "later"}})
     assert provider.is_available() is False and provider.supports_search() is False

@@ -74,6 +74,14 @@ def test_text_that_is_a_json_object_is_the_arguments(stub_config: Any) -> None:
     assert search.invoke("{not json").startswith("1. [{not json — result 1]")
 
 
+def test_json_text_holding_an_integer_too_long_for_python_is_still_the_arguments(stub_config: Any) -> None:
+    """The decoder refused an integer of over 4300 digits, so the whole JSON text was searched
+    for as the query; it is the arguments, and the count is refused as out of range."""
+    search = WebSearchTool(config=stub_config)
+    out = search.invoke('{"query": "heat pumps", "limit": ' + "9" * 5000 + "}")
+    assert out == "Error [invalid_input]: Invalid arguments for web_search: limit: Input should be a finite number."
+
+
 def test_extract_invoke_and_ainvoke(stub_config: Any) -> None:
     tool = WebExtractTool(config=stub_config)
     url = "https://docs.example.com/guide"
@@ -219,6 +227,20 @@ def test_config_is_one_spelling_and_an_unknown_keyword_is_an_error(stub_config: 
         create_langchain_tools(confg=stub_config)
     with pytest.raises(ValidationError, match="confg"):
         create_langchain_tools(stub_config, confg=stub_config)
+
+
+def test_a_config_given_as_a_mapping_is_read_as_a_config_file_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``config={"web": ...}`` was made a ``Config`` by pydantic alone: ``${VAR}`` stayed as
+    written (here the backend, ``Unknown backend '${SEARCH_BACKEND}'``), and a refused mapping
+    was quoted whole in the error, keys and all."""
+    monkeypatch.setenv("SEARCH_BACKEND", "stub")
+    search = WebSearchTool(config={"web": {"backend": "${SEARCH_BACKEND}", "cache": False, "usage": False}})
+    assert search.invoke({"query": "heat pumps", "limit": 1}).startswith("1. [heat pumps — result 1]")
+    with pytest.raises(ValidationError, match="'web.timeout'") as refused:
+        WebSearchTool(config={"web": {"timeout": "soon", "providers": {"brave": {"api_key": "brave-k-77"}}}})
+    assert "brave-k-77" not in str(refused.value)
+    tools = create_langchain_tools({"web": {"backend": "${SEARCH_BACKEND}"}}, crawl=True)
+    assert tools[0].config is tools[1].config is tools[2].config  # one cache, health and budget
 
 
 def test_the_given_config_chooses_the_backend(probe_config: Any) -> None:

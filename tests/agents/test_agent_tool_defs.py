@@ -49,6 +49,12 @@ def test_definitions_cover_the_three_capabilities() -> None:
         anthropic_tools(["web_fetch"])
 
 
+def test_one_tool_named_as_text_is_that_tool() -> None:
+    """``anthropic_tools("web_search")`` read the name letter by letter: ``Unknown tool 'w'``."""
+    assert anthropic_tools("web_search") == anthropic_tools(["web_search"])
+    assert openai_tools("web_crawl", api="responses") == openai_tools(["web_crawl"], api="responses")
+
+
 @pytest.mark.parametrize(
     "offered",
     [
@@ -122,6 +128,9 @@ ARGUMENT_CASES = [
     ("web_crawl", {"url": "https://example.com/", "max_pages": 0}),
     ("web_crawl", {"url": "https://example.com/", "max_depth": True}),
     ("web_crawl", {"url": "javascript:alert(1)"}),
+    ("web_crawl", {"url": "\nhttps://example.com/\n"}),
+    ("web_extract", {"urls": [" https://example.com/"]}),
+    ("web_extract", {"urls": [" example.com"]}),
     ("web_crawl", {"url": "https://example.com/", "token": "abc"}),
 ]
 
@@ -171,6 +180,17 @@ def test_a_list_sent_as_text_is_read_as_its_list(make_config: Any, http_server: 
     assert [page["url"] for page in pages["data"]] == urls
     broken = run_tool("web_extract", {"urls": '["https://a.example.com/"'}, config=make_config())
     assert broken.startswith("Error [invalid_input]:") and "'urls.0' must be an http://" in broken
+
+
+def test_a_url_after_whitespace_is_read_as_every_surface_reads_it(make_config: Any) -> None:
+    """A URL a model wrote after a space or a line break was refused as no http(s) address by
+    the tools' schemas, where dispatch, ``webread`` and the Hermes objects trim it."""
+    config = make_config(web={"backend": "stub", "cache": False, "usage": False})
+    pages = call_tool("web_extract", {"urls": [" https://a.example.com/x", "\nhttps://b.example.com/\n"]}, config=config)
+    assert [page["url"] for page in pages["data"]] == ["https://a.example.com/x", "https://b.example.com/"]
+    crawl = call_tool("web_crawl", {"url": "\thttps://a.example.com/", "max_pages": 1}, config=config)
+    assert [page["url"] for page in crawl["data"]] == ["https://a.example.com/"]
+    assert Draft202012Validator(input_schema("web_crawl")).is_valid({"url": " https://a.example.com/"})
 
 
 @pytest.mark.parametrize(("name", "arguments"), ARGUMENT_CASES)
@@ -289,6 +309,14 @@ def test_an_api_key_argument_is_refused_without_echoing_it(make_config: Any) -> 
         ("web_extract", '{"urls": ' + "[" * 100_000 + "]" * 100_000 + "}", "nested too deeply"),
         ("web_search", '{"query": ' + '{"a": ' * 100_000 + "1" + "}" * 100_001, "nested too deeply"),
         ("web_search", '{"query": "caf\\ud800 menu"}', "query"),
+        # an integer longer than Python reads (4300 digits) is out of range, not "not valid JSON"
+        # with the advice to call sys.set_int_max_str_digits()
+        pytest.param(
+            "web_search",
+            '{"query": "x", "limit": ' + "9" * 5000 + "}",
+            "limit: Input should be a finite number.",
+            id="a-5000-digit-limit",
+        ),
     ],
     ids=lambda value: value if isinstance(value, str) and len(value) < 40 else None,
 )

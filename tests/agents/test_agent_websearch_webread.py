@@ -123,6 +123,30 @@ def test_api_key_is_interpolated_from_the_environment_and_sent(
     )
 
 
+def test_a_config_given_as_a_mapping_is_read_as_a_config_file_is(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``config={"web": ...}`` was made a ``Config`` by pydantic alone, without the
+    ``${VAR}`` interpolation of every other way in: Brave was sent ``${MY_BRAVE_KEY}``."""
+    monkeypatch.setenv("MY_BRAVE_KEY", "brave-test-key-123")
+    tree = {"web": {"backend": "brave", "providers": {"brave": {"api_key": "${MY_BRAVE_KEY}"}}}}
+    websearch = create_websearch_tool({"config": tree})
+    with respx.mock(assert_all_called=True) as mock:
+        route = mock.get(BRAVE_URL).respond(200, json=BRAVE_BODY)
+        text = asyncio.run(websearch("httpx"))
+    assert route.calls.last.request.headers["x-subscription-token"] == "brave-test-key-123"
+    assert text.startswith("1. [HTTPX](https://www.python-httpx.org/)")
+    with pytest.raises(ValidationError, match="'web.timeout'") as refused:
+        WebToolConfig(config={"web": {"timeout": "soon", "providers": {"brave": {"api_key": "brave-k-77"}}}})
+    assert "brave-k-77" not in str(refused.value)
+
+
+@pytest.mark.parametrize("given", ["config.yaml", ["provider", "stub"], 5])
+def test_a_config_that_is_no_mapping_is_refused_with_a_sentence(given: Any) -> None:
+    """A path given as ``config`` raised ``dictionary update sequence element #0 has length 1``."""
+    for create in (create_websearch_tool, create_webread_tool):
+        with pytest.raises(TypeError, match=r"^config must be a WebToolConfig, a mapping of its fields or a library Config \(load_config\(path\) reads a file\), not "):
+            create(given)
+
+
 def test_url_credentials_are_masked_in_the_repr_and_kept_for_the_library() -> None:
     url = "http://admin:hunter3pass@127.0.0.1:8888"
     config = WebToolConfig(provider="searxng", base_url=url)

@@ -19,7 +19,7 @@ from ..config import MAX_TIMEOUT, Config, ProviderSettings, Section, default_con
 from ..errors import InvalidInputError
 from ..validate import MAX_LIMIT, MIN_LIMIT, check_url
 from .formatting import format_results
-from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS, host_tags, invalid_call
+from .tools import BACKEND_PATTERN, DEFAULT_MAX_CHARS, host_config, host_tags, invalid_call
 
 WebSearch = Callable[[str], Awaitable[str]]
 WebRead = Callable[[str], Awaitable[str]]
@@ -60,6 +60,11 @@ class WebToolConfig(Section):
     def _tags(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         return host_tags(value)
 
+    @field_validator("config", mode="before")
+    @classmethod
+    def _config(cls, value: Any) -> Any:
+        return host_config(value)
+
     @field_validator("api_key", "base_url")
     @classmethod
     def _needs_provider(cls, value: Any, info: Any) -> Any:
@@ -91,6 +96,11 @@ def _settings(config: ToolConfig) -> WebToolConfig:
         return config
     if isinstance(config, Config):
         return WebToolConfig(config=config)
+    if config is not None and not isinstance(config, Mapping):  # a path: dict() said "sequence element #0"
+        raise TypeError(
+            "config must be a WebToolConfig, a mapping of its fields or a library Config "
+            f"(load_config(path) reads a file), not {type(config).__name__}."
+        )
     return WebToolConfig.model_validate(dict(config or {}))
 
 

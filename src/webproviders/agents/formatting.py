@@ -205,6 +205,27 @@ def _json_lines(item: Mapping[str, Any]) -> dict[str, Any]:
     return lines
 
 
+def _held(value: Any) -> Any:
+    """``value`` with each text in it cut to :data:`MAX_URL_CHARS`, as a URL is."""
+    if isinstance(value, str):
+        return cut_end(value, MAX_URL_CHARS)
+    if isinstance(value, Mapping):
+        return {key: _held(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_held(item) for item in value]
+    return value
+
+
+def _json_item(item: Mapping[str, Any], body: str) -> dict[str, Any]:
+    """An item for ``json`` but its ``body`` (which the budget cuts) and ``raw_content`` (a
+    page's whole text, never cut to fit). Its other fields (``metadata``, a vendor's own) are
+    not cut to fit either, so each text in them is held to :data:`MAX_URL_CHARS`, which keeps
+    every URL a tool could read whole: a page's 10,000-character meta description left every
+    page out of an 8,000-character answer."""
+    rest = {key: None if key == body else _held(value) for key, value in item.items() if key != "raw_content"}
+    return rest | _json_lines(item)
+
+
 def _bounded_url(url: str) -> str:
     """A URL longer than any tool takes (:data:`MAX_URL_CHARS`) cut, ending with an ellipsis:
     like a title, it is never shortened to fit the budget, so one vendor's endless URL left
@@ -270,20 +291,34 @@ def _format_failure(envelope: Mapping[str, Any], style: str, max_chars: int | No
         sentence += "".join(f"\n- {_url_line(f.get('url'))}: {_page_error(f)}" for f in failures)
     body = [_Body(sentence, cut_end, MIN_SNIPPET_CHARS)]
     if style == "json":
-        view = {k: v for k, v in envelope.items() if k != "meta"}
-        if failures:
-            view["failures"] = failures
-
-        def render_json(kept: int, texts: list[str]) -> str:
-            return _dumps({**view, "error": texts[0] if kept else ""})
-
-        return _fit(render_json, body, max_chars, _json_fallback)
+        return _failure_json(envelope, body, failures, max_chars)
     prefix, suffix = f"Error [{code}]: ", _failure_suffix(envelope)
 
     def render(kept: int, texts: list[str]) -> str:
         return prefix + (texts[0] if kept else "") + suffix
 
     return _fit(render, body, max_chars, lambda limit: cut_end(prefix + sentence, limit))
+
+
+def _failure_json(
+    envelope: Mapping[str, Any], body: list[_Body], failures: list[Mapping[str, Any]], max_chars: int | None
+) -> str:
+    """A failure in ``json``: the call's sentence and each URL's failure, cut as a search's
+    snippets are and trailing ones left out with an ``omitted`` count, so the sentence always
+    fits where 20 URLs' failures left only ``{"truncated":true}``."""
+    view = {k: v for k, v in envelope.items() if k != "meta"}
+    bodies = [*body, *(_Body(_text(f.get("error")), cut_end, MIN_SNIPPET_CHARS) for f in failures)]
+
+    def render(kept: int, texts: list[str]) -> str:
+        shown = {**view, "error": texts[0] if kept else ""}
+        if failures:
+            listed = [{**f, "error": text} for f, text in zip(failures, texts[1:kept], strict=False)]
+            shown["failures"] = listed
+            if len(listed) < len(failures):
+                shown["omitted"] = len(failures) - len(listed)
+        return _dumps(shown)
+
+    return _fit(render, bodies, max_chars, _json_fallback)
 
 
 # --- search ----------------------------------------------------------------------------
@@ -342,11 +377,10 @@ def _search_json(
     warnings: list[str],
     max_chars: int | None,
 ) -> str:
+    items = [_json_item(hit, "description") for hit in hits]
+
     def render(kept: int, texts: list[str]) -> str:
-        web = [
-            {**_without_raw(hits[i]), **_json_lines(hits[i]), "description": texts[i]}
-            for i in range(kept)
-        ]
+        web = [{**items[i], "description": texts[i]} for i in range(kept)]
         view: dict[str, Any] = {
             "success": True,
             "data": {"web": web},
@@ -439,12 +473,13 @@ def _pages_json(
     warnings: list[str],
     max_chars: int | None,
 ) -> str:
+    items = [_json_item(page, "content") for page in pages]
+
     def render(kept: int, texts: list[str]) -> str:
         data = []
-        for page, content in zip(pages[:kept], texts, strict=False):
-            item = _without_raw(page) | _json_lines(page)
-            item["content"] = content if not page.get("error") else item.get("content", "")
-            data.append(item)
+        for page, item, content in zip(pages[:kept], items, texts, strict=False):
+            shown = page.get("content", "") if page.get("error") else content
+            data.append({**item, "content": shown})
         view: dict[str, Any] = {"success": True, "data": data, "provider": envelope.get("provider")}
         if kept < len(pages):
             view["omitted"] = len(pages) - kept
@@ -453,12 +488,6 @@ def _pages_json(
         return _dumps(view)
 
     return _fit(render, bodies, max_chars, _json_fallback)
-
-
-def _without_raw(item: Mapping[str, Any]) -> dict[str, Any]:
-    """An item without its ``raw_content``: a page's whole text, which a search hit carries
-    too when the vendor was asked for it (Jina's ``include_content``), is never cut to fit."""
-    return {key: value for key, value in item.items() if key != "raw_content"}
 
 
 def _dumps(value: Any) -> str:

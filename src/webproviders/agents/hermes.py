@@ -39,6 +39,9 @@ T = TypeVar("T")
 MAX_RESULTS = 20
 #: Extract keywords Hermes passes that have no meaning here (content is always markdown).
 _HERMES_ONLY = ("format", "include_raw")
+#: Dispatch keywords the object sets itself: its backend and configuration are chosen when it
+#: is made, so a call naming them is refused with a sentence rather than a ``TypeError``.
+_FIXED = ("backend", "config")
 Tags = Mapping[str, Any]
 
 
@@ -150,6 +153,8 @@ class HermesProvider:
             return failure(self._config_error, None, self._meta())
         try:
             return call()
+        except InvalidInputError as exc:  # a keyword the object sets itself (_options)
+            return failure(exc, None, self._meta())
         except Exception as exc:  # noqa: BLE001 - the contract never raises
             return self._crashed(exc)
 
@@ -159,6 +164,8 @@ class HermesProvider:
             return failure(self._config_error, None, self._meta())
         try:
             return await call()
+        except InvalidInputError as exc:  # a keyword the object sets itself (_options)
+            return failure(exc, None, self._meta())
         except Exception as exc:  # noqa: BLE001 - the contract never raises
             return self._crashed(exc)
 
@@ -168,7 +175,15 @@ class HermesProvider:
         return failure(to_provider_error(exc, self._name), self._name, self._meta())
 
     def _options(self, options: dict[str, Any]) -> dict[str, Any]:
-        """Dispatch keywords: Hermes-only ones dropped, unset ones left out, tags added."""
+        """Dispatch keywords: Hermes-only ones dropped, unset ones left out, tags added; raises
+        :class:`InvalidInputError` for ``backend`` or ``config``, which the object sets itself."""
+        fixed = [key for key in _FIXED if options.get(key) is not None]  # None: left out, as any
+        if fixed:
+            raise InvalidInputError(
+                f"{' and '.join(repr(key) for key in fixed)} cannot be given to a call: this "
+                f"object is the {self._name!r} backend with the configuration it was made with; "
+                "make another with as_hermes_provider(name, config)."
+            )
         given = {k: v for k, v in options.items() if k not in _HERMES_ONLY and v is not None}
         given.setdefault("tags", self._tags)
         return given
@@ -179,9 +194,10 @@ class HermesProvider:
 
         clamped = isinstance(limit, int) and not isinstance(limit, bool) and limit > MAX_RESULTS
         asked = MAX_RESULTS if clamped else limit
-        keywords = self._options(options)
         envelope = self._run(
-            lambda: dispatch_search(query, asked, backend=self._name, config=self._config, **keywords)
+            lambda: dispatch_search(
+                query, asked, backend=self._name, config=self._config, **self._options(options)
+            )
         )
         if clamped and envelope.get("success"):
             note = f"limit {limit} is above {MAX_RESULTS}; at most {MAX_RESULTS} results were asked for."
@@ -192,9 +208,8 @@ class HermesProvider:
         """One page per URL; a URL that could not be read is a page with ``error``."""
         from ..dispatch.api import dispatch_extract
 
-        keywords = self._options(kwargs)
         envelope = self._run(
-            lambda: dispatch_extract(urls, backend=self._name, config=self._config, **keywords)
+            lambda: dispatch_extract(urls, backend=self._name, config=self._config, **self._options(kwargs))
         )
         return hermes_pages(envelope, _asked(urls))
 
@@ -202,9 +217,8 @@ class HermesProvider:
         """Async twin of :meth:`extract`."""
         from ..dispatch.api import adispatch_extract
 
-        keywords = self._options(kwargs)
         envelope = await self._arun(
-            lambda: adispatch_extract(urls, backend=self._name, config=self._config, **keywords)
+            lambda: adispatch_extract(urls, backend=self._name, config=self._config, **self._options(kwargs))
         )
         return hermes_pages(envelope, _asked(urls))
 
@@ -212,17 +226,17 @@ class HermesProvider:
         """``{"results": [pages]}`` reached from ``url``; a failed crawl is one page with ``error``."""
         from ..dispatch.api import dispatch_crawl
 
-        keywords = self._options(kwargs)
-        envelope = self._run(lambda: dispatch_crawl(url, backend=self._name, config=self._config, **keywords))
+        envelope = self._run(
+            lambda: dispatch_crawl(url, backend=self._name, config=self._config, **self._options(kwargs))
+        )
         return {"results": hermes_pages(envelope, _asked(url))}
 
     async def acrawl(self, url: str, **kwargs: Any) -> dict[str, Any]:
         """Async twin of :meth:`crawl`."""
         from ..dispatch.api import adispatch_crawl
 
-        keywords = self._options(kwargs)
         envelope = await self._arun(
-            lambda: adispatch_crawl(url, backend=self._name, config=self._config, **keywords)
+            lambda: adispatch_crawl(url, backend=self._name, config=self._config, **self._options(kwargs))
         )
         return {"results": hermes_pages(envelope, _asked(url))}
 

@@ -16,6 +16,7 @@ budgets and usage (LangChain's own ``tags`` are its callback tags).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 try:
@@ -36,6 +37,7 @@ from .tools import (
     call_tool,
     decode_arguments,
     explain,
+    host_config,
     host_tags,
     invalid_call,
 )
@@ -64,7 +66,7 @@ class _ExplainInvalid:
 class _WebTool(BaseTool):
     """Shared plumbing: the tool's name picks its :data:`webproviders.agents.tools.TOOLS` entry."""
 
-    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True, hide_input_in_errors=True)
 
     tool: ClassVar[str]
     #: The library configuration (None: the process-wide one).
@@ -79,6 +81,11 @@ class _WebTool(BaseTool):
     @classmethod
     def _web_tags(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
         return host_tags(value)
+
+    @field_validator("config", mode="before")
+    @classmethod
+    def _config(cls, value: Any) -> Any:
+        return host_config(value)
 
     def __init__(self, **data: Any) -> None:
         spec = TOOLS[self.tool]
@@ -151,7 +158,7 @@ class WebCrawlTool(_WebTool):
 
 
 def create_langchain_tools(
-    config: Config | None = None,
+    config: Config | Mapping[str, Any] | None = None,
     *,
     max_chars: int | None = DEFAULT_MAX_CHARS,
     crawl: bool = False,
@@ -163,4 +170,5 @@ def create_langchain_tools(
     kinds: list[type[_WebTool]] = [WebSearchTool, WebExtractTool] + (
         [WebCrawlTool] if crawl else []
     )
-    return [kind(config=config, max_chars=max_chars, **settings) for kind in kinds]
+    shared = host_config(config)  # a mapping read once: one Config, so one cache, health and budget
+    return [kind(config=shared, max_chars=max_chars, **settings) for kind in kinds]

@@ -57,8 +57,9 @@ MAX_CRAWL_PAGES = 100
 MAX_CRAWL_DEPTH = 5
 #: A provider id as used in config: lowercase letters, digits, hyphens and underscores.
 BACKEND_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,63}$"
-#: Matches http:// or https:// in any case, in both pydantic's and JSON Schema's regex dialects.
-HTTP_URL_PATTERN = r"^[hH][tT][tT][pP][sS]?://"
+#: Matches http:// or https:// in any case, in both pydantic's and JSON Schema's regex dialects,
+#: after any leading whitespace, which the URL check trims as it trims trailing whitespace.
+HTTP_URL_PATTERN = r"^\s*[hH][tT][tT][pP][sS]?://"
 _SECRET_WORDS = ("key", "token", "secret", "password", "auth", "credential")
 
 HttpUrl = Annotated[str, Field(max_length=MAX_URL_CHARS, pattern=HTTP_URL_PATTERN)]
@@ -109,6 +110,18 @@ def host_tags(value: dict[str, Any] | None) -> dict[str, Any] | None:
         check_tags(value)
     except InvalidInputError as exc:
         raise ValueError(exc.message) from None
+    return value
+
+
+def host_config(value: Any) -> Any:
+    """A configuration a host gives a tool as a mapping, read as :func:`config_from_dict` reads
+    one (``${VAR}`` interpolation, environment overrides); pydantic alone made a ``Config`` of
+    it that sent ``${BRAVE_API_KEY}`` to the vendor as the key. A ``Config`` passes as it is;
+    a bad mapping raises ``ConfigError``, a ``ValueError``, for a pydantic validator."""
+    if isinstance(value, Mapping):
+        from ..config import config_from_dict
+
+        return config_from_dict(dict(value), source="the tool's config")
     return value
 
 
@@ -380,12 +393,16 @@ def _spec(name: str) -> ToolSpec:
         raise KeyError(f"Unknown tool {name!r}; known tools: {', '.join(TOOLS)}.") from None
 
 
-def _names(names: list[str] | tuple[str, ...] | None) -> list[str]:
+def _names(names: list[str] | tuple[str, ...] | str | None) -> list[str]:
+    """The tools offered; one name given as text is that tool (it was read letter by letter:
+    ``Unknown tool 'w'``)."""
+    if isinstance(names, str):
+        names = [names]
     return list(TOOLS) if names is None else [_spec(n).name for n in names]
 
 
 def openai_tools(
-    names: list[str] | tuple[str, ...] | None = None,
+    names: list[str] | tuple[str, ...] | str | None = None,
     *,
     api: Literal["chat", "responses"] = "chat",
     strict: bool = False,
@@ -410,7 +427,7 @@ def openai_tools(
     return tools
 
 
-def anthropic_tools(names: list[str] | tuple[str, ...] | None = None) -> list[dict[str, Any]]:
+def anthropic_tools(names: list[str] | tuple[str, ...] | str | None = None) -> list[dict[str, Any]]:
     """Anthropic Messages API tool definitions."""
     offered = _names(names)
     return [
@@ -479,15 +496,26 @@ def explain(tool: str, exc: ValidationError, model: type[BaseModel]) -> str:
     return f"Invalid arguments for {tool}: " + " ".join(problems)
 
 
+def _json_int(digits: str) -> int | float:
+    """A JSON integer; one too long for Python's ``int`` (over 4300 digits) is read as a
+    float, infinite, as JavaScript reads it, so it is refused as any number out of range
+    (``Input should be a finite number``), where the decoder said the arguments were not
+    valid JSON and told the model to call ``sys.set_int_max_str_digits()``."""
+    try:
+        return int(digits)
+    except ValueError:
+        return float(digits)
+
+
 def decode_arguments(name: str, text: str | bytes) -> Any:
     """Arguments a model sent as JSON text, decoded; JSON that is not valid, or nested too
     deeply to decode, raises :class:`InvalidInputError` saying so (never ``RecursionError``).
     Text encoded twice (a JSON string holding the JSON object, as some model servers send
     arguments) is decoded twice."""
     try:
-        decoded = json.loads(text or "{}")
+        decoded = json.loads(text or "{}", parse_int=_json_int)
         if isinstance(decoded, str) and decoded.lstrip().startswith("{"):
-            decoded = json.loads(decoded)
+            decoded = json.loads(decoded, parse_int=_json_int)
         return decoded
     except ValueError as exc:
         raise InvalidInputError(f"The arguments for {name} are not valid JSON: {exc}.") from None
