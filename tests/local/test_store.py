@@ -298,6 +298,20 @@ def test_words_written_with_combining_marks_or_a_dotted_capital_are_found(index_
         assert urls(store.search(question, 5, Filters())) == [expected], question
 
 
+def test_a_page_is_read_and_removed_by_either_idna_spelling_of_its_host(index_config: Config) -> None:
+    """Vendors and links give a host in either spelling (``münchen.example`` or
+    ``xn--mnchen-3ya.example``), and the domain filters took both: an extract of a page held
+    under the other spelling answered ``not_found``, and a removal by it removed nothing."""
+    store = open_store(index_config)
+    store.add([page("https://münchen.example/rathaus", "Rathaus", "Das Rathaus am Marienplatz."),
+               page("https://xn--bcher-kva.example/liste", "Liste", "Eine Liste der Bücher.")])
+    asked = ["https://xn--mnchen-3ya.example/rathaus", "https://BÜCHER.example/liste"]
+    found = store.get(asked)
+    assert {url: held.title for url, held in found.items()} == {asked[0]: "Rathaus", asked[1]: "Liste"}
+    assert store.remove(["https://bücher.example/liste"]) == 1
+    assert list(store.get(asked)) == [asked[0]]
+
+
 def test_a_page_written_decomposed_is_found_by_a_question_typed_composed(index_config: Config) -> None:
     """Text copied from macOS or a PDF often spells accents and Hangul decomposed (NFD); the
     question is read composed, so in PostgreSQL no question found such a French word, and in

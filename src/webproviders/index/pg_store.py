@@ -58,7 +58,7 @@ from .pages import (
     held,
     never_filled,
     no_words,
-    page_url,
+    page_keys,
     still_searching,
 )
 from .pg_schema import (
@@ -575,7 +575,7 @@ class PostgresStore:
         self._known_configs.update(new_configs)
 
     def get(self, urls: Sequence[str]) -> dict[str, IndexedPage]:
-        wanted = list(dict.fromkeys(page_url(url) for url in urls))
+        wanted = list(dict.fromkeys(key for url in urls for key in page_keys(url)))
         if not wanted:
             return {}
         with self._connection(create=False) as conn:
@@ -666,7 +666,7 @@ class PostgresStore:
         ]
 
     def remove(self, urls: Sequence[str]) -> int:
-        wanted = list(dict.fromkeys(page_url(url) for url in urls))
+        wanted = list(dict.fromkeys(key for url in urls for key in page_keys(url)))
         with self._connection(create=False) as conn:
             if conn is None or not wanted:
                 return 0
