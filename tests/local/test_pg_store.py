@@ -30,7 +30,7 @@ from webproviders.errors import (
     WebProviderError,
     WebTimeoutError,
 )
-from webproviders.index.pages import Filters
+from webproviders.index.pages import Filters, IndexedPage
 from webproviders.index.pg_schema import MIGRATIONS, SCHEMA_VERSION, SHARDS, statements
 from webproviders.index.sqlite_store import digest
 from webproviders.index.stores import close_stores, open_store
@@ -803,3 +803,19 @@ def test_pruning_deletes_in_batches_each_within_the_store_timeout(make_index_con
     assert store.prune(NOW - 7 * 86_400) == len(left) - 1
     assert {hit.page.url for hit in store.search("page", 10, Filters())} == {"https://new.example.com/"}
     assert counts_are_true(config)
+
+
+@POSTGRES_ONLY
+def test_a_question_of_words_the_pages_languages_leave_out_says_so(index_config: Config) -> None:
+    # PostgreSQL's english configuration keeps no stop word, so "the who" matched no page of an
+    # English index that holds "The Who", and the empty answer said nothing: it read as "no page
+    # mentions them", where the SQLite file finds the page.
+    open_store(index_config).add([IndexedPage("https://music.example.com/who", "The Who", "The Who is a band.",
+                                              NOW, "http", None, "en")])
+    envelope = dispatch_search('"the who"', backend="local", config=index_config)
+    assert envelope["success"] is True and envelope["data"]["web"] == []
+    [warning] = envelope["meta"]["warnings"]
+    assert "'\"the who\"'" in warning and "common words" in warning
+    found = dispatch_search("who band", backend="local", config=index_config)
+    assert [hit["url"] for hit in found["data"]["web"]] == ["https://music.example.com/who"]
+    assert "warnings" not in found["meta"]

@@ -171,6 +171,17 @@ def no_words(query: str) -> list[Hit]:
     return []
 
 
+def words_left_out(query: str) -> list[Hit]:
+    """The answer to a question whose every word the index leaves out of its pages (the
+    common words a language's text search configuration drops): none, said so, since the
+    pages may well hold them and an empty answer would read as "no page matches"."""
+    warn(
+        f"The local index keeps none of the words of {shorten(query, 80)!r} (the languages of its "
+        "pages leave out common words, such as 'the' and 'who' in English); ask with rarer words."
+    )
+    return []
+
+
 def still_searching(location: str) -> WebTimeoutError:
     """What a search a store stopped at the call's deadline fails with (the dispatcher, which
     gave up on it then, has answered already; a caller of the store itself reads this)."""

@@ -60,6 +60,7 @@ from .pages import (
     no_words,
     page_keys,
     still_searching,
+    words_left_out,
 )
 from .pg_schema import (
     APPLICATION,
@@ -617,7 +618,7 @@ class PostgresStore:
                 hits = self._ranked(conn, terms, limit, filters)
                 if not hits and conn.execute(self._sql("SELECT 1 FROM {s}.pages LIMIT 1")).fetchone() is None:
                     return never_filled(self.location, emptied=True)
-                return hits
+                return words_left_out(query) if hits is None else hits
 
     @contextmanager
     def _until_deadline(self, conn: Any) -> Iterator[None]:
@@ -637,12 +638,13 @@ class PostgresStore:
         except errors.QueryCanceled:
             raise still_searching(self.location) from None
 
-    def _ranked(self, conn: Any, terms: list[str], limit: int, filters: Filters) -> list[Hit]:
+    def _ranked(self, conn: Any, terms: list[str], limit: int, filters: Filters) -> list[Hit] | None:
+        """The best hits; None when every term is a word no configuration in use keeps."""
         from psycopg import sql
 
         question = _Question(conn.execute(self._sql(_TERMS), {"terms": terms}).fetchall())
         if not question.terms:
-            return []
+            return None
         where, names = self._filters(filters)
         statement = sql.SQL(_SEARCH.replace("{filters}", where)).format(s=sql.Identifier(self.schema))
         lexemes = list(question.idf)
