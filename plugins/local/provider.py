@@ -15,6 +15,7 @@ from webproviders.kit import (
     IndexedPage,
     PageOptions,
     iso_utc,
+    mask_url,
     open_store,
     page_error,
     warn_unknown,
@@ -26,10 +27,12 @@ PAGE_OPTIONS = frozenset({"format", "include_raw"})
 
 
 def _hit(hit: Hit) -> dict[str, Any]:
+    """A hit's URL with any credential masked: such pages are no longer indexed, but an index
+    filled before (or by a script's ``store.add``) holds them, and every caller searches it."""
     page = hit.page
     item: dict[str, Any] = {
         "title": page.title,
-        "url": page.url,
+        "url": mask_url(page.url),
         "description": hit.snippet,
         "score": hit.score,
         "fetched_at": iso_utc(page.fetched_at),

@@ -74,6 +74,9 @@ class Site(BaseHTTPRequestHandler):
             self.answer(404 if gone else 500, b"Not Found" if gone else b"Internal Server Error", "text/plain")
         elif path.startswith("/fail"):
             self.answer(500, b"Internal Server Error", "text/plain")
+        elif path == "/echo":  # a page naming the URL it was asked by as its canonical one
+            link = f'<link rel="canonical" href="http://{self.headers["Host"]}{self.path}">'
+            self.answer(200, PAGE.replace(b"</title>", b"</title>" + link.encode()), "text/html; charset=utf-8")
         else:
             self.answer(200, PAGE, "text/html; charset=utf-8")
 
@@ -140,6 +143,15 @@ def test_a_caller_s_url_credentials_are_masked_in_httpx_lines_and_the_envelope(
     assert [item["url"] for item in envelope["data"]] == [f"{site}/page?lang=en&{masked}", f"{site}/fail?{masked}"]
     assert envelope["data"][0]["metadata"]["final_url"] == f"{site}/page?lang=en&{masked}"
     assert envelope["data"][1]["error_code"] == "bad_gateway"
+
+
+def test_a_canonical_link_echoing_the_caller_s_credential_is_masked(site: str) -> None:
+    """Many sites write the URL they were asked by into ``<link rel=canonical>``: the
+    envelope masked ``url`` and ``final_url`` but gave ``metadata.canonical_url`` whole."""
+    envelope = dispatch_extract([f"{site}/echo?api_key=apikey-val-4715"], backend="http", config=_config(site), timeout=20)
+    assert envelope["success"] is True, envelope
+    assert envelope["data"][0]["metadata"]["canonical_url"] == f"{site}/echo?api_key=***"
+    assert "apikey-val-4715" not in json.dumps(envelope)
 
 
 def test_a_batch_that_read_nothing_names_its_first_url_and_keeps_the_colon(site: str) -> None:

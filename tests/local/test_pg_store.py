@@ -24,8 +24,13 @@ import pytest
 
 from webproviders import adispatch_search, dispatch_extract, dispatch_search, index_urls
 from webproviders.config import Config
-from webproviders.errors import InvalidInputError, NotConfiguredError, WebProviderError
-from webproviders.index.pages import Filters
+from webproviders.errors import (
+    InvalidInputError,
+    NotConfiguredError,
+    WebProviderError,
+    WebTimeoutError,
+)
+from webproviders.index.pages import Filters, IndexedPage
 from webproviders.index.pg_schema import MIGRATIONS, SCHEMA_VERSION, SHARDS, statements
 from webproviders.index.sqlite_store import digest
 from webproviders.index.stores import close_stores, open_store
@@ -773,3 +778,44 @@ def test_a_server_that_takes_no_more_connections_says_so_not_that_it_is_down(
     assert envelope["error_code"] == "network_error" and envelope["retryable"]
     assert "took no more connections" in envelope["error"] and "too many connections for role" in envelope["error"]
     assert "web.providers.local.pool_size" in envelope["error"] and "is running" not in envelope["error"]
+
+
+@POSTGRES_ONLY
+def test_pruning_deletes_in_batches_each_within_the_store_timeout(make_index_config: Any) -> None:
+    # One statement deleted every old page: at 100,000 pages that outlasted the 10 s timeout, and
+    # "try again" failed the same way, so a large index could not be pruned. The newest old page
+    # is held by another transaction here, so only the statement deleting it waits out the
+    # timeout: the batches before it are deleted, oldest first, and the next prune ends the work.
+    import psycopg
+
+    config = make_index_config(store={"timeout": 1})
+    store = open_store(config)
+    store.add([page(f"https://old.example.com/{n}", "Old", f"old page {n}", age_days=30 + (1_200 - n) / 100)
+               for n in range(1_200)])
+    store.add([page("https://new.example.com/", "New", "new page")])
+    newest_old = "https://old.example.com/1199"
+    with psycopg.connect(config.provider("local").option("dsn")) as holder:
+        holder.execute(f"SELECT 1 FROM {schema_of(config)}.pages WHERE url = %s FOR UPDATE", (newest_old,))
+        with pytest.raises(WebTimeoutError):
+            store.prune(NOW - 7 * 86_400)
+        left = {url for (url,) in pg_run(config, f"SELECT url FROM {schema_of(config)}.pages")}
+        assert "https://old.example.com/0" not in left and newest_old in left
+    assert store.prune(NOW - 7 * 86_400) == len(left) - 1
+    assert {hit.page.url for hit in store.search("page", 10, Filters())} == {"https://new.example.com/"}
+    assert counts_are_true(config)
+
+
+@POSTGRES_ONLY
+def test_a_question_of_words_the_pages_languages_leave_out_says_so(index_config: Config) -> None:
+    # PostgreSQL's english configuration keeps no stop word, so "the who" matched no page of an
+    # English index that holds "The Who", and the empty answer said nothing: it read as "no page
+    # mentions them", where the SQLite file finds the page.
+    open_store(index_config).add([IndexedPage("https://music.example.com/who", "The Who", "The Who is a band.",
+                                              NOW, "http", None, "en")])
+    envelope = dispatch_search('"the who"', backend="local", config=index_config)
+    assert envelope["success"] is True and envelope["data"]["web"] == []
+    [warning] = envelope["meta"]["warnings"]
+    assert "'\"the who\"'" in warning and "common words" in warning
+    found = dispatch_search("who band", backend="local", config=index_config)
+    assert [hit["url"] for hit in found["data"]["web"]] == ["https://music.example.com/who"]
+    assert "warnings" not in found["meta"]

@@ -38,6 +38,19 @@ def test_search_returns_the_usual_envelope(filled: Config) -> None:
     assert "warnings" not in envelope["meta"]
 
 
+def test_a_page_held_under_a_credential_url_is_shown_with_it_masked(index_config: Config) -> None:
+    """Pages whose URL carries a credential are no longer indexed, but an index filled before
+    (or by a script's ``store.add``) holds them, and every search's hit showed the key whole,
+    to every caller, as did the ``canonical_url`` of an extract of it."""
+    signed = "https://reports.example.com/q3?lang=en&api_key=apikey-val-4715"
+    open_store(index_config).add([page(signed, "Quarterly report", "Revenue grew in the third quarter.")])
+    found = dispatch_search("quarterly revenue", backend="local", config=index_config)
+    assert [hit["url"] for hit in found["data"]["web"]] == ["https://reports.example.com/q3?lang=en&api_key=***"]
+    read = dispatch_extract([signed], backend="local", config=index_config)
+    assert read["data"][0]["metadata"]["canonical_url"] == "https://reports.example.com/q3?lang=en&api_key=***"
+    assert "apikey-val-4715" not in json.dumps(found) + json.dumps(read)
+
+
 def test_search_honours_domains_and_time_range(filled: Config) -> None:
     recent = dispatch_search("retries", 10, backend="local", config=filled, time_range="month")
     assert {hit["url"] for hit in recent["data"]["web"]} == {RETRIES, "https://docs.example.com/guide/cache"}

@@ -298,6 +298,36 @@ def test_words_written_with_combining_marks_or_a_dotted_capital_are_found(index_
         assert urls(store.search(question, 5, Filters())) == [expected], question
 
 
+def test_a_page_is_read_and_removed_by_either_idna_spelling_of_its_host(index_config: Config) -> None:
+    """Vendors and links give a host in either spelling (``münchen.example`` or
+    ``xn--mnchen-3ya.example``), and the domain filters took both: an extract of a page held
+    under the other spelling answered ``not_found``, and a removal by it removed nothing."""
+    store = open_store(index_config)
+    store.add([page("https://münchen.example/rathaus", "Rathaus", "Das Rathaus am Marienplatz."),
+               page("https://xn--bcher-kva.example/liste", "Liste", "Eine Liste der Bücher.")])
+    asked = ["https://xn--mnchen-3ya.example/rathaus", "https://BÜCHER.example/liste"]
+    found = store.get(asked)
+    assert {url: held.title for url, held in found.items()} == {asked[0]: "Rathaus", asked[1]: "Liste"}
+    assert store.remove(["https://bücher.example/liste"]) == 1
+    assert list(store.get(asked)) == [asked[0]]
+
+
+def test_a_page_written_decomposed_is_found_by_a_question_typed_composed(index_config: Config) -> None:
+    """Text copied from macOS or a PDF often spells accents and Hangul decomposed (NFD); the
+    question is read composed, so in PostgreSQL no question found such a French word, and in
+    either store none found such a Korean one (its letters were not kept one a word)."""
+    store = open_store(index_config)
+    store.add([
+        page("https://fr.example.com/cv", "CV", unicodedata.normalize("NFD", "Comment écrire un résumé.")),
+        page("https://ko.example.com/seoul", "서울", unicodedata.normalize("NFD", "서울은 한국의 수도입니다.")),
+        page("https://ko.example.com/other", "다른", "부산은 바다가 아름답습니다."),
+    ])
+    for question, expected in [("résumé", "https://fr.example.com/cv"), ("한국", "https://ko.example.com/seoul")]:
+        assert urls(store.search(question, 5, Filters())) == [expected], question
+    [kept] = store.get(["https://fr.example.com/cv"]).values()
+    assert kept.content == "Comment écrire un résumé."  # the same text, composed
+
+
 def test_thai_lao_khmer_and_myanmar_words_are_found_inside_unspaced_text(index_config: Config) -> None:
     """Written without spaces between words, as Chinese is: a word inside a sentence was never
     found, in either store."""

@@ -159,11 +159,12 @@ def merge_set_aside(envelope: dict[str, Any], set_aside: list[SetAside]) -> None
 
 def mask_urls(envelope: dict[str, Any]) -> None:
     """Mask the credentials in the URLs an extract or crawl envelope gives back (``url``,
-    ``metadata.final_url``, ``meta.failures[].url``): a caller's ``?api_key=`` is masked there
-    as in its error sentence, since envelopes reach models and logs. Done once the call is
-    over: the URLs a chain passes on to its next provider, and a repeat's match to its first
-    answer, use them as asked. Items keep their places, one per URL asked, in order; a
-    changed item is a copy (the one a cache holds stays as it is)."""
+    ``metadata.final_url`` and ``metadata.canonical_url``, ``meta.failures[].url``): a
+    caller's ``?api_key=`` is masked there as in its error sentence, since envelopes reach
+    models and logs (a page's canonical link often repeats the URL it was asked by). Done
+    once the call is over: the URLs a chain passes on to its next provider, and a repeat's
+    match to its first answer, use them as asked. Items keep their places, one per URL
+    asked, in order; a changed item is a copy (the one a cache holds stays as it is)."""
     if isinstance(envelope.get("data"), list):
         envelope["data"] = [_masked(item) for item in envelope["data"]]
     meta = envelope.get("meta")
@@ -171,16 +172,23 @@ def mask_urls(envelope: dict[str, Any]) -> None:
         meta["failures"] = [_masked(item) for item in meta["failures"]]
 
 
+#: The URLs of a page's metadata that can carry the credential of the URL asked for.
+_METADATA_URLS = ("final_url", "canonical_url")
+
+
 def _masked(item: Any) -> Any:
     if not isinstance(item, dict):
         return item
     url, metadata = item.get("url"), item.get("metadata")
-    final = metadata.get("final_url") if isinstance(metadata, dict) else None
     shown = mask_url(url) if isinstance(url, str) else url
-    final_shown = mask_url(final) if isinstance(final, str) else final
-    if shown == url and final_shown == final:
+    changed: dict[str, str] = {}
+    for key in _METADATA_URLS if isinstance(metadata, dict) else ():
+        value = metadata.get(key)
+        if isinstance(value, str) and mask_url(value) != value:
+            changed[key] = mask_url(value)
+    if shown == url and not changed:
         return item
     masked = {**item, "url": shown}
-    if final_shown != final:
-        masked["metadata"] = {**metadata, "final_url": final_shown}
+    if changed:
+        masked["metadata"] = {**metadata, **changed}
     return masked

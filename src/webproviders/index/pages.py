@@ -10,6 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 from ..context import warn
 from ..errors import WebTimeoutError
@@ -28,6 +29,23 @@ def page_url(url: str) -> str:
     with one spelling of percent-escapes (:func:`~webproviders.urls.page_identity`), so
     ``/caf%c3%a9``, ``/café`` and ``/caf%C3%A9`` are one page."""
     return page_identity(canonicalize(url))
+
+
+def page_keys(url: str) -> list[str]:
+    """The keys a page asked for by ``url`` may be held under: :func:`page_url`, and the same
+    with its host in the other IDNA spelling (``münchen.example``, ``xn--mnchen-3ya.example``):
+    a page is kept under its URL as read, and vendors and links give either."""
+    key = page_url(url)
+    try:
+        host = urlsplit(key).hostname
+    except ValueError:
+        return [key]
+    other = _other_spelling(host) if host else None
+    if other is None:
+        return [key]
+    scheme, rest = key.split("://", 1)
+    at = rest.find("@", 0, rest.find("/")) + 1  # a user:password@ (refused when indexing) stays
+    return [key, f"{scheme}://{rest[:at]}{other}{rest[at + len(host):]}"]
 
 
 @dataclass(frozen=True)
@@ -153,6 +171,17 @@ def no_words(query: str) -> list[Hit]:
     return []
 
 
+def words_left_out(query: str) -> list[Hit]:
+    """The answer to a question whose every word the index leaves out of its pages (the
+    common words a language's text search configuration drops): none, said so, since the
+    pages may well hold them and an empty answer would read as "no page matches"."""
+    warn(
+        f"The local index keeps none of the words of {shorten(query, 80)!r} (the languages of its "
+        "pages leave out common words, such as 'the' and 'who' in English); ask with rarer words."
+    )
+    return []
+
+
 def still_searching(location: str) -> WebTimeoutError:
     """What a search a store stopped at the call's deadline fails with (the dispatcher, which
     gave up on it then, has answered already; a caller of the store itself reads this)."""
@@ -164,9 +193,14 @@ def still_searching(location: str) -> WebTimeoutError:
 
 
 def held(urls: Sequence[str], pages: Mapping[str, IndexedPage]) -> dict[str, IndexedPage]:
-    """``pages`` (keyed by :func:`page_url`) keyed by each of ``urls`` as given instead."""
-    found = {url: pages.get(page_url(url)) for url in urls}
-    return {url: page for url, page in found.items() if page is not None}
+    """``pages`` (keyed by :func:`page_url`) keyed by each of ``urls`` as given instead (the
+    one read last, of a page held under both spellings of its host)."""
+    found: dict[str, IndexedPage] = {}
+    for url in urls:
+        spellings = [pages[key] for key in page_keys(url) if key in pages]
+        if spellings:
+            found[url] = max(spellings, key=lambda page: page.fetched_at)
+    return found
 
 
 def _domains(values: Iterable[str] | None) -> tuple[str, ...]:

@@ -50,6 +50,7 @@ from ..redact import scrub
 from ..urls import shorten
 from .language import CONFIGS, page_language
 from .pages import (
+    BATCH_PAGES,
     Filters,
     Hit,
     IndexedPage,
@@ -57,8 +58,9 @@ from .pages import (
     held,
     never_filled,
     no_words,
-    page_url,
+    page_keys,
     still_searching,
+    words_left_out,
 )
 from .pg_schema import (
     APPLICATION,
@@ -574,7 +576,7 @@ class PostgresStore:
         self._known_configs.update(new_configs)
 
     def get(self, urls: Sequence[str]) -> dict[str, IndexedPage]:
-        wanted = list(dict.fromkeys(page_url(url) for url in urls))
+        wanted = list(dict.fromkeys(key for url in urls for key in page_keys(url)))
         if not wanted:
             return {}
         with self._connection(create=False) as conn:
@@ -616,7 +618,7 @@ class PostgresStore:
                 hits = self._ranked(conn, terms, limit, filters)
                 if not hits and conn.execute(self._sql("SELECT 1 FROM {s}.pages LIMIT 1")).fetchone() is None:
                     return never_filled(self.location, emptied=True)
-                return hits
+                return words_left_out(query) if hits is None else hits
 
     @contextmanager
     def _until_deadline(self, conn: Any) -> Iterator[None]:
@@ -636,12 +638,13 @@ class PostgresStore:
         except errors.QueryCanceled:
             raise still_searching(self.location) from None
 
-    def _ranked(self, conn: Any, terms: list[str], limit: int, filters: Filters) -> list[Hit]:
+    def _ranked(self, conn: Any, terms: list[str], limit: int, filters: Filters) -> list[Hit] | None:
+        """The best hits; None when every term is a word no configuration in use keeps."""
         from psycopg import sql
 
         question = _Question(conn.execute(self._sql(_TERMS), {"terms": terms}).fetchall())
         if not question.terms:
-            return []
+            return None
         where, names = self._filters(filters)
         statement = sql.SQL(_SEARCH.replace("{filters}", where)).format(s=sql.Identifier(self.schema))
         lexemes = list(question.idf)
@@ -665,17 +668,26 @@ class PostgresStore:
         ]
 
     def remove(self, urls: Sequence[str]) -> int:
-        wanted = list(dict.fromkeys(page_url(url) for url in urls))
+        wanted = list(dict.fromkeys(key for url in urls for key in page_keys(url)))
         with self._connection(create=False) as conn:
             if conn is None or not wanted:
                 return 0
             return int(conn.execute(self._sql("DELETE FROM {s}.pages WHERE url = ANY(%s)"), (wanted,)).rowcount)
 
     def prune(self, before: float) -> int:
+        """Delete the pages fetched before ``before``, oldest first, :data:`BATCH_PAGES` per
+        statement, each its own transaction within ``timeout``: one statement deleting 100,000
+        pages (and counting their words out) outlasted it, every time it was tried."""
         with self._connection(create=False) as conn:
             if conn is None:
                 return 0
-            return int(conn.execute(self._sql("DELETE FROM {s}.pages WHERE fetched_at < %s"), (before,)).rowcount)
+            ids = [row[0] for row in conn.execute(
+                self._sql("SELECT id FROM {s}.pages WHERE fetched_at < %s ORDER BY fetched_at, id"), (before,)
+            )]
+            # A page read again meanwhile keeps its id and is newer: it stays.
+            delete = self._sql("DELETE FROM {s}.pages WHERE id = ANY(%s) AND fetched_at < %s")
+            return sum(int(conn.execute(delete, (ids[start:start + BATCH_PAGES], before)).rowcount)
+                       for start in range(0, len(ids), BATCH_PAGES))
 
     def stats(self) -> dict[str, Any]:
         """Pages, bytes on disk (pages, their index and the term counts), oldest and newest

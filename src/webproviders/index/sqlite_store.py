@@ -35,6 +35,7 @@ from .pages import (
     held,
     never_filled,
     no_words,
+    page_keys,
     page_url,
     still_searching,
 )
@@ -428,7 +429,7 @@ class SQLiteStore:
         return len(rows)
 
     def get(self, urls: Sequence[str]) -> dict[str, IndexedPage]:
-        wanted = list(dict.fromkeys(page_url(url) for url in urls))
+        wanted = list(dict.fromkeys(key for url in urls for key in page_keys(url)))
         with self._errors():
             db = self._db(create=False)
             if db is None or not wanted:
@@ -525,7 +526,7 @@ class SQLiteStore:
         return line
 
     def remove(self, urls: Sequence[str]) -> int:
-        wanted = list(dict.fromkeys(page_url(url) for url in urls))
+        wanted = list(dict.fromkeys(key for url in urls for key in page_keys(url)))
         with self._errors(removing=True):
             db = self._db(create=False)
             if db is None or not wanted:

@@ -20,6 +20,7 @@ matches (:data:`START`, :data:`END`), which no page means.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 SEGMENT = "\x1f"
 #: Marks around a match in a store's highlighted text (:mod:`.snippets`): control characters,
@@ -43,10 +44,12 @@ TOKEN = re.compile(rf"[{CJK_CHARS}](?:(?!\w)[{CJK_CHARS}])*|[^\W{CJK_CHARS}]+")
 
 
 def stored(text: str) -> str:
-    """``text`` as a store keeps it: each CJK character set apart by :data:`SEGMENT` from
-    the word characters it touches, so that each is found on its own; characters no store
-    can hold left out (NUL) or replaced (lone surrogates)."""
+    """``text`` as a store keeps it: composed (NFC, as questions are read: PostgreSQL does not
+    compose, and decomposed Hangul is no CJK character), each CJK character set apart by
+    :data:`SEGMENT` from the word characters it touches, so that each is found on its own;
+    characters no store can hold left out (NUL) or replaced (lone surrogates)."""
     text = _UNSTORABLE.sub(lambda m: "\ufffd" if "\ud800" <= m.group() <= "\udfff" else "", text)
+    text = unicodedata.normalize("NFC", text)
     return _CJK_EDGE.sub(SEGMENT, text.replace(SEGMENT, ""))
 
 
