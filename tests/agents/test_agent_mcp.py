@@ -41,6 +41,22 @@ def server_env(home: Path, **extra: str) -> dict[str, str]:
     return env
 
 
+def stdio_session(home: Path, lines: list[Any]) -> tuple[subprocess.CompletedProcess[bytes], list[dict[str, Any]]]:
+    """The stdio server run on ``lines`` (each a message to write as JSON, or a raw line as text
+    or bytes) to the end of its input: how it ended, and its answers in order."""
+    import json
+
+    raw = [line if isinstance(line, bytes) else (line if isinstance(line, str) else json.dumps(line)).encode() for line in lines]
+    done = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", "mcp"],
+        env=server_env(home),
+        input=b"".join(line + b"\n" for line in raw),
+        capture_output=True,
+        timeout=60,
+    )
+    return done, [json.loads(line) for line in done.stdout.decode().splitlines()]
+
+
 def text_of(result: Any) -> str:
     return "\n".join(block.text for block in result.content if block.type == "text")
 
@@ -170,7 +186,6 @@ def test_stdio_answers_a_request_holding_a_lone_surrogate(tmp_path: Path) -> Non
 def test_stdio_answers_requests_that_are_not_json_rpc_2(tmp_path: Path) -> None:
     """JSON the package reads but will not take, a batch or an object without ``"jsonrpc":
     "2.0"``, was dropped without a word: the client waited for its answers forever."""
-    import json
 
     listing = {"jsonrpc": "2.0", "method": "tools/list"}
     lines = [
@@ -184,14 +199,8 @@ def test_stdio_answers_requests_that_are_not_json_rpc_2(tmp_path: Path) -> None:
         {"jsonrpc": "2.0", "id": 6, "method": "tools/call",
          "params": {"name": "web_search", "arguments": {"query": "still serving", "limit": 1}}},
     ]
-    done = subprocess.run(
-        [sys.executable, "-m", "webproviders.cli", "mcp"],
-        env=server_env(tmp_path),
-        input="".join(json.dumps(line) + "\n" for line in lines).encode(),
-        capture_output=True,
-        timeout=60,
-    )
-    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.decode().splitlines())}
+    done, answered = stdio_session(tmp_path, lines)
+    answers = {answer["id"]: answer for answer in answered}
     assert done.returncode == 0 and set(answers) == {1, "a", "b", 3, 4, 5, "m", 6}
     batch = "Invalid request: this server reads one JSON-RPC message per line, not a batch (a JSON array); "
     assert answers["a"]["error"]["message"].startswith(batch) and answers["b"]["error"]["code"] == -32600
@@ -205,7 +214,6 @@ def test_stdio_answers_requests_that_are_not_json_rpc_2(tmp_path: Path) -> None:
 def test_stdio_answers_a_request_whose_params_is_a_list(tmp_path: Path) -> None:
     """``params`` by position (a JSON array, as JSON-RPC allows and MCP does not) was taken for
     a batch holding no request: never answered, and the client waited forever."""
-    import json
 
     lines = [
         INITIALIZE,
@@ -214,14 +222,8 @@ def test_stdio_answers_a_request_whose_params_is_a_list(tmp_path: Path) -> None:
         {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": ["web_search", {"query": "x"}]},
         {"jsonrpc": "2.0", "id": 4, "method": "ping"},
     ]
-    done = subprocess.run(
-        [sys.executable, "-m", "webproviders.cli", "mcp"],
-        env=server_env(tmp_path),
-        input="".join(json.dumps(line) + "\n" for line in lines).encode(),
-        capture_output=True,
-        timeout=60,
-    )
-    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.decode().splitlines())}
+    done, answered = stdio_session(tmp_path, lines)
+    answers = {answer["id"]: answer for answer in answered}
     assert done.returncode == 0 and set(answers) == {1, 2, 3, 4}
     for request_id in (2, 3):
         assert answers[request_id]["error"] == {
@@ -249,14 +251,7 @@ def test_stdio_answers_a_request_whose_id_is_no_string_or_integer(tmp_path: Path
         '"arguments":{"query":"half \\ud83d"}}}',  # beside a lone surrogate
         listing % 7,
     ]
-    done = subprocess.run(
-        [sys.executable, "-m", "webproviders.cli", "mcp"],
-        env=server_env(tmp_path),
-        input="".join(line + "\n" for line in lines).encode(),
-        capture_output=True,
-        timeout=60,
-    )
-    answers = [json.loads(line) for line in done.stdout.decode().splitlines()]
+    done, answers = stdio_session(tmp_path, lines)
     assert done.returncode == 0 and [answer["id"] for answer in answers] == [1, *[None] * 7, 7]
     for answer, kind in zip(answers[1:6], BAD_IDS.values(), strict=True):
         assert answer["error"] == {
@@ -284,14 +279,8 @@ def test_stdio_answers_a_request_its_parser_refuses_for_a_raw_control_character(
         "\ufeff".encode() + (call % (4, '{"query":"marked"}')).encode(),
         (call % (5, '{"query":"still serving","limit":1}')).encode(),
     ]
-    done = subprocess.run(
-        [sys.executable, "-m", "webproviders.cli", "mcp"],
-        env=server_env(tmp_path),
-        input=b"".join(line + b"\n" for line in lines),
-        capture_output=True,
-        timeout=60,
-    )
-    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.decode().splitlines())}
+    done, answered = stdio_session(tmp_path, lines)
+    answers = {answer["id"]: answer for answer in answered}
     assert done.returncode == 0 and set(answers) == {1, 2, 3, 4, 5}, done.stderr.decode()[-500:]
     for request_id in (2, 3):
         assert answers[request_id]["error"]["code"] == -32700
@@ -314,14 +303,8 @@ def test_stdio_answers_a_request_nested_too_deep(tmp_path: Path, depth: int) -> 
         call % (2, '{"query":"deep","extra":' + nested + "}"),
         call % (3, '{"query":"still serving","limit":1}'),
     ]
-    done = subprocess.run(
-        [sys.executable, "-m", "webproviders.cli", "mcp"],
-        env=server_env(tmp_path),
-        input="".join(line + "\n" for line in batch).encode(),
-        capture_output=True,
-        timeout=60,
-    )
-    answers = {answer["id"]: answer for answer in map(json.loads, done.stdout.decode().splitlines())}
+    done, answered = stdio_session(tmp_path, batch)
+    answers = {answer["id"]: answer for answer in answered}
     assert done.returncode == 0 and set(answers) == {1, 2, 3}, done.stderr.decode()[-500:]
     assert answers[2]["error"]["code"] == -32700
     assert "recursion limit exceeded" in answers[2]["error"]["message"]
