@@ -969,3 +969,36 @@ def test_scope_host_keeps_to_the_seeds_port(serve: Any, local: Config) -> None:
     assert console.seen == []
     wide = crawl(seed, local, max_pages=10, scope="domain")
     assert f"http://127.0.0.1:{console.server_address[1]}/admin" in [page["url"] for page in wide["data"]]
+
+
+def test_a_page_queued_under_the_canonical_address_another_page_names_is_not_read_again(serve: Any, local: Config) -> None:
+    """A copy of a page (``/c?ref=home``) names ``/c`` its canonical address: ``/c``, queued by
+    then behind the pages before it, was still requested, and the same page came back twice."""
+    from http.server import ThreadingHTTPServer
+
+    class Pages(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            self.server.seen.append(self.path)  # type: ignore[attr-defined]
+            if self.path == "/robots.txt":
+                body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
+            else:
+                links = "".join(f'<li><a href="{href}">{href}</a></li>' for href in ("/c?ref=home", "/x", "/y", "/c"))
+                head = '<link rel="canonical" href="/c">' if self.path.startswith("/c") else ""
+                text = f"This page at {self.path} is part of a small site that talks about crawling politely. " * 3
+                body = f"<html><head>{head}</head><body><article><h1>Page</h1><p>{text}</p><ul>{links}</ul></article></body></html>"
+                body, kind = body.encode(), "text/html"  # type: ignore[assignment]
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    site = serve(ThreadingHTTPServer(("127.0.0.1", 0), Pages))
+    site.seen = []
+    seed = f"http://127.0.0.1:{site.server_address[1]}/"
+    envelope = crawl(seed, local, max_depth=1, concurrency=1)
+    assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}c?ref=home", f"{seed}x", f"{seed}y"]
+    assert "/c" not in site.seen

@@ -220,6 +220,9 @@ class Crawler:
         #: Pages a redirect is on its way to, by page, with the entry whose fetch follows it
         #: there: another link redirecting to one of them is not followed (it would read it twice).
         self._redirected: dict[str, Entry] = {}
+        #: Pages a page read names as its canonical address (not itself): the same page, not
+        #: requested again when its turn comes (it may be queued, or waiting for its host's slot).
+        self._named: set[str] = set()
         #: Pages asked for again after their host's pause (each once).
         self._asked_again: set[str] = set()
         #: robots.txt answers read at the end of another origin's redirect, by their URL.
@@ -410,6 +413,8 @@ class Crawler:
         try:
             await self._obey_robots(entry.url)
             async with self.limiter.slot(host_of(entry.url), self._stop_at):
+                if entry.page in self._named:  # read already, under the address that names it
+                    raise NotFollowed(entry.url)
                 result = await self._fetch(
                     entry.url, timeout=self._url_timeout(),
                     on_redirect=partial(self._check_redirect, entry), check_hop=self._obey_robots,
@@ -491,6 +496,7 @@ class Crawler:
             return Outcome(entry, again=True)
         if error is not None:
             return Outcome(entry, item=self._error_item(entry, error), final_url=final)
+        read = page
         page = await render(result, self.options.page, self.config.web.extraction, want_links=True)
         item = page.item
         item["url"] = final
@@ -506,7 +512,11 @@ class Crawler:
             # and is not taken for read already, as the page a duplicate names is.
             links = [page.refresh, *links]
         elif canonical and self._in_scope(canonical):
-            self._seen.add(page_identity(_canonical(canonical)))
+            named = page_identity(_canonical(canonical))
+            self._seen.add(named)
+            if named != read:
+                self._named.add(named)
+                self._pending.pop(named, None)
         return Outcome(entry, item=item, links=links, final_url=final)
 
     def _pause(self, entry: Entry, final: str, result: FetchResult) -> bool:
