@@ -1002,3 +1002,39 @@ def test_a_page_queued_under_the_canonical_address_another_page_names_is_not_rea
     envelope = crawl(seed, local, max_depth=1, concurrency=1)
     assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}c?ref=home", f"{seed}x", f"{seed}y"]
     assert "/c" not in site.seen
+
+
+def test_a_pattern_names_a_page_however_its_link_spells_its_characters(serve: Any, local: Config) -> None:
+    """A wiki writes its links percent-encoded (``/wiki/Sp%C3%A9cial:Recherche``): an exclude
+    written as a reader spells it, ``/wiki/Spécial:*``, left every such page in, and an include
+    written as the links are, in lower-case escapes, matched a link spelled ``Café`` nowhere."""
+    from http.server import ThreadingHTTPServer
+
+    links = ("/wiki/Sp%C3%A9cial:Recherche", "/wiki/Spécial:Historique", "/wiki/Café", "/wiki/Caf%C3%A9_noir", "/wiki/Th%C3%A9")
+
+    class Pages(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            if self.path == "/robots.txt":
+                body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
+            else:
+                items = "".join(f'<li><a href="{href}">{href}</a></li>' for href in links)
+                text = "Une page d'un petit wiki qui parle de cuisine et de boissons chaudes. " * 3
+                page = f'<html><head><meta charset="utf-8"></head><body><article><h1>Wiki</h1><p>{text}</p><ul>{items}</ul></article></body></html>'
+                body, kind = page.encode(), "text/html; charset=utf-8"  # type: ignore[assignment]
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    seed = f"http://127.0.0.1:{serve(ThreadingHTTPServer(('127.0.0.1', 0), Pages)).server_address[1]}/"
+
+    def read(**patterns: Any) -> list[str]:
+        envelope = crawl(seed, local, max_depth=1, **patterns)
+        return [page["url"].removeprefix(seed[:-1]) for page in envelope["data"][1:]]
+
+    assert read(exclude=["/wiki/Spécial:*"]) == ["/wiki/Caf%C3%A9", "/wiki/Caf%C3%A9_noir", "/wiki/Th%C3%A9"]
+    assert read(include=["/wiki/Caf%c3%a9*"]) == ["/wiki/Caf%C3%A9", "/wiki/Caf%C3%A9_noir"]

@@ -32,7 +32,15 @@ from ..errors import (
     WebTimeoutError,
     to_provider_error,
 )
-from ..urls import MAX_URL_CHARS, canonicalize, host_of, join_url, page_identity, registrable_domain
+from ..urls import (
+    MAX_URL_CHARS,
+    canonicalize,
+    host_of,
+    join_url,
+    page_identity,
+    pattern_spelling,
+    registrable_domain,
+)
 from ..validate import MAX_CRAWL_PAGES
 from .charset import decode
 from .decompress import GZIP_MAGIC
@@ -247,8 +255,9 @@ class Crawler:
         self._not_included = 0
         self._stop_at: float | None = None
         self._progress = options.progress
-        self._include = tuple(map(_only_star_wild, options.include))
-        self._exclude = tuple(map(_only_star_wild, options.exclude))
+        # Matched against a link's one spelling: a pattern written either way names both.
+        self._include = tuple(_only_star_wild(pattern_spelling(p)) for p in options.include)
+        self._exclude = tuple(_only_star_wild(pattern_spelling(p)) for p in options.exclude)
 
     # -- time -------------------------------------------------------------------------
     def _left(self) -> float | None:
@@ -286,10 +295,15 @@ class Crawler:
         path = parts.path.lower()
         if path.endswith(SKIP_EXTENSIONS):
             return False
-        local = parts.path + (f"?{parts.query}" if parts.query else "")
+        if not (self._include or self._exclude):
+            return True
+        # ``/wiki/Caf%C3%A9`` and ``/wiki/Café`` are one page, and one pattern names both.
+        spelled = page_identity(url)
+        one = urlsplit(spelled)
+        local = one.path + (f"?{one.query}" if one.query else "")
 
         def matches(pattern: str) -> bool:
-            return fnmatchcase(url, pattern) or (pattern.startswith("/") and fnmatchcase(local, pattern))
+            return fnmatchcase(spelled, pattern) or (pattern.startswith("/") and fnmatchcase(local, pattern))
 
         if self._include:
             included = any(matches(p) for p in self._include)
