@@ -1038,3 +1038,40 @@ def test_a_pattern_names_a_page_however_its_link_spells_its_characters(serve: An
 
     assert read(exclude=["/wiki/Spécial:*"]) == ["/wiki/Caf%C3%A9", "/wiki/Caf%C3%A9_noir", "/wiki/Th%C3%A9"]
     assert read(include=["/wiki/Caf%c3%a9*"]) == ["/wiki/Caf%C3%A9", "/wiki/Caf%C3%A9_noir"]
+
+
+def test_a_sitemap_index_listing_another_sites_sitemaps_does_not_send_the_crawl_there(serve: Any, named: Config) -> None:
+    """An index names only its own site's sitemaps (the protocol): one that listed another
+    site's sent a crawl kept to its host there. One on another host of its own site is read."""
+    from http.server import ThreadingHTTPServer
+
+    class Site(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            self.server.seen.append(self.path)  # type: ignore[attr-defined]
+            here = f"http://{self.headers['Host']}"
+            pages = {
+                "/robots.txt": ("text/plain", "User-agent: *\nAllow: /\nSitemap: /index.xml\n"),
+                "/index.xml": ("application/xml", "<sitemapindex>" + "".join(
+                    f"<sitemap><loc>{loc}</loc></sitemap>" for loc in (f"{here}/pages.xml", *self.server.elsewhere)  # type: ignore[attr-defined]
+                ) + "</sitemapindex>"),
+                "/pages.xml": ("application/xml", f"<urlset><url><loc>{here}/listed</loc></url></urlset>"),
+            }
+            kind, text = pages.get(self.path, ("text/html", f"<html><body><article><h1>{self.path}</h1><p>{'A page of the site. ' * 20}</p></article></body></html>"))
+            body = text.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    site, other = (serve(ThreadingHTTPServer(("127.0.0.1", 0), Site)) for _ in range(2))
+    site.seen, other.seen, other.elsewhere = [], [], []
+    site.elsewhere = [f"http://other.test:{other.server_address[1]}/pages.xml", f"http://blog.site.test:{other.server_address[1]}/pages.xml"]
+    seed = f"http://www.site.test:{site.server_address[1]}/"
+    envelope = crawl(seed, named, use_sitemap=True)
+    assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}listed"]
+    assert other.seen == ["/pages.xml"]  # blog.site.test's: what it lists is another host's, not crawled
+    assert "lists 1 sitemap of other sites (http://other.test:" in " ".join(envelope["meta"]["warnings"])

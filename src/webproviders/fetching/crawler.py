@@ -623,8 +623,23 @@ class Crawler:
             await self._take_listed(_absolute(result.final_url, found.pages), pages, wanted)
             # An index that lists itself (or a child twice) does not use up the reads.
             children = dict.fromkeys(_canonical(child) for child in _absolute(result.final_url, found.children))
-            fresh = [child for child in children if child not in read and child not in queue]
+            fresh = [child for child in self._own_children(result.final_url, children) if child not in read and child not in queue]
             queue += fresh[: MAX_SITEMAPS - len(read) - len(queue)]
+
+    def _own_children(self, index: str, children: dict[str, None]) -> list[str]:
+        """The sitemaps the index at ``index`` lists on its own site (its registrable domain: a
+        ``static.`` host serves them too), or in the crawl's scope: an index names only its own
+        site's (the protocol), and one listing another site's sent the crawl there (scope
+        ``host`` too), a site no link would have led it to."""
+        site = registrable_domain(host_of(index))
+        own = [child for child in children if registrable_domain(host_of(child)) == site or self._in_scope(child)]
+        if len(own) < len(children):
+            others = [child for child in children if child not in own]
+            warn(
+                f"The sitemap index {index} lists {len(others):,} sitemap{'s' if len(others) != 1 else ''} of other "
+                f"sites ({others[0]}{', ...' if len(others) > 1 else ''}), not read: an index lists its own site's."
+            )
+        return own
 
     async def _take_listed(self, listed: list[str], pages: list[str], wanted: int) -> None:
         """Add to ``pages`` the ``listed`` URLs a link would be followed to, up to ``wanted``:
