@@ -1075,3 +1075,40 @@ def test_a_sitemap_index_listing_another_sites_sitemaps_does_not_send_the_crawl_
     assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}listed"]
     assert other.seen == ["/pages.xml"]  # blog.site.test's: what it lists is another host's, not crawled
     assert "lists 1 sitemap of other sites (http://other.test:" in " ".join(envelope["meta"]["warnings"])
+
+
+def test_a_page_that_arrives_after_a_copy_naming_it_its_canonical_address_is_not_returned_again(serve: Any, local: Config) -> None:
+    """``/c?ref=home`` and ``/c`` are fetched at once, and the copy, read first, names ``/c``
+    its canonical address: ``/c`` came back too, the same page twice. Here ``/c`` answers only
+    once a page linked from the copy is asked for, so the copy has been read by then."""
+    from http.server import ThreadingHTTPServer
+
+    after = threading.Event()
+
+    class Pages(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            if self.path == "/robots.txt":
+                body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
+            else:
+                if self.path == "/after":
+                    after.set()
+                if self.path == "/c":
+                    after.wait(10)
+                links = {"/": ("/c?ref=home", "/c"), "/c?ref=home": ("/after",), "/c": ("/after",)}.get(self.path, ())
+                items = "".join(f'<li><a href="{href}">{href}</a></li>' for href in links)
+                head = '<link rel="canonical" href="/c">' if self.path.startswith("/c") else ""
+                text = f"This page at {self.path.split('?')[0]} is part of a small site that talks about crawling politely. " * 3
+                page = f"<html><head>{head}</head><body><article><h1>Page</h1><p>{text}</p><ul>{items}</ul></article></body></html>"
+                body, kind = page.encode(), "text/html"  # type: ignore[assignment]
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    seed = f"http://127.0.0.1:{serve(ThreadingHTTPServer(('127.0.0.1', 0), Pages)).server_address[1]}/"
+    envelope = crawl(seed, local, max_depth=2)
+    assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}c?ref=home", f"{seed}after"]

@@ -512,6 +512,8 @@ class Crawler:
             return Outcome(entry, item=self._error_item(entry, error), final_url=final)
         read = page
         page = await render(result, self.options.page, self.config.web.extraction, want_links=True)
+        if entry.depth and read in self._named:
+            return Outcome(entry)  # a page read meanwhile named this one its address: read already
         item = page.item
         item["url"] = final
         item["metadata"]["depth"] = entry.depth
