@@ -1112,3 +1112,32 @@ def test_a_page_that_arrives_after_a_copy_naming_it_its_canonical_address_is_not
     seed = f"http://127.0.0.1:{serve(ThreadingHTTPServer(('127.0.0.1', 0), Pages)).server_address[1]}/"
     envelope = crawl(seed, local, max_depth=2)
     assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}c?ref=home", f"{seed}after"]
+
+
+def test_a_sitemap_in_the_protocols_text_form_is_read(serve: Any, local: Config) -> None:
+    """``Sitemap: /sitemap.txt``, one URL a line, as the protocol allows and site generators
+    write: it was 'not a sitemap', and the page only it lists was never read."""
+    from http.server import ThreadingHTTPServer
+
+    class Site(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            here = f"http://{self.headers['Host']}"
+            pages = {
+                "/robots.txt": ("text/plain", "User-agent: *\nAllow: /\nSitemap: /sitemap.txt\n"),
+                "/sitemap.txt": ("text/plain; charset=utf-8", f"{here}/\n{here}/listed\n"),
+            }
+            kind, text = pages.get(self.path, ("text/html", f"<html><body><article><h1>{self.path}</h1><p>{'A page of the site. ' * 20}</p></article></body></html>"))
+            body = text.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    seed = f"http://127.0.0.1:{serve(ThreadingHTTPServer(('127.0.0.1', 0), Site)).server_address[1]}/"
+    envelope = crawl(seed, local, use_sitemap=True)
+    assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}listed"]
+    assert "warnings" not in envelope["meta"] or not envelope["meta"]["warnings"], envelope["meta"]

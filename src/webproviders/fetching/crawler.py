@@ -617,7 +617,7 @@ class Crawler:
                 )
                 continue
             if found is None:
-                warn(f"The sitemap {url} is not a sitemap (no <urlset> or <sitemapindex> in XML); crawling from links only.")
+                warn(f"The sitemap {url} is not a sitemap (no <urlset> or <sitemapindex> in XML, nor one URL a line); crawling from links only.")
                 continue
             if cut:
                 limit = self.config.web.max_response_bytes
