@@ -1141,3 +1141,38 @@ def test_a_sitemap_in_the_protocols_text_form_is_read(serve: Any, local: Config)
     envelope = crawl(seed, local, use_sitemap=True)
     assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}listed"]
     assert "warnings" not in envelope["meta"] or not envelope["meta"]["warnings"], envelope["meta"]
+
+
+def test_a_link_naming_a_pages_query_parameters_in_another_order_is_that_page(serve: Any, local: Config) -> None:
+    """A shop's filter links name their parameters in every order (``?color=red&size=m``,
+    ``?size=m&color=red``): each order was read as a page. The page is asked for as the first
+    link spelled it; a name given twice keeps its values' order (``?tag=a&tag=b`` is not ``?tag=b&tag=a``)."""
+    from http.server import ThreadingHTTPServer
+
+    links = ("/shoes?color=red&size=m", "/shoes?size=m&color=red", "/shoes?tag=a&tag=b", "/shoes?tag=b&tag=a")
+    asked: list[str] = []
+
+    class Shop(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            if self.path == "/robots.txt":
+                body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
+            else:
+                items = "".join(f'<li><a href="{href}">{href}</a></li>' for href in links) if self.path == "/" else ""
+                text = "Shoes for every season, in every colour and size, delivered to your door. " * 3
+                page = f"<html><body><article><h1>Shoes</h1><p>{text}</p><ul>{items}</ul></article></body></html>"
+                body, kind = page.encode(), "text/html"  # type: ignore[assignment]
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    seed = f"http://127.0.0.1:{serve(ThreadingHTTPServer(('127.0.0.1', 0), Shop)).server_address[1]}/"
+    envelope = crawl(seed, local, max_depth=1)
+    read = [page["url"].removeprefix(seed[:-1]) for page in envelope["data"]]
+    assert read == ["/", "/shoes?color=red&size=m", "/shoes?tag=a&tag=b", "/shoes?tag=b&tag=a"]
+    assert sorted(asked) == sorted(["/robots.txt", *read])

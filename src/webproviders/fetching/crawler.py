@@ -148,7 +148,7 @@ class Entry:
     key: tuple[int, ...]
     url: str = field(compare=False)
     referrer: str | None = field(compare=False, default=None)
-    #: Which page it is (:func:`~webproviders.urls.page_identity`): the crawl reads each once.
+    #: Which page it is (:func:`_page_of`): the crawl reads each once.
     page: str = field(compare=False, default="")
 
 
@@ -191,6 +191,18 @@ def _canonical(url: str) -> str:
     except (ValueError, httpx.InvalidURL, UnicodeError):
         return canon  # refused when it is fetched, as it would have been
     return parts._replace(netloc=spelled if port is None else f"{spelled}:{port}").geturl()
+
+
+def _page_of(url: str) -> str:
+    """Which page ``url`` (a canonical URL) is to the crawl: its
+    :func:`~webproviders.urls.page_identity` with the query's parameters in the order of their
+    names (a name given twice keeps its values' order). A shop's filter links name them in
+    every order (``?color=red&size=m``, ``?size=m&color=red``): each order was read as a page."""
+    identity = page_identity(url)
+    head, mark, query = identity.partition("?")
+    if not mark or "&" not in query:
+        return identity
+    return f"{head}?{'&'.join(sorted(query.split('&'), key=lambda param: param.partition('=')[0]))}"
 
 
 def _host_and_port(url: str) -> str:
@@ -348,7 +360,7 @@ class Crawler:
             if index % LINKS_PER_CLOCK == 0 and (left := self._left()) is not None and left <= 0:
                 break  # the crawl is over: no link found now would be fetched
             canon = _canonical(link)
-            page = page_identity(canon)
+            page = _page_of(canon)
             if page in self._seen and page not in self._pending:
                 continue  # read, or being read (the site's navigation, on every page)
             if not self._wanted(canon):
@@ -375,7 +387,7 @@ class Crawler:
             if index % LINKS_PER_CLOCK == 0 and (left := self._left()) is not None and left <= 0:
                 return
             canon = _canonical(link)
-            page = page_identity(canon)
+            page = _page_of(canon)
             if page not in self._seen and self._in_scope(canon) and self._wanted(canon, count=False):
                 self._past_depth.add(page)
 
@@ -461,7 +473,7 @@ class Crawler:
         unseen, whatever it points to. robots.txt is then asked before the hop is requested."""
         if entry.depth:
             canon = _canonical(url)
-            page = page_identity(canon)
+            page = _page_of(canon)
             if page != entry.page and page in self._seen and self._redirected.get(page) is not entry:
                 raise NotFollowed(url)
             if not (self._in_scope(canon) and self._wanted(canon)):
@@ -500,7 +512,7 @@ class Crawler:
         final = _canonical(result.final_url)
         if entry.depth == 0:
             self._add_scope(final)  # a seed that redirects (to www., to https) moves the scope
-        page = page_identity(final)
+        page = _page_of(final)
         if page != entry.page:
             if page in self._seen and self._redirected.get(page) is not entry:
                 return Outcome(entry)  # a redirect to a page we have
@@ -528,7 +540,7 @@ class Crawler:
             # and is not taken for read already, as the page a duplicate names is.
             links = [page.refresh, *links]
         elif canonical and self._in_scope(canonical):
-            named = page_identity(_canonical(canonical))
+            named = _page_of(_canonical(canonical))
             self._seen.add(named)
             if named != read:
                 self._named.add(named)
@@ -703,7 +715,7 @@ class Crawler:
         seed = _canonical(url)
         await check_destination_resolved(seed, self.policy)
         self._add_scope(seed)
-        self._enqueue(seed, page_identity(seed), 0, (), None)
+        self._enqueue(seed, _page_of(seed), 0, (), None)
         try:
             stopped_early = await self._loop()
             robots_late = self.robots.unanswered(seed)
@@ -714,7 +726,7 @@ class Crawler:
         if stopped_early and not self._results:
             # Not even the seed arrived in time: that page timed out, as it would in an
             # extract (a per-URL failure), rather than the crawler returning nothing.
-            entry = Entry(0, (), seed, page=page_identity(seed))
+            entry = Entry(0, (), seed, page=_page_of(seed))
             why = " (its site's robots.txt, asked for first, had not arrived)" if robots_late else ""
             kept = self._held.get(host_of(seed))
             late = WebTimeoutError(
