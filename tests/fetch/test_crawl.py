@@ -239,7 +239,13 @@ def test_a_page_that_sends_its_reader_on_with_a_refresh_leads_the_crawl_there(si
 
 
 def test_nofollow_meta_is_obeyed(site: Any, local: Config) -> None:
-    assert paths(crawl(site.url("/nofollow"), local), site) == ["/nofollow"]
+    """And said: a crawl of the one page had no word of why, as one of a page without links."""
+    envelope = crawl(site.url("/nofollow"), local)
+    assert paths(envelope, site) == ["/nofollow"]
+    assert envelope["meta"]["warnings"] == [
+        "The links of 1 page were not followed: it asks crawlers not to (robots nofollow, in a <meta> tag or an "
+        "X-Robots-Tag header); pass respect_robots=False if you have the site owner's permission."
+    ]
     site.reset()
     followed = paths(crawl(site.url("/nofollow"), local, respect_robots=False), site)
     assert "/docs/a" in followed

@@ -254,6 +254,9 @@ class Crawler:
         self._scope_hosts: set[str] = set()
         self._scope_domains: set[str] = set()
         self._robots_refused = 0
+        #: Pages whose links were not followed for their robots ``nofollow``: a crawl of one page
+        #: (its seed says it) read as one of a site without links.
+        self._nofollow = 0
         #: Pages linked on other hosts of the seed's domain, not followed with scope ``host``
         #: (by page, their host): a site whose links all name ``www.`` read as one page.
         self._nearby: dict[str, str] = {}
@@ -533,6 +536,8 @@ class Crawler:
         nofollow = page.nofollow or says_nofollow(result.headers.get_list("x-robots-tag"), self.robots.user_agent)
         follow = page.html and not (nofollow and self.options.respect_robots)
         links = page.links if follow else []
+        if page.html and page.links and not follow:
+            self._nofollow += 1
         canonical = item["metadata"].get("canonical_url")
         if page.refresh:
             # It sends its reader on at once (a moved page, a site generator's alias, which names
@@ -769,6 +774,13 @@ class Crawler:
         if self._robots_refused:
             count = self._robots_refused
             warn(f"{count} URL{'s were' if count != 1 else ' was'} skipped because robots.txt disallows {'them' if count != 1 else 'it'}.")
+        if self._nofollow:
+            count = self._nofollow
+            warn(
+                f"The links of {count} page{'s' if count != 1 else ''} were not followed: "
+                f"{'they ask' if count != 1 else 'it asks'} crawlers not to (robots nofollow, in a <meta> tag or an "
+                "X-Robots-Tag header); pass respect_robots=False if you have the site owner's permission."
+            )
         if self._not_included and not self._included:
             warn(
                 f"No link found matched include {list(self.options.include)}: a pattern that starts with '/' "
