@@ -1182,3 +1182,36 @@ def test_a_link_naming_a_pages_query_parameters_in_another_order_is_that_page(se
     read = [page["url"].removeprefix(seed[:-1]) for page in envelope["data"]]
     assert read == ["/", "/shoes?color=red&size=m", "/shoes?tag=a&tag=b", "/shoes?tag=b&tag=a"]
     assert sorted(asked) == sorted(["/robots.txt", *read])
+
+
+def test_a_copy_of_a_page_read_that_names_it_its_canonical_address_is_not_returned_again(serve: Any, local: Config) -> None:
+    """A static site's ``/index.html`` is its ``/``, and says so: it came back as a second page,
+    the same text. A page that names another by mistake (``/about``, its text its own) is kept."""
+    from http.server import ThreadingHTTPServer
+
+    asked: list[str] = []
+
+    class Site(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            if self.path == "/robots.txt":
+                body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
+            else:
+                about = self.path == "/about"
+                text = ("Who we are and what we do. " if about else "Welcome to a small site about gardening. ") * 5
+                page = ('<html><head><link rel="canonical" href="/"></head><body><article><h1>Garden</h1>'
+                        f'<p>{text}</p><a href="/index.html">Home</a> <a href="/about">About</a></article></body></html>')
+                body, kind = page.encode(), "text/html"  # type: ignore[assignment]
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    seed = f"http://127.0.0.1:{serve(ThreadingHTTPServer(('127.0.0.1', 0), Site)).server_address[1]}/"
+    envelope = crawl(seed, local, max_depth=1)
+    assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}about"]
+    assert "/index.html" in asked

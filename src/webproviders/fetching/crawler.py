@@ -243,6 +243,9 @@ class Crawler:
         #: Pages a page read names as its canonical address (not itself): the same page, not
         #: requested again when its turn comes (it may be queued, or waiting for its host's slot).
         self._named: set[str] = set()
+        #: The text of each page read, by page (a hash): a copy that names it its canonical
+        #: address, with the same text, is not returned again.
+        self._texts: dict[str, int] = {}
         #: Pages asked for again after their host's pause (each once).
         self._asked_again: set[str] = set()
         #: robots.txt answers read at the end of another origin's redirect, by their URL.
@@ -527,8 +530,8 @@ class Crawler:
             return Outcome(entry, item=self._error_item(entry, error), final_url=final)
         read = page
         page = await render(result, self.options.page, self.config.web.extraction, want_links=True)
-        if entry.depth and read in self._named:
-            return Outcome(entry)  # a page read meanwhile named this one its address: read already
+        if entry.depth and read in self._named and self._texts.get(read) == hash(page.item["content"]):
+            return Outcome(entry)  # a copy read meanwhile named this one its address: read already
         item = page.item
         item["url"] = final
         item["metadata"]["depth"] = entry.depth
@@ -536,8 +539,6 @@ class Crawler:
         nofollow = page.nofollow or says_nofollow(result.headers.get_list("x-robots-tag"), self.robots.user_agent)
         follow = page.html and not (nofollow and self.options.respect_robots)
         links = page.links if follow else []
-        if page.html and page.links and not follow:
-            self._nofollow += 1
         canonical = item["metadata"].get("canonical_url")
         if page.refresh:
             # It sends its reader on at once (a moved page, a site generator's alias, which names
@@ -546,10 +547,16 @@ class Crawler:
             links = [page.refresh, *links]
         elif canonical and self._in_scope(canonical):
             named = _page_of(_canonical(canonical))
+            if entry.depth and named != read and self._texts.get(named) == hash(item["content"]):
+                return Outcome(entry)  # a copy of a page read (``/index.html`` of ``/``), its text the same
             self._seen.add(named)
             if named != read:
                 self._named.add(named)
                 self._pending.pop(named, None)
+                self._texts.setdefault(named, hash(item["content"]))  # read for it: a second copy is one too
+        if page.html and page.links and not follow:
+            self._nofollow += 1
+        self._texts[read] = hash(item["content"])
         return Outcome(entry, item=item, links=links, final_url=final)
 
     def _pause(self, entry: Entry, final: str, result: FetchResult) -> bool:
