@@ -105,6 +105,13 @@ def page_identity(url: str) -> str:
     return urlunsplit((parts.scheme, parts.netloc, path, query, ""))
 
 
+def pattern_spelling(pattern: str) -> str:
+    """``pattern`` (a URL, or a path and query, with wildcards) in the spelling of
+    :func:`page_identity`, to be matched against it: ``/wiki/Café*`` and ``/wiki/Caf%c3%a9*``
+    name the same links, whichever way a page spells them."""
+    return _escapes(pattern, _QUERY_SAFE)
+
+
 def _escapes(part: str, safe: str) -> str:
     """One spelling of a path or query (see :func:`page_identity`)."""
     part = _ESCAPE.sub(_normal_escape, part)

@@ -239,7 +239,13 @@ def test_a_page_that_sends_its_reader_on_with_a_refresh_leads_the_crawl_there(si
 
 
 def test_nofollow_meta_is_obeyed(site: Any, local: Config) -> None:
-    assert paths(crawl(site.url("/nofollow"), local), site) == ["/nofollow"]
+    """And said: a crawl of the one page had no word of why, as one of a page without links."""
+    envelope = crawl(site.url("/nofollow"), local)
+    assert paths(envelope, site) == ["/nofollow"]
+    assert envelope["meta"]["warnings"] == [
+        "The links of 1 page were not followed: it asks crawlers not to (robots nofollow, in a <meta> tag or an "
+        "X-Robots-Tag header); pass respect_robots=False if you have the site owner's permission."
+    ]
     site.reset()
     followed = paths(crawl(site.url("/nofollow"), local, respect_robots=False), site)
     assert "/docs/a" in followed
@@ -969,3 +975,243 @@ def test_scope_host_keeps_to_the_seeds_port(serve: Any, local: Config) -> None:
     assert console.seen == []
     wide = crawl(seed, local, max_pages=10, scope="domain")
     assert f"http://127.0.0.1:{console.server_address[1]}/admin" in [page["url"] for page in wide["data"]]
+
+
+def test_a_page_queued_under_the_canonical_address_another_page_names_is_not_read_again(serve: Any, local: Config) -> None:
+    """A copy of a page (``/c?ref=home``) names ``/c`` its canonical address: ``/c``, queued by
+    then behind the pages before it, was still requested, and the same page came back twice."""
+    from http.server import ThreadingHTTPServer
+
+    class Pages(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            self.server.seen.append(self.path)  # type: ignore[attr-defined]
+            if self.path == "/robots.txt":
+                body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
+            else:
+                links = "".join(f'<li><a href="{href}">{href}</a></li>' for href in ("/c?ref=home", "/x", "/y", "/c"))
+                head = '<link rel="canonical" href="/c">' if self.path.startswith("/c") else ""
+                text = f"This page at {self.path} is part of a small site that talks about crawling politely. " * 3
+                body = f"<html><head>{head}</head><body><article><h1>Page</h1><p>{text}</p><ul>{links}</ul></article></body></html>"
+                body, kind = body.encode(), "text/html"  # type: ignore[assignment]
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    site = serve(ThreadingHTTPServer(("127.0.0.1", 0), Pages))
+    site.seen = []
+    seed = f"http://127.0.0.1:{site.server_address[1]}/"
+    envelope = crawl(seed, local, max_depth=1, concurrency=1)
+    assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}c?ref=home", f"{seed}x", f"{seed}y"]
+    assert "/c" not in site.seen
+
+
+def test_a_pattern_names_a_page_however_its_link_spells_its_characters(serve: Any, local: Config) -> None:
+    """A wiki writes its links percent-encoded (``/wiki/Sp%C3%A9cial:Recherche``): an exclude
+    written as a reader spells it, ``/wiki/Spécial:*``, left every such page in, and an include
+    written as the links are, in lower-case escapes, matched a link spelled ``Café`` nowhere."""
+    from http.server import ThreadingHTTPServer
+
+    links = ("/wiki/Sp%C3%A9cial:Recherche", "/wiki/Spécial:Historique", "/wiki/Café", "/wiki/Caf%C3%A9_noir", "/wiki/Th%C3%A9")
+
+    class Pages(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            if self.path == "/robots.txt":
+                body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
+            else:
+                items = "".join(f'<li><a href="{href}">{href}</a></li>' for href in links)
+                text = "Une page d'un petit wiki qui parle de cuisine et de boissons chaudes. " * 3
+                page = f'<html><head><meta charset="utf-8"></head><body><article><h1>Wiki</h1><p>{text}</p><ul>{items}</ul></article></body></html>'
+                body, kind = page.encode(), "text/html; charset=utf-8"  # type: ignore[assignment]
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    seed = f"http://127.0.0.1:{serve(ThreadingHTTPServer(('127.0.0.1', 0), Pages)).server_address[1]}/"
+
+    def read(**patterns: Any) -> list[str]:
+        envelope = crawl(seed, local, max_depth=1, **patterns)
+        return [page["url"].removeprefix(seed[:-1]) for page in envelope["data"][1:]]
+
+    assert read(exclude=["/wiki/Spécial:*"]) == ["/wiki/Caf%C3%A9", "/wiki/Caf%C3%A9_noir", "/wiki/Th%C3%A9"]
+    assert read(include=["/wiki/Caf%c3%a9*"]) == ["/wiki/Caf%C3%A9", "/wiki/Caf%C3%A9_noir"]
+
+
+def test_a_sitemap_index_listing_another_sites_sitemaps_does_not_send_the_crawl_there(serve: Any, named: Config) -> None:
+    """An index names only its own site's sitemaps (the protocol): one that listed another
+    site's sent a crawl kept to its host there. One on another host of its own site is read."""
+    from http.server import ThreadingHTTPServer
+
+    class Site(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            self.server.seen.append(self.path)  # type: ignore[attr-defined]
+            here = f"http://{self.headers['Host']}"
+            pages = {
+                "/robots.txt": ("text/plain", "User-agent: *\nAllow: /\nSitemap: /index.xml\n"),
+                "/index.xml": ("application/xml", "<sitemapindex>" + "".join(
+                    f"<sitemap><loc>{loc}</loc></sitemap>" for loc in (f"{here}/pages.xml", *self.server.elsewhere)  # type: ignore[attr-defined]
+                ) + "</sitemapindex>"),
+                "/pages.xml": ("application/xml", f"<urlset><url><loc>{here}/listed</loc></url></urlset>"),
+            }
+            kind, text = pages.get(self.path, ("text/html", f"<html><body><article><h1>{self.path}</h1><p>{'A page of the site. ' * 20}</p></article></body></html>"))
+            body = text.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    site, other = (serve(ThreadingHTTPServer(("127.0.0.1", 0), Site)) for _ in range(2))
+    site.seen, other.seen, other.elsewhere = [], [], []
+    site.elsewhere = [f"http://other.test:{other.server_address[1]}/pages.xml", f"http://blog.site.test:{other.server_address[1]}/pages.xml"]
+    seed = f"http://www.site.test:{site.server_address[1]}/"
+    envelope = crawl(seed, named, use_sitemap=True)
+    assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}listed"]
+    assert other.seen == ["/pages.xml"]  # blog.site.test's: what it lists is another host's, not crawled
+    assert "lists 1 sitemap of other sites (http://other.test:" in " ".join(envelope["meta"]["warnings"])
+
+
+def test_a_page_that_arrives_after_a_copy_naming_it_its_canonical_address_is_not_returned_again(serve: Any, local: Config) -> None:
+    """``/c?ref=home`` and ``/c`` are fetched at once, and the copy, read first, names ``/c``
+    its canonical address: ``/c`` came back too, the same page twice. Here ``/c`` answers only
+    once a page linked from the copy is asked for, so the copy has been read by then."""
+    from http.server import ThreadingHTTPServer
+
+    after = threading.Event()
+
+    class Pages(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            if self.path == "/robots.txt":
+                body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
+            else:
+                if self.path == "/after":
+                    after.set()
+                if self.path == "/c":
+                    after.wait(10)
+                links = {"/": ("/c?ref=home", "/c"), "/c?ref=home": ("/after",), "/c": ("/after",)}.get(self.path, ())
+                items = "".join(f'<li><a href="{href}">{href}</a></li>' for href in links)
+                head = '<link rel="canonical" href="/c">' if self.path.startswith("/c") else ""
+                text = f"This page at {self.path.split('?')[0]} is part of a small site that talks about crawling politely. " * 3
+                page = f"<html><head>{head}</head><body><article><h1>Page</h1><p>{text}</p><ul>{items}</ul></article></body></html>"
+                body, kind = page.encode(), "text/html"  # type: ignore[assignment]
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    seed = f"http://127.0.0.1:{serve(ThreadingHTTPServer(('127.0.0.1', 0), Pages)).server_address[1]}/"
+    envelope = crawl(seed, local, max_depth=2)
+    assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}c?ref=home", f"{seed}after"]
+
+
+def test_a_sitemap_in_the_protocols_text_form_is_read(serve: Any, local: Config) -> None:
+    """``Sitemap: /sitemap.txt``, one URL a line, as the protocol allows and site generators
+    write: it was 'not a sitemap', and the page only it lists was never read."""
+    from http.server import ThreadingHTTPServer
+
+    class Site(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            here = f"http://{self.headers['Host']}"
+            pages = {
+                "/robots.txt": ("text/plain", "User-agent: *\nAllow: /\nSitemap: /sitemap.txt\n"),
+                "/sitemap.txt": ("text/plain; charset=utf-8", f"{here}/\n{here}/listed\n"),
+            }
+            kind, text = pages.get(self.path, ("text/html", f"<html><body><article><h1>{self.path}</h1><p>{'A page of the site. ' * 20}</p></article></body></html>"))
+            body = text.encode()
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    seed = f"http://127.0.0.1:{serve(ThreadingHTTPServer(('127.0.0.1', 0), Site)).server_address[1]}/"
+    envelope = crawl(seed, local, use_sitemap=True)
+    assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}listed"]
+    assert "warnings" not in envelope["meta"] or not envelope["meta"]["warnings"], envelope["meta"]
+
+
+def test_a_link_naming_a_pages_query_parameters_in_another_order_is_that_page(serve: Any, local: Config) -> None:
+    """A shop's filter links name their parameters in every order (``?color=red&size=m``,
+    ``?size=m&color=red``): each order was read as a page. The page is asked for as the first
+    link spelled it; a name given twice keeps its values' order (``?tag=a&tag=b`` is not ``?tag=b&tag=a``)."""
+    from http.server import ThreadingHTTPServer
+
+    links = ("/shoes?color=red&size=m", "/shoes?size=m&color=red", "/shoes?tag=a&tag=b", "/shoes?tag=b&tag=a")
+    asked: list[str] = []
+
+    class Shop(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            if self.path == "/robots.txt":
+                body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
+            else:
+                items = "".join(f'<li><a href="{href}">{href}</a></li>' for href in links) if self.path == "/" else ""
+                text = "Shoes for every season, in every colour and size, delivered to your door. " * 3
+                page = f"<html><body><article><h1>Shoes</h1><p>{text}</p><ul>{items}</ul></article></body></html>"
+                body, kind = page.encode(), "text/html"  # type: ignore[assignment]
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    seed = f"http://127.0.0.1:{serve(ThreadingHTTPServer(('127.0.0.1', 0), Shop)).server_address[1]}/"
+    envelope = crawl(seed, local, max_depth=1)
+    read = [page["url"].removeprefix(seed[:-1]) for page in envelope["data"]]
+    assert read == ["/", "/shoes?color=red&size=m", "/shoes?tag=a&tag=b", "/shoes?tag=b&tag=a"]
+    assert sorted(asked) == sorted(["/robots.txt", *read])
+
+
+def test_a_copy_of_a_page_read_that_names_it_its_canonical_address_is_not_returned_again(serve: Any, local: Config) -> None:
+    """A static site's ``/index.html`` is its ``/``, and says so: it came back as a second page,
+    the same text. A page that names another by mistake (``/about``, its text its own) is kept."""
+    from http.server import ThreadingHTTPServer
+
+    asked: list[str] = []
+
+    class Site(BaseHTTPRequestHandler):
+        def log_message(self, *args: Any) -> None:
+            pass
+
+        def do_GET(self) -> None:
+            asked.append(self.path)
+            if self.path == "/robots.txt":
+                body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
+            else:
+                about = self.path == "/about"
+                text = ("Who we are and what we do. " if about else "Welcome to a small site about gardening. ") * 5
+                page = ('<html><head><link rel="canonical" href="/"></head><body><article><h1>Garden</h1>'
+                        f'<p>{text}</p><a href="/index.html">Home</a> <a href="/about">About</a></article></body></html>')
+                body, kind = page.encode(), "text/html"  # type: ignore[assignment]
+            self.send_response(200)
+            self.send_header("Content-Type", kind)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+    seed = f"http://127.0.0.1:{serve(ThreadingHTTPServer(('127.0.0.1', 0), Site)).server_address[1]}/"
+    envelope = crawl(seed, local, max_depth=1)
+    assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}about"]
+    assert "/index.html" in asked

@@ -311,6 +311,16 @@ def test_sitemap_entities_are_not_expanded(tmp_path: Any) -> None:
     assert parse_sitemap(b"not xml at all") is None
 
 
+def test_a_sitemap_in_the_protocols_text_form_lists_its_urls() -> None:
+    """``sitemap.txt``, one full URL a line, is a sitemap to the protocol and to search
+    engines: it was 'not a sitemap', and none of its pages was queued."""
+    text = "\ufeffhttps://example.com/a\r\nhttps://example.com/b?x=1\n\nhttps://example.com/lo".encode()
+    assert parse_sitemap(text).pages == ["https://example.com/a", "https://example.com/b?x=1", "https://example.com/lo"]
+    assert parse_sitemap(text, cut=True).pages == ["https://example.com/a", "https://example.com/b?x=1"]
+    assert parse_sitemap(b"Not found\nhttps://example.com/a\n") is None
+    assert parse_sitemap(b"https://example.com/a has moved\n") is None
+
+
 # -- sniffing and charsets ----------------------------------------------------------------
 
 

@@ -32,7 +32,15 @@ from ..errors import (
     WebTimeoutError,
     to_provider_error,
 )
-from ..urls import MAX_URL_CHARS, canonicalize, host_of, join_url, page_identity, registrable_domain
+from ..urls import (
+    MAX_URL_CHARS,
+    canonicalize,
+    host_of,
+    join_url,
+    page_identity,
+    pattern_spelling,
+    registrable_domain,
+)
 from ..validate import MAX_CRAWL_PAGES
 from .charset import decode
 from .decompress import GZIP_MAGIC
@@ -140,7 +148,7 @@ class Entry:
     key: tuple[int, ...]
     url: str = field(compare=False)
     referrer: str | None = field(compare=False, default=None)
-    #: Which page it is (:func:`~webproviders.urls.page_identity`): the crawl reads each once.
+    #: Which page it is (:func:`_page_of`): the crawl reads each once.
     page: str = field(compare=False, default="")
 
 
@@ -185,6 +193,18 @@ def _canonical(url: str) -> str:
     return parts._replace(netloc=spelled if port is None else f"{spelled}:{port}").geturl()
 
 
+def _page_of(url: str) -> str:
+    """Which page ``url`` (a canonical URL) is to the crawl: its
+    :func:`~webproviders.urls.page_identity` with the query's parameters in the order of their
+    names (a name given twice keeps its values' order). A shop's filter links name them in
+    every order (``?color=red&size=m``, ``?size=m&color=red``): each order was read as a page."""
+    identity = page_identity(url)
+    head, mark, query = identity.partition("?")
+    if not mark or "&" not in query:
+        return identity
+    return f"{head}?{'&'.join(sorted(query.split('&'), key=lambda param: param.partition('=')[0]))}"
+
+
 def _host_and_port(url: str) -> str:
     """``url``'s host, with its port when that is not its scheme's own: scope ``host`` keeps to
     the service the seed is on (``http`` and ``https`` on their usual ports are one site, and
@@ -220,6 +240,12 @@ class Crawler:
         #: Pages a redirect is on its way to, by page, with the entry whose fetch follows it
         #: there: another link redirecting to one of them is not followed (it would read it twice).
         self._redirected: dict[str, Entry] = {}
+        #: Pages a page read names as its canonical address (not itself): the same page, not
+        #: requested again when its turn comes (it may be queued, or waiting for its host's slot).
+        self._named: set[str] = set()
+        #: The text of each page read, by page (a hash): a copy that names it its canonical
+        #: address, with the same text, is not returned again.
+        self._texts: dict[str, int] = {}
         #: Pages asked for again after their host's pause (each once).
         self._asked_again: set[str] = set()
         #: robots.txt answers read at the end of another origin's redirect, by their URL.
@@ -231,6 +257,9 @@ class Crawler:
         self._scope_hosts: set[str] = set()
         self._scope_domains: set[str] = set()
         self._robots_refused = 0
+        #: Pages whose links were not followed for their robots ``nofollow``: a crawl of one page
+        #: (its seed says it) read as one of a site without links.
+        self._nofollow = 0
         #: Pages linked on other hosts of the seed's domain, not followed with scope ``host``
         #: (by page, their host): a site whose links all name ``www.`` read as one page.
         self._nearby: dict[str, str] = {}
@@ -244,8 +273,9 @@ class Crawler:
         self._not_included = 0
         self._stop_at: float | None = None
         self._progress = options.progress
-        self._include = tuple(map(_only_star_wild, options.include))
-        self._exclude = tuple(map(_only_star_wild, options.exclude))
+        # Matched against a link's one spelling: a pattern written either way names both.
+        self._include = tuple(_only_star_wild(pattern_spelling(p)) for p in options.include)
+        self._exclude = tuple(_only_star_wild(pattern_spelling(p)) for p in options.exclude)
 
     # -- time -------------------------------------------------------------------------
     def _left(self) -> float | None:
@@ -283,10 +313,15 @@ class Crawler:
         path = parts.path.lower()
         if path.endswith(SKIP_EXTENSIONS):
             return False
-        local = parts.path + (f"?{parts.query}" if parts.query else "")
+        if not (self._include or self._exclude):
+            return True
+        # ``/wiki/Caf%C3%A9`` and ``/wiki/Café`` are one page, and one pattern names both.
+        spelled = page_identity(url)
+        one = urlsplit(spelled)
+        local = one.path + (f"?{one.query}" if one.query else "")
 
         def matches(pattern: str) -> bool:
-            return fnmatchcase(url, pattern) or (pattern.startswith("/") and fnmatchcase(local, pattern))
+            return fnmatchcase(spelled, pattern) or (pattern.startswith("/") and fnmatchcase(local, pattern))
 
         if self._include:
             included = any(matches(p) for p in self._include)
@@ -331,7 +366,7 @@ class Crawler:
             if index % LINKS_PER_CLOCK == 0 and (left := self._left()) is not None and left <= 0:
                 break  # the crawl is over: no link found now would be fetched
             canon = _canonical(link)
-            page = page_identity(canon)
+            page = _page_of(canon)
             if page in self._seen and page not in self._pending:
                 continue  # read, or being read (the site's navigation, on every page)
             if not self._wanted(canon):
@@ -358,7 +393,7 @@ class Crawler:
             if index % LINKS_PER_CLOCK == 0 and (left := self._left()) is not None and left <= 0:
                 return
             canon = _canonical(link)
-            page = page_identity(canon)
+            page = _page_of(canon)
             if page not in self._seen and self._in_scope(canon) and self._wanted(canon, count=False):
                 self._past_depth.add(page)
 
@@ -410,6 +445,8 @@ class Crawler:
         try:
             await self._obey_robots(entry.url)
             async with self.limiter.slot(host_of(entry.url), self._stop_at):
+                if entry.page in self._named:  # read already, under the address that names it
+                    raise NotFollowed(entry.url)
                 result = await self._fetch(
                     entry.url, timeout=self._url_timeout(),
                     on_redirect=partial(self._check_redirect, entry), check_hop=self._obey_robots,
@@ -442,7 +479,7 @@ class Crawler:
         unseen, whatever it points to. robots.txt is then asked before the hop is requested."""
         if entry.depth:
             canon = _canonical(url)
-            page = page_identity(canon)
+            page = _page_of(canon)
             if page != entry.page and page in self._seen and self._redirected.get(page) is not entry:
                 raise NotFollowed(url)
             if not (self._in_scope(canon) and self._wanted(canon)):
@@ -481,7 +518,7 @@ class Crawler:
         final = _canonical(result.final_url)
         if entry.depth == 0:
             self._add_scope(final)  # a seed that redirects (to www., to https) moves the scope
-        page = page_identity(final)
+        page = _page_of(final)
         if page != entry.page:
             if page in self._seen and self._redirected.get(page) is not entry:
                 return Outcome(entry)  # a redirect to a page we have
@@ -491,7 +528,10 @@ class Crawler:
             return Outcome(entry, again=True)
         if error is not None:
             return Outcome(entry, item=self._error_item(entry, error), final_url=final)
+        read = page
         page = await render(result, self.options.page, self.config.web.extraction, want_links=True)
+        if entry.depth and read in self._named and self._texts.get(read) == hash(page.item["content"]):
+            return Outcome(entry)  # a copy read meanwhile named this one its address: read already
         item = page.item
         item["url"] = final
         item["metadata"]["depth"] = entry.depth
@@ -506,7 +546,17 @@ class Crawler:
             # and is not taken for read already, as the page a duplicate names is.
             links = [page.refresh, *links]
         elif canonical and self._in_scope(canonical):
-            self._seen.add(page_identity(_canonical(canonical)))
+            named = _page_of(_canonical(canonical))
+            if entry.depth and named != read and self._texts.get(named) == hash(item["content"]):
+                return Outcome(entry)  # a copy of a page read (``/index.html`` of ``/``), its text the same
+            self._seen.add(named)
+            if named != read:
+                self._named.add(named)
+                self._pending.pop(named, None)
+                self._texts.setdefault(named, hash(item["content"]))  # read for it: a second copy is one too
+        if page.html and page.links and not follow:
+            self._nofollow += 1
+        self._texts[read] = hash(item["content"])
         return Outcome(entry, item=item, links=links, final_url=final)
 
     def _pause(self, entry: Entry, final: str, result: FetchResult) -> bool:
@@ -591,7 +641,7 @@ class Crawler:
                 )
                 continue
             if found is None:
-                warn(f"The sitemap {url} is not a sitemap (no <urlset> or <sitemapindex> in XML); crawling from links only.")
+                warn(f"The sitemap {url} is not a sitemap (no <urlset> or <sitemapindex> in XML, nor one URL a line); crawling from links only.")
                 continue
             if cut:
                 limit = self.config.web.max_response_bytes
@@ -599,8 +649,23 @@ class Crawler:
             await self._take_listed(_absolute(result.final_url, found.pages), pages, wanted)
             # An index that lists itself (or a child twice) does not use up the reads.
             children = dict.fromkeys(_canonical(child) for child in _absolute(result.final_url, found.children))
-            fresh = [child for child in children if child not in read and child not in queue]
+            fresh = [child for child in self._own_children(result.final_url, children) if child not in read and child not in queue]
             queue += fresh[: MAX_SITEMAPS - len(read) - len(queue)]
+
+    def _own_children(self, index: str, children: dict[str, None]) -> list[str]:
+        """The sitemaps the index at ``index`` lists on its own site (its registrable domain: a
+        ``static.`` host serves them too), or in the crawl's scope: an index names only its own
+        site's (the protocol), and one listing another site's sent the crawl there (scope
+        ``host`` too), a site no link would have led it to."""
+        site = registrable_domain(host_of(index))
+        own = [child for child in children if registrable_domain(host_of(child)) == site or self._in_scope(child)]
+        if len(own) < len(children):
+            others = [child for child in children if child not in own]
+            warn(
+                f"The sitemap index {index} lists {len(others):,} sitemap{'s' if len(others) != 1 else ''} of other "
+                f"sites ({others[0]}{', ...' if len(others) > 1 else ''}), not read: an index lists its own site's."
+            )
+        return own
 
     async def _take_listed(self, listed: list[str], pages: list[str], wanted: int) -> None:
         """Add to ``pages`` the ``listed`` URLs a link would be followed to, up to ``wanted``:
@@ -662,7 +727,7 @@ class Crawler:
         seed = _canonical(url)
         await check_destination_resolved(seed, self.policy)
         self._add_scope(seed)
-        self._enqueue(seed, page_identity(seed), 0, (), None)
+        self._enqueue(seed, _page_of(seed), 0, (), None)
         try:
             stopped_early = await self._loop()
             robots_late = self.robots.unanswered(seed)
@@ -673,7 +738,7 @@ class Crawler:
         if stopped_early and not self._results:
             # Not even the seed arrived in time: that page timed out, as it would in an
             # extract (a per-URL failure), rather than the crawler returning nothing.
-            entry = Entry(0, (), seed, page=page_identity(seed))
+            entry = Entry(0, (), seed, page=_page_of(seed))
             why = " (its site's robots.txt, asked for first, had not arrived)" if robots_late else ""
             kept = self._held.get(host_of(seed))
             late = WebTimeoutError(
@@ -716,6 +781,13 @@ class Crawler:
         if self._robots_refused:
             count = self._robots_refused
             warn(f"{count} URL{'s were' if count != 1 else ' was'} skipped because robots.txt disallows {'them' if count != 1 else 'it'}.")
+        if self._nofollow:
+            count = self._nofollow
+            warn(
+                f"The links of {count} page{'s' if count != 1 else ''} were not followed: "
+                f"{'they ask' if count != 1 else 'it asks'} crawlers not to (robots nofollow, in a <meta> tag or an "
+                "X-Robots-Tag header); pass respect_robots=False if you have the site owner's permission."
+            )
         if self._not_included and not self._included:
             warn(
                 f"No link found matched include {list(self.options.include)}: a pattern that starts with '/' "

@@ -1,4 +1,5 @@
-"""Page URLs from ``sitemap.xml`` files (a ``<urlset>`` or a ``<sitemapindex>``).
+"""Page URLs from ``sitemap.xml`` files (a ``<urlset>`` or a ``<sitemapindex>``), and from
+sitemaps in the protocol's text form (``sitemap.txt``: one full URL a line).
 
 The XML comes from the site, so it is parsed with entities, DTDs and network access off.
 """
@@ -27,6 +28,8 @@ def parse_sitemap(content: bytes, cut: bool = False, content_type: str | None = 
     UTF-8, and a file in ISO-8859-1 said so by its header only listed ``/na\ufffdve``)."""
     from lxml import etree
 
+    if not content.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+        return _text_sitemap(content, cut)
     encoding = None
     if header_encoding(content_type, content) not in (None, "utf-8"):  # UTF-8, lxml's own default, costs no copy
         content, encoding = decode(content, content_type, "xml")[0].encode("utf-8"), "utf-8"
@@ -50,3 +53,14 @@ def parse_sitemap(content: bytes, cut: bool = False, content_type: str | None = 
     if cut:
         del (result.children if is_index else result.pages)[-1:]
     return result
+
+
+def _text_sitemap(content: bytes, cut: bool) -> Sitemap | None:
+    """The pages of a sitemap in the protocol's text form, one full URL a line in UTF-8 (the
+    sitemaps.org protocol, which search engines read); None when a line is no such URL: a text
+    that is no sitemap (a page of prose, an error message) lists nothing."""
+    lines = [line.strip() for line in content.decode("utf-8", "replace").lstrip("\ufeff").splitlines()]
+    urls = [line for line in lines if line]
+    if not urls or not all(line.startswith(("http://", "https://")) and len(line.split()) == 1 for line in urls):
+        return None
+    return Sitemap(pages=urls[:-1] if cut else urls)
