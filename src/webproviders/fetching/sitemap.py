@@ -28,7 +28,8 @@ def parse_sitemap(content: bytes, cut: bool = False, content_type: str | None = 
     UTF-8, and a file in ISO-8859-1 said so by its header only listed ``/na\ufffdve``)."""
     from lxml import etree
 
-    if not content.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<"):
+    head = content[:1024].lstrip(b"\xef\xbb\xbf \t\r\n")  # its head only: no copy of a big file
+    if head and not head.startswith(b"<"):
         return _text_sitemap(content, cut)
     encoding = None
     if header_encoding(content_type, content) not in (None, "utf-8"):  # UTF-8, lxml's own default, costs no copy
