@@ -938,33 +938,50 @@ def test_a_big_robots_txt_is_read_off_the_event_loop(site: Any, named: Config, m
     assert threads["parse"] == threads["match"] == {loop_thread}
 
 
+class _Site(BaseHTTPRequestHandler):
+    """A small site on 127.0.0.1 (see :func:`small_site`)."""
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def do_GET(self) -> None:
+        self.server.seen.append(self.path)  # type: ignore[attr-defined]
+        answer = self.server.answer(self)  # type: ignore[attr-defined]
+        kind, text = answer or ("text/plain", "User-agent: *\nAllow: /\n")
+        body = text.encode()
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def small_site(serve: Any, answer: Any) -> Any:
+    """A site on 127.0.0.1 whose every path is answered 200 with ``answer(handler)``'s
+    ``(content type, text)``; None is a robots.txt that allows everything. The paths asked
+    are in the server's ``seen``."""
+    from http.server import ThreadingHTTPServer
+
+    server = serve(ThreadingHTTPServer(("127.0.0.1", 0), _Site))
+    server.seen, server.answer = [], answer
+    return server
+
+
+def _links_page(path: str, links: Any, head: str = "") -> tuple[str, str]:
+    """An HTML page of a small site about crawling, its ``links`` listed."""
+    items = "".join(f'<li><a href="{href}">{href}</a></li>' for href in links)
+    text = f"This page at {path} is part of a small site that talks about crawling politely. " * 3
+    return "text/html", f"<html><head>{head}</head><body><article><h1>Page</h1><p>{text}</p><ul>{items}</ul></article></body></html>"
+
+
 def test_scope_host_keeps_to_the_seeds_port(serve: Any, local: Config) -> None:
     """A link to another port of the seed's host is another service (an administrator's
     console, a search engine's API), not more of the site: scope ``host`` read it as the
     site's own. Scope ``domain`` is the whole site, every port of it."""
-    from http.server import ThreadingHTTPServer
-
-    class Pages(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            self.server.seen.append(self.path)  # type: ignore[attr-defined]
-            if self.path == "/robots.txt":
-                body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
-            else:
-                links = "".join(f'<li><a href="{href}">{href}</a></li>' for href in self.server.links)  # type: ignore[attr-defined]
-                text = f"This page at {self.path} is part of a small site that talks about crawling politely. " * 3
-                body, kind = f"<html><body><article><h1>Page</h1><p>{text}</p><ul>{links}</ul></article></body></html>".encode(), "text/html"
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
 
     def server() -> Any:
-        made = serve(ThreadingHTTPServer(("127.0.0.1", 0), Pages))
-        made.seen, made.links = [], []
+        made = small_site(serve, lambda page: None if page.path == "/robots.txt" else _links_page(page.path, made.links))
+        made.links = []
         return made
 
     site, console = server(), server()
@@ -980,30 +997,12 @@ def test_scope_host_keeps_to_the_seeds_port(serve: Any, local: Config) -> None:
 def test_a_page_queued_under_the_canonical_address_another_page_names_is_not_read_again(serve: Any, local: Config) -> None:
     """A copy of a page (``/c?ref=home``) names ``/c`` its canonical address: ``/c``, queued by
     then behind the pages before it, was still requested, and the same page came back twice."""
-    from http.server import ThreadingHTTPServer
 
-    class Pages(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
+    def answer(page: Any) -> tuple[str, str] | None:
+        head = '<link rel="canonical" href="/c">' if page.path.startswith("/c") else ""
+        return None if page.path == "/robots.txt" else _links_page(page.path, ("/c?ref=home", "/x", "/y", "/c"), head)
 
-        def do_GET(self) -> None:
-            self.server.seen.append(self.path)  # type: ignore[attr-defined]
-            if self.path == "/robots.txt":
-                body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
-            else:
-                links = "".join(f'<li><a href="{href}">{href}</a></li>' for href in ("/c?ref=home", "/x", "/y", "/c"))
-                head = '<link rel="canonical" href="/c">' if self.path.startswith("/c") else ""
-                text = f"This page at {self.path} is part of a small site that talks about crawling politely. " * 3
-                body = f"<html><head>{head}</head><body><article><h1>Page</h1><p>{text}</p><ul>{links}</ul></article></body></html>"
-                body, kind = body.encode(), "text/html"  # type: ignore[assignment]
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    site = serve(ThreadingHTTPServer(("127.0.0.1", 0), Pages))
-    site.seen = []
+    site = small_site(serve, answer)
     seed = f"http://127.0.0.1:{site.server_address[1]}/"
     envelope = crawl(seed, local, max_depth=1, concurrency=1)
     assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}c?ref=home", f"{seed}x", f"{seed}y"]
@@ -1014,29 +1013,17 @@ def test_a_pattern_names_a_page_however_its_link_spells_its_characters(serve: An
     """A wiki writes its links percent-encoded (``/wiki/Sp%C3%A9cial:Recherche``): an exclude
     written as a reader spells it, ``/wiki/Spécial:*``, left every such page in, and an include
     written as the links are, in lower-case escapes, matched a link spelled ``Café`` nowhere."""
-    from http.server import ThreadingHTTPServer
-
     links = ("/wiki/Sp%C3%A9cial:Recherche", "/wiki/Spécial:Historique", "/wiki/Café", "/wiki/Caf%C3%A9_noir", "/wiki/Th%C3%A9")
 
-    class Pages(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
+    def answer(page: Any) -> tuple[str, str] | None:
+        if page.path == "/robots.txt":
+            return None
+        items = "".join(f'<li><a href="{href}">{href}</a></li>' for href in links)
+        text = "Une page d'un petit wiki qui parle de cuisine et de boissons chaudes. " * 3
+        html = f'<html><head><meta charset="utf-8"></head><body><article><h1>Wiki</h1><p>{text}</p><ul>{items}</ul></article></body></html>'
+        return "text/html; charset=utf-8", html
 
-        def do_GET(self) -> None:
-            if self.path == "/robots.txt":
-                body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
-            else:
-                items = "".join(f'<li><a href="{href}">{href}</a></li>' for href in links)
-                text = "Une page d'un petit wiki qui parle de cuisine et de boissons chaudes. " * 3
-                page = f'<html><head><meta charset="utf-8"></head><body><article><h1>Wiki</h1><p>{text}</p><ul>{items}</ul></article></body></html>'
-                body, kind = page.encode(), "text/html; charset=utf-8"  # type: ignore[assignment]
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    seed = f"http://127.0.0.1:{serve(ThreadingHTTPServer(('127.0.0.1', 0), Pages)).server_address[1]}/"
+    seed = f"http://127.0.0.1:{small_site(serve, answer).server_address[1]}/"
 
     def read(**patterns: Any) -> list[str]:
         envelope = crawl(seed, local, max_depth=1, **patterns)
@@ -1049,32 +1036,20 @@ def test_a_pattern_names_a_page_however_its_link_spells_its_characters(serve: An
 def test_a_sitemap_index_listing_another_sites_sitemaps_does_not_send_the_crawl_there(serve: Any, named: Config) -> None:
     """An index names only its own site's sitemaps (the protocol): one that listed another
     site's sent a crawl kept to its host there. One on another host of its own site is read."""
-    from http.server import ThreadingHTTPServer
 
-    class Site(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
+    def answer(page: Any) -> tuple[str, str]:
+        here = f"http://{page.headers['Host']}"
+        pages = {
+            "/robots.txt": ("text/plain", "User-agent: *\nAllow: /\nSitemap: /index.xml\n"),
+            "/index.xml": ("application/xml", "<sitemapindex>" + "".join(
+                f"<sitemap><loc>{loc}</loc></sitemap>" for loc in (f"{here}/pages.xml", *page.server.elsewhere)
+            ) + "</sitemapindex>"),
+            "/pages.xml": ("application/xml", f"<urlset><url><loc>{here}/listed</loc></url></urlset>"),
+        }
+        return pages.get(page.path, ("text/html", f"<html><body><article><h1>{page.path}</h1><p>{'A page of the site. ' * 20}</p></article></body></html>"))
 
-        def do_GET(self) -> None:
-            self.server.seen.append(self.path)  # type: ignore[attr-defined]
-            here = f"http://{self.headers['Host']}"
-            pages = {
-                "/robots.txt": ("text/plain", "User-agent: *\nAllow: /\nSitemap: /index.xml\n"),
-                "/index.xml": ("application/xml", "<sitemapindex>" + "".join(
-                    f"<sitemap><loc>{loc}</loc></sitemap>" for loc in (f"{here}/pages.xml", *self.server.elsewhere)  # type: ignore[attr-defined]
-                ) + "</sitemapindex>"),
-                "/pages.xml": ("application/xml", f"<urlset><url><loc>{here}/listed</loc></url></urlset>"),
-            }
-            kind, text = pages.get(self.path, ("text/html", f"<html><body><article><h1>{self.path}</h1><p>{'A page of the site. ' * 20}</p></article></body></html>"))
-            body = text.encode()
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    site, other = (serve(ThreadingHTTPServer(("127.0.0.1", 0), Site)) for _ in range(2))
-    site.seen, other.seen, other.elsewhere = [], [], []
+    site, other = small_site(serve, answer), small_site(serve, answer)
+    other.elsewhere = []
     site.elsewhere = [f"http://other.test:{other.server_address[1]}/pages.xml", f"http://blog.site.test:{other.server_address[1]}/pages.xml"]
     seed = f"http://www.site.test:{site.server_address[1]}/"
     envelope = crawl(seed, named, use_sitemap=True)
@@ -1087,35 +1062,20 @@ def test_a_page_that_arrives_after_a_copy_naming_it_its_canonical_address_is_not
     """``/c?ref=home`` and ``/c`` are fetched at once, and the copy, read first, names ``/c``
     its canonical address: ``/c`` came back too, the same page twice. Here ``/c`` answers only
     once a page linked from the copy is asked for, so the copy has been read by then."""
-    from http.server import ThreadingHTTPServer
-
     after = threading.Event()
 
-    class Pages(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
+    def answer(page: Any) -> tuple[str, str] | None:
+        if page.path == "/robots.txt":
+            return None
+        if page.path == "/after":
+            after.set()
+        if page.path == "/c":
+            after.wait(10)
+        links = {"/": ("/c?ref=home", "/c"), "/c?ref=home": ("/after",), "/c": ("/after",)}.get(page.path, ())
+        head = '<link rel="canonical" href="/c">' if page.path.startswith("/c") else ""
+        return _links_page(page.path.split("?")[0], links, head)
 
-        def do_GET(self) -> None:
-            if self.path == "/robots.txt":
-                body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
-            else:
-                if self.path == "/after":
-                    after.set()
-                if self.path == "/c":
-                    after.wait(10)
-                links = {"/": ("/c?ref=home", "/c"), "/c?ref=home": ("/after",), "/c": ("/after",)}.get(self.path, ())
-                items = "".join(f'<li><a href="{href}">{href}</a></li>' for href in links)
-                head = '<link rel="canonical" href="/c">' if self.path.startswith("/c") else ""
-                text = f"This page at {self.path.split('?')[0]} is part of a small site that talks about crawling politely. " * 3
-                page = f"<html><head>{head}</head><body><article><h1>Page</h1><p>{text}</p><ul>{items}</ul></article></body></html>"
-                body, kind = page.encode(), "text/html"  # type: ignore[assignment]
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    seed = f"http://127.0.0.1:{serve(ThreadingHTTPServer(('127.0.0.1', 0), Pages)).server_address[1]}/"
+    seed = f"http://127.0.0.1:{small_site(serve, answer).server_address[1]}/"
     envelope = crawl(seed, local, max_depth=2)
     assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}c?ref=home", f"{seed}after"]
 
@@ -1123,27 +1083,16 @@ def test_a_page_that_arrives_after_a_copy_naming_it_its_canonical_address_is_not
 def test_a_sitemap_in_the_protocols_text_form_is_read(serve: Any, local: Config) -> None:
     """``Sitemap: /sitemap.txt``, one URL a line, as the protocol allows and site generators
     write: it was 'not a sitemap', and the page only it lists was never read."""
-    from http.server import ThreadingHTTPServer
 
-    class Site(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
+    def answer(page: Any) -> tuple[str, str]:
+        here = f"http://{page.headers['Host']}"
+        pages = {
+            "/robots.txt": ("text/plain", "User-agent: *\nAllow: /\nSitemap: /sitemap.txt\n"),
+            "/sitemap.txt": ("text/plain; charset=utf-8", f"{here}/\n{here}/listed\n"),
+        }
+        return pages.get(page.path, ("text/html", f"<html><body><article><h1>{page.path}</h1><p>{'A page of the site. ' * 20}</p></article></body></html>"))
 
-        def do_GET(self) -> None:
-            here = f"http://{self.headers['Host']}"
-            pages = {
-                "/robots.txt": ("text/plain", "User-agent: *\nAllow: /\nSitemap: /sitemap.txt\n"),
-                "/sitemap.txt": ("text/plain; charset=utf-8", f"{here}/\n{here}/listed\n"),
-            }
-            kind, text = pages.get(self.path, ("text/html", f"<html><body><article><h1>{self.path}</h1><p>{'A page of the site. ' * 20}</p></article></body></html>"))
-            body = text.encode()
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    seed = f"http://127.0.0.1:{serve(ThreadingHTTPServer(('127.0.0.1', 0), Site)).server_address[1]}/"
+    seed = f"http://127.0.0.1:{small_site(serve, answer).server_address[1]}/"
     envelope = crawl(seed, local, use_sitemap=True)
     assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}listed"]
     assert "warnings" not in envelope["meta"] or not envelope["meta"]["warnings"], envelope["meta"]
@@ -1153,65 +1102,36 @@ def test_a_link_naming_a_pages_query_parameters_in_another_order_is_that_page(se
     """A shop's filter links name their parameters in every order (``?color=red&size=m``,
     ``?size=m&color=red``): each order was read as a page. The page is asked for as the first
     link spelled it; a name given twice keeps its values' order (``?tag=a&tag=b`` is not ``?tag=b&tag=a``)."""
-    from http.server import ThreadingHTTPServer
-
     links = ("/shoes?color=red&size=m", "/shoes?size=m&color=red", "/shoes?tag=a&tag=b", "/shoes?tag=b&tag=a")
-    asked: list[str] = []
 
-    class Shop(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
+    def answer(page: Any) -> tuple[str, str] | None:
+        if page.path == "/robots.txt":
+            return None
+        items = "".join(f'<li><a href="{href}">{href}</a></li>' for href in links) if page.path == "/" else ""
+        text = "Shoes for every season, in every colour and size, delivered to your door. " * 3
+        return "text/html", f"<html><body><article><h1>Shoes</h1><p>{text}</p><ul>{items}</ul></article></body></html>"
 
-        def do_GET(self) -> None:
-            asked.append(self.path)
-            if self.path == "/robots.txt":
-                body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
-            else:
-                items = "".join(f'<li><a href="{href}">{href}</a></li>' for href in links) if self.path == "/" else ""
-                text = "Shoes for every season, in every colour and size, delivered to your door. " * 3
-                page = f"<html><body><article><h1>Shoes</h1><p>{text}</p><ul>{items}</ul></article></body></html>"
-                body, kind = page.encode(), "text/html"  # type: ignore[assignment]
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    seed = f"http://127.0.0.1:{serve(ThreadingHTTPServer(('127.0.0.1', 0), Shop)).server_address[1]}/"
+    shop = small_site(serve, answer)
+    seed = f"http://127.0.0.1:{shop.server_address[1]}/"
     envelope = crawl(seed, local, max_depth=1)
     read = [page["url"].removeprefix(seed[:-1]) for page in envelope["data"]]
     assert read == ["/", "/shoes?color=red&size=m", "/shoes?tag=a&tag=b", "/shoes?tag=b&tag=a"]
-    assert sorted(asked) == sorted(["/robots.txt", *read])
+    assert sorted(shop.seen) == sorted(["/robots.txt", *read])
 
 
 def test_a_copy_of_a_page_read_that_names_it_its_canonical_address_is_not_returned_again(serve: Any, local: Config) -> None:
     """A static site's ``/index.html`` is its ``/``, and says so: it came back as a second page,
     the same text. A page that names another by mistake (``/about``, its text its own) is kept."""
-    from http.server import ThreadingHTTPServer
 
-    asked: list[str] = []
+    def answer(page: Any) -> tuple[str, str] | None:
+        if page.path == "/robots.txt":
+            return None
+        text = ("Who we are and what we do. " if page.path == "/about" else "Welcome to a small site about gardening. ") * 5
+        return "text/html", ('<html><head><link rel="canonical" href="/"></head><body><article><h1>Garden</h1>'
+                             f'<p>{text}</p><a href="/index.html">Home</a> <a href="/about">About</a></article></body></html>')
 
-    class Site(BaseHTTPRequestHandler):
-        def log_message(self, *args: Any) -> None:
-            pass
-
-        def do_GET(self) -> None:
-            asked.append(self.path)
-            if self.path == "/robots.txt":
-                body, kind = b"User-agent: *\nAllow: /\n", "text/plain"
-            else:
-                about = self.path == "/about"
-                text = ("Who we are and what we do. " if about else "Welcome to a small site about gardening. ") * 5
-                page = ('<html><head><link rel="canonical" href="/"></head><body><article><h1>Garden</h1>'
-                        f'<p>{text}</p><a href="/index.html">Home</a> <a href="/about">About</a></article></body></html>')
-                body, kind = page.encode(), "text/html"  # type: ignore[assignment]
-            self.send_response(200)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-    seed = f"http://127.0.0.1:{serve(ThreadingHTTPServer(('127.0.0.1', 0), Site)).server_address[1]}/"
+    site = small_site(serve, answer)
+    seed = f"http://127.0.0.1:{site.server_address[1]}/"
     envelope = crawl(seed, local, max_depth=1)
     assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}about"]
-    assert "/index.html" in asked
+    assert "/index.html" in site.seen
