@@ -53,7 +53,7 @@ def _text(value: Any) -> str:
     if value is None:
         return ""
     if isinstance(value, (bytes, bytearray)):  # a body handed on undecoded: its text, not "b'...'"
-        return value.decode("utf-8", "replace").strip()
+        return str(_decoded(value)).strip()
     return sound((value if isinstance(value, str) else str(value)).strip())
 
 
@@ -250,8 +250,8 @@ def _unwrap(raw: Any, list_key: str | None) -> tuple[Any, dict[str, Any]]:
 
 
 def _decoded(value: Any) -> Any:
-    """Text handed on as bytes, as the text it encodes (as :func:`_text` reads it), so that it
-    is measured as text is; any other value as it is."""
+    """Text handed on as bytes, as the text it encodes, so that it is measured and read as text
+    is; any other value as it is."""
     return value.decode("utf-8", "replace") if isinstance(value, (bytes, bytearray)) else value
 
 
