@@ -175,6 +175,9 @@ def test_fused_pieces_are_cached_per_provider() -> None:
         ("https://example.com/a?utm_source=x&utm_medium=y", "https://example.com/a"),
         ("https://example.com/a?b=2&gclid=1&a=1", "https://example.com/a?a=1&b=2"),
         ("https://example.com", "https://example.com/"),
+        ("https://en.wikipedia.org/wiki/Caf%C3%A9", "https://en.wikipedia.org/wiki/Café"),
+        ("https://en.wikipedia.org/wiki/Caf%c3%a9", "https://en.wikipedia.org/wiki/Caf%C3%A9"),
+        ("https://example.com/%7Euser/", "https://example.com/~user"),
     ],
 )
 def test_fusion_treats_spellings_of_one_page_alike(left: str, right: str) -> None:
@@ -189,10 +192,32 @@ def test_fusion_treats_spellings_of_one_page_alike(left: str, right: str) -> Non
         ("https://example.com:8443/a", "https://example.com/a"),
         ("https://www.example.com/a", "https://example.com/a"),
         ("https://example.com/a?id=1", "https://example.com/a?id=2"),
+        ("https://example.com/a%2Fb", "https://example.com/a/b"),
     ],
 )
 def test_fusion_keeps_different_pages_apart(left: str, right: str) -> None:
     assert same_page_key(left) != same_page_key(right)
+
+
+def test_a_page_two_providers_spell_with_and_without_percent_escapes_is_one_hit() -> None:
+    """One engine sends ``/wiki/Caf%C3%A9``, another ``/wiki/Café``: before, the page was two
+    hits, each scored as one provider's alone."""
+    config = build_config(search_backend={"fuse": ["fake-a", "fake-b"]})
+    provider(config, "fake-a").hits = [
+        {"title": "Café - Wikipedia", "url": "https://en.wikipedia.org/wiki/Caf%C3%A9", "description": "A café is"},
+        {"title": "Only A", "url": "https://a.example/only", "description": "from a"},
+    ]
+    provider(config, "fake-b").hits = [
+        {"title": "Café", "url": "https://en.wikipedia.org/wiki/Café", "description": "A café"},
+        {"title": "Only B", "url": "https://b.example/only", "description": "from b"},
+    ]
+    hits = dispatch_search("cafe", limit=10, config=config)["data"]["web"]
+    assert [(hit["title"], hit["providers"]) for hit in hits] == [
+        ("Café - Wikipedia", ["fake-a", "fake-b"]),
+        ("Only A", ["fake-a"]),
+        ("Only B", ["fake-b"]),
+    ]
+    assert [hit["position"] for hit in hits] == [1, 2, 3]
 
 
 def test_a_provider_named_twice_is_asked_paid_and_fused_once() -> None:
