@@ -18,6 +18,7 @@ from webproviders import (
     dispatch_extract,
     dispatch_search,
 )
+from webproviders.config import config_from_dict
 from webproviders.errors import (
     AuthError,
     BadGatewayError,
@@ -32,7 +33,7 @@ from webproviders.errors import (
     WebTimeoutError,
 )
 
-from .conftest import SleepLog, build_config, provider, state
+from .conftest import PLUGINS, SleepLog, build_config, provider, state
 
 
 def _chain_config(**web: Any) -> Any:
@@ -351,3 +352,49 @@ def test_an_extract_chain_asks_the_next_provider_for_a_page_over_the_cap(vendors
     assert big["provider"] == "tavily" and big["content"] == "# Tavily\n\nThe page, read by Tavily."
     alone = dispatch_extract([f"{url}/big"], backend=["http", "tavily"], config=config)
     assert alone["success"] is True and alone["provider"] == "tavily", alone
+
+
+#: A policy hook that narrows fake-a's searches to its own site and tags every provider's query.
+_PER_PROVIDER_HOOK = """
+def before_dispatch(capability, backend, arguments):
+    if backend == "fake-a":
+        arguments["query"] += " site:a.example"
+        arguments["options"]["only_for_a"] = True
+    arguments["query"] += " -spam"
+"""
+
+
+@pytest.mark.parametrize("plan", ["chain", "fuse"])
+def test_what_a_hook_writes_for_one_provider_is_sent_to_that_provider_only(plan: str, tmp_path: Any) -> None:
+    """The hook edited one dict for the whole call: the chain's next provider was sent fake-a's
+    site filter and option, and ``-spam`` twice (once per hook run); a fusion's members too."""
+    folder = tmp_path / "policy"
+    folder.mkdir()
+    (folder / "plugin.yaml").write_text("name: policy\nkind: backend\nproviders: []\n", encoding="utf-8")
+    (folder / "__init__.py").write_text(_PER_PROVIDER_HOOK, encoding="utf-8")
+    config = config_from_dict(
+        {
+            "web": {"retry": {"max_retries": 0}},
+            "plugins": {"paths": [str(tmp_path), str(PLUGINS)], "enabled": ["fakes", "policy"]},
+        }
+    )
+    seen: dict[str, list[tuple[str, dict[str, Any]]]] = {"fake-a": [], "fake-b": []}
+
+    def answering(name: str) -> Any:
+        def search(query: str, limit: int = 5, **options: Any) -> Any:
+            seen[name].append((query, options))
+            if name == "fake-a" and plan == "chain":
+                raise NetworkError("down")
+            return [{"title": name, "url": f"https://{name}.example/", "description": query}]
+
+        return search
+
+    for name in seen:
+        provider(config, name).search = answering(name)
+    backend = ["fake-a", "fake-b"] if plan == "chain" else {"fuse": ["fake-a", "fake-b"]}
+    envelope = dispatch_search("heat pumps", backend=backend, config=config)
+    assert envelope["success"] is True, envelope
+    assert seen == {
+        "fake-a": [("heat pumps site:a.example -spam", {"only_for_a": True})],
+        "fake-b": [("heat pumps -spam", {})],
+    }
