@@ -119,6 +119,28 @@ def test_last_failure_is_reported_when_every_provider_fails() -> None:
     assert [a["error_code"] for a in envelope["meta"]["attempts"]] == ["network_error", "bad_gateway"]
 
 
+@pytest.mark.parametrize("hedge_after", [None, 0.5])
+def test_a_provider_that_cannot_run_does_not_hide_the_failure_of_one_that_was_asked(
+    hedge_after: float | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 503 followed by a member without its key was reported as that key missing
+    (``not_configured``, not retryable), as if nothing had been asked."""
+    monkeypatch.delenv("FAKE_VENDOR_API_KEY", raising=False)
+    monkeypatch.delenv("FAKE_COUNTER_URL", raising=False)
+    config = build_config(retry={"max_retries": 0})
+    provider(config, "fake-a").script = [BadGatewayError("fake-a answered 503 Service Unavailable.", status_code=503)]
+    envelope = dispatch_search("python", backend=["fake-a", "fake-vendor"], config=config, hedge_after=hedge_after)
+    assert (envelope["error_code"], envelope["provider"], envelope["retryable"]) == ("bad_gateway", "fake-a", True)
+    assert envelope["error"] == "fake-a answered 503 Service Unavailable."
+    assert [(a["provider"], a["error_code"]) for a in envelope["meta"]["attempts"]] == [
+        ("fake-a", "bad_gateway"),
+        ("fake-vendor", "not_configured"),
+    ]
+    # with none asked, the one that could not run is the call's error
+    alone = dispatch_search("python", backend=["fake-vendor", "fake-counter"], config=config)
+    assert (alone["error_code"], alone["provider"]) == ("not_configured", "fake-counter")
+
+
 def test_a_rate_limited_provider_in_a_chain_fails_over_without_retrying() -> None:
     config = _chain_config()
     provider(config, "fake-a").script = [RateLimitedError("slow down")]

@@ -125,7 +125,10 @@ class _Chain:
         if self.plan.mode != "single":
             unavailable = await _unavailable(call, entry)
             if unavailable is not None:
-                self.last, self.last_name = unavailable, name
+                # A member that cannot run never hides the failure of one that was asked, as
+                # in fusion: a 503 before it was reported as a missing key, not retryable.
+                if self.last is None or self.last.code == "not_configured":
+                    self.last, self.last_name = unavailable, name
                 return None
         return entry
 
