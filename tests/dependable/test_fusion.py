@@ -132,6 +132,15 @@ def test_mode_chain_overrides_a_fuse_config() -> None:
     assert envelope["provider"] == "fake-a"
 
 
+def test_mode_chain_overrides_a_fuse_config_of_one_provider() -> None:
+    """``{fuse: [fake-a]}`` (one capable provider, or a name given twice) stayed a fusion under
+    ``mode="chain"``: ``provider`` said ``fuse`` and every hit carried ``fusion_score``."""
+    config = build_config(search_backend={"fuse": ["fake-a"]})
+    envelope = dispatch_search("q", mode="chain", config=config)
+    assert (envelope["provider"], envelope["meta"]["served_by"]) == ("fake-a", "fake-a")
+    assert all("fusion_score" not in hit and "providers" not in hit for hit in envelope["data"]["web"])
+
+
 def test_fuse_config_runs_extract_as_a_chain() -> None:
     config = build_config(backend={"fuse": ["fake-a", "fake-b"]})
     envelope = dispatch_extract("https://example.com/", config=config)

@@ -192,7 +192,7 @@ def with_mode(plan: Plan, mode: str | None) -> Plan:
         return plan
     if mode == "fuse" and plan.capability != "search":
         raise InvalidInputError("mode='fuse' merges search results; extract and crawl take a chain instead.")
-    if mode == "fuse" or len(plan.candidates) > 1:
+    if mode == "fuse" or len(plan.candidates) > 1 or plan.mode == "fuse":  # a fusion of one is unfused too
         return dataclasses.replace(plan, mode=mode)  # type: ignore[arg-type]
     return plan
 
