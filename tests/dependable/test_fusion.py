@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 
 from webproviders import adispatch_search, dispatch_extract, dispatch_search
 from webproviders.dependable.fusion import same_page_key
-from webproviders.errors import NetworkError
+from webproviders.errors import AuthError, NetworkError
 
 from .conftest import SleepLog, build_config, provider, state
 
@@ -80,6 +81,19 @@ def test_fusion_succeeds_when_one_provider_fails() -> None:
     failed = [a for a in envelope["meta"]["attempts"] if a["outcome"] == "error"]
     assert failed == [{"provider": "fake-b", "outcome": "error", "latency_ms": failed[0]["latency_ms"], "error_code": "network_error"}]
     assert all("fake-b" not in h["providers"] for h in envelope["data"]["web"])
+
+
+def test_a_member_whose_credentials_are_rejected_is_logged_naming_it(caplog: pytest.LogCaptureFixture) -> None:
+    """A chain logs a provider that rejects its key (a wrong key needs a person); a fusion let it
+    drop out unsaid, answering from the others call after call, the log silent."""
+    config = _fused_config(retry={"max_retries": 0})
+    provider(config, "fake-b").script = [AuthError("rejected")]
+    with caplog.at_level(logging.WARNING, logger="webproviders.dispatch"):
+        envelope = dispatch_search("q", limit=10, config=config)
+    assert envelope["success"] is True and envelope["meta"]["fused"] == ["fake-a", "fake-c"]
+    assert [r.getMessage() for r in caplog.records if "credentials" in r.getMessage()] == [
+        "Provider 'fake-b' rejected its credentials; the others are fused without it."
+    ]
 
 
 def test_a_provider_that_found_nothing_is_not_said_to_have_contributed() -> None:

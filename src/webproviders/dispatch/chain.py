@@ -307,7 +307,10 @@ async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
             )
             last = (name, outcome.error)
         elif isinstance(outcome, BaseException):
-            last = (name, to_provider_error(outcome, name))
+            error = to_provider_error(outcome, name)
+            if error.code == "auth_error" and others:  # a wrong key needs a person, as in a chain
+                log.warning("%s; the others are fused without it.", _refused(name, error))
+            last = (name, error)
         else:
             data, provider_meta, cached = outcome
             call.warn(provider_meta.get("warnings") or ())
