@@ -420,3 +420,42 @@ def test_what_a_hook_writes_for_one_provider_is_sent_to_that_provider_only(plan:
         "fake-a": [("heat pumps site:a.example -spam", {"only_for_a": True})],
         "fake-b": [("heat pumps -spam", {})],
     }
+
+
+@pytest.mark.parametrize(
+    "web",
+    [
+        {"search_backend": ["stub", "ddgs"]},
+        {"search_backend": ["ddgs", "stub"]},
+        {"search_backend": {"fuse": ["ddgs", "stub"]}},
+        {"backend": ["ddgs", "stub"]},
+    ],
+    ids=["chain", "chain-led-by-it", "fuse", "web.backend"],
+)
+def test_a_member_whose_plugin_is_turned_off_is_left_out_as_one_without_its_key(web: dict[str, Any]) -> None:
+    """A chain naming a provider ``plugins.disabled`` turns off failed every call
+    (``not_configured``), even with its first member able to answer; one without its key is
+    skipped, saying why."""
+    config = config_from_dict({"web": web, "plugins": {"disabled": ["ddgs"]}})
+    envelope = dispatch_search("heat pumps", config=config)
+    assert envelope["success"] is True, envelope
+    skipped = [a for a in envelope["meta"]["attempts"] if a["provider"] == "ddgs"]
+    assert skipped == [
+        {
+            "provider": "ddgs",
+            "outcome": "skipped",
+            "error_code": "not_configured",
+            "reason": "Backend 'ddgs' is not available: plugins.disabled turns it off.",
+        }
+    ]
+
+
+def test_a_chain_of_members_whose_plugins_are_turned_off_says_so_and_a_mistaken_name_is_still_refused() -> None:
+    config = config_from_dict({"web": {"search_backend": ["ddgs", "ddg_html"]}, "plugins": {"disabled": ["ddgs", "ddg_html"]}})
+    envelope = dispatch_search("heat pumps", config=config)
+    assert (envelope["error_code"], envelope["error"]) == (
+        "not_configured",
+        "Backend 'ddgs' is not available: plugins.disabled turns it off.",
+    )
+    typo = dispatch_search("heat pumps", backend=["stub", "dddgs"], config=config)
+    assert typo["error_code"] == "invalid_input" and typo["error"].startswith("Unknown backend 'dddgs'."), typo
