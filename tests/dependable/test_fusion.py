@@ -187,6 +187,25 @@ def test_fused_pieces_are_cached_per_provider() -> None:
     assert [provider(config, n).calls for n in ("fake-a", "fake-b", "fake-c")] == [1, 1, 1]
 
 
+def test_a_fused_answer_with_a_member_asked_afresh_that_failed_is_not_said_to_be_cached() -> None:
+    """Two members cached, the third asked again and failing: the call said ``cached: true``
+    beside that request's attempt (and its cost, when priced), as if nothing had been asked."""
+    config = _fused_config(retry={"max_retries": 0})
+    provider(config, "fake-c").script = [NetworkError("down")]
+    first = dispatch_search("q", limit=10, config=config)
+    assert first["meta"]["fused"] == ["fake-a", "fake-b"] and "cached" not in first["meta"]
+    provider(config, "fake-c").script = [NetworkError("down")]
+    again = dispatch_search("q", limit=10, config=config)
+    assert again["data"] == first["data"]
+    assert sorted((a["provider"], a.get("cached", False)) for a in again["meta"]["attempts"]) == [
+        ("fake-a", True),
+        ("fake-b", True),
+        ("fake-c", False),
+    ]
+    assert "cached" not in again["meta"]
+    assert provider(config, "fake-c").calls == 2
+
+
 @pytest.mark.parametrize(
     ("left", "right"),
     [

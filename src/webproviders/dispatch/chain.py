@@ -311,6 +311,7 @@ async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
             if error.code == "auth_error" and others:  # a wrong key needs a person, as in a chain
                 log.warning("%s; the others are fused without it.", _refused(name, error))
             last = (name, error)
+            all_cached = False  # asked afresh, as a member that found nothing is
         else:
             data, provider_meta, cached = outcome
             call.warn(provider_meta.get("warnings") or ())
