@@ -673,6 +673,30 @@ def test_configs_sharing_a_store_with_other_extraction_limits_or_user_agent_do_n
     assert read(extraction={"workers": 3}) == (True, whole)
 
 
+@pytest.mark.parametrize("kind", ["sqlite", "redis"])
+def test_a_page_one_config_cut_to_its_page_cap_is_not_served_whole_to_another(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest, namespace: str
+) -> None:
+    """Every provider's pages are cut to ``web.max_response_bytes`` characters, but only a page
+    read on this machine had the cap in its key: a worker keeping pages whole was served, from
+    the cache they share, the page another worker had cut to 1,000 characters."""
+    redis_url = request.getfixturevalue("redis_server") if kind == "redis" else None
+    cache = _backend_settings(kind, tmp_path, redis_url, namespace)
+
+    def read(**web: Any) -> tuple[bool, str]:
+        config = build_config(cache=cache, **web)
+        provider(config, "fake-a").page = "word " * 2000
+        envelope = dispatch_extract(["https://example.com/long"], backend="fake-a", config=config)
+        assert envelope["success"], envelope
+        return bool(envelope["meta"].get("cached")), envelope["data"][0]["content"]
+
+    cached, cut = read(max_response_bytes=1000)
+    assert not cached and len(cut) < 1000
+    cached, whole = read()
+    assert not cached and len(whole) == len("word " * 2000) - 1
+    assert read(max_response_bytes=1000) == (True, cut)
+
+
 class _ToLocalhost(BaseHTTPRequestHandler):
     """``/go`` redirects to this server under the name ``localhost``, where ``/secret`` is."""
 

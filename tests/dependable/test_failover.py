@@ -18,6 +18,7 @@ from webproviders import (
     dispatch_extract,
     dispatch_search,
 )
+from webproviders.config import config_from_dict
 from webproviders.errors import (
     AuthError,
     BadGatewayError,
@@ -32,7 +33,7 @@ from webproviders.errors import (
     WebTimeoutError,
 )
 
-from .conftest import SleepLog, build_config, provider, state
+from .conftest import PLUGINS, SleepLog, build_config, provider, state
 
 
 def _chain_config(**web: Any) -> Any:
@@ -116,6 +117,28 @@ def test_last_failure_is_reported_when_every_provider_fails() -> None:
     assert envelope["error_code"] == "bad_gateway"
     assert envelope["provider"] == "fake-b"
     assert [a["error_code"] for a in envelope["meta"]["attempts"]] == ["network_error", "bad_gateway"]
+
+
+@pytest.mark.parametrize("hedge_after", [None, 0.5])
+def test_a_provider_that_cannot_run_does_not_hide_the_failure_of_one_that_was_asked(
+    hedge_after: float | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 503 followed by a member without its key was reported as that key missing
+    (``not_configured``, not retryable), as if nothing had been asked."""
+    monkeypatch.delenv("FAKE_VENDOR_API_KEY", raising=False)
+    monkeypatch.delenv("FAKE_COUNTER_URL", raising=False)
+    config = build_config(retry={"max_retries": 0})
+    provider(config, "fake-a").script = [BadGatewayError("fake-a answered 503 Service Unavailable.", status_code=503)]
+    envelope = dispatch_search("python", backend=["fake-a", "fake-vendor"], config=config, hedge_after=hedge_after)
+    assert (envelope["error_code"], envelope["provider"], envelope["retryable"]) == ("bad_gateway", "fake-a", True)
+    assert envelope["error"] == "fake-a answered 503 Service Unavailable."
+    assert [(a["provider"], a["error_code"]) for a in envelope["meta"]["attempts"]] == [
+        ("fake-a", "bad_gateway"),
+        ("fake-vendor", "not_configured"),
+    ]
+    # with none asked, the one that could not run is the call's error
+    alone = dispatch_search("python", backend=["fake-vendor", "fake-counter"], config=config)
+    assert (alone["error_code"], alone["provider"]) == ("not_configured", "fake-counter")
 
 
 def test_a_rate_limited_provider_in_a_chain_fails_over_without_retrying() -> None:
@@ -351,3 +374,88 @@ def test_an_extract_chain_asks_the_next_provider_for_a_page_over_the_cap(vendors
     assert big["provider"] == "tavily" and big["content"] == "# Tavily\n\nThe page, read by Tavily."
     alone = dispatch_extract([f"{url}/big"], backend=["http", "tavily"], config=config)
     assert alone["success"] is True and alone["provider"] == "tavily", alone
+
+
+#: A policy hook that narrows fake-a's searches to its own site and tags every provider's query.
+_PER_PROVIDER_HOOK = """
+def before_dispatch(capability, backend, arguments):
+    if backend == "fake-a":
+        arguments["query"] += " site:a.example"
+        arguments["options"]["only_for_a"] = True
+    arguments["query"] += " -spam"
+"""
+
+
+@pytest.mark.parametrize("plan", ["chain", "fuse"])
+def test_what_a_hook_writes_for_one_provider_is_sent_to_that_provider_only(plan: str, tmp_path: Any) -> None:
+    """The hook edited one dict for the whole call: the chain's next provider was sent fake-a's
+    site filter and option, and ``-spam`` twice (once per hook run); a fusion's members too."""
+    folder = tmp_path / "policy"
+    folder.mkdir()
+    (folder / "plugin.yaml").write_text("name: policy\nkind: backend\nproviders: []\n", encoding="utf-8")
+    (folder / "__init__.py").write_text(_PER_PROVIDER_HOOK, encoding="utf-8")
+    config = config_from_dict(
+        {
+            "web": {"retry": {"max_retries": 0}},
+            "plugins": {"paths": [str(tmp_path), str(PLUGINS)], "enabled": ["fakes", "policy"]},
+        }
+    )
+    seen: dict[str, list[tuple[str, dict[str, Any]]]] = {"fake-a": [], "fake-b": []}
+
+    def answering(name: str) -> Any:
+        def search(query: str, limit: int = 5, **options: Any) -> Any:
+            seen[name].append((query, options))
+            if name == "fake-a" and plan == "chain":
+                raise NetworkError("down")
+            return [{"title": name, "url": f"https://{name}.example/", "description": query}]
+
+        return search
+
+    for name in seen:
+        provider(config, name).search = answering(name)
+    backend = ["fake-a", "fake-b"] if plan == "chain" else {"fuse": ["fake-a", "fake-b"]}
+    envelope = dispatch_search("heat pumps", backend=backend, config=config)
+    assert envelope["success"] is True, envelope
+    assert seen == {
+        "fake-a": [("heat pumps site:a.example -spam", {"only_for_a": True})],
+        "fake-b": [("heat pumps -spam", {})],
+    }
+
+
+@pytest.mark.parametrize(
+    "web",
+    [
+        {"search_backend": ["stub", "ddgs"]},
+        {"search_backend": ["ddgs", "stub"]},
+        {"search_backend": {"fuse": ["ddgs", "stub"]}},
+        {"backend": ["ddgs", "stub"]},
+    ],
+    ids=["chain", "chain-led-by-it", "fuse", "web.backend"],
+)
+def test_a_member_whose_plugin_is_turned_off_is_left_out_as_one_without_its_key(web: dict[str, Any]) -> None:
+    """A chain naming a provider ``plugins.disabled`` turns off failed every call
+    (``not_configured``), even with its first member able to answer; one without its key is
+    skipped, saying why."""
+    config = config_from_dict({"web": web, "plugins": {"disabled": ["ddgs"]}})
+    envelope = dispatch_search("heat pumps", config=config)
+    assert envelope["success"] is True, envelope
+    skipped = [a for a in envelope["meta"]["attempts"] if a["provider"] == "ddgs"]
+    assert skipped == [
+        {
+            "provider": "ddgs",
+            "outcome": "skipped",
+            "error_code": "not_configured",
+            "reason": "Backend 'ddgs' is not available: plugins.disabled turns it off.",
+        }
+    ]
+
+
+def test_a_chain_of_members_whose_plugins_are_turned_off_says_so_and_a_mistaken_name_is_still_refused() -> None:
+    config = config_from_dict({"web": {"search_backend": ["ddgs", "ddg_html"]}, "plugins": {"disabled": ["ddgs", "ddg_html"]}})
+    envelope = dispatch_search("heat pumps", config=config)
+    assert (envelope["error_code"], envelope["error"]) == (
+        "not_configured",
+        "Backend 'ddgs' is not available: plugins.disabled turns it off.",
+    )
+    typo = dispatch_search("heat pumps", backend=["stub", "dddgs"], config=config)
+    assert typo["error_code"] == "invalid_input" and typo["error"].startswith("Unknown backend 'dddgs'."), typo

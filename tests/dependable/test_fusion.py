@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 
 from webproviders import adispatch_search, dispatch_extract, dispatch_search
 from webproviders.dependable.fusion import same_page_key
-from webproviders.errors import NetworkError
+from webproviders.errors import AuthError, NetworkError
 
 from .conftest import SleepLog, build_config, provider, state
 
@@ -82,6 +83,19 @@ def test_fusion_succeeds_when_one_provider_fails() -> None:
     assert all("fake-b" not in h["providers"] for h in envelope["data"]["web"])
 
 
+def test_a_member_whose_credentials_are_rejected_is_logged_naming_it(caplog: pytest.LogCaptureFixture) -> None:
+    """A chain logs a provider that rejects its key (a wrong key needs a person); a fusion let it
+    drop out unsaid, answering from the others call after call, the log silent."""
+    config = _fused_config(retry={"max_retries": 0})
+    provider(config, "fake-b").script = [AuthError("rejected")]
+    with caplog.at_level(logging.WARNING, logger="webproviders.dispatch"):
+        envelope = dispatch_search("q", limit=10, config=config)
+    assert envelope["success"] is True and envelope["meta"]["fused"] == ["fake-a", "fake-c"]
+    assert [r.getMessage() for r in caplog.records if "credentials" in r.getMessage()] == [
+        "Provider 'fake-b' rejected its credentials; the others are fused without it."
+    ]
+
+
 def test_a_provider_that_found_nothing_is_not_said_to_have_contributed() -> None:
     config = _fused_config()
     provider(config, "fake-b").script = [[]]
@@ -132,6 +146,15 @@ def test_mode_chain_overrides_a_fuse_config() -> None:
     assert envelope["provider"] == "fake-a"
 
 
+def test_mode_chain_overrides_a_fuse_config_of_one_provider() -> None:
+    """``{fuse: [fake-a]}`` (one capable provider, or a name given twice) stayed a fusion under
+    ``mode="chain"``: ``provider`` said ``fuse`` and every hit carried ``fusion_score``."""
+    config = build_config(search_backend={"fuse": ["fake-a"]})
+    envelope = dispatch_search("q", mode="chain", config=config)
+    assert (envelope["provider"], envelope["meta"]["served_by"]) == ("fake-a", "fake-a")
+    assert all("fusion_score" not in hit and "providers" not in hit for hit in envelope["data"]["web"])
+
+
 def test_fuse_config_runs_extract_as_a_chain() -> None:
     config = build_config(backend={"fuse": ["fake-a", "fake-b"]})
     envelope = dispatch_extract("https://example.com/", config=config)
@@ -164,6 +187,25 @@ def test_fused_pieces_are_cached_per_provider() -> None:
     assert [provider(config, n).calls for n in ("fake-a", "fake-b", "fake-c")] == [1, 1, 1]
 
 
+def test_a_fused_answer_with_a_member_asked_afresh_that_failed_is_not_said_to_be_cached() -> None:
+    """Two members cached, the third asked again and failing: the call said ``cached: true``
+    beside that request's attempt (and its cost, when priced), as if nothing had been asked."""
+    config = _fused_config(retry={"max_retries": 0})
+    provider(config, "fake-c").script = [NetworkError("down")]
+    first = dispatch_search("q", limit=10, config=config)
+    assert first["meta"]["fused"] == ["fake-a", "fake-b"] and "cached" not in first["meta"]
+    provider(config, "fake-c").script = [NetworkError("down")]
+    again = dispatch_search("q", limit=10, config=config)
+    assert again["data"] == first["data"]
+    assert sorted((a["provider"], a.get("cached", False)) for a in again["meta"]["attempts"]) == [
+        ("fake-a", True),
+        ("fake-b", True),
+        ("fake-c", False),
+    ]
+    assert "cached" not in again["meta"]
+    assert provider(config, "fake-c").calls == 2
+
+
 @pytest.mark.parametrize(
     ("left", "right"),
     [
@@ -175,6 +217,9 @@ def test_fused_pieces_are_cached_per_provider() -> None:
         ("https://example.com/a?utm_source=x&utm_medium=y", "https://example.com/a"),
         ("https://example.com/a?b=2&gclid=1&a=1", "https://example.com/a?a=1&b=2"),
         ("https://example.com", "https://example.com/"),
+        ("https://en.wikipedia.org/wiki/Caf%C3%A9", "https://en.wikipedia.org/wiki/Café"),
+        ("https://en.wikipedia.org/wiki/Caf%c3%a9", "https://en.wikipedia.org/wiki/Caf%C3%A9"),
+        ("https://example.com/%7Euser/", "https://example.com/~user"),
     ],
 )
 def test_fusion_treats_spellings_of_one_page_alike(left: str, right: str) -> None:
@@ -189,10 +234,32 @@ def test_fusion_treats_spellings_of_one_page_alike(left: str, right: str) -> Non
         ("https://example.com:8443/a", "https://example.com/a"),
         ("https://www.example.com/a", "https://example.com/a"),
         ("https://example.com/a?id=1", "https://example.com/a?id=2"),
+        ("https://example.com/a%2Fb", "https://example.com/a/b"),
     ],
 )
 def test_fusion_keeps_different_pages_apart(left: str, right: str) -> None:
     assert same_page_key(left) != same_page_key(right)
+
+
+def test_a_page_two_providers_spell_with_and_without_percent_escapes_is_one_hit() -> None:
+    """One engine sends ``/wiki/Caf%C3%A9``, another ``/wiki/Café``: before, the page was two
+    hits, each scored as one provider's alone."""
+    config = build_config(search_backend={"fuse": ["fake-a", "fake-b"]})
+    provider(config, "fake-a").hits = [
+        {"title": "Café - Wikipedia", "url": "https://en.wikipedia.org/wiki/Caf%C3%A9", "description": "A café is"},
+        {"title": "Only A", "url": "https://a.example/only", "description": "from a"},
+    ]
+    provider(config, "fake-b").hits = [
+        {"title": "Café", "url": "https://en.wikipedia.org/wiki/Café", "description": "A café"},
+        {"title": "Only B", "url": "https://b.example/only", "description": "from b"},
+    ]
+    hits = dispatch_search("cafe", limit=10, config=config)["data"]["web"]
+    assert [(hit["title"], hit["providers"]) for hit in hits] == [
+        ("Café - Wikipedia", ["fake-a", "fake-b"]),
+        ("Only A", ["fake-a"]),
+        ("Only B", ["fake-b"]),
+    ]
+    assert [hit["position"] for hit in hits] == [1, 2, 3]
 
 
 def test_a_provider_named_twice_is_asked_paid_and_fused_once() -> None:

@@ -140,6 +140,30 @@ def test_a_chain_asks_its_next_member_rather_than_wait_long_for_a_budget_slot(he
     assert (served, sleeps.waits) == (("fake-c", [1.0]) if hedge_after is None else ("fake-b", []))
 
 
+@pytest.mark.parametrize(
+    "backend",
+    [
+        {"backend": "fake-a", "mode": "fuse"},  # a fusion of one
+        {"backend": {"fuse": ["fake-a", "fake-vendor"]}},  # the other member has no key
+        {"backend": ["fake-a", "fake-vendor"]},  # so has the chain's next member
+        {"backend": ["fake-a", "fake-vendor"], "hedge_after": 0.5},
+    ],
+    ids=["fuse-of-one", "fuse", "chain", "hedged-chain"],
+)
+def test_a_member_no_other_can_stand_in_for_waits_for_its_slot(backend: dict[str, Any], monkeypatch: Any) -> None:
+    """Left out when its slot was more than 1 s off, as if another could answer: a fusion of one
+    failed ``rate_limited`` ("other providers are asked rather than wait"), and a chain whose
+    next member had no key failed ``not_configured`` naming that one."""
+    monkeypatch.delenv("FAKE_VENDOR_API_KEY", raising=False)
+    config = build_config(cache=False, providers={"fake-a": {"rate_limit": "1/5s"}})
+    _, sleeps = _clocked(config)
+    assert dispatch_search("q", config=config, timeout=10, **backend)["success"] is True
+    envelope = dispatch_search("q", config=config, timeout=10, **backend)
+    assert envelope["success"] is True, envelope
+    assert sleeps.waits == [5.0]
+    assert provider(config, "fake-a").calls == 2
+
+
 def test_a_stalled_shared_limiter_does_not_stretch_the_wait_past_the_deadline(
     freezable_redis: tuple[str, Callable[[], None]],
 ) -> None:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ..urls import canonicalize
+from ..urls import canonicalize, page_identity
 
 #: The usual RRF constant: damps the weight of the very first ranks.
 RRF_K = 60
@@ -21,11 +21,12 @@ RRF_K = 60
 def same_page_key(url: str) -> str:
     """What two hits must share to be one result.
 
-    The crawler's canonical form (case, default ports, fragment, tracking parameters), and
-    looser still, since two search engines may spell one page differently: a trailing slash
-    and the order of query parameters are ignored too.
+    The crawler's canonical form (case, default ports, fragment, tracking parameters) with
+    one spelling of percent-escapes (one engine sends ``/wiki/Caf%C3%A9``, another
+    ``/wiki/Café``), and looser still, since two search engines may spell one page
+    differently: a trailing slash and the order of query parameters are ignored too.
     """
-    parts = urlsplit(canonicalize(url))
+    parts = urlsplit(page_identity(canonicalize(url)))
     path = parts.path.rstrip("/") or "/"
     query = urlencode(sorted(parse_qsl(parts.query, keep_blank_values=True))) if parts.query else ""
     return urlunsplit((parts.scheme, parts.netloc, path, query, ""))

@@ -88,6 +88,19 @@ async def _unavailable(call: Call, entry: ProviderEntry) -> WebProviderError | N
     return error
 
 
+def _stand_in(call: Call, plan: Plan, index: int) -> bool:
+    """Whether a member after ``index`` could answer instead, as far as its manifest tells
+    without running its code (a key, a URL, a package): only then is the member at ``index``
+    left out rather than waited for (its request budget's next slot, a pause a vendor asked
+    for). Before, a chain whose later members lacked their keys skipped a member with a slot
+    a few seconds off, and failed ``not_configured`` naming the next."""
+    for name in plan.candidates[index + 1 :]:
+        entry = call.registry.get(name)
+        if entry is not None and entry.manifest.missing(call.config.provider(name)) is None:
+            return True
+    return False
+
+
 class _Chain:
     """A chain while it runs: the failure to report, an empty answer held back, the winner."""
 
@@ -112,7 +125,10 @@ class _Chain:
         if self.plan.mode != "single":
             unavailable = await _unavailable(call, entry)
             if unavailable is not None:
-                self.last, self.last_name = unavailable, name
+                # A member that cannot run never hides the failure of one that was asked, as
+                # in fusion: a 503 before it was reported as a missing key, not retryable.
+                if self.last is None or self.last.code == "not_configured":
+                    self.last, self.last_name = unavailable, name
                 return None
         return entry
 
@@ -189,7 +205,7 @@ async def _run_in_turn(chain: _Chain) -> None:
             continue
         more = index + 1 < count
         try:
-            outcome = await serve(call, entry, failover=more and not plan.standby)
+            outcome = await serve(call, entry, failover=more and not plan.standby and _stand_in(call, plan, index))
         except (Skipped, WebProviderError) as error:
             outcome = error
         if chain.judge(index, outcome, call.attempts, more) or chain.stopped:
@@ -215,7 +231,7 @@ async def _run_hedged(chain: _Chain, delay: float) -> None:
             if entry is None:
                 raise hedge.NotTried()
             try:
-                return await serve(member, entry, failover=index + 1 < count)
+                return await serve(member, entry, failover=_stand_in(member, plan, index))
             except Skipped as skipped:  # nothing was sent: it holds no hedge slot
                 chain.skip(index, skipped.error, member.attempts)
                 if isinstance(skipped.error, BudgetExceededError) and skipped.error.held and active > 1:
@@ -278,7 +294,9 @@ async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
             last = (name, unavailable)
             continue
         entries.append(entry)
-    outcomes = await asyncio.gather(*(serve(call, entry, failover=True) for entry in entries), return_exceptions=True)
+    # A member asked alone (the others cannot run) waits for its slot, as a single backend does.
+    others = len(entries) > 1
+    outcomes = await asyncio.gather(*(serve(call, entry, failover=others) for entry in entries), return_exceptions=True)
     ranked: list[tuple[str, list[dict[str, Any]]]] = []
     all_cached = True
     for entry, outcome in zip(entries, outcomes, strict=True):
@@ -289,7 +307,11 @@ async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
             )
             last = (name, outcome.error)
         elif isinstance(outcome, BaseException):
-            last = (name, to_provider_error(outcome, name))
+            error = to_provider_error(outcome, name)
+            if error.code == "auth_error" and others:  # a wrong key needs a person, as in a chain
+                log.warning("%s; the others are fused without it.", _refused(name, error))
+            last = (name, error)
+            all_cached = False  # asked afresh, as a member that found nothing is
         else:
             data, provider_meta, cached = outcome
             call.warn(provider_meta.get("warnings") or ())

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextvars
+import dataclasses
 import time
 from collections.abc import Callable
 from typing import Any
@@ -42,6 +43,17 @@ _threads = LazyPool(16, "webproviders-hooks")
 AFTER_WAIT = 1.0
 #: The arguments each capability's call holds, which a ``before_dispatch`` hook may edit but not remove.
 _ARGUMENTS = {"search": ("query", "limit", "options"), "extract": ("urls", "options"), "crawl": ("url", "options")}
+
+
+def for_provider(call: Call) -> Call:
+    """``call`` with arguments of its own for one provider, when a ``before_dispatch`` hook may
+    edit them: what it writes for that provider is sent to that provider alone. Edited in
+    place on the call, it reached the next provider of a chain (whose hooks then edited it
+    again: a term appended for every provider was there twice) and the members of a fusion
+    asked beside it."""
+    if call.registry.hook("before_dispatch") is None:
+        return call
+    return dataclasses.replace(call, arguments=_copy(call.arguments))
 
 
 async def before(call: Call, entry: ProviderEntry) -> None:

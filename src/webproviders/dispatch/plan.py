@@ -92,16 +92,24 @@ def _explicit(
         _check_single(names[0], capability, registry, source)
         return Plan(capability, names, mode, source, spec)
     plan = Plan(capability, [], mode, source, spec)
+    unset: NotConfiguredError | None = None
     for name in names:
         entry = registry.get(name)
         if entry is None:
-            raise _unknown(name, registry, source)
+            sentence, mistaken = registry.why_unknown(name)
+            if mistaken:  # the name is what to fix
+                raise _unknown(name, registry, source)
+            # Its plugin is turned off, not enabled or failed to load: a set-up to fix, which
+            # leaves the member out as a missing key does. Before, the whole chain failed.
+            plan.skipped.append((name, "not_configured", sentence))
+            unset = unset or NotConfiguredError(sentence, provider=name)
+            continue
         if not registry.supports(entry, capability):
             plan.skipped.append((name, "unsupported", f"'{name}' cannot {capability}"))
             continue
         plan.candidates.append(name)
     if not plan.candidates:
-        raise UnsupportedError(
+        raise unset or UnsupportedError(
             f"None of the backends in {source} ({', '.join(names)}) can {capability}."
         )
     return plan
@@ -111,9 +119,10 @@ def _shared_fallback(spec: BackendSpec, capability: Capability, registry: Regist
     """``web.backend`` applies only to capabilities its providers have."""
     names, _ = _parse(spec, registry)
     for name in names:
-        if registry.get(name) is None:
+        if registry.get(name) is None and registry.why_unknown(name)[1]:
             raise _unknown(name, registry, "web.backend")
-    capable = [n for n in names if registry.supports(registry.get(n), capability)]  # type: ignore[arg-type]
+    # a member whose plugin is off stays in, for the plan to leave out saying why
+    capable = [n for n in names if (e := registry.get(n)) is None or registry.supports(e, capability)]
     if not capable:
         return None
     if isinstance(spec, dict):
@@ -192,7 +201,7 @@ def with_mode(plan: Plan, mode: str | None) -> Plan:
         return plan
     if mode == "fuse" and plan.capability != "search":
         raise InvalidInputError("mode='fuse' merges search results; extract and crawl take a chain instead.")
-    if mode == "fuse" or len(plan.candidates) > 1:
+    if mode == "fuse" or len(plan.candidates) > 1 or plan.mode == "fuse":  # a fusion of one is unfused too
         return dataclasses.replace(plan, mode=mode)  # type: ignore[arg-type]
     return plan
 

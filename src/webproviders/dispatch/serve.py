@@ -431,6 +431,7 @@ def serve(call: Call, entry: ProviderEntry, failover: bool = False) -> Awaitable
     a 429 (or a 503 that paused it) is not retried. The awaitable raises
     :class:`WebProviderError` (``Skipped`` when no request was spent).
     """
+    call = hooks.for_provider(call)
     if call.capability == "search":
         return _serve_search(call, entry, failover)
     return _serve_screened(call, entry, failover)

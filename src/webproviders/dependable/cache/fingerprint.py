@@ -5,9 +5,10 @@ a credential (``api_key``, ``token``) are left out, so two callers with differen
 answers and no key ever reaches the store. A provider's set-up (its ``base_url``, a vendor
 option such as Google's ``cx``) is part of the key: configs sharing one SQLite file or Redis
 with the same provider pointed elsewhere must not be served each other's answers. So are the
-settings every request of a provider goes out with (``web.user_agent``) and, where it reads pages
-on this machine, the ``web.extraction`` limits that decide a page's text, ``web.max_response_bytes``
-and what the URL screen lets through (``web.allow_private_networks``, ``web.allowed_hosts``).
+settings every request of a provider goes out with (``web.user_agent``), the cap every extract's
+and crawl's pages are cut to (``web.max_response_bytes``) and, where it reads pages on this
+machine, the ``web.extraction`` limits that decide a page's text and what the URL screen lets
+through (``web.allow_private_networks``, ``web.allowed_hosts``).
 """
 
 from __future__ import annotations
@@ -64,17 +65,21 @@ def settings_setup(settings: ProviderSettings) -> dict[str, Any]:
 def config_setup(config: Config, manifest: ProviderManifest, capability: Capability) -> dict[str, Any]:
     """What ``config`` sets that can change ``manifest``'s provider's answers for
     ``capability``: its :func:`settings_setup`, ``web.user_agent`` when set (sent with every
-    request; a site or a results page may answer another agent otherwise) and, for an extract
-    or crawl it fetches on this machine, the ``web.extraction`` limits (a page cut off at
-    ``max_html_chars``, a PDF read to ``max_pdf_pages``), the page cap and the URL screen's
-    switches."""
+    request; a site or a results page may answer another agent otherwise), for an extract or
+    crawl the page cap (``web.max_response_bytes``, which every provider's pages are cut to)
+    and, for one it fetches on this machine, the ``web.extraction`` limits (a page cut off at
+    ``max_html_chars``, a PDF read to ``max_pdf_pages``) and the URL screen's switches."""
     found = settings_setup(config.provider(manifest.name))
     web = config.web
     if web.user_agent is not None:
         found["web.user_agent"] = web.user_agent
-    if capability != "search" and manifest.fetch_place(capability) == "local":
+    if capability == "search":
+        return found
+    # Every provider's pages are cut to it when the call gives no max_chars, wherever they
+    # were read: a page one config cut short must not reach a config that keeps it whole.
+    found["web.max_response_bytes"] = web.max_response_bytes
+    if manifest.fetch_place(capability) == "local":
         found["web.extraction"] = web.extraction.model_dump(exclude=_HOW_EXTRACTED)
-        found["web.max_response_bytes"] = web.max_response_bytes
         # What the URL screen lets through: a page one config read behind a redirect to a
         # private address, or a crawl's link to one, must not reach a config that forbids it.
         found["web.allow_private_networks"] = web.allow_private_networks
