@@ -650,6 +650,28 @@ def after_dispatch(envelope):
     assert dispatch_search("fine", backend="quiet", config=config)["success"] is True
 
 
+def test_a_plugin_of_hooks_alone_is_not_listed_as_failed_and_one_of_nothing_is(
+    write_plugin: Any, make_config: Any, install_entry_point: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A plugin that only watches calls (an ``after_dispatch`` hook, no ``register``) ran its
+    hook on every call while ``webproviders providers`` listed it as failed to load: "the
+    plugin defines no register(ctx) function". One that defines no hook at all (``regster``)
+    is a load error, said in the log as other load errors are."""
+    root = write_plugin("audit", "SEEN = []\n\ndef after_dispatch(envelope):\n    SEEN.append(envelope['success'])\n")
+    write_plugin("typo", "def regster(ctx):\n    pass\n")
+    install_entry_point("spend", "spend_hooks", "def after_dispatch(cost):\n    pass\n")
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["audit", "typo"]})
+    assert dispatch_search("q", backend="stub", config=config)["success"] is True
+    with caplog.at_level(logging.WARNING, logger="webproviders.registry.loader"):
+        failed = {row["plugin"]: row["load_error"] for row in list_providers(config, load=True) if row["load_error"]}
+    assert failed == {"typo": "the plugin defines no register(ctx) function, nor any other hook"}
+    assert "Plugin 'typo' failed to register: the plugin defines no register(ctx) function, nor any other hook" in [
+        record.getMessage() for record in caplog.records
+    ]
+    module = next(m for name, m in sys.modules.items() if name.startswith("_webproviders_plugins.user.audit"))
+    assert module.SEEN == [True]
+
+
 def test_dispatch_hooks_see_every_call(write_plugin: Any, make_config: Any) -> None:
     code = GOOD.format(name="hooked") + """
 SEEN = []

@@ -454,8 +454,9 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
         return
     ctx = PluginContext(config, record, providers)
     impls = [i for i in manager.hook.register.get_hookimpls() if i.plugin_name == plugin_id]
-    if not impls:
-        record.error = "the plugin defines no register(ctx) function"
+    if not impls and not _implements_hooks(manager, plugin_id):  # hooks alone serve: an audit plugin
+        record.error = "the plugin defines no register(ctx) function, nor any other hook"
+        log.warning("Plugin '%s' failed to register: %s", record.name, record.error)
     limit = config.plugins.register_timeout
     asynchronous = _async_hook(manager, plugin_id)
     if asynchronous is not None:  # called, it would only make a coroutine
@@ -517,6 +518,14 @@ def _hook_arguments_problem(plugin: Any) -> str | None:
                 f"it may take any of {', '.join(passed)}, by those names"
             )
     return None
+
+
+def _implements_hooks(manager: pluggy.PluginManager, plugin_id: str) -> bool:
+    """Whether the plugin implements any hook: one that only watches or polices calls needs
+    no ``register``."""
+    return any(
+        impl.plugin_name == plugin_id for name in _HOOK_NAMES for impl in getattr(manager.hook, name).get_hookimpls()
+    )
 
 
 def _async_hook(manager: pluggy.PluginManager, plugin_id: str) -> str | None:
