@@ -598,12 +598,33 @@ def test_a_backend_of_a_package_that_failed_to_import_names_the_error(
     assert named["error_code"] == "not_configured"
     assert named["error"] == (
         "Backend 'acmefail' is not available: its entry point plugin 'acmefail' failed to load "
-        "(import failed: ImportError: acme-sdk 3 is needed, 2.1 is installed)."
+        "(import failed: ImportError: acme-sdk 3 is needed, 2.1 is installed (in the installed package wp-acmefail 1.0))."
     )
     other = dispatch_search("q", backend="acme", config=config)
     assert other["error"].startswith("Unknown backend 'acme'. Known backends: ")
     assert "Plugins that failed to load, and may provide it: 'acmefail' (import failed: ImportError" in other["error"]
     assert "'garbled' (" in other["error"] and "plugin.yaml is not valid YAML" in other["error"]
+
+
+def test_code_that_fails_to_import_is_named_by_its_file_or_its_installed_package(
+    install_entry_point: Any, write_plugin: Any, make_config: Any, tmp_path: Path
+) -> None:
+    """A syntax error named only ``(__init__.py, line 1)``, which every plugin folder holds, and
+    an entry point naming a module that is not there only the module: neither said which
+    folder or which installed package to repair."""
+    root = write_plugin("typed", "from .parse import hits\n")
+    (root / "typed" / "parse.py").write_text("def hits(\n")
+    install_entry_point("gone", "wp_gone", GOOD.format(name="gone"))
+    (tmp_path / "site" / "wp_gone-1.0.dist-info" / "entry_points.txt").write_text("[webproviders]\ngone = wp_gone_moved\n")
+    failed = {
+        row["plugin"]: row["load_error"]
+        for row in list_providers(make_config(plugins={"paths": [str(root)], "enabled": ["typed"]}), load=True)
+        if row["load_error"]
+    }
+    assert failed["typed"] == f"import failed: SyntaxError: '(' was never closed ({root / 'typed' / 'parse.py'}, line 1)"
+    assert failed["gone"] == (
+        "import failed: ModuleNotFoundError: No module named 'wp_gone_moved' (in the installed package wp-gone 1.0)"
+    )
 
 
 def test_a_hook_that_raises_is_named_by_its_plugin_not_blamed_on_the_backend(

@@ -128,6 +128,8 @@ def _describe(exc: BaseException) -> str:
     if bounded is not None and isinstance(exc, bounded.Raised):
         exc = exc.raised
     text = exception_text(exc)
+    if isinstance(exc, SyntaxError) and exc.filename and exc.msg:  # its text names the file without its folder
+        text = f"{exc.msg} ({exc.filename}, line {exc.lineno})"
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
@@ -376,10 +378,20 @@ def _load_entry_point(found: Plugins, config: Config, ep: Any) -> None:
     except BaseException as exc:  # as a plugin folder's import
         if _users_interrupt(exc):
             raise
-        record.error = f"import failed: {_describe(exc)}"
+        record.error = f"import failed: {_describe(exc)}{_installed_by(ep)}"
         log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
         return
     _register(found, plugin, record, config)
+
+
+def _installed_by(ep: Any) -> str:
+    """The installed package an entry point comes from, to name beside its import failure: the
+    entry point's name alone (``acme``) does not say which package to repair or remove."""
+    try:
+        dist = ep.dist
+        return f" (in the installed package {dist.name} {dist.version})" if dist is not None else ""
+    except Exception:  # noqa: BLE001 - a package whose metadata cannot be read: named without it
+        return ""
 
 
 #: A line of ``entry_points.txt`` that opens the plugin group: the name between brackets, which
