@@ -201,6 +201,20 @@ class ProviderManifest(BaseModel):
         self._sheet = (self.price, sheet)
         return sheet
 
+    def check_rate_limit(self) -> None:
+        """Raise :class:`ManifestError` naming a ``rate_limit`` that is no budget (``5 per
+        second``): every call to the provider failed on it, saying neither which provider nor
+        which key. Checked as the code registers, as ``price`` is, so listing loads no
+        rate-limit code."""
+        if self.rate_limit is None:
+            return
+        from .dependable.ratelimit.spec import rate_or_none
+
+        try:
+            rate_or_none(self.rate_limit)
+        except ValueError as exc:
+            raise ManifestError(f"the rate_limit of provider '{self.name}' is invalid: {exc}") from None
+
     def fetch_place(self, capability: Fetching) -> FetchPlace:
         """Where this provider fetches the pages of ``capability`` (``local`` unless declared)."""
         if isinstance(self.fetch, dict):

@@ -420,6 +420,25 @@ def test_a_manifest_value_of_the_wrong_kind_says_which_kinds_the_key_takes(tmp_p
     assert "[" not in error.split("is invalid:")[1]
 
 
+def test_a_manifest_rate_limit_that_does_not_parse_fails_the_registration_naming_it(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A ``rate_limit: "5 per second"`` in a plugin.yaml listed its provider as ready, and every
+    call to it failed with "The provider failed: ValueError: the rate limit is not
+    understood ...", naming neither the provider nor the key, as ``provider: null``."""
+    root = write_plugin(
+        "paced", GOOD.format(name="paced"), providers=[{"name": "paced", "capabilities": ["search"], "rate_limit": "5 per second"}]
+    )
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["paced"]})
+    envelope = dispatch_search("q", backend="paced", config=config)
+    assert (envelope["error_code"], envelope["provider"]) == ("not_configured", "paced")
+    assert envelope["error"].startswith(
+        "Backend 'paced' is not available: its plugin 'paced' failed to load (register() failed: ManifestError: "
+        "the rate_limit of provider 'paced' is invalid: the rate limit is not understood; write it as requests/period"
+    )
+    assert dispatch_search("q", backend="stub", config=config)["success"] is True
+
+
 def test_manifest_explains_missing_key_and_package(write_plugin: Any, make_config: Any) -> None:
     code = """
     import os

@@ -222,6 +222,7 @@ class PluginContext:
             overlay = given.model_dump(exclude_unset=True) if isinstance(given, ProviderManifest) else given
             facts = provider_manifest({**facts.model_dump(exclude_unset=True), **overlay, "name": provider.name})
         facts.price_sheet()  # a price that does not parse fails the registration, naming the key
+        facts.check_rate_limit()  # and so does a request budget
         return facts
 
 
