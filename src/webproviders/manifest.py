@@ -81,12 +81,23 @@ class EnvVar(BaseModel):
         return None
 
 
+def _check_module(module: str) -> str:
+    """A module is looked up by the name Python imports: one written as pip spells the package
+    (``acme-sdk``) is never found, so the provider stayed unavailable after it was installed."""
+    if not all(part.isidentifier() for part in module.split(".")):
+        raise ValueError(
+            "should be the name Python imports, as in `import acme_sdk` (dotted names, letters, digits "
+            "and '_'), not the name pip installs"
+        )
+    return module
+
+
 class Package(BaseModel):
     """An optional Python package the provider imports on first use."""
 
     model_config = ConfigDict(extra="forbid")
 
-    module: str
+    module: Annotated[str, AfterValidator(_check_module)]
     pip: str
     #: What to do after installing it (``run crawl4ai-setup to install its browser``).
     setup: str = ""

@@ -439,6 +439,23 @@ def test_a_manifest_rate_limit_that_does_not_parse_fails_the_registration_naming
     assert dispatch_search("q", backend="stub", config=config)["success"] is True
 
 
+def test_a_manifest_package_written_as_pip_names_it_says_to_write_the_module(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """``packages: [{module: acme-sdk, pip: acme-sdk}]`` listed the provider as unavailable
+    until ``pip install 'acme-sdk'``, and so it stayed once that was done: no module is named
+    ``acme-sdk``, so it is never found."""
+    root = write_plugin(
+        "pk", GOOD.format(name="pk"),
+        providers=[{"name": "pk", "capabilities": ["search"], "packages": [{"module": "acme-sdk", "pip": "acme-sdk"}]}],
+    )
+    rows = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["pk"]}))
+    assert rows["pk"]["load_error"] == (
+        f"{root / 'pk' / 'plugin.yaml'} is invalid: 'providers.0.packages.0.module': should be the name Python "
+        "imports, as in `import acme_sdk` (dotted names, letters, digits and '_'), not the name pip installs"
+    )
+
+
 def test_manifest_explains_missing_key_and_package(write_plugin: Any, make_config: Any) -> None:
     code = """
     import os
