@@ -241,6 +241,47 @@ def test_duplicate_provider_name_keeps_the_first_and_warns(
     assert hit["title"] == "from twin"
 
 
+_TRIO = """
+from webproviders import WebSearchProvider
+
+class P(WebSearchProvider):
+    def __init__(self, name):
+        self._name = name
+    @property
+    def name(self):
+        return self._name
+    def is_available(self):
+        return True
+    def search(self, query, limit=5, **options):
+        return [{"title": "from trio", "url": "https://trio.example/"}]
+
+def register(ctx):
+    ctx.register_web_search_provider(P("first"))
+    ctx.register_web_search_provider(P("stub"))
+    ctx.register_web_search_provider(P("third"))
+"""
+
+
+def test_a_taken_provider_name_leaves_the_plugin_s_later_providers_registered(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A plugin registering ``stub`` (a built-in's name) between two providers of its own lost
+    the one after it: the refusal was raised into its ``register()``, which stopped there, and
+    that provider read "its plugin 'trio' failed to load". The warning was logged twice."""
+    root = write_plugin("trio", _TRIO)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["trio"]})
+    with caplog.at_level(logging.WARNING, logger="webproviders.registry"):
+        third = dispatch_search("q", backend="third", config=config)
+    assert third["success"] is True and third["data"]["web"][0]["title"] == "from trio"
+    assert dispatch_search("q", backend="stub", config=config)["data"]["web"][0]["title"] != "from trio"
+    clash = "provider name 'stub' from user plugin 'trio' is already registered by built-in plugin 'stub'"
+    assert [r.getMessage() for r in caplog.records if clash in r.getMessage()] == [
+        f"Duplicate provider: {clash}; the first registration is kept."
+    ]
+    rows = {row["name"]: row for row in list_providers(config) if row["plugin"] == "trio"}
+    assert rows["third"]["available"] is True and clash in rows["third"]["load_error"]
+
+
 def test_an_enabled_plugin_no_folder_holds_is_named_with_where_it_was_looked_for(
     write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -34,7 +34,6 @@ from ..manifest import ManifestError, read_manifest
 from ..redact import get_logger
 from . import hookspecs
 from .registration import (
-    DuplicateProvider,
     PluginContext,
     PluginRecord,
     ProviderEntry,
@@ -481,8 +480,6 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
     for impl in impls:
         try:
             _call_register(impl.function, ctx, limit)
-        except DuplicateProvider as exc:
-            record.error = str(exc)
         except NoThread:
             ctx.close()
             _withdraw(providers, record)
