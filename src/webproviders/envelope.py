@@ -403,6 +403,8 @@ def normalise_pages(
     to ``most_chars`` (the dispatcher gives ``web.max_response_bytes``, the bytes a page read
     here may have), with a warning: a plugin's 50 MB page went whole into the envelope and the cache.
     A page's title, ``metadata`` and other fields are held as a hit's are, whatever the call."""
+    if raw is None:  # a method that ended without ``return``, as a search's None is
+        raise ParseError("The provider returned None for pages; return a list of pages ([] for none).")
     items, meta = _unwrap(raw, "pages")
     if isinstance(items, Mapping) and items:
         items = [items] if _first(items, _URL_KEYS) else items.get("results", [])

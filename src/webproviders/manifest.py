@@ -81,12 +81,23 @@ class EnvVar(BaseModel):
         return None
 
 
+def _check_module(module: str) -> str:
+    """A module is looked up by the name Python imports: one written as pip spells the package
+    (``acme-sdk``) is never found, so the provider stayed unavailable after it was installed."""
+    if not all(part.isidentifier() for part in module.split(".")):
+        raise ValueError(
+            "should be the name Python imports, as in `import acme_sdk` (dotted names, letters, digits "
+            "and '_'), not the name pip installs"
+        )
+    return module
+
+
 class Package(BaseModel):
     """An optional Python package the provider imports on first use."""
 
     model_config = ConfigDict(extra="forbid")
 
-    module: str
+    module: Annotated[str, AfterValidator(_check_module)]
     pip: str
     #: What to do after installing it (``run crawl4ai-setup to install its browser``).
     setup: str = ""
@@ -200,6 +211,20 @@ class ProviderManifest(BaseModel):
             raise ManifestError(f"the price of provider '{self.name}' is invalid: {_problems(exc, PriceSheet, 'price')}") from None
         self._sheet = (self.price, sheet)
         return sheet
+
+    def check_rate_limit(self) -> None:
+        """Raise :class:`ManifestError` naming a ``rate_limit`` that is no budget (``5 per
+        second``): every call to the provider failed on it, saying neither which provider nor
+        which key. Checked as the code registers, as ``price`` is, so listing loads no
+        rate-limit code."""
+        if self.rate_limit is None:
+            return
+        from .dependable.ratelimit.spec import rate_or_none
+
+        try:
+            rate_or_none(self.rate_limit)
+        except ValueError as exc:
+            raise ManifestError(f"the rate_limit of provider '{self.name}' is invalid: {exc}") from None
 
     def fetch_place(self, capability: Fetching) -> FetchPlace:
         """Where this provider fetches the pages of ``capability`` (``local`` unless declared)."""

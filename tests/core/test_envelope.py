@@ -371,6 +371,18 @@ class NoReturn(WebSearchProvider):
     def search(self, query, limit=5, **options):
         hits = [{"title": "t", "url": "https://t.example/"}]  # and no ``return hits``
 
+    def supports_extract(self):
+        return True
+
+    def extract(self, urls, **kwargs):
+        pages = [{"url": url, "content": "read"} for url in urls]  # and no ``return pages``
+
+    def supports_crawl(self):
+        return True
+
+    def crawl(self, url, **kwargs):
+        pages = [{"url": url, "content": "read"}]  # and no ``return pages``
+
 
 class Many(WebSearchProvider):
     name = "many"
@@ -392,7 +404,7 @@ class Many(WebSearchProvider):
 
 
 def register(ctx):
-    ctx.register_web_search_provider(NoReturn())
+    ctx.register_web_search_provider(NoReturn(), manifest={"capabilities": ["search", "extract", "crawl"], "fetch": "none"})
     ctx.register_web_search_provider(Many(), manifest={"capabilities": ["extract", "crawl"], "fetch": "none"})
 '''
 
@@ -411,6 +423,20 @@ def test_a_search_that_returns_none_is_a_parse_error_a_chain_moves_on_from(
     )
     chained = dispatch_search("q", backend=["noreturn", "stub"], config=config)
     assert chained["success"] is True and chained["provider"] == "stub"
+
+
+def test_an_extract_or_crawl_that_returns_none_is_a_parse_error_saying_what_to_return(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """An ``extract`` that ends without ``return`` read as "returned no page for the URLs asked
+    for", a provider_error that named neither the ``None`` nor what to return, as a search's does."""
+    root = write_plugin("sloppy", _SLOPPY)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["sloppy"]})
+    said = "The provider returned None for pages; return a list of pages ([] for none)."
+    extracted = dispatch_extract(["https://a.example/"], backend="noreturn", config=config)
+    assert (extracted["error_code"], extracted["error"]) == ("parse_error", said)
+    crawled = dispatch_crawl("https://a.example/", backend="noreturn", config=config)
+    assert (crawled["error_code"], crawled["error"]) == ("parse_error", said)
 
 
 def test_an_extract_answer_is_held_to_one_item_per_url(write_plugin: Any, make_config: Any) -> None:

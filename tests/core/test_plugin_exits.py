@@ -146,7 +146,9 @@ def test_a_package_that_exits_on_import_is_recorded_and_the_others_work(
     )
     config = make_config()
     row = next(row for row in list_providers(config) if row["name"] == "needy")
-    assert row["load_error"] == "import failed: SystemExit: wp-needy needs a newer Python"
+    assert row["load_error"] == (
+        "import failed: SystemExit: wp-needy needs a newer Python (in the installed package wp-needy 1.0)"
+    )
     assert dispatch_search("q", backend="stub", config=config)["success"] is True
 
 

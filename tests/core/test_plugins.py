@@ -241,6 +241,47 @@ def test_duplicate_provider_name_keeps_the_first_and_warns(
     assert hit["title"] == "from twin"
 
 
+_TRIO = """
+from webproviders import WebSearchProvider
+
+class P(WebSearchProvider):
+    def __init__(self, name):
+        self._name = name
+    @property
+    def name(self):
+        return self._name
+    def is_available(self):
+        return True
+    def search(self, query, limit=5, **options):
+        return [{"title": "from trio", "url": "https://trio.example/"}]
+
+def register(ctx):
+    ctx.register_web_search_provider(P("first"))
+    ctx.register_web_search_provider(P("stub"))
+    ctx.register_web_search_provider(P("third"))
+"""
+
+
+def test_a_taken_provider_name_leaves_the_plugin_s_later_providers_registered(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A plugin registering ``stub`` (a built-in's name) between two providers of its own lost
+    the one after it: the refusal was raised into its ``register()``, which stopped there, and
+    that provider read "its plugin 'trio' failed to load". The warning was logged twice."""
+    root = write_plugin("trio", _TRIO)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["trio"]})
+    with caplog.at_level(logging.WARNING, logger="webproviders.registry"):
+        third = dispatch_search("q", backend="third", config=config)
+    assert third["success"] is True and third["data"]["web"][0]["title"] == "from trio"
+    assert dispatch_search("q", backend="stub", config=config)["data"]["web"][0]["title"] != "from trio"
+    clash = "provider name 'stub' from user plugin 'trio' is already registered by built-in plugin 'stub'"
+    assert [r.getMessage() for r in caplog.records if clash in r.getMessage()] == [
+        f"Duplicate provider: {clash}; the first registration is kept."
+    ]
+    rows = {row["name"]: row for row in list_providers(config) if row["plugin"] == "trio"}
+    assert rows["third"]["available"] is True and clash in rows["third"]["load_error"]
+
+
 def test_an_enabled_plugin_no_folder_holds_is_named_with_where_it_was_looked_for(
     write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -418,6 +459,42 @@ def test_a_manifest_value_of_the_wrong_kind_says_which_kinds_the_key_takes(tmp_p
     error = next(r["load_error"] for r in rows if r["load_error"] and "oddfetch" in r["load_error"])
     assert "'providers.0.fetch': should be one of 'local', 'vendor', 'none' or a mapping" in error
     assert "[" not in error.split("is invalid:")[1]
+
+
+def test_a_manifest_rate_limit_that_does_not_parse_fails_the_registration_naming_it(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A ``rate_limit: "5 per second"`` in a plugin.yaml listed its provider as ready, and every
+    call to it failed with "The provider failed: ValueError: the rate limit is not
+    understood ...", naming neither the provider nor the key, as ``provider: null``."""
+    root = write_plugin(
+        "paced", GOOD.format(name="paced"), providers=[{"name": "paced", "capabilities": ["search"], "rate_limit": "5 per second"}]
+    )
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["paced"]})
+    envelope = dispatch_search("q", backend="paced", config=config)
+    assert (envelope["error_code"], envelope["provider"]) == ("not_configured", "paced")
+    assert envelope["error"].startswith(
+        "Backend 'paced' is not available: its plugin 'paced' failed to load (register() failed: ManifestError: "
+        "the rate_limit of provider 'paced' is invalid: the rate limit is not understood; write it as requests/period"
+    )
+    assert dispatch_search("q", backend="stub", config=config)["success"] is True
+
+
+def test_a_manifest_package_written_as_pip_names_it_says_to_write_the_module(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """``packages: [{module: acme-sdk, pip: acme-sdk}]`` listed the provider as unavailable
+    until ``pip install 'acme-sdk'``, and so it stayed once that was done: no module is named
+    ``acme-sdk``, so it is never found."""
+    root = write_plugin(
+        "pk", GOOD.format(name="pk"),
+        providers=[{"name": "pk", "capabilities": ["search"], "packages": [{"module": "acme-sdk", "pip": "acme-sdk"}]}],
+    )
+    rows = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["pk"]}))
+    assert rows["pk"]["load_error"] == (
+        f"{root / 'pk' / 'plugin.yaml'} is invalid: 'providers.0.packages.0.module': should be the name Python "
+        "imports, as in `import acme_sdk` (dotted names, letters, digits and '_'), not the name pip installs"
+    )
 
 
 def test_manifest_explains_missing_key_and_package(write_plugin: Any, make_config: Any) -> None:
@@ -598,12 +675,33 @@ def test_a_backend_of_a_package_that_failed_to_import_names_the_error(
     assert named["error_code"] == "not_configured"
     assert named["error"] == (
         "Backend 'acmefail' is not available: its entry point plugin 'acmefail' failed to load "
-        "(import failed: ImportError: acme-sdk 3 is needed, 2.1 is installed)."
+        "(import failed: ImportError: acme-sdk 3 is needed, 2.1 is installed (in the installed package wp-acmefail 1.0))."
     )
     other = dispatch_search("q", backend="acme", config=config)
     assert other["error"].startswith("Unknown backend 'acme'. Known backends: ")
     assert "Plugins that failed to load, and may provide it: 'acmefail' (import failed: ImportError" in other["error"]
     assert "'garbled' (" in other["error"] and "plugin.yaml is not valid YAML" in other["error"]
+
+
+def test_code_that_fails_to_import_is_named_by_its_file_or_its_installed_package(
+    install_entry_point: Any, write_plugin: Any, make_config: Any, tmp_path: Path
+) -> None:
+    """A syntax error named only ``(__init__.py, line 1)``, which every plugin folder holds, and
+    an entry point naming a module that is not there only the module: neither said which
+    folder or which installed package to repair."""
+    root = write_plugin("typed", "from .parse import hits\n")
+    (root / "typed" / "parse.py").write_text("def hits(\n")
+    install_entry_point("gone", "wp_gone", GOOD.format(name="gone"))
+    (tmp_path / "site" / "wp_gone-1.0.dist-info" / "entry_points.txt").write_text("[webproviders]\ngone = wp_gone_moved\n")
+    failed = {
+        row["plugin"]: row["load_error"]
+        for row in list_providers(make_config(plugins={"paths": [str(root)], "enabled": ["typed"]}), load=True)
+        if row["load_error"]
+    }
+    assert failed["typed"] == f"import failed: SyntaxError: '(' was never closed ({root / 'typed' / 'parse.py'}, line 1)"
+    assert failed["gone"] == (
+        "import failed: ModuleNotFoundError: No module named 'wp_gone_moved' (in the installed package wp-gone 1.0)"
+    )
 
 
 def test_a_hook_that_raises_is_named_by_its_plugin_not_blamed_on_the_backend(
@@ -648,6 +746,28 @@ def after_dispatch(envelope):
     refused = dispatch_search("refused", backend="quiet", config=config)
     assert (refused["error_code"], refused["error"]) == ("blocked", "queries about that are not allowed here")
     assert dispatch_search("fine", backend="quiet", config=config)["success"] is True
+
+
+def test_a_plugin_of_hooks_alone_is_not_listed_as_failed_and_one_of_nothing_is(
+    write_plugin: Any, make_config: Any, install_entry_point: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A plugin that only watches calls (an ``after_dispatch`` hook, no ``register``) ran its
+    hook on every call while ``webproviders providers`` listed it as failed to load: "the
+    plugin defines no register(ctx) function". One that defines no hook at all (``regster``)
+    is a load error, said in the log as other load errors are."""
+    root = write_plugin("audit", "SEEN = []\n\ndef after_dispatch(envelope):\n    SEEN.append(envelope['success'])\n")
+    write_plugin("typo", "def regster(ctx):\n    pass\n")
+    install_entry_point("spend", "spend_hooks", "def after_dispatch(cost):\n    pass\n")
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["audit", "typo"]})
+    assert dispatch_search("q", backend="stub", config=config)["success"] is True
+    with caplog.at_level(logging.WARNING, logger="webproviders.registry.loader"):
+        failed = {row["plugin"]: row["load_error"] for row in list_providers(config, load=True) if row["load_error"]}
+    assert failed == {"typo": "the plugin defines no register(ctx) function, nor any other hook"}
+    assert "Plugin 'typo' failed to register: the plugin defines no register(ctx) function, nor any other hook" in [
+        record.getMessage() for record in caplog.records
+    ]
+    module = next(m for name, m in sys.modules.items() if name.startswith("_webproviders_plugins.user.audit"))
+    assert module.SEEN == [True]
 
 
 def test_dispatch_hooks_see_every_call(write_plugin: Any, make_config: Any) -> None:

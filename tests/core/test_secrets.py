@@ -68,6 +68,51 @@ def test_envelope_and_logs_never_show_the_key(leaky_config: Any, caplog: pytest.
         assert ENV_SECRET not in record.getMessage()
 
 
+def test_a_declared_variable_set_at_run_time_is_masked_from_the_next_call(
+    write_plugin: Any, make_config: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A plugin reading the key its manifest declares itself (not through ``VendorProvider``):
+    set after the first call, the key came back whole in the next call's error, warnings and
+    log lines, until the watched variables were next read (once a second)."""
+    from webproviders import redact
+
+    monkeypatch.setattr(redact, "ENV_EVERY", 3600.0)  # read again only when the registry says so
+    monkeypatch.delenv("LATE_API_KEY", raising=False)
+    code = """
+import os
+from webproviders import WebSearchProvider, warn
+from webproviders.kit import get_logger
+
+class Late(WebSearchProvider):
+    name = "late"
+    def is_available(self):
+        return bool(os.environ.get("LATE_API_KEY"))
+    def search(self, query, limit=5, **options):
+        key = os.environ["LATE_API_KEY"]
+        get_logger("late").warning("asking with %s", key)
+        warn("asked with " + key)
+        raise RuntimeError("the vendor refused " + key)
+
+def register(ctx):
+    ctx.register_web_search_provider(Late())
+"""
+    root = write_plugin("late", code, [{"name": "late", "env": [{"key": "LATE_API_KEY"}]}])
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["late"]}, web={"cache": False})
+    assert dispatch_search("q", backend="late", config=config)["error_code"] == "not_configured"
+    monkeypatch.setenv("LATE_API_KEY", ENV_SECRET)
+    with caplog.at_level(logging.WARNING):
+        envelope = dispatch_search("q", backend="late", config=config)
+    assert envelope["error"] == "late failed: RuntimeError: the vendor refused ***"
+    assert ENV_SECRET not in json.dumps(envelope)
+    assert caplog.records and not [r for r in caplog.records if ENV_SECRET in r.getMessage()]
+    # Its first call after another provider's (which read the variables while it was unset).
+    other = make_config(plugins={"paths": [str(root)], "enabled": ["late"]}, web={"cache": False, "timeout": 9})
+    monkeypatch.setenv("LATE_API_KEY", "late-secret-abcdefgh")
+    assert dispatch_search("q", backend="stub", config=other)["success"] is True
+    monkeypatch.setenv("LATE_API_KEY", ENV_SECRET + "-2")
+    assert "-2" not in dispatch_search("q", backend="late", config=other)["error"]
+
+
 def test_reprs_do_not_show_keys(leaky_config: Any) -> None:
     from webproviders.registry.providers import get_registry
 

@@ -773,6 +773,34 @@ def test_get_client_keeps_one_client_per_set_of_options_and_caps_answers(
     asyncio.run(main())
 
 
+def test_get_client_for_a_provider_holds_answers_to_that_provider_s_cap(http_server: Any, make_config: Any) -> None:
+    """A scraper plugin's client (``get_client(config)``) read 32 MiB whatever its
+    ``web.providers.<name>.max_response_bytes``: a cap built-in scrapers keep was out of a
+    plugin's reach. Named with ``provider=``, its client keeps the provider's cap and says
+    which setting raises it."""
+
+    class Page(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = b"x" * 5000
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    url = f"http://127.0.0.1:{http_server(Page).server_address[1]}/"
+    config = make_config(web={"providers": {"acme": {"max_response_bytes": 2000}}})
+
+    async def main() -> None:
+        with pytest.raises(TooLargeError, match=r"2,000-byte cap .*web\.providers\.acme\.max_response_bytes"):
+            await get_client(config, provider="acme").get(url)
+        assert len((await get_client(config).get(url)).content) == 5000
+
+    asyncio.run(main())
+
+
 def test_configs_share_the_certificates_read_once_per_trust_setting(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:

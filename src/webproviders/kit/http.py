@@ -19,16 +19,19 @@ from ..responses import Classifier, aread_response
 from ..vendorhttp.clients import DEFAULT_TIMEOUT, ClientSpec, current
 
 
-def get_client(config: Config | None = None, **overrides: Any) -> httpx.AsyncClient:
+def get_client(config: Config | None = None, *, provider: str | None = None, **overrides: Any) -> httpx.AsyncClient:
     """The long-lived client for the running loop and these settings, for scrapers.
 
+    ``provider`` (the provider's name) holds its answers to ``web.providers.<provider>.
+    max_response_bytes`` and names that setting in a ``too_large``, as ``request_json`` does;
+    without it the cap is the library's default.
     ``overrides`` are httpx client options (``follow_redirects=True``, ``event_hooks=...``);
     each distinct set gets a client of its own, so one plugin's needs never change another's
     client (pass the same objects each time, or a new client is made each time). Options that
     decide where requests go or how answers are read (``transport``, ``proxy``, ``verify``,
     ``http2``...) are the library's and raise ``TypeError``.
     """
-    return current().client(ClientSpec.of(config, None, overrides))
+    return current().client(ClientSpec.of(config, provider, overrides))
 
 
 async def request_json(

@@ -34,7 +34,6 @@ from ..manifest import ManifestError, read_manifest
 from ..redact import get_logger
 from . import hookspecs
 from .registration import (
-    DuplicateProvider,
     PluginContext,
     PluginRecord,
     ProviderEntry,
@@ -128,6 +127,8 @@ def _describe(exc: BaseException) -> str:
     if bounded is not None and isinstance(exc, bounded.Raised):
         exc = exc.raised
     text = exception_text(exc)
+    if isinstance(exc, SyntaxError) and exc.filename and exc.msg:  # its text names the file without its folder
+        text = f"{exc.msg} ({exc.filename}, line {exc.lineno})"
     return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
@@ -376,10 +377,20 @@ def _load_entry_point(found: Plugins, config: Config, ep: Any) -> None:
     except BaseException as exc:  # as a plugin folder's import
         if _users_interrupt(exc):
             raise
-        record.error = f"import failed: {_describe(exc)}"
+        record.error = f"import failed: {_describe(exc)}{_installed_by(ep)}"
         log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
         return
     _register(found, plugin, record, config)
+
+
+def _installed_by(ep: Any) -> str:
+    """The installed package an entry point comes from, to name beside its import failure: the
+    entry point's name alone (``acme``) does not say which package to repair or remove."""
+    try:
+        dist = ep.dist
+        return f" (in the installed package {dist.name} {dist.version})" if dist is not None else ""
+    except Exception:  # noqa: BLE001 - a package whose metadata cannot be read: named without it
+        return ""
 
 
 #: A line of ``entry_points.txt`` that opens the plugin group: the name between brackets, which
@@ -454,8 +465,9 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
         return
     ctx = PluginContext(config, record, providers)
     impls = [i for i in manager.hook.register.get_hookimpls() if i.plugin_name == plugin_id]
-    if not impls:
-        record.error = "the plugin defines no register(ctx) function"
+    if not impls and not _implements_hooks(manager, plugin_id):  # hooks alone serve: an audit plugin
+        record.error = "the plugin defines no register(ctx) function, nor any other hook"
+        log.warning("Plugin '%s' failed to register: %s", record.name, record.error)
     limit = config.plugins.register_timeout
     asynchronous = _async_hook(manager, plugin_id)
     if asynchronous is not None:  # called, it would only make a coroutine
@@ -468,8 +480,6 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
     for impl in impls:
         try:
             _call_register(impl.function, ctx, limit)
-        except DuplicateProvider as exc:
-            record.error = str(exc)
         except NoThread:
             ctx.close()
             _withdraw(providers, record)
@@ -517,6 +527,14 @@ def _hook_arguments_problem(plugin: Any) -> str | None:
                 f"it may take any of {', '.join(passed)}, by those names"
             )
     return None
+
+
+def _implements_hooks(manager: pluggy.PluginManager, plugin_id: str) -> bool:
+    """Whether the plugin implements any hook: one that only watches or polices calls needs
+    no ``register``."""
+    return any(
+        impl.plugin_name == plugin_id for name in _HOOK_NAMES for impl in getattr(manager.hook, name).get_hookimpls()
+    )
 
 
 def _async_hook(manager: pluggy.PluginManager, plugin_id: str) -> str | None:

@@ -363,6 +363,11 @@ class Registry:
             and (remembered[3] or not (load or entry.loaded is not None))
         ):
             return remembered[2]
+        if manifest.env and (remembered is None or remembered[0] != fingerprint):
+            # A variable it declares changed (a key set at run time), or is read for the first
+            # time: its value is masked from this call on, as VendorProvider's keys are, not
+            # once the watched variables are next read.
+            redact.watch_env(*(name for var in manifest.env if var.secret for name in var.names()))
         answer, whole = self._verdict(entry, load)
         if whole is not None:
             self._answers[name] = (fingerprint, now + AVAILABILITY_TTL, answer, whole)

@@ -100,10 +100,6 @@ def served(manifest: ProviderManifest, config: Config) -> ProviderManifest:
     return manifest if rank == manifest.priority else manifest.model_copy(update={"priority": rank})
 
 
-class DuplicateProvider(Exception):
-    """A provider name was registered twice; recorded on the later plugin."""
-
-
 class PluginContext:
     """What a plugin's ``register`` hook receives."""
 
@@ -148,7 +144,9 @@ class PluginContext:
     ) -> None:
         """Add a provider. Raises ``TypeError`` for anything that is not a provider.
 
-        A built-in or entry-point provider whose name is in ``plugins.disabled`` is left out.
+        A built-in or entry-point provider whose name is in ``plugins.disabled`` is left out,
+        and so is one whose name is taken, recorded on this plugin: its other providers are
+        still registered (raised into ``register()``, the refusal lost every later one).
         ``manifest`` overlays the plugin's declared ``plugin.yaml`` entry: the keys it sets
         replace the declared ones, the others stay as declared.
         """
@@ -176,8 +174,10 @@ class PluginContext:
                 f"'{self._record.name}' is already registered by {existing.source} plugin "
                 f"'{existing.plugin}'; the first registration is kept"
             )
-            log.warning("Duplicate provider: %s.", message)
-            raise DuplicateProvider(message)
+            if self._record.error != message:  # a clash its plugin.yaml declared was said as it was read
+                log.warning("Duplicate provider: %s.", message)
+            self._record.error = self._record.error or message
+            return
         facts = self._facts_for(provider, manifest)
         with self._lock:
             if self._closed:
@@ -222,6 +222,7 @@ class PluginContext:
             overlay = given.model_dump(exclude_unset=True) if isinstance(given, ProviderManifest) else given
             facts = provider_manifest({**facts.model_dump(exclude_unset=True), **overlay, "name": provider.name})
         facts.price_sheet()  # a price that does not parse fails the registration, naming the key
+        facts.check_rate_limit()  # and so does a request budget
         return facts
 
 
