@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import os
 import subprocess
 import sys
 from typing import Any
 
-from webproviders import dispatch_extract, dispatch_search
+import pytest
+
+from webproviders import adispatch_search, dispatch_extract, dispatch_search
 from webproviders.errors import ParseError
 
 from .conftest import cost_config, scripted
@@ -111,3 +115,52 @@ def test_importing_and_listing_providers_loads_no_accounting_machinery() -> None
     heavy = {"opentelemetry", "sqlite3", "redis", "webproviders.accounting.usage", "webproviders.accounting.budget",
              "webproviders.accounting.telemetry", "webproviders.accounting.meter"}
     assert not {m for m in loaded for h in heavy if m == h or m.startswith(h + ".")}
+
+
+def _raising_processor(where: str) -> Any:
+    """A span processor of the application's that raises when a span starts or ends."""
+    from opentelemetry.sdk.trace import SpanProcessor
+
+    class Raising(SpanProcessor):
+        active = True
+
+        def on_start(self, span: Any, parent_context: Any = None) -> None:
+            if self.active and where == "start":
+                raise RuntimeError("the processor broke")
+
+        def on_end(self, span: Any) -> None:
+            if self.active and where == "end":
+                raise RuntimeError("the processor broke")
+
+    return Raising()
+
+
+@pytest.mark.parametrize("where", ["start", "end"])
+def test_a_span_processor_that_raises_breaks_no_call(otel: tuple[Any, Any], where: str) -> None:
+    from opentelemetry import trace
+
+    processor = _raising_processor(where)
+    trace.get_tracer_provider().add_span_processor(processor)  # type: ignore[attr-defined]
+    try:
+        config = cost_config(search_backend=["priced", "pricey"], retry={"max_retries": 0, "backoff": 0})
+        scripted(config, "priced").steps = [ParseError("garbled")]
+        envelope = dispatch_search("tidal energy", config=config, limit=3)
+        assert envelope["success"] is True, envelope
+        assert envelope["meta"]["cost"]["usd"] == 0.054
+        answered = asyncio.run(adispatch_search("wave energy", config=config, limit=3))
+        assert answered["success"] is True, answered
+    finally:
+        processor.active = False  # the provider keeps it: it stays, inert, for later tests
+
+
+def test_a_provider_named_in_the_environment_that_does_not_load_breaks_no_call() -> None:
+    script = (
+        "import json\n"
+        "from webproviders import dispatch_search\n"
+        "envelope = dispatch_search('x', backend='stub', cache=False)\n"
+        "print(json.dumps([envelope['success'], envelope.get('error')]))\n"
+    )
+    env = {**os.environ, "OTEL_PYTHON_TRACER_PROVIDER": "no_such_provider"}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == [True, None]
+    assert "OTEL_PYTHON_TRACER_PROVIDER" in out.stderr  # said once, naming the variable
