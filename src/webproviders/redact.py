@@ -17,6 +17,7 @@ vendor SDKs by name, so nothing is imported to do it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
@@ -562,9 +563,26 @@ def install_log_filters() -> None:
     _installed = True
 
 
+class _Unbreakable(logging.Logger):
+    """A logger of the library's whose records never raise into it: an application's handler
+    that raises (its own ``emit``, without the standard handlers' ``handleError``) failed the
+    call being logged, or stopped a background writer, for want of a log line."""
+
+    def callHandlers(self, record: logging.LogRecord) -> None:
+        try:
+            super().callHandlers(record)
+        except Exception:  # noqa: BLE001 - whatever the application's handler raises
+            # said as logging says a handler's own failure (on stderr, when raiseExceptions is on)
+            with contextlib.suppress(Exception):
+                (logging.lastResort or logging.Handler()).handleError(record)
+
+
 def get_logger(name: str) -> logging.Logger:
-    """A logger whose records are scrubbed (and the HTTP stack's and vendor SDKs' too)."""
+    """A logger whose records are scrubbed (and the HTTP stack's and vendor SDKs' too), and
+    whose handlers cannot fail the code that logs."""
     logger = logging.getLogger(name)
+    if type(logger) is logging.Logger:  # a logger class the application set up is left as it is
+        logger.__class__ = _Unbreakable
     install_log_filter(logger)
     install_log_filters()
     return logger
