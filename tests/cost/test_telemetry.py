@@ -7,7 +7,9 @@ import json
 import os
 import subprocess
 import sys
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
@@ -88,6 +90,46 @@ def test_calls_requests_and_dollars_are_counted(otel: tuple[Any, Any]) -> None:
     assert abs(spent - 0.008) < 1e-9
     durations = [p for p in after["webproviders.call.duration"] if p.attributes["webproviders.provider"] == "priced"]
     assert sum(p.count for p in durations) >= 2
+
+
+class _PagedSearxng(BaseHTTPRequestHandler):
+    """A SearXNG instance on 127.0.0.1: ten new results on every page (``pageno``)."""
+
+    asked: list[int] = []
+
+    def do_GET(self) -> None:
+        number = int(parse_qs(urlsplit(self.path).query)["pageno"][0])
+        type(self).asked.append(number)
+        hits = [{"title": f"r{number}.{n}", "url": f"https://site{number}-{n}.example/", "content": "c"} for n in range(10)]
+        data = json.dumps({"query": "q", "number_of_results": 0, "results": hits, "answers": [], "corrections": [],
+                           "infoboxes": [], "suggestions": [], "unresponsive_engines": []}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_every_page_of_a_paged_search_counts_as_a_request(otel: tuple[Any, Any], http_server: Any) -> None:
+    """A search for 30 results reads three pages of SearXNG: three requests the instance
+    saw, where ``webproviders.requests`` counted the call's one attempt."""
+    _, reader = otel
+    _PagedSearxng.asked = []
+    port = http_server(_PagedSearxng).server_address[1]
+    config = cost_config(retry={"max_retries": 0}, providers={"searxng": {"base_url": f"http://127.0.0.1:{port}"}})
+
+    def total(name: str) -> float:
+        return sum(p.value for p in _points(reader).get(name, []) if p.attributes["webproviders.provider"] == "searxng")
+
+    calls, requests = total("webproviders.calls"), total("webproviders.requests")
+    envelope = dispatch_search("tidal energy", backend="searxng", config=config, limit=30)
+    assert envelope["success"] is True and len(envelope["data"]["web"]) == 30, envelope
+    assert _PagedSearxng.asked == [1, 2, 3]
+    assert total("webproviders.calls") - calls == 1
+    assert total("webproviders.requests") - requests == 3
 
 
 def test_without_opentelemetry_nothing_is_imported_and_calls_work() -> None:

@@ -183,9 +183,10 @@ class Telemetry:
         envelope: dict[str, Any],
         cost: Cost,
         seconds: float,
-        requests: list[tuple[str, str, float]],
+        requests: list[tuple[str, str, float, int]],
     ) -> None:
-        """Describe the finished call on its span and count it (``requests``: provider, outcome, usd)."""
+        """Describe the finished call on its span and count it (``requests``: provider, outcome,
+        usd, and how many requests each attempt sent)."""
         meta = envelope.get("meta") or {}
         provider = meta.get("served_by") or envelope.get("provider") or "none"
         code = None if envelope.get("success") else str(envelope.get("error_code"))
@@ -203,14 +204,19 @@ class Telemetry:
                 span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, code))
 
     def _count_call(
-        self, capability: str, provider: str, code: str | None, seconds: float, requests: list[tuple[str, str, float]]
+        self,
+        capability: str,
+        provider: str,
+        code: str | None,
+        seconds: float,
+        requests: list[tuple[str, str, float, int]],
     ) -> None:
         labels = {CAPABILITY: capability, PROVIDER: provider, OUTCOME: code or "ok"}
         self.calls.add(1, labels)
         self.duration.record(seconds, labels)
-        for name, outcome, usd in requests:
+        for name, outcome, usd, sent in requests:
             request_labels = {CAPABILITY: capability, PROVIDER: name, OUTCOME: outcome}
-            self.requests.add(1, request_labels)
+            self.requests.add(sent, request_labels)
             if usd:
                 self.spend.add(usd, request_labels)
 
