@@ -73,6 +73,35 @@ def test_failures_and_pages_are_described(otel: tuple[Any, Any]) -> None:
     assert spans["webproviders.extract"].attributes["webproviders.pages"] == 1
 
 
+def test_a_call_refused_before_any_provider_is_a_span_and_a_count(otel: tuple[Any, Any]) -> None:
+    """A caller's bad input or a backend that cannot run was neither traced nor counted: an
+    application watching ``webproviders.calls`` by outcome never saw them. A backend name the
+    caller made up is no provider: it labels nothing (``none``), so labels stay few."""
+    exporter, reader = otel
+    exporter.clear()
+    config = cost_config()
+
+    def count(outcome: str, provider: str) -> float:
+        return sum(
+            p.value for p in _points(reader).get("webproviders.calls", [])
+            if p.attributes["webproviders.outcome"] == outcome and p.attributes["webproviders.provider"] == provider
+        )
+
+    before = (count("invalid_input", "none"), count("not_configured", "tavily"))
+    refused = [
+        dispatch_search("x", backend="priced", config=config, limit=0),
+        dispatch_search("x", backend="made-up-name", config=config),
+        dispatch_extract(["ftp://a.example/"], backend="free", config=config),
+        dispatch_search("x", backend="tavily", config=config),
+    ]
+    assert [e["error_code"] for e in refused] == ["invalid_input", "invalid_input", "invalid_input", "not_configured"]
+    assert (count("invalid_input", "none") - before[0], count("not_configured", "tavily") - before[1]) == (3, 1)
+    calls = [s for s in exporter.get_finished_spans() if s.name in ("webproviders.search", "webproviders.extract")]
+    assert [s.attributes["webproviders.error_code"] for s in calls] == [e["error_code"] for e in refused]
+    assert all(s.status.status_code.name == "ERROR" for s in calls)
+    assert not [s for s in exporter.get_finished_spans() if s.name == "webproviders.attempt"]
+
+
 def test_calls_requests_and_dollars_are_counted(otel: tuple[Any, Any]) -> None:
     _, reader = otel
     before = _points(reader)

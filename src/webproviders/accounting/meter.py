@@ -170,6 +170,19 @@ class Meter:
             requests = [(r.spend.provider, r.outcome, r.cost.usd, r.sent) for r in self.requests]
             telemetry.end_call(self.span, self.capability, envelope, self.total, seconds, requests)
 
+    def refuse(self, envelope: dict[str, Any]) -> None:
+        """Report a call refused before any provider was asked (bad input, a backend that
+        cannot run) as every call is: its span and its count. Only a provider the registry
+        knows labels it: a backend name the caller made up is ``none``, so labels stay few."""
+        telemetry = self._telemetry
+        if telemetry is None:
+            return
+        named = envelope.get("provider")
+        provider = named if isinstance(named, str) and self.accounts.registry.get(named) is not None else "none"
+        with self.observe():
+            seconds = time.perf_counter() - self._started
+            telemetry.end_call(self.span, self.capability, envelope, self.total, seconds, [], provider)
+
     def _query(self) -> str:
         """The call's query or URLs as the ledger keeps them: scrubbed, as a log line is (a
         caller's ``?api_key=`` or ``user:password@`` in a URL is no business of the ledger's)."""

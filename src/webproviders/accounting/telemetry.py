@@ -184,11 +184,13 @@ class Telemetry:
         cost: Cost,
         seconds: float,
         requests: list[tuple[str, str, float, int]],
+        provider: str | None = None,
     ) -> None:
         """Describe the finished call on its span and count it (``requests``: provider, outcome,
-        usd, and how many requests each attempt sent)."""
+        usd, and how many requests each attempt sent; ``provider``: who answered, when the
+        envelope's own is not to be taken)."""
         meta = envelope.get("meta") or {}
-        provider = meta.get("served_by") or envelope.get("provider") or "none"
+        provider = provider or meta.get("served_by") or envelope.get("provider") or "none"
         code = None if envelope.get("success") else str(envelope.get("error_code"))
         if span is not None:
             _quietly(self._describe_call, span, envelope, meta, provider, code, cost)

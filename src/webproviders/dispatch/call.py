@@ -253,6 +253,8 @@ def prepare(
         envelope = failure(error, error.provider, call.meta(None))
         if capability != "search":
             mask_urls(envelope)
+        if call.state is not None:  # not call.meter: the after_dispatch hook is told no cost
+            Meter(call.state.accounts, capability, call.arguments, call.tags).refuse(envelope)
         from .hooks import after  # here: hooks are built on the call
 
         after(call, envelope)
