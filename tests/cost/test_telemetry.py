@@ -93,9 +93,11 @@ def test_a_call_refused_before_any_provider_is_a_span_and_a_count(otel: tuple[An
         dispatch_search("x", backend="made-up-name", config=config),
         dispatch_extract(["ftp://a.example/"], backend="free", config=config),
         dispatch_search("x", backend="tavily", config=config),
+        dispatch_search("x", config={"web": {}}),  # type: ignore[arg-type]  # not a Config: no registry to ask
     ]
-    assert [e["error_code"] for e in refused] == ["invalid_input", "invalid_input", "invalid_input", "not_configured"]
-    assert (count("invalid_input", "none") - before[0], count("not_configured", "tavily") - before[1]) == (3, 1)
+    codes = ["invalid_input", "invalid_input", "invalid_input", "not_configured", "invalid_input"]
+    assert [e["error_code"] for e in refused] == codes
+    assert (count("invalid_input", "none") - before[0], count("not_configured", "tavily") - before[1]) == (4, 1)
     calls = [s for s in exporter.get_finished_spans() if s.name in ("webproviders.search", "webproviders.extract")]
     assert [s.attributes["webproviders.error_code"] for s in calls] == [e["error_code"] for e in refused]
     assert all(s.status.status_code.name == "ERROR" for s in calls)

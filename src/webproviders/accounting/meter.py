@@ -179,9 +179,7 @@ class Meter:
             return
         named = envelope.get("provider")
         provider = named if isinstance(named, str) and self.accounts.registry.get(named) is not None else "none"
-        with self.observe():
-            seconds = time.perf_counter() - self._started
-            telemetry.end_call(self.span, self.capability, envelope, self.total, seconds, [], provider)
+        telemetry.refused(self.capability, envelope, provider, time.perf_counter() - self._started)
 
     def _query(self) -> str:
         """The call's query or URLs as the ledger keeps them: scrubbed, as a log line is (a

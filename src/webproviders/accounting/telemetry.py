@@ -14,14 +14,13 @@ import contextlib
 import importlib.util
 import os
 import threading
+import time
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .._version import __version__
 from ..redact import get_logger, scrub
-
-if TYPE_CHECKING:
-    from .cost import Cost
+from .cost import Cost
 
 #: Attribute names, all under the ``webproviders.`` prefix.
 PROVIDER = "webproviders.provider"
@@ -56,6 +55,14 @@ def get() -> Telemetry | None:
             if _instance is _UNSET:
                 _instance = _quietly(Telemetry) if _installed() else None
     return _instance  # type: ignore[no-any-return]
+
+
+def report_refused(capability: str, envelope: dict[str, Any], started: float) -> None:
+    """A call refused before it had a registry (a ``config=`` that is not one, a config file
+    that does not load): its span and its count, as every call's, under provider ``none``."""
+    found = get()
+    if found is not None and found.collecting():
+        found.refused(capability, envelope, "none", time.perf_counter() - started)
 
 
 def _quietly(work: Callable[..., Any], *args: Any) -> Any:
@@ -175,6 +182,11 @@ class Telemetry:
                     span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, error_code))
         finally:
             span.end()
+
+    def refused(self, capability: str, envelope: dict[str, Any], provider: str, seconds: float) -> None:
+        """A call refused before any provider was asked: its span (when traced) and its count."""
+        with self.call_span(capability) if self.tracing() else contextlib.nullcontext() as span:
+            self.end_call(span, capability, envelope, Cost(), seconds, [], provider)
 
     def end_call(
         self,
