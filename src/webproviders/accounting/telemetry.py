@@ -1,6 +1,6 @@
 """OpenTelemetry traces and metrics of every dispatch, when ``opentelemetry-api`` is installed.
 
-A call is a span named ``webproviders.<capability>``; each request to a provider is a child
+A call is a span named ``webproviders.<capability>``; each attempt at a provider is a child
 span ``webproviders.attempt``. Counters count calls, requests and dollars, and a histogram
 records call latency. Without the package nothing here is imported (:func:`get` returns
 None) and dispatch does no tracing work at all. The API is a no-op until the application
