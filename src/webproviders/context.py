@@ -88,7 +88,9 @@ class Attempt:
     dispatcher.
     """
 
-    __slots__ = ("given_up", "later_failure", "pace", "partial", "queued", "reached", "repeats", "stalled", "warnings")
+    __slots__ = (
+        "further", "given_up", "later_failure", "pace", "partial", "queued", "reached", "repeats", "stalled", "warnings",
+    )
 
     def __init__(self) -> None:
         self.partial = False
@@ -110,6 +112,10 @@ class Attempt:
         #: page): a 429's or 503's Retry-After in it holds the provider back for every caller,
         #: as the first request's would.
         self.later_failure: Exception | None = None
+        #: Requests of the attempt after its first that were given their slot and sent (a
+        #: paged search's later pages, an extract's requests per URL): each one the vendor
+        #: counts, and ``webproviders.requests`` counts it too.
+        self.further = 0
 
 
 _attempt: contextvars.ContextVar[Attempt | None] = contextvars.ContextVar("webproviders_attempt", default=None)
@@ -245,10 +251,13 @@ async def next_request_slot(max_wait: float | None = None) -> None:
     ``max_wait`` seconds off (by default, when it lies past the call's deadline): a vendor
     counts every request against its limit."""
     record = _attempt.get()
-    if record is not None and record.pace is not None:
+    if record is None:
+        return
+    if record.pace is not None:
         if max_wait is None:
             max_wait = remaining_time() or 0.0
         await record.pace(max_wait)
+    record.further += 1
 
 
 def note_later_failure(error: Exception) -> None:

@@ -112,13 +112,15 @@ class Package(BaseModel):
             return False
 
 
-_NAME = re.compile(r"[a-z0-9][a-z0-9_-]*")
+#: At most 64 characters, as long as a ``backend=`` name may be (``validate.MAX_BACKEND_CHARS``):
+#: a longer one could not be named, and would go whole into every envelope, span and metric.
+_NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
 
 
 def _check_name(name: str) -> str:
     if not _NAME.fullmatch(name):
         raise ValueError(
-            "should be lowercase letters, digits, '-' or '_', starting with a letter or a digit "
+            "should be 1 to 64 lowercase letters, digits, '-' or '_', starting with a letter or a digit "
             "(such as 'acme-search')"
         )
     return name
@@ -476,7 +478,7 @@ def provider_manifest(data: dict[str, Any]) -> ProviderManifest:
         return ProviderManifest.model_validate(data)
     except ValidationError as exc:
         name = data.get("name")
-        who = f"'{name}'" if isinstance(name, str) else "registered"
+        who = f"'{name if len(name) <= 64 else name[:61] + '...'}'" if isinstance(name, str) else "registered"
         raise ManifestError(f"the manifest of provider {who} is invalid: {_problems(exc, ProviderManifest)}") from None
 
 

@@ -17,6 +17,7 @@ vendor SDKs by name, so nothing is imported to do it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
@@ -513,6 +514,21 @@ class ScrubFilter(logging.Filter):
         return True
 
 
+class _Unbreakable(logging.Logger):
+    """A logger of the library's (or of the HTTP stack and SDKs its vendor requests go
+    through) whose records never raise into the code that logs: an application's handler
+    that raises (its own ``emit``, without the standard handlers' ``handleError``) failed the
+    call being logged, blamed on its provider, or stopped a background writer."""
+
+    def callHandlers(self, record: logging.LogRecord) -> None:
+        try:
+            super().callHandlers(record)
+        except Exception:  # noqa: BLE001 - whatever the application's handler raises
+            # said as logging says a handler's own failure (on stderr, when raiseExceptions is on)
+            with contextlib.suppress(Exception):
+                (logging.lastResort or logging.Handler()).handleError(record)
+
+
 def install_log_filter(logger: logging.Logger) -> None:
     """Attach :class:`ScrubFilter` to ``logger`` once."""
     if not any(isinstance(f, ScrubFilter) for f in logger.filters):
@@ -553,18 +569,28 @@ _installed = False
 
 
 def install_log_filters() -> None:
-    """Scrub the records of :data:`THIRD_PARTY_LOGGERS` (by name: nothing is imported)."""
+    """Scrub the records of :data:`THIRD_PARTY_LOGGERS` (by name: nothing is imported), and
+    keep their handlers from failing the request being logged."""
     global _installed
     if _installed:
         return
     for name in THIRD_PARTY_LOGGERS:
-        install_log_filter(logging.getLogger(name))
+        logger = logging.getLogger(name)
+        _make_unbreakable(logger)  # the HTTP stack logs each vendor request the library sends
+        install_log_filter(logger)
     _installed = True
 
 
 def get_logger(name: str) -> logging.Logger:
-    """A logger whose records are scrubbed (and the HTTP stack's and vendor SDKs' too)."""
+    """A logger whose records are scrubbed (and the HTTP stack's and vendor SDKs' too), and
+    whose handlers cannot fail the code that logs."""
     logger = logging.getLogger(name)
+    _make_unbreakable(logger)
     install_log_filter(logger)
     install_log_filters()
     return logger
+
+
+def _make_unbreakable(logger: logging.Logger) -> None:
+    if type(logger) is logging.Logger:  # a logger class the application set up is left as it is
+        logger.__class__ = _Unbreakable

@@ -1006,8 +1006,21 @@ def test_a_provider_registered_under_a_name_config_cannot_write_says_so_on_one_l
     error = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["spaced"]}))["spaced"]["load_error"]
     assert error == (
         "register() failed: ManifestError: the manifest of provider 'Acme Search' is invalid: 'name': should be "
-        "lowercase letters, digits, '-' or '_', starting with a letter or a digit (such as 'acme-search')"
+        "1 to 64 lowercase letters, digits, '-' or '_', starting with a letter or a digit (such as 'acme-search')"
     )
+
+
+def test_a_provider_name_longer_than_a_backend_name_may_be_is_refused_in_a_short_line(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A name of 100,000 letters was registered, answered auto-detected calls and went whole
+    into every envelope, log line, span and metric label, while no ``backend=`` could name it."""
+    root = write_plugin("lengthy", GOOD.format(name="a" * 100_000))
+    rows = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["lengthy"]}))
+    assert not [name for name in rows if len(name) > 64]
+    error = rows["lengthy"]["load_error"]
+    assert "should be 1 to 64 lowercase letters" in error
+    assert len(error) < 300
 
 
 def test_an_is_available_that_raises_says_what_it_said(write_plugin: Any, make_config: Any) -> None:

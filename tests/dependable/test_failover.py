@@ -98,6 +98,28 @@ def test_auth_failover_is_logged_naming_the_provider(caplog: pytest.LogCaptureFi
     assert any("fake-a" in r.getMessage() and "credentials" in r.getMessage() for r in caplog.records)
 
 
+class _RaisingHandler(logging.Handler):
+    """An application's handler whose ``emit`` raises (it does not use ``handleError``)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        raise RuntimeError("the log sink is down")
+
+
+def test_a_logging_handler_that_raises_does_not_fail_the_call_being_logged() -> None:
+    config = _chain_config()
+    provider(config, "fake-a").script = [AuthError("rejected"), AuthError("rejected")]
+    logger = logging.getLogger("webproviders")
+    handler = _RaisingHandler()
+    logger.addHandler(handler)
+    try:
+        envelope = dispatch_search("python", config=config, cache=False)
+        answered = asyncio.run(adispatch_search("java", config=config, cache=False))
+    finally:
+        logger.removeHandler(handler)
+    assert envelope["success"] is True and envelope["provider"] == "fake-b", envelope
+    assert answered["success"] is True and answered["provider"] == "fake-b", answered
+
+
 def test_unconfigured_provider_in_a_chain_is_skipped_without_a_call() -> None:
     config = build_config(search_backend=["fake-vendor", "fake-a"])
     envelope = dispatch_search("python", config=config)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 from http.server import BaseHTTPRequestHandler
 from typing import Any
@@ -108,6 +109,32 @@ def test_a_limit_above_one_page_reads_the_next_pages(paged: Any, search: Any, li
     assert _PagedSearxng.asked == pages
     engines = "google (CAPTCHA), bing (timeout)" if len(pages) > 1 else "google (CAPTCHA)"
     assert envelope["meta"]["warnings"] == [f"searxng: some engines did not answer: {engines}."]
+
+
+class _RaisingHandler(logging.Handler):
+    """An application's handler whose ``emit`` raises (it does not use ``handleError``)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        raise RuntimeError("the log sink is down")
+
+
+@pytest.mark.parametrize("how", ["sync", "async"])
+def test_a_log_handler_that_raises_on_the_http_stacks_records_fails_no_search(
+    paged: Any, search: Any, asearch: Any, how: str
+) -> None:
+    """httpx logs each request at INFO: a handler that raised on it failed every search,
+    as ``provider_error`` against the instance."""
+    logger = logging.getLogger("httpx")
+    handler = _RaisingHandler()
+    logger.addHandler(handler)
+    level = logger.level
+    logger.setLevel(logging.INFO)
+    try:
+        envelope = (search if how == "sync" else asearch)(paged, "q", backend="searxng", limit=5)
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+    assert envelope["success"] is True, envelope
 
 
 def test_a_later_page_that_fails_leaves_the_pages_read(paged: Any, search: Any) -> None:

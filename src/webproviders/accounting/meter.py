@@ -46,12 +46,14 @@ class Spend:
 
 @dataclass(slots=True)
 class Request:
-    """A request that reached the vendor, with what it cost."""
+    """A request that reached the vendor, with what it cost (``sent``: how many requests it
+    took, a paged search's later pages and an extract's requests per URL counted)."""
 
     spend: Spend
     cost: Cost
     outcome: str
     latency_ms: float
+    sent: int = 1
 
 
 def _refused_by_limiter(error: WebProviderError | None) -> bool:
@@ -118,11 +120,12 @@ class Meter:
         return Spend(provider, tariff, planned, hold, context.start_usage(), span, time.time(), time.perf_counter())
 
     def stop(
-        self, spend: Spend, data: Any = None, error: WebProviderError | None = None, sent: bool = True
+        self, spend: Spend, data: Any = None, error: WebProviderError | None = None, sent: bool = True, further: int = 0
     ) -> dict[str, Any]:
         """After a request: its cost; returns the keys to add to the attempt's record.
 
         ``sent=False``: it was given up on before it went out (nothing charged or recorded).
+        ``further``: the requests it sent after its first (its later pages, its URLs).
         """
         cost = (
             charge(spend.tariff, self.capability, spend.planned, data=data, error=error, reported=spend.usage)
@@ -136,7 +139,7 @@ class Meter:
             self.accounts.telemetry.end_attempt(spend.span, cost, code)  # type: ignore[union-attr]
         if sent and code not in NOT_SENT and not (code == "rate_limited" and _refused_by_limiter(error)):
             latency = round((time.perf_counter() - spend.started) * 1000, 3)
-            self.requests.append(Request(spend, cost, code or "ok", latency))
+            self.requests.append(Request(spend, cost, code or "ok", latency, 1 + further))
             self.total += cost
         return {"cost": cost.as_dict()} if cost.usd else _NOTHING
 
@@ -164,8 +167,19 @@ class Meter:
         telemetry = self._telemetry
         if telemetry is not None:
             seconds = time.perf_counter() - self._started
-            requests = [(r.spend.provider, r.outcome, r.cost.usd) for r in self.requests]
+            requests = [(r.spend.provider, r.outcome, r.cost.usd, r.sent) for r in self.requests]
             telemetry.end_call(self.span, self.capability, envelope, self.total, seconds, requests)
+
+    def refuse(self, envelope: dict[str, Any]) -> None:
+        """Report a call refused before any provider was asked (bad input, a backend that
+        cannot run) as every call is: its span and its count. Only a provider the registry
+        knows labels it: a backend name the caller made up is ``none``, so labels stay few."""
+        telemetry = self._telemetry
+        if telemetry is None:
+            return
+        named = envelope.get("provider")
+        provider = named if isinstance(named, str) and self.accounts.registry.get(named) is not None else "none"
+        telemetry.refused(self.capability, envelope, provider, time.perf_counter() - self._started)
 
     def _query(self) -> str:
         """The call's query or URLs as the ledger keeps them: scrubbed, as a log line is (a

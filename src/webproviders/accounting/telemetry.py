@@ -1,6 +1,6 @@
 """OpenTelemetry traces and metrics of every dispatch, when ``opentelemetry-api`` is installed.
 
-A call is a span named ``webproviders.<capability>``; each request to a provider is a child
+A call is a span named ``webproviders.<capability>``; each attempt at a provider is a child
 span ``webproviders.attempt``. Counters count calls, requests and dollars, and a histogram
 records call latency. Without the package nothing here is imported (:func:`get` returns
 None) and dispatch does no tracing work at all. The API is a no-op until the application
@@ -14,12 +14,13 @@ import contextlib
 import importlib.util
 import os
 import threading
-from typing import TYPE_CHECKING, Any
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
 
 from .._version import __version__
-
-if TYPE_CHECKING:
-    from .cost import Cost
+from ..redact import get_logger, scrub
+from .cost import Cost
 
 #: Attribute names, all under the ``webproviders.`` prefix.
 PROVIDER = "webproviders.provider"
@@ -37,16 +38,54 @@ PAGES = "webproviders.pages"
 _UNSET: Any = object()
 _instance: Any = _UNSET
 _lock = threading.Lock()
+#: Variables that name a provider for the API to load (from an entry point) on first use.
+_PROVIDER_VARIABLES = ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
+#: Whether the application's SDK has failed a call once already (it is logged once).
+_complained = False
+
+log = get_logger("webproviders.accounting.telemetry")
 
 
 def get() -> Telemetry | None:
-    """The process's telemetry, or None when ``opentelemetry-api`` is not installed."""
+    """The process's telemetry, or None when ``opentelemetry-api`` is not installed or could
+    not be set up (a provider named in ``OTEL_PYTHON_TRACER_PROVIDER`` that does not load)."""
     global _instance
     if _instance is _UNSET:
         with _lock:
             if _instance is _UNSET:
-                _instance = Telemetry() if _installed() else None
+                _instance = _quietly(Telemetry) if _installed() else None
     return _instance  # type: ignore[no-any-return]
+
+
+def report_refused(capability: str, envelope: dict[str, Any], started: float) -> None:
+    """A call refused before it had a registry (a ``config=`` that is not one, a config file
+    that does not load): its span and its count, as every call's, under provider ``none``."""
+    found = get()
+    if found is not None and found.collecting():
+        found.refused(capability, envelope, "none", time.perf_counter() - started)
+
+
+def _quietly(work: Callable[..., Any], *args: Any) -> Any:
+    """``work(*args)``, or None when the application's OpenTelemetry SDK raised in it: a
+    processor, exporter or provider of its own must not fail or change a call."""
+    try:
+        return work(*args)
+    except Exception as exc:  # noqa: BLE001 - whatever the application's SDK code raises
+        _failed(exc)
+        return None
+
+
+def _failed(exc: Exception) -> None:
+    global _complained
+    if not _complained:
+        _complained = True
+        text = scrub(str(exc))
+        named = " and ".join(name for name in _PROVIDER_VARIABLES if name in os.environ)
+        log.warning(
+            "OpenTelemetry raised %s%s%s; calls go on, and what it failed to take is not traced or counted "
+            "(this is said once).", type(exc).__name__, f": {text}" if text else "",
+            f" (the provider {named} names may not load)" if named else "",
+        )
 
 
 def _installed() -> bool:
@@ -100,14 +139,31 @@ class Telemetry:
             return found[0]._TRACER_PROVIDER is not None or found[1]._METER_PROVIDER is not None
         return self.tracing() or self.metering()
 
-    def call_span(self, capability: str) -> contextlib.AbstractContextManager[Any]:
-        """The span of one call, current while the call runs (vendor HTTP spans nest in it)."""
-        return self.tracer.start_as_current_span(
+    @contextlib.contextmanager
+    def call_span(self, capability: str) -> Iterator[Any]:
+        """The span of one call, current while the call runs (vendor HTTP spans nest in it);
+        None when the SDK failed to start it."""
+        span = _quietly(self._start_call, capability)
+        if span is None:
+            yield None
+            return
+        try:
+            with self._trace.use_span(span, record_exception=False, set_status_on_exception=False):
+                yield span
+        finally:
+            _quietly(span.end)
+
+    def _start_call(self, capability: str) -> Any:
+        return self.tracer.start_span(
             f"webproviders.{capability}", attributes={CAPABILITY: capability},
             record_exception=False, set_status_on_exception=False,
         )
 
     def start_attempt(self, parent: Any, capability: str, provider: str) -> Any:
+        """A request's span under its call's (None when the SDK failed to start it)."""
+        return _quietly(self._start_attempt, parent, capability, provider)
+
+    def _start_attempt(self, parent: Any, capability: str, provider: str) -> Any:
         context = self._trace.set_span_in_context(parent) if parent is not None else None
         return self.tracer.start_span(
             "webproviders.attempt", context=context, attributes={CAPABILITY: capability, PROVIDER: provider}
@@ -115,12 +171,22 @@ class Telemetry:
 
     def end_attempt(self, span: Any, cost: Cost, error_code: str | None) -> None:
         """End a request's span, described when the SDK records it."""
-        if span.is_recording():  # without an SDK spans record nothing: skip the attributes
-            span.set_attributes({OUTCOME: error_code or "ok", **_cost_attributes(cost.as_dict())})
-            if error_code:
-                span.set_attribute(ERROR_CODE, error_code)
-                span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, error_code))
-        span.end()
+        _quietly(self._end_attempt, span, cost, error_code)
+
+    def _end_attempt(self, span: Any, cost: Cost, error_code: str | None) -> None:
+        try:
+            if span.is_recording():  # without an SDK spans record nothing: skip the attributes
+                span.set_attributes({OUTCOME: error_code or "ok", **_cost_attributes(cost.as_dict())})
+                if error_code:
+                    span.set_attribute(ERROR_CODE, error_code)
+                    span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, error_code))
+        finally:
+            span.end()
+
+    def refused(self, capability: str, envelope: dict[str, Any], provider: str, seconds: float) -> None:
+        """A call refused before any provider was asked: its span (when traced) and its count."""
+        with self.call_span(capability) if self.tracing() else contextlib.nullcontext() as span:
+            self.end_call(span, capability, envelope, Cost(), seconds, [], provider)
 
     def end_call(
         self,
@@ -129,23 +195,42 @@ class Telemetry:
         envelope: dict[str, Any],
         cost: Cost,
         seconds: float,
-        requests: list[tuple[str, str, float]],
+        requests: list[tuple[str, str, float, int]],
+        provider: str | None = None,
     ) -> None:
-        """Describe the finished call on its span and count it (``requests``: provider, outcome, usd)."""
+        """Describe the finished call on its span and count it (``requests``: provider, outcome,
+        usd, and how many requests each attempt sent; ``provider``: who answered, when the
+        envelope's own is not to be taken)."""
         meta = envelope.get("meta") or {}
-        provider = meta.get("served_by") or envelope.get("provider") or "none"
+        provider = provider or meta.get("served_by") or envelope.get("provider") or "none"
         code = None if envelope.get("success") else str(envelope.get("error_code"))
-        if span is not None and span.is_recording():
+        if span is not None:
+            _quietly(self._describe_call, span, envelope, meta, provider, code, cost)
+        _quietly(self._count_call, capability, provider, code, seconds, requests)
+
+    def _describe_call(
+        self, span: Any, envelope: dict[str, Any], meta: dict[str, Any], provider: str, code: str | None, cost: Cost
+    ) -> None:
+        if span.is_recording():
             span.set_attributes(_call_attributes(envelope, meta, provider, code, cost.as_dict()))
             if code:
                 span.set_attribute(ERROR_CODE, code)
                 span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, code))
+
+    def _count_call(
+        self,
+        capability: str,
+        provider: str,
+        code: str | None,
+        seconds: float,
+        requests: list[tuple[str, str, float, int]],
+    ) -> None:
         labels = {CAPABILITY: capability, PROVIDER: provider, OUTCOME: code or "ok"}
         self.calls.add(1, labels)
         self.duration.record(seconds, labels)
-        for name, outcome, usd in requests:
+        for name, outcome, usd, sent in requests:
             request_labels = {CAPABILITY: capability, PROVIDER: name, OUTCOME: outcome}
-            self.requests.add(1, request_labels)
+            self.requests.add(sent, request_labels)
             if usd:
                 self.spend.add(usd, request_labels)
 
@@ -153,7 +238,7 @@ class Telemetry:
 def _has_globals(trace: Any, internal: Any) -> bool:
     """Whether the API keeps its providers where :meth:`Telemetry.collecting` reads them, and
     none is to be loaded from the environment (then only the getters know)."""
-    named = {"OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER"} & set(os.environ)
+    named = set(_PROVIDER_VARIABLES) & set(os.environ)
     return not named and hasattr(trace, "_TRACER_PROVIDER") and hasattr(internal, "_METER_PROVIDER")
 
 

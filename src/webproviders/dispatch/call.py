@@ -13,6 +13,7 @@ from typing import Any
 
 from ..accounting.meter import Meter
 from ..accounting.tags import check_tags
+from ..accounting.telemetry import report_refused
 from ..config import BackendSpec, Config, default_config
 from ..context import reset_deadline, set_deadline
 from ..envelope import failure
@@ -224,7 +225,9 @@ def prepare(
         registry.ready_for_dispatch(max(0.0, deadline - time.monotonic()))
     except Exception as exc:  # noqa: BLE001 - a broken config or a slow plugin is still an envelope
         error = could_not_start(exc) if isinstance(exc, NoThread) else to_provider_error(exc, None)
-        return failure(error, None, _no_call_meta(_requested_repr(backend), started))
+        envelope = failure(error, None, _no_call_meta(_requested_repr(backend), started))
+        report_refused(capability, envelope, started)
+        return envelope
     requested = _requested_repr(backend, registry)  # once the registry has named the keys to mask in it
     call = Call(capability, arguments, cfg, registry, requested, deadline, started, use_cache=cache)
     try:
@@ -253,6 +256,8 @@ def prepare(
         envelope = failure(error, error.provider, call.meta(None))
         if capability != "search":
             mask_urls(envelope)
+        if call.state is not None:  # not call.meter: the after_dispatch hook is told no cost
+            Meter(call.state.accounts, capability, call.arguments, call.tags).refuse(envelope)
         from .hooks import after  # here: hooks are built on the call
 
         after(call, envelope)

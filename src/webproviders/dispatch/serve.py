@@ -368,7 +368,7 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
         except asyncio.CancelledError:  # a hedged chain took another answer (or the caller left)
             cancelled = Cancelled(f"The request to {name} was given up on.", provider=name)
             sent = sent and _went_out(record)
-            call.record(name, "cancelled", started, **meter.stop(spend, error=cancelled, sent=sent))
+            call.record(name, "cancelled", started, **meter.stop(spend, error=cancelled, sent=sent, further=record.further))
             state.health.failed(name, cancelled)  # not counted; it only ends a trial call
             raise
         except WebProviderError as error:
@@ -378,7 +378,8 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
                 raise Skipped(error) from None
             extra = {"retry": retry} if retry else {}
             sent = sent and _went_out(record) and not isinstance(error, HungRefusal)
-            call.record(name, "error", started, error, **extra, **meter.stop(spend, error=error, sent=sent))
+            stopped = meter.stop(spend, error=error, sent=sent, further=record.further)
+            call.record(name, "error", started, error, **extra, **stopped)
             if isinstance(error, BudgetExhaustedError):
                 state.health.failed(name, error)  # not counted; it only ends a trial call
                 raise
@@ -404,7 +405,7 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             pause = _pause_asked(later)
             if pause:
                 await state.limits.pause(name, pause)
-        cost = meter.stop(spend, data=data)
+        cost = meter.stop(spend, data=data, further=record.further)
         if retry:
             call.record(name, "ok", started, retry=retry, **cost)
         else:
