@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from .fetch_site import pdf_bytes
+from .fetch_site import pdf_bytes, pdf_file
 
 BOMB_SIZE = 64 * 1024 * 1024
 _MB_OF_ZEROS = b"\0" * (1024 * 1024)
@@ -67,6 +67,24 @@ def bomb(coding: str) -> bytes:
 
         return _streamed(brotli.Compressor(quality=5), "finish")
     raise ValueError(coding)
+
+
+@functools.cache
+def pdf_bomb() -> bytes:
+    """A one-page PDF of about 100 KB whose page's content stream inflates to 80 MB of text
+    operators, past the most pypdf decompresses (75 MB)."""
+    line = b"BT /F1 12 Tf 72 720 Td (A) Tj ET\n"
+    compressor = zlib.compressobj(9)
+    block = line * (1024 * 1024 // len(line))
+    stream = b"".join(compressor.compress(block) for _ in range(80)) + compressor.flush()
+    return pdf_file([
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [5 0 R] /Count 1 >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Title (Bomb) >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 6 0 R /Resources << /Font << /F1 3 0 R >> >> >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(stream), stream),
+    ])
 
 
 def link_farm(links: int) -> bytes:
@@ -200,6 +218,8 @@ class HostileHandler(BaseHTTPRequestHandler):
         if path == "/report.pdf":
             pages = int(query["pages"][0])
             return self._send(pdf_bytes(*(f"Page {n} of the report" for n in range(1, pages + 1))), "application/pdf")
+        if path == "/bomb.pdf":
+            return self._send(pdf_bomb(), "application/pdf")
         if path == "/robots.txt" and host == "bigrobots.test":
             return self._send(BIG_ROBOTS, "text/plain")
         if path == "/robots.txt" and host == "oddrobots.test":

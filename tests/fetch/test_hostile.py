@@ -499,6 +499,15 @@ def test_pdf_pages_past_the_cap_are_not_read(hostile: HostileServer, config_for:
     assert "Page 3" not in page["content"]
 
 
+def test_a_pdf_bomb_is_too_large(hostile: HostileServer, local: Config) -> None:
+    """A content stream inflating past pypdf's limit was ``provider_error`` ("Extraction failed:
+    LimitReachedError: ..."), a fault of the backend's own, with pypdf's words."""
+    pytest.importorskip("pypdf")
+    envelope = dispatch_extract(hostile.url("/bomb.pdf"), backend="http", config=local)
+    assert envelope["error_code"] == "too_large", envelope
+    assert "decompression bomb" in envelope["error"] and "LimitReachedError" not in envelope["error"]
+
+
 def _running(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
