@@ -767,6 +767,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, json.dumps({"name": "example", "items": [1, 2, 3]}).encode(), "application/json")
         if path == "/image.png":
             return self._send(200, png_bytes(), "image/png")
+        if path == "/logo.svg":  # a drawing: text (XML), but no page
+            return self._send(200, b'<svg xmlns="http://www.w3.org/2000/svg"><text>Logo</text></svg>', "image/svg+xml")
         if path == "/mislabelled":
             return self._send(200, png_bytes(), "text/html; charset=utf-8")
         if path == "/download":

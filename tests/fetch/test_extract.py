@@ -97,6 +97,14 @@ def test_binary_bytes_served_as_text_are_named_so(site: Any, local: Config) -> N
     assert "is served as text/plain, but its bytes are binary" in envelope["error"], envelope["error"]
 
 
+def test_a_drawing_is_not_said_to_hold_binary_bytes(site: Any, local: Config) -> None:
+    """An SVG image was refused as "served as image/svg+xml, but its bytes are binary (NUL or
+    control bytes)": its bytes are XML text, and it is refused for being an image."""
+    envelope = unread(site.url("/logo.svg"), local)
+    assert envelope["error_code"] == "unsupported"
+    assert "is image/svg+xml, not a page with text" in envelope["error"], envelope["error"]
+
+
 def test_html_served_without_a_content_type_is_read_as_a_browser_renders_it(site: Any, local: Config) -> None:
     [page] = extract(site.url("/untyped"), local)["data"]
     assert page["metadata"]["content_type"] == "text/html"

@@ -139,8 +139,15 @@ def _as_utf8(content_type: str | None, head: bytes) -> bytes:
         return head
 
 
+#: Top-level types that are no page whatever their bytes (an SVG drawing is XML text).
+_MEDIA = ("image", "audio", "video", "font", "model")
+
+
 def textual(mime: str) -> bool:
-    """Whether ``mime`` names a type of text, which a body of binary bytes then only claims to be."""
+    """Whether ``mime`` names a type of text, which a body of binary bytes then only claims to be
+    (``image/svg+xml`` is an image, refused as one)."""
+    if mime.split("/", 1)[0] in _MEDIA:
+        return False
     return mime.startswith("text/") or mime in _DECLARED or mime.endswith(("+json", "+xml"))
 
 
@@ -181,7 +188,7 @@ def sniff(content_type: str | None, head: bytes) -> tuple[Kind, str]:
     magic = _binary_magic(head)
     if magic is not None:
         return "binary", magic
-    if declared.split("/", 1)[0] in ("image", "audio", "video", "font", "model"):
+    if declared.split("/", 1)[0] in _MEDIA:
         return "binary", declared
     head = _as_utf8(content_type, head)
     kind = _DECLARED.get(declared)
