@@ -10,7 +10,7 @@ import codecs
 import re
 from typing import Literal
 
-from .charset import header_encoding, utf16_without_bom
+from .charset import KR_DESIGNATOR, header_encoding, utf16_without_bom
 
 Kind = Literal["html", "markdown", "text", "json", "xml", "pdf", "binary"]
 
@@ -154,11 +154,13 @@ def textual(mime: str) -> bool:
 def _looks_binary(head: bytes) -> bool:
     """NUL bytes or many control bytes in the first KiB: not text. ESC is not one of them (as in
     the WHATWG MIME Sniffing Standard): ISO-2022-JP text switches with it, between each run of
-    Japanese and ASCII (a date such as 2024年5月1日 holds four)."""
+    Japanese and ASCII (a date such as 2024年5月1日 holds four). Nor are SO and SI after
+    ISO-2022-KR's designation, with which its text switches between Korean and ASCII."""
     sample = head[:1024]
     if b"\x00" in sample:
         return True
-    controls = sum(1 for b in sample if b < 9 or 13 < b < 32 and b != 0x1B)
+    shifts = (0x0E, 0x0F) if KR_DESIGNATOR in sample else ()
+    controls = sum(1 for b in sample if (b < 9 or 13 < b < 32 and b != 0x1B) and b not in shifts)
     return bool(sample) and controls / len(sample) > 0.1
 
 
