@@ -218,6 +218,11 @@ class HostileHandler(BaseHTTPRequestHandler):
         if path == "/report.pdf":
             pages = int(query["pages"][0])
             return self._send(pdf_bytes(*(f"Page {n} of the report" for n in range(1, pages + 1))), "application/pdf")
+        if path == "/spaced.md":  # a heading whose words a long run of spaces parts, as a table's generator pads it
+            spaced = "# Release notes" + " " * 6000 + "(draft) #\n\nThe text of the notes.\n"
+            return self._send(spaced.encode(), "text/markdown; charset=utf-8")
+        if path == "/csharp.md":
+            return self._send(b"# C#\n\nA language for .NET.\n", "text/markdown")
         if path == "/bomb.pdf":
             return self._send(pdf_bomb(), "application/pdf")
         if path == "/robots.txt" and host == "bigrobots.test":

@@ -499,6 +499,21 @@ def test_pdf_pages_past_the_cap_are_not_read(hostile: HostileServer, config_for:
     assert "Page 3" not in page["content"]
 
 
+def test_a_markdown_heading_with_a_long_run_of_spaces_is_read_at_once(hostile: HostileServer, local: Config) -> None:
+    """The pattern that found the title took time cubic in the run (6,000 spaces: minutes), on the
+    event loop, so the call outlived its deadline by as much and came back a ``timeout``."""
+    envelope = dispatch_extract(hostile.url("/spaced.md"), backend="http", config=local, timeout=20)
+    assert envelope["success"] is True, envelope
+    [page] = envelope["data"]
+    assert page["title"].startswith("Release notes ") and page["title"].endswith(" (draft)"), page["title"][:40]
+
+
+def test_a_markdown_title_keeps_a_hash_that_closes_no_heading(hostile: HostileServer, local: Config) -> None:
+    """CommonMark closes a heading with ``#``s after a space: ``# C#`` is titled ``C#`` (it was ``C``)."""
+    [page] = dispatch_extract(hostile.url("/csharp.md"), backend="http", config=local)["data"]
+    assert page["title"] == "C#"
+
+
 def test_a_pdf_bomb_is_too_large(hostile: HostileServer, local: Config) -> None:
     """A content stream inflating past pypdf's limit was ``provider_error`` ("Extraction failed:
     LimitReachedError: ..."), a fault of the backend's own, with pypdf's words."""

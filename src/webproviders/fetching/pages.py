@@ -47,7 +47,10 @@ NO_TEXT = (
 )
 #: Frames named in the sentence about a frameset page (a crawl follows all of them).
 FRAMES_NAMED = 5
-_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+#: An ATX heading's line, whose closing ``#``s are cut in :func:`_passthrough_title`: a pattern
+#: that cut them too (``\s*#*\s*$`` after a lazy title) took time cubic in a run of spaces, and a
+#: 5 KB file held the event loop for minutes.
+_HEADING = re.compile(r"^#{1,6}[ \t]+(\S.*)$", re.MULTILINE)
 
 
 class NotAPage(UnsupportedError):
@@ -78,11 +81,15 @@ def _base_metadata(result: FetchResult, mime: str) -> dict[str, Any]:
 
 
 def _passthrough_title(text: str, kind: str) -> str:
-    if kind == "markdown":
-        match = _HEADING.search(text)
-        if match:
-            return match.group(1).strip()
-    return ""
+    """A markdown file's first heading, without its closing ``#``s (CommonMark's: after a space,
+    so that ``# C#`` is ``C#``); other text has no title."""
+    if kind != "markdown" or (match := _HEADING.search(text)) is None:
+        return ""
+    title = match.group(1).strip()
+    unclosed = title.rstrip("#")
+    if unclosed != title and (not unclosed or unclosed[-1] in " \t"):
+        title = unclosed.strip()
+    return title
 
 
 def _finish(item: dict[str, Any], options: PageOptions) -> dict[str, Any]:
