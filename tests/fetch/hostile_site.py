@@ -221,6 +221,10 @@ class HostileHandler(BaseHTTPRequestHandler):
         if path == "/spaced.md":  # a heading whose words a long run of spaces parts, as a table's generator pads it
             spaced = "# Release notes" + " " * 6000 + "(draft) #\n\nThe text of the notes.\n"
             return self._send(spaced.encode(), "text/markdown; charset=utf-8")
+        if path == "/metas.html":  # a head of 250 KB of unclosed <meta> tags, then the text in windows-1251
+            head = "<meta a" * 36_000
+            page = f"<html><head>{head}</head><body><p>Привет, мир: страница в кодировке windows-1251.</p></body></html>"
+            return self._send(page.encode("cp1251"), "text/html")
         if path == "/csharp.md":
             return self._send(b"# C#\n\nA language for .NET.\n", "text/markdown")
         if path == "/bomb.pdf":
