@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import gzip
+import io
 import json
 import random
 import re
@@ -403,6 +404,17 @@ def pdf_file(objects: list[bytes]) -> bytes:
     return bytes(out)
 
 
+def aes_pdf_bytes() -> bytes:
+    """:func:`pdf_bytes` encrypted with AES-128 under an owner password only: anyone may open it."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf_bytes())))
+    writer.encrypt(user_password="", owner_password="owner", algorithm="AES-128")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
 BIG_SIZE = 20 * 1024 * 1024
 
 
@@ -782,6 +794,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, b"\r\n" + pdf_bytes(), "application/pdf" if path.endswith(".pdf") else "application/octet-stream")
         if path == "/scan.pdf":  # two pages with no text on them, as a scanner's images are
             return self._send(200, pdf_bytes("", ""), "application/pdf")
+        if path == "/aes.pdf":  # encrypted with AES and no user password, as PDFs locked against printing are
+            return self._send(200, aes_pdf_bytes(), "application/pdf")
         if path == "/doc.pdf":
             return self._send(200, pdf_bytes(), "application/pdf")
         if path == "/misplaced-xref.pdf":  # readable, but its startxref is off, as in many real PDFs

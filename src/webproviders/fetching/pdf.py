@@ -32,7 +32,7 @@ def pdf_text(content: bytes, url: str, *, max_pages: int, cpu_budget: float) -> 
     after ``cpu_budget`` CPU seconds (blocking; needs ``pypdf``)."""
     try:
         from pypdf import PdfReader
-        from pypdf.errors import LimitReachedError, PyPdfError
+        from pypdf.errors import DependencyError, LimitReachedError, PyPdfError
     except ImportError:
         raise missing_pypdf(url) from None
     started = time.process_time()
@@ -51,6 +51,11 @@ def pdf_text(content: bytes, url: str, *, max_pages: int, cpu_budget: float) -> 
         author = str(info.author).strip() if info is not None and info.author else None
     except UnsupportedError:
         raise
+    except DependencyError as exc:  # an AES-encrypted PDF (most locked against printing only) without cryptography
+        raise UnsupportedError(
+            f"{url} is a PDF that pypdf reads only with a package that is not installed here ({exc}); "
+            "pip install 'webproviders[pdf]' installs it."
+        ) from None
     except LimitReachedError:
         raise TooLargeError(
             f"{url} is a PDF whose compressed content expands past the size pypdf reads a stream to "
