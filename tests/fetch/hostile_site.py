@@ -69,6 +69,22 @@ def bomb(coding: str) -> bytes:
     raise ValueError(coding)
 
 
+def pdf_page(stream: bytes, filters: bytes = b"") -> bytes:
+    """A one-page PDF whose page's content stream is ``stream`` (compressed with ``filters``)."""
+    return pdf_file([
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [5 0 R] /Count 1 >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Title (Damaged) >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 6 0 R /Resources << /Font << /F1 3 0 R >> >> >>",
+        b"<< /Length %d %s>>\nstream\n%s\nendstream" % (len(stream), filters, stream),
+    ])
+
+
+#: Content streams that pypdf fails on with an assert, or with a RecursionError.
+DAMAGED_PDF_STREAMS = {"reference": b"BT /F1 12 Tf 72 720 Td 1 0 R Tj ET", "nested": b"[" * 100_000 + b" TJ"}
+
+
 @functools.cache
 def pdf_bomb() -> bytes:
     """A one-page PDF of about 100 KB whose page's content stream inflates to 80 MB of text
@@ -77,14 +93,7 @@ def pdf_bomb() -> bytes:
     compressor = zlib.compressobj(9)
     block = line * (1024 * 1024 // len(line))
     stream = b"".join(compressor.compress(block) for _ in range(80)) + compressor.flush()
-    return pdf_file([
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [5 0 R] /Count 1 >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Title (Bomb) >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 6 0 R /Resources << /Font << /F1 3 0 R >> >> >>",
-        b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(stream), stream),
-    ])
+    return pdf_page(stream, b"/Filter /FlateDecode ")
 
 
 def link_farm(links: int) -> bytes:
@@ -227,6 +236,8 @@ class HostileHandler(BaseHTTPRequestHandler):
             return self._send(page.encode("cp1251"), "text/html")
         if path == "/csharp.md":
             return self._send(b"# C#\n\nA language for .NET.\n", "text/markdown")
+        if path == "/damaged.pdf":
+            return self._send(pdf_page(DAMAGED_PDF_STREAMS[query["stream"][0]]), "application/pdf")
         if path == "/bomb.pdf":
             return self._send(pdf_bomb(), "application/pdf")
         if path == "/robots.txt" and host == "bigrobots.test":

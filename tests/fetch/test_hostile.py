@@ -531,6 +531,16 @@ def test_a_pdf_bomb_is_too_large(hostile: HostileServer, local: Config) -> None:
     assert "decompression bomb" in envelope["error"] and "LimitReachedError" not in envelope["error"]
 
 
+@pytest.mark.parametrize("stream", ["reference", "nested"])
+def test_a_damaged_pdf_is_a_parse_error(hostile: HostileServer, local: Config, stream: str) -> None:
+    """A reference inside a page's content stream failed pypdf's assert, and arrays nested 100,000
+    deep its recursion: both were ``provider_error`` ("Extraction failed: AssertionError: mypy")."""
+    pytest.importorskip("pypdf")
+    envelope = dispatch_extract(hostile.url(f"/damaged.pdf?stream={stream}"), backend="http", config=local)
+    assert envelope["error_code"] == "parse_error", envelope
+    assert "could not be read as a PDF" in envelope["error"]
+
+
 def _running(pid: int) -> bool:
     try:
         state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]

@@ -61,7 +61,8 @@ def pdf_text(content: bytes, url: str, *, max_pages: int, cpu_budget: float) -> 
             f"{url} is a PDF whose compressed content expands past the size pypdf reads a stream to "
             "(a decompression bomb, most often); it was not read."
         ) from None
-    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    # pypdf's own asserts, and its recursion through nested arrays, fail on damaged files too.
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, AssertionError, RecursionError) as exc:
         raise ParseError(f"{url} could not be read as a PDF: {exc}.") from None
     metadata: dict[str, Any] = {"pages": len(pages), "author": author}
     if len(texts) < len(pages):
