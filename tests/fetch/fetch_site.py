@@ -840,6 +840,11 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, FEED_ATOM.encode(), "text/html; charset=UTF-8" if path == "/feed.php" else "text/plain")
         if path == "/podcast.xml":
             return self._send(200, FEED_PODCAST.encode(), "application/rss+xml")
+        if path == "/emoji.xml":  # emoji as two references, one per half of their UTF-16 pair, as Java writes them
+            emoji = ('<?xml version="1.0"?><rss version="2.0"><channel><title>Launch &#xD83D;&#xDE80; notes</title>'
+                     "<item><title>Day &#55357;&#56832;</title><description>A stray half &#xDE00; here.</description>"
+                     "</item></channel></rss>")
+            return self._send(200, emoji.encode(), "application/rss+xml")
         if path == "/placeholder.xml":
             return self._send(200, FEED_PLACEHOLDER.encode(), "application/rss+xml")
         if path == "/hostile.xml":  # entity expansion and an external entity naming a local file

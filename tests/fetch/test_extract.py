@@ -430,6 +430,14 @@ def test_a_feed_served_as_a_page_or_as_text_reads_as_its_entries(path: str, site
     assert "## [Version 2.0](https://example.org/releases/2.0)" in page["content"]
 
 
+def test_a_feed_writing_emoji_as_references_to_surrogates_is_read(site: Any, local: Config) -> None:
+    """lxml kept ``&#xD83D;&#xDE80;`` as bytes no text could be read from: the whole feed was
+    ``provider_error``, "Extraction failed: UnicodeDecodeError"."""
+    page = extract(site.url("/emoji.xml"), local)["data"][0]
+    assert page["title"] == "Launch 🚀 notes", page
+    assert page["content"] == "# Launch 🚀 notes\n\n## Day 😀\n\nA stray half \ufffd here."
+
+
 def test_a_podcast_feed_links_each_episode_to_its_page_not_its_audio_or_feed(site: Any, local: Config) -> None:
     content = extract(site.url("/podcast.xml"), local)["data"][0]["content"]
     assert content == (
