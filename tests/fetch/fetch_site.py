@@ -12,6 +12,7 @@ import functools
 import gzip
 import io
 import json
+import lzma
 import random
 import re
 import struct
@@ -779,6 +780,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, json.dumps({"name": "example", "items": [1, 2, 3]}).encode(), "application/json")
         if path == "/image.png":
             return self._send(200, png_bytes(), "image/png")
+        if path == "/page.xz":  # a page in a coding no client here decodes
+            return self._send(200, lzma.compress(DOCS_A.encode()), "text/html", headers={"Content-Encoding": "xz"})
         if path == "/logo.svg":  # a drawing: text (XML), but no page
             return self._send(200, b'<svg xmlns="http://www.w3.org/2000/svg"><text>Logo</text></svg>', "image/svg+xml")
         if path == "/mislabelled":

@@ -97,6 +97,13 @@ def test_binary_bytes_served_as_text_are_named_so(site: Any, local: Config) -> N
     assert "is served as text/plain, but its bytes are binary" in envelope["error"], envelope["error"]
 
 
+def test_a_page_in_a_coding_not_decoded_here_names_it(site: Any, local: Config) -> None:
+    """Its bytes, still in ``xz``, were only said to be binary (NUL or control bytes)."""
+    envelope = unread(site.url("/page.xz"), local)
+    assert envelope["error_code"] == "unsupported"
+    assert "its Content-Encoding, 'xz', is not one decoded here" in envelope["error"], envelope["error"]
+
+
 def test_a_drawing_is_not_said_to_hold_binary_bytes(site: Any, local: Config) -> None:
     """An SVG image was refused as "served as image/svg+xml, but its bytes are binary (NUL or
     control bytes)": its bytes are XML text, and it is refused for being an image."""

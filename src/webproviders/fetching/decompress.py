@@ -268,6 +268,17 @@ def _stage_for(coding: str, limit: int) -> _Stage | None:
     return None  # "identity", or a label some servers send by mistake ("utf-8"): not a coding
 
 
+#: The codings :func:`_stage_for` knows (decoded, or refused as not decodable here).
+_KNOWN_CODINGS = frozenset({"identity", "gzip", "x-gzip", "deflate", "br", "zstd", "compress", "x-compress"})
+
+
+def undecoded_codings(content_encoding: str) -> list[str]:
+    """The codings of a ``Content-Encoding`` that are read as no coding (a label some servers
+    send by mistake, ``utf-8``; or one no client here decodes, ``xz``): the body came as they left it."""
+    codings = (c.strip().lower() for c in content_encoding.split(","))
+    return [c for c in codings if c and c not in _KNOWN_CODINGS]
+
+
 @functools.lru_cache(maxsize=1)
 def accept_encoding() -> str:
     """The ``Accept-Encoding`` to send: only codings this installation decodes with a bound."""
@@ -372,4 +383,7 @@ class BodyDecoder:
         raise BodyTooLarge()
 
 
-__all__ = ["GZIP_MAGIC", "PIECE", "BodyDecoder", "BodyTooLarge", "Undecodable", "UnsupportedCoding", "accept_encoding"]
+__all__ = [
+    "GZIP_MAGIC", "PIECE", "BodyDecoder", "BodyTooLarge", "Undecodable", "UnsupportedCoding", "accept_encoding",
+    "undecoded_codings",
+]

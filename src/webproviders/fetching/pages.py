@@ -19,6 +19,7 @@ from ..envelope import cut_page, truncate
 from ..errors import TooLargeError, UnsupportedError
 from ..urls import query_in_encoding, shorten
 from .charset import decode
+from .decompress import undecoded_codings
 from .extraction import HtmlDocument, html_document
 from .extractpool import extraction_pool
 from .feeds import feed_document
@@ -112,6 +113,13 @@ async def render(
     url = result.url
     metadata = _base_metadata(result, mime)
     if kind == "binary":
+        codings = undecoded_codings(result.headers.get("content-encoding", ""))
+        if textual(mime) and codings:  # the bytes are most likely still compressed
+            raise NotAPage(
+                f"{url} is served as {mime}, but its bytes are binary: its Content-Encoding, "
+                f"'{', '.join(codings)}', is not one decoded here, and they are most likely still in it; "
+                "it cannot be extracted."
+            )
         if textual(mime):  # "is text/plain, not a page with text" contradicted itself
             raise NotAPage(
                 f"{url} is served as {mime}, but its bytes are binary (NUL or control bytes), not text; "
