@@ -234,6 +234,9 @@ class HostileHandler(BaseHTTPRequestHandler):
             head = "<meta a" * 36_000
             page = f"<html><head>{head}</head><body><p>Привет, мир: страница в кодировке windows-1251.</p></body></html>"
             return self._send(page.encode("cp1251"), "text/html")
+        if path == "/zstd-window":  # one raw block, in a frame that asks for a 64 MiB window (RFC 8878 3.1.1)
+            frame = b"\x28\xb5\x2f\xfd\x00" + bytes([(26 - 10) << 3]) + (len(ARTICLE) << 3 | 1).to_bytes(3, "little")
+            return self._send(frame + ARTICLE, "text/html; charset=utf-8", {"Content-Encoding": "zstd"})
         if path == "/csharp.md":
             return self._send(b"# C#\n\nA language for .NET.\n", "text/markdown")
         if path == "/damaged.pdf":

@@ -27,7 +27,7 @@ from webproviders import adispatch_extract, dispatch_crawl, dispatch_extract
 from webproviders.config import Config
 from webproviders.errors import TooLargeError
 from webproviders.fetching import fetch as fetch_module
-from webproviders.fetching.decompress import BodyDecoder, Undecodable
+from webproviders.fetching.decompress import BodyDecoder, Undecodable, UnsupportedCoding
 from webproviders.fetching.extractpool import extraction_pool
 from webproviders.fetching.fetch import fetch
 
@@ -198,9 +198,18 @@ def test_a_zstd_frame_that_needs_a_window_over_8_mb_is_refused() -> None:
     else:
         frame = module.compress(data, options={module.CompressionParameter.window_log: 25})
     decoder = BodyDecoder("zstd", 10**9)
-    with pytest.raises(Undecodable, match="(?i)memory|window"):
+    with pytest.raises(UnsupportedCoding, match=r"zstd in a 24 MiB window, larger than the 8 MiB"):
         decoder.feed(frame)
         decoder.finish()
+
+
+def test_a_page_in_a_zstd_window_over_8_mb_is_unsupported_saying_so(hostile: HostileServer, local: Config) -> None:
+    """It was ``network_error``, its body "not the 'zstd' data its Content-Encoding header says
+    it is": it is zstd, in a window larger than clients decode."""
+    _coding_available("zstd")
+    envelope = dispatch_extract(hostile.url("/zstd-window"), backend="http", config=local)
+    assert envelope["error_code"] == "unsupported", envelope
+    assert "compressed with zstd in a 64 MiB window" in envelope["error"], envelope["error"]
 
 
 def test_truncating_decoder_keeps_the_first_bytes() -> None:
