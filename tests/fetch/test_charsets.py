@@ -152,6 +152,9 @@ def build_site() -> dict[str, tuple[bytes, str]]:
     pages["/utf-16/bom"] = (page("utf-16", text).encode("utf-16"), "text/html")
     pages["/utf-16/header-le"] = (page("utf-16", text).encode("utf-16-le"), "text/html; charset=utf-16le")
     pages["/utf-16/header-be"] = (page("utf-16", text).encode("utf-16-be"), "text/html; charset=utf-16be")
+    # No byte-order mark, and a label that names no byte order, or the wrong one: the NULs tell it.
+    pages["/utf-16/header-utf-16-over-be"] = (page("utf-16", text).encode("utf-16-be"), "text/html; charset=utf-16")
+    pages["/utf-16/header-le-over-be"] = (page("utf-16", text).encode("utf-16-be"), "text/html; charset=utf-16le")
     # No byte-order mark and nothing declared: the NULs beside the markup's letters tell the order.
     pages["/utf-16/undeclared-le"] = (page("utf-16", "一" + text).encode("utf-16-le"), "text/html")
     pages["/utf-16/undeclared-be"] = (page("utf-16", "一" + text).encode("utf-16-be"), "text/html")
@@ -357,9 +360,15 @@ def test_utf8_with_a_stray_byte_stays_utf8(extracted: dict[str, dict[str, Any]])
 
 
 @pytest.mark.parametrize(
-    "path", ["/utf-16/bom", "/utf-16/header-le", "/utf-16/header-be", "/utf-16/undeclared-le", "/utf-16/undeclared-be"]
+    "path",
+    [
+        "/utf-16/bom", "/utf-16/header-le", "/utf-16/header-be", "/utf-16/undeclared-le", "/utf-16/undeclared-be",
+        "/utf-16/header-utf-16-over-be", "/utf-16/header-le-over-be",
+    ],
 )
 def test_utf16_pages(extracted: dict[str, dict[str, Any]], path: str) -> None:
+    """Big-endian without a byte-order mark under ``charset=utf-16`` (which names no order; RFC 2781
+    reads it as big-endian) or ``utf-16le`` was read as little-endian: a run of CJK characters."""
     item = extracted[path]
     assert "error" not in item, item
     assert sentences(TEXTS["gb2312"][1])[0] in item["content"]

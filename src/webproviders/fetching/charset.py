@@ -234,13 +234,17 @@ def header_encoding(content_type: str | None, body: bytes) -> str | None:
     """The usable encoding a ``Content-Type`` header names for ``body``, if any. A UTF-16 label
     over bytes that are UTF-8 (or ASCII) with no NUL is a server's mistake, not a usable one:
     UTF-16 writes a NUL beside each ASCII character, and markup is full of them (read as
-    UTF-16, such a page was a run of CJK characters)."""
+    UTF-16, such a page was a run of CJK characters); over UTF-16, it is read in the byte
+    order those NULs show."""
     match = _HEADER_CHARSET.search(content_type or "")
     codec = codec_for(match.group(1)) if match else None
     if codec is not None and codec.startswith("utf-16"):
         probe = body[:_UTF16_PROBE]
         if b"\x00" not in probe and (not _NON_ASCII.search(probe) or _utf8_text(probe)):
             return None
+        # The byte order its NULs show: ``utf-16`` names none (browsers take little-endian, RFC
+        # 2781 big-endian), and a page in the other order read as a run of CJK characters.
+        return utf16_without_bom(body) or codec
     return codec
 
 
