@@ -841,6 +841,9 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, FEED_ATOM.encode(), "application/atom+xml")
         if path in ("/feed.php", "/feed.txt"):  # a feed script that sets no type of its own, and a feed saved as text
             return self._send(200, FEED_ATOM.encode(), "text/html; charset=UTF-8" if path == "/feed.php" else "text/plain")
+        if path in ("/feed.cgi", "/feed.bin"):  # with no XML declaration, and no type or a generic one
+            bare = FEED_ATOM.split("?>", 1)[1].encode()
+            return self._send(200, bare, "" if path == "/feed.cgi" else "application/octet-stream")
         if path == "/podcast.xml":
             return self._send(200, FEED_PODCAST.encode(), "application/rss+xml")
         if path == "/emoji.xml":  # emoji as two references, one per half of their UTF-16 pair, as Java writes them

@@ -427,11 +427,12 @@ def test_an_atom_feed_links_each_entry_to_its_page(site: Any, local: Config) -> 
     assert "Faster start-up." in page["content"] and "edit" not in page["content"]
 
 
-@pytest.mark.parametrize("path", ["/feed.php", "/feed.txt"])
+@pytest.mark.parametrize("path", ["/feed.php", "/feed.txt", "/feed.cgi", "/feed.bin"])
 def test_a_feed_served_as_a_page_or_as_text_reads_as_its_entries(path: str, site: Any, local: Config) -> None:
     """PHP's default type is text/html: a feed script that sets none came back as the text of
     its elements one per line (links as bare addresses, summaries' markup escaped), and a feed
-    served as text/plain as its XML."""
+    served as text/plain as its XML; so did one with no XML declaration served with no type or
+    as application/octet-stream."""
     page = extract(site.url(path), local)["data"][0]
     assert page["metadata"]["feed"] == "atom" and page["title"] == "Release notes"
     assert "## [Version 2.0](https://example.org/releases/2.0)" in page["content"]

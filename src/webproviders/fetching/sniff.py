@@ -166,6 +166,8 @@ def _looks_binary(head: bytes) -> bool:
 
 def _guess_text_kind(head: bytes) -> Kind:
     start = _strip_prefix(head)
+    if _FEED_START.match(start):  # a feed script that sets no type, or application/octet-stream
+        return "xml"
     if _HTML_START.match(start):
         return "html"
     if start.startswith(b"<?xml"):
