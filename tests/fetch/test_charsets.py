@@ -145,6 +145,9 @@ def build_site() -> dict[str, tuple[bytes, str]]:
     rows = "".join(f"<li>2024年5月{day}日(水) 第{day}回 会議の議事録</li>" for day in range(1, 29))
     listing = f"<html><head><title>議事録の一覧</title></head><body><h1>議事録の一覧</h1><ul>{rows}</ul></body></html>"
     pages["/iso-2022-jp/listing"] = (listing.encode("iso2022_jp"), "text/html; charset=iso-2022-jp")
+    # The same behind a server's own label for every page.
+    for label in ("shift_jis", "utf-8"):
+        pages[f"/iso-2022-jp/under-{label}"] = (listing.encode("iso2022_jp"), f"text/html; charset={label}")
     # UTF-8 with one stray windows-1252 byte: still UTF-8, or every other character is lost.
     stray = page("stray", TEXTS["windows-1251"][1]).encode().replace(b"</article>", b"\x96</article>")
     pages["/utf8-header/stray-byte"] = (stray, "text/html; charset=utf-8")
@@ -457,6 +460,16 @@ def test_a_page_in_an_8_bit_encoding_declared_iso_2022_jp_is_detected(
     for sentence in sentences(TEXTS[label][1]):
         assert sentence in item["content"], (label, sentence, item["content"][:300])
     assert "\ufffd" not in item["content"]
+
+
+@pytest.mark.parametrize("label", ["shift_jis", "utf-8"])
+def test_an_iso_2022_jp_page_behind_a_servers_label_for_every_page_is_read(
+    extracted: dict[str, dict[str, Any]], label: str
+) -> None:
+    """Its escapes are no text in any other encoding: it came back as ``$BF|K\\8l`` and the like."""
+    item = extracted[f"/iso-2022-jp/under-{label}"]
+    assert item["metadata"]["encoding"] == "iso2022_jp_ext", item["metadata"]
+    assert "2024年5月3日(水) 第3回 会議の議事録" in item["content"]
 
 
 def test_undeclared_pages_are_detected_where_chardetng_is_not_installed() -> None:

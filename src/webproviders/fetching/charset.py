@@ -13,8 +13,9 @@ which browsers show as one U+FFFD (the standard's "replacement"), are read as wh
 EUC-JP and ISO-2022-JP read the NEC and IBM rows of JIS X 0208 (① ㈱ 髙) as Shift_JIS does;
 a pair no table knows is one U+FFFD, as in browsers, and leaves the characters after it whole.
 
-With nothing declared, a 7-bit body holding ISO-2022-JP's escapes is ISO-2022-JP (and one
-holding ISO-2022-KR's designation ISO-2022-KR); a body in
+A 7-bit body holding ISO-2022-JP's escapes is ISO-2022-JP (and one holding ISO-2022-KR's
+designation ISO-2022-KR), whatever else it declares: those are text in no other encoding. With
+nothing declared, a body in
 UTF-16 without a byte-order mark (a NUL byte beside each ASCII character of its markup, on one
 side) is read as UTF-16 in that byte order, where a browser shows NULs between the letters;
 any other undeclared body goes to detection.
@@ -309,6 +310,14 @@ def _not_utf8(body: bytes) -> bool:
     return lost * 4 > non_ascii
 
 
+def _seven_bit_in(body: bytes, declared: str | None) -> str | None:
+    """The 7-bit encoding whose escapes a body of ASCII bytes holds: the declared one, else
+    ISO-2022-JP or ISO-2022-KR (HZ's ``~{`` is in too much ASCII text to tell it)."""
+    if declared in _SEVEN_BIT:
+        return declared
+    return next((seven for seven in ("iso2022_jp_ext", "iso2022_kr") if _SEVEN_BIT[seven].search(body)), None)
+
+
 def _not_seven_bit(codec: str, body: bytes) -> bool:
     """Whether ``body``, declared in the 7-bit encoding ``codec``, is in another: it holds bytes
     past ASCII and none of that encoding's escapes (read so, each such byte was a U+FFFD)."""
@@ -409,9 +418,12 @@ def decode(
                 codec = "utf-8"
             elif declared is None and (order := utf16_without_bom(body)) is not None:
                 codec = order
+            elif not _NON_ASCII.search(body) and (seven := _seven_bit_in(body, declared)) is not None:
+                # Escapes no text in another encoding holds: a server's default header (shift_jis,
+                # utf-8) over a page in ISO-2022-JP read as ``$BF|K\8l`` where it says 日本語.
+                codec = seven
             elif declared is None and not _NON_ASCII.search(body):
-                # Plain ASCII reads the same in every web encoding but the 7-bit ones.
-                codec = next((seven for seven in ("iso2022_jp_ext", "iso2022_kr") if _SEVEN_BIT[seven].search(body)), "utf-8")
+                codec = "utf-8"  # plain ASCII reads the same in every web encoding but the 7-bit ones
             elif (declared == "utf-8" and _not_utf8(body)) or _not_seven_bit(declared, body):
                 # A server's default header over a page in a legacy encoding: the page's own
                 # declaration, else detection.
