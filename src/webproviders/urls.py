@@ -124,12 +124,18 @@ def _normal_escape(match: re.Match[str]) -> str:
     return char if char in _UNRESERVED else "%" + match.group(1).upper()
 
 
+#: Python codecs of pages whose links' queries browsers send in UTF-8 (see :func:`query_in_encoding`).
+_QUERIES_IN_UTF8 = frozenset({"iso2022_kr", "hz"})
+
+
 def query_in_encoding(url: str, codec: str) -> str:
     """``url`` as a browser requests it from a page in ``codec`` (a Python codec): the
     non-ASCII characters of its query percent-encoded in the page's encoding, not UTF-8 (the
     URL Standard's encoding override), so a site in Shift_JIS reads ``?q=東京`` as it wrote it.
-    A character the encoding lacks is sent as ``&#NNNN;``, as browsers send it."""
-    if codec.startswith("utf"):
+    A character the encoding lacks is sent as ``&#NNNN;``, as browsers send it. A page in
+    ISO-2022-KR or HZ, encodings browsers never decode (the standard's "replacement"), sends UTF-8,
+    as a browser does from such a page."""
+    if codec.startswith("utf") or codec in _QUERIES_IN_UTF8:
         return url
     parts = urlsplit(url)
     if parts.query.isascii():

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import functools
 import gzip
+import io
 import json
+import lzma
 import random
 import re
 import struct
@@ -385,6 +387,12 @@ def pdf_bytes(*texts: str) -> bytes:
             "/Resources << /Font << /F1 3 0 R >> >> >>".encode()
         )
         objects.append(b"<< /Length " + str(len(stream)).encode() + b" >>\nstream\n" + stream + b"\nendstream")
+    return pdf_file(objects)
+
+
+def pdf_file(objects: list[bytes]) -> bytes:
+    """A PDF of ``objects`` (numbered from 1; the first the catalog, the fourth the document
+    information), with its cross-reference table."""
     out = bytearray(b"%PDF-1.4\n")
     offsets = []
     for number, body in enumerate(objects, start=1):
@@ -395,6 +403,17 @@ def pdf_bytes(*texts: str) -> bytes:
     out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
     out += f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R /Info 4 0 R >>\nstartxref\n{xref}\n%%EOF\n".encode()
     return bytes(out)
+
+
+def aes_pdf_bytes() -> bytes:
+    """:func:`pdf_bytes` encrypted with AES-128 under an owner password only: anyone may open it."""
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(pdf_bytes())))
+    writer.encrypt(user_password="", owner_password="owner", algorithm="AES-128")
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
 
 
 BIG_SIZE = 20 * 1024 * 1024
@@ -761,6 +780,10 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, json.dumps({"name": "example", "items": [1, 2, 3]}).encode(), "application/json")
         if path == "/image.png":
             return self._send(200, png_bytes(), "image/png")
+        if path == "/page.xz":  # a page in a coding no client here decodes
+            return self._send(200, lzma.compress(DOCS_A.encode()), "text/html", headers={"Content-Encoding": "xz"})
+        if path == "/logo.svg":  # a drawing: text (XML), but no page
+            return self._send(200, b'<svg xmlns="http://www.w3.org/2000/svg"><text>Logo</text></svg>', "image/svg+xml")
         if path == "/mislabelled":
             return self._send(200, png_bytes(), "text/html; charset=utf-8")
         if path == "/download":
@@ -774,6 +797,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, b"\r\n" + pdf_bytes(), "application/pdf" if path.endswith(".pdf") else "application/octet-stream")
         if path == "/scan.pdf":  # two pages with no text on them, as a scanner's images are
             return self._send(200, pdf_bytes("", ""), "application/pdf")
+        if path == "/aes.pdf":  # encrypted with AES and no user password, as PDFs locked against printing are
+            return self._send(200, aes_pdf_bytes(), "application/pdf")
         if path == "/doc.pdf":
             return self._send(200, pdf_bytes(), "application/pdf")
         if path == "/misplaced-xref.pdf":  # readable, but its startxref is off, as in many real PDFs
@@ -816,8 +841,16 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, FEED_ATOM.encode(), "application/atom+xml")
         if path in ("/feed.php", "/feed.txt"):  # a feed script that sets no type of its own, and a feed saved as text
             return self._send(200, FEED_ATOM.encode(), "text/html; charset=UTF-8" if path == "/feed.php" else "text/plain")
+        if path in ("/feed.cgi", "/feed.bin"):  # with no XML declaration, and no type or a generic one
+            bare = FEED_ATOM.split("?>", 1)[1].encode()
+            return self._send(200, bare, "" if path == "/feed.cgi" else "application/octet-stream")
         if path == "/podcast.xml":
             return self._send(200, FEED_PODCAST.encode(), "application/rss+xml")
+        if path == "/emoji.xml":  # emoji as two references, one per half of their UTF-16 pair, as Java writes them
+            emoji = ('<?xml version="1.0"?><rss version="2.0"><channel><title>Launch &#xD83D;&#xDE80; notes</title>'
+                     "<item><title>Day &#55357;&#56832;</title><description>A stray half &#xDE00; here.</description>"
+                     "</item></channel></rss>")
+            return self._send(200, emoji.encode(), "application/rss+xml")
         if path == "/placeholder.xml":
             return self._send(200, FEED_PLACEHOLDER.encode(), "application/rss+xml")
         if path == "/hostile.xml":  # entity expansion and an external entity naming a local file

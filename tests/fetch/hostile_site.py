@@ -13,7 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from .fetch_site import pdf_bytes
+from .fetch_site import pdf_bytes, pdf_file
 
 BOMB_SIZE = 64 * 1024 * 1024
 _MB_OF_ZEROS = b"\0" * (1024 * 1024)
@@ -67,6 +67,33 @@ def bomb(coding: str) -> bytes:
 
         return _streamed(brotli.Compressor(quality=5), "finish")
     raise ValueError(coding)
+
+
+def pdf_page(stream: bytes, filters: bytes = b"") -> bytes:
+    """A one-page PDF whose page's content stream is ``stream`` (compressed with ``filters``)."""
+    return pdf_file([
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [5 0 R] /Count 1 >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Title (Damaged) >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 6 0 R /Resources << /Font << /F1 3 0 R >> >> >>",
+        b"<< /Length %d %s>>\nstream\n%s\nendstream" % (len(stream), filters, stream),
+    ])
+
+
+#: Content streams that pypdf fails on with an assert, or with a RecursionError.
+DAMAGED_PDF_STREAMS = {"reference": b"BT /F1 12 Tf 72 720 Td 1 0 R Tj ET", "nested": b"[" * 100_000 + b" TJ"}
+
+
+@functools.cache
+def pdf_bomb() -> bytes:
+    """A one-page PDF of about 100 KB whose page's content stream inflates to 80 MB of text
+    operators, past the most pypdf decompresses (75 MB)."""
+    line = b"BT /F1 12 Tf 72 720 Td (A) Tj ET\n"
+    compressor = zlib.compressobj(9)
+    block = line * (1024 * 1024 // len(line))
+    stream = b"".join(compressor.compress(block) for _ in range(80)) + compressor.flush()
+    return pdf_page(stream, b"/Filter /FlateDecode ")
 
 
 def link_farm(links: int) -> bytes:
@@ -200,6 +227,22 @@ class HostileHandler(BaseHTTPRequestHandler):
         if path == "/report.pdf":
             pages = int(query["pages"][0])
             return self._send(pdf_bytes(*(f"Page {n} of the report" for n in range(1, pages + 1))), "application/pdf")
+        if path == "/spaced.md":  # a heading whose words a long run of spaces parts, as a table's generator pads it
+            spaced = "# Release notes" + " " * 6000 + "(draft) #\n\nThe text of the notes.\n"
+            return self._send(spaced.encode(), "text/markdown; charset=utf-8")
+        if path == "/metas.html":  # a head of 250 KB of unclosed <meta> tags, then the text in windows-1251
+            head = "<meta a" * 36_000
+            page = f"<html><head>{head}</head><body><p>Привет, мир: страница в кодировке windows-1251.</p></body></html>"
+            return self._send(page.encode("cp1251"), "text/html")
+        if path == "/zstd-window":  # one raw block, in a frame that asks for a 64 MiB window (RFC 8878 3.1.1)
+            frame = b"\x28\xb5\x2f\xfd\x00" + bytes([(26 - 10) << 3]) + (len(ARTICLE) << 3 | 1).to_bytes(3, "little")
+            return self._send(frame + ARTICLE, "text/html; charset=utf-8", {"Content-Encoding": "zstd"})
+        if path == "/csharp.md":
+            return self._send(b"# C#\n\nA language for .NET.\n", "text/markdown")
+        if path == "/damaged.pdf":
+            return self._send(pdf_page(DAMAGED_PDF_STREAMS[query["stream"][0]]), "application/pdf")
+        if path == "/bomb.pdf":
+            return self._send(pdf_bomb(), "application/pdf")
         if path == "/robots.txt" and host == "bigrobots.test":
             return self._send(BIG_ROBOTS, "text/plain")
         if path == "/robots.txt" and host == "oddrobots.test":

@@ -122,3 +122,16 @@ def test_the_links_in_the_markdown_of_a_shift_jis_page_are_the_addresses_a_brows
     assert f"[詳細]({origin}/detail?city=%93%8C%8B%9E&full=1)" in content, content
     detail = dispatch_extract([f"{origin}/detail?city=%93%8C%8B%9E"], backend="http", config=config, timeout=60)
     assert "東京の詳しい予報です。" in detail["data"][0]["content"]
+
+
+def test_the_links_of_an_iso_2022_kr_page_send_their_query_in_utf8(origin: str) -> None:
+    """Browsers read no page in ISO-2022-KR and send UTF-8 from one, as from a UTF-8 page; sent in
+    its own encoding, the query would be escape sequences no site reads (``?city=%1B%24%29C%0E...``)."""
+    paragraph = "<p>서울의 날씨는 맑습니다. 내일은 흐리고 비가 오겠습니다. 자세한 것은 <a href='/detail?city=서울'>여기</a>를 보십시오.</p>"
+    article = ('<html><head><meta charset="iso-2022-kr"><title>날씨</title></head><body><article><h1>날씨</h1>'
+               + paragraph * 3 + "</article></body></html>")
+    Site.ROUTES["/"] = ("text/html", article.encode("iso2022_kr"))
+    config = config_from_dict({"web": {"allow_private_networks": True}}, source="<test>")
+    content = dispatch_extract([f"{origin}/"], backend="http", config=config, timeout=60)["data"][0]["content"]
+    assert "서울의 날씨는 맑습니다." in content, content
+    assert f"[여기]({origin}/detail?city=서울)" in content, content

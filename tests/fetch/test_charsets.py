@@ -54,6 +54,12 @@ TEXTS: dict[str, tuple[str, str]] = {
 }
 
 
+#: Korean in KS X 1001 alone (ISO-2022-KR holds no more): dense with ISO-2022-KR's SO and SI,
+#: which switch between Korean and ASCII at every space.
+KOREAN = ("대한민국은 민주공화국이다. 대한민국의 주권은 국민에게 있고, 모든 권력은 국민으로부터 나온다. "
+          "서울의 도서관은 주말에도 문을 연다.")
+
+
 #: What is read without chardetng: pages in these encodings, in their own language.
 WITHOUT_CHARDETNG = ["gb2312", "gbk", "shift_jis", "big5", "euc-jp", "euc-kr", "windows-1251", "koi8-r", "iso-8859-1"]
 
@@ -139,6 +145,9 @@ def build_site() -> dict[str, tuple[bytes, str]]:
     rows = "".join(f"<li>2024年5月{day}日(水) 第{day}回 会議の議事録</li>" for day in range(1, 29))
     listing = f"<html><head><title>議事録の一覧</title></head><body><h1>議事録の一覧</h1><ul>{rows}</ul></body></html>"
     pages["/iso-2022-jp/listing"] = (listing.encode("iso2022_jp"), "text/html; charset=iso-2022-jp")
+    # The same behind a server's own label for every page.
+    for label in ("shift_jis", "utf-8"):
+        pages[f"/iso-2022-jp/under-{label}"] = (listing.encode("iso2022_jp"), f"text/html; charset={label}")
     # UTF-8 with one stray windows-1252 byte: still UTF-8, or every other character is lost.
     stray = page("stray", TEXTS["windows-1251"][1]).encode().replace(b"</article>", b"\x96</article>")
     pages["/utf8-header/stray-byte"] = (stray, "text/html; charset=utf-8")
@@ -146,6 +155,9 @@ def build_site() -> dict[str, tuple[bytes, str]]:
     pages["/utf-16/bom"] = (page("utf-16", text).encode("utf-16"), "text/html")
     pages["/utf-16/header-le"] = (page("utf-16", text).encode("utf-16-le"), "text/html; charset=utf-16le")
     pages["/utf-16/header-be"] = (page("utf-16", text).encode("utf-16-be"), "text/html; charset=utf-16be")
+    # No byte-order mark, and a label that names no byte order, or the wrong one: the NULs tell it.
+    pages["/utf-16/header-utf-16-over-be"] = (page("utf-16", text).encode("utf-16-be"), "text/html; charset=utf-16")
+    pages["/utf-16/header-le-over-be"] = (page("utf-16", text).encode("utf-16-be"), "text/html; charset=utf-16le")
     # No byte-order mark and nothing declared: the NULs beside the markup's letters tell the order.
     pages["/utf-16/undeclared-le"] = (page("utf-16", "一" + text).encode("utf-16-le"), "text/html")
     pages["/utf-16/undeclared-be"] = (page("utf-16", "一" + text).encode("utf-16-be"), "text/html")
@@ -171,6 +183,16 @@ def build_site() -> dict[str, tuple[bytes, str]]:
     for label, text in (("euc-jp", JIS_EXTENSIONS_EUC), ("iso-2022-jp", jis)):
         pages[f"/jis-extensions/{label}"] = (page(label, "TEXT").encode().replace(b"TEXT", text), f"text/html; charset={label}")
     pages["/jis-extensions/undeclared-iso-2022-jp"] = (page("jis", "TEXT").encode().replace(b"TEXT", jis), "text/html")
+    # The encodings the standard's "replacement" labels name, which browsers show as one U+FFFD.
+    for how, head, content_type in (("header", "", "text/html; charset=iso-2022-kr"),
+                                    ("meta", '<meta charset="csISO2022KR">', "text/html"), ("undeclared", "", "text/html")):
+        pages[f"/iso-2022-kr/{how}"] = (page("헌법", KOREAN, head).encode("iso2022_kr"), content_type)
+    pages["/iso-2022-kr/plain"] = (KOREAN.encode("iso2022_kr"), "text/plain; charset=iso-2022-kr")
+    pages["/hz-gb-2312/header"] = (page("hz", TEXTS["gb2312"][1]).encode("hz"), "text/html; charset=HZ-GB-2312")
+    # A 7-bit encoding declared over a page in an 8-bit one (each of its bytes past ASCII was a U+FFFD).
+    for label in ("shift_jis", "euc-jp"):
+        codec, text = TEXTS[label]
+        pages[f"/iso-2022-jp/{label}-body"] = (page(label, text).encode(codec), "text/html; charset=iso-2022-jp")
     return pages
 
 
@@ -341,9 +363,15 @@ def test_utf8_with_a_stray_byte_stays_utf8(extracted: dict[str, dict[str, Any]])
 
 
 @pytest.mark.parametrize(
-    "path", ["/utf-16/bom", "/utf-16/header-le", "/utf-16/header-be", "/utf-16/undeclared-le", "/utf-16/undeclared-be"]
+    "path",
+    [
+        "/utf-16/bom", "/utf-16/header-le", "/utf-16/header-be", "/utf-16/undeclared-le", "/utf-16/undeclared-be",
+        "/utf-16/header-utf-16-over-be", "/utf-16/header-le-over-be",
+    ],
 )
 def test_utf16_pages(extracted: dict[str, dict[str, Any]], path: str) -> None:
+    """Big-endian without a byte-order mark under ``charset=utf-16`` (which names no order; RFC 2781
+    reads it as big-endian) or ``utf-16le`` was read as little-endian: a run of CJK characters."""
     item = extracted[path]
     assert "error" not in item, item
     assert sentences(TEXTS["gb2312"][1])[0] in item["content"]
@@ -402,6 +430,45 @@ def test_an_iso_2022_jp_listing_dense_with_escapes_is_text(extracted: dict[str, 
     """One byte in seven of it is ESC, which is no sign of a binary file (it was ``unsupported``)."""
     item = extracted["/iso-2022-jp/listing"]
     assert "error" not in item, item
+    assert "2024年5月3日(水) 第3回 会議の議事録" in item["content"]
+
+
+@pytest.mark.parametrize("how", ["header", "meta", "undeclared", "plain"])
+def test_an_iso_2022_kr_page_is_read(extracted: dict[str, dict[str, Any]], how: str) -> None:
+    """Its label counted as none, so its 7-bit bytes were read as ASCII and came back as a success
+    of ``$)CGe9}`` and the like; as text/plain, its SO and SI bytes made it ``unsupported``."""
+    item = extracted[f"/iso-2022-kr/{how}"]
+    assert item["metadata"]["encoding"] == "iso2022_kr", item
+    for sentence in sentences(KOREAN):
+        assert sentence in item["content"], (how, sentence, item["content"][:300])
+
+
+def test_an_hz_page_is_read(extracted: dict[str, dict[str, Any]]) -> None:
+    """Its label counted as none, so it came back as its 7-bit bytes (``~{...~}`` around runs of
+    ASCII letters) as a success."""
+    item = extracted["/hz-gb-2312/header"]
+    for sentence in sentences(TEXTS["gb2312"][1]):
+        assert sentence in item["content"], (sentence, item["content"][:300])
+
+
+@pytest.mark.parametrize("label", ["shift_jis", "euc-jp"])
+def test_a_page_in_an_8_bit_encoding_declared_iso_2022_jp_is_detected(
+    extracted: dict[str, dict[str, Any]], label: str
+) -> None:
+    """ISO-2022-JP has no byte past ASCII: such a page came back as a run of U+FFFD marks."""
+    item = extracted[f"/iso-2022-jp/{label}-body"]
+    for sentence in sentences(TEXTS[label][1]):
+        assert sentence in item["content"], (label, sentence, item["content"][:300])
+    assert "\ufffd" not in item["content"]
+
+
+@pytest.mark.parametrize("label", ["shift_jis", "utf-8"])
+def test_an_iso_2022_jp_page_behind_a_servers_label_for_every_page_is_read(
+    extracted: dict[str, dict[str, Any]], label: str
+) -> None:
+    """Its escapes are no text in any other encoding: it came back as ``$BF|K\\8l`` and the like."""
+    item = extracted[f"/iso-2022-jp/under-{label}"]
+    assert item["metadata"]["encoding"] == "iso2022_jp_ext", item["metadata"]
     assert "2024年5月3日(水) 第3回 会議の議事録" in item["content"]
 
 

@@ -97,6 +97,21 @@ def test_binary_bytes_served_as_text_are_named_so(site: Any, local: Config) -> N
     assert "is served as text/plain, but its bytes are binary" in envelope["error"], envelope["error"]
 
 
+def test_a_page_in_a_coding_not_decoded_here_names_it(site: Any, local: Config) -> None:
+    """Its bytes, still in ``xz``, were only said to be binary (NUL or control bytes)."""
+    envelope = unread(site.url("/page.xz"), local)
+    assert envelope["error_code"] == "unsupported"
+    assert "its Content-Encoding, 'xz', is not one decoded here" in envelope["error"], envelope["error"]
+
+
+def test_a_drawing_is_not_said_to_hold_binary_bytes(site: Any, local: Config) -> None:
+    """An SVG image was refused as "served as image/svg+xml, but its bytes are binary (NUL or
+    control bytes)": its bytes are XML text, and it is refused for being an image."""
+    envelope = unread(site.url("/logo.svg"), local)
+    assert envelope["error_code"] == "unsupported"
+    assert "is image/svg+xml, not a page with text" in envelope["error"], envelope["error"]
+
+
 def test_html_served_without_a_content_type_is_read_as_a_browser_renders_it(site: Any, local: Config) -> None:
     [page] = extract(site.url("/untyped"), local)["data"]
     assert page["metadata"]["content_type"] == "text/html"
@@ -412,14 +427,23 @@ def test_an_atom_feed_links_each_entry_to_its_page(site: Any, local: Config) -> 
     assert "Faster start-up." in page["content"] and "edit" not in page["content"]
 
 
-@pytest.mark.parametrize("path", ["/feed.php", "/feed.txt"])
+@pytest.mark.parametrize("path", ["/feed.php", "/feed.txt", "/feed.cgi", "/feed.bin"])
 def test_a_feed_served_as_a_page_or_as_text_reads_as_its_entries(path: str, site: Any, local: Config) -> None:
     """PHP's default type is text/html: a feed script that sets none came back as the text of
     its elements one per line (links as bare addresses, summaries' markup escaped), and a feed
-    served as text/plain as its XML."""
+    served as text/plain as its XML; so did one with no XML declaration served with no type or
+    as application/octet-stream."""
     page = extract(site.url(path), local)["data"][0]
     assert page["metadata"]["feed"] == "atom" and page["title"] == "Release notes"
     assert "## [Version 2.0](https://example.org/releases/2.0)" in page["content"]
+
+
+def test_a_feed_writing_emoji_as_references_to_surrogates_is_read(site: Any, local: Config) -> None:
+    """lxml kept ``&#xD83D;&#xDE80;`` as bytes no text could be read from: the whole feed was
+    ``provider_error``, "Extraction failed: UnicodeDecodeError"."""
+    page = extract(site.url("/emoji.xml"), local)["data"][0]
+    assert page["title"] == "Launch 🚀 notes", page
+    assert page["content"] == "# Launch 🚀 notes\n\n## Day 😀\n\nA stray half \ufffd here."
 
 
 def test_a_podcast_feed_links_each_episode_to_its_page_not_its_audio_or_feed(site: Any, local: Config) -> None:

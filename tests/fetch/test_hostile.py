@@ -27,7 +27,7 @@ from webproviders import adispatch_extract, dispatch_crawl, dispatch_extract
 from webproviders.config import Config
 from webproviders.errors import TooLargeError
 from webproviders.fetching import fetch as fetch_module
-from webproviders.fetching.decompress import BodyDecoder, Undecodable
+from webproviders.fetching.decompress import BodyDecoder, Undecodable, UnsupportedCoding
 from webproviders.fetching.extractpool import extraction_pool
 from webproviders.fetching.fetch import fetch
 
@@ -198,9 +198,18 @@ def test_a_zstd_frame_that_needs_a_window_over_8_mb_is_refused() -> None:
     else:
         frame = module.compress(data, options={module.CompressionParameter.window_log: 25})
     decoder = BodyDecoder("zstd", 10**9)
-    with pytest.raises(Undecodable, match="(?i)memory|window"):
+    with pytest.raises(UnsupportedCoding, match=r"zstd in a 24 MiB window, larger than the 8 MiB"):
         decoder.feed(frame)
         decoder.finish()
+
+
+def test_a_page_in_a_zstd_window_over_8_mb_is_unsupported_saying_so(hostile: HostileServer, local: Config) -> None:
+    """It was ``network_error``, its body "not the 'zstd' data its Content-Encoding header says
+    it is": it is zstd, in a window larger than clients decode."""
+    _coding_available("zstd")
+    envelope = dispatch_extract(hostile.url("/zstd-window"), backend="http", config=local)
+    assert envelope["error_code"] == "unsupported", envelope
+    assert "compressed with zstd in a 64 MiB window" in envelope["error"], envelope["error"]
 
 
 def test_truncating_decoder_keeps_the_first_bytes() -> None:
@@ -497,6 +506,48 @@ def test_pdf_pages_past_the_cap_are_not_read(hostile: HostileServer, config_for:
     assert page["metadata"]["pages_read"] == 2
     assert "Page 1 of the report" in page["content"] and "Page 2 of the report" in page["content"]
     assert "Page 3" not in page["content"]
+
+
+def test_a_head_of_unclosed_meta_tags_is_searched_for_its_charset_at_once(hostile: HostileServer, local: Config) -> None:
+    """Each ``<meta`` was read up to the head's end in search of a charset: time quadratic in the
+    head (250 KB: 17 s), on the event loop, so a call given 5 s ended after 17 as a ``timeout``."""
+    envelope = dispatch_extract(hostile.url("/metas.html"), backend="http", config=local, timeout=5)
+    assert envelope["success"] is True, envelope
+    assert "Привет, мир" in envelope["data"][0]["content"]
+
+
+def test_a_markdown_heading_with_a_long_run_of_spaces_is_read_at_once(hostile: HostileServer, local: Config) -> None:
+    """The pattern that found the title took time cubic in the run (6,000 spaces: minutes), on the
+    event loop, so the call outlived its deadline by as much and came back a ``timeout``."""
+    envelope = dispatch_extract(hostile.url("/spaced.md"), backend="http", config=local, timeout=20)
+    assert envelope["success"] is True, envelope
+    [page] = envelope["data"]
+    assert page["title"].startswith("Release notes ") and page["title"].endswith(" (draft)"), page["title"][:40]
+
+
+def test_a_markdown_title_keeps_a_hash_that_closes_no_heading(hostile: HostileServer, local: Config) -> None:
+    """CommonMark closes a heading with ``#``s after a space: ``# C#`` is titled ``C#`` (it was ``C``)."""
+    [page] = dispatch_extract(hostile.url("/csharp.md"), backend="http", config=local)["data"]
+    assert page["title"] == "C#"
+
+
+def test_a_pdf_bomb_is_too_large(hostile: HostileServer, local: Config) -> None:
+    """A content stream inflating past pypdf's limit was ``provider_error`` ("Extraction failed:
+    LimitReachedError: ..."), a fault of the backend's own, with pypdf's words."""
+    pytest.importorskip("pypdf")
+    envelope = dispatch_extract(hostile.url("/bomb.pdf"), backend="http", config=local)
+    assert envelope["error_code"] == "too_large", envelope
+    assert "decompression bomb" in envelope["error"] and "LimitReachedError" not in envelope["error"]
+
+
+@pytest.mark.parametrize("stream", ["reference", "nested"])
+def test_a_damaged_pdf_is_a_parse_error(hostile: HostileServer, local: Config, stream: str) -> None:
+    """A reference inside a page's content stream failed pypdf's assert, and arrays nested 100,000
+    deep its recursion: both were ``provider_error`` ("Extraction failed: AssertionError: mypy")."""
+    pytest.importorskip("pypdf")
+    envelope = dispatch_extract(hostile.url(f"/damaged.pdf?stream={stream}"), backend="http", config=local)
+    assert envelope["error_code"] == "parse_error", envelope
+    assert "could not be read as a PDF" in envelope["error"]
 
 
 def _running(pid: int) -> bool:

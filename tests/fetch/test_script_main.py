@@ -6,11 +6,14 @@ records every time its top level runs; a real HTTP server on 127.0.0.1 serves th
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
+
+import pytest
 
 from .fetch_site import SiteServer
 
@@ -55,3 +58,23 @@ def test_a_damaged_pdf_read_anyway_leaves_the_scripts_stderr_alone(site: SiteSer
     )
     assert "Quarterly report" in finished.stdout, finished.stdout
     assert "startxref" not in finished.stderr, finished.stderr
+
+
+def test_an_aes_encrypted_pdf_without_cryptography_says_what_to_install(site: SiteServer, tmp_path: Path) -> None:
+    """pypdf decrypts AES only with cryptography, which the ``pdf`` extra did not install: such a
+    PDF (anyone may open it) was ``provider_error``, "Extraction failed: DependencyError: ...", a
+    fault of the backend's own. Run where importing cryptography fails, in the workers too."""
+    pytest.importorskip("cryptography")  # to write the PDF
+    blocked = tmp_path / "blocked" / "cryptography"
+    blocked.mkdir(parents=True)
+    (blocked / "__init__.py").write_text("raise ImportError('not installed')\n")
+    script = tmp_path / "read_page.py"
+    script.write_text(SCRIPT)
+    environment = {**os.environ, "PYTHONPATH": os.pathsep.join([str(blocked.parent), *sys.path])}
+    finished = subprocess.run(
+        [sys.executable, str(script), site.url("/aes.pdf"), str(tmp_path / "runs.txt")],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env=environment,
+    )
+    envelope = json.loads(finished.stdout)["content"]
+    assert envelope["error_code"] == "unsupported", envelope
+    assert "pip install 'webproviders[pdf]'" in envelope["error"], envelope["error"]

@@ -8,11 +8,14 @@ A declared label is read as the WHATWG Encoding Standard says browsers read it, 
 the encoding named: ``Shift_JIS`` is decoded as windows-31J (cp932, with ㈱ and ①),
 ``EUC-KR`` as windows-949 (cp949, with 똠), ``GB2312``/``GBK`` as GB18030,
 ``ISO-8859-1``/``ASCII`` as windows-1252. A label the standard does not list (``utf-7``,
-EBCDIC, ``zlib``) counts as no label, as in browsers.
+EBCDIC, ``zlib``) counts as no label, as in browsers. ``ISO-2022-KR`` and ``HZ-GB-2312``,
+which browsers show as one U+FFFD (the standard's "replacement"), are read as what they name.
 EUC-JP and ISO-2022-JP read the NEC and IBM rows of JIS X 0208 (① ㈱ 髙) as Shift_JIS does;
 a pair no table knows is one U+FFFD, as in browsers, and leaves the characters after it whole.
 
-With nothing declared, a 7-bit body holding ISO-2022-JP's escapes is ISO-2022-JP; a body in
+A 7-bit body holding ISO-2022-JP's escapes is ISO-2022-JP (and one holding ISO-2022-KR's
+designation ISO-2022-KR), whatever else it declares: those are text in no other encoding. With
+nothing declared, a body in
 UTF-16 without a byte-order mark (a NUL byte beside each ASCII character of its markup, on one
 side) is read as UTF-16 in that byte order, where a browser shows NULs between the letters;
 any other undeclared body goes to detection.
@@ -20,7 +23,8 @@ any other undeclared body goes to detection.
 Pages are often mislabelled: a body that is valid UTF-8 and holds non-ASCII text is read as
 UTF-8 whatever legacy encoding it declares (text really written in a legacy encoding is
 practically never valid UTF-8); a body declared UTF-8 a quarter or more of whose non-ASCII
-bytes are not UTF-8 is read by its own declaration, else by detection. Both checks read the body from its
+bytes are not UTF-8, or declared in a 7-bit encoding and holding bytes past ASCII and none of
+its escapes, is read by its own declaration, else by detection. The UTF-8 checks read the body from its
 first non-ASCII byte, which can come after 100 KB of inline scripts and styles, and read
 the rest of the body as far as 64 KiB of bytes that are not long ASCII runs take them.
 """
@@ -99,6 +103,10 @@ _LABELS: dict[str, str] = {
     "cp932": "csshiftjis ms932 ms_kanji shift-jis shift_jis sjis windows-31j x-sjis",
     "cp949": "cseuckr csksc56011987 euc-kr iso-ir-149 korean ks_c_5601-1987 ks_c_5601-1989 ksc5601 ksc_5601 "
     "windows-949",
+    # The standard's "replacement" labels, which browsers show as one U+FFFD (its writers had
+    # scripts in mind, which these 7-bit encodings could hide): read as the encoding named.
+    "iso2022_kr": "csiso2022kr iso-2022-kr",
+    "hz": "hz-gb-2312",
     "utf-16-be": "unicodefffe utf-16be",
     "utf-16-le": "csunicode iso-10646-ucs-2 ucs-2 unicode unicodefeff utf-16 utf-16le",
 }
@@ -112,7 +120,9 @@ _HEAD_LIMIT = 256 * 1024
 _HEAD_END = re.compile(rb"</head|<body", re.IGNORECASE)
 #: A comment, which browsers skip when they look for a ``<meta>`` (an old one left commented out).
 _COMMENT = re.compile(rb"<!--.*?(?:-->|$)", re.DOTALL)
-_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
+#: A ``<meta>`` naming a charset, read up to the next tag at most: read up to the next ``>``, a
+#: head of unclosed ``<meta`` tags took time quadratic in its size (250 KB: 17 s, on the event loop).
+_META_CHARSET = re.compile(rb"""<meta[^<>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
 _XML_DECL = re.compile(rb"""^<\?xml[^>]+encoding\s*=\s*["']([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
 _HEADER_CHARSET = re.compile(r"""charset\s*=\s*["']?\s*([a-zA-Z0-9_.:-]+)""", re.IGNORECASE)
 #: The checks of a body's bytes read at most this much of it, taken from windows this long.
@@ -127,8 +137,17 @@ _ASCII_RUN = re.compile(rb"([\x00-\x7f]{16})[\x00-\x7f]{64,}")
 _TLD = re.compile(r"[a-z][a-z0-9-]*")
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
 #: ISO-2022-JP's switch to JIS X 0208 (or half-width katakana): the one 7-bit encoding the
-#: standard has, which browsers' detectors tell by these escapes.
+#: standard decodes, which browsers' detectors tell by these escapes.
 _JIS_ESCAPE = re.compile(rb"\x1b(?:\$[@B]|\(I)")
+#: ISO-2022-KR's designation of KS X 1001, which RFC 1557 puts at the start of the text.
+KR_DESIGNATOR = b"\x1b$)C"
+#: How each 7-bit encoding shows in its bytes: a body declared in one that holds bytes past
+#: ASCII and none of these is in another encoding (a Shift_JIS page under ISO-2022-JP).
+_SEVEN_BIT = {
+    "iso2022_jp_ext": _JIS_ESCAPE,
+    "iso2022_kr": re.compile(re.escape(KR_DESIGNATOR)),
+    "hz": re.compile(rb"~\{"),
+}
 #: How much of an undeclared body is looked at for UTF-16 without a byte-order mark.
 _UTF16_PROBE = 512
 
@@ -216,13 +235,17 @@ def header_encoding(content_type: str | None, body: bytes) -> str | None:
     """The usable encoding a ``Content-Type`` header names for ``body``, if any. A UTF-16 label
     over bytes that are UTF-8 (or ASCII) with no NUL is a server's mistake, not a usable one:
     UTF-16 writes a NUL beside each ASCII character, and markup is full of them (read as
-    UTF-16, such a page was a run of CJK characters)."""
+    UTF-16, such a page was a run of CJK characters); over UTF-16, it is read in the byte
+    order those NULs show."""
     match = _HEADER_CHARSET.search(content_type or "")
     codec = codec_for(match.group(1)) if match else None
     if codec is not None and codec.startswith("utf-16"):
         probe = body[:_UTF16_PROBE]
         if b"\x00" not in probe and (not _NON_ASCII.search(probe) or _utf8_text(probe)):
             return None
+        # The byte order its NULs show: ``utf-16`` names none (browsers take little-endian, RFC
+        # 2781 big-endian), and a page in the other order read as a run of CJK characters.
+        return utf16_without_bom(body) or codec
     return codec
 
 
@@ -285,6 +308,21 @@ def _not_utf8(body: bytes) -> bool:
     marks = sample.decode("utf-8", errors="replace").count("\ufffd")
     lost = marks - sample.decode("utf-8", errors="ignore").count("\ufffd")  # not the page's own U+FFFD
     return lost * 4 > non_ascii
+
+
+def _seven_bit_in(body: bytes, declared: str | None) -> str | None:
+    """The 7-bit encoding whose escapes a body of ASCII bytes holds: the declared one, else
+    ISO-2022-JP or ISO-2022-KR (HZ's ``~{`` is in too much ASCII text to tell it)."""
+    if declared in _SEVEN_BIT:
+        return declared
+    return next((seven for seven in ("iso2022_jp_ext", "iso2022_kr") if _SEVEN_BIT[seven].search(body)), None)
+
+
+def _not_seven_bit(codec: str, body: bytes) -> bool:
+    """Whether ``body``, declared in the 7-bit encoding ``codec``, is in another: it holds bytes
+    past ASCII and none of that encoding's escapes (read so, each such byte was a U+FFFD)."""
+    escapes = _SEVEN_BIT.get(codec)
+    return escapes is not None and bool(_NON_ASCII.search(body)) and not escapes.search(body)
 
 
 def utf16_without_bom(body: bytes) -> str | None:
@@ -380,14 +418,18 @@ def decode(
                 codec = "utf-8"
             elif declared is None and (order := utf16_without_bom(body)) is not None:
                 codec = order
+            elif not _NON_ASCII.search(body) and (seven := _seven_bit_in(body, declared)) is not None:
+                # Escapes no text in another encoding holds: a server's default header (shift_jis,
+                # utf-8) over a page in ISO-2022-JP read as ``$BF|K\8l`` where it says 日本語.
+                codec = seven
             elif declared is None and not _NON_ASCII.search(body):
-                # Plain ASCII reads the same in every web encoding but ISO-2022-JP.
-                codec = "iso2022_jp_ext" if _JIS_ESCAPE.search(body) else "utf-8"
-            elif declared == "utf-8" and _not_utf8(body):
+                codec = "utf-8"  # plain ASCII reads the same in every web encoding but the 7-bit ones
+            elif (declared == "utf-8" and _not_utf8(body)) or _not_seven_bit(declared, body):
                 # A server's default header over a page in a legacy encoding: the page's own
                 # declaration, else detection.
                 own = declared_encoding(body, None, kind)
-                codec = own if own and own != "utf-8" else _detect(body, _tld(url))
+                fits = own and own != "utf-8" and not _not_seven_bit(own, body)
+                codec = own if fits else _detect(body, _tld(url))
             else:
                 codec = declared or _detect(body, _tld(url))
         else:

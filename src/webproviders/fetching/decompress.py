@@ -29,6 +29,27 @@ ZSTD_MAX_WINDOW = 8 * 1024 * 1024
 ZSTD_BLOCK_RATIO = 128 * 1024 // 4
 #: The smallest slice of zstd input decoded at once (at most about two blocks' output).
 ZSTD_MIN_SLICE = 4
+#: How a zstd frame begins, and the most bytes before its window is known (RFC 8878 3.1.1).
+ZSTD_MAGIC = b"\x28\xb5\x2f\xfd"
+ZSTD_HEADER = 14
+
+
+def zstd_window(header: bytes) -> int | None:
+    """The window a zstd frame beginning with ``header`` needs (RFC 8878 3.1.1.1.2: its window
+    descriptor, or in a single segment its content size), or None when ``header`` does not say."""
+    if not header.startswith(ZSTD_MAGIC) or len(header) < 6:
+        return None
+    descriptor = header[4]
+    if not descriptor & 0x20:  # a window descriptor follows
+        exponent, mantissa = header[5] >> 3, header[5] & 7
+        base = 1 << (10 + exponent)
+        return base + base // 8 * mantissa
+    size_bytes = (1, 2, 4, 8)[descriptor >> 6]
+    at = 5 + (0, 1, 2, 4)[descriptor & 3]  # after the dictionary id
+    if len(header) < at + size_bytes:
+        return None
+    size = int.from_bytes(header[at : at + size_bytes], "little")
+    return size + 256 if size_bytes == 2 else size
 
 #: The most input given to zlib at once.
 ZLIB_SLICE = 4096
@@ -184,6 +205,7 @@ class _Zstd:
         self._produced = 0
         self._frame = self._new_frame()
         self._in_frame = False  # a frame has begun and has not reached its end
+        self._header = b""  # the current frame's first bytes, up to ZSTD_HEADER
 
     def feed(self, data: bytes, sink: Sink) -> None:
         view = memoryview(data)
@@ -193,13 +215,21 @@ class _Zstd:
                 self._decode(bytes(view[:size]), sink)
                 view = view[size:]
         except self._error as exc:
+            window = zstd_window(self._header)
+            if window is not None and window > ZSTD_MAX_WINDOW:  # real zstd, refused as RFC 9659 allows
+                raise UnsupportedCoding(
+                    f"it is compressed with zstd in a {window / 2**20:,.0f} MiB window, larger than the "
+                    f"{ZSTD_MAX_WINDOW // 2**20} MiB past which HTTP clients may refuse it (RFC 9659), as browsers do"
+                ) from None
             raise Undecodable(str(exc)) from None
 
     def _decode(self, data: bytes, sink: Sink) -> None:
         # A body may hold several frames: the bytes after one frame's end begin the next.
         while data:
             if self._frame.eof:
-                self._frame = self._new_frame()
+                self._frame, self._header = self._new_frame(), b""
+            if len(self._header) < ZSTD_HEADER:
+                self._header += data[: ZSTD_HEADER - len(self._header)]
             out = self._frame.decompress(data)
             self._in_frame = not self._frame.eof
             data = self._frame.unused_data if self._frame.eof else b""
@@ -266,6 +296,17 @@ def _stage_for(coding: str, limit: int) -> _Stage | None:
     if coding in ("compress", "x-compress"):
         raise UnsupportedCoding(f"it is compressed with '{coding}', which cannot be decoded")
     return None  # "identity", or a label some servers send by mistake ("utf-8"): not a coding
+
+
+#: The codings :func:`_stage_for` knows (decoded, or refused as not decodable here).
+_KNOWN_CODINGS = frozenset({"identity", "gzip", "x-gzip", "deflate", "br", "zstd", "compress", "x-compress"})
+
+
+def undecoded_codings(content_encoding: str) -> list[str]:
+    """The codings of a ``Content-Encoding`` that are read as no coding (a label some servers
+    send by mistake, ``utf-8``; or one no client here decodes, ``xz``): the body came as they left it."""
+    codings = (c.strip().lower() for c in content_encoding.split(","))
+    return [c for c in codings if c and c not in _KNOWN_CODINGS]
 
 
 @functools.lru_cache(maxsize=1)
@@ -372,4 +413,7 @@ class BodyDecoder:
         raise BodyTooLarge()
 
 
-__all__ = ["GZIP_MAGIC", "PIECE", "BodyDecoder", "BodyTooLarge", "Undecodable", "UnsupportedCoding", "accept_encoding"]
+__all__ = [
+    "GZIP_MAGIC", "PIECE", "BodyDecoder", "BodyTooLarge", "Undecodable", "UnsupportedCoding", "accept_encoding",
+    "undecoded_codings",
+]

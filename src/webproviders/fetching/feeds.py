@@ -16,10 +16,26 @@ from .extraction import Format, HtmlDocument
 
 #: The XML declaration: the text is decoded already, and lxml refuses a string that has one.
 _DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
+#: A character reference to half of a UTF-16 pair (``&#xD83D;&#xDE00;``, an emoji as Java and
+#: JavaScript serializers write it): lxml keeps it as bytes no text can be read from, and the
+#: whole feed failed. Hexadecimal D800-DFFF, or decimal from 55000 (the callback checks the rest).
+_SURROGATE_REF = re.compile(r"&#(?:[xX]0*([dD][89a-fA-F][0-9a-fA-F]{2})|0*(5[5-7][0-9]{3}));")
 #: A heading inside an entry's summary: it goes below the entry's own (``##``).
 _SUMMARY_HEADING = re.compile(r"^(#{1,6}) ", re.MULTILINE)
 #: The feed formats by their root element (RSS 0.9x/2.0, RSS 1.0's RDF, Atom).
 _ROOTS = {"rss": "rss", "rdf": "rss", "feed": "atom"}
+
+
+def _surrogate(found: re.Match[str]) -> str:
+    code = int(found[1], 16) if found[1] else int(found[2])
+    return chr(code) if 0xD800 <= code <= 0xDFFF else found[0]
+
+
+def _pairs_joined(xml: str) -> str:
+    """``xml`` with its references to surrogates read as their serializer meant them: a pair as
+    the character it writes (😀), a half on its own as U+FFFD."""
+    joined, count = _SURROGATE_REF.subn(_surrogate, xml)
+    return joined.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace") if count else xml
 
 
 def _local(element: Any) -> str:
@@ -104,7 +120,7 @@ def feed_document(xml: str, url: str, *, fmt: Format = "markdown") -> HtmlDocume
         resolve_entities=False, no_network=True, load_dtd=False, recover=True, remove_comments=True, remove_pis=True
     )
     try:
-        root = etree.fromstring(_DECLARATION.sub("", xml, count=1), parser)
+        root = etree.fromstring(_pairs_joined(_DECLARATION.sub("", xml, count=1)), parser)
     except (etree.XMLSyntaxError, ValueError):
         return None
     kind = _ROOTS.get(_local(root)) if root is not None else None

@@ -19,6 +19,7 @@ from ..envelope import cut_page, truncate
 from ..errors import TooLargeError, UnsupportedError
 from ..urls import query_in_encoding, shorten
 from .charset import decode
+from .decompress import undecoded_codings
 from .extraction import HtmlDocument, html_document
 from .extractpool import extraction_pool
 from .feeds import feed_document
@@ -47,7 +48,10 @@ NO_TEXT = (
 )
 #: Frames named in the sentence about a frameset page (a crawl follows all of them).
 FRAMES_NAMED = 5
-_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.MULTILINE)
+#: An ATX heading's line, whose closing ``#``s are cut in :func:`_passthrough_title`: a pattern
+#: that cut them too (``\s*#*\s*$`` after a lazy title) took time cubic in a run of spaces, and a
+#: 5 KB file held the event loop for minutes.
+_HEADING = re.compile(r"^#{1,6}[ \t]+(\S.*)$", re.MULTILINE)
 
 
 class NotAPage(UnsupportedError):
@@ -78,11 +82,15 @@ def _base_metadata(result: FetchResult, mime: str) -> dict[str, Any]:
 
 
 def _passthrough_title(text: str, kind: str) -> str:
-    if kind == "markdown":
-        match = _HEADING.search(text)
-        if match:
-            return match.group(1).strip()
-    return ""
+    """A markdown file's first heading, without its closing ``#``s (CommonMark's: after a space,
+    so that ``# C#`` is ``C#``); other text has no title."""
+    if kind != "markdown" or (match := _HEADING.search(text)) is None:
+        return ""
+    title = match.group(1).strip()
+    unclosed = title.rstrip("#")
+    if unclosed != title and (not unclosed or unclosed[-1] in " \t"):
+        title = unclosed.strip()
+    return title
 
 
 def _finish(item: dict[str, Any], options: PageOptions) -> dict[str, Any]:
@@ -105,6 +113,13 @@ async def render(
     url = result.url
     metadata = _base_metadata(result, mime)
     if kind == "binary":
+        codings = undecoded_codings(result.headers.get("content-encoding", ""))
+        if textual(mime) and codings:  # the bytes are most likely still compressed
+            raise NotAPage(
+                f"{url} is served as {mime}, but its bytes are binary: its Content-Encoding, "
+                f"'{', '.join(codings)}', is not one decoded here, and they are most likely still in it; "
+                "it cannot be extracted."
+            )
         if textual(mime):  # "is text/plain, not a page with text" contradicted itself
             raise NotAPage(
                 f"{url} is served as {mime}, but its bytes are binary (NUL or control bytes), not text; "

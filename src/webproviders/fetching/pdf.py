@@ -3,6 +3,7 @@
 :func:`pdf_text` runs in an extraction worker process. A small PDF can be expensive: many
 pages may share one huge content stream, so the pages read are capped before parsing, and
 reading stops early once the page has used its CPU budget, keeping the pages read so far.
+A stream that inflates past pypdf's own limit (a decompression bomb) is ``too_large``.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import io
 import time
 from typing import Any
 
-from ..errors import ParseError, UnsupportedError
+from ..errors import ParseError, TooLargeError, UnsupportedError
 
 
 def pypdf_installed() -> bool:
@@ -31,7 +32,7 @@ def pdf_text(content: bytes, url: str, *, max_pages: int, cpu_budget: float) -> 
     after ``cpu_budget`` CPU seconds (blocking; needs ``pypdf``)."""
     try:
         from pypdf import PdfReader
-        from pypdf.errors import PdfReadError
+        from pypdf.errors import DependencyError, LimitReachedError, PyPdfError
     except ImportError:
         raise missing_pypdf(url) from None
     started = time.process_time()
@@ -50,7 +51,18 @@ def pdf_text(content: bytes, url: str, *, max_pages: int, cpu_budget: float) -> 
         author = str(info.author).strip() if info is not None and info.author else None
     except UnsupportedError:
         raise
-    except (PdfReadError, ValueError, KeyError, TypeError, AttributeError) as exc:
+    except DependencyError as exc:  # an AES-encrypted PDF (most locked against printing only) without cryptography
+        raise UnsupportedError(
+            f"{url} is a PDF that pypdf reads only with a package that is not installed here ({exc}); "
+            "pip install 'webproviders[pdf]' installs it."
+        ) from None
+    except LimitReachedError:
+        raise TooLargeError(
+            f"{url} is a PDF whose compressed content expands past the size pypdf reads a stream to "
+            "(a decompression bomb, most often); it was not read."
+        ) from None
+    # pypdf's own asserts, and its recursion through nested arrays, fail on damaged files too.
+    except (PyPdfError, ValueError, KeyError, TypeError, AttributeError, AssertionError, RecursionError) as exc:
         raise ParseError(f"{url} could not be read as a PDF: {exc}.") from None
     metadata: dict[str, Any] = {"pages": len(pages), "author": author}
     if len(texts) < len(pages):

@@ -10,7 +10,7 @@ import codecs
 import re
 from typing import Literal
 
-from .charset import header_encoding, utf16_without_bom
+from .charset import KR_DESIGNATOR, header_encoding, utf16_without_bom
 
 Kind = Literal["html", "markdown", "text", "json", "xml", "pdf", "binary"]
 
@@ -139,24 +139,35 @@ def _as_utf8(content_type: str | None, head: bytes) -> bytes:
         return head
 
 
+#: Top-level types that are no page whatever their bytes (an SVG drawing is XML text).
+_MEDIA = ("image", "audio", "video", "font", "model")
+
+
 def textual(mime: str) -> bool:
-    """Whether ``mime`` names a type of text, which a body of binary bytes then only claims to be."""
+    """Whether ``mime`` names a type of text, which a body of binary bytes then only claims to be
+    (``image/svg+xml`` is an image, refused as one)."""
+    if mime.split("/", 1)[0] in _MEDIA:
+        return False
     return mime.startswith("text/") or mime in _DECLARED or mime.endswith(("+json", "+xml"))
 
 
 def _looks_binary(head: bytes) -> bool:
     """NUL bytes or many control bytes in the first KiB: not text. ESC is not one of them (as in
     the WHATWG MIME Sniffing Standard): ISO-2022-JP text switches with it, between each run of
-    Japanese and ASCII (a date such as 2024年5月1日 holds four)."""
+    Japanese and ASCII (a date such as 2024年5月1日 holds four). Nor are SO and SI after
+    ISO-2022-KR's designation, with which its text switches between Korean and ASCII."""
     sample = head[:1024]
     if b"\x00" in sample:
         return True
-    controls = sum(1 for b in sample if b < 9 or 13 < b < 32 and b != 0x1B)
+    shifts = (0x0E, 0x0F) if KR_DESIGNATOR in sample else ()
+    controls = sum(1 for b in sample if (b < 9 or 13 < b < 32 and b != 0x1B) and b not in shifts)
     return bool(sample) and controls / len(sample) > 0.1
 
 
 def _guess_text_kind(head: bytes) -> Kind:
     start = _strip_prefix(head)
+    if _FEED_START.match(start):  # a feed script that sets no type, or application/octet-stream
+        return "xml"
     if _HTML_START.match(start):
         return "html"
     if start.startswith(b"<?xml"):
@@ -181,7 +192,7 @@ def sniff(content_type: str | None, head: bytes) -> tuple[Kind, str]:
     magic = _binary_magic(head)
     if magic is not None:
         return "binary", magic
-    if declared.split("/", 1)[0] in ("image", "audio", "video", "font", "model"):
+    if declared.split("/", 1)[0] in _MEDIA:
         return "binary", declared
     head = _as_utf8(content_type, head)
     kind = _DECLARED.get(declared)
