@@ -300,6 +300,16 @@ def test_the_beginning_of_a_sitemap_gives_its_whole_urls() -> None:
     assert parse_sitemap(head, cut=True).pages == ["https://example.com/a"]
 
 
+def test_a_sitemap_entry_referring_to_half_a_utf16_pair_is_left_out_alone() -> None:
+    """``&#xD800;`` names no character lxml can hand over: reading that entry raised, and the
+    crawl dropped the whole sitemap with a provider_error warning."""
+    body = (
+        b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9"><url><loc>https://example.com/a&#xD800;</loc>'
+        b"</url><url><loc>https://example.com/b</loc></url></urlset>"
+    )
+    assert parse_sitemap(body).pages == ["https://example.com/b"]
+
+
 def test_sitemap_entities_are_not_expanded(tmp_path: Any) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("TOP-SECRET")

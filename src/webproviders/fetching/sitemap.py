@@ -48,7 +48,10 @@ def parse_sitemap(content: bytes, cut: bool = False, content_type: str | None = 
     is_index = kind == "sitemapindex"
     # Each entry's own <loc>, not the <image:loc> of a picture on the page (image sitemaps).
     for element in root.iterfind("{*}sitemap/{*}loc" if is_index else "{*}url/{*}loc"):
-        text = (element.text or "").strip()
+        try:
+            text = (element.text or "").strip()
+        except UnicodeDecodeError:  # a reference to half a UTF-16 pair (&#xD800;): no URL, and not the file's end
+            continue
         if text:
             (result.children if is_index else result.pages).append(text)
     if cut:
