@@ -176,10 +176,12 @@ def _timed_out(name: str, timeout: float, record: Attempt) -> WebTimeoutError:
 
 def _read_late(name: str, timeout: float) -> WebTimeoutError:
     """An answer that was still being read (parsed, turned into hits) when the time ran out:
-    it is dropped, never handed back as a success after the deadline."""
+    it is dropped, never handed back as a success after the deadline. An ``async`` method that
+    blocks ends here too, so both causes are named: the answer's size alone misled its author."""
     return WebTimeoutError(
         f"{name} answered, but its answer was still being read when its {timeout:.1f} s ran out, so it "
-        "was dropped: a very large answer takes long to read; give the call more time.",
+        "was dropped: a very large answer takes long to read (give the call more time), and so does a "
+        "provider's async code that blocks without awaiting (its plugin's to fix).",
         provider=name,
     )
 
