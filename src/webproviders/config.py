@@ -888,16 +888,26 @@ _CACHE_KEY_OF = {"redis": "url", "sqlite": "path"}
 
 
 def _warn_unread_cache_keys(tree: dict[str, Any], source: str, lines: dict[str, int]) -> None:
-    """``web.cache.url`` (or ``path``) beside a ``backend`` that does not read it: left out,
-    a url selects redis, so a ``backend: memory`` kept from the example while its ``url`` line
-    is uncommented gave a fleet a cache per process, without a word."""
+    """``web.cache.url`` (or ``path``) beside a ``backend`` that does not read it, or a ``path``
+    beside a ``url`` that selects redis: a ``backend: memory`` kept from the example while its
+    ``url`` line is uncommented gave a fleet a cache per process, without a word."""
     web = tree.get("web")
     cache = web.get("cache") if isinstance(web, dict) else None
-    if not isinstance(cache, dict) or cache.get("backend") not in ("memory", "sqlite", "redis"):
+    if not isinstance(cache, dict):
         return
     from .validation_problems import on_line
 
-    backend = cache["backend"]
+    if "backend" not in cache and cache.get("url") and cache.get("path"):
+        # a url selects redis before a path selects sqlite, so the path alone went unread
+        log.warning(
+            "Config key 'web.cache.path' in %s%s is not used: web.cache.url selects the redis backend, "
+            "and only the sqlite backend reads it. Set backend: sqlite (or leave url out) to use it.",
+            source, on_line(lines, "web.cache.path"),
+        )
+        return
+    backend = cache.get("backend")
+    if backend not in ("memory", "sqlite", "redis"):
+        return
     for wanted, key in _CACHE_KEY_OF.items():
         if backend != wanted and cache.get(key):
             log.warning(

@@ -619,6 +619,24 @@ def test_the_example_s_cache_url_line_uncommented_selects_redis(
     ]
 
 
+def test_a_cache_path_beside_a_url_without_a_backend_is_named_as_unread(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Uncommenting both the ``url:`` and the ``path:`` line of the example's cache section
+    selects redis, which reads no path: the file named went unused without a word, where
+    docs/configuration.md says a path beside a backend other than sqlite is named."""
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "web:\n  cache:\n    url: redis://cache.internal:6379/0\n    path: /var/cache/webproviders.sqlite3\n"
+    )
+    with caplog.at_level(logging.WARNING, logger="webproviders.config"):
+        assert load_config(path).web.cache.backend == "redis"
+    assert caplog.messages == [
+        f"Config key 'web.cache.path' in {path} (line 4) is not used: web.cache.url selects the redis backend, "
+        "and only the sqlite backend reads it. Set backend: sqlite (or leave url out) to use it."
+    ]
+
+
 @pytest.mark.parametrize(("value", "on"), [("false", False), ("Off", False), ("0", False), ("true", True), ("", True)])
 def test_cache_and_usage_switched_by_a_variable(value: str, on: bool) -> None:
     """``${VAR}`` always gives text: ``cache: ${CACHE}`` with CACHE=false was refused as
