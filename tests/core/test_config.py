@@ -318,6 +318,14 @@ def test_a_wrong_kind_under_a_union_key_keeps_its_siblings_problems() -> None:
             {"cache": {"url": "rediss://:Pw0rdSecret@cache.internal:6380/0?ssl_cert_reqs=sometimes"}},
             "web.cache.url", "has a setting the Redis client cannot read (Invalid SSL Certificate Requirements Flag",
         ),
+        (
+            {"usage": {"url": "redis://:Pw0rdSecret@usage.internal:6379/0?ssl_cert_reqs=required"}},
+            "web.usage.url", "has a setting the Redis client does not take at a redis:// address: ssl_cert_reqs",
+        ),
+        (
+            {"rate_limit": {"url": "redis://:Pw0rdSecret@limits.internal:6379/0?socket_timout=1"}},
+            "web.rate_limit.url", "does not take at a redis:// address: socket_timout",
+        ),
         ({"proxy": "ftp://user:Pw0rdSecret@proxy.internal:3128"}, "web.proxy", "http://, https://, socks5://"),
         ({"proxy": "proxy.internal:3128"}, "web.proxy", "http://, https://, socks5://"),
         ({"proxy": "http://user:Pw0rdSecret@proxy.internal:31x8"}, "web.proxy", "its port is not a number"),
