@@ -526,8 +526,10 @@ class ProviderSettings(Section):
         return [k for k in keys if k]
 
     def option(self, key: str, default: Any = None) -> Any:
-        """A vendor-specific key (``model``, ``search_depth``, ...)."""
-        return (self.model_extra or {}).get(key, default)
+        """A vendor-specific key (``model``, ``search_depth``, ...); ``default`` when it is left
+        out or empty, as an unset ``${VAR}`` leaves it: not set, as for every other key."""
+        value = (self.model_extra or {}).get(key)
+        return default if value is None or value == "" else value
 
     def answer_cap(self) -> int:
         """The most bytes one answer of this vendor may have, however it arrives."""
