@@ -831,6 +831,22 @@ ALLOW_PRIVATE_ENV = "WEB_ALLOW_PRIVATE_NETWORKS"
 SWITCH_ON, SWITCH_OFF = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
+def spelled(value: Any) -> Any:
+    """A provider's own key given as text, as a ``${VAR}`` always gives it, read as the number
+    or switch it spells (as YAML reads those words unquoted), for keys that take one; any
+    other value as it is."""
+    if not isinstance(value, str):
+        return value
+    word = value.strip()
+    for number in (int, float):
+        try:
+            return number(word)
+        except ValueError:
+            pass
+    lowered = word.lower()
+    return True if lowered in SWITCH_ON else False if lowered in SWITCH_OFF else value
+
+
 def _apply_env_overrides(data: dict[str, Any], environ: dict[str, str] | os._Environ[str]) -> None:
     web = data.setdefault("web", {}) if isinstance(data.get("web", {}), dict) else None
     if web is None:
