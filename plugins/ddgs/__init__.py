@@ -90,6 +90,12 @@ DEFAULT_MEMORY_MB = 1024
 MIN_MEMORY_MB = 384
 
 
+def _engines(value: Any) -> str:
+    """ddgs's ``backend``: ``auto``, ``"duckduckgo,bing"``, or a YAML list of engine names,
+    which ddgs takes joined by commas (its text, ``['duckduckgo', 'bing']``, named none)."""
+    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
+
+
 def memory_limit(value: Any) -> int:
     """The worker's memory limit a config gives, checked (a wrong one is named, not guessed at)."""
     if isinstance(value, bool) or not isinstance(value, int) or value < MIN_MEMORY_MB:
@@ -156,7 +162,7 @@ class DDGSProvider(WebSearchProvider):
             "safesearch": _SAFESEARCH[options.get("safe_search", "moderate")],
             "timelimit": _TIMELIMIT.get(options.get("time_range", "")),
             "max_results": limit,
-            "backend": str(settings.option("backend", "auto")),
+            "backend": _engines(settings.option("backend", "auto")),
             "proxy": self._proxy(),
             "timeout": int(settings.timeout or 10),
             # TLS trusts what the environment says, as httpx does (a proxy's own CA, say).

@@ -209,6 +209,15 @@ def test_results_are_normalised(proxy: Proxy, ddgs_config: Callable[..., Any]) -
     assert len(dispatch_search("rust async", 2, backend="ddgs", config=ddgs_config(), timeout=20)["data"]["web"]) == 2
 
 
+def test_engines_given_as_a_list_are_searched(proxy: Proxy, ddgs_config: Callable[..., Any]) -> None:
+    """docs/providers/stub-ddgs.md: ``backend`` is ``auto`` or a list of engines. A YAML list
+    reached ddgs as its Python text, ``['duckduckgo']``, which names no engine, so ddgs asked
+    every engine it has instead (one connection through the proxy each)."""
+    envelope = dispatch_search("rust async", 5, backend="ddgs", config=ddgs_config(backend=["duckduckgo"]), timeout=20)
+    assert envelope["success"] is True and envelope["data"]["web"], envelope
+    assert len(proxy.times) == 1 and proxy.forms[-1]["q"] == "rust async"
+
+
 def test_common_options_are_mapped(proxy: Proxy, ddgs_config: Callable[..., Any]) -> None:
     envelope = dispatch_search(
         "rust", 3, backend="ddgs", config=ddgs_config(), timeout=20,
