@@ -39,6 +39,7 @@ from webproviders.kit import (
     proxy_refused,
     remember,
     site_query,
+    spelled,
     url_credentials,
     warn_unknown,
 )
@@ -167,7 +168,7 @@ class DDGSProvider(WebSearchProvider):
             "timeout": int(settings.timeout or 10),
             # TLS trusts what the environment says, as httpx does (a proxy's own CA, say).
             "verify": os.environ.get("SSL_CERT_FILE") or True,
-            "memory_mb": memory_limit(settings.option("max_memory_mb", DEFAULT_MEMORY_MB)),
+            "memory_mb": memory_limit(spelled(settings.option("max_memory_mb", DEFAULT_MEMORY_MB))),
         }
         left = remaining_time()
         cap = settings.answer_cap()

@@ -218,6 +218,16 @@ def test_engines_given_as_a_list_are_searched(proxy: Proxy, ddgs_config: Callabl
     assert len(proxy.times) == 1 and proxy.forms[-1]["q"] == "rust async"
 
 
+def test_a_memory_limit_from_a_variable_is_read_as_its_number(
+    proxy: Proxy, ddgs_config: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``max_memory_mb: ${DDGS_MEMORY_MB}`` always gives text: ``'1024'`` made every search
+    ``not_configured`` ("it is '1024'")."""
+    monkeypatch.setenv("DDGS_MEMORY_MB", "1024")
+    envelope = dispatch_search("rust async", 5, backend="ddgs", config=ddgs_config(max_memory_mb="${DDGS_MEMORY_MB}"), timeout=20)
+    assert envelope["success"] is True, envelope
+
+
 def test_common_options_are_mapped(proxy: Proxy, ddgs_config: Callable[..., Any]) -> None:
     envelope = dispatch_search(
         "rust", 3, backend="ddgs", config=ddgs_config(), timeout=20,
