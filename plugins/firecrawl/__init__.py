@@ -115,10 +115,10 @@ class FirecrawlProvider(SDKProvider):
         from webproviders.kit import Pacer, page_error, say_empty_pages, time_budget, within
 
         from .errors import ACCOUNT_CODES, failure, refuses_only_the_url
-        from .mapping import page, scrape_request, setting
+        from .mapping import page, scrape_request
 
         request = scrape_request(kwargs, self.settings, self._timeout_ms())
-        at_once = setting(self.settings, "concurrency", DEFAULT_CONCURRENCY)
+        at_once = self.settings.number("concurrency", DEFAULT_CONCURRENCY)
         gate = asyncio.Semaphore(at_once)
 
         async def send(key: str | None) -> list[dict[str, Any]]:
@@ -190,10 +190,10 @@ class FirecrawlProvider(SDKProvider):
         from webproviders.kit import say_empty_pages
 
         from . import job
-        from .mapping import crawl_request, page, setting
+        from .mapping import crawl_request, page
 
         request = crawl_request(kwargs, self.settings)
-        interval = float(setting(self.settings, "poll_interval", DEFAULT_POLL_INTERVAL, whole=False))
+        interval = float(self.settings.number("poll_interval", DEFAULT_POLL_INTERVAL, whole=False))
 
         async def send(key: str | None) -> list[dict[str, Any]]:
             firecrawl, log = await self._sdk(key)

@@ -3,14 +3,12 @@ answers to our hits and pages."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from webproviders import (
     BlockedError,
     InvalidInputError,
-    NotConfiguredError,
     NotFoundError,
     ParseError,
     ProviderError,
@@ -153,26 +151,12 @@ def scrape_request(
     return request
 
 
-def setting(settings: ProviderSettings, key: str, default: float, *, whole: bool = True) -> Any:
-    """``web.providers.firecrawl.<key>``, a number above 0 (a ``${VAR}``'s text read as one).
-    Another value is the set-up's to fix, named by its key: ``int('many')`` failed the call as
-    Firecrawl's ``provider_error``, held against its health, naming no setting."""
-    value = spelled(settings.option(key, default))
-    kinds = int if whole else (int, float)
-    if isinstance(value, bool) or not isinstance(value, kinds) or not 0 < value < math.inf:
-        kind = "a whole number" if whole else "a number of seconds"
-        raise NotConfiguredError(
-            f"web.providers.firecrawl.{key} must be {kind} above 0, not {value!r}.", provider="firecrawl"
-        )
-    return value
-
-
 def crawl_request(options: dict[str, Any], settings: ProviderSettings) -> dict[str, Any]:
     """Keyword arguments for ``AsyncFirecrawl.start_crawl`` (after the URL)."""
     warn_unknown("firecrawl", options, frozenset(CRAWL_FIELDS))
     check_kinds("firecrawl", options, CRAWL_KINDS)
     request: dict[str, Any] = {
-        "limit": setting(settings, "max_pages", DEFAULT_MAX_PAGES),
+        "limit": settings.number("max_pages", DEFAULT_MAX_PAGES),
         "formats": ["markdown"],
         "only_main_content": bool(spelled(settings.option("only_main_content", True))),
     }

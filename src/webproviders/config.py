@@ -531,6 +531,21 @@ class ProviderSettings(Section):
         value = (self.model_extra or {}).get(key)
         return default if value is None or value == "" else value
 
+    def number(self, key: str, default: float | None, *, whole: bool = True) -> Any:
+        """Vendor key ``key``, a number above 0 (a ``${VAR}``'s text read as one), else
+        ``default``. Another value is the set-up's to fix, named by its key: ``int('many')``
+        failed the call as the vendor's ``provider_error``, held against its health."""
+        value = spelled(self.option(key, default))
+        if value is None:
+            return None
+        kinds = int if whole else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kinds) or not 0 < value < math.inf:
+            from .errors import NotConfiguredError  # here: only a bad setting needs it
+
+            kind = "a whole number" if whole else "a number"
+            raise NotConfiguredError(f"{self.key(key)} must be {kind} above 0, not {value!r}.")
+        return value
+
     def answer_cap(self) -> int:
         """The most bytes one answer of this vendor may have, however it arrives."""
         return self.max_response_bytes or VENDOR_MAX_BYTES
