@@ -12,7 +12,15 @@ from collections.abc import Mapping
 from typing import Any
 
 from webproviders import NotConfiguredError, ParseError
-from webproviders.kit import SWITCH, TEXT, VendorProvider, answer_objects, check_kinds, warn_unknown
+from webproviders.kit import (
+    SWITCH,
+    TEXT,
+    VendorProvider,
+    answer_objects,
+    check_kinds,
+    spelled,
+    warn_unknown,
+)
 
 from .errors import classify
 
@@ -89,7 +97,7 @@ class BochaProvider(VendorProvider):
         return min(MAX_COUNT, _whole_number(configured, name))
 
     def request_body(self, query: str, count: int, options: dict[str, Any]) -> dict[str, Any]:
-        summary = options.get("summary", self.settings.option("summary", False))
+        summary = options.get("summary", spelled(self.settings.option("summary", False)))  # "false" from a ${VAR}
         body: dict[str, Any] = {
             "query": query,
             "count": max(MIN_COUNT, min(MAX_COUNT, count)),

@@ -39,6 +39,7 @@ from webproviders.kit import (
     proxy_refused,
     remember,
     site_query,
+    spelled,
     url_credentials,
     warn_unknown,
 )
@@ -88,6 +89,12 @@ NO_RESULTS_WARNING = (
 #: and its HTTP client need about 270 MiB of it before any answer arrives.
 DEFAULT_MEMORY_MB = 1024
 MIN_MEMORY_MB = 384
+
+
+def _engines(value: Any) -> str:
+    """ddgs's ``backend``: ``auto``, ``"duckduckgo,bing"``, or a YAML list of engine names,
+    which ddgs takes joined by commas (its text, ``['duckduckgo', 'bing']``, named none)."""
+    return ",".join(map(str, value)) if isinstance(value, list) else str(value)
 
 
 def memory_limit(value: Any) -> int:
@@ -156,12 +163,12 @@ class DDGSProvider(WebSearchProvider):
             "safesearch": _SAFESEARCH[options.get("safe_search", "moderate")],
             "timelimit": _TIMELIMIT.get(options.get("time_range", "")),
             "max_results": limit,
-            "backend": str(settings.option("backend", "auto")),
+            "backend": _engines(settings.option("backend", "auto")),
             "proxy": self._proxy(),
             "timeout": int(settings.timeout or 10),
             # TLS trusts what the environment says, as httpx does (a proxy's own CA, say).
             "verify": os.environ.get("SSL_CERT_FILE") or True,
-            "memory_mb": memory_limit(settings.option("max_memory_mb", DEFAULT_MEMORY_MB)),
+            "memory_mb": memory_limit(spelled(settings.option("max_memory_mb", DEFAULT_MEMORY_MB))),
         }
         left = remaining_time()
         cap = settings.answer_cap()

@@ -148,7 +148,8 @@ def extract_request(
 
 def text_limit(options: dict[str, Any], settings: ProviderSettings) -> int | None:
     """The characters of page text asked for (``max_characters``), if capped."""
-    limit = options.get("max_characters", settings.option("max_characters"))
+    limit = options.get("max_characters")
+    limit = settings.number("max_characters", None) if limit is None else limit
     return int(limit) if limit else None
 
 

@@ -118,7 +118,7 @@ class FirecrawlProvider(SDKProvider):
         from .mapping import page, scrape_request
 
         request = scrape_request(kwargs, self.settings, self._timeout_ms())
-        at_once = int(self.settings.option("concurrency", DEFAULT_CONCURRENCY))
+        at_once = self.settings.number("concurrency", DEFAULT_CONCURRENCY)
         gate = asyncio.Semaphore(at_once)
 
         async def send(key: str | None) -> list[dict[str, Any]]:
@@ -193,7 +193,7 @@ class FirecrawlProvider(SDKProvider):
         from .mapping import crawl_request, page
 
         request = crawl_request(kwargs, self.settings)
-        interval = float(self.settings.option("poll_interval", DEFAULT_POLL_INTERVAL))
+        interval = float(self.settings.number("poll_interval", DEFAULT_POLL_INTERVAL, whole=False))
 
         async def send(key: str | None) -> list[dict[str, Any]]:
             firecrawl, log = await self._sdk(key)

@@ -25,6 +25,7 @@ from webproviders.kit import (
     check_kinds,
     language_code,
     site_query,
+    spelled,
     warn_unknown,
 )
 
@@ -133,7 +134,7 @@ def scrape_request(
     check_kinds("firecrawl", options, EXTRACT_KWARGS)
     request: dict[str, Any] = {
         "formats": ["markdown"],
-        "only_main_content": bool(settings.option("only_main_content", True)),
+        "only_main_content": bool(spelled(settings.option("only_main_content", True))),
         "timeout": timeout_ms,
     }
     request.update({key: options[key] for key in EXTRACT_KWARGS if options.get(key) is not None})
@@ -155,9 +156,9 @@ def crawl_request(options: dict[str, Any], settings: ProviderSettings) -> dict[s
     warn_unknown("firecrawl", options, frozenset(CRAWL_FIELDS))
     check_kinds("firecrawl", options, CRAWL_KINDS)
     request: dict[str, Any] = {
-        "limit": int(settings.option("max_pages", DEFAULT_MAX_PAGES)),
+        "limit": settings.number("max_pages", DEFAULT_MAX_PAGES),
         "formats": ["markdown"],
-        "only_main_content": bool(settings.option("only_main_content", True)),
+        "only_main_content": bool(spelled(settings.option("only_main_content", True))),
     }
     for ours, theirs in CRAWL_FIELDS.items():
         if options.get(ours) is not None:

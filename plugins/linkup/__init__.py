@@ -12,7 +12,7 @@ from datetime import date, timedelta
 from typing import Any
 
 from webproviders import InvalidInputError, PluginContext
-from webproviders.kit import SWITCH, VendorProvider, check_kinds, fetch_each, warn_unknown
+from webproviders.kit import SWITCH, VendorProvider, check_kinds, fetch_each, spelled, warn_unknown
 
 from .parse import NoResults, classify, parse_hits, parse_page
 
@@ -63,7 +63,7 @@ class LinkupProvider(VendorProvider):
         warn_unknown(self.name, kwargs, frozenset({"render_js"}))
         # bool("false") is True: JavaScript rendering at five times the price
         check_kinds(self.name, kwargs, {"render_js": SWITCH})
-        render_js = kwargs.get("render_js", self.settings.option("render_js"))
+        render_js = kwargs.get("render_js", spelled(self.settings.option("render_js")))  # "false" from a ${VAR}
 
         async def fetch(url: str) -> dict[str, Any]:
             body: dict[str, Any] = {"url": url}

@@ -163,7 +163,8 @@ def extract_request(
 
 def text_limit(options: dict[str, Any], settings: ProviderSettings) -> int | None:
     """The characters of full content asked for per page (``max_chars_per_result``), if capped."""
-    limit = options.get("max_chars_per_result", settings.option("max_chars_per_result"))
+    limit = options.get("max_chars_per_result")
+    limit = settings.number("max_chars_per_result", None) if limit is None else limit
     return int(limit) if limit else None
 
 

@@ -19,6 +19,7 @@ _WORD = re.compile(r"[a-z0-9]+")
 _STUB_SITE = "https://stub.example.com"
 #: How many results a stub search can produce at most (the dispatcher caps to ``limit``).
 _MAX_RESULTS = 50
+_MAX_PAGES = 10  # the seed and at most 9 pages below it
 NOTICE = (
     "These are offline placeholder results from the stub backend, not from the web: "
     "no real backend is configured for this call."
@@ -83,7 +84,8 @@ class StubProvider(WebSearchProvider):
 
     def crawl(self, url: str, **kwargs: Any) -> dict[str, Any]:
         max_pages = kwargs.get("max_pages", 3)
-        count = max_pages if isinstance(max_pages, int) and 0 < max_pages <= 10 else 3
+        # A larger max_pages is held to the cap, as search holds a larger limit, not dropped.
+        count = min(max_pages, _MAX_PAGES) if isinstance(max_pages, int) and max_pages > 0 else 3
         base = url.rstrip("/")
         pages = [self._page(url, depth=0)]
         pages += [self._page(f"{base}/page-{i}", depth=1) for i in range(1, count)]

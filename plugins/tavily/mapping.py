@@ -196,7 +196,7 @@ def crawl_request(url: str, options: dict[str, Any], settings: ProviderSettings)
     request: dict[str, Any] = {
         "url": url,
         "format": page_format(options),
-        "limit": int(settings.option("max_pages", DEFAULT_MAX_PAGES)),
+        "limit": settings.number("max_pages", DEFAULT_MAX_PAGES),
     }
     depth = settings.option("extract_depth")
     if depth:

@@ -55,7 +55,7 @@ class XaiProvider(VendorProvider):
     async def search(self, query: str, limit: int = 5, **options: Any) -> list[dict[str, Any]]:
         warn_unknown(self.name, options, frozenset(), search=True)
         body = build_body(
-            self.model(), query, limit, options, self.name, self.settings.option("max_tool_calls")
+            self.model(), query, limit, options, self.name, self.settings.number("max_tool_calls", None)
         )
         prompted = [option for option in _PROMPTED if options.get(option)]
         if prompted:

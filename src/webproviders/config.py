@@ -526,8 +526,25 @@ class ProviderSettings(Section):
         return [k for k in keys if k]
 
     def option(self, key: str, default: Any = None) -> Any:
-        """A vendor-specific key (``model``, ``search_depth``, ...)."""
-        return (self.model_extra or {}).get(key, default)
+        """A vendor-specific key (``model``, ``search_depth``, ...); ``default`` when it is left
+        out or empty, as an unset ``${VAR}`` leaves it: not set, as for every other key."""
+        value = (self.model_extra or {}).get(key)
+        return default if value is None or value == "" else value
+
+    def number(self, key: str, default: float | None, *, whole: bool = True) -> Any:
+        """Vendor key ``key``, a number above 0 (a ``${VAR}``'s text read as one), else
+        ``default``. Another value is the set-up's to fix, named by its key: ``int('many')``
+        failed the call as the vendor's ``provider_error``, held against its health."""
+        value = spelled(self.option(key, default))
+        if value is None:
+            return None
+        kinds = int if whole else (int, float)
+        if isinstance(value, bool) or not isinstance(value, kinds) or not 0 < value < math.inf:
+            from .errors import NotConfiguredError  # here: only a bad setting needs it
+
+            kind = "a whole number" if whole else "a number"
+            raise NotConfiguredError(f"{self.key(key)} must be {kind} above 0, not {value!r}.")
+        return value
 
     def answer_cap(self) -> int:
         """The most bytes one answer of this vendor may have, however it arrives."""
@@ -829,6 +846,22 @@ ALLOW_PRIVATE_ENV = "WEB_ALLOW_PRIVATE_NETWORKS"
 SWITCH_ON, SWITCH_OFF = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
+def spelled(value: Any) -> Any:
+    """A provider's own key given as text, as a ``${VAR}`` always gives it, read as the number
+    or switch it spells (as YAML reads those words unquoted), for keys that take one; any
+    other value as it is."""
+    if not isinstance(value, str):
+        return value
+    word = value.strip()
+    for number in (int, float):
+        try:
+            return number(word)
+        except ValueError:
+            pass
+    lowered = word.lower()
+    return True if lowered in SWITCH_ON else False if lowered in SWITCH_OFF else value
+
+
 def _apply_env_overrides(data: dict[str, Any], environ: dict[str, str] | os._Environ[str]) -> None:
     web = data.setdefault("web", {}) if isinstance(data.get("web", {}), dict) else None
     if web is None:
@@ -888,16 +921,26 @@ _CACHE_KEY_OF = {"redis": "url", "sqlite": "path"}
 
 
 def _warn_unread_cache_keys(tree: dict[str, Any], source: str, lines: dict[str, int]) -> None:
-    """``web.cache.url`` (or ``path``) beside a ``backend`` that does not read it: left out,
-    a url selects redis, so a ``backend: memory`` kept from the example while its ``url`` line
-    is uncommented gave a fleet a cache per process, without a word."""
+    """``web.cache.url`` (or ``path``) beside a ``backend`` that does not read it, or a ``path``
+    beside a ``url`` that selects redis: a ``backend: memory`` kept from the example while its
+    ``url`` line is uncommented gave a fleet a cache per process, without a word."""
     web = tree.get("web")
     cache = web.get("cache") if isinstance(web, dict) else None
-    if not isinstance(cache, dict) or cache.get("backend") not in ("memory", "sqlite", "redis"):
+    if not isinstance(cache, dict):
         return
     from .validation_problems import on_line
 
-    backend = cache["backend"]
+    if "backend" not in cache and cache.get("url") and cache.get("path"):
+        # a url selects redis before a path selects sqlite, so the path alone went unread
+        log.warning(
+            "Config key 'web.cache.path' in %s%s is not used: web.cache.url selects the redis backend, "
+            "and only the sqlite backend reads it. Set backend: sqlite (or leave url out) to use it.",
+            source, on_line(lines, "web.cache.path"),
+        )
+        return
+    backend = cache.get("backend")
+    if backend not in ("memory", "sqlite", "redis"):
+        return
     for wanted, key in _CACHE_KEY_OF.items():
         if backend != wanted and cache.get(key):
             log.warning(

@@ -9,6 +9,7 @@ providers with the defaults defines none of these models.
 # No ``from __future__ import annotations`` here: pydantic reads these annotations when the
 # module is imported, and as strings each would be compiled first.
 
+import re
 from typing import Any, Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
@@ -43,6 +44,13 @@ def redis_url(value: str | None, what: str) -> str | None:
         redis.ConnectionPool.from_url(value).make_connection()
     except (ValueError, redis.RedisError) as exc:  # the client's words name the setting, never its value
         raise ValueError(f"{what} has a setting the Redis client cannot read ({scrub(str(exc))})") from None
+    except TypeError as exc:  # a setting this kind of connection has no parameter for (?ssl_cert_reqs= on redis://)
+        name = re.search(r"argument '([^']+)'", str(exc))
+        hint = " (TLS settings take a rediss:// address)" if name and name[1].startswith("ssl") else ""
+        raise ValueError(
+            f"{what} has a setting the Redis client does not take at a {parts.scheme}:// address: "
+            f"{name[1] if name else scrub(str(exc))}{hint}"
+        ) from None
     return value
 
 

@@ -318,6 +318,14 @@ def test_a_wrong_kind_under_a_union_key_keeps_its_siblings_problems() -> None:
             {"cache": {"url": "rediss://:Pw0rdSecret@cache.internal:6380/0?ssl_cert_reqs=sometimes"}},
             "web.cache.url", "has a setting the Redis client cannot read (Invalid SSL Certificate Requirements Flag",
         ),
+        (
+            {"usage": {"url": "redis://:Pw0rdSecret@usage.internal:6379/0?ssl_cert_reqs=required"}},
+            "web.usage.url", "has a setting the Redis client does not take at a redis:// address: ssl_cert_reqs",
+        ),
+        (
+            {"rate_limit": {"url": "redis://:Pw0rdSecret@limits.internal:6379/0?socket_timout=1"}},
+            "web.rate_limit.url", "does not take at a redis:// address: socket_timout",
+        ),
         ({"proxy": "ftp://user:Pw0rdSecret@proxy.internal:3128"}, "web.proxy", "http://, https://, socks5://"),
         ({"proxy": "proxy.internal:3128"}, "web.proxy", "http://, https://, socks5://"),
         ({"proxy": "http://user:Pw0rdSecret@proxy.internal:31x8"}, "web.proxy", "its port is not a number"),
@@ -616,6 +624,24 @@ def test_the_example_s_cache_url_line_uncommented_selects_redis(
     assert caplog.messages == [
         f"Config key 'web.cache.url' in {path} (line 4) is not used: web.cache.backend is memory, and only "
         "the redis backend reads it. Set backend: redis (or leave backend out) to use it."
+    ]
+
+
+def test_a_cache_path_beside_a_url_without_a_backend_is_named_as_unread(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Uncommenting both the ``url:`` and the ``path:`` line of the example's cache section
+    selects redis, which reads no path: the file named went unused without a word, where
+    docs/configuration.md says a path beside a backend other than sqlite is named."""
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "web:\n  cache:\n    url: redis://cache.internal:6379/0\n    path: /var/cache/webproviders.sqlite3\n"
+    )
+    with caplog.at_level(logging.WARNING, logger="webproviders.config"):
+        assert load_config(path).web.cache.backend == "redis"
+    assert caplog.messages == [
+        f"Config key 'web.cache.path' in {path} (line 4) is not used: web.cache.url selects the redis backend, "
+        "and only the sqlite backend reads it. Set backend: sqlite (or leave url out) to use it."
     ]
 
 

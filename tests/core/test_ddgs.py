@@ -209,6 +209,25 @@ def test_results_are_normalised(proxy: Proxy, ddgs_config: Callable[..., Any]) -
     assert len(dispatch_search("rust async", 2, backend="ddgs", config=ddgs_config(), timeout=20)["data"]["web"]) == 2
 
 
+def test_engines_given_as_a_list_are_searched(proxy: Proxy, ddgs_config: Callable[..., Any]) -> None:
+    """docs/providers/stub-ddgs.md: ``backend`` is ``auto`` or a list of engines. A YAML list
+    reached ddgs as its Python text, ``['duckduckgo']``, which names no engine, so ddgs asked
+    every engine it has instead (one connection through the proxy each)."""
+    envelope = dispatch_search("rust async", 5, backend="ddgs", config=ddgs_config(backend=["duckduckgo"]), timeout=20)
+    assert envelope["success"] is True and envelope["data"]["web"], envelope
+    assert len(proxy.times) == 1 and proxy.forms[-1]["q"] == "rust async"
+
+
+def test_a_memory_limit_from_a_variable_is_read_as_its_number(
+    proxy: Proxy, ddgs_config: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``max_memory_mb: ${DDGS_MEMORY_MB}`` always gives text: ``'1024'`` made every search
+    ``not_configured`` ("it is '1024'")."""
+    monkeypatch.setenv("DDGS_MEMORY_MB", "1024")
+    envelope = dispatch_search("rust async", 5, backend="ddgs", config=ddgs_config(max_memory_mb="${DDGS_MEMORY_MB}"), timeout=20)
+    assert envelope["success"] is True, envelope
+
+
 def test_common_options_are_mapped(proxy: Proxy, ddgs_config: Callable[..., Any]) -> None:
     envelope = dispatch_search(
         "rust", 3, backend="ddgs", config=ddgs_config(), timeout=20,

@@ -120,6 +120,14 @@ def test_crawl_golden(make_config: Any) -> None:
     PagesEnvelope.model_validate(envelope)
 
 
+def test_stub_crawl_holds_a_large_max_pages_to_its_cap(make_config: Any) -> None:
+    """A max_pages past the stub's ten pages gets ten, as docs/providers/stub-ddgs.md says, not the default three."""
+    envelope = dispatch_crawl("https://docs.example/", backend="stub", config=make_config(), max_pages=20)
+    pages = envelope["data"]
+    assert len(pages) == 10
+    assert pages[-1]["url"] == "https://docs.example/page-9"
+
+
 def test_failure_golden(write_plugin: Any, make_config: Any) -> None:
     root = write_plugin(
         "limited",

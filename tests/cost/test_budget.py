@@ -91,6 +91,15 @@ def test_a_provider_cap_under_a_name_no_provider_has_is_reported(
     assert "error: web.budget.per_provider.Pricey names no installed provider (did you mean 'pricey'?)" in shown.stderr
 
 
+def test_a_provider_cap_under_a_misspelt_name_names_the_provider_meant(caplog: pytest.LogCaptureFixture) -> None:
+    """cost-and-usage.md: the error comes "with the name it probably meant"; a typo
+    (``pricy``) was reported with no name at all, only a case slip (``Pricey``) with one."""
+    config = cost_config(budget={"per_provider": {"pricy": {"daily_usd": 0.01}}})
+    with caplog.at_level("WARNING", logger="webproviders.accounting.budget"):
+        assert dispatch_search("a", backend="pricey", config=config)["success"] is True
+    assert "web.budget.per_provider.pricy names no installed provider (did you mean 'pricey'?)" in caplog.text
+
+
 def test_a_tag_cap_under_a_name_no_call_can_give_is_refused_when_the_config_loads() -> None:
     from webproviders.config import ConfigError
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from webproviders import adispatch_extract, dispatch_extract
-from webproviders.config import Config
+from webproviders.config import Config, config_from_dict
 
 
 def extract(urls: Any, config: Config, **kwargs: Any) -> dict[str, Any]:
@@ -314,6 +314,31 @@ def test_a_bad_option_in_the_config_is_named_by_its_key(
     assert (envelope["error_code"], envelope["error"]) == ("invalid_input", expected)
     good = {"concurrency": 4, "delay": 0.0}
     assert dispatch_extract(site.url("/articles/caching"), backend="http", config=config, **good)["success"]
+
+
+def test_an_option_from_an_unset_variable_is_not_set(site: Any) -> None:
+    """docs/configuration.md: an unset ``${VAR}`` is the empty string, which every key treats as
+    not set. A provider's own keys refused it instead (``concurrency (in the config) must be a
+    whole number from 1 to 64, not ''``), failing every extract and crawl."""
+    section = {key: f"${{UNSET_{key.upper()}}}" for key in ("concurrency", "delay", "url_timeout", "respect_robots")}
+    tree = {"web": {"allow_private_networks": True, "providers": {"http": section}}}
+    config = config_from_dict(tree, source="<test>", environ={})
+    envelope = dispatch_extract(site.url("/articles/caching"), backend="http", config=config)
+    assert envelope["success"], envelope.get("error")
+
+
+def test_an_option_from_a_variable_is_read_as_the_number_or_switch_it_spells(site: Any) -> None:
+    """A ``${VAR}`` always gives text: ``concurrency: ${HTTP_CONCURRENCY:-4}`` was refused as
+    ``not '4'`` on every call, where ``web.timeout: ${CALL_TIMEOUT}`` reads its number."""
+    section = {"concurrency": "${C:-4}", "delay": "${D}", "url_timeout": "${T}", "respect_robots": "${R}"}
+    tree = {"web": {"allow_private_networks": True, "providers": {"http": section}}}
+    config = config_from_dict(tree, source="<test>", environ={"D": "0", "T": "10.5", "R": "false"})
+    envelope = dispatch_extract(site.url("/articles/caching"), backend="http", config=config)
+    assert envelope["success"], envelope.get("error")
+    tree["web"]["providers"] = {"http": {"concurrency": "${C}"}}
+    bad = config_from_dict(tree, source="<test>", environ={"C": "four"})
+    refused = dispatch_extract(site.url("/articles/caching"), backend="http", config=bad)
+    assert refused["error"] == "web.providers.http.concurrency (in the config) must be a whole number from 1 to 64, not 'four'."
 
 
 def test_page_without_main_content_falls_back_to_its_text(site: Any, local: Config) -> None:

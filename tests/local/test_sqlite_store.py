@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from webproviders import dispatch_search, index_urls
-from webproviders.config import Config
+from webproviders.config import Config, config_from_dict
 from webproviders.errors import NotConfiguredError
 from webproviders.index.fts_query import match_expression, query_terms
 from webproviders.index.pages import Filters
@@ -277,6 +277,15 @@ def test_default_path_without_xdg(monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
 def test_bad_settings_are_named(make_config: Any, settings: dict[str, Any], message: str) -> None:
     with pytest.raises(NotConfiguredError, match=message):
         open_store(make_config(web={"providers": {"local": settings}}))
+
+
+def test_settings_from_variables_are_read_as_numbers(tmp_path: Path) -> None:
+    """A ``${VAR}`` gives text: ``busy_timeout: ${INDEX_WAIT}`` was refused (``not '2'``), and
+    one left unset (``''``) too, where configuration.md says it is not set."""
+    section = {"path": str(tmp_path / "index.sqlite3"), "busy_timeout": "${WAIT}"}
+    for environ in ({"WAIT": "2"}, {}):
+        config = config_from_dict({"web": {"providers": {"local": section}}}, environ=environ)
+        open_store(config).close()
 
 
 @pytest.mark.parametrize(

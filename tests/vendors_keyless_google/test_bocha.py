@@ -136,6 +136,19 @@ def test_summary_is_requested_and_used_as_description(keyed, cfg):
     assert envelope["data"]["web"][1]["description"].startswith("报告共186页")
 
 
+def test_summary_off_from_a_variable_is_off(keyed, cfg, monkeypatch):
+    """``summary: ${BOCHA_SUMMARY}`` always gives text, and ``"false"`` read as true asked
+    Bocha for the long summaries the operator had turned off."""
+    monkeypatch.setenv("BOCHA_SUMMARY", "false")
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).respond(200, json=SUCCESS)
+        dispatch_search(
+            "阿里巴巴2024年ESG报告", 5, backend="bocha",
+            config=cfg(web={"providers": {"bocha": {"summary": "${BOCHA_SUMMARY}"}}}),
+        )
+    assert json.loads(route.calls.last.request.content)["summary"] is False
+
+
 def test_options_map_to_bocha_fields(keyed, cfg):
     with respx.mock(assert_all_called=False) as mock:
         route = mock.post(URL).respond(200, json=SUCCESS)

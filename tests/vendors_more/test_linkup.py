@@ -289,6 +289,18 @@ def test_extract_reads_fetch_markdown(mock: respx.MockRouter, dispatch: Any) -> 
     assert "warnings" not in envelope["meta"]
 
 
+def test_render_js_off_from_a_variable_is_off(
+    mock: respx.MockRouter, make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``render_js: ${LINKUP_RENDER_JS}`` always gives text, and ``"false"`` read as true asked
+    for JavaScript rendering, at five times the price."""
+    monkeypatch.setenv("LINKUP_RENDER_JS", "false")
+    route = mock.post(FETCH).respond(200, json=FETCH_BODY)
+    config = make_config(web={"cache": False, "providers": {"linkup": {"render_js": "${LINKUP_RENDER_JS}"}}})
+    assert dispatch_extract("https://example.com", backend="linkup", config=config)["success"] is True
+    assert sent_json(route) == {"url": "https://example.com", "renderJs": False}
+
+
 def test_extract_names_the_options_linkup_does_not_read(mock: respx.MockRouter) -> None:
     mock.post(FETCH).respond(200, json=FETCH_BODY)
     envelope = dispatch_extract("https://example.com", backend="linkup", render_js=False, formt="text", cache=False)

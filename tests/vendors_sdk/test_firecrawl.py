@@ -280,6 +280,33 @@ def test_extract_scrapes_markdown_per_url(config: Any) -> None:
     assert blocked["error_code"] == "unsupported" and "no longer supported" in blocked["error"]
 
 
+def test_only_main_content_off_from_a_variable_is_off(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``only_main_content: ${MAIN_ONLY}`` always gives text, and ``"false"`` read as true kept
+    the navigation and footers out of pages the operator wanted whole."""
+    monkeypatch.setenv("FIRECRAWL_API_KEY", KEY)
+    monkeypatch.setenv("MAIN_ONLY", "false")
+    config = make_config(**settings("firecrawl", only_main_content="${MAIN_ONLY}"))
+    with respx.mock() as router:
+        route = router.post(f"{API}/v2/scrape").respond(200, json=FIRECRAWL_SCRAPE)
+        envelope = dispatch_extract(["https://example.com"], backend="firecrawl", config=config)
+    assert envelope["success"], envelope.get("error")
+    assert body_of(route)["onlyMainContent"] is False
+
+
+def test_a_bad_number_in_the_section_is_named_by_its_key(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``concurrency: many`` failed every extract as ``firecrawl failed: ValueError: invalid
+    literal for int()``, a provider_error held against Firecrawl naming no setting."""
+    monkeypatch.setenv("FIRECRAWL_API_KEY", KEY)
+    config = make_config(**settings("firecrawl", concurrency="many"))
+    with respx.mock(assert_all_called=False) as router:
+        route = router.post(f"{API}/v2/scrape").respond(200, json=FIRECRAWL_SCRAPE)
+        envelope = dispatch_extract(["https://example.com"], backend="firecrawl", config=config)
+    assert (envelope["error_code"], envelope["error"]) == (
+        "not_configured", "web.providers.firecrawl.concurrency must be a whole number above 0, not 'many'."
+    )
+    assert not route.called
+
+
 @pytest.mark.parametrize("how", ["sync", "async"])
 def test_each_scrape_takes_a_slot_of_the_request_budget(
     make_config: Any, monkeypatch: pytest.MonkeyPatch, how: str

@@ -13,7 +13,7 @@ import httpx
 import pytest
 import respx
 
-from webproviders import context
+from webproviders import context, dispatch_crawl, dispatch_extract, dispatch_search
 from webproviders.errors import ProviderError, TooLargeError, WebProviderError
 from webproviders.kit.http import get_client
 from webproviders.kit.sdkhttp import (
@@ -130,3 +130,26 @@ def test_transport_error_finds_our_error_behind_an_sdk_s_exception() -> None:
     except RuntimeError as wrapped:
         assert transport_error(wrapped) is ours
     assert transport_error(ValueError("plain")) is None
+
+
+@pytest.mark.parametrize(
+    ("provider", "key", "call"),
+    [
+        ("tavily", "max_pages", lambda config: dispatch_crawl("https://example.com/", backend="tavily", config=config)),
+        ("firecrawl", "max_pages", lambda config: dispatch_crawl("https://example.com/", backend="firecrawl", config=config)),
+        ("firecrawl", "concurrency", lambda config: dispatch_extract(["https://example.com/"], backend="firecrawl", config=config)),
+        ("exa", "max_characters", lambda config: dispatch_extract(["https://example.com/"], backend="exa", config=config)),
+        ("parallel", "max_chars_per_result", lambda config: dispatch_extract(["https://example.com/"], backend="parallel", config=config)),
+        ("xai", "max_tool_calls", lambda config: dispatch_search("heat pumps", backend="xai", config=config)),
+    ],
+)
+def test_a_vendor_setting_that_is_no_number_is_named_by_its_key(make_config: Any, provider: str, key: str, call: Any) -> None:
+    """``max_pages: many`` failed every call as ``<vendor> failed: ValueError: invalid literal for
+    int()``, a provider_error held against the vendor and naming no setting; no request is sent."""
+    config = make_config(web={"cache": False, "providers": {provider: {"api_key": "k-0123456789", key: "many"}}})
+    with respx.mock():  # any request would fail the test: none is sent
+        envelope = call(config)
+    assert (envelope["error_code"], envelope["error"]) == (
+        "not_configured", f"web.providers.{provider}.{key} must be a whole number above 0, not 'many'."
+    )
+

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ..config import ProviderSettings
+from ..config import ProviderSettings, spelled
 from ..context import remaining_time
 from ..errors import InvalidInputError
 from ..urls import MAX_URL_CHARS
@@ -35,7 +35,7 @@ def pick(kwargs: dict[str, Any], settings: ProviderSettings, name: str, default:
         return name, value
     value = settings.option(name)
     if value is not None:
-        return Setting(settings.key(name)), value
+        return Setting(settings.key(name)), spelled(value)
     return name, default
 
 

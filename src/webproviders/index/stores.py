@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import redact
-from ..config import Config, ProviderSettings
+from ..config import Config, ProviderSettings, spelled
 from ..errors import NotConfiguredError
 from ..homedir import expand_user, require_home, xdg_file
 from .pages import PageStore
@@ -44,14 +44,14 @@ def _problem(key: str, sentence: str) -> NotConfiguredError:
 
 
 def _number(settings: ProviderSettings, key: str, default: float) -> float:
-    value = settings.option(key, default)
+    value = spelled(settings.option(key, default))
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
         raise _problem(key, f"must be a number above 0, not {value!r}.")
     return float(value)
 
 
 def _count(settings: ProviderSettings, key: str, default: int) -> int:
-    value = settings.option(key, default)
+    value = spelled(settings.option(key, default))
     whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
     if isinstance(value, bool) or not whole or value < 1:
         raise _problem(key, f"must be a whole number above 0, not {value!r}.")

@@ -31,6 +31,7 @@ _EXPORTS = {
     # calling a vendor API on the shared HTTP stack
     "user_agent": "config",
     "proxy_problem": "config",
+    "spelled": "config",
     "shared_proxy": "vendorhttp.proxies",
     "Classifier": "responses",
     "get_client": "kit.http",
@@ -136,7 +137,7 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from ..asynctimeout import within
-    from ..config import proxy_problem, user_agent
+    from ..config import proxy_problem, spelled, user_agent
     from ..envelope import page_error, truncate
     from ..errors import (
         error_for_status,

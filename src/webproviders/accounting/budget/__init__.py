@@ -60,12 +60,15 @@ def dollars(usd: float) -> str:
 
 def caps_without_provider(settings: BudgetSettings, providers: list[str]) -> list[str]:
     """A sentence for each ``per_provider`` cap whose name no provider has: a cap under
-    ``Serper`` (for ``serper``) applies to nothing, and the spending it was set to stop goes on."""
+    ``Serper`` (for ``serper``) or ``serpr`` applies to nothing, and the spending it was set to stop goes on."""
+    from ...suggest import closest  # here: only a cap under a name no provider has needs it
+
     known = set(providers)
     sentences = []
     for name in settings.per_provider:
         if name not in known:
-            hint = next((f" (did you mean {p!r}?)" for p in sorted(known) if p.lower() == name.lower()), "")
+            meant = next((p for p in sorted(known) if p.lower() == name.lower()), None) or closest(name.lower(), known)
+            hint = f" (did you mean {meant!r}?)" if meant else ""
             sentences.append(
                 f"web.budget.per_provider.{name} names no installed provider{hint}, so its cap applies to "
                 f"nothing (providers: {', '.join(sorted(known))})."
