@@ -450,9 +450,12 @@ def section(name: str) -> Any:
 
 
 def _section_model(field: Any) -> type[BaseModel] | None:
-    """The model of a config section field (eager or lazy), else None."""
+    """The model of a config section field (eager or lazy), else None.
+
+    The model's metaclass is asked, not ``type``: on Python 3.10 ``list[str]`` passes
+    ``isinstance(..., type)`` and ``issubclass`` then raises (pydantic before 2.11)."""
     annotation = field.annotation
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+    if isinstance(annotation, type(BaseModel)) and issubclass(annotation, BaseModel):
         return annotation
     return next((item.model for item in field.metadata if isinstance(item, _Given)), None)
 

@@ -42,9 +42,10 @@ def _is_union(annotation: Any) -> bool:
 
 
 def _step(annotation: Any, part: Any) -> Any:
-    """The annotation one key or index below ``annotation`` (None when there is none)."""
+    """The annotation one key or index below ``annotation`` (None when there is none); a
+    model is told by its metaclass, as ``list[str]`` is a ``type`` on Python 3.10."""
     origin = typing.get_origin(annotation)
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+    if isinstance(annotation, type(BaseModel)) and issubclass(annotation, BaseModel):
         field = annotation.model_fields.get(str(part))
         if field is None:
             return None
@@ -106,7 +107,7 @@ def _model_at(model: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] |
         if annotation is None:
             return None
     annotation = _bare(annotation)
-    return annotation if isinstance(annotation, type) and issubclass(annotation, BaseModel) else None
+    return annotation if isinstance(annotation, type(BaseModel)) and issubclass(annotation, BaseModel) else None
 
 
 def _unknown_key(model: type[BaseModel], loc: tuple[Any, ...]) -> str:
