@@ -923,15 +923,24 @@ def _warn_unknown_keys(
 _CACHE_KEY_OF = {"redis": "url", "sqlite": "path"}
 
 
-def _warn_unread_cache_keys(tree: dict[str, Any], source: str, lines: dict[str, int]) -> None:
+def _warn_unread_store_keys(tree: dict[str, Any], source: str, lines: dict[str, int]) -> None:
     """``web.cache.url`` (or ``path``) beside a ``backend`` that does not read it, or a ``path``
-    beside a ``url`` that selects redis: a ``backend: memory`` kept from the example while its
-    ``url`` line is uncommented gave a fleet a cache per process, without a word."""
+    beside a ``url`` that selects redis (for the cache or the usage ledger): a ``backend:
+    memory`` kept from the example while its ``url`` line is uncommented gave a fleet a cache
+    per process, without a word."""
     web = tree.get("web")
     cache = web.get("cache") if isinstance(web, dict) else None
+    usage = web.get("usage") if isinstance(web, dict) else None
+    from .validation_problems import on_line
+
+    if isinstance(usage, dict) and usage.get("url") and usage.get("path"):  # the url names the ledger
+        log.warning(
+            "Config key 'web.usage.path' in %s%s is not used: web.usage.url names the ledger. Leave one "
+            "of them out (a SQLite file as url is sqlite:///path).",
+            source, on_line(lines, "web.usage.path"),
+        )
     if not isinstance(cache, dict):
         return
-    from .validation_problems import on_line
 
     if "backend" not in cache and cache.get("url") and cache.get("path"):
         # a url selects redis before a path selects sqlite, so the path alone went unread
@@ -1041,7 +1050,7 @@ def _validated(
         config = _defaults(tree) if _nothing_set(tree) else Config.model_validate(tree)
     except ValidationError as exc:
         raise ConfigError(_format_validation_error(exc, source, lines)) from None
-    _warn_unread_cache_keys(tree, source, lines)
+    _warn_unread_store_keys(tree, source, lines)
     config.source = source
     remember(*config.secrets())  # masked from now on: in its repr, before any call reads them
     return config

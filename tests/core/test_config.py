@@ -645,6 +645,19 @@ def test_a_cache_path_beside_a_url_without_a_backend_is_named_as_unread(
     ]
 
 
+def test_a_usage_path_beside_a_url_is_named_as_unread(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The ledger's url wins over its path: a fleet's config that kept the example's ``path:``
+    line beside a ``url:`` wrote to the URL while its author looked in the file."""
+    path = tmp_path / "config.yaml"
+    path.write_text("web:\n  usage:\n    url: redis://ledger.internal:6379/0\n    path: /var/lib/usage.sqlite3\n")
+    with caplog.at_level(logging.WARNING, logger="webproviders.config"):
+        assert load_config(path).web.usage.url == "redis://ledger.internal:6379/0"
+    assert caplog.messages == [
+        f"Config key 'web.usage.path' in {path} (line 4) is not used: web.usage.url names the ledger. "
+        "Leave one of them out (a SQLite file as url is sqlite:///path)."
+    ]
+
+
 @pytest.mark.parametrize(("value", "on"), [("false", False), ("Off", False), ("0", False), ("true", True), ("", True)])
 def test_cache_and_usage_switched_by_a_variable(value: str, on: bool) -> None:
     """``${VAR}`` always gives text: ``cache: ${CACHE}`` with CACHE=false was refused as
