@@ -591,6 +591,12 @@ class PluginSettings(Section):
     #: Seconds a provider's ``is_available()`` may run before the provider is skipped as unavailable.
     availability_timeout: float = Field(default=1.0, gt=0, le=60)
 
+    @field_validator("enabled", "disabled")
+    @classmethod
+    def _no_empty_names(cls, value: list[str]) -> list[str]:
+        """An unset ``${VAR}`` names no plugin: it drops out, as from a backend list."""
+        return [name for name in value if name.strip()]
+
     @field_validator("paths")
     @classmethod
     def _no_empty_paths(cls, value: list[str]) -> list[str]:

@@ -645,6 +645,14 @@ def test_a_cache_path_beside_a_url_without_a_backend_is_named_as_unread(
     ]
 
 
+def test_an_unset_variable_drops_out_of_the_plugin_lists(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``enabled: ["${EXTRA}"]`` with EXTRA unset enabled a plugin named '' (as a path, an unset
+    variable already dropped out)."""
+    monkeypatch.delenv("WP_TEST_EXTRA_PLUGIN", raising=False)
+    config = config_from_dict({"plugins": {"enabled": ["${WP_TEST_EXTRA_PLUGIN}", "mine"], "disabled": [" "]}})
+    assert config.plugins.enabled == ["mine"] and config.plugins.disabled == []
+
+
 def test_a_usage_path_beside_a_url_is_named_as_unread(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     """The ledger's url wins over its path: a fleet's config that kept the example's ``path:``
     line beside a ``url:`` wrote to the URL while its author looked in the file."""
