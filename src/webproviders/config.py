@@ -935,25 +935,23 @@ def _warn_unread_store_keys(tree: dict[str, Any], source: str, lines: dict[str, 
     memory`` kept from the example while its ``url`` line is uncommented gave a fleet a cache
     per process, without a word."""
     web = tree.get("web")
-    cache = web.get("cache") if isinstance(web, dict) else None
-    usage = web.get("usage") if isinstance(web, dict) else None
-    from .validation_problems import on_line
-
+    if not isinstance(web, dict):
+        return
+    usage, cache = web.get("usage"), web.get("cache")
     if isinstance(usage, dict) and usage.get("url") and usage.get("path"):  # the url names the ledger
         log.warning(
             "Config key 'web.usage.path' in %s%s is not used: web.usage.url names the ledger. Leave one "
             "of them out (a SQLite file as url is sqlite:///path).",
-            source, on_line(lines, "web.usage.path"),
+            source, _line_of(lines, "web.usage.path"),
         )
     if not isinstance(cache, dict):
         return
-
     if "backend" not in cache and cache.get("url") and cache.get("path"):
         # a url selects redis before a path selects sqlite, so the path alone went unread
         log.warning(
             "Config key 'web.cache.path' in %s%s is not used: web.cache.url selects the redis backend, "
             "and only the sqlite backend reads it. Set backend: sqlite (or leave url out) to use it.",
-            source, on_line(lines, "web.cache.path"),
+            source, _line_of(lines, "web.cache.path"),
         )
         return
     backend = cache.get("backend")
@@ -964,8 +962,15 @@ def _warn_unread_store_keys(tree: dict[str, Any], source: str, lines: dict[str, 
             log.warning(
                 "Config key 'web.cache.%s' in %s%s is not used: web.cache.backend is %s, and only the %s "
                 "backend reads it. Set backend: %s (or leave backend out) to use it.",
-                key, source, on_line(lines, f"web.cache.{key}"), backend, wanted, wanted,
+                key, source, _line_of(lines, f"web.cache.{key}"), backend, wanted, wanted,
             )
+
+
+def _line_of(lines: dict[str, int], key: str) -> str:
+    """`` (line N)`` of ``key`` in the file, for a warning (loaded only when one is given)."""
+    from .validation_problems import on_line
+
+    return on_line(lines, key)
 
 
 def _did_you_mean(key: Any, model: type[BaseModel]) -> str:
