@@ -1,15 +1,16 @@
 """SerpAPI's error bodies: ``{"error": "<message>"}``, on 4xx/5xx and on some 200s.
 
 An empty result set is a 200 whose ``error`` says Google returned no results: that is an
-empty success, not a failure. Running out of searches is a 429 with its own message.
+empty success, not a failure. Running out of searches is a 429 with its own message. A 200
+whose ``error`` is about the API key is a rejected key, as a 401 is.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from webproviders import ProviderError, QuotaExceededError, WebProviderError
-from webproviders.kit import error_for_status, quote, said
+from webproviders import AuthError, ProviderError, QuotaExceededError, WebProviderError
+from webproviders.kit import error_for_status, mentions_bad_key, quote, said
 
 if TYPE_CHECKING:
     import httpx
@@ -29,6 +30,8 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         return None
     if "out of searches" in message.lower():
         return QuotaExceededError(f"SerpAPI says the account is out of searches{said(quote(message))}")
+    if status < 400 and mentions_bad_key(message):
+        return AuthError(f"SerpAPI rejected the API key{said(quote(message))}")
     if status < 400:
         return ProviderError(f"SerpAPI reported an error{said(quote(message))}")
     return error_for_status(status, "serpapi", response.headers, vendor="SerpAPI", message=message)

@@ -415,6 +415,22 @@ def test_errors_are_mapped(keyed, cfg, assert_no_secret, response, code):
     assert_no_secret(envelope, KEY)
 
 
+def test_a_200_about_the_api_key_is_an_auth_error(keyed, cfg, assert_no_secret):
+    """The docs promise a message about the key is ``auth_error`` whatever the status: a 200
+    carrying SerpAPI's invalid-key sentence tells the user to fix the key."""
+    body = {
+        "search_metadata": {**METADATA, "status": "Error"},
+        "error": "Invalid API key. Your API key should be here: https://serpapi.com/manage-api-key",
+    }
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).respond(200, json=body)
+        envelope = _search(cfg)
+    assert envelope["success"] is False
+    assert envelope["error_code"] == "auth_error"
+    assert "SERPAPI_API_KEY" in envelope["error"]
+    assert_no_secret(envelope, KEY)
+
+
 def test_429_throughput_is_rate_limited_with_retry_after(keyed, cfg):
     with respx.mock(assert_all_called=False) as mock:
         mock.get(URL).respond(
