@@ -48,7 +48,9 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         )
     if code == 1:
         return InvalidInputError(f"Kagi rejected the request: {text}.", provider=PROVIDER)
-    if code == 0:
+    if code == 0 and response.status_code != 429:
+        # "Internal error" is Kagi's catch-all: under a 429 the status says more (slow down,
+        # and for how long), so it is left to the status mapping below.
         return BadGatewayError(f"Kagi failed on its side: {text}.", provider=PROVIDER)
     if response.status_code >= 400:
         return error_for_status(

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     import httpx
 
 PROVIDER = "mojeek"
+_PERIOD_WORDS = ("quota", "daily", "monthly")
 _AUTH_WORDS = ("key", "auth", "access", "denied", "forbidden", "permission")
 
 
@@ -34,7 +35,12 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         return None
     text = status.split(":", 1)[1].strip() if ":" in status else status
     lowered = text.lower()
-    if "limit" in lowered or "quota" in lowered:
+    periodic = any(word in lowered for word in _PERIOD_WORDS)
+    if periodic or "limit" in lowered:
+        if response.status_code == 429 and not periodic:
+            # A limit under HTTP 429 is a rate of requests, over in seconds (its Retry-After);
+            # only the plan's daily or monthly allowance waits for the next period.
+            return error_for_status(429, PROVIDER, response.headers, vendor="Mojeek", message=text)
         return QuotaExceededError(
             f"Mojeek refused the search: {text}. The plan's request limit is used up.",
             provider=PROVIDER,

@@ -162,6 +162,17 @@ def test_unknown_error_code_falls_back_to_the_status(mock: respx.MockRouter) -> 
     assert envelope["retry_after"] == 5
 
 
+def test_429_with_the_internal_error_code_is_a_rate_limit(mock: respx.MockRouter) -> None:
+    mock.get(URL).respond(
+        429, json=kagi_error(0, "Too many requests"), headers={"Retry-After": "7"}
+    )
+
+    envelope = dispatch_search("x", backend="kagi")
+
+    assert_failure(envelope, "rate_limited")
+    assert envelope["retry_after"] == 7
+
+
 def test_plain_429_without_a_body(mock: respx.MockRouter) -> None:
     mock.get(URL).respond(429, text="", headers={"Retry-After": "9"})
 

@@ -169,6 +169,23 @@ def test_in_band_status_is_a_failure(
     assert text.split(": ", 1)[1] in envelope["error"]
 
 
+def test_a_429_with_a_rate_limit_status_is_rate_limited(mock: respx.MockRouter) -> None:
+    mock.get(URL).respond(
+        429, json=status("ERROR: Rate limit exceeded for this key"), headers={"Retry-After": "6"}
+    )
+
+    envelope = dispatch_search("x", backend="mojeek")
+
+    assert_failure(envelope, "rate_limited")
+    assert envelope["retry_after"] == 6
+
+
+def test_a_429_with_the_daily_limit_status_is_quota_exceeded(mock: respx.MockRouter) -> None:
+    mock.get(URL).respond(429, json=status("ERROR: Daily Limit Reached"))
+
+    assert_failure(dispatch_search("x", backend="mojeek"), "quota_exceeded")
+
+
 def test_rate_limit_status(mock: respx.MockRouter) -> None:
     mock.get(URL).respond(429, text="Too Many Requests", headers={"Retry-After": "4"})
 
