@@ -627,22 +627,26 @@ def test_the_example_s_cache_url_line_uncommented_selects_redis(
     ]
 
 
-def test_a_cache_path_beside_a_url_without_a_backend_is_named_as_unread(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize(
+    ("section", "url", "said"),
+    [
+        ("cache", "redis://cache.internal:6379/0", "web.cache.url selects the redis backend, and only the sqlite "
+         "backend reads it. Set backend: sqlite (or leave url out) to use it."),
+        ("usage", "redis://ledger.internal:6379/0", "web.usage.url names the ledger. Leave one of them out (a "
+         "SQLite file as url is sqlite:///path)."),
+    ],
+)
+def test_a_store_path_beside_a_url_is_named_as_unread(
+    section: str, url: str, said: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    """Uncommenting both the ``url:`` and the ``path:`` line of the example's cache section
-    selects redis, which reads no path: the file named went unused without a word, where
-    docs/configuration.md says a path beside a backend other than sqlite is named."""
+    """Uncommenting both the ``url:`` and the ``path:`` line of the example's cache (or usage
+    ledger) section uses the url, which reads no path: the file named went unused without a
+    word, where docs/configuration.md says such a path is named."""
     path = tmp_path / "config.yaml"
-    path.write_text(
-        "web:\n  cache:\n    url: redis://cache.internal:6379/0\n    path: /var/cache/webproviders.sqlite3\n"
-    )
+    path.write_text(f"web:\n  {section}:\n    url: {url}\n    path: /var/lib/webproviders.sqlite3\n")
     with caplog.at_level(logging.WARNING, logger="webproviders.config"):
-        assert load_config(path).web.cache.backend == "redis"
-    assert caplog.messages == [
-        f"Config key 'web.cache.path' in {path} (line 4) is not used: web.cache.url selects the redis backend, "
-        "and only the sqlite backend reads it. Set backend: sqlite (or leave url out) to use it."
-    ]
+        assert getattr(load_config(path).web, section).url == url
+    assert caplog.messages == [f"Config key 'web.{section}.path' in {path} (line 4) is not used: {said}"]
 
 
 def test_an_unset_variable_drops_out_of_the_plugin_lists(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -651,19 +655,6 @@ def test_an_unset_variable_drops_out_of_the_plugin_lists(monkeypatch: pytest.Mon
     monkeypatch.delenv("WP_TEST_EXTRA_PLUGIN", raising=False)
     config = config_from_dict({"plugins": {"enabled": ["${WP_TEST_EXTRA_PLUGIN}", "mine"], "disabled": [" "]}})
     assert config.plugins.enabled == ["mine"] and config.plugins.disabled == []
-
-
-def test_a_usage_path_beside_a_url_is_named_as_unread(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    """The ledger's url wins over its path: a fleet's config that kept the example's ``path:``
-    line beside a ``url:`` wrote to the URL while its author looked in the file."""
-    path = tmp_path / "config.yaml"
-    path.write_text("web:\n  usage:\n    url: redis://ledger.internal:6379/0\n    path: /var/lib/usage.sqlite3\n")
-    with caplog.at_level(logging.WARNING, logger="webproviders.config"):
-        assert load_config(path).web.usage.url == "redis://ledger.internal:6379/0"
-    assert caplog.messages == [
-        f"Config key 'web.usage.path' in {path} (line 4) is not used: web.usage.url names the ledger. "
-        "Leave one of them out (a SQLite file as url is sqlite:///path)."
-    ]
 
 
 @pytest.mark.parametrize(("value", "on"), [("false", False), ("Off", False), ("0", False), ("true", True), ("", True)])
