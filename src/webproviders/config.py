@@ -541,12 +541,17 @@ class ProviderSettings(Section):
         value = spelled(self.option(key, default))
         if value is None:
             return None
+        if whole and isinstance(value, float) and value.is_integer():
+            value = int(value)  # ``3.0`` in YAML is three
         kinds = int if whole else (int, float)
         if isinstance(value, bool) or not isinstance(value, kinds) or not 0 < value < math.inf:
             from .errors import NotConfiguredError  # here: only a bad setting needs it
 
             kind = "a whole number" if whole else "a number"
-            raise NotConfiguredError(f"{self.key(key)} must be {kind} above 0, not {value!r}.")
+            raise NotConfiguredError(
+                f"{self.key(key)} must be {kind} above 0, not {value!r}.",
+                provider=self._section.removeprefix("web.providers."),  # only a section's own value is wrong
+            )
         return value
 
     def answer_cap(self) -> int:

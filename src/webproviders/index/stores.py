@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import atexit
 import importlib.util
-import math
 import os
 import re
 import threading
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import redact
-from ..config import Config, ProviderSettings, spelled
+from ..config import Config, ProviderSettings
 from ..errors import NotConfiguredError
 from ..homedir import expand_user, require_home, xdg_file
 from .pages import PageStore
@@ -41,21 +40,6 @@ def default_path() -> Path:
 
 def _problem(key: str, sentence: str) -> NotConfiguredError:
     return NotConfiguredError(f"web.providers.{INDEX_PROVIDER}.{key} {sentence}", provider=INDEX_PROVIDER)
-
-
-def _number(settings: ProviderSettings, key: str, default: float) -> float:
-    value = spelled(settings.option(key, default))
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
-        raise _problem(key, f"must be a number above 0, not {value!r}.")
-    return float(value)
-
-
-def _count(settings: ProviderSettings, key: str, default: int) -> int:
-    value = spelled(settings.option(key, default))
-    whole = isinstance(value, int) or (isinstance(value, float) and value.is_integer())
-    if isinstance(value, bool) or not whole or value < 1:
-        raise _problem(key, f"must be a whole number above 0, not {value!r}.")
-    return int(value)
 
 
 def _text(settings: ProviderSettings, key: str) -> str | None:
@@ -141,7 +125,7 @@ def _postgres(settings: ProviderSettings, dsn: str) -> tuple[tuple[Any, ...], An
     if not _SCHEMA_NAME.match(schema):
         raise _problem("schema", f"may hold only lower-case letters, digits and '_' (63 at most); got {schema!r}.")
     timeout = settings.timeout or DEFAULT_TIMEOUT
-    pool_size = _count(settings, "pool_size", 4)
+    pool_size = settings.number("pool_size", 4)
     user = f"{parts['user']}@" if parts.get("user") else ""
     port = f":{parts['port']}" if parts.get("port") else ""
     location = f"postgresql://{user}{parts.get('host') or 'localhost'}{port}/{parts.get('dbname') or ''} (schema {schema})"
@@ -165,7 +149,7 @@ def open_store(config: Config) -> PageStore:
             path = require_home(expand_user(text or default_path())).resolve()
         except OSError:
             raise _problem("path", "must be set: this process has no home directory for the default (set HOME or XDG_DATA_HOME).") from None
-        busy = _number(settings, "busy_timeout", 5.0)
+        busy = float(settings.number("busy_timeout", 5.0, whole=False))
         key, make = ("sqlite", str(path), busy), lambda: SQLiteStore(path, busy)
     with _lock:
         store = _stores.get(key)
