@@ -279,27 +279,34 @@ def _optional_codings() -> dict[str, Callable[[int], _Stage]]:
     return found
 
 
+#: Content codings by how they are read: gzip's two names, those needing an optional package,
+#: and ``compress``, which nothing here decodes.
+_GZIP = ("gzip", "x-gzip")
+_OPTIONAL = ("br", "zstd")
+_LZW = ("compress", "x-compress")
+
+
 def _stage_for(coding: str, limit: int) -> _Stage | None:
     """A fresh decoder for ``coding``; None for ``identity`` and for labels that are no coding."""
-    if coding in ("gzip", "x-gzip"):
+    if coding in _GZIP:
         return _Zlib(gzip=True)
     if coding == "deflate":
         return _Zlib(gzip=False)
     make = _optional_codings().get(coding)
     if make is not None:
         return make(limit)
-    if coding in ("br", "zstd"):
+    if coding in _OPTIONAL:
         raise UnsupportedCoding(
             f"it is compressed with '{coding}', which needs brotli>=1.2 or, before Python 3.14, "
             "zstandard (pip install 'webproviders[compression]')"
         )
-    if coding in ("compress", "x-compress"):
+    if coding in _LZW:
         raise UnsupportedCoding(f"it is compressed with '{coding}', which cannot be decoded")
     return None  # "identity", or a label some servers send by mistake ("utf-8"): not a coding
 
 
 #: The codings :func:`_stage_for` knows (decoded, or refused as not decodable here).
-_KNOWN_CODINGS = frozenset({"identity", "gzip", "x-gzip", "deflate", "br", "zstd", "compress", "x-compress"})
+_KNOWN_CODINGS = frozenset({"identity", "deflate", *_GZIP, *_OPTIONAL, *_LZW})
 
 
 def undecoded_codings(content_encoding: str) -> list[str]:
