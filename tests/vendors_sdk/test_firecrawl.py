@@ -280,6 +280,36 @@ def test_extract_scrapes_markdown_per_url(config: Any) -> None:
     assert blocked["error_code"] == "unsupported" and "no longer supported" in blocked["error"]
 
 
+def test_a_page_keeps_the_date_image_and_favicon_firecrawl_read_from_it(run: Any, config: Any) -> None:
+    """Firecrawl's metadata carries the page's ``publishedTime``, ``ogImage`` and ``favicon``
+    (read from its meta tags); a page lost all three, so its publication date never reached
+    ``metadata.published_at`` as Exa's does."""
+    article = firecrawl_document("https://news.example/story", "Story", "# Story")
+    article["metadata"].update(
+        {
+            "publishedTime": "2026-09-01T10:00:00Z",
+            "article:published_time": "2026-09-01T10:00:00Z",
+            "ogImage": "https://news.example/og.png",
+            "og:image": "https://news.example/og.png",
+            "favicon": "https://news.example/favicon.ico",
+        }
+    )
+    with respx.mock() as router:
+        router.post(f"{API}/v2/scrape").respond(200, json={"success": True, "data": article})
+        router.post(f"{API}/v2/crawl").respond(200, json=FIRECRAWL_CRAWL_STARTED)
+        router.get(f"{API}/v2/crawl/{CRAWL_ID}").respond(
+            200, json=firecrawl_status("completed", [article])
+        )
+        extracted = run("extract", config, ["https://news.example/story"], backend="firecrawl")
+        crawled = run("crawl", config, "https://news.example/", backend="firecrawl")
+    for envelope in (extracted, crawled):
+        assert envelope["success"], envelope.get("error")
+        metadata = envelope["data"][0]["metadata"]
+        assert metadata["published_at"] == "2026-09-01T10:00:00Z"
+        assert metadata["image"] == "https://news.example/og.png"
+        assert metadata["favicon"] == "https://news.example/favicon.ico"
+
+
 def test_only_main_content_off_from_a_variable_is_off(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """``only_main_content: ${MAIN_ONLY}`` always gives text, and ``"false"`` read as true kept
     the navigation and footers out of pages the operator wanted whole."""
