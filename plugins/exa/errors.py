@@ -36,6 +36,9 @@ if TYPE_CHECKING:
 
 NAME = "exa"
 QUOTA_TAGS = frozenset({"NO_MORE_CREDITS", "API_KEY_BUDGET_EXCEEDED", "INSUFFICIENT_CREDITS"})
+#: ``/contents`` tags of a page not read in time: the site's slowness, or the
+#: ``livecrawlTimeout`` the request set.
+TIMEOUT_TAGS = frozenset({"CRAWL_TIMEOUT", "CRAWL_LIVECRAWL_TIMEOUT"})
 #: 403 tags about the content asked for, not about the key.
 CONTENT_TAGS = frozenset({"ROBOTS_FILTER_FAILED", "PROHIBITED_CONTENT"})
 
@@ -98,7 +101,7 @@ def failure(exc: BaseException, response: httpx.Response | None) -> WebProviderE
 def status_error(tag: str | None, http_status: int | None) -> WebProviderError:
     """The error for one URL that ``/contents`` could not read."""
     where = f" (HTTP {http_status}, {tag})" if http_status else f" ({tag})" if tag else ""
-    if tag == "CRAWL_TIMEOUT" or http_status == 408:
+    if tag in TIMEOUT_TAGS or http_status == 408:
         return WebTimeoutError(f"Exa timed out reading this page{where}.", provider=NAME)
     if tag == "SOURCE_NOT_AVAILABLE" or http_status in (401, 403, 429):
         return BlockedError(

@@ -280,6 +280,25 @@ def test_extract_reads_contents_with_per_url_statuses(config: Any) -> None:
     assert absent["error"] and absent["url"] == "https://absent.example"
 
 
+def test_a_page_past_the_live_crawl_timeout_is_a_timeout_item(config: Any) -> None:
+    """Exa reports a page whose live crawl outlasted ``livecrawlTimeout`` with its own tag,
+    ``CRAWL_LIVECRAWL_TIMEOUT`` (its /contents reference); without an HTTP code beside it, the
+    page read as Exa's failure (provider_error), not the timeout the call asked for."""
+    contents = {
+        **EXA_CONTENTS,
+        "statuses": [
+            EXA_CONTENTS["statuses"][0],
+            {"id": "https://slow.example", "status": "error", "error": {"tag": "CRAWL_LIVECRAWL_TIMEOUT"}},
+        ],
+    }
+    with respx.mock() as router:
+        router.post(f"{API}/contents").respond(200, json=contents)
+        envelope = dispatch_extract(["https://example.com", "https://slow.example"], backend="exa", config=config)
+    page, slow = envelope["data"]
+    assert page["content"].startswith("Example Domain.")
+    assert slow["error_code"] == "timeout" and "CRAWL_LIVECRAWL_TIMEOUT" in slow["error"]
+
+
 @pytest.mark.parametrize(("timeout", "most_ms"), [(3, 3000), (8, 8000)])
 def test_a_live_crawl_waits_within_the_call(config: Any, timeout: int, most_ms: int) -> None:
     """Exa waits 10 s for a page it crawls live unless told (``livecrawlTimeout``, ms, its
