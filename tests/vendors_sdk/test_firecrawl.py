@@ -502,6 +502,30 @@ def test_a_wait_for_firecrawl_would_refuse_names_what_to_change(config: Any) -> 
     assert body_of(route)["waitFor"] == 5000
 
 
+def test_a_short_call_sends_a_timeout_firecrawl_accepts(config: Any) -> None:
+    """Firecrawl refuses a scrape ``timeout`` under 1000 ms (its 400 names ``timeout``); the
+    one sent is derived from the call's time, so an extract with about a second left failed
+    whole as the caller's invalid_input, over an option the caller never set."""
+    pytest.importorskip("firecrawl")  # loaded before the short call: its import is not timed here
+
+    def scrape(request: httpx.Request) -> httpx.Response:
+        if json.loads(request.content)["timeout"] < 1000:
+            too_small = {
+                "code": "too_small",
+                "minimum": 1000,
+                "path": ["timeout"],
+                "message": "Too small: expected number to be >=1000",
+            }
+            return httpx.Response(400, json=firecrawl_error("Bad Request", code="BAD_REQUEST", details=[too_small]))
+        return httpx.Response(200, json=FIRECRAWL_SCRAPE)
+
+    with respx.mock() as router:
+        router.post(f"{API}/v2/scrape").mock(side_effect=scrape)
+        envelope = dispatch_extract(["https://example.com"], backend="firecrawl", config=config, timeout=1.1)
+    assert envelope["success"], envelope.get("error")
+    assert envelope["data"][0]["content"].startswith("# Example Domain")
+
+
 def test_pages_scraped_before_the_deadline_are_kept(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Four scrapes run at once; when the call's deadline came while some hung or waited
     their turn, the call was a timeout and the pages already scraped were lost."""
