@@ -8,6 +8,7 @@ SDK's own client) and reads status, tag and ``Retry-After`` here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -39,6 +40,8 @@ QUOTA_TAGS = frozenset({"NO_MORE_CREDITS", "API_KEY_BUDGET_EXCEEDED", "INSUFFICI
 #: ``/contents`` tags of a page not read in time: the site's slowness, or the
 #: ``livecrawlTimeout`` the request set.
 TIMEOUT_TAGS = frozenset({"CRAWL_TIMEOUT", "CRAWL_LIVECRAWL_TIMEOUT"})
+#: ``/contents`` tag naming the status the site answered, ``httpStatusCode`` being optional.
+_HTTP_TAG = re.compile(r"CRAWL_HTTP_(\d{3})")
 #: 403 tags about the content asked for, not about the key.
 CONTENT_TAGS = frozenset({"ROBOTS_FILTER_FAILED", "PROHIBITED_CONTENT"})
 
@@ -98,8 +101,15 @@ def failure(exc: BaseException, response: httpx.Response | None) -> WebProviderE
     return to_provider_error(exc, NAME)
 
 
+def _tagged_status(tag: str | None) -> int | None:
+    """The site's status a ``CRAWL_HTTP_{status}`` tag names (``CRAWL_HTTP_403``), or None."""
+    match = _HTTP_TAG.fullmatch(tag or "")
+    return int(match.group(1)) if match else None
+
+
 def status_error(tag: str | None, http_status: int | None) -> WebProviderError:
     """The error for one URL that ``/contents`` could not read."""
+    http_status = http_status or _tagged_status(tag)
     where = f" (HTTP {http_status}, {tag})" if http_status else f" ({tag})" if tag else ""
     if tag in TIMEOUT_TAGS or http_status == 408:
         return WebTimeoutError(f"Exa timed out reading this page{where}.", provider=NAME)

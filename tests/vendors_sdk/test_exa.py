@@ -280,15 +280,19 @@ def test_extract_reads_contents_with_per_url_statuses(config: Any) -> None:
     assert absent["error"] and absent["url"] == "https://absent.example"
 
 
-def test_a_page_past_the_live_crawl_timeout_is_a_timeout_item(config: Any) -> None:
+@pytest.mark.parametrize("http_status", [None, 504])
+def test_a_page_past_the_live_crawl_timeout_is_a_timeout_item(config: Any, http_status: int | None) -> None:
     """Exa reports a page whose live crawl outlasted ``livecrawlTimeout`` with its own tag,
-    ``CRAWL_LIVECRAWL_TIMEOUT`` (its /contents reference); without an HTTP code beside it, the
+    ``CRAWL_LIVECRAWL_TIMEOUT`` (its /contents reference), with a 504 beside it or none; the
     page read as Exa's failure (provider_error), not the timeout the call asked for."""
+    error: dict[str, Any] = {"tag": "CRAWL_LIVECRAWL_TIMEOUT"}
+    if http_status:
+        error["httpStatusCode"] = http_status
     contents = {
         **EXA_CONTENTS,
         "statuses": [
             EXA_CONTENTS["statuses"][0],
-            {"id": "https://slow.example", "status": "error", "error": {"tag": "CRAWL_LIVECRAWL_TIMEOUT"}},
+            {"id": "https://slow.example", "status": "error", "error": error},
         ],
     }
     with respx.mock() as router:
@@ -297,6 +301,28 @@ def test_a_page_past_the_live_crawl_timeout_is_a_timeout_item(config: Any) -> No
     page, slow = envelope["data"]
     assert page["content"].startswith("Example Domain.")
     assert slow["error_code"] == "timeout" and "CRAWL_LIVECRAWL_TIMEOUT" in slow["error"]
+
+
+def test_a_status_named_in_the_tag_is_read_from_it(config: Any) -> None:
+    """Exa's /contents names the status a site answered in the tag itself
+    (``CRAWL_HTTP_{status}``, its error-code reference), ``httpStatusCode`` being optional:
+    a 403 or a 404 so named read as Exa's own failure (provider_error)."""
+    urls = ["https://example.com", "https://walled.example", "https://moved.example"]
+    contents = {
+        **EXA_CONTENTS,
+        "statuses": [
+            EXA_CONTENTS["statuses"][0],
+            {"id": urls[1], "status": "error", "error": {"tag": "CRAWL_HTTP_403"}},
+            {"id": urls[2], "status": "error", "error": {"tag": "CRAWL_HTTP_410"}},
+        ],
+    }
+    with respx.mock() as router:
+        router.post(f"{API}/contents").respond(200, json=contents)
+        envelope = dispatch_extract(urls, backend="exa", config=config)
+    page, walled, moved = envelope["data"]
+    assert page["content"].startswith("Example Domain.")
+    assert walled["error_code"] == "blocked" and walled["detail"] == "http_403", walled
+    assert moved["error_code"] == "not_found" and "CRAWL_HTTP_410" in moved["error"], moved
 
 
 @pytest.mark.parametrize(("timeout", "most_ms"), [(3, 3000), (8, 8000)])
