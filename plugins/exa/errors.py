@@ -43,7 +43,7 @@ TIMEOUT_TAGS = frozenset({"CRAWL_TIMEOUT", "CRAWL_LIVECRAWL_TIMEOUT"})
 #: ``/contents`` tag naming the status the site answered, ``httpStatusCode`` being optional.
 _HTTP_TAG = re.compile(r"CRAWL_HTTP_(\d{3})")
 #: 403 tags about the content asked for, not about the key.
-CONTENT_TAGS = frozenset({"ROBOTS_FILTER_FAILED", "PROHIBITED_CONTENT"})
+CONTENT_TAGS = frozenset({"ROBOTS_FILTER_FAILED", "PROHIBITED_CONTENT", "CONTENT_FILTER_ERROR"})
 
 
 def _fields(body: Any) -> tuple[str, str]:

@@ -259,6 +259,21 @@ def test_a_refused_key_rests_and_the_next_is_used(make_config: Any) -> None:
     assert [c.request.headers["x-api-key"] for c in route.calls] == [KEY, second]
 
 
+def test_a_content_policy_refusal_is_blocked_and_rests_no_key(make_config: Any) -> None:
+    """Exa's 403 ``CONTENT_FILTER_ERROR`` (content refused by a safety policy, its error-code
+    reference) is about what was asked, not the key: it read as "Exa rejected the API key",
+    and the key was rested and the next one asked the same."""
+    second = "exa-second-key-77665544"
+    config = make_config(**settings("exa", api_key=f"{KEY},{second}"))
+    refusal = exa_error("Content was rejected by a safety policy", "CONTENT_FILTER_ERROR")
+    with respx.mock() as router:
+        route = router.post(f"{API}/search").respond(403, json=refusal)
+        envelope = dispatch_search("q", backend="exa", config=config)
+    assert envelope["error_code"] == "blocked", envelope
+    assert "CONTENT_FILTER_ERROR" in envelope["error"] and "API key" not in envelope["error"]
+    assert [c.request.headers["x-api-key"] for c in route.calls] == [KEY]
+
+
 def test_extract_reads_contents_with_per_url_statuses(config: Any) -> None:
     urls = [
         "https://example.com",
