@@ -77,6 +77,11 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         return AuthError(f"Exa rejected the API key {where}")
     if tag == "FEATURE_DISABLED":
         return UnsupportedError(f"Exa has not enabled this feature for the account {where}")
+    if tag == "NUM_RESULTS_EXCEEDED":  # the plan's cap on results, not a mistake of the caller's
+        return UnsupportedError(
+            f"Exa's plan for this key returns fewer results than the limit asked for {where} "
+            "Ask for a smaller limit, or raise the plan at https://dashboard.exa.ai/."
+        )
     if tag in CONTENT_TAGS:
         return BlockedError(f"Exa refused to fetch this content {where}", detail="http_403")
     if status == 422:  # Exa's "well-formed, but a URL could not be fetched" (/contents)

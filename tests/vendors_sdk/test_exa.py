@@ -101,6 +101,12 @@ def test_empty_result_is_an_empty_success(config: Any) -> None:
             "Rate limit exceeded",
         ),
         (400, {"json": EXA_BAD_BODY}, "invalid_input", "Validation error"),
+        (
+            400,
+            {"json": exa_error("Requested numResults exceeds your plan limit", "NUM_RESULTS_EXCEEDED")},
+            "unsupported",
+            "NUM_RESULTS_EXCEEDED",
+        ),
         (503, {"json": EXA_OVERLOADED}, "bad_gateway", "SERVICE_OVERLOADED"),
         (
             200,
