@@ -8,6 +8,7 @@ SDK's own client) and reads status, tag and ``Retry-After`` here.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -36,8 +37,13 @@ if TYPE_CHECKING:
 
 NAME = "exa"
 QUOTA_TAGS = frozenset({"NO_MORE_CREDITS", "API_KEY_BUDGET_EXCEEDED", "INSUFFICIENT_CREDITS"})
+#: ``/contents`` tags of a page not read in time: the site's slowness, or the
+#: ``livecrawlTimeout`` the request set.
+TIMEOUT_TAGS = frozenset({"CRAWL_TIMEOUT", "CRAWL_LIVECRAWL_TIMEOUT"})
+#: ``/contents`` tag naming the status the site answered, ``httpStatusCode`` being optional.
+_HTTP_TAG = re.compile(r"CRAWL_HTTP_(\d{3})")
 #: 403 tags about the content asked for, not about the key.
-CONTENT_TAGS = frozenset({"ROBOTS_FILTER_FAILED", "PROHIBITED_CONTENT"})
+CONTENT_TAGS = frozenset({"ROBOTS_FILTER_FAILED", "PROHIBITED_CONTENT", "CONTENT_FILTER_ERROR"})
 
 
 def _fields(body: Any) -> tuple[str, str]:
@@ -71,6 +77,11 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         return AuthError(f"Exa rejected the API key {where}")
     if tag == "FEATURE_DISABLED":
         return UnsupportedError(f"Exa has not enabled this feature for the account {where}")
+    if tag == "NUM_RESULTS_EXCEEDED":  # the plan's cap on results, not a mistake of the caller's
+        return UnsupportedError(
+            f"Exa's plan for this key returns fewer results than the limit asked for {where} "
+            "Ask for a smaller limit, or raise the plan at https://dashboard.exa.ai/."
+        )
     if tag in CONTENT_TAGS:
         return BlockedError(f"Exa refused to fetch this content {where}", detail="http_403")
     if status == 422:  # Exa's "well-formed, but a URL could not be fetched" (/contents)
@@ -95,10 +106,17 @@ def failure(exc: BaseException, response: httpx.Response | None) -> WebProviderE
     return to_provider_error(exc, NAME)
 
 
+def _tagged_status(tag: str | None) -> int | None:
+    """The site's status a ``CRAWL_HTTP_{status}`` tag names (``CRAWL_HTTP_403``), or None."""
+    match = _HTTP_TAG.fullmatch(tag or "")
+    return int(match.group(1)) if match else None
+
+
 def status_error(tag: str | None, http_status: int | None) -> WebProviderError:
     """The error for one URL that ``/contents`` could not read."""
+    http_status = http_status or _tagged_status(tag)
     where = f" (HTTP {http_status}, {tag})" if http_status else f" ({tag})" if tag else ""
-    if tag == "CRAWL_TIMEOUT" or http_status == 408:
+    if tag in TIMEOUT_TAGS or http_status == 408:
         return WebTimeoutError(f"Exa timed out reading this page{where}.", provider=NAME)
     if tag == "SOURCE_NOT_AVAILABLE" or http_status in (401, 403, 429):
         return BlockedError(

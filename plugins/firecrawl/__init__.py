@@ -38,6 +38,9 @@ NO_PAGE = "Firecrawl answered the scrape without the page ('data'); its answer i
 #: Share of a request's time given to Firecrawl's own ``timeout``, so that it can answer 408
 #: before our side gives up on the request.
 SERVER_SHARE = 0.9
+#: The shortest ``timeout`` (ms) Firecrawl accepts for a scrape (it refuses less with a 400);
+#: a call with less time left than that ends the request itself at its deadline.
+MIN_TIMEOUT_MS = 1000
 
 
 class FirecrawlProvider(SDKProvider):
@@ -85,7 +88,7 @@ class FirecrawlProvider(SDKProvider):
         return firecrawl, log
 
     def _timeout_ms(self) -> int:
-        return int(self.call_timeout() * SERVER_SHARE * 1000)
+        return max(MIN_TIMEOUT_MS, int(self.call_timeout() * SERVER_SHARE * 1000))
 
     async def _guarded(self, call: Any, log: Any) -> Any:
         """Await an SDK call, mapping its failure to ours."""

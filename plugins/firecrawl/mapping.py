@@ -206,6 +206,10 @@ def page(document: Any, requested: str | None = None) -> dict[str, Any]:
         "content_type": getattr(metadata, "content_type", None),
         "language": getattr(metadata, "language", None),
         "description": getattr(metadata, "description", None),
+        # Read by Firecrawl from the page's meta tags, under the names Exa's pages use.
+        "published_at": getattr(metadata, "published_time", None),
+        "image": getattr(metadata, "og_image", None),
+        "favicon": getattr(metadata, "favicon", None),
     }
     return {
         "url": url,

@@ -181,7 +181,7 @@ def extract_request(
     """Keyword arguments for ``AsyncTavilyClient.extract`` (markdown, one request for all URLs)."""
     warn_unknown("tavily", options, EXTRACT_KWARGS)
     check_kinds("tavily", options, EXTRACT_KINDS)
-    request: dict[str, Any] = {"urls": urls, "format": page_format(options)}
+    request: dict[str, Any] = {"urls": urls, "format": page_format(options), "include_favicon": True}
     depth = options.get("extract_depth", settings.option("extract_depth"))
     if depth:
         request["extract_depth"] = depth
@@ -197,6 +197,7 @@ def crawl_request(url: str, options: dict[str, Any], settings: ProviderSettings)
         "url": url,
         "format": page_format(options),
         "limit": settings.number("max_pages", DEFAULT_MAX_PAGES),
+        "include_favicon": True,
     }
     depth = settings.option("extract_depth")
     if depth:
@@ -212,6 +213,8 @@ def crawl_request(url: str, options: dict[str, Any], settings: ProviderSettings)
 
 
 def _page(item: Mapping[str, Any]) -> dict[str, Any]:
+    # ``favicon`` comes with every extract and crawl request's ``include_favicon``; unasked,
+    # Tavily leaves it out.
     metadata = {"favicon": item["favicon"]} if item.get("favicon") else {}
     return {
         "url": item.get("url"),

@@ -101,6 +101,12 @@ def test_empty_result_is_an_empty_success(config: Any) -> None:
             "Rate limit exceeded",
         ),
         (400, {"json": EXA_BAD_BODY}, "invalid_input", "Validation error"),
+        (
+            400,
+            {"json": exa_error("Requested numResults exceeds your plan limit", "NUM_RESULTS_EXCEEDED")},
+            "unsupported",
+            "NUM_RESULTS_EXCEEDED",
+        ),
         (503, {"json": EXA_OVERLOADED}, "bad_gateway", "SERVICE_OVERLOADED"),
         (
             200,
@@ -259,6 +265,21 @@ def test_a_refused_key_rests_and_the_next_is_used(make_config: Any) -> None:
     assert [c.request.headers["x-api-key"] for c in route.calls] == [KEY, second]
 
 
+def test_a_content_policy_refusal_is_blocked_and_rests_no_key(make_config: Any) -> None:
+    """Exa's 403 ``CONTENT_FILTER_ERROR`` (content refused by a safety policy, its error-code
+    reference) is about what was asked, not the key: it read as "Exa rejected the API key",
+    and the key was rested and the next one asked the same."""
+    second = "exa-second-key-77665544"
+    config = make_config(**settings("exa", api_key=f"{KEY},{second}"))
+    refusal = exa_error("Content was rejected by a safety policy", "CONTENT_FILTER_ERROR")
+    with respx.mock() as router:
+        route = router.post(f"{API}/search").respond(403, json=refusal)
+        envelope = dispatch_search("q", backend="exa", config=config)
+    assert envelope["error_code"] == "blocked", envelope
+    assert "CONTENT_FILTER_ERROR" in envelope["error"] and "API key" not in envelope["error"]
+    assert [c.request.headers["x-api-key"] for c in route.calls] == [KEY]
+
+
 def test_extract_reads_contents_with_per_url_statuses(config: Any) -> None:
     urls = [
         "https://example.com",
@@ -278,6 +299,51 @@ def test_extract_reads_contents_with_per_url_statuses(config: Any) -> None:
     assert gone["error_code"] == "not_found" and "CRAWL_NOT_FOUND" in gone["error"]
     assert slow["error_code"] == "timeout"
     assert absent["error"] and absent["url"] == "https://absent.example"
+
+
+@pytest.mark.parametrize("http_status", [None, 504])
+def test_a_page_past_the_live_crawl_timeout_is_a_timeout_item(config: Any, http_status: int | None) -> None:
+    """Exa reports a page whose live crawl outlasted ``livecrawlTimeout`` with its own tag,
+    ``CRAWL_LIVECRAWL_TIMEOUT`` (its /contents reference), with a 504 beside it or none; the
+    page read as Exa's failure (provider_error), not the timeout the call asked for."""
+    error: dict[str, Any] = {"tag": "CRAWL_LIVECRAWL_TIMEOUT"}
+    if http_status:
+        error["httpStatusCode"] = http_status
+    contents = {
+        **EXA_CONTENTS,
+        "statuses": [
+            EXA_CONTENTS["statuses"][0],
+            {"id": "https://slow.example", "status": "error", "error": error},
+        ],
+    }
+    with respx.mock() as router:
+        router.post(f"{API}/contents").respond(200, json=contents)
+        envelope = dispatch_extract(["https://example.com", "https://slow.example"], backend="exa", config=config)
+    page, slow = envelope["data"]
+    assert page["content"].startswith("Example Domain.")
+    assert slow["error_code"] == "timeout" and "CRAWL_LIVECRAWL_TIMEOUT" in slow["error"]
+
+
+def test_a_status_named_in_the_tag_is_read_from_it(config: Any) -> None:
+    """Exa's /contents names the status a site answered in the tag itself
+    (``CRAWL_HTTP_{status}``, its error-code reference), ``httpStatusCode`` being optional:
+    a 403 or a 404 so named read as Exa's own failure (provider_error)."""
+    urls = ["https://example.com", "https://walled.example", "https://moved.example"]
+    contents = {
+        **EXA_CONTENTS,
+        "statuses": [
+            EXA_CONTENTS["statuses"][0],
+            {"id": urls[1], "status": "error", "error": {"tag": "CRAWL_HTTP_403"}},
+            {"id": urls[2], "status": "error", "error": {"tag": "CRAWL_HTTP_410"}},
+        ],
+    }
+    with respx.mock() as router:
+        router.post(f"{API}/contents").respond(200, json=contents)
+        envelope = dispatch_extract(urls, backend="exa", config=config)
+    page, walled, moved = envelope["data"]
+    assert page["content"].startswith("Example Domain.")
+    assert walled["error_code"] == "blocked" and walled["detail"] == "http_403", walled
+    assert moved["error_code"] == "not_found" and "CRAWL_HTTP_410" in moved["error"], moved
 
 
 @pytest.mark.parametrize(("timeout", "most_ms"), [(3, 3000), (8, 8000)])

@@ -280,6 +280,36 @@ def test_extract_scrapes_markdown_per_url(config: Any) -> None:
     assert blocked["error_code"] == "unsupported" and "no longer supported" in blocked["error"]
 
 
+def test_a_page_keeps_the_date_image_and_favicon_firecrawl_read_from_it(run: Any, config: Any) -> None:
+    """Firecrawl's metadata carries the page's ``publishedTime``, ``ogImage`` and ``favicon``
+    (read from its meta tags); a page lost all three, so its publication date never reached
+    ``metadata.published_at`` as Exa's does."""
+    article = firecrawl_document("https://news.example/story", "Story", "# Story")
+    article["metadata"].update(
+        {
+            "publishedTime": "2026-09-01T10:00:00Z",
+            "article:published_time": "2026-09-01T10:00:00Z",
+            "ogImage": "https://news.example/og.png",
+            "og:image": "https://news.example/og.png",
+            "favicon": "https://news.example/favicon.ico",
+        }
+    )
+    with respx.mock() as router:
+        router.post(f"{API}/v2/scrape").respond(200, json={"success": True, "data": article})
+        router.post(f"{API}/v2/crawl").respond(200, json=FIRECRAWL_CRAWL_STARTED)
+        router.get(f"{API}/v2/crawl/{CRAWL_ID}").respond(
+            200, json=firecrawl_status("completed", [article])
+        )
+        extracted = run("extract", config, ["https://news.example/story"], backend="firecrawl")
+        crawled = run("crawl", config, "https://news.example/", backend="firecrawl")
+    for envelope in (extracted, crawled):
+        assert envelope["success"], envelope.get("error")
+        metadata = envelope["data"][0]["metadata"]
+        assert metadata["published_at"] == "2026-09-01T10:00:00Z"
+        assert metadata["image"] == "https://news.example/og.png"
+        assert metadata["favicon"] == "https://news.example/favicon.ico"
+
+
 def test_only_main_content_off_from_a_variable_is_off(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """``only_main_content: ${MAIN_ONLY}`` always gives text, and ``"false"`` read as true kept
     the navigation and footers out of pages the operator wanted whole."""
@@ -470,6 +500,30 @@ def test_a_wait_for_firecrawl_would_refuse_names_what_to_change(config: Any) -> 
     assert refused["error"].endswith("Give a shorter wait_for, or the call a longer timeout.")
     assert served["success"] is True and route.call_count == 1
     assert body_of(route)["waitFor"] == 5000
+
+
+def test_a_short_call_sends_a_timeout_firecrawl_accepts(config: Any) -> None:
+    """Firecrawl refuses a scrape ``timeout`` under 1000 ms (its 400 names ``timeout``); the
+    one sent is derived from the call's time, so an extract with about a second left failed
+    whole as the caller's invalid_input, over an option the caller never set."""
+    pytest.importorskip("firecrawl")  # loaded before the short call: its import is not timed here
+
+    def scrape(request: httpx.Request) -> httpx.Response:
+        if json.loads(request.content)["timeout"] < 1000:
+            too_small = {
+                "code": "too_small",
+                "minimum": 1000,
+                "path": ["timeout"],
+                "message": "Too small: expected number to be >=1000",
+            }
+            return httpx.Response(400, json=firecrawl_error("Bad Request", code="BAD_REQUEST", details=[too_small]))
+        return httpx.Response(200, json=FIRECRAWL_SCRAPE)
+
+    with respx.mock() as router:
+        router.post(f"{API}/v2/scrape").mock(side_effect=scrape)
+        envelope = dispatch_extract(["https://example.com"], backend="firecrawl", config=config, timeout=1.1)
+    assert envelope["success"], envelope.get("error")
+    assert envelope["data"][0]["content"].startswith("# Example Domain")
 
 
 def test_pages_scraped_before_the_deadline_are_kept(make_config: Any, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -365,6 +365,31 @@ def test_max_chars_cuts_its_pages_and_is_not_called_unknown(config: Any) -> None
     assert envelope["meta"]["warnings"] == ["tavily ignored the option(s) max_charz: it does not know them."]
 
 
+def test_pages_keep_the_favicon_tavily_gives_when_asked(run: Any, config: Any) -> None:
+    """Tavily puts ``favicon`` on extract and crawl results only for ``include_favicon: true``
+    (its reference); unasked, the favicon the pages' metadata is read for never came."""
+
+    def answer(body: httpx.Request) -> httpx.Response:
+        request = json.loads(body.content)
+        results = [
+            {"url": url, "raw_content": f"# {url}", "favicon": "https://example.com/favicon.ico"}
+            for url in (request.get("urls") or [request["url"]])
+        ]
+        if not request.get("include_favicon"):
+            for result in results:
+                del result["favicon"]
+        return httpx.Response(200, json={"results": results, "usage": {"credits": 1}, "request_id": "r1"})
+
+    with respx.mock() as router:
+        router.post(f"{API}/extract").mock(side_effect=answer)
+        router.post(f"{API}/crawl").mock(side_effect=answer)
+        extracted = run("extract", config, ["https://example.com/a"], backend="tavily")
+        crawled = run("crawl", config, "https://example.com/", backend="tavily")
+    for envelope in (extracted, crawled):
+        assert envelope["success"], envelope.get("error")
+        assert envelope["data"][0]["metadata"] == {"favicon": "https://example.com/favicon.ico"}
+
+
 def test_crawl_maps_depth_limit_instructions_and_paths(config: Any) -> None:
     with respx.mock() as router:
         route = router.post(f"{API}/crawl").respond(200, json=TAVILY_CRAWL)
