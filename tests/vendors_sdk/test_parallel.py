@@ -392,3 +392,23 @@ def test_full_content_parallel_cut_at_the_cap_asked_for_says_it_was_cut(config: 
     cut, whole = envelope["data"]
     assert cut["metadata"]["truncated"] is True and cut["content"] == ("word " * 8).strip()
     assert whole["content"] == "x" * 40 and "truncated" not in whole["metadata"]
+
+
+def test_keyword_queries_are_held_to_parallels_five_of_two_hundred_characters(config: Any) -> None:
+    """Parallel takes at most 5 keyword queries of 200 characters each; a long natural-language
+    query stays whole as the objective and is cut at a word break as the keyword query."""
+    query = " ".join(["transformer shortage lead times for utilities"] * 7)  # 321 characters
+    extra = [f"grid backlog {n}" for n in range(6)]
+    with respx.mock() as router:
+        route = router.post(f"{API}/v1/search").respond(200, json=PARALLEL_SEARCH)
+        envelope = dispatch_search(query, backend="parallel", config=config, queries=extra)
+    assert envelope["success"] is True, envelope
+    sent = body_of(route)
+    assert sent["objective"] == query
+    assert len(sent["search_queries"]) == 5
+    first = sent["search_queries"][0]
+    assert len(first) <= 200 and query.startswith(first) and query[len(first)] == " "
+    assert sent["search_queries"][1:] == extra[:4]
+    warnings = envelope["meta"]["warnings"]
+    assert any("at most 200 characters" in w for w in warnings)
+    assert any("at most 5 keyword queries; 7 were given" in w for w in warnings)
