@@ -23,6 +23,9 @@ from webproviders.kit import page_error
 
 PROVIDER = "crawl4ai"
 _BLOCKING_STATUSES = {401, 403, 429}
+#: How crawl4ai's anti-bot detector words a page it found to be a challenge or a block
+#: notice (it then sets ``success`` false and leaves the page's status, often 200).
+_ANTI_BOT = "blocked by anti-bot protection"
 
 
 def failure(result: Any) -> WebProviderError | None:
@@ -44,6 +47,13 @@ def failure(result: Any) -> WebProviderError | None:
             f"The page answered HTTP {status}.", provider=PROVIDER, status_code=status
         )
     lowered = message.lower()
+    if lowered.startswith(_ANTI_BOT):
+        # crawl4ai's own verdict on a page that answered 2xx: a challenge or a block notice
+        return BlockedError(
+            f"The site answered the browser with a bot challenge or block page ({message}).",
+            provider=PROVIDER,
+            detail="captcha_required",
+        )
     if "timeout" in lowered or "timed out" in lowered:
         return WebTimeoutError(
             f"The browser timed out loading the page: {message}", provider=PROVIDER
