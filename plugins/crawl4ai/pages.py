@@ -23,9 +23,18 @@ from webproviders.kit import page_error
 
 PROVIDER = "crawl4ai"
 _BLOCKING_STATUSES = {401, 403, 429}
-#: How crawl4ai's anti-bot detector words a page it found to be a challenge or a block
-#: notice (it then sets ``success`` false and leaves the page's status, often 200).
-_ANTI_BOT = "blocked by anti-bot protection"
+#: How crawl4ai's anti-bot detector words its verdict on a page (it then sets ``success``
+#: false and leaves the page's status, often 200), and the verdicts that name no protection
+#: (little or no text, an error status with an HTML body): guesses, not a challenge seen.
+_ANTI_BOT = "blocked by anti-bot protection:"
+_GUESSES = ("structural:", "near-empty content", "http ")
+
+
+def _challenge(message: str) -> bool:
+    """Whether crawl4ai found the page to be a named protection's challenge or block page
+    (Cloudflare, Akamai, DataDome, a CAPTCHA...)."""
+    lowered = message.lower()
+    return lowered.startswith(_ANTI_BOT) and not lowered[len(_ANTI_BOT):].strip().startswith(_GUESSES)
 
 
 def failure(result: Any) -> WebProviderError | None:
@@ -42,18 +51,17 @@ def failure(result: Any) -> WebProviderError | None:
         )
     if status in (404, 410):
         return NotFoundError(f"The page was not found (HTTP {status}).", provider=PROVIDER, status_code=status)
-    if isinstance(status, int) and status >= 400:
-        return ProviderError(
-            f"The page answered HTTP {status}.", provider=PROVIDER, status_code=status
-        )
-    lowered = message.lower()
-    if lowered.startswith(_ANTI_BOT):
-        # crawl4ai's own verdict on a page that answered 2xx: a challenge or a block notice
+    if _challenge(message):
         return BlockedError(
             f"The site answered the browser with a bot challenge or block page ({message}).",
             provider=PROVIDER,
             detail="captcha_required",
         )
+    if isinstance(status, int) and status >= 400:
+        return ProviderError(
+            f"The page answered HTTP {status}.", provider=PROVIDER, status_code=status
+        )
+    lowered = message.lower()
     if "timeout" in lowered or "timed out" in lowered:
         return WebTimeoutError(
             f"The browser timed out loading the page: {message}", provider=PROVIDER

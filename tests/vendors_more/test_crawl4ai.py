@@ -218,28 +218,41 @@ def test_failed_pages_are_items_with_their_cause(install: Any) -> None:
     assert "404" in items[2]["error"]
 
 
-def test_a_page_crawl4ai_found_to_be_a_bot_challenge_is_blocked(install: Any) -> None:
-    """crawl4ai's anti-bot detector fails a page that answered 200 with a challenge or block
-    notice, keeping its status: that is ``blocked``, as a 403 is, not a provider failure."""
+@pytest.mark.parametrize(
+    ("status", "reason", "code"),
+    [
+        (200, "Challenge interstitial (One moment, please) (HTTP 200, 11515 bytes, 58 chars visible)", "blocked"),
+        (503, "Cloudflare JS challenge", "blocked"),
+        (200, "Structural: no <body> tag (1200 bytes)", "provider_error"),
+        (503, "HTTP 503 with HTML content (80671 bytes)", "provider_error"),
+    ],
+)
+def test_a_page_crawl4ai_found_to_be_a_bot_challenge_is_blocked(
+    install: Any, status: int, reason: str, code: str
+) -> None:
+    """crawl4ai's anti-bot detector fails a page that is a protection's challenge or block
+    page, keeping its status (often 200): that is ``blocked``, as a 403 is, not a provider
+    failure. Its guesses that name no protection (a page with little structure, an error
+    status with HTML) stay what they were."""
     install(
         Site(
             {
                 "https://example.com/guarded": Result(
                     url="https://example.com/guarded",
                     success=False,
-                    status_code=200,
+                    status_code=status,
                     markdown=Markdown("One moment, please..."),
-                    error_message="Blocked by anti-bot protection: Challenge interstitial "
-                    "(One moment, please) (HTTP 200, 11515 bytes, 58 chars visible)",
+                    error_message=f"Blocked by anti-bot protection: {reason}",
                 )
             }
         )
     )
     envelope = dispatch_extract(["https://example.com/guarded"], backend="crawl4ai")
     assert envelope["success"] is False
-    assert envelope["error_code"] == "blocked"
-    assert envelope["detail"] == "captcha_required"
-    assert "Challenge interstitial" in envelope["error"]
+    assert envelope["error_code"] == code
+    if code == "blocked":
+        assert envelope["detail"] == "captcha_required"
+        assert reason in envelope["error"]
 
 
 def test_private_targets_never_reach_the_browser(install: Any) -> None:
