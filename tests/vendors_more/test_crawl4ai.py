@@ -221,7 +221,7 @@ def test_failed_pages_are_items_with_their_cause(install: Any) -> None:
 @pytest.mark.parametrize(
     ("status", "reason", "code"),
     [
-        (200, "Challenge interstitial (One moment, please) (HTTP 200, 11515 bytes, 58 chars visible)", "blocked"),
+        (200, "DataDome captcha", "blocked"),
         (503, "Cloudflare JS challenge", "blocked"),
         (200, "Structural: no <body> tag (1200 bytes)", "provider_error"),
         (503, "HTTP 503 with HTML content (80671 bytes)", "provider_error"),
