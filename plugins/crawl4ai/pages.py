@@ -37,10 +37,21 @@ def _challenge(message: str) -> bool:
     return lowered.startswith(_ANTI_BOT) and not lowered[len(_ANTI_BOT):].strip().startswith(_GUESSES)
 
 
+def cause(message: str) -> str:
+    """The error in crawl4ai's report of an exception it caught: its report adds where in its
+    own code it happened, lines of that code and the browser's call log, none of which says
+    what went wrong with the page."""
+    _, marker, error = message.partition("\nError: ")
+    text = error if marker else message
+    for tail in ("\n\nCode context:", "\nCall log:"):
+        text = text.split(tail, 1)[0]
+    return " ".join(text.split())
+
+
 def failure(result: Any) -> WebProviderError | None:
     """Why a result is not a usable page, or None when it is."""
     status = getattr(result, "status_code", None)
-    message = str(getattr(result, "error_message", None) or "").strip()
+    message = cause(str(getattr(result, "error_message", None) or ""))
     if getattr(result, "success", False) and not (isinstance(status, int) and status >= 400):
         return None
     if isinstance(status, int) and status in _BLOCKING_STATUSES:

@@ -255,6 +255,35 @@ def test_a_page_crawl4ai_found_to_be_a_bot_challenge_is_blocked(
         assert reason in envelope["error"]
 
 
+def test_an_exception_crawl4ai_reports_is_told_without_its_code_context(install: Any) -> None:
+    """crawl4ai reports an exception it caught with the place in its code, lines of that code
+    and the browser's call log around the error: only the error reaches the caller."""
+    report = (
+        "Unexpected error in _crawl_web at line 744 in _crawl_web "
+        "(/venv/lib/python3.12/site-packages/crawl4ai/async_crawler_strategy.py):\n"
+        "Error: Failed on navigating ACS-GOTO:\n"
+        "Page.goto: net::ERR_NAME_NOT_RESOLVED at https://example.com/down\n"
+        "Call log:\n  - navigating to \"https://example.com/down\", waiting until \"domcontentloaded\"\n"
+        "\n\nCode context:\n 739           try:\n 740               response = await page.goto(\n"
+        " 741                   url, wait_until=config.wait_until, timeout=config.page_timeout\n"
+    )
+    install(
+        Site(
+            {
+                "https://example.com/down": Result(
+                    url="https://example.com/down", success=False, status_code=None, error_message=report
+                )
+            }
+        )
+    )
+    envelope = dispatch_extract(["https://example.com/down"], backend="crawl4ai")
+    assert envelope["error_code"] == "network_error"
+    assert envelope["error"] == (
+        "The browser could not reach the page: Failed on navigating ACS-GOTO: "
+        "Page.goto: net::ERR_NAME_NOT_RESOLVED at https://example.com/down"
+    )
+
+
 def test_private_targets_never_reach_the_browser(install: Any) -> None:
     site = install(Site(SITE))
     urls = [
