@@ -173,10 +173,9 @@ def extract_request(
     if options.get("objective"):
         request["objective"] = options["objective"]
     if options.get("queries"):
-        request["search_queries"] = (
-            [options["queries"]]
-            if isinstance(options["queries"], str)
-            else list(options["queries"])
+        # "as in SearchRequest", Parallel's reference says of extract's keyword queries
+        request["search_queries"] = keyword_queries(
+            [options["queries"]] if isinstance(options["queries"], str) else list(options["queries"])
         )
     if options.get("session_id"):
         request["session_id"] = options["session_id"]

@@ -412,3 +412,20 @@ def test_keyword_queries_are_held_to_parallels_five_of_two_hundred_characters(co
     warnings = envelope["meta"]["warnings"]
     assert any("at most 200 characters" in w for w in warnings)
     assert any("at most 5 keyword queries; 7 were given" in w for w in warnings)
+
+
+def test_extract_keyword_queries_are_held_to_the_same_bounds(config: Any) -> None:
+    """Extract's ``search_queries`` are "as in SearchRequest": at most 5 of 200 characters."""
+    long = "x" * 170 + " " + "y" * 80
+    with respx.mock() as router:
+        route = router.post(f"{API}/v1/extract").respond(200, json=PARALLEL_EXTRACT)
+        envelope = dispatch_extract(
+            ["https://example.com/a"],
+            backend="parallel",
+            config=config,
+            objective="the main claims",
+            queries=[long, "b", "c", "d", "e", "f"],
+        )
+    assert envelope["success"] is True, envelope
+    assert body_of(route)["search_queries"] == ["x" * 170, "b", "c", "d", "e"]
+    assert any("at most 5 keyword queries; 6 were given" in w for w in envelope["meta"]["warnings"])
