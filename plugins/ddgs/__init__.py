@@ -196,6 +196,12 @@ class DDGSProvider(WebSearchProvider):
         except BaseException:  # the deadline passed (cancelled)
             search.abandon()
             raise
+        if answer.get("unknown_engines"):
+            warn(
+                f"ddgs has no search engine named {', '.join(map(str, answer['unknown_engines']))} "
+                f"(web.providers.ddgs.backend); it searched the others, or every engine when none was "
+                f"left. Its engines: {', '.join(map(str, answer.get('engines') or []))}."
+            )
         return self._results(answer, request["memory_mb"])
 
     def _proxy(self) -> str | None:
