@@ -165,7 +165,8 @@ class DDGSProvider(WebSearchProvider):
             "max_results": limit,
             "backend": _engines(settings.option("backend", "auto")),
             "proxy": self._proxy(),
-            "timeout": int(settings.timeout or 10),
+            # seconds, fractions too: as a whole number, 0.5 was 0, and every request timed out at once
+            "timeout": settings.timeout or 10,
             # TLS trusts what the environment says, as httpx does (a proxy's own CA, say).
             "verify": os.environ.get("SSL_CERT_FILE") or True,
             "memory_mb": memory_limit(spelled(settings.option("max_memory_mb", DEFAULT_MEMORY_MB))),
