@@ -123,6 +123,19 @@ def test_page_timeout_comes_from_config(install: Any, make_config: Any) -> None:
     assert site.run_configs[0].kwargs["page_timeout"] == 5000
 
 
+@pytest.mark.parametrize("value", ["soon", 0, -5])
+def test_a_page_timeout_that_is_no_number_of_seconds_is_not_configured(
+    install: Any, make_config: Any, value: Any
+) -> None:
+    """``page_timeout`` is read as every vendor setting is: ``"soon"`` failed the call as the
+    browser's ``provider_error``, and 0 reached it as "no timeout at all"."""
+    install(Site(SITE))
+    config = make_config(web={"providers": {"crawl4ai": {"page_timeout": value}}})
+    envelope = dispatch_extract("https://docs.example.com/a", backend="crawl4ai", config=config, timeout=60)
+    assert envelope["error_code"] == "not_configured", envelope
+    assert "web.providers.crawl4ai.page_timeout" in envelope["error"]
+
+
 def test_network_settings_reach_the_browser(install: Any, make_config: Any) -> None:
     site = install(Site(SITE))
     config = make_config(
