@@ -88,9 +88,8 @@ class Crawl4AIProvider(WebSearchProvider):
 
     def _page_timeout_ms(self) -> int:
         """``web.providers.crawl4ai.page_timeout`` (seconds per page), within the call deadline."""
-        seconds = float(
-            self.config.provider(self.name).option("page_timeout", DEFAULT_PAGE_TIMEOUT)
-        )
+        settings = self.config.provider(self.name)
+        seconds = float(settings.number("page_timeout", DEFAULT_PAGE_TIMEOUT, whole=False))
         left = remaining_time()
         if left is not None:
             seconds = max(1.0, min(seconds, left - DEADLINE_MARGIN))

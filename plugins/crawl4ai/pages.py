@@ -23,12 +23,35 @@ from webproviders.kit import page_error
 
 PROVIDER = "crawl4ai"
 _BLOCKING_STATUSES = {401, 403, 429}
+#: How crawl4ai's anti-bot detector words its verdict on a page (it then sets ``success``
+#: false and leaves the page's status, often 200), and the verdicts that name no protection
+#: (little or no text, an error status with an HTML body): guesses, not a challenge seen.
+_ANTI_BOT = "blocked by anti-bot protection:"
+_GUESSES = ("structural:", "near-empty content", "http ")
+
+
+def _challenge(message: str) -> bool:
+    """Whether crawl4ai found the page to be a named protection's challenge or block page
+    (Cloudflare, Akamai, DataDome, a CAPTCHA...)."""
+    lowered = message.lower()
+    return lowered.startswith(_ANTI_BOT) and not lowered[len(_ANTI_BOT):].strip().startswith(_GUESSES)
+
+
+def cause(message: str) -> str:
+    """The error in crawl4ai's report of an exception it caught: its report adds where in its
+    own code it happened, lines of that code and the browser's call log, none of which says
+    what went wrong with the page."""
+    _, marker, error = message.partition("\nError: ")
+    text = error if marker else message
+    for tail in ("\n\nCode context:", "\nCall log:"):
+        text = text.split(tail, 1)[0]
+    return " ".join(text.split())
 
 
 def failure(result: Any) -> WebProviderError | None:
     """Why a result is not a usable page, or None when it is."""
     status = getattr(result, "status_code", None)
-    message = str(getattr(result, "error_message", None) or "").strip()
+    message = cause(str(getattr(result, "error_message", None) or ""))
     if getattr(result, "success", False) and not (isinstance(status, int) and status >= 400):
         return None
     if isinstance(status, int) and status in _BLOCKING_STATUSES:
@@ -39,6 +62,12 @@ def failure(result: Any) -> WebProviderError | None:
         )
     if status in (404, 410):
         return NotFoundError(f"The page was not found (HTTP {status}).", provider=PROVIDER, status_code=status)
+    if _challenge(message):
+        return BlockedError(
+            f"The site answered the browser with a bot challenge or block page ({message}).",
+            provider=PROVIDER,
+            detail="captcha_required",
+        )
     if isinstance(status, int) and status >= 400:
         return ProviderError(
             f"The page answered HTTP {status}.", provider=PROVIDER, status_code=status

@@ -165,7 +165,8 @@ class DDGSProvider(WebSearchProvider):
             "max_results": limit,
             "backend": _engines(settings.option("backend", "auto")),
             "proxy": self._proxy(),
-            "timeout": int(settings.timeout or 10),
+            # seconds, fractions too: as a whole number, 0.5 was 0, and every request timed out at once
+            "timeout": settings.timeout or 10,
             # TLS trusts what the environment says, as httpx does (a proxy's own CA, say).
             "verify": os.environ.get("SSL_CERT_FILE") or True,
             "memory_mb": memory_limit(spelled(settings.option("max_memory_mb", DEFAULT_MEMORY_MB))),
@@ -196,6 +197,12 @@ class DDGSProvider(WebSearchProvider):
         except BaseException:  # the deadline passed (cancelled)
             search.abandon()
             raise
+        if answer.get("unknown_engines"):
+            warn(
+                f"ddgs has no search engine named {', '.join(map(str, answer['unknown_engines']))} "
+                f"(web.providers.ddgs.backend); it searched the others, or every engine when none was "
+                f"left. Its engines: {', '.join(map(str, answer.get('engines') or []))}."
+            )
         return self._results(answer, request["memory_mb"])
 
     def _proxy(self) -> str | None:

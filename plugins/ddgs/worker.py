@@ -72,8 +72,30 @@ def limit_memory(megabytes: int) -> None:
         pass
 
 
+def unknown_engines(backend: str) -> list[str]:
+    """The names in ``backend`` that are none of ddgs's text engines. ddgs passes them by with
+    a log line (one that names none leaves it searching every engine): Bing and Google, say,
+    which this version of ddgs has turned off."""
+    from ddgs.engines import ENGINES
+
+    names = [name.strip() for name in backend.split(",") if name.strip()]
+    return [name for name in names if name not in ("auto", "all") and name not in ENGINES["text"]]
+
+
 def search(request: dict[str, Any]) -> dict[str, Any]:
-    """One search as the provider asked for it; failures become ``{"error": kind, "message"}``."""
+    """One search as the provider asked for it, with the engine names ddgs does not have
+    (``unknown_engines``, with ``engines``: those it has)."""
+    from ddgs.engines import ENGINES
+
+    answer = _search(request)
+    unknown = unknown_engines(request["backend"])
+    if unknown:
+        answer.update(unknown_engines=unknown, engines=sorted(ENGINES["text"]))
+    return answer
+
+
+def _search(request: dict[str, Any]) -> dict[str, Any]:
+    """The search itself; failures become ``{"error": kind, "message"}``."""
     from ddgs import DDGS
     from ddgs.exceptions import DDGSException, TimeoutException
 

@@ -25,6 +25,9 @@ from webproviders.kit import (
 
 #: Most results Parallel's search returns for one request (``advanced_settings.max_results``).
 MAX_RESULTS = 40
+#: Parallel's bounds on ``search_queries``: at most 5 keyword queries of 200 characters each.
+MAX_QUERIES = 5
+MAX_QUERY_CHARS = 200
 TIME_RANGES = {
     "day": timedelta(days=1),
     "week": timedelta(weeks=1),
@@ -60,7 +63,7 @@ def search_request(
     warn_unknown("parallel", options, SEARCH_KWARGS, search=True)
     check_kinds("parallel", options, SEARCH_KWARGS)
     extra = options.get("queries") or []
-    queries = [query, *([extra] if isinstance(extra, str) else list(extra))]
+    queries = keyword_queries([query, *([extra] if isinstance(extra, str) else list(extra))])
     advanced: dict[str, Any] = {"max_results": capped_count("parallel", limit, MAX_RESULTS)}
     policy: dict[str, Any] = {}
     for key in ("include_domains", "exclude_domains"):
@@ -78,7 +81,7 @@ def search_request(
         advanced["location"] = str(options["country"]).upper()
     request: dict[str, Any] = {
         "objective": options.get("objective") or query,
-        "search_queries": list(dict.fromkeys(queries)),
+        "search_queries": queries,
         "advanced_settings": advanced,
     }
     mode = options.get("search_mode", settings.option("mode"))
@@ -92,6 +95,25 @@ def search_request(
         }
     )
     return request
+
+
+def keyword_queries(queries: list[str]) -> list[str]:
+    """``search_queries`` within Parallel's bounds, which it refuses a request past: each cut
+    to 200 characters at a word break, the first 5 kept, and either said in ``meta.warnings``.
+    A long query loses nothing as the objective, which takes 5,000 characters."""
+    cut = list(dict.fromkeys(truncate(query, MAX_QUERY_CHARS) for query in queries))
+    longer = sum(len(query) > MAX_QUERY_CHARS for query in dict.fromkeys(queries))
+    if longer:
+        warn(
+            f"parallel takes keyword queries of at most {MAX_QUERY_CHARS} characters; "
+            f"{longer} longer one(s) were cut to fit (the objective is not cut)."
+        )
+    if len(cut) > MAX_QUERIES:
+        warn(
+            f"parallel takes at most {MAX_QUERIES} keyword queries; {len(cut)} were given, "
+            f"the first {MAX_QUERIES} were sent."
+        )
+    return cut[:MAX_QUERIES]
 
 
 def _listed(result: Any, field: str) -> list[Any]:
@@ -151,10 +173,9 @@ def extract_request(
     if options.get("objective"):
         request["objective"] = options["objective"]
     if options.get("queries"):
-        request["search_queries"] = (
-            [options["queries"]]
-            if isinstance(options["queries"], str)
-            else list(options["queries"])
+        # "as in SearchRequest", Parallel's reference says of extract's keyword queries
+        request["search_queries"] = keyword_queries(
+            [options["queries"]] if isinstance(options["queries"], str) else list(options["queries"])
         )
     if options.get("session_id"):
         request["session_id"] = options["session_id"]

@@ -218,6 +218,24 @@ def test_engines_given_as_a_list_are_searched(proxy: Proxy, ddgs_config: Callabl
     assert len(proxy.times) == 1 and proxy.forms[-1]["q"] == "rust async"
 
 
+def test_an_engine_ddgs_does_not_have_is_named_in_the_warnings(proxy: Proxy, ddgs_config: Callable[..., Any]) -> None:
+    """ddgs has turned Bing and Google off: a backend naming them searched the other engines
+    (or every engine, when none was left) and the caller was never told."""
+    config = ddgs_config(backend=["duckduckgo", "bing"])
+    envelope = dispatch_search("rust async", 5, backend="ddgs", config=config, timeout=20)
+    assert envelope["success"] is True and envelope["data"]["web"], envelope
+    [warning] = envelope["meta"]["warnings"]
+    assert warning.startswith("ddgs has no search engine named bing (web.providers.ddgs.backend)")
+    assert "duckduckgo" in warning.split("Its engines:")[1]
+
+
+def test_a_timeout_under_a_second_is_ddgs_s_timeout_not_zero(proxy: Proxy, ddgs_config: Callable[..., Any]) -> None:
+    """ddgs takes its timeout in seconds, fractions too: ``timeout: 0.9`` reached it as 0, with
+    which every request it sent timed out at once."""
+    envelope = dispatch_search("rust async", 5, backend="ddgs", config=ddgs_config(timeout=0.9), timeout=20)
+    assert envelope["success"] is True and envelope["data"]["web"], envelope
+
+
 def test_a_memory_limit_from_a_variable_is_read_as_its_number(
     proxy: Proxy, ddgs_config: Callable[..., Any], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -123,6 +123,19 @@ def test_page_timeout_comes_from_config(install: Any, make_config: Any) -> None:
     assert site.run_configs[0].kwargs["page_timeout"] == 5000
 
 
+@pytest.mark.parametrize("value", ["soon", 0, -5])
+def test_a_page_timeout_that_is_no_number_of_seconds_is_not_configured(
+    install: Any, make_config: Any, value: Any
+) -> None:
+    """``page_timeout`` is read as every vendor setting is: ``"soon"`` failed the call as the
+    browser's ``provider_error``, and 0 reached it as "no timeout at all"."""
+    install(Site(SITE))
+    config = make_config(web={"providers": {"crawl4ai": {"page_timeout": value}}})
+    envelope = dispatch_extract("https://docs.example.com/a", backend="crawl4ai", config=config, timeout=60)
+    assert envelope["error_code"] == "not_configured", envelope
+    assert "web.providers.crawl4ai.page_timeout" in envelope["error"]
+
+
 def test_network_settings_reach_the_browser(install: Any, make_config: Any) -> None:
     site = install(Site(SITE))
     config = make_config(
@@ -216,6 +229,72 @@ def test_failed_pages_are_items_with_their_cause(install: Any) -> None:
     ]
     assert items[1]["url"] == "https://example.com/wall"
     assert "404" in items[2]["error"]
+
+
+@pytest.mark.parametrize(
+    ("status", "reason", "code"),
+    [
+        (200, "DataDome captcha", "blocked"),
+        (503, "Cloudflare JS challenge", "blocked"),
+        (200, "Structural: no <body> tag (1200 bytes)", "provider_error"),
+        (503, "HTTP 503 with HTML content (80671 bytes)", "provider_error"),
+    ],
+)
+def test_a_page_crawl4ai_found_to_be_a_bot_challenge_is_blocked(
+    install: Any, status: int, reason: str, code: str
+) -> None:
+    """crawl4ai's anti-bot detector fails a page that is a protection's challenge or block
+    page, keeping its status (often 200): that is ``blocked``, as a 403 is, not a provider
+    failure. Its guesses that name no protection (a page with little structure, an error
+    status with HTML) stay what they were."""
+    install(
+        Site(
+            {
+                "https://example.com/guarded": Result(
+                    url="https://example.com/guarded",
+                    success=False,
+                    status_code=status,
+                    markdown=Markdown("One moment, please..."),
+                    error_message=f"Blocked by anti-bot protection: {reason}",
+                )
+            }
+        )
+    )
+    envelope = dispatch_extract(["https://example.com/guarded"], backend="crawl4ai")
+    assert envelope["success"] is False
+    assert envelope["error_code"] == code
+    if code == "blocked":
+        assert envelope["detail"] == "captcha_required"
+        assert reason in envelope["error"]
+
+
+def test_an_exception_crawl4ai_reports_is_told_without_its_code_context(install: Any) -> None:
+    """crawl4ai reports an exception it caught with the place in its code, lines of that code
+    and the browser's call log around the error: only the error reaches the caller."""
+    report = (
+        "Unexpected error in _crawl_web at line 744 in _crawl_web "
+        "(/venv/lib/python3.12/site-packages/crawl4ai/async_crawler_strategy.py):\n"
+        "Error: Failed on navigating ACS-GOTO:\n"
+        "Page.goto: net::ERR_NAME_NOT_RESOLVED at https://example.com/down\n"
+        "Call log:\n  - navigating to \"https://example.com/down\", waiting until \"domcontentloaded\"\n"
+        "\n\nCode context:\n 739           try:\n 740               response = await page.goto(\n"
+        " 741                   url, wait_until=config.wait_until, timeout=config.page_timeout\n"
+    )
+    install(
+        Site(
+            {
+                "https://example.com/down": Result(
+                    url="https://example.com/down", success=False, status_code=None, error_message=report
+                )
+            }
+        )
+    )
+    envelope = dispatch_extract(["https://example.com/down"], backend="crawl4ai")
+    assert envelope["error_code"] == "network_error"
+    assert envelope["error"] == (
+        "The browser could not reach the page: Failed on navigating ACS-GOTO: "
+        "Page.goto: net::ERR_NAME_NOT_RESOLVED at https://example.com/down"
+    )
 
 
 def test_private_targets_never_reach_the_browser(install: Any) -> None:

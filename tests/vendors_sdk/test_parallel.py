@@ -392,3 +392,40 @@ def test_full_content_parallel_cut_at_the_cap_asked_for_says_it_was_cut(config: 
     cut, whole = envelope["data"]
     assert cut["metadata"]["truncated"] is True and cut["content"] == ("word " * 8).strip()
     assert whole["content"] == "x" * 40 and "truncated" not in whole["metadata"]
+
+
+def test_keyword_queries_are_held_to_parallels_five_of_two_hundred_characters(config: Any) -> None:
+    """Parallel takes at most 5 keyword queries of 200 characters each; a long natural-language
+    query stays whole as the objective and is cut at a word break as the keyword query."""
+    query = " ".join(["transformer shortage lead times for utilities"] * 7)  # 321 characters
+    extra = [f"grid backlog {n}" for n in range(6)]
+    with respx.mock() as router:
+        route = router.post(f"{API}/v1/search").respond(200, json=PARALLEL_SEARCH)
+        envelope = dispatch_search(query, backend="parallel", config=config, queries=extra)
+    assert envelope["success"] is True, envelope
+    sent = body_of(route)
+    assert sent["objective"] == query
+    assert len(sent["search_queries"]) == 5
+    first = sent["search_queries"][0]
+    assert len(first) <= 200 and query.startswith(first) and query[len(first)] == " "
+    assert sent["search_queries"][1:] == extra[:4]
+    warnings = envelope["meta"]["warnings"]
+    assert any("at most 200 characters" in w for w in warnings)
+    assert any("at most 5 keyword queries; 7 were given" in w for w in warnings)
+
+
+def test_extract_keyword_queries_are_held_to_the_same_bounds(config: Any) -> None:
+    """Extract's ``search_queries`` are "as in SearchRequest": at most 5 of 200 characters."""
+    long = "x" * 170 + " " + "y" * 80
+    with respx.mock() as router:
+        route = router.post(f"{API}/v1/extract").respond(200, json=PARALLEL_EXTRACT)
+        envelope = dispatch_extract(
+            ["https://example.com/a"],
+            backend="parallel",
+            config=config,
+            objective="the main claims",
+            queries=[long, "b", "c", "d", "e", "f"],
+        )
+    assert envelope["success"] is True, envelope
+    assert body_of(route)["search_queries"] == ["x" * 170, "b", "c", "d", "e"]
+    assert any("at most 5 keyword queries; 6 were given" in w for w in envelope["meta"]["warnings"])
