@@ -6,7 +6,7 @@ from functools import partial
 from typing import Any, ClassVar
 
 from webproviders import Config, report_usage, warn
-from webproviders.kit import VendorProvider, capped_count, later_page, warn_unknown
+from webproviders.kit import VendorProvider, capped_count, later_page, spelled, warn_unknown
 
 from .errors import classify
 from .params import MAX_COUNT, MAX_OFFSET, build_params
@@ -59,6 +59,10 @@ class BraveProvider(VendorProvider):
         warn_unknown(self.name, options, frozenset(), search=True)
         count = min(limit, MAX_COUNT) if self.pages else capped_count(self.name, limit, MAX_COUNT)
         params = build_params(self.name, query, count, options)
+        # Brave sends a hit's other excerpts only when asked, and only to plans that have them
+        # (another answers OPTION_NOT_IN_PLAN): asked for when the set-up says so.
+        if spelled(self.settings.option("extra_snippets", False)) is True:
+            params["extra_snippets"] = "true"
         body = await self._page(params, 0)
         altered = altered_query(body)
         if altered:

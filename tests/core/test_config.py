@@ -963,7 +963,8 @@ def test_a_key_a_provider_does_not_read_is_named_where_its_manifest_lists_what_i
     assert "quiet" in names
     messages = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
     assert sorted(messages) == [
-        "Config key 'web.providers.brave.model' in c.yaml is not one brave reads, so it does nothing.",
+        "Config key 'web.providers.brave.model' in c.yaml is not one brave reads, so it does nothing. "
+        "Its own keys: extra_snippets.",
         "Config key 'web.providers.http.concurency' in c.yaml is not one http reads, so it does nothing. "
         "Did you mean 'concurrency'?",
         "Config key 'web.providers.tavily.serch_depth' in c.yaml is not one tavily reads, so it does "

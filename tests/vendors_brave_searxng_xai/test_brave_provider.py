@@ -558,3 +558,35 @@ def test_a_country_or_language_outside_brave_s_lists_is_warned_not_sent(
     params = route.calls.last.request.url.params
     assert "country" not in params and "search_lang" not in params
     assert envelope["meta"]["warnings"] == [warning]
+
+
+@pytest.mark.parametrize("setting", [True, "true", "${BRAVE_SNIPPETS}"])
+def test_extra_snippets_are_asked_for_when_the_set_up_says_so(
+    make_config: Any, search: Any, monkeypatch: pytest.MonkeyPatch, setting: Any
+) -> None:
+    """Brave sends a hit's other excerpts only when the request asks: the docs promised them and
+    no request asked, so no hit ever had them."""
+    monkeypatch.setenv("BRAVE_SEARCH_API_KEY", BRAVE_KEY)
+    monkeypatch.setenv("BRAVE_SNIPPETS", "yes")
+    config = make_config(web=web(providers={"brave": {"extra_snippets": setting}}))
+    with respx.mock() as mock:
+        route = mock.get(BRAVE_URL).respond(200, json=BRAVE_SUCCESS)
+        envelope = search(config, backend="brave", limit=1)
+    assert envelope["success"] is True, envelope
+    assert route.calls.last.request.url.params["extra_snippets"] == "true"
+    assert envelope["data"]["web"][0]["extra_snippets"]
+
+
+@pytest.mark.parametrize("setting", [None, False, "false", ""])
+def test_extra_snippets_are_not_asked_for_unless_set(
+    make_config: Any, search: Any, monkeypatch: pytest.MonkeyPatch, setting: Any
+) -> None:
+    """A plan without them refuses the whole search (OPTION_NOT_IN_PLAN): never asked unasked."""
+    monkeypatch.setenv("BRAVE_SEARCH_API_KEY", BRAVE_KEY)
+    providers = {} if setting is None else {"brave": {"extra_snippets": setting}}
+    config = make_config(web=web(providers=providers))
+    with respx.mock() as mock:
+        route = mock.get(BRAVE_URL).respond(200, json=BRAVE_SUCCESS)
+        envelope = search(config, backend="brave", limit=1)
+    assert envelope["success"] is True, envelope
+    assert "extra_snippets" not in route.calls.last.request.url.params
