@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import errno
+import functools
 import gc
 import io
 import json
@@ -923,11 +924,7 @@ def _command(argv: Sequence[str] | None, collector_off: bool) -> int:
     try:
         args = _parser().parse_args(given)
     except _UsageError as refused:  # the usage line is on stderr already
-        if "--json" in given:
-            _fail("invalid_input", str(refused), True)
-        else:
-            sys.stderr.write(f"{refused.prog}: error: {refused.message}\n")
-        return EXIT_USAGE
+        return _answered(functools.partial(_refuse, refused, as_json="--json" in given))
     if collector_off and args.command in BOUNDED_COMMANDS:
         gc.disable()  # see run()
     _logging(args.debug)
@@ -938,17 +935,8 @@ def _command(argv: Sequence[str] | None, collector_off: bool) -> int:
 
         extraction_pool.start_early()
     try:
-        code = _run(args)
-        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
-        if isinstance(sys.stdout, _Nowhere) and sys.stdout.lost:
-            sys.stderr.write("error: the output could not be written: the command has no stdout to write to.\n")
-            return code or EXIT_FAILURE
-        return code
-    except BrokenPipeError:
-        return _closed_pipe()
+        return _answered(lambda: _run(args))
     except Exception as exc:
-        if isinstance(exc, OSError) and exc.errno in _OUTPUT_ERRNOS and exc.filename is None:
-            return _unwritten(exc)  # a write's error names no file; opening or reading one would
         if args.debug:
             raise
         from .config import ConfigError
@@ -956,6 +944,35 @@ def _command(argv: Sequence[str] | None, collector_off: bool) -> int:
 
         _fail_plainly("not_configured" if isinstance(exc, ConfigError) else "provider_error", scrub(str(exc)), args)
         return EXIT_CONFIG if isinstance(exc, ConfigError) else EXIT_FAILURE
+
+
+def _refuse(refused: _UsageError, *, as_json: bool) -> int:
+    """argparse's refusal, said as it says it, or as one JSON object on stdout with ``--json``."""
+    if as_json:
+        _fail("invalid_input", str(refused), True)
+    else:
+        sys.stderr.write(f"{refused.prog}: error: {refused.message}\n")
+    return EXIT_USAGE
+
+
+def _answered(answer: Callable[[], int]) -> int:
+    """The exit code of ``answer``, which writes the command's answer, or of an answer that
+    could not be written: a closed pipe (:func:`_closed_pipe`), a full disk (:func:`_unwritten`),
+    no stdout at all. A refused command line's JSON goes through here too, where its
+    ``BrokenPipeError`` was a traceback."""
+    try:
+        code = answer()
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+    except BrokenPipeError:
+        return _closed_pipe()
+    except OSError as exc:
+        if exc.errno in _OUTPUT_ERRNOS and exc.filename is None:
+            return _unwritten(exc)  # a write's error names no file; opening or reading one would
+        raise
+    if isinstance(sys.stdout, _Nowhere) and sys.stdout.lost:
+        sys.stderr.write("error: the output could not be written: the command has no stdout to write to.\n")
+        return code or EXIT_FAILURE
+    return code
 
 
 def run() -> None:

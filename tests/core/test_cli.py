@@ -301,6 +301,23 @@ def test_a_closed_pipe_ends_quietly_with_141() -> None:
     assert "Broken pipe" not in err and "Traceback" not in err and "Exception ignored" not in err
 
 
+@pytest.mark.parametrize("argv", [("search", "q", "--limit", "many", "--json"), ("extract", "--json")])
+def test_a_refused_command_line_as_json_to_a_closed_pipe_ends_quietly_with_141(argv: tuple[str, ...]) -> None:
+    """A command line argparse refuses, with ``--json``, writes its failure as JSON on stdout:
+    to a pipe whose reader had gone that was a ``BrokenPipeError`` traceback and exit 1."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # `| head -0` that has already gone
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "webproviders.cli", *argv], stdout=write_end, stderr=subprocess.PIPE,
+            timeout=60, text=True,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141, done.stderr
+    assert "Traceback" not in done.stderr and "Broken pipe" not in done.stderr
+
+
 def test_a_closed_pipe_on_stderr_loses_only_the_warnings(tmp_path: Path) -> None:
     """The stub's warning met stderr's closed pipe after the answer was written, and the
     command exited as if its answer had been lost."""
