@@ -340,7 +340,7 @@ def _show_decisions(capability: str, args: argparse.Namespace, envelope: dict[st
     try:
         plan = resolve(capability, args.backend, get_registry(config))  # type: ignore[arg-type]
         mode = "standby" if plan.standby else plan.mode
-        say(f"debug: plan: {capability} by {_chosen(plan.candidates, mode)} (from {plan.source})\n")
+        say(f"debug: plan: {capability} by {_chosen(plan.candidates, mode)} (from {_set_by(plan.source)})\n")
         for name, code, reason in plan.skipped:
             say(f"debug: plan: {name} left out [{code}]: {reason}\n")
     except WebProviderError as exc:
@@ -518,7 +518,7 @@ def _unknown_backends(registry: Any, capability: str | None = None) -> list[str]
     """A sentence for each configured backend name no provider has, naming where it is set;
     scrubbed, as the name may be anything (a key given where a backend name was meant). With
     ``capability``, only the keys a call of it reads: ``web.backend`` and its own."""
-    from .config import ENV_OVERRIDES, backend_names
+    from .config import ENV_OVERRIDES, backend_names, env_backend_names
     from .redact import scrub
     from .suggest import did_you_mean
 
@@ -531,7 +531,7 @@ def _unknown_backends(registry: Any, capability: str | None = None) -> list[str]
         spec = getattr(web, key)
         unknown = [n for n in backend_names(spec) if registry.get(registry.named(n)) is None] if spec is not None else []
         if unknown:
-            where = f"${var}" if os.environ.get(var, "").strip() else f"web.{key}"
+            where = f"${var}" if env_backend_names(os.environ.get(var)) else f"web.{key}"
             hints = "".join(did_you_mean(str(name).lower(), known) for name in unknown)
             problems.append(
                 scrub(
@@ -540,6 +540,18 @@ def _unknown_backends(registry: Any, capability: str | None = None) -> list[str]
                 )
             )
     return problems
+
+
+def _set_by(source: str) -> str:
+    """Where a plan's choice came from, as the user set it: the variable (``WEB_SEARCH_BACKEND``)
+    when one overrides the key the plan names (``web.search_backend``), which the file may not
+    hold at all, or hold another backend."""
+    from .config import ENV_OVERRIDES, env_backend_names
+
+    for var, key in ENV_OVERRIDES.items():
+        if source == f"web.{key}" and env_backend_names(os.environ.get(var)):
+            return var
+    return source
 
 
 def _budgets(config: Any) -> list[dict[str, Any]]:
@@ -574,7 +586,7 @@ def _config_report(config: Any) -> tuple[dict[str, Any], list[str], list[str]]:
             report["capabilities"][capability] = {"backends": [], "error": exc.message}
             continue
         mode = "standby" if plan.standby else plan.mode
-        report["capabilities"][capability] = {"backends": plan.candidates, "mode": mode, "source": plan.source}
+        report["capabilities"][capability] = {"backends": plan.candidates, "mode": mode, "source": _set_by(plan.source)}
     report["never_auto_detected"] = [e.manifest.name for e in registry.entries() if not e.manifest.auto_detect]
     backend, warnings = contract_backend(registry.config, os.environ)
     names = backend if isinstance(backend, list) else [backend]

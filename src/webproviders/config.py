@@ -876,12 +876,18 @@ def spelled(value: Any) -> Any:
     return True if lowered in SWITCH_ON else False if lowered in SWITCH_OFF else value
 
 
+def env_backend_names(value: str | None) -> list[str]:
+    """The backend names a variable of :data:`ENV_OVERRIDES` holds (``a,,b`` is ``[a, b]``):
+    none when it is empty or holds only commas and spaces, which leaves the file's choice."""
+    return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
 def _apply_env_overrides(data: dict[str, Any], environ: dict[str, str] | os._Environ[str]) -> None:
     web = data.setdefault("web", {}) if isinstance(data.get("web", {}), dict) else None
     if web is None:
         return
     for var, key in ENV_OVERRIDES.items():
-        names = [part.strip() for part in (environ.get(var) or "").split(",") if part.strip()]
+        names = env_backend_names(environ.get(var))
         if names:  # only commas or spaces name nothing: not set, as an empty variable is
             web[key] = names[0] if len(names) == 1 else names
     timeout = (environ.get("WEB_TIMEOUT") or "").strip()

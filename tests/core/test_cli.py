@@ -167,6 +167,29 @@ def test_config_command_explains_choices(tmp_path: Path) -> None:
     assert "extract  stub  (from web.extract_backend)" in result.stdout
 
 
+def test_config_command_names_the_variable_that_chose_a_backend(tmp_path: Path) -> None:
+    """``WEB_SEARCH_BACKEND`` (or ``WEB_BACKEND``) overriding the file was shown as the file's
+    key: ``search ddgs (from web.backend)`` beside a file that says ``backend: stub``."""
+    path = tmp_path / "c.yaml"
+    path.write_text("web:\n  backend: stub\n  extract_backend: stub\n")
+    result = run("--config", str(path), "config", env={"WEB_BACKEND": "ddgs", "WEB_SEARCH_BACKEND": ""})
+    assert result.returncode == 0, result.stderr
+    assert "search   ddgs  (from WEB_BACKEND)" in result.stdout
+    assert "extract  stub  (from web.extract_backend)" in result.stdout
+    report = json.loads(run("--config", str(path), "config", "--json", env={"WEB_SEARCH_BACKEND": "ddgs,stub"}).stdout)
+    assert report["capabilities"]["search"]["source"] == "WEB_SEARCH_BACKEND"
+    assert report["capabilities"]["crawl"]["source"] == "web.backend"
+
+
+def test_an_override_of_only_commas_is_not_named_as_the_unknown_backend(tmp_path: Path) -> None:
+    """``WEB_BACKEND=,`` names no backend, so the file's unknown one is the one to fix."""
+    path = tmp_path / "c.yaml"
+    path.write_text("web:\n  backend: nosuch\n")
+    result = run("--config", str(path), "config", env={"WEB_BACKEND": " , "})
+    assert result.returncode == 3
+    assert "error: web.backend names 'nosuch'" in result.stderr, result.stderr
+
+
 def test_bad_config_is_one_clear_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text("web:\n  timeout: later\n")
