@@ -1116,7 +1116,9 @@ def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     try:
         text = read_bytes(file).decode("utf-8")
     except OSError as exc:
-        raise ConfigError(f"Cannot read config file {file}: {exc.strerror}.") from None
+        # a path the user did not type names where it came from, else there is nothing to fix
+        named = f" (named by ${CONFIG_ENV})" if path is None and os.environ.get(CONFIG_ENV) else ""
+        raise ConfigError(f"Cannot read config file {file}{named}: {exc.strerror}.") from None
     except TooLarge as exc:
         raise ConfigError(
             f"Config file {file} {exc}; a config sets a few dozen keys (the commented example is 14 KB): "

@@ -442,6 +442,23 @@ def test_a_yaml_error_reaches_neither_stderr_nor_the_envelope_with_the_key(
     assert SECRET[:12] not in json.dumps(envelope)
 
 
+def test_a_config_file_the_variable_names_and_no_one_can_read_says_the_variable_named_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``WEBPROVIDERS_CONFIG`` left set to a file since moved: "Cannot read config file
+    /old/config.yaml" named a path the user never typed, with nothing said of where it came from."""
+    missing = tmp_path / "moved" / "config.yaml"
+    monkeypatch.setenv("WEBPROVIDERS_CONFIG", str(missing))
+    with pytest.raises(ConfigError) as raised:
+        load_config()
+    assert str(raised.value) == (
+        f"Cannot read config file {missing} (named by $WEBPROVIDERS_CONFIG): No such file or directory."
+    )
+    with pytest.raises(ConfigError) as given:
+        load_config(missing)  # the path given is the one typed: nothing to add
+    assert str(given.value) == f"Cannot read config file {missing}: No such file or directory."
+
+
 @pytest.mark.parametrize("how", ["sync", "async"])
 def test_a_broken_config_is_not_configured_in_the_envelope(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
