@@ -660,7 +660,7 @@ def _cmd_usage(args: argparse.Namespace, config: Any) -> int:
     if args.json:
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
     else:
-        sys.stdout.write(format_table(summary))
+        sys.stdout.write(_shown(format_table(summary)))  # a tag's value is the caller's text
     return EXIT_OK
 
 

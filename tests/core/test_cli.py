@@ -663,6 +663,21 @@ def test_the_command_writes_its_usage_row_before_it_exits(http_server: Any, tmp_
     assert rows == [("http", "extract", "ok")]
 
 
+def test_usage_by_tag_shows_a_tag_s_control_characters_escaped(tmp_path: Path) -> None:
+    """A tag's value is whatever the caller passed (an end user's name, say), and its escape
+    sequences reached the terminal raw from ``webproviders usage --by tag:user``."""
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
+    script = (
+        "from webproviders import dispatch_search\n"
+        "assert dispatch_search('q', backend='stub', tags={'user': 'eve\\x1b]0;owned\\x07'})['success']\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60, env=env)
+    result = run("usage", "--by", "tag:user", env={"XDG_DATA_HOME": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "eve\\x1b]0;owned\\x07" in result.stdout
+
+
 def test_handlers_registered_before_the_command_still_run_at_exit(tmp_path: Path) -> None:
     """Whatever the process registered before the command started (a tracing SDK loaded by
     ``sitecustomize``, say) still runs when the command ends, and the exit code is kept."""
