@@ -99,10 +99,30 @@ class _UsageError(Exception):
         self.prog, self.message = prog, message
 
 
+#: The options of the command itself, which go before the subcommand.
+_OWN_OPTIONS = ("--config", "--allow-private", "--debug")
+_UNRECOGNIZED = "unrecognized arguments: "
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         raise _UsageError(self.prog, message)
+
+
+def _misplaced(message: str, given: list[str]) -> str:
+    """What to write instead when an option of the command itself came after the subcommand
+    (``webproviders search --config c.yaml q``), which argparse calls only unrecognized."""
+    if not message.startswith(_UNRECOGNIZED):
+        return ""
+    unrecognized = {word.split("=", 1)[0] for word in message[len(_UNRECOGNIZED):].split()}
+    misplaced = [option for option in _OWN_OPTIONS if option in unrecognized]
+    if not misplaced:
+        return ""
+    command = next((word for word in given if word in _COMMANDS), "COMMAND")
+    written = " ".join(f"{option} PATH" if option == "--config" else option for option in misplaced)
+    verb = "goes" if len(misplaced) == 1 else "go"
+    return f"; {', '.join(misplaced)} {verb} before the command: webproviders {written} {command} ..."
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -936,7 +956,7 @@ def _command(argv: Sequence[str] | None, collector_off: bool) -> int:
     try:
         args = _parser().parse_args(given)
     except _UsageError as refused:  # the usage line is on stderr already
-        return _answered(functools.partial(_refuse, refused, as_json="--json" in given))
+        return _answered(functools.partial(_refuse, refused, given))
     if collector_off and args.command in BOUNDED_COMMANDS:
         gc.disable()  # see run()
     _logging(args.debug)
@@ -958,12 +978,13 @@ def _command(argv: Sequence[str] | None, collector_off: bool) -> int:
         return EXIT_CONFIG if isinstance(exc, ConfigError) else EXIT_FAILURE
 
 
-def _refuse(refused: _UsageError, *, as_json: bool) -> int:
+def _refuse(refused: _UsageError, given: list[str]) -> int:
     """argparse's refusal, said as it says it, or as one JSON object on stdout with ``--json``."""
-    if as_json:
-        _fail("invalid_input", str(refused), True)
+    message = refused.message + _misplaced(refused.message, given)
+    if "--json" in given:
+        _fail("invalid_input", f"{refused.prog}: {message}", True)
     else:
-        sys.stderr.write(f"{refused.prog}: error: {refused.message}\n")
+        sys.stderr.write(f"{refused.prog}: error: {message}\n")
     return EXIT_USAGE
 
 

@@ -309,6 +309,24 @@ def test_a_usage_error_with_json_is_json_and_without_it_argparse_s_line() -> Non
     assert "webproviders search: error: argument --limit: invalid int value: 'many'" in plain.stderr
 
 
+def test_an_option_of_the_command_itself_after_the_subcommand_says_where_it_goes(tmp_path: Path) -> None:
+    """``webproviders extract --allow-private URL`` said only "unrecognized arguments:
+    --allow-private", though the option exists: it goes before the subcommand."""
+    plain = run("extract", "--allow-private", "--debug", "http://127.0.0.1:9/")
+    assert plain.returncode == 2
+    assert plain.stderr.endswith(
+        "webproviders: error: unrecognized arguments: --allow-private --debug; --allow-private, --debug go "
+        "before the command: webproviders --allow-private --debug extract ...\n"
+    ), plain.stderr
+    as_json = run("usage", "--json", f"--config={tmp_path / 'c.yaml'}")
+    assert as_json.returncode == 2
+    assert json.loads(as_json.stdout)["error"].endswith(
+        "; --config goes before the command: webproviders --config PATH usage ..."
+    )
+    other = run("extract", "--allow-privat", "http://127.0.0.1:9/")
+    assert other.stderr.endswith("webproviders: error: unrecognized arguments: --allow-privat\n")
+
+
 def test_a_closed_pipe_ends_quietly_with_141() -> None:
     """``webproviders search ... | head -0`` exited 0, so a script could not tell that the answer
     was never read; 141 is what a shell reports for a command a closed pipe ended."""
