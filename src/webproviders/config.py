@@ -1110,6 +1110,11 @@ def config_path(path: str | os.PathLike[str] | None = None) -> Path | None:
 
 def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     """Load and validate a config file; no file at all means defaults (plus env overrides)."""
+    if path is not None and not os.fspath(path).strip():  # Path("") is the working folder
+        raise ConfigError(
+            "The config file's path is empty, so it names no file; give the file's path "
+            "(a variable that is not set gives an empty one)."
+        )
     file = config_path(path)
     if file is None:
         return config_from_dict({}, source="defaults")

@@ -543,6 +543,18 @@ def test_a_config_file_that_is_not_utf8_is_a_config_error(tmp_path: Path) -> Non
         load_config(path)
 
 
+@pytest.mark.parametrize("path", ["", "  "])
+def test_an_empty_config_path_is_said_to_be_empty(path: str) -> None:
+    """``webproviders --config "$CFG"`` with ``CFG`` unset said "Cannot read config file .:
+    Is a directory.", naming a folder no one gave."""
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value) == (
+        "The config file's path is empty, so it names no file; give the file's path "
+        "(a variable that is not set gives an empty one)."
+    )
+
+
 @pytest.mark.parametrize(
     ("path", "held"),
     [
