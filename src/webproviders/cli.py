@@ -109,6 +109,15 @@ class _Parser(argparse.ArgumentParser):
         self.print_usage(sys.stderr)
         raise _UsageError(self.prog, message)
 
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """As argparse writes, but ``--help`` or ``--version`` that stdout cannot take (a
+        closed pipe, a full disk) raises, for :func:`_answered` to say so: argparse drops the
+        error, and the command exited 0 having written nothing."""
+        if message and (file or sys.stderr) is sys.stdout:
+            sys.stdout.write(message)
+        else:
+            super()._print_message(message, file)
+
 
 def _misplaced(message: str, given: list[str]) -> str:
     """What to write instead when an option of the command itself came after the subcommand
@@ -957,6 +966,8 @@ def _command(argv: Sequence[str] | None, collector_off: bool) -> int:
         args = _parser().parse_args(given)
     except _UsageError as refused:  # the usage line is on stderr already
         return _answered(functools.partial(_refuse, refused, given))
+    except (SystemExit, OSError) as done:  # --help, --version: written, or not, by argparse
+        return _answered(functools.partial(_finished, done))
     if collector_off and args.command in BOUNDED_COMMANDS:
         gc.disable()  # see run()
     _logging(args.debug)
@@ -986,6 +997,14 @@ def _refuse(refused: _UsageError, given: list[str]) -> int:
     else:
         sys.stderr.write(f"{refused.prog}: error: {message}\n")
     return EXIT_USAGE
+
+
+def _finished(done: BaseException) -> int:
+    """The exit code of argparse's own answer (``--help``), or the error its write met, raised
+    again for :func:`_answered`."""
+    if isinstance(done, SystemExit):
+        return int(done.code or 0)
+    raise done
 
 
 def _answered(answer: Callable[[], int]) -> int:

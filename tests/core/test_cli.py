@@ -359,6 +359,29 @@ def test_a_refused_command_line_as_json_to_a_closed_pipe_ends_quietly_with_141(a
     assert "Traceback" not in done.stderr and "Broken pipe" not in done.stderr
 
 
+@pytest.mark.parametrize("argv", [("--help",), ("search", "--help"), ("--version",)])
+def test_help_that_cannot_be_written_is_not_an_exit_with_0(argv: tuple[str, ...]) -> None:
+    """argparse drops the error of writing ``--help`` or ``--version``: to a closed pipe, or to
+    a command started without stdout, the command exited 0 having written nothing."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        piped = subprocess.run(
+            [sys.executable, "-m", "webproviders.cli", *argv], stdout=write_end, stderr=subprocess.PIPE,
+            timeout=60, text=True,
+        )
+    finally:
+        os.close(write_end)
+    assert piped.returncode == 141 and "Traceback" not in piped.stderr, piped.stderr
+    closed = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        timeout=60, text=True, preexec_fn=lambda: os.close(1),
+    )
+    assert closed.returncode == 1
+    assert closed.stderr == "error: the output could not be written: the command has no stdout to write to.\n"
+    assert run(*argv).returncode == 0
+
+
 def test_a_closed_pipe_on_stderr_loses_only_the_warnings(tmp_path: Path) -> None:
     """The stub's warning met stderr's closed pipe after the answer was written, and the
     command exited as if its answer had been lost."""
