@@ -544,7 +544,8 @@ def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
 
 
 def _unknown_backends(registry: Any, capability: str | None = None) -> list[str]:
-    """A sentence for each configured backend name no provider has, naming where it is set;
+    """A sentence for each configured backend name no provider has, nor any plugin installed
+    here (one off or failing is not unknown), naming where it is set;
     scrubbed, as the name may be anything (a key given where a backend name was meant). With
     ``capability``, only the keys a call of it reads: ``web.backend`` and its own."""
     from .config import ENV_OVERRIDES, backend_names, env_backend_names
@@ -558,7 +559,10 @@ def _unknown_backends(registry: Any, capability: str | None = None) -> list[str]
         if capability is not None and key not in ("backend", f"{capability}_backend"):
             continue
         spec = getattr(web, key)
-        unknown = [n for n in backend_names(spec) if registry.get(registry.named(n)) is None] if spec is not None else []
+        # a provider whose plugin is off, not enabled or failed to load is installed: the plan
+        # says why it cannot run (and a chain goes on without it)
+        names = backend_names(spec) if spec is not None else []
+        unknown = [n for n in names if registry.get(registry.named(n)) is None and registry.why_unknown(n)[1]]
         if unknown:
             where = f"${var}" if env_backend_names(os.environ.get(var)) else f"web.{key}"
             hints = "".join(did_you_mean(str(name).lower(), known) for name in unknown)

@@ -480,6 +480,25 @@ def test_config_json(tmp_path: Path) -> None:
     assert report["errors"] == [] and "stub" in report["never_auto_detected"]
 
 
+def test_a_chain_member_whose_plugin_is_off_is_not_called_unknown(tmp_path: Path) -> None:
+    """``plugins.disabled: [brave]`` beside ``search_backend: [brave, stub]``: the command
+    stopped with exit 3 saying brave is no installed provider, where the library's chain goes
+    on to stub; and ``config`` called it unknown, beside its plan saying why it is off."""
+    path = tmp_path / "c.yaml"
+    path.write_text("plugins:\n  disabled: [brave]\nweb:\n  search_backend: [brave, stub]\n")
+    searched = run("--config", str(path), "search", "q", "--json")
+    assert searched.returncode == 0, searched.stderr
+    envelope = json.loads(searched.stdout)
+    assert envelope["provider"] == "stub" and envelope["meta"]["attempts"][0]["provider"] == "brave"
+    report = run("--config", str(path), "config", "--json")
+    assert report.returncode == 0, report.stderr
+    assert json.loads(report.stdout)["errors"] == []
+    path.write_text("plugins:\n  disabled: [brave]\nweb:\n  search_backend: brave\n")
+    alone = run("--config", str(path), "search", "q")
+    assert alone.returncode == 3
+    assert alone.stderr == "error [not_configured]: Backend 'brave' is not available: plugins.disabled turns it off.\n"
+
+
 @pytest.mark.parametrize("command", [["config"], ["config", "--json"], ["search", "q"], ["extract", "https://93.184.216.34/"]])
 def test_an_unknown_web_backend_is_an_error_naming_it(command: list[str], tmp_path: Path) -> None:
     path = tmp_path / "c.yaml"
