@@ -16,7 +16,7 @@ import sys
 import threading
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 from urllib.parse import SplitResult, urlsplit
@@ -826,23 +826,58 @@ def interpolate(value: Any, environ: dict[str, str] | os._Environ[str] | None = 
 _UNEXPANDED = r"\s*\$[A-Za-z_][A-Za-z0-9_]*\s*$|.*\$\{(?![A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\})"
 
 
-def _warn_unexpanded(value: Any, path: str, source: str, lines: dict[str, int]) -> None:
-    """A value of the file holding a variable it does not expand is sent as written (an API
-    key ``$TAVILY_API_KEY``, refused by the vendor as a wrong key): named, never quoted."""
+def _texts(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """Each text value of a parsed tree, with its dotted path."""
     if isinstance(value, dict):
         for key, item in value.items():
-            _warn_unexpanded(item, f"{path}.{key}" if path else str(key), source, lines)
+            yield from _texts(item, f"{path}.{key}" if path else str(key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            _warn_unexpanded(item, f"{path}.{index}", source, lines)
-    elif isinstance(value, str) and "$" in value and re.match(_UNEXPANDED, value, re.DOTALL):
-        from .validation_problems import on_line
+            yield from _texts(item, f"{path}.{index}")
+    elif isinstance(value, str):
+        yield path, value
 
-        log.warning(
-            "Config key '%s' in %s%s holds a variable written in a form the config does not expand, so it "
-            "is used as written: write ${NAME} (or ${NAME:-default}), not $NAME or ${NAME:?...}.",
-            path, source, on_line(lines, path),
-        )
+
+def _warn_unexpanded(value: Any, source: str, lines: dict[str, int]) -> None:
+    """A value of the file holding a variable it does not expand is sent as written (an API
+    key ``$TAVILY_API_KEY``, refused by the vendor as a wrong key): named, never quoted."""
+    for path, text in _texts(value):
+        if "$" in text and re.match(_UNEXPANDED, text, re.DOTALL):
+            from .validation_problems import on_line
+
+            log.warning(
+                "Config key '%s' in %s%s holds a variable written in a form the config does not expand, so it "
+                "is used as written: write ${NAME} (or ${NAME:-default}), not $NAME or ${NAME:?...}.",
+                path, source, on_line(lines, path),
+            )
+
+
+#: What may stand beside a variable that is a whole item of a value (``${PRIMARY},brave``).
+_ITEM_EDGES = ", \t"
+
+
+def _warn_unset_within(value: Any, source: str, lines: dict[str, int], env: Mapping[str, str]) -> None:
+    """A variable that is not set, inside a longer value (``${DATA_DIR}/usage.sqlite3``,
+    ``redis://${REDIS_HOST}:6379``), leaves the rest of it: a path at the root of the disk, a
+    server on this host. The key is named, never the value; a variable that is the whole
+    value, or a whole item of a list (``${PRIMARY},brave``), means "not set" and is not named."""
+    for path, text in _texts(value):
+        unset = []
+        for found in re.finditer(_VAR, text) if "${" in text else ():
+            if found.group(2) is not None or env.get(found.group(1)):
+                continue
+            before, after = text[: found.start()], text[found.end():]
+            if (before and before[-1] not in _ITEM_EDGES) or (after and after[0] not in _ITEM_EDGES):
+                unset.append(found.group(1))
+        if unset:
+            from .validation_problems import on_line
+
+            names = [f"${{{name}}}" for name in dict.fromkeys(unset)]
+            log.warning(
+                "Config key '%s' in %s%s uses %s, which %s not set, so the rest of its value is used "
+                "without it: set the variable, or give a default (${NAME:-default}).",
+                path, source, on_line(lines, path), " and ".join(names), "is" if len(names) == 1 else "are",
+            )
 
 
 #: Environment variables that override a ``web`` key (a comma-separated value is a chain).
@@ -1062,7 +1097,8 @@ def _validated(
     if data is not None and not isinstance(data, Mapping):  # a string, a list of pairs: no config
         raise ConfigError(f"Invalid configuration in {source}: the top level must be a mapping, not {type(data).__name__}.")
     _text_keys(data, "", source)
-    _warn_unexpanded(data, "", source, lines)
+    _warn_unexpanded(data, source, lines)
+    _warn_unset_within(data, source, lines, env)
     tree = interpolate(dict(data or {}), env)
     if not isinstance(tree, dict):
         raise ConfigError(f"Invalid configuration in {source}: the top level must be a mapping.")

@@ -517,6 +517,37 @@ def test_a_character_yaml_refuses_is_a_config_error_saying_where(
     assert envelope["error"].endswith("it holds U+0007 (line 2, column 20), a character YAML does not allow.")
 
 
+def test_a_variable_not_set_inside_a_longer_value_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``path: ${DATA_DIR}/usage.sqlite3`` with ``DATA_DIR`` unset wrote the ledger to
+    ``/usage.sqlite3``, and ``redis://${REDIS_HOST}:6379/0`` used this host's Redis, without a
+    word. A variable that is the whole value, or a whole item, still means "not set", silently."""
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "web:\n"
+        "  search_backend: '${PRIMARY},stub'\n"
+        "  usage:\n"
+        "    path: ${DATA_DIR}/usage.sqlite3\n"
+        "  cache:\n"
+        "    url: redis://${REDIS_HOST}:${REDIS_PORT}/0\n"
+        "  providers:\n"
+        "    brave:\n"
+        "      api_key: ${BRAVE_KEY}\n"
+        "      base_url: https://${BRAVE_HOST:-api.search.brave.com}/res\n",
+        encoding="utf-8",
+    )
+    for name in ("PRIMARY", "DATA_DIR", "REDIS_HOST", "REDIS_PORT", "BRAVE_KEY", "BRAVE_HOST"):
+        monkeypatch.delenv(name, raising=False)
+    with caplog.at_level(logging.WARNING, logger="webproviders.config"):
+        load_config(path)
+    tail = "so the rest of its value is used without it: set the variable, or give a default (${NAME:-default})."
+    assert caplog.messages == [
+        f"Config key 'web.usage.path' in {path} (line 4) uses ${{DATA_DIR}}, which is not set, {tail}",
+        f"Config key 'web.cache.url' in {path} (line 6) uses ${{REDIS_HOST}} and ${{REDIS_PORT}}, which are not set, {tail}",
+    ]
+
+
 def test_a_default_config_path_that_is_no_file_is_named(caplog: pytest.LogCaptureFixture) -> None:
     """A container's bind mount of a config.yaml its host lacked makes a folder there, and a
     moved file leaves a dead link: both were passed over in silence, and the process ran on
