@@ -27,6 +27,17 @@ def run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) 
     )
 
 
+def test_python_m_webproviders_is_the_command() -> None:
+    """``python -m webproviders`` (where the script is not on PATH) said "No module named
+    webproviders.__main__"."""
+    done = subprocess.run(
+        [sys.executable, "-m", "webproviders", "search", "q", "--limit", "1", "--backend", "stub", "--json"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["provider"] == "stub"
+
+
 def test_search_prints_numbered_results() -> None:
     result = run("search", "hello world", "--limit", "2", "--backend", "stub")
     assert result.returncode == 0
