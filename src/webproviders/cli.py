@@ -516,8 +516,7 @@ def _cmd_index(args: argparse.Namespace, config: Any) -> int:
 def _print_indexed(envelope: dict[str, Any], out: TextIO) -> None:
     data = envelope["data"]
     out.write(f"indexed {len(data['indexed'])} page(s) into {data['index']}\n")
-    for item in data["failed"]:
-        out.write(f"failed: {item['url']} [{item.get('error_code')}] {item.get('error')}\n")
+    _print_failed(data["failed"])  # on stderr, as extract's
 
 
 def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
