@@ -716,6 +716,12 @@ def _cmd_mcp(args: argparse.Namespace, config: Any) -> int:
     if args.max_chars is not None and args.max_chars < 1:
         sys.stderr.write("error: --max-chars must be above 0.\n")
         return EXIT_USAGE
+    if not args.http and (missing := _without_stdio()):
+        sys.stderr.write(
+            f"error: webproviders mcp serves over stdin and stdout, and this command was started without "
+            f"its {missing}: start it from an MCP client, or serve HTTP with --http.\n"
+        )
+        return EXIT_USAGE
     server = build_server(config, **({"max_chars": args.max_chars} if args.max_chars else {}))
     if not args.http:
         _serve(lambda: serve_stdio(server))
@@ -740,6 +746,15 @@ def _cmd_mcp(args: argparse.Namespace, config: Any) -> int:
     user_keys = config.mcp.user_keys
     _serve(lambda: serve_http(server, host=host, port=port, tokens=tokens, user_keys=user_keys))
     return EXIT_OK
+
+
+def _without_stdio() -> str | None:
+    """Which of stdin and stdout the command was started without (Python makes a closed one
+    None; stdout then writes nowhere): the stdio server failed with "[Errno 22] Invalid
+    argument" where stdin was closed, and answered no one, exiting 0, where stdout was."""
+    if sys.stdin is None:
+        return "stdin"
+    return "stdout" if isinstance(sys.stdout, _Nowhere) else None
 
 
 def _serve(serving: Callable[[], Awaitable[None]]) -> None:

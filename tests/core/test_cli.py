@@ -423,6 +423,21 @@ def test_a_command_started_without_stdout_fails_saying_its_answer_was_lost(argv:
     ), done.stderr
 
 
+@pytest.mark.parametrize(("closed", "missing"), [(0, "stdin"), (1, "stdout")])
+def test_the_stdio_server_started_without_stdin_or_stdout_says_so(closed: int, missing: str) -> None:
+    """``webproviders mcp <&-`` failed with "error: [Errno 22] Invalid argument"; ``>&-``
+    served no one and exited 0."""
+    done = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", "mcp"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, timeout=60, text=True, preexec_fn=lambda: os.close(closed),
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"error: webproviders mcp serves over stdin and stdout, and this command was started without its {missing}: "
+        "start it from an MCP client, or serve HTTP with --http.\n"
+    )
+
+
 def _stderr_open_for_reading() -> None:
     os.dup2(os.open(os.devnull, os.O_RDONLY), 2)
 
