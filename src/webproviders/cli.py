@@ -253,9 +253,20 @@ def _print_search(envelope: dict[str, Any], out: TextIO) -> None:
     if not hits:
         out.write("No results.\n")
     for hit in hits:
-        out.write(f"{hit['position']}. {hit['title']}\n   {hit['url']}\n")
+        out.write(f"{hit['position']}. {_one_line(hit['title'])}\n   {_one_line(hit['url'])}\n")
         if hit.get("description"):
-            out.write(f"   {hit['description']}\n")
+            out.write(f"   {_one_line(hit['description'])}\n")
+
+
+#: A line break, as a terminal moves to the next line for it (a lone CR is shown as ``\x0d``).
+_LINE_BREAK = re.compile(r"\r?\n")
+
+
+def _one_line(text: Any) -> str:
+    """A result's field on the one line it is shown on: a page (or a vendor) writes its title
+    and snippet, and a line break in them printed lines that read as results of their own
+    (``Real\n2. Fake\n   https://evil.example/``)."""
+    return _LINE_BREAK.sub(" ", str(text))
 
 
 def _print_pages(envelope: dict[str, Any], out: TextIO) -> None:

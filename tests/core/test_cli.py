@@ -47,6 +47,41 @@ def test_search_prints_numbered_results() -> None:
     assert "2. hello world — result 2" in result.stdout
 
 
+class _SearxngWithLineBreaks(BaseHTTPRequestHandler):
+    """SearXNG's JSON answer, whose title and snippet, written by the page, hold line breaks."""
+
+    def do_GET(self) -> None:
+        body = json.dumps({
+            "query": "q", "number_of_results": 0, "answers": [], "suggestions": [], "unresponsive_engines": [],
+            "results": [{
+                "url": "https://example.org/real", "title": "Real\n2. Forged result\n   https://evil.example/",
+                "content": "snippet\r\n3. Another forged one", "engine": "bing", "engines": ["bing"], "score": 1.0,
+            }],
+        }).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_result_s_line_breaks_cannot_print_results_of_their_own(http_server: Any, tmp_path: Path) -> None:
+    """A title holding line breaks printed a forged "2." result, with its own URL, above the real one."""
+    port = http_server(_SearxngWithLineBreaks).server_address[1]
+    path = tmp_path / "c.yaml"
+    path.write_text(f"web:\n  cache: false\n  providers: {{searxng: {{base_url: 'http://127.0.0.1:{port}'}}}}\n")
+    result = run("--config", str(path), "search", "q", "--backend", "searxng")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "1. Real 2. Forged result    https://evil.example/",
+        "   https://example.org/real",
+        "   snippet 3. Another forged one",
+    ]
+
+
 def test_a_query_typed_as_several_words_is_one_query() -> None:
     """``webproviders search hello world`` stopped with exit 2: 'unrecognized arguments: world'."""
     result = run("search", "hello", "world", "--limit", "1", "--backend", "stub")
@@ -942,7 +977,7 @@ def test_control_characters_in_results_reach_the_terminal_as_escapes(
     shown = run("search", "q", "--backend", "hostile", env=env)
     assert shown.returncode == 0, shown.stderr
     assert "1. a\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\x0dfake\n" in shown.stdout
-    assert "   line one\nline two\n" in shown.stdout  # a CRLF line end stays one
+    assert "   line one line two\n" in shown.stdout  # a CRLF line end is a line break: a space on the snippet's line
     failed = run("search", "fail", "--backend", "hostile", env=env)
     assert "vendor said \\x1b]0;pwned" in failed.stderr
     for output in (shown.stdout, failed.stderr):
