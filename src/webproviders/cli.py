@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import errno
+import functools
 import gc
 import io
 import json
@@ -98,10 +99,39 @@ class _UsageError(Exception):
         self.prog, self.message = prog, message
 
 
+#: The options of the command itself, which go before the subcommand.
+_OWN_OPTIONS = ("--config", "--allow-private", "--debug")
+_UNRECOGNIZED = "unrecognized arguments: "
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)
         raise _UsageError(self.prog, message)
+
+    def _print_message(self, message: str, file: Any = None) -> None:
+        """As argparse writes, but ``--help`` or ``--version`` that stdout cannot take (a
+        closed pipe, a full disk) raises, for :func:`_answered` to say so: argparse drops the
+        error, and the command exited 0 having written nothing."""
+        if message and (file or sys.stderr) is sys.stdout:
+            sys.stdout.write(message)
+        else:
+            super()._print_message(message, file)
+
+
+def _misplaced(message: str, given: list[str]) -> str:
+    """What to write instead when an option of the command itself came after the subcommand
+    (``webproviders search --config c.yaml q``), which argparse calls only unrecognized."""
+    if not message.startswith(_UNRECOGNIZED):
+        return ""
+    unrecognized = {word.split("=", 1)[0] for word in message[len(_UNRECOGNIZED):].split()}
+    misplaced = [option for option in _OWN_OPTIONS if option in unrecognized]
+    if not misplaced:
+        return ""
+    command = next((word for word in given if word in _COMMANDS), "COMMAND")
+    written = " ".join(f"{option} PATH" if option == "--config" else option for option in misplaced)
+    verb = "goes" if len(misplaced) == 1 else "go"
+    return f"; {', '.join(misplaced)} {verb} before the command: webproviders {written} {command} ..."
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -223,9 +253,20 @@ def _print_search(envelope: dict[str, Any], out: TextIO) -> None:
     if not hits:
         out.write("No results.\n")
     for hit in hits:
-        out.write(f"{hit['position']}. {hit['title']}\n   {hit['url']}\n")
+        out.write(f"{hit['position']}. {_one_line(hit['title'])}\n   {_one_line(hit['url'])}\n")
         if hit.get("description"):
-            out.write(f"   {hit['description']}\n")
+            out.write(f"   {_one_line(hit['description'])}\n")
+
+
+#: A line break, as a terminal moves to the next line for it (a lone CR is shown as ``\x0d``).
+_LINE_BREAK = re.compile(r"\r?\n")
+
+
+def _one_line(text: Any) -> str:
+    """A result's field on the one line it is shown on: a page (or a vendor) writes its title
+    and snippet, and a line break in them printed lines that read as results of their own
+    (``Real\n2. Fake\n   https://evil.example/``)."""
+    return _LINE_BREAK.sub(" ", str(text))
 
 
 def _print_pages(envelope: dict[str, Any], out: TextIO) -> None:
@@ -339,7 +380,7 @@ def _show_decisions(capability: str, args: argparse.Namespace, envelope: dict[st
     try:
         plan = resolve(capability, args.backend, get_registry(config))  # type: ignore[arg-type]
         mode = "standby" if plan.standby else plan.mode
-        say(f"debug: plan: {capability} by {_chosen(plan.candidates, mode)} (from {plan.source})\n")
+        say(f"debug: plan: {capability} by {_chosen(plan.candidates, mode)} (from {_set_by(plan.source)})\n")
         for name, code, reason in plan.skipped:
             say(f"debug: plan: {name} left out [{code}]: {reason}\n")
     except WebProviderError as exc:
@@ -486,8 +527,7 @@ def _cmd_index(args: argparse.Namespace, config: Any) -> int:
 def _print_indexed(envelope: dict[str, Any], out: TextIO) -> None:
     data = envelope["data"]
     out.write(f"indexed {len(data['indexed'])} page(s) into {data['index']}\n")
-    for item in data["failed"]:
-        out.write(f"failed: {item['url']} [{item.get('error_code')}] {item.get('error')}\n")
+    _print_failed(data["failed"])  # on stderr, as extract's
 
 
 def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
@@ -514,10 +554,11 @@ def _cmd_providers(args: argparse.Namespace, config: Any) -> int:
 
 
 def _unknown_backends(registry: Any, capability: str | None = None) -> list[str]:
-    """A sentence for each configured backend name no provider has, naming where it is set;
+    """A sentence for each configured backend name no provider has, nor any plugin installed
+    here (one off or failing is not unknown), naming where it is set;
     scrubbed, as the name may be anything (a key given where a backend name was meant). With
     ``capability``, only the keys a call of it reads: ``web.backend`` and its own."""
-    from .config import ENV_OVERRIDES, backend_names
+    from .config import ENV_OVERRIDES, backend_names, env_backend_names
     from .redact import scrub
     from .suggest import did_you_mean
 
@@ -528,9 +569,12 @@ def _unknown_backends(registry: Any, capability: str | None = None) -> list[str]
         if capability is not None and key not in ("backend", f"{capability}_backend"):
             continue
         spec = getattr(web, key)
-        unknown = [n for n in backend_names(spec) if registry.get(registry.named(n)) is None] if spec is not None else []
+        # a provider whose plugin is off, not enabled or failed to load is installed: the plan
+        # says why it cannot run (and a chain goes on without it)
+        names = backend_names(spec) if spec is not None else []
+        unknown = [n for n in names if registry.get(registry.named(n)) is None and registry.why_unknown(n)[1]]
         if unknown:
-            where = f"${var}" if os.environ.get(var, "").strip() else f"web.{key}"
+            where = f"${var}" if env_backend_names(os.environ.get(var)) else f"web.{key}"
             hints = "".join(did_you_mean(str(name).lower(), known) for name in unknown)
             problems.append(
                 scrub(
@@ -539,6 +583,18 @@ def _unknown_backends(registry: Any, capability: str | None = None) -> list[str]
                 )
             )
     return problems
+
+
+def _set_by(source: str) -> str:
+    """Where a plan's choice came from, as the user set it: the variable (``WEB_SEARCH_BACKEND``)
+    when one overrides the key the plan names (``web.search_backend``), which the file may not
+    hold at all, or hold another backend."""
+    from .config import ENV_OVERRIDES, env_backend_names
+
+    for var, key in ENV_OVERRIDES.items():
+        if source == f"web.{key}" and env_backend_names(os.environ.get(var)):
+            return var
+    return source
 
 
 def _budgets(config: Any) -> list[dict[str, Any]]:
@@ -573,7 +629,7 @@ def _config_report(config: Any) -> tuple[dict[str, Any], list[str], list[str]]:
             report["capabilities"][capability] = {"backends": [], "error": exc.message}
             continue
         mode = "standby" if plan.standby else plan.mode
-        report["capabilities"][capability] = {"backends": plan.candidates, "mode": mode, "source": plan.source}
+        report["capabilities"][capability] = {"backends": plan.candidates, "mode": mode, "source": _set_by(plan.source)}
     report["never_auto_detected"] = [e.manifest.name for e in registry.entries() if not e.manifest.auto_detect]
     backend, warnings = contract_backend(registry.config, os.environ)
     names = backend if isinstance(backend, list) else [backend]
@@ -647,7 +703,7 @@ def _cmd_usage(args: argparse.Namespace, config: Any) -> int:
     if args.json:
         sys.stdout.write(json.dumps(summary, indent=2) + "\n")
     else:
-        sys.stdout.write(format_table(summary))
+        sys.stdout.write(_shown(format_table(summary)))  # a tag's value is the caller's text
     return EXIT_OK
 
 
@@ -670,6 +726,12 @@ def _cmd_mcp(args: argparse.Namespace, config: Any) -> int:
         return EXIT_USAGE
     if args.max_chars is not None and args.max_chars < 1:
         sys.stderr.write("error: --max-chars must be above 0.\n")
+        return EXIT_USAGE
+    if not args.http and (missing := _without_stdio()):
+        sys.stderr.write(
+            f"error: webproviders mcp serves over stdin and stdout, and this command was started without "
+            f"its {missing}: start it from an MCP client, or serve HTTP with --http.\n"
+        )
         return EXIT_USAGE
     server = build_server(config, **({"max_chars": args.max_chars} if args.max_chars else {}))
     if not args.http:
@@ -695,6 +757,15 @@ def _cmd_mcp(args: argparse.Namespace, config: Any) -> int:
     user_keys = config.mcp.user_keys
     _serve(lambda: serve_http(server, host=host, port=port, tokens=tokens, user_keys=user_keys))
     return EXIT_OK
+
+
+def _without_stdio() -> str | None:
+    """Which of stdin and stdout the command was started without (Python makes a closed one
+    None; stdout then writes nowhere): the stdio server failed with "[Errno 22] Invalid
+    argument" where stdin was closed, and answered no one, exiting 0, where stdout was."""
+    if sys.stdin is None:
+        return "stdin"
+    return "stdout" if isinstance(sys.stdout, _Nowhere) else None
 
 
 def _serve(serving: Callable[[], Awaitable[None]]) -> None:
@@ -923,11 +994,9 @@ def _command(argv: Sequence[str] | None, collector_off: bool) -> int:
     try:
         args = _parser().parse_args(given)
     except _UsageError as refused:  # the usage line is on stderr already
-        if "--json" in given:
-            _fail("invalid_input", str(refused), True)
-        else:
-            sys.stderr.write(f"{refused.prog}: error: {refused.message}\n")
-        return EXIT_USAGE
+        return _answered(functools.partial(_refuse, refused, given))
+    except (SystemExit, OSError) as done:  # --help, --version: written, or not, by argparse
+        return _answered(functools.partial(_finished, done))
     if collector_off and args.command in BOUNDED_COMMANDS:
         gc.disable()  # see run()
     _logging(args.debug)
@@ -938,17 +1007,8 @@ def _command(argv: Sequence[str] | None, collector_off: bool) -> int:
 
         extraction_pool.start_early()
     try:
-        code = _run(args)
-        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
-        if isinstance(sys.stdout, _Nowhere) and sys.stdout.lost:
-            sys.stderr.write("error: the output could not be written: the command has no stdout to write to.\n")
-            return code or EXIT_FAILURE
-        return code
-    except BrokenPipeError:
-        return _closed_pipe()
+        return _answered(lambda: _run(args))
     except Exception as exc:
-        if isinstance(exc, OSError) and exc.errno in _OUTPUT_ERRNOS and exc.filename is None:
-            return _unwritten(exc)  # a write's error names no file; opening or reading one would
         if args.debug:
             raise
         from .config import ConfigError
@@ -956,6 +1016,44 @@ def _command(argv: Sequence[str] | None, collector_off: bool) -> int:
 
         _fail_plainly("not_configured" if isinstance(exc, ConfigError) else "provider_error", scrub(str(exc)), args)
         return EXIT_CONFIG if isinstance(exc, ConfigError) else EXIT_FAILURE
+
+
+def _refuse(refused: _UsageError, given: list[str]) -> int:
+    """argparse's refusal, said as it says it, or as one JSON object on stdout with ``--json``."""
+    message = refused.message + _misplaced(refused.message, given)
+    if "--json" in given:
+        _fail("invalid_input", f"{refused.prog}: {message}", True)
+    else:
+        sys.stderr.write(f"{refused.prog}: error: {message}\n")
+    return EXIT_USAGE
+
+
+def _finished(done: BaseException) -> int:
+    """The exit code of argparse's own answer (``--help``), or the error its write met, raised
+    again for :func:`_answered`."""
+    if isinstance(done, SystemExit):
+        return int(done.code or 0)
+    raise done
+
+
+def _answered(answer: Callable[[], int]) -> int:
+    """The exit code of ``answer``, which writes the command's answer, or of an answer that
+    could not be written: a closed pipe (:func:`_closed_pipe`), a full disk (:func:`_unwritten`),
+    no stdout at all. A refused command line's JSON goes through here too, where its
+    ``BrokenPipeError`` was a traceback."""
+    try:
+        code = answer()
+        sys.stdout.flush()  # a closed pipe shows here, not in the interpreter's last flush
+    except BrokenPipeError:
+        return _closed_pipe()
+    except OSError as exc:
+        if exc.errno in _OUTPUT_ERRNOS and exc.filename is None:
+            return _unwritten(exc)  # a write's error names no file; opening or reading one would
+        raise
+    if isinstance(sys.stdout, _Nowhere) and sys.stdout.lost:
+        sys.stderr.write("error: the output could not be written: the command has no stdout to write to.\n")
+        return code or EXIT_FAILURE
+    return code
 
 
 def run() -> None:

@@ -16,7 +16,7 @@ import sys
 import threading
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 from urllib.parse import SplitResult, urlsplit
@@ -826,23 +826,58 @@ def interpolate(value: Any, environ: dict[str, str] | os._Environ[str] | None = 
 _UNEXPANDED = r"\s*\$[A-Za-z_][A-Za-z0-9_]*\s*$|.*\$\{(?![A-Za-z_][A-Za-z0-9_]*(?::-[^}]*)?\})"
 
 
-def _warn_unexpanded(value: Any, path: str, source: str, lines: dict[str, int]) -> None:
-    """A value of the file holding a variable it does not expand is sent as written (an API
-    key ``$TAVILY_API_KEY``, refused by the vendor as a wrong key): named, never quoted."""
+def _texts(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    """Each text value of a parsed tree, with its dotted path."""
     if isinstance(value, dict):
         for key, item in value.items():
-            _warn_unexpanded(item, f"{path}.{key}" if path else str(key), source, lines)
+            yield from _texts(item, f"{path}.{key}" if path else str(key))
     elif isinstance(value, list):
         for index, item in enumerate(value):
-            _warn_unexpanded(item, f"{path}.{index}", source, lines)
-    elif isinstance(value, str) and "$" in value and re.match(_UNEXPANDED, value, re.DOTALL):
-        from .validation_problems import on_line
+            yield from _texts(item, f"{path}.{index}")
+    elif isinstance(value, str):
+        yield path, value
 
-        log.warning(
-            "Config key '%s' in %s%s holds a variable written in a form the config does not expand, so it "
-            "is used as written: write ${NAME} (or ${NAME:-default}), not $NAME or ${NAME:?...}.",
-            path, source, on_line(lines, path),
-        )
+
+def _warn_unexpanded(value: Any, source: str, lines: dict[str, int]) -> None:
+    """A value of the file holding a variable it does not expand is sent as written (an API
+    key ``$TAVILY_API_KEY``, refused by the vendor as a wrong key): named, never quoted."""
+    for path, text in _texts(value):
+        if "$" in text and re.match(_UNEXPANDED, text, re.DOTALL):
+            from .validation_problems import on_line
+
+            log.warning(
+                "Config key '%s' in %s%s holds a variable written in a form the config does not expand, so it "
+                "is used as written: write ${NAME} (or ${NAME:-default}), not $NAME or ${NAME:?...}.",
+                path, source, on_line(lines, path),
+            )
+
+
+#: What may stand beside a variable that is a whole item of a value (``${PRIMARY},brave``).
+_ITEM_EDGES = ", \t"
+
+
+def _warn_unset_within(value: Any, source: str, lines: dict[str, int], env: Mapping[str, str]) -> None:
+    """A variable that is not set, inside a longer value (``${DATA_DIR}/usage.sqlite3``,
+    ``redis://${REDIS_HOST}:6379``), leaves the rest of it: a path at the root of the disk, a
+    server on this host. The key is named, never the value; a variable that is the whole
+    value, or a whole item of a list (``${PRIMARY},brave``), means "not set" and is not named."""
+    for path, text in _texts(value):
+        unset = []
+        for found in re.finditer(_VAR, text) if "${" in text else ():
+            if found.group(2) is not None or env.get(found.group(1)):
+                continue
+            before, after = text[: found.start()], text[found.end():]
+            if (before and before[-1] not in _ITEM_EDGES) or (after and after[0] not in _ITEM_EDGES):
+                unset.append(found.group(1))
+        if unset:
+            from .validation_problems import on_line
+
+            names = [f"${{{name}}}" for name in dict.fromkeys(unset)]
+            log.warning(
+                "Config key '%s' in %s%s uses %s, which %s not set, so the rest of its value is used "
+                "without it: set the variable, or give a default (${NAME:-default}).",
+                path, source, on_line(lines, path), " and ".join(names), "is" if len(names) == 1 else "are",
+            )
 
 
 #: Environment variables that override a ``web`` key (a comma-separated value is a chain).
@@ -876,12 +911,18 @@ def spelled(value: Any) -> Any:
     return True if lowered in SWITCH_ON else False if lowered in SWITCH_OFF else value
 
 
+def env_backend_names(value: str | None) -> list[str]:
+    """The backend names a variable of :data:`ENV_OVERRIDES` holds (``a,,b`` is ``[a, b]``):
+    none when it is empty or holds only commas and spaces, which leaves the file's choice."""
+    return [part.strip() for part in (value or "").split(",") if part.strip()]
+
+
 def _apply_env_overrides(data: dict[str, Any], environ: dict[str, str] | os._Environ[str]) -> None:
     web = data.setdefault("web", {}) if isinstance(data.get("web", {}), dict) else None
     if web is None:
         return
     for var, key in ENV_OVERRIDES.items():
-        names = [part.strip() for part in (environ.get(var) or "").split(",") if part.strip()]
+        names = env_backend_names(environ.get(var))
         if names:  # only commas or spaces name nothing: not set, as an empty variable is
             web[key] = names[0] if len(names) == 1 else names
     timeout = (environ.get("WEB_TIMEOUT") or "").strip()
@@ -1056,7 +1097,8 @@ def _validated(
     if data is not None and not isinstance(data, Mapping):  # a string, a list of pairs: no config
         raise ConfigError(f"Invalid configuration in {source}: the top level must be a mapping, not {type(data).__name__}.")
     _text_keys(data, "", source)
-    _warn_unexpanded(data, "", source, lines)
+    _warn_unexpanded(data, source, lines)
+    _warn_unset_within(data, source, lines, env)
     tree = interpolate(dict(data or {}), env)
     if not isinstance(tree, dict):
         raise ConfigError(f"Invalid configuration in {source}: the top level must be a mapping.")
@@ -1104,13 +1146,20 @@ def config_path(path: str | os.PathLike[str] | None = None) -> Path | None:
 
 def load_config(path: str | os.PathLike[str] | None = None) -> Config:
     """Load and validate a config file; no file at all means defaults (plus env overrides)."""
+    if path is not None and not os.fspath(path).strip():  # Path("") is the working folder
+        raise ConfigError(
+            "The config file's path is empty, so it names no file; give the file's path "
+            "(a variable that is not set gives an empty one)."
+        )
     file = config_path(path)
     if file is None:
         return config_from_dict({}, source="defaults")
     try:
         text = read_bytes(file).decode("utf-8")
     except OSError as exc:
-        raise ConfigError(f"Cannot read config file {file}: {exc.strerror}.") from None
+        # a path the user did not type names where it came from, else there is nothing to fix
+        named = f" (named by ${CONFIG_ENV})" if path is None and os.environ.get(CONFIG_ENV) else ""
+        raise ConfigError(f"Cannot read config file {file}{named}: {exc.strerror}.") from None
     except TooLarge as exc:
         raise ConfigError(
             f"Config file {file} {exc}; a config sets a few dozen keys (the commented example is 14 KB): "

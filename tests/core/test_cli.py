@@ -27,6 +27,17 @@ def run(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) 
     )
 
 
+def test_python_m_webproviders_is_the_command() -> None:
+    """``python -m webproviders`` (where the script is not on PATH) said "No module named
+    webproviders.__main__"."""
+    done = subprocess.run(
+        [sys.executable, "-m", "webproviders", "search", "q", "--limit", "1", "--backend", "stub", "--json"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["provider"] == "stub"
+
+
 def test_search_prints_numbered_results() -> None:
     result = run("search", "hello world", "--limit", "2", "--backend", "stub")
     assert result.returncode == 0
@@ -34,6 +45,41 @@ def test_search_prints_numbered_results() -> None:
     assert lines[0] == "1. hello world — result 1"
     assert lines[1].strip().startswith("https://stub.example.com/hello-world/")
     assert "2. hello world — result 2" in result.stdout
+
+
+class _SearxngWithLineBreaks(BaseHTTPRequestHandler):
+    """SearXNG's JSON answer, whose title and snippet, written by the page, hold line breaks."""
+
+    def do_GET(self) -> None:
+        body = json.dumps({
+            "query": "q", "number_of_results": 0, "answers": [], "suggestions": [], "unresponsive_engines": [],
+            "results": [{
+                "url": "https://example.org/real", "title": "Real\n2. Forged result\n   https://evil.example/",
+                "content": "snippet\r\n3. Another forged one", "engine": "bing", "engines": ["bing"], "score": 1.0,
+            }],
+        }).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_result_s_line_breaks_cannot_print_results_of_their_own(http_server: Any, tmp_path: Path) -> None:
+    """A title holding line breaks printed a forged "2." result, with its own URL, above the real one."""
+    port = http_server(_SearxngWithLineBreaks).server_address[1]
+    path = tmp_path / "c.yaml"
+    path.write_text(f"web:\n  cache: false\n  providers: {{searxng: {{base_url: 'http://127.0.0.1:{port}'}}}}\n")
+    result = run("--config", str(path), "search", "q", "--backend", "searxng")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "1. Real 2. Forged result    https://evil.example/",
+        "   https://example.org/real",
+        "   snippet 3. Another forged one",
+    ]
 
 
 def test_a_query_typed_as_several_words_is_one_query() -> None:
@@ -167,6 +213,29 @@ def test_config_command_explains_choices(tmp_path: Path) -> None:
     assert "extract  stub  (from web.extract_backend)" in result.stdout
 
 
+def test_config_command_names_the_variable_that_chose_a_backend(tmp_path: Path) -> None:
+    """``WEB_SEARCH_BACKEND`` (or ``WEB_BACKEND``) overriding the file was shown as the file's
+    key: ``search ddgs (from web.backend)`` beside a file that says ``backend: stub``."""
+    path = tmp_path / "c.yaml"
+    path.write_text("web:\n  backend: stub\n  extract_backend: stub\n")
+    result = run("--config", str(path), "config", env={"WEB_BACKEND": "ddgs", "WEB_SEARCH_BACKEND": ""})
+    assert result.returncode == 0, result.stderr
+    assert "search   ddgs  (from WEB_BACKEND)" in result.stdout
+    assert "extract  stub  (from web.extract_backend)" in result.stdout
+    report = json.loads(run("--config", str(path), "config", "--json", env={"WEB_SEARCH_BACKEND": "ddgs,stub"}).stdout)
+    assert report["capabilities"]["search"]["source"] == "WEB_SEARCH_BACKEND"
+    assert report["capabilities"]["crawl"]["source"] == "web.backend"
+
+
+def test_an_override_of_only_commas_is_not_named_as_the_unknown_backend(tmp_path: Path) -> None:
+    """``WEB_BACKEND=,`` names no backend, so the file's unknown one is the one to fix."""
+    path = tmp_path / "c.yaml"
+    path.write_text("web:\n  backend: nosuch\n")
+    result = run("--config", str(path), "config", env={"WEB_BACKEND": " , "})
+    assert result.returncode == 3
+    assert "error: web.backend names 'nosuch'" in result.stderr, result.stderr
+
+
 def test_bad_config_is_one_clear_line(tmp_path: Path) -> None:
     path = tmp_path / "bad.yaml"
     path.write_text("web:\n  timeout: later\n")
@@ -286,6 +355,24 @@ def test_a_usage_error_with_json_is_json_and_without_it_argparse_s_line() -> Non
     assert "webproviders search: error: argument --limit: invalid int value: 'many'" in plain.stderr
 
 
+def test_an_option_of_the_command_itself_after_the_subcommand_says_where_it_goes(tmp_path: Path) -> None:
+    """``webproviders extract --allow-private URL`` said only "unrecognized arguments:
+    --allow-private", though the option exists: it goes before the subcommand."""
+    plain = run("extract", "--allow-private", "--debug", "http://127.0.0.1:9/")
+    assert plain.returncode == 2
+    assert plain.stderr.endswith(
+        "webproviders: error: unrecognized arguments: --allow-private --debug; --allow-private, --debug go "
+        "before the command: webproviders --allow-private --debug extract ...\n"
+    ), plain.stderr
+    as_json = run("usage", "--json", f"--config={tmp_path / 'c.yaml'}")
+    assert as_json.returncode == 2
+    assert json.loads(as_json.stdout)["error"].endswith(
+        "; --config goes before the command: webproviders --config PATH usage ..."
+    )
+    other = run("extract", "--allow-privat", "http://127.0.0.1:9/")
+    assert other.stderr.endswith("webproviders: error: unrecognized arguments: --allow-privat\n")
+
+
 def test_a_closed_pipe_ends_quietly_with_141() -> None:
     """``webproviders search ... | head -0`` exited 0, so a script could not tell that the answer
     was never read; 141 is what a shell reports for a command a closed pipe ended."""
@@ -299,6 +386,46 @@ def test_a_closed_pipe_ends_quietly_with_141() -> None:
     err = reader.stderr.read().decode()
     assert reader.wait(timeout=60) == 141
     assert "Broken pipe" not in err and "Traceback" not in err and "Exception ignored" not in err
+
+
+@pytest.mark.parametrize("argv", [("search", "q", "--limit", "many", "--json"), ("extract", "--json")])
+def test_a_refused_command_line_as_json_to_a_closed_pipe_ends_quietly_with_141(argv: tuple[str, ...]) -> None:
+    """A command line argparse refuses, with ``--json``, writes its failure as JSON on stdout:
+    to a pipe whose reader had gone that was a ``BrokenPipeError`` traceback and exit 1."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # `| head -0` that has already gone
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "webproviders.cli", *argv], stdout=write_end, stderr=subprocess.PIPE,
+            timeout=60, text=True,
+        )
+    finally:
+        os.close(write_end)
+    assert done.returncode == 141, done.stderr
+    assert "Traceback" not in done.stderr and "Broken pipe" not in done.stderr
+
+
+@pytest.mark.parametrize("argv", [("--help",), ("search", "--help"), ("--version",)])
+def test_help_that_cannot_be_written_is_not_an_exit_with_0(argv: tuple[str, ...]) -> None:
+    """argparse drops the error of writing ``--help`` or ``--version``: to a closed pipe, or to
+    a command started without stdout, the command exited 0 having written nothing."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    try:
+        piped = subprocess.run(
+            [sys.executable, "-m", "webproviders.cli", *argv], stdout=write_end, stderr=subprocess.PIPE,
+            timeout=60, text=True,
+        )
+    finally:
+        os.close(write_end)
+    assert piped.returncode == 141 and "Traceback" not in piped.stderr, piped.stderr
+    closed = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", *argv], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        timeout=60, text=True, preexec_fn=lambda: os.close(1),
+    )
+    assert closed.returncode == 1
+    assert closed.stderr == "error: the output could not be written: the command has no stdout to write to.\n"
+    assert run(*argv).returncode == 0
 
 
 def test_a_closed_pipe_on_stderr_loses_only_the_warnings(tmp_path: Path) -> None:
@@ -329,6 +456,21 @@ def test_a_command_started_without_stdout_fails_saying_its_answer_was_lost(argv:
     assert done.stderr.endswith(
         "error: the output could not be written: the command has no stdout to write to.\n"
     ), done.stderr
+
+
+@pytest.mark.parametrize(("closed", "missing"), [(0, "stdin"), (1, "stdout")])
+def test_the_stdio_server_started_without_stdin_or_stdout_says_so(closed: int, missing: str) -> None:
+    """``webproviders mcp <&-`` failed with "error: [Errno 22] Invalid argument"; ``>&-``
+    served no one and exited 0."""
+    done = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", "mcp"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE, timeout=60, text=True, preexec_fn=lambda: os.close(closed),
+    )
+    assert done.returncode == 2
+    assert done.stderr == (
+        f"error: webproviders mcp serves over stdin and stdout, and this command was started without its {missing}: "
+        "start it from an MCP client, or serve HTTP with --http.\n"
+    )
 
 
 def _stderr_open_for_reading() -> None:
@@ -397,6 +539,25 @@ def test_config_json(tmp_path: Path) -> None:
     }
     assert report["budgets"] == [{"setting": "web.budget.daily_usd", "usd": 0.005}]
     assert report["errors"] == [] and "stub" in report["never_auto_detected"]
+
+
+def test_a_chain_member_whose_plugin_is_off_is_not_called_unknown(tmp_path: Path) -> None:
+    """``plugins.disabled: [brave]`` beside ``search_backend: [brave, stub]``: the command
+    stopped with exit 3 saying brave is no installed provider, where the library's chain goes
+    on to stub; and ``config`` called it unknown, beside its plan saying why it is off."""
+    path = tmp_path / "c.yaml"
+    path.write_text("plugins:\n  disabled: [brave]\nweb:\n  search_backend: [brave, stub]\n")
+    searched = run("--config", str(path), "search", "q", "--json")
+    assert searched.returncode == 0, searched.stderr
+    envelope = json.loads(searched.stdout)
+    assert envelope["provider"] == "stub" and envelope["meta"]["attempts"][0]["provider"] == "brave"
+    report = run("--config", str(path), "config", "--json")
+    assert report.returncode == 0, report.stderr
+    assert json.loads(report.stdout)["errors"] == []
+    path.write_text("plugins:\n  disabled: [brave]\nweb:\n  search_backend: brave\n")
+    alone = run("--config", str(path), "search", "q")
+    assert alone.returncode == 3
+    assert alone.stderr == "error [not_configured]: Backend 'brave' is not available: plugins.disabled turns it off.\n"
 
 
 @pytest.mark.parametrize("command", [["config"], ["config", "--json"], ["search", "q"], ["extract", "https://93.184.216.34/"]])
@@ -623,6 +784,21 @@ def test_the_command_writes_its_usage_row_before_it_exits(http_server: Any, tmp_
     assert rows == [("http", "extract", "ok")]
 
 
+def test_usage_by_tag_shows_a_tag_s_control_characters_escaped(tmp_path: Path) -> None:
+    """A tag's value is whatever the caller passed (an end user's name, say), and its escape
+    sequences reached the terminal raw from ``webproviders usage --by tag:user``."""
+    env = {**os.environ, "XDG_DATA_HOME": str(tmp_path)}
+    script = (
+        "from webproviders import dispatch_search\n"
+        "assert dispatch_search('q', backend='stub', tags={'user': 'eve\\x1b]0;owned\\x07'})['success']\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=60, env=env)
+    result = run("usage", "--by", "tag:user", env={"XDG_DATA_HOME": str(tmp_path)})
+    assert result.returncode == 0, result.stderr
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "eve\\x1b]0;owned\\x07" in result.stdout
+
+
 def test_handlers_registered_before_the_command_still_run_at_exit(tmp_path: Path) -> None:
     """Whatever the process registered before the command started (a tracing SDK loaded by
     ``sitecustomize``, say) still runs when the command ends, and the exit code is kept."""
@@ -801,7 +977,7 @@ def test_control_characters_in_results_reach_the_terminal_as_escapes(
     shown = run("search", "q", "--backend", "hostile", env=env)
     assert shown.returncode == 0, shown.stderr
     assert "1. a\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m\\x0dfake\n" in shown.stdout
-    assert "   line one\nline two\n" in shown.stdout  # a CRLF line end stays one
+    assert "   line one line two\n" in shown.stdout  # a CRLF line end is a line break: a space on the snippet's line
     failed = run("search", "fail", "--backend", "hostile", env=env)
     assert "vendor said \\x1b]0;pwned" in failed.stderr
     for output in (shown.stdout, failed.stderr):

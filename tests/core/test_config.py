@@ -442,6 +442,23 @@ def test_a_yaml_error_reaches_neither_stderr_nor_the_envelope_with_the_key(
     assert SECRET[:12] not in json.dumps(envelope)
 
 
+def test_a_config_file_the_variable_names_and_no_one_can_read_says_the_variable_named_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``WEBPROVIDERS_CONFIG`` left set to a file since moved: "Cannot read config file
+    /old/config.yaml" named a path the user never typed, with nothing said of where it came from."""
+    missing = tmp_path / "moved" / "config.yaml"
+    monkeypatch.setenv("WEBPROVIDERS_CONFIG", str(missing))
+    with pytest.raises(ConfigError) as raised:
+        load_config()
+    assert str(raised.value) == (
+        f"Cannot read config file {missing} (named by $WEBPROVIDERS_CONFIG): No such file or directory."
+    )
+    with pytest.raises(ConfigError) as given:
+        load_config(missing)  # the path given is the one typed: nothing to add
+    assert str(given.value) == f"Cannot read config file {missing}: No such file or directory."
+
+
 @pytest.mark.parametrize("how", ["sync", "async"])
 def test_a_broken_config_is_not_configured_in_the_envelope(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str
@@ -500,6 +517,37 @@ def test_a_character_yaml_refuses_is_a_config_error_saying_where(
     assert envelope["error"].endswith("it holds U+0007 (line 2, column 20), a character YAML does not allow.")
 
 
+def test_a_variable_not_set_inside_a_longer_value_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``path: ${DATA_DIR}/usage.sqlite3`` with ``DATA_DIR`` unset wrote the ledger to
+    ``/usage.sqlite3``, and ``redis://${REDIS_HOST}:6379/0`` used this host's Redis, without a
+    word. A variable that is the whole value, or a whole item, still means "not set", silently."""
+    path = tmp_path / "config.yaml"
+    path.write_text(
+        "web:\n"
+        "  search_backend: '${PRIMARY},stub'\n"
+        "  usage:\n"
+        "    path: ${DATA_DIR}/usage.sqlite3\n"
+        "  cache:\n"
+        "    url: redis://${REDIS_HOST}:${REDIS_PORT}/0\n"
+        "  providers:\n"
+        "    brave:\n"
+        "      api_key: ${BRAVE_KEY}\n"
+        "      base_url: https://${BRAVE_HOST:-api.search.brave.com}/res\n",
+        encoding="utf-8",
+    )
+    for name in ("PRIMARY", "DATA_DIR", "REDIS_HOST", "REDIS_PORT", "BRAVE_KEY", "BRAVE_HOST"):
+        monkeypatch.delenv(name, raising=False)
+    with caplog.at_level(logging.WARNING, logger="webproviders.config"):
+        load_config(path)
+    tail = "so the rest of its value is used without it: set the variable, or give a default (${NAME:-default})."
+    assert caplog.messages == [
+        f"Config key 'web.usage.path' in {path} (line 4) uses ${{DATA_DIR}}, which is not set, {tail}",
+        f"Config key 'web.cache.url' in {path} (line 6) uses ${{REDIS_HOST}} and ${{REDIS_PORT}}, which are not set, {tail}",
+    ]
+
+
 def test_a_default_config_path_that_is_no_file_is_named(caplog: pytest.LogCaptureFixture) -> None:
     """A container's bind mount of a config.yaml its host lacked makes a folder there, and a
     moved file leaves a dead link: both were passed over in silence, and the process ran on
@@ -524,6 +572,18 @@ def test_a_config_file_that_is_not_utf8_is_a_config_error(tmp_path: Path) -> Non
     path.write_bytes("web:\n  user_agent: café\n".encode("latin-1"))
     with pytest.raises(ConfigError, match=f"Config file {path} is not UTF-8 text .*save it as UTF-8"):
         load_config(path)
+
+
+@pytest.mark.parametrize("path", ["", "  "])
+def test_an_empty_config_path_is_said_to_be_empty(path: str) -> None:
+    """``webproviders --config "$CFG"`` with ``CFG`` unset said "Cannot read config file .:
+    Is a directory.", naming a folder no one gave."""
+    with pytest.raises(ConfigError) as caught:
+        load_config(path)
+    assert str(caught.value) == (
+        "The config file's path is empty, so it names no file; give the file's path "
+        "(a variable that is not set gives an empty one)."
+    )
 
 
 @pytest.mark.parametrize(

@@ -90,6 +90,16 @@ def test_a_page_that_cannot_be_read_fails_the_command(cli: Any, site: Any) -> No
     assert out == "" and err.startswith(f"error [not_found]: {site.url('/missing')} was not found (HTTP 404).")
 
 
+def test_the_urls_that_failed_are_on_stderr_as_extract_s(cli: Any, site: Any) -> None:
+    """``index good bad > report``: the failed URL was written to stdout, in a form of its own,
+    where every other command writes them to stderr."""
+    missing, kept = site.url("/missing"), site.url("/articles/caching")
+    code, out, err = cli("index", kept, missing)
+    assert code == EXIT_OK
+    assert out.startswith("indexed 1 page(s) into ") and out.count("\n") == 1 and missing not in out
+    assert err == f"failed [not_found] {missing}: {missing} was not found (HTTP 404).\n"
+
+
 def test_a_page_now_gone_is_removed_when_indexed_again(cli: Any, site: Any, index_config: Config) -> None:
     """Indexing a URL again replaces its page; one that is gone (404) is not served on from
     its old copy."""
