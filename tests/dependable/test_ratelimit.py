@@ -104,6 +104,11 @@ def test_no_slot_before_the_deadline_means_rate_limited_without_a_request() -> N
     assert 59 <= envelope["retry_after"] <= 60
     assert "1/min" in envelope["error"]
     assert provider(config, "fake-a").calls == 1
+    # nothing was sent: the attempt says it was left out, as a cooling provider's does, not
+    # that a request failed
+    assert envelope["meta"]["attempts"] == [
+        {"provider": "fake-a", "outcome": "skipped", "error_code": "rate_limited", "reason": envelope["error"]}
+    ]
 
 
 def test_a_chain_moves_on_when_its_first_budget_is_spent() -> None:

@@ -104,13 +104,15 @@ def _stand_in(call: Call, plan: Plan, index: int) -> bool:
 class _Chain:
     """A chain while it runs: the failure to report, an empty answer held back, the winner."""
 
-    __slots__ = ("call", "plan", "last", "last_name", "empty", "won", "stopped")
+    __slots__ = ("call", "plan", "last", "last_name", "asked", "empty", "won", "stopped")
 
     def __init__(self, call: Call, plan: Plan) -> None:
         self.call = call
         self.plan = plan
         self.last: WebProviderError | None = None
         self.last_name: str | None = None
+        #: ``last`` is the failure of a member that was asked: one left out never hides it.
+        self.asked = False
         self.empty: tuple[str, Any, dict[str, Any], bool] | None = None
         self.won: tuple[int, str, Any, dict[str, Any], bool] | None = None
         #: No further member is started (a failure a chain does not move on from).
@@ -136,7 +138,8 @@ class _Chain:
         """Record a member that was left out without a request (cooling down, paused, over a budget)."""
         name, plan = self.plan.candidates[index], self.plan
         attempts.append({"provider": name, "outcome": "skipped", "error_code": error.code, "reason": error.message})
-        self.last, self.last_name = error, name
+        if not self.asked:
+            self.last, self.last_name = error, name
         self.stopped = self.stopped or (plan.standby and not _should_fail_over(error, plan))
 
     def judge(self, index: int, outcome: Any, attempts: list[dict[str, Any]], more: bool) -> bool:
@@ -151,7 +154,7 @@ class _Chain:
         if isinstance(outcome, BaseException):
             error = outcome if isinstance(outcome, WebProviderError) else to_provider_error(outcome, name)
             if not self.stopped:
-                self.last, self.last_name = error, name
+                self.last, self.last_name, self.asked = error, name, True
             moves_on = _should_fail_over(error, plan) and call.remaining() > 0
             if error.code == "auth_error" and more and moves_on:
                 # said only when the next member runs (a standby chain stays with its first)
@@ -284,14 +287,16 @@ async def _fill_gaps(call: Call, plan: Plan, start: int, served_by: str, data: l
 async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
     """Query every candidate at once and merge their lists with reciprocal rank fusion."""
     entries: list[ProviderEntry] = []
+    # The failure to report: a member's that was asked, else one's left out without a request.
     last: tuple[str, WebProviderError] | None = None
+    left_out: tuple[str, WebProviderError] | None = None
     for name in plan.candidates:
         entry = call.registry.get(name)
         if entry is None:
             continue
         unavailable = await _unavailable(call, entry)
         if unavailable is not None:
-            last = (name, unavailable)
+            left_out = (name, unavailable)
             continue
         entries.append(entry)
     # A member asked alone (the others cannot run) waits for its slot, as a single backend does.
@@ -305,7 +310,7 @@ async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
             call.attempts.append(
                 {"provider": name, "outcome": "skipped", "error_code": outcome.error.code, "reason": outcome.error.message}
             )
-            last = (name, outcome.error)
+            left_out = (name, outcome.error)
         elif isinstance(outcome, BaseException):
             error = to_provider_error(outcome, name)
             if error.code == "auth_error" and others:  # a wrong key needs a person, as in a chain
@@ -320,6 +325,7 @@ async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
             if not data["web"]:
                 _mark_empty(call.attempts, name)
     if not ranked:
+        last = last or left_out
         error = last[1] if last else ProviderError("No backend could be tried.")
         return failure(error, last[0] if last else None, call.meta(None))
     hits = fuse(ranked, call.arguments["limit"])

@@ -374,7 +374,9 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             state.health.failed(name, cancelled)  # not counted; it only ends a trial call
             raise
         except WebProviderError as error:
-            if failover and isinstance(error, BudgetExhaustedError):  # no slot soon: another provider is asked
+            if isinstance(error, BudgetExhaustedError) and (failover or not sent):
+                # No slot soon (another provider is asked), or none before the deadline:
+                # left out without a request, as a cooling provider is.
                 meter.stop(spend, error=error, sent=False)
                 state.health.failed(name, error)  # not counted; it only ends a trial call
                 raise Skipped(error) from None
