@@ -344,6 +344,25 @@ def test_two_processes_share_one_redis_budget(
     assert all(r["sent"] >= 2 for r in results), results  # both processes got slots
 
 
+def test_a_chain_member_waits_for_a_shared_slot_within_its_patience(redis_server: str, namespace: str) -> None:
+    """With the budget in Redis, a chain member whose slot was 0.7 s off (within the second it
+    may wait) was skipped, told the slot was "too near this call's deadline" in a call given
+    10 s: the store's time to answer was kept from the member's patience, not from the deadline."""
+    config = build_config(
+        cache=False,
+        rate_limit={"url": redis_server, "namespace": namespace},
+        providers={"fake-a": {"rate_limit": "1/900ms"}},
+    )
+    sleeps = SleepLog()
+    state(config).sleep = sleeps
+    ask = {"backend": ["fake-a", "fake-b"], "config": config, "timeout": 10}
+    assert dispatch_search("q", **ask)["provider"] == "fake-a"
+    envelope = dispatch_search("q", **ask)
+    assert envelope["provider"] == "fake-a", envelope["meta"]["attempts"]
+    assert len(sleeps.waits) == 1 and 0 < sleeps.waits[0] <= 0.9
+    assert provider(config, "fake-b").calls == 0
+
+
 def test_a_redis_budget_lets_calls_under_it_start_at_once(redis_server: str, namespace: str) -> None:
     from webproviders.dependable.ratelimit.redis_limiter import RedisLimiter
 
