@@ -344,6 +344,31 @@ def test_two_processes_share_one_redis_budget(
     assert all(r["sent"] >= 2 for r in results), results  # both processes got slots
 
 
+def test_a_fusion_none_of_whose_members_may_send_yet_waits_for_their_slots() -> None:
+    """Each member of a fusion is left out when its slot is over a second off, since another
+    may answer; when none did, the call failed at once ("other providers are asked rather
+    than wait"), with its deadline far off. Now those members are asked again, waiting for
+    their slots within the deadline."""
+    budgets = {"fake-a": {"rate_limit": "1/5s"}, "fake-c": {"rate_limit": "1/5s"}}
+    config = build_config(cache=False, providers=budgets)
+    _, sleeps = _clocked(config)
+    ask = {"backend": ["fake-a", "fake-c"], "mode": "fuse", "config": config}
+    assert dispatch_search("q", **ask, timeout=10)["meta"]["fused"] == ["fake-a", "fake-c"]
+    envelope = dispatch_search("q", **ask, timeout=10)
+    assert envelope["success"] is True and envelope["meta"]["fused"] == ["fake-a", "fake-c"], envelope
+    assert [(a["provider"], a["outcome"]) for a in envelope["meta"]["attempts"]] == [
+        ("fake-a", "skipped"),
+        ("fake-c", "skipped"),
+        ("fake-a", "ok"),
+        ("fake-c", "ok"),
+    ]
+    assert sleeps.waits and set(sleeps.waits) == {5.0}  # (the fake clock moves on as each sleeps)
+    assert provider(config, "fake-a").calls == provider(config, "fake-c").calls == 2
+    # slots past the deadline are not waited for: the fusion fails at once, nothing sent
+    refused = dispatch_search("q", **ask, timeout=3)
+    assert refused["error_code"] == "rate_limited" and provider(config, "fake-a").calls == 2
+
+
 def test_a_chain_member_waits_for_a_shared_slot_within_its_patience(redis_server: str, namespace: str) -> None:
     """With the budget in Redis, a chain member whose slot was 0.7 s off (within the second it
     may wait) was skipped, told the slot was "too near this call's deadline" in a call given

@@ -304,7 +304,9 @@ async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
     outcomes = await asyncio.gather(*(serve(call, entry, failover=others) for entry in entries), return_exceptions=True)
     ranked: list[tuple[str, list[dict[str, Any]]]] = []
     all_cached = True
-    for entry, outcome in zip(entries, outcomes, strict=True):
+
+    def take(entry: ProviderEntry, outcome: Any) -> None:
+        nonlocal last, left_out, all_cached
         name = entry.manifest.name
         if isinstance(outcome, Skipped):
             call.attempts.append(
@@ -324,6 +326,17 @@ async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
             all_cached = all_cached and cached
             if not data["web"]:
                 _mark_empty(call.attempts, name)
+
+    for entry, outcome in zip(entries, outcomes, strict=True):
+        take(entry, outcome)
+    # When no member answered, those left out only so as not to hold up the others (a pause
+    # or a budget slot still to come) are asked again, waiting as a single backend does, within
+    # the deadline: before, such a fusion failed at once, "other providers are asked".
+    again = [entry for entry, outcome in zip(entries, outcomes, strict=True) if _worth_waiting_for(outcome, call)]
+    if again and not ranked:
+        outcomes = await asyncio.gather(*(serve(call, entry) for entry in again), return_exceptions=True)
+        for entry, outcome in zip(again, outcomes, strict=True):
+            take(entry, outcome)
     if not ranked:
         last = last or left_out
         error = last[1] if last else ProviderError("No backend could be tried.")
@@ -331,6 +344,14 @@ async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
     hits = fuse(ranked, call.arguments["limit"])
     fused = [name for name, listed in ranked if listed]
     return success({"web": hits}, "fuse", call.meta("fuse", all_cached, {"fused": fused}))
+
+
+def _worth_waiting_for(outcome: Any, call: Call) -> bool:
+    """Whether a fusion member was left out only for a pause or a budget slot that comes
+    before the deadline."""
+    if not isinstance(outcome, Skipped) or not outcome.waitable:
+        return False
+    return (outcome.error.retry_after or 0.0) < call.remaining()
 
 
 def _mark_empty(attempts: list[dict[str, Any]], name: str) -> None:
