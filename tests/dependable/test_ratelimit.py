@@ -19,6 +19,7 @@ import respx
 from webproviders import adispatch_search, dispatch_search
 from webproviders.config import ConfigError
 from webproviders.dependable.ratelimit import parse_rate
+from webproviders.errors import BadGatewayError
 
 from .conftest import FakeClock, SleepLog, build_config, provider, state
 
@@ -367,6 +368,33 @@ def test_a_fusion_none_of_whose_members_may_send_yet_waits_for_their_slots() -> 
     # slots past the deadline are not waited for: the fusion fails at once, nothing sent
     refused = dispatch_search("q", **ask, timeout=3)
     assert refused["error_code"] == "rate_limited" and provider(config, "fake-a").calls == 2
+
+
+@pytest.mark.parametrize("hedge_after", [None, 0.5])
+def test_a_chain_whose_other_members_failed_waits_for_the_slot_of_the_one_it_left_out(
+    hedge_after: float | None,
+) -> None:
+    """A member left out because its slot was over a second off, while the next could answer,
+    was not asked at all when the next failed: the call failed with the next one's 503 with
+    its deadline far off. Now it is asked again, waiting for its slot."""
+    config = build_config(cache=False, retry={"max_retries": 0}, providers={"fake-a": {"rate_limit": "1/5s"}})
+    _, sleeps = _clocked(config)
+    ask = {"backend": ["fake-a", "fake-b"], "config": config, "timeout": 10, "hedge_after": hedge_after}
+    assert dispatch_search("q", **ask)["provider"] == "fake-a"
+    provider(config, "fake-b").script = [BadGatewayError("fake-b answered 503 Service Unavailable.", status_code=503)]
+    envelope = dispatch_search("q", **ask)
+    assert envelope["success"] is True and envelope["provider"] == "fake-a", envelope
+    assert [(a["provider"], a["outcome"]) for a in envelope["meta"]["attempts"]] == [
+        ("fake-a", "skipped"),
+        ("fake-b", "error"),
+        ("fake-a", "ok"),
+    ]
+    assert sleeps.waits == [5.0]
+    # a slot past the deadline is not waited for: the asked member's failure is the call's
+    provider(config, "fake-b").script = [BadGatewayError("fake-b answered 503 Service Unavailable.", status_code=503)]
+    refused = dispatch_search("q", **{**ask, "timeout": 3})
+    assert (refused["error_code"], refused["provider"]) == ("bad_gateway", "fake-b"), refused
+    assert provider(config, "fake-a").calls == 2
 
 
 def test_a_chain_member_waits_for_a_shared_slot_within_its_patience(redis_server: str, namespace: str) -> None:

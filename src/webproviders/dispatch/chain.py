@@ -104,7 +104,7 @@ def _stand_in(call: Call, plan: Plan, index: int) -> bool:
 class _Chain:
     """A chain while it runs: the failure to report, an empty answer held back, the winner."""
 
-    __slots__ = ("call", "plan", "last", "last_name", "asked", "empty", "won", "stopped")
+    __slots__ = ("call", "plan", "last", "last_name", "asked", "empty", "won", "stopped", "waitable", "patient")
 
     def __init__(self, call: Call, plan: Plan) -> None:
         self.call = call
@@ -117,6 +117,10 @@ class _Chain:
         self.won: tuple[int, str, Any, dict[str, Any], bool] | None = None
         #: No further member is started (a failure a chain does not move on from).
         self.stopped = False
+        #: Members left out only for a pause or a budget slot still to come (:func:`_worth_waiting_for`).
+        self.waitable: list[int] = []
+        #: Every member waits for its slot or pause within the deadline, as a last member does.
+        self.patient = False
 
     async def entry(self, index: int, call: Call) -> ProviderEntry | None:
         """The member at ``index``, or None when it cannot be tried (recorded in ``call``)."""
@@ -134,9 +138,11 @@ class _Chain:
                 return None
         return entry
 
-    def skip(self, index: int, error: WebProviderError, attempts: list[dict[str, Any]]) -> None:
+    def skip(self, index: int, skipped: Skipped, attempts: list[dict[str, Any]]) -> None:
         """Record a member that was left out without a request (cooling down, paused, over a budget)."""
-        name, plan = self.plan.candidates[index], self.plan
+        name, plan, error = self.plan.candidates[index], self.plan, skipped.error
+        if _worth_waiting_for(skipped, self.call):
+            self.waitable.append(index)
         attempts.append({"provider": name, "outcome": "skipped", "error_code": error.code, "reason": error.message})
         if not self.asked:
             self.last, self.last_name = error, name
@@ -149,7 +155,7 @@ class _Chain:
         """
         name, plan, call = self.plan.candidates[index], self.plan, self.call
         if isinstance(outcome, Skipped):
-            self.skip(index, outcome.error, attempts)
+            self.skip(index, outcome, attempts)
             return False
         if isinstance(outcome, BaseException):
             error = outcome if isinstance(outcome, WebProviderError) else to_provider_error(outcome, name)
@@ -187,6 +193,8 @@ async def run_plan(call: Call, plan: Plan) -> dict[str, Any]:
         await _run_hedged(chain, call.hedge_after)
     else:
         await _run_in_turn(chain)
+    if chain.won is None and chain.empty is None and not chain.stopped:
+        await _ask_the_waitable(chain)
     if chain.won is not None:
         index, name, data, provider_meta, cached = chain.won
         if plan.mode != "single" and call.capability == "extract":
@@ -196,6 +204,24 @@ async def run_plan(call: Call, plan: Plan) -> dict[str, Any]:
         return _succeed(call, *chain.empty)
     final = chain.last or ProviderError("No backend could be tried.")
     return failure(final, chain.last_name, call.meta(None))
+
+
+async def _ask_the_waitable(chain: _Chain) -> None:
+    """No member answered: those left out only so as not to hold up the others (a pause or a
+    budget slot still to come) are asked again in turn, each waiting as a last member does,
+    within the deadline. Before, a chain ``[brave-free, ddgs]`` whose ``ddgs`` failed ended
+    there, with ``brave-free``'s slot 1.5 s off and seconds of the call left."""
+    call, plan = chain.call, chain.plan
+    if not chain.waitable or call.remaining() <= 0:
+        return
+    rest = dataclasses.replace(plan, candidates=[plan.candidates[i] for i in sorted(chain.waitable)], skipped=[])
+    again = _Chain(call, rest)
+    again.patient = True
+    await _run_in_turn(again)
+    chain.won = None if again.won is None else (plan.candidates.index(again.won[1]), *again.won[1:])
+    chain.empty = again.empty
+    if again.asked or not chain.asked:
+        chain.last, chain.last_name = again.last, again.last_name
 
 
 async def _run_in_turn(chain: _Chain) -> None:
@@ -208,7 +234,8 @@ async def _run_in_turn(chain: _Chain) -> None:
             continue
         more = index + 1 < count
         try:
-            outcome = await serve(call, entry, failover=more and not plan.standby and _stand_in(call, plan, index))
+            patient = plan.standby or chain.patient
+            outcome = await serve(call, entry, failover=more and not patient and _stand_in(call, plan, index))
         except (Skipped, WebProviderError) as error:
             outcome = error
         if chain.judge(index, outcome, call.attempts, more) or chain.stopped:
@@ -236,7 +263,7 @@ async def _run_hedged(chain: _Chain, delay: float) -> None:
             try:
                 return await serve(member, entry, failover=_stand_in(member, plan, index))
             except Skipped as skipped:  # nothing was sent: it holds no hedge slot
-                chain.skip(index, skipped.error, member.attempts)
+                chain.skip(index, skipped, member.attempts)
                 if isinstance(skipped.error, BudgetExceededError) and skipped.error.held and active > 1:
                     # The members running beside it may hold the room it lacks, and give it
                     # back when they end without a cost: then it is asked, as in a plain chain.
