@@ -759,11 +759,31 @@ def _from_httpx(exc: BaseException, who: str, provider: str | None) -> WebProvid
             provider=provider,
             detail=HEADERS,
         )
+    if isinstance(exc, (httpx.ReadError, httpx.WriteError)):  # connected, then the connection broke
+        return NetworkError(
+            f"{who} was reached, but the connection broke before its answer was read ({_named(exc)}).",
+            provider=provider,
+        )
     if isinstance(exc, (httpx.NetworkError, httpx.RemoteProtocolError)):
-        return NetworkError(f"{who} could not be reached: {type(exc).__name__}: {exc}", provider=provider)
+        return NetworkError(f"{who} could not be reached: {_named(exc)}", provider=provider)
     if isinstance(exc, httpx.DecodingError):
         return ParseError(f"{who} sent a body that could not be decoded: {exc}", provider=provider)
     return None
+
+
+def _named(exc: BaseException) -> str:
+    """``ReadError: [Errno 104] Connection reset by peer``: an httpx error's name and its words,
+    or those of the error beneath it when it has none of its own (an async read's reset comes
+    up as a bare ``ReadError()``, and the sentence ended in "ReadError: ")."""
+    seen: set[int] = set()
+    inner: BaseException | None = exc
+    while inner is not None and id(inner) not in seen:
+        text = exception_text(inner)
+        if text:
+            return f"{type(exc).__name__}: {text}"
+        seen.add(id(inner))
+        inner = inner.__cause__ or inner.__context__
+    return type(exc).__name__
 
 
 def _map(exc: BaseException, provider: str | None) -> WebProviderError:

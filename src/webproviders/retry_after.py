@@ -66,6 +66,7 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
     except ValueError:
         pass
     # Here: every process imports this module, few ever read a date.
+    from datetime import timezone
     from email.utils import parsedate_to_datetime
 
     try:
@@ -74,6 +75,8 @@ def parse_retry_after(value: str | None, now: float | None = None) -> float | No
         return None
     if when is None:
         return None
+    if when.tzinfo is None:  # asctime's form ("Sun Nov  6 08:49:37 1994") or -0000: HTTP dates are GMT
+        when = when.replace(tzinfo=timezone.utc)
     current = time.time() if now is None else now
     return clamp_retry_after(when.timestamp() - current)
 

@@ -96,6 +96,22 @@ def test_a_chain_goes_on_to_its_next_member(write_plugin: Any, make_config: Any)
     assert [a["outcome"] for a in envelope["meta"]["attempts"]] == ["error", "ok"]
 
 
+def test_a_hedged_chain_that_leaves_it_behind_does_not_say_its_deadline_passed(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Cancelled because another member answered first, it was logged as "cancelled at its
+    deadline", with the call's deadline 30 s away."""
+    config = _config(write_plugin, make_config)
+    with caplog.at_level(logging.WARNING, logger="webproviders.dispatch"):
+        envelope = dispatch_search("q", backend=["deaf", "stub"], config=config, timeout=30, hedge_after=0.3)
+    assert envelope["success"] is True and envelope["provider"] == "stub", envelope
+    said = [record.getMessage() for record in caplog.records if "deaf went on after" in record.getMessage()]
+    assert said == [
+        "deaf went on after it was cancelled when its call gave it up (another provider answered first, or the "
+        "caller left); the call ended without it, and it is left running."
+    ]
+
+
 #: A caller cancels its call while the provider runs (in a process of its own: under pytest
 #: anyio is loaded, and a call then runs in a task of its own that a cancellation lets go).
 CANCELLING = """

@@ -19,6 +19,7 @@ import json
 import os
 import socket
 import ssl
+import struct
 import sys
 import time
 from collections.abc import Iterator
@@ -384,6 +385,35 @@ def test_a_refused_connection_is_a_network_error() -> None:
         f"searxng could not be reached at 127.0.0.1:{port}: Connection refused. Check that it answers "
         "there, or its address in web.providers.searxng."
     )
+
+
+class _Resetting(BaseHTTPRequestHandler):
+    """A vendor (or a load balancer before it) that reads the request and resets the connection."""
+
+    def do_GET(self) -> None:
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self.close_connection = True
+        self.rfile.close()
+        self.wfile.close()
+        self.connection.close()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def test_a_vendor_that_resets_the_connection_is_said_to_have_been_reached(http_server: Any) -> None:
+    """It read "brave could not be reached: ReadError: ": a sentence cut short, saying a vendor
+    that took the connection and then reset it could not be reached."""
+    server = http_server(_Resetting)
+    config = _config(providers={"brave": {"api_key": "BSA-key-123", "base_url": f"http://127.0.0.1:{server.server_address[1]}"}})
+    for envelope in (
+        dispatch_search("q", backend="brave", config=config, cache=False),
+        asyncio.run(adispatch_search("q", backend="brave", config=config, cache=False)),
+    ):
+        assert envelope["error_code"] == "network_error", envelope
+        said = envelope["error"]
+        assert said.startswith("brave was reached, but the connection broke before its answer was read (ReadError: ")
+        assert said.endswith("Connection reset by peer)."), said
 
 
 def test_a_vendor_that_does_not_answer_in_time_is_a_timeout(recorder: Any) -> None:

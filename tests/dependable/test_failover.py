@@ -33,7 +33,7 @@ from webproviders.errors import (
     WebTimeoutError,
 )
 
-from .conftest import PLUGINS, SleepLog, build_config, provider, state
+from .conftest import PLUGINS, FakeClock, SleepLog, build_config, provider, state
 
 
 def _chain_config(**web: Any) -> Any:
@@ -161,6 +161,41 @@ def test_a_provider_that_cannot_run_does_not_hide_the_failure_of_one_that_was_as
     # with none asked, the one that could not run is the call's error
     alone = dispatch_search("python", backend=["fake-vendor", "fake-counter"], config=config)
     assert (alone["error_code"], alone["provider"]) == ("not_configured", "fake-counter")
+
+
+@pytest.mark.parametrize("left_out", ["cooling", "paused", "budget"])
+@pytest.mark.parametrize("how", [{}, {"hedge_after": 0.5}, {"mode": "fuse"}], ids=["chain", "hedged", "fused"])
+def test_a_member_left_out_without_a_request_does_not_hide_the_failure_of_one_that_was_asked(
+    left_out: str, how: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 503 followed by a member cooling down, paused by a vendor's Retry-After or out of
+    request-budget slots was reported as that member's refusal (its old failure, its pause),
+    as if the member that was asked had not answered at all."""
+    monkeypatch.delenv("FAKE_COUNTER_URL", raising=False)
+    config = build_config(
+        retry={"max_retries": 0}, health={"failures": 1}, cache=False, providers={"fake-b": {"rate_limit": "1/min"}}
+    )
+    clock = FakeClock()
+    state(config).health.clock = state(config).limits.local.clock = clock
+    state(config).sleep = SleepLog(clock)
+    if left_out == "cooling":
+        provider(config, "fake-b").script = [NetworkError("fake-b could not be reached.")]
+    elif left_out == "paused":
+        provider(config, "fake-b").script = [RateLimitedError("fake-b answered 429.", retry_after=60)]
+    dispatch_search("python", backend="fake-b", config=config)
+    provider(config, "fake-a").script = [BadGatewayError("fake-a answered 503 Service Unavailable.", status_code=503)]
+    envelope = dispatch_search("python", backend=["fake-a", "fake-b"], config=config, timeout=5, **how)
+    assert (envelope["error_code"], envelope["provider"]) == ("bad_gateway", "fake-a")
+    assert envelope["error"] == "fake-a answered 503 Service Unavailable."
+    assert [(a["provider"], a["outcome"]) for a in envelope["meta"]["attempts"]] == [
+        ("fake-a", "error"),
+        ("fake-b", "skipped"),
+    ]
+    assert provider(config, "fake-b").calls == 1
+    # with none asked, the member left out is the call's error
+    alone = dispatch_search("python", backend=["fake-b", "fake-counter"], config=config, timeout=5, **how)
+    assert (alone["provider"], alone["retryable"]) == ("fake-b", True)
+    assert alone["error_code"] == ("network_error" if left_out == "cooling" else "rate_limited")
 
 
 def test_a_rate_limited_provider_in_a_chain_fails_over_without_retrying() -> None:

@@ -19,6 +19,7 @@ import respx
 from webproviders import adispatch_search, dispatch_search
 from webproviders.config import ConfigError
 from webproviders.dependable.ratelimit import parse_rate
+from webproviders.errors import BadGatewayError
 
 from .conftest import FakeClock, SleepLog, build_config, provider, state
 
@@ -104,6 +105,11 @@ def test_no_slot_before_the_deadline_means_rate_limited_without_a_request() -> N
     assert 59 <= envelope["retry_after"] <= 60
     assert "1/min" in envelope["error"]
     assert provider(config, "fake-a").calls == 1
+    # nothing was sent: the attempt says it was left out, as a cooling provider's does, not
+    # that a request failed
+    assert envelope["meta"]["attempts"] == [
+        {"provider": "fake-a", "outcome": "skipped", "error_code": "rate_limited", "reason": envelope["error"]}
+    ]
 
 
 def test_a_chain_moves_on_when_its_first_budget_is_spent() -> None:
@@ -337,6 +343,77 @@ def test_two_processes_share_one_redis_budget(
     assert upstream == sum(r["sent"] for r in results)
     assert upstream <= 20
     assert all(r["sent"] >= 2 for r in results), results  # both processes got slots
+
+
+def test_a_fusion_none_of_whose_members_may_send_yet_waits_for_their_slots() -> None:
+    """Each member of a fusion is left out when its slot is over a second off, since another
+    may answer; when none did, the call failed at once ("other providers are asked rather
+    than wait"), with its deadline far off. Now those members are asked again, waiting for
+    their slots within the deadline."""
+    budgets = {"fake-a": {"rate_limit": "1/5s"}, "fake-c": {"rate_limit": "1/5s"}}
+    config = build_config(cache=False, providers=budgets)
+    _, sleeps = _clocked(config)
+    ask = {"backend": ["fake-a", "fake-c"], "mode": "fuse", "config": config}
+    assert dispatch_search("q", **ask, timeout=10)["meta"]["fused"] == ["fake-a", "fake-c"]
+    envelope = dispatch_search("q", **ask, timeout=10)
+    assert envelope["success"] is True and envelope["meta"]["fused"] == ["fake-a", "fake-c"], envelope
+    assert [(a["provider"], a["outcome"]) for a in envelope["meta"]["attempts"]] == [
+        ("fake-a", "skipped"),
+        ("fake-c", "skipped"),
+        ("fake-a", "ok"),
+        ("fake-c", "ok"),
+    ]
+    assert sleeps.waits and set(sleeps.waits) == {5.0}  # (the fake clock moves on as each sleeps)
+    assert provider(config, "fake-a").calls == provider(config, "fake-c").calls == 2
+    # slots past the deadline are not waited for: the fusion fails at once, nothing sent
+    refused = dispatch_search("q", **ask, timeout=3)
+    assert refused["error_code"] == "rate_limited" and provider(config, "fake-a").calls == 2
+
+
+@pytest.mark.parametrize("hedge_after", [None, 0.5])
+def test_a_chain_whose_other_members_failed_waits_for_the_slot_of_the_one_it_left_out(
+    hedge_after: float | None,
+) -> None:
+    """A member left out because its slot was over a second off, while the next could answer,
+    was not asked at all when the next failed: the call failed with the next one's 503 with
+    its deadline far off. Now it is asked again, waiting for its slot."""
+    config = build_config(cache=False, retry={"max_retries": 0}, providers={"fake-a": {"rate_limit": "1/5s"}})
+    _, sleeps = _clocked(config)
+    ask = {"backend": ["fake-a", "fake-b"], "config": config, "timeout": 10, "hedge_after": hedge_after}
+    assert dispatch_search("q", **ask)["provider"] == "fake-a"
+    provider(config, "fake-b").script = [BadGatewayError("fake-b answered 503 Service Unavailable.", status_code=503)]
+    envelope = dispatch_search("q", **ask)
+    assert envelope["success"] is True and envelope["provider"] == "fake-a", envelope
+    assert [(a["provider"], a["outcome"]) for a in envelope["meta"]["attempts"]] == [
+        ("fake-a", "skipped"),
+        ("fake-b", "error"),
+        ("fake-a", "ok"),
+    ]
+    assert sleeps.waits == [5.0]
+    # a slot past the deadline is not waited for: the asked member's failure is the call's
+    provider(config, "fake-b").script = [BadGatewayError("fake-b answered 503 Service Unavailable.", status_code=503)]
+    refused = dispatch_search("q", **{**ask, "timeout": 3})
+    assert (refused["error_code"], refused["provider"]) == ("bad_gateway", "fake-b"), refused
+    assert provider(config, "fake-a").calls == 2
+
+
+def test_a_chain_member_waits_for_a_shared_slot_within_its_patience(redis_server: str, namespace: str) -> None:
+    """With the budget in Redis, a chain member whose slot was 0.7 s off (within the second it
+    may wait) was skipped, told the slot was "too near this call's deadline" in a call given
+    10 s: the store's time to answer was kept from the member's patience, not from the deadline."""
+    config = build_config(
+        cache=False,
+        rate_limit={"url": redis_server, "namespace": namespace},
+        providers={"fake-a": {"rate_limit": "1/900ms"}},
+    )
+    sleeps = SleepLog()
+    state(config).sleep = sleeps
+    ask = {"backend": ["fake-a", "fake-b"], "config": config, "timeout": 10}
+    assert dispatch_search("q", **ask)["provider"] == "fake-a"
+    envelope = dispatch_search("q", **ask)
+    assert envelope["provider"] == "fake-a", envelope["meta"]["attempts"]
+    assert len(sleeps.waits) == 1 and 0 < sleeps.waits[0] <= 0.9
+    assert provider(config, "fake-b").calls == 0
 
 
 def test_a_redis_budget_lets_calls_under_it_start_at_once(redis_server: str, namespace: str) -> None:

@@ -11,6 +11,7 @@ import pytest
 import respx
 
 from webproviders import adispatch_search, dispatch_extract, dispatch_search
+from webproviders.config import config_from_dict
 
 from .conftest import SleepLog, build_config, provider, state
 
@@ -194,3 +195,41 @@ def test_a_timeout_is_not_tried_again_with_less_time_than_it_had(http_server: An
     assert (http["provider"], http["error_code"], http.get("retry")) == ("http", "timeout", None)
     assert answered["provider"] == "fake-b"
     assert server.asked == 1 and provider(config, "fake-b").calls == 1
+
+
+class _SlowUnavailable(BaseHTTPRequestHandler):
+    """A vendor's gateway that takes a second to answer 503 with its HTML page."""
+
+    def do_GET(self) -> None:
+        self.server.asked += 1  # type: ignore[attr-defined]
+        self.server.released.wait(1.0)  # type: ignore[attr-defined]
+        body = b"<html><head><title>503 Service Temporarily Unavailable</title></head><body>" \
+               b"<center><h1>503 Service Temporarily Unavailable</h1></center></body></html>"
+        self.send_response(503)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def test_a_failure_is_not_tried_again_with_less_time_than_its_try_took(http_server: Any) -> None:
+    """A vendor that took a second to answer 503 was asked again with 0.8 s left: the retry was
+    cut off at the deadline, charged, and the call said ``timeout`` (the call's deadline)
+    instead of the vendor's 503."""
+    server = http_server(_SlowUnavailable)
+    server.asked = 0
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    config = config_from_dict(
+        {"web": {"cache": False, "retry": {"backoff": 0}, "providers": {"brave": {"api_key": "BSA-key-123", "base_url": url}}}},
+        source="<test>",
+    )
+    envelope = dispatch_search("python", backend="brave", config=config, timeout=1.8)
+    assert (envelope["error_code"], envelope["retryable"]) == ("bad_gateway", True), envelope
+    assert "503" in envelope["error"]
+    assert [(a["outcome"], a["error_code"], a.get("retry")) for a in envelope["meta"]["attempts"]] == [
+        ("error", "bad_gateway", None)
+    ]
+    assert server.asked == 1

@@ -8,6 +8,8 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import time
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -74,6 +76,31 @@ def test_retry_after_from_a_real_server_is_clamped(
     assert paused <= MAX_RETRY_AFTER
     if expected == MAX_RETRY_AFTER:
         assert paused > MAX_RETRY_AFTER - 60
+
+
+@pytest.fixture
+def new_york(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """A machine whose local time is not GMT."""
+    monkeypatch.setenv("TZ", "America/New_York")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+@pytest.mark.parametrize("form", ["%a, %d %b %Y %H:%M:%S GMT", "%A, %d-%b-%y %H:%M:%S GMT", "%a %b %e %H:%M:%S %Y"])
+def test_an_http_date_in_any_of_its_three_forms_is_read_as_gmt(
+    form: str, new_york: None, searx: LimitedSearx, make_config: Any
+) -> None:
+    """RFC 9110 has recipients read three forms of date; asctime's has no zone and is GMT. It
+    was read as local time: in New York a 429 asking for 40 s paused the provider for an
+    hour (in Tokyo, not at all)."""
+    searx.retry_after = time.strftime(form, time.gmtime(time.time() + 40))
+    config = make_config(web={"cache": False, "retry": {"max_retries": 0}, "providers": {"searxng": {"base_url": searx.url}}})
+    envelope = dispatch_search("python", backend="searxng", config=config)
+    assert envelope["error_code"] == "rate_limited"
+    assert 20 < envelope["retry_after"] <= 40, envelope
+    assert asyncio.run(state(config).limits.paused_for("searxng")) <= 40
 
 
 @pytest.mark.parametrize("value", ["inf", "-inf", "1e12", "nan", "-1", "9" * 400])

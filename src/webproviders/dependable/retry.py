@@ -6,8 +6,9 @@ a rate limit. A failure that would only happen again is not: an answer over its 
 was still arriving (a vendor that drips its answer drips it again) and a page that used up
 its CPU time (both marked on the attempt's record, :class:`webproviders.context.Attempt`). Waits grow exponentially with jitter, follow the vendor's ``Retry-After`` when it
 gave one, and never reach past the call's deadline: a wait that would is not taken, and the
-failure is returned at once. Nor is a timeout tried again with less time than the try that
-ran out of it had.
+failure is returned at once. Nor is a failure tried again with less time left than the try
+that met it took: the retry would be cut off at the deadline (and charged), and the call would
+report that ``timeout`` instead of what the vendor answered.
 """
 
 from __future__ import annotations
@@ -44,8 +45,9 @@ class RetryPolicy(NamedTuple):
 
         ``repeating``: the attempt met a failure that would only happen again
         (:class:`webproviders.context.Attempt`), so it is not retried whatever its code.
-        ``took``: seconds the failed try ran; a timeout is not tried again in less time than
-        that (a try that used up the call's time would only run out of it again, sooner).
+        ``took``: seconds the failed try ran; no failure is tried again in less time than
+        that (a try that used up the call's time would only run out of it again, sooner, and a
+        slow answer would not arrive in time either).
         """
         if repeating or retry >= self.max_retries or not self.retryable(error):
             return None
@@ -55,6 +57,6 @@ class RetryPolicy(NamedTuple):
             wait = max(wait, float(error.retry_after))
         if wait + MIN_REQUEST_TIME >= remaining:
             return None
-        if error.code == "timeout" and remaining - wait < took:
+        if remaining - wait < took:
             return None
         return wait

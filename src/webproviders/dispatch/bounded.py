@@ -60,10 +60,10 @@ async def bounded(awaitable: Awaitable[T], seconds: float, owner: str) -> T:
     try:
         await asyncio.wait((task,), timeout=max(0.0, seconds))
     except asyncio.CancelledError:
-        await _stop(task, owner)
+        await _stop(task, owner, "when its call gave it up (another provider answered first, or the caller left)")
         raise
     if not task.done():
-        await _stop(task, owner)
+        await _stop(task, owner, "at its deadline")
         raise asyncio.TimeoutError
     if task.cancelled():
         raise PluginRaised(asyncio.CancelledError())
@@ -74,8 +74,9 @@ async def bounded(awaitable: Awaitable[T], seconds: float, owner: str) -> T:
     return task.result()
 
 
-async def _stop(task: asyncio.Task[Any], owner: str) -> None:
-    """Cancel ``task`` and wait for it to unwind, at most :data:`UNWIND_GRACE`."""
+async def _stop(task: asyncio.Task[Any], owner: str, when: str) -> None:
+    """Cancel ``task`` and wait for it to unwind, at most :data:`UNWIND_GRACE`; ``when`` says
+    why it was cancelled, in the log line said when it has to be left running."""
     task.cancel()
     try:
         await asyncio.wait((task,), timeout=UNWIND_GRACE)
@@ -84,8 +85,8 @@ async def _stop(task: asyncio.Task[Any], owner: str) -> None:
             _taken(task)
         else:
             log.warning(
-                "%s went on after it was cancelled at its deadline; the call ended without it, and it is "
-                "left running.", owner,
+                "%s went on after it was cancelled %s; the call ended without it, and it is left running.",
+                owner, when,
             )
             _left_running.add(task)
             task.add_done_callback(_ended)

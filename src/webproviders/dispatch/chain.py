@@ -104,17 +104,23 @@ def _stand_in(call: Call, plan: Plan, index: int) -> bool:
 class _Chain:
     """A chain while it runs: the failure to report, an empty answer held back, the winner."""
 
-    __slots__ = ("call", "plan", "last", "last_name", "empty", "won", "stopped")
+    __slots__ = ("call", "plan", "last", "last_name", "asked", "empty", "won", "stopped", "waitable", "patient")
 
     def __init__(self, call: Call, plan: Plan) -> None:
         self.call = call
         self.plan = plan
         self.last: WebProviderError | None = None
         self.last_name: str | None = None
+        #: ``last`` is the failure of a member that was asked: one left out never hides it.
+        self.asked = False
         self.empty: tuple[str, Any, dict[str, Any], bool] | None = None
         self.won: tuple[int, str, Any, dict[str, Any], bool] | None = None
         #: No further member is started (a failure a chain does not move on from).
         self.stopped = False
+        #: Members left out only for a pause or a budget slot still to come (:func:`_worth_waiting_for`).
+        self.waitable: list[int] = []
+        #: Every member waits for its slot or pause within the deadline, as a last member does.
+        self.patient = False
 
     async def entry(self, index: int, call: Call) -> ProviderEntry | None:
         """The member at ``index``, or None when it cannot be tried (recorded in ``call``)."""
@@ -132,11 +138,14 @@ class _Chain:
                 return None
         return entry
 
-    def skip(self, index: int, error: WebProviderError, attempts: list[dict[str, Any]]) -> None:
+    def skip(self, index: int, skipped: Skipped, attempts: list[dict[str, Any]]) -> None:
         """Record a member that was left out without a request (cooling down, paused, over a budget)."""
-        name, plan = self.plan.candidates[index], self.plan
+        name, plan, error = self.plan.candidates[index], self.plan, skipped.error
+        if _worth_waiting_for(skipped, self.call):
+            self.waitable.append(index)
         attempts.append({"provider": name, "outcome": "skipped", "error_code": error.code, "reason": error.message})
-        self.last, self.last_name = error, name
+        if not self.asked:
+            self.last, self.last_name = error, name
         self.stopped = self.stopped or (plan.standby and not _should_fail_over(error, plan))
 
     def judge(self, index: int, outcome: Any, attempts: list[dict[str, Any]], more: bool) -> bool:
@@ -146,12 +155,12 @@ class _Chain:
         """
         name, plan, call = self.plan.candidates[index], self.plan, self.call
         if isinstance(outcome, Skipped):
-            self.skip(index, outcome.error, attempts)
+            self.skip(index, outcome, attempts)
             return False
         if isinstance(outcome, BaseException):
             error = outcome if isinstance(outcome, WebProviderError) else to_provider_error(outcome, name)
             if not self.stopped:
-                self.last, self.last_name = error, name
+                self.last, self.last_name, self.asked = error, name, True
             moves_on = _should_fail_over(error, plan) and call.remaining() > 0
             if error.code == "auth_error" and more and moves_on:
                 # said only when the next member runs (a standby chain stays with its first)
@@ -184,6 +193,8 @@ async def run_plan(call: Call, plan: Plan) -> dict[str, Any]:
         await _run_hedged(chain, call.hedge_after)
     else:
         await _run_in_turn(chain)
+    if chain.won is None and chain.empty is None and not chain.stopped:
+        await _ask_the_waitable(chain)
     if chain.won is not None:
         index, name, data, provider_meta, cached = chain.won
         if plan.mode != "single" and call.capability == "extract":
@@ -193,6 +204,24 @@ async def run_plan(call: Call, plan: Plan) -> dict[str, Any]:
         return _succeed(call, *chain.empty)
     final = chain.last or ProviderError("No backend could be tried.")
     return failure(final, chain.last_name, call.meta(None))
+
+
+async def _ask_the_waitable(chain: _Chain) -> None:
+    """No member answered: those left out only so as not to hold up the others (a pause or a
+    budget slot still to come) are asked again in turn, each waiting as a last member does,
+    within the deadline. Before, a chain ``[brave-free, ddgs]`` whose ``ddgs`` failed ended
+    there, with ``brave-free``'s slot 1.5 s off and seconds of the call left."""
+    call, plan = chain.call, chain.plan
+    if not chain.waitable or call.remaining() <= 0:
+        return
+    rest = dataclasses.replace(plan, candidates=[plan.candidates[i] for i in sorted(chain.waitable)], skipped=[])
+    again = _Chain(call, rest)
+    again.patient = True
+    await _run_in_turn(again)
+    chain.won = None if again.won is None else (plan.candidates.index(again.won[1]), *again.won[1:])
+    chain.empty = again.empty
+    if again.asked or not chain.asked:
+        chain.last, chain.last_name = again.last, again.last_name
 
 
 async def _run_in_turn(chain: _Chain) -> None:
@@ -205,7 +234,8 @@ async def _run_in_turn(chain: _Chain) -> None:
             continue
         more = index + 1 < count
         try:
-            outcome = await serve(call, entry, failover=more and not plan.standby and _stand_in(call, plan, index))
+            patient = plan.standby or chain.patient
+            outcome = await serve(call, entry, failover=more and not patient and _stand_in(call, plan, index))
         except (Skipped, WebProviderError) as error:
             outcome = error
         if chain.judge(index, outcome, call.attempts, more) or chain.stopped:
@@ -233,7 +263,7 @@ async def _run_hedged(chain: _Chain, delay: float) -> None:
             try:
                 return await serve(member, entry, failover=_stand_in(member, plan, index))
             except Skipped as skipped:  # nothing was sent: it holds no hedge slot
-                chain.skip(index, skipped.error, member.attempts)
+                chain.skip(index, skipped, member.attempts)
                 if isinstance(skipped.error, BudgetExceededError) and skipped.error.held and active > 1:
                     # The members running beside it may hold the room it lacks, and give it
                     # back when they end without a cost: then it is asked, as in a plain chain.
@@ -284,14 +314,16 @@ async def _fill_gaps(call: Call, plan: Plan, start: int, served_by: str, data: l
 async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
     """Query every candidate at once and merge their lists with reciprocal rank fusion."""
     entries: list[ProviderEntry] = []
+    # The failure to report: a member's that was asked, else one's left out without a request.
     last: tuple[str, WebProviderError] | None = None
+    left_out: tuple[str, WebProviderError] | None = None
     for name in plan.candidates:
         entry = call.registry.get(name)
         if entry is None:
             continue
         unavailable = await _unavailable(call, entry)
         if unavailable is not None:
-            last = (name, unavailable)
+            left_out = (name, unavailable)
             continue
         entries.append(entry)
     # A member asked alone (the others cannot run) waits for its slot, as a single backend does.
@@ -299,13 +331,15 @@ async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
     outcomes = await asyncio.gather(*(serve(call, entry, failover=others) for entry in entries), return_exceptions=True)
     ranked: list[tuple[str, list[dict[str, Any]]]] = []
     all_cached = True
-    for entry, outcome in zip(entries, outcomes, strict=True):
+
+    def take(entry: ProviderEntry, outcome: Any) -> None:
+        nonlocal last, left_out, all_cached
         name = entry.manifest.name
         if isinstance(outcome, Skipped):
             call.attempts.append(
                 {"provider": name, "outcome": "skipped", "error_code": outcome.error.code, "reason": outcome.error.message}
             )
-            last = (name, outcome.error)
+            left_out = (name, outcome.error)
         elif isinstance(outcome, BaseException):
             error = to_provider_error(outcome, name)
             if error.code == "auth_error" and others:  # a wrong key needs a person, as in a chain
@@ -319,12 +353,32 @@ async def run_fusion(call: Call, plan: Plan) -> dict[str, Any]:
             all_cached = all_cached and cached
             if not data["web"]:
                 _mark_empty(call.attempts, name)
+
+    for entry, outcome in zip(entries, outcomes, strict=True):
+        take(entry, outcome)
+    # When no member answered, those left out only so as not to hold up the others (a pause
+    # or a budget slot still to come) are asked again, waiting as a single backend does, within
+    # the deadline: before, such a fusion failed at once, "other providers are asked".
+    again = [entry for entry, outcome in zip(entries, outcomes, strict=True) if _worth_waiting_for(outcome, call)]
+    if again and not ranked:
+        outcomes = await asyncio.gather(*(serve(call, entry) for entry in again), return_exceptions=True)
+        for entry, outcome in zip(again, outcomes, strict=True):
+            take(entry, outcome)
     if not ranked:
+        last = last or left_out
         error = last[1] if last else ProviderError("No backend could be tried.")
         return failure(error, last[0] if last else None, call.meta(None))
     hits = fuse(ranked, call.arguments["limit"])
     fused = [name for name, listed in ranked if listed]
     return success({"web": hits}, "fuse", call.meta("fuse", all_cached, {"fused": fused}))
+
+
+def _worth_waiting_for(outcome: Any, call: Call) -> bool:
+    """Whether a fusion member was left out only for a pause or a budget slot that comes
+    before the deadline."""
+    if not isinstance(outcome, Skipped) or not outcome.waitable:
+        return False
+    return (outcome.error.retry_after or 0.0) < call.remaining()
 
 
 def _mark_empty(attempts: list[dict[str, Any]], name: str) -> None:

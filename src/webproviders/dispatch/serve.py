@@ -53,11 +53,16 @@ SLOT_PATIENCE = 1.0
 
 
 class Skipped(Exception):
-    """A provider was left out without a request (cooling down, paused, no budget slot soon); carries the error."""
+    """A provider was left out without a request (cooling down, paused, no budget slot soon); carries the error.
 
-    def __init__(self, error: WebProviderError) -> None:
+    ``waitable``: left out only because another provider could answer while its pause or its
+    budget's next slot was still to come (within ``error.retry_after``).
+    """
+
+    def __init__(self, error: WebProviderError, waitable: bool = False) -> None:
         super().__init__(error)
         self.error = error
+        self.waitable = waitable
 
 
 class Cancelled(WebProviderError):
@@ -320,7 +325,8 @@ async def _check_pause(name: str, state: DispatchState) -> None:
         raise Skipped(
             RateLimitedError(
                 f"{name} asked for a pause (Retry-After); {paused:.1f} s are left.", provider=name, retry_after=paused
-            )
+            ),
+            waitable=True,
         )
 
 
@@ -374,10 +380,12 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             state.health.failed(name, cancelled)  # not counted; it only ends a trial call
             raise
         except WebProviderError as error:
-            if failover and isinstance(error, BudgetExhaustedError):  # no slot soon: another provider is asked
+            if isinstance(error, BudgetExhaustedError) and (failover or not sent):
+                # No slot soon (another provider is asked), or none before the deadline:
+                # left out without a request, as a cooling provider is.
                 meter.stop(spend, error=error, sent=False)
                 state.health.failed(name, error)  # not counted; it only ends a trial call
-                raise Skipped(error) from None
+                raise Skipped(error, waitable=failover) from None
             extra = {"retry": retry} if retry else {}
             sent = sent and _went_out(record) and not isinstance(error, HungRefusal)
             stopped = meter.stop(spend, error=error, sent=sent, further=record.further)

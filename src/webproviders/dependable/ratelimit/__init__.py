@@ -117,9 +117,11 @@ class RateLimits:
 
             # Only a slot the call can still wait for once the store has answered (within its
             # bound) is taken: one taken at the edge of the wait was given up, late, by most
-            # callers of a loaded process, and the fleet's budget went mostly unused.
+            # callers of a loaded process, and the fleet's budget went mostly unused. That time
+            # is kept from the deadline, not from ``patience``: a chain member kept it from its
+            # one second, and waited for no slot at all.
             spare = self._guard.bound()
-            ask = max(0.0, limit - spare)
+            ask = max(0.0, min(limit, max_wait - spare))
             wait, taken, slot = await self._shared("reserve", self.shared_name(name), rate, ask, here=here)
             took = time.monotonic() - asked  # the store's delay came out of the call's time
             max_wait, limit = max_wait - took, limit - took
