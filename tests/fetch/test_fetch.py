@@ -340,6 +340,46 @@ def test_a_proxy_that_asks_for_credentials_is_named_not_the_page(
     assert "Pw0rdSecret" not in str(envelope)
 
 
+@pytest.mark.parametrize(
+    ("marks", "why"),
+    [
+        ({"Server": "squid/6.10", "X-Squid-Error": "ERR_ACCESS_DENIED 0"}, "ERR_ACCESS_DENIED"),
+        ({"Proxy-Status": 'egress.corp; error=http_request_denied; details="host not allowed"'}, "http_request_denied"),
+        ({}, None),
+    ],
+)
+def test_a_proxy_refusing_a_forwarded_page_itself_is_named_not_the_page(
+    marks: dict[str, str], why: str | None, http_server: Any, config_for: Any
+) -> None:
+    """An ``http://`` page is a request the proxy forwards, and a 403 the proxy answers itself
+    (its marks say so) came back as the page's: "refused access", ``blocked``, though the
+    site was never asked. A 403 without such marks is the page's own."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            self.send_response(403, "Forbidden")
+            for name, value in marks.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    proxy = http_server(Handler)
+    config = config_for(proxy=f"http://user:Pw0rdSecret@127.0.0.1:{proxy.server_address[1]}")
+    envelope = dispatch_extract("http://public.test/page", backend="http", config=config)
+    if why is None:
+        assert envelope["error_code"] == "blocked", envelope
+        return
+    assert envelope["error_code"] == "network_error", envelope
+    assert f"through the proxy at 127.0.0.1:{proxy.server_address[1]}, which refused the request itself" in envelope["error"]
+    assert why in envelope["error"] and "web.proxy" in envelope["error"], envelope
+    assert "refused access" not in envelope["error"] and "Pw0rdSecret" not in str(envelope)
+
+
 def test_a_proxy_407_is_logged_as_the_proxy_s_and_only_when_the_next_backend_runs(
     refusing_proxy: Any, config_for: Any, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -41,6 +41,7 @@ from ..errors import (
     WebProviderError,
     WebTimeoutError,
     certificate_error,
+    forwarded_refusal,
     proxy_address,
     proxy_auth_error,
     proxy_error,
@@ -265,6 +266,14 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
         try:
             if response.status_code == 407 and asked.proxy:  # only a proxy asks this
                 raise proxy_auth_error(shorten(request_url), None, settings=PAGE_PROXY_SETTING)
+            if asked.proxy and target.url.scheme == "http":  # forwarded: the proxy may answer itself
+                reason = response.extensions.get("reason_phrase", b"").decode("ascii", "replace")
+                refused = forwarded_refusal(
+                    response.status_code, reason, response.headers, asked.proxy, shorten(request_url),
+                    settings=PAGE_PROXY_SETTING,
+                )
+                if refused is not None:
+                    raise refused
             if response.status_code in REDIRECT_STATUSES and (location := redirect_location(response.headers)):
                 if len(redirects) >= MAX_REDIRECTS:
                     raise ProviderError(
