@@ -577,11 +577,25 @@ class _SocksUnreachable(socketserver.StreamRequestHandler):
         self.wfile.write(b"\x05\x04\x00\x01\x00\x00\x00\x00\x00\x00")  # host unreachable
 
 
+class _SocksSilent(socketserver.StreamRequestHandler):
+    """A SOCKS5 proxy that takes the connection and never answers the client's greeting (a
+    stuck one), until the client hangs up."""
+
+    def handle(self) -> None:
+        while self.request.recv(4096):
+            pass
+
+
 @pytest.fixture
 def socks_proxy(serve: Callable[[Any], Any]) -> Callable[[str], Any]:
-    """``socks_proxy("refusing_login")`` (user names offered in ``.logins``) or
-    ``socks_proxy("unreachable")``: a SOCKS5 proxy on 127.0.0.1 that fails that way, serving."""
-    handlers = {"refusing_login": _SocksRefusingLogin, "unreachable": _SocksUnreachable}
+    """``socks_proxy("refusing_login")`` (user names offered in ``.logins``),
+    ``socks_proxy("unreachable")`` or ``socks_proxy("silent")``: a SOCKS5 proxy on 127.0.0.1
+    that fails that way, serving."""
+    handlers = {
+        "refusing_login": _SocksRefusingLogin,
+        "unreachable": _SocksUnreachable,
+        "silent": _SocksSilent,
+    }
 
     def start(kind: str) -> Any:
         server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handlers[kind])

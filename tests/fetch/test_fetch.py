@@ -495,6 +495,22 @@ def test_a_tunnel_never_opened_by_the_call_s_deadline_names_the_proxy(stalled_pr
     ), envelope
 
 
+@pytest.mark.parametrize("url", ["http://docs.unresolvable.org/page", "https://docs.unresolvable.org/page"])
+def test_a_socks_proxy_stuck_in_its_handshake_is_named_not_the_page(
+    url: str, socks_proxy: Any, config_for: Any
+) -> None:
+    """Every page through a SOCKS proxy waits for its handshake, ``http://`` ones too: a proxy
+    stuck there read "… could not be read before the call's time limit.", as if the page were slow."""
+    pytest.importorskip("socksio")
+    port = socks_proxy("silent").server_address[1]
+    config = config_for(proxy=f"socks5h://user:Pw0rdSecret@127.0.0.1:{port}", proxy_resolves_names=True)
+    envelope = dispatch_extract(url, backend="http", config=config, timeout=2)
+    assert envelope["error_code"] == "timeout", envelope
+    assert envelope["error"].endswith(
+        f": the proxy at 127.0.0.1:{port} had not opened its tunnel to docs.unresolvable.org. Check the proxy in web.proxy."
+    ), envelope
+
+
 def test_a_proxy_whose_name_does_not_resolve_is_named_as_such(config_for: Any) -> None:
     config = config_for(proxy="http://user:Pw0rdSecret@proxy.corp.invalid:3128")
     envelope = dispatch_extract("http://public.test/page", backend="http", config=config)

@@ -449,6 +449,27 @@ def test_a_proxy_that_never_opens_the_tunnel_is_named_when_time_runs_out(
     assert proxy.asked and proxy.asked[0] == f"{host}:443"
 
 
+@pytest.mark.parametrize(("backend", "host"), [("brave", "api.search.brave.com"), ("searxng", "searx.corp.test")])
+def test_a_socks_proxy_that_never_opens_the_tunnel_is_named_when_time_runs_out(
+    backend: str, host: str, socks_proxy: Callable[[str], Any], make_config: Callable[..., Any]
+) -> None:
+    """Every request through a SOCKS proxy, ``http://`` or ``https://``, waits for its handshake:
+    one stuck there read "brave did not answer within 3.0 s.", blaming a vendor never reached."""
+    pytest.importorskip("socksio")
+    server = socks_proxy("silent")
+    config = make_config(web={
+        "proxy": f"socks5h://office:{PASSWORD}@127.0.0.1:{server.server_address[1]}",
+        "cache": False,
+        "usage": False,
+        "retry": {"max_retries": 0},
+        "providers": {"brave": {"api_key": "key-for-test", "timeout": 3}, "searxng": {"base_url": "http://searx.corp.test:8080", "timeout": 3}},
+    })
+    envelope = dispatch_search("proxy refusals", backend=backend, config=config, timeout=20)
+    assert envelope["error_code"] == "timeout", envelope
+    assert f"the proxy at 127.0.0.1:{server.server_address[1]} had not opened its tunnel to {host}" in envelope["error"]
+    assert PASSWORD not in json.dumps(envelope)
+
+
 @pytest.mark.parametrize(
     ("backend", "who", "host"),
     [("jina", "jina", "r.jina.ai"), ("firecrawl", "Firecrawl", "api.firecrawl.dev"), ("you", "You.com", "ydc-index.io")],

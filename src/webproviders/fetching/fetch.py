@@ -49,7 +49,7 @@ from ..errors import (
 )
 from ..pools import LazyPool
 from ..retry_after import retry_after_from_headers, retry_after_header
-from ..tunnel import TunnelWatch, dropped_tunnel, no_tunnel
+from ..tunnel import TunnelWatch, dropped_tunnel, no_tunnel, tunnelled
 from ..urls import shorten
 from .decompress import (
     CUT_SHORT,
@@ -236,7 +236,7 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
         try:
             headers = {**asked.headers, "Accept": asked.accept, "Accept-Encoding": accept_encoding()}
             request = client.build_request("GET", target.url, headers=headers)
-            if asked.tunnel is not None and target.url.scheme == "https":
+            if asked.tunnel is not None and asked.proxy and tunnelled(asked.proxy, target.url.scheme):
                 asked.tunnel.host, asked.tunnel.waiting = target.url.host, False
                 request.extensions["trace"] = asked.tunnel
             response = await client.send(request, stream=True)

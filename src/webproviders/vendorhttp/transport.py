@@ -76,7 +76,7 @@ from ..errors import (
 )
 from ..fetching.decompress import BodyDecoder, BodyTooLarge, Undecodable, UnsupportedCoding
 from ..pools import LazyPool
-from ..tunnel import dropped_tunnel, no_tunnel, tunnel_news
+from ..tunnel import dropped_tunnel, no_tunnel, tunnel_news, tunnelled
 from .jsonvalues import BYTES_PER_VALUE, most_values, values_over
 from .proxies import ProxyRoutes
 
@@ -250,7 +250,7 @@ class VendorTransport(httpx.AsyncBaseTransport):
         url = request.url
         proxy = self._routes.proxy_for(url.scheme, url.host, url.port) if self._routes.proxies else None
         transport = self._transport_for(proxy)
-        if proxy is not None and url.scheme == "https":  # through a tunnel, opened by CONNECT
+        if proxy is not None and tunnelled(proxy, url.scheme):  # through a tunnel: CONNECT, or SOCKS
             progress.via = no_tunnel(proxy_address(proxy), url.host, PROXY_SETTINGS)
         elif proxy is None:
             progress.dial = not_dialled(url.host)
