@@ -586,15 +586,25 @@ class _SocksSilent(socketserver.StreamRequestHandler):
             pass
 
 
+class _NotSocks(socketserver.StreamRequestHandler):
+    """An HTTP proxy's port given as a SOCKS5 proxy: the greeting is no request it can read,
+    and it says so in HTTP before hanging up."""
+
+    def handle(self) -> None:
+        self.request.recv(4096)
+        self.wfile.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+
+
 @pytest.fixture
 def socks_proxy(serve: Callable[[Any], Any]) -> Callable[[str], Any]:
     """``socks_proxy("refusing_login")`` (user names offered in ``.logins``),
-    ``socks_proxy("unreachable")`` or ``socks_proxy("silent")``: a SOCKS5 proxy on 127.0.0.1
-    that fails that way, serving."""
+    ``socks_proxy("unreachable")``, ``socks_proxy("silent")`` or ``socks_proxy("not_socks")``:
+    a SOCKS5 proxy on 127.0.0.1 that fails that way (or no SOCKS proxy at all), serving."""
     handlers = {
         "refusing_login": _SocksRefusingLogin,
         "unreachable": _SocksUnreachable,
         "silent": _SocksSilent,
+        "not_socks": _NotSocks,
     }
 
     def start(kind: str) -> Any:

@@ -9,6 +9,7 @@ the proxy's to explain, and the sentence names the proxy, not the vendor or the 
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -55,6 +56,23 @@ def dropped_tunnel(address: str, host: str, exc: BaseException, settings: str) -
     )
 
 
+def broken_handshake(exc: BaseException) -> bool:
+    """Whether ``exc`` is socksio's word for a SOCKS proxy that ended the connection in its
+    handshake, or answered what no SOCKS5 proxy says (an HTTP proxy's port given as SOCKS):
+    httpcore lets it through unwrapped, where it read as the vendor's or the page's failure."""
+    socks = sys.modules.get("socksio.exceptions")  # loaded whenever a SOCKS handshake ran
+    return socks is not None and isinstance(exc, socks.SOCKSError)
+
+
+def failed_handshake(address: str, host: str, exc: BaseException, settings: str) -> str:
+    """The sentence for a SOCKS proxy whose handshake broke off (:func:`broken_handshake`)."""
+    return (
+        f"{host} could not be reached: the proxy at {address} broke off its SOCKS5 handshake "
+        f"({type(exc).__name__}: {exc}): it ended the connection, or it is no SOCKS5 proxy (an HTTP "
+        f"proxy's port?). Check the proxy in {settings}."
+    )
+
+
 class TunnelWatch:
     """A ``trace`` callback that knows whether a ``CONNECT`` is waiting for its answer, and
     for which host (set by the sender, as one request may be followed by its redirects)."""
@@ -71,4 +89,6 @@ class TunnelWatch:
             self.waiting = news
 
 
-__all__ = ["TunnelWatch", "dropped_tunnel", "no_tunnel", "tunnel_news", "tunnelled"]
+__all__ = [
+    "TunnelWatch", "broken_handshake", "dropped_tunnel", "failed_handshake", "no_tunnel", "tunnel_news", "tunnelled",
+]

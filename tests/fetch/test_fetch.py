@@ -511,6 +511,21 @@ def test_a_socks_proxy_stuck_in_its_handshake_is_named_not_the_page(
     ), envelope
 
 
+@pytest.mark.parametrize("url", ["http://docs.unresolvable.org/page", "https://docs.unresolvable.org/page"])
+def test_a_socks_address_that_is_no_socks_proxy_is_named_not_the_page(
+    url: str, socks_proxy: Any, config_for: Any
+) -> None:
+    """An HTTP proxy's port given as ``socks5://``: the page read "http failed: ProtocolError:
+    Malformed reply", a provider_error, as if the page or the backend had failed."""
+    pytest.importorskip("socksio")
+    port = socks_proxy("not_socks").server_address[1]
+    config = config_for(proxy=f"socks5h://user:Pw0rdSecret@127.0.0.1:{port}", proxy_resolves_names=True)
+    envelope = dispatch_extract(url, backend="http", config=config)
+    assert envelope["error_code"] == "network_error", envelope
+    assert f"the proxy at 127.0.0.1:{port} broke off its SOCKS5 handshake" in envelope["error"], envelope
+    assert "web.proxy" in envelope["error"] and "Pw0rdSecret" not in str(envelope)
+
+
 def test_a_proxy_whose_name_does_not_resolve_is_named_as_such(config_for: Any) -> None:
     config = config_for(proxy="http://user:Pw0rdSecret@proxy.corp.invalid:3128")
     envelope = dispatch_extract("http://public.test/page", backend="http", config=config)

@@ -470,6 +470,31 @@ def test_a_socks_proxy_that_never_opens_the_tunnel_is_named_when_time_runs_out(
     assert PASSWORD not in json.dumps(envelope)
 
 
+@pytest.mark.parametrize("backend", ["brave", "searxng"])
+def test_a_socks_address_that_is_no_socks_proxy_is_named_and_does_not_cool_the_vendor_down(
+    backend: str, socks_proxy: Callable[[str], Any], make_config: Callable[..., Any]
+) -> None:
+    """``socks5://`` given for an HTTP proxy's port: its answer to the SOCKS greeting came up
+    as "brave failed: ProtocolError: Malformed reply", a provider_error that cooled down every
+    vendor behind that proxy."""
+    pytest.importorskip("socksio")
+    port = socks_proxy("not_socks").server_address[1]
+    config = make_config(web={
+        "proxy": f"socks5://office:{PASSWORD}@127.0.0.1:{port}",
+        "cache": False,
+        "usage": False,
+        "retry": {"backoff": 0},
+        "health": {"failures": 1},
+        "providers": {"brave": {"api_key": "brave-key-for-test"}, "searxng": {"base_url": "http://searx.corp.test:8080"}},
+    })
+    for _ in range(2):
+        envelope = dispatch_search("proxy refusals", backend=backend, config=config, timeout=10)
+        assert envelope["error_code"] == "network_error", envelope
+        assert f"the proxy at 127.0.0.1:{port} broke off its SOCKS5 handshake" in envelope["error"], envelope
+        assert "web.proxy" in envelope["error"] and "cooling down" not in envelope["error"], envelope
+        assert PASSWORD not in json.dumps(envelope)
+
+
 @pytest.mark.parametrize(
     ("backend", "who", "host"),
     [("jina", "jina", "r.jina.ai"), ("firecrawl", "Firecrawl", "api.firecrawl.dev"), ("you", "You.com", "ydc-index.io")],

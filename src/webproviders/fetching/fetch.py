@@ -49,7 +49,14 @@ from ..errors import (
 )
 from ..pools import LazyPool
 from ..retry_after import retry_after_from_headers, retry_after_header
-from ..tunnel import TunnelWatch, dropped_tunnel, no_tunnel, tunnelled
+from ..tunnel import (
+    TunnelWatch,
+    broken_handshake,
+    dropped_tunnel,
+    failed_handshake,
+    no_tunnel,
+    tunnelled,
+)
 from ..urls import shorten
 from .decompress import (
     CUT_SHORT,
@@ -263,6 +270,12 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
                     detail="bad redirect",
                 ) from None
             raise _network_error(exc, request_url, asked.proxy, asked.tunnel) from None
+        except Exception as exc:
+            if not (asked.proxy and broken_handshake(exc)):
+                raise
+            address = proxy_address(asked.proxy)
+            text = failed_handshake(address, shorten(request_url), exc, PAGE_PROXY_SETTING)
+            raise NetworkError(text, detail=PROXY_UNREACHABLE) from None
         try:
             if response.status_code == 407 and asked.proxy:  # only a proxy asks this
                 raise proxy_auth_error(shorten(request_url), None, settings=PAGE_PROXY_SETTING)

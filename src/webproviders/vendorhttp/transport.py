@@ -76,7 +76,14 @@ from ..errors import (
 )
 from ..fetching.decompress import BodyDecoder, BodyTooLarge, Undecodable, UnsupportedCoding
 from ..pools import LazyPool
-from ..tunnel import dropped_tunnel, no_tunnel, tunnel_news, tunnelled
+from ..tunnel import (
+    broken_handshake,
+    dropped_tunnel,
+    failed_handshake,
+    no_tunnel,
+    tunnel_news,
+    tunnelled,
+)
 from .jsonvalues import BYTES_PER_VALUE, most_values, values_over
 from .proxies import ProxyRoutes
 
@@ -299,6 +306,14 @@ class VendorTransport(httpx.AsyncBaseTransport):
                 f"{url.host} could not be reached: its name does not resolve on this machine ({unresolved}). "
                 f"{advice}.",
                 provider=self.provider,
+            ) from None
+        except Exception as exc:
+            if proxy is None or not broken_handshake(exc):
+                raise
+            raise NetworkError(  # the vendor was never reached: the SOCKS proxy broke off
+                failed_handshake(proxy_address(proxy), url.host, exc, PROXY_SETTINGS),
+                provider=self.provider,
+                detail=PROXY_UNREACHABLE,
             ) from None
         if proxy is not None and url.scheme == "http":  # forwarded: the proxy may answer itself
             reason = response.extensions.get("reason_phrase", b"").decode("ascii", "replace")
