@@ -267,7 +267,7 @@ class _ForwardingRefusal(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.server.asked.append(self.path)  # type: ignore[attr-defined]
-        self.send_response(403, "Forbidden")
+        self.send_response(*getattr(self.server, "status", (403, "Forbidden")))
         for name, value in self.server.marks.items():  # type: ignore[attr-defined]
             self.send_header(name, value)
         self.send_header("Content-Type", "text/plain")
@@ -313,6 +313,32 @@ def test_a_proxy_refusing_a_forwarded_request_itself_is_not_the_vendor_refusing_
         assert "API key" not in envelope["error"] and "JSON format" not in envelope["error"], envelope
         assert PASSWORD not in json.dumps(envelope)
     assert len(server.asked) == 2  # type: ignore[attr-defined]  # the second call was sent, not skipped
+
+
+def test_a_proxy_that_cannot_reach_a_forwarded_vendor_says_so_not_the_vendor(
+    serve: Callable[[Any], Any], make_config: Callable[..., Any]
+) -> None:
+    """A proxy's own 503 for a host it could not look up (a typo in ``base_url``) read
+    "searxng failed on its side (HTTP 503). Try again later." """
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _ForwardingRefusal)
+    server.daemon_threads = True
+    server.asked, server.marks = [], {"X-Squid-Error": "ERR_DNS_FAIL 0"}  # type: ignore[attr-defined]
+    server.status = (503, "Service Unavailable")  # type: ignore[attr-defined]
+    serve(server)
+    config = make_config(web={
+        "proxy": f"http://office:{PASSWORD}@127.0.0.1:{server.server_address[1]}",
+        "cache": False,
+        "usage": False,
+        "retry": {"max_retries": 0},
+        "providers": {"searxng": {"base_url": "http://searx.corp.test:8080"}},
+    })
+    envelope = dispatch_search("proxy refusals", backend="searxng", config=config, timeout=10)
+    assert envelope["error_code"] == "network_error", envelope
+    assert envelope["error"].startswith(
+        f"searx.corp.test could not be reached through the proxy at 127.0.0.1:{server.server_address[1]}, "
+        "which answered HTTP 503 Service Unavailable itself (ERR_DNS_FAIL)."
+    ), envelope
+    assert "on its side" not in envelope["error"] and PASSWORD not in json.dumps(envelope)
 
 
 class _NoProxy:
