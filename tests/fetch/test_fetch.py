@@ -380,6 +380,33 @@ def test_a_proxy_refusing_a_forwarded_page_itself_is_named_not_the_page(
     assert "refused access" not in envelope["error"] and "Pw0rdSecret" not in str(envelope)
 
 
+def test_a_site_s_own_squid_answer_through_a_socks_proxy_is_the_site_s(
+    http_server: Any, socks_proxy: Any, config_for: Any
+) -> None:
+    """A SOCKS proxy only pipes bytes and answers no HTTP: a 403 marked by the site's own
+    Squid (an accelerator in front of it) is the site refusing access, not the proxy."""
+    pytest.importorskip("socksio")
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            self.send_response(403, "Forbidden")
+            self.send_header("X-Squid-Error", "ERR_ACCESS_DENIED 0")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    proxy = socks_proxy("tunnel")
+    proxy.upstream = http_server(Handler).server_address[1]
+    config = config_for(proxy=f"socks5h://127.0.0.1:{proxy.server_address[1]}")
+    envelope = dispatch_extract("http://public.test/page", backend="http", config=config)
+    assert envelope["error_code"] == "blocked", envelope
+    assert "refused access (HTTP 403)" in envelope["error"] and "through the proxy" not in envelope["error"], envelope
+
+
 def test_a_proxy_407_is_logged_as_the_proxy_s_and_only_when_the_next_backend_runs(
     refusing_proxy: Any, config_for: Any, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -341,6 +341,29 @@ def test_a_proxy_that_cannot_reach_a_forwarded_vendor_says_so_not_the_vendor(
     assert "on its side" not in envelope["error"] and PASSWORD not in json.dumps(envelope)
 
 
+def test_a_vendor_s_own_squid_answer_through_a_socks_proxy_is_the_vendor_s(
+    serve: Callable[[Any], Any], socks_proxy: Callable[[str], Any], make_config: Callable[..., Any]
+) -> None:
+    """A SOCKS proxy answers no HTTP: a 403 marked by the instance's own Squid (in front of
+    it) read "could not be reached through the proxy at …, which refused the request itself"."""
+    pytest.importorskip("socksio")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _ForwardingRefusal)
+    server.daemon_threads = True
+    server.asked, server.marks = [], {"X-Squid-Error": "ERR_ACCESS_DENIED 0"}  # type: ignore[attr-defined]
+    proxy = socks_proxy("tunnel")
+    proxy.upstream = serve(server).server_address[1]
+    config = make_config(web={
+        "proxy": f"socks5h://127.0.0.1:{proxy.server_address[1]}",
+        "cache": False,
+        "usage": False,
+        "retry": {"max_retries": 0},
+        "providers": {"searxng": {"base_url": "http://searx.corp.test:8080"}},
+    })
+    envelope = dispatch_search("proxy refusals", backend="searxng", config=config, timeout=10)
+    assert envelope["success"] is False and server.asked, envelope  # type: ignore[attr-defined]
+    assert "through the proxy" not in envelope["error"], envelope
+
+
 class _NoProxy:
     """A proxy address where nothing listens (a port that was free a moment ago)."""
 

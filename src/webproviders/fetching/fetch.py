@@ -279,7 +279,7 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
         try:
             if response.status_code == 407 and asked.proxy:  # only a proxy asks this
                 raise proxy_auth_error(shorten(request_url), None, settings=PAGE_PROXY_SETTING)
-            if asked.proxy and target.url.scheme == "http":  # forwarded: the proxy may answer itself
+            if asked.proxy and not tunnelled(asked.proxy, target.url.scheme):  # forwarded: the proxy may answer itself
                 reason = response.extensions.get("reason_phrase", b"").decode("ascii", "replace")
                 refused = forwarded_refusal(
                     response.status_code, reason, response.headers, asked.proxy, shorten(request_url),

@@ -315,7 +315,7 @@ class VendorTransport(httpx.AsyncBaseTransport):
                 provider=self.provider,
                 detail=PROXY_UNREACHABLE,
             ) from None
-        if proxy is not None and url.scheme == "http":  # forwarded: the proxy may answer itself
+        if proxy is not None and not tunnelled(proxy, url.scheme):  # forwarded: the proxy may answer itself
             reason = response.extensions.get("reason_phrase", b"").decode("ascii", "replace")
             refused = forwarded_refusal(response.status_code, reason, response.headers, proxy, url.host, self.provider)
             if refused is not None:
