@@ -516,6 +516,20 @@ def proxy_refused(proxy: str, who: str, exc: BaseException, provider: str | None
     )
 
 
+def socks_handshake_error(proxy: str, who: str, why: str, provider: str | None = None,
+                          settings: str = PROXY_SETTINGS) -> NetworkError:
+    """A SOCKS proxy that broke off its handshake (``why``, in its client's words): it ended
+    the connection, or answered what no SOCKS5 proxy says (an HTTP proxy's port given as SOCKS).
+    ``who`` was never reached, so it is no failure of the provider's."""
+    return NetworkError(
+        f"{who} could not be reached: the proxy at {proxy_address(proxy)} broke off its SOCKS5 handshake "
+        f"({why}): it ended the connection, or it is no SOCKS5 proxy (an HTTP proxy's port?). Check the "
+        f"proxy in {settings}.",
+        provider=provider,
+        detail=PROXY_UNREACHABLE,
+    )
+
+
 #: How h11 words an answer whose header section is longer than httpcore reads (100 KiB), and
 #: the ``detail`` of the ``too_large`` it is.
 HEADERS_TOO_LONG = "Receive buffer too long"

@@ -64,15 +64,6 @@ def broken_handshake(exc: BaseException) -> bool:
     return socks is not None and isinstance(exc, socks.SOCKSError)
 
 
-def failed_handshake(address: str, host: str, exc: BaseException, settings: str) -> str:
-    """The sentence for a SOCKS proxy whose handshake broke off (:func:`broken_handshake`)."""
-    return (
-        f"{host} could not be reached: the proxy at {address} broke off its SOCKS5 handshake "
-        f"({type(exc).__name__}: {exc}): it ended the connection, or it is no SOCKS5 proxy (an HTTP "
-        f"proxy's port?). Check the proxy in {settings}."
-    )
-
-
 class TunnelWatch:
     """A ``trace`` callback that knows whether a ``CONNECT`` is waiting for its answer, and
     for which host (set by the sender, as one request may be followed by its redirects)."""
@@ -89,6 +80,4 @@ class TunnelWatch:
             self.waiting = news
 
 
-__all__ = [
-    "TunnelWatch", "broken_handshake", "dropped_tunnel", "failed_handshake", "no_tunnel", "tunnel_news", "tunnelled",
-]
+__all__ = ["TunnelWatch", "broken_handshake", "dropped_tunnel", "no_tunnel", "tunnel_news", "tunnelled"]

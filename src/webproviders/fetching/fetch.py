@@ -46,6 +46,7 @@ from ..errors import (
     proxy_auth_error,
     proxy_error,
     proxy_refused,
+    socks_handshake_error,
 )
 from ..pools import LazyPool
 from ..retry_after import retry_after_from_headers, retry_after_header
@@ -53,7 +54,6 @@ from ..tunnel import (
     TunnelWatch,
     broken_handshake,
     dropped_tunnel,
-    failed_handshake,
     no_tunnel,
     tunnelled,
 )
@@ -273,9 +273,8 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
         except Exception as exc:
             if not (asked.proxy and broken_handshake(exc)):
                 raise
-            address = proxy_address(asked.proxy)
-            text = failed_handshake(address, shorten(request_url), exc, PAGE_PROXY_SETTING)
-            raise NetworkError(text, detail=PROXY_UNREACHABLE) from None
+            why = f"{type(exc).__name__}: {exc}"
+            raise socks_handshake_error(asked.proxy, shorten(request_url), why, settings=PAGE_PROXY_SETTING) from None
         try:
             if response.status_code == 407 and asked.proxy:  # only a proxy asks this
                 raise proxy_auth_error(shorten(request_url), None, settings=PAGE_PROXY_SETTING)

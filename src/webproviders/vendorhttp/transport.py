@@ -73,13 +73,13 @@ from ..errors import (
     lookup_failure,
     proxy_address,
     proxy_refused,
+    socks_handshake_error,
 )
 from ..fetching.decompress import BodyDecoder, BodyTooLarge, Undecodable, UnsupportedCoding
 from ..pools import LazyPool
 from ..tunnel import (
     broken_handshake,
     dropped_tunnel,
-    failed_handshake,
     no_tunnel,
     tunnel_news,
     tunnelled,
@@ -310,11 +310,8 @@ class VendorTransport(httpx.AsyncBaseTransport):
         except Exception as exc:
             if proxy is None or not broken_handshake(exc):
                 raise
-            raise NetworkError(  # the vendor was never reached: the SOCKS proxy broke off
-                failed_handshake(proxy_address(proxy), url.host, exc, PROXY_SETTINGS),
-                provider=self.provider,
-                detail=PROXY_UNREACHABLE,
-            ) from None
+            # the vendor was never reached: the SOCKS proxy broke off
+            raise socks_handshake_error(proxy, url.host, f"{type(exc).__name__}: {exc}", self.provider) from None
         if proxy is not None and not tunnelled(proxy, url.scheme):  # forwarded: the proxy may answer itself
             reason = response.extensions.get("reason_phrase", b"").decode("ascii", "replace")
             refused = forwarded_refusal(response.status_code, reason, response.headers, proxy, url.host, self.provider)
