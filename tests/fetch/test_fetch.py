@@ -137,6 +137,16 @@ def test_a_redirect_to_an_address_that_is_no_web_page_is_refused(site: Any, loca
     assert "redirect" in envelope["error"] and "is not an http or https address" in envelope["error"]
 
 
+def test_a_redirect_to_a_name_that_does_not_resolve_says_where_the_name_came_from(site: Any, local: Config) -> None:
+    """"Could not resolve the host name 'wiki.nowhere.test'" for a URL on site.test did not say
+    that a redirect led there (a page behind a proxy, with a name left unresolved, most often)."""
+    url = site.url(f"/redirect/to?url={quote('http://wiki.nowhere.test/')}")
+    envelope = dispatch_extract(url, backend="http", config=local)
+    assert envelope["error_code"] == "network_error", envelope
+    assert envelope["error"].startswith("Could not resolve the host name 'wiki.nowhere.test'"), envelope
+    assert envelope["error"].endswith(f"(reached by a redirect from {url})"), envelope
+
+
 def test_a_redirect_whose_target_cannot_be_parsed_is_refused_not_retried(site: Any, config_for: Any) -> None:
     config = config_for(allow_private_networks=True, retry={"max_retries": 2, "backoff": 0}, cache=False)
     envelope = dispatch_extract(site.url(f"/redirect/to?url={quote('http://[::1/x')}"), backend="http", config=config)

@@ -303,7 +303,7 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
                     asked.on_redirect(str(next_url))
                 try:
                     target = await check_destination_resolved(next_url, policy)
-                except UnsafeURLError as exc:
+                except (UnsafeURLError, NetworkError) as exc:  # refused, or its name not resolved here
                     exc.message = f"{exc.message} (reached by a redirect from {shorten(request_url)})"
                     exc.args = (exc.message,)
                     raise
