@@ -577,11 +577,59 @@ class _SocksUnreachable(socketserver.StreamRequestHandler):
         self.wfile.write(b"\x05\x04\x00\x01\x00\x00\x00\x00\x00\x00")  # host unreachable
 
 
+class _SocksTunnel(socketserver.StreamRequestHandler):
+    """A SOCKS5 proxy that takes any client in and pipes it to ``server.upstream`` on
+    127.0.0.1, whatever host it was asked for."""
+
+    server: Any
+
+    def handle(self) -> None:
+        _version, count = self.rfile.read(2)
+        self.rfile.read(count)
+        self.wfile.write(b"\x05\x00")  # no login
+        _version, _command, _reserved, kind = self.rfile.read(4)
+        self.rfile.read(self.rfile.read(1)[0] if kind == 3 else {1: 4, 4: 16}[kind])
+        self.rfile.read(2)  # the port
+        upstream = socket.create_connection(("127.0.0.1", self.server.upstream))
+        self.wfile.write(b"\x05\x00\x00\x01\x7f\x00\x00\x01\x00\x00")  # connected
+        back = threading.Thread(target=_pump, args=(upstream, self.connection), daemon=True)
+        back.start()
+        _pump(self.connection, upstream)
+        back.join(5)
+        upstream.close()
+
+
+class _SocksSilent(socketserver.StreamRequestHandler):
+    """A SOCKS5 proxy that takes the connection and never answers the client's greeting (a
+    stuck one), until the client hangs up."""
+
+    def handle(self) -> None:
+        while self.request.recv(4096):
+            pass
+
+
+class _NotSocks(socketserver.StreamRequestHandler):
+    """An HTTP proxy's port given as a SOCKS5 proxy: the greeting is no request it can read,
+    and it says so in HTTP before hanging up."""
+
+    def handle(self) -> None:
+        self.request.recv(4096)
+        self.wfile.write(b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+
+
 @pytest.fixture
 def socks_proxy(serve: Callable[[Any], Any]) -> Callable[[str], Any]:
-    """``socks_proxy("refusing_login")`` (user names offered in ``.logins``) or
-    ``socks_proxy("unreachable")``: a SOCKS5 proxy on 127.0.0.1 that fails that way, serving."""
-    handlers = {"refusing_login": _SocksRefusingLogin, "unreachable": _SocksUnreachable}
+    """``socks_proxy("refusing_login")`` (user names offered in ``.logins``),
+    ``socks_proxy("unreachable")``, ``socks_proxy("silent")`` or ``socks_proxy("not_socks")``:
+    a SOCKS5 proxy on 127.0.0.1 that fails that way (or no SOCKS proxy at all), serving;
+    ``socks_proxy("tunnel")`` one that works, to the port its ``.upstream`` is set to."""
+    handlers = {
+        "refusing_login": _SocksRefusingLogin,
+        "unreachable": _SocksUnreachable,
+        "silent": _SocksSilent,
+        "not_socks": _NotSocks,
+        "tunnel": _SocksTunnel,
+    }
 
     def start(kind: str) -> Any:
         server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), handlers[kind])

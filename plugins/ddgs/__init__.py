@@ -39,6 +39,7 @@ from webproviders.kit import (
     proxy_refused,
     remember,
     site_query,
+    socks_handshake_error,
     spelled,
     url_credentials,
     warn_unknown,
@@ -72,6 +73,9 @@ _SOCKS_REPLIES = {
     "7": "Command not supported",
     "8": "Address type not supported",
 }
+#: How it reports a SOCKS proxy that broke off its handshake otherwise (it ended the connection,
+#: or is no SOCKS proxy: "socks5 proxy replied with an invalid version"), after the cases above.
+_SOCKS_HANDSHAKE = re.compile(r"error connecting to socks proxy > ([^'\"\\]+)")
 #: How it reports a connection refused: through a proxy, the proxy's refusal.
 _CONNECTION_REFUSED = re.compile(r"Connection refused|os error 111\b")
 _SOCKS5_LOOKS_UP_HERE = (
@@ -296,6 +300,9 @@ class DDGSProvider(WebSearchProvider):
             if proxy and _CONNECTION_REFUSED.search(message):
                 # every connection goes to the proxy: not an engine's refusal, as it read
                 raise proxy_refused(proxy, "ddgs's search engines", ConnectionRefusedError(message), self.name)
+            handshake = _SOCKS_HANDSHAKE.search(message)
+            if proxy and handshake:  # never reached an engine: not ddgs's failure
+                raise socks_handshake_error(proxy, "ddgs's search engines", handshake[1].strip(), self.name)
             raise NetworkError(f"ddgs could not get results: {message}", provider=self.name)
         if error is not None:
             raise ProviderError(f"ddgs failed: {message}", provider=self.name)

@@ -172,6 +172,10 @@ def proxy_problem(value: str, *, speaks_socks: bool = False) -> str | None:
     hold a password); None when it can be used. Read for ``web.proxy`` as the config loads
     and for a proxy from the environment as a request first takes it. ``speaks_socks``: the
     client has SOCKS of its own (ddgs's), so it needs no socksio."""
+    if not is_sound(value):  # a variable set from a file in another encoding: no request can carry it
+        return "the proxy holds a character that is not text (a byte that is not UTF-8?); set it again"
+    if value.strip(" ") != value:  # the URL parser drops a leading space; the HTTP client refuses it
+        return "the proxy begins or ends with a space, which no URL may (a value copied with the space around it?)"
     try:
         parts = setting_url(value, "the proxy")
     except ValueError as exc:

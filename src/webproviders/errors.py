@@ -516,6 +516,20 @@ def proxy_refused(proxy: str, who: str, exc: BaseException, provider: str | None
     )
 
 
+def socks_handshake_error(proxy: str, who: str, why: str, provider: str | None = None,
+                          settings: str = PROXY_SETTINGS) -> NetworkError:
+    """A SOCKS proxy that broke off its handshake (``why``, in its client's words): it ended
+    the connection, or answered what no SOCKS5 proxy says (an HTTP proxy's port given as SOCKS).
+    ``who`` was never reached, so it is no failure of the provider's."""
+    return NetworkError(
+        f"{who} could not be reached: the proxy at {proxy_address(proxy)} broke off its SOCKS5 handshake "
+        f"({why}): it ended the connection, or it is no SOCKS5 proxy (an HTTP proxy's port?). Check the "
+        f"proxy in {settings}.",
+        provider=provider,
+        detail=PROXY_UNREACHABLE,
+    )
+
+
 #: How h11 words an answer whose header section is longer than httpcore reads (100 KiB), and
 #: the ``detail`` of the ``too_large`` it is.
 HEADERS_TOO_LONG = "Receive buffer too long"
@@ -613,17 +627,24 @@ _PROXY_STATUS_ERROR = re.compile(r'(?:^|;)\s*error\s*=\s*"?([\w.-]+)', re.IGNORE
 
 def forwarded_refusal(status: int, reason: str, headers: Any, proxy: str, who: str,
                       provider: str | None = None, settings: str = PROXY_SETTINGS) -> NetworkError | None:
-    """A plain-HTTP request a forward proxy answered itself with a 4xx of its own (its policy
-    on destinations, most often), or None. Only a proxy's own marks tell its answer from the
-    destination's: Squid's ``X-Squid-Error`` and ``Proxy-Status`` with an ``error``. Read as
-    the destination's, a proxy's 403 was "the API key was rejected". A 407 is left to
+    """A plain-HTTP request a forward proxy answered itself with an error of its own, or None.
+    Only a proxy's own marks tell its answer from the destination's: Squid's ``X-Squid-Error``
+    and ``Proxy-Status`` with an ``error``. Read as the destination's, a proxy's 403 (its
+    policy on destinations, most often) was "the API key was rejected", and its 5xx (a name it
+    could not resolve, a host it could not connect to) "failed on its side". A 407 is left to
     :func:`proxy_auth_error`."""
-    if not 400 <= status < 500 or status == 407:
+    if status < 400 or status == 407:
         return None
     marked = _PROXY_STATUS_ERROR.search(headers.get("proxy-status") or "")
     why = (headers.get("x-squid-error") or "").split(" ", 1)[0] or (marked.group(1) if marked else "")
     if not why:
         return None
+    if status >= 500:  # the proxy could not reach it: as a tunnel it could not open, whoever's fault
+        return NetworkError(
+            f"{who} could not be reached through the proxy at {proxy_address(proxy)}, which answered "
+            f"HTTP {status} {reason} itself ({why}). Check the address, or the proxy in {settings}.",
+            provider=provider,
+        )
     return NetworkError(
         f"{who} could not be reached through the proxy at {proxy_address(proxy)}, which refused the request "
         f"itself (HTTP {status} {reason}, {why}). Check the proxy in "

@@ -106,7 +106,8 @@ class _Patterns:
             re.compile(r"(?i)(\bbearer\s+)[A-Za-z0-9._~+/=-]{8,}"),
         )
         #: ``scheme://user:password@`` (or ``scheme://token@``): everything before the ``@`` goes.
-        self.userinfo = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)[^/?#\s@'\"<>]+@")
+        #: The scheme may follow a digit or ``_`` (an encoded space, ``URL('%20http://…')``).
+        self.userinfo = re.compile(r"(?i)(?<![a-z])([a-z][a-z0-9+.\-]*://)[^/?#\s@'\"<>]+@")
         #: A vendor's masked echo of a key: some characters, a run of stars or dots, a few more.
         #: The head runs to 64 characters (``tvly-dev-Ab3xQ7rT0123***9kQz`` shows 21), and no
         #: match starts inside the run, which would leave the head standing before ``***``.

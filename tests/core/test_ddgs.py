@@ -720,3 +720,23 @@ def test_a_socks_proxy_that_cannot_reach_the_engines_is_said_with_its_answer(
         "ddgs's search engines could not be reached through the proxy, which answered Proxy Server could not "
         "connect: Host unreachable. Check the proxy in web.proxy, or HTTPS_PROXY / HTTP_PROXY / ALL_PROXY and NO_PROXY."
     )
+
+
+def test_a_socks_address_that_is_no_socks_proxy_is_named_and_not_held_against_ddgs(
+    make_config: Any, socks_proxy: Callable[[str], Any]
+) -> None:
+    """An HTTP proxy's port given as ``socks5h://``: it read "ddgs could not get results:
+    RequestError(... > error connecting to socks proxy > socks5 proxy replied with an invalid
+    version')", a network_error that cooled ddgs down."""
+    server = socks_proxy("not_socks")
+    config = make_config(web={
+        "proxy": f"socks5h://127.0.0.1:{server.server_address[1]}", "cache": False,
+        "health": {"failures": 1}, "providers": {"ddgs": {"backend": "duckduckgo", "max_retries": 0}},
+    })
+    for _ in range(2):
+        envelope = dispatch_search("q", backend="ddgs", config=config, timeout=20)
+        assert envelope["error_code"] == "network_error", envelope
+        assert envelope["error"].startswith(
+            f"ddgs's search engines could not be reached: the proxy at 127.0.0.1:{server.server_address[1]} broke "
+            "off its SOCKS5 handshake (socks5 proxy replied with an invalid version)"
+        ), envelope

@@ -175,6 +175,8 @@ def test_every_form_of_a_known_secret_is_masked(form: str) -> None:
     ("text", "kept"),
     [
         ("searxng at http://user:pa55word@127.0.0.1:8783 said no", "searxng at http://***@127.0.0.1:8783 said no"),
+        # a URL quoted after an encoded space, as httpx quotes a proxy variable with one before it
+        ("proxy URL URL('%20http://user:pa55word@127.0.0.1:3128')", "proxy URL URL('%20http://***@127.0.0.1:3128')"),
         ('{"headers": {"authorization": "Basic dXNlcjpwYXNz"}}', '{"headers": {"authorization": "Basic ***"}}'),
         ("Invalid token: Bearer abcdefgh12345678", "Invalid token: Bearer ***"),
         ("Authorization: ApiKey abcdefgh12345678 was refused", "Authorization: *** was refused"),

@@ -571,6 +571,11 @@ def test_a_socks_proxy_without_socksio_is_not_configured_not_the_vendor_s_failur
         ("ftp://proxy.internal:21", "must be an http://, https://, socks5:// or socks5h:// URL"),
         ("http://user:Pw0rdSecret@proxy.internal:31x8", "cannot be read as a URL (its port is not a number"),
         ("http://user:Pw0rd/Secret@proxy.internal:3128", "cannot be read as a URL (its port is not a number; a '/', '?' or '#'"),
+        (" http://user:Pw0rdSecret@proxy.internal:3128", "begins or ends with a space, which no URL may"),
+        ("http://user:Pw0rdSecret@proxy.internal:3128 ", "begins or ends with a space, which no URL may"),
+        ("  ", "begins or ends with a space, which no URL may"),
+        # a byte that is not UTF-8 (a variable set from a Latin-1 file) reads as a lone surrogate
+        ("http://user:Pw0rd\udce9Secret@proxy.internal:3128", "holds a character that is not text"),
     ],
 )
 def test_a_proxy_variable_no_request_could_use_is_not_configured_not_the_vendor_s_failure(

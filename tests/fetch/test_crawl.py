@@ -838,6 +838,34 @@ def test_a_seed_behind_a_proxy_that_never_opens_its_tunnel_names_the_proxy(
     assert "Pw0rdSecret" not in str(envelope)
 
 
+@pytest.mark.parametrize("respect_robots", [True, False])
+def test_a_seed_whose_name_the_proxy_cannot_resolve_names_the_proxy_not_robots_txt(
+    http_server: Any, config_for: Any, respect_robots: bool
+) -> None:
+    """An ``http://`` site is asked for through the proxy, which answers 503 itself when it
+    cannot look the name up (Squid's ``ERR_DNS_FAIL``): the crawl read "robots.txt does not
+    allow crawling … pass respect_robots=False", and without robots "failed on its side"."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(503, "Service Unavailable")
+            self.send_header("X-Squid-Error", "ERR_DNS_FAIL 0")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    port = http_server(Handler).server_address[1]
+    config = config_for(proxy=f"http://user:Pw0rdSecret@127.0.0.1:{port}", proxy_resolves_names=True)
+    envelope = dispatch_crawl("http://docs.unresolvable.org/", backend="http", config=config, respect_robots=respect_robots)
+    assert envelope["error_code"] == "network_error", envelope
+    assert f"through the proxy at 127.0.0.1:{port}, which answered HTTP 503 Service Unavailable itself (ERR_DNS_FAIL)" in (
+        envelope["error"]
+    ), envelope
+    assert "robots.txt does not allow" not in envelope["error"] and "Pw0rdSecret" not in str(envelope)
+
+
 @pytest.mark.parametrize(
     "options",
     [

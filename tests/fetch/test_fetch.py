@@ -137,6 +137,16 @@ def test_a_redirect_to_an_address_that_is_no_web_page_is_refused(site: Any, loca
     assert "redirect" in envelope["error"] and "is not an http or https address" in envelope["error"]
 
 
+def test_a_redirect_to_a_name_that_does_not_resolve_says_where_the_name_came_from(site: Any, local: Config) -> None:
+    """"Could not resolve the host name 'wiki.nowhere.test'" for a URL on site.test did not say
+    that a redirect led there (a page behind a proxy, with a name left unresolved, most often)."""
+    url = site.url(f"/redirect/to?url={quote('http://wiki.nowhere.test/')}")
+    envelope = dispatch_extract(url, backend="http", config=local)
+    assert envelope["error_code"] == "network_error", envelope
+    assert envelope["error"].startswith("Could not resolve the host name 'wiki.nowhere.test'"), envelope
+    assert envelope["error"].endswith(f"(reached by a redirect from {url})"), envelope
+
+
 def test_a_redirect_whose_target_cannot_be_parsed_is_refused_not_retried(site: Any, config_for: Any) -> None:
     config = config_for(allow_private_networks=True, retry={"max_retries": 2, "backoff": 0}, cache=False)
     envelope = dispatch_extract(site.url(f"/redirect/to?url={quote('http://[::1/x')}"), backend="http", config=config)
@@ -340,6 +350,73 @@ def test_a_proxy_that_asks_for_credentials_is_named_not_the_page(
     assert "Pw0rdSecret" not in str(envelope)
 
 
+@pytest.mark.parametrize(
+    ("marks", "why"),
+    [
+        ({"Server": "squid/6.10", "X-Squid-Error": "ERR_ACCESS_DENIED 0"}, "ERR_ACCESS_DENIED"),
+        ({"Proxy-Status": 'egress.corp; error=http_request_denied; details="host not allowed"'}, "http_request_denied"),
+        ({}, None),
+    ],
+)
+def test_a_proxy_refusing_a_forwarded_page_itself_is_named_not_the_page(
+    marks: dict[str, str], why: str | None, http_server: Any, config_for: Any
+) -> None:
+    """An ``http://`` page is a request the proxy forwards, and a 403 the proxy answers itself
+    (its marks say so) came back as the page's: "refused access", ``blocked``, though the
+    site was never asked. A 403 without such marks is the page's own."""
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            self.send_response(403, "Forbidden")
+            for name, value in marks.items():
+                self.send_header(name, value)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    proxy = http_server(Handler)
+    config = config_for(proxy=f"http://user:Pw0rdSecret@127.0.0.1:{proxy.server_address[1]}")
+    envelope = dispatch_extract("http://public.test/page", backend="http", config=config)
+    if why is None:
+        assert envelope["error_code"] == "blocked", envelope
+        return
+    assert envelope["error_code"] == "network_error", envelope
+    assert f"through the proxy at 127.0.0.1:{proxy.server_address[1]}, which refused the request itself" in envelope["error"]
+    assert why in envelope["error"] and "web.proxy" in envelope["error"], envelope
+    assert "refused access" not in envelope["error"] and "Pw0rdSecret" not in str(envelope)
+
+
+def test_a_site_s_own_squid_answer_through_a_socks_proxy_is_the_site_s(
+    http_server: Any, socks_proxy: Any, config_for: Any
+) -> None:
+    """A SOCKS proxy only pipes bytes and answers no HTTP: a 403 marked by the site's own
+    Squid (an accelerator in front of it) is the site refusing access, not the proxy."""
+    pytest.importorskip("socksio")
+
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_GET(self) -> None:
+            self.send_response(403, "Forbidden")
+            self.send_header("X-Squid-Error", "ERR_ACCESS_DENIED 0")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    proxy = socks_proxy("tunnel")
+    proxy.upstream = http_server(Handler).server_address[1]
+    config = config_for(proxy=f"socks5h://127.0.0.1:{proxy.server_address[1]}")
+    envelope = dispatch_extract("http://public.test/page", backend="http", config=config)
+    assert envelope["error_code"] == "blocked", envelope
+    assert "refused access (HTTP 403)" in envelope["error"] and "through the proxy" not in envelope["error"], envelope
+
+
 def test_a_proxy_407_is_logged_as_the_proxy_s_and_only_when_the_next_backend_runs(
     refusing_proxy: Any, config_for: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -453,6 +530,37 @@ def test_a_tunnel_never_opened_by_the_call_s_deadline_names_the_proxy(stalled_pr
     assert envelope["error"].endswith(  # whichever deadline, the page's or the call's, came first
         f": the proxy at 127.0.0.1:{port} had not opened its tunnel to docs.unresolvable.org. Check the proxy in web.proxy."
     ), envelope
+
+
+@pytest.mark.parametrize("url", ["http://docs.unresolvable.org/page", "https://docs.unresolvable.org/page"])
+def test_a_socks_proxy_stuck_in_its_handshake_is_named_not_the_page(
+    url: str, socks_proxy: Any, config_for: Any
+) -> None:
+    """Every page through a SOCKS proxy waits for its handshake, ``http://`` ones too: a proxy
+    stuck there read "… could not be read before the call's time limit.", as if the page were slow."""
+    pytest.importorskip("socksio")
+    port = socks_proxy("silent").server_address[1]
+    config = config_for(proxy=f"socks5h://user:Pw0rdSecret@127.0.0.1:{port}", proxy_resolves_names=True)
+    envelope = dispatch_extract(url, backend="http", config=config, timeout=2)
+    assert envelope["error_code"] == "timeout", envelope
+    assert envelope["error"].endswith(
+        f": the proxy at 127.0.0.1:{port} had not opened its tunnel to docs.unresolvable.org. Check the proxy in web.proxy."
+    ), envelope
+
+
+@pytest.mark.parametrize("url", ["http://docs.unresolvable.org/page", "https://docs.unresolvable.org/page"])
+def test_a_socks_address_that_is_no_socks_proxy_is_named_not_the_page(
+    url: str, socks_proxy: Any, config_for: Any
+) -> None:
+    """An HTTP proxy's port given as ``socks5://``: the page read "http failed: ProtocolError:
+    Malformed reply", a provider_error, as if the page or the backend had failed."""
+    pytest.importorskip("socksio")
+    port = socks_proxy("not_socks").server_address[1]
+    config = config_for(proxy=f"socks5h://user:Pw0rdSecret@127.0.0.1:{port}", proxy_resolves_names=True)
+    envelope = dispatch_extract(url, backend="http", config=config)
+    assert envelope["error_code"] == "network_error", envelope
+    assert f"the proxy at 127.0.0.1:{port} broke off its SOCKS5 handshake" in envelope["error"], envelope
+    assert "web.proxy" in envelope["error"] and "Pw0rdSecret" not in str(envelope)
 
 
 def test_a_proxy_whose_name_does_not_resolve_is_named_as_such(config_for: Any) -> None:

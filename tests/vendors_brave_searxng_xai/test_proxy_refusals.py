@@ -267,7 +267,7 @@ class _ForwardingRefusal(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         self.server.asked.append(self.path)  # type: ignore[attr-defined]
-        self.send_response(403, "Forbidden")
+        self.send_response(*getattr(self.server, "status", (403, "Forbidden")))
         for name, value in self.server.marks.items():  # type: ignore[attr-defined]
             self.send_header(name, value)
         self.send_header("Content-Type", "text/plain")
@@ -313,6 +313,55 @@ def test_a_proxy_refusing_a_forwarded_request_itself_is_not_the_vendor_refusing_
         assert "API key" not in envelope["error"] and "JSON format" not in envelope["error"], envelope
         assert PASSWORD not in json.dumps(envelope)
     assert len(server.asked) == 2  # type: ignore[attr-defined]  # the second call was sent, not skipped
+
+
+def test_a_proxy_that_cannot_reach_a_forwarded_vendor_says_so_not_the_vendor(
+    serve: Callable[[Any], Any], make_config: Callable[..., Any]
+) -> None:
+    """A proxy's own 503 for a host it could not look up (a typo in ``base_url``) read
+    "searxng failed on its side (HTTP 503). Try again later." """
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _ForwardingRefusal)
+    server.daemon_threads = True
+    server.asked, server.marks = [], {"X-Squid-Error": "ERR_DNS_FAIL 0"}  # type: ignore[attr-defined]
+    server.status = (503, "Service Unavailable")  # type: ignore[attr-defined]
+    serve(server)
+    config = make_config(web={
+        "proxy": f"http://office:{PASSWORD}@127.0.0.1:{server.server_address[1]}",
+        "cache": False,
+        "usage": False,
+        "retry": {"max_retries": 0},
+        "providers": {"searxng": {"base_url": "http://searx.corp.test:8080"}},
+    })
+    envelope = dispatch_search("proxy refusals", backend="searxng", config=config, timeout=10)
+    assert envelope["error_code"] == "network_error", envelope
+    assert envelope["error"].startswith(
+        f"searx.corp.test could not be reached through the proxy at 127.0.0.1:{server.server_address[1]}, "
+        "which answered HTTP 503 Service Unavailable itself (ERR_DNS_FAIL)."
+    ), envelope
+    assert "on its side" not in envelope["error"] and PASSWORD not in json.dumps(envelope)
+
+
+def test_a_vendor_s_own_squid_answer_through_a_socks_proxy_is_the_vendor_s(
+    serve: Callable[[Any], Any], socks_proxy: Callable[[str], Any], make_config: Callable[..., Any]
+) -> None:
+    """A SOCKS proxy answers no HTTP: a 403 marked by the instance's own Squid (in front of
+    it) read "could not be reached through the proxy at …, which refused the request itself"."""
+    pytest.importorskip("socksio")
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _ForwardingRefusal)
+    server.daemon_threads = True
+    server.asked, server.marks = [], {"X-Squid-Error": "ERR_ACCESS_DENIED 0"}  # type: ignore[attr-defined]
+    proxy = socks_proxy("tunnel")
+    proxy.upstream = serve(server).server_address[1]
+    config = make_config(web={
+        "proxy": f"socks5h://127.0.0.1:{proxy.server_address[1]}",
+        "cache": False,
+        "usage": False,
+        "retry": {"max_retries": 0},
+        "providers": {"searxng": {"base_url": "http://searx.corp.test:8080"}},
+    })
+    envelope = dispatch_search("proxy refusals", backend="searxng", config=config, timeout=10)
+    assert envelope["success"] is False and server.asked, envelope  # type: ignore[attr-defined]
+    assert "through the proxy" not in envelope["error"], envelope
 
 
 class _NoProxy:
@@ -447,6 +496,52 @@ def test_a_proxy_that_never_opens_the_tunnel_is_named_when_time_runs_out(
     assert f"the proxy at 127.0.0.1:{proxy.server_address[1]} had not opened its tunnel to {host}" in envelope["error"]
     assert "web.proxy" in envelope["error"] and PASSWORD not in json.dumps(envelope)
     assert proxy.asked and proxy.asked[0] == f"{host}:443"
+
+
+@pytest.mark.parametrize(("backend", "host"), [("brave", "api.search.brave.com"), ("searxng", "searx.corp.test")])
+def test_a_socks_proxy_that_never_opens_the_tunnel_is_named_when_time_runs_out(
+    backend: str, host: str, socks_proxy: Callable[[str], Any], make_config: Callable[..., Any]
+) -> None:
+    """Every request through a SOCKS proxy, ``http://`` or ``https://``, waits for its handshake:
+    one stuck there read "brave did not answer within 3.0 s.", blaming a vendor never reached."""
+    pytest.importorskip("socksio")
+    server = socks_proxy("silent")
+    config = make_config(web={
+        "proxy": f"socks5h://office:{PASSWORD}@127.0.0.1:{server.server_address[1]}",
+        "cache": False,
+        "usage": False,
+        "retry": {"max_retries": 0},
+        "providers": {"brave": {"api_key": "key-for-test", "timeout": 3}, "searxng": {"base_url": "http://searx.corp.test:8080", "timeout": 3}},
+    })
+    envelope = dispatch_search("proxy refusals", backend=backend, config=config, timeout=20)
+    assert envelope["error_code"] == "timeout", envelope
+    assert f"the proxy at 127.0.0.1:{server.server_address[1]} had not opened its tunnel to {host}" in envelope["error"]
+    assert PASSWORD not in json.dumps(envelope)
+
+
+@pytest.mark.parametrize("backend", ["brave", "searxng"])
+def test_a_socks_address_that_is_no_socks_proxy_is_named_and_does_not_cool_the_vendor_down(
+    backend: str, socks_proxy: Callable[[str], Any], make_config: Callable[..., Any]
+) -> None:
+    """``socks5://`` given for an HTTP proxy's port: its answer to the SOCKS greeting came up
+    as "brave failed: ProtocolError: Malformed reply", a provider_error that cooled down every
+    vendor behind that proxy."""
+    pytest.importorskip("socksio")
+    port = socks_proxy("not_socks").server_address[1]
+    config = make_config(web={
+        "proxy": f"socks5://office:{PASSWORD}@127.0.0.1:{port}",
+        "cache": False,
+        "usage": False,
+        "retry": {"backoff": 0},
+        "health": {"failures": 1},
+        "providers": {"brave": {"api_key": "brave-key-for-test"}, "searxng": {"base_url": "http://searx.corp.test:8080"}},
+    })
+    for _ in range(2):
+        envelope = dispatch_search("proxy refusals", backend=backend, config=config, timeout=10)
+        assert envelope["error_code"] == "network_error", envelope
+        assert f"the proxy at 127.0.0.1:{port} broke off its SOCKS5 handshake" in envelope["error"], envelope
+        assert "web.proxy" in envelope["error"] and "cooling down" not in envelope["error"], envelope
+        assert PASSWORD not in json.dumps(envelope)
 
 
 @pytest.mark.parametrize(

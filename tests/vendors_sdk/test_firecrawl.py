@@ -778,6 +778,15 @@ def test_a_proxy_variable_no_request_can_use_is_a_setup_error(
     assert envelope["success"] is True, envelope  # not cooling down
 
 
+def test_a_proxy_variable_the_sdk_refuses_shows_no_password(config: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A space before the URL: the SDK's refusal quotes it percent-encoded,
+    ``URL('%20http://office:…@…')``, and its password stood in the envelope unmasked."""
+    monkeypatch.setenv("HTTPS_PROXY", " http://office:Pw0rdSecret@proxy.internal:3128")
+    envelope = dispatch_extract(["https://example.com"], backend="firecrawl", config=config)
+    assert envelope["error_code"] == "not_configured", envelope
+    assert "Pw0rdSecret" not in json.dumps(envelope), envelope
+
+
 def test_crawl_start_errors_are_mapped(config: Any) -> None:
     with respx.mock() as router:
         router.post(f"{API}/v2/crawl").respond(429, json=FIRECRAWL_RATE_LIMITED)

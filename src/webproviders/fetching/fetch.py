@@ -41,14 +41,22 @@ from ..errors import (
     WebProviderError,
     WebTimeoutError,
     certificate_error,
+    forwarded_refusal,
     proxy_address,
     proxy_auth_error,
     proxy_error,
     proxy_refused,
+    socks_handshake_error,
 )
 from ..pools import LazyPool
 from ..retry_after import retry_after_from_headers, retry_after_header
-from ..tunnel import TunnelWatch, dropped_tunnel, no_tunnel
+from ..tunnel import (
+    TunnelWatch,
+    broken_handshake,
+    dropped_tunnel,
+    no_tunnel,
+    tunnelled,
+)
 from ..urls import shorten
 from .decompress import (
     CUT_SHORT,
@@ -235,7 +243,7 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
         try:
             headers = {**asked.headers, "Accept": asked.accept, "Accept-Encoding": accept_encoding()}
             request = client.build_request("GET", target.url, headers=headers)
-            if asked.tunnel is not None and target.url.scheme == "https":
+            if asked.tunnel is not None and asked.proxy and tunnelled(asked.proxy, target.url.scheme):
                 asked.tunnel.host, asked.tunnel.waiting = target.url.host, False
                 request.extensions["trace"] = asked.tunnel
             response = await client.send(request, stream=True)
@@ -262,9 +270,22 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
                     detail="bad redirect",
                 ) from None
             raise _network_error(exc, request_url, asked.proxy, asked.tunnel) from None
+        except Exception as exc:
+            if not (asked.proxy and broken_handshake(exc)):
+                raise
+            why = f"{type(exc).__name__}: {exc}"
+            raise socks_handshake_error(asked.proxy, shorten(request_url), why, settings=PAGE_PROXY_SETTING) from None
         try:
             if response.status_code == 407 and asked.proxy:  # only a proxy asks this
                 raise proxy_auth_error(shorten(request_url), None, settings=PAGE_PROXY_SETTING)
+            if asked.proxy and not tunnelled(asked.proxy, target.url.scheme):  # forwarded: the proxy may answer itself
+                reason = response.extensions.get("reason_phrase", b"").decode("ascii", "replace")
+                refused = forwarded_refusal(
+                    response.status_code, reason, response.headers, asked.proxy, shorten(request_url),
+                    settings=PAGE_PROXY_SETTING,
+                )
+                if refused is not None:
+                    raise refused
             if response.status_code in REDIRECT_STATUSES and (location := redirect_location(response.headers)):
                 if len(redirects) >= MAX_REDIRECTS:
                     raise ProviderError(
@@ -282,7 +303,7 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
                     asked.on_redirect(str(next_url))
                 try:
                     target = await check_destination_resolved(next_url, policy)
-                except UnsafeURLError as exc:
+                except (UnsafeURLError, NetworkError) as exc:  # refused, or its name not resolved here
                     exc.message = f"{exc.message} (reached by a redirect from {shorten(request_url)})"
                     exc.args = (exc.message,)
                     raise

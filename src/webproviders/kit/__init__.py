@@ -51,6 +51,7 @@ _EXPORTS = {
     "proxy_refused": "errors",
     "proxy_auth_error": "errors",
     "proxy_error": "errors",
+    "socks_handshake_error": "errors",
     "to_provider_error": "errors",
     "quote": "errors",
     "said": "errors",
@@ -148,6 +149,7 @@ if TYPE_CHECKING:
         proxy_refused,
         quote,
         said,
+        socks_handshake_error,
         to_provider_error,
     )
     from ..fetching.crawler import Crawler, CrawlOptions

@@ -73,10 +73,17 @@ from ..errors import (
     lookup_failure,
     proxy_address,
     proxy_refused,
+    socks_handshake_error,
 )
 from ..fetching.decompress import BodyDecoder, BodyTooLarge, Undecodable, UnsupportedCoding
 from ..pools import LazyPool
-from ..tunnel import dropped_tunnel, no_tunnel, tunnel_news
+from ..tunnel import (
+    broken_handshake,
+    dropped_tunnel,
+    no_tunnel,
+    tunnel_news,
+    tunnelled,
+)
 from .jsonvalues import BYTES_PER_VALUE, most_values, values_over
 from .proxies import ProxyRoutes
 
@@ -250,7 +257,7 @@ class VendorTransport(httpx.AsyncBaseTransport):
         url = request.url
         proxy = self._routes.proxy_for(url.scheme, url.host, url.port) if self._routes.proxies else None
         transport = self._transport_for(proxy)
-        if proxy is not None and url.scheme == "https":  # through a tunnel, opened by CONNECT
+        if proxy is not None and tunnelled(proxy, url.scheme):  # through a tunnel: CONNECT, or SOCKS
             progress.via = no_tunnel(proxy_address(proxy), url.host, PROXY_SETTINGS)
         elif proxy is None:
             progress.dial = not_dialled(url.host)
@@ -300,7 +307,12 @@ class VendorTransport(httpx.AsyncBaseTransport):
                 f"{advice}.",
                 provider=self.provider,
             ) from None
-        if proxy is not None and url.scheme == "http":  # forwarded: the proxy may answer itself
+        except Exception as exc:
+            if proxy is None or not broken_handshake(exc):
+                raise
+            # the vendor was never reached: the SOCKS proxy broke off
+            raise socks_handshake_error(proxy, url.host, f"{type(exc).__name__}: {exc}", self.provider) from None
+        if proxy is not None and not tunnelled(proxy, url.scheme):  # forwarded: the proxy may answer itself
             reason = response.extensions.get("reason_phrase", b"").decode("ascii", "replace")
             refused = forwarded_refusal(response.status_code, reason, response.headers, proxy, url.host, self.provider)
             if refused is not None:
