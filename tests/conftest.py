@@ -46,6 +46,7 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.Temp
             monkeypatch.delenv(name, raising=False)
     monkeypatch.setenv("HOME", str(tmp_path_factory.mktemp("home")))
     monkeypatch.delenv("XDG_DATA_HOME", raising=False)  # the usage ledger goes under that HOME
+    monkeypatch.delenv("XDG_CONFIG_HOME", raising=False)  # and the config file and user plugins
     yield
     clear_registry_cache()
 

@@ -143,7 +143,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--config",
-        help="path to config.yaml (default: $WEBPROVIDERS_CONFIG or ~/.config/webproviders/config.yaml)",
+        help="path to config.yaml (default: $WEBPROVIDERS_CONFIG or $XDG_CONFIG_HOME/webproviders/config.yaml, ~/.config by default)",
     )
     parser.add_argument(
         "--allow-private",

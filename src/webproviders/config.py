@@ -37,7 +37,7 @@ from pydantic_core import core_schema
 
 from ._lazy import lazy_getattr
 from ._version import __version__
-from .homedir import expand_user, require_home
+from .homedir import expand_user, require_home, xdg_file
 from .pydanticplugins import look_up_plugins
 from .redact import dsn_password, get_logger, remember, scrub, url_credentials
 from .surrogates import is_sound
@@ -88,8 +88,20 @@ __getattr__ = lazy_getattr(globals(), _LAZY_MODELS)
 log = get_logger("webproviders.config")
 
 CONFIG_ENV = "WEBPROVIDERS_CONFIG"
-DEFAULT_CONFIG_PATH = Path("~/.config/webproviders/config.yaml")
-DEFAULT_PLUGIN_DIR = Path("~/.config/webproviders/plugins")
+
+
+def default_config_file() -> Path:
+    """``$XDG_CONFIG_HOME/webproviders/config.yaml`` (``~/.config`` when it is unset): read at
+    each load, as the data files under ``$XDG_DATA_HOME`` are; the variable was ignored, and a
+    config written where the user's other tools keep theirs was never read."""
+    return xdg_file("XDG_CONFIG_HOME", "~/.config", "config.yaml")
+
+
+def default_plugin_dir() -> Path:
+    """``$XDG_CONFIG_HOME/webproviders/plugins`` (``~/.config`` when it is unset)."""
+    return xdg_file("XDG_CONFIG_HOME", "~/.config", "plugins")
+
+
 #: The most bytes one vendor answer may have, compressed or decoded, unless
 #: ``web.providers.<name>.max_response_bytes`` says otherwise.
 VENDOR_MAX_BYTES = 32 * 1024 * 1024
@@ -1126,7 +1138,7 @@ def config_path(path: str | os.PathLike[str] | None = None) -> Path | None:
     if env_path:
         return expand_user(env_path)
     try:
-        default = require_home(expand_user(DEFAULT_CONFIG_PATH))
+        default = require_home(default_config_file())
     except OSError:  # no home directory, so no config file in it
         return None
     # os.stat, not Path.is_file: from Python 3.14 on, that answers False where this user may not look

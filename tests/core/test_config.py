@@ -183,6 +183,25 @@ def test_default_location_is_used_when_present(monkeypatch: pytest.MonkeyPatch) 
     assert load_config().web.search_backend == ["brave", "ddgs"]
 
 
+def test_the_default_file_is_under_xdg_config_home_when_it_is_set(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The variable was ignored: a config kept where the user's other tools keep theirs was
+    never read, and the calls ran on the defaults. A relative value is ignored, as the XDG
+    specification says (the file would move with the working directory)."""
+    home_file = Path.home() / ".config" / "webproviders" / "config.yaml"
+    home_file.parent.mkdir(parents=True)
+    home_file.write_text("web:\n  search_backend: ddgs\n")
+    xdg = tmp_path / "xdg"
+    (xdg / "webproviders").mkdir(parents=True)
+    (xdg / "webproviders" / "config.yaml").write_text("web:\n  search_backend: stub\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(xdg))
+    assert load_config().web.search_backend == "stub"
+    monkeypatch.setenv("XDG_CONFIG_HOME", "xdg")
+    monkeypatch.chdir(tmp_path)
+    assert load_config().web.search_backend == "ddgs"
+
+
 def test_env_overrides_beat_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "c.yaml"
     path.write_text("web:\n  backend: stub\n  search_backend: ddgs\n")

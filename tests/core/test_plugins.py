@@ -50,6 +50,20 @@ def test_user_plugin_loads_only_when_enabled(write_plugin: Any, make_config: Any
     assert rows["mine"]["available"] is True
 
 
+def test_a_user_plugin_folder_under_xdg_config_home_loads_when_enabled(
+    tmp_path: Path, make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its plugin folder is beside its config file: both under ``$XDG_CONFIG_HOME``."""
+    folder = tmp_path / "xdg" / "webproviders" / "plugins" / "mine"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text("name: mine\nkind: backend\nproviders: []\n", encoding="utf-8")
+    (folder / "__init__.py").write_text(GOOD.format(name="mine"), encoding="utf-8")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    config = make_config(plugins={"enabled": ["mine"]})
+    assert _rows(config)["mine"]["source"] == "user"
+    assert dispatch_search("q", backend="mine", config=config)["provider"] == "mine"
+
+
 def test_configs_loading_one_plugin_from_two_threads_at_once_both_get_it(
     write_plugin: Any, make_config: Any
 ) -> None:

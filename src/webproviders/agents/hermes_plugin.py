@@ -16,7 +16,7 @@ subclasses of Hermes' own ``WebSearchProvider``:
   ``http`` serves.
 
 Calls use the library's process-wide configuration (``$WEBPROVIDERS_CONFIG`` or
-``~/.config/webproviders/config.yaml``); keys come from the environment as for any use of
+``$XDG_CONFIG_HOME/webproviders/config.yaml``, ``~/.config`` by default); keys come from the environment as for any use of
 the library. Hermes' package is imported only when ``register`` runs.
 """
 

@@ -28,7 +28,7 @@ from typing import Any
 
 import pluggy
 
-from ..config import DEFAULT_PLUGIN_DIR, Config, unknown_setting
+from ..config import Config, default_plugin_dir, unknown_setting
 from ..homedir import expand_user, require_home
 from ..manifest import ManifestError, read_manifest
 from ..redact import get_logger
@@ -186,7 +186,7 @@ def _user_plugin_dirs(config: Config) -> list[Path]:
     """The folders of ``plugins.paths`` and the default one; a folder under a home directory
     this process does not have holds no plugin."""
     found = []
-    for directory in [*config.plugins.paths, DEFAULT_PLUGIN_DIR]:
+    for directory in [*config.plugins.paths, default_plugin_dir()]:
         try:
             found.append(require_home(expand_user(directory)))
         except OSError:
