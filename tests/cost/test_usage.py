@@ -367,6 +367,58 @@ def test_a_ledger_path_naming_a_folder_says_so(tmp_path: Path, capsys: pytest.Ca
     assert "is a folder; web.usage.path names the file itself" in capsys.readouterr().err
 
 
+def test_a_ledger_path_under_a_file_says_so(tmp_path: Path) -> None:
+    """A file standing where a folder of the path should be: the warning said only
+    "[Errno 17] File exists", naming the file in the way, not the ledger nor the setting."""
+    (tmp_path / "notes").write_text("x")
+    path = tmp_path / "notes" / "usage.sqlite3"
+    config = cost_config(usage={"path": str(path)})
+    assert dispatch_search("a", backend="priced", config=config)["success"] is True
+    spool.flush()
+    again = dispatch_search("b", backend="priced", config=config)
+    assert again["success"] is True
+    assert any(
+        f"{path} cannot be made: a file stands where one of its folders should be; point web.usage.path at a file" in w
+        for w in again["meta"]["warnings"]
+    ), again["meta"]
+
+
+def test_a_ledger_in_a_folder_it_may_not_write_names_the_file_and_what_to_do(tmp_path: Path) -> None:
+    """A ledger whose folder is read-only (a read-only container image, another user's
+    folder): every warning said only "unable to open database file". A mount
+    namespace of its own makes the folder read-only; the host's files are untouched."""
+    folder = tmp_path / "ledger"
+    folder.mkdir()
+    path = folder / "usage.sqlite3"
+    script = tmp_path / "call.py"
+    script.write_text(
+        "import json, sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent.parent)!r})\n"
+        "from cost.conftest import cost_config\n"
+        "from webproviders import dispatch_search\n"
+        "from webproviders.accounting.usage.spool import spool\n"
+        f"config = cost_config(usage={{'path': {str(path)!r}}})\n"
+        "dispatch_search('a', backend='priced', config=config)\n"
+        "spool.flush()\n"
+        "print(json.dumps(dispatch_search('b', backend='priced', config=config)))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    setup = f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder}"
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", f"{setup} && ! touch {folder}/x"], capture_output=True, env=env)
+    if probe.returncode != 0:
+        pytest.skip(f"no read-only mount here: {probe.stderr.decode(errors='replace').strip()}")
+    command = f"{setup} && exec {sys.executable} {script}"
+    done = subprocess.run(["unshare", "-rm", "sh", "-c", command], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    envelope = json.loads(done.stdout.splitlines()[-1])
+    assert envelope["success"] is True
+    said = (
+        f"unable to open database file {path}: this process may not create or write it there (a read-only folder "
+        f"or file system); let it write to {folder}, or point web.usage.path at a file it may write"
+    )
+    assert any(said in w for w in envelope["meta"]["warnings"]), envelope["meta"]
+
+
 def test_a_ledger_deleted_while_in_use_is_started_again(tmp_path: Path) -> None:
     """Deleting the ledger to start usage afresh while a process wrote to it: its kept
     connections went on writing to the deleted file, where no report could read the rows."""

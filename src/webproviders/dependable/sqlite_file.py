@@ -75,10 +75,23 @@ class SQLiteFile:
         """A new autocommit connection usable from any thread (the caller keeps or closes it)."""
         import sqlite3
 
-        require_home(self.path).parent.mkdir(parents=True, exist_ok=True)
+        folder = require_home(self.path).parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:  # Python names the file, and says only that it exists
+            raise NotADirectoryError(
+                f"{self.path} cannot be made: a file stands where one of its folders should be; "
+                f"point {self._setting} at a file in a folder"
+            ) from None
         if self.path.is_dir():  # SQLite says only "unable to open database file"
             raise IsADirectoryError(f"{self.path} is a folder; {self._setting} names the file itself (one inside it will do)")
-        conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
+        try:
+            conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
+        except sqlite3.OperationalError as exc:  # SQLite names neither the file nor why
+            raise sqlite3.OperationalError(
+                f"{exc} {self.path}: this process may not create or write it there (a read-only folder "
+                f"or file system); let it write to {folder}, or point {self._setting} at a file it may write"
+            ) from None
         conn.execute(f"PRAGMA busy_timeout = {max(1, round(self.timeout * 1000))}")
         if self._prepared is None or self._prepared != self.identity():
             with self._lock:
