@@ -275,6 +275,20 @@ def test_an_unreachable_budget_store_refuses_priced_calls_and_a_chain_moves_on(
     assert "budget store (redis)" in caplog.text
 
 
+def test_a_ledger_that_cannot_be_made_refuses_priced_calls_rather_than_counting_from_zero(tmp_path: Path) -> None:
+    """A ledger file that could not be made read as nothing spent: every new process (each
+    CLI run, each restarted worker) had the whole cap again, and its rows were lost."""
+    (tmp_path / "notes").write_text("x")
+    usage = {"path": str(tmp_path / "notes" / "usage.sqlite3")}
+    config = cost_config(usage=usage, budget={"daily_usd": 1})
+    refused = dispatch_search("a", backend="priced", config=config)
+    assert refused["error_code"] == "budget_store_unavailable", refused
+    assert "a file stands where one of its folders should be" in refused["error"]
+    assert scripted(config, "priced").calls == 0
+    local = cost_config(usage=usage, budget={"daily_usd": 1, "on_store_error": "local"})
+    assert dispatch_search("b", backend="priced", config=local)["success"] is True
+
+
 def test_with_on_store_error_local_an_unreachable_redis_leaves_a_budget_per_process() -> None:
     web = {
         "budget": {"daily_usd": 0.006, "on_store_error": "local"},

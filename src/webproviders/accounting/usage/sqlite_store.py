@@ -128,9 +128,9 @@ class SQLiteUsage:
             return sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, check_same_thread=False)
 
     def totals(self, keys: list[tuple[str, str]]) -> list[float]:
-        """The running total of dollars for each ``(period, scope)``."""
-        if not self.path.exists():
-            return [0.0] * len(keys)
+        """The running total of dollars for each ``(period, scope)``. A ledger not made yet is
+        made here: one that cannot be (a read-only folder) fails this lookup, as one that
+        cannot be read does, rather than reading as nothing spent in every new process."""
         with self._read_lock:
             self._reader = self._file.fresh(self._reader)
             found = []
