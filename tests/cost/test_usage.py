@@ -419,6 +419,30 @@ def test_a_ledger_in_a_folder_it_may_not_write_names_the_file_and_what_to_do(tmp
     assert any(said in w for w in envelope["meta"]["warnings"]), envelope["meta"]
 
 
+def test_a_ledger_file_that_is_no_database_is_named_with_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A damaged ledger (or a path set to some other file): the warnings, the budget's
+    refusal and the report said only "file is not a database", naming no file."""
+    path = tmp_path / "usage.sqlite3"
+    path.write_bytes(b"not a ledger " * 500)
+    said = (
+        f"file is not a database: {path} is not a SQLite database, or is damaged; move it aside (a new ledger "
+        "is made in its place) or point web.usage.path at another file"
+    )
+    refused = dispatch_search("a", backend="priced", config=cost_config(usage={"path": str(path)}, budget={"daily_usd": 1}))
+    assert refused["error_code"] == "budget_store_unavailable" and said in refused["error"]
+    config = cost_config(usage={"path": str(path)})
+    assert dispatch_search("b", backend="priced", config=config)["success"] is True
+    spool.flush()
+    again = dispatch_search("c", backend="priced", config=config)
+    assert any(said in w for w in again["meta"]["warnings"]), again["meta"]
+    file = _config_file(tmp_path, {"usage": {"path": str(path)}})
+    assert main(["--config", str(file), "usage"]) == 1
+    assert said in capsys.readouterr().err
+    assert path.read_bytes() == b"not a ledger " * 500
+
+
 def test_a_ledger_deleted_while_in_use_is_started_again(tmp_path: Path) -> None:
     """Deleting the ledger to start usage afresh while a process wrote to it: its kept
     connections went on writing to the deleted file, where no report could read the rows."""

@@ -68,7 +68,7 @@ class SQLiteUsage:
 
     def append(self, records: list[UsageRecord]) -> None:
         with self._lock:
-            self._writer = self._file.fresh(self._writer)
+            self._writer = self._fresh(self._writer)
             conn = self._writer[0]
             conn.execute("BEGIN")  # one transaction per batch (rows and their totals), not one per row
             try:
@@ -83,6 +83,21 @@ class SQLiteUsage:
                 newest = records[-1].time
                 conn.execute("DELETE FROM usage WHERE time < ?", (newest - self.retention,))
                 conn.execute("DELETE FROM usage_totals WHERE period < ?", (stamps(newest - KEEP["monthly"])[1],))
+
+    def _fresh(self, kept: tuple[Any, Identity] | None) -> tuple[Any, Identity]:
+        """:meth:`SQLiteFile.fresh`, with a file that is no database named and what to do
+        about it: SQLite says only "file is not a database"."""
+        import sqlite3
+
+        try:
+            return self._file.fresh(kept)
+        except sqlite3.DatabaseError as exc:
+            if type(exc) is not sqlite3.DatabaseError:  # a lock, a full disk: said as they are
+                raise
+            raise sqlite3.DatabaseError(
+                f"{exc}: {self.path} is not a SQLite database, or is damaged; move it aside (a new "
+                "ledger is made in its place) or point web.usage.path at another file"
+            ) from None
 
     def close(self) -> None:
         """Close the kept connections (the next write or lookup opens new ones)."""
@@ -121,7 +136,7 @@ class SQLiteUsage:
         import sqlite3
 
         try:
-            return self._file.connect()
+            return self._fresh(None)[0]
         except sqlite3.OperationalError:
             if any(Path(f"{self.path}{tail}").exists() for tail in ("-wal", "-shm")):
                 raise  # rows may wait in the WAL, or a writer has it open: reading past it would miss or tear them
@@ -132,7 +147,7 @@ class SQLiteUsage:
         made here: one that cannot be (a read-only folder) fails this lookup, as one that
         cannot be read does, rather than reading as nothing spent in every new process."""
         with self._read_lock:
-            self._reader = self._file.fresh(self._reader)
+            self._reader = self._fresh(self._reader)
             found = []
             for period, scope in keys:
                 row = self._reader[0].execute(
