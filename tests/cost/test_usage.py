@@ -385,7 +385,8 @@ def test_a_ledger_path_under_a_file_says_so(tmp_path: Path) -> None:
 
 def test_a_ledger_in_a_folder_it_may_not_write_names_the_file_and_what_to_do(tmp_path: Path) -> None:
     """A ledger whose folder is read-only (a read-only container image, another user's
-    folder): every warning said only "unable to open database file". A mount
+    folder): every warning said only "unable to open database file", and a budget read it as
+    nothing spent. A mount
     namespace of its own makes the folder read-only; the host's files are untouched."""
     folder = tmp_path / "ledger"
     folder.mkdir()
@@ -397,10 +398,12 @@ def test_a_ledger_in_a_folder_it_may_not_write_names_the_file_and_what_to_do(tmp
         "from cost.conftest import cost_config\n"
         "from webproviders import dispatch_search\n"
         "from webproviders.accounting.usage.spool import spool\n"
+        f"capped = cost_config(usage={{'path': {str(path)!r}}}, budget={{'daily_usd': 1}})\n"
+        "print(json.dumps(dispatch_search('a', backend='priced', config=capped)))\n"
         f"config = cost_config(usage={{'path': {str(path)!r}}})\n"
-        "dispatch_search('a', backend='priced', config=config)\n"
+        "dispatch_search('b', backend='priced', config=config)\n"
         "spool.flush()\n"
-        "print(json.dumps(dispatch_search('b', backend='priced', config=config)))\n"
+        "print(json.dumps(dispatch_search('c', backend='priced', config=config)))\n"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     setup = f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder}"
@@ -410,12 +413,14 @@ def test_a_ledger_in_a_folder_it_may_not_write_names_the_file_and_what_to_do(tmp
     command = f"{setup} && exec {sys.executable} {script}"
     done = subprocess.run(["unshare", "-rm", "sh", "-c", command], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
-    envelope = json.loads(done.stdout.splitlines()[-1])
-    assert envelope["success"] is True
+    refused, envelope = (json.loads(line) for line in done.stdout.splitlines()[-2:])
     said = (
         f"unable to open database file {path}: this process may not create or write it there (a read-only folder "
         f"or file system); let it write to {folder}, or point web.usage.path at a file it may write"
     )
+    # A budget cannot start from a ledger that cannot be made: not a fresh cap in every process.
+    assert refused["error_code"] == "budget_store_unavailable" and said in refused["error"], refused
+    assert envelope["success"] is True
     assert any(said in w for w in envelope["meta"]["warnings"]), envelope["meta"]
 
 

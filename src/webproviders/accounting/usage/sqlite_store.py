@@ -143,9 +143,12 @@ class SQLiteUsage:
             return sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, check_same_thread=False)
 
     def totals(self, keys: list[tuple[str, str]]) -> list[float]:
-        """The running total of dollars for each ``(period, scope)``. A ledger not made yet is
-        made here: one that cannot be (a read-only folder) fails this lookup, as one that
-        cannot be read does, rather than reading as nothing spent in every new process."""
+        """The running total of dollars for each ``(period, scope)``. A ledger not made yet
+        holds nothing, unless it cannot be made (a read-only folder): that fails the lookup, as
+        a ledger that cannot be read does, rather than reading as nothing spent in every new process."""
+        if not self.path.exists():
+            self._file.check_can_make()
+            return [0.0] * len(keys)
         with self._read_lock:
             self._reader = self._fresh(self._reader)
             found = []
