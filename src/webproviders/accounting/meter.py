@@ -125,10 +125,11 @@ class Meter:
     def spending_more(self, spend: Spend) -> Callable[[], Awaitable[None]] | None:
         """What reserves a further request of ``spend``'s attempt against the budgets (None
         when nothing need be): a provider priced per request is billed for each page of a
-        paged search, and its call reserved one request."""
+        paged search, and its call reserved one request. An extract's or a crawl's further
+        requests are within the URLs or pages it reserved."""
         budgets = self.accounts.budgets
         rate = spend.tariff.rate(self.capability)
-        if budgets is None or not rate.usd or rate.per != "request":
+        if budgets is None or not rate.usd or rate.per != "request" or self.capability != "search":
             return None
 
         async def reserve() -> None:
