@@ -229,6 +229,17 @@ def test_a_since_in_the_future_is_refused_saying_so(
     assert json.loads(capsys.readouterr().out)["until"] in ("2099-01-01T00:00:00+00:00", "9999-12-31T23:59:59+00:00")
 
 
+@pytest.mark.parametrize("since", ["0d", "0h", "0m"])
+def test_a_span_of_no_time_is_refused_saying_so(tmp_path: Path, capsys: pytest.CaptureFixture[str], since: str) -> None:
+    """``--since 0d`` printed an empty table from now to now with exit code 0, read as nothing spent."""
+    file = tmp_path / "config.yaml"
+    file.write_text(json.dumps({"web": {"usage": {"path": str(tmp_path / "usage.sqlite3")}}}), encoding="utf-8")
+    assert main(["--config", str(file), "usage", "--since", since]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error [invalid_input]: since (") and "is now, a span of no time (it is now " in error
+    assert "give a past date, or a span back such as '7d'." in error
+
+
 def _config_file(tmp_path: Path, web: dict[str, Any]) -> Path:
     file = tmp_path / "config.yaml"
     document = {"web": web, "plugins": {"paths": [str(PLUGINS)], "enabled": ["priced"]}}

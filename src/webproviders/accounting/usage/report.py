@@ -143,9 +143,10 @@ def usage_summary(
     now = time.time()
     start = parse_since(since, now)
     end = now if until is None else parse_since(until, now, "until")
-    if until is None and start > now:  # an empty summary "from 2099 to today" read as nothing spent
+    if until is None and start >= now:  # an empty summary "from 2099 to today" read as nothing spent
+        when = "is in the future" if start > now else "is now, a span of no time"  # '0d' is the latter
         raise UsageQueryError(
-            f"since ({_iso(start)}) is in the future (it is now {_iso(now)}), so there is no usage to "
+            f"since ({_iso(start)}) {when} (it is now {_iso(now)}), so there is no usage to "
             "report yet; give a past date, or a span back such as '7d'."
         )
     if until is not None and end <= start:  # the same day for both is no day: until is not included
