@@ -38,8 +38,10 @@ async def later_page(name: str, read: int, fetch: Callable[[], Awaitable[T]]) ->
         async with timeout(left - SPARE):
             try:
                 await next_request_slot(left - SPARE - MIN_REQUEST_TIME)
-            except (BudgetExceededError, BudgetStoreUnavailableError) as exc:
+            except BudgetExceededError as exc:
                 reason = f"its cost was not within the spending budget ({exc})"
+            except BudgetStoreUnavailableError as exc:
+                reason = f"its cost could not be checked against the spending budget ({exc})"
             except WebProviderError as exc:
                 reason = f"the provider's request budget had no slot for it in time ({exc})"
             else:
