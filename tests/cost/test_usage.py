@@ -397,8 +397,8 @@ def test_a_ledger_path_under_a_file_says_so(tmp_path: Path) -> None:
 def test_a_ledger_in_a_folder_it_may_not_write_names_the_file_and_what_to_do(tmp_path: Path) -> None:
     """A ledger whose folder is read-only (a read-only container image, another user's
     folder): every warning said only "unable to open database file", and a budget read it as
-    nothing spent. A mount
-    namespace of its own makes the folder read-only; the host's files are untouched."""
+    nothing spent. A mount namespace of its own makes the folder read-only; the host's files
+    are untouched."""
     folder = tmp_path / "ledger"
     folder.mkdir()
     path = folder / "usage.sqlite3"
@@ -432,6 +432,47 @@ def test_a_ledger_in_a_folder_it_may_not_write_names_the_file_and_what_to_do(tmp
     # A budget cannot start from a ledger that cannot be made: not a fresh cap in every process.
     assert refused["error_code"] == "budget_store_unavailable" and said in refused["error"], refused
     assert envelope["success"] is True
+    assert any(said in w for w in envelope["meta"]["warnings"]), envelope["meta"]
+
+
+def test_a_ledger_on_a_full_disk_names_the_file_and_what_to_do(tmp_path: Path) -> None:
+    """A ledger whose disk filled up: every warning said only "database or disk is full".
+    A mount namespace of its own puts a 40 KiB file system on the folder; the host's disk is
+    untouched."""
+    folder = tmp_path / "ledger"
+    folder.mkdir()
+    path = folder / "usage.sqlite3"
+    script = tmp_path / "call.py"
+    script.write_text(
+        "import json, sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent.parent)!r})\n"
+        "from cost.conftest import cost_config\n"
+        "from webproviders import dispatch_search\n"
+        "from webproviders.accounting.usage.spool import spool\n"
+        f"config = cost_config(usage={{'path': {str(path)!r}, 'record_queries': True}})\n"
+        "for n in range(2000):\n"
+        "    envelope = dispatch_search('heat pumps ' * 30 + str(n), backend='priced', config=config)\n"
+        "    spool.flush()\n"
+        "    if envelope['meta'].get('warnings'):\n"
+        "        break\n"
+        "print(json.dumps(envelope))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    setup = f"mount -t tmpfs -o size=40k tmpfs {folder}"
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", setup], capture_output=True, env=env)
+    if probe.returncode != 0:
+        pytest.skip(f"no small file system here: {probe.stderr.decode(errors='replace').strip()}")
+    done = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", f"{setup} && exec {sys.executable} {script}"],
+        capture_output=True, text=True, env=env, timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    envelope = json.loads(done.stdout.splitlines()[-1])
+    assert envelope["success"] is True
+    said = (
+        f"database or disk is full: the disk holding {path} is full; free space there, or point "
+        "web.usage.path at a file on another disk"
+    )
     assert any(said in w for w in envelope["meta"]["warnings"]), envelope["meta"]
 
 

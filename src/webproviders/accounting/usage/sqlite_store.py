@@ -67,6 +67,19 @@ class SQLiteUsage:
         self._read_lock = threading.Lock()
 
     def append(self, records: list[UsageRecord]) -> None:
+        import sqlite3
+
+        try:
+            self._append(records)
+        except sqlite3.OperationalError as exc:
+            if str(exc) != "database or disk is full":
+                raise
+            raise sqlite3.OperationalError(  # SQLite names neither the file nor the disk
+                f"{exc}: the disk holding {self.path} is full; free space there, or point "
+                "web.usage.path at a file on another disk"
+            ) from None
+
+    def _append(self, records: list[UsageRecord]) -> None:
         with self._lock:
             self._writer = self._fresh(self._writer)
             conn = self._writer[0]
