@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -20,7 +21,9 @@ from webproviders import (
     dispatch_search,
     usage_summary,
 )
+from webproviders.accounting.usage import UsageRecord
 from webproviders.accounting.usage.spool import spool
+from webproviders.accounting.usage.sqlite_store import SQLiteUsage
 from webproviders.errors import WebTimeoutError
 from webproviders.index.pages import IndexedPage
 from webproviders.index.stores import open_store
@@ -287,6 +290,28 @@ def test_a_ledger_that_cannot_be_made_refuses_priced_calls_rather_than_counting_
     assert scripted(config, "priced").calls == 0
     local = cost_config(usage=usage, budget={"daily_usd": 1, "on_store_error": "local"})
     assert dispatch_search("b", backend="priced", config=local)["success"] is True
+
+
+def test_a_ledger_that_does_not_answer_is_waited_for_within_the_budget_timeout(tmp_path: Path) -> None:
+    """The ledger a counter starts from was read within web.usage.timeout (here 3 s), though
+    web.budget.timeout (0.3 s) is documented to bound it: a call waited ten times as long
+    before its refusal."""
+    path = tmp_path / "usage.sqlite3"
+    store = SQLiteUsage(path, retention_days=400)
+    store.append([UsageRecord(time.time(), "priced", "search", "ok", 1.0, "request", 0.004, False, 1.0)])
+    store.close()
+    holder = sqlite3.connect(path, isolation_level=None)  # another process writing, its lock held
+    holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("INSERT INTO usage_totals VALUES ('2000-01', 'all', 0)")
+    try:
+        config = cost_config(usage={"path": str(path), "timeout": 3}, budget={"daily_usd": 1, "timeout": 0.3})
+        refused = dispatch_search("a", backend="priced", config=config)
+    finally:
+        holder.close()
+    assert refused["error_code"] == "budget_store_unavailable", refused
+    assert "the usage ledger (sqlite) did not answer within 0.30 s" in refused["error"]
+    assert scripted(config, "priced").calls == 0
 
 
 def test_with_on_store_error_local_an_unreachable_redis_leaves_a_budget_per_process() -> None:

@@ -298,10 +298,14 @@ class Budgets:
         """What the ledger says each budget has spent in its period, in micro-dollars; None when
         the ledger is unavailable and ``on_store_error: local`` lets the call go on (else this
         raises :class:`BudgetStoreUnavailableError`)."""
+        # Within web.budget.timeout too, as the counters are: the ledger's own guard waited
+        # web.usage.timeout alone. This one shares its breaker (a guard per location).
+        bound = min(self.settings.timeout, ledger.guard.timeout)
+        guard = StoreGuard(ledger.guard.what, bound, location=ledger.location)
         try:
-            totals = await ledger.guard.call(ledger.totals, [(c.stamp, c.total) for c in checks])
+            totals = await guard.call(ledger.totals, [(c.stamp, c.total) for c in checks])
         except StoreUnavailable as problem:
-            self._store_failed(ledger.guard, problem, provider)  # local: counts from zero
+            self._store_failed(guard, problem, provider)  # local: counts from zero
             return None
         return [micros(spent) for spent in totals]
 
