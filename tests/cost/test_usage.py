@@ -476,6 +476,48 @@ def test_a_ledger_on_a_full_disk_names_the_file_and_what_to_do(tmp_path: Path) -
     assert any(said in w for w in envelope["meta"]["warnings"]), envelope["meta"]
 
 
+def test_a_ledger_on_a_read_only_mount_names_the_file_and_what_to_do(tmp_path: Path) -> None:
+    """An existing ledger on a read-only mount: every warning said only "unable to open
+    database file" (or "attempt to write a readonly database"). A mount namespace of its own makes the folder read-only; the host's
+    files are untouched."""
+    from webproviders.accounting.usage.sqlite_store import SQLiteUsage
+
+    folder = tmp_path / "ledger"
+    folder.mkdir()
+    path = folder / "usage.sqlite3"
+    store = SQLiteUsage(path, retention_days=400)
+    store.append([UsageRecord(time.time(), "priced", "search", "ok", 1.0, "request", 0.004, False, 1.0)])
+    store.close()
+    sqlite3.connect(path).close()  # the last connection out folds the WAL in
+    script = tmp_path / "call.py"
+    script.write_text(
+        "import json, sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent.parent)!r})\n"
+        "from cost.conftest import cost_config\n"
+        "from webproviders import dispatch_search\n"
+        "from webproviders.accounting.usage.spool import spool\n"
+        f"config = cost_config(usage={{'path': {str(path)!r}}})\n"
+        "dispatch_search('a', backend='priced', config=config)\n"
+        "spool.flush()\n"
+        "print(json.dumps(dispatch_search('b', backend='priced', config=config)))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    setup = f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder}"
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", f"{setup} && ! touch {folder}/x"], capture_output=True, env=env)
+    if probe.returncode != 0:
+        pytest.skip(f"no read-only mount here: {probe.stderr.decode(errors='replace').strip()}")
+    command = f"{setup} && exec {sys.executable} {script}"
+    done = subprocess.run(["unshare", "-rm", "sh", "-c", command], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    envelope = json.loads(done.stdout.splitlines()[-1])
+    assert envelope["success"] is True
+    said = (  # after "unable to open database file": WAL's index file could not be made beside it
+        f"database file: {path} may not be written (a read-only file, folder or file system); let this process "
+        "write it, or point web.usage.path at a file it may write"
+    )
+    assert any(said in w for w in envelope["meta"]["warnings"]), envelope["meta"]
+
+
 def test_a_ledger_file_that_is_no_database_is_named_with_what_to_do(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
