@@ -200,6 +200,17 @@ def test_configs_of_one_process_that_share_a_ledger_share_its_budgets(tmp_path: 
     assert usage_summary("1d", config=first)["total"]["usd"] == 0.02
 
 
+def test_configs_naming_one_ledger_file_in_different_ways_share_its_budgets(tmp_path: Path) -> None:
+    """``<dir>/usage.sqlite3``, ``<dir>/./usage.sqlite3`` and a link to the folder name one file,
+    yet each config counted only its own spending: three configs took a $0.008 budget to $0.024."""
+    (tmp_path / "link").symlink_to(tmp_path / "data", target_is_directory=True)
+    paths = [tmp_path / "data" / "usage.sqlite3", tmp_path / "data" / "." / "usage.sqlite3", tmp_path / "link" / "usage.sqlite3"]
+    configs = [cost_config(budget={"daily_usd": 0.008}, usage={"path": str(path)}) for path in paths]
+    served = [dispatch_search(f"q {n}", backend="priced", config=config)["success"] for n, config in enumerate(configs)]
+    assert served == [True, True, False]  # $0.004 each
+    assert sum(scripted(config, "priced").calls for config in configs) == 2
+
+
 _FORK_SCRIPT = """
 import os, signal, sys
 from webproviders import dispatch_search
