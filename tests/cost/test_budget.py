@@ -176,6 +176,16 @@ def test_a_crawl_is_estimated_from_its_limit_alias_too() -> None:
     assert refused["error_code"] == "budget_exceeded" and "about $0.0500" in refused["error"]
 
 
+@pytest.mark.parametrize("max_pages", ["50", 50.0])
+def test_a_crawl_is_estimated_from_its_sections_max_pages_written_as_its_crawler_reads_it(max_pages: Any) -> None:
+    """``max_pages: ${PAGES}`` gives text, which crawlers read as a number: the estimate took
+    only a whole number, so a 50-page crawl was reserved as 25 and sent past a budget that
+    could not pay for it."""
+    config = cost_config(budget={"daily_usd": 0.03}, usage=False, providers={"priced": {"max_pages": max_pages}})
+    refused = dispatch_crawl("https://a.example/", backend="priced", config=config)
+    assert refused["error_code"] == "budget_exceeded" and "about $0.0500" in refused["error"]
+
+
 def test_a_new_process_starts_from_what_the_ledger_recorded(tmp_path: Path) -> None:
     web = {"budget": {"daily_usd": 0.01}, "usage": {"path": str(tmp_path / "usage.sqlite3")}}
     first = cost_config(**web)
