@@ -240,6 +240,15 @@ def test_a_span_of_no_time_is_refused_saying_so(tmp_path: Path, capsys: pytest.C
     assert "give a past date, or a span back such as '7d'." in error
 
 
+def test_grouping_by_a_tag_no_call_can_carry_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--by "tag:user name"`` put every row under "-", which reads as calls without the tag."""
+    file = tmp_path / "config.yaml"
+    file.write_text(json.dumps({"web": {"usage": {"path": str(tmp_path / "usage.sqlite3")}}}), encoding="utf-8")
+    assert main(["--config", str(file), "usage", "--by", "tag:user name"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error [invalid_input]: by 'tag:user name' names a tag no call can carry (tag names use letters")
+
+
 def _config_file(tmp_path: Path, web: dict[str, Any]) -> Path:
     file = tmp_path / "config.yaml"
     document = {"web": web, "plugins": {"paths": [str(PLUGINS)], "enabled": ["priced"]}}

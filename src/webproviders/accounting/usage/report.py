@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import NetworkError, ProviderError, WebProviderError
+from ..tags import TAG_NAME, TAG_NAME_RULE
 from .record import Unread, UsageRecord
 
 if TYPE_CHECKING:
@@ -83,6 +84,8 @@ def _key_of(by: str) -> Any:
         return lambda r: getattr(r, by)
     if by.startswith("tag:") and len(by) > 4:
         name = by[4:]
+        if not TAG_NAME.match(name):  # every row would be under "-", read as calls without the tag
+            raise UsageQueryError(f"by {by!r} names a tag no call can carry (tag names use {TAG_NAME_RULE}).")
         return lambda r: r.tags.get(name)
     raise UsageQueryError(f"by {by!r} is not understood; use one of {', '.join(GROUPINGS)} or tag:<name> (e.g. tag:user).")
 
