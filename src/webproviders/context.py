@@ -89,7 +89,8 @@ class Attempt:
     """
 
     __slots__ = (
-        "further", "given_up", "later_failure", "pace", "partial", "queued", "reached", "repeats", "stalled", "warnings",
+        "further", "given_up", "later_failure", "pace", "partial", "queued", "reached", "repeats", "spend_more", "stalled",
+        "warnings",
     )
 
     def __init__(self) -> None:
@@ -108,6 +109,10 @@ class Attempt:
         #: budget, set by the dispatcher when the provider has one: what a further request of
         #: the attempt (a paged search's next page) takes, as its first request took one.
         self.pace: Callable[[float], Awaitable[None]] | None = None
+        #: Reserves a further request's cost against the spending budgets, set by the
+        #: dispatcher when the provider is priced per request and a budget applies: a paged
+        #: search's later page costs a request more than the one its call reserved.
+        self.spend_more: Callable[[], Awaitable[None]] | None = None
         #: How a further request failed that the answer went without (a paged search's next
         #: page): a 429's or 503's Retry-After in it holds the provider back for every caller,
         #: as the first request's would.
@@ -249,10 +254,14 @@ async def next_request_slot(max_wait: float | None = None) -> None:
     same attempt (nothing to wait for without a request budget, or outside a dispatch).
     Raises :class:`~webproviders.errors.RateLimitedError` when the slot is more than
     ``max_wait`` seconds off (by default, when it lies past the call's deadline): a vendor
-    counts every request against its limit."""
+    counts every request against its limit. Raises :class:`~webproviders.errors.BudgetExceededError`
+    (or ``BudgetStoreUnavailableError``) when its cost would take a spending budget over:
+    the vendor bills every request too."""
     record = _attempt.get()
     if record is None:
         return
+    if record.spend_more is not None:
+        await record.spend_more()
     if record.pace is not None:
         if max_wait is None:
             max_wait = remaining_time() or 0.0

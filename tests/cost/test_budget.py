@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
@@ -20,7 +21,9 @@ from webproviders import (
     dispatch_search,
     usage_summary,
 )
+from webproviders.accounting.usage import UsageRecord
 from webproviders.accounting.usage.spool import spool
+from webproviders.accounting.usage.sqlite_store import SQLiteUsage
 from webproviders.errors import WebTimeoutError
 from webproviders.index.pages import IndexedPage
 from webproviders.index.stores import open_store
@@ -173,6 +176,16 @@ def test_a_crawl_is_estimated_from_its_limit_alias_too() -> None:
     assert refused["error_code"] == "budget_exceeded" and "about $0.0500" in refused["error"]
 
 
+@pytest.mark.parametrize("max_pages", ["50", 50.0])
+def test_a_crawl_is_estimated_from_its_sections_max_pages_written_as_its_crawler_reads_it(max_pages: Any) -> None:
+    """``max_pages: ${PAGES}`` gives text, which crawlers read as a number: the estimate took
+    only a whole number, so a 50-page crawl was reserved as 25 and sent past a budget that
+    could not pay for it."""
+    config = cost_config(budget={"daily_usd": 0.03}, usage=False, providers={"priced": {"max_pages": max_pages}})
+    refused = dispatch_crawl("https://a.example/", backend="priced", config=config)
+    assert refused["error_code"] == "budget_exceeded" and "about $0.0500" in refused["error"]
+
+
 def test_a_new_process_starts_from_what_the_ledger_recorded(tmp_path: Path) -> None:
     web = {"budget": {"daily_usd": 0.01}, "usage": {"path": str(tmp_path / "usage.sqlite3")}}
     first = cost_config(**web)
@@ -195,6 +208,17 @@ def test_configs_of_one_process_that_share_a_ledger_share_its_budgets(tmp_path: 
     ]
     assert served.count(True) == 5  # $0.004 each
     assert usage_summary("1d", config=first)["total"]["usd"] == 0.02
+
+
+def test_configs_naming_one_ledger_file_in_different_ways_share_its_budgets(tmp_path: Path) -> None:
+    """``<dir>/usage.sqlite3``, ``<dir>/./usage.sqlite3`` and a link to the folder name one file,
+    yet each config counted only its own spending: three configs took a $0.008 budget to $0.024."""
+    (tmp_path / "link").symlink_to(tmp_path / "data", target_is_directory=True)
+    paths = [tmp_path / "data" / "usage.sqlite3", tmp_path / "data" / "." / "usage.sqlite3", tmp_path / "link" / "usage.sqlite3"]
+    configs = [cost_config(budget={"daily_usd": 0.008}, usage={"path": str(path)}) for path in paths]
+    served = [dispatch_search(f"q {n}", backend="priced", config=config)["success"] for n, config in enumerate(configs)]
+    assert served == [True, True, False]  # $0.004 each
+    assert sum(scripted(config, "priced").calls for config in configs) == 2
 
 
 _FORK_SCRIPT = """
@@ -273,6 +297,42 @@ def test_an_unreachable_budget_store_refuses_priced_calls_and_a_chain_moves_on(
     ]
     assert scripted(config, "priced").calls == 0
     assert "budget store (redis)" in caplog.text
+
+
+def test_a_ledger_that_cannot_be_made_refuses_priced_calls_rather_than_counting_from_zero(tmp_path: Path) -> None:
+    """A ledger file that could not be made read as nothing spent: every new process (each
+    CLI run, each restarted worker) had the whole cap again, and its rows were lost."""
+    (tmp_path / "notes").write_text("x")
+    usage = {"path": str(tmp_path / "notes" / "usage.sqlite3")}
+    config = cost_config(usage=usage, budget={"daily_usd": 1})
+    refused = dispatch_search("a", backend="priced", config=config)
+    assert refused["error_code"] == "budget_store_unavailable", refused
+    assert "a file stands where one of its folders should be" in refused["error"]
+    assert scripted(config, "priced").calls == 0
+    local = cost_config(usage=usage, budget={"daily_usd": 1, "on_store_error": "local"})
+    assert dispatch_search("b", backend="priced", config=local)["success"] is True
+
+
+def test_a_ledger_that_does_not_answer_is_waited_for_within_the_budget_timeout(tmp_path: Path) -> None:
+    """The ledger a counter starts from was read within web.usage.timeout (here 3 s), though
+    web.budget.timeout (0.3 s) is documented to bound it: a call waited ten times as long
+    before its refusal."""
+    path = tmp_path / "usage.sqlite3"
+    store = SQLiteUsage(path, retention_days=400)
+    store.append([UsageRecord(time.time(), "priced", "search", "ok", 1.0, "request", 0.004, False, 1.0)])
+    store.close()
+    holder = sqlite3.connect(path, isolation_level=None)  # another process writing, its lock held
+    holder.execute("PRAGMA locking_mode = EXCLUSIVE")
+    holder.execute("BEGIN EXCLUSIVE")
+    holder.execute("INSERT INTO usage_totals VALUES ('2000-01', 'all', 0)")
+    try:
+        config = cost_config(usage={"path": str(path), "timeout": 3}, budget={"daily_usd": 1, "timeout": 0.3})
+        refused = dispatch_search("a", backend="priced", config=config)
+    finally:
+        holder.close()
+    assert refused["error_code"] == "budget_store_unavailable", refused
+    assert "the usage ledger (sqlite) did not answer within 0.30 s" in refused["error"]
+    assert scripted(config, "priced").calls == 0
 
 
 def test_with_on_store_error_local_an_unreachable_redis_leaves_a_budget_per_process() -> None:

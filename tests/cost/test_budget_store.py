@@ -213,10 +213,30 @@ def test_budget_counters_stay_bounded_and_an_evicted_tag_starts_from_the_ledger(
     assert "$0.0040 is already spent" in refused["error"]
 
 
+def test_a_counter_evicted_while_many_tag_values_start_at_once_still_holds_its_cap(tmp_path: Path) -> None:
+    """Callers of more tag values at once than ``max_counters``: the global counter, known when
+    each looked, was evicted by the others' while they read the ledger, and started again from
+    zero (and never ended): a $0.2 daily budget had $0.6 spent on it."""
+    config = cost_config(
+        budget={"daily_usd": 0.2, "max_counters": 100, "per_tag": {"user": {"daily_usd": 1}}},
+        usage={"path": str(tmp_path / "usage.sqlite3")},
+    )
+
+    async def calls() -> list[dict[str, Any]]:
+        await adispatch_search("first", backend="priced", config=config, tags={"user": "first"})
+        return await asyncio.gather(
+            *(adispatch_search(f"q {n}", backend="priced", config=config, tags={"user": f"u{n}"}) for n in range(400))
+        )
+
+    served = sum(envelope["success"] for envelope in asyncio.run(calls()))
+    assert 0 < served <= 49  # $0.004 each, with the first call's
+    assert scripted(config, "priced").calls == served + 1
+
+
 def test_counters_of_ended_periods_are_dropped() -> None:
     counters = LocalCounters(max_keys=1000)
-    counters.seed("day-1:tag:user=a", 10, ends=100.0)
-    counters.seed("month:all", 10, ends=1000.0)
+    starts = {"day-1:tag:user=a": (10, 100.0), "month:all": (10, 1000.0)}
+    assert counters.reserve(list(starts), [1000, 1000], 0, now=50.0, starts=starts) is None
     assert counters.reserve(["month:all"], [1000], 5, now=150.0) is None
     assert not counters.known("day-1:tag:user=a") and counters.used("month:all") == 15
 

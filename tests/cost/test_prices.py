@@ -65,6 +65,25 @@ def test_the_operators_price_overrides_the_list_price_per_capability() -> None:
     assert tariff.rate("extract").usd == 0.002  # not overridden: the list price stays
 
 
+def test_an_operators_price_for_one_capability_leaves_a_self_hosted_or_keyless_setup_free_for_the_others(
+    make_config: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A self-hosted firecrawl priced by its operator per crawled page was charged Firecrawl's
+    list price for every search and scrape (and its reported credits at Firecrawl's rate);
+    jina's keyless reader, given a price for search, was charged the list price per URL."""
+    monkeypatch.setenv("FIRECRAWL_API_KEY", "fc-123456")
+    own = {"crawl": {"usd": 0.0001, "per": "page"}}
+    hosted = _tariff(make_config(web={"providers": {"firecrawl": {"base_url": "http://127.0.0.1:3002", "price": own}}}), "firecrawl")
+    assert hosted.rate("crawl").usd == 0.0001
+    assert (hosted.rate("search").usd, hosted.rate("extract").usd, hosted.credit_usd) == (0.0, 0.0, None)
+    monkeypatch.delenv("JINA_API_KEY", raising=False)
+    keyless = _tariff(make_config(web={"providers": {"jina": {"price": {"search": {"usd": 0.0002}}}}}), "jina")
+    assert keyless.rate("search").usd == 0.0002 and keyless.rate("extract").usd == 0.0
+    # With its key, and not self-hosted, what the operator left out keeps the list price.
+    keyed = _tariff(make_config(web={"providers": {"firecrawl": {"price": own}}}), "firecrawl")
+    assert keyed.rate("search").usd == 0.01066 and keyed.credit_usd == 0.00533
+
+
 @pytest.mark.parametrize("free", [0, False, "free"])
 def test_price_zero_makes_a_provider_free(free: Any) -> None:
     assert _tariff(cost_config(providers={"priced": {"price": free}}), "priced").free

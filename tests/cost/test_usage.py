@@ -229,6 +229,26 @@ def test_a_since_in_the_future_is_refused_saying_so(
     assert json.loads(capsys.readouterr().out)["until"] in ("2099-01-01T00:00:00+00:00", "9999-12-31T23:59:59+00:00")
 
 
+@pytest.mark.parametrize("since", ["0d", "0h", "0m"])
+def test_a_span_of_no_time_is_refused_saying_so(tmp_path: Path, capsys: pytest.CaptureFixture[str], since: str) -> None:
+    """``--since 0d`` printed an empty table from now to now with exit code 0, read as nothing spent."""
+    file = tmp_path / "config.yaml"
+    file.write_text(json.dumps({"web": {"usage": {"path": str(tmp_path / "usage.sqlite3")}}}), encoding="utf-8")
+    assert main(["--config", str(file), "usage", "--since", since]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error [invalid_input]: since (") and "is now, a span of no time (it is now " in error
+    assert "give a past date, or a span back such as '7d'." in error
+
+
+def test_grouping_by_a_tag_no_call_can_carry_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``--by "tag:user name"`` put every row under "-", which reads as calls without the tag."""
+    file = tmp_path / "config.yaml"
+    file.write_text(json.dumps({"web": {"usage": {"path": str(tmp_path / "usage.sqlite3")}}}), encoding="utf-8")
+    assert main(["--config", str(file), "usage", "--by", "tag:user name"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("error [invalid_input]: by 'tag:user name' names a tag no call can carry (tag names use letters")
+
+
 def _config_file(tmp_path: Path, web: dict[str, Any]) -> Path:
     file = tmp_path / "config.yaml"
     document = {"web": web, "plugins": {"paths": [str(PLUGINS)], "enabled": ["priced"]}}
@@ -365,6 +385,170 @@ def test_a_ledger_path_naming_a_folder_says_so(tmp_path: Path, capsys: pytest.Ca
     file = _config_file(tmp_path, {"usage": {"path": str(tmp_path)}})
     assert main(["--config", str(file), "usage"]) == 1
     assert "is a folder; web.usage.path names the file itself" in capsys.readouterr().err
+
+
+def test_a_ledger_path_under_a_file_says_so(tmp_path: Path) -> None:
+    """A file standing where a folder of the path should be: the warning said only
+    "[Errno 17] File exists", naming the file in the way, not the ledger nor the setting."""
+    (tmp_path / "notes").write_text("x")
+    path = tmp_path / "notes" / "usage.sqlite3"
+    config = cost_config(usage={"path": str(path)})
+    assert dispatch_search("a", backend="priced", config=config)["success"] is True
+    spool.flush()
+    again = dispatch_search("b", backend="priced", config=config)
+    assert again["success"] is True
+    assert any(
+        f"{path} cannot be made: a file stands where one of its folders should be; point web.usage.path at a file" in w
+        for w in again["meta"]["warnings"]
+    ), again["meta"]
+
+
+def test_a_ledger_in_a_folder_it_may_not_write_names_the_file_and_what_to_do(tmp_path: Path) -> None:
+    """A ledger whose folder is read-only (a read-only container image, another user's
+    folder): every warning said only "unable to open database file", and a budget read it as
+    nothing spent. A mount namespace of its own makes the folder read-only; the host's files
+    are untouched."""
+    folder = tmp_path / "ledger"
+    folder.mkdir()
+    path = folder / "usage.sqlite3"
+    script = tmp_path / "call.py"
+    script.write_text(
+        "import json, sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent.parent)!r})\n"
+        "from cost.conftest import cost_config\n"
+        "from webproviders import dispatch_search\n"
+        "from webproviders.accounting.usage.spool import spool\n"
+        f"capped = cost_config(usage={{'path': {str(path)!r}}}, budget={{'daily_usd': 1}})\n"
+        "print(json.dumps(dispatch_search('a', backend='priced', config=capped)))\n"
+        f"config = cost_config(usage={{'path': {str(path)!r}}})\n"
+        "dispatch_search('b', backend='priced', config=config)\n"
+        "spool.flush()\n"
+        "print(json.dumps(dispatch_search('c', backend='priced', config=config)))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    setup = f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder}"
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", f"{setup} && ! touch {folder}/x"], capture_output=True, env=env)
+    if probe.returncode != 0:
+        pytest.skip(f"no read-only mount here: {probe.stderr.decode(errors='replace').strip()}")
+    command = f"{setup} && exec {sys.executable} {script}"
+    done = subprocess.run(["unshare", "-rm", "sh", "-c", command], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    refused, envelope = (json.loads(line) for line in done.stdout.splitlines()[-2:])
+    said = (
+        f"unable to open database file {path}: this process may not create or write it there (a read-only folder "
+        f"or file system); let it write to {folder}, or point web.usage.path at a file it may write"
+    )
+    # A budget cannot start from a ledger that cannot be made: not a fresh cap in every process.
+    assert refused["error_code"] == "budget_store_unavailable" and said in refused["error"], refused
+    assert envelope["success"] is True
+    assert any(said in w for w in envelope["meta"]["warnings"]), envelope["meta"]
+
+
+def test_a_ledger_on_a_full_disk_names_the_file_and_what_to_do(tmp_path: Path) -> None:
+    """A ledger whose disk filled up: every warning said only "database or disk is full".
+    A mount namespace of its own puts a 40 KiB file system on the folder; the host's disk is
+    untouched."""
+    folder = tmp_path / "ledger"
+    folder.mkdir()
+    path = folder / "usage.sqlite3"
+    script = tmp_path / "call.py"
+    script.write_text(
+        "import json, sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent.parent)!r})\n"
+        "from cost.conftest import cost_config\n"
+        "from webproviders import dispatch_search\n"
+        "from webproviders.accounting.usage.spool import spool\n"
+        f"config = cost_config(usage={{'path': {str(path)!r}, 'record_queries': True}})\n"
+        "for n in range(2000):\n"
+        "    envelope = dispatch_search('heat pumps ' * 30 + str(n), backend='priced', config=config)\n"
+        "    spool.flush()\n"
+        "    if envelope['meta'].get('warnings'):\n"
+        "        break\n"
+        "print(json.dumps(envelope))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    setup = f"mount -t tmpfs -o size=40k tmpfs {folder}"
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", setup], capture_output=True, env=env)
+    if probe.returncode != 0:
+        pytest.skip(f"no small file system here: {probe.stderr.decode(errors='replace').strip()}")
+    done = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", f"{setup} && exec {sys.executable} {script}"],
+        capture_output=True, text=True, env=env, timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    envelope = json.loads(done.stdout.splitlines()[-1])
+    assert envelope["success"] is True
+    said = (
+        f"database or disk is full: the disk holding {path} is full; free space there, or point "
+        "web.usage.path at a file on another disk"
+    )
+    assert any(said in w for w in envelope["meta"]["warnings"]), envelope["meta"]
+
+
+def test_a_ledger_on_a_read_only_mount_names_the_file_and_what_to_do(tmp_path: Path) -> None:
+    """An existing ledger on a read-only mount: every warning said only "unable to open
+    database file" (or "attempt to write a readonly database"). A mount namespace of its own makes the folder read-only; the host's
+    files are untouched."""
+    from webproviders.accounting.usage.sqlite_store import SQLiteUsage
+
+    folder = tmp_path / "ledger"
+    folder.mkdir()
+    path = folder / "usage.sqlite3"
+    store = SQLiteUsage(path, retention_days=400)
+    store.append([UsageRecord(time.time(), "priced", "search", "ok", 1.0, "request", 0.004, False, 1.0)])
+    store.close()
+    sqlite3.connect(path).close()  # the last connection out folds the WAL in
+    script = tmp_path / "call.py"
+    script.write_text(
+        "import json, sys\n"
+        f"sys.path.insert(0, {str(Path(__file__).parent.parent)!r})\n"
+        "from cost.conftest import cost_config\n"
+        "from webproviders import dispatch_search\n"
+        "from webproviders.accounting.usage.spool import spool\n"
+        f"config = cost_config(usage={{'path': {str(path)!r}}})\n"
+        "dispatch_search('a', backend='priced', config=config)\n"
+        "spool.flush()\n"
+        "print(json.dumps(dispatch_search('b', backend='priced', config=config)))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    setup = f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder}"
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", f"{setup} && ! touch {folder}/x"], capture_output=True, env=env)
+    if probe.returncode != 0:
+        pytest.skip(f"no read-only mount here: {probe.stderr.decode(errors='replace').strip()}")
+    command = f"{setup} && exec {sys.executable} {script}"
+    done = subprocess.run(["unshare", "-rm", "sh", "-c", command], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stdout + done.stderr
+    envelope = json.loads(done.stdout.splitlines()[-1])
+    assert envelope["success"] is True
+    said = (  # after "unable to open database file": WAL's index file could not be made beside it
+        f"database file: {path} may not be written (a read-only file, folder or file system); let this process "
+        "write it, or point web.usage.path at a file it may write"
+    )
+    assert any(said in w for w in envelope["meta"]["warnings"]), envelope["meta"]
+
+
+def test_a_ledger_file_that_is_no_database_is_named_with_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A damaged ledger (or a path set to some other file): the warnings, the budget's
+    refusal and the report said only "file is not a database", naming no file."""
+    path = tmp_path / "usage.sqlite3"
+    path.write_bytes(b"not a ledger " * 500)
+    said = (
+        f"file is not a database: {path} is not a SQLite database, or is damaged; move it aside (a new ledger "
+        "is made in its place) or point web.usage.path at another file"
+    )
+    refused = dispatch_search("a", backend="priced", config=cost_config(usage={"path": str(path)}, budget={"daily_usd": 1}))
+    assert refused["error_code"] == "budget_store_unavailable" and said in refused["error"]
+    config = cost_config(usage={"path": str(path)})
+    assert dispatch_search("b", backend="priced", config=config)["success"] is True
+    spool.flush()
+    again = dispatch_search("c", backend="priced", config=config)
+    assert any(said in w for w in again["meta"]["warnings"]), again["meta"]
+    file = _config_file(tmp_path, {"usage": {"path": str(path)}})
+    assert main(["--config", str(file), "usage"]) == 1
+    assert said in capsys.readouterr().err
+    assert path.read_bytes() == b"not a ledger " * 500
 
 
 def test_a_ledger_deleted_while_in_use_is_started_again(tmp_path: Path) -> None:

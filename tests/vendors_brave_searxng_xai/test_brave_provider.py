@@ -213,6 +213,29 @@ def test_a_limit_above_20_reads_the_next_pages(config: Any, search: Any) -> None
     assert envelope["meta"]["cost"]["units"] == 2  # each page is a request Brave bills
 
 
+def test_a_later_page_is_not_read_when_its_cost_would_go_over_the_budget(
+    make_config: Any, search: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each page is a request Brave bills: a call reserved one request's cost, then read
+    three pages, and a $0.01 daily budget had $0.015 spent on it."""
+    monkeypatch.setenv("BRAVE_SEARCH_API_KEY", BRAVE_KEY)
+    config = make_config(web=web(budget={"daily_usd": 0.01}))
+    with respx.mock() as mock:
+        route = mock.get(BRAVE_URL).mock(side_effect=_brave_pages(100))
+        envelope = search(config, backend="brave", limit=50)
+        assert envelope["success"] is True, envelope
+        assert route.call_count == 2 and len(envelope["data"]["web"]) == 40
+        assert envelope["meta"]["cost"]["usd"] == 0.01
+        assert any(
+            "next page of results was not read, as its cost was not within the spending budget" in w
+            and "web.budget.daily_usd" in w
+            for w in envelope["meta"]["warnings"]
+        )
+        refused = search(config, backend="brave", limit=50)
+    assert refused["error_code"] == "budget_exceeded" and "$0.0100 is already spent" in refused["error"]
+    assert route.call_count == 2
+
+
 def test_paging_stops_when_brave_has_no_more_results(config: Any, search: Any) -> None:
     with respx.mock() as mock:
         route = mock.get(BRAVE_URL).mock(side_effect=_brave_pages(30))

@@ -15,6 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from ..config import spelled
 from ..context import Usage
 from ..errors import WebProviderError
 from .prices import DEFAULT_CRAWL_PAGES, Tariff
@@ -59,7 +60,11 @@ def planned_units(capability: str, per: str, arguments: dict[str, Any], settings
     if capability == "search":
         return float(arguments["limit"])
     options = arguments["options"]  # ``limit`` is ``max_pages``'s alias for every crawler
-    pages = options.get("max_pages") or options.get("limit") or settings.option("max_pages") or DEFAULT_CRAWL_PAGES
+    # The section's as its crawler reads it: "50" from a ${VAR}, or 50.0, is fifty pages.
+    configured = spelled(settings.option("max_pages"))
+    if isinstance(configured, float) and configured.is_integer():
+        configured = int(configured)
+    pages = options.get("max_pages") or options.get("limit") or configured or DEFAULT_CRAWL_PAGES
     return float(pages) if isinstance(pages, int) and not isinstance(pages, bool) and pages > 0 else DEFAULT_CRAWL_PAGES
 
 

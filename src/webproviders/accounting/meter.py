@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from .. import context
@@ -42,6 +43,8 @@ class Spend:
     span: Any
     wall: float
     started: float
+    #: Reservations of the requests it sent after its first (a paged search's later pages).
+    more: list[Hold] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -119,6 +122,23 @@ class Meter:
             span = accounts.telemetry.start_attempt(self.span, self.capability, provider)  # type: ignore[union-attr]
         return Spend(provider, tariff, planned, hold, context.start_usage(), span, time.time(), time.perf_counter())
 
+    def spending_more(self, spend: Spend) -> Callable[[], Awaitable[None]] | None:
+        """What reserves a further request of ``spend``'s attempt against the budgets (None
+        when nothing need be): a provider priced per request is billed for each page of a
+        paged search, and its call reserved one request. An extract's or a crawl's further
+        requests are within the URLs or pages it reserved."""
+        budgets = self.accounts.budgets
+        rate = spend.tariff.rate(self.capability)
+        if budgets is None or not rate.usd or rate.per != "request" or self.capability != "search":
+            return None
+
+        async def reserve() -> None:
+            hold = await budgets.reserve(spend.provider, self.tags, rate.usd)
+            if hold is not None:
+                spend.more.append(hold)
+
+        return reserve
+
     def stop(
         self, spend: Spend, data: Any = None, error: WebProviderError | None = None, sent: bool = True, further: int = 0
     ) -> dict[str, Any]:
@@ -132,8 +152,14 @@ class Meter:
             if sent
             else Cost()
         )
-        if spend.hold is not None and self.accounts.budgets is not None:
-            self.accounts.budgets.settle(spend.hold, cost.usd)
+        budgets = self.accounts.budgets
+        if budgets is not None:
+            further = 0.0
+            for hold in spend.more:  # each is released; what the requests cost falls on the first
+                budgets.settle(hold, hold.amount / 1_000_000)
+                further += hold.amount / 1_000_000
+            if spend.hold is not None:
+                budgets.settle(spend.hold, cost.usd - further)
         code = None if error is None else error.code
         if spend.span is not None:
             self.accounts.telemetry.end_attempt(spend.span, cost, code)  # type: ignore[union-attr]

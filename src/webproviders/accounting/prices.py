@@ -57,16 +57,19 @@ def _self_hosted(manifest: ProviderManifest, settings: ProviderSettings) -> bool
 
 
 def tariff_for(manifest: ProviderManifest, settings: ProviderSettings) -> Tariff:
-    """The prices that apply to a provider now: the operator's, else the manifest's list prices."""
+    """The prices that apply to a provider now: the operator's, else the manifest's list prices
+    (which a keyless or self-hosted setup does not pay)."""
     own: PriceSheet | None = getattr(settings, "price", None)
     listed = manifest.price_sheet()
     if own is not None and own.free:
         return FREE
-    if own is None:
-        if listed is None or not manifest.has_key(settings):
-            return FREE
-        if listed.self_hosted_free and _self_hosted(manifest, settings):
-            return FREE
+    # Without its key, or self-hosted, the list prices are not what the setup costs: an
+    # operator's price for one capability left the others at list prices (a self-hosted
+    # firecrawl priced per crawled page was charged Firecrawl's price for every search).
+    if listed is not None and (not manifest.has_key(settings) or (listed.self_hosted_free and _self_hosted(manifest, settings))):
+        listed = None
+    if own is None and listed is None:
+        return FREE
     rates: dict[str, Rate] = {}
     for capability in DEFAULT_UNITS:
         for sheet in (own, listed):

@@ -75,10 +75,13 @@ class SQLiteFile:
         """A new autocommit connection usable from any thread (the caller keeps or closes it)."""
         import sqlite3
 
-        require_home(self.path).parent.mkdir(parents=True, exist_ok=True)
+        folder = self._folder()
         if self.path.is_dir():  # SQLite says only "unable to open database file"
             raise IsADirectoryError(f"{self.path} is a folder; {self._setting} names the file itself (one inside it will do)")
-        conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
+        try:
+            conn = sqlite3.connect(self.path, timeout=self.timeout, isolation_level=None, check_same_thread=False)
+        except sqlite3.OperationalError as exc:  # SQLite names neither the file nor why
+            raise self._unwritable(exc, folder) from None
         conn.execute(f"PRAGMA busy_timeout = {max(1, round(self.timeout * 1000))}")
         if self._prepared is None or self._prepared != self.identity():
             with self._lock:
@@ -87,6 +90,35 @@ class SQLiteFile:
                     self._prepared = self.identity()
         conn.execute("PRAGMA synchronous = NORMAL")
         return conn
+
+    def check_can_make(self) -> None:
+        """Raise what :meth:`connect` would, were the file (not made yet) made now: its folder
+        cannot be, or may not be written. Cheaper than making it, for a lookup on a call's path."""
+        import sqlite3
+
+        folder = self._folder()
+        if not os.access(folder, os.W_OK | os.X_OK):
+            raise self._unwritable(sqlite3.OperationalError("unable to open database file"), folder)
+
+    def _folder(self) -> Path:
+        """The file's folder, made when missing."""
+        folder = require_home(self.path).parent
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+        except FileExistsError:  # Python names the file, and says only that it exists
+            raise NotADirectoryError(
+                f"{self.path} cannot be made: a file stands where one of its folders should be; "
+                f"point {self._setting} at a file in a folder"
+            ) from None
+        return folder
+
+    def _unwritable(self, exc: Exception, folder: Path) -> Exception:
+        import sqlite3
+
+        return sqlite3.OperationalError(
+            f"{exc} {self.path}: this process may not create or write it there (a read-only folder "
+            f"or file system); let it write to {folder}, or point {self._setting} at a file it may write"
+        )
 
     def fresh(self, kept: tuple[Any, Identity] | None) -> tuple[Any, Identity]:
         """``kept`` (a connection and the file it opened) while that file is still the one at

@@ -363,6 +363,7 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             raise Skipped(error) from None
         started = asked = time.perf_counter()
         record = start_attempt()
+        record.spend_more = meter.spending_more(spend)  # a later page is billed: it reserves its own cost
         sent = False
         try:
             if not state.limits.unlimited(name):

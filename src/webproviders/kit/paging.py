@@ -15,7 +15,7 @@ from typing import TypeVar
 from ..asynctimeout import timeout
 from ..context import next_request_slot, note_later_failure, remaining_time, warn
 from ..dependable.retry import MIN_REQUEST_TIME
-from ..errors import WebProviderError
+from ..errors import BudgetExceededError, BudgetStoreUnavailableError, WebProviderError
 
 T = TypeVar("T")
 
@@ -27,7 +27,8 @@ async def later_page(name: str, read: int, fetch: Callable[[], Awaitable[T]]) ->
     """``fetch()``'s page, or None with a warning when it failed or did not come in time;
     ``read`` is how many results the pages before it gave. Each page is a request the vendor
     counts, so it first takes its own slot of the provider's request budget (``rate_limit``),
-    waited for only while the page can still be read."""
+    waited for only while the page can still be read, and the vendor bills it, so its cost
+    must fit in the spending budgets (``web.budget``)."""
     left = remaining_time()
     try:
         if left is None:
@@ -37,6 +38,10 @@ async def later_page(name: str, read: int, fetch: Callable[[], Awaitable[T]]) ->
         async with timeout(left - SPARE):
             try:
                 await next_request_slot(left - SPARE - MIN_REQUEST_TIME)
+            except BudgetExceededError as exc:
+                reason = f"its cost was not within the spending budget ({exc})"
+            except BudgetStoreUnavailableError as exc:
+                reason = f"its cost could not be checked against the spending budget ({exc})"
             except WebProviderError as exc:
                 reason = f"the provider's request budget had no slot for it in time ({exc})"
             else:

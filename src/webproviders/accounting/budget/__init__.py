@@ -34,7 +34,7 @@ from ...errors import BudgetExceededError, BudgetStoreUnavailableError
 from ...redact import get_logger, scrub
 from ..periods import ALL, KEEP, periods, provider_scope, tag_scope
 from ..usage.spool import spool
-from .local import LocalCounters, counters_for
+from .local import GONE, LocalCounters, counters_for
 from .redis_backend import MISSING, Reservation
 
 if TYPE_CHECKING:
@@ -228,8 +228,13 @@ class Budgets:
                 if refused != MISSING:  # else the ledger is down and this process's counters decide
                     self._refuse(checks, refused, amount, provider, None)
                     return Hold(tuple(keys), amount, True)
-        await self._seed([c for c in checks if not self.local.known(c.key)], provider)
-        self._refuse(checks, self.local.reserve(keys, limits, amount, now), amount, provider, self.local)
+        pending = [c for c in checks if not self.local.known(c.key)]
+        refused = self.local.reserve(keys, limits, amount, now, await self._starts(pending, provider))
+        if refused == GONE:
+            # A counter was evicted while the ledger was read (callers of many tag values at
+            # once): it restarted from zero, and a cap was spent again. All start from the ledger.
+            refused = self.local.reserve(keys, limits, amount, now, await self._starts(checks, provider))
+        self._refuse(checks, refused, amount, provider, self.local)
         return Hold(tuple(keys), amount, False)
 
     async def _reserve_shared(self, handoff: _Handoff, request: Reservation) -> tuple[int, int] | None:
@@ -285,23 +290,27 @@ class Budgets:
         except StoreUnavailable as problem:
             self.guard.warn(problem, "a reservation could not be corrected to what the request cost")
 
-    async def _seed(self, checks: list[Check], provider: str) -> None:
-        """Start this process's counters at the ledger's running totals for their periods."""
+    async def _starts(self, checks: list[Check], provider: str) -> dict[str, tuple[int, float]]:
+        """Where this process's counters for ``checks`` start: the ledger's running totals for
+        their periods (zero without a ledger), and when each period ends."""
         if not checks:
-            return
+            return {}
         ledger = self._ledger
         totals = None if ledger is None else await self._ledger_totals(ledger, checks, provider)
-        for check, spent in zip(checks, totals or [0] * len(checks), strict=True):
-            self.local.seed(check.key, spent, check.ends)
+        return {check.key: (spent, check.ends) for check, spent in zip(checks, totals or [0] * len(checks), strict=True)}
 
     async def _ledger_totals(self, ledger: Ledger, checks: list[Check], provider: str) -> list[int] | None:
         """What the ledger says each budget has spent in its period, in micro-dollars; None when
         the ledger is unavailable and ``on_store_error: local`` lets the call go on (else this
         raises :class:`BudgetStoreUnavailableError`)."""
+        # Within web.budget.timeout too, as the counters are: the ledger's own guard waited
+        # web.usage.timeout alone. This one shares its breaker (a guard per location).
+        bound = min(self.settings.timeout, ledger.guard.timeout)
+        guard = StoreGuard(ledger.guard.what, bound, location=ledger.location)
         try:
-            totals = await ledger.guard.call(ledger.totals, [(c.stamp, c.total) for c in checks])
+            totals = await guard.call(ledger.totals, [(c.stamp, c.total) for c in checks])
         except StoreUnavailable as problem:
-            self._store_failed(ledger.guard, problem, provider)  # local: counts from zero
+            self._store_failed(guard, problem, provider)  # local: counts from zero
             return None
         return [micros(spent) for spent in totals]
 

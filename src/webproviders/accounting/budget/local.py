@@ -15,10 +15,12 @@ import os
 import threading
 import weakref
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 
 #: Counters kept by default (``web.budget.max_counters``).
 MAX_KEYS = 10_000
+#: What :meth:`LocalCounters.reserve` answers for a counter it no longer keeps.
+GONE = (-1, 0)
 
 
 class LocalCounters:
@@ -39,30 +41,39 @@ class LocalCounters:
     def known(self, key: str) -> bool:
         return key in self._used
 
-    def seed(self, key: str, micros: int, ends: float) -> None:
-        """Start a counter at what the ledger already holds (unless another caller did first)."""
-        with self._lock:
-            if key not in self._used:
-                self._used[key] = (micros, ends)
-                self._next_expiry = min(self._next_expiry, ends)
-                while len(self._used) > self.max_keys:
-                    self._used.popitem(last=False)
-
     def reserve(
-        self, keys: Sequence[str], limits: Sequence[int], amount: int, now: float
+        self,
+        keys: Sequence[str],
+        limits: Sequence[int],
+        amount: int,
+        now: float,
+        starts: Mapping[str, tuple[int, float]] | None = None,
     ) -> tuple[int, int] | None:
-        """Add ``amount`` to every counter if none goes over its limit; else ``(index, used)`` of the first that would."""
+        """Add ``amount`` to every counter if none goes over its limit; else ``(index, used)``
+        of the first that would. A counter not kept starts at ``starts[key]`` (micro-dollars,
+        when its period ends); one not there either (evicted
+        since the caller looked) answers :data:`GONE`, nothing reserved: it must start from
+        the ledger, not from zero."""
         with self._lock:
             if now >= self._next_expiry:
                 self._expire(now)
+            for key in keys:  # ours go last, so that what the starts push out is another's
+                if key in self._used:
+                    self._used.move_to_end(key)
+                elif starts is not None and key in starts:
+                    self._used[key] = starts[key]
+                    self._next_expiry = min(self._next_expiry, starts[key][1])
+                else:
+                    return GONE
+            while len(self._used) > self.max_keys:
+                self._used.popitem(last=False)
             for index, (key, limit) in enumerate(zip(keys, limits, strict=True)):
-                used = self._used.get(key, (0, 0.0))[0]
+                used = self._used[key][0]
                 if used + amount > limit:
                     return index, used
             for key in keys:
-                used, ends = self._used.get(key, (0, float("inf")))
+                used, ends = self._used[key]
                 self._used[key] = (used + amount, ends)
-                self._used.move_to_end(key)
                 self._held[key] = self._held.get(key, 0) + amount
             return None
 

@@ -12,6 +12,7 @@ for a while; rows that come by meanwhile are dropped (and the calls say so).
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -19,6 +20,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...dependable.offload import StoreGuard, StoreUnavailable
+from ...homedir import expand_user
 from ...redact import get_logger, scrub
 from ..periods import stamps
 from .record import Unread, UsageRecord, running_totals
@@ -98,6 +100,13 @@ class _Unwritten:
 _unwritten: dict[tuple[str, str], _Unwritten] = {}
 
 
+def _same_file(path: str) -> str:
+    """``path`` as every spelling of its file gives it (a path whose ``~`` no home directory
+    expands is left as written: it names no file)."""
+    expanded = expand_user(path)
+    return path if expanded.parts[:1] and expanded.parts[0].startswith("~") else os.path.realpath(expanded)
+
+
 class Ledger:
     """Where one config's usage rows go, and where reports read them from."""
 
@@ -122,8 +131,12 @@ class Ledger:
     @property
     def identity(self) -> tuple[str, str, str]:
         """Which ledger this is: configs that write to the same one share what they spent (a
-        Redis ledger is one stream per namespace; a SQLite file is one ledger whatever it says)."""
-        return self.kind, self.location, self.settings.namespace if self.kind == "redis" else ""
+        Redis ledger is one stream per namespace; a SQLite file is one ledger whatever it says,
+        and however its path is written: ``~/u.sqlite3`` and ``/home/me/./u.sqlite3``, or a
+        link to it, each spent the cap of the other again)."""
+        if self.kind == "redis":
+            return self.kind, self.location, self.settings.namespace
+        return self.kind, _same_file(self.location), ""
 
     @property
     def record_queries(self) -> bool:

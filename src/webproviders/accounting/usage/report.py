@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from ...errors import NetworkError, ProviderError, WebProviderError
+from ..tags import TAG_NAME, TAG_NAME_RULE
 from .record import Unread, UsageRecord
 
 if TYPE_CHECKING:
@@ -83,6 +84,8 @@ def _key_of(by: str) -> Any:
         return lambda r: getattr(r, by)
     if by.startswith("tag:") and len(by) > 4:
         name = by[4:]
+        if not TAG_NAME.match(name):  # every row would be under "-", read as calls without the tag
+            raise UsageQueryError(f"by {by!r} names a tag no call can carry (tag names use {TAG_NAME_RULE}).")
         return lambda r: r.tags.get(name)
     raise UsageQueryError(f"by {by!r} is not understood; use one of {', '.join(GROUPINGS)} or tag:<name> (e.g. tag:user).")
 
@@ -143,9 +146,10 @@ def usage_summary(
     now = time.time()
     start = parse_since(since, now)
     end = now if until is None else parse_since(until, now, "until")
-    if until is None and start > now:  # an empty summary "from 2099 to today" read as nothing spent
+    if until is None and start >= now:  # an empty summary "from 2099 to today" read as nothing spent
+        when = "is in the future" if start > now else "is now, a span of no time"  # '0d' is the latter
         raise UsageQueryError(
-            f"since ({_iso(start)}) is in the future (it is now {_iso(now)}), so there is no usage to "
+            f"since ({_iso(start)}) {when} (it is now {_iso(now)}), so there is no usage to "
             "report yet; give a past date, or a span back such as '7d'."
         )
     if until is not None and end <= start:  # the same day for both is no day: until is not included

@@ -40,6 +40,17 @@ _ADD_TOTAL = (
 #: parameters a SQLite build may have.
 _CHUNK = 64
 _ROW_PLACES = ("?",) * len(_COLUMNS.split(", "))
+_READ_ONLY = (
+    "{path} may not be written (a read-only file, folder or file system); let this process write it, "
+    "or point web.usage.path at a file it may write"
+)
+#: What to do when the ledger cannot be written, by what SQLite said (which names no file).
+_WRITE_ADVICE = {
+    "database or disk is full": "the disk holding {path} is full; free space there, or point web.usage.path at a "
+    "file on another disk",
+    "attempt to write a readonly database": _READ_ONLY,
+    "unable to open database file": _READ_ONLY,  # the index file WAL keeps beside it could not be made
+}
 #: ``PRAGMA user_version`` once the running totals hold every row.
 _TOTALS_VERSION = 1
 
@@ -67,8 +78,16 @@ class SQLiteUsage:
         self._read_lock = threading.Lock()
 
     def append(self, records: list[UsageRecord]) -> None:
+        import sqlite3
+
+        try:
+            self._append(records)
+        except sqlite3.OperationalError as exc:
+            raise self._explained(exc) from None
+
+    def _append(self, records: list[UsageRecord]) -> None:
         with self._lock:
-            self._writer = self._file.fresh(self._writer)
+            self._writer = self._fresh(self._writer)
             conn = self._writer[0]
             conn.execute("BEGIN")  # one transaction per batch (rows and their totals), not one per row
             try:
@@ -83,6 +102,28 @@ class SQLiteUsage:
                 newest = records[-1].time
                 conn.execute("DELETE FROM usage WHERE time < ?", (newest - self.retention,))
                 conn.execute("DELETE FROM usage_totals WHERE period < ?", (stamps(newest - KEEP["monthly"])[1],))
+
+    def _fresh(self, kept: tuple[Any, Identity] | None) -> tuple[Any, Identity]:
+        """:meth:`SQLiteFile.fresh`, with a file that is no database named and what to do
+        about it: SQLite says only "file is not a database"."""
+        import sqlite3
+
+        try:
+            return self._file.fresh(kept)
+        except sqlite3.OperationalError as exc:
+            raise self._explained(exc) from None
+        except sqlite3.DatabaseError as exc:
+            raise sqlite3.DatabaseError(
+                f"{exc}: {self.path} is not a SQLite database, or is damaged; move it aside (a new "
+                "ledger is made in its place) or point web.usage.path at another file"
+            ) from None
+
+    def _explained(self, exc: Exception) -> Exception:
+        """``exc`` with the file named and what to do, when SQLite said only what failed."""
+        import sqlite3
+
+        advice = _WRITE_ADVICE.get(str(exc))
+        return exc if advice is None else sqlite3.OperationalError(f"{exc}: {advice.format(path=self.path)}")
 
     def close(self) -> None:
         """Close the kept connections (the next write or lookup opens new ones)."""
@@ -121,18 +162,21 @@ class SQLiteUsage:
         import sqlite3
 
         try:
-            return self._file.connect()
+            return self._fresh(None)[0]
         except sqlite3.OperationalError:
             if any(Path(f"{self.path}{tail}").exists() for tail in ("-wal", "-shm")):
                 raise  # rows may wait in the WAL, or a writer has it open: reading past it would miss or tear them
             return sqlite3.connect(f"{self.path.resolve().as_uri()}?mode=ro&immutable=1", uri=True, check_same_thread=False)
 
     def totals(self, keys: list[tuple[str, str]]) -> list[float]:
-        """The running total of dollars for each ``(period, scope)``."""
+        """The running total of dollars for each ``(period, scope)``. A ledger not made yet
+        holds nothing, unless it cannot be made (a read-only folder): that fails the lookup, as
+        a ledger that cannot be read does, rather than reading as nothing spent in every new process."""
         if not self.path.exists():
+            self._file.check_can_make()
             return [0.0] * len(keys)
         with self._read_lock:
-            self._reader = self._file.fresh(self._reader)
+            self._reader = self._fresh(self._reader)
             found = []
             for period, scope in keys:
                 row = self._reader[0].execute(
