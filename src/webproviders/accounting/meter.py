@@ -128,8 +128,10 @@ class Meter:
         paged search, and its call reserved one request. An extract's or a crawl's further
         requests are within the URLs or pages it reserved."""
         budgets = self.accounts.budgets
+        if budgets is None or self.capability != "search":
+            return None
         rate = spend.tariff.rate(self.capability)
-        if budgets is None or not rate.usd or rate.per != "request" or self.capability != "search":
+        if not rate.usd or rate.per != "request":
             return None
 
         async def reserve() -> None:
