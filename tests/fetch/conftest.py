@@ -37,6 +37,7 @@ TEST_NAMES: dict[str, list[list[str]]] = {
     "slowmap.site.test": [["127.0.0.1"]],
     "slowmaps.site.test": [["127.0.0.1"]],
     "hugemap.site.test": [["127.0.0.1"]],
+    "wideindex.site.test": [["127.0.0.1"]],
     "loopmap.site.test": [["127.0.0.1"]],
     "loopbots.site.test": [["127.0.0.1"]],
     "busybots.site.test": [["127.0.0.1"]],

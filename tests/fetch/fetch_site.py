@@ -325,6 +325,7 @@ SITEMAPS = {
     "relloc.site.test": "/maps/index.xml",
     "slowmaps.site.test": "/sitemap-slow-index.xml",
     "hugemap.site.test": "/sitemap-huge.xml",
+    "wideindex.site.test": "/sitemap-wide-index.xml",
 }
 
 
@@ -742,6 +743,12 @@ class SiteHandler(BaseHTTPRequestHandler):
             while time.monotonic() < deadline and not server.stopping.is_set():
                 time.sleep(0.05)
             return self._send(200, sitemap(port, self.headers.get("Host") or ""), "application/xml")
+        if path == "/sitemap-wide-index.xml":  # 50,000 sitemaps (the protocol's most), half another site's
+            here = f"http://{self.headers.get('Host')}"
+            own = (f"<sitemap><loc>{here}/sitemap.xml?n={n}</loc></sitemap>" for n in range(25_000))
+            others = (f"<sitemap><loc>http://elsewhere.test/sitemap-{n}.xml</loc></sitemap>" for n in range(25_000))
+            children = "".join(item for pair in zip(others, own, strict=True) for item in pair)
+            return self._send(200, f"<sitemapindex>{children}</sitemapindex>".encode(), "application/xml")
         if path == "/sitemap-huge.xml":
             return self._send(200, huge_sitemap(), "application/xml")
         if path == "/sitemap-big.xml":

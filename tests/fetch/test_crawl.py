@@ -484,6 +484,21 @@ def test_a_sitemap_that_takes_seconds_to_parse_ends_by_the_deadline(site: Any, c
     assert envelope["data"][0]["url"] == seed
 
 
+def test_a_sitemap_index_of_fifty_thousand_sitemaps_half_of_another_site_ends_by_the_deadline(
+    site: Any, config_for: Any
+) -> None:
+    """Each of its own sitemaps was looked for in a list of the others, on the event loop,
+    which nothing could interrupt: an index of 50,000 held a 4 s crawl for many seconds."""
+    roomy = config_for(allowed_hosts=["*.site.test"], max_response_bytes=25_000_000)
+    seed = f"http://wideindex.site.test:{site.port}/docs/a"
+    started = time.monotonic()
+    envelope = crawl(seed, roomy, use_sitemap=True, max_depth=1, timeout=4)
+    assert time.monotonic() - started < 4 + 1
+    assert envelope["data"][0]["url"] == seed
+    said = [w for w in envelope["meta"]["warnings"] if w.startswith("The sitemap index")]
+    assert said and "lists 25,000 sitemaps of other sites (http://elsewhere.test/sitemap-0.xml, ...)" in said[0]
+
+
 def test_a_crawl_stopped_by_its_deadline_names_the_crawl_delay_that_paced_it(site: Any, named: Config) -> None:
     """Its robots.txt asks for 10 s between requests: one page in 4 s read as a slow crawler."""
     seed = f"http://slowmap.site.test:{site.port}/docs/"

