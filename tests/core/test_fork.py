@@ -450,3 +450,63 @@ def test_a_child_does_not_count_the_parent_s_requests_under_way_as_its_own(tmp_p
     spent; a child forked while the parent's request was out said that request was its own,
     still under way, for the rest of the day."""
     assert _ledger_after(_IN_FLIGHT_SCRIPT, tmp_path) == [("priced", "ok")]
+
+
+_EXTRACTION_WORKERS_SCRIPT = """
+import os, sys, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from webproviders import dispatch_extract
+from webproviders.config import config_from_dict
+
+PAGE = b"<html><head><title>T</title></head><body><article><p>" + b"Some words of text. " * 40 + b"</p></article></body></html>"
+
+class Handler(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(PAGE)))
+        self.end_headers()
+        self.wfile.write(PAGE)
+    def log_message(self, *args):
+        pass
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
+threading.Thread(target=server.serve_forever, daemon=True).start()
+page = f"http://127.0.0.1:{server.server_port}/page"
+config = config_from_dict({"web": {"allowed_hosts": ["127.0.0.1"], "usage": False}})
+
+def extract():
+    envelope = dispatch_extract([page], backend="http", config=config, timeout=20)
+    assert envelope["success"], envelope
+
+extract()  # the parent's extraction worker runs, idle, as the process forks
+pid = os.fork()
+if pid == 0:
+    code = 1
+    try:
+        extract()
+        code = 0
+    finally:
+        os._exit(code)
+_, status = os.waitpid(pid, 0)
+extract()
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_child_leaves_the_parent_s_extraction_workers_without_a_warning(tmp_path: Path) -> None:
+    """A forked child drops the parent's extraction workers and starts its own; each dropped
+    one, a process still running (the parent's), printed a ResourceWarning in every child."""
+    path = tmp_path / "script.py"
+    path.write_text(_EXTRACTION_WORKERS_SCRIPT)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    done = subprocess.run(
+        [sys.executable, "-X", "dev", "-W", "error::ResourceWarning", str(path)],
+        capture_output=True, text=True, timeout=BOUND, env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "ResourceWarning" not in done.stderr, done.stderr[-3000:]
