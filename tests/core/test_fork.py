@@ -510,3 +510,64 @@ def test_a_child_leaves_the_parent_s_extraction_workers_without_a_warning(tmp_pa
     )
     assert done.returncode == 0, done.stderr[-3000:]
     assert "ResourceWarning" not in done.stderr, done.stderr[-3000:]
+
+
+_INDEX_WRITE_SCRIPT = """
+import os, sqlite3, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from webproviders import dispatch_extract
+from webproviders.config import config_from_dict
+from webproviders.index import autofill
+
+PAGE = b"<html><head><title>T</title></head><body><article><p>" + b"Some words of text. " * 40 + b"</p></article></body></html>"
+
+class Handler(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(PAGE)))
+        self.end_headers()
+        self.wfile.write(PAGE)
+    def log_message(self, *args):
+        pass
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
+threading.Thread(target=server.serve_forever, daemon=True).start()
+index = sys.argv[1]
+holder = sqlite3.connect(index, isolation_level=None)
+holder.execute("BEGIN EXCLUSIVE")  # the parent's write waits for it
+config = config_from_dict({
+    "web": {
+        "allowed_hosts": ["127.0.0.1"], "usage": False, "local": {"index": True},
+        "providers": {"local": {"path": index, "busy_timeout": 60}},
+    },
+})
+envelope = dispatch_extract([f"http://127.0.0.1:{server.server_port}/page"], backend="http", config=config, timeout=20)
+assert envelope["success"], envelope
+while autofill.wait_for_writes(0):  # until the page's write is queued
+    time.sleep(0.01)
+pid = os.fork()
+if pid == 0:
+    os._exit(0 if autofill.wait_for_writes(5) else 1)  # the child queued none
+_, status = os.waitpid(pid, 0)
+holder.rollback()
+assert autofill.wait_for_writes(60)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_child_does_not_wait_for_the_parent_s_index_writes(tmp_path: Path) -> None:
+    """Writes to the local index the parent had queued as it forked are its own: the child
+    counted them as its, which never ended there, so its exit waited for them and logged
+    that they were dropped because the index did not answer."""
+    path = tmp_path / "script.py"
+    path.write_text(_INDEX_WRITE_SCRIPT)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    done = subprocess.run(
+        [sys.executable, str(path), str(tmp_path / "index.sqlite3")], capture_output=True, text=True, timeout=BOUND, env=env
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
