@@ -571,3 +571,69 @@ def test_a_child_does_not_wait_for_the_parent_s_index_writes(tmp_path: Path) -> 
         [sys.executable, str(path), str(tmp_path / "index.sqlite3")], capture_output=True, text=True, timeout=BOUND, env=env
     )
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+_IMPORT_UNDER_WAY_SCRIPT = """
+import importlib.abc, json, os, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+for name in [name for name in sys.modules if name.split(".")[0] in ("httpx", "httpcore", "h11")]:
+    del sys.modules[name]
+started, release = threading.Event(), threading.Event()
+
+class SlowDisk(importlib.abc.MetaPathFinder):
+    \"\"\"h11's import waits for ``release``, as a cold import on a busy machine takes its time.\"\"\"
+    def find_spec(self, name, path=None, target=None):
+        if name == "h11":
+            started.set()
+            release.wait()
+        return None
+
+sys.meta_path.insert(0, SlowDisk())
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+
+ANSWER = json.dumps({"results": [{"url": "https://a.example/", "title": "A", "content": "a"}]}).encode()
+
+class Vendor(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(ANSWER)))
+        self.end_headers()
+        self.wfile.write(ANSWER)
+    def log_message(self, *args):
+        pass
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Vendor)
+server.daemon_threads = True
+threading.Thread(target=server.serve_forever, daemon=True).start()
+config = config_from_dict({"web": {"usage": False, "cache": False, "providers": {
+    "searxng": {"base_url": f"http://127.0.0.1:{server.server_address[1]}"}}}})
+
+first = threading.Thread(target=dispatch_search, args=("first",), kwargs={"backend": "searxng", "config": config, "timeout": 30})
+first.start()
+started.wait()  # the HTTP stack is being imported on the library's import thread
+threading.Timer(0.5, release.set).start()
+pid = os.fork()
+if pid == 0:
+    answer = dispatch_search("child", backend="searxng", config=config, timeout=5)
+    os._exit(0 if answer["success"] else 1)
+_, status = os.waitpid(pid, 0)
+first.join()
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_child_forked_while_the_http_stack_is_imported_calls(tmp_path: Path) -> None:
+    """A module being imported on the library's import thread as the process forked kept its
+    import lock held in the child, where that thread does not exist: every call of the child
+    timed out, saying the HTTP client was still loading. The fork now waits for the import."""
+    path = tmp_path / "script.py"
+    path.write_text(_IMPORT_UNDER_WAY_SCRIPT)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
