@@ -637,3 +637,54 @@ def test_a_child_forked_while_the_http_stack_is_imported_calls(tmp_path: Path) -
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+_SET_UP_UNDER_WAY_SCRIPT = """
+import importlib.abc, os, sys, threading
+
+for name in [name for name in sys.modules if name.startswith("opentelemetry")]:
+    del sys.modules[name]
+started, release = threading.Event(), threading.Event()
+
+class SlowDisk(importlib.abc.MetaPathFinder):
+    \"\"\"OpenTelemetry's import waits for ``release``, as a cold import on a busy machine takes its time.\"\"\"
+    def find_spec(self, name, path=None, target=None):
+        if name == "opentelemetry.context":
+            started.set()
+            release.wait()
+        return None
+
+sys.meta_path.insert(0, SlowDisk())
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+from webproviders.registry.providers import get_registry
+
+config = config_from_dict({"web": {"usage": False, "cache": False}})
+get_registry(config).load_all()  # the plugins' code is loaded: the first call only sets up
+first = threading.Thread(target=dispatch_search, args=("first",), kwargs={"backend": "stub", "config": config, "timeout": 30})
+first.start()
+started.wait()  # the first call's dispatch state is being set up, its telemetry imported
+threading.Timer(0.5, release.set).start()
+pid = os.fork()
+if pid == 0:
+    answer = dispatch_search("child", backend="stub", config=config, timeout=5)
+    os._exit(0 if answer["success"] else 1)
+_, status = os.waitpid(pid, 0)
+first.join()
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_child_forked_while_a_config_s_first_call_sets_up_calls(tmp_path: Path) -> None:
+    """A thread setting up a config's dispatch state (importing OpenTelemetry for it) as the
+    process forked held its lock in the child for good: the child's call with that config
+    waited on it past its deadline, for ever. The fork now waits for the set-up."""
+    pytest.importorskip("opentelemetry.trace")
+    path = tmp_path / "script.py"
+    path.write_text(_SET_UP_UNDER_WAY_SCRIPT)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
