@@ -688,3 +688,63 @@ def test_a_child_forked_while_a_config_s_first_call_sets_up_calls(tmp_path: Path
         env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND, env=env)
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+_PLUGIN_BEING_IMPORTED_SCRIPT = """
+import os, sys, threading, time
+from pathlib import Path
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+
+root = Path(sys.argv[1])
+plugin = root / "slowimp"
+plugin.mkdir(parents=True)
+(plugin / "plugin.yaml").write_text(
+    "name: slowimp\\nkind: backend\\nhooks: []\\nproviders:\\n  - name: slowimp\\n    capabilities: [search]\\n"
+)
+started, release = root / "started", root / "release"
+(plugin / "__init__.py").write_text(
+    "import pathlib, time\\n"
+    f"pathlib.Path({str(started)!r}).touch()\\n"
+    f"while not pathlib.Path({str(release)!r}).exists():\\n"
+    "    time.sleep(0.01)\\n"
+    "from webproviders import WebSearchProvider\\n"
+    "class Slow(WebSearchProvider):\\n"
+    "    name = 'slowimp'\\n"
+    "    def is_available(self):\\n"
+    "        return True\\n"
+    "    def search(self, query, limit=5, **options):\\n"
+    "        return [{'title': query, 'url': 'https://slowimp.example/'}]\\n"
+    "def register(ctx):\\n"
+    "    ctx.register_web_search_provider(Slow())\\n"
+)
+config = config_from_dict({"web": {"cache": False, "usage": False}, "plugins": {"paths": [str(root)], "enabled": ["slowimp"]}})
+first = threading.Thread(target=dispatch_search, args=("first",), kwargs={"backend": "slowimp", "config": config, "timeout": 30})
+first.start()
+while not started.exists():  # the plugin's module is being imported on its first use
+    time.sleep(0.01)
+threading.Timer(0.5, release.touch).start()
+pid = os.fork()
+if pid == 0:
+    envelope = dispatch_search("child", backend="slowimp", config=config, timeout=5)
+    os._exit(0 if envelope["success"] else 1)
+_, status = os.waitpid(pid, 0)
+first.join()
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_child_forked_while_a_plugin_is_imported_uses_it(tmp_path: Path) -> None:
+    """A plugin's module half imported on the parent's thread as the process forked stayed
+    half imported in the child: its load there found no register() and failed the plugin for
+    good ("failed to load"). The fork now waits for the load."""
+    path = tmp_path / "script.py"
+    path.write_text(_PLUGIN_BEING_IMPORTED_SCRIPT)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    done = subprocess.run(
+        [sys.executable, str(path), str(tmp_path / "plugins")], capture_output=True, text=True, timeout=BOUND, env=env
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
