@@ -11,7 +11,9 @@ before it was sent is no failure of the provider's, and costs nothing.
 The interpreter's exit waits for an import still under way (at most :data:`EXIT_WAIT`): a
 daemon thread cut off in the middle of one, inside an extension module's native code, could
 abort the process ("FATAL: exception not rethrown", status 134) after a script's first call
-had timed out and the script had ended.
+had timed out and the script had ended. So does a fork: the module's import lock, held by the
+importing thread, stays held in the child, where that thread does not exist, and every call
+of the child waited for the module (a timeout saying it was "still loading") for good.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ _importers = LazyPool(2, "webproviders-import")
 #: Imports under way, which the interpreter's exit waits for.
 _under_way: set[Future[None]] = set()
 _under_way_lock = threading.Lock()
-#: Seconds the interpreter's exit waits for imports under way (a cold SDK import takes 0.15-0.7 s).
+#: Seconds the interpreter's exit, or a fork, waits for imports under way (a cold SDK import takes 0.15-0.7 s).
 EXIT_WAIT = 10.0
 
 
@@ -83,7 +85,8 @@ def _done(future: Future[None]) -> None:
         _under_way.discard(future)
 
 
-def _finish_before_exit() -> None:
+def _finish_under_way() -> None:
+    """Wait (at most :data:`EXIT_WAIT`) for the imports under way: before the exit, or a fork."""
     with _under_way_lock:
         under_way = list(_under_way)
     if under_way:
@@ -97,6 +100,6 @@ def _forget_under_way() -> None:
     _under_way_lock = threading.Lock()
 
 
-atexit.register(_finish_before_exit)
+atexit.register(_finish_under_way)
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_under_way)
+    os.register_at_fork(before=_finish_under_way, after_in_child=_forget_under_way)

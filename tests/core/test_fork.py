@@ -450,3 +450,301 @@ def test_a_child_does_not_count_the_parent_s_requests_under_way_as_its_own(tmp_p
     spent; a child forked while the parent's request was out said that request was its own,
     still under way, for the rest of the day."""
     assert _ledger_after(_IN_FLIGHT_SCRIPT, tmp_path) == [("priced", "ok")]
+
+
+_EXTRACTION_WORKERS_SCRIPT = """
+import os, sys, threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from webproviders import dispatch_extract
+from webproviders.config import config_from_dict
+
+PAGE = b"<html><head><title>T</title></head><body><article><p>" + b"Some words of text. " * 40 + b"</p></article></body></html>"
+
+class Handler(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(PAGE)))
+        self.end_headers()
+        self.wfile.write(PAGE)
+    def log_message(self, *args):
+        pass
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
+threading.Thread(target=server.serve_forever, daemon=True).start()
+page = f"http://127.0.0.1:{server.server_port}/page"
+config = config_from_dict({"web": {"allowed_hosts": ["127.0.0.1"], "usage": False}})
+
+def extract():
+    envelope = dispatch_extract([page], backend="http", config=config, timeout=20)
+    assert envelope["success"], envelope
+
+extract()  # the parent's extraction worker runs, idle, as the process forks
+pid = os.fork()
+if pid == 0:
+    code = 1
+    try:
+        extract()
+        code = 0
+    finally:
+        os._exit(code)
+_, status = os.waitpid(pid, 0)
+extract()
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_child_leaves_the_parent_s_extraction_workers_without_a_warning(tmp_path: Path) -> None:
+    """A forked child drops the parent's extraction workers and starts its own; each dropped
+    one, a process still running (the parent's), printed a ResourceWarning in every child."""
+    path = tmp_path / "script.py"
+    path.write_text(_EXTRACTION_WORKERS_SCRIPT)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    done = subprocess.run(
+        [sys.executable, "-X", "dev", "-W", "error::ResourceWarning", str(path)],
+        capture_output=True, text=True, timeout=BOUND, env=env,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "ResourceWarning" not in done.stderr, done.stderr[-3000:]
+
+
+_INDEX_WRITE_SCRIPT = """
+import os, sqlite3, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from webproviders import dispatch_extract
+from webproviders.config import config_from_dict
+from webproviders.index import autofill
+
+PAGE = b"<html><head><title>T</title></head><body><article><p>" + b"Some words of text. " * 40 + b"</p></article></body></html>"
+
+class Handler(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(PAGE)))
+        self.end_headers()
+        self.wfile.write(PAGE)
+    def log_message(self, *args):
+        pass
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
+threading.Thread(target=server.serve_forever, daemon=True).start()
+index = sys.argv[1]
+holder = sqlite3.connect(index, isolation_level=None)
+holder.execute("BEGIN EXCLUSIVE")  # the parent's write waits for it
+config = config_from_dict({
+    "web": {
+        "allowed_hosts": ["127.0.0.1"], "usage": False, "local": {"index": True},
+        "providers": {"local": {"path": index, "busy_timeout": 60}},
+    },
+})
+envelope = dispatch_extract([f"http://127.0.0.1:{server.server_port}/page"], backend="http", config=config, timeout=20)
+assert envelope["success"], envelope
+while autofill.wait_for_writes(0):  # until the page's write is queued
+    time.sleep(0.01)
+pid = os.fork()
+if pid == 0:
+    os._exit(0 if autofill.wait_for_writes(5) else 1)  # the child queued none
+_, status = os.waitpid(pid, 0)
+holder.rollback()
+assert autofill.wait_for_writes(60)
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_child_does_not_wait_for_the_parent_s_index_writes(tmp_path: Path) -> None:
+    """Writes to the local index the parent had queued as it forked are its own: the child
+    counted them as its, which never ended there, so its exit waited for them and logged
+    that they were dropped because the index did not answer."""
+    path = tmp_path / "script.py"
+    path.write_text(_INDEX_WRITE_SCRIPT)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    done = subprocess.run(
+        [sys.executable, str(path), str(tmp_path / "index.sqlite3")], capture_output=True, text=True, timeout=BOUND, env=env
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+_IMPORT_UNDER_WAY_SCRIPT = """
+import importlib.abc, json, os, sys, threading, time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+for name in [name for name in sys.modules if name.split(".")[0] in ("httpx", "httpcore", "h11")]:
+    del sys.modules[name]
+started, release = threading.Event(), threading.Event()
+
+class SlowDisk(importlib.abc.MetaPathFinder):
+    \"\"\"h11's import waits for ``release``, as a cold import on a busy machine takes its time.\"\"\"
+    def find_spec(self, name, path=None, target=None):
+        if name == "h11":
+            started.set()
+            release.wait()
+        return None
+
+sys.meta_path.insert(0, SlowDisk())
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+
+ANSWER = json.dumps({"results": [{"url": "https://a.example/", "title": "A", "content": "a"}]}).encode()
+
+class Vendor(BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(ANSWER)))
+        self.end_headers()
+        self.wfile.write(ANSWER)
+    def log_message(self, *args):
+        pass
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Vendor)
+server.daemon_threads = True
+threading.Thread(target=server.serve_forever, daemon=True).start()
+config = config_from_dict({"web": {"usage": False, "cache": False, "providers": {
+    "searxng": {"base_url": f"http://127.0.0.1:{server.server_address[1]}"}}}})
+
+first = threading.Thread(target=dispatch_search, args=("first",), kwargs={"backend": "searxng", "config": config, "timeout": 30})
+first.start()
+started.wait()  # the HTTP stack is being imported on the library's import thread
+threading.Timer(0.5, release.set).start()
+pid = os.fork()
+if pid == 0:
+    answer = dispatch_search("child", backend="searxng", config=config, timeout=5)
+    os._exit(0 if answer["success"] else 1)
+_, status = os.waitpid(pid, 0)
+first.join()
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_child_forked_while_the_http_stack_is_imported_calls(tmp_path: Path) -> None:
+    """A module being imported on the library's import thread as the process forked kept its
+    import lock held in the child, where that thread does not exist: every call of the child
+    timed out, saying the HTTP client was still loading. The fork now waits for the import."""
+    path = tmp_path / "script.py"
+    path.write_text(_IMPORT_UNDER_WAY_SCRIPT)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+_SET_UP_UNDER_WAY_SCRIPT = """
+import importlib.abc, os, sys, threading
+
+for name in [name for name in sys.modules if name.startswith("opentelemetry")]:
+    del sys.modules[name]
+started, release = threading.Event(), threading.Event()
+
+class SlowDisk(importlib.abc.MetaPathFinder):
+    \"\"\"OpenTelemetry's import waits for ``release``, as a cold import on a busy machine takes its time.\"\"\"
+    def find_spec(self, name, path=None, target=None):
+        if name == "opentelemetry.context":
+            started.set()
+            release.wait()
+        return None
+
+sys.meta_path.insert(0, SlowDisk())
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+from webproviders.registry.providers import get_registry
+
+config = config_from_dict({"web": {"usage": False, "cache": False}})
+get_registry(config).load_all()  # the plugins' code is loaded: the first call only sets up
+first = threading.Thread(target=dispatch_search, args=("first",), kwargs={"backend": "stub", "config": config, "timeout": 30})
+first.start()
+started.wait()  # the first call's dispatch state is being set up, its telemetry imported
+threading.Timer(0.5, release.set).start()
+pid = os.fork()
+if pid == 0:
+    answer = dispatch_search("child", backend="stub", config=config, timeout=5)
+    os._exit(0 if answer["success"] else 1)
+_, status = os.waitpid(pid, 0)
+first.join()
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_child_forked_while_a_config_s_first_call_sets_up_calls(tmp_path: Path) -> None:
+    """A thread setting up a config's dispatch state (importing OpenTelemetry for it) as the
+    process forked held its lock in the child for good: the child's call with that config
+    waited on it past its deadline, for ever. The fork now waits for the set-up."""
+    pytest.importorskip("opentelemetry.trace")
+    path = tmp_path / "script.py"
+    path.write_text(_SET_UP_UNDER_WAY_SCRIPT)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND, env=env)
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+_PLUGIN_BEING_IMPORTED_SCRIPT = """
+import os, sys, threading, time
+from pathlib import Path
+from webproviders import dispatch_search
+from webproviders.config import config_from_dict
+
+root = Path(sys.argv[1])
+plugin = root / "slowimp"
+plugin.mkdir(parents=True)
+(plugin / "plugin.yaml").write_text(
+    "name: slowimp\\nkind: backend\\nhooks: []\\nproviders:\\n  - name: slowimp\\n    capabilities: [search]\\n"
+)
+started, release = root / "started", root / "release"
+(plugin / "__init__.py").write_text(
+    "import pathlib, time\\n"
+    f"pathlib.Path({str(started)!r}).touch()\\n"
+    f"while not pathlib.Path({str(release)!r}).exists():\\n"
+    "    time.sleep(0.01)\\n"
+    "from webproviders import WebSearchProvider\\n"
+    "class Slow(WebSearchProvider):\\n"
+    "    name = 'slowimp'\\n"
+    "    def is_available(self):\\n"
+    "        return True\\n"
+    "    def search(self, query, limit=5, **options):\\n"
+    "        return [{'title': query, 'url': 'https://slowimp.example/'}]\\n"
+    "def register(ctx):\\n"
+    "    ctx.register_web_search_provider(Slow())\\n"
+)
+config = config_from_dict({"web": {"cache": False, "usage": False}, "plugins": {"paths": [str(root)], "enabled": ["slowimp"]}})
+first = threading.Thread(target=dispatch_search, args=("first",), kwargs={"backend": "slowimp", "config": config, "timeout": 30})
+first.start()
+while not started.exists():  # the plugin's module is being imported on its first use
+    time.sleep(0.01)
+threading.Timer(0.5, release.touch).start()
+pid = os.fork()
+if pid == 0:
+    envelope = dispatch_search("child", backend="slowimp", config=config, timeout=5)
+    os._exit(0 if envelope["success"] else 1)
+_, status = os.waitpid(pid, 0)
+first.join()
+sys.exit(os.waitstatus_to_exitcode(status))
+"""
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no os.fork here")
+def test_a_child_forked_while_a_plugin_is_imported_uses_it(tmp_path: Path) -> None:
+    """A plugin's module half imported on the parent's thread as the process forked stayed
+    half imported in the child: its load there found no register() and failed the plugin for
+    good ("failed to load"). The fork now waits for the load."""
+    path = tmp_path / "script.py"
+    path.write_text(_PLUGIN_BEING_IMPORTED_SCRIPT)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    if "PYTHONPATH" in os.environ:
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    done = subprocess.run(
+        [sys.executable, str(path), str(tmp_path / "plugins")], capture_output=True, text=True, timeout=BOUND, env=env
+    )
+    assert done.returncode == 0, done.stderr[-3000:]

@@ -13,12 +13,12 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
-import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from .._version import __version__
+from ..forklock import ForkLock
 from ..redact import get_logger, scrub
 from .cost import Cost
 
@@ -37,7 +37,8 @@ PAGES = "webproviders.pages"
 
 _UNSET: Any = object()
 _instance: Any = _UNSET
-_lock = threading.Lock()
+#: Held while first-use set-up imports modules: a fork waits for it (:mod:`~webproviders.forklock`).
+_lock = ForkLock()
 #: Variables that name a provider for the API to load (from an entry point) on first use.
 _PROVIDER_VARIABLES = ("OTEL_PYTHON_TRACER_PROVIDER", "OTEL_PYTHON_METER_PROVIDER")
 #: Whether the application's SDK has failed a call once already (it is logged once).

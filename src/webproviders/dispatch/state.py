@@ -10,7 +10,6 @@ can drive cool-downs and back-offs without waiting.
 from __future__ import annotations
 
 import asyncio
-import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -20,6 +19,7 @@ from ..dependable.cache.fingerprint import config_setup, settings_setup
 from ..dependable.health import HealthBoard
 from ..dependable.ratelimit import RateLimits
 from ..dependable.retry import RetryPolicy
+from ..forklock import ForkLock
 from ..redact import compile_patterns
 from .plan import Planner
 
@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from ..registry.providers import Registry
     from ..vendorhttp.clients import HTTPClients
 
-_lock = threading.Lock()
+#: Held while first-use set-up imports modules: a fork waits for it (:mod:`~webproviders.forklock`).
+_lock = ForkLock()
 
 
 class DispatchState:

@@ -544,8 +544,24 @@ class ExtractionPool:
 
 extraction_pool = ExtractionPool()
 atexit.register(extraction_pool.close)
+#: In a forked child, the parent's worker processes: kept, never waited for. Freed, each would
+#: warn that a process is still running (a ResourceWarning at every fork under ``-X dev``),
+#: though it is the parent's to stop and to reap.
+_inherited: list[subprocess.Popen[bytes]] = []
+
+
+def _leave_to_parent() -> None:
+    """In a forked child: let go of the parent's workers (their sockets closed here, so that
+    each still leaves when the parent does) and start its own."""
+    pool = extraction_pool
+    for worker in [*pool._idle, *pool._busy, *pool._stopped]:
+        worker.conn.close()
+        _inherited.append(worker.process)
+    pool._reset()
+
+
 if hasattr(os, "register_at_fork"):
     # A process forked from this one must not share these workers' pipes: it starts its own.
-    os.register_at_fork(after_in_child=extraction_pool._reset)
+    os.register_at_fork(after_in_child=_leave_to_parent)
 
 __all__ = ["ExtractionPool", "extraction_pool"]

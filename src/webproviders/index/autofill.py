@@ -13,6 +13,7 @@ of every later call in memory; what is dropped is logged.
 from __future__ import annotations
 
 import atexit
+import os
 import threading
 import time
 from concurrent.futures import Future, wait
@@ -122,4 +123,14 @@ def _finish_before_exit() -> None:
         )
 
 
+def _forget_pending() -> None:
+    """In a forked child, the writes queued before the fork are the parent's, on its writer
+    thread: none ends here, and the child's exit waited for them and said they were dropped."""
+    global _pending_lock
+    _pending.clear()
+    _pending_lock = threading.Lock()
+
+
 atexit.register(_finish_before_exit)
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pending)

@@ -20,7 +20,7 @@ import threading
 import time
 import types
 import weakref
-from concurrent.futures import Future
+from concurrent.futures import Future, wait
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextvars import ContextVar, Token
 from typing import Any
@@ -661,8 +661,22 @@ def _forget_builds() -> None:
         registry.forget_unfinished()
 
 
+def _finish_loads() -> None:
+    """Before a fork: let the registry builds and plugin loads under way end (at most
+    :data:`~webproviders.forklock.FORK_WAIT` seconds). One cut off in the child left the
+    plugin's module half imported there: the child's own load found no ``register()`` in it
+    and failed the plugin for good."""
+    from ..forklock import FORK_WAIT  # here: listing providers loads no more than it needs
+
+    under_way = [future for _config, future in list(_building.values())]
+    for registry in list(_live):
+        under_way.extend(future for future in list(registry._loading.values()) if not future.done())
+    if under_way:
+        wait(under_way, FORK_WAIT)
+
+
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_forget_builds)
+    os.register_at_fork(before=_finish_loads, after_in_child=_forget_builds)
 
 
 def clear_registry_cache() -> None:
