@@ -25,6 +25,24 @@ PLUGINS = Path(__file__).parents[1] / "cost" / "plugins"
 #: A generous bound on the whole script; each call in it has a deadline of 3 s.
 BOUND = 60.0
 
+
+def _run(
+    script: str, tmp_path: Path, *arguments: str, flags: tuple[str, ...] = (), env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``script`` run to its end in a fresh interpreter (with ``flags``), its home in
+    ``tmp_path`` and ``env`` added; asserted to have succeeded."""
+    path = tmp_path / "script.py"
+    path.write_text(script)
+    environment = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), **(env or {})}
+    if "PYTHONPATH" in os.environ:  # the code under test, wherever this run takes it from
+        environment["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    done = subprocess.run(
+        [sys.executable, *flags, str(path), *arguments], capture_output=True, text=True, timeout=BOUND, env=environment
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done
+
+
 _SCRIPT = """
 import os, sys, time
 from webproviders import dispatch_search
@@ -68,15 +86,7 @@ def test_a_forked_child_calls_again_and_its_usage_is_counted_once(tmp_path: Path
 
 def _ledger_after(script: str, tmp_path: Path, *arguments: str) -> list[tuple[str, str]]:
     """The usage ledger's rows once ``script`` has run in a fresh process and succeeded."""
-    path = tmp_path / "script.py"
-    path.write_text(textwrap.dedent(script.format(plugins=str(PLUGINS))))
-    env = {"PATH": "/usr/bin:/bin", "XDG_DATA_HOME": str(tmp_path / "data"), "HOME": str(tmp_path)}
-    if "PYTHONPATH" in os.environ:  # the code under test, wherever this run takes it from
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    done = subprocess.run(
-        [sys.executable, str(path), *arguments], capture_output=True, text=True, timeout=BOUND, env=env
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    _run(textwrap.dedent(script.format(plugins=str(PLUGINS))), tmp_path, *arguments, env={"XDG_DATA_HOME": str(tmp_path / "data")})
     ledger = sqlite3.connect(tmp_path / "data" / "webproviders" / "usage.sqlite3")
     try:
         return ledger.execute("SELECT provider, outcome FROM usage").fetchall()
@@ -178,13 +188,7 @@ def test_a_child_leaves_the_parent_s_loop_awake(tmp_path: Path) -> None:
     """The child inherits the parent's event loops, whose epoll set it shares: a child that
     closed them (freeing them does) took the parent's wake-up descriptor out of that set, and
     the parent's next call slept through its worker thread's answer until its deadline."""
-    path = tmp_path / "script.py"
-    path.write_text(_EPOLL_SCRIPT.format(plugins=str(Path(__file__).parents[1] / "dependable" / "plugins")))
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    if "PYTHONPATH" in os.environ:  # the code under test, wherever this run takes it from
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND, env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = _run(_EPOLL_SCRIPT.format(plugins=str(Path(__file__).parents[1] / "dependable" / "plugins")), tmp_path)
     assert float(done.stdout.split()[-1]) < 5.0  # half its deadline: it did not sleep through
 
 
@@ -226,13 +230,7 @@ sys.exit(os.waitstatus_to_exitcode(status))
 def test_a_child_forked_while_plugins_load_loads_them_itself(tmp_path: Path) -> None:
     """The build the child inherited runs on a thread of the parent's: waiting for it, every
     call of the child with that config timed out, for as long as the child lived."""
-    path = tmp_path / "script.py"
-    path.write_text(_MID_BUILD_SCRIPT.format(folder=str(tmp_path / "plugins")))
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    if "PYTHONPATH" in os.environ:
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND, env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
+    _run(_MID_BUILD_SCRIPT.format(folder=str(tmp_path / "plugins")), tmp_path)
 
 
 _HUNG_SCRIPT = """
@@ -269,16 +267,10 @@ def test_a_child_does_not_inherit_the_parent_s_hung_calls(
     8 calls still running past their deadlines")."""
     code, release = stuck_provider
     plugins = write_plugin("stuck-one", code + "\n\ndef register(ctx):\n    ctx.register_web_search_provider(Stuck())\n")
-    path = tmp_path / "script.py"
-    path.write_text(_HUNG_SCRIPT.format(plugins=str(plugins)))
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "STUCK_RELEASE": str(release)}
-    if "PYTHONPATH" in os.environ:
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
     try:
-        done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND, env=env)
+        _run(_HUNG_SCRIPT.format(plugins=str(plugins)), tmp_path, env={"STUCK_RELEASE": str(release)})
     finally:
         release.touch()
-    assert done.returncode == 0, done.stderr[-3000:]
 
 
 #: The two scripts below fork once a thread of theirs is blocked reading ``fifo``.
@@ -394,15 +386,7 @@ first.join()
 
 def _child_s_call(script: str, tmp_path: Path) -> tuple[bool, str | None]:
     """Whether the child's call in ``script`` succeeded, and its error."""
-    path = tmp_path / "script.py"
-    path.write_text(script)
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    if "PYTHONPATH" in os.environ:
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    done = subprocess.run(
-        [sys.executable, str(path), str(tmp_path / "blocks.fifo")], capture_output=True, text=True, timeout=BOUND, env=env
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    done = _run(script, tmp_path, str(tmp_path / "blocks.fifo"))
     success, error, _seconds = json.loads(done.stdout)
     return success, error
 
@@ -452,8 +436,9 @@ def test_a_child_does_not_count_the_parent_s_requests_under_way_as_its_own(tmp_p
     assert _ledger_after(_IN_FLIGHT_SCRIPT, tmp_path) == [("priced", "ok")]
 
 
-_EXTRACTION_WORKERS_SCRIPT = """
-import os, sys, threading
+#: A page served on 127.0.0.1 by a thread of the script (``server``), for the scripts below.
+_PAGE_SERVER = """
+import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from webproviders import dispatch_extract
 from webproviders.config import config_from_dict
@@ -473,6 +458,10 @@ class Handler(BaseHTTPRequestHandler):
 server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
 server.daemon_threads = True
 threading.Thread(target=server.serve_forever, daemon=True).start()
+"""
+
+_EXTRACTION_WORKERS_SCRIPT = _PAGE_SERVER + """
+import os, sys
 page = f"http://127.0.0.1:{server.server_port}/page"
 config = config_from_dict({"web": {"allowed_hosts": ["127.0.0.1"], "usage": False}})
 
@@ -499,41 +488,16 @@ sys.exit(os.waitstatus_to_exitcode(status))
 def test_a_child_leaves_the_parent_s_extraction_workers_without_a_warning(tmp_path: Path) -> None:
     """A forked child drops the parent's extraction workers and starts its own; each dropped
     one, a process still running (the parent's), printed a ResourceWarning in every child."""
-    path = tmp_path / "script.py"
-    path.write_text(_EXTRACTION_WORKERS_SCRIPT)
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
-    if "PYTHONPATH" in os.environ:
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    done = subprocess.run(
-        [sys.executable, "-X", "dev", "-W", "error::ResourceWarning", str(path)],
-        capture_output=True, text=True, timeout=BOUND, env=env,
+    done = _run(
+        _EXTRACTION_WORKERS_SCRIPT, tmp_path, flags=("-X", "dev", "-W", "error::ResourceWarning"),
+        env={"XDG_DATA_HOME": str(tmp_path / "data")},
     )
-    assert done.returncode == 0, done.stderr[-3000:]
     assert "ResourceWarning" not in done.stderr, done.stderr[-3000:]
 
 
-_INDEX_WRITE_SCRIPT = """
-import os, sqlite3, sys, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from webproviders import dispatch_extract
-from webproviders.config import config_from_dict
+_INDEX_WRITE_SCRIPT = _PAGE_SERVER + """
+import os, sqlite3, sys, time
 from webproviders.index import autofill
-
-PAGE = b"<html><head><title>T</title></head><body><article><p>" + b"Some words of text. " * 40 + b"</p></article></body></html>"
-
-class Handler(BaseHTTPRequestHandler):
-    def do_GET(self):
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
-    def log_message(self, *args):
-        pass
-
-server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-server.daemon_threads = True
-threading.Thread(target=server.serve_forever, daemon=True).start()
 index = sys.argv[1]
 holder = sqlite3.connect(index, isolation_level=None)
 holder.execute("BEGIN EXCLUSIVE")  # the parent's write waits for it
@@ -562,15 +526,7 @@ def test_a_child_does_not_wait_for_the_parent_s_index_writes(tmp_path: Path) -> 
     """Writes to the local index the parent had queued as it forked are its own: the child
     counted them as its, which never ended there, so its exit waited for them and logged
     that they were dropped because the index did not answer."""
-    path = tmp_path / "script.py"
-    path.write_text(_INDEX_WRITE_SCRIPT)
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "XDG_DATA_HOME": str(tmp_path / "data")}
-    if "PYTHONPATH" in os.environ:
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    done = subprocess.run(
-        [sys.executable, str(path), str(tmp_path / "index.sqlite3")], capture_output=True, text=True, timeout=BOUND, env=env
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    _run(_INDEX_WRITE_SCRIPT, tmp_path, str(tmp_path / "index.sqlite3"), env={"XDG_DATA_HOME": str(tmp_path / "data")})
 
 
 _IMPORT_UNDER_WAY_SCRIPT = """
@@ -630,13 +586,7 @@ def test_a_child_forked_while_the_http_stack_is_imported_calls(tmp_path: Path) -
     """A module being imported on the library's import thread as the process forked kept its
     import lock held in the child, where that thread does not exist: every call of the child
     timed out, saying the HTTP client was still loading. The fork now waits for the import."""
-    path = tmp_path / "script.py"
-    path.write_text(_IMPORT_UNDER_WAY_SCRIPT)
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    if "PYTHONPATH" in os.environ:
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND, env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
+    _run(_IMPORT_UNDER_WAY_SCRIPT, tmp_path)
 
 
 _SET_UP_UNDER_WAY_SCRIPT = """
@@ -681,13 +631,7 @@ def test_a_child_forked_while_a_config_s_first_call_sets_up_calls(tmp_path: Path
     process forked held its lock in the child for good: the child's call with that config
     waited on it past its deadline, for ever. The fork now waits for the set-up."""
     pytest.importorskip("opentelemetry.trace")
-    path = tmp_path / "script.py"
-    path.write_text(_SET_UP_UNDER_WAY_SCRIPT)
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    if "PYTHONPATH" in os.environ:
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    done = subprocess.run([sys.executable, str(path)], capture_output=True, text=True, timeout=BOUND, env=env)
-    assert done.returncode == 0, done.stderr[-3000:]
+    _run(_SET_UP_UNDER_WAY_SCRIPT, tmp_path)
 
 
 _PLUGIN_BEING_IMPORTED_SCRIPT = """
@@ -739,12 +683,4 @@ def test_a_child_forked_while_a_plugin_is_imported_uses_it(tmp_path: Path) -> No
     """A plugin's module half imported on the parent's thread as the process forked stayed
     half imported in the child: its load there found no register() and failed the plugin for
     good ("failed to load"). The fork now waits for the load."""
-    path = tmp_path / "script.py"
-    path.write_text(_PLUGIN_BEING_IMPORTED_SCRIPT)
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
-    if "PYTHONPATH" in os.environ:
-        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
-    done = subprocess.run(
-        [sys.executable, str(path), str(tmp_path / "plugins")], capture_output=True, text=True, timeout=BOUND, env=env
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    _run(_PLUGIN_BEING_IMPORTED_SCRIPT, tmp_path, str(tmp_path / "plugins"))
