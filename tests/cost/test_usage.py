@@ -403,6 +403,27 @@ def test_a_ledger_path_under_a_file_says_so(tmp_path: Path) -> None:
     ), again["meta"]
 
 
+def _in_a_mount_namespace(setup: str, probe: str, command: str, missing: str, timeout: float = 60) -> str:
+    """What ``command`` printed, run in a user and mount namespace of its own after ``setup``
+    (a read-only or tiny mount over a test folder: the host's files are untouched); the test
+    is skipped, saying ``missing``, where ``probe`` fails after ``setup``."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    checked = subprocess.run(["unshare", "-rm", "sh", "-c", f"{setup} && {probe}"], capture_output=True, env=env)
+    if checked.returncode != 0:
+        pytest.skip(f"{missing} here: {checked.stderr.decode(errors='replace').strip()}")
+    done = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", f"{setup} && exec {command}"], capture_output=True, text=True, env=env, timeout=timeout
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done.stdout
+
+
+def _read_only_at(folder: Path, command: str) -> str:
+    """What ``command`` printed with ``folder`` mounted read-only (see :func:`_in_a_mount_namespace`)."""
+    setup = f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder}"
+    return _in_a_mount_namespace(setup, f"! touch {folder}/x", command, "no read-only mount")
+
+
 def test_a_ledger_in_a_folder_it_may_not_write_names_the_file_and_what_to_do(tmp_path: Path) -> None:
     """A ledger whose folder is read-only (a read-only container image, another user's
     folder): every warning said only "unable to open database file", and a budget read it as
@@ -425,15 +446,8 @@ def test_a_ledger_in_a_folder_it_may_not_write_names_the_file_and_what_to_do(tmp
         "spool.flush()\n"
         "print(json.dumps(dispatch_search('c', backend='priced', config=config)))\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    setup = f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder}"
-    probe = subprocess.run(["unshare", "-rm", "sh", "-c", f"{setup} && ! touch {folder}/x"], capture_output=True, env=env)
-    if probe.returncode != 0:
-        pytest.skip(f"no read-only mount here: {probe.stderr.decode(errors='replace').strip()}")
-    command = f"{setup} && exec {sys.executable} {script}"
-    done = subprocess.run(["unshare", "-rm", "sh", "-c", command], capture_output=True, text=True, env=env, timeout=60)
-    assert done.returncode == 0, done.stdout + done.stderr
-    refused, envelope = (json.loads(line) for line in done.stdout.splitlines()[-2:])
+    stdout = _read_only_at(folder, f"{sys.executable} {script}")
+    refused, envelope = (json.loads(line) for line in stdout.splitlines()[-2:])
     said = (
         f"unable to open database file {path}: this process may not create or write it there (a read-only folder "
         f"or file system); let it write to {folder}, or point web.usage.path at a file it may write"
@@ -466,17 +480,9 @@ def test_a_ledger_on_a_full_disk_names_the_file_and_what_to_do(tmp_path: Path) -
         "        break\n"
         "print(json.dumps(envelope))\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
     setup = f"mount -t tmpfs -o size=40k tmpfs {folder}"
-    probe = subprocess.run(["unshare", "-rm", "sh", "-c", setup], capture_output=True, env=env)
-    if probe.returncode != 0:
-        pytest.skip(f"no small file system here: {probe.stderr.decode(errors='replace').strip()}")
-    done = subprocess.run(
-        ["unshare", "-rm", "sh", "-c", f"{setup} && exec {sys.executable} {script}"],
-        capture_output=True, text=True, env=env, timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    envelope = json.loads(done.stdout.splitlines()[-1])
+    stdout = _in_a_mount_namespace(setup, "true", f"{sys.executable} {script}", "no small file system", timeout=120)
+    envelope = json.loads(stdout.splitlines()[-1])
     assert envelope["success"] is True
     said = (
         f"database or disk is full: the disk holding {path} is full; free space there, or point "
@@ -510,15 +516,8 @@ def test_a_ledger_on_a_read_only_mount_names_the_file_and_what_to_do(tmp_path: P
         "spool.flush()\n"
         "print(json.dumps(dispatch_search('b', backend='priced', config=config)))\n"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    setup = f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder}"
-    probe = subprocess.run(["unshare", "-rm", "sh", "-c", f"{setup} && ! touch {folder}/x"], capture_output=True, env=env)
-    if probe.returncode != 0:
-        pytest.skip(f"no read-only mount here: {probe.stderr.decode(errors='replace').strip()}")
-    command = f"{setup} && exec {sys.executable} {script}"
-    done = subprocess.run(["unshare", "-rm", "sh", "-c", command], capture_output=True, text=True, env=env, timeout=60)
-    assert done.returncode == 0, done.stdout + done.stderr
-    envelope = json.loads(done.stdout.splitlines()[-1])
+    stdout = _read_only_at(folder, f"{sys.executable} {script}")
+    envelope = json.loads(stdout.splitlines()[-1])
     assert envelope["success"] is True
     said = (  # after "unable to open database file": WAL's index file could not be made beside it
         f"database file: {path} may not be written (a read-only file, folder or file system); let this process "
@@ -581,15 +580,8 @@ def test_a_ledger_in_a_read_only_place_can_be_reported(tmp_path: Path) -> None:
     sqlite3.connect(folder / "usage.sqlite3").close()  # the last connection out folds the WAL in
     assert sorted(p.name for p in folder.iterdir()) == ["usage.sqlite3"]
     file = _config_file(tmp_path, {"usage": {"path": str(folder / "usage.sqlite3")}})
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    setup = f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder}"
-    probe = subprocess.run(["unshare", "-rm", "sh", "-c", f"{setup} && ! touch {folder}/x"], capture_output=True, env=env)
-    if probe.returncode != 0:
-        pytest.skip(f"no read-only mount here: {probe.stderr.decode(errors='replace').strip()}")
-    command = f"{setup} && exec {sys.executable} -m webproviders.cli --config {file} usage --json"
-    done = subprocess.run(["unshare", "-rm", "sh", "-c", command], capture_output=True, text=True, env=env, timeout=60)
-    assert done.returncode == 0, done.stdout + done.stderr
-    total = json.loads(done.stdout)["total"]
+    stdout = _read_only_at(folder, f"{sys.executable} -m webproviders.cli --config {file} usage --json")
+    total = json.loads(stdout)["total"]
     assert (total["requests"], total["usd"]) == (2, 0.008)
 
 
