@@ -565,16 +565,22 @@ class _SocksRefusingLogin(socketserver.StreamRequestHandler):
         self.wfile.write(b"\x01\x01")  # refused
 
 
+def _take_request(handler: socketserver.StreamRequestHandler) -> None:
+    """A SOCKS5 client's greeting answered (no login) and its request read, whatever host it
+    names: what is left is the proxy's answer to it."""
+    _version, count = handler.rfile.read(2)
+    handler.rfile.read(count)
+    handler.wfile.write(b"\x05\x00")  # no login
+    _version, _command, _reserved, kind = handler.rfile.read(4)
+    handler.rfile.read(handler.rfile.read(1)[0] if kind == 3 else {1: 4, 4: 16}[kind])
+    handler.rfile.read(2)  # the port
+
+
 class _SocksUnreachable(socketserver.StreamRequestHandler):
     """A SOCKS5 proxy that takes the client in, then cannot reach any host it is asked for."""
 
     def handle(self) -> None:
-        _version, count = self.rfile.read(2)
-        self.rfile.read(count)
-        self.wfile.write(b"\x05\x00")  # no login
-        _version, _command, _reserved, kind = self.rfile.read(4)
-        self.rfile.read(self.rfile.read(1)[0] if kind == 3 else {1: 4, 4: 16}[kind])
-        self.rfile.read(2)  # the port
+        _take_request(self)
         self.wfile.write(b"\x05\x04\x00\x01\x00\x00\x00\x00\x00\x00")  # host unreachable
 
 
@@ -585,12 +591,7 @@ class _SocksTunnel(socketserver.StreamRequestHandler):
     server: Any
 
     def handle(self) -> None:
-        _version, count = self.rfile.read(2)
-        self.rfile.read(count)
-        self.wfile.write(b"\x05\x00")  # no login
-        _version, _command, _reserved, kind = self.rfile.read(4)
-        self.rfile.read(self.rfile.read(1)[0] if kind == 3 else {1: 4, 4: 16}[kind])
-        self.rfile.read(2)  # the port
+        _take_request(self)
         upstream = socket.create_connection(("127.0.0.1", self.server.upstream))
         self.wfile.write(b"\x05\x00\x00\x01\x7f\x00\x00\x01\x00\x00")  # connected
         back = threading.Thread(target=_pump, args=(upstream, self.connection), daemon=True)
