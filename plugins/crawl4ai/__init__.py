@@ -193,10 +193,23 @@ class Crawl4AIProvider(WebSearchProvider):
                     pages.append(page)
                     if depth < max_depth and "error" not in page:
                         following += self._new_links(result, page_url, host, seen)
-                level, depth = following, depth + 1
+                level, depth = await self._screened(following), depth + 1
             return pages
 
         return await self._with_crawler(work)
+
+    async def _screened(self, links: list[str]) -> list[str]:
+        """The links the full screen lets through, as for the start URL: the host filter reads a
+        link as Python does, the browser as a browser does (``http://127.0.0.1\\@site/`` is
+        ``site`` to one and ``127.0.0.1`` to the other)."""
+        passed: list[str] = []
+        for link in links:
+            try:
+                await self._check(link)
+            except WebProviderError:
+                continue
+            passed.append(link)
+        return passed
 
     @staticmethod
     def _new_links(result: Any, base: str, host: str, seen: set[str]) -> list[str]:

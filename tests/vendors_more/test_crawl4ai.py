@@ -417,6 +417,20 @@ def test_crawl_refuses_a_private_start_url(install: Any) -> None:
     assert site.crawlers == []
 
 
+def test_crawl_hands_the_browser_no_link_that_a_browser_reads_as_another_host(install: Any) -> None:
+    """``http://127.0.0.1\\@docs.example.com/`` is on the start URL's host as Python's parser
+    reads it, but a browser takes the backslash for a slash and goes to 127.0.0.1: such a link
+    went to the browser unchecked. Every link now gets the start URL's screen first."""
+    tricks = ["http://127.0.0.1\\@docs.example.com/admin", "//169.254.169.254\\@docs.example.com/latest"]
+    start = "https://docs.example.com/"
+    site = install(Site({start: page(start, "Docs home", "Welcome.", ["/a", *tricks])}))
+
+    envelope = dispatch_crawl(start, backend="crawl4ai", max_depth=1)
+
+    assert envelope["success"] is True, envelope
+    assert site.batches == [[start], ["https://docs.example.com/a"]]
+
+
 def test_crawl_returns_pages_so_far_when_the_deadline_nears(install: Any) -> None:
     install(Site(SITE, slow_after=1))
 
