@@ -431,6 +431,28 @@ def test_crawl_hands_the_browser_no_link_that_a_browser_reads_as_another_host(in
     assert site.batches == [[start], ["https://docs.example.com/a"]]
 
 
+def test_a_page_the_browser_was_redirected_to_inside_is_not_returned(install: Any, dispatch: Any) -> None:
+    """The browser follows redirects itself: a public page that redirected it to the metadata
+    address had that address's answer returned as the page's content."""
+    start, public = "https://docs.example.com/", "https://docs.example.com/a"
+    inside = page(start, "Credentials", "AccessKeyId SECRET", ["/a"])
+    inside.redirected_url = "http://169.254.169.254/latest/meta-data/"
+    moved = page(public, "Moved", "Still public.")
+    moved.redirected_url = "https://www.example.com/a"
+    install(Site({start: inside, public: moved}))
+
+    extract = dispatch("extract", [start, public], backend="crawl4ai")
+    crawl = dispatch("crawl", start, backend="crawl4ai")
+
+    refused, kept = extract["data"]
+    assert refused["error_code"] == "unsafe_url"
+    assert refused["error"].startswith(f"The browser was redirected from {start}, and its page is not returned:")
+    assert "169.254.169.254 is a cloud metadata address" in refused["error"]
+    assert kept["title"] == "Moved" and kept["metadata"]["final_url"] == "https://www.example.com/a"
+    assert crawl["success"] is False and crawl["error_code"] == "unsafe_url"
+    assert "SECRET" not in str(extract) + str(crawl)
+
+
 def test_crawl_returns_pages_so_far_when_the_deadline_nears(install: Any) -> None:
     install(Site(SITE, slow_after=1))
 
