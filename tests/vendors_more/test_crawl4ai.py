@@ -453,6 +453,18 @@ def test_a_page_the_browser_was_redirected_to_inside_is_not_returned(install: An
     assert "SECRET" not in str(extract) + str(crawl)
 
 
+def test_a_redirect_inside_is_returned_when_private_networks_are_allowed(install: Any, make_config: Any) -> None:
+    start = "https://docs.example.com/"
+    wiki = page(start, "Wiki", "Internal.")
+    wiki.redirected_url = f"https://{PRIVATE_NAME}/wiki"
+    install(Site({start: wiki}))
+
+    envelope = dispatch_extract(start, backend="crawl4ai", config=make_config(web={"allow_private_networks": True}))
+
+    assert envelope["data"][0]["title"] == "Wiki"
+    assert envelope["data"][0]["metadata"]["final_url"] == f"https://{PRIVATE_NAME}/wiki"
+
+
 def test_crawl_returns_pages_so_far_when_the_deadline_nears(install: Any) -> None:
     install(Site(SITE, slow_after=1))
 
