@@ -627,10 +627,11 @@ async def screen_urls(urls: Sequence[str], policy: AddressPolicy) -> list[WebPro
 
 
 #: Name suffixes that are never public: special-use names (RFC 6761, RFC 6762, RFC 8375),
-#: ICANN's private-use ``.internal`` and names commonly used inside private networks.
+#: ICANN's private-use ``.internal`` and names commonly used inside private networks, among
+#: them a Kubernetes service's ``<name>.<namespace>.svc`` and Consul's ``.consul``.
 PRIVATE_SUFFIXES = (
     "localhost", "localdomain", "local", "internal", "home.arpa", "test", "invalid", "example",
-    "lan", "intranet", "corp", "home", "private",
+    "lan", "intranet", "corp", "home", "private", "svc", "consul",
 )
 
 
