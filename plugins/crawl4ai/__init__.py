@@ -3,7 +3,8 @@
 Needs ``pip install 'webproviders[crawl4ai]'`` and then ``crawl4ai-setup`` (installs the
 Playwright browser). Each call starts one browser and closes it when done. URLs are checked
 with the shared URL-safety rules (names resolved, private addresses refused unless allowed)
-before the browser sees them; the browser resolves names again itself, so a host whose DNS
+before the browser sees them, and a page the browser was redirected to is screened before
+its content is returned; the browser resolves names again itself, so a host whose DNS
 changes between the two lookups is not caught. Crawling is a
 breadth-first walk over same-host links (``max_pages``, ``max_depth``), one ``arun_many``
 per level; when the call deadline comes close it stops and returns the pages so far with a
@@ -21,6 +22,7 @@ from webproviders import (
     NotConfiguredError,
     PluginContext,
     ProviderError,
+    UnsafeURLError,
     WebProviderError,
     WebSearchProvider,
     remaining_time,
@@ -146,9 +148,7 @@ class Crawl4AIProvider(WebSearchProvider):
             missing = ProviderError("crawl4ai returned no result for this URL.", provider=self.name)
             for url in allowed:
                 result = by_url.get(_key(url))
-                items[url] = (
-                    to_page(result, url) if result is not None else page_error(url, missing)
-                )
+                items[url] = await self._page(result, url) if result is not None else page_error(url, missing)
 
         if allowed:
             await self._with_crawler(work)
@@ -189,14 +189,43 @@ class Crawl4AIProvider(WebSearchProvider):
                     result = by_url.get(_key(page_url))
                     if result is None:
                         continue
-                    page = to_page(result, page_url, depth=depth)
+                    page = await self._page(result, page_url, depth=depth)
                     pages.append(page)
                     if depth < max_depth and "error" not in page:
                         following += self._new_links(result, page_url, host, seen)
-                level, depth = following, depth + 1
+                level, depth = await self._screened(following), depth + 1
             return pages
 
         return await self._with_crawler(work)
+
+    async def _page(self, result: Any, url: str, **metadata: Any) -> dict[str, Any]:
+        """``result`` as a page, unless the browser followed a redirect to where the screen
+        refuses: it has made that request, but what it read there is not handed on."""
+        landed = getattr(result, "redirected_url", None)
+        if isinstance(landed, str) and landed and landed != url:
+            try:
+                await self._check(landed)
+            except UnsafeURLError as exc:
+                return page_error(url, UnsafeURLError(
+                    f"The browser was redirected from {url}, and its page is not returned: {exc.message}",
+                    provider=self.name, detail=exc.detail,
+                ))
+            except WebProviderError:
+                pass  # a name only the browser's way out resolves (web.proxy): not checkable here
+        return to_page(result, url, **metadata)
+
+    async def _screened(self, links: list[str]) -> list[str]:
+        """The links the full screen lets through, as for the start URL: the host filter reads a
+        link as Python does, the browser as a browser does (``http://127.0.0.1\\@site/`` is
+        ``site`` to one and ``127.0.0.1`` to the other)."""
+        passed: list[str] = []
+        for link in links:
+            try:
+                await self._check(link)
+            except WebProviderError:
+                continue
+            passed.append(link)
+        return passed
 
     @staticmethod
     def _new_links(result: Any, base: str, host: str, seen: set[str]) -> list[str]:

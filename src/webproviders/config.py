@@ -682,6 +682,20 @@ class WebSettings(Section):
             raise ValueError("the User-Agent must be printable ASCII on one line (letters, digits, spaces, punctuation)")
         return value
 
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _check_allowed_hosts(cls, value: list[str]) -> list[str]:
+        """Each entry as the URL check matches it: one that can match nothing (a URL, a port, a
+        range) is a config error, not a refusal that says to list a host already listed."""
+        from .fetching.urlsafety import allowed_host_problem  # here: config stays light to import
+
+        for number, entry in enumerate(value, 1):
+            problem = allowed_host_problem(entry) if entry.strip() else None
+            if problem is not None:
+                shown = f"'{entry}'" if "@" not in entry else f"entry {number}"  # user:password@ is not echoed
+                raise ValueError(f"{shown} is not a host: {problem}")
+        return value
+
     @field_validator("proxy")
     @classmethod
     def _check_proxy(cls, value: str | None) -> str | None:

@@ -304,6 +304,36 @@ def test_one_name_where_a_list_goes_says_how_a_list_is_written(tree: dict[str, A
     assert "Input should be" not in str(caught.value)
 
 
+@pytest.mark.parametrize(
+    ("entry", "why"),
+    [
+        ("wiki.corp.example:8080", "a port matches no host"),
+        ("http://wiki.corp.example/", "a URL or an address range matches no host"),
+        ("10.0.0.0/8", "a URL or an address range matches no host"),
+        ("*", "it is not a host name, an address or *. and a domain"),
+        ("münchen.corp.example", "an international name is matched in its ASCII form"),
+    ],
+)
+def test_an_allowed_host_that_can_match_no_url_is_refused(entry: str, why: str) -> None:
+    """Such an entry was taken and opened nothing: the URL it was meant for stayed refused
+    with a sentence saying to list its host in web.allowed_hosts, where it was."""
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict({"web": {"allowed_hosts": ["wiki.corp.example", entry]}}, source="x.yaml")
+    assert f"'web.allowed_hosts': '{entry}' is not a host: {why}" in str(caught.value)
+
+
+def test_allowed_hosts_take_names_addresses_and_subdomain_patterns() -> None:
+    entries = ["Wiki.Corp.Example.", "*.intra.example", "10.20.0.15", "[fd00::5]", "fd00::6", "build_box"]
+    assert config_from_dict({"web": {"allowed_hosts": entries}}, source="x.yaml").web.allowed_hosts == entries
+
+
+def test_an_allowed_host_with_a_password_is_refused_without_echoing_it() -> None:
+    with pytest.raises(ConfigError) as caught:
+        config_from_dict({"web": {"allowed_hosts": ["http://admin:Pw0rdSecret@wiki.corp/"]}}, source="x.yaml")
+    assert "'web.allowed_hosts': entry 1 is not a host" in str(caught.value)
+    assert "Pw0rdSecret" not in str(caught.value)
+
+
 def test_a_proxy_without_its_scheme_is_refused_saying_what_to_write() -> None:
     """``proxy: proxy.corp:3128``, as HTTPS_PROXY takes it, was refused without saying why."""
     with pytest.raises(ConfigError) as caught:

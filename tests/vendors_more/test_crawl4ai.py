@@ -417,6 +417,54 @@ def test_crawl_refuses_a_private_start_url(install: Any) -> None:
     assert site.crawlers == []
 
 
+def test_crawl_hands_the_browser_no_link_that_a_browser_reads_as_another_host(install: Any) -> None:
+    """``http://127.0.0.1\\@docs.example.com/`` is on the start URL's host as Python's parser
+    reads it, but a browser takes the backslash for a slash and goes to 127.0.0.1: such a link
+    went to the browser unchecked. Every link now gets the start URL's screen first."""
+    tricks = ["http://127.0.0.1\\@docs.example.com/admin", "//169.254.169.254\\@docs.example.com/latest"]
+    start = "https://docs.example.com/"
+    site = install(Site({start: page(start, "Docs home", "Welcome.", ["/a", *tricks])}))
+
+    envelope = dispatch_crawl(start, backend="crawl4ai", max_depth=1)
+
+    assert envelope["success"] is True, envelope
+    assert site.batches == [[start], ["https://docs.example.com/a"]]
+
+
+def test_a_page_the_browser_was_redirected_to_inside_is_not_returned(install: Any, dispatch: Any) -> None:
+    """The browser follows redirects itself: a public page that redirected it to the metadata
+    address had that address's answer returned as the page's content."""
+    start, public = "https://docs.example.com/", "https://docs.example.com/a"
+    inside = page(start, "Credentials", "AccessKeyId SECRET", ["/a"])
+    inside.redirected_url = "http://169.254.169.254/latest/meta-data/"
+    moved = page(public, "Moved", "Still public.")
+    moved.redirected_url = "https://www.example.com/a"
+    install(Site({start: inside, public: moved}))
+
+    extract = dispatch("extract", [start, public], backend="crawl4ai")
+    crawl = dispatch("crawl", start, backend="crawl4ai")
+
+    refused, kept = extract["data"]
+    assert refused["error_code"] == "unsafe_url"
+    assert refused["error"].startswith(f"The browser was redirected from {start}, and its page is not returned:")
+    assert "169.254.169.254 is a cloud metadata address" in refused["error"]
+    assert kept["title"] == "Moved" and kept["metadata"]["final_url"] == "https://www.example.com/a"
+    assert crawl["success"] is False and crawl["error_code"] == "unsafe_url"
+    assert "SECRET" not in str(extract) + str(crawl)
+
+
+def test_a_redirect_inside_is_returned_when_private_networks_are_allowed(install: Any, make_config: Any) -> None:
+    start = "https://docs.example.com/"
+    wiki = page(start, "Wiki", "Internal.")
+    wiki.redirected_url = f"https://{PRIVATE_NAME}/wiki"
+    install(Site({start: wiki}))
+
+    envelope = dispatch_extract(start, backend="crawl4ai", config=make_config(web={"allow_private_networks": True}))
+
+    assert envelope["data"][0]["title"] == "Wiki"
+    assert envelope["data"][0]["metadata"]["final_url"] == f"https://{PRIVATE_NAME}/wiki"
+
+
 def test_crawl_returns_pages_so_far_when_the_deadline_nears(install: Any) -> None:
     install(Site(SITE, slow_after=1))
 

@@ -134,6 +134,8 @@ def test_every_built_in_extract_and_crawl_provider_declares_where_it_fetches() -
         ("http://scraper.corp", True),
         ("http://nas.local", True),
         ("http://gw.home.arpa", True),
+        ("http://firecrawl.tools.svc:3002", True),  # a Kubernetes service, short of .cluster.local
+        ("http://firecrawl.service.consul:3002", True),
         ("not a url", True),
         ("https://api.firecrawl.dev", False),
         ("https://firecrawl.example.com:8443", False),

@@ -212,6 +212,28 @@ class AddressPolicy(NamedTuple):
         return False
 
 
+def allowed_host_problem(entry: str) -> str | None:
+    """Why a ``web.allowed_hosts`` entry can never match a URL's host, or None when it can: a
+    host name, an address, or ``*.`` and a name. Matched as written, a URL, a port or a range
+    would open nothing while a refusal told its user to list the host there."""
+    host = _clean_host(entry)
+    try:
+        ipaddress.ip_address(host)
+        return None
+    except ValueError:
+        pass
+    if _HOST_LABELS.match(host.removeprefix("*.")):
+        return None
+    if not host.isascii():
+        return "an international name is matched in its ASCII form: write it as xn--..."
+    if "/" in host:
+        return ("a URL or an address range matches no host: write the host alone (wiki.corp.example), an address, "
+                "or *.corp.example; web.allow_private_networks opens every private range")
+    if ":" in host:
+        return "a port matches no host: write the host alone, and every port of it is allowed"
+    return "it is not a host name, an address or *. and a domain (*.corp.example)"
+
+
 class Target(NamedTuple):
     """A URL that passed the checks that need no DNS: what will be connected to."""
 
@@ -605,10 +627,11 @@ async def screen_urls(urls: Sequence[str], policy: AddressPolicy) -> list[WebPro
 
 
 #: Name suffixes that are never public: special-use names (RFC 6761, RFC 6762, RFC 8375),
-#: ICANN's private-use ``.internal`` and names commonly used inside private networks.
+#: ICANN's private-use ``.internal`` and names commonly used inside private networks, among
+#: them a Kubernetes service's ``<name>.<namespace>.svc`` and Consul's ``.consul``.
 PRIVATE_SUFFIXES = (
     "localhost", "localdomain", "local", "internal", "home.arpa", "test", "invalid", "example",
-    "lan", "intranet", "corp", "home", "private",
+    "lan", "intranet", "corp", "home", "private", "svc", "consul",
 )
 
 
