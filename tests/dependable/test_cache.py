@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -1036,6 +1037,70 @@ def test_a_cache_path_naming_a_folder_says_so(tmp_path: Path) -> None:
         f"The cache (sqlite) failed (IsADirectoryError: {tmp_path} is a folder; web.cache.path names the file "
         "itself (one inside it will do)); this call goes on without it."
     ]
+
+
+def _in_own_mounts(tmp_path: Path, setup: str, script: str) -> dict[str, Any]:
+    """The envelope ``script`` prints last, run in a mount namespace of its own after ``setup``
+    (the host's files and disks are untouched); skipped where no such namespace can be made."""
+    file = tmp_path / "call.py"
+    file.write_text(f"import json, sys\nsys.path.insert(0, {str(Path(__file__).parent.parent)!r})\n" + script)
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", setup], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"no mount namespace here: {probe.stderr.decode(errors='replace').strip()}")
+    done = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", f"{setup} && exec {sys.executable} {file}"],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def test_a_sqlite_cache_on_a_full_disk_names_the_file_and_what_to_do(tmp_path: Path) -> None:
+    """Every warning said only "database or disk is full": neither which file nor what to do.
+    A 40 KiB file system is mounted on the cache's folder."""
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    path = folder / "cache.sqlite3"
+    envelope = _in_own_mounts(tmp_path, f"mount -t tmpfs -o size=40k tmpfs {folder}", (
+        "from dependable.conftest import build_config\n"
+        "from webproviders import dispatch_search\n"
+        f"config = build_config(search_backend='fake-a', cache={{'backend': 'sqlite', 'path': {str(path)!r}}})\n"
+        "for n in range(2000):\n"
+        "    envelope = dispatch_search('heat pumps ' * 30 + str(n), config=config)\n"
+        "    if envelope['meta'].get('warnings'):\n"
+        "        break\n"
+        "print(json.dumps(envelope))\n"
+    ))
+    assert envelope["success"] is True
+    said = (
+        f"database or disk is full: the disk holding {path} is full; free space there, lower web.cache.max_mb, "
+        "or point web.cache.path at a file on another disk"
+    )
+    assert any(said in w for w in envelope["meta"]["warnings"]), envelope["meta"]
+
+
+def test_a_sqlite_cache_on_a_read_only_mount_names_the_file_and_what_to_do(tmp_path: Path) -> None:
+    """An existing cache file on a read-only mount: every warning said only "unable to open
+    database file" (SQLite cannot make the WAL's index file beside it)."""
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    path = folder / "cache.sqlite3"
+    SQLiteCache(path).set("key", b"{}", 60)
+    gc.collect()
+    sqlite3.connect(path).close()  # the last connection out folds the WAL in
+    envelope = _in_own_mounts(tmp_path, f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder}", (
+        "from dependable.conftest import build_config\n"
+        "from webproviders import dispatch_search\n"
+        f"config = build_config(search_backend='fake-a', cache={{'backend': 'sqlite', 'path': {str(path)!r}}})\n"
+        "print(json.dumps(dispatch_search('python', config=config)))\n"
+    ))
+    assert envelope["success"] is True
+    said = (
+        f"unable to open database file: {path} may not be written (a read-only file, folder or file system); "
+        "let this process write it, or point web.cache.path at a file it may write"
+    )
+    assert any(said in w for w in envelope["meta"]["warnings"]), envelope["meta"]
 
 
 def test_a_broken_shared_store_never_fails_a_call(caplog: pytest.LogCaptureFixture) -> None:

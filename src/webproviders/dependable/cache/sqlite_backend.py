@@ -29,6 +29,17 @@ log = get_logger("webproviders.dependable.cache")
 _DAMAGED = frozenset({"file is not a database", "database disk image is malformed"})
 #: The first bytes of every SQLite database file.
 _MAGIC = b"SQLite format 3\x00"
+_READ_ONLY = (
+    "{path} may not be written (a read-only file, folder or file system); let this process write it, "
+    "or point web.cache.path at a file it may write"
+)
+#: What to do when the file cannot be written, by what SQLite said (which names no file).
+_WRITE_ADVICE = {
+    "database or disk is full": "the disk holding {path} is full; free space there, lower web.cache.max_mb, "
+    "or point web.cache.path at a file on another disk",
+    "attempt to write a readonly database": _READ_ONLY,
+    "unable to open database file": _READ_ONLY,  # the index file WAL keeps beside it could not be made
+}
 
 #: Every this many writes, expired rows are deleted and the table trimmed to size; also
 #: once the answers written since the last trim weigh this share of ``max_bytes``.
@@ -96,9 +107,17 @@ class SQLiteCache:
             return work(self._conns.fresh(self._file))
         except sqlite3.DatabaseError as exc:
             if str(exc) not in _DAMAGED:
-                raise
+                raise self._explained(exc) from None
             self._remove(self._conns.identity() or self._file.identity(), exc)  # none held: it failed opening
         return work(self._conns.fresh(self._file))  # the file is gone: a new one is set up
+
+    def _explained(self, exc: Exception) -> Exception:
+        """``exc`` with the file named and what to do, when SQLite said only what failed: a
+        warning "database or disk is full" left the user to guess which file, and why."""
+        import sqlite3
+
+        advice = _WRITE_ADVICE.get(str(exc))
+        return exc if advice is None else sqlite3.OperationalError(f"{exc}: {advice.format(path=self.path)}")
 
     def _remove(self, damaged: Identity, problem: Exception) -> None:
         """Delete the damaged file with its WAL, unless another thread or process already
