@@ -964,6 +964,9 @@ def _spoil_entries(kind: str, tmp_path: Path, redis_url: str | None, namespace: 
         b'{"data": null, "meta": {}}', b'{"data": "python", "meta": {}}', b'{"data": {"web": "x"}, "meta": {}}',
         b'{"data": {"web": [1, 2]}, "meta": {}}', b'{"data": {"web": [{"url": 5}]}, "meta": {}}',
         b'{"data": {"web": [{"url": "https://a.example/"}]}, "meta": {"warnings": "stale"}}',
+        # Nested deeper than Python's JSON reader recurses: the call failed as the provider's
+        # parse_error ("The provider sent a response nested too deeply to read as JSON").
+        pytest.param(b"[" * 100_000 + b"]" * 100_000, id="nested-too-deep"),
     ],
 )
 @pytest.mark.parametrize("kind", ["sqlite", "redis"])
