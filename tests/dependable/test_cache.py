@@ -57,6 +57,16 @@ def cache_config(cache_kind: str, tmp_path: Path, request: pytest.FixtureRequest
     return build
 
 
+def test_a_ttl_meaning_forever_caches_answers_in_every_store(cache_config: Any) -> None:
+    """A TTL meaning "keep it" (1e20 s): Redis refused every answer ("value is not an integer or
+    out of range"), so nothing was cached and every call warned."""
+    config = cache_config(ttl={"search": 1e20})
+    first = dispatch_search("python", config=config)
+    second = dispatch_search("python", config=config)
+    assert "warnings" not in first["meta"] and "warnings" not in second["meta"], first["meta"]
+    assert second["meta"]["cached"] is True and provider(config, "fake-a").calls == 1
+
+
 def test_second_identical_search_is_a_hit(cache_config: Any) -> None:
     config = cache_config()
     first = dispatch_search("python  asyncio", config=config)
