@@ -1155,6 +1155,22 @@ def _stored_bytes(config: Any, tmp_path: Path) -> int:
         return int(db.execute("SELECT coalesce(sum(length(CAST(value AS BLOB))), 0) FROM entries").fetchone()[0])
 
 
+def test_a_sqlite_cache_written_by_short_lived_processes_is_trimmed(tmp_path: Path) -> None:
+    """Each process counted its own writes towards the trim, so processes that store a few
+    answers each (CLI calls, jobs, a config made per request; each a new ``SQLiteCache``
+    here) never trimmed the file: 300 of them left 300 rows, over ``max_entries`` of 5, the
+    expired ones among them never deleted."""
+    path = tmp_path / "cache.sqlite3"
+    clock = FakeClock()
+    for n in range(300):
+        SQLiteCache(path, max_entries=5, clock=clock).set(f"key-{n}", b"{}", 1.0 if n % 2 else 3600.0)
+        clock.advance(0.1)
+    gc.collect()
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT count(*) FROM entries").fetchone()[0]
+    assert rows <= 5 + 300 % 256, rows  # trimmed at the file's 256th write, then 44 more
+
+
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])
 def test_the_cache_holds_no_more_than_its_size_cap(kind: str, tmp_path: Path) -> None:
     config = build_config(extract_backend="fake-a", cache={"max_mb": 1} | _backend_settings(kind, tmp_path, None, ""))

@@ -41,8 +41,9 @@ _WRITE_ADVICE = {
     "unable to open database file": _READ_ONLY,  # the index file WAL keeps beside it could not be made
 }
 
-#: Every this many writes, expired rows are deleted and the table trimmed to size; also
-#: once the answers written since the last trim weigh this share of ``max_bytes``.
+#: Every this many writes to the file (by any process: counted by the rows' numbers, which
+#: every insert raises), expired rows are deleted and the table trimmed to size; also once the
+#: answers this process wrote since its last trim weigh this share of ``max_bytes``.
 _PRUNE_EVERY = 256
 _PRUNE_SHARE = 0.125
 _SCHEMA = (
@@ -85,7 +86,6 @@ class SQLiteCache:
         self.max_bytes = max_bytes
         self.clock = clock
         self._conns = PerThread()
-        self._writes = 0
         self._written = 0  # bytes of answers written since the last trim
         #: Each operation waits at most ``timeout`` seconds for another connection's lock.
         self._file = SQLiteFile(self.path, _SCHEMA, timeout, tables=frozenset({"entries", "claims"}), setting="web.cache.path")
@@ -140,15 +140,17 @@ class SQLiteCache:
         if len(payload) > self.max_bytes:  # it would push out every other answer and still not fit
             return
         now = self.clock()
-        self._run(
+        written = self._run(
             lambda db: db.execute(
                 "INSERT OR REPLACE INTO entries (key, value, expires, stored) VALUES (?, ?, ?, ?)",
                 (key, payload, now + ttl, now),
             )
         )
-        self._writes += 1
         self._written += len(payload)
-        if self._writes % _PRUNE_EVERY == 0 or self._written > self.max_bytes * _PRUNE_SHARE:
+        # The row's number counts the file's writes, not this process's: a count of its own
+        # never came round in processes that store a few answers each (a CLI call, a job, a
+        # config made per request), and the file outgrew max_entries, its expired rows kept.
+        if written.lastrowid % _PRUNE_EVERY == 0 or self._written > self.max_bytes * _PRUNE_SHARE:
             self.prune()
 
     def prune(self) -> None:
