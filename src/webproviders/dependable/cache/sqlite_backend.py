@@ -117,7 +117,13 @@ class SQLiteCache:
         import sqlite3
 
         advice = _WRITE_ADVICE.get(str(exc))
+        if advice is _READ_ONLY and self._writable():  # out of file handles, say: not the folder's doing
+            advice = None
         return exc if advice is None else sqlite3.OperationalError(f"{exc}: {advice.format(path=self.path)}")
+
+    def _writable(self) -> bool:
+        """Whether this process may write the file and its folder (where the WAL's files go)."""
+        return all(os.access(place, os.W_OK) for place in (self.path, self.path.parent) if place.exists())
 
     def _remove(self, damaged: Identity, problem: Exception) -> None:
         """Delete the damaged file with its WAL, unless another thread or process already
