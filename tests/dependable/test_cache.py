@@ -1171,6 +1171,21 @@ def test_a_sqlite_cache_written_by_short_lived_processes_is_trimmed(tmp_path: Pa
     assert rows <= 5 + 300 % 256, rows  # trimmed at the file's 256th write, then 44 more
 
 
+def test_a_sqlite_cache_s_lapsed_claims_are_pruned(tmp_path: Path) -> None:
+    """A claim whose worker was killed while fetching (or whose release did not reach the file)
+    was deleted only by a later claim on the same key: for a key never asked again, never."""
+    clock = FakeClock()
+    cache = SQLiteCache(tmp_path / "cache.sqlite3", clock=clock)
+    for n in range(10):
+        assert cache.claim(f"key-{n}", 3.0)
+    clock.advance(4.0)
+    held = cache.claim("key-held", 3.0)
+    cache.prune()
+    with sqlite3.connect(tmp_path / "cache.sqlite3") as db:
+        assert db.execute("SELECT key FROM claims").fetchall() == [("key-held",)]
+    assert held and cache.claimed("key-held")
+
+
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])
 def test_the_cache_holds_no_more_than_its_size_cap(kind: str, tmp_path: Path) -> None:
     config = build_config(extract_backend="fake-a", cache={"max_mb": 1} | _backend_settings(kind, tmp_path, None, ""))

@@ -160,10 +160,13 @@ class SQLiteCache:
             self.prune()
 
     def prune(self) -> None:
-        """Delete expired rows, then the oldest beyond ``max_entries`` or ``max_bytes``."""
+        """Delete expired rows, then the oldest beyond ``max_entries`` or ``max_bytes``; and
+        lapsed claims, which only a claim on the same key deleted: one a worker killed while
+        fetching, or one its release could not reach, stayed in the file for good."""
 
         def work(db: Any) -> None:
             db.execute("DELETE FROM entries WHERE expires <= ?", (self.clock(),))
+            db.execute("DELETE FROM claims WHERE expires <= ?", (self.clock(),))
             db.execute(
                 "DELETE FROM entries WHERE key IN (SELECT key FROM entries ORDER BY stored DESC LIMIT -1 OFFSET ?)",
                 (self.max_entries,),
