@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import json
+import os
 import signal
 import sqlite3
 import subprocess
@@ -54,6 +55,16 @@ def cache_config(cache_kind: str, tmp_path: Path, request: pytest.FixtureRequest
         return build_config(search_backend="fake-a", cache=settings)
 
     return build
+
+
+def test_a_ttl_meaning_forever_caches_answers_in_every_store(cache_config: Any) -> None:
+    """A TTL meaning "keep it" (1e20 s): Redis refused every answer ("value is not an integer or
+    out of range"), so nothing was cached and every call warned."""
+    config = cache_config(ttl={"search": 1e20})
+    first = dispatch_search("python", config=config)
+    second = dispatch_search("python", config=config)
+    assert "warnings" not in first["meta"] and "warnings" not in second["meta"], first["meta"]
+    assert second["meta"]["cached"] is True and provider(config, "fake-a").calls == 1
 
 
 def test_second_identical_search_is_a_hit(cache_config: Any) -> None:
@@ -963,6 +974,9 @@ def _spoil_entries(kind: str, tmp_path: Path, redis_url: str | None, namespace: 
         b'{"data": null, "meta": {}}', b'{"data": "python", "meta": {}}', b'{"data": {"web": "x"}, "meta": {}}',
         b'{"data": {"web": [1, 2]}, "meta": {}}', b'{"data": {"web": [{"url": 5}]}, "meta": {}}',
         b'{"data": {"web": [{"url": "https://a.example/"}]}, "meta": {"warnings": "stale"}}',
+        # Nested deeper than Python's JSON reader recurses: the call failed as the provider's
+        # parse_error ("The provider sent a response nested too deeply to read as JSON").
+        pytest.param(b"[" * 100_000 + b"]" * 100_000, id="nested-too-deep"),
     ],
 )
 @pytest.mark.parametrize("kind", ["sqlite", "redis"])
@@ -1038,6 +1052,70 @@ def test_a_cache_path_naming_a_folder_says_so(tmp_path: Path) -> None:
     ]
 
 
+def _in_own_mounts(tmp_path: Path, setup: str, script: str) -> dict[str, Any]:
+    """The envelope ``script`` prints last, run in a mount namespace of its own after ``setup``
+    (the host's files and disks are untouched); skipped where no such namespace can be made."""
+    file = tmp_path / "call.py"
+    file.write_text(f"import json, sys\nsys.path.insert(0, {str(Path(__file__).parent.parent)!r})\n" + script)
+    probe = subprocess.run(["unshare", "-rm", "sh", "-c", setup], capture_output=True)
+    if probe.returncode != 0:
+        pytest.skip(f"no mount namespace here: {probe.stderr.decode(errors='replace').strip()}")
+    done = subprocess.run(
+        ["unshare", "-rm", "sh", "-c", f"{setup} && exec {sys.executable} {file}"],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout.splitlines()[-1])  # type: ignore[no-any-return]
+
+
+def test_a_sqlite_cache_on_a_full_disk_names_the_file_and_what_to_do(tmp_path: Path) -> None:
+    """Every warning said only "database or disk is full": neither which file nor what to do.
+    A 40 KiB file system is mounted on the cache's folder."""
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    path = folder / "cache.sqlite3"
+    envelope = _in_own_mounts(tmp_path, f"mount -t tmpfs -o size=40k tmpfs {folder}", (
+        "from dependable.conftest import build_config\n"
+        "from webproviders import dispatch_search\n"
+        f"config = build_config(search_backend='fake-a', cache={{'backend': 'sqlite', 'path': {str(path)!r}}})\n"
+        "for n in range(2000):\n"
+        "    envelope = dispatch_search('heat pumps ' * 30 + str(n), config=config)\n"
+        "    if envelope['meta'].get('warnings'):\n"
+        "        break\n"
+        "print(json.dumps(envelope))\n"
+    ))
+    assert envelope["success"] is True
+    said = (
+        f"database or disk is full: the disk holding {path} is full; free space there, lower web.cache.max_mb, "
+        "or point web.cache.path at a file on another disk"
+    )
+    assert any(said in w for w in envelope["meta"]["warnings"]), envelope["meta"]
+
+
+def test_a_sqlite_cache_on_a_read_only_mount_names_the_file_and_what_to_do(tmp_path: Path) -> None:
+    """An existing cache file on a read-only mount: every warning said only "unable to open
+    database file" (SQLite cannot make the WAL's index file beside it)."""
+    folder = tmp_path / "cache"
+    folder.mkdir()
+    path = folder / "cache.sqlite3"
+    SQLiteCache(path).set("key", b"{}", 60)
+    gc.collect()
+    sqlite3.connect(path).close()  # the last connection out folds the WAL in
+    envelope = _in_own_mounts(tmp_path, f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder}", (
+        "from dependable.conftest import build_config\n"
+        "from webproviders import dispatch_search\n"
+        f"config = build_config(search_backend='fake-a', cache={{'backend': 'sqlite', 'path': {str(path)!r}}})\n"
+        "print(json.dumps(dispatch_search('python', config=config)))\n"
+    ))
+    assert envelope["success"] is True
+    said = (
+        f"unable to open database file: {path} may not be written (a read-only file, folder or file system); "
+        "let this process write it, or point web.cache.path at a file it may write"
+    )
+    assert any(said in w for w in envelope["meta"]["warnings"]), envelope["meta"]
+
+
 def test_a_broken_shared_store_never_fails_a_call(caplog: pytest.LogCaptureFixture) -> None:
     config = build_config(search_backend="fake-a", cache={"backend": "redis", "url": f"redis://127.0.0.1:{free_port()}/0"})
     first = dispatch_search("python", config=config)
@@ -1075,6 +1153,37 @@ def _stored_bytes(config: Any, tmp_path: Path) -> int:
         return int(store.size)
     with sqlite3.connect(tmp_path / "cache.sqlite3") as db:
         return int(db.execute("SELECT coalesce(sum(length(CAST(value AS BLOB))), 0) FROM entries").fetchone()[0])
+
+
+def test_a_sqlite_cache_written_by_short_lived_processes_is_trimmed(tmp_path: Path) -> None:
+    """Each process counted its own writes towards the trim, so processes that store a few
+    answers each (CLI calls, jobs, a config made per request; each a new ``SQLiteCache``
+    here) never trimmed the file: 300 of them left 300 rows, over ``max_entries`` of 5, the
+    expired ones among them never deleted."""
+    path = tmp_path / "cache.sqlite3"
+    clock = FakeClock()
+    for n in range(300):
+        SQLiteCache(path, max_entries=5, clock=clock).set(f"key-{n}", b"{}", 1.0 if n % 2 else 3600.0)
+        clock.advance(0.1)
+    gc.collect()
+    with sqlite3.connect(path) as db:
+        rows = db.execute("SELECT count(*) FROM entries").fetchone()[0]
+    assert rows <= 5 + 300 % 256, rows  # trimmed at the file's 256th write, then 44 more
+
+
+def test_a_sqlite_cache_s_lapsed_claims_are_pruned(tmp_path: Path) -> None:
+    """A claim whose worker was killed while fetching (or whose release did not reach the file)
+    was deleted only by a later claim on the same key: for a key never asked again, never."""
+    clock = FakeClock()
+    cache = SQLiteCache(tmp_path / "cache.sqlite3", clock=clock)
+    for n in range(10):
+        assert cache.claim(f"key-{n}", 3.0)
+    clock.advance(4.0)
+    held = cache.claim("key-held", 3.0)
+    cache.prune()
+    with sqlite3.connect(tmp_path / "cache.sqlite3") as db:
+        assert db.execute("SELECT key FROM claims").fetchall() == [("key-held",)]
+    assert held and cache.claimed("key-held")
 
 
 @pytest.mark.parametrize("kind", ["memory", "sqlite"])

@@ -128,7 +128,7 @@ class ResultCache:
             return None
         try:
             value = store.decode(payload)
-        except ValueError as exc:
+        except (ValueError, RecursionError) as exc:  # nested too deep: failed the call as the provider's parse_error
             problem = type(exc).__name__
         else:
             if not store.shared:  # this process's memory holds only the answers it stored
@@ -265,7 +265,7 @@ class ResultCache:
             return None
         try:
             value = self.store.decode(payload)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         return handover.taken(value, scope())
 

@@ -21,6 +21,12 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[
 return 0
 """
 
+#: The longest an answer is kept, in milliseconds: Redis refuses an expiry past the range of its
+#: clock ("value is not an integer or out of range"), so a config keeping answers as good as
+#: forever (``web.cache.ttl.extract: 1e20``) had every answer refused, each call warning. A
+#: century is forever enough for a cache.
+_LONGEST_MS = 100 * 365 * 86_400_000
+
 
 class RedisCache:
     """``get`` / ``set`` / ``claim`` against a Redis server; every call blocks for a round trip."""
@@ -48,7 +54,7 @@ class RedisCache:
         return self._client.get(self._prefix + key)
 
     def set(self, key: str, payload: str, ttl: float) -> None:
-        self._client.set(self._prefix + key, payload, px=max(1, round(ttl * 1000)))
+        self._client.set(self._prefix + key, payload, px=min(_LONGEST_MS, max(1, round(ttl * 1000))))
 
     def claim(self, key: str, seconds: float) -> str | None:
         token = uuid.uuid4().hex

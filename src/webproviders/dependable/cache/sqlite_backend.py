@@ -29,9 +29,21 @@ log = get_logger("webproviders.dependable.cache")
 _DAMAGED = frozenset({"file is not a database", "database disk image is malformed"})
 #: The first bytes of every SQLite database file.
 _MAGIC = b"SQLite format 3\x00"
+_READ_ONLY = (
+    "{path} may not be written (a read-only file, folder or file system); let this process write it, "
+    "or point web.cache.path at a file it may write"
+)
+#: What to do when the file cannot be written, by what SQLite said (which names no file).
+_WRITE_ADVICE = {
+    "database or disk is full": "the disk holding {path} is full; free space there, lower web.cache.max_mb, "
+    "or point web.cache.path at a file on another disk",
+    "attempt to write a readonly database": _READ_ONLY,
+    "unable to open database file": _READ_ONLY,  # the index file WAL keeps beside it could not be made
+}
 
-#: Every this many writes, expired rows are deleted and the table trimmed to size; also
-#: once the answers written since the last trim weigh this share of ``max_bytes``.
+#: Every this many writes to the file (by any process: counted by the rows' numbers, which
+#: every insert raises), expired rows are deleted and the table trimmed to size; also once the
+#: answers this process wrote since its last trim weigh this share of ``max_bytes``.
 _PRUNE_EVERY = 256
 _PRUNE_SHARE = 0.125
 _SCHEMA = (
@@ -74,7 +86,6 @@ class SQLiteCache:
         self.max_bytes = max_bytes
         self.clock = clock
         self._conns = PerThread()
-        self._writes = 0
         self._written = 0  # bytes of answers written since the last trim
         #: Each operation waits at most ``timeout`` seconds for another connection's lock.
         self._file = SQLiteFile(self.path, _SCHEMA, timeout, tables=frozenset({"entries", "claims"}), setting="web.cache.path")
@@ -96,9 +107,23 @@ class SQLiteCache:
             return work(self._conns.fresh(self._file))
         except sqlite3.DatabaseError as exc:
             if str(exc) not in _DAMAGED:
-                raise
+                raise self._explained(exc) from None
             self._remove(self._conns.identity() or self._file.identity(), exc)  # none held: it failed opening
         return work(self._conns.fresh(self._file))  # the file is gone: a new one is set up
+
+    def _explained(self, exc: Exception) -> Exception:
+        """``exc`` with the file named and what to do, when SQLite said only what failed: a
+        warning "database or disk is full" left the user to guess which file, and why."""
+        import sqlite3
+
+        advice = _WRITE_ADVICE.get(str(exc))
+        if advice is _READ_ONLY and self._writable():  # out of file handles, say: not the folder's doing
+            advice = None
+        return exc if advice is None else sqlite3.OperationalError(f"{exc}: {advice.format(path=self.path)}")
+
+    def _writable(self) -> bool:
+        """Whether this process may write the file and its folder (where the WAL's files go)."""
+        return all(os.access(place, os.W_OK) for place in (self.path, self.path.parent) if place.exists())
 
     def _remove(self, damaged: Identity, problem: Exception) -> None:
         """Delete the damaged file with its WAL, unless another thread or process already
@@ -121,22 +146,27 @@ class SQLiteCache:
         if len(payload) > self.max_bytes:  # it would push out every other answer and still not fit
             return
         now = self.clock()
-        self._run(
+        written = self._run(
             lambda db: db.execute(
                 "INSERT OR REPLACE INTO entries (key, value, expires, stored) VALUES (?, ?, ?, ?)",
                 (key, payload, now + ttl, now),
             )
         )
-        self._writes += 1
         self._written += len(payload)
-        if self._writes % _PRUNE_EVERY == 0 or self._written > self.max_bytes * _PRUNE_SHARE:
+        # The row's number counts the file's writes, not this process's: a count of its own
+        # never came round in processes that store a few answers each (a CLI call, a job, a
+        # config made per request), and the file outgrew max_entries, its expired rows kept.
+        if written.lastrowid % _PRUNE_EVERY == 0 or self._written > self.max_bytes * _PRUNE_SHARE:
             self.prune()
 
     def prune(self) -> None:
-        """Delete expired rows, then the oldest beyond ``max_entries`` or ``max_bytes``."""
+        """Delete expired rows, then the oldest beyond ``max_entries`` or ``max_bytes``; and
+        lapsed claims, which only a claim on the same key deleted: one a worker killed while
+        fetching, or one its release could not reach, stayed in the file for good."""
 
         def work(db: Any) -> None:
             db.execute("DELETE FROM entries WHERE expires <= ?", (self.clock(),))
+            db.execute("DELETE FROM claims WHERE expires <= ?", (self.clock(),))
             db.execute(
                 "DELETE FROM entries WHERE key IN (SELECT key FROM entries ORDER BY stored DESC LIMIT -1 OFFSET ?)",
                 (self.max_entries,),
