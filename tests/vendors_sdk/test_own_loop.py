@@ -95,11 +95,14 @@ def config_for(provider: str, url: str) -> Config:
 def test_the_callers_loop_runs_on_while_an_sdk_reads_a_big_answer(
     http_server: Any, answers: dict[str, bytes], provider: str
 ) -> None:
-    """A 10 ms ticker on the caller's loop: before, it stopped for the whole read (2-7 s here).
-    (First in this file: the deadline test below leaves answers being read on other threads.)"""
+    """A 10 ms ticker on the caller's loop: before, it stopped for the whole read (2-7 s here),
+    so its longest pause is measured against the call's whole time, which a busy machine
+    stretches as much. (First in this file: the deadline test below leaves answers being read
+    on other threads.)"""
     config = config_for(provider, big_vendor(http_server, answers[provider]))
 
-    async def main() -> float:
+    async def main() -> tuple[float, float]:
+        started = time.monotonic()
         gaps: list[float] = []
         done = asyncio.Event()
 
@@ -115,9 +118,10 @@ def test_the_callers_loop_runs_on_while_an_sdk_reads_a_big_answer(
         await adispatch_search("q", backend=provider, config=config, timeout=30)
         done.set()
         await ticker
-        return max(gaps)
+        return max(gaps), time.monotonic() - started
 
-    assert asyncio.run(main()) < 1.0
+    longest, whole = asyncio.run(main())
+    assert longest < whole / 3, (longest, whole)
 
 
 @pytest.mark.parametrize("provider", ["parallel", "exa"])
