@@ -10,6 +10,7 @@ fired and was ignored). Real pages on a loopback server; a sync provider in a pl
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable, Coroutine
 from http.server import BaseHTTPRequestHandler
@@ -212,3 +213,38 @@ def test_a_vendor_request_cut_off_at_the_call_s_deadline_closes_its_connection(
         envelope, let_go = asyncio.run(in_a_loop())
     assert envelope["error_code"] == "timeout"
     assert let_go, "the connection to the vendor was left open"
+
+
+def test_a_caller_that_closes_its_loop_after_a_timeout_finds_the_cancelled_request_in_the_ledger(
+    http_server: Any, make_config: Any, tmp_path: Any
+) -> None:
+    """Once anyio's asyncio backend is loaded (httpcore loads it with the first connection), a
+    plain asyncio caller's cancellation went back to the caller before the call had unwound:
+    a caller that then closed its loop left the call's clean-up unrun, and the request it
+    had sent never reached the usage ledger."""
+    import sqlite3
+
+    import anyio
+
+    from webproviders.accounting.usage.spool import spool
+
+    anyio.run(anyio.sleep, 0)  # its asyncio backend loaded, as in any process that used httpx
+    site = f"http://127.0.0.1:{http_server(_silent(lambda _path: None)).server_address[1]}"
+    ledger = tmp_path / "usage.sqlite3"
+    config: Config = make_config(
+        web={"usage": {"path": str(ledger)}, "cache": False, "providers": {"searxng": {"base_url": site}}}
+    )
+
+    async def timed_out() -> None:
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(adispatch_search("q", backend="searxng", config=config, timeout=30), 0.5)
+
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(timed_out())
+    finally:
+        loop.close()
+    spool.flush()
+    assert ledger.exists(), "no row of the call reached the ledger"
+    with contextlib.closing(sqlite3.connect(ledger)) as rows:
+        assert list(rows.execute("SELECT provider, outcome FROM usage")) == [("searxng", "cancelled")]

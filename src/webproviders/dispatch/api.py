@@ -118,6 +118,9 @@ async def _cancelled_once(work: Coroutine[Any, Any, dict[str, Any]]) -> dict[str
     the task inside it again at every await until it leaves the scope, so the awaits of the
     call's own clean-up (closing a half-read connection) were cancelled in turn and the
     connection stayed open. Here the call unwinds as asyncio cancels: once, to its end.
+    The caller waits for that end, as for a call awaited in its own task: else a caller
+    that went on and closed its loop (``run_until_complete(wait_for(...))`` then ``close()``)
+    left the call's clean-up unrun, its connection open and its ledger row unwritten.
     """
     task = asyncio.ensure_future(work)
     _unwinding.add(task)
@@ -126,6 +129,9 @@ async def _cancelled_once(work: Coroutine[Any, Any, dict[str, Any]]) -> dict[str
         return await asyncio.shield(task)
     except asyncio.CancelledError:
         task.cancel()
+        while not task.done():  # an anyio scope cancels this wait again at every turn
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait((task,))
         raise
 
 
