@@ -126,7 +126,9 @@ async def _cancelled_once(work: Coroutine[Any, Any, dict[str, Any]]) -> dict[str
     try:
         return await asyncio.shield(task)
     except asyncio.CancelledError:
-        task.cancel()
+        cancelling = getattr(task, "cancelling", None)  # Python 3.11 on
+        if cancelling is None or not cancelling():  # not cancelled with it (asyncio.run cancelling every task)
+            task.cancel()  # a second cancel would cut short the provider's time to unwind
         while not task.done():  # an anyio scope cancels this wait again at every turn
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.wait((task,))
