@@ -10,6 +10,7 @@ fired and was ignored). Real pages on a loopback server; a sync provider in a pl
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 from collections.abc import Callable, Coroutine
 from http.server import BaseHTTPRequestHandler
@@ -44,6 +45,32 @@ class Quick(WebSearchProvider):
 
 def register(ctx):
     ctx.register_web_search_provider(Quick())
+"""
+
+
+_TIDY_PROVIDER = """
+import asyncio
+
+from webproviders import WebSearchProvider
+
+
+class Tidy(WebSearchProvider):
+    name = "tidy"
+
+    def is_available(self):
+        return True
+
+    async def search(self, query, limit=5, **options):
+        try:
+            await asyncio.sleep(60)
+        except asyncio.CancelledError:
+            await asyncio.sleep(0.05)  # closes its connection, as an HTTP client does
+            raise
+        return []
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Tidy())
 """
 
 
@@ -212,3 +239,72 @@ def test_a_vendor_request_cut_off_at_the_call_s_deadline_closes_its_connection(
         envelope, let_go = asyncio.run(in_a_loop())
     assert envelope["error_code"] == "timeout"
     assert let_go, "the connection to the vendor was left open"
+
+
+def test_a_caller_that_closes_its_loop_after_a_timeout_finds_the_cancelled_request_in_the_ledger(
+    http_server: Any, make_config: Any, tmp_path: Any
+) -> None:
+    """Once anyio's asyncio backend is loaded (httpcore loads it with the first connection), a
+    plain asyncio caller's cancellation went back to the caller before the call had unwound:
+    a caller that then closed its loop left the call's clean-up unrun, and the request it
+    had sent never reached the usage ledger."""
+    import sqlite3
+
+    import anyio
+
+    from webproviders.accounting.usage.spool import spool
+
+    anyio.run(anyio.sleep, 0)  # its asyncio backend loaded, as in any process that used httpx
+    site = f"http://127.0.0.1:{http_server(_silent(lambda _path: None)).server_address[1]}"
+    ledger = tmp_path / "usage.sqlite3"
+    config: Config = make_config(
+        web={"usage": {"path": str(ledger)}, "cache": False, "providers": {"searxng": {"base_url": site}}}
+    )
+
+    async def timed_out() -> None:
+        with pytest.raises(asyncio.TimeoutError):
+            await asyncio.wait_for(adispatch_search("q", backend="searxng", config=config, timeout=30), 0.5)
+
+    loop = asyncio.new_event_loop()
+    try:
+        loop.run_until_complete(timed_out())
+    finally:
+        loop.close()
+    spool.flush()
+    assert ledger.exists(), "no row of the call reached the ledger"
+    with contextlib.closing(sqlite3.connect(ledger)) as rows:
+        assert list(rows.execute("SELECT provider, outcome FROM usage")) == [("searxng", "cancelled")]
+
+
+def test_a_call_left_pending_as_asyncio_run_ends_blames_no_provider(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``asyncio.run`` (or a server shutting down) cancels every task as it ends, the call's
+    own task too; its wrapper for anyio scopes cancelled that task a second time, which cut short the provider's time to
+    unwind (here 50 ms, to close its connection) and logged that the provider "went on after
+    it was cancelled"."""
+    import anyio
+
+    anyio.run(anyio.sleep, 0)  # its asyncio backend loaded, as in any process that used httpx
+    plugins = write_plugin("tidy", _TIDY_PROVIDER)
+    config = make_config(
+        web={"search_backend": "tidy", "usage": False}, plugins={"paths": [str(plugins)], "enabled": ["tidy"]}
+    )
+
+    async def cancels_every_task() -> None:
+        assert (await adispatch_search("warm", config=config, timeout=0.2))["error_code"] == "timeout"
+        call = asyncio.ensure_future(adispatch_search("q", config=config, timeout=30))
+        await asyncio.sleep(0.2)  # its provider under way
+        # As asyncio.run does as it ends, in one of the orders it may take: the call's own
+        # tasks first, in the order they were started ("Task-<n>"), then the task awaiting it.
+        rest = sorted(
+            (task for task in asyncio.all_tasks() if task not in (call, asyncio.current_task())),
+            key=lambda task: int(task.get_name().rpartition("-")[2]),
+        )
+        for task in [*rest, call]:
+            task.cancel()
+        await asyncio.gather(*rest, call, return_exceptions=True)
+
+    with caplog.at_level("WARNING", logger="webproviders"):
+        asyncio.run(cancels_every_task())
+    assert [r.getMessage() for r in caplog.records if r.name.startswith("webproviders")] == []

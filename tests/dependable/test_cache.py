@@ -427,6 +427,25 @@ def test_a_waiter_with_time_left_asks_again_when_the_leaders_deadline_cuts_it_sh
     assert fake.calls == 2  # one of the waiters asked again, for all three
 
 
+def test_a_flight_whose_leader_s_loop_was_closed_is_asked_again_past_its_deadline() -> None:
+    """A caller's loop closed with the leading call's task still pending (kept referenced, as
+    asyncio asks): the flight never lands, and an identical call made after that call's
+    deadline asks the provider itself instead of waiting on it to its own deadline."""
+    config = build_config(search_backend="fake-a")
+    assert dispatch_search("warm up", config=config)["success"] is True
+    fake = provider(config, "fake-a")
+    fake.delay = 0.5
+    loop = asyncio.new_event_loop()
+    pending = loop.create_task(adispatch_search("python", config=config, timeout=0.3))
+    loop.run_until_complete(asyncio.sleep(0.1))  # the leader's request is under way
+    loop.close()
+    fake.delay = 0.0
+    time.sleep(1.5)  # past the leader's deadline and its grace
+    envelope = dispatch_search("python", config=config, timeout=2)
+    assert envelope["success"] is True, envelope
+    assert not pending.done()
+
+
 @pytest.mark.skipif(not hasattr(signal, "pthread_kill"), reason="Ctrl-C is sent with pthread_kill")
 @pytest.mark.usefixtures("ctrl_c")
 def test_an_interrupted_sync_call_lets_go_of_its_flight() -> None:

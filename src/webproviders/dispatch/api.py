@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import inspect
 import sys
 from collections.abc import Coroutine
 from typing import Any
@@ -83,7 +81,7 @@ async def _dispatch(
     try:
         asyncio.get_running_loop()
     except RuntimeError:  # awaited under another event loop (trio): asyncio's is not there
-        return await _in_a_thread(how)
+        return await _outside_asyncio(how)
     # Loading code (the config, the registry, a plugin whose register() may take seconds) or
     # asking a provider's is_available() would stop the caller's event loop: a call that
     # needs it prepares on a worker thread. Once everything it uses is loaded and known,
@@ -118,6 +116,9 @@ async def _cancelled_once(work: Coroutine[Any, Any, dict[str, Any]]) -> dict[str
     the task inside it again at every await until it leaves the scope, so the awaits of the
     call's own clean-up (closing a half-read connection) were cancelled in turn and the
     connection stayed open. Here the call unwinds as asyncio cancels: once, to its end.
+    The caller waits for that end, as for a call awaited in its own task: else a caller
+    that went on and closed its loop (``run_until_complete(wait_for(...))`` then ``close()``)
+    left the call's clean-up unrun, its connection open and its ledger row unwritten.
     """
     task = asyncio.ensure_future(work)
     _unwinding.add(task)
@@ -125,7 +126,12 @@ async def _cancelled_once(work: Coroutine[Any, Any, dict[str, Any]]) -> dict[str
     try:
         return await asyncio.shield(task)
     except asyncio.CancelledError:
-        task.cancel()
+        cancelling = getattr(task, "cancelling", None)  # Python 3.11 on
+        if cancelling is None or not cancelling():  # not cancelled with it (asyncio.run cancelling every task)
+            task.cancel()  # a second cancel would cut short the provider's time to unwind
+        while not task.done():  # an anyio scope cancels this wait again at every turn
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait((task,))
         raise
 
 
@@ -135,18 +141,33 @@ def _unwound(task: asyncio.Task[Any]) -> None:
         task.exception()  # taken: a caller who left is not told of it, nor is the log
 
 
-async def _in_a_thread(how: tuple[Any, ...]) -> dict[str, Any]:
-    """A call awaited under trio (directly, or through anyio): the sync twin runs in one of
-    trio's worker threads, on this library's own loop there, and ends by its deadline as
-    ever. Under any other framework it is an ``unsupported`` envelope, never an exception."""
+async def _outside_asyncio(how: tuple[Any, ...]) -> dict[str, Any]:
+    """A call awaited under trio (directly, or through anyio) runs on this library's
+    background loop and is awaited from trio without a thread of its own: in one of trio's
+    worker threads (40 by default) each, the 41st of many calls at once waited for a thread
+    past its own deadline. A trio cancel scope (``move_on_after``) lets go of the call at
+    once, and the call is cancelled on its loop. Under any other framework it is an
+    ``unsupported`` envelope, never an exception."""
     if runner.inside_trio():
         trio = sys.modules["trio"]
-        # A trio cancel scope (move_on_after) lets go of the call at once; the thread ends by
-        # the call's deadline. trio 0.23 renamed the switch.
-        switches = inspect.signature(trio.to_thread.run_sync).parameters
-        give_up = "abandon_on_cancel" if "abandon_on_cancel" in switches else "cancellable"
-        call = functools.partial(_dispatch_sync, *how)
-        return await trio.to_thread.run_sync(call, **{give_up: True})  # type: ignore[no-any-return]
+        token = trio.lowlevel.current_trio_token()
+        answered = trio.Event()
+
+        def wake(_: Any) -> None:
+            with contextlib.suppress(trio.RunFinishedError):  # the trio program has ended
+                token.run_sync_soon(answered.set)
+
+        try:
+            future = runner.started_outside_trio(_dispatch(*how))
+        except runner.NoLoop as exc:
+            return never_started(could_not_start(exc), how[2])
+        future.add_done_callback(wake)
+        try:
+            await answered.wait()
+        except BaseException:  # trio's Cancelled, or Ctrl-C: the caller left, so does its call
+            future.cancel()
+            raise
+        return future.result()
     return never_started(
         UnsupportedError(
             "This call was awaited outside asyncio and trio, the event loops it can run under; "

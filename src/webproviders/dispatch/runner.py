@@ -344,16 +344,33 @@ def inside_trio() -> bool:
     return True
 
 
-def _outside_trio(coro: Coroutine[Any, Any, T]) -> T:
-    """Run ``coro`` on the background loop from trio's thread, in a copy of the caller's
-    context that no longer names trio as the running library (``sniffio``'s public variable,
-    set by trio in its tasks), as trio's own worker threads do: else the HTTP stack, asking
-    which library runs, would use trio's primitives on an asyncio loop."""
+def _not_trio() -> contextvars.Context:
+    """A copy of the caller's context that no longer names trio as the running library
+    (``sniffio``'s public variable, set by trio in its tasks), as trio's own worker threads
+    have: else the HTTP stack, asking which library runs, would use trio's primitives on an
+    asyncio loop."""
     context = contextvars.copy_context()
     sniffio = sys.modules.get("sniffio")
     if sniffio is not None:
         context.run(sniffio.current_async_library_cvar.set, None)
-    return context.run(background.run, coro)
+    return context
+
+
+def _outside_trio(coro: Coroutine[Any, Any, T]) -> T:
+    """Run ``coro`` on the background loop from trio's thread (see :func:`_not_trio`)."""
+    return _not_trio().run(background.run, coro)
+
+
+def started_outside_trio(coro: Coroutine[Any, Any, T]) -> concurrent.futures.Future[T]:
+    """``coro`` started on the background loop from trio's thread (see :func:`_not_trio`),
+    its task run in that context; :class:`NoLoop` (``coro`` closed unstarted) when the
+    loop could not be made."""
+    try:
+        loop = background.loop()
+    except NoLoop:
+        coro.close()
+        raise
+    return _not_trio().run(asyncio.run_coroutine_threadsafe, coro, loop)
 
 
 def run_sync(coro: Coroutine[Any, Any, T]) -> T:

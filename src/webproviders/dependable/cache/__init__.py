@@ -91,13 +91,20 @@ class ResultCache:
         if value is not None:
             return value, True
         while True:
-            future, leader = self.flights.join(key)
+            future, leader, abandoned_at = self.flights.join(key, time.monotonic() + remaining())
             if not leader:
+                left = remaining()
+                abandoned_in = left if future.done() else abandoned_at - time.monotonic()
                 try:
-                    payload, shared = await within(asyncio.shield(_awaitable(future)), max(0.0, remaining()))
+                    payload, shared = await within(
+                        asyncio.shield(_awaitable(future)), max(0.0, min(left, abandoned_in))
+                    )
                 except _LeaderGone:
                     continue
                 except asyncio.TimeoutError:
+                    if abandoned_in < left:  # the leader's loop stopped for good: ask again
+                        self.flights.land(key, future)
+                        continue
                     raise WebTimeoutError(
                         "The call's deadline passed while an identical call was still being answered.",
                         detail=CALL_DEADLINE,
