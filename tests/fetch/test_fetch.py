@@ -82,6 +82,38 @@ def test_configured_user_agent_is_sent(http_server: Any, config_for: Any) -> Non
     assert seen[1].startswith("webproviders/")
 
 
+def test_a_cookie_a_page_sets_goes_with_its_own_redirects_and_no_later_fetch(http_server: Any, config_for: Any) -> None:
+    seen: list[tuple[str, str | None]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append((self.path, self.headers.get("Cookie")))
+            self.send_response(302 if self.path == "/sign-in?link=abc" else 200)
+            if self.path == "/sign-in?link=abc":  # a sign-in link: a session, then the account page
+                self.send_header("Set-Cookie", "sessionid=alice-session-0123456789; Path=/; HttpOnly")
+                self.send_header("Location", "/account")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    base = f"http://127.0.0.1:{http_server(Handler).server_address[1]}"
+    config = config_for(allow_private_networks=True)
+
+    async def two_callers() -> None:  # one event loop: one pooled client for both
+        await fetch(f"{base}/sign-in?link=abc", config)
+        await fetch(f"{base}/account", config)
+
+    run(two_callers())
+    assert seen == [
+        ("/sign-in?link=abc", None),
+        ("/account", "sessionid=alice-session-0123456789"),
+        ("/account", None),  # another call's fetch of the site: the session is not sent
+    ]
+
+
 @pytest.mark.parametrize("path", ["/big", "/big-declared"])
 def test_body_over_the_cap_is_too_large(path: str, site: Any, local: Config) -> None:
     with pytest.raises(TooLargeError) as caught:
