@@ -180,14 +180,18 @@ def url_credentials(url: Any) -> list[str]:
         if ":" in authority and not any(c.isspace() for c in authority):
             user, _, password = authority.partition(":")
     if password:
-        import base64  # here: most URLs carry no password, and it stays off the import path
-
-        plain = f"{unquote(user or '')}:{unquote(password)}"
-        found += [password, unquote(password), base64.b64encode(_utf8(plain)).decode("ascii")]
+        found += [password, unquote(password), _basic(unquote(user or ""), unquote(password))]
     elif user and len(unquote(user)) >= _MIN_TOKEN_USER:  # a token written as the user (redis://token@host)
-        found += [user, unquote(user)]
+        found += [user, unquote(user), _basic(unquote(user), "")]  # sent as Basic "token:" too
     # a plain user name (postgresql://postgres@host) is no secret; URLs lose it anyway
     return found
+
+
+def _basic(user: str, password: str) -> str:
+    """The credential of the ``Authorization: Basic`` header a URL's userinfo is sent as."""
+    import base64  # here: most URLs carry no credentials, and it stays off the import path
+
+    return base64.b64encode(_utf8(f"{user}:{password}")).decode("ascii")
 
 
 def _query_tokens(query: str) -> list[str]:
