@@ -569,6 +569,9 @@ THIRD_PARTY_LOGGERS = (
     "psycopg.pool",
     "redis",
     "crawl4ai",
+    # Python's warnings, when logging captures them (``logging.captureWarnings(True)``, as the
+    # command does): Exa's SDK repeats the notes of an answer that way, in the vendor's words.
+    "py.warnings",
 )
 _installed = False
 
