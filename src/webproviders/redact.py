@@ -89,6 +89,9 @@ class _Patterns:
             # and a known one is kept before them.
             re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*\[?\s*['\"]?(?:bearer|bot|basic|token|digest)?\s*)[^\s'\",;\]}]+"),
             re.compile(r"(?i)((?:x-subscription-token|x-api-key|api-key|x-goog-api-key)['\"]?\s*[:=]\s*['\"]?)[^\s'\",;}]+"),
+            # The value of a cookie a server sets (a session a sign-in link opened), as a header
+            # line or as httpcore's DEBUG line writes it: ``(b'Set-Cookie', b'sid=...; Path=/')``.
+            re.compile(r"(?i)((?:set-)?cookie['\"]?\s*[:,]\s*b?['\"]?\s*[^=;\s'\"]+=)[^;\s'\"]+"),
             self.query,
             self.nested,
             # The same written as text (a query asked for: ``hello token=...``), also once
