@@ -112,9 +112,12 @@ class _Patterns:
         #: The scheme may follow a digit or ``_`` (an encoded space, ``URL('%20http://…')``).
         self.userinfo = re.compile(r"(?i)(?<![a-z])([a-z][a-z0-9+.\-]*://)[^/?#\s@'\"<>]+@")
         #: A vendor's masked echo of a key: some characters, a run of stars or dots, a few more.
-        #: The head runs to 64 characters (``tvly-dev-Ab3xQ7rT0123***9kQz`` shows 21), and no
-        #: match starts inside the run, which would leave the head standing before ``***``.
-        self.echo = re.compile(r"(?<![\w*•-])([\w-]{0,64})(?:\*{2,}|•{2,}|\.{3,}|…)([\w-]{0,12})(?![\w-])")
+        #: The head runs to 64 characters (``tvly-dev-Ab3xQ7rT0123***9kQz`` shows 21), through
+        #: the ``.``, ``/`` and ``+`` a key may hold (``sk.Live/Key+0123***``), and no match
+        #: starts inside the run, which would leave the head standing before ``***``.
+        self.echo = re.compile(
+            r"(?<![\w*•./+-])([\w./+-]{0,64}?)(?:\*{2,}|•{2,}|\.{3,}|…)([\w-]{0,12})(?![\w-])"
+        )
         #: ``password=...`` in a libpq ``key=value`` connection string (quoted, or up to a space).
         self.dsn_password = re.compile(r"(?:^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)")
         #: A percent-escape, to write its hex in lower case.
@@ -341,9 +344,13 @@ class _Matcher:
         return text
 
     def _echo(self, match: re.Match[str]) -> str:
+        """The echo masked from where a known key's head starts in it: its whole run, or the
+        part after a ``.``, ``/`` or ``+`` (``/v1/keys/sk-ab***yz`` keeps ``/v1/keys/``)."""
         head, tail = match.group(1), match.group(2)
-        if (head or tail) and any(s.startswith(head) and s.endswith(tail) for s in self.echoed):
-            return MASK
+        for start in (0, *(i + 1 for i, c in enumerate(head) if c in "./+")):
+            part = head[start:]
+            if (part or tail) and any(s.startswith(part) and s.endswith(tail) for s in self.echoed):
+                return head[:start] + MASK
         return match.group(0)
 
 
