@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import partial
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit, urlunsplit
 
 from webproviders import BlockedError
 from webproviders.kit import (
@@ -44,6 +45,14 @@ def check_status(response: httpx.Response) -> None:
     check_page_status(response, "DuckDuckGo", "the search form")
 
 
+def referer(base: str) -> str:
+    """The search form's address as a browser names it in ``Referer``: without the base URL's
+    ``user:password@`` (a gateway's), which went to DuckDuckGo, and to any site a redirect of
+    its named, in clear text."""
+    parts = urlsplit(base)
+    return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2])) + "/"
+
+
 class DuckDuckGoHTMLProvider(HTMLSearchProvider):
     provider_name = "ddg_html"
     default_base_url = "https://html.duckduckgo.com"
@@ -56,7 +65,7 @@ class DuckDuckGoHTMLProvider(HTMLSearchProvider):
         from .parse import parse_page
 
         base = self.base_url()
-        response = await self.results_page("POST", f"{base}/html/", data=form, headers={"Referer": f"{base}/"})
+        response = await self.results_page("POST", f"{base}/html/", data=form, headers={"Referer": referer(base)})
         check_status(response)
         return parse_page(page_text(response))
 

@@ -803,10 +803,13 @@ BOUNDED_COMMANDS = frozenset({"search", "extract", "providers", "config", "usage
 
 
 def _logging(debug: bool) -> None:
-    """Warnings from everyone; with ``--debug``, this library's debug log too (only its)."""
+    """Warnings from everyone; with ``--debug``, this library's debug log too (only its).
+    Python's warnings go through logging, whose filter masks the secrets a dependency's
+    warning quotes (Exa's SDK repeats the vendor's notes on an answer as warnings)."""
     root = logging.getLogger()
     theirs = list(root.handlers)  # main() called by a program that logs: its handlers are its own
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.captureWarnings(True)
     if debug:
         logging.getLogger("webproviders").setLevel(logging.DEBUG)
         return

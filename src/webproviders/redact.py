@@ -89,6 +89,9 @@ class _Patterns:
             # and a known one is kept before them.
             re.compile(r"(?i)(authorization['\"]?\s*[:=]\s*\[?\s*['\"]?(?:bearer|bot|basic|token|digest)?\s*)[^\s'\",;\]}]+"),
             re.compile(r"(?i)((?:x-subscription-token|x-api-key|api-key|x-goog-api-key)['\"]?\s*[:=]\s*['\"]?)[^\s'\",;}]+"),
+            # The value of a cookie a server sets (a session a sign-in link opened), as a header
+            # line or as httpcore's DEBUG line writes it: ``(b'Set-Cookie', b'sid=...; Path=/')``.
+            re.compile(r"(?i)((?:set-)?cookie['\"]?\s*[:,]\s*b?['\"]?\s*[^=;\s'\"]+=)[^;\s'\"]+"),
             self.query,
             self.nested,
             # The same written as text (a query asked for: ``hello token=...``), also once
@@ -109,9 +112,12 @@ class _Patterns:
         #: The scheme may follow a digit or ``_`` (an encoded space, ``URL('%20http://…')``).
         self.userinfo = re.compile(r"(?i)(?<![a-z])([a-z][a-z0-9+.\-]*://)[^/?#\s@'\"<>]+@")
         #: A vendor's masked echo of a key: some characters, a run of stars or dots, a few more.
-        #: The head runs to 64 characters (``tvly-dev-Ab3xQ7rT0123***9kQz`` shows 21), and no
-        #: match starts inside the run, which would leave the head standing before ``***``.
-        self.echo = re.compile(r"(?<![\w*•-])([\w-]{0,64})(?:\*{2,}|•{2,}|\.{3,}|…)([\w-]{0,12})(?![\w-])")
+        #: The head runs to 64 characters (``tvly-dev-Ab3xQ7rT0123***9kQz`` shows 21), through
+        #: the ``.``, ``/`` and ``+`` a key may hold (``sk.Live/Key+0123***``), and no match
+        #: starts inside the run, which would leave the head standing before ``***``.
+        self.echo = re.compile(
+            r"(?<![\w*•./+-])([\w./+-]{0,64}?)(?:\*{2,}|•{2,}|\.{3,}|…)([\w-]{0,12})(?![\w-])"
+        )
         #: ``password=...`` in a libpq ``key=value`` connection string (quoted, or up to a space).
         self.dsn_password = re.compile(r"(?:^|\s)password\s*=\s*('(?:[^'\\]|\\.)*'|\S+)")
         #: A percent-escape, to write its hex in lower case.
@@ -180,14 +186,18 @@ def url_credentials(url: Any) -> list[str]:
         if ":" in authority and not any(c.isspace() for c in authority):
             user, _, password = authority.partition(":")
     if password:
-        import base64  # here: most URLs carry no password, and it stays off the import path
-
-        plain = f"{unquote(user or '')}:{unquote(password)}"
-        found += [password, unquote(password), base64.b64encode(_utf8(plain)).decode("ascii")]
+        found += [password, unquote(password), _basic(unquote(user or ""), unquote(password))]
     elif user and len(unquote(user)) >= _MIN_TOKEN_USER:  # a token written as the user (redis://token@host)
-        found += [user, unquote(user)]
+        found += [user, unquote(user), _basic(unquote(user), "")]  # sent as Basic "token:" too
     # a plain user name (postgresql://postgres@host) is no secret; URLs lose it anyway
     return found
+
+
+def _basic(user: str, password: str) -> str:
+    """The credential of the ``Authorization: Basic`` header a URL's userinfo is sent as."""
+    import base64  # here: most URLs carry no credentials, and it stays off the import path
+
+    return base64.b64encode(_utf8(f"{user}:{password}")).decode("ascii")
 
 
 def _query_tokens(query: str) -> list[str]:
@@ -334,9 +344,13 @@ class _Matcher:
         return text
 
     def _echo(self, match: re.Match[str]) -> str:
+        """The echo masked from where a known key's head starts in it: its whole run, or the
+        part after a ``.``, ``/`` or ``+`` (``/v1/keys/sk-ab***yz`` keeps ``/v1/keys/``)."""
         head, tail = match.group(1), match.group(2)
-        if (head or tail) and any(s.startswith(head) and s.endswith(tail) for s in self.echoed):
-            return MASK
+        for start in (0, *(i + 1 for i, c in enumerate(head) if c in "./+")):
+            part = head[start:]
+            if (part or tail) and any(s.startswith(part) and s.endswith(tail) for s in self.echoed):
+                return head[:start] + MASK
         return match.group(0)
 
 
@@ -565,6 +579,9 @@ THIRD_PARTY_LOGGERS = (
     "psycopg.pool",
     "redis",
     "crawl4ai",
+    # Python's warnings, when logging captures them (``logging.captureWarnings(True)``, as the
+    # command does): Exa's SDK repeats the notes of an answer that way, in the vendor's words.
+    "py.warnings",
 )
 _installed = False
 

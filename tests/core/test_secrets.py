@@ -220,6 +220,24 @@ def test_an_echo_showing_a_long_head_of_a_known_key_is_masked_whole(echo: str) -
     assert scrub(f"Invalid API key: {echo}. Check it.") == "Invalid API key: ***. Check it."
 
 
+@pytest.mark.parametrize(
+    ("echo", "kept"),
+    [
+        ("Invalid API key: sk.Live/Key+0123***XYZ. Check it.", "Invalid API key: ***. Check it."),
+        ("Invalid API key (sk.Live/Key+0123456789abcdef...)", "Invalid API key (***)"),
+        ("GET /v1/keys/sk.Live/Ke***XYZ failed", "GET /v1/keys/*** failed"),
+    ],
+)
+def test_an_echo_of_a_key_holding_dots_slashes_or_pluses_is_masked_whole(echo: str, kept: str) -> None:
+    """A key in base64's alphabet or with dotted parts: the head a vendor shows ran past the
+    first ``.``, ``/`` or ``+``, and all but its last part stood before the mask (28 of 31
+    characters of the key when the vendor cut it with ``...``)."""
+    from webproviders import redact
+
+    redact.remember("sk.Live/Key+0123456789abcdefXYZ")
+    assert scrub(echo) == kept
+
+
 def test_provider_data_keeps_words_that_a_short_secret_would_mangle() -> None:
     from webproviders import redact
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 import ssl
 import threading
@@ -80,6 +81,61 @@ def test_configured_user_agent_is_sent(http_server: Any, config_for: Any) -> Non
     run(fetch(f"http://127.0.0.1:{port}/", default))
     assert seen[0] == "ResearchBot/2.0 (+https://example.org/bot)"
     assert seen[1].startswith("webproviders/")
+
+
+def test_a_cookie_a_page_sets_goes_with_its_own_redirects_and_no_later_fetch(http_server: Any, config_for: Any) -> None:
+    seen: list[tuple[str, str | None]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            seen.append((self.path, self.headers.get("Cookie")))
+            self.send_response(302 if self.path == "/sign-in?link=abc" else 200)
+            if self.path == "/sign-in?link=abc":  # a sign-in link: a session, then the account page
+                self.send_header("Set-Cookie", "sessionid=alice-session-0123456789; Path=/; HttpOnly")
+                self.send_header("Location", "/account")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    base = f"http://127.0.0.1:{http_server(Handler).server_address[1]}"
+    config = config_for(allow_private_networks=True)
+
+    async def two_callers() -> None:  # one event loop: one pooled client for both
+        await fetch(f"{base}/sign-in?link=abc", config)
+        await fetch(f"{base}/account", config)
+
+    run(two_callers())
+    assert seen == [
+        ("/sign-in?link=abc", None),
+        ("/account", "sessionid=alice-session-0123456789"),
+        ("/account", None),  # another call's fetch of the site: the session is not sent
+    ]
+
+
+def test_the_cookies_a_page_sets_are_masked_in_the_debug_log(
+    http_server: Any, config_for: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("Set-Cookie", "laravel_session=sess-value-0123456789; Path=/; HttpOnly")
+            self.send_header("Set-Cookie", "connect.sid=s%3Asid-value-0123456789; Path=/")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    port = http_server(Handler).server_address[1]
+    with caplog.at_level(logging.DEBUG):
+        run(fetch(f"http://127.0.0.1:{port}/sign-in?link=abc", config_for(allow_private_networks=True)))
+    logged = "\n".join(record.getMessage() for record in caplog.records)
+    assert "(b'Set-Cookie', b'laravel_session=***; Path=/; HttpOnly')" in logged  # httpcore's line
+    assert "sess-value" not in logged and "sid-value" not in logged
 
 
 @pytest.mark.parametrize("path", ["/big", "/big-declared"])

@@ -182,6 +182,39 @@ def test_a_key_with_cr_lf_is_refused_before_anything_is_sent_and_never_shown(
     assert leaks(json.dumps(envelope)) == [] and leaks(logs) == []
 
 
+def test_a_token_written_as_the_url_s_user_is_masked_as_the_basic_credential_it_is_sent_as(
+    http_server: Callable[..., Any], caplog: pytest.LogCaptureFixture
+) -> None:
+    token = "gw-token-0123456789abcdef"  # https://<token>@gateway/: sent as Basic "<token>:"
+    sent = base64.b64encode(f"{token}:".encode()).decode()
+
+    class Gateway(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # a gateway quoting the credential it refused, in its body and a header
+            credential = self.headers.get("Authorization", "").removeprefix("Basic ")
+            body = json.dumps({"error": f"credential {credential} is not valid here"}).encode()
+            self.send_response(400)
+            self.send_header("WWW-Authenticate", f'Basic realm="gw", error="{credential} expired"')
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    port = http_server(Gateway).server_address[1]
+    config = config_from_dict(
+        {"web": {"retry": {"max_retries": 0}, "providers": {"searxng": {"base_url": f"http://{token}@127.0.0.1:{port}/"}}}},
+        source="<test>",
+    )
+    with caplog.at_level(logging.DEBUG):
+        envelope = dispatch_search("status", backend="searxng", config=config)
+    assert envelope["success"] is False and "credential *** is not valid here" in envelope["error"], envelope
+    logs = "\n".join(r.getMessage() for r in caplog.records)
+    assert "WWW-Authenticate" in logs or "www-authenticate" in logs
+    assert [text for text in (json.dumps(envelope), logs) if sent in text or token in text] == []
+
+
 def test_reprs_and_httpx_request_logs_show_no_credentials(config: Config, port: int, caplog: pytest.LogCaptureFixture) -> None:
     import httpx
 

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import base64
+from http.server import BaseHTTPRequestHandler
+from typing import Any
 from urllib.parse import parse_qs
 
 import httpx
@@ -10,6 +13,7 @@ import pytest
 import respx
 
 from webproviders import adispatch_search, dispatch_search
+from webproviders.config import config_from_dict
 
 URL = "https://html.duckduckgo.com/html/"
 
@@ -384,3 +388,50 @@ def test_an_option_it_does_not_read_is_named(cfg, page):
     assert envelope["success"] is True
     said = "ddg_html ignored the option(s) region: it does not know them."
     assert said in envelope["meta"]["warnings"]
+
+
+def test_a_gateway_s_password_in_base_url_is_sent_as_basic_auth_and_never_in_the_referer(http_server: Any) -> None:
+    seen: list[tuple[str, str | None, str | None]] = []
+
+    class Elsewhere(BaseHTTPRequestHandler):  # another site, which the gateway redirects to
+        def do_GET(self) -> None:
+            seen.append(("elsewhere", self.headers.get("Referer"), self.headers.get("Authorization")))
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    elsewhere = http_server(Elsewhere).server_address[1]
+
+    class Gateway(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            seen.append(("gateway", self.headers.get("Referer"), self.headers.get("Authorization")))
+            self.send_response(302)
+            self.send_header("Location", f"http://127.0.0.1:{elsewhere}/sign-in")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    gateway = http_server(Gateway).server_address[1]
+    config = config_from_dict(
+        {
+            "web": {
+                "allow_private_networks": True,
+                "retry": {"max_retries": 0},
+                "providers": {"ddg_html": {"base_url": f"http://ddg:gw-pass-0123456789@127.0.0.1:{gateway}"}},
+            }
+        },
+        source="<test>",
+    )
+    dispatch_search("rust async await", backend="ddg_html", config=config)
+    basic = "Basic " + base64.b64encode(b"ddg:gw-pass-0123456789").decode()
+    assert seen == [
+        ("gateway", f"http://127.0.0.1:{gateway}/", basic),
+        ("elsewhere", f"http://127.0.0.1:{gateway}/", None),
+    ]

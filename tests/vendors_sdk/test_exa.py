@@ -3,7 +3,14 @@
 from __future__ import annotations
 
 import json
+import logging
+import os
+import subprocess
+import sys
+import warnings
 from datetime import datetime, timedelta, timezone
+from http.server import BaseHTTPRequestHandler
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -156,6 +163,58 @@ def test_key_echoed_by_the_vendor_is_scrubbed(config: Any) -> None:
         envelope = dispatch_search("q", backend="exa", config=config)
     assert envelope["error_code"] == "auth_error"
     assert_no_secret(envelope, KEY)
+
+
+#: A search answer with a note in Exa's ``warnings`` array (the SDK repeats each as a Python
+#: warning) that quotes the key, as a gateway in front of Exa might.
+NOTED = {**EXA_SEARCH, "warnings": [{"code": "KEY_EXPIRING", "path": "/apiKey", "message": f"the key {KEY} expires soon"}]}
+
+
+def test_a_note_exa_answers_with_is_logged_without_the_key_when_logging_takes_warnings(
+    config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    with warnings.catch_warnings(), caplog.at_level(logging.WARNING):
+        warnings.simplefilter("always")
+        logging.captureWarnings(False)  # taken afresh, whatever an earlier in-process command left
+        logging.captureWarnings(True)  # as an application that logs its warnings does
+        try:
+            with respx.mock() as router:
+                router.post(f"{API}/search").respond(200, json=NOTED)
+                envelope = dispatch_search("transformer supply", backend="exa", config=config)
+        finally:
+            logging.captureWarnings(False)
+    assert envelope["success"] is True
+    notes = [record.getMessage() for record in caplog.records if record.name == "py.warnings"]
+    assert notes and "the key *** expires soon" in notes[0]
+    assert [note for note in notes if KEY in note] == []
+
+
+def test_the_command_prints_exa_s_note_without_the_key(http_server: Any, tmp_path: Path) -> None:
+    class Exa(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            self.rfile.read(int(self.headers.get("Content-Length", "0")))
+            body = json.dumps(NOTED).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    base_url = f"http://127.0.0.1:{http_server(Exa).server_address[1]}"
+    path = tmp_path / "config.yaml"
+    path.write_text(json.dumps({"web": {"providers": {"exa": {"api_key": KEY, "base_url": base_url}}}}), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if k in ("PATH", "LANG", "LC_ALL")}
+    env.update(HOME=str(tmp_path), PYTHONPATH=os.pathsep.join(sys.path))
+    done = subprocess.run(
+        [sys.executable, "-m", "webproviders.cli", "--config", str(path), "search", "transformer supply", "--backend", "exa"],
+        capture_output=True, text=True, env=env, timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "the key *** expires soon" in done.stderr
+    assert KEY not in done.stderr + done.stdout
 
 
 def test_common_options_are_mapped_and_lang_is_warned(config: Any) -> None:

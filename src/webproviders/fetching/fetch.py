@@ -238,11 +238,12 @@ class _Request(NamedTuple):
 async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, asked: _Request) -> FetchResult:
     target = await check_destination_resolved(url, policy)
     redirects: list[str] = []
+    cookies = httpx.Cookies()  # this fetch's own: a site that sets one on a redirect gets it on the next hop
     while True:
         request_url = str(target.url)
         try:
             headers = {**asked.headers, "Accept": asked.accept, "Accept-Encoding": accept_encoding()}
-            request = client.build_request("GET", target.url, headers=headers)
+            request = client.build_request("GET", target.url, headers=headers, cookies=cookies)
             if asked.tunnel is not None and asked.proxy and tunnelled(asked.proxy, target.url.scheme):
                 asked.tunnel.host, asked.tunnel.waiting = target.url.host, False
                 request.extensions["trace"] = asked.tunnel
@@ -276,6 +277,7 @@ async def _follow(client: httpx.AsyncClient, url: str, policy: AddressPolicy, as
             why = f"{type(exc).__name__}: {exc}"
             raise socks_handshake_error(asked.proxy, shorten(request_url), why, settings=PAGE_PROXY_SETTING) from None
         try:
+            cookies.extract_cookies(response)
             if response.status_code == 407 and asked.proxy:  # only a proxy asks this
                 raise proxy_auth_error(shorten(request_url), None, settings=PAGE_PROXY_SETTING)
             if asked.proxy and not tunnelled(asked.proxy, target.url.scheme):  # forwarded: the proxy may answer itself

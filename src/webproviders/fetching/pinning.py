@@ -12,6 +12,7 @@ can never reach an internal address.
 from __future__ import annotations
 
 import asyncio
+import http.cookiejar
 import importlib.util
 import os
 import ssl
@@ -205,12 +206,22 @@ async def aclose_loop_clients() -> None:
         await clients.end.run()
 
 
+def no_cookies() -> http.cookiejar.CookieJar:
+    """A cookie jar that stores nothing: a shared client's jar would send the cookies one
+    caller's page set (a session a sign-in link opened) with every later fetch of that site.
+    A jar, not ``httpx.Cookies``: httpx keeps a jar it is given, and copies the cookies of
+    the other (without its policy)."""
+    return http.cookiejar.CookieJar(http.cookiejar.DefaultCookiePolicy(allowed_domains=[]))
+
+
 def safe_client(config: Config | None) -> httpx.AsyncClient:
     """The pooled safe-fetching client for the running loop and this config's network settings.
 
     Redirects are not followed here: the fetcher checks every hop. Environment proxies and
     ``.netrc`` are ignored (``trust_env=False``) so no credential follows a URL from a page;
-    the certificates trusted are the vendor calls' (:func:`trusted_tls`).
+    the certificates trusted are the vendor calls' (:func:`trusted_tls`). The client keeps no
+    cookie (:func:`no_cookies`): it serves every caller, and a session one page set would go
+    with another caller's fetch of that site.
     With ``web.proxy`` the proxy resolves names itself; URLs are still checked before sending.
     """
     loop = asyncio.get_running_loop()
@@ -238,6 +249,7 @@ def safe_client(config: Config | None) -> httpx.AsyncClient:
             headers={"User-Agent": user_agent(config)},
             follow_redirects=False,
             trust_env=False,
+            cookies=no_cookies(),
         )
         per_loop[key] = client
     return client
