@@ -816,6 +816,26 @@ def test_http_without_a_configured_token_needs_none(tmp_path: Path) -> None:
         stop(process)
 
 
+def test_http_takes_local_host_and_origin_headers_without_a_port(tmp_path: Path) -> None:
+    """A client of a server on port 80 leaves the default port out (``Host: 127.0.0.1``,
+    ``Origin: http://localhost``): the DNS-rebinding guard answered every such request 421."""
+    process, url = start_http_server(tmp_path)
+    try:
+        for host in ("127.0.0.1", "localhost"):
+            for origin in ({}, {"origin": f"http://{host}"}):
+                opened = httpx.post(url, json=INITIALIZE, headers={**MCP_HEADERS, "host": host, **origin}, timeout=30)
+                assert opened.status_code == 200, (host, origin, opened.text)
+        for host in ("attacker.example", "localhost.attacker.example", "127.0.0.1.attacker.example"):
+            assert httpx.post(url, json=INITIALIZE, headers={**MCP_HEADERS, "host": host}, timeout=30).status_code == 421
+        foreign = httpx.post(
+            url, json=INITIALIZE, headers={**MCP_HEADERS, "host": "localhost", "origin": "http://localhost.attacker.example"},
+            timeout=30,
+        )
+        assert foreign.status_code == 403
+    finally:
+        stop(process)
+
+
 def test_http_answers_a_request_whose_id_is_no_string_or_integer(tmp_path: Path) -> None:
     """The package took a request with an id such as ``1.5`` for a notification: ``202
     Accepted`` and no answer, ever, to a client waiting for one."""

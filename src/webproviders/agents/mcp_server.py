@@ -468,14 +468,15 @@ def _client_gone(exc: BaseException) -> bool:
 
 
 def _local_only(host: str) -> Any:
-    """DNS-rebinding guard for a loopback bind: only local Host and Origin headers pass."""
+    """DNS-rebinding guard for a loopback bind: only local Host and Origin headers pass, with
+    a port or without one (a client of a server on port 80 leaves the default port out)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     names = ["127.0.0.1", "localhost", "[::1]", f"[{host}]" if ":" in host else host]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{name}:*" for name in names],
-        allowed_origins=[f"http://{name}:*" for name in names],
+        allowed_hosts=[form for name in names for form in (name, f"{name}:*")],
+        allowed_origins=[form for name in names for form in (f"http://{name}", f"http://{name}:*")],
     )
 
 
