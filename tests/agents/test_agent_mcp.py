@@ -380,6 +380,22 @@ def test_stdio_answers_a_piped_batch_before_it_stops(tmp_path: Path, probe_dir: 
         assert answers[n]["result"]["structuredContent"]["data"]["web"][0]["title"]
 
 
+def test_stdio_answers_every_request_of_a_piped_batch_that_shares_an_id(tmp_path: Path) -> None:
+    """Requests of a batch written with one id (``"id": 2`` on every line, or ``2`` and
+    ``"2"``) were each served while stdin stayed open, but once it closed the first answer
+    ended the server and the others were answered ``Connection closed``."""
+    batch = [INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    batch += [
+        {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+         "params": {"name": "web_search", "arguments": {"query": query, "limit": 1}}}
+        for request_id, query in ((2, "first"), (2, "second"), ("2", "third"), (2, "fourth"))
+    ]
+    done, answers = stdio_session(tmp_path, batch)
+    assert done.returncode == 0 and len(answers) == 5
+    titles = sorted(answer["result"]["structuredContent"]["data"]["web"][0]["title"] for answer in answers[1:])
+    assert titles == [f"{query} — result 1" for query in ("first", "fourth", "second", "third")]
+
+
 def test_a_client_that_goes_away_ends_the_stdio_server_quietly(tmp_path: Path) -> None:
     """A client that exits (its end of stdout closed) before its answers are written made the
     server fail with exit code 1 and ``error: unhandled errors in a TaskGroup (1 sub-exception)``
