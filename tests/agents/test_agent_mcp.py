@@ -1051,6 +1051,33 @@ def test_two_users_have_separate_budgets(tmp_path: Path) -> None:
         stop(process)
 
 
+def test_a_session_serves_only_the_user_who_opened_it(tmp_path: Path) -> None:
+    """A user holding another user's session id could send requests into that session: a
+    cancellation of the other user's call in flight ended it (``-32800 Request cancelled``)."""
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        f"web:\n  backend: stub\n  cache: false\n  usage: false\nmcp:\n  users: {{alice: {ALICE}, bob: {BOB}}}\n",
+        encoding="utf-8",
+    )
+    process, url = start_http_server(tmp_path, "--config", str(config))
+    try:
+        alice, bob = ({**MCP_HEADERS, "authorization": f"Bearer {token}"} for token in (ALICE, BOB))
+        opened = httpx.post(url, json=INITIALIZE, headers=alice, timeout=30)
+        session = {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+        listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}
+        for message in (listing, cancel):
+            refused = httpx.post(url, json=message, headers={**bob, **session}, timeout=30)
+            assert refused.status_code == 404 and "Session not found" in refused.text
+        assert httpx.get(url, headers={**bob, **session, "accept": "text/event-stream"}, timeout=30).status_code == 404
+        mine = httpx.post(url, json=listing, headers={**alice, **session}, timeout=30)
+        assert mine.status_code == 200 and "web_search" in mine.text
+        own = httpx.post(url, json=INITIALIZE, headers=bob, timeout=30)
+        assert own.status_code == 200 and own.headers["mcp-session-id"] != session["mcp-session-id"]
+    finally:
+        stop(process)
+
+
 def recording_tavily(http_server: Any, answer: dict[str, Any]) -> tuple[str, list[str]]:
     """A loopback Tavily search answering ``answer``, and the Authorization header of each request it got."""
     import json
