@@ -8,7 +8,7 @@ envelope's sentence. No schema has a key field, and unknown arguments are refuse
 Over HTTP every request carries a bearer token. ``mcp.users`` maps tokens to user ids (the
 tokens written in the config, from the environment or read from files, and compared in
 constant time): a user's calls are tagged ``{mcp.user_tag: <user id>}``, so per-tag budgets
-and usage reports are per user. With ``mcp.user_keys``, a client may send its own vendor
+and usage reports are per user, and a session serves only the user who opened it. With ``mcp.user_keys``, a client may send its own vendor
 keys as ``X-Webproviders-Key-<provider>`` headers: they serve that client's calls only (a
 copy of the server's configuration with those keys), are kept out of every log line and
 error text, and are not stored anywhere else.
