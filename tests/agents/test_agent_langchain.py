@@ -113,6 +113,28 @@ def test_tool_call_gives_a_tool_message(stub_config: Any) -> None:
     assert message.content.startswith("1. [q — result 1]")
 
 
+def test_a_tool_call_whose_args_is_no_dict_gives_a_tool_message(stub_config: Any) -> None:
+    """A host that puts OpenAI's ``function.arguments`` (JSON text) or ``None`` into a tool call's
+    ``args`` got LangChain's ``AttributeError: 'str' object has no attribute 'copy'``."""
+    tools = {tool.name: tool for tool in create_langchain_tools(stub_config)}
+    search, extract = tools["web_search"], tools["web_extract"]
+    for invoke in (search.invoke, lambda call: asyncio.run(search.ainvoke(call))):
+        found = invoke({"name": "web_search", "args": '{"query": "q", "limit": 1}', "id": "c1", "type": "tool_call"})
+        assert isinstance(found, ToolMessage) and found.tool_call_id == "c1" and found.status == "success"
+        assert found.content.startswith("1. [q — result 1]") and "2. [" not in found.content
+        bare = invoke({"name": "web_search", "args": "heat pumps", "id": "c2", "type": "tool_call"})
+        assert bare.status == "success" and bare.content.startswith("1. [heat pumps — result 1]")
+        for call in (
+            {"name": "web_search", "args": None, "id": "c3", "type": "tool_call"},
+            {"name": "web_search", "id": "c3", "type": "tool_call"},
+        ):
+            empty = invoke(call)
+            assert isinstance(empty, ToolMessage) and empty.tool_call_id == "c3" and empty.status == "error"
+            assert empty.content == "Error [invalid_input]: Invalid arguments for web_search: 'query' is required."
+    page = extract.invoke({"name": "web_extract", "args": "https://a.example/", "id": "c4", "type": "tool_call"})
+    assert page.status == "success" and "https://a.example/" in page.content
+
+
 def test_null_arguments_are_left_out_as_on_every_surface(stub_config: Any) -> None:
     """A strict-mode model sends ``null`` for what it leaves out; run_tool reads it as the default."""
     search, crawl = WebSearchTool(config=stub_config), WebCrawlTool(config=stub_config)

@@ -380,6 +380,22 @@ def test_stdio_answers_a_piped_batch_before_it_stops(tmp_path: Path, probe_dir: 
         assert answers[n]["result"]["structuredContent"]["data"]["web"][0]["title"]
 
 
+def test_stdio_answers_every_request_of_a_piped_batch_that_shares_an_id(tmp_path: Path) -> None:
+    """Requests of a batch written with one id (``"id": 2`` on every line, or ``2`` and
+    ``"2"``) were each served while stdin stayed open, but once it closed the first answer
+    ended the server and the others were answered ``Connection closed``."""
+    batch = [INITIALIZE, {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    batch += [
+        {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+         "params": {"name": "web_search", "arguments": {"query": query, "limit": 1}}}
+        for request_id, query in ((2, "first"), (2, "second"), ("2", "third"), (2, "fourth"))
+    ]
+    done, answers = stdio_session(tmp_path, batch)
+    assert done.returncode == 0 and len(answers) == 5
+    titles = sorted(answer["result"]["structuredContent"]["data"]["web"][0]["title"] for answer in answers[1:])
+    assert titles == [f"{query} — result 1" for query in ("first", "fourth", "second", "third")]
+
+
 def test_a_client_that_goes_away_ends_the_stdio_server_quietly(tmp_path: Path) -> None:
     """A client that exits (its end of stdout closed) before its answers are written made the
     server fail with exit code 1 and ``error: unhandled errors in a TaskGroup (1 sub-exception)``
@@ -816,6 +832,26 @@ def test_http_without_a_configured_token_needs_none(tmp_path: Path) -> None:
         stop(process)
 
 
+def test_http_takes_local_host_and_origin_headers_without_a_port(tmp_path: Path) -> None:
+    """A client of a server on port 80 leaves the default port out (``Host: 127.0.0.1``,
+    ``Origin: http://localhost``): the DNS-rebinding guard answered every such request 421."""
+    process, url = start_http_server(tmp_path)
+    try:
+        for host in ("127.0.0.1", "localhost"):
+            for origin in ({}, {"origin": f"http://{host}"}):
+                opened = httpx.post(url, json=INITIALIZE, headers={**MCP_HEADERS, "host": host, **origin}, timeout=30)
+                assert opened.status_code == 200, (host, origin, opened.text)
+        for host in ("attacker.example", "localhost.attacker.example", "127.0.0.1.attacker.example"):
+            assert httpx.post(url, json=INITIALIZE, headers={**MCP_HEADERS, "host": host}, timeout=30).status_code == 421
+        foreign = httpx.post(
+            url, json=INITIALIZE, headers={**MCP_HEADERS, "host": "localhost", "origin": "http://localhost.attacker.example"},
+            timeout=30,
+        )
+        assert foreign.status_code == 403
+    finally:
+        stop(process)
+
+
 def test_http_answers_a_request_whose_id_is_no_string_or_integer(tmp_path: Path) -> None:
     """The package took a request with an id such as ``1.5`` for a notification: ``202
     Accepted`` and no answer, ever, to a client waiting for one."""
@@ -1011,6 +1047,33 @@ def test_two_users_have_separate_budgets(tmp_path: Path) -> None:
             url, json=INITIALIZE, headers={**MCP_HEADERS, "authorization": f"Bearer {ALICE}x"}, timeout=30
         )
         assert stranger.status_code == 401
+    finally:
+        stop(process)
+
+
+def test_a_session_serves_only_the_user_who_opened_it(tmp_path: Path) -> None:
+    """A user holding another user's session id could send requests into that session: a
+    cancellation of the other user's call in flight ended it (``-32800 Request cancelled``)."""
+    config = tmp_path / "config.yaml"
+    config.write_text(
+        f"web:\n  backend: stub\n  cache: false\n  usage: false\nmcp:\n  users: {{alice: {ALICE}, bob: {BOB}}}\n",
+        encoding="utf-8",
+    )
+    process, url = start_http_server(tmp_path, "--config", str(config))
+    try:
+        alice, bob = ({**MCP_HEADERS, "authorization": f"Bearer {token}"} for token in (ALICE, BOB))
+        opened = httpx.post(url, json=INITIALIZE, headers=alice, timeout=30)
+        session = {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+        listing = {"jsonrpc": "2.0", "id": 2, "method": "tools/list"}
+        cancel = {"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 2}}
+        for message in (listing, cancel):
+            refused = httpx.post(url, json=message, headers={**bob, **session}, timeout=30)
+            assert refused.status_code == 404 and "Session not found" in refused.text
+        assert httpx.get(url, headers={**bob, **session, "accept": "text/event-stream"}, timeout=30).status_code == 404
+        mine = httpx.post(url, json=listing, headers={**alice, **session}, timeout=30)
+        assert mine.status_code == 200 and "web_search" in mine.text
+        own = httpx.post(url, json=INITIALIZE, headers=bob, timeout=30)
+        assert own.status_code == 200 and own.headers["mcp-session-id"] != session["mcp-session-id"]
     finally:
         stop(process)
 

@@ -108,6 +108,25 @@ class _WebTool(BaseTool):
                 return decoded
         return tool_input
 
+    def _tool_call(self, value: Any) -> Any:
+        """A tool call whose ``args`` is no dict (the JSON text a model API gives as a call's
+        arguments, ``None``, or left out) with its arguments read as :meth:`_input` reads text,
+        ``None`` as none: LangChain copies ``args`` as a dict, so an ``AttributeError`` escaped
+        where a ``ToolMessage`` the model can read belongs."""
+        if not isinstance(value, dict) or value.get("type") != "tool_call" or isinstance(value.get("args"), dict):
+            return value
+        given = value.get("args")
+        arguments = dict(given) if isinstance(given, Mapping) else self._input(given) if given is not None else {}
+        if not isinstance(arguments, dict):
+            arguments = {next(iter(TOOLS[self.tool].arguments.model_fields)): arguments}
+        return {**value, "args": arguments}
+
+    def invoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        return super().invoke(self._tool_call(input), config, **kwargs)
+
+    async def ainvoke(self, input: Any, config: Any = None, **kwargs: Any) -> Any:
+        return await super().ainvoke(self._tool_call(input), config, **kwargs)
+
     def run(self, tool_input: str | dict[str, Any], *args: Any, **kwargs: Any) -> Any:
         return super().run(self._input(tool_input), *args, **kwargs)
 

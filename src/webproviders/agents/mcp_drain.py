@@ -10,6 +10,7 @@ that will not wait sends SIGTERM, as the transport says it should.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
 from .mcp_wrap import ReaderAround, WriterAround
@@ -27,10 +28,12 @@ def _key(request_id: Any) -> str:
 
 
 class Unanswered:
-    """The ids of the requests read and not yet answered, and a wait until there are none."""
+    """The ids of the requests read and not yet answered, each counted as often as it was read
+    (a batch may give several requests one id, or ``7`` and ``"7"``: each is answered), and a
+    wait until there are none."""
 
     def __init__(self) -> None:
-        self._ids: set[str] = set()
+        self._ids: Counter[str] = Counter()
         self._none_left: Any = None
 
     def read(self, item: SessionMessage | Exception) -> None:
@@ -39,7 +42,7 @@ class Unanswered:
 
         message = getattr(item, "message", None)
         if isinstance(message, types.JSONRPCRequest):
-            self._ids.add(_key(message.id))
+            self._ids[_key(message.id)] += 1
         elif isinstance(message, types.JSONRPCNotification) and message.method == _CANCELLED:
             self._answered((message.params or {}).get("requestId"))
 
@@ -52,7 +55,11 @@ class Unanswered:
             self._answered(message.id)
 
     def _answered(self, request_id: Any) -> None:
-        self._ids.discard(_key(request_id))
+        key = _key(request_id)
+        if self._ids[key] > 1:
+            self._ids[key] -= 1
+        else:
+            del self._ids[key]
         if not self._ids and self._none_left is not None:
             self._none_left.set()
 

@@ -8,7 +8,7 @@ envelope's sentence. No schema has a key field, and unknown arguments are refuse
 Over HTTP every request carries a bearer token. ``mcp.users`` maps tokens to user ids (the
 tokens written in the config, from the environment or read from files, and compared in
 constant time): a user's calls are tagged ``{mcp.user_tag: <user id>}``, so per-tag budgets
-and usage reports are per user. With ``mcp.user_keys``, a client may send its own vendor
+and usage reports are per user, and a session serves only the user who opened it. With ``mcp.user_keys``, a client may send its own vendor
 keys as ``X-Webproviders-Key-<provider>`` headers: they serve that client's calls only (a
 copy of the server's configuration with those keys), are kept out of every log line and
 error text, and are not stored anywhere else.
@@ -59,6 +59,10 @@ KEY_HEADER = KEY_HEADER_SHOWN.lower()  # as ASGI gives header names
 CALLER_STATE = "webproviders.caller"
 #: Configurations built for clients' own keys, kept for reuse (each has its own registry).
 MAX_KEYED_CONFIGS = 32
+#: Sessions whose opener is remembered, the most recent kept (the ``mcp`` package's own cap on
+#: open sessions).
+MAX_SESSION_OWNERS = 10_000
+_SESSION_HEADER = b"mcp-session-id"
 _PROVIDER_FIELDS = ("name", "display_name", "capabilities", "available", "loaded", "reason", "unavailable_for")
 _INSTRUCTIONS = (
     "Web access: web_search finds pages, web_extract reads pages by URL, web_crawl follows a "
@@ -362,6 +366,8 @@ class BearerAuth:
         self.app = app
         self._tokens = [(token.encode("utf-8"), user) for token, user in tokens.items()]
         self._user_keys = user_keys
+        #: Who opened each session: a request of another user naming it is refused.
+        self._owners: OrderedDict[bytes, str | None] = OrderedDict()
 
     def _user(self, scope: Scope) -> tuple[bool, str | None]:
         """``(known, user)``: every token is compared, in constant time, whatever matches."""
@@ -411,7 +417,26 @@ class BearerAuth:
             await _refuse(send, 400, "invalid_request", keys)
             return
         scope.setdefault("state", {})[CALLER_STATE] = Caller(user, keys)
+        session = next((value for name, value in scope.get("headers", []) if name.lower() == _SESSION_HEADER), None)
+        if session is None:
+            await self.app(scope, receive, functools.partial(self._note_owner, send, user))
+            return
+        if session in self._owners and self._owners[session] != user:
+            # another user's session: its requests (a cancellation of theirs) are not this caller's
+            await _refuse(send, 404, "not_found", "Session not found: no session of this caller has that id.")
+            return
         await self.app(scope, receive, send)
+
+    async def _note_owner(self, send: Send, user: str | None, message: MutableMapping[str, Any]) -> None:
+        """Remember who opened the session an answer names, as the MCP spec advises (a session
+        bound to its user), so that a session id another user learns serves them nothing."""
+        if message["type"] == "http.response.start":
+            for name, value in message.get("headers", []):
+                if name.lower() == _SESSION_HEADER:
+                    self._owners[bytes(value)] = user
+                    while len(self._owners) > MAX_SESSION_OWNERS:
+                        self._owners.popitem(last=False)
+        await send(message)
 
 
 async def _refuse(send: Send, status: int, error: str, description: str) -> None:
@@ -468,14 +493,15 @@ def _client_gone(exc: BaseException) -> bool:
 
 
 def _local_only(host: str) -> Any:
-    """DNS-rebinding guard for a loopback bind: only local Host and Origin headers pass."""
+    """DNS-rebinding guard for a loopback bind: only local Host and Origin headers pass, with
+    a port or without one (a client of a server on port 80 leaves the default port out)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
     names = ["127.0.0.1", "localhost", "[::1]", f"[{host}]" if ":" in host else host]
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=[f"{name}:*" for name in names],
-        allowed_origins=[f"http://{name}:*" for name in names],
+        allowed_hosts=[form for name in names for form in (name, f"{name}:*")],
+        allowed_origins=[form for name in names for form in (f"http://{name}", f"http://{name}:*")],
     )
 
 
