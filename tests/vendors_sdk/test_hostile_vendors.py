@@ -288,6 +288,23 @@ def test_a_vendor_that_stalls_after_its_headers_is_cut_off_at_the_deadline(
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("provider", ["tavily", "exa", "parallel"])
+def test_an_sdk_vendor_cut_off_mid_answer_is_a_slow_answer_as_a_raw_http_one_is(
+    hostile: Any, provider: str, mode: str
+) -> None:
+    """An SDK's request runs on a worker thread's loop, which the call's deadline reaches only
+    after the call has ended: a vendor that stalled after its headers "did not answer"
+    (``call_deadline``), where the same stall from a raw-HTTP vendor "did not finish"
+    (``slow_answer``), unless the request's own time limit happened to fire first."""
+    vendor = hostile("stall")
+    config = config_for(provider, vendor.url)
+    call(provider, config, mode)  # loads the HTTP stack: a first call's wait for it is named instead
+    envelope, _ = call(provider, config, mode)
+    assert envelope["error_code"] == "timeout" and envelope.get("detail") == "slow_answer", envelope
+    assert envelope["error"].startswith(f"{provider} did not finish within"), envelope
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_a_cut_answer_is_not_retried(hostile: Any, mode: str) -> None:
     """The provider's own timeout (1 s) ends the attempt well before the call's deadline; a
     vendor that dripped once would drip again, so no retry is spent on it."""
