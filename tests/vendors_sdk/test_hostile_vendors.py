@@ -149,6 +149,18 @@ class Hostile:
         self._head(handler, Content_Length="4")
         handler.wfile.write(b"null")
 
+    def _cut(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        """The start of an answer, then the connection closed short of its announced length."""
+        self._head(handler, Content_Length="1000")
+        handler.wfile.write(SEARX_JSON[:10])
+        handler.close_connection = True
+
+    def _cut_chunked(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        """A chunk of an answer, then the connection closed with no last chunk."""
+        self._head(handler, Transfer_Encoding="chunked")
+        handler.wfile.write(b"a\r\n%s\r\n" % SEARX_JSON[:10])
+        handler.close_connection = True
+
     def _huge_length(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
         """A gigabyte announced; a little sent, then nothing."""
         self._head(handler, Content_Length=str(1 << 30))
@@ -319,6 +331,20 @@ def test_a_cut_answer_is_not_retried(hostile: Any, mode: str) -> None:
     # would have taken another whole second.
     assert envelope["meta"]["attempts"][0]["latency_ms"] < (1 + SLACK) * 1000, envelope["meta"]
     assert seconds < 2, seconds
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("provider", EVERY_CASE)
+@pytest.mark.parametrize("how", ["cut", "cut_chunked"])
+def test_an_answer_cut_off_by_its_vendor_says_the_vendor_was_reached(
+    hostile: Any, provider: str, mode: str, how: str
+) -> None:
+    """It said the vendor "could not be reached", though it had begun to answer."""
+    vendor = hostile(how)
+    envelope, _ = call(provider, config_for(provider, vendor.url), mode)
+    assert envelope["success"] is False and envelope["error_code"] == "network_error", envelope
+    assert envelope["error"].startswith(f"{provider} was reached, but the connection broke"), envelope
+    assert "complete message body" in envelope["error"]
 
 
 # -- codings --------------------------------------------------------------------------------
