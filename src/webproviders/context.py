@@ -277,11 +277,14 @@ def note_later_failure(error: Exception) -> None:
         record.later_failure = error
 
 
-def note_repeating(detail: str) -> None:
-    """Record that the current request met a failure that would happen again (see :class:`Attempt`)."""
+def note_repeating(detail: str | None) -> str | None:
+    """Record that the current request met a failure that would happen again (see
+    :class:`Attempt`), or with None that it did not after all; returns what was recorded before."""
     record = _attempt.get()
-    if record is not None:
-        record.repeats = detail
+    if record is None:
+        return None
+    earlier, record.repeats = record.repeats, detail
+    return earlier
 
 
 def note_stalled(where: str | None) -> None:

@@ -534,6 +534,9 @@ def socks_handshake_error(proxy: str, who: str, why: str, provider: str | None =
 #: the ``detail`` of the ``too_large`` it is.
 HEADERS_TOO_LONG = "Receive buffer too long"
 HEADERS = "headers"
+#: How h11 words an answer whose connection closed before the end of its body (the length it
+#: announced, or the last chunk): the vendor was reached and had begun to answer.
+BODY_CUT = "peer closed connection without sending complete message body"
 
 
 def lookup_failure(exc: BaseException) -> str | None:
@@ -780,7 +783,9 @@ def _from_httpx(exc: BaseException, who: str, provider: str | None) -> WebProvid
             provider=provider,
             detail=HEADERS,
         )
-    if isinstance(exc, (httpx.ReadError, httpx.WriteError)):  # connected, then the connection broke
+    if isinstance(exc, (httpx.ReadError, httpx.WriteError)) or (  # connected, then the connection broke
+        isinstance(exc, httpx.RemoteProtocolError) and str(exc).startswith(BODY_CUT)
+    ):
         return NetworkError(
             f"{who} was reached, but the connection broke before its answer was read ({_named(exc)}).",
             provider=provider,

@@ -61,6 +61,7 @@ async def _decode_in_steps(response: httpx.Response, provider: str) -> Any:
     parsed: list[Any] = []
     parser = ijson.items_coro(_Collect(parsed), "", use_float=True)
     nesting = _Nesting()
+    held: list[bytes] = []  # a string not yet closed, as far as it has come
     try:
         encoding = json.detect_encoding(content)
         if encoding != "utf-8":  # yajl reads UTF-8 only: UTF-16 and -32, or a byte-order mark
@@ -74,8 +75,17 @@ async def _decode_in_steps(response: httpx.Response, provider: str) -> Any:
                 # from its start, so each step costs more (a 10 MB number took 5 s); json.loads
                 # reads it, or refuses it, at once
                 return _decode(response, provider)
-            parser.send(step)
+            # A string is sent whole, for the same reason: yajl read one cut between steps
+            # again from its start at each step (a 20 MB string of \u escapes took 23 s)
+            cut = nesting.open_from if nesting.in_string else len(step)
+            if cut:
+                parser.send(b"".join((*held, step[:cut])))
+                held.clear()
+            if cut < len(step):
+                held.append(step[cut:])
             await asyncio.sleep(0)
+        if held:  # a string never closed: yajl says what is wrong with it
+            parser.send(b"".join(held))
         parser.close()
     except (ijson.JSONError, UnicodeError):
         # yajl refuses what Python reads (integers past 64 bits, NaN, 1e400): rare, read at
@@ -110,10 +120,13 @@ class _Nesting:
         self.depth = 0
         self.in_string = False
         self.carry = b""  # a backslash the step's end cut from the character it escapes
+        #: Where, in the last step, the string still open at its end opened (0: before it).
+        self.open_from = 0
 
     def deepest(self, step: bytes) -> int:
         """The deepest the text nests within ``step``, which follows the steps given before."""
-        text = _ESCAPE.sub(b"", self.carry + step)
+        carried = len(self.carry)
+        text = _ESCAPE.sub(b"__", self.carry + step)  # blanked, not removed: quotes keep their places
         self.carry = b""
         if text.endswith(b"\\"):  # pairs were taken from the left: this one escapes what comes next
             self.carry, text = b"\\", text[:-1]
@@ -124,6 +137,7 @@ class _Nesting:
         outside = parts[1::2] if self.in_string else parts[::2]
         if len(parts) % 2 == 0:  # an odd number of quotes: a string opened or closed for good
             self.in_string = not self.in_string
+        self.open_from = max(0, text.rfind(b'"') - carried) if self.in_string else 0
         depths = list(accumulate(array("b", b"".join(outside).translate(_STEPS)), initial=self.depth))
         self.depth = depths[-1]
         return max(depths)

@@ -199,3 +199,20 @@ def test_brackets_and_escaped_quotes_inside_strings_do_not_count_as_nesting() ->
     assert len(content) > 2 * PARSE_STEP and content.count(b"[") > 10 * MAX_NESTING
     body, error = read_in_steps(content)
     assert error is None and body == json.loads(content)
+
+
+@pytest.mark.parametrize("unit", ["é", '<a href="/x">\\</a> '])
+def test_a_long_string_is_read_within_a_call_s_time(unit: str) -> None:
+    """A page's text (or its HTML) in one field, 30 MB as Python's ``json.dumps`` escapes it
+    (within the 32 MiB cap): yajl read a string cut between steps again from its start at
+    every step, and 20 MB of ``\\u`` escapes took 23 s, a timeout blamed on a vendor that had
+    answered."""
+    text = unit * (30_000_000 // (len(json.dumps(unit)) - 2))
+    content = json.dumps({"results": [{"url": "https://a.example/", "content": text}]}).encode()
+    assert 29_000_000 < len(content) < 32 * 2**20
+
+    async def main() -> tuple[Any, Any]:
+        return await asyncio.wait_for(aread_response(response(content), "searxng"), 10)
+
+    body, error = asyncio.run(main())
+    assert error is None and body["results"][0]["content"] == text

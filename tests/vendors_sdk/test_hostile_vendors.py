@@ -149,6 +149,18 @@ class Hostile:
         self._head(handler, Content_Length="4")
         handler.wfile.write(b"null")
 
+    def _cut(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        """The start of an answer, then the connection closed short of its announced length."""
+        self._head(handler, Content_Length="1000")
+        handler.wfile.write(SEARX_JSON[:10])
+        handler.close_connection = True
+
+    def _cut_chunked(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        """A chunk of an answer, then the connection closed with no last chunk."""
+        self._head(handler, Transfer_Encoding="chunked")
+        handler.wfile.write(b"a\r\n%s\r\n" % SEARX_JSON[:10])
+        handler.close_connection = True
+
     def _huge_length(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
         """A gigabyte announced; a little sent, then nothing."""
         self._head(handler, Content_Length=str(1 << 30))
@@ -288,6 +300,23 @@ def test_a_vendor_that_stalls_after_its_headers_is_cut_off_at_the_deadline(
 
 
 @pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("provider", ["tavily", "exa", "parallel"])
+def test_an_sdk_vendor_cut_off_mid_answer_is_a_slow_answer_as_a_raw_http_one_is(
+    hostile: Any, provider: str, mode: str
+) -> None:
+    """An SDK's request runs on a worker thread's loop, which the call's deadline reaches only
+    after the call has ended: a vendor that stalled after its headers "did not answer"
+    (``call_deadline``), where the same stall from a raw-HTTP vendor "did not finish"
+    (``slow_answer``), unless the request's own time limit happened to fire first."""
+    vendor = hostile("stall")
+    config = config_for(provider, vendor.url)
+    call(provider, config, mode)  # loads the HTTP stack: a first call's wait for it is named instead
+    envelope, _ = call(provider, config, mode)
+    assert envelope["error_code"] == "timeout" and envelope.get("detail") == "slow_answer", envelope
+    assert envelope["error"].startswith(f"{provider} did not finish within"), envelope
+
+
+@pytest.mark.parametrize("mode", MODES)
 def test_a_cut_answer_is_not_retried(hostile: Any, mode: str) -> None:
     """The provider's own timeout (1 s) ends the attempt well before the call's deadline; a
     vendor that dripped once would drip again, so no retry is spent on it."""
@@ -302,6 +331,20 @@ def test_a_cut_answer_is_not_retried(hostile: Any, mode: str) -> None:
     # would have taken another whole second.
     assert envelope["meta"]["attempts"][0]["latency_ms"] < (1 + SLACK) * 1000, envelope["meta"]
     assert seconds < 2, seconds
+
+
+@pytest.mark.parametrize("mode", MODES)
+@pytest.mark.parametrize("provider", EVERY_CASE)
+@pytest.mark.parametrize("how", ["cut", "cut_chunked"])
+def test_an_answer_cut_off_by_its_vendor_says_the_vendor_was_reached(
+    hostile: Any, provider: str, mode: str, how: str
+) -> None:
+    """It said the vendor "could not be reached", though it had begun to answer."""
+    vendor = hostile(how)
+    envelope, _ = call(provider, config_for(provider, vendor.url), mode)
+    assert envelope["success"] is False and envelope["error_code"] == "network_error", envelope
+    assert envelope["error"].startswith(f"{provider} was reached, but the connection broke"), envelope
+    assert "complete message body" in envelope["error"]
 
 
 # -- codings --------------------------------------------------------------------------------

@@ -321,6 +321,10 @@ class VendorTransport(httpx.AsyncBaseTransport):
         progress.answering = True
         if response.status_code == PROXY_AUTH:
             return await _refusal(response)
+        # Marked while the answer arrives: an SDK's request runs on another thread's loop,
+        # and the call's deadline ends the call before its cancellation reaches the request
+        # there, whose own mark would come too late to tell the dispatcher.
+        earlier = note_repeating(SLOW_ANSWER)
         try:
             body = self._decoder(response, request.url)
             async for raw in response.aiter_raw():
@@ -331,8 +335,14 @@ class VendorTransport(httpx.AsyncBaseTransport):
             self._feed(body, None, request.url)
         except httpx.TimeoutException as exc:
             raise _stopped(request.url, exc) from None
+        except asyncio.CancelledError:
+            raise
+        except BaseException:
+            note_repeating(earlier)  # failed otherwise: its own error says what would repeat
+            raise
         finally:
             await response.aclose()
+        note_repeating(earlier)
         decoded = body.body
         # counting a big body takes milliseconds: off the event loop, as big decoding steps are
         small = len(decoded) <= INLINE_COUNT
