@@ -23,6 +23,10 @@ T = TypeVar("T")
 
 #: Which file a path names: its device and inode (None when there is none).
 Identity = tuple[int, int] | None
+#: What SQLite says of a write the disk had no room for, and of one it may not make (the index
+#: file WAL keeps beside a database could not be made, in the second): neither names the file.
+_FULL = "database or disk is full"
+_NOT_WRITTEN = frozenset({"attempt to write a readonly database", "unable to open database file"})
 
 
 def file_identity(path: Path) -> Identity:
@@ -70,6 +74,27 @@ class SQLiteFile:
     def identity(self) -> Identity:
         """The file at the path now."""
         return file_identity(self.path)
+
+    def explained(self, exc: Exception, room: str = "") -> Exception:
+        """``exc`` with the file named and what to do, when SQLite said only what failed (a
+        warning "database or disk is full" left the user to guess which file, and why);
+        ``room``: what else the owner's settings can free on a full disk."""
+        import sqlite3
+
+        said = str(exc)
+        if said == _FULL:
+            advice = (f"the disk holding {self.path} is full; free space there{room}, or point {self._setting} "
+                      "at a file on another disk")
+        elif said in _NOT_WRITTEN and not self._writable():  # else out of file handles, say: not the folder's doing
+            advice = (f"{self.path} may not be written (a read-only file, folder or file system); let this process "
+                      f"write it, or point {self._setting} at a file it may write")
+        else:
+            return exc
+        return sqlite3.OperationalError(f"{said}: {advice}")
+
+    def _writable(self) -> bool:
+        """Whether this process may write the file and its folder (where the WAL's files go)."""
+        return all(os.access(place, os.W_OK) for place in (self.path, self.path.parent) if place.exists())
 
     def connect(self) -> Any:
         """A new autocommit connection usable from any thread (the caller keeps or closes it)."""

@@ -40,17 +40,6 @@ _ADD_TOTAL = (
 #: parameters a SQLite build may have.
 _CHUNK = 64
 _ROW_PLACES = ("?",) * len(_COLUMNS.split(", "))
-_READ_ONLY = (
-    "{path} may not be written (a read-only file, folder or file system); let this process write it, "
-    "or point web.usage.path at a file it may write"
-)
-#: What to do when the ledger cannot be written, by what SQLite said (which names no file).
-_WRITE_ADVICE = {
-    "database or disk is full": "the disk holding {path} is full; free space there, or point web.usage.path at a "
-    "file on another disk",
-    "attempt to write a readonly database": _READ_ONLY,
-    "unable to open database file": _READ_ONLY,  # the index file WAL keeps beside it could not be made
-}
 #: ``PRAGMA user_version`` once the running totals hold every row.
 _TOTALS_VERSION = 1
 
@@ -83,7 +72,7 @@ class SQLiteUsage:
         try:
             self._append(records)
         except sqlite3.OperationalError as exc:
-            raise self._explained(exc) from None
+            raise self._file.explained(exc) from None
 
     def _append(self, records: list[UsageRecord]) -> None:
         with self._lock:
@@ -111,19 +100,12 @@ class SQLiteUsage:
         try:
             return self._file.fresh(kept)
         except sqlite3.OperationalError as exc:
-            raise self._explained(exc) from None
+            raise self._file.explained(exc) from None
         except sqlite3.DatabaseError as exc:
             raise sqlite3.DatabaseError(
                 f"{exc}: {self.path} is not a SQLite database, or is damaged; move it aside (a new "
                 "ledger is made in its place) or point web.usage.path at another file"
             ) from None
-
-    def _explained(self, exc: Exception) -> Exception:
-        """``exc`` with the file named and what to do, when SQLite said only what failed."""
-        import sqlite3
-
-        advice = _WRITE_ADVICE.get(str(exc))
-        return exc if advice is None else sqlite3.OperationalError(f"{exc}: {advice.format(path=self.path)}")
 
     def close(self) -> None:
         """Close the kept connections (the next write or lookup opens new ones)."""

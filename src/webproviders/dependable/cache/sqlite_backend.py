@@ -29,18 +29,6 @@ log = get_logger("webproviders.dependable.cache")
 _DAMAGED = frozenset({"file is not a database", "database disk image is malformed"})
 #: The first bytes of every SQLite database file.
 _MAGIC = b"SQLite format 3\x00"
-_READ_ONLY = (
-    "{path} may not be written (a read-only file, folder or file system); let this process write it, "
-    "or point web.cache.path at a file it may write"
-)
-#: What to do when the file cannot be written, by what SQLite said (which names no file).
-_WRITE_ADVICE = {
-    "database or disk is full": "the disk holding {path} is full; free space there, lower web.cache.max_mb, "
-    "or point web.cache.path at a file on another disk",
-    "attempt to write a readonly database": _READ_ONLY,
-    "unable to open database file": _READ_ONLY,  # the index file WAL keeps beside it could not be made
-}
-
 #: Every this many writes to the file (by any process: counted by the rows' numbers, which
 #: every insert raises), expired rows are deleted and the table trimmed to size; also once the
 #: answers this process wrote since its last trim weigh this share of ``max_bytes``.
@@ -107,23 +95,9 @@ class SQLiteCache:
             return work(self._conns.fresh(self._file))
         except sqlite3.DatabaseError as exc:
             if str(exc) not in _DAMAGED:
-                raise self._explained(exc) from None
+                raise self._file.explained(exc, room=", lower web.cache.max_mb") from None
             self._remove(self._conns.identity() or self._file.identity(), exc)  # none held: it failed opening
         return work(self._conns.fresh(self._file))  # the file is gone: a new one is set up
-
-    def _explained(self, exc: Exception) -> Exception:
-        """``exc`` with the file named and what to do, when SQLite said only what failed: a
-        warning "database or disk is full" left the user to guess which file, and why."""
-        import sqlite3
-
-        advice = _WRITE_ADVICE.get(str(exc))
-        if advice is _READ_ONLY and self._writable():  # out of file handles, say: not the folder's doing
-            advice = None
-        return exc if advice is None else sqlite3.OperationalError(f"{exc}: {advice.format(path=self.path)}")
-
-    def _writable(self) -> bool:
-        """Whether this process may write the file and its folder (where the WAL's files go)."""
-        return all(os.access(place, os.W_OK) for place in (self.path, self.path.parent) if place.exists())
 
     def _remove(self, damaged: Identity, problem: Exception) -> None:
         """Delete the damaged file with its WAL, unless another thread or process already
