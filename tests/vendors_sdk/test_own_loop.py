@@ -95,8 +95,8 @@ def config_for(provider: str, url: str) -> Config:
 def test_the_callers_loop_runs_on_while_an_sdk_reads_a_big_answer(
     http_server: Any, answers: dict[str, bytes], provider: str
 ) -> None:
-    """A 10 ms ticker on the caller's loop: before, it stopped for the whole read (2-7 s here),
-    so its longest pause is measured against the call's whole time, which a busy machine
+    """A 10 ms ticker on the caller's loop: before, it stopped for the whole read (2-7 s here).
+    Its longest pause is measured against the call's whole time too, which a busy machine
     stretches as much. (First in this file: the deadline test below leaves answers being read
     on other threads.)"""
     config = config_for(provider, big_vendor(http_server, answers[provider]))
@@ -121,7 +121,9 @@ def test_the_callers_loop_runs_on_while_an_sdk_reads_a_big_answer(
         return max(gaps), time.monotonic() - started
 
     longest, whole = asyncio.run(main())
-    assert longest < whole / 3, (longest, whole)
+    # before, the loop stood still for the whole read; a pause of the whole process (a
+    # collection of a big heap, a busy machine) may still stretch one tick
+    assert longest < max(1.0, whole * 0.6), (longest, whole)
 
 
 @pytest.mark.parametrize("provider", ["parallel", "exa"])
