@@ -15,7 +15,6 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from ..config import spelled
 from ..context import Usage
 from ..errors import WebProviderError
 from .prices import DEFAULT_CRAWL_PAGES, Tariff
@@ -61,9 +60,10 @@ def planned_units(capability: str, per: str, arguments: dict[str, Any], settings
         return float(arguments["limit"])
     options = arguments["options"]  # ``limit`` is ``max_pages``'s alias for every crawler
     # The section's as its crawler reads it: "50" from a ${VAR}, or 50.0, is fifty pages.
-    configured = spelled(settings.option("max_pages"))
-    if isinstance(configured, float) and configured.is_integer():
-        configured = int(configured)
+    try:
+        configured = settings.number("max_pages", None)
+    except WebProviderError:  # no number of pages: the crawler refuses it, naming the key
+        configured = None
     pages = options.get("max_pages") or options.get("limit") or configured or DEFAULT_CRAWL_PAGES
     return float(pages) if isinstance(pages, int) and not isinstance(pages, bool) and pages > 0 else DEFAULT_CRAWL_PAGES
 
