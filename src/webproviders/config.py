@@ -868,17 +868,27 @@ def _texts(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
         yield path, value
 
 
-def _warn_unexpanded(value: Any, source: str, lines: dict[str, int]) -> None:
-    """A value of the file holding a variable it does not expand is sent as written (an API
-    key ``$TAVILY_API_KEY``, refused by the vendor as a wrong key): named, never quoted."""
+def _warn_variables(value: Any, source: str, lines: dict[str, int], env: Mapping[str, str]) -> None:
+    """Each text of the file, in one walk, for the variables in it that will not do what they
+    seem to, the key named, never the value: one written in a form the config does not expand
+    is sent as written (an API key ``$TAVILY_API_KEY``, refused by the vendor as a wrong key),
+    and one not set inside a longer value leaves the rest of it (:func:`_unset_within`)."""
     for path, text in _texts(value):
-        if "$" in text and re.match(_UNEXPANDED, text, re.DOTALL):
-            from .validation_problems import on_line
-
+        if "$" not in text:
+            continue
+        if re.match(_UNEXPANDED, text, re.DOTALL):
             log.warning(
                 "Config key '%s' in %s%s holds a variable written in a form the config does not expand, so it "
                 "is used as written: write ${NAME} (or ${NAME:-default}), not $NAME or ${NAME:?...}.",
-                path, source, on_line(lines, path),
+                path, source, _line_of(lines, path),
+            )
+        unset = _unset_within(text, env)
+        if unset:
+            names = [f"${{{name}}}" for name in dict.fromkeys(unset)]
+            log.warning(
+                "Config key '%s' in %s%s uses %s, which %s not set, so the rest of its value is used "
+                "without it: set the variable, or give a default (${NAME:-default}).",
+                path, source, _line_of(lines, path), " and ".join(names), "is" if len(names) == 1 else "are",
             )
 
 
@@ -886,28 +896,19 @@ def _warn_unexpanded(value: Any, source: str, lines: dict[str, int]) -> None:
 _ITEM_EDGES = ", \t"
 
 
-def _warn_unset_within(value: Any, source: str, lines: dict[str, int], env: Mapping[str, str]) -> None:
-    """A variable that is not set, inside a longer value (``${DATA_DIR}/usage.sqlite3``,
-    ``redis://${REDIS_HOST}:6379``), leaves the rest of it: a path at the root of the disk, a
-    server on this host. The key is named, never the value; a variable that is the whole
-    value, or a whole item of a list (``${PRIMARY},brave``), means "not set" and is not named."""
-    for path, text in _texts(value):
-        unset = []
-        for found in re.finditer(_VAR, text) if "${" in text else ():
-            if found.group(2) is not None or env.get(found.group(1)):
-                continue
-            before, after = text[: found.start()], text[found.end():]
-            if (before and before[-1] not in _ITEM_EDGES) or (after and after[0] not in _ITEM_EDGES):
-                unset.append(found.group(1))
-        if unset:
-            from .validation_problems import on_line
-
-            names = [f"${{{name}}}" for name in dict.fromkeys(unset)]
-            log.warning(
-                "Config key '%s' in %s%s uses %s, which %s not set, so the rest of its value is used "
-                "without it: set the variable, or give a default (${NAME:-default}).",
-                path, source, on_line(lines, path), " and ".join(names), "is" if len(names) == 1 else "are",
-            )
+def _unset_within(text: str, env: Mapping[str, str]) -> list[str]:
+    """The variables not set inside a longer value (``${DATA_DIR}/usage.sqlite3``,
+    ``redis://${REDIS_HOST}:6379``), which leave the rest of it: a path at the root of the disk,
+    a server on this host. A variable that is the whole value, or a whole item of a list
+    (``${PRIMARY},brave``), means "not set" and is not one."""
+    unset = []
+    for found in re.finditer(_VAR, text) if "${" in text else ():
+        if found.group(2) is not None or env.get(found.group(1)):
+            continue
+        before, after = text[: found.start()], text[found.end():]
+        if (before and before[-1] not in _ITEM_EDGES) or (after and after[0] not in _ITEM_EDGES):
+            unset.append(found.group(1))
+    return unset
 
 
 #: Environment variables that override a ``web`` key (a comma-separated value is a chain).
@@ -1127,8 +1128,7 @@ def _validated(
     if data is not None and not isinstance(data, Mapping):  # a string, a list of pairs: no config
         raise ConfigError(f"Invalid configuration in {source}: the top level must be a mapping, not {type(data).__name__}.")
     _text_keys(data, "", source)
-    _warn_unexpanded(data, source, lines)
-    _warn_unset_within(data, source, lines, env)
+    _warn_variables(data, source, lines, env)
     tree = interpolate(dict(data or {}), env)
     if not isinstance(tree, dict):
         raise ConfigError(f"Invalid configuration in {source}: the top level must be a mapping.")
