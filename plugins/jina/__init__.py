@@ -20,12 +20,12 @@ from webproviders.kit import (
     check_kinds,
     endpoint_problem,
     fetch_each,
-    google_language,
     later_page,
     site_query,
     warn_unknown,
 )
 
+from .languages import jina_language
 from .parse import NoResults, classify, classify_search, parse_hits, parse_page
 
 #: Jina's search returns at most 20 hits per request (a page).
@@ -74,8 +74,9 @@ class JinaProvider(VendorProvider):
             body["site"] = list(options["include_domains"])
         if options.get("country"):
             body["gl"] = str(options["country"]).lower()
-        if options.get("lang"):  # Jina checks hl against Google's interface languages
-            body["hl"] = google_language(str(options["lang"]))
+        hl = jina_language(str(options["lang"])) if options.get("lang") else None
+        if hl:  # Jina checks hl against Google's interface languages
+            body["hl"] = hl
         headers = {"Accept": "application/json"}
         if not with_content:
             headers["X-Respond-With"] = "no-content"

@@ -577,6 +577,52 @@ def test_lang_is_sent_as_one_of_googles_interface_languages(
     assert sent_json(route)["hl"] == hl
 
 
+#: Codes Jina's search refuses as ``hl`` (not in Google's interface-language list; Jina
+#: compares exactly, so Montenegrin is ``sr-ME`` only).
+_NOT_HL = {"my", "lb", "yue", "sr-me"}
+
+
+def _jina_hl_check(request: httpx.Request) -> httpx.Response:
+    """Jina's search as it answers an ``hl`` outside its list."""
+    if json.loads(request.content).get("hl") in _NOT_HL:
+        return httpx.Response(
+            400,
+            json={
+                "data": None,
+                "code": 400,
+                "name": "ParamValidationError",
+                "status": 40001,
+                "message": "Invalid value for hl",
+                "readableMessage": "ParamValidationError(hl): Invalid value for hl",
+            },
+        )
+    return httpx.Response(200, json=SEARCH_BODY)
+
+
+@pytest.mark.parametrize("lang", ["my", "lb", "yue"])
+def test_a_language_jina_does_not_list_is_warned_not_sent(
+    keyed: None, mock: respx.MockRouter, lang: str
+) -> None:
+    """Jina refused the code with a 400, and the search failed as the caller's invalid_input
+    (a chain stopped there) though every other option could be served."""
+    route = mock.post(SEARCH).mock(side_effect=_jina_hl_check)
+
+    envelope = dispatch_search("x", backend="jina", lang=lang)
+
+    assert envelope["success"] is True, envelope
+    assert "hl" not in sent_json(route)
+    assert envelope["meta"]["warnings"] == [f"jina does not search in the language '{lang}'; lang ignored."]
+
+
+def test_montenegrin_is_sent_as_jina_spells_it(keyed: None, mock: respx.MockRouter) -> None:
+    route = mock.post(SEARCH).mock(side_effect=_jina_hl_check)
+
+    envelope = dispatch_search("x", backend="jina", lang="sr-ME")
+
+    assert envelope["success"] is True, envelope
+    assert sent_json(route)["hl"] == "sr-ME"
+
+
 def test_pages_read_before_the_deadline_are_kept(mock: respx.MockRouter) -> None:
     """Five pages are read at once; when the call's deadline came while some were still
     being read, the call was a timeout and the pages already read were lost."""
