@@ -109,15 +109,20 @@ def classify_search(response: httpx.Response, body: Any) -> WebProviderError | N
 
 
 def _published(value: Any) -> str | None:
-    """Jina dates come as ISO strings or as Google-style "Oct 1, 2026"; ISO when we can."""
+    """Jina dates come as ISO strings or as Google's text: an absolute one ("Oct 1, 2026") is
+    made ISO, a relative one ("3 days ago") is no date (it is wrong once stored), so None."""
     if not isinstance(value, str) or not value.strip():
         return None
     text = value.strip()
-    for fmt in ("%b %d, %Y", "%B %d, %Y"):
+    for fmt in ("%b %d, %Y", "%B %d, %Y", "%d %b %Y"):
         try:
             return datetime.strptime(text, fmt).date().isoformat()
         except ValueError:
             continue
+    try:
+        datetime.fromisoformat(text.removesuffix("Z") + ("+00:00" if text.endswith("Z") else ""))
+    except ValueError:
+        return None
     return text
 
 
@@ -137,9 +142,12 @@ def parse_hits(body: Any, with_content: bool) -> list[dict[str, Any]]:
             "url": item.get("url") or "",
             "description": item.get("description") or "",
         }
-        published = _published(item.get("date") or item.get("publishedTime"))
+        date = item.get("date") or item.get("publishedTime")
+        published = _published(date)
         if published:
             hit["published_at"] = published
+        elif isinstance(date, str) and date.strip():
+            hit["date"] = date.strip()  # Google's own words ("3 days ago"), as serper keeps them
         if with_content and isinstance(item.get("content"), str):
             hit["raw_content"] = item["content"]
         hits.append(hit)

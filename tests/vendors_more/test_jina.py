@@ -108,6 +108,33 @@ def test_search_maps_hits_and_asks_for_the_serp_only(
     assert sent_json(route) == {"q": "jina reader", "num": 5}
 
 
+@pytest.mark.parametrize("said", ["3 days ago", "vor 2 Stunden"])
+def test_a_relative_date_is_not_a_publication_date(keyed: None, mock: respx.MockRouter, said: str) -> None:
+    """Jina passes Google's date text on; "3 days ago" went out as ``published_at``, a date
+    that is wrong from the next day on (in the local index, for good)."""
+    body = {**SEARCH_BODY, "data": [{**SEARCH_BODY["data"][0], "date": said}, SEARCH_BODY["data"][1]]}
+    mock.post(SEARCH).respond(200, json=body)
+
+    envelope = dispatch_search("jina reader", backend="jina")
+
+    hit = envelope["data"]["web"][0]
+    assert "published_at" not in hit, hit
+    assert hit["date"] == said
+
+
+@pytest.mark.parametrize(("said", "published"), [("3 Sep 2026", "2026-09-03"), ("2026-09-03T08:00:00.000Z", "2026-09-03T08:00:00.000Z")])
+def test_an_absolute_date_is_the_publication_date(
+    keyed: None, mock: respx.MockRouter, said: str, published: str
+) -> None:
+    body = {**SEARCH_BODY, "data": [{**SEARCH_BODY["data"][0], "date": said}]}
+    mock.post(SEARCH).respond(200, json=body)
+
+    hit = dispatch_search("jina reader", backend="jina")["data"]["web"][0]
+
+    assert hit["published_at"] == published
+    assert "date" not in hit
+
+
 def test_search_with_include_content_keeps_page_markdown(
     keyed: None, mock: respx.MockRouter
 ) -> None:
