@@ -25,7 +25,7 @@ from webproviders.kit import (
     warn_unknown,
 )
 
-from .languages import jina_language
+from .locales import jina_country, jina_language
 from .parse import NoResults, classify, classify_search, parse_hits, parse_page
 
 #: Jina's search returns at most 20 hits per request (a page).
@@ -72,10 +72,12 @@ class JinaProvider(VendorProvider):
         }
         if options.get("include_domains"):
             body["site"] = list(options["include_domains"])
-        if options.get("country"):
-            body["gl"] = str(options["country"]).lower()
+        # Jina checks gl against its country list and hl against Google's interface languages
+        gl = jina_country(str(options["country"])) if options.get("country") else None
+        if gl:
+            body["gl"] = gl
         hl = jina_language(str(options["lang"])) if options.get("lang") else None
-        if hl:  # Jina checks hl against Google's interface languages
+        if hl:
             body["hl"] = hl
         headers = {"Accept": "application/json"}
         if not with_content:

@@ -607,11 +607,14 @@ def test_lang_is_sent_as_one_of_googles_interface_languages(
 #: Codes Jina's search refuses as ``hl`` (not in Google's interface-language list; Jina
 #: compares exactly, so Montenegrin is ``sr-ME`` only).
 _NOT_HL = {"my", "lb", "yue", "sr-me"}
+#: ISO countries missing from Jina's ``gl`` list.
+_NOT_GL = {"ss", "cw", "sx", "bq"}
 
 
 def _jina_hl_check(request: httpx.Request) -> httpx.Response:
-    """Jina's search as it answers an ``hl`` outside its list."""
-    if json.loads(request.content).get("hl") in _NOT_HL:
+    """Jina's search as it answers an ``hl`` or a ``gl`` outside its lists."""
+    sent = json.loads(request.content)
+    if sent.get("hl") in _NOT_HL or sent.get("gl") in _NOT_GL:
         return httpx.Response(
             400,
             json={
@@ -639,6 +642,19 @@ def test_a_language_jina_does_not_list_is_warned_not_sent(
     assert envelope["success"] is True, envelope
     assert "hl" not in sent_json(route)
     assert envelope["meta"]["warnings"] == [f"jina does not search in the language '{lang}'; lang ignored."]
+
+
+@pytest.mark.parametrize("country", ["ss", "CW"])
+def test_a_country_jina_does_not_list_is_warned_not_sent(
+    keyed: None, mock: respx.MockRouter, country: str
+) -> None:
+    route = mock.post(SEARCH).mock(side_effect=_jina_hl_check)
+
+    envelope = dispatch_search("x", backend="jina", country=country)
+
+    assert envelope["success"] is True, envelope
+    assert "gl" not in sent_json(route)
+    assert envelope["meta"]["warnings"] == [f"jina does not offer results for the country '{country}'; country ignored."]
 
 
 def test_montenegrin_is_sent_as_jina_spells_it(keyed: None, mock: respx.MockRouter) -> None:
