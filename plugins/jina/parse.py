@@ -19,6 +19,7 @@ from webproviders import (
     ParseError,
     ProviderError,
     QuotaExceededError,
+    TooLargeError,
     WebProviderError,
 )
 from webproviders.kit import answer_objects, error_for_status
@@ -80,6 +81,8 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         return QuotaExceededError(
             f"Jina says the account is out of tokens ({name}): {text}", provider=PROVIDER
         )
+    if name == "TargetFileTooLargeError" or status == 413:  # the page, not the request
+        return TooLargeError(f"The page is larger than Jina's reader reads: {text}", provider=PROVIDER)
     if name == "AssertionFailureError" or status == 422:
         return PageFailed(f"Jina could not load the page: {text}", provider=PROVIDER)
     if name == "SecurityCompromiseError" or status == 451:

@@ -509,6 +509,25 @@ def test_a_page_jina_cannot_load_is_an_item_not_a_failed_call(mock: respx.MockRo
     assert blocked["error_code"] == "blocked"
 
 
+def test_a_file_too_large_for_the_reader_is_a_too_large_item(mock: respx.MockRouter) -> None:
+    """The reader's 413 ``TargetFileTooLargeError`` was "Jina rejected the request", the
+    caller's invalid_input: a chain never asked the next provider for that page."""
+    big = jina_error(413, "TargetFileTooLargeError", 41302, "Target file is too large: 120MB > 100MB")
+    answers = {
+        "https://example.com": httpx.Response(200, json=PAGE_BODY),
+        "https://example.com/big.pdf": httpx.Response(413, json=big),
+    }
+    mock.post(READER).mock(side_effect=lambda request: answers[json.loads(request.content)["url"]])
+
+    envelope = dispatch_extract(list(answers), backend="jina")
+    alone = dispatch_extract(["https://example.com/big.pdf"], backend="jina")
+
+    assert envelope["success"] is True, envelope
+    assert envelope["data"][1]["error_code"] == "too_large"
+    assert "120MB > 100MB" in envelope["data"][1]["error"]
+    assert_failure(alone, "too_large")
+
+
 def test_a_keyless_reader_refusal_fails_the_whole_call(mock: respx.MockRouter) -> None:
     body = jina_error(
         401,
