@@ -85,6 +85,8 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         return TooLargeError(f"The page is larger than Jina's reader reads: {text}", provider=PROVIDER)
     if name == "AssertionFailureError" or status == 422:
         return PageFailed(f"Jina could not load the page: {text}", provider=PROVIDER)
+    if name == "OperationNotAllowedError":  # a 403 about one URL Jina failed on too often, not the key
+        return PageFailed(f"Jina refuses this page for now: {text}", provider=PROVIDER)
     if name == "SecurityCompromiseError" or status == 451:
         return BlockedError(
             f"Jina refuses to fetch this address: {text}",

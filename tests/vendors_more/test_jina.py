@@ -528,6 +528,30 @@ def test_a_file_too_large_for_the_reader_is_a_too_large_item(mock: respx.MockRou
     assert_failure(alone, "too_large")
 
 
+def test_a_url_jina_failed_on_too_often_is_an_item_not_a_refused_key(mock: respx.MockRouter) -> None:
+    """Jina answers 403 ``OperationNotAllowedError`` for one URL it failed on repeatedly; that
+    was read as a refused key: the whole extract failed as auth_error and its pages were lost."""
+    refused = jina_error(
+        403,
+        "OperationNotAllowedError",
+        40301,
+        "Consecutive error detected on URL https://example.com/flaky for too many times, please try again later",
+    )
+    answers = {
+        "https://example.com": httpx.Response(200, json=PAGE_BODY),
+        "https://example.com/flaky": httpx.Response(403, json=refused),
+    }
+    mock.post(READER).mock(side_effect=lambda request: answers[json.loads(request.content)["url"]])
+
+    envelope = dispatch_extract(list(answers), backend="jina")
+
+    assert envelope["success"] is True, envelope
+    ok, flaky = envelope["data"]
+    assert "error" not in ok and ok["content"]
+    assert flaky["error_code"] == "provider_error"
+    assert "Consecutive error detected" in flaky["error"]
+
+
 def test_a_keyless_reader_refusal_fails_the_whole_call(mock: respx.MockRouter) -> None:
     body = jina_error(
         401,
