@@ -36,6 +36,11 @@ _QUOTA_NAMES = {
     "BudgetExceededError",
 }
 
+#: Errors about one page whatever their status: ``OperationNotAllowedError`` is a 403 for a URL
+#: Jina failed on too often (not the key), ``DataStreamBrokenError`` a 400 for a file it could
+#: not read (not a bad request).
+_PAGE_NAMES = {"AssertionFailureError", "OperationNotAllowedError", "DataStreamBrokenError"}
+
 
 #: How the reader says, in ``data.warning``, that the page itself answered an error status
 #: (its answer is still HTTP 200, with the error page's text as ``content``).
@@ -83,10 +88,8 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         )
     if name == "TargetFileTooLargeError" or status == 413:  # the page, not the request
         return TooLargeError(f"The page is larger than Jina's reader reads: {text}", provider=PROVIDER)
-    if name == "AssertionFailureError" or status == 422:
+    if name in _PAGE_NAMES or status == 422:
         return PageFailed(f"Jina could not load the page: {text}", provider=PROVIDER)
-    if name == "OperationNotAllowedError":  # a 403 about one URL Jina failed on too often, not the key
-        return PageFailed(f"Jina refuses this page for now: {text}", provider=PROVIDER)
     if name == "SecurityCompromiseError" or status == 451:
         return BlockedError(
             f"Jina refuses to fetch this address: {text}",

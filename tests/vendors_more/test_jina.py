@@ -528,18 +528,21 @@ def test_a_file_too_large_for_the_reader_is_a_too_large_item(mock: respx.MockRou
     assert_failure(alone, "too_large")
 
 
-def test_a_url_jina_failed_on_too_often_is_an_item_not_a_refused_key(mock: respx.MockRouter) -> None:
-    """Jina answers 403 ``OperationNotAllowedError`` for one URL it failed on repeatedly; that
-    was read as a refused key: the whole extract failed as auth_error and its pages were lost."""
-    refused = jina_error(
-        403,
-        "OperationNotAllowedError",
-        40301,
-        "Consecutive error detected on URL https://example.com/flaky for too many times, please try again later",
-    )
+@pytest.mark.parametrize(
+    ("http", "name", "status", "said"),
+    [
+        # a URL Jina failed on repeatedly: read as a refused key, the whole extract failed as auth_error
+        (403, "OperationNotAllowedError", 40301, "Consecutive error detected on URL https://example.com/flaky for too many times, please try again later"),
+        # a file Jina could not read: read as the caller's bad request (invalid_input)
+        (400, "DataStreamBrokenError", 40003, "Failed to access https://example.com/flaky: stream closed"),
+    ],
+)
+def test_a_page_jina_refuses_or_cannot_read_is_that_url_s_error(
+    mock: respx.MockRouter, http: int, name: str, status: int, said: str
+) -> None:
     answers = {
         "https://example.com": httpx.Response(200, json=PAGE_BODY),
-        "https://example.com/flaky": httpx.Response(403, json=refused),
+        "https://example.com/flaky": httpx.Response(http, json=jina_error(http, name, status, said)),
     }
     mock.post(READER).mock(side_effect=lambda request: answers[json.loads(request.content)["url"]])
 
@@ -549,7 +552,7 @@ def test_a_url_jina_failed_on_too_often_is_an_item_not_a_refused_key(mock: respx
     ok, flaky = envelope["data"]
     assert "error" not in ok and ok["content"]
     assert flaky["error_code"] == "provider_error"
-    assert "Consecutive error detected" in flaky["error"]
+    assert said in flaky["error"]
 
 
 def test_a_keyless_reader_refusal_fails_the_whole_call(mock: respx.MockRouter) -> None:
