@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from webproviders import (
     AuthError,
+    BadGatewayError,
     BlockedError,
     NotFoundError,
     ParseError,
@@ -45,6 +46,8 @@ _PAGE_NAMES = {"AssertionFailureError", "OperationNotAllowedError", "DataStreamB
 #: How the reader says, in ``data.warning``, that the page itself answered an error status
 #: (its answer is still HTTP 200, with the error page's text as ``content``).
 _TARGET_ERROR = re.compile(r"Target URL returned error (\d{3})")
+#: How Jina's search says it found nothing (an ``AssertionFailureError``, HTTP 422).
+_NO_RESULTS = "No search results"
 
 
 class NoResults(ProviderError):
@@ -109,11 +112,16 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
 
 
 def classify_search(response: httpx.Response, body: Any) -> WebProviderError | None:
-    """As :func:`classify`, but "no search results" is an empty answer, not a failure."""
+    """As :func:`classify`, but "No search results" is an empty answer, not a failure. Jina's
+    search answers its other failures with a 422 too (``DownstreamServiceFailureError``
+    "Search(web) failed", "No provider can do web search atm."): an outage, not "0 results"."""
     error = classify(response, body)
-    if isinstance(error, PageFailed):
+    if not isinstance(error, PageFailed):
+        return error
+    text = _message(body)
+    if _NO_RESULTS in text:
         return NoResults(error.message, provider=PROVIDER)
-    return error
+    return BadGatewayError(f"Jina's search failed on its side: {text}", provider=PROVIDER)
 
 
 def _published(value: Any) -> str | None:

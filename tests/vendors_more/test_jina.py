@@ -626,6 +626,27 @@ def test_a_page_that_answered_an_error_status_is_that_url_s_error(mock: respx.Mo
     assert "HTTP 404 to Jina's reader" in gone["error"] and not gone["content"]
 
 
+@pytest.mark.parametrize(
+    ("name", "status", "said"),
+    [
+        ("DownstreamServiceFailureError", 42205, "Search(web) failed"),
+        ("AssertionFailureError", 42206, "No provider can do web search atm."),
+    ],
+)
+def test_a_search_outage_answered_with_a_422_is_not_an_empty_answer(
+    keyed: None, mock: respx.MockRouter, name: str, status: int, said: str
+) -> None:
+    """Jina's search answers an outage of its search backends with HTTP 422, as it answers "No
+    search results": every such 422 was read as an empty success, and no chain moved on."""
+    mock.post(SEARCH).respond(422, json=jina_error(422, name, status, said))
+
+    envelope = dispatch_search("x", backend="jina")
+
+    assert_failure(envelope, "bad_gateway")
+    assert envelope["retryable"] is True
+    assert said in envelope["error"]
+
+
 def test_a_vendor_error_names_its_class_once(keyed: None, mock: respx.MockRouter) -> None:
     body = jina_error(524, "DownstreamServiceFailureError", 52400, "Search(web) failed")
     mock.post(SEARCH).respond(524, json=body)
