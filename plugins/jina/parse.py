@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import datetime
+from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
 from webproviders import (
@@ -125,8 +126,9 @@ def classify_search(response: httpx.Response, body: Any) -> WebProviderError | N
 
 
 def _published(value: Any) -> str | None:
-    """Jina dates come as ISO strings or as Google's text: an absolute one ("Oct 1, 2026") is
-    made ISO, a relative one ("3 days ago") is no date (it is wrong once stored), so None."""
+    """Jina dates come as ISO strings, as Google's text or (a page's own meta tag) as an HTTP
+    date: an absolute one ("Oct 1, 2026") is made ISO, a relative one ("3 days ago") is no
+    date (it is wrong once stored), so None."""
     if not isinstance(value, str) or not value.strip():
         return None
     text = value.strip()
@@ -138,7 +140,10 @@ def _published(value: Any) -> str | None:
     try:
         datetime.fromisoformat(text.removesuffix("Z") + ("+00:00" if text.endswith("Z") else ""))
     except ValueError:
-        return None
+        try:
+            return parsedate_to_datetime(text).isoformat()
+        except (TypeError, ValueError, IndexError):
+            return None
     return text
 
 

@@ -135,6 +135,21 @@ def test_an_absolute_date_is_the_publication_date(
     assert "date" not in hit
 
 
+@pytest.mark.parametrize(
+    ("said", "published"),
+    [("Thu, 15 Jan 2026 10:00:00 GMT", "2026-01-15T10:00:00+00:00"), ("2 hours ago", None)],
+)
+def test_a_page_s_published_time_is_a_date_or_left_out(
+    mock: respx.MockRouter, said: str, published: str | None
+) -> None:
+    """A page's own meta tag may hold an HTTP date, made ISO; text that is no date stays out."""
+    mock.post(READER).respond(200, json={**PAGE_BODY, "data": {**PAGE_BODY["data"], "publishedTime": said}})
+
+    [page] = dispatch_extract(["https://example.com"], backend="jina")["data"]
+
+    assert page["metadata"].get("published_at") == published
+
+
 def test_search_with_include_content_keeps_page_markdown(
     keyed: None, mock: respx.MockRouter
 ) -> None:
