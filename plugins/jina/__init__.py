@@ -20,12 +20,12 @@ from webproviders.kit import (
     check_kinds,
     endpoint_problem,
     fetch_each,
-    google_language,
     later_page,
     site_query,
     warn_unknown,
 )
 
+from .locales import jina_country, jina_language
 from .parse import NoResults, classify, classify_search, parse_hits, parse_page
 
 #: Jina's search returns at most 20 hits per request (a page).
@@ -72,10 +72,13 @@ class JinaProvider(VendorProvider):
         }
         if options.get("include_domains"):
             body["site"] = list(options["include_domains"])
-        if options.get("country"):
-            body["gl"] = str(options["country"]).lower()
-        if options.get("lang"):  # Jina checks hl against Google's interface languages
-            body["hl"] = google_language(str(options["lang"]))
+        # Jina checks gl against its country list and hl against Google's interface languages
+        gl = jina_country(str(options["country"])) if options.get("country") else None
+        if gl:
+            body["gl"] = gl
+        hl = jina_language(str(options["lang"])) if options.get("lang") else None
+        if hl:
+            body["hl"] = hl
         headers = {"Accept": "application/json"}
         if not with_content:
             headers["X-Respond-With"] = "no-content"

@@ -10,15 +10,18 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from datetime import datetime
+from email.utils import parsedate_to_datetime
 from typing import TYPE_CHECKING, Any
 
 from webproviders import (
     AuthError,
+    BadGatewayError,
     BlockedError,
     NotFoundError,
     ParseError,
     ProviderError,
     QuotaExceededError,
+    TooLargeError,
     WebProviderError,
 )
 from webproviders.kit import answer_objects, error_for_status
@@ -35,10 +38,17 @@ _QUOTA_NAMES = {
     "BudgetExceededError",
 }
 
+#: Errors about one page whatever their status: ``OperationNotAllowedError`` is a 403 for a URL
+#: Jina failed on too often (not the key), ``DataStreamBrokenError`` a 400 for a file it could
+#: not read (not a bad request).
+_PAGE_NAMES = {"AssertionFailureError", "OperationNotAllowedError", "DataStreamBrokenError"}
+
 
 #: How the reader says, in ``data.warning``, that the page itself answered an error status
 #: (its answer is still HTTP 200, with the error page's text as ``content``).
 _TARGET_ERROR = re.compile(r"Target URL returned error (\d{3})")
+#: How Jina's search says it found nothing (an ``AssertionFailureError``, HTTP 422).
+_NO_RESULTS = "No search results"
 
 
 class NoResults(ProviderError):
@@ -80,7 +90,9 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
         return QuotaExceededError(
             f"Jina says the account is out of tokens ({name}): {text}", provider=PROVIDER
         )
-    if name == "AssertionFailureError" or status == 422:
+    if name == "TargetFileTooLargeError" or status == 413:  # the page, not the request
+        return TooLargeError(f"The page is larger than Jina's reader reads: {text}", provider=PROVIDER)
+    if name in _PAGE_NAMES or status == 422:
         return PageFailed(f"Jina could not load the page: {text}", provider=PROVIDER)
     if name == "SecurityCompromiseError" or status == 451:
         return BlockedError(
@@ -101,23 +113,37 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
 
 
 def classify_search(response: httpx.Response, body: Any) -> WebProviderError | None:
-    """As :func:`classify`, but "no search results" is an empty answer, not a failure."""
+    """As :func:`classify`, but "No search results" is an empty answer, not a failure. Jina's
+    search answers its other failures with a 422 too (``DownstreamServiceFailureError``
+    "Search(web) failed", "No provider can do web search atm."): an outage, not "0 results"."""
     error = classify(response, body)
-    if isinstance(error, PageFailed):
+    if not isinstance(error, PageFailed):
+        return error
+    text = _message(body)
+    if _NO_RESULTS in text:
         return NoResults(error.message, provider=PROVIDER)
-    return error
+    return BadGatewayError(f"Jina's search failed on its side: {text}", provider=PROVIDER)
 
 
 def _published(value: Any) -> str | None:
-    """Jina dates come as ISO strings or as Google-style "Oct 1, 2026"; ISO when we can."""
+    """Jina dates come as ISO strings, as Google's text or (a page's own meta tag) as an HTTP
+    date: an absolute one ("Oct 1, 2026") is made ISO, a relative one ("3 days ago") is no
+    date (it is wrong once stored), so None."""
     if not isinstance(value, str) or not value.strip():
         return None
     text = value.strip()
-    for fmt in ("%b %d, %Y", "%B %d, %Y"):
+    for fmt in ("%b %d, %Y", "%B %d, %Y", "%d %b %Y"):
         try:
             return datetime.strptime(text, fmt).date().isoformat()
         except ValueError:
             continue
+    try:
+        datetime.fromisoformat(text.removesuffix("Z") + ("+00:00" if text.endswith("Z") else ""))
+    except ValueError:
+        try:
+            return parsedate_to_datetime(text).isoformat()
+        except (TypeError, ValueError, IndexError):
+            return None
     return text
 
 
@@ -137,9 +163,12 @@ def parse_hits(body: Any, with_content: bool) -> list[dict[str, Any]]:
             "url": item.get("url") or "",
             "description": item.get("description") or "",
         }
-        published = _published(item.get("date") or item.get("publishedTime"))
+        date = item.get("date") or item.get("publishedTime")
+        published = _published(date)
         if published:
             hit["published_at"] = published
+        elif isinstance(date, str) and date.strip():
+            hit["date"] = date.strip()  # Google's own words ("3 days ago"), as serper keeps them
         if with_content and isinstance(item.get("content"), str):
             hit["raw_content"] = item["content"]
         hits.append(hit)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from typing import Any
 
-from webproviders import InvalidInputError, PluginContext
+from webproviders import InvalidInputError, PluginContext, report_usage
 from webproviders.kit import SWITCH, VendorProvider, check_kinds, fetch_each, spelled, warn_unknown
 
 from .parse import NoResults, classify, parse_hits, parse_page
@@ -19,6 +19,10 @@ from .parse import NoResults, classify, parse_hits, parse_page
 DEPTHS = ("flash", "fast", "standard", "deep")
 _DAYS = {"day": 1, "week": 7, "month": 30, "year": 365}
 FETCH_CONCURRENCY = 5
+#: Linkup bills a deep search as ten standard ones and a page fetched with JavaScript as five
+#: plain ones; the manifest's prices are the standard search's and the plain fetch's.
+DEEP_SEARCH_REQUESTS = 10
+RENDERED_PAGE_URLS = 5
 
 
 def from_date(time_range: str, today: date | None = None) -> str:
@@ -57,6 +61,8 @@ class LinkupProvider(VendorProvider):
             data = await self.call_api("POST", "/search", json=body, classify=classify)
         except NoResults:
             return []
+        if body["depth"] == "deep":
+            report_usage(DEEP_SEARCH_REQUESTS, unit="request")
         return parse_hits(data)
 
     async def extract(self, urls: list[str], **kwargs: Any) -> list[dict[str, Any]]:
@@ -70,7 +76,10 @@ class LinkupProvider(VendorProvider):
             if render_js is not None:
                 body["renderJs"] = bool(render_js)
             data = await self.call_api("POST", "/fetch", json=body, classify=classify)
-            return parse_page(data, url)
+            page = parse_page(data, url)
+            if body.get("renderJs"):
+                report_usage(RENDERED_PAGE_URLS, unit="url")
+            return page
 
         return await fetch_each(urls, fetch, provider=self.name, concurrency=FETCH_CONCURRENCY, settings=self.settings)
 

@@ -36,6 +36,17 @@ def domain_filter(include: list[str], exclude: list[str]) -> list[str]:
     return chosen
 
 
+def language_filter(lang: str) -> dict[str, list[str]]:
+    """``search_language_filter`` for a language tag. Perplexity takes two-letter ISO 639-1
+    codes only and refuses the whole search for another (``fil``, ``haw``), as the caller's
+    invalid_input that stops a chain: such a language is left out with a warning instead."""
+    code = language_code(lang)
+    if len(code) == 2:
+        return {"search_language_filter": [code]}
+    warn(f"perplexity filters by two-letter ISO 639-1 language codes only; lang '{lang}' was ignored.")
+    return {}
+
+
 class PerplexityProvider(VendorProvider):
     provider_name = "perplexity"
     default_base_url = "https://api.perplexity.ai"
@@ -59,7 +70,7 @@ class PerplexityProvider(VendorProvider):
         if options.get("country"):
             body["country"] = str(options["country"]).upper()
         if options.get("lang"):
-            body["search_language_filter"] = [language_code(options["lang"])]
+            body.update(language_filter(str(options["lang"])))
         data = await self.call_api("POST", "/search", json=body, classify=classify)
         return parse_hits(data)
 

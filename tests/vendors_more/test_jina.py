@@ -108,6 +108,48 @@ def test_search_maps_hits_and_asks_for_the_serp_only(
     assert sent_json(route) == {"q": "jina reader", "num": 5}
 
 
+@pytest.mark.parametrize("said", ["3 days ago", "vor 2 Stunden"])
+def test_a_relative_date_is_not_a_publication_date(keyed: None, mock: respx.MockRouter, said: str) -> None:
+    """Jina passes Google's date text on; "3 days ago" went out as ``published_at``, a date
+    that is wrong from the next day on (in the local index, for good)."""
+    body = {**SEARCH_BODY, "data": [{**SEARCH_BODY["data"][0], "date": said}, SEARCH_BODY["data"][1]]}
+    mock.post(SEARCH).respond(200, json=body)
+
+    envelope = dispatch_search("jina reader", backend="jina")
+
+    hit = envelope["data"]["web"][0]
+    assert "published_at" not in hit, hit
+    assert hit["date"] == said
+
+
+@pytest.mark.parametrize(("said", "published"), [("3 Sep 2026", "2026-09-03"), ("2026-09-03T08:00:00.000Z", "2026-09-03T08:00:00.000Z")])
+def test_an_absolute_date_is_the_publication_date(
+    keyed: None, mock: respx.MockRouter, said: str, published: str
+) -> None:
+    body = {**SEARCH_BODY, "data": [{**SEARCH_BODY["data"][0], "date": said}]}
+    mock.post(SEARCH).respond(200, json=body)
+
+    hit = dispatch_search("jina reader", backend="jina")["data"]["web"][0]
+
+    assert hit["published_at"] == published
+    assert "date" not in hit
+
+
+@pytest.mark.parametrize(
+    ("said", "published"),
+    [("Thu, 15 Jan 2026 10:00:00 GMT", "2026-01-15T10:00:00+00:00"), ("2 hours ago", None)],
+)
+def test_a_page_s_published_time_is_a_date_or_left_out(
+    mock: respx.MockRouter, said: str, published: str | None
+) -> None:
+    """A page's own meta tag may hold an HTTP date, made ISO; text that is no date stays out."""
+    mock.post(READER).respond(200, json={**PAGE_BODY, "data": {**PAGE_BODY["data"], "publishedTime": said}})
+
+    [page] = dispatch_extract(["https://example.com"], backend="jina")["data"]
+
+    assert page["metadata"].get("published_at") == published
+
+
 def test_search_with_include_content_keeps_page_markdown(
     keyed: None, mock: respx.MockRouter
 ) -> None:
@@ -482,6 +524,52 @@ def test_a_page_jina_cannot_load_is_an_item_not_a_failed_call(mock: respx.MockRo
     assert blocked["error_code"] == "blocked"
 
 
+def test_a_file_too_large_for_the_reader_is_a_too_large_item(mock: respx.MockRouter) -> None:
+    """The reader's 413 ``TargetFileTooLargeError`` was "Jina rejected the request", the
+    caller's invalid_input: a chain never asked the next provider for that page."""
+    big = jina_error(413, "TargetFileTooLargeError", 41302, "Target file is too large: 120MB > 100MB")
+    answers = {
+        "https://example.com": httpx.Response(200, json=PAGE_BODY),
+        "https://example.com/big.pdf": httpx.Response(413, json=big),
+    }
+    mock.post(READER).mock(side_effect=lambda request: answers[json.loads(request.content)["url"]])
+
+    envelope = dispatch_extract(list(answers), backend="jina")
+    alone = dispatch_extract(["https://example.com/big.pdf"], backend="jina")
+
+    assert envelope["success"] is True, envelope
+    assert envelope["data"][1]["error_code"] == "too_large"
+    assert "120MB > 100MB" in envelope["data"][1]["error"]
+    assert_failure(alone, "too_large")
+
+
+@pytest.mark.parametrize(
+    ("http", "name", "status", "said"),
+    [
+        # a URL Jina failed on repeatedly: read as a refused key, the whole extract failed as auth_error
+        (403, "OperationNotAllowedError", 40301, "Consecutive error detected on URL https://example.com/flaky for too many times, please try again later"),
+        # a file Jina could not read: read as the caller's bad request (invalid_input)
+        (400, "DataStreamBrokenError", 40003, "Failed to access https://example.com/flaky: stream closed"),
+    ],
+)
+def test_a_page_jina_refuses_or_cannot_read_is_that_url_s_error(
+    mock: respx.MockRouter, http: int, name: str, status: int, said: str
+) -> None:
+    answers = {
+        "https://example.com": httpx.Response(200, json=PAGE_BODY),
+        "https://example.com/flaky": httpx.Response(http, json=jina_error(http, name, status, said)),
+    }
+    mock.post(READER).mock(side_effect=lambda request: answers[json.loads(request.content)["url"]])
+
+    envelope = dispatch_extract(list(answers), backend="jina")
+
+    assert envelope["success"] is True, envelope
+    ok, flaky = envelope["data"]
+    assert "error" not in ok and ok["content"]
+    assert flaky["error_code"] == "provider_error"
+    assert said in flaky["error"]
+
+
 def test_a_keyless_reader_refusal_fails_the_whole_call(mock: respx.MockRouter) -> None:
     body = jina_error(
         401,
@@ -553,6 +641,27 @@ def test_a_page_that_answered_an_error_status_is_that_url_s_error(mock: respx.Mo
     assert "HTTP 404 to Jina's reader" in gone["error"] and not gone["content"]
 
 
+@pytest.mark.parametrize(
+    ("name", "status", "said"),
+    [
+        ("DownstreamServiceFailureError", 42205, "Search(web) failed"),
+        ("AssertionFailureError", 42206, "No provider can do web search atm."),
+    ],
+)
+def test_a_search_outage_answered_with_a_422_is_not_an_empty_answer(
+    keyed: None, mock: respx.MockRouter, name: str, status: int, said: str
+) -> None:
+    """Jina's search answers an outage of its search backends with HTTP 422, as it answers "No
+    search results": every such 422 was read as an empty success, and no chain moved on."""
+    mock.post(SEARCH).respond(422, json=jina_error(422, name, status, said))
+
+    envelope = dispatch_search("x", backend="jina")
+
+    assert_failure(envelope, "bad_gateway")
+    assert envelope["retryable"] is True
+    assert said in envelope["error"]
+
+
 def test_a_vendor_error_names_its_class_once(keyed: None, mock: respx.MockRouter) -> None:
     body = jina_error(524, "DownstreamServiceFailureError", 52400, "Search(web) failed")
     mock.post(SEARCH).respond(524, json=body)
@@ -575,6 +684,68 @@ def test_lang_is_sent_as_one_of_googles_interface_languages(
 
     assert envelope["success"] is True, envelope
     assert sent_json(route)["hl"] == hl
+
+
+#: Codes Jina's search refuses as ``hl`` (not in Google's interface-language list; Jina
+#: compares exactly, so Montenegrin is ``sr-ME`` only).
+_NOT_HL = {"my", "lb", "yue", "sr-me"}
+#: ISO countries missing from Jina's ``gl`` list.
+_NOT_GL = {"ss", "cw", "sx", "bq"}
+
+
+def _jina_hl_check(request: httpx.Request) -> httpx.Response:
+    """Jina's search as it answers an ``hl`` or a ``gl`` outside its lists."""
+    sent = json.loads(request.content)
+    if sent.get("hl") in _NOT_HL or sent.get("gl") in _NOT_GL:
+        return httpx.Response(
+            400,
+            json={
+                "data": None,
+                "code": 400,
+                "name": "ParamValidationError",
+                "status": 40001,
+                "message": "Invalid value for hl",
+                "readableMessage": "ParamValidationError(hl): Invalid value for hl",
+            },
+        )
+    return httpx.Response(200, json=SEARCH_BODY)
+
+
+@pytest.mark.parametrize("lang", ["my", "lb", "yue"])
+def test_a_language_jina_does_not_list_is_warned_not_sent(
+    keyed: None, mock: respx.MockRouter, lang: str
+) -> None:
+    """Jina refused the code with a 400, and the search failed as the caller's invalid_input
+    (a chain stopped there) though every other option could be served."""
+    route = mock.post(SEARCH).mock(side_effect=_jina_hl_check)
+
+    envelope = dispatch_search("x", backend="jina", lang=lang)
+
+    assert envelope["success"] is True, envelope
+    assert "hl" not in sent_json(route)
+    assert envelope["meta"]["warnings"] == [f"jina does not search in the language '{lang}'; lang ignored."]
+
+
+@pytest.mark.parametrize("country", ["ss", "CW"])
+def test_a_country_jina_does_not_list_is_warned_not_sent(
+    keyed: None, mock: respx.MockRouter, country: str
+) -> None:
+    route = mock.post(SEARCH).mock(side_effect=_jina_hl_check)
+
+    envelope = dispatch_search("x", backend="jina", country=country)
+
+    assert envelope["success"] is True, envelope
+    assert "gl" not in sent_json(route)
+    assert envelope["meta"]["warnings"] == [f"jina does not offer results for the country '{country}'; country ignored."]
+
+
+def test_montenegrin_is_sent_as_jina_spells_it(keyed: None, mock: respx.MockRouter) -> None:
+    route = mock.post(SEARCH).mock(side_effect=_jina_hl_check)
+
+    envelope = dispatch_search("x", backend="jina", lang="sr-ME")
+
+    assert envelope["success"] is True, envelope
+    assert sent_json(route)["hl"] == "sr-ME"
 
 
 def test_pages_read_before_the_deadline_are_kept(mock: respx.MockRouter) -> None:

@@ -301,6 +301,33 @@ def test_render_js_off_from_a_variable_is_off(
     assert sent_json(route) == {"url": "https://example.com", "renderJs": False}
 
 
+@pytest.mark.parametrize(("depth", "usd", "units"), [("standard", 0.005, 1), ("deep", 0.05, 10)])
+def test_a_deep_search_costs_what_linkup_bills(mock: respx.MockRouter, depth: str, usd: float, units: int) -> None:
+    """Linkup bills a deep search $0.05, ten standard ones; it was charged $0.005, in
+    ``meta.cost``, the ledger and every spending budget."""
+    mock.post(SEARCH).respond(200, json=SEARCH_BODY)
+
+    envelope = dispatch_search("linkup", backend="linkup", depth=depth)
+
+    assert envelope["meta"]["cost"] == {"usd": pytest.approx(usd), "units": units, "unit": "request", "estimated": False}
+
+
+def test_a_page_fetched_with_javascript_costs_what_linkup_bills(mock: respx.MockRouter) -> None:
+    """$0.005 a page with JavaScript against $0.001 without; only pages read are billed."""
+    mock.post(FETCH).mock(
+        side_effect=lambda request: httpx.Response(200, json=FETCH_BODY)
+        if "good" in json.loads(request.content)["url"]
+        else httpx.Response(400, json=linkup_error("FETCH_ERROR", "Could not fetch the page"))
+    )
+    urls = ["https://example.com/good", "https://example.com/bad"]
+
+    rendered = dispatch_extract(urls, backend="linkup", render_js=True)
+    plain = dispatch_extract(urls, backend="linkup", render_js=False)
+
+    assert rendered["meta"]["cost"] == {"usd": pytest.approx(0.005), "units": 5, "unit": "url", "estimated": False}
+    assert plain["meta"]["cost"] == {"usd": pytest.approx(0.001), "units": 1, "unit": "url", "estimated": False}
+
+
 def test_extract_names_the_options_linkup_does_not_read(mock: respx.MockRouter) -> None:
     mock.post(FETCH).respond(200, json=FETCH_BODY)
     envelope = dispatch_extract("https://example.com", backend="linkup", render_js=False, formt="text", cache=False)

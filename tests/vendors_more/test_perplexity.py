@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import httpx
@@ -102,6 +103,30 @@ def test_a_regional_language_tag_is_sent_as_its_two_letter_code(
     route = mock.post(URL).respond(200, json=BODY)
     assert dispatch_search("x", backend="perplexity", lang=lang)["success"] is True
     assert sent_json(route)["search_language_filter"] == [sent]
+
+
+def _two_letter_languages(request: httpx.Request) -> httpx.Response:
+    """Perplexity's schema: each ``search_language_filter`` item is exactly two letters."""
+    if any(len(code) != 2 for code in json.loads(request.content).get("search_language_filter", [])):
+        return httpx.Response(
+            400,
+            json={"error": {"message": "search_language_filter items must be 2 characters", "type": "invalid_request", "code": 400}},
+        )
+    return httpx.Response(200, json=BODY)
+
+
+@pytest.mark.parametrize("lang", ["fil", "haw-US"])
+def test_a_language_without_a_two_letter_code_is_warned_not_sent(mock: respx.MockRouter, lang: str) -> None:
+    """Sent as it was, Perplexity refused the whole search as the caller's invalid_input."""
+    route = mock.post(URL).mock(side_effect=_two_letter_languages)
+
+    envelope = dispatch_search("x", backend="perplexity", lang=lang)
+
+    assert envelope["success"] is True, envelope
+    assert "search_language_filter" not in sent_json(route)
+    assert envelope["meta"]["warnings"] == [
+        f"perplexity filters by two-letter ISO 639-1 language codes only; lang '{lang}' was ignored."
+    ]
 
 
 def test_exclusions_use_the_minus_prefix(mock: respx.MockRouter) -> None:
