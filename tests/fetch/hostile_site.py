@@ -198,6 +198,18 @@ class HostileHandler(BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(ARTICLE)
             return None
+        if path == "/one-byte-chunks":  # a page without end, its body in one-byte chunks sent as fast as they go
+            self.send_response(200)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            burst = b"1\r\n \r\n" * 11_000  # about one 64 KiB read of the client's
+            try:
+                while True:
+                    self.wfile.write(burst)
+            except OSError:
+                pass  # the client hung up: its deadline
+            return None
         if path == "/hangup":  # the connection closed with no answer at all
             self.close_connection = True
             return None

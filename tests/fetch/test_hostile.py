@@ -437,6 +437,27 @@ def test_call_deadline_stops_a_page_before_its_cpu_time_runs_out(
     assert "page called fifth page" in after["data"][0]["content"]
 
 
+def test_pages_sent_in_one_byte_chunks_end_by_their_deadline_together(
+    hostile: HostileServer, config_for: Callable[..., Config]
+) -> None:
+    """Each 64 KiB read of such a body is thousands of chunks handed up without a wait, so no
+    timer fired while one was read: 24 calls on one loop ended up to 6 s into a 1.5 s deadline."""
+    patient = config_for(allow_private_networks=True)
+
+    async def calls() -> list[tuple[dict[str, Any], float]]:
+        async def one(n: int) -> tuple[dict[str, Any], float]:
+            started = time.monotonic()
+            url = hostile.url(f"/one-byte-chunks?n={n}")
+            envelope = await adispatch_extract(url, backend="http", config=patient, timeout=1.5, cache=False)
+            return envelope, time.monotonic() - started
+
+        return await asyncio.gather(*(one(n) for n in range(24)))
+
+    ended = asyncio.run(calls())
+    assert all(envelope["error_code"] == "timeout" for envelope, _ in ended), ended
+    assert max(seconds for _, seconds in ended) < 1.5 + 0.4
+
+
 def test_page_over_its_memory_limit_is_too_large_while_other_pages_go_on(
     hostile: HostileServer, config_for: Callable[..., Config]
 ) -> None:

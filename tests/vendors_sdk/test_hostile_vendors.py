@@ -95,6 +95,13 @@ class Hostile:
             handler.wfile.write(b" ")
             handler.wfile.flush()
 
+    def _one_byte_chunks(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
+        """An answer without end in one-byte chunks, sent as fast as they go."""
+        self._head(handler, Transfer_Encoding="chunked")
+        burst = b"1\r\n \r\n" * 11_000  # about one 64 KiB read of the client's
+        while not released.is_set():
+            handler.wfile.write(burst)
+
     def _stall(self, handler: BaseHTTPRequestHandler, released: threading.Event) -> None:
         self._head(handler, Content_Length="100")
         released.wait(60)
@@ -286,6 +293,26 @@ def test_a_dripping_vendor_is_cut_off_at_the_deadline(hostile: Any, provider: st
     envelope, seconds = call(provider, config_for(provider, vendor.url), mode)
     assert seconds < DEADLINE + SLACK, envelope
     assert envelope["success"] is False and envelope["error_code"] == "timeout", envelope
+
+
+@pytest.mark.parametrize("provider", EVERY_CASE)
+def test_answers_in_one_byte_chunks_end_by_their_deadline_together(hostile: Any, provider: str) -> None:
+    """Each 64 KiB read of such an answer is thousands of chunks handed up without a wait, so
+    no timer fired while one was read: 24 calls on one loop ended up to 6 s into 1.5 s."""
+    vendor = hostile("one_byte_chunks")
+    config = config_for(provider, vendor.url, max_response_bytes=64 * 1024 * 1024)
+
+    async def calls() -> list[tuple[dict[str, Any], float]]:
+        async def one(n: int) -> tuple[dict[str, Any], float]:
+            started = time.monotonic()
+            envelope = await adispatch_search(f"q{n}", backend=provider, config=config, timeout=DEADLINE)
+            return envelope, time.monotonic() - started
+
+        return await asyncio.gather(*(one(n) for n in range(24)))
+
+    ended = asyncio.run(calls())
+    assert all(envelope["error_code"] == "timeout" for envelope, _ in ended), ended
+    assert max(seconds for _, seconds in ended) < DEADLINE + 0.4
 
 
 @pytest.mark.parametrize("mode", MODES)

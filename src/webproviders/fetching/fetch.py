@@ -68,6 +68,7 @@ from .decompress import (
 )
 from .pinning import safe_client
 from .sniff import Kind, effective_content_type, sniff
+from .turns import Turns
 from .urlsafety import (
     AddressPolicy,
     check_destination,
@@ -150,12 +151,14 @@ async def _read_body(response: httpx.Response, url: str, limit: int, truncate: b
         raise _too_large(url, limit, int(announced))
     coding = response.headers.get("content-encoding", "")
     with _decoding(url, limit, coding):
-        body = BodyDecoder(coding, limit, truncate=truncate)
+        body, turns = BodyDecoder(coding, limit, truncate=truncate), Turns()
         async for raw in response.aiter_raw():
             if body.encoded:
                 await _decoders.run(body.feed, raw)
             else:
                 body.feed(raw)
+                if turns.due():
+                    await asyncio.sleep(0)
             if body.full:
                 return body
         if body.encoded:

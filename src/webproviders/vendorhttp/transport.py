@@ -76,6 +76,7 @@ from ..errors import (
     socks_handshake_error,
 )
 from ..fetching.decompress import BodyDecoder, BodyTooLarge, Undecodable, UnsupportedCoding
+from ..fetching.turns import Turns
 from ..pools import LazyPool
 from ..tunnel import (
     broken_handshake,
@@ -326,12 +327,14 @@ class VendorTransport(httpx.AsyncBaseTransport):
         # there, whose own mark would come too late to tell the dispatcher.
         earlier = note_repeating(SLOW_ANSWER)
         try:
-            body = self._decoder(response, request.url)
+            body, turns = self._decoder(response, request.url), Turns()
             async for raw in response.aiter_raw():
                 if body.encoded and len(raw) > INLINE_DECODE:
                     await _decoding.run(self._feed, body, raw, request.url)
                 else:
                     self._feed(body, raw, request.url)
+                    if turns.due():
+                        await asyncio.sleep(0)
             self._feed(body, None, request.url)
         except httpx.TimeoutException as exc:
             raise _stopped(request.url, exc) from None
