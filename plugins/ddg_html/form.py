@@ -1,10 +1,14 @@
 """The form DuckDuckGo's HTML endpoint takes, built from the common search options.
 
 ``kl`` is one of DuckDuckGo's fixed region codes (:func:`webproviders.kit.duckduckgo_region`).
+A word of the query that starts with ``!`` is quoted: DuckDuckGo reads it as a bang and
+answers with a redirect to another site's search (``!w`` Wikipedia, ``!g`` Google) instead of
+results, which would send the query to that site from this machine.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from webproviders.kit import duckduckgo_region, site_query
@@ -13,6 +17,13 @@ from webproviders.kit import duckduckgo_region, site_query
 TIME_RANGES = {"day": "d", "week": "w", "month": "m", "year": "y"}
 #: ``kp``: 1 strict, -1 moderate, -2 off.
 SAFE_SEARCH = {"strict": "1", "moderate": "-1", "off": "-2"}
+#: A word that starts with ``!``: a bang to DuckDuckGo, wherever it stands in the query.
+_BANG = re.compile(r"(?<!\S)!\S*")
+
+
+def without_bangs(query: str) -> str:
+    """``query`` with each ``!word`` quoted (``'!w'``), which DuckDuckGo searches as a word."""
+    return _BANG.sub(lambda match: f"'{match.group()}'", query)
 
 
 def region(country: str | None, lang: str | None) -> str | None:
@@ -22,15 +33,13 @@ def region(country: str | None, lang: str | None) -> str | None:
 
 def first_page_form(query: str, options: dict[str, Any]) -> dict[str, str]:
     """The POST form for the first results page."""
-    form = {
-        "q": site_query(
-            query,
-            options.get("include_domains", []),
-            options.get("exclude_domains", []),
-            group=True,
-        ),
-        "b": "",
-    }
+    q = site_query(
+        without_bangs(query),
+        options.get("include_domains", []),
+        options.get("exclude_domains", []),
+        group=True,
+    )
+    form = {"q": q, "b": ""}
     kl = region(options.get("country"), options.get("lang"))
     if kl:
         form["kl"] = kl

@@ -54,6 +54,34 @@ def test_form_and_shared_network_settings(cfg, page):
     assert request.extensions["timeout"]["read"] == 7
 
 
+def _ddg_with_bangs(page_text: str):
+    """DuckDuckGo's answer to the form: a word starting with ``!`` is a bang, answered with a
+    303 to that site's own search (``!w`` Wikipedia); a quoted one is searched as a word."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if any(word.startswith("!") for word in _form(request)["q"].split()):
+            return httpx.Response(303, headers={"Location": "https://en.wikipedia.org/wiki/Special:Search?search=rust"})
+        return httpx.Response(200, text=page_text, headers={"Content-Type": "text/html; charset=utf-8"})
+
+    return answer
+
+
+@pytest.mark.parametrize("query", ["rust async !w", "!g rust async", "rust ! async"])
+def test_a_bang_in_the_query_is_searched_not_followed_to_another_site(cfg, page, dns, query):
+    """A bang makes DuckDuckGo redirect the search to another site, which was then fetched from
+    this machine with the query and read as a page of DuckDuckGo's (parse_error), or failed to
+    resolve (network_error): quoted, it is searched as a word."""
+    dns.answer("en.wikipedia.org", "93.184.216.34")
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).mock(side_effect=_ddg_with_bangs(page("ddg_results.html")))
+        elsewhere = mock.get(host="en.wikipedia.org").respond(200, text="<html><body>Wikipedia</body></html>")
+        envelope = dispatch_search(query, 3, backend="ddg_html", config=cfg())
+    assert envelope["success"] is True and envelope["data"]["web"], envelope
+    assert not elsewhere.called
+    bang = next(word for word in query.split() if word.startswith("!"))
+    assert f"'{bang}'" in _form(route.calls.last.request)["q"].split()
+
+
 def test_a_results_page_over_its_cap_is_too_large_unparsed(cfg, page):
     """A results page is tens of kilobytes; one of megabytes (parsed, some twenty times its
     size in memory, and seconds of the caller's loop) is refused at its cap, which
