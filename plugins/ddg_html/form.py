@@ -11,12 +11,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from webproviders import InvalidInputError
 from webproviders.kit import duckduckgo_region, site_query
 
 #: ``df``: how recent results must be.
 TIME_RANGES = {"day": "d", "week": "w", "month": "m", "year": "y"}
 #: ``kp``: 1 strict, -1 moderate, -2 off.
 SAFE_SEARCH = {"strict": "1", "moderate": "-1", "off": "-2"}
+#: The longest ``q`` DuckDuckGo answers: a longer one gets no results page (the request hangs
+#: until it times out), which reads as the engine failing, not the query.
+MAX_QUERY_CHARS = 499
 #: A word that starts with ``!``: a bang to DuckDuckGo, wherever it stands in the query.
 _BANG = re.compile(r"(?<!\S)!\S*")
 
@@ -39,6 +43,12 @@ def first_page_form(query: str, options: dict[str, Any]) -> dict[str, str]:
         options.get("exclude_domains", []),
         group=True,
     )
+    if len(q) > MAX_QUERY_CHARS:
+        raise InvalidInputError(
+            f"DuckDuckGo takes a query of at most {MAX_QUERY_CHARS} characters, domain filters "
+            f"included; this one has {len(q)}. Shorten it or use another backend.",
+            provider="ddg_html",
+        )
     form = {"q": q, "b": ""}
     kl = region(options.get("country"), options.get("lang"))
     if kl:

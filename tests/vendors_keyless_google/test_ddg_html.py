@@ -82,6 +82,24 @@ def test_a_bang_in_the_query_is_searched_not_followed_to_another_site(cfg, page,
     assert f"'{bang}'" in _form(route.calls.last.request)["q"].split()
 
 
+def test_a_query_longer_than_duckduckgo_takes_is_invalid_input_and_never_sent(cfg, page):
+    """DuckDuckGo answers no query over 499 characters (the request hangs until it times out),
+    which counted against ddg_html's health and was retried; a long query is the caller's to
+    shorten. The domain filters count, as they go into the query."""
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).respond(200, text=page("ddg_results.html"))
+        longest = dispatch_search("a" * 499, 3, backend="ddg_html", config=cfg())
+        assert longest["success"] is True, longest
+        envelopes = [
+            dispatch_search("a" * 500, 3, backend="ddg_html", config=cfg()),
+            dispatch_search("a" * 480, 3, backend="ddg_html", config=cfg(), include_domains=["docs.python.org"]),
+        ]
+    assert route.call_count == 1
+    for envelope in envelopes:
+        assert envelope["success"] is False and envelope["error_code"] == "invalid_input", envelope
+        assert "at most 499 characters" in envelope["error"]
+
+
 def test_a_results_page_over_its_cap_is_too_large_unparsed(cfg, page):
     """A results page is tens of kilobytes; one of megabytes (parsed, some twenty times its
     size in memory, and seconds of the caller's loop) is refused at its cap, which
