@@ -47,6 +47,10 @@ SELECTORS: dict[str, str] = {
     ),
 }
 
+#: Hosts of the ``mu`` placeholders Baidu sets on some blocks (``http://nourl.ubs.baidu.com/51270``,
+#: ``http://28608.recommend_list.baidu.com``): they lead nowhere, so the title link's redirect is
+#: the hit's URL there.
+PLACEHOLDER_HOSTS = ("nourl.ubs.baidu.com", "recommend_list.baidu.com")
 #: Text of the "no results" notice (很抱歉，没有找到与“...”相关的网页).
 NO_RESULTS_TEXT_MARKERS = ("没有找到与", "抱歉没有找到")
 #: A redirect to (or a page served from) one of these is the verification wall.

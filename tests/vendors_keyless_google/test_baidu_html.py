@@ -75,6 +75,21 @@ def test_a_block_without_mu_keeps_the_redirect_as_its_url(plugin_module, page):
     assert second["display_url"] == "知乎"
 
 
+@pytest.mark.parametrize("placeholder", ["http://nourl.ubs.baidu.com/51270", "http://28608.recommend_list.baidu.com"])
+def test_a_placeholder_mu_is_not_the_hit_s_url(cfg, page, placeholder):
+    """Baidu sets ``mu`` to a placeholder on some blocks; it leads nowhere, so such a hit was a
+    dead link: the title link's redirect, which leads to the page, is its URL."""
+    html = page("baidu_results.html").replace('mu="https://zhuanlan.zhihu.com/p/137057192"', f'mu="{placeholder}"')
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).respond(200, text=html, headers={"Content-Type": "text/html;charset=utf-8"})
+        envelope = dispatch_search("python 异步编程", 10, backend="baidu_html", config=cfg())
+    hits = envelope["data"]["web"]
+    assert placeholder not in [hit["url"] for hit in hits]
+    second = next(hit for hit in hits if hit["title"] == "Python异步编程详解 - 知乎")
+    assert second["url"].startswith("http://www.baidu.com/link?url=Zh1Hu2p3")
+    assert second["display_url"] == "知乎"
+
+
 def test_request_parameters_and_shared_network_settings(cfg, page):
     config = cfg(
         web={
