@@ -3,7 +3,9 @@
 ``kl`` is one of DuckDuckGo's fixed region codes (:func:`webproviders.kit.duckduckgo_region`).
 A word of the query that starts with ``!`` is quoted: DuckDuckGo reads it as a bang and
 answers with a redirect to another site's search (``!w`` Wikipedia, ``!g`` Google) instead of
-results, which would send the query to that site from this machine.
+results, which would send the query to that site from this machine. A query that starts with
+``\\`` ("I'm feeling ducky") is answered with a redirect to its first result's page, so that
+first word goes in double quotes.
 """
 
 from __future__ import annotations
@@ -23,11 +25,15 @@ SAFE_SEARCH = {"strict": "1", "moderate": "-1", "off": "-2"}
 MAX_QUERY_CHARS = 499
 #: A word that starts with ``!``: a bang to DuckDuckGo, wherever it stands in the query.
 _BANG = re.compile(r"(?<!\S)!\S*")
+#: A first word that starts with ``\``: DuckDuckGo's shortcut to the first result's page.
+_DUCKY = re.compile(r"\A(\s*)(\\\S*)")
 
 
-def without_bangs(query: str) -> str:
-    """``query`` with each ``!word`` quoted (``'!w'``), which DuckDuckGo searches as a word."""
-    return _BANG.sub(lambda match: f"'{match.group()}'", query)
+def searchable(query: str) -> str:
+    """``query`` as DuckDuckGo searches it instead of redirecting it elsewhere: each ``!word``
+    quoted (``'!w'``), and a leading ``\\word`` in double quotes (``"\\frac"``)."""
+    query = _BANG.sub(lambda match: f"'{match.group()}'", query)
+    return _DUCKY.sub(lambda match: f'{match.group(1)}"{match.group(2)}"', query)
 
 
 def region(country: str | None, lang: str | None) -> str | None:
@@ -38,7 +44,7 @@ def region(country: str | None, lang: str | None) -> str | None:
 def first_page_form(query: str, options: dict[str, Any]) -> dict[str, str]:
     """The POST form for the first results page."""
     q = site_query(
-        without_bangs(query),
+        searchable(query),
         options.get("include_domains", []),
         options.get("exclude_domains", []),
         group=True,

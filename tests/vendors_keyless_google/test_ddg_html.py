@@ -82,6 +82,26 @@ def test_a_bang_in_the_query_is_searched_not_followed_to_another_site(cfg, page,
     assert f"'{bang}'" in _form(route.calls.last.request)["q"].split()
 
 
+def test_a_leading_backslash_is_searched_not_followed_to_the_first_result(cfg, page, dns):
+    """``\\word`` first in a query is DuckDuckGo's "I'm feeling ducky": a redirect to its first
+    result's page, which was fetched and read as a results page (parse_error). In double quotes
+    it is searched."""
+    dns.answer("www.latex-project.org", "93.184.216.34")
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if _form(request)["q"].lstrip().startswith("\\"):
+            return httpx.Response(303, headers={"Location": "https://www.latex-project.org/help/documentation/"})
+        return httpx.Response(200, text=page("ddg_results.html"), headers={"Content-Type": "text/html; charset=utf-8"})
+
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).mock(side_effect=answer)
+        first_result = mock.get(host="www.latex-project.org").respond(200, text="<html><body>LaTeX</body></html>")
+        envelope = dispatch_search("\\frac latex", 3, backend="ddg_html", config=cfg())
+    assert envelope["success"] is True and envelope["data"]["web"], envelope
+    assert not first_result.called
+    assert _form(route.calls.last.request)["q"] == '"\\frac" latex'
+
+
 def test_a_query_longer_than_duckduckgo_takes_is_invalid_input_and_never_sent(cfg, page):
     """DuckDuckGo answers no query over 499 characters (the request hangs until it times out),
     which counted against ddg_html's health and was retried; a long query is the caller's to
