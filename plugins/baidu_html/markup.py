@@ -15,17 +15,23 @@ def _token(name: str) -> str:
     return f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
 
 
+#: ``result-op`` templates that are one page each, kept as results: Baidu serves a Baike article
+#: (``tpl="bk_polysemy"``, its ``mu`` the article) in a ``result-op`` block, as it does its
+#: aggregates (videos, "people also search"), which are dropped.
+SINGLE_PAGE_TEMPLATES = ("bk_polysemy",)
+_SINGLE_PAGE = " or ".join(f"@tpl='{name}'" for name in SINGLE_PAGE_TEMPLATES)
+
 SELECTORS: dict[str, str] = {
     # The left column that holds the results; its absence means "not a results page".
     "column": "//div[@id='content_left']",
     # One result: an outermost c-container, minus "result-op" aggregate blocks.
     "result": (
         f".//div[{_token('c-container')}][not(ancestor::div[{_token('c-container')}])]"
-        f"[not({_token('result-op')})]"
+        f"[not({_token('result-op')}) or {_SINGLE_PAGE}]"
     ),
     # The blocks of the column, each expected to be a result, an aggregate or an ad.
     "block": "./div",
-    "aggregate": f"self::*[{_token('result-op')}]",
+    "aggregate": f"self::*[{_token('result-op')}][not({_SINGLE_PAGE})]",
     "title_link": ".//h3//a[@href]",
     # Where an organic result really leads (its title link is a /link?url= redirect).
     "destination": "./@mu",

@@ -90,6 +90,24 @@ def test_a_placeholder_mu_is_not_the_hit_s_url(cfg, page, placeholder):
     assert second["display_url"] == "知乎"
 
 
+def test_a_baike_article_in_a_result_op_block_is_a_result(cfg, page):
+    """Baidu serves a Baike article (``tpl="bk_polysemy"``, often the first result for a name)
+    in a ``result-op`` block, as it serves its aggregates; it was dropped with them. The video
+    aggregate still is."""
+    html = page("baidu_results.html").replace(
+        'class="c-container new-pmd xbc-container"', 'class="result-op c-container xpath-log new-pmd"'
+    )
+    assert 'class="result-op c-container xpath-log new-pmd" srcid="28608" id="4" tpl="bk_polysemy"' in html
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).respond(200, text=html, headers={"Content-Type": "text/html;charset=utf-8"})
+        envelope = dispatch_search("python 异步编程", 10, backend="baidu_html", config=cfg())
+    hits = envelope["data"]["web"]
+    baike = [hit for hit in hits if hit["title"] == "异步编程 - 百度百科"]
+    assert baike and baike[0]["url"] == "https://baike.baidu.com/item/%E5%BC%82%E6%AD%A5%E7%BC%96%E7%A8%8B/22653548"
+    assert baike[0]["description"].startswith("异步编程是一种")
+    assert len(hits) == 5 and not any("相关视频" in hit["title"] for hit in hits)
+
+
 def test_request_parameters_and_shared_network_settings(cfg, page):
     config = cfg(
         web={
