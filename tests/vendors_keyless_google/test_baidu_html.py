@@ -253,6 +253,16 @@ def test_403_and_429_are_blocked(cfg):
     )
 
 
+def test_a_search_too_long_for_baidu_s_url_is_the_caller_s_input(cfg):
+    """Baidu's query goes in the URL (``wd``, nine bytes a Chinese character once encoded); a
+    414 for one too long was provider_error "answered HTTP 414", nothing to act on."""
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).respond(414, text="<html><body><center><h1>414 Request-URI Too Large</h1></center></body></html>")
+        envelope = dispatch_search("异步编程" * 400, 5, backend="baidu_html", config=cfg())
+    assert envelope["success"] is False and envelope["error_code"] == "invalid_input", envelope
+    assert "too long (HTTP 414)" in envelope["error"] and "shorten the query" in envelope["error"]
+
+
 def test_5xx_is_bad_gateway(cfg):
     with respx.mock(assert_all_called=False) as mock:
         mock.get(URL).respond(502, text="<html><body>502 Bad Gateway</body></html>")
