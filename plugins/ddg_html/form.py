@@ -20,8 +20,8 @@ from webproviders.kit import duckduckgo_region, site_query
 TIME_RANGES = {"day": "d", "week": "w", "month": "m", "year": "y"}
 #: ``kp``: 1 strict, -1 moderate, -2 off.
 SAFE_SEARCH = {"strict": "1", "moderate": "-1", "off": "-2"}
-#: The longest ``q`` DuckDuckGo answers: a longer one gets no results page (the request hangs
-#: until it times out), which reads as the engine failing, not the query.
+#: The longest ``q`` DuckDuckGo answers: searches with a longer one get no results page and time
+#: out instead, which reads as the engine failing, not the query.
 MAX_QUERY_CHARS = 499
 #: A word that starts with ``!``: a bang to DuckDuckGo, wherever it stands in the query.
 _BANG = re.compile(r"(?<!\S)!\S*")

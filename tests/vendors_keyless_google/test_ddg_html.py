@@ -103,7 +103,7 @@ def test_a_leading_backslash_is_searched_not_followed_to_the_first_result(cfg, p
 
 
 def test_a_query_longer_than_duckduckgo_takes_is_invalid_input_and_never_sent(cfg, page):
-    """DuckDuckGo answers no query over 499 characters (the request hangs until it times out),
+    """DuckDuckGo answers no query over 499 characters (searches with one time out instead),
     which counted against ddg_html's health and was retried; a long query is the caller's to
     shorten. The domain filters count, as they go into the query."""
     with respx.mock(assert_all_called=False) as mock:
