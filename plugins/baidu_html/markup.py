@@ -15,17 +15,23 @@ def _token(name: str) -> str:
     return f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')"
 
 
+#: ``result-op`` templates that are one page each, kept as results: Baidu serves a Baike article
+#: (``tpl="bk_polysemy"``, its ``mu`` the article) in a ``result-op`` block, as it does its
+#: aggregates (videos, "people also search"), which are dropped.
+SINGLE_PAGE_TEMPLATES = ("bk_polysemy",)
+_SINGLE_PAGE = " or ".join(f"@tpl='{name}'" for name in SINGLE_PAGE_TEMPLATES)
+
 SELECTORS: dict[str, str] = {
     # The left column that holds the results; its absence means "not a results page".
     "column": "//div[@id='content_left']",
     # One result: an outermost c-container, minus "result-op" aggregate blocks.
     "result": (
         f".//div[{_token('c-container')}][not(ancestor::div[{_token('c-container')}])]"
-        f"[not({_token('result-op')})]"
+        f"[not({_token('result-op')}) or {_SINGLE_PAGE}]"
     ),
     # The blocks of the column, each expected to be a result, an aggregate or an ad.
     "block": "./div",
-    "aggregate": f"self::*[{_token('result-op')}]",
+    "aggregate": f"self::*[{_token('result-op')}][not({_SINGLE_PAGE})]",
     "title_link": ".//h3//a[@href]",
     # Where an organic result really leads (its title link is a /link?url= redirect).
     "destination": "./@mu",
@@ -47,6 +53,10 @@ SELECTORS: dict[str, str] = {
     ),
 }
 
+#: Hosts of the ``mu`` placeholders Baidu sets on some blocks (``http://nourl.ubs.baidu.com/51270``,
+#: ``http://28608.recommend_list.baidu.com``): they lead nowhere, so the title link's redirect is
+#: the hit's URL there.
+PLACEHOLDER_HOSTS = ("nourl.ubs.baidu.com", "recommend_list.baidu.com")
 #: Text of the "no results" notice (很抱歉，没有找到与“...”相关的网页).
 NO_RESULTS_TEXT_MARKERS = ("没有找到与", "抱歉没有找到")
 #: A redirect to (or a page served from) one of these is the verification wall.

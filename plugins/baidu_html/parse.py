@@ -22,7 +22,13 @@ from lxml import etree
 from webproviders import ParseError
 from webproviders.kit import is_http_url
 
-from .markup import NO_RESULTS_TEXT_MARKERS, SELECTORS, VERIFY_TEXT_MARKERS, captcha_error
+from .markup import (
+    NO_RESULTS_TEXT_MARKERS,
+    PLACEHOLDER_HOSTS,
+    SELECTORS,
+    VERIFY_TEXT_MARKERS,
+    captcha_error,
+)
 
 #: Absolute dates as Baidu prints them: 2024年7月22日 or 2024-07-22.
 _DATE = re.compile(r"(\d{4})(?:年|-)(\d{1,2})(?:月|-)(\d{1,2})日?")
@@ -84,10 +90,12 @@ def _hit(block: Any) -> dict[str, Any] | None:
 
 
 def _destination(block: Any) -> str:
-    """The block's ``mu`` URL, when it is an http(s) URL."""
+    """The block's ``mu`` URL, when it is an http(s) URL and not one of Baidu's placeholders."""
     found = block.xpath(SELECTORS["destination"])
     url = str(found[0]).strip() if found else ""
-    return url if is_http_url(url) else ""
+    host = (urlsplit(url).hostname or "").lower() if is_http_url(url) else ""
+    placeholder = any(host == name or host.endswith("." + name) for name in PLACEHOLDER_HOSTS)
+    return url if host and not placeholder else ""
 
 
 def _shown(url: str) -> str:

@@ -338,6 +338,7 @@ STATUS_ERRORS: dict[int, type[WebProviderError]] = {
     408: WebTimeoutError,
     409: InvalidInputError,
     413: InvalidInputError,
+    414: InvalidInputError,
     415: InvalidInputError,
     422: InvalidInputError,
     429: RateLimitedError,
@@ -362,6 +363,11 @@ _NO_SUCH_API_HINT = (
     "Check that {where} is the address of the vendor's API (with the default address, the vendor "
     "may have moved it)."
 )
+
+
+#: What makes a request's URL too long for a vendor (HTTP 414): a query, or the domain
+#: filters written into it, sent in the URL of a GET.
+_TOO_LONG_HINT = "Its URL was longer than {who} takes: shorten the query, or pass fewer domains."
 
 
 #: Why a redirect from a vendor's API is an error: a call is never sent on to another
@@ -705,6 +711,8 @@ def error_for_status(
         sentence += f" {_REDIRECT_HINT.format(where=where)}"
     elif cls is NotConfiguredError:
         sentence += f" {_NO_SUCH_API_HINT.format(where=where)}"
+    elif status == 414:
+        sentence += f" {_TOO_LONG_HINT.format(who=who)}"
     wait = None
     if cls is RateLimitedError:
         wait = retry_after_from_headers(headers)

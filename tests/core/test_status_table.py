@@ -21,6 +21,7 @@ CASES = [
     (404, "", "not_configured"),
     (405, "", "not_configured"),
     (408, "", "timeout"),
+    (414, "", "invalid_input"),
     (422, "", "invalid_input"),
     (429, "", "rate_limited"),
     (418, "", "provider_error"),

@@ -160,7 +160,7 @@ def test_real_codes_pass(searxng: Any, options: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize(
     ("query", "options", "code"),
-    [("q", {"lang": "xx"}, "invalid_input"), ("word " * 400, {}, "provider_error")],
+    [("q", {"lang": "xx"}, "invalid_input"), ("word " * 400, {}, "invalid_input")],
     ids=["unknown-language-400", "query-too-long-414"],
 )
 def test_a_vendor_refusing_one_callers_input_does_not_cool_it_down_for_others(

@@ -75,6 +75,39 @@ def test_a_block_without_mu_keeps_the_redirect_as_its_url(plugin_module, page):
     assert second["display_url"] == "知乎"
 
 
+@pytest.mark.parametrize("placeholder", ["http://nourl.ubs.baidu.com/51270", "http://28608.recommend_list.baidu.com"])
+def test_a_placeholder_mu_is_not_the_hit_s_url(cfg, page, placeholder):
+    """Baidu sets ``mu`` to a placeholder on some blocks; it leads nowhere, so such a hit was a
+    dead link: the title link's redirect, which leads to the page, is its URL."""
+    html = page("baidu_results.html").replace('mu="https://zhuanlan.zhihu.com/p/137057192"', f'mu="{placeholder}"')
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).respond(200, text=html, headers={"Content-Type": "text/html;charset=utf-8"})
+        envelope = dispatch_search("python 异步编程", 10, backend="baidu_html", config=cfg())
+    hits = envelope["data"]["web"]
+    assert placeholder not in [hit["url"] for hit in hits]
+    second = next(hit for hit in hits if hit["title"] == "Python异步编程详解 - 知乎")
+    assert second["url"].startswith("http://www.baidu.com/link?url=Zh1Hu2p3")
+    assert second["display_url"] == "知乎"
+
+
+def test_a_baike_article_in_a_result_op_block_is_a_result(cfg, page):
+    """Baidu serves a Baike article (``tpl="bk_polysemy"``, often the first result for a name)
+    in a ``result-op`` block, as it serves its aggregates; it was dropped with them. The video
+    aggregate still is."""
+    html = page("baidu_results.html").replace(
+        'class="c-container new-pmd xbc-container"', 'class="result-op c-container xpath-log new-pmd"'
+    )
+    assert 'class="result-op c-container xpath-log new-pmd" srcid="28608" id="4" tpl="bk_polysemy"' in html
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).respond(200, text=html, headers={"Content-Type": "text/html;charset=utf-8"})
+        envelope = dispatch_search("python 异步编程", 10, backend="baidu_html", config=cfg())
+    hits = envelope["data"]["web"]
+    baike = [hit for hit in hits if hit["title"] == "异步编程 - 百度百科"]
+    assert baike and baike[0]["url"] == "https://baike.baidu.com/item/%E5%BC%82%E6%AD%A5%E7%BC%96%E7%A8%8B/22653548"
+    assert baike[0]["description"].startswith("异步编程是一种")
+    assert len(hits) == 5 and not any("相关视频" in hit["title"] for hit in hits)
+
+
 def test_request_parameters_and_shared_network_settings(cfg, page):
     config = cfg(
         web={
@@ -218,6 +251,16 @@ def test_403_and_429_are_blocked(cfg):
         "http_429",
         120,
     )
+
+
+def test_a_search_too_long_for_baidu_s_url_is_the_caller_s_input(cfg):
+    """Baidu's query goes in the URL (``wd``, nine bytes a Chinese character once encoded); a
+    414 for one too long was provider_error "answered HTTP 414", nothing to act on."""
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).respond(414, text="<html><body><center><h1>414 Request-URI Too Large</h1></center></body></html>")
+        envelope = dispatch_search("异步编程" * 400, 5, backend="baidu_html", config=cfg())
+    assert envelope["success"] is False and envelope["error_code"] == "invalid_input", envelope
+    assert "too long (HTTP 414)" in envelope["error"] and "shorten the query" in envelope["error"]
 
 
 def test_5xx_is_bad_gateway(cfg):

@@ -54,6 +54,72 @@ def test_form_and_shared_network_settings(cfg, page):
     assert request.extensions["timeout"]["read"] == 7
 
 
+def _ddg_with_bangs(page_text: str):
+    """DuckDuckGo's answer to the form: a word starting with ``!`` is a bang, answered with a
+    303 to that site's own search (``!w`` Wikipedia); a quoted one is searched as a word."""
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if any(word.startswith("!") for word in _form(request)["q"].split()):
+            return httpx.Response(303, headers={"Location": "https://en.wikipedia.org/wiki/Special:Search?search=rust"})
+        return httpx.Response(200, text=page_text, headers={"Content-Type": "text/html; charset=utf-8"})
+
+    return answer
+
+
+@pytest.mark.parametrize("query", ["rust async !w", "!g rust async", "rust ! async"])
+def test_a_bang_in_the_query_is_searched_not_followed_to_another_site(cfg, page, dns, query):
+    """A bang makes DuckDuckGo redirect the search to another site, which was then fetched from
+    this machine with the query and read as a page of DuckDuckGo's (parse_error), or failed to
+    resolve (network_error): quoted, it is searched as a word."""
+    dns.answer("en.wikipedia.org", "93.184.216.34")
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).mock(side_effect=_ddg_with_bangs(page("ddg_results.html")))
+        elsewhere = mock.get(host="en.wikipedia.org").respond(200, text="<html><body>Wikipedia</body></html>")
+        envelope = dispatch_search(query, 3, backend="ddg_html", config=cfg())
+    assert envelope["success"] is True and envelope["data"]["web"], envelope
+    assert not elsewhere.called
+    bang = next(word for word in query.split() if word.startswith("!"))
+    assert f"'{bang}'" in _form(route.calls.last.request)["q"].split()
+
+
+def test_a_leading_backslash_is_searched_not_followed_to_the_first_result(cfg, page, dns):
+    """``\\word`` first in a query is DuckDuckGo's "I'm feeling ducky": a redirect to its first
+    result's page, which was fetched and read as a results page (parse_error). In double quotes
+    it is searched."""
+    dns.answer("www.latex-project.org", "93.184.216.34")
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        if _form(request)["q"].lstrip().startswith("\\"):
+            return httpx.Response(303, headers={"Location": "https://www.latex-project.org/help/documentation/"})
+        return httpx.Response(200, text=page("ddg_results.html"), headers={"Content-Type": "text/html; charset=utf-8"})
+
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).mock(side_effect=answer)
+        first_result = mock.get(host="www.latex-project.org").respond(200, text="<html><body>LaTeX</body></html>")
+        envelope = dispatch_search("\\frac latex", 3, backend="ddg_html", config=cfg())
+    assert envelope["success"] is True and envelope["data"]["web"], envelope
+    assert not first_result.called
+    assert _form(route.calls.last.request)["q"] == '"\\frac" latex'
+
+
+def test_a_query_longer_than_duckduckgo_takes_is_invalid_input_and_never_sent(cfg, page):
+    """DuckDuckGo answers no query over 499 characters (searches with one time out instead),
+    which counted against ddg_html's health and was retried; a long query is the caller's to
+    shorten. The domain filters count, as they go into the query."""
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).respond(200, text=page("ddg_results.html"))
+        longest = dispatch_search("a" * 499, 3, backend="ddg_html", config=cfg())
+        assert longest["success"] is True, longest
+        envelopes = [
+            dispatch_search("a" * 500, 3, backend="ddg_html", config=cfg()),
+            dispatch_search("a" * 480, 3, backend="ddg_html", config=cfg(), include_domains=["docs.python.org"]),
+        ]
+    assert route.call_count == 1
+    for envelope in envelopes:
+        assert envelope["success"] is False and envelope["error_code"] == "invalid_input", envelope
+        assert "at most 499 characters" in envelope["error"]
+
+
 def test_a_results_page_over_its_cap_is_too_large_unparsed(cfg, page):
     """A results page is tens of kilobytes; one of megabytes (parsed, some twenty times its
     size in memory, and seconds of the caller's loop) is refused at its cap, which

@@ -419,6 +419,26 @@ def test_errors_are_mapped(keyed, cfg, assert_no_secret, response, code):
     assert_no_secret(envelope, KEY)
 
 
+#: What Google's front end sends for a URL longer than it reads.
+TOO_LONG = (
+    "<!DOCTYPE html><html lang=en><meta charset=utf-8><title>Error 414 (Request-URI Too Large)!!1</title>"
+    "<p><b>414.</b> <ins>That\u2019s an error.</ins><p>The requested URL <code>/customsearch/v1</code>... is "
+    "too large to process. <ins>That\u2019s all we know.</ins>"
+)
+
+
+def test_a_url_too_long_for_google_is_the_caller_s_input(keyed, cfg, assert_no_secret):
+    """Many domain filters go into ``q`` as ``site:`` operators, and a GET's URL can grow past
+    what Google reads: its 414 was ``provider_error``, "answered HTTP 414." and nothing to do."""
+    domains = [f"docs{i}.example.com" for i in range(400)]
+    with respx.mock(assert_all_called=False) as mock:
+        mock.get(URL).respond(414, text=TOO_LONG, headers={"Content-Type": "text/html; charset=UTF-8"})
+        envelope = _search(cfg, include_domains=domains)
+    assert envelope["success"] is False and envelope["error_code"] == "invalid_input", envelope
+    assert "HTTP 414" in envelope["error"] and "shorten the query, or pass fewer domains" in envelope["error"]
+    assert_no_secret(envelope, KEY)
+
+
 def test_access_refusal_mentions_the_shutdown(keyed, cfg):
     with respx.mock(assert_all_called=False) as mock:
         mock.get(URL).mock(

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ..errors import BadGatewayError, BlockedError, ProviderError, TooLargeError
+from ..errors import BadGatewayError, BlockedError, InvalidInputError, ProviderError, TooLargeError
 from ..offloop import import_off_loop
 from ..retry_after import retry_after_from_headers, retry_after_header
 from ..urls import shorten
@@ -163,6 +163,12 @@ def check_page_status(response: httpx.Response, site: str, what: str = "the sear
         when = f"retry after {wait:.0f} s" if wait else "try again later"
         raise BadGatewayError(
             f"{site} failed on its side (HTTP {status}); {when}.", retry_after=wait, status_code=status
+        )
+    if status == 414:
+        # The query (and the domain filters in it) made the URL longer than the engine reads.
+        raise InvalidInputError(
+            f"{site} refused {what} as too long (HTTP 414): shorten the query, or pass fewer domains.",
+            status_code=status,
         )
     if status >= 400:
         raise ProviderError(f"{site} answered HTTP {status} to {what}.", status_code=status)
