@@ -242,6 +242,30 @@ def test_a_503_with_retry_after_pauses_the_provider_for_every_caller_as_a_429_do
     assert sleeps.waits == pytest.approx([7.0], abs=0.05)  # the next caller waited out the outage
 
 
+def test_a_retry_with_no_budget_slot_in_time_ends_with_what_the_vendor_answered() -> None:
+    """A 503, and the retry it calls for has its request budget's next slot past the
+    deadline: the call said ``rate_limited`` ("the request budget has no free slot"), hiding
+    the vendor's outage, and the 503s never counted towards a cool-down."""
+    config = build_config(
+        search_backend="fake-vendor",
+        cache=False,
+        retry={"max_retries": 2, "backoff": 0},
+        health={"failures": 2, "window": 600, "cooldown": 600},
+        providers={"fake-vendor": {"api_key": "fv-key-123456", "rate_limit": "1/min"}},
+    )
+    clock, _ = _clocked(config)
+    with respx.mock() as mock:
+        route = mock.get("https://api.fake-vendor.test/v1/search").mock(return_value=httpx.Response(503))
+        for _ in range(2):
+            envelope = dispatch_search("q", config=config, timeout=10)
+            assert envelope["error_code"] == "bad_gateway", envelope["error"]
+            assert [a["outcome"] for a in envelope["meta"]["attempts"]] == ["error"]
+            clock.advance(61)  # the budget's next slot is free again
+        cooling = dispatch_search("q", config=config, timeout=10)
+    assert route.call_count == 2
+    assert "cooling down" in cooling["error"]
+
+
 @pytest.mark.parametrize("chain", [False, True])
 def test_a_caller_waiting_for_its_slot_when_a_429_pauses_the_provider_is_not_sent_into_the_pause(chain: bool) -> None:
     """Under ``1/s`` a caller waits a second for its slot; meanwhile another call meets a 429

@@ -356,6 +356,8 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
     policy = state.retry_policy(name)
     meter: Meter = call.meter  # type: ignore[assignment]
     retry = 0
+    #: The failure the next try retries (None on the first try).
+    failed: WebProviderError | None = None
     while True:
         try:
             spend = await meter.start(name, call.arguments)  # a budget refuses here, before anything is sent
@@ -382,9 +384,15 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             raise
         except WebProviderError as error:
             if isinstance(error, BudgetExhaustedError) and (failover or not sent):
+                meter.stop(spend, error=error, sent=False)
+                if failed is not None:
+                    # The retry has no slot in time: what the provider answered is the call's
+                    # failure, as when no retry is left. Before, the call said the budget had
+                    # no slot, hiding the vendor's 503, which never counted towards a cool-down.
+                    _gave_up(state, name, failed)
+                    raise failed from None
                 # No slot soon (another provider is asked), or none before the deadline:
                 # left out without a request, as a cooling provider is.
-                meter.stop(spend, error=error, sent=False)
                 state.health.failed(name, error)  # not counted; it only ends a trial call
                 raise Skipped(error, waitable=failover) from None
             extra = {"retry": retry} if retry else {}
@@ -403,12 +411,9 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
                 took = time.perf_counter() - asked  # the request's time, not its wait for a budget slot
                 delay = policy.delay(retry, error, call.remaining(), repeating=record.repeats is not None, took=took)
             if delay is None:
-                if error.failures is None:
-                    state.health.failed(name, error)
-                else:  # it answered URL by URL: the pages failed, not the provider
-                    state.health.succeeded(name)
+                _gave_up(state, name, error)
                 raise
-            retry += 1
+            retry, failed = retry + 1, error
             await state.sleep(delay)
             continue
         later = record.later_failure
@@ -426,6 +431,14 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
         if record.partial:  # only what was gathered in time (see context.warn): never cached
             value["partial"] = True
         return value
+
+
+def _gave_up(state: DispatchState, name: str, error: WebProviderError) -> None:
+    """Tell the provider's health how its last try failed, once no retry follows."""
+    if error.failures is None:
+        state.health.failed(name, error)
+    else:  # it answered URL by URL: the pages failed, not the provider
+        state.health.succeeded(name)
 
 
 def _next_slot(state: DispatchState, name: str, max_wait: float) -> Awaitable[None]:
