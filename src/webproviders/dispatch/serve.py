@@ -362,6 +362,9 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
         try:
             spend = await meter.start(name, call.arguments)  # a budget refuses here, before anything is sent
         except (BudgetExceededError, BudgetStoreUnavailableError) as error:
+            if failed is not None:  # the retry may not be paid for: the failure it was for is the call's
+                _gave_up(state, name, failed)
+                raise failed from None
             raise Skipped(error) from None
         started = asked = time.perf_counter()
         record = start_attempt()
