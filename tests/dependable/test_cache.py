@@ -1223,3 +1223,47 @@ def test_the_cache_holds_no_more_than_its_size_cap(kind: str, tmp_path: Path) ->
         assert dispatch_extract("https://example.com/big", config=config)["meta"].get("cached") is None
     assert fake.calls == 6
     assert _stored_bytes(config, tmp_path) <= 2**20
+
+
+def test_a_hit_never_shows_the_account_balance_of_the_request_that_was_cached(
+    http_server: Any, redis_server: str, namespace: str
+) -> None:
+    """Kagi reports the asking account's prepaid ``api_balance`` with every answer. Cached with
+    the answer, a hit showed the balance as it was then, and a tenant sharing the Redis cache
+    with its own key was shown another tenant's balance."""
+    balances = {"Bot kagi-key-tenant-a": 100.0, "Bot kagi-key-tenant-b": 7.5}
+
+    class Kagi(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            account = self.headers["Authorization"]
+            balances[account] -= 0.025
+            body = json.dumps({
+                "meta": {"id": "69c3f5c4", "node": "us-central1", "ms": 12, "api_balance": balances[account]},
+                "data": [{"t": 0, "rank": 1, "url": "https://www.nps.gov/grca/", "title": "Grand Canyon", "snippet": "s"}],
+            }).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    server = http_server(Kagi)
+    base_url = f"http://127.0.0.1:{server.server_address[1]}/api/v0"
+
+    def tenant(key: str) -> Any:
+        return build_config(
+            cache={"url": redis_server, "namespace": namespace},
+            providers={"kagi": {"api_key": key, "base_url": base_url}},
+        )
+
+    first, second = tenant("kagi-key-tenant-a"), tenant("kagi-key-tenant-b")
+    fresh = dispatch_search("grand canyon", backend="kagi", config=first)
+    assert fresh["meta"]["api_balance"] == 99.975 and "cached" not in fresh["meta"]
+    for config in (first, second):
+        hit = dispatch_search("grand canyon", backend="kagi", config=config)
+        assert hit["meta"]["cached"] is True
+        assert "api_balance" not in hit["meta"]
+    assert balances == {"Bot kagi-key-tenant-a": 99.975, "Bot kagi-key-tenant-b": 7.5}

@@ -521,11 +521,15 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
         return value["data"], value["meta"], False
     started = time.perf_counter()
     fetched = False
+    account: dict[str, Any] = {}
 
     async def fetch() -> dict[str, Any]:
         nonlocal fetched
         fetched = True
-        return await _upstream(call, entry, failover)
+        value = await _upstream(call, entry, failover)
+        meta = value["meta"]
+        account.update((field, meta.pop(field)) for field in ACCOUNT_META.intersection(meta))
+        return value
 
     try:
         value, cached = await cache.get_or_fetch(  # type: ignore[union-attr]
@@ -540,7 +544,16 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
         raise
     if cached:
         call.record(name, "ok", started, cached=True)
+    elif account:  # this call's own request: what the vendor said of the account is its to show
+        value["meta"].update(account)
     return value["data"], value["meta"], cached
+
+
+#: Fields of a provider's ``meta`` about the account that asked (Kagi's prepaid ``api_balance``),
+#: not about the answer: each request's own, never cached nor shared with identical calls. A hit
+#: showed the balance as it was when the answer was stored, and, from a store shared by several
+#: tenants, another tenant's balance.
+ACCOUNT_META = frozenset({"api_balance"})
 
 
 def callers_own(error: Exception) -> bool:
