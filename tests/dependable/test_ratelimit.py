@@ -544,6 +544,52 @@ def _next_caller_after_one_left(config: Any, period: int) -> dict[str, Any]:
     return asyncio.run(run())
 
 
+def test_a_shared_pause_holds_back_the_searxng_instance_that_asked_for_it_not_another(
+    redis_server: str, namespace: str, http_server: Any
+) -> None:
+    """A keyless provider is told apart by its endpoint: two SearXNG instances are two
+    servers. Before, one instance's 429 paused ``searxng`` in Redis for every config on it,
+    and a worker of another instance, which had refused nothing, got ``rate_limited``
+    without a request."""
+    asked: list[str] = []
+
+    def instance(tag: str, status: int) -> str:
+        class SearXNG(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                asked.append(tag)
+                body = json.dumps({
+                    "query": "q", "number_of_results": 1, "answers": [], "suggestions": [],
+                    "results": [{"url": f"https://{tag}.example/", "title": tag, "content": "c", "engine": "brave"}],
+                }).encode()
+                self.send_response(status)
+                if status == 429:
+                    self.send_header("Retry-After", "60")
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        return f"http://127.0.0.1:{http_server(SearXNG).server_address[1]}"
+
+    limiting, other = instance("limiting", 429), instance("other", 200)
+
+    def worker(base_url: str) -> Any:
+        return build_config(
+            cache=False, retry={"max_retries": 0}, providers={"searxng": {"base_url": base_url}},
+            rate_limit={"url": redis_server, "namespace": namespace},
+        )
+
+    assert dispatch_search("q", backend="searxng", config=worker(limiting))["error_code"] == "rate_limited"
+    answered = dispatch_search("q", backend="searxng", config=worker(other), timeout=5)
+    assert answered["success"] is True, answered
+    # Another worker of the instance that asked for the pause still waits it out.
+    assert dispatch_search("q", backend="searxng", config=worker(limiting), timeout=5)["error_code"] == "rate_limited"
+    assert asked.count("limiting") == 1  # its pause was honoured: nothing more was sent to it
+
+
 def test_a_shared_slot_whose_caller_left_goes_to_the_next_caller(
     freezable_redis: tuple[str, Callable[[], None]], namespace: str
 ) -> None:
