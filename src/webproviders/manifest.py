@@ -161,6 +161,10 @@ class ProviderManifest(BaseModel):
     #: False keeps this provider's answers out of the answer cache: they are cheaper to
     #: compute than to cache, or change between calls (a local index that is being filled).
     cache: bool = True
+    #: True when the vendor answers each account after its own settings (Kagi's blocked and
+    #: promoted sites): its answers are cached per set of keys, and never served to a caller
+    #: asking with other keys, as every other provider's are.
+    answers_per_key: bool = False
     #: Where extract and crawl fetch pages, which decides how their URLs are screened: one
     #: place for both, or one per capability (``{extract: none}``). Undeclared is ``local``,
     #: the strictest screen (docs/security.md).

@@ -301,6 +301,21 @@ def test_the_chains_deadline_still_holds(how: str) -> None:
     assert [a["provider"] for a in envelope["meta"]["attempts"]] == [f"{how}-1", f"{how}-2"]
 
 
+@pytest.mark.parametrize("capability", ["search", "extract", "crawl"])
+def test_no_hedge_starts_once_the_deadline_has_passed(capability: str) -> None:
+    """The first member, cancelled at the deadline, takes a moment to unwind; the hedge's
+    time falls in it. Before, the next member was started then, with no time left, and
+    recorded as skipped because its ``is_available()`` "had not answered by this call's
+    deadline", blaming a plugin that was never slow."""
+    config = hedge_config()
+    first, second = provider(config, "async-1"), provider(config, "async-2")
+    first.delay, first.unwind = HANG, 0.2
+    envelope = call(capability, "async", ["async-1", "async-2"], config, hedge_after=0.6, timeout=0.5)
+    assert envelope["success"] is False and envelope["error_code"] == "timeout"
+    assert [a["provider"] for a in envelope["meta"]["attempts"]] == ["async-1"]
+    assert second.calls == 0
+
+
 def test_a_cached_answer_short_circuits_the_chain() -> None:
     config = hedge_config()
     first, second = provider(config, "async-1"), provider(config, "async-2")

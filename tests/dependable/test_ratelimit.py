@@ -242,6 +242,30 @@ def test_a_503_with_retry_after_pauses_the_provider_for_every_caller_as_a_429_do
     assert sleeps.waits == pytest.approx([7.0], abs=0.05)  # the next caller waited out the outage
 
 
+def test_a_retry_with_no_budget_slot_in_time_ends_with_what_the_vendor_answered() -> None:
+    """A 503, and the retry it calls for has its request budget's next slot past the
+    deadline: the call said ``rate_limited`` ("the request budget has no free slot"), hiding
+    the vendor's outage, and the 503s never counted towards a cool-down."""
+    config = build_config(
+        search_backend="fake-vendor",
+        cache=False,
+        retry={"max_retries": 2, "backoff": 0},
+        health={"failures": 2, "window": 600, "cooldown": 600},
+        providers={"fake-vendor": {"api_key": "fv-key-123456", "rate_limit": "1/min"}},
+    )
+    clock, _ = _clocked(config)
+    with respx.mock() as mock:
+        route = mock.get("https://api.fake-vendor.test/v1/search").mock(return_value=httpx.Response(503))
+        for _ in range(2):
+            envelope = dispatch_search("q", config=config, timeout=10)
+            assert envelope["error_code"] == "bad_gateway", envelope["error"]
+            assert [a["outcome"] for a in envelope["meta"]["attempts"]] == ["error"]
+            clock.advance(61)  # the budget's next slot is free again
+        cooling = dispatch_search("q", config=config, timeout=10)
+    assert route.call_count == 2
+    assert "cooling down" in cooling["error"]
+
+
 @pytest.mark.parametrize("chain", [False, True])
 def test_a_caller_waiting_for_its_slot_when_a_429_pauses_the_provider_is_not_sent_into_the_pause(chain: bool) -> None:
     """Under ``1/s`` a caller waits a second for its slot; meanwhile another call meets a 429
@@ -518,6 +542,52 @@ def _next_caller_after_one_left(config: Any, period: int) -> dict[str, Any]:
         return await adispatch_search("next", backend="fake-a", config=config, timeout=period + 1)
 
     return asyncio.run(run())
+
+
+def test_a_shared_pause_holds_back_the_searxng_instance_that_asked_for_it_not_another(
+    redis_server: str, namespace: str, http_server: Any
+) -> None:
+    """A keyless provider is told apart by its endpoint: two SearXNG instances are two
+    servers. Before, one instance's 429 paused ``searxng`` in Redis for every config on it,
+    and a worker of another instance, which had refused nothing, got ``rate_limited``
+    without a request."""
+    asked: list[str] = []
+
+    def instance(tag: str, status: int) -> str:
+        class SearXNG(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                asked.append(tag)
+                body = json.dumps({
+                    "query": "q", "number_of_results": 1, "answers": [], "suggestions": [],
+                    "results": [{"url": f"https://{tag}.example/", "title": tag, "content": "c", "engine": "brave"}],
+                }).encode()
+                self.send_response(status)
+                if status == 429:
+                    self.send_header("Retry-After", "60")
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        return f"http://127.0.0.1:{http_server(SearXNG).server_address[1]}"
+
+    limiting, other = instance("limiting", 429), instance("other", 200)
+
+    def worker(base_url: str) -> Any:
+        return build_config(
+            cache=False, retry={"max_retries": 0}, providers={"searxng": {"base_url": base_url}},
+            rate_limit={"url": redis_server, "namespace": namespace},
+        )
+
+    assert dispatch_search("q", backend="searxng", config=worker(limiting))["error_code"] == "rate_limited"
+    answered = dispatch_search("q", backend="searxng", config=worker(other), timeout=5)
+    assert answered["success"] is True, answered
+    # Another worker of the instance that asked for the pause still waits it out.
+    assert dispatch_search("q", backend="searxng", config=worker(limiting), timeout=5)["error_code"] == "rate_limited"
+    assert asked.count("limiting") == 1  # its pause was honoured: nothing more was sent to it
 
 
 def test_a_shared_slot_whose_caller_left_goes_to_the_next_caller(

@@ -131,6 +131,22 @@ def test_retries_give_up_after_max_retries() -> None:
     assert route.call_count == 2
 
 
+def test_a_retry_the_budget_has_no_room_for_ends_with_the_failure_it_was_for() -> None:
+    """A timed-out request is charged its estimate, and the budget has no room left for the
+    retry: the call said ``budget_exceeded`` ("tavily would cost about ..."), as if nothing
+    had been asked, and the timeout never counted towards a cool-down."""
+    price = {"price": {"search": {"usd": 0.01, "per": "request"}}}
+    config = _config(budget={"daily_usd": 0.015}, health={"failures": 1}, providers={"fake-vendor": price})
+    _sleeps(config)
+    with respx.mock() as mock:
+        route = mock.get(URL).mock(side_effect=httpx.ReadTimeout("no answer"))
+        envelope = dispatch_search("python", backend="fake-vendor", config=config)
+    assert envelope["error_code"] == "timeout", envelope["error"]
+    assert [a["outcome"] for a in envelope["meta"]["attempts"]] == ["error"]
+    assert route.call_count == 1
+    assert "cooling down" in dispatch_search("python", backend="fake-vendor", config=config)["error"]
+
+
 def test_network_errors_are_retried() -> None:
     config = _config()
     _sleeps(config)

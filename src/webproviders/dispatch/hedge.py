@@ -54,7 +54,8 @@ async def race(
     :class:`Deferred` is started again, before any later one, once another member has ended
     without winning. ``accept(index, outcome,
     others)`` judges a finished member (``others``: another may still answer) and says
-    whether it wins. No member starts once ``stopped()``. ``cancelled`` lists the members
+    whether it wins. No member starts once ``stopped()``, nor, but the first, once the
+    deadline (``remaining()``) has passed. ``cancelled`` lists the members
     that were still running at the end: the winner's rivals, or those that outlived the
     deadline (``remaining()``).
     """
@@ -65,15 +66,20 @@ async def race(
 
     def launch(index: int | None = None) -> None:
         nonlocal upcoming, last_start
-        if stopped() or (index is None and upcoming >= count):
+        if not may_start() or (index is None and upcoming >= count):
             return
         if index is None:
             index, upcoming = upcoming, upcoming + 1
         running[asyncio.ensure_future(start(index))] = index
         last_start = time.monotonic()
 
+    def may_start() -> bool:
+        # Past the deadline nothing more starts: a member started then could only time out,
+        # and was recorded as a plugin too slow to say whether it could run.
+        return not stopped() and (upcoming == 0 or remaining() > 0)
+
     def more() -> bool:
-        return upcoming < count and not stopped()
+        return upcoming < count and may_start()
 
     launch()
     try:

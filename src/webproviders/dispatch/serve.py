@@ -356,10 +356,15 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
     policy = state.retry_policy(name)
     meter: Meter = call.meter  # type: ignore[assignment]
     retry = 0
+    #: The failure the next try retries (None on the first try).
+    failed: WebProviderError | None = None
     while True:
         try:
             spend = await meter.start(name, call.arguments)  # a budget refuses here, before anything is sent
         except (BudgetExceededError, BudgetStoreUnavailableError) as error:
+            if failed is not None:  # the retry may not be paid for: the failure it was for is the call's
+                _gave_up(state, name, failed)
+                raise failed from None
             raise Skipped(error) from None
         started = asked = time.perf_counter()
         record = start_attempt()
@@ -382,9 +387,15 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
             raise
         except WebProviderError as error:
             if isinstance(error, BudgetExhaustedError) and (failover or not sent):
+                meter.stop(spend, error=error, sent=False)
+                if failed is not None:
+                    # The retry has no slot in time: what the provider answered is the call's
+                    # failure, as when no retry is left. Before, the call said the budget had
+                    # no slot, hiding the vendor's 503, which never counted towards a cool-down.
+                    _gave_up(state, name, failed)
+                    raise failed from None
                 # No slot soon (another provider is asked), or none before the deadline:
                 # left out without a request, as a cooling provider is.
-                meter.stop(spend, error=error, sent=False)
                 state.health.failed(name, error)  # not counted; it only ends a trial call
                 raise Skipped(error, waitable=failover) from None
             extra = {"retry": retry} if retry else {}
@@ -403,12 +414,9 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
                 took = time.perf_counter() - asked  # the request's time, not its wait for a budget slot
                 delay = policy.delay(retry, error, call.remaining(), repeating=record.repeats is not None, took=took)
             if delay is None:
-                if error.failures is None:
-                    state.health.failed(name, error)
-                else:  # it answered URL by URL: the pages failed, not the provider
-                    state.health.succeeded(name)
+                _gave_up(state, name, error)
                 raise
-            retry += 1
+            retry, failed = retry + 1, error
             await state.sleep(delay)
             continue
         later = record.later_failure
@@ -426,6 +434,14 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
         if record.partial:  # only what was gathered in time (see context.warn): never cached
             value["partial"] = True
         return value
+
+
+def _gave_up(state: DispatchState, name: str, error: WebProviderError) -> None:
+    """Tell the provider's health how its last try failed, once no retry follows."""
+    if error.failures is None:
+        state.health.failed(name, error)
+    else:  # it answered URL by URL: the pages failed, not the provider
+        state.health.succeeded(name)
 
 
 def _next_slot(state: DispatchState, name: str, max_wait: float) -> Awaitable[None]:
@@ -505,11 +521,15 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
         return value["data"], value["meta"], False
     started = time.perf_counter()
     fetched = False
+    account: dict[str, Any] = {}
 
     async def fetch() -> dict[str, Any]:
         nonlocal fetched
         fetched = True
-        return await _upstream(call, entry, failover)
+        value = await _upstream(call, entry, failover)
+        meta = value["meta"]
+        account.update((field, meta.pop(field)) for field in ACCOUNT_META.intersection(meta))
+        return value
 
     try:
         value, cached = await cache.get_or_fetch(  # type: ignore[union-attr]
@@ -524,7 +544,16 @@ async def _serve(call: Call, entry: ProviderEntry, failover: bool) -> tuple[Any,
         raise
     if cached:
         call.record(name, "ok", started, cached=True)
+    elif account:  # this call's own request: what the vendor said of the account is its to show
+        value["meta"].update(account)
     return value["data"], value["meta"], cached
+
+
+#: Fields of a provider's ``meta`` about the account that asked (Kagi's prepaid ``api_balance``),
+#: not about the answer: each request's own, never cached nor shared with identical calls. A hit
+#: showed the balance as it was when the answer was stored, and, from a store shared by several
+#: tenants, another tenant's balance.
+ACCOUNT_META = frozenset({"api_balance"})
 
 
 def callers_own(error: Exception) -> bool:

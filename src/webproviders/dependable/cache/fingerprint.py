@@ -64,12 +64,16 @@ def settings_setup(settings: ProviderSettings) -> dict[str, Any]:
 
 def config_setup(config: Config, manifest: ProviderManifest, capability: Capability) -> dict[str, Any]:
     """What ``config`` sets that can change ``manifest``'s provider's answers for
-    ``capability``: its :func:`settings_setup`, ``web.user_agent`` when set (sent with every
+    ``capability``: its :func:`settings_setup`, a digest of its keys when the vendor answers
+    each account after its own settings (``answers_per_key``), ``web.user_agent`` when set (sent with every
     request; a site or a results page may answer another agent otherwise), for an extract or
     crawl the page cap (``web.max_response_bytes``, which every provider's pages are cut to)
     and, for one it fetches on this machine, the ``web.extraction`` limits (a page cut off at
     ``max_html_chars``, a PDF read to ``max_pdf_pages``) and the URL screen's switches."""
-    found = settings_setup(config.provider(manifest.name))
+    settings = config.provider(manifest.name)
+    found = settings_setup(settings)
+    if manifest.answers_per_key:  # another account's answer is not this one's
+        found["account"] = key_scope("account", settings.api_keys(), manifest.env)
     web = config.web
     if web.user_agent is not None:
         found["web.user_agent"] = web.user_agent

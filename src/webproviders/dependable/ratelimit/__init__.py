@@ -178,12 +178,21 @@ class RateLimits:
         """The name ``name``'s budget and pauses have in Redis. A vendor counts requests, and
         answers 429, per key: configs with keys of their own (a tenant's, an MCP client's)
         each have their own, and processes with the same keys (or keys from the environment
-        alone) share one."""
+        alone) share one. A provider asked without configured keys is told apart by the
+        endpoints set for it (``base_url``, ``SEARXNG_URL``): two SearXNG instances are two
+        servers, each counting its own requests."""
         shared = self._shared_names.get(name)
         if shared is None:
-            keys = self._registry.config.provider(name).api_keys()
-            digest = hashlib.sha256("\n".join(sorted(keys)).encode()).hexdigest()[:16]
-            shared = self._shared_names[name] = f"{name}@{digest}" if keys else name
+            settings = self._registry.config.provider(name)
+            keys = settings.api_keys()
+            if keys:
+                told_by = "\n".join(sorted(keys))
+            else:
+                entry = self._registry.get(name)
+                endpoints = entry.manifest.configured_endpoints(settings) if entry is not None else []
+                told_by = "endpoints\n" + "\n".join(endpoints) if endpoints else ""
+            digest = hashlib.sha256(told_by.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+            shared = self._shared_names[name] = f"{name}@{digest}" if told_by else name
         return shared
 
     async def _shared(self, method: str, *args: Any, here: Callable[[], Any]) -> Any:

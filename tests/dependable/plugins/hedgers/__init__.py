@@ -1,7 +1,8 @@
 """Providers that answer after ``delay`` seconds (or raise ``fail``), sync or async.
 
 ``delay`` of a minute is a provider that hangs. A sync one waits on ``release`` (so a test
-can let its worker thread go); an async one notes in ``cancelled`` that it was cancelled.
+can let its worker thread go); an async one notes in ``cancelled`` that it was cancelled, and
+takes ``unwind`` seconds to unwind then (closing its connections, say).
 ``missing`` URLs get a ``not_found`` item from extract; ``said`` sentences are said with
 :func:`webproviders.warn` as each request starts, ``said_late`` ones as its answer is made
 (by a sync provider's thread also when the call is over).
@@ -23,6 +24,7 @@ class Timed(WebSearchProvider):
 
     def reset(self) -> None:
         self.delay = 0.0
+        self.unwind = 0.0
         self.fail: list[BaseException] = []
         self.missing: set[str] = set()
         self.said: list[str] = []
@@ -85,6 +87,8 @@ class AsyncTimed(Timed):
             await asyncio.sleep(self.delay)
         except asyncio.CancelledError:
             self.cancelled += 1
+            if self.unwind:
+                await asyncio.sleep(self.unwind)
             raise
         return self._answer(capability, subject)
 
