@@ -356,7 +356,7 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
     policy = state.retry_policy(name)
     meter: Meter = call.meter  # type: ignore[assignment]
     retry = 0
-    #: The failure the next try retries (None on the first try).
+    # The failure the next try retries (None on the first try).
     failed: WebProviderError | None = None
     while True:
         try:
