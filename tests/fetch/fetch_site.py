@@ -434,6 +434,14 @@ FEED_ATOM = """<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.
 <entry><title>Version 2.0</title><link rel="edit" href="https://example.org/edit/2"/><link rel="alternate" href="https://example.org/releases/2.0"/>
 <updated>2026-11-01T00:00:00Z</updated><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><p>Faster <b>start-up</b>.</p></div></content></entry>
 </feed>"""
+#: Atom's text constructs as their type says: plain text by default (a code blog's ``Vec<T>``), or escaped HTML.
+FEED_ATOM_TEXT = """<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom">
+<title type="html">Rust &lt;i&gt;notes&lt;/i&gt;</title><subtitle>Where a&lt;b holds</subtitle>
+<entry><title>Generics</title><link href="https://example.org/generics"/>
+<summary>Use Vec&lt;T&gt; for a list; write &lt;br&gt; to break a line.</summary></entry>
+<entry><title type="html">A &lt;em&gt;new&lt;/em&gt; start</title><link href="https://example.org/start"/>
+<content type="html">&lt;p&gt;Begin &lt;b&gt;here&lt;/b&gt;.&lt;/p&gt;</content></entry>
+</feed>"""
 FEED_PODCAST = """<?xml version="1.0"?><rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel>
 <title>Weekly show</title><atom:link href="https://pod.example/feed" rel="self" type="application/rss+xml"/>
 <item><title>Episode 1</title><guid isPermaLink="true">https://pod.example/episodes/1</guid>
@@ -851,6 +859,8 @@ class SiteHandler(BaseHTTPRequestHandler):
         if path in ("/feed.cgi", "/feed.bin"):  # with no XML declaration, and no type or a generic one
             bare = FEED_ATOM.split("?>", 1)[1].encode()
             return self._send(200, bare, "" if path == "/feed.cgi" else "application/octet-stream")
+        if path == "/atom-text.xml":
+            return self._send(200, FEED_ATOM_TEXT.encode(), "application/atom+xml")
         if path == "/podcast.xml":
             return self._send(200, FEED_PODCAST.encode(), "application/rss+xml")
         if path == "/emoji.xml":  # emoji as two references, one per half of their UTF-16 pair, as Java writes them

@@ -452,6 +452,18 @@ def test_an_atom_feed_links_each_entry_to_its_page(site: Any, local: Config) -> 
     assert "Faster start-up." in page["content"] and "edit" not in page["content"]
 
 
+def test_an_atom_feed_shows_plain_text_as_it_is_and_html_as_its_text(site: Any, local: Config) -> None:
+    """Atom's text is plain unless its ``type`` says HTML (RFC 4287): read as markup, ``Vec<T>``
+    came back as ``Vec``, and a title of ``type="html"`` came with its tags."""
+    page = extract(site.url("/atom-text.xml"), local)["data"][0]
+    assert page["title"] == "Rust notes"
+    assert page["content"] == (
+        "# Rust notes\n\nWhere a<b holds\n\n## [Generics](https://example.org/generics)\n\n"
+        "Use Vec<T> for a list; write <br> to break a line.\n\n"
+        "## [A new start](https://example.org/start)\n\nBegin here."
+    )
+
+
 @pytest.mark.parametrize("path", ["/feed.php", "/feed.txt", "/feed.cgi", "/feed.bin"])
 def test_a_feed_served_as_a_page_or_as_text_reads_as_its_entries(path: str, site: Any, local: Config) -> None:
     """PHP's default type is text/html: a feed script that sets none came back as the text of

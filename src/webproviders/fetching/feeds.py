@@ -24,6 +24,9 @@ _SURROGATE_REF = re.compile(r"&#(?:[xX]0*([dD][89a-fA-F][0-9a-fA-F]{2})|0*(5[5-7
 _SUMMARY_HEADING = re.compile(r"^(#{1,6}) ", re.MULTILINE)
 #: The feed formats by their root element (RSS 0.9x/2.0, RSS 1.0's RDF, Atom).
 _ROOTS = {"rss": "rss", "rdf": "rss", "feed": "atom"}
+#: The ``type`` of an Atom text construct that holds plain text (RFC 4287 3.1.1: ``text``, the
+#: default; ``atom:content`` may name a MIME type instead).
+_ATOM_PLAIN = frozenset({"text", "text/plain"})
 
 
 def _surrogate(found: re.Match[str]) -> str:
@@ -56,11 +59,26 @@ def _text(element: Any) -> str:
     return " ".join("".join(element.itertext()).split()) if element is not None else ""
 
 
-def _markup_text(element: Any, marks: bool) -> str:
+def _plain(element: Any, kind: str) -> bool:
+    """Whether ``element`` holds plain text, shown as it is, ``<`` and all: an Atom text
+    construct says so by its ``type`` (RSS has none: its text is escaped HTML by custom)."""
+    return kind == "atom" and not len(element) and (element.get("type") or "text").strip().lower() in _ATOM_PLAIN
+
+
+def _title(element: Any, kind: str) -> str:
+    """A title on one line: an Atom one of ``type="html"`` read as the text that HTML shows."""
+    if element is None or kind != "atom" or _plain(element, kind):
+        return _text(element)
+    return " ".join(_markup_text(element, False, kind).split())
+
+
+def _markup_text(element: Any, marks: bool, kind: str) -> str:
     """A summary's text: escaped HTML (RSS, Atom ``type="html"``) or XHTML children are read as
-    a page's visible text; plain text as it is."""
+    a page's visible text; plain text (Atom's by default) as it is."""
     if element is None:
         return ""
+    if _plain(element, kind):  # ``Vec&lt;T&gt;`` read as markup lost ``<T>`` as an unknown tag
+        return (element.text or "").strip()
     from lxml import html
 
     from .pagetext import visible_text
@@ -106,10 +124,10 @@ def _link(entry: Any, kind: str, base: str) -> str:
 
 
 def _entry(entry: Any, kind: str, base: str, marks: bool) -> tuple[str, str, str, str]:
-    title = _text(_child(entry, "title"))
+    title = _title(_child(entry, "title"), kind)
     date = _text(_child(entry, "pubdate", "date", "published", "updated"))
     body = _child(entry, "encoded", "content", "description", "summary")
-    return title, _link(entry, kind, base), date, _markup_text(body, marks)
+    return title, _link(entry, kind, base), date, _markup_text(body, marks, kind)
 
 
 def feed_document(xml: str, url: str, *, fmt: Format = "markdown") -> HtmlDocument | None:
@@ -132,8 +150,8 @@ def feed_document(xml: str, url: str, *, fmt: Format = "markdown") -> HtmlDocume
     holder = head if _local(root) == "rss" else root
     entries = [child for child in holder if _local(child) in ("item", "entry")]
     marks = fmt == "markdown"
-    title = _text(_child(head, "title"))
-    blocks = [f"# {title}" if marks and title else title, _markup_text(_child(head, "description", "subtitle"), marks)]
+    title = _title(_child(head, "title"), kind)
+    blocks = [f"# {title}" if marks and title else title, _markup_text(_child(head, "description", "subtitle"), marks, kind)]
     for entry_title, link, date, summary in (_entry(entry, kind, url, marks) for entry in entries):
         name = entry_title or link
         if marks:
