@@ -823,6 +823,10 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, pdf_bytes(), "application/octet-stream")
         if path == "/missing":
             return self._send(404, page("Not found", "<h1>Not found</h1>").encode())
+        if path == "/idle-408":  # a server that had closed the connection it waited on: 408 once, then the page
+            if server.paths().count(path) == 1:
+                return self._send(408, b"<h1>Request Timeout</h1>", headers={"Connection": "close"})
+            return self._send(200, CACHING.encode())
         if path == "/error":
             return self._send(500, b"<h1>Internal Server Error</h1>")
         if path == "/forbidden":

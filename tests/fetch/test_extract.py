@@ -212,6 +212,16 @@ def test_failures_are_per_url_and_order_is_kept(site: Any, local: Config) -> Non
     assert all(page["error"] for page in data if page.get("error_code"))
 
 
+def test_a_page_answering_408_is_asked_again_not_taken_for_a_bad_request(site: Any, local: Config) -> None:
+    """408 is the server's wait for a request running out (an idle connection it closed): it was
+    ``invalid_input``, "rejected the request", and never asked for again."""
+    envelope = extract(site.url("/idle-408"), local)
+    assert "Caching keeps recently used answers" in envelope["data"][0]["content"]
+    assert site.paths() == ["/idle-408", "/idle-408"]
+    [attempt, _retry] = envelope["meta"]["attempts"]
+    assert attempt["error_code"] == "timeout"
+
+
 def test_a_page_answering_503_with_retry_after_is_not_asked_again_before_then(site: Any, local: Config) -> None:
     """Down for an hour, the site says: the call was retried at once, twice, and did not say when to come back."""
     envelope = unread(site.url("/busy?status=503&after=3600"), local)

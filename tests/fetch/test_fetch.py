@@ -256,6 +256,8 @@ def _result(status: int, headers: dict[str, str] | None = None) -> FetchResult:
         (500, {}, BadGatewayError, None),
         (502, {}, BadGatewayError, None),
         (429, {"Retry-After": "7"}, RateLimitedError, None),
+        # The server's wait for the request ran out: asking again may read the page.
+        (408, {}, WebTimeoutError, None),
     ],
 )
 def test_status_mapping(status: int, headers: dict[str, str], kind: type, detail: str | None) -> None:

@@ -442,6 +442,11 @@ def status_error(result: FetchResult) -> WebProviderError | None:
         )
     if status in (404, 410):
         return NotFoundError(f"{url} was not found (HTTP {status}).", status_code=status)
+    if status == 408:  # the server's wait for a request ran out (an idle connection it closed): no fault of the URL
+        return WebTimeoutError(
+            f"{url} stopped waiting for the request (HTTP 408 Request Timeout); asking again may read it.",
+            status_code=status,
+        )
     if status == 429:
         retry_after = retry_after_from_headers(result.headers)
         when = f" Retry after {retry_after:.0f} s." if retry_after else ""
