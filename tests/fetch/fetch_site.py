@@ -623,6 +623,11 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, page("Unreadable", f"<article><h1>Unreadable</h1><ul>{links}</ul></article>").encode())
         if path == "/unreadable/page":  # a page in a coding no reader decodes any more (and none asked for)
             return self._send(200, b"\x1f\x9d\x90<html>", headers={"Content-Encoding": "compress"})
+        if path == "/reports/":  # links to a report whose address now answers with a sign-in page
+            links = '<li><a href="/reports/annual.pdf">the annual report</a></li>'
+            return self._send(200, page("Reports", f"<article><h1>Reports</h1><ul>{links}</ul></article>").encode())
+        if path == "/reports/annual.pdf":  # a sign-in page sent under the PDF's type, as document stores do
+            return self._send(200, page("Sign in", "<p>Sign in to download this report.</p>").encode(), "application/pdf")
         if path == "/unreadable/logo":  # an image under an address that does not say so
             return self._send(200, b"\x89PNG\r\n\x1a\n" + bytes(64), "application/octet-stream")
         if path == "/idn/":  # a site under a name outside ASCII, whose links spell its host both ways

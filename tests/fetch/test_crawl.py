@@ -346,6 +346,15 @@ def test_a_linked_page_that_cannot_be_read_is_an_item_and_no_page_is_none(site: 
     assert "/unreadable/logo" in site.paths()
 
 
+def test_a_linked_pdf_that_is_no_pdf_is_an_item_saying_so(site: Any, local: Config) -> None:
+    """A report's link answering with a sign-in page under the PDF's type is a page that cannot be
+    read here, as a locked PDF is: it was passed by without a word, as an image is."""
+    envelope = crawl(site.url("/reports/"), local, max_depth=1, include=["/reports/*"])
+    assert paths(envelope, site) == ["/reports/", "/reports/annual.pdf"]
+    assert envelope["data"][1]["error_code"] == "unsupported" and envelope["meta"]["failed"] == 1
+    assert "its bytes are not a PDF" in envelope["data"][1]["error"]
+
+
 def test_sitemap_seeding(site: Any, local: Config) -> None:
     envelope = crawl(site.url("/docs/a"), local, use_sitemap=True)
     found = paths(envelope, site)

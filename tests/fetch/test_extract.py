@@ -97,6 +97,15 @@ def test_binary_bytes_served_as_text_are_named_so(site: Any, local: Config) -> N
     assert "is served as text/plain, but its bytes are binary" in envelope["error"], envelope["error"]
 
 
+def test_a_page_served_as_a_pdf_that_is_none_is_not_said_to_be_binary(site: Any, local: Config) -> None:
+    """A sign-in page sent under the PDF's type was refused as "its bytes are binary (NUL or
+    control bytes), not text": they are HTML, and what is wrong is that they are no PDF."""
+    envelope = unread(site.url("/reports/annual.pdf"), local)
+    assert envelope["error_code"] == "unsupported"
+    assert "is served as application/pdf, but its bytes are not a PDF (no %PDF- header)" in envelope["error"]
+    assert "binary" not in envelope["error"], envelope["error"]
+
+
 def test_a_page_in_a_coding_not_decoded_here_names_it(site: Any, local: Config) -> None:
     """Its bytes, still in ``xz``, were only said to be binary (NUL or control bytes)."""
     envelope = unread(site.url("/page.xz"), local)

@@ -28,7 +28,7 @@ from .htmltree import MAX_HTML_DEPTH, NESTING
 from .jsontext import json_text
 from .options import PageOptions
 from .pdf import missing_pypdf, pdf_text, pypdf_installed
-from .sniff import textual
+from .sniff import pdf_label, textual
 
 #: ``raw_content`` is bounded: the page text before main-content selection can be huge.
 RAW_LIMIT = 100_000
@@ -119,6 +119,11 @@ async def render(
                 f"{url} is served as {mime}, but its bytes are binary: its Content-Encoding, "
                 f"'{', '.join(codings)}', is not one decoded here, and they are most likely still in it; "
                 "it cannot be extracted."
+            )
+        if pdf_label(mime):  # its bytes may well be text: "binary (NUL or control bytes)" was untrue
+            raise UnsupportedError(
+                f"{url} is served as {mime}, but its bytes are not a PDF (no %PDF- header): most often a sign-in "
+                "or error page sent under the file's type, which a PDF reader cannot open either; it cannot be extracted."
             )
         if textual(mime):  # "is text/plain, not a page with text" contradicted itself
             raise NotAPage(
