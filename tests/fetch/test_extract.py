@@ -677,6 +677,21 @@ def test_an_interpreter_that_cannot_run_a_worker_is_named_by_its_setting(
     assert str(tmp_path) not in failure["error"]
 
 
+def test_an_interpreter_that_is_not_there_is_named_by_its_setting_not_its_path(
+    site: Any, config_for: Any, tmp_path: Any
+) -> None:
+    """Before, the page was ``provider_error``, "Could not start an extraction worker process:
+    [Errno 2] No such file or directory: '/...'": the path, and not the setting that names it."""
+    config = config_for(allow_private_networks=True, extraction={"python": str(tmp_path / "no-such-python")})
+    envelope = unread(site.url("/articles/caching"), config)
+    [failure] = envelope["meta"]["failures"]
+    assert failure["error_code"] == "not_configured", failure
+    assert failure["error"] == (
+        "Could not start an extraction worker process (No such file or directory): web.extraction.python "
+        "must name a Python interpreter that can import webproviders."
+    )
+
+
 FROZEN = r"""
 import json, subprocess, sys
 
