@@ -162,6 +162,13 @@ def test_a_part_of_a_page_never_asked_for_is_said_to_be_a_part(site: Any, local:
     assert "206 Partial Content" in warning and "only part of the page" in warning
 
 
+def test_a_part_of_a_page_is_not_kept_in_the_cache_as_the_page(site: Any, local: Config) -> None:
+    """A cache's mistake passes; kept for a day, the part was every later call's answer."""
+    first, again = extract(site.url("/partial"), local), extract(site.url("/partial"), local)
+    assert "cached" not in again["meta"] and site.paths() == ["/partial", "/partial"]
+    assert again["data"][0]["content"] == first["data"][0]["content"]
+
+
 @pytest.mark.parametrize("path", ["/generated.pdf", "/generated"])
 def test_a_pdf_after_a_stray_line_break_is_read_as_a_pdf(path: str, site: Any, local: Config) -> None:
     """PDF readers find the header in the first KiB. Labelled a PDF, it was ``unsupported`` ("not

@@ -133,9 +133,9 @@ async def render(
         raise NotAPage(
             f"{url} is {mime or 'binary content'}, not a page with text; it cannot be extracted."
         )
-    if result.status_code == 206:  # no Range is ever sent: a cache's or a server's mistake
+    if result.status_code == 206:  # no Range is ever sent: a cache's or a server's mistake, not kept as the page
         warn(f"{shorten(url)} answered 206 Partial Content though no part of it was asked for: "
-             "its text may be only part of the page.")
+             "its text may be only part of the page.", partial=True)
     if kind == "pdf":
         if not pypdf_installed():
             raise missing_pypdf(url)
