@@ -605,6 +605,12 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, b"\n", "application/json")
         if path == "/no-content":
             return self._send(204, b"", "")
+        if path == "/refresh-header/empty":  # PHP's header("Refresh: 0; url=..."): no body, the header alone
+            return self._send(200, b"", headers={"Refresh": "0; url=/articles/caching"})
+        if path == "/refresh-header/notice":  # the header beside a notice, and a <meta> one the header comes before
+            tag = '<meta http-equiv="refresh" content="0; url=/docs/a">'
+            body = page("Moved", "<p>Redirecting you to the article.</p>", head=tag).encode()
+            return self._send(200, body, headers={"Refresh": "1;URL='/articles/caching'"})
         if path == "/refresh/noscript":  # a story that sends readers without scripts to a "turn them on" page
             tag = '<noscript><meta http-equiv="refresh" content="0; url=/docs/a"></noscript>'
             return self._send(200, CACHING.replace("</head>", f"{tag}</head>").encode())

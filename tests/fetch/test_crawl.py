@@ -238,6 +238,14 @@ def test_a_page_that_sends_its_reader_on_with_a_refresh_leads_the_crawl_there(si
     assert not any("script" in warning for warning in envelope["meta"].get("warnings", []))
 
 
+def test_a_page_that_sends_its_reader_on_with_a_refresh_header_leads_the_crawl_there(site: Any, local: Config) -> None:
+    """An empty body with ``Refresh: 0; url=...``: the crawl ended at it, one empty page."""
+    envelope = crawl(site.url("/refresh-header/empty"), local, max_depth=1, max_pages=3)
+    assert paths(envelope, site)[:2] == ["/refresh-header/empty", "/articles/caching"]
+    assert envelope["data"][1]["title"] == "Caching in practice"
+    assert not any("empty body" in warning for warning in envelope["meta"].get("warnings", []))
+
+
 def test_nofollow_meta_is_obeyed(site: Any, local: Config) -> None:
     """And said: a crawl of the one page had no word of why, as one of a page without links."""
     envelope = crawl(site.url("/nofollow"), local)

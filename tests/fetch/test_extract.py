@@ -428,6 +428,16 @@ def test_a_meta_refresh_is_followed_as_a_browser_would(site: Any, local: Config)
     assert site.paths().count("/docs/a") == 0 and site.paths().count("/refresh/loop") == 1
 
 
+def test_a_refresh_header_is_followed_as_its_meta_tag_is(site: Any, local: Config) -> None:
+    """A browser obeys ``Refresh: 0; url=...`` (before the page's own ``<meta>`` refresh): it was
+    not read at all, and a moved page answering with the header alone was an empty body."""
+    envelope = extract([site.url("/refresh-header/empty"), site.url("/refresh-header/notice")], local)
+    for item, path in zip(envelope["data"], ("/refresh-header/empty", "/refresh-header/notice"), strict=True):
+        assert item["url"] == site.url(path) and item["title"] == "Caching in practice"
+        assert item["metadata"]["final_url"] == site.url("/articles/caching")
+    assert "warnings" not in envelope["meta"] and "/docs/a" not in site.paths()
+
+
 def test_a_page_that_only_sends_its_reader_on_is_not_said_to_be_built_by_a_script(site: Any, local: Config) -> None:
     """A site generator's alias has no text of its own: the page it sends its reader to was
     read, yet the envelope said the page may be built by a script and named browser backends.
