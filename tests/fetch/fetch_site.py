@@ -442,6 +442,13 @@ FEED_ATOM_TEXT = """<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://ww
 <entry><title type="html">A &lt;em&gt;new&lt;/em&gt; start</title><link href="https://example.org/start"/>
 <content type="html">&lt;p&gt;Begin &lt;b&gt;here&lt;/b&gt;.&lt;/p&gt;</content></entry>
 </feed>"""
+#: An RSS 1.0 feed, RDF with every element in the RSS namespace, as Slash and older CMSs publish.
+FEED_RDF = """<?xml version="1.0" encoding="utf-8"?>
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">
+<channel rdf:about="https://news.example/"><title>Site news</title><link>https://news.example/</link><description>What changed</description></channel>
+<item rdf:about="https://news.example/2026/moved"><title>We moved</title><link>https://news.example/2026/moved</link><dc:date>2026-11-02</dc:date></item>
+<item rdf:about="https://news.example/2026/hours"><title>New hours</title><link>/2026/hours</link></item>
+</rdf:RDF>"""
 FEED_PODCAST = """<?xml version="1.0"?><rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel>
 <title>Weekly show</title><atom:link href="https://pod.example/feed" rel="self" type="application/rss+xml"/>
 <item><title>Episode 1</title><guid isPermaLink="true">https://pod.example/episodes/1</guid>
@@ -874,6 +881,8 @@ class SiteHandler(BaseHTTPRequestHandler):
         if path in ("/feed.cgi", "/feed.bin"):  # with no XML declaration, and no type or a generic one
             bare = FEED_ATOM.split("?>", 1)[1].encode()
             return self._send(200, bare, "" if path == "/feed.cgi" else "application/octet-stream")
+        if path == "/index.rdf":
+            return self._send(200, FEED_RDF.encode(), "application/rdf+xml")
         if path == "/atom-text.xml":
             return self._send(200, FEED_ATOM_TEXT.encode(), "application/atom+xml")
         if path == "/podcast.xml":

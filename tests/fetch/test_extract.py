@@ -488,6 +488,17 @@ def test_an_atom_feed_links_each_entry_to_its_page(site: Any, local: Config) -> 
     assert "Faster start-up." in page["content"] and "edit" not in page["content"]
 
 
+def test_an_rss_1_feed_links_each_entry_to_its_page(site: Any, local: Config) -> None:
+    """RSS 1.0 puts its ``<link>`` in the RSS namespace: taken for another vocabulary's, no entry
+    of such a feed was linked to its page."""
+    page = extract(site.url("/index.rdf"), local)["data"][0]
+    assert page["metadata"]["feed"] == "rss"
+    assert page["content"] == (
+        "# Site news\n\nWhat changed\n\n## [We moved](https://news.example/2026/moved)\n\n2026-11-02\n\n"
+        f"## [New hours]({site.url('/2026/hours')})"
+    )
+
+
 def test_an_atom_feed_shows_plain_text_as_it_is_and_html_as_its_text(site: Any, local: Config) -> None:
     """Atom's text is plain unless its ``type`` says HTML (RFC 4287): read as markup, ``Vec<T>``
     came back as ``Vec``, and a title of ``type="html"`` came with its tags."""

@@ -24,6 +24,9 @@ _SURROGATE_REF = re.compile(r"&#(?:[xX]0*([dD][89a-fA-F][0-9a-fA-F]{2})|0*(5[5-7
 _SUMMARY_HEADING = re.compile(r"^(#{1,6}) ", re.MULTILINE)
 #: The feed formats by their root element (RSS 0.9x/2.0, RSS 1.0's RDF, Atom).
 _ROOTS = {"rss": "rss", "rdf": "rss", "feed": "atom"}
+#: The namespaces an RSS ``<link>`` comes in: none (RSS 0.91 to 2.0), and RSS 1.0's and 0.90's,
+#: whose RDF feeds put every element in theirs; never another vocabulary's (``atom:link``).
+_RSS_NAMESPACES = frozenset({"", "http://purl.org/rss/1.0/", "http://my.netscape.com/rdf/simple/0.9/"})
 #: The ``type`` of an Atom text construct that holds plain text (RFC 4287 3.1.1: ``text``, the
 #: default; ``atom:content`` may name a MIME type instead).
 _ATOM_PLAIN = frozenset({"text", "text/plain"})
@@ -104,11 +107,21 @@ def _serialised(element: Any) -> str:
     return etree.tostring(element, encoding="unicode", with_tail=True)
 
 
+def _rss_link(element: Any) -> bool:
+    """Whether ``element`` is an RSS ``<link>``: an RSS 1.0 item's is in the RSS namespace, and
+    taken for another vocabulary's, every entry of such a feed lost its page."""
+    tag = element.tag
+    if not isinstance(tag, str):
+        return False
+    namespace, _, local = tag[1:].partition("}") if tag.startswith("{") else ("", "", tag)
+    return local == "link" and namespace in _RSS_NAMESPACES
+
+
 def _link(entry: Any, kind: str, base: str) -> str:
     """The entry's page: RSS's ``<link>`` (else a ``<guid>`` that is a permalink), Atom's
     ``rel="alternate"`` link (an ``edit`` or ``self`` link is not the page), made absolute."""
     if kind == "rss":
-        found = next((child for child in entry if child.tag == "link" and _text(child)), None)
+        found = next((child for child in entry if _rss_link(child) and _text(child)), None)
         guid = _child(entry, "guid")
         if found is not None:
             href = _text(found)
