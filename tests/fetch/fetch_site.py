@@ -449,6 +449,11 @@ FEED_RDF = """<?xml version="1.0" encoding="utf-8"?>
 <item rdf:about="https://news.example/2026/moved"><title>We moved</title><link>https://news.example/2026/moved</link><dc:date>2026-11-02</dc:date></item>
 <item rdf:about="https://news.example/2026/hours"><title>New hours</title><link>/2026/hours</link></item>
 </rdf:RDF>"""
+#: An Atom entry whose content is elsewhere (``src``), with the summary the RFC then asks for.
+FEED_ATOM_ELSEWHERE = """<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Talks</title>
+<entry><title>Slides</title><link href="https://example.org/slides"/><summary>The talk's slides, in a PDF.</summary>
+<content type="application/pdf" src="https://example.org/slides.pdf"/></entry>
+</feed>"""
 FEED_PODCAST = """<?xml version="1.0"?><rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel>
 <title>Weekly show</title><atom:link href="https://pod.example/feed" rel="self" type="application/rss+xml"/>
 <item><title>Episode 1</title><guid isPermaLink="true">https://pod.example/episodes/1</guid>
@@ -883,6 +888,8 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, bare, "" if path == "/feed.cgi" else "application/octet-stream")
         if path == "/index.rdf":
             return self._send(200, FEED_RDF.encode(), "application/rdf+xml")
+        if path == "/atom-elsewhere.xml":
+            return self._send(200, FEED_ATOM_ELSEWHERE.encode(), "application/atom+xml")
         if path == "/atom-text.xml":
             return self._send(200, FEED_ATOM_TEXT.encode(), "application/atom+xml")
         if path == "/podcast.xml":

@@ -511,6 +511,13 @@ def test_an_atom_feed_shows_plain_text_as_it_is_and_html_as_its_text(site: Any, 
     )
 
 
+def test_an_atom_entry_whose_content_is_elsewhere_shows_its_summary(site: Any, local: Config) -> None:
+    """``<content src="...">`` holds no text, and was read before the summary beside it: the
+    entry came back as its title alone."""
+    page = extract(site.url("/atom-elsewhere.xml"), local)["data"][0]
+    assert page["content"] == "# Talks\n\n## [Slides](https://example.org/slides)\n\nThe talk's slides, in a PDF."
+
+
 @pytest.mark.parametrize("path", ["/feed.php", "/feed.txt", "/feed.cgi", "/feed.bin"])
 def test_a_feed_served_as_a_page_or_as_text_reads_as_its_entries(path: str, site: Any, local: Config) -> None:
     """PHP's default type is text/html: a feed script that sets none came back as the text of

@@ -136,11 +136,20 @@ def _link(entry: Any, kind: str, base: str) -> str:
     return (join_url(base, href) or "") if href else ""
 
 
+def _body(entry: Any) -> Any:
+    """The entry's fullest text that holds any: an Atom ``<content src="...">`` names where its
+    content is, holding none, and the ``<summary>`` beside it (the RFC asks for one) was lost."""
+    for name in ("encoded", "content", "description", "summary"):
+        element = _child(entry, name)
+        if element is not None and (len(element) or (element.text or "").strip()):
+            return element
+    return None
+
+
 def _entry(entry: Any, kind: str, base: str, marks: bool) -> tuple[str, str, str, str]:
     title = _title(_child(entry, "title"), kind)
     date = _text(_child(entry, "pubdate", "date", "published", "updated"))
-    body = _child(entry, "encoded", "content", "description", "summary")
-    return title, _link(entry, kind, base), date, _markup_text(body, marks, kind)
+    return title, _link(entry, kind, base), date, _markup_text(_body(entry), marks, kind)
 
 
 def feed_document(xml: str, url: str, *, fmt: Format = "markdown") -> HtmlDocument | None:
