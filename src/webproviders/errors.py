@@ -467,6 +467,28 @@ def certificate_error(exc: BaseException, failing: str, host: str, provider: str
     )
 
 
+#: ``detail`` of an ``https://`` address whose server answered the TLS handshake in plain HTTP:
+#: no TLS there at all (an http-only service, a port given the wrong scheme), every time.
+NO_TLS = "no_tls"
+#: How OpenSSL words a handshake answered with something other than TLS, such as an HTTP
+#: answer: "wrong version number", and "record layer failure" in its later versions.
+_NOT_TLS_REASONS = frozenset({"WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE"})
+
+
+def plain_http_error(exc: BaseException, failing: str, where: str, provider: str | None = None) -> NetworkError | None:
+    """The error for a TLS handshake that ``where`` (``host:port``) answered with no TLS at all,
+    or None when the connection failed otherwise. ``failing`` begins the sentence."""
+    failed = _tls_failure(exc)
+    if failed is None or failed.reason not in _NOT_TLS_REASONS:
+        return None
+    return NetworkError(
+        f"{failing}: {where} answered the TLS handshake with something else ({failed.reason}), most often "
+        "plain HTTP: the service there does not speak https. Its http:// address may be the one to ask for.",
+        provider=provider,
+        detail=NO_TLS,
+    )
+
+
 #: ``detail`` of a request whose proxy took no connection: nothing reached the provider, and
 #: the fix is this machine's (start the proxy, or correct its address).
 PROXY_UNREACHABLE = "proxy_unreachable"
@@ -873,6 +895,7 @@ __all__ = [
     "LOADING",
     "NO_CONNECTION",
     "NO_THREAD",
+    "NO_TLS",
     "PROXY_DENIED",
     "PROXY_UNREACHABLE",
     "STATUS_ERRORS",
@@ -904,6 +927,7 @@ __all__ = [
     "mentions_bad_key",
     "mentions_no_credit",
     "no_room",
+    "plain_http_error",
     "quote",
     "said",
     "status_error_class",

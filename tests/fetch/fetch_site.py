@@ -434,6 +434,26 @@ FEED_ATOM = """<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.
 <entry><title>Version 2.0</title><link rel="edit" href="https://example.org/edit/2"/><link rel="alternate" href="https://example.org/releases/2.0"/>
 <updated>2026-11-01T00:00:00Z</updated><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><p>Faster <b>start-up</b>.</p></div></content></entry>
 </feed>"""
+#: Atom's text constructs as their type says: plain text by default (a code blog's ``Vec<T>``), or escaped HTML.
+FEED_ATOM_TEXT = """<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom">
+<title type="html">Rust &lt;i&gt;notes&lt;/i&gt;</title><subtitle>Where a&lt;b holds</subtitle>
+<entry><title>Generics</title><link href="https://example.org/generics"/>
+<summary>Use Vec&lt;T&gt; for a list; write &lt;br&gt; to break a line.</summary></entry>
+<entry><title type="html">A &lt;em&gt;new&lt;/em&gt; start</title><link href="https://example.org/start"/>
+<content type="html">&lt;p&gt;Begin &lt;b&gt;here&lt;/b&gt;.&lt;/p&gt;</content></entry>
+</feed>"""
+#: An RSS 1.0 feed, RDF with every element in the RSS namespace, as Slash and older CMSs publish.
+FEED_RDF = """<?xml version="1.0" encoding="utf-8"?>
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/">
+<channel rdf:about="https://news.example/"><title>Site news</title><link>https://news.example/</link><description>What changed</description></channel>
+<item rdf:about="https://news.example/2026/moved"><title>We moved</title><link>https://news.example/2026/moved</link><dc:date>2026-11-02</dc:date></item>
+<item rdf:about="https://news.example/2026/hours"><title>New hours</title><link>/2026/hours</link></item>
+</rdf:RDF>"""
+#: An Atom entry whose content is elsewhere (``src``), with the summary the RFC then asks for.
+FEED_ATOM_ELSEWHERE = """<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom"><title>Talks</title>
+<entry><title>Slides</title><link href="https://example.org/slides"/><summary>The talk's slides, in a PDF.</summary>
+<content type="application/pdf" src="https://example.org/slides.pdf"/></entry>
+</feed>"""
 FEED_PODCAST = """<?xml version="1.0"?><rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom"><channel>
 <title>Weekly show</title><atom:link href="https://pod.example/feed" rel="self" type="application/rss+xml"/>
 <item><title>Episode 1</title><guid isPermaLink="true">https://pod.example/episodes/1</guid>
@@ -597,6 +617,12 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, b"\n", "application/json")
         if path == "/no-content":
             return self._send(204, b"", "")
+        if path == "/refresh-header/empty":  # PHP's header("Refresh: 0; url=..."): no body, the header alone
+            return self._send(200, b"", headers={"Refresh": "0; url=/articles/caching"})
+        if path == "/refresh-header/notice":  # the header beside a notice, and a <meta> one the header comes before
+            tag = '<meta http-equiv="refresh" content="0; url=/docs/a">'
+            body = page("Moved", "<p>Redirecting you to the article.</p>", head=tag).encode()
+            return self._send(200, body, headers={"Refresh": "1;URL='/articles/caching'"})
         if path == "/refresh/noscript":  # a story that sends readers without scripts to a "turn them on" page
             tag = '<noscript><meta http-equiv="refresh" content="0; url=/docs/a"></noscript>'
             return self._send(200, CACHING.replace("</head>", f"{tag}</head>").encode())
@@ -615,6 +641,11 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, page("Unreadable", f"<article><h1>Unreadable</h1><ul>{links}</ul></article>").encode())
         if path == "/unreadable/page":  # a page in a coding no reader decodes any more (and none asked for)
             return self._send(200, b"\x1f\x9d\x90<html>", headers={"Content-Encoding": "compress"})
+        if path == "/reports/":  # links to a report whose address now answers with a sign-in page
+            links = '<li><a href="/reports/annual.pdf">the annual report</a></li>'
+            return self._send(200, page("Reports", f"<article><h1>Reports</h1><ul>{links}</ul></article>").encode())
+        if path == "/reports/annual.pdf":  # a sign-in page sent under the PDF's type, as document stores do
+            return self._send(200, page("Sign in", "<p>Sign in to download this report.</p>").encode(), "application/pdf")
         if path == "/unreadable/logo":  # an image under an address that does not say so
             return self._send(200, b"\x89PNG\r\n\x1a\n" + bytes(64), "application/octet-stream")
         if path == "/idn/":  # a site under a name outside ASCII, whose links spell its host both ways
@@ -815,6 +846,10 @@ class SiteHandler(BaseHTTPRequestHandler):
             return self._send(200, pdf_bytes(), "application/octet-stream")
         if path == "/missing":
             return self._send(404, page("Not found", "<h1>Not found</h1>").encode())
+        if path == "/idle-408":  # a server that had closed the connection it waited on: 408 once, then the page
+            if server.paths().count(path) == 1:
+                return self._send(408, b"<h1>Request Timeout</h1>", headers={"Connection": "close"})
+            return self._send(200, CACHING.encode())
         if path == "/error":
             return self._send(500, b"<h1>Internal Server Error</h1>")
         if path == "/forbidden":
@@ -851,6 +886,12 @@ class SiteHandler(BaseHTTPRequestHandler):
         if path in ("/feed.cgi", "/feed.bin"):  # with no XML declaration, and no type or a generic one
             bare = FEED_ATOM.split("?>", 1)[1].encode()
             return self._send(200, bare, "" if path == "/feed.cgi" else "application/octet-stream")
+        if path == "/index.rdf":
+            return self._send(200, FEED_RDF.encode(), "application/rdf+xml")
+        if path == "/atom-elsewhere.xml":
+            return self._send(200, FEED_ATOM_ELSEWHERE.encode(), "application/atom+xml")
+        if path == "/atom-text.xml":
+            return self._send(200, FEED_ATOM_TEXT.encode(), "application/atom+xml")
         if path == "/podcast.xml":
             return self._send(200, FEED_PODCAST.encode(), "application/rss+xml")
         if path == "/emoji.xml":  # emoji as two references, one per half of their UTF-16 pair, as Java writes them

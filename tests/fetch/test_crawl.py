@@ -238,6 +238,14 @@ def test_a_page_that_sends_its_reader_on_with_a_refresh_leads_the_crawl_there(si
     assert not any("script" in warning for warning in envelope["meta"].get("warnings", []))
 
 
+def test_a_page_that_sends_its_reader_on_with_a_refresh_header_leads_the_crawl_there(site: Any, local: Config) -> None:
+    """An empty body with ``Refresh: 0; url=...``: the crawl ended at it, one empty page."""
+    envelope = crawl(site.url("/refresh-header/empty"), local, max_depth=1, max_pages=3)
+    assert paths(envelope, site)[:2] == ["/refresh-header/empty", "/articles/caching"]
+    assert envelope["data"][1]["title"] == "Caching in practice"
+    assert not any("empty body" in warning for warning in envelope["meta"].get("warnings", []))
+
+
 def test_nofollow_meta_is_obeyed(site: Any, local: Config) -> None:
     """And said: a crawl of the one page had no word of why, as one of a page without links."""
     envelope = crawl(site.url("/nofollow"), local)
@@ -344,6 +352,15 @@ def test_a_linked_page_that_cannot_be_read_is_an_item_and_no_page_is_none(site: 
     assert paths(envelope, site) == ["/unreadable/", "/unreadable/page"]
     assert envelope["data"][1]["error_code"] == "unsupported" and envelope["meta"]["failed"] == 1
     assert "/unreadable/logo" in site.paths()
+
+
+def test_a_linked_pdf_that_is_no_pdf_is_an_item_saying_so(site: Any, local: Config) -> None:
+    """A report's link answering with a sign-in page under the PDF's type is a page that cannot be
+    read here, as a locked PDF is: it was passed by without a word, as an image is."""
+    envelope = crawl(site.url("/reports/"), local, max_depth=1, include=["/reports/*"])
+    assert paths(envelope, site) == ["/reports/", "/reports/annual.pdf"]
+    assert envelope["data"][1]["error_code"] == "unsupported" and envelope["meta"]["failed"] == 1
+    assert "its bytes are not a PDF" in envelope["data"][1]["error"]
 
 
 def test_sitemap_seeding(site: Any, local: Config) -> None:

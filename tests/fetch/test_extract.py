@@ -97,6 +97,15 @@ def test_binary_bytes_served_as_text_are_named_so(site: Any, local: Config) -> N
     assert "is served as text/plain, but its bytes are binary" in envelope["error"], envelope["error"]
 
 
+def test_a_page_served_as_a_pdf_that_is_none_is_not_said_to_be_binary(site: Any, local: Config) -> None:
+    """A sign-in page sent under the PDF's type was refused as "its bytes are binary (NUL or
+    control bytes), not text": they are HTML, and what is wrong is that they are no PDF."""
+    envelope = unread(site.url("/reports/annual.pdf"), local)
+    assert envelope["error_code"] == "unsupported"
+    assert "is served as application/pdf, but its bytes are not a PDF (no %PDF- header)" in envelope["error"]
+    assert "binary" not in envelope["error"], envelope["error"]
+
+
 def test_a_page_in_a_coding_not_decoded_here_names_it(site: Any, local: Config) -> None:
     """Its bytes, still in ``xz``, were only said to be binary (NUL or control bytes)."""
     envelope = unread(site.url("/page.xz"), local)
@@ -151,6 +160,13 @@ def test_a_part_of_a_page_never_asked_for_is_said_to_be_a_part(site: Any, local:
     assert envelope["data"][0]["metadata"]["status_code"] == 206
     [warning] = envelope["meta"]["warnings"]
     assert "206 Partial Content" in warning and "only part of the page" in warning
+
+
+def test_a_part_of_a_page_is_not_kept_in_the_cache_as_the_page(site: Any, local: Config) -> None:
+    """A cache's mistake passes; kept for a day, the part was every later call's answer."""
+    first, again = extract(site.url("/partial"), local), extract(site.url("/partial"), local)
+    assert "cached" not in again["meta"] and site.paths() == ["/partial", "/partial"]
+    assert again["data"][0]["content"] == first["data"][0]["content"]
 
 
 @pytest.mark.parametrize("path", ["/generated.pdf", "/generated"])
@@ -210,6 +226,16 @@ def test_failures_are_per_url_and_order_is_kept(site: Any, local: Config) -> Non
     assert "Retries without outages" in data[6]["content"]
     assert [page["metadata"].get("status_code") for page in data[:4]] == [404, 200, 500, 403]
     assert all(page["error"] for page in data if page.get("error_code"))
+
+
+def test_a_page_answering_408_is_asked_again_not_taken_for_a_bad_request(site: Any, local: Config) -> None:
+    """408 is the server's wait for a request running out (an idle connection it closed): it was
+    ``invalid_input``, "rejected the request", and never asked for again."""
+    envelope = extract(site.url("/idle-408"), local)
+    assert "Caching keeps recently used answers" in envelope["data"][0]["content"]
+    assert site.paths() == ["/idle-408", "/idle-408"]
+    [attempt, _retry] = envelope["meta"]["attempts"]
+    assert attempt["error_code"] == "timeout"
 
 
 def test_a_page_answering_503_with_retry_after_is_not_asked_again_before_then(site: Any, local: Config) -> None:
@@ -402,6 +428,16 @@ def test_a_meta_refresh_is_followed_as_a_browser_would(site: Any, local: Config)
     assert site.paths().count("/docs/a") == 0 and site.paths().count("/refresh/loop") == 1
 
 
+def test_a_refresh_header_is_followed_as_its_meta_tag_is(site: Any, local: Config) -> None:
+    """A browser obeys ``Refresh: 0; url=...`` (before the page's own ``<meta>`` refresh): it was
+    not read at all, and a moved page answering with the header alone was an empty body."""
+    envelope = extract([site.url("/refresh-header/empty"), site.url("/refresh-header/notice")], local)
+    for item, path in zip(envelope["data"], ("/refresh-header/empty", "/refresh-header/notice"), strict=True):
+        assert item["url"] == site.url(path) and item["title"] == "Caching in practice"
+        assert item["metadata"]["final_url"] == site.url("/articles/caching")
+    assert "warnings" not in envelope["meta"] and "/docs/a" not in site.paths()
+
+
 def test_a_page_that_only_sends_its_reader_on_is_not_said_to_be_built_by_a_script(site: Any, local: Config) -> None:
     """A site generator's alias has no text of its own: the page it sends its reader to was
     read, yet the envelope said the page may be built by a script and named browser backends.
@@ -450,6 +486,36 @@ def test_an_atom_feed_links_each_entry_to_its_page(site: Any, local: Config) -> 
     assert page["metadata"]["feed"] == "atom"
     assert "## [Version 2.0](https://example.org/releases/2.0)" in page["content"]
     assert "Faster start-up." in page["content"] and "edit" not in page["content"]
+
+
+def test_an_rss_1_feed_links_each_entry_to_its_page(site: Any, local: Config) -> None:
+    """RSS 1.0 puts its ``<link>`` in the RSS namespace: taken for another vocabulary's, no entry
+    of such a feed was linked to its page."""
+    page = extract(site.url("/index.rdf"), local)["data"][0]
+    assert page["metadata"]["feed"] == "rss"
+    assert page["content"] == (
+        "# Site news\n\nWhat changed\n\n## [We moved](https://news.example/2026/moved)\n\n2026-11-02\n\n"
+        f"## [New hours]({site.url('/2026/hours')})"
+    )
+
+
+def test_an_atom_feed_shows_plain_text_as_it_is_and_html_as_its_text(site: Any, local: Config) -> None:
+    """Atom's text is plain unless its ``type`` says HTML (RFC 4287): read as markup, ``Vec<T>``
+    came back as ``Vec``, and a title of ``type="html"`` came with its tags."""
+    page = extract(site.url("/atom-text.xml"), local)["data"][0]
+    assert page["title"] == "Rust notes"
+    assert page["content"] == (
+        "# Rust notes\n\nWhere a<b holds\n\n## [Generics](https://example.org/generics)\n\n"
+        "Use Vec<T> for a list; write <br> to break a line.\n\n"
+        "## [A new start](https://example.org/start)\n\nBegin here."
+    )
+
+
+def test_an_atom_entry_whose_content_is_elsewhere_shows_its_summary(site: Any, local: Config) -> None:
+    """``<content src="...">`` holds no text, and was read before the summary beside it: the
+    entry came back as its title alone."""
+    page = extract(site.url("/atom-elsewhere.xml"), local)["data"][0]
+    assert page["content"] == "# Talks\n\n## [Slides](https://example.org/slides)\n\nThe talk's slides, in a PDF."
 
 
 @pytest.mark.parametrize("path", ["/feed.php", "/feed.txt", "/feed.cgi", "/feed.bin"])
@@ -644,6 +710,21 @@ def test_an_interpreter_that_cannot_run_a_worker_is_named_by_its_setting(
     assert "before it answered a page" in failure["error"], failure
     assert "web.extraction.python must name a Python interpreter" in failure["error"], failure
     assert str(tmp_path) not in failure["error"]
+
+
+def test_an_interpreter_that_is_not_there_is_named_by_its_setting_not_its_path(
+    site: Any, config_for: Any, tmp_path: Any
+) -> None:
+    """Before, the page was ``provider_error``, "Could not start an extraction worker process:
+    [Errno 2] No such file or directory: '/...'": the path, and not the setting that names it."""
+    config = config_for(allow_private_networks=True, extraction={"python": str(tmp_path / "no-such-python")})
+    envelope = unread(site.url("/articles/caching"), config)
+    [failure] = envelope["meta"]["failures"]
+    assert failure["error_code"] == "not_configured", failure
+    assert failure["error"] == (
+        "Could not start an extraction worker process (No such file or directory): web.extraction.python "
+        "must name a Python interpreter that can import webproviders."
+    )
 
 
 FROZEN = r"""

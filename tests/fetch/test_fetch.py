@@ -256,6 +256,8 @@ def _result(status: int, headers: dict[str, str] | None = None) -> FetchResult:
         (500, {}, BadGatewayError, None),
         (502, {}, BadGatewayError, None),
         (429, {"Retry-After": "7"}, RateLimitedError, None),
+        # The server's wait for the request ran out: asking again may read the page.
+        (408, {}, WebTimeoutError, None),
     ],
 )
 def test_status_mapping(status: int, headers: dict[str, str], kind: type, detail: str | None) -> None:
@@ -325,6 +327,32 @@ def test_tls_succeeds_when_the_certificate_is_trusted(
     # Same address, another name: the certificate does not match that name.
     with pytest.raises(NetworkError):
         run(fetch(f"https://wrong.test:{port}/", config))
+
+
+class _PlainHTTPOnly(BaseHTTPRequestHandler):
+    """A plain HTTP service that answers a TLS handshake as nginx does: with an HTTP 400."""
+
+    def handle(self) -> None:
+        self.request.recv(4096)
+        body = b"The plain HTTP request was sent to HTTPS port"
+        self.request.sendall(
+            b"HTTP/1.1 400 Bad Request\r\nContent-Type: text/html\r\nConnection: close\r\n"
+            b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+        )
+
+
+def test_an_https_address_of_a_service_without_tls_says_so_and_is_not_asked_again(
+    http_server: Any, local: Config
+) -> None:
+    """Before, the page was "ConnectError: [SSL: WRONG_VERSION_NUMBER] wrong version number
+    (_ssl.c:1006)", asked for three times though the answer can only be the same."""
+    server = http_server(_PlainHTTPOnly)
+    where = f"127.0.0.1:{server.server_address[1]}"
+    envelope = dispatch_extract(f"https://{where}/status", backend="http", config=local)
+    assert (envelope["error_code"], envelope["detail"]) == ("network_error", "no_tls"), envelope
+    assert f"{where} answered the TLS handshake with something else" in envelope["error"]
+    assert "most often plain HTTP: the service there does not speak https" in envelope["error"]
+    assert len(envelope["meta"]["attempts"]) == 1, envelope["meta"]["attempts"]
 
 
 # -- with a configured proxy, URLs are still checked before anything is sent ----------------

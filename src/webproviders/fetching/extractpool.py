@@ -535,7 +535,13 @@ class ExtractionPool:
                 )
         except (OSError, ValueError) as exc:
             ours.close()
-            raise ProviderError(f"Could not start an extraction worker process: {exc}") from None
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else type(exc).__name__
+            if self._python:  # the config names a program that is not there, or not one to run
+                raise NotConfiguredError(
+                    f"Could not start an extraction worker process ({why}): web.extraction.python must name "
+                    "a Python interpreter that can import webproviders."
+                ) from None
+            raise ProviderError(f"Could not start an extraction worker process ({why}).") from None
         # Imported once the worker is starting (it brings pickle and tempfile along).
         from multiprocessing.connection import Connection
 

@@ -24,6 +24,12 @@ _SURROGATE_REF = re.compile(r"&#(?:[xX]0*([dD][89a-fA-F][0-9a-fA-F]{2})|0*(5[5-7
 _SUMMARY_HEADING = re.compile(r"^(#{1,6}) ", re.MULTILINE)
 #: The feed formats by their root element (RSS 0.9x/2.0, RSS 1.0's RDF, Atom).
 _ROOTS = {"rss": "rss", "rdf": "rss", "feed": "atom"}
+#: The namespaces an RSS ``<link>`` comes in: none (RSS 0.91 to 2.0), and RSS 1.0's and 0.90's,
+#: whose RDF feeds put every element in theirs; never another vocabulary's (``atom:link``).
+_RSS_NAMESPACES = frozenset({"", "http://purl.org/rss/1.0/", "http://my.netscape.com/rdf/simple/0.9/"})
+#: The ``type`` of an Atom text construct that holds plain text (RFC 4287 3.1.1: ``text``, the
+#: default; ``atom:content`` may name a MIME type instead).
+_ATOM_PLAIN = frozenset({"text", "text/plain"})
 
 
 def _surrogate(found: re.Match[str]) -> str:
@@ -56,11 +62,26 @@ def _text(element: Any) -> str:
     return " ".join("".join(element.itertext()).split()) if element is not None else ""
 
 
-def _markup_text(element: Any, marks: bool) -> str:
+def _plain(element: Any, kind: str) -> bool:
+    """Whether ``element`` holds plain text, shown as it is, ``<`` and all: an Atom text
+    construct says so by its ``type`` (RSS has none: its text is escaped HTML by custom)."""
+    return kind == "atom" and not len(element) and (element.get("type") or "text").strip().lower() in _ATOM_PLAIN
+
+
+def _title(element: Any, kind: str) -> str:
+    """A title on one line: an Atom one of ``type="html"`` read as the text that HTML shows."""
+    if element is None or kind != "atom" or _plain(element, kind):
+        return _text(element)
+    return " ".join(_markup_text(element, False, kind).split())
+
+
+def _markup_text(element: Any, marks: bool, kind: str) -> str:
     """A summary's text: escaped HTML (RSS, Atom ``type="html"``) or XHTML children are read as
-    a page's visible text; plain text as it is."""
+    a page's visible text; plain text (Atom's by default) as it is."""
     if element is None:
         return ""
+    if _plain(element, kind):  # ``Vec&lt;T&gt;`` read as markup lost ``<T>`` as an unknown tag
+        return (element.text or "").strip()
     from lxml import html
 
     from .pagetext import visible_text
@@ -86,11 +107,21 @@ def _serialised(element: Any) -> str:
     return etree.tostring(element, encoding="unicode", with_tail=True)
 
 
+def _rss_link(element: Any) -> bool:
+    """Whether ``element`` is an RSS ``<link>``: an RSS 1.0 item's is in the RSS namespace, and
+    taken for another vocabulary's, every entry of such a feed lost its page."""
+    tag = element.tag
+    if not isinstance(tag, str):
+        return False
+    namespace, _, local = tag[1:].partition("}") if tag.startswith("{") else ("", "", tag)
+    return local == "link" and namespace in _RSS_NAMESPACES
+
+
 def _link(entry: Any, kind: str, base: str) -> str:
     """The entry's page: RSS's ``<link>`` (else a ``<guid>`` that is a permalink), Atom's
     ``rel="alternate"`` link (an ``edit`` or ``self`` link is not the page), made absolute."""
     if kind == "rss":
-        found = next((child for child in entry if child.tag == "link" and _text(child)), None)
+        found = next((child for child in entry if _rss_link(child) and _text(child)), None)
         guid = _child(entry, "guid")
         if found is not None:
             href = _text(found)
@@ -105,11 +136,20 @@ def _link(entry: Any, kind: str, base: str) -> str:
     return (join_url(base, href) or "") if href else ""
 
 
+def _body(entry: Any) -> Any:
+    """The entry's fullest text that holds any: an Atom ``<content src="...">`` names where its
+    content is, holding none, and the ``<summary>`` beside it (the RFC asks for one) was lost."""
+    for name in ("encoded", "content", "description", "summary"):
+        element = _child(entry, name)
+        if element is not None and (len(element) or (element.text or "").strip()):
+            return element
+    return None
+
+
 def _entry(entry: Any, kind: str, base: str, marks: bool) -> tuple[str, str, str, str]:
-    title = _text(_child(entry, "title"))
+    title = _title(_child(entry, "title"), kind)
     date = _text(_child(entry, "pubdate", "date", "published", "updated"))
-    body = _child(entry, "encoded", "content", "description", "summary")
-    return title, _link(entry, kind, base), date, _markup_text(body, marks)
+    return title, _link(entry, kind, base), date, _markup_text(_body(entry), marks, kind)
 
 
 def feed_document(xml: str, url: str, *, fmt: Format = "markdown") -> HtmlDocument | None:
@@ -132,8 +172,8 @@ def feed_document(xml: str, url: str, *, fmt: Format = "markdown") -> HtmlDocume
     holder = head if _local(root) == "rss" else root
     entries = [child for child in holder if _local(child) in ("item", "entry")]
     marks = fmt == "markdown"
-    title = _text(_child(head, "title"))
-    blocks = [f"# {title}" if marks and title else title, _markup_text(_child(head, "description", "subtitle"), marks)]
+    title = _title(_child(head, "title"), kind)
+    blocks = [f"# {title}" if marks and title else title, _markup_text(_child(head, "description", "subtitle"), marks, kind)]
     for entry_title, link, date, summary in (_entry(entry, kind, url, marks) for entry in entries):
         name = entry_title or link
         if marks:

@@ -27,6 +27,7 @@ from ..errors import (
     CERTIFICATE_DETAILS,
     HEADERS,
     HEADERS_TOO_LONG,
+    NO_TLS,
     PROXY_UNREACHABLE,
     BadGatewayError,
     BlockedError,
@@ -42,6 +43,7 @@ from ..errors import (
     WebTimeoutError,
     certificate_error,
     forwarded_refusal,
+    plain_http_error,
     proxy_address,
     proxy_auth_error,
     proxy_error,
@@ -203,14 +205,15 @@ def _network_error(exc: Exception, url: str, proxy: str | None, tunnel: TunnelWa
     if isinstance(exc, (httpx.InvalidURL, httpx.UnsupportedProtocol)):
         return UnsafeURLError(f"Refused to fetch {shorten(url)}: {exc}.", detail=str(exc))
     if isinstance(exc, httpx.ConnectError):
-        host = httpx.URL(url).host
+        target = httpx.URL(url)
+        host, failing = target.host, f"Could not fetch {shorten(url)}"
         refused = (  # every fetch through a proxy goes to the proxy first
             proxy_refused(proxy, shorten(url), exc, settings=PAGE_PROXY_SETTING, host=host)
             if proxy
-            else certificate_error(exc, f"Could not fetch {shorten(url)}", host)
+            else certificate_error(exc, failing, host) or plain_http_error(exc, failing, target.netloc.decode("ascii"))
         )
         if refused is not None:
-            if refused.detail in CERTIFICATE_DETAILS:
+            if refused.detail in CERTIFICATE_DETAILS or refused.detail == NO_TLS:
                 note_repeating(refused.detail)  # the same handshake would be refused again
             return refused
     if isinstance(exc, httpx.ProxyError):
@@ -445,6 +448,11 @@ def status_error(result: FetchResult) -> WebProviderError | None:
         )
     if status in (404, 410):
         return NotFoundError(f"{url} was not found (HTTP {status}).", status_code=status)
+    if status == 408:  # the server's wait for a request ran out (an idle connection it closed): no fault of the URL
+        return WebTimeoutError(
+            f"{url} stopped waiting for the request (HTTP 408 Request Timeout); asking again may read it.",
+            status_code=status,
+        )
     if status == 429:
         retry_after = retry_after_from_headers(result.headers)
         when = f" Retry after {retry_after:.0f} s." if retry_after else ""

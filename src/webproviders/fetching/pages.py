@@ -28,7 +28,8 @@ from .htmltree import MAX_HTML_DEPTH, NESTING
 from .jsontext import json_text
 from .options import PageOptions
 from .pdf import missing_pypdf, pdf_text, pypdf_installed
-from .sniff import textual
+from .refresh import refresh_to
+from .sniff import pdf_label, textual
 
 #: ``raw_content`` is bounded: the page text before main-content selection can be huge.
 RAW_LIMIT = 100_000
@@ -69,7 +70,7 @@ class RenderedPage:
     #: Whether the page is HTML (only HTML pages are followed by the crawler).
     html: bool = False
     nofollow: bool = False
-    #: Where the page's ``<meta http-equiv="refresh">`` sends a reader at once, if anywhere.
+    #: Where the page's ``<meta http-equiv="refresh">`` (or ``Refresh`` header) sends a reader at once, if anywhere.
     refresh: str | None = None
 
 
@@ -120,6 +121,11 @@ async def render(
                 f"'{', '.join(codings)}', is not one decoded here, and they are most likely still in it; "
                 "it cannot be extracted."
             )
+        if pdf_label(mime):  # its bytes may well be text: "binary (NUL or control bytes)" was untrue
+            raise UnsupportedError(
+                f"{url} is served as {mime}, but its bytes are not a PDF (no %PDF- header): most often a sign-in "
+                "or error page sent under the file's type, which a PDF reader cannot open either; it cannot be extracted."
+            )
         if textual(mime):  # "is text/plain, not a page with text" contradicted itself
             raise NotAPage(
                 f"{url} is served as {mime}, but its bytes are binary (NUL or control bytes), not text; "
@@ -128,9 +134,9 @@ async def render(
         raise NotAPage(
             f"{url} is {mime or 'binary content'}, not a page with text; it cannot be extracted."
         )
-    if result.status_code == 206:  # no Range is ever sent: a cache's or a server's mistake
+    if result.status_code == 206:  # no Range is ever sent: a cache's or a server's mistake, not kept as the page
         warn(f"{shorten(url)} answered 206 Partial Content though no part of it was asked for: "
-             "its text may be only part of the page.")
+             "its text may be only part of the page.", partial=True)
     if kind == "pdf":
         if not pypdf_installed():
             raise missing_pypdf(url)
@@ -146,11 +152,13 @@ async def render(
         return RenderedPage(_finish(item, options), [])
     text, codec = decode(result.content, result.content_type, kind, result.final_url)
     metadata["encoding"] = codec
+    sent_on = _header_refresh(result, codec) if kind == "html" else None
     if not text.strip():  # whatever its type (a 204, an empty JSON answer): said, not left to guess
-        warn(f"{shorten(url)} answered with an empty body: the site sent no page to read.")
+        if sent_on is None:  # else it sends its reader on, as a redirect does
+            warn(f"{shorten(url)} answered with an empty body: the site sent no page to read.")
         item = {"url": url, "title": "", "content": "", "raw_content": "" if options.include_raw else None,
                 "metadata": metadata}
-        return RenderedPage(_finish(item, options), [], html=kind == "html")
+        return RenderedPage(_finish(item, options), [], html=kind == "html", refresh=sent_on)
     if kind == "html":
         # The tags of the part that will be parsed at most (counted in C; the worker holds the
         # page to its budget, which the caller's loop does not wait for).
@@ -160,6 +168,7 @@ async def render(
             include_raw=options.include_raw, want_links=want_links, max_elements=limits.max_html_elements,
             max_chars=limits.max_html_chars, encoding=codec,
         )
+        refresh = sent_on or (doc.refresh and query_in_encoding(doc.refresh, codec))
         if doc.truncated or doc.too_deep:
             metadata["html_truncated"] = True
         if doc.too_deep:
@@ -181,12 +190,11 @@ async def render(
             warn(f"{shorten(url)} is longer than web.extraction.max_html_chars ({limits.max_html_chars:,} "
                  "characters) even without its inline scripts, styles and drawings, and its beginning, the "
                  "part read, holds no text: raise the limit to read the rest.")
-        elif (doc.scripted or not doc.content.strip()) and not doc.refresh and not doc.too_deep:  # its text is where it sends its reader
+        elif (doc.scripted or not doc.content.strip()) and not refresh and not doc.too_deep:  # its text is where it sends its reader
             warn(NO_TEXT)
         item = {"url": url, "title": doc.title, "content": doc.content, "raw_content": doc.raw_text,
                 "metadata": metadata}
         links = [query_in_encoding(link, codec) for link in doc.links]
-        refresh = doc.refresh and query_in_encoding(doc.refresh, codec)
         return RenderedPage(_finish(item, options), links, html=True, nofollow=doc.nofollow, refresh=refresh)
     if kind == "xml":  # an RSS or Atom feed reads as its entries; other XML as it is
         feed = await extraction_pool.run(
@@ -205,6 +213,14 @@ async def render(
     item = {"url": url, "title": _passthrough_title(text, kind), "content": content,
             "raw_content": text if options.include_raw else None, "metadata": metadata}
     return RenderedPage(_finish(item, options), [])
+
+
+def _header_refresh(result: FetchResult, codec: str) -> str | None:
+    """Where a page's ``Refresh`` header sends its reader at once, as its ``<meta>`` refresh
+    would: a browser obeys the header first, before it reads the page."""
+    values = result.headers.get_list("refresh")
+    target = refresh_to(values[0], result.final_url, result.final_url) if values else None
+    return target and query_in_encoding(target, codec)
 
 
 def _too_deep(url: str, doc: HtmlDocument) -> None:

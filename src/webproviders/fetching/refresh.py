@@ -1,4 +1,5 @@
-"""Where a page sends its reader with ``<meta http-equiv="refresh" content="0; url=...">``.
+"""Where a page sends its reader with ``<meta http-equiv="refresh" content="0; url=...">``, or
+with the ``Refresh: 0; url=...`` header that tag stands for (PHP's ``header("Refresh: ...")``).
 
 Moved pages, link shorteners and consent interstitials answer 200 with this tag and little
 else; a browser goes on to the target, so a reader does too. Only a short delay counts: a
@@ -44,12 +45,19 @@ def refresh_target(tree: Any, url: str, base: str) -> str | None:
             continue
         if next(element.iterancestors("noscript"), None) is not None:
             continue
-        found = _CONTENT.match(element.get("content") or "")
-        if found is None or not (address := _target(found)):
-            return None
-        delay = float(found.group("delay") or 0)
-        target = join_url(base, address)
-        if target is None or delay > MAX_DELAY or urlsplit(target).scheme not in ("http", "https"):
-            return None
-        return None if target.split("#")[0] == url.split("#")[0] else target
+        return refresh_to(element.get("content") or "", url, base)
     return None
+
+
+def refresh_to(content: str, url: str, base: str) -> str | None:
+    """The http(s) address a refresh's ``content`` (``0; url=/moved``, a ``<meta>``'s or a
+    ``Refresh`` header's) sends the reader of the page at ``url`` to soon, read against
+    ``base``; None when it names none, waits longer, or names the page itself."""
+    found = _CONTENT.match(content)
+    if found is None or not (address := _target(found)):
+        return None
+    delay = float(found.group("delay") or 0)
+    target = join_url(base, address)
+    if target is None or delay > MAX_DELAY or urlsplit(target).scheme not in ("http", "https"):
+        return None
+    return None if target.split("#")[0] == url.split("#")[0] else target

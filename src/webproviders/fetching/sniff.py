@@ -139,6 +139,11 @@ def _as_utf8(content_type: str | None, head: bytes) -> bytes:
         return head
 
 
+def pdf_label(mime: str) -> bool:
+    """Whether ``mime`` names a PDF: a body so labelled without a PDF's header is no PDF at all."""
+    return _DECLARED.get(mime) == "pdf"
+
+
 #: Top-level types that are no page whatever their bytes (an SVG drawing is XML text).
 _MEDIA = ("image", "audio", "video", "font", "model")
 
