@@ -600,6 +600,79 @@ def test_a_frozen_server_ends_the_call_by_its_deadline(
     assert took < 1.5 + 0.5, took
 
 
+def _ends(call: Callable[[], Any], within: float) -> tuple[bool, Any]:
+    """Whether ``call``, run in a thread, ended within ``within`` seconds, and what it gave."""
+    said: list[Any] = []
+    runner = threading.Thread(target=lambda: said.append(call()), daemon=True)
+    runner.start()
+    runner.join(within)
+    return not runner.is_alive(), said[0] if said else None
+
+
+def test_indexing_into_a_frozen_server_fails_within_its_timeout_and_the_next_call_works(
+    make_config: Any, own_server: pg_server.PostgresServer
+) -> None:
+    """``index_urls`` writes with no deadline of its own but the store's ``timeout``, which
+    only the server applies: a frozen server held it for ever."""
+    web = {"cache": False, "retry": {"max_retries": 0}, "providers": {"local": {"dsn": own_server.dsn, "timeout": 2}}}
+    config = make_config(web=web)
+    open_store(config).add([page("https://f.example.com/", "Frozen", "text of a frozen page")])
+    assert dispatch_search("frozen", backend="local", config=config)["success"] is True  # pooled sessions
+    with frozen(own_server):
+        ended, envelope = _ends(lambda: index_urls("https://stub.example.com/a", backend="stub", config=config), 30)
+        assert ended, "index_urls still waits for a frozen server"
+    assert envelope["success"] is False and envelope["error_code"] in {"timeout", "network_error"}, envelope
+    assert envelope["retryable"] is True and "local index at postgresql://" in envelope["error"]
+    assert index_urls("https://stub.example.com/a", backend="stub", config=config)["success"] is True
+    assert open_store(config).get(["https://stub.example.com/a"])
+
+
+#: Words of the statement each store call sends first once its connection is lent (the
+#: pool's check, an empty query, is answered): the proxy stops answering there.
+FIRST_STATEMENT = {"add": b"INSERT INTO", "get": b"WHERE url = ANY", "search": b"phraseto_tsquery",
+                   "stats": b"pg_total_relation_size", "remove": b"DELETE FROM", "prune": b"ORDER BY fetched_at"}
+
+
+@pytest.mark.parametrize("operation", sorted(FIRST_STATEMENT))
+def test_a_statement_a_server_never_answers_ends_as_a_timeout_that_says_why(
+    make_config: Any, postgres_server: pg_server.PostgresServer, operation: str
+) -> None:
+    """A statement sent to a server that then stops answering (a host that hangs, replies a
+    firewall drops) gets no answer, and ``statement_timeout`` is the server's to apply: the
+    connection is cut once the store's ``timeout`` (and a second) has passed."""
+    proxy = pg_server.FreezingProxy(postgres_server.port)
+    section = {"dsn": proxy.dsn(postgres_server), "schema": f"test_{uuid.uuid4().hex[:16]}", "timeout": 2}
+    store = open_store(make_config(web={"cache": False, "providers": {"local": section}}))
+    store.add([page("https://f.example.com/", "Frozen", "text of a frozen page")])
+    calls: dict[str, Callable[[], Any]] = {
+        "add": lambda: store.add([page("https://f.example.com/2", "Frozen", "more text")]),
+        "get": lambda: store.get(["https://f.example.com/"]),
+        "search": lambda: store.search("frozen", 5, Filters()),
+        "stats": store.stats,
+        "remove": lambda: store.remove(["https://f.example.com/"]),
+        "prune": lambda: store.prune(NOW),
+    }
+    failed: list[WebProviderError] = []
+
+    def call() -> None:
+        try:
+            calls[operation]()
+        except WebProviderError as exc:
+            failed.append(exc)
+
+    proxy.trigger = FIRST_STATEMENT[operation]
+    try:
+        ended, _ = _ends(call, 30)
+        assert ended and proxy.frozen == 1, "the call still waits for a server that stopped answering"
+        assert failed and failed[0].code == "timeout" and failed[0].retryable, failed
+        assert "gave no answer within 3.0 s" in str(failed[0]) and "may be hung" in str(failed[0])
+        proxy.trigger = None
+        assert store.get(["https://f.example.com/"]) or operation in {"remove", "prune"}  # a sound connection
+    finally:
+        close_stores()
+        proxy.close()
+
+
 def test_filling_a_frozen_index_does_not_hold_an_extract_past_its_deadline(
     make_config: Any, own_server: pg_server.PostgresServer
 ) -> None:

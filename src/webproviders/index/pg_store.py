@@ -21,7 +21,8 @@ and the ``rum`` extension in ``bench/bench_local.py``; see docs/providers/local.
 
 Connections come from a small ``psycopg_pool`` pool per store, checked before each use, so a
 restarted server costs no failed call once it is back. Every statement is bounded by the
-store's ``timeout``; waiting for a connection by half of it, and by half of what is left of the
+store's ``timeout``, by the server and, for a server that never answers, on this side too
+(:mod:`.pg_watch`); waiting for a connection by half of it, and by half of what is left of the
 call. A store's first connection is made directly (the pool opens once the server has
 answered), so a server that refuses is reported at once, not after the pool's wait.
 """
@@ -83,6 +84,9 @@ CANDIDATE_BUDGET = 400
 K1, B, TITLE_WEIGHT = 1.2, 0.75, 4
 #: Times a write is tried when PostgreSQL picks it to end a deadlock.
 _WRITE_TRIES = 5
+#: Seconds past its ``statement_timeout`` a wait for the server's answer lasts before the
+#: connection is cut (:mod:`.pg_watch`): a server that answers cancels the statement first.
+_GRACE = 1.0
 _HEADLINE = f"HighlightAll=true, StartSel={START}, StopSel={END}"
 #: What a server that answered says when it refuses the login (``28000``/``28P01``), and what
 #: libpq says when it has no password to give; :data:`_NO_DATABASE` when the login names a
@@ -253,7 +257,14 @@ class PostgresStore:
 
     # -- connections -------------------------------------------------------------------
 
+    def _limit(self) -> float:
+        """Seconds a wait for the server may take: the statement's own bound (the store's
+        ``timeout``, or what is left of the call when that is shorter), and a little more."""
+        left = remaining_time()
+        return (self.timeout if left is None else max(0.0, min(self.timeout, left))) + _GRACE
+
     def _configure(self, conn: Any) -> None:
+        conn.limit = self._limit  # before its first statement: a server that hangs then is left too
         conn.execute("SET client_min_messages = warning")
         # Small lookups with large cost estimates: compiling them takes far longer than running them.
         conn.execute("SET jit = off")
@@ -265,17 +276,32 @@ class PostgresStore:
     def _open_pool(self) -> Any:
         from psycopg_pool import ConnectionPool
 
+        from .pg_watch import WatchedConnection
+
         with self._lock:
             if self._pool is None:
                 pool = ConnectionPool(
                     self.dsn, min_size=1, max_size=self.pool_size, open=False, timeout=self._wait,
                     kwargs={"autocommit": True, "connect_timeout": self._connect_timeout},
-                    configure=self._configure, check=ConnectionPool.check_connection,
+                    connection_class=WatchedConnection, configure=self._configure, check=self._check,
                     name="webproviders-index",
                 )
                 pool.open(wait=False)
                 self._pool = pool
         return self._pool
+
+    def _check(self, conn: Any) -> None:
+        """The pool's check of a connection before lending it (an empty query), given no
+        longer than a connection is waited for: a server that hangs fails it in that time,
+        and the connection is left for another."""
+        from psycopg_pool import ConnectionPool
+
+        wait = self._pool_wait()
+        limit, conn.limit = conn.limit, lambda: wait
+        try:
+            ConnectionPool.check_connection(conn)
+        finally:
+            conn.limit = limit
 
     def close(self) -> None:
         """Close the pool's connections (a later call opens a new pool)."""
@@ -342,8 +368,10 @@ class PostgresStore:
     def _connect(self) -> Any:
         import psycopg
 
+        from .pg_watch import WatchedConnection
+
         try:
-            return psycopg.connect(self.dsn, autocommit=True, connect_timeout=self._connect_timeout)
+            return WatchedConnection.connect(self.dsn, autocommit=True, connect_timeout=self._connect_timeout)
         except psycopg.Error as exc:
             raise self._misconfigured(exc) or self._refused(exc) or self._unreachable(exc) from None
 
@@ -482,7 +510,16 @@ class PostgresStore:
         import psycopg
         from psycopg import errors
 
+        from .pg_watch import Unanswered
+
         text = scrub(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+        if isinstance(exc, Unanswered):
+            return WebTimeoutError(
+                f"The local index at {self.location} gave no answer within {exc.seconds:.1f} s, and the "
+                "connection was closed: the server (or its host) may be hung or overloaded, or a firewall "
+                "between drops its replies; check that PostgreSQL there answers, then try again.",
+                provider=PROVIDER,
+            )
         if isinstance(exc, errors.QueryCanceled):
             return WebTimeoutError(
                 f"The local index at {self.location} took longer than {self.timeout:g} s ({text}); try again, "
