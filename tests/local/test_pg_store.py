@@ -496,6 +496,30 @@ def test_a_refusing_server_is_reported_within_a_short_deadline(
     assert search()["success"] is True
 
 
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_server_that_went_down_once_the_pool_was_full_is_said_down_not_busy(
+    make_config: Any, own_server: pg_server.PostgresServer, mode: str
+) -> None:
+    """The pool counts the connections it is still trying to make again: a server that went
+    down after the pool had grown to ``pool_size`` was reported as every connection "in use by
+    other calls", with the advice to raise ``pool_size``, at every call."""
+    web = {"cache": False, "retry": {"max_retries": 0}, "health": {"failures": 100},
+           "providers": {"local": {"dsn": own_server.dsn, "pool_size": 2}}}
+    config = make_config(web=web)
+    store = open_store(config)
+    store.add([page("https://d.example.com/", "Down", "text of a page")])
+    with store._pool.connection():  # one lent elsewhere: the search makes the pool's second
+        assert dispatch_search("down", backend="local", config=config)["success"] is True
+    own_server.stop("immediate")
+    for _ in range(2):
+        if mode == "sync":
+            envelope = dispatch_search("down", backend="local", config=config, timeout=3)
+        else:
+            envelope = asyncio.run(adispatch_search("down", backend="local", config=config, timeout=3))
+        assert envelope["error_code"] == "network_error", envelope
+        assert "cannot be reached" in envelope["error"] and "pool_size" not in envelope["error"]
+
+
 def test_a_server_stopped_mid_call_fails_cleanly_and_keeps_what_it_acknowledged(
     make_config: Any, own_server: pg_server.PostgresServer
 ) -> None:

@@ -251,6 +251,9 @@ class PostgresStore:
         self._server_configs: frozenset[str] = frozenset()
         self._known_configs: set[str] = set()
         self._lock = threading.Lock()
+        #: Pooled connections lent to calls under way (the pool's own count holds those it is
+        #: still trying to make, as after the server went down).
+        self._lent = 0
 
     def __repr__(self) -> str:
         return f"PostgresStore({self.location!r})"
@@ -339,11 +342,11 @@ class PostgresStore:
 
             wait = self._pool_wait()
             try:
-                with pool.connection(timeout=wait) as conn:
+                with pool.connection(timeout=wait) as conn, self._lending():
                     yield conn
                 return
             except PoolTimeout:
-                if pool.get_stats().get("pool_size", 0) >= self.pool_size:
+                if self._lent >= self.pool_size:
                     raise WebTimeoutError(
                         f"The local index at {self.location} had none of its {self.pool_size} connections "
                         f"free within {wait:.1f} s (all were in use by other calls); try again, or raise "
@@ -358,6 +361,16 @@ class PostgresStore:
         with direct:
             self._configure(direct)
             yield direct
+
+    @contextmanager
+    def _lending(self) -> Iterator[None]:
+        with self._lock:
+            self._lent += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._lent -= 1
 
     def _pool_wait(self) -> float:
         """Seconds to wait for a pooled connection: half the store's timeout, and no more than
