@@ -645,8 +645,9 @@ def test_indexing_into_a_frozen_server_fails_within_its_timeout_and_the_next_cal
     with frozen(own_server):
         ended, envelope = _ends(lambda: index_urls("https://stub.example.com/a", backend="stub", config=config), 30)
         assert ended, "index_urls still waits for a frozen server"
-    assert envelope["success"] is False and envelope["error_code"] in {"timeout", "network_error"}, envelope
+    assert envelope["success"] is False and envelope["error_code"] == "timeout", envelope
     assert envelope["retryable"] is True and "local index at postgresql://" in envelope["error"]
+    assert "gave no answer within 1.0 s" in envelope["error"] and "may be hung" in envelope["error"]
     assert index_urls("https://stub.example.com/a", backend="stub", config=config)["success"] is True
     assert open_store(config).get(["https://stub.example.com/a"])
 
@@ -695,6 +696,26 @@ def test_a_statement_a_server_never_answers_ends_as_a_timeout_that_says_why(
     finally:
         close_stores()
         proxy.close()
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_frozen_server_is_said_hung_within_the_call_s_deadline(
+    make_config: Any, own_server: pg_server.PostgresServer, mode: str
+) -> None:
+    """The pool's check of a connection gets no answer from a frozen server: the call says so
+    then, where it went on to connect anew (which waits for a login no one answers) and the
+    caller was told only that ``local`` did not answer in time."""
+    web = {"cache": False, "retry": {"max_retries": 0}, "providers": {"local": {"dsn": own_server.dsn, "timeout": 10}}}
+    config = make_config(web=web)
+    open_store(config).add([page("https://f.example.com/", "Frozen", "text of a frozen page")])
+    assert dispatch_search("frozen", backend="local", config=config)["success"] is True  # sessions open
+    with frozen(own_server):
+        if mode == "sync":
+            envelope = dispatch_search("frozen", backend="local", config=config, timeout=3)
+        else:
+            envelope = asyncio.run(adispatch_search("frozen", backend="local", config=config, timeout=3))
+    assert envelope["success"] is False and envelope["error_code"] == "timeout", envelope
+    assert "gave no answer within" in envelope["error"] and "may be hung" in envelope["error"], envelope
 
 
 def test_filling_a_frozen_index_does_not_hold_an_extract_past_its_deadline(

@@ -29,6 +29,7 @@ answered), so a server that refuses is reported at once, not after the pool's wa
 
 from __future__ import annotations
 
+import contextvars
 import math
 import re
 import threading
@@ -106,6 +107,10 @@ _NO_DATABASE = re.compile(r'database "[^"]*" does not exist|permission denied fo
 _BAD_OPTION = re.compile(r"invalid [\w ]*value[ :]|invalid port number|invalid value for parameter")
 #: What the server says when it is running but takes no more connections (its
 #: ``max_connections``, or a role's or database's ``CONNECTION LIMIT``).
+#: The pool's check of a connection, in this call, that the server never answered.
+_UNANSWERED_CHECK: contextvars.ContextVar[Exception | None] = contextvars.ContextVar(
+    "webproviders_index_unanswered_check", default=None
+)
 _NO_SLOT = re.compile(r"too many clients already|too many connections for (role|database)|connection slots are reserved")
 
 _UPSERT = f"""
@@ -295,14 +300,19 @@ class PostgresStore:
 
     def _check(self, conn: Any) -> None:
         """The pool's check of a connection before lending it (an empty query), given no
-        longer than a connection is waited for: a server that hangs fails it in that time,
-        and the connection is left for another."""
+        longer than a connection is waited for: a server that hangs fails it in that time, and
+        the call says so then (a new connection to it would only wait for its login)."""
         from psycopg_pool import ConnectionPool
+
+        from .pg_watch import Unanswered
 
         wait = self._pool_wait()
         limit, conn.limit = conn.limit, lambda: wait
         try:
             ConnectionPool.check_connection(conn)
+        except Unanswered as exc:
+            _UNANSWERED_CHECK.set(exc)  # the call then says so, rather than wait to connect anew
+            raise
         finally:
             conn.limit = limit
 
@@ -341,11 +351,15 @@ class PostgresStore:
             from psycopg_pool import PoolTimeout
 
             wait = self._pool_wait()
+            checked = _UNANSWERED_CHECK.set(None)
             try:
                 with pool.connection(timeout=wait) as conn, self._lending():
                     yield conn
                 return
             except PoolTimeout:
+                unanswered = _UNANSWERED_CHECK.get()
+                if unanswered is not None:  # a server that hangs: a connection made anew would wait too
+                    raise self._mapped(unanswered) from None
                 if self._lent >= self.pool_size:
                     raise WebTimeoutError(
                         f"The local index at {self.location} had none of its {self.pool_size} connections "
@@ -353,6 +367,8 @@ class PostgresStore:
                         "web.providers.local.pool_size.",
                         provider=PROVIDER,
                     ) from None
+            finally:
+                _UNANSWERED_CHECK.reset(checked)
         direct = self._connect()
         if pool is None:
             self._open_pool()  # the server answers: later calls share the pool's connections
