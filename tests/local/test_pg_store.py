@@ -718,6 +718,24 @@ def test_a_frozen_server_is_said_hung_within_the_call_s_deadline(
     assert "gave no answer within" in envelope["error"] and "may be hung" in envelope["error"], envelope
 
 
+def test_the_first_call_after_a_frozen_server_wakes_up_is_answered(
+    make_config: Any, own_server: pg_server.PostgresServer
+) -> None:
+    """Calls given up on while the server was frozen still wait for a connection of their own;
+    one that gets it lets the pool go, which a call waiting on that pool was failed with
+    (``network_error``, "the pool 'webproviders-index' is closed")."""
+    web = {"cache": False, "retry": {"max_retries": 0}, "health": {"failures": 100},
+           "providers": {"local": {"dsn": own_server.dsn, "timeout": 3}}}
+    config = make_config(web=web)
+    open_store(config).add([page("https://f.example.com/", "Frozen", "text of a frozen page")])
+    assert dispatch_search("frozen", backend="local", config=config)["success"] is True  # sessions open
+    with frozen(own_server):
+        for _ in range(5):
+            assert dispatch_search("frozen", backend="local", config=config, timeout=1)["success"] is False
+    envelope = dispatch_search("frozen", backend="local", config=config, timeout=10)
+    assert envelope["success"] is True, envelope
+
+
 def test_filling_a_frozen_index_does_not_hold_an_extract_past_its_deadline(
     make_config: Any, own_server: pg_server.PostgresServer
 ) -> None:

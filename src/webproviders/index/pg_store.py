@@ -348,7 +348,7 @@ class PostgresStore:
         Otherwise the reason there is none."""
         pool = self._pool
         if pool is not None:
-            from psycopg_pool import PoolTimeout
+            from psycopg_pool import PoolClosed, PoolTimeout
 
             wait = self._pool_wait()
             checked = _UNANSWERED_CHECK.set(None)
@@ -367,10 +367,12 @@ class PostgresStore:
                         "web.providers.local.pool_size.",
                         provider=PROVIDER,
                     ) from None
+            except PoolClosed:
+                pass  # another call let it go as it waited (it could not fill): as with no pool
             finally:
                 _UNANSWERED_CHECK.reset(checked)
         direct = self._connect()
-        if pool is None:
+        if pool is None or pool.closed:
             self._open_pool()  # the server answers: later calls share the pool's connections
         elif pool.get_stats().get("pool_size", 0) < self.pool_size:
             self._discard(pool)  # connections it could not make: a new pool starts afresh
