@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
 import sqlite3
@@ -269,6 +270,24 @@ def test_what_a_cancelled_async_call_spent_is_in_the_ledger(tmp_path: Path) -> N
     assert spool.flush(5)
     restarted = cost_config(**web)  # 0.004 spent by the cancelled call: another 0.004 is over 0.006
     assert dispatch_search("again", backend="priced", config=restarted)["error_code"] == "budget_exceeded"
+
+
+def test_a_reservation_of_a_call_whose_event_loop_was_closed_mid_call_is_no_longer_held() -> None:
+    """An async caller that closes its event loop while a priced request is out leaves no one
+    to release that request's reservation: it is no longer held by a request under way, and
+    its estimate stays spent (the request went out), where it was held until the process ended."""
+    config = cost_config(budget={"daily_usd": 0.006}, usage=False)
+    scripted(config, "priced").steps = [1.0]
+    loop = asyncio.new_event_loop()
+    task = loop.create_task(adispatch_search("slow", backend="priced", config=config, timeout=10))
+    loop.run_until_complete(asyncio.sleep(0.3))  # the request is out, $0.004 of $0.006 reserved
+    loop.close()
+    refused = dispatch_search("again", backend="priced", config=config)
+    assert refused["error_code"] == "budget_exceeded", refused
+    assert "$0.0040 is already spent" in refused["error"] and "under way" not in refused["error"], refused
+    del task
+    gc.collect()  # the abandoned call's coroutine is closed: it releases nothing a second time
+    assert dispatch_search("still", backend="priced", config=config)["error_code"] == "budget_exceeded"
 
 
 def test_budgets_in_redis_are_shared_by_every_registry_that_uses_it(redis_server: str, namespace: str) -> None:

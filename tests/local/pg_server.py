@@ -15,6 +15,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 from pathlib import Path
 
 #: Where Debian's ``postgresql`` packages put the server binaries (``<version>/bin``).
@@ -103,3 +104,56 @@ class PostgresServer:
         except subprocess.CalledProcessError:
             pass  # not running
         shutil.rmtree(self.root, ignore_errors=True)
+
+
+class FreezingProxy:
+    """A loopback TCP proxy to a server, whose connection stops answering (as a host that hangs,
+    or a firewall that drops replies) once its client sends bytes holding :attr:`trigger`: from
+    then on nothing is passed either way, and the sockets stay open."""
+
+    def __init__(self, port: int) -> None:
+        self.port_to = port
+        self.trigger: bytes | None = None
+        self.frozen = 0  #: connections that froze so far
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self._listener.getsockname()[1])
+        self._held: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def dsn(self, server: PostgresServer) -> str:
+        return server.dsn.replace(f"port={server.port}", f"port={self.port}")
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.port_to))
+            self._held += [client, upstream]
+            stop = threading.Event()
+            threading.Thread(target=self._pump, args=(client, upstream, stop, True), daemon=True).start()
+            threading.Thread(target=self._pump, args=(upstream, client, stop, False), daemon=True).start()
+
+    def _pump(self, source: socket.socket, target: socket.socket, stop: threading.Event, asks: bool) -> None:
+        while True:
+            try:
+                data = source.recv(65536)
+            except OSError:
+                return
+            if asks and self.trigger is not None and self.trigger in data and not stop.is_set():
+                self.frozen += 1
+                stop.set()
+            if not data or stop.is_set():
+                if not data:
+                    return
+                continue  # frozen: read and drop, answer nothing
+            try:
+                target.sendall(data)
+            except OSError:
+                return
+
+    def close(self) -> None:
+        self._listener.close()
+        for sock in self._held:
+            sock.close()

@@ -496,6 +496,30 @@ def test_a_refusing_server_is_reported_within_a_short_deadline(
     assert search()["success"] is True
 
 
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_server_that_went_down_once_the_pool_was_full_is_said_down_not_busy(
+    make_config: Any, own_server: pg_server.PostgresServer, mode: str
+) -> None:
+    """The pool counts the connections it is still trying to make again: a server that went
+    down after the pool had grown to ``pool_size`` was reported as every connection "in use by
+    other calls", with the advice to raise ``pool_size``, at every call."""
+    web = {"cache": False, "retry": {"max_retries": 0}, "health": {"failures": 100},
+           "providers": {"local": {"dsn": own_server.dsn, "pool_size": 2}}}
+    config = make_config(web=web)
+    store = open_store(config)
+    store.add([page("https://d.example.com/", "Down", "text of a page")])
+    with store._pool.connection():  # one lent elsewhere: the search makes the pool's second
+        assert dispatch_search("down", backend="local", config=config)["success"] is True
+    own_server.stop("immediate")
+    for _ in range(2):
+        if mode == "sync":
+            envelope = dispatch_search("down", backend="local", config=config, timeout=3)
+        else:
+            envelope = asyncio.run(adispatch_search("down", backend="local", config=config, timeout=3))
+        assert envelope["error_code"] == "network_error", envelope
+        assert "cannot be reached" in envelope["error"] and "pool_size" not in envelope["error"]
+
+
 def test_a_server_stopped_mid_call_fails_cleanly_and_keeps_what_it_acknowledged(
     make_config: Any, own_server: pg_server.PostgresServer
 ) -> None:
@@ -598,6 +622,118 @@ def test_a_frozen_server_ends_the_call_by_its_deadline(
         took = time.monotonic() - started
     assert envelope["success"] is False and envelope["error_code"] == "timeout", envelope
     assert took < 1.5 + 0.5, took
+
+
+def _ends(call: Callable[[], Any], within: float) -> tuple[bool, Any]:
+    """Whether ``call``, run in a thread, ended within ``within`` seconds, and what it gave."""
+    said: list[Any] = []
+    runner = threading.Thread(target=lambda: said.append(call()), daemon=True)
+    runner.start()
+    runner.join(within)
+    return not runner.is_alive(), said[0] if said else None
+
+
+def test_indexing_into_a_frozen_server_fails_within_its_timeout_and_the_next_call_works(
+    make_config: Any, own_server: pg_server.PostgresServer
+) -> None:
+    """``index_urls`` writes with no deadline of its own but the store's ``timeout``, which
+    only the server applies: a frozen server held it for ever."""
+    web = {"cache": False, "retry": {"max_retries": 0}, "providers": {"local": {"dsn": own_server.dsn, "timeout": 2}}}
+    config = make_config(web=web)
+    open_store(config).add([page("https://f.example.com/", "Frozen", "text of a frozen page")])
+    assert dispatch_search("frozen", backend="local", config=config)["success"] is True  # pooled sessions
+    with frozen(own_server):
+        ended, envelope = _ends(lambda: index_urls("https://stub.example.com/a", backend="stub", config=config), 30)
+        assert ended, "index_urls still waits for a frozen server"
+    assert envelope["success"] is False and envelope["error_code"] == "timeout", envelope
+    assert envelope["retryable"] is True and "local index at postgresql://" in envelope["error"]
+    assert "gave no answer within 1.0 s" in envelope["error"] and "may be hung" in envelope["error"]
+    assert index_urls("https://stub.example.com/a", backend="stub", config=config)["success"] is True
+    assert open_store(config).get(["https://stub.example.com/a"])
+
+
+#: Words of the statement each store call sends first once its connection is lent (the
+#: pool's check, an empty query, is answered): the proxy stops answering there.
+FIRST_STATEMENT = {"add": b"INSERT INTO", "get": b"WHERE url = ANY", "search": b"phraseto_tsquery",
+                   "stats": b"pg_total_relation_size", "remove": b"DELETE FROM", "prune": b"ORDER BY fetched_at"}
+
+
+@pytest.mark.parametrize("operation", sorted(FIRST_STATEMENT))
+def test_a_statement_a_server_never_answers_ends_as_a_timeout_that_says_why(
+    make_config: Any, postgres_server: pg_server.PostgresServer, operation: str
+) -> None:
+    """A statement sent to a server that then stops answering (a host that hangs, replies a
+    firewall drops) gets no answer, and ``statement_timeout`` is the server's to apply: the
+    connection is cut once the store's ``timeout`` (and a second) has passed."""
+    proxy = pg_server.FreezingProxy(postgres_server.port)
+    section = {"dsn": proxy.dsn(postgres_server), "schema": f"test_{uuid.uuid4().hex[:16]}", "timeout": 2}
+    store = open_store(make_config(web={"cache": False, "providers": {"local": section}}))
+    store.add([page("https://f.example.com/", "Frozen", "text of a frozen page")])
+    calls: dict[str, Callable[[], Any]] = {
+        "add": lambda: store.add([page("https://f.example.com/2", "Frozen", "more text")]),
+        "get": lambda: store.get(["https://f.example.com/"]),
+        "search": lambda: store.search("frozen", 5, Filters()),
+        "stats": store.stats,
+        "remove": lambda: store.remove(["https://f.example.com/"]),
+        "prune": lambda: store.prune(NOW),
+    }
+    failed: list[WebProviderError] = []
+
+    def call() -> None:
+        try:
+            calls[operation]()
+        except WebProviderError as exc:
+            failed.append(exc)
+
+    proxy.trigger = FIRST_STATEMENT[operation]
+    try:
+        ended, _ = _ends(call, 30)
+        assert ended and proxy.frozen == 1, "the call still waits for a server that stopped answering"
+        assert failed and failed[0].code == "timeout" and failed[0].retryable, failed
+        assert "gave no answer within 3.0 s" in str(failed[0]) and "may be hung" in str(failed[0])
+        proxy.trigger = None
+        assert store.get(["https://f.example.com/"]) or operation in {"remove", "prune"}  # a sound connection
+    finally:
+        close_stores()
+        proxy.close()
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_frozen_server_is_said_hung_within_the_call_s_deadline(
+    make_config: Any, own_server: pg_server.PostgresServer, mode: str
+) -> None:
+    """The pool's check of a connection gets no answer from a frozen server: the call says so
+    then, where it went on to connect anew (which waits for a login no one answers) and the
+    caller was told only that ``local`` did not answer in time."""
+    web = {"cache": False, "retry": {"max_retries": 0}, "providers": {"local": {"dsn": own_server.dsn, "timeout": 10}}}
+    config = make_config(web=web)
+    open_store(config).add([page("https://f.example.com/", "Frozen", "text of a frozen page")])
+    assert dispatch_search("frozen", backend="local", config=config)["success"] is True  # sessions open
+    with frozen(own_server):
+        if mode == "sync":
+            envelope = dispatch_search("frozen", backend="local", config=config, timeout=3)
+        else:
+            envelope = asyncio.run(adispatch_search("frozen", backend="local", config=config, timeout=3))
+    assert envelope["success"] is False and envelope["error_code"] == "timeout", envelope
+    assert "gave no answer within" in envelope["error"] and "may be hung" in envelope["error"], envelope
+
+
+def test_the_first_call_after_a_frozen_server_wakes_up_is_answered(
+    make_config: Any, own_server: pg_server.PostgresServer
+) -> None:
+    """Calls given up on while the server was frozen still wait for a connection of their own;
+    one that gets it lets the pool go, which a call waiting on that pool was failed with
+    (``network_error``, "the pool 'webproviders-index' is closed")."""
+    web = {"cache": False, "retry": {"max_retries": 0}, "health": {"failures": 100},
+           "providers": {"local": {"dsn": own_server.dsn, "timeout": 3}}}
+    config = make_config(web=web)
+    open_store(config).add([page("https://f.example.com/", "Frozen", "text of a frozen page")])
+    assert dispatch_search("frozen", backend="local", config=config)["success"] is True  # sessions open
+    with frozen(own_server):
+        for _ in range(5):
+            assert dispatch_search("frozen", backend="local", config=config, timeout=1)["success"] is False
+    envelope = dispatch_search("frozen", backend="local", config=config, timeout=10)
+    assert envelope["success"] is True, envelope
 
 
 def test_filling_a_frozen_index_does_not_hold_an_extract_past_its_deadline(

@@ -5,8 +5,8 @@ picked out at once (cheap) and written by one background thread, so a call never
 the index, and writes from one process never contend with each other. A failed write is
 logged, never raised: the index is a by-product of the call. Queued writes still run when
 the interpreter exits, for up to :data:`EXIT_WAIT` seconds: an index that stopped answering
-(a frozen server accepts a query and never replies, and no client-side timeout covers that
-wait) neither holds the process open nor, past :data:`MAX_PENDING` queued writes, the pages
+(a frozen server accepts a query and never replies; a write gives up on it within the store's
+``timeout`` and a second, while the later ones queue) neither holds the process open nor, past :data:`MAX_PENDING` queued writes, the pages
 of every later call in memory; what is dropped is logged.
 """
 

@@ -21,13 +21,15 @@ and the ``rum`` extension in ``bench/bench_local.py``; see docs/providers/local.
 
 Connections come from a small ``psycopg_pool`` pool per store, checked before each use, so a
 restarted server costs no failed call once it is back. Every statement is bounded by the
-store's ``timeout``; waiting for a connection by half of it, and by half of what is left of the
+store's ``timeout``, by the server and, for a server that never answers, on this side too
+(:mod:`.pg_watch`); waiting for a connection by half of it, and by half of what is left of the
 call. A store's first connection is made directly (the pool opens once the server has
 answered), so a server that refuses is reported at once, not after the pool's wait.
 """
 
 from __future__ import annotations
 
+import contextvars
 import math
 import re
 import threading
@@ -83,6 +85,9 @@ CANDIDATE_BUDGET = 400
 K1, B, TITLE_WEIGHT = 1.2, 0.75, 4
 #: Times a write is tried when PostgreSQL picks it to end a deadlock.
 _WRITE_TRIES = 5
+#: Seconds past its ``statement_timeout`` a wait for the server's answer lasts before the
+#: connection is cut (:mod:`.pg_watch`): a server that answers cancels the statement first.
+_GRACE = 1.0
 _HEADLINE = f"HighlightAll=true, StartSel={START}, StopSel={END}"
 #: What a server that answered says when it refuses the login (``28000``/``28P01``), and what
 #: libpq says when it has no password to give; :data:`_NO_DATABASE` when the login names a
@@ -102,6 +107,10 @@ _NO_DATABASE = re.compile(r'database "[^"]*" does not exist|permission denied fo
 _BAD_OPTION = re.compile(r"invalid [\w ]*value[ :]|invalid port number|invalid value for parameter")
 #: What the server says when it is running but takes no more connections (its
 #: ``max_connections``, or a role's or database's ``CONNECTION LIMIT``).
+#: The pool's check of a connection, in this call, that the server never answered.
+_UNANSWERED_CHECK: contextvars.ContextVar[Exception | None] = contextvars.ContextVar(
+    "webproviders_index_unanswered_check", default=None
+)
 _NO_SLOT = re.compile(r"too many clients already|too many connections for (role|database)|connection slots are reserved")
 
 _UPSERT = f"""
@@ -247,13 +256,23 @@ class PostgresStore:
         self._server_configs: frozenset[str] = frozenset()
         self._known_configs: set[str] = set()
         self._lock = threading.Lock()
+        #: Pooled connections lent to calls under way (the pool's own count holds those it is
+        #: still trying to make, as after the server went down).
+        self._lent = 0
 
     def __repr__(self) -> str:
         return f"PostgresStore({self.location!r})"
 
     # -- connections -------------------------------------------------------------------
 
+    def _limit(self) -> float:
+        """Seconds a wait for the server may take: the statement's own bound (the store's
+        ``timeout``, or what is left of the call when that is shorter), and a little more."""
+        left = remaining_time()
+        return (self.timeout if left is None else max(0.0, min(self.timeout, left))) + _GRACE
+
     def _configure(self, conn: Any) -> None:
+        conn.limit = self._limit  # before its first statement: a server that hangs then is left too
         conn.execute("SET client_min_messages = warning")
         # Small lookups with large cost estimates: compiling them takes far longer than running them.
         conn.execute("SET jit = off")
@@ -265,17 +284,37 @@ class PostgresStore:
     def _open_pool(self) -> Any:
         from psycopg_pool import ConnectionPool
 
+        from .pg_watch import WatchedConnection
+
         with self._lock:
             if self._pool is None:
                 pool = ConnectionPool(
                     self.dsn, min_size=1, max_size=self.pool_size, open=False, timeout=self._wait,
                     kwargs={"autocommit": True, "connect_timeout": self._connect_timeout},
-                    configure=self._configure, check=ConnectionPool.check_connection,
+                    connection_class=WatchedConnection, configure=self._configure, check=self._check,
                     name="webproviders-index",
                 )
                 pool.open(wait=False)
                 self._pool = pool
         return self._pool
+
+    def _check(self, conn: Any) -> None:
+        """The pool's check of a connection before lending it (an empty query), given no
+        longer than a connection is waited for: a server that hangs fails it in that time, and
+        the call says so then (a new connection to it would only wait for its login)."""
+        from psycopg_pool import ConnectionPool
+
+        from .pg_watch import Unanswered
+
+        wait = self._pool_wait()
+        limit, conn.limit = conn.limit, lambda: wait
+        try:
+            ConnectionPool.check_connection(conn)
+        except Unanswered as exc:
+            _UNANSWERED_CHECK.set(exc)  # the call then says so, rather than wait to connect anew
+            raise
+        finally:
+            conn.limit = limit
 
     def close(self) -> None:
         """Close the pool's connections (a later call opens a new pool)."""
@@ -309,29 +348,47 @@ class PostgresStore:
         Otherwise the reason there is none."""
         pool = self._pool
         if pool is not None:
-            from psycopg_pool import PoolTimeout
+            from psycopg_pool import PoolClosed, PoolTimeout
 
             wait = self._pool_wait()
+            checked = _UNANSWERED_CHECK.set(None)
             try:
-                with pool.connection(timeout=wait) as conn:
+                with pool.connection(timeout=wait) as conn, self._lending():
                     yield conn
                 return
             except PoolTimeout:
-                if pool.get_stats().get("pool_size", 0) >= self.pool_size:
+                unanswered = _UNANSWERED_CHECK.get()
+                if unanswered is not None:  # a server that hangs: a connection made anew would wait too
+                    raise self._mapped(unanswered) from None
+                if self._lent >= self.pool_size:
                     raise WebTimeoutError(
                         f"The local index at {self.location} had none of its {self.pool_size} connections "
                         f"free within {wait:.1f} s (all were in use by other calls); try again, or raise "
                         "web.providers.local.pool_size.",
                         provider=PROVIDER,
                     ) from None
+            except PoolClosed:
+                pass  # another call let it go as it waited (it could not fill): as with no pool
+            finally:
+                _UNANSWERED_CHECK.reset(checked)
         direct = self._connect()
-        if pool is None:
+        if pool is None or pool.closed:
             self._open_pool()  # the server answers: later calls share the pool's connections
         elif pool.get_stats().get("pool_size", 0) < self.pool_size:
             self._discard(pool)  # connections it could not make: a new pool starts afresh
         with direct:
             self._configure(direct)
             yield direct
+
+    @contextmanager
+    def _lending(self) -> Iterator[None]:
+        with self._lock:
+            self._lent += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._lent -= 1
 
     def _pool_wait(self) -> float:
         """Seconds to wait for a pooled connection: half the store's timeout, and no more than
@@ -342,8 +399,10 @@ class PostgresStore:
     def _connect(self) -> Any:
         import psycopg
 
+        from .pg_watch import WatchedConnection
+
         try:
-            return psycopg.connect(self.dsn, autocommit=True, connect_timeout=self._connect_timeout)
+            return WatchedConnection.connect(self.dsn, autocommit=True, connect_timeout=self._connect_timeout)
         except psycopg.Error as exc:
             raise self._misconfigured(exc) or self._refused(exc) or self._unreachable(exc) from None
 
@@ -482,7 +541,16 @@ class PostgresStore:
         import psycopg
         from psycopg import errors
 
+        from .pg_watch import Unanswered
+
         text = scrub(str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__)
+        if isinstance(exc, Unanswered):
+            return WebTimeoutError(
+                f"The local index at {self.location} gave no answer within {exc.seconds:.1f} s, and the "
+                "connection was closed: the server (or its host) may be hung or overloaded, or a firewall "
+                "between drops its replies; check that PostgreSQL there answers, then try again.",
+                provider=PROVIDER,
+            )
         if isinstance(exc, errors.QueryCanceled):
             return WebTimeoutError(
                 f"The local index at {self.location} took longer than {self.timeout:g} s ({text}); try again, "

@@ -25,7 +25,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ...dependable.batch import Batcher
@@ -106,6 +106,8 @@ class Hold:
     keys: tuple[str, ...]
     amount: int
     shared: bool
+    #: What this process's counters track the reservation by (see :meth:`LocalCounters.held`).
+    ticket: object = field(default=None, compare=False)
 
 
 class _Handoff:
@@ -229,13 +231,15 @@ class Budgets:
                     self._refuse(checks, refused, amount, provider, None)
                     return Hold(tuple(keys), amount, True)
         pending = [c for c in checks if not self.local.known(c.key)]
-        refused = self.local.reserve(keys, limits, amount, now, await self._starts(pending, provider))
+        # Tracked with its loop: a caller that closes its loop mid-call leaves no one to release it.
+        ticket, loop = object(), asyncio.get_running_loop()
+        refused = self.local.reserve(keys, limits, amount, now, await self._starts(pending, provider), ticket, loop)
         if refused == GONE:
             # A counter was evicted while the ledger was read (callers of many tag values at
             # once): it restarted from zero, and a cap was spent again. All start from the ledger.
-            refused = self.local.reserve(keys, limits, amount, now, await self._starts(checks, provider))
+            refused = self.local.reserve(keys, limits, amount, now, await self._starts(checks, provider), ticket, loop)
         self._refuse(checks, refused, amount, provider, self.local)
-        return Hold(tuple(keys), amount, False)
+        return Hold(tuple(keys), amount, False, ticket)
 
     async def _reserve_shared(self, handoff: _Handoff, request: Reservation) -> tuple[int, int] | None:
         """The shared reservation, sent with those asked for meanwhile (:mod:`...dependable.batch`);
@@ -274,7 +278,7 @@ class Budgets:
         if hold is None:
             return
         if not hold.shared:
-            self.local.release(hold.keys, hold.amount)
+            self.local.release(hold.keys, hold.amount, hold.ticket)
         delta = micros(usd) - hold.amount
         if not delta:
             return

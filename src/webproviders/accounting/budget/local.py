@@ -16,6 +16,7 @@ import threading
 import weakref
 from collections import OrderedDict
 from collections.abc import Hashable, Mapping, Sequence
+from typing import Any
 
 #: Counters kept by default (``web.budget.max_counters``).
 MAX_KEYS = 10_000
@@ -32,6 +33,10 @@ class LocalCounters:
         self._used: OrderedDict[str, tuple[int, float]] = OrderedDict()
         #: key -> micro-dollars of the used that requests still under way hold (not spent yet).
         self._held: dict[str, int] = {}
+        #: ticket -> (the event loop it was made on, weakly; keys; amount) of the reservations
+        #: of requests under way: one whose caller closed its loop mid-call is never released
+        #: by that call, and :meth:`held` releases it.
+        self._pending: dict[object, tuple[weakref.ref[Any], tuple[str, ...], int]] = {}
         self._next_expiry = float("inf")
         self._lock = threading.Lock()
 
@@ -48,12 +53,15 @@ class LocalCounters:
         amount: int,
         now: float,
         starts: Mapping[str, tuple[int, float]] | None = None,
+        ticket: object | None = None,
+        loop: Any = None,
     ) -> tuple[int, int] | None:
         """Add ``amount`` to every counter if none goes over its limit; else ``(index, used)``
         of the first that would. A counter not kept starts at ``starts[key]`` (micro-dollars,
         when its period ends); one not there either (evicted
         since the caller looked) answers :data:`GONE`, nothing reserved: it must start from
-        the ledger, not from zero."""
+        the ledger, not from zero. A ``ticket`` tracks the reservation, made on the event loop
+        ``loop``, until it is released with that ticket."""
         with self._lock:
             if now >= self._next_expiry:
                 self._expire(now)
@@ -75,21 +83,35 @@ class LocalCounters:
                 used, ends = self._used[key]
                 self._used[key] = (used + amount, ends)
                 self._held[key] = self._held.get(key, 0) + amount
+            if ticket is not None:
+                self._pending[ticket] = (weakref.ref(loop), tuple(keys), amount)
             return None
 
-    def release(self, keys: Sequence[str], amount: int) -> None:
+    def release(self, keys: Sequence[str], amount: int, ticket: object | None = None) -> None:
         """A request that reserved ``amount`` has ended: it holds none of the counters any more
-        (what it cost stays used, corrected by :meth:`add`)."""
+        (what it cost stays used, corrected by :meth:`add`). Once per ``ticket``."""
         with self._lock:
-            for key in keys:
-                left = self._held.get(key, 0) - amount
-                if left > 0:
-                    self._held[key] = left
-                else:
-                    self._held.pop(key, None)
+            if ticket is None or self._pending.pop(ticket, None) is not None:
+                self._release(keys, amount)
+
+    def _release(self, keys: Sequence[str], amount: int) -> None:
+        for key in keys:
+            left = self._held.get(key, 0) - amount
+            if left > 0:
+                self._held[key] = left
+            else:
+                self._held.pop(key, None)
 
     def held(self, key: str) -> int:
-        """Micro-dollars of ``key``'s counter reserved by requests still under way, not spent."""
+        """Micro-dollars of ``key``'s counter reserved by requests still under way, not spent.
+
+        A reservation whose event loop was closed (or collected) before its request ended is
+        not under way: no one is left to release it, so it is released here, and its estimate
+        stays used, as a request that timed out or a worker that was killed leaves it."""
+        with self._lock:
+            for ticket in [ticket for ticket, (loop, _keys, _amount) in self._pending.items() if _closed(loop())]:
+                _loop, keys, amount = self._pending.pop(ticket)
+                self._release(keys, amount)
         return min(self._held.get(key, 0), self.used(key))
 
     def add(self, keys: Sequence[str], delta: int) -> None:
@@ -108,6 +130,11 @@ class LocalCounters:
         for key in [k for k, (_, ends) in self._used.items() if ends <= now]:
             del self._used[key]
         self._next_expiry = min((ends for _, ends in self._used.values()), default=float("inf"))
+
+
+def _closed(loop: Any) -> bool:
+    """Whether an event loop (None once collected) can no longer run anything."""
+    return loop is None or loop.is_closed()
 
 
 _by_ledger: weakref.WeakValueDictionary[Hashable, LocalCounters] = weakref.WeakValueDictionary()
@@ -140,6 +167,7 @@ def _forget_locks() -> None:
     for counters in list(_by_ledger.values()):
         counters._lock = threading.Lock()
         counters._held = {}
+        counters._pending = {}
 
 
 if hasattr(os, "register_at_fork"):
