@@ -16,6 +16,7 @@ from webproviders.kit import (
     FetchLimits,
     HostLimiter,
     HostPaused,
+    Pacer,
     PageOptions,
     cut_short_at,
     fetch,
@@ -41,9 +42,14 @@ async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[
     options = PageOptions.from_kwargs(kwargs)
     limits = FetchLimits.from_kwargs(kwargs, settings)
     limiter = HostLimiter(limits.concurrency, limits.per_host_concurrency, limits.delay)
+    pacer = Pacer()  # each page after the first takes a slot of the request budget, as a vendor's reader does
     budget = time_budget(settings)
     loop = asyncio.get_running_loop()
     stop_at = None if budget is None else loop.time() + budget
+
+    def url_time() -> float:
+        """A page's time: its ``url_timeout``, within the call's."""
+        return limits.url_timeout if stop_at is None else min(limits.url_timeout, stop_at - loop.time())
 
     async def read(url: str) -> dict[str, Any]:
         """The page at ``url``, or where its ``<meta http-equiv="refresh">`` sends a browser
@@ -51,8 +57,8 @@ async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[
         target, seen = url, {url}
         while True:
             async with limiter.slot(host_of(target), stop_at):  # a host's pause past it: HostPaused
-                left = limits.url_timeout if stop_at is None else min(limits.url_timeout, stop_at - loop.time())
-                result = await fetch(target, config, timeout=left)
+                await pacer.slot(url_time())
+                result = await fetch(target, config, timeout=url_time())
             limiter.answered(host_of(result.final_url), result.status_code, result.headers)  # as a crawl's pages do
             error = status_error(result)
             if error is not None:

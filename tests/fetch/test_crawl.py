@@ -1195,3 +1195,14 @@ def test_a_copy_of_a_page_read_that_names_it_its_canonical_address_is_not_return
     envelope = crawl(seed, local, max_depth=1)
     assert [page["url"] for page in envelope["data"]] == [seed, f"{seed}about"]
     assert "/index.html" in site.seen
+
+
+def test_each_page_after_the_first_takes_a_slot_of_the_request_budget(site: Any, config_for: Any) -> None:
+    """With two requests a minute, the crawl reads two pages, asks the site for no third, and
+    says why. Before, a crawl took one slot of http's rate_limit whatever it read."""
+    config = config_for(allow_private_networks=True, cache=False, providers={"http": {"rate_limit": "2/min"}})
+    envelope = crawl(site.url("/"), config, max_pages=5, respect_robots=False, use_sitemap=False, timeout=5)
+    assert len(envelope["data"]) == 2
+    assert [path for path in site.paths() if path != "/robots.txt"] == paths(envelope, site)
+    [said] = [w for w in envelope["meta"]["warnings"] if w.startswith("The crawl stopped after 2 pages")]
+    assert "(2/min)" in said and "rate_limit" in said

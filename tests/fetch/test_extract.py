@@ -837,3 +837,18 @@ def test_a_host_that_asks_for_a_pause_is_not_asked_again_within_the_batch(
         assert item["error_code"] == "rate_limited", item
         assert item["error"].startswith(f"{item['url']} was not requested: its host asked for a pause (Retry-After)")
         assert 590 < item["retry_after"] <= 600
+
+
+def test_each_page_after_the_first_takes_a_slot_of_the_request_budget(site: Any, config_for: Any) -> None:
+    """With two requests a minute, the third URL is not asked for but says why, and the pages
+    read are kept, as a vendor's reader does. Before, the whole extract took one slot of http's
+    rate_limit and fetched every URL at once."""
+    config = config_for(allow_private_networks=True, cache=False, providers={"http": {"rate_limit": "2/min"}})
+    urls = [site.url(path) for path in ("/articles/caching", "/articles/retries", "/docs/")]
+    envelope = dispatch_extract(urls, backend="http", config=config, timeout=5)
+    assert envelope["success"] is True, envelope
+    read = [page for page in envelope["data"] if "error" not in page]
+    [refused] = [page for page in envelope["data"] if "error" in page]
+    assert len(read) == 2 and len(site.paths()) == 2
+    assert refused["error_code"] == "rate_limited" and refused["retry_after"] > 50
+    assert "(2/min)" in refused["error"]

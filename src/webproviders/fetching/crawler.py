@@ -28,10 +28,12 @@ from ..envelope import page_error
 from ..errors import (
     BlockedError,
     InvalidInputError,
+    RateLimitedError,
     WebProviderError,
     WebTimeoutError,
     to_provider_error,
 )
+from ..kit.pacing import Pacer
 from ..urls import (
     MAX_URL_CHARS,
     canonicalize,
@@ -253,6 +255,10 @@ class Crawler:
         #: Why a fetch the crawl's deadline cut short never reached its host (a proxy that had
         #: not opened its tunnel), by host: the seed's timeout names it, as an extract's does.
         self._held: dict[str, str] = {}
+        #: A slot of the provider's request budget for each page after the first (the
+        #: dispatcher took the first), and the refusal that ended the crawl when none came in time.
+        self._pacer = Pacer()
+        self._no_slot: RateLimitedError | None = None
         self._results: list[tuple[Entry, dict[str, Any]]] = []
         self._scope_hosts: set[str] = set()
         self._scope_domains: set[str] = set()
@@ -447,6 +453,11 @@ class Crawler:
             async with self.limiter.slot(host_of(entry.url), self._stop_at):
                 if entry.page in self._named:  # read already, under the address that names it
                     raise NotFollowed(entry.url)
+                try:
+                    await self._pacer.slot(self._url_timeout())
+                except RateLimitedError as exc:  # no later page would have a slot sooner: none is started
+                    self._no_slot = exc
+                    return Outcome(entry)
                 result = await self._fetch(
                     entry.url, timeout=self._url_timeout(),
                     on_redirect=partial(self._check_redirect, entry), check_hop=self._obey_robots,
@@ -749,6 +760,12 @@ class Crawler:
                 provider="http",
             )
             self._results.append((entry, self._error_item(entry, late)))
+        elif stopped_early and self._no_slot is not None:
+            warn(
+                f"The crawl stopped after {len(self._results)} page{'s' if len(self._results) != 1 else ''}: "
+                f"{self._no_slot.message} Raise web.providers.http.rate_limit, or pass a larger timeout, for more.",
+                partial=True,
+            )
         elif stopped_early:
             warn(
                 f"The crawl stopped after {len(self._results)} page{'s' if len(self._results) != 1 else ''} because the call's time limit "
@@ -809,7 +826,7 @@ class Crawler:
         return f" (robots.txt Crawl-delay, kept between requests to a host: {', '.join(named)}{more})"
 
     async def _loop(self) -> bool:
-        """Run fetches until the queue is empty or ``max_pages`` is reached; True if time ran out."""
+        """Run fetches until the queue is empty or ``max_pages`` is reached; True if time, or the request budget, ran out first."""
         in_flight: dict[asyncio.Task[Outcome], Entry] = {}
         seed_done = False
         try:
@@ -818,7 +835,8 @@ class Crawler:
                 if left is not None and left <= 0:
                     return bool(in_flight or self._heap)
                 while (
-                    len(in_flight) < self.options.limits.concurrency
+                    self._no_slot is None
+                    and len(in_flight) < self.options.limits.concurrency
                     and len(self._results) + len(in_flight) < self.options.max_pages
                     and (seed_done or not in_flight)
                 ):
@@ -826,8 +844,8 @@ class Crawler:
                     if entry is None:
                         break
                     in_flight[asyncio.ensure_future(self._visit(entry))] = entry
-                if not in_flight:
-                    return False
+                if not in_flight:  # the pages in flight when the request budget ran out are kept
+                    return self._no_slot is not None
                 done, _ = await asyncio.wait(in_flight, timeout=self._left(), return_when=asyncio.FIRST_COMPLETED)
                 if not done:
                     return True
