@@ -107,4 +107,5 @@ async def crawl_site(config: Config, url: str, **kwargs: Any) -> list[dict[str, 
     options, notes = CrawlOptions.from_kwargs(kwargs, settings)
     for note in notes:
         warn(note)
-    return await Crawler(config, options, budget=time_budget(settings)).run(url)
+    # each page after the first takes a slot of the request budget, as an extract's do
+    return await Crawler(config, options, budget=time_budget(settings), pace=Pacer().slot).run(url)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import heapq
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from fnmatch import fnmatchcase
 from functools import partial
@@ -33,7 +33,6 @@ from ..errors import (
     WebTimeoutError,
     to_provider_error,
 )
-from ..kit.pacing import Pacer
 from ..urls import (
     MAX_URL_CHARS,
     canonicalize,
@@ -226,7 +225,14 @@ _SCHEME_PORTS = {"http": 80, "https": 443}
 class Crawler:
     """One crawl: call :meth:`run` once."""
 
-    def __init__(self, config: Config, options: CrawlOptions, *, budget: float | None = None) -> None:
+    def __init__(
+        self,
+        config: Config,
+        options: CrawlOptions,
+        *,
+        budget: float | None = None,
+        pace: Callable[[float], Awaitable[None]] | None = None,
+    ) -> None:
         self.config = config
         self.options = options
         self.budget = budget
@@ -255,9 +261,10 @@ class Crawler:
         #: Why a fetch the crawl's deadline cut short never reached its host (a proxy that had
         #: not opened its tunnel), by host: the seed's timeout names it, as an extract's does.
         self._held: dict[str, str] = {}
-        #: A slot of the provider's request budget for each page after the first (the
-        #: dispatcher took the first), and the refusal that ended the crawl when none came in time.
-        self._pacer = Pacer()
+        #: What waits for a page's slot of the provider's request budget, given the seconds the
+        #: page may wait (``kit.Pacer``'s ``slot``), and the refusal that ended the crawl when
+        #: none came in time.
+        self._pace = pace
         self._no_slot: RateLimitedError | None = None
         self._results: list[tuple[Entry, dict[str, Any]]] = []
         self._scope_hosts: set[str] = set()
@@ -454,7 +461,8 @@ class Crawler:
                 if entry.page in self._named:  # read already, under the address that names it
                     raise NotFollowed(entry.url)
                 try:
-                    await self._pacer.slot(self._url_timeout())
+                    if self._pace is not None:
+                        await self._pace(self._url_timeout())
                 except RateLimitedError as exc:  # no later page would have a slot sooner: none is started
                     self._no_slot = exc
                     return Outcome(entry)
