@@ -308,17 +308,18 @@ def _lower(match: re.Match[str]) -> str:
 
 
 def _core(secret: str) -> str:
-    """The longest run of ASCII letters and digits in ``secret``: every form of it holds that
-    run as it is, so a text without it holds no form of the secret."""
-    return max(_patterns().alnum_run.findall(secret), key=len, default="")
+    """The longest run of ASCII letters and digits in ``secret``, in lower case: every form of
+    it holds that run as it is (or in another case, as a vendor that upper-cases the key it
+    quotes sends it), so a text that lower-cased lacks it holds no form of the secret."""
+    return max(_patterns().alnum_run.findall(secret), key=len, default="").lower()
 
 
 @functools.lru_cache(maxsize=256)
 def _pattern(secrets: frozenset[str]) -> re.Pattern[str]:
-    """One pattern for every form of ``secrets`` (those a text was found to hold), longest
-    first, so a form that contains another wins."""
+    """One pattern for every form of ``secrets`` (those a text was found to hold), in any
+    case, longest first, so a form that contains another wins."""
     forms = {form for secret in secrets for form in _forms(secret)}
-    return re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)))
+    return re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)), re.IGNORECASE)
 
 
 #: At most this many secrets are remembered (each costs a few hundred bytes: some tens of MB
@@ -337,8 +338,8 @@ class _Index:
     secret costs as little with thousands known as with none."""
 
     def __init__(self, secrets: frozenset[str] = frozenset()) -> None:
-        #: Each secret's core, or its forms when it has no run of four letters or digits, in
-        #: the order the secrets were last remembered.
+        #: Each secret's core, or its forms when it has no run of four letters or digits (all
+        #: in lower case), in the order the secrets were last remembered.
         self.cores: dict[str, str | tuple[str, ...]] = {}
         #: Secrets by four characters in a row of their core: any four of it are in a text
         #: that holds it, so each is filed under the four fewest others are (a vendor's fixed
@@ -347,8 +348,9 @@ class _Index:
         self.four: dict[str, str] = {}
         #: The secrets kept by their forms.
         self.bare: dict[str, tuple[str, ...]] = {}
-        #: The secrets long enough to be recognised in an echo (``ba***na``), sorted, and the
-        #: same written backwards, to find those starting or ending with a text by bisection.
+        #: The secrets long enough to be recognised in an echo (``ba***na``), in lower case and
+        #: sorted, and the same written backwards, to find those starting or ending with a
+        #: text by bisection.
         self.heads: list[str] = []
         self.tails: list[str] = []
         for secret in secrets:
@@ -372,10 +374,10 @@ class _Index:
             self.four[secret] = four
             self.by_four.setdefault(four, []).append(secret)
         else:
-            self.cores[secret] = self.bare[secret] = tuple(_forms(secret))
+            self.cores[secret] = self.bare[secret] = tuple({form.lower() for form in _forms(secret)})
         if len(secret) >= _MIN_ECHO_LEN:
-            bisect.insort(self.heads, secret)
-            bisect.insort(self.tails, secret[::-1])
+            bisect.insort(self.heads, secret.lower())
+            bisect.insort(self.tails, secret.lower()[::-1])
         return True
 
     def forget_oldest(self) -> None:
@@ -389,13 +391,13 @@ class _Index:
             same.remove(secret)
             if not same:
                 del self.by_four[four]
-        for ordered, value in ((self.heads, secret), (self.tails, secret[::-1])):
+        for ordered, value in ((self.heads, secret.lower()), (self.tails, secret.lower()[::-1])):
             at = bisect.bisect_left(ordered, value)
             if at < len(ordered) and ordered[at] == value:
                 del ordered[at]
 
     def found_in(self, text: str, lock: threading.Lock | contextlib.nullcontext[None]) -> list[str]:
-        """The secrets whose core (or, for a bare one, a form) ``text`` holds."""
+        """The secrets whose core (or, for a bare one, a form) ``text``, in lower case, holds."""
         if len(self.cores) <= _SCAN_EACH:
             with lock:
                 pairs = list(self.cores.items())
@@ -411,7 +413,9 @@ class _Index:
         ]
 
     def echoed(self, head: str, tail: str, lock: threading.Lock | contextlib.nullcontext[None]) -> bool:
-        """Whether a secret long enough to be echoed starts with ``head`` and ends with ``tail``."""
+        """Whether a secret long enough to be echoed starts with ``head`` and ends with ``tail``,
+        in any case."""
+        head, tail = head.lower(), tail.lower()
         ordered, start = (self.heads, head) if head else (self.tails, tail[::-1])
         with lock:
             at = bisect.bisect_left(ordered, start)
@@ -432,6 +436,7 @@ class _Matcher:
         self.scrubbed: dict[str, str] = {}
 
     def _found_in(self, text: str) -> list[str]:
+        text = text.lower()
         return _known.found_in(text, _lock) + self.env_index.found_in(text, _NO_LOCK)
 
     def mask(self, text: str) -> str:
@@ -577,7 +582,8 @@ def _strings(value: Any, out: list[str]) -> None:
     if isinstance(value, str):
         out.append(value)
     elif isinstance(value, dict):
-        for item in value.values():
+        for name, item in value.items():
+            _strings(name, out)  # a vendor's mapping may be keyed by what it echoes
             _strings(item, out)
     elif isinstance(value, list):
         for item in value:
@@ -588,8 +594,10 @@ def _walk(value: Any, matcher: _Matcher, key: Any = None) -> Any:
     if isinstance(value, str):
         return scrub(value) if key in _SENTENCE_KEYS else matcher.mask_data(value)
     if isinstance(value, dict):
-        changed = {k: _walk(v, matcher, k) for k, v in value.items()}
-        return value if all(changed[k] is v for k, v in value.items()) else changed
+        names = {k: matcher.mask_data(k) if isinstance(k, str) else k for k in value}
+        changed = {names[k]: _walk(v, matcher, k) for k, v in value.items()}
+        same = all(names[k] is k for k in value) and all(changed[k] is v for k, v in value.items())
+        return value if same else changed
     if isinstance(value, list):
         items = [_walk(v, matcher) for v in value]
         return value if all(a is b for a, b in zip(items, value, strict=True)) else items
