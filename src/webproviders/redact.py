@@ -159,6 +159,8 @@ def _watch(names: set[str], added: tuple[str, ...]) -> None:
         _env_read = (float("-inf"), _env_read[1])  # read the variables again at the next scrub
 
 
+#: The start of a libpq connection string of ``key=value`` pairs (``host=db password=...``).
+_CONNINFO = re.compile(r"\s*[A-Za-z_]+\s*=")
 #: A user name alone in a URL is taken for a token from this length on: shorter ones are
 #: account names (``postgres``), and masking them everywhere would garble ordinary words.
 _MIN_TOKEN_USER = 16
@@ -168,7 +170,10 @@ def url_credentials(url: Any) -> list[str]:
     """The secrets a URL carries: its ``user:password@`` (as written, decoded, and as Basic
     auth), and long values in its query (a gateway's ``?code=`` or ``?sig=`` token).
 
-    A URL without a scheme (a proxy given as ``user:pw@host:port``) is read as ``http://``.
+    A URL without a scheme (a proxy given as ``user:pw@host:port``) is read as ``http://``;
+    a PostgreSQL connection string of ``key=value`` pairs is no URL (:func:`dsn_password` reads
+    it): read as one, a password holding ``:`` and ``@`` gave the text between them as a
+    secret, and ``password='se:cret@x'`` masked ``cret`` in every sentence.
     A password holding an unencoded ``/``, ``?`` or ``#`` ends the URL's authority early, so
     that no password is found where one was meant (and the rest reads as a bad port): the
     text up to the last ``@`` is then taken for the credentials, as their writer meant them.
@@ -177,7 +182,7 @@ def url_credentials(url: Any) -> list[str]:
         return []
     url = url.strip()
     if "://" not in url:
-        if "@" not in url:
+        if "@" not in url or _CONNINFO.match(url):
             return []
         url = "http://" + url
     netloc = query = ""
