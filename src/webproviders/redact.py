@@ -125,8 +125,8 @@ class _Patterns:
         #: A run of ASCII letters and digits: every form of a secret (percent-encoded,
         #: escaped) keeps such runs of it as they are.
         self.alnum_run = re.compile(r"[A-Za-z0-9]+")
-        #: Every run of four ASCII letters or digits in a text, overlapping.
-        self.alnum_window = re.compile(r"(?=([A-Za-z0-9]{4}))")
+        #: Every run of four ASCII letters or digits in a text (as UTF-8), overlapping.
+        self.alnum_window = re.compile(rb"(?=([a-z0-9]{4}))")
 
 
 @functools.cache
@@ -312,11 +312,17 @@ def _lower(match: re.Match[str]) -> str:
     return match.group(0).lower()
 
 
-def _core(secret: str) -> str:
+def _core(secret: str) -> bytes:
     """The longest run of ASCII letters and digits in ``secret``, in lower case: every form of
     it holds that run as it is (or in another case, as a vendor that upper-cases the key it
-    quotes sends it), so a text that lower-cased lacks it holds no form of the secret."""
-    return max(_patterns().alnum_run.findall(secret), key=len, default="").lower()
+    quotes sends it), so a text that lacks it (see :func:`_folded`) holds no form of the secret."""
+    return max(_patterns().alnum_run.findall(secret), key=len, default="").lower().encode("ascii")
+
+
+def _folded(text: str) -> bytes:
+    """``text`` as UTF-8 with its ASCII letters in lower case: what cores and forms are looked
+    for in (a third of the time ``str.lower`` takes over a page that is not all ASCII)."""
+    return text.encode("utf-8", "surrogatepass").lower()
 
 
 @functools.lru_cache(maxsize=256)
@@ -345,14 +351,14 @@ class _Index:
     def __init__(self, secrets: frozenset[str] = frozenset()) -> None:
         #: Each secret's core, or its forms when it has no run of four letters or digits (all
         #: in lower case), in the order the secrets were last remembered.
-        self.cores: dict[str, str | tuple[str, ...]] = {}
+        self.cores: dict[str, bytes | tuple[bytes, ...]] = {}
         #: Secrets by four characters in a row of their core: any four of it are in a text
         #: that holds it, so each is filed under the four fewest others are (a vendor's fixed
         #: prefix, ``BSA``, would put every key of it under one).
-        self.by_four: dict[str, list[str]] = {}
-        self.four: dict[str, str] = {}
+        self.by_four: dict[bytes, list[str]] = {}
+        self.four: dict[str, bytes] = {}
         #: The secrets kept by their forms.
-        self.bare: dict[str, tuple[str, ...]] = {}
+        self.bare: dict[str, tuple[bytes, ...]] = {}
         #: The secrets long enough to be recognised in an echo (``ba***na``), in lower case and
         #: sorted, and the same written backwards, to find those starting or ending with a
         #: text by bisection.
@@ -379,7 +385,7 @@ class _Index:
             self.four[secret] = four
             self.by_four.setdefault(four, []).append(secret)
         else:
-            self.cores[secret] = self.bare[secret] = tuple({form.lower() for form in _forms(secret)})
+            self.cores[secret] = self.bare[secret] = tuple({_folded(form) for form in _forms(secret)})
         if len(secret) >= _MIN_ECHO_LEN:
             bisect.insort(self.heads, secret.lower())
             bisect.insort(self.tails, secret.lower()[::-1])
@@ -401,8 +407,8 @@ class _Index:
             if at < len(ordered) and ordered[at] == value:
                 del ordered[at]
 
-    def found_in(self, text: str, lock: threading.Lock | contextlib.nullcontext[None]) -> list[str]:
-        """The secrets whose core (or, for a bare one, a form) ``text``, in lower case, holds."""
+    def found_in(self, text: bytes, lock: threading.Lock | contextlib.nullcontext[None]) -> list[str]:
+        """The secrets whose core (or, for a bare one, a form) ``text`` (:func:`_folded`) holds."""
         if len(self.cores) <= _SCAN_EACH:
             with lock:
                 pairs = list(self.cores.items())
@@ -414,7 +420,7 @@ class _Index:
         return [
             secret
             for secret, core in pairs
-            if (core in text if isinstance(core, str) else any(form in text for form in core))
+            if (core in text if isinstance(core, bytes) else any(form in text for form in core))
         ]
 
     def echoed(self, head: str, tail: str, lock: threading.Lock | contextlib.nullcontext[None]) -> bool:
@@ -441,8 +447,8 @@ class _Matcher:
         self.scrubbed: dict[str, str] = {}
 
     def _found_in(self, text: str) -> list[str]:
-        text = text.lower()
-        return _known.found_in(text, _lock) + self.env_index.found_in(text, _NO_LOCK)
+        folded = _folded(text)
+        return _known.found_in(folded, _lock) + self.env_index.found_in(folded, _NO_LOCK)
 
     def mask(self, text: str) -> str:
         found = self._found_in(text)
