@@ -333,9 +333,10 @@ def _pattern(secrets: frozenset[str]) -> re.Pattern[str]:
     return re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)), re.IGNORECASE)
 
 
-#: At most this many secrets are remembered (each costs a few hundred bytes: some tens of MB
-#: at most); past it, the one remembered longest ago is forgotten first. A key a provider
-#: reads is remembered again at each call, so the keys in use are not the ones forgotten.
+#: At most this many secrets are remembered (about 500 bytes each for a key of 33
+#: characters: 50 MB at most); past it, the one remembered longest ago is forgotten first. A
+#: key a provider reads is remembered again at each call, so the keys in use are not the ones
+#: forgotten.
 MAX_SECRETS = 100_000
 #: Up to this many secrets, a text is searched for the core of each in turn (the fastest for a
 #: few); past it, the text's runs of four letters or digits are looked up instead, a cost
