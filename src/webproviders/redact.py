@@ -33,6 +33,10 @@ _MIN_SECRET_LEN = 4
 #: Secrets at least this long are also looked for in a vendor's masked echo (``ba***na``)
 #: and in a provider's answer (a shorter one would mangle ordinary words in page text).
 _MIN_ECHO_LEN = 8
+#: An echo is taken for a key's when it shows at least this many of its characters: with
+#: many keys known, some key starts with any letter or two, and ``I... think`` or ``page
+#: 2... done`` lost their words to a mask.
+_MIN_ECHO_SHOWN = 4
 #: Seconds the values of watched environment variables are reused before they are read again
 #: (reading them costs more than the rest of a scrub; a key a provider reads is remembered
 #: at once anyway).
@@ -360,9 +364,10 @@ class _Index:
         self.four: dict[str, bytes] = {}
         #: The secrets kept by their forms.
         self.bare: dict[str, tuple[bytes, ...]] = {}
-        #: The secrets long enough to be recognised in an echo (``ba***na``), in lower case and
-        #: sorted, and the same written backwards, to find those starting or ending with a
-        #: text by bisection.
+        #: The secrets long enough to be recognised in an echo (``ba***na``), sorted, and the
+        #: same written backwards, to find those starting or ending with a text by bisection
+        #: (in their own case: a head of a letter or two in another would take in the
+        #: ``I...`` of ordinary sentences once many keys are known).
         self.heads: list[str] = []
         self.tails: list[str] = []
         for secret in secrets:
@@ -388,8 +393,8 @@ class _Index:
         else:
             self.cores[secret] = self.bare[secret] = tuple({_folded(form) for form in _forms(secret)})
         if len(secret) >= _MIN_ECHO_LEN:
-            bisect.insort(self.heads, secret.lower())
-            bisect.insort(self.tails, secret.lower()[::-1])
+            bisect.insort(self.heads, secret)
+            bisect.insort(self.tails, secret[::-1])
         return True
 
     def forget_oldest(self) -> None:
@@ -403,7 +408,7 @@ class _Index:
             same.remove(secret)
             if not same:
                 del self.by_four[four]
-        for ordered, value in ((self.heads, secret.lower()), (self.tails, secret.lower()[::-1])):
+        for ordered, value in ((self.heads, secret), (self.tails, secret[::-1])):
             at = bisect.bisect_left(ordered, value)
             if at < len(ordered) and ordered[at] == value:
                 del ordered[at]
@@ -425,9 +430,7 @@ class _Index:
         ]
 
     def echoed(self, head: str, tail: str, lock: threading.Lock | contextlib.nullcontext[None]) -> bool:
-        """Whether a secret long enough to be echoed starts with ``head`` and ends with ``tail``,
-        in any case."""
-        head, tail = head.lower(), tail.lower()
+        """Whether a secret long enough to be echoed starts with ``head`` and ends with ``tail``."""
         ordered, start = (self.heads, head) if head else (self.tails, tail[::-1])
         with lock:
             at = bisect.bisect_left(ordered, start)
@@ -473,7 +476,9 @@ class _Matcher:
         head, tail = match.group(1), match.group(2)
         for start in (0, *(i + 1 for i, c in enumerate(head) if c in "./+")):
             part = head[start:]
-            if (part or tail) and (_known.echoed(part, tail, _lock) or self.env_index.echoed(part, tail, _NO_LOCK)):
+            if len(part) + len(tail) >= _MIN_ECHO_SHOWN and (
+                _known.echoed(part, tail, _lock) or self.env_index.echoed(part, tail, _NO_LOCK)
+            ):
                 return head[:start] + MASK
         return match.group(0)
 

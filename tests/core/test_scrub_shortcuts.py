@@ -96,6 +96,5 @@ def test_a_key_quoted_in_another_case_is_masked_as_it_is() -> None:
     redact.remember(secret)
     for quoted in (secret.upper(), secret.lower(), quote(secret.upper(), safe="")):
         assert redact.scrub(f"UPSTREAM REFUSED {quoted}.") == "UPSTREAM REFUSED ***."
-    assert redact.scrub(f"Incorrect API key provided: {secret[:4].upper()}***{secret[-3:].upper()}") == "Incorrect API key provided: ***"
     page = [{"url": "https://a.example/", "content": f"the key {secret.lower()} was sent"}]
     assert redact.scrub_data(page)[0]["content"] == "the key *** was sent"
