@@ -98,3 +98,20 @@ def test_a_key_quoted_in_another_case_is_masked_as_it_is() -> None:
         assert redact.scrub(f"UPSTREAM REFUSED {quoted}.") == "UPSTREAM REFUSED ***."
     page = [{"url": "https://a.example/", "content": f"the key {secret.lower()} was sent"}]
     assert redact.scrub_data(page)[0]["content"] == "the key *** was sent"
+
+
+def test_a_config_in_use_keeps_its_secrets_among_those_a_busy_process_remembers() -> None:
+    script = """
+from webproviders import dispatch_search, redact
+from webproviders.config import config_from_dict
+redact.MAX_SECRETS = 50
+config = config_from_dict({"web": {"backend": "stub", "providers": {
+    "searxng": {"base_url": "http://searx:Gateway-Pass-0123456789@127.0.0.1:9/"}}}})
+for i in range(300):
+    redact.remember(f"tenant-Key-{i:06d}-abcdef")
+    if i % 10 == 0:
+        assert dispatch_search("hello", config=config)["success"]
+assert redact.scrub("refused Gateway-Pass-0123456789") == "refused ***"
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
