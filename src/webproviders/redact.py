@@ -338,9 +338,9 @@ def _pattern(secrets: frozenset[str]) -> re.Pattern[str]:
 
 
 #: At most this many secrets are remembered (about 500 bytes each for a key of 33
-#: characters: 50 MB at most); past it, the one remembered longest ago is forgotten first. A
-#: key a provider reads is remembered again at each call, so the keys in use are not the ones
-#: forgotten.
+#: characters: 50 MB at most); past it, the one remembered longest ago is forgotten first. The
+#: secrets of the config a call uses, and the keys a provider reads, are remembered again at
+#: each call, so those in use are not the ones forgotten.
 MAX_SECRETS = 100_000
 #: Up to this many secrets, a text is searched for the core of each in turn (the fastest for a
 #: few); past it, the text's runs of four letters or digits are looked up instead, a cost
