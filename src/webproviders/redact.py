@@ -17,6 +17,7 @@ vendor SDKs by name, so nothing is imported to do it.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
 import logging
@@ -32,12 +33,15 @@ _MIN_SECRET_LEN = 4
 #: Secrets at least this long are also looked for in a vendor's masked echo (``ba***na``)
 #: and in a provider's answer (a shorter one would mangle ordinary words in page text).
 _MIN_ECHO_LEN = 8
+#: An echo is taken for a key's when it shows at least this many of its characters: with
+#: many keys known, some key starts with any letter or two, and ``I... think`` or ``page
+#: 2... done`` lost their words to a mask.
+_MIN_ECHO_SHOWN = 4
 #: Seconds the values of watched environment variables are reused before they are read again
 #: (reading them costs more than the rest of a scrub; a key a provider reads is remembered
 #: at once anyway).
 ENV_EVERY = 1.0
 
-_known: set[str] = set()
 _env_names: set[str] = set()
 _url_env_names: set[str] = set()
 _lock = threading.Lock()
@@ -125,6 +129,8 @@ class _Patterns:
         #: A run of ASCII letters and digits: every form of a secret (percent-encoded,
         #: escaped) keeps such runs of it as they are.
         self.alnum_run = re.compile(r"[A-Za-z0-9]+")
+        #: Every run of four ASCII letters or digits in a text (as UTF-8), overlapping.
+        self.alnum_window = re.compile(rb"(?=([a-z0-9]{4}))")
 
 
 @functools.cache
@@ -140,8 +146,14 @@ def compile_patterns() -> None:
 
 def remember(*secrets: str | None) -> None:
     """Add values to scrub from now on (a provider's key once it has read it)."""
+    global _known_version
     with _lock:
-        _known.update(s for s in secrets if s and len(s) >= _MIN_SECRET_LEN)
+        for secret in secrets:
+            if secret and len(secret) >= _MIN_SECRET_LEN and _known.add(secret):
+                _known_version += 1
+        while len(_known) > MAX_SECRETS:
+            _known.forget_oldest()
+            _known_version += 1
 
 
 def _watch(names: set[str], added: tuple[str, ...]) -> None:
@@ -151,6 +163,8 @@ def _watch(names: set[str], added: tuple[str, ...]) -> None:
         _env_read = (float("-inf"), _env_read[1])  # read the variables again at the next scrub
 
 
+#: The start of a libpq connection string of ``key=value`` pairs (``host=db password=...``).
+_CONNINFO = re.compile(r"\s*[A-Za-z_]+\s*=")
 #: A user name alone in a URL is taken for a token from this length on: shorter ones are
 #: account names (``postgres``), and masking them everywhere would garble ordinary words.
 _MIN_TOKEN_USER = 16
@@ -160,7 +174,10 @@ def url_credentials(url: Any) -> list[str]:
     """The secrets a URL carries: its ``user:password@`` (as written, decoded, and as Basic
     auth), and long values in its query (a gateway's ``?code=`` or ``?sig=`` token).
 
-    A URL without a scheme (a proxy given as ``user:pw@host:port``) is read as ``http://``.
+    A URL without a scheme (a proxy given as ``user:pw@host:port``) is read as ``http://``;
+    a PostgreSQL connection string of ``key=value`` pairs is no URL (:func:`dsn_password` reads
+    it): read as one, a password holding ``:`` and ``@`` gave the text between them as a
+    secret, and ``password='se:cret@x'`` masked ``cret`` in every sentence.
     A password holding an unencoded ``/``, ``?`` or ``#`` ends the URL's authority early, so
     that no password is found where one was meant (and the rest reads as a bad port): the
     text up to the last ``@`` is then taken for the credentials, as their writer meant them.
@@ -169,7 +186,7 @@ def url_credentials(url: Any) -> list[str]:
         return []
     url = url.strip()
     if "://" not in url:
-        if "@" not in url:
+        if "@" not in url or _CONNINFO.match(url):
             return []
         url = "http://" + url
     netloc = query = ""
@@ -299,49 +316,159 @@ def _lower(match: re.Match[str]) -> str:
     return match.group(0).lower()
 
 
-def _cores(secrets: tuple[str, ...]) -> tuple[str, ...]:
-    """What a text must contain for any form of ``secrets`` to be in it: each secret's longest
-    run of ASCII letters and digits, or all its forms when that run is too short to tell."""
-    found: set[str] = set()
-    for secret in secrets:
-        core = max(_patterns().alnum_run.findall(secret), key=len, default="")
-        found.update([core] if len(core) >= _MIN_SECRET_LEN else _forms(secret))
-    return tuple(found)
+def _core(secret: str) -> bytes:
+    """The longest run of ASCII letters and digits in ``secret``, in lower case: every form of
+    it holds that run as it is (or in another case, as a vendor that upper-cases the key it
+    quotes sends it), so a text that lacks it (see :func:`_folded`) holds no form of the secret."""
+    return max(_patterns().alnum_run.findall(secret), key=len, default="").lower().encode("ascii")
 
 
-def _alternatives(forms: list[str]) -> re.Pattern[str] | None:
-    """One pattern for all ``forms``, longest first (so a form that contains another wins)."""
-    return re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))) if forms else None
+def _folded(text: str) -> bytes:
+    """``text`` as UTF-8 with its ASCII letters in lower case: what cores and forms are looked
+    for in (a third of the time ``str.lower`` takes over a page that is not all ASCII)."""
+    return text.encode("utf-8", "surrogatepass").lower()
+
+
+@functools.lru_cache(maxsize=256)
+def _pattern(secrets: frozenset[str]) -> re.Pattern[str]:
+    """One pattern for every form of ``secrets`` (those a text was found to hold), in any
+    case, longest first, so a form that contains another wins."""
+    forms = {form for secret in secrets for form in _forms(secret)}
+    return re.compile("|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True)), re.IGNORECASE)
+
+
+#: At most this many secrets are remembered (about 500 bytes each for a key of 33
+#: characters: 50 MB at most); past it, the one remembered longest ago is forgotten first. The
+#: secrets of the config a call uses, and the keys a provider reads, are remembered again at
+#: each call, so those in use are not the ones forgotten.
+MAX_SECRETS = 100_000
+#: Up to this many secrets, a text is searched for the core of each in turn (the fastest for a
+#: few); past it, the text's runs of four letters or digits are looked up instead, a cost
+#: that grows with the text and not with the number of secrets.
+_SCAN_EACH = 256
+
+
+class _Index:
+    """A set of secrets, each found in a text by its core (:func:`_core`) with nothing compiled
+    for it: only the forms of the few secrets a text holds are (:func:`_pattern`), so a new
+    secret costs as little with thousands known as with none."""
+
+    def __init__(self, secrets: frozenset[str] = frozenset()) -> None:
+        #: Each secret's core, or its forms when it has no run of four letters or digits (all
+        #: in lower case), in the order the secrets were last remembered.
+        self.cores: dict[str, bytes | tuple[bytes, ...]] = {}
+        #: Secrets by four characters in a row of their core: any four of it are in a text
+        #: that holds it, so each is filed under the four fewest others are (a vendor's fixed
+        #: prefix, ``BSA``, would put every key of it under one).
+        self.by_four: dict[bytes, list[str]] = {}
+        self.four: dict[str, bytes] = {}
+        #: The secrets kept by their forms.
+        self.bare: dict[str, tuple[bytes, ...]] = {}
+        #: The secrets long enough to be recognised in an echo (``ba***na``), sorted, and the
+        #: same written backwards, to find those starting or ending with a text by bisection
+        #: (in their own case: a head of a letter or two in another would take in the
+        #: ``I...`` of ordinary sentences once many keys are known).
+        self.heads: list[str] = []
+        self.tails: list[str] = []
+        for secret in secrets:
+            self.add(secret)
+
+    def __len__(self) -> int:
+        return len(self.cores)
+
+    def add(self, secret: str) -> bool:
+        """Add ``secret`` (or mark it remembered now); whether it is new."""
+        if secret in self.cores:
+            self.cores[secret] = self.cores.pop(secret)
+            return False
+        core = _core(secret)
+        if len(core) >= _MIN_SECRET_LEN:
+            self.cores[secret] = core
+            four = min(
+                (core[i : i + _MIN_SECRET_LEN] for i in range(len(core) - _MIN_SECRET_LEN + 1)),
+                key=lambda four: len(self.by_four.get(four, ())),
+            )
+            self.four[secret] = four
+            self.by_four.setdefault(four, []).append(secret)
+        else:
+            self.cores[secret] = self.bare[secret] = tuple({_folded(form) for form in _forms(secret)})
+        if len(secret) >= _MIN_ECHO_LEN:
+            bisect.insort(self.heads, secret)
+            bisect.insort(self.tails, secret[::-1])
+        return True
+
+    def forget_oldest(self) -> None:
+        secret = next(iter(self.cores))
+        core = self.cores.pop(secret)
+        if isinstance(core, tuple):
+            del self.bare[secret]
+        else:
+            four = self.four.pop(secret)
+            same = self.by_four[four]
+            same.remove(secret)
+            if not same:
+                del self.by_four[four]
+        for ordered, value in ((self.heads, secret), (self.tails, secret[::-1])):
+            at = bisect.bisect_left(ordered, value)
+            if at < len(ordered) and ordered[at] == value:
+                del ordered[at]
+
+    def found_in(self, text: bytes, lock: threading.Lock | contextlib.nullcontext[None]) -> list[str]:
+        """The secrets whose core (or, for a bare one, a form) ``text`` (:func:`_folded`) holds."""
+        if len(self.cores) <= _SCAN_EACH:
+            with lock:
+                pairs = list(self.cores.items())
+        else:
+            fours = set(_patterns().alnum_window.findall(text))
+            with lock:
+                pairs = [(s, self.cores[s]) for four in fours if four in self.by_four for s in self.by_four[four]]
+                pairs += self.bare.items()
+        return [
+            secret
+            for secret, core in pairs
+            if (core in text if isinstance(core, bytes) else any(form in text for form in core))
+        ]
+
+    def echoed(self, head: str, tail: str, lock: threading.Lock | contextlib.nullcontext[None]) -> bool:
+        """Whether a secret long enough to be echoed starts with ``head`` and ends with ``tail``."""
+        ordered, start = (self.heads, head) if head else (self.tails, tail[::-1])
+        with lock:
+            at = bisect.bisect_left(ordered, start)
+            while at < len(ordered) and ordered[at].startswith(start):
+                secret = ordered[at] if head else ordered[at][::-1]
+                if secret.endswith(tail):
+                    return True
+                at += 1
+        return False
 
 
 class _Matcher:
-    """Every form of a set of secrets, compiled once per set."""
+    """The known secrets and those of the watched variables, as one scrub sees them."""
 
-    def __init__(self, known: frozenset[str], env: frozenset[str]) -> None:
-        self.known, self.env = known, env
-        self.secrets = tuple(sorted(known | env, key=len, reverse=True))
-        self.forms = tuple({f for s in self.secrets for f in _forms(s)})
-        self.pattern = _alternatives(list(self.forms))
-        self.cores = _cores(self.secrets)
-        self.echoed = tuple(s for s in self.secrets if len(s) >= _MIN_ECHO_LEN)
-        #: What a provider's answer is searched for: the forms of the longer secrets.
-        self.data_forms = tuple({f for s in self.echoed for f in _forms(s)})
-        self.data_pattern = _alternatives(list(self.data_forms))
-        self.data_cores = _cores(self.echoed)
+    def __init__(self, version: int, env: frozenset[str], env_index: _Index) -> None:
+        self.version, self.env, self.env_index = version, env, env_index
         #: Texts scrubbed with these secrets, and what they became (see :func:`scrub`).
         self.scrubbed: dict[str, str] = {}
 
+    def _found_in(self, text: str) -> list[str]:
+        folded = _folded(text)
+        return _known.found_in(folded, _lock) + self.env_index.found_in(folded, _NO_LOCK)
+
     def mask(self, text: str) -> str:
-        if self.pattern is not None and any(core in text for core in self.cores):
-            text = self.pattern.sub(MASK, text)
-        if self.echoed and ("*" in text or "•" in text or "…" in text or "..." in text):
+        found = self._found_in(text)
+        if found:
+            text = _pattern(frozenset(found)).sub(MASK, text)
+        if (_known.heads or self.env_index.heads) and ("*" in text or "•" in text or "…" in text or "..." in text):
             text = _patterns().echo.sub(self._echo, text)
         return text
 
+    def data_found_in(self, text: str) -> frozenset[str]:
+        """The secrets ``text`` may hold that are long enough not to be ordinary words."""
+        return frozenset(s for s in self._found_in(text) if len(s) >= _MIN_ECHO_LEN)
+
     def mask_data(self, text: str) -> str:
-        if self.data_pattern is not None and any(core in text for core in self.data_cores):
-            return self.data_pattern.sub(MASK, text)
-        return text
+        found = self.data_found_in(text)
+        return _pattern(found).sub(MASK, text) if found else text
 
     def _echo(self, match: re.Match[str]) -> str:
         """The echo masked from where a known key's head starts in it: its whole run, or the
@@ -349,23 +476,29 @@ class _Matcher:
         head, tail = match.group(1), match.group(2)
         for start in (0, *(i + 1 for i, c in enumerate(head) if c in "./+")):
             part = head[start:]
-            if (part or tail) and any(s.startswith(part) and s.endswith(tail) for s in self.echoed):
+            if len(part) + len(tail) >= _MIN_ECHO_SHOWN and (
+                _known.echoed(part, tail, _lock) or self.env_index.echoed(part, tail, _NO_LOCK)
+            ):
                 return head[:start] + MASK
         return match.group(0)
 
 
-_matcher: _Matcher = _Matcher(frozenset(), frozenset())
+#: The remembered secrets (only added to, and forgotten oldest first past :data:`MAX_SECRETS`),
+#: changed under :data:`_lock`, and how many times they changed.
+_known = _Index()
+_known_version = 0
+_NO_LOCK = contextlib.nullcontext()
+_matcher: _Matcher = _Matcher(0, frozenset(), _Index())
 
 
 def _current_matcher() -> _Matcher:
-    """The matcher of the secrets known now (compiled again only when they change)."""
+    """The matcher of the secrets known now (made again, with nothing compiled, when they change)."""
     global _matcher
     env = _env_secrets()
     matcher = _matcher
-    if matcher.env is not env or len(matcher.known) != len(_known):  # _known only grows
-        with _lock:
-            known = frozenset(_known)
-        matcher = _matcher = _Matcher(known, env)
+    if matcher.env is not env or matcher.version != _known_version:
+        env_index = matcher.env_index if matcher.env == env else _Index(env)
+        matcher = _matcher = _Matcher(_known_version, env, env_index)
     return matcher
 
 
@@ -453,11 +586,11 @@ def scrub_data(value: Any) -> Any:
     its strings are searched in one pass first.
     """
     matcher = _current_matcher()
-    if matcher.data_cores:
+    if _known.heads or matcher.env_index.heads:
         strings: list[str] = []
         _strings(value, strings)
         joined = "\x00".join(strings)
-        if any(core in joined for core in matcher.data_cores):  # else no form can be there
+        if matcher.data_found_in(joined):  # else no string holds a form of one
             return _walk(value, matcher)
     return _scrub_sentences(value)
 
@@ -466,7 +599,8 @@ def _strings(value: Any, out: list[str]) -> None:
     if isinstance(value, str):
         out.append(value)
     elif isinstance(value, dict):
-        for item in value.values():
+        for name, item in value.items():
+            _strings(name, out)  # a vendor's mapping may be keyed by what it echoes
             _strings(item, out)
     elif isinstance(value, list):
         for item in value:
@@ -477,8 +611,10 @@ def _walk(value: Any, matcher: _Matcher, key: Any = None) -> Any:
     if isinstance(value, str):
         return scrub(value) if key in _SENTENCE_KEYS else matcher.mask_data(value)
     if isinstance(value, dict):
-        changed = {k: _walk(v, matcher, k) for k, v in value.items()}
-        return value if all(changed[k] is v for k, v in value.items()) else changed
+        names = {k: matcher.mask_data(k) if isinstance(k, str) else k for k in value}
+        changed = {names[k]: _walk(v, matcher, k) for k, v in value.items()}
+        same = all(names[k] is k for k in value) and all(changed[k] is v for k, v in value.items())
+        return value if same else changed
     if isinstance(value, list):
         items = [_walk(v, matcher) for v in value]
         return value if all(a is b for a, b in zip(items, value, strict=True)) else items

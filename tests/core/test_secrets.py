@@ -508,3 +508,35 @@ def test_a_key_passed_as_backend_is_masked_in_meta_too(monkeypatch: pytest.Monke
     assert not envelope["success"] and "Wrong1Place1Key" not in json.dumps(envelope)
     shown = {"name": "***", "chain": ["stub", "***"], "fuse": {"fuse": ["***", "stub"]}}[shape]
     assert envelope["meta"]["requested_backend"] == shown
+
+
+def test_a_key_value_dsn_whose_password_holds_colon_and_at_masks_it_whole_and_no_word() -> None:
+    # Read as a URL, the text between ':' and '@' was taken for a password: 'word' then
+    # masked every "password" in every sentence ("pass*** authentication failed").
+    password = "Wr0ng:word@x/0123456789"
+    dsn = f"host=127.0.0.1 port=5432 user=app dbname=pages password='{password}'"
+    from webproviders.config import config_from_dict
+
+    config = config_from_dict({"web": {"providers": {"local": {"dsn": dsn}}}})
+    sentence = 'FATAL:  password authentication failed for user "app"; check PGPASSWORD'
+    assert scrub(sentence) == sentence
+    assert scrub(f"refused {password}") == "refused ***"
+    assert password not in repr(config)
+
+
+def test_with_many_keys_known_ordinary_ellipses_keep_their_words_and_echoes_are_still_masked() -> None:
+    # With a thousand keys known, some key starts with any letter or two: a head that short
+    # is no echo of one ("I... think" became "*** think").
+    import random
+    import string
+
+    from webproviders import redact
+
+    chars = random.Random(7)
+    keys = ["".join(chars.choice(string.ascii_letters + string.digits) for _ in range(32)) for _ in range(1000)]
+    redact.remember(*keys)
+    for text in ("I... think so", "Fetching page 2... done", "see https://example.com/a... or b...", "No results (q...)"):
+        assert scrub(text) == text
+    key = keys[500]
+    assert scrub(f"Incorrect API key provided: {key[:2]}***{key[-2:]}.") == "Incorrect API key provided: ***."
+    assert scrub(f"Invalid API key ({key[:6]}...)") == "Invalid API key (***)"

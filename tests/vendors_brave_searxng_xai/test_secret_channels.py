@@ -3,7 +3,8 @@
 A loopback server plays a SearXNG instance reached through ``user:password@`` in its
 ``base_url`` and the xAI Responses API; each scenario makes it answer the way real ones do
 (401, 403, the bot limiter's 429, an HTML login page, a 400 that echoes the Authorization
-header, xAI's masked key echo, a success whose content quotes the credentials). Every
+header, a 502 that quotes the key and password in other case, xAI's masked key echo, a
+success whose content quotes the credentials). Every
 channel a person or a model reads is then searched for every form of every secret: the
 envelope (sync and async), ``WebSearchError``, reprs, log records at DEBUG (httpx's and
 httpcore's included), ``run_tool`` text, cached data, the CLI's stderr and JSON, and the
@@ -53,6 +54,7 @@ def forms(secret: str) -> set[str]:
 SECRET_FORMS = sorted(
     forms(PASSWORD) | forms(XAI_KEY) | forms(SEARX_KEY) | forms("X-Evil: 0123456789abcdef")
     | {BASIC, quote(PASSWORD)} | MASKED
+    | {case(secret) for secret in (PASSWORD, XAI_KEY, SEARX_KEY) for case in (str.upper, str.lower)}
 )
 
 
@@ -76,6 +78,10 @@ class Vendor(BaseHTTPRequestHandler):
             key = self.headers.get("X-Api-Key", "")
             body = {"error": f"Incorrect API key provided: {key[:2]}***{key[-2:]}. Check your key."}
             self.answer(400, json.dumps(body).encode(), "application/json")
+        elif query == "supper":  # a gateway that quotes what it was sent in capitals, and in small letters
+            key = self.headers.get("X-Api-Key", "")
+            body = f"UPSTREAM REFUSED KEY {key.upper()} FOR USER {USER.upper()}:{PASSWORD.upper()}; retry with {key.lower()}"
+            self.answer(502, body.encode(), "text/plain")
         elif query == "secho":
             body = {"error": f"Invalid request: headers {{'Authorization': '{auth}', 'Host': '127.0.0.1'}}"}
             self.answer(400, json.dumps(body).encode(), "application/json")
@@ -114,6 +120,7 @@ SCENARIOS = [
     ("searxng", "s429", "rate_limited"),
     ("searxng", "shtml", "parse_error"),
     ("searxng", "secho", "invalid_input"),
+    ("searxng", "supper", "bad_gateway"),
     ("searxng", "smask", "auth_error"),
     ("searxng", "sdata", None),
     ("xai", "xmask", "auth_error"),

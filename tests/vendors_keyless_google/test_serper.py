@@ -287,3 +287,15 @@ def test_a_search_is_charged_the_credits_serper_states(keyed, cfg):
     cost = envelope["meta"]["cost"]
     assert (cost["units"], cost["unit"]) == (2, "credit")
     assert cost["usd"] == pytest.approx(0.002)
+
+
+def test_a_panel_keyed_by_the_api_key_shows_it_masked(keyed, cfg):
+    # Serper's panels are handed on as they come: a mapping keyed by what the vendor echoed
+    # (the key it was sent) must not show the key as a name, as a value would not.
+    graph = {**SUCCESS["knowledgeGraph"], "attributes": {f"Key {KEY}": "unknown", "CEO": "Tim Cook"}}
+    with respx.mock(assert_all_called=False) as mock:
+        mock.post(URL).respond(200, json={**SUCCESS, "knowledgeGraph": graph})
+        envelope = _search(cfg)
+    assert envelope["success"] is True
+    assert KEY not in json.dumps(envelope)
+    assert envelope["meta"]["knowledge_graph"]["attributes"] == {"Key ***": "unknown", "CEO": "Tim Cook"}

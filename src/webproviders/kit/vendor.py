@@ -52,9 +52,8 @@ class VendorProvider(WebSearchProvider):
     key_env: ClassVar[tuple[str, ...]] = ()
     base_url_env: ClassVar[tuple[str, ...]] = ()
     needs_key: ClassVar[bool] = True
-    #: The keys, and the base URL from the environment, last handed to the scrubber (it keeps
-    #: them; handing them again is wasted work).
-    _remembered_keys: list[str] | None = None
+    #: The base URL from the environment last handed to the scrubber (it keeps its
+    #: credentials; handing them again is wasted work).
     _remembered_url: str | None = None
 
     def __init__(self, config: Config, name: str | None = None) -> None:
@@ -108,9 +107,7 @@ class VendorProvider(WebSearchProvider):
                 keys = [part.strip() for part in value.split(",") if part.strip()]
                 if keys:
                     break
-        if keys != self._remembered_keys:  # scrubbed from now on; once is enough
-            redact.remember(*keys)
-            self._remembered_keys = keys
+        redact.remember(*keys)  # at each call: the keys in use are not those a busy process forgets
         return keys
 
     def api_keys(self) -> list[str]:

@@ -70,7 +70,9 @@ class Registry:
         #: Hook callers with implementations (None: none) and the arguments those take, by hook
         #: name, until a plugin loads.
         self._callers: dict[str, tuple[Any, frozenset[str]]] = {}
-        redact.remember(*config.secrets())
+        #: The config's secrets, remembered again at each call that uses it (see :func:`get_registry`).
+        self.secrets = tuple(config.secrets())
+        redact.remember(*self.secrets)
         self._adopt(list(self._providers.values()))
         self._warn_misnamed_sections()
         self._warn_unread_keys()
@@ -592,6 +594,7 @@ def get_registry(config: Config | None = None, *, timeout: float | None = None) 
     key = id(cfg)
     built = _built(cfg)  # the common case, without the lock
     if built is not None:
+        redact.remember(*built.secrets)  # in use: not among those a busy process forgets
         return built
     with _lock:
         built = _built(cfg)
