@@ -334,21 +334,34 @@ def _declare(found: Plugins, config: Config, record: PluginRecord) -> None:
         record.providers.append(name)
 
 
-def load_code(found: Plugins, config: Config, record: PluginRecord) -> None:
-    """Import a plugin folder's code and call its ``register()`` (once; failures are recorded)."""
+def import_code(record: PluginRecord) -> types.ModuleType | BaseException:
+    """A plugin folder's module, or what its import raised, for :func:`load_code`. Each module
+    imports under a lock of its own, so a registry imports before it takes the lock its loads
+    share: a plugin whose import takes seconds holds up no other plugin's load."""
+    try:
+        return _import_folder(Path(record.location), record.source)
+    except BaseException as exc:  # a broken plugin (a sys.exit() too) must not stop the others
+        if _users_interrupt(exc):
+            raise
+        return exc
+
+
+def load_code(
+    found: Plugins, config: Config, record: PluginRecord, imported: types.ModuleType | BaseException | None = None
+) -> None:
+    """Import a plugin folder's code (``imported``: what :func:`import_code` gave already) and
+    call its ``register()`` (once; failures are recorded)."""
     if record.loaded:
         return
     from ..pools import NoThread  # here: reading manifests starts no thread
 
     loaded = True
     try:
-        module = _import_folder(Path(record.location), record.source)
-    except BaseException as exc:  # a broken plugin (a sys.exit() too) must not stop the others
-        if _users_interrupt(exc):
-            raise
-        record.error = f"import failed: {_describe(exc)}"
-        log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
-    else:
+        module = import_code(record) if imported is None else imported
+        if isinstance(module, BaseException):
+            record.error = f"import failed: {_describe(module)}"
+            log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
+            return
         try:
             _register(found, module, record, config)
         except NoThread:  # no thread to run register() on now: a later call loads the plugin

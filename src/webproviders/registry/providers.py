@@ -30,7 +30,7 @@ import pluggy
 from .. import context, redact
 from ..config import Config, ProviderSettings, default_config, loaded_default
 from ..manifest import CAPABILITIES, Capability
-from .loader import Plugins, discover, load_code, loading_now
+from .loader import Plugins, discover, import_code, load_code, loading_now
 from .registration import PluginRecord, ProviderEntry
 
 log = redact.get_logger("webproviders.registry")
@@ -234,9 +234,10 @@ class Registry:
         from ..pools import NoThread
 
         try:
+            imported = None if record.loaded else import_code(record)  # not under the lock: it may take seconds
             with self._load_lock:
                 known = set(self._providers)
-                load_code(self._found, self.config, record)
+                load_code(self._found, self.config, record, imported)
                 self._callers = {}
                 self.version += 1
                 self._adopt([entry for name, entry in list(self._providers.items()) if name not in known])
