@@ -73,6 +73,28 @@ def test_failures_and_pages_are_described(otel: tuple[Any, Any]) -> None:
     assert spans["webproviders.extract"].attributes["webproviders.pages"] == 1
 
 
+def test_a_hedged_member_given_up_on_is_no_failed_span(otel: tuple[Any, Any]) -> None:
+    """The member a hedged chain stopped waiting for, once another answered, was an attempt
+    span with status ERROR and ``error_code`` ``cancelled``, a code no envelope carries: every
+    hedged call showed a failure in the trace, where nothing failed."""
+    exporter, _ = otel
+    exporter.clear()
+    config = cost_config(retry={"max_retries": 0, "backoff": 0})
+    scripted(config, "priced").steps = [3.0]  # silent past hedge_after: the next member answers
+    envelope = dispatch_search("tidal energy", backend=["priced", "pricey"], hedge_after=0.2, config=config)
+    assert [(a["provider"], a["outcome"]) for a in envelope["meta"]["attempts"]] == [
+        ("priced", "cancelled"), ("pricey", "ok")
+    ], envelope
+    spans = exporter.get_finished_spans()
+    attempts = {s.attributes["webproviders.provider"]: s for s in spans if s.name == "webproviders.attempt"}
+    given_up = attempts["priced"]
+    assert given_up.attributes["webproviders.outcome"] == "cancelled"
+    assert "webproviders.error_code" not in given_up.attributes
+    assert given_up.status.status_code.name == "UNSET"
+    call = next(s for s in spans if s.name == "webproviders.search")
+    assert call.status.status_code.name == "UNSET" and "webproviders.error_code" not in call.attributes
+
+
 def test_a_call_refused_before_any_provider_is_a_span_and_a_count(otel: tuple[Any, Any]) -> None:
     """A caller's bad input or a backend that cannot run was neither traced nor counted: an
     application watching ``webproviders.calls`` by outcome never saw them. A backend name the

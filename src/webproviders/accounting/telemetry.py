@@ -34,6 +34,9 @@ COST_UNIT = "webproviders.cost.unit"
 COST_ESTIMATED = "webproviders.cost.estimated"
 HITS = "webproviders.hits"
 PAGES = "webproviders.pages"
+#: An attempt's outcome that is no failure: given up on once another member of a hedged chain
+#: answered (or the caller left). Never an envelope's error code, so no error on its span.
+CANCELLED = "cancelled"
 
 _UNSET: Any = object()
 _instance: Any = _UNSET
@@ -178,7 +181,7 @@ class Telemetry:
         try:
             if span.is_recording():  # without an SDK spans record nothing: skip the attributes
                 span.set_attributes({OUTCOME: error_code or "ok", **_cost_attributes(cost.as_dict())})
-                if error_code:
+                if error_code and error_code != CANCELLED:
                     span.set_attribute(ERROR_CODE, error_code)
                     span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, error_code))
         finally:
