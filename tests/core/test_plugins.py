@@ -182,6 +182,27 @@ def test_plugins_paths_naming_the_plugin_folder_itself_says_to_name_its_parent(
     )
 
 
+def test_an_enabled_plugin_folder_without_its_plugin_yaml_is_named(
+    make_config: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A folder holding the plugin's ``__init__.py`` but no ``plugin.yaml`` was reported as
+    no folder holding the plugin at all, while it stood in the folder the warning listed."""
+    folder = tmp_path / "plugins" / "acme"
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text(GOOD.format(name="acme"), encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        rows = list_providers(make_config(plugins={"paths": [str(folder.parent)], "enabled": ["acme", ".."]}))
+    assert "acme" not in {row["name"] for row in rows}
+    warned = [r.getMessage() for r in caplog.records if "no plugin folder holds it" in r.getMessage()]
+    assert len(warned) == 2
+    assert warned[0].startswith("Plugin 'acme' is enabled (plugins.enabled) but no plugin folder holds it")
+    assert warned[0].endswith(
+        f"{folder} has no plugin.yaml, so it is not read as a plugin folder: write one there "
+        "(name: acme, kind: backend, and its providers)."
+    )
+    assert "plugin.yaml" not in warned[1]
+
+
 def test_a_typo_in_plugins_enabled_or_disabled_is_named(
     write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
 ) -> None:

@@ -244,8 +244,23 @@ def _warn_not_found(found: Plugins, config: Config, directories: list[Path]) -> 
                 ", ".join(str(d) for d in directories),
                 here,
                 did_you_mean(name, [record.name for record in found.idle]),
-                _plugin_folder_named(directories),
+                _plugin_folder_named(directories) or _folder_without_manifest(name, directories),
             )
+
+
+def _folder_without_manifest(name: str, directories: list[Path]) -> str:
+    """A sentence for a folder named as the plugin that has no ``plugin.yaml``: it is there,
+    but without its manifest it is not a plugin folder, which "no folder holds it" hid."""
+    if os.path.basename(name) != name or name in (".", ".."):  # no folder's own name
+        return ""
+    for directory in directories:
+        folder = directory / name
+        if folder.is_dir():
+            return (
+                f" {folder} has no plugin.yaml, so it is not read as a plugin folder: write one there "
+                f"(name: {name}, kind: backend, and its providers)."
+            )
+    return ""
 
 
 def _plugin_folder_named(directories: list[Path]) -> str:
