@@ -965,6 +965,27 @@ def test_an_installed_package_cannot_take_over_a_built_in_name(
     assert _served_title("stub", config) != "squatter"
 
 
+def test_an_installed_package_whose_plugin_name_a_built_in_has_says_so(
+    install_entry_point: Any, make_config: Any
+) -> None:
+    """A plugin name is taken by the first plugin found, a built-in's too: an entry point
+    named ``stub`` loaded beside the built-in ``stub`` plugin, two plugins one name, which
+    ``plugins.disabled: [stub]`` turned off together."""
+    install_entry_point("stub", "wp_stubby", GOOD.format(name="stubby"))
+    config = make_config()
+    rows = [r for r in list_providers(config) if r["plugin"] == "stub"]
+    assert [(r["source"], r["name"]) for r in rows] == [("built-in", "stub"), ("entry point", "stub")]
+    assert rows[1]["load_error"].startswith(
+        "plugin name 'stub' is taken by the built-in plugin at "
+    )
+    assert rows[1]["load_error"].endswith(
+        ", found first; the entry point needs another name in its package's [project.entry-points.webproviders] "
+        "table (in the installed package wp-stubby 1.0)"
+    )
+    assert "wp_stubby" not in sys.modules
+    assert dispatch_search("q", backend="stub", config=config)["success"] is True
+
+
 def test_disabling_a_built_in_lets_a_user_plugin_replace_it(
     write_plugin: Any, make_config: Any, monkeypatch: Any
 ) -> None:

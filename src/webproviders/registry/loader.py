@@ -391,6 +391,15 @@ def _load_entry_point(found: Plugins, config: Config, ep: Any) -> None:
         return
     record = PluginRecord(name=ep.name, source="entry point", location=ep.value, loaded=True)
     found.plugins.append(record)
+    holder = next((r for r in found.plugins if r.name == ep.name and r.error is None and r is not record), None)
+    if holder is not None:  # as a user folder named as an entry point: one name, one plugin
+        record.error = (
+            f"plugin name '{ep.name}' is taken by the {holder.source} plugin at {holder.location}, found first; "
+            f"the entry point needs another name in its package's [project.entry-points.{ENTRY_POINT_GROUP}] "
+            f"table{_installed_by(ep)}"
+        )
+        log.warning("Plugin '%s' at %s is not loaded: %s.", record.name, ep.value, record.error)
+        return
     loading_now[id(config)] = record
     if ep.pattern.match(ep.value) is None:  # else load() fails as "'NoneType' object has no attribute 'group'"
         record.error = (
