@@ -1066,6 +1066,21 @@ def test_a_provider_registered_under_a_name_config_cannot_write_says_so_on_one_l
     )
 
 
+@pytest.mark.parametrize(("written", "said"), [("42", "42 (int)"), ("None", "None (NoneType)"), ("['acme']", "['acme'] (list)")])
+def test_a_provider_whose_name_is_not_text_says_so_of_its_code(
+    write_plugin: Any, make_config: Any, written: str, said: str
+) -> None:
+    """A ``name`` property answering a number was told that YAML read it as a number and to put
+    it in quotes, of "provider registered" (its code has no YAML); a list failed as
+    ``TypeError: unhashable type: 'list'``."""
+    root = write_plugin("numbered", GOOD.replace('name = "{name}"', f"name = {written}").format(name="x"))
+    error = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["numbered"]}))["numbered"]["load_error"]
+    assert error == (
+        "register() failed: TypeError: register_web_search_provider() needs a provider whose name is text "
+        f"(such as 'acme-search'); P.name is {said}"
+    )
+
+
 def test_a_provider_name_longer_than_a_backend_name_may_be_is_refused_in_a_short_line(
     write_plugin: Any, make_config: Any
 ) -> None:
