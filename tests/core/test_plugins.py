@@ -1381,6 +1381,21 @@ def register(ctx):
     ]
 
 
+def test_an_extract_method_not_declared_is_named_in_plain_english(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The warning read "has a extract() method"."""
+    code = GOOD.format(name="reader") + "\nP.extract = lambda self, urls, **kwargs: []\n"
+    root = write_plugin("reader", code, providers=[{"name": "reader", "capabilities": ["search"]}])
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["reader"]})
+    with caplog.at_level(logging.WARNING, logger="webproviders.registry.registration"):
+        list_providers(config, load=True)
+    assert [r.getMessage() for r in caplog.records] == [
+        "Provider 'reader' of plugin 'reader' has an extract() method but does not declare extract: it is never "
+        "asked to extract; add extract to its manifest's capabilities.",
+    ]
+
+
 def test_a_hook_that_names_an_argument_its_hook_does_not_pass_is_said_on_one_line(
     write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
 ) -> None:

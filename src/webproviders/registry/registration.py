@@ -211,7 +211,8 @@ class PluginContext:
                     self._record.name,
                     f"declares {capability} but has no {capability}() method of its own"
                     if declared
-                    else f"has a {capability}() method but does not declare {capability}",
+                    else f"has {'an' if capability == 'extract' else 'a'} {capability}() method but does not "
+                    f"declare {capability}",
                     f"calls to it for {capability} fail as unsupported; write {capability}() or take it out of "
                     "its manifest's capabilities"
                     if declared
