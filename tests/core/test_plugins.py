@@ -1473,6 +1473,39 @@ def _hook_module(name: str) -> Any:
     return next(m for key, m in sys.modules.items() if key.startswith(f"_webproviders_plugins.user.{name}"))
 
 
+_HUNG_OBSERVER = GOOD.format(name="hungobserver") + """
+import threading
+
+GATE = threading.Event()
+POLICED = []
+
+def before_dispatch(capability, backend, arguments):
+    POLICED.append(arguments["query"])
+
+def after_dispatch(capability, arguments, envelope):
+    if arguments.get("query") == "ship the log":
+        GATE.wait(60)
+"""
+
+
+def test_after_dispatch_hooks_that_hang_hold_up_no_policy_hook(write_plugin: Any, make_config: Any) -> None:
+    """The hooks shared one pool of 16 threads: once 16 ``after_dispatch`` runs hung (a log
+    server that stopped answering), every later call's ``before_dispatch`` queued behind them,
+    and each call failed as ``timeout``, blaming the policy hook that never got to run."""
+    root = write_plugin("hungobserver", _HUNG_OBSERVER)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["hungobserver"]})
+    assert dispatch_search("warm up", backend="stub", config=config)["success"] is True
+    module = _hook_module("hungobserver")
+    try:
+        shipped = [dispatch_search("ship the log", backend="stub", config=config, timeout=0.2) for _ in range(20)]
+        fine = dispatch_search("fine", backend="stub", config=config, timeout=20)
+    finally:
+        module.GATE.set()
+    assert [e["success"] for e in shipped].count(True) >= 16, shipped
+    assert fine["success"] is True, fine
+    assert module.POLICED[-1] == "fine"
+
+
 def test_a_hook_that_blocks_ends_its_call_by_the_deadline_and_leaves_the_loop_free(
     write_plugin: Any, make_config: Any, ticking: Any
 ) -> None:

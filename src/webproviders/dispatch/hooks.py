@@ -3,8 +3,8 @@ the call's deadline.
 
 A hook is plugin code that may block: a policy asked over the network, a log shipped to a
 server. Run on the caller's thread, one that hung held the call past its deadline, and on
-an event loop every other call on that loop with it. Each runs on a thread of its own pool
-(:data:`_threads`) and is waited for until the call's deadline at most (an
+an event loop every other call on that loop with it. Each runs on a thread of the hooks' own
+pools (:data:`_threads`, :data:`_observers`) and is waited for until the call's deadline at most (an
 ``after_dispatch`` hook, which only observes, for :data:`AFTER_WAIT` at most); one still
 running then is left to finish on its own, and the call answers in time.
 """
@@ -36,6 +36,9 @@ log = get_logger("webproviders.dispatch")
 
 #: The hooks' own threads: never queued behind sync provider calls or a call's preparation.
 _threads = LazyPool(16, "webproviders-hooks")
+#: The ``after_dispatch`` hooks' threads, apart: observers left running past their wait (a log
+#: server that stopped answering) hold these, never a thread a ``before_dispatch`` hook needs.
+_observers = LazyPool(16, "webproviders-after-hooks")
 
 #: Seconds an answer waits at most for its ``after_dispatch`` hooks (and never past the call's
 #: deadline). They observe, and a call's answer does not depend on them: one that hangs (a log
@@ -157,7 +160,7 @@ def _observing(call: Call, envelope: dict[str, Any]) -> concurrent.futures.Futur
         except BaseException as exc:  # noqa: BLE001 - an observer (even one calling sys.exit()) must not break the call
             log.warning("%s.", registry.hook_failure("after_dispatch", exc))
 
-    return _started(observe)
+    return _started(observe, pool=_observers)
 
 
 def _not_waited(call: Call) -> None:
@@ -169,11 +172,11 @@ def _not_waited(call: Call) -> None:
     )
 
 
-def _started(fn: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
-    """``fn(*args)`` started on a hook thread, in a copy of the caller's context; run here
-    when no thread can be started (the process is at its limit: better late than never)."""
+def _started(fn: Callable[..., Any], *args: Any, pool: LazyPool = _threads) -> concurrent.futures.Future[Any]:
+    """``fn(*args)`` started on a thread of ``pool``, in a copy of the caller's context; run
+    here when no thread can be started (the process is at its limit: better late than never)."""
     try:
-        return _threads.executor().submit(contextvars.copy_context().run, fn, *args)
+        return pool.executor().submit(contextvars.copy_context().run, fn, *args)
     except RuntimeError:  # NoThread: the process is at its limit of threads
         done: concurrent.futures.Future[Any] = concurrent.futures.Future()
         done.set_result(fn(*args))
