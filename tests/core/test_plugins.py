@@ -1506,6 +1506,32 @@ def test_after_dispatch_hooks_that_hang_hold_up_no_policy_hook(write_plugin: Any
     assert module.POLICED[-1] == "fine"
 
 
+def test_after_dispatch_runs_waiting_for_hung_ones_are_bounded(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With the observers hung, each later call's ``after_dispatch`` run waited for a thread
+    without bound, holding its envelope: a gigabyte in 300 calls of 4 MB pages. Past
+    ``AFTER_BACKLOG`` runs not returned, an answer goes out without them, said in a warning."""
+    from webproviders.dispatch.hooks import AFTER_BACKLOG
+
+    root = write_plugin("backlogged", _HUNG_OBSERVER)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["backlogged"]})
+    assert dispatch_search("warm up", backend="stub", config=config)["success"] is True
+    module = _hook_module("backlogged")
+    try:
+        with caplog.at_level(logging.WARNING, logger="webproviders.dispatch"):
+            for _ in range(AFTER_BACKLOG + 4):
+                dispatch_search("ship the log", backend="stub", config=config, timeout=0.1)
+    finally:
+        module.GATE.set()
+    skipped = [r.getMessage() for r in caplog.records if "was not called for this answer" in r.getMessage()]
+    assert skipped, "every run was left waiting for a thread"
+    assert skipped[0] == (
+        "The after_dispatch hook of user plugin 'backlogged' was not called for this answer: "
+        f"{AFTER_BACKLOG} of its runs have not returned yet."
+    )
+
+
 def test_a_hook_that_blocks_ends_its_call_by_the_deadline_and_leaves_the_loop_free(
     write_plugin: Any, make_config: Any, ticking: Any
 ) -> None:

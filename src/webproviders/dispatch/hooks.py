@@ -15,6 +15,8 @@ import asyncio
 import concurrent.futures
 import contextvars
 import dataclasses
+import os
+import threading
 import time
 from collections.abc import Callable
 from typing import Any
@@ -44,6 +46,12 @@ _observers = LazyPool(16, "webproviders-after-hooks")
 #: deadline). They observe, and a call's answer does not depend on them: one that hangs (a log
 #: server that stopped answering) costs each call this long, not the rest of its time.
 AFTER_WAIT = 1.0
+#: ``after_dispatch`` runs started and not returned (running, or waiting for a thread) at most.
+#: Each holds its call's envelope: with the observers hung (a log server that stopped answering)
+#: the waiting ones grew without bound, a gigabyte in 300 calls of 4 MB pages. Past it an answer
+#: goes out without them, said in a warning.
+AFTER_BACKLOG = 64
+_backlog = threading.BoundedSemaphore(AFTER_BACKLOG)
 #: The arguments each capability's call holds, which a ``before_dispatch`` hook may edit but not remove.
 _ARGUMENTS = {"search": ("query", "limit", "options"), "extract": ("urls", "options"), "crawl": ("url", "options")}
 
@@ -154,11 +162,22 @@ def _observing(call: Call, envelope: dict[str, Any]) -> concurrent.futures.Futur
         "config": call.config, "cost": cost,
     }
 
+    backlog = _backlog
+    if not backlog.acquire(blocking=False):
+        log.warning(
+            "The after_dispatch hook of %s was not called for this answer: %d of its runs have not returned yet.",
+            registry.hook_plugins("after_dispatch"),
+            AFTER_BACKLOG,
+        )
+        return None
+
     def observe() -> None:
         try:
             hook(**arguments)
         except BaseException as exc:  # noqa: BLE001 - an observer (even one calling sys.exit()) must not break the call
             log.warning("%s.", registry.hook_failure("after_dispatch", exc))
+        finally:
+            backlog.release()
 
     return _started(observe, pool=_observers)
 
@@ -181,6 +200,16 @@ def _started(fn: Callable[..., Any], *args: Any, pool: LazyPool = _threads) -> c
         done: concurrent.futures.Future[Any] = concurrent.futures.Future()
         done.set_result(fn(*args))
         return done
+
+
+def _forget_backlog() -> None:
+    """In a forked child: the runs the parent's observers hold never return there."""
+    global _backlog
+    _backlog = threading.BoundedSemaphore(AFTER_BACKLOG)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_backlog)
 
 
 def _copy(value: Any) -> Any:
