@@ -333,9 +333,10 @@ class Registry:
         return redact.scrub(f"The {hook} hook {who}failed: {what}")
 
     def hook_plugins(self, hook: str) -> str:
-        """The plugins implementing ``hook``, for a sentence about what its calls did
-        (``user plugin 'policy'``)."""
-        ids = {impl.plugin_name for impl in getattr(self.hooks.hook, hook).get_hookimpls()}
+        """The plugins whose ``hook`` a call runs, for a sentence about what its calls did
+        (``user plugin 'policy'``): one whose hooks serve a setting that is off ran nothing."""
+        caller = self.hook(hook)
+        ids = {impl.plugin_name for impl in caller.get_hookimpls()} if caller is not None else set()
         return " or ".join(f"{r.source} plugin '{r.name}'" for r in self.plugins if r.plugin_id in ids)
 
     def availability(self, entry: ProviderEntry, *, load: bool = False) -> Availability:
