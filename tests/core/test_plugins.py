@@ -496,6 +496,44 @@ def test_a_manifest_value_of_the_wrong_kind_says_which_kinds_the_key_takes(tmp_p
     assert "[" not in error.split("is invalid:")[1]
 
 
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("fetch: {search: vendor}", "'providers.0.fetch': 'search' is not a key this takes: a place is said for "
+         "extract and crawl"),
+        ("fetch: {extract: cloud}", "'providers.0.fetch': the place for extract should be 'local', 'vendor' or "
+         "'none', not 'cloud'"),
+    ],
+)
+def test_a_fetch_mapping_with_a_wrong_key_or_place_names_it(
+    tmp_path: Path, make_config: Any, written: str, said: str
+) -> None:
+    """A mapping with one wrong key was told it "should be one of 'local', 'vendor', 'none' or
+    a mapping": a mapping is what it was."""
+    folder = tmp_path / "plugins" / "mapfetch"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text(
+        f"name: mapfetch\nkind: backend\nproviders:\n  - name: mapfetch\n    capabilities: [extract]\n    {written}\n"
+    )
+    (folder / "__init__.py").write_text("")
+    rows = _rows(make_config(plugins={"paths": [str(tmp_path / "plugins")], "enabled": ["mapfetch"]}))
+    assert rows["mapfetch"]["load_error"] == f"{folder / 'plugin.yaml'} is invalid: {said}"
+
+
+def test_a_hooks_when_that_is_no_setting_path_says_what_to_write(tmp_path: Path, make_config: Any) -> None:
+    """The refusal quoted the regular expression it failed (``String should match pattern
+    '^[a-z_]+(\\.[A-Za-z0-9_-]+)+$'``)."""
+    folder = tmp_path / "plugins" / "pathless"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text("name: pathless\nkind: backend\nhooks_when: web..index\nproviders: []\n")
+    (folder / "__init__.py").write_text("")
+    rows = _rows(make_config(plugins={"paths": [str(tmp_path / "plugins")], "enabled": ["pathless"]}))
+    assert rows["pathless"]["load_error"] == (
+        f"{folder / 'plugin.yaml'} is invalid: 'hooks_when': should be a setting's dotted path, such as "
+        "web.local.index or web.providers.acme.index, not 'web..index'"
+    )
+
+
 def test_a_manifest_rate_limit_that_does_not_parse_fails_the_registration_naming_it(
     write_plugin: Any, make_config: Any
 ) -> None:
