@@ -199,6 +199,35 @@ def test_without_opentelemetry_nothing_is_imported_and_calls_work() -> None:
     assert json.loads(out.stdout.strip().splitlines()[-1]) == {"ok": True, "telemetry": False, "loaded": []}
 
 
+def test_with_opentelemetry_installed_but_not_set_up_a_call_loads_none_of_it() -> None:
+    """A call imported the API and made its tracer and instruments, scanning every installed
+    package's entry points as the API loads (20-60 ms of a process's first call), while no
+    application had set up anything to collect; one set up after that call is still traced."""
+    pytest.importorskip("opentelemetry.sdk")
+    script = (
+        "import sys, json\n"
+        "from webproviders import dispatch_search\n"
+        "first = dispatch_search('x', backend='stub', cache=False)\n"
+        "loaded = [m for m in sys.modules if m.startswith('opentelemetry')]\n"
+        "from opentelemetry import trace\n"
+        "from opentelemetry.sdk.trace import TracerProvider\n"
+        "from opentelemetry.sdk.trace.export import SimpleSpanProcessor\n"
+        "from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter\n"
+        "exporter = InMemorySpanExporter()\n"
+        "provider = TracerProvider()\n"
+        "provider.add_span_processor(SimpleSpanProcessor(exporter))\n"
+        "trace.set_tracer_provider(provider)\n"
+        "later = dispatch_search('y', backend='stub', cache=False)\n"
+        "spans = sorted(s.name for s in exporter.get_finished_spans())\n"
+        "print(json.dumps({'ok': [first['success'], later['success']], 'loaded': loaded, 'spans': spans}))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_PYTHON_")}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {
+        "ok": [True, True], "loaded": [], "spans": ["webproviders.attempt", "webproviders.search"]
+    }
+
+
 def test_importing_and_listing_providers_loads_no_accounting_machinery() -> None:
     script = (
         "import sys, json, webproviders\n"
