@@ -65,6 +65,8 @@ class WebProviderError(Exception):
     #: The per-URL failures behind a call-level error (an extract or crawl that read no page);
     #: they go to the failure envelope's ``meta.failures``.
     failures: list[dict[str, Any]] | None = None
+    #: The dispatch hook that raised it in the provider's stead (a policy's refusal), if any.
+    hook: str | None = None
     #: The longest ``retry_after`` this error carries (longer values are clamped).
     retry_after_ceiling: ClassVar[float] = MAX_RETRY_AFTER
 

@@ -878,6 +878,30 @@ def before_dispatch(capability, backend, arguments):
     assert dispatch_search("fine", backend="stub", config=config)["success"] is True
 
 
+def test_a_policy_refusing_a_member_with_auth_error_is_not_logged_as_its_credentials(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A ``before_dispatch`` hook refusing the first member of a chain with ``AuthError`` (this
+    tenant may not use it) was logged as "Provider 'stub' rejected its credentials": the
+    operator went to check a key no one had sent."""
+    code = GOOD.format(name="second") + """
+from webproviders import AuthError
+
+def before_dispatch(backend):
+    if backend == "stub":
+        raise AuthError("This tenant may not use stub.")
+"""
+    root = write_plugin("tenancy", code)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["tenancy"]})
+    with caplog.at_level(logging.WARNING, logger="webproviders.dispatch"):
+        envelope = dispatch_search("q", backend=["stub", "second"], config=config)
+    assert envelope["success"] is True and envelope["provider"] == "second", envelope
+    said = [r.getMessage() for r in caplog.records if r.name == "webproviders.dispatch"]
+    assert said == [
+        "The before_dispatch hook refused provider 'stub' (This tenant may not use stub.); trying the next backend."
+    ]
+
+
 def test_arguments_a_hook_left_invalid_fail_the_call_naming_it_and_cool_no_provider_down(
     write_plugin: Any, make_config: Any
 ) -> None:

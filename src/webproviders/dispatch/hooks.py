@@ -83,6 +83,7 @@ async def before(call: Call, entry: ProviderEntry) -> None:
             provider=name,
         )
     if problem is not None:
+        problem.hook = "before_dispatch"  # a sentence about it must not blame the provider
         call.record(name, "error", time.perf_counter(), problem)
         raise problem
 
