@@ -1535,6 +1535,26 @@ def _hook_module(name: str) -> Any:
     return next(m for key, m in sys.modules.items() if key.startswith(f"_webproviders_plugins.user.{name}"))
 
 
+def test_an_async_call_refused_before_it_ran_waits_for_its_observer_off_the_loop(
+    write_plugin: Any, make_config: Any, ticking: Any
+) -> None:
+    """An async call refused as it was prepared (a caller's bad input, an unknown backend)
+    waited for its ``after_dispatch`` hooks on the caller's event loop: one that hung held
+    the loop, every other call on it, for a second a call."""
+    root = write_plugin("refusedhooks", _BLOCKING_HOOKS.replace("slowhooks", "refusedhooks"))
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["refusedhooks"]})
+    assert dispatch_search("warm up", backend="stub", config=config)["success"] is True
+    module = _hook_module("refusedhooks")
+    try:
+        envelope, _, ticks = asyncio.run(
+            ticking(adispatch_search("ship the log", backend="stub", config=config, limit=0, timeout=20))
+        )
+    finally:
+        module.GATE.set()
+    assert envelope["error_code"] == "invalid_input", envelope
+    assert ticks >= 5  # the loop ran on while the observer was waited for
+
+
 _HUNG_OBSERVER = GOOD.format(name="hungobserver") + """
 import threading
 

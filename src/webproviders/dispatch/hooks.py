@@ -15,10 +15,11 @@ import asyncio
 import concurrent.futures
 import contextvars
 import dataclasses
+import functools
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..asynctimeout import within
@@ -31,6 +32,7 @@ from ..errors import (
 )
 from ..pools import LazyPool
 from ..redact import get_logger
+from ..registry.providers import on_callers_loop
 from ..registry.registration import ProviderEntry
 from .call import Call, validate_arguments
 
@@ -52,6 +54,11 @@ AFTER_WAIT = 1.0
 #: goes out without them, said in a warning.
 AFTER_BACKLOG = 64
 _backlog = threading.BoundedSemaphore(AFTER_BACKLOG)
+#: The ``after_dispatch`` hooks of a call refused as it was prepared on an async caller's
+#: loop, for that caller to await (:func:`observed`).
+_left: contextvars.ContextVar[Callable[[], Awaitable[None]] | None] = contextvars.ContextVar(
+    "webproviders_refused_observers", default=None
+)
 #: The arguments each capability's call holds, which a ``before_dispatch`` hook may edit but not remove.
 _ARGUMENTS = {"search": ("query", "limit", "options"), "extract": ("urls", "options"), "crawl": ("url", "options")}
 
@@ -128,20 +135,38 @@ def _unshaped(capability: str, arguments: dict[str, Any]) -> str | None:
 
 
 def after(call: Call, envelope: dict[str, Any]) -> None:
-    """The ``after_dispatch`` hooks, from code that is not on an event loop's turn (a call
-    refused before it ran): waited for :data:`AFTER_WAIT` at most, and not past the deadline."""
+    """The ``after_dispatch`` hooks of a call refused before it ran: waited for
+    :data:`AFTER_WAIT` at most, and not past the deadline. Refused as it was prepared on an
+    async caller's loop, the call leaves them to :func:`observed`: waited for here, they held
+    that loop, every call on it, for as long."""
     running = _observing(call, envelope)
-    if running is not None and not concurrent.futures.wait([running], _after_wait(call)).done:
+    if running is None:
+        return
+    if on_callers_loop():
+        _left.set(functools.partial(_awaited, call, running))
+    elif not concurrent.futures.wait([running], _after_wait(call)).done:
         _not_waited(call)
+
+
+async def observed() -> None:
+    """Await the ``after_dispatch`` hooks :func:`after` left, if any, the caller's loop running on."""
+    left = _left.get()
+    if left is not None:
+        _left.set(None)
+        await left()
 
 
 async def after_on_loop(call: Call, envelope: dict[str, Any]) -> None:
     """:func:`after` for a call that ran: the caller's loop runs on while the hooks do."""
     running = _observing(call, envelope)
     if running is not None:
-        done, _ = await asyncio.wait([asyncio.wrap_future(running)], timeout=_after_wait(call))
-        if not done:
-            _not_waited(call)
+        await _awaited(call, running)
+
+
+async def _awaited(call: Call, running: concurrent.futures.Future[None]) -> None:
+    done, _ = await asyncio.wait([asyncio.wrap_future(running)], timeout=_after_wait(call))
+    if not done:
+        _not_waited(call)
 
 
 def _after_wait(call: Call) -> float:

@@ -564,6 +564,11 @@ class RunsPluginCode(BaseException):
 _on_loop: ContextVar[bool] = ContextVar("webproviders_on_loop", default=False)
 
 
+def on_callers_loop() -> bool:
+    """Whether this is an async call being prepared on its caller's event loop."""
+    return _on_loop.get()
+
+
 def refuse_plugin_code() -> Token[bool]:
     """From now until :func:`allow_plugin_code`, loading a plugin or asking a provider's
     ``is_available()`` raises :class:`RunsPluginCode` (a pair of calls, not a ``with``
