@@ -744,6 +744,12 @@ def exception_text(exc: BaseException) -> str:
 def to_provider_error(exc: BaseException, provider: str | None) -> WebProviderError:
     """Map an exception to our hierarchy, scrubbing secrets from the message."""
     error = _map(exc, provider)
+    if not error.message.strip():  # raised without words: the envelope still holds a sentence
+        raised = exc.raised if isinstance(exc, PluginRaised) else exc
+        error.message = (
+            f"{error.provider or provider or 'The provider'} failed ({error.code}): it raised "
+            f"{type(raised).__name__} without a message."
+        )
     error.message = scrub(bounded(error.message))
     error.args = (error.message,)
     if error.detail:  # a code such as ``captcha_required``; a plugin's went whole into the envelope

@@ -1115,6 +1115,34 @@ def test_an_exception_that_cannot_be_printed_is_still_named(write_plugin: Any, m
     assert _rows(failing)["unprintable"]["load_error"] == "register() failed: Unprintable"
 
 
+_WORDLESS = """
+from webproviders import AuthError, WebProviderError, WebSearchProvider
+
+class P(WebSearchProvider):
+    name = "wordless"
+    def is_available(self):
+        return True
+    def search(self, query, limit=5, **options):
+        raise AuthError("") if query == "auth" else WebProviderError("   ")
+
+def register(ctx):
+    ctx.register_web_search_provider(P())
+"""
+
+
+def test_an_error_raised_without_words_is_still_a_sentence(write_plugin: Any, make_config: Any) -> None:
+    """``raise AuthError("")`` answered ``"error": ""``: a failure envelope with nothing for a
+    person, or a model, to read."""
+    root = write_plugin("wordless", _WORDLESS)
+    config = make_config(web={"cache": False, "retry": {"max_retries": 0}}, plugins={"paths": [str(root)], "enabled": ["wordless"]})
+    refused = dispatch_search("auth", backend="wordless", config=config)
+    assert (refused["error_code"], refused["error"]) == (
+        "auth_error", "wordless failed (auth_error): it raised AuthError without a message."
+    )
+    blank = dispatch_search("blank", backend="wordless", config=config)
+    assert blank["error"] == "wordless failed (provider_error): it raised WebProviderError without a message."
+
+
 def test_a_provider_registered_under_a_name_config_cannot_write_says_so_on_one_line(
     write_plugin: Any, make_config: Any
 ) -> None:
