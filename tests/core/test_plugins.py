@@ -1027,6 +1027,25 @@ def test_an_installed_package_cannot_take_over_a_built_in_name(
     assert _served_title("stub", config) != "squatter"
 
 
+def test_two_entry_points_naming_one_module_say_so_in_a_sentence(
+    install_entry_point: Any, make_config: Any, tmp_path: Path
+) -> None:
+    """The second was recorded with pluggy's refusal: "invalid plugin: ValueError: Plugin
+    already registered under a different name: entry point:twin-alias=<module 'wp_twin'
+    from '...'> {'entry point:twin': <module ...>}"."""
+    install_entry_point("twin", "wp_twin", GOOD.format(name="twin"))
+    with (tmp_path / "site" / "wp_twin-1.0.dist-info" / "entry_points.txt").open("a") as points:
+        points.write("twin-alias = wp_twin\n")
+    config = make_config()
+    rows = {r["plugin"]: r for r in list_providers(config) if r["source"] == "entry point"}
+    assert rows["twin"]["load_error"] is None
+    assert rows["twin-alias"]["load_error"] == (
+        "its code (wp_twin) is loaded already as the entry point plugin 'twin', and one module is one plugin: "
+        "remove one of the two, or point it at a module of its own"
+    )
+    assert _served_title("twin", config) == "from twin"
+
+
 def test_an_installed_package_whose_plugin_name_a_built_in_has_says_so(
     install_entry_point: Any, make_config: Any
 ) -> None:

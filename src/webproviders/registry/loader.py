@@ -493,6 +493,15 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
 
     manager, providers = found.manager, found.providers
     plugin_id = record.plugin_id
+    holder = next((r for r in found.plugins if r.plugin_id == manager.get_name(plugin)), None)
+    if holder is not None:  # pluggy's refusal names its internal ids and the module's repr twice
+        code = getattr(plugin, "__name__", None) or type(plugin).__name__
+        record.error = (
+            f"its code ({code}) is loaded already as the {holder.source} plugin '{holder.name}', and one "
+            "module is one plugin: remove one of the two, or point it at a module of its own"
+        )
+        log.warning("Plugin '%s' failed to register: %s", record.name, record.error)
+        return
     try:
         manager.register(plugin, name=plugin_id)
     except Exception as exc:  # noqa: BLE001
