@@ -1657,7 +1657,7 @@ def test_after_dispatch_runs_waiting_for_hung_ones_are_bounded(
     assert skipped, "every run was left waiting for a thread"
     assert skipped[0] == (
         "The after_dispatch hook of user plugin 'backlogged' was not called for this answer: "
-        f"{AFTER_BACKLOG} of its runs have not returned yet."
+        f"{AFTER_BACKLOG} runs of after_dispatch hooks (of any plugin) have not returned yet."
     )
 
 

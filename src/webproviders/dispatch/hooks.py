@@ -191,7 +191,8 @@ def _observing(call: Call, envelope: dict[str, Any]) -> concurrent.futures.Futur
     backlog = _backlog
     if not backlog.acquire(blocking=False):
         log.warning(
-            "The after_dispatch hook of %s was not called for this answer: %d of its runs have not returned yet.",
+            "The after_dispatch hook of %s was not called for this answer: %d runs of after_dispatch hooks "
+            "(of any plugin) have not returned yet.",
             registry.hook_plugins("after_dispatch"),
             AFTER_BACKLOG,
         )
