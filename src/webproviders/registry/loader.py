@@ -357,6 +357,7 @@ def import_code(record: PluginRecord) -> types.ModuleType | BaseException:
         return _import_folder(Path(record.location), record.source)
     except BaseException as exc:  # a broken plugin (a sys.exit() too) must not stop the others
         if _users_interrupt(exc):
+            record.loaded = True  # its load ends here, as one that failed: not "still loading"
             raise
         return exc
 
