@@ -20,7 +20,14 @@ from typing import Any
 
 import pytest
 
-from webproviders import adispatch_search, dispatch_search, get_registry, list_providers
+from webproviders import (
+    adispatch_search,
+    dispatch_crawl,
+    dispatch_extract,
+    dispatch_search,
+    get_registry,
+    list_providers,
+)
 from webproviders.config import unknown_setting
 
 GOOD = """
@@ -860,6 +867,22 @@ def after_dispatch(capability, arguments, envelope):
         m for name, m in __import__("sys").modules.items() if name.startswith("_webproviders_plugins.user.hooked")
     )
     assert module.SEEN == [("before", "search", "stub", "hello"), ("after", "search", True)]
+
+
+def test_an_after_dispatch_hook_sees_the_call_s_urls_masked_as_its_envelope_shows_them(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """The observer was handed the URLs as the caller gave them (a password, an ``api_key``)
+    beside an envelope, a ledger and log lines that mask them: a log-shipping hook sent them on."""
+    root = write_plugin("shipper", "SEEN = []\n\ndef after_dispatch(arguments):\n    SEEN.append(arguments)\n")
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["shipper"]})
+    asked = "https://alice:hunter2@docs.example/guide?api_key=sk-live-123&page=2"
+    read = dispatch_extract([asked], backend="stub", config=config)
+    crawled = dispatch_crawl("https://docs.example/?token=tok-789", backend="stub", config=config, max_pages=1)
+    assert read["success"] is True and crawled["success"] is True
+    seen = _hook_module("shipper").SEEN
+    assert seen[0]["urls"] == [read["data"][0]["url"]] == ["https://***@docs.example/guide?api_key=***&page=2"]
+    assert seen[1]["url"] == "https://docs.example/?token=***"
 
 
 def test_policy_hook_can_refuse_a_call(write_plugin: Any, make_config: Any) -> None:

@@ -31,7 +31,7 @@ from ..errors import (
     to_provider_error,
 )
 from ..pools import LazyPool
-from ..redact import get_logger
+from ..redact import get_logger, mask_url, scrub
 from ..registry.providers import on_callers_loop
 from ..registry.registration import ProviderEntry
 from .call import Call, validate_arguments
@@ -184,8 +184,8 @@ def _observing(call: Call, envelope: dict[str, Any]) -> concurrent.futures.Futur
     meter = call.meter
     cost = meter.total.as_dict() if meter is not None and registry.hook_takes("after_dispatch", "cost") else None
     arguments = {
-        "capability": call.capability, "arguments": call.arguments, "envelope": _copy(envelope),
-        "config": call.config, "cost": cost,
+        "capability": call.capability, "arguments": _shown(call.capability, call.arguments),
+        "envelope": _copy(envelope), "config": call.config, "cost": cost,
     }
 
     backlog = _backlog
@@ -207,6 +207,20 @@ def _observing(call: Call, envelope: dict[str, Any]) -> concurrent.futures.Futur
             backlog.release()
 
     return _started(observe, pool=_observers)
+
+
+def _shown(capability: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the call's arguments as the envelope and the usage ledger show them: the
+    credentials in its URLs masked and its query scrubbed. The observer was handed the URLs
+    as asked (``user:password@``, ``?api_key=``) beside an envelope that masks them."""
+    shown = _copy(arguments)
+    if capability == "extract" and isinstance(shown.get("urls"), list):
+        shown["urls"] = [mask_url(url) if isinstance(url, str) else url for url in shown["urls"]]
+    elif capability == "crawl" and isinstance(shown.get("url"), str):
+        shown["url"] = mask_url(shown["url"])
+    elif capability == "search" and isinstance(shown.get("query"), str):
+        shown["query"] = scrub(shown["query"])
+    return shown
 
 
 def _not_waited(call: Call) -> None:
