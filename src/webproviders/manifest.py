@@ -150,6 +150,8 @@ _SETTING_PATH = re.compile(r"[a-z_]+(\.[A-Za-z0-9_-]+)+")
 
 
 def _check_setting_path(path: str) -> str:
+    """A ``hooks_when`` that names no setting's path, said in words (its pattern's error quoted
+    the regular expression)."""
     if not _SETTING_PATH.fullmatch(path):
         raise ValueError(
             f"should be a setting's dotted path, such as web.local.index or web.providers.acme.index, not {path!r}"
