@@ -1172,6 +1172,20 @@ def register(ctx):
 """
 
 
+def test_a_register_that_returns_its_provider_says_how_to_register_it(write_plugin: Any, make_config: Any) -> None:
+    """``def register(ctx): return AcmeProvider()`` registered nothing, and the backend was
+    only "not available: its plugin 'returner' did not register it"."""
+    code = GOOD.format(name="returner").replace("ctx.register_web_search_provider(P())", "return P()")
+    root = write_plugin("returner", code, providers=[{"name": "returner", "capabilities": ["search"]}])
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["returner"]})
+    envelope = dispatch_search("q", backend="returner", config=config)
+    assert envelope["error"] == (
+        "Backend 'returner' is not available: its plugin 'returner' failed to load (register() returned P "
+        "instead of registering it: call ctx.register_web_search_provider(provider) for each provider inside "
+        "register())."
+    )
+
+
 def test_an_error_raised_without_words_is_still_a_sentence(write_plugin: Any, make_config: Any) -> None:
     """``raise AuthError("")`` answered ``"error": ""``: a failure envelope with nothing for a
     person, or a model, to read."""

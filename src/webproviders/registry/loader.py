@@ -526,7 +526,7 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
         return
     for impl in impls:
         try:
-            _call_register(impl.function, ctx, limit)
+            returned = _call_register(impl.function, ctx, limit)
         except NoThread:
             ctx.close()
             _withdraw(providers, record)
@@ -546,6 +546,20 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
             _withdraw(providers, record)
             manager.unregister(name=plugin_id)
             return
+        if _holds_provider(returned):  # "did not register it" alone left the author guessing why
+            record.error = (
+                f"register() returned {type(returned).__name__} instead of registering it: call "
+                "ctx.register_web_search_provider(provider) for each provider inside register()"
+            )
+            log.warning("Plugin '%s' failed to register: %s", record.name, record.error)
+
+
+def _holds_provider(value: Any) -> bool:
+    """Whether ``register()``'s return value is, or lists, a provider it meant to register."""
+    from ..provider import WebSearchProvider
+
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return any(isinstance(item, WebSearchProvider) for item in items)
 
 
 def _required(function: Any) -> list[str]:
@@ -617,8 +631,9 @@ def _withdraw(providers: dict[str, ProviderEntry], record: PluginRecord) -> None
 _still_registering: dict[Any, Future[Any]] = {}
 
 
-def _call_register(function: Any, ctx: PluginContext, limit: float) -> None:
-    """Run a plugin's ``register(ctx)`` for at most ``limit`` seconds (raises :class:`Overran`).
+def _call_register(function: Any, ctx: PluginContext, limit: float) -> Any:
+    """Run a plugin's ``register(ctx)`` for at most ``limit`` seconds (raises :class:`Overran`);
+    what it returned.
 
     A ``register()`` still stuck from an earlier load is not started again: that plugin
     overruns at once.
@@ -631,7 +646,7 @@ def _call_register(function: Any, ctx: PluginContext, limit: float) -> None:
             raise Overran(stuck)
         _still_registering.pop(function, None)
     try:
-        call_bounded(function, limit, ctx)
+        return call_bounded(function, limit, ctx)
     except Overran as overran:
         _still_registering[function] = overran.future
         raise
