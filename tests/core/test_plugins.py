@@ -1639,6 +1639,38 @@ def test_an_async_call_refused_before_it_ran_waits_for_its_observer_off_the_loop
     assert ticks >= 5  # the loop ran on while the observer was waited for
 
 
+_CALLING_OBSERVER = """
+ANSWERS = []
+
+def after_dispatch(envelope, config):
+    if envelope.get("error_code") == "invalid_input":
+        from webproviders import dispatch_search
+        ANSWERS.append(dispatch_search("inner", backend="latecomer", config=config).get("error", "ok"))
+"""
+
+
+def test_an_observer_of_an_async_call_refused_on_its_loop_may_call_the_library(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """The hook ran in a copy of the context the call was refused in, which said it was on the
+    caller's event loop: a call it made to a provider whose plugin was not loaded yet failed
+    the hook as ``RunsPluginCode``, an exception of the library's internals."""
+    root = write_plugin("caller", _CALLING_OBSERVER)
+    write_plugin("latecomer", GOOD.format(name="latecomer"), providers=[{"name": "latecomer", "capabilities": ["search"]}])
+    manifest = root / "latecomer" / "plugin.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "hooks: []\n", encoding="utf-8")
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["caller", "latecomer"]})
+    assert dispatch_search("warm up", backend="stub", config=config)["success"] is True
+    refused = asyncio.run(adispatch_search("q", backend="stub", config=config, limit=0))
+    assert refused["error_code"] == "invalid_input"
+    module = _hook_module("caller")
+    for _ in range(600):  # the observer goes on on its own thread past the call's wait
+        if module.ANSWERS:
+            break
+        time.sleep(0.05)
+    assert module.ANSWERS == ["ok"]
+
+
 _HUNG_OBSERVER = GOOD.format(name="hungobserver") + """
 import threading
 

@@ -32,7 +32,7 @@ from ..errors import (
 )
 from ..pools import LazyPool
 from ..redact import get_logger, mask_url, scrub
-from ..registry.providers import on_callers_loop
+from ..registry.providers import context_for_thread, on_callers_loop
 from ..registry.registration import ProviderEntry
 from .call import Call, validate_arguments
 
@@ -236,7 +236,7 @@ def _started(fn: Callable[..., Any], *args: Any, pool: LazyPool = _threads) -> c
     """``fn(*args)`` started on a thread of ``pool``, in a copy of the caller's context; run
     here when no thread can be started (the process is at its limit: better late than never)."""
     try:
-        return pool.executor().submit(contextvars.copy_context().run, fn, *args)
+        return pool.executor().submit(context_for_thread().run, fn, *args)
     except RuntimeError:  # NoThread: the process is at its limit of threads
         done: concurrent.futures.Future[Any] = concurrent.futures.Future()
         done.set_result(fn(*args))

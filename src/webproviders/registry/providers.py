@@ -22,7 +22,7 @@ import types
 import weakref
 from concurrent.futures import Future, wait
 from concurrent.futures import TimeoutError as FutureTimeout
-from contextvars import ContextVar, Token
+from contextvars import Context, ContextVar, Token, copy_context
 from typing import Any
 
 import pluggy
@@ -567,6 +567,16 @@ _on_loop: ContextVar[bool] = ContextVar("webproviders_on_loop", default=False)
 def on_callers_loop() -> bool:
     """Whether this is an async call being prepared on its caller's event loop."""
     return _on_loop.get()
+
+
+def context_for_thread() -> Context:
+    """A copy of the current context for code that runs on a thread of its own (a hook), where
+    plugin code may load: one copied as an async call was prepared on its caller's loop said
+    the hook was there too, and a call the hook made failed as ``RunsPluginCode``."""
+    found = copy_context()
+    if _on_loop.get():
+        found.run(_on_loop.set, False)
+    return found
 
 
 def refuse_plugin_code() -> Token[bool]:
