@@ -65,6 +65,8 @@ class WebProviderError(Exception):
     #: The per-URL failures behind a call-level error (an extract or crawl that read no page);
     #: they go to the failure envelope's ``meta.failures``.
     failures: list[dict[str, Any]] | None = None
+    #: The dispatch hook that raised it in the provider's stead (a policy's refusal), if any.
+    hook: str | None = None
     #: The longest ``retry_after`` this error carries (longer values are clamped).
     retry_after_ceiling: ClassVar[float] = MAX_RETRY_AFTER
 
@@ -772,6 +774,12 @@ def exception_text(exc: BaseException) -> str:
 def to_provider_error(exc: BaseException, provider: str | None) -> WebProviderError:
     """Map an exception to our hierarchy, scrubbing secrets from the message."""
     error = _map(exc, provider)
+    if not error.message.strip():  # raised without words: the envelope still holds a sentence
+        raised = exc.raised if isinstance(exc, PluginRaised) else exc
+        error.message = (
+            f"{error.provider or provider or 'The provider'} failed ({error.code}): it raised "
+            f"{type(raised).__name__} without a message."
+        )
     error.message = scrub(bounded(error.message))
     error.args = (error.message,)
     if error.detail:  # a code such as ``captcha_required``; a plugin's went whole into the envelope

@@ -17,10 +17,18 @@ import stat
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 import yaml
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+)
 
 from . import useryaml
 from .pydanticplugins import look_up_plugins
@@ -126,6 +134,31 @@ def _check_name(name: str) -> str:
     return name
 
 
+def _check_fetch(value: Any) -> Any:
+    """A mapping's wrong key or place, named: the union's own error said only that the value
+    should be a place "or a mapping", of a mapping whose key was the mistake."""
+    if isinstance(value, dict):
+        for key, place in value.items():
+            if key not in get_args(Fetching):
+                raise ValueError(f"{key!r} is not a key this takes: a place is said for extract and crawl")
+            if place not in get_args(FetchPlace):
+                raise ValueError(f"the place for {key} should be 'local', 'vendor' or 'none', not {place!r}")
+    return value
+
+
+_SETTING_PATH = re.compile(r"[a-z_]+(\.[A-Za-z0-9_-]+)+")
+
+
+def _check_setting_path(path: str) -> str:
+    """A ``hooks_when`` that names no setting's path, said in words (its pattern's error quoted
+    the regular expression)."""
+    if not _SETTING_PATH.fullmatch(path):
+        raise ValueError(
+            f"should be a setting's dotted path, such as web.local.index or web.providers.acme.index, not {path!r}"
+        )
+    return path
+
+
 #: A plugin's or a provider's name, as config files and backend lists write it.
 Name = Annotated[str, AfterValidator(_check_name)]
 
@@ -168,7 +201,7 @@ class ProviderManifest(BaseModel):
     #: Where extract and crawl fetch pages, which decides how their URLs are screened: one
     #: place for both, or one per capability (``{extract: none}``). Undeclared is ``local``,
     #: the strictest screen (docs/security.md).
-    fetch: FetchPlace | dict[Fetching, FetchPlace] = "local"
+    fetch: Annotated[FetchPlace | dict[Fetching, FetchPlace], BeforeValidator(_check_fetch)] = "local"
     #: For a ``vendor`` fetch: whether the vendor's software can run on the operator's own
     #: network (Firecrawl, the Jina reader), so an endpoint configured there fetches from it and
     #: is screened as ``local``. False for a vendor that runs only on its own servers: an
@@ -362,7 +395,7 @@ class PluginManifest(BaseModel):
     #: The config setting its dispatch hooks serve, as a dotted path (``web.local.index``,
     #: ``web.providers.<name>.<key>``): while it is not true, they are not called and do not
     #: make the plugin load before the first dispatch, so a feature that is off costs nothing.
-    hooks_when: str | None = Field(default=None, pattern=r"^[a-z_]+(\.[A-Za-z0-9_-]+)+$")
+    hooks_when: Annotated[str, AfterValidator(_check_setting_path)] | None = None
 
 
 def _endpoint(key: str) -> bool:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 #: Packages that must never load to import the library or list its providers.
 HEAVY = [
@@ -49,6 +50,29 @@ def test_import_loads_only_the_package() -> None:
 
 def test_listing_providers_reads_manifests_only() -> None:
     loaded = _modules_after("import webproviders; rows = webproviders.list_providers(); assert rows")
+    assert not _heavy(loaded, HEAVY)
+    ours = {m for m in loaded if m.startswith("webproviders")}
+    assert ours <= ALLOWED, sorted(ours - ALLOWED)
+
+
+def test_listing_providers_imports_no_enabled_plugin_folder(tmp_path: Path) -> None:
+    """The user's plugin folders are read as the built-in ones are, by their manifests: one
+    that declares no hooks and one that may have some (they load before the first call, not
+    the first listing). Their code exits the process when imported."""
+    for name, hooks in (("quiet", "hooks: []\n"), ("maybe", "")):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "plugin.yaml").write_text(
+            f"name: {name}\nkind: backend\n{hooks}providers:\n  - name: {name}\n    capabilities: [search]\n"
+        )
+        (folder / "__init__.py").write_text("raise SystemExit('imported')\n")
+    loaded = _modules_after(
+        "import webproviders\n"
+        "from webproviders.config import config_from_dict\n"
+        f"config = config_from_dict({{'plugins': {{'paths': [{str(tmp_path)!r}], 'enabled': ['quiet', 'maybe']}}}})\n"
+        "rows = {row['name']: row for row in webproviders.list_providers(config)}\n"
+        "assert rows['quiet']['available'] and rows['maybe']['available']"
+    )
     assert not _heavy(loaded, HEAVY)
     ours = {m for m in loaded if m.startswith("webproviders")}
     assert ours <= ALLOWED, sorted(ours - ALLOWED)

@@ -199,6 +199,25 @@ def test_hooks_for_a_setting_that_is_off_neither_load_the_plugin_nor_run(write_p
     assert _module(root, "watcher").SEEN == ["stub"]
 
 
+def test_a_hook_for_a_setting_that_is_off_is_not_named_for_what_other_hooks_did(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A loaded plugin whose hooks are off (``hooks_when``) was named beside the plugin whose
+    hook did the harm (``user plugin 'watcher' or user plugin 'policy'``), sending the
+    operator to code that never ran; the built-in ``local`` plugin was named so in every
+    after_dispatch warning of a process that had searched its index."""
+    watcher = HOOKED.replace("def after_dispatch", "def before_dispatch(arguments):\n    pass\n\ndef after_dispatch")
+    root = _declared(write_plugin, "watcher", watcher, hooks=["before_dispatch"], hooks_when="web.providers.lazy.watch")
+    write_plugin("policy", "def before_dispatch(arguments):\n    arguments['limit'] = 'five'\n")
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["watcher", "policy"]})
+    assert dispatch_search("q", backend="lazy", config=config)["error_code"] == "provider_error"  # loads watcher
+    assert _module(root, "watcher") is not None
+    refused = dispatch_search("q", backend="stub", config=config)
+    assert refused["error"].startswith(
+        "The before_dispatch hook of user plugin 'policy' left the call's arguments invalid: "
+    ), refused
+
+
 def test_the_local_index_hook_costs_nothing_while_indexing_is_off(make_config: Any) -> None:
     """The built-in ``local`` plugin fills its index from an ``after_dispatch`` hook: with
     ``web.local.index`` off, no call runs it and no call loads the plugin."""

@@ -264,3 +264,56 @@ def test_a_hanging_unavailable_reason_is_the_method_named(hanging_config: Callab
     assert "unavailable_reason() did not return within 0.3 s" in named["error"]
     rows = {row["name"]: row for row in returns(lambda: list_providers(config))}
     assert rows["vague"]["reason"].startswith("unavailable_reason() has not returned yet")
+
+
+_SLOW_IMPORT = """
+import os
+import time
+
+from webproviders import WebSearchProvider
+
+open(os.environ["SLOWDIR_RELEASE"] + ".started", "w").close()
+deadline = time.monotonic() + 60
+while not os.path.exists(os.environ["SLOWDIR_RELEASE"]) and time.monotonic() < deadline:
+    time.sleep(0.02)
+
+
+class Slowpoke(WebSearchProvider):
+    name = "slowpoke"
+
+    def is_available(self):
+        return True
+
+    def search(self, query, limit=5, **options):
+        return []
+
+
+def register(ctx):
+    ctx.register_web_search_provider(Slowpoke())
+"""
+
+
+def test_a_plugin_slow_to_import_holds_up_no_other_plugins_load(
+    write_plugin: Any, make_config: Any, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A plugin folder's import is not bounded, and it ran under the lock every plugin load
+    takes: while one imported for seconds, a call to a built-in provider whose code had not
+    loaded yet waited for it, and timed out blaming its own plugin."""
+    release = tmp_path / "release"
+    monkeypatch.setenv("SLOWDIR_RELEASE", str(release))
+    root = write_plugin("slowdir", _SLOW_IMPORT, [{"name": "slowpoke"}])
+    manifest = root / "slowdir" / "plugin.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "hooks: []\n", encoding="utf-8")
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["slowdir"]})
+    started = tmp_path / "release.started"
+    try:
+        first = returns(lambda: dispatch_search("q", backend="slowpoke", config=config, timeout=0.3))
+        deadline = time.monotonic() + 30
+        while not started.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        other = returns(lambda: dispatch_search("q", backend="stub", config=config, timeout=20))
+    finally:
+        release.touch()
+    assert first["error_code"] == "timeout"
+    assert other["success"] is True, other
+    assert returns(lambda: dispatch_search("q", backend="slowpoke", config=config))["success"] is True

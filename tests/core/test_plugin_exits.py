@@ -176,6 +176,22 @@ def test_a_plugin_folder_that_exits_is_recorded(
     assert dispatch_search("q", backend="stub", config=config)["success"] is True
 
 
+def test_a_ctrl_c_while_a_plugin_imports_on_the_main_thread_ends_its_load(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """The user's Ctrl-C goes on to the caller; the plugin is then loaded as far as it got,
+    not "still loading" in every later answer."""
+    root = write_plugin(
+        "interrupted", "raise KeyboardInterrupt\n", providers=[{"name": "interrupted", "capabilities": ["search"]}]
+    )
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["interrupted"]})
+    with pytest.raises(KeyboardInterrupt):
+        list_providers(config, load=True)
+    envelope = dispatch_search("q", backend="interrupted", config=config)
+    assert envelope["error_code"] == "not_configured"
+    assert "still loading" not in envelope["error"], envelope
+
+
 HOOKS = """
 def before_dispatch(arguments):
     if arguments.get("query") == "refuse":

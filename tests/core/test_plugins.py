@@ -20,7 +20,14 @@ from typing import Any
 
 import pytest
 
-from webproviders import adispatch_search, dispatch_search, get_registry, list_providers
+from webproviders import (
+    adispatch_search,
+    dispatch_crawl,
+    dispatch_extract,
+    dispatch_search,
+    get_registry,
+    list_providers,
+)
 from webproviders.config import unknown_setting
 
 GOOD = """
@@ -180,6 +187,27 @@ def test_plugins_paths_naming_the_plugin_folder_itself_says_to_name_its_parent(
         f"{root / 'acme'} is itself a plugin folder: plugins.paths names the folders that hold plugin folders, "
         f"so write {root} there."
     )
+
+
+def test_an_enabled_plugin_folder_without_its_plugin_yaml_is_named(
+    make_config: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A folder holding the plugin's ``__init__.py`` but no ``plugin.yaml`` was reported as
+    no folder holding the plugin at all, while it stood in the folder the warning listed."""
+    folder = tmp_path / "plugins" / "acme"
+    folder.mkdir(parents=True)
+    (folder / "__init__.py").write_text(GOOD.format(name="acme"), encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        rows = list_providers(make_config(plugins={"paths": [str(folder.parent)], "enabled": ["acme", ".."]}))
+    assert "acme" not in {row["name"] for row in rows}
+    warned = [r.getMessage() for r in caplog.records if "no plugin folder holds it" in r.getMessage()]
+    assert len(warned) == 2
+    assert warned[0].startswith("Plugin 'acme' is enabled (plugins.enabled) but no plugin folder holds it")
+    assert warned[0].endswith(
+        f"{folder} has no plugin.yaml, so it is not read as a plugin folder: write one there "
+        "(name: acme, kind: backend, and its providers)."
+    )
+    assert "plugin.yaml" not in warned[1]
 
 
 def test_a_typo_in_plugins_enabled_or_disabled_is_named(
@@ -473,6 +501,44 @@ def test_a_manifest_value_of_the_wrong_kind_says_which_kinds_the_key_takes(tmp_p
     error = next(r["load_error"] for r in rows if r["load_error"] and "oddfetch" in r["load_error"])
     assert "'providers.0.fetch': should be one of 'local', 'vendor', 'none' or a mapping" in error
     assert "[" not in error.split("is invalid:")[1]
+
+
+@pytest.mark.parametrize(
+    ("written", "said"),
+    [
+        ("fetch: {search: vendor}", "'providers.0.fetch': 'search' is not a key this takes: a place is said for "
+         "extract and crawl"),
+        ("fetch: {extract: cloud}", "'providers.0.fetch': the place for extract should be 'local', 'vendor' or "
+         "'none', not 'cloud'"),
+    ],
+)
+def test_a_fetch_mapping_with_a_wrong_key_or_place_names_it(
+    tmp_path: Path, make_config: Any, written: str, said: str
+) -> None:
+    """A mapping with one wrong key was told it "should be one of 'local', 'vendor', 'none' or
+    a mapping": a mapping is what it was."""
+    folder = tmp_path / "plugins" / "mapfetch"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text(
+        f"name: mapfetch\nkind: backend\nproviders:\n  - name: mapfetch\n    capabilities: [extract]\n    {written}\n"
+    )
+    (folder / "__init__.py").write_text("")
+    rows = _rows(make_config(plugins={"paths": [str(tmp_path / "plugins")], "enabled": ["mapfetch"]}))
+    assert rows["mapfetch"]["load_error"] == f"{folder / 'plugin.yaml'} is invalid: {said}"
+
+
+def test_a_hooks_when_that_is_no_setting_path_says_what_to_write(tmp_path: Path, make_config: Any) -> None:
+    """The refusal quoted the regular expression it failed (``String should match pattern
+    '^[a-z_]+(\\.[A-Za-z0-9_-]+)+$'``)."""
+    folder = tmp_path / "plugins" / "pathless"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text("name: pathless\nkind: backend\nhooks_when: web..index\nproviders: []\n")
+    (folder / "__init__.py").write_text("")
+    rows = _rows(make_config(plugins={"paths": [str(tmp_path / "plugins")], "enabled": ["pathless"]}))
+    assert rows["pathless"]["load_error"] == (
+        f"{folder / 'plugin.yaml'} is invalid: 'hooks_when': should be a setting's dotted path, such as "
+        "web.local.index or web.providers.acme.index, not 'web..index'"
+    )
 
 
 def test_a_manifest_rate_limit_that_does_not_parse_fails_the_registration_naming_it(
@@ -803,6 +869,22 @@ def after_dispatch(capability, arguments, envelope):
     assert module.SEEN == [("before", "search", "stub", "hello"), ("after", "search", True)]
 
 
+def test_an_after_dispatch_hook_sees_the_call_s_urls_masked_as_its_envelope_shows_them(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """The observer was handed the URLs as the caller gave them (a password, an ``api_key``)
+    beside an envelope, a ledger and log lines that mask them: a log-shipping hook sent them on."""
+    root = write_plugin("shipper", "SEEN = []\n\ndef after_dispatch(arguments):\n    SEEN.append(arguments)\n")
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["shipper"]})
+    asked = "https://alice:hunter2@docs.example/guide?api_key=sk-live-123&page=2"
+    read = dispatch_extract([asked], backend="stub", config=config)
+    crawled = dispatch_crawl("https://docs.example/?token=tok-789", backend="stub", config=config, max_pages=1)
+    assert read["success"] is True and crawled["success"] is True
+    seen = _hook_module("shipper").SEEN
+    assert seen[0]["urls"] == [read["data"][0]["url"]] == ["https://***@docs.example/guide?api_key=***&page=2"]
+    assert seen[1]["url"] == "https://docs.example/?token=***"
+
+
 def test_policy_hook_can_refuse_a_call(write_plugin: Any, make_config: Any) -> None:
     code = GOOD.format(name="policy") + """
 from webproviders.errors import InvalidInputError
@@ -817,6 +899,30 @@ def before_dispatch(capability, backend, arguments):
     assert refused["error_code"] == "invalid_input"
     assert refused["error"] == "This query is not allowed by policy."
     assert dispatch_search("fine", backend="stub", config=config)["success"] is True
+
+
+def test_a_policy_refusing_a_member_with_auth_error_is_not_logged_as_its_credentials(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A ``before_dispatch`` hook refusing the first member of a chain with ``AuthError`` (this
+    tenant may not use it) was logged as "Provider 'stub' rejected its credentials": the
+    operator went to check a key no one had sent."""
+    code = GOOD.format(name="second") + """
+from webproviders import AuthError
+
+def before_dispatch(backend):
+    if backend == "stub":
+        raise AuthError("This tenant may not use stub.")
+"""
+    root = write_plugin("tenancy", code)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["tenancy"]})
+    with caplog.at_level(logging.WARNING, logger="webproviders.dispatch"):
+        envelope = dispatch_search("q", backend=["stub", "second"], config=config)
+    assert envelope["success"] is True and envelope["provider"] == "second", envelope
+    said = [r.getMessage() for r in caplog.records if r.name == "webproviders.dispatch"]
+    assert said == [
+        "The before_dispatch hook refused provider 'stub' (This tenant may not use stub.); trying the next backend."
+    ]
 
 
 def test_arguments_a_hook_left_invalid_fail_the_call_naming_it_and_cool_no_provider_down(
@@ -944,6 +1050,46 @@ def test_an_installed_package_cannot_take_over_a_built_in_name(
     assert _served_title("stub", config) != "squatter"
 
 
+def test_two_entry_points_naming_one_module_say_so_in_a_sentence(
+    install_entry_point: Any, make_config: Any, tmp_path: Path
+) -> None:
+    """The second was recorded with pluggy's refusal: "invalid plugin: ValueError: Plugin
+    already registered under a different name: entry point:twin-alias=<module 'wp_twin'
+    from '...'> {'entry point:twin': <module ...>}"."""
+    install_entry_point("twin", "wp_twin", GOOD.format(name="twin"))
+    with (tmp_path / "site" / "wp_twin-1.0.dist-info" / "entry_points.txt").open("a") as points:
+        points.write("twin-alias = wp_twin\n")
+    config = make_config()
+    rows = {r["plugin"]: r for r in list_providers(config) if r["source"] == "entry point"}
+    assert rows["twin"]["load_error"] is None
+    assert rows["twin-alias"]["load_error"] == (
+        "its code (wp_twin) is loaded already as the entry point plugin 'twin', and one module is one plugin: "
+        "remove one of the two, or point it at a module of its own"
+    )
+    assert _served_title("twin", config) == "from twin"
+
+
+def test_an_installed_package_whose_plugin_name_a_built_in_has_says_so(
+    install_entry_point: Any, make_config: Any
+) -> None:
+    """A plugin name is taken by the first plugin found, a built-in's too: an entry point
+    named ``stub`` loaded beside the built-in ``stub`` plugin, two plugins one name, which
+    ``plugins.disabled: [stub]`` turned off together."""
+    install_entry_point("stub", "wp_stubby", GOOD.format(name="stubby"))
+    config = make_config()
+    rows = [r for r in list_providers(config) if r["plugin"] == "stub"]
+    assert [(r["source"], r["name"]) for r in rows] == [("built-in", "stub"), ("entry point", "stub")]
+    assert rows[1]["load_error"].startswith(
+        "plugin name 'stub' is taken by the built-in plugin at "
+    )
+    assert rows[1]["load_error"].endswith(
+        ", found first; the entry point needs another name in its package's [project.entry-points.webproviders] "
+        "table (in the installed package wp-stubby 1.0)"
+    )
+    assert "wp_stubby" not in sys.modules
+    assert dispatch_search("q", backend="stub", config=config)["success"] is True
+
+
 def test_disabling_a_built_in_lets_a_user_plugin_replace_it(
     write_plugin: Any, make_config: Any, monkeypatch: Any
 ) -> None:
@@ -1011,6 +1157,48 @@ def test_an_exception_that_cannot_be_printed_is_still_named(write_plugin: Any, m
     assert _rows(failing)["unprintable"]["load_error"] == "register() failed: Unprintable"
 
 
+_WORDLESS = """
+from webproviders import AuthError, WebProviderError, WebSearchProvider
+
+class P(WebSearchProvider):
+    name = "wordless"
+    def is_available(self):
+        return True
+    def search(self, query, limit=5, **options):
+        raise AuthError("") if query == "auth" else WebProviderError("   ")
+
+def register(ctx):
+    ctx.register_web_search_provider(P())
+"""
+
+
+def test_a_register_that_returns_its_provider_says_how_to_register_it(write_plugin: Any, make_config: Any) -> None:
+    """``def register(ctx): return AcmeProvider()`` registered nothing, and the backend was
+    only "not available: its plugin 'returner' did not register it"."""
+    code = GOOD.format(name="returner").replace("ctx.register_web_search_provider(P())", "return P()")
+    root = write_plugin("returner", code, providers=[{"name": "returner", "capabilities": ["search"]}])
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["returner"]})
+    envelope = dispatch_search("q", backend="returner", config=config)
+    assert envelope["error"] == (
+        "Backend 'returner' is not available: its plugin 'returner' failed to load (register() returned P "
+        "instead of registering it: call ctx.register_web_search_provider(provider) for each provider inside "
+        "register())."
+    )
+
+
+def test_an_error_raised_without_words_is_still_a_sentence(write_plugin: Any, make_config: Any) -> None:
+    """``raise AuthError("")`` answered ``"error": ""``: a failure envelope with nothing for a
+    person, or a model, to read."""
+    root = write_plugin("wordless", _WORDLESS)
+    config = make_config(web={"cache": False, "retry": {"max_retries": 0}}, plugins={"paths": [str(root)], "enabled": ["wordless"]})
+    refused = dispatch_search("auth", backend="wordless", config=config)
+    assert (refused["error_code"], refused["error"]) == (
+        "auth_error", "wordless failed (auth_error): it raised AuthError without a message."
+    )
+    blank = dispatch_search("blank", backend="wordless", config=config)
+    assert blank["error"] == "wordless failed (provider_error): it raised WebProviderError without a message."
+
+
 def test_a_provider_registered_under_a_name_config_cannot_write_says_so_on_one_line(
     write_plugin: Any, make_config: Any
 ) -> None:
@@ -1021,6 +1209,21 @@ def test_a_provider_registered_under_a_name_config_cannot_write_says_so_on_one_l
     assert error == (
         "register() failed: ManifestError: the manifest of provider 'Acme Search' is invalid: 'name': should be "
         "1 to 64 lowercase letters, digits, '-' or '_', starting with a letter or a digit (such as 'acme-search')"
+    )
+
+
+@pytest.mark.parametrize(("written", "said"), [("42", "42 (int)"), ("None", "None (NoneType)"), ("['acme']", "['acme'] (list)")])
+def test_a_provider_whose_name_is_not_text_says_so_of_its_code(
+    write_plugin: Any, make_config: Any, written: str, said: str
+) -> None:
+    """A ``name`` property answering a number was told that YAML read it as a number and to put
+    it in quotes, of "provider registered" (its code has no YAML); a list failed as
+    ``TypeError: unhashable type: 'list'``."""
+    root = write_plugin("numbered", GOOD.replace('name = "{name}"', f"name = {written}").format(name="x"))
+    error = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["numbered"]}))["numbered"]["load_error"]
+    assert error == (
+        "register() failed: TypeError: register_web_search_provider() needs a provider whose name is text "
+        f"(such as 'acme-search'); P.name is {said}"
     )
 
 
@@ -1324,6 +1527,21 @@ def register(ctx):
     ]
 
 
+def test_an_extract_method_not_declared_is_named_in_plain_english(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The warning read "has a extract() method"."""
+    code = GOOD.format(name="reader") + "\nP.extract = lambda self, urls, **kwargs: []\n"
+    root = write_plugin("reader", code, providers=[{"name": "reader", "capabilities": ["search"]}])
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["reader"]})
+    with caplog.at_level(logging.WARNING, logger="webproviders.registry.registration"):
+        list_providers(config, load=True)
+    assert [r.getMessage() for r in caplog.records] == [
+        "Provider 'reader' of plugin 'reader' has an extract() method but does not declare extract: it is never "
+        "asked to extract; add extract to its manifest's capabilities.",
+    ]
+
+
 def test_a_hook_that_names_an_argument_its_hook_does_not_pass_is_said_on_one_line(
     write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -1399,6 +1617,117 @@ def after_dispatch(capability, arguments, envelope):
 
 def _hook_module(name: str) -> Any:
     return next(m for key, m in sys.modules.items() if key.startswith(f"_webproviders_plugins.user.{name}"))
+
+
+def test_an_async_call_refused_before_it_ran_waits_for_its_observer_off_the_loop(
+    write_plugin: Any, make_config: Any, ticking: Any
+) -> None:
+    """An async call refused as it was prepared (a caller's bad input, an unknown backend)
+    waited for its ``after_dispatch`` hooks on the caller's event loop: one that hung held
+    the loop, every other call on it, for a second a call."""
+    root = write_plugin("refusedhooks", _BLOCKING_HOOKS.replace("slowhooks", "refusedhooks"))
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["refusedhooks"]})
+    assert dispatch_search("warm up", backend="stub", config=config)["success"] is True
+    module = _hook_module("refusedhooks")
+    try:
+        envelope, _, ticks = asyncio.run(
+            ticking(adispatch_search("ship the log", backend="stub", config=config, limit=0, timeout=20))
+        )
+    finally:
+        module.GATE.set()
+    assert envelope["error_code"] == "invalid_input", envelope
+    assert ticks >= 5  # the loop ran on while the observer was waited for
+
+
+_CALLING_OBSERVER = """
+ANSWERS = []
+
+def after_dispatch(envelope, config):
+    if envelope.get("error_code") == "invalid_input":
+        from webproviders import dispatch_search
+        ANSWERS.append(dispatch_search("inner", backend="latecomer", config=config).get("error", "ok"))
+"""
+
+
+def test_an_observer_of_an_async_call_refused_on_its_loop_may_call_the_library(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """The hook ran in a copy of the context the call was refused in, which said it was on the
+    caller's event loop: a call it made to a provider whose plugin was not loaded yet failed
+    the hook as ``RunsPluginCode``, an exception of the library's internals."""
+    root = write_plugin("caller", _CALLING_OBSERVER)
+    write_plugin("latecomer", GOOD.format(name="latecomer"), providers=[{"name": "latecomer", "capabilities": ["search"]}])
+    manifest = root / "latecomer" / "plugin.yaml"
+    manifest.write_text(manifest.read_text(encoding="utf-8") + "hooks: []\n", encoding="utf-8")
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["caller", "latecomer"]})
+    assert dispatch_search("warm up", backend="stub", config=config)["success"] is True
+    refused = asyncio.run(adispatch_search("q", backend="stub", config=config, limit=0))
+    assert refused["error_code"] == "invalid_input"
+    module = _hook_module("caller")
+    for _ in range(600):  # the observer goes on on its own thread past the call's wait
+        if module.ANSWERS:
+            break
+        time.sleep(0.05)
+    assert module.ANSWERS == ["ok"]
+
+
+_HUNG_OBSERVER = GOOD.format(name="hungobserver") + """
+import threading
+
+GATE = threading.Event()
+POLICED = []
+
+def before_dispatch(capability, backend, arguments):
+    POLICED.append(arguments["query"])
+
+def after_dispatch(capability, arguments, envelope):
+    if arguments.get("query") == "ship the log":
+        GATE.wait(60)
+"""
+
+
+def test_after_dispatch_hooks_that_hang_hold_up_no_policy_hook(write_plugin: Any, make_config: Any) -> None:
+    """The hooks shared one pool of 16 threads: once 16 ``after_dispatch`` runs hung (a log
+    server that stopped answering), every later call's ``before_dispatch`` queued behind them,
+    and each call failed as ``timeout``, blaming the policy hook that never got to run."""
+    root = write_plugin("hungobserver", _HUNG_OBSERVER)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["hungobserver"]})
+    assert dispatch_search("warm up", backend="stub", config=config)["success"] is True
+    module = _hook_module("hungobserver")
+    try:
+        shipped = [dispatch_search("ship the log", backend="stub", config=config, timeout=0.2) for _ in range(20)]
+        fine = dispatch_search("fine", backend="stub", config=config, timeout=20)
+    finally:
+        module.GATE.set()
+    assert [e["success"] for e in shipped].count(True) >= 16, shipped
+    assert fine["success"] is True, fine
+    assert module.POLICED[-1] == "fine"
+
+
+def test_after_dispatch_runs_waiting_for_hung_ones_are_bounded(
+    write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
+) -> None:
+    """With the observers hung, each later call's ``after_dispatch`` run waited for a thread
+    without bound, holding its envelope: a gigabyte in 300 calls of 4 MB pages. Past
+    ``AFTER_BACKLOG`` runs not returned, an answer goes out without them, said in a warning."""
+    from webproviders.dispatch.hooks import AFTER_BACKLOG
+
+    root = write_plugin("backlogged", _HUNG_OBSERVER)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["backlogged"]})
+    assert dispatch_search("warm up", backend="stub", config=config)["success"] is True
+    module = _hook_module("backlogged")
+    try:
+        with caplog.at_level(logging.WARNING, logger="webproviders.dispatch"):
+            for _ in range(AFTER_BACKLOG + 4):
+                dispatch_search("ship the log", backend="stub", config=config, timeout=0.1)
+    finally:
+        module.GATE.set()
+    skipped = [r.getMessage() for r in caplog.records if "was not called for this answer" in r.getMessage()]
+    assert skipped, "every run was left waiting for a thread"
+    assert skipped[0] == (
+        "The after_dispatch hook of user plugin 'backlogged' was not called for this answer: "
+        f"{AFTER_BACKLOG} runs of after_dispatch hooks (of any plugin) have not returned yet."
+    )
 
 
 def test_a_hook_that_blocks_ends_its_call_by_the_deadline_and_leaves_the_loop_free(

@@ -73,6 +73,28 @@ def test_failures_and_pages_are_described(otel: tuple[Any, Any]) -> None:
     assert spans["webproviders.extract"].attributes["webproviders.pages"] == 1
 
 
+def test_a_hedged_member_given_up_on_is_no_failed_span(otel: tuple[Any, Any]) -> None:
+    """The member a hedged chain stopped waiting for, once another answered, was an attempt
+    span with status ERROR and ``error_code`` ``cancelled``, a code no envelope carries: every
+    hedged call showed a failure in the trace, where nothing failed."""
+    exporter, _ = otel
+    exporter.clear()
+    config = cost_config(retry={"max_retries": 0, "backoff": 0})
+    scripted(config, "priced").steps = [3.0]  # silent past hedge_after: the next member answers
+    envelope = dispatch_search("tidal energy", backend=["priced", "pricey"], hedge_after=0.2, config=config)
+    assert [(a["provider"], a["outcome"]) for a in envelope["meta"]["attempts"]] == [
+        ("priced", "cancelled"), ("pricey", "ok")
+    ], envelope
+    spans = exporter.get_finished_spans()
+    attempts = {s.attributes["webproviders.provider"]: s for s in spans if s.name == "webproviders.attempt"}
+    given_up = attempts["priced"]
+    assert given_up.attributes["webproviders.outcome"] == "cancelled"
+    assert "webproviders.error_code" not in given_up.attributes
+    assert given_up.status.status_code.name == "UNSET"
+    call = next(s for s in spans if s.name == "webproviders.search")
+    assert call.status.status_code.name == "UNSET" and "webproviders.error_code" not in call.attributes
+
+
 def test_a_call_refused_before_any_provider_is_a_span_and_a_count(otel: tuple[Any, Any]) -> None:
     """A caller's bad input or a backend that cannot run was neither traced nor counted: an
     application watching ``webproviders.calls`` by outcome never saw them. A backend name the
@@ -175,6 +197,35 @@ def test_without_opentelemetry_nothing_is_imported_and_calls_work() -> None:
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
     assert json.loads(out.stdout.strip().splitlines()[-1]) == {"ok": True, "telemetry": False, "loaded": []}
+
+
+def test_with_opentelemetry_installed_but_not_set_up_a_call_loads_none_of_it() -> None:
+    """A call imported the API and made its tracer and instruments, scanning every installed
+    package's entry points as the API loads (20-60 ms of a process's first call), while no
+    application had set up anything to collect; one set up after that call is still traced."""
+    pytest.importorskip("opentelemetry.sdk")
+    script = (
+        "import sys, json\n"
+        "from webproviders import dispatch_search\n"
+        "first = dispatch_search('x', backend='stub', cache=False)\n"
+        "loaded = [m for m in sys.modules if m.startswith('opentelemetry')]\n"
+        "from opentelemetry import trace\n"
+        "from opentelemetry.sdk.trace import TracerProvider\n"
+        "from opentelemetry.sdk.trace.export import SimpleSpanProcessor\n"
+        "from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter\n"
+        "exporter = InMemorySpanExporter()\n"
+        "provider = TracerProvider()\n"
+        "provider.add_span_processor(SimpleSpanProcessor(exporter))\n"
+        "trace.set_tracer_provider(provider)\n"
+        "later = dispatch_search('y', backend='stub', cache=False)\n"
+        "spans = sorted(s.name for s in exporter.get_finished_spans())\n"
+        "print(json.dumps({'ok': [first['success'], later['success']], 'loaded': loaded, 'spans': spans}))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OTEL_PYTHON_")}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, env=env, check=True)
+    assert json.loads(out.stdout.strip().splitlines()[-1]) == {
+        "ok": [True, True], "loaded": [], "spans": ["webproviders.attempt", "webproviders.search"]
+    }
 
 
 def test_importing_and_listing_providers_loads_no_accounting_machinery() -> None:

@@ -27,8 +27,13 @@ class Accounts:
             self.budgets = Budgets(web.budget, web.rate_limit.url, web.rate_limit.namespace, self.ledger)
             for sentence in caps_without_provider(web.budget, [e.manifest.name for e in registry.entries()]):
                 log.warning(sentence)
-        self.telemetry = telemetry.get()
         self._tariffs: dict[str, Tariff] = {}
+
+    @property
+    def telemetry(self) -> telemetry.Telemetry | None:
+        """The process's telemetry, asked per call: an application may set OpenTelemetry up
+        after its first call."""
+        return telemetry.get()
 
     def tariff(self, name: str) -> Tariff:
         """The prices that apply to provider ``name`` (resolved once: keys and URLs come from config)."""

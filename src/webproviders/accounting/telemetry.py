@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import sys
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -34,6 +35,9 @@ COST_UNIT = "webproviders.cost.unit"
 COST_ESTIMATED = "webproviders.cost.estimated"
 HITS = "webproviders.hits"
 PAGES = "webproviders.pages"
+#: An attempt's outcome that is no failure: given up on once another member of a hedged chain
+#: answered (or the caller left). Never an envelope's error code, so no error on its span.
+CANCELLED = "cancelled"
 
 _UNSET: Any = object()
 _instance: Any = _UNSET
@@ -49,9 +53,16 @@ log = get_logger("webproviders.accounting.telemetry")
 
 def get() -> Telemetry | None:
     """The process's telemetry, or None when ``opentelemetry-api`` is not installed or could
-    not be set up (a provider named in ``OTEL_PYTHON_TRACER_PROVIDER`` that does not load)."""
+    not be set up (a provider named in ``OTEL_PYTHON_TRACER_PROVIDER`` that does not load).
+
+    None too, asked again on the next call, while nothing could collect: no module of the API
+    is imported (an application that sets up a provider imports it first) and none is named in
+    the environment. The API's import and the entry points it scans as it loads cost a first
+    call 20-60 ms, for tracing no one had set up."""
     global _instance
     if _instance is _UNSET:
+        if not _may_collect():
+            return None
         with _lock:
             if _instance is _UNSET:
                 _instance = _quietly(Telemetry) if _installed() else None
@@ -87,6 +98,17 @@ def _failed(exc: Exception) -> None:
             "(this is said once).", type(exc).__name__, f": {text}" if text else "",
             f" (the provider {named} names may not load)" if named else "",
         )
+
+
+def _may_collect() -> bool:
+    """Whether an application may have set up OpenTelemetry: it imported the API (to set a
+    provider), or names a provider for the API to load from the environment."""
+    modules = sys.modules
+    return (
+        "opentelemetry.trace" in modules
+        or "opentelemetry.metrics" in modules
+        or any(name in os.environ for name in _PROVIDER_VARIABLES)
+    )
 
 
 def _installed() -> bool:
@@ -178,7 +200,7 @@ class Telemetry:
         try:
             if span.is_recording():  # without an SDK spans record nothing: skip the attributes
                 span.set_attributes({OUTCOME: error_code or "ok", **_cost_attributes(cost.as_dict())})
-                if error_code:
+                if error_code and error_code != CANCELLED:
                     span.set_attribute(ERROR_CODE, error_code)
                     span.set_status(self._trace.Status(self._trace.StatusCode.ERROR, error_code))
         finally:

@@ -29,7 +29,7 @@ from ..registry.providers import ready_registry
 from . import runner
 from .call import Call, could_not_start, never_started, prepare
 from .chain import run_plan
-from .hooks import after, after_on_loop
+from .hooks import after, after_on_loop, observed
 from .per_url import mask_urls, merge_set_aside
 from .serve import Cancelled
 
@@ -93,6 +93,7 @@ async def _dispatch(
         except NoThread as exc:
             return never_started(could_not_start(exc), backend)
     if isinstance(prepared, dict):
+        await observed()
         return prepared
     if _ANYIO_ASYNCIO in sys.modules:  # a caller may be inside an anyio cancel scope
         return await _cancelled_once(_execute(prepared))

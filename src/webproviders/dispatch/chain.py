@@ -47,7 +47,9 @@ def _should_fail_over(error: WebProviderError, plan: Plan) -> bool:
 
 def _refused(name: str, error: WebProviderError) -> str:
     """Who refused whose credentials: a 407 comes from a proxy on the way, which refused its
-    own, never from the provider (a keyless one has none)."""
+    own, never from the provider (a keyless one has none); a policy hook refuses in its stead."""
+    if error.hook is not None:  # a policy's refusal in the provider's stead, no credential's
+        return f"The {error.hook} hook refused provider '{name}' ({error.message})"
     if error.status_code == 407:
         return f"A proxy on the way to provider '{name}' refused its proxy credentials (HTTP 407)"
     return f"Provider '{name}' rejected its credentials"

@@ -3,8 +3,8 @@ the call's deadline.
 
 A hook is plugin code that may block: a policy asked over the network, a log shipped to a
 server. Run on the caller's thread, one that hung held the call past its deadline, and on
-an event loop every other call on that loop with it. Each runs on a thread of its own pool
-(:data:`_threads`) and is waited for until the call's deadline at most (an
+an event loop every other call on that loop with it. Each runs on a thread of the hooks' own
+pools (:data:`_threads`, :data:`_observers`) and is waited for until the call's deadline at most (an
 ``after_dispatch`` hook, which only observes, for :data:`AFTER_WAIT` at most); one still
 running then is left to finish on its own, and the call answers in time.
 """
@@ -15,8 +15,11 @@ import asyncio
 import concurrent.futures
 import contextvars
 import dataclasses
+import functools
+import os
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ..asynctimeout import within
@@ -28,7 +31,8 @@ from ..errors import (
     to_provider_error,
 )
 from ..pools import LazyPool
-from ..redact import get_logger
+from ..redact import get_logger, mask_url, scrub
+from ..registry.providers import context_for_thread, on_callers_loop
 from ..registry.registration import ProviderEntry
 from .call import Call, validate_arguments
 
@@ -36,11 +40,25 @@ log = get_logger("webproviders.dispatch")
 
 #: The hooks' own threads: never queued behind sync provider calls or a call's preparation.
 _threads = LazyPool(16, "webproviders-hooks")
+#: The ``after_dispatch`` hooks' threads, apart: observers left running past their wait (a log
+#: server that stopped answering) hold these, never a thread a ``before_dispatch`` hook needs.
+_observers = LazyPool(16, "webproviders-after-hooks")
 
 #: Seconds an answer waits at most for its ``after_dispatch`` hooks (and never past the call's
 #: deadline). They observe, and a call's answer does not depend on them: one that hangs (a log
 #: server that stopped answering) costs each call this long, not the rest of its time.
 AFTER_WAIT = 1.0
+#: ``after_dispatch`` runs started and not returned (running, or waiting for a thread) at most.
+#: Each holds its call's envelope: with the observers hung (a log server that stopped answering)
+#: the waiting ones grew without bound, a gigabyte in 300 calls of 4 MB pages. Past it an answer
+#: goes out without them, said in a warning.
+AFTER_BACKLOG = 64
+_backlog = threading.BoundedSemaphore(AFTER_BACKLOG)
+#: The ``after_dispatch`` hooks of a call refused as it was prepared on an async caller's
+#: loop, for that caller to await (:func:`observed`).
+_left: contextvars.ContextVar[Callable[[], Awaitable[None]] | None] = contextvars.ContextVar(
+    "webproviders_refused_observers", default=None
+)
 #: The arguments each capability's call holds, which a ``before_dispatch`` hook may edit but not remove.
 _ARGUMENTS = {"search": ("query", "limit", "options"), "extract": ("urls", "options"), "crawl": ("url", "options")}
 
@@ -72,6 +90,7 @@ async def before(call: Call, entry: ProviderEntry) -> None:
             provider=name,
         )
     if problem is not None:
+        problem.hook = "before_dispatch"  # a sentence about it must not blame the provider
         call.record(name, "error", time.perf_counter(), problem)
         raise problem
 
@@ -116,20 +135,38 @@ def _unshaped(capability: str, arguments: dict[str, Any]) -> str | None:
 
 
 def after(call: Call, envelope: dict[str, Any]) -> None:
-    """The ``after_dispatch`` hooks, from code that is not on an event loop's turn (a call
-    refused before it ran): waited for :data:`AFTER_WAIT` at most, and not past the deadline."""
+    """The ``after_dispatch`` hooks of a call refused before it ran: waited for
+    :data:`AFTER_WAIT` at most, and not past the deadline. Refused as it was prepared on an
+    async caller's loop, the call leaves them to :func:`observed`: waited for here, they held
+    that loop, every call on it, for as long."""
     running = _observing(call, envelope)
-    if running is not None and not concurrent.futures.wait([running], _after_wait(call)).done:
+    if running is None:
+        return
+    if on_callers_loop():
+        _left.set(functools.partial(_awaited, call, running))
+    elif not concurrent.futures.wait([running], _after_wait(call)).done:
         _not_waited(call)
+
+
+async def observed() -> None:
+    """Await the ``after_dispatch`` hooks :func:`after` left, if any, the caller's loop running on."""
+    left = _left.get()
+    if left is not None:
+        _left.set(None)
+        await left()
 
 
 async def after_on_loop(call: Call, envelope: dict[str, Any]) -> None:
     """:func:`after` for a call that ran: the caller's loop runs on while the hooks do."""
     running = _observing(call, envelope)
     if running is not None:
-        done, _ = await asyncio.wait([asyncio.wrap_future(running)], timeout=_after_wait(call))
-        if not done:
-            _not_waited(call)
+        await _awaited(call, running)
+
+
+async def _awaited(call: Call, running: concurrent.futures.Future[None]) -> None:
+    done, _ = await asyncio.wait([asyncio.wrap_future(running)], timeout=_after_wait(call))
+    if not done:
+        _not_waited(call)
 
 
 def _after_wait(call: Call) -> float:
@@ -147,17 +184,43 @@ def _observing(call: Call, envelope: dict[str, Any]) -> concurrent.futures.Futur
     meter = call.meter
     cost = meter.total.as_dict() if meter is not None and registry.hook_takes("after_dispatch", "cost") else None
     arguments = {
-        "capability": call.capability, "arguments": call.arguments, "envelope": _copy(envelope),
-        "config": call.config, "cost": cost,
+        "capability": call.capability, "arguments": _shown(call.capability, call.arguments),
+        "envelope": _copy(envelope), "config": call.config, "cost": cost,
     }
+
+    backlog = _backlog
+    if not backlog.acquire(blocking=False):
+        log.warning(
+            "The after_dispatch hook of %s was not called for this answer: %d runs of after_dispatch hooks "
+            "(of any plugin) have not returned yet.",
+            registry.hook_plugins("after_dispatch"),
+            AFTER_BACKLOG,
+        )
+        return None
 
     def observe() -> None:
         try:
             hook(**arguments)
         except BaseException as exc:  # noqa: BLE001 - an observer (even one calling sys.exit()) must not break the call
             log.warning("%s.", registry.hook_failure("after_dispatch", exc))
+        finally:
+            backlog.release()
 
-    return _started(observe)
+    return _started(observe, pool=_observers)
+
+
+def _shown(capability: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """A copy of the call's arguments as the envelope and the usage ledger show them: the
+    credentials in its URLs masked and its query scrubbed. The observer was handed the URLs
+    as asked (``user:password@``, ``?api_key=``) beside an envelope that masks them."""
+    shown = _copy(arguments)
+    if capability == "extract" and isinstance(shown.get("urls"), list):
+        shown["urls"] = [mask_url(url) if isinstance(url, str) else url for url in shown["urls"]]
+    elif capability == "crawl" and isinstance(shown.get("url"), str):
+        shown["url"] = mask_url(shown["url"])
+    elif capability == "search" and isinstance(shown.get("query"), str):
+        shown["query"] = scrub(shown["query"])
+    return shown
 
 
 def _not_waited(call: Call) -> None:
@@ -169,15 +232,25 @@ def _not_waited(call: Call) -> None:
     )
 
 
-def _started(fn: Callable[..., Any], *args: Any) -> concurrent.futures.Future[Any]:
-    """``fn(*args)`` started on a hook thread, in a copy of the caller's context; run here
-    when no thread can be started (the process is at its limit: better late than never)."""
+def _started(fn: Callable[..., Any], *args: Any, pool: LazyPool = _threads) -> concurrent.futures.Future[Any]:
+    """``fn(*args)`` started on a thread of ``pool``, in a copy of the caller's context; run
+    here when no thread can be started (the process is at its limit: better late than never)."""
     try:
-        return _threads.executor().submit(contextvars.copy_context().run, fn, *args)
+        return pool.executor().submit(context_for_thread().run, fn, *args)
     except RuntimeError:  # NoThread: the process is at its limit of threads
         done: concurrent.futures.Future[Any] = concurrent.futures.Future()
         done.set_result(fn(*args))
         return done
+
+
+def _forget_backlog() -> None:
+    """In a forked child: the runs the parent's observers hold never return there."""
+    global _backlog
+    _backlog = threading.BoundedSemaphore(AFTER_BACKLOG)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_backlog)
 
 
 def _copy(value: Any) -> Any:

@@ -244,8 +244,23 @@ def _warn_not_found(found: Plugins, config: Config, directories: list[Path]) -> 
                 ", ".join(str(d) for d in directories),
                 here,
                 did_you_mean(name, [record.name for record in found.idle]),
-                _plugin_folder_named(directories),
+                _plugin_folder_named(directories) or _folder_without_manifest(name, directories),
             )
+
+
+def _folder_without_manifest(name: str, directories: list[Path]) -> str:
+    """A sentence for a folder named as the plugin that has no ``plugin.yaml``: it is there,
+    but without its manifest it is not a plugin folder, which "no folder holds it" hid."""
+    if os.path.basename(name) != name or name in (".", ".."):  # no folder's own name
+        return ""
+    for directory in directories:
+        folder = directory / name
+        if folder.is_dir():
+            return (
+                f" {folder} has no plugin.yaml, so it is not read as a plugin folder: write one there "
+                f"(name: {name}, kind: backend, and its providers)."
+            )
+    return ""
 
 
 def _plugin_folder_named(directories: list[Path]) -> str:
@@ -334,21 +349,35 @@ def _declare(found: Plugins, config: Config, record: PluginRecord) -> None:
         record.providers.append(name)
 
 
-def load_code(found: Plugins, config: Config, record: PluginRecord) -> None:
-    """Import a plugin folder's code and call its ``register()`` (once; failures are recorded)."""
+def import_code(record: PluginRecord) -> types.ModuleType | BaseException:
+    """A plugin folder's module, or what its import raised, for :func:`load_code`. Each module
+    imports under a lock of its own, so a registry imports before it takes the lock its loads
+    share: a plugin whose import takes seconds holds up no other plugin's load."""
+    try:
+        return _import_folder(Path(record.location), record.source)
+    except BaseException as exc:  # a broken plugin (a sys.exit() too) must not stop the others
+        if _users_interrupt(exc):
+            record.loaded = True  # its load ends here, as one that failed: not "still loading"
+            raise
+        return exc
+
+
+def load_code(
+    found: Plugins, config: Config, record: PluginRecord, imported: types.ModuleType | BaseException | None = None
+) -> None:
+    """Import a plugin folder's code (``imported``: what :func:`import_code` gave already) and
+    call its ``register()`` (once; failures are recorded)."""
     if record.loaded:
         return
     from ..pools import NoThread  # here: reading manifests starts no thread
 
     loaded = True
     try:
-        module = _import_folder(Path(record.location), record.source)
-    except BaseException as exc:  # a broken plugin (a sys.exit() too) must not stop the others
-        if _users_interrupt(exc):
-            raise
-        record.error = f"import failed: {_describe(exc)}"
-        log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
-    else:
+        module = import_code(record) if imported is None else imported
+        if isinstance(module, BaseException):
+            record.error = f"import failed: {_describe(module)}"
+            log.warning("Plugin '%s' failed to import: %s", record.name, record.error)
+            return
         try:
             _register(found, module, record, config)
         except NoThread:  # no thread to run register() on now: a later call loads the plugin
@@ -363,6 +392,15 @@ def _load_entry_point(found: Plugins, config: Config, ep: Any) -> None:
         return
     record = PluginRecord(name=ep.name, source="entry point", location=ep.value, loaded=True)
     found.plugins.append(record)
+    holder = next((r for r in found.plugins if r.name == ep.name and r.error is None and r is not record), None)
+    if holder is not None:  # as a user folder named as an entry point: one name, one plugin
+        record.error = (
+            f"plugin name '{ep.name}' is taken by the {holder.source} plugin at {holder.location}, found first; "
+            f"the entry point needs another name in its package's [project.entry-points.{ENTRY_POINT_GROUP}] "
+            f"table{_installed_by(ep)}"
+        )
+        log.warning("Plugin '%s' at %s is not loaded: %s.", record.name, ep.value, record.error)
+        return
     loading_now[id(config)] = record
     if ep.pattern.match(ep.value) is None:  # else load() fails as "'NoneType' object has no attribute 'group'"
         record.error = (
@@ -456,6 +494,15 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
 
     manager, providers = found.manager, found.providers
     plugin_id = record.plugin_id
+    holder = next((r for r in found.plugins if r.plugin_id == manager.get_name(plugin)), None)
+    if holder is not None:  # pluggy's refusal names its internal ids and the module's repr twice
+        code = getattr(plugin, "__name__", None) or type(plugin).__name__
+        record.error = (
+            f"its code ({code}) is loaded already as the {holder.source} plugin '{holder.name}', and one "
+            "module is one plugin: remove one of the two, or point it at a module of its own"
+        )
+        log.warning("Plugin '%s' failed to register: %s", record.name, record.error)
+        return
     try:
         manager.register(plugin, name=plugin_id)
     except Exception as exc:  # noqa: BLE001
@@ -479,7 +526,7 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
         return
     for impl in impls:
         try:
-            _call_register(impl.function, ctx, limit)
+            returned = _call_register(impl.function, ctx, limit)
         except NoThread:
             ctx.close()
             _withdraw(providers, record)
@@ -499,6 +546,20 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
             _withdraw(providers, record)
             manager.unregister(name=plugin_id)
             return
+        if _holds_provider(returned):  # "did not register it" alone left the author guessing why
+            record.error = (
+                f"register() returned {type(returned).__name__} instead of registering it: call "
+                "ctx.register_web_search_provider(provider) for each provider inside register()"
+            )
+            log.warning("Plugin '%s' failed to register: %s", record.name, record.error)
+
+
+def _holds_provider(value: Any) -> bool:
+    """Whether ``register()``'s return value is, or lists, a provider it meant to register."""
+    from ..provider import WebSearchProvider
+
+    items = value if isinstance(value, (list, tuple)) else [value]
+    return any(isinstance(item, WebSearchProvider) for item in items)
 
 
 def _required(function: Any) -> list[str]:
@@ -570,8 +631,9 @@ def _withdraw(providers: dict[str, ProviderEntry], record: PluginRecord) -> None
 _still_registering: dict[Any, Future[Any]] = {}
 
 
-def _call_register(function: Any, ctx: PluginContext, limit: float) -> None:
-    """Run a plugin's ``register(ctx)`` for at most ``limit`` seconds (raises :class:`Overran`).
+def _call_register(function: Any, ctx: PluginContext, limit: float) -> Any:
+    """Run a plugin's ``register(ctx)`` for at most ``limit`` seconds (raises :class:`Overran`);
+    what it returned.
 
     A ``register()`` still stuck from an earlier load is not started again: that plugin
     overruns at once.
@@ -584,7 +646,7 @@ def _call_register(function: Any, ctx: PluginContext, limit: float) -> None:
             raise Overran(stuck)
         _still_registering.pop(function, None)
     try:
-        call_bounded(function, limit, ctx)
+        return call_bounded(function, limit, ctx)
     except Overran as overran:
         _still_registering[function] = overran.future
         raise

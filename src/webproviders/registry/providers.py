@@ -22,7 +22,7 @@ import types
 import weakref
 from concurrent.futures import Future, wait
 from concurrent.futures import TimeoutError as FutureTimeout
-from contextvars import ContextVar, Token
+from contextvars import Context, ContextVar, Token, copy_context
 from typing import Any
 
 import pluggy
@@ -30,7 +30,7 @@ import pluggy
 from .. import context, redact
 from ..config import Config, ProviderSettings, default_config, loaded_default
 from ..manifest import CAPABILITIES, Capability
-from .loader import Plugins, discover, load_code, loading_now
+from .loader import Plugins, discover, import_code, load_code, loading_now
 from .registration import PluginRecord, ProviderEntry
 
 log = redact.get_logger("webproviders.registry")
@@ -236,9 +236,10 @@ class Registry:
         from ..pools import NoThread
 
         try:
+            imported = None if record.loaded else import_code(record)  # not under the lock: it may take seconds
             with self._load_lock:
                 known = set(self._providers)
-                load_code(self._found, self.config, record)
+                load_code(self._found, self.config, record, imported)
                 self._callers = {}
                 self.version += 1
                 self._adopt([entry for name, entry in list(self._providers.items()) if name not in known])
@@ -334,9 +335,10 @@ class Registry:
         return redact.scrub(f"The {hook} hook {who}failed: {what}")
 
     def hook_plugins(self, hook: str) -> str:
-        """The plugins implementing ``hook``, for a sentence about what its calls did
-        (``user plugin 'policy'``)."""
-        ids = {impl.plugin_name for impl in getattr(self.hooks.hook, hook).get_hookimpls()}
+        """The plugins whose ``hook`` a call runs, for a sentence about what its calls did
+        (``user plugin 'policy'``): one whose hooks serve a setting that is off ran nothing."""
+        caller = self.hook(hook)
+        ids = {impl.plugin_name for impl in caller.get_hookimpls()} if caller is not None else set()
         return " or ".join(f"{r.source} plugin '{r.name}'" for r in self.plugins if r.plugin_id in ids)
 
     def availability(self, entry: ProviderEntry, *, load: bool = False) -> Availability:
@@ -562,6 +564,21 @@ class RunsPluginCode(BaseException):
 
 #: True while code runs on an event loop that plugin code must not stop (see :class:`RunsPluginCode`).
 _on_loop: ContextVar[bool] = ContextVar("webproviders_on_loop", default=False)
+
+
+def on_callers_loop() -> bool:
+    """Whether this is an async call being prepared on its caller's event loop."""
+    return _on_loop.get()
+
+
+def context_for_thread() -> Context:
+    """A copy of the current context for code that runs on a thread of its own (a hook), where
+    plugin code may load: one copied as an async call was prepared on its caller's loop said
+    the hook was there too, and a call the hook made failed as ``RunsPluginCode``."""
+    found = copy_context()
+    if _on_loop.get():
+        found.run(_on_loop.set, False)
+    return found
 
 
 def refuse_plugin_code() -> Token[bool]:

@@ -164,6 +164,11 @@ class PluginContext:
         # close() takes it, and a provider whose code never returns held the loader (every
         # call, every listing) past plugins.register_timeout, for as long as it hung.
         name = provider.name
+        if not isinstance(name, str):  # its manifest's check would speak of YAML and quotes
+            raise TypeError(
+                "register_web_search_provider() needs a provider whose name is text (such as 'acme-search'); "
+                f"{type(provider).__name__}.name is {repr(name)[:64]} ({type(name).__name__})"
+            )
         if self._record.source != "user" and name in self.config.plugins.disabled:
             return  # turned off; a user plugin may register the name instead
         existing = self._providers.get(name)
@@ -206,7 +211,8 @@ class PluginContext:
                     self._record.name,
                     f"declares {capability} but has no {capability}() method of its own"
                     if declared
-                    else f"has a {capability}() method but does not declare {capability}",
+                    else f"has {'an' if capability == 'extract' else 'a'} {capability}() method but does not "
+                    f"declare {capability}",
                     f"calls to it for {capability} fail as unsupported; write {capability}() or take it out of "
                     "its manifest's capabilities"
                     if declared
