@@ -11,6 +11,7 @@ installs an SDK; until then no span is started and nothing is counted (see
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.util
 import os
 import sys
@@ -104,11 +105,14 @@ def _may_collect() -> bool:
     """Whether an application may have set up OpenTelemetry: it imported the API (to set a
     provider), or names a provider for the API to load from the environment."""
     modules = sys.modules
-    return (
-        "opentelemetry.trace" in modules
-        or "opentelemetry.metrics" in modules
-        or any(name in os.environ for name in _PROVIDER_VARIABLES)
-    )
+    return "opentelemetry.trace" in modules or "opentelemetry.metrics" in modules or _named_in_environment()
+
+
+@functools.cache
+def _named_in_environment() -> bool:
+    """Whether the environment names a provider for the API to load: read once, as the
+    process starts with it (this is asked at every call while nothing collects)."""
+    return any(name in os.environ for name in _PROVIDER_VARIABLES)
 
 
 def _installed() -> bool:

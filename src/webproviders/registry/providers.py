@@ -611,7 +611,8 @@ def get_registry(config: Config | None = None, *, timeout: float | None = None) 
     key = id(cfg)
     built = _built(cfg)  # the common case, without the lock
     if built is not None:
-        redact.remember(*built.secrets)  # in use: not among those a busy process forgets
+        if built.secrets:  # in use: not among those a busy process forgets
+            redact.remember(*built.secrets)
         return built
     with _lock:
         built = _built(cfg)
