@@ -62,9 +62,12 @@ def _is_empty(data: Any) -> bool:
 
 
 def _succeed(call: Call, name: str, data: Any, provider_meta: dict[str, Any], cached: bool) -> dict[str, Any]:
+    """The chain's answer. ``meta.cached`` only when the call sent no request at all: a member
+    asked before (or beside) the one whose cached answer won may have been billed, its cost in
+    ``meta.cost``, as in fusion. Before, a hedged chain said ``cached: true`` beside it."""
     call.warn(provider_meta.pop("warnings", None) or ())
     provider_meta.pop("cached", None)
-    meta = call.meta(name, cached, provider_meta)
+    meta = call.meta(name, cached and not call.unanswered, provider_meta)
     failed = failed_count(data)
     if failed:
         meta["failed"] = failed
