@@ -381,8 +381,8 @@ def _show_decisions(capability: str, args: argparse.Namespace, envelope: dict[st
         plan = resolve(capability, args.backend, get_registry(config))  # type: ignore[arg-type]
         mode = "standby" if plan.standby else plan.mode
         say(f"debug: plan: {capability} by {_chosen(plan.candidates, mode)} (from {_set_by(plan.source)})\n")
-        for name, code, reason in plan.skipped:
-            say(f"debug: plan: {name} left out [{code}]: {reason}\n")
+        for left in plan.skipped:
+            say(f"debug: plan: {left.name} left out [{left.code}]: {left.reason}\n")
     except WebProviderError as exc:
         say(f"debug: plan: no {capability} backend ({exc.message})\n")
     meta = envelope.get("meta") or {}

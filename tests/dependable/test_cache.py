@@ -183,6 +183,47 @@ def test_different_arguments_miss(cache_config: Any) -> None:
     assert provider(config, "fake-a").calls == 4
 
 
+class _BraveWeb(BaseHTTPRequestHandler):
+    """Brave's web search, answering every request with one result and keeping its path."""
+
+    paths: list[str] = []
+
+    def do_GET(self) -> None:
+        self.paths.append(self.path)
+        hit = {"title": "Heat pumps", "url": "https://example.com/heat", "description": "How they work."}
+        body = json.dumps({"type": "search", "web": {"type": "search", "results": [hit]}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+def test_a_country_or_language_code_in_another_case_is_the_same_entry(
+    cache_kind: str, tmp_path: Path, request: pytest.FixtureRequest, namespace: str, http_server: Any
+) -> None:
+    """``country="us"`` and ``"US"`` send Brave the same request; each case was a cache entry
+    of its own, and a paid request more."""
+    redis_url = request.getfixturevalue("redis_server") if cache_kind == "redis" else None
+    handler = type("BraveWeb", (_BraveWeb,), {"paths": []})
+    base = f"http://127.0.0.1:{http_server(handler).server_address[1]}"
+    config = build_config(
+        search_backend="brave",
+        cache=_backend_settings(cache_kind, tmp_path, redis_url, namespace),
+        providers={"brave": {"api_key": "k-brave", "base_url": base}},
+    )
+    first = dispatch_search("heat pumps", country="us", lang="en", config=config)
+    assert first["success"] and "cached" not in first["meta"], first
+    for country, lang in (("US", "EN"), ("Us", "en")):
+        assert dispatch_search("heat pumps", country=country, lang=lang, config=config)["meta"]["cached"] is True
+    assert handler.paths == ["/res/v1/web/search?q=heat+pumps&count=5&country=US&search_lang=en"]
+    dispatch_search("heat pumps", country="de", lang="en", config=config)  # another country is another entry
+    assert len(handler.paths) == 2
+
+
 def test_cache_false_bypasses_reads_and_writes(cache_config: Any) -> None:
     config = cache_config()
     assert dispatch_search("python", config=config, cache=False)["meta"].get("cached") is None

@@ -516,3 +516,47 @@ def test_a_chain_of_members_whose_plugins_are_turned_off_says_so_and_a_mistaken_
     )
     typo = dispatch_search("heat pumps", backend=["stub", "dddgs"], config=config)
     assert typo["error_code"] == "invalid_input" and typo["error"].startswith("Unknown backend 'dddgs'."), typo
+
+
+class _DownSearxngAndBrave(BaseHTTPRequestHandler):
+    """SearXNG answering 503 (its engines down), Brave answering one result."""
+
+    def do_GET(self) -> None:
+        if self.path.startswith("/search"):
+            self.send_response(503)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        hit = {"title": "Heat pumps", "url": "https://example.com/heat", "description": "How they work."}
+        body = json.dumps({"type": "search", "web": {"type": "search", "results": [hit]}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.mark.parametrize("hedge_after", [None, 5.0], ids=["in-turn", "hedged"])
+def test_members_the_plan_leaves_out_are_listed_in_chain_order(http_server: Any, hedge_after: float | None) -> None:
+    """A member that cannot search (``http``) or whose plugin is off (``ddgs``) was listed
+    first in ``meta.attempts``, before the members tried ahead of it in the chain."""
+    url = f"http://127.0.0.1:{http_server(_DownSearxngAndBrave).server_address[1]}"
+    web = {
+        "cache": False,
+        "retry": {"max_retries": 0},
+        "providers": {"searxng": {"base_url": url}, "brave": {"api_key": "k-brave", "base_url": url}},
+    }
+    config = config_from_dict({"web": web, "plugins": {"disabled": ["ddgs"]}})
+    chain = ["searxng", "http", "ddgs", "brave"]
+    envelope = dispatch_search("heat pumps", backend=chain, hedge_after=hedge_after, config=config)
+    assert envelope["provider"] == "brave", envelope
+    attempts = [(a["provider"], a["outcome"], a.get("error_code")) for a in envelope["meta"]["attempts"]]
+    assert attempts == [
+        ("searxng", "error", "bad_gateway"),
+        ("http", "skipped", "unsupported"),
+        ("ddgs", "skipped", "not_configured"),
+        ("brave", "ok", None),
+    ]

@@ -335,8 +335,9 @@ def test_a_late_answer_from_an_abandoned_sync_provider_is_dropped_not_cached() -
     assert slow.finished.wait(10)  # its worker thread did answer, after the call was over
     time.sleep(0.1)
     again = dispatch_search("q", backend=["sync-1", "sync-2"], config=config, hedge_after=0.05)
-    assert again["provider"] == "sync-2" and again["meta"]["cached"] is True
+    assert again["provider"] == "sync-2" and again["meta"]["attempts"][-1]["cached"] is True
     assert slow.calls == 2  # its late answer was not cached: it was asked again
+    assert "cached" not in again["meta"]  # so the call sent a request: not an answer made of the cache alone
 
 
 def test_a_cancelled_attempt_does_not_count_against_the_providers_health() -> None:
@@ -588,3 +589,45 @@ def test_a_member_skipped_without_a_request_starts_the_next_at_once(how: str, re
         ("stub", "ok"),
     ]
     assert down.asked == asked  # type: ignore[attr-defined]
+
+
+class _SlowTavilyCachedBrave(BaseHTTPRequestHandler):
+    """Tavily that holds its search until the test ends; Brave answering at once."""
+
+    def _send(self, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        hit = {"title": "Heat pumps", "url": "https://example.com/heat", "description": "How they work."}
+        self._send({"type": "search", "web": {"type": "search", "results": [hit]}})
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        self.server.released.wait(HANG)  # type: ignore[attr-defined]
+        hit = {"title": "B", "url": "https://b.example/", "content": "small", "score": 0.9, "raw_content": None}
+        with contextlib.suppress(OSError):  # the call gave up on it long ago
+            self._send({"query": "heat pumps", "answer": None, "images": [], "results": [hit], "response_time": 0.2})
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def test_a_cached_answer_beside_a_cancelled_priced_request_is_not_said_to_be_cached(http_server: Any) -> None:
+    """The first member's request was sent and cancelled (charged, ``estimated``), the second
+    answered from the cache: the envelope said ``cached: true`` beside that cost, as if the
+    call had sent nothing and cost nothing."""
+    url = f"http://127.0.0.1:{http_server(_SlowTavilyCachedBrave).server_address[1]}"
+    providers = {"brave": {"api_key": "k-brave", "base_url": url}, "tavily": {"api_key": "tvly-test-0123456789abcdef", "base_url": url}}
+    config = config_from_dict({"web": {"usage": False, "providers": providers}})
+    assert dispatch_search("heat pumps", backend="brave", config=config)["success"] is True
+    envelope = dispatch_search("heat pumps", backend=["tavily", "brave"], config=config, hedge_after=0.2, timeout=10)
+    assert envelope["provider"] == "brave" and outcomes(envelope) == [("tavily", "cancelled"), ("brave", "ok")]
+    meta = envelope["meta"]
+    assert meta["attempts"][1]["cached"] is True  # brave's answer came from the cache
+    assert meta["cost"]["estimated"] is True and meta["cost"]["units"] == 1  # tavily's request is still spent
+    assert "cached" not in meta, meta

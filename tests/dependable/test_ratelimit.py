@@ -454,6 +454,30 @@ def test_a_redis_budget_lets_calls_under_it_start_at_once(redis_server: str, nam
         limiter.close()
 
 
+def test_configs_setting_other_budgets_for_one_key_each_keep_theirs_in_redis(redis_server: str, namespace: str) -> None:
+    """Configs sharing a Redis and a key, one with ``3/min`` and one with ``1/100ms``: every
+    request counts against each budget. Before, the smaller window trimmed the shared list, and
+    the ``3/min`` config sent a fourth and fifth request within its minute; a start the larger
+    budget took earlier than one the smaller had reserved ahead let the smaller send two at once."""
+    from webproviders.dependable.ratelimit.redis_limiter import RedisLimiter
+
+    limiter = RedisLimiter(redis_server, namespace)
+    per_minute, quick = parse_rate("3/min"), parse_rate("1/100ms")
+    try:
+        assert [limiter.reserve("brave@k", per_minute, 1.0)[:2] for _ in range(3)] == [(0.0, True)] * 3
+        assert limiter.reserve("brave@k", quick, 1.0)[1] is True  # its own 1/100ms has room soon
+        wait, taken, _ = limiter.reserve("brave@k", per_minute, 1.0)
+        assert not taken and wait > 59, wait  # three in the minute already: the fourth waits
+        first = limiter.reserve("other@k", quick, 1.0)[2]
+        second = limiter.reserve("other@k", quick, 1.0)[2]  # reserved ahead of now
+        assert limiter.reserve("other@k", per_minute, 1.0)[1] is True  # room now, before it
+        third = limiter.reserve("other@k", quick, 1.0)[2]
+        assert first is not None and second is not None and third is not None
+        assert second - first >= 100 and third - second >= 100, (first, second, third)
+    finally:
+        limiter.close()
+
+
 def test_redis_budget_falls_back_to_the_process_when_redis_is_down() -> None:
     from .conftest import free_port
 

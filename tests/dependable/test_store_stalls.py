@@ -66,7 +66,7 @@ def test_an_error_answer_to_one_command_leaves_the_other_stores_on_the_server_al
     import redis
 
     client = redis.Redis.from_url(redis_server)
-    client.set(f"{namespace}:ratelimit:{{fake-a}}:slots", "not a list")
+    client.set(f"{namespace}:ratelimit:{{fake-a}}:starts", "not a sorted set")
     config = build_config(
         cache={"backend": "redis", "url": redis_server, "namespace": namespace},
         rate_limit={"url": redis_server, "namespace": namespace},

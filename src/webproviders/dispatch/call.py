@@ -72,6 +72,10 @@ class Call:
     meter: Meter | None = None
     #: Seconds of silence after which a chain also starts its next provider (None: in turn).
     hedge_after: float | None = None
+    #: Providers sent a request that may have reached them and gave no answer (it failed, or
+    #: a hedge cancelled it): the call then made an upstream request, whatever answered it.
+    #: One list for a call and the copies its hedged members record in.
+    unanswered: list[str] = field(default_factory=list)
 
     def meta(self, served_by: str | None, cached: bool = False, extra: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The envelope's ``meta``; ``extra`` (e.g. a provider's own meta) never overrides ours.

@@ -62,9 +62,12 @@ def _is_empty(data: Any) -> bool:
 
 
 def _succeed(call: Call, name: str, data: Any, provider_meta: dict[str, Any], cached: bool) -> dict[str, Any]:
+    """The chain's answer. ``meta.cached`` only when the call sent no request at all: a member
+    asked before (or beside) the one whose cached answer won may have been billed, its cost in
+    ``meta.cost``, as in fusion. Before, a hedged chain said ``cached: true`` beside it."""
     call.warn(provider_meta.pop("warnings", None) or ())
     provider_meta.pop("cached", None)
-    meta = call.meta(name, cached, provider_meta)
+    meta = call.meta(name, cached and not call.unanswered, provider_meta)
     failed = failed_count(data)
     if failed:
         meta["failed"] = failed
@@ -106,7 +109,9 @@ def _stand_in(call: Call, plan: Plan, index: int) -> bool:
 class _Chain:
     """A chain while it runs: the failure to report, an empty answer held back, the winner."""
 
-    __slots__ = ("call", "plan", "last", "last_name", "asked", "empty", "won", "stopped", "waitable", "patient")
+    __slots__ = (
+        "call", "plan", "last", "last_name", "asked", "empty", "won", "stopped", "waitable", "patient", "left_out"
+    )
 
     def __init__(self, call: Call, plan: Plan) -> None:
         self.call = call
@@ -123,6 +128,17 @@ class _Chain:
         self.waitable: list[int] = []
         #: Every member waits for its slot or pause within the deadline, as a last member does.
         self.patient = False
+        #: Members the plan left out, not yet recorded (:meth:`record_left_out`).
+        self.left_out = list(plan.skipped)
+
+    def record_left_out(self, before: int | None = None) -> None:
+        """Record the members the plan left out that stood before candidate ``before`` (all
+        of them when None), so ``meta.attempts`` keeps chain order. Before, they came first."""
+        while self.left_out and (before is None or self.left_out[0].before <= before):
+            left = self.left_out.pop(0)
+            self.call.attempts.append(
+                {"provider": left.name, "outcome": "skipped", "error_code": left.code, "reason": left.reason}
+            )
 
     async def entry(self, index: int, call: Call) -> ProviderEntry | None:
         """The member at ``index``, or None when it cannot be tried (recorded in ``call``)."""
@@ -186,15 +202,15 @@ async def run_plan(call: Call, plan: Plan) -> dict[str, Any]:
     With ``hedge_after`` a chain starts its next provider also when the current one has been
     silent that long (:mod:`.hedge`); an auto-detected standby chain is not hedged.
     """
-    for name, code, reason in plan.skipped:
-        call.attempts.append({"provider": name, "outcome": "skipped", "error_code": code, "reason": reason})
-    if plan.mode == "fuse" and call.capability == "search":
-        return await run_fusion(call, plan)
     chain = _Chain(call, plan)
+    if plan.mode == "fuse" and call.capability == "search":
+        chain.record_left_out()
+        return await run_fusion(call, plan)
     if call.hedge_after is not None and plan.mode != "single" and not plan.standby:
         await _run_hedged(chain, call.hedge_after)
     else:
         await _run_in_turn(chain)
+    chain.record_left_out()
     if chain.won is None and chain.empty is None and not chain.stopped:
         await _ask_the_waitable(chain)
     if chain.won is not None:
@@ -231,6 +247,7 @@ async def _run_in_turn(chain: _Chain) -> None:
     call, plan = chain.call, chain.plan
     count = len(plan.candidates)
     for index in range(count):
+        chain.record_left_out(index)
         entry = await chain.entry(index, call)
         if entry is None:
             continue
@@ -288,6 +305,7 @@ async def _run_hedged(chain: _Chain, delay: float) -> None:
         if not member.attempts or member.attempts[-1]["outcome"] != "cancelled":
             member.record(plan.candidates[index], "cancelled", started)
     for index in sorted(members):
+        chain.record_left_out(index)
         call.attempts.extend(members[index][0].attempts)
     if winner is None and cancelled:
         chain.last = WebTimeoutError("The call's deadline passed before any provider of the chain answered.")

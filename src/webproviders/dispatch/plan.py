@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, NamedTuple
 
 from ..config import MAX_TIMEOUT, BackendSpec, backend_names
 from ..errors import InvalidInputError, NotConfiguredError, UnsupportedError, WebProviderError
@@ -25,6 +25,17 @@ MODES = ("chain", "fuse")
 Mode = Literal["single", "chain", "fuse"]
 
 
+class LeftOut(NamedTuple):
+    """A chain member the plan left out, and where it stood: ``before`` is the index of the
+    candidate it came before (``len(candidates)`` when none followed), so ``meta.attempts``
+    can list it in chain order."""
+
+    name: str
+    code: str
+    reason: str
+    before: int
+
+
 @dataclass
 class Plan:
     """What dispatch will try, and why."""
@@ -36,7 +47,7 @@ class Plan:
     source: str
     requested: Any = None
     #: Providers of a chain left out up front, with the reason (recorded as skipped attempts).
-    skipped: list[tuple[str, str, str]] = field(default_factory=list)
+    skipped: list[LeftOut] = field(default_factory=list)
     #: The later candidates only stand in for one that cannot run (``not_configured``); a
     #: page-level failure stays with the provider that had it, as with a single backend.
     standby: bool = False
@@ -101,11 +112,11 @@ def _explicit(
                 raise _unknown(name, registry, source)
             # Its plugin is turned off, not enabled or failed to load: a set-up to fix, which
             # leaves the member out as a missing key does. Before, the whole chain failed.
-            plan.skipped.append((name, "not_configured", sentence))
+            plan.skipped.append(LeftOut(name, "not_configured", sentence, len(plan.candidates)))
             unset = unset or NotConfiguredError(sentence, provider=name)
             continue
         if not registry.supports(entry, capability):
-            plan.skipped.append((name, "unsupported", f"'{name}' cannot {capability}"))
+            plan.skipped.append(LeftOut(name, "unsupported", f"'{name}' cannot {capability}", len(plan.candidates)))
             continue
         plan.candidates.append(name)
     if not plan.candidates:

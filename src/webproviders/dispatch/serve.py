@@ -382,6 +382,8 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
         except asyncio.CancelledError:  # a hedged chain took another answer (or the caller left)
             cancelled = Cancelled(f"The request to {name} was given up on.", provider=name)
             sent = sent and _went_out(record)
+            if sent:
+                call.unanswered.append(name)
             call.record(name, "cancelled", started, **meter.stop(spend, error=cancelled, sent=sent, further=record.further))
             state.health.failed(name, cancelled)  # not counted; it only ends a trial call
             raise
@@ -400,6 +402,8 @@ async def _requests(call: Call, entry: ProviderEntry, failover: bool) -> dict[st
                 raise Skipped(error, waitable=failover) from None
             extra = {"retry": retry} if retry else {}
             sent = sent and _went_out(record) and not isinstance(error, HungRefusal)
+            if sent:
+                call.unanswered.append(name)
             stopped = meter.stop(spend, error=error, sent=sent, further=record.further)
             call.record(name, "error", started, error, **extra, **stopped)
             if isinstance(error, BudgetExhaustedError):

@@ -42,8 +42,21 @@ _HOW_CALLED = frozenset({"api_key", "timeout", "rate_limit", "max_retries", "bac
 _HOW_EXTRACTED = frozenset({"workers", "python"})
 
 
+#: Options whose case means nothing: ISO 3166 country codes and BCP 47 language tags are
+#: case-insensitive, and providers send them in the case their vendor takes (``US``, ``en``).
+_CASELESS = ("country", "lang")
+
+
 def _public(options: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in options.items() if not _SECRET_NAME.match(k)} if options else options
+    """The options that shape an answer, as a key sees them: no credential, and a code's case
+    folded, so ``country="us"`` and ``"US"`` (the same request) share one entry."""
+    if not options:
+        return options
+    found = {k: v for k, v in options.items() if not _SECRET_NAME.match(k)}
+    for name in _CASELESS:
+        if isinstance(found.get(name), str):
+            found[name] = found[name].lower()
+    return found
 
 
 def _without_secrets(value: Any) -> Any:

@@ -1,9 +1,12 @@
 """A request budget shared through Redis by every process and machine that points at it.
 
-The sliding window of slots (see :mod:`.local`) is a list of the latest slots, newest first,
-kept and read inside one Lua script on the Redis server with the server's clock, so it is
-atomic and independent of clock skew between workers. A slot taken for a request that was
-not sent is given back (a sorted set beside the list) and taken by the next caller it suits.
+The start times of the requests sent on one budget's name (a provider and its keys) are a
+sorted set, read and written inside one Lua script on the Redis server with the server's
+clock, so it is atomic and independent of clock skew between workers. Every config sharing
+the name counts every request in it against its own ``rate_limit``: configs that set other
+values for the same key each keep theirs, the larger never letting more through because of
+the smaller, nor the smaller less. A slot taken for a request that was not sent is given back
+(a sorted set beside it) and taken by the next caller it suits.
 """
 
 from __future__ import annotations
@@ -13,9 +16,15 @@ from typing import Any
 from ..scriptbatch import ScriptBatch
 from .spec import Rate
 
-#: KEYS: slots key, pause key, given-back key. ARGV: window count (0 = no budget), window ms,
-#: max wait ms. Returns {wait ms, slot ms} when a slot was taken (the earliest of the next one
-#: and one given back), or {-(wait + 1), 0} when it was too far away.
+#: KEYS: starts key, pause key, given-back key, facts key (the longest span any config keeps,
+#: a sequence for unique members). ARGV: window count (0 = no budget), window ms, max wait ms.
+#: Returns {wait ms, slot ms} when a slot was taken (the earliest of the next one and one given
+#: back), or {-(wait + 1), 0} when it was too far away.
+#:
+#: A slot ``t`` is free when fewer than ``count`` starts lie within ``span`` of it on either
+#: side, so no span holding ``t`` holds more than ``count``, whatever other configs reserved
+#: ahead. That count only falls where a start leaves the span behind ``t``: the search jumps
+#: from one such point to the next that can make room.
 _RESERVE = """
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
@@ -28,11 +37,14 @@ if count <= 0 then
   if wait > max_wait then return {-wait - 1, 0} end
   return {wait, 0}
 end
+local longest = math.max(span, tonumber(redis.call('HGET', KEYS[4], 'span') or '0'))
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - longest)
 local slot = start
-local held = redis.call('LLEN', KEYS[1])
-if held >= count then
-  local oldest = redis.call('LINDEX', KEYS[1], held == count and -1 or count - 1)
-  slot = math.max(slot, tonumber(oldest) + span)
+while true do
+  local near = redis.call('ZCOUNT', KEYS[1], '(' .. (slot - span), '(' .. (slot + span))
+  if near < count then break end
+  local leaving = redis.call('ZRANGEBYSCORE', KEYS[1], '(' .. (slot - span), '+inf', 'WITHSCORES', 'LIMIT', near - count, 1)
+  slot = tonumber(leaving[2]) + span
 end
 redis.call('ZREMRANGEBYSCORE', KEYS[3], '-inf', '(' .. start)
 local back = redis.call('ZRANGEBYSCORE', KEYS[3], start, slot, 'LIMIT', 0, 1)
@@ -42,9 +54,13 @@ if #back > 0 and tonumber(back[1]) - now <= max_wait then
 end
 local wait = slot - now
 if wait > max_wait then return {-wait - 1, 0} end
-redis.call('LPUSH', KEYS[1], string.format('%d', slot))
-redis.call('LTRIM', KEYS[1], 0, count - 1)
-redis.call('PEXPIRE', KEYS[1], math.max(1000, slot - now + span + 1000))
+local seq = redis.call('HINCRBY', KEYS[4], 'seq', 1)
+redis.call('ZADD', KEYS[1], slot, string.format('%d:%d', slot, seq))
+redis.call('HSET', KEYS[4], 'span', string.format('%d', longest))
+local keep = math.max(1000, slot - now + longest + 1000)
+for _, key in ipairs({KEYS[1], KEYS[4]}) do
+  if redis.call('PTTL', key) < keep then redis.call('PEXPIRE', key, keep) end
+end
 return {wait, slot}
 """
 
@@ -103,7 +119,7 @@ class RedisLimiter:
 
     def _keys(self, name: str) -> list[str]:
         base = f"{self._namespace}:ratelimit:{{{name}}}"
-        return [f"{base}:slots", f"{base}:pause", f"{base}:given-back"]
+        return [f"{base}:starts", f"{base}:pause", f"{base}:given-back", f"{base}:facts"]
 
     def run(self, operations: list[Operation]) -> list[Any]:
         """Each operation's answer (or the error the server gave that operation alone), all
@@ -145,7 +161,7 @@ class RedisLimiter:
         return result / 1000, True, slot or None
 
     def _give_back_args(self, name: str, slot: int) -> tuple[list[str], list[int]]:
-        return self._keys(name)[2:], [slot]
+        return self._keys(name)[2:3], [slot]
 
     @staticmethod
     def _give_back_answer(answer: Any) -> None:
