@@ -1,5 +1,5 @@
 """The ``gl`` and ``hl`` codes Jina's search takes: its country list and Google's interface
-languages, which Jina checks.
+languages (``kit.GOOGLE_HL``), which Jina checks.
 
 Jina refuses any other value with a 400 ``ParamValidationError``, so a ``country`` or
 ``lang`` outside its lists (South Sudan ``ss``, Burmese ``my``) failed the whole search as
@@ -10,7 +10,7 @@ provider that could serve it. Such a value is left out with a warning instead.
 from __future__ import annotations
 
 from webproviders import warn
-from webproviders.kit import google_language
+from webproviders.kit import google_interface_language
 
 GL_CODES = frozenset(
     "ad ae af ag ai al am an ao aq ar as at au aw ax az ba bb bd be bf bg bh bi bj bm bn bo "
@@ -23,25 +23,11 @@ GL_CODES = frozenset(
     "so sr st sv sy sz tc td tf tg th tj tk tl tm tn to tr tt tv tw tz ua ug um us uy uz va "
     "vc ve vg vi vn vu wf ws xk ye yt za zm zw".split()
 )
-#: Jina compares codes exactly, so Montenegrin keeps its upper-case region.
-HL_CODES = frozenset(
-    "af ak sq am ar hy az eu be bem bn bh bs br bg km ca chr ny zh-cn zh-tw co hr cs da nl en eo "
-    "et ee fo tl fi fr fy gaa gl ka de el gn gu ht ha haw iw hi hu is ig id ia ga it ja jw kn kk "
-    "rw rn kg ko kri ku ckb ky lo la lv ln lt loz lg ach mk mg ms ml mt mi mr mfe mo mn sr-ME ne "
-    "pcm nso no nn oc or om ps fa pl pt pt-br pt-pt pa qu ro rm nyn ru gd sr sh st tn crs sn sd "
-    "si sk sl so es es-419 su sw sv tg ta tt te th ti to lua tum tr tk tw ug uk ur uz vi cy wo "
-    "xh yi yo zu".split()
-)
-
-
 def jina_language(lang: str) -> str | None:
-    """Jina's ``hl`` for a language tag, or None (with a warning) when Jina has no code for it."""
-    code = google_language(lang)
-    code = "sr-ME" if code == "sr-me" else code
-    if code in HL_CODES:
-        return code
-    warn(f"jina does not search in the language '{lang}'; lang ignored.")
-    return None
+    """Jina's ``hl`` for a language tag (Google's list, which Jina checks), or None with a
+    warning. Jina compares codes exactly, so Montenegrin keeps its upper-case region."""
+    code = google_interface_language(lang, "jina")
+    return "sr-ME" if code == "sr-me" else code
 
 
 def jina_country(country: str) -> str | None:

@@ -80,6 +80,8 @@ _EXPORTS = {
     "duckduckgo_region": "kit.duckduckgo",
     "GOOGLE_SAFE": "kit.google",
     "GOOGLE_TBS": "kit.google",
+    "GOOGLE_HL": "kit.google",
+    "google_interface_language": "kit.google",
     "google_language": "kit.google",
     "google_locale_params": "kit.google",
     "google_organic_hit": "kit.google",
@@ -205,8 +207,10 @@ if TYPE_CHECKING:
     from .count import capped_count
     from .duckduckgo import duckduckgo_region
     from .google import (
+        GOOGLE_HL,
         GOOGLE_SAFE,
         GOOGLE_TBS,
+        google_interface_language,
         google_language,
         google_locale_params,
         google_organic_hit,

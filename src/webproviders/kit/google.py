@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from ..context import warn
 from .language import language_code
 
 #: ``tbs``: results from the past day, week, month or year.
@@ -26,6 +27,17 @@ _HL_REGIONAL = frozenset({"pt-br", "pt-pt", "es-419", "sr-me", "zh-cn", "zh-tw"}
 _HL_NAMES = {"he": "iw", "jv": "jw", "fil": "tl", "nb": "no"}
 #: Subtags that mark traditional Chinese (``zh-tw``); other Chinese is ``zh-cn``.
 _TRADITIONAL = frozenset({"hant", "tw", "hk", "mo"})
+#: Google's interface languages (its ``hl`` list). Resellers check ``hl`` against it and refuse
+#: any other code with a 400 (SerpAPI: "Unsupported `my` interface language"), which failed the
+#: whole search as the caller's ``invalid_input`` and stopped a fallback chain.
+GOOGLE_HL = frozenset(
+    "af ak sq am ar hy az eu be bem bn bh bs br bg km ca chr ny zh-cn zh-tw co hr cs da nl en eo "
+    "et ee fo tl fi fr fy gaa gl ka de el gn gu ht ha haw iw hi hu is ig id ia ga it ja jw kn kk "
+    "rw rn kg ko kri ku ckb ky lo la lv ln lt loz lg ach mk mg ms ml mt mi mr mfe mo mn sr-me ne "
+    "pcm nso no nn oc or om ps fa pl pt pt-br pt-pt pa qu ro rm nyn ru gd sr sh st tn crs sn sd "
+    "si sk sl so es es-419 su sw sv tg ta tt te th ti to lua tum tr tk tw ug uk ur uz vi cy wo "
+    "xh yi yo zu".split()
+)
 
 
 def google_language(lang: str) -> str:
@@ -41,13 +53,29 @@ def google_language(lang: str) -> str:
     return _HL_NAMES.get(code, code)
 
 
-def google_locale_params(options: dict[str, Any]) -> dict[str, Any]:
-    """``gl`` (country), ``hl`` (interface language) and ``tbs`` (time range) for the options."""
+def google_interface_language(
+    lang: str, provider: str, codes: frozenset[str] = GOOGLE_HL
+) -> str | None:
+    """The ``hl`` code of ``codes`` (Google's list unless the vendor's differs) for a language
+    tag, or None with a warning: a language the vendor refuses is left out, not sent."""
+    code = google_language(lang)
+    if code in codes:
+        return code
+    warn(f"{provider} does not search in the language '{lang}'; lang ignored.")
+    return None
+
+
+def google_locale_params(
+    options: dict[str, Any], provider: str, hl_codes: frozenset[str] = GOOGLE_HL
+) -> dict[str, Any]:
+    """``gl`` (country), ``hl`` (interface language, when the vendor takes it) and ``tbs``
+    (time range) for the options."""
     params: dict[str, Any] = {}
     if options.get("country"):
         params["gl"] = options["country"].lower()
-    if options.get("lang"):
-        params["hl"] = google_language(options["lang"])
+    hl = google_interface_language(options["lang"], provider, hl_codes) if options.get("lang") else None
+    if hl:
+        params["hl"] = hl
     if options.get("time_range"):
         params["tbs"] = GOOGLE_TBS[options["time_range"]]
     return params
