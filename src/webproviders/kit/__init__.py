@@ -77,6 +77,7 @@ _EXPORTS = {
     "capped_count": "kit.count",
     "later_page": "kit.paging",
     "language_code": "kit.language",
+    "duckduckgo_query": "kit.duckduckgo",
     "duckduckgo_region": "kit.duckduckgo",
     "GOOGLE_SAFE": "kit.google",
     "GOOGLE_TBS": "kit.google",
@@ -205,7 +206,7 @@ if TYPE_CHECKING:
         unread_by_deadline,
     )
     from .count import capped_count
-    from .duckduckgo import duckduckgo_region
+    from .duckduckgo import duckduckgo_query, duckduckgo_region
     from .google import (
         GOOGLE_HL,
         GOOGLE_SAFE,
