@@ -637,8 +637,34 @@ def test_a_page_that_answered_an_error_status_is_that_url_s_error(mock: respx.Mo
         "blocked",
         "provider_error",
     )
-    assert private["detail"] == "http_403"
+    assert private["detail"] == "captcha_required"
     assert "HTTP 404 to Jina's reader" in gone["error"] and not gone["content"]
+
+
+def test_a_page_that_is_a_captcha_wall_is_blocked_not_its_content(mock: respx.MockRouter) -> None:
+    """The site answered 200 with a bot check: Jina says so only in ``data.warning``, and the
+    wall's text ("Performing security verification") came back as the page's content."""
+    data = {
+        **PAGE_BODY["data"],
+        "title": "Just a moment...",
+        "content": "## Performing security verification\n\nThis website uses a security service to "
+        "protect against malicious bots. This page is displayed while the website verifies you "
+        "are not a bot.",
+        "warning": "This page maybe requiring CAPTCHA, please make sure you are authorized to "
+        "access this page.",
+    }
+    answers = {"https://example.com": PAGE_BODY, "https://example.org": {**PAGE_BODY, "data": data}}
+    mock.post(READER).mock(
+        side_effect=lambda request: httpx.Response(200, json=answers[json.loads(request.content)["url"]])
+    )
+
+    envelope = dispatch_extract(list(answers), backend="jina", cache=False)
+
+    assert envelope["success"] is True, envelope
+    ok, wall = envelope["data"]
+    assert "error" not in ok and ok["content"]
+    assert (wall["error_code"], wall["detail"]) == ("blocked", "captcha_required"), wall
+    assert "security verification" not in json.dumps(wall)
 
 
 @pytest.mark.parametrize(
