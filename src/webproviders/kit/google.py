@@ -66,7 +66,7 @@ def google_interface_language(
 
 
 def google_locale_params(
-    options: dict[str, Any], provider: str, hl_codes: frozenset[str] = GOOGLE_HL
+    options: dict[str, Any], provider: str = "this provider", hl_codes: frozenset[str] = GOOGLE_HL
 ) -> dict[str, Any]:
     """``gl`` (country), ``hl`` (interface language, when the vendor takes it) and ``tbs``
     (time range) for the options."""
