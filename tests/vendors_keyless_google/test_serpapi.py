@@ -347,6 +347,28 @@ def test_a_language_serpapi_does_not_list_is_left_out_with_a_warning(keyed, cfg)
     assert envelope["meta"]["warnings"] == ["serpapi does not search in the language 'as'; lang ignored."]
 
 
+def _google_gl_only(request: httpx.Request) -> httpx.Response:
+    """SerpAPI refuses a ``gl`` outside its google-countries list (South Sudan, Kosovo)."""
+    gl = request.url.params.get("gl")
+    if gl in ("ss", "cw", "sx", "xk"):
+        return httpx.Response(400, json={"error": f"Unsupported `{gl}` country - gl parameter."})
+    return httpx.Response(200, json=SUCCESS)
+
+
+@pytest.mark.parametrize("country", ["SS", "xk"])
+def test_a_country_serpapi_does_not_list_is_left_out_with_a_warning(keyed, cfg, country):
+    """Before, ``gl=ss`` went as given; SerpAPI's 400 failed the search as ``invalid_input``."""
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(URL).mock(side_effect=_google_gl_only)
+        envelope = _search(cfg, country=country, lang="en")
+    assert envelope["success"] is True, envelope
+    assert "gl" not in route.calls[0].request.url.params
+    assert route.calls[0].request.url.params["hl"] == "en"
+    assert envelope["meta"]["warnings"] == [
+        f"serpapi does not offer results for the country '{country}'; country ignored."
+    ]
+
+
 @pytest.mark.parametrize(("level", "expected"), [("off", "off"), ("moderate", None)])
 def test_safe_search_levels(keyed, cfg, level, expected):
     with respx.mock(assert_all_called=False) as mock:

@@ -161,6 +161,21 @@ def test_a_language_google_does_not_list_is_left_out_with_a_warning(keyed, cfg):
     assert envelope["meta"]["warnings"] == ["serper does not search in the language 'as-IN'; lang ignored."]
 
 
+def test_a_country_google_does_not_list_is_left_out_with_a_warning(keyed, cfg):
+    """Before, South Sudan went as ``gl=ss``; Serper's 400 for a ``gl`` it does not know failed
+    the search as ``invalid_input``."""
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).mock(
+            side_effect=lambda request: httpx.Response(400, json={"message": "Invalid gl", "statusCode": 400})
+            if json.loads(request.content).get("gl") == "ss"
+            else httpx.Response(200, json=SUCCESS)
+        )
+        envelope = _search(cfg, country="ss")
+    assert envelope["success"] is True, envelope
+    assert "gl" not in json.loads(route.calls.last.request.content)
+    assert envelope["meta"]["warnings"] == ["serper does not offer results for the country 'ss'; country ignored."]
+
+
 def test_malay_is_sent_as_google_s_ms(keyed, cfg):
     with respx.mock(assert_all_called=False) as mock:
         route = mock.post(URL).mock(side_effect=_google_hl_only)

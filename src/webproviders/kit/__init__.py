@@ -81,7 +81,9 @@ _EXPORTS = {
     "duckduckgo_region": "kit.duckduckgo",
     "GOOGLE_SAFE": "kit.google",
     "GOOGLE_TBS": "kit.google",
+    "GOOGLE_GL": "kit.google",
     "GOOGLE_HL": "kit.google",
+    "google_country": "kit.google",
     "google_interface_language": "kit.google",
     "google_language": "kit.google",
     "google_locale_params": "kit.google",
@@ -208,9 +210,11 @@ if TYPE_CHECKING:
     from .count import capped_count
     from .duckduckgo import duckduckgo_query, duckduckgo_region
     from .google import (
+        GOOGLE_GL,
         GOOGLE_HL,
         GOOGLE_SAFE,
         GOOGLE_TBS,
+        google_country,
         google_interface_language,
         google_language,
         google_locale_params,
