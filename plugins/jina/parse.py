@@ -23,6 +23,7 @@ from webproviders import (
     QuotaExceededError,
     TooLargeError,
     WebProviderError,
+    warn,
 )
 from webproviders.kit import answer_objects, error_for_status
 
@@ -158,8 +159,11 @@ def _data(body: Any, kind: type) -> Any:
 
 
 def parse_hits(body: Any, with_content: bool) -> list[dict[str, Any]]:
-    """Search hits from ``data``; the page markdown becomes ``raw_content`` when asked for."""
+    """Search hits from ``data``; the page markdown becomes ``raw_content`` when asked for,
+    unless the reader says the page was a CAPTCHA wall or an error status (its ``warning``,
+    as in extract): that text is not the page, so the hit comes without it, and a warning."""
     hits: list[dict[str, Any]] = []
+    unread = 0
     for item in answer_objects(_data(body, list), "data", "Jina", PROVIDER):
         hit: dict[str, Any] = {
             "title": item.get("title") or "",
@@ -173,8 +177,16 @@ def parse_hits(body: Any, with_content: bool) -> list[dict[str, Any]]:
         elif isinstance(date, str) and date.strip():
             hit["date"] = date.strip()  # Google's own words ("3 days ago"), as serper keeps them
         if with_content and isinstance(item.get("content"), str):
-            hit["raw_content"] = item["content"]
+            if _target_failure(item.get("warning")) is None:
+                hit["raw_content"] = item["content"]
+            else:
+                unread += 1
         hits.append(hit)
+    if unread:
+        warn(
+            f"jina's reader met a CAPTCHA wall or an error status on {unread} of the result pages; "
+            "they come without raw_content."
+        )
     return hits
 
 

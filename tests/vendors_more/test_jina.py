@@ -150,6 +150,35 @@ def test_a_page_s_published_time_is_a_date_or_left_out(
     assert page["metadata"].get("published_at") == published
 
 
+def test_search_content_that_is_a_captcha_wall_is_not_the_hit_s_raw_content(
+    keyed: None, mock: respx.MockRouter
+) -> None:
+    """Jina reads each result page as its reader does, with the same ``warning``: a wall's
+    text ("Just a moment...") came back as the hit's ``raw_content``."""
+    wall = {
+        "title": "Just a moment...",
+        "url": "https://example.com/walled",
+        "description": "An article behind a bot check.",
+        "content": "## Performing security verification\n\nThis website uses a security service.",
+        "warning": "This page maybe requiring CAPTCHA, please make sure you are authorized to "
+        "access this page.",
+        "usage": {"tokens": 40},
+    }
+    mock.post(SEARCH).respond(200, json={**WITH_CONTENT, "data": [*WITH_CONTENT["data"], wall]})
+
+    envelope = dispatch_search("reader", backend="jina", include_content=True)
+
+    assert envelope["success"] is True, envelope
+    read, walled = envelope["data"]["web"]
+    assert read["raw_content"] == "# Reader\n\nFull page markdown."
+    assert walled["url"] == "https://example.com/walled" and not walled.get("raw_content")
+    assert "security verification" not in json.dumps(envelope)
+    assert envelope["meta"]["warnings"] == [
+        "jina's reader met a CAPTCHA wall or an error status on 1 of the result pages; they come "
+        "without raw_content."
+    ]
+
+
 def test_search_with_include_content_keeps_page_markdown(
     keyed: None, mock: respx.MockRouter
 ) -> None:
