@@ -18,6 +18,7 @@ from webproviders.kit import error_for_status, mentions_bad_key, quote, said
 if TYPE_CHECKING:
     import httpx
 
+
 def _status(body: dict[str, Any], status: int) -> int:
     """The status Bocha's ``code`` reports (the HTTP one when it reports none or 200)."""
     try:

@@ -20,6 +20,8 @@ SAFE_SEARCH = {"strict": "1", "moderate": "-1", "off": "-2"}
 #: The longest ``q`` DuckDuckGo answers: searches with a longer one get no results page and time
 #: out instead, which reads as the engine failing, not the query.
 MAX_QUERY_CHARS = 499
+
+
 def region(country: str | None, lang: str | None) -> str | None:
     """The ``kl`` region for a country and/or language, or None (with a warning) if none fits."""
     return duckduckgo_region("ddg_html", country, lang)
