@@ -2,21 +2,21 @@
 
 The HTTP status is mirrored in ``code`` (a string in error bodies, the number 200 on
 success), and even a 200 may carry an error code, so the body's code decides. A missing key
-is a 400 and an empty balance a 403: what Bocha says tells them apart.
+is a 400 (what Bocha says tells it from a bad parameter). Bocha's error table gives 403 one
+meaning, 余额不足 (the balance is used up), whatever words the message uses ("You do not
+have enough money", or the Chinese itself), so a 403 is ``quota_exceeded`` unless it speaks
+of the key.
 """
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from webproviders import QuotaExceededError, WebProviderError
-from webproviders.kit import error_for_status, quote, said
+from webproviders.kit import error_for_status, mentions_bad_key, quote, said
 
 if TYPE_CHECKING:
     import httpx
-
-_NO_MONEY = re.compile(r"money|balance", re.IGNORECASE)
 
 
 def _status(body: dict[str, Any], status: int) -> int:
@@ -36,7 +36,7 @@ def classify(response: httpx.Response, body: Any) -> WebProviderError | None:
     if status < 400:
         return None
     message = str(body.get("message") or body.get("msg") or "").strip()
-    if status == 403 and _NO_MONEY.search(message):
+    if status == 403 and not mentions_bad_key(message):
         return QuotaExceededError(
             f"Bocha says the account balance is used up{said(quote(message))} "
             "Top it up to search again."

@@ -32,6 +32,7 @@ from webproviders import (
     warn,
 )
 from webproviders.kit import (
+    duckduckgo_query,
     duckduckgo_region,
     error_for_status,
     proxy_auth_error,
@@ -162,7 +163,11 @@ class DDGSProvider(WebSearchProvider):
         remember(*url_credentials(self._proxy()))
         settings = self.config.provider(self.name)
         request = {
-            "query": site_query(query, options.get("include_domains", []), options.get("exclude_domains", [])),
+            # ddgs posts the query to DuckDuckGo as given and follows its redirects: a ``!bang``
+            # or leading ``\`` would fetch another site from this machine instead of searching.
+            "query": site_query(
+                duckduckgo_query(query), options.get("include_domains", []), options.get("exclude_domains", [])
+            ),
             "region": self._region(options),
             "safesearch": _SAFESEARCH[options.get("safe_search", "moderate")],
             "timelimit": _TIMELIMIT.get(options.get("time_range", "")),

@@ -23,6 +23,7 @@ from webproviders import (
     QuotaExceededError,
     TooLargeError,
     WebProviderError,
+    warn,
 )
 from webproviders.kit import answer_objects, error_for_status
 
@@ -47,6 +48,9 @@ _PAGE_NAMES = {"AssertionFailureError", "OperationNotAllowedError", "DataStreamB
 #: How the reader says, in ``data.warning``, that the page itself answered an error status
 #: (its answer is still HTTP 200, with the error page's text as ``content``).
 _TARGET_ERROR = re.compile(r"Target URL returned error (\d{3})")
+#: How the reader says the page is a CAPTCHA or bot-check wall ("This page maybe requiring
+#: CAPTCHA, please make sure you are authorized to access this page."), also on HTTP 200.
+_CAPTCHA = re.compile(r"requiring CAPTCHA", re.IGNORECASE)
 #: How Jina's search says it found nothing (an ``AssertionFailureError``, HTTP 422).
 _NO_RESULTS = "No search results"
 
@@ -155,8 +159,11 @@ def _data(body: Any, kind: type) -> Any:
 
 
 def parse_hits(body: Any, with_content: bool) -> list[dict[str, Any]]:
-    """Search hits from ``data``; the page markdown becomes ``raw_content`` when asked for."""
+    """Search hits from ``data``; the page markdown becomes ``raw_content`` when asked for,
+    unless the reader says the page was a CAPTCHA wall or an error status (its ``warning``,
+    as in extract): that text is not the page, so the hit comes without it, and a warning."""
     hits: list[dict[str, Any]] = []
+    unread = 0
     for item in answer_objects(_data(body, list), "data", "Jina", PROVIDER):
         hit: dict[str, Any] = {
             "title": item.get("title") or "",
@@ -170,15 +177,35 @@ def parse_hits(body: Any, with_content: bool) -> list[dict[str, Any]]:
         elif isinstance(date, str) and date.strip():
             hit["date"] = date.strip()  # Google's own words ("3 days ago"), as serper keeps them
         if with_content and isinstance(item.get("content"), str):
-            hit["raw_content"] = item["content"]
+            if _target_failure(item.get("warning")) is None:
+                hit["raw_content"] = item["content"]
+            else:
+                unread += 1
         hits.append(hit)
+    if unread:
+        warn(
+            f"jina's reader met a CAPTCHA wall or an error status on {unread} of the result pages; "
+            "they come without raw_content."
+        )
     return hits
 
 
 def _target_failure(warning: Any) -> WebProviderError | None:
-    """The error for a page that answered the reader with an error status, or None."""
-    found = _TARGET_ERROR.search(warning) if isinstance(warning, str) else None
+    """The error for a page that answered the reader with an error status or a CAPTCHA wall
+    (``blocked`` / ``captcha_required``, as the ``http`` provider says of a bot challenge: the
+    wall's text is not the page), or None."""
+    if not isinstance(warning, str):
+        return None
+    found = _TARGET_ERROR.search(warning)
     status = int(found.group(1)) if found else 0
+    if _CAPTCHA.search(warning):
+        answered = f" (HTTP {status})" if status else ""
+        return BlockedError(
+            f"The site answered Jina's reader with a CAPTCHA or bot check{answered} instead of "
+            f"the page ({warning.strip()}); a browser-based backend may read it.",
+            provider=PROVIDER,
+            detail="captcha_required",
+        )
     if status < 400:
         return None
     said = f"The site answered HTTP {status} to Jina's reader ({warning.strip()})."

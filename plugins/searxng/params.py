@@ -3,10 +3,17 @@
 SearXNG has no domain filter: domains go into the query as ``site:`` operators (which most
 engines understand) and the results are filtered by host afterwards, so the option holds
 even for engines that ignore the operator.
+
+A word of the query that starts with ``!!`` is an external bang to SearXNG (``!!w``
+Wikipedia): it answers with a redirect to that site's search, even for ``format=json``, so
+the search failed as a redirect from a wrongly configured ``base_url``. Such a word goes in
+double quotes, and is searched. A single ``!`` (``!wp``, ``!images``), SearXNG's own engine
+and category selection, is left as written.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +23,13 @@ from webproviders.kit import host_of, site_query
 _SAFESEARCH = {"off": 0, "moderate": 1, "strict": 2}
 #: The region a script subtag stands for where SearXNG's languages have no script (``zh-Hant``).
 _SCRIPT_REGIONS = {"zh-hant": "TW", "zh-hans": "CN"}
+#: A word that starts with ``!!``: an external bang, wherever it stands in the query.
+_EXTERNAL_BANG = re.compile(r"(?<!\S)!!\S+")
+
+
+def searchable(query: str) -> str:
+    """``query`` with each external bang (``!!w``) in double quotes, so SearXNG searches it."""
+    return _EXTERNAL_BANG.sub(lambda match: f'"{match.group()}"', query)
 
 
 def _csv(value: Any) -> str | None:
@@ -47,7 +61,7 @@ def build_params(
 ) -> dict[str, Any]:
     """Query parameters for ``GET /search``; ``settings_option`` reads config defaults."""
     q = site_query(
-        query, options.get("include_domains") or [], options.get("exclude_domains") or []
+        searchable(query), options.get("include_domains") or [], options.get("exclude_domains") or []
     )
     params: dict[str, Any] = {"q": q, "format": "json", "pageno": 1}
     lang = language(name, options)

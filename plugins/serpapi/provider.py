@@ -22,6 +22,8 @@ from urllib.parse import parse_qs, urlsplit
 
 from webproviders import BadGatewayError, ParseError, ProviderError, report_usage
 from webproviders.kit import (
+    GOOGLE_GL,
+    GOOGLE_HL,
     GOOGLE_SAFE,
     VendorProvider,
     answer_objects,
@@ -39,6 +41,10 @@ from .errors import classify, is_no_results
 DONE = ("Success", "Cached")
 #: Organic results on one Google page.
 PAGE_SIZE = 10
+#: SerpAPI's ``hl`` list (its google-languages.json): Google's, plus Greenlandic and Burmese.
+SERPAPI_HL = GOOGLE_HL | {"kl", "my"}
+#: SerpAPI's ``gl`` list (its google-countries.json): Google's, without Kosovo (``xk``).
+SERPAPI_GL = GOOGLE_GL - {"xk"}
 
 
 def next_start(body: Any, start: int) -> int | None:
@@ -105,7 +111,7 @@ class SerpApiProvider(VendorProvider):
                 query, options.get("include_domains", []), options.get("exclude_domains", [])
             ),
         }
-        params.update(google_locale_params(options))
+        params.update(google_locale_params(options, self.name, SERPAPI_HL, SERPAPI_GL))
         if options.get("safe_search") in GOOGLE_SAFE:
             params["safe"] = GOOGLE_SAFE[options["safe_search"]]
         if options.get("location"):  # SerpAPI's canonical location string, passed through

@@ -59,7 +59,7 @@ class SerperProvider(VendorProvider):
             ),
             "num": next(size for size in PAGE_SIZES if size >= limit),
         }
-        body.update(google_locale_params(options))
+        body.update(google_locale_params(options, self.name))
         if options.get("location"):  # Serper's free-text location, passed through
             body["location"] = str(options["location"])
         return body

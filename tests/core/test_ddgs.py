@@ -209,6 +209,21 @@ def test_results_are_normalised(proxy: Proxy, ddgs_config: Callable[..., Any]) -
     assert len(dispatch_search("rust async", 2, backend="ddgs", config=ddgs_config(), timeout=20)["data"]["web"]) == 2
 
 
+@pytest.mark.parametrize(
+    ("query", "sent"),
+    [("rust async !w", "rust async '!w'"), ("!g rust async", "'!g' rust async"), ("\\rust async", '"\\rust" async')],
+)
+def test_a_bang_or_a_leading_backslash_reaches_duckduckgo_quoted(
+    proxy: Proxy, ddgs_config: Callable[..., Any], query: str, sent: str
+) -> None:
+    """ddgs posts the query to DuckDuckGo as given and follows redirects: ``!w`` sent the
+    search on to Wikipedia, and a leading ``\\`` to the first result's page, fetched from this
+    machine. Quoted (as ``ddg_html`` sends them), DuckDuckGo searches them as words."""
+    envelope = dispatch_search(query, 5, backend="ddgs", config=ddgs_config(), timeout=20)
+    assert envelope["success"] is True and envelope["data"]["web"], envelope
+    assert proxy.forms[0]["q"] == sent
+
+
 def test_engines_given_as_a_list_are_searched(proxy: Proxy, ddgs_config: Callable[..., Any]) -> None:
     """docs/providers/stub-ddgs.md: ``backend`` is ``auto`` or a list of engines. A YAML list
     reached ddgs as its Python text, ``['duckduckgo']``, which names no engine, so ddgs asked

@@ -294,6 +294,35 @@ def test_no_results_while_engines_failed_is_a_failure(
     assert f"found no results, and its engines did not answer: {named}" in envelope["error"]
 
 
+def _searx_with_external_bangs(request: httpx.Request) -> httpx.Response:
+    """SearXNG's answer to a query holding an external bang (a word starting with ``!!``): a
+    redirect to that site's search, before it looks at ``format=json``."""
+    words = request.url.params["q"].split()
+    if any(word.startswith("!!") for word in words):
+        return httpx.Response(302, headers={"Location": "https://en.wikipedia.org/wiki/Special:Search?search=rust"})
+    return httpx.Response(200, json=SEARX_SUCCESS)
+
+
+@pytest.mark.parametrize(("query", "sent"), [("!!w rust", '"!!w" rust'), ("rust !!g", 'rust "!!g"')])
+def test_an_external_bang_in_the_query_is_searched_not_redirected(
+    config: Any, search: Any, query: str, sent: str
+) -> None:
+    """Before, SearXNG's redirect for ``!!w`` failed the search as ``provider_error``, blaming
+    the configured base_url."""
+    with respx.mock() as mock:
+        route = mock.get(SEARCH_URL).mock(side_effect=_searx_with_external_bangs)
+        envelope = search(config, query, backend="searxng")
+    assert envelope["success"] is True, envelope
+    assert route.calls[0].request.url.params["q"] == sent
+
+
+def test_searxng_s_own_engine_selection_is_left_as_written(config: Any, search: Any) -> None:
+    with respx.mock() as mock:
+        route = mock.get(SEARCH_URL).respond(200, json=SEARX_SUCCESS)
+        search(config, "!wp paris", backend="searxng")
+    assert route.calls[0].request.url.params["q"] == "!wp paris"
+
+
 def test_option_mapping(config: Any, search: Any) -> None:
     with respx.mock() as mock:
         route = mock.get(SEARCH_URL).respond(200, json=SEARX_EMPTY)

@@ -210,6 +210,10 @@ def test_a_data_object_that_is_not_a_search_response_is_a_parse_error(keyed, cfg
         (_error(400, "400", "The API KEY is missing"), "auth_error"),
         (_error(400, "400", "Missing parameter query"), "invalid_input"),
         (_error(403, "403", "You do not have enough money"), "quota_exceeded"),
+        # Bocha's error table: 403 is 余额不足 (balance used up), whatever the wording.
+        (_error(403, "403", "余额不足"), "quota_exceeded"),
+        (_error(403, "403", "账户余额不足，请充值"), "quota_exceeded"),
+        (_error(403, "403", "Invalid API KEY"), "auth_error"),
         (_error(500, "500", "Internal server error"), "bad_gateway"),
         (
             httpx.Response(502, text="<html><body><h1>502 Bad Gateway</h1></body></html>"),

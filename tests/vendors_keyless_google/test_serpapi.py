@@ -290,13 +290,15 @@ def test_options_map_to_google_parameters(keyed, cfg):
 
 
 #: Some of the codes in Google's ``hl`` list (SerpAPI's google-languages.json).
-GOOGLE_HL = {"en", "iw", "jw", "tl", "no", "nn", "pt", "pt-br", "pt-pt", "es-419", "zh-cn", "zh-tw"}
+GOOGLE_HL = {
+    "en", "iw", "jw", "tl", "no", "nn", "pt", "pt-br", "pt-pt", "es-419", "zh-cn", "zh-tw", "ms", "my", "kl"
+}
 
 
 def _google_hl_only(request: httpx.Request) -> httpx.Response:
     """SerpAPI refuses an ``hl`` outside Google's list, as the caller's mistake."""
     hl = request.url.params.get("hl")
-    if hl not in GOOGLE_HL:
+    if hl is not None and hl not in GOOGLE_HL:
         error = f"Unsupported `{hl}` interface language - hl parameter."
         return httpx.Response(400, json={"error": error})
     return httpx.Response(200, json=SUCCESS)
@@ -323,6 +325,48 @@ def test_a_language_tag_is_sent_as_googles_interface_language(keyed, cfg, lang, 
         envelope = _search(cfg, lang=lang)
     assert envelope["success"] is True, envelope
     assert route.calls[0].request.url.params["hl"] == hl
+
+
+@pytest.mark.parametrize(("lang", "hl"), [("ms-MY", "ms"), ("my", "my"), ("kl", "kl")])
+def test_languages_of_serpapi_s_list_are_sent(keyed, cfg, lang, hl):
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(URL).mock(side_effect=_google_hl_only)
+        envelope = _search(cfg, lang=lang)
+    assert envelope["success"] is True, envelope
+    assert route.calls[0].request.url.params["hl"] == hl
+
+
+def test_a_language_serpapi_does_not_list_is_left_out_with_a_warning(keyed, cfg):
+    """Before, Assamese went as ``hl=as``; SerpAPI's 400 ("Unsupported `as` interface
+    language") failed the search as ``invalid_input`` and a fallback chain stopped there."""
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(URL).mock(side_effect=_google_hl_only)
+        envelope = _search(cfg, lang="as")
+    assert envelope["success"] is True, envelope
+    assert "hl" not in route.calls[0].request.url.params
+    assert envelope["meta"]["warnings"] == ["serpapi does not search in the language 'as'; lang ignored."]
+
+
+def _google_gl_only(request: httpx.Request) -> httpx.Response:
+    """SerpAPI refuses a ``gl`` outside its google-countries list (South Sudan, Kosovo)."""
+    gl = request.url.params.get("gl")
+    if gl in ("ss", "cw", "sx", "xk"):
+        return httpx.Response(400, json={"error": f"Unsupported `{gl}` country - gl parameter."})
+    return httpx.Response(200, json=SUCCESS)
+
+
+@pytest.mark.parametrize("country", ["SS", "xk"])
+def test_a_country_serpapi_does_not_list_is_left_out_with_a_warning(keyed, cfg, country):
+    """Before, ``gl=ss`` went as given; SerpAPI's 400 failed the search as ``invalid_input``."""
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.get(URL).mock(side_effect=_google_gl_only)
+        envelope = _search(cfg, country=country, lang="en")
+    assert envelope["success"] is True, envelope
+    assert "gl" not in route.calls[0].request.url.params
+    assert route.calls[0].request.url.params["hl"] == "en"
+    assert envelope["meta"]["warnings"] == [
+        f"serpapi does not offer results for the country '{country}'; country ignored."
+    ]
 
 
 @pytest.mark.parametrize(("level", "expected"), [("off", "off"), ("moderate", None)])

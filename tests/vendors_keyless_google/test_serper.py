@@ -142,6 +142,48 @@ def test_a_regional_language_tag_is_sent_as_googles_hl(keyed, cfg):
     assert json.loads(route.calls.last.request.content)["hl"] == "en"
 
 
+def _google_hl_only(request: httpx.Request) -> httpx.Response:
+    """Serper refuses an ``hl`` outside Google's interface languages with a 400."""
+    hl = json.loads(request.content).get("hl")
+    if hl not in (None, "en", "de", "ms"):
+        return httpx.Response(400, json={"message": f"Invalid hl: {hl}", "statusCode": 400})
+    return httpx.Response(200, json=SUCCESS)
+
+
+def test_a_language_google_does_not_list_is_left_out_with_a_warning(keyed, cfg):
+    """Before, Assamese went as ``hl=as``; Serper's 400 failed the search as ``invalid_input``
+    and a fallback chain stopped there."""
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).mock(side_effect=_google_hl_only)
+        envelope = _search(cfg, lang="as-IN", country="in")
+    assert envelope["success"] is True, envelope
+    assert "hl" not in json.loads(route.calls.last.request.content)
+    assert envelope["meta"]["warnings"] == ["serper does not search in the language 'as-IN'; lang ignored."]
+
+
+def test_a_country_google_does_not_list_is_left_out_with_a_warning(keyed, cfg):
+    """Before, South Sudan went as ``gl=ss``; Serper's 400 for a ``gl`` it does not know failed
+    the search as ``invalid_input``."""
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).mock(
+            side_effect=lambda request: httpx.Response(400, json={"message": "Invalid gl", "statusCode": 400})
+            if json.loads(request.content).get("gl") == "ss"
+            else httpx.Response(200, json=SUCCESS)
+        )
+        envelope = _search(cfg, country="ss")
+    assert envelope["success"] is True, envelope
+    assert "gl" not in json.loads(route.calls.last.request.content)
+    assert envelope["meta"]["warnings"] == ["serper does not offer results for the country 'ss'; country ignored."]
+
+
+def test_malay_is_sent_as_google_s_ms(keyed, cfg):
+    with respx.mock(assert_all_called=False) as mock:
+        route = mock.post(URL).mock(side_effect=_google_hl_only)
+        envelope = _search(cfg, lang="ms-MY")
+    assert envelope["success"] is True, envelope
+    assert json.loads(route.calls.last.request.content)["hl"] == "ms"
+
+
 def test_safe_search_is_a_warning(keyed, cfg):
     with respx.mock(assert_all_called=False) as mock:
         mock.post(URL).respond(200, json=SUCCESS)

@@ -150,6 +150,35 @@ def test_a_page_s_published_time_is_a_date_or_left_out(
     assert page["metadata"].get("published_at") == published
 
 
+def test_search_content_that_is_a_captcha_wall_is_not_the_hit_s_raw_content(
+    keyed: None, mock: respx.MockRouter
+) -> None:
+    """Jina reads each result page as its reader does, with the same ``warning``: a wall's
+    text ("Just a moment...") came back as the hit's ``raw_content``."""
+    wall = {
+        "title": "Just a moment...",
+        "url": "https://example.com/walled",
+        "description": "An article behind a bot check.",
+        "content": "## Performing security verification\n\nThis website uses a security service.",
+        "warning": "This page maybe requiring CAPTCHA, please make sure you are authorized to "
+        "access this page.",
+        "usage": {"tokens": 40},
+    }
+    mock.post(SEARCH).respond(200, json={**WITH_CONTENT, "data": [*WITH_CONTENT["data"], wall]})
+
+    envelope = dispatch_search("reader", backend="jina", include_content=True)
+
+    assert envelope["success"] is True, envelope
+    read, walled = envelope["data"]["web"]
+    assert read["raw_content"] == "# Reader\n\nFull page markdown."
+    assert walled["url"] == "https://example.com/walled" and not walled.get("raw_content")
+    assert "security verification" not in json.dumps(envelope)
+    assert envelope["meta"]["warnings"] == [
+        "jina's reader met a CAPTCHA wall or an error status on 1 of the result pages; they come "
+        "without raw_content."
+    ]
+
+
 def test_search_with_include_content_keeps_page_markdown(
     keyed: None, mock: respx.MockRouter
 ) -> None:
@@ -637,8 +666,34 @@ def test_a_page_that_answered_an_error_status_is_that_url_s_error(mock: respx.Mo
         "blocked",
         "provider_error",
     )
-    assert private["detail"] == "http_403"
+    assert private["detail"] == "captcha_required"
     assert "HTTP 404 to Jina's reader" in gone["error"] and not gone["content"]
+
+
+def test_a_page_that_is_a_captcha_wall_is_blocked_not_its_content(mock: respx.MockRouter) -> None:
+    """The site answered 200 with a bot check: Jina says so only in ``data.warning``, and the
+    wall's text ("Performing security verification") came back as the page's content."""
+    data = {
+        **PAGE_BODY["data"],
+        "title": "Just a moment...",
+        "content": "## Performing security verification\n\nThis website uses a security service to "
+        "protect against malicious bots. This page is displayed while the website verifies you "
+        "are not a bot.",
+        "warning": "This page maybe requiring CAPTCHA, please make sure you are authorized to "
+        "access this page.",
+    }
+    answers = {"https://example.com": PAGE_BODY, "https://example.org": {**PAGE_BODY, "data": data}}
+    mock.post(READER).mock(
+        side_effect=lambda request: httpx.Response(200, json=answers[json.loads(request.content)["url"]])
+    )
+
+    envelope = dispatch_extract(list(answers), backend="jina", cache=False)
+
+    assert envelope["success"] is True, envelope
+    ok, wall = envelope["data"]
+    assert "error" not in ok and ok["content"]
+    assert (wall["error_code"], wall["detail"]) == ("blocked", "captcha_required"), wall
+    assert "security verification" not in json.dumps(wall)
 
 
 @pytest.mark.parametrize(

@@ -77,9 +77,14 @@ _EXPORTS = {
     "capped_count": "kit.count",
     "later_page": "kit.paging",
     "language_code": "kit.language",
+    "duckduckgo_query": "kit.duckduckgo",
     "duckduckgo_region": "kit.duckduckgo",
     "GOOGLE_SAFE": "kit.google",
     "GOOGLE_TBS": "kit.google",
+    "GOOGLE_GL": "kit.google",
+    "GOOGLE_HL": "kit.google",
+    "google_country": "kit.google",
+    "google_interface_language": "kit.google",
     "google_language": "kit.google",
     "google_locale_params": "kit.google",
     "google_organic_hit": "kit.google",
@@ -203,10 +208,14 @@ if TYPE_CHECKING:
         unread_by_deadline,
     )
     from .count import capped_count
-    from .duckduckgo import duckduckgo_region
+    from .duckduckgo import duckduckgo_query, duckduckgo_region
     from .google import (
+        GOOGLE_GL,
+        GOOGLE_HL,
         GOOGLE_SAFE,
         GOOGLE_TBS,
+        google_country,
+        google_interface_language,
         google_language,
         google_locale_params,
         google_organic_hit,

@@ -1,16 +1,29 @@
-"""DuckDuckGo's region codes (``us-en``, ``de-de``, ``uk-en``...), for the engines that take them.
+"""DuckDuckGo's region codes (``us-en``, ``de-de``...) and query syntax, for every client of it.
 
 A region is one of a fixed list, not a free country + language pair: DuckDuckGo's HTML
 endpoint (``kl``) and the ``ddgs`` package (``region``, which it splits into Google's and
 Bing's country and language) both take it, so ``country`` / ``lang`` are matched against
 the list once, here, and a pair DuckDuckGo does not offer is said in ``meta.warnings``
 instead of being guessed.
+
+The query is DuckDuckGo's too, whichever client sends it: a word that starts with ``!`` is a
+bang, answered with a redirect to another site's search (``!w`` Wikipedia, ``!g`` Google), and
+a first word that starts with ``\\`` ("I'm feeling ducky") with a redirect to the first
+result's page; a client that follows redirects (ddgs does) then fetches that site from this
+machine. ``duckduckgo_query`` quotes both, so DuckDuckGo searches them as words.
 """
 
 from __future__ import annotations
 
+import re
+
 from ..context import warn
 from .language import language_code
+
+#: A word that starts with ``!``: a bang to DuckDuckGo, wherever it stands in the query.
+_BANG = re.compile(r"(?<!\S)!\S*")
+#: A first word that starts with ``\``: DuckDuckGo's shortcut to the first result's page.
+_DUCKY = re.compile(r"\A(\s*)(\\\S*)")
 
 #: The ``kl`` values DuckDuckGo's HTML endpoint offers in its region selector.
 REGIONS = (
@@ -134,3 +147,10 @@ def duckduckgo_region(
     if found is None:
         warn(f"{name} has no DuckDuckGo region for language '{lang}'; searched {fallback}.")
     return found
+
+
+def duckduckgo_query(query: str) -> str:
+    """``query`` as DuckDuckGo searches it instead of redirecting it elsewhere: each ``!word``
+    quoted (``'!w'``), and a leading ``\\word`` in double quotes (``"\\frac"``)."""
+    query = _BANG.sub(lambda match: f"'{match.group()}'", query)
+    return _DUCKY.sub(lambda match: f'{match.group(1)}"{match.group(2)}"', query)

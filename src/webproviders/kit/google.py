@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
+from ..context import warn
 from .language import language_code
 
 #: ``tbs``: results from the past day, week, month or year.
@@ -26,6 +27,31 @@ _HL_REGIONAL = frozenset({"pt-br", "pt-pt", "es-419", "sr-me", "zh-cn", "zh-tw"}
 _HL_NAMES = {"he": "iw", "jv": "jw", "fil": "tl", "nb": "no"}
 #: Subtags that mark traditional Chinese (``zh-tw``); other Chinese is ``zh-cn``.
 _TRADITIONAL = frozenset({"hant", "tw", "hk", "mo"})
+#: Google's countries (its ``gl`` list). Resellers check ``gl`` against it and refuse any other
+#: code (South Sudan ``ss``, Curaçao ``cw``) with a 400 (SerpAPI: "Unsupported `ss` country - gl
+#: parameter."), which failed the whole search as the caller's ``invalid_input``.
+GOOGLE_GL = frozenset(
+    "ad ae af ag ai al am an ao aq ar as at au aw ax az ba bb bd be bf bg bh bi bj bm bn bo "
+    "br bs bt bv bw by bz ca cc cd cf cg ch ci ck cl cm cn co cr cu cv cx cy cz de dj dk dm "
+    "do dz ec ee eg eh er es et eu fi fj fk fm fo fr ga gb gd ge gf gg gh gi gl gm gn gp gq "
+    "gr gs gt gu gw gy hk hm hn hr ht hu id ie il im in io iq ir is it je jm jo jp ke kg kh "
+    "ki km kn kp kr kw ky kz la lb lc li lk lr ls lt lu lv ly ma mc md me mg mh mk ml mm mn "
+    "mo mp mq mr ms mt mu mv mw mx my mz na nc ne nf ng ni nl no np nr nu nz om pa pe pf pg "
+    "ph pk pl pm pn pr ps pt pw py qa re ro rs ru rw sa sb sc sd se sg sh si sj sk sl sm sn "
+    "so sr st sv sy sz tc td tf tg th tj tk tl tm tn to tr tt tv tw tz ua ug um us uy uz va "
+    "vc ve vg vi vn vu wf ws xk ye yt za zm zw".split()
+)
+#: Google's interface languages (its ``hl`` list). Resellers check ``hl`` against it and refuse
+#: any other code with a 400 (SerpAPI: "Unsupported `lb` interface language"), which failed the
+#: whole search as the caller's ``invalid_input`` and stopped a fallback chain.
+GOOGLE_HL = frozenset(
+    "af ak sq am ar hy az eu be bem bn bh bs br bg km ca chr ny zh-cn zh-tw co hr cs da nl en eo "
+    "et ee fo tl fi fr fy gaa gl ka de el gn gu ht ha haw iw hi hu is ig id ia ga it ja jw kn kk "
+    "rw rn kg ko kri ku ckb ky lo la lv ln lt loz lg ach mk mg ms ml mt mi mr mfe mo mn sr-me ne "
+    "pcm nso no nn oc or om ps fa pl pt pt-br pt-pt pa qu ro rm nyn ru gd sr sh st tn crs sn sd "
+    "si sk sl so es es-419 su sw sv tg ta tt te th ti to lua tum tr tk tw ug uk ur uz vi cy wo "
+    "xh yi yo zu".split()
+)
 
 
 def google_language(lang: str) -> str:
@@ -41,13 +67,43 @@ def google_language(lang: str) -> str:
     return _HL_NAMES.get(code, code)
 
 
-def google_locale_params(options: dict[str, Any]) -> dict[str, Any]:
-    """``gl`` (country), ``hl`` (interface language) and ``tbs`` (time range) for the options."""
+def google_interface_language(
+    lang: str, provider: str, codes: frozenset[str] = GOOGLE_HL
+) -> str | None:
+    """The ``hl`` code of ``codes`` (Google's list unless the vendor's differs) for a language
+    tag, or None with a warning: a language the vendor refuses is left out, not sent."""
+    code = google_language(lang)
+    if code in codes:
+        return code
+    warn(f"{provider} does not search in the language '{lang}'; lang ignored.")
+    return None
+
+
+def google_country(country: str, provider: str, codes: frozenset[str] = GOOGLE_GL) -> str | None:
+    """The ``gl`` code of ``codes`` (Google's list unless the vendor's differs) for a country,
+    or None with a warning: a country the vendor refuses is left out, not sent."""
+    code = country.strip().lower()
+    if code in codes:
+        return code
+    warn(f"{provider} does not offer results for the country '{country}'; country ignored.")
+    return None
+
+
+def google_locale_params(
+    options: dict[str, Any],
+    provider: str = "this provider",
+    hl_codes: frozenset[str] = GOOGLE_HL,
+    gl_codes: frozenset[str] = GOOGLE_GL,
+) -> dict[str, Any]:
+    """``gl`` (country) and ``hl`` (interface language), each when the vendor takes it, and
+    ``tbs`` (time range) for the options."""
     params: dict[str, Any] = {}
-    if options.get("country"):
-        params["gl"] = options["country"].lower()
-    if options.get("lang"):
-        params["hl"] = google_language(options["lang"])
+    gl = google_country(options["country"], provider, gl_codes) if options.get("country") else None
+    if gl:
+        params["gl"] = gl
+    hl = google_interface_language(options["lang"], provider, hl_codes) if options.get("lang") else None
+    if hl:
+        params["hl"] = hl
     if options.get("time_range"):
         params["tbs"] = GOOGLE_TBS[options["time_range"]]
     return params
