@@ -15,6 +15,7 @@ from webproviders.kit import (
     EXTRACT_OPTIONS,
     FetchLimits,
     HostLimiter,
+    HostPaced,
     HostPaused,
     Pacer,
     PageOptions,
@@ -56,7 +57,7 @@ async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[
         at once (as a redirect is followed: each hop screened, at most a few)."""
         target, seen = url, {url}
         while True:
-            async with limiter.slot(host_of(target), stop_at):  # a host's pause past it: HostPaused
+            async with limiter.slot(host_of(target), stop_at):  # a host's pause or pacing past it: HostPaused, HostPaced
                 await pacer.slot(url_time())
                 result = await fetch(target, config, timeout=url_time())
             limiter.answered(host_of(result.final_url), result.status_code, result.headers)  # as a crawl's pages do
@@ -78,7 +79,7 @@ async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[
             if stop_at is None:
                 return await read(url)
             return await within(read(url), max(0.0, stop_at - loop.time()))
-        except HostPaused as exc:
+        except (HostPaused, HostPaced) as exc:
             return page_error(url, exc.refusal(url))
         except asyncio.TimeoutError:
             kept = cut_short_at()  # a proxy that had not opened its tunnel: the page was never reached

@@ -471,11 +471,15 @@ def test_the_sitemap_urls_taken_are_those_the_crawl_would_follow(site: Any, name
 def test_a_sitemap_still_waiting_for_its_crawl_delay_at_the_deadline_keeps_the_pages_read(
     site: Any, named: Config
 ) -> None:
-    """The sitemap waits 10 s for the host's Crawl-delay; the call's 3 s deadline comes first."""
+    """The sitemap waits 10 s for the host's Crawl-delay; the call's 3 s deadline comes first:
+    it is not requested (before, the crawl waited for it until the deadline)."""
     seed = f"http://slowmap.site.test:{site.port}/docs/a"
     envelope = crawl(seed, named, use_sitemap=True, timeout=3)
     assert [page["url"] for page in envelope["data"]] == [seed]
-    assert any("time limit was nearly reached" in warning for warning in envelope["meta"]["warnings"])
+    said = envelope["meta"]["warnings"]
+    assert f"The sitemap http://slowmap.site.test:{site.port}/sitemap.xml was not requested: requests to its host are kept 10 s apart" in said[0], said
+    assert any("would have started past the call's time limit" in warning for warning in said), said
+    assert "/sitemap.xml" not in site.paths()
 
 
 def test_sitemaps_slow_to_come_leave_half_the_time_to_the_links_pages(site: Any, named: Config) -> None:
@@ -523,6 +527,8 @@ def test_a_crawl_stopped_by_its_deadline_names_the_crawl_delay_that_paced_it(sit
     assert [page["url"] for page in envelope["data"]] == [seed]
     said = [w for w in envelope["meta"]["warnings"] if "time limit" in w]
     assert said and "Crawl-delay, kept between requests to a host: slowmap.site.test 10 s" in said[0], said
+    # It ended at once, saying why, rather than waiting out the deadline for a turn past it.
+    assert "the next request to slowmap.site.test would have started past the call's time limit" in said[0], said
 
 
 def test_an_endless_site_keeps_a_queue_of_a_few_urls_per_page_to_read(site: Any, local: Config) -> None:

@@ -839,6 +839,21 @@ def test_a_host_that_asks_for_a_pause_is_not_asked_again_within_the_batch(
         assert 590 < item["retry_after"] <= 600
 
 
+def test_pages_whose_turn_under_the_delay_comes_past_the_deadline_are_not_waited_for(
+    site: Any, local: Config
+) -> None:
+    """With 10 s kept between requests to one host and 4 s for the call, the batch's other pages
+    of that host waited out the whole deadline, then said only that they timed out."""
+    urls = [site.url(path) for path in ("/articles/caching", "/articles/retries", "/docs/")]
+    envelope = extract(urls, local, delay=10, per_host_concurrency=1, timeout=4)
+    first, *held = envelope["data"]
+    assert "error" not in first, first
+    for item in held:
+        assert item["error_code"] == "timeout", item
+        assert item["error"].startswith(f"{item['url']} was not requested: requests to 127.0.0.1 are kept 10 s apart")
+    assert [path for path in site.paths() if path != "/robots.txt"] == ["/articles/caching"]
+
+
 def test_each_page_after_the_first_takes_a_slot_of_the_request_budget(site: Any, config_for: Any) -> None:
     """With two requests a minute, the third URL is not asked for but says why, and the pages
     read are kept, as a vendor's reader does. Before, the whole extract took one slot of http's
