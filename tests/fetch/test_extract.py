@@ -6,6 +6,7 @@ import asyncio
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -226,6 +227,30 @@ def test_failures_are_per_url_and_order_is_kept(site: Any, local: Config) -> Non
     assert "Retries without outages" in data[6]["content"]
     assert [page["metadata"].get("status_code") for page in data[:4]] == [404, 200, 500, 403]
     assert all(page["error"] for page in data if page.get("error_code"))
+
+
+@pytest.mark.parametrize("status", [304, 302])
+def test_a_304_or_a_redirect_without_location_is_the_sites_fault_saying_so(
+    http_server: Any, local: Config, status: int
+) -> None:
+    """No request is conditional, and a redirect is followed to its Location: both answers are
+    the site's mistake, not a failure of ``http`` (they were ``provider_error``)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(status)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    url = f"http://127.0.0.1:{http_server(Handler).server_address[1]}/page"
+    envelope = dispatch_extract([url], backend="http", config=local)
+    failure = envelope["meta"]["failures"][0]
+    assert (envelope["error_code"], failure["error_code"]) == ("bad_gateway", "bad_gateway"), envelope
+    said = "no If-Modified-Since or If-None-Match" if status == 304 else "a redirect that names no place to go (no Location header)"
+    assert failure["error"].startswith(f"{url} answered HTTP {status}") and said in failure["error"], failure
 
 
 def test_a_page_answering_408_is_asked_again_not_taken_for_a_bad_request(site: Any, local: Config) -> None:

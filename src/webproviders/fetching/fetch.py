@@ -469,6 +469,19 @@ def status_error(result: FetchResult) -> WebProviderError | None:
         )
     if status >= 400:
         return InvalidInputError(f"{url} rejected the request (HTTP {status}).", status_code=status)
+    if status == 304:  # no request of a fetch is conditional: the site's server (or a cache before it) is at fault
+        return BadGatewayError(
+            f"{url} answered HTTP 304 Not Modified, though the request asked for no such answer (it sent no "
+            "If-Modified-Since or If-None-Match): its server, or a cache before it, is at fault. Asking again "
+            "later, or through another backend, may read it.",
+            status_code=status,
+        )
+    if status in REDIRECT_STATUSES:  # a redirect with a Location is followed: this one named none
+        return BadGatewayError(
+            f"{url} answered HTTP {status}, a redirect that names no place to go (no Location header): the "
+            "site is at fault. Open it in a browser to see where it leads, and pass that address.",
+            status_code=status,
+        )
     return ProviderError(f"{url} answered HTTP {status} without a page to read.", status_code=status)
 
 
