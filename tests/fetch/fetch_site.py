@@ -661,6 +661,7 @@ class SiteHandler(BaseHTTPRequestHandler):
             heads = {
                 "canonical": f'<link rel="canonical" href="{PLACEHOLDER}">',
                 "base": f'<base href="{PLACEHOLDER}">',
+                "script-base": '<base href="javascript:void(0)">',  # no address: browsers read links against the page's
                 "refresh": f'<meta http-equiv="refresh" content="0; url={PLACEHOLDER}">',
             }
             text = '<article><h1>Template page</h1><p>A page whose template left an address unfilled is still read: see <a href="/docs/a">getting started</a>.</p></article>'

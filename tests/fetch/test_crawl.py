@@ -556,6 +556,9 @@ def test_links_longer_than_the_url_limit_are_not_followed(site: Any, local: Conf
     # A <base> that names no parsable URL (a template's ``https://[site-url]/``) is passed by, as in browsers.
     envelope = crawl(site.url("/placeholder/base"), local, max_depth=1)
     assert paths(envelope, site)[0] == "/placeholder/base" and "/docs/a" in paths(envelope, site)
+    # Nor is one of a scheme no page is fetched with: links read against it were followed nowhere.
+    envelope = crawl(site.url("/placeholder/script-base"), local, max_depth=1)
+    assert paths(envelope, site)[0] == "/placeholder/script-base" and "/docs/a" in paths(envelope, site)
     assert max(len(path) for path in site.paths()) <= 2_048
 
 
