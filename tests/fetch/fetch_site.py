@@ -712,6 +712,9 @@ class SiteHandler(BaseHTTPRequestHandler):
             grown = query.get("q", ["a"])[0] * 2
             links = f'<a href="/grow?q={grown}">more</a>'
             return self._send(200, page("Grow", f"<article><h1>Grow</h1><p>Each page of this trap: {links}.</p></article>").encode())
+        if path == "/spaced-links":  # links written with a raw space: one page of the site, one gone
+            links = '<a href="/docs/a">getting started</a> <a href="/gone page">an old page</a>'
+            return self._send(200, page("Spaced", f"<article><h1>Spaced</h1><p>See {links}.</p></article>").encode())
         if path == "/long-base":  # relative links under a <base href> longer than any URL taken
             head = f'<base href="/{"b" * 2_100}/">'
             links = '<a href="next">next</a> <a href="/docs/a">getting started</a>'

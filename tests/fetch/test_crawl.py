@@ -546,6 +546,15 @@ def test_session_ids_in_links_do_not_make_one_page_many(site: Any, local: Config
     assert paths(envelope, site) == ["/jsp/0", "/jsp/1", "/jsp/2"]
 
 
+def test_a_page_that_failed_is_named_as_requested_as_pages_read_are(site: Any, local: Config) -> None:
+    """A link written with a raw space: its 404 item kept the space, where every page read is
+    named percent-encoded, as requested."""
+    envelope = crawl(site.url("/spaced-links"), local, max_depth=1)
+    named = {page["url"]: page.get("error_code") for page in envelope["data"]}
+    assert named.get(site.url("/gone%20page")) == "not_found", named
+    assert not any(" " in url for url in named), named
+
+
 def test_links_longer_than_the_url_limit_are_not_followed(site: Any, local: Config) -> None:
     """A query that doubles on every page, and links under a long ``<base href>``: such URLs
     were requested (5,000 of them under a 60 KB base held 600 MB in the calling process)."""

@@ -194,6 +194,15 @@ def _canonical(url: str) -> str:
     return parts._replace(netloc=spelled if port is None else f"{spelled}:{port}").geturl()
 
 
+def _as_sent(url: str) -> str:
+    """``url`` spelled as it is requested (``/a b`` is ``/a%20b``), as a page read is named:
+    a page that failed kept the link's spelling, beside pages read in the other."""
+    try:
+        return str(httpx.URL(url))
+    except (httpx.InvalidURL, ValueError, UnicodeError):
+        return url  # never requested: named as the link spelled it
+
+
 def _page_of(url: str) -> str:
     """Which page ``url`` (a canonical URL) is to the crawl: its
     :func:`~webproviders.urls.page_identity` with the query's parameters in the order of their
@@ -533,7 +542,7 @@ class Crawler:
         return Outcome(entry, robots_refused=robots)
 
     def _error_item(self, entry: Entry, exc: WebProviderError) -> dict[str, Any]:
-        item = page_error(entry.url, exc)
+        item = page_error(_as_sent(entry.url), exc)
         item["metadata"] = {"depth": entry.depth, "referrer": entry.referrer}
         if exc.status_code:
             item["metadata"]["status_code"] = exc.status_code
