@@ -880,6 +880,18 @@ def test_pages_whose_turn_under_the_delay_comes_past_the_deadline_are_not_waited
     assert [path for path in site.paths() if path != "/robots.txt"] == ["/articles/caching"]
 
 
+def test_a_refresh_whose_turn_under_the_delay_comes_past_the_deadline_names_its_target(
+    site: Any, local: Config
+) -> None:
+    """The page was read; the page its refresh sends the reader to was not: the sentence said
+    the page itself was not requested, and the call was asked again at once, the host with it."""
+    envelope = unread(site.url("/refresh/now"), local, delay=10, timeout=4)
+    [item] = envelope["meta"]["failures"]
+    assert item["error"].startswith(f"{site.url('/articles/caching')} was not requested: requests to 127.0.0.1"), item
+    assert envelope["retry_after"] > 5, envelope
+    assert site.paths() == ["/refresh/now"]
+
+
 def test_each_page_after_the_first_takes_a_slot_of_the_request_budget(site: Any, config_for: Any) -> None:
     """With two requests a minute, the third URL is not asked for but says why, and the pages
     read are kept, as a vendor's reader does. Before, the whole extract took one slot of http's

@@ -55,6 +55,7 @@ class HostPaced(Exception):
             f"turn would come {self.seconds_left:.0f} s from now, past the call's time limit. Pass a "
             "larger timeout, or a smaller delay, for more pages of one host.",
             provider="http",
+            retry_after=self.seconds_left,  # asked again at once, the host would be asked too soon
         )
 
 
