@@ -54,7 +54,6 @@ class HostPaced(Exception):
             f"{url} was not requested: requests to {self.host} are kept {self.gap:g} s apart, and its "
             f"turn would come {self.seconds_left:.0f} s from now, past the call's time limit. Pass a "
             "larger timeout, or a smaller delay, for more pages of one host.",
-            provider="http",
             retry_after=self.seconds_left,  # asked again at once, the host would be asked too soon
         )
 
