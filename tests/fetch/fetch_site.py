@@ -873,6 +873,8 @@ class SiteHandler(BaseHTTPRequestHandler):
         if path == "/busy-links":  # a link to a page answering 429 (or ?status=503), then to pages of the same host
             busy = "/busy?" + "&amp;".join(f"{key}={value[0]}" for key, value in query.items())
             links = f'<a href="{busy}">busy</a>, <a href="/docs/a">a</a> and <a href="/docs/b">b</a>'
+            if "spaced" in query:  # and one written with a raw space
+                links += ', <a href="/docs/old page">an old page</a>'
             return self._send(200, f"<html><body><article><h1>Busy links</h1><p>{links}.</p></article></body></html>".encode())
         if path == "/app":  # a single-page application: its text arrives by script
             return self._send(200, b'<html><head><title>Dashboard</title></head><body><div id="root"></div>'

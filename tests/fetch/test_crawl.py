@@ -555,6 +555,15 @@ def test_a_page_that_failed_is_named_as_requested_as_pages_read_are(site: Any, l
     assert not any(" " in url for url in named), named
 
 
+def test_a_page_not_requested_for_its_hosts_pause_is_named_as_its_item_is(site: Any, local: Config) -> None:
+    """Its item was named percent-encoded, its sentence with the link's raw space."""
+    envelope = crawl(site.url("/busy-links?spaced=1"), local, timeout=4, **ONE_AT_A_TIME)
+    unasked = [page for page in envelope["data"] if "was not requested" in page.get("error", "")]
+    assert site.url("/docs/old%20page") in [page["url"] for page in unasked], envelope["data"]
+    for page in unasked:
+        assert page["error"].startswith(f"{page['url']} was not requested"), page
+
+
 def test_links_longer_than_the_url_limit_are_not_followed(site: Any, local: Config) -> None:
     """A query that doubles on every page, and links under a long ``<base href>``: such URLs
     were requested (5,000 of them under a 60 KB base held 600 MB in the calling process)."""

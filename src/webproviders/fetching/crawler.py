@@ -486,7 +486,7 @@ class Crawler:
         except NotFollowed:
             return Outcome(entry)
         except HostPaused as exc:
-            return Outcome(entry, item=self._error_item(entry, exc.refusal(entry.url)))
+            return Outcome(entry, item=self._error_item(entry, exc.refusal(_as_sent(entry.url))))
         except HostPaced as exc:  # waiting for its turn would only hold the call until its deadline
             self._paced_out[exc.host] = exc.gap
             return Outcome(entry)
