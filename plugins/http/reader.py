@@ -15,6 +15,7 @@ from webproviders.kit import (
     EXTRACT_OPTIONS,
     FetchLimits,
     HostLimiter,
+    HostPaced,
     HostPaused,
     Pacer,
     PageOptions,
@@ -56,9 +57,12 @@ async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[
         at once (as a redirect is followed: each hop screened, at most a few)."""
         target, seen = url, {url}
         while True:
-            async with limiter.slot(host_of(target), stop_at):  # a host's pause past it: HostPaused
-                await pacer.slot(url_time())
-                result = await fetch(target, config, timeout=url_time())
+            try:
+                async with limiter.slot(host_of(target), stop_at):
+                    await pacer.slot(url_time())
+                    result = await fetch(target, config, timeout=url_time())
+            except (HostPaused, HostPaced) as exc:  # its host's pause or pacing lasts past the deadline
+                raise exc.refusal(target) from None  # a refresh's target: not the page read before it
             limiter.answered(host_of(result.final_url), result.status_code, result.headers)  # as a crawl's pages do
             error = status_error(result)
             if error is not None:
@@ -78,8 +82,6 @@ async def extract_pages(config: Config, urls: list[str], **kwargs: Any) -> list[
             if stop_at is None:
                 return await read(url)
             return await within(read(url), max(0.0, stop_at - loop.time()))
-        except HostPaused as exc:
-            return page_error(url, exc.refusal(url))
         except asyncio.TimeoutError:
             kept = cut_short_at()  # a proxy that had not opened its tunnel: the page was never reached
             return page_error(url, WebTimeoutError(

@@ -182,14 +182,28 @@ else:
         return parts
 
 
-def join_url(base: str, href: str) -> str | None:
-    """The address ``href`` names on the page at ``base``; None when it cannot be parsed. Pages
-    hold such links (a template's unfilled ``https://[site-url]/``), and browsers pass them by:
-    one must not cost the reader the page. On an http(s) page a backslash before the query
-    is a slash, as browsers read it (``sub\\page.html``, ``\\docs\\intro.html``)."""
+#: What a URL parser strips from both ends of a URL (WHATWG: C0 controls and space), and
+#: what it drops wherever it stands (tab and newline).
+_C0_OR_SPACE = "".join(map(chr, range(0x21)))
+_TAB_OR_NEWLINE = str.maketrans("", "", "\t\n\r")
+
+
+def as_parsers_read(href: str, base: str) -> str:
+    """``href`` as browsers' URL parser reads it on the page at ``base``: C0 controls and spaces
+    at its ends and every tab and newline dropped; on an http(s) page a backslash before the
+    query is a slash (``sub\\page.html``, ``\\docs\\intro.html``)."""
+    href = href.strip(_C0_OR_SPACE).translate(_TAB_OR_NEWLINE)
     if "\\" in href and base[:5].lower() in ("http:", "https"):
         cut = min((at for at in (href.find("?"), href.find("#")) if at >= 0), default=len(href))
         href = href[:cut].replace("\\", "/") + href[cut:]
+    return href
+
+
+def join_url(base: str, href: str) -> str | None:
+    """The address ``href`` names on the page at ``base`` (read as :func:`as_parsers_read`
+    says); None when it cannot be parsed. Pages hold such links (a template's unfilled
+    ``https://[site-url]/``), and browsers pass them by: one must not cost the reader the page."""
+    href = as_parsers_read(href, base)
     try:
         url = urljoin(base, href)
         if "[" in url:

@@ -661,6 +661,7 @@ class SiteHandler(BaseHTTPRequestHandler):
             heads = {
                 "canonical": f'<link rel="canonical" href="{PLACEHOLDER}">',
                 "base": f'<base href="{PLACEHOLDER}">',
+                "script-base": '<base href="javascript:void(0)">',  # no address: browsers read links against the page's
                 "refresh": f'<meta http-equiv="refresh" content="0; url={PLACEHOLDER}">',
             }
             text = '<article><h1>Template page</h1><p>A page whose template left an address unfilled is still read: see <a href="/docs/a">getting started</a>.</p></article>'
@@ -711,6 +712,9 @@ class SiteHandler(BaseHTTPRequestHandler):
             grown = query.get("q", ["a"])[0] * 2
             links = f'<a href="/grow?q={grown}">more</a>'
             return self._send(200, page("Grow", f"<article><h1>Grow</h1><p>Each page of this trap: {links}.</p></article>").encode())
+        if path == "/spaced-links":  # links written with a raw space: one page of the site, one gone
+            links = '<a href="/docs/a">getting started</a> <a href="/gone page">an old page</a>'
+            return self._send(200, page("Spaced", f"<article><h1>Spaced</h1><p>See {links}.</p></article>").encode())
         if path == "/long-base":  # relative links under a <base href> longer than any URL taken
             head = f'<base href="/{"b" * 2_100}/">'
             links = '<a href="next">next</a> <a href="/docs/a">getting started</a>'
@@ -869,6 +873,8 @@ class SiteHandler(BaseHTTPRequestHandler):
         if path == "/busy-links":  # a link to a page answering 429 (or ?status=503), then to pages of the same host
             busy = "/busy?" + "&amp;".join(f"{key}={value[0]}" for key, value in query.items())
             links = f'<a href="{busy}">busy</a>, <a href="/docs/a">a</a> and <a href="/docs/b">b</a>'
+            if "spaced" in query:  # and one written with a raw space
+                links += ', <a href="/docs/old page">an old page</a>'
             return self._send(200, f"<html><body><article><h1>Busy links</h1><p>{links}.</p></article></body></html>".encode())
         if path == "/app":  # a single-page application: its text arrives by script
             return self._send(200, b'<html><head><title>Dashboard</title></head><body><div id="root"></div>'

@@ -161,6 +161,8 @@ def build_site() -> dict[str, tuple[bytes, str]]:
     # No byte-order mark and nothing declared: the NULs beside the markup's letters tell the order.
     pages["/utf-16/undeclared-le"] = (page("utf-16", "一" + text).encode("utf-16-le"), "text/html")
     pages["/utf-16/undeclared-be"] = (page("utf-16", "一" + text).encode("utf-16-be"), "text/html")
+    # One NUL at the end of a short page: no sign of UTF-16.
+    pages["/utf-16/one-nul"] = (b"<b>Hi you</b>\0", "text/html")
     # An old declaration left commented out before the real one: browsers skip comments.
     for label in ("windows-1251", "shift_jis"):
         codec, text = TEXTS[label]
@@ -375,6 +377,12 @@ def test_utf16_pages(extracted: dict[str, dict[str, Any]], path: str) -> None:
     item = extracted[path]
     assert "error" not in item, item
     assert sentences(TEXTS["gb2312"][1])[0] in item["content"]
+
+
+def test_one_nul_byte_in_a_short_undeclared_page_is_no_sign_of_utf16(extracted: dict[str, dict[str, Any]]) -> None:
+    """It was read as UTF-16LE: "Hi you" came back as CJK characters."""
+    item = extracted["/utf-16/one-nul"]
+    assert (item["content"], item["metadata"]["encoding"]) == ("**Hi you**", "utf-8"), item
 
 
 @pytest.mark.parametrize("path", ["/utf-16-declared/feed", "/utf-16-declared/xhtml", "/utf-16-declared/header"])

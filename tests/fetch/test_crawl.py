@@ -471,11 +471,15 @@ def test_the_sitemap_urls_taken_are_those_the_crawl_would_follow(site: Any, name
 def test_a_sitemap_still_waiting_for_its_crawl_delay_at_the_deadline_keeps_the_pages_read(
     site: Any, named: Config
 ) -> None:
-    """The sitemap waits 10 s for the host's Crawl-delay; the call's 3 s deadline comes first."""
+    """The sitemap waits 10 s for the host's Crawl-delay; the call's 3 s deadline comes first:
+    it is not requested (before, the crawl waited for it until the deadline)."""
     seed = f"http://slowmap.site.test:{site.port}/docs/a"
     envelope = crawl(seed, named, use_sitemap=True, timeout=3)
     assert [page["url"] for page in envelope["data"]] == [seed]
-    assert any("time limit was nearly reached" in warning for warning in envelope["meta"]["warnings"])
+    said = envelope["meta"]["warnings"]
+    assert f"The sitemap http://slowmap.site.test:{site.port}/sitemap.xml was not requested: requests to its host are kept 10 s apart" in said[0], said
+    assert any("would have started past the call's time limit" in warning for warning in said), said
+    assert "/sitemap.xml" not in site.paths()
 
 
 def test_sitemaps_slow_to_come_leave_half_the_time_to_the_links_pages(site: Any, named: Config) -> None:
@@ -523,6 +527,8 @@ def test_a_crawl_stopped_by_its_deadline_names_the_crawl_delay_that_paced_it(sit
     assert [page["url"] for page in envelope["data"]] == [seed]
     said = [w for w in envelope["meta"]["warnings"] if "time limit" in w]
     assert said and "Crawl-delay, kept between requests to a host: slowmap.site.test 10 s" in said[0], said
+    # It ended at once, saying why, rather than waiting out the deadline for a turn past it.
+    assert "the next request to slowmap.site.test would have started past the call's time limit" in said[0], said
 
 
 def test_an_endless_site_keeps_a_queue_of_a_few_urls_per_page_to_read(site: Any, local: Config) -> None:
@@ -540,6 +546,24 @@ def test_session_ids_in_links_do_not_make_one_page_many(site: Any, local: Config
     assert paths(envelope, site) == ["/jsp/0", "/jsp/1", "/jsp/2"]
 
 
+def test_a_page_that_failed_is_named_as_requested_as_pages_read_are(site: Any, local: Config) -> None:
+    """A link written with a raw space: its 404 item kept the space, where every page read is
+    named percent-encoded, as requested."""
+    envelope = crawl(site.url("/spaced-links"), local, max_depth=1)
+    named = {page["url"]: page.get("error_code") for page in envelope["data"]}
+    assert named.get(site.url("/gone%20page")) == "not_found", named
+    assert not any(" " in url for url in named), named
+
+
+def test_a_page_not_requested_for_its_hosts_pause_is_named_as_its_item_is(site: Any, local: Config) -> None:
+    """Its item was named percent-encoded, its sentence with the link's raw space."""
+    envelope = crawl(site.url("/busy-links?spaced=1"), local, timeout=4, **ONE_AT_A_TIME)
+    unasked = [page for page in envelope["data"] if "was not requested" in page.get("error", "")]
+    assert site.url("/docs/old%20page") in [page["url"] for page in unasked], envelope["data"]
+    for page in unasked:
+        assert page["error"].startswith(f"{page['url']} was not requested"), page
+
+
 def test_links_longer_than_the_url_limit_are_not_followed(site: Any, local: Config) -> None:
     """A query that doubles on every page, and links under a long ``<base href>``: such URLs
     were requested (5,000 of them under a 60 KB base held 600 MB in the calling process)."""
@@ -550,6 +574,9 @@ def test_links_longer_than_the_url_limit_are_not_followed(site: Any, local: Conf
     # A <base> that names no parsable URL (a template's ``https://[site-url]/``) is passed by, as in browsers.
     envelope = crawl(site.url("/placeholder/base"), local, max_depth=1)
     assert paths(envelope, site)[0] == "/placeholder/base" and "/docs/a" in paths(envelope, site)
+    # Nor is one of a scheme no page is fetched with: links read against it were followed nowhere.
+    envelope = crawl(site.url("/placeholder/script-base"), local, max_depth=1)
+    assert paths(envelope, site)[0] == "/placeholder/script-base" and "/docs/a" in paths(envelope, site)
     assert max(len(path) for path in site.paths()) <= 2_048
 
 

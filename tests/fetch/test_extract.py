@@ -6,6 +6,7 @@ import asyncio
 import os
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import pytest
@@ -228,6 +229,30 @@ def test_failures_are_per_url_and_order_is_kept(site: Any, local: Config) -> Non
     assert all(page["error"] for page in data if page.get("error_code"))
 
 
+@pytest.mark.parametrize("status", [304, 302])
+def test_a_304_or_a_redirect_without_location_is_the_sites_fault_saying_so(
+    http_server: Any, local: Config, status: int
+) -> None:
+    """No request is conditional, and a redirect is followed to its Location: both answers are
+    the site's mistake, not a failure of ``http`` (they were ``provider_error``)."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(status)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: Any) -> None:
+            pass
+
+    url = f"http://127.0.0.1:{http_server(Handler).server_address[1]}/page"
+    envelope = dispatch_extract([url], backend="http", config=local)
+    failure = envelope["meta"]["failures"][0]
+    assert (envelope["error_code"], failure["error_code"]) == ("bad_gateway", "bad_gateway"), envelope
+    said = "no If-Modified-Since or If-None-Match" if status == 304 else "a redirect that names no place to go (no Location header)"
+    assert failure["error"].startswith(f"{url} answered HTTP {status}") and said in failure["error"], failure
+
+
 def test_a_page_answering_408_is_asked_again_not_taken_for_a_bad_request(site: Any, local: Config) -> None:
     """408 is the server's wait for a request running out (an idle connection it closed): it was
     ``invalid_input``, "rejected the request", and never asked for again."""
@@ -380,6 +405,7 @@ def test_a_page_built_by_script_comes_back_empty_with_a_warning_saying_why(site:
     assert article["content"].startswith("# Caching in practice")
     [warning] = envelope["meta"]["warnings"]
     assert "no text" in warning and "script" in warning and "crawl4ai" in warning
+    assert warning.startswith(f"{site.url('/app')} gave no text of its own"), warning  # which of the pages it was
     assert "warnings" not in extract(site.url("/articles/caching"), local)["meta"]
     again = extract([site.url("/app"), site.url("/articles/caching")], local)
     assert again["meta"]["cached"] is True and again["meta"]["warnings"] == [warning]  # said by a hit too
@@ -837,6 +863,33 @@ def test_a_host_that_asks_for_a_pause_is_not_asked_again_within_the_batch(
         assert item["error_code"] == "rate_limited", item
         assert item["error"].startswith(f"{item['url']} was not requested: its host asked for a pause (Retry-After)")
         assert 590 < item["retry_after"] <= 600
+
+
+def test_pages_whose_turn_under_the_delay_comes_past_the_deadline_are_not_waited_for(
+    site: Any, local: Config
+) -> None:
+    """With 10 s kept between requests to one host and 4 s for the call, the batch's other pages
+    of that host waited out the whole deadline, then said only that they timed out."""
+    urls = [site.url(path) for path in ("/articles/caching", "/articles/retries", "/docs/")]
+    envelope = extract(urls, local, delay=10, per_host_concurrency=1, timeout=4)
+    first, *held = envelope["data"]
+    assert "error" not in first, first
+    for item in held:
+        assert item["error_code"] == "timeout", item
+        assert item["error"].startswith(f"{item['url']} was not requested: requests to 127.0.0.1 are kept 10 s apart")
+    assert [path for path in site.paths() if path != "/robots.txt"] == ["/articles/caching"]
+
+
+def test_a_refresh_whose_turn_under_the_delay_comes_past_the_deadline_names_its_target(
+    site: Any, local: Config
+) -> None:
+    """The page was read; the page its refresh sends the reader to was not: the sentence said
+    the page itself was not requested, and the call was asked again at once, the host with it."""
+    envelope = unread(site.url("/refresh/now"), local, delay=10, timeout=4)
+    [item] = envelope["meta"]["failures"]
+    assert item["error"].startswith(f"{site.url('/articles/caching')} was not requested: requests to 127.0.0.1"), item
+    assert envelope["retry_after"] > 5, envelope
+    assert site.paths() == ["/refresh/now"]
 
 
 def test_each_page_after_the_first_takes_a_slot_of_the_request_budget(site: Any, config_for: Any) -> None:

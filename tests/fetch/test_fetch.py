@@ -193,6 +193,18 @@ def test_a_redirect_to_an_address_that_is_no_web_page_is_refused(site: Any, loca
     assert "redirect" in envelope["error"] and "is not an http or https address" in envelope["error"]
 
 
+@pytest.mark.parametrize("location", ["/docs/\ta", "\\docs\\a", "http:\\\\site.test:{port}\\docs\\a", " \t/docs/a "])
+def test_a_redirect_target_is_read_as_browsers_and_links_read_it(site: Any, local: Config, location: str) -> None:
+    """A tab in a Location failed the page (unsafe_url, "cannot be parsed"), and backslashes
+    were sent as written; a browser drops the one and reads the other as a slash, as a link
+    on a page is read here."""
+    url = f"http://site.test:{site.port}/redirect/to?url=" + quote(location.format(port=site.port), safe="")
+    envelope = dispatch_extract(url, backend="http", config=local)
+    assert envelope["success"] is True, envelope
+    assert envelope["data"][0]["metadata"]["final_url"] == f"http://site.test:{site.port}/docs/a", envelope
+    assert "/docs/a" in site.paths()
+
+
 def test_a_redirect_to_a_name_that_does_not_resolve_says_where_the_name_came_from(site: Any, local: Config) -> None:
     """"Could not resolve the host name 'wiki.nowhere.test'" for a URL on site.test did not say
     that a redirect led there (a page behind a proxy, with a name left unresolved, most often)."""

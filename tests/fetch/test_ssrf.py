@@ -187,6 +187,16 @@ def test_redirect_to_internal_started_at_a_reachable_page(site: Any, canary: Any
     assert any(path.startswith("/redirect/to") for path in site.paths())
 
 
+@pytest.mark.parametrize("target", [f"http:\\\\127.0.0.1:{C}\\x", f"http://127.0.0.1:{C}/\tx", f"\t\\\\127.0.0.1:{C}\\x"])
+def test_a_redirect_target_read_as_browsers_read_it_is_still_screened(
+    site: Any, canary: Any, site_only: Config, target: str
+) -> None:
+    """Tabs dropped and backslashes read as slashes, the target is the internal address, refused."""
+    envelope = dispatch_extract(fill(via_redirect(target), site, canary), backend="http", config=site_only)
+    assert envelope["error_code"] == "unsafe_url", envelope
+    assert "redirect" in envelope["error"]
+
+
 REBINDING = [f"http://rebind.test:{C}/", via_redirect(f"http://rebind.test:{C}/")]
 
 

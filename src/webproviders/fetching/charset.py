@@ -329,12 +329,13 @@ def utf16_without_bom(body: bytes) -> str | None:
     """``utf-16-le`` or ``utf-16-be`` for an undeclared body written in UTF-16 with no
     byte-order mark, else None. Markup is mostly ASCII, which UTF-16 writes with a NUL byte
     beside each character, on one side (a few other characters, such as 一 U+4E00, put one
-    on the other side); text in an 8-bit encoding has no NULs at all."""
+    on the other side); text in an 8-bit encoding has no NULs at all. One NUL is no sign: a
+    short body ending in one (``{"a":"b"}\\0``) was read as UTF-16, and came back as CJK."""
     head = body[: _UTF16_PROBE & ~1]
     if len(head) < 8:
         return None
     even, odd = head[0::2].count(0), head[1::2].count(0)
-    enough = len(head) // 8  # a quarter of the characters ASCII
+    enough = max(2, len(head) // 8)  # a quarter of the characters ASCII, and more than one
     if odd >= enough and even * 8 <= odd:
         return "utf-16-le"
     if even >= enough and odd * 8 <= even:

@@ -49,7 +49,7 @@ from .extractpool import extraction_pool
 from .fetch import FetchResult, cut_short_at, fetch, gunzip, status_error
 from .options import FetchLimits, PageOptions, patterns, pick, refused, switch, whole
 from .pages import HEAVY_HTML_TAGS, NotAPage, render
-from .politeness import HostLimiter, HostPaused
+from .politeness import HostLimiter, HostPaced, HostPaused
 from .robots import PARSE_LIMIT, RobotsCache, RobotsRules, whole_lines
 from .robotsmeta import says_nofollow
 from .sitemap import parse_sitemap
@@ -194,6 +194,15 @@ def _canonical(url: str) -> str:
     return parts._replace(netloc=spelled if port is None else f"{spelled}:{port}").geturl()
 
 
+def _as_sent(url: str) -> str:
+    """``url`` spelled as it is requested (``/a b`` is ``/a%20b``), as a page read is named:
+    a page that failed kept the link's spelling, beside pages read in the other."""
+    try:
+        return str(httpx.URL(url))
+    except (httpx.InvalidURL, ValueError, UnicodeError):
+        return url  # never requested: named as the link spelled it
+
+
 def _page_of(url: str) -> str:
     """Which page ``url`` (a canonical URL) is to the crawl: its
     :func:`~webproviders.urls.page_identity` with the query's parameters in the order of their
@@ -278,6 +287,9 @@ class Crawler:
         self._nearby: dict[str, str] = {}
         #: Hosts whose robots.txt ``Crawl-delay`` paces them, and the seconds between requests.
         self._paced: dict[str, float] = {}
+        #: Hosts whose next request the gap between their requests would have started past the
+        #: deadline, and that gap: their pages left are not waited for (the crawl ends with a word).
+        self._paced_out: dict[str, float] = {}
         #: Pages linked from the deepest pages, one depth past ``max_depth``: a crawl that read
         #: everything within it says there was more (at most as many as the queue holds).
         self._past_depth: set[str] = set()
@@ -474,7 +486,10 @@ class Crawler:
         except NotFollowed:
             return Outcome(entry)
         except HostPaused as exc:
-            return Outcome(entry, item=self._error_item(entry, exc.refusal(entry.url)))
+            return Outcome(entry, item=self._error_item(entry, exc.refusal(_as_sent(entry.url))))
+        except HostPaced as exc:  # waiting for its turn would only hold the call until its deadline
+            self._paced_out[exc.host] = exc.gap
+            return Outcome(entry)
         except RobotsRefused as exc:
             return self._skipped(entry, exc, robots=True)
         except NotAPage as exc:
@@ -527,7 +542,7 @@ class Crawler:
         return Outcome(entry, robots_refused=robots)
 
     def _error_item(self, entry: Entry, exc: WebProviderError) -> dict[str, Any]:
-        item = page_error(entry.url, exc)
+        item = page_error(_as_sent(entry.url), exc)
         item["metadata"] = {"depth": entry.depth, "referrer": entry.referrer}
         if exc.status_code:
             item["metadata"]["status_code"] = exc.status_code
@@ -659,6 +674,13 @@ class Crawler:
                     f"{exc.seconds_left:.0f} s more, past the call's time limit; crawling from links only."
                 )
                 continue
+            except HostPaced as exc:
+                self._paced_out[exc.host] = exc.gap
+                warn(
+                    f"The sitemap {url} was not requested: requests to its host are kept {exc.gap:g} s apart, "
+                    "and its turn would come past the call's time limit; crawling from links only."
+                )
+                continue
             if found is None:
                 warn(f"The sitemap {url} is not a sitemap (no <urlset> or <sitemapindex> in XML, nor one URL a line); crawling from links only.")
                 continue
@@ -774,6 +796,16 @@ class Crawler:
                 f"{self._no_slot.message} Raise web.providers.http.rate_limit, or pass a larger timeout, for more.",
                 partial=True,
             )
+        elif stopped_early and self._paced_out:
+            hosts = ", ".join(list(self._paced_out)[:3]) + (", ..." if len(self._paced_out) > 3 else "")
+            gaps = ", ".join(f"{host} {gap:g} s" for host, gap in list(self._paced_out.items())[:3])
+            warn(
+                f"The crawl stopped after {len(self._results)} page{'s' if len(self._results) != 1 else ''}: "
+                f"the next request to {hosts} would have started past the call's time limit"
+                f"{self._pacing() or f' (delay, kept between requests to a host: {gaps})'}; pass a larger "
+                "timeout, or a smaller delay, for more.",
+                partial=True,
+            )
         elif stopped_early:
             warn(
                 f"The crawl stopped after {len(self._results)} page{'s' if len(self._results) != 1 else ''} because the call's time limit "
@@ -853,7 +885,7 @@ class Crawler:
                         break
                     in_flight[asyncio.ensure_future(self._visit(entry))] = entry
                 if not in_flight:  # the pages in flight when the request budget ran out are kept
-                    return self._no_slot is not None
+                    return self._no_slot is not None or (bool(self._paced_out) and len(self._results) < self.options.max_pages)
                 done, _ = await asyncio.wait(in_flight, timeout=self._left(), return_when=asyncio.FIRST_COMPLETED)
                 if not done:
                     return True

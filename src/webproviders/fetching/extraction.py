@@ -164,11 +164,14 @@ def _text_of(tree: Any) -> str:
 
 
 def _base(tree: Any, url: str) -> str:
-    """The address the page's relative links are read against (its ``<base href>``, if any)."""
+    """The address the page's relative links are read against (its ``<base href>``, if any). A
+    base that is no http(s) address (``javascript:void(0)``, ``data:``) is ignored, as browsers
+    do: links read against it were left relative, and a crawl followed none of them."""
     base_el = tree.find(".//base[@href]")
     if base_el is None:
         return url
-    return join_url(url, base_el.get("href", "").strip()) or url
+    base = join_url(url, base_el.get("href", "").strip())
+    return base if base is not None and is_http_url(base) else url
 
 
 def _links(tree: Any, base: str) -> list[str]:

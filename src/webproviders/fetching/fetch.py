@@ -68,6 +68,7 @@ from .decompress import (
     UnsupportedCoding,
     accept_encoding,
 )
+from .location import REDIRECT_STATUSES, redirect_location
 from .pinning import safe_client
 from .sniff import Kind, effective_content_type, sniff
 from .turns import Turns
@@ -79,7 +80,6 @@ from .urlsafety import (
 )
 
 MAX_REDIRECTS = 5
-REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 #: What a page fetch asks for: documents first, anything else last.
 ACCEPT_PAGE = "text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.9,application/json;q=0.8,application/pdf;q=0.8,*/*;q=0.5"
 DEFAULT_TIMEOUT = 20.0
@@ -405,23 +405,6 @@ def _held_by_proxy(proxy: str | None, tunnel: TunnelWatch | None) -> str | None:
 
 
 
-#: Bytes a Location header keeps as they are; any other is percent-encoded.
-_LOCATION_SAFE = "".join(map(chr, range(0x21, 0x7F)))
-
-
-def redirect_location(headers: httpx.Headers) -> str | None:
-    """The ``Location`` header as browsers follow it: bytes outside ASCII percent-encoded as
-    they came. Decoded as text first, a Shift_JIS path (not UTF-8, so read as Latin-1) went
-    out re-encoded as UTF-8 (``%C2%93…``), an address the site does not have."""
-    raw = next((value for key, value in headers.raw if key.lower() == b"location"), None)
-    if raw is None:
-        return None
-    if raw.isascii():
-        return raw.decode("ascii")
-    from urllib.parse import quote
-
-    return quote(raw.strip(), safe=_LOCATION_SAFE)
-
 def status_error(result: FetchResult) -> WebProviderError | None:
     """The error a page fetch ended in, from its final status; None for a 2xx answer."""
     status = result.status_code
@@ -469,6 +452,19 @@ def status_error(result: FetchResult) -> WebProviderError | None:
         )
     if status >= 400:
         return InvalidInputError(f"{url} rejected the request (HTTP {status}).", status_code=status)
+    if status == 304:  # no request of a fetch is conditional: the site's server (or a cache before it) is at fault
+        return BadGatewayError(
+            f"{url} answered HTTP 304 Not Modified, though the request asked for no such answer (it sent no "
+            "If-Modified-Since or If-None-Match): its server, or a cache before it, is at fault. Asking again "
+            "later, or through another backend, may read it.",
+            status_code=status,
+        )
+    if status in REDIRECT_STATUSES:  # a redirect with a Location is followed: this one named none
+        return BadGatewayError(
+            f"{url} answered HTTP {status}, a redirect that names no place to go (no Location header): the "
+            "site is at fault. Open it in a browser to see where it leads, and pass that address.",
+            status_code=status,
+        )
     return ProviderError(f"{url} answered HTTP {status} without a page to read.", status_code=status)
 
 

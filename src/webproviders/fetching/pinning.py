@@ -28,6 +28,7 @@ import httpx
 from ..config import Config, user_agent
 from ..errors import UnsafeURLError
 from ..loopend import LoopEnd
+from .location import clean_location
 from .urlsafety import AddressPolicy, resolve_checked
 
 #: Generous per-operation limits; the fetch itself is bounded by its own total timeout.
@@ -250,6 +251,7 @@ def safe_client(config: Config | None) -> httpx.AsyncClient:
             follow_redirects=False,
             trust_env=False,
             cookies=no_cookies(),
+            event_hooks={"response": [clean_location]},  # before httpx reads a redirect's target
         )
         per_loop[key] = client
     return client

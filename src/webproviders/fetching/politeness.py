@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 
-from ..errors import RateLimitedError
+from ..errors import RateLimitedError, WebTimeoutError
 from ..retry_after import retry_after_from_headers, retry_after_header
 
 #: The longest gap :meth:`HostLimiter.slow_down` sets (as long as the longest ``Crawl-delay`` obeyed).
@@ -34,6 +34,27 @@ class HostPaused(Exception):
             f"{url} was not requested: its host asked for a pause (Retry-After) that lasts "
             f"{self.seconds_left:.0f} s more, past the call's time limit.",
             retry_after=self.seconds_left,
+        )
+
+
+class HostPaced(Exception):
+    """The gap kept between requests to the host (``delay``, a ``Crawl-delay``) would start the
+    request past the time it had to start by: waiting for it would only hold the call until its
+    deadline."""
+
+    def __init__(self, host: str, gap: float, seconds_left: float) -> None:
+        super().__init__(host, gap, seconds_left)
+        self.host = host
+        self.gap = gap
+        self.seconds_left = seconds_left
+
+    def refusal(self, url: str) -> WebTimeoutError:
+        """The failure of ``url``, which was not requested for its host's pacing."""
+        return WebTimeoutError(
+            f"{url} was not requested: requests to {self.host} are kept {self.gap:g} s apart, and its "
+            f"turn would come {self.seconds_left:.0f} s from now, past the call's time limit. Pass a "
+            "larger timeout, or a smaller delay, for more pages of one host.",
+            retry_after=self.seconds_left,  # asked again at once, the host would be asked too soon
         )
 
 
@@ -95,7 +116,8 @@ class HostLimiter:
     async def slot(self, host: str, start_by: float | None = None) -> AsyncIterator[None]:
         """Wait for a free slot for ``host`` (and the host's delay or pause), hold it while inside.
 
-        Raises :class:`HostPaused` when the host's pause lasts past ``start_by`` (a loop time).
+        Raises :class:`HostPaused` when the host's pause lasts past ``start_by`` (a loop time),
+        :class:`HostPaced` when the gap between its requests would start this one past it.
         """
         semaphore = self._hosts.get(host)
         if semaphore is None:
@@ -108,6 +130,8 @@ class HostLimiter:
                 raise HostPaused(host, paused - now)
             start = max(now, paused, self._next_start.get(host, now))
             gap = self._gap(host)
+            if start_by is not None and start > start_by:
+                raise HostPaced(host, gap, start - now)
             if gap > 0:
                 self._next_start[host] = start + gap
             if start > now:

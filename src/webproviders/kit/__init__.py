@@ -112,6 +112,7 @@ _EXPORTS = {
     "render": "fetching.pages",
     "HostLimiter": "fetching.politeness",
     "HostPaused": "fetching.politeness",
+    "HostPaced": "fetching.politeness",
     "Crawler": "fetching.crawler",
     "CrawlOptions": "fetching.crawler",
     "worker_environment": "fetching.extractpool",
@@ -168,7 +169,7 @@ if TYPE_CHECKING:
         time_budget,
     )
     from ..fetching.pages import render
-    from ..fetching.politeness import HostLimiter, HostPaused
+    from ..fetching.politeness import HostLimiter, HostPaced, HostPaused
     from ..fetching.urlsafety import AddressPolicy, check_destination_resolved
     from ..index.autofill import index_envelope
     from ..index.pages import Filters, Hit, IndexedPage, PageStore, iso_utc
