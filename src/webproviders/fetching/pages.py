@@ -40,11 +40,10 @@ RAW_LIMIT = 100_000
 HEAVY_HTML_TAGS = 20_000
 #: JSON longer than this takes a worker for 0.2 s or more (parsing and printing it): a heavy page.
 HEAVY_JSON_CHARS = 1_000_000
-#: Said in ``meta.warnings`` (after the page's URL: one page of several is named) when an HTML
-#: page gave no text: an empty ``content`` alone does not tell a reader whether the page is
-#: empty or is built by a script, which is not run here.
+#: Said in ``meta.warnings`` when an HTML page gave no text: an empty ``content`` alone does
+#: not tell a reader whether the page is empty or is built by a script, which is not run here.
 NO_TEXT = (
-    "gave no text of its own (its content is empty, or only what it shows when scripts do "
+    "A page gave no text of its own (its content is empty, or only what it shows when scripts do "
     "not run): it may build its text with a script, which is not run when a page is read this "
     "way. A backend that renders pages in a browser (crawl4ai, firecrawl) can read such pages."
 )
@@ -192,7 +191,7 @@ async def render(
                  "characters) even without its inline scripts, styles and drawings, and its beginning, the "
                  "part read, holds no text: raise the limit to read the rest.")
         elif (doc.scripted or not doc.content.strip()) and not refresh and not doc.too_deep:  # its text is where it sends its reader
-            warn(f"{shorten(url)} {NO_TEXT}")
+            warn(NO_TEXT)
         item = {"url": url, "title": doc.title, "content": doc.content, "raw_content": doc.raw_text,
                 "metadata": metadata}
         links = [query_in_encoding(link, codec) for link in doc.links]
