@@ -577,6 +577,50 @@ def test_a_manifest_package_written_as_pip_names_it_says_to_write_the_module(
     )
 
 
+@pytest.mark.parametrize(
+    ("provider", "said"),
+    [
+        ({"env": [{"key": "ODD_KEY", "config_key": "not a key"}]},
+         "'providers.0.env.0.config_key': should be a key of web.providers.<name> as a config file writes it: "
+         "lowercase letters, digits and '_', starting with a letter (such as api_key or base_url), not 'not a key'"),
+        ({"env": [{"key": "ODD KEY"}]},
+         "'providers.0.env.0.key': should be an environment variable's name: letters, digits and '_', not "
+         "starting with a digit (such as ACME_API_KEY), not 'ODD KEY'"),
+        ({"env": [{"key": "ODD_KEY", "aliases": ["ODD=KEY"]}]},
+         "'providers.0.env.0.aliases.0': should be an environment variable's name: letters, digits and '_', not "
+         "starting with a digit (such as ACME_API_KEY), not 'ODD=KEY'"),
+        ({"capabilities": []},
+         "'providers.0.capabilities': should list what the provider serves: one or more of search, extract and crawl"),
+        ({"priority": -5},
+         "'providers.0.priority': should be 0 or more, lower tried first: 20-49 for a keyed vendor, 50-79 "
+         "self-hosted, 80-99 keyless; not -5"),
+    ],
+    ids=["config_key", "key", "alias", "capabilities", "priority"],
+)
+def test_a_manifest_value_no_user_could_act_on_is_a_load_error_saying_what_to_write(
+    write_plugin: Any, make_config: Any, provider: dict[str, Any], said: str
+) -> None:
+    """A ``config_key`` no config file writes, a variable no shell can set, a provider serving
+    nothing or ranked below every band loaded without a word: the provider was listed as
+    needing ``web.providers.odd.not a key``, or as available for nothing."""
+    root = write_plugin("odd", GOOD.format(name="odd"), providers=[{"name": "odd", **provider}])
+    rows = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["odd"]}))
+    assert rows["odd"]["load_error"] == f"{root / 'odd' / 'plugin.yaml'} is invalid: {said}"
+
+
+def test_a_provider_a_manifest_lists_twice_is_named_not_called_a_duplicate_of_itself(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """The second entry was recorded as "provider name 'twice' from user plugin 'twice' is
+    already registered by user plugin 'twice'", the plugin clashing with itself."""
+    root = write_plugin("twice", GOOD.format(name="twice"), providers=[{"name": "twice"}, {"name": "twice"}])
+    rows = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["twice"]}))
+    assert rows["twice"]["load_error"] == (
+        f"{root / 'twice' / 'plugin.yaml'} is invalid: 'providers': lists provider 'twice' twice: list each "
+        "provider once, by a name of its own"
+    )
+
+
 def test_manifest_explains_missing_key_and_package(write_plugin: Any, make_config: Any) -> None:
     code = """
     import os

@@ -18,7 +18,6 @@ from ..config import Config, ProviderSettings
 from ..manifest import (
     CAPABILITIES,
     PRIORITY_KEYED,
-    EnvVar,
     PluginManifest,
     ProviderManifest,
     provider_manifest,
@@ -235,8 +234,9 @@ class PluginContext:
 def manifest_from_provider(provider: WebSearchProvider) -> ProviderManifest:
     """Manifest facts for a provider registered without a ``plugin.yaml`` entry."""
     schema = provider.get_setup_schema() or {}
+    # as mappings, checked with the rest: a key no shell can set is a ManifestError naming it
     env = [
-        EnvVar(key=item["key"], prompt=item.get("prompt", ""), url=item.get("url", ""), required=False)
+        {"key": item["key"], "prompt": item.get("prompt", ""), "url": item.get("url", ""), "required": False}
         for item in schema.get("env_vars", [])
         if isinstance(item, dict) and item.get("key")
     ]
