@@ -1347,6 +1347,39 @@ def test_an_async_is_available_is_not_taken_as_a_yes(
     assert not [w for w in recwarn if "was never awaited" in str(w.message)]
 
 
+def test_an_is_available_answering_other_than_true_or_false_is_unavailable_saying_so(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """``return "ACME_KEY is not set"`` (a reason, where True or False is asked) is true: the
+    provider counted as available and was called without its key."""
+    root = write_plugin(
+        "reasoned",
+        """
+        from webproviders import WebSearchProvider
+
+        class Reasoned(WebSearchProvider):
+            name = "reasoned"
+            def is_available(self):
+                return "ACME_KEY is not set"
+            def search(self, query, limit=5, **options):
+                return [{"title": "t", "url": "https://t.example/"}]
+
+        def register(ctx):
+            ctx.register_web_search_provider(Reasoned())
+        """,
+    )
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["reasoned"]})
+    reason = (
+        "is_available() gave a str, not True or False; it should answer True or False "
+        "(a reason goes in unavailable_reason())"
+    )
+    envelope = dispatch_search("q", backend="reasoned", config=config)
+    assert (envelope["error_code"], envelope["error"]) == (
+        "not_configured", f"Backend 'reasoned' is not available: {reason}."
+    )
+    assert _rows(config)["reasoned"]["reason"] == reason
+
+
 def test_an_async_register_is_a_load_error_not_a_plugin_with_nothing_in_it(
     write_plugin: Any, make_config: Any, recwarn: pytest.WarningsRecorder
 ) -> None:

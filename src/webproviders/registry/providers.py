@@ -518,6 +518,14 @@ def _ask_provider(entry: ProviderEntry, asking: list[str]) -> Availability:
         if inspect.iscoroutine(answer):  # a coroutine is true: an ``async def`` saying False counted as yes
             answer.close()
             return False, "is_available() is an async def; write it as a plain def answering at once (offline)"
+        if answer is not True and answer is not False and answer is not None:
+            # ``return "ACME_KEY is not set"`` is a reason, and a non-empty string is true:
+            # only True makes a provider available (None, a ``return`` forgotten, reads as False);
+            # named by its type alone, as ``return os.environ.get("ACME_KEY")`` gives the key
+            return False, (
+                f"is_available() gave a {type(answer).__name__}, not True or False; "
+                "it should answer True or False (a reason goes in unavailable_reason())"
+            )
         if answer:
             return True, None
         method = asking[0] = "unavailable_reason"
