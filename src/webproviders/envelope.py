@@ -468,7 +468,7 @@ def _page(mapping: Mapping[str, Any], url: str) -> tuple[dict[str, Any], bool]:
         "raw_content": _text(mapping.get("raw_content")) or None,
         "metadata": dict(metadata) if isinstance(metadata, Mapping) else {},
     }
-    if mapping.get("error") or mapping.get("error_code"):
+    if _failed(mapping):
         _page_failure(page, mapping)
     skip = _PAGE_SKIP | page.keys()
     if not mapping.keys() <= skip:
@@ -476,6 +476,13 @@ def _page(mapping: Mapping[str, Any], url: str) -> tuple[dict[str, Any], bool]:
         cut = cut or extras is not None
         page.update(_extras(mapping if extras is None else extras, skip))
     return page, cut
+
+
+def _failed(mapping: Mapping[str, Any]) -> bool:
+    """Whether an item says its URL failed: an ``error`` key is the mark (the envelope's
+    contract), an empty one too (``"error": ""`` was served as a page read, with no text);
+    ``None`` or ``False`` there, as a model dumped whole writes, says there was none."""
+    return mapping.get("error") not in (None, False) or bool(mapping.get("error_code"))
 
 
 #: What a page is, in the words a plugin's author reads.

@@ -514,6 +514,23 @@ def test_a_failed_item_in_a_provider_s_own_words_is_held_to_the_envelope_s_terms
     assert envelope["meta"]["failed"] == 2
 
 
+def test_an_item_with_an_empty_error_is_a_failed_url_and_one_with_a_null_error_a_page() -> None:
+    """``{"url", "error": ""}`` was served as a page read successfully, with no text: the
+    ``error`` key marks a failed URL, its words or not. ``"error": None``, as a model dumped
+    whole writes for a page read, stays a page."""
+    pages, _ = normalise_pages(
+        [
+            {"url": "https://a.example/", "error": ""},
+            {"url": "https://b.example/", "content": "read", "error": None},
+        ]
+    )
+    failed, read = pages
+    assert (failed["error_code"], failed["error"]) == (
+        "provider_error", "The provider reported a failure without a message."
+    )
+    assert read["content"] == "read" and "error" not in read
+
+
 def test_pages_in_a_shape_not_understood_are_a_parse_error_naming_it(write_plugin: Any, make_config: Any) -> None:
     """An extract that returned its pages' markdown as strings (or pages without a URL) read
     as "returned no page for the URLs asked for", a provider_error not tried again, and said
