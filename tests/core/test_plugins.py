@@ -1021,6 +1021,41 @@ P.search = lambda self, query, limit=5, **options: (_ for _ in ()).throw(AcmeDow
     FailureEnvelope.model_validate(envelope)
 
 
+def test_a_hook_refusing_with_an_error_the_envelope_cannot_carry_as_raised_is_named_as_the_hook_s(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A ``before_dispatch`` refusal raising a plugin's own error class (a code of its own) or
+    one without words read "stub failed: TenantRefused ...": a provider never called was
+    named as failing, where the hook had refused the call."""
+    code = GOOD.format(name="tenancy") + """
+from webproviders import AuthError
+from webproviders.errors import WebProviderError
+
+class TenantRefused(WebProviderError):
+    code = "tenant_refused"
+
+def before_dispatch(arguments):
+    if arguments["query"] == "own":
+        raise TenantRefused("this tenant may not search")
+    if arguments["query"] == "wordless":
+        raise AuthError("")
+"""
+    root = write_plugin("tenancy", code)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["tenancy"]})
+    own = dispatch_search("own", backend="stub", config=config)
+    assert (own["error_code"], own["error"]) == (
+        "provider_error",
+        "The before_dispatch hook of user plugin 'tenancy' refused the call with TenantRefused (error code "
+        "'tenant_refused', which is not one of the library's): this tenant may not search",
+    )
+    wordless = dispatch_search("wordless", backend="stub", config=config)
+    assert (wordless["error_code"], wordless["error"]) == (
+        "auth_error",
+        "The before_dispatch hook of user plugin 'tenancy' refused the call (auth_error): it raised AuthError "
+        "without a message.",
+    )
+
+
 def test_setup_schema_comes_from_the_manifest(write_plugin: Any, make_config: Any) -> None:
     providers = [
         {
