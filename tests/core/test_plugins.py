@@ -210,6 +210,25 @@ def test_an_enabled_plugin_folder_without_its_plugin_yaml_is_named(
     assert "plugin.yaml" not in warned[1]
 
 
+def test_an_enabled_folder_whose_plugin_yaml_names_another_plugin_says_the_name_it_goes_by(
+    make_config: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``plugins.enabled: [acme]`` for a folder ``acme`` whose plugin.yaml says ``name:
+    acme-search`` was told the folder "has no plugin.yaml", which stood there."""
+    folder = tmp_path / "plugins" / "acme"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text("name: acme-search\nkind: backend\nproviders: []\n", encoding="utf-8")
+    (folder / "__init__.py").write_text(GOOD.format(name="acme-search"), encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        list_providers(make_config(plugins={"paths": [str(folder.parent)], "enabled": ["acme"]}))
+    warned = [r.getMessage() for r in caplog.records if "no plugin folder holds it" in r.getMessage()]
+    assert len(warned) == 1 and warned[0].startswith("Plugin 'acme' is enabled (plugins.enabled)")
+    assert warned[0].endswith(
+        f"{folder / 'plugin.yaml'} names its plugin 'acme-search': plugins.enabled takes that name "
+        "(or write name: acme there)."
+    )
+
+
 def test_a_typo_in_plugins_enabled_or_disabled_is_named(
     write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
 ) -> None:

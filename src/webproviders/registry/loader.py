@@ -244,17 +244,24 @@ def _warn_not_found(found: Plugins, config: Config, directories: list[Path]) -> 
                 ", ".join(str(d) for d in directories),
                 here,
                 did_you_mean(name, [record.name for record in found.idle]),
-                _plugin_folder_named(directories) or _folder_without_manifest(name, directories),
+                _plugin_folder_named(directories) or _folder_named(name, directories, found),
             )
 
 
-def _folder_without_manifest(name: str, directories: list[Path]) -> str:
-    """A sentence for a folder named as the plugin that has no ``plugin.yaml``: it is there,
-    but without its manifest it is not a plugin folder, which "no folder holds it" hid."""
+def _folder_named(name: str, directories: list[Path], found: Plugins) -> str:
+    """A sentence for a folder named as the plugin: without a ``plugin.yaml`` it is not a
+    plugin folder, and with one its plugin goes by the name written there, which "no folder
+    holds it" hid (a folder whose plugin.yaml names another was said to have none)."""
     if os.path.basename(name) != name or name in (".", ".."):  # no folder's own name
         return ""
     for directory in directories:
         folder = directory / name
+        named = next((r.name for r in [*found.plugins, *found.idle] if r.location == str(folder)), None)
+        if named is not None:
+            return (
+                f" {folder / 'plugin.yaml'} names its plugin '{named}': plugins.enabled takes that name "
+                f"(or write name: {name} there)."
+            )
         if folder.is_dir():
             return (
                 f" {folder} has no plugin.yaml, so it is not read as a plugin folder: write one there "
