@@ -913,6 +913,34 @@ def test_a_plugin_of_hooks_alone_is_not_listed_as_failed_and_one_of_nothing_is(
     assert module.SEEN == [True]
 
 
+def test_a_hook_a_plugin_yaml_leaves_out_of_hooks_is_named_when_the_code_loads(
+    make_config: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``hooks: []`` with a ``before_dispatch`` in the code: the policy ran only once the
+    plugin's provider had been used, the calls before passed it, and nothing said why."""
+    folder = tmp_path / "plugins" / "guard"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text(
+        "name: guard\nkind: backend\nhooks: []\nproviders:\n  - name: guard\n", encoding="utf-8"
+    )
+    code = GOOD.format(name="guard") + """
+from webproviders import InvalidInputError
+
+def before_dispatch(arguments):
+    raise InvalidInputError("refused by policy")
+"""
+    (folder / "__init__.py").write_text(code, encoding="utf-8")
+    config = make_config(plugins={"paths": [str(folder.parent)], "enabled": ["guard"]})
+    with caplog.at_level(logging.WARNING, logger="webproviders"):
+        assert dispatch_search("q", backend="stub", config=config)["success"] is True
+        assert dispatch_search("q", backend="guard", config=config)["error"] == "refused by policy"
+    assert [r.getMessage() for r in caplog.records if "leaves out of hooks" in r.getMessage()] == [
+        "Plugin 'guard' implements before_dispatch, which its plugin.yaml leaves out of hooks: it is imported "
+        "when one of its providers is first used, and calls before that run without it; write "
+        "hooks: [before_dispatch] there."
+    ]
+
+
 def test_dispatch_hooks_see_every_call(write_plugin: Any, make_config: Any) -> None:
     code = GOOD.format(name="hooked") + """
 SEEN = []

@@ -531,6 +531,7 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
         _withdraw(providers, record)
         manager.unregister(name=plugin_id)
         return
+    _say_undeclared_hooks(manager, record)
     for impl in impls:
         try:
             returned = _call_register(impl.function, ctx, limit)
@@ -603,6 +604,29 @@ def _implements_hooks(manager: pluggy.PluginManager, plugin_id: str) -> bool:
     return any(
         impl.plugin_name == plugin_id for name in _HOOK_NAMES for impl in getattr(manager.hook, name).get_hookimpls()
     )
+
+
+def _say_undeclared_hooks(manager: pluggy.PluginManager, record: PluginRecord) -> None:
+    """Warn of a dispatch hook a ``plugin.yaml`` leaves out of its ``hooks``: the plugin is
+    imported when one of its providers is first used, and calls before that run without it,
+    a policy off without a word."""
+    manifest = record.manifest
+    if manifest is None or manifest.hooks is None or not manifest.providers:  # imported before any dispatch
+        return
+    declared = manifest.hooks
+    undeclared = [
+        name
+        for name in sorted(_HOOK_NAMES - {"register", *declared})
+        if any(impl.plugin_name == record.plugin_id for impl in getattr(manager.hook, name).get_hookimpls())
+    ]
+    if undeclared:
+        log.warning(
+            "Plugin '%s' implements %s, which its plugin.yaml leaves out of hooks: it is imported when one of its "
+            "providers is first used, and calls before that run without it; write hooks: [%s] there.",
+            record.name,
+            " and ".join(undeclared),
+            ", ".join(sorted({*declared, *undeclared})),
+        )
 
 
 def _async_hook(manager: pluggy.PluginManager, plugin_id: str) -> str | None:
