@@ -60,11 +60,11 @@ _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def _check_env_name(name: str) -> str:
     """A name with a space or ``=`` no shell can set: the provider stayed unavailable, saying
-    to set a variable no one could."""
+    to set a variable no one could. Not quoted back: it may be the key itself, written there."""
     if not _ENV_NAME.fullmatch(name):
         raise ValueError(
             "should be an environment variable's name: letters, digits and '_', not starting with a digit "
-            f"(such as ACME_API_KEY), not {name!r}"
+            "(such as ACME_API_KEY), not the value it holds"
         )
     return name
 
