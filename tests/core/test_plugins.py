@@ -630,6 +630,21 @@ def test_a_manifest_value_no_user_could_act_on_is_a_load_error_saying_what_to_wr
     assert rows["odd"]["load_error"] == f"{root / 'odd' / 'plugin.yaml'} is invalid: {said}"
 
 
+def test_a_declared_provider_the_code_registers_under_another_name_says_which(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A plugin.yaml declaring ``acme`` whose code registered ``acme-search`` left ``acme``
+    "not available: its plugin 'acme' did not register it", the other name unsaid."""
+    root = write_plugin("acme", GOOD.format(name="acme-search"), providers=[{"name": "acme"}])
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["acme"]})
+    envelope = dispatch_search("q", backend="acme", config=config)
+    assert (envelope["error_code"], envelope["error"]) == (
+        "not_configured",
+        "Backend 'acme' is not available: its plugin 'acme' did not register it (it registered 'acme-search', "
+        "which its plugin.yaml does not list: the names there and in the code should match).",
+    )
+
+
 def test_a_provider_a_manifest_lists_twice_is_named_not_called_a_duplicate_of_itself(
     write_plugin: Any, make_config: Any
 ) -> None:
