@@ -230,6 +230,24 @@ def _page_failure(page: dict[str, Any], mapping: Mapping[str, Any]) -> None:
         page["retry_after"] = wait
 
 
+#: The ``meta`` keys the dispatcher writes about the call: a provider's own under these names
+#: reached the envelope when the call had none to write (``failed: 99`` beside every page read,
+#: a ``cost`` of a free call), so they are left out of what a provider adds.
+_DISPATCH_META = frozenset(
+    {"requested_backend", "served_by", "latency_ms", "attempts", "cached", "failures", "failed", "cost", "fused"}
+)
+
+
+def _own_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """A provider's ``meta`` without the dispatcher's keys, its ``warnings`` as a list of
+    sentences (one given as text was said a character at a time)."""
+    kept = {key: value for key, value in meta.items() if key not in _DISPATCH_META}
+    said = kept.get("warnings")
+    if said is not None:
+        kept["warnings"] = [str(m) for m in (said if isinstance(said, list) else [said]) if m not in (None, "")]
+    return kept
+
+
 def _unwrap(raw: Any, list_key: str | None) -> tuple[Any, dict[str, Any]]:
     """Strip an envelope or ``{list_key: [...]}`` wrapper; returns the items and extra meta."""
     meta: dict[str, Any] = {}
@@ -241,7 +259,7 @@ def _unwrap(raw: Any, list_key: str | None) -> tuple[Any, dict[str, Any]]:
             if _size(given, MAX_META_CHARS) is None:
                 warn(f"The provider's meta was larger than {MAX_META_CHARS:,} characters; it was left out.")
             else:
-                meta = _jsonable(given)  # the envelope is JSON: a NaN or an object() would break it
+                meta = _own_meta(_jsonable(given))  # the envelope is JSON: a NaN or an object() would break it
         if "data" in raw:
             raw = raw["data"]
     if list_key and (type(raw) is dict or isinstance(raw, Mapping)) and list_key in raw:

@@ -514,6 +514,40 @@ def test_a_failed_item_in_a_provider_s_own_words_is_held_to_the_envelope_s_terms
     assert envelope["meta"]["failed"] == 2
 
 
+def test_a_provider_s_meta_cannot_write_the_dispatcher_s_keys_and_its_warning_as_text_is_one(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """``{"data": ..., "meta": {"failed": 99, "cost": {"usd": 100}}}`` reached the envelope of
+    an extract that read every page, for free; ``"warnings": "check the quota"`` was said a
+    character at a time."""
+    root = write_plugin(
+        "metaed",
+        """
+        from webproviders import WebSearchProvider
+
+        class Metaed(WebSearchProvider):
+            name = "metaed"
+            def is_available(self):
+                return True
+            def supports_extract(self):
+                return True
+            def extract(self, urls, **kwargs):
+                return {
+                    "data": [{"url": url, "content": "read"} for url in urls],
+                    "meta": {"failed": 99, "failures": [], "cost": {"usd": 100}, "fused": ["metaed"],
+                             "warnings": "check the quota", "api_balance": 7},
+                }
+
+        def register(ctx):
+            ctx.register_web_search_provider(Metaed(), manifest={"fetch": "none"})
+        """,
+    )
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["metaed"]})
+    meta = dispatch_extract(["https://a.example/"], backend="metaed", config=config)["meta"]
+    assert not {"failed", "failures", "cost", "fused"} & meta.keys(), meta
+    assert meta["warnings"] == ["check the quota"] and meta["api_balance"] == 7
+
+
 def test_an_item_with_an_empty_error_is_a_failed_url_and_one_with_a_null_error_a_page() -> None:
     """``{"url", "error": ""}`` was served as a page read successfully, with no text: the
     ``error`` key marks a failed URL, its words or not. ``"error": None``, as a model dumped
