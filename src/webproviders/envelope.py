@@ -23,7 +23,11 @@ _DESCRIPTION_KEYS = ("description", "snippet", "body", "content", "text", "summa
 _PAGE_CONTENT_KEYS = ("content", "markdown", "text", "body")
 #: A hit's URL starts with one of these (in any case).
 _SCHEMES = ("http://", "https://")
-_SEARCH_SKIP = {"position", *_URL_KEYS, *_TITLE_KEYS, *_DESCRIPTION_KEYS}
+#: What the dispatcher writes on an item: the provider that answered it (a plugin's own
+#: ``provider: google`` named a backend that never ran, and the page index filed the page
+#: under it), and a fusion's members and score.
+_DISPATCH_ITEM = {"provider", "providers", "fusion_score"}
+_SEARCH_SKIP = {"position", *_URL_KEYS, *_TITLE_KEYS, *_DESCRIPTION_KEYS, *_DISPATCH_ITEM}
 #: A search hit's title and its description are each cut to this many characters, and its
 #: other fields together held to it: a snippet is a few hundred, and a plugin's hit (never
 #: read under a byte cap) with a 200 MB description went whole into the envelope and the cache.
@@ -31,7 +35,9 @@ MAX_HIT_CHARS = 100_000
 #: The ``meta`` a provider returns in its own envelope, as :data:`MAX_HIT_CHARS` counts a hit's
 #: fields: it says how a request went (usage, an id), and is carried into the answer whole.
 MAX_META_CHARS = 100_000
-_PAGE_SKIP = {"error", "error_code", "detail", "retry_after", *_URL_KEYS, *_TITLE_KEYS, *_PAGE_CONTENT_KEYS}
+_PAGE_SKIP = {
+    "error", "error_code", "detail", "retry_after", *_URL_KEYS, *_TITLE_KEYS, *_PAGE_CONTENT_KEYS, *_DISPATCH_ITEM
+}
 
 
 def _as_mapping(item: Any) -> Mapping[str, Any] | None:

@@ -548,6 +548,39 @@ def test_a_provider_s_meta_cannot_write_the_dispatcher_s_keys_and_its_warning_as
     assert meta["warnings"] == ["check the quota"] and meta["api_balance"] == 7
 
 
+def test_an_item_names_the_provider_that_answered_not_the_one_a_plugin_wrote(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A plugin's ``"provider": "google"`` on its items reached the envelope as the provider
+    that produced them (in a chain too, where every item names the one that did), and the
+    page index filed the pages under it."""
+    root = write_plugin(
+        "relay",
+        """
+        from webproviders import WebSearchProvider
+
+        class Relay(WebSearchProvider):
+            name = "relay"
+            def is_available(self):
+                return True
+            def supports_extract(self):
+                return True
+            def search(self, query, limit=5, **options):
+                return [{"title": "t", "url": "https://r.example/", "provider": "google", "providers": ["google"]}]
+            def extract(self, urls, **kwargs):
+                return [{"url": url, "content": "read", "provider": "google"} for url in urls]
+
+        def register(ctx):
+            ctx.register_web_search_provider(Relay(), manifest={"fetch": "none"})
+        """,
+    )
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["relay"]})
+    hit = dispatch_search("q", backend="relay", config=config)["data"]["web"][0]
+    assert "provider" not in hit and "providers" not in hit
+    page = dispatch_extract(["https://a.example/"], backend=["relay", "stub"], config=config)["data"][0]
+    assert (page["content"], page["provider"]) == ("read", "relay")
+
+
 def test_an_item_with_an_empty_error_is_a_failed_url_and_one_with_a_null_error_a_page() -> None:
     """``{"url", "error": ""}`` was served as a page read successfully, with no text: the
     ``error`` key marks a failed URL, its words or not. ``"error": None``, as a model dumped
