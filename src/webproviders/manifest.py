@@ -28,6 +28,8 @@ from pydantic import (
     Field,
     PrivateAttr,
     ValidationError,
+    ValidationInfo,
+    field_validator,
 )
 
 from . import useryaml
@@ -279,7 +281,22 @@ class ProviderManifest(BaseModel):
     #: The keys of ``web.providers.<name>`` this provider reads besides the shared ones
     #: (``model``, ``cx``, ``concurrency``); declared, any other key there is named as doing
     #: nothing (a typo, another provider's key). Undeclared: not checked.
-    options: list[str] | None = None
+    options: list[ConfigKey] | None = None
+
+    @field_validator("env")
+    @classmethod
+    def _needed_for_served(cls, env: list[EnvVar], info: ValidationInfo) -> list[EnvVar]:
+        """A variable ``needed_for`` a capability the provider does not serve listed it as
+        unavailable for that capability, which it never had."""
+        served = info.data.get("capabilities")
+        for var in env if served is not None else ():
+            unserved = [capability for capability in var.needed_for if capability not in served]
+            if unserved:
+                raise ValueError(
+                    f"{var.key} is needed_for {', '.join(unserved)}, which the provider does not serve: list only "
+                    f"capabilities it has ({', '.join(served)})"
+                )
+        return env
 
     def read_keys(self) -> frozenset[str]:
         """Every provider-specific key this provider reads: its ``options``, the config keys

@@ -611,13 +611,19 @@ def test_a_manifest_package_written_as_pip_names_it_says_to_write_the_module(
         ({"env": [{"key": "ODD_KEY", "aliases": ["ODD=KEY"]}]},
          "'providers.0.env.0.aliases.0': should be an environment variable's name: letters, digits and '_', not "
          "starting with a digit (such as ACME_API_KEY), not the value it holds"),
+        ({"options": ["Region"]},
+         "'providers.0.options.0': should be a key of web.providers.<name> as a config file writes it: "
+         "lowercase letters, digits and '_', starting with a letter (such as api_key or base_url), not 'Region'"),
+        ({"env": [{"key": "ODD_KEY", "required": False, "needed_for": ["crawl"]}]},
+         "'providers.0.env': ODD_KEY is needed_for crawl, which the provider does not serve: list only "
+         "capabilities it has (search)"),
         ({"capabilities": []},
          "'providers.0.capabilities': should list what the provider serves: one or more of search, extract and crawl"),
         ({"priority": -5},
          "'providers.0.priority': should be 0 or more, lower tried first: 20-49 for a keyed vendor, 50-79 "
          "self-hosted, 80-99 keyless; not -5"),
     ],
-    ids=["config_key", "key", "key_itself", "alias", "capabilities", "priority"],
+    ids=["config_key", "key", "key_itself", "alias", "options", "needed_for", "capabilities", "priority"],
 )
 def test_a_manifest_value_no_user_could_act_on_is_a_load_error_saying_what_to_write(
     write_plugin: Any, make_config: Any, provider: dict[str, Any], said: str
