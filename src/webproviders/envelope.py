@@ -504,9 +504,11 @@ def _page(mapping: Mapping[str, Any], url: str) -> tuple[dict[str, Any], bool]:
 
 def _failed(mapping: Mapping[str, Any]) -> bool:
     """Whether an item says its URL failed: an ``error`` key is the mark (the envelope's
-    contract), an empty one too (``"error": ""`` was served as a page read, with no text);
-    ``None`` or ``False`` there, as a model dumped whole writes, says there was none."""
-    return mapping.get("error") not in (None, False) or bool(mapping.get("error_code"))
+    contract), an empty sentence too (``"error": ""`` was served as a page read, with no
+    text); ``None``, ``False`` or an empty list or mapping there, as a model dumped whole
+    writes, says there was none."""
+    error = mapping.get("error")
+    return isinstance(error, str) or bool(error) or bool(mapping.get("error_code"))
 
 
 #: What a page is, in the words a plugin's author reads.

@@ -583,19 +583,20 @@ def test_an_item_names_the_provider_that_answered_not_the_one_a_plugin_wrote(
 
 def test_an_item_with_an_empty_error_is_a_failed_url_and_one_with_a_null_error_a_page() -> None:
     """``{"url", "error": ""}`` was served as a page read successfully, with no text: the
-    ``error`` key marks a failed URL, its words or not. ``"error": None``, as a model dumped
-    whole writes for a page read, stays a page."""
+    ``error`` key marks a failed URL, its words or not. ``"error": None`` (or ``{}``), as a
+    model dumped whole writes for a page read, stays a page."""
     pages, _ = normalise_pages(
         [
             {"url": "https://a.example/", "error": ""},
             {"url": "https://b.example/", "content": "read", "error": None},
+            {"url": "https://c.example/", "content": "read", "error": {}},
         ]
     )
-    failed, read = pages
+    failed, *read = pages
     assert (failed["error_code"], failed["error"]) == (
         "provider_error", "The provider reported a failure without a message."
     )
-    assert read["content"] == "read" and "error" not in read
+    assert all(page["content"] == "read" and "error" not in page for page in read)
 
 
 def test_pages_in_a_shape_not_understood_are_a_parse_error_naming_it(write_plugin: Any, make_config: Any) -> None:
