@@ -71,8 +71,9 @@ def _check_env_name(name: str) -> str:
     return name
 
 
-#: A key of ``web.providers.<name>`` as a config file writes it (``api_key``, ``base_url``).
-_CONFIG_KEY = re.compile(r"[a-z][a-z0-9_]*")
+#: A key of ``web.providers.<name>`` as a config file writes it (``api_key``, ``base_url``),
+#: and as a setting's dotted path names it (``hooks_when``).
+_CONFIG_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
 
 
 def _check_config_key(key: str) -> str:
@@ -80,8 +81,8 @@ def _check_config_key(key: str) -> str:
     saying what to set named it all the same."""
     if not _CONFIG_KEY.fullmatch(key):
         raise ValueError(
-            "should be a key of web.providers.<name> as a config file writes it: lowercase letters, digits "
-            f"and '_', starting with a letter (such as api_key or base_url), not {key!r}"
+            "should be a key of web.providers.<name> as a config file writes it: letters, digits, '_' and "
+            f"'-', starting with a letter or '_' (such as api_key or base_url), not {key!r}"
         )
     return key
 

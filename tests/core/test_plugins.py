@@ -601,7 +601,7 @@ def test_a_manifest_package_written_as_pip_names_it_says_to_write_the_module(
     [
         ({"env": [{"key": "ODD_KEY", "config_key": "not a key"}]},
          "'providers.0.env.0.config_key': should be a key of web.providers.<name> as a config file writes it: "
-         "lowercase letters, digits and '_', starting with a letter (such as api_key or base_url), not 'not a key'"),
+         "letters, digits, '_' and '-', starting with a letter or '_' (such as api_key or base_url), not 'not a key'"),
         ({"env": [{"key": "ODD KEY"}]},
          "'providers.0.env.0.key': should be an environment variable's name: letters, digits and '_', not "
          "starting with a digit (such as ACME_API_KEY), not the value it holds"),
@@ -611,9 +611,9 @@ def test_a_manifest_package_written_as_pip_names_it_says_to_write_the_module(
         ({"env": [{"key": "ODD_KEY", "aliases": ["ODD=KEY"]}]},
          "'providers.0.env.0.aliases.0': should be an environment variable's name: letters, digits and '_', not "
          "starting with a digit (such as ACME_API_KEY), not the value it holds"),
-        ({"options": ["Region"]},
+        ({"options": ["max chars"]},
          "'providers.0.options.0': should be a key of web.providers.<name> as a config file writes it: "
-         "lowercase letters, digits and '_', starting with a letter (such as api_key or base_url), not 'Region'"),
+         "letters, digits, '_' and '-', starting with a letter or '_' (such as api_key or base_url), not 'max chars'"),
         ({"env": [{"key": "ODD_KEY", "required": False, "needed_for": ["crawl"]}]},
          "'providers.0.env': ODD_KEY is needed_for crawl, which the provider does not serve: list only "
          "capabilities it has (search)"),
