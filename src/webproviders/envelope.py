@@ -23,7 +23,11 @@ _DESCRIPTION_KEYS = ("description", "snippet", "body", "content", "text", "summa
 _PAGE_CONTENT_KEYS = ("content", "markdown", "text", "body")
 #: A hit's URL starts with one of these (in any case).
 _SCHEMES = ("http://", "https://")
-_SEARCH_SKIP = {"position", *_URL_KEYS, *_TITLE_KEYS, *_DESCRIPTION_KEYS}
+#: What the dispatcher writes on an item: the provider that answered it (a plugin's own
+#: ``provider: google`` named a backend that never ran, and the page index filed the page
+#: under it), and a fusion's members and score.
+_DISPATCH_ITEM = {"provider", "providers", "fusion_score"}
+_SEARCH_SKIP = {"position", *_URL_KEYS, *_TITLE_KEYS, *_DESCRIPTION_KEYS, *_DISPATCH_ITEM}
 #: A search hit's title and its description are each cut to this many characters, and its
 #: other fields together held to it: a snippet is a few hundred, and a plugin's hit (never
 #: read under a byte cap) with a 200 MB description went whole into the envelope and the cache.
@@ -31,7 +35,9 @@ MAX_HIT_CHARS = 100_000
 #: The ``meta`` a provider returns in its own envelope, as :data:`MAX_HIT_CHARS` counts a hit's
 #: fields: it says how a request went (usage, an id), and is carried into the answer whole.
 MAX_META_CHARS = 100_000
-_PAGE_SKIP = {"error", "error_code", "detail", "retry_after", *_URL_KEYS, *_TITLE_KEYS, *_PAGE_CONTENT_KEYS}
+_PAGE_SKIP = {
+    "error", "error_code", "detail", "retry_after", *_URL_KEYS, *_TITLE_KEYS, *_PAGE_CONTENT_KEYS, *_DISPATCH_ITEM
+}
 
 
 def _as_mapping(item: Any) -> Mapping[str, Any] | None:
@@ -230,6 +236,24 @@ def _page_failure(page: dict[str, Any], mapping: Mapping[str, Any]) -> None:
         page["retry_after"] = wait
 
 
+#: The ``meta`` keys the dispatcher writes about the call: a provider's own under these names
+#: reached the envelope when the call had none to write (``failed: 99`` beside every page read,
+#: a ``cost`` of a free call), so they are left out of what a provider adds.
+_DISPATCH_META = frozenset(
+    {"requested_backend", "served_by", "latency_ms", "attempts", "cached", "failures", "failed", "cost", "fused"}
+)
+
+
+def _own_meta(meta: dict[str, Any]) -> dict[str, Any]:
+    """A provider's ``meta`` without the dispatcher's keys, its ``warnings`` as a list of
+    sentences (one given as text was said a character at a time)."""
+    kept = {key: value for key, value in meta.items() if key not in _DISPATCH_META}
+    said = kept.get("warnings")
+    if said is not None:
+        kept["warnings"] = [str(m) for m in (said if isinstance(said, list) else [said]) if m not in (None, "")]
+    return kept
+
+
 def _unwrap(raw: Any, list_key: str | None) -> tuple[Any, dict[str, Any]]:
     """Strip an envelope or ``{list_key: [...]}`` wrapper; returns the items and extra meta."""
     meta: dict[str, Any] = {}
@@ -241,7 +265,7 @@ def _unwrap(raw: Any, list_key: str | None) -> tuple[Any, dict[str, Any]]:
             if _size(given, MAX_META_CHARS) is None:
                 warn(f"The provider's meta was larger than {MAX_META_CHARS:,} characters; it was left out.")
             else:
-                meta = _jsonable(given)  # the envelope is JSON: a NaN or an object() would break it
+                meta = _own_meta(_jsonable(given))  # the envelope is JSON: a NaN or an object() would break it
         if "data" in raw:
             raw = raw["data"]
     if list_key and (type(raw) is dict or isinstance(raw, Mapping)) and list_key in raw:
@@ -468,7 +492,7 @@ def _page(mapping: Mapping[str, Any], url: str) -> tuple[dict[str, Any], bool]:
         "raw_content": _text(mapping.get("raw_content")) or None,
         "metadata": dict(metadata) if isinstance(metadata, Mapping) else {},
     }
-    if mapping.get("error") or mapping.get("error_code"):
+    if _failed(mapping):
         _page_failure(page, mapping)
     skip = _PAGE_SKIP | page.keys()
     if not mapping.keys() <= skip:
@@ -476,6 +500,15 @@ def _page(mapping: Mapping[str, Any], url: str) -> tuple[dict[str, Any], bool]:
         cut = cut or extras is not None
         page.update(_extras(mapping if extras is None else extras, skip))
     return page, cut
+
+
+def _failed(mapping: Mapping[str, Any]) -> bool:
+    """Whether an item says its URL failed: an ``error`` key is the mark (the envelope's
+    contract), an empty sentence too (``"error": ""`` was served as a page read, with no
+    text); ``None``, ``False`` or an empty list or mapping there, as a model dumped whole
+    writes, says there was none."""
+    error = mapping.get("error")
+    return isinstance(error, str) or bool(error) or bool(mapping.get("error_code"))
 
 
 #: What a page is, in the words a plugin's author reads.

@@ -28,6 +28,8 @@ from pydantic import (
     Field,
     PrivateAttr,
     ValidationError,
+    ValidationInfo,
+    field_validator,
 )
 
 from . import useryaml
@@ -54,25 +56,60 @@ PRIORITY_KEYED = 20
 PRIORITY_SELF_HOSTED = 50
 PRIORITY_KEYLESS = 80
 
+#: A variable's name as a shell can set it (``export ACME_API_KEY=...``).
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _check_env_name(name: str) -> str:
+    """A name with a space or ``=`` no shell can set: the provider stayed unavailable, saying
+    to set a variable no one could. Not quoted back: it may be the key itself, written there."""
+    if not _ENV_NAME.fullmatch(name):
+        raise ValueError(
+            "should be an environment variable's name: letters, digits and '_', not starting with a digit "
+            "(such as ACME_API_KEY), not the value it holds"
+        )
+    return name
+
+
+#: A key of ``web.providers.<name>`` as a config file writes it (``api_key``, ``base_url``),
+#: and as a setting's dotted path names it (``hooks_when``).
+_CONFIG_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+
+
+def _check_config_key(key: str) -> str:
+    """A key no config file writes (``not a key``) stood in for nothing, and the sentence
+    saying what to set named it all the same."""
+    if not _CONFIG_KEY.fullmatch(key):
+        raise ValueError(
+            "should be a key of web.providers.<name> as a config file writes it: letters, digits, '_' and "
+            f"'-', starting with a letter or '_' (such as api_key or base_url), not {key!r}"
+        )
+    return key
+
+
+EnvName = Annotated[str, AfterValidator(_check_env_name)]
+ConfigKey = Annotated[str, AfterValidator(_check_config_key)]
+
+
 class EnvVar(BaseModel):
     """A credential or setting read from the environment."""
 
     model_config = ConfigDict(extra="forbid")
 
-    key: str
+    key: EnvName
     prompt: str = ""
     url: str = ""
     #: Other names accepted for the same value (``SEARXNG_BASE_URL`` for ``SEARXNG_URL``).
-    aliases: list[str] = []
+    aliases: list[EnvName] = []
     #: Needed for the provider to be available (unless the config section provides it).
     required: bool = True
     #: Whether the value is a secret to scrub from error text and logs.
     secret: bool = True
     #: The ``web.providers.<name>`` key that can stand in for this variable.
-    config_key: str | None = "api_key"
+    config_key: ConfigKey | None = "api_key"
     #: A ``web.providers.<name>`` key (``base_url``) whose being set, in the config or in the
     #: variable declared for it, makes this one unneeded: a self-hosted instance needs no key.
-    required_unless: str | None = None
+    required_unless: ConfigKey | None = None
     #: Capabilities that need this value though the provider serves its others without it
     #: (jina's search needs its key, its reader does not): listed as unavailable while it is unset.
     needed_for: list[Capability] = []
@@ -111,7 +148,7 @@ class Package(BaseModel):
     setup: str = ""
     #: A ``web.providers.<name>`` key (``dsn``) that needs the package: unset, in the config
     #: and in the variable declared for it, the provider runs without it.
-    when: str | None = None
+    when: ConfigKey | None = None
 
     def installed(self) -> bool:
         try:
@@ -163,6 +200,36 @@ def _check_setting_path(path: str) -> str:
 Name = Annotated[str, AfterValidator(_check_name)]
 
 
+def _check_capabilities(capabilities: list[Capability]) -> list[Capability]:
+    """A provider that serves nothing is never asked, and was listed as available all the same."""
+    if not capabilities:
+        raise ValueError("should list what the provider serves: one or more of search, extract and crawl")
+    return capabilities
+
+
+def _check_rank(rank: int) -> int:
+    """A negative rank put a plugin ahead of every keyed vendor, outside the bands auto-detection reads."""
+    if rank < 0:
+        raise ValueError(
+            f"should be 0 or more, lower tried first: 20-49 for a keyed vendor, 50-79 self-hosted, "
+            f"80-99 keyless; not {rank}"
+        )
+    return rank
+
+
+def _check_providers(providers: list["ProviderManifest"]) -> list["ProviderManifest"]:
+    """A provider listed twice was recorded as taking its own name, a duplicate of itself."""
+    seen: set[str] = set()
+    for provider in providers:
+        if provider.name in seen:
+            raise ValueError(f"lists provider '{provider.name}' twice: list each provider once, by a name of its own")
+        seen.add(provider.name)
+    return providers
+
+
+Rank = Annotated[int, AfterValidator(_check_rank)]
+
+
 class ProviderManifest(BaseModel):
     """One provider a plugin registers."""
 
@@ -170,14 +237,14 @@ class ProviderManifest(BaseModel):
 
     name: Name
     display_name: str | None = None
-    capabilities: list[Capability] = ["search"]
+    capabilities: Annotated[list[Capability], AfterValidator(_check_capabilities)] = ["search"]
     env: list[EnvVar] = []
     packages: list[Package] = []
     #: Auto-detect rank: lower is tried first (see the PRIORITY_* bands).
-    priority: int = PRIORITY_KEYED
+    priority: Rank = PRIORITY_KEYED
     #: The rank once an API key is set, for a provider that also works without one (the
     #: Jina reader ranks as keyless, and in the keyed band with a key).
-    keyed_priority: int | None = None
+    keyed_priority: Rank | None = None
     #: False keeps a provider out of auto-detection (it is used only when named).
     auto_detect: bool = True
     #: Default request budget, e.g. ``"1/s"`` (config ``rate_limit`` overrides it).
@@ -215,7 +282,22 @@ class ProviderManifest(BaseModel):
     #: The keys of ``web.providers.<name>`` this provider reads besides the shared ones
     #: (``model``, ``cx``, ``concurrency``); declared, any other key there is named as doing
     #: nothing (a typo, another provider's key). Undeclared: not checked.
-    options: list[str] | None = None
+    options: list[ConfigKey] | None = None
+
+    @field_validator("env")
+    @classmethod
+    def _needed_for_served(cls, env: list[EnvVar], info: ValidationInfo) -> list[EnvVar]:
+        """A variable ``needed_for`` a capability the provider does not serve listed it as
+        unavailable for that capability, which it never had."""
+        served = info.data.get("capabilities")
+        for var in env if served is not None else ():
+            unserved = [capability for capability in var.needed_for if capability not in served]
+            if unserved:
+                raise ValueError(
+                    f"{var.key} is needed_for {', '.join(unserved)}, which the provider does not serve: list only "
+                    f"capabilities it has ({', '.join(served)})"
+                )
+        return env
 
     def read_keys(self) -> frozenset[str]:
         """Every provider-specific key this provider reads: its ``options``, the config keys
@@ -387,7 +469,7 @@ class PluginManifest(BaseModel):
     kind: Literal["backend"] = "backend"
     description: str = ""
     version: str = "0"
-    providers: list[ProviderManifest] = []
+    providers: Annotated[list[ProviderManifest], AfterValidator(_check_providers)] = []
     #: The dispatch hooks its code implements. Declared (``[]`` for none), the plugin is
     #: imported only when one of its providers is first used; left out, it is imported
     #: before the first dispatch, in case it has some.

@@ -514,6 +514,91 @@ def test_a_failed_item_in_a_provider_s_own_words_is_held_to_the_envelope_s_terms
     assert envelope["meta"]["failed"] == 2
 
 
+def test_a_provider_s_meta_cannot_write_the_dispatcher_s_keys_and_its_warning_as_text_is_one(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """``{"data": ..., "meta": {"failed": 99, "cost": {"usd": 100}}}`` reached the envelope of
+    an extract that read every page, for free; ``"warnings": "check the quota"`` was said a
+    character at a time."""
+    root = write_plugin(
+        "metaed",
+        """
+        from webproviders import WebSearchProvider
+
+        class Metaed(WebSearchProvider):
+            name = "metaed"
+            def is_available(self):
+                return True
+            def supports_extract(self):
+                return True
+            def extract(self, urls, **kwargs):
+                return {
+                    "data": [{"url": url, "content": "read"} for url in urls],
+                    "meta": {"failed": 99, "failures": [], "cost": {"usd": 100}, "fused": ["metaed"],
+                             "warnings": "check the quota", "api_balance": 7},
+                }
+
+        def register(ctx):
+            ctx.register_web_search_provider(Metaed(), manifest={"fetch": "none"})
+        """,
+    )
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["metaed"]})
+    meta = dispatch_extract(["https://a.example/"], backend="metaed", config=config)["meta"]
+    assert not {"failed", "failures", "cost", "fused"} & meta.keys(), meta
+    assert meta["warnings"] == ["check the quota"] and meta["api_balance"] == 7
+
+
+def test_an_item_names_the_provider_that_answered_not_the_one_a_plugin_wrote(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A plugin's ``"provider": "google"`` on its items reached the envelope as the provider
+    that produced them (in a chain too, where every item names the one that did), and the
+    page index filed the pages under it."""
+    root = write_plugin(
+        "relay",
+        """
+        from webproviders import WebSearchProvider
+
+        class Relay(WebSearchProvider):
+            name = "relay"
+            def is_available(self):
+                return True
+            def supports_extract(self):
+                return True
+            def search(self, query, limit=5, **options):
+                return [{"title": "t", "url": "https://r.example/", "provider": "google", "providers": ["google"]}]
+            def extract(self, urls, **kwargs):
+                return [{"url": url, "content": "read", "provider": "google"} for url in urls]
+
+        def register(ctx):
+            ctx.register_web_search_provider(Relay(), manifest={"fetch": "none"})
+        """,
+    )
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["relay"]})
+    hit = dispatch_search("q", backend="relay", config=config)["data"]["web"][0]
+    assert "provider" not in hit and "providers" not in hit
+    page = dispatch_extract(["https://a.example/"], backend=["relay", "stub"], config=config)["data"][0]
+    assert (page["content"], page["provider"]) == ("read", "relay")
+
+
+def test_an_item_with_an_empty_error_is_a_failed_url_and_one_with_a_null_error_a_page() -> None:
+    """``{"url", "error": ""}`` was served as a page read successfully, with no text: the
+    ``error`` key marks a failed URL, its words or not. ``"error": None`` (or ``{}``), as a
+    model dumped whole writes for a page read, stays a page."""
+    pages, _ = normalise_pages(
+        [
+            {"url": "https://a.example/", "error": ""},
+            {"url": "https://b.example/", "content": "read", "error": None},
+            {"url": "https://c.example/", "content": "read", "error": {}},
+        ]
+    )
+    failed, *read = pages
+    assert (failed["error_code"], failed["error"]) == (
+        "provider_error", "The provider reported a failure without a message."
+    )
+    assert all(page["content"] == "read" and "error" not in page for page in read)
+
+
 def test_pages_in_a_shape_not_understood_are_a_parse_error_naming_it(write_plugin: Any, make_config: Any) -> None:
     """An extract that returned its pages' markdown as strings (or pages without a URL) read
     as "returned no page for the URLs asked for", a provider_error not tried again, and said

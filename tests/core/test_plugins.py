@@ -210,6 +210,25 @@ def test_an_enabled_plugin_folder_without_its_plugin_yaml_is_named(
     assert "plugin.yaml" not in warned[1]
 
 
+def test_an_enabled_folder_whose_plugin_yaml_names_another_plugin_says_the_name_it_goes_by(
+    make_config: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``plugins.enabled: [acme]`` for a folder ``acme`` whose plugin.yaml says ``name:
+    acme-search`` was told the folder "has no plugin.yaml", which stood there."""
+    folder = tmp_path / "plugins" / "acme"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text("name: acme-search\nkind: backend\nproviders: []\n", encoding="utf-8")
+    (folder / "__init__.py").write_text(GOOD.format(name="acme-search"), encoding="utf-8")
+    with caplog.at_level(logging.WARNING):
+        list_providers(make_config(plugins={"paths": [str(folder.parent)], "enabled": ["acme"]}))
+    warned = [r.getMessage() for r in caplog.records if "no plugin folder holds it" in r.getMessage()]
+    assert len(warned) == 1 and warned[0].startswith("Plugin 'acme' is enabled (plugins.enabled)")
+    assert warned[0].endswith(
+        f"{folder / 'plugin.yaml'} names its plugin 'acme-search': plugins.enabled takes that name "
+        "(or write name: acme there)."
+    )
+
+
 def test_a_typo_in_plugins_enabled_or_disabled_is_named(
     write_plugin: Any, make_config: Any, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -577,6 +596,74 @@ def test_a_manifest_package_written_as_pip_names_it_says_to_write_the_module(
     )
 
 
+@pytest.mark.parametrize(
+    ("provider", "said"),
+    [
+        ({"env": [{"key": "ODD_KEY", "config_key": "not a key"}]},
+         "'providers.0.env.0.config_key': should be a key of web.providers.<name> as a config file writes it: "
+         "letters, digits, '_' and '-', starting with a letter or '_' (such as api_key or base_url), not 'not a key'"),
+        ({"env": [{"key": "ODD KEY"}]},
+         "'providers.0.env.0.key': should be an environment variable's name: letters, digits and '_', not "
+         "starting with a digit (such as ACME_API_KEY), not the value it holds"),
+        ({"env": [{"key": "sk-live-4f3c9a2b"}]},  # the key itself, where its variable's name goes: not quoted
+         "'providers.0.env.0.key': should be an environment variable's name: letters, digits and '_', not "
+         "starting with a digit (such as ACME_API_KEY), not the value it holds"),
+        ({"env": [{"key": "ODD_KEY", "aliases": ["ODD=KEY"]}]},
+         "'providers.0.env.0.aliases.0': should be an environment variable's name: letters, digits and '_', not "
+         "starting with a digit (such as ACME_API_KEY), not the value it holds"),
+        ({"options": ["max chars"]},
+         "'providers.0.options.0': should be a key of web.providers.<name> as a config file writes it: "
+         "letters, digits, '_' and '-', starting with a letter or '_' (such as api_key or base_url), not 'max chars'"),
+        ({"env": [{"key": "ODD_KEY", "required": False, "needed_for": ["crawl"]}]},
+         "'providers.0.env': ODD_KEY is needed_for crawl, which the provider does not serve: list only "
+         "capabilities it has (search)"),
+        ({"capabilities": []},
+         "'providers.0.capabilities': should list what the provider serves: one or more of search, extract and crawl"),
+        ({"priority": -5},
+         "'providers.0.priority': should be 0 or more, lower tried first: 20-49 for a keyed vendor, 50-79 "
+         "self-hosted, 80-99 keyless; not -5"),
+    ],
+    ids=["config_key", "key", "key_itself", "alias", "options", "needed_for", "capabilities", "priority"],
+)
+def test_a_manifest_value_no_user_could_act_on_is_a_load_error_saying_what_to_write(
+    write_plugin: Any, make_config: Any, provider: dict[str, Any], said: str
+) -> None:
+    """A ``config_key`` no config file writes, a variable no shell can set, a provider serving
+    nothing or ranked below every band loaded without a word: the provider was listed as
+    needing ``web.providers.odd.not a key``, or as available for nothing."""
+    root = write_plugin("odd", GOOD.format(name="odd"), providers=[{"name": "odd", **provider}])
+    rows = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["odd"]}))
+    assert rows["odd"]["load_error"] == f"{root / 'odd' / 'plugin.yaml'} is invalid: {said}"
+
+
+def test_a_declared_provider_the_code_registers_under_another_name_says_which(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A plugin.yaml declaring ``acme`` whose code registered ``acme-search`` left ``acme``
+    "not available: its plugin 'acme' did not register it", the other name unsaid."""
+    root = write_plugin("acme", GOOD.format(name="acme-search"), providers=[{"name": "acme"}])
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["acme"]})
+    envelope = dispatch_search("q", backend="acme", config=config)
+    assert (envelope["error_code"], envelope["error"]) == (
+        "not_configured",
+        "Backend 'acme' is not available: its plugin 'acme' did not register it (it registered 'acme-search', "
+        "which its plugin.yaml does not list: the names there and in the code should match).",
+    )
+
+
+def test_a_provider_a_manifest_lists_twice_is_named_not_called_a_duplicate_of_itself(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """The second entry was recorded as "provider name 'twice' from user plugin 'twice' is
+    already registered by user plugin 'twice'", the plugin clashing with itself."""
+    root = write_plugin("twice", GOOD.format(name="twice"), providers=[{"name": "twice"}, {"name": "twice"}])
+    rows = _rows(make_config(plugins={"paths": [str(root)], "enabled": ["twice"]}))
+    assert rows["twice"]["load_error"] == (
+        f"{root / 'twice' / 'plugin.yaml'} is invalid: 'providers': lists provider 'twice' twice: list each "
+        "provider once, by a name of its own"
+    )
+
+
 def test_manifest_explains_missing_key_and_package(write_plugin: Any, make_config: Any) -> None:
     code = """
     import os
@@ -850,6 +937,34 @@ def test_a_plugin_of_hooks_alone_is_not_listed_as_failed_and_one_of_nothing_is(
     assert module.SEEN == [True]
 
 
+def test_a_hook_a_plugin_yaml_leaves_out_of_hooks_is_named_when_the_code_loads(
+    make_config: Any, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``hooks: []`` with a ``before_dispatch`` in the code: the policy ran only once the
+    plugin's provider had been used, the calls before passed it, and nothing said why."""
+    folder = tmp_path / "plugins" / "guard"
+    folder.mkdir(parents=True)
+    (folder / "plugin.yaml").write_text(
+        "name: guard\nkind: backend\nhooks: []\nproviders:\n  - name: guard\n", encoding="utf-8"
+    )
+    code = GOOD.format(name="guard") + """
+from webproviders import InvalidInputError
+
+def before_dispatch(arguments):
+    raise InvalidInputError("refused by policy")
+"""
+    (folder / "__init__.py").write_text(code, encoding="utf-8")
+    config = make_config(plugins={"paths": [str(folder.parent)], "enabled": ["guard"]})
+    with caplog.at_level(logging.WARNING, logger="webproviders"):
+        assert dispatch_search("q", backend="stub", config=config)["success"] is True
+        assert dispatch_search("q", backend="guard", config=config)["error"] == "refused by policy"
+    assert [r.getMessage() for r in caplog.records if "leaves out of hooks" in r.getMessage()] == [
+        "Plugin 'guard' implements before_dispatch, which its plugin.yaml leaves out of hooks: it is imported "
+        "when one of its providers is first used, and calls before that run without it; write "
+        "hooks: [before_dispatch] there."
+    ]
+
+
 def test_dispatch_hooks_see_every_call(write_plugin: Any, make_config: Any) -> None:
     code = GOOD.format(name="hooked") + """
 SEEN = []
@@ -975,6 +1090,41 @@ P.search = lambda self, query, limit=5, **options: (_ for _ in ()).throw(AcmeDow
         "coded failed: AcmeDown (error code 'acme_down', which is not one of the library's): the index is rebuilding",
     )
     FailureEnvelope.model_validate(envelope)
+
+
+def test_a_hook_refusing_with_an_error_the_envelope_cannot_carry_as_raised_is_named_as_the_hook_s(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """A ``before_dispatch`` refusal raising a plugin's own error class (a code of its own) or
+    one without words read "stub failed: TenantRefused ...": a provider never called was
+    named as failing, where the hook had refused the call."""
+    code = GOOD.format(name="tenancy") + """
+from webproviders import AuthError
+from webproviders.errors import WebProviderError
+
+class TenantRefused(WebProviderError):
+    code = "tenant_refused"
+
+def before_dispatch(arguments):
+    if arguments["query"] == "own":
+        raise TenantRefused("this tenant may not search")
+    if arguments["query"] == "wordless":
+        raise AuthError("")
+"""
+    root = write_plugin("tenancy", code)
+    config = make_config(web={"cache": False}, plugins={"paths": [str(root)], "enabled": ["tenancy"]})
+    own = dispatch_search("own", backend="stub", config=config)
+    assert (own["error_code"], own["error"]) == (
+        "provider_error",
+        "The before_dispatch hook of user plugin 'tenancy' refused the call with TenantRefused (error code "
+        "'tenant_refused', which is not one of the library's): this tenant may not search",
+    )
+    wordless = dispatch_search("wordless", backend="stub", config=config)
+    assert (wordless["error_code"], wordless["error"]) == (
+        "auth_error",
+        "The before_dispatch hook of user plugin 'tenancy' refused the call (auth_error): it raised AuthError "
+        "without a message.",
+    )
 
 
 def test_setup_schema_comes_from_the_manifest(write_plugin: Any, make_config: Any) -> None:
@@ -1301,6 +1451,39 @@ def test_an_async_is_available_is_not_taken_as_a_yes(
     assert (envelope["error_code"], envelope["error"]) == ("not_configured", f"Backend 'eager' is not available: {reason}.")
     gc.collect()
     assert not [w for w in recwarn if "was never awaited" in str(w.message)]
+
+
+def test_an_is_available_answering_other_than_true_or_false_is_unavailable_saying_so(
+    write_plugin: Any, make_config: Any
+) -> None:
+    """``return "ACME_KEY is not set"`` (a reason, where True or False is asked) is true: the
+    provider counted as available and was called without its key."""
+    root = write_plugin(
+        "reasoned",
+        """
+        from webproviders import WebSearchProvider
+
+        class Reasoned(WebSearchProvider):
+            name = "reasoned"
+            def is_available(self):
+                return "ACME_KEY is not set"
+            def search(self, query, limit=5, **options):
+                return [{"title": "t", "url": "https://t.example/"}]
+
+        def register(ctx):
+            ctx.register_web_search_provider(Reasoned())
+        """,
+    )
+    config = make_config(plugins={"paths": [str(root)], "enabled": ["reasoned"]})
+    reason = (
+        "is_available() gave a str, not True or False; it should answer True or False "
+        "(a reason goes in unavailable_reason())"
+    )
+    envelope = dispatch_search("q", backend="reasoned", config=config)
+    assert (envelope["error_code"], envelope["error"]) == (
+        "not_configured", f"Backend 'reasoned' is not available: {reason}."
+    )
+    assert _rows(config)["reasoned"]["reason"] == reason
 
 
 def test_an_async_register_is_a_load_error_not_a_plugin_with_nothing_in_it(

@@ -24,6 +24,7 @@ from typing import Any
 
 from ..asynctimeout import within
 from ..errors import (
+    ERROR_CODES,
     InvalidInputError,
     ProviderError,
     WebProviderError,
@@ -32,7 +33,7 @@ from ..errors import (
 )
 from ..pools import LazyPool
 from ..redact import get_logger, mask_url, scrub
-from ..registry.providers import context_for_thread, on_callers_loop
+from ..registry.providers import Registry, context_for_thread, on_callers_loop
 from ..registry.registration import ProviderEntry
 from .call import Call, validate_arguments
 
@@ -102,7 +103,7 @@ def _edit(call: Call, entry: ProviderEntry) -> WebProviderError | None:
     try:
         registry.hook("before_dispatch")(capability=call.capability, backend=name, arguments=call.arguments)
     except WebProviderError as exc:  # a policy's refusal, in its own words
-        return to_provider_error(exc, name)
+        return _refusal(registry, name, exc)
     except BaseException as exc:  # noqa: BLE001 - a failing (or exiting) hook is an envelope
         return ProviderError(registry.hook_failure("before_dispatch", exc) + ".", provider=name)
     checked: dict[str, Any] = {}
@@ -120,6 +121,24 @@ def _edit(call: Call, entry: ProviderEntry) -> WebProviderError | None:
         )
     call.arguments.update(checked)
     return None
+
+
+def _refusal(registry: Registry, name: str, exc: WebProviderError) -> WebProviderError:
+    """A hook's refusal in its own words and code; one the envelope cannot carry as raised (a
+    code of the plugin's own, no words) is said as the hook's refusal: the provider's
+    sentence ("stub failed: ...") named a provider that was never called."""
+    hook = registry.hook_raiser("before_dispatch", exc)
+    if exc.code not in ERROR_CODES:  # callers act on the documented codes only
+        words = exc.message.strip()
+        exc = ProviderError(
+            f"{hook} refused the call with {type(exc).__name__} (error code '{exc.code}', which is not one of "
+            f"the library's)" + (f": {words}" if words else "."),
+            provider=name,
+            detail=exc.detail,
+        )
+    elif not exc.message.strip():
+        exc.message = f"{hook} refused the call ({exc.code}): it raised {type(exc).__name__} without a message."
+    return to_provider_error(exc, name)
 
 
 def _unshaped(capability: str, arguments: dict[str, Any]) -> str | None:

@@ -244,17 +244,24 @@ def _warn_not_found(found: Plugins, config: Config, directories: list[Path]) -> 
                 ", ".join(str(d) for d in directories),
                 here,
                 did_you_mean(name, [record.name for record in found.idle]),
-                _plugin_folder_named(directories) or _folder_without_manifest(name, directories),
+                _plugin_folder_named(directories) or _folder_named(name, directories, found),
             )
 
 
-def _folder_without_manifest(name: str, directories: list[Path]) -> str:
-    """A sentence for a folder named as the plugin that has no ``plugin.yaml``: it is there,
-    but without its manifest it is not a plugin folder, which "no folder holds it" hid."""
+def _folder_named(name: str, directories: list[Path], found: Plugins) -> str:
+    """A sentence for a folder named as the plugin: without a ``plugin.yaml`` it is not a
+    plugin folder, and with one its plugin goes by the name written there, which "no folder
+    holds it" hid (a folder whose plugin.yaml names another was said to have none)."""
     if os.path.basename(name) != name or name in (".", ".."):  # no folder's own name
         return ""
     for directory in directories:
         folder = directory / name
+        named = next((r.name for r in [*found.plugins, *found.idle] if r.location == str(folder)), None)
+        if named is not None:
+            return (
+                f" {folder / 'plugin.yaml'} names its plugin '{named}': plugins.enabled takes that name "
+                f"(or write name: {name} there)."
+            )
         if folder.is_dir():
             return (
                 f" {folder} has no plugin.yaml, so it is not read as a plugin folder: write one there "
@@ -524,6 +531,7 @@ def _register(found: Plugins, plugin: Any, record: PluginRecord, config: Config)
         _withdraw(providers, record)
         manager.unregister(name=plugin_id)
         return
+    _say_undeclared_hooks(manager, record)
     for impl in impls:
         try:
             returned = _call_register(impl.function, ctx, limit)
@@ -596,6 +604,29 @@ def _implements_hooks(manager: pluggy.PluginManager, plugin_id: str) -> bool:
     return any(
         impl.plugin_name == plugin_id for name in _HOOK_NAMES for impl in getattr(manager.hook, name).get_hookimpls()
     )
+
+
+def _say_undeclared_hooks(manager: pluggy.PluginManager, record: PluginRecord) -> None:
+    """Warn of a dispatch hook a ``plugin.yaml`` leaves out of its ``hooks``: the plugin is
+    imported when one of its providers is first used, and calls before that run without it,
+    a policy off without a word."""
+    manifest = record.manifest
+    if manifest is None or manifest.hooks is None or not manifest.providers:  # imported before any dispatch
+        return
+    declared = manifest.hooks
+    undeclared = [
+        name
+        for name in sorted(_HOOK_NAMES - {"register", *declared})
+        if any(impl.plugin_name == record.plugin_id for impl in getattr(manager.hook, name).get_hookimpls())
+    ]
+    if undeclared:
+        log.warning(
+            "Plugin '%s' implements %s, which its plugin.yaml leaves out of hooks: it is imported when one of its "
+            "providers is first used, and calls before that run without it; write hooks: [%s] there.",
+            record.name,
+            " and ".join(undeclared),
+            ", ".join(sorted({*declared, *undeclared})),
+        )
 
 
 def _async_hook(manager: pluggy.PluginManager, plugin_id: str) -> str | None:

@@ -311,11 +311,18 @@ class Registry:
         return found
 
     def hook_failure(self, hook: str, exc: BaseException) -> str:
-        """``exc`` from a dispatch hook as a sentence naming the plugin whose code raised it
-        (the innermost frame of its traceback in a plugin's module): every plugin's hooks run
-        in one hook call, and which one failed is what the operator needs to know."""
+        """``exc`` from a dispatch hook as a sentence naming the plugin whose code raised it:
+        every plugin's hooks run in one hook call, and which one failed is what the operator
+        needs to know."""
         from ..errors import exception_text  # here: listing providers needs no error class
 
+        text = exception_text(exc)
+        what = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+        return redact.scrub(f"{self.hook_raiser(hook, exc)} failed: {what}")
+
+    def hook_raiser(self, hook: str, exc: BaseException) -> str:
+        """``The <hook> hook of user plugin 'policy'``: the plugin whose code raised ``exc``
+        (the innermost frame of its traceback in a plugin's module), or the hook alone."""
         modules: dict[str, PluginRecord] = {}
         for record in self.plugins:
             plugin = self.hooks.get_plugin(record.plugin_id)
@@ -329,10 +336,7 @@ class Registry:
             found = next((modules[m] for m in (".".join(parts[:n]) for n in range(len(parts), 0, -1)) if m in modules), None)
             owner = found or owner
             frame = frame.tb_next
-        text = exception_text(exc)
-        what = f"{type(exc).__name__}: {text}" if text else type(exc).__name__
-        who = f"of {owner.source} plugin '{owner.name}' " if owner is not None else ""
-        return redact.scrub(f"The {hook} hook {who}failed: {what}")
+        return f"The {hook} hook" + (f" of {owner.source} plugin '{owner.name}'" if owner is not None else "")
 
     def hook_plugins(self, hook: str) -> str:
         """The plugins whose ``hook`` a call runs, for a sentence about what its calls did
@@ -518,6 +522,14 @@ def _ask_provider(entry: ProviderEntry, asking: list[str]) -> Availability:
         if inspect.iscoroutine(answer):  # a coroutine is true: an ``async def`` saying False counted as yes
             answer.close()
             return False, "is_available() is an async def; write it as a plain def answering at once (offline)"
+        if answer is not True and answer is not False and answer is not None:
+            # ``return "ACME_KEY is not set"`` is a reason, and a non-empty string is true:
+            # only True makes a provider available (None, a ``return`` forgotten, reads as False);
+            # named by its type alone, as ``return os.environ.get("ACME_KEY")`` gives the key
+            return False, (
+                f"is_available() gave a {type(answer).__name__}, not True or False; "
+                "it should answer True or False (a reason goes in unavailable_reason())"
+            )
         if answer:
             return True, None
         method = asking[0] = "unavailable_reason"

@@ -18,7 +18,6 @@ from ..config import Config, ProviderSettings
 from ..manifest import (
     CAPABILITIES,
     PRIORITY_KEYED,
-    EnvVar,
     PluginManifest,
     ProviderManifest,
     provider_manifest,
@@ -90,8 +89,18 @@ class ProviderEntry:
         if self.record.error:
             return f"its plugin '{self.record.name}' failed to load ({self.record.error})"
         if self.record.loaded:
-            return f"its plugin '{self.record.name}' did not register it"
+            return f"its plugin '{self.record.name}' did not register it{self._registered_instead()}"
         return f"its plugin '{self.record.name}' is still loading"
+
+    def _registered_instead(self) -> str:
+        """The providers its plugin registered that its ``plugin.yaml`` does not list: a name
+        spelt one way in the code and another in the manifest, which "did not register it" hid."""
+        declared = {item.name for item in self.record.manifest.providers} if self.record.manifest else set()
+        others = [name for name in self.record.providers if name not in declared]
+        if not others:
+            return ""
+        names = ", ".join(f"'{name}'" for name in others)
+        return f" (it registered {names}, which its plugin.yaml does not list: the names there and in the code should match)"
 
 
 def served(manifest: ProviderManifest, config: Config) -> ProviderManifest:
@@ -235,8 +244,9 @@ class PluginContext:
 def manifest_from_provider(provider: WebSearchProvider) -> ProviderManifest:
     """Manifest facts for a provider registered without a ``plugin.yaml`` entry."""
     schema = provider.get_setup_schema() or {}
+    # as mappings, checked with the rest: a key no shell can set is a ManifestError naming it
     env = [
-        EnvVar(key=item["key"], prompt=item.get("prompt", ""), url=item.get("url", ""), required=False)
+        {"key": item["key"], "prompt": item.get("prompt", ""), "url": item.get("url", ""), "required": False}
         for item in schema.get("env_vars", [])
         if isinstance(item, dict) and item.get("key")
     ]
