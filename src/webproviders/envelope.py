@@ -245,13 +245,14 @@ _DISPATCH_META = frozenset(
 
 
 def _own_meta(meta: dict[str, Any]) -> dict[str, Any]:
-    """A provider's ``meta`` without the dispatcher's keys, its ``warnings`` as a list of
+    """A provider's ``meta`` without the dispatcher's keys, its ``warnings`` a list of
     sentences (one given as text was said a character at a time)."""
-    kept = {key: value for key, value in meta.items() if key not in _DISPATCH_META}
-    said = kept.get("warnings")
-    if said is not None:
-        kept["warnings"] = [str(m) for m in (said if isinstance(said, list) else [said]) if m not in (None, "")]
-    return kept
+    if not _DISPATCH_META.isdisjoint(meta):
+        meta = {key: value for key, value in meta.items() if key not in _DISPATCH_META}
+    said = meta.get("warnings")
+    if said is not None and type(said) is not list:
+        meta["warnings"] = [str(said)] if said != "" else []
+    return meta
 
 
 def _unwrap(raw: Any, list_key: str | None) -> tuple[Any, dict[str, Any]]:
