@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 import warnings
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Any
@@ -1266,22 +1267,13 @@ def test_the_cache_holds_no_more_than_its_size_cap(kind: str, tmp_path: Path) ->
     assert _stored_bytes(config, tmp_path) <= 2**20
 
 
-def test_a_hit_never_shows_the_account_balance_of_the_request_that_was_cached(
-    http_server: Any, redis_server: str, namespace: str
-) -> None:
-    """Kagi reports the asking account's prepaid ``api_balance`` with every answer. Cached with
-    the answer, a hit showed the balance as it was then (and, before Kagi's answers were cached
-    per key, a tenant sharing the Redis cache with its own key was shown another tenant's)."""
-    balances = {"Bot kagi-key-tenant-a": 100.0, "Bot kagi-key-tenant-b": 7.5}
+def _kagi(http_server: Any, answer: Callable[[str], dict[str, Any]]) -> str:
+    """A Kagi stand-in on loopback answering each search with ``answer(its Authorization)``;
+    its base URL."""
 
     class Kagi(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
-            account = self.headers["Authorization"]
-            balances[account] -= 0.025
-            body = json.dumps({
-                "meta": {"id": "69c3f5c4", "node": "us-central1", "ms": 12, "api_balance": balances[account]},
-                "data": [{"t": 0, "rank": 1, "url": "https://www.nps.gov/grca/", "title": "Grand Canyon", "snippet": "s"}],
-            }).encode()
+            body = json.dumps(answer(self.headers["Authorization"])).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
@@ -1291,14 +1283,36 @@ def test_a_hit_never_shows_the_account_balance_of_the_request_that_was_cached(
         def log_message(self, *args: Any) -> None:
             pass
 
-    server = http_server(Kagi)
-    base_url = f"http://127.0.0.1:{server.server_address[1]}/api/v0"
+    return f"http://127.0.0.1:{http_server(Kagi).server_address[1]}/api/v0"
+
+
+def _kagi_tenant(key: str, base_url: str, redis_server: str, namespace: str) -> Any:
+    """A tenant's config: its own Kagi key, the cache in the Redis every tenant shares."""
+    return build_config(
+        cache={"url": redis_server, "namespace": namespace},
+        providers={"kagi": {"api_key": key, "base_url": base_url}},
+    )
+
+
+def test_a_hit_never_shows_the_account_balance_of_the_request_that_was_cached(
+    http_server: Any, redis_server: str, namespace: str
+) -> None:
+    """Kagi reports the asking account's prepaid ``api_balance`` with every answer. Cached with
+    the answer, a hit showed the balance as it was then (and, before Kagi's answers were cached
+    per key, a tenant sharing the Redis cache with its own key was shown another tenant's)."""
+    balances = {"Bot kagi-key-tenant-a": 100.0, "Bot kagi-key-tenant-b": 7.5}
+
+    def answer(account: str) -> dict[str, Any]:
+        balances[account] -= 0.025
+        return {
+            "meta": {"id": "69c3f5c4", "node": "us-central1", "ms": 12, "api_balance": balances[account]},
+            "data": [{"t": 0, "rank": 1, "url": "https://www.nps.gov/grca/", "title": "Grand Canyon", "snippet": "s"}],
+        }
+
+    base_url = _kagi(http_server, answer)
 
     def tenant(key: str) -> Any:
-        return build_config(
-            cache={"url": redis_server, "namespace": namespace},
-            providers={"kagi": {"api_key": key, "base_url": base_url}},
-        )
+        return _kagi_tenant(key, base_url, redis_server, namespace)
 
     first = tenant("kagi-key-tenant-a")
     fresh = dispatch_search("grand canyon", backend="kagi", config=first)
@@ -1319,38 +1333,22 @@ def test_an_account_personalised_vendor_s_answers_are_not_shared_across_keys(
     results; configs with the same key still share them."""
     asked: list[str] = []
 
-    class Kagi(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:
-            account = self.headers["Authorization"].rsplit("-", 1)[-1]
-            asked.append(account)
-            body = json.dumps({
-                "meta": {"id": "69c3f5c4", "node": "us-central1", "ms": 12},
-                "data": [{"t": 0, "rank": 1, "url": f"https://promoted-by-{account}.example/", "title": account}],
-            }).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+    def answer(authorization: str) -> dict[str, Any]:
+        account = authorization.rsplit("-", 1)[-1]
+        asked.append(account)
+        return {
+            "meta": {"id": "69c3f5c4", "node": "us-central1", "ms": 12},
+            "data": [{"t": 0, "rank": 1, "url": f"https://promoted-by-{account}.example/", "title": account}],
+        }
 
-        def log_message(self, *args: Any) -> None:
-            pass
+    base_url = _kagi(http_server, answer)
 
-    server = http_server(Kagi)
-    base_url = f"http://127.0.0.1:{server.server_address[1]}/api/v0"
-
-    def tenant(key: str) -> Any:
-        return build_config(
-            cache={"url": redis_server, "namespace": namespace},
-            providers={"kagi": {"api_key": key, "base_url": base_url}},
-        )
-
-    def first_url(config: Any) -> str:
-        envelope = dispatch_search("heat pumps", backend="kagi", config=config)
+    def first_url(key: str) -> str:
+        envelope = dispatch_search("heat pumps", backend="kagi", config=_kagi_tenant(key, base_url, redis_server, namespace))
         assert envelope["success"] is True, envelope
         return str(envelope["data"]["web"][0]["url"])
 
-    assert first_url(tenant("kagi-key-a")) == "https://promoted-by-a.example/"
-    assert first_url(tenant("kagi-key-b")) == "https://promoted-by-b.example/"
-    assert first_url(tenant("kagi-key-a")) == "https://promoted-by-a.example/"  # the same account's, cached
+    assert first_url("kagi-key-a") == "https://promoted-by-a.example/"
+    assert first_url("kagi-key-b") == "https://promoted-by-b.example/"
+    assert first_url("kagi-key-a") == "https://promoted-by-a.example/"  # the same account's, cached
     assert asked == ["a", "b"]
