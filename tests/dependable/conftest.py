@@ -71,6 +71,23 @@ class SleepLog:
             self.clock.advance(seconds)
 
 
+def send_answer(
+    handler: BaseHTTPRequestHandler,
+    body: bytes,
+    status: int = 200,
+    content_type: str = "application/json",
+    headers: dict[str, str] | None = None,
+) -> None:
+    """One whole HTTP answer from a loopback stand-in: its status, headers and ``body``."""
+    handler.send_response(status)
+    for name, value in (headers or {}).items():
+        handler.send_header(name, value)
+    handler.send_header("Content-Type", content_type)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

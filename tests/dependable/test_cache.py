@@ -28,7 +28,16 @@ from webproviders.dependable.cache.fingerprint import provider_setup, settings_s
 from webproviders.dependable.cache.sqlite_backend import SQLiteCache
 from webproviders.errors import NetworkError
 
-from .conftest import CountingServer, FakeClock, SleepLog, build_config, free_port, provider, state
+from .conftest import (
+    CountingServer,
+    FakeClock,
+    SleepLog,
+    build_config,
+    free_port,
+    provider,
+    send_answer,
+    state,
+)
 from .plugins.fakes import hits_for
 
 WORKER = Path(__file__).parent / "worker.py"
@@ -193,11 +202,7 @@ class _BraveWeb(BaseHTTPRequestHandler):
         self.paths.append(self.path)
         hit = {"title": "Heat pumps", "url": "https://example.com/heat", "description": "How they work."}
         body = json.dumps({"type": "search", "web": {"type": "search", "results": [hit]}}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_answer(self, body)
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -708,11 +713,7 @@ class _AgentEcho(BaseHTTPRequestHandler):
         article = "".join(f"<p>Paragraph {n}: {paragraph}</p>" for n in range(40))
         agent = self.headers.get("User-Agent", "")
         body = f"<html><body><article><h1>Asked by {agent}</h1>{article}</article></body></html>".encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_answer(self, body, 200, "text/html; charset=utf-8")
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -781,11 +782,7 @@ class _ToLocalhost(BaseHTTPRequestHandler):
             return
         text = "".join(f"<p>Internal figure {n}: the numbers of the quarter before it was published.</p>" for n in range(20))
         body = f"<html><body><article><h1>Internal only</h1>{text}</article></body></html>".encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_answer(self, body, 200, "text/html; charset=utf-8")
 
     def log_message(self, *args: Any) -> None:
         pass
@@ -906,11 +903,7 @@ def test_a_failure_met_with_one_tenant_s_key_is_not_handed_to_a_tenant_with_anot
             else:
                 hit = {"title": "Python", "link": "https://www.python.org/", "snippet": "The official home."}
                 status, body = 200, json.dumps({"results": [hit]}).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            send_answer(self, body, status)
 
         def log_message(self, *args: Any) -> None:
             pass
@@ -1274,11 +1267,7 @@ def _kagi(http_server: Any, answer: Callable[[str], dict[str, Any]]) -> str:
     class Kagi(BaseHTTPRequestHandler):
         def do_GET(self) -> None:
             body = json.dumps(answer(self.headers["Authorization"])).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            send_answer(self, body)
 
         def log_message(self, *args: Any) -> None:
             pass

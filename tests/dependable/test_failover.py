@@ -33,7 +33,7 @@ from webproviders.errors import (
     WebTimeoutError,
 )
 
-from .conftest import PLUGINS, FakeClock, SleepLog, build_config, provider, state
+from .conftest import PLUGINS, FakeClock, SleepLog, build_config, provider, send_answer, state
 
 
 def _chain_config(**web: Any) -> Any:
@@ -277,11 +277,7 @@ class _JinaReader(BaseHTTPRequestHandler):
             answer = {"data": None, "code": 503, "name": "ServiceUnavailableError", "status": 50301,
                       "message": "Service unavailable", "readableMessage": "ServiceUnavailableError: unavailable"}
         body = json.dumps(answer).encode()
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_answer(self, body, status)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -359,11 +355,7 @@ class _Vendors(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
     def _send(self, body: bytes, content_type: str) -> None:
-        self.send_response(200)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_answer(self, body, 200, content_type)
 
     def do_GET(self) -> None:
         if self.path.startswith("/search"):
@@ -529,11 +521,7 @@ class _DownSearxngAndBrave(BaseHTTPRequestHandler):
             return
         hit = {"title": "Heat pumps", "url": "https://example.com/heat", "description": "How they work."}
         body = json.dumps({"type": "search", "web": {"type": "search", "results": [hit]}}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_answer(self, body)
 
     def log_message(self, *args: Any) -> None:
         pass

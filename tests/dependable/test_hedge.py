@@ -28,7 +28,7 @@ from webproviders.config import Config, ConfigError, config_from_dict
 from webproviders.dispatch.hung import MAX_HUNG
 from webproviders.errors import BadGatewayError, InvalidInputError
 
-from .conftest import PLUGINS, FakeClock, provider, state
+from .conftest import PLUGINS, FakeClock, provider, send_answer, state
 
 HANG = 60.0
 QUERY_URL = "https://site.example/page"
@@ -503,11 +503,7 @@ class _HangingVendor(BaseHTTPRequestHandler):
     def do_GET(self) -> None:
         self.server.released.wait(HANG)  # type: ignore[attr-defined]
         body = json.dumps({"results": []}).encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
+        send_answer(self, body)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass

@@ -21,7 +21,7 @@ from webproviders.config import ConfigError
 from webproviders.dependable.ratelimit import parse_rate
 from webproviders.errors import BadGatewayError
 
-from .conftest import FakeClock, SleepLog, build_config, provider, state
+from .conftest import FakeClock, SleepLog, build_config, provider, send_answer, state
 
 WORKER = Path(__file__).parent / "worker.py"
 
@@ -520,13 +520,7 @@ def test_a_shared_pause_holds_back_the_key_that_got_the_429_not_other_configs_ke
             asked.append(key)
             refused = key == "fv-tenant-a-123456"
             body = b"{}" if refused else json.dumps({"results": [{"title": "t", "link": "https://example.com/", "snippet": "s"}]}).encode()
-            self.send_response(429 if refused else 200)
-            if refused:
-                self.send_header("Retry-After", "60")
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            send_answer(self, body, 429 if refused else 200, headers={"Retry-After": "60"} if refused else None)
 
         def log_message(self, *args: Any) -> None:
             pass
@@ -585,13 +579,7 @@ def test_a_shared_pause_holds_back_the_searxng_instance_that_asked_for_it_not_an
                     "query": "q", "number_of_results": 1, "answers": [], "suggestions": [],
                     "results": [{"url": f"https://{tag}.example/", "title": tag, "content": "c", "engine": "brave"}],
                 }).encode()
-                self.send_response(status)
-                if status == 429:
-                    self.send_header("Retry-After", "60")
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                send_answer(self, body, status, headers={"Retry-After": "60"} if status == 429 else None)
 
             def log_message(self, *args: Any) -> None:
                 pass
