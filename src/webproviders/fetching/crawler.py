@@ -792,7 +792,7 @@ class Crawler:
             self._results.append((entry, self._error_item(entry, late)))
         elif stopped_early and self._no_slot is not None:
             warn(
-                f"The crawl stopped after {len(self._results)} page{'s' if len(self._results) != 1 else ''}: "
+                f"The crawl stopped after {self._pages_read()}: "
                 f"{self._no_slot.message} Raise web.providers.http.rate_limit, or pass a larger timeout, for more.",
                 partial=True,
             )
@@ -800,7 +800,7 @@ class Crawler:
             hosts = ", ".join(list(self._paced_out)[:3]) + (", ..." if len(self._paced_out) > 3 else "")
             gaps = ", ".join(f"{host} {gap:g} s" for host, gap in list(self._paced_out.items())[:3])
             warn(
-                f"The crawl stopped after {len(self._results)} page{'s' if len(self._results) != 1 else ''}: "
+                f"The crawl stopped after {self._pages_read()}: "
                 f"the next request to {hosts} would have started past the call's time limit"
                 f"{self._pacing() or f' (delay, kept between requests to a host: {gaps})'}; pass a larger "
                 "timeout, or a smaller delay, for more.",
@@ -808,7 +808,7 @@ class Crawler:
             )
         elif stopped_early:
             warn(
-                f"The crawl stopped after {len(self._results)} page{'s' if len(self._results) != 1 else ''} because the call's time limit "
+                f"The crawl stopped after {self._pages_read()} because the call's time limit "
                 f"was nearly reached{self._pacing()}; pass a larger timeout or a smaller max_pages for more.",
                 partial=True,
             )
@@ -855,6 +855,11 @@ class Crawler:
             )
         self._results.sort(key=lambda pair: pair[0])
         return [item for _entry, item in self._results]
+
+    def _pages_read(self) -> str:
+        """``3 pages``, ``1 page``: what the crawl has, for a sentence about where it stopped."""
+        count = len(self._results)
+        return f"{count} page{'s' if count != 1 else ''}"
 
     def _pacing(self) -> str:
         """Why a crawl may have been slow: the hosts whose robots.txt asked for a pause between

@@ -23,7 +23,7 @@ def redirect_location(headers: httpx.Headers) -> str | None:
     """The ``Location`` header as browsers follow it: bytes outside ASCII percent-encoded as
     they came. Decoded as text first, a Shift_JIS path (not UTF-8, so read as Latin-1) went
     out re-encoded as UTF-8 (``%C2%93…``), an address the site does not have."""
-    raw = next((value for key, value in headers.raw if key.lower() == b"location"), None)
+    raw = _raw_location(headers)
     if raw is None:
         return None
     if raw.isascii():
@@ -37,10 +37,15 @@ async def clean_location(response: httpx.Response) -> None:
     bytes outside ASCII are kept, percent-encoded (Latin-1 maps each byte to one character)."""
     if response.status_code not in REDIRECT_STATUSES:
         return
-    raw = next((value for key, value in response.headers.raw if key.lower() == b"location"), None)
+    raw = _raw_location(response.headers)
     if raw is None:
         return
     text = raw.decode("latin-1")
     cleaned = as_parsers_read(text, str(response.request.url))
     if cleaned != text:
         response.headers["Location"] = quote(cleaned.encode("latin-1"), safe=_LOCATION_SAFE)
+
+
+def _raw_location(headers: httpx.Headers) -> bytes | None:
+    """The ``Location`` header's bytes, as they came."""
+    return next((value for key, value in headers.raw if key.lower() == b"location"), None)
